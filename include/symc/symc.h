@@ -1,0 +1,143 @@
+/* symc.h: build a model by hand, the way TensorRT's network definition is used.
+ *
+ *   symc_module *m = symc_module_create("vit", &err);
+ *   symc_dim B;  symc_declare_symbol(m, "B", 1, 4, 32, 1, &B, &err);
+ *   symc_dim x_dims[] = { B, symc_dim_const(m, 196), symc_dim_const(m, 768) };
+ *   symc_tensor x;  symc_add_input(m, "x", SYMC_F32, 3, x_dims, &x, &err);
+ *   symc_tensor y;  symc_add_node(m, "relu", "act", &x, 1, NULL, 0, &y, 1, &err);
+ *   symc_mark_output(m, y, &err);
+ *   symc_module_save(m, "vit.symir", &err);
+ *
+ * Dimensions are symbols with inclusive ranges [min, max], an opt value (the
+ * size to tune for) and an optional multiple_of, or expressions over them.
+ * Ops are named as in ir/ops.def ("matmul", "reshape", ...); an unknown name,
+ * a wrong arity or a bad attribute is an error naming the node and the op.
+ * Every call returns a symc_status and fills the optional symc_error. */
+#ifndef SYMC_SYMC_H
+#define SYMC_SYMC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "symc/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SYMC_VERSION_MAJOR 0
+#define SYMC_VERSION_MINOR 1
+#define SYMC_VERSION_PATCH 0
+#define SYMC_VERSION_STRING "0.1.0"
+
+typedef enum symc_dtype {
+    SYMC_F32 = 0,
+    SYMC_F16 = 1,
+    SYMC_BF16 = 2,
+    SYMC_F64 = 3,
+    SYMC_I64 = 4,
+    SYMC_I32 = 5,
+    SYMC_BOOL = 6,
+    SYMC_DTYPE_COUNT
+} symc_dtype;
+
+typedef struct symc_module symc_module;
+typedef uint32_t symc_dim;    /* a symbolic dimension expression */
+typedef uint32_t symc_tensor; /* a tensor of a module */
+#define SYMC_DIM_NONE ((symc_dim)0xffffffffu)      /* also: -1 (inferred) in a reshape shape */
+#define SYMC_TENSOR_NONE ((symc_tensor)0xffffffffu)
+
+/* ---- attributes --------------------------------------------------------- */
+typedef enum symc_attr_kind {
+    SYMC_ATTR_INT,
+    SYMC_ATTR_FLOAT,
+    SYMC_ATTR_INTS,
+    SYMC_ATTR_FLOATS,
+    SYMC_ATTR_STR,
+    SYMC_ATTR_DIMS, /* symbolic dims; SYMC_DIM_NONE stands for -1 where the op allows it */
+    SYMC_ATTR_DTYPE
+} symc_attr_kind;
+
+typedef struct symc_attr {
+    const char *name;
+    symc_attr_kind kind;
+    uint32_t n; /* element count for INTS, FLOATS, DIMS */
+    int64_t i;  /* INT, or DTYPE as a symc_dtype */
+    double f;
+    const int64_t *ints;
+    const double *floats;
+    const symc_dim *dims;
+    const char *s;
+} symc_attr;
+
+static inline symc_attr symc_attr_int(const char *name, int64_t v) {
+    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_INT; a.i = v; return a;
+}
+static inline symc_attr symc_attr_float(const char *name, double v) {
+    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_FLOAT; a.f = v; return a;
+}
+static inline symc_attr symc_attr_ints(const char *name, const int64_t *v, uint32_t n) {
+    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_INTS; a.ints = v; a.n = n; return a;
+}
+static inline symc_attr symc_attr_floats(const char *name, const double *v, uint32_t n) {
+    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_FLOATS; a.floats = v; a.n = n; return a;
+}
+static inline symc_attr symc_attr_str(const char *name, const char *s) {
+    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_STR; a.s = s; return a;
+}
+static inline symc_attr symc_attr_dims(const char *name, const symc_dim *d, uint32_t n) {
+    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_DIMS; a.dims = d; a.n = n; return a;
+}
+static inline symc_attr symc_attr_dtype(const char *name, symc_dtype t) {
+    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_DTYPE; a.i = (int64_t)t; return a;
+}
+
+/* ---- modules ------------------------------------------------------------- */
+const char *symc_version(void);
+symc_module *symc_module_create(const char *name, symc_error *err); /* NULL on failure */
+void symc_module_destroy(symc_module *m);
+
+/* A symbol: every value v with min <= v <= max (and v % multiple_of == 0) is a
+ * size the compiled model accepts; opt is the size to tune for. */
+symc_status symc_declare_symbol(symc_module *m, const char *name, int64_t min, int64_t opt,
+                                int64_t max, int64_t multiple_of, symc_dim *out, symc_error *err);
+/* Dimension expressions. On error (overflow, division by a zero constant) they
+ * return SYMC_DIM_NONE, which propagates; symc_add_input and symc_add_node
+ * report it with the module's recorded reason. */
+symc_dim symc_dim_const(symc_module *m, int64_t v);
+symc_dim symc_dim_add(symc_module *m, symc_dim a, symc_dim b);
+symc_dim symc_dim_mul(symc_module *m, symc_dim a, symc_dim b);
+symc_dim symc_dim_floordiv(symc_module *m, symc_dim a, symc_dim b);
+/* Readable text of a dimension, snprintf semantics. */
+size_t symc_dim_print(symc_module *m, symc_dim d, char *buf, size_t cap);
+
+/* Graph inputs, in declaration order. rank <= 8. */
+symc_status symc_add_input(symc_module *m, const char *name, symc_dtype dtype, int32_t rank,
+                           const symc_dim *dims, symc_tensor *out, symc_error *err);
+/* A constant of a static shape; data (nbytes = numel * dtype size) is copied. */
+symc_status symc_add_constant(symc_module *m, const char *name, symc_dtype dtype, int32_t rank,
+                              const int64_t *dims, const void *data, size_t nbytes,
+                              symc_tensor *out, symc_error *err);
+/* A node applying `op` (its ops.def name). name may be NULL (a unique one is
+ * made). Creates n_out output tensors, named after the node, whose dtype
+ * follows the op's dtype rule; their shapes come from shape inference. */
+symc_status symc_add_node(symc_module *m, const char *op, const char *name,
+                          const symc_tensor *inputs, uint32_t n_in, const symc_attr *attrs,
+                          uint32_t n_attrs, symc_tensor *outputs, uint32_t n_out,
+                          symc_error *err);
+symc_status symc_mark_output(symc_module *m, symc_tensor t, symc_error *err);
+
+/* Checks the whole module (types, arities, attributes, references). */
+symc_status symc_module_verify(symc_module *m, symc_error *err);
+/* .symir files (FlatBuffers, ir/symir.fbs). Loading verifies the buffer, then
+ * checks indices and sizes, before building anything. */
+symc_status symc_module_save(symc_module *m, const char *path, symc_error *err);
+symc_status symc_module_load(const char *path, symc_module **out, symc_error *err);
+/* The module as readable text (malloc'd; free() it); NULL if out of memory. */
+char *symc_module_print(symc_module *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

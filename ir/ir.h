@@ -1,0 +1,187 @@
+/* ir: the symc module, the in-memory form every pass works on.
+ *
+ * A module is SSA over tensors addressed by 32-bit indices: graph inputs have
+ * no producer; every other tensor is the output of exactly one node (a
+ * constant is the output of a `constant` node and carries its data). Tensor
+ * dims are symshape expression handles into the module's sym_table, so a
+ * shape like (B, (N+1), 768) is three handles and comparing dims is comparing
+ * handles. Strings and attribute arrays live in the module's arena and are
+ * freed with it; the growing tables (tensors, nodes, constants) are vectors.
+ *
+ * The op table is ir/ops.def; the struct behind the public symc_module is
+ * the same struct, so the builder API in include/symc/symc.h costs nothing. */
+#ifndef SYMC_IR_IR_H
+#define SYMC_IR_IR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symc/symc.h"
+#include "symshape/sym.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IR_MAX_RANK 8
+#define IR_RANK_UNKNOWN (-1)
+#define IR_NONE UINT32_MAX /* absent tensor / node index */
+#define IR_FORMAT_VERSION 1u
+
+typedef enum ir_op {
+#define IR_OP(ID, name, min_in, max_in, min_out, max_out, cat, dt, attrs) IR_OP_##ID,
+#include "ir/ops.def"
+#undef IR_OP
+    IR_OP_COUNT
+} ir_op;
+
+typedef enum ir_category {
+    IR_CAT_UNARY, IR_CAT_BINARY, IR_CAT_REDUCE, IR_CAT_NORM, IR_CAT_CONTRACT,
+    IR_CAT_WINDOW, IR_CAT_MOVE, IR_CAT_SHAPE, IR_CAT_SOURCE
+} ir_category;
+
+typedef enum ir_dtype_rule {
+    IR_DT_SAME, IR_DT_BOOL, IR_DT_I64, IR_DT_ATTR, IR_DT_IN1, IR_DT_KEEP
+} ir_dtype_rule;
+
+typedef struct ir_op_info {
+    const char *name;
+    int min_in, max_in, min_out, max_out; /* max -1: variadic */
+    ir_category category;
+    ir_dtype_rule dtype_rule;
+    const char *attrs; /* schema text, see ops.def */
+} ir_op_info;
+
+const ir_op_info *ir_op_get(ir_op op); /* NULL if out of range */
+int ir_op_find(const char *name, ir_op *out); /* 1 if found */
+
+/* ---- attributes ----------------------------------------------------------- */
+/* Attributes are the public symc_attr (include/symc/symc.h), stored with their
+ * arrays and strings copied into the arena. For IR_ATTR_DIMS, dims[i] is a
+ * sym_expr handle or SYM_NONE for -1. */
+typedef symc_attr_kind ir_attr_kind;
+#define IR_ATTR_INT SYMC_ATTR_INT
+#define IR_ATTR_FLOAT SYMC_ATTR_FLOAT
+#define IR_ATTR_INTS SYMC_ATTR_INTS
+#define IR_ATTR_FLOATS SYMC_ATTR_FLOATS
+#define IR_ATTR_STR SYMC_ATTR_STR
+#define IR_ATTR_DIMS SYMC_ATTR_DIMS
+#define IR_ATTR_DTYPE SYMC_ATTR_DTYPE
+typedef symc_attr ir_attr;
+
+const char *ir_attr_kind_name(ir_attr_kind k);
+int ir_attr_kind_parse(const char *text, size_t len, ir_attr_kind *out);
+
+/* Iterates an op's attribute schema: call with *pos = 0 until it returns 0. */
+typedef struct ir_attr_spec {
+    char name[32];
+    ir_attr_kind kind;
+    int optional;
+} ir_attr_spec;
+int ir_attr_schema_next(const char *schema, size_t *pos, ir_attr_spec *out);
+
+/* ---- tensors, nodes, constants -------------------------------------------- */
+typedef struct ir_tensor {
+    const char *name;
+    symc_dtype dtype;
+    int32_t rank; /* IR_RANK_UNKNOWN until shape inference */
+    sym_expr dims[IR_MAX_RANK];
+    uint32_t producer; /* node index, IR_NONE for graph inputs */
+    uint32_t constant; /* constant-pool index, IR_NONE unless a constant */
+} ir_tensor;
+
+typedef struct ir_node {
+    ir_op op;
+    const char *name;   /* unique within the module */
+    const char *source; /* ONNX node name, torch node, or "" */
+    uint32_t n_in, n_out, n_attrs;
+    uint32_t *in, *out; /* tensor indices */
+    ir_attr *attrs;
+} ir_node;
+
+typedef struct ir_constant {
+    uint8_t *data; /* malloc'd, owned by the module */
+    size_t size;   /* bytes */
+} ir_constant;
+
+struct symc_module {
+    char *name;
+    sym_table *syms;
+    struct ir_arena *arena;
+
+    ir_tensor *tensors;
+    uint32_t n_tensors, cap_tensors;
+    ir_node *nodes;
+    uint32_t n_nodes, cap_nodes;
+    ir_constant *constants;
+    uint32_t n_constants, cap_constants;
+    uint32_t *inputs, *outputs; /* tensor indices, in declaration order */
+    uint32_t n_inputs, cap_inputs, n_outputs, cap_outputs;
+};
+typedef struct symc_module ir_module;
+
+/* ---- module lifetime and growth (module.c) ------------------------------------ */
+ir_module *ir_module_new(const char *name, symc_error *err);
+void ir_module_free(ir_module *m);
+/* Copies of strings/arrays into the module's arena (NULL on out of memory). */
+char *ir_strdup(ir_module *m, const char *s);
+void *ir_alloc(ir_module *m, size_t size); /* zeroed, 16-byte aligned */
+/* Appends a tensor with a copied name; dims may be NULL when rank is unknown. */
+symc_status ir_add_tensor(ir_module *m, const char *name, symc_dtype dtype, int32_t rank,
+                          const sym_expr *dims, uint32_t *out, symc_error *err);
+/* Appends a node; copies arrays and attributes into the arena and sets each
+ * output's producer. Does not check the op's rules: see ir_verify. */
+symc_status ir_add_node(ir_module *m, ir_op op, const char *name, const char *source,
+                        const uint32_t *in, uint32_t n_in, const uint32_t *out, uint32_t n_out,
+                        const ir_attr *attrs, uint32_t n_attrs, uint32_t *index, symc_error *err);
+/* Takes ownership of data (malloc'd) on success and on failure. */
+symc_status ir_add_constant(ir_module *m, uint8_t *data, size_t size, uint32_t *out,
+                            symc_error *err);
+symc_status ir_mark_input(ir_module *m, uint32_t tensor, symc_error *err);
+symc_status ir_mark_output(ir_module *m, uint32_t tensor, symc_error *err);
+int ir_find_tensor(const ir_module *m, const char *name, uint32_t *out);
+int ir_find_node(const ir_module *m, const char *name, uint32_t *out);
+const ir_attr *ir_node_attr(const ir_node *n, const char *name);
+
+/* Element count as an expression (product of dims); SYM_NONE if rank unknown. */
+sym_expr ir_tensor_numel(ir_module *m, const ir_tensor *t);
+size_t ir_dtype_size(symc_dtype dt); /* 0 for an invalid dtype */
+const char *ir_dtype_name(symc_dtype dt);
+int ir_dtype_parse(const char *name, symc_dtype *out);
+int ir_dtype_is_float(symc_dtype dt);
+
+/* ---- checks, text, files -------------------------------------------------------- */
+/* Types, arities, attribute schemas, references in range, SSA form, unique
+ * names, constants sized to their shapes. The first problem is reported,
+ * naming the node, its op and the tensor or attribute at fault. */
+symc_status ir_verify(ir_module *m, symc_error *err);
+/* The per-node part of the verifier, usable before a node exists: arity,
+ * input indices, attributes against the op's schema and their values. `name`
+ * is used in messages. */
+symc_status ir_check_node(ir_module *m, ir_op op, const char *name, const uint32_t *in,
+                          uint32_t n_in, uint32_t n_out, const ir_attr *attrs, uint32_t n_attrs,
+                          symc_error *err);
+/* The output dtype an op's dtype rule gives for these inputs; checks that
+ * inputs which must agree do. */
+symc_status ir_infer_dtype(ir_module *m, ir_op op, const char *name, const uint32_t *in,
+                           uint32_t n_in, const ir_attr *attrs, uint32_t n_attrs,
+                           symc_dtype *out, symc_error *err);
+
+/* Readable text: symbols with ranges, inputs, nodes with their outputs'
+ * symbolic shapes, outputs. Writes through a callback so the library never
+ * prints by itself. */
+typedef void (*ir_write_fn)(void *ctx, const char *text, size_t len);
+void ir_print(ir_module *m, ir_write_fn write, void *ctx);
+/* Convenience: the whole printout as a malloc'd string (NULL if out of memory). */
+char *ir_print_to_string(ir_module *m);
+
+/* FlatBuffers (ir/symir.fbs) through the official C++ runtime (serialize.cc). */
+symc_status ir_serialize(ir_module *m, uint8_t **buf, size_t *size, symc_error *err);
+symc_status ir_deserialize(const uint8_t *buf, size_t size, ir_module **out, symc_error *err);
+symc_status ir_save(ir_module *m, const char *path, symc_error *err);
+symc_status ir_load(const char *path, ir_module **out, symc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what symc needs to build and test on a fresh Debian 12 machine
+# (DESIGN.md "Dependencies"). Idempotent: installs only what is missing.
+# The CUDA 13 toolkit (NVRTC, cuBLAS/cuBLASLt, cuDNN) comes with the base image.
+set -euo pipefail
+pkgs=(cmake make gcc g++ git python3
+      flatbuffers-compiler libflatbuffers-dev
+      protobuf-c-compiler libprotobuf-c-dev libonnx-dev
+      clang libclang-rt-14-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "deps: ok"

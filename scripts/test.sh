@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The test suite on a fresh machine (what CI runs): install, then
+#   1. a normal build: every test but the gpu ones and the long fuzzers;
+#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build: the same tests;
+#   3. with clang, the libFuzzer targets for a bounded time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+skip='gpu|fuzz-long'
+
+echo "== normal build"
+bash scripts/build.sh build
+ctest --test-dir build -LE "$skip" --output-on-failure -j"$(nproc)"
+
+echo "== ASan + UBSan build"
+bash scripts/build.sh build-asan -DSYMC_SANITIZE=ON
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan -LE "$skip" --output-on-failure -j"$(nproc)"
+
+if command -v clang >/dev/null && command -v clang++ >/dev/null; then
+  echo "== libFuzzer targets (clang)"
+  bash scripts/build.sh build-fuzz -DSYMC_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+  ctest --test-dir build-fuzz -L '^fuzz$' --output-on-failure
+fi

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# End-to-end checks of the symc driver and the bundled example: the main job's
+# path (build a module with the builder API, save, inspect), exit codes and
+# one-line errors for bad usage and bad files, and an independent reader
+# (flatc --json with ir/symir.fbs) decoding the file we wrote.
+# usage: cli_test.sh SYMC VIT_SEED SCHEMA TMPDIR
+set -u
+symc=$1 vit=$2 schema=$3 tmp=$4
+mkdir -p "$tmp"
+pass=0 fail=0
+ok()   { pass=$((pass + 1)); }
+bad()  { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+# expect CODE DESCRIPTION -- CMD...: runs CMD, checks the exit code, keeps output in $out
+expect() {
+  local want=$1 what=$2; shift 3
+  out=$("$@" 2>&1); local got=$?
+  if [ "$got" = "$want" ]; then ok; else bad "$what: exit $got, wanted $want; output: $out"; fi
+}
+has() { if printf '%s' "$out" | grep -qF -- "$2"; then ok; else bad "$1: no '$2' in: $out"; fi; }
+one_line() { if [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]; then ok; else bad "$1: not one line: $out"; fi; }
+
+expect 0 "vit_seed" -- "$vit" "$tmp/vit.symir"
+expect 0 "inspect" -- "$symc" inspect "$tmp/vit.symir"
+has inspect "B in [1, 32] opt 4"
+has inspect "x: f32[B, 196, 768]"
+has inspect "heads: f32[?] = reshape(qkv) {shape=[B, 197, 3, 12, -1]}"
+expect 0 "--help" -- "$symc" --help;        has help "inspect"
+expect 0 "--version" -- "$symc" --version;  has version "symc 0."
+expect 0 "inspect --help" -- "$symc" inspect --help; has "inspect --help" "usage: symc inspect"
+
+expect 2 "unknown flag" -- "$symc" --frobnicate;            one_line "unknown flag"; has "unknown flag" "unknown flag '--frobnicate'"
+expect 2 "unknown command" -- "$symc" frobnicate;           one_line "unknown command"
+expect 2 "inspect unknown flag" -- "$symc" inspect --bogus x; one_line "inspect flag"; has "inspect flag" "'--bogus'"
+expect 2 "inspect no file" -- "$symc" inspect;             one_line "inspect no file"
+expect 1 "missing file" -- "$symc" inspect "$tmp/nope.symir"; one_line "missing file"; has "missing file" "nope.symir"
+head -c 100 "$tmp/vit.symir" > "$tmp/trunc.symir"
+expect 1 "truncated file" -- "$symc" inspect "$tmp/trunc.symir"; one_line "truncated"; has truncated "corrupt or truncated"
+printf 'not a model at all, just some text\n' > "$tmp/text.symir"
+expect 1 "wrong identifier" -- "$symc" inspect "$tmp/text.symir"; one_line "identifier"; has identifier "expected 'SYMI'"
+
+# an independent FlatBuffers reader agrees with ours
+if command -v flatc >/dev/null; then
+  rm -f "$tmp/vit.json"
+  expect 0 "flatc --json" -- flatc --json --raw-binary --strict-json -o "$tmp" "$schema" -- "$tmp/vit.symir"
+  out=$(cat "$tmp/vit.json" 2>/dev/null)
+  has flatc '"name": "B"'; has flatc '"op": "reshape"'; has flatc '"producer": "symc 0.'
+  has flatc '"min": 1'; has flatc '"max": 32'; has flatc '"opt": 4'
+else
+  bad "flatc not installed"
+fi
+
+echo "cli_test: $pass passed, $fail failed"
+[ "$fail" = 0 ]
