@@ -69,6 +69,12 @@ uint32_t sym_symbol_count(const sym_table *t);
  * sym_assume_eq. Returns 0 (zeroed info) for a bad id. */
 int sym_symbol_get(const sym_table *t, sym_id id, sym_symbol_info *out);
 int sym_symbol_find(const sym_table *t, const char *name, sym_id *out); /* 1 if found */
+/* Marks a symbol whose value is produced at run time (a NonZero count, a
+ * shape read from tensor data) rather than declared by the user: guards on it
+ * can never "narrow a declared range", so they classify as RUNTIME (see
+ * sym_guard_state). Error only for a bad id. */
+symc_status sym_symbol_set_data_dependent(sym_table *t, sym_id id, int on);
+int sym_symbol_is_data_dependent(const sym_table *t, sym_id id);
 
 /* ---- expressions ------------------------------------------------------ */
 typedef enum sym_kind {
@@ -116,13 +122,22 @@ int sym_is_const(const sym_table *t, sym_expr e, int64_t *value); /* 1 and *valu
 /* Readable text, e.g. "(B*197)", "((H-1)//2+1)". snprintf semantics: returns
  * the length the full text needs; writes at most cap bytes, NUL-terminated. */
 size_t sym_print(const sym_table *t, sym_expr e, char *buf, size_t cap);
+/* Reads the printer's syntax back (Python integer syntax: + - * // %, unary
+ * minus, parentheses, min(a, b), max(a, b), decimal literals, declared symbol
+ * names made of letters, digits and '_'), building through the canonical
+ * constructors: sym_parse(sym_print(e)) == e. Errors: SYMC_ERR_FORMAT with the
+ * column, SYMC_ERR_INVALID_ARG for an unknown symbol, or the constructor's
+ * error (division by zero, overflow); the table's own error is not touched. */
+symc_status sym_parse(sym_table *t, const char *text, sym_expr *out, symc_error *err);
 
 /* ---- facts ------------------------------------------------------------- */
 typedef struct sym_range {
     int64_t lo, hi; /* inclusive; SYM_NEG_INF / SYM_POS_INF when unbounded */
 } sym_range;
 sym_range sym_range_of(sym_table *t, sym_expr e);
-/* Largest known k >= 1 such that k divides e for every binding in range;
+/* Ranges hold for every binding in range at which e evaluates without error;
+ * the bounds are plain int64 values (saturating at the limits).
+ * Largest known k >= 1 such that k divides e for every binding in range;
  * 0 when e is provably always 0. */
 int64_t sym_divisor_of(sym_table *t, sym_expr e);
 
@@ -151,9 +166,30 @@ typedef enum sym_rel {
     SYM_REL_BROADCAST  /* lhs == rhs || lhs == 1 || rhs == 1 */
 } sym_rel;
 
+/* Classification of a guard over its domain: every binding of its symbols in
+ * the current ranges (declared, narrowed by sym_assume_eq) and multiples that
+ * satisfies the assumed equalities, ignoring bindings where the guard's own
+ * expressions fail to evaluate (the shape program reports those). Domains of
+ * up to 65536 bindings are decided exactly by enumeration; larger ones by the
+ * prover plus sampled witnesses (corners, opt, midpoints).
+ *  IMPLIED: holds on the whole domain (proven or enumerated).
+ *  FALSE:   holds nowhere on the domain.
+ *  NARROWS: a binding of the domain is known to violate it (enumerated or a
+ *           concrete witness), the relation is EQ/NE/LE/LT/DIVISIBLE and no
+ *           symbol involved is data-dependent: a run-time check would reject
+ *           inputs the user declared valid, so it is a build error with a
+ *           suggested fix (sym_guard_explain).
+ *  RUNTIME: everything else, i.e. a BROADCAST guard that holds only for some
+ *           bindings (its satisfying set "equal or either is 1" is not
+ *           expressible as a range or multiple, so it is resolved and checked
+ *           when shapes are set, not at build time), a guard on a
+ *           data-dependent symbol that holds only for some bindings, or a
+ *           guard the search could neither prove nor refute. RUNTIME claims
+ *           nothing and is always safe: the runtime evaluates the guard.
+ * IMPLIED, FALSE and NARROWS are never wrong. */
 typedef enum sym_guard_state {
     SYM_GUARD_IMPLIED, /* proven by the declared ranges: nothing to check at run time */
-    SYM_GUARD_RUNTIME, /* cannot be proven; holds for some bindings; checked at run time */
+    SYM_GUARD_RUNTIME, /* resolved/checked at run time (see above) */
     SYM_GUARD_NARROWS, /* would exclude bindings the user declared: a build error by default */
     SYM_GUARD_FALSE    /* holds for no binding in range */
 } sym_guard_state;
@@ -174,6 +210,7 @@ sym_guard_state sym_guard_classify(sym_table *t, uint32_t index);
  * declared ranges involved and a suggested fix, e.g. "declare seq as a
  * multiple of 8" or "narrow B to [1, 16]". Returns the needed length. */
 size_t sym_guard_explain(sym_table *t, uint32_t index, char *buf, size_t cap);
+const char *sym_guard_state_name(sym_guard_state s); /* "implied", "runtime", ... */
 
 /* ---- evaluation -------------------------------------------------------- */
 /* values[i] is the value of symbol i. Checks every value against its symbol's
@@ -190,6 +227,10 @@ symc_status sym_guard_eval(const sym_table *t, uint32_t index, const int64_t *va
                            int *holds, symc_error *err);
 
 /* ---- shape programs ---------------------------------------------------- */
+/* The evaluator keeps its registers (symbol values plus temporaries) on the
+ * stack; compile fails with SYMC_ERR_UNSUPPORTED beyond this many. The
+ * compiler reuses temporaries, so this bounds the DAG's width, not its size. */
+#define SYM_PROGRAM_MAX_REGS 1024
 /* Compiles exprs[0..n) into bytecode (shared subexpressions computed once).
  * The caller frees *code with free(). */
 symc_status sym_program_compile(sym_table *t, const sym_expr *exprs, uint32_t n, uint8_t **code,
@@ -206,6 +247,14 @@ symc_status sym_program_eval(const uint8_t *code, size_t size, const int64_t *va
 /* Each helper returns SYMC_OK with the result, or an error naming `what`
  * (the op or node) and the offending dims. Facts that are needed but not
  * provable are added as guards with provenance `what`. */
+
+/* Proves rel(lhs, rhs): TRUE -> SYMC_OK; UNKNOWN -> adds a guard with
+ * provenance `what`, SYMC_OK; FALSE -> adds the guard and fails with
+ * SYMC_ERR_VERIFY and the guard's explanation. */
+symc_status sym_require(sym_table *t, sym_rel rel, sym_expr lhs, sym_expr rhs, const char *what,
+                        symc_error *err);
+/* Product of n dims (1 for n == 0); SYM_NONE and the table error on failure. */
+sym_expr sym_numel(sym_table *t, const sym_expr *dims, uint32_t n);
 
 /* NumPy broadcasting of two dim lists (right-aligned). A dim that may be 1
  * and may be other than 1 is resolved at run time: the result dim is
@@ -224,6 +273,15 @@ symc_status sym_window_out(sym_table *t, sym_expr in, int64_t kernel, int64_t st
  * prod(out) == prod(in), guarding divisibility when it is not provable. */
 symc_status sym_reshape(sym_table *t, const sym_expr *in, uint32_t nin, const sym_expr *target,
                         uint32_t n, sym_expr *out, const char *what, symc_error *err);
+/* ONNX/NumPy MatMul: 1-D operands are promoted and their dim dropped again,
+ * batch dims broadcast (sym_broadcast), the inner dims must be equal (proven,
+ * guarded, or an error). out needs room for max(na, nb) dims; ranks <= 64. */
+symc_status sym_matmul(sym_table *t, const sym_expr *a, uint32_t na, const sym_expr *b, uint32_t nb,
+                       sym_expr *out, uint32_t *nout, const char *what, symc_error *err);
+/* Concat of ninputs shapes of one rank along axis: the axis dims add up, the
+ * other dims must equal input 0's (proven, guarded, or an error). */
+symc_status sym_concat(sym_table *t, const sym_expr *const *shapes, uint32_t ninputs, uint32_t rank,
+                       uint32_t axis, sym_expr *out, const char *what, symc_error *err);
 /* Slice length of [start, end) with step != 0 on a dim of size `dim`, with
  * ONNX/NumPy clamping of negative and out-of-range start/end. */
 symc_status sym_slice_len(sym_table *t, sym_expr dim, sym_expr start, sym_expr end, int64_t step,
