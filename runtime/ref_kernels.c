@@ -1,0 +1,193 @@
+/* The entry point of the reference kernels: a table from op to kernel and the
+ * checks every op shares.
+ *
+ * The table is indexed by ir_op and holds the kernel and the dtypes it
+ * accepts for input 0, so "erf on i64" is refused here, once, with the same
+ * message for every op. Arity comes from ops.def itself (the X-macro), so
+ * the limits cannot drift from the op table. Before any kernel runs, every
+ * tensor is checked for a valid dtype and rank, non-negative dims whose
+ * product (in bytes) fits in int64, and a data pointer when it has elements:
+ * after that, kernels index without fear of overflow. */
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/ref_kernels_internal.h"
+
+typedef struct op_limits {
+    const char *name;
+    int min_in, max_in, min_out, max_out; /* max -1: variadic */
+} op_limits;
+
+static const op_limits limits[IR_OP_COUNT] = {
+#define IR_OP(ID, nm, min_in, max_in, min_out, max_out, cat, dt, at) \
+    [IR_OP_##ID] = {nm, min_in, max_in, min_out, max_out},
+#include "ir/ops.def"
+#undef IR_OP
+};
+
+typedef struct kernel_entry {
+    rt_kernel_fn fn;
+    uint32_t dtypes; /* accepted dtypes of input 0 */
+} kernel_entry;
+
+/* Unary math is float only; the sign-and-order ops also take integers. */
+static const kernel_entry kernels[IR_OP_COUNT] = {
+    [IR_OP_IDENTITY] = {rt_k_unary, RT_ALL},
+    [IR_OP_NEG] = {rt_k_unary, RT_NUMS},
+    [IR_OP_ABS] = {rt_k_unary, RT_NUMS},
+    [IR_OP_SIGN] = {rt_k_unary, RT_NUMS},
+    [IR_OP_EXP] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_LOG] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_SQRT] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_RSQRT] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_RECIPROCAL] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_FLOOR] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_CEIL] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_ERF] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_TANH] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_SIGMOID] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_RELU] = {rt_k_unary, RT_NUMS},
+    [IR_OP_LEAKY_RELU] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_GELU] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_SILU] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_HARD_SIGMOID] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_HARD_SWISH] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_CLIP] = {rt_k_unary, RT_NUMS},
+    [IR_OP_NOT] = {rt_k_not, RT_BOOLS},
+    [IR_OP_CAST] = {rt_k_cast, RT_ALL},
+
+    [IR_OP_ADD] = {rt_k_binary, RT_NUMS},
+    [IR_OP_SUB] = {rt_k_binary, RT_NUMS},
+    [IR_OP_MUL] = {rt_k_binary, RT_NUMS},
+    [IR_OP_DIV] = {rt_k_binary, RT_NUMS},
+    [IR_OP_POW] = {rt_k_binary, RT_NUMS},
+    [IR_OP_MOD] = {rt_k_binary, RT_NUMS},
+    [IR_OP_MIN] = {rt_k_binary, RT_NUMS},
+    [IR_OP_MAX] = {rt_k_binary, RT_NUMS},
+    [IR_OP_EQUAL] = {rt_k_binary, RT_ALL},
+    [IR_OP_LESS] = {rt_k_binary, RT_ALL},
+    [IR_OP_LESS_EQUAL] = {rt_k_binary, RT_ALL},
+    [IR_OP_GREATER] = {rt_k_binary, RT_ALL},
+    [IR_OP_GREATER_EQUAL] = {rt_k_binary, RT_ALL},
+    [IR_OP_AND] = {rt_k_binary, RT_BOOLS},
+    [IR_OP_OR] = {rt_k_binary, RT_BOOLS},
+    [IR_OP_WHERE] = {rt_k_where, RT_BOOLS},
+
+    [IR_OP_REDUCE_SUM] = {rt_k_reduce, RT_NUMS},
+    [IR_OP_REDUCE_MEAN] = {rt_k_reduce, RT_NUMS},
+    [IR_OP_REDUCE_MAX] = {rt_k_reduce, RT_NUMS},
+    [IR_OP_SOFTMAX] = {rt_k_softmax, RT_FLOATS},
+    [IR_OP_LOG_SOFTMAX] = {rt_k_softmax, RT_FLOATS},
+    [IR_OP_LAYER_NORM] = {rt_k_layer_norm, RT_FLOATS},
+    [IR_OP_RMS_NORM] = {rt_k_rms_norm, RT_FLOATS},
+    [IR_OP_BATCH_NORM] = {rt_k_batch_norm, RT_FLOATS},
+
+    [IR_OP_MATMUL] = {rt_k_matmul, RT_NUMS},
+    [IR_OP_GEMM] = {rt_k_gemm, RT_FLOATS},
+    [IR_OP_CONV2D] = {rt_k_conv2d, RT_FLOATS},
+
+    [IR_OP_MAX_POOL2D] = {rt_k_max_pool2d, RT_FLOATS},
+    [IR_OP_AVG_POOL2D] = {rt_k_avg_pool2d, RT_FLOATS},
+    [IR_OP_GLOBAL_AVG_POOL] = {rt_k_global_avg_pool, RT_FLOATS},
+
+    [IR_OP_RESHAPE] = {rt_k_reshape, RT_ALL},
+    [IR_OP_TRANSPOSE] = {rt_k_transpose, RT_ALL},
+    [IR_OP_EXPAND] = {rt_k_expand, RT_ALL},
+    [IR_OP_CONCAT] = {rt_k_concat, RT_ALL},
+    [IR_OP_SLICE] = {rt_k_slice, RT_ALL},
+    [IR_OP_GATHER] = {rt_k_gather, RT_ALL},
+    [IR_OP_SQUEEZE] = {rt_k_squeeze, RT_ALL},
+    [IR_OP_UNSQUEEZE] = {rt_k_unsqueeze, RT_ALL},
+    [IR_OP_FLATTEN] = {rt_k_flatten, RT_ALL},
+    [IR_OP_SPLIT] = {rt_k_split, RT_ALL},
+    [IR_OP_PAD] = {rt_k_pad, RT_ALL},
+    [IR_OP_SHAPE_OF] = {rt_k_shape_of, RT_ALL},
+    /* IR_OP_CONSTANT: no kernel; the engine holds the data */
+};
+
+const char *rt_ref_op_name(ir_op op) {
+    return (unsigned)op < IR_OP_COUNT ? limits[op].name : "?";
+}
+
+/* A tensor the kernels may trust: valid dtype and rank, dims >= 0, byte size
+ * representable, data present when there are elements. */
+static symc_status check_tensor(rt_ctx *c, const rt_ref_tensor *t, const char *kind, uint32_t k) {
+    if ((unsigned)t->dtype >= SYMC_DTYPE_COUNT)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has an invalid dtype %d", kind, k,
+                       (int)t->dtype);
+    if (t->rank < 0 || t->rank > RT_REF_MAX_RANK)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has rank %d, must be 0..%d", kind, k,
+                       (int)t->rank, RT_REF_MAX_RANK);
+    int64_t n = 1;
+    for (int32_t d = 0; d < t->rank; d++) {
+        if (t->dims[d] < 0)
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has a negative dim %lld at axis %d",
+                           kind, k, (long long)t->dims[d], (int)d);
+        if (!rt_mul_ok(n, t->dims[d], &n))
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has too many elements", kind, k);
+    }
+    int64_t bytes;
+    if (!rt_mul_ok(n, (int64_t)rt_ref_dtype_size(t->dtype), &bytes))
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has too many elements", kind, k);
+    if (n > 0 && !t->data)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has %lld elements but no data", kind, k,
+                       (long long)n);
+    return SYMC_OK;
+}
+
+static void dtype_list(uint32_t mask, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < SYMC_DTYPE_COUNT; d++)
+        if (mask & RT_DT(d)) {
+            int n = snprintf(buf + len, cap - len, "%s%s", len ? " " : "",
+                             rt_ref_dtype_name((symc_dtype)d));
+            if (n < 0 || (size_t)n >= cap - len) return;
+            len += (size_t)n;
+        }
+}
+
+symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, uint32_t n_attrs,
+                       const rt_ref_tensor *in, uint32_t n_in, rt_ref_tensor *out, uint32_t n_out,
+                       symc_error *err) {
+    rt_ctx c = {op,   node_name ? node_name : "?", rt_ref_op_name(op), attrs, n_attrs, in, n_in,
+                out,  n_out, err};
+    if ((unsigned)op >= IR_OP_COUNT)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "node '%s': op id %d is not in the op table",
+                               c.node, (int)op);
+    const kernel_entry *k = &kernels[op];
+    if (!k->fn)
+        return rt_fail(&c, SYMC_ERR_UNSUPPORTED, "the reference backend has no kernel for this op");
+    const op_limits *l = &limits[op];
+    if ((int64_t)n_in < l->min_in || (l->max_in >= 0 && (int64_t)n_in > l->max_in)) {
+        if (l->max_in < 0)
+            return rt_fail(&c, SYMC_ERR_INVALID_ARG, "has %u inputs, needs at least %d", n_in,
+                           l->min_in);
+        if (l->min_in == l->max_in)
+            return rt_fail(&c, SYMC_ERR_INVALID_ARG, "has %u inputs, needs %d", n_in, l->min_in);
+        return rt_fail(&c, SYMC_ERR_INVALID_ARG, "has %u inputs, needs %d to %d", n_in, l->min_in,
+                       l->max_in);
+    }
+    if ((int64_t)n_out < l->min_out || (l->max_out >= 0 && (int64_t)n_out > l->max_out))
+        return rt_fail(&c, SYMC_ERR_INVALID_ARG, "has %u outputs, needs %d%s", n_out, l->min_out,
+                       l->max_out < 0 ? " or more" : "");
+    if ((n_in && !in) || (n_out && !out))
+        return rt_fail(&c, SYMC_ERR_INVALID_ARG, "the input or output array is NULL");
+    if (n_attrs && !attrs)
+        return rt_fail(&c, SYMC_ERR_INVALID_ARG, "%u attributes but the array is NULL", n_attrs);
+    for (uint32_t i = 0; i < n_attrs; i++)
+        if (!attrs[i].name)
+            return rt_fail(&c, SYMC_ERR_INVALID_ARG, "attribute %u has no name", i);
+    symc_status s;
+    for (uint32_t i = 0; i < n_in; i++)
+        if ((s = check_tensor(&c, &in[i], "input", i))) return s;
+    for (uint32_t i = 0; i < n_out; i++)
+        if ((s = check_tensor(&c, &out[i], "output", i))) return s;
+    if (!(k->dtypes & RT_DT(in[0].dtype))) {
+        char list[64];
+        dtype_list(k->dtypes, list, sizeof list);
+        return rt_fail(&c, SYMC_ERR_UNSUPPORTED, "dtype %s of input 0 is not supported (supported: %s)",
+                       rt_ref_dtype_name(in[0].dtype), list);
+    }
+    return k->fn(&c);
+}

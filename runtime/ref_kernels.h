@@ -1,0 +1,77 @@
+/* ref_kernels.h: the CPU reference kernels, one for every op of ir/ops.def
+ * except `constant` (whose data the engine already holds).
+ *
+ * They are the oracle every GPU kernel is tested against, so they aim at
+ * exactness and plain readability, not speed: plain loops over contiguous
+ * row-major tensors, float math in f64 (sums, means, matmul, conv, norms and
+ * softmax accumulate in f64), one correctly rounded store per output element
+ * (round to nearest even, also for f16 and bf16), exact integer arithmetic.
+ *
+ * The caller (the CPU backend of the runtime, or a test) has already computed
+ * every output's dims from the shape programs and allocated out[k].data. A
+ * kernel recomputes the output shape and dtype from its inputs and attributes
+ * and fails with SYMC_ERR_INTERNAL, naming the node, the op and both shapes,
+ * when they disagree: that cross-checks symbolic shape inference.
+ *
+ * Attributes are the public symc_attr. Attributes of kind `dims` in ops.def
+ * (reshape/expand "shape", slice "starts"/"ends", split "sizes", pad "pads")
+ * must arrive evaluated, as SYMC_ATTR_INTS (reshape keeps -1 for the inferred
+ * entry). Optional inputs are trailing: n_in says which are present.
+ *
+ * The kernels never allocate, print or abort, and keep no state: bad input
+ * (wrong arity, ranks, axes, indices, integer division by zero, unsupported
+ * dtype) yields a status and a message in *err that starts with
+ * "node '<name>' (<op>): ". Output buffers must not overlap input buffers. */
+#ifndef SYMC_RUNTIME_REF_KERNELS_H
+#define SYMC_RUNTIME_REF_KERNELS_H
+
+#include <stdint.h>
+
+#include "ir/ir.h" /* for the ir_op enum (generated from ir/ops.def) only */
+#include "symc/status.h"
+#include "symc/symc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RT_REF_MAX_RANK 8
+
+/* A contiguous row-major tensor. bool is one byte (0 or 1); f16 and bf16 are
+ * stored as their uint16_t bit patterns. data may be NULL when a dim is 0. */
+typedef struct rt_ref_tensor {
+    symc_dtype dtype;
+    int32_t rank; /* 0 (a scalar) .. RT_REF_MAX_RANK */
+    int64_t dims[RT_REF_MAX_RANK];
+    void *data;
+} rt_ref_tensor;
+
+/* Runs node `node_name` (used in messages only; may be NULL) applying `op` to
+ * in[0..n_in) and writes out[0..n_out). */
+symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, uint32_t n_attrs,
+                       const rt_ref_tensor *in, uint32_t n_in, rt_ref_tensor *out, uint32_t n_out,
+                       symc_error *err);
+
+/* ---- helpers shared with tests and the GPU comparison harness ---------- */
+const char *rt_ref_op_name(ir_op op);          /* ops.def name, "?" if out of range */
+const char *rt_ref_dtype_name(symc_dtype dt);  /* "f32", ... , "?" if invalid */
+size_t rt_ref_dtype_size(symc_dtype dt);       /* bytes an element, 0 if invalid */
+int64_t rt_ref_numel(const rt_ref_tensor *t);  /* product of dims, -1 on overflow/bad rank */
+
+/* IEEE binary16 and bfloat16 conversions. Widening is exact; narrowing rounds
+ * once to nearest, ties to even, overflows to infinity and keeps NaN a NaN
+ * (quiet) with its sign. Narrowing from f64 rounds directly from the f64
+ * value, never through f32 (no double rounding). */
+double rt_ref_f16_to_f64(uint16_t h);
+double rt_ref_bf16_to_f64(uint16_t h);
+uint16_t rt_ref_f64_to_f16(double x);
+uint16_t rt_ref_f64_to_bf16(double x);
+float rt_ref_f16_to_f32(uint16_t h);
+float rt_ref_bf16_to_f32(uint16_t h);
+uint16_t rt_ref_f32_to_f16(float x);
+uint16_t rt_ref_f32_to_bf16(float x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

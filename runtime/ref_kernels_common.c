@@ -1,0 +1,435 @@
+/* Helpers every reference kernel uses: dtype conversions, element access,
+ * errors, attribute lookup, and shape arithmetic.
+ *
+ * Exactness is the point of this file. f16/bf16 narrowing is written once,
+ * for any small binary format, directly from an f64 value: scale the value so
+ * the format's last mantissa bit has weight 1, round to nearest even with an
+ * explicit floor-and-compare (no dependence on the FPU rounding mode), and
+ * add the biased exponent so a carry out of the mantissa bumps the exponent
+ * by itself. Integers too wide for f64 are first reduced to 53 bits with a
+ * sticky bit (round to odd), so the final rounding to f16/bf16 still sees
+ * whether anything was cut and never rounds twice. Float-to-integer
+ * conversion truncates, saturates and maps NaN to 0 instead of invoking C's
+ * undefined behaviour; integer results wrap like two's complement through
+ * uint64 arithmetic for the same reason. */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/ref_kernels_internal.h"
+
+/* ---- dtypes ------------------------------------------------------------------ */
+static const struct {
+    const char *name;
+    size_t size;
+} dtypes[SYMC_DTYPE_COUNT] = {
+    [SYMC_F32] = {"f32", 4}, [SYMC_F16] = {"f16", 2}, [SYMC_BF16] = {"bf16", 2},
+    [SYMC_F64] = {"f64", 8}, [SYMC_I64] = {"i64", 8}, [SYMC_I32] = {"i32", 4},
+    [SYMC_BOOL] = {"bool", 1},
+};
+
+const char *rt_ref_dtype_name(symc_dtype dt) {
+    return (unsigned)dt < SYMC_DTYPE_COUNT ? dtypes[dt].name : "?";
+}
+
+size_t rt_ref_dtype_size(symc_dtype dt) {
+    return (unsigned)dt < SYMC_DTYPE_COUNT ? dtypes[dt].size : 0;
+}
+
+int rt_mul_ok(int64_t a, int64_t b, int64_t *out) {
+    if (a < 0 || b < 0) return 0;
+    if (a != 0 && b > INT64_MAX / a) return 0;
+    *out = a * b;
+    return 1;
+}
+
+int64_t rt_ref_numel(const rt_ref_tensor *t) {
+    if (!t || t->rank < 0 || t->rank > RT_REF_MAX_RANK) return -1;
+    int64_t n = 1;
+    for (int32_t d = 0; d < t->rank; d++)
+        if (!rt_mul_ok(n, t->dims[d], &n)) return -1;
+    return n;
+}
+
+/* ---- small floats ---------------------------------------------------------------- */
+/* v >= 0, integral part well below 2^52: round half to even */
+static double round_half_even(double v) {
+    double f = floor(v), d = v - f;
+    if (d > 0.5) return f + 1.0;
+    if (d < 0.5) return f;
+    return fmod(f, 2.0) == 0.0 ? f : f + 1.0;
+}
+
+/* A 16-bit float with one sign bit, ebits exponent bits and mbits mantissa bits. */
+static uint16_t narrow(double x, int ebits, int mbits) {
+    const int bias = (1 << (ebits - 1)) - 1;
+    const uint32_t inf = ((1u << ebits) - 1u) << mbits;
+    const uint16_t sign = signbit(x) ? 0x8000u : 0u;
+    if (isnan(x)) return (uint16_t)(sign | inf | (1u << (mbits - 1)));
+    double a = fabs(x);
+    /* halfway between the largest finite value and 2^(bias+1) rounds to even: up */
+    if (a >= ldexp(2.0 - ldexp(1.0, -(mbits + 1)), bias)) return (uint16_t)(sign | inf);
+    if (a == 0.0) return sign;
+    int k;
+    frexp(a, &k);
+    int e = k - 1;                      /* 2^e <= a < 2^(e+1) */
+    if (e < 1 - bias) e = 1 - bias;     /* subnormal: the quantum of the smallest normal */
+    uint32_t m = (uint32_t)round_half_even(ldexp(a, mbits - e)); /* <= 2^(mbits+1) */
+    /* m carries the implicit bit (normal) or not (subnormal, e = 1 - bias);
+     * adding it onto exponent field e + bias - 1 gives both encodings and lets
+     * a rounding carry (m == 2^(mbits+1)) step into the next binade */
+    return (uint16_t)(sign | (((uint32_t)(e + bias - 1) << mbits) + m));
+}
+
+static double widen(uint16_t h, int ebits, int mbits) {
+    const int bias = (1 << (ebits - 1)) - 1;
+    uint32_t ef = (h >> mbits) & ((1u << ebits) - 1u), mf = h & ((1u << mbits) - 1u);
+    double v;
+    if (ef == (1u << ebits) - 1u)
+        v = mf ? NAN : INFINITY;
+    else if (ef == 0)
+        v = ldexp((double)mf, 1 - bias - mbits);
+    else
+        v = ldexp((double)(mf | (1u << mbits)), (int)ef - bias - mbits);
+    return (h & 0x8000u) ? -v : v;
+}
+
+double rt_ref_f16_to_f64(uint16_t h) { return widen(h, 5, 10); }
+double rt_ref_bf16_to_f64(uint16_t h) { return widen(h, 8, 7); }
+uint16_t rt_ref_f64_to_f16(double x) { return narrow(x, 5, 10); }
+uint16_t rt_ref_f64_to_bf16(double x) { return narrow(x, 8, 7); }
+float rt_ref_f16_to_f32(uint16_t h) { return (float)widen(h, 5, 10); }
+float rt_ref_bf16_to_f32(uint16_t h) { return (float)widen(h, 8, 7); }
+/* float -> double is exact, so these round exactly once */
+uint16_t rt_ref_f32_to_f16(float x) { return narrow((double)x, 5, 10); }
+uint16_t rt_ref_f32_to_bf16(float x) { return narrow((double)x, 8, 7); }
+
+/* f64 -> f32 with IEEE overflow behaviour spelled out (C leaves it undefined) */
+static float to_f32(double v) {
+    if (fabs(v) > FLT_MAX && !isinf(v)) {
+        /* halfway between FLT_MAX and 2^128 and beyond rounds to infinity */
+        double halfway = ldexp(2.0 - ldexp(1.0, -24), 127);
+        float big = fabs(v) >= halfway ? INFINITY : FLT_MAX;
+        return v < 0 ? -big : big;
+    }
+    return (float)v;
+}
+
+/* An integer as an f64 that rounds like the integer: exact below 2^53, else
+ * cut to 53 bits with the lowest one set if anything was cut (round to odd),
+ * which is enough for a later rounding to <= 51 mantissa bits to be correct. */
+static double i64_to_f64_sticky(int64_t v) {
+    uint64_t m = v < 0 ? 0u - (uint64_t)v : (uint64_t)v;
+    int shift = 0;
+    while ((m >> shift) >= (1ull << 53)) shift++;
+    uint64_t kept = m >> shift;
+    if (shift && (m & ((1ull << shift) - 1u))) kept |= 1u;
+    double d = ldexp((double)kept, shift);
+    return v < 0 ? -d : d;
+}
+
+int64_t rt_f64_to_i64_sat(double v) {
+    if (isnan(v)) return 0;
+    if (v >= 9223372036854775808.0) return INT64_MAX;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)v; /* truncates toward zero */
+}
+
+static int32_t f64_to_i32_sat(double v) {
+    if (isnan(v)) return 0;
+    if (v >= 2147483648.0) return INT32_MAX;
+    if (v <= -2147483648.0) return INT32_MIN;
+    return (int32_t)v;
+}
+
+/* two's-complement wrap of the low 32 bits, without implementation-defined casts */
+static int32_t wrap_i32(int64_t v) {
+    uint32_t u = (uint32_t)((uint64_t)v & 0xffffffffu);
+    return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)((int64_t)u - 4294967296LL);
+}
+
+/* ---- element access -------------------------------------------------------------- */
+double rt_ld_f(const rt_ref_tensor *t, int64_t i) {
+    const char *p = (const char *)t->data;
+    switch (t->dtype) {
+    case SYMC_F32: { float v; memcpy(&v, p + 4 * i, 4); return v; }
+    case SYMC_F64: { double v; memcpy(&v, p + 8 * i, 8); return v; }
+    case SYMC_F16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return rt_ref_f16_to_f64(v); }
+    case SYMC_BF16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return rt_ref_bf16_to_f64(v); }
+    case SYMC_I64: { int64_t v; memcpy(&v, p + 8 * i, 8); return (double)v; }
+    case SYMC_I32: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+    case SYMC_BOOL: return p[i] ? 1.0 : 0.0;
+    default: return NAN;
+    }
+}
+
+int64_t rt_ld_i(const rt_ref_tensor *t, int64_t i) {
+    const char *p = (const char *)t->data;
+    switch (t->dtype) {
+    case SYMC_I64: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; }
+    case SYMC_I32: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+    case SYMC_BOOL: return p[i] ? 1 : 0;
+    default: return rt_f64_to_i64_sat(rt_ld_f(t, i));
+    }
+}
+
+void rt_st_f(rt_ref_tensor *t, int64_t i, double v) {
+    char *p = (char *)t->data;
+    switch (t->dtype) {
+    case SYMC_F32: { float f = to_f32(v); memcpy(p + 4 * i, &f, 4); break; }
+    case SYMC_F64: memcpy(p + 8 * i, &v, 8); break;
+    case SYMC_F16: { uint16_t h = rt_ref_f64_to_f16(v); memcpy(p + 2 * i, &h, 2); break; }
+    case SYMC_BF16: { uint16_t h = rt_ref_f64_to_bf16(v); memcpy(p + 2 * i, &h, 2); break; }
+    case SYMC_I64: { int64_t x = rt_f64_to_i64_sat(v); memcpy(p + 8 * i, &x, 8); break; }
+    case SYMC_I32: { int32_t x = f64_to_i32_sat(v); memcpy(p + 4 * i, &x, 4); break; }
+    case SYMC_BOOL: p[i] = (char)(v != 0.0); break; /* NaN != 0: true, as in NumPy */
+    default: break;
+    }
+}
+
+void rt_st_i(rt_ref_tensor *t, int64_t i, int64_t v) {
+    char *p = (char *)t->data;
+    switch (t->dtype) {
+    case SYMC_I64: memcpy(p + 8 * i, &v, 8); break;
+    case SYMC_I32: { int32_t x = wrap_i32(v); memcpy(p + 4 * i, &x, 4); break; }
+    case SYMC_BOOL: p[i] = (char)(v != 0); break;
+    case SYMC_F64: { double d = (double)v; memcpy(p + 8 * i, &d, 8); break; } /* one rounding */
+    case SYMC_F32: { float f = (float)v; memcpy(p + 4 * i, &f, 4); break; }    /* one rounding */
+    case SYMC_F16:
+    case SYMC_BF16: rt_st_f(t, i, i64_to_f64_sticky(v)); break;
+    default: break;
+    }
+}
+
+void rt_copy_elem(rt_ref_tensor *dst, int64_t di, const rt_ref_tensor *src, int64_t si) {
+    size_t sz = rt_ref_dtype_size(src->dtype);
+    memcpy((char *)dst->data + (size_t)di * sz, (const char *)src->data + (size_t)si * sz, sz);
+}
+
+/* ---- errors ------------------------------------------------------------------------ */
+symc_status rt_fail(rt_ctx *c, symc_status code, const char *fmt, ...) {
+    char what[SYMC_ERROR_MSG_CAP];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return symc_error_setf(c->err, code, "node '%s' (%s): %s", c->node, c->opname, what);
+}
+
+const char *rt_shape_str(char *buf, size_t cap, int32_t rank, const int64_t *dims) {
+    size_t len = 0;
+    int n = snprintf(buf, cap, "[");
+    if (n > 0) len = (size_t)n;
+    for (int32_t d = 0; d < rank && len < cap; d++) {
+        n = snprintf(buf + len, cap - len, "%s%lld", d ? ", " : "", (long long)dims[d]);
+        if (n < 0) break;
+        len += (size_t)n;
+    }
+    if (len < cap) snprintf(buf + len, cap - len, "]");
+    return buf;
+}
+
+symc_status rt_check_out(rt_ctx *c, uint32_t k, symc_dtype dt, int32_t rank, const int64_t *dims) {
+    const rt_ref_tensor *o = &c->out[k];
+    int same = o->rank == rank;
+    for (int32_t d = 0; same && d < rank; d++) same = o->dims[d] == dims[d];
+    if (same && o->dtype == dt) return SYMC_OK;
+    char want[160], got[160];
+    rt_shape_str(want, sizeof want, rank, dims);
+    rt_shape_str(got, sizeof got, o->rank, o->dims);
+    return rt_fail(c, SYMC_ERR_INTERNAL,
+                   "output %u: the caller's %s%s disagrees with %s%s computed from the inputs "
+                   "(shape inference and the reference kernel differ)",
+                   k, rt_ref_dtype_name(o->dtype), got, rt_ref_dtype_name(dt), want);
+}
+
+symc_status rt_check_in_dtype(rt_ctx *c, uint32_t k, symc_dtype dt) {
+    if (c->in[k].dtype == dt) return SYMC_OK;
+    return rt_fail(c, SYMC_ERR_INVALID_ARG, "input %u is %s but must be %s (as input 0)", k,
+                   rt_ref_dtype_name(c->in[k].dtype), rt_ref_dtype_name(dt));
+}
+
+symc_status rt_check_in_float(rt_ctx *c, uint32_t k, const char *role) {
+    if (rt_is_float(c->in[k].dtype)) return SYMC_OK;
+    return rt_fail(c, SYMC_ERR_UNSUPPORTED, "%s (input %u) is %s; only float dtypes are supported",
+                   role, k, rt_ref_dtype_name(c->in[k].dtype));
+}
+
+/* ---- attributes ----------------------------------------------------------------------- */
+const symc_attr *rt_attr_find(const rt_ctx *c, const char *name) {
+    for (uint32_t i = 0; i < c->n_attrs; i++)
+        if (!strcmp(c->attrs[i].name, name)) return &c->attrs[i];
+    return NULL;
+}
+
+static symc_status missing(rt_ctx *c, const char *name) {
+    return rt_fail(c, SYMC_ERR_INVALID_ARG, "missing required attribute '%s'", name);
+}
+
+static symc_status wrong_kind(rt_ctx *c, const symc_attr *a, const char *want) {
+    if (a->kind == SYMC_ATTR_DIMS)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG,
+                       "attribute '%s' is still symbolic dims; evaluate it to ints before "
+                       "running the reference kernel",
+                       a->name);
+    return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' has kind %d, must be %s", a->name,
+                   (int)a->kind, want);
+}
+
+symc_status rt_attr_int(rt_ctx *c, const char *name, int required, int64_t dflt, int64_t *out) {
+    const symc_attr *a = rt_attr_find(c, name);
+    if (!a) {
+        if (required) return missing(c, name);
+        *out = dflt;
+        return SYMC_OK;
+    }
+    if (a->kind != SYMC_ATTR_INT) return wrong_kind(c, a, "int");
+    *out = a->i;
+    return SYMC_OK;
+}
+
+symc_status rt_attr_float(rt_ctx *c, const char *name, int required, double dflt, double *out) {
+    const symc_attr *a = rt_attr_find(c, name);
+    if (!a) {
+        if (required) return missing(c, name);
+        *out = dflt;
+        return SYMC_OK;
+    }
+    if (a->kind == SYMC_ATTR_FLOAT) *out = a->f;
+    else if (a->kind == SYMC_ATTR_INT) *out = (double)a->i; /* an integral literal is fine */
+    else return wrong_kind(c, a, "float");
+    return SYMC_OK;
+}
+
+symc_status rt_attr_ints(rt_ctx *c, const char *name, int required, const int64_t **v,
+                         uint32_t *n, int *present) {
+    const symc_attr *a = rt_attr_find(c, name);
+    *v = NULL;
+    *n = 0;
+    if (present) *present = a != NULL;
+    if (!a) return required ? missing(c, name) : SYMC_OK;
+    if (a->kind != SYMC_ATTR_INTS) return wrong_kind(c, a, "ints");
+    if (a->n && !a->ints)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' has no data", name);
+    *v = a->ints;
+    *n = a->n;
+    return SYMC_OK;
+}
+
+symc_status rt_attr_ints_n(rt_ctx *c, const char *name, uint32_t n, const int64_t *dflt,
+                           int64_t *out) {
+    const int64_t *v;
+    uint32_t got;
+    int present;
+    symc_status s = rt_attr_ints(c, name, dflt == NULL, &v, &got, &present);
+    if (s) return s;
+    if (!present) {
+        memcpy(out, dflt, n * sizeof *out);
+        return SYMC_OK;
+    }
+    if (got != n)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' has %u entries, must have %u", name,
+                       got, n);
+    memcpy(out, v, n * sizeof *out);
+    return SYMC_OK;
+}
+
+symc_status rt_attr_str(rt_ctx *c, const char *name, int required, const char *dflt,
+                        const char **out) {
+    const symc_attr *a = rt_attr_find(c, name);
+    if (!a) {
+        if (required) return missing(c, name);
+        *out = dflt;
+        return SYMC_OK;
+    }
+    if (a->kind != SYMC_ATTR_STR) return wrong_kind(c, a, "str");
+    if (!a->s) return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' has no data", name);
+    *out = a->s;
+    return SYMC_OK;
+}
+
+symc_status rt_attr_dtype(rt_ctx *c, const char *name, symc_dtype *out) {
+    const symc_attr *a = rt_attr_find(c, name);
+    if (!a) return missing(c, name);
+    if (a->kind != SYMC_ATTR_DTYPE) return wrong_kind(c, a, "dtype");
+    if (a->i < 0 || a->i >= SYMC_DTYPE_COUNT)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' = %lld is not a dtype", name,
+                       (long long)a->i);
+    *out = (symc_dtype)a->i;
+    return SYMC_OK;
+}
+
+symc_status rt_norm_axis(rt_ctx *c, int64_t axis, int32_t rank, const char *what, int32_t *out) {
+    if (axis < -(int64_t)rank || axis >= rank)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %lld is out of range [%d, %d] for rank %d", what,
+                       (long long)axis, -(int)rank, (int)rank - 1, (int)rank);
+    *out = (int32_t)(axis < 0 ? axis + rank : axis);
+    return SYMC_OK;
+}
+
+/* ---- shapes ------------------------------------------------------------------------------ */
+int64_t rt_numel_dims(int32_t rank, const int64_t *dims) {
+    int64_t n = 1;
+    for (int32_t d = 0; d < rank; d++) n *= dims[d];
+    return n;
+}
+
+void rt_strides(int32_t rank, const int64_t *dims, int64_t *strides) {
+    int64_t s = 1;
+    for (int32_t d = rank - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= dims[d];
+    }
+}
+
+void rt_unravel(int64_t i, int32_t rank, const int64_t *dims, int64_t *coord) {
+    for (int32_t d = rank - 1; d >= 0; d--) {
+        coord[d] = dims[d] ? i % dims[d] : 0;
+        i = dims[d] ? i / dims[d] : 0;
+    }
+}
+
+symc_status rt_broadcast_shape(rt_ctx *c, const rt_ref_tensor *const *ts, uint32_t n,
+                               int32_t *rank, int64_t *dims) {
+    int32_t r = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (ts[k]->rank > r) r = ts[k]->rank;
+    for (int32_t d = 0; d < r; d++) {
+        int64_t size = 1;
+        for (uint32_t k = 0; k < n; k++) {
+            int32_t td = d - (r - ts[k]->rank);
+            if (td < 0) continue;
+            int64_t s = ts[k]->dims[td];
+            if (s == size || s == 1) continue;
+            if (size != 1) {
+                char all[400], one[160];
+                size_t len = 0;
+                all[0] = '\0';
+                for (uint32_t j = 0; j < n && len < sizeof all; j++) {
+                    int w = snprintf(all + len, sizeof all - len, "%s%s", j ? " and " : "",
+                                     rt_shape_str(one, sizeof one, ts[j]->rank, ts[j]->dims));
+                    if (w < 0) break;
+                    len += (size_t)w;
+                }
+                return rt_fail(c, SYMC_ERR_INVALID_ARG,
+                               "shapes %s do not broadcast (axis %d of the result: %lld vs %lld)",
+                               all, (int)d, (long long)size, (long long)s);
+            }
+            size = s;
+        }
+        dims[d] = size;
+    }
+    *rank = r;
+    return SYMC_OK;
+}
+
+void rt_bcast_strides(const rt_ref_tensor *t, int32_t out_rank, int64_t *strides) {
+    int64_t own[RT_REF_MAX_RANK];
+    rt_strides(t->rank, t->dims, own);
+    for (int32_t d = 0; d < out_rank; d++) {
+        int32_t td = d - (out_rank - t->rank);
+        strides[d] = (td < 0 || t->dims[td] == 1) ? 0 : own[td];
+    }
+}

@@ -1,0 +1,190 @@
+/* Contractions: matmul (NumPy semantics), gemm (ONNX) and conv2d (NCHW).
+ *
+ * Every output element is one dot product accumulated in f64 (int64 for
+ * integer matmul, wrapping) in the natural index order and rounded once when
+ * stored: no blocking, no reassociation, no fused tricks, so the result is
+ * the definition. matmul first normalizes its operands to batched matrices
+ * (a 1-D left operand is a row [1, K], a 1-D right operand a column [K, 1],
+ * and the added dims are dropped from the result), then broadcasts the batch
+ * dims like any NumPy operands. conv2d walks the 7 loops of the definition
+ * with padding as "skip what falls outside" and groups as a channel offset. */
+#include <string.h>
+
+#include "runtime/ref_kernels_internal.h"
+
+/* ---- matmul ----------------------------------------------------------------------------- */
+symc_status rt_k_matmul(rt_ctx *c) {
+    const rt_ref_tensor *a = &c->in[0], *b = &c->in[1];
+    symc_status s;
+    char sa_txt[160], sb_txt[160];
+    if ((s = rt_check_in_dtype(c, 1, a->dtype))) return s;
+    if (a->rank < 1 || b->rank < 1)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "operands %s and %s: matmul needs rank >= 1",
+                       rt_shape_str(sa_txt, sizeof sa_txt, a->rank, a->dims),
+                       rt_shape_str(sb_txt, sizeof sb_txt, b->rank, b->dims));
+    int64_t m = a->rank == 1 ? 1 : a->dims[a->rank - 2], k = a->dims[a->rank - 1];
+    int64_t kb = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2];
+    int64_t n = b->rank == 1 ? 1 : b->dims[b->rank - 1];
+    if (k != kb)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG,
+                       "operands %s and %s: contracted dims differ (%lld vs %lld)",
+                       rt_shape_str(sa_txt, sizeof sa_txt, a->rank, a->dims),
+                       rt_shape_str(sb_txt, sizeof sb_txt, b->rank, b->dims), (long long)k,
+                       (long long)kb);
+    /* batch dims as tensors of their own, so NumPy broadcasting applies */
+    rt_ref_tensor ab = {a->dtype, a->rank > 2 ? a->rank - 2 : 0, {0}, NULL};
+    rt_ref_tensor bb = {b->dtype, b->rank > 2 ? b->rank - 2 : 0, {0}, NULL};
+    memcpy(ab.dims, a->dims, (size_t)ab.rank * sizeof(int64_t));
+    memcpy(bb.dims, b->dims, (size_t)bb.rank * sizeof(int64_t));
+    const rt_ref_tensor *ts[2] = {&ab, &bb};
+    int32_t br;
+    int64_t bdims[RT_REF_MAX_RANK + 2];
+    if ((s = rt_broadcast_shape(c, ts, 2, &br, bdims))) return s;
+    int64_t od[RT_REF_MAX_RANK + 2];
+    int32_t orank = br;
+    memcpy(od, bdims, (size_t)br * sizeof(int64_t));
+    if (a->rank > 1) od[orank++] = m;
+    if (b->rank > 1) od[orank++] = n;
+    if (orank > RT_REF_MAX_RANK)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "the result would have rank %d > %d", (int)orank,
+                       RT_REF_MAX_RANK);
+    if ((s = rt_check_out(c, 0, a->dtype, orank, od))) return s;
+
+    int64_t sa[RT_REF_MAX_RANK], sb[RT_REF_MAX_RANK], bc[RT_REF_MAX_RANK] = {0};
+    rt_bcast_strides(&ab, br, sa);
+    rt_bcast_strides(&bb, br, sb);
+    int64_t batches = rt_numel_dims(br, bdims), o = 0;
+    int is_float = rt_is_float(a->dtype);
+    for (int64_t bi = 0; bi < batches; bi++, rt_next(br, bdims, bc)) {
+        int64_t a0 = rt_offset(br, bc, sa) * m * k, b0 = rt_offset(br, bc, sb) * k * n;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++, o++) {
+                if (is_float) {
+                    double acc = 0.0;
+                    for (int64_t p = 0; p < k; p++)
+                        acc += rt_ld_f(a, a0 + i * k + p) * rt_ld_f(b, b0 + p * n + j);
+                    rt_st_f(&c->out[0], o, acc);
+                } else {
+                    uint64_t acc = 0;
+                    for (int64_t p = 0; p < k; p++)
+                        acc += (uint64_t)rt_ld_i(a, a0 + i * k + p) * (uint64_t)rt_ld_i(b, b0 + p * n + j);
+                    rt_st_i(&c->out[0], o, (int64_t)acc);
+                }
+            }
+    }
+    return SYMC_OK;
+}
+
+/* ---- gemm ------------------------------------------------------------------------------------ */
+symc_status rt_k_gemm(rt_ctx *c) {
+    const rt_ref_tensor *a = &c->in[0], *b = &c->in[1];
+    const rt_ref_tensor *cc = c->n_in >= 3 ? &c->in[2] : NULL;
+    int64_t ta, tb;
+    double alpha, beta;
+    symc_status s;
+    char t1[160], t2[160];
+    if ((s = rt_check_in_dtype(c, 1, a->dtype))) return s;
+    if (cc && (s = rt_check_in_dtype(c, 2, a->dtype))) return s;
+    if ((s = rt_attr_int(c, "trans_a", 0, 0, &ta))) return s;
+    if ((s = rt_attr_int(c, "trans_b", 0, 0, &tb))) return s;
+    if ((s = rt_attr_float(c, "alpha", 0, 1.0, &alpha))) return s;
+    if ((s = rt_attr_float(c, "beta", 0, 1.0, &beta))) return s;
+    if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1))
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attributes 'trans_a' and 'trans_b' must be 0 or 1");
+    if (a->rank != 2 || b->rank != 2)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "A %s and B %s must both be 2-D",
+                       rt_shape_str(t1, sizeof t1, a->rank, a->dims),
+                       rt_shape_str(t2, sizeof t2, b->rank, b->dims));
+    int64_t m = ta ? a->dims[1] : a->dims[0], k = ta ? a->dims[0] : a->dims[1];
+    int64_t kb = tb ? b->dims[1] : b->dims[0], n = tb ? b->dims[0] : b->dims[1];
+    if (k != kb)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG,
+                       "A %s (trans_a=%lld) and B %s (trans_b=%lld): contracted dims differ "
+                       "(%lld vs %lld)",
+                       rt_shape_str(t1, sizeof t1, a->rank, a->dims), (long long)ta,
+                       rt_shape_str(t2, sizeof t2, b->rank, b->dims), (long long)tb, (long long)k,
+                       (long long)kb);
+    int64_t od[2] = {m, n}, cst[2] = {0, 0};
+    if (cc) { /* C broadcasts one way, to [M, N] */
+        int ok = cc->rank <= 2;
+        for (int32_t d = 0; ok && d < cc->rank; d++)
+            ok = cc->dims[d] == 1 || cc->dims[d] == od[2 - cc->rank + d];
+        if (!ok)
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "C %s does not broadcast to the result %s",
+                           rt_shape_str(t1, sizeof t1, cc->rank, cc->dims),
+                           rt_shape_str(t2, sizeof t2, 2, od));
+        rt_bcast_strides(cc, 2, cst);
+    }
+    if ((s = rt_check_out(c, 0, a->dtype, 2, od))) return s;
+    /* element (i, p) of op(A) and (p, j) of op(B) in row-major storage */
+    int64_t sai = ta ? 1 : k, sap = ta ? m : 1, sbp = tb ? 1 : n, sbj = tb ? k : 1;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double acc = 0.0;
+            for (int64_t p = 0; p < k; p++)
+                acc += rt_ld_f(a, i * sai + p * sap) * rt_ld_f(b, p * sbp + j * sbj);
+            double y = alpha * acc;
+            if (cc) y += beta * rt_ld_f(cc, i * cst[0] + j * cst[1]);
+            rt_st_f(&c->out[0], i * n + j, y);
+        }
+    return SYMC_OK;
+}
+
+/* ---- conv2d ------------------------------------------------------------------------------------ */
+symc_status rt_k_conv2d(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0], *w = &c->in[1];
+    const rt_ref_tensor *bias = c->n_in >= 3 ? &c->in[2] : NULL;
+    static const int64_t ones[2] = {1, 1}, zeros[4] = {0, 0, 0, 0};
+    int64_t strides[2], pads[4], dil[2], group;
+    symc_status s;
+    char t1[160], t2[160];
+    if ((s = rt_check_in_dtype(c, 1, x->dtype))) return s;
+    if (bias && (s = rt_check_in_dtype(c, 2, x->dtype))) return s;
+    if ((s = rt_attr_ints_n(c, "strides", 2, ones, strides))) return s;
+    if ((s = rt_attr_ints_n(c, "pads", 4, zeros, pads))) return s;
+    if ((s = rt_attr_ints_n(c, "dilations", 2, ones, dil))) return s;
+    if ((s = rt_attr_int(c, "group", 0, 1, &group))) return s;
+    if (x->rank != 4 || w->rank != 4)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "x %s and w %s must both be 4-D (NCHW, OIHW)",
+                       rt_shape_str(t1, sizeof t1, x->rank, x->dims),
+                       rt_shape_str(t2, sizeof t2, w->rank, w->dims));
+    int64_t nb = x->dims[0], ci = x->dims[1], h = x->dims[2], wd = x->dims[3];
+    int64_t co = w->dims[0], cg = w->dims[1], kh = w->dims[2], kw = w->dims[3];
+    if (group < 1 || co % group != 0 || cg * group != ci)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG,
+                       "x %s and w %s with group %lld: need C = w.dim1 * group and O divisible "
+                       "by group",
+                       rt_shape_str(t1, sizeof t1, x->rank, x->dims),
+                       rt_shape_str(t2, sizeof t2, w->rank, w->dims), (long long)group);
+    if (bias && (bias->rank != 1 || bias->dims[0] != co))
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "bias %s must be [%lld] (the output channels)",
+                       rt_shape_str(t1, sizeof t1, bias->rank, bias->dims), (long long)co);
+    int64_t ho, wo;
+    if ((s = rt_window_out(c, "height", h, kh, strides[0], dil[0], pads[0], pads[2], 0, &ho))) return s;
+    if ((s = rt_window_out(c, "width", wd, kw, strides[1], dil[1], pads[1], pads[3], 0, &wo))) return s;
+    int64_t od[4] = {nb, co, ho, wo};
+    if ((s = rt_check_out(c, 0, x->dtype, 4, od))) return s;
+
+    int64_t co_per_group = co / group;
+    for (int64_t n = 0; n < nb; n++)
+        for (int64_t o = 0; o < co; o++) {
+            int64_t c0 = (o / co_per_group) * cg; /* first input channel of o's group */
+            for (int64_t i = 0; i < ho; i++)
+                for (int64_t j = 0; j < wo; j++) {
+                    double acc = bias ? rt_ld_f(bias, o) : 0.0;
+                    for (int64_t q = 0; q < cg; q++)
+                        for (int64_t r = 0; r < kh; r++) {
+                            int64_t y = i * strides[0] - pads[0] + r * dil[0];
+                            if (y < 0 || y >= h) continue;
+                            for (int64_t t = 0; t < kw; t++) {
+                                int64_t xx = j * strides[1] - pads[1] + t * dil[1];
+                                if (xx < 0 || xx >= wd) continue;
+                                acc += rt_ld_f(x, ((n * ci + c0 + q) * h + y) * wd + xx) *
+                                       rt_ld_f(w, ((o * cg + q) * kh + r) * kw + t);
+                            }
+                        }
+                    rt_st_f(&c->out[0], ((n * co + o) * ho + i) * wo + j, acc);
+                }
+        }
+    return SYMC_OK;
+}

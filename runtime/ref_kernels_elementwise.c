@@ -1,0 +1,303 @@
+/* Elementwise reference kernels: unary math, cast, not, the broadcasting
+ * binary ops (arithmetic, comparisons, logic) and where.
+ *
+ * Each element is computed in one of two domains chosen by the input dtype:
+ * floats in f64 (f16/bf16/f32 widen exactly, so +, -, *, / and sqrt followed
+ * by the single rounding store give exactly the IEEE result of the narrow
+ * type, and transcendental functions are as accurate as libm's f64), integers
+ * in int64 with two's-complement wrap-around done through uint64 (C's signed
+ * overflow is undefined; i32 results wrap when stored). Integer division and
+ * modulo by zero are reported, naming the element, instead of trapping.
+ * Broadcasting follows NumPy: shapes align on the right, size-1 dims stretch
+ * (stride 0). Each output element finds its inputs from its coordinate, the
+ * obvious formulation, which is what an oracle wants. */
+#include <math.h>
+#include <string.h>
+
+#include "runtime/ref_kernels_internal.h"
+
+/* ---- unary ------------------------------------------------------------------------ */
+typedef struct unary_params {
+    double alpha, beta, lo, hi;
+    int has_lo, has_hi, tanh_gelu;
+} unary_params;
+
+static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+static double unary_f(ir_op op, double x, const unary_params *p) {
+    switch (op) {
+    case IR_OP_NEG: return -x;
+    case IR_OP_ABS: return fabs(x);
+    case IR_OP_SIGN: return isnan(x) ? x : (x > 0) - (x < 0);
+    case IR_OP_EXP: return exp(x);
+    case IR_OP_LOG: return log(x);
+    case IR_OP_SQRT: return sqrt(x);
+    case IR_OP_RSQRT: return 1.0 / sqrt(x);
+    case IR_OP_RECIPROCAL: return 1.0 / x;
+    case IR_OP_FLOOR: return floor(x);
+    case IR_OP_CEIL: return ceil(x);
+    case IR_OP_ERF: return erf(x);
+    case IR_OP_TANH: return tanh(x);
+    case IR_OP_SIGMOID: return sigmoid(x);
+    case IR_OP_RELU: return x < 0 ? 0.0 : x; /* NaN stays NaN, as in PyTorch */
+    case IR_OP_LEAKY_RELU: return x < 0 ? p->alpha * x : x;
+    case IR_OP_GELU:
+        if (p->tanh_gelu) {
+            const double k = 0.79788456080286535588; /* sqrt(2/pi); M_PI is not C11 */
+            return 0.5 * x * (1.0 + tanh(k * (x + 0.044715 * x * x * x)));
+        }
+        return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+    case IR_OP_SILU: return x * sigmoid(x);
+    case IR_OP_HARD_SIGMOID: return fmax(0.0, fmin(1.0, p->alpha * x + p->beta));
+    case IR_OP_HARD_SWISH: return x * fmax(0.0, fmin(1.0, x / 6.0 + 0.5)); /* ONNX: alpha 1/6, beta 0.5 */
+    case IR_OP_CLIP:
+        if (isnan(x)) return x;
+        if (p->has_lo && x < p->lo) x = p->lo;
+        if (p->has_hi && x > p->hi) x = p->hi;
+        return x;
+    default: return x; /* identity */
+    }
+}
+
+static int64_t unary_i(ir_op op, int64_t x, int64_t lo, int64_t hi) {
+    switch (op) {
+    case IR_OP_NEG: return (int64_t)(0u - (uint64_t)x); /* INT_MIN wraps to itself */
+    case IR_OP_ABS: return x < 0 ? (int64_t)(0u - (uint64_t)x) : x;
+    case IR_OP_SIGN: return (x > 0) - (x < 0);
+    case IR_OP_RELU: return x < 0 ? 0 : x;
+    case IR_OP_CLIP: return x < lo ? lo : x > hi ? hi : x;
+    default: return x;
+    }
+}
+
+symc_status rt_k_unary(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    rt_ref_tensor *y = &c->out[0];
+    symc_status s = rt_check_out(c, 0, x->dtype, x->rank, x->dims);
+    if (s) return s;
+    unary_params p;
+    memset(&p, 0, sizeof p);
+    switch (c->op) {
+    case IR_OP_LEAKY_RELU:
+        if ((s = rt_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
+        break;
+    case IR_OP_HARD_SIGMOID:
+        if ((s = rt_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
+        if ((s = rt_attr_float(c, "beta", 1, 0, &p.beta))) return s;
+        break;
+    case IR_OP_GELU: {
+        const char *mode;
+        if ((s = rt_attr_str(c, "approximate", 0, "none", &mode))) return s;
+        if (!strcmp(mode, "tanh")) p.tanh_gelu = 1;
+        else if (strcmp(mode, "none"))
+            return rt_fail(c, SYMC_ERR_INVALID_ARG,
+                           "attribute 'approximate' = '%s' must be none or tanh", mode);
+        break;
+    }
+    case IR_OP_CLIP:
+        p.has_lo = rt_attr_find(c, "min") != NULL;
+        p.has_hi = rt_attr_find(c, "max") != NULL;
+        if ((s = rt_attr_float(c, "min", 0, 0, &p.lo))) return s;
+        if ((s = rt_attr_float(c, "max", 0, 0, &p.hi))) return s;
+        if (isnan(p.lo) || isnan(p.hi))
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "clip bounds must not be NaN");
+        break;
+    default: break;
+    }
+    int64_t n = rt_numel_dims(x->rank, x->dims);
+    if (c->op == IR_OP_IDENTITY) {
+        for (int64_t i = 0; i < n; i++) rt_copy_elem(y, i, x, i); /* bit for bit, NaN payloads too */
+        return SYMC_OK;
+    }
+    if (rt_is_float(x->dtype)) {
+        for (int64_t i = 0; i < n; i++) rt_st_f(y, i, unary_f(c->op, rt_ld_f(x, i), &p));
+        return SYMC_OK;
+    }
+    /* integers: clip bounds become the integers inside [min, max] */
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    if (p.has_lo) lo = rt_f64_to_i64_sat(ceil(p.lo));
+    if (p.has_hi) hi = rt_f64_to_i64_sat(floor(p.hi));
+    for (int64_t i = 0; i < n; i++) rt_st_i(y, i, unary_i(c->op, rt_ld_i(x, i), lo, hi));
+    return SYMC_OK;
+}
+
+symc_status rt_k_not(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    symc_status s = rt_check_out(c, 0, SYMC_BOOL, x->rank, x->dims);
+    if (s) return s;
+    int64_t n = rt_numel_dims(x->rank, x->dims);
+    for (int64_t i = 0; i < n; i++) rt_st_i(&c->out[0], i, !rt_ld_i(x, i));
+    return SYMC_OK;
+}
+
+symc_status rt_k_cast(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    symc_dtype to;
+    symc_status s = rt_attr_dtype(c, "to", &to);
+    if (s) return s;
+    if ((s = rt_check_out(c, 0, to, x->rank, x->dims))) return s;
+    int64_t n = rt_numel_dims(x->rank, x->dims);
+    for (int64_t i = 0; i < n; i++) {
+        if (x->dtype == to) rt_copy_elem(&c->out[0], i, x, i);
+        else if (rt_is_float(x->dtype)) rt_st_f(&c->out[0], i, rt_ld_f(x, i));
+        else rt_st_i(&c->out[0], i, rt_ld_i(x, i)); /* exact, then one rounding */
+    }
+    return SYMC_OK;
+}
+
+/* ---- binary ---------------------------------------------------------------------- */
+static int is_compare(ir_op op) {
+    return op == IR_OP_EQUAL || op == IR_OP_LESS || op == IR_OP_LESS_EQUAL ||
+           op == IR_OP_GREATER || op == IR_OP_GREATER_EQUAL;
+}
+
+static double binary_f(ir_op op, double a, double b, int python_mod) {
+    switch (op) {
+    case IR_OP_ADD: return a + b;
+    case IR_OP_SUB: return a - b;
+    case IR_OP_MUL: return a * b;
+    case IR_OP_DIV: return a / b;
+    case IR_OP_POW: return pow(a, b);
+    case IR_OP_MOD: {
+        double r = fmod(a, b); /* exact */
+        /* Python/PyTorch remainder: the result takes the divisor's sign */
+        if (python_mod && r != 0 && ((r < 0) != (b < 0))) r += b;
+        return r;
+    }
+    case IR_OP_MIN: return (isnan(a) || isnan(b)) ? NAN : fmin(a, b); /* NaN propagates */
+    case IR_OP_MAX: return (isnan(a) || isnan(b)) ? NAN : fmax(a, b);
+    case IR_OP_EQUAL: return a == b;
+    case IR_OP_LESS: return a < b;
+    case IR_OP_LESS_EQUAL: return a <= b;
+    case IR_OP_GREATER: return a > b;
+    case IR_OP_GREATER_EQUAL: return a >= b;
+    default: return NAN;
+    }
+}
+
+static int64_t ipow(int64_t base, int64_t e) {
+    uint64_t r = 1, b = (uint64_t)base; /* wraps like repeated int64 multiplication */
+    while (e > 0) {
+        if (e & 1) r *= b;
+        b *= b;
+        e >>= 1;
+    }
+    return (int64_t)r;
+}
+
+/* a op b on integers; b != 0 for div/mod is checked by the caller */
+static int64_t binary_i(ir_op op, int64_t a, int64_t b, int python_mod) {
+    switch (op) {
+    case IR_OP_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
+    case IR_OP_SUB: return (int64_t)((uint64_t)a - (uint64_t)b);
+    case IR_OP_MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
+    case IR_OP_DIV: /* truncates toward zero, like C and ONNX Runtime */
+        if (a == INT64_MIN && b == -1) return INT64_MIN;
+        return a / b;
+    case IR_OP_MOD: {
+        if (b == -1) return 0; /* also avoids INT64_MIN % -1 */
+        int64_t r = a % b;
+        if (python_mod && r != 0 && ((r < 0) != (b < 0))) r += b;
+        return r;
+    }
+    case IR_OP_POW: return ipow(a, b);
+    case IR_OP_MIN: return a < b ? a : b;
+    case IR_OP_MAX: return a > b ? a : b;
+    case IR_OP_EQUAL: return a == b;
+    case IR_OP_LESS: return a < b;
+    case IR_OP_LESS_EQUAL: return a <= b;
+    case IR_OP_GREATER: return a > b;
+    case IR_OP_GREATER_EQUAL: return a >= b;
+    case IR_OP_AND: return a && b;
+    case IR_OP_OR: return a || b;
+    default: return 0;
+    }
+}
+
+symc_status rt_k_binary(rt_ctx *c) {
+    const rt_ref_tensor *a = &c->in[0], *b = &c->in[1];
+    rt_ref_tensor *y = &c->out[0];
+    symc_status s;
+    if (c->op == IR_OP_POW) {
+        /* the exponent may have its own dtype (ops.def: KEEP) */
+        if (!(RT_DT(b->dtype) & RT_NUMS))
+            return rt_fail(c, SYMC_ERR_UNSUPPORTED, "exponent dtype %s is not supported",
+                           rt_ref_dtype_name(b->dtype));
+    } else if ((s = rt_check_in_dtype(c, 1, a->dtype))) {
+        return s;
+    }
+    int64_t fmod_attr = 0;
+    if (c->op == IR_OP_MOD) {
+        if ((s = rt_attr_int(c, "fmod", 0, 0, &fmod_attr))) return s;
+        if (fmod_attr != 0 && fmod_attr != 1)
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'fmod' = %lld must be 0 or 1",
+                           (long long)fmod_attr);
+    }
+    int python_mod = fmod_attr == 0;
+
+    const rt_ref_tensor *ts[2] = {a, b};
+    int32_t rank;
+    int64_t dims[RT_REF_MAX_RANK];
+    if ((s = rt_broadcast_shape(c, ts, 2, &rank, dims))) return s;
+    int bool_out = is_compare(c->op) || c->op == IR_OP_AND || c->op == IR_OP_OR;
+    if ((s = rt_check_out(c, 0, bool_out ? SYMC_BOOL : a->dtype, rank, dims))) return s;
+
+    int64_t sa[RT_REF_MAX_RANK], sb[RT_REF_MAX_RANK], coord[RT_REF_MAX_RANK] = {0};
+    rt_bcast_strides(a, rank, sa);
+    rt_bcast_strides(b, rank, sb);
+    /* floats compute in f64; an integer base with a float exponent too (then
+     * the result is truncated into the base's dtype, as a cast would) */
+    int float_domain = rt_is_float(a->dtype) || rt_is_float(b->dtype);
+    int64_t n = rt_numel_dims(rank, dims);
+    for (int64_t i = 0; i < n; i++, rt_next(rank, dims, coord)) {
+        int64_t ia = rt_offset(rank, coord, sa), ib = rt_offset(rank, coord, sb);
+        if (float_domain) {
+            rt_st_f(y, i, binary_f(c->op, rt_ld_f(a, ia), rt_ld_f(b, ib), python_mod));
+            continue;
+        }
+        int64_t va = rt_ld_i(a, ia), vb = rt_ld_i(b, ib);
+        if ((c->op == IR_OP_DIV || c->op == IR_OP_MOD) && vb == 0) {
+            char where[160];
+            return rt_fail(c, SYMC_ERR_DIV_ZERO,
+                           "integer %s by zero at output element %s (%lld %s 0)",
+                           c->op == IR_OP_DIV ? "division" : "modulo",
+                           rt_shape_str(where, sizeof where, rank, coord), (long long)va,
+                           c->op == IR_OP_DIV ? "/" : "%");
+        }
+        if (c->op == IR_OP_POW && vb < 0) {
+            char where[160];
+            return rt_fail(c, SYMC_ERR_INVALID_ARG,
+                           "integer %lld to the negative integer power %lld at output element %s "
+                           "(as in NumPy and PyTorch, not allowed)",
+                           (long long)va, (long long)vb, rt_shape_str(where, sizeof where, rank, coord));
+        }
+        rt_st_i(y, i, binary_i(c->op, va, vb, python_mod));
+    }
+    return SYMC_OK;
+}
+
+symc_status rt_k_where(rt_ctx *c) {
+    const rt_ref_tensor *cond = &c->in[0], *x = &c->in[1], *yv = &c->in[2];
+    symc_status s;
+    if (yv->dtype != x->dtype)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 1 is %s but input 2 is %s; they must agree",
+                       rt_ref_dtype_name(x->dtype), rt_ref_dtype_name(yv->dtype));
+    const rt_ref_tensor *ts[3] = {cond, x, yv};
+    int32_t rank;
+    int64_t dims[RT_REF_MAX_RANK];
+    if ((s = rt_broadcast_shape(c, ts, 3, &rank, dims))) return s;
+    if ((s = rt_check_out(c, 0, x->dtype, rank, dims))) return s;
+    int64_t sc[RT_REF_MAX_RANK], sx[RT_REF_MAX_RANK], sy[RT_REF_MAX_RANK];
+    int64_t coord[RT_REF_MAX_RANK] = {0};
+    rt_bcast_strides(cond, rank, sc);
+    rt_bcast_strides(x, rank, sx);
+    rt_bcast_strides(yv, rank, sy);
+    int64_t n = rt_numel_dims(rank, dims);
+    for (int64_t i = 0; i < n; i++, rt_next(rank, dims, coord)) {
+        if (rt_ld_i(cond, rt_offset(rank, coord, sc)))
+            rt_copy_elem(&c->out[0], i, x, rt_offset(rank, coord, sx));
+        else
+            rt_copy_elem(&c->out[0], i, yv, rt_offset(rank, coord, sy));
+    }
+    return SYMC_OK;
+}
