@@ -283,7 +283,7 @@ symc_status rt_k_squeeze(rt_ctx *c) {
     symc_status s;
     if ((s = rt_attr_ints(c, "axes", 0, &axes, &n, &present))) return s;
     int drop[RT_REF_MAX_RANK] = {0};
-    if (!present) { /* every size-1 dim */
+    if (!present || n == 0) { /* every size-1 dim */
         for (int32_t d = 0; d < x->rank; d++) drop[d] = x->dims[d] == 1;
     }
     for (uint32_t k = 0; k < n; k++) {

@@ -1,0 +1,161 @@
+/* f16/bf16 conversions and the cast op: hand-written bit patterns, the
+ * round-to-nearest-even definition checked exhaustively at every midpoint
+ * between adjacent f16/bf16 values, and cast between every pair of dtypes. */
+#include "ref_test.h"
+
+static void test_f16_patterns(void) {
+    CHECK(rt_ref_f64_to_f16(1.0) == 0x3c00);
+    CHECK(rt_ref_f64_to_f16(-2.0) == 0xc000);
+    CHECK(rt_ref_f64_to_f16(0.0) == 0x0000);
+    CHECK(rt_ref_f64_to_f16(-0.0) == 0x8000);
+    CHECK(rt_ref_f64_to_f16(65504.0) == 0x7bff);          /* largest finite */
+    CHECK(rt_ref_f64_to_f16(65519.99) == 0x7bff);         /* below the midpoint */
+    CHECK(rt_ref_f64_to_f16(65520.0) == 0x7c00);          /* midpoint ties to even: inf */
+    CHECK(rt_ref_f64_to_f16(-1e9) == 0xfc00);
+    CHECK(rt_ref_f64_to_f16(INFINITY) == 0x7c00);
+    CHECK(rt_ref_f64_to_f16(ldexp(1, -14)) == 0x0400);    /* smallest normal */
+    CHECK(rt_ref_f64_to_f16(ldexp(1, -24)) == 0x0001);    /* smallest subnormal */
+    CHECK(rt_ref_f64_to_f16(ldexp(1, -25)) == 0x0000);    /* half of it: tie to even 0 */
+    CHECK(rt_ref_f64_to_f16(ldexp(1.5, -25)) == 0x0001);
+    CHECK(rt_ref_f64_to_f16(ldexp(3, -25)) == 0x0002);    /* 1.5 ulp: tie to even 2 */
+    CHECK(rt_ref_f64_to_f16(1.0 + ldexp(1, -11)) == 0x3c00);     /* tie, even stays */
+    CHECK(rt_ref_f64_to_f16(1.0 + ldexp(3, -11)) == 0x3c02);     /* tie, odd rounds up */
+    CHECK(rt_ref_f64_to_f16(ldexp(1023, -24)) == 0x03ff);  /* largest subnormal */
+    CHECK(rt_ref_f64_to_f16(ldexp(2047, -25)) == 0x0400);  /* tie carries into the normals */
+    uint16_t nan = rt_ref_f64_to_f16(NAN);
+    CHECK((nan & 0x7c00) == 0x7c00 && (nan & 0x03ff) != 0);
+    /* no double rounding: just above a tie, f64 -> f16 rounds up, while going
+     * through f32 would first land exactly on the tie and round to even */
+    CHECK(rt_ref_f64_to_f16(1.0 + ldexp(1, -11) + ldexp(1, -40)) == 0x3c01);
+    CHECK(rt_ref_f32_to_f16((float)(1.0 + ldexp(1, -11) + ldexp(1, -40))) == 0x3c00);
+
+    CHECK(rt_ref_f16_to_f64(0x3c00) == 1.0);
+    CHECK(rt_ref_f16_to_f64(0x7bff) == 65504.0);
+    CHECK(rt_ref_f16_to_f64(0x0001) == ldexp(1, -24));
+    CHECK(rt_ref_f16_to_f64(0x8000) == 0.0 && signbit(rt_ref_f16_to_f64(0x8000)));
+    CHECK(isinf(rt_ref_f16_to_f64(0xfc00)) && rt_ref_f16_to_f64(0xfc00) < 0);
+    CHECK(isnan(rt_ref_f16_to_f64(0x7e00)));
+    CHECK(rt_ref_f16_to_f32(0x3555) == (float)rt_ref_f16_to_f64(0x3555));
+}
+
+static void test_bf16_patterns(void) {
+    CHECK(rt_ref_f64_to_bf16(1.0) == 0x3f80);
+    CHECK(rt_ref_f64_to_bf16(-1.0) == 0xbf80);
+    CHECK(rt_ref_f64_to_bf16(1.0 + ldexp(1, -8)) == 0x3f80);  /* tie, even */
+    CHECK(rt_ref_f64_to_bf16(1.0 + ldexp(3, -8)) == 0x3f82);  /* tie, up to even */
+    CHECK(rt_ref_f64_to_bf16(3.140625) == 0x4049);            /* exactly representable */
+    CHECK(rt_ref_f32_to_bf16(3.4028234663852886e38f) == 0x7f80); /* FLT_MAX rounds to inf */
+    CHECK(rt_ref_f64_to_bf16(ldexp(255, 120)) == 0x7f7f);        /* largest finite */
+    CHECK(rt_ref_f64_to_bf16(ldexp(1, -133)) == 0x0001);         /* smallest subnormal */
+    CHECK(rt_ref_bf16_to_f64(0x0001) == ldexp(1, -133));
+    CHECK(rt_ref_bf16_to_f64(0x4049) == 3.140625);
+    CHECK(rt_ref_bf16_to_f32(0xc2f7) == -123.5f);
+    uint16_t nan = rt_ref_f64_to_bf16(-NAN);
+    CHECK((nan & 0x7f80) == 0x7f80 && (nan & 0x007f) != 0);
+}
+
+/* Every pair of adjacent positive finite values (a, b): a and b round-trip,
+ * the midpoint goes to the one with an even mantissa, and points just inside
+ * go to the nearer one. The definition, tested exhaustively. */
+static void test_exhaustive(int is_bf16) {
+    double (*widen)(uint16_t) = is_bf16 ? rt_ref_bf16_to_f64 : rt_ref_f16_to_f64;
+    uint16_t (*narrow)(double) = is_bf16 ? rt_ref_f64_to_bf16 : rt_ref_f64_to_f16;
+    uint16_t inf = is_bf16 ? 0x7f80 : 0x7c00;
+    int bad = 0;
+    for (uint32_t h = 0; h + 1 < inf; h++) {
+        double a = widen((uint16_t)h), b = widen((uint16_t)(h + 1));
+        double mid = a + (b - a) / 2; /* exact in f64 */
+        uint16_t even = (h & 1) ? (uint16_t)(h + 1) : (uint16_t)h;
+        double q = (b - a) / 1024;
+        if (narrow(a) != h || narrow(-a) != (h | 0x8000u) || narrow(mid) != even ||
+            narrow(mid - q) != h || narrow(mid + q) != h + 1)
+            bad++;
+    }
+    CHECK_MSG(bad == 0, "%d %s rounding failures", bad, is_bf16 ? "bf16" : "f16");
+    /* float -> f16 via f32 entry point agrees where the f32 value is exact */
+    CHECK(rt_ref_f32_to_f16(0.1f) == rt_ref_f64_to_f16((double)0.1f));
+}
+
+static void test_cast(void) {
+    symc_attr to_i32 = symc_attr_dtype("to", SYMC_I32);
+    rt_ref_tensor x = tf(SYMC_F32, SH(6), V(-1.7, 2.9, -0.0, NAN, 1e20, -1e20));
+    rt_ref_tensor y = tz(SYMC_I32, SH(6));
+    RUN_OK(IR_OP_CAST, &to_i32, 1, &x, 1, &y, 1);
+    CHECK(tgeti(&y, 0) == -1 && tgeti(&y, 1) == 2 && tgeti(&y, 2) == 0);
+    CHECK(tgeti(&y, 3) == 0 && tgeti(&y, 4) == INT32_MAX && tgeti(&y, 5) == INT32_MIN);
+
+    symc_attr to_bool = symc_attr_dtype("to", SYMC_BOOL);
+    rt_ref_tensor xb = tf(SYMC_F64, SH(4), V(0, -0.0, 0.5, NAN));
+    rt_ref_tensor yb = tz(SYMC_BOOL, SH(4));
+    RUN_OK(IR_OP_CAST, &to_bool, 1, &xb, 1, &yb, 1);
+    EXPECT(yb, 0, 0, 0, 1, 1);
+
+    /* i64 -> i32 wraps (two's complement), as NumPy and PyTorch do */
+    rt_ref_tensor xi = ti(SYMC_I64, SH(3), I(((int64_t)1 << 32) + 5, (int64_t)1 << 31, -1));
+    rt_ref_tensor yi = tz(SYMC_I32, SH(3));
+    RUN_OK(IR_OP_CAST, &to_i32, 1, &xi, 1, &yi, 1);
+    CHECK(tgeti(&yi, 0) == 5 && tgeti(&yi, 1) == INT32_MIN && tgeti(&yi, 2) == -1);
+
+    /* i64 -> f16 rounds to nearest even from the exact integer */
+    symc_attr to_f16 = symc_attr_dtype("to", SYMC_F16);
+    rt_ref_tensor xh = ti(SYMC_I64, SH(4), I(2049, 2051, 70000, -3));
+    rt_ref_tensor yh = tz(SYMC_F16, SH(4));
+    RUN_OK(IR_OP_CAST, &to_f16, 1, &xh, 1, &yh, 1);
+    EXPECT(yh, 0, 2048, 2052, INFINITY, -3);
+
+    /* i64 -> bf16 above 2^53: a sticky bit keeps the rounding single. 2^60 +
+     * 2^52 + 1 is just above the tie between 2^60 and 2^60 (1 + 2^-7). */
+    symc_attr to_bf16 = symc_attr_dtype("to", SYMC_BF16);
+    rt_ref_tensor xl = ti(SYMC_I64, SH(2), I(((int64_t)1 << 60) + ((int64_t)1 << 52) + 1,
+                                             ((int64_t)1 << 60) + ((int64_t)1 << 52)));
+    rt_ref_tensor yl = tz(SYMC_BF16, SH(2));
+    RUN_OK(IR_OP_CAST, &to_bf16, 1, &xl, 1, &yl, 1);
+    CHECK(tbits16(&yl, 0) == 0x5d81);
+    CHECK(tbits16(&yl, 1) == 0x5d80);
+
+    /* f16 -> f32 exact, f32 -> bf16 rounds, bool -> f64, f64 -> i64 */
+    symc_attr to_f32 = symc_attr_dtype("to", SYMC_F32);
+    rt_ref_tensor x16 = tz(SYMC_F16, SH(2));
+    memcpy(x16.data, (uint16_t[]){0x3555, 0x0001}, 4);
+    rt_ref_tensor y32 = tz(SYMC_F32, SH(2));
+    RUN_OK(IR_OP_CAST, &to_f32, 1, &x16, 1, &y32, 1);
+    EXPECT(y32, 0, 0.333251953125, ldexp(1, -24));
+
+    symc_attr to_f64 = symc_attr_dtype("to", SYMC_F64);
+    rt_ref_tensor xbo = ti(SYMC_BOOL, SH(2), I(1, 0));
+    rt_ref_tensor y64 = tz(SYMC_F64, SH(2));
+    RUN_OK(IR_OP_CAST, &to_f64, 1, &xbo, 1, &y64, 1);
+    EXPECT(y64, 0, 1, 0);
+
+    symc_attr to_i64 = symc_attr_dtype("to", SYMC_I64);
+    rt_ref_tensor xd = tf(SYMC_F64, SH(3), V(-3.99, 1e300, 123456789012.5));
+    rt_ref_tensor yd = tz(SYMC_I64, SH(3));
+    RUN_OK(IR_OP_CAST, &to_i64, 1, &xd, 1, &yd, 1);
+    CHECK(tgeti(&yd, 0) == -3 && tgeti(&yd, 1) == INT64_MAX && tgeti(&yd, 2) == 123456789012);
+
+    /* every dtype to every dtype on the values 0, 1, 3 (exact everywhere) */
+    for (int a = 0; a < SYMC_DTYPE_COUNT; a++)
+        for (int b = 0; b < SYMC_DTYPE_COUNT; b++) {
+            symc_attr to = symc_attr_dtype("to", (symc_dtype)b);
+            rt_ref_tensor xa = tf((symc_dtype)a, SH(3), V(0, 1, 3));
+            rt_ref_tensor ya = tz((symc_dtype)b, SH(3));
+            RUN_OK(IR_OP_CAST, &to, 1, &xa, 1, &ya, 1);
+            int bool_involved = a == SYMC_BOOL || b == SYMC_BOOL;
+            if (bool_involved) EXPECT(ya, 0, 0, 1, 1);
+            else EXPECT(ya, 0, 0, 1, 3);
+        }
+    /* a missing 'to' and an output of another dtype are errors */
+    rt_ref_tensor ym = tz(SYMC_I64, SH(6));
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "missing required attribute 'to'", IR_OP_CAST, NULL, 0, &x, 1, &ym, 1);
+    RUN_FAILS(SYMC_ERR_INTERNAL, "i64[6]", IR_OP_CAST, &to_i32, 1, &x, 1, &ym, 1);
+}
+
+int main(void) {
+    test_f16_patterns();
+    test_bf16_patterns();
+    test_exhaustive(0);
+    test_exhaustive(1);
+    test_cast();
+    tfree_all();
+    return check_report("runtime.convert");
+}
