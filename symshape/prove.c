@@ -239,7 +239,9 @@ symc_status sym_assume_eq(sym_table *t, sym_expr a, sym_expr b, symc_error *err)
     if (!sym__valid(t, a) || !sym__valid(t, b))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_assume_eq: bad expression handle");
     sym_tri p = sym_prove_eq(t, a, b);
-    if (p == SYM_TRUE) return SYMC_OK;
+    /* A proven equality adds no fact, but is still recorded: it excludes the
+     * bindings where one side fails to evaluate (a division by zero). */
+    if (p == SYM_TRUE) return record_eq(t, a, b, err);
     if (p == SYM_FALSE) return contradiction(t, a, b, "they are never equal", err);
     /* make room first so that nothing below can fail half way */
     if (sym__grow((void **)&t->eqs, &t->capeqs, t->neqs + 1, sizeof *t->eqs) ||

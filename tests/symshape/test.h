@@ -8,6 +8,7 @@
 
 #include "symshape/sym.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
