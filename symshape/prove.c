@@ -142,11 +142,34 @@ static sym_tri div_core(sym_table *t, sym_expr a, int64_t k) {
 
 typedef enum { P_LE, P_EQ } pkind;
 
+static sym_tri prove2(sym_table *t, pkind k, sym_expr a, sym_expr b);
+
+/* min/max on either side split into two questions:
+ * min(p, q) <= b if either is; max(p, q) <= b iff both are; duals for b. */
+static sym_tri le_minmax(sym_table *t, sym_expr a, sym_expr b) {
+    const sym_node *na = sym__node(t, a), *nb = sym__node(t, b);
+    bool amm = na->kind == SYM_MIN || na->kind == SYM_MAX, bmm = nb->kind == SYM_MIN || nb->kind == SYM_MAX;
+    if (!amm && !bmm) return SYM_UNKNOWN;
+    bool any = amm ? na->kind == SYM_MIN : nb->kind == SYM_MAX; /* one suffices vs both needed */
+    sym_expr p = amm ? sym__ops(t, a)[0] : sym__ops(t, b)[0], q = amm ? sym__ops(t, a)[1] : sym__ops(t, b)[1];
+    sym_tri x = amm ? prove2(t, P_LE, p, b) : prove2(t, P_LE, a, p);
+    sym_tri y = amm ? prove2(t, P_LE, q, b) : prove2(t, P_LE, a, q);
+    if (any) {
+        if (x == SYM_TRUE || y == SYM_TRUE) return SYM_TRUE;
+        if (x == SYM_FALSE && y == SYM_FALSE) return SYM_FALSE;
+    } else {
+        if (x == SYM_TRUE && y == SYM_TRUE) return SYM_TRUE;
+        if (x == SYM_FALSE || y == SYM_FALSE) return SYM_FALSE;
+    }
+    return SYM_UNKNOWN;
+}
+
 static sym_tri prove2(sym_table *t, pkind k, sym_expr a, sym_expr b) {
     if (!sym__valid(t, a) || !sym__valid(t, b)) return SYM_UNKNOWN;
     if (t->prove_depth >= MAX_PROVE_DEPTH) return a == b ? SYM_TRUE : SYM_UNKNOWN;
     t->prove_depth++;
     sym_tri r = k == P_LE ? le_core(t, a, b) : eq_core(t, a, b);
+    if (r == SYM_UNKNOWN && k == P_LE) r = le_minmax(t, a, b);
     if (r == SYM_UNKNOWN && t->has_eq) {
         sym_expr sa = sym__subst(t, a), sb = sym__subst(t, b);
         if (sa != a || sb != b) r = k == P_LE ? le_core(t, sa, sb) : eq_core(t, sa, sb);

@@ -117,6 +117,76 @@ static sym_range mod_range(sym_range a, sym_range b, bool bconst) {
     return r;
 }
 
+/* Index of term x in sum e, or -1 (terms are few; a scan is fine). */
+static int find_term(const sym_table *t, sym_expr e, sym_expr x) {
+    const sym_node *nd = sym__node(t, e);
+    for (uint32_t i = 0; i < nd->n; i++)
+        if (sym__ops(t, e)[i] == x) return (int)i;
+    return -1;
+}
+
+static int64_t ceildiv_pos(int64_t a, int64_t k) {
+    if (a == INT64_MIN || a == INT64_MAX) return a; /* saturated: keep "unbounded" */
+    return -sym__floordiv(-a, k);
+}
+
+/* Interval arithmetic forgets that x and x//k move together, so x - x//2 or
+ * H - 1 - (H-1)//2 look like they could be negative. When a sum holds
+ * c1*X + c*(X//k) (k > 0), bound that pair as ((c1*k + c)*X - c*r) / k with
+ * r = X mod k in [0, k-1], which is exact algebra, and add the range of the
+ * remaining terms. Returns the full int64 range when the pattern is absent. */
+static sym_range floordiv_pair_range(sym_table *t, sym_expr e, uint32_t j) {
+    sym_range none = {INT64_MIN, INT64_MAX};
+    const sym_node *nd = sym__node(t, e);
+    sym_expr f = sym__ops(t, e)[j];
+    int64_t c = sym__coefs(t, e)[j], k;
+    const sym_node *fn = sym__node(t, f);
+    if (fn->kind != SYM_FLOORDIV || !sym_is_const(t, sym__ops(t, f)[1], &k) || k < 2) return none;
+    sym_expr x = sym__ops(t, f)[0];
+    const sym_node *xn = sym__node(t, x);
+    if (xn->kind == SYM_CONST || (xn->kind == SYM_MUL && xn->value != 1)) return none;
+    uint32_t nx = xn->kind == SYM_ADD ? xn->n : 1;
+    int64_t cx = xn->kind == SYM_ADD ? xn->value : 0, c1 = 0;
+    bool used[64] = {false};
+    if (nd->n > 64) return none;
+    for (uint32_t i = 0; i < nx; i++) {
+        sym_expr xt = xn->kind == SYM_ADD ? sym__ops(t, x)[i] : x;
+        int64_t xk = xn->kind == SYM_ADD ? sym__coefs(t, x)[i] : 1;
+        int at = find_term(t, e, xt);
+        if (at < 0 || (uint32_t)at == j) return none;
+        int64_t sk = sym__coefs(t, e)[at];
+        if (i == 0) {
+            if (sk % xk != 0) return none;
+            c1 = sk / xk;
+        }
+        int64_t want;
+        if (__builtin_mul_overflow(c1, xk, &want) || want != sk) return none;
+        used[at] = true;
+    }
+    /* rest = sum - c1*X - c*(X//k) */
+    int64_t rc;
+    if (__builtin_mul_overflow(c1, cx, &rc) || __builtin_sub_overflow(nd->value, rc, &rc)) return none;
+    sym_range rest = {rc, rc};
+    for (uint32_t i = 0; i < nd->n; i++) {
+        if (used[i] || i == j) continue;
+        sym_range ri = sym_range_of(t, sym__ops(t, e)[i]);
+        int64_t ki = sym__coefs(t, e)[i], a = sym__sat_mul(ki, ri.lo), b = sym__sat_mul(ki, ri.hi);
+        rest.lo = lo_add(rest.lo, min2(a, b));
+        rest.hi = hi_add(rest.hi, max2(a, b));
+    }
+    int64_t A;
+    if (__builtin_mul_overflow(c1, k, &A) || __builtin_add_overflow(A, c, &A)) return none;
+    sym_range rx = sym_range_of(t, x);
+    sym_range rr = {0, k - 1};
+    if (rx.lo >= 0 && rx.hi < rr.hi) rr.hi = rx.hi;
+    int64_t p0 = sym__sat_mul(A, rx.lo), p1 = sym__sat_mul(A, rx.hi);
+    int64_t q0 = sym__sat_mul(-c, rr.lo), q1 = sym__sat_mul(-c, rr.hi);
+    if (c == INT64_MIN) return none;
+    sym_range num = {lo_add(min2(p0, p1), min2(q0, q1)), hi_add(max2(p0, p1), max2(q0, q1))};
+    sym_range pair = {ceildiv_pos(num.lo, k), num.hi == INT64_MAX ? INT64_MAX : sym__floordiv(num.hi, k)};
+    return (sym_range){lo_add(rest.lo, pair.lo), hi_add(rest.hi, pair.hi)};
+}
+
 static sym_range compute_range(sym_table *t, sym_expr e) {
     const sym_node *nd = sym__node(t, e);
     uint32_t n = nd->n;
@@ -134,6 +204,11 @@ static sym_range compute_range(sym_table *t, sym_expr e) {
             int64_t a = sym__sat_mul(k, c.lo), b = sym__sat_mul(k, c.hi);
             r.lo = lo_add(r.lo, min2(a, b));
             r.hi = hi_add(r.hi, max2(a, b));
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            sym_range q = floordiv_pair_range(t, e, j);
+            r.lo = max2(r.lo, q.lo);
+            r.hi = min2(r.hi, q.hi);
         }
         return r;
     case SYM_MUL:

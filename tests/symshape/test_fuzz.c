@@ -62,6 +62,10 @@ static int gen(int depth) {
     }
     int op = (int)rint_in(T_ADD, T_NOPS - 1);
     int a = gen(depth - 1), b = -1;
+    if (rnd() % 8 == 0) { /* c1*a + c*(a//k): one subtree used twice, as in x - x//2 */
+        int q = mk(T_FDIV, 0, a, mk(T_CONST, rint_in(2, 5), -1, -1));
+        return mk(T_ADD, 0, mk(T_SCALE, rint_in(-2, 3), a, -1), mk(T_SCALE, rint_in(-4, 4), q, -1));
+    }
     int64_t c = 0;
     switch (op) {
     case T_NEG: break;
