@@ -274,8 +274,13 @@ static symc_status wrong_kind(rt_ctx *c, const symc_attr *a, const char *want) {
                        "attribute '%s' is still symbolic dims; evaluate it to ints before "
                        "running the reference kernel",
                        a->name);
-    return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' has kind %d, must be %s", a->name,
-                   (int)a->kind, want);
+    static const char *const kinds[] = {
+        [SYMC_ATTR_INT] = "int",   [SYMC_ATTR_FLOAT] = "float", [SYMC_ATTR_INTS] = "ints",
+        [SYMC_ATTR_FLOATS] = "floats", [SYMC_ATTR_STR] = "str", [SYMC_ATTR_DIMS] = "dims",
+        [SYMC_ATTR_DTYPE] = "dtype",
+    };
+    const char *kind = (unsigned)a->kind < sizeof kinds / sizeof kinds[0] ? kinds[a->kind] : "?";
+    return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' is %s, must be %s", a->name, kind, want);
 }
 
 symc_status rt_attr_int(rt_ctx *c, const char *name, int required, int64_t dflt, int64_t *out) {
