@@ -150,8 +150,8 @@ static void dtype_list(uint32_t mask, char *buf, size_t cap) {
 symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, uint32_t n_attrs,
                        const rt_ref_tensor *in, uint32_t n_in, rt_ref_tensor *out, uint32_t n_out,
                        symc_error *err) {
-    rt_ctx c = {op,   node_name ? node_name : "?", rt_ref_op_name(op), attrs, n_attrs, in, n_in,
-                out,  n_out, err};
+    rt_ctx c = {op, node_name ? node_name : "?", rt_ref_op_name(op), attrs, n_attrs,
+                in, n_in, out, n_out, err};
     if ((unsigned)op >= IR_OP_COUNT)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "node '%s': op id %d is not in the op table",
                                c.node, (int)op);

@@ -58,7 +58,10 @@ symc_status rt_k_reduce(rt_ctx *c) {
     if ((s = rt_check_out(c, 0, x->dtype, out_rank, out_dims))) return s;
 
     int64_t n_out = rt_numel_dims(nk, kd), n_red = rt_numel_dims(nr, rd);
-    if (n_red == 0 && n_out > 0 && (c->op == IR_OP_REDUCE_MAX || !rt_is_float(x->dtype)))
+    /* an empty max has no value, nor an integer mean; an empty sum is 0 and
+     * an empty float mean NaN (0/0), as in NumPy */
+    if (n_red == 0 && n_out > 0 &&
+        (c->op == IR_OP_REDUCE_MAX || (c->op == IR_OP_REDUCE_MEAN && !rt_is_float(x->dtype))))
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s over an empty set of elements (a reduced dim is 0)",
                        c->op == IR_OP_REDUCE_MAX ? "max" : "integer mean");
     int64_t kc[RT_REF_MAX_RANK] = {0};

@@ -66,6 +66,14 @@ static void test_reduce(void) {
     EXPECT(y, 0, 0, 0);
     y = reduce(IR_OP_REDUCE_MEAN, xe, a1, 2, SH(2));
     EXPECT(y, 0, NAN, NAN);
+    rt_ref_tensor xie = tz(SYMC_I32, SH(2, 0));
+    y = reduce(IR_OP_REDUCE_SUM, xie, a1, 2, SH(2));
+    EXPECT(y, 0, 0, 0);
+    rt_ref_tensor yie = tz(SYMC_I32, SH(2));
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "integer mean over an empty set", IR_OP_REDUCE_MEAN, a1, 2,
+              &xie, 1, &yie, 1);
+    rt_ref_tensor yfe = tz(SYMC_F32, SH(2));
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "max over an empty set", IR_OP_REDUCE_MAX, a1, 2, &xe, 1, &yfe, 1);
 }
 
 static void test_softmax(void) {
