@@ -77,6 +77,7 @@ int main(int argc, char **argv) {
     CHECK(symc_mark_output(m, heads, &err));
 
     CHECK(symc_module_verify(m, &err));
+    CHECK(symc_module_infer_shapes(m, &err));
     CHECK(symc_module_save(m, argv[1], &err));
     printf("vit_seed: wrote %s\n", argv[1]);
     rc = 0;

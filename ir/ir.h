@@ -88,6 +88,12 @@ typedef struct ir_tensor {
     sym_expr dims[IR_MAX_RANK];
     uint32_t producer; /* node index, IR_NONE for graph inputs */
     uint32_t constant; /* constant-pool index, IR_NONE unless a constant */
+    /* For small integer tensors whose elements shape inference can express
+     * symbolically (shape_of and what is computed from it): n_value element
+     * expressions in row-major order, arena-owned; NULL otherwise. Derived
+     * data, recomputed by shape inference and not serialized. */
+    sym_expr *value;
+    uint32_t n_value;
 } ir_tensor;
 
 typedef struct ir_node {

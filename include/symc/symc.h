@@ -130,6 +130,11 @@ symc_status symc_mark_output(symc_module *m, symc_tensor t, symc_error *err);
 
 /* Checks the whole module (types, arities, attributes, references). */
 symc_status symc_module_verify(symc_module *m, symc_error *err);
+/* Symbolic shape inference: every node output gets its shape as expressions
+ * over the declared symbols. Facts that cannot be proven become guards; one
+ * that would reject sizes you declared valid is an error naming the node, the
+ * relation and a fix (e.g. "declare S as a multiple of 8"). */
+symc_status symc_module_infer_shapes(symc_module *m, symc_error *err);
 /* .symir files (FlatBuffers, ir/symir.fbs). Loading verifies the buffer, then
  * checks indices and sizes, before building anything. */
 symc_status symc_module_save(symc_module *m, const char *path, symc_error *err);

@@ -144,7 +144,7 @@ static void test_builder_errors(void) {
     CHECK(symc_add_node(m, "relu", "qkv", &x, 1, NULL, 0, &y, 1, &err) == SYMC_ERR_INVALID_ARG);
     CHECK_CONTAINS(err.msg, "node 'qkv': a node of that name exists");
     symc_tensor cond_not_bool[] = {x, x, x};
-    CHECK(symc_add_node(m, "where", "w", cond_not_bool, 3, NULL, 0, &y, 1, &err) == SYMC_ERR_VERIFY);
+    CHECK(symc_add_node(m, "where", "wh", cond_not_bool, 3, NULL, 0, &y, 1, &err) == SYMC_ERR_VERIFY);
     CHECK_CONTAINS(err.msg, "must be bool");
     symc_tensor half;
     symc_attr to16 = symc_attr_dtype("to", SYMC_F16);
@@ -184,16 +184,23 @@ static void test_builder_errors(void) {
 }
 
 /* Invariants the builder cannot break but a file or a pass could. */
+static uint32_t node_index(ir_module *m, const char *name) {
+    uint32_t i = 0;
+    CHECK_MSG(ir_find_node(m, name, &i), "no node '%s'", name);
+    return i;
+}
+
 static void test_verifier(void) {
     symc_error err;
     vit v;
     CHECK(build_vit(&v, &err));
     ir_module *m = v.m;
-    uint32_t saved = m->nodes[4].in[0];
-    m->nodes[4].in[0] = m->nodes[5].out[0]; /* matmul reads what a later node makes */
+    uint32_t mm = node_index(m, "mm"), qkv = node_index(m, "qkv");
+    uint32_t saved = m->nodes[mm].in[0];
+    m->nodes[mm].in[0] = m->nodes[qkv].out[0]; /* matmul reads what a later node makes */
     CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
     CHECK_CONTAINS(err.msg, "is used before node");
-    m->nodes[4].in[0] = saved;
+    m->nodes[mm].in[0] = saved;
     CHECK(ir_verify(m, &err) == SYMC_OK);
 
     m->tensors[v.heads].dtype = SYMC_I32;
@@ -319,23 +326,26 @@ static void test_bad_references(void) {
     uint8_t *buf;
     size_t size;
     ir_module *t = NULL;
+    uint32_t mm = node_index(m, "mm"), qkv = node_index(m, "qkv");
 
-    m->nodes[4].in[1] = 4242;
+    uint32_t w = m->nodes[mm].in[1];
+    m->nodes[mm].in[1] = 4242;
     CHECK(ir_serialize(m, &buf, &size, &err) == SYMC_OK);
     CHECK(ir_deserialize(buf, size, &t, &err) == SYMC_ERR_FORMAT && t == NULL);
     CHECK_CONTAINS(err.msg, "node 'mm' input 1 refers to tensor 4242, but the file has");
     free(buf);
-    m->nodes[4].in[1] = m->nodes[2].out[0];
+    m->nodes[mm].in[1] = w;
 
+    uint32_t saved_out = m->outputs[0];
     m->outputs[0] = 777;
     CHECK(ir_serialize(m, &buf, &size, &err) == SYMC_OK);
     CHECK(ir_deserialize(buf, size, &t, &err) == SYMC_ERR_FORMAT);
     CHECK_CONTAINS(err.msg, "output 0 refers to tensor 777");
     free(buf);
-    m->outputs[0] = v.heads;
+    m->outputs[0] = saved_out;
 
     /* semantically wrong but in range: caught by the verifier after loading */
-    m->nodes[4].in[0] = m->nodes[5].out[0];
+    m->nodes[mm].in[0] = m->nodes[qkv].out[0];
     CHECK(ir_serialize(m, &buf, &size, &err) == SYMC_OK);
     CHECK(ir_deserialize(buf, size, &t, &err) == SYMC_ERR_VERIFY && t == NULL);
     CHECK_CONTAINS(err.msg, "invalid .symir module: node 'mm' (matmul): input 'qkv' is used before");

@@ -1,0 +1,55 @@
+/* The pass pipeline: a visible list of (name, function) rows run in order,
+ * with the verifier after every pass, so a broken invariant is reported
+ * against the pass that broke it. `dump_after` names a pass whose result is
+ * handed to a callback as text (the CLI's --dump-after=PASS). */
+#include "passes/pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static symc_status verify(ir_module *m, symc_error *err) { return ir_verify(m, err); }
+
+static const pass_info pipeline[] = {
+    {"verify", verify},
+    {"infer-shapes", pass_infer_shapes},
+};
+
+const pass_info *pass_list(uint32_t *count) {
+    *count = sizeof pipeline / sizeof pipeline[0];
+    return pipeline;
+}
+
+symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error *err) {
+    uint32_t n;
+    const pass_info *list = pass_list(&n);
+    if (opt && opt->dump_after) {
+        int known = 0;
+        for (uint32_t i = 0; i < n; i++) known |= !strcmp(list[i].name, opt->dump_after);
+        if (!known)
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                   "unknown pass '%s' for --dump-after (passes: verify, infer-shapes)",
+                                   opt->dump_after);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (opt && opt->progress) opt->progress(opt->ctx, list[i].name);
+        symc_status st = list[i].run(m, err);
+        if (!st && i > 0) st = ir_verify(m, err);
+        if (st) {
+            symc_error_prefix(err, "pass %s", list[i].name);
+            return st;
+        }
+        if (opt && opt->dump_after && opt->dump && !strcmp(opt->dump_after, list[i].name)) {
+            char *text = ir_print_to_string(m);
+            if (!text) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory printing the module");
+            opt->dump(opt->ctx, list[i].name, text);
+            free(text);
+        }
+    }
+    return SYMC_OK;
+}
+
+symc_status symc_module_infer_shapes(symc_module *m, symc_error *err) {
+    if (!m) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_module_infer_shapes: NULL module");
+    symc_status st = ir_verify(m, err);
+    return st ? st : pass_infer_shapes(m, err);
+}

@@ -1,0 +1,797 @@
+/* Symbolic shape inference: one rule an op, looked up by op id in a table.
+ *
+ * A rule reads its inputs' symbolic dims and attributes and writes its
+ * outputs' dims as symshape expressions. When it needs a fact (two dims
+ * equal, a dim equal to 1, a size that divides) it asks the prover first; a
+ * TRUE answer costs nothing, FALSE is an error at this node, UNKNOWN becomes a
+ * guard with the node as provenance. After each node every guard it added is
+ * classified: one that would reject sizes the user declared valid (NARROWS)
+ * or that never holds (FALSE) fails the build with symshape's explanation
+ * and suggested fix; the others are kept for the runtime to check.
+ *
+ * Shape sub-graphs: small integer tensors also carry their elements as
+ * expressions (ir_tensor.value) when the rule can compute them, starting at
+ * shape_of and integer constants and flowing through gather, concat, slice,
+ * unsqueeze/squeeze/reshape, cast and integer arithmetic. That is what lets
+ * an importer turn ONNX's Shape -> Gather -> Concat -> Reshape into a reshape
+ * with symbolic dims. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/passes.h"
+
+/* Integer tensors with at most this many elements carry symbolic values. */
+#define MAX_VALUE_ELEMS 64
+
+typedef struct ctx {
+    ir_module *m;
+    sym_table *t;
+    const ir_node *n;
+    const char *opn;
+    char prov[300];
+    symc_error *err;
+} ctx;
+
+static const ir_tensor *in(ctx *c, uint32_t i) { return &c->m->tensors[c->n->in[i]]; }
+static ir_tensor *out(ctx *c, uint32_t k) { return &c->m->tensors[c->n->out[k]]; }
+
+static symc_status fail(ctx *c, symc_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static symc_status fail(ctx *c, symc_status code, const char *fmt, ...) {
+    char msg[SYMC_ERROR_MSG_CAP];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return symc_error_setf(c->err, code, "%s: %s", c->prov, msg);
+}
+
+/* Text of an expression for messages (a few rotating buffers). */
+static const char *txt(ctx *c, sym_expr e) {
+    static _Thread_local char bufs[4][128];
+    static _Thread_local int next;
+    char *b = bufs[next++ & 3];
+    if (e == SYM_NONE) return "-1";
+    sym_print(c->t, e, b, sizeof b);
+    return b;
+}
+
+static symc_status set_out(ctx *c, uint32_t k, int32_t rank, const sym_expr *dims) {
+    if (rank > IR_MAX_RANK)
+        return fail(c, SYMC_ERR_UNSUPPORTED, "output rank %d exceeds %d", (int)rank, IR_MAX_RANK);
+    ir_tensor *o = out(c, k);
+    for (int i = 0; i < rank; i++)
+        if (dims[i] == SYM_NONE) {
+            const symc_error *why = sym_table_error(c->t);
+            return fail(c, why ? why->code : SYMC_ERR_INTERNAL, "output dim %d: %s", i,
+                        why ? why->msg : "expression could not be built");
+        }
+    o->rank = rank;
+    for (int i = 0; i < IR_MAX_RANK; i++) o->dims[i] = i < rank ? dims[i] : SYM_NONE;
+    return SYMC_OK;
+}
+
+static symc_status same_as_input(ctx *c, uint32_t i) {
+    return set_out(c, 0, in(c, i)->rank, in(c, i)->dims);
+}
+
+/* Records a needed fact unless proven; fails if disproven. */
+static symc_status need(ctx *c, sym_rel rel, sym_expr a, sym_expr b, const char *what) {
+    sym_tri p;
+    switch (rel) {
+    case SYM_REL_EQ: p = sym_prove_eq(c->t, a, b); break;
+    case SYM_REL_LE: p = sym_prove_le(c->t, a, b); break;
+    case SYM_REL_LT: p = sym_prove_lt(c->t, a, b); break;
+    case SYM_REL_NE: p = sym_prove_ne(c->t, a, b); break;
+    default: p = SYM_UNKNOWN;
+    }
+    if (p == SYM_TRUE) return SYMC_OK;
+    static const char *const rel_txt[] = {"==", "!=", "<=", "<", "divisible by", "broadcasts with"};
+    if (p == SYM_FALSE)
+        return fail(c, SYMC_ERR_VERIFY, "%s: %s %s %s never holds for the declared ranges", what,
+                    txt(c, a), rel_txt[rel], txt(c, b));
+    char prov[SYMC_ERROR_MSG_CAP];
+    snprintf(prov, sizeof prov, "%s: %s", c->prov, what);
+    uint32_t idx;
+    return sym_guard_add(c->t, rel, a, b, prov, &idx, c->err);
+}
+
+static int64_t attr_int(ctx *c, const char *name, int64_t dflt) {
+    const ir_attr *a = ir_node_attr(c->n, name);
+    return a ? a->i : dflt;
+}
+
+static const ir_attr *attr(ctx *c, const char *name) { return ir_node_attr(c->n, name); }
+
+static symc_status norm_axis(ctx *c, int64_t axis, int32_t rank, const char *what, int32_t *outp) {
+    if (axis < -(int64_t)rank || axis >= (int64_t)rank)
+        return fail(c, SYMC_ERR_VERIFY, "%s %" PRId64 " is out of range for rank %d", what, axis,
+                    (int)rank);
+    *outp = (int32_t)(axis < 0 ? axis + rank : axis);
+    return SYMC_OK;
+}
+
+static int const_of(ctx *c, sym_expr e, int64_t *v) { return e != SYM_NONE && sym_is_const(c->t, e, v); }
+
+/* ---- symbolic element values ----------------------------------------------- */
+
+static int is_int(symc_dtype d) { return d == SYMC_I64 || d == SYMC_I32; }
+
+static symc_status set_value(ctx *c, uint32_t k, const sym_expr *v, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] == SYM_NONE) return SYMC_OK; /* not expressible: leave unknown */
+    sym_expr *copy = ir_alloc(c->m, (n ? n : 1) * sizeof *copy);
+    if (!copy) return fail(c, SYMC_ERR_NOMEM, "out of memory");
+    memcpy(copy, v, n * sizeof *copy);
+    out(c, k)->value = copy;
+    out(c, k)->n_value = n;
+    return SYMC_OK;
+}
+
+/* Element count when static and small, else 0 (or -1 when unknown). */
+static int64_t static_numel(ctx *c, const ir_tensor *t) {
+    if (t->rank < 0) return -1;
+    int64_t n = 1, v;
+    for (int i = 0; i < t->rank; i++) {
+        if (!const_of(c, t->dims[i], &v)) return -1;
+        n *= v;
+        if (n > MAX_VALUE_ELEMS) return -1;
+    }
+    return n;
+}
+
+/* ---- rules ------------------------------------------------------------------ */
+
+typedef symc_status (*rule_fn)(ctx *c);
+
+static symc_status r_unary(ctx *c) {
+    symc_status st = same_as_input(c, 0);
+    const ir_tensor *x = in(c, 0);
+    if (st || !x->value) return st;
+    ir_op op = c->n->op;
+    if (op == IR_OP_IDENTITY || (op == IR_OP_CAST && is_int(out(c, 0)->dtype) && is_int(x->dtype)))
+        return set_value(c, 0, x->value, x->n_value);
+    if (op == IR_OP_NEG) {
+        sym_expr v[MAX_VALUE_ELEMS];
+        for (uint32_t i = 0; i < x->n_value; i++) v[i] = sym_neg(c->t, x->value[i]);
+        return set_value(c, 0, v, x->n_value);
+    }
+    return SYMC_OK;
+}
+
+static symc_status broadcast2(ctx *c, const sym_expr *a, int32_t na, const sym_expr *b, int32_t nb,
+                              sym_expr *o, uint32_t *no) {
+    return sym_broadcast(c->t, a, (uint32_t)na, b, (uint32_t)nb, o, no, c->prov, c->err);
+}
+
+/* Elementwise integer arithmetic on symbolic values, with NumPy broadcasting
+ * of a scalar or 1-element operand (what shape sub-graphs use). */
+static symc_status binary_values(ctx *c) {
+    const ir_tensor *a = in(c, 0), *b = in(c, 1);
+    ir_op op = c->n->op;
+    if (!a->value || !b->value || !is_int(a->dtype)) return SYMC_OK;
+    if (op != IR_OP_ADD && op != IR_OP_SUB && op != IR_OP_MUL && op != IR_OP_DIV &&
+        op != IR_OP_MIN && op != IR_OP_MAX)
+        return SYMC_OK;
+    uint32_t n = a->n_value > b->n_value ? a->n_value : b->n_value;
+    if ((a->n_value != n && a->n_value != 1) || (b->n_value != n && b->n_value != 1)) return SYMC_OK;
+    if (static_numel(c, out(c, 0)) != (int64_t)n) return SYMC_OK;
+    sym_expr v[MAX_VALUE_ELEMS];
+    for (uint32_t i = 0; i < n; i++) {
+        sym_expr x = a->value[a->n_value == 1 ? 0 : i], y = b->value[b->n_value == 1 ? 0 : i];
+        switch (op) {
+        case IR_OP_ADD: v[i] = sym_add(c->t, x, y); break;
+        case IR_OP_SUB: v[i] = sym_sub(c->t, x, y); break;
+        case IR_OP_MUL: v[i] = sym_mul(c->t, x, y); break;
+        case IR_OP_MIN: v[i] = sym_min(c->t, x, y); break;
+        case IR_OP_MAX: v[i] = sym_max(c->t, x, y); break;
+        default:
+            /* integer Div truncates toward zero: equal to floordiv when both
+             * sides are provably non-negative, which shapes are */
+            if (sym_range_of(c->t, x).lo >= 0 && sym_range_of(c->t, y).lo >= 1)
+                v[i] = sym_floordiv(c->t, x, y);
+            else
+                return SYMC_OK;
+        }
+    }
+    return set_value(c, 0, v, n);
+}
+
+static symc_status r_binary(ctx *c) {
+    sym_expr o[IR_MAX_RANK], o2[IR_MAX_RANK];
+    uint32_t no = 0, no2 = 0;
+    const ir_tensor *a = in(c, 0), *b = in(c, 1);
+    symc_status st = broadcast2(c, a->dims, a->rank, b->dims, b->rank, o, &no);
+    if (st) return st;
+    if (c->n->op == IR_OP_WHERE) {
+        const ir_tensor *y = in(c, 2);
+        if ((st = broadcast2(c, o, (int32_t)no, y->dims, y->rank, o2, &no2))) return st;
+        return set_out(c, 0, (int32_t)no2, o2);
+    }
+    if ((st = set_out(c, 0, (int32_t)no, o))) return st;
+    return binary_values(c);
+}
+
+static symc_status r_reduce(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *axes = attr(c, "axes");
+    int keep = attr_int(c, "keepdims", 1) != 0;
+    int reduced[IR_MAX_RANK] = {0};
+    if (!axes || axes->n == 0) {
+        for (int i = 0; i < x->rank; i++) reduced[i] = 1;
+    } else {
+        for (uint32_t k = 0; k < axes->n; k++) {
+            int32_t ax = 0;
+            symc_status st = norm_axis(c, axes->ints[k], x->rank, "axis", &ax);
+            if (st) return st;
+            if (reduced[ax]) return fail(c, SYMC_ERR_VERIFY, "axis %d is reduced twice", (int)ax);
+            reduced[ax] = 1;
+        }
+    }
+    sym_expr o[IR_MAX_RANK];
+    int32_t r = 0;
+    for (int i = 0; i < x->rank; i++) {
+        if (!reduced[i]) o[r++] = x->dims[i];
+        else if (keep) o[r++] = sym_const(c->t, 1);
+    }
+    return set_out(c, 0, r, o);
+}
+
+static symc_status r_softmax(ctx *c) {
+    int32_t ax = 0;
+    symc_status st = norm_axis(c, attr_int(c, "axis", -1), in(c, 0)->rank, "axis", &ax);
+    return st ? st : same_as_input(c, 0);
+}
+
+/* layer_norm / rms_norm: scale and bias broadcast over dims [axis, rank). */
+static symc_status r_norm(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    int32_t ax = 0;
+    symc_status st = norm_axis(c, attr_int(c, "axis", -1), x->rank, "axis", &ax);
+    if (st) return st;
+    int32_t nd = x->rank - ax;
+    for (uint32_t i = 1; i < c->n->n_in; i++) {
+        const ir_tensor *p = in(c, i);
+        if (p->rank > nd)
+            return fail(c, SYMC_ERR_VERIFY, "%s '%s' has rank %d, more than the %d normalized dims",
+                        i == 1 ? "scale" : "bias", p->name, (int)p->rank, (int)nd);
+        for (int d = 0; d < p->rank; d++) {
+            sym_expr want = x->dims[x->rank - p->rank + d], have = p->dims[d];
+            int64_t one;
+            if (const_of(c, have, &one) && one == 1) continue;
+            char what[160];
+            snprintf(what, sizeof what, "'%s' dim %d must match '%s' dim %d", p->name, d, x->name,
+                     (int)(x->rank - p->rank + d));
+            if ((st = need(c, SYM_REL_EQ, have, want, what))) return st;
+        }
+    }
+    return same_as_input(c, 0);
+}
+
+static symc_status r_batch_norm(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    if (x->rank < 2) return fail(c, SYMC_ERR_VERIFY, "input '%s' has rank %d, needs >= 2", x->name, (int)x->rank);
+    static const char *const names[] = {"", "scale", "bias", "mean", "var"};
+    for (uint32_t i = 1; i < 5; i++) {
+        const ir_tensor *p = in(c, i);
+        if (p->rank != 1)
+            return fail(c, SYMC_ERR_VERIFY, "%s '%s' has rank %d, needs 1", names[i], p->name, (int)p->rank);
+        char what[160];
+        snprintf(what, sizeof what, "%s '%s' length must equal the channels of '%s'", names[i], p->name,
+                 x->name);
+        symc_status st = need(c, SYM_REL_EQ, p->dims[0], x->dims[1], what);
+        if (st) return st;
+    }
+    return same_as_input(c, 0);
+}
+
+static symc_status r_matmul(ctx *c) {
+    const ir_tensor *a = in(c, 0), *b = in(c, 1);
+    if (a->rank < 1 || b->rank < 1)
+        return fail(c, SYMC_ERR_VERIFY, "operands must have rank >= 1 ('%s' %d, '%s' %d)", a->name,
+                    (int)a->rank, b->name, (int)b->rank);
+    sym_expr one = sym_const(c->t, 1);
+    /* NumPy: a 1-D operand is promoted to a matrix, and the added dim removed */
+    sym_expr ad[IR_MAX_RANK + 1], bd[IR_MAX_RANK + 1];
+    int32_t ar = a->rank, br = b->rank;
+    memcpy(ad, a->dims, sizeof a->dims);
+    memcpy(bd, b->dims, sizeof b->dims);
+    if (ar == 1) { ad[1] = ad[0]; ad[0] = one; ar = 2; }
+    if (br == 1) { bd[1] = one; br = 2; }
+    char what[200];
+    snprintf(what, sizeof what, "inner dims of '%s' and '%s' must agree", a->name, b->name);
+    symc_status st = need(c, SYM_REL_EQ, ad[ar - 1], bd[br - 2], what);
+    if (st) return st;
+    sym_expr o[IR_MAX_RANK + 2];
+    uint32_t no = 0;
+    if ((st = broadcast2(c, ad, ar - 2, bd, br - 2, o, &no))) return st;
+    if (a->rank != 1) o[no++] = ad[ar - 2];
+    if (b->rank != 1) o[no++] = bd[br - 1];
+    return set_out(c, 0, (int32_t)no, o);
+}
+
+static symc_status r_gemm(ctx *c) {
+    const ir_tensor *a = in(c, 0), *b = in(c, 1);
+    if (a->rank != 2 || b->rank != 2)
+        return fail(c, SYMC_ERR_VERIFY, "operands must be matrices ('%s' rank %d, '%s' rank %d)",
+                    a->name, (int)a->rank, b->name, (int)b->rank);
+    int ta = attr_int(c, "trans_a", 0) != 0, tb = attr_int(c, "trans_b", 0) != 0;
+    sym_expr M = a->dims[ta ? 1 : 0], Ka = a->dims[ta ? 0 : 1];
+    sym_expr Kb = b->dims[tb ? 1 : 0], N = b->dims[tb ? 0 : 1];
+    char what[200];
+    snprintf(what, sizeof what, "inner dims of '%s' and '%s' must agree", a->name, b->name);
+    symc_status st = need(c, SYM_REL_EQ, Ka, Kb, what);
+    if (st) return st;
+    sym_expr o[2] = {M, N};
+    if (c->n->n_in == 3) { /* C broadcasts to (M, N), one direction only */
+        const ir_tensor *cc = in(c, 2);
+        if (cc->rank > 2) return fail(c, SYMC_ERR_VERIFY, "C '%s' has rank %d, at most 2", cc->name, (int)cc->rank);
+        for (int d = 0; d < cc->rank; d++) {
+            sym_expr have = cc->dims[d], want = o[2 - cc->rank + d];
+            int64_t v;
+            if (const_of(c, have, &v) && v == 1) continue;
+            snprintf(what, sizeof what, "C '%s' dim %d must be 1 or match the output", cc->name, d);
+            if ((st = need(c, SYM_REL_EQ, have, want, what))) return st;
+        }
+    }
+    return set_out(c, 0, 2, o);
+}
+
+/* Spatial attributes of conv/pool: 2 entries each, defaults as in ONNX. */
+typedef struct window {
+    int64_t kernel[2], stride[2], dil[2], pad_lo[2], pad_hi[2];
+} window;
+
+static symc_status read_window(ctx *c, window *w) {
+    const char *names[] = {"strides", "dilations", "pads"};
+    for (int i = 0; i < 2; i++) w->stride[i] = w->dil[i] = 1, w->pad_lo[i] = w->pad_hi[i] = 0;
+    for (int k = 0; k < 3; k++) {
+        const ir_attr *a = attr(c, names[k]);
+        if (!a) continue;
+        uint32_t want = k == 2 ? 4 : 2;
+        if (a->n != want)
+            return fail(c, SYMC_ERR_VERIFY, "attribute '%s' has %u entries, needs %u", names[k], a->n, want);
+        for (int i = 0; i < 2; i++) {
+            if (k == 0) w->stride[i] = a->ints[i];
+            if (k == 1) w->dil[i] = a->ints[i];
+            if (k == 2) w->pad_lo[i] = a->ints[i], w->pad_hi[i] = a->ints[i + 2];
+        }
+    }
+    return SYMC_OK;
+}
+
+static symc_status window_out(ctx *c, const ir_tensor *x, const window *w, int ceil_mode, sym_expr *o) {
+    for (int i = 0; i < 2; i++) {
+        char what[SYMC_ERROR_MSG_CAP];
+        snprintf(what, sizeof what, "%s (spatial dim %d of '%s')", c->prov, i, x->name);
+        symc_status st = sym_window_out(c->t, x->dims[2 + i], w->kernel[i], w->stride[i], w->pad_lo[i],
+                                        w->pad_hi[i], w->dil[i], ceil_mode, what, &o[2 + i], c->err);
+        if (st) return st;
+    }
+    return SYMC_OK;
+}
+
+static symc_status r_conv(ctx *c) {
+    const ir_tensor *x = in(c, 0), *wt = in(c, 1);
+    if (x->rank != 4 || wt->rank != 4)
+        return fail(c, SYMC_ERR_VERIFY, "input '%s' and weight '%s' must be 4-D (NCHW, OIHW), are %d-D and %d-D",
+                    x->name, wt->name, (int)x->rank, (int)wt->rank);
+    window w;
+    symc_status st = read_window(c, &w);
+    if (st) return st;
+    for (int i = 0; i < 2; i++)
+        if (!const_of(c, wt->dims[2 + i], &w.kernel[i]))
+            return fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d = %s must be a constant",
+                        wt->name, 2 + i, txt(c, wt->dims[2 + i]));
+    int64_t g = attr_int(c, "group", 1);
+    char what[200];
+    snprintf(what, sizeof what, "channels of '%s' must equal %" PRId64 " groups x weight dim 1", x->name, g);
+    if ((st = need(c, SYM_REL_EQ, x->dims[1], sym_scale(c->t, wt->dims[1], g), what))) return st;
+    if (g > 1) {
+        if (sym_prove_divisible(c->t, wt->dims[0], g) != SYM_TRUE) {
+            snprintf(what, sizeof what, "output channels of '%s' must divide into %" PRId64 " groups", wt->name, g);
+            uint32_t idx;
+            char prov[SYMC_ERROR_MSG_CAP];
+            snprintf(prov, sizeof prov, "%s: %s", c->prov, what);
+            if ((st = sym_guard_add(c->t, SYM_REL_DIVISIBLE, wt->dims[0], sym_const(c->t, g), prov, &idx, c->err)))
+                return st;
+        }
+    }
+    if (c->n->n_in == 3) {
+        const ir_tensor *b = in(c, 2);
+        if (b->rank != 1) return fail(c, SYMC_ERR_VERIFY, "bias '%s' must be 1-D, is %d-D", b->name, (int)b->rank);
+        snprintf(what, sizeof what, "bias '%s' length must equal the output channels", b->name);
+        if ((st = need(c, SYM_REL_EQ, b->dims[0], wt->dims[0], what))) return st;
+    }
+    sym_expr o[4] = {x->dims[0], wt->dims[0]};
+    if ((st = window_out(c, x, &w, 0, o))) return st;
+    return set_out(c, 0, 4, o);
+}
+
+static symc_status r_pool(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    if (x->rank != 4) return fail(c, SYMC_ERR_VERIFY, "input '%s' must be 4-D (NCHW), is %d-D", x->name, (int)x->rank);
+    window w;
+    symc_status st = read_window(c, &w);
+    if (st) return st;
+    const ir_attr *k = attr(c, "kernel");
+    if (k->n != 2) return fail(c, SYMC_ERR_VERIFY, "attribute 'kernel' has %u entries, needs 2", k->n);
+    w.kernel[0] = k->ints[0];
+    w.kernel[1] = k->ints[1];
+    for (int i = 0; i < 2; i++)
+        if (w.pad_lo[i] >= w.kernel[i] || w.pad_hi[i] >= w.kernel[i])
+            return fail(c, SYMC_ERR_VERIFY, "padding of spatial dim %d must be smaller than the kernel %" PRId64,
+                        i, w.kernel[i]);
+    sym_expr o[4] = {x->dims[0], x->dims[1]};
+    if ((st = window_out(c, x, &w, attr_int(c, "ceil_mode", 0) != 0, o))) return st;
+    return set_out(c, 0, 4, o);
+}
+
+static symc_status r_global_pool(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    if (x->rank < 3) return fail(c, SYMC_ERR_VERIFY, "input '%s' must be at least 3-D (N, C, spatial...)", x->name);
+    sym_expr o[IR_MAX_RANK] = {x->dims[0], x->dims[1]};
+    for (int i = 2; i < x->rank; i++) o[i] = sym_const(c->t, 1);
+    return set_out(c, 0, x->rank, o);
+}
+
+static symc_status r_reshape(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *s = attr(c, "shape");
+    if (s->n > IR_MAX_RANK) return fail(c, SYMC_ERR_UNSUPPORTED, "target rank %u exceeds %d", s->n, IR_MAX_RANK);
+    sym_expr o[IR_MAX_RANK];
+    symc_status st = sym_reshape(c->t, x->dims, (uint32_t)x->rank, s->dims, s->n, o, c->prov, c->err);
+    if (st) return st;
+    if ((st = set_out(c, 0, (int32_t)s->n, o))) return st;
+    return x->value ? set_value(c, 0, x->value, x->n_value) : SYMC_OK;
+}
+
+static symc_status r_transpose(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *p = attr(c, "perm");
+    if ((int32_t)p->n != x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "perm has %u entries but '%s' has rank %d", p->n, x->name, (int)x->rank);
+    sym_expr o[IR_MAX_RANK];
+    for (uint32_t i = 0; i < p->n; i++) o[i] = x->dims[p->ints[i]];
+    return set_out(c, 0, x->rank, o);
+}
+
+static symc_status r_expand(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *s = attr(c, "shape");
+    if (s->n > IR_MAX_RANK) return fail(c, SYMC_ERR_UNSUPPORTED, "target rank %u exceeds %d", s->n, IR_MAX_RANK);
+    sym_expr o[IR_MAX_RANK];
+    uint32_t no;
+    symc_status st = broadcast2(c, x->dims, x->rank, s->dims, (int32_t)s->n, o, &no);
+    return st ? st : set_out(c, 0, (int32_t)no, o);
+}
+
+static symc_status r_concat(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    int32_t ax = 0;
+    symc_status st = norm_axis(c, attr_int(c, "axis", 0), x->rank, "axis", &ax);
+    if (st) return st;
+    sym_expr o[IR_MAX_RANK];
+    memcpy(o, x->dims, sizeof o);
+    for (uint32_t i = 1; i < c->n->n_in; i++) {
+        const ir_tensor *y = in(c, i);
+        if (y->rank != x->rank)
+            return fail(c, SYMC_ERR_VERIFY, "input %u '%s' has rank %d but '%s' has rank %d", i, y->name,
+                        (int)y->rank, x->name, (int)x->rank);
+        for (int d = 0; d < x->rank; d++) {
+            if (d == ax) continue;
+            char what[200];
+            snprintf(what, sizeof what, "dim %d of '%s' and '%s' must agree", d, x->name, y->name);
+            if ((st = need(c, SYM_REL_EQ, y->dims[d], x->dims[d], what))) return st;
+        }
+        o[ax] = sym_add(c->t, o[ax], y->dims[ax]);
+    }
+    if ((st = set_out(c, 0, x->rank, o))) return st;
+    /* values: 1-D concatenation of known pieces */
+    if (x->rank != 1) return SYMC_OK;
+    sym_expr v[MAX_VALUE_ELEMS];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->n->n_in; i++) {
+        const ir_tensor *y = in(c, i);
+        if (!y->value || n + y->n_value > MAX_VALUE_ELEMS) return SYMC_OK;
+        memcpy(v + n, y->value, y->n_value * sizeof *v);
+        n += y->n_value;
+    }
+    return set_value(c, 0, v, n);
+}
+
+static symc_status r_slice(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *s = attr(c, "starts"), *e = attr(c, "ends"), *axes = attr(c, "axes"), *steps = attr(c, "steps");
+    sym_expr o[IR_MAX_RANK];
+    memcpy(o, x->dims, sizeof o);
+    int seen[IR_MAX_RANK] = {0};
+    int64_t vstart = 0, vstep = 1; /* for values: the slice on axis 0 when constant */
+    int value_ok = x->value && x->rank == 1;
+    for (uint32_t k = 0; k < s->n; k++) {
+        int32_t ax = (int32_t)k;
+        symc_status st;
+        if (axes && (st = norm_axis(c, axes->ints[k], x->rank, "slice axis", &ax))) return st;
+        if (!axes && k >= (uint32_t)x->rank)
+            return fail(c, SYMC_ERR_VERIFY, "%u starts for rank %d", s->n, (int)x->rank);
+        if (seen[ax]) return fail(c, SYMC_ERR_VERIFY, "axis %d is sliced twice", (int)ax);
+        seen[ax] = 1;
+        int64_t step = steps ? steps->ints[k] : 1;
+        char what[SYMC_ERROR_MSG_CAP];
+        snprintf(what, sizeof what, "%s (axis %d of '%s')", c->prov, (int)ax, x->name);
+        if ((st = sym_slice_len(c->t, x->dims[ax], s->dims[k], e->dims[k], step, &o[ax], what, c->err)))
+            return st;
+        if (value_ok) {
+            int64_t st0, dimv;
+            value_ok = const_of(c, s->dims[k], &st0) && const_of(c, x->dims[0], &dimv);
+            if (value_ok) {
+                if (st0 < 0) st0 += dimv;
+                if (step > 0) st0 = st0 < 0 ? 0 : (st0 > dimv ? dimv : st0);
+                else st0 = st0 < 0 ? -1 : (st0 > dimv - 1 ? dimv - 1 : st0);
+                vstart = st0;
+                vstep = step;
+            }
+        }
+    }
+    symc_status st = set_out(c, 0, x->rank, o);
+    if (st || !value_ok) return st;
+    int64_t n;
+    if (!const_of(c, o[0], &n) || n > MAX_VALUE_ELEMS) return SYMC_OK;
+    sym_expr v[MAX_VALUE_ELEMS];
+    for (int64_t i = 0; i < n; i++) {
+        int64_t idx = vstart + i * vstep;
+        if (idx < 0 || idx >= (int64_t)x->n_value) return SYMC_OK;
+        v[i] = x->value[idx];
+    }
+    return set_value(c, 0, v, (uint32_t)n);
+}
+
+static symc_status r_gather(ctx *c) {
+    const ir_tensor *x = in(c, 0), *idx = in(c, 1);
+    int32_t ax = 0;
+    symc_status st = norm_axis(c, attr_int(c, "axis", 0), x->rank, "axis", &ax);
+    if (st) return st;
+    if (x->rank - 1 + idx->rank > IR_MAX_RANK)
+        return fail(c, SYMC_ERR_UNSUPPORTED, "output rank %d exceeds %d", (int)(x->rank - 1 + idx->rank), IR_MAX_RANK);
+    sym_expr o[IR_MAX_RANK];
+    int32_t r = 0;
+    for (int d = 0; d < ax; d++) o[r++] = x->dims[d];
+    for (int d = 0; d < idx->rank; d++) o[r++] = idx->dims[d];
+    for (int d = ax + 1; d < x->rank; d++) o[r++] = x->dims[d];
+    if ((st = set_out(c, 0, r, o))) return st;
+    /* values: picking elements of a known 1-D tensor with known constant indices */
+    if (!x->value || x->rank != 1 || !idx->value) return SYMC_OK;
+    sym_expr v[MAX_VALUE_ELEMS];
+    for (uint32_t i = 0; i < idx->n_value; i++) {
+        int64_t k;
+        if (!const_of(c, idx->value[i], &k)) return SYMC_OK;
+        if (k < 0) k += x->n_value;
+        if (k < 0 || k >= (int64_t)x->n_value)
+            return fail(c, SYMC_ERR_VERIFY, "index %" PRId64 " is out of range for '%s' of %u elements", k,
+                        x->name, x->n_value);
+        v[i] = x->value[k];
+    }
+    return set_value(c, 0, v, idx->n_value);
+}
+
+static symc_status r_squeeze(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *axes = attr(c, "axes");
+    int drop[IR_MAX_RANK] = {0};
+    symc_status st;
+    if (!axes || axes->n == 0) {
+        /* without axes every size-1 dim goes: only decidable when each dim is
+         * provably 1 or provably not 1 (no silent specialization) */
+        for (int d = 0; d < x->rank; d++) {
+            sym_tri one = sym_prove_eq(c->t, x->dims[d], sym_const(c->t, 1));
+            if (one == SYM_UNKNOWN)
+                return fail(c, SYMC_ERR_UNSUPPORTED,
+                            "squeeze without axes on '%s' whose dim %d = %s may or may not be 1; "
+                            "give the axes explicitly", x->name, d, txt(c, x->dims[d]));
+            drop[d] = one == SYM_TRUE;
+        }
+    } else {
+        for (uint32_t k = 0; k < axes->n; k++) {
+            int32_t ax = 0;
+            if ((st = norm_axis(c, axes->ints[k], x->rank, "axis", &ax))) return st;
+            char what[200];
+            snprintf(what, sizeof what, "squeezed dim %d of '%s' must be 1", (int)ax, x->name);
+            if ((st = need(c, SYM_REL_EQ, x->dims[ax], sym_const(c->t, 1), what))) return st;
+            drop[ax] = 1;
+        }
+    }
+    sym_expr o[IR_MAX_RANK];
+    int32_t r = 0;
+    for (int d = 0; d < x->rank; d++)
+        if (!drop[d]) o[r++] = x->dims[d];
+    if ((st = set_out(c, 0, r, o))) return st;
+    return x->value ? set_value(c, 0, x->value, x->n_value) : SYMC_OK;
+}
+
+static symc_status r_unsqueeze(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *axes = attr(c, "axes");
+    int32_t r = x->rank + (int32_t)axes->n;
+    if (r > IR_MAX_RANK) return fail(c, SYMC_ERR_UNSUPPORTED, "output rank %d exceeds %d", (int)r, IR_MAX_RANK);
+    int ins[IR_MAX_RANK] = {0};
+    for (uint32_t k = 0; k < axes->n; k++) {
+        int32_t ax = 0;
+        symc_status st = norm_axis(c, axes->ints[k], r, "axis", &ax);
+        if (st) return st;
+        if (ins[ax]) return fail(c, SYMC_ERR_VERIFY, "axis %d is given twice", (int)ax);
+        ins[ax] = 1;
+    }
+    sym_expr o[IR_MAX_RANK];
+    for (int d = 0, j = 0; d < r; d++) o[d] = ins[d] ? sym_const(c->t, 1) : x->dims[j++];
+    symc_status st = set_out(c, 0, r, o);
+    if (st) return st;
+    return x->value ? set_value(c, 0, x->value, x->n_value) : SYMC_OK;
+}
+
+static symc_status r_flatten(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    int64_t axis = attr_int(c, "axis", 1);
+    if (axis < 0) axis += x->rank;
+    if (axis < 0 || axis > x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "axis %" PRId64 " is out of range for rank %d", attr_int(c, "axis", 1),
+                    (int)x->rank);
+    sym_expr o[2] = {sym_const(c->t, 1), sym_const(c->t, 1)};
+    for (int d = 0; d < x->rank; d++) o[d >= axis] = sym_mul(c->t, o[d >= axis], x->dims[d]);
+    return set_out(c, 0, 2, o);
+}
+
+static symc_status r_split(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    int32_t ax = 0;
+    symc_status st = norm_axis(c, attr_int(c, "axis", 0), x->rank, "axis", &ax);
+    if (st) return st;
+    const ir_attr *sizes = attr(c, "sizes");
+    sym_expr total = sym_const(c->t, 0);
+    for (uint32_t k = 0; k < sizes->n; k++) {
+        sym_expr o[IR_MAX_RANK];
+        memcpy(o, x->dims, sizeof o);
+        o[ax] = sizes->dims[k];
+        if (sym_range_of(c->t, o[ax]).lo < 0)
+            return fail(c, SYMC_ERR_VERIFY, "split size %u = %s may be negative", k, txt(c, o[ax]));
+        total = sym_add(c->t, total, o[ax]);
+        if ((st = set_out(c, k, x->rank, o))) return st;
+    }
+    char what[200];
+    snprintf(what, sizeof what, "split sizes must add up to dim %d of '%s'", (int)ax, x->name);
+    return need(c, SYM_REL_EQ, total, x->dims[ax], what);
+}
+
+static symc_status r_pad(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *p = attr(c, "pads");
+    if ((int32_t)p->n != 2 * x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "pads has %u entries, needs 2 x rank = %d", p->n, (int)(2 * x->rank));
+    sym_expr o[IR_MAX_RANK];
+    const ir_attr *mode = attr(c, "mode");
+    int reflect = mode && !strcmp(mode->s, "reflect");
+    for (int d = 0; d < x->rank; d++) {
+        sym_expr lo = p->dims[d], hi = p->dims[d + x->rank];
+        o[d] = sym_add(c->t, x->dims[d], sym_add(c->t, lo, hi));
+        char what[200];
+        snprintf(what, sizeof what, "padded dim %d of '%s' must not be negative", d, x->name);
+        symc_status st = need(c, SYM_REL_LE, sym_const(c->t, 0), o[d], what);
+        if (st) return st;
+        if (reflect) { /* reflection reads pad elements past the edge: pad < dim */
+            snprintf(what, sizeof what, "reflect padding of dim %d of '%s' must be smaller than the dim", d, x->name);
+            if ((st = need(c, SYM_REL_LT, lo, x->dims[d], what)) || (st = need(c, SYM_REL_LT, hi, x->dims[d], what)))
+                return st;
+        }
+    }
+    return set_out(c, 0, x->rank, o);
+}
+
+static symc_status r_shape_of(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    sym_expr o[1] = {sym_const(c->t, x->rank)};
+    symc_status st = set_out(c, 0, 1, o);
+    return st ? st : set_value(c, 0, x->dims, (uint32_t)x->rank);
+}
+
+static symc_status r_constant(ctx *c) {
+    ir_tensor *t = out(c, 0);
+    if (!is_int(t->dtype) || t->constant >= c->m->n_constants) return SYMC_OK;
+    int64_t n = static_numel(c, t);
+    if (n < 0 || t->rank > 1) return SYMC_OK;
+    const uint8_t *d = c->m->constants[t->constant].data;
+    sym_expr v[MAX_VALUE_ELEMS];
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x;
+        if (t->dtype == SYMC_I64) memcpy(&x, d + 8 * i, 8);
+        else {
+            int32_t y;
+            memcpy(&y, d + 4 * i, 4);
+            x = y;
+        }
+        v[i] = sym_const(c->t, x);
+    }
+    return set_value(c, 0, v, (uint32_t)n);
+}
+
+static rule_fn rule_for(ir_op op) {
+    switch (ir_op_get(op)->category) {
+    case IR_CAT_UNARY: return r_unary;
+    case IR_CAT_BINARY: return r_binary;
+    case IR_CAT_REDUCE: return r_reduce;
+    default: break;
+    }
+    switch (op) {
+    case IR_OP_SOFTMAX: case IR_OP_LOG_SOFTMAX: return r_softmax;
+    case IR_OP_LAYER_NORM: case IR_OP_RMS_NORM: return r_norm;
+    case IR_OP_BATCH_NORM: return r_batch_norm;
+    case IR_OP_MATMUL: return r_matmul;
+    case IR_OP_GEMM: return r_gemm;
+    case IR_OP_CONV2D: return r_conv;
+    case IR_OP_MAX_POOL2D: case IR_OP_AVG_POOL2D: return r_pool;
+    case IR_OP_GLOBAL_AVG_POOL: return r_global_pool;
+    case IR_OP_RESHAPE: return r_reshape;
+    case IR_OP_TRANSPOSE: return r_transpose;
+    case IR_OP_EXPAND: return r_expand;
+    case IR_OP_CONCAT: return r_concat;
+    case IR_OP_SLICE: return r_slice;
+    case IR_OP_GATHER: return r_gather;
+    case IR_OP_SQUEEZE: return r_squeeze;
+    case IR_OP_UNSQUEEZE: return r_unsqueeze;
+    case IR_OP_FLATTEN: return r_flatten;
+    case IR_OP_SPLIT: return r_split;
+    case IR_OP_PAD: return r_pad;
+    case IR_OP_SHAPE_OF: return r_shape_of;
+    case IR_OP_CONSTANT: return r_constant;
+    default: return NULL;
+    }
+}
+
+/* ---- driver ---------------------------------------------------------------- */
+
+static symc_status classify_new_guards(ctx *c, uint32_t first) {
+    uint32_t n = sym_guard_count(c->t);
+    for (uint32_t g = first; g < n; g++) {
+        sym_guard_state s = sym_guard_classify(c->t, g);
+        if (s == SYM_GUARD_NARROWS || s == SYM_GUARD_FALSE) {
+            char why[SYMC_ERROR_MSG_CAP];
+            sym_guard_explain(c->t, g, why, sizeof why);
+            return symc_error_setf(c->err, SYMC_ERR_RANGE, "%s", why);
+        }
+    }
+    return SYMC_OK;
+}
+
+symc_status pass_infer_node(ir_module *m, uint32_t node, symc_error *err) {
+    if (node >= m->n_nodes)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "node %u is out of range", node);
+    ctx c = {m, m->syms, &m->nodes[node], ir_op_get(m->nodes[node].op)->name, {0}, err};
+    snprintf(c.prov, sizeof c.prov, "node '%s' (%s)", c.n->name, c.opn);
+    for (uint32_t i = 0; i < c.n->n_in; i++)
+        if (in(&c, i)->rank < 0)
+            return fail(&c, SYMC_ERR_VERIFY, "input '%s' has no inferred shape", in(&c, i)->name);
+    rule_fn rule = rule_for(c.n->op);
+    if (!rule) return fail(&c, SYMC_ERR_UNSUPPORTED, "no shape rule for this op");
+    for (uint32_t k = 0; k < c.n->n_out; k++) out(&c, k)->value = NULL, out(&c, k)->n_value = 0;
+    uint32_t first_guard = sym_guard_count(c.t);
+    symc_status st = rule(&c);
+    if (st) return st;
+    /* every output dim is a size: it must be provably non-negative */
+    for (uint32_t k = 0; k < c.n->n_out; k++) {
+        const ir_tensor *o = out(&c, k);
+        for (int d = 0; d < o->rank; d++)
+            if (sym_range_of(c.t, o->dims[d]).lo < 0)
+                return fail(&c, SYMC_ERR_RANGE, "output '%s' dim %d = %s may be negative for declared sizes",
+                            o->name, d, txt(&c, o->dims[d]));
+    }
+    return classify_new_guards(&c, first_guard);
+}
+
+symc_status pass_infer_shapes(ir_module *m, symc_error *err) {
+    for (uint32_t i = 0; i < m->n_nodes; i++) {
+        symc_status st = pass_infer_node(m, i, err);
+        if (st) return st;
+    }
+    return SYMC_OK;
+}
