@@ -162,7 +162,7 @@ int main(void) {
         sym_symbol_info x = {"X", 0, 5, SYM_POS_INF, 1, "unbounded"};
         sym_symbol_info y = {"Y", SYM_NEG_INF, 0, SYM_POS_INF, 1, ""};
         symc_error err;
-        sym_id ix, iy;
+        sym_id ix = 0, iy = 0;
         CHECK(sym_symbol_new(t, &x, &ix, &err) == SYMC_OK && sym_symbol_new(t, &y, &iy, &err) == SYMC_OK);
         sym_expr X = sym_var(t, ix), Y = sym_var(t, iy);
         sym_range r = sym_range_of(t, sym_scale(t, X, 2));
