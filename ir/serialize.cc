@@ -232,17 +232,24 @@ symc_status check(const fb::Module *mod, symc_error *err) {
             if (e->ops()->Get(j) >= i)
                 return bad(err, "expression %u refers to expression %u, which is not an earlier one",
                            i, e->ops()->Get(j));
+        /* coefficients belong to sums only, one per operand */
+        uint32_t ncoefs = len(e->coefs());
+        if (e->kind() != fb::ExprKind::Add && ncoefs != 0)
+            return bad(err, "expression %u (%s) has %u coefficients; only sums (Add) have them", i,
+                       fb::EnumNameExprKind(e->kind()), ncoefs);
         switch (e->kind()) {
-        case fb::ExprKind::Const: break;
+        case fb::ExprKind::Const:
+            if (nops) return bad(err, "expression %u (constant) has %u operands", i, nops);
+            break;
         case fb::ExprKind::Symbol:
+            if (nops) return bad(err, "expression %u (symbol) has %u operands", i, nops);
             if (e->value() < 0 || (uint64_t)e->value() >= nsym)
                 return bad(err, "expression %u refers to symbol %" PRId64 ", but the file has %u", i,
                            e->value(), nsym);
             break;
         case fb::ExprKind::Add:
-            if (nops < 1 || len(e->coefs()) != nops)
-                return bad(err, "expression %u (sum) has %u operands and %u coefficients", i, nops,
-                           len(e->coefs()));
+            if (nops < 1 || ncoefs != nops)
+                return bad(err, "expression %u (sum) has %u operands and %u coefficients", i, nops, ncoefs);
             break;
         case fb::ExprKind::Mul:
             if (nops < 1 || e->value() == 0)
@@ -341,7 +348,7 @@ symc_status build(const fb::Module *mod, ir_module *m, symc_error *err) {
         ops.resize(n);
         coefs.resize(n);
         for (uint32_t k = 0; k < n; k++) ops[k] = map[e->ops()->Get(k)];
-        for (uint32_t k = 0; k < len(e->coefs()); k++) coefs[k] = e->coefs()->Get(k);
+        for (uint32_t k = 0; k < n && k < len(e->coefs()); k++) coefs[k] = e->coefs()->Get(k);
         if (e->kind() == fb::ExprKind::Const) map[i] = sym_const(t, e->value());
         else if (e->kind() == fb::ExprKind::Symbol) map[i] = sym_var(t, (sym_id)e->value());
         else

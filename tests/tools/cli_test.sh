@@ -39,6 +39,13 @@ expect 1 "truncated file" -- "$symc" inspect "$tmp/trunc.symir"; one_line "trunc
 printf 'not a model at all, just some text\n' > "$tmp/text.symir"
 expect 1 "wrong identifier" -- "$symc" inspect "$tmp/text.symir"; one_line "identifier"; has identifier "expected 'SYMI'"
 
+# inputs the fuzzers once crashed on: loaded or refused in one line, never a crash
+for f in "$(dirname "$0")"/../fuzz/regressions/symir-*; do
+  [ -e "$f" ] || continue
+  out=$("$symc" inspect "$f" 2>&1); rc=$?
+  if [ "$rc" = 0 ] || { [ "$rc" = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]; }; then ok; else bad "regression $f: exit $rc: $out"; fi
+done
+
 # an independent FlatBuffers reader agrees with ours
 if command -v flatc >/dev/null; then
   rm -f "$tmp/vit.json"
