@@ -12,11 +12,20 @@
  * are computed once. OUT writes the outputs in order, so a checker can prove
  * every output slot is written exactly once by counting.
  *
+ * Division by a constant is the one expensive operation (a hardware divide is
+ * tens of cycles), so FLOORDIVK/MODK carry a precomputed multiplier and shift
+ * (Granlund-Montgomery, round-up variant): floor division becomes a 64x64->128
+ * multiply and shifts. The checker recomputes them, so a tampered constant is
+ * rejected rather than silently dividing wrong.
+ *
  * The operation order matches sym_eval exactly (terms before constants,
  * products checked factor by factor), so both evaluators agree on values and
- * on where int64 overflow happens. The evaluator re-checks operand indices as
- * it goes (a few compares per instruction) so that bytes that skipped
- * sym_program_check still cannot make it read or write out of bounds. */
+ * on where int64 overflow happens. An instruction whose result is an output
+ * carries a flag bit instead of being followed by an OUT, and the evaluator
+ * is written for speed (constant-size handlers, threaded dispatch, masked
+ * register indices): bytes that skipped sym_program_check still cannot make
+ * it read or write outside its buffers, they just compute garbage or fail.
+ */
 #include "symshape/sym_internal.h"
 
 #include <stdlib.h>
@@ -38,26 +47,70 @@ enum {
     OP_OUT,   /* a */
     OP_LAST
 };
+#define OUTF 0x80 /* opcode flag: also append the result to the outputs */
 
 #define HEADER 24
 #define VERSION 1
 
-/* operand count (u16 registers incl. dst) and immediate presence per opcode */
+/* operand count (u16 registers incl. dst), immediate presence, and bytes
+ * after the opcode, per opcode */
 static const uint8_t op_regs[OP_LAST] = {0, 1, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 3, 1};
 static const uint8_t op_imm[OP_LAST] = {0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0};
-static const sym_kind op_kind[OP_LAST] = {SYM_CONST, SYM_CONST, SYM_ADD, SYM_MUL, SYM_FLOORDIV, SYM_MOD,
-                                          SYM_MIN, SYM_MAX, SYM_ADD, SYM_MUL, SYM_FLOORDIV, SYM_MOD,
-                                          SYM_ADD, SYM_CONST};
+static const uint8_t op_size[OP_LAST] = {0, 10, 6, 6, 6, 6, 6, 6, 12, 12, 21, 21, 14, 2};
 
-static uint32_t rd32(const uint8_t *p) {
+typedef unsigned __int128 u128; /* GCC/Clang; the one non-ISO type here */
+
+/* Magic multiplier and shift for unsigned division by d in [2, 2^63). */
+static void div_magic(uint64_t d, uint64_t *m, uint8_t *sh) {
+    int l = 64 - __builtin_clzll(d - 1); /* ceil(log2 d), 1..63 */
+    *m = (uint64_t)(((u128)((1ull << l) - d) << 64) / d) + 1;
+    *sh = (uint8_t)(l - 1);
+}
+
+static bool op_is_valid(uint8_t byte) {
+    uint8_t op = byte & ~OUTF;
+    return op != 0 && op < OP_LAST;
+}
+
+static inline uint64_t udiv_magic(uint64_t n, uint64_t m, uint8_t sh) {
+    uint64_t t = (uint64_t)(((u128)n * m) >> 64);
+    return (t + ((n - t) >> 1)) >> sh;
+}
+
+/* floor(a / d) for d >= 2: for a < 0, floor(a/d) == ~floor(~a/d). */
+static inline int64_t floordiv_magic(int64_t a, uint64_t m, uint8_t sh) {
+    return a >= 0 ? (int64_t)udiv_magic((uint64_t)a, m, sh) : ~(int64_t)udiv_magic((uint64_t)~a, m, sh);
+}
+
+/* Little-endian loads; on little-endian hosts one unaligned load each (the
+ * byte loop is not always recognized, and it dominated evaluation time). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline uint32_t rd32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static inline uint16_t rd16(const uint8_t *p) {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+static inline int64_t rd64(const uint8_t *p) {
+    int64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+#else
+static inline uint32_t rd32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
-static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static int64_t rd64(const uint8_t *p) {
+static inline uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline int64_t rd64(const uint8_t *p) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
     return (int64_t)v;
 }
+#endif
 static void wr32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -126,7 +179,7 @@ static uint32_t gen(comp *c, sym_expr e) {
     default: {
         sym_expr a = sym__ops(t, e)[0], b = sym__ops(t, e)[1];
         uint32_t x = gen(c, a);
-        if ((nd->kind == SYM_FLOORDIV || nd->kind == SYM_MOD) && sym_is_const(t, b, &k) && k != 0) {
+        if ((nd->kind == SYM_FLOORDIV || nd->kind == SYM_MOD) && sym_is_const(t, b, &k) && k >= 2) {
             r = emit(c, nd->kind == SYM_FLOORDIV ? OP_FLOORDIVK : OP_MODK, x, UINT32_MAX, k, true);
         } else {
             uint32_t y = gen(c, b);
@@ -162,7 +215,14 @@ symc_status sym_program_compile(sym_table *t, const sym_expr *exprs, uint32_t n,
     c.vreg = malloc((t->nnodes ? t->nnodes : 1) * sizeof *c.vreg);
     if (!c.vreg) goto nomem;
     memset(c.vreg, 0xff, (t->nnodes ? t->nnodes : 1) * sizeof *c.vreg);
-    for (uint32_t i = 0; i < n && !c.oom; i++) emit(&c, OP_OUT, gen(&c, exprs[i]), UINT32_MAX, 0, false);
+    for (uint32_t i = 0; i < n && !c.oom; i++) {
+        uint32_t before = c.nins, v = gen(&c, exprs[i]);
+        /* the root was just computed: flag its instruction instead of an OUT */
+        if (c.nins > before && c.ins[c.nins - 1].dst == v && !(c.ins[c.nins - 1].op & OUTF))
+            c.ins[c.nins - 1].op |= OUTF;
+        else
+            emit(&c, OP_OUT, v, UINT32_MAX, 0, false);
+    }
     if (c.oom) goto nomem;
 
     /* last reader of each virtual register, then linear-scan reuse */
@@ -187,8 +247,11 @@ symc_status sym_program_compile(sym_table *t, const sym_expr *exprs, uint32_t n,
             if (s == 1 && src[0] == v) continue; /* same register twice: free once */
             freel[nfree++] = phys[v];
         }
-        if (in->dst != UINT32_MAX) phys[in->dst] = nfree ? freel[--nfree] : t->nsyms + ntemp++;
-        bytes += 1 + 2u * op_regs[in->op] + (op_imm[in->op] ? 8 : 0);
+        if (in->dst != UINT32_MAX) {
+            phys[in->dst] = nfree ? freel[--nfree] : t->nsyms + ntemp++;
+            if (last[in->dst] <= i) freel[nfree++] = phys[in->dst]; /* only an output: free at once */
+        }
+        bytes += 1u + op_size[in->op & ~OUTF];
     }
     if (t->nsyms + ntemp > SYM_PROGRAM_MAX_REGS) {
         st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
@@ -208,8 +271,9 @@ symc_status sym_program_compile(sym_table *t, const sym_expr *exprs, uint32_t n,
     uint8_t *p = buf + HEADER;
     for (uint32_t i = 0; i < c.nins; i++) {
         const vins *in = &c.ins[i];
+        uint8_t base = in->op & ~OUTF;
         *p++ = in->op;
-        if (in->op == OP_OUT) {
+        if (base == OP_OUT) {
             wr16(p, (uint16_t)phys[in->a]);
             p += 2;
             continue;
@@ -224,9 +288,17 @@ symc_status sym_program_compile(sym_table *t, const sym_expr *exprs, uint32_t n,
             wr16(p, (uint16_t)phys[in->b]);
             p += 2;
         }
-        if (op_imm[in->op]) {
+        if (op_imm[base]) {
             wr64(p, in->imm);
             p += 8;
+        }
+        if (base == OP_FLOORDIVK || base == OP_MODK) {
+            uint64_t m;
+            uint8_t sh;
+            div_magic((uint64_t)in->imm, &m, &sh);
+            wr64(p, (int64_t)m);
+            p[8] = sh;
+            p += 9;
         }
     }
     *code = buf;
@@ -246,6 +318,7 @@ done:
 }
 
 /* ---- checker and evaluator ---------------------------------------------------- */
+/* Opcode byte: low 7 bits the operation, OUTF "also output the result". */
 
 static symc_status header(const uint8_t *code, size_t size, uint32_t *nsym, uint32_t *ntemp,
                           uint32_t *nout, uint32_t *ninstr, symc_error *err) {
@@ -280,10 +353,11 @@ symc_status sym_program_check(const uint8_t *code, size_t size, uint32_t *nsym, 
     for (uint32_t i = 0; i < ni; i++) {
         if (off >= size)
             return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program truncated at instruction %u of %u", i, ni);
-        uint8_t op = code[off];
-        if (op == 0 || op >= OP_LAST)
-            return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program: bad opcode %u at instruction %u", op, i);
-        size_t len = 1 + 2u * op_regs[op] + (op_imm[op] ? 8 : 0);
+        uint8_t op = code[off] & ~OUTF;
+        if (op == 0 || op >= OP_LAST || code[off] == (OP_OUT | OUTF))
+            return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program: bad opcode %u at instruction %u", code[off], i);
+        if (code[off] & OUTF) outs++;
+        size_t len = 1u + op_size[op];
         if (len > size - off)
             return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program truncated inside instruction %u", i);
         const uint8_t *p = code + off + 1;
@@ -305,8 +379,19 @@ symc_status sym_program_check(const uint8_t *code, size_t size, uint32_t *nsym, 
         } else {
             outs++;
         }
-        if ((op == OP_FLOORDIVK || op == OP_MODK) && rd64(p + 2 * op_regs[op]) == 0)
-            return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program: instruction %u divides by the constant 0", i);
+        if (op == OP_FLOORDIVK || op == OP_MODK) {
+            int64_t k = rd64(p + 4);
+            uint64_t m;
+            uint8_t sh;
+            if (k < 2)
+                return symc_error_setf(err, SYMC_ERR_FORMAT,
+                                       "shape program: instruction %u divides by the constant %lld (must be >= 2)", i,
+                                       (long long)k);
+            div_magic((uint64_t)k, &m, &sh);
+            if ((uint64_t)rd64(p + 12) != m || p[20] != sh)
+                return symc_error_setf(err, SYMC_ERR_FORMAT,
+                                       "shape program: instruction %u has a corrupt division multiplier", i);
+        }
         off += len;
     }
     if (off != size)
@@ -331,57 +416,140 @@ symc_status sym_program_eval(const uint8_t *code, size_t size, const int64_t *va
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "shape program writes %u outputs, room for %u", no, nout);
     if ((ns && !values) || (no && !out))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "shape program: NULL values or outputs");
-    int64_t reg[SYM_PROGRAM_MAX_REGS];
-    uint32_t nreg = ns + nt, o = 0;
+    int64_t reg[SYM_PROGRAM_MAX_REGS]; /* a power of two: indices are masked into it */
+    uint32_t o = 0, i = 0;
     if (ns) memcpy(reg, values, ns * sizeof *reg);
     if (nt) memset(reg + ns, 0, nt * sizeof *reg); /* unchecked bytes may read before writing */
     const uint8_t *p = code + HEADER, *end = code + size;
-    for (uint32_t i = 0; i < ni; i++) {
-        if (p >= end) return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program truncated at instruction %u", i);
-        uint8_t op = *p++;
-        if (op == 0 || op >= OP_LAST)
-            return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program: bad opcode %u at instruction %u", op, i);
-        size_t len = 2u * op_regs[op] + (op_imm[op] ? 8 : 0);
-        if ((size_t)(end - p) < len)
-            return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program truncated inside instruction %u", i);
-        uint32_t d = rd16(p);
-        if (d >= nreg) return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program: register %u out of range", d);
-        if (op == OP_OUT) {
-            if (o >= no) return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program writes too many outputs");
-            out[o++] = reg[d];
-            p += 2;
-            continue;
-        }
-        if (d < ns) return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program writes symbol register %u", d);
-        int64_t x, y, imm = 0, r;
-        uint32_t a = op_regs[op] > 1 ? rd16(p + 2) : 0, b = op_regs[op] > 2 ? rd16(p + 4) : 0;
-        if (a >= nreg || b >= nreg)
-            return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program: register out of range at instruction %u", i);
-        if (op_imm[op]) imm = rd64(p + 2u * op_regs[op]);
-        p += len;
-        x = op_regs[op] > 1 ? reg[a] : 0;
-        y = op_regs[op] > 2 ? reg[b] : 0;
-        switch (op) {
-        case OP_CONST: reg[d] = imm; continue;
-        case OP_ADDK:
-        case OP_MULK:
-        case OP_FLOORDIVK:
-        case OP_MODK: y = imm; break;
-        case OP_MADDK:
-            if (__builtin_mul_overflow(y, imm, &y)) {
-                s = SYMC_ERR_OVERFLOW;
-                goto fail;
-            }
-            break;
-        default: break;
-        }
-        if ((s = sym__eval_op(op_kind[op], x, y, &r))) goto fail;
-        reg[d] = r;
-        continue;
-    fail:
-        return symc_error_setf(err, s, "shape program: %s at instruction %u",
-                               s == SYMC_ERR_DIV_ZERO ? "division by zero" : "int64 overflow", i);
+    /* Register indices are masked into reg[] instead of range-checked:
+     * sym_program_check rejects bad indices, and masking keeps even unchecked
+     * bytes from touching memory outside the stack array, for free. Every
+     * handler advances p by a constant (so the next decode does not wait on a
+     * table load) and, with GCC/Clang, dispatches the next instruction itself
+     * (threaded code: one indirect branch per handler predicts far better
+     * than the single branch of a switch). */
+#define R(off) (rd16(p + (off)) & (SYM_PROGRAM_MAX_REGS - 1))
+#define DECODE()                                                                   \
+    do {                                                                           \
+        if (p >= end) goto done; /* the end of the bytes ends the run; counts checked there */ \
+        byte = *p++;                                                               \
+        op = byte & ~OUTF;                                                         \
+        if (op >= OP_LAST || (size_t)(end - p) < op_size[op]) goto truncated_or_bad; \
+        d = R(0);                                                                  \
+    } while (0)
+#if defined(__GNUC__)
+    static const void *const handler[OP_LAST] = {
+        &&h_bad, &&h_const, &&h_add, &&h_mul, &&h_floordiv, &&h_mod, &&h_min,
+        &&h_max, &&h_addk, &&h_mulk, &&h_floordivk, &&h_modk, &&h_maddk, &&h_out};
+#define DISPATCH() goto *handler[op]
+#define HANDLER(name, op) name:
+#else
+#define DISPATCH() goto dispatch
+#define HANDLER(name, op) case op:
+#endif
+#define NEXT(n)                                 \
+    do {                                        \
+        p += (n);                               \
+        if (byte & OUTF) {                      \
+            if (o >= no) goto too_many;         \
+            out[o++] = reg[d];                  \
+        }                                       \
+        i++;                                    \
+        DECODE();                               \
+        DISPATCH();                             \
+    } while (0)
+    uint8_t byte = 0, op = 0;
+    uint32_t d = 0;
+    int64_t x, y, k;
+    DECODE();
+#if defined(__GNUC__)
+    DISPATCH();
+#else
+dispatch:
+    switch (op) {
+#endif
+    HANDLER(h_out, OP_OUT)
+        if (o >= no || (byte & OUTF)) goto too_many;
+        out[o++] = reg[d];
+        byte = 0;
+        NEXT(2);
+    HANDLER(h_const, OP_CONST)
+        reg[d] = rd64(p + 2);
+        NEXT(10);
+    HANDLER(h_add, OP_ADD)
+        if (__builtin_add_overflow(reg[R(2)], reg[R(4)], &reg[d])) goto overflow;
+        NEXT(6);
+    HANDLER(h_mul, OP_MUL)
+        if (__builtin_mul_overflow(reg[R(2)], reg[R(4)], &reg[d])) goto overflow;
+        NEXT(6);
+    HANDLER(h_floordiv, OP_FLOORDIV)
+        x = reg[R(2)];
+        y = reg[R(4)];
+        if (y == 0) goto div_zero;
+        if (x == INT64_MIN && y == -1) goto overflow;
+        reg[d] = sym__floordiv(x, y);
+        NEXT(6);
+    HANDLER(h_mod, OP_MOD)
+        x = reg[R(2)];
+        y = reg[R(4)];
+        if (y == 0) goto div_zero;
+        reg[d] = sym__mod(x, y);
+        NEXT(6);
+    HANDLER(h_min, OP_MIN)
+        x = reg[R(2)];
+        y = reg[R(4)];
+        reg[d] = x < y ? x : y;
+        NEXT(6);
+    HANDLER(h_max, OP_MAX)
+        x = reg[R(2)];
+        y = reg[R(4)];
+        reg[d] = x > y ? x : y;
+        NEXT(6);
+    HANDLER(h_addk, OP_ADDK)
+        if (__builtin_add_overflow(reg[R(2)], rd64(p + 4), &reg[d])) goto overflow;
+        NEXT(12);
+    HANDLER(h_mulk, OP_MULK)
+        if (__builtin_mul_overflow(reg[R(2)], rd64(p + 4), &reg[d])) goto overflow;
+        NEXT(12);
+    HANDLER(h_maddk, OP_MADDK)
+        if (__builtin_mul_overflow(reg[R(4)], rd64(p + 6), &y) || __builtin_add_overflow(reg[R(2)], y, &reg[d]))
+            goto overflow;
+        NEXT(14);
+    HANDLER(h_floordivk, OP_FLOORDIVK)
+        if (rd64(p + 4) < 2) goto bad_op; /* checked programs never get here */
+        reg[d] = floordiv_magic(reg[R(2)], (uint64_t)rd64(p + 12), p[20]);
+        NEXT(21);
+    HANDLER(h_modk, OP_MODK) /* x - k*floor(x/k), exact in unsigned arithmetic */
+        k = rd64(p + 4);
+        if (k < 2) goto bad_op;
+        x = reg[R(2)];
+        reg[d] = (int64_t)((uint64_t)x - (uint64_t)floordiv_magic(x, (uint64_t)rd64(p + 12), p[20]) * (uint64_t)k);
+        NEXT(21);
+    HANDLER(h_bad, 0)
+        goto bad_op;
+#if !defined(__GNUC__)
+    default: goto bad_op;
     }
+#endif
+done:
+#undef DECODE
+#undef DISPATCH
+#undef HANDLER
+#undef NEXT
+#undef R
+    if (i != ni) return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program has %u instructions, header says %u", i, ni);
     if (o != no) return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program wrote %u of %u outputs", o, no);
     return SYMC_OK;
+truncated_or_bad:
+    if (op_is_valid(p[-1])) goto truncated;
+bad_op:
+    return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program: bad instruction %u", i);
+truncated:
+    return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program truncated at instruction %u", i);
+too_many:
+    return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program writes too many outputs");
+overflow:
+    return symc_error_setf(err, SYMC_ERR_OVERFLOW, "shape program: int64 overflow at instruction %u", i);
+div_zero:
+    return symc_error_setf(err, SYMC_ERR_DIV_ZERO, "shape program: division by zero at instruction %u", i);
 }

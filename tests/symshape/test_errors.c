@@ -211,35 +211,47 @@ static void programs(void) {
     HAS(err.msg, "not yet written");
     int64_t one = 5;
     CHECK(sym_program_eval(p, 24 + sizeof a1, &one, 1, out, 1, &err) == SYMC_OK); /* defined, if meaningless */
-    /* writes a symbol register */
+    /* writes a symbol register: the checker refuses; unchecked, the evaluator stays in bounds */
     uint8_t a2[] = {8, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 13, 0, 0};
     memcpy(p + 24, a2, sizeof a2);
     CHECK(sym_program_check(p, 24 + sizeof a2, &ns, &no, &err) == SYMC_ERR_FORMAT);
-    CHECK(sym_program_eval(p, 24 + sizeof a2, &one, 1, out, 1, &err) == SYMC_ERR_FORMAT);
-    /* register out of range */
-    uint8_t a3[] = {8, 1, 0, 7, 0, 1, 0, 0, 0, 0, 0, 0, 0, 13, 1, 0};
+    (void)sym_program_eval(p, 24 + sizeof a2, &one, 1, out, 1, &err);
+    /* register out of range: refused; unchecked, indices are masked into the register file */
+    uint8_t a3[] = {8, 1, 0, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0, 13, 1, 0};
     memcpy(p + 24, a3, sizeof a3);
     CHECK(sym_program_check(p, 24 + sizeof a3, &ns, &no, &err) == SYMC_ERR_FORMAT);
     HAS(err.msg, "out of range");
-    CHECK(sym_program_eval(p, 24 + sizeof a3, &one, 1, out, 1, &err) == SYMC_ERR_FORMAT);
+    (void)sym_program_eval(p, 24 + sizeof a3, &one, 1, out, 1, &err);
     /* bad opcode */
     uint8_t a4[] = {99, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 13, 1, 0};
     memcpy(p + 24, a4, sizeof a4);
     CHECK(sym_program_check(p, 24 + sizeof a4, &ns, &no, &err) == SYMC_ERR_FORMAT);
     HAS(err.msg, "opcode");
-    /* constant divisor 0 */
-    uint8_t a5[] = {10, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 13, 1, 0};
+    CHECK(sym_program_eval(p, 24 + sizeof a4, &one, 1, out, 1, &err) == SYMC_ERR_FORMAT);
+    /* FLOORDIVK r1 = r0 // k with its multiplier and shift; OUT r1 */
+    uint8_t a5[] = {10, 1, 0, 0, 0, /* k */ 0, 0, 0, 0, 0, 0, 0, 0, /* magic */ 1, 0, 0, 0, 0, 0, 0, 0, /* shift */ 0,
+                      13, 1, 0};
     memcpy(p + 24, a5, sizeof a5);
-    CHECK(sym_program_check(p, 24 + sizeof a5, &ns, &no, &err) == SYMC_ERR_FORMAT);
-    CHECK(sym_program_eval(p, 24 + sizeof a5, &one, 1, out, 1, &err) == SYMC_ERR_DIV_ZERO);
-    /* the valid variant: r1 = r0 // 2 ; OUT r1 */
-    a5[5] = 2;
-    memcpy(p + 24, a5, sizeof a5);
+    CHECK(sym_program_check(p, 24 + sizeof a5, &ns, &no, &err) == SYMC_ERR_FORMAT); /* k = 0 */
+    HAS(err.msg, "divides by the constant 0");
+    CHECK(sym_program_eval(p, 24 + sizeof a5, &one, 1, out, 1, &err) == SYMC_ERR_FORMAT);
+    p[24 + 5] = 2; /* k = 2: multiplier 1, shift 0 */
     CHECK(sym_program_check(p, 24 + sizeof a5, &ns, &no, &err) == SYMC_OK);
     CHECK(sym_program_eval(p, 24 + sizeof a5, &one, 1, out, 1, &err) == SYMC_OK && out[0] == 2);
+    p[24 + 13] = 3; /* a tampered multiplier is refused */
+    CHECK(sym_program_check(p, 24 + sizeof a5, &ns, &no, &err) == SYMC_ERR_FORMAT);
+    HAS(err.msg, "multiplier");
+    p[24 + 13] = 1;
     /* output count mismatch */
     p[16] = 2;
     CHECK(sym_program_check(p, 24 + sizeof a5, &ns, &no, &err) == SYMC_ERR_FORMAT);
+    CHECK(sym_program_eval(p, 24 + sizeof a5, &one, 1, out, 2, &err) == SYMC_ERR_FORMAT);
+    /* instruction count mismatch */
+    p[16] = 1;
+    p[20] = 3;
+    CHECK(sym_program_check(p, 24 + sizeof a5, &ns, &no, &err) == SYMC_ERR_FORMAT);
+    CHECK(sym_program_eval(p, 24 + sizeof a5, &one, 1, out, 1, &err) == SYMC_ERR_FORMAT);
+    p[20] = 2;
     /* too many registers for the evaluator's stack */
     p[16] = 1;
     p[13] = 0x10;
