@@ -224,11 +224,11 @@ symc_status ir_infer_dtype(ir_module *m, ir_op op, const char *name, const uint3
         break;
     case IR_DT_KEEP:
         *out = m->tensors[in[0]].dtype;
-        if (op == IR_OP_GATHER && m->tensors[in[1]].dtype != SYMC_I64 &&
-            m->tensors[in[1]].dtype != SYMC_I32)
+        if ((op == IR_OP_GATHER || op == IR_OP_GATHER_ELEMENTS) &&
+            m->tensors[in[1]].dtype != SYMC_I64 && m->tensors[in[1]].dtype != SYMC_I32)
             return symc_error_setf(err, SYMC_ERR_VERIFY,
-                                   "node '%s' (gather): indices '%s' are %s, must be i32 or i64",
-                                   name, m->tensors[in[1]].name,
+                                   "node '%s' (%s): indices '%s' are %s, must be i32 or i64",
+                                   name, info->name, m->tensors[in[1]].name,
                                    ir_dtype_name(m->tensors[in[1]].dtype));
         break;
     case IR_DT_SAME:

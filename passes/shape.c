@@ -715,6 +715,78 @@ static symc_status r_constant(ctx *c) {
     return set_value(c, 0, v, (uint32_t)n);
 }
 
+/* ---- ops added for the ONNX importer ------------------------------------------ */
+
+/* range: length max(ceil((limit - start) / delta), 0), which needs the sign of
+ * delta; elements are known symbolically when the length is a small constant
+ * (a Range feeding indices of a shape sub-graph). */
+static symc_status r_range(ctx *c) {
+    const ir_attr *a[3] = {attr(c, "start"), attr(c, "limit"), attr(c, "delta")};
+    static const char *const names[3] = {"start", "limit", "delta"};
+    for (int i = 0; i < 3; i++)
+        if (a[i]->n != 1 || a[i]->dims[0] == SYM_NONE)
+            return fail(c, SYMC_ERR_VERIFY, "attribute '%s' must hold one expression, has %u", names[i], a[i]->n);
+    sym_expr start = a[0]->dims[0], limit = a[1]->dims[0], delta = a[2]->dims[0];
+    sym_range dr = sym_range_of(c->t, delta);
+    sym_expr len;
+    if (dr.lo >= 1)
+        len = sym_ceildiv(c->t, sym_sub(c->t, limit, start), delta);
+    else if (dr.hi <= -1)
+        len = sym_ceildiv(c->t, sym_sub(c->t, start, limit), sym_neg(c->t, delta));
+    else
+        return fail(c, SYMC_ERR_VERIFY, "delta %s may be zero or change sign for the declared ranges",
+                    txt(c, delta));
+    if (len != SYM_NONE) len = sym_max(c->t, len, sym_const(c->t, 0));
+    symc_status st = set_out(c, 0, 1, &len);
+    if (st) return st;
+    int64_t n;
+    if (!is_int(out(c, 0)->dtype) || !const_of(c, len, &n) || n > MAX_VALUE_ELEMS) return SYMC_OK;
+    sym_expr v[MAX_VALUE_ELEMS];
+    for (int64_t i = 0; i < n; i++) v[i] = sym_add(c->t, start, sym_scale(c->t, delta, i));
+    return set_value(c, 0, v, (uint32_t)n);
+}
+
+static symc_status r_tile(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *r = attr(c, "repeats");
+    if ((int32_t)r->n != x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "repeats has %u entries but '%s' has rank %d", r->n, x->name, (int)x->rank);
+    sym_expr o[IR_MAX_RANK];
+    for (int d = 0; d < x->rank; d++) {
+        if (r->dims[d] == SYM_NONE) return fail(c, SYMC_ERR_VERIFY, "repeats entry %d is -1", d);
+        if (sym_range_of(c->t, r->dims[d]).lo < 0)
+            return fail(c, SYMC_ERR_VERIFY, "repeats entry %d = %s may be negative", d, txt(c, r->dims[d]));
+        o[d] = sym_mul(c->t, x->dims[d], r->dims[d]);
+    }
+    return set_out(c, 0, x->rank, o);
+}
+
+static symc_status r_trilu(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    if (x->rank < 2) return fail(c, SYMC_ERR_VERIFY, "input '%s' has rank %d, needs >= 2", x->name, (int)x->rank);
+    return same_as_input(c, 0);
+}
+
+/* gather_elements: the output is shaped like the indices; along the other
+ * axes an index position must exist in the data too. */
+static symc_status r_gather_elements(ctx *c) {
+    const ir_tensor *x = in(c, 0), *idx = in(c, 1);
+    if (x->rank != idx->rank)
+        return fail(c, SYMC_ERR_VERIFY, "indices '%s' have rank %d but data '%s' has rank %d", idx->name,
+                    (int)idx->rank, x->name, (int)x->rank);
+    int32_t ax = 0;
+    symc_status st = norm_axis(c, attr_int(c, "axis", 0), x->rank, "axis", &ax);
+    if (st) return st;
+    for (int d = 0; d < x->rank; d++) {
+        if (d == ax) continue;
+        char what[200];
+        snprintf(what, sizeof what, "dim %d of indices '%s' must not exceed that of data '%s'", d, idx->name,
+                 x->name);
+        if ((st = need(c, SYM_REL_LE, idx->dims[d], x->dims[d], what))) return st;
+    }
+    return same_as_input(c, 1);
+}
+
 static rule_fn rule_for(ir_op op) {
     switch (ir_op_get(op)->category) {
     case IR_CAT_UNARY: return r_unary;
@@ -744,6 +816,10 @@ static rule_fn rule_for(ir_op op) {
     case IR_OP_PAD: return r_pad;
     case IR_OP_SHAPE_OF: return r_shape_of;
     case IR_OP_CONSTANT: return r_constant;
+    case IR_OP_RANGE: return r_range;
+    case IR_OP_TILE: return r_tile;
+    case IR_OP_TRILU: return r_trilu;
+    case IR_OP_GATHER_ELEMENTS: return r_gather_elements;
     default: return NULL;
     }
 }

@@ -102,6 +102,10 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     [IR_OP_SPLIT] = {rt_k_split, RT_ALL},
     [IR_OP_PAD] = {rt_k_pad, RT_ALL},
     [IR_OP_SHAPE_OF] = {rt_k_shape_of, RT_ALL},
+    [IR_OP_RANGE] = {rt_k_range, RT_NUMS}, /* no inputs: the mask applies to the output */
+    [IR_OP_TILE] = {rt_k_tile, RT_ALL},
+    [IR_OP_TRILU] = {rt_k_trilu, RT_ALL},
+    [IR_OP_GATHER_ELEMENTS] = {rt_k_gather_elements, RT_ALL},
     /* IR_OP_CONSTANT: no kernel; the engine holds the data */
 };
 
@@ -183,11 +187,13 @@ symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, 
         if ((s = check_tensor(&c, &in[i], "input", i))) return s;
     for (uint32_t i = 0; i < n_out; i++)
         if ((s = check_tensor(&c, &out[i], "output", i))) return s;
-    if (!(k->dtypes & RT_DT(in[0].dtype))) {
+    /* a source op (range) has no input 0: its output's dtype is the one checked */
+    const rt_ref_tensor *first = n_in ? &in[0] : &out[0];
+    if (!(k->dtypes & RT_DT(first->dtype))) {
         char list[64];
         dtype_list(k->dtypes, list, sizeof list);
-        return rt_fail(&c, SYMC_ERR_UNSUPPORTED, "dtype %s of input 0 is not supported (supported: %s)",
-                       rt_ref_dtype_name(in[0].dtype), list);
+        return rt_fail(&c, SYMC_ERR_UNSUPPORTED, "dtype %s of %s 0 is not supported (supported: %s)",
+                       rt_ref_dtype_name(first->dtype), n_in ? "input" : "output", list);
     }
     return k->fn(&c);
 }

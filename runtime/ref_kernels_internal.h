@@ -157,5 +157,9 @@ symc_status rt_k_flatten(rt_ctx *c);
 symc_status rt_k_split(rt_ctx *c);
 symc_status rt_k_pad(rt_ctx *c);
 symc_status rt_k_shape_of(rt_ctx *c);
+symc_status rt_k_range(rt_ctx *c);
+symc_status rt_k_tile(rt_ctx *c);
+symc_status rt_k_trilu(rt_ctx *c);
+symc_status rt_k_gather_elements(rt_ctx *c);
 
 #endif

@@ -1,5 +1,6 @@
 /* Data movement: reshape, transpose, expand, concat, slice, gather, squeeze,
- * unsqueeze, flatten, split, pad, shape_of.
+ * unsqueeze, flatten, split, pad, shape_of, and the ops added for the ONNX
+ * importer: range, tile, trilu, gather_elements.
  *
  * These ops compute nothing, so every dtype is handled alike by copying
  * elements bit for bit (rt_copy_elem); only pad's constant goes through a
@@ -468,5 +469,139 @@ symc_status rt_k_shape_of(rt_ctx *c) {
     symc_status s = rt_check_out(c, 0, SYMC_I64, 1, od);
     if (s) return s;
     for (int32_t d = 0; d < x->rank; d++) rt_st_i(&c->out[0], d, x->dims[d]);
+    return SYMC_OK;
+}
+
+/* ---- range ----------------------------------------------------------------------------------------------------------- */
+/* The only source op with a kernel: no inputs, the output dtype is `to`. The
+ * length max(ceil((limit - start) / delta), 0) is computed exactly, refusing
+ * int64 overflow rather than wrapping. */
+symc_status rt_k_range(rt_ctx *c) {
+    static const char *const names[3] = {"start", "limit", "delta"};
+    int64_t v[3];
+    symc_dtype to;
+    symc_status s;
+    for (int i = 0; i < 3; i++) {
+        const int64_t *p;
+        uint32_t n;
+        if ((s = rt_attr_ints(c, names[i], 1, &p, &n, NULL))) return s;
+        if (n != 1)
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "'%s' has %u entries, must have 1", names[i], n);
+        v[i] = p[0];
+    }
+    if ((s = rt_attr_dtype(c, "to", &to))) return s;
+    if (!(RT_DT(to) & RT_NUMS))
+        return rt_fail(c, SYMC_ERR_UNSUPPORTED, "range of dtype %s", rt_ref_dtype_name(to));
+    int64_t start = v[0], limit = v[1], delta = v[2], span, len = 0;
+    if (delta == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "delta is 0");
+    if (__builtin_sub_overflow(limit, start, &span))
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "limit - start overflows");
+    /* ceil(span / delta) for spans of delta's sign; C division truncates */
+    if ((span > 0 && delta > 0) || (span < 0 && delta < 0))
+        len = span / delta + (span % delta != 0);
+    if (len > 0 && (__builtin_mul_overflow(len - 1, delta, &span) ||
+                    __builtin_add_overflow(start, span, &span)))
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "the range has too many elements");
+    int64_t od[1] = {len};
+    if ((s = rt_check_out(c, 0, to, 1, od))) return s;
+    for (int64_t i = 0; i < len; i++) rt_st_i(&c->out[0], i, start + i * delta);
+    return SYMC_OK;
+}
+
+/* ---- tile ---------------------------------------------------------------------------------------------------------------- */
+symc_status rt_k_tile(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    const int64_t *rep;
+    uint32_t n;
+    symc_status s;
+    if ((s = rt_attr_ints(c, "repeats", 1, &rep, &n, NULL))) return s;
+    if (n != (uint32_t)x->rank)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "'repeats' has %u entries but the input has rank %d", n,
+                       (int)x->rank);
+    int64_t od[RT_REF_MAX_RANK], total = 1;
+    for (int32_t d = 0; d < x->rank; d++) {
+        if (rep[d] < 0)
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "'repeats' entry %d is %lld, must be >= 0", (int)d,
+                           (long long)rep[d]);
+        if (!rt_mul_ok(x->dims[d], rep[d], &od[d]) || !rt_mul_ok(total, od[d], &total))
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "the tiled tensor has too many elements");
+    }
+    if ((s = rt_check_out(c, 0, x->dtype, x->rank, od))) return s;
+    int64_t is[RT_REF_MAX_RANK], coord[RT_REF_MAX_RANK] = {0};
+    rt_strides(x->rank, x->dims, is);
+    for (int64_t i = 0; i < total; i++, rt_next(x->rank, od, coord)) {
+        int64_t off = 0; /* every repeat reads the input again: coordinate modulo the input dim */
+        for (int32_t d = 0; d < x->rank; d++) off += (coord[d] % x->dims[d]) * is[d];
+        rt_copy_elem(&c->out[0], i, x, off);
+    }
+    return SYMC_OK;
+}
+
+/* ---- trilu --------------------------------------------------------------------------------------------------------------- */
+/* Element (i, j) of each matrix of the last two dims is kept when j - i >= k
+ * (upper) or j - i <= k (lower), else zero of the dtype. */
+symc_status rt_k_trilu(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    int64_t upper, k;
+    symc_status s;
+    if ((s = rt_attr_int(c, "upper", 0, 1, &upper))) return s;
+    if ((s = rt_attr_int(c, "k", 0, 0, &k))) return s;
+    if (x->rank < 2)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 has rank %d, trilu needs >= 2", (int)x->rank);
+    if ((s = rt_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
+    int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1];
+    int64_t total = rt_numel_dims(x->rank, x->dims);
+    for (int64_t e = 0; e < total; e++) {
+        int64_t j = e % cols, i = (e / cols) % rows, diff = j - i;
+        /* diff is within +-2^62 (dims fit in memory) while k may be anything */
+        int keep = upper ? diff >= k : diff <= k;
+        if (keep) rt_copy_elem(&c->out[0], e, x, e);
+        else rt_st_i(&c->out[0], e, 0);
+    }
+    return SYMC_OK;
+}
+
+/* ---- gather_elements ------------------------------------------------------------------------------------------------------ */
+symc_status rt_k_gather_elements(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0], *idx = &c->in[1];
+    int64_t axis_attr;
+    int32_t axis;
+    symc_status s;
+    char t1[160], t2[160];
+    if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
+    if (idx->dtype != SYMC_I64 && idx->dtype != SYMC_I32)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices (input 1) are %s, must be i32 or i64",
+                       rt_ref_dtype_name(idx->dtype));
+    if (x->rank == 0 || idx->rank != x->rank)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices %s and data %s must have the same rank >= 1",
+                       rt_shape_str(t1, sizeof t1, idx->rank, idx->dims),
+                       rt_shape_str(t2, sizeof t2, x->rank, x->dims));
+    if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
+    for (int32_t d = 0; d < x->rank; d++)
+        if (d != axis && idx->dims[d] > x->dims[d])
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices %s exceed data %s at axis %d",
+                           rt_shape_str(t1, sizeof t1, idx->rank, idx->dims),
+                           rt_shape_str(t2, sizeof t2, x->rank, x->dims), (int)d);
+    if ((s = rt_check_out(c, 0, x->dtype, idx->rank, idx->dims))) return s;
+    int64_t dim = x->dims[axis], total = rt_numel_dims(idx->rank, idx->dims);
+    int64_t is[RT_REF_MAX_RANK], coord[RT_REF_MAX_RANK] = {0};
+    rt_strides(x->rank, x->dims, is);
+    /* every index is checked before anything is written */
+    for (int64_t q = 0; q < total; q++) {
+        int64_t v = rt_ld_i(idx, q);
+        if (v < -dim || v >= dim) {
+            rt_unravel(q, idx->rank, idx->dims, coord);
+            return rt_fail(c, SYMC_ERR_RANGE,
+                           "index %lld at indices%s is out of range [%lld, %lld] for axis %d of size %lld",
+                           (long long)v, rt_shape_str(t1, sizeof t1, idx->rank, coord), (long long)-dim,
+                           (long long)dim - 1, (int)axis, (long long)dim);
+        }
+    }
+    for (int64_t q = 0; q < total; q++, rt_next(idx->rank, idx->dims, coord)) {
+        int64_t v = rt_ld_i(idx, q), off = 0;
+        if (v < 0) v += dim;
+        for (int32_t d = 0; d < x->rank; d++) off += (d == axis ? v : coord[d]) * is[d];
+        rt_copy_elem(&c->out[0], q, x, off);
+    }
     return SYMC_OK;
 }
