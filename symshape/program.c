@@ -74,7 +74,7 @@ static bool op_is_valid(uint8_t byte) {
 
 static inline uint64_t udiv_magic(uint64_t n, uint64_t m, uint8_t sh) {
     uint64_t t = (uint64_t)(((u128)n * m) >> 64);
-    return (t + ((n - t) >> 1)) >> sh;
+    return (t + ((n - t) >> 1)) >> (sh & 63); /* mask: unchecked bytes must not shift by >= 64 */
 }
 
 /* floor(a / d) for d >= 2: for a < 0, floor(a/d) == ~floor(~a/d). */
