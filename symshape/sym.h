@@ -153,7 +153,15 @@ sym_tri sym_prove_divisible(sym_table *t, sym_expr a, int64_t k); /* k >= 1 */
 /* Declares two symbols (or a symbol and an expression over other symbols)
  * equal for the rest of the compilation: union-find merge, the surviving range
  * is the intersection. Contradiction (disjoint ranges, provably unequal) is an
- * error naming both symbols and their ranges; the table is left unchanged. */
+ * error naming both symbols and their ranges; the table is left unchanged.
+ * A symbol == expression merge binds the symbol's class to the expression
+ * (proofs see through it) and narrows the symbol's range and multiple_of to
+ * the expression's facts; any other pair (two compound expressions, or an
+ * expression mentioning the symbol itself) is kept as a plain fact that
+ * sym_prove_eq uses. Every call, even one proven TRUE, is recorded for
+ * sym_check_binding: the domain of later proofs, simplifications and guard
+ * classifications is the bindings in range at which both (canonical) sides
+ * evaluate and are equal. */
 symc_status sym_assume_eq(sym_table *t, sym_expr a, sym_expr b, symc_error *err);
 
 /* ---- guards ------------------------------------------------------------ */
