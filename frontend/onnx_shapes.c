@@ -1,0 +1,274 @@
+/* The trtexec-style shape flags: --shapes, --min-shapes, --opt-shapes and
+ * --max-shapes, each given any number of times, accumulate into one list of
+ * fe_input_shape.
+ *
+ * A spec is a comma-separated list of items; an item with a ':' starts an
+ * input ("name:AxBxC", the name running to the item's last ':' so TensorFlow
+ * names like "input:0" survive) and an item without one is a further shape of
+ * the current input, which is how --shapes takes min,opt,max. Each flag is
+ * parsed into a scratch list first and merged only when the whole spec is
+ * valid, so a bad flag leaves the list as it was. Errors quote the flag, the
+ * text and the 1-based column, because that is what a person needs to fix a
+ * command line. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/onnx.h"
+
+enum { GIVEN_MIN = 1, GIVEN_OPT = 2, GIVEN_MAX = 4, GIVEN_ALL = 7 };
+
+static const char *flag_text(fe_shape_flag f) {
+    switch (f) {
+    case FE_SHAPES: return "--shapes";
+    case FE_MIN_SHAPES: return "--min-shapes";
+    case FE_OPT_SHAPES: return "--opt-shapes";
+    case FE_MAX_SHAPES: return "--max-shapes";
+    }
+    return "--shapes";
+}
+
+void fe_shape_list_init(fe_shape_list *l) { memset(l, 0, sizeof *l); }
+
+void fe_shape_list_free(fe_shape_list *l) {
+    if (!l) return;
+    for (uint32_t i = 0; i < l->n; i++) free((char *)l->items[i].name);
+    free(l->items);
+    free(l->given);
+    memset(l, 0, sizeof *l);
+}
+
+int fe_shape_flag_parse(const char *flag, fe_shape_flag *out) {
+    static const char *const names[] = {"--shapes", "--min-shapes", "--opt-shapes", "--max-shapes"};
+    for (int i = 0; i < 4; i++)
+        if (flag && !strcmp(flag, names[i])) {
+            *out = (fe_shape_flag)i;
+            return 1;
+        }
+    return 0;
+}
+
+/* One parsed item group: an input name and 1..3 shapes. */
+typedef struct parsed {
+    char *name;
+    size_t name_col;
+    int n_shapes;
+    int32_t rank[3];
+    int64_t dims[3][FE_MAX_RANK];
+    size_t col[3];
+} parsed;
+
+static symc_status syntax(symc_error *err, fe_shape_flag f, const char *spec, size_t pos,
+                          const char *what) {
+    return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s': %s at column %zu", flag_text(f), spec,
+                           what, pos + 1);
+}
+
+/* dims: "" (a scalar) or N('x'N)*, from spec[*pos] to `end` */
+static symc_status parse_dims(fe_shape_flag f, const char *spec, size_t pos, size_t end, int32_t *rank,
+                              int64_t *dims, symc_error *err) {
+    *rank = 0;
+    if (pos == end) return SYMC_OK;
+    for (;;) {
+        if (spec[pos] < '0' || spec[pos] > '9')
+            return syntax(err, f, spec, pos, "expected a dimension (digits)");
+        int64_t v = 0;
+        while (pos < end && spec[pos] >= '0' && spec[pos] <= '9') {
+            int d = spec[pos] - '0';
+            if (v > (INT64_MAX - d) / 10) return syntax(err, f, spec, pos, "dimension too large");
+            v = v * 10 + d;
+            pos++;
+        }
+        if (*rank == FE_MAX_RANK) return syntax(err, f, spec, pos, "more than 8 dimensions");
+        dims[(*rank)++] = v;
+        if (pos == end) return SYMC_OK;
+        if (spec[pos] != 'x' && spec[pos] != 'X')
+            return syntax(err, f, spec, pos, "expected 'x' between dimensions, ',' or the end");
+        pos++;
+        if (pos == end) return syntax(err, f, spec, pos, "expected a dimension after 'x'");
+    }
+}
+
+static void free_parsed(parsed *p, int n) {
+    for (int i = 0; i < n; i++) free(p[i].name);
+    free(p);
+}
+
+static int find_item(const fe_shape_list *l, const char *name) {
+    for (uint32_t i = 0; i < l->n; i++)
+        if (!strcmp(l->items[i].name, name)) return (int)i;
+    return -1;
+}
+
+static const char *bound_name(int bit) {
+    return bit == GIVEN_MIN ? "min" : bit == GIVEN_OPT ? "opt" : "max";
+}
+
+symc_status fe_parse_shapes(fe_shape_list *l, fe_shape_flag flag, const char *spec,
+                            symc_error *err) {
+    if (!l || !spec) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_parse_shapes: NULL argument");
+    if ((unsigned)flag > FE_MAX_SHAPES)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_parse_shapes: bad flag %d", (int)flag);
+    size_t len = strlen(spec);
+    if (len == 0)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s needs a value like x:1x3x224x224",
+                               flag_text(flag));
+    /* pass 1: items into groups */
+    parsed *ps = NULL;
+    int np = 0, cap = 0;
+    symc_status st = SYMC_OK;
+    for (size_t pos = 0; pos <= len && !st;) {
+        size_t end = pos;
+        while (end < len && spec[end] != ',') end++;
+        size_t colon = SIZE_MAX;
+        for (size_t i = pos; i < end; i++)
+            if (spec[i] == ':') colon = i;
+        size_t dims_at = pos;
+        if (colon != SIZE_MAX) {
+            if (colon == pos) {
+                st = syntax(err, flag, spec, pos, "expected an input name before ':'");
+                break;
+            }
+            if (np == cap) {
+                cap = cap ? 2 * cap : 4;
+                parsed *g = realloc(ps, (size_t)cap * sizeof *g);
+                if (!g) {
+                    st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory parsing %s", flag_text(flag));
+                    break;
+                }
+                ps = g;
+            }
+            parsed *p = &ps[np];
+            memset(p, 0, sizeof *p);
+            p->name = malloc(colon - pos + 1);
+            if (!p->name) {
+                st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory parsing %s", flag_text(flag));
+                break;
+            }
+            np++;
+            memcpy(p->name, spec + pos, colon - pos);
+            p->name[colon - pos] = '\0';
+            p->name_col = pos;
+            dims_at = colon + 1;
+        } else if (np == 0) {
+            st = syntax(err, flag, spec, pos, "expected 'name:' before the shape");
+            break;
+        } else if (dims_at == end) {
+            st = syntax(err, flag, spec, pos, "empty shape");
+            break;
+        }
+        parsed *p = &ps[np - 1];
+        int max_shapes = flag == FE_SHAPES ? 3 : 1;
+        if (p->n_shapes == max_shapes) {
+            st = syntax(err, flag, spec, pos,
+                        flag == FE_SHAPES ? "a fourth shape for one input (give one, or min,opt,max)"
+                                          : "a second shape for one input (start the next with 'name:')");
+            break;
+        }
+        int k = p->n_shapes++;
+        p->col[k] = dims_at;
+        st = parse_dims(flag, spec, dims_at, end, &p->rank[k], p->dims[k], err);
+        pos = end + 1;
+    }
+    /* pass 2: checks within this flag */
+    for (int i = 0; i < np && !st; i++) {
+        parsed *p = &ps[i];
+        if (p->n_shapes == 2)
+            st = symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                 "%s '%s': input '%s' has 2 shapes; give one (fixed) or three "
+                                 "(min,opt,max)",
+                                 flag_text(flag), spec, p->name);
+        for (int k = 1; k < p->n_shapes && !st; k++)
+            if (p->rank[k] != p->rank[0])
+                st = symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                     "%s '%s': shapes of input '%s' have %d and %d dims (column %zu)",
+                                     flag_text(flag), spec, p->name, (int)p->rank[0], (int)p->rank[k],
+                                     p->col[k] + 1);
+        for (int j = 0; j < i && !st; j++)
+            if (!strcmp(ps[j].name, p->name))
+                st = symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                     "%s '%s': input '%s' appears twice (column %zu)", flag_text(flag),
+                                     spec, p->name, p->name_col + 1);
+    }
+    /* pass 3: against what earlier flags declared */
+    int bits_of_flag = flag == FE_SHAPES ? GIVEN_ALL
+                       : flag == FE_MIN_SHAPES ? GIVEN_MIN
+                       : flag == FE_OPT_SHAPES ? GIVEN_OPT : GIVEN_MAX;
+    for (int i = 0; i < np && !st; i++) {
+        int at = find_item(l, ps[i].name);
+        if (at < 0) continue;
+        int both = l->given[at] & bits_of_flag;
+        if (both) {
+            int bit = both & GIVEN_MIN ? GIVEN_MIN : both & GIVEN_OPT ? GIVEN_OPT : GIVEN_MAX;
+            st = symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                 "%s '%s': the %s shape of input '%s' is already declared by an "
+                                 "earlier flag",
+                                 flag_text(flag), spec, bound_name(bit), ps[i].name);
+        } else if (l->items[at].rank != ps[i].rank[0]) {
+            st = symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                 "%s '%s': input '%s' has %d dims here but %d in an earlier flag",
+                                 flag_text(flag), spec, ps[i].name, (int)ps[i].rank[0],
+                                 (int)l->items[at].rank);
+        }
+    }
+    /* pass 4: merge (only allocation can fail now; the list stays valid) */
+    for (int i = 0; i < np && !st; i++) {
+        parsed *p = &ps[i];
+        int at = find_item(l, p->name);
+        if (at < 0) {
+            if (l->n == l->cap) {
+                uint32_t ncap = l->cap ? 2 * l->cap : 4;
+                fe_input_shape *it = realloc(l->items, ncap * sizeof *it);
+                if (it) l->items = it;
+                uint8_t *gv = it ? realloc(l->given, ncap) : NULL;
+                if (gv) l->given = gv;
+                if (!it || !gv) {
+                    st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory parsing %s", flag_text(flag));
+                    break;
+                }
+                l->cap = ncap;
+            }
+            at = (int)l->n++;
+            memset(&l->items[at], 0, sizeof l->items[at]);
+            l->items[at].name = p->name;
+            l->items[at].rank = p->rank[0];
+            l->given[at] = 0;
+            p->name = NULL; /* owned by the list now */
+        }
+        fe_input_shape *s = &l->items[at];
+        size_t bytes = (size_t)p->rank[0] * sizeof(int64_t);
+        if (flag == FE_SHAPES) {
+            int k1 = p->n_shapes == 3 ? 1 : 0, k2 = p->n_shapes == 3 ? 2 : 0;
+            memcpy(s->min, p->dims[0], bytes);
+            memcpy(s->opt, p->dims[k1], bytes);
+            memcpy(s->max, p->dims[k2], bytes);
+        } else {
+            memcpy(flag == FE_MIN_SHAPES ? s->min : flag == FE_OPT_SHAPES ? s->opt : s->max, p->dims[0], bytes);
+        }
+        l->given[at] |= (uint8_t)bits_of_flag;
+    }
+    free_parsed(ps, np);
+    return st;
+}
+
+symc_status fe_shape_list_check(const fe_shape_list *l, symc_error *err) {
+    if (!l) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_shape_list_check: NULL list");
+    for (uint32_t i = 0; i < l->n; i++) {
+        const fe_input_shape *s = &l->items[i];
+        static const struct { int bit; const char *flag; } need[] = {
+            {GIVEN_MIN, "--min-shapes"}, {GIVEN_OPT, "--opt-shapes"}, {GIVEN_MAX, "--max-shapes"}};
+        for (int k = 0; k < 3; k++)
+            if (!(l->given[i] & need[k].bit))
+                return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                       "input '%s' has no %s shape: add %s %s:... (or give all three "
+                                       "with --shapes %s:MIN,OPT,MAX)",
+                                       s->name, bound_name(need[k].bit), need[k].flag, s->name, s->name);
+        for (int32_t d = 0; d < s->rank; d++)
+            if (s->min[d] > s->opt[d] || s->opt[d] > s->max[d])
+                return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                       "input '%s' dim %d: min %" PRId64 ", opt %" PRId64 ", max %" PRId64
+                                       " must satisfy min <= opt <= max",
+                                       s->name, (int)d, s->min[d], s->opt[d], s->max[d]);
+    }
+    return SYMC_OK;
+}

@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""Writes the ONNX models the importer tests read (tests/frontend/test_onnx_import.c).
+
+Usage: gen_models.py OUTDIR
+
+One small model per op family, built with onnx.helper so the tests need no
+downloaded weights, plus models for each error the importer must report
+(unsupported op, missing ranges, bad external data paths, ...). Every model
+except the deliberately broken ones passes onnx.checker. A missing `onnx`
+package is a failure, not a skip: it is a declared test dependency
+(scripts/deps.sh).
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def out(name):
+    return helper.make_empty_tensor_value_info(name)
+
+
+def ints(name, vals):
+    return numpy_helper.from_array(np.array(vals, dtype=np.int64), name)
+
+
+def floats(name, shape, seed=0):
+    rng = np.random.default_rng(seed)
+    return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17, name="g", check=True):
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    if check:
+        # strict inference fills in the outputs' types and catches a wrong
+        # test model here rather than as a confusing importer failure
+        m = onnx.shape_inference.infer_shapes(m, strict_mode=True)
+        onnx.checker.check_model(m)
+    return m
+
+
+N = helper.make_node
+
+
+def vit_patch():
+    """PyTorch-style ViT: cls token expanded to the batch, qkv projection and
+    a reshape whose target shape comes from Shape -> Gather -> Concat."""
+    nodes = [
+        N("Shape", ["x"], ["s"], name="shape_x"),
+        N("Gather", ["s", "i0"], ["b"], axis=0, name="batch"),
+        N("Unsqueeze", ["b", "ax0"], ["b1"], name="unsq_b"),
+        N("Concat", ["b1", "one_768"], ["cls_shape"], axis=0, name="cls_shape"),
+        N("Expand", ["cls", "cls_shape"], ["cls_b"], name="expand_cls"),
+        N("Concat", ["cls_b", "x"], ["tokens"], axis=1, name="cat_tokens"),
+        N("MatMul", ["tokens", "w_qkv"], ["qkv"], name="qkv_proj"),
+        N("Shape", ["qkv"], ["s2"], name="shape_qkv"),
+        N("Gather", ["s2", "i0"], ["b2"], axis=0, name="g0"),
+        N("Gather", ["s2", "i1"], ["n2"], axis=0, name="g1"),
+        N("Unsqueeze", ["b2", "ax0"], ["b2u"], name="u0"),
+        N("Unsqueeze", ["n2", "ax0"], ["n2u"], name="u1"),
+        N("Concat", ["b2u", "n2u", "heads"], ["qkv_shape"], axis=0, name="cat_shape"),
+        N("Reshape", ["qkv", "qkv_shape"], ["qkv5"], name="reshape_qkv"),
+    ]
+    inits = [ints("i0", 0), ints("i1", 1), ints("ax0", [0]), ints("one_768", [1, 768]),
+             floats("cls", [1, 1, 768]), floats("w_qkv", [768, 2304]), ints("heads", [3, 12, -1])]
+    return model(nodes, [vi("x", F, ["B", 196, 768])], [out("qkv5")], inits)
+
+
+def conv_pool():
+    """Conv (plain, grouped, depthwise, SAME_UPPER with stride 2), batch norm,
+    pooling (ceil mode, average, global), flatten, gemm on symbolic H, W."""
+    nodes = [
+        N("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2], name="conv1"),
+        N("BatchNormalization", ["c1", "bn_s", "bn_b", "bn_m", "bn_v"], ["bn"], epsilon=1e-3, name="bn1"),
+        N("Relu", ["bn"], ["r1"], name="relu1"),
+        N("Conv", ["r1", "wg"], ["cg"], pads=[1, 1, 1, 1], group=4, name="conv_grouped"),
+        N("Conv", ["cg", "wd"], ["cd"], pads=[1, 1, 1, 1], group=16, name="conv_depthwise"),
+        N("MaxPool", ["cd"], ["mp"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1, name="pool_ceil"),
+        N("AveragePool", ["mp"], ["ap"], kernel_shape=[2, 2], strides=[2, 2], pads=[0, 0, 1, 1],
+          count_include_pad=1, name="avgpool"),
+        N("Conv", ["ap", "ws"], ["cs"], auto_pad="SAME_UPPER", strides=[2, 2], name="conv_same"),
+        N("GlobalAveragePool", ["cs"], ["gap"], name="gap"),
+        N("Flatten", ["gap"], ["flat"], axis=1, name="flatten"),
+        N("Gemm", ["flat", "wfc", "bfc"], ["logits"], transB=1, name="fc"),
+        N("MaxPool", ["x"], ["mp_same"], kernel_shape=[3, 3], strides=[2, 2], auto_pad="SAME_LOWER",
+          name="pool_same"),
+        N("Conv", ["x", "w1"], ["c_valid"], auto_pad="VALID", dilations=[2, 2], name="conv_valid"),
+    ]
+    inits = [floats("w1", [16, 3, 3, 3]), floats("b1", [16]), floats("bn_s", [16]), floats("bn_b", [16]),
+             floats("bn_m", [16]), numpy_helper.from_array(np.ones(16, np.float32), "bn_v"),
+             floats("wg", [16, 4, 3, 3]), floats("wd", [16, 1, 3, 3]), floats("ws", [8, 16, 3, 3]),
+             floats("wfc", [10, 8]), floats("bfc", [10])]
+    return model(nodes, [vi("x", F, ["N", 3, "H", "W"])],
+                 [out("logits"), out("mp_same"), out("c_valid")], inits)
+
+
+def attention():
+    """A transformer block: dim_param batch and seq, heads split with a
+    Shape-derived Reshape, causal mask from Range/Less/Where, softmax, a
+    residual and LayerNormalization."""
+    d, h = 64, 4
+    nodes = [
+        N("MatMul", ["x", "wq"], ["q"]), N("MatMul", ["x", "wk"], ["k"]), N("MatMul", ["x", "wv"], ["v"]),
+        N("Shape", ["x"], ["sx"]),
+        N("Gather", ["sx", "i0"], ["bs"], axis=0), N("Gather", ["sx", "i1"], ["sq"], axis=0),
+        N("Unsqueeze", ["bs", "ax0"], ["bsu"]), N("Unsqueeze", ["sq", "ax0"], ["squ"]),
+        N("Concat", ["bsu", "squ", "hd"], ["split_shape"], axis=0),
+        N("Reshape", ["q", "split_shape"], ["q4"]), N("Reshape", ["k", "split_shape"], ["k4"]),
+        N("Reshape", ["v", "split_shape"], ["v4"]),
+        N("Transpose", ["q4"], ["qt"], perm=[0, 2, 1, 3]), N("Transpose", ["k4"], ["kt"], perm=[0, 2, 3, 1]),
+        N("Transpose", ["v4"], ["vt"], perm=[0, 2, 1, 3]),
+        N("MatMul", ["qt", "kt"], ["scores"]), N("Div", ["scores", "scale"], ["scaled"]),
+        N("Range", ["zero", "sq", "one"], ["pos"], name="positions"),
+        N("Unsqueeze", ["pos", "ax0"], ["row"]), N("Unsqueeze", ["pos", "ax1"], ["col"]),
+        N("Less", ["col", "row"], ["future"], name="causal"),
+        N("Where", ["future", "neg_inf", "scaled"], ["masked"]),
+        N("Softmax", ["masked"], ["probs"], axis=-1),
+        N("MatMul", ["probs", "vt"], ["ctx"]), N("Transpose", ["ctx"], ["ctx_t"], perm=[0, 2, 1, 3]),
+        N("Concat", ["bsu", "squ", "dm"], ["merge_shape"], axis=0),
+        N("Reshape", ["ctx_t", "merge_shape"], ["merged"]),
+        N("MatMul", ["merged", "wo"], ["proj"]), N("Add", ["proj", "x"], ["res"]),
+        N("LayerNormalization", ["res", "ln_s", "ln_b"], ["y"], axis=-1, epsilon=1e-5, name="ln"),
+    ]
+    inits = [floats("wq", [d, d], 1), floats("wk", [d, d], 2), floats("wv", [d, d], 3), floats("wo", [d, d], 4),
+             ints("i0", 0), ints("i1", 1), ints("ax0", [0]), ints("ax1", [1]), ints("hd", [h, d // h]),
+             ints("dm", [d]), ints("zero", 0), ints("one", 1),
+             numpy_helper.from_array(np.array(4.0, np.float32), "scale"),
+             numpy_helper.from_array(np.array(-1e9, np.float32), "neg_inf"),
+             floats("ln_s", [d], 5), floats("ln_b", [d], 6)]
+    return model(nodes, [vi("x", F, ["batch", "seq", d])], [out("y")], inits)
+
+
+def elementwise():
+    """Every elementwise op on x[B, 8]; outputs are each op's result."""
+    un = ["Sqrt", "Reciprocal", "Neg", "Exp", "Log", "Abs", "Erf", "Tanh", "Sigmoid", "Relu", "HardSwish",
+          "Floor", "Ceil", "Sign", "Identity"]
+    nodes, outs = [], []
+    for op in un:
+        nodes.append(N(op, ["x"], [op.lower()]))
+        outs.append(op.lower())
+    nodes += [
+        N("LeakyRelu", ["x"], ["leaky"], alpha=0.1), N("HardSigmoid", ["x"], ["hsig"]),
+        N("Dropout", ["x"], ["drop"]),
+        N("Add", ["x", "y"], ["add"]), N("Sub", ["x", "y"], ["sub"]), N("Mul", ["x", "row"], ["mul"]),
+        N("Div", ["x", "y"], ["div"]), N("Pow", ["x", "two"], ["pow"]),
+        N("Mod", ["x", "y"], ["fmod"], fmod=1), N("Mod", ["xi", "yi"], ["imod"]),
+        N("Min", ["x", "y", "row"], ["min3"]), N("Max", ["x", "y"], ["max2"]), N("Sum", ["x", "y", "x"], ["sum3"]),
+        N("Clip", ["x", "lo", "hi"], ["clip"]), N("Clip", ["x", "", "hi"], ["clip_hi"]),
+        N("Equal", ["x", "y"], ["eq"]), N("Less", ["x", "y"], ["lt"]), N("Greater", ["x", "y"], ["gt"]),
+        N("LessOrEqual", ["x", "y"], ["le"]), N("GreaterOrEqual", ["x", "y"], ["ge"]),
+        N("And", ["lt", "ge"], ["and"]), N("Or", ["lt", "gt"], ["or"]), N("Not", ["eq"], ["not"]),
+        N("Where", ["lt", "x", "y"], ["where"]), N("Cast", ["x"], ["cast_i"], to=TensorProto.INT32),
+        N("Cast", ["x"], ["cast_h"], to=TensorProto.FLOAT16),
+    ]
+    outs += ["leaky", "hsig", "drop", "add", "sub", "mul", "div", "pow", "fmod", "imod", "min3", "max2", "sum3",
+             "clip", "clip_hi", "eq", "lt", "gt", "le", "ge", "and", "or", "not", "where", "cast_i", "cast_h"]
+    inits = [floats("row", [8]), numpy_helper.from_array(np.array(2.0, np.float32), "two"),
+             numpy_helper.from_array(np.array(-1.0, np.float32), "lo"),
+             numpy_helper.from_array(np.array(1.5, np.float32), "hi")]
+    inputs = [vi("x", F, ["B", 8]), vi("y", F, ["B", 8]), vi("xi", I64, ["B", 8]), vi("yi", I64, ["B", 8])]
+    return model(nodes, inputs, [out(o) for o in outs], inits)
+
+
+def gelu():
+    nodes = [N("Gelu", ["x"], ["g"]), N("Gelu", ["x"], ["gt"], approximate="tanh")]
+    return model(nodes, [vi("x", F, ["B", 8])], [out("g"), out("gt")], opset=20)
+
+
+def reductions(opset):
+    """ReduceMean/Max take axes as an attribute before opset 18 and as an
+    input from 18; ReduceSum as an input since 13."""
+    if opset < 18:
+        nodes = [N("ReduceMean", ["x"], ["mean"], axes=[-1], keepdims=1),
+                 N("ReduceMax", ["x"], ["max"], axes=[1], keepdims=0)]
+    else:
+        nodes = [N("ReduceMean", ["x", "axm1"], ["mean"], keepdims=1),
+                 N("ReduceMax", ["x", "ax1"], ["max"], keepdims=0)]
+    nodes += [N("ReduceSum", ["x", "ax1"], ["sum"], keepdims=0), N("ReduceSum", ["x"], ["sum_all"], keepdims=0),
+              N("ReduceSum", ["x"], ["sum_noop"], noop_with_empty_axes=1),
+              N("Softmax", ["x"], ["sm"]), N("LogSoftmax", ["x"], ["lsm"], axis=1)]
+    outs = ["mean", "max", "sum", "sum_all", "sum_noop", "sm", "lsm"]
+    if opset >= 17:
+        nodes.append(N("LayerNormalization", ["x", "ln_s"], ["ln"], axis=-1))
+        outs.append("ln")
+    inits = [ints("axm1", [-1]), ints("ax1", [1]), floats("ln_s", [16])]
+    return model(nodes, [vi("x", F, ["B", "S", 16])], [out(o) for o in outs], inits, opset=opset)
+
+
+def movement():
+    """Data movement: transpose (default perm), slice with INT64_MAX ends and a
+    negative step, split (sizes input and equal), squeeze/unsqueeze, gather,
+    gather_elements, tile and pad from symbolic sizes, trilu, flatten."""
+    big = np.iinfo(np.int64).max
+    nodes = [
+        N("Transpose", ["x"], ["xt"]),
+        N("Slice", ["x", "s_start", "s_end", "s_axes"], ["sl"]),
+        N("Slice", ["x", "r_start", "r_end", "r_axes", "r_steps"], ["rev"]),
+        N("Split", ["x", "split_sizes"], ["p0", "p1"], axis=2),
+        N("Split", ["x"], ["q0", "q1"], axis=2),
+        N("Unsqueeze", ["x", "ax0"], ["xu"]), N("Squeeze", ["xu", "ax0"], ["xs"]),
+        N("Gather", ["x", "idx"], ["gx"], axis=2),
+        N("GatherElements", ["x", "gidx"], ["ge"], axis=2),
+        N("Shape", ["x"], ["sx"]), N("Gather", ["sx", "i1"], ["L"]), N("Unsqueeze", ["L", "ax0"], ["L1"]),
+        N("Concat", ["one1", "L1", "one1"], ["reps"], axis=0),
+        N("Tile", ["x", "reps"], ["tiled"]),
+        N("Concat", ["zeros2", "L1", "zeros2", "one1"], ["pads"], axis=0),
+        N("Pad", ["x", "pads", "padv"], ["padded"]),
+        N("Pad", ["x", "rpads"], ["reflected"], mode="reflect"),
+        N("Trilu", ["sq"], ["upper"]), N("Trilu", ["sq", "km1"], ["lower"], upper=0),
+        N("Flatten", ["x"], ["flat"], axis=2),
+        N("Shape", ["x"], ["s_tail"], start=-2),
+        N("Reshape", ["x", "keep2"], ["r_keep"]), N("Reshape", ["x", "keep_rest"], ["r_rest"]),
+        N("Range", ["L", "zero", "m2"], ["down"]),
+    ]
+    inits = [ints("s_start", [1]), ints("s_end", [big]), ints("s_axes", [-1]),
+             ints("r_start", [-1]), ints("r_end", [-big - 1]), ints("r_axes", [1]), ints("r_steps", [-1]),
+             ints("split_sizes", [2, 4]), ints("ax0", [0]), ints("idx", [[0, 1], [2, 3]]),
+             ints("gidx", np.zeros((1, 2, 3), np.int64)), ints("i1", 1), ints("one1", [1]), ints("zeros2", [0, 0]),
+             numpy_helper.from_array(np.array(0.5, np.float32), "padv"), ints("rpads", [0, 1, 2, 0, 1, 2]),
+             ints("km1", -1), ints("keep2", [0, 0, 3, 2]), ints("keep_rest", [0, -1]), ints("zero", 0),
+             ints("m2", -2)]
+    outs = ["xt", "sl", "rev", "p0", "p1", "q0", "q1", "xs", "gx", "ge", "tiled", "padded", "reflected", "upper",
+            "lower", "flat", "s_tail", "r_keep", "r_rest", "down"]
+    inputs = [vi("x", F, ["B", "L", 6]), vi("sq", F, ["L", "L"])]
+    return model(nodes, inputs, [out(o) for o in outs], inits)
+
+
+def split18():
+    nodes = [N("Split", ["x"], ["a", "b", "c"], axis=1, num_outputs=3)]
+    return model(nodes, [vi("x", F, [2, 10])], [out(o) for o in "abc"], opset=18)
+
+
+def expand_idiom():
+    """What torch.onnx exports for x.expand(B, -1, -1): the -1 entries are
+    replaced through ConstantOfShape/Mul/Equal/Where before Expand."""
+    nodes = [
+        N("Shape", ["x"], ["sx"]), N("Gather", ["sx", "i0"], ["b"]), N("Unsqueeze", ["b", "ax0"], ["b1"]),
+        N("Concat", ["b1", "minus2"], ["target"], axis=0),
+        N("Shape", ["target"], ["tlen"]), N("ConstantOfShape", ["tlen"], ["ones"],
+                                             value=numpy_helper.from_array(np.array([1], np.int64))),
+        N("Mul", ["ones", "m1"], ["neg"]), N("Equal", ["target", "neg"], ["is_neg"]),
+        N("Where", ["is_neg", "ones", "target"], ["fixed"]),
+        N("Expand", ["tok", "fixed"], ["y"]),
+        N("Range", ["zero", "b", "one"], ["ids"]),
+        N("ConstantOfShape", ["sx"], ["mask"], value=numpy_helper.from_array(np.array([0], np.float32))),
+    ]
+    inits = [ints("i0", 0), ints("ax0", [0]), ints("minus2", [-1, -1]), ints("m1", -1), ints("zero", 0),
+             ints("one", 1), floats("tok", [1, 5, 7])]
+    return model(nodes, [vi("x", F, ["B", 3])], [out("y"), out("ids"), out("mask")],
+                 inits)
+
+
+def unnamed_dims():
+    """A dynamic dim with neither dim_value nor dim_param, and a shared symbol."""
+    x = vi("x", F, [None, 4])
+    return model([N("Relu", ["x"], ["y"])], [x], [out("y")])
+
+
+def shared_symbol():
+    nodes = [N("Add", ["a", "b"], ["y"])]
+    return model(nodes, [vi("a", F, ["batch", 4]), vi("b", F, ["batch", 4])], [out("y")])
+
+
+def initializers(outdir):
+    """Initializer encodings: raw_data, typed fields, fp16/bf16, constants,
+    and external data next to the model."""
+    t_raw = numpy_helper.from_array(np.array([1, 2, 3], np.float32), "f_raw")
+    t_typed = helper.make_tensor("f_typed", F, [3], [1.5, 2.5, 3.5])
+    t_i64 = helper.make_tensor("i_typed", I64, [2], [7, -8])
+    t_i32 = helper.make_tensor("i32_typed", TensorProto.INT32, [2], [5, -6])
+    t_f64 = helper.make_tensor("d_typed", TensorProto.DOUBLE, [2], [0.25, -0.5])
+    t_h = helper.make_tensor("h_typed", TensorProto.FLOAT16, [2], np.array([1.0, -2.0], np.float16))
+    t_hraw = numpy_helper.from_array(np.array([0.5, 4.0], np.float16), "h_raw")
+    t_bf = helper.make_tensor("bf_typed", TensorProto.BFLOAT16, [2], [1.0, -3.0])
+    t_b = helper.make_tensor("b_typed", TensorProto.BOOL, [2], [True, False])
+    raw = np.arange(6, dtype=np.float32).tobytes()
+    with open(os.path.join(outdir, "weights.bin"), "wb") as f:
+        f.write(b"\0" * 16 + raw)  # the tensor starts at offset 16
+    t_ext = external("f_ext", [2, 3], "weights.bin", offset=16, length=len(raw))
+    nodes = [N("Identity", [n], [n + "_out"]) for n in
+             ["f_raw", "f_typed", "i_typed", "i32_typed", "d_typed", "h_typed", "h_raw", "bf_typed", "b_typed",
+              "f_ext"]]
+    nodes.append(N("Constant", [], ["c_floats"], value_floats=[1.0, 2.0]))
+    nodes.append(N("Constant", [], ["c_int"], value_int=42))
+    nodes.append(N("Add", ["x", "f_raw"], ["y"]))
+    outs = [n.output[0] for n in nodes]
+    m = model(nodes, [vi("x", F, [3])], [out(o) for o in outs],
+              [t_raw, t_typed, t_i64, t_i32, t_f64, t_h, t_hraw, t_bf, t_b, t_ext], check=False)
+    return m
+
+
+def external(name, dims, location, offset=None, length=None):
+    t = TensorProto()
+    t.name = name
+    t.data_type = F
+    t.dims.extend(dims)
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", location), ("offset", offset), ("length", length)):
+        if v is not None:
+            e = t.external_data.add()
+            e.key, e.value = k, str(v)
+    return t
+
+
+def bad_external(location):
+    t = external("w", [2], location)
+    return model([N("Add", ["x", "w"], ["y"])], [vi("x", F, [2])], [out("y")], [t], check=False)
+
+
+def errors():
+    m = {}
+    m["err_unsupported"] = model([N("TopK", ["x", "k"], ["v", "i"], name="topk_1")],
+                                 [vi("x", F, [4])], [out("v")], [ints("k", [2])])
+    m["err_domain"] = model([N("FusedGemm", ["x"], ["y"], domain="com.microsoft", name="fg")],
+                            [vi("x", F, [4])], [out("y")], check=False)
+    m["err_opset"] = model([N("Relu", ["x"], ["y"])], [vi("x", F, [4])], [out("y")], opset=11)
+    m["err_reshape_input"] = model([N("Reshape", ["x", "s"], ["y"], name="rs")],
+                                   [vi("x", F, ["B", 4]), vi("s", I64, [2])], [out("y")])
+    m["err_slice_steps"] = model([N("Slice", ["x", "st", "en", "ax", "stp"], ["y"], name="sl")],
+                                 [vi("x", F, ["B", 4]), vi("stp", I64, [1])], [out("y")],
+                                 [ints("st", [0]), ints("en", [2]), ints("ax", [1])])
+    m["err_conv1d"] = model([N("Conv", ["x", "w"], ["y"], name="c1d")], [vi("x", F, [1, 2, 8])],
+                            [out("y")], [floats("w", [4, 2, 3])])
+    m["err_avgpool_same"] = model([N("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+                                     auto_pad="SAME_UPPER", name="ap")],
+                                  [vi("x", F, [1, 2, "H", "W"])], [out("y")])
+    m["err_maxpool_indices"] = model([N("MaxPool", ["x"], ["y", "idx"], kernel_shape=[2, 2], name="mpi")],
+                                     [vi("x", F, [1, 2, 4, 4])], [out("y"), out("idx")])
+    m["err_order"] = model([N("Relu", ["t"], ["y"], name="late"), N("Relu", ["x"], ["t"], name="early")],
+                           [vi("x", F, [4])], [out("y")], check=False)
+    m["err_uint8"] = model([N("Add", ["x", "q"], ["y"], name="addq")], [vi("x", F, [2])], [out("y")],
+                           [numpy_helper.from_array(np.array([1, 2], np.uint8), "q")], check=False)
+    m["err_ext_abs"] = bad_external("/etc/passwd")
+    m["err_ext_dotdot"] = bad_external("sub/../../w.bin")
+    m["err_ext_missing"] = bad_external("no_such_file.bin")
+    return m
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: gen_models.py OUTDIR")
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    models = {
+        "vit_patch": vit_patch(), "conv_pool": conv_pool(), "attention": attention(),
+        "elementwise": elementwise(), "gelu": gelu(), "reduce13": reductions(13), "reduce18": reductions(18),
+        "movement": movement(), "split18": split18(), "expand_idiom": expand_idiom(),
+        "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
+    }
+    models.update(errors())
+    for name, m in models.items():
+        onnx.save(m, os.path.join(out, name + ".onnx"))
+    print(f"gen_models.py: wrote {len(models)} models to {out}")
+
+
+if __name__ == "__main__":
+    main()

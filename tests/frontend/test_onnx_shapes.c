@@ -1,0 +1,112 @@
+/* The trtexec-style shape flags (fe_parse_shapes): one and three shapes per
+ * input, several inputs per flag, repeated flags, --min/--opt/--max-shapes,
+ * names containing ':', scalars, and every syntax error quoting the text and
+ * the column; a failed flag leaves the list unchanged. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/onnx.h"
+#include "tests/check.h"
+
+static symc_error err;
+
+static const fe_input_shape *item(const fe_shape_list *l, const char *name) {
+    for (uint32_t i = 0; i < l->n; i++)
+        if (!strcmp(l->items[i].name, name)) return &l->items[i];
+    return NULL;
+}
+
+static int dims_are(const int64_t *d, int32_t rank, const int64_t *want) {
+    for (int32_t i = 0; i < rank; i++)
+        if (d[i] != want[i]) return 0;
+    return 1;
+}
+
+#define W(...) ((const int64_t[]){__VA_ARGS__})
+
+static void test_good(void) {
+    fe_shape_list l;
+    fe_shape_list_init(&l);
+    CHECK(fe_parse_shapes(&l, FE_SHAPES, "x:1x196x768,4x196x768,32x196x768", &err) == SYMC_OK);
+    CHECK(fe_parse_shapes(&l, FE_SHAPES, "mask:2x7", &err) == SYMC_OK);
+    CHECK(fe_parse_shapes(&l, FE_SHAPES, "a:1x3,b:1x7,2x7,4x7", &err) == SYMC_OK);
+    CHECK(fe_parse_shapes(&l, FE_SHAPES, "input:0:5", &err) == SYMC_OK); /* name runs to the last ':' */
+    CHECK(fe_parse_shapes(&l, FE_SHAPES, "scalar:", &err) == SYMC_OK);
+    CHECK(fe_shape_list_check(&l, &err) == SYMC_OK);
+    CHECK(l.n == 6);
+    const fe_input_shape *x = item(&l, "x");
+    CHECK(x && x->rank == 3 && dims_are(x->min, 3, W(1, 196, 768)) && dims_are(x->opt, 3, W(4, 196, 768)) &&
+          dims_are(x->max, 3, W(32, 196, 768)));
+    const fe_input_shape *m = item(&l, "mask");
+    CHECK(m && m->rank == 2 && dims_are(m->min, 2, W(2, 7)) && dims_are(m->opt, 2, W(2, 7)) &&
+          dims_are(m->max, 2, W(2, 7)));
+    const fe_input_shape *a = item(&l, "a"), *b = item(&l, "b");
+    CHECK(a && a->rank == 2 && dims_are(a->max, 2, W(1, 3)));
+    CHECK(b && dims_are(b->min, 2, W(1, 7)) && dims_are(b->opt, 2, W(2, 7)) && dims_are(b->max, 2, W(4, 7)));
+    const fe_input_shape *c = item(&l, "input:0");
+    CHECK(c && c->rank == 1 && c->max[0] == 5);
+    const fe_input_shape *s = item(&l, "scalar");
+    CHECK(s && s->rank == 0);
+    fe_shape_list_free(&l);
+
+    /* --min/--opt/--max-shapes, several inputs each, in any order */
+    fe_shape_list_init(&l);
+    CHECK(fe_parse_shapes(&l, FE_MAX_SHAPES, "a:8x3,b:8x7", &err) == SYMC_OK);
+    CHECK(fe_parse_shapes(&l, FE_MIN_SHAPES, "a:1x3,b:1x7", &err) == SYMC_OK);
+    CHECK_MSG(fe_shape_list_check(&l, &err) == SYMC_ERR_INVALID_ARG, "%s", err.msg);
+    CHECK_CONTAINS(err.msg, "input 'a' has no opt shape: add --opt-shapes a:...");
+    CHECK(fe_parse_shapes(&l, FE_OPT_SHAPES, "b:2x7", &err) == SYMC_OK);
+    CHECK(fe_parse_shapes(&l, FE_OPT_SHAPES, "a:4x3", &err) == SYMC_OK);
+    CHECK_MSG(fe_shape_list_check(&l, &err) == SYMC_OK, "%s", err.msg);
+    a = item(&l, "a");
+    CHECK(a && dims_are(a->min, 2, W(1, 3)) && dims_are(a->opt, 2, W(4, 3)) && dims_are(a->max, 2, W(8, 3)));
+    fe_shape_flag f;
+    CHECK(fe_shape_flag_parse("--opt-shapes", &f) && f == FE_OPT_SHAPES);
+    CHECK(fe_shape_flag_parse("--shapes", &f) && f == FE_SHAPES);
+    CHECK(!fe_shape_flag_parse("--shape", &f));
+    fe_shape_list_free(&l);
+}
+
+/* Each bad spec fails with this text in the message and leaves the list as it was. */
+static void bad(fe_shape_flag flag, const char *spec, const char *text) {
+    fe_shape_list l;
+    fe_shape_list_init(&l);
+    CHECK(fe_parse_shapes(&l, FE_MIN_SHAPES, "keep:1x2", &err) == SYMC_OK);
+    symc_error_clear(&err);
+    CHECK_MSG(fe_parse_shapes(&l, flag, spec, &err) == SYMC_ERR_INVALID_ARG, "spec '%s' was accepted", spec);
+    CHECK_CONTAINS(err.msg, text);
+    CHECK(l.n == 1 && !strcmp(l.items[0].name, "keep") && l.given[0] == 1);
+    fe_shape_list_free(&l);
+}
+
+static void test_bad(void) {
+    bad(FE_SHAPES, "x:1x3,4xAx5", "--shapes 'x:1x3,4xAx5': expected a dimension (digits) at column 9");
+    bad(FE_SHAPES, "1x3", "expected 'name:' before the shape at column 1");
+    bad(FE_SHAPES, ":1x3", "expected an input name before ':' at column 1");
+    bad(FE_SHAPES, "x:1x", "expected a dimension after 'x' at column 5");
+    bad(FE_SHAPES, "x:1y3", "expected 'x' between dimensions, ',' or the end at column 4");
+    bad(FE_SHAPES, "x:1x3,", "empty shape at column 7");
+    bad(FE_SHAPES, "x:1,2,3,4", "a fourth shape for one input");
+    bad(FE_SHAPES, "x:1x3,2x3", "input 'x' has 2 shapes; give one (fixed) or three (min,opt,max)");
+    bad(FE_SHAPES, "x:1x3,2,4x3", "shapes of input 'x' have 2 and 1 dims (column 7)");
+    bad(FE_SHAPES, "x:1x2x3x4x5x6x7x8x9", "more than 8 dimensions");
+    bad(FE_SHAPES, "x:99999999999999999999", "dimension too large");
+    bad(FE_MIN_SHAPES, "x:1x2,3x4", "a second shape for one input (start the next with 'name:') at column 7");
+    bad(FE_MIN_SHAPES, "keep:1x3", "--min-shapes 'keep:1x3': the min shape of input 'keep' is already declared");
+    bad(FE_MAX_SHAPES, "keep:1x3x4", "input 'keep' has 3 dims here but 2 in an earlier flag");
+    bad(FE_SHAPES, "a:1,a:2", "input 'a' appears twice (column 5)");
+    bad(FE_SHAPES, "", "--shapes needs a value like x:1x3x224x224");
+
+    fe_shape_list l;
+    fe_shape_list_init(&l);
+    CHECK(fe_parse_shapes(&l, FE_SHAPES, "x:4x3,2x3,8x3", &err) == SYMC_OK);
+    CHECK(fe_shape_list_check(&l, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "input 'x' dim 0: min 4, opt 2, max 8 must satisfy min <= opt <= max");
+    fe_shape_list_free(&l);
+}
+
+int main(void) {
+    test_good();
+    test_bad();
+    return check_report("test_onnx_shapes");
+}
