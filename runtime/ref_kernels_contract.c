@@ -13,6 +13,41 @@
 #include "runtime/ref_kernels_internal.h"
 
 /* ---- matmul ----------------------------------------------------------------------------- */
+/* f32/f64 matrices: the same f64 sums as the plain loop, in the same order
+ * over p for every output element (so bit-identical results), but with j
+ * innermost over a block of accumulators so the loads are contiguous. This
+ * keeps the reference backend usable at real model sizes. */
+enum { MM_BLOCK = 256 };
+static void matmul_block(const rt_ref_tensor *a, const rt_ref_tensor *b, rt_ref_tensor *out, int64_t a0,
+                         int64_t b0, int64_t o0, int64_t m, int64_t n, int64_t k) {
+    double acc[MM_BLOCK];
+    int f32 = a->dtype == SYMC_F32;
+    const float *af = a->data, *bf = b->data;
+    const double *ad = a->data, *bd = b->data;
+    float *of = out->data;
+    double *od = out->data;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j0 = 0; j0 < n; j0 += MM_BLOCK) {
+            int64_t nj = n - j0 < MM_BLOCK ? n - j0 : MM_BLOCK;
+            for (int64_t jj = 0; jj < nj; jj++) acc[jj] = 0.0;
+            for (int64_t p = 0; p < k; p++) {
+                int64_t ai = a0 + i * k + p, bi = b0 + p * n + j0;
+                if (f32) {
+                    double x = af[ai];
+                    for (int64_t jj = 0; jj < nj; jj++) acc[jj] += x * (double)bf[bi + jj];
+                } else {
+                    double x = ad[ai];
+                    for (int64_t jj = 0; jj < nj; jj++) acc[jj] += x * bd[bi + jj];
+                }
+            }
+            int64_t oi = o0 + i * n + j0;
+            for (int64_t jj = 0; jj < nj; jj++) {
+                if (f32) of[oi + jj] = (float)acc[jj];
+                else od[oi + jj] = acc[jj];
+            }
+        }
+}
+
 symc_status rt_k_matmul(rt_ctx *c) {
     const rt_ref_tensor *a = &c->in[0], *b = &c->in[1];
     symc_status s;
@@ -57,6 +92,11 @@ symc_status rt_k_matmul(rt_ctx *c) {
     int is_float = rt_is_float(a->dtype);
     for (int64_t bi = 0; bi < batches; bi++, rt_next(br, bdims, bc)) {
         int64_t a0 = rt_offset(br, bc, sa) * m * k, b0 = rt_offset(br, bc, sb) * k * n;
+        if (a->dtype == SYMC_F32 || a->dtype == SYMC_F64) {
+            matmul_block(a, b, &c->out[0], a0, b0, o, m, n, k);
+            o += m * n;
+            continue;
+        }
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++, o++) {
                 if (is_float) {

@@ -17,4 +17,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# Python packages for the tests and the Python frontend (PyPI)
+py=(numpy onnx onnxruntime flatbuffers)
+if ! python3 -c 'import numpy, onnx, onnxruntime, flatbuffers' 2>/dev/null; then
+  echo "deps: pip installing ${py[*]}"
+  python3 -m pip install --quiet --disable-pip-version-check "${py[@]}"
+fi
 echo "deps: ok"

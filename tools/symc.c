@@ -6,12 +6,20 @@
  * (unknown subcommand or flag, missing argument), 1 for everything else
  * (unreadable or invalid files). The library reports through symc_error; only
  * this driver prints. */
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "codegen/codegen.h"
 #include "ir/ir.h"
+#include "passes/pipeline.h"
+#include "runtime/ref_kernels.h"
 #include "symc/symc.h"
+#include "symc/symrt.h"
+#include "tools/npy.h"
 
 enum { EXIT_USAGE = 2 };
 
@@ -52,12 +60,291 @@ static int cmd_inspect(int argc, char **argv) {
     return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* "--flag=value" or "--flag value": returns the value and advances *i. */
+static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
+    size_t n = strlen(flag);
+    if (!strncmp(argv[*i], flag, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
+    if (!strcmp(argv[*i], flag) && *i + 1 < argc) return argv[++*i];
+    return NULL;
+}
+
+static int has_suffix(const char *s, const char *suffix) {
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static void dump_text(void *ctx, const char *pass, const char *text) {
+    (void)ctx;
+    printf("; IR after %s\n%s", pass, text);
+}
+
+static void progress(void *ctx, const char *pass) {
+    if (*(int *)ctx) fprintf(stderr, "symc: %s...\n", pass);
+}
+
+static int cmd_compile(int argc, char **argv) {
+    const char *model = NULL, *out = NULL, *dump_after = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: symc compile MODEL.symir -o OUT.symx [--dump-after=PASS]\n"
+                   "Runs the pass pipeline (verify, infer-shapes) and writes an engine that\n"
+                   "runs at every size inside the symbols' declared ranges.\n");
+            return 0;
+        }
+        if ((v = flag_value(argc, argv, &i, "-o")) || (v = flag_value(argc, argv, &i, "--output"))) out = v;
+        else if ((v = flag_value(argc, argv, &i, "--dump-after"))) dump_after = v;
+        else if (argv[i][0] == '-') return usage_error("compile: unknown flag '%s'", argv[i]);
+        else if (model) return usage_error("compile: takes one model, got a second: '%s'", argv[i]);
+        else model = argv[i];
+    }
+    if (!model) return usage_error("compile: missing MODEL%s", "");
+    if (!out) return usage_error("compile: missing -o OUT.symx%s", "");
+    if (!has_suffix(model, ".symir"))
+        return usage_error("compile: '%s' is not a .symir module (ONNX import lands with issue 4)", model);
+    symc_error err;
+    symc_module *m;
+    if (symc_module_load(model, &m, &err) != SYMC_OK) {
+        fprintf(stderr, "symc: %s\n", err.msg);
+        return 1;
+    }
+    int tty = isatty(2);
+    pass_options opt = {dump_after, dump_text, progress, &tty};
+    int rc = 0;
+    if (pass_run_pipeline(m, &opt, &err) != SYMC_OK || cg_write_engine(m, out, &err) != SYMC_OK) {
+        fprintf(stderr, "symc: %s: %s\n", model, err.msg);
+        rc = 1;
+    } else {
+        fprintf(stderr, "symc: wrote %s\n", out);
+    }
+    symc_module_destroy(m);
+    return rc;
+}
+
+/* "name:AxBxC" (a single shape; 'x' separates dims, a scalar is "name:") */
+static int parse_shape(const char *spec, char *name, size_t cap, int64_t *dims, int32_t *rank) {
+    const char *colon = strrchr(spec, ':');
+    if (!colon || colon == spec || (size_t)(colon - spec) >= cap) return 0;
+    memcpy(name, spec, (size_t)(colon - spec));
+    name[colon - spec] = '\0';
+    *rank = 0;
+    const char *p = colon + 1;
+    while (*p) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0 || *rank >= 8) return 0;
+        dims[(*rank)++] = v;
+        p = end;
+        if (*p == 'x') p++;
+        else if (*p) return 0;
+    }
+    return 1;
+}
+
+/* Seeded inputs: floats uniform in [-1, 1), integers in [0, 4), booleans. */
+static void fill_random(void *data, symc_dtype dt, size_t n, uint64_t *state) {
+    for (size_t i = 0; i < n; i++) {
+        *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(*state >> 33);
+        double u = r / 2147483648.0 * 2.0 - 1.0;
+        switch (dt) {
+        case SYMC_F32: ((float *)data)[i] = (float)u; break;
+        case SYMC_F64: ((double *)data)[i] = u; break;
+        case SYMC_F16: ((uint16_t *)data)[i] = rt_ref_f64_to_f16(u); break;
+        case SYMC_BF16: ((uint16_t *)data)[i] = rt_ref_f64_to_bf16(u); break;
+        case SYMC_I64: ((int64_t *)data)[i] = r % 4; break;
+        case SYMC_I32: ((int32_t *)data)[i] = (int32_t)(r % 4); break;
+        case SYMC_BOOL: ((uint8_t *)data)[i] = r & 1; break;
+        default: break;
+        }
+    }
+}
+
+static double element(const void *data, symc_dtype dt, size_t i) {
+    switch (dt) {
+    case SYMC_F32: return ((const float *)data)[i];
+    case SYMC_F64: return ((const double *)data)[i];
+    case SYMC_F16: return rt_ref_f16_to_f64(((const uint16_t *)data)[i]);
+    case SYMC_BF16: return rt_ref_bf16_to_f64(((const uint16_t *)data)[i]);
+    case SYMC_I64: return (double)((const int64_t *)data)[i];
+    case SYMC_I32: return ((const int32_t *)data)[i];
+    case SYMC_BOOL: return ((const uint8_t *)data)[i];
+    default: return 0;
+    }
+}
+
+#define MAX_IO 64
+
+static int cmd_run(int argc, char **argv) {
+    const char *engine = NULL, *backend = "ref";
+    const char *shapes[MAX_IO], *inputs[MAX_IO], *outputs[MAX_IO];
+    int n_shapes = 0, n_inputs = 0, n_outputs = 0;
+    uint64_t seed = 1;
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: symc run ENGINE.symx --shapes NAME:AxBxC ... [--input NAME=FILE.npy] ...\n"
+                   "                [--output NAME=FILE.npy] ... [--backend ref|cuda] [--seed N]\n"
+                   "Runs the engine at the given input shapes (random seeded inputs unless --input)\n"
+                   "and prints each output's shape and checksums.\n");
+            return 0;
+        }
+        if ((v = flag_value(argc, argv, &i, "--shapes"))) {
+            if (n_shapes == MAX_IO) return usage_error("run: too many --shapes%s", "");
+            shapes[n_shapes++] = v;
+        } else if ((v = flag_value(argc, argv, &i, "--input"))) {
+            if (n_inputs == MAX_IO) return usage_error("run: too many --input%s", "");
+            inputs[n_inputs++] = v;
+        } else if ((v = flag_value(argc, argv, &i, "--output"))) {
+            if (n_outputs == MAX_IO) return usage_error("run: too many --output%s", "");
+            outputs[n_outputs++] = v;
+        } else if ((v = flag_value(argc, argv, &i, "--backend"))) backend = v;
+        else if ((v = flag_value(argc, argv, &i, "--seed"))) seed = strtoull(v, NULL, 10);
+        else if (argv[i][0] == '-') return usage_error("run: unknown flag '%s'", argv[i]);
+        else if (engine) return usage_error("run: takes one engine, got a second: '%s'", argv[i]);
+        else engine = argv[i];
+    }
+    if (!engine) return usage_error("run: missing ENGINE%s", "");
+    symrt_backend be;
+    if (!strcmp(backend, "ref")) be = SYMRT_BACKEND_REF;
+    else if (!strcmp(backend, "cuda")) be = SYMRT_BACKEND_CUDA;
+    else return usage_error("run: unknown backend '%s' (ref or cuda)", backend);
+
+    symc_error err;
+    symrt_engine *e = NULL;
+    symrt_context *c = NULL;
+    void *bufs[2 * MAX_IO] = {0};
+    npy_array given[MAX_IO] = {0};
+    int rc = 1;
+    if (symrt_engine_load_file(engine, &e, &err) || symrt_context_create(e, be, NULL, &c, &err)) goto fail;
+    uint32_t ni = symrt_engine_num_inputs(e), no = symrt_engine_num_outputs(e);
+    if (ni > MAX_IO || no > MAX_IO) {
+        symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "more than %d inputs or outputs", MAX_IO);
+        goto fail;
+    }
+    for (int k = 0; k < n_inputs; k++) {
+        const char *eq = strchr(inputs[k], '=');
+        if (!eq) {
+            fprintf(stderr, "symc: run: --input needs NAME=FILE.npy, got '%s'\n", inputs[k]);
+            rc = 2;
+            goto fail_quiet;
+        }
+        symrt_io_info info;
+        uint32_t found = UINT32_MAX;
+        for (uint32_t i = 0; i < ni; i++)
+            if (!symrt_engine_input(e, i, &info, NULL) && strlen(info.name) == (size_t)(eq - inputs[k]) &&
+                !strncmp(info.name, inputs[k], (size_t)(eq - inputs[k])))
+                found = i;
+        if (found == UINT32_MAX) {
+            symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "--input '%s': the engine has no such input", inputs[k]);
+            goto fail;
+        }
+        if (npy_read(eq + 1, &given[found], &err)) goto fail;
+        symrt_engine_input(e, found, &info, NULL);
+        if (given[found].dtype != info.dtype) {
+            symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "--input %s: the file holds %s, the input is %s", inputs[k],
+                            ir_dtype_name(given[found].dtype), ir_dtype_name(info.dtype));
+            goto fail;
+        }
+    }
+    uint64_t state = seed;
+    for (uint32_t i = 0; i < ni; i++) {
+        symrt_io_info info;
+        symrt_engine_input(e, i, &info, NULL);
+        int64_t dims[8];
+        int32_t rank = -1;
+        char name[256];
+        for (int k = 0; k < n_shapes; k++) {
+            int64_t d[8];
+            int32_t r;
+            if (!parse_shape(shapes[k], name, sizeof name, d, &r)) {
+                fprintf(stderr, "symc: run: --shapes needs NAME:AxBxC, got '%s'\n", shapes[k]);
+                rc = 2;
+                goto fail_quiet;
+            }
+            if (!strcmp(name, info.name)) memcpy(dims, d, sizeof d), rank = r;
+        }
+        if (rank < 0 && given[i].data) memcpy(dims, given[i].dims, sizeof dims), rank = given[i].rank;
+        if (rank < 0) {
+            symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "input '%s' needs a shape: add --shapes %s:AxB... or --input %s=FILE.npy",
+                            info.name, info.name, info.name);
+            goto fail;
+        }
+        if (symrt_set_input_shape(c, info.name, dims, rank, &err)) goto fail;
+    }
+    for (uint32_t i = 0; i < ni + no; i++) {
+        symrt_io_info info;
+        if (i < ni) symrt_engine_input(e, i, &info, NULL);
+        else symrt_engine_output(e, i - ni, &info, NULL);
+        int64_t dims[8];
+        int32_t rank;
+        if (symrt_get_tensor_shape(c, info.name, dims, &rank, &err)) goto fail;
+        size_t n = 1;
+        for (int d = 0; d < rank; d++) n *= (size_t)dims[d];
+        size_t bytes = n * rt_ref_dtype_size(info.dtype);
+        if (i < ni && given[i].data) {
+            if (given[i].size != bytes) {
+                symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "--input for '%s' holds %zu bytes, the shape needs %zu",
+                                info.name, given[i].size, bytes);
+                goto fail;
+            }
+            bufs[i] = given[i].data;
+            given[i].data = NULL;
+        } else {
+            bufs[i] = malloc(bytes ? bytes : 1);
+            if (!bufs[i]) {
+                symc_error_setf(&err, SYMC_ERR_NOMEM, "out of memory for '%s'", info.name);
+                goto fail;
+            }
+            if (i < ni) fill_random(bufs[i], info.dtype, n, &state);
+            else memset(bufs[i], 0xff, bytes); /* poison: a missed write shows */
+        }
+        if (symrt_set_tensor_address(c, info.name, bufs[i], bytes, &err)) goto fail;
+    }
+    if (symrt_enqueue(c, NULL, &err)) goto fail;
+    for (uint32_t i = 0; i < no; i++) {
+        symrt_io_info info;
+        symrt_engine_output(e, i, &info, NULL);
+        int64_t dims[8];
+        int32_t rank;
+        symrt_get_tensor_shape(c, info.name, dims, &rank, &err);
+        size_t n = 1;
+        printf("%s: %s[", info.name, ir_dtype_name(info.dtype));
+        for (int d = 0; d < rank; d++) printf("%s%" PRId64, d ? ", " : "", dims[d]), n *= (size_t)dims[d];
+        double sum = 0, asum = 0;
+        for (size_t k = 0; k < n; k++) {
+            double v = element(bufs[ni + i], info.dtype, k);
+            sum += v;
+            asum += fabs(v);
+        }
+        printf("]  sum %.9g  abs-sum %.9g\n", sum, asum);
+        for (int k = 0; k < n_outputs; k++) {
+            const char *eq = strchr(outputs[k], '=');
+            if (eq && strlen(info.name) == (size_t)(eq - outputs[k]) && !strncmp(info.name, outputs[k], (size_t)(eq - outputs[k])))
+                if (npy_write(eq + 1, info.dtype, rank, dims, bufs[ni + i], &err)) goto fail;
+        }
+    }
+    rc = 0;
+    goto done;
+fail:
+    fprintf(stderr, "symc: %s\n", err.msg);
+fail_quiet:
+done:
+    for (uint32_t i = 0; i < 2 * MAX_IO; i++) free(bufs[i]);
+    for (uint32_t i = 0; i < MAX_IO; i++) free(given[i].data);
+    symrt_context_destroy(c);
+    symrt_engine_destroy(e);
+    return rc;
+}
+
 typedef struct command {
     const char *name, *summary;
     int (*run)(int argc, char **argv);
 } command;
 
 static const command commands[] = {
+    {"compile", "compile a model into an engine for its declared dimension ranges", cmd_compile},
+    {"run", "run an engine at given input shapes (CPU reference backend)", cmd_run},
     {"inspect", "print a .symir module: symbols, ranges, guards, nodes with symbolic shapes",
      cmd_inspect},
 };

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "symc/dtype.h"
 #include "symc/status.h"
 
 #ifdef __cplusplus
@@ -30,17 +31,6 @@ extern "C" {
 #define SYMC_VERSION_MINOR 1
 #define SYMC_VERSION_PATCH 0
 #define SYMC_VERSION_STRING "0.1.0"
-
-typedef enum symc_dtype {
-    SYMC_F32 = 0,
-    SYMC_F16 = 1,
-    SYMC_BF16 = 2,
-    SYMC_F64 = 3,
-    SYMC_I64 = 4,
-    SYMC_I32 = 5,
-    SYMC_BOOL = 6,
-    SYMC_DTYPE_COUNT
-} symc_dtype;
 
 typedef struct symc_module symc_module;
 typedef uint32_t symc_dim;    /* a symbolic dimension expression */

@@ -1,0 +1,95 @@
+/* symrt.h: the symc runtime. Load an engine, set input shapes, run.
+ *
+ * It is familiar to TensorRT users:
+ *
+ *   symrt_engine *e;   symrt_engine_load_file("m.symx", &e, &err);
+ *   symrt_context *c;  symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err);
+ *   symrt_set_input_shape(c, "x", (int64_t[]){4, 196, 768}, 3, &err);
+ *   symrt_get_tensor_shape(c, "y", dims, &rank, &err);      // sizes for this input shape
+ *   symrt_set_tensor_address(c, "x", x, x_bytes, &err);
+ *   symrt_set_tensor_address(c, "y", y, y_bytes, &err);
+ *   symrt_enqueue(c, stream, &err);
+ *
+ * One engine serves every input size inside its declared ranges. A shape
+ * outside them is refused with a message that names the input, the dim, the
+ * symbol and the allowed set. Engines are immutable and may be shared across
+ * threads; use one context per thread or stream. Every call returns a status
+ * and fills the optional symc_error. */
+#ifndef SYMC_SYMRT_H
+#define SYMC_SYMRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symc/dtype.h"
+#include "symc/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct symrt_engine symrt_engine;
+typedef struct symrt_context symrt_context;
+
+typedef enum symrt_backend {
+    SYMRT_BACKEND_REF = 0, /* the CPU reference backend: exact, slow, no GPU needed */
+    SYMRT_BACKEND_CUDA = 1
+} symrt_backend;
+
+/* Where a context's activation memory comes from; NULL means malloc/free. */
+typedef struct symrt_allocator {
+    void *(*alloc)(void *ctx, size_t size, size_t alignment);
+    void (*free)(void *ctx, void *ptr);
+    void *ctx;
+} symrt_allocator;
+
+/* ---- engines -------------------------------------------------------------- */
+/* Loading checks the format and version, then every index and size, before
+ * it allocates anything. A truncated or corrupt file is an error, never a crash. */
+symc_status symrt_engine_load_file(const char *path, symrt_engine **out, symc_error *err);
+symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out, symc_error *err);
+void symrt_engine_destroy(symrt_engine *e);
+
+typedef struct symrt_io_info {
+    const char *name;
+    symc_dtype dtype;
+    int32_t rank;
+} symrt_io_info;
+uint32_t symrt_engine_num_inputs(const symrt_engine *e);
+uint32_t symrt_engine_num_outputs(const symrt_engine *e);
+symc_status symrt_engine_input(const symrt_engine *e, uint32_t i, symrt_io_info *out, symc_error *err);
+symc_status symrt_engine_output(const symrt_engine *e, uint32_t i, symrt_io_info *out, symc_error *err);
+
+/* The symbols the engine was compiled for: min <= value <= max, a multiple of
+ * multiple_of; opt is the size it was tuned for. */
+typedef struct symrt_symbol_info {
+    const char *name;
+    int64_t min, opt, max, multiple_of;
+} symrt_symbol_info;
+uint32_t symrt_engine_num_symbols(const symrt_engine *e);
+symc_status symrt_engine_symbol(const symrt_engine *e, uint32_t i, symrt_symbol_info *out, symc_error *err);
+
+/* ---- contexts --------------------------------------------------------------- */
+symc_status symrt_context_create(const symrt_engine *e, symrt_backend backend, const symrt_allocator *alloc,
+                                 symrt_context **out, symc_error *err);
+void symrt_context_destroy(symrt_context *c);
+
+/* Checks the dims against the declared ranges at once. Checks that need every
+ * input (equal dims across inputs, guards) run when the last one is set, at
+ * symrt_get_tensor_shape, or at symrt_enqueue. */
+symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
+                                  symc_error *err);
+/* Shape of any input or output for the current input shapes. dims has room for 8. */
+symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank,
+                                   symc_error *err);
+/* Binds an input or output to memory of `size` bytes (host memory for the
+ * reference backend). A buffer smaller than the tensor at the current shape is
+ * refused at symrt_enqueue. */
+symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *ptr, size_t size, symc_error *err);
+/* Runs the model. The reference backend runs synchronously and ignores stream. */
+symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,468 @@
+/* The runtime API (include/symc/symrt.h): engines, contexts, shape binding,
+ * and execution on the CPU reference backend.
+ *
+ * Binding: each symbol is read from the one input dim the compiler recorded
+ * for it (rt_source) and checked against its range at once, so the error
+ * names the input, dim, symbol and allowed set. When every input has a shape,
+ * the shape program runs once and fills all slots; then every input dim that
+ * is not a plain symbol (constants, expressions, a symbol's other uses) is
+ * compared with its slot, and each run-time guard is checked. The result is
+ * cached until an input shape changes.
+ *
+ * Execution (reference backend): intermediate tensors live in one grow-only
+ * workspace laid out for the actual shape, not for max; inputs, outputs and
+ * constants are used in place. Each node's dim attributes are turned from
+ * slots into integers in a scratch array, and the reference kernel runs. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/engine.h"
+#include "runtime/ref_kernels.h"
+#include "symc/symrt.h"
+
+struct symrt_engine {
+    rt_engine *e;
+};
+
+struct symrt_context {
+    const rt_engine *e;
+    symrt_backend backend;
+    symrt_allocator alloc;
+    int64_t *sym_values;
+    int64_t *slots;
+    int64_t (*given)[IR_MAX_RANK]; /* dims given per input */
+    char *given_set;               /* per input */
+    int evaluated;
+    void **addr;  /* per tensor: user address (inputs/outputs) */
+    size_t *size; /* per tensor: user buffer size */
+    uint8_t *workspace;
+    size_t workspace_size;
+    size_t *offset; /* per tensor: offset in the workspace, SIZE_MAX if not there */
+    symc_attr *scratch_attrs;
+    int64_t *scratch_ints;
+    uint32_t max_attrs, max_dims;
+};
+
+/* ---- engines ------------------------------------------------------------------ */
+
+symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out, symc_error *err) {
+    if (!out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_engine_load: NULL output");
+    *out = NULL;
+    symrt_engine *h = calloc(1, sizeof *h);
+    if (!h) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory loading an engine");
+    symc_status st = rt_engine_decode(data, size, &h->e, err);
+    if (st) {
+        free(h);
+        return st;
+    }
+    *out = h;
+    return SYMC_OK;
+}
+
+symc_status symrt_engine_load_file(const char *path, symrt_engine **out, symc_error *err) {
+    if (!path || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_engine_load_file: NULL argument");
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s'", path);
+    uint8_t *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 1 << 16;
+            uint8_t *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory reading '%s'", path);
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) break;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        free(buf);
+        return symc_error_setf(err, SYMC_ERR_IO, "cannot read '%s'", path);
+    }
+    symc_status st = symrt_engine_load(buf, n, out, err);
+    free(buf);
+    if (st) symc_error_prefix(err, "%s", path);
+    return st;
+}
+
+void symrt_engine_destroy(symrt_engine *h) {
+    if (!h) return;
+    rt_engine_free(h->e);
+    free(h);
+}
+
+uint32_t symrt_engine_num_inputs(const symrt_engine *h) { return h ? h->e->n_inputs : 0; }
+uint32_t symrt_engine_num_outputs(const symrt_engine *h) { return h ? h->e->n_outputs : 0; }
+uint32_t symrt_engine_num_symbols(const symrt_engine *h) { return h ? h->e->n_symbols : 0; }
+
+static symc_status io_info(const symrt_engine *h, const uint32_t *list, uint32_t n, uint32_t i, const char *what,
+                           symrt_io_info *out, symc_error *err) {
+    if (!h || !out || i >= n)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s %u does not exist (the engine has %u)", what, i, n);
+    const rt_tensor *t = &h->e->tensors[list[i]];
+    *out = (symrt_io_info){t->name, t->dtype, t->rank};
+    return SYMC_OK;
+}
+
+symc_status symrt_engine_input(const symrt_engine *h, uint32_t i, symrt_io_info *out, symc_error *err) {
+    return io_info(h, h ? h->e->inputs : NULL, h ? h->e->n_inputs : 0, i, "input", out, err);
+}
+
+symc_status symrt_engine_output(const symrt_engine *h, uint32_t i, symrt_io_info *out, symc_error *err) {
+    return io_info(h, h ? h->e->outputs : NULL, h ? h->e->n_outputs : 0, i, "output", out, err);
+}
+
+symc_status symrt_engine_symbol(const symrt_engine *h, uint32_t i, symrt_symbol_info *out, symc_error *err) {
+    if (!h || !out || i >= h->e->n_symbols)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symbol %u does not exist", i);
+    const rt_symbol *s = &h->e->symbols[i];
+    *out = (symrt_symbol_info){s->name, s->min, s->opt, s->max, s->multiple_of};
+    return SYMC_OK;
+}
+
+/* ---- contexts ----------------------------------------------------------------- */
+
+static void *default_alloc(void *ctx, size_t size, size_t alignment) {
+    (void)ctx;
+    size = (size + alignment - 1) / alignment * alignment;
+    return aligned_alloc(alignment, size ? size : alignment);
+}
+static void default_free(void *ctx, void *p) {
+    (void)ctx;
+    free(p);
+}
+
+void symrt_context_destroy(symrt_context *c) {
+    if (!c) return;
+    if (c->workspace) c->alloc.free(c->alloc.ctx, c->workspace);
+    free(c->sym_values);
+    free(c->slots);
+    free(c->given);
+    free(c->given_set);
+    free(c->addr);
+    free(c->size);
+    free(c->offset);
+    free(c->scratch_attrs);
+    free(c->scratch_ints);
+    free(c);
+}
+
+symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, const symrt_allocator *alloc,
+                                 symrt_context **out, symc_error *err) {
+    if (!h || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_create: NULL argument");
+    *out = NULL;
+    if (backend == SYMRT_BACKEND_CUDA)
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                               "the CUDA backend is not in this build yet; use the reference backend (SYMRT_BACKEND_REF)");
+    if (backend != SYMRT_BACKEND_REF)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown backend %d", (int)backend);
+    const rt_engine *e = h->e;
+    symrt_context *c = calloc(1, sizeof *c);
+    if (!c) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
+    c->e = e;
+    c->backend = backend;
+    c->alloc = alloc ? *alloc : (symrt_allocator){default_alloc, default_free, NULL};
+    for (uint32_t i = 0; i < e->n_nodes; i++) {
+        uint32_t nd = 0;
+        for (uint32_t a = 0; a < e->nodes[i].n_attrs; a++)
+            if (e->nodes[i].attrs[a].kind == SYMC_ATTR_DIMS) nd += e->nodes[i].attrs[a].n;
+        if (e->nodes[i].n_attrs > c->max_attrs) c->max_attrs = e->nodes[i].n_attrs;
+        if (nd > c->max_dims) c->max_dims = nd;
+    }
+    c->sym_values = calloc(e->n_symbols + 1, sizeof *c->sym_values);
+    c->slots = calloc(e->num_slots + 1, sizeof *c->slots);
+    c->given = calloc(e->n_inputs + 1, sizeof *c->given);
+    c->given_set = calloc(e->n_inputs + 1, 1);
+    c->addr = calloc(e->n_tensors + 1, sizeof *c->addr);
+    c->size = calloc(e->n_tensors + 1, sizeof *c->size);
+    c->offset = calloc(e->n_tensors + 1, sizeof *c->offset);
+    c->scratch_attrs = calloc(c->max_attrs + 1, sizeof *c->scratch_attrs);
+    c->scratch_ints = calloc(c->max_dims + 1, sizeof *c->scratch_ints);
+    if (!c->sym_values || !c->slots || !c->given || !c->given_set || !c->addr || !c->size || !c->offset ||
+        !c->scratch_attrs || !c->scratch_ints) {
+        symrt_context_destroy(c);
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
+    }
+    *out = c;
+    return SYMC_OK;
+}
+
+static int find_io(const rt_engine *e, const uint32_t *list, uint32_t n, const char *name, uint32_t *idx) {
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(e->tensors[list[i]].name, name)) {
+            *idx = i;
+            return 1;
+        }
+    return 0;
+}
+
+/* "x, y, z" for messages */
+static void name_list(const rt_engine *e, const uint32_t *list, uint32_t n, char *buf, size_t cap) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < n && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", e->tensors[list[i]].name);
+}
+
+symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
+                                  symc_error *err) {
+    if (!c || !name || (rank > 0 && !dims))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_set_input_shape: NULL argument");
+    const rt_engine *e = c->e;
+    uint32_t k;
+    if (!find_io(e, e->inputs, e->n_inputs, name, &k)) {
+        char names[256];
+        name_list(e, e->inputs, e->n_inputs, names, sizeof names);
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no input named '%s' (inputs: %s)", name, names);
+    }
+    const rt_tensor *t = &e->tensors[e->inputs[k]];
+    if (rank != t->rank)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s' has rank %d, got a shape of rank %d", name,
+                               (int)t->rank, (int)rank);
+    for (int d = 0; d < rank; d++)
+        if (dims[d] < 0)
+            return symc_error_setf(err, SYMC_ERR_RANGE, "input '%s' dim %d = %" PRId64 " is negative", name, d, dims[d]);
+    /* symbols bound by this input: check ranges before accepting anything */
+    for (uint32_t s = 0; s < e->n_sources; s++) {
+        const rt_source *src = &e->sources[s];
+        if (src->input != k) continue;
+        const rt_symbol *sym = &e->symbols[src->symbol];
+        int64_t v = dims[src->dim];
+        if (v < sym->min || v > sym->max)
+            return symc_error_setf(err, SYMC_ERR_RANGE, "input '%s' dim %u = %" PRId64 ": symbol %s must be in [%" PRId64
+                                   ", %" PRId64 "]", name, src->dim, v, sym->name, sym->min, sym->max);
+        if (sym->multiple_of > 1 && v % sym->multiple_of != 0)
+            return symc_error_setf(err, SYMC_ERR_RANGE, "input '%s' dim %u = %" PRId64 ": symbol %s must be a multiple of %"
+                                   PRId64 " in [%" PRId64 ", %" PRId64 "]", name, src->dim, v, sym->name,
+                                   sym->multiple_of, sym->min, sym->max);
+    }
+    for (uint32_t s = 0; s < e->n_sources; s++)
+        if (e->sources[s].input == k) c->sym_values[e->sources[s].symbol] = dims[e->sources[s].dim];
+    for (int d = 0; d < rank; d++) c->given[k][d] = dims[d];
+    c->given_set[k] = 1;
+    c->evaluated = 0;
+    return SYMC_OK;
+}
+
+static int rel_holds(sym_rel rel, int64_t a, int64_t b) {
+    switch (rel) {
+    case SYM_REL_EQ: return a == b;
+    case SYM_REL_NE: return a != b;
+    case SYM_REL_LE: return a <= b;
+    case SYM_REL_LT: return a < b;
+    case SYM_REL_DIVISIBLE: return b != 0 && a % b == 0;
+    case SYM_REL_BROADCAST: return a == b || a == 1 || b == 1;
+    }
+    return 0;
+}
+
+/* Runs the shape program for the current input shapes, then the checks that
+ * need all inputs. */
+static symc_status evaluate(symrt_context *c, symc_error *err) {
+    if (c->evaluated) return SYMC_OK;
+    const rt_engine *e = c->e;
+    for (uint32_t k = 0; k < e->n_inputs; k++)
+        if (!c->given_set[k])
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s' has no shape yet: call symrt_set_input_shape",
+                                   e->tensors[e->inputs[k]].name);
+    symc_status st = sym_program_eval(e->program, e->program_size, c->sym_values, e->n_symbols, c->slots, e->num_slots, err);
+    if (st) {
+        symc_error_prefix(err, "evaluating the shape program");
+        return st;
+    }
+    for (uint32_t k = 0; k < e->n_inputs; k++) {
+        const rt_tensor *t = &e->tensors[e->inputs[k]];
+        for (int d = 0; d < t->rank; d++)
+            if (c->slots[t->dims[d]] != c->given[k][d])
+                return symc_error_setf(err, SYMC_ERR_RANGE,
+                                       "input '%s' dim %d = %" PRId64 " but the model needs %" PRId64
+                                       " for these input shapes",
+                                       t->name, d, c->given[k][d], c->slots[t->dims[d]]);
+    }
+    for (uint32_t g = 0; g < e->n_guards; g++) {
+        const rt_guard *gd = &e->guards[g];
+        int64_t a = c->slots[gd->lhs], b = c->slots[gd->rhs];
+        if (!rel_holds(gd->rel, a, b))
+            return symc_error_setf(err, SYMC_ERR_RANGE, "these input shapes break a condition of the model: %s (values %"
+                                   PRId64 " and %" PRId64 ")", gd->message, a, b);
+    }
+    /* constants must hold exactly their tensors' sizes */
+    for (uint32_t i = 0; i < e->n_tensors; i++) {
+        const rt_tensor *t = &e->tensors[i];
+        if (t->constant == RT_NONE) continue;
+        uint64_t n = rt_ref_dtype_size(t->dtype);
+        for (int d = 0; d < t->rank; d++) n *= (uint64_t)c->slots[t->dims[d]];
+        if (n != e->constants[t->constant].size)
+            return symc_error_setf(err, SYMC_ERR_FORMAT, "engine constant '%s' holds %zu bytes, its shape needs %" PRIu64,
+                                   t->name, e->constants[t->constant].size, n);
+    }
+    c->evaluated = 1;
+    return SYMC_OK;
+}
+
+static int find_tensor(const rt_engine *e, const char *name, uint32_t *t) {
+    uint32_t k;
+    if (find_io(e, e->inputs, e->n_inputs, name, &k)) {
+        *t = e->inputs[k];
+        return 1;
+    }
+    if (find_io(e, e->outputs, e->n_outputs, name, &k)) {
+        *t = e->outputs[k];
+        return 1;
+    }
+    return 0;
+}
+
+static symc_status unknown_io(const rt_engine *e, const char *name, symc_error *err) {
+    char ins[200], outs[200];
+    name_list(e, e->inputs, e->n_inputs, ins, sizeof ins);
+    name_list(e, e->outputs, e->n_outputs, outs, sizeof outs);
+    return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no input or output named '%s' (inputs: %s; outputs: %s)",
+                           name, ins, outs);
+}
+
+symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err) {
+    if (!c || !name || !dims || !rank)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_get_tensor_shape: NULL argument");
+    uint32_t t;
+    if (!find_tensor(c->e, name, &t)) return unknown_io(c->e, name, err);
+    symc_status st = evaluate(c, err);
+    if (st) return st;
+    const rt_tensor *x = &c->e->tensors[t];
+    *rank = x->rank;
+    for (int d = 0; d < x->rank; d++) dims[d] = c->slots[x->dims[d]];
+    return SYMC_OK;
+}
+
+symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *ptr, size_t size, symc_error *err) {
+    if (!c || !name) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_set_tensor_address: NULL argument");
+    uint32_t t;
+    if (!find_tensor(c->e, name, &t)) return unknown_io(c->e, name, err);
+    c->addr[t] = ptr;
+    c->size[t] = size;
+    return SYMC_OK;
+}
+
+/* Bytes of a tensor at the current shape; SIZE_MAX on overflow. */
+static size_t tensor_bytes(const symrt_context *c, const rt_tensor *t) {
+    size_t n = rt_ref_dtype_size(t->dtype);
+    for (int d = 0; d < t->rank; d++) {
+        uint64_t v = (uint64_t)c->slots[t->dims[d]];
+        if (v && n > SIZE_MAX / v) return SIZE_MAX;
+        n *= v;
+    }
+    return n;
+}
+
+static int is_io(const rt_engine *e, uint32_t t) {
+    for (uint32_t i = 0; i < e->n_inputs; i++) if (e->inputs[i] == t) return 1;
+    for (uint32_t i = 0; i < e->n_outputs; i++) if (e->outputs[i] == t) return 1;
+    return 0;
+}
+
+/* Lays intermediates out in the workspace (64-byte aligned), growing it when
+ * this shape needs more than any before. */
+static symc_status plan_workspace(symrt_context *c, symc_error *err) {
+    const rt_engine *e = c->e;
+    size_t total = 0;
+    for (uint32_t i = 0; i < e->n_tensors; i++) {
+        const rt_tensor *t = &e->tensors[i];
+        c->offset[i] = SIZE_MAX;
+        if (t->constant != RT_NONE || is_io(e, i)) continue;
+        size_t n = tensor_bytes(c, t);
+        if (n == SIZE_MAX || total > SIZE_MAX - n - 64)
+            return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large for this machine", t->name);
+        c->offset[i] = total;
+        total += (n + 63) & ~(size_t)63;
+    }
+    if (total > c->workspace_size) {
+        void *w = c->alloc.alloc(c->alloc.ctx, total, 64);
+        if (!w) return symc_error_setf(err, SYMC_ERR_NOMEM, "cannot allocate %zu bytes of activation memory", total);
+        if (c->workspace) c->alloc.free(c->alloc.ctx, c->workspace);
+        c->workspace = w;
+        c->workspace_size = total;
+    }
+    return SYMC_OK;
+}
+
+static void *data_of(symrt_context *c, uint32_t t) {
+    const rt_tensor *x = &c->e->tensors[t];
+    if (x->constant != RT_NONE) return (void *)c->e->constants[x->constant].data;
+    if (c->offset[t] != SIZE_MAX) return c->workspace + c->offset[t];
+    return c->addr[t];
+}
+
+static void to_ref(symrt_context *c, uint32_t t, rt_ref_tensor *r) {
+    const rt_tensor *x = &c->e->tensors[t];
+    r->dtype = x->dtype;
+    r->rank = x->rank;
+    for (int d = 0; d < x->rank; d++) r->dims[d] = c->slots[x->dims[d]];
+    r->data = data_of(c, t);
+}
+
+symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
+    (void)stream; /* the reference backend runs synchronously on the host */
+    if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_enqueue: NULL context");
+    const rt_engine *e = c->e;
+    symc_status st = evaluate(c, err);
+    if (st) return st;
+    for (int io = 0; io < 2; io++) {
+        const uint32_t *list = io ? e->outputs : e->inputs;
+        uint32_t n = io ? e->n_outputs : e->n_inputs;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t t = list[i];
+            if (e->tensors[t].constant != RT_NONE) continue;
+            size_t need = tensor_bytes(c, &e->tensors[t]);
+            if (!c->addr[t] && need)
+                return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s' has no address: call symrt_set_tensor_address",
+                                       io ? "output" : "input", e->tensors[t].name);
+            if (c->size[t] < need)
+                return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                       "%s '%s' buffer holds %zu bytes, the tensor needs %zu at this shape",
+                                       io ? "output" : "input", e->tensors[t].name, c->size[t], need);
+        }
+    }
+    if ((st = plan_workspace(c, err))) return st;
+
+    rt_ref_tensor in[64], out[64];
+    for (uint32_t i = 0; i < e->n_nodes; i++) {
+        const rt_node *n = &e->nodes[i];
+        if (n->op == IR_OP_CONSTANT) continue;
+        if (n->n_in > 64 || n->n_out > 64)
+            return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s' has more than 64 inputs or outputs", n->name);
+        for (uint32_t k = 0; k < n->n_in; k++) to_ref(c, n->in[k], &in[k]);
+        for (uint32_t k = 0; k < n->n_out; k++) to_ref(c, n->out[k], &out[k]);
+        /* dim attributes: slots -> integers */
+        uint32_t used = 0;
+        for (uint32_t a = 0; a < n->n_attrs; a++) {
+            symc_attr *at = &c->scratch_attrs[a];
+            *at = n->attrs[a];
+            if (at->kind != SYMC_ATTR_DIMS) continue;
+            for (uint32_t k = 0; k < at->n; k++)
+                c->scratch_ints[used + k] = at->dims[k] == RT_NONE ? -1 : c->slots[at->dims[k]];
+            at->kind = SYMC_ATTR_INTS;
+            at->ints = c->scratch_ints + used;
+            at->dims = NULL;
+            used += at->n;
+        }
+        if ((st = rt_ref_run(n->op, n->name, c->scratch_attrs, n->n_attrs, in, n->n_in, out, n->n_out, err))) return st;
+    }
+    /* an output that is a constant is written by no node; one that is also an
+     * input shares its single address and needs nothing */
+    for (uint32_t i = 0; i < e->n_outputs; i++) {
+        const rt_tensor *x = &e->tensors[e->outputs[i]];
+        if (x->constant != RT_NONE && c->addr[e->outputs[i]])
+            memcpy(c->addr[e->outputs[i]], e->constants[x->constant].data, tensor_bytes(c, x));
+    }
+    return SYMC_OK;
+}

@@ -1,0 +1,392 @@
+/* .symx codec: the one C++ translation unit for runtime/engine.fbs (DESIGN.md's
+ * FlatBuffers exception), behind the C API of runtime/engine.h.
+ *
+ * Decoding never trusts the bytes: identifier and size, then the FlatBuffers
+ * verifier, then a semantic pass over every index (symbols, inputs, tensors,
+ * constants, program slots, op names) and the shape program's own check, all
+ * before anything is allocated. The decoded engine is a copy in one malloc'd
+ * block plus the constant data, so the caller's buffer can go away. No
+ * exception escapes: allocation failures become SYMC_ERR_NOMEM. */
+#include "runtime/engine.h"
+
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "engine_generated.h"
+#include "runtime/ref_kernels.h"
+
+namespace fb = symc::fb;
+
+namespace {
+
+const size_t kMaxConstantBytes = (size_t)2047 * 1024 * 1024;
+
+symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error *err) {
+    size_t const_bytes = 0;
+    for (uint32_t i = 0; i < e->n_constants; i++) const_bytes += e->constants[i].size;
+    if (const_bytes > kMaxConstantBytes)
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                               "engine '%s' holds %zu bytes of constants; an engine file holds at most %zu",
+                               e->name, const_bytes, kMaxConstantBytes);
+    flatbuffers::FlatBufferBuilder b(4096 + const_bytes + e->program_size);
+    auto str = [&](const char *s) { return b.CreateString(s ? s : ""); };
+
+    std::vector<flatbuffers::Offset<fb::Symbol>> symbols;
+    for (uint32_t i = 0; i < e->n_symbols; i++) {
+        const rt_symbol &s = e->symbols[i];
+        symbols.push_back(fb::CreateSymbol(b, str(s.name), s.min, s.opt, s.max, s.multiple_of, str("")));
+    }
+    std::vector<flatbuffers::Offset<fb::SymbolSource>> sources;
+    for (uint32_t i = 0; i < e->n_sources; i++)
+        sources.push_back(fb::CreateSymbolSource(b, e->sources[i].symbol, e->sources[i].input, e->sources[i].dim));
+    b.ForceVectorAlignment(e->program_size, 1, 16);
+    auto program = b.CreateVector(e->program, e->program_size);
+    std::vector<flatbuffers::Offset<fb::Guard>> guards;
+    for (uint32_t i = 0; i < e->n_guards; i++) {
+        const rt_guard &g = e->guards[i];
+        guards.push_back(fb::CreateGuard(b, (fb::Rel)g.rel, g.lhs, g.rhs, str(g.message)));
+    }
+    std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
+    for (uint32_t i = 0; i < e->n_tensors; i++) {
+        const rt_tensor &t = e->tensors[i];
+        tensors.push_back(fb::CreateTensor(b, str(t.name), (fb::DType)t.dtype, t.rank,
+                                           b.CreateVector(t.dims, t.rank > 0 ? (size_t)t.rank : 0), t.constant));
+    }
+    std::vector<flatbuffers::Offset<fb::Node>> nodes;
+    for (uint32_t i = 0; i < e->n_nodes; i++) {
+        const rt_node &n = e->nodes[i];
+        std::vector<flatbuffers::Offset<fb::Attr>> attrs;
+        for (uint32_t a = 0; a < n.n_attrs; a++) {
+            const symc_attr &at = n.attrs[a];
+            flatbuffers::Offset<flatbuffers::Vector<int64_t>> ints = 0;
+            flatbuffers::Offset<flatbuffers::Vector<double>> floats = 0;
+            flatbuffers::Offset<flatbuffers::String> s = 0;
+            flatbuffers::Offset<flatbuffers::Vector<uint32_t>> dims = 0;
+            if (at.kind == SYMC_ATTR_INTS) ints = b.CreateVector(at.ints, at.n);
+            if (at.kind == SYMC_ATTR_FLOATS) floats = b.CreateVector(at.floats, at.n);
+            if (at.kind == SYMC_ATTR_STR) s = str(at.s);
+            if (at.kind == SYMC_ATTR_DIMS) dims = b.CreateVector(at.dims, at.n);
+            attrs.push_back(fb::CreateAttr(b, str(at.name), (fb::AttrKind)at.kind, at.i, at.f, ints, floats, s, dims));
+        }
+        nodes.push_back(fb::CreateNode(b, str(rt_ref_op_name(n.op)), str(n.name), str(n.source),
+                                       b.CreateVector(n.in, n.n_in), b.CreateVector(n.out, n.n_out),
+                                       b.CreateVector(attrs)));
+    }
+    std::vector<flatbuffers::Offset<fb::Constant>> constants;
+    for (uint32_t i = 0; i < e->n_constants; i++) {
+        b.ForceVectorAlignment(e->constants[i].size, 1, 16);
+        constants.push_back(fb::CreateConstant(b, b.CreateVector(e->constants[i].data, e->constants[i].size)));
+    }
+    auto root = fb::CreateEngine(
+        b, RT_ENGINE_FORMAT_VERSION, str(e->symc_version), str(e->cuda_version), str(e->cublas_version),
+        str(e->cudnn_version), e->sm, str(e->name), b.CreateVector(symbols), b.CreateVector(sources), program,
+        e->num_slots, b.CreateVector(guards), b.CreateVector(tensors), b.CreateVector(nodes),
+        b.CreateVector(e->inputs, e->n_inputs), b.CreateVector(e->outputs, e->n_outputs), b.CreateVector(constants));
+    fb::FinishSizePrefixedEngineBuffer(b, root);
+    *size = b.GetSize();
+    *bytes = (uint8_t *)malloc(*size);
+    if (!*bytes) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory encoding engine '%s'", e->name);
+    memcpy(*bytes, b.GetBufferPointer(), *size);
+    return SYMC_OK;
+}
+
+template <typename T> uint32_t len(const flatbuffers::Vector<T> *v) { return v ? v->size() : 0; }
+
+symc_status bad(symc_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+symc_status bad(symc_error *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    symc_error_vsetf(err, SYMC_ERR_FORMAT, fmt, ap);
+    va_end(ap);
+    return SYMC_ERR_FORMAT;
+}
+
+int find_op(const char *name, ir_op *out) {
+    for (int i = 0; i < IR_OP_COUNT; i++)
+        if (!strcmp(rt_ref_op_name((ir_op)i), name)) {
+            *out = (ir_op)i;
+            return 1;
+        }
+    return 0;
+}
+
+symc_status check(const fb::Engine *e, symc_error *err) {
+    uint32_t nsym = len(e->symbols()), nin = len(e->inputs()), nt = len(e->tensors()), nc = len(e->constants());
+    uint32_t slots = e->num_slots();
+    uint32_t psym = 0, pout = 0;
+    symc_status st = sym_program_check(e->program() ? e->program()->data() : nullptr, len(e->program()), &psym, &pout, err);
+    if (st) {
+        symc_error_prefix(err, "engine shape program");
+        return st == SYMC_ERR_FORMAT ? st : SYMC_ERR_FORMAT;
+    }
+    if (psym != nsym || pout != slots)
+        return bad(err, "engine shape program expects %u symbols and %u outputs, the engine has %u and %u", psym,
+                   pout, nsym, slots);
+    for (uint32_t i = 0; i < nsym; i++) {
+        const fb::Symbol *s = e->symbols()->Get(i);
+        if (s->min() > s->max() || s->opt() < s->min() || s->opt() > s->max() || s->multiple_of() < 1)
+            return bad(err, "symbol '%s' has an invalid range [%" PRId64 ", %" PRId64 "] opt %" PRId64, s->name()->c_str(),
+                       s->min(), s->max(), s->opt());
+    }
+    std::vector<char> bound(nsym, 0);
+    for (uint32_t i = 0; i < len(e->sources()); i++) {
+        const fb::SymbolSource *s = e->sources()->Get(i);
+        if (s->symbol() >= nsym || s->input() >= nin)
+            return bad(err, "symbol source %u refers to symbol %u / input %u out of range", i, s->symbol(), s->input());
+        uint32_t t = e->inputs()->Get(s->input());
+        if (t >= nt || s->dim() >= (uint32_t)std::max(0, e->tensors()->Get(t)->rank()))
+            return bad(err, "symbol source %u refers to a dim that input %u lacks", i, s->input());
+        bound[s->symbol()] = 1;
+    }
+    for (uint32_t i = 0; i < nsym; i++)
+        if (!bound[i]) return bad(err, "symbol '%s' has no input dim to be bound from", e->symbols()->Get(i)->name()->c_str());
+    for (uint32_t i = 0; i < len(e->guards()); i++) {
+        const fb::Guard *g = e->guards()->Get(i);
+        if ((int)g->rel() < (int)fb::Rel::MIN || (int)g->rel() > (int)fb::Rel::MAX || g->lhs() >= slots || g->rhs() >= slots)
+            return bad(err, "guard %u is malformed (relation %d, slots %u and %u of %u)", i, (int)g->rel(), g->lhs(),
+                       g->rhs(), slots);
+    }
+    for (uint32_t i = 0; i < nt; i++) {
+        const fb::Tensor *t = e->tensors()->Get(i);
+        if ((int)t->dtype() < 0 || (int)t->dtype() >= SYMC_DTYPE_COUNT || t->rank() < 0 || t->rank() > IR_MAX_RANK ||
+            len(t->dims()) != (uint32_t)t->rank())
+            return bad(err, "tensor '%s' has an invalid dtype, rank or dims", t->name()->c_str());
+        for (uint32_t d = 0; d < len(t->dims()); d++)
+            if (t->dims()->Get(d) >= slots)
+                return bad(err, "tensor '%s' dim %u refers to slot %u of %u", t->name()->c_str(), d, t->dims()->Get(d), slots);
+        if (t->constant() != RT_NONE && t->constant() >= nc)
+            return bad(err, "tensor '%s' refers to constant %u of %u", t->name()->c_str(), t->constant(), nc);
+    }
+    for (uint32_t i = 0; i < len(e->nodes()); i++) {
+        const fb::Node *n = e->nodes()->Get(i);
+        ir_op op;
+        if (!find_op(n->op()->c_str(), &op))
+            return bad(err, "node '%s' has op '%s', unknown to this runtime (engine from a newer symc?)", n->name()->c_str(),
+                       n->op()->c_str());
+        for (uint32_t k = 0; k < len(n->inputs()); k++)
+            if (n->inputs()->Get(k) >= nt) return bad(err, "node '%s' input %u is out of range", n->name()->c_str(), k);
+        for (uint32_t k = 0; k < len(n->outputs()); k++)
+            if (n->outputs()->Get(k) >= nt) return bad(err, "node '%s' output %u is out of range", n->name()->c_str(), k);
+        for (uint32_t a = 0; a < len(n->attrs()); a++) {
+            const fb::Attr *at = n->attrs()->Get(a);
+            if ((int)at->kind() < (int)fb::AttrKind::MIN || (int)at->kind() > (int)fb::AttrKind::MAX ||
+                (at->kind() == fb::AttrKind::Str && !at->s()))
+                return bad(err, "node '%s' attribute '%s' is malformed", n->name()->c_str(), at->name()->c_str());
+            for (uint32_t k = 0; k < len(at->dims()); k++)
+                if (at->dims()->Get(k) != RT_NONE && at->dims()->Get(k) >= slots)
+                    return bad(err, "node '%s' attribute '%s' refers to slot %u of %u", n->name()->c_str(),
+                               at->name()->c_str(), at->dims()->Get(k), slots);
+        }
+    }
+    for (uint32_t i = 0; i < nin; i++)
+        if (e->inputs()->Get(i) >= nt) return bad(err, "input %u is out of range", i);
+    for (uint32_t i = 0; i < len(e->outputs()); i++)
+        if (e->outputs()->Get(i) >= nt) return bad(err, "output %u is out of range", i);
+    return SYMC_OK;
+}
+
+/* Everything decoded lives in one arena: a vector of blocks freed together. */
+struct Owned {
+    std::vector<void *> blocks;
+    ~Owned() {
+        for (void *p : blocks) free(p);
+    }
+    void *alloc(size_t n) {
+        void *p = calloc(1, n ? n : 1);
+        if (!p) throw std::bad_alloc();
+        blocks.push_back(p);
+        return p;
+    }
+    const char *str(const flatbuffers::String *s) {
+        size_t n = s ? s->size() : 0;
+        char *d = (char *)alloc(n + 1);
+        if (n) memcpy(d, s->c_str(), n);
+        return d;
+    }
+    template <typename T> T *array(size_t n) { return (T *)alloc(n * sizeof(T)); }
+};
+
+symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_error *err) {
+    *out = nullptr;
+    /* size-prefixed: [u32 length][root offset][identifier]..., so a file cut
+     * anywhere (even in trailing padding) is caught by the length */
+    if (!bytes || size < 12) return bad(err, "not a symc engine: %zu bytes is too short for a header", bytes ? size : 0);
+    if (!memcmp(bytes + 4, "SYMI", 4))
+        return bad(err, "not a symc engine: identifier 'SYMI', expected '%s' (this is a .symir module: compile it "
+                        "with 'symc compile')", fb::EngineIdentifier());
+    if (!fb::SizePrefixedEngineBufferHasIdentifier(bytes)) {
+        char id[5];
+        for (int i = 0; i < 4; i++) id[i] = (bytes[8 + i] >= 32 && bytes[8 + i] < 127) ? (char)bytes[8 + i] : '?';
+        id[4] = '\0';
+        return bad(err, "not a symc engine: identifier '%s', expected '%s'", id, fb::EngineIdentifier());
+    }
+    uint64_t declared = (uint64_t)bytes[0] | (uint64_t)bytes[1] << 8 | (uint64_t)bytes[2] << 16 | (uint64_t)bytes[3] << 24;
+    if (declared + 4 != size)
+        return bad(err, "%s engine: the header says %" PRIu64 " bytes, the file holds %zu",
+                   declared + 4 > size ? "truncated" : "corrupt", declared + 4, size);
+    flatbuffers::Verifier v(bytes, size);
+    if (!fb::VerifySizePrefixedEngineBuffer(v))
+        return bad(err, "corrupt engine (%zu bytes): the FlatBuffers verifier rejects it", size);
+    const fb::Engine *e = fb::GetSizePrefixedEngine(bytes);
+    if (e->format_version() != RT_ENGINE_FORMAT_VERSION)
+        return bad(err, "engine format version %u (built by symc %s); this runtime (symc %s) reads version %u",
+                   e->format_version(), e->symc_version() ? e->symc_version()->c_str() : "?", SYMC_VERSION_STRING,
+                   RT_ENGINE_FORMAT_VERSION);
+    symc_status st = check(e, err);
+    if (st) return st;
+
+    std::unique_ptr<Owned> holder(new Owned());
+    Owned *own = holder.get();
+    rt_engine *r = own->array<rt_engine>(1);
+    r->format_version = e->format_version();
+    r->symc_version = own->str(e->symc_version());
+    r->cuda_version = own->str(e->cuda_version());
+    r->cublas_version = own->str(e->cublas_version());
+    r->cudnn_version = own->str(e->cudnn_version());
+    r->name = own->str(e->name());
+    r->sm = e->sm();
+    r->n_symbols = len(e->symbols());
+    rt_symbol *syms = own->array<rt_symbol>(r->n_symbols);
+    for (uint32_t i = 0; i < r->n_symbols; i++) {
+        const fb::Symbol *s = e->symbols()->Get(i);
+        syms[i] = {own->str(s->name()), s->min(), s->opt(), s->max(), s->multiple_of()};
+    }
+    r->symbols = syms;
+    r->n_sources = len(e->sources());
+    rt_source *src = own->array<rt_source>(r->n_sources);
+    for (uint32_t i = 0; i < r->n_sources; i++)
+        src[i] = {e->sources()->Get(i)->symbol(), e->sources()->Get(i)->input(), e->sources()->Get(i)->dim()};
+    r->sources = src;
+    r->program_size = len(e->program());
+    uint8_t *prog = own->array<uint8_t>(r->program_size);
+    if (const flatbuffers::Vector<uint8_t> *p = e->program()) std::copy(p->begin(), p->end(), prog);
+    r->program = prog;
+    r->num_slots = e->num_slots();
+    r->n_guards = len(e->guards());
+    rt_guard *guards = own->array<rt_guard>(r->n_guards);
+    for (uint32_t i = 0; i < r->n_guards; i++) {
+        const fb::Guard *g = e->guards()->Get(i);
+        guards[i] = {(sym_rel)g->rel(), g->lhs(), g->rhs(), own->str(g->provenance())};
+    }
+    r->guards = guards;
+    r->n_tensors = len(e->tensors());
+    rt_tensor *ts = own->array<rt_tensor>(r->n_tensors);
+    for (uint32_t i = 0; i < r->n_tensors; i++) {
+        const fb::Tensor *t = e->tensors()->Get(i);
+        ts[i].name = own->str(t->name());
+        ts[i].dtype = (symc_dtype)t->dtype();
+        ts[i].rank = t->rank();
+        for (int d = 0; d < t->rank(); d++) ts[i].dims[d] = t->dims()->Get(d);
+        ts[i].constant = t->constant();
+    }
+    r->tensors = ts;
+    r->n_nodes = len(e->nodes());
+    rt_node *ns = own->array<rt_node>(r->n_nodes);
+    for (uint32_t i = 0; i < r->n_nodes; i++) {
+        const fb::Node *n = e->nodes()->Get(i);
+        find_op(n->op()->c_str(), &ns[i].op);
+        ns[i].name = own->str(n->name());
+        ns[i].source = own->str(n->source());
+        ns[i].n_in = len(n->inputs());
+        ns[i].n_out = len(n->outputs());
+        uint32_t *in = own->array<uint32_t>(ns[i].n_in), *o = own->array<uint32_t>(ns[i].n_out);
+        for (uint32_t k = 0; k < ns[i].n_in; k++) in[k] = n->inputs()->Get(k);
+        for (uint32_t k = 0; k < ns[i].n_out; k++) o[k] = n->outputs()->Get(k);
+        ns[i].in = in;
+        ns[i].out = o;
+        ns[i].n_attrs = len(n->attrs());
+        symc_attr *attrs = own->array<symc_attr>(ns[i].n_attrs);
+        for (uint32_t a = 0; a < ns[i].n_attrs; a++) {
+            const fb::Attr *fa = n->attrs()->Get(a);
+            symc_attr &at = attrs[a];
+            at.name = own->str(fa->name());
+            at.kind = (symc_attr_kind)fa->kind();
+            at.i = fa->i();
+            at.f = fa->f();
+            if (at.kind == SYMC_ATTR_INTS) {
+                at.n = len(fa->ints());
+                int64_t *v = own->array<int64_t>(at.n);
+                for (uint32_t k = 0; k < at.n; k++) v[k] = fa->ints()->Get(k);
+                at.ints = v;
+            } else if (at.kind == SYMC_ATTR_FLOATS) {
+                at.n = len(fa->floats());
+                double *v = own->array<double>(at.n);
+                for (uint32_t k = 0; k < at.n; k++) v[k] = fa->floats()->Get(k);
+                at.floats = v;
+            } else if (at.kind == SYMC_ATTR_DIMS) {
+                at.n = len(fa->dims());
+                uint32_t *v = own->array<uint32_t>(at.n);
+                for (uint32_t k = 0; k < at.n; k++) v[k] = fa->dims()->Get(k);
+                at.dims = v;
+            } else if (at.kind == SYMC_ATTR_STR) {
+                at.s = own->str(fa->s());
+            }
+        }
+        ns[i].attrs = attrs;
+    }
+    r->nodes = ns;
+    r->n_inputs = len(e->inputs());
+    r->n_outputs = len(e->outputs());
+    uint32_t *ins = own->array<uint32_t>(r->n_inputs), *outs = own->array<uint32_t>(r->n_outputs);
+    for (uint32_t i = 0; i < r->n_inputs; i++) ins[i] = e->inputs()->Get(i);
+    for (uint32_t i = 0; i < r->n_outputs; i++) outs[i] = e->outputs()->Get(i);
+    r->inputs = ins;
+    r->outputs = outs;
+    r->n_constants = len(e->constants());
+    rt_constant *cs = own->array<rt_constant>(r->n_constants);
+    for (uint32_t i = 0; i < r->n_constants; i++) {
+        const flatbuffers::Vector<uint8_t> *d = e->constants()->Get(i)->data();
+        cs[i].size = d ? d->size() : 0;
+        /* 16-byte aligned (calloc) so kernels may read any dtype */
+        uint8_t *copy = own->array<uint8_t>(cs[i].size);
+        if (cs[i].size) memcpy(copy, d->data(), cs[i].size);
+        cs[i].data = copy;
+    }
+    r->constants = cs;
+    r->owned = holder.release();
+    *out = r;
+    return SYMC_OK;
+}
+
+} // namespace
+
+extern "C" symc_status rt_engine_encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error *err) {
+    if (!e || !bytes || !size) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_engine_encode: NULL argument");
+    *bytes = nullptr;
+    *size = 0;
+    try {
+        return encode(e, bytes, size, err);
+    } catch (const std::bad_alloc &) {
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory encoding an engine");
+    } catch (...) {
+        return symc_error_setf(err, SYMC_ERR_INTERNAL, "unexpected failure encoding an engine");
+    }
+}
+
+extern "C" symc_status rt_engine_decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_error *err) {
+    if (!out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_engine_decode: NULL argument");
+    *out = nullptr;
+    rt_engine *r = nullptr;
+    try {
+        symc_status st = decode(bytes, size, &r, err);
+        if (st) return st;
+    } catch (const std::bad_alloc &) {
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory loading an engine");
+    } catch (...) {
+        return symc_error_setf(err, SYMC_ERR_INTERNAL, "unexpected failure loading an engine");
+    }
+    *out = r;
+    return SYMC_OK;
+}
+
+extern "C" void rt_engine_free(rt_engine *e) {
+    if (e && e->owned) delete (Owned *)e->owned; /* e itself is one of its blocks */
+}

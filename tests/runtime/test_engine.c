@@ -1,0 +1,195 @@
+/* The engine and the symrt API on the reference backend: a model built with
+ * the builder, compiled to engine bytes, loaded and run at min, max and
+ * in-between sizes against plain C loops; broadcasting of dims that may be 1
+ * resolved at run time (no specialization); every API refusal with its
+ * message; and corrupt engines (every truncation, bit flips, wrong identifier,
+ * a .symir given as an engine) refused without crashing. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "passes/passes.h"
+#include "symc/symrt.h"
+#include "tests/check.h"
+
+/* y = relu(x + b) reshaped to (B, 2, 2); z = x + w where w is [C, 4] */
+static uint8_t *build(size_t *size) {
+    symc_error err;
+    symc_module *m = symc_module_create("small", &err);
+    symc_dim B, C;
+    symc_declare_symbol(m, "B", 1, 3, 8, 1, &B, &err);
+    symc_declare_symbol(m, "C", 1, 3, 8, 1, &C, &err);
+    symc_dim four = symc_dim_const(m, 4), two = symc_dim_const(m, 2);
+    symc_tensor x, w, b, s, y, z, r;
+    symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){B, four}, &x, &err);
+    symc_add_input(m, "w", SYMC_F32, 2, (symc_dim[]){C, four}, &w, &err);
+    float bias[4] = {0.5f, -0.5f, 1.0f, -1.0f};
+    symc_add_constant(m, "b", SYMC_F32, 1, (int64_t[]){4}, bias, sizeof bias, &b, &err);
+    symc_add_node(m, "add", "s", (symc_tensor[]){x, b}, 2, NULL, 0, &s, 1, &err);
+    symc_add_node(m, "relu", "y", &s, 1, NULL, 0, &y, 1, &err);
+    symc_attr ra = symc_attr_dims("shape", (symc_dim[]){B, two, SYMC_DIM_NONE}, 3);
+    symc_add_node(m, "reshape", "r", &y, 1, &ra, 1, &r, 1, &err);
+    symc_add_node(m, "add", "z", (symc_tensor[]){x, w}, 2, NULL, 0, &z, 1, &err);
+    symc_mark_output(m, r, &err);
+    symc_mark_output(m, z, &err);
+    uint8_t *bytes = NULL;
+    CHECK_MSG(symc_module_infer_shapes(m, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(cg_build_engine(m, &bytes, size, &err) == SYMC_OK, "%s", err.msg);
+    symc_module_destroy(m);
+    return bytes;
+}
+
+static void fill(float *p, size_t n, unsigned seed) {
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        p[i] = (float)((seed >> 16) % 2001) / 1000.0f - 1.0f;
+    }
+}
+
+/* One run at (Bv, Cv), checked against loops. Returns the enqueue status. */
+static symc_status run_at(symrt_engine *e, int64_t Bv, int64_t Cv, symc_error *err) {
+    symrt_context *c;
+    CHECK(symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, err) == SYMC_OK);
+    float x[8 * 4], w[8 * 4], r[8 * 4], z[8 * 4];
+    fill(x, (size_t)Bv * 4, 1);
+    fill(w, (size_t)Cv * 4, 2);
+    memset(r, 0xff, sizeof r); /* poison */
+    memset(z, 0xff, sizeof z);
+    symc_status st = symrt_set_input_shape(c, "x", (int64_t[]){Bv, 4}, 2, err);
+    if (!st) st = symrt_set_input_shape(c, "w", (int64_t[]){Cv, 4}, 2, err);
+    int64_t dims[8];
+    int32_t rank;
+    if (!st) st = symrt_get_tensor_shape(c, "z", dims, &rank, err);
+    if (!st) {
+        int64_t rows = Bv > Cv ? Bv : Cv;
+        CHECK(rank == 2 && dims[0] == rows && dims[1] == 4);
+        symrt_set_tensor_address(c, "x", x, (size_t)Bv * 16, err);
+        symrt_set_tensor_address(c, "w", w, (size_t)Cv * 16, err);
+        symrt_set_tensor_address(c, "r", r, sizeof r, err);
+        symrt_set_tensor_address(c, "z", z, sizeof z, err);
+        st = symrt_enqueue(c, NULL, err);
+        if (!st) {
+            static const float bias[4] = {0.5f, -0.5f, 1.0f, -1.0f};
+            for (int64_t i = 0; i < Bv * 4; i++) {
+                float want = x[i] + bias[i % 4] > 0 ? x[i] + bias[i % 4] : 0;
+                CHECK_MSG(r[i] == want, "r[%lld] = %g, want %g at B=%lld", (long long)i, r[i], want, (long long)Bv);
+            }
+            for (int64_t i = 0; i < rows; i++)
+                for (int j = 0; j < 4; j++) {
+                    float want = x[(Bv == 1 ? 0 : i) * 4 + j] + w[(Cv == 1 ? 0 : i) * 4 + j];
+                    CHECK_MSG(z[i * 4 + j] == want, "z at B=%lld C=%lld", (long long)Bv, (long long)Cv);
+                }
+            CHECK(symrt_get_tensor_shape(c, "r", dims, &rank, err) == SYMC_OK && rank == 3 && dims[0] == Bv &&
+                  dims[1] == 2 && dims[2] == 2);
+        }
+    }
+    symrt_context_destroy(c);
+    return st;
+}
+
+int main(void) {
+    size_t size = 0;
+    uint8_t *bytes = build(&size);
+    symc_error err;
+    symrt_engine *e = NULL;
+    CHECK_MSG(bytes && symrt_engine_load(bytes, size, &e, &err) == SYMC_OK, "%s", err.msg);
+    if (!e) return check_report("test_engine");
+
+    CHECK(symrt_engine_num_inputs(e) == 2 && symrt_engine_num_outputs(e) == 2 && symrt_engine_num_symbols(e) == 2);
+    symrt_symbol_info si;
+    CHECK(symrt_engine_symbol(e, 0, &si, &err) == SYMC_OK && !strcmp(si.name, "B") && si.min == 1 && si.max == 8);
+
+    /* every size in range where broadcasting is defined, incl. dims of 1 on either side */
+    for (int64_t Bv = 1; Bv <= 8; Bv++)
+        for (int64_t Cv = 1; Cv <= 8; Cv++) {
+            symc_status st = run_at(e, Bv, Cv, &err);
+            int ok = Bv == Cv || Bv == 1 || Cv == 1;
+            if (ok) CHECK_MSG(st == SYMC_OK, "B=%lld C=%lld: %s", (long long)Bv, (long long)Cv, err.msg);
+            else {
+                CHECK_MSG(st == SYMC_ERR_RANGE, "B=%lld C=%lld should be refused", (long long)Bv, (long long)Cv);
+                CHECK_CONTAINS(err.msg, "these input shapes break a condition of the model");
+                CHECK_CONTAINS(err.msg, "node 'z' (add)");
+            }
+        }
+
+    /* API refusals */
+    symrt_context *c;
+    CHECK(symrt_context_create(e, SYMRT_BACKEND_CUDA, NULL, &c, &err) == SYMC_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.msg, "CUDA backend");
+    CHECK(symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err) == SYMC_OK);
+    int64_t dims[8];
+    int32_t rank;
+    CHECK(symrt_get_tensor_shape(c, "r", dims, &rank, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "input 'x' has no shape yet");
+    CHECK(symrt_set_input_shape(c, "q", (int64_t[]){1, 4}, 2, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "no input named 'q' (inputs: x, w)");
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){4}, 1, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "input 'x' has rank 2, got a shape of rank 1");
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){9, 4}, 2, &err) == SYMC_ERR_RANGE);
+    CHECK_CONTAINS(err.msg, "input 'x' dim 0 = 9: symbol B must be in [1, 8]");
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){0, 4}, 2, &err) == SYMC_ERR_RANGE);
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){2, 5}, 2, &err) == SYMC_OK); /* checked when all are set */
+    CHECK(symrt_set_input_shape(c, "w", (int64_t[]){2, 4}, 2, &err) == SYMC_OK);
+    CHECK(symrt_get_tensor_shape(c, "z", dims, &rank, &err) == SYMC_ERR_RANGE);
+    CHECK_CONTAINS(err.msg, "input 'x' dim 1 = 5 but the model needs 4");
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){2, 4}, 2, &err) == SYMC_OK);
+    CHECK(symrt_enqueue(c, NULL, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "input 'x' has no address");
+    float buf[64];
+    symrt_set_tensor_address(c, "x", buf, 32, &err);
+    symrt_set_tensor_address(c, "w", buf, 32, &err);
+    symrt_set_tensor_address(c, "r", buf + 16, 32, &err);
+    symrt_set_tensor_address(c, "z", buf + 32, 16, &err);
+    CHECK(symrt_enqueue(c, NULL, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "output 'z' buffer holds 16 bytes, the tensor needs 32");
+    CHECK(symrt_set_tensor_address(c, "nope", buf, 4, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "no input or output named 'nope'");
+    symrt_context_destroy(c);
+    symrt_engine_destroy(e);
+
+    /* corrupt engines: refused, never a crash */
+    int accepted = 0;
+    for (size_t n = 0; n < size; n += n < 2048 ? 1 : 61) {
+        symrt_engine *t = NULL;
+        if (symrt_engine_load(bytes, n, &t, &err) == SYMC_OK) accepted++;
+        symrt_engine_destroy(t);
+    }
+    CHECK_MSG(accepted == 0, "%d truncated engines loaded", accepted);
+    uint8_t *copy = malloc(size);
+    for (size_t i = 0; i < size; i += 3) {
+        memcpy(copy, bytes, size);
+        copy[i] ^= 0x5a;
+        symrt_engine *t = NULL;
+        symc_status st = symrt_engine_load(copy, size, &t, &err);
+        if (st == SYMC_OK) { /* a flip in data may still be a valid engine: it must run or refuse */
+            symrt_context *tc;
+            if (symrt_context_create(t, SYMRT_BACKEND_REF, NULL, &tc, &err) == SYMC_OK) {
+                float xb[64], wb[64], rb[64], zb[64];
+                memset(xb, 0, sizeof xb);
+                memset(wb, 0, sizeof wb);
+                if (!symrt_set_input_shape(tc, "x", (int64_t[]){2, 4}, 2, &err) &&
+                    !symrt_set_input_shape(tc, "w", (int64_t[]){2, 4}, 2, &err)) {
+                    symrt_set_tensor_address(tc, "x", xb, sizeof xb, &err);
+                    symrt_set_tensor_address(tc, "w", wb, sizeof wb, &err);
+                    symrt_set_tensor_address(tc, "r", rb, sizeof rb, &err);
+                    symrt_set_tensor_address(tc, "z", zb, sizeof zb, &err);
+                    symrt_enqueue(tc, NULL, &err);
+                }
+                symrt_context_destroy(tc);
+            }
+        } else {
+            CHECK(t == NULL && err.msg[0]);
+        }
+        symrt_engine_destroy(t);
+    }
+    memcpy(copy, bytes, size);
+    memcpy(copy + 4, "SYMI", 4);
+    CHECK(symrt_engine_load(copy, size, &e, &err) == SYMC_ERR_FORMAT);
+    CHECK_CONTAINS(err.msg, "this is a .symir module: compile it with 'symc compile'");
+    free(copy);
+    CHECK(symrt_engine_load_file("/nonexistent/m.symx", &e, &err) == SYMC_ERR_IO);
+    CHECK_CONTAINS(err.msg, "/nonexistent/m.symx");
+    free(bytes);
+    return check_report("test_engine");
+}

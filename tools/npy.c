@@ -1,0 +1,144 @@
+/* .npy reading and writing: the magic, a version byte pair, a little-endian
+ * header length, then a Python dict literal with 'descr', 'fortran_order'
+ * and 'shape', padded so the data starts 64-byte aligned. Only what symc's
+ * dtypes need is accepted (<f4 <f2 <f8 <i8 <i4 |b1, C order); anything else is
+ * refused with the file name and what was found. bf16 has no NumPy type and
+ * is written as f32. */
+#include "tools/npy.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *descr;
+    symc_dtype dtype;
+    size_t size;
+} kinds[] = {{"<f4", SYMC_F32, 4}, {"<f2", SYMC_F16, 2}, {"<f8", SYMC_F64, 8},
+             {"<i8", SYMC_I64, 8}, {"<i4", SYMC_I32, 4}, {"|b1", SYMC_BOOL, 1}};
+
+symc_status npy_read(const char *path, npy_array *out, symc_error *err) {
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    unsigned char pre[10];
+    symc_status st = SYMC_OK;
+    char *hdr = NULL;
+    if (fread(pre, 1, 8, f) != 8 || memcmp(pre, "\x93NUMPY", 6) != 0) {
+        st = symc_error_setf(err, SYMC_ERR_FORMAT, "'%s' is not a .npy file", path);
+        goto done;
+    }
+    size_t hlen;
+    if (pre[6] == 1) {
+        if (fread(pre + 8, 1, 2, f) != 2) goto trunc;
+        hlen = pre[8] | (size_t)pre[9] << 8;
+    } else if (pre[6] == 2 || pre[6] == 3) {
+        unsigned char l[4];
+        if (fread(l, 1, 4, f) != 4) goto trunc;
+        hlen = l[0] | (size_t)l[1] << 8 | (size_t)l[2] << 16 | (size_t)l[3] << 24;
+        if (hlen > (1u << 20)) goto trunc;
+    } else {
+        st = symc_error_setf(err, SYMC_ERR_FORMAT, "'%s': unsupported .npy version %d", path, pre[6]);
+        goto done;
+    }
+    hdr = calloc(1, hlen + 1);
+    if (!hdr || fread(hdr, 1, hlen, f) != hlen) goto trunc;
+    const char *d = strstr(hdr, "'descr':"), *fo = strstr(hdr, "'fortran_order':"), *sh = strstr(hdr, "'shape':");
+    if (!d || !fo || !sh) {
+        st = symc_error_setf(err, SYMC_ERR_FORMAT, "'%s': .npy header lacks descr, fortran_order or shape", path);
+        goto done;
+    }
+    /* 'descr': '<f4' -> the quoted text */
+    char descr[16] = "";
+    const char *q = strchr(d + 8, '\'');
+    if (q) {
+        size_t n = strcspn(q + 1, "'");
+        if (n < sizeof descr) memcpy(descr, q + 1, n), descr[n] = '\0';
+    }
+    size_t es = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (!strcmp(descr, kinds[k].descr)) {
+            out->dtype = kinds[k].dtype;
+            es = kinds[k].size;
+        }
+    if (!es) {
+        st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "'%s': dtype '%s' is not one of <f4 <f2 <f8 <i8 <i4 |b1", path,
+                             descr);
+        goto done;
+    }
+    if (strncmp(fo + 16 + strspn(fo + 16, " "), "False", 5) != 0) {
+        st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "'%s' is in Fortran order; save it C-contiguous", path);
+        goto done;
+    }
+    const char *p = strchr(sh, '(');
+    if (!p) goto bad_shape;
+    p++;
+    uint64_t numel = 1;
+    while (*p && *p != ')') {
+        while (*p == ' ' || *p == ',') p++;
+        if (*p == ')') break;
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0 || out->rank >= 8) goto bad_shape;
+        out->dims[out->rank++] = v;
+        if (v && numel > UINT64_MAX / (uint64_t)v) goto bad_shape;
+        numel *= (uint64_t)v;
+        p = end;
+        while (*p == ' ' || *p == 'L') p++;
+    }
+    if (*p != ')' || numel > SIZE_MAX / es) goto bad_shape;
+    out->size = (size_t)numel * es;
+    out->data = malloc(out->size ? out->size : 1);
+    if (!out->data) {
+        st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory reading '%s'", path);
+        goto done;
+    }
+    if (fread(out->data, 1, out->size, f) != out->size) goto trunc;
+    goto done;
+bad_shape:
+    st = symc_error_setf(err, SYMC_ERR_FORMAT, "'%s': cannot read the shape in the .npy header", path);
+    goto done;
+trunc:
+    st = symc_error_setf(err, SYMC_ERR_FORMAT, "'%s' is truncated or corrupt", path);
+done:
+    free(hdr);
+    fclose(f);
+    if (st) {
+        free(out->data);
+        out->data = NULL;
+    }
+    return st;
+}
+
+symc_status npy_write(const char *path, symc_dtype dtype, int32_t rank, const int64_t *dims, const void *data,
+                      symc_error *err) {
+    const char *descr = NULL;
+    size_t es = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (kinds[k].dtype == dtype) descr = kinds[k].descr, es = kinds[k].size;
+    if (!descr) return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "'%s': dtype has no .npy equivalent", path);
+    char shape[256] = "";
+    size_t used = 0;
+    uint64_t numel = 1;
+    for (int i = 0; i < rank; i++) {
+        used += (size_t)snprintf(shape + used, sizeof shape - used, "%" PRId64 "%s", dims[i], rank == 1 ? "," : (i + 1 < rank ? ", " : ""));
+        numel *= (uint64_t)dims[i];
+    }
+    char hdr[512];
+    int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
+    size_t total = 10 + (size_t)n + 1;
+    size_t pad = (64 - total % 64) % 64;
+    memset(hdr + n, ' ', pad);
+    hdr[n + pad] = '\n';
+    size_t hlen = (size_t)n + pad + 1;
+    FILE *f = fopen(path, "wb");
+    if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
+    int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == hlen &&
+             fwrite(data, 1, (size_t)numel * es, f) == (size_t)numel * es;
+    if (fclose(f) != 0) ok = 0;
+    if (!ok) return symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s'", path);
+    return SYMC_OK;
+}
