@@ -114,6 +114,19 @@ done:
 
 symc_status npy_write(const char *path, symc_dtype dtype, int32_t rank, const int64_t *dims, const void *data,
                       symc_error *err) {
+    uint64_t count = 1;
+    for (int i = 0; i < rank; i++) count *= (uint64_t)dims[i];
+    if (dtype == SYMC_BF16) { /* no NumPy type: widen (exactly) to f32 */
+        float *wide = malloc(count ? (size_t)count * sizeof *wide : 1);
+        if (!wide) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory writing '%s'", path);
+        for (uint64_t i = 0; i < count; i++) {
+            uint32_t bits = (uint32_t)((const uint16_t *)data)[i] << 16;
+            memcpy(&wide[i], &bits, sizeof bits);
+        }
+        symc_status st = npy_write(path, SYMC_F32, rank, dims, wide, err);
+        free(wide);
+        return st;
+    }
     const char *descr = NULL;
     size_t es = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)

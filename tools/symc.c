@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "codegen/codegen.h"
+#include "frontend/onnx.h"
 #include "ir/ir.h"
 #include "passes/pipeline.h"
 #include "runtime/ref_kernels.h"
@@ -84,61 +85,86 @@ static void progress(void *ctx, const char *pass) {
 
 static int cmd_compile(int argc, char **argv) {
     const char *model = NULL, *out = NULL, *dump_after = NULL;
+    fe_shape_list shapes;
+    fe_shape_list_init(&shapes);
+    symc_error err;
+    int rc = 2;
+    symc_module *m = NULL;
     for (int i = 0; i < argc; i++) {
         const char *v;
+        fe_shape_flag sf;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: symc compile MODEL.symir -o OUT.symx [--dump-after=PASS]\n"
-                   "Runs the pass pipeline (verify, infer-shapes) and writes an engine that\n"
-                   "runs at every size inside the symbols' declared ranges.\n");
-            return 0;
+            printf("usage: symc compile MODEL.onnx --shapes NAME:MINxAxB,OPTxAxB,MAXxAxB ... -o OUT.symx\n"
+                   "       symc compile MODEL.onnx --min-shapes a:1x3,b:1x7 --opt-shapes ... --max-shapes ... -o OUT.symx\n"
+                   "       symc compile MODEL.symir -o OUT.symx\n"
+                   "options: --dump-after=PASS  print the IR after a pass (verify, infer-shapes)\n"
+                   "Imports the model with every dynamic dim a symbol whose range comes from the\n"
+                   "declared shapes, runs the pass pipeline, and writes an engine that runs at\n"
+                   "every size inside those ranges.\n");
+            rc = 0;
+            goto done;
         }
-        if ((v = flag_value(argc, argv, &i, "-o")) || (v = flag_value(argc, argv, &i, "--output"))) out = v;
+        const char *eq = strchr(argv[i], '=');
+        char flag[32] = "";
+        if (argv[i][0] == '-' && argv[i][1] == '-') {
+            size_t n = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+            if (n < sizeof flag) memcpy(flag, argv[i], n), flag[n] = '\0';
+        }
+        if (*flag && fe_shape_flag_parse(flag, &sf)) {
+            if (!(v = flag_value(argc, argv, &i, flag))) {
+                rc = usage_error("compile: %s needs a value", flag);
+                goto done;
+            }
+            if (fe_parse_shapes(&shapes, sf, v, &err)) {
+                fprintf(stderr, "symc: %s\n", err.msg);
+                goto done;
+            }
+        } else if ((v = flag_value(argc, argv, &i, "-o")) || (v = flag_value(argc, argv, &i, "--output"))) out = v;
         else if ((v = flag_value(argc, argv, &i, "--dump-after"))) dump_after = v;
-        else if (argv[i][0] == '-') return usage_error("compile: unknown flag '%s'", argv[i]);
-        else if (model) return usage_error("compile: takes one model, got a second: '%s'", argv[i]);
-        else model = argv[i];
+        else if (argv[i][0] == '-') {
+            rc = usage_error("compile: unknown flag '%s'", argv[i]);
+            goto done;
+        } else if (model) {
+            rc = usage_error("compile: takes one model, got a second: '%s'", argv[i]);
+            goto done;
+        } else model = argv[i];
     }
-    if (!model) return usage_error("compile: missing MODEL%s", "");
-    if (!out) return usage_error("compile: missing -o OUT.symx%s", "");
-    if (!has_suffix(model, ".symir"))
-        return usage_error("compile: '%s' is not a .symir module (ONNX import lands with issue 4)", model);
-    symc_error err;
-    symc_module *m;
-    if (symc_module_load(model, &m, &err) != SYMC_OK) {
-        fprintf(stderr, "symc: %s\n", err.msg);
-        return 1;
+    if (!model || !out) {
+        rc = usage_error("compile: missing %s", !model ? "MODEL" : "-o OUT.symx");
+        goto done;
+    }
+    rc = 1;
+    int is_onnx = has_suffix(model, ".onnx");
+    if (is_onnx) {
+        if (fe_shape_list_check(&shapes, &err) || fe_onnx_import_file(model, shapes.items, shapes.n, &m, &err)) {
+            fprintf(stderr, "symc: %s: %s\n", model, err.msg);
+            goto done;
+        }
+    } else if (has_suffix(model, ".symir")) {
+        if (shapes.n) {
+            rc = usage_error("compile: '%s' declares its own symbol ranges; --shapes is for ONNX models", model);
+            goto done;
+        }
+        if (symc_module_load(model, &m, &err) != SYMC_OK) {
+            fprintf(stderr, "symc: %s\n", err.msg);
+            goto done;
+        }
+    } else {
+        rc = usage_error("compile: '%s' is neither .onnx nor .symir", model);
+        goto done;
     }
     int tty = isatty(2);
     pass_options opt = {dump_after, dump_text, progress, &tty};
-    int rc = 0;
     if (pass_run_pipeline(m, &opt, &err) != SYMC_OK || cg_write_engine(m, out, &err) != SYMC_OK) {
         fprintf(stderr, "symc: %s: %s\n", model, err.msg);
-        rc = 1;
-    } else {
-        fprintf(stderr, "symc: wrote %s\n", out);
+        goto done;
     }
+    fprintf(stderr, "symc: wrote %s\n", out);
+    rc = 0;
+done:
     symc_module_destroy(m);
+    fe_shape_list_free(&shapes);
     return rc;
-}
-
-/* "name:AxBxC" (a single shape; 'x' separates dims, a scalar is "name:") */
-static int parse_shape(const char *spec, char *name, size_t cap, int64_t *dims, int32_t *rank) {
-    const char *colon = strrchr(spec, ':');
-    if (!colon || colon == spec || (size_t)(colon - spec) >= cap) return 0;
-    memcpy(name, spec, (size_t)(colon - spec));
-    name[colon - spec] = '\0';
-    *rank = 0;
-    const char *p = colon + 1;
-    while (*p) {
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || v < 0 || *rank >= 8) return 0;
-        dims[(*rank)++] = v;
-        p = end;
-        if (*p == 'x') p++;
-        else if (*p) return 0;
-    }
-    return 1;
 }
 
 /* Seeded inputs: floats uniform in [-1, 1), integers in [0, 4), booleans. */
@@ -215,6 +241,8 @@ static int cmd_run(int argc, char **argv) {
     symrt_context *c = NULL;
     void *bufs[2 * MAX_IO] = {0};
     npy_array given[MAX_IO] = {0};
+    fe_shape_list shape_list;
+    fe_shape_list_init(&shape_list);
     int rc = 1;
     if (symrt_engine_load_file(engine, &e, &err) || symrt_context_create(e, be, NULL, &c, &err)) goto fail;
     uint32_t ni = symrt_engine_num_inputs(e), no = symrt_engine_num_outputs(e);
@@ -247,23 +275,26 @@ static int cmd_run(int argc, char **argv) {
             goto fail;
         }
     }
+    for (int k = 0; k < n_shapes; k++)
+        if (fe_parse_shapes(&shape_list, FE_SHAPES, shapes[k], &err)) goto fail;
+    for (uint32_t k = 0; k < shape_list.n; k++)
+        for (int32_t d = 0; d < shape_list.items[k].rank; d++)
+            if (shape_list.items[k].min[d] != shape_list.items[k].max[d]) {
+                symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "run: --shapes %s takes one shape (AxBxC), not a range",
+                                shape_list.items[k].name);
+                goto fail;
+            }
     uint64_t state = seed;
     for (uint32_t i = 0; i < ni; i++) {
         symrt_io_info info;
         symrt_engine_input(e, i, &info, NULL);
         int64_t dims[8];
         int32_t rank = -1;
-        char name[256];
-        for (int k = 0; k < n_shapes; k++) {
-            int64_t d[8];
-            int32_t r;
-            if (!parse_shape(shapes[k], name, sizeof name, d, &r)) {
-                fprintf(stderr, "symc: run: --shapes needs NAME:AxBxC, got '%s'\n", shapes[k]);
-                rc = 2;
-                goto fail_quiet;
+        for (uint32_t k = 0; k < shape_list.n; k++)
+            if (!strcmp(shape_list.items[k].name, info.name)) {
+                memcpy(dims, shape_list.items[k].min, sizeof dims);
+                rank = shape_list.items[k].rank;
             }
-            if (!strcmp(name, info.name)) memcpy(dims, d, sizeof d), rank = r;
-        }
         if (rank < 0 && given[i].data) memcpy(dims, given[i].dims, sizeof dims), rank = given[i].rank;
         if (rank < 0) {
             symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "input '%s' needs a shape: add --shapes %s:AxB... or --input %s=FILE.npy",
@@ -332,6 +363,7 @@ fail_quiet:
 done:
     for (uint32_t i = 0; i < 2 * MAX_IO; i++) free(bufs[i]);
     for (uint32_t i = 0; i < MAX_IO; i++) free(given[i].data);
+    fe_shape_list_free(&shape_list);
     symrt_context_destroy(c);
     symrt_engine_destroy(e);
     return rc;
