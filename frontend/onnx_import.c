@@ -209,7 +209,8 @@ symc_status fe_emit(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, cons
     if (n_out > 64) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%u outputs, at most 64", n_out);
     const char *names[64];
     for (uint32_t k = 0; k < n_out; k++) {
-        int ok = out_k && out_k[k] >= 0;
+        /* a node may list fewer outputs than the op can make: those get fresh names */
+        int ok = out_k && out_k[k] >= 0 && (size_t)out_k[k] < c->node->n_output;
         const char *onnx = ok ? c->node->output[out_k[k]] : NULL;
         names[k] = ok && !fe_map_get(&c->taken, onnx, NULL) ? ir_strdup(m, onnx) : fresh_name(c, base_name(c, op));
         if (!names[k]) return nomem(c);
@@ -225,7 +226,8 @@ symc_status fe_emit(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, cons
     for (uint32_t k = 0; k < n_out; k++) {
         /* name the tensor directly (names[k] is already unique) */
         if ((st = add_tensor(c, names[k], dt, IR_RANK_UNKNOWN, NULL, &tmp[k]))) return st;
-        if (out_k && out_k[k] >= 0 && !fe_map_put(&c->values, c->node->output[out_k[k]], tmp[k]))
+        if (out_k && out_k[k] >= 0 && (size_t)out_k[k] < c->node->n_output &&
+            !fe_map_put(&c->values, c->node->output[out_k[k]], tmp[k]))
             return nomem(c);
     }
     uint32_t idx;
@@ -269,7 +271,7 @@ symc_status fe_const(fe_ctx *c, symc_dtype dt, int32_t rank, const int64_t *dims
     uint8_t *copy = malloc(n ? n : 1);
     if (!copy) return nomem(c);
     if (n) memcpy(copy, data, n);
-    const char *onnx = out_k >= 0 ? c->node->output[out_k] : NULL;
+    const char *onnx = out_k >= 0 && (size_t)out_k < c->node->n_output ? c->node->output[out_k] : NULL;
     const char *name = onnx && !fe_map_get(&c->taken, onnx, NULL) ? ir_strdup(c->m, onnx)
                                                                   : fresh_name(c, base_name(c, IR_OP_CONSTANT));
     if (!name) {
@@ -844,6 +846,23 @@ static symc_status remove_dead(fe_ctx *c) {
 static symc_status import_graph(fe_ctx *c, const fe_input_shape *shapes, uint32_t n_shapes) {
     const Onnx__GraphProto *g = c->g;
     symc_status st;
+    /* protobuf-c leaves absent strings NULL: refuse them once, here, so no
+     * later step sees a NULL name (found by the fuzz target) */
+    for (size_t i = 0; i < g->n_input; i++)
+        if (!g->input[i] || !g->input[i]->name || !*g->input[i]->name)
+            return fe_fail(c, SYMC_ERR_FORMAT, "graph input %zu has no name", i);
+    for (size_t i = 0; i < g->n_output; i++)
+        if (!g->output[i] || !g->output[i]->name || !*g->output[i]->name)
+            return fe_fail(c, SYMC_ERR_FORMAT, "graph output %zu has no name", i);
+    for (size_t i = 0; i < g->n_node; i++) {
+        const Onnx__NodeProto *n = g->node[i];
+        if (!n || !n->op_type || !*n->op_type) return fe_fail(c, SYMC_ERR_FORMAT, "node %zu has no op type", i);
+        if (n->n_output == 0) return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) has no outputs", i, n->op_type);
+        for (size_t k = 0; k < n->n_input; k++)
+            if (!n->input[k]) return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) input %zu is missing", i, n->op_type, k);
+        for (size_t k = 0; k < n->n_output; k++)
+            if (!n->output[k]) return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) output %zu is missing", i, n->op_type, k);
+    }
     /* every ONNX value name is reserved before any fresh name is made */
     for (size_t i = 0; i < g->n_initializer; i++) {
         const char *nm = g->initializer[i]->name;

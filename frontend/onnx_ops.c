@@ -601,7 +601,7 @@ static symc_status axes_of(fe_ctx *c, int64_t *axes, uint32_t *n, int *have) {
 
 static symc_status h_unsqueeze(fe_ctx *c) {
     symc_status st = need_inputs(c, 2, 2);
-    uint32_t x, out, n;
+    uint32_t x, out, n = 0;
     int64_t axes[IR_MAX_RANK];
     int have;
     if (!st) st = fe_in(c, 0, &x);
@@ -612,7 +612,7 @@ static symc_status h_unsqueeze(fe_ctx *c) {
 
 static symc_status h_squeeze(fe_ctx *c) {
     symc_status st = need_inputs(c, 1, 2);
-    uint32_t x, out, n;
+    uint32_t x, out, n = 0;
     int64_t axes[IR_MAX_RANK];
     int have;
     if (!st) st = fe_in(c, 0, &x);
