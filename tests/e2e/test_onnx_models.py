@@ -23,15 +23,22 @@ import onnxruntime as ort
 symc, gen_models, tmp = sys.argv[1:4]
 os.makedirs(tmp, exist_ok=True)
 subprocess.run([sys.executable, gen_models, tmp], check=True, capture_output=True)
+gen_bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen_bench_models.py")
+subprocess.run([sys.executable, gen_bench, tmp], check=True, capture_output=True)
 
 # (min, opt, max) for each symbol name the generated models use; unnamed
 # dynamic dims get the default. movement's GatherElements needs L >= 2
 # (symc refuses L in [1, 6] with "fix: narrow L to [2, 6]").
-RANGES = {"L": (2, 3, 6), "B": (1, 4, 8), "N": (1, 2, 3), "H": (17, 32, 40), "W": (17, 30, 40), "batch": (1, 2, 4),
+RANGES = {"S": (1, 128, 512), "H3": (224, 256, 384), "W3": (224, 256, 384), "Bm": (1, 16, 64),
+          "Bc": (1, 2, 4), "Hc": (128, 224, 512), "Wc": (128, 224, 512),
+          "L": (2, 3, 6), "B": (1, 4, 8), "N": (1, 2, 3), "H": (17, 32, 40), "W": (17, 30, 40), "batch": (1, 2, 4),
           "seq": (1, 8, 16)}
 DEFAULT = (1, 3, 6)
 MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "reduce13", "reduce18", "movement",
-          "split18", "expand_idiom", "unnamed_dims", "shared_symbol", "initializers"]
+          "split18", "expand_idiom", "unnamed_dims", "shared_symbol", "initializers",
+          # BENCH.md patterns at small widths (gen_bench_models.py); m3_cnn runs
+          # H, W in [128, 512] at odd (prime) and even sizes with no guard
+          "s2_scores", "s3_conv", "m1_mlp", "m3_cnn"]
 NP = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32,
       onnx.TensorProto.BOOL: np.bool_, onnx.TensorProto.DOUBLE: np.float64}
 
