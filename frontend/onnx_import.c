@@ -396,8 +396,10 @@ const char *fe_onnx_type_name(int32_t t) {
 }
 
 /* External data: a file relative to the model's folder, never outside it. */
+/* Reads `want` bytes of external data into a new buffer (*data), allocated
+ * only once the file is known to hold them. */
 static symc_status read_external(fe_ctx *c, const Onnx__TensorProto *tp, const char *what, size_t want,
-                                 uint8_t *data) {
+                                 uint8_t **data) {
     const char *loc = NULL;
     int64_t offset = 0, length = -1;
     for (size_t i = 0; i < tp->n_external_data; i++) {
@@ -445,13 +447,24 @@ static symc_status read_external(fe_ctx *c, const Onnx__TensorProto *tp, const c
     snprintf(path, plen, "%s/%s", c->model_dir, loc);
     FILE *f = fopen(path, "rb");
     symc_status st = SYMC_OK;
+    off_t end = -1;
+    if (f && fseeko(f, 0, SEEK_END) == 0) end = ftello(f);
     if (!f)
         st = fe_fail(c, SYMC_ERR_IO, "%s: cannot open external data file '%s': %s", what, path, strerror(errno));
-    else if (fseeko(f, (off_t)offset, SEEK_SET) != 0)
-        st = fe_fail(c, SYMC_ERR_IO, "%s: cannot seek to offset %" PRId64 " of '%s'", what, offset, path);
-    else if (want && fread(data, 1, want, f) != want)
+    else if (end < 0 || (uint64_t)end < (uint64_t)offset || (uint64_t)end - (uint64_t)offset < want)
         st = fe_fail(c, SYMC_ERR_FORMAT, "%s: external data file '%s' ends before offset %" PRId64 " + %zu bytes",
                      what, path, offset, want);
+    else if (fseeko(f, (off_t)offset, SEEK_SET) != 0)
+        st = fe_fail(c, SYMC_ERR_IO, "%s: cannot seek to offset %" PRId64 " of '%s'", what, offset, path);
+    else if (!(*data = malloc(want ? want : 1)))
+        st = fe_fail(c, SYMC_ERR_NOMEM, "out of memory for %s (%zu bytes)", what, want);
+    else if (want && fread(*data, 1, want, f) != want)
+        st = fe_fail(c, SYMC_ERR_FORMAT, "%s: external data file '%s' ends before offset %" PRId64 " + %zu bytes",
+                     what, path, offset, want);
+    if (st && *data) {
+        free(*data);
+        *data = NULL;
+    }
     if (f) fclose(f);
     free(path);
     return st;
@@ -477,13 +490,32 @@ symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *w
         numel *= (uint64_t)dims[i];
     }
     size_t es = ir_dtype_size(*dt), want = (size_t)numel * es;
-    uint8_t *d = malloc(want ? want : 1);
-    if (!d) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory for %s (%zu bytes)", what, want);
+    /* the data in the file must be there before we allocate for it: a forged
+     * shape must not become a huge allocation (found by the fuzz target) */
+    int external = tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    if (!external && tp->has_raw_data && tp->raw_data.len != want)
+        return fe_fail(c, SYMC_ERR_FORMAT, "%s: raw_data holds %zu bytes, its shape and type need %zu", what,
+                       tp->raw_data.len, want);
+    if (!external && !tp->has_raw_data) {
+        size_t n = *dt == SYMC_F32 ? tp->n_float_data
+                 : *dt == SYMC_F64 ? tp->n_double_data
+                 : *dt == SYMC_I64 ? tp->n_int64_data
+                                   : tp->n_int32_data;
+        if (n != numel)
+            return fe_fail(c, SYMC_ERR_FORMAT, "%s holds %zu elements, its shape needs %" PRIu64, what, n, numel);
+    }
+    uint8_t *d = NULL;
+    if (external) {
+        symc_status st = read_external(c, tp, what, want, &d);
+        if (st) return st;
+    } else if (!(d = malloc(want ? want : 1))) {
+        return fe_fail(c, SYMC_ERR_NOMEM, "out of memory for %s (%zu bytes)", what, want);
+    }
     symc_status st = SYMC_OK;
     size_t have = 0; /* elements in the typed field used, to check against numel */
     int typed = 0;
-    if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
-        st = read_external(c, tp, what, want, d);
+    if (external) {
+        /* read above */
     } else if (tp->has_raw_data) {
         /* raw_data is little-endian, as the hosts symc builds for */
         if (tp->raw_data.len != want)
@@ -496,15 +528,15 @@ symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *w
         switch (*dt) {
         case SYMC_F32:
             have = tp->n_float_data;
-            if (have == numel) memcpy(d, tp->float_data, want);
+            if (have == numel && want) memcpy(d, tp->float_data, want);
             break;
         case SYMC_F64:
             have = tp->n_double_data;
-            if (have == numel) memcpy(d, tp->double_data, want);
+            if (have == numel && want) memcpy(d, tp->double_data, want);
             break;
         case SYMC_I64:
             have = tp->n_int64_data;
-            if (have == numel) memcpy(d, tp->int64_data, want);
+            if (have == numel && want) memcpy(d, tp->int64_data, want);
             break;
         default: /* int32, and 16-bit floats and bool stored one per int32 */
             have = tp->n_int32_data;
@@ -862,6 +894,9 @@ static symc_status import_graph(fe_ctx *c, const fe_input_shape *shapes, uint32_
             if (!n->input[k]) return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) input %zu is missing", i, n->op_type, k);
         for (size_t k = 0; k < n->n_output; k++)
             if (!n->output[k]) return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) output %zu is missing", i, n->op_type, k);
+        for (size_t k = 0; k < n->n_attribute; k++)
+            if (!n->attribute[k] || !n->attribute[k]->name || !*n->attribute[k]->name)
+                return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) attribute %zu has no name", i, n->op_type, k);
     }
     /* every ONNX value name is reserved before any fresh name is made */
     for (size_t i = 0; i < g->n_initializer; i++) {

@@ -87,11 +87,12 @@ sym_expr sym__fail(sym_table *t, symc_status code, const char *fmt, ...)
     ;
 uint32_t sym__root(const sym_table *t, uint32_t id);
 static inline const sym_node *sym__node(const sym_table *t, sym_expr e) { return &t->nodes[e]; }
+/* NULL (not NULL + 0, which is undefined) while no node has operands yet */
 static inline const sym_expr *sym__ops(const sym_table *t, sym_expr e) {
-    return t->ops + t->nodes[e].off;
+    return t->ops ? t->ops + t->nodes[e].off : NULL;
 }
 static inline const int64_t *sym__coefs(const sym_table *t, sym_expr e) {
-    return t->coefs + t->nodes[e].off;
+    return t->coefs ? t->coefs + t->nodes[e].off : NULL;
 }
 static inline bool sym__valid(const sym_table *t, sym_expr e) { return t && e < t->nnodes; }
 
