@@ -48,6 +48,12 @@ for f in "$(dirname "$0")"/../fuzz/regressions/symir-*; do
   if [ "$rc" = 0 ] || { [ "$rc" = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]; }; then ok; else bad "regression $f: exit $rc: $out"; fi
 done
 
+for f in "$(dirname "$0")"/../fuzz/regressions/onnx-*; do
+  [ -e "$f" ] || continue
+  out=$("$symc" compile "$f" --shapes x:1x196x768,4x196x768,32x196x768 -o "$tmp/regression.symx" 2>&1); rc=$?
+  if [ "$rc" = 0 ] || { [ "$rc" = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]; }; then ok; else bad "regression $f: exit $rc: $out"; fi
+done
+
 # an independent FlatBuffers reader agrees with ours
 if command -v flatc >/dev/null; then
   rm -f "$tmp/vit.json"
