@@ -10,7 +10,7 @@
  * cached until an input shape changes.
  *
  * Execution (reference backend): intermediate tensors live in one grow-only
- * workspace laid out for the actual shape, not for max; inputs, outputs and
+ * workspace laid out once per input shape for that shape, not for max; inputs, outputs and
  * constants are used in place. Each node's dim attributes are turned from
  * slots into integers in a scratch array, and the reference kernel runs. */
 #include <inttypes.h>
@@ -34,7 +34,8 @@ struct symrt_context {
     int64_t *slots;
     int64_t (*given)[IR_MAX_RANK]; /* dims given per input */
     char *given_set;               /* per input */
-    int evaluated;
+    int evaluated; /* slots hold the current input shapes */
+    int planned;   /* the workspace is laid out for them */
     void **addr;  /* per tensor: user address (inputs/outputs) */
     size_t *size; /* per tensor: user buffer size */
     uint8_t *workspace;
@@ -251,6 +252,7 @@ symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int6
     for (int d = 0; d < rank; d++) c->given[k][d] = dims[d];
     c->given_set[k] = 1;
     c->evaluated = 0;
+    c->planned = 0;
     return SYMC_OK;
 }
 
@@ -432,7 +434,11 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
                                        io ? "output" : "input", e->tensors[t].name, c->size[t], need);
         }
     }
-    if ((st = plan_workspace(c, err))) return st;
+    /* the layout depends only on the shapes: plan once per new shape, not per call */
+    if (!c->planned) {
+        if ((st = plan_workspace(c, err))) return st;
+        c->planned = 1;
+    }
 
     rt_ref_tensor in[64], out[64];
     for (uint32_t i = 0; i < e->n_nodes; i++) {
