@@ -10,7 +10,6 @@
  * time, rather than becoming unbindable at run time. */
 #include "codegen/codegen.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,25 +164,7 @@ symc_status cg_write_engine(ir_module *m, const char *path, symc_error *err) {
     size_t size;
     symc_status st = cg_build_engine(m, &bytes, &size, err);
     if (st) return st;
-    size_t n = strlen(path) + 5;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        free(bytes);
-        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory writing '%s'", path);
-    }
-    snprintf(tmp, n, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        st = symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-    } else {
-        size_t wrote = fwrite(bytes, 1, size, f);
-        int close_failed = fclose(f);
-        if (wrote != size || close_failed || rename(tmp, path) != 0) {
-            st = symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-            remove(tmp);
-        }
-    }
-    free(tmp);
+    st = ir_write_file(path, bytes, size, err);
     free(bytes);
     return st;
 }

@@ -186,6 +186,9 @@ symc_status ir_serialize(ir_module *m, uint8_t **buf, size_t *size, symc_error *
 symc_status ir_deserialize(const uint8_t *buf, size_t size, ir_module **out, symc_error *err);
 symc_status ir_save(ir_module *m, const char *path, symc_error *err);
 symc_status ir_load(const char *path, ir_module **out, symc_error *err);
+/* Writes a whole file through "<path>.tmp" and a rename (file.c), so a failed
+ * write never leaves a truncated file under the real name. */
+symc_status ir_write_file(const char *path, const uint8_t *bytes, size_t size, symc_error *err);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "symir_generated.h"
+#include "ir/symir_fb.h"
 
 namespace fb = symc::fb;
 
@@ -152,24 +153,8 @@ symc_status serialize(ir_module *m, uint8_t **buf, size_t *size, symc_error *err
     for (uint32_t i = 0; i < m->n_nodes; i++) {
         const ir_node &n = m->nodes[i];
         std::vector<flatbuffers::Offset<fb::Attr>> attrs;
-        for (uint32_t a = 0; a < n.n_attrs; a++) {
-            const ir_attr &at = n.attrs[a];
-            auto name = b.CreateString(at.name);
-            flatbuffers::Offset<flatbuffers::Vector<int64_t>> ints = 0;
-            flatbuffers::Offset<flatbuffers::Vector<double>> floats = 0;
-            flatbuffers::Offset<flatbuffers::String> s = 0;
-            flatbuffers::Offset<flatbuffers::Vector<uint32_t>> dims = 0;
-            if (at.kind == IR_ATTR_INTS) ints = b.CreateVector(at.ints, at.n);
-            if (at.kind == IR_ATTR_FLOATS) floats = b.CreateVector(at.floats, at.n);
-            if (at.kind == IR_ATTR_STR) s = b.CreateString(at.s);
-            if (at.kind == IR_ATTR_DIMS) {
-                std::vector<uint32_t> d(at.n);
-                for (uint32_t k = 0; k < at.n; k++) d[k] = w.idx(at.dims[k]);
-                dims = b.CreateVector(d);
-            }
-            attrs.push_back(fb::CreateAttr(b, name, (fb::AttrKind)at.kind, at.i, at.f, ints, floats,
-                                           s, dims));
-        }
+        for (uint32_t a = 0; a < n.n_attrs; a++)
+            attrs.push_back(symc::fbutil::encode_attr(b, n.attrs[a], [&](sym_expr e) { return w.idx(e); }));
         nodes.push_back(fb::CreateNode(b, b.CreateString(ir_op_get(n.op)->name),
                                        b.CreateString(n.name), b.CreateString(n.source),
                                        b.CreateVector(n.in, n.n_in), b.CreateVector(n.out, n.n_out),
@@ -201,16 +186,8 @@ symc_status serialize(ir_module *m, uint8_t **buf, size_t *size, symc_error *err
 
 /* ---- reading: semantic check (no allocation) ---------------------------- */
 
-template <typename T> uint32_t len(const flatbuffers::Vector<T> *v) { return v ? v->size() : 0; }
-
-symc_status bad(symc_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-symc_status bad(symc_error *err, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    symc_error_vsetf(err, SYMC_ERR_FORMAT, fmt, ap);
-    va_end(ap);
-    return SYMC_ERR_FORMAT;
-}
+using symc::fbutil::bad;
+using symc::fbutil::len;
 
 symc_status check(const fb::Module *mod, symc_error *err) {
     uint32_t nsym = len(mod->symbols()), nexpr = len(mod->exprs()), nt = len(mod->tensors());
@@ -507,24 +484,9 @@ extern "C" symc_status ir_save(ir_module *m, const char *path, symc_error *err) 
     size_t size;
     symc_status st = ir_serialize(m, &buf, &size, err);
     if (st) return st;
-    /* write beside the target and rename, so a failed write never leaves a
-     * truncated file under the real name */
-    std::vector<char> tmp(strlen(path) + 16);
-    snprintf(tmp.data(), tmp.size(), "%s.tmp", path);
-    FILE *f = fopen(tmp.data(), "wb");
-    if (!f) {
-        free(buf);
-        return symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-    }
-    size_t wrote = fwrite(buf, 1, size, f);
-    int close_failed = fclose(f);
+    st = ir_write_file(path, buf, size, err);
     free(buf);
-    if (wrote != size || close_failed || rename(tmp.data(), path) != 0) {
-        int e = errno;
-        remove(tmp.data());
-        return symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s': %s", path, strerror(e));
-    }
-    return SYMC_OK;
+    return st;
 }
 
 extern "C" symc_status ir_load(const char *path, ir_module **out, symc_error *err) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine_generated.h"
+#include "ir/symir_fb.h"
 #include "runtime/ref_kernels.h"
 
 namespace fb = symc::fb;
@@ -64,18 +65,9 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
     for (uint32_t i = 0; i < e->n_nodes; i++) {
         const rt_node &n = e->nodes[i];
         std::vector<flatbuffers::Offset<fb::Attr>> attrs;
-        for (uint32_t a = 0; a < n.n_attrs; a++) {
-            const symc_attr &at = n.attrs[a];
-            flatbuffers::Offset<flatbuffers::Vector<int64_t>> ints = 0;
-            flatbuffers::Offset<flatbuffers::Vector<double>> floats = 0;
-            flatbuffers::Offset<flatbuffers::String> s = 0;
-            flatbuffers::Offset<flatbuffers::Vector<uint32_t>> dims = 0;
-            if (at.kind == SYMC_ATTR_INTS) ints = b.CreateVector(at.ints, at.n);
-            if (at.kind == SYMC_ATTR_FLOATS) floats = b.CreateVector(at.floats, at.n);
-            if (at.kind == SYMC_ATTR_STR) s = str(at.s);
-            if (at.kind == SYMC_ATTR_DIMS) dims = b.CreateVector(at.dims, at.n);
-            attrs.push_back(fb::CreateAttr(b, str(at.name), (fb::AttrKind)at.kind, at.i, at.f, ints, floats, s, dims));
-        }
+        /* dims are already program slots */
+        for (uint32_t a = 0; a < n.n_attrs; a++)
+            attrs.push_back(symc::fbutil::encode_attr(b, n.attrs[a], [](uint32_t slot) { return slot; }));
         nodes.push_back(fb::CreateNode(b, str(rt_ref_op_name(n.op)), str(n.name), str(n.source),
                                        b.CreateVector(n.in, n.n_in), b.CreateVector(n.out, n.n_out),
                                        b.CreateVector(attrs)));
@@ -98,16 +90,8 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
     return SYMC_OK;
 }
 
-template <typename T> uint32_t len(const flatbuffers::Vector<T> *v) { return v ? v->size() : 0; }
-
-symc_status bad(symc_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-symc_status bad(symc_error *err, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    symc_error_vsetf(err, SYMC_ERR_FORMAT, fmt, ap);
-    va_end(ap);
-    return SYMC_ERR_FORMAT;
-}
+using symc::fbutil::bad;
+using symc::fbutil::len;
 
 int find_op(const char *name, ir_op *out) {
     for (int i = 0; i < IR_OP_COUNT; i++)
