@@ -1,8 +1,10 @@
 /* codegen: turns a compiled module into an engine (prefix cg_).
  *
- * Today the engine carries the IR for the CPU reference backend: every
- * symbolic size becomes a slot of one shape program. GPU kernels and library
- * plans (issue 5) join the same engine later. */
+ * The engine always carries the IR for the CPU reference backend: every
+ * symbolic size becomes a slot of one shape program. With GPU code on (the
+ * default), the CUDA target adds NVRTC-compiled kernels (cubin for the target
+ * SM plus PTX), cuBLASLt/cuDNN call descriptors and copies, and, when a GPU is
+ * present and tuning is on, the library choices timed at the opt shape. */
 #ifndef SYMC_CODEGEN_CODEGEN_H
 #define SYMC_CODEGEN_CODEGEN_H
 
@@ -12,12 +14,26 @@
 extern "C" {
 #endif
 
+typedef struct cg_options {
+    int gpu;          /* 1: emit GPU code (CUDA target); 0: a reference-only engine */
+    const char *arch; /* "sm_90" etc.; NULL: the GPU present, else sm_90 */
+    int precision;    /* rt_precision: 0 fp32 (true fp32), 1 tf32, 2 fp16, 3 bf16 */
+    int tune;         /* time library candidates at opt when a GPU is present */
+    /* progress lines for long work (NULL: quiet) */
+    void (*progress)(void *ctx, const char *msg);
+    void *progress_ctx;
+} cg_options;
+
+/* gpu = 1, arch = NULL, fp32, tune = 1, quiet */
+cg_options cg_default_options(void);
+
 /* Encodes a module whose shapes are inferred as engine bytes (malloc'd).
- * Errors: a tensor without a shape, a symbol that no input dim equals (it
- * could not be bound at run time). */
-symc_status cg_build_engine(ir_module *m, uint8_t **bytes, size_t *size, symc_error *err);
+ * opt NULL = cg_default_options(). Errors: a tensor without a shape, a symbol
+ * that no input dim equals (it could not be bound at run time), an op or
+ * dtype the CUDA target does not implement, NVRTC's log on a compile error. */
+symc_status cg_build_engine(ir_module *m, const cg_options *opt, uint8_t **bytes, size_t *size, symc_error *err);
 /* The same, written to a file (through a temporary file and rename). */
-symc_status cg_write_engine(ir_module *m, const char *path, symc_error *err);
+symc_status cg_write_engine(ir_module *m, const cg_options *opt, const char *path, symc_error *err);
 
 #ifdef __cplusplus
 }

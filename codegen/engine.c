@@ -14,26 +14,142 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdarg.h>
+
+#include "codegen/target.h"
 #include "runtime/engine.h"
 
-typedef struct builder {
-    ir_module *m;
-    uint32_t *slot_of; /* by handle; RT_NONE if absent */
-    sym_expr *exprs;   /* by slot */
-    uint32_t n_slots;
-    symc_error *err;
-} builder;
+cg_options cg_default_options(void) {
+    return (cg_options){.gpu = 1, .arch = NULL, .precision = RT_PREC_FP32, .tune = 1};
+}
 
-static uint32_t slot(builder *b, sym_expr e) {
+uint32_t cg_slot(cg_builder *b, sym_expr e) {
     if (e == SYM_NONE) return RT_NONE;
+    if (e >= b->slot_of_cap) {
+        uint32_t cap = b->slot_of_cap ? b->slot_of_cap : 64;
+        while (cap <= e) cap *= 2;
+        uint32_t *n = realloc(b->slot_of, cap * sizeof *n);
+        if (!n) goto oom;
+        for (uint32_t i = b->slot_of_cap; i < cap; i++) n[i] = RT_NONE;
+        b->slot_of = n;
+        b->slot_of_cap = cap;
+    }
     if (b->slot_of[e] == RT_NONE) {
+        if (b->n_slots == b->exprs_cap) {
+            uint32_t cap = b->exprs_cap ? b->exprs_cap * 2 : 64;
+            sym_expr *n = realloc(b->exprs, cap * sizeof *n);
+            if (!n) goto oom;
+            b->exprs = n;
+            b->exprs_cap = cap;
+        }
         b->exprs[b->n_slots] = e;
         b->slot_of[e] = b->n_slots++;
     }
     return b->slot_of[e];
+oom:
+    b->failed = 1;
+    symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory building the engine");
+    return RT_NONE;
 }
 
-symc_status cg_build_engine(ir_module *m, uint8_t **bytes, size_t *size, symc_error *err) {
+symc_status cg_source_appendf(cg_builder *b, const char *fmt, ...) {
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->source_cap - b->source_len;
+        int n = vsnprintf(b->source ? b->source + b->source_len : NULL, b->source ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return symc_error_setf(b->err, SYMC_ERR_INTERNAL, "formatting CUDA source failed");
+        if (b->source && (size_t)n < room) {
+            b->source_len += (size_t)n;
+            return SYMC_OK;
+        }
+        size_t cap = b->source_cap ? b->source_cap : 4096;
+        while (cap < b->source_len + (size_t)n + 1) cap *= 2;
+        char *ns = realloc(b->source, cap);
+        if (!ns) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA source");
+        if (!b->source) ns[0] = '\0';
+        b->source = ns;
+        b->source_cap = cap;
+    }
+}
+
+symc_status cg_add_kernel(cg_builder *b, const char *name, uint32_t *index) {
+    if (b->n_kernels == b->kernels_cap) {
+        uint32_t cap = b->kernels_cap ? b->kernels_cap * 2 : 16;
+        char **n = realloc(b->kernel_names, cap * sizeof *n);
+        if (!n) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating kernels");
+        b->kernel_names = n;
+        b->kernels_cap = cap;
+    }
+    char *copy = malloc(strlen(name) + 1);
+    if (!copy) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating kernels");
+    strcpy(copy, name);
+    b->kernel_names[b->n_kernels] = copy;
+    *index = b->n_kernels++;
+    return SYMC_OK;
+}
+
+symc_status cg_add_step(cg_builder *b, const rt_step *s) {
+    if (b->n_steps == b->steps_cap) {
+        uint32_t cap = b->steps_cap ? b->steps_cap * 2 : 16;
+        rt_step *n = realloc(b->steps, cap * sizeof *n);
+        if (!n) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating steps");
+        b->steps = n;
+        b->steps_cap = cap;
+    }
+    rt_step copy = *s;
+    copy.args = NULL;
+    if (s->n_args) {
+        rt_arg *a = malloc(s->n_args * sizeof *a);
+        if (!a) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating steps");
+        memcpy(a, s->args, s->n_args * sizeof *a);
+        copy.args = a;
+    }
+    b->steps[b->n_steps++] = copy;
+    return SYMC_OK;
+}
+
+symc_status cg_alias(cg_builder *b, uint32_t t, uint32_t of) {
+    if (!b->aliases) {
+        b->aliases = malloc((b->m->n_tensors ? b->m->n_tensors : 1) * sizeof *b->aliases);
+        if (!b->aliases) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory planning aliases");
+        for (uint32_t i = 0; i < b->m->n_tensors; i++) b->aliases[i] = RT_NONE;
+    }
+    while (b->aliases[of] != RT_NONE) of = b->aliases[of];
+    if (of == t) return symc_error_setf(b->err, SYMC_ERR_INTERNAL, "tensor '%s' would alias itself", b->m->tensors[t].name);
+    b->aliases[t] = of;
+    /* tensors that aliased t now alias its root */
+    for (uint32_t i = 0; i < b->m->n_tensors; i++)
+        if (b->aliases[i] == t) b->aliases[i] = of;
+    return SYMC_OK;
+}
+
+static void free_builder(cg_builder *b) {
+    free(b->slot_of);
+    free(b->exprs);
+    free(b->source);
+    for (uint32_t i = 0; i < b->n_kernels; i++) free(b->kernel_names[i]);
+    free(b->kernel_names);
+    for (uint32_t i = 0; i < b->n_steps; i++) free((void *)b->steps[i].args);
+    free(b->steps);
+    free(b->aliases);
+    free(b->cubin);
+    free(b->ptx);
+}
+
+static void progress(const cg_options *o, const char *fmt, ...) {
+    if (!o->progress) return;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    o->progress(o->progress_ctx, msg);
+}
+
+symc_status cg_build_engine(ir_module *m, const cg_options *opt_in, uint8_t **bytes, size_t *size, symc_error *err) {
+    cg_options opt = opt_in ? *opt_in : cg_default_options();
     *bytes = NULL;
     *size = 0;
     sym_table *t = m->syms;
@@ -43,7 +159,8 @@ symc_status cg_build_engine(ir_module *m, uint8_t **bytes, size_t *size, symc_er
             return symc_error_setf(err, SYMC_ERR_VERIFY, "tensor '%s' has no inferred shape: run shape inference first",
                                    m->tensors[i].name);
 
-    builder b = {m, malloc((nexpr ? nexpr : 1) * sizeof(uint32_t)), malloc((nexpr ? nexpr : 1) * sizeof(sym_expr)), 0, err};
+    (void)nexpr;
+    cg_builder b = {.m = m, .opt = &opt, .err = err};
     rt_symbol *syms = calloc(nsym ? nsym : 1, sizeof *syms);
     rt_source *src = calloc(nsym ? nsym : 1, sizeof *src);
     rt_guard *guards = calloc(ng ? ng : 1, sizeof *guards);
@@ -55,11 +172,10 @@ symc_status cg_build_engine(ir_module *m, uint8_t **bytes, size_t *size, symc_er
     uint8_t *program = NULL;
     size_t program_size = 0;
     symc_status st = SYMC_OK;
-    if (!b.slot_of || !b.exprs || !syms || !src || !guards || !ts || !ns || !cs || !attr_copies || !dim_copies) {
+    if (!syms || !src || !guards || !ts || !ns || !cs || !attr_copies || !dim_copies) {
         st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory building the engine");
         goto done;
     }
-    for (uint32_t i = 0; i < nexpr; i++) b.slot_of[i] = RT_NONE;
 
     /* symbols and where each is bound from */
     for (sym_id i = 0; i < nsym && !st; i++) {
@@ -90,7 +206,7 @@ symc_status cg_build_engine(ir_module *m, uint8_t **bytes, size_t *size, symc_er
         if (sym_guard_classify(t, g) == SYM_GUARD_IMPLIED) continue;
         sym_guard gd;
         sym_guard_get(t, g, &gd);
-        guards[n_guards++] = (rt_guard){gd.rel, slot(&b, gd.lhs), slot(&b, gd.rhs), gd.provenance};
+        guards[n_guards++] = (rt_guard){gd.rel, cg_slot(&b, gd.lhs), cg_slot(&b, gd.rhs), gd.provenance};
     }
 
     for (uint32_t i = 0; i < m->n_tensors; i++) {
@@ -98,7 +214,7 @@ symc_status cg_build_engine(ir_module *m, uint8_t **bytes, size_t *size, symc_er
         ts[i].name = x->name;
         ts[i].dtype = x->dtype;
         ts[i].rank = x->rank;
-        for (int d = 0; d < x->rank; d++) ts[i].dims[d] = slot(&b, x->dims[d]);
+        for (int d = 0; d < x->rank; d++) ts[i].dims[d] = cg_slot(&b, x->dims[d]);
         ts[i].constant = x->constant;
     }
     for (uint32_t i = 0; i < m->n_nodes; i++) {
@@ -119,7 +235,7 @@ symc_status cg_build_engine(ir_module *m, uint8_t **bytes, size_t *size, symc_er
         for (uint32_t a = 0; a < n->n_attrs; a++) {
             attr_copies[i][a] = n->attrs[a];
             if (n->attrs[a].kind != SYMC_ATTR_DIMS) continue;
-            for (uint32_t k = 0; k < n->attrs[a].n; k++) dim_copies[i][used + k] = slot(&b, n->attrs[a].dims[k]);
+            for (uint32_t k = 0; k < n->attrs[a].n; k++) dim_copies[i][used + k] = cg_slot(&b, n->attrs[a].dims[k]);
             attr_copies[i][a].dims = dim_copies[i] + used;
             used += n->attrs[a].n;
         }
@@ -127,6 +243,24 @@ symc_status cg_build_engine(ir_module *m, uint8_t **bytes, size_t *size, symc_er
     }
     for (uint32_t i = 0; i < m->n_constants; i++) cs[i] = (rt_constant){m->constants[i].data, m->constants[i].size};
 
+    if (opt.gpu) {
+        const cg_target *target = &cg_target_cuda;
+        progress(&opt, "%s: generating %s code for %u nodes", m->name ? m->name : "model", target->name, m->n_nodes);
+        if ((st = target->emit(&b))) goto done;
+        for (uint32_t i = 0; i < b.n_slots; i++)
+            if (b.exprs[i] == SYM_NONE) {
+                st = symc_error_setf(err, SYMC_ERR_INTERNAL, "a step refers to a missing size");
+                goto done;
+            }
+        if (b.n_kernels) {
+            progress(&opt, "%s: NVRTC compiling %u kernels for sm_%u", m->name ? m->name : "model", b.n_kernels, b.sm);
+            if ((st = target->compile(&b))) goto done;
+        }
+    }
+    if (b.failed) {
+        st = SYMC_ERR_NOMEM;
+        goto done;
+    }
     if ((st = sym_program_compile(t, b.exprs, b.n_slots, &program, &program_size, err))) goto done;
 
     char producer[32];
@@ -140,6 +274,23 @@ symc_status cg_build_engine(ir_module *m, uint8_t **bytes, size_t *size, symc_er
         .nodes = ns, .n_nodes = m->n_nodes, .inputs = m->inputs, .n_inputs = m->n_inputs,
         .outputs = m->outputs, .n_outputs = m->n_outputs, .constants = cs, .n_constants = m->n_constants,
     };
+    if (opt.gpu) {
+        e.sm = b.sm;
+        e.precision = (uint8_t)opt.precision;
+        e.cuda_source = b.source ? b.source : "";
+        e.cubin = b.cubin;
+        e.cubin_size = b.cubin_size;
+        e.ptx = b.ptx ? b.ptx : "";
+        e.kernel_names = (const char *const *)b.kernel_names;
+        e.n_kernels = b.n_kernels;
+        e.steps = b.steps;
+        e.n_steps = b.n_steps;
+        e.aliases = b.aliases;
+        e.n_aliases = b.aliases ? m->n_tensors : 0;
+        e.cuda_version = b.cuda_version;
+        e.cublas_version = b.cublas_version;
+        e.cudnn_version = b.cudnn_version;
+    }
     st = rt_engine_encode(&e, bytes, size, err);
 
 done:
@@ -148,8 +299,7 @@ done:
     free(attr_copies);
     free(dim_copies);
     free(program);
-    free(b.slot_of);
-    free(b.exprs);
+    free_builder(&b);
     free(syms);
     free(src);
     free(guards);
@@ -159,10 +309,10 @@ done:
     return st;
 }
 
-symc_status cg_write_engine(ir_module *m, const char *path, symc_error *err) {
+symc_status cg_write_engine(ir_module *m, const cg_options *opt, const char *path, symc_error *err) {
     uint8_t *bytes;
     size_t size;
-    symc_status st = cg_build_engine(m, &bytes, &size, err);
+    symc_status st = cg_build_engine(m, opt, &bytes, &size, err);
     if (st) return st;
     st = ir_write_file(path, bytes, size, err);
     free(bytes);

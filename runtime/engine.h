@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define RT_ENGINE_FORMAT_VERSION 1u
+#define RT_ENGINE_FORMAT_VERSION 2u
 #define RT_NONE 0xffffffffu
 
 typedef struct rt_symbol {
@@ -61,6 +61,74 @@ typedef struct rt_constant {
     size_t size;
 } rt_constant;
 
+/* ---- GPU part (format 2). The reference backend runs `nodes`; the CUDA
+ * backend runs `steps`, in order, on one stream. ------------------------- */
+
+typedef enum rt_step_kind {
+    RT_STEP_KERNEL = 0, /* an NVRTC kernel of the engine's module */
+    RT_STEP_GEMM = 1,   /* cuBLASLt matmul: tensors {a, b, c, bias, d} */
+    RT_STEP_CONV = 2,   /* cuDNN convolution: tensors {x, w, bias, y}; attributes from `node` */
+    RT_STEP_COPY = 3    /* device-to-device copy: tensors {src, dst}, bytes of dst */
+} rt_step_kind;
+#define RT_STEP_KIND_COUNT 4
+
+typedef enum rt_arg_kind {
+    RT_ARG_TENSOR = 0, /* value: tensor index; passed as a device pointer */
+    RT_ARG_SLOT = 1    /* value: program slot; passed as a 64-bit integer */
+} rt_arg_kind;
+
+typedef struct rt_arg {
+    uint8_t kind;
+    uint32_t value;
+} rt_arg;
+
+/* Epilogues fused into a library call (applied after alpha*op(a)op(b) +
+ * beta*c and the bias). */
+typedef enum rt_epilogue {
+    RT_EPI_NONE = 0,
+    RT_EPI_RELU = 1,
+    RT_EPI_GELU = 2 /* tanh approximation only when the node asked for it; see codegen */
+} rt_epilogue;
+
+/* Math used by library calls. Storage stays fp32; FP16/BF16/TF32 let the
+ * tensor cores round operands, accumulating in fp32. */
+typedef enum rt_precision {
+    RT_PREC_FP32 = 0,
+    RT_PREC_TF32 = 1,
+    RT_PREC_FP16 = 2,
+    RT_PREC_BF16 = 3
+} rt_precision;
+
+#define RT_STEP_MAX_TENSORS 5
+#define RT_ALGO_MAX 256
+
+typedef struct rt_step {
+    uint8_t kind;       /* rt_step_kind */
+    uint32_t node;      /* the IR node it implements (the first of a fused group) */
+    /* RT_STEP_KERNEL: grid = ceil(slots[work] / per_block) blocks of `block`
+     * threads (capped; kernels loop grid-stride over `work`), `shared` bytes
+     * of dynamic shared memory, parameters `args` in order. Not launched when
+     * slots[work] == 0. */
+    uint32_t kernel;    /* index into kernel_names */
+    uint32_t work;      /* program slot */
+    uint32_t per_block; /* >= 1 */
+    uint32_t block;     /* 1..1024 */
+    uint32_t shared;
+    uint32_t n_args;
+    const rt_arg *args;
+    /* library calls and copies */
+    uint32_t n_tensors;
+    uint32_t tensors[RT_STEP_MAX_TENSORS]; /* RT_NONE where absent */
+    uint8_t trans_a, trans_b, epilogue, precision;
+    float alpha, beta;
+    /* the tuned choice (cublasLtMatmulAlgo_t bytes, or a cuDNN algo id as
+     * int32), and the sizes it was tuned at (GEMM: m, n, k, batch; CONV: n,
+     * h, w, 0); empty when the build had no GPU */
+    uint32_t algo_size;
+    const uint8_t *algo;
+    int64_t tuned[4];
+} rt_step;
+
 typedef struct rt_engine {
     uint32_t format_version;
     const char *symc_version, *cuda_version, *cublas_version, *cudnn_version, *name;
@@ -82,6 +150,20 @@ typedef struct rt_engine {
     uint32_t n_inputs, n_outputs;
     const rt_constant *constants;
     uint32_t n_constants;
+    /* GPU part: empty (sm == 0) for an engine built without GPU code */
+    uint8_t precision; /* rt_precision */
+    const char *cuda_source;          /* the generated CUDA C, for reading */
+    const uint8_t *cubin;             /* for `sm` */
+    size_t cubin_size;
+    const char *ptx;                  /* for newer GPUs (JIT by the driver) */
+    const char *const *kernel_names;  /* entry points in the module */
+    uint32_t n_kernels;
+    const rt_step *steps;
+    uint32_t n_steps;
+    /* per tensor: the tensor whose storage it shares (a reshape that moves no
+     * data), or RT_NONE; aliases never chain. Empty = none. */
+    const uint32_t *aliases;
+    uint32_t n_aliases;
     void *owned; /* decoder-owned memory (NULL for an engine described by the compiler) */
 } rt_engine;
 

@@ -37,7 +37,8 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                                "engine '%s' holds %zu bytes of constants; an engine file holds at most %zu",
                                e->name, const_bytes, kMaxConstantBytes);
-    flatbuffers::FlatBufferBuilder b(4096 + const_bytes + e->program_size);
+    size_t text = (e->cuda_source ? strlen(e->cuda_source) : 0) + (e->ptx ? strlen(e->ptx) : 0);
+    flatbuffers::FlatBufferBuilder b(4096 + const_bytes + e->program_size + e->cubin_size + text);
     auto str = [&](const char *s) { return b.CreateString(s ? s : ""); };
 
     std::vector<flatbuffers::Offset<fb::Symbol>> symbols;
@@ -77,11 +78,28 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
         b.ForceVectorAlignment(e->constants[i].size, 1, 16);
         constants.push_back(fb::CreateConstant(b, b.CreateVector(e->constants[i].data, e->constants[i].size)));
     }
+    /* GPU part */
+    std::vector<flatbuffers::Offset<flatbuffers::String>> knames;
+    for (uint32_t i = 0; i < e->n_kernels; i++) knames.push_back(str(e->kernel_names[i]));
+    std::vector<flatbuffers::Offset<fb::Step>> steps;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        const rt_step &s = e->steps[i];
+        std::vector<fb::StepArg> args;
+        for (uint32_t k = 0; k < s.n_args; k++) args.push_back(fb::StepArg(s.args[k].kind, s.args[k].value));
+        steps.push_back(fb::CreateStep(b, s.kind, s.node, s.kernel, s.work, s.per_block, s.block, s.shared,
+                                       b.CreateVectorOfStructs(args), b.CreateVector(s.tensors, s.n_tensors),
+                                       s.trans_a != 0, s.trans_b != 0, s.epilogue, s.precision, s.alpha, s.beta,
+                                       b.CreateVector(s.algo, s.algo_size), b.CreateVector(s.tuned, 4)));
+    }
+    b.ForceVectorAlignment(e->cubin_size, 1, 16);
+    auto cubin = b.CreateVector(e->cubin, e->cubin_size);
     auto root = fb::CreateEngine(
         b, RT_ENGINE_FORMAT_VERSION, str(e->symc_version), str(e->cuda_version), str(e->cublas_version),
         str(e->cudnn_version), e->sm, str(e->name), b.CreateVector(symbols), b.CreateVector(sources), program,
         e->num_slots, b.CreateVector(guards), b.CreateVector(tensors), b.CreateVector(nodes),
-        b.CreateVector(e->inputs, e->n_inputs), b.CreateVector(e->outputs, e->n_outputs), b.CreateVector(constants));
+        b.CreateVector(e->inputs, e->n_inputs), b.CreateVector(e->outputs, e->n_outputs), b.CreateVector(constants),
+        e->precision, str(e->cuda_source), cubin, str(e->ptx), b.CreateVector(knames), b.CreateVector(steps),
+        b.CreateVector(e->aliases, e->n_aliases));
     fb::FinishSizePrefixedEngineBuffer(b, root);
     *size = b.GetSize();
     *bytes = (uint8_t *)malloc(*size);
@@ -100,6 +118,54 @@ int find_op(const char *name, ir_op *out) {
             return 1;
         }
     return 0;
+}
+
+/* The GPU part: every step's kernel, node, slots and tensors in range, the
+ * counts each kind needs, aliases one level deep. */
+symc_status check_gpu(const fb::Engine *e, uint32_t nt, uint32_t slots, symc_error *err) {
+    uint32_t nk = len(e->kernel_names()), nn = len(e->nodes());
+    if (e->precision() > RT_PREC_BF16) return bad(err, "engine precision %u is unknown", e->precision());
+    if ((nk || len(e->steps())) && e->sm() == 0) return bad(err, "engine has GPU steps but no target SM");
+    if (nk && !len(e->cubin()) && (!e->ptx() || !e->ptx()->size()))
+        return bad(err, "engine has %u kernels but neither cubin nor PTX", nk);
+    static const uint32_t need[RT_STEP_KIND_COUNT][2] = {{0, 0}, {5, 5}, {4, 4}, {2, 2}};
+    for (uint32_t i = 0; i < len(e->steps()); i++) {
+        const fb::Step *s = e->steps()->Get(i);
+        if (s->kind() >= RT_STEP_KIND_COUNT || s->node() >= nn)
+            return bad(err, "step %u has kind %u / node %u out of range", i, s->kind(), s->node());
+        const char *node = e->nodes()->Get(s->node())->name()->c_str();
+        if (s->kind() == RT_STEP_KERNEL) {
+            if (s->kernel() >= nk || s->work() >= slots || s->per_block() < 1 || s->block() < 1 || s->block() > 1024 ||
+                s->shared() > 227 * 1024)
+                return bad(err, "step %u (node '%s') has a kernel %u of %u, work slot %u of %u, or launch shape out "
+                           "of range", i, node, s->kernel(), nk, s->work(), slots);
+            for (uint32_t k = 0; k < len(s->args()); k++) {
+                const fb::StepArg *a = s->args()->Get(k);
+                if (a->kind() > RT_ARG_SLOT || a->value() >= (a->kind() == RT_ARG_TENSOR ? nt : slots))
+                    return bad(err, "step %u (node '%s') argument %u is out of range", i, node, k);
+            }
+        } else {
+            uint32_t n = len(s->tensors());
+            if (n < need[s->kind()][0] || n > need[s->kind()][1])
+                return bad(err, "step %u (node '%s') has %u tensors", i, node, n);
+            for (uint32_t k = 0; k < n; k++)
+                if (s->tensors()->Get(k) != RT_NONE && s->tensors()->Get(k) >= nt)
+                    return bad(err, "step %u (node '%s') tensor %u is out of range", i, node, k);
+            if (s->epilogue() > RT_EPI_GELU || s->precision() > RT_PREC_BF16 || len(s->algo()) > RT_ALGO_MAX ||
+                (len(s->tuned()) != 0 && len(s->tuned()) != 4))
+                return bad(err, "step %u (node '%s') has an unknown epilogue or precision, or a malformed tuned choice",
+                           i, node);
+        }
+    }
+    uint32_t na = len(e->aliases());
+    if (na && na != nt) return bad(err, "engine has %u aliases for %u tensors", na, nt);
+    for (uint32_t i = 0; i < na; i++) {
+        uint32_t a = e->aliases()->Get(i);
+        if (a == RT_NONE) continue;
+        if (a >= nt || a == i || e->aliases()->Get(a) != RT_NONE)
+            return bad(err, "tensor %u aliases tensor %u: out of range or chained", i, a);
+    }
+    return SYMC_OK;
 }
 
 symc_status check(const fb::Engine *e, symc_error *err) {
@@ -174,7 +240,7 @@ symc_status check(const fb::Engine *e, symc_error *err) {
         if (e->inputs()->Get(i) >= nt) return bad(err, "input %u is out of range", i);
     for (uint32_t i = 0; i < len(e->outputs()); i++)
         if (e->outputs()->Get(i) >= nt) return bad(err, "output %u is out of range", i);
-    return SYMC_OK;
+    return check_gpu(e, nt, slots, err);
 }
 
 /* Everything decoded lives in one arena: a vector of blocks freed together. */
@@ -335,6 +401,53 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
         cs[i].data = copy;
     }
     r->constants = cs;
+
+    r->precision = e->precision();
+    r->cuda_source = own->str(e->cuda_source());
+    r->cubin_size = len(e->cubin());
+    uint8_t *cubin = own->array<uint8_t>(r->cubin_size);
+    if (r->cubin_size) memcpy(cubin, e->cubin()->data(), r->cubin_size);
+    r->cubin = cubin;
+    r->ptx = own->str(e->ptx());
+    r->n_kernels = len(e->kernel_names());
+    const char **kn = own->array<const char *>(r->n_kernels);
+    for (uint32_t i = 0; i < r->n_kernels; i++) kn[i] = own->str(e->kernel_names()->Get(i));
+    r->kernel_names = kn;
+    r->n_steps = len(e->steps());
+    rt_step *steps = own->array<rt_step>(r->n_steps);
+    for (uint32_t i = 0; i < r->n_steps; i++) {
+        const fb::Step *s = e->steps()->Get(i);
+        rt_step &d = steps[i];
+        d.kind = s->kind();
+        d.node = s->node();
+        d.kernel = s->kernel();
+        d.work = s->work();
+        d.per_block = s->per_block();
+        d.block = s->block();
+        d.shared = s->shared();
+        d.n_args = len(s->args());
+        rt_arg *args = own->array<rt_arg>(d.n_args);
+        for (uint32_t k = 0; k < d.n_args; k++) args[k] = {s->args()->Get(k)->kind(), s->args()->Get(k)->value()};
+        d.args = args;
+        d.n_tensors = len(s->tensors());
+        for (uint32_t k = 0; k < RT_STEP_MAX_TENSORS; k++) d.tensors[k] = k < d.n_tensors ? s->tensors()->Get(k) : RT_NONE;
+        d.trans_a = s->trans_a();
+        d.trans_b = s->trans_b();
+        d.epilogue = s->epilogue();
+        d.precision = s->precision();
+        d.alpha = s->alpha();
+        d.beta = s->beta();
+        d.algo_size = len(s->algo());
+        uint8_t *algo = own->array<uint8_t>(d.algo_size);
+        if (d.algo_size) memcpy(algo, s->algo()->data(), d.algo_size);
+        d.algo = algo;
+        for (uint32_t k = 0; k < 4; k++) d.tuned[k] = k < len(s->tuned()) ? s->tuned()->Get(k) : 0;
+    }
+    r->steps = steps;
+    r->n_aliases = len(e->aliases());
+    uint32_t *al = own->array<uint32_t>(r->n_aliases);
+    for (uint32_t i = 0; i < r->n_aliases; i++) al[i] = e->aliases()->Get(i);
+    r->aliases = al;
     r->owned = holder.release();
     *out = r;
     return SYMC_OK;

@@ -155,7 +155,7 @@ static int cmd_compile(int argc, char **argv) {
     }
     int tty = isatty(2);
     pass_options opt = {dump_after, dump_text, progress, &tty};
-    if (pass_run_pipeline(m, &opt, &err) != SYMC_OK || cg_write_engine(m, out, &err) != SYMC_OK) {
+    if (pass_run_pipeline(m, &opt, &err) != SYMC_OK || cg_write_engine(m, NULL, out, &err) != SYMC_OK) {
         fprintf(stderr, "symc: %s: %s\n", model, err.msg);
         goto done;
     }

@@ -35,7 +35,7 @@ static uint8_t *build(size_t *size) {
     symc_mark_output(m, z, &err);
     uint8_t *bytes = NULL;
     CHECK_MSG(symc_module_infer_shapes(m, &err) == SYMC_OK, "%s", err.msg);
-    CHECK_MSG(cg_build_engine(m, &bytes, size, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(cg_build_engine(m, NULL, &bytes, size, &err) == SYMC_OK, "%s", err.msg);
     symc_module_destroy(m);
     return bytes;
 }

@@ -1,0 +1,68 @@
+/* codegen targets: what a backend emits into an engine, and the builder it
+ * emits through (internal to codegen/).
+ *
+ * cg_build_engine makes one cg_builder per compile: every size the engine
+ * needs is a slot of one shape program (cg_slot dedupes by expression
+ * handle), and a target adds kernels (CUDA C appended to `source`, one entry
+ * point each), steps (kernel launches, library calls, copies) and tensor
+ * aliases. A target is a struct of function pointers (DESIGN.md): `emit`
+ * walks the module and fills the builder; `compile` turns `source` into
+ * cubin + PTX. Targets may intern new expressions (launch sizes, strides) in
+ * the module's symbol table before the program is compiled. */
+#ifndef SYMC_CODEGEN_TARGET_H
+#define SYMC_CODEGEN_TARGET_H
+
+#include "codegen/codegen.h"
+#include "runtime/engine.h"
+
+typedef struct cg_builder {
+    ir_module *m;
+    const cg_options *opt;
+    symc_error *err;
+    /* slots of the shape program */
+    uint32_t *slot_of; /* by expression handle; RT_NONE if absent */
+    uint32_t slot_of_cap;
+    sym_expr *exprs; /* by slot */
+    uint32_t n_slots, exprs_cap;
+    /* GPU part, filled by the target */
+    uint32_t sm;             /* resolved target SM, e.g. 90 */
+    char *source;            /* CUDA C of every kernel (malloc'd, grows) */
+    size_t source_len, source_cap;
+    char **kernel_names;     /* malloc'd strings */
+    uint32_t n_kernels, kernels_cap;
+    rt_step *steps;          /* args of each step malloc'd separately */
+    uint32_t n_steps, steps_cap;
+    uint32_t *aliases;       /* per tensor, RT_NONE = own storage; NULL until cg_alias */
+    uint8_t *cubin;          /* set by compile */
+    size_t cubin_size;
+    char *ptx;
+    char cuda_version[32], cublas_version[32], cudnn_version[32]; /* set by the target */
+    int failed; /* cg_slot ran out of memory */
+} cg_builder;
+
+/* The slot holding expression e (added when new). RT_NONE for SYM_NONE or
+ * when out of memory (b->err is then set). */
+uint32_t cg_slot(cg_builder *b, sym_expr e);
+/* Appends printf-formatted CUDA C to the source. */
+symc_status cg_source_appendf(cg_builder *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Registers an entry point named `name` (must be defined in the source);
+ * *index receives its kernel index. */
+symc_status cg_add_kernel(cg_builder *b, const char *name, uint32_t *index);
+/* Appends a step; the builder copies `s` and its args. */
+symc_status cg_add_step(cg_builder *b, const rt_step *s);
+/* Makes tensor t share the storage of tensor `of` (resolved to its root). */
+symc_status cg_alias(cg_builder *b, uint32_t t, uint32_t of);
+
+typedef struct cg_target {
+    const char *name;
+    symc_status (*emit)(cg_builder *b);
+    symc_status (*compile)(cg_builder *b);
+} cg_target;
+
+extern const cg_target cg_target_cuda;
+
+#endif

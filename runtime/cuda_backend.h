@@ -1,0 +1,75 @@
+/* The runtime's CUDA backend (internal to runtime/, and to codegen's tuner
+ * and the tools, which include it; never a public header).
+ *
+ * Nothing here links the driver: the CUDA driver (libcuda.so.1), cuBLASLt
+ * (libcublasLt.so.13) and cuDNN (libcudnn.so.9) are opened with dlopen on
+ * first use, so every program starts on a machine without a GPU driver and
+ * the CUDA backend then fails in one line saying what is missing.
+ *
+ * An rt_cuda is one context's GPU state: the module (cubin when the GPU's SM
+ * equals the engine's, else PTX JIT-compiled by the driver for a newer GPU),
+ * its functions, the engine's constants on the device, the library handles,
+ * a grow-only activation workspace laid out per input shape, and a per-shape
+ * cache of library algorithm choices. It runs `rt_engine.steps` in order on
+ * the caller's stream. */
+#ifndef SYMC_RUNTIME_CUDA_BACKEND_H
+#define SYMC_RUNTIME_CUDA_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/engine.h"
+#include "symc/symrt.h"
+
+typedef struct rt_cuda rt_cuda;
+
+/* The driver entry points the tools need (bench, run): loaded once per
+ * process by rt_cuda_driver (thread-safe); NULL + message when there is no
+ * driver or no GPU. Signatures are the CUDA driver API's, with handles as
+ * void*/uint64 so this header needs no cuda.h. Each returns a CUresult. */
+typedef struct rt_cuda_driver_api {
+    int (*mem_alloc)(uint64_t *dptr, size_t bytes);
+    int (*mem_free)(uint64_t dptr);
+    int (*memcpy_htod)(uint64_t dst, const void *src, size_t bytes);
+    int (*memcpy_dtoh)(void *dst, uint64_t src, size_t bytes);
+    int (*memset_d8)(uint64_t dst, unsigned char v, size_t bytes);
+    int (*stream_create)(void **stream, unsigned flags);
+    int (*stream_destroy)(void *stream);
+    int (*stream_synchronize)(void *stream);
+    int (*event_create)(void **event, unsigned flags);
+    int (*event_destroy)(void *event);
+    int (*event_record)(void *event, void *stream);
+    int (*event_synchronize)(void *event);
+    int (*event_elapsed_time)(float *ms, void *start, void *end);
+    int (*ctx_synchronize)(void);
+    /* the device in use */
+    char device_name[256];
+    uint32_t sm; /* e.g. 90 */
+    int driver_version;
+} rt_cuda_driver_api;
+
+/* Loads the driver, initializes it, and makes the primary context of
+ * device 0 (or $CUDA_VISIBLE_DEVICES' first) current on this thread. */
+const rt_cuda_driver_api *rt_cuda_driver(symc_error *err);
+/* The present GPU's SM (e.g. 90); an error when there is none. */
+symc_status rt_cuda_device_sm(uint32_t *sm, symc_error *err);
+
+/* dev_alloc: allocates device memory (NULL: cuMemAlloc/cuMemFree). */
+symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc, rt_cuda **out, symc_error *err);
+void rt_cuda_destroy(rt_cuda *c);
+/* Runs every step for the sizes in `slots` (the evaluated shape program) on
+ * `stream` (a CUstream; NULL = the default stream). shape_changed: slots
+ * differ from the previous call (lay the workspace out again). addr/size:
+ * per tensor, the user's device pointers and buffer sizes (inputs and
+ * outputs; NULL/0 elsewhere), already checked against the shapes. */
+symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
+                            const size_t *size, void *stream, symc_error *err);
+
+/* Build-time tuning on the present GPU: binds every symbol to its opt value,
+ * times the candidate algorithms of each library step on random data, and
+ * returns the engine re-encoded with the winners (rt_step.algo / .tuned).
+ * progress may be NULL. */
+symc_status rt_cuda_tune(const uint8_t *bytes, size_t size, uint8_t **out, size_t *out_size,
+                         void (*progress)(void *ctx, const char *msg), void *progress_ctx, symc_error *err);
+
+#endif
