@@ -110,17 +110,28 @@ symc_status cg_add_step(cg_builder *b, const rt_step *s) {
     return SYMC_OK;
 }
 
+/* grows the alias table to the module's current tensor count */
+static symc_status grow_aliases(cg_builder *b) {
+    uint32_t n = b->m->n_tensors;
+    if (b->aliases && b->n_aliases == n) return SYMC_OK;
+    uint32_t *a = realloc(b->aliases, (n ? n : 1) * sizeof *a);
+    if (!a) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory planning aliases");
+    for (uint32_t i = b->aliases ? b->n_aliases : 0; i < n; i++) a[i] = RT_NONE;
+    b->aliases = a;
+    b->n_aliases = n;
+    return SYMC_OK;
+}
+
 symc_status cg_alias(cg_builder *b, uint32_t t, uint32_t of) {
-    if (!b->aliases) {
-        b->aliases = malloc((b->m->n_tensors ? b->m->n_tensors : 1) * sizeof *b->aliases);
-        if (!b->aliases) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory planning aliases");
-        for (uint32_t i = 0; i < b->m->n_tensors; i++) b->aliases[i] = RT_NONE;
-    }
+    symc_status st = grow_aliases(b);
+    if (st) return st;
+    if (t >= b->n_aliases || of >= b->n_aliases)
+        return symc_error_setf(b->err, SYMC_ERR_INTERNAL, "alias of a tensor out of range");
     while (b->aliases[of] != RT_NONE) of = b->aliases[of];
     if (of == t) return symc_error_setf(b->err, SYMC_ERR_INTERNAL, "tensor '%s' would alias itself", b->m->tensors[t].name);
     b->aliases[t] = of;
     /* tensors that aliased t now alias its root */
-    for (uint32_t i = 0; i < b->m->n_tensors; i++)
+    for (uint32_t i = 0; i < b->n_aliases; i++)
         if (b->aliases[i] == t) b->aliases[i] = of;
     return SYMC_OK;
 }
@@ -164,15 +175,15 @@ symc_status cg_build_engine(ir_module *m, const cg_options *opt_in, uint8_t **by
     rt_symbol *syms = calloc(nsym ? nsym : 1, sizeof *syms);
     rt_source *src = calloc(nsym ? nsym : 1, sizeof *src);
     rt_guard *guards = calloc(ng ? ng : 1, sizeof *guards);
-    rt_tensor *ts = calloc(m->n_tensors ? m->n_tensors : 1, sizeof *ts);
-    rt_node *ns = calloc(m->n_nodes ? m->n_nodes : 1, sizeof *ns);
+    rt_tensor *ts = NULL;
+    rt_node *ns = NULL;
     rt_constant *cs = calloc(m->n_constants ? m->n_constants : 1, sizeof *cs);
-    symc_attr **attr_copies = calloc(m->n_nodes ? m->n_nodes : 1, sizeof *attr_copies);
-    uint32_t **dim_copies = calloc(m->n_nodes ? m->n_nodes : 1, sizeof *dim_copies);
+    symc_attr **attr_copies = NULL;
+    uint32_t **dim_copies = NULL;
     uint8_t *program = NULL;
     size_t program_size = 0;
     symc_status st = SYMC_OK;
-    if (!syms || !src || !guards || !ts || !ns || !cs || !attr_copies || !dim_copies) {
+    if (!syms || !src || !guards || !cs) {
         st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory building the engine");
         goto done;
     }
@@ -199,6 +210,25 @@ symc_status cg_build_engine(ir_module *m, const cg_options *opt_in, uint8_t **by
                                  info.name, info.name);
     }
     if (st) goto done;
+
+    /* GPU code first: a target may add tensors (temporaries) to the module */
+    if (opt.gpu) {
+        const cg_target *target = &cg_target_cuda;
+        progress(&opt, "%s: generating %s code for %u nodes", m->name ? m->name : "model", target->name, m->n_nodes);
+        if ((st = target->emit(&b))) goto done;
+        if (b.n_kernels) {
+            progress(&opt, "%s: NVRTC compiling %u kernels for sm_%u", m->name ? m->name : "model", b.n_kernels, b.sm);
+            if ((st = target->compile(&b))) goto done;
+        }
+    }
+    ts = calloc(m->n_tensors ? m->n_tensors : 1, sizeof *ts);
+    ns = calloc(m->n_nodes ? m->n_nodes : 1, sizeof *ns);
+    attr_copies = calloc(m->n_nodes ? m->n_nodes : 1, sizeof *attr_copies);
+    dim_copies = calloc(m->n_nodes ? m->n_nodes : 1, sizeof *dim_copies);
+    if (!ts || !ns || !attr_copies || !dim_copies) {
+        st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory building the engine");
+        goto done;
+    }
 
     /* guards the runtime must check (implied ones cost nothing) */
     uint32_t n_guards = 0;
@@ -243,20 +273,6 @@ symc_status cg_build_engine(ir_module *m, const cg_options *opt_in, uint8_t **by
     }
     for (uint32_t i = 0; i < m->n_constants; i++) cs[i] = (rt_constant){m->constants[i].data, m->constants[i].size};
 
-    if (opt.gpu) {
-        const cg_target *target = &cg_target_cuda;
-        progress(&opt, "%s: generating %s code for %u nodes", m->name ? m->name : "model", target->name, m->n_nodes);
-        if ((st = target->emit(&b))) goto done;
-        for (uint32_t i = 0; i < b.n_slots; i++)
-            if (b.exprs[i] == SYM_NONE) {
-                st = symc_error_setf(err, SYMC_ERR_INTERNAL, "a step refers to a missing size");
-                goto done;
-            }
-        if (b.n_kernels) {
-            progress(&opt, "%s: NVRTC compiling %u kernels for sm_%u", m->name ? m->name : "model", b.n_kernels, b.sm);
-            if ((st = target->compile(&b))) goto done;
-        }
-    }
     if (b.failed) {
         st = SYMC_ERR_NOMEM;
         goto done;
@@ -285,6 +301,7 @@ symc_status cg_build_engine(ir_module *m, const cg_options *opt_in, uint8_t **by
         e.n_kernels = b.n_kernels;
         e.steps = b.steps;
         e.n_steps = b.n_steps;
+        if (b.aliases && (st = grow_aliases(&b))) goto done;
         e.aliases = b.aliases;
         e.n_aliases = b.aliases ? m->n_tensors : 0;
         e.cuda_version = b.cuda_version;

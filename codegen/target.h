@@ -33,6 +33,7 @@ typedef struct cg_builder {
     rt_step *steps;          /* args of each step malloc'd separately */
     uint32_t n_steps, steps_cap;
     uint32_t *aliases;       /* per tensor, RT_NONE = own storage; NULL until cg_alias */
+    uint32_t n_aliases;
     uint8_t *cubin;          /* set by compile */
     size_t cubin_size;
     char *ptx;
@@ -54,7 +55,10 @@ symc_status cg_source_appendf(cg_builder *b, const char *fmt, ...)
 symc_status cg_add_kernel(cg_builder *b, const char *name, uint32_t *index);
 /* Appends a step; the builder copies `s` and its args. */
 symc_status cg_add_step(cg_builder *b, const rt_step *s);
-/* Makes tensor t share the storage of tensor `of` (resolved to its root). */
+/* Makes tensor t share the storage of tensor `of` (resolved to its root).
+ * Targets may add tensors to the module (ir_add_tensor) for temporaries:
+ * every tensor that is not an input, output, constant or alias gets its own
+ * workspace storage at run time. */
 symc_status cg_alias(cg_builder *b, uint32_t t, uint32_t of);
 
 typedef struct cg_target {
