@@ -20,6 +20,7 @@
 #include "runtime/ref_kernels.h"
 #include "symc/symc.h"
 #include "symc/symrt.h"
+#include "tools/bench.h"
 #include "tools/npy.h"
 
 enum { EXIT_USAGE = 2 };
@@ -377,6 +378,7 @@ typedef struct command {
 static const command commands[] = {
     {"compile", "compile a model into an engine for its declared dimension ranges", cmd_compile},
     {"run", "run an engine at given input shapes (CPU reference backend)", cmd_run},
+    {"bench", "time an engine per input shape: GPU and host time, p50/p90/p99, throughput", symc_cmd_bench},
     {"inspect", "print a .symir module: symbols, ranges, guards, nodes with symbolic shapes",
      cmd_inspect},
 };
