@@ -64,6 +64,7 @@ const char *symc_status_name(symc_status code) {
     case SYMC_ERR_NOMEM: return "out of memory";
     case SYMC_ERR_UNSUPPORTED: return "unsupported";
     case SYMC_ERR_INTERNAL: return "internal";
+    case SYMC_ERR_DEVICE: return "device";
     }
     return "unknown";
 }

@@ -26,7 +26,8 @@ typedef enum symc_status {
     SYMC_ERR_VERIFY,        /* a module or engine breaks an invariant (types, arity, references) */
     SYMC_ERR_NOMEM,         /* an allocation failed */
     SYMC_ERR_UNSUPPORTED,   /* a valid request this build cannot serve (op, dtype, feature) */
-    SYMC_ERR_INTERNAL       /* a bug in symc: please report */
+    SYMC_ERR_INTERNAL,      /* a bug in symc: please report */
+    SYMC_ERR_DEVICE         /* no usable GPU, or the driver, NVRTC, cuBLASLt or cuDNN failed a call */
 } symc_status;
 
 #define SYMC_ERROR_MSG_CAP 512
