@@ -12,12 +12,18 @@
  * Execution (reference backend): intermediate tensors live in one grow-only
  * workspace laid out once per input shape for that shape, not for max; inputs, outputs and
  * constants are used in place. Each node's dim attributes are turned from
- * slots into integers in a scratch array, and the reference kernel runs. */
+ * slots into integers in a scratch array, and the reference kernel runs.
+ *
+ * Execution (CUDA backend, runtime/cuda_backend.c): the same shape binding
+ * and checks, then each user pointer is checked once per address or shape
+ * against the device allocation it lies in, and rt_cuda_enqueue puts the
+ * engine's steps on the caller's stream. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/cuda_backend.h"
 #include "runtime/engine.h"
 #include "runtime/ref_kernels.h"
 #include "symc/symrt.h"
@@ -44,6 +50,8 @@ struct symrt_context {
     symc_attr *scratch_attrs;
     int64_t *scratch_ints;
     uint32_t max_attrs, max_dims;
+    rt_cuda *cuda;     /* SYMRT_BACKEND_CUDA */
+    int cuda_checked;  /* user buffers checked against their allocations for these addresses and shapes */
 };
 
 /* ---- engines ------------------------------------------------------------------ */
@@ -145,6 +153,7 @@ static void default_free(void *ctx, void *p) {
 
 void symrt_context_destroy(symrt_context *c) {
     if (!c) return;
+    rt_cuda_destroy(c->cuda);
     if (c->workspace) c->alloc.free(c->alloc.ctx, c->workspace);
     free(c->sym_values);
     free(c->slots);
@@ -162,10 +171,7 @@ symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, c
                                  symrt_context **out, symc_error *err) {
     if (!h || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_create: NULL argument");
     *out = NULL;
-    if (backend == SYMRT_BACKEND_CUDA)
-        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
-                               "the CUDA backend is not in this build yet; use the reference backend (SYMRT_BACKEND_REF)");
-    if (backend != SYMRT_BACKEND_REF)
+    if (backend != SYMRT_BACKEND_REF && backend != SYMRT_BACKEND_CUDA)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown backend %d", (int)backend);
     const rt_engine *e = h->e;
     symrt_context *c = calloc(1, sizeof *c);
@@ -193,6 +199,14 @@ symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, c
         !c->scratch_attrs || !c->scratch_ints) {
         symrt_context_destroy(c);
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
+    }
+    if (backend == SYMRT_BACKEND_CUDA) {
+        /* the allocator, if any, hands out device memory */
+        symc_status st = rt_cuda_create(e, alloc, &c->cuda, err);
+        if (st) {
+            symrt_context_destroy(c);
+            return st;
+        }
     }
     *out = c;
     return SYMC_OK;
@@ -253,6 +267,7 @@ symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int6
     c->given_set[k] = 1;
     c->evaluated = 0;
     c->planned = 0;
+    c->cuda_checked = 0;
     return SYMC_OK;
 }
 
@@ -352,6 +367,7 @@ symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *p
     if (!find_tensor(c->e, name, &t)) return unknown_io(c->e, name, err);
     c->addr[t] = ptr;
     c->size[t] = size;
+    c->cuda_checked = 0;
     return SYMC_OK;
 }
 
@@ -413,7 +429,6 @@ static void to_ref(symrt_context *c, uint32_t t, rt_ref_tensor *r) {
 }
 
 symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
-    (void)stream; /* the reference backend runs synchronously on the host */
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_enqueue: NULL context");
     const rt_engine *e = c->e;
     symc_status st = evaluate(c, err);
@@ -433,6 +448,26 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
                                        "%s '%s' buffer holds %zu bytes, the tensor needs %zu at this shape",
                                        io ? "output" : "input", e->tensors[t].name, c->size[t], need);
         }
+    }
+    if (c->cuda) {
+        if (!c->cuda_checked) {
+            for (int io = 0; io < 2; io++) {
+                const uint32_t *list = io ? e->outputs : e->inputs;
+                uint32_t n = io ? e->n_outputs : e->n_inputs;
+                for (uint32_t i = 0; i < n; i++) {
+                    uint32_t t = list[i];
+                    if (e->tensors[t].constant != RT_NONE) continue;
+                    if ((st = rt_cuda_check_buffer(c->cuda, io ? "output" : "input", e->tensors[t].name, c->addr[t],
+                                                   tensor_bytes(c, &e->tensors[t]), err)))
+                        return st;
+                }
+            }
+            c->cuda_checked = 1;
+        }
+        int shape_changed = !c->planned;
+        if ((st = rt_cuda_enqueue(c->cuda, c->slots, shape_changed, c->addr, c->size, stream, err))) return st;
+        c->planned = 1;
+        return SYMC_OK;
     }
     /* the layout depends only on the shapes: plan once per new shape, not per call */
     if (!c->planned) {

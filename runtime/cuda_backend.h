@@ -26,7 +26,7 @@ typedef struct rt_cuda rt_cuda;
 /* The driver entry points the tools need (bench, run): loaded once per
  * process by rt_cuda_driver (thread-safe); NULL + message when there is no
  * driver or no GPU. Signatures are the CUDA driver API's, with handles as
- * void*/uint64 so this header needs no cuda.h. Each returns a CUresult. */
+ * void * and uint64_t, so this header needs no cuda.h. Each returns a CUresult. */
 typedef struct rt_cuda_driver_api {
     int (*mem_alloc)(uint64_t *dptr, size_t bytes);
     int (*mem_free)(uint64_t dptr);
@@ -64,6 +64,12 @@ void rt_cuda_destroy(rt_cuda *c);
  * outputs; NULL/0 elsewhere), already checked against the shapes. */
 symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
                             const size_t *size, void *stream, symc_error *err);
+
+/* Checks that ptr (a user's input or output, what = "input"/"output") is
+ * device memory with at least `need` bytes from ptr to the end of its
+ * allocation (cuMemGetAddressRange). */
+symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name, const void *ptr, size_t need,
+                                 symc_error *err);
 
 /* Build-time tuning on the present GPU: binds every symbol to its opt value,
  * times the candidate algorithms of each library step on random data, and

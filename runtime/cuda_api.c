@@ -1,0 +1,371 @@
+/* Loading the CUDA driver, cuBLASLt and cuDNN at run time.
+ *
+ * Each library is opened with dlopen on first use, inside pthread_once, and
+ * every entry point is resolved by its real exported name (cuda.h renames
+ * many to _v2 versions through macros; the tables name the exported symbol
+ * explicitly). A load either fills a whole table or records one message
+ * saying what is missing; that outcome is kept for the process, so a machine
+ * without a driver answers every later call with the same line, cheaply.
+ * The driver load also initializes CUDA, picks device 0 of the visible ones
+ * and retains its primary context for the life of the process (the runtime
+ * shares it with CUDA runtime users in the same process, as cudart does).
+ * These tables are the module's only globals and never change after load.
+ *
+ * The error helpers turn a library status into one line: the call as
+ * written, the status name and string, and file:line. */
+#include "runtime/cuda_api.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/cuda_backend.h"
+
+rt_cu_table rt_cu;
+rt_lt_table rt_lt;
+rt_dnn_table rt_dnn;
+
+typedef struct lib_state {
+    pthread_once_t once;
+    symc_status status;
+    char msg[SYMC_ERROR_MSG_CAP];
+} lib_state;
+
+static lib_state cu_state = {PTHREAD_ONCE_INIT, SYMC_OK, ""};
+static lib_state lt_state = {PTHREAD_ONCE_INIT, SYMC_OK, ""};
+static lib_state dnn_state = {PTHREAD_ONCE_INIT, SYMC_OK, ""};
+static rt_cu_device cu_device;
+static rt_cuda_driver_api driver_api;
+
+static void state_fail(lib_state *s, symc_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void state_fail(lib_state *s, symc_status code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    s->status = code;
+    vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+    va_end(ap);
+}
+
+/* Resolves every symbol of a table; names the first one missing. */
+typedef struct sym_entry {
+    void *slot; /* address of the table member */
+    const char *name;
+} sym_entry;
+
+static const char *resolve(void *lib, const sym_entry *list, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        void *p = dlsym(lib, list[i].name);
+        if (!p) return list[i].name;
+        /* object pointer -> function pointer: memcpy keeps it defined C */
+        memcpy(list[i].slot, &p, sizeof p);
+    }
+    return NULL;
+}
+
+#define RT_SYM_ENTRY(member, symbol, decl) {(void *)&TABLE.member, symbol},
+
+static void file_line(const char *file, char *buf, size_t cap) {
+    const char *r = strstr(file, "runtime/");
+    snprintf(buf, cap, "%s", r ? r : file);
+}
+
+/* A call text cut short enough to leave room for the status in the message. */
+static void call_text(const char *call, char *buf, size_t cap) {
+    size_t n = strlen(call);
+    if (n < cap) {
+        memcpy(buf, call, n + 1);
+        return;
+    }
+    snprintf(buf, cap, "%.*s...)", (int)(cap - 6), call);
+}
+
+symc_status rt_cu_fail(CUresult r, const char *call, const char *file, int line, symc_error *err) {
+    const char *name = NULL, *str = NULL;
+    if (rt_cu.GetErrorName) rt_cu.GetErrorName(r, &name);
+    if (rt_cu.GetErrorString) rt_cu.GetErrorString(r, &str);
+    char c[200], f[128];
+    call_text(call, c, sizeof c);
+    file_line(file, f, sizeof f);
+    symc_status code = r == CUDA_ERROR_OUT_OF_MEMORY ? SYMC_ERR_NOMEM : SYMC_ERR_INTERNAL;
+    if (r == CUDA_ERROR_NOT_SUPPORTED || r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
+        code = SYMC_ERR_UNSUPPORTED;
+    return symc_error_setf(err, code, "%s failed: %s (%s) at %s:%d", c, name ? name : "CUDA_ERROR_?",
+                           str ? str : "unknown error", f, line);
+}
+
+symc_status rt_lt_fail(cublasStatus_t r, const char *call, const char *file, int line, symc_error *err) {
+    const char *name = rt_lt.GetStatusName ? rt_lt.GetStatusName(r) : NULL;
+    const char *str = rt_lt.GetStatusString ? rt_lt.GetStatusString(r) : NULL;
+    char c[200], f[128];
+    call_text(call, c, sizeof c);
+    file_line(file, f, sizeof f);
+    symc_status code = r == CUBLAS_STATUS_ALLOC_FAILED ? SYMC_ERR_NOMEM
+                       : r == CUBLAS_STATUS_NOT_SUPPORTED || r == CUBLAS_STATUS_ARCH_MISMATCH ? SYMC_ERR_UNSUPPORTED
+                                                                                                 : SYMC_ERR_INTERNAL;
+    return symc_error_setf(err, code, "%s failed: %s (%s) at %s:%d", c, name ? name : "CUBLAS_STATUS_?",
+                           str ? str : "unknown error", f, line);
+}
+
+symc_status rt_dnn_fail(cudnnStatus_t r, const char *call, const char *file, int line, symc_error *err) {
+    const char *str = rt_dnn.GetErrorString ? rt_dnn.GetErrorString(r) : NULL;
+    char c[200], f[128];
+    call_text(call, c, sizeof c);
+    file_line(file, f, sizeof f);
+    symc_status code = r == CUDNN_STATUS_ALLOC_FAILED ? SYMC_ERR_NOMEM
+                       : r == CUDNN_STATUS_NOT_SUPPORTED ? SYMC_ERR_UNSUPPORTED
+                                                         : SYMC_ERR_INTERNAL;
+    return symc_error_setf(err, code, "%s failed: %s (code %d) at %s:%d", c, str ? str : "CUDNN_STATUS_?", (int)r, f,
+                           line);
+}
+
+/* ---- the driver ------------------------------------------------------------ */
+
+static void cu_load(void) {
+    lib_state *s = &cu_state;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        state_fail(s, SYMC_ERR_UNSUPPORTED,
+                   "CUDA backend: cannot load libcuda.so.1 (no NVIDIA driver on this machine?): %s; use the "
+                   "reference backend",
+                   dlerror());
+        return;
+    }
+#define TABLE rt_cu
+    const sym_entry list[] = {RT_CU_FUNCS(RT_SYM_ENTRY)};
+#undef TABLE
+    const char *missing = resolve(lib, list, sizeof list / sizeof list[0]);
+    if (missing) {
+        memset(&rt_cu, 0, sizeof rt_cu);
+        state_fail(s, SYMC_ERR_UNSUPPORTED,
+                   "CUDA backend: libcuda.so.1 has no '%s' (the NVIDIA driver is too old for CUDA 13?)", missing);
+        return;
+    }
+    symc_error e = {0};
+    int count = 0;
+    rt_cu_device *d = &cu_device;
+    symc_status st = RT_CU(&e, Init, (0));
+    if (!st) st = RT_CU(&e, DeviceGetCount, (&count));
+    if (!st && count < 1) {
+        state_fail(s, SYMC_ERR_UNSUPPORTED, "CUDA backend: the driver sees no GPU; use the reference backend");
+        return;
+    }
+    int major = 0, minor = 0;
+    if (!st) st = RT_CU(&e, DeviceGet, (&d->dev, 0));
+    if (!st) st = RT_CU(&e, DeviceGetName, (d->name, (int)sizeof d->name, d->dev));
+    if (!st) st = RT_CU(&e, DeviceGetAttribute, (&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->dev));
+    if (!st) st = RT_CU(&e, DeviceGetAttribute, (&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev));
+    if (!st) st = RT_CU(&e, DriverGetVersion, (&d->driver_version));
+    if (!st) st = RT_CU(&e, DevicePrimaryCtxRetain, (&d->ctx, d->dev));
+    if (st) {
+        state_fail(s, st == SYMC_ERR_INTERNAL ? SYMC_ERR_UNSUPPORTED : st, "CUDA backend: cannot initialize the GPU: %s",
+                   e.msg);
+        return;
+    }
+    d->name[sizeof d->name - 1] = '\0';
+    d->sm = (uint32_t)(major * 10 + minor);
+    /* the library stays loaded for the process: the tables point into it */
+}
+
+symc_status rt_cu_enter(const rt_cu_device **dev, symc_error *err) {
+    pthread_once(&cu_state.once, cu_load);
+    if (cu_state.status) return symc_error_setf(err, cu_state.status, "%s", cu_state.msg);
+    symc_status st = RT_CU(err, CtxSetCurrent, (cu_device.ctx));
+    if (st) return st;
+    if (dev) *dev = &cu_device;
+    return SYMC_OK;
+}
+
+/* ---- cuBLASLt and cuDNN ---------------------------------------------------- */
+
+static void lt_load(void) {
+    void *lib = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        state_fail(&lt_state, SYMC_ERR_UNSUPPORTED,
+                   "CUDA backend: cannot load libcublasLt.so.13 (cuBLAS 13 is not installed or not on the library "
+                   "path): %s",
+                   dlerror());
+        return;
+    }
+#define TABLE rt_lt
+    const sym_entry list[] = {RT_LT_FUNCS(RT_SYM_ENTRY)};
+#undef TABLE
+    const char *missing = resolve(lib, list, sizeof list / sizeof list[0]);
+    if (missing) {
+        memset(&rt_lt, 0, sizeof rt_lt);
+        state_fail(&lt_state, SYMC_ERR_UNSUPPORTED, "CUDA backend: libcublasLt.so.13 has no '%s'", missing);
+    }
+}
+
+static void dnn_load(void) {
+    void *lib = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        state_fail(&dnn_state, SYMC_ERR_UNSUPPORTED,
+                   "CUDA backend: cannot load libcudnn.so.9 (cuDNN 9 is not installed or not on the library path): "
+                   "%s",
+                   dlerror());
+        return;
+    }
+#define TABLE rt_dnn
+    const sym_entry list[] = {RT_DNN_FUNCS(RT_SYM_ENTRY)};
+#undef TABLE
+    const char *missing = resolve(lib, list, sizeof list / sizeof list[0]);
+    if (missing) {
+        memset(&rt_dnn, 0, sizeof rt_dnn);
+        state_fail(&dnn_state, SYMC_ERR_UNSUPPORTED, "CUDA backend: libcudnn.so.9 has no '%s'", missing);
+        return;
+    }
+    /* the legacy convolution API this backend uses is stable across 9.x;
+     * refuse an older major version loudly rather than misbehave */
+    size_t v = rt_dnn.GetVersion();
+    if (v < 90000) {
+        memset(&rt_dnn, 0, sizeof rt_dnn);
+        state_fail(&dnn_state, SYMC_ERR_UNSUPPORTED, "CUDA backend: libcudnn.so.9 reports version %zu, need 9.x", v);
+    }
+}
+
+symc_status rt_lt_load(symc_error *err) {
+    pthread_once(&lt_state.once, lt_load);
+    if (lt_state.status) return symc_error_setf(err, lt_state.status, "%s", lt_state.msg);
+    return SYMC_OK;
+}
+
+symc_status rt_dnn_load(symc_error *err) {
+    pthread_once(&dnn_state.once, dnn_load);
+    if (dnn_state.status) return symc_error_setf(err, dnn_state.status, "%s", dnn_state.msg);
+    return SYMC_OK;
+}
+
+/* cublasLt: major*10000 + minor*100 + patch; cuDNN 9: major*10000 + minor*100 + patch */
+static void version_string(size_t v, char *buf, size_t cap) {
+    snprintf(buf, cap, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
+}
+void rt_lt_version(char *buf, size_t cap) {
+    if (rt_lt_load(NULL) == SYMC_OK) version_string(rt_lt.GetVersion(), buf, cap);
+    else snprintf(buf, cap, "none");
+}
+void rt_dnn_version(char *buf, size_t cap) {
+    if (rt_dnn_load(NULL) == SYMC_OK) version_string(rt_dnn.GetVersion(), buf, cap);
+    else snprintf(buf, cap, "none");
+}
+
+/* ---- the tools' view: rt_cuda_driver_api -------------------------------------
+ * Wrappers rather than the raw pointers: the declared signatures use
+ * uint64_t/void* (no cuda.h for the tools), and each wrapper makes the
+ * primary context current so the tools may call from any thread. */
+
+static int enter_quiet(void) { return (int)rt_cu.CtxSetCurrent(cu_device.ctx); }
+#define ENTER()                         \
+    do {                                \
+        int r_ = enter_quiet();         \
+        if (r_) return r_;              \
+    } while (0)
+
+static int w_mem_alloc(uint64_t *dptr, size_t bytes) {
+    ENTER();
+    CUdeviceptr p = 0;
+    int r = (int)rt_cu.MemAlloc(&p, bytes);
+    *dptr = (uint64_t)p;
+    return r;
+}
+static int w_mem_free(uint64_t dptr) {
+    ENTER();
+    return (int)rt_cu.MemFree((CUdeviceptr)dptr);
+}
+static int w_memcpy_htod(uint64_t dst, const void *src, size_t bytes) {
+    ENTER();
+    return (int)rt_cu.MemcpyHtoD((CUdeviceptr)dst, src, bytes);
+}
+static int w_memcpy_dtoh(void *dst, uint64_t src, size_t bytes) {
+    ENTER();
+    return (int)rt_cu.MemcpyDtoH(dst, (CUdeviceptr)src, bytes);
+}
+static int w_memset_d8(uint64_t dst, unsigned char v, size_t bytes) {
+    ENTER();
+    return (int)rt_cu.MemsetD8((CUdeviceptr)dst, v, bytes);
+}
+static int w_stream_create(void **stream, unsigned flags) {
+    ENTER();
+    CUstream s = NULL;
+    int r = (int)rt_cu.StreamCreate(&s, flags);
+    *stream = s;
+    return r;
+}
+static int w_stream_destroy(void *stream) {
+    ENTER();
+    return (int)rt_cu.StreamDestroy((CUstream)stream);
+}
+static int w_stream_synchronize(void *stream) {
+    ENTER();
+    return (int)rt_cu.StreamSynchronize((CUstream)stream);
+}
+static int w_event_create(void **event, unsigned flags) {
+    ENTER();
+    CUevent ev = NULL;
+    int r = (int)rt_cu.EventCreate(&ev, flags);
+    *event = ev;
+    return r;
+}
+static int w_event_destroy(void *event) {
+    ENTER();
+    return (int)rt_cu.EventDestroy((CUevent)event);
+}
+static int w_event_record(void *event, void *stream) {
+    ENTER();
+    return (int)rt_cu.EventRecord((CUevent)event, (CUstream)stream);
+}
+static int w_event_synchronize(void *event) {
+    ENTER();
+    return (int)rt_cu.EventSynchronize((CUevent)event);
+}
+static int w_event_elapsed_time(float *ms, void *start, void *end) {
+    ENTER();
+    return (int)rt_cu.EventElapsedTime(ms, (CUevent)start, (CUevent)end);
+}
+static int w_ctx_synchronize(void) {
+    ENTER();
+    return (int)rt_cu.CtxSynchronize();
+}
+
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+static void api_fill(void) {
+    rt_cuda_driver_api *a = &driver_api;
+    a->mem_alloc = w_mem_alloc;
+    a->mem_free = w_mem_free;
+    a->memcpy_htod = w_memcpy_htod;
+    a->memcpy_dtoh = w_memcpy_dtoh;
+    a->memset_d8 = w_memset_d8;
+    a->stream_create = w_stream_create;
+    a->stream_destroy = w_stream_destroy;
+    a->stream_synchronize = w_stream_synchronize;
+    a->event_create = w_event_create;
+    a->event_destroy = w_event_destroy;
+    a->event_record = w_event_record;
+    a->event_synchronize = w_event_synchronize;
+    a->event_elapsed_time = w_event_elapsed_time;
+    a->ctx_synchronize = w_ctx_synchronize;
+    snprintf(a->device_name, sizeof a->device_name, "%s", cu_device.name);
+    a->sm = cu_device.sm;
+    a->driver_version = cu_device.driver_version;
+}
+
+const rt_cuda_driver_api *rt_cuda_driver(symc_error *err) {
+    if (rt_cu_enter(NULL, err)) return NULL;
+    pthread_once(&api_once, api_fill);
+    return &driver_api;
+}
+
+symc_status rt_cuda_device_sm(uint32_t *sm, symc_error *err) {
+    if (!sm) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_device_sm: NULL argument");
+    *sm = 0;
+    const rt_cu_device *d;
+    symc_status st = rt_cu_enter(&d, err);
+    if (st) return st;
+    *sm = d->sm;
+    return SYMC_OK;
+}

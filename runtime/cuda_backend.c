@@ -1,0 +1,369 @@
+/* The CUDA backend: module, memory, kernel launches and copies; library
+ * steps are delegated to cuda_gemm.c (cuBLASLt) and cuda_conv.c (cuDNN).
+ *
+ * Creation does everything that does not depend on input shapes: it picks
+ * the cubin when the GPU's SM is the engine's, else the PTX for a newer GPU
+ * (JIT-compiled by the driver, its log kept for the error), resolves every
+ * entry point, raises the dynamic shared memory limit of kernels that need
+ * more than 48 KiB, uploads every constant once, and creates the library
+ * handles only when the engine has such steps.
+ *
+ * Each enqueue resolves one device pointer per tensor: constants use their
+ * device copy, inputs and outputs the caller's pointers, other tensors an
+ * offset in one grow-only workspace laid out per input shape (256-byte
+ * aligned, sizes from the slots), and an alias takes its root's pointer.
+ * Steps then go on the caller's stream in order. Growing the workspace
+ * synchronizes the context first, because queued work may still use the old
+ * one. Outputs whose storage is elsewhere (a constant, or an alias of
+ * another tensor) are copied into the caller's buffer at the end, which the
+ * reference backend does too for constants.
+ *
+ * Every entry point makes the device's primary context current first:
+ * contexts may be used from any thread (one stream each). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cuda_internal.h"
+#include "runtime/ref_kernels.h"
+
+#define RT_CUDA_ALIGN 256
+#define RT_STATIC_SHARED_LIMIT (48 * 1024)
+
+/* ---- memory ---------------------------------------------------------------- */
+
+symc_status rt_cuda_alloc(rt_cuda *c, size_t bytes, CUdeviceptr *p, const char *what, symc_error *err) {
+    *p = 0;
+    /* a zero-byte request still gets a real (and distinct) address */
+    if (bytes == 0) bytes = RT_CUDA_ALIGN;
+    if (c->alloc.alloc) {
+        void *q = c->alloc.alloc(c->alloc.ctx, bytes, RT_CUDA_ALIGN);
+        if (!q)
+            return symc_error_setf(err, SYMC_ERR_NOMEM, "the context's device allocator returned NULL for %zu bytes (%s)",
+                                   bytes, what);
+        if ((uintptr_t)q % RT_CUDA_ALIGN) {
+            c->alloc.free(c->alloc.ctx, q);
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                   "the context's device allocator returned %p for %s, not %d-byte aligned", q, what,
+                                   RT_CUDA_ALIGN);
+        }
+        *p = (CUdeviceptr)(uintptr_t)q;
+        return SYMC_OK;
+    }
+    symc_status st = RT_CU(err, MemAlloc, (p, bytes));
+    if (st) symc_error_prefix(err, "allocating %zu bytes of device memory for %s", bytes, what);
+    return st;
+}
+
+void rt_cuda_free(rt_cuda *c, CUdeviceptr p) {
+    if (!p) return;
+    if (c->alloc.alloc) c->alloc.free(c->alloc.ctx, (void *)(uintptr_t)p);
+    else rt_cu.MemFree(p); /* nothing useful to do with a failure while freeing */
+}
+
+size_t rt_cuda_tensor_bytes(const rt_engine *e, const int64_t *slots, uint32_t t) {
+    const rt_tensor *x = &e->tensors[t];
+    size_t n = rt_ref_dtype_size(x->dtype);
+    for (int d = 0; d < x->rank; d++) {
+        int64_t v = slots[x->dims[d]];
+        if (v < 0) return SIZE_MAX;
+        if (v && n > SIZE_MAX / (uint64_t)v) return SIZE_MAX;
+        n *= (size_t)v;
+    }
+    return n;
+}
+
+const char *rt_cuda_node_name(const rt_engine *e, const rt_step *s) {
+    const char *n = s->node < e->n_nodes ? e->nodes[s->node].name : NULL;
+    return n ? n : "?";
+}
+
+static const char *engine_name(const rt_engine *e) { return e->name && *e->name ? e->name : "?"; }
+
+/* ---- create / destroy -------------------------------------------------------- */
+
+void rt_cuda_destroy(rt_cuda *c) {
+    if (!c) return;
+    if (rt_cu_enter(NULL, NULL) == SYMC_OK) {
+        /* queued work may still read constants or the workspace */
+        rt_cu.CtxSynchronize();
+        rt_gemm_destroy(c);
+        rt_conv_destroy(c);
+        if (c->consts)
+            for (uint32_t i = 0; i < c->e->n_constants; i++) rt_cuda_free(c, c->consts[i]);
+        rt_cuda_free(c, c->workspace);
+        if (c->module) rt_cu.ModuleUnload(c->module);
+    }
+    free(c->fns);
+    free(c->consts);
+    free(c->ptr);
+    free(c->offset);
+    free(c->argv);
+    free(c->params);
+    free(c);
+}
+
+static symc_status load_module(rt_cuda *c, symc_error *err) {
+    const rt_engine *e = c->e;
+    const rt_cu_device *d = c->dev;
+    symc_status st;
+    if (d->sm == e->sm && e->cubin && e->cubin_size) {
+        st = RT_CU(err, ModuleLoadData, (&c->module, e->cubin));
+        if (st) symc_error_prefix(err, "engine '%s': loading its sm_%u cubin", engine_name(e), e->sm);
+        return st;
+    }
+    if (d->sm >= e->sm && e->ptx && *e->ptx) {
+        /* keep the JIT log: it is the only clue when the driver is older
+         * than the PTX or the JIT fails */
+        char log[1024] = "";
+        CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+        void *vals[] = {log, (void *)(uintptr_t)sizeof log};
+        st = RT_CU(err, ModuleLoadDataEx, (&c->module, e->ptx, 2, opts, vals));
+        if (st) {
+            log[sizeof log - 1] = '\0';
+            for (char *p = log; *p; p++)
+                if (*p == '\n' || *p == '\r') *p = ' ';
+            if (*log) {
+                char msg[SYMC_ERROR_MSG_CAP];
+                snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+                symc_error_setf(err, st, "%s; JIT log: %s", msg, log);
+            }
+            symc_error_prefix(err, "engine '%s': JIT-compiling its sm_%u PTX for this sm_%u GPU (%s)", engine_name(e),
+                              e->sm, d->sm, d->name);
+        }
+        return st;
+    }
+    return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                           "engine '%s' was built for sm_%u; this GPU (%s) is sm_%u: compile it again with --arch sm_%u",
+                           engine_name(e), e->sm, d->name, d->sm, d->sm);
+}
+
+symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc, rt_cuda **out, symc_error *err) {
+    if (!e || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_create: NULL argument");
+    *out = NULL;
+    if (dev_alloc && (!dev_alloc->alloc || !dev_alloc->free))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "the device allocator needs both alloc and free");
+    const rt_cu_device *dev;
+    symc_status st = rt_cu_enter(&dev, err);
+    if (st) return st;
+    if (e->sm == 0 || e->n_steps == 0)
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "engine '%s' has no GPU code: compile it with GPU code on",
+                               engine_name(e));
+
+    rt_cuda *c = calloc(1, sizeof *c);
+    if (!c) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
+    c->e = e;
+    c->dev = dev;
+    if (dev_alloc) c->alloc = *dev_alloc;
+    for (uint32_t i = 0; i < e->n_steps; i++)
+        if (e->steps[i].kind == RT_STEP_KERNEL && e->steps[i].n_args > c->max_args) c->max_args = e->steps[i].n_args;
+    c->fns = calloc(e->n_kernels + 1, sizeof *c->fns);
+    c->consts = calloc(e->n_constants + 1, sizeof *c->consts);
+    c->ptr = calloc(e->n_tensors + 1, sizeof *c->ptr);
+    c->offset = calloc(e->n_tensors + 1, sizeof *c->offset);
+    c->argv = calloc(c->max_args + 1, sizeof *c->argv);
+    c->params = calloc(c->max_args + 1, sizeof *c->params);
+    if (!c->fns || !c->consts || !c->ptr || !c->offset || !c->argv || !c->params) {
+        rt_cuda_destroy(c);
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
+    }
+    for (uint32_t i = 0; i < c->max_args; i++) c->params[i] = &c->argv[i];
+
+    if (e->n_kernels) {
+        if ((st = load_module(c, err))) goto fail;
+        for (uint32_t k = 0; k < e->n_kernels; k++) {
+            st = RT_CU(err, ModuleGetFunction, (&c->fns[k], c->module, e->kernel_names[k]));
+            if (st) {
+                symc_error_prefix(err, "engine '%s': kernel '%s'", engine_name(e), e->kernel_names[k]);
+                goto fail;
+            }
+        }
+        /* dynamic shared memory beyond 48 KiB must be opted into per function */
+        for (uint32_t k = 0; k < e->n_kernels; k++) {
+            uint32_t need = 0;
+            for (uint32_t i = 0; i < e->n_steps; i++)
+                if (e->steps[i].kind == RT_STEP_KERNEL && e->steps[i].kernel == k && e->steps[i].shared > need)
+                    need = e->steps[i].shared;
+            if (need <= RT_STATIC_SHARED_LIMIT) continue;
+            st = RT_CU(err, FuncSetAttribute, (c->fns[k], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)need));
+            if (st) {
+                symc_error_prefix(err, "engine '%s': kernel '%s' asks for %u bytes of shared memory", engine_name(e),
+                                  e->kernel_names[k], need);
+                goto fail;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < e->n_constants; i++) {
+        const rt_constant *k = &e->constants[i];
+        if ((st = rt_cuda_alloc(c, k->size, &c->consts[i], "an engine constant", err))) goto fail;
+        if (k->size && (st = RT_CU(err, MemcpyHtoD, (c->consts[i], k->data, k->size)))) {
+            symc_error_prefix(err, "uploading engine constant %u (%zu bytes)", i, k->size);
+            goto fail;
+        }
+    }
+    int has_gemm = 0, has_conv = 0;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        has_gemm |= e->steps[i].kind == RT_STEP_GEMM;
+        has_conv |= e->steps[i].kind == RT_STEP_CONV;
+    }
+    if (has_gemm && (st = rt_gemm_create(c, err))) goto fail;
+    if (has_conv && (st = rt_conv_create(c, err))) goto fail;
+    *out = c;
+    return SYMC_OK;
+fail:
+    rt_cuda_destroy(c);
+    return st;
+}
+
+/* ---- enqueue ------------------------------------------------------------------- */
+
+static int is_io(const rt_engine *e, uint32_t t) {
+    for (uint32_t i = 0; i < e->n_inputs; i++)
+        if (e->inputs[i] == t) return 1;
+    for (uint32_t i = 0; i < e->n_outputs; i++)
+        if (e->outputs[i] == t) return 1;
+    return 0;
+}
+
+static uint32_t alias_root(const rt_engine *e, uint32_t t) {
+    return e->n_aliases && e->aliases[t] != RT_NONE ? e->aliases[t] : t;
+}
+
+static symc_status plan_workspace(rt_cuda *c, const int64_t *slots, symc_error *err) {
+    const rt_engine *e = c->e;
+    size_t total = 0;
+    for (uint32_t i = 0; i < e->n_tensors; i++) {
+        c->offset[i] = SIZE_MAX;
+        if (e->tensors[i].constant != RT_NONE || is_io(e, i) || alias_root(e, i) != i) continue;
+        size_t n = rt_cuda_tensor_bytes(e, slots, i);
+        if (n == SIZE_MAX || total > SIZE_MAX - n - RT_CUDA_ALIGN)
+            return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large for this machine", e->tensors[i].name);
+        c->offset[i] = total;
+        total += (n + RT_CUDA_ALIGN - 1) & ~(size_t)(RT_CUDA_ALIGN - 1);
+    }
+    if (total > c->workspace_size) {
+        symc_status st;
+        if (c->workspace) {
+            /* work queued earlier (on any stream) may still use the old one */
+            if ((st = RT_CU(err, CtxSynchronize, ()))) return st;
+            rt_cuda_free(c, c->workspace);
+            c->workspace = 0;
+            c->workspace_size = 0;
+        }
+        if ((st = rt_cuda_alloc(c, total, &c->workspace, "the activation workspace", err))) return st;
+        c->workspace_size = total;
+    }
+    return SYMC_OK;
+}
+
+symc_status rt_cuda_bind(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, CUstream stream,
+                         symc_error *err) {
+    (void)stream;
+    const rt_engine *e = c->e;
+    symc_status st;
+    if (shape_changed || !c->planned) {
+        c->planned = 0;
+        if ((st = plan_workspace(c, slots, err))) return st;
+        c->planned = 1;
+    }
+    for (uint32_t t = 0; t < e->n_tensors; t++) {
+        const rt_tensor *x = &e->tensors[t];
+        if (x->constant != RT_NONE) c->ptr[t] = c->consts[x->constant];
+        else if (c->offset[t] != SIZE_MAX) c->ptr[t] = c->workspace + c->offset[t];
+        else c->ptr[t] = addr ? (CUdeviceptr)(uintptr_t)addr[t] : 0;
+    }
+    /* aliases never chain (the decoder checks), so one pass suffices */
+    for (uint32_t t = 0; t < e->n_tensors; t++)
+        if (alias_root(e, t) != t) c->ptr[t] = c->ptr[alias_root(e, t)];
+    return SYMC_OK;
+}
+
+static symc_status run_kernel(rt_cuda *c, const rt_step *s, const int64_t *slots, CUstream stream, symc_error *err) {
+    int64_t work = slots[s->work];
+    if (work <= 0) return SYMC_OK;
+    int64_t blocks = (work - 1) / (int64_t)s->per_block + 1;
+    if (blocks > 2147483647) blocks = 2147483647; /* kernels loop grid-stride over `work` */
+    for (uint32_t i = 0; i < s->n_args; i++) {
+        const rt_arg *a = &s->args[i];
+        c->argv[i] = a->kind == RT_ARG_TENSOR ? (uint64_t)c->ptr[a->value] : (uint64_t)slots[a->value];
+    }
+    symc_status st = RT_CU(err, LaunchKernel, (c->fns[s->kernel], (unsigned)blocks, 1, 1, s->block, 1, 1, s->shared,
+                                                stream, s->n_args ? c->params : NULL, NULL));
+    if (st)
+        symc_error_prefix(err, "node '%s': kernel '%s' (%" PRId64 " blocks of %u)", rt_cuda_node_name(c->e, s),
+                          c->e->kernel_names[s->kernel], blocks, s->block);
+    return st;
+}
+
+static symc_status run_copy(rt_cuda *c, const rt_step *s, const int64_t *slots, CUstream stream, symc_error *err) {
+    uint32_t src = s->tensors[0], dst = s->tensors[1];
+    if (src == RT_NONE || dst == RT_NONE)
+        return symc_error_setf(err, SYMC_ERR_FORMAT, "node '%s': a copy step without its source or destination",
+                               rt_cuda_node_name(c->e, s));
+    size_t bytes = rt_cuda_tensor_bytes(c->e, slots, dst);
+    if (bytes == SIZE_MAX)
+        return symc_error_setf(err, SYMC_ERR_OVERFLOW, "node '%s': tensor '%s' is too large",
+                               rt_cuda_node_name(c->e, s), c->e->tensors[dst].name);
+    if (bytes == 0 || c->ptr[src] == c->ptr[dst]) return SYMC_OK;
+    symc_status st = RT_CU(err, MemcpyDtoDAsync, (c->ptr[dst], c->ptr[src], bytes, stream));
+    if (st) symc_error_prefix(err, "node '%s': copying %zu bytes", rt_cuda_node_name(c->e, s), bytes);
+    return st;
+}
+
+symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
+                            const size_t *size, void *stream_, symc_error *err) {
+    (void)size; /* checked by the caller against the shapes and the allocations */
+    if (!c || !slots) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_enqueue: NULL argument");
+    CUstream stream = (CUstream)stream_;
+    const rt_engine *e = c->e;
+    symc_status st = rt_cu_enter(NULL, err);
+    if (st) return st;
+    if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        const rt_step *s = &e->steps[i];
+        switch ((rt_step_kind)s->kind) {
+        case RT_STEP_KERNEL: st = run_kernel(c, s, slots, stream, err); break;
+        case RT_STEP_GEMM: st = rt_gemm_run(c, i, slots, stream, err); break;
+        case RT_STEP_CONV: st = rt_conv_run(c, i, slots, stream, err); break;
+        case RT_STEP_COPY: st = run_copy(c, s, slots, stream, err); break;
+        default:
+            st = symc_error_setf(err, SYMC_ERR_FORMAT, "step %u has unknown kind %u", i, (unsigned)s->kind);
+        }
+        if (st) return st;
+    }
+    /* outputs stored elsewhere (constants, aliases of other tensors) */
+    for (uint32_t i = 0; i < e->n_outputs; i++) {
+        uint32_t t = e->outputs[i];
+        CUdeviceptr user = addr ? (CUdeviceptr)(uintptr_t)addr[t] : 0;
+        if (!user || c->ptr[t] == user) continue;
+        size_t bytes = rt_cuda_tensor_bytes(e, slots, t);
+        if (bytes == 0 || bytes == SIZE_MAX) continue;
+        if ((st = RT_CU(err, MemcpyDtoDAsync, (user, c->ptr[t], bytes, stream)))) {
+            symc_error_prefix(err, "output '%s': copying %zu bytes into the caller's buffer", e->tensors[t].name, bytes);
+            return st;
+        }
+    }
+    return SYMC_OK;
+}
+
+symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name, const void *ptr, size_t need,
+                                 symc_error *err) {
+    (void)c;
+    if (!ptr || !need) return SYMC_OK;
+    symc_status st = rt_cu_enter(NULL, err);
+    if (st) return st;
+    CUdeviceptr base = 0;
+    size_t bytes = 0;
+    CUresult r = rt_cu.MemGetAddressRange(&base, &bytes, (CUdeviceptr)(uintptr_t)ptr);
+    if (r != CUDA_SUCCESS)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "%s '%s' address %p is not device memory on this GPU (CUDA backend needs device pointers)",
+                               what, name, ptr);
+    size_t have = (size_t)(base + bytes - (CUdeviceptr)(uintptr_t)ptr);
+    if (have < need)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "%s '%s': the allocation at %p has %zu bytes from this address, the tensor needs %zu at "
+                               "this shape",
+                               what, name, ptr, have, need);
+    return SYMC_OK;
+}

@@ -1,0 +1,78 @@
+/* cuda_internal.h: the rt_cuda state shared by cuda_backend.c (module,
+ * memory, kernels, copies), cuda_gemm.c (cuBLASLt), cuda_conv.c (cuDNN) and
+ * cuda_tune.c. Internal to those files. */
+#ifndef SYMC_RUNTIME_CUDA_INTERNAL_H
+#define SYMC_RUNTIME_CUDA_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/cuda_api.h"
+#include "runtime/cuda_backend.h"
+
+typedef struct rt_gemm_state rt_gemm_state; /* cuda_gemm.c */
+typedef struct rt_conv_state rt_conv_state; /* cuda_conv.c */
+
+/* Library algorithm choice forced by the tuner for one step (NULL: normal
+ * selection). */
+typedef struct rt_cuda_force {
+    uint32_t step;
+    const void *algo; /* cublasLtMatmulAlgo_t* or int32 cuDNN algo id* */
+} rt_cuda_force;
+
+struct rt_cuda {
+    const rt_engine *e;
+    const rt_cu_device *dev;
+    symrt_allocator alloc; /* alloc.alloc NULL: cuMemAlloc/cuMemFree */
+    CUmodule module;
+    CUfunction *fns;       /* per kernel */
+    CUdeviceptr *consts;   /* per constant: its device copy */
+    CUdeviceptr *ptr;      /* per tensor: where it lives during this enqueue */
+    size_t *offset;        /* per tensor: offset in the workspace, SIZE_MAX if not there */
+    uint64_t *argv;        /* kernel parameter values (8 bytes each) */
+    void **params;         /* pointers into argv, as cuLaunchKernel wants them */
+    uint32_t max_args;
+    CUdeviceptr workspace;
+    size_t workspace_size;
+    int planned;
+    rt_gemm_state *gemm; /* NULL when the engine has no GEMM step */
+    rt_conv_state *conv; /* NULL when the engine has no CONV step */
+    rt_cuda_force force;
+};
+
+/* Device memory through the user's allocator or cuMemAlloc (256-aligned). */
+symc_status rt_cuda_alloc(rt_cuda *c, size_t bytes, CUdeviceptr *p, const char *what, symc_error *err);
+void rt_cuda_free(rt_cuda *c, CUdeviceptr p);
+/* Bytes of tensor t at these slots; SIZE_MAX on overflow. */
+size_t rt_cuda_tensor_bytes(const rt_engine *e, const int64_t *slots, uint32_t t);
+/* "node 'x'" prefix for errors of a step */
+const char *rt_cuda_node_name(const rt_engine *e, const rt_step *s);
+
+/* cuda_gemm.c */
+symc_status rt_gemm_create(rt_cuda *c, symc_error *err);
+void rt_gemm_destroy(rt_cuda *c);
+symc_status rt_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err);
+/* The problem a GEMM step solves at these slots (for the tuner). */
+typedef struct rt_gemm_shape {
+    int64_t m, n, k, batch;
+} rt_gemm_shape;
+symc_status rt_gemm_shape_of(const rt_cuda *c, uint32_t step, const int64_t *slots, rt_gemm_shape *out, symc_error *err);
+/* Up to `cap` heuristic candidates for a GEMM step at these slots. */
+symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos,
+                               int cap, int *n, symc_error *err);
+
+/* cuda_conv.c */
+symc_status rt_conv_create(rt_cuda *c, symc_error *err);
+void rt_conv_destroy(rt_cuda *c);
+symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err);
+/* Times cuDNN's algorithms for a CONV step with cudnnFindConvolutionForwardAlgorithmEx
+ * (on the tensors bound in c->ptr); the fastest that succeeded. */
+symc_status rt_conv_find(rt_cuda *c, uint32_t step, const int64_t *slots, int32_t *algo, float *ms, int *n_tried,
+                         symc_error *err);
+
+/* cuda_backend.c: binds tensors to device pointers for these slots (plans
+ * the workspace when needed) without running anything; the tuner uses it. */
+symc_status rt_cuda_bind(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, CUstream stream,
+                         symc_error *err);
+
+#endif
