@@ -1,11 +1,772 @@
-/* symc bench (placeholder until the harness lands). */
+/* symc bench: latency and throughput of one engine at one or many input shapes.
+ *
+ * Approach. One engine, one context, one stream for the whole run, so the
+ * numbers include what a real caller pays when the shape changes. A "point"
+ * is one shape per input. Points come from --shapes (one point; repeat the
+ * flag for more inputs), from repeated --point (one point each), or from
+ * --sweep, which expands a template whose dims may name engine symbols
+ * (x:Bx196x768) at the levels min, opt, opt+1, a prime between opt and max,
+ * and max, every symbol at the same level. Per point: set the input shapes,
+ * read the output shapes, allocate `sets` input/output buffer sets once
+ * (device memory from rt_cuda_driver's table on the CUDA backend, host
+ * memory on the reference backend), fill the inputs with seeded random
+ * values and poison the outputs, time the first enqueue at the new shape,
+ * warm up, then time `iters` enqueues. On CUDA each is bracketed by events on
+ * the stream (GPU time) and by clock_gettime around the symrt_enqueue call
+ * itself (host time per call, no sync inside); sets rotate per iteration so
+ * inputs that fit in L2 are not served from it. On the reference backend,
+ * which runs synchronously, the host clock is the latency. Reported per
+ * point: p50/p90/p99/mean/min latency, median host time per call, first-call
+ * host time, and samples/s = leading dim of the first input / p50. One table
+ * row per point on stdout; --json writes every number. Every failure is one
+ * line "symc: bench: ..." and exit 1 (2 for usage). */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
+#include "ir/ir.h"
+#include "runtime/cuda_backend.h"
+#include "runtime/ref_kernels.h"
+#include "symc/symrt.h"
 #include "tools/bench.h"
 
-int symc_cmd_bench(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "symc: bench: not built yet\n");
+/* Until the runtime's CUDA backend provides rt_cuda_driver, a weak stand-in
+ * keeps symc linking: the real (strong) definition replaces it when its
+ * object is linked in. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((weak)) const rt_cuda_driver_api *rt_cuda_driver(symc_error *err) {
+    symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                    "this symc was built without the CUDA backend's driver loader (rt_cuda_driver)");
+    return NULL;
+}
+#endif
+
+#define B_MAX_IO 64
+#define B_MAX_POINTS 256
+#define B_MAX_RANK 8
+
+typedef struct b_item { /* one input of one point */
+    char name[128];
+    int32_t rank;
+    int64_t dims[B_MAX_RANK];
+    char sym[B_MAX_RANK][64]; /* template: a symbol name, or "" for a number */
+} b_item;
+
+typedef struct b_point {
+    char label[32];
+    uint32_t n;
+    b_item items[B_MAX_IO];
+} b_point;
+
+typedef struct b_result {
+    double p50, p90, p99, mean, min; /* ms */
+    double host_us, host_p90_us, first_us, stream_ms, throughput;
+    int64_t batch;
+    uint32_t sets;
+    int64_t out_dims[B_MAX_IO][B_MAX_RANK];
+    int32_t out_rank[B_MAX_IO];
+    size_t nan_out; /* NaN elements in set 0's first float output (poison left = unwritten) */
+} b_result;
+
+static int b_usage(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "symc: bench: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see 'symc bench --help')\n");
+    va_end(ap);
+    return 2;
+}
+
+static const char *b_flag(int argc, char **argv, int *i, const char *flag) {
+    size_t n = strlen(flag);
+    if (!strncmp(argv[*i], flag, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
+    if (!strcmp(argv[*i], flag) && *i + 1 < argc) return argv[++*i];
+    return NULL;
+}
+
+/* "a:1x3,b:Sx7" (also ';' between items) into p; symbols allowed when sym_ok.
+ * Returns 0 or fills msg. A name runs to the last ':' of its item. */
+static int b_parse_point(const char *spec, b_point *p, int sym_ok, char *msg, size_t cap) {
+    char buf[4096];
+    if (strlen(spec) >= sizeof buf) return snprintf(msg, cap, "shape spec too long"), 1;
+    strcpy(buf, spec);
+    char *save = NULL;
+    for (char *it = strtok_r(buf, ",;", &save); it; it = strtok_r(NULL, ",;", &save)) {
+        char *colon = strrchr(it, ':');
+        if (!colon || colon == it) return snprintf(msg, cap, "'%s' is not NAME:AxBxC", it), 1;
+        *colon = '\0';
+        b_item *t = NULL;
+        for (uint32_t k = 0; k < p->n; k++)
+            if (!strcmp(p->items[k].name, it)) t = &p->items[k];
+        if (t) return snprintf(msg, cap, "input '%s' given twice in one point", it), 1;
+        if (p->n == B_MAX_IO) return snprintf(msg, cap, "too many inputs"), 1;
+        if (strlen(it) >= sizeof t->name) return snprintf(msg, cap, "input name too long"), 1;
+        t = &p->items[p->n++];
+        memset(t, 0, sizeof *t);
+        strcpy(t->name, it);
+        char *d = colon + 1;
+        if (!*d) continue; /* a scalar */
+        for (;;) {
+            char *x = strchr(d, 'x');
+            /* a token is a number or a symbol; a symbol may not contain 'x' */
+            size_t len = x ? (size_t)(x - d) : strlen(d);
+            if (len == 0 || len >= 64) return snprintf(msg, cap, "bad dim in '%s:%s'", it, colon + 1), 1;
+            if (t->rank == B_MAX_RANK) return snprintf(msg, cap, "more than %d dims for '%s'", B_MAX_RANK, it), 1;
+            char tok[64];
+            memcpy(tok, d, len);
+            tok[len] = '\0';
+            if (isdigit((unsigned char)tok[0])) {
+                char *end;
+                long long v = strtoll(tok, &end, 10);
+                if (*end || v < 0) return snprintf(msg, cap, "bad dim '%s' in '%s:%s'", tok, it, colon + 1), 1;
+                t->dims[t->rank++] = v;
+            } else if (isalpha((unsigned char)tok[0]) || tok[0] == '_') {
+                if (!sym_ok) return snprintf(msg, cap, "dim '%s' of '%s' is not a number", tok, it), 1;
+                strcpy(t->sym[t->rank], tok);
+                t->dims[t->rank++] = -1;
+            } else return snprintf(msg, cap, "bad dim '%s' in '%s:%s'", tok, it, colon + 1), 1;
+            if (!x) break;
+            d = x + 1;
+        }
+    }
+    if (!p->n) return snprintf(msg, cap, "empty shape spec"), 1;
+    return 0;
+}
+
+static int b_is_prime(int64_t v) {
+    if (v < 2) return 0;
+    for (int64_t q = 2; q * q <= v; q++)
+        if (v % q == 0) return 0;
     return 1;
+}
+
+/* The value of symbol s at a sweep level; 0 if the level does not exist. */
+static int64_t b_level(const symrt_symbol_info *s, int level) {
+    int64_t m = s->multiple_of > 1 ? s->multiple_of : 1;
+    switch (level) {
+    case 0: return s->min;
+    case 1: return s->opt;
+    case 2: return s->opt + m <= s->max ? s->opt + m : 0;
+    case 3: {
+        if (m > 1) return 0;
+        int64_t mid = s->opt + (s->max - s->opt) / 2;
+        for (int64_t v = mid; v > s->opt + 1; v--)
+            if (b_is_prime(v)) return v;
+        for (int64_t v = mid + 1; v < s->max; v++)
+            if (b_is_prime(v)) return v;
+        return 0;
+    }
+    case 4: return s->max;
+    default: return 0;
+    }
+}
+
+static const char *const level_names[] = {"min", "opt", "opt+1", "prime", "max"};
+
+/* Resolves a template's symbol dims at `level` (-1: opt, for plain --shapes).
+ * Returns 0 ok, 1 when the level is missing for a symbol (skip), 2 on an
+ * unknown symbol (msg). */
+static int b_resolve(const symrt_engine *e, const b_point *tmpl, int level, b_point *out, char *msg, size_t cap) {
+    *out = *tmpl;
+    for (uint32_t k = 0; k < out->n; k++)
+        for (int32_t d = 0; d < out->items[k].rank; d++) {
+            const char *sn = out->items[k].sym[d];
+            if (!*sn) continue;
+            uint32_t ns = symrt_engine_num_symbols(e), j;
+            symrt_symbol_info s = {0};
+            for (j = 0; j < ns; j++)
+                if (!symrt_engine_symbol(e, j, &s, NULL) && !strcmp(s.name, sn)) break;
+            if (j == ns) {
+                int len = snprintf(msg, cap, "'%s' is not a symbol of the engine (it has:", sn);
+                for (j = 0; j < ns && len > 0 && (size_t)len < cap; j++)
+                    if (!symrt_engine_symbol(e, j, &s, NULL))
+                        len += snprintf(msg + len, cap - (size_t)len, " %s", s.name);
+                if (len > 0 && (size_t)len < cap) snprintf(msg + len, cap - (size_t)len, ")");
+                return 2;
+            }
+            int64_t v = level < 0 ? s.opt : b_level(&s, level);
+            if (!v) return 1;
+            out->items[k].dims[d] = v;
+            out->items[k].sym[d][0] = '\0';
+        }
+    return 0;
+}
+
+static int b_same(const b_point *a, const b_point *b) {
+    if (a->n != b->n) return 0;
+    for (uint32_t k = 0; k < a->n; k++)
+        if (strcmp(a->items[k].name, b->items[k].name) || a->items[k].rank != b->items[k].rank ||
+            memcmp(a->items[k].dims, b->items[k].dims, sizeof(int64_t) * (size_t)a->items[k].rank))
+            return 0;
+    return 1;
+}
+
+/* Seeded inputs, as `symc run` makes them: floats uniform in [-1, 1),
+ * integers in [0, 4), booleans. */
+static void b_fill(void *data, symc_dtype dt, size_t n, uint64_t *state) {
+    for (size_t i = 0; i < n; i++) {
+        *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(*state >> 33);
+        double u = r / 2147483648.0 * 2.0 - 1.0;
+        switch (dt) {
+        case SYMC_F32: ((float *)data)[i] = (float)u; break;
+        case SYMC_F64: ((double *)data)[i] = u; break;
+        case SYMC_F16: ((uint16_t *)data)[i] = rt_ref_f64_to_f16(u); break;
+        case SYMC_BF16: ((uint16_t *)data)[i] = rt_ref_f64_to_bf16(u); break;
+        case SYMC_I64: ((int64_t *)data)[i] = r % 4; break;
+        case SYMC_I32: ((int32_t *)data)[i] = (int32_t)(r % 4); break;
+        case SYMC_BOOL: ((uint8_t *)data)[i] = r & 1; break;
+        default: memset((char *)data + i * rt_ref_dtype_size(dt), 0, rt_ref_dtype_size(dt)); break;
+        }
+    }
+}
+
+static double b_now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int b_cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* q-quantile of sorted v[0..n) with linear interpolation */
+static double b_quant(const double *v, size_t n, double q) {
+    if (!n) return NAN;
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)pos;
+    if (lo + 1 >= n) return v[n - 1];
+    return v[lo] + (pos - (double)lo) * (v[lo + 1] - v[lo]);
+}
+
+typedef struct b_run {
+    const symrt_engine *e;
+    symrt_context *c;
+    const rt_cuda_driver_api *drv; /* NULL on the reference backend */
+    void *stream;
+    uint32_t ni, no;
+    int iters, warmup, rotate;
+    uint64_t seed;
+} b_run;
+
+#define B_CU(call, what)                                                                              \
+    do {                                                                                              \
+        int cu_rc_ = (call);                                                                          \
+        if (cu_rc_) {                                                                                 \
+            symc_error_setf(err, SYMC_ERR_DEVICE, "CUDA driver error %d in %s", cu_rc_, what);     \
+            goto out;                                                                                 \
+        }                                                                                             \
+    } while (0)
+
+/* Sets every input's shape for point p; 0 or fills err. */
+static int b_set_shapes(const b_run *r, const b_point *p, symc_error *err) {
+    symrt_io_info info;
+    for (uint32_t k = 0; k < p->n; k++) {
+        uint32_t i;
+        for (i = 0; i < r->ni; i++)
+            if (!symrt_engine_input(r->e, i, &info, NULL) && !strcmp(info.name, p->items[k].name)) break;
+        if (i == r->ni) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "the engine has no input '%s'", p->items[k].name), 1;
+    }
+    for (uint32_t i = 0; i < r->ni; i++) {
+        symrt_engine_input(r->e, i, &info, NULL);
+        const b_item *it = NULL;
+        for (uint32_t k = 0; k < p->n; k++)
+            if (!strcmp(p->items[k].name, info.name)) it = &p->items[k];
+        if (!it)
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no shape for input '%s' (add %s:AxB... to it)",
+                                   info.name, info.name), 1;
+        if (symrt_set_input_shape(r->c, info.name, it->dims, it->rank, err)) return 1;
+    }
+    int64_t dims[B_MAX_RANK];
+    int32_t rank;
+    for (uint32_t o = 0; o < r->no; o++) {
+        symrt_engine_output(r->e, o, &info, NULL);
+        if (symrt_get_tensor_shape(r->c, info.name, dims, &rank, err)) return 1;
+    }
+    return 0;
+}
+
+/* Runs one point; 0 or fills err. */
+static int b_point_run(const b_run *r, const b_point *p, b_result *res, symc_error *err) {
+    int rc = 1;
+    uint32_t nio = r->ni + r->no;
+    size_t bytes[2 * B_MAX_IO] = {0}, elems[2 * B_MAX_IO] = {0}, set_bytes = 0;
+    symrt_io_info info[2 * B_MAX_IO];
+    void *host[2 * B_MAX_IO] = {0};  /* ref: the buffers; cuda: staging */
+    uint64_t *dev = NULL;            /* cuda: [set][tensor] */
+    void *hbufs = NULL;              /* ref: [set][tensor] host pointers (void*) */
+    void **ev = NULL;
+    double *gpu_ms = NULL, *host_us = NULL;
+    int n_ev = 0;
+    uint32_t sets = 1;
+    memset(res, 0, sizeof *res);
+
+    if (b_set_shapes(r, p, err)) goto out;
+    for (uint32_t i = 0; i < r->ni; i++) symrt_engine_input(r->e, i, &info[i], NULL);
+    for (uint32_t i = 0; i < nio; i++) {
+        if (i >= r->ni) symrt_engine_output(r->e, i - r->ni, &info[i], NULL);
+        int64_t dims[B_MAX_RANK];
+        int32_t rank;
+        if (symrt_get_tensor_shape(r->c, info[i].name, dims, &rank, err)) goto out;
+        size_t n = 1;
+        for (int32_t d = 0; d < rank; d++) n *= (size_t)dims[d];
+        elems[i] = n;
+        bytes[i] = n * rt_ref_dtype_size(info[i].dtype);
+        set_bytes += (bytes[i] + 255) & ~(size_t)255;
+        if (i == 0) res->batch = rank > 0 ? dims[0] : 1;
+        if (i >= r->ni && i - r->ni < B_MAX_IO) {
+            res->out_rank[i - r->ni] = rank;
+            memcpy(res->out_dims[i - r->ni], dims, sizeof(int64_t) * (size_t)rank);
+        }
+    }
+    if (r->drv) {
+        if (r->rotate > 0) sets = (uint32_t)r->rotate;
+        else { /* enough sets to exceed 128 MiB (well past a 50 MB L2), at most 8 */
+            size_t want = set_bytes ? (((size_t)128 << 20) + set_bytes - 1) / set_bytes : 1;
+            sets = want < 1 ? 1 : want > 8 ? 8 : (uint32_t)want;
+        }
+    }
+    res->sets = sets;
+
+    /* buffers */
+    uint64_t state = r->seed;
+    if (r->drv) {
+        dev = calloc((size_t)sets * nio, sizeof *dev);
+        if (!dev) goto oom;
+        for (uint32_t i = 0; i < nio; i++) {
+            host[i] = malloc(bytes[i] ? bytes[i] : 1);
+            if (!host[i]) goto oom;
+        }
+        for (uint32_t s = 0; s < sets; s++)
+            for (uint32_t i = 0; i < nio; i++) {
+                uint64_t *d = &dev[(size_t)s * nio + i];
+                B_CU(r->drv->mem_alloc(d, bytes[i] ? bytes[i] : 1), "cuMemAlloc (out of device memory?)");
+                if (i < r->ni) {
+                    b_fill(host[i], info[i].dtype, elems[i], &state);
+                    if (bytes[i]) B_CU(r->drv->memcpy_htod(*d, host[i], bytes[i]), "cuMemcpyHtoD");
+                } else if (bytes[i]) B_CU(r->drv->memset_d8(*d, 0xff, bytes[i]), "cuMemsetD8");
+            }
+        B_CU(r->drv->ctx_synchronize(), "cuCtxSynchronize");
+    } else {
+        for (uint32_t i = 0; i < nio; i++) {
+            host[i] = malloc(bytes[i] ? bytes[i] : 1);
+            if (!host[i]) goto oom;
+            if (i < r->ni) b_fill(host[i], info[i].dtype, elems[i], &state);
+            else memset(host[i], 0xff, bytes[i]);
+        }
+    }
+    (void)hbufs;
+
+#define BIND(s)                                                                                         \
+    for (uint32_t i_ = 0; i_ < nio; i_++) {                                                             \
+        void *ptr_ = r->drv ? (void *)(uintptr_t)dev[(size_t)(s) * nio + i_] : host[i_];               \
+        if (symrt_set_tensor_address(r->c, info[i_].name, ptr_, bytes[i_], err)) goto out;             \
+    }
+
+    /* first call at this shape */
+    BIND(0);
+    double t0 = b_now_us();
+    if (symrt_enqueue(r->c, r->stream, err)) goto out;
+    res->first_us = b_now_us() - t0;
+    if (r->drv) B_CU(r->drv->stream_synchronize(r->stream), "the first enqueue (cuStreamSynchronize)");
+    for (int w = 0; w < r->warmup; w++) {
+        BIND((uint32_t)(w + 1) % sets);
+        if (symrt_enqueue(r->c, r->stream, err)) goto out;
+    }
+    if (r->drv) B_CU(r->drv->stream_synchronize(r->stream), "warm-up (cuStreamSynchronize)");
+
+    gpu_ms = calloc((size_t)r->iters, sizeof *gpu_ms);
+    host_us = calloc((size_t)r->iters, sizeof *host_us);
+    if (!gpu_ms || !host_us) goto oom;
+    if (r->drv) {
+        ev = calloc(2 * (size_t)r->iters, sizeof *ev);
+        if (!ev) goto oom;
+        for (; n_ev < 2 * r->iters; n_ev++) B_CU(r->drv->event_create(&ev[n_ev], 0), "cuEventCreate");
+    }
+    for (int it = 0; it < r->iters; it++) {
+        BIND((uint32_t)it % sets);
+        if (r->drv) B_CU(r->drv->event_record(ev[2 * it], r->stream), "cuEventRecord");
+        double h0 = b_now_us();
+        if (symrt_enqueue(r->c, r->stream, err)) goto out;
+        host_us[it] = b_now_us() - h0;
+        if (r->drv) B_CU(r->drv->event_record(ev[2 * it + 1], r->stream), "cuEventRecord");
+    }
+    if (r->drv) {
+        B_CU(r->drv->stream_synchronize(r->stream), "the timed runs (cuStreamSynchronize)");
+        for (int it = 0; it < r->iters; it++) {
+            float ms = 0;
+            B_CU(r->drv->event_elapsed_time(&ms, ev[2 * it], ev[2 * it + 1]), "cuEventElapsedTime");
+            gpu_ms[it] = ms;
+        }
+        float span = 0;
+        B_CU(r->drv->event_elapsed_time(&span, ev[0], ev[2 * r->iters - 1]), "cuEventElapsedTime");
+        res->stream_ms = span / r->iters;
+    } else {
+        for (int it = 0; it < r->iters; it++) gpu_ms[it] = host_us[it] / 1e3;
+        double sum = 0;
+        for (int it = 0; it < r->iters; it++) sum += gpu_ms[it];
+        res->stream_ms = sum / r->iters;
+    }
+    double sum = 0;
+    for (int it = 0; it < r->iters; it++) sum += gpu_ms[it];
+    res->mean = sum / r->iters;
+    qsort(gpu_ms, (size_t)r->iters, sizeof *gpu_ms, b_cmp);
+    qsort(host_us, (size_t)r->iters, sizeof *host_us, b_cmp);
+    res->min = gpu_ms[0];
+    res->p50 = b_quant(gpu_ms, (size_t)r->iters, 0.50);
+    res->p90 = b_quant(gpu_ms, (size_t)r->iters, 0.90);
+    res->p99 = b_quant(gpu_ms, (size_t)r->iters, 0.99);
+    res->host_us = b_quant(host_us, (size_t)r->iters, 0.50);
+    res->host_p90_us = b_quant(host_us, (size_t)r->iters, 0.90);
+    res->throughput = res->p50 > 0 ? (double)res->batch / (res->p50 / 1e3) : 0;
+
+    /* the first float output of set 0: NaN left means poison never overwritten */
+    for (uint32_t i = r->ni; i < nio; i++) {
+        if (info[i].dtype != SYMC_F32) continue;
+        if (r->drv && bytes[i]) B_CU(r->drv->memcpy_dtoh(host[i], dev[i], bytes[i]), "cuMemcpyDtoH");
+        for (size_t k = 0; k < elems[i]; k++)
+            if (isnan(((const float *)host[i])[k])) res->nan_out++;
+        break;
+    }
+    rc = 0;
+    goto out;
+oom:
+    symc_error_setf(err, SYMC_ERR_NOMEM, "out of host memory at point %s", p->label);
+out:
+    if (r->drv) {
+        r->drv->ctx_synchronize();
+        for (int k = 0; k < n_ev; k++) r->drv->event_destroy(ev[k]);
+        if (dev)
+            for (size_t k = 0; k < (size_t)sets * nio; k++)
+                if (dev[k]) r->drv->mem_free(dev[k]);
+    }
+    for (uint32_t i = 0; i < nio; i++) free(host[i]);
+    free(dev);
+    free(ev);
+    free(gpu_ms);
+    free(host_us);
+    return rc;
+#undef BIND
+}
+
+static void b_json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void b_json_num(FILE *f, double v) {
+    if (isfinite(v)) fprintf(f, "%.9g", v);
+    else fprintf(f, "null");
+}
+
+static void b_shape_text(const b_point *p, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint32_t k = 0; k < p->n && len < cap; k++) {
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s:", k ? "," : "", p->items[k].name);
+        for (int32_t d = 0; d < p->items[k].rank && len < cap; d++)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%" PRId64, d ? "x" : "", p->items[k].dims[d]);
+    }
+}
+
+static int b_write_json(const char *path, const char *engine, const char *backend, const char *device,
+                        const b_run *r, const b_point *pts, const b_result *res, int n, symc_error *err) {
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--json path too long"), 1;
+    FILE *f = fopen(tmp, "w");
+    if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot write %s", path), 1;
+    fprintf(f, "{\n  \"engine\": ");
+    b_json_str(f, engine);
+    fprintf(f, ",\n  \"backend\": ");
+    b_json_str(f, backend);
+    fprintf(f, ",\n  \"device\": ");
+    b_json_str(f, device);
+    fprintf(f, ",\n  \"timer\": \"%s\",\n  \"iters\": %d,\n  \"warmup\": %d,\n  \"points\": [", r->drv ? "cuda-events" : "host",
+            r->iters, r->warmup);
+    for (int k = 0; k < n; k++) {
+        const b_point *p = &pts[k];
+        const b_result *x = &res[k];
+        char st[2048];
+        b_shape_text(p, st, sizeof st);
+        fprintf(f, "%s\n    {\"label\": ", k ? "," : "");
+        b_json_str(f, p->label);
+        fprintf(f, ", \"point\": ");
+        b_json_str(f, st);
+        fprintf(f, ", \"shapes\": {");
+        for (uint32_t i = 0; i < p->n; i++) {
+            fprintf(f, "%s", i ? ", " : "");
+            b_json_str(f, p->items[i].name);
+            fprintf(f, ": [");
+            for (int32_t d = 0; d < p->items[i].rank; d++) fprintf(f, "%s%" PRId64, d ? ", " : "", p->items[i].dims[d]);
+            fprintf(f, "]");
+        }
+        fprintf(f, "}, \"outputs\": {");
+        for (uint32_t o = 0; o < r->no && o < B_MAX_IO; o++) {
+            symrt_io_info oi;
+            symrt_engine_output(r->e, o, &oi, NULL);
+            fprintf(f, "%s", o ? ", " : "");
+            b_json_str(f, oi.name);
+            fprintf(f, ": [");
+            for (int32_t d = 0; d < x->out_rank[o]; d++) fprintf(f, "%s%" PRId64, d ? ", " : "", x->out_dims[o][d]);
+            fprintf(f, "]");
+        }
+        fprintf(f, "},\n     \"p50_ms\": ");
+        b_json_num(f, x->p50);
+        fprintf(f, ", \"p90_ms\": ");
+        b_json_num(f, x->p90);
+        fprintf(f, ", \"p99_ms\": ");
+        b_json_num(f, x->p99);
+        fprintf(f, ", \"mean_ms\": ");
+        b_json_num(f, x->mean);
+        fprintf(f, ", \"min_ms\": ");
+        b_json_num(f, x->min);
+        fprintf(f, ", \"stream_ms\": ");
+        b_json_num(f, x->stream_ms);
+        fprintf(f, ", \"host_us\": ");
+        b_json_num(f, x->host_us);
+        fprintf(f, ", \"host_p90_us\": ");
+        b_json_num(f, x->host_p90_us);
+        fprintf(f, ", \"first_us\": ");
+        b_json_num(f, x->first_us);
+        fprintf(f, ",\n     \"batch\": %" PRId64 ", \"throughput\": ", x->batch);
+        b_json_num(f, x->throughput);
+        fprintf(f, ", \"iters\": %d, \"sets\": %u, \"nan_out\": %zu}", r->iters, x->sets, x->nan_out);
+    }
+    fprintf(f, "\n  ]\n}\n");
+    int bad = ferror(f);
+    if (fclose(f) || bad || rename(tmp, path)) {
+        remove(tmp);
+        return symc_error_setf(err, SYMC_ERR_IO, "cannot write %s", path), 1;
+    }
+    return 0;
+}
+
+static void b_help(void) {
+    printf("usage: symc bench ENGINE.symx --shapes NAME:AxBxC [--shapes ...]\n"
+           "       symc bench ENGINE.symx --point NAME:AxB,NAME2:CxD [--point ...]\n"
+           "       symc bench ENGINE.symx --sweep --shapes NAME:Bx196x768\n"
+           "options: [--backend cuda|ref] [--iters N] [--warmup N] [--rotate N] [--seed N]\n"
+           "         [--json FILE] [--quiet]\n"
+           "Times symrt_enqueue at each point (one shape per input) in one context.\n"
+           "  --shapes   adds inputs to the single point; a dim may name an engine symbol,\n"
+           "             which stands for its opt value (a symbol name may not contain 'x')\n"
+           "  --point    one point per flag, every input in one spec (',' or ';' between)\n"
+           "  --sweep    expands the --shapes template at the levels min, opt, opt+1, a prime\n"
+           "             between opt and max, and max, every symbol at the same level\n"
+           "             (levels that do not exist or repeat a point are skipped)\n"
+           "  --backend  cuda (default): GPU time with CUDA events around each enqueue on\n"
+           "             a stream, host time with a monotonic clock around the call itself;\n"
+           "             ref: the CPU reference backend, host time only\n"
+           "  --iters    timed runs per point (default 100 on cuda, 5 on ref)\n"
+           "  --warmup   untimed runs first (default 10 on cuda, 1 on ref)\n"
+           "  --rotate   buffer sets rotated per run (default on cuda: enough to pass\n"
+           "             128 MiB, at most 8, so small inputs do not live in L2; ref: 1)\n"
+           "  --json     writes every number (p50/p90/p99/mean/min ms, host_us, first_us,\n"
+           "             throughput = leading dim of the first input / p50, per second)\n"
+           "Inputs are seeded random values ([-1, 1) for floats), as `symc run` makes them.\n");
+}
+
+int symc_cmd_bench(int argc, char **argv) {
+    const char *engine = NULL, *backend = "cuda", *json = NULL;
+    const char *shapes[B_MAX_IO], *points[B_MAX_POINTS];
+    int n_shapes = 0, n_points = 0, sweep = 0, quiet = 0;
+    long iters = -1, warmup = -1, rotate = 0;
+    uint64_t seed = 1;
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            b_help();
+            return 0;
+        }
+        if (!strcmp(argv[i], "--sweep")) sweep = 1;
+        else if (!strcmp(argv[i], "--quiet")) quiet = 1;
+        else if ((v = b_flag(argc, argv, &i, "--shapes"))) {
+            if (n_shapes == B_MAX_IO) return b_usage("too many --shapes");
+            shapes[n_shapes++] = v;
+        } else if ((v = b_flag(argc, argv, &i, "--point"))) {
+            if (n_points == B_MAX_POINTS) return b_usage("too many --point");
+            points[n_points++] = v;
+        } else if ((v = b_flag(argc, argv, &i, "--backend"))) backend = v;
+        else if ((v = b_flag(argc, argv, &i, "--json"))) json = v;
+        else if ((v = b_flag(argc, argv, &i, "--iters")) || (v = b_flag(argc, argv, &i, "--warmup")) ||
+                 (v = b_flag(argc, argv, &i, "--rotate")) || (v = b_flag(argc, argv, &i, "--seed"))) {
+            char *end;
+            long long x = strtoll(v, &end, 10);
+            const char *f = argv[i][0] == '-' ? argv[i] : argv[i - 1];
+            if (!*v || *end || x < 0 || x > 10000000) return b_usage("%.10s needs a count, got '%s'", f, v);
+            if (!strncmp(f, "--iters", 7)) {
+                if (x < 1) return b_usage("--iters needs at least 1");
+                iters = (long)x;
+            } else if (!strncmp(f, "--warmup", 8)) warmup = (long)x;
+            else if (!strncmp(f, "--rotate", 8)) {
+                if (x < 1 || x > 64) return b_usage("--rotate takes 1 to 64");
+                rotate = (long)x;
+            } else seed = (uint64_t)x;
+        } else if (argv[i][0] == '-') {
+            if (!strcmp(argv[i], "--shapes") || !strcmp(argv[i], "--point") || !strcmp(argv[i], "--backend") ||
+                !strcmp(argv[i], "--json") || !strcmp(argv[i], "--iters") || !strcmp(argv[i], "--warmup") ||
+                !strcmp(argv[i], "--rotate") || !strcmp(argv[i], "--seed"))
+                return b_usage("%s needs a value", argv[i]);
+            return b_usage("unknown flag '%s'", argv[i]);
+        } else if (engine) return b_usage("takes one engine, got a second: '%s'", argv[i]);
+        else engine = argv[i];
+    }
+    if (!engine) return b_usage("missing ENGINE.symx");
+    symrt_backend be;
+    if (!strcmp(backend, "ref")) be = SYMRT_BACKEND_REF;
+    else if (!strcmp(backend, "cuda")) be = SYMRT_BACKEND_CUDA;
+    else return b_usage("unknown backend '%s' (cuda or ref)", backend);
+    if (!n_shapes && !n_points) return b_usage("needs --shapes or --point");
+    if (n_points && (n_shapes || sweep)) return b_usage("--point cannot be mixed with --shapes or --sweep");
+    if (iters < 0) iters = be == SYMRT_BACKEND_CUDA ? 100 : 5;
+    if (warmup < 0) warmup = be == SYMRT_BACKEND_CUDA ? 10 : 1;
+
+    /* parse before touching any file: syntax errors are usage errors */
+    char msg[512];
+    b_point tmpl;
+    memset(&tmpl, 0, sizeof tmpl);
+    b_point *parsed = calloc((size_t)(n_points ? n_points : 1), sizeof *parsed);
+    b_point *pts = calloc(B_MAX_POINTS, sizeof *pts);
+    b_result *res = calloc(B_MAX_POINTS, sizeof *res);
+    if (!parsed || !pts || !res) {
+        free(parsed), free(pts), free(res);
+        fprintf(stderr, "symc: bench: out of memory\n");
+        return 1;
+    }
+    int rc = 2;
+    symrt_engine *e = NULL;
+    symrt_context *c = NULL;
+    b_run run = {0};
+    symc_error err = {0};
+    for (int k = 0; k < n_shapes; k++)
+        if (b_parse_point(shapes[k], &tmpl, 1, msg, sizeof msg)) {
+            b_usage("--shapes: %s", msg);
+            goto done;
+        }
+    for (int k = 0; k < n_points; k++)
+        if (b_parse_point(points[k], &parsed[k], 1, msg, sizeof msg)) {
+            b_usage("--point: %s", msg);
+            goto done;
+        }
+    rc = 1;
+    if (symrt_engine_load_file(engine, &e, &err)) goto fail;
+    int n = 0, failed = -1;
+    if (n_points) {
+        for (int k = 0; k < n_points; k++) {
+            int s = b_resolve(e, &parsed[k], -1, &pts[n], msg, sizeof msg);
+            if (s) goto fail_msg;
+            snprintf(pts[n].label, sizeof pts[n].label, "p%d", k);
+            n++;
+        }
+    } else if (sweep) {
+        for (int level = 0; level < 5; level++) {
+            int s = b_resolve(e, &tmpl, level, &pts[n], msg, sizeof msg);
+            if (s == 2) goto fail_msg;
+            if (s == 1) continue;
+            int dup = 0;
+            for (int k = 0; k < n; k++) dup |= b_same(&pts[k], &pts[n]);
+            if (dup) continue;
+            snprintf(pts[n].label, sizeof pts[n].label, "%s", level_names[level]);
+            n++;
+        }
+    } else {
+        if (b_resolve(e, &tmpl, -1, &pts[0], msg, sizeof msg)) goto fail_msg;
+        snprintf(pts[0].label, sizeof pts[0].label, "shapes");
+        n = 1;
+    }
+
+    const char *device = "cpu (reference backend)";
+    if (be == SYMRT_BACKEND_CUDA) {
+        run.drv = rt_cuda_driver(&err);
+        if (!run.drv) goto fail;
+        device = run.drv->device_name;
+    }
+    if (symrt_context_create(e, be, NULL, &c, &err)) goto fail;
+    if (run.drv) {
+        int cu = run.drv->stream_create(&run.stream, 1 /* CU_STREAM_NON_BLOCKING */);
+        if (cu) {
+            symc_error_setf(&err, SYMC_ERR_DEVICE, "CUDA driver error %d in cuStreamCreate", cu);
+            goto fail;
+        }
+    }
+    run.e = e;
+    run.c = c;
+    run.ni = symrt_engine_num_inputs(e);
+    run.no = symrt_engine_num_outputs(e);
+    run.iters = (int)iters;
+    run.warmup = (int)warmup;
+    run.rotate = (int)rotate;
+    run.seed = seed;
+    if (run.ni > B_MAX_IO || run.no > B_MAX_IO) {
+        symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "more than %d inputs or outputs", B_MAX_IO);
+        goto fail;
+    }
+    for (int k = 0; k < n; k++) /* every point's shapes are valid before any timing */
+        if (b_set_shapes(&run, &pts[k], &err)) {
+            failed = k;
+            goto fail_point;
+        }
+    if (!quiet) {
+        printf("# %s on %s, %s timer, %ld iters after %ld warm-up\n", engine, device,
+               run.drv ? "CUDA-event" : "host", iters, warmup);
+        printf("%-7s %-36s %10s %10s %10s %9s %9s %12s\n", "point", "shapes", "p50 ms", "p90 ms", "p99 ms",
+               "host us", "first us", "samples/s");
+        fflush(stdout);
+    }
+    for (int k = 0; k < n; k++) {
+        if (b_point_run(&run, &pts[k], &res[k], &err)) {
+            failed = k;
+            goto fail_point;
+        }
+        if (!quiet) {
+            char st[256];
+            b_shape_text(&pts[k], st, sizeof st);
+            printf("%-7s %-36s %10.4f %10.4f %10.4f %9.1f %9.1f %12.1f\n", pts[k].label, st, res[k].p50, res[k].p90,
+                   res[k].p99, res[k].host_us, res[k].first_us, res[k].throughput);
+            if (res[k].nan_out)
+                printf("        warning: %zu NaN elements in the first output (poison not overwritten?)\n",
+                       res[k].nan_out);
+            fflush(stdout);
+        }
+    }
+    if (json && b_write_json(json, engine, backend, device, &run, pts, res, n, &err)) goto fail;
+    rc = 0;
+    goto done;
+fail_point:
+    {
+        char m2[SYMC_ERROR_MSG_CAP], st[256];
+        snprintf(m2, sizeof m2, "%s", err.msg);
+        b_shape_text(&pts[failed], st, sizeof st);
+        fprintf(stderr, "symc: bench: point %s (%s): %s\n", pts[failed].label, st, m2);
+    }
+    goto done;
+fail_msg:
+    fprintf(stderr, "symc: bench: %s\n", msg);
+    goto done;
+fail:
+    fprintf(stderr, "symc: bench: %s\n", err.msg);
+done:
+    if (run.drv && run.stream) run.drv->stream_destroy(run.stream);
+    symrt_context_destroy(c);
+    symrt_engine_destroy(e);
+    free(parsed);
+    free(pts);
+    free(res);
+    return rc;
 }

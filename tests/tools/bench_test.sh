@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Checks of `symc bench` (tools/bench.c) on the S1 seed engine: exit codes and
+# one-line errors for bad usage (2) and bad engines or shapes (1), one table
+# row per point and valid JSON on the CPU reference backend, and the CUDA
+# backend either timing (a GPU is present) or failing in one line (none).
+# usage: bench_test.sh SYMC VIT_SEED TMPDIR
+set -u
+symc=$1 vit=$2 tmp=$3
+mkdir -p "$tmp"
+pass=0 fail=0
+ok()   { pass=$((pass + 1)); }
+bad()  { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+# expect CODE DESCRIPTION -- CMD...: runs CMD, checks the exit code, keeps output in $out
+expect() {
+  local want=$1 what=$2; shift 3
+  out=$("$@" 2>&1); local got=$?
+  if [ "$got" = "$want" ]; then ok; else bad "$what: exit $got, wanted $want; output: $out"; fi
+}
+has() { if printf '%s' "$out" | grep -qF -- "$2"; then ok; else bad "$1: no '$2' in: $out"; fi; }
+one_line() { if [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]; then ok; else bad "$1: not one line: $out"; fi; }
+
+expect 0 "vit_seed" -- "$vit" "$tmp/vit.symir"
+expect 0 "compile" -- "$symc" compile "$tmp/vit.symir" -o "$tmp/vit.symx"
+e=$tmp/vit.symx
+
+expect 0 "--help" -- "$symc" bench --help; has help "usage: symc bench"; has help "--sweep"
+# usage errors: exit 2, one line, "symc: bench: "
+expect 2 "no args" -- "$symc" bench;                                   one_line "no args"; has "no args" "symc: bench: missing ENGINE"
+expect 2 "unknown flag" -- "$symc" bench "$e" --frobnicate;            one_line "unknown flag"; has "unknown flag" "'--frobnicate'"
+expect 2 "no shapes" -- "$symc" bench "$e";                            one_line "no shapes"; has "no shapes" "--shapes or --point"
+expect 2 "bad backend" -- "$symc" bench "$e" --shapes x:1x196x768 --backend tpu; one_line "bad backend"; has "bad backend" "'tpu'"
+expect 2 "iters 0" -- "$symc" bench "$e" --shapes x:1x196x768 --iters 0; one_line "iters 0"
+expect 2 "iters text" -- "$symc" bench "$e" --shapes x:1x196x768 --iters ten; one_line "iters text"
+expect 2 "bad shape" -- "$symc" bench "$e" --shapes x1x196; one_line "bad shape"; has "bad shape" "NAME:AxBxC"
+expect 2 "point and sweep" -- "$symc" bench "$e" --point x:1x196x768 --sweep; one_line "point and sweep"
+expect 2 "missing value" -- "$symc" bench "$e" --shapes; one_line "missing value"; has "missing value" "--shapes needs a value"
+expect 2 "two engines" -- "$symc" bench "$e" "$e" --shapes x:1x196x768; one_line "two engines"
+# other failures: exit 1, one line
+expect 1 "missing engine" -- "$symc" bench "$tmp/nope.symx" --shapes x:1x196x768 --backend ref; one_line "missing engine"; has "missing engine" "nope.symx"
+expect 1 "unknown symbol" -- "$symc" bench "$e" --sweep --shapes x:Qx196x768 --backend ref; one_line "unknown symbol"; has "unknown symbol" "'Q' is not a symbol"
+expect 1 "out of range" -- "$symc" bench "$e" --shapes x:33x196x768 --backend ref; one_line "out of range"; has "out of range" "symc: bench: "
+expect 1 "unknown input" -- "$symc" bench "$e" --point x:1x196x768,y:3 --backend ref; one_line "unknown input"; has "unknown input" "no input 'y'"
+
+# the reference backend: a row per point and JSON with every number
+rm -f "$tmp/b.json"
+expect 0 "ref bench" -- "$symc" bench "$e" --backend ref --shapes x:Bx196x768 --iters 2 --warmup 0 --json "$tmp/b.json"
+has "ref bench" "p50 ms"; has "ref bench" "x:4x196x768"
+expect 0 "ref json" -- python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["points"]
+assert d["backend"] == "ref" and len(p) == 1, d
+q = p[0]
+assert q["shapes"] == {"x": [4, 196, 768]} and q["outputs"] == {"heads": [4, 197, 3, 12, 64]}, q
+assert q["p50_ms"] > 0 and q["p90_ms"] >= q["p50_ms"] and q["p99_ms"] >= q["p90_ms"], q
+assert q["host_us"] > 0 and q["throughput"] > 0 and q["iters"] == 2 and q["batch"] == 4 and q["nan_out"] == 0, q
+' "$tmp/b.json"
+expect 0 "ref points" -- "$symc" bench "$e" --backend ref --point x:1x196x768 --point "x:2x196x768" --iters 1 --warmup 0
+has "ref points" "x:1x196x768"; has "ref points" "x:2x196x768"
+if [ "$(printf '%s\n' "$out" | grep -c '^p[01] ')" = 2 ]; then ok; else bad "ref points: want 2 rows: $out"; fi
+
+# the CUDA backend (the default): times on a GPU machine, else one line and exit 1
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  expect 0 "cuda bench" -- "$symc" bench "$e" --shapes x:4x196x768 --iters 20; has "cuda bench" "x:4x196x768"
+else
+  expect 1 "cuda without a GPU" -- "$symc" bench "$e" --shapes x:4x196x768; one_line "cuda without a GPU"
+  has "cuda without a GPU" "symc: bench: "
+fi
+
+echo "bench_test: $pass passed, $fail failed"
+[ "$fail" = 0 ]
