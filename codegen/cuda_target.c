@@ -1,12 +1,323 @@
-/* The CUDA target (placeholder until the emitters land). */
-#include "codegen/target.h"
+/* The CUDA target: walks the module in node order and turns each node (or a
+ * fused group) into engine steps: generated kernels, cuBLASLt GEMMs, cuDNN
+ * convolutions, copies, and aliases for views.
+ *
+ * Fusion is decided before anything is emitted, in two passes, so later
+ * decisions see earlier ones. First the library calls claim their
+ * epilogues: a matmul/gemm whose private result (one consumer, not a graph
+ * output) feeds an add of a 1-D [N] vector takes it as its bias, and then a
+ * relu or tanh-gelu on the biased result as its epilogue; a conv2d with bias
+ * takes a following relu. Then every remaining elementwise node whose
+ * private result feeds an elementwise consumer of the same shape (same
+ * expression handles) is "inlined": computed inside the consumer's kernel,
+ * so a chain or tree becomes one kernel rooted at its last node. The walk
+ * then emits every node that is neither claimed nor inlined.
+ *
+ * The SM is --arch when given (parsed and checked by NVRTC), else the GPU
+ * present, else sm_90. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_api.h>
+#include <cudnn_version.h>
+
+#include "codegen/cuda_emit.h"
+#include "runtime/cuda_backend.h"
+
+/* ---- library calls ------------------------------------------------------------------ */
+static void init_lib_step(rt_step *s, uint8_t kind, uint32_t node, uint32_t n_tensors) {
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->node = node;
+    s->per_block = 1;
+    s->block = 1;
+    s->n_tensors = n_tensors;
+    for (uint32_t i = 0; i < RT_STEP_MAX_TENSORS; i++) s->tensors[i] = RT_NONE;
+    s->alpha = 1.0f;
+    s->beta = 0.0f;
+}
+
+/* The node consuming t when t is private to it and it has op `op`. */
+static uint32_t private_consumer(cg_cuda *c, uint32_t t, ir_op op) {
+    if (!cg_private(c, t)) return IR_NONE;
+    uint32_t k = c->consumer[t];
+    return c->m->nodes[k].op == op ? k : IR_NONE;
+}
+
+/* bias: add(t, v) or add(v, t) with v 1-D [N], N = t's last dim */
+static uint32_t bias_add(cg_cuda *c, uint32_t t, uint32_t *bias) {
+    uint32_t k = private_consumer(c, t, IR_OP_ADD);
+    if (k == IR_NONE) return IR_NONE;
+    const ir_node *n = &c->m->nodes[k];
+    const ir_tensor *x = &c->m->tensors[t];
+    uint32_t other = n->in[0] == t ? n->in[1] : n->in[0];
+    const ir_tensor *v = &c->m->tensors[other];
+    if (n->in[0] == n->in[1] || x->rank < 1 || v->rank != 1 || v->dims[0] != x->dims[x->rank - 1] ||
+        v->dtype != SYMC_F32 || !cg_same_shape(x, &c->m->tensors[n->out[0]]))
+        return IR_NONE;
+    *bias = other;
+    return k;
+}
+
+/* relu, or gelu with approximate = "tanh", consuming the private t */
+static uint32_t activation(cg_cuda *c, uint32_t t, uint8_t *epi, int gelu_ok) {
+    uint32_t k = private_consumer(c, t, IR_OP_RELU);
+    if (k != IR_NONE) {
+        *epi = RT_EPI_RELU;
+        return k;
+    }
+    k = private_consumer(c, t, IR_OP_GELU);
+    if (gelu_ok && k != IR_NONE && !strcmp(cg_attr_str(&c->m->nodes[k], "approximate", "none"), "tanh")) {
+        *epi = RT_EPI_GELU;
+        return k;
+    }
+    return IR_NONE;
+}
+
+/* Which library call a contraction becomes (checked again when emitting). */
+static int gemm_ok(cg_cuda *c, const ir_node *n) {
+    return (n->op == IR_OP_MATMUL || n->op == IR_OP_GEMM) && c->m->tensors[n->in[0]].dtype == SYMC_F32 &&
+           c->m->tensors[n->in[1]].dtype == SYMC_F32;
+}
+
+static int conv_ok(cg_cuda *c, const ir_node *n) {
+    const ir_tensor *x = &c->m->tensors[n->in[0]], *w = &c->m->tensors[n->in[1]];
+    if (n->op != IR_OP_CONV2D || x->dtype != SYMC_F32 || w->dtype != SYMC_F32 || x->rank != 4 || w->rank != 4)
+        return 0;
+    if (n->n_in > 2 && c->m->tensors[n->in[2]].dtype != SYMC_F32) return 0;
+    const ir_attr *p = ir_node_attr(n, "pads");
+    return !p || (p->n == 4 && p->ints[0] == p->ints[2] && p->ints[1] == p->ints[3]);
+}
+
+/* the bias a gemm's C gives, when it is [N] or [1, N] with beta == 1 */
+static int gemm_c_is_bias(cg_cuda *c, const ir_node *n) {
+    if (n->n_in < 3 || cg_attr_float(n, "beta", 1.0) != 1.0) return 0;
+    const ir_tensor *cc = &c->m->tensors[n->in[2]], *y = &c->m->tensors[n->out[0]];
+    int64_t one;
+    if (cc->rank == 1) return cc->dims[0] == y->dims[1];
+    return cc->rank == 2 && sym_is_const(c->m->syms, cc->dims[0], &one) && one == 1 && cc->dims[1] == y->dims[1];
+}
+
+/* The nodes a library call absorbs: bias add, then activation. */
+static void plan_epilogue(cg_cuda *c, uint32_t node, uint32_t *bias, uint32_t *bias_node, uint32_t *act_node,
+                          uint8_t *epi, uint32_t *result) {
+    const ir_node *n = &c->m->nodes[node];
+    *bias = RT_NONE, *bias_node = IR_NONE, *act_node = IR_NONE, *epi = RT_EPI_NONE;
+    *result = n->out[0];
+    if (n->op == IR_OP_CONV2D) {
+        if (n->n_in > 2 && (*act_node = private_consumer(c, *result, IR_OP_RELU)) != IR_NONE) {
+            *epi = RT_EPI_RELU;
+            *result = c->m->nodes[*act_node].out[0];
+        }
+        return;
+    }
+    if (n->op == IR_OP_GEMM && gemm_c_is_bias(c, n)) *bias = n->in[2];
+    else if (n->op == IR_OP_MATMUL || n->n_in < 3) {
+        *bias_node = bias_add(c, *result, bias);
+        if (*bias_node != IR_NONE) *result = c->m->nodes[*bias_node].out[0];
+    }
+    if (*bias == RT_NONE) return; /* activations only follow a bias (the epilogues' BIAS forms) */
+    *act_node = activation(c, *result, epi, 1);
+    if (*act_node != IR_NONE) *result = c->m->nodes[*act_node].out[0];
+}
+
+static void plan_library_calls(cg_cuda *c) {
+    for (uint32_t i = 0; i < c->m->n_nodes; i++) {
+        const ir_node *n = &c->m->nodes[i];
+        if (!gemm_ok(c, n) && !conv_ok(c, n)) continue;
+        uint32_t bias, bias_node, act_node, result;
+        uint8_t epi;
+        plan_epilogue(c, i, &bias, &bias_node, &act_node, &epi, &result);
+        if (bias_node != IR_NONE) c->covered[bias_node] = 1;
+        if (act_node != IR_NONE) c->covered[act_node] = 1;
+    }
+}
+
+static symc_status emit_gemm(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    uint32_t bias, bias_node, act_node, result;
+    uint8_t epi;
+    plan_epilogue(c, node, &bias, &bias_node, &act_node, &epi, &result);
+    rt_step s;
+    init_lib_step(&s, RT_STEP_GEMM, node, 5);
+    s.tensors[0] = n->in[0];
+    s.tensors[1] = n->in[1];
+    s.tensors[3] = bias;
+    s.tensors[4] = result;
+    s.epilogue = epi;
+    s.precision = (uint8_t)c->b->opt->precision;
+    if (n->op == IR_OP_GEMM) {
+        s.trans_a = (uint8_t)(cg_attr_int(n, "trans_a", 0) != 0);
+        s.trans_b = (uint8_t)(cg_attr_int(n, "trans_b", 0) != 0);
+        s.alpha = (float)cg_attr_float(n, "alpha", 1.0);
+        if (n->n_in > 2 && bias == RT_NONE) {
+            const ir_tensor *cc = &c->m->tensors[n->in[2]], *y = &c->m->tensors[n->out[0]];
+            s.beta = (float)cg_attr_float(n, "beta", 1.0);
+            if (cg_same_shape(cc, y)) {
+                s.tensors[2] = n->in[2];
+            } else { /* materialize C at [M, N] in a temporary */
+                char name[256];
+                snprintf(name, sizeof name, "%s.c_full", n->name);
+                uint32_t tmp;
+                symc_status st = ir_add_tensor(c->m, name, y->dtype, 2, y->dims, &tmp, c->b->err);
+                if (st) return st;
+                n = &c->m->nodes[node]; /* tables may have moved */
+                if ((st = cg_emit_broadcast_copy(c, node, n->in[2], tmp))) return st;
+                s.tensors[2] = tmp;
+            }
+        }
+    }
+    return cg_add_step(c->b, &s);
+}
+
+static symc_status emit_conv(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    uint32_t bias, bias_node, act_node, result;
+    uint8_t epi;
+    plan_epilogue(c, node, &bias, &bias_node, &act_node, &epi, &result);
+    rt_step s;
+    init_lib_step(&s, RT_STEP_CONV, node, 4);
+    s.tensors[0] = n->in[0];
+    s.tensors[1] = n->in[1];
+    s.tensors[2] = n->n_in > 2 ? n->in[2] : RT_NONE;
+    s.tensors[3] = result;
+    s.epilogue = epi;
+    s.precision = (uint8_t)c->b->opt->precision;
+    return cg_add_step(c->b, &s);
+}
+
+/* ---- views ---------------------------------------------------------------------------- */
+static symc_status emit_view(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    uint32_t in = n->in[0], out = n->out[0];
+    if (!c->is_output[out]) return cg_alias(c->b, out, in);
+    /* a graph output has the caller's own buffer: the data must move */
+    rt_step s;
+    init_lib_step(&s, RT_STEP_COPY, node, 2);
+    s.tensors[0] = in;
+    s.tensors[1] = out;
+    return cg_add_step(c->b, &s);
+}
+
+static int is_view(ir_op op) {
+    return op == IR_OP_RESHAPE || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE || op == IR_OP_FLATTEN ||
+           op == IR_OP_IDENTITY;
+}
+
+/* ---- the walk --------------------------------------------------------------------------- */
+static symc_status emit_node(cg_cuda *c, uint32_t i) {
+    const ir_node *n = &c->m->nodes[i];
+    for (uint32_t k = 0; k < n->n_in; k++) {
+        symc_status st = cg_check_dtype(c, i, n->in[k]);
+        if (st) return st;
+    }
+    for (uint32_t k = 0; k < n->n_out; k++) {
+        symc_status st = cg_check_dtype(c, i, n->out[k]);
+        if (st) return st;
+    }
+    if (is_view(n->op)) return emit_view(c, i);
+    if (cg_is_elementwise(n->op)) return cg_emit_elementwise(c, i);
+    switch (n->op) {
+    case IR_OP_MATMUL:
+    case IR_OP_GEMM: return gemm_ok(c, n) ? emit_gemm(c, i) : cg_emit_matmul_generic(c, i);
+    case IR_OP_CONV2D: return conv_ok(c, n) ? emit_conv(c, i) : cg_emit_conv_direct(c, i);
+    case IR_OP_REDUCE_SUM:
+    case IR_OP_REDUCE_MEAN:
+    case IR_OP_REDUCE_MAX: return cg_emit_reduce(c, i);
+    case IR_OP_SOFTMAX:
+    case IR_OP_LOG_SOFTMAX: return cg_emit_softmax(c, i);
+    case IR_OP_LAYER_NORM:
+    case IR_OP_RMS_NORM: return cg_emit_norm(c, i);
+    case IR_OP_BATCH_NORM: return cg_emit_batch_norm(c, i);
+    case IR_OP_MAX_POOL2D:
+    case IR_OP_AVG_POOL2D: return cg_emit_pool(c, i);
+    case IR_OP_GLOBAL_AVG_POOL: return cg_emit_global_avg_pool(c, i);
+    default: return cg_emit_move(c, i);
+    }
+}
+
+static void plan_inlining(cg_cuda *c) {
+    for (uint32_t i = 0; i < c->m->n_nodes; i++) {
+        const ir_node *n = &c->m->nodes[i];
+        if (c->covered[i] || !cg_is_elementwise(n->op) || n->n_out != 1 || !cg_private(c, n->out[0])) continue;
+        uint32_t k = c->consumer[n->out[0]];
+        const ir_node *cn = &c->m->nodes[k];
+        if (c->covered[k] || !cg_is_elementwise(cn->op)) continue;
+        if (cg_same_shape(&c->m->tensors[n->out[0]], &c->m->tensors[cn->out[0]])) c->inlined[i] = 1;
+    }
+}
+
+/* rt_cuda_device_sm lives in the runtime's CUDA backend; referenced weakly
+ * so codegen links (and defaults to sm_90) in a build without that backend */
+#if defined(__GNUC__)
+#pragma weak rt_cuda_device_sm
+#endif
+
+static symc_status resolve_sm(cg_builder *b) {
+    if (b->opt->arch) return cg_nvrtc_parse_arch(b->opt->arch, &b->sm, b->err);
+    uint32_t sm = 0;
+    symc_error ignored;
+    symc_status (*device_sm)(uint32_t *, symc_error *) = rt_cuda_device_sm;
+    if (device_sm && device_sm(&sm, &ignored) == SYMC_OK && sm) {
+        char arch[32];
+        snprintf(arch, sizeof arch, "sm_%u", sm);
+        if (cg_nvrtc_parse_arch(arch, &sm, &ignored) == SYMC_OK) b->sm = sm;
+    }
+    if (!b->sm) b->sm = 90; /* no GPU, or one NVRTC does not know: sm_90 */
+    return SYMC_OK;
+}
 
 static symc_status emit(cg_builder *b) {
-    b->sm = 90;
-    return SYMC_OK;
+    symc_status st = resolve_sm(b);
+    if (st) return st;
+    cg_nvrtc_version(b->cuda_version, sizeof b->cuda_version);
+    snprintf(b->cublas_version, sizeof b->cublas_version, "%d.%d.%d", CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR,
+             CUBLAS_VER_PATCH);
+    snprintf(b->cudnn_version, sizeof b->cudnn_version, "%d.%d.%d", CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL);
+
+    ir_module *m = b->m;
+    cg_cuda c = {.b = b, .m = m, .n_tensors = m->n_tensors};
+    uint32_t nt = m->n_tensors ? m->n_tensors : 1, nn = m->n_nodes ? m->n_nodes : 1;
+    c.n_consumers = calloc(nt, sizeof *c.n_consumers);
+    c.consumer = calloc(nt, sizeof *c.consumer);
+    c.is_output = calloc(nt, 1);
+    c.covered = calloc(nn, 1);
+    c.inlined = calloc(nn, 1);
+    if (!c.n_consumers || !c.consumer || !c.is_output || !c.covered || !c.inlined) {
+        st = symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA code");
+        goto done;
+    }
+    for (uint32_t i = 0; i < m->n_outputs; i++) c.is_output[m->outputs[i]] = 1;
+    for (uint32_t i = 0; i < m->n_nodes; i++) {
+        const ir_node *n = &m->nodes[i];
+        for (uint32_t k = 0; k < n->n_in; k++) {
+            uint32_t t = n->in[k];
+            if (c.n_consumers[t] && c.consumer[t] == i) continue; /* the same node again */
+            c.n_consumers[t]++;
+            c.consumer[t] = i;
+        }
+    }
+    plan_library_calls(&c);
+    plan_inlining(&c);
+    if ((st = cg_emit_prelude(&c))) goto done;
+    for (uint32_t i = 0; i < m->n_nodes && !st; i++) {
+        if (m->nodes[i].op == IR_OP_CONSTANT || c.covered[i] || c.inlined[i]) continue;
+        st = emit_node(&c, i);
+    }
+    if (!st && b->failed) st = SYMC_ERR_NOMEM;
+done:
+    free(c.n_consumers);
+    free(c.consumer);
+    free(c.is_output);
+    free(c.covered);
+    free(c.inlined);
+    return st;
 }
+
 static symc_status compile(cg_builder *b) {
-    (void)b;
-    return SYMC_OK;
+    return cg_nvrtc_compile(b->source ? b->source : "", b->sm, b->n_kernels, &b->cubin, &b->cubin_size, &b->ptx,
+                            b->err);
 }
+
 const cg_target cg_target_cuda = {"cuda", emit, compile};

@@ -1,0 +1,150 @@
+/* The CUDA target's internals (codegen/cuda_*.c only).
+ *
+ * cg_cuda is one emit pass over a module: per-tensor use counts and output
+ * flags (the fusion decisions read them), per-node marks for nodes that
+ * another node's kernel or library call already covers. cg_kw writes one
+ * kernel: it collects the parameters as it goes (a tensor becomes a pointer
+ * parameter "t<index>", a symbolic size a `long long` parameter "s<slot>", a
+ * constant size a literal), so emitters write the body in one pass and never
+ * track argument lists by hand; kw_finish prints the kernel into the
+ * module's source, registers it and adds its launch step. */
+#ifndef SYMC_CODEGEN_CUDA_EMIT_H
+#define SYMC_CODEGEN_CUDA_EMIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codegen/target.h"
+
+/* ---- growable text ---------------------------------------------------------- */
+typedef struct cg_str {
+    char *p;
+    size_t len, cap;
+    int oom;
+} cg_str;
+void cg_str_appendf(cg_str *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void cg_str_free(cg_str *s);
+
+/* ---- one emit pass ------------------------------------------------------------- */
+typedef struct cg_cuda {
+    cg_builder *b;
+    ir_module *m;
+    uint32_t n_tensors;    /* tensors when the pass began (temporaries come after) */
+    uint32_t *n_consumers; /* per tensor: distinct consumer nodes */
+    uint32_t *consumer;    /* per tensor: the last consumer node (the only one when n_consumers == 1) */
+    uint8_t *is_output;    /* per tensor: a graph output */
+    uint8_t *covered;      /* per node: computed by another node's step (fused) */
+    uint8_t *inlined;      /* per node: an elementwise node computed inside its consumer's kernel */
+} cg_cuda;
+
+/* tensor t has exactly one consumer node and is not a graph output, so the
+ * consumer may compute it in place */
+int cg_private(const cg_cuda *c, uint32_t t);
+/* the two shapes are the same expression handles */
+int cg_same_shape(const ir_tensor *a, const ir_tensor *b);
+/* product of dims[from..to) as an expression */
+sym_expr cg_prod(cg_cuda *c, const sym_expr *dims, int from, int to);
+/* CUDA C type of a dtype's values ("float", "double", "long long", "int",
+ * "bool") and of its storage (bool is stored as one byte) */
+const char *cg_ctype(symc_dtype dt);
+const char *cg_stype(symc_dtype dt);
+/* dtype as the generated code computes with it; UNSUPPORTED (naming the node,
+ * op and tensor) for f16/bf16 */
+symc_status cg_check_dtype(cg_cuda *c, uint32_t node, uint32_t t);
+/* `v` as a CUDA literal of type ctype (inf and NaN spelled out) */
+void cg_float_literal(char *buf, size_t cap, double v, symc_dtype dt);
+symc_status cg_fail(cg_cuda *c, uint32_t node, symc_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* attribute helpers (defaults when absent) */
+int64_t cg_attr_int(const ir_node *n, const char *name, int64_t dflt);
+double cg_attr_float(const ir_node *n, const char *name, double dflt);
+const char *cg_attr_str(const ir_node *n, const char *name, const char *dflt);
+/* axis in [-rank, rank) to [0, rank); -1 when out of range */
+int cg_norm_axis(int64_t axis, int rank);
+
+/* ---- one kernel ------------------------------------------------------------------ */
+#define CG_KW_MAX_ARGS 96
+#define CG_KW_RING 24
+
+typedef struct cg_kw {
+    cg_cuda *c;
+    uint32_t node;
+    rt_arg args[CG_KW_MAX_ARGS];
+    uint32_t n_args;
+    int too_many;
+    cg_str params, body;
+    char ring[CG_KW_RING][48];
+    uint32_t ring_at;
+} cg_kw;
+
+void kw_begin(cg_kw *k, cg_cuda *c, uint32_t node);
+/* pointer parameter for tensor t, read-only or written; returns "t<index>" */
+const char *kw_in(cg_kw *k, uint32_t t);
+const char *kw_out(cg_kw *k, uint32_t t);
+/* a size in the body: a literal when constant, else the slot parameter.
+ * SYM_NONE (-1 in a dims attribute) is the literal -1. The text lives in a
+ * small ring, valid for the next CG_KW_RING calls. */
+const char *kw_dim(cg_kw *k, sym_expr e);
+void kw_body(cg_kw *k, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Declares `long long <prefix><j>` offsets, for each of n tensors ts[j],
+ * of the row-major index variable `idx` over the shape odims[0..orank), each
+ * tensor right-aligned and broadcast (stride 0 where its dim is 1; a dim that
+ * may be 1 at run time is tested at run time). A tensor whose shape is the
+ * output's reads at idx directly. Emits code into the body. */
+void kw_bcast_offsets(cg_kw *k, const char *idx, const sym_expr *odims, int orank, uint32_t n,
+                      const ir_tensor *const *ts, const char *prefix);
+/* Prints the kernel (a comment listing the nodes it covers, then the
+ * definition), registers it and appends its launch: ceil(work / per_block)
+ * blocks of `block` threads. */
+symc_status kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per_block, uint32_t block);
+void kw_free(cg_kw *k);
+
+/* "node 'n' (op)" comment text for the nodes[] of a fused group */
+void cg_describe_nodes(cg_cuda *c, const uint32_t *nodes, uint32_t n, cg_str *out);
+
+/* the source's shared helpers, printed once before the kernels */
+symc_status cg_emit_prelude(cg_cuda *c);
+
+/* ---- emitters (one family each) -------------------------------------------------- */
+int cg_is_elementwise(ir_op op);
+/* cuda_emit_elementwise.c: the fused group rooted at `root`; batch_norm */
+symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root);
+symc_status cg_emit_batch_norm(cg_cuda *c, uint32_t node);
+/* broadcast copy of tensor `src` into `dst` (dst's shape), e.g. gemm's C */
+symc_status cg_emit_broadcast_copy(cg_cuda *c, uint32_t node, uint32_t src, uint32_t dst);
+/* cuda_emit_reduce.c */
+symc_status cg_emit_reduce(cg_cuda *c, uint32_t node);
+symc_status cg_emit_softmax(cg_cuda *c, uint32_t node);
+symc_status cg_emit_norm(cg_cuda *c, uint32_t node);
+symc_status cg_emit_global_avg_pool(cg_cuda *c, uint32_t node);
+/* cuda_emit_window.c: pooling, direct convolution, plain matmul/gemm */
+symc_status cg_emit_pool(cg_cuda *c, uint32_t node);
+symc_status cg_emit_conv_direct(cg_cuda *c, uint32_t node);
+symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node);
+/* cuda_emit_move.c */
+symc_status cg_emit_move(cg_cuda *c, uint32_t node);
+
+/* ---- NVRTC (cuda_nvrtc.c) ------------------------------------------------------------ */
+/* Compiles `source` once to a cubin for sm_<sm> and once to PTX for
+ * compute_<sm>. The error carries NVRTC's log. n_kernels only words the
+ * message. Outputs are malloc'd. */
+symc_status cg_nvrtc_compile(const char *source, uint32_t sm, uint32_t n_kernels, uint8_t **cubin,
+                             size_t *cubin_size, char **ptx, symc_error *err);
+/* "13.0" */
+void cg_nvrtc_version(char *buf, size_t cap);
+/* Parses "sm_90", "sm_90a", "90", "compute_90" and checks the SM against
+ * the archs NVRTC supports (the error lists them). */
+symc_status cg_nvrtc_parse_arch(const char *arch, uint32_t *sm, symc_error *err);
+
+#endif

@@ -1,0 +1,289 @@
+/* Elementwise kernels: a fused group of unary/binary/where/cast/clip/expand
+ * nodes computed one output element per thread, plus batch_norm (inference)
+ * and the broadcast copy that materializes gemm's C.
+ *
+ * A group is a root node plus every node the target marked "inlined" into
+ * it, transitively: a node whose output only the group reads and whose shape
+ * is the root's. So the group's nodes all have the root's shape, each leaf
+ * (a tensor produced outside the group) is read once per element through its
+ * own broadcast offset into that shape, and each node becomes one `const`
+ * local named after its output tensor (v<index>), in node order, which is a
+ * topological order. Values compute in the output dtype's own C type, float
+ * in fp32 with the fp32 math functions (the reference computes in f64 and
+ * rounds once; the difference is a few ulp). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cuda_emit.h"
+
+int cg_is_elementwise(ir_op op) {
+    const ir_op_info *info = ir_op_get(op);
+    if (op == IR_OP_IDENTITY) return 0; /* a view: an alias, never a kernel */
+    return op == IR_OP_EXPAND || info->category == IR_CAT_UNARY || info->category == IR_CAT_BINARY;
+}
+
+/* the group's nodes (ascending) and leaf tensors */
+typedef struct group {
+    uint32_t nodes[256], n_nodes;
+    uint32_t leaves[CG_KW_MAX_ARGS], n_leaves;
+    int overflow;
+} group;
+
+static void collect(cg_cuda *c, uint32_t node, group *g) {
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i] == node) return;
+    if (g->n_nodes == 256) {
+        g->overflow = 1;
+        return;
+    }
+    g->nodes[g->n_nodes++] = node;
+    const ir_node *n = &c->m->nodes[node];
+    for (uint32_t k = 0; k < n->n_in; k++) {
+        uint32_t t = n->in[k], p = c->m->tensors[t].producer;
+        if (p != IR_NONE && c->inlined[p]) {
+            collect(c, p, g);
+            continue;
+        }
+        int seen = 0;
+        for (uint32_t j = 0; j < g->n_leaves && !seen; j++) seen = g->leaves[j] == t;
+        if (seen) continue;
+        if (g->n_leaves == CG_KW_MAX_ARGS) {
+            g->overflow = 1;
+            return;
+        }
+        g->leaves[g->n_leaves++] = t;
+    }
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void int64_literal(char *buf, size_t cap, int64_t v) {
+    if (v == INT64_MIN) snprintf(buf, cap, "(-9223372036854775807LL - 1LL)");
+    else snprintf(buf, cap, "(%lldLL)", (long long)v);
+}
+
+/* The expression of node n over its inputs' locals (v<tensor>), into buf. */
+static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *x = &c->m->tensors[n->in[0]], *y = &c->m->tensors[n->out[0]];
+    const char *T = cg_ctype(y->dtype);
+    char a[24], b[24], w[24];
+    snprintf(a, sizeof a, "v%u", n->in[0]);
+    snprintf(b, sizeof b, "v%u", n->n_in > 1 ? n->in[1] : n->in[0]);
+    snprintf(w, sizeof w, "v%u", n->n_in > 2 ? n->in[2] : n->in[0]);
+    int fl = ir_dtype_is_float(x->dtype);
+    char l1[96], l2[96];
+#define OUT(...) snprintf(buf, cap, __VA_ARGS__)
+    switch (n->op) {
+    case IR_OP_EXPAND: OUT("%s", a); break;
+    case IR_OP_NEG: OUT(fl ? "(-%s)" : "((%s)(0ULL - (unsigned long long)%s))", fl ? a : T, a); break;
+    case IR_OP_ABS:
+        if (fl) OUT("sc_fabs(%s)", a);
+        else OUT("(%s < 0 ? (%s)(0ULL - (unsigned long long)%s) : %s)", a, T, a, a);
+        break;
+    case IR_OP_SIGN:
+        if (fl) OUT("(%s != %s ? %s : (%s)((%s > 0) - (%s < 0)))", a, a, a, T, a, a);
+        else OUT("((%s)((%s > 0) - (%s < 0)))", T, a, a);
+        break;
+    case IR_OP_EXP: OUT("sc_exp(%s)", a); break;
+    case IR_OP_LOG: OUT("sc_log(%s)", a); break;
+    case IR_OP_SQRT: OUT("sc_sqrt(%s)", a); break;
+    case IR_OP_RSQRT: OUT("((%s)1 / sc_sqrt(%s))", T, a); break;
+    case IR_OP_RECIPROCAL: OUT("((%s)1 / %s)", T, a); break;
+    case IR_OP_FLOOR: OUT("sc_floor(%s)", a); break;
+    case IR_OP_CEIL: OUT("sc_ceil(%s)", a); break;
+    case IR_OP_ERF: OUT("sc_erf(%s)", a); break;
+    case IR_OP_TANH: OUT("sc_tanh(%s)", a); break;
+    case IR_OP_SIGMOID: OUT("((%s)1 / ((%s)1 + sc_exp(-%s)))", T, T, a); break;
+    case IR_OP_RELU: OUT("(%s < (%s)0 ? (%s)0 : %s)", a, T, T, a); break; /* NaN stays NaN */
+    case IR_OP_LEAKY_RELU:
+        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 0.01), y->dtype);
+        OUT("(%s < (%s)0 ? %s * %s : %s)", a, T, l1, a, a);
+        break;
+    case IR_OP_GELU:
+        if (!strcmp(cg_attr_str(n, "approximate", "none"), "tanh"))
+            OUT("((%s)0.5 * %s * ((%s)1 + sc_tanh((%s)0.79788456080286535588 * (%s + (%s)0.044715 * %s * %s * %s))))", T,
+                a, T, T, a, T, a, a, a);
+        else OUT("((%s)0.5 * %s * ((%s)1 + sc_erf(%s * (%s)0.70710678118654752440)))", T, a, T, a, T);
+        break;
+    case IR_OP_SILU: OUT("(%s * ((%s)1 / ((%s)1 + sc_exp(-%s))))", a, T, T, a); break;
+    case IR_OP_HARD_SIGMOID:
+        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 0.2), y->dtype);
+        cg_float_literal(l2, sizeof l2, cg_attr_float(n, "beta", 0.5), y->dtype);
+        OUT("sc_fmax((%s)0, sc_fmin((%s)1, %s * %s + %s))", T, T, l1, a, l2);
+        break;
+    case IR_OP_HARD_SWISH: OUT("(%s * sc_fmax((%s)0, sc_fmin((%s)1, %s / (%s)6 + (%s)0.5)))", a, T, T, a, T, T); break;
+    case IR_OP_CLIP: {
+        const ir_attr *lo = ir_node_attr(n, "min"), *hi = ir_node_attr(n, "max");
+        if (fl) {
+            char lo_s[400] = "", hi_s[400] = "";
+            if (lo) {
+                cg_float_literal(l1, sizeof l1, lo->f, y->dtype);
+                snprintf(lo_s, sizeof lo_s, "%s < %s ? %s : ", a, l1, l1);
+            }
+            if (hi) {
+                cg_float_literal(l2, sizeof l2, hi->f, y->dtype);
+                snprintf(hi_s, sizeof hi_s, "%s > %s ? %s : ", a, l2, l2);
+            }
+            OUT("(%s != %s ? %s : %s%s%s)", a, a, a, lo_s, hi_s, a);
+        } else { /* the integers inside [min, max], saturated to int64 */
+            double lf = lo ? ceil(lo->f) : -INFINITY, hf = hi ? floor(hi->f) : INFINITY;
+            char lo_s[40], hi_s[40];
+            int64_literal(lo_s, sizeof lo_s, lf <= -9223372036854775808.0 ? INT64_MIN : (int64_t)lf);
+            int64_literal(hi_s, sizeof hi_s, hf >= 9223372036854775808.0 ? INT64_MAX : (int64_t)hf);
+            OUT("((%s)((long long)%s < %s ? %s : (long long)%s > %s ? %s : (long long)%s))", T, a, lo_s, lo_s, a, hi_s,
+                hi_s, a);
+        }
+        break;
+    }
+    case IR_OP_NOT: OUT("(!%s)", a); break;
+    case IR_OP_CAST:
+        if (y->dtype == SYMC_BOOL) OUT("(%s != 0)", a);
+        else OUT("((%s)%s)", T, a); /* float -> int: cvt.rzi saturates, NaN -> 0, as the reference */
+        break;
+    case IR_OP_ADD: OUT("(%s + %s)", a, b); break;
+    case IR_OP_SUB: OUT("(%s - %s)", a, b); break;
+    case IR_OP_MUL: OUT("(%s * %s)", a, b); break;
+    case IR_OP_DIV: OUT(fl ? "(%s / %s)" : "sc_idiv(%s, %s)", a, b); break;
+    case IR_OP_POW: {
+        symc_dtype eb = c->m->tensors[n->in[1]].dtype;
+        if (!fl && !ir_dtype_is_float(eb)) OUT("((%s)sc_ipow((long long)%s, (long long)%s))", T, a, b);
+        else {
+            const char *D = x->dtype == SYMC_F64 || eb == SYMC_F64 ? "double" : "float";
+            OUT("((%s)sc_pow((%s)%s, (%s)%s))", T, D, a, D, b);
+        }
+        break;
+    }
+    case IR_OP_MOD: {
+        int py = cg_attr_int(n, "fmod", 0) == 0;
+        if (fl) OUT(py ? "sc_fmod_py(%s, %s)" : "sc_fmod(%s, %s)", a, b);
+        else OUT("sc_imod(%s, %s, %s)", a, b, py ? "true" : "false");
+        break;
+    }
+    case IR_OP_MIN: OUT("sc_min(%s, %s)", a, b); break;
+    case IR_OP_MAX: OUT("sc_max(%s, %s)", a, b); break;
+    case IR_OP_EQUAL: OUT("(%s == %s)", a, b); break;
+    case IR_OP_LESS: OUT("(%s < %s)", a, b); break;
+    case IR_OP_LESS_EQUAL: OUT("(%s <= %s)", a, b); break;
+    case IR_OP_GREATER: OUT("(%s > %s)", a, b); break;
+    case IR_OP_GREATER_EQUAL: OUT("(%s >= %s)", a, b); break;
+    case IR_OP_AND: OUT("(%s && %s)", a, b); break;
+    case IR_OP_OR: OUT("(%s || %s)", a, b); break;
+    case IR_OP_WHERE: OUT("(%s ? %s : %s)", a, b, w); break;
+    default: return cg_fail(c, node, SYMC_ERR_INTERNAL, "not an elementwise op");
+    }
+#undef OUT
+    /* the reference supports these only on floats (ops.def dtype sets) */
+    if (!fl && (n->op == IR_OP_EXP || n->op == IR_OP_LOG || n->op == IR_OP_SQRT || n->op == IR_OP_RSQRT ||
+                n->op == IR_OP_RECIPROCAL || n->op == IR_OP_FLOOR || n->op == IR_OP_CEIL || n->op == IR_OP_ERF ||
+                n->op == IR_OP_TANH || n->op == IR_OP_SIGMOID || n->op == IR_OP_LEAKY_RELU ||
+                n->op == IR_OP_GELU || n->op == IR_OP_SILU || n->op == IR_OP_HARD_SIGMOID ||
+                n->op == IR_OP_HARD_SWISH))
+        return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; the op needs a float dtype", x->name,
+                       ir_dtype_name(x->dtype));
+    return SYMC_OK;
+}
+
+/* `const T v<t> = t<t>[off];` for a leaf */
+static void load_leaf(cg_kw *k, uint32_t t, const char *off) {
+    symc_dtype dt = k->c->m->tensors[t].dtype;
+    const char *p = kw_in(k, t);
+    if (dt == SYMC_BOOL) kw_body(k, "        const bool v%u = %s[%s] != 0;\n", t, p, off);
+    else kw_body(k, "        const %s v%u = %s[%s];\n", cg_ctype(dt), t, p, off);
+}
+
+symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root) {
+    group g;
+    memset(&g, 0, sizeof g);
+    collect(c, root, &g);
+    if (g.overflow) return cg_fail(c, root, SYMC_ERR_UNSUPPORTED, "the fused elementwise group is too large");
+    qsort(g.nodes, g.n_nodes, sizeof g.nodes[0], cmp_u32);
+    for (uint32_t i = 0; i < g.n_leaves; i++) {
+        symc_status st = cg_check_dtype(c, root, g.leaves[i]);
+        if (st) return st;
+    }
+    const ir_tensor *out = &c->m->tensors[c->m->nodes[root].out[0]];
+    symc_status st = cg_check_dtype(c, root, c->m->nodes[root].out[0]);
+    if (st) return st;
+    cg_kw k;
+    kw_begin(&k, c, g.nodes[0]);
+    sym_expr numel = ir_tensor_numel(c->m, out);
+    const ir_tensor *lt[CG_KW_MAX_ARGS];
+    for (uint32_t i = 0; i < g.n_leaves; i++) lt[i] = &c->m->tensors[g.leaves[i]];
+    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    kw_bcast_offsets(&k, "i", out->dims, out->rank, g.n_leaves, lt, "o");
+    for (uint32_t i = 0; i < g.n_leaves; i++) {
+        char off[16];
+        snprintf(off, sizeof off, "o%u", i);
+        load_leaf(&k, g.leaves[i], off);
+    }
+    for (uint32_t i = 0; i < g.n_nodes && !st; i++) {
+        const ir_node *n = &c->m->nodes[g.nodes[i]];
+        char expr[1024];
+        if ((st = op_expr(c, g.nodes[i], expr, sizeof expr))) break;
+        kw_body(&k, "        const %s v%u = %s;\n", cg_ctype(c->m->tensors[n->out[0]].dtype), n->out[0], expr);
+    }
+    uint32_t yt = c->m->nodes[root].out[0];
+    const char *yp = kw_out(&k, yt);
+    if (out->dtype == SYMC_BOOL) kw_body(&k, "        %s[i] = (unsigned char)v%u;\n    }\n", yp, yt);
+    else kw_body(&k, "        %s[i] = v%u;\n    }\n", yp, yt);
+    cg_str comment = {0};
+    cg_str_appendf(&comment, "elementwise: ");
+    cg_describe_nodes(c, g.nodes, g.n_nodes, &comment);
+    if (!st) st = kw_finish(&k, comment.p ? comment.p : "", numel, 256, 256);
+    cg_str_free(&comment);
+    kw_free(&k);
+    return st;
+}
+
+symc_status cg_emit_broadcast_copy(cg_cuda *c, uint32_t node, uint32_t src, uint32_t dst) {
+    const ir_tensor *s = &c->m->tensors[src], *d = &c->m->tensors[dst];
+    cg_kw k;
+    kw_begin(&k, c, node);
+    sym_expr numel = ir_tensor_numel(c->m, d);
+    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    kw_bcast_offsets(&k, "i", d->dims, d->rank, 1, &s, "o");
+    const char *sp = kw_in(&k, src);
+    kw_body(&k, "        %s[i] = %s[o0];\n    }\n", kw_out(&k, dst), sp);
+    char comment[256];
+    snprintf(comment, sizeof comment, "broadcast copy of '%s' to '%s' for node %s (%s)", s->name, d->name,
+             c->m->nodes[node].name, ir_op_get(c->m->nodes[node].op)->name);
+    symc_status st = kw_finish(&k, comment, numel, 256, 256);
+    kw_free(&k);
+    return st;
+}
+
+/* y = (x - mean[ch]) / sqrt(var[ch] + eps) * scale[ch] + bias[ch], ch = dim 1 */
+symc_status cg_emit_batch_norm(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *x = &c->m->tensors[n->in[0]];
+    symc_status st;
+    for (uint32_t i = 0; i < 5; i++)
+        if ((st = cg_check_dtype(c, node, n->in[i]))) return st;
+    if (x->rank < 2 || !ir_dtype_is_float(x->dtype))
+        return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' must be a float tensor of rank >= 2", x->name);
+    const char *T = cg_ctype(x->dtype);
+    char eps[96];
+    cg_float_literal(eps, sizeof eps, cg_attr_float(n, "epsilon", 1e-5), x->dtype);
+    cg_kw k;
+    kw_begin(&k, c, node);
+    sym_expr numel = ir_tensor_numel(c->m, x);
+    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    kw_body(&k, "        const long long ch = (i / %s) %% %s;\n", kw_dim(&k, cg_prod(c, x->dims, 2, x->rank)),
+            kw_dim(&k, x->dims[1]));
+    const char *p[5];
+    for (int i = 0; i < 5; i++) p[i] = kw_in(&k, n->in[i]);
+    kw_body(&k, "        const %s inv = (%s)1 / sc_sqrt((%s)%s[ch] + %s);\n", T, T, T, p[4], eps);
+    kw_body(&k, "        %s[i] = (%s[i] - (%s)%s[ch]) * inv * (%s)%s[ch] + (%s)%s[ch];\n    }\n", kw_out(&k, n->out[0]),
+            p[0], T, p[3], T, p[1], T, p[2]);
+    char comment[256];
+    snprintf(comment, sizeof comment, "batch_norm (inference): %s", n->name);
+    st = kw_finish(&k, comment, numel, 256, 256);
+    kw_free(&k);
+    return st;
+}

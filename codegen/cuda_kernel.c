@@ -1,0 +1,365 @@
+/* Writing one CUDA kernel: parameters collected on use, broadcast indexing,
+ * the shared prelude, and the small helpers every emitter needs.
+ *
+ * A kernel's sizes are symshape expressions. A constant one is printed as a
+ * literal, so NVRTC folds it; any other becomes a program slot (cg_slot)
+ * passed as a `long long` parameter named after the slot, so the same
+ * expression used twice is one parameter and the runtime evaluates it once
+ * per input shape. Nothing is specialized on a size that is not constant:
+ * a dim that may be 1 while the output's is not gets its broadcast stride
+ * chosen at run time ("dim == 1 ? 0 : stride"). Every kernel loops
+ * grid-stride over its work items with int64 indices, so any grid the
+ * runtime picks (it caps the block count) is correct. */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cuda_emit.h"
+
+/* ---- text ------------------------------------------------------------------------ */
+static void str_vappendf(cg_str *s, const char *fmt, va_list ap) {
+    if (s->oom) return;
+    for (;;) {
+        va_list aq;
+        va_copy(aq, ap);
+        size_t room = s->cap - s->len;
+        int n = vsnprintf(s->p ? s->p + s->len : NULL, s->p ? room : 0, fmt, aq);
+        va_end(aq);
+        if (n < 0) {
+            s->oom = 1;
+            return;
+        }
+        if (s->p && (size_t)n < room) {
+            s->len += (size_t)n;
+            return;
+        }
+        size_t cap = s->cap ? s->cap : 1024;
+        while (cap < s->len + (size_t)n + 1) cap *= 2;
+        char *p = realloc(s->p, cap);
+        if (!p) {
+            s->oom = 1;
+            return;
+        }
+        if (!s->p) p[0] = '\0';
+        s->p = p;
+        s->cap = cap;
+    }
+}
+
+void cg_str_appendf(cg_str *s, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    str_vappendf(s, fmt, ap);
+    va_end(ap);
+}
+
+void cg_str_free(cg_str *s) {
+    free(s->p);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- small helpers ------------------------------------------------------------------ */
+symc_status cg_fail(cg_cuda *c, uint32_t node, symc_status code, const char *fmt, ...) {
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    const ir_node *n = &c->m->nodes[node];
+    return symc_error_setf(c->b->err, code, "node '%s' (%s): %s", n->name, ir_op_get(n->op)->name, what);
+}
+
+int cg_private(const cg_cuda *c, uint32_t t) {
+    return t < c->n_tensors && c->n_consumers[t] == 1 && !c->is_output[t];
+}
+
+int cg_same_shape(const ir_tensor *a, const ir_tensor *b) {
+    if (a->rank != b->rank) return 0;
+    for (int d = 0; d < a->rank; d++)
+        if (a->dims[d] != b->dims[d]) return 0;
+    return 1;
+}
+
+sym_expr cg_prod(cg_cuda *c, const sym_expr *dims, int from, int to) {
+    sym_expr p = sym_const(c->m->syms, 1);
+    for (int d = from; d < to; d++) p = sym_mul(c->m->syms, p, dims[d]);
+    return p;
+}
+
+const char *cg_ctype(symc_dtype dt) {
+    switch (dt) {
+    case SYMC_F32: return "float";
+    case SYMC_F64: return "double";
+    case SYMC_I64: return "long long";
+    case SYMC_I32: return "int";
+    case SYMC_BOOL: return "bool";
+    default: return "void";
+    }
+}
+
+const char *cg_stype(symc_dtype dt) { return dt == SYMC_BOOL ? "unsigned char" : cg_ctype(dt); }
+
+symc_status cg_check_dtype(cg_cuda *c, uint32_t node, uint32_t t) {
+    symc_dtype dt = c->m->tensors[t].dtype;
+    if (dt == SYMC_F32 || dt == SYMC_F64 || dt == SYMC_I64 || dt == SYMC_I32 || dt == SYMC_BOOL) return SYMC_OK;
+    return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "tensor '%s' is %s: the CUDA target does not support %s tensors yet",
+                   c->m->tensors[t].name, ir_dtype_name(dt), ir_dtype_name(dt));
+}
+
+void cg_float_literal(char *buf, size_t cap, double v, symc_dtype dt) {
+    const char *t = cg_ctype(dt);
+    if (isnan(v)) snprintf(buf, cap, "((%s)__longlong_as_double(0x7ff8000000000000LL))", t);
+    else if (isinf(v)) snprintf(buf, cap, "((%s)%s__longlong_as_double(0x7ff0000000000000LL))", t, v < 0 ? "-" : "");
+    else snprintf(buf, cap, "((%s)%.17g)", t, v);
+}
+
+static const ir_attr *find_attr(const ir_node *n, const char *name) { return ir_node_attr(n, name); }
+
+int64_t cg_attr_int(const ir_node *n, const char *name, int64_t dflt) {
+    const ir_attr *a = find_attr(n, name);
+    return a && (a->kind == IR_ATTR_INT || a->kind == IR_ATTR_DTYPE) ? a->i : dflt;
+}
+
+double cg_attr_float(const ir_node *n, const char *name, double dflt) {
+    const ir_attr *a = find_attr(n, name);
+    return a && a->kind == IR_ATTR_FLOAT ? a->f : dflt;
+}
+
+const char *cg_attr_str(const ir_node *n, const char *name, const char *dflt) {
+    const ir_attr *a = find_attr(n, name);
+    return a && a->kind == IR_ATTR_STR ? a->s : dflt;
+}
+
+int cg_norm_axis(int64_t axis, int rank) {
+    if (axis < -(int64_t)rank || axis >= rank) return -1;
+    return (int)(axis < 0 ? axis + rank : axis);
+}
+
+void cg_describe_nodes(cg_cuda *c, const uint32_t *nodes, uint32_t n, cg_str *out) {
+    for (uint32_t i = 0; i < n; i++) {
+        const ir_node *nd = &c->m->nodes[nodes[i]];
+        cg_str_appendf(out, "%s%s (%s)", i ? ", " : "", nd->name, ir_op_get(nd->op)->name);
+    }
+}
+
+/* ---- one kernel --------------------------------------------------------------------- */
+void kw_begin(cg_kw *k, cg_cuda *c, uint32_t node) {
+    memset(k, 0, sizeof *k);
+    k->c = c;
+    k->node = node;
+}
+
+void kw_free(cg_kw *k) {
+    cg_str_free(&k->params);
+    cg_str_free(&k->body);
+}
+
+static int add_arg(cg_kw *k, uint8_t kind, uint32_t value) {
+    for (uint32_t i = 0; i < k->n_args; i++)
+        if (k->args[i].kind == kind && k->args[i].value == value) return 0;
+    if (k->n_args == CG_KW_MAX_ARGS) {
+        k->too_many = 1;
+        return 0;
+    }
+    k->args[k->n_args++] = (rt_arg){kind, value};
+    return 1;
+}
+
+static char *ring_next(cg_kw *k) {
+    char *s = k->ring[k->ring_at];
+    k->ring_at = (k->ring_at + 1) % CG_KW_RING;
+    return s;
+}
+
+static const char *tensor_param(cg_kw *k, uint32_t t, int out) {
+    char *name = ring_next(k);
+    snprintf(name, sizeof k->ring[0], "t%u", t);
+    if (add_arg(k, RT_ARG_TENSOR, t))
+        cg_str_appendf(&k->params, "%s%s%s*%s %s", k->params.len ? ", " : "", out ? "" : "const ",
+                       cg_stype(k->c->m->tensors[t].dtype), out ? "" : " __restrict__", name);
+    return name;
+}
+
+const char *kw_in(cg_kw *k, uint32_t t) { return tensor_param(k, t, 0); }
+const char *kw_out(cg_kw *k, uint32_t t) { return tensor_param(k, t, 1); }
+
+const char *kw_dim(cg_kw *k, sym_expr e) {
+    char *s = ring_next(k);
+    int64_t v;
+    if (e == SYM_NONE) {
+        snprintf(s, sizeof k->ring[0], "(-1LL)");
+    } else if (sym_is_const(k->c->m->syms, e, &v)) {
+        if (v < 0) snprintf(s, sizeof k->ring[0], "(%lldLL)", (long long)v);
+        else snprintf(s, sizeof k->ring[0], "%lldLL", (long long)v);
+    } else {
+        uint32_t slot = cg_slot(k->c->b, e);
+        snprintf(s, sizeof k->ring[0], "s%u", slot);
+        if (slot != RT_NONE && add_arg(k, RT_ARG_SLOT, slot))
+            cg_str_appendf(&k->params, "%slong long %s", k->params.len ? ", " : "", s);
+    }
+    return s;
+}
+
+void kw_body(cg_kw *k, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    str_vappendf(&k->body, fmt, ap);
+    va_end(ap);
+}
+
+void kw_bcast_offsets(cg_kw *k, const char *idx, const sym_expr *odims, int orank, uint32_t n,
+                      const ir_tensor *const *ts, const char *prefix) {
+    sym_table *syms = k->c->m->syms;
+    int need = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        int same = ts[j]->rank == orank;
+        for (int d = 0; same && d < orank; d++) same = ts[j]->dims[d] == odims[d];
+        if (same) kw_body(k, "        const long long %s%u = %s;\n", prefix, j, idx);
+        else {
+            kw_body(k, "        long long %s%u = 0;\n", prefix, j);
+            need = 1;
+        }
+    }
+    if (!need) return;
+    kw_body(k, "        {\n            long long r = %s, c;\n", idx);
+    for (int d = orank - 1; d >= 0; d--) {
+        if (d > 0) {
+            const char *od = kw_dim(k, odims[d]);
+            kw_body(k, "            c = r %% %s; r /= %s;", od, od);
+        } else {
+            kw_body(k, "            c = r;");
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            const ir_tensor *t = ts[j];
+            int same = t->rank == orank;
+            for (int e = 0; same && e < orank; e++) same = t->dims[e] == odims[e];
+            int td = d - (orank - t->rank);
+            if (same || td < 0) continue;
+            int64_t v;
+            int64_t ov;
+            sym_expr tdim = t->dims[td];
+            if (sym_is_const(syms, tdim, &v) && v == 1 && !(sym_is_const(syms, odims[d], &ov) && ov == 1)) continue;
+            sym_expr stride = cg_prod(k->c, t->dims, td + 1, t->rank);
+            const char *st = kw_dim(k, stride);
+            if (tdim == odims[d] || sym_is_const(syms, tdim, &v))
+                kw_body(k, " %s%u += c * %s;", prefix, j, st);
+            else /* may be 1 while the output's dim is not: broadcast decided at run time */
+                kw_body(k, " %s%u += c * (%s == 1LL ? 0LL : %s);", prefix, j, kw_dim(k, tdim), st);
+        }
+        kw_body(k, "\n");
+    }
+    kw_body(k, "        }\n");
+}
+
+/* A C identifier from the IR node name, made unique by the kernel index. */
+static void kernel_name(cg_kw *k, char *buf, size_t cap) {
+    const char *src = k->c->m->nodes[k->node].name;
+    size_t j = 0;
+    if (!isalpha((unsigned char)src[0]) && src[0] != '_') buf[j++] = 'k', buf[j++] = '_';
+    for (size_t i = 0; src[i] && j < 48 && j + 1 < cap; i++)
+        buf[j++] = isalnum((unsigned char)src[i]) ? src[i] : '_';
+    buf[j] = '\0';
+    snprintf(buf + j, cap - j, "_%u", k->c->b->n_kernels);
+}
+
+symc_status kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per_block, uint32_t block) {
+    cg_builder *b = k->c->b;
+    if (k->too_many)
+        return cg_fail(k->c, k->node, SYMC_ERR_UNSUPPORTED, "the kernel needs more than %d parameters",
+                       CG_KW_MAX_ARGS);
+    if (k->params.oom || k->body.oom)
+        return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA source");
+    char name[80];
+    kernel_name(k, name, sizeof name);
+    uint32_t work_slot = cg_slot(b, work);
+    if (b->failed || work_slot == RT_NONE)
+        return b->failed ? SYMC_ERR_NOMEM
+                         : cg_fail(k->c, k->node, SYMC_ERR_INTERNAL, "kernel work size is not an expression");
+    symc_status st = cg_source_appendf(b, "\n/* %s */\nextern \"C\" __global__ void __launch_bounds__(%u) %s(%s) {\n%s}\n",
+                                       comment, block, name, k->params.p ? k->params.p : "",
+                                       k->body.p ? k->body.p : "");
+    uint32_t index;
+    if (!st) st = cg_add_kernel(b, name, &index);
+    if (st) return st;
+    rt_step s;
+    memset(&s, 0, sizeof s);
+    s.kind = RT_STEP_KERNEL;
+    s.node = k->node;
+    s.kernel = index;
+    s.work = work_slot;
+    s.per_block = per_block;
+    s.block = block;
+    s.n_args = k->n_args;
+    s.args = k->args;
+    for (uint32_t i = 0; i < RT_STEP_MAX_TENSORS; i++) s.tensors[i] = RT_NONE;
+    return cg_add_step(b, &s);
+}
+
+/* ---- prelude ------------------------------------------------------------------------------ */
+/* Device helpers the kernels share: float/double overloads of the math the
+ * ops need (true fp32 functions for float: expf, not exp), NumPy-style
+ * integer division and remainder that never trap, NaN-propagating min/max,
+ * and block reductions for the one-block-per-row kernels (warp shuffles,
+ * then one partial per warp in shared memory; every thread gets the total). */
+static const char prelude[] =
+    "/* generated by symc: CUDA target */\n"
+    "#define SC_LOOP(i, n) for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \\\n"
+    "                          i += (long long)blockDim.x * gridDim.x)\n"
+    "#define SC_ROWS(r, n) for (long long r = blockIdx.x; r < (n); r += gridDim.x)\n"
+    "#define SC_F1(name, f32, f64) \\\n"
+    "    __device__ __forceinline__ float name(float x) { return f32(x); } \\\n"
+    "    __device__ __forceinline__ double name(double x) { return f64(x); }\n"
+    "SC_F1(sc_exp, expf, exp)\nSC_F1(sc_log, logf, log)\nSC_F1(sc_sqrt, sqrtf, sqrt)\n"
+    "SC_F1(sc_floor, floorf, floor)\nSC_F1(sc_ceil, ceilf, ceil)\nSC_F1(sc_erf, erff, erf)\n"
+    "SC_F1(sc_tanh, tanhf, tanh)\nSC_F1(sc_fabs, fabsf, fabs)\n"
+    "#define SC_F2(name, f32, f64) \\\n"
+    "    __device__ __forceinline__ float name(float a, float b) { return f32(a, b); } \\\n"
+    "    __device__ __forceinline__ double name(double a, double b) { return f64(a, b); }\n"
+    "SC_F2(sc_pow, powf, pow)\nSC_F2(sc_fmod, fmodf, fmod)\nSC_F2(sc_fmin, fminf, fmin)\nSC_F2(sc_fmax, fmaxf, fmax)\n"
+    "template <typename T> __device__ __forceinline__ T sc_min(T a, T b) { return (a != a || b != b) ? a + b : (b < a ? b : a); }\n"
+    "template <typename T> __device__ __forceinline__ T sc_max(T a, T b) { return (a != a || b != b) ? a + b : (b > a ? b : a); }\n"
+    "/* Python remainder: the result takes the divisor's sign */\n"
+    "template <typename T> __device__ __forceinline__ T sc_fmod_py(T a, T b) {\n"
+    "    T r = sc_fmod(a, b);\n"
+    "    if (r != 0 && ((r < 0) != (b < 0))) r += b;\n"
+    "    return r;\n"
+    "}\n"
+    "/* integer division truncates; by zero gives 0 (the reference reports it) */\n"
+    "template <typename T> __device__ __forceinline__ T sc_idiv(T a, T b) {\n"
+    "    if (b == 0) return 0;\n"
+    "    if (b == -1) return (T)(0ULL - (unsigned long long)a);\n"
+    "    return a / b;\n"
+    "}\n"
+    "template <typename T> __device__ __forceinline__ T sc_imod(T a, T b, bool py) {\n"
+    "    if (b == 0 || b == -1) return 0;\n"
+    "    T r = a % b;\n"
+    "    if (py && r != 0 && ((r < 0) != (b < 0))) r += b;\n"
+    "    return r;\n"
+    "}\n"
+    "__device__ __forceinline__ long long sc_ipow(long long base, long long e) {\n"
+    "    unsigned long long r = 1, b = (unsigned long long)base;\n"
+    "    while (e > 0) { if (e & 1) r *= b; b *= b; e >>= 1; }\n"
+    "    return (long long)r;\n"
+    "}\n"
+    "/* max where NaN wins, as the reference */\n"
+    "template <typename T> __device__ __forceinline__ T sc_nanmax(T acc, T v) { return (acc != acc) ? acc : ((v != v || v > acc) ? v : acc); }\n"
+    "struct sc_add_op { template <typename T> __device__ T operator()(T a, T b) const { return a + b; } };\n"
+    "struct sc_max_op { template <typename T> __device__ T operator()(T a, T b) const { return sc_nanmax(a, b); } };\n"
+    "/* every thread of the block gets the reduction of all threads' v;\n"
+    " * blockDim.x is a multiple of 32 */\n"
+    "template <typename T, typename Op> __device__ T sc_block_reduce(T v, Op op) {\n"
+    "    __shared__ T part[32];\n"
+    "    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));\n"
+    "    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;\n"
+    "    __syncthreads(); /* part may still be read by a previous call */\n"
+    "    if (lane == 0) part[warp] = v;\n"
+    "    __syncthreads();\n"
+    "    v = part[0];\n"
+    "    for (int w = 1; w < nw; w++) v = op(v, part[w]);\n"
+    "    return v;\n"
+    "}\n";
+
+symc_status cg_emit_prelude(cg_cuda *c) { return cg_source_appendf(c->b, "%s", prelude); }
