@@ -92,9 +92,7 @@ symc_status rt_cu_fail(CUresult r, const char *call, const char *file, int line,
     char c[200], f[128];
     call_text(call, c, sizeof c);
     file_line(file, f, sizeof f);
-    symc_status code = r == CUDA_ERROR_OUT_OF_MEMORY ? SYMC_ERR_NOMEM : SYMC_ERR_INTERNAL;
-    if (r == CUDA_ERROR_NOT_SUPPORTED || r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
-        code = SYMC_ERR_UNSUPPORTED;
+    symc_status code = r == CUDA_ERROR_OUT_OF_MEMORY ? SYMC_ERR_NOMEM : SYMC_ERR_DEVICE;
     return symc_error_setf(err, code, "%s failed: %s (%s) at %s:%d", c, name ? name : "CUDA_ERROR_?",
                            str ? str : "unknown error", f, line);
 }
@@ -105,9 +103,7 @@ symc_status rt_lt_fail(cublasStatus_t r, const char *call, const char *file, int
     char c[200], f[128];
     call_text(call, c, sizeof c);
     file_line(file, f, sizeof f);
-    symc_status code = r == CUBLAS_STATUS_ALLOC_FAILED ? SYMC_ERR_NOMEM
-                       : r == CUBLAS_STATUS_NOT_SUPPORTED || r == CUBLAS_STATUS_ARCH_MISMATCH ? SYMC_ERR_UNSUPPORTED
-                                                                                                 : SYMC_ERR_INTERNAL;
+    symc_status code = r == CUBLAS_STATUS_ALLOC_FAILED ? SYMC_ERR_NOMEM : SYMC_ERR_DEVICE;
     return symc_error_setf(err, code, "%s failed: %s (%s) at %s:%d", c, name ? name : "CUBLAS_STATUS_?",
                            str ? str : "unknown error", f, line);
 }
@@ -117,9 +113,7 @@ symc_status rt_dnn_fail(cudnnStatus_t r, const char *call, const char *file, int
     char c[200], f[128];
     call_text(call, c, sizeof c);
     file_line(file, f, sizeof f);
-    symc_status code = r == CUDNN_STATUS_ALLOC_FAILED ? SYMC_ERR_NOMEM
-                       : r == CUDNN_STATUS_NOT_SUPPORTED ? SYMC_ERR_UNSUPPORTED
-                                                         : SYMC_ERR_INTERNAL;
+    symc_status code = r == CUDNN_STATUS_ALLOC_FAILED ? SYMC_ERR_NOMEM : SYMC_ERR_DEVICE;
     return symc_error_setf(err, code, "%s failed: %s (code %d) at %s:%d", c, str ? str : "CUDNN_STATUS_?", (int)r, f,
                            line);
 }
@@ -130,7 +124,7 @@ static void cu_load(void) {
     lib_state *s = &cu_state;
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        state_fail(s, SYMC_ERR_UNSUPPORTED,
+        state_fail(s, SYMC_ERR_DEVICE,
                    "CUDA backend: cannot load libcuda.so.1 (no NVIDIA driver on this machine?): %s; use the "
                    "reference backend",
                    dlerror());
@@ -142,7 +136,7 @@ static void cu_load(void) {
     const char *missing = resolve(lib, list, sizeof list / sizeof list[0]);
     if (missing) {
         memset(&rt_cu, 0, sizeof rt_cu);
-        state_fail(s, SYMC_ERR_UNSUPPORTED,
+        state_fail(s, SYMC_ERR_DEVICE,
                    "CUDA backend: libcuda.so.1 has no '%s' (the NVIDIA driver is too old for CUDA 13?)", missing);
         return;
     }
@@ -152,7 +146,7 @@ static void cu_load(void) {
     symc_status st = RT_CU(&e, Init, (0));
     if (!st) st = RT_CU(&e, DeviceGetCount, (&count));
     if (!st && count < 1) {
-        state_fail(s, SYMC_ERR_UNSUPPORTED, "CUDA backend: the driver sees no GPU; use the reference backend");
+        state_fail(s, SYMC_ERR_DEVICE, "CUDA backend: the driver sees no GPU; use the reference backend");
         return;
     }
     int major = 0, minor = 0;
@@ -163,7 +157,7 @@ static void cu_load(void) {
     if (!st) st = RT_CU(&e, DriverGetVersion, (&d->driver_version));
     if (!st) st = RT_CU(&e, DevicePrimaryCtxRetain, (&d->ctx, d->dev));
     if (st) {
-        state_fail(s, st == SYMC_ERR_INTERNAL ? SYMC_ERR_UNSUPPORTED : st, "CUDA backend: cannot initialize the GPU: %s",
+        state_fail(s, st, "CUDA backend: cannot initialize the GPU: %s",
                    e.msg);
         return;
     }
@@ -186,7 +180,7 @@ symc_status rt_cu_enter(const rt_cu_device **dev, symc_error *err) {
 static void lt_load(void) {
     void *lib = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        state_fail(&lt_state, SYMC_ERR_UNSUPPORTED,
+        state_fail(&lt_state, SYMC_ERR_DEVICE,
                    "CUDA backend: cannot load libcublasLt.so.13 (cuBLAS 13 is not installed or not on the library "
                    "path): %s",
                    dlerror());
@@ -198,14 +192,14 @@ static void lt_load(void) {
     const char *missing = resolve(lib, list, sizeof list / sizeof list[0]);
     if (missing) {
         memset(&rt_lt, 0, sizeof rt_lt);
-        state_fail(&lt_state, SYMC_ERR_UNSUPPORTED, "CUDA backend: libcublasLt.so.13 has no '%s'", missing);
+        state_fail(&lt_state, SYMC_ERR_DEVICE, "CUDA backend: libcublasLt.so.13 has no '%s'", missing);
     }
 }
 
 static void dnn_load(void) {
     void *lib = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        state_fail(&dnn_state, SYMC_ERR_UNSUPPORTED,
+        state_fail(&dnn_state, SYMC_ERR_DEVICE,
                    "CUDA backend: cannot load libcudnn.so.9 (cuDNN 9 is not installed or not on the library path): "
                    "%s",
                    dlerror());
@@ -217,7 +211,7 @@ static void dnn_load(void) {
     const char *missing = resolve(lib, list, sizeof list / sizeof list[0]);
     if (missing) {
         memset(&rt_dnn, 0, sizeof rt_dnn);
-        state_fail(&dnn_state, SYMC_ERR_UNSUPPORTED, "CUDA backend: libcudnn.so.9 has no '%s'", missing);
+        state_fail(&dnn_state, SYMC_ERR_DEVICE, "CUDA backend: libcudnn.so.9 has no '%s'", missing);
         return;
     }
     /* the legacy convolution API this backend uses is stable across 9.x;
@@ -225,7 +219,7 @@ static void dnn_load(void) {
     size_t v = rt_dnn.GetVersion();
     if (v < 90000) {
         memset(&rt_dnn, 0, sizeof rt_dnn);
-        state_fail(&dnn_state, SYMC_ERR_UNSUPPORTED, "CUDA backend: libcudnn.so.9 reports version %zu, need 9.x", v);
+        state_fail(&dnn_state, SYMC_ERR_DEVICE, "CUDA backend: libcudnn.so.9 reports version %zu, need 9.x", v);
     }
 }
 

@@ -75,6 +75,7 @@
     X(MatmulPreferenceSetAttribute, "cublasLtMatmulPreferenceSetAttribute", cublasLtMatmulPreferenceSetAttribute) \
     X(MatmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic", cublasLtMatmulAlgoGetHeuristic) \
     X(MatmulAlgoCheck, "cublasLtMatmulAlgoCheck", cublasLtMatmulAlgoCheck)                  \
+    X(MatmulAlgoCapGetAttribute, "cublasLtMatmulAlgoCapGetAttribute", cublasLtMatmulAlgoCapGetAttribute) \
     X(Matmul, "cublasLtMatmul", cublasLtMatmul)
 
 #define RT_DNN_FUNCS(X)                                                                                  \

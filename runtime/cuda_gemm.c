@@ -1,5 +1,548 @@
-/* placeholder: replaced by the cuBLASLt implementation */
+/* GEMM steps on cuBLASLt: ONNX MatMul and Gemm on row-major data.
+ *
+ * cuBLASLt is column-major; a row-major [r, c] matrix is the column-major
+ * [c, r] matrix with the same bytes, so D = op(A) op(B) is computed as
+ * D^T = op(B)^T op(A)^T: the operands swap and m, n swap, and the
+ * transposes stay as the step says (codegen folded them into trans_a /
+ * trans_b; alpha and beta come from the step too). Gemm's bias over the
+ * columns of D is then cuBLASLt's bias over the rows of D^T, so the BIAS /
+ * RELU_BIAS / GELU_BIAS epilogues apply as they are.
+ *
+ * MatMul broadcasts batch dims like NumPy, with 1-D operands promoted to
+ * [1, K] / [K, 1]. When each operand's batch is either the whole output batch
+ * (contiguous) or entirely broadcast, one strided-batched call does it
+ * (stride 0 for a broadcast operand); when b is broadcast and a is a plain
+ * contiguous stack, a's batch folds into M for one large GEMM, much faster.
+ * Any other mix (e.g. [2,1] x [1,3] batches) loops over the output batch with
+ * pointer offsets. K == 0 still goes through cuBLASLt, as a K = 1 product of
+ * zeros, so beta*C, the bias and the epilogue come out right without a
+ * kernel of our own.
+ *
+ * Descriptors and the algorithm are cached per step and problem key (sizes,
+ * strides, alignment), so steady-state enqueues only set the bias pointer
+ * and call cublasLtMatmul. The algorithm is the tuned one when the engine
+ * has one, the sizes are within a factor of 2 of those it was tuned at, the
+ * pointers are aligned as it needs, and cublasLtMatmulAlgoCheck accepts it;
+ * otherwise the heuristic's first answer for this key. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "runtime/cuda_internal.h"
-symc_status rt_gemm_create(rt_cuda *c, symc_error *err) { (void)c; return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "GEMM steps are not supported yet"); }
-void rt_gemm_destroy(rt_cuda *c) { (void)c; }
-symc_status rt_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err) { (void)c; (void)step; (void)slots; (void)stream; return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "GEMM"); }
+#include "runtime/ref_kernels.h"
+
+#define GEMM_WORKSPACE (32u << 20)
+#define GEMM_CACHE 8 /* shape keys remembered per step */
+#define GEMM_MAX_BATCH_RANK 8
+
+typedef struct gemm_key {
+    int64_t m, n, k, batch;                    /* cuBLASLt's view: m = rows of D^T (our N), n = our M */
+    int64_t lda, ldb, ldd;                     /* leading dims of cuBLASLt's A (our b), B (our a), C/D */
+    int64_t stride_a, stride_b, stride_d;      /* batch strides in elements (0 = broadcast) */
+    int32_t op_a, op_b;                        /* cublasOperation_t of cuBLASLt's A and B */
+    int32_t bias, has_c;
+    uint32_t align;                            /* bytes every pointer, ld and stride is a multiple of (<= 256) */
+} gemm_key;
+
+typedef struct gemm_entry {
+    int used;
+    gemm_key key;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t la, lb, ld;
+    cublasLtMatmulAlgo_t algo;
+    size_t ws; /* workspace the algorithm needs */
+} gemm_entry;
+
+struct rt_gemm_state {
+    cublasLtHandle_t h;
+    CUdeviceptr ws;       /* GEMM_WORKSPACE bytes, allocated at first use */
+    CUdeviceptr zeros;    /* for K == 0 */
+    size_t zeros_size;
+    gemm_entry *cache;    /* GEMM_CACHE per step */
+    uint32_t *next;       /* per step: the entry to evict next */
+};
+
+/* The problem a step solves at these slots, in row-major terms, and how its
+ * batch is walked. */
+typedef struct gemm_problem {
+    symc_dtype dt;
+    size_t esize;
+    int64_t m, n, k, batch; /* after folding */
+    int ta, tb;
+    int64_t stride_a, stride_b, stride_d;
+    int loop; /* 1: one call per output batch (mixed broadcast) */
+    int nb;
+    int64_t out_dims[GEMM_MAX_BATCH_RANK], a_str[GEMM_MAX_BATCH_RANK], b_str[GEMM_MAX_BATCH_RANK];
+    uint32_t ta_t, tb_t, tc_t, tbias_t, td_t; /* tensors */
+} gemm_problem;
+
+static int64_t dim(const rt_engine *e, const int64_t *slots, uint32_t t, int d) {
+    return slots[e->tensors[t].dims[d]];
+}
+
+static symc_status shape_err(const rt_cuda *c, const rt_step *s, symc_status code, const char *what,
+                             symc_error *err) {
+    return symc_error_setf(err, code, "node '%s' (GEMM step): %s", rt_cuda_node_name(c->e, s), what);
+}
+
+static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, gemm_problem *p, symc_error *err) {
+    const rt_engine *e = c->e;
+    const rt_step *s = &e->steps[step];
+    memset(p, 0, sizeof *p);
+    p->ta_t = s->tensors[0];
+    p->tb_t = s->tensors[1];
+    p->tc_t = s->tensors[2];
+    p->tbias_t = s->tensors[3];
+    p->td_t = s->tensors[4];
+    if (p->ta_t == RT_NONE || p->tb_t == RT_NONE || p->td_t == RT_NONE)
+        return shape_err(c, s, SYMC_ERR_FORMAT, "the step lacks a, b or its output", err);
+    const rt_tensor *A = &e->tensors[p->ta_t], *B = &e->tensors[p->tb_t], *D = &e->tensors[p->td_t];
+    p->dt = D->dtype;
+    if (p->dt != SYMC_F32 && p->dt != SYMC_F64)
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                               "node '%s': GEMM on %s tensors is not supported by the CUDA backend (f32 and f64 are)",
+                               rt_cuda_node_name(e, s), rt_ref_dtype_name(p->dt));
+    if (A->dtype != p->dt || B->dtype != p->dt ||
+        (p->tc_t != RT_NONE && e->tensors[p->tc_t].dtype != p->dt) ||
+        (p->tbias_t != RT_NONE && e->tensors[p->tbias_t].dtype != p->dt))
+        return shape_err(c, s, SYMC_ERR_FORMAT, "operands of different dtypes", err);
+    p->esize = rt_ref_dtype_size(p->dt);
+    int ra = A->rank, rb = B->rank;
+    if (ra < 1 || rb < 1) return shape_err(c, s, SYMC_ERR_FORMAT, "a scalar operand", err);
+    int ta = ra >= 2 && s->trans_a, tb = rb >= 2 && s->trans_b;
+    int64_t m, k, kb, n;
+    if (ra == 1) m = 1, k = dim(e, slots, p->ta_t, 0);
+    else {
+        int64_t r = dim(e, slots, p->ta_t, ra - 2), cc = dim(e, slots, p->ta_t, ra - 1);
+        m = ta ? cc : r;
+        k = ta ? r : cc;
+    }
+    if (rb == 1) n = 1, kb = dim(e, slots, p->tb_t, 0);
+    else {
+        int64_t r = dim(e, slots, p->tb_t, rb - 2), cc = dim(e, slots, p->tb_t, rb - 1);
+        kb = tb ? cc : r;
+        n = tb ? r : cc;
+    }
+    if (k != kb) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "inner dims differ (%" PRId64 " and %" PRId64 ")", k, kb);
+        return shape_err(c, s, SYMC_ERR_INTERNAL, msg, err);
+    }
+    /* batch dims, right-aligned, NumPy broadcasting */
+    int na = ra > 2 ? ra - 2 : 0, nbb = rb > 2 ? rb - 2 : 0;
+    int nb = na > nbb ? na : nbb;
+    if (nb > GEMM_MAX_BATCH_RANK) return shape_err(c, s, SYMC_ERR_UNSUPPORTED, "more than 8 batch dims", err);
+    if (e->nodes[s->node].op == IR_OP_GEMM && nb)
+        return shape_err(c, s, SYMC_ERR_FORMAT, "Gemm operands must be 2-D", err);
+    int64_t batch = 1, a_count = 1, b_count = 1;
+    for (int j = 0; j < nb; j++) {
+        int ja = j - (nb - na), jb = j - (nb - nbb);
+        int64_t da = ja >= 0 ? dim(e, slots, p->ta_t, ja) : 1, db = jb >= 0 ? dim(e, slots, p->tb_t, jb) : 1;
+        if (da != db && da != 1 && db != 1) return shape_err(c, s, SYMC_ERR_INTERNAL, "batch dims do not broadcast", err);
+        p->out_dims[j] = da == 1 ? db : da;
+        batch *= p->out_dims[j];
+        a_count *= da;
+        b_count *= db;
+    }
+    int64_t dn = 1;
+    for (int d = 0; d < D->rank; d++) dn *= dim(e, slots, p->td_t, d);
+    if (dn != batch * m * n) return shape_err(c, s, SYMC_ERR_INTERNAL, "the output size is not batch*M*N", err);
+    if (p->tc_t != RT_NONE) {
+        const rt_tensor *C = &e->tensors[p->tc_t];
+        int64_t cn = 1;
+        for (int d = 0; d < C->rank; d++) cn *= dim(e, slots, p->tc_t, d);
+        if (cn != batch * m * n)
+            return shape_err(c, s, SYMC_ERR_UNSUPPORTED, "C must be a full [M, N] matrix on the CUDA backend", err);
+    }
+    if (p->tbias_t != RT_NONE) {
+        const rt_tensor *bias = &e->tensors[p->tbias_t];
+        int64_t bn = 1;
+        for (int d = 0; d < bias->rank; d++) bn *= dim(e, slots, p->tbias_t, d);
+        if (bn != n) return shape_err(c, s, SYMC_ERR_INTERNAL, "the bias does not have N elements", err);
+    }
+    p->ta = ta;
+    p->tb = tb;
+    p->m = m;
+    p->n = n;
+    p->k = k;
+    p->batch = batch;
+    p->nb = nb;
+    if (batch <= 1 || m == 0 || n == 0) {
+        p->batch = batch < 1 ? batch : 1;
+        return SYMC_OK;
+    }
+    int a_full = a_count == batch, b_full = b_count == batch;
+    int a_bc = a_count == 1, b_bc = b_count == 1;
+    if ((a_full || a_bc) && (b_full || b_bc)) {
+        p->stride_a = a_full ? m * k : 0;
+        p->stride_b = b_full ? k * n : 0;
+        p->stride_d = m * n;
+        if (b_bc && a_full && !ta && p->tc_t == RT_NONE) {
+            /* [batch, M, K] x [K, N] is one [batch*M, K] x [K, N] */
+            p->m = m * batch;
+            p->batch = 1;
+            p->stride_a = p->stride_b = p->stride_d = 0;
+        }
+        return SYMC_OK;
+    }
+    /* mixed broadcasting: per-dim element strides of each operand's batch */
+    p->loop = 1;
+    int64_t sa = m * k, sb = k * n;
+    for (int j = nb - 1; j >= 0; j--) {
+        int ja = j - (nb - na), jb = j - (nb - nbb);
+        int64_t da = ja >= 0 ? dim(e, slots, p->ta_t, ja) : 1, db = jb >= 0 ? dim(e, slots, p->tb_t, jb) : 1;
+        p->a_str[j] = da == 1 ? 0 : sa;
+        p->b_str[j] = db == 1 ? 0 : sb;
+        sa *= da;
+        sb *= db;
+    }
+    return SYMC_OK;
+}
+
+symc_status rt_gemm_shape_of(const rt_cuda *c, uint32_t step, const int64_t *slots, rt_gemm_shape *out,
+                             symc_error *err) {
+    gemm_problem p;
+    symc_status st = plan(c, step, slots, &p, err);
+    if (st) return st;
+    *out = (rt_gemm_shape){p.m, p.n, p.k, p.batch};
+    return SYMC_OK;
+}
+
+/* ---- handle, workspace, cache ------------------------------------------------- */
+
+symc_status rt_gemm_create(rt_cuda *c, symc_error *err) {
+    symc_status st = rt_lt_load(err);
+    if (st) return st;
+    rt_gemm_state *g = calloc(1, sizeof *g);
+    if (!g) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuBLASLt state");
+    c->gemm = g;
+    g->cache = calloc((size_t)c->e->n_steps * GEMM_CACHE, sizeof *g->cache);
+    g->next = calloc(c->e->n_steps, sizeof *g->next);
+    if (!g->cache || !g->next) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuBLASLt state");
+    return RT_LT(err, Create, (&g->h));
+}
+
+static void entry_clear(gemm_entry *en) {
+    if (en->op) rt_lt.MatmulDescDestroy(en->op);
+    if (en->la) rt_lt.MatrixLayoutDestroy(en->la);
+    if (en->lb) rt_lt.MatrixLayoutDestroy(en->lb);
+    if (en->ld) rt_lt.MatrixLayoutDestroy(en->ld);
+    memset(en, 0, sizeof *en);
+}
+
+void rt_gemm_destroy(rt_cuda *c) {
+    rt_gemm_state *g = c->gemm;
+    if (!g) return;
+    if (g->cache)
+        for (size_t i = 0; i < (size_t)c->e->n_steps * GEMM_CACHE; i++) entry_clear(&g->cache[i]);
+    if (g->h) rt_lt.Destroy(g->h);
+    rt_cuda_free(c, g->ws);
+    rt_cuda_free(c, g->zeros);
+    free(g->cache);
+    free(g->next);
+    free(g);
+    c->gemm = NULL;
+}
+
+static cublasComputeType_t compute_type(symc_dtype dt, uint8_t precision) {
+    if (dt == SYMC_F64) return CUBLAS_COMPUTE_64F;
+    switch ((rt_precision)precision) {
+    case RT_PREC_TF32: return CUBLAS_COMPUTE_32F_FAST_TF32;
+    case RT_PREC_FP16: return CUBLAS_COMPUTE_32F_FAST_16F;
+    case RT_PREC_BF16: return CUBLAS_COMPUTE_32F_FAST_16BF;
+    case RT_PREC_FP32: break;
+    }
+    return CUBLAS_COMPUTE_32F; /* true fp32: no TF32 */
+}
+
+static cublasLtEpilogue_t epilogue_of(const rt_step *s, int bias) {
+    switch ((rt_epilogue)s->epilogue) {
+    case RT_EPI_RELU: return bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
+    case RT_EPI_GELU: return bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+    case RT_EPI_NONE: break;
+    }
+    return bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+}
+
+static symc_status layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, int64_t rows, int64_t cols, int64_t ld,
+                          int64_t batch, int64_t stride, symc_error *err) {
+    symc_status st = RT_LT(err, MatrixLayoutCreate, (l, t, (uint64_t)rows, (uint64_t)cols, ld));
+    if (st || batch <= 1) return st;
+    int32_t count = (int32_t)batch;
+    if ((st = RT_LT(err, MatrixLayoutSetAttribute, (*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count))))
+        return st;
+    return RT_LT(err, MatrixLayoutSetAttribute, (*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
+}
+
+static symc_status make_descs(const rt_step *s, symc_dtype dt, const gemm_key *key, gemm_entry *en, symc_error *err) {
+    cudaDataType_t t = dt == SYMC_F64 ? CUDA_R_64F : CUDA_R_32F;
+    symc_status st = RT_LT(err, MatmulDescCreate, (&en->op, compute_type(dt, s->precision), t));
+    if (st) return st;
+    int32_t opa = key->op_a, opb = key->op_b;
+    cublasLtEpilogue_t epi = epilogue_of(s, key->bias);
+    if ((st = RT_LT(err, MatmulDescSetAttribute, (en->op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa)))) return st;
+    if ((st = RT_LT(err, MatmulDescSetAttribute, (en->op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb)))) return st;
+    if ((st = RT_LT(err, MatmulDescSetAttribute, (en->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi)))) return st;
+    /* cuBLASLt's A is our b: [m x k] after op_a */
+    int64_t ar = key->op_a == CUBLAS_OP_N ? key->m : key->k, ac = key->op_a == CUBLAS_OP_N ? key->k : key->m;
+    int64_t br = key->op_b == CUBLAS_OP_N ? key->k : key->n, bc = key->op_b == CUBLAS_OP_N ? key->n : key->k;
+    if ((st = layout(&en->la, t, ar, ac, key->lda, key->batch, key->stride_a, err))) return st;
+    if ((st = layout(&en->lb, t, br, bc, key->ldb, key->batch, key->stride_b, err))) return st;
+    return layout(&en->ld, t, key->m, key->n, key->ldd, key->batch, key->stride_d, err);
+}
+
+static symc_status preference(cublasLtMatmulPreference_t *pref, uint32_t align, symc_error *err) {
+    symc_status st = RT_LT(err, MatmulPreferenceCreate, (pref));
+    if (st) return st;
+    uint64_t ws = GEMM_WORKSPACE;
+    st = RT_LT(err, MatmulPreferenceSetAttribute, (*pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    const cublasLtMatmulPreferenceAttributes_t al[] = {
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+    for (int i = 0; i < 4 && !st; i++)
+        st = RT_LT(err, MatmulPreferenceSetAttribute, (*pref, al[i], &align, sizeof align));
+    return st;
+}
+
+/* does the algorithm accept pointers aligned to `align` bytes? */
+static int algo_alignment_ok(const cublasLtMatmulAlgo_t *algo, uint32_t align) {
+    const cublasLtMatmulAlgoCapAttributes_t caps[] = {
+        CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES};
+    for (int i = 0; i < 4; i++) {
+        uint32_t need = 0;
+        size_t written = 0;
+        if (rt_lt.MatmulAlgoCapGetAttribute(algo, caps[i], &need, sizeof need, &written) != CUBLAS_STATUS_SUCCESS)
+            return 0;
+        if (need > align) return 0;
+    }
+    return 1;
+}
+
+static int within2(int64_t x, int64_t t) { return x == t || (x > 0 && t > 0 && x <= 2 * t && t <= 2 * x); }
+
+/* The tuned algorithm, when it fits this problem. */
+static int use_tuned(rt_gemm_state *g, const rt_step *s, const gemm_problem *p, gemm_entry *en) {
+    if (s->algo_size != sizeof(cublasLtMatmulAlgo_t) || !s->algo) return 0;
+    if (!within2(p->m, s->tuned[0]) || !within2(p->n, s->tuned[1]) || !within2(p->k, s->tuned[2]) ||
+        !within2(p->batch, s->tuned[3]))
+        return 0;
+    cublasLtMatmulAlgo_t algo;
+    memcpy(&algo, s->algo, sizeof algo);
+    if (!algo_alignment_ok(&algo, en->key.align)) return 0;
+    cublasLtMatmulHeuristicResult_t res;
+    memset(&res, 0, sizeof res);
+    if (rt_lt.MatmulAlgoCheck(g->h, en->op, en->la, en->lb, en->ld, en->ld, &algo, &res) != CUBLAS_STATUS_SUCCESS ||
+        res.workspaceSize > GEMM_WORKSPACE)
+        return 0;
+    en->algo = algo;
+    en->ws = res.workspaceSize;
+    return 1;
+}
+
+static uint32_t align_of(uint32_t align, uint64_t v) {
+    while (align > 1 && v % align) align >>= 1;
+    return align;
+}
+
+/* The cuBLASLt problem for a plan with these base pointers. */
+static void key_of(const rt_step *s, const gemm_problem *p, const CUdeviceptr ptrs[5], int k0, gemm_key *key) {
+    memset(key, 0, sizeof *key); /* memcmp'd: no padding garbage */
+    key->m = p->n;
+    key->n = p->m;
+    key->k = k0 ? 1 : p->k;
+    key->batch = p->loop ? 1 : p->batch;
+    if (k0) {
+        key->op_a = key->op_b = CUBLAS_OP_N;
+        key->lda = p->n;
+        key->ldb = 1;
+    } else {
+        key->op_a = p->tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+        key->op_b = p->ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+        key->lda = p->tb ? p->k : p->n; /* row length of b as stored */
+        key->ldb = p->ta ? p->m : p->k; /* row length of a as stored */
+        key->stride_a = p->stride_b;
+        key->stride_b = p->stride_a;
+    }
+    key->ldd = p->n;
+    key->stride_d = p->stride_d;
+    key->bias = p->tbias_t != RT_NONE;
+    key->has_c = p->tc_t != RT_NONE && s->beta != 0.0f;
+    uint32_t al = 256;
+    for (int i = 0; i < 5; i++) al = align_of(al, ptrs[i]);
+    const int64_t vals[] = {key->lda, key->ldb, key->ldd, key->stride_a, key->stride_b, key->stride_d,
+                            p->a_str[0], p->b_str[0], p->m * p->n};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) al = align_of(al, (uint64_t)vals[i] * p->esize);
+    if (p->loop)
+        for (int j = 0; j < p->nb; j++) al = align_of(align_of(al, (uint64_t)p->a_str[j] * p->esize),
+                                                     (uint64_t)p->b_str[j] * p->esize);
+    key->align = al;
+}
+
+static symc_status find_entry(rt_cuda *c, uint32_t step, const gemm_problem *p, const gemm_key *key,
+                              gemm_entry **out, symc_error *err) {
+    rt_gemm_state *g = c->gemm;
+    const rt_step *s = &c->e->steps[step];
+    gemm_entry *row = &g->cache[(size_t)step * GEMM_CACHE];
+    for (int i = 0; i < GEMM_CACHE; i++)
+        if (row[i].used && !memcmp(&row[i].key, key, sizeof *key)) {
+            *out = &row[i];
+            return SYMC_OK;
+        }
+    gemm_entry *en = &row[g->next[step]];
+    g->next[step] = (g->next[step] + 1) % GEMM_CACHE;
+    entry_clear(en);
+    en->key = *key;
+    symc_status st = make_descs(s, p->dt, key, en, err);
+    if (!st && !use_tuned(g, s, p, en)) {
+        cublasLtMatmulPreference_t pref = NULL;
+        cublasLtMatmulHeuristicResult_t res;
+        memset(&res, 0, sizeof res);
+        int n = 0;
+        st = preference(&pref, key->align, err);
+        if (!st) st = RT_LT(err, MatmulAlgoGetHeuristic, (g->h, en->op, en->la, en->lb, en->ld, en->ld, pref, 1, &res, &n));
+        if (pref) rt_lt.MatmulPreferenceDestroy(pref);
+        if (!st && n < 1)
+            st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "cuBLASLt has no algorithm for this problem");
+        if (!st) {
+            en->algo = res.algo;
+            en->ws = res.workspaceSize;
+        }
+    }
+    if (st) {
+        symc_error_prefix(err, "node '%s': GEMM m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " batch=%" PRId64,
+                          rt_cuda_node_name(c->e, s), p->m, p->n, p->k, p->batch);
+        entry_clear(en);
+        return st;
+    }
+    en->used = 1;
+    *out = en;
+    return SYMC_OK;
+}
+
+static symc_status ensure_buffers(rt_cuda *c, const gemm_problem *p, int k0, symc_error *err) {
+    rt_gemm_state *g = c->gemm;
+    symc_status st;
+    if (!g->ws && (st = rt_cuda_alloc(c, GEMM_WORKSPACE, &g->ws, "the cuBLASLt workspace", err))) return st;
+    if (k0) {
+        size_t need = (size_t)(p->m > p->n ? p->m : p->n) * p->esize;
+        if (need > g->zeros_size) {
+            if (g->zeros) {
+                if ((st = RT_CU(err, CtxSynchronize, ()))) return st;
+                rt_cuda_free(c, g->zeros);
+                g->zeros = 0;
+                g->zeros_size = 0;
+            }
+            if ((st = rt_cuda_alloc(c, need, &g->zeros, "zeros for a K = 0 GEMM", err))) return st;
+            if ((st = RT_CU(err, MemsetD8, (g->zeros, 0, need)))) return st;
+            g->zeros_size = need;
+        }
+    }
+    return SYMC_OK;
+}
+
+/* One cuBLASLt call (or a loop of them) for the step, with `algo` when the
+ * tuner forces one. */
+static symc_status run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream,
+                       const cublasLtMatmulAlgo_t *forced, symc_error *err) {
+    const rt_step *s = &c->e->steps[step];
+    rt_gemm_state *g = c->gemm;
+    gemm_problem p;
+    symc_status st = plan(c, step, slots, &p, err);
+    if (st) return st;
+    if (p.m == 0 || p.n == 0 || p.batch == 0) return SYMC_OK; /* an empty output */
+    int k0 = p.k == 0;
+    CUdeviceptr pa = c->ptr[p.ta_t], pb = c->ptr[p.tb_t], pd = c->ptr[p.td_t];
+    CUdeviceptr pc = p.tc_t != RT_NONE && s->beta != 0.0f ? c->ptr[p.tc_t] : pd;
+    CUdeviceptr pbias = p.tbias_t != RT_NONE ? c->ptr[p.tbias_t] : 0;
+    if ((st = ensure_buffers(c, &p, k0, err))) return st;
+    if (k0) pa = pb = g->zeros;
+    const CUdeviceptr ptrs[5] = {pa, pb, pc, pd, pbias ? pbias : pd};
+    gemm_key key;
+    key_of(s, &p, ptrs, k0, &key);
+    gemm_entry *en;
+    if ((st = find_entry(c, step, &p, &key, &en, err))) return st;
+    const cublasLtMatmulAlgo_t *algo = forced ? forced : &en->algo;
+    if (pbias) {
+        void *bp = (void *)(uintptr_t)pbias;
+        if ((st = RT_LT(err, MatmulDescSetAttribute, (en->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp))))
+            goto fail;
+    }
+    double alpha64 = s->alpha, beta64 = key.has_c ? s->beta : 0.0;
+    float alpha32 = s->alpha, beta32 = (float)beta64;
+    const void *alpha = p.dt == SYMC_F64 ? (const void *)&alpha64 : (const void *)&alpha32;
+    const void *beta = p.dt == SYMC_F64 ? (const void *)&beta64 : (const void *)&beta32;
+    int64_t count = p.loop ? p.batch : 1;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t oa = 0, ob = 0, od = 0;
+        if (p.loop) { /* decompose the output batch index over the broadcast dims */
+            int64_t r = i;
+            for (int j = p.nb - 1; j >= 0; j--) {
+                int64_t idx = r % p.out_dims[j];
+                r /= p.out_dims[j];
+                oa += idx * p.a_str[j];
+                ob += idx * p.b_str[j];
+            }
+            od = i * p.m * p.n;
+            if (k0) oa = ob = 0;
+        }
+        const void *A = (const void *)(uintptr_t)(pb + (CUdeviceptr)ob * p.esize); /* cuBLASLt's A is our b */
+        const void *B = (const void *)(uintptr_t)(pa + (CUdeviceptr)oa * p.esize);
+        const void *C = (const void *)(uintptr_t)(pc + (CUdeviceptr)od * p.esize);
+        void *D = (void *)(uintptr_t)(pd + (CUdeviceptr)od * p.esize);
+        st = RT_LT(err, Matmul, (g->h, en->op, alpha, A, en->la, B, en->lb, beta, C, en->ld, D, en->ld, algo,
+                                 (void *)(uintptr_t)g->ws, GEMM_WORKSPACE, stream));
+        if (st) goto fail;
+    }
+    return SYMC_OK;
+fail:
+    symc_error_prefix(err, "node '%s': GEMM m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " batch=%" PRId64,
+                      rt_cuda_node_name(c->e, s), p.m, p.n, p.k, p.batch);
+    return st;
+}
+
+symc_status rt_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err) {
+    const cublasLtMatmulAlgo_t *forced = NULL;
+    if (c->force.algo && c->force.step == step) forced = c->force.algo;
+    return run(c, step, slots, stream, forced, err);
+}
+
+symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos,
+                               int cap, int *n, symc_error *err) {
+    *n = 0;
+    const rt_step *s = &c->e->steps[step];
+    gemm_problem p;
+    symc_status st = plan(c, step, slots, &p, err);
+    if (st || p.m == 0 || p.n == 0 || p.batch == 0) return st;
+    int k0 = p.k == 0;
+    CUdeviceptr pa = c->ptr[p.ta_t], pb = c->ptr[p.tb_t], pd = c->ptr[p.td_t];
+    CUdeviceptr pc = p.tc_t != RT_NONE && s->beta != 0.0f ? c->ptr[p.tc_t] : pd;
+    CUdeviceptr pbias = p.tbias_t != RT_NONE ? c->ptr[p.tbias_t] : pd;
+    if ((st = ensure_buffers(c, &p, k0, err))) return st;
+    if (k0) pa = pb = c->gemm->zeros;
+    const CUdeviceptr ptrs[5] = {pa, pb, pc, pd, pbias};
+    gemm_key key;
+    key_of(s, &p, ptrs, k0, &key);
+    gemm_entry tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.key = key;
+    cublasLtMatmulPreference_t pref = NULL;
+    cublasLtMatmulHeuristicResult_t res[16];
+    memset(res, 0, sizeof res);
+    if (cap > 16) cap = 16;
+    st = make_descs(s, p.dt, &key, &tmp, err);
+    if (!st) st = preference(&pref, key.align, err);
+    if (!st)
+        st = RT_LT(err, MatmulAlgoGetHeuristic, (c->gemm->h, tmp.op, tmp.la, tmp.lb, tmp.ld, tmp.ld, pref, cap, res, n));
+    if (pref) rt_lt.MatmulPreferenceDestroy(pref);
+    entry_clear(&tmp);
+    if (st) {
+        symc_error_prefix(err, "node '%s'", rt_cuda_node_name(c->e, s));
+        return st;
+    }
+    int kept = 0;
+    for (int i = 0; i < *n; i++)
+        if (res[i].state == CUBLAS_STATUS_SUCCESS) algos[kept++] = res[i].algo;
+    *n = kept;
+    return SYMC_OK;
+}
