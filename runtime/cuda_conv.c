@@ -1,5 +1,398 @@
-/* placeholder: replaced by the cuDNN implementation */
+/* CONV steps on cuDNN's legacy convolution API: ONNX Conv, NCHW, float32.
+ *
+ * The node's attributes (strides, pads [top, left, bottom, right],
+ * dilations, group; absent = ONNX defaults, as the reference kernel reads
+ * them) become a 2-D cross-correlation descriptor with a group count.
+ * cuDNN pads symmetrically, so asymmetric pads are refused (codegen does not
+ * emit them). Math follows the step's precision: FP32 forbids TF32
+ * (CUDNN_FMA_MATH), TF32 allows it, FP16/BF16 allow down-conversion.
+ *
+ * Bias with ReLU is one fused cudnnConvolutionBiasActivationForward; if the
+ * chosen algorithm cannot fuse, IMPLICIT_PRECOMP_GEMM (which always can) is
+ * tried before giving up. Bias alone is cudnnConvolutionForward followed by
+ * cudnnAddTensor, which is valid with every algorithm.
+ *
+ * Descriptors and the algorithm are cached per step and shape: the tuned id
+ * when N, H and W are within a factor of 2 of the tuned sizes, else the
+ * first answer of cudnnGetConvolutionForwardAlgorithm_v7 that succeeds with
+ * a workspace under the cap. The cuDNN workspace is per context and
+ * grow-only. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "runtime/cuda_internal.h"
-symc_status rt_conv_create(rt_cuda *c, symc_error *err) { (void)c; return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "CONV steps are not supported yet"); }
-void rt_conv_destroy(rt_cuda *c) { (void)c; }
-symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err) { (void)c; (void)step; (void)slots; (void)stream; return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "CONV"); }
+#include "runtime/ref_kernels.h"
+
+#define CONV_CACHE 8
+#define CONV_WORKSPACE_CAP ((size_t)1 << 30) /* largest workspace an algorithm may ask for */
+
+typedef struct conv_key {
+    int32_t n, c, h, w, o, kh, kw, ho, wo;
+} conv_key;
+
+typedef struct conv_entry {
+    int used;
+    conv_key key;
+    cudnnTensorDescriptor_t x, y, bias;
+    cudnnFilterDescriptor_t w;
+    cudnnConvolutionDescriptor_t conv;
+    cudnnActivationDescriptor_t act;
+    cudnnConvolutionFwdAlgo_t algo;
+    size_t ws;
+} conv_entry;
+
+struct rt_conv_state {
+    cudnnHandle_t h;
+    CUdeviceptr ws;
+    size_t ws_size;
+    conv_entry *cache; /* CONV_CACHE per step */
+    uint32_t *next;
+};
+
+typedef struct conv_problem {
+    int64_t strides[2], pads[4], dil[2], group;
+    uint32_t x, w, bias, y;
+    conv_key key;
+    int empty;
+} conv_problem;
+
+/* ---- attributes ------------------------------------------------------------------ */
+
+static const symc_attr *find_attr(const rt_node *n, const char *name) {
+    for (uint32_t i = 0; i < n->n_attrs; i++)
+        if (n->attrs[i].name && !strcmp(n->attrs[i].name, name)) return &n->attrs[i];
+    return NULL;
+}
+
+static symc_status attr_ints(const rt_node *n, const int64_t *slots, const char *name, uint32_t count,
+                             const int64_t *dflt, int64_t *out, symc_error *err) {
+    const symc_attr *a = find_attr(n, name);
+    if (!a) {
+        memcpy(out, dflt, count * sizeof *out);
+        return SYMC_OK;
+    }
+    if ((a->kind != SYMC_ATTR_INTS && a->kind != SYMC_ATTR_DIMS) || a->n != count)
+        return symc_error_setf(err, SYMC_ERR_FORMAT, "node '%s' (conv2d): attribute '%s' must be %u integers", n->name,
+                               name, count);
+    for (uint32_t i = 0; i < count; i++)
+        out[i] = a->kind == SYMC_ATTR_INTS ? a->ints[i] : a->dims[i] == RT_NONE ? -1 : slots[a->dims[i]];
+    return SYMC_OK;
+}
+
+static int fits_int(int64_t v) { return v >= 0 && v <= INT32_MAX; }
+
+static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, conv_problem *p, symc_error *err) {
+    const rt_engine *e = c->e;
+    const rt_step *s = &e->steps[step];
+    const rt_node *node = &e->nodes[s->node];
+    const char *name = rt_cuda_node_name(e, s);
+    memset(p, 0, sizeof *p);
+    p->x = s->tensors[0];
+    p->w = s->tensors[1];
+    p->bias = s->tensors[2];
+    p->y = s->tensors[3];
+    if (p->x == RT_NONE || p->w == RT_NONE || p->y == RT_NONE)
+        return symc_error_setf(err, SYMC_ERR_FORMAT, "node '%s': a CONV step without x, w or y", name);
+    const rt_tensor *X = &e->tensors[p->x], *W = &e->tensors[p->w], *Y = &e->tensors[p->y];
+    if (X->dtype != SYMC_F32 || W->dtype != SYMC_F32 || Y->dtype != SYMC_F32 ||
+        (p->bias != RT_NONE && e->tensors[p->bias].dtype != SYMC_F32))
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                               "node '%s': convolution on %s tensors is not supported by the CUDA backend (f32 is)", name,
+                               rt_ref_dtype_name(X->dtype));
+    if (X->rank != 4 || W->rank != 4 || Y->rank != 4)
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s': the CUDA backend runs 2-D (NCHW) convolutions only",
+                               name);
+    static const int64_t ones[4] = {1, 1, 1, 1}, zeros[4] = {0, 0, 0, 0};
+    symc_status st;
+    if ((st = attr_ints(node, slots, "strides", 2, ones, p->strides, err))) return st;
+    if ((st = attr_ints(node, slots, "pads", 4, zeros, p->pads, err))) return st;
+    if ((st = attr_ints(node, slots, "dilations", 2, ones, p->dil, err))) return st;
+    p->group = 1;
+    const symc_attr *g = find_attr(node, "group");
+    if (g) {
+        if (g->kind != SYMC_ATTR_INT)
+            return symc_error_setf(err, SYMC_ERR_FORMAT, "node '%s' (conv2d): attribute 'group' must be an integer", name);
+        p->group = g->i;
+    }
+    if (p->pads[0] != p->pads[2] || p->pads[1] != p->pads[3])
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                               "node '%s': asymmetric pads [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
+                               "] are not supported by cuDNN",
+                               name, p->pads[0], p->pads[1], p->pads[2], p->pads[3]);
+    int64_t v[12] = {slots[X->dims[0]], slots[X->dims[1]], slots[X->dims[2]], slots[X->dims[3]],
+                     slots[W->dims[0]], slots[W->dims[2]], slots[W->dims[3]], slots[Y->dims[2]],
+                     slots[Y->dims[3]], p->group, p->strides[0], p->pads[0]};
+    for (int i = 0; i < 12; i++)
+        if (!fits_int(v[i]))
+            return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s': a convolution size does not fit cuDNN's int",
+                                   name);
+    for (int i = 0; i < 2; i++)
+        if (!fits_int(p->strides[i]) || !fits_int(p->dil[i]) || !fits_int(p->pads[i]) || p->strides[i] < 1 ||
+            p->dil[i] < 1)
+            return symc_error_setf(err, SYMC_ERR_FORMAT, "node '%s': bad strides, dilations or pads", name);
+    if (p->group < 1 || v[1] % p->group || v[4] % p->group || slots[W->dims[1]] * p->group != v[1] ||
+        slots[Y->dims[1]] != v[4] || slots[Y->dims[0]] != v[0])
+        return symc_error_setf(err, SYMC_ERR_INTERNAL, "node '%s': x, w and y shapes disagree (group %" PRId64 ")",
+                               name, p->group);
+    p->key = (conv_key){(int32_t)v[0], (int32_t)v[1], (int32_t)v[2], (int32_t)v[3], (int32_t)v[4],
+                        (int32_t)v[5], (int32_t)v[6], (int32_t)v[7], (int32_t)v[8]};
+    p->empty = !v[0] || !v[4] || !v[7] || !v[8];
+    if (p->bias != RT_NONE) {
+        int64_t bn = 1;
+        for (int d = 0; d < e->tensors[p->bias].rank; d++) bn *= slots[e->tensors[p->bias].dims[d]];
+        if (bn != v[4]) return symc_error_setf(err, SYMC_ERR_INTERNAL, "node '%s': the bias does not have O elements", name);
+    }
+    return SYMC_OK;
+}
+
+/* ---- state --------------------------------------------------------------------- */
+
+symc_status rt_conv_create(rt_cuda *c, symc_error *err) {
+    symc_status st = rt_dnn_load(err);
+    if (st) return st;
+    rt_conv_state *g = calloc(1, sizeof *g);
+    if (!g) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuDNN state");
+    c->conv = g;
+    g->cache = calloc((size_t)c->e->n_steps * CONV_CACHE, sizeof *g->cache);
+    g->next = calloc(c->e->n_steps, sizeof *g->next);
+    if (!g->cache || !g->next) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuDNN state");
+    return RT_DNN(err, Create, (&g->h));
+}
+
+static void entry_clear(conv_entry *en) {
+    if (en->x) rt_dnn.DestroyTensorDescriptor(en->x);
+    if (en->y) rt_dnn.DestroyTensorDescriptor(en->y);
+    if (en->bias) rt_dnn.DestroyTensorDescriptor(en->bias);
+    if (en->w) rt_dnn.DestroyFilterDescriptor(en->w);
+    if (en->conv) rt_dnn.DestroyConvolutionDescriptor(en->conv);
+    if (en->act) rt_dnn.DestroyActivationDescriptor(en->act);
+    memset(en, 0, sizeof *en);
+}
+
+void rt_conv_destroy(rt_cuda *c) {
+    rt_conv_state *g = c->conv;
+    if (!g) return;
+    if (g->cache)
+        for (size_t i = 0; i < (size_t)c->e->n_steps * CONV_CACHE; i++) entry_clear(&g->cache[i]);
+    if (g->h) rt_dnn.Destroy(g->h);
+    rt_cuda_free(c, g->ws);
+    free(g->cache);
+    free(g->next);
+    free(g);
+    c->conv = NULL;
+}
+
+static cudnnMathType_t math_of(uint8_t precision) {
+    switch ((rt_precision)precision) {
+    case RT_PREC_TF32: return CUDNN_DEFAULT_MATH;
+    case RT_PREC_FP16:
+    case RT_PREC_BF16: return CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    case RT_PREC_FP32: break;
+    }
+    return CUDNN_FMA_MATH; /* true fp32: no TF32 */
+}
+
+static symc_status make_descs(const rt_step *s, const conv_problem *p, conv_entry *en, symc_error *err) {
+    const conv_key *k = &p->key;
+    symc_status st;
+    if ((st = RT_DNN(err, CreateTensorDescriptor, (&en->x)))) return st;
+    if ((st = RT_DNN(err, CreateTensorDescriptor, (&en->y)))) return st;
+    if ((st = RT_DNN(err, CreateFilterDescriptor, (&en->w)))) return st;
+    if ((st = RT_DNN(err, CreateConvolutionDescriptor, (&en->conv)))) return st;
+    if ((st = RT_DNN(err, SetTensor4dDescriptor, (en->x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, k->n, k->c, k->h, k->w))))
+        return st;
+    if ((st = RT_DNN(err, SetFilter4dDescriptor,
+                     (en->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k->o, k->c / (int)p->group, k->kh, k->kw))))
+        return st;
+    if ((st = RT_DNN(err, SetConvolution2dDescriptor,
+                     (en->conv, (int)p->pads[0], (int)p->pads[1], (int)p->strides[0], (int)p->strides[1],
+                      (int)p->dil[0], (int)p->dil[1], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT))))
+        return st;
+    if ((st = RT_DNN(err, SetConvolutionGroupCount, (en->conv, (int)p->group)))) return st;
+    if ((st = RT_DNN(err, SetConvolutionMathType, (en->conv, math_of(s->precision))))) return st;
+    int on, oc, oh, ow;
+    if ((st = RT_DNN(err, GetConvolution2dForwardOutputDim, (en->conv, en->x, en->w, &on, &oc, &oh, &ow)))) return st;
+    if (on != k->n || oc != k->o || oh != k->ho || ow != k->wo)
+        return symc_error_setf(err, SYMC_ERR_INTERNAL,
+                               "cuDNN computes an output of [%d, %d, %d, %d], the engine says [%d, %d, %d, %d]", on, oc,
+                               oh, ow, k->n, k->o, k->ho, k->wo);
+    if ((st = RT_DNN(err, SetTensor4dDescriptor, (en->y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, k->n, k->o, k->ho, k->wo))))
+        return st;
+    if (p->bias != RT_NONE) {
+        if ((st = RT_DNN(err, CreateTensorDescriptor, (&en->bias)))) return st;
+        if ((st = RT_DNN(err, SetTensor4dDescriptor, (en->bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, k->o, 1, 1))))
+            return st;
+    }
+    if (s->epilogue == RT_EPI_RELU) {
+        if ((st = RT_DNN(err, CreateActivationDescriptor, (&en->act)))) return st;
+        if ((st = RT_DNN(err, SetActivationDescriptor, (en->act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0))))
+            return st;
+    }
+    return SYMC_OK;
+}
+
+static int within2(int64_t x, int64_t t) { return x == t || (x > 0 && t > 0 && x <= 2 * t && t <= 2 * x); }
+
+static symc_status choose_algo(rt_conv_state *g, const rt_step *s, const conv_problem *p, conv_entry *en,
+                               symc_error *err) {
+    int32_t id;
+    if (s->algo_size == sizeof id && s->algo) {
+        memcpy(&id, s->algo, sizeof id);
+        size_t ws = 0;
+        if (id >= 0 && id < CUDNN_CONVOLUTION_FWD_ALGO_COUNT && within2(p->key.n, s->tuned[0]) &&
+            within2(p->key.h, s->tuned[1]) && within2(p->key.w, s->tuned[2]) &&
+            rt_dnn.GetConvolutionForwardWorkspaceSize(g->h, en->x, en->w, en->conv, en->y, (cudnnConvolutionFwdAlgo_t)id,
+                                                      &ws) == CUDNN_STATUS_SUCCESS &&
+            ws <= CONV_WORKSPACE_CAP) {
+            en->algo = (cudnnConvolutionFwdAlgo_t)id;
+            en->ws = ws;
+            return SYMC_OK;
+        }
+    }
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int n = 0;
+    symc_status st = RT_DNN(err, GetConvolutionForwardAlgorithm_v7,
+                            (g->h, en->x, en->w, en->conv, en->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf));
+    if (st) return st;
+    for (int i = 0; i < n; i++)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= CONV_WORKSPACE_CAP) {
+            en->algo = perf[i].algo;
+            en->ws = perf[i].memory;
+            return SYMC_OK;
+        }
+    return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "cuDNN has no forward algorithm for this convolution");
+}
+
+static symc_status find_entry(rt_cuda *c, uint32_t step, const conv_problem *p, conv_entry **out, symc_error *err) {
+    rt_conv_state *g = c->conv;
+    const rt_step *s = &c->e->steps[step];
+    conv_entry *row = &g->cache[(size_t)step * CONV_CACHE];
+    for (int i = 0; i < CONV_CACHE; i++)
+        if (row[i].used && !memcmp(&row[i].key, &p->key, sizeof p->key)) {
+            *out = &row[i];
+            return SYMC_OK;
+        }
+    conv_entry *en = &row[g->next[step]];
+    g->next[step] = (g->next[step] + 1) % CONV_CACHE;
+    entry_clear(en);
+    en->key = p->key;
+    symc_status st = make_descs(s, p, en, err);
+    if (!st) st = choose_algo(g, s, p, en, err);
+    if (st) {
+        entry_clear(en);
+        return st;
+    }
+    en->used = 1;
+    *out = en;
+    return SYMC_OK;
+}
+
+static symc_status ensure_ws(rt_cuda *c, size_t need, symc_error *err) {
+    rt_conv_state *g = c->conv;
+    if (need <= g->ws_size) return SYMC_OK;
+    symc_status st;
+    if (g->ws) {
+        /* queued convolutions may still use the old one */
+        if ((st = RT_CU(err, CtxSynchronize, ()))) return st;
+        rt_cuda_free(c, g->ws);
+        g->ws = 0;
+        g->ws_size = 0;
+    }
+    if ((st = rt_cuda_alloc(c, need, &g->ws, "the cuDNN workspace", err))) return st;
+    g->ws_size = need;
+    return SYMC_OK;
+}
+
+static void *dp(CUdeviceptr p) { return (void *)(uintptr_t)p; }
+
+symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err) {
+    const rt_step *s = &c->e->steps[step];
+    rt_conv_state *g = c->conv;
+    const char *name = rt_cuda_node_name(c->e, s);
+    conv_problem p;
+    symc_status st = plan(c, step, slots, &p, err);
+    if (st) return st;
+    if (p.empty) return SYMC_OK;
+    if (s->epilogue == RT_EPI_GELU || (s->epilogue == RT_EPI_RELU && p.bias == RT_NONE))
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                               "node '%s': cuDNN fuses only bias+ReLU into a convolution (this step asks for %s)", name,
+                               s->epilogue == RT_EPI_GELU ? "GELU" : "ReLU without a bias");
+    conv_entry *en;
+    if ((st = find_entry(c, step, &p, &en, err))) goto fail;
+    if ((st = ensure_ws(c, en->ws, err))) goto fail;
+    if ((st = RT_DNN(err, SetStream, (g->h, stream)))) goto fail;
+    const float one = 1.0f, zero = 0.0f;
+    void *x = dp(c->ptr[p.x]), *w = dp(c->ptr[p.w]), *y = dp(c->ptr[p.y]);
+    if (s->epilogue == RT_EPI_RELU) {
+        void *b = dp(c->ptr[p.bias]);
+        cudnnStatus_t r = rt_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, en->algo,
+                                                                  dp(g->ws), en->ws, &zero, en->y, y, en->bias, b,
+                                                                  en->act, en->y, y);
+        if (r == CUDNN_STATUS_NOT_SUPPORTED && en->algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) {
+            /* the one algorithm documented to fuse every activation */
+            size_t ws = 0;
+            if ((st = RT_DNN(err, GetConvolutionForwardWorkspaceSize,
+                             (g->h, en->x, en->w, en->conv, en->y, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+                              &ws))))
+                goto fail;
+            if ((st = ensure_ws(c, ws, err))) goto fail;
+            en->algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+            en->ws = ws;
+            r = rt_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws),
+                                                        en->ws, &zero, en->y, y, en->bias, b, en->act, en->y, y);
+        }
+        if (r != CUDNN_STATUS_SUCCESS) {
+            st = rt_dnn_fail(r, "cudnnConvolutionBiasActivationForward(bias + ReLU)", __FILE__, __LINE__, err);
+            goto fail;
+        }
+        return SYMC_OK;
+    }
+    if ((st = RT_DNN(err, ConvolutionForward, (g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws), en->ws,
+                                               &zero, en->y, y))))
+        goto fail;
+    if (p.bias != RT_NONE &&
+        (st = RT_DNN(err, AddTensor, (g->h, &one, en->bias, dp(c->ptr[p.bias]), &one, en->y, y))))
+        goto fail;
+    return SYMC_OK;
+fail:
+    symc_error_prefix(err, "node '%s': convolution x=[%d, %d, %d, %d] w=[%d, %d, %d, %d] group %" PRId64, name, p.key.n,
+                      p.key.c, p.key.h, p.key.w, p.key.o, p.group ? p.key.c / (int)p.group : 0, p.key.kh, p.key.kw,
+                      p.group);
+    return st;
+}
+
+symc_status rt_conv_find(rt_cuda *c, uint32_t step, const int64_t *slots, int32_t *algo, float *ms, int *n_tried,
+                         symc_error *err) {
+    const rt_step *s = &c->e->steps[step];
+    rt_conv_state *g = c->conv;
+    *algo = -1;
+    *ms = 0;
+    *n_tried = 0;
+    conv_problem p;
+    symc_status st = plan(c, step, slots, &p, err);
+    if (st || p.empty) return st;
+    conv_entry *en;
+    if ((st = find_entry(c, step, &p, &en, err))) goto fail;
+    /* let Find try algorithms with large workspaces, up to the cap */
+    size_t ws = en->ws > ((size_t)256 << 20) ? en->ws : ((size_t)256 << 20);
+    if ((st = ensure_ws(c, ws, err))) goto fail;
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int n = 0;
+    if ((st = RT_DNN(err, SetStream, (g->h, NULL)))) goto fail;
+    if ((st = RT_DNN(err, FindConvolutionForwardAlgorithmEx,
+                     (g->h, en->x, dp(c->ptr[p.x]), en->w, dp(c->ptr[p.w]), en->conv, en->y, dp(c->ptr[p.y]),
+                      CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf, dp(g->ws), g->ws_size))))
+        goto fail;
+    *n_tried = n;
+    for (int i = 0; i < n; i++) /* sorted by time */
+        if (perf[i].status == CUDNN_STATUS_SUCCESS) {
+            *algo = (int32_t)perf[i].algo;
+            *ms = perf[i].time;
+            return SYMC_OK;
+        }
+    st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "no cuDNN algorithm succeeded");
+fail:
+    symc_error_prefix(err, "node '%s': finding a convolution algorithm", rt_cuda_node_name(c->e, s));
+    return st;
+}
