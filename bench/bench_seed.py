@@ -347,6 +347,7 @@ def bench_model(name, spec, a, work):
         res["points"].append(row)
         xs = inputs_at(spec, point, 100 + pi)
         ref_np = spec["numpy"](W, *xs)
+        row["set_bytes"] = int(sum(x.nbytes for x in xs) + ref_np.size * 4)
         ref = ref_np
         if module is not None:
             try:
@@ -371,7 +372,21 @@ def bench_model(name, spec, a, work):
             os.remove(outf)
         args += ["--output", f"{spec['outputs'][0]}={outf}"]
         rc, out, err, dt = run([a.symc, "run", engine, "--backend", a.check_backend] + args, 600)
-        if rc:
+        if rc and a.check_backend != "ref":
+            # say so, and still check the engine itself on the reference backend
+            why = last_line(err)
+            rc2, _, err2, _ = run([a.symc, "run", engine, "--backend", "ref"] + args, 600)
+            row["rel_err"] = None
+            if rc2:
+                row["check"] = f"symc run --backend {a.check_backend} failed: {why}; ref failed too: {last_line(err2)}"
+            else:
+                try:
+                    e, _ = rel_err(np.load(outf), ref)
+                except Exception as ex:
+                    e = float("nan")
+                row["rel_err_ref_backend"] = e
+                row["check"] = f"{a.check_backend} run failed ({why}); ref backend rel err {e:.2e}"
+        elif rc:
             row["rel_err"] = None
             row["check"] = f"symc run failed: {last_line(err)}"
         else:
@@ -392,7 +407,7 @@ def bench_model(name, spec, a, work):
     if a.symc_only:
         bcmd += ["--backend", "ref", "--iters", "1", "--warmup", "0"]
     else:
-        bcmd += ["--iters", str(a.iters), "--warmup", str(a.warmup)]
+        bcmd += ["--backend", a.bench_backend, "--iters", str(a.iters), "--warmup", str(a.warmup)]
     res["symc_bench_cmd"] = " ".join(bcmd)
     rc, out, err, dt = run(bcmd, 600)
     sb = None
@@ -422,46 +437,69 @@ def bench_model(name, spec, a, work):
         res["errors"].append(f"torch.compile setup failed: {ex}")
     # compile first at opt, as symc tuned for opt
     opt = {s: r[1] for s, r in spec["ranges"].items()}
-    order = [opt] + list(points)
-    first_done = False
     compile_events = []
-    rows = {point_label(spec, p): r for p, r in zip(points, res["points"])}
-    for point in order:
-        lab = point_label(spec, point)
-        row = rows.get(lab)
-        sets_n = (row or {}).get("symc", {}) or {}
-        sets_n = sets_n.get("sets") or 1
-        host_sets = [inputs_at(spec, point, 500 + i) for i in range(sets_n)]
-        sets = [[torch.from_numpy(x).to(dev) for x in s] for s in host_sets]
-        # torch.compile: the first call at this point (a compile or a recompile)
-        if compiled is not None:
+    bounded = [True]  # mark_dynamic with min/max; False after a fallback to maybe_mark_dynamic
+
+    def first_call(lab, sets):
+        """the first torch.compile call at a point: a compile or a recompile; returns ms"""
+        for attempt in (0, 1):
             try:
                 for s in sets:
-                    mark(torch, spec, s)
+                    if bounded[0]:
+                        mark(torch, spec, s)
+                    else:
+                        for (n, d), t in zip(spec["inputs"], s):
+                            for i, v in enumerate(d):
+                                if isinstance(v, str):
+                                    torch._dynamo.maybe_mark_dynamic(t, i)
                 before = counter["graphs"]
                 torch.cuda.synchronize()
                 t0 = time.perf_counter()
                 with torch.inference_mode():
                     compiled(*sets[0])
                 torch.cuda.synchronize()
-                first_ms = (time.perf_counter() - t0) * 1e3
+                ms = (time.perf_counter() - t0) * 1e3
                 new = None if before is None else counter["graphs"] - before
-                if not first_done:
-                    res["compile_first_call_s"] = first_ms / 1e3
-                    res["compile_first_point"] = lab
-                    first_done = True
-                elif new:
-                    compile_events.append({"point": lab, "graphs": new, "first_call_ms": first_ms})
-                if row is not None:
-                    row["compile_first_call_ms"] = first_ms
+                if new:
+                    compile_events.append({"point": lab, "graphs": new, "first_call_ms": ms,
+                                           "bounded_mark_dynamic": bounded[0]})
+                return ms, None
             except Exception as ex:
-                msg = f"{type(ex).__name__}: {str(ex).strip().splitlines()[0][:200] if str(ex).strip() else ''}"
-                if row is not None:
-                    row["compile"] = {"error": msg}
-                res["errors"].append(f"torch.compile at {lab}: {msg}")
+                text = str(ex).strip()
+                msg = f"{type(ex).__name__}: {text.splitlines()[0][:200] if text else ''}"
+                res["errors"].append(f"torch.compile at {lab}"
+                                     f"{'' if bounded[0] else ' (maybe_mark_dynamic)'}: {msg}")
                 log(f"{name} {lab}: torch.compile FAILED: {msg}")
-        if row is None:
-            continue  # the opt warm-up compile only
+                if attempt == 0 and bounded[0]:
+                    log(f"{name}: retrying torch.compile with maybe_mark_dynamic (no bounds) from here on")
+                    bounded[0] = False
+                    continue
+                return None, msg
+        return None, "unreachable"
+
+    try:
+        torch._dynamo.reset()
+    except Exception:
+        pass
+    if compiled is not None:  # compile first at opt, the size symc tuned for
+        opt_sets = [[torch.from_numpy(x).to(dev) for x in inputs_at(spec, opt, 499)]]
+        ms, why = first_call(point_label(spec, opt), opt_sets)
+        res["compile_first_call_s"] = None if ms is None else ms / 1e3
+        res["compile_first_point"] = point_label(spec, opt)
+        del opt_sets
+    for point, row in zip(points, res["points"]):
+        lab = row["point"]
+        sets_n = ((row.get("symc") or {}).get("sets") or
+                  max(1, min(8, -(-(128 << 20) // max(1, row.get("set_bytes", 1 << 30))))))
+        host_sets = [inputs_at(spec, point, 500 + i) for i in range(sets_n)]
+        sets = [[torch.from_numpy(x).to(dev) for x in s] for s in host_sets]
+        row["torch_sets"] = sets_n
+        if compiled is not None:
+            ms, why = first_call(lab, sets)
+            row["compile_first_call_ms"] = ms
+            if why:
+                row["compile"] = {"error": why}
+        row["compile_mark"] = "mark_dynamic(min,max)" if bounded[0] else "maybe_mark_dynamic"
         try:
             row["eager"] = timer.time(module, sets, a.iters, a.warmup)
         except Exception as ex:
@@ -473,6 +511,8 @@ def bench_model(name, spec, a, work):
                 row["compile"] = {"error": f"{type(ex).__name__}: {str(ex)[:200]}"}
         # the compiled output agrees with eager (fp32) too
         try:
+            if "p50_ms" not in row.get("compile", {}):
+                raise RuntimeError("no compiled timing")
             with torch.inference_mode():
                 e, _ = rel_err(compiled(*sets[0]).float().cpu().numpy(), module(*sets[0]).double().cpu().numpy())
             row["compile_vs_eager"] = e
@@ -573,6 +613,8 @@ def main():
     ap.add_argument("--work", default=None, help="folder for engines and .npy files (default: a temp dir)")
     ap.add_argument("--check-backend", default=None, choices=["cuda", "ref"],
                     help="backend of the correctness run (default cuda; ref with --symc-only)")
+    ap.add_argument("--bench-backend", default="cuda", choices=["cuda", "ref"],
+                    help="backend `symc bench` times (default cuda; ref only to test this script)")
     ap.add_argument("--symc-only", action="store_true", help="no torch, no GPU: compile + ref check + ref bench at one point")
     a = ap.parse_args()
     if a.check_backend is None:
