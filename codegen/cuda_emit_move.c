@@ -1,3 +1,289 @@
-/* stub */
+/* Data movement kernels: transpose, concat, slice, gather, gather_elements,
+ * pad, tile, trilu, range, split, shape_of.
+ *
+ * Each is one thread per output element (split: per input element, so one
+ * kernel fills every output) mapping its coordinate to an input offset,
+ * the reference's own formulation. Elements are copied in their storage
+ * type, so every dtype moves alike. Symbolic attributes (slice starts, pad
+ * amounts, range bounds, split sizes) arrive as slot parameters and are
+ * clamped in the kernel exactly as the reference clamps them, since their
+ * values are only known at run time. Out-of-range gather indices, which the
+ * reference reports, cannot be reported from a kernel: they read element 0
+ * of the axis instead of reading out of bounds. */
+#include <stdio.h>
+#include <string.h>
+
 #include "codegen/cuda_emit.h"
-symc_status cg_emit_move(cg_cuda *c, uint32_t node) { return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "todo"); }
+
+/* `long long c[rank]`: the coordinate of flat index i over dims */
+static void coords(cg_kw *k, const ir_tensor *t, const char *idx) {
+    kw_body(k, "        long long c[%d];\n        {\n            long long r = %s;\n", t->rank > 0 ? t->rank : 1, idx);
+    for (int d = t->rank - 1; d > 0; d--) {
+        const char *dim = kw_dim(k, t->dims[d]);
+        kw_body(k, "            c[%d] = r %% %s; r /= %s;\n", d, dim, dim);
+    }
+    if (t->rank > 0) kw_body(k, "            c[0] = r;\n");
+    kw_body(k, "        }\n");
+}
+
+/* row-major stride of dim d of t, as text in the ring */
+static const char *stride(cg_kw *k, const ir_tensor *t, int d) { return kw_dim(k, cg_prod(k->c, t->dims, d + 1, t->rank)); }
+
+static const ir_attr *attr(const ir_node *n, const char *name) { return ir_node_attr(n, name); }
+
+static symc_status finish(cg_kw *k, const char *how, sym_expr work) {
+    const ir_node *n = &k->c->m->nodes[k->node];
+    char comment[256];
+    snprintf(comment, sizeof comment, "%s: %s, %s", ir_op_get(n->op)->name, n->name, how);
+    symc_status st = kw_finish(k, comment, work, 256, 256);
+    kw_free(k);
+    return st;
+}
+
+static symc_status transpose_or_tile(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *x = &c->m->tensors[n->in[0]], *y = &c->m->tensors[n->out[0]];
+    const ir_attr *perm = attr(n, "perm");
+    if (n->op == IR_OP_TRANSPOSE && (!perm || perm->n != (uint32_t)x->rank))
+        return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "'perm' must have %d entries", x->rank);
+    cg_kw k;
+    kw_begin(&k, c, node);
+    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    sym_expr numel = ir_tensor_numel(c->m, y);
+    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    coords(&k, y, "i");
+    kw_body(&k, "        long long off = 0;\n");
+    for (int d = 0; d < y->rank; d++) {
+        if (n->op == IR_OP_TRANSPOSE) /* output axis d walks input axis perm[d] */
+            kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, (int)perm->ints[d]));
+        else /* tile: every repeat reads the input again */
+            kw_body(&k, "        off += (c[%d] %% %s) * %s;\n", d, kw_dim(&k, x->dims[d]), stride(&k, x, d));
+    }
+    kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
+    return finish(&k, "one thread per output", numel);
+}
+
+static symc_status slice(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *x = &c->m->tensors[n->in[0]], *y = &c->m->tensors[n->out[0]];
+    const ir_attr *starts = attr(n, "starts"), *axes = attr(n, "axes"), *steps = attr(n, "steps");
+    if (!starts) return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "missing 'starts'");
+    cg_kw k;
+    kw_begin(&k, c, node);
+    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    int64_t step[IR_MAX_RANK];
+    int sliced[IR_MAX_RANK] = {0};
+    for (int d = 0; d < x->rank; d++) step[d] = 1;
+    /* first index per sliced axis, clamped like the reference */
+    for (uint32_t i = 0; i < starts->n; i++) {
+        int a = axes && i < axes->n ? cg_norm_axis(axes->ints[i], x->rank) : (int)i;
+        if (a < 0 || a >= x->rank) return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "slice axis out of range");
+        step[a] = steps && i < steps->n ? steps->ints[i] : 1;
+        if (step[a] == 0) return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "step 0 for axis %d", a);
+        sliced[a] = 1;
+        char dim[48];
+        snprintf(dim, sizeof dim, "%s", kw_dim(&k, x->dims[a]));
+        kw_body(&k, "    long long f%d = %s;\n    if (f%d < 0) f%d += %s;\n", a, kw_dim(&k, starts->dims[i]), a, a, dim);
+        if (step[a] > 0) kw_body(&k, "    f%d = f%d < 0 ? 0 : f%d > %s ? %s : f%d;\n", a, a, a, dim, dim, a);
+        else kw_body(&k, "    f%d = f%d < 0 ? 0 : f%d > %s - 1 ? %s - 1 : f%d;\n", a, a, a, dim, dim, a);
+    }
+    sym_expr numel = ir_tensor_numel(c->m, y);
+    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    coords(&k, y, "i");
+    kw_body(&k, "        long long off = 0;\n");
+    for (int d = 0; d < x->rank; d++) {
+        if (sliced[d]) kw_body(&k, "        off += (f%d + c[%d] * %lldLL) * %s;\n", d, d, (long long)step[d], stride(&k, x, d));
+        else kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, d));
+    }
+    kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
+    return finish(&k, "one thread per output", numel);
+}
+
+/* concat (output-driven) and split (input-driven): the axis is cut into
+ * consecutive blocks, one per operand */
+static symc_status concat_split(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    int concat = n->op == IR_OP_CONCAT;
+    const ir_tensor *whole = &c->m->tensors[concat ? n->out[0] : n->in[0]];
+    int axis = cg_norm_axis(cg_attr_int(n, "axis", 0), whole->rank);
+    if (axis < 0) return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "axis out of range");
+    uint32_t parts = concat ? n->n_in : n->n_out;
+    const uint32_t *pt = concat ? n->in : n->out;
+    cg_kw k;
+    kw_begin(&k, c, node);
+    const char *wp = concat ? kw_out(&k, n->out[0]) : kw_in(&k, n->in[0]);
+    char wname[16], inner[48], total[48];
+    snprintf(wname, sizeof wname, "%s", wp);
+    snprintf(inner, sizeof inner, "%s", kw_dim(&k, cg_prod(c, whole->dims, axis + 1, whole->rank)));
+    snprintf(total, sizeof total, "%s", kw_dim(&k, whole->dims[axis]));
+    sym_expr numel = ir_tensor_numel(c->m, whole);
+    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    kw_body(&k, "        const long long j = i %% %s, o = i / (%s * %s);\n        long long a = (i / %s) %% %s;\n", inner,
+            inner, total, inner, total);
+    for (uint32_t p = 0; p < parts; p++) {
+        const ir_tensor *t = &c->m->tensors[pt[p]];
+        char len[48];
+        snprintf(len, sizeof len, "%s", kw_dim(&k, t->dims[axis]));
+        const char *tp = concat ? kw_in(&k, pt[p]) : kw_out(&k, pt[p]);
+        if (concat) kw_body(&k, "        if (a < %s) { %s[i] = %s[(o * %s + a) * %s + j]; continue; }\n", len, wname, tp, len, inner);
+        else kw_body(&k, "        if (a < %s) { %s[(o * %s + a) * %s + j] = %s[i]; continue; }\n", len, tp, len, inner, wname);
+        kw_body(&k, "        a -= %s;\n", len);
+    }
+    kw_body(&k, "    }\n");
+    return finish(&k, concat ? "one thread per output" : "one thread per input element", numel);
+}
+
+static symc_status gather(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *x = &c->m->tensors[n->in[0]], *idx = &c->m->tensors[n->in[1]], *y = &c->m->tensors[n->out[0]];
+    int axis = cg_norm_axis(cg_attr_int(n, "axis", 0), x->rank);
+    if (axis < 0 || (idx->dtype != SYMC_I64 && idx->dtype != SYMC_I32))
+        return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "indices '%s' must be i32/i64 and the axis in range", idx->name);
+    cg_kw k;
+    kw_begin(&k, c, node);
+    const char *xp = kw_in(&k, n->in[0]), *ip = kw_in(&k, n->in[1]), *yp = kw_out(&k, n->out[0]);
+    char inner[48], nidx[48], dim[48];
+    snprintf(inner, sizeof inner, "%s", kw_dim(&k, cg_prod(c, x->dims, axis + 1, x->rank)));
+    snprintf(nidx, sizeof nidx, "%s", kw_dim(&k, ir_tensor_numel(c->m, idx)));
+    snprintf(dim, sizeof dim, "%s", kw_dim(&k, x->dims[axis]));
+    sym_expr numel = ir_tensor_numel(c->m, y);
+    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    kw_body(&k, "        const long long j = i %% %s, q = (i / %s) %% %s, o = i / (%s * %s);\n", inner, inner, nidx, inner,
+            nidx);
+    kw_body(&k, "        long long v = %s[q];\n        if (v < 0) v += %s;\n", ip, dim);
+    kw_body(&k, "        if (v < 0 || v >= %s) v = 0; /* out of range: the reference reports it */\n", dim);
+    kw_body(&k, "        %s[i] = %s[(o * %s + v) * %s + j];\n    }\n", yp, xp, dim, inner);
+    return finish(&k, "one thread per output", numel);
+}
+
+static symc_status gather_elements(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *x = &c->m->tensors[n->in[0]], *idx = &c->m->tensors[n->in[1]];
+    int axis = cg_norm_axis(cg_attr_int(n, "axis", 0), x->rank);
+    if (axis < 0 || idx->rank != x->rank || (idx->dtype != SYMC_I64 && idx->dtype != SYMC_I32))
+        return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "indices '%s' must be i32/i64 of the data's rank", idx->name);
+    cg_kw k;
+    kw_begin(&k, c, node);
+    const char *xp = kw_in(&k, n->in[0]), *ip = kw_in(&k, n->in[1]), *yp = kw_out(&k, n->out[0]);
+    char dim[48];
+    snprintf(dim, sizeof dim, "%s", kw_dim(&k, x->dims[axis]));
+    sym_expr numel = ir_tensor_numel(c->m, idx);
+    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    coords(&k, idx, "i");
+    kw_body(&k, "        long long v = %s[i];\n        if (v < 0) v += %s;\n", ip, dim);
+    kw_body(&k, "        if (v < 0 || v >= %s) v = 0; /* out of range: the reference reports it */\n", dim);
+    kw_body(&k, "        c[%d] = v;\n        long long off = 0;\n", axis);
+    for (int d = 0; d < x->rank; d++) kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, d));
+    kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
+    return finish(&k, "one thread per output", numel);
+}
+
+static symc_status pad(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *x = &c->m->tensors[n->in[0]], *y = &c->m->tensors[n->out[0]];
+    const ir_attr *pads = attr(n, "pads");
+    const char *mode = cg_attr_str(n, "mode", "constant");
+    int constant = !strcmp(mode, "constant"), edge = !strcmp(mode, "edge"), reflect = !strcmp(mode, "reflect");
+    if (!pads || pads->n != 2u * (uint32_t)x->rank || !(constant || edge || reflect))
+        return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "'pads' must have 2 x rank entries and mode '%s' be "
+                       "constant, reflect or edge", mode);
+    double value = cg_attr_float(n, "value", 0.0);
+    char lit[128], f[96];
+    /* the value as the reference stores it: to an integer dtype through the
+     * truncating, saturating conversion (cvt.rzi saturates, NaN -> 0) */
+    cg_float_literal(f, sizeof f, value, ir_dtype_is_float(x->dtype) ? x->dtype : SYMC_F64);
+    if (x->dtype == SYMC_BOOL) snprintf(lit, sizeof lit, "(unsigned char)%d", value != 0.0);
+    else snprintf(lit, sizeof lit, "(%s)%s", cg_ctype(x->dtype), f);
+    cg_kw k;
+    kw_begin(&k, c, node);
+    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    sym_expr numel = ir_tensor_numel(c->m, y);
+    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    coords(&k, y, "i");
+    kw_body(&k, "        long long off = 0;\n        bool outside = false;\n");
+    for (int d = 0; d < x->rank; d++) {
+        char dim[48];
+        snprintf(dim, sizeof dim, "%s", kw_dim(&k, x->dims[d]));
+        kw_body(&k, "        {\n            long long j = c[%d] - %s;\n", d, kw_dim(&k, pads->dims[d]));
+        kw_body(&k, "            if (j < 0 || j >= %s) {\n", dim);
+        if (constant) kw_body(&k, "                outside = true;\n");
+        else if (edge) kw_body(&k, "                j = j < 0 ? 0 : %s - 1;\n", dim);
+        else { /* reflect without repeating the edge: period 2(dim-1) */
+            kw_body(&k, "                if (%s == 1) j = 0;\n                else {\n", dim);
+            kw_body(&k, "                    const long long period = 2 * (%s - 1);\n", dim);
+            kw_body(&k, "                    j %%= period;\n                    if (j < 0) j += period;\n");
+            kw_body(&k, "                    if (j >= %s) j = period - j;\n                }\n", dim);
+        }
+        kw_body(&k, "            }\n            off += j * %s;\n        }\n", stride(&k, x, d));
+    }
+    kw_body(&k, "        %s[i] = outside ? %s : %s[outside ? 0 : off];\n    }\n", yp, lit, xp);
+    return finish(&k, "one thread per output", numel);
+}
+
+static symc_status trilu(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *x = &c->m->tensors[n->in[0]];
+    if (x->rank < 2) return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "input '%s' needs rank >= 2", x->name);
+    int upper = cg_attr_int(n, "upper", 1) != 0;
+    long long kd = (long long)cg_attr_int(n, "k", 0);
+    cg_kw k;
+    kw_begin(&k, c, node);
+    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    char rows[48], cols[48];
+    snprintf(rows, sizeof rows, "%s", kw_dim(&k, x->dims[x->rank - 2]));
+    snprintf(cols, sizeof cols, "%s", kw_dim(&k, x->dims[x->rank - 1]));
+    sym_expr numel = ir_tensor_numel(c->m, x);
+    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    kw_body(&k, "        const long long diff = i %% %s - (i / %s) %% %s;\n", cols, cols, rows);
+    kw_body(&k, "        %s[i] = diff %s (%lldLL) ? %s[i] : (%s)0;\n    }\n", yp, upper ? ">=" : "<=", kd, xp,
+            cg_stype(x->dtype));
+    return finish(&k, "one thread per element", numel);
+}
+
+static symc_status range(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *y = &c->m->tensors[n->out[0]];
+    const ir_attr *start = attr(n, "start"), *delta = attr(n, "delta");
+    if (!start || !delta || start->n != 1 || delta->n != 1 || y->dtype == SYMC_BOOL)
+        return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "start and delta must be one value each, of a numeric dtype");
+    cg_kw k;
+    kw_begin(&k, c, node);
+    const char *yp = kw_out(&k, n->out[0]);
+    sym_expr numel = ir_tensor_numel(c->m, y);
+    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    const char *s0 = kw_dim(&k, start->dims[0]);
+    kw_body(&k, "        %s[i] = (%s)(%s + i * %s);\n    }\n", yp, cg_ctype(y->dtype), s0, kw_dim(&k, delta->dims[0]));
+    return finish(&k, "one thread per element", numel);
+}
+
+static symc_status shape_of(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *x = &c->m->tensors[n->in[0]];
+    cg_kw k;
+    kw_begin(&k, c, node);
+    const char *yp = kw_out(&k, n->out[0]);
+    char y[16];
+    snprintf(y, sizeof y, "%s", yp);
+    kw_body(&k, "    SC_LOOP(i, %dLL) {\n", x->rank);
+    for (int d = 0; d < x->rank; d++) kw_body(&k, "        if (i == %d) %s[%d] = %s;\n", d, y, d, kw_dim(&k, x->dims[d]));
+    kw_body(&k, "    }\n");
+    return finish(&k, "the input's dims", sym_const(c->m->syms, x->rank));
+}
+
+symc_status cg_emit_move(cg_cuda *c, uint32_t node) {
+    switch (c->m->nodes[node].op) {
+    case IR_OP_TRANSPOSE:
+    case IR_OP_TILE: return transpose_or_tile(c, node);
+    case IR_OP_SLICE: return slice(c, node);
+    case IR_OP_CONCAT:
+    case IR_OP_SPLIT: return concat_split(c, node);
+    case IR_OP_GATHER: return gather(c, node);
+    case IR_OP_GATHER_ELEMENTS: return gather_elements(c, node);
+    case IR_OP_PAD: return pad(c, node);
+    case IR_OP_TRILU: return trilu(c, node);
+    case IR_OP_RANGE: return range(c, node);
+    case IR_OP_SHAPE_OF: return shape_of(c, node);
+    default:
+        return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "the CUDA target has no kernel for this op");
+    }
+}

@@ -124,7 +124,153 @@ static void test_gemm(int matmul_is_output) {
     symc_module_destroy(m);
 }
 
+static symc_tensor constant(symc_module *m, const char *name, symc_dtype dt, int32_t rank, const int64_t *dims) {
+    static uint8_t zeros[1 << 16];
+    int64_t n = 1;
+    for (int32_t d = 0; d < rank; d++) n *= dims[d];
+    symc_error err;
+    symc_tensor t = SYMC_TENSOR_NONE;
+    size_t es = dt == SYMC_F64 || dt == SYMC_I64 ? 8 : dt == SYMC_BOOL ? 1 : 4;
+    CHECK_MSG(symc_add_constant(m, name, dt, rank, dims, zeros, (size_t)n * es, &t, &err) == SYMC_OK, "%s", err.msg);
+    return t;
+}
+
+/* (a) one node of each op family compiles through NVRTC for sm_90 */
+static void test_every_family(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("families", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 2, 16, 1, &B, &err);
+    symc_dim c1 = symc_dim_const(m, 1), c4 = symc_dim_const(m, 4), c8 = symc_dim_const(m, 8);
+    symc_tensor x, xi;
+    symc_add_input(m, "x", SYMC_F32, 4, (symc_dim[]){B, c4, c8, c8}, &x, &err);
+    symc_add_input(m, "xi", SYMC_I64, 2, (symc_dim[]){B, c8}, &xi, &err);
+    symc_tensor outs[64];
+    uint32_t n_out = 0;
+#define OUT(t) (outs[n_out++] = (t))
+    /* elementwise, with a dim that may be 1 broadcast at run time */
+    symc_tensor xb;
+    symc_add_input(m, "xb", SYMC_F32, 4, (symc_dim[]){B, c1, c1, c8}, &xb, &err);
+    symc_tensor s = node(m, "sigmoid", "sig", &x, 1, NULL, 0);
+    symc_tensor mx = node(m, "max", "mx", (symc_tensor[]){s, xb}, 2, NULL, 0);
+    symc_attr clip[2] = {symc_attr_float("min", -1.0), symc_attr_float("max", 1.0)};
+    symc_tensor cl = node(m, "clip", "cl", &mx, 1, clip, 2);
+    symc_tensor gt = node(m, "greater", "gt", (symc_tensor[]){cl, x}, 2, NULL, 0);
+    OUT(node(m, "where", "wh", (symc_tensor[]){gt, x, cl}, 3, NULL, 0));
+    symc_attr to = symc_attr_dtype("to", SYMC_F64);
+    symc_tensor xd = node(m, "cast", "to_f64", &x, 1, &to, 1);
+    symc_attr gel = symc_attr_str("approximate", "tanh");
+    OUT(node(m, "gelu", "gelu_d", &xd, 1, &gel, 1));
+    symc_attr fm = symc_attr_int("fmod", 0);
+    OUT(node(m, "mod", "imod", (symc_tensor[]){xi, xi}, 2, &fm, 1));
+    /* reductions and norms */
+    int64_t ax23[2] = {2, 3}, ax1[1] = {1};
+    symc_attr r1[2] = {symc_attr_ints("axes", ax23, 2), symc_attr_int("keepdims", 1)};
+    OUT(node(m, "reduce_sum", "rsum", &x, 1, r1, 2));
+    symc_attr r2[2] = {symc_attr_ints("axes", ax1, 1), symc_attr_int("keepdims", 0)};
+    OUT(node(m, "reduce_max", "rmax", &x, 1, r2, 2));
+    OUT(node(m, "reduce_mean", "rmean_i", &xi, 1, NULL, 0));
+    symc_attr last = symc_attr_int("axis", -1), one = symc_attr_int("axis", 1);
+    OUT(node(m, "softmax", "sm_last", &x, 1, &last, 1));
+    OUT(node(m, "log_softmax", "lsm_1", &x, 1, &one, 1));
+    symc_tensor sc = constant(m, "ln_scale", SYMC_F32, 1, (int64_t[]){8});
+    symc_tensor bi = constant(m, "ln_bias", SYMC_F32, 1, (int64_t[]){8});
+    symc_attr ln[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 1e-5)};
+    OUT(node(m, "layer_norm", "ln", (symc_tensor[]){x, sc, bi}, 3, ln, 2));
+    symc_attr rn[2] = {symc_attr_int("axis", 2), symc_attr_float("epsilon", 1e-6)};
+    OUT(node(m, "rms_norm", "rms", (symc_tensor[]){x, sc}, 2, rn, 2));
+    symc_tensor bn[4];
+    for (int i = 0; i < 4; i++) bn[i] = constant(m, (const char *[]){"bn_s", "bn_b", "bn_m", "bn_v"}[i], SYMC_F32, 1, (int64_t[]){4});
+    symc_attr eps = symc_attr_float("epsilon", 1e-5);
+    OUT(node(m, "batch_norm", "bn", (symc_tensor[]){x, bn[0], bn[1], bn[2], bn[3]}, 5, &eps, 1));
+    /* contractions */
+    symc_tensor w88 = constant(m, "w88", SYMC_F32, 2, (int64_t[]){8, 8});
+    OUT(node(m, "matmul", "mm", (symc_tensor[]){x, w88}, 2, NULL, 0));
+    symc_tensor wi = constant(m, "wi", SYMC_I64, 2, (int64_t[]){8, 8});
+    OUT(node(m, "matmul", "mm_i64", (symc_tensor[]){xi, wi}, 2, NULL, 0));
+    symc_attr fl = symc_attr_int("axis", 1);
+    symc_tensor flat = node(m, "flatten", "flat", &x, 1, &fl, 1); /* an alias */
+    symc_tensor wg = constant(m, "wg", SYMC_F32, 2, (int64_t[]){16, 256});
+    symc_tensor cs = constant(m, "c_scalar", SYMC_F32, 1, (int64_t[]){1});
+    symc_attr ga[2] = {symc_attr_int("trans_b", 1), symc_attr_float("beta", 0.5)};
+    OUT(node(m, "gemm", "gemm_c", (symc_tensor[]){flat, wg, cs}, 3, ga, 2));
+    symc_tensor cw = constant(m, "cw", SYMC_F32, 4, (int64_t[]){4, 4, 3, 3});
+    symc_tensor cb = constant(m, "cb", SYMC_F32, 1, (int64_t[]){4});
+    int64_t p1[4] = {1, 1, 1, 1}, pa[4] = {0, 1, 1, 0};
+    symc_attr cp = symc_attr_ints("pads", p1, 4), cpa = symc_attr_ints("pads", pa, 4);
+    symc_tensor cv = node(m, "conv2d", "conv", (symc_tensor[]){x, cw, cb}, 3, &cp, 1);
+    OUT(node(m, "relu", "conv_relu", &cv, 1, NULL, 0));
+    OUT(node(m, "conv2d", "conv_asym", (symc_tensor[]){x, cw}, 2, &cpa, 1));
+    /* pooling */
+    int64_t k2[2] = {2, 2}, k3[2] = {3, 3};
+    symc_attr mp[3] = {symc_attr_ints("kernel", k3, 2), symc_attr_ints("pads", p1, 4), symc_attr_int("ceil_mode", 1)};
+    OUT(node(m, "max_pool2d", "maxpool", &x, 1, mp, 3));
+    symc_attr ap[2] = {symc_attr_ints("kernel", k2, 2), symc_attr_ints("strides", k2, 2)};
+    OUT(node(m, "avg_pool2d", "avgpool", &x, 1, ap, 2));
+    OUT(node(m, "global_avg_pool", "gap", &x, 1, NULL, 0));
+    /* data movement */
+    int64_t perm[4] = {0, 2, 3, 1};
+    symc_attr pe = symc_attr_ints("perm", perm, 4);
+    OUT(node(m, "transpose", "tr", &x, 1, &pe, 1));
+    OUT(node(m, "concat", "cat", (symc_tensor[]){x, s, x}, 3, &one, 1));
+    symc_dim st[1] = {symc_dim_const(m, -1)}, en[1] = {symc_dim_const(m, -100)};
+    int64_t sa[1] = {3}, ss[1] = {-2};
+    symc_attr sl[4] = {symc_attr_dims("starts", st, 1), symc_attr_dims("ends", en, 1), symc_attr_ints("axes", sa, 1),
+                       symc_attr_ints("steps", ss, 1)};
+    OUT(node(m, "slice", "sl", &x, 1, sl, 4));
+    symc_tensor gi = constant(m, "gi", SYMC_I64, 1, (int64_t[]){3});
+    symc_attr g1 = symc_attr_int("axis", 1);
+    OUT(node(m, "gather", "ga", (symc_tensor[]){x, gi}, 2, &g1, 1));
+    symc_tensor gei = constant(m, "gei", SYMC_I64, 2, (int64_t[]){1, 8});
+    symc_attr g0 = symc_attr_int("axis", 0);
+    OUT(node(m, "gather_elements", "gel", (symc_tensor[]){xi, gei}, 2, &g0, 1));
+    symc_dim pd[8] = {symc_dim_const(m, 0), symc_dim_const(m, 0), c1, c1, symc_dim_const(m, 0), symc_dim_const(m, 0), c1, c1};
+    symc_attr pa_[2] = {symc_attr_dims("pads", pd, 8), symc_attr_str("mode", "reflect")};
+    OUT(node(m, "pad", "pad", &x, 1, pa_, 2));
+    symc_dim rep[2] = {c1, symc_dim_const(m, 3)};
+    symc_attr ti = symc_attr_dims("repeats", rep, 2);
+    OUT(node(m, "tile", "tile", &xi, 1, &ti, 1));
+    OUT(node(m, "trilu", "tri", &x, 1, NULL, 0));
+    symc_dim r0[1] = {symc_dim_const(m, 0)}, rd[1] = {c1}, rl[1] = {B};
+    symc_attr ra[4] = {symc_attr_dims("start", r0, 1), symc_attr_dims("limit", rl, 1), symc_attr_dims("delta", rd, 1),
+                       symc_attr_dtype("to", SYMC_I64)};
+    OUT(node(m, "range", "rng", NULL, 0, ra, 4));
+    symc_dim sz[2] = {symc_dim_const(m, 3), symc_dim_const(m, 5)};
+    symc_attr sp[2] = {symc_attr_int("axis", -1), symc_attr_dims("sizes", sz, 2)};
+    symc_tensor parts[2];
+    CHECK_MSG(symc_add_node(m, "split", "split", &x, 1, sp, 2, parts, 2, &err) == SYMC_OK, "%s", err.msg);
+    OUT(parts[0]);
+    OUT(parts[1]);
+    OUT(node(m, "shape_of", "shape", &x, 1, NULL, 0));
+    symc_attr ex = symc_attr_dims("shape", (symc_dim[]){B, c4, c8, c8}, 4);
+    OUT(node(m, "expand", "expand", &xb, 1, &ex, 1));
+    symc_attr rs = symc_attr_dims("shape", (symc_dim[]){B, SYMC_DIM_NONE}, 2);
+    OUT(node(m, "reshape", "rs_out", &s, 1, &rs, 1)); /* a copy: a graph output */
+#undef OUT
+    for (uint32_t i = 0; i < n_out; i++) symc_mark_output(m, outs[i], &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        CHECK(e->cubin_size > 1000 && e->ptx && strlen(e->ptx) > 1000);
+        CHECK(count_steps(e, RT_STEP_GEMM) == 2 && count_steps(e, RT_STEP_CONV) == 1 && count_steps(e, RT_STEP_COPY) == 1);
+        CHECK_MSG(count_steps(e, RT_STEP_KERNEL) >= 30, "%u kernel steps", count_steps(e, RT_STEP_KERNEL));
+        CHECK(e->n_aliases == e->n_tensors && e->aliases[tensor_index(e, "flat")] == tensor_index(e, "x"));
+        const rt_step *cv_step = first_step(e, RT_STEP_CONV);
+        CHECK(cv_step && cv_step->tensors[2] == tensor_index(e, "cb") &&
+              cv_step->tensors[3] == tensor_index(e, "conv_relu") && cv_step->epilogue == RT_EPI_RELU);
+        CHECK_CONTAINS(e->cuda_source, "conv2d (direct)");
+        CHECK_CONTAINS(e->cuda_source, "one block per row");
+        CHECK_CONTAINS(e->cuda_source, "one thread per (outer, inner)");
+        CHECK_CONTAINS(e->cuda_source, "broadcast copy of 'c_scalar'");
+        CHECK(!strcmp(e->cuda_version, "13.0") || strlen(e->cuda_version) >= 3);
+        CHECK(strlen(e->cublas_version) >= 5 && strlen(e->cudnn_version) >= 5);
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
 int main(void) {
+    test_every_family();
     test_chain();
     test_gemm(0);
     test_gemm(1);
