@@ -269,7 +269,86 @@ static void test_every_family(void) {
     symc_module_destroy(m);
 }
 
+/* (d) a reshape of an intermediate is an alias; a reshape to a graph output a
+ * copy. (e) the dynamic dim is a slot parameter, the constant one a literal */
+static void test_views_and_dims(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("views", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+    symc_dim d[2] = {B, symc_dim_const(m, 24)};
+    symc_tensor x;
+    symc_add_input(m, "x", SYMC_F32, 2, d, &x, &err);
+    symc_tensor a = node(m, "neg", "a", &x, 1, NULL, 0);
+    symc_attr rs = symc_attr_dims("shape", (symc_dim[]){B, symc_dim_const(m, 4), symc_dim_const(m, 6)}, 3);
+    symc_tensor r = node(m, "reshape", "r", &a, 1, &rs, 1);
+    int64_t perm[3] = {0, 2, 1};
+    symc_attr pe = symc_attr_ints("perm", perm, 3);
+    symc_tensor t = node(m, "transpose", "t", &r, 1, &pe, 1);
+    symc_attr rs2 = symc_attr_dims("shape", (symc_dim[]){B, symc_dim_const(m, 24)}, 2);
+    symc_tensor o = node(m, "reshape", "o", &t, 1, &rs2, 1);
+    symc_mark_output(m, o, &err);
+    rt_engine *e = compile_module(m, "90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        CHECK(e->sm == 90);
+        CHECK(e->n_aliases == e->n_tensors && e->aliases[tensor_index(e, "r")] == tensor_index(e, "a"));
+        CHECK(e->aliases[tensor_index(e, "o")] == RT_NONE);
+        const rt_step *cp = first_step(e, RT_STEP_COPY);
+        CHECK(cp && cp->tensors[0] == tensor_index(e, "t") && cp->tensors[1] == tensor_index(e, "o"));
+        CHECK(count_steps(e, RT_STEP_KERNEL) == 2 && e->n_steps == 3);
+        /* the neg kernel: numel B*24 is a slot parameter; the transpose's 4 and 6 are literals */
+        const rt_step *k0 = first_step(e, RT_STEP_KERNEL);
+        int slot_args = 0;
+        for (uint32_t i = 0; k0 && i < k0->n_args; i++) slot_args += k0->args[i].kind == RT_ARG_SLOT;
+        CHECK(slot_args == 1);
+        CHECK_CONTAINS(e->cuda_source, "long long s");
+        CHECK_CONTAINS(e->cuda_source, "c[2] = r % 4LL; r /= 4LL;");
+        CHECK_CONTAINS(e->cuda_source, "c[1] = r % 6LL; r /= 6LL;");
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
+/* (f) a bad --arch; (g) NVRTC's log in the error of a failed compile */
+static void test_errors(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("arch", &err);
+    symc_dim d[1] = {symc_dim_const(m, 4)};
+    symc_tensor x;
+    symc_add_input(m, "x", SYMC_F32, 1, d, &x, &err);
+    symc_mark_output(m, node(m, "relu", "y", &x, 1, NULL, 0), &err);
+    rt_engine *e = compile_module(m, "sm_12345", &err);
+    CHECK(!e && err.code == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "--arch 'sm_12345'");
+    CHECK_CONTAINS(err.msg, "supported: ");
+    CHECK_CONTAINS(err.msg, "sm_90");
+    e = compile_module(m, "compute_90", &err);
+    CHECK_MSG(e && e->sm == 90, "%s", err.msg);
+    rt_engine_free(e);
+    e = compile_module(m, "sm_90a", &err);
+    CHECK_MSG(e && e->sm == 90, "%s", err.msg);
+    rt_engine_free(e);
+    symc_module_destroy(m);
+
+    uint8_t *cubin = NULL;
+    size_t size = 0;
+    char *ptx = NULL;
+    symc_status st = cg_nvrtc_compile("extern \"C\" __global__ void k(float* p) { p[0] = undefined_thing; }\n", 90, 1,
+                                      &cubin, &size, &ptx, &err);
+    CHECK(st != SYMC_OK && !cubin && !ptx);
+    CHECK_CONTAINS(err.msg, "NVRTC failed compiling 1 kernels for sm_90");
+    CHECK_CONTAINS(err.msg, "undefined_thing");
+    st = cg_nvrtc_compile("extern \"C\" __global__ void k(float* p) { p[0] = 1.0f; }\n", 90, 1, &cubin, &size, &ptx,
+                          &err);
+    CHECK_MSG(st == SYMC_OK && cubin && size > 0 && ptx && strstr(ptx, ".entry k"), "%s", err.msg);
+    free(cubin);
+    free(ptx);
+}
+
 int main(void) {
+    test_views_and_dims();
+    test_errors();
     test_every_family();
     test_chain();
     test_gemm(0);
