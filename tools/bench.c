@@ -36,17 +36,6 @@
 #include "symc/symrt.h"
 #include "tools/bench.h"
 
-/* Until the runtime's CUDA backend provides rt_cuda_driver, a weak stand-in
- * keeps symc linking: the real (strong) definition replaces it when its
- * object is linked in. */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((weak)) const rt_cuda_driver_api *rt_cuda_driver(symc_error *err) {
-    symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
-                    "this symc was built without the CUDA backend's driver loader (rt_cuda_driver)");
-    return NULL;
-}
-#endif
-
 #define B_MAX_IO 64
 #define B_MAX_POINTS 256
 #define B_MAX_RANK 8
