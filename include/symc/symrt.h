@@ -14,7 +14,15 @@
  * outside them is refused with a message that names the input, the dim, the
  * symbol and the allowed set. Engines are immutable and may be shared across
  * threads; use one context per thread or stream. Every call returns a status
- * and fills the optional symc_error. */
+ * and fills the optional symc_error.
+ *
+ * The CUDA backend (SYMRT_BACKEND_CUDA) runs the engine's GPU code on
+ * device 0 of the visible GPUs, in its primary context (the one the CUDA
+ * runtime uses too): addresses are device pointers, stream is a CUstream /
+ * cudaStream_t (NULL = the default stream), and symrt_enqueue only queues
+ * work: synchronize the stream before reading outputs. The driver and the
+ * CUDA libraries are loaded at run time; without them context creation fails
+ * with SYMC_ERR_DEVICE and one line saying what is missing. */
 #ifndef SYMC_SYMRT_H
 #define SYMC_SYMRT_H
 
@@ -33,10 +41,13 @@ typedef struct symrt_context symrt_context;
 
 typedef enum symrt_backend {
     SYMRT_BACKEND_REF = 0, /* the CPU reference backend: exact, slow, no GPU needed */
-    SYMRT_BACKEND_CUDA = 1
+    SYMRT_BACKEND_CUDA = 1 /* the engine's kernels and cuBLASLt/cuDNN calls on a CUDA stream */
 } symrt_backend;
 
-/* Where a context's activation memory comes from; NULL means malloc/free. */
+/* Where a context's activation memory comes from; NULL means malloc/free
+ * (reference backend) or cuMemAlloc/cuMemFree (CUDA backend). For the CUDA
+ * backend alloc must return device memory (alignment 256) of the current
+ * GPU, and free is called only once no queued work uses the memory. */
 typedef struct symrt_allocator {
     void *(*alloc)(void *ctx, size_t size, size_t alignment);
     void (*free)(void *ctx, void *ptr);
@@ -83,10 +94,14 @@ symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int6
 symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank,
                                    symc_error *err);
 /* Binds an input or output to memory of `size` bytes (host memory for the
- * reference backend). A buffer smaller than the tensor at the current shape is
- * refused at symrt_enqueue. */
+ * reference backend, device memory for the CUDA backend). A buffer smaller
+ * than the tensor at the current shape is refused at symrt_enqueue; the CUDA
+ * backend also refuses a pointer that is not device memory, or whose
+ * allocation ends before the tensor does. */
 symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *ptr, size_t size, symc_error *err);
-/* Runs the model. The reference backend runs synchronously and ignores stream. */
+/* Runs the model. The reference backend runs synchronously and ignores
+ * stream; the CUDA backend queues the work on stream (a CUstream) and
+ * returns. */
 symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err);
 
 #ifdef __cplusplus
