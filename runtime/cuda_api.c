@@ -124,10 +124,11 @@ static void cu_load(void) {
     lib_state *s = &cu_state;
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
+        const char *why = dlerror();
         state_fail(s, SYMC_ERR_DEVICE,
                    "CUDA backend: cannot load libcuda.so.1 (no NVIDIA driver on this machine?): %s; use the "
                    "reference backend",
-                   dlerror());
+                   why ? why : "not found");
         return;
     }
 #define TABLE rt_cu
@@ -177,13 +178,32 @@ symc_status rt_cu_enter(const rt_cu_device **dev, symc_error *err) {
 
 /* ---- cuBLASLt and cuDNN ---------------------------------------------------- */
 
+/* The loader's search path first; then where the CUDA toolkit and the
+ * distribution packages put them, for machines where nobody ran ldconfig.
+ * *why keeps the first dlerror, the one that explains the failure. */
+static void *open_lib(const char *name, char *why, size_t cap) {
+    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib) return lib;
+    const char *e = dlerror();
+    snprintf(why, cap, "%s", e ? e : "not found");
+    static const char *const dirs[] = {"/usr/local/cuda/lib64/", "/usr/local/cuda/targets/x86_64-linux/lib/",
+                                       "/usr/lib/x86_64-linux-gnu/"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s%s", dirs[i], name);
+        if ((lib = dlopen(path, RTLD_NOW | RTLD_LOCAL))) return lib;
+    }
+    return NULL;
+}
+
 static void lt_load(void) {
-    void *lib = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
+    char why[256];
+    void *lib = open_lib("libcublasLt.so.13", why, sizeof why);
     if (!lib) {
         state_fail(&lt_state, SYMC_ERR_DEVICE,
                    "CUDA backend: cannot load libcublasLt.so.13 (cuBLAS 13 is not installed or not on the library "
                    "path): %s",
-                   dlerror());
+                   why);
         return;
     }
 #define TABLE rt_lt
@@ -197,12 +217,13 @@ static void lt_load(void) {
 }
 
 static void dnn_load(void) {
-    void *lib = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_LOCAL);
+    char why[256];
+    void *lib = open_lib("libcudnn.so.9", why, sizeof why);
     if (!lib) {
         state_fail(&dnn_state, SYMC_ERR_DEVICE,
                    "CUDA backend: cannot load libcudnn.so.9 (cuDNN 9 is not installed or not on the library path): "
                    "%s",
-                   dlerror());
+                   why);
         return;
     }
 #define TABLE rt_dnn
