@@ -17,6 +17,7 @@
 #include <stdarg.h>
 
 #include "codegen/target.h"
+#include "runtime/cuda_backend.h"
 #include "runtime/engine.h"
 
 cg_options cg_default_options(void) {
@@ -157,6 +158,33 @@ static void progress(const cg_options *o, const char *fmt, ...) {
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     o->progress(o->progress_ctx, msg);
+}
+
+/* With a GPU of the target SM present, time the library candidates at opt
+ * and keep the winners; without one the runtime asks the heuristics once per
+ * shape (DESIGN.md). */
+static symc_status tune(const cg_options *opt, const cg_builder *b, uint8_t **bytes, size_t *size, symc_error *err) {
+    int has_library = 0;
+    for (uint32_t i = 0; i < b->n_steps; i++)
+        if (b->steps[i].kind == RT_STEP_GEMM || b->steps[i].kind == RT_STEP_CONV) has_library = 1;
+    uint32_t sm;
+    symc_error quiet;
+    if (!has_library || rt_cuda_device_sm(&sm, &quiet) != SYMC_OK) return SYMC_OK;
+    if (sm != b->sm) {
+        progress(opt, "not tuning: the GPU here is sm_%u, the engine targets sm_%u", sm, b->sm);
+        return SYMC_OK;
+    }
+    uint8_t *tuned = NULL;
+    size_t tuned_size = 0;
+    symc_status st = rt_cuda_tune(*bytes, *size, &tuned, &tuned_size, opt->progress, opt->progress_ctx, err);
+    if (st) {
+        symc_error_prefix(err, "tuning library calls at the opt shape");
+        return st;
+    }
+    free(*bytes);
+    *bytes = tuned;
+    *size = tuned_size;
+    return SYMC_OK;
 }
 
 symc_status cg_build_engine(ir_module *m, const cg_options *opt_in, uint8_t **bytes, size_t *size, symc_error *err) {
@@ -309,6 +337,7 @@ symc_status cg_build_engine(ir_module *m, const cg_options *opt_in, uint8_t **by
         e.cudnn_version = b.cudnn_version;
     }
     st = rt_engine_encode(&e, bytes, size, err);
+    if (!st && opt.gpu && opt.tune) st = tune(&opt, &b, bytes, size, err);
 
 done:
     for (uint32_t i = 0; attr_copies && i < m->n_nodes; i++) free(attr_copies[i]);

@@ -17,6 +17,7 @@
 #include "frontend/onnx.h"
 #include "ir/ir.h"
 #include "passes/pipeline.h"
+#include "runtime/cuda_backend.h"
 #include "runtime/ref_kernels.h"
 #include "symc/symc.h"
 #include "symc/symrt.h"
@@ -86,6 +87,8 @@ static void progress(void *ctx, const char *pass) {
 
 static int cmd_compile(int argc, char **argv) {
     const char *model = NULL, *out = NULL, *dump_after = NULL;
+    cg_options cgo = cg_default_options();
+    int n_prec = 0;
     fe_shape_list shapes;
     fe_shape_list_init(&shapes);
     symc_error err;
@@ -98,7 +101,16 @@ static int cmd_compile(int argc, char **argv) {
             printf("usage: symc compile MODEL.onnx --shapes NAME:MINxAxB,OPTxAxB,MAXxAxB ... -o OUT.symx\n"
                    "       symc compile MODEL.onnx --min-shapes a:1x3,b:1x7 --opt-shapes ... --max-shapes ... -o OUT.symx\n"
                    "       symc compile MODEL.symir -o OUT.symx\n"
-                   "options: --dump-after=PASS  print the IR after a pass (verify, infer-shapes)\n"
+                   "options:\n"
+                   "  --arch sm_XY      target GPU (default: the GPU present, else sm_90); cubin for it\n"
+                   "                    plus PTX that newer GPUs compile at load\n"
+                   "  --fp16 | --bf16   matrix products and convolutions with fp16/bf16 operands and\n"
+                   "                    fp32 accumulation (tensor storage stays fp32)\n"
+                   "  --tf32            matrix products and convolutions in TF32 (default: true fp32)\n"
+                   "  --no-tune         store library heuristics instead of timing candidates at opt\n"
+                   "                    (timing needs a GPU at build time; without one this is implied)\n"
+                   "  --no-gpu          a reference-backend-only engine (no CUDA code)\n"
+                   "  --dump-after=PASS print the IR after a pass (verify, infer-shapes)\n"
                    "Imports the model with every dynamic dim a symbol whose range comes from the\n"
                    "declared shapes, runs the pass pipeline, and writes an engine that runs at\n"
                    "every size inside those ranges.\n");
@@ -122,6 +134,12 @@ static int cmd_compile(int argc, char **argv) {
             }
         } else if ((v = flag_value(argc, argv, &i, "-o")) || (v = flag_value(argc, argv, &i, "--output"))) out = v;
         else if ((v = flag_value(argc, argv, &i, "--dump-after"))) dump_after = v;
+        else if ((v = flag_value(argc, argv, &i, "--arch"))) cgo.arch = v;
+        else if (!strcmp(argv[i], "--fp16")) cgo.precision = 2, n_prec++;
+        else if (!strcmp(argv[i], "--bf16")) cgo.precision = 3, n_prec++;
+        else if (!strcmp(argv[i], "--tf32")) cgo.precision = 1, n_prec++;
+        else if (!strcmp(argv[i], "--no-tune")) cgo.tune = 0;
+        else if (!strcmp(argv[i], "--no-gpu")) cgo.gpu = 0;
         else if (argv[i][0] == '-') {
             rc = usage_error("compile: unknown flag '%s'", argv[i]);
             goto done;
@@ -132,6 +150,14 @@ static int cmd_compile(int argc, char **argv) {
     }
     if (!model || !out) {
         rc = usage_error("compile: missing %s", !model ? "MODEL" : "-o OUT.symx");
+        goto done;
+    }
+    if (n_prec > 1) {
+        rc = usage_error("compile: --fp16, --bf16 and --tf32 exclude each other%s", "");
+        goto done;
+    }
+    if (!cgo.gpu && (cgo.arch || n_prec)) {
+        rc = usage_error("compile: --no-gpu takes no --arch or precision flag%s", "");
         goto done;
     }
     rc = 1;
@@ -156,7 +182,9 @@ static int cmd_compile(int argc, char **argv) {
     }
     int tty = isatty(2);
     pass_options opt = {dump_after, dump_text, progress, &tty};
-    if (pass_run_pipeline(m, &opt, &err) != SYMC_OK || cg_write_engine(m, NULL, out, &err) != SYMC_OK) {
+    cgo.progress = progress;
+    cgo.progress_ctx = &tty;
+    if (pass_run_pipeline(m, &opt, &err) != SYMC_OK || cg_write_engine(m, &cgo, out, &err) != SYMC_OK) {
         fprintf(stderr, "symc: %s: %s\n", model, err.msg);
         goto done;
     }
@@ -241,11 +269,14 @@ static int cmd_run(int argc, char **argv) {
     symrt_engine *e = NULL;
     symrt_context *c = NULL;
     void *bufs[2 * MAX_IO] = {0};
+    uint64_t dev[2 * MAX_IO] = {0}; /* device copies (CUDA backend) */
+    const rt_cuda_driver_api *drv = NULL;
     npy_array given[MAX_IO] = {0};
     fe_shape_list shape_list;
     fe_shape_list_init(&shape_list);
     int rc = 1;
     if (symrt_engine_load_file(engine, &e, &err) || symrt_context_create(e, be, NULL, &c, &err)) goto fail;
+    if (be == SYMRT_BACKEND_CUDA && !(drv = rt_cuda_driver(&err))) goto fail;
     uint32_t ni = symrt_engine_num_inputs(e), no = symrt_engine_num_outputs(e);
     if (ni > MAX_IO || no > MAX_IO) {
         symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "more than %d inputs or outputs", MAX_IO);
@@ -331,9 +362,32 @@ static int cmd_run(int argc, char **argv) {
             if (i < ni) fill_random(bufs[i], info.dtype, n, &state);
             else memset(bufs[i], 0xff, bytes); /* poison: a missed write shows */
         }
-        if (symrt_set_tensor_address(c, info.name, bufs[i], bytes, &err)) goto fail;
+        if (drv) { /* device buffers: inputs copied in, outputs poisoned */
+            int r = drv->mem_alloc(&dev[i], bytes ? bytes : 1);
+            if (!r) r = i < ni ? drv->memcpy_htod(dev[i], bufs[i], bytes) : drv->memset_d8(dev[i], 0xff, bytes);
+            if (r) {
+                symc_error_setf(&err, SYMC_ERR_DEVICE, "CUDA error %d preparing '%s' (%zu bytes)", r, info.name, bytes);
+                goto fail;
+            }
+            if (symrt_set_tensor_address(c, info.name, (void *)(uintptr_t)dev[i], bytes, &err)) goto fail;
+        } else if (symrt_set_tensor_address(c, info.name, bufs[i], bytes, &err)) goto fail;
     }
     if (symrt_enqueue(c, NULL, &err)) goto fail;
+    for (uint32_t i = 0; drv && i < no; i++) {
+        symrt_io_info info;
+        symrt_engine_output(e, i, &info, NULL);
+        int64_t dims[8];
+        int32_t rank;
+        symrt_get_tensor_shape(c, info.name, dims, &rank, &err);
+        size_t n = rt_ref_dtype_size(info.dtype);
+        for (int d = 0; d < rank; d++) n *= (size_t)dims[d];
+        int r = drv->ctx_synchronize();
+        if (!r) r = drv->memcpy_dtoh(bufs[ni + i], dev[ni + i], n);
+        if (r) {
+            symc_error_setf(&err, SYMC_ERR_DEVICE, "CUDA error %d running the engine or reading '%s'", r, info.name);
+            goto fail;
+        }
+    }
     for (uint32_t i = 0; i < no; i++) {
         symrt_io_info info;
         symrt_engine_output(e, i, &info, NULL);
@@ -362,7 +416,10 @@ fail:
     fprintf(stderr, "symc: %s\n", err.msg);
 fail_quiet:
 done:
-    for (uint32_t i = 0; i < 2 * MAX_IO; i++) free(bufs[i]);
+    for (uint32_t i = 0; i < 2 * MAX_IO; i++) {
+        free(bufs[i]);
+        if (dev[i]) drv->mem_free(dev[i]);
+    }
     for (uint32_t i = 0; i < MAX_IO; i++) free(given[i].data);
     fe_shape_list_free(&shape_list);
     symrt_context_destroy(c);
@@ -377,7 +434,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"compile", "compile a model into an engine for its declared dimension ranges", cmd_compile},
-    {"run", "run an engine at given input shapes (CPU reference backend)", cmd_run},
+    {"run", "run an engine at given input shapes (CPU reference or CUDA backend)", cmd_run},
     {"bench", "time an engine per input shape: GPU and host time, p50/p90/p99, throughput", symc_cmd_bench},
     {"inspect", "print a .symir module: symbols, ranges, guards, nodes with symbolic shapes",
      cmd_inspect},

@@ -26,19 +26,9 @@ subprocess.run([sys.executable, gen_models, tmp], check=True, capture_output=Tru
 gen_bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen_bench_models.py")
 subprocess.run([sys.executable, gen_bench, tmp], check=True, capture_output=True)
 
-# (min, opt, max) for each symbol name the generated models use; unnamed
-# dynamic dims get the default. movement's GatherElements needs L >= 2
-# (symc refuses L in [1, 6] with "fix: narrow L to [2, 6]").
-RANGES = {"S": (1, 128, 512), "H3": (224, 256, 384), "W3": (224, 256, 384), "Bm": (1, 16, 64),
-          "Bc": (1, 2, 4), "Hc": (128, 224, 512), "Wc": (128, 224, 512),
-          "L": (2, 3, 6), "B": (1, 4, 8), "N": (1, 2, 3), "H": (17, 32, 40), "W": (17, 30, 40), "batch": (1, 2, 4),
-          "seq": (1, 8, 16)}
-DEFAULT = (1, 3, 6)
-MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "reduce13", "reduce18", "movement",
-          "split18", "expand_idiom", "unnamed_dims", "shared_symbol", "initializers",
-          # BENCH.md patterns at small widths (gen_bench_models.py); m3_cnn runs
-          # H, W in [128, 512] at odd (prime) and even sizes with no guard
-          "s2_scores", "s3_conv", "m1_mlp", "m3_cnn"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from models import DEFAULT, MODELS, POINTS, RANGES  # noqa: E402
+
 NP = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32,
       onnx.TensorProto.BOOL: np.bool_, onnx.TensorProto.DOUBLE: np.float64}
 
@@ -80,15 +70,7 @@ for name in MODELS:
         continue
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(11)
-    def prime_in(t):
-        """the largest prime in [min, max] other than opt, else max: an off-opt size"""
-        for v in range(t[2], t[0] - 1, -1):
-            if v > 1 and v != t[1] and all(v % q for q in range(2, int(v ** 0.5) + 1)):
-                return v
-        return t[2]
-
-    for label, pick in (("min", lambda t: t[0]), ("opt", lambda t: t[1]), ("opt+1", lambda t: min(t[1] + 1, t[2])),
-                        ("prime", prime_in), ("max", lambda t: t[2])):
+    for label, pick in POINTS:
         feeds, args = {}, []
         for inp in inputs:
             shape = [pick(t) for t in sizes_of[inp.name]]

@@ -1,0 +1,171 @@
+/* sweep_check: one engine, one CUDA context and one reference context serve a
+ * whole sweep of input shapes; every output of the CUDA backend is compared
+ * with the reference backend (the oracle, itself checked against onnxruntime
+ * and numpy by the e2e tests).
+ *
+ * usage: sweep_check ENGINE.symx TOL POINT_DIR...
+ * Each POINT_DIR holds NAME.npy for every engine input (fresh random data
+ * written by the driver script). Per point: the shapes come from the .npy
+ * files; the CUDA outputs are poisoned (0xff bytes: NaN for floats) before the
+ * run, so an element no kernel wrote shows; floats must match with
+ * ||cuda - ref||_2 / ||ref||_2 < TOL and the same NaN/Inf pattern, integers
+ * and booleans exactly. The engine is loaded and its module compiled once:
+ * nothing is rebuilt between points. Prints one line per output and point;
+ * exit 1 on any mismatch or error. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cuda_backend.h"
+#include "runtime/ref_kernels.h"
+#include "symc/symrt.h"
+#include "tools/npy.h"
+
+#define MAX_IO 32
+
+static double value_at(const void *p, symc_dtype dt, size_t i) {
+    switch (dt) {
+    case SYMC_F32: return ((const float *)p)[i];
+    case SYMC_F64: return ((const double *)p)[i];
+    case SYMC_I64: return (double)((const int64_t *)p)[i];
+    case SYMC_I32: return ((const int32_t *)p)[i];
+    case SYMC_BOOL: return ((const uint8_t *)p)[i];
+    default: return NAN;
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: sweep_check ENGINE.symx TOL POINT_DIR...\n");
+        return 2;
+    }
+    double tol = atof(argv[2]);
+    symc_error err;
+    symrt_engine *e = NULL;
+    symrt_context *ref = NULL, *gpu = NULL;
+    const rt_cuda_driver_api *drv;
+    if (symrt_engine_load_file(argv[1], &e, &err) || symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &ref, &err) ||
+        symrt_context_create(e, SYMRT_BACKEND_CUDA, NULL, &gpu, &err) || !(drv = rt_cuda_driver(&err))) {
+        fprintf(stderr, "sweep_check: %s\n", err.msg);
+        return 1;
+    }
+    void *stream = NULL;
+    if (drv->stream_create(&stream, 1)) {
+        fprintf(stderr, "sweep_check: cannot create a stream\n");
+        return 1;
+    }
+    uint32_t ni = symrt_engine_num_inputs(e), no = symrt_engine_num_outputs(e);
+    if (ni > MAX_IO || no > MAX_IO) {
+        fprintf(stderr, "sweep_check: too many inputs or outputs\n");
+        return 1;
+    }
+    int failures = 0;
+    for (int p = 3; p < argc; p++) {
+        const char *dir = argv[p];
+        npy_array in[MAX_IO] = {{0}};
+        void *host_out[MAX_IO] = {0}, *dev_out_host[MAX_IO] = {0};
+        uint64_t dev[2 * MAX_IO] = {0};
+        size_t out_bytes[MAX_IO] = {0};
+        int ok = 1;
+        for (uint32_t i = 0; i < ni && ok; i++) {
+            symrt_io_info info;
+            symrt_engine_input(e, i, &info, NULL);
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.npy", dir, info.name);
+            size_t bytes;
+            if (npy_read(path, &in[i], &err) || symrt_set_input_shape(ref, info.name, in[i].dims, in[i].rank, &err) ||
+                symrt_set_input_shape(gpu, info.name, in[i].dims, in[i].rank, &err) ||
+                symrt_set_tensor_address(ref, info.name, in[i].data, in[i].size, &err)) {
+                ok = 0;
+                break;
+            }
+            bytes = in[i].size;
+            if (drv->mem_alloc(&dev[i], bytes ? bytes : 1) || drv->memcpy_htod(dev[i], in[i].data, bytes)) {
+                snprintf(err.msg, sizeof err.msg, "device allocation or copy failed for '%s'", info.name);
+                ok = 0;
+                break;
+            }
+            if (symrt_set_tensor_address(gpu, info.name, (void *)(uintptr_t)dev[i], bytes, &err)) ok = 0;
+        }
+        for (uint32_t o = 0; o < no && ok; o++) {
+            symrt_io_info info;
+            symrt_engine_output(e, o, &info, NULL);
+            int64_t dims[8];
+            int32_t rank;
+            if (symrt_get_tensor_shape(ref, info.name, dims, &rank, &err)) {
+                ok = 0;
+                break;
+            }
+            size_t n = rt_ref_dtype_size(info.dtype);
+            for (int d = 0; d < rank; d++) n *= (size_t)dims[d];
+            out_bytes[o] = n;
+            host_out[o] = malloc(n ? n : 1);
+            dev_out_host[o] = malloc(n ? n : 1);
+            if (!host_out[o] || !dev_out_host[o] || drv->mem_alloc(&dev[MAX_IO + o], n ? n : 1) ||
+                drv->memset_d8(dev[MAX_IO + o], 0xff, n ? n : 1)) {
+                snprintf(err.msg, sizeof err.msg, "allocation failed for output '%s'", info.name);
+                ok = 0;
+                break;
+            }
+            memset(host_out[o], 0xff, n);
+            if (symrt_set_tensor_address(ref, info.name, host_out[o], n, &err) ||
+                symrt_set_tensor_address(gpu, info.name, (void *)(uintptr_t)dev[MAX_IO + o], n, &err))
+                ok = 0;
+        }
+        if (ok && (symrt_enqueue(ref, NULL, &err) || symrt_enqueue(gpu, stream, &err))) ok = 0;
+        if (ok && drv->stream_synchronize(stream)) {
+            snprintf(err.msg, sizeof err.msg, "the GPU run failed (stream synchronize)");
+            ok = 0;
+        }
+        for (uint32_t o = 0; o < no && ok; o++)
+            if (drv->memcpy_dtoh(dev_out_host[o], dev[MAX_IO + o], out_bytes[o])) {
+                snprintf(err.msg, sizeof err.msg, "copying an output back failed");
+                ok = 0;
+            }
+        if (!ok) {
+            printf("FAIL %s %s: %s\n", argv[1], dir, err.msg);
+            failures++;
+        }
+        for (uint32_t o = 0; o < no && ok; o++) {
+            symrt_io_info info;
+            symrt_engine_output(e, o, &info, NULL);
+            size_t n = out_bytes[o] / rt_ref_dtype_size(info.dtype);
+            double num = 0, den = 0, maxabs = 0;
+            size_t pattern = 0, mism = 0;
+            int is_float = info.dtype == SYMC_F32 || info.dtype == SYMC_F64;
+            for (size_t k = 0; k < n; k++) {
+                double a = value_at(dev_out_host[o], info.dtype, k), b = value_at(host_out[o], info.dtype, k);
+                if (!is_float) {
+                    if (a != b) mism++;
+                    continue;
+                }
+                if (isnan(a) != isnan(b) || (isinf(a) && a != b) || (isinf(b) && a != b)) {
+                    pattern++;
+                    continue;
+                }
+                if (!isfinite(a) || !isfinite(b)) continue;
+                num += (a - b) * (a - b);
+                den += b * b;
+                if (fabs(a - b) > maxabs) maxabs = fabs(a - b);
+            }
+            double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+            int pass = is_float ? (pattern == 0 && rel < tol) : mism == 0;
+            printf("%s %s %s output %s: %zu elements, rel err %.3g, max abs err %.3g, NaN/Inf mismatches %zu, "
+                   "integer mismatches %zu\n",
+                   pass ? "PASS" : "FAIL", argv[1], dir, info.name, n, rel, maxabs, pattern, mism);
+            if (!pass) failures++;
+        }
+        for (uint32_t i = 0; i < ni; i++) free(in[i].data);
+        for (uint32_t o = 0; o < no; o++) free(host_out[o]), free(dev_out_host[o]);
+        for (uint32_t i = 0; i < 2 * MAX_IO; i++)
+            if (dev[i]) drv->mem_free(dev[i]);
+    }
+    drv->stream_destroy(stream);
+    symrt_context_destroy(gpu);
+    symrt_context_destroy(ref);
+    symrt_engine_destroy(e);
+    printf("sweep_check %s: %d points, %d failures\n", argv[1], argc - 3, failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,140 @@
+"""CUDA backend vs the reference backend on every test model (ctest -L gpu).
+
+Each model is compiled ONCE by `symc compile` (GPU code for the GPU present,
+library choices tuned at opt) and that one engine serves the whole sweep —
+min, opt, opt+1, a prime off-opt size and max of every declared range — in
+one process (sweep_check: one CUDA context, no recompilation). Inputs are
+fresh random data each run (the seed is printed, so a failure can be
+replayed with SYMC_GPU_SEED). fp32 must match the reference to a relative
+error < 1e-4; the --tf32/--fp16/--bf16 builds of the matrix-heavy models
+< 1e-2 (METHOD.md: tf32 ~3e-4, bf16 up to 1e-2).
+
+Models: S1 (the ViT seed, C builder API), the 13 op-family ONNX models and
+BENCH.md's S2, S3, M1 and an M3-like CNN at small widths (tests/e2e).
+
+usage: test_cuda_models.py SYMC SWEEP_CHECK VIT_SEED GEN_MODELS TMPDIR [MODEL...]
+"""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+
+symc, sweep_check, vit_seed, gen_models, tmp = sys.argv[1:6]
+only = set(sys.argv[6:])
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "e2e"))
+from models import DEFAULT, MODELS, POINTS, RANGES  # noqa: E402
+
+os.makedirs(tmp, exist_ok=True)
+subprocess.run([sys.executable, gen_models, tmp], check=True, capture_output=True)
+subprocess.run([sys.executable, os.path.join(here, "..", "e2e", "gen_bench_models.py"), tmp], check=True,
+               capture_output=True)
+seed = int(os.environ.get("SYMC_GPU_SEED", time.time_ns() % 2**32))
+print(f"test_cuda_models: seed {seed} (replay with SYMC_GPU_SEED={seed})", flush=True)
+rng = np.random.default_rng(seed)
+NP = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32,
+      onnx.TensorProto.BOOL: np.bool_, onnx.TensorProto.DOUBLE: np.float64}
+failures = 0
+summary = []
+
+
+def fail(what):
+    global failures
+    failures += 1
+    print("FAIL:", what, flush=True)
+
+
+def random_input(shape, dt):
+    if dt in (np.float32, np.float64):
+        return rng.standard_normal(shape).astype(dt)
+    if dt == np.bool_:
+        return rng.integers(0, 2, shape).astype(np.bool_)
+    return rng.integers(1, 5, shape).astype(dt)  # valid indices and no zero divisors in the test models
+
+
+def run_sweep(label, engine, inputs, tol):
+    """inputs: [(name, dtype, [(min, opt, max)] per dim)]"""
+    dirs = []
+    for plabel, pick in POINTS:
+        d = os.path.join(tmp, f"{label}.{plabel}")
+        os.makedirs(d, exist_ok=True)
+        for name, dt, triples in inputs:
+            np.save(os.path.join(d, name + ".npy"), random_input([pick(t) for t in triples], dt))
+        dirs.append(d)
+    t0 = time.time()
+    r = subprocess.run([sweep_check, engine, str(tol)] + dirs, capture_output=True, text=True)
+    out = (r.stdout + r.stderr).strip()
+    print(out, flush=True)
+    if r.returncode:
+        fail(f"{label}: sweep_check exit {r.returncode}")
+    worst = max([float(x.split("rel err ")[1].split(",")[0]) for x in out.splitlines() if "rel err " in x] or [0])
+    summary.append((label, len(dirs), "PASS" if r.returncode == 0 else "FAIL", worst, time.time() - t0))
+
+
+def compile_model(label, src, flags):
+    engine = os.path.join(tmp, label + ".symx")
+    t0 = time.time()
+    r = subprocess.run([symc, "compile", src, "-o", engine] + flags, capture_output=True, text=True)
+    if r.returncode:
+        fail(f"{label}: compile: {r.stderr.strip()}")
+        return None
+    print(f"{label}: compiled in {time.time() - t0:.2f} s", flush=True)
+    return engine
+
+
+def onnx_inputs(path):
+    m = onnx.load(path)
+    inits = {i.name for i in m.graph.initializer}
+    out, flags = [], []
+    for inp in m.graph.input:
+        if inp.name in inits:
+            continue
+        triples = []
+        for d in inp.type.tensor_type.shape.dim:
+            v = d.dim_value if d.HasField("dim_value") else None
+            triples.append((v, v, v) if v is not None else RANGES.get(d.dim_param, DEFAULT))
+        flags += ["--shapes", inp.name + ":" + ",".join("x".join(str(t[i]) for t in triples) for i in range(3))]
+        out.append((inp.name, NP[inp.type.tensor_type.elem_type], triples))
+    return out, flags
+
+
+# S1: the ViT seed (x: f32[B, 196, 768], B in [1, 32], opt 4)
+if not only or "s1_vit" in only:
+    s1 = os.path.join(tmp, "s1_vit.symir")
+    r = subprocess.run([vit_seed, s1], capture_output=True, text=True)
+    if r.returncode:
+        fail("vit_seed: " + r.stderr)
+    else:
+        engine = compile_model("s1_vit", s1, [])
+        if engine:
+            run_sweep("s1_vit", engine, [("x", np.float32, [(1, 4, 32), (196, 196, 196), (768, 768, 768)])], 1e-4)
+
+for name in MODELS:
+    if only and name not in only:
+        continue
+    path = os.path.join(tmp, name + ".onnx")
+    inputs, flags = onnx_inputs(path)
+    engine = compile_model(name, path, flags)
+    if engine:
+        run_sweep(name, engine, inputs, 1e-4)
+
+# reduced-precision library math on the matrix-heavy models
+for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn"):
+    if only and name not in only:
+        continue
+    path = os.path.join(tmp, name + ".onnx")
+    inputs, flags = onnx_inputs(path)
+    for prec in ("--tf32", "--fp16", "--bf16"):
+        label = f"{name}{prec.replace('--', '.')}"
+        engine = compile_model(label, path, flags + [prec])
+        if engine:
+            run_sweep(label, engine, inputs, 1e-2)
+
+print("\n| model | points | result | worst rel err | seconds |\n|---|---|---|---|---|")
+for label, n, res, worst, secs in summary:
+    print(f"| {label} | {n} | {res} | {worst:.2e} | {secs:.1f} |")
+print(f"test_cuda_models: {len(summary)} sweeps, {failures} failures")
+sys.exit(1 if failures else 0)
