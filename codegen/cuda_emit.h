@@ -52,9 +52,15 @@ sym_expr cg_prod(cg_cuda *c, const sym_expr *dims, int from, int to);
  * "bool") and of its storage (bool is stored as one byte) */
 const char *cg_ctype(symc_dtype dt);
 const char *cg_stype(symc_dtype dt);
-/* dtype as the generated code computes with it; UNSUPPORTED (naming the node,
- * op and tensor) for f16/bf16 */
-symc_status cg_check_dtype(cg_cuda *c, uint32_t node, uint32_t t);
+/* f16/bf16: stored as 16 bits ("unsigned short"), computed as float */
+int cg_is_half(symc_dtype dt);
+/* an element load as a value of cg_ctype, and a value as its storage */
+void cg_load(char *buf, size_t cap, symc_dtype dt, const char *ptr, const char *off);
+void cg_store(char *buf, size_t cap, symc_dtype dt, const char *v);
+/* a dtype the generated code handles; f16/bf16 only where half_ok
+ * (elementwise ops and data movement). UNSUPPORTED names the node, op and
+ * tensor. */
+symc_status cg_check_dtype(cg_cuda *c, uint32_t node, uint32_t t, int half_ok);
 /* `v` as a CUDA literal of type ctype (inf and NaN spelled out) */
 void cg_float_literal(char *buf, size_t cap, double v, symc_dtype dt);
 symc_status cg_fail(cg_cuda *c, uint32_t node, symc_status code, const char *fmt, ...)

@@ -192,9 +192,9 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
 /* `const T v<t> = t<t>[off];` for a leaf */
 static void load_leaf(cg_kw *k, uint32_t t, const char *off) {
     symc_dtype dt = k->c->m->tensors[t].dtype;
-    const char *p = kw_in(k, t);
-    if (dt == SYMC_BOOL) kw_body(k, "        const bool v%u = %s[%s] != 0;\n", t, p, off);
-    else kw_body(k, "        const %s v%u = %s[%s];\n", cg_ctype(dt), t, p, off);
+    char ld[96];
+    cg_load(ld, sizeof ld, dt, kw_in(k, t), off);
+    kw_body(k, "        const %s v%u = %s;\n", cg_ctype(dt), t, ld);
 }
 
 symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root) {
@@ -204,11 +204,11 @@ symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root) {
     if (g.overflow) return cg_fail(c, root, SYMC_ERR_UNSUPPORTED, "the fused elementwise group is too large");
     qsort(g.nodes, g.n_nodes, sizeof g.nodes[0], cmp_u32);
     for (uint32_t i = 0; i < g.n_leaves; i++) {
-        symc_status st = cg_check_dtype(c, root, g.leaves[i]);
+        symc_status st = cg_check_dtype(c, root, g.leaves[i], 1);
         if (st) return st;
     }
     const ir_tensor *out = &c->m->tensors[c->m->nodes[root].out[0]];
-    symc_status st = cg_check_dtype(c, root, c->m->nodes[root].out[0]);
+    symc_status st = cg_check_dtype(c, root, c->m->nodes[root].out[0], 1);
     if (st) return st;
     cg_kw k;
     kw_begin(&k, c, g.nodes[0]);
@@ -229,9 +229,10 @@ symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root) {
         kw_body(&k, "        const %s v%u = %s;\n", cg_ctype(c->m->tensors[n->out[0]].dtype), n->out[0], expr);
     }
     uint32_t yt = c->m->nodes[root].out[0];
-    const char *yp = kw_out(&k, yt);
-    if (out->dtype == SYMC_BOOL) kw_body(&k, "        %s[i] = (unsigned char)v%u;\n    }\n", yp, yt);
-    else kw_body(&k, "        %s[i] = v%u;\n    }\n", yp, yt);
+    char v[16], sv[64];
+    snprintf(v, sizeof v, "v%u", yt);
+    cg_store(sv, sizeof sv, out->dtype, v);
+    kw_body(&k, "        %s[i] = %s;\n    }\n", kw_out(&k, yt), sv);
     cg_str comment = {0};
     cg_str_appendf(&comment, "elementwise: ");
     cg_describe_nodes(c, g.nodes, g.n_nodes, &comment);
@@ -264,7 +265,7 @@ symc_status cg_emit_batch_norm(cg_cuda *c, uint32_t node) {
     const ir_tensor *x = &c->m->tensors[n->in[0]];
     symc_status st;
     for (uint32_t i = 0; i < 5; i++)
-        if ((st = cg_check_dtype(c, node, n->in[i]))) return st;
+        if ((st = cg_check_dtype(c, node, n->in[i], 0))) return st;
     if (x->rank < 2 || !ir_dtype_is_float(x->dtype))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' must be a float tensor of rank >= 2", x->name);
     const char *T = cg_ctype(x->dtype);

@@ -96,16 +96,40 @@ const char *cg_ctype(symc_dtype dt) {
     case SYMC_I64: return "long long";
     case SYMC_I32: return "int";
     case SYMC_BOOL: return "bool";
+    case SYMC_F16:
+    case SYMC_BF16: return "float"; /* stored as 16 bits, computed in fp32 */
     default: return "void";
     }
 }
 
-const char *cg_stype(symc_dtype dt) { return dt == SYMC_BOOL ? "unsigned char" : cg_ctype(dt); }
+const char *cg_stype(symc_dtype dt) {
+    if (dt == SYMC_F16 || dt == SYMC_BF16) return "unsigned short";
+    return dt == SYMC_BOOL ? "unsigned char" : cg_ctype(dt);
+}
 
-symc_status cg_check_dtype(cg_cuda *c, uint32_t node, uint32_t t) {
+int cg_is_half(symc_dtype dt) { return dt == SYMC_F16 || dt == SYMC_BF16; }
+
+void cg_load(char *buf, size_t cap, symc_dtype dt, const char *ptr, const char *off) {
+    if (dt == SYMC_F16) snprintf(buf, cap, "sc_h2f(%s[%s])", ptr, off);
+    else if (dt == SYMC_BF16) snprintf(buf, cap, "sc_b2f(%s[%s])", ptr, off);
+    else if (dt == SYMC_BOOL) snprintf(buf, cap, "(%s[%s] != 0)", ptr, off);
+    else snprintf(buf, cap, "%s[%s]", ptr, off);
+}
+
+void cg_store(char *buf, size_t cap, symc_dtype dt, const char *v) {
+    if (dt == SYMC_F16) snprintf(buf, cap, "sc_f2h(%s)", v);
+    else if (dt == SYMC_BF16) snprintf(buf, cap, "sc_f2b(%s)", v);
+    else if (dt == SYMC_BOOL) snprintf(buf, cap, "(unsigned char)%s", v);
+    else snprintf(buf, cap, "%s", v);
+}
+
+symc_status cg_check_dtype(cg_cuda *c, uint32_t node, uint32_t t, int half_ok) {
     symc_dtype dt = c->m->tensors[t].dtype;
     if (dt == SYMC_F32 || dt == SYMC_F64 || dt == SYMC_I64 || dt == SYMC_I32 || dt == SYMC_BOOL) return SYMC_OK;
-    return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "tensor '%s' is %s: the CUDA target does not support %s tensors yet",
+    if (half_ok && cg_is_half(dt)) return SYMC_OK;
+    return cg_fail(c, node, SYMC_ERR_UNSUPPORTED,
+                   "tensor '%s' is %s: the CUDA target does not support %s tensors in this op yet (only elementwise "
+                   "ops and data movement)",
                    c->m->tensors[t].name, ir_dtype_name(dt), ir_dtype_name(dt));
 }
 
@@ -346,6 +370,15 @@ static const char prelude[] =
     "}\n"
     "/* max where NaN wins, as the reference */\n"
     "template <typename T> __device__ __forceinline__ T sc_nanmax(T acc, T v) { return (acc != acc) ? acc : ((v != v || v > acc) ? v : acc); }\n"
+    "/* f16 / bf16 storage (16 bits) to and from fp32, rounding to nearest even */\n"
+    "__device__ __forceinline__ float sc_h2f(unsigned short h) { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n"
+    "__device__ __forceinline__ unsigned short sc_f2h(float f) { unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"
+    "__device__ __forceinline__ float sc_b2f(unsigned short b) { return __uint_as_float((unsigned)b << 16); }\n"
+    "__device__ __forceinline__ unsigned short sc_f2b(float f) {\n"
+    "    unsigned u = __float_as_uint(f);\n"
+    "    if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u); /* quiet NaN */\n"
+    "    return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n"
+    "}\n"
     "struct sc_add_op { template <typename T> __device__ T operator()(T a, T b) const { return a + b; } };\n"
     "struct sc_max_op { template <typename T> __device__ T operator()(T a, T b) const { return sc_nanmax(a, b); } };\n"
     "/* every thread of the block gets the reduction of all threads' v;\n"

@@ -208,15 +208,19 @@ static int is_view(ir_op op) {
 /* ---- the walk --------------------------------------------------------------------------- */
 static symc_status emit_node(cg_cuda *c, uint32_t i) {
     const ir_node *n = &c->m->nodes[i];
+    if (is_view(n->op)) return emit_view(c, i); /* any dtype: no element is touched */
+    /* f16/bf16 are computed as fp32 by elementwise kernels and copied by data
+     * movement; the other kernels and the library steps are fp32/fp64 */
+    int half_ok = cg_is_elementwise(n->op) || (ir_op_get(n->op)->category == IR_CAT_MOVE && n->op != IR_OP_PAD) ||
+                  n->op == IR_OP_SHAPE_OF;
     for (uint32_t k = 0; k < n->n_in; k++) {
-        symc_status st = cg_check_dtype(c, i, n->in[k]);
+        symc_status st = cg_check_dtype(c, i, n->in[k], half_ok);
         if (st) return st;
     }
     for (uint32_t k = 0; k < n->n_out; k++) {
-        symc_status st = cg_check_dtype(c, i, n->out[k]);
+        symc_status st = cg_check_dtype(c, i, n->out[k], half_ok);
         if (st) return st;
     }
-    if (is_view(n->op)) return emit_view(c, i);
     if (cg_is_elementwise(n->op)) return cg_emit_elementwise(c, i);
     switch (n->op) {
     case IR_OP_MATMUL:
