@@ -252,18 +252,11 @@ static void plan_inlining(cg_cuda *c) {
     }
 }
 
-/* rt_cuda_device_sm lives in the runtime's CUDA backend; referenced weakly
- * so codegen links (and defaults to sm_90) in a build without that backend */
-#if defined(__GNUC__)
-#pragma weak rt_cuda_device_sm
-#endif
-
 static symc_status resolve_sm(cg_builder *b) {
     if (b->opt->arch) return cg_nvrtc_parse_arch(b->opt->arch, &b->sm, b->err);
     uint32_t sm = 0;
     symc_error ignored;
-    symc_status (*device_sm)(uint32_t *, symc_error *) = rt_cuda_device_sm;
-    if (device_sm && device_sm(&sm, &ignored) == SYMC_OK && sm) {
+    if (rt_cuda_device_sm(&sm, &ignored) == SYMC_OK && sm) { /* fails cleanly without a GPU */
         char arch[32];
         snprintf(arch, sizeof arch, "sm_%u", sm);
         if (cg_nvrtc_parse_arch(arch, &sm, &ignored) == SYMC_OK) b->sm = sm;
