@@ -13,6 +13,10 @@ Models: S1 (the ViT seed, C builder API), the 13 op-family ONNX models and
 BENCH.md's S2, S3, M1 and an M3-like CNN at small widths (tests/e2e).
 
 usage: test_cuda_models.py SYMC SWEEP_CHECK VIT_SEED GEN_MODELS TMPDIR [MODEL...]
+environment: SYMC_GPU_POINTS=min,max (a subset of min,opt,opt+1,prime,max);
+SYMC_GPU_WRAP="compute-sanitizer --tool memcheck --error-exitcode 9" runs
+sweep_check under a wrapper; SYMC_GPU_PRECISIONS=0 skips the tf32/fp16/bf16
+builds.
 """
 import os
 import subprocess
@@ -55,17 +59,23 @@ def random_input(shape, dt):
     return rng.integers(1, 5, shape).astype(dt)  # valid indices and no zero divisors in the test models
 
 
+WRAP = os.environ.get("SYMC_GPU_WRAP", "").split()
+WANT_POINTS = os.environ.get("SYMC_GPU_POINTS", "").split(",") if os.environ.get("SYMC_GPU_POINTS") else None
+
+
 def run_sweep(label, engine, inputs, tol):
     """inputs: [(name, dtype, [(min, opt, max)] per dim)]"""
     dirs = []
     for plabel, pick in POINTS:
+        if WANT_POINTS and plabel not in WANT_POINTS:
+            continue
         d = os.path.join(tmp, f"{label}.{plabel}")
         os.makedirs(d, exist_ok=True)
         for name, dt, triples in inputs:
             np.save(os.path.join(d, name + ".npy"), random_input([pick(t) for t in triples], dt))
         dirs.append(d)
     t0 = time.time()
-    r = subprocess.run([sweep_check, engine, str(tol)] + dirs, capture_output=True, text=True)
+    r = subprocess.run(WRAP + [sweep_check, engine, str(tol)] + dirs, capture_output=True, text=True)
     out = (r.stdout + r.stderr).strip()
     print(out, flush=True)
     if r.returncode:
@@ -122,7 +132,7 @@ for name in MODELS:
         run_sweep(name, engine, inputs, 1e-4)
 
 # reduced-precision library math on the matrix-heavy models
-for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn"):
+for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn") if os.environ.get("SYMC_GPU_PRECISIONS", "1") != "0" else ():
     if only and name not in only:
         continue
     path = os.path.join(tmp, name + ".onnx")
