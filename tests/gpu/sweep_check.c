@@ -23,7 +23,7 @@
 #include "symc/symrt.h"
 #include "tools/npy.h"
 
-#define MAX_IO 32
+#define MAX_IO 256
 
 static double value_at(const void *p, symc_dtype dt, size_t i) {
     switch (dt) {
@@ -32,6 +32,8 @@ static double value_at(const void *p, symc_dtype dt, size_t i) {
     case SYMC_I64: return (double)((const int64_t *)p)[i];
     case SYMC_I32: return ((const int32_t *)p)[i];
     case SYMC_BOOL: return ((const uint8_t *)p)[i];
+    case SYMC_F16: return rt_ref_f16_to_f64(((const uint16_t *)p)[i]);
+    case SYMC_BF16: return rt_ref_bf16_to_f64(((const uint16_t *)p)[i]);
     default: return NAN;
     }
 }
@@ -64,10 +66,15 @@ int main(int argc, char **argv) {
     int failures = 0;
     for (int p = 3; p < argc; p++) {
         const char *dir = argv[p];
-        npy_array in[MAX_IO] = {{0}};
-        void *host_out[MAX_IO] = {0}, *dev_out_host[MAX_IO] = {0};
-        uint64_t dev[2 * MAX_IO] = {0};
-        size_t out_bytes[MAX_IO] = {0};
+        static npy_array in[MAX_IO];
+        static void *host_out[MAX_IO], *dev_out_host[MAX_IO];
+        static uint64_t dev[2 * MAX_IO];
+        static size_t out_bytes[MAX_IO];
+        memset(in, 0, sizeof in);
+        memset(host_out, 0, sizeof host_out);
+        memset(dev_out_host, 0, sizeof dev_out_host);
+        memset(dev, 0, sizeof dev);
+        memset(out_bytes, 0, sizeof out_bytes);
         int ok = 1;
         for (uint32_t i = 0; i < ni && ok; i++) {
             symrt_io_info info;
@@ -134,7 +141,8 @@ int main(int argc, char **argv) {
             size_t n = out_bytes[o] / rt_ref_dtype_size(info.dtype);
             double num = 0, den = 0, maxabs = 0;
             size_t pattern = 0, mism = 0;
-            int is_float = info.dtype == SYMC_F32 || info.dtype == SYMC_F64;
+            int is_float = info.dtype == SYMC_F32 || info.dtype == SYMC_F64 || info.dtype == SYMC_F16 ||
+                           info.dtype == SYMC_BF16;
             for (size_t k = 0; k < n; k++) {
                 double a = value_at(dev_out_host[o], info.dtype, k), b = value_at(host_out[o], info.dtype, k);
                 if (!is_float) {
