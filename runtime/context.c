@@ -382,12 +382,6 @@ static size_t tensor_bytes(const symrt_context *c, const rt_tensor *t) {
     return n;
 }
 
-static int is_io(const rt_engine *e, uint32_t t) {
-    for (uint32_t i = 0; i < e->n_inputs; i++) if (e->inputs[i] == t) return 1;
-    for (uint32_t i = 0; i < e->n_outputs; i++) if (e->outputs[i] == t) return 1;
-    return 0;
-}
-
 /* Lays intermediates out in the workspace (64-byte aligned), growing it when
  * this shape needs more than any before. */
 static symc_status plan_workspace(symrt_context *c, symc_error *err) {
@@ -396,7 +390,7 @@ static symc_status plan_workspace(symrt_context *c, symc_error *err) {
     for (uint32_t i = 0; i < e->n_tensors; i++) {
         const rt_tensor *t = &e->tensors[i];
         c->offset[i] = SIZE_MAX;
-        if (t->constant != RT_NONE || is_io(e, i)) continue;
+        if (t->constant != RT_NONE || rt_engine_is_io(e, i)) continue;
         size_t n = tensor_bytes(c, t);
         if (n == SIZE_MAX || total > SIZE_MAX - n - 64)
             return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large for this machine", t->name);

@@ -217,14 +217,6 @@ fail:
 
 /* ---- enqueue ------------------------------------------------------------------- */
 
-static int is_io(const rt_engine *e, uint32_t t) {
-    for (uint32_t i = 0; i < e->n_inputs; i++)
-        if (e->inputs[i] == t) return 1;
-    for (uint32_t i = 0; i < e->n_outputs; i++)
-        if (e->outputs[i] == t) return 1;
-    return 0;
-}
-
 static uint32_t alias_root(const rt_engine *e, uint32_t t) {
     return e->n_aliases && e->aliases[t] != RT_NONE ? e->aliases[t] : t;
 }
@@ -234,7 +226,7 @@ static symc_status plan_workspace(rt_cuda *c, const int64_t *slots, symc_error *
     size_t total = 0;
     for (uint32_t i = 0; i < e->n_tensors; i++) {
         c->offset[i] = SIZE_MAX;
-        if (e->tensors[i].constant != RT_NONE || is_io(e, i) || alias_root(e, i) != i) continue;
+        if (e->tensors[i].constant != RT_NONE || rt_engine_is_io(e, i) || alias_root(e, i) != i) continue;
         size_t n = rt_cuda_tensor_bytes(e, slots, i);
         if (n == SIZE_MAX || total > SIZE_MAX - n - RT_CUDA_ALIGN)
             return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large for this machine", e->tensors[i].name);

@@ -174,14 +174,6 @@ static symc_status tune_conv(tuner *t, uint32_t i, symc_error *err) {
     return SYMC_OK;
 }
 
-static int is_io(const rt_engine *e, uint32_t t) {
-    for (uint32_t i = 0; i < e->n_inputs; i++)
-        if (e->inputs[i] == t) return 1;
-    for (uint32_t i = 0; i < e->n_outputs; i++)
-        if (e->outputs[i] == t) return 1;
-    return 0;
-}
-
 symc_status rt_cuda_tune(const uint8_t *bytes, size_t size, uint8_t **out, size_t *out_size,
                          void (*progress)(void *ctx, const char *msg), void *progress_ctx, symc_error *err) {
     if (!bytes || !out || !out_size) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_tune: NULL argument");
@@ -215,7 +207,7 @@ symc_status rt_cuda_tune(const uint8_t *bytes, size_t size, uint8_t **out, size_
     if ((st = RT_CU(err, EventCreate, (&t.ev[1], CU_EVENT_DEFAULT)))) goto done;
     uint64_t seed = 0x9e3779b97f4a7c15ull;
     for (uint32_t i = 0; i < e->n_tensors; i++) {
-        if (!is_io(e, i) || e->tensors[i].constant != RT_NONE) continue;
+        if (!rt_engine_is_io(e, i) || e->tensors[i].constant != RT_NONE) continue;
         size_t n = rt_cuda_tensor_bytes(e, t.slots, i);
         if (n == SIZE_MAX) {
             st = symc_error_setf(err, SYMC_ERR_OVERFLOW, "tuning: tensor '%s' is too large", e->tensors[i].name);

@@ -167,6 +167,15 @@ typedef struct rt_engine {
     void *owned; /* decoder-owned memory (NULL for an engine described by the compiler) */
 } rt_engine;
 
+/* Whether tensor t is an input or output of the engine (user storage). */
+static inline int rt_engine_is_io(const rt_engine *e, uint32_t t) {
+    for (uint32_t i = 0; i < e->n_inputs; i++)
+        if (e->inputs[i] == t) return 1;
+    for (uint32_t i = 0; i < e->n_outputs; i++)
+        if (e->outputs[i] == t) return 1;
+    return 0;
+}
+
 /* Encodes an engine (malloc'd bytes; free() them). */
 symc_status rt_engine_encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error *err);
 /* Decodes and checks untrusted bytes. The engine keeps its own copy of

@@ -35,6 +35,7 @@
 #include "runtime/ref_kernels.h"
 #include "symc/symrt.h"
 #include "tools/bench.h"
+#include "tools/npy.h"
 
 #define B_MAX_IO 64
 #define B_MAX_POINTS 256
@@ -197,25 +198,6 @@ static int b_same(const b_point *a, const b_point *b) {
     return 1;
 }
 
-/* Seeded inputs, as `symc run` makes them: floats uniform in [-1, 1),
- * integers in [0, 4), booleans. */
-static void b_fill(void *data, symc_dtype dt, size_t n, uint64_t *state) {
-    for (size_t i = 0; i < n; i++) {
-        *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-        uint32_t r = (uint32_t)(*state >> 33);
-        double u = r / 2147483648.0 * 2.0 - 1.0;
-        switch (dt) {
-        case SYMC_F32: ((float *)data)[i] = (float)u; break;
-        case SYMC_F64: ((double *)data)[i] = u; break;
-        case SYMC_F16: ((uint16_t *)data)[i] = rt_ref_f64_to_f16(u); break;
-        case SYMC_BF16: ((uint16_t *)data)[i] = rt_ref_f64_to_bf16(u); break;
-        case SYMC_I64: ((int64_t *)data)[i] = r % 4; break;
-        case SYMC_I32: ((int32_t *)data)[i] = (int32_t)(r % 4); break;
-        case SYMC_BOOL: ((uint8_t *)data)[i] = r & 1; break;
-        default: memset((char *)data + i * rt_ref_dtype_size(dt), 0, rt_ref_dtype_size(dt)); break;
-        }
-    }
-}
 
 static double b_now_us(void) {
     struct timespec ts;
@@ -340,7 +322,7 @@ static int b_point_run(const b_run *r, const b_point *p, b_result *res, symc_err
                 uint64_t *d = &dev[(size_t)s * nio + i];
                 B_CU(r->drv->mem_alloc(d, bytes[i] ? bytes[i] : 1), "cuMemAlloc (out of device memory?)");
                 if (i < r->ni) {
-                    b_fill(host[i], info[i].dtype, elems[i], &state);
+                    npy_fill_random(host[i], info[i].dtype, elems[i], &state);
                     if (bytes[i]) B_CU(r->drv->memcpy_htod(*d, host[i], bytes[i]), "cuMemcpyHtoD");
                 } else if (bytes[i]) B_CU(r->drv->memset_d8(*d, 0xff, bytes[i]), "cuMemsetD8");
             }
@@ -349,7 +331,7 @@ static int b_point_run(const b_run *r, const b_point *p, b_result *res, symc_err
         for (uint32_t i = 0; i < nio; i++) {
             host[i] = malloc(bytes[i] ? bytes[i] : 1);
             if (!host[i]) goto oom;
-            if (i < r->ni) b_fill(host[i], info[i].dtype, elems[i], &state);
+            if (i < r->ni) npy_fill_random(host[i], info[i].dtype, elems[i], &state);
             else memset(host[i], 0xff, bytes[i]);
         }
     }

@@ -196,24 +196,6 @@ done:
     return rc;
 }
 
-/* Seeded inputs: floats uniform in [-1, 1), integers in [0, 4), booleans. */
-static void fill_random(void *data, symc_dtype dt, size_t n, uint64_t *state) {
-    for (size_t i = 0; i < n; i++) {
-        *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-        uint32_t r = (uint32_t)(*state >> 33);
-        double u = r / 2147483648.0 * 2.0 - 1.0;
-        switch (dt) {
-        case SYMC_F32: ((float *)data)[i] = (float)u; break;
-        case SYMC_F64: ((double *)data)[i] = u; break;
-        case SYMC_F16: ((uint16_t *)data)[i] = rt_ref_f64_to_f16(u); break;
-        case SYMC_BF16: ((uint16_t *)data)[i] = rt_ref_f64_to_bf16(u); break;
-        case SYMC_I64: ((int64_t *)data)[i] = r % 4; break;
-        case SYMC_I32: ((int32_t *)data)[i] = (int32_t)(r % 4); break;
-        case SYMC_BOOL: ((uint8_t *)data)[i] = r & 1; break;
-        default: break;
-        }
-    }
-}
 
 static double element(const void *data, symc_dtype dt, size_t i) {
     switch (dt) {
@@ -359,7 +341,7 @@ static int cmd_run(int argc, char **argv) {
                 symc_error_setf(&err, SYMC_ERR_NOMEM, "out of memory for '%s'", info.name);
                 goto fail;
             }
-            if (i < ni) fill_random(bufs[i], info.dtype, n, &state);
+            if (i < ni) npy_fill_random(bufs[i], info.dtype, n, &state);
             else memset(bufs[i], 0xff, bytes); /* poison: a missed write shows */
         }
         if (drv) { /* device buffers: inputs copied in, outputs poisoned */
