@@ -132,6 +132,28 @@ symc_status symc_module_load(const char *path, symc_module **out, symc_error *er
 /* The module as readable text (malloc'd; free() it); NULL if out of memory. */
 char *symc_module_print(symc_module *m);
 
+/* ---- compiling to an engine (what `symc compile` does) ------------------- */
+typedef enum symc_precision {
+    SYMC_PRECISION_FP32 = 0, /* true fp32 */
+    SYMC_PRECISION_TF32 = 1, /* matrix products and convolutions in TF32 */
+    SYMC_PRECISION_FP16 = 2, /* ... with fp16 operands, fp32 accumulation */
+    SYMC_PRECISION_BF16 = 3  /* ... with bf16 operands, fp32 accumulation */
+} symc_precision;
+
+typedef struct symc_compile_options {
+    int gpu;                  /* 1: CUDA kernels and library calls (default); 0: reference backend only */
+    const char *arch;         /* "sm_90"...; NULL: the GPU present, else sm_90 */
+    symc_precision precision; /* default SYMC_PRECISION_FP32 */
+    int tune;                 /* 1 (default): time library candidates at opt when a GPU is present */
+} symc_compile_options;
+
+/* The defaults above. */
+void symc_compile_options_init(symc_compile_options *o);
+/* Runs the pass pipeline (verify, shape inference) and writes an engine
+ * (.symx) that runs at every size inside the declared ranges. opt may be
+ * NULL (defaults). Errors name the node, op, tensor or symbol. */
+symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt, const char *path, symc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

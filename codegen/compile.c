@@ -1,0 +1,35 @@
+/* The public compile entry point (include/symc/symc.h): the pass pipeline
+ * then the engine, with the options of `symc compile` as a struct. It lives
+ * in codegen because it is the last stage; passes and ir do not depend on
+ * it. */
+#include <stddef.h>
+
+#include "codegen/codegen.h"
+#include "passes/pipeline.h"
+#include "symc/symc.h"
+
+void symc_compile_options_init(symc_compile_options *o) {
+    if (!o) return;
+    o->gpu = 1;
+    o->arch = NULL;
+    o->precision = SYMC_PRECISION_FP32;
+    o->tune = 1;
+}
+
+symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt, const char *path, symc_error *err) {
+    if (!m || !path) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_module_compile: NULL argument");
+    symc_compile_options o;
+    symc_compile_options_init(&o);
+    if (opt) o = *opt;
+    if ((int)o.precision < 0 || o.precision > SYMC_PRECISION_BF16)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_module_compile: unknown precision %d", (int)o.precision);
+    pass_options po = {NULL, NULL, NULL, NULL};
+    symc_status st = pass_run_pipeline(m, &po, err);
+    if (st) return st;
+    cg_options cg = cg_default_options();
+    cg.gpu = o.gpu != 0;
+    cg.arch = o.arch;
+    cg.precision = (int)o.precision;
+    cg.tune = o.tune != 0;
+    return cg_write_engine(m, &cg, path, err);
+}
