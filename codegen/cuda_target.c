@@ -192,7 +192,16 @@ static symc_status emit_view(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
     uint32_t in = n->in[0], out = n->out[0];
     if (!c->is_output[out]) return cg_alias(c->b, out, in);
-    /* a graph output has the caller's own buffer: the data must move */
+    /* A graph output lives in the caller's buffer. When the input is an
+     * intermediate with storage of its own, let it live there instead (its
+     * producer writes straight into the output: no copy). Otherwise the data
+     * must move. */
+    const ir_tensor *x = &c->m->tensors[in];
+    int is_input = 0;
+    for (uint32_t k = 0; k < c->m->n_inputs; k++) is_input |= c->m->inputs[k] == in;
+    if (!is_input && !c->is_output[in] && x->constant == RT_NONE && (!c->b->aliases || c->b->aliases[in] == RT_NONE) &&
+        (!c->b->aliases || c->b->aliases[out] == RT_NONE))
+        return cg_alias(c->b, in, out);
     rt_step s;
     init_lib_step(&s, RT_STEP_COPY, node, 2);
     s.tensors[0] = in;

@@ -22,6 +22,7 @@
 #include "symc/symc.h"
 #include "symc/symrt.h"
 #include "tools/bench.h"
+#include "tools/inspect_engine.h"
 #include "tools/npy.h"
 
 enum { EXIT_USAGE = 2 };
@@ -38,20 +39,32 @@ static void write_stdout(void *ctx, const char *text, size_t len) {
     fwrite(text, 1, len, stdout);
 }
 
+static int has_suffix(const char *s, const char *suffix);
+
 static int cmd_inspect(int argc, char **argv) {
     const char *path = NULL;
+    int source = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             printf("usage: symc inspect FILE.symir\n"
-                   "Prints the module: symbols with their ranges, guards, inputs, nodes with\n"
-                   "their symbolic output shapes, and outputs.\n");
+                   "       symc inspect FILE.symx [--source]\n"
+                   "A module: symbols with their ranges, guards, inputs, nodes with their\n"
+                   "symbolic output shapes, and outputs. An engine: versions and GPU target,\n"
+                   "shapes and activation memory at min|opt|max, and every GPU step in order\n"
+                   "with its library choice; --source prints the generated CUDA C.\n");
             return 0;
+        }
+        if (!strcmp(argv[i], "--source")) {
+            source = 1;
+            continue;
         }
         if (argv[i][0] == '-' && argv[i][1]) return usage_error("inspect: unknown flag '%s'", argv[i]);
         if (path) return usage_error("inspect: takes one file, got a second: '%s'", argv[i]);
         path = argv[i];
     }
     if (!path) return usage_error("inspect: missing FILE%s", "");
+    if (has_suffix(path, ".symx")) return symc_inspect_engine(path, source);
+    if (source) return usage_error("inspect: --source is for engines (.symx)%s", "");
     symc_error err;
     symc_module *m;
     if (symc_module_load(path, &m, &err) != SYMC_OK) {
@@ -418,7 +431,7 @@ static const command commands[] = {
     {"compile", "compile a model into an engine for its declared dimension ranges", cmd_compile},
     {"run", "run an engine at given input shapes (CPU reference or CUDA backend)", cmd_run},
     {"bench", "time an engine per input shape: GPU and host time, p50/p90/p99, throughput", symc_cmd_bench},
-    {"inspect", "print a .symir module: symbols, ranges, guards, nodes with symbolic shapes",
+    {"inspect", "print a module (symbols, guards, symbolic shapes) or an engine (GPU steps, memory)",
      cmd_inspect},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

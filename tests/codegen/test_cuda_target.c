@@ -245,14 +245,15 @@ static void test_every_family(void) {
     symc_attr ex = symc_attr_dims("shape", (symc_dim[]){B, c4, c8, c8}, 4);
     OUT(node(m, "expand", "expand", &xb, 1, &ex, 1));
     symc_attr rs = symc_attr_dims("shape", (symc_dim[]){B, SYMC_DIM_NONE}, 2);
-    OUT(node(m, "reshape", "rs_out", &s, 1, &rs, 1)); /* a copy: a graph output */
+    OUT(node(m, "reshape", "rs_out", &s, 1, &rs, 1)); /* s is stored in the output's buffer: no copy */
 #undef OUT
     for (uint32_t i = 0; i < n_out; i++) symc_mark_output(m, outs[i], &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
     if (e) {
         CHECK(e->cubin_size > 1000 && e->ptx && strlen(e->ptx) > 1000);
-        CHECK(count_steps(e, RT_STEP_GEMM) == 2 && count_steps(e, RT_STEP_CONV) == 1 && count_steps(e, RT_STEP_COPY) == 1);
+        CHECK(count_steps(e, RT_STEP_GEMM) == 2 && count_steps(e, RT_STEP_CONV) == 1 && count_steps(e, RT_STEP_COPY) == 0);
+        CHECK(tensor_index(e, "sig") != RT_NONE && e->aliases[tensor_index(e, "sig")] == tensor_index(e, "rs_out"));
         CHECK_MSG(count_steps(e, RT_STEP_KERNEL) >= 30, "%u kernel steps", count_steps(e, RT_STEP_KERNEL));
         CHECK(e->n_aliases == e->n_tensors && e->aliases[tensor_index(e, "flat")] == tensor_index(e, "x"));
         const rt_step *cv_step = first_step(e, RT_STEP_CONV);
@@ -269,8 +270,9 @@ static void test_every_family(void) {
     symc_module_destroy(m);
 }
 
-/* (d) a reshape of an intermediate is an alias; a reshape to a graph output a
- * copy. (e) the dynamic dim is a slot parameter, the constant one a literal */
+/* (d) a reshape of an intermediate is an alias; so is a reshape to a graph
+ * output in reverse (the intermediate lives in the output's buffer), while a
+ * reshape of a graph input to a graph output is a copy. (e) the dynamic dim is a slot parameter, the constant one a literal */
 static void test_views_and_dims(void) {
     symc_error err;
     symc_module *m = symc_module_create("views", &err);
@@ -287,16 +289,18 @@ static void test_views_and_dims(void) {
     symc_tensor t = node(m, "transpose", "t", &r, 1, &pe, 1);
     symc_attr rs2 = symc_attr_dims("shape", (symc_dim[]){B, symc_dim_const(m, 24)}, 2);
     symc_tensor o = node(m, "reshape", "o", &t, 1, &rs2, 1);
+    symc_tensor o2 = node(m, "reshape", "o2", &x, 1, &rs, 1);
     symc_mark_output(m, o, &err);
+    symc_mark_output(m, o2, &err);
     rt_engine *e = compile_module(m, "90", &err);
     CHECK_MSG(e, "%s", err.msg);
     if (e) {
         CHECK(e->sm == 90);
         CHECK(e->n_aliases == e->n_tensors && e->aliases[tensor_index(e, "r")] == tensor_index(e, "a"));
-        CHECK(e->aliases[tensor_index(e, "o")] == RT_NONE);
+        CHECK(e->aliases[tensor_index(e, "o")] == RT_NONE && e->aliases[tensor_index(e, "t")] == tensor_index(e, "o"));
         const rt_step *cp = first_step(e, RT_STEP_COPY);
-        CHECK(cp && cp->tensors[0] == tensor_index(e, "t") && cp->tensors[1] == tensor_index(e, "o"));
-        CHECK(count_steps(e, RT_STEP_KERNEL) == 2 && e->n_steps == 3);
+        CHECK(cp && cp->tensors[0] == tensor_index(e, "x") && cp->tensors[1] == tensor_index(e, "o2"));
+        CHECK(count_steps(e, RT_STEP_KERNEL) == 2 && count_steps(e, RT_STEP_COPY) == 1 && e->n_steps == 3);
         /* the neg kernel: numel B*24 is a slot parameter; the transpose's 4 and 6 are literals */
         const rt_step *k0 = first_step(e, RT_STEP_KERNEL);
         int slot_args = 0;

@@ -41,6 +41,26 @@ expect 1 "truncated file" -- "$symc" inspect "$tmp/trunc.symir"; one_line "trunc
 printf 'not a model at all, just some text\n' > "$tmp/text.symir"
 expect 1 "wrong identifier" -- "$symc" inspect "$tmp/text.symir"; one_line "identifier"; has identifier "expected 'SYMI'"
 
+# the engine: GPU steps and library calls shown; S1's reshape to the output
+# costs nothing (the GEMM writes straight into the caller's buffer)
+expect 0 "compile S1" -- "$symc" compile "$tmp/vit.symir" -o "$tmp/vit.symx"
+expect 0 "inspect engine" -- "$symc" inspect "$tmp/vit.symx"
+has "inspect engine" "gpu: sm_"
+has "inspect engine" "input  x: f32[1|4|32, 196, 768]"
+has "inspect engine" "gemm   qkv_mm"
+has "inspect engine" "bias=qkv.bias"
+if printf '%s' "$out" | grep -q ' copy '; then bad "inspect engine: S1 should need no copy: $out"; else ok; fi
+expect 0 "inspect --source" -- "$symc" inspect "$tmp/vit.symx" --source
+has "inspect --source" 'extern "C" __global__'
+expect 2 "--source on a module" -- "$symc" inspect "$tmp/vit.symir" --source; one_line "--source on a module"
+expect 0 "compile --no-gpu" -- "$symc" compile "$tmp/vit.symir" --no-gpu -o "$tmp/vit_ref.symx"
+expect 0 "inspect ref engine" -- "$symc" inspect "$tmp/vit_ref.symx"; has "inspect ref engine" "gpu: none"
+expect 2 "two precisions" -- "$symc" compile "$tmp/vit.symir" --fp16 --bf16 -o "$tmp/x.symx"; one_line "two precisions"
+expect 1 "bad arch" -- "$symc" compile "$tmp/vit.symir" --arch sm_12345 -o "$tmp/x.symx"; one_line "bad arch"
+has "bad arch" "sm_12345"
+out=$("$symc" run "$tmp/vit.symx" --shapes x:2x196x768 --backend cuda 2>&1); rc=$?
+if [ "$rc" = 0 ] || { [ "$rc" = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]; }; then ok; else bad "run --backend cuda: exit $rc: $out"; fi
+
 # inputs the fuzzers once crashed on: loaded or refused in one line, never a crash
 for f in "$(dirname "$0")"/../fuzz/regressions/symir-*; do
   [ -e "$f" ] || continue

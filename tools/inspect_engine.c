@@ -1,0 +1,171 @@
+/* symc inspect ENGINE.symx: what an engine holds and what it will do.
+ *
+ * An engine stores sizes as slots of a shape program, not as expressions, so
+ * shapes and memory are shown evaluated with every symbol at its min, opt and
+ * max (the three levels a user declared). Then the GPU part: versions and
+ * target, the kernels, and every step in execution order with its library
+ * choice (the tuned algorithm and the sizes it was tuned at, or "heuristic
+ * per shape" when the build had no GPU). --source prints the generated CUDA C.
+ * Reads the file through the runtime's decoder, so every check of a load
+ * applies. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/engine.h"
+#include "runtime/ref_kernels.h"
+#include "tools/inspect_engine.h"
+
+static const char *level_name[3] = {"min", "opt", "max"};
+
+static void print_shape(const rt_engine *e, const rt_tensor *t, int64_t *const slots[3]) {
+    printf("%s[", ir_dtype_name(t->dtype));
+    for (int d = 0; d < t->rank; d++) {
+        int64_t a = slots[0][t->dims[d]], b = slots[1][t->dims[d]], c = slots[2][t->dims[d]];
+        if (a == c) printf("%s%" PRId64, d ? ", " : "", a);
+        else printf("%s%" PRId64 "|%" PRId64 "|%" PRId64, d ? ", " : "", a, b, c);
+    }
+    printf("]");
+    (void)e;
+}
+
+static uint64_t tensor_bytes(const rt_tensor *t, const int64_t *slots) {
+    uint64_t n = rt_ref_dtype_size(t->dtype);
+    for (int d = 0; d < t->rank; d++) n *= (uint64_t)slots[t->dims[d]];
+    return n;
+}
+
+static const char *tname(const rt_engine *e, uint32_t t) { return t == RT_NONE ? "-" : e->tensors[t].name; }
+
+int symc_inspect_engine(const char *path, int show_source) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "symc: cannot open '%s'\n", path);
+        return 1;
+    }
+    uint8_t *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 1 << 20;
+            uint8_t *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                fprintf(stderr, "symc: out of memory reading '%s'\n", path);
+                return 1;
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (!r) break;
+    }
+    fclose(f);
+    symc_error err;
+    rt_engine *e;
+    if (rt_engine_decode(buf, n, &e, &err)) {
+        free(buf);
+        fprintf(stderr, "symc: %s: %s\n", path, err.msg);
+        return 1;
+    }
+    free(buf);
+    int64_t *slots[3] = {0};
+    int64_t *vals = calloc(e->n_symbols + 1, sizeof *vals);
+    int rc = 0;
+    for (int l = 0; l < 3; l++) {
+        slots[l] = calloc(e->num_slots + 1, sizeof(int64_t));
+        for (uint32_t s = 0; s < e->n_symbols; s++)
+            vals[s] = l == 0 ? e->symbols[s].min : l == 1 ? e->symbols[s].opt : e->symbols[s].max;
+        if (!slots[l] || sym_program_eval(e->program, e->program_size, vals, e->n_symbols, slots[l], e->num_slots, &err)) {
+            fprintf(stderr, "symc: %s: evaluating its shape program at %s: %s\n", path, level_name[l], err.msg);
+            rc = 1;
+            goto done;
+        }
+    }
+    static const char *prec[] = {"fp32", "tf32", "fp16", "bf16"};
+    printf("engine %s (format %u, symc %s)\n", e->name, e->format_version, e->symc_version);
+    if (e->sm)
+        printf("gpu: sm_%u, %s; built with CUDA %s, cuBLAS %s, cuDNN %s; cubin %zu bytes, PTX %zu bytes, %u kernels\n",
+               e->sm, prec[e->precision & 3], e->cuda_version, e->cublas_version, e->cudnn_version, e->cubin_size,
+               strlen(e->ptx), e->n_kernels);
+    else
+        printf("gpu: none (reference backend only)\n");
+    printf("symbols:\n");
+    for (uint32_t s = 0; s < e->n_symbols; s++) {
+        const rt_symbol *y = &e->symbols[s];
+        printf("  %s in [%" PRId64 ", %" PRId64 "] opt %" PRId64, y->name, y->min, y->max, y->opt);
+        if (y->multiple_of > 1) printf(" multiple of %" PRId64, y->multiple_of);
+        printf("\n");
+    }
+    printf("shapes as min|opt|max:\n");
+    for (int io = 0; io < 2; io++) {
+        const uint32_t *list = io ? e->outputs : e->inputs;
+        uint32_t cnt = io ? e->n_outputs : e->n_inputs;
+        for (uint32_t i = 0; i < cnt; i++) {
+            printf("  %s %s: ", io ? "output" : "input ", e->tensors[list[i]].name);
+            print_shape(e, &e->tensors[list[i]], slots);
+            printf("\n");
+        }
+    }
+    printf("run-time guards: %u\n", e->n_guards);
+    for (uint32_t g = 0; g < e->n_guards; g++) printf("  %s\n", e->guards[g].message);
+    /* activation memory: every tensor with its own workspace storage */
+    uint64_t act[3] = {0}, weights = 0;
+    for (uint32_t i = 0; i < e->n_tensors; i++) {
+        const rt_tensor *t = &e->tensors[i];
+        if (t->constant != RT_NONE) continue;
+        if (rt_engine_is_io(e, i) || (e->n_aliases && e->aliases[i] != RT_NONE)) continue;
+        for (int l = 0; l < 3; l++) act[l] += (tensor_bytes(t, slots[l]) + 255) / 256 * 256;
+    }
+    for (uint32_t c = 0; c < e->n_constants; c++) weights += e->constants[c].size;
+    printf("memory: weights %" PRIu64 " bytes; activations (no reuse yet) %" PRIu64 " | %" PRIu64 " | %" PRIu64
+           " bytes at min | opt | max\n", weights, act[0], act[1], act[2]);
+    if (e->n_steps) printf("steps (%u, in order):\n", e->n_steps);
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        const rt_step *s = &e->steps[i];
+        const rt_node *nd = &e->nodes[s->node];
+        switch (s->kind) {
+        case RT_STEP_KERNEL:
+            printf("  %3u kernel %-28s node %s, %u threads/block, %u items/block, %u args\n", i,
+                   e->kernel_names[s->kernel], nd->name, s->block, s->per_block, s->n_args);
+            break;
+        case RT_STEP_GEMM:
+        case RT_STEP_CONV: {
+            static const char *epi[] = {"", " +relu", " +gelu(tanh)"};
+            if (s->kind == RT_STEP_GEMM)
+                printf("  %3u gemm   %-28s cuBLASLt d=%s a=%s%s b=%s%s c=%s bias=%s alpha=%g beta=%g%s, %s", i, nd->name,
+                       tname(e, s->tensors[4]), tname(e, s->tensors[0]), s->trans_a ? "^T" : "",
+                       tname(e, s->tensors[1]), s->trans_b ? "^T" : "", tname(e, s->tensors[2]),
+                       tname(e, s->tensors[3]), (double)s->alpha, (double)s->beta, epi[s->epilogue % 3],
+                       prec[s->precision & 3]);
+            else
+                printf("  %3u conv   %-28s cuDNN y=%s x=%s w=%s bias=%s%s, %s", i, nd->name, tname(e, s->tensors[3]),
+                       tname(e, s->tensors[0]), tname(e, s->tensors[1]), tname(e, s->tensors[2]),
+                       epi[s->epilogue % 3], prec[s->precision & 3]);
+            if (s->algo_size)
+                printf("; tuned at %s=%" PRId64 " %s=%" PRId64 " %s=%" PRId64 "%s (%u-byte choice; heuristic per shape "
+                       "beyond 2x)\n", s->kind == RT_STEP_GEMM ? "m" : "n", s->tuned[0],
+                       s->kind == RT_STEP_GEMM ? "n" : "h", s->tuned[1], s->kind == RT_STEP_GEMM ? "k" : "w",
+                       s->tuned[2], s->kind == RT_STEP_GEMM && s->tuned[3] > 1 ? " (batched)" : "", s->algo_size);
+            else
+                printf("; not tuned (heuristic once per shape at run time)\n");
+            break;
+        }
+        case RT_STEP_COPY:
+            printf("  %3u copy   %-28s %s -> %s\n", i, nd->name, tname(e, s->tensors[0]), tname(e, s->tensors[1]));
+            break;
+        }
+    }
+    uint32_t n_alias = 0;
+    for (uint32_t i = 0; i < e->n_aliases; i++) n_alias += e->aliases[i] != RT_NONE;
+    if (n_alias) printf("views (no data moved): %u tensors share another's storage\n", n_alias);
+    if (show_source && e->cuda_source[0]) printf("\n// ---- generated CUDA C ----\n%s\n", e->cuda_source);
+done:
+    for (int l = 0; l < 3; l++) free(slots[l]);
+    free(vals);
+    rt_engine_free(e);
+    if (fflush(stdout)) rc = 1;
+    return rc;
+}
