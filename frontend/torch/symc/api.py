@@ -1,0 +1,166 @@
+"""symc.compile and symc.Input: the first two approaches of the Torch-TensorRT
+dynamic-shape tutorial, and the engine build shared with the dynamo backend.
+
+Approach: (1) an nn.Module with symc.Input specs is exported with
+torch.export, one Dim(min, max) per dim whose min and max differ, with example
+inputs at opt_shape; (2) an ExportedProgram is taken as it is, its
+range_constraints giving the ranges. Either way the program is lowered by
+tracer.Tracer, compiled with symc_module_compile (GPU code when torch.cuda is
+available) into a cache directory (SYMC_CACHE_DIR, else a temp dir), and
+wrapped in runtime.EngineModule, which rebuilds the program's output pytree.
+"""
+import inspect
+import itertools
+import os
+import tempfile
+
+import torch
+import torch.utils._pytree as pytree
+
+from ._lib import SymcError
+from .runtime import EngineModule
+from .tracer import Tracer
+
+_counter = itertools.count()
+_cache_dir = None
+
+
+class Input:
+    """One model input: a static `shape`, or min_shape/opt_shape/max_shape (opt defaults to min).
+    dim_names optionally names the dynamic dims ({0: "B"}); the name shows in range errors."""
+
+    def __init__(self, min_shape=None, opt_shape=None, max_shape=None, dtype=torch.float32, shape=None,
+                 dim_names=None, name=None):
+        if shape is not None:
+            min_shape = opt_shape = max_shape = shape
+        if min_shape is None or max_shape is None:
+            raise SymcError("symc.Input needs shape=, or min_shape= and max_shape= (opt_shape= optional)",
+                            code="invalid_arg")
+        opt_shape = min_shape if opt_shape is None else opt_shape
+        self.min_shape, self.opt_shape, self.max_shape = tuple(min_shape), tuple(opt_shape), tuple(max_shape)
+        if not (len(self.min_shape) == len(self.opt_shape) == len(self.max_shape)):
+            raise SymcError(f"symc.Input: min/opt/max shapes {self.min_shape}/{self.opt_shape}/{self.max_shape} "
+                            "differ in rank", code="invalid_arg")
+        for lo, o, hi in zip(self.min_shape, self.opt_shape, self.max_shape):
+            if not (0 <= lo <= o <= hi):
+                raise SymcError(f"symc.Input: need min <= opt <= max per dim, got {self.min_shape}/"
+                                f"{self.opt_shape}/{self.max_shape}", code="range")
+        self.dtype = dtype
+        self.dim_names = dict(dim_names or {})
+        self.name = name
+
+    def __repr__(self):
+        return f"symc.Input(min_shape={self.min_shape}, opt_shape={self.opt_shape}, max_shape={self.max_shape}, " \
+               f"dtype={self.dtype})"
+
+    def example(self, device):
+        if self.dtype.is_floating_point:
+            return torch.randn(self.opt_shape, dtype=self.dtype, device=device)
+        return torch.zeros(self.opt_shape, dtype=self.dtype, device=device)
+
+
+def cache_dir():
+    global _cache_dir
+    d = os.environ.get("SYMC_CACHE_DIR")
+    if d:
+        os.makedirs(d, exist_ok=True)
+        return d
+    if _cache_dir is None:
+        _cache_dir = tempfile.mkdtemp(prefix="symc_")
+    return _cache_dir
+
+
+def gpu_available():
+    try:
+        return torch.cuda.is_available()
+    except Exception:
+        return False
+
+
+def build_engine(ep, name="model", gpu=None, input_opts=None, dim_names=None, ranges=None, precision=0):
+    """Lower an ExportedProgram and compile it; returns an EngineModule."""
+    if gpu is None:
+        gpu = gpu_available()
+    tr = Tracer(ep, name, input_opts=input_opts, dim_names=dim_names, ranges=ranges)
+    m = tr.run()
+    path = os.path.join(cache_dir(), f"{tr.m.h.value:x}_{os.getpid()}_{next(_counter)}_{name}.symx")
+    if os.environ.get("SYMC_SAVE_SYMIR"):
+        m.save(path[:-5] + ".symir")
+    m.compile(path, gpu=gpu, precision=precision)
+    m.close()
+    spec = tr.ep.call_spec.out_spec
+
+    def unflatten(outs):
+        return pytree.tree_unflatten(list(outs), spec) if spec is not None else \
+            (outs[0] if len(outs) == 1 else tuple(outs))
+    mod = EngineModule(path, tr.input_names, unflatten, gpu=gpu, source=name)
+    mod.input_names = tr.input_names
+    return mod
+
+
+def _arg_names(model, n):
+    try:
+        params = [p for p in inspect.signature(model.forward).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        names = [p.name for p in params][:n]
+    except (TypeError, ValueError):
+        names = []
+    return names + [f"input{i}" for i in range(len(names), n)]
+
+
+def compile(model, inputs=None, example_inputs=None, *, gpu=None, precision="fp32", name=None):
+    """Compile for dimension ranges; returns a torch.nn.Module running the symc engine.
+
+    symc.compile(model, inputs=[symc.Input(min_shape=, opt_shape=, max_shape=, dtype=)])
+    symc.compile(exported_program, example_inputs)   # honours the program's range_constraints
+    """
+    prec = {"fp32": 0, "tf32": 1, "fp16": 2, "bf16": 3}.get(precision)
+    if prec is None:
+        raise SymcError(f"precision {precision!r}: use 'fp32', 'tf32', 'fp16' or 'bf16'", code="invalid_arg")
+    if isinstance(model, torch.export.ExportedProgram):
+        ep = model
+        ex = example_inputs if example_inputs is not None else inputs
+        opts = {}
+        if ex is not None and all(isinstance(t, torch.Tensor) for t in pytree.tree_leaves(ex)):
+            for i, t in enumerate(pytree.tree_leaves(ex)):
+                for d, s in enumerate(t.shape):
+                    opts[(i, d)] = int(s)
+        elif ex is not None:
+            for i, t in enumerate(ex):
+                if isinstance(t, Input):
+                    for d, s in enumerate(t.opt_shape):
+                        opts[(i, d)] = s
+        return build_engine(ep, name or "exported", gpu, input_opts=opts, precision=prec)
+    if not isinstance(model, torch.nn.Module):
+        raise SymcError(f"symc.compile takes an nn.Module or a torch.export.ExportedProgram, not "
+                        f"{type(model).__name__}", code="invalid_arg")
+    if inputs is None:
+        raise SymcError("symc.compile(model, inputs=[symc.Input(...)]): inputs are required for an nn.Module "
+                        "(or export it yourself and pass the ExportedProgram)", code="invalid_arg")
+    inputs = list(inputs)
+    device = next(itertools.chain((p.device for p in model.parameters()), (b.device for b in model.buffers()),
+                                  [torch.device("cpu")]))
+    examples, dyn, opts, names = [], [], {}, {}
+    arg_names = _arg_names(model, len(inputs))
+    for i, spec in enumerate(inputs):
+        if isinstance(spec, torch.Tensor):
+            spec = Input(shape=tuple(spec.shape), dtype=spec.dtype)
+        if not isinstance(spec, Input):
+            raise SymcError(f"inputs[{i}] is a {type(spec).__name__}; give symc.Input or a tensor", code="invalid_arg")
+        examples.append(spec.example(device))
+        ds = {}
+        base = spec.name or arg_names[i]
+        for d, (lo, o, hi) in enumerate(zip(spec.min_shape, spec.opt_shape, spec.max_shape)):
+            opts[(i, d)] = o
+            if lo != hi:
+                nm = spec.dim_names.get(d, f"{base}_dim{d}")
+                names[(i, d)] = nm
+                ds[d] = torch.export.Dim(nm, min=lo, max=hi)
+        dyn.append(ds or None)
+    was_training = model.training
+    model.eval()
+    try:
+        ep = torch.export.export(model, tuple(examples), dynamic_shapes=tuple(dyn))
+    finally:
+        model.train(was_training)
+    return build_engine(ep, name or type(model).__name__, gpu, input_opts=opts, dim_names=names, precision=prec)

@@ -1,0 +1,151 @@
+"""A thin Python face over the C builder API (symc_module_*).
+
+Approach: `Module` owns one symc_module, keeps the ctypes arrays an attribute
+points at alive for the duration of each call, interns symbolic dims, and turns
+every failing call into a SymcError with the library's message. Attributes are
+given as (name, kind, value) with kind one of "int", "float", "ints",
+"floats", "str", "dims", "dtype"; a "dims" value is a list of symc_dim handles
+(DIM_NONE stands for -1 where the op allows it).
+"""
+import ctypes
+
+import numpy as np
+
+from . import _lib
+from ._lib import SymcError, check
+
+_KINDS = {"int": _lib.ATTR_INT, "float": _lib.ATTR_FLOAT, "ints": _lib.ATTR_INTS,
+          "floats": _lib.ATTR_FLOATS, "str": _lib.ATTR_STR, "dims": _lib.ATTR_DIMS,
+          "dtype": _lib.ATTR_DTYPE}
+_NP_DTYPES = {np.dtype(np.float32): _lib.F32, np.dtype(np.float16): _lib.F16, np.dtype(np.float64): _lib.F64,
+              np.dtype(np.int64): _lib.I64, np.dtype(np.int32): _lib.I32, np.dtype(np.bool_): _lib.BOOL}
+
+
+class Module:
+    def __init__(self, name):
+        self.L = _lib.lib()
+        err = _lib.Error()
+        h = self.L.symc_module_create(name.encode(), ctypes.byref(err))
+        if not h:
+            check(err.code or 10, err, "symc_module_create")
+        self.h = ctypes.c_void_p(h)
+        self._consts = {}
+
+    def close(self):
+        if self.h is not None:
+            self.L.symc_module_destroy(self.h)
+            self.h = None
+
+    def __del__(self):
+        if getattr(self, "h", None) is not None:
+            self.close()
+
+    # ---- dims ----
+    def symbol(self, name, lo, opt, hi, multiple_of=1):
+        err = _lib.Error()
+        d = ctypes.c_uint32()
+        check(self.L.symc_declare_symbol(self.h, name.encode(), lo, opt, hi, multiple_of, ctypes.byref(d),
+                                         ctypes.byref(err)), err, f"declaring symbol {name} in [{lo}, {hi}]")
+        return d.value
+
+    def const(self, v):
+        return self.L.symc_dim_const(self.h, int(v))
+
+    def add(self, a, b):
+        return self.L.symc_dim_add(self.h, a, b)
+
+    def mul(self, a, b):
+        return self.L.symc_dim_mul(self.h, a, b)
+
+    def floordiv(self, a, b):
+        return self.L.symc_dim_floordiv(self.h, a, b)
+
+    def dim_str(self, d):
+        buf = ctypes.create_string_buffer(256)
+        self.L.symc_dim_print(self.h, d, buf, 256)
+        return buf.value.decode()
+
+    # ---- tensors ----
+    def input(self, name, dtype, dims):
+        err = _lib.Error()
+        arr = (ctypes.c_uint32 * max(len(dims), 1))(*dims)
+        t = ctypes.c_uint32()
+        check(self.L.symc_add_input(self.h, name.encode(), dtype, len(dims), arr, ctypes.byref(t),
+                                    ctypes.byref(err)), err, f"input '{name}'")
+        return t.value
+
+    def constant(self, name, array):
+        a = np.ascontiguousarray(array)
+        if a.dtype not in _NP_DTYPES:
+            raise SymcError(f"constant '{name}' has dtype {a.dtype}, which symc does not take", code="unsupported")
+        err = _lib.Error()
+        dims = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
+        t = ctypes.c_uint32()
+        check(self.L.symc_add_constant(self.h, name.encode(), _NP_DTYPES[a.dtype], a.ndim, dims,
+                                       a.ctypes.data_as(ctypes.c_void_p), a.nbytes, ctypes.byref(t),
+                                       ctypes.byref(err)), err, f"constant '{name}'")
+        return t.value
+
+    def node(self, op, inputs, attrs=(), name=None, n_out=1):
+        keep = []
+        arr = (_lib.Attr * max(len(attrs), 1))()
+        for i, (an, kind, v) in enumerate(attrs):
+            a = arr[i]
+            a.name = an.encode()
+            a.kind = _KINDS[kind]
+            if kind in ("int", "dtype"):
+                a.i = int(v)
+            elif kind == "float":
+                a.f = float(v)
+            elif kind == "ints":
+                x = (ctypes.c_int64 * max(len(v), 1))(*[int(e) for e in v])
+                keep.append(x)
+                a.ints, a.n = ctypes.cast(x, ctypes.POINTER(ctypes.c_int64)), len(v)
+            elif kind == "floats":
+                x = (ctypes.c_double * max(len(v), 1))(*[float(e) for e in v])
+                keep.append(x)
+                a.floats, a.n = ctypes.cast(x, ctypes.POINTER(ctypes.c_double)), len(v)
+            elif kind == "dims":
+                x = (ctypes.c_uint32 * max(len(v), 1))(*v)
+                keep.append(x)
+                a.dims, a.n = ctypes.cast(x, ctypes.POINTER(ctypes.c_uint32)), len(v)
+            elif kind == "str":
+                s = v.encode()
+                keep.append(s)
+                a.s = s
+        ins = (ctypes.c_uint32 * max(len(inputs), 1))(*inputs)
+        outs = (ctypes.c_uint32 * n_out)()
+        err = _lib.Error()
+        check(self.L.symc_add_node(self.h, op.encode(), name.encode() if name else None, ins, len(inputs), arr,
+                                   len(attrs), outs, n_out, ctypes.byref(err)), err)
+        return outs[0] if n_out == 1 else list(outs)
+
+    def output(self, t):
+        err = _lib.Error()
+        check(self.L.symc_mark_output(self.h, t, ctypes.byref(err)), err, "marking an output")
+
+    def infer_shapes(self):
+        err = _lib.Error()
+        check(self.L.symc_module_infer_shapes(self.h, ctypes.byref(err)), err, "shape inference")
+
+    def save(self, path):
+        err = _lib.Error()
+        check(self.L.symc_module_save(self.h, str(path).encode(), ctypes.byref(err)), err, f"saving {path}")
+
+    def text(self):
+        p = self.L.symc_module_print(self.h)
+        if not p:
+            return ""
+        try:
+            return ctypes.string_at(p).decode()
+        finally:
+            self.L.free(p)
+
+    def compile(self, path, gpu=False, precision=0):
+        err = _lib.Error()
+        o = _lib.CompileOptions()
+        self.L.symc_compile_options_init(ctypes.byref(o))
+        o.gpu = 1 if gpu else 0
+        o.precision = precision
+        check(self.L.symc_module_compile(self.h, ctypes.byref(o), str(path).encode(), ctypes.byref(err)), err,
+              "symc_module_compile")

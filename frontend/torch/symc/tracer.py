@@ -1,0 +1,888 @@
+"""torch.export.ExportedProgram -> a symc module, built through the C API.
+
+Approach: decompose the program to core ATen (run_decompositions), then walk
+its FX graph once in order, keeping for each node one of
+  - an int symc tensor handle (a `_T`),
+  - a real torch.Tensor (weights, buffers, lifted constants and anything folded
+    from them: permute of a weight, etc.), materialized as a symc f32 constant
+    only when a symc node needs it,
+  - an int or torch.SymInt (sym_size, shape arithmetic: read from the node's
+    meta['val'], so any shape expression torch derived is taken as is),
+  - a tuple of those (native_layer_norm, max_pool2d_with_indices, ...).
+Every sympy symbol met in a shape becomes one symc symbol, declared on first
+use with its range from range_constraints (or the ShapeEnv's var_to_range),
+opt from the caller or the example input's size, and a readable name (the
+first input dim it appears as). Sympy expressions (Add, Mul, FloorDiv) become
+symc dim expressions, so derived dims like 2*d stay symbolic. ATen ops are
+lowered by a table; an op that is missing, or an argument the lowering does
+not handle, raises SymcError naming the ATen op, the node and the source line
+from node.meta['stack_trace'].
+"""
+import math
+import operator
+import os
+import re
+
+import numpy as np
+import torch
+
+from . import _lib
+from ._lib import SymcError
+from .builder import Module
+
+aten = torch.ops.aten
+_BIG = 1 << 62
+
+_SYMC_DTYPES = {torch.float32: _lib.F32, torch.float16: _lib.F16, torch.bfloat16: _lib.BF16,
+                torch.float64: _lib.F64, torch.int64: _lib.I64, torch.int32: _lib.I32, torch.bool: _lib.BOOL}
+
+
+class _T:
+    """A symc tensor handle (deliberately not an int, so it never passes for a scalar or a size)."""
+    __slots__ = ("h",)
+
+    def __init__(self, h):
+        self.h = int(h)
+
+    def __int__(self):
+        return self.h
+
+    def __eq__(self, o):
+        return isinstance(o, _T) and o.h == self.h
+
+    def __hash__(self):
+        return hash(("T", self.h))
+
+
+class _Unsupported:
+    def __init__(self, what):
+        self.what = what
+
+
+def source_line(node):
+    st = node.meta.get("stack_trace") if node is not None else None
+    if not st:
+        return "unknown source line (no stack_trace in node metadata)"
+    lines = [l for l in st.strip().splitlines() if l.strip()]
+    frames = []
+    for i, l in enumerate(lines):
+        m = re.match(r'\s*File "(.*)", line (\d+), in (.*)', l)
+        if m:
+            code = lines[i + 1].strip() if i + 1 < len(lines) and not lines[i + 1].lstrip().startswith("File ") \
+                else ""
+            frames.append((m.group(1), m.group(2), m.group(3), code))
+    if not frames:
+        return lines[-1].strip()
+    tdir = os.path.dirname(torch.__file__)
+    user = [f for f in frames if not os.path.abspath(f[0]).startswith(tdir)]
+    f = (user or frames)[-1]
+    return f"{f[0]}:{f[1]} in {f[2]}: {f[3]}"
+
+
+def _op_name(target):
+    if isinstance(target, torch._ops.OpOverload):
+        return f"aten.{target._overloadpacket.__name__}.{target._overloadname}" \
+            if target.namespace == "aten" else str(target)
+    return getattr(target, "__name__", str(target))
+
+
+def _sanitize(name):
+    s = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return s if s and not s[0].isdigit() else "s_" + s
+
+
+def _int_bound(v):
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    if math.isinf(f) or abs(f) > 1 << 62:
+        return None
+    return int(v)
+
+
+class Tracer:
+    """Lowers one ExportedProgram. sym_info: {sympy symbol: dict(name=, min=, opt=, max=)} overrides;
+    input_opts: {(user input index, dim): opt}; dim_names: {(user input index, dim): name}."""
+
+    def __init__(self, ep, name="model", input_opts=None, dim_names=None, ranges=None, decompose=True):
+        if decompose:
+            try:
+                ep = ep.run_decompositions()
+            except Exception as e:  # keep the program as it is; the op table also takes higher-level ops
+                import warnings
+                warnings.warn(f"symc: run_decompositions failed ({e}); lowering the program as exported")
+        self.ep = ep
+        self.m = Module(_sanitize(name))
+        self.input_opts = input_opts or {}
+        self.dim_names = dim_names or {}
+        self.ranges = dict(ranges or {})
+        for sym, vr in ep.range_constraints.items():
+            self.ranges.setdefault(sym, (vr.lower, vr.upper))
+        self.sym_names = {}
+        self.sym_opts = {}
+        self.symbols = {}
+        self.dim_cache = {}
+        self.const_cache = {}
+        self.name_count = {}
+        self.cur = None
+        self.input_names = []
+        self.output_names = []
+
+    # ---- errors ----
+    def fail(self, msg, code="unsupported"):
+        n = self.cur
+        where = f"{_op_name(n.target)} (node '{n.name}') at {source_line(n)}" if n is not None else "graph"
+        raise SymcError(f"{where}: {msg}", code=code)
+
+    # ---- symbols and dims ----
+    def _hint(self, sym):
+        return self.sym_opts.get(sym)
+
+    def symbol(self, sym):
+        d = self.symbols.get(sym)
+        if d is not None:
+            return d
+        lo, hi = self.ranges.get(sym, (None, None))
+        lo_i, hi_i = _int_bound(lo), _int_bound(hi)
+        name = self.sym_names.get(sym, _sanitize(str(sym)))
+        if lo_i is None:
+            lo_i = 0
+        if hi_i is None:
+            self.fail(f"symbol {sym} ({name}) has no upper bound (range {lo}..{hi}); give it one, e.g. "
+                      f"torch.export.Dim('{name}', min=1, max=N), symc.Input(max_shape=...) or "
+                      f"torch._dynamo.mark_dynamic(x, dim, min=, max=)", code="range")
+        opt = self.sym_opts.get(sym)
+        if opt is None:
+            opt = lo_i
+        opt = min(max(int(opt), lo_i), hi_i)
+        d = self.m.symbol(name, lo_i, opt, hi_i, 1)
+        self.symbols[sym] = d
+        return d
+
+    def dim(self, v):
+        """int | SymInt | sympy expr -> symc_dim."""
+        if isinstance(v, torch.SymInt):
+            v = v.node.expr
+        if isinstance(v, (bool, np.integer)):
+            v = int(v)
+        if isinstance(v, int):
+            return self.m.const(v)
+        key = v
+        d = self.dim_cache.get(key)
+        if d is not None:
+            return d
+        import sympy
+        from torch.utils._sympy.functions import FloorDiv
+        if v.is_Integer:
+            d = self.m.const(int(v))
+        elif v.is_Symbol:
+            d = self.symbol(v)
+        elif isinstance(v, sympy.Add):
+            args = [self.dim(a) for a in v.args]
+            d = args[0]
+            for a in args[1:]:
+                d = self.m.add(d, a)
+        elif isinstance(v, sympy.Mul):
+            args = [self.dim(a) for a in v.args]
+            d = args[0]
+            for a in args[1:]:
+                d = self.m.mul(d, a)
+        elif isinstance(v, FloorDiv):
+            d = self.m.floordiv(self.dim(v.args[0]), self.dim(v.args[1]))
+        else:
+            self.fail(f"shape expression {v} ({type(v).__name__}) has no symc equivalent")
+        if d == _lib.DIM_NONE:
+            self.fail(f"shape expression {v} could not be built (overflow or division by zero)", code="range")
+        self.dim_cache[key] = d
+        return d
+
+    # ---- values ----
+    def val(self, node):
+        v = node.meta.get("val")
+        if v is None:
+            v = node.meta.get("example_value")
+        return v
+
+    def shape(self, x_node_or_val):
+        v = x_node_or_val
+        if isinstance(v, torch.fx.Node):
+            v = self.val(v)
+        return list(v.shape)
+
+    def tensor(self, v, like_dtype=torch.float32):
+        """A value as a symc tensor handle (materializing constants and scalars)."""
+        if isinstance(v, _T):
+            return v
+        if isinstance(v, torch.Tensor):
+            key = id(v)
+            h = self.const_cache.get(key)
+            if h is None:
+                t = v.detach().cpu()
+                if t.dtype == torch.float64:
+                    t = t.float()
+                if t.dtype not in (torch.float32, torch.int64, torch.int32, torch.bool, torch.float16):
+                    self.fail(f"a constant of dtype {t.dtype} is not supported")
+                h = _T(self.m.constant(self.const_name("w"),
+                                       t.contiguous().numpy()))
+                self.const_cache[key] = h
+                self._keep = getattr(self, "_keep", []) + [v]
+            return h
+        if isinstance(v, torch.SymInt):
+            if v.node.expr.is_number:
+                v = int(v.node.expr)
+            else:
+                self.fail(f"a symbolic size ({v}) used as a tensor value is not supported")
+        if isinstance(v, (bool, int, float)):
+            if like_dtype.is_floating_point:
+                arr = np.array(v, dtype=np.float32)
+            elif like_dtype == torch.bool:
+                arr = np.array(v, dtype=np.bool_)
+            else:
+                arr = np.array(v, dtype=np.int64 if like_dtype == torch.int64 else np.int32)
+            return _T(self.m.constant(self.const_name("scalar"), arr))
+        if isinstance(v, _Unsupported):
+            self.fail(f"uses {v.what}, which symc does not produce")
+        self.fail(f"cannot use {type(v).__name__} value {v!r} as a tensor")
+
+    def const_name(self, kind):
+        self.n_consts = getattr(self, "n_consts", 0) + 1
+        return f"{kind}{self.n_consts}_{self.cur.name if self.cur is not None else ''}"
+
+    def node(self, op, inputs, attrs=(), n_out=1):
+        base = self.cur.name if self.cur is not None else op
+        k = self.name_count.get(base, 0)
+        self.name_count[base] = k + 1
+        name = base if k == 0 else f"{base}_{k}"
+        try:
+            h = self.m.node(op, [int(i) for i in inputs], attrs, name=name, n_out=n_out)
+        except SymcError as e:
+            self.fail(f"symc op '{op}': {e}", code=e.code)
+        return _T(h) if n_out == 1 else [_T(x) for x in h]
+
+    def rank(self, node_arg):
+        return len(self.shape(node_arg))
+
+    # ---- the walk ----
+    def run(self):
+        ep = self.ep
+        sig = ep.graph_signature
+        from torch.export.graph_signature import InputKind, OutputKind
+        consts = {}
+        for spec in sig.input_specs:
+            if spec.kind == InputKind.PARAMETER:
+                consts[spec.arg.name] = ep.state_dict[spec.target]
+            elif spec.kind == InputKind.BUFFER:
+                consts[spec.arg.name] = ep.state_dict[spec.target] if spec.target in ep.state_dict \
+                    else ep.constants[spec.target]
+            elif spec.kind in (InputKind.CONSTANT_TENSOR, getattr(InputKind, "CUSTOM_OBJ", None)):
+                consts[spec.arg.name] = ep.constants[spec.target]
+            elif spec.kind == InputKind.USER_INPUT:
+                pass
+            else:
+                raise SymcError(f"input '{spec.arg.name}' of kind {spec.kind} is not supported", code="unsupported")
+        placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"]
+        users = [n for n in placeholders if n.name not in consts]
+        # names and opts of symbols, from the user inputs that show them bare
+        for i, n in enumerate(users):
+            v = self.val(n)
+            if not isinstance(v, torch.Tensor):
+                continue
+            for d, s in enumerate(v.shape):
+                if isinstance(s, torch.SymInt) and s.node.expr.is_Symbol:
+                    sym = s.node.expr
+                    if sym not in self.sym_names:
+                        self.sym_names[sym] = _sanitize(self.dim_names.get((i, d), f"{n.name}_dim{d}"))
+                    if (i, d) in self.input_opts:
+                        self.sym_opts.setdefault(sym, self.input_opts[(i, d)])
+                    else:
+                        hint = s.node.hint if hasattr(s.node, "hint") else None
+                        if hint is not None:
+                            self.sym_opts.setdefault(sym, int(hint))
+        used = set(self.sym_names.values())
+        if len(used) != len(set(self.sym_names)):  # a duplicate name: fall back to the sympy names
+            for sym in self.sym_names:
+                self.sym_names[sym] = _sanitize(str(sym))
+        env = {}
+        for n in placeholders:
+            self.cur = n
+            if n.name in consts:
+                env[n.name] = consts[n.name]
+                continue
+            v = self.val(n)
+            if isinstance(v, (int, torch.SymInt)):
+                env[n.name] = v
+                continue
+            if not isinstance(v, torch.Tensor):
+                self.fail(f"input '{n.name}' is a {type(v).__name__}; only tensors are supported")
+            if v.dtype not in _SYMC_DTYPES:
+                self.fail(f"input '{n.name}' has dtype {v.dtype}, which symc does not take")
+            dims = [self.dim(s) for s in v.shape]
+            env[n.name] = _T(self.m.input(n.name, _SYMC_DTYPES[v.dtype], dims))
+            self.input_names.append(n.name)
+        self.cur = None
+        for n in ep.graph.nodes:
+            if n.op in ("placeholder",):
+                continue
+            self.cur = n
+            if n.op == "output":
+                break
+            if n.op == "get_attr":
+                env[n.name] = getattr(ep.graph_module, n.target)
+                continue
+            if n.op != "call_function":
+                self.fail(f"FX op kind '{n.op}' is not supported")
+            env[n.name] = self.lower(n, env)
+        out_node = n
+        self.cur = out_node
+        flat = out_node.args[0]
+        outs = []
+        marked = set()
+        for spec, a in zip(sig.output_specs, flat):
+            if spec.kind != OutputKind.USER_OUTPUT:
+                self.fail(f"output of kind {spec.kind} (e.g. a buffer mutated in forward) is not supported")
+            v = env[a.name] if isinstance(a, torch.fx.Node) else a
+            if isinstance(v, (int, torch.SymInt, float)) or v is None:
+                self.fail(f"output '{getattr(a, 'name', a)}' is not a tensor; symc outputs must be tensors")
+            h = self.tensor(v)
+            if h in marked or isinstance(a, torch.fx.Node) and a.op == "placeholder" or isinstance(v, torch.Tensor):
+                self.cur = out_node
+                h = self.node("identity", [h])
+            marked.add(h)
+            self.m.output(int(h))
+            outs.append(h)
+        self.cur = None
+        return self.m
+
+    def lower(self, n, env):
+        def sub(a):
+            if isinstance(a, torch.fx.Node):
+                return env[a.name]
+            if isinstance(a, (list, tuple)):
+                return type(a)(sub(x) for x in a)
+            return a
+        args = [sub(a) for a in n.args]
+        kwargs = {k: sub(v) for k, v in n.kwargs.items()}
+        t = n.target
+        meta = self.val(n)
+        # shape arithmetic: torch already worked out the value, as an int or a SymInt
+        if isinstance(meta, (int, torch.SymInt)) and not isinstance(meta, bool) and (
+                not isinstance(t, torch._ops.OpOverload) or t in _SYM_OPS):
+            return meta
+        if t is operator.getitem:
+            v = args[0][args[1]]
+            if isinstance(v, _Unsupported):
+                return v
+            return v
+        if t in _IGNORED:
+            return None
+        # fold ops on constants with torch itself
+        def has_sym(a):
+            if isinstance(a, (_T, torch.SymInt, _Unsupported)):
+                return True
+            if isinstance(a, (list, tuple)):
+                return any(has_sym(x) for x in a)
+            return False
+        leaves = list(args) + list(kwargs.values())
+        if isinstance(t, torch._ops.OpOverload) and not has_sym(leaves) and \
+                any(isinstance(a, torch.Tensor) for a in leaves) and t not in _NO_FOLD:
+            with torch.no_grad():
+                try:
+                    return t(*args, **kwargs)
+                except Exception as e:
+                    self.fail(f"folding on constants failed: {e}")
+        fn = _LOWER.get(t)
+        if fn is None and isinstance(t, torch._ops.OpOverload):
+            fn = _LOWER.get(t._overloadpacket)
+        if fn is None:
+            self.fail(f"unsupported ATen op {_op_name(t)}; symc has no lowering for it")
+        return fn(self, n, args, kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# lowerings: fn(tracer, node, args, kwargs) -> value
+
+_LOWER = {}
+_IGNORED = set()
+_SYM_OPS = {o for o in (getattr(aten.sym_size, "int", None), getattr(aten.sym_numel, "default", None),
+                        getattr(aten.sym_stride, "int", None), getattr(aten.sym_storage_offset, "default", None))
+            if o is not None}
+_NO_FOLD = set()
+
+
+def _reg(*targets):
+    def deco(fn):
+        for t in targets:
+            if t is not None:
+                _LOWER[t] = fn
+        return fn
+    return deco
+
+
+def _op(name):
+    """aten op packet or overload by dotted name, None if this torch lacks it."""
+    parts = name.split(".")
+    o = getattr(aten, parts[0], None)
+    if o is not None and len(parts) > 1:
+        o = getattr(o, parts[1], None)
+    return o
+
+
+for _n in ("_assert_tensor_metadata", "_assert_scalar", "sym_constrain_range_for_size", "sym_constrain_range",
+           "_assert_async", "sym_is_contiguous"):
+    _o = _op(_n)
+    if _o is not None:
+        for _ov in _o.overloads():
+            _IGNORED.add(getattr(_o, _ov))
+for _n in ("empty", "full", "zeros", "ones", "randn", "rand", "scalar_tensor", "arange"):
+    pass
+
+
+def _dt(tr, n):
+    v = tr.val(n)
+    return v.dtype if isinstance(v, torch.Tensor) else torch.float32
+
+
+def _norm(tr, d, rank):
+    d = int(d)
+    if d < -rank or d >= max(rank, 1):
+        tr.fail(f"dim {d} is out of range for rank {rank}")
+    return d + rank if d < 0 else d
+
+
+def _in_dtype(tr, n, i=0):
+    a = n.args[i]
+    return _dt(tr, a) if isinstance(a, torch.fx.Node) else torch.float32
+
+
+@_reg(_op("clone"), _op("alias"), _op("contiguous"), _op("detach"), _op("lift_fresh_copy"),
+      _op("alias_copy"), _op("detach_copy"), _op("view_as"))
+def _identity(tr, n, a, k):
+    return a[0]
+
+
+@_reg(_op("_to_copy"), _op("to"))
+def _to(tr, n, a, k):
+    src, dst = _in_dtype(tr, n), _dt(tr, n)
+    if src != dst:
+        tr.fail(f"a dtype conversion {src} -> {dst} is not supported")
+    return a[0]
+
+
+@_reg(_op("dropout"), _op("native_dropout"))
+def _dropout(tr, n, a, k):
+    train = k.get("train", a[2] if len(a) > 2 else False)
+    p = a[1] if len(a) > 1 else k.get("p", 0.0)
+    if train and p > 0:
+        tr.fail("dropout in training mode is not supported; call model.eval()")
+    return (a[0], _Unsupported("the dropout mask")) if n.target._overloadpacket is aten.native_dropout else a[0]
+
+
+def _unary(op):
+    def f(tr, n, a, k):
+        return tr.node(op, [tr.tensor(a[0])])
+    return f
+
+
+for _aten, _sym in (("relu", "relu"), ("silu", "silu"), ("sigmoid", "sigmoid"), ("tanh", "tanh"),
+                    ("neg", "neg"), ("exp", "exp"), ("log", "log"), ("sqrt", "sqrt"), ("rsqrt", "rsqrt"),
+                    ("erf", "erf"), ("abs", "abs"), ("reciprocal", "reciprocal"), ("floor", "floor"),
+                    ("ceil", "ceil"), ("sign", "sign"), ("hardswish", "hard_swish")):
+    _o = _op(_aten)
+    if _o is not None:
+        _LOWER[_o] = _unary(_sym)
+
+
+@_reg(_op("gelu"))
+def _gelu(tr, n, a, k):
+    approx = k.get("approximate", a[1] if len(a) > 1 else "none")
+    if approx not in ("none", "tanh"):
+        tr.fail(f"gelu approximate={approx!r} is not supported")
+    return tr.node("gelu", [tr.tensor(a[0])], [("approximate", "str", approx)])
+
+
+@_reg(_op("leaky_relu"))
+def _leaky(tr, n, a, k):
+    return tr.node("leaky_relu", [tr.tensor(a[0])], [("alpha", "float", a[1] if len(a) > 1 else 0.01)])
+
+
+@_reg(_op("hardtanh"), _op("clamp"))
+def _clip(tr, n, a, k):
+    lo = k.get("min", a[1] if len(a) > 1 else (-1.0 if n.target._overloadpacket is aten.hardtanh else None))
+    hi = k.get("max", a[2] if len(a) > 2 else (1.0 if n.target._overloadpacket is aten.hardtanh else None))
+    if isinstance(lo, _T) or isinstance(hi, _T) or isinstance(lo, torch.Tensor) or isinstance(hi, torch.Tensor):
+        tr.fail("clamp with tensor bounds is not supported")
+    attrs = []
+    if lo is not None:
+        attrs.append(("min", "float", lo))
+    if hi is not None:
+        attrs.append(("max", "float", hi))
+    return tr.node("clip", [tr.tensor(a[0])], attrs)
+
+
+def _binary(op):
+    def f(tr, n, a, k):
+        x, y = a[0], a[1]
+        if k.get("rounding_mode") is not None:
+            tr.fail(f"division with rounding_mode={k['rounding_mode']!r} is not supported")
+        alpha = k.get("alpha", a[2] if len(a) > 2 and op in ("add", "sub") else 1)
+        dt = _dt(tr, n)
+        if alpha != 1:
+            if isinstance(y, (int, float)):
+                y = y * alpha
+            else:
+                y = tr.node("mul", [tr.tensor(y, dt), tr.tensor(alpha, dt)])
+        return tr.node(op, [tr.tensor(x, dt), tr.tensor(y, dt)])
+    return f
+
+
+for _aten, _sym in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "div"), ("maximum", "max"),
+                    ("minimum", "min"), ("pow", "pow")):
+    _o = _op(_aten)
+    if _o is not None:
+        _LOWER[_o] = _binary(_sym)
+
+
+@_reg(_op("rsub"))
+def _rsub(tr, n, a, k):
+    alpha = k.get("alpha", a[2] if len(a) > 2 else 1)
+    return _binary("sub")(tr, n, [a[1], a[0] if alpha == 1 else None], {}) if alpha == 1 else \
+        tr.fail("rsub with alpha != 1 is not supported")
+
+
+@_reg(_op("mm"), _op("bmm"), _op("matmul"))
+def _matmul(tr, n, a, k):
+    return tr.node("matmul", [tr.tensor(a[0]), tr.tensor(a[1])])
+
+
+@_reg(_op("addmm"))
+def _addmm(tr, n, a, k):
+    bias, m1, m2 = a[0], a[1], a[2]
+    beta = k.get("beta", a[3] if len(a) > 3 else 1)
+    alpha = k.get("alpha", a[4] if len(a) > 4 else 1)
+    y = tr.node("matmul", [tr.tensor(m1), tr.tensor(m2)])
+    if alpha != 1:
+        y = tr.node("mul", [y, tr.tensor(alpha)])
+    if beta == 0:
+        return y
+    if beta != 1:
+        bias = bias * beta if isinstance(bias, torch.Tensor) else tr.node("mul", [tr.tensor(bias), tr.tensor(beta)])
+    return tr.node("add", [y, tr.tensor(bias)])
+
+
+@_reg(_op("linear"))
+def _linear(tr, n, a, k):
+    x, w = a[0], a[1]
+    b = k.get("bias", a[2] if len(a) > 2 else None)
+    wt = w.t().contiguous() if isinstance(w, torch.Tensor) else tr.node("transpose", [w], [("perm", "ints", [1, 0])])
+    y = tr.node("matmul", [tr.tensor(x), tr.tensor(wt)])
+    return y if b is None else tr.node("add", [y, tr.tensor(b)])
+
+
+@_reg(_op("cat"), _op("concat"))
+def _cat(tr, n, a, k):
+    ts = list(a[0])
+    d = k.get("dim", a[1] if len(a) > 1 else 0)
+    rank = tr.rank(n)
+    return tr.node("concat", [tr.tensor(t) for t in ts], [("axis", "int", _norm(tr, d, rank))])
+
+
+def _dims_arg(tr, sizes, keep_neg1=True):
+    out = []
+    for s in sizes:
+        if isinstance(s, int) and s == -1 and keep_neg1:
+            out.append(_lib.DIM_NONE)
+        else:
+            out.append(tr.dim(s))
+    return out
+
+
+@_reg(_op("view"), _op("reshape"), _op("_unsafe_view"), _op("view_copy"), _op("_reshape_copy"))
+def _reshape(tr, n, a, k):
+    sizes = a[1] if len(a) > 1 else k.get("size", k.get("shape"))
+    if isinstance(sizes, torch.dtype):
+        tr.fail("view(dtype) is not supported")
+    return tr.node("reshape", [tr.tensor(a[0])], [("shape", "dims", _dims_arg(tr, sizes))])
+
+
+@_reg(_op("flatten"))
+def _flatten(tr, n, a, k):
+    return tr.node("reshape", [tr.tensor(a[0])], [("shape", "dims", _dims_arg(tr, tr.shape(n)))])
+
+
+@_reg(_op("expand"), _op("expand_copy"))
+def _expand(tr, n, a, k):
+    return tr.node("expand", [tr.tensor(a[0])], [("shape", "dims", [tr.dim(s) for s in tr.shape(n)])])
+
+
+@_reg(_op("permute"), _op("permute_copy"))
+def _permute(tr, n, a, k):
+    rank = tr.rank(n)
+    return tr.node("transpose", [tr.tensor(a[0])], [("perm", "ints", [_norm(tr, d, rank) for d in a[1]])])
+
+
+@_reg(_op("transpose"), _op("transpose_copy"))
+def _transpose(tr, n, a, k):
+    rank = tr.rank(n)
+    d0, d1 = _norm(tr, a[1], rank), _norm(tr, a[2], rank)
+    perm = list(range(rank))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return tr.node("transpose", [tr.tensor(a[0])], [("perm", "ints", perm)])
+
+
+@_reg(_op("t"), _op("numpy_T"))
+def _t(tr, n, a, k):
+    rank = tr.rank(n)
+    if rank < 2:
+        return a[0]
+    return tr.node("transpose", [tr.tensor(a[0])], [("perm", "ints", [1, 0])])
+
+
+def _static(v):
+    if isinstance(v, torch.SymInt) and v.node.expr.is_number:
+        return int(v.node.expr)
+    return v
+
+
+@_reg(_op("slice"), _op("slice_copy"))
+def _slice(tr, n, a, k):
+    x = a[0]
+    shape = tr.shape(n.args[0])
+    rank = len(shape)
+    d = _norm(tr, k.get("dim", a[1] if len(a) > 1 else 0), rank)
+    start = _static(k.get("start", a[2] if len(a) > 2 else None))
+    end = _static(k.get("end", a[3] if len(a) > 3 else None))
+    step = _static(k.get("step", a[4] if len(a) > 4 else 1))
+    size = _static(shape[d])
+    if not isinstance(step, int) or step < 1:
+        tr.fail(f"slice step {step} is not supported (a positive int is)")
+    if start is None:
+        start = 0
+    if end is None or (isinstance(end, int) and end >= _BIG):
+        end = size
+    if isinstance(size, int):
+        if isinstance(end, int) and end > size:
+            end = size
+        if isinstance(start, int) and start > size:
+            start = size
+    if isinstance(start, int) and start == 0 and step == 1 and (end is size or (isinstance(end, int) and
+                                                                              isinstance(size, int) and end == size)):
+        return x
+    return tr.node("slice", [tr.tensor(x)], [("starts", "dims", [tr.dim(start)]), ("ends", "dims", [tr.dim(end)]),
+                                             ("axes", "ints", [d]), ("steps", "ints", [step])])
+
+
+@_reg(_op("select"), _op("select_copy"))
+def _select(tr, n, a, k):
+    rank = tr.rank(n.args[0])
+    d = _norm(tr, a[1], rank)
+    idx = _static(a[2])
+    if isinstance(idx, int):
+        ix = tr.m.constant(tr.const_name("index"), np.array(idx, dtype=np.int64))
+        return tr.node("gather", [tr.tensor(a[0]), _T(ix)], [("axis", "int", d)])
+    s = tr.node("slice", [tr.tensor(a[0])], [("starts", "dims", [tr.dim(idx)]),
+                                             ("ends", "dims", [tr.m.add(tr.dim(idx), tr.m.const(1))]),
+                                             ("axes", "ints", [d])])
+    return tr.node("squeeze", [s], [("axes", "ints", [d])])
+
+
+@_reg(_op("unsqueeze"), _op("unsqueeze_copy"))
+def _unsqueeze(tr, n, a, k):
+    rank = tr.rank(n)
+    return tr.node("unsqueeze", [tr.tensor(a[0])], [("axes", "ints", [_norm(tr, a[1], rank)])])
+
+
+@_reg(_op("squeeze"), _op("squeeze_copy"))
+def _squeeze(tr, n, a, k):
+    shape = tr.shape(n.args[0])
+    rank = len(shape)
+    dims = a[1] if len(a) > 1 else k.get("dim", None)
+    if dims is None:
+        dims = list(range(rank))
+    elif isinstance(dims, int):
+        dims = [dims]
+    axes = sorted({_norm(tr, d, rank) for d in dims if _static(shape[_norm(tr, d, rank)]) == 1})
+    if not axes:
+        return a[0]
+    return tr.node("squeeze", [tr.tensor(a[0])], [("axes", "ints", axes)])
+
+
+@_reg(_op("_softmax"), _op("softmax"), _op("_safe_softmax"))
+def _softmax(tr, n, a, k):
+    rank = tr.rank(n)
+    return tr.node("softmax", [tr.tensor(a[0])], [("axis", "int", _norm(tr, a[1], rank))])
+
+
+@_reg(_op("_log_softmax"), _op("log_softmax"))
+def _log_softmax(tr, n, a, k):
+    rank = tr.rank(n)
+    return tr.node("log_softmax", [tr.tensor(a[0])], [("axis", "int", _norm(tr, a[1], rank))])
+
+
+def _ln(tr, n, x, ns, w, b, eps):
+    rank = tr.rank(n.args[0])
+    ins = [tr.tensor(x)]
+    if w is None and b is not None:
+        w = torch.ones(list(ns), dtype=torch.float32)
+    if w is not None:
+        ins.append(tr.tensor(w))
+    if b is not None:
+        ins.append(tr.tensor(b))
+    return tr.node("layer_norm", ins, [("axis", "int", rank - len(ns)), ("epsilon", "float", eps)])
+
+
+@_reg(_op("layer_norm"))
+def _layer_norm(tr, n, a, k):
+    g = lambda i, name, dflt: k.get(name, a[i] if len(a) > i else dflt)
+    return _ln(tr, n, a[0], g(1, "normalized_shape", None), g(2, "weight", None), g(3, "bias", None),
+               g(4, "eps", 1e-5))
+
+
+@_reg(_op("native_layer_norm"))
+def _native_layer_norm(tr, n, a, k):
+    y = _ln(tr, n, a[0], a[1], a[2], a[3], a[4])
+    return (y, _Unsupported("native_layer_norm's mean"), _Unsupported("native_layer_norm's rstd"))
+
+
+def _bn(tr, n, x, w, b, mean, var, eps):
+    c = tr.shape(n.args[0])[1]
+    c = _static(c)
+    if not isinstance(c, int):
+        tr.fail("batch_norm over a symbolic channel count is not supported")
+    if w is None:
+        w = torch.ones(c)
+    if b is None:
+        b = torch.zeros(c)
+    if mean is None or var is None:
+        tr.fail("batch_norm without running statistics (training mode) is not supported; call model.eval()")
+    return tr.node("batch_norm", [tr.tensor(x), tr.tensor(w), tr.tensor(b), tr.tensor(mean), tr.tensor(var)],
+                   [("epsilon", "float", eps)])
+
+
+@_reg(_op("_native_batch_norm_legit_no_training"))
+def _bn_no_training(tr, n, a, k):
+    y = _bn(tr, n, a[0], a[1], a[2], a[3], a[4], a[6] if len(a) > 6 else k.get("eps", 1e-5))
+    return (y, _Unsupported("batch_norm's saved mean"), _Unsupported("batch_norm's saved invstd"))
+
+
+@_reg(_op("batch_norm"))
+def _batch_norm(tr, n, a, k):
+    if a[5]:
+        tr.fail("batch_norm in training mode is not supported; call model.eval()")
+    return _bn(tr, n, a[0], a[1], a[2], a[3], a[4], a[7])
+
+
+@_reg(_op("_native_batch_norm_legit_functional"), _op("_native_batch_norm_legit"), _op("native_batch_norm"))
+def _bn_training(tr, n, a, k):
+    training = a[5] if len(a) > 5 else True
+    if n.target._overloadpacket is aten.native_batch_norm and not training:
+        return (_bn(tr, n, a[0], a[1], a[2], a[3], a[4], a[7]), _Unsupported("saved mean"),
+                _Unsupported("saved invstd"))
+    tr.fail("batch_norm in training mode is not supported; call model.eval() before exporting")
+
+
+def _pair(v, name, tr):
+    if isinstance(v, int):
+        return [v, v]
+    v = list(v)
+    if len(v) == 1:
+        return [v[0], v[0]]
+    if len(v) != 2:
+        tr.fail(f"{name} {v} is not 2-D")
+    return [int(e) for e in v]
+
+
+@_reg(_op("convolution"), _op("conv2d"), _op("_convolution"))
+def _conv(tr, n, a, k):
+    pk = n.target._overloadpacket
+    if tr.rank(n.args[0]) != 4:
+        tr.fail(f"only 2-D convolution (NCHW, rank-4 input) is supported; the input has rank {tr.rank(n.args[0])}")
+    g = lambda i, name, dflt: k.get(name, a[i] if len(a) > i else dflt)
+    x, w, b = a[0], a[1], g(2, "bias", None)
+    if pk is aten.conv2d:
+        stride, pad, dil, groups = g(3, "stride", 1), g(4, "padding", 0), g(5, "dilation", 1), g(6, "groups", 1)
+    else:
+        stride, pad, dil = g(3, "stride", 1), g(4, "padding", 0), g(5, "dilation", 1)
+        if g(6, "transposed", False):
+            tr.fail("transposed convolution is not supported")
+        groups = g(8, "groups", 1)
+    if isinstance(pad, str):
+        if pad == "valid":
+            pad = 0
+        else:
+            tr.fail(f"padding={pad!r} is not supported; give the pads as ints")
+    p = _pair(pad, "padding", tr)
+    ins = [tr.tensor(x), tr.tensor(w)] + ([tr.tensor(b)] if b is not None else [])
+    return tr.node("conv2d", ins, [("strides", "ints", _pair(stride, "stride", tr)),
+                                   ("pads", "ints", [p[0], p[1], p[0], p[1]]),
+                                   ("dilations", "ints", _pair(dil, "dilation", tr)), ("group", "int", groups)])
+
+
+def _pool_attrs(tr, a, k):
+    g = lambda i, name, dflt: k.get(name, a[i] if len(a) > i else dflt)
+    kernel = _pair(g(1, "kernel_size", None), "kernel_size", tr)
+    stride = g(2, "stride", None)
+    stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else \
+        _pair(stride, "stride", tr)
+    p = _pair(g(3, "padding", 0), "padding", tr)
+    return g, [("kernel", "ints", kernel), ("strides", "ints", stride), ("pads", "ints", [p[0], p[1], p[0], p[1]])]
+
+
+@_reg(_op("max_pool2d_with_indices"), _op("max_pool2d"))
+def _max_pool(tr, n, a, k):
+    if tr.rank(n.args[0]) != 4:
+        tr.fail("only NCHW (rank-4) max_pool2d is supported")
+    g, attrs = _pool_attrs(tr, a, k)
+    attrs += [("dilations", "ints", _pair(g(4, "dilation", 1), "dilation", tr)),
+              ("ceil_mode", "int", int(bool(g(5, "ceil_mode", False))))]
+    y = tr.node("max_pool2d", [tr.tensor(a[0])], attrs)
+    if n.target._overloadpacket is aten.max_pool2d_with_indices:
+        return (y, _Unsupported("max_pool2d's indices"))
+    return y
+
+
+@_reg(_op("avg_pool2d"))
+def _avg_pool(tr, n, a, k):
+    if tr.rank(n.args[0]) != 4:
+        tr.fail("only NCHW (rank-4) avg_pool2d is supported")
+    g, attrs = _pool_attrs(tr, a, k)
+    if g(6, "divisor_override", None) is not None:
+        tr.fail("avg_pool2d divisor_override is not supported")
+    attrs += [("ceil_mode", "int", int(bool(g(4, "ceil_mode", False)))),
+              ("count_include_pad", "int", int(bool(g(5, "count_include_pad", True))))]
+    return tr.node("avg_pool2d", [tr.tensor(a[0])], attrs)
+
+
+@_reg(_op("_adaptive_avg_pool2d"), _op("adaptive_avg_pool2d"))
+def _adaptive(tr, n, a, k):
+    if list(a[1]) != [1, 1]:
+        tr.fail(f"adaptive_avg_pool2d to {list(a[1])} is not supported (to (1, 1) is)")
+    return tr.node("global_avg_pool", [tr.tensor(a[0])])
+
+
+def _reduce(op):
+    def f(tr, n, a, k):
+        rank = tr.rank(n.args[0])
+        dims = k.get("dim", a[1] if len(a) > 1 else None)
+        keep = k.get("keepdim", a[2] if len(a) > 2 else False)
+        if k.get("dtype") is not None and k["dtype"] != _in_dtype(tr, n):
+            tr.fail("a reduction with a dtype conversion is not supported")
+        if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+            dims = list(range(rank))
+        elif isinstance(dims, int):
+            dims = [dims]
+        axes = sorted({_norm(tr, d, rank) for d in dims})
+        return tr.node(op, [tr.tensor(a[0])], [("axes", "ints", axes), ("keepdims", "int", int(bool(keep)))])
+    return f
+
+
+_LOWER[aten.mean] = _reduce("reduce_mean")
+_LOWER[aten.sum] = _reduce("reduce_sum")
+_LOWER[aten.amax] = _reduce("reduce_max")
+
+
+def lower(ep, name="model", **kw):
+    """ExportedProgram -> (builder.Module, input names)."""
+    tr = Tracer(ep, name, **kw)
+    m = tr.run()
+    return m, tr
