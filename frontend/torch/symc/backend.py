@@ -73,7 +73,7 @@ class _Wrapper(torch.nn.Module):
         for j, t in enumerate(consts):
             self.register_buffer(f"w{j}", t.detach(), persistent=True)
 
-    def forward(self, *xs):
+    def _forward(self, *xs):
         env = {}
         for kind, v in self.slots:
             if kind == "in":
@@ -90,7 +90,11 @@ class _Wrapper(torch.nn.Module):
         return self.gm(*args)
 
 
+builds = 0  # engines built by the backend in this process (tests check "no recompilation" with it)
+
+
 def symc_backend(gm, example_inputs, **kwargs):
+    global builds
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     if len(placeholders) != len(example_inputs):
         raise SymcError(f"symc backend: {len(placeholders)} placeholders but {len(example_inputs)} example inputs",
@@ -148,12 +152,28 @@ def symc_backend(gm, example_inputs, **kwargs):
                     names[(i, d)] = nm
             ds[d] = _eval(expr, dims)
         dyn.append(ds or None)
-    wrapper = _Wrapper(gm, slots, consts).eval()
+    # a forward with one named parameter per activation, so the engine's inputs carry the model's names
+    arg_names, seen = [], set()
+    for kind, v in slots:
+        if kind == "in":
+            nm = re.sub(r"[^A-Za-z0-9_]", "_", v[3]).strip("_") or "x"
+            nm = nm if not nm[0].isdigit() and nm not in ("self", "xs") else "in_" + nm
+            while nm in seen:
+                nm += "_"
+            seen.add(nm)
+            arg_names.append(nm)
+    ns = {}
+    exec(f"def forward(self, {', '.join(arg_names)}):\n    return self._forward({', '.join(arg_names)})\n", ns)
+    wrapper_cls = type("SymcDynamoGraph", (_Wrapper,), {"forward": ns["forward"]})
+    wrapper = wrapper_cls(gm, slots, consts).eval()
     try:
-        ep = torch.export.export(wrapper, tuple(examples), dynamic_shapes=tuple(dyn))
+        # outside dynamo's tracing context: export must not reuse (and constrain) dynamo's ShapeEnv
+        with torch._guards.tracing(None):
+            ep = torch.export.export(wrapper, tuple(examples), dynamic_shapes=tuple(dyn))
     except Exception as e:
         raise SymcError(f"symc backend: torch.export of the dynamo graph failed: {e}", code="unsupported") from e
     mod = build_engine(ep, "dynamo", dim_names=names)
+    builds += 1
     idx = list(tensor_idx)
 
     def run(*args):

@@ -197,6 +197,53 @@ class Tracer:
         self.dim_cache[key] = d
         return d
 
+    def _derived_inputs(self, users):
+        """An input dim a*s + b over a symbol s that no input shows bare (a derived Dim such as 4*h)
+        becomes a symbol of its own, declared in [a*lo + b, a*hi + b] and a multiple of a, and s is
+        taken as (dim - b) // a; symc binds symbols from input dims only."""
+        import sympy
+        bare = set(self.sym_names)
+        for i, n in enumerate(users):
+            v = self.val(n)
+            if not isinstance(v, torch.Tensor):
+                continue
+            for d, sz in enumerate(v.shape):
+                if not isinstance(sz, torch.SymInt):
+                    continue
+                e = sz.node.expr
+                if e.is_number or e.is_Symbol or e in self.dim_cache:
+                    continue
+                free = list(e.free_symbols)
+                if len(free) != 1 or free[0] in bare:
+                    continue
+                sym = free[0]
+                try:
+                    p = sympy.Poly(e, sym)
+                except sympy.PolynomialError:
+                    p = None
+                if p is None or p.degree() != 1:
+                    continue
+                a, b = (int(c) for c in p.all_coeffs())
+                if a <= 0 or b % a != 0:
+                    self.cur = n
+                    self.fail(f"input '{n.name}' dim {d} = {e}: only derived dims a*s + b with b a multiple of a "
+                              f"are supported")
+                lo, hi = self.ranges.get(sym, (None, None))
+                lo_i, hi_i = _int_bound(lo), _int_bound(hi)
+                if lo_i is None or hi_i is None:
+                    self.cur = n
+                    self.fail(f"input '{n.name}' dim {d} = {e}: {sym} needs a finite range, got {lo}..{hi}",
+                              code="range")
+                hint = sz.node.hint if hasattr(sz.node, "hint") else None
+                opt = (int(hint) - b) // a if hint is not None else lo_i
+                opt = self.input_opts.get((i, d), a * opt + b)
+                name = _sanitize(self.dim_names.get((i, d), f"{n.name}_dim{d}"))
+                h = self.m.symbol(name, a * lo_i + b, min(max(opt, a * lo_i + b), a * hi_i + b), a * hi_i + b, a)
+                self.dim_cache[e] = h
+                self.symbols[sym] = self.m.floordiv(self.m.add(h, self.m.const(-b)), self.m.const(a)) \
+                    if b else self.m.floordiv(h, self.m.const(a))
+                bare.add(sym)
+
     # ---- values ----
     def val(self, node):
         v = node.meta.get("val")
@@ -251,9 +298,11 @@ class Tracer:
 
     def node(self, op, inputs, attrs=(), n_out=1):
         base = self.cur.name if self.cur is not None else op
-        k = self.name_count.get(base, 0)
-        self.name_count[base] = k + 1
-        name = base if k == 0 else f"{base}_{k}"
+        name, k = base, 0
+        while name in self.name_count:
+            k += 1
+            name = f"{base}.{k}"
+        self.name_count[name] = 1
         try:
             h = self.m.node(op, [int(i) for i in inputs], attrs, name=name, n_out=n_out)
         except SymcError as e:
@@ -303,6 +352,7 @@ class Tracer:
         if len(used) != len(set(self.sym_names)):  # a duplicate name: fall back to the sympy names
             for sym in self.sym_names:
                 self.sym_names[sym] = _sanitize(str(sym))
+        self._derived_inputs(users)
         env = {}
         for n in placeholders:
             self.cur = n
@@ -319,6 +369,7 @@ class Tracer:
                 self.fail(f"input '{n.name}' has dtype {v.dtype}, which symc does not take")
             dims = [self.dim(s) for s in v.shape]
             env[n.name] = _T(self.m.input(n.name, _SYMC_DTYPES[v.dtype], dims))
+            self.name_count[n.name] = 1
             self.input_names.append(n.name)
         self.cur = None
         for n in ep.graph.nodes:

@@ -1,0 +1,294 @@
+"""PyTorch frontend tests (ctest label `python`): the symc package against eager PyTorch.
+
+Approach: import symc from frontend/torch (SYMC_LIB, or argv[1], names
+libsymc.so), build each model once per approach and run it at several sizes
+inside its ranges, comparing with eager PyTorch in fp32 (allclose rtol 1e-4,
+and an atol of 1e-4 relative to the output's scale). Models: the seed
+ExpandReshapeModel (all three approaches, batch 1, 4, 13, 32, agreeing with
+each other and with eager), the seed MatMul with seq_len Dim(1..10), a
+BERT-style encoder layer (dynamic batch and sequence), a small CNN (conv + BN +
+relu + maxpool). Then the errors: an out-of-range input raises with symrt's
+message; an unsupported op names the op and the source line. On CPU it runs the
+reference backend; where torch.cuda is available the models also run with CUDA
+tensors (zero-copy on the current stream). Without torch it prints SKIP and
+exits 0.
+
+usage: test_torch_frontend.py [path/to/libsymc.so]
+"""
+import os
+import pathlib
+import sys
+import time
+
+try:
+    import torch
+    import torch.nn as nn
+except Exception as e:  # noqa: BLE001
+    print(f"SKIP: torch not installed ({e})")
+    sys.exit(0)
+
+if len(sys.argv) > 1 and sys.argv[1]:
+    os.environ["SYMC_LIB"] = os.path.abspath(sys.argv[1])
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "frontend" / "torch"))
+import symc  # noqa: E402
+
+torch.manual_seed(0)
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cuda.matmul.allow_tf32 = False
+CUDA = torch.cuda.is_available()
+DEVICES = ["cpu"] + (["cuda"] if CUDA else [])
+failures = []
+T0 = time.time()
+
+
+def log(msg):
+    print(f"[{time.time() - T0:6.1f}s] {msg}", flush=True)
+
+
+def close(name, got, ref, rtol=1e-4):
+    got, ref = got.detach().float().cpu(), ref.detach().float().cpu()
+    if got.shape != ref.shape:
+        failures.append(f"{name}: shape {tuple(got.shape)} != {tuple(ref.shape)}")
+        log(f"FAIL {name}: shape {tuple(got.shape)} != {tuple(ref.shape)}")
+        return
+    atol = 1e-4 * max(ref.abs().max().item(), 1e-6)
+    ok = torch.allclose(got, ref, rtol=rtol, atol=atol)
+    err = (got - ref).abs().max().item()
+    if not ok:
+        failures.append(f"{name}: max abs err {err:.3g} (atol {atol:.3g}, rtol {rtol})")
+    log(f"{'ok  ' if ok else 'FAIL'} {name}: shape {tuple(got.shape)} max abs err {err:.3g}")
+
+
+def check(name, cond, detail=""):
+    if not cond:
+        failures.append(f"{name}: {detail}")
+    log(f"{'ok  ' if cond else 'FAIL'} {name} {detail if not cond else ''}")
+
+
+# ---- models -------------------------------------------------------------------------------------------
+class ExpandReshapeModel(nn.Module):
+    """The seed notebook's model (Torch-TensorRT dynamic-shape tutorial)."""
+
+    def __init__(self, embed_dim=768):
+        super().__init__()
+        self.cls_token = nn.Parameter(torch.randn(1, 1, embed_dim))
+        self.embed_dim = embed_dim
+        self.qkv_proj = nn.Linear(self.embed_dim, self.embed_dim * 3)
+
+    def forward(self, x):
+        batch_size = x.shape[0]
+        cls_token = self.cls_token.expand(batch_size, -1, -1)
+        x = torch.cat([cls_token, x], dim=1)
+        x = self.qkv_proj(x)
+        reshaped_qkv = x.reshape(batch_size, x.size(1), 3, 12, -1)
+        return reshaped_qkv
+
+
+class MatMul(nn.Module):
+    def forward(self, query, key):
+        return torch.matmul(query, key.transpose(-1, -2))
+
+
+class BertLayer(nn.Module):
+    def __init__(self, hidden=64, heads=4, ffn=128):
+        super().__init__()
+        self.h, self.d = heads, hidden // heads
+        self.q, self.k, self.v = nn.Linear(hidden, hidden), nn.Linear(hidden, hidden), nn.Linear(hidden, hidden)
+        self.o = nn.Linear(hidden, hidden)
+        self.ln1, self.ln2 = nn.LayerNorm(hidden), nn.LayerNorm(hidden)
+        self.fc1, self.fc2 = nn.Linear(hidden, ffn), nn.Linear(ffn, hidden)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        b, s, hid = x.shape
+        q = self.q(x).view(b, s, self.h, self.d).transpose(1, 2)
+        k = self.k(x).view(b, s, self.h, self.d).transpose(1, 2)
+        v = self.v(x).view(b, s, self.h, self.d).transpose(1, 2)
+        att = torch.softmax(q @ k.transpose(-2, -1) / (self.d ** 0.5), dim=-1)
+        ctx = (att @ v).transpose(1, 2).reshape(b, s, hid)
+        x = self.ln1(x + self.drop(self.o(ctx)))
+        return self.ln2(x + self.fc2(nn.functional.gelu(self.fc1(x))))
+
+
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8)
+        self.conv2, self.bn2 = nn.Conv2d(8, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = nn.functional.max_pool2d(torch.relu(self.bn1(self.conv1(x))), 2)
+        x = nn.functional.max_pool2d(torch.relu(self.bn2(self.conv2(x))), 2)
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+class Cumsum(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, dim=1) + 1.0
+
+
+def randomize_bn(m):
+    for mod in m.modules():
+        if isinstance(mod, (nn.BatchNorm2d, nn.BatchNorm1d)):
+            with torch.no_grad():
+                mod.running_mean.uniform_(-0.5, 0.5)
+                mod.running_var.uniform_(0.5, 1.5)
+                mod.weight.uniform_(0.5, 1.5)
+                mod.bias.uniform_(-0.5, 0.5)
+    return m
+
+
+# ---- tests ---------------------------------------------------------------------------------------------
+def test_seed(dev):
+    model = ExpandReshapeModel().eval().to(dev)
+    batches = (1, 4, 13, 32)
+    xs = {b: torch.randn(b, 196, 768, device=dev) for b in batches}
+    with torch.no_grad():
+        ref = {b: model(x) for b, x in xs.items()}
+    outs = {}
+    # 1. symc.compile(model, inputs=[symc.Input(...)])
+    m1 = symc.compile(model, inputs=[symc.Input(min_shape=(1, 196, 768), opt_shape=(4, 196, 768),
+                                                max_shape=(32, 196, 768), dtype=torch.float32, dim_names={0: "B"})])
+    log(f"seed/{dev}: approach 1 built: {m1.extra_repr()}")
+    # 2. symc.compile(exported_program, example_inputs)
+    B = torch.export.Dim("batch", min=1, max=32)
+    ep = torch.export.export(model, (xs[4],), dynamic_shapes=({0: B},))
+    m2 = symc.compile(ep, (xs[4],))
+    log(f"seed/{dev}: approach 2 built: {m2.extra_repr()}")
+    # 3. torch.compile(model, backend="symc") with mark_dynamic(min=2, max=32)
+    torch._dynamo.reset()
+    builds0 = symc.backend.builds
+    m3 = torch.compile(model, backend="symc", dynamic=None)
+    x0 = xs[4].clone()
+    torch._dynamo.mark_dynamic(x0, 0, min=2, max=32)
+    with torch.no_grad():
+        out3_warm = m3(x0)
+    close(f"seed/{dev}/torch.compile warm-up b=4", out3_warm, ref[4])
+    for b in batches:
+        with torch.no_grad():
+            o1, o2, o3 = m1(xs[b]), m2(xs[b]), m3(xs[b])
+        close(f"seed/{dev}/symc.compile(Input) b={b}", o1, ref[b])
+        close(f"seed/{dev}/symc.compile(ExportedProgram) b={b}", o2, ref[b])
+        close(f"seed/{dev}/torch.compile(backend=symc) b={b}", o3, ref[b])
+        close(f"seed/{dev}/approach 1 vs 2 b={b}", o1, o2)
+        close(f"seed/{dev}/approach 1 vs 3 b={b}", o1, o3)
+        outs[b] = o1
+    built = symc.backend.builds - builds0
+    # [2, 32] is mark_dynamic's range: one engine for 2..32; batch 1 lies outside it, so dynamo
+    # specializes it (a second, static build). No other recompilation is allowed.
+    check(f"seed/{dev}/torch.compile builds (range [2, 32] + static b=1)", built <= 2, f"{built} builds")
+    # out of range: symrt's message
+    try:
+        m1(torch.randn(33, 196, 768, device=dev))
+        check(f"seed/{dev}/out of range raises", False, "no exception for batch 33")
+    except symc.SymcError as e:
+        log(f"seed/{dev}: batch 33 -> {e}")
+        check(f"seed/{dev}/out of range message", "dim 0 = 33" in str(e) and "[1, 32]" in str(e) and "B" in str(e),
+              str(e))
+    try:
+        m2(torch.randn(4, 195, 768, device=dev))
+        check(f"seed/{dev}/static dim mismatch raises", False, "no exception")
+    except symc.SymcError as e:
+        check(f"seed/{dev}/static dim mismatch raises", "195" in str(e), str(e))
+
+
+def test_matmul(dev):
+    model = MatMul().eval()
+    inputs = [torch.randn(1, 12, 7, 64, device=dev), torch.randn(1, 12, 7, 64, device=dev)]
+    seq_len = torch.export.Dim("seq_len", min=1, max=10)
+    ep = torch.export.export(model, tuple(inputs), dynamic_shapes=({2: seq_len}, {2: seq_len}))
+    m = symc.compile(ep, inputs)
+    log(f"matmul/{dev}: built: {m.extra_repr()}")
+    for s in (1, 3, 7, 10):
+        q, k = torch.randn(1, 12, s, 64, device=dev), torch.randn(1, 12, s, 64, device=dev)
+        close(f"matmul/{dev} seq_len={s}", m(q, k), model(q, k))
+    try:
+        m(torch.randn(1, 12, 11, 64, device=dev), torch.randn(1, 12, 11, 64, device=dev))
+        check(f"matmul/{dev}/seq_len 11 raises", False, "no exception")
+    except symc.SymcError as e:
+        check(f"matmul/{dev}/seq_len 11 raises", "11" in str(e) and "[1, 10]" in str(e), str(e))
+
+
+def test_bert(dev):
+    model = BertLayer().eval().to(dev)
+    m = symc.compile(model, inputs=[symc.Input(min_shape=(1, 1, 64), opt_shape=(2, 16, 64), max_shape=(8, 64, 64),
+                                               dim_names={0: "batch", 1: "seq"})])
+    log(f"bert/{dev}: built: {m.extra_repr()}")
+    for b, s in ((1, 1), (2, 16), (3, 37), (8, 64)):
+        x = torch.randn(b, s, 64, device=dev)
+        with torch.no_grad():
+            close(f"bert/{dev} batch={b} seq={s}", m(x), model(x))
+    torch._dynamo.reset()
+    mc = torch.compile(model, backend="symc")
+    x = torch.randn(2, 16, 64, device=dev)
+    torch._dynamo.mark_dynamic(x, 0, min=2, max=8)
+    torch._dynamo.mark_dynamic(x, 1, min=2, max=64)
+    b0 = symc.backend.builds
+    with torch.no_grad():
+        close(f"bert/{dev}/torch.compile batch=2 seq=16", mc(x), model(x))
+        for b, s in ((3, 37), (8, 64), (5, 2)):
+            y = torch.randn(b, s, 64, device=dev)
+            close(f"bert/{dev}/torch.compile batch={b} seq={s}", mc(y), model(y))
+    check(f"bert/{dev}/torch.compile one build", symc.backend.builds - b0 == 1, f"{symc.backend.builds - b0} builds")
+
+
+def test_cnn(dev):
+    model = randomize_bn(SmallCNN()).eval().to(dev)
+    m = symc.compile(model, inputs=[symc.Input(min_shape=(1, 3, 32, 32), opt_shape=(4, 3, 32, 32),
+                                               max_shape=(16, 3, 32, 32), dim_names={0: "N"})])
+    log(f"cnn/{dev}: built: {m.extra_repr()}")
+    for n in (1, 4, 7, 16):
+        x = torch.randn(n, 3, 32, 32, device=dev)
+        with torch.no_grad():
+            close(f"cnn/{dev} n={n}", m(x), model(x))
+    # H and W as derived dims 4*h, 4*w (torch's guards for two 2x2 pools ask for multiples of 4)
+    N, h, w = torch.export.Dim("N", min=1, max=8), torch.export.Dim("h", min=2, max=8), \
+        torch.export.Dim("w", min=2, max=8)
+    x = torch.randn(2, 3, 16, 24, device=dev)
+    ep = torch.export.export(model, (x,), dynamic_shapes=({0: N, 2: 4 * h, 3: 4 * w},))
+    m2 = symc.compile(ep, (x,))
+    log(f"cnn/{dev}: derived dims built: {m2.extra_repr()}")
+    for n, hh, ww in ((1, 8, 8), (2, 16, 24), (5, 20, 32), (8, 32, 12)):
+        x = torch.randn(n, 3, hh, ww, device=dev)
+        with torch.no_grad():
+            close(f"cnn/{dev} derived n={n} h={hh} w={ww}", m2(x), model(x))
+    try:
+        m2(torch.randn(2, 3, 18, 24, device=dev))
+        check(f"cnn/{dev}/H=18 (not 4*h) raises", False, "no exception")
+    except symc.SymcError as e:
+        check(f"cnn/{dev}/H=18 (not 4*h) raises", "18" in str(e), str(e))
+
+
+def test_unsupported():
+    try:
+        symc.compile(Cumsum(), inputs=[symc.Input(min_shape=(1, 8), opt_shape=(2, 8), max_shape=(4, 8))])
+        check("unsupported op raises", False, "no exception")
+    except symc.SymcError as e:
+        log(f"cumsum -> {e}")
+        msg = str(e)
+        check("unsupported op names the op", "cumsum" in msg, msg)
+        check("unsupported op names the source line", "test_torch_frontend.py" in msg and "torch.cumsum" in msg, msg)
+
+
+def main():
+    log(f"torch {torch.__version__}, CUDA {'yes: ' + torch.cuda.get_device_name(0) if CUDA else 'no'}, "
+        f"libsymc {symc.find_library()}")
+    test_unsupported()
+    for dev in DEVICES:
+        test_matmul(dev)
+        test_cnn(dev)
+        test_bert(dev)
+        test_seed(dev)
+    if failures:
+        print(f"\n{len(failures)} FAILED:")
+        for f in failures:
+            print("  " + f)
+        return 1
+    log("all passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
