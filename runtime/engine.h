@@ -176,6 +176,11 @@ static inline int rt_engine_is_io(const rt_engine *e, uint32_t t) {
     return 0;
 }
 
+/* The checksum of the trailer (FNV-1a lanes) over the FlatBuffer part of an
+ * engine file; rt_engine_encode appends "SXCK" and it, little endian. Exposed
+ * for the engine fuzzer, which mutates the FlatBuffer and re-seals it. */
+uint64_t rt_engine_checksum(const uint8_t *bytes, size_t size);
+
 /* Encodes an engine (malloc'd bytes; free() them). */
 symc_status rt_engine_encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error *err);
 /* Decodes and checks untrusted bytes. The engine keeps its own copy of

@@ -516,6 +516,8 @@ extern "C" symc_status rt_engine_decode(const uint8_t *bytes, size_t size, rt_en
     return SYMC_OK;
 }
 
+extern "C" uint64_t rt_engine_checksum(const uint8_t *bytes, size_t size) { return checksum(bytes, size); }
+
 extern "C" void rt_engine_free(rt_engine *e) {
     if (e && e->owned) delete (Owned *)e->owned; /* e itself is one of its blocks */
 }
