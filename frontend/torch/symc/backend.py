@@ -13,7 +13,9 @@ Inside the declared ranges dynamo's guards hold, so there is no recompilation;
 the returned function drops the int and baked arguments and calls the engine.
 Note: baked weights are a snapshot; recompile after changing them.
 """
+import os
 import re
+import warnings
 
 import torch
 
@@ -44,6 +46,17 @@ def _eval(expr, env):
     if isinstance(expr, FloorDiv):
         return _eval(expr.args[0], env) // _eval(expr.args[1], env)
     raise SymcError(f"symc backend: size expression {expr} is not supported", code="unsupported")
+
+
+def _bound(v):
+    """A finite int bound, or None for +-oo (sympy's or torch's int_oo)."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    if f != f or abs(f) > 2 ** 62:
+        return None
+    return int(v)
 
 
 def _source(node):
@@ -141,14 +154,21 @@ def symc_backend(gm, example_inputs, **kwargs):
             for sym in expr.free_symbols:
                 if sym not in dims:
                     vr = shape_env.var_to_range.get(sym) if shape_env is not None else None
-                    lo = int(vr.lower) if vr is not None and vr.lower.is_finite else 0
-                    hi = vr.upper if vr is not None else None
-                    if hi is None or not hi.is_finite:
+                    lo = _bound(vr.lower) if vr is not None else None
+                    lo = 0 if lo is None else lo
+                    hi = _bound(vr.upper) if vr is not None else None
+                    if hi is None:
+                        if not os.environ.get("SYMC_STRICT"):
+                            warnings.warn(f"symc backend: {base} dim {d} became dynamic without an upper bound "
+                                          f"(automatic dynamic shapes); running this graph with eager PyTorch. "
+                                          f"Use torch._dynamo.mark_dynamic({base}, {d}, min=..., max=...) to "
+                                          f"compile it with symc (SYMC_STRICT=1 makes this an error)")
+                            return gm.forward
                         raise SymcError(f"symc backend: {base} dim {d} ({sym}) is dynamic without an upper bound; "
                                         f"use torch._dynamo.mark_dynamic({base}, {d}, min=..., max=...)",
                                         code="range")
                     nm = f"{base}_dim{d}" if expr.is_Symbol else str(sym)
-                    dims[sym] = torch.export.Dim(nm, min=max(lo, 0), max=int(hi))
+                    dims[sym] = torch.export.Dim(nm, min=max(lo, 0), max=hi)
                     names[(i, d)] = nm
             ds[d] = _eval(expr, dims)
         dyn.append(ds or None)
