@@ -149,7 +149,10 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     case IR_OP_ADD: OUT("(%s + %s)", a, b); break;
     case IR_OP_SUB: OUT("(%s - %s)", a, b); break;
     case IR_OP_MUL: OUT("(%s * %s)", a, b); break;
-    case IR_OP_DIV: OUT(fl ? "(%s / %s)" : "sc_idiv(%s, %s)", a, b); break;
+    case IR_OP_DIV:
+        if (fl) OUT("(%s / %s)", a, b);
+        else OUT("sc_idiv(%s, %s, %uu)", a, b, (unsigned)(n - c->m->nodes));
+        break;
     case IR_OP_POW: {
         symc_dtype eb = c->m->tensors[n->in[1]].dtype;
         if (!fl && !ir_dtype_is_float(eb)) OUT("((%s)sc_ipow((long long)%s, (long long)%s))", T, a, b);
@@ -162,7 +165,7 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     case IR_OP_MOD: {
         int py = cg_attr_int(n, "fmod", 0) == 0;
         if (fl) OUT(py ? "sc_fmod_py(%s, %s)" : "sc_fmod(%s, %s)", a, b);
-        else OUT("sc_imod(%s, %s, %s)", a, b, py ? "true" : "false");
+        else OUT("sc_imod(%s, %s, %s, %uu)", a, b, py ? "true" : "false", (unsigned)(n - c->m->nodes));
         break;
     }
     case IR_OP_MIN: OUT("sc_min(%s, %s)", a, b); break;

@@ -7,9 +7,10 @@
  * type, so every dtype moves alike. Symbolic attributes (slice starts, pad
  * amounts, range bounds, split sizes) arrive as slot parameters and are
  * clamped in the kernel exactly as the reference clamps them, since their
- * values are only known at run time. Out-of-range gather indices, which the
- * reference reports, cannot be reported from a kernel: they read element 0
- * of the axis instead of reading out of bounds. */
+ * values are only known at run time. An out-of-range gather index, which the
+ * reference refuses, reads element 0 of the axis (never out of bounds) and is
+ * flagged with sc_report; the runtime turns the flag into an error naming
+ * the node after the run. */
 #include <stdio.h>
 #include <string.h>
 
@@ -151,7 +152,7 @@ static symc_status gather(cg_cuda *c, uint32_t node) {
     kw_body(&k, "        const long long j = i %% %s, q = (i / %s) %% %s, o = i / (%s * %s);\n", inner, inner, nidx, inner,
             nidx);
     kw_body(&k, "        long long v = %s[q];\n        if (v < 0) v += %s;\n", ip, dim);
-    kw_body(&k, "        if (v < 0 || v >= %s) v = 0; /* out of range: the reference reports it */\n", dim);
+    kw_body(&k, "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n", dim, node);
     kw_body(&k, "        %s[i] = %s[(o * %s + v) * %s + j];\n    }\n", yp, xp, dim, inner);
     return finish(&k, "one thread per output", numel);
 }
@@ -171,7 +172,7 @@ static symc_status gather_elements(cg_cuda *c, uint32_t node) {
     kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
     coords(&k, idx, "i");
     kw_body(&k, "        long long v = %s[i];\n        if (v < 0) v += %s;\n", ip, dim);
-    kw_body(&k, "        if (v < 0 || v >= %s) v = 0; /* out of range: the reference reports it */\n", dim);
+    kw_body(&k, "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n", dim, node);
     kw_body(&k, "        c[%d] = v;\n        long long off = 0;\n", axis);
     for (int d = 0; d < x->rank; d++) kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, d));
     kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);

@@ -501,3 +501,8 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
     }
     return SYMC_OK;
 }
+
+symc_status symrt_context_check(symrt_context *c, symc_error *err) {
+    if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_check: NULL context");
+    return c->cuda ? rt_cuda_check_run(c->cuda, 1, err) : SYMC_OK;
+}

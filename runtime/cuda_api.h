@@ -56,7 +56,13 @@
     X(EventDestroy, "cuEventDestroy_v2", cuEventDestroy)                \
     X(EventRecord, "cuEventRecord", cuEventRecord)                      \
     X(EventSynchronize, "cuEventSynchronize", cuEventSynchronize)       \
-    X(EventElapsedTime, "cuEventElapsedTime_v2", cuEventElapsedTime)
+    X(EventElapsedTime, "cuEventElapsedTime_v2", cuEventElapsedTime)   \
+    X(EventQuery, "cuEventQuery", cuEventQuery)                         \
+    X(MemAllocHost, "cuMemAllocHost_v2", cuMemAllocHost)                \
+    X(MemFreeHost, "cuMemFreeHost", cuMemFreeHost)                      \
+    X(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", cuMemcpyDtoHAsync)       \
+    X(MemsetD32Async, "cuMemsetD32Async", cuMemsetD32Async)             \
+    X(ModuleGetGlobal, "cuModuleGetGlobal_v2", cuModuleGetGlobal)
 
 #define RT_LT_FUNCS(X)                                                                      \
     X(Create, "cublasLtCreate", cublasLtCreate)                                             \

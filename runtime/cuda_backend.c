@@ -92,6 +92,8 @@ void rt_cuda_destroy(rt_cuda *c) {
         if (c->consts)
             for (uint32_t i = 0; i < c->e->n_constants; i++) rt_cuda_free(c, c->consts[i]);
         rt_cuda_free(c, c->workspace);
+        if (c->error_host) rt_cu.MemFreeHost(c->error_host);
+        if (c->error_event) rt_cu.EventDestroy(c->error_event);
         if (c->module) rt_cu.ModuleUnload(c->module);
     }
     free(c->fns);
@@ -191,6 +193,19 @@ symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc,
                                   e->kernel_names[k], need);
                 goto fail;
             }
+        }
+    }
+    if (c->module) { /* the error word of the generated kernels (sc_error), when the module has one */
+        size_t bytes = 0;
+        if (rt_cu.ModuleGetGlobal(&c->error_word, &bytes, c->module, "sc_error") != CUDA_SUCCESS || bytes < 8)
+            c->error_word = 0;
+        if (c->error_word) {
+            void *host = NULL;
+            if ((st = RT_CU(err, MemAllocHost, (&host, 8)))) goto fail;
+            c->error_host = host;
+            c->error_host[0] = c->error_host[1] = 0;
+            if ((st = RT_CU(err, EventCreate, (&c->error_event, CU_EVENT_DISABLE_TIMING)))) goto fail;
+            if ((st = RT_CU(err, MemsetD8, (c->error_word, 0, 8)))) goto fail;
         }
     }
     for (uint32_t i = 0; i < e->n_constants; i++) {
@@ -310,6 +325,7 @@ symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed,
     const rt_engine *e = c->e;
     symc_status st = rt_cu_enter(NULL, err);
     if (st) return st;
+    if ((st = rt_cuda_check_run(c, 0, err))) return st;
     if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
     for (uint32_t i = 0; i < e->n_steps; i++) {
         const rt_step *s = &e->steps[i];
@@ -335,7 +351,41 @@ symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed,
             return st;
         }
     }
+    /* what the kernels flagged comes back with the run; read at the next call */
+    if (c->error_word && !c->error_pending) {
+        if ((st = RT_CU(err, MemcpyDtoHAsync, (c->error_host, c->error_word, 8, stream))) ||
+            (st = RT_CU(err, EventRecord, (c->error_event, stream))))
+            return st;
+        c->error_pending = 1;
+    }
     return SYMC_OK;
+}
+
+symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err) {
+    if (!c || !c->error_word || !c->error_pending) return SYMC_OK;
+    symc_status st = rt_cu_enter(NULL, err);
+    if (st) return st;
+    if (wait) {
+        if ((st = RT_CU(err, EventSynchronize, (c->error_event)))) return st;
+    } else {
+        CUresult r = rt_cu.EventQuery(c->error_event);
+        if (r == CUDA_ERROR_NOT_READY) return SYMC_OK; /* still running: a later call reports it */
+        if (r != CUDA_SUCCESS) return RT_CU(err, EventQuery, (c->error_event));
+    }
+    c->error_pending = 0;
+    uint32_t code = c->error_host[0], node = c->error_host[1];
+    if (!code) return SYMC_OK;
+    c->error_host[0] = c->error_host[1] = 0;
+    if ((st = RT_CU(err, MemsetD8, (c->error_word, 0, 8)))) return st;
+    const rt_engine *e = c->e;
+    const char *name = node < e->n_nodes ? e->nodes[node].name : "?";
+    const char *what = code == 1 ? "an index was outside the range of its axis"
+                       : code == 2 ? "an integer was divided by zero"
+                                   : "a kernel reported bad data";
+    return symc_error_setf(err, SYMC_ERR_RANGE,
+                           "a run on this context read bad data at node '%s': %s; that run's outputs are invalid (the "
+                           "reference backend names the element)",
+                           name, what);
 }
 
 symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name, const void *ptr, size_t need,

@@ -68,6 +68,12 @@ symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed,
 /* Checks that ptr (a user's input or output, what = "input"/"output") is
  * device memory with at least `need` bytes from ptr to the end of its
  * allocation (cuMemGetAddressRange). */
+/* Bad data the kernels of an earlier run found (gather indices out of range,
+ * integer division by zero), which a kernel cannot stop on: wait = 0 reports
+ * it only when that run has finished (the next enqueue calls this); wait = 1
+ * waits for the last run first. The error names the node; the flag is then
+ * cleared. */
+symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err);
 symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name, const void *ptr, size_t need,
                                  symc_error *err);
 

@@ -38,6 +38,13 @@ struct rt_cuda {
     rt_gemm_state *gemm; /* NULL when the engine has no GEMM step */
     rt_conv_state *conv; /* NULL when the engine has no CONV step */
     rt_cuda_force force;
+    /* bad data a kernel found (an index out of range, an integer division by
+     * zero): the module's `sc_error` word pair {code, node}, copied after
+     * each run into pinned memory and read once `error_event` has passed */
+    CUdeviceptr error_word;
+    uint32_t *error_host;
+    CUevent error_event;
+    int error_pending;
 };
 
 /* Device memory through the user's allocator or cuMemAlloc (256-aligned). */

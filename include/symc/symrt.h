@@ -104,6 +104,14 @@ symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *p
  * returns. */
 symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err);
 
+/* Bad data that only shows while running (a gather index outside its axis,
+ * an integer division by zero): the reference backend refuses it in
+ * symrt_enqueue itself; a CUDA kernel cannot stop, so it flags the node and
+ * the flag is reported by the next symrt_enqueue on this context, or by this
+ * call, which waits for the last run. Either way the error names the node and
+ * that run's outputs must not be used. */
+symc_status symrt_context_check(symrt_context *c, symc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

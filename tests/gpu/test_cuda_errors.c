@@ -42,6 +42,54 @@ static uint8_t *build(const char *arch, int gpu, size_t *size) {
     return bytes;
 }
 
+/* g = gather(table, idx) along axis 0; q = a / b on i64: bad data only shows
+ * at run time (an index outside [-4, 4), a zero divisor) */
+static uint8_t *build_bad_data(size_t *size) {
+    symc_error err;
+    symc_module *m = symc_module_create("bad_data", &err);
+    symc_dim N;
+    symc_declare_symbol(m, "N", 1, 4, 16, 1, &N, &err);
+    float table_v[4 * 3];
+    for (int i = 0; i < 12; i++) table_v[i] = (float)i;
+    symc_tensor table, idx, g, a, b, q;
+    symc_add_constant(m, "table", SYMC_F32, 2, (int64_t[]){4, 3}, table_v, sizeof table_v, &table, &err);
+    symc_add_input(m, "idx", SYMC_I64, 1, &N, &idx, &err);
+    symc_add_input(m, "a", SYMC_I64, 1, &N, &a, &err);
+    symc_add_input(m, "b", SYMC_I64, 1, &N, &b, &err);
+    symc_attr ax = symc_attr_int("axis", 0);
+    symc_add_node(m, "gather", "g", (symc_tensor[]){table, idx}, 2, &ax, 1, &g, 1, &err);
+    symc_add_node(m, "div", "q", (symc_tensor[]){a, b}, 2, NULL, 0, &q, 1, &err);
+    symc_mark_output(m, g, &err);
+    symc_mark_output(m, q, &err);
+    CHECK_MSG(symc_module_infer_shapes(m, &err) == SYMC_OK, "%s", err.msg);
+    uint8_t *bytes = NULL;
+    CHECK_MSG(cg_build_engine(m, NULL, &bytes, size, &err) == SYMC_OK, "%s", err.msg);
+    symc_module_destroy(m);
+    return bytes;
+}
+
+/* Runs bad_data with the given indices and divisors; returns the status of
+ * symrt_context_check after the run. */
+static symc_status run_bad_data(const rt_cuda_driver_api *drv, symrt_context *c, const int64_t *idx,
+                                const int64_t *b, int check, symc_error *err) {
+    int64_t a[4] = {7, -7, 9, 12};
+    uint64_t d_idx, d_a, d_b, d_g, d_q;
+    drv->mem_alloc(&d_idx, 32), drv->mem_alloc(&d_a, 32), drv->mem_alloc(&d_b, 32);
+    drv->mem_alloc(&d_g, 4 * 3 * 4), drv->mem_alloc(&d_q, 32);
+    drv->memcpy_htod(d_idx, idx, 32), drv->memcpy_htod(d_a, a, 32), drv->memcpy_htod(d_b, b, 32);
+    symc_status st = SYMC_OK;
+    const char *names[5] = {"idx", "a", "b", "g", "q"};
+    uint64_t ptrs[5] = {d_idx, d_a, d_b, d_g, d_q};
+    size_t sizes[5] = {32, 32, 32, 48, 32};
+    for (int i = 0; i < 3 && !st; i++) st = symrt_set_input_shape(c, names[i], (int64_t[]){4}, 1, err);
+    for (int i = 0; i < 5 && !st; i++) st = symrt_set_tensor_address(c, names[i], (void *)(uintptr_t)ptrs[i], sizes[i], err);
+    if (!st) st = symrt_enqueue(c, NULL, err);
+    if (!st && check) st = symrt_context_check(c, err);
+    drv->ctx_synchronize();
+    for (int i = 0; i < 5; i++) drv->mem_free(ptrs[i]);
+    return st;
+}
+
 int main(void) {
     symc_error err;
     size_t size;
@@ -115,6 +163,32 @@ int main(void) {
     }
     CHECK_MSG(wrong == 0, "%d wrong elements after the refusals", wrong);
     symrt_context_destroy(c);
+
+    /* bad data found by kernels: reported by symrt_context_check, naming the node */
+    size_t bd_size;
+    uint8_t *bd_bytes = build_bad_data(&bd_size);
+    symrt_engine *bd;
+    CHECK_MSG(symrt_engine_load(bd_bytes, bd_size, &bd, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(symrt_context_create(bd, SYMRT_BACKEND_CUDA, NULL, &c, &err) == SYMC_OK, "%s", err.msg);
+    int64_t good_idx[4] = {0, 3, -1, -4}, good_b[4] = {2, 3, -4, 5}, bad_idx[4] = {0, 4, 1, 2}, zero_b[4] = {2, 0, 1, 1};
+    CHECK_MSG(run_bad_data(drv, c, good_idx, good_b, 1, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(run_bad_data(drv, c, bad_idx, good_b, 1, &err) == SYMC_ERR_RANGE);
+    printf("gather index 4 of 4: %s\n", err.msg);
+    CHECK_CONTAINS(err.msg, "node 'g'");
+    CHECK_CONTAINS(err.msg, "outside the range");
+    CHECK_MSG(run_bad_data(drv, c, good_idx, good_b, 1, &err) == SYMC_OK, "the flag must clear: %s", err.msg);
+    CHECK(run_bad_data(drv, c, good_idx, zero_b, 1, &err) == SYMC_ERR_RANGE);
+    printf("integer division by zero: %s\n", err.msg);
+    CHECK_CONTAINS(err.msg, "node 'q'");
+    CHECK_CONTAINS(err.msg, "divided by zero");
+    /* without an explicit check, the next enqueue reports it */
+    CHECK_MSG(run_bad_data(drv, c, bad_idx, good_b, 0, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(run_bad_data(drv, c, good_idx, good_b, 0, &err) == SYMC_ERR_RANGE);
+    CHECK_CONTAINS(err.msg, "node 'g'");
+    CHECK_MSG(run_bad_data(drv, c, good_idx, good_b, 1, &err) == SYMC_OK, "%s", err.msg);
+    symrt_context_destroy(c);
+    symrt_engine_destroy(bd);
+    free(bd_bytes);
 
     /* an engine for a newer GPU than this one */
     size_t size100;
