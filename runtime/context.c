@@ -25,6 +25,7 @@
 
 #include "runtime/cuda_backend.h"
 #include "runtime/engine.h"
+#include "runtime/plan.h"
 #include "runtime/ref_kernels.h"
 #include "symc/symrt.h"
 
@@ -44,6 +45,7 @@ struct symrt_context {
     int planned;   /* the workspace is laid out for them */
     void **addr;  /* per tensor: user address (inputs/outputs) */
     size_t *size; /* per tensor: user buffer size */
+    rt_lifetimes lifetimes; /* reference backend: per tensor, over the nodes */
     uint8_t *workspace;
     size_t workspace_size;
     size_t *offset; /* per tensor: offset in the workspace, SIZE_MAX if not there */
@@ -154,6 +156,7 @@ static void default_free(void *ctx, void *p) {
 void symrt_context_destroy(symrt_context *c) {
     if (!c) return;
     rt_cuda_destroy(c->cuda);
+    rt_lifetimes_free(&c->lifetimes);
     if (c->workspace) c->alloc.free(c->alloc.ctx, c->workspace);
     free(c->sym_values);
     free(c->slots);
@@ -199,6 +202,13 @@ symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, c
         !c->scratch_attrs || !c->scratch_ints) {
         symrt_context_destroy(c);
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
+    }
+    if (backend == SYMRT_BACKEND_REF) {
+        symc_status st = rt_lifetimes_compute(e, RT_SCHEDULE_NODES, &c->lifetimes, err);
+        if (st) {
+            symrt_context_destroy(c);
+            return st;
+        }
     }
     if (backend == SYMRT_BACKEND_CUDA) {
         /* the allocator, if any, hands out device memory */
@@ -382,21 +392,13 @@ static size_t tensor_bytes(const symrt_context *c, const rt_tensor *t) {
     return n;
 }
 
-/* Lays intermediates out in the workspace (64-byte aligned), growing it when
+/* Lays intermediates out in the workspace (64-byte aligned, tensors whose
+ * lifetimes do not overlap share memory: runtime/plan.h), growing it when
  * this shape needs more than any before. */
 static symc_status plan_workspace(symrt_context *c, symc_error *err) {
-    const rt_engine *e = c->e;
     size_t total = 0;
-    for (uint32_t i = 0; i < e->n_tensors; i++) {
-        const rt_tensor *t = &e->tensors[i];
-        c->offset[i] = SIZE_MAX;
-        if (t->constant != RT_NONE || rt_engine_is_io(e, i)) continue;
-        size_t n = tensor_bytes(c, t);
-        if (n == SIZE_MAX || total > SIZE_MAX - n - 64)
-            return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large for this machine", t->name);
-        c->offset[i] = total;
-        total += (n + 63) & ~(size_t)63;
-    }
+    symc_status st = rt_plan_layout(c->e, &c->lifetimes, c->slots, 64, c->offset, &total, err);
+    if (st) return st;
     if (total > c->workspace_size) {
         void *w = c->alloc.alloc(c->alloc.ctx, total, 64);
         if (!w) return symc_error_setf(err, SYMC_ERR_NOMEM, "cannot allocate %zu bytes of activation memory", total);

@@ -96,6 +96,7 @@ void rt_cuda_destroy(rt_cuda *c) {
         if (c->error_event) rt_cu.EventDestroy(c->error_event);
         if (c->module) rt_cu.ModuleUnload(c->module);
     }
+    rt_lifetimes_free(&c->lifetimes);
     free(c->fns);
     free(c->consts);
     free(c->ptr);
@@ -223,6 +224,7 @@ symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc,
     }
     if (has_gemm && (st = rt_gemm_create(c, err))) goto fail;
     if (has_conv && (st = rt_conv_create(c, err))) goto fail;
+    if ((st = rt_lifetimes_compute(e, RT_SCHEDULE_STEPS, &c->lifetimes, err))) goto fail;
     *out = c;
     return SYMC_OK;
 fail:
@@ -232,22 +234,10 @@ fail:
 
 /* ---- enqueue ------------------------------------------------------------------- */
 
-static uint32_t alias_root(const rt_engine *e, uint32_t t) {
-    return e->n_aliases && e->aliases[t] != RT_NONE ? e->aliases[t] : t;
-}
-
 static symc_status plan_workspace(rt_cuda *c, const int64_t *slots, symc_error *err) {
-    const rt_engine *e = c->e;
     size_t total = 0;
-    for (uint32_t i = 0; i < e->n_tensors; i++) {
-        c->offset[i] = SIZE_MAX;
-        if (e->tensors[i].constant != RT_NONE || rt_engine_is_io(e, i) || alias_root(e, i) != i) continue;
-        size_t n = rt_cuda_tensor_bytes(e, slots, i);
-        if (n == SIZE_MAX || total > SIZE_MAX - n - RT_CUDA_ALIGN)
-            return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large for this machine", e->tensors[i].name);
-        c->offset[i] = total;
-        total += (n + RT_CUDA_ALIGN - 1) & ~(size_t)(RT_CUDA_ALIGN - 1);
-    }
+    symc_status st0 = rt_plan_layout(c->e, &c->lifetimes, slots, RT_CUDA_ALIGN, c->offset, &total, err);
+    if (st0) return st0;
     if (total > c->workspace_size) {
         symc_status st;
         if (c->workspace) {
@@ -281,7 +271,7 @@ symc_status rt_cuda_bind(rt_cuda *c, const int64_t *slots, int shape_changed, vo
     }
     /* aliases never chain (the decoder checks), so one pass suffices */
     for (uint32_t t = 0; t < e->n_tensors; t++)
-        if (alias_root(e, t) != t) c->ptr[t] = c->ptr[alias_root(e, t)];
+        if (rt_storage_of(e, t) != t) c->ptr[t] = c->ptr[rt_storage_of(e, t)];
     return SYMC_OK;
 }
 

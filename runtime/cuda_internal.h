@@ -9,6 +9,7 @@
 
 #include "runtime/cuda_api.h"
 #include "runtime/cuda_backend.h"
+#include "runtime/plan.h"
 
 typedef struct rt_gemm_state rt_gemm_state; /* cuda_gemm.c */
 typedef struct rt_conv_state rt_conv_state; /* cuda_conv.c */
@@ -34,6 +35,7 @@ struct rt_cuda {
     uint32_t max_args;
     CUdeviceptr workspace;
     size_t workspace_size;
+    rt_lifetimes lifetimes; /* per tensor, over the steps (runtime/plan.h) */
     int planned;
     rt_gemm_state *gemm; /* NULL when the engine has no GEMM step */
     rt_conv_state *conv; /* NULL when the engine has no CONV step */

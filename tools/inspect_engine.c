@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "runtime/engine.h"
+#include "runtime/plan.h"
 #include "runtime/ref_kernels.h"
 #include "tools/inspect_engine.h"
 
@@ -111,17 +112,35 @@ int symc_inspect_engine(const char *path, int show_source) {
     }
     printf("run-time guards: %u\n", e->n_guards);
     for (uint32_t g = 0; g < e->n_guards; g++) printf("  %s\n", e->guards[g].message);
-    /* activation memory: every tensor with its own workspace storage */
-    uint64_t act[3] = {0}, weights = 0;
-    for (uint32_t i = 0; i < e->n_tensors; i++) {
-        const rt_tensor *t = &e->tensors[i];
-        if (t->constant != RT_NONE) continue;
-        if (rt_engine_is_io(e, i) || (e->n_aliases && e->aliases[i] != RT_NONE)) continue;
-        for (int l = 0; l < 3; l++) act[l] += (tensor_bytes(t, slots[l]) + 255) / 256 * 256;
-    }
+    /* activation memory: the runtime's own plan (liveness, shared storage)
+     * for the backend this engine runs on, against no reuse at all */
+    uint64_t weights = 0;
     for (uint32_t c = 0; c < e->n_constants; c++) weights += e->constants[c].size;
-    printf("memory: weights %" PRIu64 " bytes; activations (no reuse yet) %" PRIu64 " | %" PRIu64 " | %" PRIu64
-           " bytes at min | opt | max\n", weights, act[0], act[1], act[2]);
+    rt_lifetimes lt;
+    size_t *offset = calloc(e->n_tensors + 1, sizeof *offset);
+    rt_schedule sched = e->n_steps ? RT_SCHEDULE_STEPS : RT_SCHEDULE_NODES;
+    if (!offset || rt_lifetimes_compute(e, sched, &lt, &err)) {
+        free(offset);
+        fprintf(stderr, "symc: %s: planning memory: %s\n", path, err.msg);
+        rc = 1;
+        goto done;
+    }
+    size_t peak[3] = {0};
+    uint64_t flat[3] = {0};
+    for (int l = 0; l < 3 && !rc; l++) {
+        if (rt_plan_layout(e, &lt, slots[l], 256, offset, &peak[l], &err)) {
+            fprintf(stderr, "symc: %s: planning memory at %s: %s\n", path, level_name[l], err.msg);
+            rc = 1;
+        }
+        for (uint32_t i = 0; i < e->n_tensors; i++)
+            if (lt.first[i] != RT_NONE) flat[l] += (tensor_bytes(&e->tensors[i], slots[l]) + 255) / 256 * 256;
+    }
+    rt_lifetimes_free(&lt);
+    free(offset);
+    if (rc) goto done;
+    printf("memory (%s backend plan): weights %" PRIu64 " bytes; activation workspace %zu | %zu | %zu bytes at min | "
+           "opt | max (%" PRIu64 " | %" PRIu64 " | %" PRIu64 " without reuse)\n",
+           e->n_steps ? "CUDA" : "reference", weights, peak[0], peak[1], peak[2], flat[0], flat[1], flat[2]);
     if (e->n_steps) printf("steps (%u, in order):\n", e->n_steps);
     for (uint32_t i = 0; i < e->n_steps; i++) {
         const rt_step *s = &e->steps[i];
