@@ -72,9 +72,9 @@ symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out,
     return SYMC_OK;
 }
 
-symc_status symrt_engine_load_file(const char *path, symrt_engine **out, symc_error *err) {
-    if (!path || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_engine_load_file: NULL argument");
-    *out = NULL;
+symc_status rt_read_file(const char *path, uint8_t **bytes, size_t *size, symc_error *err) {
+    *bytes = NULL;
+    *size = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s'", path);
     uint8_t *buf = NULL;
@@ -100,7 +100,19 @@ symc_status symrt_engine_load_file(const char *path, symrt_engine **out, symc_er
         free(buf);
         return symc_error_setf(err, SYMC_ERR_IO, "cannot read '%s'", path);
     }
-    symc_status st = symrt_engine_load(buf, n, out, err);
+    *bytes = buf;
+    *size = n;
+    return SYMC_OK;
+}
+
+symc_status symrt_engine_load_file(const char *path, symrt_engine **out, symc_error *err) {
+    if (!path || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_engine_load_file: NULL argument");
+    *out = NULL;
+    uint8_t *buf;
+    size_t n;
+    symc_status st = rt_read_file(path, &buf, &n, err);
+    if (st) return st;
+    st = symrt_engine_load(buf, n, out, err);
     free(buf);
     if (st) symc_error_prefix(err, "%s", path);
     return st;

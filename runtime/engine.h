@@ -181,6 +181,9 @@ static inline int rt_engine_is_io(const rt_engine *e, uint32_t t) {
  * for the engine fuzzer, which mutates the FlatBuffer and re-seals it. */
 uint64_t rt_engine_checksum(const uint8_t *bytes, size_t size);
 
+/* A whole file into malloc'd bytes (for engines; used by symrt and the tools). */
+symc_status rt_read_file(const char *path, uint8_t **bytes, size_t *size, symc_error *err);
+
 /* Encodes an engine (malloc'd bytes; free() them). */
 symc_status rt_engine_encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error *err);
 /* Decodes and checks untrusted bytes. The engine keeps its own copy of

@@ -40,31 +40,13 @@ static uint64_t tensor_bytes(const rt_tensor *t, const int64_t *slots) {
 static const char *tname(const rt_engine *e, uint32_t t) { return t == RT_NONE ? "-" : e->tensors[t].name; }
 
 int symc_inspect_engine(const char *path, int show_source) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "symc: cannot open '%s'\n", path);
+    symc_error err;
+    uint8_t *buf;
+    size_t n;
+    if (rt_read_file(path, &buf, &n, &err)) {
+        fprintf(stderr, "symc: %s\n", err.msg);
         return 1;
     }
-    uint8_t *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 1 << 20;
-            uint8_t *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                fprintf(stderr, "symc: out of memory reading '%s'\n", path);
-                return 1;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (!r) break;
-    }
-    fclose(f);
-    symc_error err;
     rt_engine *e;
     if (rt_engine_decode(buf, n, &e, &err)) {
         free(buf);
