@@ -520,3 +520,9 @@ symc_status symrt_context_check(symrt_context *c, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_check: NULL context");
     return c->cuda ? rt_cuda_check_run(c->cuda, 1, err) : SYMC_OK;
 }
+
+symc_status symrt_context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
+    if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_set_cuda_graphs: NULL context");
+    if (c->cuda) rt_cuda_set_graphs(c->cuda, enable);
+    return SYMC_OK;
+}

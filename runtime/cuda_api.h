@@ -62,7 +62,13 @@
     X(MemFreeHost, "cuMemFreeHost", cuMemFreeHost)                      \
     X(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", cuMemcpyDtoHAsync)       \
     X(MemsetD32Async, "cuMemsetD32Async", cuMemsetD32Async)             \
-    X(ModuleGetGlobal, "cuModuleGetGlobal_v2", cuModuleGetGlobal)
+    X(ModuleGetGlobal, "cuModuleGetGlobal_v2", cuModuleGetGlobal)       \
+    X(StreamBeginCapture, "cuStreamBeginCapture_v2", cuStreamBeginCapture) \
+    X(StreamEndCapture, "cuStreamEndCapture", cuStreamEndCapture)       \
+    X(GraphInstantiate, "cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags) \
+    X(GraphLaunch, "cuGraphLaunch", cuGraphLaunch)                      \
+    X(GraphExecDestroy, "cuGraphExecDestroy", cuGraphExecDestroy)       \
+    X(GraphDestroy, "cuGraphDestroy", cuGraphDestroy)
 
 #define RT_LT_FUNCS(X)                                                                      \
     X(Create, "cublasLtCreate", cublasLtCreate)                                             \

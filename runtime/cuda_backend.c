@@ -92,11 +92,15 @@ void rt_cuda_destroy(rt_cuda *c) {
         if (c->consts)
             for (uint32_t i = 0; i < c->e->n_constants; i++) rt_cuda_free(c, c->consts[i]);
         rt_cuda_free(c, c->workspace);
+        for (uint32_t i = 0; i < c->n_graphs; i++)
+            if (c->graph_cache[i].exec) rt_cu.GraphExecDestroy(c->graph_cache[i].exec);
         if (c->error_host) rt_cu.MemFreeHost(c->error_host);
         if (c->error_event) rt_cu.EventDestroy(c->error_event);
         if (c->module) rt_cu.ModuleUnload(c->module);
     }
     rt_lifetimes_free(&c->lifetimes);
+    for (uint32_t i = 0; i < c->n_graphs; i++) free(c->graph_cache[i].key);
+    free(c->graph_cache);
     free(c->fns);
     free(c->consts);
     free(c->ptr);
@@ -249,6 +253,7 @@ static symc_status plan_workspace(rt_cuda *c, const int64_t *slots, symc_error *
         }
         if ((st = rt_cuda_alloc(c, total, &c->workspace, "the activation workspace", err))) return st;
         c->workspace_size = total;
+        c->memory_gen++;
     }
     return SYMC_OK;
 }
@@ -307,16 +312,36 @@ static symc_status run_copy(rt_cuda *c, const rt_step *s, const int64_t *slots, 
     return st;
 }
 
+static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err);
+static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err);
+
 symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
                             const size_t *size, void *stream_, symc_error *err) {
     (void)size; /* checked by the caller against the shapes and the allocations */
     if (!c || !slots) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_enqueue: NULL argument");
     CUstream stream = (CUstream)stream_;
-    const rt_engine *e = c->e;
     symc_status st = rt_cu_enter(NULL, err);
     if (st) return st;
     if ((st = rt_cuda_check_run(c, 0, err))) return st;
     if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
+    if (c->graphs && !c->graphs_broken && stream) st = run_graph(c, slots, addr, stream, err);
+    else st = run_steps(c, slots, addr, stream, err);
+    if (st) return st;
+    /* what the kernels flagged comes back with the run; read at the next call */
+    if (c->error_word && !c->error_pending) {
+        if ((st = RT_CU(err, MemcpyDtoHAsync, (c->error_host, c->error_word, 8, stream))) ||
+            (st = RT_CU(err, EventRecord, (c->error_event, stream))))
+            return st;
+        c->error_pending = 1;
+    }
+    return SYMC_OK;
+}
+
+/* Every step in order, then outputs that live elsewhere copied into the
+ * caller's buffers: what a graph captures. */
+static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err) {
+    const rt_engine *e = c->e;
+    symc_status st;
     for (uint32_t i = 0; i < e->n_steps; i++) {
         const rt_step *s = &e->steps[i];
         switch ((rt_step_kind)s->kind) {
@@ -341,14 +366,76 @@ symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed,
             return st;
         }
     }
-    /* what the kernels flagged comes back with the run; read at the next call */
-    if (c->error_word && !c->error_pending) {
-        if ((st = RT_CU(err, MemcpyDtoHAsync, (c->error_host, c->error_word, 8, stream))) ||
-            (st = RT_CU(err, EventRecord, (c->error_event, stream))))
-            return st;
-        c->error_pending = 1;
-    }
     return SYMC_OK;
+}
+
+static uint64_t hash_words(const uint64_t *w, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ w[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The graph for this key: replayed when captured, captured on the second
+ * sight, run plainly on the first. A capture that fails (a library call that
+ * cannot be captured) turns graphs off for this context and runs plainly. */
+static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err) {
+    const rt_engine *e = c->e;
+    size_t len = (size_t)e->num_slots + e->n_tensors + 2;
+    uint64_t *key = malloc(len * sizeof *key);
+    if (!key) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory keying a CUDA graph");
+    for (uint32_t i = 0; i < e->num_slots; i++) key[i] = (uint64_t)slots[i];
+    for (uint32_t t = 0; t < e->n_tensors; t++) key[e->num_slots + t] = (uint64_t)c->ptr[t];
+    key[len - 2] = (uint64_t)(uintptr_t)stream;
+    key[len - 1] = c->memory_gen;
+    uint64_t h = hash_words(key, len);
+    rt_graph_entry *g = NULL;
+    for (uint32_t i = 0; i < c->n_graphs && !g; i++)
+        if (c->graph_cache[i].hash == h && c->graph_cache[i].key_len == len &&
+            !memcmp(c->graph_cache[i].key, key, len * sizeof *key))
+            g = &c->graph_cache[i];
+    c->graph_clock++;
+    if (g) {
+        free(key);
+        g->used = c->graph_clock;
+        if (g->captured) return RT_CU(err, GraphLaunch, (g->exec, stream));
+        /* second sight: capture, instantiate, launch */
+        symc_status st = RT_CU(err, StreamBeginCapture, (stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+        if (st) goto broken;
+        symc_status run = run_steps(c, slots, addr, stream, err);
+        CUgraph graph = NULL;
+        CUresult end = rt_cu.StreamEndCapture(stream, &graph);
+        if (run || end != CUDA_SUCCESS || !graph) {
+            if (graph) rt_cu.GraphDestroy(graph);
+            goto broken;
+        }
+        CUresult inst = rt_cu.GraphInstantiate(&g->exec, graph, 0);
+        rt_cu.GraphDestroy(graph);
+        if (inst != CUDA_SUCCESS) goto broken;
+        g->captured = 1;
+        return RT_CU(err, GraphLaunch, (g->exec, stream));
+    broken:
+        c->graphs_broken = 1;
+        return run_steps(c, slots, addr, stream, err);
+    }
+    /* first sight: remember the key (evicting the least recently used) */
+    if (!c->graph_cache && !(c->graph_cache = calloc(RT_GRAPH_CACHE, sizeof *c->graph_cache))) {
+        free(key);
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the CUDA graph cache");
+    }
+    if (c->n_graphs < RT_GRAPH_CACHE) g = &c->graph_cache[c->n_graphs++];
+    else {
+        g = &c->graph_cache[0];
+        for (uint32_t i = 1; i < c->n_graphs; i++)
+            if (c->graph_cache[i].used < g->used) g = &c->graph_cache[i];
+        if (g->exec) rt_cu.GraphExecDestroy(g->exec);
+        free(g->key);
+    }
+    *g = (rt_graph_entry){h, key, len, NULL, 0, c->graph_clock};
+    return run_steps(c, slots, addr, stream, err);
+}
+
+void rt_cuda_set_graphs(rt_cuda *c, int on) {
+    if (c) c->graphs = on != 0;
 }
 
 symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err) {

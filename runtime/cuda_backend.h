@@ -68,6 +68,8 @@ symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed,
 /* Checks that ptr (a user's input or output, what = "input"/"output") is
  * device memory with at least `need` bytes from ptr to the end of its
  * allocation (cuMemGetAddressRange). */
+/* CUDA graphs per shape key (off by default): see symrt_context_set_cuda_graphs. */
+void rt_cuda_set_graphs(rt_cuda *c, int on);
 /* Bad data the kernels of an earlier run found (gather indices out of range,
  * integer division by zero), which a kernel cannot stop on: wait = 0 reports
  * it only when that run has finished (the next enqueue calls this); wait = 1

@@ -301,6 +301,7 @@ static symc_status ensure_ws(rt_cuda *c, size_t need, symc_error *err) {
     }
     if ((st = rt_cuda_alloc(c, need, &g->ws, "the cuDNN workspace", err))) return st;
     g->ws_size = need;
+    c->memory_gen++; /* captured graphs that used the old workspace are stale */
     return SYMC_OK;
 }
 

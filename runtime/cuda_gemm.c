@@ -423,7 +423,10 @@ static symc_status find_entry(rt_cuda *c, uint32_t step, const gemm_problem *p, 
 static symc_status ensure_buffers(rt_cuda *c, const gemm_problem *p, int k0, symc_error *err) {
     rt_gemm_state *g = c->gemm;
     symc_status st;
-    if (!g->ws && (st = rt_cuda_alloc(c, GEMM_WORKSPACE, &g->ws, "the cuBLASLt workspace", err))) return st;
+    if (!g->ws) {
+        if ((st = rt_cuda_alloc(c, GEMM_WORKSPACE, &g->ws, "the cuBLASLt workspace", err))) return st;
+        c->memory_gen++;
+    }
     if (k0) {
         size_t need = (size_t)(p->m > p->n ? p->m : p->n) * p->esize;
         if (need > g->zeros_size) {

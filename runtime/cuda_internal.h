@@ -43,11 +43,32 @@ struct rt_cuda {
     /* bad data a kernel found (an index out of range, an integer division by
      * zero): the module's `sc_error` word pair {code, node}, copied after
      * each run into pinned memory and read once `error_event` has passed */
+    /* CUDA graphs (opt-in): one instantiated graph per key = the slots, the
+     * pointer of every tensor, the stream and the memory generation; a key is
+     * captured the second time it is seen (the first run sizes every
+     * workspace and fills the library caches, none of which may happen
+     * inside a capture) */
+    int graphs;              /* enabled */
+    int graphs_broken;       /* a capture failed: plain launches from now on */
+    uint64_t memory_gen;     /* bumped whenever a workspace is reallocated */
+    struct rt_graph_entry *graph_cache;
+    uint32_t n_graphs;
+    uint64_t graph_clock;
     CUdeviceptr error_word;
     uint32_t *error_host;
     CUevent error_event;
     int error_pending;
 };
+
+#define RT_GRAPH_CACHE 8
+typedef struct rt_graph_entry {
+    uint64_t hash;
+    uint64_t *key; /* slots, then tensor pointers, then stream and memory generation */
+    size_t key_len;
+    CUgraphExec exec;
+    int captured;  /* 0: seen once, run plainly */
+    uint64_t used; /* for least-recently-used eviction */
+} rt_graph_entry;
 
 /* Device memory through the user's allocator or cuMemAlloc (256-aligned). */
 symc_status rt_cuda_alloc(rt_cuda *c, size_t bytes, CUdeviceptr *p, const char *what, symc_error *err);

@@ -546,6 +546,8 @@ static void b_help(void) {
            "             ref: the CPU reference backend, host time only\n"
            "  --iters    timed runs per point (default 100 on cuda, 5 on ref)\n"
            "  --warmup   untimed runs first (default 10 on cuda, 1 on ref)\n"
+           "  --graphs   CUDA graphs: each shape and buffer set is captured once and\n"
+           "             replayed (symrt_context_set_cuda_graphs)\n"
            "  --rotate   buffer sets rotated per run (default on cuda: enough to pass\n"
            "             128 MiB, at most 8, so small inputs do not live in L2; ref: 1)\n"
            "  --json     writes every number (p50/p90/p99/mean/min ms, host_us, first_us,\n"
@@ -556,7 +558,7 @@ static void b_help(void) {
 int symc_cmd_bench(int argc, char **argv) {
     const char *engine = NULL, *backend = "cuda", *json = NULL;
     const char *shapes[B_MAX_IO], *points[B_MAX_POINTS];
-    int n_shapes = 0, n_points = 0, sweep = 0, quiet = 0;
+    int n_shapes = 0, n_points = 0, sweep = 0, quiet = 0, graphs = 0;
     long iters = -1, warmup = -1, rotate = 0;
     uint64_t seed = 1;
     for (int i = 0; i < argc; i++) {
@@ -567,6 +569,7 @@ int symc_cmd_bench(int argc, char **argv) {
         }
         if (!strcmp(argv[i], "--sweep")) sweep = 1;
         else if (!strcmp(argv[i], "--quiet")) quiet = 1;
+        else if (!strcmp(argv[i], "--graphs")) graphs = 1;
         else if ((v = b_flag(argc, argv, &i, "--shapes"))) {
             if (n_shapes == B_MAX_IO) return b_usage("too many --shapes");
             shapes[n_shapes++] = v;
@@ -669,6 +672,7 @@ int symc_cmd_bench(int argc, char **argv) {
         device = run.drv->device_name;
     }
     if (symrt_context_create(e, be, NULL, &c, &err)) goto fail;
+    if (graphs && symrt_context_set_cuda_graphs(c, 1, &err)) goto fail;
     if (run.drv) {
         int cu = run.drv->stream_create(&run.stream, 1 /* CU_STREAM_NON_BLOCKING */);
         if (cu) {

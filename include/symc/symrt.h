@@ -112,6 +112,15 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err);
  * that run's outputs must not be used. */
 symc_status symrt_context_check(symrt_context *c, symc_error *err);
 
+/* CUDA graphs (CUDA backend, off by default): each distinct key (input
+ * shapes, tensor addresses, stream) is run plainly the first time, captured
+ * into a graph the second time and replayed from then on, so a small shape
+ * costs one graph launch instead of one launch per kernel. Up to 8 keys per
+ * context are kept. Needs a stream other than the legacy default (NULL); if
+ * a capture fails the context goes on without graphs. No-op on the
+ * reference backend. */
+symc_status symrt_context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

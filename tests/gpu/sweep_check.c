@@ -10,8 +10,10 @@
  * run, so an element no kernel wrote shows; floats must match with
  * ||cuda - ref||_2 / ||ref||_2 < TOL and the same NaN/Inf pattern, integers
  * and booleans exactly. The engine is loaded and its module compiled once:
- * nothing is rebuilt between points. Prints one line per output and point;
- * exit 1 on any mismatch or error. */
+ * nothing is rebuilt between points. With SYMC_GPU_GRAPHS=1 the CUDA context
+ * uses CUDA graphs and each point runs twice more (captured, then replayed),
+ * poisoned each time, and must give bit-identical outputs. Prints one line
+ * per output and point; exit 1 on any mismatch or error. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -50,6 +52,11 @@ int main(int argc, char **argv) {
     const rt_cuda_driver_api *drv;
     if (symrt_engine_load_file(argv[1], &e, &err) || symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &ref, &err) ||
         symrt_context_create(e, SYMRT_BACKEND_CUDA, NULL, &gpu, &err) || !(drv = rt_cuda_driver(&err))) {
+        fprintf(stderr, "sweep_check: %s\n", err.msg);
+        return 1;
+    }
+    int graphs = getenv("SYMC_GPU_GRAPHS") && atoi(getenv("SYMC_GPU_GRAPHS"));
+    if (graphs && symrt_context_set_cuda_graphs(gpu, 1, &err)) {
         fprintf(stderr, "sweep_check: %s\n", err.msg);
         return 1;
     }
@@ -164,6 +171,22 @@ int main(int argc, char **argv) {
                    "integer mismatches %zu\n",
                    pass ? "PASS" : "FAIL", argv[1], dir, info.name, n, rel, maxabs, pattern, mism);
             if (!pass) failures++;
+        }
+        /* graphs: the capture and a replay must reproduce the plain run */
+        for (int rep = 0; graphs && ok && rep < 2; rep++) {
+            for (uint32_t o = 0; o < no && ok; o++)
+                if (drv->memset_d8(dev[MAX_IO + o], 0xff, out_bytes[o] ? out_bytes[o] : 1)) ok = 0;
+            if (ok && (symrt_enqueue(gpu, stream, &err) || drv->stream_synchronize(stream))) ok = 0;
+            size_t diff = 0;
+            for (uint32_t o = 0; o < no && ok; o++) {
+                void *again = malloc(out_bytes[o] ? out_bytes[o] : 1);
+                if (!again || drv->memcpy_dtoh(again, dev[MAX_IO + o], out_bytes[o])) ok = 0;
+                else if (memcmp(again, dev_out_host[o], out_bytes[o])) diff++;
+                free(again);
+            }
+            printf("%s %s %s graph %s: %zu outputs differ from the plain run\n", ok && !diff ? "PASS" : "FAIL", argv[1],
+                   dir, rep ? "replay" : "capture", diff);
+            if (!ok || diff) failures++;
         }
         for (uint32_t i = 0; i < ni; i++) free(in[i].data);
         for (uint32_t o = 0; o < no; o++) free(host_out[o]), free(dev_out_host[o]);
