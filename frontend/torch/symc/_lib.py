@@ -124,6 +124,7 @@ def _declare(L):
         "symrt_get_tensor_shape": (S, [P, ctypes.c_char_p, ctypes.POINTER(I64), ctypes.POINTER(I32), E]),
         "symrt_set_tensor_address": (S, [P, ctypes.c_char_p, P, SZ, E]),
         "symrt_enqueue": (S, [P, P, E]),
+        "symrt_context_set_cuda_graphs": (S, [P, ctypes.c_int, E]),
     }
     for name, (res, args) in sig.items():
         try:

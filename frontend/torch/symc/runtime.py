@@ -11,6 +11,7 @@ the output shapes, allocates outputs with torch.empty and enqueues. One
 context per backend per module, created lazily and guarded by a lock.
 """
 import ctypes
+import os
 import threading
 
 import torch
@@ -72,6 +73,11 @@ class Context:
         check(self._L.symrt_context_create(engine._h, backend, None, ctypes.byref(h), ctypes.byref(err)),
               err, f"creating a {name} context for {engine.path}")
         self._h = h
+        # CUDA graphs per shape key (issue 7: on in the Python module; SYMC_CUDA_GRAPHS=0 turns them
+        # off). They apply on a non-default stream; torch's caching allocator tends to hand the same
+        # addresses back for the same shapes, so steady-state loops replay one graph per shape.
+        if backend == _lib.BACKEND_CUDA and os.environ.get("SYMC_CUDA_GRAPHS", "1") != "0":
+            check(self._L.symrt_context_set_cuda_graphs(h, 1, ctypes.byref(err)), err)
 
     def run(self, tensors, stream=None):
         L, err = self._L, _lib.Error()
