@@ -38,7 +38,8 @@ typedef struct cg_cuda {
     uint32_t *consumer;    /* per tensor: the last consumer node (the only one when n_consumers == 1) */
     uint8_t *is_output;    /* per tensor: a graph output */
     uint8_t *covered;      /* per node: computed by another node's step (fused) */
-    uint8_t *inlined;      /* per node: an elementwise node computed inside its consumer's kernel */
+    uint8_t *inlined;      /* per node: an elementwise node computed inside its consumer's kernel
+                              (an elementwise group, or a row kernel reading its input) */
 } cg_cuda;
 
 /* tensor t has exactly one consumer node and is not a graph output, so the
@@ -127,9 +128,21 @@ int cg_is_elementwise(ir_op op);
 /* cuda_emit_elementwise.c: the fused group rooted at `root`; batch_norm */
 symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root);
 symc_status cg_emit_batch_norm(cg_cuda *c, uint32_t node);
+/* the group rooted at `root` has at most max_leaves leaf tensors (and is not
+ * too large to emit) */
+int cg_group_fits(cg_cuda *c, uint32_t root, uint32_t max_leaves);
+/* Declares `const T <name>` holding element `idx` (a flat index, text) of
+ * tensor t: computed by its inlined elementwise group when t's producer is
+ * inlined, else loaded. Emits code into k's body. */
+symc_status cg_emit_value(cg_kw *k, uint32_t t, const char *idx, const char *name);
+/* appends "; its input computed inline: <nodes>" when t's producer is inlined */
+void cg_describe_inlined(cg_cuda *c, uint32_t t, cg_str *out);
 /* broadcast copy of tensor `src` into `dst` (dst's shape), e.g. gemm's C */
 symc_status cg_emit_broadcast_copy(cg_cuda *c, uint32_t node, uint32_t src, uint32_t dst);
-/* cuda_emit_reduce.c */
+/* cuda_emit_reduce.c. cg_row_kernel: the node's kernel is one block per
+ * contiguous row of its data input in[0], read through cg_emit_value, so an
+ * elementwise producer can be inlined into it. */
+int cg_row_kernel(cg_cuda *c, uint32_t node);
 symc_status cg_emit_reduce(cg_cuda *c, uint32_t node);
 symc_status cg_emit_softmax(cg_cuda *c, uint32_t node);
 symc_status cg_emit_norm(cg_cuda *c, uint32_t node);

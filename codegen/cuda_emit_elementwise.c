@@ -10,7 +10,16 @@
  * local named after its output tensor (v<index>), in node order, which is a
  * topological order. Values compute in the output dtype's own C type, float
  * in fp32 with the fp32 math functions (the reference computes in f64 and
- * rounds once; the difference is a few ulp). */
+ * rounds once; the difference is a few ulp).
+ *
+ * A group whose root is itself inlined feeds a row kernel (softmax, a norm,
+ * a row reduction): cg_emit_value writes the same per-element code inside
+ * that kernel's loops, at the flat index the kernel reads, so the group's
+ * output is never stored. When every leaf is either the output's own shape
+ * (f32) or a scalar, the output is f32 and its element count is provably a
+ * multiple of 4, the kernel moves float4s: one work item per 4 elements, the
+ * group's code once per lane. Pointers from the caller need not be 16-byte
+ * aligned, so the kernel tests them and falls back to the scalar loop. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,57 +201,182 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     return SYMC_OK;
 }
 
-/* `const T v<t> = t<t>[off];` for a leaf */
-static void load_leaf(cg_kw *k, uint32_t t, const char *off) {
-    symc_dtype dt = k->c->m->tensors[t].dtype;
-    char ld[96];
-    cg_load(ld, sizeof ld, dt, kw_in(k, t), off);
-    kw_body(k, "        const %s v%u = %s;\n", cg_ctype(dt), t, ld);
+/* The group of `root` with its nodes in node (topological) order. */
+static symc_status group_of(cg_cuda *c, uint32_t root, group *g) {
+    memset(g, 0, sizeof *g);
+    collect(c, root, g);
+    if (g->overflow) return cg_fail(c, root, SYMC_ERR_UNSUPPORTED, "the fused elementwise group is too large");
+    qsort(g->nodes, g->n_nodes, sizeof g->nodes[0], cmp_u32);
+    for (uint32_t i = 0; i < g->n_leaves; i++) {
+        symc_status st = cg_check_dtype(c, root, g->leaves[i], 1);
+        if (st) return st;
+    }
+    return SYMC_OK;
+}
+
+int cg_group_fits(cg_cuda *c, uint32_t root, uint32_t max_leaves) {
+    group g;
+    memset(&g, 0, sizeof g);
+    collect(c, root, &g);
+    return !g.overflow && g.n_leaves <= max_leaves;
+}
+
+/* `const T v<t> = ...;` for every node of g after its leaves' locals */
+static symc_status group_nodes(cg_kw *k, const group *g) {
+    cg_cuda *c = k->c;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        const ir_node *n = &c->m->nodes[g->nodes[i]];
+        char expr[1024];
+        symc_status st = op_expr(c, g->nodes[i], expr, sizeof expr);
+        if (st) return st;
+        kw_body(k, "        const %s v%u = %s;\n", cg_ctype(c->m->tensors[n->out[0]].dtype), n->out[0], expr);
+    }
+    return SYMC_OK;
+}
+
+/* Element `idx` (a flat index over out's shape) of the group: each leaf's
+ * local through its broadcast offset, then the nodes. The root's value is
+ * the local v<root output>. */
+static symc_status group_element(cg_kw *k, const group *g, const ir_tensor *out, const char *idx) {
+    const ir_tensor *lt[CG_KW_MAX_ARGS];
+    for (uint32_t i = 0; i < g->n_leaves; i++) lt[i] = &k->c->m->tensors[g->leaves[i]];
+    kw_bcast_offsets(k, idx, out->dims, out->rank, g->n_leaves, lt, "o");
+    for (uint32_t i = 0; i < g->n_leaves; i++) {
+        char off[16];
+        snprintf(off, sizeof off, "o%u", i);
+        symc_dtype dt = lt[i]->dtype;
+        char ld[96];
+        cg_load(ld, sizeof ld, dt, kw_in(k, g->leaves[i]), off);
+        kw_body(k, "        const %s v%u = %s;\n", cg_ctype(dt), g->leaves[i], ld);
+    }
+    return group_nodes(k, g);
+}
+
+/* tensor t holds one element (every dim the constant 1) */
+static int is_scalar(cg_cuda *c, const ir_tensor *t) {
+    for (int d = 0; d < t->rank; d++) {
+        int64_t v;
+        if (!sym_is_const(c->m->syms, t->dims[d], &v) || v != 1) return 0;
+    }
+    return 1;
+}
+
+/* float4 applies: f32 output, every leaf f32 of the output's shape or a
+ * scalar, and 4 | numel for every binding in range */
+static int vectorizable(cg_cuda *c, const group *g, const ir_tensor *out, sym_expr numel) {
+    if (out->dtype != SYMC_F32 || sym_prove_divisible(c->m->syms, numel, 4) != SYM_TRUE) return 0;
+    for (uint32_t i = 0; i < g->n_leaves; i++) {
+        const ir_tensor *t = &c->m->tensors[g->leaves[i]];
+        if (!is_scalar(c, t) && (t->dtype != SYMC_F32 || !cg_same_shape(t, out))) return 0;
+    }
+    return 1;
+}
+
+/* The float4 loop over numel/4 items (q), then the scalar loop as the
+ * fallback for pointers that are not 16-byte aligned. */
+static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n4) {
+    cg_cuda *c = k->c;
+    char names[CG_KW_MAX_ARGS + 1][24];
+    int full[CG_KW_MAX_ARGS] = {0};
+    for (uint32_t i = 0; i < g->n_leaves; i++) {
+        full[i] = !is_scalar(c, &c->m->tensors[g->leaves[i]]);
+        snprintf(names[i], sizeof names[i], "%s", kw_in(k, g->leaves[i]));
+    }
+    snprintf(names[g->n_leaves], sizeof names[0], "%s", kw_out(k, yt));
+    kw_body(k, "    const unsigned long long addr = (unsigned long long)%s", names[g->n_leaves]);
+    for (uint32_t i = 0; i < g->n_leaves; i++)
+        if (full[i]) kw_body(k, " | (unsigned long long)%s", names[i]);
+    kw_body(k, ";\n    if ((addr & 15ull) == 0ull) {\n");
+    kw_body(k, "    SC_LOOP(q, %s) {\n", kw_dim(k, n4));
+    for (uint32_t i = 0; i < g->n_leaves; i++) {
+        if (full[i]) {
+            kw_body(k, "        const float4 q%u = reinterpret_cast<const float4*>(%s)[q];\n", g->leaves[i], names[i]);
+        } else {
+            char ld[96];
+            symc_dtype dt = c->m->tensors[g->leaves[i]].dtype;
+            cg_load(ld, sizeof ld, dt, names[i], "0");
+            kw_body(k, "        const %s v%u = %s;\n", cg_ctype(dt), g->leaves[i], ld);
+        }
+    }
+    kw_body(k, "        float4 y;\n");
+    static const char lanes[4] = {'x', 'y', 'z', 'w'};
+    for (int l = 0; l < 4; l++) {
+        kw_body(k, "        {\n");
+        for (uint32_t i = 0; i < g->n_leaves; i++)
+            if (full[i]) kw_body(k, "        const float v%u = q%u.%c;\n", g->leaves[i], g->leaves[i], lanes[l]);
+        symc_status st = group_nodes(k, g);
+        if (st) return st;
+        kw_body(k, "        y.%c = v%u;\n        }\n", lanes[l], yt);
+    }
+    kw_body(k, "        reinterpret_cast<float4*>(%s)[q] = y;\n    }\n    return;\n    }\n", names[g->n_leaves]);
+    return SYMC_OK;
 }
 
 symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root) {
     group g;
-    memset(&g, 0, sizeof g);
-    collect(c, root, &g);
-    if (g.overflow) return cg_fail(c, root, SYMC_ERR_UNSUPPORTED, "the fused elementwise group is too large");
-    qsort(g.nodes, g.n_nodes, sizeof g.nodes[0], cmp_u32);
-    for (uint32_t i = 0; i < g.n_leaves; i++) {
-        symc_status st = cg_check_dtype(c, root, g.leaves[i], 1);
-        if (st) return st;
-    }
-    const ir_tensor *out = &c->m->tensors[c->m->nodes[root].out[0]];
-    symc_status st = cg_check_dtype(c, root, c->m->nodes[root].out[0], 1);
+    symc_status st = group_of(c, root, &g);
     if (st) return st;
+    uint32_t yt = c->m->nodes[root].out[0];
+    const ir_tensor *out = &c->m->tensors[yt];
+    if ((st = cg_check_dtype(c, root, yt, 1))) return st;
     cg_kw k;
     kw_begin(&k, c, g.nodes[0]);
-    sym_expr numel = ir_tensor_numel(c->m, out);
-    const ir_tensor *lt[CG_KW_MAX_ARGS];
-    for (uint32_t i = 0; i < g.n_leaves; i++) lt[i] = &c->m->tensors[g.leaves[i]];
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
-    kw_bcast_offsets(&k, "i", out->dims, out->rank, g.n_leaves, lt, "o");
-    for (uint32_t i = 0; i < g.n_leaves; i++) {
-        char off[16];
-        snprintf(off, sizeof off, "o%u", i);
-        load_leaf(&k, g.leaves[i], off);
+    sym_expr numel = ir_tensor_numel(c->m, out), work = numel;
+    int vec = vectorizable(c, &g, out, numel);
+    if (vec) {
+        work = sym_floordiv(c->m->syms, numel, sym_const(c->m->syms, 4));
+        st = vector_body(&k, &g, yt, work);
     }
-    for (uint32_t i = 0; i < g.n_nodes && !st; i++) {
-        const ir_node *n = &c->m->nodes[g.nodes[i]];
-        char expr[1024];
-        if ((st = op_expr(c, g.nodes[i], expr, sizeof expr))) break;
-        kw_body(&k, "        const %s v%u = %s;\n", cg_ctype(c->m->tensors[n->out[0]].dtype), n->out[0], expr);
-    }
-    uint32_t yt = c->m->nodes[root].out[0];
+    if (vec) /* numel is 4 * work: no parameter of its own */
+        kw_body(&k, "    SC_LOOP(i, 4LL * %s) {\n", kw_dim(&k, work));
+    else
+        kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    if (!st) st = group_element(&k, &g, out, "i");
     char v[16], sv[64];
     snprintf(v, sizeof v, "v%u", yt);
     cg_store(sv, sizeof sv, out->dtype, v);
     kw_body(&k, "        %s[i] = %s;\n    }\n", kw_out(&k, yt), sv);
     cg_str comment = {0};
-    cg_str_appendf(&comment, "elementwise: ");
+    cg_str_appendf(&comment, "elementwise%s: ", vec ? " (float4 when aligned)" : "");
     cg_describe_nodes(c, g.nodes, g.n_nodes, &comment);
-    if (!st) st = kw_finish(&k, comment.p ? comment.p : "", numel, 256, 256);
+    if (!st) st = kw_finish(&k, comment.p ? comment.p : "", work, 256, 256);
     cg_str_free(&comment);
     kw_free(&k);
     return st;
+}
+
+/* the inlined group whose root produces t, if any */
+static uint32_t inlined_root(cg_cuda *c, uint32_t t) {
+    uint32_t p = c->m->tensors[t].producer;
+    return p != IR_NONE && c->inlined[p] ? p : IR_NONE;
+}
+
+symc_status cg_emit_value(cg_kw *k, uint32_t t, const char *idx, const char *name) {
+    cg_cuda *c = k->c;
+    const ir_tensor *x = &c->m->tensors[t];
+    uint32_t root = inlined_root(c, t);
+    if (root == IR_NONE) {
+        char ld[96];
+        cg_load(ld, sizeof ld, x->dtype, kw_in(k, t), idx);
+        kw_body(k, "            const %s %s = %s;\n", cg_ctype(x->dtype), name, ld);
+        return SYMC_OK;
+    }
+    group g;
+    symc_status st = group_of(c, root, &g);
+    if (!st) st = group_element(k, &g, x, idx);
+    kw_body(k, "            const %s %s = v%u;\n", cg_ctype(x->dtype), name, t);
+    return st;
+}
+
+void cg_describe_inlined(cg_cuda *c, uint32_t t, cg_str *out) {
+    uint32_t root = inlined_root(c, t);
+    if (root == IR_NONE) return;
+    group g;
+    memset(&g, 0, sizeof g);
+    collect(c, root, &g);
+    qsort(g.nodes, g.n_nodes, sizeof g.nodes[0], cmp_u32);
+    cg_str_appendf(out, "; its input computed inline: ");
+    cg_describe_nodes(c, g.nodes, g.n_nodes, out);
 }
 
 symc_status cg_emit_broadcast_copy(cg_cuda *c, uint32_t node, uint32_t src, uint32_t dst) {

@@ -12,7 +12,14 @@
  * outer ones. Accumulation is in the dtype's own type (fp32 for f32, int64
  * for integers); the reference accumulates in f64, which a tree reduction in
  * fp32 matches well within 1e-4. Algorithms follow the reference: two-pass
- * mean/variance, max-shifted softmax, NaN winning a max. */
+ * mean/variance, max-shifted softmax, NaN winning a max.
+ *
+ * Row kernels read their input through cg_emit_value at the flat index
+ * row * cols + j: when the input is produced by an elementwise group the
+ * target inlined (softmax(x * s + mask), layer_norm(x + residual)), the
+ * group is computed right there and never stored; a kernel that passes over
+ * the row more than once recomputes it each pass, which costs arithmetic
+ * and re-reads of the leaves but no round trip of the intermediate. */
 #include <stdio.h>
 #include <string.h>
 
@@ -59,23 +66,26 @@ static symc_status row_reduce(cg_cuda *c, uint32_t node, red_kind r, uint32_t xt
     symc_dtype dt = c->m->tensors[xt].dtype;
     cg_kw k;
     kw_begin(&k, c, node);
-    const char *x = kw_in(&k, xt);
     char cs[48], dst[48];
     snprintf(dst, sizeof dst, "%s[row]", kw_out(&k, yt));
     snprintf(cs, sizeof cs, "%s", kw_dim(&k, cols));
     kw_body(&k, "    SC_ROWS(row, %s) {\n", kw_dim(&k, rows));
-    kw_body(&k, "        const %s* xr = %s + row * %s;\n", cg_stype(dt), x, cs);
     kw_body(&k, "        %s acc = %s;\n", acc_type(dt), red_init(r, dt));
-    kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) ", cs);
-    red_step(&k, r, "xr[j]");
-    kw_body(&k, "\n        acc = sc_block_reduce(acc, %s());\n        if (threadIdx.x == 0) ",
+    kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) {\n", cs);
+    kw_body(&k, "            const long long i = row * %s + j;\n", cs);
+    symc_status st = cg_emit_value(&k, xt, "i", "x");
+    kw_body(&k, "            ");
+    red_step(&k, r, "x");
+    kw_body(&k, "\n        }\n        acc = sc_block_reduce(acc, %s());\n        if (threadIdx.x == 0) ",
             r == RED_MAX ? "sc_max_op" : "sc_add_op");
     red_store(&k, r, dt, dst, cs);
     kw_body(&k, "    }\n");
-    char comment[256];
-    snprintf(comment, sizeof comment, "%s: %s (%s), one block per row", what, c->m->nodes[node].name,
-             ir_op_get(c->m->nodes[node].op)->name);
-    symc_status st = kw_finish(&k, comment, rows, 1, row_block(c, cols));
+    cg_str comment = {0};
+    cg_str_appendf(&comment, "%s: %s (%s), one block per row", what, c->m->nodes[node].name,
+                   ir_op_get(c->m->nodes[node].op)->name);
+    cg_describe_inlined(c, xt, &comment);
+    if (!st) st = kw_finish(&k, comment.p ? comment.p : "", rows, 1, row_block(c, cols));
+    cg_str_free(&comment);
     kw_free(&k);
     return st;
 }
@@ -100,24 +110,61 @@ static void unravel_axes(cg_kw *k, const ir_tensor *x, const int *mark, int want
     kw_body(k, " }\n");
 }
 
-symc_status cg_emit_reduce(cg_cuda *c, uint32_t node) {
-    const ir_node *n = &c->m->nodes[node];
-    const ir_tensor *x = &c->m->tensors[n->in[0]];
-    red_kind r = n->op == IR_OP_REDUCE_SUM ? RED_SUM : n->op == IR_OP_REDUCE_MEAN ? RED_MEAN : RED_MAX;
-    if (x->dtype == SYMC_BOOL) return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is bool", x->name);
-    int reduced[IR_MAX_RANK] = {0};
+/* marks the reduced axes of a reduce_* node; *suffix: they are the innermost
+ * ones (the reduced elements of each output are contiguous). 0, with *bad
+ * the axis, when an axis is out of range. */
+static int reduced_axes(const ir_node *n, const ir_tensor *x, int *reduced, int *suffix, int64_t *bad) {
+    for (int d = 0; d < x->rank; d++) reduced[d] = 0;
     const ir_attr *axes = ir_node_attr(n, "axes");
     if (!axes || axes->n == 0)
         for (int d = 0; d < x->rank; d++) reduced[d] = 1;
     for (uint32_t i = 0; axes && i < axes->n; i++) {
         int a = cg_norm_axis(axes->ints[i], x->rank);
-        if (a < 0) return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "axis %lld is out of range", (long long)axes->ints[i]);
+        if (a < 0) {
+            *bad = axes->ints[i];
+            return 0;
+        }
         reduced[a] = 1;
     }
     int first = x->rank;
     for (int d = x->rank - 1; d >= 0 && reduced[d]; d--) first = d;
-    int suffix = 1;
-    for (int d = 0; d < first; d++) suffix &= !reduced[d];
+    *suffix = 1;
+    for (int d = 0; d < first; d++) *suffix &= !reduced[d];
+    return 1;
+}
+
+int cg_row_kernel(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    if (n->n_in < 1) return 0;
+    const ir_tensor *x = &c->m->tensors[n->in[0]];
+    int fl = x->dtype == SYMC_F32 || x->dtype == SYMC_F64;
+    switch (n->op) {
+    case IR_OP_SOFTMAX:
+    case IR_OP_LOG_SOFTMAX: return fl && cg_norm_axis(cg_attr_int(n, "axis", -1), x->rank) == x->rank - 1;
+    case IR_OP_LAYER_NORM:
+    case IR_OP_RMS_NORM: return fl && cg_norm_axis(cg_attr_int(n, "axis", -1), x->rank) >= 0;
+    case IR_OP_GLOBAL_AVG_POOL: return fl && x->rank >= 3;
+    case IR_OP_REDUCE_SUM:
+    case IR_OP_REDUCE_MEAN:
+    case IR_OP_REDUCE_MAX: {
+        int reduced[IR_MAX_RANK], suffix = 0;
+        int64_t bad;
+        return reduced_axes(n, x, reduced, &suffix, &bad) && suffix &&
+               (fl || x->dtype == SYMC_I32 || x->dtype == SYMC_I64);
+    }
+    default: return 0;
+    }
+}
+
+symc_status cg_emit_reduce(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *x = &c->m->tensors[n->in[0]];
+    red_kind r = n->op == IR_OP_REDUCE_SUM ? RED_SUM : n->op == IR_OP_REDUCE_MEAN ? RED_MEAN : RED_MAX;
+    if (x->dtype == SYMC_BOOL) return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is bool", x->name);
+    int reduced[IR_MAX_RANK], suffix;
+    int64_t bad;
+    if (!reduced_axes(n, x, reduced, &suffix, &bad))
+        return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "axis %lld is out of range", (long long)bad);
     sym_expr kept = sym_const(c->m->syms, 1), red = sym_const(c->m->syms, 1);
     for (int d = 0; d < x->rank; d++) {
         if (reduced[d]) red = sym_mul(c->m->syms, red, x->dims[d]);
@@ -174,28 +221,35 @@ symc_status cg_emit_softmax(cg_cuda *c, uint32_t node) {
     const char *ninf = red_init(RED_MAX, x->dtype);
     cg_kw k;
     kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
     sym_expr outer = cg_prod(c, x->dims, 0, axis), inner = cg_prod(c, x->dims, axis + 1, x->rank);
     char len[48];
     snprintf(len, sizeof len, "%s", kw_dim(&k, x->dims[axis]));
     const char *out_expr = logsm ? "(%s)(v - mx - sc_log(sum))" : "(%s)(sc_exp(v - mx) / sum)";
     char store[96];
     snprintf(store, sizeof store, out_expr, T);
-    symc_status st;
-    char comment[256];
-    if (axis == x->rank - 1) {
+    symc_status st = SYMC_OK;
+    cg_str comment = {0};
+    if (cg_row_kernel(c, node)) { /* the last axis: one block per row, three passes over it */
+        const char *yp = kw_out(&k, n->out[0]);
+        const char *pass[3] = {"mx = sc_nanmax(mx, v);", "sum += sc_exp(v - mx);", NULL};
         kw_body(&k, "    SC_ROWS(row, %s) {\n", kw_dim(&k, outer));
-        kw_body(&k, "        const %s* xr = %s + row * %s;\n        %s* yr = %s + row * %s;\n", T, xp, len, T, yp, len);
-        kw_body(&k, "        %s mx = %s;\n", T, ninf);
-        kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) mx = sc_nanmax(mx, xr[j]);\n", len);
-        kw_body(&k, "        mx = sc_block_reduce(mx, sc_max_op());\n        %s sum = 0;\n", T);
-        kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) sum += sc_exp(xr[j] - mx);\n", len);
-        kw_body(&k, "        sum = sc_block_reduce(sum, sc_add_op());\n");
-        kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) {\n", len);
-        kw_body(&k, "            const %s v = xr[j];\n            yr[j] = %s;\n        }\n    }\n", T, store);
-        snprintf(comment, sizeof comment, "%s: %s, one block per row", ir_op_get(n->op)->name, n->name);
-        st = kw_finish(&k, comment, outer, 1, row_block(c, x->dims[axis]));
+        kw_body(&k, "        %s* yr = %s + row * %s;\n", T, yp, len);
+        kw_body(&k, "        %s mx = %s, sum = 0;\n", T, ninf);
+        for (int p = 0; p < 3 && !st; p++) {
+            kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) {\n", len);
+            kw_body(&k, "            const long long i = row * %s + j;\n", len);
+            st = cg_emit_value(&k, n->in[0], "i", "v");
+            if (pass[p]) kw_body(&k, "            %s\n        }\n", pass[p]);
+            else kw_body(&k, "            yr[j] = %s;\n        }\n", store);
+            if (p == 0) kw_body(&k, "        mx = sc_block_reduce(mx, sc_max_op());\n");
+            if (p == 1) kw_body(&k, "        sum = sc_block_reduce(sum, sc_add_op());\n");
+        }
+        kw_body(&k, "    }\n");
+        cg_str_appendf(&comment, "%s: %s, one block per row", ir_op_get(n->op)->name, n->name);
+        cg_describe_inlined(c, n->in[0], &comment);
+        if (!st) st = kw_finish(&k, comment.p ? comment.p : "", outer, 1, row_block(c, x->dims[axis]));
     } else {
+        const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
         sym_expr work = sym_mul(c->m->syms, outer, inner);
         char in_s[48];
         snprintf(in_s, sizeof in_s, "%s", kw_dim(&k, inner));
@@ -208,10 +262,11 @@ symc_status cg_emit_softmax(cg_cuda *c, uint32_t node) {
         kw_body(&k, "        for (long long j = 0; j < %s; j++) {\n", len);
         kw_body(&k, "            const %s v = xr[j * %s];\n            yr[j * %s] = %s;\n        }\n    }\n", T, in_s,
                 in_s, store);
-        snprintf(comment, sizeof comment, "%s: %s over axis %d, one thread per (outer, inner)",
-                 ir_op_get(n->op)->name, n->name, axis);
-        st = kw_finish(&k, comment, work, 256, 256);
+        cg_str_appendf(&comment, "%s: %s over axis %d, one thread per (outer, inner)", ir_op_get(n->op)->name, n->name,
+                       axis);
+        st = kw_finish(&k, comment.p ? comment.p : "", work, 256, 256);
     }
+    cg_str_free(&comment);
     kw_free(&k);
     return st;
 }
@@ -230,32 +285,42 @@ symc_status cg_emit_norm(cg_cuda *c, uint32_t node) {
     sym_expr rows = cg_prod(c, x->dims, 0, axis), cols = cg_prod(c, x->dims, axis, x->rank);
     cg_kw k;
     kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    const char *yp = kw_out(&k, n->out[0]);
     char ns[48];
     snprintf(ns, sizeof ns, "%s", kw_dim(&k, cols));
     kw_body(&k, "    SC_ROWS(row, %s) {\n", kw_dim(&k, rows));
-    kw_body(&k, "        const %s* xr = %s + row * %s;\n        %s* yr = %s + row * %s;\n", T, xp, ns, T, yp, ns);
+    kw_body(&k, "        %s* yr = %s + row * %s;\n", T, yp, ns);
     kw_body(&k, "        %s mean = 0, m2 = 0;\n", T);
-    if (!rms) {
-        kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) mean += xr[j];\n", ns);
-        kw_body(&k, "        mean = sc_block_reduce(mean, sc_add_op()) / (%s)%s;\n", T, ns);
+    symc_status st = SYMC_OK;
+    /* passes over the row: the mean (layer_norm only), the centred second moment, the output */
+    for (int p = rms ? 1 : 0; p < 3 && !st; p++) {
+        kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) {\n", ns);
+        kw_body(&k, "            const long long i = row * %s + j;\n", ns);
+        st = cg_emit_value(&k, n->in[0], "i", "v");
+        if (p == 0) {
+            kw_body(&k, "            mean += v;\n        }\n");
+            kw_body(&k, "        mean = sc_block_reduce(mean, sc_add_op()) / (%s)%s;\n", T, ns);
+        } else if (p == 1) {
+            kw_body(&k, "            const %s d = v - mean;\n            m2 += d * d;\n        }\n", T);
+            kw_body(&k, "        m2 = sc_block_reduce(m2, sc_add_op());\n");
+            kw_body(&k, "        const %s inv = (%s)1 / sc_sqrt(m2 / (%s)%s + %s);\n", T, T, T, ns, eps);
+        } else {
+            const ir_tensor *aff[2];
+            uint32_t n_aff = 0;
+            for (uint32_t i = 1; i < n->n_in; i++) aff[n_aff++] = &c->m->tensors[n->in[i]];
+            if (n_aff) kw_bcast_offsets(&k, "j", x->dims + axis, x->rank - axis, n_aff, aff, "a");
+            kw_body(&k, "            %s y = (v - mean) * inv;\n", T);
+            if (n_aff > 0) kw_body(&k, "            y *= (%s)%s[a0];\n", T, kw_in(&k, n->in[1]));
+            if (n_aff > 1) kw_body(&k, "            y += (%s)%s[a1];\n", T, kw_in(&k, n->in[2]));
+            kw_body(&k, "            yr[j] = y;\n        }\n");
+        }
     }
-    kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) { const %s d = xr[j] - mean; m2 += d * d; }\n",
-            ns, T);
-    kw_body(&k, "        m2 = sc_block_reduce(m2, sc_add_op());\n");
-    kw_body(&k, "        const %s inv = (%s)1 / sc_sqrt(m2 / (%s)%s + %s);\n", T, T, T, ns, eps);
-    kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) {\n", ns);
-    const ir_tensor *aff[2];
-    uint32_t n_aff = 0;
-    for (uint32_t i = 1; i < n->n_in; i++) aff[n_aff++] = &c->m->tensors[n->in[i]];
-    if (n_aff) kw_bcast_offsets(&k, "j", x->dims + axis, x->rank - axis, n_aff, aff, "a");
-    kw_body(&k, "            %s v = (xr[j] - mean) * inv;\n", T);
-    if (n_aff > 0) kw_body(&k, "            v *= (%s)%s[a0];\n", T, kw_in(&k, n->in[1]));
-    if (n_aff > 1) kw_body(&k, "            v += (%s)%s[a1];\n", T, kw_in(&k, n->in[2]));
-    kw_body(&k, "            yr[j] = v;\n        }\n    }\n");
-    char comment[256];
-    snprintf(comment, sizeof comment, "%s: %s over dims %d.., one block per row", ir_op_get(n->op)->name, n->name, axis);
-    symc_status st = kw_finish(&k, comment, rows, 1, row_block(c, cols));
+    kw_body(&k, "    }\n");
+    cg_str comment = {0};
+    cg_str_appendf(&comment, "%s: %s over dims %d.., one block per row", ir_op_get(n->op)->name, n->name, axis);
+    cg_describe_inlined(c, n->in[0], &comment);
+    if (!st) st = kw_finish(&k, comment.p ? comment.p : "", rows, 1, row_block(c, cols));
+    cg_str_free(&comment);
     kw_free(&k);
     return st;
 }

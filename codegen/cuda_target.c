@@ -2,16 +2,26 @@
  * fused group) into engine steps: generated kernels, cuBLASLt GEMMs, cuDNN
  * convolutions, copies, and aliases for views.
  *
- * Fusion is decided before anything is emitted, in two passes, so later
+ * Fusion is decided before anything is emitted, in three passes, so later
  * decisions see earlier ones. First the library calls claim their
- * epilogues: a matmul/gemm whose private result (one consumer, not a graph
- * output) feeds an add of a 1-D [N] vector takes it as its bias, and then a
- * relu or tanh-gelu on the biased result as its epilogue; a conv2d with bias
- * takes a following relu. Then every remaining elementwise node whose
- * private result feeds an elementwise consumer of the same shape (same
- * expression handles) is "inlined": computed inside the consumer's kernel,
- * so a chain or tree becomes one kernel rooted at its last node. The walk
- * then emits every node that is neither claimed nor inlined.
+ * neighbours: a matmul/gemm reads a private transpose of its operand that
+ * only swaps the last two axes directly, with trans_a / trans_b flipped (no
+ * transpose kernel: q·kᵀ); its private result (one consumer, not a graph
+ * output) feeding an add of a 1-D [N] vector takes it as its bias, and then
+ * a relu or tanh-gelu on the biased result as its epilogue; with no
+ * activation and no C of its own, an add of a tensor of exactly the
+ * result's shape becomes C with beta = 1 (the residual: d = a·b + bias + r;
+ * not after an activation, which cuBLASLt applies after C). A conv2d with
+ * bias takes a following relu. Anything a library call reads must be
+ * computed before the call's step, which is at the library node's place in
+ * node order. Then every remaining elementwise node whose private result
+ * feeds an elementwise consumer of the same shape (same expression handles)
+ * is "inlined": computed inside the consumer's kernel, so a chain or tree
+ * becomes one kernel rooted at its last node. Last, a group whose root's
+ * private result is the data input of a row kernel (softmax, layer/rms
+ * norm, a reduction over the innermost axes) is inlined into that kernel
+ * too: softmax(x * s + mask) and layer_norm(x + r) are one kernel each. The
+ * walk then emits every node that is neither claimed nor inlined.
  *
  * The SM is --arch when given (parsed and checked by NVRTC), else the GPU
  * present, else sm_90. */
@@ -45,6 +55,14 @@ static uint32_t private_consumer(cg_cuda *c, uint32_t t, ir_op op) {
     return c->m->nodes[k].op == op ? k : IR_NONE;
 }
 
+/* tensor t is computed before node `at`'s step runs: an input or constant,
+ * or the output of an earlier node (every claim keeps a tensor's step at or
+ * before its producer's place) */
+static int ready_before(cg_cuda *c, uint32_t t, uint32_t at) {
+    uint32_t p = c->m->tensors[t].producer;
+    return p == IR_NONE || p < at || c->m->nodes[p].op == IR_OP_CONSTANT;
+}
+
 /* bias: add(t, v) or add(v, t) with v 1-D [N], N = t's last dim */
 static uint32_t bias_add(cg_cuda *c, uint32_t t, uint32_t *bias) {
     uint32_t k = private_consumer(c, t, IR_OP_ADD);
@@ -54,9 +72,26 @@ static uint32_t bias_add(cg_cuda *c, uint32_t t, uint32_t *bias) {
     uint32_t other = n->in[0] == t ? n->in[1] : n->in[0];
     const ir_tensor *v = &c->m->tensors[other];
     if (n->in[0] == n->in[1] || x->rank < 1 || v->rank != 1 || v->dims[0] != x->dims[x->rank - 1] ||
-        v->dtype != SYMC_F32 || !cg_same_shape(x, &c->m->tensors[n->out[0]]))
+        v->dtype != SYMC_F32 || !cg_same_shape(x, &c->m->tensors[n->out[0]]) ||
+        !ready_before(c, other, c->m->tensors[t].producer))
         return IR_NONE;
     *bias = other;
+    return k;
+}
+
+/* residual: add(t, r) or add(r, t) with r of exactly t's shape and dtype,
+ * computed before the library node `lib` */
+static uint32_t residual_add(cg_cuda *c, uint32_t t, uint32_t lib, uint32_t *res) {
+    uint32_t k = private_consumer(c, t, IR_OP_ADD);
+    if (k == IR_NONE) return IR_NONE;
+    const ir_node *n = &c->m->nodes[k];
+    const ir_tensor *x = &c->m->tensors[t];
+    uint32_t other = n->in[0] == t ? n->in[1] : n->in[0];
+    const ir_tensor *r = &c->m->tensors[other];
+    if (n->in[0] == n->in[1] || r->dtype != x->dtype || !cg_same_shape(r, x) ||
+        !cg_same_shape(x, &c->m->tensors[n->out[0]]) || !ready_before(c, other, lib))
+        return IR_NONE;
+    *res = other;
     return k;
 }
 
@@ -81,6 +116,24 @@ static int gemm_ok(cg_cuda *c, const ir_node *n) {
            c->m->tensors[n->in[1]].dtype == SYMC_F32;
 }
 
+/* When operand t of library GEMM node `gemm` is the private result of a
+ * transpose that only swaps the last two axes, the transpose's input (the
+ * GEMM reads it with the operand's trans flag flipped); else IR_NONE. */
+static uint32_t folded_transpose(cg_cuda *c, uint32_t t) {
+    uint32_t p = c->m->tensors[t].producer;
+    if (p == IR_NONE || !cg_private(c, t)) return IR_NONE;
+    const ir_node *n = &c->m->nodes[p];
+    const ir_node *g = &c->m->nodes[c->consumer[t]];
+    if (n->op != IR_OP_TRANSPOSE || n->n_in != 1 || !gemm_ok(c, g)) return IR_NONE;
+    const ir_attr *perm = ir_node_attr(n, "perm");
+    int r = c->m->tensors[n->in[0]].rank;
+    if (r < 2 || !perm || perm->kind != IR_ATTR_INTS || perm->n != (uint32_t)r) return IR_NONE;
+    for (int d = 0; d < r - 2; d++)
+        if (perm->ints[d] != d) return IR_NONE;
+    if (perm->ints[r - 2] != r - 1 || perm->ints[r - 1] != r - 2) return IR_NONE;
+    return n->in[0];
+}
+
 static int conv_ok(cg_cuda *c, const ir_node *n) {
     const ir_tensor *x = &c->m->tensors[n->in[0]], *w = &c->m->tensors[n->in[1]];
     if (n->op != IR_OP_CONV2D || x->dtype != SYMC_F32 || w->dtype != SYMC_F32 || x->rank != 4 || w->rank != 4)
@@ -99,59 +152,79 @@ static int gemm_c_is_bias(cg_cuda *c, const ir_node *n) {
     return cc->rank == 2 && sym_is_const(c->m->syms, cc->dims[0], &one) && one == 1 && cc->dims[1] == y->dims[1];
 }
 
-/* The nodes a library call absorbs: bias add, then activation. */
-static void plan_epilogue(cg_cuda *c, uint32_t node, uint32_t *bias, uint32_t *bias_node, uint32_t *act_node,
-                          uint8_t *epi, uint32_t *result) {
+/* The nodes a library call absorbs: bias add, then activation, or with no
+ * activation a residual add (C). */
+typedef struct epilogue_plan {
+    uint32_t bias, bias_node; /* tensor, add node */
+    uint32_t act_node;
+    uint8_t epi;
+    uint32_t res, res_node; /* C = res with beta 1, add node */
+    uint32_t result;        /* the tensor the call writes */
+} epilogue_plan;
+
+static void plan_epilogue(cg_cuda *c, uint32_t node, epilogue_plan *e) {
     const ir_node *n = &c->m->nodes[node];
-    *bias = RT_NONE, *bias_node = IR_NONE, *act_node = IR_NONE, *epi = RT_EPI_NONE;
-    *result = n->out[0];
+    e->bias = e->res = RT_NONE;
+    e->bias_node = e->act_node = e->res_node = IR_NONE;
+    e->epi = RT_EPI_NONE;
+    e->result = n->out[0];
     if (n->op == IR_OP_CONV2D) {
-        if (n->n_in > 2 && (*act_node = private_consumer(c, *result, IR_OP_RELU)) != IR_NONE) {
-            *epi = RT_EPI_RELU;
-            *result = c->m->nodes[*act_node].out[0];
+        if (n->n_in > 2 && (e->act_node = private_consumer(c, e->result, IR_OP_RELU)) != IR_NONE) {
+            e->epi = RT_EPI_RELU;
+            e->result = c->m->nodes[e->act_node].out[0];
         }
         return;
     }
-    if (n->op == IR_OP_GEMM && gemm_c_is_bias(c, n)) *bias = n->in[2];
+    if (n->op == IR_OP_GEMM && gemm_c_is_bias(c, n)) e->bias = n->in[2];
     else if (n->op == IR_OP_MATMUL || n->n_in < 3) {
-        *bias_node = bias_add(c, *result, bias);
-        if (*bias_node != IR_NONE) *result = c->m->nodes[*bias_node].out[0];
+        e->bias_node = bias_add(c, e->result, &e->bias);
+        if (e->bias_node != IR_NONE) e->result = c->m->nodes[e->bias_node].out[0];
     }
-    if (*bias == RT_NONE) return; /* activations only follow a bias (the epilogues' BIAS forms) */
-    *act_node = activation(c, *result, epi, 1);
-    if (*act_node != IR_NONE) *result = c->m->nodes[*act_node].out[0];
+    if (e->bias != RT_NONE) { /* activations only follow a bias (the epilogues' BIAS forms) */
+        e->act_node = activation(c, e->result, &e->epi, 1);
+        if (e->act_node != IR_NONE) {
+            e->result = c->m->nodes[e->act_node].out[0];
+            return; /* the activation applies after C: no residual */
+        }
+    }
+    int has_c = n->op == IR_OP_GEMM && n->n_in > 2 && !gemm_c_is_bias(c, n);
+    if (has_c) return;
+    e->res_node = residual_add(c, e->result, node, &e->res);
+    if (e->res_node != IR_NONE) e->result = c->m->nodes[e->res_node].out[0];
 }
 
 static void plan_library_calls(cg_cuda *c) {
     for (uint32_t i = 0; i < c->m->n_nodes; i++) {
         const ir_node *n = &c->m->nodes[i];
         if (!gemm_ok(c, n) && !conv_ok(c, n)) continue;
-        uint32_t bias, bias_node, act_node, result;
-        uint8_t epi;
-        plan_epilogue(c, i, &bias, &bias_node, &act_node, &epi, &result);
-        if (bias_node != IR_NONE) c->covered[bias_node] = 1;
-        if (act_node != IR_NONE) c->covered[act_node] = 1;
+        if (gemm_ok(c, n))
+            for (uint32_t k = 0; k < 2; k++)
+                if (folded_transpose(c, n->in[k]) != IR_NONE) c->covered[c->m->tensors[n->in[k]].producer] = 1;
+        epilogue_plan e;
+        plan_epilogue(c, i, &e);
+        if (e.bias_node != IR_NONE) c->covered[e.bias_node] = 1;
+        if (e.act_node != IR_NONE) c->covered[e.act_node] = 1;
+        if (e.res_node != IR_NONE) c->covered[e.res_node] = 1;
     }
 }
 
 static symc_status emit_gemm(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
-    uint32_t bias, bias_node, act_node, result;
-    uint8_t epi;
-    plan_epilogue(c, node, &bias, &bias_node, &act_node, &epi, &result);
+    epilogue_plan e;
+    plan_epilogue(c, node, &e);
     rt_step s;
     init_lib_step(&s, RT_STEP_GEMM, node, 5);
     s.tensors[0] = n->in[0];
     s.tensors[1] = n->in[1];
-    s.tensors[3] = bias;
-    s.tensors[4] = result;
-    s.epilogue = epi;
+    s.tensors[3] = e.bias;
+    s.tensors[4] = e.result;
+    s.epilogue = e.epi;
     s.precision = (uint8_t)c->b->opt->precision;
     if (n->op == IR_OP_GEMM) {
         s.trans_a = (uint8_t)(cg_attr_int(n, "trans_a", 0) != 0);
         s.trans_b = (uint8_t)(cg_attr_int(n, "trans_b", 0) != 0);
         s.alpha = (float)cg_attr_float(n, "alpha", 1.0);
-        if (n->n_in > 2 && bias == RT_NONE) {
+        if (n->n_in > 2 && e.bias == RT_NONE) {
             const ir_tensor *cc = &c->m->tensors[n->in[2]], *y = &c->m->tensors[n->out[0]];
             s.beta = (float)cg_attr_float(n, "beta", 1.0);
             if (cg_same_shape(cc, y)) {
@@ -168,21 +241,28 @@ static symc_status emit_gemm(cg_cuda *c, uint32_t node) {
             }
         }
     }
+    if (e.res != RT_NONE) {
+        s.tensors[2] = e.res;
+        s.beta = 1.0f;
+    }
+    /* operands behind a folded transpose: read its input, flip the flag */
+    uint32_t ta = folded_transpose(c, s.tensors[0]), tb = folded_transpose(c, s.tensors[1]);
+    if (ta != IR_NONE) s.tensors[0] = ta, s.trans_a ^= 1;
+    if (tb != IR_NONE) s.tensors[1] = tb, s.trans_b ^= 1;
     return cg_add_step(c->b, &s);
 }
 
 static symc_status emit_conv(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
-    uint32_t bias, bias_node, act_node, result;
-    uint8_t epi;
-    plan_epilogue(c, node, &bias, &bias_node, &act_node, &epi, &result);
+    epilogue_plan e;
+    plan_epilogue(c, node, &e);
     rt_step s;
     init_lib_step(&s, RT_STEP_CONV, node, 4);
     s.tensors[0] = n->in[0];
     s.tensors[1] = n->in[1];
     s.tensors[2] = n->n_in > 2 ? n->in[2] : RT_NONE;
-    s.tensors[3] = result;
-    s.epilogue = epi;
+    s.tensors[3] = e.result;
+    s.epilogue = e.epi;
     s.precision = (uint8_t)c->b->opt->precision;
     return cg_add_step(c->b, &s);
 }
@@ -261,6 +341,20 @@ static void plan_inlining(cg_cuda *c) {
     }
 }
 
+/* An elementwise group whose root's private result is the data input of a
+ * row kernel is computed inside it (cg_emit_value). Groups with many leaves
+ * stay kernels of their own, leaving the row kernel room for parameters. */
+static void plan_row_inputs(cg_cuda *c) {
+    for (uint32_t i = 0; i < c->m->n_nodes; i++) {
+        if (c->covered[i] || c->inlined[i] || !cg_row_kernel(c, i)) continue;
+        uint32_t t = c->m->nodes[i].in[0], p = c->m->tensors[t].producer;
+        if (p == IR_NONE || c->covered[p] || c->inlined[p] || !cg_is_elementwise(c->m->nodes[p].op) ||
+            !cg_private(c, t) || !cg_group_fits(c, p, 32))
+            continue;
+        c->inlined[p] = 1;
+    }
+}
+
 static symc_status resolve_sm(cg_builder *b) {
     if (b->opt->arch) return cg_nvrtc_parse_arch(b->opt->arch, &b->sm, b->err);
     uint32_t sm = 0;
@@ -306,6 +400,7 @@ static symc_status emit(cg_builder *b) {
     }
     plan_library_calls(&c);
     plan_inlining(&c);
+    plan_row_inputs(&c);
     if ((st = cg_emit_prelude(&c))) goto done;
     for (uint32_t i = 0; i < m->n_nodes && !st; i++) {
         if (m->nodes[i].op == IR_OP_CONSTANT || c.covered[i] || c.inlined[i]) continue;

@@ -5,7 +5,11 @@
  * and activation epilogues (and no fusion when the intermediate is a graph
  * output), aliases for views and copies into graph outputs, dynamic dims as
  * slot arguments and constant dims as literals, a clear error for a bad
- * --arch, and NVRTC's log in the error of a failed compile. */
+ * --arch, and NVRTC's log in the error of a failed compile. The fusions of
+ * issue 7: elementwise producers computed inside row kernels (softmax with
+ * scale and mask, layer_norm of a residual sum), the residual add as the
+ * GEMM's C, transposes of the last two axes folded into trans_a / trans_b,
+ * and float4 elementwise kernels where 4 divides the element count. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +354,193 @@ static void test_errors(void) {
     free(ptx);
 }
 
+
+/* (h) softmax(x * s + mask) and layer_norm(x + r) are one row kernel each;
+ * with the sum also a graph output, layer_norm reads it from memory */
+static void test_row_inline(int sum_is_output) {
+    symc_error err;
+    symc_module *m = symc_module_create("row_inline", &err);
+    symc_dim B, S;
+    symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+    symc_declare_symbol(m, "S", 1, 16, 128, 1, &S, &err);
+    symc_dim c2 = symc_dim_const(m, 2), c64 = symc_dim_const(m, 64);
+    symc_tensor x, mask, h, r;
+    symc_add_input(m, "x", SYMC_F32, 4, (symc_dim[]){B, c2, S, S}, &x, &err);
+    symc_add_input(m, "mask", SYMC_F32, 2, (symc_dim[]){S, S}, &mask, &err);
+    symc_add_input(m, "h", SYMC_F32, 3, (symc_dim[]){B, S, c64}, &h, &err);
+    symc_add_input(m, "r", SYMC_F32, 3, (symc_dim[]){B, S, c64}, &r, &err);
+    symc_tensor s = constant(m, "s", SYMC_F32, 1, (int64_t[]){1});
+    symc_tensor xs = node(m, "mul", "xs", (symc_tensor[]){x, s}, 2, NULL, 0);
+    symc_tensor xm = node(m, "add", "xm", (symc_tensor[]){xs, mask}, 2, NULL, 0);
+    symc_attr last = symc_attr_int("axis", -1);
+    symc_tensor p = node(m, "softmax", "probs", &xm, 1, &last, 1);
+    symc_tensor sum = node(m, "add", "res", (symc_tensor[]){h, r}, 2, NULL, 0);
+    symc_tensor sc = constant(m, "ln_s", SYMC_F32, 1, (int64_t[]){64});
+    symc_tensor bi = constant(m, "ln_b", SYMC_F32, 1, (int64_t[]){64});
+    symc_attr ln[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 1e-5)};
+    symc_tensor y = node(m, "layer_norm", "ln", (symc_tensor[]){sum, sc, bi}, 3, ln, 2);
+    symc_mark_output(m, p, &err);
+    symc_mark_output(m, y, &err);
+    if (sum_is_output) symc_mark_output(m, sum, &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        CHECK(e->cubin_size > 0);
+        CHECK_CONTAINS(e->cuda_source, "softmax: probs, one block per row; its input computed inline: xs (mul), xm (add)");
+        if (!sum_is_output) {
+            CHECK_MSG(e->n_steps == 2 && count_steps(e, RT_STEP_KERNEL) == 2, "%u steps", e->n_steps);
+            CHECK_CONTAINS(e->cuda_source, "layer_norm: ln over dims 2.., one block per row; its input computed inline: "
+                                           "res (add)");
+        } else {
+            CHECK_MSG(e->n_steps == 3 && count_steps(e, RT_STEP_KERNEL) == 3, "%u steps", e->n_steps);
+            CHECK(!strstr(e->cuda_source, "computed inline: res"));
+        }
+        /* the softmax step reads x, mask and s, never the intermediate xm */
+        const rt_step *k0 = &e->steps[0];
+        int reads_xm = 0, reads_x = 0;
+        for (uint32_t i = 0; i < k0->n_args; i++) {
+            reads_xm |= k0->args[i].kind == RT_ARG_TENSOR && k0->args[i].value == tensor_index(e, "xm");
+            reads_x |= k0->args[i].kind == RT_ARG_TENSOR && k0->args[i].value == tensor_index(e, "x");
+        }
+        CHECK(k0->kind == RT_STEP_KERNEL && e->nodes[k0->node].op == IR_OP_SOFTMAX && reads_x && !reads_xm);
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
+/* (i) matmul + bias + add(residual) is one GEMM with C = residual and
+ * beta 1; after a relu epilogue the add stays a kernel; a gemm with its own
+ * C keeps the add too */
+static void test_gemm_residual(int variant) {
+    symc_error err;
+    symc_module *m = symc_module_create("residual", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+    symc_dim c32 = symc_dim_const(m, 32);
+    symc_tensor x, res;
+    symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){B, c32}, &x, &err);
+    symc_add_input(m, "res", SYMC_F32, 2, (symc_dim[]){B, c32}, &res, &err);
+    symc_tensor w = constant(m, "w", SYMC_F32, 2, (int64_t[]){32, 32});
+    symc_tensor bias = constant(m, "bias", SYMC_F32, 1, (int64_t[]){32});
+    symc_tensor pre;
+    if (variant == 2) { /* gemm with a full C of its own */
+        symc_attr beta = symc_attr_float("beta", 0.5);
+        pre = node(m, "gemm", "mm", (symc_tensor[]){x, w, x}, 3, &beta, 1);
+    } else {
+        symc_tensor mm = node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0);
+        pre = node(m, "add", "biased", (symc_tensor[]){mm, bias}, 2, NULL, 0);
+        if (variant == 1) pre = node(m, "relu", "act", &pre, 1, NULL, 0);
+    }
+    symc_tensor y = node(m, "add", "y", (symc_tensor[]){res, pre}, 2, NULL, 0);
+    symc_mark_output(m, y, &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        const rt_step *g = first_step(e, RT_STEP_GEMM);
+        CHECK(g && count_steps(e, RT_STEP_GEMM) == 1);
+        if (variant == 0) {
+            CHECK_MSG(e->n_steps == 1, "%u steps", e->n_steps);
+            CHECK(g && g->tensors[2] == tensor_index(e, "res") && g->beta == 1.0f &&
+                  g->tensors[3] == tensor_index(e, "bias") && g->tensors[4] == tensor_index(e, "y") &&
+                  g->epilogue == RT_EPI_NONE);
+        } else {
+            CHECK_MSG(e->n_steps == 2 && count_steps(e, RT_STEP_KERNEL) == 1, "%u steps", e->n_steps);
+            CHECK(g && g->tensors[4] != tensor_index(e, "y"));
+            if (variant == 1) CHECK(g && g->tensors[2] == RT_NONE && g->epilogue == RT_EPI_RELU);
+            else CHECK(g && g->tensors[2] == tensor_index(e, "x") && g->beta == 0.5f);
+        }
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
+/* (j) matmul(q, transpose(k, swap of the last two)) reads k with trans_b, and
+ * matmul(transpose(a), b) reads a with trans_a; a transpose with a second
+ * consumer stays a kernel */
+static void test_transpose_fold(int shared) {
+    symc_error err;
+    symc_module *m = symc_module_create("qk", &err);
+    symc_dim B, S;
+    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+    symc_declare_symbol(m, "S", 1, 16, 128, 1, &S, &err);
+    symc_dim c2 = symc_dim_const(m, 2), c16 = symc_dim_const(m, 16);
+    symc_tensor q, k, a;
+    symc_add_input(m, "q", SYMC_F32, 4, (symc_dim[]){B, c2, S, c16}, &q, &err);
+    symc_add_input(m, "k", SYMC_F32, 4, (symc_dim[]){B, c2, S, c16}, &k, &err);
+    symc_add_input(m, "a", SYMC_F32, 2, (symc_dim[]){S, c16}, &a, &err);
+    int64_t perm[4] = {0, 1, 3, 2}, perm2[2] = {1, 0};
+    symc_attr pe = symc_attr_ints("perm", perm, 4), pe2 = symc_attr_ints("perm", perm2, 2);
+    symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pe, 1);
+    symc_tensor scores = node(m, "matmul", "scores", (symc_tensor[]){q, kt}, 2, NULL, 0);
+    symc_tensor at = node(m, "transpose", "at", &a, 1, &pe2, 1);
+    /* gemm(at, neg(wt), trans_a, trans_b) = a · (-w): the fold turns trans_a back off */
+    symc_tensor w = constant(m, "w", SYMC_F32, 2, (int64_t[]){16, 8});
+    symc_tensor wt = node(m, "transpose", "wt", &w, 1, &pe2, 1);
+    symc_tensor na = node(m, "neg", "na", &wt, 1, NULL, 0);
+    symc_attr tt[2] = {symc_attr_int("trans_a", 1), symc_attr_int("trans_b", 1)};
+    symc_tensor proj = node(m, "gemm", "proj", (symc_tensor[]){at, na}, 2, tt, 2);
+    symc_mark_output(m, scores, &err);
+    symc_mark_output(m, proj, &err);
+    if (shared) symc_mark_output(m, node(m, "neg", "kt_neg", &kt, 1, NULL, 0), &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        const rt_step *g = NULL, *p = NULL;
+        for (uint32_t i = 0; i < e->n_steps; i++) {
+            if (e->steps[i].kind != RT_STEP_GEMM) continue;
+            if (e->steps[i].tensors[4] == tensor_index(e, "scores")) g = &e->steps[i];
+            if (e->steps[i].tensors[4] == tensor_index(e, "proj")) p = &e->steps[i];
+        }
+        CHECK(g && p && count_steps(e, RT_STEP_GEMM) == 2);
+        CHECK(p && p->tensors[0] == tensor_index(e, "a") && p->tensors[1] == tensor_index(e, "na") &&
+              p->trans_a == 0 && p->trans_b == 1);
+        if (!shared) {
+            CHECK(g && g->tensors[0] == tensor_index(e, "q") && g->tensors[1] == tensor_index(e, "k") &&
+                  g->trans_b == 1 && g->trans_a == 0);
+            CHECK(!strstr(e->cuda_source, "transpose: kt"));
+        } else {
+            CHECK(g && g->tensors[1] == tensor_index(e, "kt") && g->trans_b == 0);
+            CHECK_CONTAINS(e->cuda_source, "transpose: kt");
+        }
+        CHECK(!strstr(e->cuda_source, "transpose: at"));
+        CHECK_CONTAINS(e->cuda_source, "transpose: wt"); /* its consumer is the neg */
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
+/* (k) a float4 path when 4 provably divides the element count and every
+ * leaf is full-shape or a scalar; none for a broadcast leaf or [B, 3] */
+static void test_vector(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("vec", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+    symc_dim c16 = symc_dim_const(m, 16), c3 = symc_dim_const(m, 3);
+    symc_tensor x, y, z, row;
+    symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){B, c16}, &x, &err);
+    symc_add_input(m, "y", SYMC_F32, 2, (symc_dim[]){B, c16}, &y, &err);
+    symc_add_input(m, "z", SYMC_F32, 2, (symc_dim[]){B, c3}, &z, &err);
+    symc_add_input(m, "row", SYMC_F32, 1, (symc_dim[]){c16}, &row, &err);
+    symc_tensor s = constant(m, "s", SYMC_F32, 1, (int64_t[]){1});
+    symc_tensor a = node(m, "mul", "va", (symc_tensor[]){x, s}, 2, NULL, 0);
+    symc_tensor gt = node(m, "greater", "vgt", (symc_tensor[]){a, y}, 2, NULL, 0);
+    symc_mark_output(m, node(m, "where", "vec4", (symc_tensor[]){gt, x, y}, 3, NULL, 0), &err);
+    symc_mark_output(m, node(m, "add", "bcast", (symc_tensor[]){x, row}, 2, NULL, 0), &err);
+    symc_mark_output(m, node(m, "exp", "odd", &z, 1, NULL, 0), &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        CHECK(e->n_steps == 3 && e->cubin_size > 0);
+        CHECK_CONTAINS(e->cuda_source, "elementwise (float4 when aligned): va (mul), vgt (greater), vec4 (where)");
+        CHECK_CONTAINS(e->cuda_source, "elementwise: bcast (add)");
+        CHECK_CONTAINS(e->cuda_source, "elementwise: odd (exp)");
+        CHECK_CONTAINS(e->cuda_source, "reinterpret_cast<const float4*>");
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
 int main(void) {
     test_views_and_dims();
     test_errors();
@@ -357,5 +548,13 @@ int main(void) {
     test_chain();
     test_gemm(0);
     test_gemm(1);
+    test_row_inline(0);
+    test_row_inline(1);
+    test_gemm_residual(0);
+    test_gemm_residual(1);
+    test_gemm_residual(2);
+    test_transpose_fold(0);
+    test_transpose_fold(1);
+    test_vector();
     return check_report("test_cuda_target");
 }
