@@ -177,8 +177,9 @@ static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, g
         p->stride_a = a_full ? m * k : 0;
         p->stride_b = b_full ? k * n : 0;
         p->stride_d = m * n;
-        if (b_bc && a_full && !ta && p->tc_t == RT_NONE) {
-            /* [batch, M, K] x [K, N] is one [batch*M, K] x [K, N] */
+        if (b_bc && a_full && !ta) {
+            /* [batch, M, K] x [K, N] is one [batch*M, K] x [K, N]; a C (a
+             * residual) has D's contiguous layout, so it folds the same way */
             p->m = m * batch;
             p->batch = 1;
             p->stride_a = p->stride_b = p->stride_d = 0;
