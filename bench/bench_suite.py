@@ -122,7 +122,7 @@ def bench_cmd(a, engine, points, spec, bjson):
     if a.symc_only:
         cmd += ["--backend", "ref", "--iters", "1", "--warmup", "0"]
     else:
-        cmd += ["--backend", "cuda", "--iters", str(a.iters), "--warmup", str(a.warmup)]
+        cmd += ["--backend", a.bench_backend, "--iters", str(a.iters), "--warmup", str(a.warmup)]
         if a.graphs:
             cmd += ["--graphs"]
     return cmd
@@ -152,16 +152,49 @@ class Budget:
 
 # ----------------------------------------------------------------- torch --
 
+DEV = {"name": "cuda"}  # --peer-device cpu: exercise the torch side here (host clock, no CUDA)
+
+
+def sync(torch):
+    if DEV["name"] == "cuda":
+        torch.cuda.synchronize()
+
+
+class HostTimer:
+    """--peer-device cpu only (testing the harness): host clock per call, median"""
+
+    def time(self, fn, sets, iters, warmup):
+        import torch
+        with torch.inference_mode():
+            for i in range(warmup):
+                fn(*sets[i % len(sets)])
+            ms = []
+            for i in range(iters):
+                t0 = now()
+                fn(*sets[i % len(sets)])
+                ms.append((now() - t0) * 1e3)
+        ms.sort()
+        return {"p50_ms": float(np.median(ms)), "p90_ms": float(np.percentile(ms, 90)), "min_ms": ms[0],
+                "iters": iters, "host_clock": True}
+
+
+def make_timer(torch):
+    return seed.TorchTimer(torch) if DEV["name"] == "cuda" else HostTimer()
+
+
 def counting_backend(counter, mode=None):
+    """inductor with a count of compiled graphs; mode's options (torch._inductor.list_mode_options)
+    passed as config patches, as torch.compile(mode=...) does"""
     from torch._inductor.compile_fx import compile_fx
+    opts = None
+    if mode:
+        import torch._inductor
+        opts = dict(torch._inductor.list_mode_options(mode))
 
     def backend(gm, example_inputs):
         counter["graphs"] += 1
-        if mode:
-            import torch._inductor.config as icfg
-            with icfg.patch({"max_autotune": True, "max_autotune_pointwise": True, "max_autotune_gemm": True,
-                             "triton.cudagraphs": False}):
-                return compile_fx(gm, example_inputs)
+        if opts:
+            return compile_fx(gm, example_inputs, config_patches=opts)
         return compile_fx(gm, example_inputs)
 
     return backend
@@ -198,11 +231,11 @@ def raise_recompile_limits(torch):
 def first_call(torch, fn, args, counter):
     """one call (compile or recompile when the guards miss); returns (ms, new graphs)"""
     before = counter["graphs"]
-    torch.cuda.synchronize()
+    sync(torch)
     t0 = now()
     with torch.inference_mode():
         fn(*args)
-    torch.cuda.synchronize()
+    sync(torch)
     ms = (now() - t0) * 1e3
     return ms, (None if before is None else counter["graphs"] - before)
 
@@ -219,14 +252,14 @@ class Sets:
                 max(1, min(8, -(-(128 << 20) // max(1, row.get("set_bytes", 1 << 30))))))
 
     def get(self, pi):
-        dev = self.torch.device("cuda")
+        dev = self.torch.device(DEV["name"])
         return [[self.torch.from_numpy(x).to(dev) for x in seed.inputs_at(self.spec, self.points[pi], 500 + i)]
                 for i in range(self.n(pi))]
 
 
 def torch_dynamic_phase(torch, name, spec, module, points, res, a, sets, key, mode=None, budget=None):
     """eager (key == 'compile_dyn' only) and torch.compile dynamic over the sweep"""
-    timer = seed.TorchTimer(torch)
+    timer = make_timer(torch)
     counter = {"graphs": 0}
     info = res.setdefault("peers", {}).setdefault(key, {"events": [], "failures": []})
     try:
@@ -238,10 +271,11 @@ def torch_dynamic_phase(torch, name, spec, module, points, res, a, sets, key, mo
         compiled = make_compiled(torch, module, counter, None, mode)
     except Exception as ex:
         info["failures"].append(f"setup: {short(ex)}")
-    marks = {"on": True, "fails": 0}
+    marks = {"on": True}
 
-    def call_point(lab, s):
+    def call_point(lab, s, point):
         """first call at a point: marked; on failure, unmarked on clones. returns (sets to time, fallback?)"""
+        one = any(point.get(k) == 1 for k in spec["ranges"])
         if marks["on"]:
             try:
                 for t in s:
@@ -254,8 +288,9 @@ def torch_dynamic_phase(torch, name, spec, module, points, res, a, sets, key, mo
                 msg = short(ex)
                 info["failures"].append(f"{lab}: {msg}")
                 log(f"{name} {lab}: torch.compile({key}) with mark_dynamic FAILED: {msg}")
-                marks["fails"] += 1
-                if marks["fails"] >= 2:
+                # dynamo specializes sizes 0/1, so a range starting at 1 fails at that point only; a failure
+                # at a point with no dynamic dim of size 1 narrows the range itself (M3): drop the marks
+                if not one:
                     marks["on"] = False
                     log(f"{name}: {key}: mark_dynamic dropped for the rest of the sweep")
         s = [[t.clone() for t in ts] for ts in s]
@@ -272,9 +307,9 @@ def torch_dynamic_phase(torch, name, spec, module, points, res, a, sets, key, mo
 
     opt = {k: r[1] for k, r in spec["ranges"].items()}
     if compiled is not None:
-        s = [[torch.from_numpy(x).to("cuda") for x in seed.inputs_at(spec, opt, 499)]]
+        s = [[torch.from_numpy(x).to(DEV["name"]) for x in seed.inputs_at(spec, opt, 499)]]
         t0 = now()
-        call_point("opt " + seed.point_label(spec, opt), s)
+        call_point("opt " + seed.point_label(spec, opt), s, opt)
         info["first_compile_s"] = now() - t0
         info["first_point"] = seed.point_label(spec, opt)
         del s
@@ -293,7 +328,7 @@ def torch_dynamic_phase(torch, name, spec, module, points, res, a, sets, key, mo
         if compiled is None:
             row[key] = {"error": "no torch.compile"}
             continue
-        s2, fallback, err = call_point(lab, s)
+        s2, fallback, err = call_point(lab, s, point)
         if err:
             row[key] = {"error": err}
         else:
@@ -317,7 +352,7 @@ def torch_dynamic_phase(torch, name, spec, module, points, res, a, sets, key, mo
 
 
 def torch_static_phase(torch, name, spec, module, points, res, a, sets, budget):
-    timer = seed.TorchTimer(torch)
+    timer = make_timer(torch)
     counter = {"graphs": 0}
     info = res.setdefault("peers", {}).setdefault("compile_static", {"events": [], "failures": []})
     try:
@@ -350,6 +385,50 @@ def torch_static_phase(torch, name, spec, module, points, res, a, sets, budget):
 
 
 # ----------------------------------------------------------------- symc --
+
+def symc_pymod_phase(torch, name, spec, module, points, res, a, sets):
+    """symc through its Python module (frontend/torch): symc.compile(module, inputs=[symc.Input(...)]) once
+    for BENCH.md's ranges, then the returned module called on the same torch tensors as the peers"""
+    info = res.setdefault("symc_py", {"failures": []})
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if os.path.join(root, "frontend", "torch") not in sys.path:
+        sys.path.insert(0, os.path.join(root, "frontend", "torch"))
+    lib = os.path.join(os.path.dirname(os.path.dirname(a.symc)), "lib", "libsymc.so")  # beside --symc's build
+    if os.path.exists(lib):
+        os.environ.setdefault("SYMC_LIB", lib)
+    try:
+        import symc as symc_py
+        ins = []
+        for n, d in spec["inputs"]:
+            lv = [[spec["ranges"][v][i] if isinstance(v, str) else v for v in d] for i in range(3)]
+            ins.append(symc_py.Input(min_shape=lv[0], opt_shape=lv[1], max_shape=lv[2], dtype=torch.float32,
+                                     dim_names={i: v for i, v in enumerate(d) if isinstance(v, str)}, name=n))
+        t0 = now()
+        f = symc_py.compile(module, inputs=ins, gpu=(DEV["name"] == "cuda"))
+        info["build_s"] = now() - t0
+        log(f"{name}: symc Python module: symc.compile {info['build_s']:.2f} s")
+    except Exception as ex:
+        info["failures"].append(f"symc.compile: {short(ex)}")
+        log(f"{name}: symc Python module FAILED: {short(ex)}")
+        for row in res["points"]:
+            row["symc_py"] = {"error": "symc.compile failed"}
+        return
+    timer = make_timer(torch)
+    for pi, row in enumerate(res["points"]):
+        s = sets.get(pi)
+        try:
+            row["symc_py"] = timer.time(f, s, a.iters, a.warmup)
+            with torch.inference_mode():
+                e, _ = seed.rel_err(f(*s[0]).double().cpu().numpy(), module(*s[0]).double().cpu().numpy())
+            row["symc_py"]["vs_eager"] = e
+        except Exception as ex:
+            info["failures"].append(f"{row['point']}: {short(ex)}")
+            row["symc_py"] = {"error": short(ex)}
+        log(f"{name} {row['point']}: symc (Python module) "
+            f"{seed.fmt(row['symc_py'].get('p50_ms', row['symc_py'].get('error')))} ms")
+        del s
+    del f
+
 
 def symc_static_phase(name, spec, points, res, a, mdir, budget):
     info = res.setdefault("symc_static", {"builds": 0, "build_s_total": 0.0, "failures": []})
@@ -395,7 +474,8 @@ def check_points(name, spec, points, res, a, mdir, torch, module):
         if module is not None:
             try:
                 with torch.inference_mode():
-                    ref = module(*[torch.from_numpy(x).double() for x in xs]).numpy()
+                    ref = module.to(a.ref_device)(*[torch.from_numpy(x).double().to(a.ref_device)
+                                                     for x in xs]).cpu().numpy()
             except Exception as ex:
                 res["errors"].append(f"{row['point']}: torch fp64 reference failed: {short(ex)}")
         row["set_bytes"] = int(sum(x.nbytes for x in xs) + (ref.size * 4 if ref is not None else 0))
@@ -444,6 +524,8 @@ def bench_model(name, spec, a, work, budget, torch):
 
     if a.symc_only:
         points = [spec["small"]]
+    elif a.points:
+        points = [spec["sweep"][int(i)] for i in a.points.split(",")]
     elif a.quick:
         points = [spec["sweep"][i] for i in suite_models.QUICK.get(name, [0, -1])]
     else:
@@ -477,7 +559,9 @@ def bench_model(name, spec, a, work, budget, torch):
         symc_static_phase(name, spec, points, res, a, mdir, budget)
         return res
 
-    module = module.float().to("cuda")
+    module = module.float().to(DEV["name"])
+    if a.ref_device == "cuda":
+        torch.cuda.empty_cache()
     sets = Sets(torch, spec, points, res["points"])
     # eager + torch.compile dynamic (default mode)
     try:
@@ -485,6 +569,12 @@ def bench_model(name, spec, a, work, budget, torch):
     except Exception as ex:
         res["errors"].append(f"eager/compile dynamic phase failed: {short(ex)}")
         traceback.print_exc()
+    if a.pymod:
+        try:
+            symc_pymod_phase(torch, name, spec, module, points, res, a, sets)
+        except Exception as ex:
+            res["errors"].append(f"symc Python module phase failed: {short(ex)}")
+            traceback.print_exc()
     # the static oracle, then torch.compile static, then the optional autotune peer (budgeted)
     try:
         symc_static_phase(name, spec, points, res, a, mdir, budget)
@@ -508,7 +598,8 @@ def bench_model(name, spec, a, work, budget, torch):
     except Exception:
         pass
     del module
-    torch.cuda.empty_cache()
+    if DEV["name"] == "cuda":
+        torch.cuda.empty_cache()
     return res
 
 
@@ -596,8 +687,10 @@ def table(res, symc_only):
     else:
         summ = summarize(res)
         auto = any(r.get("autotune") for r in res["points"])
-        head = "| point | symc ms | symc static ms | eager ms | compile dyn ms | compile static ms |"
-        sep = "|---|---|---|---|---|---|"
+        pym = any(r.get("symc_py") for r in res["points"])
+        head = "| point | symc ms |" + (" symc py ms |" if pym else "") + \
+            " symc static ms | eager ms | compile dyn ms | compile static ms |"
+        sep = "|---|---|---|---|---|---|" + ("---|" if pym else "")
         if auto:
             head += " max-autotune ms |"
             sep += "---|"
@@ -611,7 +704,8 @@ def table(res, symc_only):
             errs = f"{err:.2e}" if isinstance(err, float) and math.isfinite(err) else r.get("check", "-")
             if isinstance(err, float) and not err < REL_TOL:
                 errs += " FAIL"
-            line = (f"| {r['point']} | {cell(r, 'symc')} | {cell(r, 'symc_static')} | {cell(r, 'eager')} | "
+            line = (f"| {r['point']} | {cell(r, 'symc')} |" + (f" {cell(r, 'symc_py')} |" if pym else "") +
+                    f" {cell(r, 'symc_static')} | {cell(r, 'eager')} | "
                     f"{cell(r, 'compile_dyn')} | {cell(r, 'compile_static')} |")
             if auto:
                 line += f" {cell(r, 'autotune')} |"
@@ -622,7 +716,7 @@ def table(res, symc_only):
                      f"{xs(b / s if s and b else None)}{' SLOWER' if s and b and s > b else ''} | {errs} |")
             L.append(line)
         g = summ["geomean"]
-        L.append(f"| **geomean** | | | | | |{' |' if auto else ''} "
+        L.append(f"| **geomean** | | | | | |{' |' if auto else ''}{' |' if pym else ''} "
                  f"{seed.fmt(seed.geomean(summ['symc_over_static']), 2)} | **{xs(g['eager'] if summ['geomean'] else None)}** | "
                  f"**{xs(g['compile_dyn'])}** | **{xs(g['best'])}** | |")
         L.append("")
@@ -634,9 +728,14 @@ def table(res, symc_only):
                  f"torch.compile dynamic: first compile {seed.fmt(cd.get('first_compile_s'), 2)} s at "
                  f"{cd.get('first_point', '-')}, {cd.get('graphs', '-')} graphs, {cd.get('recompiles', '-')} recompiles "
                  f"({seed.fmt(cd.get('compile_s_total'), 1)} s in compiling calls), {len(cd.get('failures', []))} failures"
-                 f"{' (mark_dynamic dropped after 2 failures)' if cd.get('mark_dynamic_dropped') else ''}; "
+                 f"{' (mark_dynamic dropped after a failure at a point with no dim of size 1)' if cd.get('mark_dynamic_dropped') else ''}; "
                  f"torch.compile static: {cs.get('compiles', '-')} compiles ({cs.get('recompiles', '-')} recompiles), "
                  f"{seed.fmt(cs.get('compile_s_total'), 1)} s total.")
+        if res.get("symc_py"):
+            sp = res["symc_py"]
+            L.append(f"symc Python module (symc.compile on the torch module, timed like the peers): build "
+                     f"{seed.fmt(sp.get('build_s'), 2)} s, {len(sp.get('failures', []))} failures"
+                     + "".join(f"; {x}" for x in sp.get("failures", [])[:3]) + ".")
         if "autotune" in pe:
             au = pe["autotune"]
             L.append(f"max-autotune-no-cudagraphs (dynamic): first compile {seed.fmt(au.get('first_compile_s'), 1)} s, "
@@ -756,11 +855,21 @@ def main():
                     help="no GPU: compile every model, ref-backend check and bench at one small point")
     ap.add_argument("--autotune", action="store_true", help='add torch.compile mode="max-autotune-no-cudagraphs"')
     ap.add_argument("--graphs", action="store_true", help="symc bench --graphs (CUDA graphs per shape)")
+    ap.add_argument("--no-pymod", dest="pymod", action="store_false",
+                    help="skip symc through its Python module (symc.compile on the torch module)")
     ap.add_argument("--attn", default="sdpa", choices=["sdpa", "explicit"],
                     help="torch modules of M2/M4: F.scaled_dot_product_attention (default) or matmul-softmax-matmul")
     ap.add_argument("--budget-s", type=float, default=450,
                     help="wall budget of the run; the static oracle, compile static and autotune skip points past it")
+    ap.add_argument("--ref-device", default="cpu", choices=["cpu", "cuda"],
+                    help="device of the float64 reference (cpu: BENCH.md's method; cuda: faster for M3's largest point)")
+    ap.add_argument("--points", default=None,
+                    help="indices into each selected model's sweep, e.g. 0,3,6 (to split a long sweep over calls)")
     ap.add_argument("--check-backend", default=None, choices=["cuda", "ref"])
+    ap.add_argument("--bench-backend", default="cuda", choices=["cuda", "ref"],
+                    help="backend `symc bench` times (ref: only to test this script without a GPU)")
+    ap.add_argument("--peer-device", default="cuda", choices=["cuda", "cpu"],
+                    help="device of the torch peers (cpu: only to test this script; host-clock timing)")
     ap.add_argument("--work", default=None, help="folder for engines and .npy files (default: a temp dir)")
     a = ap.parse_args()
     a.iters = a.iters or (20 if a.quick else 100)
@@ -782,23 +891,37 @@ def main():
 
     env = {"argv": sys.argv, "symc": a.symc, "numpy": np.__version__, "onnx": onnx.__version__, "iters": a.iters,
            "warmup": a.warmup, "quick": a.quick, "symc_only": a.symc_only, "attn": a.attn, "graphs": a.graphs,
-           "autotune": a.autotune, "budget_s": a.budget_s, "cpu_count": os.cpu_count()}
+           "autotune": a.autotune, "budget_s": a.budget_s, "ref_device": a.ref_device, "pymod": a.pymod, "cpu_count": os.cpu_count()}
     rc, out, _, _ = seed.run([a.symc, "--version"], 30)
     env["symc_version"] = out.strip()
+    # a fresh inductor cache per run (compile times are cold, not from an earlier run); the FX graph cache
+    # off, so torch.compile static does not reuse a graph the dynamic phase compiled at the same shape
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(work, "inductor_cache"))
+    env["inductor_cache_dir"] = os.environ["TORCHINDUCTOR_CACHE_DIR"]
     torch = None
     try:
         import torch  # noqa: F811
+        try:
+            import torch._inductor.config as icfg
+            icfg.fx_graph_cache = False
+            env["fx_graph_cache"] = False
+        except Exception:
+            pass
         env["torch"] = torch.__version__
         torch.set_num_threads(os.cpu_count() or 1)
     except ImportError:
         if not a.symc_only:
             print("bench_suite.py: no torch here; run with --symc-only", flush=True)
             return 1
+    DEV["name"] = a.peer_device
+    env["peer_device"] = a.peer_device
+    env["bench_backend"] = a.bench_backend
     if not a.symc_only:
-        if not torch.cuda.is_available():
-            print("bench_suite.py: torch sees no CUDA device (use --symc-only without a GPU)", flush=True)
-            return 1
-        env["gpu"] = torch.cuda.get_device_name(0)
+        if a.peer_device == "cuda":
+            if not torch.cuda.is_available():
+                print("bench_suite.py: torch sees no CUDA device (use --symc-only without a GPU)", flush=True)
+                return 1
+            env["gpu"] = torch.cuda.get_device_name(0)
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         torch.set_float32_matmul_precision("highest")
