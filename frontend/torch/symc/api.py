@@ -77,11 +77,12 @@ def gpu_available():
         return False
 
 
-def build_engine(ep, name="model", gpu=None, input_opts=None, dim_names=None, ranges=None, precision=0):
+def build_engine(ep, name="model", gpu=None, input_opts=None, dim_names=None, ranges=None, precision=0,
+                 input_ranges=None):
     """Lower an ExportedProgram and compile it; returns an EngineModule."""
     if gpu is None:
         gpu = gpu_available()
-    tr = Tracer(ep, name, input_opts=input_opts, dim_names=dim_names, ranges=ranges)
+    tr = Tracer(ep, name, input_opts=input_opts, dim_names=dim_names, ranges=ranges, input_ranges=input_ranges)
     m = tr.run()
     path = os.path.join(cache_dir(), f"{tr.m.h.value:x}_{os.getpid()}_{next(_counter)}_{name}.symx")
     if os.environ.get("SYMC_SAVE_SYMIR"):
@@ -140,7 +141,7 @@ def compile(model, inputs=None, example_inputs=None, *, gpu=None, precision="fp3
     inputs = list(inputs)
     device = next(itertools.chain((p.device for p in model.parameters()), (b.device for b in model.buffers()),
                                   [torch.device("cpu")]))
-    examples, dyn, opts, names = [], [], {}, {}
+    examples, dyn, opts, names, ranges = [], [], {}, {}, {}
     arg_names = _arg_names(model, len(inputs))
     for i, spec in enumerate(inputs):
         if isinstance(spec, torch.Tensor):
@@ -155,12 +156,63 @@ def compile(model, inputs=None, example_inputs=None, *, gpu=None, precision="fp3
             if lo != hi:
                 nm = spec.dim_names.get(d, f"{base}_dim{d}")
                 names[(i, d)] = nm
-                ds[d] = torch.export.Dim(nm, min=lo, max=hi)
+                ds[d] = (nm, lo, hi)
+                ranges[(i, d)] = (lo, hi)
         dyn.append(ds or None)
     was_training = model.training
     model.eval()
     try:
-        ep = torch.export.export(model, tuple(examples), dynamic_shapes=tuple(dyn))
+        ep = export_ranges(model, tuple(examples), dyn)
     finally:
         model.train(was_training)
-    return build_engine(ep, name or type(model).__name__, gpu, input_opts=opts, dim_names=names, precision=prec)
+    return build_engine(ep, name or type(model).__name__, gpu, input_opts=opts, dim_names=names, precision=prec,
+                        input_ranges=ranges)
+
+
+def _export(model, args, dynamic_shapes):
+    """torch.export.export with torch's shape guards turned into runtime asserts (which the tracer drops)
+    instead of narrowing the declared ranges."""
+    try:
+        return torch.export.export(model, args, dynamic_shapes=dynamic_shapes,
+                                   prefer_deferred_runtime_asserts_over_guards=True)
+    except TypeError as e:  # a torch without the flag
+        if "prefer_deferred_runtime_asserts_over_guards" not in str(e):
+            raise
+        return torch.export.export(model, args, dynamic_shapes=dynamic_shapes)
+
+
+def export_ranges(model, args, dims):
+    """torch.export for declared ranges, without letting torch's guards narrow them.
+
+    dims: per positional arg, None or {dim: (name, lo, hi)}. First one named Dim(min, max) per dim, with
+    guards turned into runtime asserts (symc ignores those: it infers every shape itself over the whole
+    declared range, and its compile fails with a clear error where a declared size is really invalid).
+    Where torch still raises a constraint violation (dims it finds equal, say), export again with
+    Dim.AUTO(min, max), which takes torch's relations as they come; the caller hands the declared ranges
+    to the tracer (input_ranges), which puts them back on the program's symbols."""
+    named = tuple(None if ds is None else {d: torch.export.Dim(nm, min=lo, max=hi) for d, (nm, lo, hi) in ds.items()}
+                  for ds in dims)
+    try:
+        return _export(model, args, named)
+    except Exception as e:  # noqa: BLE001
+        first = e
+        if "onstraint" not in str(e) and "specialized" not in str(e) and "must always be equal" not in str(e):
+            raise
+    auto = getattr(torch.export.Dim, "AUTO", None)
+    if auto is None:
+        raise first
+    loose = tuple(None if ds is None else {d: auto(min=lo, max=hi) for d, (nm, lo, hi) in ds.items()} for ds in dims)
+    try:
+        ep = _export(model, args, loose)
+    except Exception as e:  # noqa: BLE001
+        raise first from e
+    # a declared dynamic dim that torch specialized to a constant would make a static engine
+    user = [n for n in ep.graph.nodes if n.op == "placeholder" and n.name in ep.graph_signature.user_inputs]
+    for i, (ds, ph) in enumerate(zip(dims, user)):
+        v = ph.meta.get("val")
+        for d, (nm, lo, hi) in (ds or {}).items():
+            if isinstance(v, torch.Tensor) and not isinstance(v.shape[d], torch.SymInt):
+                raise SymcError(f"torch.export specialized input {i} dim {d} ({nm}) to {v.shape[d]}, but it is "
+                                f"declared dynamic in [{lo}, {hi}]: the model's code fixes that size (first "
+                                f"error: {first})", code="range") from first
+    return ep

@@ -20,7 +20,7 @@ import warnings
 import torch
 
 from ._lib import SymcError
-from .api import build_engine
+from .api import _export, build_engine
 
 
 def _eval(expr, env):
@@ -189,7 +189,7 @@ def symc_backend(gm, example_inputs, **kwargs):
     try:
         # outside dynamo's tracing context: export must not reuse (and constrain) dynamo's ShapeEnv
         with torch._guards.tracing(None):
-            ep = torch.export.export(wrapper, tuple(examples), dynamic_shapes=tuple(dyn))
+            ep = _export(wrapper, tuple(examples), tuple(dyn))  # guards become runtime asserts
     except Exception as e:
         raise SymcError(f"symc backend: torch.export of the dynamo graph failed: {e}", code="unsupported") from e
     mod = build_engine(ep, "dynamo", dim_names=names)

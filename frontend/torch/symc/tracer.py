@@ -101,14 +101,30 @@ def _int_bound(v):
     return int(v)
 
 
+def _decomp_table():
+    """torch.export's default table, less scaled_dot_product_attention: kept as one node (lowered by
+    _sdpa) rather than decomposed to the math path's full/arange/logical_and/any/... ops."""
+    try:
+        t = torch.export.default_decompositions()
+        for op in (aten.scaled_dot_product_attention.default,):
+            try:
+                del t[op]
+            except KeyError:
+                pass
+        return t
+    except Exception:  # an older torch: its own default
+        return None
+
+
 class Tracer:
     """Lowers one ExportedProgram. sym_info: {sympy symbol: dict(name=, min=, opt=, max=)} overrides;
     input_opts: {(user input index, dim): opt}; dim_names: {(user input index, dim): name}."""
 
-    def __init__(self, ep, name="model", input_opts=None, dim_names=None, ranges=None, decompose=True):
+    def __init__(self, ep, name="model", input_opts=None, dim_names=None, ranges=None, decompose=True,
+                 input_ranges=None):
         if decompose:
             try:
-                ep = ep.run_decompositions()
+                ep = ep.run_decompositions(_decomp_table())
             except Exception as e:  # keep the program as it is; the op table also takes higher-level ops
                 import warnings
                 warnings.warn(f"symc: run_decompositions failed ({e}); lowering the program as exported")
@@ -117,6 +133,9 @@ class Tracer:
         self.input_opts = input_opts or {}
         self.dim_names = dim_names or {}
         self.ranges = dict(ranges or {})
+        # {(user input index, dim): (lo, hi)}: the caller's declared ranges; they replace torch's for the
+        # symbols those dims show bare (torch's may be narrowed by its guards, e.g. 0/1 specialization)
+        self.input_ranges = dict(input_ranges or {})
         for sym, vr in ep.range_constraints.items():
             self.ranges.setdefault(sym, (vr.lower, vr.upper))
         self.sym_names = {}
@@ -333,6 +352,7 @@ class Tracer:
         placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"]
         users = [n for n in placeholders if n.name not in consts]
         # names and opts of symbols, from the user inputs that show them bare
+        declared = {}
         for i, n in enumerate(users):
             v = self.val(n)
             if not isinstance(v, torch.Tensor):
@@ -340,6 +360,11 @@ class Tracer:
             for d, s in enumerate(v.shape):
                 if isinstance(s, torch.SymInt) and s.node.expr.is_Symbol:
                     sym = s.node.expr
+                    if (i, d) in self.input_ranges:
+                        lo, hi = self.input_ranges[(i, d)]
+                        if sym in declared:  # one symbol for several dims: the intersection
+                            lo, hi = max(lo, declared[sym][0]), min(hi, declared[sym][1])
+                        declared[sym] = (lo, hi)
                     if sym not in self.sym_names:
                         self.sym_names[sym] = _sanitize(self.dim_names.get((i, d), f"{n.name}_dim{d}"))
                     if (i, d) in self.input_opts:
@@ -348,6 +373,11 @@ class Tracer:
                         hint = s.node.hint if hasattr(s.node, "hint") else None
                         if hint is not None:
                             self.sym_opts.setdefault(sym, int(hint))
+        for sym, (lo, hi) in declared.items():
+            if lo > hi:
+                raise SymcError(f"the declared ranges of the input dims that torch.export found equal ({sym}) do "
+                                f"not overlap", code="range")
+            self.ranges[sym] = (lo, hi)
         used = set(self.sym_names.values())
         if len(used) != len(set(self.sym_names)):  # a duplicate name: fall back to the sympy names
             for sym in self.sym_names:
@@ -419,6 +449,10 @@ class Tracer:
         # shape arithmetic: torch already worked out the value, as an int or a SymInt
         if isinstance(meta, (int, torch.SymInt)) and not isinstance(meta, bool) and (
                 not isinstance(t, torch._ops.OpOverload) or t in _SYM_OPS):
+            return meta
+        # the conditions of runtime asserts (sym_not, eq, mod on sizes): only _assert_scalar uses them
+        if isinstance(meta, (bool, torch.SymBool, float, torch.SymFloat)) and \
+                not isinstance(t, torch._ops.OpOverload):
             return meta
         if t is operator.getitem:
             v = args[0][args[1]]
@@ -768,6 +802,100 @@ def _softmax(tr, n, a, k):
 def _log_softmax(tr, n, a, k):
     rank = tr.rank(n)
     return tr.node("log_softmax", [tr.tensor(a[0])], [("axis", "int", _norm(tr, a[1], rank))])
+
+
+def _schema_args(n, a, k):
+    """The op's arguments by schema name (positional and keyword), defaults filled in."""
+    out = {}
+    for i, arg in enumerate(n.target._schema.arguments):
+        if i < len(a) and not arg.kwarg_only:
+            out[arg.name] = a[i]
+        elif arg.name in k:
+            out[arg.name] = k[arg.name]
+        elif arg.has_default_value():
+            out[arg.name] = arg.default_value
+        else:
+            out[arg.name] = None
+    return out
+
+
+# scaled_dot_product_attention and the fused variants run_decompositions may leave (by device and table):
+# op name -> the name of its mask argument (None: none). Only output 0 is lowered.
+_SDPA_OPS = {"scaled_dot_product_attention.default": "attn_mask",
+             "_scaled_dot_product_attention_math.default": "attn_mask",
+             "_scaled_dot_product_flash_attention.default": None,
+             "_scaled_dot_product_flash_attention_for_cpu.default": "attn_mask",
+             "_scaled_dot_product_efficient_attention.default": "attn_bias",
+             "_scaled_dot_product_cudnn_attention.default": "attn_bias",
+             "_scaled_dot_product_fused_attention_overrideable.default": "attn_bias"}
+
+
+def _sdpa(tr, n, a, k):
+    """softmax(q @ k^T * scale + mask [+ causal mask]) @ v, in core symc ops. Shapes: q [..., L, E],
+    k [..., S, E], v [..., S, Ev]; the mask broadcasts to [..., L, S] (bool: True takes part)."""
+    g = _schema_args(n, a, k)
+    mask_name = _SDPA_OPS[f"{n.target._overloadpacket.__name__}.{n.target._overloadname}"]
+    q, key, v = g["query"], g["key"], g["value"]
+    p = g.get("dropout_p") or 0.0
+    if not isinstance(p, (int, float)) or p != 0.0:
+        tr.fail(f"dropout_p={p} is not supported (symc runs inference: pass dropout_p=0.0, e.g. "
+                f"dropout_p=self.p if self.training else 0.0, and call model.eval())")
+    if g.get("enable_gqa"):
+        tr.fail("enable_gqa=True (grouped-query attention) is not supported; repeat the key/value heads "
+                "(repeat_interleave) before scaled_dot_product_attention")
+    if g.get("dropout_mask") is not None:
+        tr.fail("an explicit dropout_mask is not supported")
+    qs, ks = tr.shape(n.args[0]), tr.shape(n.args[1])
+    rk = len(ks)
+    if len(qs) < 2 or rk < 2:
+        tr.fail(f"query and key need rank >= 2, got {len(qs)} and {rk}")
+    dt = _in_dtype(tr, n)
+    scale = g.get("scale")
+    if scale is None:
+        e = _static(qs[-1])
+        if not isinstance(e, int):
+            tr.fail(f"the head size {qs[-1]} is symbolic; pass scale= explicitly")
+        scale = 1.0 / math.sqrt(e)
+    perm = list(range(rk))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    kt = tr.node("transpose", [tr.tensor(key)], [("perm", "ints", perm)])
+    s = tr.node("matmul", [tr.tensor(q), kt])
+    if scale != 1.0:
+        s = tr.node("mul", [s, tr.tensor(float(scale), dt)])
+    mask = g.get(mask_name) if mask_name else None
+    if mask is not None:
+        mnode = _schema_args(n, n.args, n.kwargs).get(mask_name)
+        mv = mask if isinstance(mask, torch.Tensor) else (tr.val(mnode) if isinstance(mnode, torch.fx.Node) else None)
+        mdt = mv.dtype if isinstance(mv, torch.Tensor) else dt
+        if mdt == torch.bool:  # True takes part: where(mask, s, -inf)
+            s = tr.node("where", [tr.tensor(mask, torch.bool), s, tr.tensor(float("-inf"), dt)])
+        else:
+            s = tr.node("add", [s, tr.tensor(mask, dt)])
+    if g.get("is_causal"):
+        # top-left aligned, as torch: query i sees keys j <= i, from the symbolic L and S
+        L, S = tr.dim(qs[-2]), tr.dim(ks[-2])
+        zero, one = tr.m.const(0), tr.m.const(1)
+        rows = tr.node("range", [], [("start", "dims", [zero]), ("limit", "dims", [L]), ("delta", "dims", [one]),
+                                     ("to", "dtype", _lib.I64)])
+        cols = tr.node("range", [], [("start", "dims", [zero]), ("limit", "dims", [S]), ("delta", "dims", [one]),
+                                     ("to", "dtype", _lib.I64)])
+        rows = tr.node("unsqueeze", [rows], [("axes", "ints", [1])])
+        cols = tr.node("unsqueeze", [cols], [("axes", "ints", [0])])
+        masked = tr.node("greater", [cols, rows])  # [L, S]
+        s = tr.node("where", [masked, tr.tensor(float("-inf"), dt), s])
+    pr = tr.node("softmax", [s], [("axis", "int", rk - 1)])
+    y = tr.node("matmul", [pr, tr.tensor(v)])
+    n_ret = len(n.target._schema.returns)
+    if n_ret == 1:
+        return y
+    return (y,) + tuple(_Unsupported(f"output {i} of {_op_name(n.target)} (only output 0 is lowered)")
+                        for i in range(1, n_ret))
+
+
+for _name in _SDPA_OPS:
+    _o = _op(_name)
+    if _o is not None:
+        _LOWER[_o] = _sdpa
 
 
 def _ln(tr, n, x, ns, w, b, eps):
