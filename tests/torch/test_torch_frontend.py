@@ -7,7 +7,9 @@ and an atol of 1e-4 relative to the output's scale). Models: the seed
 ExpandReshapeModel (all three approaches, batch 1, 4, 13, 32, agreeing with
 each other and with eager), the seed MatMul with seq_len Dim(1..10), a
 BERT-style encoder layer (dynamic batch and sequence), a small CNN (conv + BN +
-relu + maxpool). Then the errors: an out-of-range input raises with symrt's
+relu + maxpool), F.scaled_dot_product_attention (plain, is_causal, bool and float
+masks) at several sequence lengths, and an M3-like ResNet CNN with H, W in [128, 512] (a range torch's own
+guards would narrow) at odd and even sizes. Then the errors: an out-of-range input raises with symrt's
 message; an unsupported op names the op and the source line. On CPU it runs the
 reference backend; where torch.cuda is available the models also run with CUDA
 tensors (zero-copy on the current stream). Without torch it prints SKIP and
@@ -122,6 +124,45 @@ class SmallCNN(nn.Module):
         x = nn.functional.max_pool2d(torch.relu(self.bn1(self.conv1(x))), 2)
         x = nn.functional.max_pool2d(torch.relu(self.bn2(self.conv2(x))), 2)
         return self.fc(x.mean(dim=(2, 3)))
+
+
+class Attention(nn.Module):
+    """Projections + F.scaled_dot_product_attention (no mask, is_causal, or a mask given as an input)."""
+
+    def __init__(self, hidden=32, heads=2, causal=False):
+        super().__init__()
+        self.h, self.d, self.causal = heads, hidden // heads, causal
+        self.qkv, self.o = nn.Linear(hidden, 3 * hidden), nn.Linear(hidden, hidden)
+
+    def forward(self, x, mask=None):
+        b, s, hid = x.shape
+        q, k, v = self.qkv(x).view(b, s, 3, self.h, self.d).permute(2, 0, 3, 1, 4).unbind(0)
+        c = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=self.causal)
+        return self.o(c.transpose(1, 2).reshape(b, s, hid))
+
+
+class SdpaDropout(nn.Module):
+    def forward(self, q, k, v):
+        return nn.functional.scaled_dot_product_attention(q, k, v, dropout_p=0.1)
+
+
+class ResNetish(nn.Module):
+    """bench/suite_models.py M3 at a small width: 7x7/2 stem + BN + ReLU, maxpool 3/2/1, two basic
+    residual blocks, global average pool, FC."""
+
+    def __init__(self, c=8, ncls=10):
+        super().__init__()
+        self.stem, self.bn0 = nn.Conv2d(3, c, 7, 2, 3, bias=False), nn.BatchNorm2d(c)
+        self.convs = nn.ModuleList(nn.Conv2d(c, c, 3, 1, 1, bias=False) for _ in range(4))
+        self.bns = nn.ModuleList(nn.BatchNorm2d(c) for _ in range(4))
+        self.fc = nn.Linear(c, ncls)
+
+    def forward(self, x):
+        x = nn.functional.max_pool2d(torch.relu(self.bn0(self.stem(x))), 3, 2, 1)
+        for i in (0, 2):
+            y = torch.relu(self.bns[i](self.convs[i](x)))
+            x = torch.relu(self.bns[i + 1](self.convs[i + 1](y)) + x)
+        return self.fc(x.mean((2, 3)))
 
 
 class Cumsum(nn.Module):
@@ -261,6 +302,50 @@ def test_cnn(dev):
         check(f"cnn/{dev}/H=18 (not 4*h) raises", "18" in str(e), str(e))
 
 
+def test_sdpa(dev):
+    """F.scaled_dot_product_attention lowered to matmul/softmax/matmul: no mask, is_causal (mask from the
+    symbolic sequence length), a bool mask and a float mask given as inputs; one build each, several S."""
+    for kind in ("plain", "causal", "bool mask", "float mask"):
+        model = Attention(causal=kind == "causal").eval().to(dev)
+        ins = [symc.Input(min_shape=(1, 1, 32), opt_shape=(2, 16, 32), max_shape=(4, 48, 32),
+                          dim_names={0: "B", 1: "S"})]
+        if "mask" in kind:
+            ins.append(symc.Input(min_shape=(1, 1), opt_shape=(16, 16), max_shape=(48, 48), dim_names={0: "S", 1: "S"},
+                                  dtype=torch.bool if kind == "bool mask" else torch.float32))
+        m = symc.compile(model, inputs=ins)
+        log(f"sdpa/{dev}/{kind}: built: {m.extra_repr()}")
+        for b, s in ((1, 1), (2, 7), (3, 16), (4, 48)):
+            args = [torch.randn(b, s, 32, device=dev)]
+            if kind == "bool mask":
+                mask = torch.rand(s, s, device=dev) > 0.5
+                mask[:, 0] = True  # no fully masked row (torch gives 0 there, plain softmax NaN)
+                args.append(mask)
+            elif kind == "float mask":
+                args.append(torch.randn(s, s, device=dev))
+            with torch.no_grad():
+                close(f"sdpa/{dev}/{kind} batch={b} seq={s}", m(*args), model(*args))
+    try:
+        symc.compile(SdpaDropout(), inputs=[symc.Input(shape=(1, 2, 4, 8))] * 3)
+        check("sdpa dropout_p=0.1 raises", False, "no exception")
+    except symc.SymcError as e:
+        msg = str(e)
+        check("sdpa dropout_p=0.1 names the op and source line", "scaled_dot_product_attention" in msg and
+              "dropout_p" in msg and "test_torch_frontend.py" in msg, msg)
+
+
+def test_resnetish(dev):
+    """M3's shape: H and W in [128, 512] from one build, although torch's max_pool guard
+    ((H-1)//2) % 2 != 0 would narrow the range; odd and even H/W against eager."""
+    model = randomize_bn(ResNetish()).eval().to(dev)
+    m = symc.compile(model, inputs=[symc.Input(min_shape=(1, 3, 128, 128), opt_shape=(8, 3, 224, 224),
+                                               max_shape=(32, 3, 512, 512))])
+    log(f"resnetish/{dev}: built: {m.extra_repr()}")
+    for n, h, w in ((1, 128, 128), (2, 225, 509), (1, 509, 130), (1, 512, 512), (3, 131, 224)):
+        x = torch.randn(n, 3, h, w, device=dev)
+        with torch.no_grad():
+            close(f"resnetish/{dev} n={n} h={h} w={w}", m(x), model(x))
+
+
 def test_unsupported():
     try:
         symc.compile(Cumsum(), inputs=[symc.Input(min_shape=(1, 8), opt_shape=(2, 8), max_shape=(4, 8))])
@@ -278,6 +363,8 @@ def main():
     test_unsupported()
     for dev in DEVICES:
         test_matmul(dev)
+        test_sdpa(dev)
+        test_resnetish(dev)
         test_cnn(dev)
         test_bert(dev)
         test_seed(dev)
