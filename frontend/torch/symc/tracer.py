@@ -102,14 +102,14 @@ def _int_bound(v):
 
 
 def _decomp_table():
-    """torch.export's default table, less scaled_dot_product_attention: kept as one node (lowered by
-    _sdpa) rather than decomposed to the math path's full/arange/logical_and/any/... ops."""
+    """torch.export's default table, less scaled_dot_product_attention and its fused variants: each kept as
+    one node (lowered by _sdpa) rather than decomposed to the math path's full/arange/logical_and/any/... ops."""
     try:
         t = torch.export.default_decompositions()
-        for op in (aten.scaled_dot_product_attention.default,):
+        for op in [_op(name) for name in _SDPA_OPS]:  # and the fused variants, should a program hold them
             try:
                 del t[op]
-            except KeyError:
+            except (KeyError, TypeError):
                 pass
         return t
     except Exception:  # an older torch: its own default
