@@ -40,6 +40,9 @@ typedef struct cg_cuda {
     uint8_t *covered;      /* per node: computed by another node's step (fused) */
     uint8_t *inlined;      /* per node: an elementwise node computed inside its consumer's kernel
                               (an elementwise group, or a row kernel reading its input) */
+    uint32_t *epilogue;    /* per node: for a row kernel (softmax, log_softmax, layer/rms norm), the
+                              root of the elementwise group it applies before its store (the group
+                              is marked covered), else IR_NONE; NULL when none was planned */
 } cg_cuda;
 
 /* tensor t has exactly one consumer node and is not a graph output, so the
@@ -79,6 +82,7 @@ int cg_norm_axis(int64_t axis, int rank);
 /* ---- one kernel ------------------------------------------------------------------ */
 #define CG_KW_MAX_ARGS 96
 #define CG_KW_RING 24
+#define CG_KW_MAX_SUBST 40
 
 typedef struct cg_kw {
     cg_cuda *c;
@@ -89,12 +93,23 @@ typedef struct cg_kw {
     cg_str params, body;
     char ring[CG_KW_RING][48];
     uint32_t ring_at;
+    /* read-side substitutions (kw_subst): tensor -> text standing for its pointer */
+    uint32_t subst_t[CG_KW_MAX_SUBST], n_subst;
+    char subst[CG_KW_MAX_SUBST][48];
 } cg_kw;
 
 void kw_begin(cg_kw *k, cg_cuda *c, uint32_t node);
 /* pointer parameter for tensor t, read-only or written; returns "t<index>" */
 const char *kw_in(cg_kw *k, uint32_t t);
 const char *kw_out(cg_kw *k, uint32_t t);
+/* From now on kw_in(t) returns `text` instead of t's pointer parameter (and
+ * adds no parameter): code that reads "text[off]" then reads a value the
+ * kernel already holds, e.g. "sc_reg<float>{q.x}" (the prelude's sc_reg
+ * ignores the index). Row kernels use it to feed float4 lanes and their own
+ * result to the elementwise code that cg_emit_value writes. text NULL
+ * removes t's substitution; kw_subst_clear removes all. */
+void kw_subst(cg_kw *k, uint32_t t, const char *text);
+void kw_subst_clear(cg_kw *k);
 /* a size in the body: a literal when constant, else the slot parameter.
  * SYM_NONE (-1 in a dims attribute) is the literal -1. The text lives in a
  * small ring, valid for the next CG_KW_RING calls. */

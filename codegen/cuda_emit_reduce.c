@@ -1,26 +1,49 @@
 /* Reductions and normalizations: reduce_sum/mean/max, softmax/log_softmax,
  * layer_norm, rms_norm, global_avg_pool.
  *
- * When the reduced elements of each output are contiguous (the reduced axes
- * are the innermost ones; a norm's axes always are; softmax over the last
- * axis), one block handles one row at a time (grid-stride over rows): its
- * threads stride over the row, then a block reduction (warp shuffles and one
- * shared partial per warp, sc_block_reduce in the prelude) gives every
- * thread the total. Otherwise a thread computes one output (softmax: one
- * (outer, inner) lane) looping over the reduced elements, which keeps
- * neighbouring threads on neighbouring addresses when the reduced axes are
- * outer ones. Accumulation is in the dtype's own type (fp32 for f32, int64
- * for integers); the reference accumulates in f64, which a tree reduction in
- * fp32 matches well within 1e-4. Algorithms follow the reference: two-pass
- * mean/variance, max-shifted softmax, NaN winning a max.
+ * Row kernels. When the reduced elements of each output are contiguous (the
+ * reduced axes are the innermost ones; a norm's axes always are; softmax
+ * over the last axis), a team of threads handles one row at a time,
+ * grid-stride over rows: its threads stride over the row, then a team
+ * reduction gives every thread the total. The row length is often a
+ * run-time value, so the kernel branches on it (uniform over the grid):
+ * rows of up to RK_SHORT (1024) elements take one warp per row (shuffle
+ * reductions, sc_warp_reduce), longer rows one block per row (sc_block_reduce).
+ * The launch is fixed at compile time from the row length's range and opt:
+ * opt <= 1024 (or max <= 1024) launches 8 warps = 8 rows per 256-thread
+ * block; otherwise one row per block of 256..1024 threads (about 16
+ * elements a thread at opt). The regime the range rules out is not emitted;
+ * the other one stays as the run-time fallback, correct under either launch
+ * (warps index rows by global warp number, blocks by block number).
+ *
+ * Inside a team, for f32: when the row length is a multiple of 4 and every
+ * pointer the float4 loads touch is 16-byte aligned (tested once, a uniform
+ * branch), the row moves as float4s; softmax and the norms then keep the row
+ * in registers (RK_CACHE = 8 float4s a thread: 1024 elements for a warp,
+ * 32 * blockDim for a block), so the input, with any inlined producer, is
+ * read and computed once and the statistics are taken over registers (still
+ * two-pass mean/variance, max-shifted softmax). Longer rows stream float4
+ * passes; anything else takes the scalar loop (a pass per statistic).
+ * Accumulation is in the dtype's own type (fp32 for f32, int64 for
+ * integers); per-thread partial sums then a shuffle/shared-memory tree, which
+ * matches the reference's f64 sums well within 1e-4. NaN wins a max.
  *
  * Row kernels read their input through cg_emit_value at the flat index
  * row * cols + j: when the input is produced by an elementwise group the
  * target inlined (softmax(x * s + mask), layer_norm(x + residual)), the
- * group is computed right there and never stored; a kernel that passes over
- * the row more than once recomputes it each pass, which costs arithmetic
- * and re-reads of the leaves but no round trip of the intermediate. */
+ * group is computed right there and never stored; on the float4 paths each
+ * leaf of the row's own shape is loaded as a float4 and handed to the
+ * group's code lane by lane (kw_subst with sc_reg), other leaves are read
+ * scalar through their broadcast offsets. A softmax or norm with an
+ * epilogue (cuda_target.c: an elementwise group of its own shape that alone
+ * reads its result, e.g. gelu(softmax(x))) computes that group on each
+ * output value before the store, writing the group's result instead.
+ *
+ * Otherwise (reduced axes not innermost, softmax over an inner axis) a
+ * thread computes one output looping over the reduced elements, which keeps
+ * neighbouring threads on neighbouring addresses. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/cuda_emit.h"
@@ -28,13 +51,6 @@
 /* accumulator type */
 static const char *acc_type(symc_dtype dt) {
     return dt == SYMC_F32 ? "float" : dt == SYMC_F64 ? "double" : "long long";
-}
-
-/* block size for rows of `cols` elements: fewer threads for short constant rows */
-static uint32_t row_block(cg_cuda *c, sym_expr cols) {
-    int64_t v;
-    if (!sym_is_const(c->m->syms, cols, &v)) return 256;
-    return v <= 32 ? 32 : v <= 64 ? 64 : v <= 128 ? 128 : 256;
 }
 
 typedef enum { RED_SUM, RED_MEAN, RED_MAX } red_kind;
@@ -60,34 +76,431 @@ static void red_store(cg_kw *k, red_kind r, symc_dtype dt, const char *dst, cons
     else kw_body(k, "%s = (%s)(%s == 0 ? 0 : acc / %s);\n", dst, T, count, count);
 }
 
-/* one block per row of `cols` contiguous elements */
-static symc_status row_reduce(cg_cuda *c, uint32_t node, red_kind r, uint32_t xt, uint32_t yt, sym_expr rows,
-                              sym_expr cols, const char *what) {
-    symc_dtype dt = c->m->tensors[xt].dtype;
+/* ---- row kernels ------------------------------------------------------------------ */
+#define RK_SHORT 1024 /* rows up to this many elements: one warp per row */
+#define RK_CACHE 8    /* float4s per thread a row is kept in (registers) */
+#define RK_WARPS 8    /* warps (rows) per block in the one-warp-per-row launch */
+
+typedef enum { RK_REDUCE, RK_SOFTMAX, RK_LOG_SOFTMAX, RK_LAYER_NORM, RK_RMS_NORM } rk_kind;
+
+typedef struct row_spec {
+    rk_kind kind;
+    red_kind red;           /* RK_REDUCE */
+    uint32_t node, xt, yt;  /* data input, the node's output */
+    uint32_t epi, zt;       /* epilogue root node (IR_NONE: none) and the tensor stored (yt without one) */
+    sym_expr rows, cols;
+    symc_dtype dt;
+    uint32_t aff[2], n_aff; /* norms: scale, bias over aff_dims */
+    const sym_expr *aff_dims;
+    int aff_rank;
+    char eps[96];
+    int vec;           /* the float4 paths are emitted */
+    /* float4 operands: leaves of the input's group of x's shape (x itself
+     * when not inlined), of the epilogue's group of z's shape (not yt), the
+     * affine tensors of exactly the normalized shape */
+    uint32_t vin[CG_KW_MAX_ARGS], n_vin, vepi[CG_KW_MAX_ARGS], n_vepi, vaff[2], n_vaff;
+} row_spec;
+
+/* the leaves of the elementwise code computing t (t itself when its
+ * producer is not inlined), added to ts without duplicates */
+static void add_unique(uint32_t *ts, uint32_t *n, uint32_t t) {
+    for (uint32_t i = 0; i < *n; i++)
+        if (ts[i] == t) return;
+    if (*n < CG_KW_MAX_ARGS) ts[(*n)++] = t;
+}
+
+static void leaves_of(cg_cuda *c, uint32_t t, uint32_t *ts, uint32_t *n, int depth) {
+    uint32_t p = c->m->tensors[t].producer;
+    if (p == IR_NONE || !c->inlined[p] || depth > 256) {
+        add_unique(ts, n, t);
+        return;
+    }
+    const ir_node *nd = &c->m->nodes[p];
+    for (uint32_t k = 0; k < nd->n_in; k++) leaves_of(c, nd->in[k], ts, n, depth + 1);
+}
+
+/* node and the inlined nodes its group computes */
+static void group_nodes_of(cg_cuda *c, uint32_t node, uint32_t *nodes, uint32_t *n, int depth) {
+    add_unique(nodes, n, node);
+    const ir_node *nd = &c->m->nodes[node];
+    for (uint32_t k = 0; k < nd->n_in && depth < 256; k++) {
+        uint32_t p = c->m->tensors[nd->in[k]].producer;
+        if (p != IR_NONE && c->inlined[p]) group_nodes_of(c, p, nodes, n, depth + 1);
+    }
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* keeps the f32 tensors of ts whose shape is ref's (and not `skip`) */
+static void keep_full_f32(cg_cuda *c, uint32_t *ts, uint32_t *n, const ir_tensor *ref, uint32_t skip) {
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < *n; i++) {
+        const ir_tensor *t = &c->m->tensors[ts[i]];
+        if (ts[i] != skip && t->dtype == SYMC_F32 && cg_same_shape(t, ref)) ts[m++] = ts[i];
+    }
+    *n = m;
+}
+
+/* opt value of e: every symbol at its opt (dflt when it cannot be evaluated) */
+static int64_t expr_opt(sym_table *t, sym_expr e, int64_t dflt) {
+    uint32_t n = sym_symbol_count(t);
+    int64_t *v = malloc((n ? n : 1) * sizeof *v), out = dflt;
+    if (!v) return dflt;
+    for (uint32_t i = 0; i < n; i++) {
+        sym_symbol_info info;
+        sym_symbol_get(t, i, &info);
+        v[i] = info.opt;
+    }
+    symc_error err;
+    if (sym_eval(t, e, v, n, &out, &err) != SYMC_OK) out = dflt;
+    free(v);
+    return out;
+}
+
+/* substitutes each tensor of ts by its float4 lane (q<t>.<lane>); lane 0 removes */
+static void lanes(cg_kw *k, const uint32_t *ts, uint32_t n, char lane) {
+    for (uint32_t i = 0; i < n; i++) {
+        char txt[48];
+        snprintf(txt, sizeof txt, "sc_reg<float>{q%u.%c}", ts[i], lane);
+        kw_subst(k, ts[i], lane ? txt : NULL);
+    }
+}
+
+/* `const float4 q<t>` for each tensor of ts not yet in `done`, at float4 index `at` */
+static void load4(cg_kw *k, const uint32_t *ts, uint32_t n, const char *at, uint32_t *done, uint32_t *n_done) {
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t before = *n_done;
+        add_unique(done, n_done, ts[i]);
+        if (*n_done == before) continue;
+        kw_body(k, "            const float4 q%u = reinterpret_cast<const float4*>(t%u)[%s];\n", ts[i], ts[i], at);
+    }
+}
+
+/* `dst = <element i of the row input>` (its inlined producer computed here)
+ * in a scope of its own; lane: read the float4 operands' lane */
+static symc_status emit_x(cg_kw *k, const row_spec *s, char lane, const char *dst) {
+    if (lane) lanes(k, s->vin, s->n_vin, lane);
+    kw_body(k, "            {\n");
+    symc_status st = cg_emit_value(k, s->xt, "i", "xv");
+    kw_body(k, "            %s = xv;\n            }\n", dst);
+    if (lane) lanes(k, s->vin, s->n_vin, 0);
+    return st;
+}
+
+/* `dst = <the output element>` for the row value v at index i, column j:
+ * the op's formula, the affine scale/bias, then the epilogue group */
+static symc_status emit_out(cg_kw *k, const row_spec *s, char lane, const char *dst) {
+    cg_cuda *c = k->c;
+    const char *T = cg_ctype(s->dt);
+    symc_status st = SYMC_OK;
+    kw_body(k, "            {\n");
+    switch (s->kind) {
+    case RK_SOFTMAX: kw_body(k, "            const %s y = (%s)(sc_exp(v - mx) / sum);\n", T, T); break;
+    case RK_LOG_SOFTMAX: kw_body(k, "            const %s y = (%s)(v - mx - lse);\n", T, T); break;
+    default: {
+        const ir_tensor *aff[2];
+        for (uint32_t i = 0; i < s->n_aff; i++) aff[i] = &c->m->tensors[s->aff[i]];
+        if (lane) lanes(k, s->vaff, s->n_vaff, lane);
+        if (s->n_aff) kw_bcast_offsets(k, "j", s->aff_dims, s->aff_rank, s->n_aff, aff, "a");
+        kw_body(k, "            %s y = (v - mean) * inv;\n", T);
+        if (s->n_aff > 0) kw_body(k, "            y *= (%s)%s[a0];\n", T, kw_in(k, s->aff[0]));
+        if (s->n_aff > 1) kw_body(k, "            y += (%s)%s[a1];\n", T, kw_in(k, s->aff[1]));
+        if (lane) lanes(k, s->vaff, s->n_vaff, 0);
+    }
+    }
+    if (s->epi == IR_NONE) {
+        kw_body(k, "            %s = y;\n            }\n", dst);
+        return SYMC_OK;
+    }
+    /* the epilogue group reads y where it would read the row kernel's output */
+    char yv[48];
+    snprintf(yv, sizeof yv, "sc_reg<%s>{y}", T);
+    kw_subst(k, s->yt, yv);
+    if (lane) lanes(k, s->vepi, s->n_vepi, lane);
+    c->inlined[s->epi] = 1; /* cg_emit_value computes the group only while it is marked inlined */
+    st = cg_emit_value(k, s->zt, "i", "zv");
+    c->inlined[s->epi] = 0;
+    if (lane) lanes(k, s->vepi, s->n_vepi, 0);
+    kw_subst(k, s->yt, NULL);
+    kw_body(k, "            %s = zv;\n            }\n", dst);
+    return st;
+}
+
+/* passes over the row before the output: their per-element step */
+static int n_stat_passes(const row_spec *s) {
+    return s->kind == RK_LAYER_NORM || s->kind == RK_SOFTMAX || s->kind == RK_LOG_SOFTMAX ? 2 : 1;
+}
+
+static void emit_init(cg_kw *k, const row_spec *s) {
+    const char *T = cg_ctype(s->dt);
+    switch (s->kind) {
+    case RK_REDUCE: kw_body(k, "            %s acc = %s;\n", acc_type(s->dt), red_init(s->red, s->dt)); break;
+    case RK_SOFTMAX:
+    case RK_LOG_SOFTMAX: kw_body(k, "            %s mx = %s, sum = 0;\n", T, red_init(RED_MAX, s->dt)); break;
+    default: kw_body(k, "            %s mean = 0, m2 = 0;\n", T);
+    }
+}
+
+static void emit_step(cg_kw *k, const row_spec *s, int p) {
+    const char *T = cg_ctype(s->dt);
+    kw_body(k, "            ");
+    switch (s->kind) {
+    case RK_REDUCE: red_step(k, s->red, "v"); break;
+    case RK_SOFTMAX:
+    case RK_LOG_SOFTMAX: kw_body(k, p == 0 ? "mx = sc_nanmax(mx, v);" : "sum += sc_exp(v - mx);"); break;
+    case RK_LAYER_NORM:
+        if (p == 0) kw_body(k, "mean += v;");
+        else kw_body(k, "{ const %s d = v - mean; m2 += d * d; }", T);
+        break;
+    case RK_RMS_NORM: kw_body(k, "m2 += v * v;"); break;
+    }
+    kw_body(k, "\n");
+}
+
+/* the team's reduction after pass p */
+static void emit_after(cg_kw *k, const row_spec *s, int p, const char *red) {
+    const char *T = cg_ctype(s->dt);
+    switch (s->kind) {
+    case RK_REDUCE: {
+        char dst[48];
+        snprintf(dst, sizeof dst, "%s[row]", kw_out(k, s->yt));
+        kw_body(k, "        acc = %s(acc, %s());\n        if (lane == 0) ", red, s->red == RED_MAX ? "sc_max_op" : "sc_add_op");
+        red_store(k, s->red, s->dt, dst, "ncols");
+        break;
+    }
+    case RK_SOFTMAX:
+    case RK_LOG_SOFTMAX:
+        if (p == 0) kw_body(k, "        mx = %s(mx, sc_max_op());\n", red);
+        else {
+            kw_body(k, "        sum = %s(sum, sc_add_op());\n", red);
+            if (s->kind == RK_LOG_SOFTMAX) kw_body(k, "        const %s lse = sc_log(sum);\n", T);
+        }
+        break;
+    default:
+        if (s->kind == RK_LAYER_NORM && p == 0) {
+            kw_body(k, "        mean = %s(mean, sc_add_op()) / (%s)ncols;\n", red, T);
+            break;
+        }
+        kw_body(k, "        m2 = %s(m2, sc_add_op());\n", red);
+        kw_body(k, "        const %s inv = (%s)1 / sc_sqrt(m2 / (%s)ncols + %s);\n", T, T, T, s->eps);
+    }
+}
+
+static const char lane_ch[4] = {'x', 'y', 'z', 'w'};
+
+/* the loops of one path. mode 0: scalar, a team-stride loop per pass;
+ * 1: float4, a team-stride loop per pass; 2: float4, the row loaded once
+ * into cache[] (RK_CACHE float4s per thread), the passes over registers */
+static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *red) {
+    const char *T = cg_ctype(s->dt);
+    symc_status st = SYMC_OK;
+    int np = n_stat_passes(s), final = s->kind != RK_REDUCE;
+    emit_init(k, s);
+    static const char *open[3] = {
+        "        for (long long j = lane; j < ncols; j += team) {\n            const long long i = rb + j;\n",
+        "        for (long long q = lane; q < (ncols >> 2); q += team) {\n"
+        "            const long long j4 = 4 * q, i4 = rb + j4;\n",
+        "        #pragma unroll\n        for (int u = 0; u < %d; u++) {\n"
+        "            const long long q = lane + (long long)u * team;\n"
+        "            if (q >= (ncols >> 2)) continue;\n            const long long j4 = 4 * q, i4 = rb + j4;\n"};
+    uint32_t done[CG_KW_MAX_ARGS + 4], n_done = 0;
+    if (mode == 2) { /* load the row once */
+        kw_body(k, "        float4 cache[%d];\n", RK_CACHE);
+        kw_body(k, open[2], RK_CACHE);
+        load4(k, s->vin, s->n_vin, "(rb >> 2) + q", done, &n_done);
+        for (int l = 0; l < 4 && !st; l++) {
+            kw_body(k, "            { const long long i = i4 + %d;\n", l);
+            char dst[32];
+            snprintf(dst, sizeof dst, "cache[u].%c", lane_ch[l]);
+            st = emit_x(k, s, lane_ch[l], dst);
+            kw_body(k, "            }\n");
+        }
+        kw_body(k, "        }\n");
+    }
+    for (int p = 0; p < np + final && !st; p++) {
+        int last = p == np;
+        n_done = 0;
+        kw_body(k, open[mode], RK_CACHE);
+        if (mode == 0) {
+            kw_body(k, "            %s v;\n", T);
+            st = emit_x(k, s, 0, "v");
+            if (last) {
+                kw_body(k, "            %s o;\n", T);
+                if (!st) st = emit_out(k, s, 0, "o");
+                char sv[64];
+                cg_store(sv, sizeof sv, s->dt, "o");
+                kw_body(k, "            %s[i] = %s;\n", kw_out(k, s->zt), sv);
+            } else {
+                emit_step(k, s, p);
+            }
+        } else {
+            if (mode == 1) load4(k, s->vin, s->n_vin, "(rb >> 2) + q", done, &n_done);
+            if (last) {
+                load4(k, s->vepi, s->n_vepi, "(rb >> 2) + q", done, &n_done);
+                load4(k, s->vaff, s->n_vaff, "q", done, &n_done);
+                kw_body(k, "            float4 o;\n");
+            }
+            for (int l = 0; l < 4 && !st; l++) {
+                kw_body(k, "            { const long long i = i4 + %d, j = j4 + %d;\n", l, l);
+                if (mode == 2) kw_body(k, "            const float v = cache[u].%c;\n", lane_ch[l]);
+                else {
+                    kw_body(k, "            float v;\n");
+                    st = emit_x(k, s, lane_ch[l], "v");
+                }
+                char dst[8];
+                snprintf(dst, sizeof dst, "o.%c", lane_ch[l]);
+                if (last && !st) st = emit_out(k, s, lane_ch[l], dst);
+                else if (!last) emit_step(k, s, p);
+                kw_body(k, "            (void)i; (void)j; }\n");
+            }
+            if (last) kw_body(k, "            reinterpret_cast<float4*>(%s)[i4 >> 2] = o;\n", kw_out(k, s->zt));
+        }
+        kw_body(k, "        }\n");
+        if (!last) emit_after(k, s, p, red);
+    }
+    return st;
+}
+
+/* one team (a warp or the block) per row, grid-stride over rows; inside,
+ * the float4 paths when vec (uniform: the row length and the pointers) */
+static symc_status emit_team(cg_kw *k, const row_spec *s, int warp) {
+    const char *red = warp ? "sc_warp_reduce" : "sc_block_reduce";
+    symc_status st = SYMC_OK;
+    if (warp)
+        kw_body(k, "    /* short rows: one warp per row */\n"
+                   "    const int lane = threadIdx.x & 31, team = 32, nw = blockDim.x >> 5;\n"
+                   "    for (long long row = (long long)blockIdx.x * nw + (threadIdx.x >> 5); row < nrows; "
+                   "row += (long long)gridDim.x * nw) {\n");
+    else
+        kw_body(k, "    /* long rows: one block per row */\n"
+                   "    const int lane = threadIdx.x, team = blockDim.x;\n"
+                   "    for (long long row = blockIdx.x; row < nrows; row += gridDim.x) {\n");
+    kw_body(k, "        const long long rb = row * ncols;\n");
+    int cached = s->kind != RK_REDUCE;
+    if (s->vec) {
+        if (cached) {
+            /* warp rows (<= RK_SHORT = 32 lanes * RK_CACHE * 4) always fit */
+            if (warp) kw_body(k, "        if (vec) { /* float4, the row kept in registers */\n");
+            else kw_body(k, "        if (vec && ncols <= %dLL * team) { /* float4, the row kept in registers */\n", 4 * RK_CACHE);
+            st = emit_path(k, s, 2, red);
+            kw_body(k, "        } else ");
+        }
+        if (!cached || !warp) {
+            kw_body(k, "%sif (vec) { /* float4, a pass per statistic */\n", cached ? "" : "        ");
+            if (!st) st = emit_path(k, s, 1, red);
+            kw_body(k, "        } else ");
+        }
+        kw_body(k, "{ /* scalar */\n");
+    }
+    if (!st) st = emit_path(k, s, 0, red);
+    if (s->vec) kw_body(k, "        }\n");
+    kw_body(k, "    }\n");
+    return st;
+}
+
+/* Emits the row kernel of s: picks the launch from the row length's range
+ * and opt, writes the kernel comment, finishes the kernel. */
+static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
+    sym_table *syms = c->m->syms;
+    const ir_tensor *x = &c->m->tensors[s->xt];
     cg_kw k;
-    kw_begin(&k, c, node);
-    char cs[48], dst[48];
-    snprintf(dst, sizeof dst, "%s[row]", kw_out(&k, yt));
-    snprintf(cs, sizeof cs, "%s", kw_dim(&k, cols));
-    kw_body(&k, "    SC_ROWS(row, %s) {\n", kw_dim(&k, rows));
-    kw_body(&k, "        %s acc = %s;\n", acc_type(dt), red_init(r, dt));
-    kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) {\n", cs);
-    kw_body(&k, "            const long long i = row * %s + j;\n", cs);
-    symc_status st = cg_emit_value(&k, xt, "i", "x");
-    kw_body(&k, "            ");
-    red_step(&k, r, "x");
-    kw_body(&k, "\n        }\n        acc = sc_block_reduce(acc, %s());\n        if (threadIdx.x == 0) ",
-            r == RED_MAX ? "sc_max_op" : "sc_add_op");
-    red_store(&k, r, dt, dst, cs);
-    kw_body(&k, "    }\n");
+    kw_begin(&k, c, s->node);
+    /* float4 operands */
+    s->vec = s->dt == SYMC_F32 && sym_prove_divisible(syms, s->cols, 4) != SYM_FALSE;
+    s->n_vin = s->n_vepi = s->n_vaff = 0;
+    leaves_of(c, s->xt, s->vin, &s->n_vin, 0);
+    keep_full_f32(c, s->vin, &s->n_vin, x, RT_NONE);
+    if (s->epi != IR_NONE) {
+        const ir_node *e = &c->m->nodes[s->epi];
+        for (uint32_t i = 0; i < e->n_in; i++) leaves_of(c, e->in[i], s->vepi, &s->n_vepi, 0);
+        keep_full_f32(c, s->vepi, &s->n_vepi, &c->m->tensors[s->zt], s->yt);
+    }
+    for (uint32_t i = 0; i < s->n_aff; i++) {
+        const ir_tensor *a = &c->m->tensors[s->aff[i]];
+        int same = a->dtype == SYMC_F32 && a->rank == s->aff_rank;
+        for (int d = 0; same && d < a->rank; d++) same = a->dims[d] == s->aff_dims[d];
+        if (same) s->vaff[s->n_vaff++] = s->aff[i];
+    }
+    if (s->kind == RK_REDUCE && s->n_vin == 0) s->vec = 0;
+    /* regimes: a warp per row for rows <= RK_SHORT, a block per row above */
+    sym_range rg = sym_range_of(syms, s->cols);
+    int64_t opt = expr_opt(syms, s->cols, rg.hi);
+    int warp_path = rg.lo <= RK_SHORT, block_path = rg.hi > RK_SHORT;
+    int warp_launch = !block_path || (warp_path && opt <= RK_SHORT);
+    uint32_t block = 256, per_block = RK_WARPS;
+    if (!warp_launch) { /* threads for ~16 elements each at opt, 256..1024 */
+        per_block = 1;
+        while (block < 1024 && (int64_t)block * 16 < opt) block *= 2;
+    }
+    kw_body(&k, "    const long long nrows = %s", kw_dim(&k, s->rows));
+    kw_body(&k, ", ncols = %s;\n", kw_dim(&k, s->cols));
+    if (s->vec) {
+        uint32_t all[CG_KW_MAX_ARGS + 4], n_all = 0;
+        for (uint32_t i = 0; i < s->n_vin; i++) add_unique(all, &n_all, s->vin[i]);
+        for (uint32_t i = 0; i < s->n_vepi; i++) add_unique(all, &n_all, s->vepi[i]);
+        for (uint32_t i = 0; i < s->n_vaff; i++) add_unique(all, &n_all, s->vaff[i]);
+        kw_body(&k, "    /* float4 when the row length is a multiple of 4 and the pointers are 16-byte aligned */\n");
+        kw_body(&k, "    const bool vec = (ncols & 3LL) == 0 && ((0ull");
+        if (s->kind != RK_REDUCE) kw_body(&k, " | (unsigned long long)%s", kw_out(&k, s->zt));
+        for (uint32_t i = 0; i < n_all; i++) kw_body(&k, " | (unsigned long long)%s", kw_in(&k, all[i]));
+        kw_body(&k, ") & 15ull) == 0ull;\n");
+    }
+    symc_status st = SYMC_OK;
+    if (warp_path && block_path) {
+        kw_body(&k, "    if (ncols <= %dLL) {\n", RK_SHORT);
+        st = emit_team(&k, s, 1);
+        kw_body(&k, "    } else {\n");
+        if (!st) st = emit_team(&k, s, 0);
+        kw_body(&k, "    }\n");
+    } else {
+        st = emit_team(&k, s, warp_path);
+    }
     cg_str comment = {0};
-    cg_str_appendf(&comment, "%s: %s (%s), one block per row", what, c->m->nodes[node].name,
-                   ir_op_get(c->m->nodes[node].op)->name);
-    cg_describe_inlined(c, xt, &comment);
-    if (!st) st = kw_finish(&k, comment.p ? comment.p : "", rows, 1, row_block(c, cols));
+    cg_str_appendf(&comment, "%s: %s (%s); ", what, c->m->nodes[s->node].name, ir_op_get(c->m->nodes[s->node].op)->name);
+    if (warp_path)
+        cg_str_appendf(&comment, "rows of up to %d elements: one warp per row%s", RK_SHORT,
+                       warp_launch ? " (launch: 8 warps = 8 rows per 256-thread block)" : "");
+    if (warp_path && block_path) cg_str_appendf(&comment, "; longer rows: ");
+    else if (block_path) cg_str_appendf(&comment, "rows of over %d elements: ", RK_SHORT);
+    if (block_path) cg_str_appendf(&comment, "one block per row%s", warp_launch ? "" : " (launch)");
+    if (!warp_launch) cg_str_appendf(&comment, ", %u threads", block);
+    if (s->vec)
+        cg_str_appendf(&comment, "; float4 when the row length is a multiple of 4 and the pointers 16-byte aligned%s",
+                       s->kind != RK_REDUCE ? ", then the row is read once and kept in registers (up to 32 elements "
+                                              "a thread), else streamed per pass"
+                                            : "");
+    cg_describe_inlined(c, s->xt, &comment);
+    if (s->epi != IR_NONE) {
+        uint32_t nodes[CG_KW_MAX_ARGS], n_nodes = 0;
+        group_nodes_of(c, s->epi, nodes, &n_nodes, 0);
+        qsort(nodes, n_nodes, sizeof nodes[0], cmp_u32);
+        cg_str_appendf(&comment, "; epilogue before the store: ");
+        cg_describe_nodes(c, nodes, n_nodes, &comment);
+    }
+    if (!st) st = kw_finish(&k, comment.p ? comment.p : "", s->rows, per_block, block);
     cg_str_free(&comment);
     kw_free(&k);
     return st;
+}
+
+/* a reduction over rows of `cols` contiguous elements */
+static symc_status row_reduce(cg_cuda *c, uint32_t node, red_kind r, uint32_t xt, uint32_t yt, sym_expr rows,
+                              sym_expr cols, const char *what) {
+    row_spec s;
+    memset(&s, 0, sizeof s);
+    s.kind = RK_REDUCE;
+    s.red = r;
+    s.node = node;
+    s.xt = xt;
+    s.yt = s.zt = yt;
+    s.epi = IR_NONE;
+    s.rows = rows;
+    s.cols = cols;
+    s.dt = c->m->tensors[xt].dtype;
+    return emit_row_kernel(c, &s, what);
 }
 
 /* unravels `idx` over the dims of x whose mark equals `want`, adding each
@@ -217,11 +630,26 @@ symc_status cg_emit_softmax(cg_cuda *c, uint32_t node) {
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' (%s) needs a float dtype and an axis in range",
                        x->name, ir_dtype_name(x->dtype));
     int logsm = n->op == IR_OP_LOG_SOFTMAX;
+    sym_expr outer = cg_prod(c, x->dims, 0, axis);
+    if (cg_row_kernel(c, node)) { /* the last axis: a row kernel */
+        row_spec s;
+        memset(&s, 0, sizeof s);
+        s.kind = logsm ? RK_LOG_SOFTMAX : RK_SOFTMAX;
+        s.node = node;
+        s.xt = n->in[0];
+        s.yt = n->out[0];
+        s.epi = c->epilogue ? c->epilogue[node] : IR_NONE;
+        s.zt = s.epi != IR_NONE ? c->m->nodes[s.epi].out[0] : s.yt;
+        s.rows = outer;
+        s.cols = x->dims[axis];
+        s.dt = x->dtype;
+        return emit_row_kernel(c, &s, ir_op_get(n->op)->name);
+    }
     const char *T = cg_ctype(x->dtype);
     const char *ninf = red_init(RED_MAX, x->dtype);
     cg_kw k;
     kw_begin(&k, c, node);
-    sym_expr outer = cg_prod(c, x->dims, 0, axis), inner = cg_prod(c, x->dims, axis + 1, x->rank);
+    sym_expr inner = cg_prod(c, x->dims, axis + 1, x->rank);
     char len[48];
     snprintf(len, sizeof len, "%s", kw_dim(&k, x->dims[axis]));
     const char *out_expr = logsm ? "(%s)(v - mx - sc_log(sum))" : "(%s)(sc_exp(v - mx) / sum)";
@@ -229,26 +657,7 @@ symc_status cg_emit_softmax(cg_cuda *c, uint32_t node) {
     snprintf(store, sizeof store, out_expr, T);
     symc_status st = SYMC_OK;
     cg_str comment = {0};
-    if (cg_row_kernel(c, node)) { /* the last axis: one block per row, three passes over it */
-        const char *yp = kw_out(&k, n->out[0]);
-        const char *pass[3] = {"mx = sc_nanmax(mx, v);", "sum += sc_exp(v - mx);", NULL};
-        kw_body(&k, "    SC_ROWS(row, %s) {\n", kw_dim(&k, outer));
-        kw_body(&k, "        %s* yr = %s + row * %s;\n", T, yp, len);
-        kw_body(&k, "        %s mx = %s, sum = 0;\n", T, ninf);
-        for (int p = 0; p < 3 && !st; p++) {
-            kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) {\n", len);
-            kw_body(&k, "            const long long i = row * %s + j;\n", len);
-            st = cg_emit_value(&k, n->in[0], "i", "v");
-            if (pass[p]) kw_body(&k, "            %s\n        }\n", pass[p]);
-            else kw_body(&k, "            yr[j] = %s;\n        }\n", store);
-            if (p == 0) kw_body(&k, "        mx = sc_block_reduce(mx, sc_max_op());\n");
-            if (p == 1) kw_body(&k, "        sum = sc_block_reduce(sum, sc_add_op());\n");
-        }
-        kw_body(&k, "    }\n");
-        cg_str_appendf(&comment, "%s: %s, one block per row", ir_op_get(n->op)->name, n->name);
-        cg_describe_inlined(c, n->in[0], &comment);
-        if (!st) st = kw_finish(&k, comment.p ? comment.p : "", outer, 1, row_block(c, x->dims[axis]));
-    } else {
+    {
         const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
         sym_expr work = sym_mul(c->m->syms, outer, inner);
         char in_s[48];
@@ -279,48 +688,22 @@ symc_status cg_emit_norm(cg_cuda *c, uint32_t node) {
     if (axis < 0 || !ir_dtype_is_float(x->dtype))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' (%s) needs a float dtype and an axis in range",
                        x->name, ir_dtype_name(x->dtype));
-    const char *T = cg_ctype(x->dtype);
     char eps[96];
     cg_float_literal(eps, sizeof eps, cg_attr_float(n, "epsilon", 1e-5), x->dtype);
-    sym_expr rows = cg_prod(c, x->dims, 0, axis), cols = cg_prod(c, x->dims, axis, x->rank);
-    cg_kw k;
-    kw_begin(&k, c, node);
-    const char *yp = kw_out(&k, n->out[0]);
-    char ns[48];
-    snprintf(ns, sizeof ns, "%s", kw_dim(&k, cols));
-    kw_body(&k, "    SC_ROWS(row, %s) {\n", kw_dim(&k, rows));
-    kw_body(&k, "        %s* yr = %s + row * %s;\n", T, yp, ns);
-    kw_body(&k, "        %s mean = 0, m2 = 0;\n", T);
-    symc_status st = SYMC_OK;
-    /* passes over the row: the mean (layer_norm only), the centred second moment, the output */
-    for (int p = rms ? 1 : 0; p < 3 && !st; p++) {
-        kw_body(&k, "        for (long long j = threadIdx.x; j < %s; j += blockDim.x) {\n", ns);
-        kw_body(&k, "            const long long i = row * %s + j;\n", ns);
-        st = cg_emit_value(&k, n->in[0], "i", "v");
-        if (p == 0) {
-            kw_body(&k, "            mean += v;\n        }\n");
-            kw_body(&k, "        mean = sc_block_reduce(mean, sc_add_op()) / (%s)%s;\n", T, ns);
-        } else if (p == 1) {
-            kw_body(&k, "            const %s d = v - mean;\n            m2 += d * d;\n        }\n", T);
-            kw_body(&k, "        m2 = sc_block_reduce(m2, sc_add_op());\n");
-            kw_body(&k, "        const %s inv = (%s)1 / sc_sqrt(m2 / (%s)%s + %s);\n", T, T, T, ns, eps);
-        } else {
-            const ir_tensor *aff[2];
-            uint32_t n_aff = 0;
-            for (uint32_t i = 1; i < n->n_in; i++) aff[n_aff++] = &c->m->tensors[n->in[i]];
-            if (n_aff) kw_bcast_offsets(&k, "j", x->dims + axis, x->rank - axis, n_aff, aff, "a");
-            kw_body(&k, "            %s y = (v - mean) * inv;\n", T);
-            if (n_aff > 0) kw_body(&k, "            y *= (%s)%s[a0];\n", T, kw_in(&k, n->in[1]));
-            if (n_aff > 1) kw_body(&k, "            y += (%s)%s[a1];\n", T, kw_in(&k, n->in[2]));
-            kw_body(&k, "            yr[j] = y;\n        }\n");
-        }
-    }
-    kw_body(&k, "    }\n");
-    cg_str comment = {0};
-    cg_str_appendf(&comment, "%s: %s over dims %d.., one block per row", ir_op_get(n->op)->name, n->name, axis);
-    cg_describe_inlined(c, n->in[0], &comment);
-    if (!st) st = kw_finish(&k, comment.p ? comment.p : "", rows, 1, row_block(c, cols));
-    cg_str_free(&comment);
-    kw_free(&k);
-    return st;
+    row_spec s;
+    memset(&s, 0, sizeof s);
+    s.kind = rms ? RK_RMS_NORM : RK_LAYER_NORM;
+    s.node = node;
+    s.xt = n->in[0];
+    s.yt = n->out[0];
+    s.epi = c->epilogue ? c->epilogue[node] : IR_NONE;
+    s.zt = s.epi != IR_NONE ? c->m->nodes[s.epi].out[0] : s.yt;
+    s.rows = cg_prod(c, x->dims, 0, axis);
+    s.cols = cg_prod(c, x->dims, axis, x->rank);
+    s.dt = x->dtype;
+    for (uint32_t i = 1; i < n->n_in && s.n_aff < 2; i++) s.aff[s.n_aff++] = n->in[i];
+    s.aff_dims = x->dims + axis;
+    s.aff_rank = x->rank - axis;
+    snprintf(s.eps, sizeof s.eps, "%s", eps);
+    return emit_row_kernel(c, &s, ir_op_get(n->op)->name);
 }

@@ -20,8 +20,11 @@
  * becomes one kernel rooted at its last node. Last, a group whose root's
  * private result is the data input of a row kernel (softmax, layer/rms
  * norm, a reduction over the innermost axes) is inlined into that kernel
- * too: softmax(x * s + mask) and layer_norm(x + r) are one kernel each. The
- * walk then emits every node that is neither claimed nor inlined.
+ * too: softmax(x * s + mask) and layer_norm(x + r) are one kernel each.
+ * Then a softmax or norm whose private result feeds an elementwise group of
+ * its own shape and dtype (not one inlined elsewhere) takes that group as
+ * its epilogue, applied before the store: gelu(softmax(x)) is one kernel.
+ * The walk then emits every node that is neither claimed nor inlined.
  *
  * The SM is --arch when given (parsed and checked by NVRTC), else the GPU
  * present, else sm_90. */
@@ -355,6 +358,54 @@ static void plan_row_inputs(cg_cuda *c) {
     }
 }
 
+/* leaves of the elementwise group rooted at `node` (through inlined
+ * producers) are all computed before node `at`'s step, except `skip` */
+static int group_ready(cg_cuda *c, uint32_t node, uint32_t at, uint32_t skip, int depth) {
+    const ir_node *n = &c->m->nodes[node];
+    if (depth > 64) return 0;
+    for (uint32_t k = 0; k < n->n_in; k++) {
+        uint32_t t = n->in[k], p = c->m->tensors[t].producer;
+        if (t == skip) continue;
+        if (p != IR_NONE && c->inlined[p]) {
+            if (!group_ready(c, p, at, skip, depth + 1)) return 0;
+        } else if (!ready_before(c, t, at)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A row kernel whose output (per element: softmax, log_softmax, layer/rms
+ * norm) is private to an elementwise group of the same shape and dtype
+ * applies that group before its store (an epilogue: gelu(softmax(x)), a
+ * scale after layer_norm): the group's root is covered, its output written
+ * by the row kernel, and the intermediate never stored. The group's other
+ * leaves must be ready at the row kernel's place in node order. */
+static void plan_epilogues(cg_cuda *c) {
+    for (uint32_t i = 0; i < c->m->n_nodes; i++) {
+        const ir_node *n = &c->m->nodes[i];
+        int per_elem = n->op == IR_OP_SOFTMAX || n->op == IR_OP_LOG_SOFTMAX || n->op == IR_OP_LAYER_NORM ||
+                       n->op == IR_OP_RMS_NORM;
+        if (!per_elem || c->covered[i] || c->inlined[i] || !cg_row_kernel(c, i) || n->n_out != 1) continue;
+        uint32_t y = n->out[0];
+        if (!cg_private(c, y)) continue;
+        uint32_t r = c->consumer[y];
+        for (int hops = 0; r != IR_NONE && c->inlined[r] && hops < 256; hops++) {
+            uint32_t t = c->m->nodes[r].out[0];
+            r = cg_private(c, t) ? c->consumer[t] : IR_NONE;
+        }
+        if (r == IR_NONE || c->inlined[r] || c->covered[r] || !cg_is_elementwise(c->m->nodes[r].op) ||
+            c->m->nodes[r].n_out != 1)
+            continue;
+        const ir_tensor *yt = &c->m->tensors[y], *zt = &c->m->tensors[c->m->nodes[r].out[0]];
+        if (!cg_same_shape(yt, zt) || yt->dtype != zt->dtype || !cg_group_fits(c, r, 24) ||
+            !group_ready(c, r, i, y, 0))
+            continue;
+        c->epilogue[i] = r;
+        c->covered[r] = 1;
+    }
+}
+
 static symc_status resolve_sm(cg_builder *b) {
     if (b->opt->arch) return cg_nvrtc_parse_arch(b->opt->arch, &b->sm, b->err);
     uint32_t sm = 0;
@@ -384,10 +435,12 @@ static symc_status emit(cg_builder *b) {
     c.is_output = calloc(nt, 1);
     c.covered = calloc(nn, 1);
     c.inlined = calloc(nn, 1);
-    if (!c.n_consumers || !c.consumer || !c.is_output || !c.covered || !c.inlined) {
+    c.epilogue = malloc(nn * sizeof *c.epilogue);
+    if (!c.n_consumers || !c.consumer || !c.is_output || !c.covered || !c.inlined || !c.epilogue) {
         st = symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA code");
         goto done;
     }
+    for (uint32_t i = 0; i < nn; i++) c.epilogue[i] = IR_NONE;
     for (uint32_t i = 0; i < m->n_outputs; i++) c.is_output[m->outputs[i]] = 1;
     for (uint32_t i = 0; i < m->n_nodes; i++) {
         const ir_node *n = &m->nodes[i];
@@ -401,6 +454,7 @@ static symc_status emit(cg_builder *b) {
     plan_library_calls(&c);
     plan_inlining(&c);
     plan_row_inputs(&c);
+    plan_epilogues(&c);
     if ((st = cg_emit_prelude(&c))) goto done;
     for (uint32_t i = 0; i < m->n_nodes && !st; i++) {
         if (m->nodes[i].op == IR_OP_CONSTANT || c.covered[i] || c.inlined[i]) continue;
@@ -413,6 +467,7 @@ done:
     free(c.is_output);
     free(c.covered);
     free(c.inlined);
+    free(c.epilogue);
     return st;
 }
 

@@ -9,7 +9,11 @@
  * issue 7: elementwise producers computed inside row kernels (softmax with
  * scale and mask, layer_norm of a residual sum), the residual add as the
  * GEMM's C, transposes of the last two axes folded into trans_a / trans_b,
- * and float4 elementwise kernels where 4 divides the element count. */
+ * and float4 elementwise kernels where 4 divides the element count. Row
+ * kernels: both length regimes (a warp per row, a block per row) in one
+ * kernel when the row length's range spans them, the launch picked from
+ * opt, the float4 / register-cached / scalar paths, and elementwise
+ * epilogues (gelu after softmax, a scale after rms_norm) in the row kernel. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,7 +268,7 @@ static void test_every_family(void) {
         CHECK(cv_step && cv_step->tensors[2] == tensor_index(e, "cb") &&
               cv_step->tensors[3] == tensor_index(e, "conv_relu") && cv_step->epilogue == RT_EPI_RELU);
         CHECK_CONTAINS(e->cuda_source, "conv2d (direct)");
-        CHECK_CONTAINS(e->cuda_source, "one block per row");
+        CHECK_CONTAINS(e->cuda_source, "one warp per row");
         CHECK_CONTAINS(e->cuda_source, "one thread per (outer, inner)");
         CHECK_CONTAINS(e->cuda_source, "broadcast copy of 'c_scalar'");
         CHECK(!strcmp(e->cuda_version, "13.0") || strlen(e->cuda_version) >= 3);
@@ -386,11 +390,15 @@ static void test_row_inline(int sum_is_output) {
     CHECK_MSG(e, "%s", err.msg);
     if (e) {
         CHECK(e->cubin_size > 0);
-        CHECK_CONTAINS(e->cuda_source, "softmax: probs, one block per row; its input computed inline: xs (mul), xm (add)");
+        CHECK_CONTAINS(e->cuda_source, "softmax: probs (softmax); rows of up to 1024 elements: one warp per row (launch: 8 "
+                                       "warps = 8 rows per 256-thread block); float4 when");
+        CHECK_CONTAINS(e->cuda_source, "; its input computed inline: xs (mul), xm (add)");
+        CHECK(!strstr(e->cuda_source, "one block per row")); /* S <= 128, 64 columns: warps only */
         if (!sum_is_output) {
             CHECK_MSG(e->n_steps == 2 && count_steps(e, RT_STEP_KERNEL) == 2, "%u steps", e->n_steps);
-            CHECK_CONTAINS(e->cuda_source, "layer_norm: ln over dims 2.., one block per row; its input computed inline: "
-                                           "res (add)");
+            CHECK_CONTAINS(e->cuda_source, "layer_norm: ln (layer_norm); rows of up to 1024 elements: one warp per row");
+            CHECK_CONTAINS(e->cuda_source, "kept in registers (up to 32 elements a thread), else streamed per pass; its "
+                                           "input computed inline: res (add)");
         } else {
             CHECK_MSG(e->n_steps == 3 && count_steps(e, RT_STEP_KERNEL) == 3, "%u steps", e->n_steps);
             CHECK(!strstr(e->cuda_source, "computed inline: res"));
@@ -541,6 +549,85 @@ static void test_vector(void) {
     symc_module_destroy(m);
 }
 
+/* (l) M5: gelu(softmax(layer_norm(x + r))) over rows whose length H is a
+ * run-time value in [min_h, max_h] (opt opt_h): the residual add inside
+ * layer_norm's kernel, gelu the softmax kernel's epilogue: two kernels, the
+ * softmax intermediate never stored. The launch follows opt: one warp per
+ * row when opt <= 1024, else one block per row; the other regime stays in
+ * the kernel as a run-time branch when H may fall in it. A scale after a
+ * norm is an epilogue too, but not when the scaled tensor is also a graph
+ * output of the norm (then it is stored and the mul is its own kernel). */
+static void test_row_regimes(int64_t min_h, int64_t opt_h, int64_t max_h, int norm_out) {
+    symc_error err;
+    symc_module *m = symc_module_create("m5", &err);
+    symc_dim R, H;
+    symc_declare_symbol(m, "R", 1, 512, 4096, 1, &R, &err);
+    symc_declare_symbol(m, "H", min_h, opt_h, max_h, 1, &H, &err);
+    symc_tensor x, r, g, b;
+    symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){R, H}, &x, &err);
+    symc_add_input(m, "r", SYMC_F32, 2, (symc_dim[]){R, H}, &r, &err);
+    symc_add_input(m, "g", SYMC_F32, 1, (symc_dim[]){H}, &g, &err);
+    symc_add_input(m, "b", SYMC_F32, 1, (symc_dim[]){H}, &b, &err);
+    symc_tensor sum = node(m, "add", "res", (symc_tensor[]){x, r}, 2, NULL, 0);
+    symc_attr ln[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 1e-5)};
+    symc_tensor y = node(m, "layer_norm", "ln", (symc_tensor[]){sum, g, b}, 3, ln, 2);
+    symc_attr last = symc_attr_int("axis", -1);
+    symc_tensor p = node(m, "softmax", "sm", &y, 1, &last, 1);
+    symc_tensor q = node(m, "gelu", "act", &p, 1, NULL, 0);
+    symc_mark_output(m, q, &err);
+    /* a second branch: rms_norm(x) * 2 (the scale an epilogue) */
+    symc_tensor two = constant(m, "two", SYMC_F32, 1, (int64_t[]){1});
+    symc_tensor rn = node(m, "rms_norm", "rms", (symc_tensor[]){x, g}, 2, ln, 2);
+    symc_tensor sc = node(m, "mul", "scaled", (symc_tensor[]){rn, two}, 2, NULL, 0);
+    symc_mark_output(m, sc, &err);
+    if (norm_out) symc_mark_output(m, rn, &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        const char *src = e->cuda_source;
+        CHECK(e->cubin_size > 0);
+        CHECK_MSG(count_steps(e, RT_STEP_KERNEL) == (norm_out ? 4u : 3u), "%u kernels", count_steps(e, RT_STEP_KERNEL));
+        CHECK_CONTAINS(src, "softmax: sm (softmax); ");
+        CHECK_CONTAINS(src, "; epilogue before the store: act (gelu)");
+        CHECK_CONTAINS(src, "layer_norm: ln (layer_norm); ");
+        CHECK_CONTAINS(src, "; its input computed inline: res (add)");
+        if (!norm_out) CHECK_CONTAINS(src, "rms_norm: rms (rms_norm); ");
+        if (!norm_out) CHECK_CONTAINS(src, "; epilogue before the store: scaled (mul)");
+        else CHECK(strstr(src, "elementwise: scaled (mul)") && !strstr(src, "epilogue before the store: scaled"));
+        /* the float4 paths: registers when the row fits, streamed passes else, scalar fallback */
+        CHECK_CONTAINS(src, "const bool vec = (ncols & 3LL) == 0");
+        CHECK_CONTAINS(src, "reinterpret_cast<const float4*>");
+        CHECK_CONTAINS(src, "float4 cache[8];");
+        CHECK_CONTAINS(src, "/* scalar */");
+        int warp = min_h <= 1024, block = max_h > 1024;
+        CHECK(!warp || strstr(src, "/* short rows: one warp per row */"));
+        CHECK(!block || strstr(src, "/* long rows: one block per row */"));
+        CHECK(warp || !strstr(src, "one warp per row"));
+        CHECK(block || !strstr(src, "one block per row"));
+        if (warp && block) CHECK_CONTAINS(src, "if (ncols <= 1024LL) {");
+        /* the softmax step writes the gelu output and never touches the softmax intermediate */
+        uint32_t tp = tensor_index(e, "sm"), tq = tensor_index(e, "act");
+        int found = 0;
+        for (uint32_t i = 0; i < e->n_steps; i++) {
+            const rt_step *st = &e->steps[i];
+            if (st->kind != RT_STEP_KERNEL || e->nodes[st->node].op != IR_OP_SOFTMAX) continue;
+            found = 1;
+            int reads_p = 0, writes_q = 0;
+            for (uint32_t a = 0; a < st->n_args; a++) {
+                reads_p |= st->args[a].kind == RT_ARG_TENSOR && st->args[a].value == tp;
+                writes_q |= st->args[a].kind == RT_ARG_TENSOR && st->args[a].value == tq;
+            }
+            CHECK(!reads_p && writes_q);
+            int opt_warp = opt_h <= 1024;
+            CHECK_MSG(opt_warp ? st->per_block == 8 && st->block == 256 : st->per_block == 1 && st->block >= 256,
+                      "per_block %u block %u", st->per_block, st->block);
+        }
+        CHECK(found);
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
 int main(void) {
     test_views_and_dims();
     test_errors();
@@ -556,5 +643,9 @@ int main(void) {
     test_transpose_fold(0);
     test_transpose_fold(1);
     test_vector();
+    test_row_regimes(256, 4096, 8192, 0);  /* both regimes, block launch */
+    test_row_regimes(16, 512, 2048, 1);    /* both regimes, warp launch */
+    test_row_regimes(2048, 8192, 65536, 0); /* long rows only */
+    test_row_regimes(4, 100, 1000, 0);      /* short rows only */
     return check_report("test_cuda_target");
 }
