@@ -82,7 +82,22 @@ def main():
         inits += [w(f"wa{k}", [c, c, 3, 3]), w(f"ba{k}", [c]), w(f"wb{k}", [c, c, 3, 3]), w(f"bb{k}", [c])]
     inits += [w("fw", [10, c]), w("fb", [10])]
     save(out, "m3_cnn", nodes, [vi("x", F, ["Bc", 3, "Hc", "Wc"])], ["logits"], inits)
-    print(f"gen_bench_models.py: wrote 4 models to {out}")
+
+    # M5's pattern, GELU(softmax(LayerNorm(x + r))), at two row-length ranges:
+    # opt <= 1024 (warp-per-row launch, long rows in its fallback branch) and
+    # opt > 1024 (block-per-row launch); odd and multiple-of-4 lengths both
+    for name, rows, hid in (("m5_fusion", "R5", "H5"), ("m5_long", "R6", "H6")):
+        save(out, name, [
+            N("Add", ["x", "r"], ["s"]),
+            N("LayerNormalization", ["s", "g", "b"], ["n"], axis=-1, epsilon=1e-5),
+            N("Softmax", ["n"], ["p"], axis=-1),
+            N("Div", ["p", "sqrt2"], ["ps"]), N("Erf", ["ps"], ["e"]), N("Add", ["e", "one"], ["e1"]),
+            N("Mul", ["p", "e1"], ["pe"]), N("Mul", ["pe", "half"], ["y"])],
+            [vi("x", F, [rows, hid]), vi("r", F, [rows, hid]), vi("g", F, [hid]), vi("b", F, [hid])], ["y"],
+            [numpy_helper.from_array(np.array(2 ** 0.5, np.float32), "sqrt2"),
+             numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+             numpy_helper.from_array(np.array(0.5, np.float32), "half")])
+    print(f"gen_bench_models.py: wrote 6 models to {out}")
 
 
 if __name__ == "__main__":
