@@ -7,5 +7,5 @@ set -u
 B=build/bin
 SYMC_GPU_WRAP="compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9" SYMC_GPU_POINTS=min,max \
 SYMC_GPU_PRECISIONS=0 PYTHONUNBUFFERED=1 python3 tests/gpu/test_cuda_models.py $B/symc $B/sweep_check $B/vit_seed \
-  tests/frontend/gen_models.py /tmp/gpu_sanitize s1_vit s2_scores s3_conv attention m1_mlp 2>&1 | tee "${OUT:-/tmp}/sanitize.log" |
+  tests/frontend/gen_models.py /tmp/gpu_sanitize s1_vit s2_scores s3_conv attention m1_mlp m5_long 2>&1 | tee "${OUT:-/tmp}/sanitize.log" |
   grep -E 'ERROR SUMMARY|LEAK SUMMARY|sweep_check|FAIL|test_cuda_models'
