@@ -23,9 +23,11 @@ if ! python3 -c 'import numpy, onnx, onnxruntime, flatbuffers' 2>/dev/null; then
   echo "deps: pip installing ${py[*]}"
   python3 -m pip install --quiet --disable-pip-version-check "${py[@]}"
 fi
-# torch for the PyTorch frontend's tests (ctest label python): from PyPI, about
-# 1.5 minutes; where it cannot be installed those tests print SKIP and pass.
-if ! python3 -c 'import torch' 2>/dev/null; then
+# torch for the PyTorch frontend's tests (ctest label python), asked for by
+# scripts/test.sh with SYMC_DEPS_TORCH=1 (the main job does not need it):
+# from PyPI, about 1.5 minutes; where it cannot be installed those tests print
+# SKIP and pass.
+if [ "${SYMC_DEPS_TORCH:-0}" = 1 ] && ! python3 -c 'import torch' 2>/dev/null; then
   echo "deps: pip installing torch==2.11.0 (for the PyTorch frontend tests)"
   timeout 1200 python3 -m pip install --quiet --disable-pip-version-check torch==2.11.0 ||
     echo "deps: torch could not be installed; the PyTorch frontend tests will SKIP"

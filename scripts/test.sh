@@ -5,7 +5,7 @@
 #   3. with clang, the libFuzzer targets for a bounded time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+SYMC_DEPS_TORCH=1 bash scripts/deps.sh
 skip='gpu|fuzz-long'
 
 echo "== normal build"
