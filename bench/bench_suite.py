@@ -25,6 +25,13 @@ Per model (builders in bench/suite_models.py; S1-S3 are bench_seed.py's):
      so dynamo never falls back to eager silently);
   8. optional: torch.compile dynamic with mode="max-autotune-no-cudagraphs"
      (--autotune), a peer like the others.
+--precision (default fp32, the method above) changes the math of both sides:
+  tf32: symc engines compiled with --tf32, the peers with allow_tf32 (matmul
+  and cuDNN); fp16/bf16: symc engines compiled with --fp16/--bf16 (storage
+  stays fp32: only the library math changes, so symc takes the same fp32
+  inputs), the peers' module and inputs cast to float16/bfloat16. The symc
+  Python module compiles the fp32 module with precision= and runs on fp32
+  inputs. Checks then use a 1e-2 tolerance (outputs compared in fp32/fp64).
 Phases 6-8 watch a time budget (--budget-s, shared by the models of the run,
 unused time passes on): points they cannot reach are recorded as
 "skipped (budget)" in the table and the JSON.  Peer timing: CUDA events per
@@ -51,8 +58,10 @@ usage (device, repo root; one call per group, each ~8 min or less on an H100):
       and runs `symc bench --backend ref` there
 options: --iters 100 --warmup 20 --quick --budget-s 450 --autotune --graphs
          (symc bench --graphs) --attn sdpa|explicit --work DIR --symc PATH
+         --precision fp32|tf32|fp16|bf16
 """
 import argparse
+import copy
 import json
 import math
 import os
@@ -75,7 +84,10 @@ except ImportError as e:  # pragma: no cover
 import bench_seed as seed  # noqa: E402  (helpers: run, rel_err, inputs_at, TorchTimer, ...)
 import suite_models  # noqa: E402
 
-REL_TOL = 1e-4
+REL_TOL = 1e-4  # fp32; 1e-2 with --precision tf32/fp16/bf16 (set in main)
+# --precision: symc compile flags, and the dtype of the torch peers' module and inputs (None: float32)
+PRECISION = {"name": "fp32", "flags": [], "dtype": None}
+PREC_FLAGS = {"fp32": [], "tf32": ["--tf32"], "fp16": ["--fp16"], "bf16": ["--bf16"]}
 T_START = time.perf_counter()
 
 
@@ -243,18 +255,20 @@ def first_call(torch, fn, args, counter):
 class Sets:
     """the same seeded inputs for every torch system at a point (seeds 500+i)"""
 
-    def __init__(self, torch, spec, points, rows):
-        self.torch, self.spec, self.points, self.rows = torch, spec, points, rows
+    def __init__(self, torch, spec, points, rows, dtype=None):
+        self.torch, self.spec, self.points, self.rows, self.dtype = torch, spec, points, rows, dtype
 
     def n(self, pi):
         row = self.rows[pi]
         return ((row.get("symc") or {}).get("sets") or
                 max(1, min(8, -(-(128 << 20) // max(1, row.get("set_bytes", 1 << 30))))))
 
-    def get(self, pi):
+    def get(self, pi, dtype="peer"):
+        """the sets at point pi: in the peers' dtype (--precision fp16/bf16), or in dtype (float32 for symc)"""
         dev = self.torch.device(DEV["name"])
-        return [[self.torch.from_numpy(x).to(dev) for x in seed.inputs_at(self.spec, self.points[pi], 500 + i)]
-                for i in range(self.n(pi))]
+        dt = self.dtype if dtype == "peer" else dtype
+        return [[self.torch.from_numpy(x).to(dev) if dt is None else self.torch.from_numpy(x).to(dev, dt)
+                 for x in seed.inputs_at(self.spec, self.points[pi], 500 + i)] for i in range(self.n(pi))]
 
 
 def torch_dynamic_phase(torch, name, spec, module, points, res, a, sets, key, mode=None, budget=None):
@@ -307,7 +321,8 @@ def torch_dynamic_phase(torch, name, spec, module, points, res, a, sets, key, mo
 
     opt = {k: r[1] for k, r in spec["ranges"].items()}
     if compiled is not None:
-        s = [[torch.from_numpy(x).to(DEV["name"]) for x in seed.inputs_at(spec, opt, 499)]]
+        s = [[torch.from_numpy(x).to(DEV["name"], PRECISION["dtype"] or torch.float32)
+              for x in seed.inputs_at(spec, opt, 499)]]
         t0 = now()
         call_point("opt " + seed.point_label(spec, opt), s, opt)
         info["first_compile_s"] = now() - t0
@@ -404,7 +419,7 @@ def symc_pymod_phase(torch, name, spec, module, points, res, a, sets):
             ins.append(symc_py.Input(min_shape=lv[0], opt_shape=lv[1], max_shape=lv[2], dtype=torch.float32,
                                      dim_names={i: v for i, v in enumerate(d) if isinstance(v, str)}, name=n))
         t0 = now()
-        f = symc_py.compile(module, inputs=ins, gpu=(DEV["name"] == "cuda"))
+        f = symc_py.compile(module, inputs=ins, gpu=(DEV["name"] == "cuda"), precision=PRECISION["name"])
         info["build_s"] = now() - t0
         log(f"{name}: symc Python module: symc.compile {info['build_s']:.2f} s")
     except Exception as ex:
@@ -415,7 +430,7 @@ def symc_pymod_phase(torch, name, spec, module, points, res, a, sets):
         return
     timer = make_timer(torch)
     for pi, row in enumerate(res["points"]):
-        s = sets.get(pi)
+        s = sets.get(pi, torch.float32)  # symc's storage is fp32 at every --precision
         try:
             row["symc_py"] = timer.time(f, s, a.iters, a.warmup)
             with torch.inference_mode():
@@ -438,7 +453,7 @@ def symc_static_phase(name, spec, points, res, a, mdir, budget):
             row["symc_static"] = {"skipped": "budget"}
             continue
         eng = os.path.join(mdir, f"static_{pi}.symx")
-        cmd = [a.symc, "compile", res["onnx_path"]] + static_shapes(spec, point) + ["-o", eng]
+        cmd = [a.symc, "compile", res["onnx_path"]] + static_shapes(spec, point) + PRECISION["flags"] + ["-o", eng]
         rc, out, err, dt = seed.run(cmd, budget.timeout())
         if rc:
             msg = f"compile failed (exit {rc}): {seed.last_line(err)}"
@@ -514,7 +529,7 @@ def bench_model(name, spec, a, work, budget, torch):
     res["onnx_path"] = os.path.join(mdir, name.lower() + ".onnx")
     res["engine"] = os.path.join(mdir, name.lower() + ".symx")
     build_onnx(name, spec, W, res["onnx_path"])
-    cmd = [a.symc, "compile", res["onnx_path"]] + seed.compile_shapes(spec) + ["-o", res["engine"]]
+    cmd = [a.symc, "compile", res["onnx_path"]] + seed.compile_shapes(spec) + PRECISION["flags"] + ["-o", res["engine"]]
     rc, out, err, dt = seed.run(cmd, 600)
     res["symc_compile_s"] = dt
     res["symc_compile_cmd"] = " ".join(cmd)
@@ -562,10 +577,13 @@ def bench_model(name, spec, a, work, budget, torch):
     module = module.float().to(DEV["name"])
     if a.ref_device == "cuda":
         torch.cuda.empty_cache()
-    sets = Sets(torch, spec, points, res["points"])
+    sets = Sets(torch, spec, points, res["points"], PRECISION["dtype"])
+    # the peers' module: float32, or a float16/bfloat16 copy (--precision fp16/bf16); symc's Python
+    # module compiles the float32 one
+    peer = module if PRECISION["dtype"] is None else copy.deepcopy(module).to(PRECISION["dtype"])
     # eager + torch.compile dynamic (default mode)
     try:
-        torch_dynamic_phase(torch, name, spec, module, points, res, a, sets, "compile_dyn")
+        torch_dynamic_phase(torch, name, spec, peer, points, res, a, sets, "compile_dyn")
     except Exception as ex:
         res["errors"].append(f"eager/compile dynamic phase failed: {short(ex)}")
         traceback.print_exc()
@@ -582,13 +600,13 @@ def bench_model(name, spec, a, work, budget, torch):
         res["errors"].append(f"symc static phase failed: {short(ex)}")
         traceback.print_exc()
     try:
-        torch_static_phase(torch, name, spec, module, points, res, a, sets, budget)
+        torch_static_phase(torch, name, spec, peer, points, res, a, sets, budget)
     except Exception as ex:
         res["errors"].append(f"torch.compile static phase failed: {short(ex)}")
         traceback.print_exc()
     if a.autotune:
         try:
-            torch_dynamic_phase(torch, name, spec, module, points, res, a, sets, "autotune",
+            torch_dynamic_phase(torch, name, spec, peer, points, res, a, sets, "autotune",
                                 mode="max-autotune-no-cudagraphs", budget=budget)
         except Exception as ex:
             res["errors"].append(f"max-autotune phase failed: {short(ex)}")
@@ -597,7 +615,7 @@ def bench_model(name, spec, a, work, budget, torch):
         torch._dynamo.reset()
     except Exception:
         pass
-    del module
+    del module, peer
     if DEV["name"] == "cuda":
         torch.cuda.empty_cache()
     return res
@@ -823,12 +841,21 @@ def plot(res, out):
 
 
 def write_outputs(a, env, results, final):
+    if PRECISION["name"] == "fp32":
+        prec_text, tol_text = "fp32, TF32 off for the peers", "1e-4"
+    else:
+        prec_text = {"tf32": "TF32 math (symc compile --tf32; the peers with allow_tf32, matmul and cuDNN)",
+                     "fp16": "fp16 math (symc compile --fp16, fp32 storage; the peers' module and inputs in "
+                             "float16)",
+                     "bf16": "bf16 math (symc compile --bf16, fp32 storage; the peers' module and inputs in "
+                             "bfloat16)"}[PRECISION["name"]]
+        tol_text = f"{REL_TOL:g}"
     md = [f"## symc suite benchmarks ({env.get('gpu', 'CPU reference backend')}, torch {env.get('torch', '-')}, "
           f"{env.get('symc_version', '')})", "",
-          "Latency: median of per-call CUDA-event times after warm-up (symc: `symc bench`, per enqueue), fp32, "
-          "TF32 off for the peers; speedups are peer / symc (> 1: symc faster); best peer = fastest of eager, "
+          f"Latency: median of per-call CUDA-event times after warm-up (symc: `symc bench`, per enqueue), {prec_text}"
+          "; speedups are peer / symc (> 1: symc faster); best peer = fastest of eager, "
           "torch.compile dynamic and static (and max-autotune when run); rel err = ||symc(cuda) - torch fp64 CPU|| / "
-          "||ref|| (tolerance 1e-4).", "",
+          f"||ref|| (tolerance {tol_text}).", "",
           f"Command: `{' '.join(sys.argv)}`", ""]
     for r in results:
         md.append(table(r, a.symc_only))
@@ -871,6 +898,9 @@ def main():
     ap.add_argument("--peer-device", default="cuda", choices=["cuda", "cpu"],
                     help="device of the torch peers (cpu: only to test this script; host-clock timing)")
     ap.add_argument("--work", default=None, help="folder for engines and .npy files (default: a temp dir)")
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "fp16", "bf16"],
+                    help="math of both sides: symc compile --tf32/--fp16/--bf16 (fp32 storage), the peers with "
+                         "allow_tf32 or in float16/bfloat16; checks at 1e-2 instead of 1e-4 (default fp32)")
     a = ap.parse_args()
     a.iters = a.iters or (20 if a.quick else 100)
     a.warmup = a.warmup or (5 if a.quick else 20)
@@ -889,9 +919,15 @@ def main():
     work = a.work or tempfile.mkdtemp(prefix="symc_suite_")
     os.makedirs(work, exist_ok=True)
 
+    global REL_TOL
+    PRECISION["name"], PRECISION["flags"] = a.precision, PREC_FLAGS[a.precision]
+    if a.precision != "fp32":
+        REL_TOL = 1e-2
     env = {"argv": sys.argv, "symc": a.symc, "numpy": np.__version__, "onnx": onnx.__version__, "iters": a.iters,
            "warmup": a.warmup, "quick": a.quick, "symc_only": a.symc_only, "attn": a.attn, "graphs": a.graphs,
            "autotune": a.autotune, "budget_s": a.budget_s, "ref_device": a.ref_device, "pymod": a.pymod, "cpu_count": os.cpu_count()}
+    if a.precision != "fp32":
+        env["precision"], env["rel_tol"] = a.precision, REL_TOL
     rc, out, _, _ = seed.run([a.symc, "--version"], 30)
     env["symc_version"] = out.strip()
     # a fresh inductor cache per run (compile times are cold, not from an earlier run); the FX graph cache
@@ -909,6 +945,7 @@ def main():
             pass
         env["torch"] = torch.__version__
         torch.set_num_threads(os.cpu_count() or 1)
+        PRECISION["dtype"] = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(a.precision)
     except ImportError:
         if not a.symc_only:
             print("bench_suite.py: no torch here; run with --symc-only", flush=True)
@@ -922,9 +959,10 @@ def main():
                 print("bench_suite.py: torch sees no CUDA device (use --symc-only without a GPU)", flush=True)
                 return 1
             env["gpu"] = torch.cuda.get_device_name(0)
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
-        torch.set_float32_matmul_precision("highest")
+        tf32 = a.precision == "tf32"
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        torch.backends.cudnn.allow_tf32 = tf32
+        torch.set_float32_matmul_precision("high" if tf32 else "highest")
         torch.manual_seed(0)
         raise_recompile_limits(torch)
     log(f"env: {env}")
