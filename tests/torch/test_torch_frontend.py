@@ -8,7 +8,9 @@ ExpandReshapeModel (all three approaches, batch 1, 4, 13, 32, agreeing with
 each other and with eager), the seed MatMul with seq_len Dim(1..10), a
 BERT-style encoder layer (dynamic batch and sequence), a small CNN (conv + BN +
 relu + maxpool), F.scaled_dot_product_attention (plain, is_causal, bool and float
-masks) at several sequence lengths, and an M3-like ResNet CNN with H, W in [128, 512] (a range torch's own
+masks) at several sequence lengths, the backend-specific SDPA ops (efficient,
+flash, cudnn, flash_for_cpu, math: what torch.export on CUDA can leave) called
+directly, and an M3-like ResNet CNN with H, W in [128, 512] (a range torch's own
 guards would narrow) at odd and even sizes. Then the errors: an out-of-range input raises with symrt's
 message; an unsupported op names the op and the source line. On CPU it runs the
 reference backend; where torch.cuda is available the models also run with CUDA
@@ -144,6 +146,37 @@ class Attention(nn.Module):
 class SdpaDropout(nn.Module):
     def forward(self, q, k, v):
         return nn.functional.scaled_dot_product_attention(q, k, v, dropout_p=0.1)
+
+
+class SdpaVariant(nn.Module):
+    """Calls one backend-specific SDPA op directly, as torch's own scaled_dot_product_attention does on a
+    device (CUDA: efficient / flash / cudnn; CPU: flash_for_cpu; math), and returns output 0."""
+
+    def __init__(self, op, causal=False, scale=None):
+        super().__init__()
+        self.op, self.causal, self.scale = op, causal, scale
+
+    def forward(self, q, k, v, bias=None):
+        A, c, sc = torch.ops.aten, self.causal, self.scale
+        if self.op == "efficient":
+            out = A._scaled_dot_product_efficient_attention(q, k, v, bias, False, 0.0, c, scale=sc)
+        elif self.op == "flash":
+            out = A._scaled_dot_product_flash_attention(q, k, v, 0.0, c, False, scale=sc)
+        elif self.op == "cudnn":
+            out = A._scaled_dot_product_cudnn_attention(q, k, v, bias, False, 0.0, c, False, scale=sc)
+        elif self.op == "flash_for_cpu":
+            out = A._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, c, attn_mask=bias, scale=sc)
+        else:
+            out = A._scaled_dot_product_attention_math(q, k, v, bias, 0.0, c, scale=sc)
+        return out[0]
+
+
+class SdpaLogsumexp(nn.Module):
+    """uses the efficient variant's logsumexp (output 1), which symc does not lower"""
+
+    def forward(self, q, k, v):
+        out, lse, _, _ = torch.ops.aten._scaled_dot_product_efficient_attention(q, k, v, None, True)
+        return out, lse
 
 
 class ResNetish(nn.Module):
@@ -333,6 +366,55 @@ def test_sdpa(dev):
               "dropout_p" in msg and "test_torch_frontend.py" in msg, msg)
 
 
+SDPA_VARIANTS = {"efficient": True, "flash": False, "cudnn": True, "flash_for_cpu": True, "math": True}  # op: bias?
+
+
+def test_sdpa_variants(dev):
+    """The backend-specific SDPA ops (what torch.export on CUDA tensors can leave instead of
+    aten.scaled_dot_product_attention) lowered like it: each called directly in a module and exported
+    with S dynamic in [2, 40]; the CUDA-only ops are exported on the meta device (their meta kernels
+    give the shapes), so the graph is the same on any machine. Plain, is_causal with a scale, and with
+    a float bias [S, S] where the op takes one; output 0 against F.scaled_dot_product_attention on dev.
+    Then an op whose logsumexp (output 1) is used raises, naming the op and the output."""
+    F = nn.functional
+    for op, has_bias in SDPA_VARIANTS.items():
+        xdev = "cpu" if op in ("flash_for_cpu", "math") else "meta"
+        for kind in ("plain", "causal", "bias") if has_bias else ("plain", "causal"):
+            causal, scale = kind == "causal", (0.3 if kind == "causal" else None)
+            q, k, v = (torch.randn(2, 3, 16, 8, device=xdev) for _ in range(3))
+            S = torch.export.Dim("S", min=2, max=40)
+            args, ds = (q, k, v), ({2: S}, {2: S}, {2: S})
+            if kind == "bias":
+                args, ds = args + (torch.randn(16, 16, device=xdev),), ds + ({0: S, 1: S},)
+            name = f"sdpa variant/{dev}/{op}/{kind}"
+            try:
+                ep = torch.export.export(SdpaVariant(op, causal, scale), args, dynamic_shapes=ds)
+                ops = [str(n.target) for n in ep.graph.nodes if "scaled_dot_product" in str(n.target)]
+                want = {"flash_for_cpu": "flash_attention_for_cpu", "math": "attention_math"}.get(op, op + "_attention")
+                check(f"{name}: the export holds the op", any(want in o for o in ops), str(ops))
+                m = symc.compile(ep, args, gpu=dev == "cuda")
+            except Exception as e:  # noqa: BLE001
+                failures.append(f"{name}: {type(e).__name__}: {e}")
+                log(f"FAIL {name}: {type(e).__name__}: {e}")
+                continue
+            log(f"{name}: exported as {ops}; built")
+            for s in (2, 7, 40):
+                qq, kk, vv = (torch.randn(2, 3, s, 8, device=dev) for _ in range(3))
+                bb = torch.randn(s, s, device=dev) if kind == "bias" else None
+                with torch.no_grad():
+                    ref = F.scaled_dot_product_attention(qq, kk, vv, attn_mask=bb, is_causal=causal, scale=scale)
+                    close(f"{name} seq={s}", m(*((qq, kk, vv) + ((bb,) if kind == "bias" else ()))), ref)
+    q, k, v = (torch.randn(2, 3, 16, 8, device="meta") for _ in range(3))
+    try:
+        symc.compile(torch.export.export(SdpaLogsumexp(), (q, k, v)), (q, k, v), gpu=dev == "cuda")
+        check(f"sdpa variant/{dev}/used logsumexp raises", False, "no exception")
+    except symc.SymcError as e:
+        msg = str(e)
+        log(f"sdpa variant/{dev}: used logsumexp -> {msg}")
+        check(f"sdpa variant/{dev}/used logsumexp names the op and the output",
+              "_scaled_dot_product_efficient_attention" in msg and "output 1" in msg and "log_sumexp" in msg, msg)
+
+
 def test_resnetish(dev):
     """M3's shape: H and W in [128, 512] from one build, although torch's max_pool guard
     ((H-1)//2) % 2 != 0 would narrow the range; odd and even H/W against eager."""
@@ -364,6 +446,7 @@ def main():
     for dev in DEVICES:
         test_matmul(dev)
         test_sdpa(dev)
+        test_sdpa_variants(dev)
         test_resnetish(dev)
         test_cnn(dev)
         test_bert(dev)

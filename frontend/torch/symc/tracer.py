@@ -885,11 +885,13 @@ def _sdpa(tr, n, a, k):
         s = tr.node("where", [masked, tr.tensor(float("-inf"), dt), s])
     pr = tr.node("softmax", [s], [("axis", "int", rk - 1)])
     y = tr.node("matmul", [pr, tr.tensor(v)])
-    n_ret = len(n.target._schema.returns)
-    if n_ret == 1:
+    rets = n.target._schema.returns
+    if len(rets) == 1:
         return y
-    return (y,) + tuple(_Unsupported(f"output {i} of {_op_name(n.target)} (only output 0 is lowered)")
-                        for i in range(1, n_ret))
+    # the fused variants also return logsumexp, philox seeds, debug masks, ...: fine while unused
+    return (y,) + tuple(_Unsupported(f"output {i}{f' ({r.name})' if r.name else ''} of {_op_name(n.target)} "
+                                     f"(symc lowers only output 0, the attention output)")
+                        for i, r in enumerate(rets) if i > 0)
 
 
 for _name in _SDPA_OPS:
