@@ -43,6 +43,8 @@ typedef struct cg_cuda {
     uint32_t *epilogue;    /* per node: for a row kernel (softmax, log_softmax, layer/rms norm), the
                               root of the elementwise group it applies before its store (the group
                               is marked covered), else IR_NONE; NULL when none was planned */
+    uint8_t *attention;    /* per node: the second matmul of a fused attention (cg_plan_attention);
+                              NULL when none was planned */
 } cg_cuda;
 
 /* tensor t has exactly one consumer node and is not a graph output, so the
@@ -89,6 +91,7 @@ typedef struct cg_kw {
     uint32_t node;
     rt_arg args[CG_KW_MAX_ARGS];
     uint32_t n_args;
+    uint32_t shared; /* bytes of dynamic shared memory the launch asks for (0: none) */
     int too_many;
     cg_str params, body;
     char ring[CG_KW_RING][48];
@@ -166,6 +169,12 @@ symc_status cg_emit_global_avg_pool(cg_cuda *c, uint32_t node);
 symc_status cg_emit_pool(cg_cuda *c, uint32_t node);
 symc_status cg_emit_conv_direct(cg_cuda *c, uint32_t node);
 symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node);
+/* cuda_emit_attention.c: softmax(f(Q·Kᵀ))·V as one flash-attention kernel.
+ * cg_plan_attention marks, for each second matmul whose pattern it
+ * recognizes, the nodes the kernel computes as covered and the matmul in
+ * c->attention; cg_emit_attention emits it at the matmul's place. */
+void cg_plan_attention(cg_cuda *c);
+symc_status cg_emit_attention(cg_cuda *c, uint32_t node);
 /* cuda_emit_move.c */
 symc_status cg_emit_move(cg_cuda *c, uint32_t node);
 

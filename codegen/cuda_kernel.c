@@ -345,6 +345,7 @@ symc_status kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per
     s.work = work_slot;
     s.per_block = per_block;
     s.block = block;
+    s.shared = k->shared;
     s.n_args = k->n_args;
     s.args = k->args;
     for (uint32_t i = 0; i < RT_STEP_MAX_TENSORS; i++) s.tensors[i] = RT_NONE;

@@ -24,6 +24,9 @@
  * Then a softmax or norm whose private result feeds an elementwise group of
  * its own shape and dtype (not one inlined elsewhere) takes that group as
  * its epilogue, applied before the store: gelu(softmax(x)) is one kernel.
+ * Before all of these, attention is recognized (cuda_emit_attention.c):
+ * softmax(f(Q·Kᵀ))·V with its head transposes becomes one flash-attention
+ * kernel at the second matmul's place, and its nodes are claimed.
  * The walk then emits every node that is neither claimed nor inlined.
  *
  * The SM is --arch when given (parsed and checked by NVRTC), else the GPU
@@ -199,7 +202,7 @@ static void plan_epilogue(cg_cuda *c, uint32_t node, epilogue_plan *e) {
 static void plan_library_calls(cg_cuda *c) {
     for (uint32_t i = 0; i < c->m->n_nodes; i++) {
         const ir_node *n = &c->m->nodes[i];
-        if (!gemm_ok(c, n) && !conv_ok(c, n)) continue;
+        if (c->covered[i] || c->attention[i] || (!gemm_ok(c, n) && !conv_ok(c, n))) continue;
         if (gemm_ok(c, n))
             for (uint32_t k = 0; k < 2; k++)
                 if (folded_transpose(c, n->in[k]) != IR_NONE) c->covered[c->m->tensors[n->in[k]].producer] = 1;
@@ -313,6 +316,7 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
         symc_status st = cg_check_dtype(c, i, n->out[k], half_ok);
         if (st) return st;
     }
+    if (c->attention[i]) return cg_emit_attention(c, i);
     if (cg_is_elementwise(n->op)) return cg_emit_elementwise(c, i);
     switch (n->op) {
     case IR_OP_MATMUL:
@@ -436,7 +440,8 @@ static symc_status emit(cg_builder *b) {
     c.covered = calloc(nn, 1);
     c.inlined = calloc(nn, 1);
     c.epilogue = malloc(nn * sizeof *c.epilogue);
-    if (!c.n_consumers || !c.consumer || !c.is_output || !c.covered || !c.inlined || !c.epilogue) {
+    c.attention = calloc(nn, 1);
+    if (!c.n_consumers || !c.consumer || !c.is_output || !c.covered || !c.inlined || !c.epilogue || !c.attention) {
         st = symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA code");
         goto done;
     }
@@ -451,6 +456,7 @@ static symc_status emit(cg_builder *b) {
             c.consumer[t] = i;
         }
     }
+    cg_plan_attention(&c);
     plan_library_calls(&c);
     plan_inlining(&c);
     plan_row_inputs(&c);
@@ -468,6 +474,7 @@ done:
     free(c.covered);
     free(c.inlined);
     free(c.epilogue);
+    free(c.attention);
     return st;
 }
 

@@ -186,7 +186,7 @@ static bool in_domain(const sym_table *t, const gctx *c) {
 
 static void visit(const sym_table *t, const sym_gd *g, gctx *c) {
     if (!in_domain(t, c)) return;
-    int h;
+    int h = 0;
     if (holds_at(t, g->rel, g->lhs, g->rhs, c->vals, t->nsyms, &h, NULL)) return;
     if (h) {
         c->n_hold++;

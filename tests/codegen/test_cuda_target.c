@@ -13,7 +13,10 @@
  * kernels: both length regimes (a warp per row, a block per row) in one
  * kernel when the row length's range spans them, the launch picked from
  * opt, the float4 / register-cached / scalar paths, and elementwise
- * epilogues (gelu after softmax, a scale after rms_norm) in the row kernel. */
+ * epilogues (gelu after softmax, a scale after rms_norm) in the row kernel.
+ * Attention: softmax(q·kᵀ·scale)·v with its transposes is one flash kernel
+ * and no library call; it stays unfused when the scores are also a graph
+ * output or the head dim is not a multiple of 4. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -628,7 +631,62 @@ static void test_row_regimes(int64_t min_h, int64_t opt_h, int64_t max_h, int no
     symc_module_destroy(m);
 }
 
+/* (m) attention fusion; variant 1: the scores are a graph output too,
+ * variant 2: head dim 6; both unfused (two GEMMs and a softmax kernel) */
+static void test_attention(int variant) {
+    symc_error err;
+    symc_module *m = symc_module_create("attn", &err);
+    symc_dim B, S;
+    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+    symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
+    symc_dim c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, variant == 2 ? 6 : 16);
+    symc_tensor q, k, v;
+    symc_add_input(m, "q", SYMC_F32, 4, (symc_dim[]){B, S, c2, hd}, &q, &err);
+    symc_add_input(m, "k", SYMC_F32, 4, (symc_dim[]){B, c2, S, hd}, &k, &err);
+    symc_add_input(m, "v", SYMC_F32, 4, (symc_dim[]){B, c2, S, hd}, &v, &err);
+    int64_t perm[4] = {0, 1, 3, 2}, heads[4] = {0, 2, 1, 3};
+    symc_attr pe = symc_attr_ints("perm", perm, 4), ph = symc_attr_ints("perm", heads, 4);
+    symc_tensor qh = node(m, "transpose", "qh", &q, 1, &ph, 1);
+    symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pe, 1);
+    symc_tensor scores = node(m, "matmul", "scores", (symc_tensor[]){qh, kt}, 2, NULL, 0);
+    symc_tensor scale = constant(m, "scale", SYMC_F32, 0, NULL);
+    symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
+    symc_attr ax = symc_attr_int("axis", -1);
+    symc_tensor p = node(m, "softmax", "p", &scaled, 1, &ax, 1);
+    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
+    symc_tensor ot = node(m, "transpose", "ot", &o, 1, &ph, 1);
+    symc_mark_output(m, ot, &err);
+    if (variant == 1) symc_mark_output(m, scores, &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        if (variant == 0) {
+            CHECK(count_steps(e, RT_STEP_GEMM) == 0 && count_steps(e, RT_STEP_KERNEL) == 1);
+            CHECK_CONTAINS(e->cuda_source, "fused attention (flash, fp32, D 16, Dv 16)");
+            const rt_step *s = first_step(e, RT_STEP_KERNEL);
+            CHECK(s && s->shared > 0 && s->block == 256);
+            /* the kernel writes the transposed output itself and reads q, k, v */
+            int wrote = 0, reads = 0;
+            for (uint32_t i = 0; s && i < s->n_args; i++) {
+                if (s->args[i].kind != RT_ARG_TENSOR) continue;
+                wrote |= s->args[i].value == tensor_index(e, "ot");
+                reads += s->args[i].value == tensor_index(e, "q") || s->args[i].value == tensor_index(e, "k") ||
+                         s->args[i].value == tensor_index(e, "v");
+            }
+            CHECK(wrote && reads == 3);
+        } else {
+            CHECK(count_steps(e, RT_STEP_GEMM) == 2);
+            CHECK(!strstr(e->cuda_source, "fused attention"));
+        }
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
 int main(void) {
+    test_attention(0);
+    test_attention(1);
+    test_attention(2);
     test_views_and_dims();
     test_errors();
     test_every_family();

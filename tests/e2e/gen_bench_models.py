@@ -97,7 +97,66 @@ def main():
             [numpy_helper.from_array(np.array(2 ** 0.5, np.float32), "sqrt2"),
              numpy_helper.from_array(np.array(1.0, np.float32), "one"),
              numpy_helper.from_array(np.array(0.5, np.float32), "half")])
-    print(f"gen_bench_models.py: wrote 6 models to {out}")
+    # attention patterns the CUDA target fuses into one flash-attention kernel
+    # (cuda_emit_attention.c): a BERT-style layer with a broadcast padding mask
+    # (D 64), a causal decoder (Range/Greater/Where -inf, D 128) and rank-3
+    # operands with K given already transposed and a computed bool mask (D 32,
+    # Dv 48); sequence lengths cross 64-key tiles
+    def heads(x, nh, hd, pre, perm):
+        return [N("Reshape", [x, f"{pre}_shape"], [pre + "_r"]), N("Transpose", [pre + "_r"], [pre + "_h"], perm=perm)]
+
+    def qkv(dm, pre=""):
+        nodes = []
+        for n in ("q", "k", "v"):
+            nodes += [N("MatMul", ["x", pre + "w" + n], [n + "0"]), N("Add", [n + "0", pre + "b" + n], [n + "1"])]
+        inits = []
+        for n in ("q", "k", "v"):
+            inits += [w(pre + "w" + n, [dm, dm], 0.2), w(pre + "b" + n, [dm])]
+        return nodes, inits
+
+    dm = 128
+    nodes, inits = qkv(dm)
+    for n in ("q", "k", "v"):
+        nodes += heads(n + "1", 2, 64, n, [0, 2, 1, 3])
+    nodes += [N("Transpose", ["k_h"], ["kt"], perm=[0, 1, 3, 2]), N("MatMul", ["q_h", "kt"], ["s0"]),
+              N("Mul", ["s0", "scale"], ["s1"]), N("Add", ["s1", "mask"], ["s2"]), N("Softmax", ["s2"], ["p"], axis=-1),
+              N("MatMul", ["p", "v_h"], ["c0"]), N("Transpose", ["c0"], ["c1"], perm=[0, 2, 1, 3]),
+              N("Reshape", ["c1", "merge_shape"], ["y"])]
+    inits += [numpy_helper.from_array(np.array([0, 0, 2, 64], np.int64), n + "_shape") for n in ("q", "k", "v")]
+    inits += [numpy_helper.from_array(np.array([0, 0, dm], np.int64), "merge_shape"),
+              numpy_helper.from_array(np.array(0.125, np.float32), "scale")]
+    save(out, "m2_attn", nodes, [vi("x", F, ["Ba", "Sa", dm]), vi("mask", F, ["Ba", 1, 1, "Sa"])], ["y"], inits)
+
+    dm = 256
+    nodes, inits = qkv(dm)
+    for n in ("q", "k", "v"):
+        nodes += heads(n + "1", 2, 128, n, [0, 2, 1, 3])
+    nodes += [N("Shape", ["x"], ["xs"]), N("Gather", ["xs", "i1"], ["S"], axis=0),
+              N("Range", ["i0", "S", "i1"], ["pos"]), N("Unsqueeze", ["pos", "ax1"], ["rows"]),
+              N("Unsqueeze", ["pos", "ax0"], ["cols"]), N("Greater", ["cols", "rows"], ["masked"]),
+              N("Transpose", ["k_h"], ["kt"], perm=[0, 1, 3, 2]), N("MatMul", ["q_h", "kt"], ["s0"]),
+              N("Div", ["s0", "scale"], ["s1"]), N("Where", ["masked", "neginf", "s1"], ["s2"]),
+              N("Softmax", ["s2"], ["p"], axis=-1), N("MatMul", ["p", "v_h"], ["c0"]),
+              N("Transpose", ["c0"], ["c1"], perm=[0, 2, 1, 3]), N("Reshape", ["c1", "merge_shape"], ["c2"]),
+              N("Add", ["c2", "x"], ["y"])]
+    inits += [numpy_helper.from_array(np.array([0, 0, 2, 128], np.int64), n + "_shape") for n in ("q", "k", "v")]
+    inits += [numpy_helper.from_array(np.array([0, 0, dm], np.int64), "merge_shape"),
+              numpy_helper.from_array(np.array(128 ** 0.5, np.float32), "scale"),
+              numpy_helper.from_array(np.array(-np.inf, np.float32), "neginf"),
+              numpy_helper.from_array(np.array(0, np.int64), "i0"), numpy_helper.from_array(np.array(1, np.int64), "i1"),
+              numpy_helper.from_array(np.array([0], np.int64), "ax0"),
+              numpy_helper.from_array(np.array([1], np.int64), "ax1")]
+    save(out, "m4_causal", nodes, [vi("x", F, ["Ba", "Sa", dm])], ["y"], inits)
+
+    save(out, "attn3d", [
+        N("MatMul", ["q", "kt"], ["s0"]), N("Greater", ["m", "thr"], ["drop"]),
+        N("Where", ["drop", "big_neg", "s0"], ["s1"]), N("Softmax", ["s1"], ["p"], axis=-1),
+        N("MatMul", ["p", "v"], ["y"])],
+        [vi("q", F, ["Ba", "Sa", 32]), vi("kt", F, ["Ba", 32, "Sa"]), vi("v", F, ["Ba", "Sa", 48]),
+         vi("m", F, ["Ba", "Sa", "Sa"])], ["y"],
+        [numpy_helper.from_array(np.array(0.7, np.float32), "thr"),
+         numpy_helper.from_array(np.array(-1e9, np.float32), "big_neg")])
+    print(f"gen_bench_models.py: wrote 9 models to {out}")
 
 
 if __name__ == "__main__":

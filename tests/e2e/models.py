@@ -7,13 +7,15 @@ onnxruntime) and gpu (CUDA backend vs reference) tests."""
 RANGES = {"S": (1, 128, 512), "H3": (224, 256, 384), "W3": (224, 256, 384), "Bm": (1, 16, 64),
           "Bc": (1, 2, 4), "Hc": (128, 224, 512), "Wc": (128, 224, 512),
           "L": (2, 3, 6), "B": (1, 4, 8), "N": (1, 2, 3), "H": (17, 32, 40), "W": (17, 30, 40), "batch": (1, 2, 4),
-          "seq": (1, 8, 16), "R5": (1, 4, 8), "H5": (64, 768, 4100), "R6": (1, 2, 4), "H6": (512, 4096, 8192)}
+          "seq": (1, 8, 16), "R5": (1, 4, 8), "H5": (64, 768, 4100), "R6": (1, 2, 4), "H6": (512, 4096, 8192),
+          "Ba": (1, 2, 3), "Sa": (1, 77, 200)}
 DEFAULT = (1, 3, 6)
 MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "reduce13", "reduce18", "movement",
           "split18", "expand_idiom", "unnamed_dims", "shared_symbol", "initializers",
           # BENCH.md patterns at small widths (gen_bench_models.py); m3_cnn runs
           # H, W in [128, 512] at odd (prime) and even sizes with no guard
-          "s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m5_long"]
+          "s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m5_long",
+          "m2_attn", "m4_causal", "attn3d"]
 
 
 def prime_in(t):

@@ -1,0 +1,675 @@
+/* Fused attention: softmax(f(Q·Kᵀ))·V as one flash-attention kernel.
+ *
+ * Recognition (cg_plan_attention) starts at a matmul O = P·V whose A operand
+ * P is the private result of a softmax over the last axis, and walks back
+ * from the softmax input through a private chain of at most six
+ * elementwise nodes to the score matmul S = Q·B: the chain is the "score
+ * function" f, each node one of
+ *   - mul / div by a scalar (a literal when constant: the 1/sqrt(d) scale),
+ *   - add of a scalar or of a mask broadcast to [.., Sq, Sk] (each mask dim
+ *     the score's or the constant 1),
+ *   - where(cond, a, b) with the chain on one side and a scalar on the other;
+ *     cond is a bool mask like the above, or a causal mask recognized from
+ *     its structure: greater(cols, rows) / less(rows, cols) where rows and
+ *     cols are views of one range with a positive constant step, so masked
+ *     means key > query and needs no memory at all.
+ * Every intermediate is private (one consumer, not a graph output). Q, B
+ * and V are followed back through private transposes (and the score's B is
+ * read with its last two axes swapped), and O forward through a private
+ * transpose, so the head split and merge of a transformer cost nothing: the
+ * kernel reads [B, S, H, D] storage with strides and writes O straight into
+ * the merged layout. Batch dims must be the same expressions in Q, K, V and
+ * the score (no broadcasting), the head dims D and Dv constants that are
+ * multiples of 4 and at most 128; anything else stays unfused.
+ *
+ * The kernel (one per fused attention) is flash attention in fp32 with
+ * fp32 accumulation, so it is exact to fp32 rounding whatever --precision
+ * asks of the library calls: a block of 256 threads owns 64 query rows of
+ * one batch index and loops over 64-key tiles. Q's tile stays in shared
+ * memory; K and V tiles are staged row-major with padded rows. Each thread
+ * holds a 4x4 block of the score tile (rows ty*4+i, keys tx+16j: float4
+ * reads of both operands, conflict-free), applies f and the bounds, takes
+ * the running row max over its 16 lanes with shuffles, rescales its output
+ * accumulators (4 rows x 4 or 8 columns), and hands the probabilities to
+ * the P·V product through shared memory. Rows that are fully masked by -inf
+ * give NaN, like the unfused softmax; a causal mask whose masked value is
+ * -inf (or below -1e8, which exp turns into 0 as well) also skips the key
+ * tiles past the block's last query row. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cuda_emit.h"
+
+#define ATT_MAX_CHAIN 6
+#define ATT_MAX_HEAD 128
+#define ATT_TILE 64
+
+/* a rank-4 strided view [b0, b1, rows, cols] of tensor t's storage */
+typedef struct att_view {
+    uint32_t t;
+    sym_expr dims[4], strides[4];
+} att_view;
+
+typedef enum att_kind {
+    ATT_MUL,         /* v * scalar */
+    ATT_DIV,         /* v / scalar */
+    ATT_ADD,         /* v + scalar */
+    ATT_ADD_MASK,    /* v + mask[b0, b1, q, k] */
+    ATT_WHERE,       /* mask ? (chain or scalar) : (scalar or chain) */
+    ATT_WHERE_CAUSAL /* (k > q) ? ... */
+} att_kind;
+
+typedef struct att_op {
+    att_kind kind;
+    uint32_t node;
+    uint32_t scalar;     /* scalar tensor (RT_NONE: none) */
+    int chain_is_true;   /* where: the chain is the value taken where cond holds */
+    att_view mask;       /* ATT_ADD_MASK / ATT_WHERE */
+} att_op;
+
+typedef struct att_plan {
+    uint32_t mm1, mm2, softmax;
+    att_view q, k, v, o;
+    sym_expr sq, sk, n0, n1;
+    int64_t d, dv;
+    att_op ops[ATT_MAX_CHAIN]; /* from the score to the softmax input */
+    uint32_t n_ops;
+    int causal_skip;
+    uint32_t covered[64];
+    uint32_t n_covered;
+} att_plan;
+
+static int cover(att_plan *a, uint32_t node) {
+    if (a->n_covered >= sizeof a->covered / sizeof a->covered[0]) return 0;
+    a->covered[a->n_covered++] = node;
+    return 1;
+}
+
+static int is_view_op(ir_op op) {
+    return op == IR_OP_RESHAPE || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE || op == IR_OP_FLATTEN ||
+           op == IR_OP_IDENTITY;
+}
+
+/* contiguous row-major strides of t's own dims, in a rank-4 frame padded
+ * in front with size-1 dims */
+static void contiguous_view(cg_cuda *c, uint32_t t, att_view *v) {
+    const ir_tensor *x = &c->m->tensors[t];
+    int pad = 4 - x->rank;
+    v->t = t;
+    for (int d = 0; d < 4; d++) {
+        if (d < pad) {
+            v->dims[d] = sym_const(c->m->syms, 1);
+            v->strides[d] = sym_const(c->m->syms, 0);
+        } else {
+            v->dims[d] = x->dims[d - pad];
+            v->strides[d] = cg_prod(c, x->dims, d - pad + 1, x->rank);
+        }
+    }
+}
+
+/* the transpose node's permutation, when it is a plain one of rank r */
+static const int64_t *perm_of(cg_cuda *c, const ir_node *n, int r) {
+    const ir_attr *p = ir_node_attr(n, "perm");
+    if (!p || p->kind != IR_ATTR_INTS || p->n != (uint32_t)r) return NULL;
+    for (int d = 0; d < r; d++)
+        if (p->ints[d] < 0 || p->ints[d] >= r) return NULL;
+    (void)c;
+    return p->ints;
+}
+
+/* Tensor t (rank 2..4) as a strided view of the storage behind the private
+ * transposes that produce it; the transposes are covered. */
+static int read_view(cg_cuda *c, uint32_t t, att_plan *a, att_view *v) {
+    int r = c->m->tensors[t].rank;
+    int perm[4] = {0, 1, 2, 3}; /* logical dim d of t is dim perm[d] of `base` */
+    uint32_t base = t;
+    for (int hops = 0; hops < 4; hops++) {
+        uint32_t p = c->m->tensors[base].producer;
+        if (p == IR_NONE || c->m->nodes[p].op != IR_OP_TRANSPOSE || !cg_private(c, base)) break;
+        const int64_t *pp = perm_of(c, &c->m->nodes[p], r);
+        if (!pp || c->m->tensors[c->m->nodes[p].in[0]].rank != r) break;
+        for (int d = 0; d < r; d++) perm[d] = (int)pp[perm[d]];
+        if (!cover(a, p)) return 0;
+        base = c->m->nodes[p].in[0];
+    }
+    att_view b;
+    contiguous_view(c, base, &b);
+    int pad = 4 - r;
+    *v = b;
+    for (int d = 0; d < r; d++) {
+        v->dims[pad + d] = b.dims[pad + perm[d]];
+        v->strides[pad + d] = b.strides[pad + perm[d]];
+    }
+    return 1;
+}
+
+/* O (= t) written through the private transposes that consume it: the
+ * storage is the last transpose's output. */
+static int write_view(cg_cuda *c, uint32_t t, att_plan *a, att_view *v) {
+    int r = c->m->tensors[t].rank;
+    int pos[4] = {0, 1, 2, 3}; /* logical dim d of t is dim pos[d] of `dst` */
+    uint32_t dst = t;
+    for (int hops = 0; hops < 4; hops++) {
+        if (!cg_private(c, dst)) break;
+        uint32_t k = c->consumer[dst];
+        const ir_node *n = &c->m->nodes[k];
+        if (n->op != IR_OP_TRANSPOSE || c->m->tensors[n->out[0]].rank != r) break;
+        const int64_t *pp = perm_of(c, n, r);
+        if (!pp) break;
+        int inv[4];
+        for (int e = 0; e < r; e++) inv[pp[e]] = e; /* out dim e holds in dim pp[e] */
+        for (int d = 0; d < r; d++) pos[d] = inv[pos[d]];
+        if (!cover(a, k)) return 0;
+        dst = n->out[0];
+    }
+    att_view b;
+    contiguous_view(c, dst, &b);
+    int pad = 4 - r;
+    v->t = dst;
+    for (int d = 0; d < 4; d++) v->dims[d] = v->strides[d] = sym_const(c->m->syms, d < pad ? 1 : 0);
+    for (int d = 0; d < r; d++) {
+        v->dims[pad + d] = c->m->tensors[t].dims[d];
+        v->strides[pad + d] = b.strides[pad + pos[d]];
+    }
+    return 1;
+}
+
+static int is_one(cg_cuda *c, sym_expr e) {
+    int64_t v;
+    return sym_is_const(c->m->syms, e, &v) && v == 1;
+}
+
+static int is_scalar(cg_cuda *c, uint32_t t) {
+    const ir_tensor *x = &c->m->tensors[t];
+    if (x->dtype != SYMC_F32) return 0;
+    for (int d = 0; d < x->rank; d++)
+        if (!is_one(c, x->dims[d])) return 0;
+    return 1;
+}
+
+/* mask t broadcast to the score's [n0, n1, sq, sk]: each of its dims (right
+ * aligned) is the score's or 1 (stride 0) */
+static int mask_view(cg_cuda *c, uint32_t t, const ir_tensor *score, att_view *v) {
+    const ir_tensor *x = &c->m->tensors[t];
+    if (x->rank > score->rank) return 0;
+    att_view b;
+    contiguous_view(c, t, &b);
+    int spad = 4 - score->rank;
+    for (int d = 0; d < 4; d++) {
+        sym_expr want = d < spad ? sym_const(c->m->syms, 1) : score->dims[d - spad];
+        if (b.dims[d] == want) continue;
+        if (!is_one(c, b.dims[d])) return 0;
+        b.strides[d] = sym_const(c->m->syms, 0);
+    }
+    *v = b;
+    return 1;
+}
+
+static uint32_t view_root(cg_cuda *c, uint32_t t) {
+    for (int hops = 0; hops < 8; hops++) {
+        uint32_t p = c->m->tensors[t].producer;
+        if (p == IR_NONE || !is_view_op(c->m->nodes[p].op)) break;
+        t = c->m->nodes[p].in[0];
+    }
+    return t;
+}
+
+/* 1 when the last dim is 1 and others are not all 1 (varies along rows),
+ * 2 when it varies along the last axis only, 0 otherwise */
+static int axis_role(cg_cuda *c, const ir_tensor *x) {
+    if (x->rank < 1) return 0;
+    int last_one = is_one(c, x->dims[x->rank - 1]);
+    int others_one = 1;
+    for (int d = 0; d < x->rank - 1; d++) others_one &= is_one(c, x->dims[d]);
+    if (!last_one && others_one) return 2;
+    if (last_one && x->rank >= 2 && !is_one(c, x->dims[x->rank - 2])) {
+        for (int d = 0; d < x->rank - 2; d++)
+            if (!is_one(c, x->dims[d])) return 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* cond[.., q, k] == (k > q) from greater(cols, rows) or less(rows, cols) of
+ * one range with a positive constant step */
+static int causal_cond(cg_cuda *c, uint32_t cond, const ir_tensor *score) {
+    uint32_t p = c->m->tensors[cond].producer;
+    if (p == IR_NONE) return 0;
+    const ir_node *n = &c->m->nodes[p];
+    if (n->op != IR_OP_GREATER && n->op != IR_OP_LESS) return 0;
+    uint32_t hi = n->op == IR_OP_GREATER ? n->in[0] : n->in[1]; /* must be the key (cols) side */
+    uint32_t lo = n->op == IR_OP_GREATER ? n->in[1] : n->in[0];
+    if (axis_role(c, &c->m->tensors[hi]) != 2 || axis_role(c, &c->m->tensors[lo]) != 1) return 0;
+    uint32_t r = view_root(c, hi);
+    if (r != view_root(c, lo)) return 0;
+    uint32_t rp = c->m->tensors[r].producer;
+    if (rp == IR_NONE || c->m->nodes[rp].op != IR_OP_RANGE) return 0;
+    const ir_attr *delta = ir_node_attr(&c->m->nodes[rp], "delta");
+    int64_t step;
+    if (!delta || delta->kind != IR_ATTR_DIMS || delta->n != 1 || !sym_is_const(c->m->syms, delta->dims[0], &step) ||
+        step <= 0)
+        return 0;
+    const ir_tensor *h = &c->m->tensors[hi], *l = &c->m->tensors[lo];
+    /* the positions run along the score's own query and key dims */
+    return h->dims[h->rank - 1] == score->dims[score->rank - 1] &&
+           l->dims[l->rank - 2] == score->dims[score->rank - 2];
+}
+
+/* the constant value of scalar tensor t, when it is one */
+static int scalar_value(cg_cuda *c, uint32_t t, double *out) {
+    const ir_tensor *x = &c->m->tensors[t];
+    if (x->constant == IR_NONE || x->dtype != SYMC_F32) return 0;
+    const ir_constant *k = &c->m->constants[x->constant];
+    if (k->size < sizeof(float)) return 0;
+    float f;
+    memcpy(&f, k->data, sizeof f);
+    *out = f;
+    return 1;
+}
+
+/* one chain node: x is the chain's tensor entering node `node` */
+static int classify(cg_cuda *c, uint32_t node, uint32_t x, const ir_tensor *score, att_op *op) {
+    const ir_node *n = &c->m->nodes[node];
+    memset(op, 0, sizeof *op);
+    op->node = node;
+    op->scalar = RT_NONE;
+    if (n->n_out != 1 || !cg_same_shape(&c->m->tensors[n->out[0]], score) ||
+        c->m->tensors[n->out[0]].dtype != SYMC_F32)
+        return 0;
+    if (n->op == IR_OP_MUL || n->op == IR_OP_ADD || n->op == IR_OP_DIV) {
+        if (n->n_in != 2 || n->in[0] == n->in[1]) return 0;
+        uint32_t other = n->in[0] == x ? n->in[1] : n->in[0];
+        if (n->op == IR_OP_DIV && n->in[0] != x) return 0;
+        if (is_scalar(c, other)) {
+            op->kind = n->op == IR_OP_MUL ? ATT_MUL : n->op == IR_OP_DIV ? ATT_DIV : ATT_ADD;
+            op->scalar = other;
+            return 1;
+        }
+        if (n->op != IR_OP_ADD || c->m->tensors[other].dtype != SYMC_F32) return 0;
+        op->kind = ATT_ADD_MASK;
+        return mask_view(c, other, score, &op->mask);
+    }
+    if (n->op == IR_OP_WHERE && n->n_in == 3) {
+        uint32_t cond = n->in[0];
+        if (cond == x || c->m->tensors[cond].dtype != SYMC_BOOL) return 0;
+        if (n->in[1] == x && n->in[2] != x) op->chain_is_true = 1, op->scalar = n->in[2];
+        else if (n->in[2] == x && n->in[1] != x) op->chain_is_true = 0, op->scalar = n->in[1];
+        else return 0;
+        if (!is_scalar(c, op->scalar)) return 0;
+        if (causal_cond(c, cond, score)) {
+            op->kind = ATT_WHERE_CAUSAL;
+            op->mask.t = cond;
+            return 1;
+        }
+        op->kind = ATT_WHERE;
+        return mask_view(c, cond, score, &op->mask);
+    }
+    return 0;
+}
+
+static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
+    memset(a, 0, sizeof *a);
+    const ir_node *n2 = &c->m->nodes[mm2];
+    if (n2->op != IR_OP_MATMUL || n2->n_in != 2 || n2->n_out != 1) return 0;
+    uint32_t p = n2->in[0], vt = n2->in[1];
+    uint32_t sm = c->m->tensors[p].producer;
+    if (sm == IR_NONE || c->m->nodes[sm].op != IR_OP_SOFTMAX || !cg_private(c, p) || p == vt) return 0;
+    const ir_tensor *pt = &c->m->tensors[p];
+    int rank = pt->rank;
+    if (rank < 2 || rank > 4 || pt->dtype != SYMC_F32 ||
+        cg_norm_axis(cg_attr_int(&c->m->nodes[sm], "axis", -1), rank) != rank - 1)
+        return 0;
+    /* the score function chain, back from the softmax input */
+    uint32_t x = c->m->nodes[sm].in[0];
+    uint32_t chain[ATT_MAX_CHAIN + 1], chain_in[ATT_MAX_CHAIN + 1];
+    uint32_t n_chain = 0;
+    for (;;) {
+        uint32_t q = c->m->tensors[x].producer;
+        if (q == IR_NONE || !cg_private(c, x)) return 0;
+        if (c->m->nodes[q].op == IR_OP_MATMUL) break;
+        if (n_chain == ATT_MAX_CHAIN) return 0;
+        const ir_node *e = &c->m->nodes[q];
+        /* the chain continues through the operand a matmul (else an elementwise node) makes privately */
+        uint32_t next = IR_NONE;
+        for (uint32_t k = e->op == IR_OP_WHERE ? 1 : 0; k < e->n_in; k++) {
+            uint32_t t = e->in[k], tp = c->m->tensors[t].producer;
+            if (is_scalar(c, t) || tp == IR_NONE || !cg_private(c, t)) continue;
+            if (c->m->nodes[tp].op == IR_OP_MATMUL) {
+                next = t;
+                break;
+            }
+            if (cg_is_elementwise(c->m->nodes[tp].op) && next == IR_NONE) next = t;
+        }
+        if (next == IR_NONE) return 0;
+        chain[n_chain] = q;
+        chain_in[n_chain++] = next;
+        x = next;
+    }
+    uint32_t mm1 = c->m->tensors[x].producer;
+    const ir_node *n1 = &c->m->nodes[mm1];
+    if (n1->n_in != 2 || n1->n_out != 1) return 0;
+    const ir_tensor *score = &c->m->tensors[x];
+    if (!cg_same_shape(score, pt) || score->dtype != SYMC_F32) return 0;
+    a->mm1 = mm1;
+    a->mm2 = mm2;
+    a->softmax = sm;
+    /* chain ops in evaluation order: from the score to the softmax input */
+    for (uint32_t i = 0; i < n_chain; i++) {
+        uint32_t j = n_chain - 1 - i;
+        if (!classify(c, chain[j], chain_in[j], score, &a->ops[i])) return 0;
+        if (a->ops[i].kind == ATT_WHERE_CAUSAL) {
+            double v;
+            a->causal_skip = i == n_chain - 1 && !a->ops[i].chain_is_true && scalar_value(c, a->ops[i].scalar, &v) &&
+                             v <= -1e8;
+        }
+    }
+    a->n_ops = n_chain;
+    /* operands */
+    const ir_tensor *qt = &c->m->tensors[n1->in[0]], *bt = &c->m->tensors[n1->in[1]];
+    const ir_tensor *vv = &c->m->tensors[vt], *ot = &c->m->tensors[n2->out[0]];
+    if (qt->rank != rank || bt->rank != rank || vv->rank != rank || ot->rank != rank || qt->dtype != SYMC_F32 ||
+        bt->dtype != SYMC_F32 || vv->dtype != SYMC_F32 || ot->dtype != SYMC_F32 || n1->in[0] == n1->in[1])
+        return 0;
+    for (int d = 0; d < rank - 2; d++)
+        if (qt->dims[d] != score->dims[d] || bt->dims[d] != score->dims[d] || vv->dims[d] != score->dims[d])
+            return 0;
+    if (!sym_is_const(c->m->syms, qt->dims[rank - 1], &a->d) ||
+        !sym_is_const(c->m->syms, vv->dims[rank - 1], &a->dv) || a->d < 4 || a->d > ATT_MAX_HEAD || a->d % 4 ||
+        a->dv < 4 || a->dv > ATT_MAX_HEAD || a->dv % 4 || vv->dims[rank - 2] != score->dims[rank - 1])
+        return 0;
+    if (!cover(a, mm1) || !cover(a, sm)) return 0;
+    for (uint32_t i = 0; i < n_chain; i++)
+        if (!cover(a, chain[i])) return 0;
+    /* a recognized causal condition needs no memory: its node goes too when private */
+    for (uint32_t i = 0; i < n_chain; i++)
+        if (a->ops[i].kind == ATT_WHERE_CAUSAL && cg_private(c, a->ops[i].mask.t) &&
+            !cover(a, c->m->tensors[a->ops[i].mask.t].producer))
+            return 0;
+    if (!read_view(c, n1->in[0], a, &a->q) || !read_view(c, n1->in[1], a, &a->k) || !read_view(c, vt, a, &a->v) ||
+        !write_view(c, n2->out[0], a, &a->o))
+        return 0;
+    /* B is [.., D, Sk]: K is its last two axes swapped */
+    sym_expr t0 = a->k.dims[2], t1 = a->k.strides[2];
+    a->k.dims[2] = a->k.dims[3], a->k.strides[2] = a->k.strides[3];
+    a->k.dims[3] = t0, a->k.strides[3] = t1;
+    a->sq = score->dims[rank - 2];
+    a->sk = score->dims[rank - 1];
+    a->n0 = rank == 4 ? score->dims[0] : sym_const(c->m->syms, 1);
+    a->n1 = rank >= 3 ? score->dims[rank - 3] : sym_const(c->m->syms, 1);
+    return 1;
+}
+
+void cg_plan_attention(cg_cuda *c) {
+    if (!c->attention) return;
+    for (uint32_t i = 0; i < c->m->n_nodes; i++) {
+        if (c->covered[i] || c->m->nodes[i].op != IR_OP_MATMUL) continue;
+        att_plan a;
+        if (!plan(c, i, &a)) continue;
+        int clash = 0;
+        for (uint32_t j = 0; j < a.n_covered; j++) clash |= c->covered[a.covered[j]] || c->attention[a.covered[j]];
+        if (clash) continue;
+        for (uint32_t j = 0; j < a.n_covered; j++) c->covered[a.covered[j]] = 1;
+        c->attention[i] = 1;
+    }
+}
+
+/* ---- the kernel ---------------------------------------------------------------------------------- */
+static void dim_text(cg_kw *k, sym_expr e, char *buf, size_t cap) { snprintf(buf, cap, "%s", kw_dim(k, e)); }
+
+/* base offset of view v for batch indices b0, b1, named <name> */
+static void view_base(cg_kw *k, const att_view *v, const char *ptr, const char *name, int out) {
+    char s0[48], s1[48];
+    dim_text(k, v->strides[0], s0, sizeof s0);
+    dim_text(k, v->strides[1], s1, sizeof s1);
+    kw_body(k, "        %sfloat *%s = %s + b0 * %s + b1 * %s;\n", out ? "" : "const ", name, ptr, s0, s1);
+}
+
+static void scalar_text(cg_kw *k, uint32_t t, char *buf, size_t cap) {
+    double v;
+    if (scalar_value(k->c, t, &v)) cg_float_literal(buf, cap, v, SYMC_F32);
+    else snprintf(buf, cap, "%s[0]", kw_in(k, t));
+}
+
+/* the chain, applied to `v` for query qi / key kj (in range when `ok`) */
+static void emit_chain(cg_kw *k, const att_plan *a) {
+    for (uint32_t i = 0; i < a->n_ops; i++) {
+        const att_op *op = &a->ops[i];
+        char sv[96] = "", msq[48], msk[48], cond[160];
+        if (op->scalar != RT_NONE) scalar_text(k, op->scalar, sv, sizeof sv);
+        if (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE) {
+            dim_text(k, op->mask.strides[2], msq, sizeof msq);
+            dim_text(k, op->mask.strides[3], msk, sizeof msk);
+        }
+        switch (op->kind) {
+        case ATT_MUL: kw_body(k, "                    v = v * %s;\n", sv); break;
+        case ATT_DIV: kw_body(k, "                    v = v / %s;\n", sv); break;
+        case ATT_ADD: kw_body(k, "                    v = v + %s;\n", sv); break;
+        case ATT_ADD_MASK:
+            kw_body(k, "                    v = v + (ok ? mk%u[qi * %s + kj * %s] : 0.f);\n", i, msq, msk);
+            break;
+        case ATT_WHERE:
+        case ATT_WHERE_CAUSAL:
+            if (op->kind == ATT_WHERE)
+                snprintf(cond, sizeof cond, "(ok && mk%u[qi * %s + kj * %s] != 0)", i, msq, msk);
+            else
+                snprintf(cond, sizeof cond, "(kj > qi)");
+            if (op->chain_is_true) kw_body(k, "                    v = %s ? v : %s;\n", cond, sv);
+            else kw_body(k, "                    v = %s ? %s : v;\n", cond, sv);
+            break;
+        }
+    }
+}
+
+symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
+    att_plan a;
+    if (!plan(c, node, &a))
+        return cg_fail(c, node, SYMC_ERR_INTERNAL, "the fused attention planned here no longer matches");
+    const int64_t D = a.d, DV = a.dv, G = (DV + 63) / 64, QLD = D + 4, VLD = DV + 4, PLD = ATT_TILE + 4;
+    cg_kw k;
+    kw_begin(&k, c, node);
+    k.shared = (uint32_t)((2 * ATT_TILE * QLD + ATT_TILE * VLD + ATT_TILE * PLD) * (int64_t)sizeof(float));
+    char sq[48], sk[48], n1[48], qsr[48], qsd[48], ksr[48], ksd[48], vsr[48], vsd[48], osr[48], osd[48];
+    dim_text(&k, a.sq, sq, sizeof sq);
+    dim_text(&k, a.sk, sk, sizeof sk);
+    dim_text(&k, a.n1, n1, sizeof n1);
+    dim_text(&k, a.q.strides[2], qsr, sizeof qsr);
+    dim_text(&k, a.q.strides[3], qsd, sizeof qsd);
+    dim_text(&k, a.k.strides[2], ksr, sizeof ksr);
+    dim_text(&k, a.k.strides[3], ksd, sizeof ksd);
+    dim_text(&k, a.v.strides[2], vsr, sizeof vsr);
+    dim_text(&k, a.v.strides[3], vsd, sizeof vsd);
+    dim_text(&k, a.o.strides[2], osr, sizeof osr);
+    dim_text(&k, a.o.strides[3], osd, sizeof osd);
+    sym_table *T = c->m->syms;
+    sym_expr nq = sym_ceildiv(T, a.sq, sym_const(T, ATT_TILE));
+    sym_expr work = sym_mul(T, sym_mul(T, a.n0, a.n1), nq);
+    char wk[48];
+    dim_text(&k, work, wk, sizeof wk);
+    kw_body(&k,
+            "    extern __shared__ float4 sc_smem4[];\n"
+            "    float *Qs = (float *)sc_smem4, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld, *Ps = Vs + %d * %lld;\n"
+            "    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;\n"
+            "    const float NINF = __int_as_float(0xff800000);\n"
+            "    const long long Sq = %s, Sk = %s, nq = (Sq + %d) / %d;\n",
+            ATT_TILE, (long long)QLD, ATT_TILE, (long long)QLD, ATT_TILE, (long long)VLD, sq, sk, ATT_TILE - 1,
+            ATT_TILE);
+    kw_body(&k, "    SC_ROWS(blk, %s) {\n", wk);
+    kw_body(&k, "        const long long qt = blk %% nq, bb = blk / nq, b1 = bb %% %s, b0 = bb / %s;\n", n1, n1);
+    {
+        const char *qp = kw_in(&k, a.q.t), *kp = kw_in(&k, a.k.t), *vp = kw_in(&k, a.v.t), *op = kw_out(&k, a.o.t);
+        char qpn[32], kpn[32], vpn[32], opn[32];
+        snprintf(qpn, sizeof qpn, "%s", qp);
+        snprintf(kpn, sizeof kpn, "%s", kp);
+        snprintf(vpn, sizeof vpn, "%s", vp);
+        snprintf(opn, sizeof opn, "%s", op);
+        view_base(&k, &a.q, qpn, "qp", 0);
+        view_base(&k, &a.k, kpn, "kp", 0);
+        view_base(&k, &a.v, vpn, "vp", 0);
+        view_base(&k, &a.o, opn, "op", 1);
+    }
+    for (uint32_t i = 0; i < a.n_ops; i++) {
+        const att_op *o = &a.ops[i];
+        if (o->kind != ATT_ADD_MASK && o->kind != ATT_WHERE) continue;
+        char name[16], ptr[32];
+        snprintf(name, sizeof name, "mk%u", i);
+        snprintf(ptr, sizeof ptr, "%s", kw_in(&k, o->mask.t));
+        char s0[48], s1[48];
+        dim_text(&k, o->mask.strides[0], s0, sizeof s0);
+        dim_text(&k, o->mask.strides[1], s1, sizeof s1);
+        kw_body(&k, "        const %s *%s = %s + b0 * %s + b1 * %s;\n", cg_stype(c->m->tensors[o->mask.t].dtype), name,
+                ptr, s0, s1);
+    }
+    kw_body(&k,
+            "        const long long q0 = qt * %d;\n"
+            "        __syncthreads(); /* the previous row block is done with Qs */\n"
+            "        for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
+            "            const int r = e / %lld, d = e - r * %lld;\n"
+            "            Qs[r * %lld + d] = q0 + r < Sq ? qp[(q0 + r) * %s + d * %s] : 0.f;\n"
+            "        }\n"
+            "        float m[4], l[4], acc[4][%lld];\n"
+            "#pragma unroll\n"
+            "        for (int i = 0; i < 4; i++) {\n"
+            "            m[i] = NINF;\n"
+            "            l[i] = 0.f;\n"
+            "#pragma unroll\n"
+            "            for (int j = 0; j < %lld; j++) acc[i][j] = 0.f;\n"
+            "        }\n",
+            ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, qsr, qsd,
+            (long long)(4 * G), (long long)(4 * G));
+    if (a.causal_skip)
+        kw_body(&k, "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
+                ATT_TILE, ATT_TILE);
+    else
+        kw_body(&k, "        const long long kend = Sk;\n");
+    kw_body(&k,
+            "        for (long long k0 = 0; k0 < kend; k0 += %d) {\n"
+            "            __syncthreads();\n"
+            "            for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
+            "                const int r = e / %lld, d = e - r * %lld;\n"
+            "                Ks[r * %lld + d] = k0 + r < Sk ? kp[(k0 + r) * %s + d * %s] : 0.f;\n"
+            "            }\n"
+            "            for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
+            "                const int r = e / %lld, d = e - r * %lld;\n"
+            "                Vs[r * %lld + d] = k0 + r < Sk ? vp[(k0 + r) * %s + d * %s] : 0.f;\n"
+            "            }\n"
+            "            __syncthreads();\n"
+            "            float s[4][4];\n"
+            "#pragma unroll\n"
+            "            for (int i = 0; i < 4; i++)\n"
+            "#pragma unroll\n"
+            "                for (int j = 0; j < 4; j++) s[i][j] = 0.f;\n"
+            "#pragma unroll 4\n"
+            "            for (int d = 0; d < %lld; d += 4) {\n"
+            "                float4 qa[4], kb[4];\n"
+            "#pragma unroll\n"
+            "                for (int i = 0; i < 4; i++) qa[i] = *(const float4 *)&Qs[(ty * 4 + i) * %lld + d];\n"
+            "#pragma unroll\n"
+            "                for (int j = 0; j < 4; j++) kb[j] = *(const float4 *)&Ks[(tx + 16 * j) * %lld + d];\n"
+            "#pragma unroll\n"
+            "                for (int i = 0; i < 4; i++)\n"
+            "#pragma unroll\n"
+            "                    for (int j = 0; j < 4; j++) {\n"
+            "                        s[i][j] = fmaf(qa[i].x, kb[j].x, s[i][j]);\n"
+            "                        s[i][j] = fmaf(qa[i].y, kb[j].y, s[i][j]);\n"
+            "                        s[i][j] = fmaf(qa[i].z, kb[j].z, s[i][j]);\n"
+            "                        s[i][j] = fmaf(qa[i].w, kb[j].w, s[i][j]);\n"
+            "                    }\n"
+            "            }\n",
+            ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, ksr, ksd, ATT_TILE,
+            (long long)DV, (long long)DV, (long long)DV, (long long)VLD, vsr, vsd, (long long)D, (long long)QLD,
+            (long long)QLD);
+    kw_body(&k,
+            "#pragma unroll\n"
+            "            for (int i = 0; i < 4; i++) {\n"
+            "                const long long qi = q0 + ty * 4 + i;\n"
+            "#pragma unroll\n"
+            "                for (int j = 0; j < 4; j++) {\n"
+            "                    const long long kj = k0 + tx + 16 * j;\n"
+            "                    const bool ok = qi < Sq && kj < Sk;\n"
+            "                    float v = s[i][j];\n"
+            "                    (void)ok;\n");
+    emit_chain(&k, &a);
+    kw_body(&k,
+            "                    s[i][j] = kj < Sk ? v : NINF;\n"
+            "                }\n"
+            "                float mx = fmaxf(fmaxf(s[i][0], s[i][1]), fmaxf(s[i][2], s[i][3]));\n"
+            "#pragma unroll\n"
+            "                for (int o = 8; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));\n"
+            "                const float mn = fmaxf(m[i], mx), mu = mn == NINF ? 0.f : mn, al = __expf(m[i] - mu);\n"
+            "                m[i] = mn;\n"
+            "                l[i] *= al;\n"
+            "#pragma unroll\n"
+            "                for (int j = 0; j < %lld; j++) acc[i][j] *= al;\n"
+            "#pragma unroll\n"
+            "                for (int j = 0; j < 4; j++) {\n"
+            "                    s[i][j] = __expf(s[i][j] - mu);\n"
+            "                    l[i] += s[i][j];\n"
+            "                }\n"
+            "            }\n"
+            "#pragma unroll\n"
+            "            for (int j = 0; j < 4; j++)\n"
+            "                *(float4 *)&Ps[(tx + 16 * j) * %lld + ty * 4] = make_float4(s[0][j], s[1][j], s[2][j], s[3][j]);\n"
+            "            __syncthreads();\n"
+            "#pragma unroll 4\n"
+            "            for (int kk = 0; kk < %d; kk++) {\n"
+            "                const float4 p = *(const float4 *)&Ps[kk * %lld + ty * 4];\n"
+            "#pragma unroll\n"
+            "                for (int g = 0; g < %lld; g++) {\n"
+            "                    const int col = 64 * g + tx * 4;\n"
+            "                    if (col < %lld) {\n"
+            "                        const float4 w = *(const float4 *)&Vs[kk * %lld + col];\n"
+            "                        acc[0][4 * g] = fmaf(p.x, w.x, acc[0][4 * g]);\n"
+            "                        acc[0][4 * g + 1] = fmaf(p.x, w.y, acc[0][4 * g + 1]);\n"
+            "                        acc[0][4 * g + 2] = fmaf(p.x, w.z, acc[0][4 * g + 2]);\n"
+            "                        acc[0][4 * g + 3] = fmaf(p.x, w.w, acc[0][4 * g + 3]);\n"
+            "                        acc[1][4 * g] = fmaf(p.y, w.x, acc[1][4 * g]);\n"
+            "                        acc[1][4 * g + 1] = fmaf(p.y, w.y, acc[1][4 * g + 1]);\n"
+            "                        acc[1][4 * g + 2] = fmaf(p.y, w.z, acc[1][4 * g + 2]);\n"
+            "                        acc[1][4 * g + 3] = fmaf(p.y, w.w, acc[1][4 * g + 3]);\n"
+            "                        acc[2][4 * g] = fmaf(p.z, w.x, acc[2][4 * g]);\n"
+            "                        acc[2][4 * g + 1] = fmaf(p.z, w.y, acc[2][4 * g + 1]);\n"
+            "                        acc[2][4 * g + 2] = fmaf(p.z, w.z, acc[2][4 * g + 2]);\n"
+            "                        acc[2][4 * g + 3] = fmaf(p.z, w.w, acc[2][4 * g + 3]);\n"
+            "                        acc[3][4 * g] = fmaf(p.w, w.x, acc[3][4 * g]);\n"
+            "                        acc[3][4 * g + 1] = fmaf(p.w, w.y, acc[3][4 * g + 1]);\n"
+            "                        acc[3][4 * g + 2] = fmaf(p.w, w.z, acc[3][4 * g + 2]);\n"
+            "                        acc[3][4 * g + 3] = fmaf(p.w, w.w, acc[3][4 * g + 3]);\n"
+            "                    }\n"
+            "                }\n"
+            "            }\n"
+            "        }\n",
+            (long long)(4 * G), (long long)PLD, ATT_TILE, (long long)PLD, (long long)G, (long long)DV, (long long)VLD);
+    kw_body(&k,
+            "#pragma unroll\n"
+            "        for (int i = 0; i < 4; i++) {\n"
+            "            float L = l[i];\n"
+            "#pragma unroll\n"
+            "            for (int o = 8; o > 0; o >>= 1) L += __shfl_xor_sync(0xffffffffu, L, o);\n"
+            "            const long long qi = q0 + ty * 4 + i;\n"
+            "            if (qi >= Sq) continue;\n"
+            "#pragma unroll\n"
+            "            for (int g = 0; g < %lld; g++)\n"
+            "#pragma unroll\n"
+            "                for (int u = 0; u < 4; u++) {\n"
+            "                    const int col = 64 * g + tx * 4 + u;\n"
+            "                    if (col < %lld) op[qi * %s + col * %s] = acc[i][4 * g + u] / L;\n"
+            "                }\n"
+            "        }\n"
+            "    }\n",
+            (long long)G, (long long)DV, osr, osd);
+    /* the comment lists the fused nodes */
+    cg_str comment = {0};
+    cg_str_appendf(&comment, "fused attention (flash, fp32%s, D %lld, Dv %lld) of ", a.causal_skip ? ", causal" : "",
+                   (long long)D, (long long)DV);
+    uint32_t nodes[72], nn = 0;
+    nodes[nn++] = node;
+    for (uint32_t i = 0; i < a.n_covered && nn < 72; i++) nodes[nn++] = a.covered[i];
+    cg_describe_nodes(c, nodes, nn, &comment);
+    symc_status st = comment.oom ? symc_error_setf(c->b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA source")
+                                 : kw_finish(&k, comment.p, work, 1, 256);
+    cg_str_free(&comment);
+    kw_free(&k);
+    return st;
+}
