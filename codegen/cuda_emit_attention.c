@@ -462,66 +462,182 @@ static void emit_chain(cg_kw *k, const att_plan *a) {
     }
 }
 
-symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
-    att_plan a;
-    if (!plan(c, node, &a))
-        return cg_fail(c, node, SYMC_ERR_INTERNAL, "the fused attention planned here no longer matches");
-    const int64_t D = a.d, DV = a.dv, G = (DV + 63) / 64, QLD = D + 4, VLD = DV + 4, PLD = ATT_TILE + 4;
-    cg_kw k;
-    kw_begin(&k, c, node);
-    k.shared = (uint32_t)((2 * ATT_TILE * QLD + ATT_TILE * VLD + ATT_TILE * PLD) * (int64_t)sizeof(float));
-    char sq[48], sk[48], n1[48], qsr[48], qsd[48], ksr[48], ksd[48], vsr[48], vsd[48], osr[48], osd[48];
-    dim_text(&k, a.sq, sq, sizeof sq);
-    dim_text(&k, a.sk, sk, sizeof sk);
-    dim_text(&k, a.n1, n1, sizeof n1);
-    dim_text(&k, a.q.strides[2], qsr, sizeof qsr);
-    dim_text(&k, a.q.strides[3], qsd, sizeof qsd);
-    dim_text(&k, a.k.strides[2], ksr, sizeof ksr);
-    dim_text(&k, a.k.strides[3], ksd, sizeof ksd);
-    dim_text(&k, a.v.strides[2], vsr, sizeof vsr);
-    dim_text(&k, a.v.strides[3], vsd, sizeof vsd);
-    dim_text(&k, a.o.strides[2], osr, sizeof osr);
-    dim_text(&k, a.o.strides[3], osd, sizeof osd);
-    sym_table *T = c->m->syms;
-    sym_expr nq = sym_ceildiv(T, a.sq, sym_const(T, ATT_TILE));
-    sym_expr work = sym_mul(T, sym_mul(T, a.n0, a.n1), nq);
-    char wk[48];
-    dim_text(&k, work, wk, sizeof wk);
-    kw_body(&k,
-            "    extern __shared__ float4 sc_smem4[];\n"
-            "    float *Qs = (float *)sc_smem4, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld, *Ps = Vs + %d * %lld;\n"
-            "    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;\n"
-            "    const float NINF = __int_as_float(0xff800000);\n"
-            "    const long long Sq = %s, Sk = %s, nq = (Sq + %d) / %d;\n",
-            ATT_TILE, (long long)QLD, ATT_TILE, (long long)QLD, ATT_TILE, (long long)VLD, sq, sk, ATT_TILE - 1,
-            ATT_TILE);
-    kw_body(&k, "    SC_ROWS(blk, %s) {\n", wk);
-    kw_body(&k, "        const long long qt = blk %% nq, bb = blk / nq, b1 = bb %% %s, b0 = bb / %s;\n", n1, n1);
-    {
-        const char *qp = kw_in(&k, a.q.t), *kp = kw_in(&k, a.k.t), *vp = kw_in(&k, a.v.t), *op = kw_out(&k, a.o.t);
-        char qpn[32], kpn[32], vpn[32], opn[32];
-        snprintf(qpn, sizeof qpn, "%s", qp);
-        snprintf(kpn, sizeof kpn, "%s", kp);
-        snprintf(vpn, sizeof vpn, "%s", vp);
-        snprintf(opn, sizeof opn, "%s", op);
-        view_base(&k, &a.q, qpn, "qp", 0);
-        view_base(&k, &a.k, kpn, "kp", 0);
-        view_base(&k, &a.v, vpn, "vp", 0);
-        view_base(&k, &a.o, opn, "op", 1);
-    }
-    for (uint32_t i = 0; i < a.n_ops; i++) {
-        const att_op *o = &a.ops[i];
-        if (o->kind != ATT_ADD_MASK && o->kind != ATT_WHERE) continue;
-        char name[16], ptr[32];
-        snprintf(name, sizeof name, "mk%u", i);
-        snprintf(ptr, sizeof ptr, "%s", kw_in(&k, o->mask.t));
-        char s0[48], s1[48];
-        dim_text(&k, o->mask.strides[0], s0, sizeof s0);
-        dim_text(&k, o->mask.strides[1], s1, sizeof s1);
-        kw_body(&k, "        const %s *%s = %s + b0 * %s + b1 * %s;\n", cg_stype(c->m->tensors[o->mask.t].dtype), name,
-                ptr, s0, s1);
-    }
-    kw_body(&k,
+/* 1 when the row stride and batch strides of v are provably multiples of 4
+ * and its last dim is contiguous: 16-byte loads of whole rows */
+static int view_vec4(cg_cuda *c, const att_view *v) {
+    int64_t one;
+    if (!sym_is_const(c->m->syms, v->strides[3], &one) || one != 1) return 0;
+    for (int d = 0; d < 3; d++)
+        if (sym_prove_divisible(c->m->syms, v->strides[d], 4) != SYM_TRUE) return 0;
+    return 1;
+}
+
+/* stage rows [k0, k0 + 64) of view `ptr` (row stride rs, elem stride es,
+ * `cols` columns) into shared `dst` with row pitch ld, zeros past `lim` */
+static void emit_stage(cg_kw *k, const char *dst, int64_t ld, const char *ptr, const char *rs, const char *es,
+                       int64_t cols, const char *row0, const char *lim, int vec, int threads) {
+    if (vec)
+        kw_body(k,
+                "            for (int e = threadIdx.x; e < 64 * %lld; e += %d) {\n"
+                "                const int r = e / %lld, c4 = (e - r * %lld) * 4;\n"
+                "                float4 x = make_float4(0.f, 0.f, 0.f, 0.f);\n"
+                "                if (%s + r < %s) x = *(const float4 *)&%s[(%s + r) * %s + c4];\n"
+                "                *(float4 *)&%s[r * %lld + c4] = x;\n"
+                "            }\n",
+                (long long)(cols / 4), threads, (long long)(cols / 4), (long long)(cols / 4), row0, lim, ptr, row0, rs,
+                dst, (long long)ld);
+    else
+        kw_body(k,
+                "            for (int e = threadIdx.x; e < 64 * %lld; e += %d) {\n"
+                "                const int r = e / %lld, d = e - r * %lld;\n"
+                "                %s[r * %lld + d] = %s + r < %s ? %s[(%s + r) * %s + d * %s] : 0.f;\n"
+                "            }\n",
+                (long long)cols, threads, (long long)cols, (long long)cols, dst, (long long)ld, row0, lim, ptr, row0,
+                rs, es);
+}
+
+/* row pitch >= n with pitch % 32 == want (bank-conflict-free fragment loads) */
+static int64_t pitch(int64_t n, int64_t want) { return n + ((want - n % 32) % 32 + 32) % 32; }
+
+/* The tensor-core kernel (sm_80+, D and Dv multiples of 8): 4 warps, each
+ * 16 query rows of the block's 64; mma.sync m16n8k8 TF32 with fp32
+ * accumulation. For fp32 engines every product is split 3xTF32 (a = hi + lo,
+ * a·b ≈ hi·hi + hi·lo + lo·hi: about fp32 accuracy), for tf32/fp16/bf16
+ * engines one TF32 product. Scores and probabilities stay in the mma
+ * accumulator layout (row g / g+8, columns 2t, 2t+1 of each 8-key tile); P
+ * goes through the warp's own rows of shared memory to become the A
+ * operand of P·V. */
+static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qsr, const char *qsd, const char *ksr,
+                          const char *ksd, const char *vsr, const char *vsd, const char *osr, const char *osd) {
+    cg_cuda *c = k->c;
+    const int64_t D = a->d, DV = a->dv, QLD = pitch(D, 4), VLD = pitch(DV, 8), PLD = pitch(64, 4);
+    const int64_t NV = DV / 8;
+    int qv = view_vec4(c, &a->q), kv = view_vec4(c, &a->k), vv = view_vec4(c, &a->v);
+    kw_body(k,
+            "        const long long q0 = qt * 64;\n"
+            "        __syncthreads(); /* the previous row block is done with Qs */\n");
+    emit_stage(k, "Qs", QLD, "qp", qsr, qsd, D, "q0", "Sq", qv, 128);
+    kw_body(k,
+            "        float m[2] = {NINF, NINF}, l[2] = {0.f, 0.f}, o[%lld][4];\n"
+            "#pragma unroll\n"
+            "        for (int n = 0; n < %lld; n++) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;\n",
+            (long long)NV, (long long)NV);
+    if (a->causal_skip)
+        kw_body(k, "        const long long kend = Sk < q0 + 64 ? Sk : q0 + 64; /* causal: later keys are masked */\n");
+    else
+        kw_body(k, "        const long long kend = Sk;\n");
+    kw_body(k, "        for (long long k0 = 0; k0 < kend; k0 += 64) {\n            __syncthreads();\n");
+    emit_stage(k, "Ks", QLD, "kp", ksr, ksd, D, "k0", "Sk", kv, 128);
+    emit_stage(k, "Vs", VLD, "vp", vsr, vsd, DV, "k0", "Sk", vv, 128);
+    kw_body(k,
+            "            __syncthreads();\n"
+            "            float s[8][4];\n"
+            "#pragma unroll\n"
+            "            for (int n = 0; n < 8; n++) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;\n"
+            "#pragma unroll 2\n"
+            "            for (int kk = 0; kk < %lld; kk += 8) {\n"
+            "                const float *qa = &Qs[(w * 16 + g) * %lld + kk + t];\n"
+            "                unsigned ah[4], al[4];\n"
+            "                sc_split(qa[0], ah[0], al[0]);\n"
+            "                sc_split(qa[8 * %lld], ah[1], al[1]);\n"
+            "                sc_split(qa[4], ah[2], al[2]);\n"
+            "                sc_split(qa[8 * %lld + 4], ah[3], al[3]);\n"
+            "#pragma unroll\n"
+            "                for (int n = 0; n < 8; n++) {\n"
+            "                    const float *kb = &Ks[(n * 8 + g) * %lld + kk + t];\n"
+            "                    unsigned bh[2], bl[2];\n"
+            "                    sc_split(kb[0], bh[0], bl[0]);\n"
+            "                    sc_split(kb[4], bh[1], bl[1]);\n"
+            "%s"
+            "                    sc_mma_tf32(s[n], ah, bh);\n"
+            "                }\n"
+            "            }\n",
+            (long long)D, (long long)QLD, (long long)QLD, (long long)QLD, (long long)QLD,
+            split ? "                    sc_mma_tf32(s[n], al, bh);\n                    sc_mma_tf32(s[n], ah, bl);\n"
+                  : "");
+    /* score function, bounds, online softmax over the 4 lanes of a row */
+    kw_body(k,
+            "#pragma unroll\n"
+            "            for (int h = 0; h < 2; h++) {\n"
+            "                const long long qi = q0 + w * 16 + g + 8 * h;\n"
+            "                float mx = NINF;\n"
+            "#pragma unroll\n"
+            "                for (int n = 0; n < 8; n++)\n"
+            "#pragma unroll\n"
+            "                    for (int u = 0; u < 2; u++) {\n"
+            "                        const long long kj = k0 + n * 8 + 2 * t + u;\n"
+            "                        const bool ok = qi < Sq && kj < Sk;\n"
+            "                        float v = s[n][2 * h + u];\n"
+            "                        (void)ok;\n");
+    emit_chain(k, a);
+    kw_body(k,
+            "                        v = kj < Sk ? v : NINF;\n"
+            "                        s[n][2 * h + u] = v;\n"
+            "                        mx = fmaxf(mx, v);\n"
+            "                    }\n"
+            "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
+            "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
+            "                const float mn = fmaxf(m[h], mx), mu = mn == NINF ? 0.f : mn, re = __expf(m[h] - mu);\n"
+            "                m[h] = mn;\n"
+            "                l[h] *= re;\n"
+            "#pragma unroll\n"
+            "                for (int n = 0; n < %lld; n++) o[n][2 * h] *= re, o[n][2 * h + 1] *= re;\n"
+            "#pragma unroll\n"
+            "                for (int n = 0; n < 8; n++) {\n"
+            "                    const float p0 = __expf(s[n][2 * h] - mu), p1 = __expf(s[n][2 * h + 1] - mu);\n"
+            "                    l[h] += p0 + p1;\n"
+            "                    *(float2 *)&Ps[(w * 16 + g + 8 * h) * %lld + n * 8 + 2 * t] = make_float2(p0, p1);\n"
+            "                }\n"
+            "            }\n"
+            "            __syncwarp();\n"
+            "#pragma unroll 2\n"
+            "            for (int kk = 0; kk < 64; kk += 8) {\n"
+            "                const float *pa = &Ps[(w * 16 + g) * %lld + kk + t];\n"
+            "                unsigned ah[4], al[4];\n"
+            "                sc_split(pa[0], ah[0], al[0]);\n"
+            "                sc_split(pa[8 * %lld], ah[1], al[1]);\n"
+            "                sc_split(pa[4], ah[2], al[2]);\n"
+            "                sc_split(pa[8 * %lld + 4], ah[3], al[3]);\n"
+            "#pragma unroll\n"
+            "                for (int n = 0; n < %lld; n++) {\n"
+            "                    const float *vb = &Vs[(kk + t) * %lld + n * 8 + g];\n"
+            "                    unsigned bh[2], bl[2];\n"
+            "                    sc_split(vb[0], bh[0], bl[0]);\n"
+            "                    sc_split(vb[4 * %lld], bh[1], bl[1]);\n"
+            "%s"
+            "                    sc_mma_tf32(o[n], ah, bh);\n"
+            "                }\n"
+            "            }\n"
+            "        }\n",
+            (long long)NV, (long long)PLD, (long long)PLD, (long long)PLD, (long long)PLD, (long long)NV,
+            (long long)VLD, (long long)VLD,
+            split ? "                    sc_mma_tf32(o[n], al, bh);\n                    sc_mma_tf32(o[n], ah, bl);\n"
+                  : "");
+    kw_body(k,
+            "#pragma unroll\n"
+            "        for (int h = 0; h < 2; h++) {\n"
+            "            float L = l[h];\n"
+            "            L += __shfl_xor_sync(0xffffffffu, L, 1);\n"
+            "            L += __shfl_xor_sync(0xffffffffu, L, 2);\n"
+            "            const long long qi = q0 + w * 16 + g + 8 * h;\n"
+            "            if (qi >= Sq) continue;\n"
+            "#pragma unroll\n"
+            "            for (int n = 0; n < %lld; n++) {\n"
+            "                op[qi * %s + (n * 8 + 2 * t) * %s] = o[n][2 * h] / L;\n"
+            "                op[qi * %s + (n * 8 + 2 * t + 1) * %s] = o[n][2 * h + 1] / L;\n"
+            "            }\n"
+            "        }\n"
+            "    }\n",
+            (long long)NV, osr, osd, osr, osd);
+}
+
+/* The SIMT kernel (any SM; D, Dv multiples of 4): 256 threads, each a 4x4
+ * block of the score tile (rows ty*4+i, keys tx+16j) and 4 rows x 4 or 8
+ * output columns; exact fp32 FMAs. */
+static void emit_simt_body(cg_kw *k, const att_plan *a, const char *qsr, const char *qsd, const char *ksr,
+                           const char *ksd, const char *vsr, const char *vsd, const char *osr, const char *osd) {
+    const int64_t D = a->d, DV = a->dv, G = (DV + 63) / 64, QLD = D + 4, VLD = DV + 4, PLD = ATT_TILE + 4;
+    kw_body(k,
             "        const long long q0 = qt * %d;\n"
             "        __syncthreads(); /* the previous row block is done with Qs */\n"
             "        for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
@@ -538,12 +654,12 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
             "        }\n",
             ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, qsr, qsd,
             (long long)(4 * G), (long long)(4 * G));
-    if (a.causal_skip)
-        kw_body(&k, "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
+    if (a->causal_skip)
+        kw_body(k, "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
                 ATT_TILE, ATT_TILE);
     else
-        kw_body(&k, "        const long long kend = Sk;\n");
-    kw_body(&k,
+        kw_body(k, "        const long long kend = Sk;\n");
+    kw_body(k,
             "        for (long long k0 = 0; k0 < kend; k0 += %d) {\n"
             "            __syncthreads();\n"
             "            for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
@@ -580,7 +696,7 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
             ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, ksr, ksd, ATT_TILE,
             (long long)DV, (long long)DV, (long long)DV, (long long)VLD, vsr, vsd, (long long)D, (long long)QLD,
             (long long)QLD);
-    kw_body(&k,
+    kw_body(k,
             "#pragma unroll\n"
             "            for (int i = 0; i < 4; i++) {\n"
             "                const long long qi = q0 + ty * 4 + i;\n"
@@ -590,8 +706,8 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
             "                    const bool ok = qi < Sq && kj < Sk;\n"
             "                    float v = s[i][j];\n"
             "                    (void)ok;\n");
-    emit_chain(&k, &a);
-    kw_body(&k,
+    emit_chain(k, a);
+    kw_body(k,
             "                    s[i][j] = kj < Sk ? v : NINF;\n"
             "                }\n"
             "                float mx = fmaxf(fmaxf(s[i][0], s[i][1]), fmaxf(s[i][2], s[i][3]));\n"
@@ -641,7 +757,7 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
             "            }\n"
             "        }\n",
             (long long)(4 * G), (long long)PLD, ATT_TILE, (long long)PLD, (long long)G, (long long)DV, (long long)VLD);
-    kw_body(&k,
+    kw_body(k,
             "#pragma unroll\n"
             "        for (int i = 0; i < 4; i++) {\n"
             "            float L = l[i];\n"
@@ -659,16 +775,87 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
             "        }\n"
             "    }\n",
             (long long)G, (long long)DV, osr, osd);
+}
+
+symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
+    att_plan a;
+    if (!plan(c, node, &a))
+        return cg_fail(c, node, SYMC_ERR_INTERNAL, "the fused attention planned here no longer matches");
+    const int64_t D = a.d, DV = a.dv;
+    /* tensor cores from sm_80 when the head dims are multiples of 8 */
+    const int tc = c->b->sm >= 80 && D % 8 == 0 && DV % 8 == 0;
+    const int64_t QLD = tc ? pitch(D, 4) : D + 4, VLD = tc ? pitch(DV, 8) : DV + 4, PLD = tc ? pitch(64, 4) : 68;
+    cg_kw k;
+    kw_begin(&k, c, node);
+    k.shared = (uint32_t)((2 * ATT_TILE * QLD + ATT_TILE * VLD + ATT_TILE * PLD) * (int64_t)sizeof(float));
+    char sq[48], sk[48], n1[48], qsr[48], qsd[48], ksr[48], ksd[48], vsr[48], vsd[48], osr[48], osd[48];
+    dim_text(&k, a.sq, sq, sizeof sq);
+    dim_text(&k, a.sk, sk, sizeof sk);
+    dim_text(&k, a.n1, n1, sizeof n1);
+    dim_text(&k, a.q.strides[2], qsr, sizeof qsr);
+    dim_text(&k, a.q.strides[3], qsd, sizeof qsd);
+    dim_text(&k, a.k.strides[2], ksr, sizeof ksr);
+    dim_text(&k, a.k.strides[3], ksd, sizeof ksd);
+    dim_text(&k, a.v.strides[2], vsr, sizeof vsr);
+    dim_text(&k, a.v.strides[3], vsd, sizeof vsd);
+    dim_text(&k, a.o.strides[2], osr, sizeof osr);
+    dim_text(&k, a.o.strides[3], osd, sizeof osd);
+    sym_table *T = c->m->syms;
+    sym_expr nq = sym_ceildiv(T, a.sq, sym_const(T, ATT_TILE));
+    sym_expr work = sym_mul(T, sym_mul(T, a.n0, a.n1), nq);
+    char wk[48];
+    dim_text(&k, work, wk, sizeof wk);
+    kw_body(&k,
+            "    extern __shared__ float4 sc_smem4[];\n"
+            "    float *Qs = (float *)sc_smem4, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld, *Ps = Vs + %d * %lld;\n"
+            "    %s\n"
+            "    const float NINF = __int_as_float(0xff800000);\n"
+            "    const long long Sq = %s, Sk = %s, nq = (Sq + %d) / %d;\n",
+            ATT_TILE, (long long)QLD, ATT_TILE, (long long)QLD, ATT_TILE, (long long)VLD,
+            tc ? "const int w = threadIdx.x >> 5, g = (threadIdx.x >> 2) & 7, t = threadIdx.x & 3;"
+               : "const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;",
+            sq, sk, ATT_TILE - 1, ATT_TILE);
+    kw_body(&k, "    SC_ROWS(blk, %s) {\n", wk);
+    kw_body(&k, "        const long long qt = blk %% nq, bb = blk / nq, b1 = bb %% %s, b0 = bb / %s;\n", n1, n1);
+    {
+        const char *qp = kw_in(&k, a.q.t), *kp = kw_in(&k, a.k.t), *vp = kw_in(&k, a.v.t), *op = kw_out(&k, a.o.t);
+        char qpn[32], kpn[32], vpn[32], opn[32];
+        snprintf(qpn, sizeof qpn, "%s", qp);
+        snprintf(kpn, sizeof kpn, "%s", kp);
+        snprintf(vpn, sizeof vpn, "%s", vp);
+        snprintf(opn, sizeof opn, "%s", op);
+        view_base(&k, &a.q, qpn, "qp", 0);
+        view_base(&k, &a.k, kpn, "kp", 0);
+        view_base(&k, &a.v, vpn, "vp", 0);
+        view_base(&k, &a.o, opn, "op", 1);
+    }
+    for (uint32_t i = 0; i < a.n_ops; i++) {
+        const att_op *o = &a.ops[i];
+        if (o->kind != ATT_ADD_MASK && o->kind != ATT_WHERE) continue;
+        char name[16], ptr[32];
+        snprintf(name, sizeof name, "mk%u", i);
+        snprintf(ptr, sizeof ptr, "%s", kw_in(&k, o->mask.t));
+        char s0[48], s1[48];
+        dim_text(&k, o->mask.strides[0], s0, sizeof s0);
+        dim_text(&k, o->mask.strides[1], s1, sizeof s1);
+        kw_body(&k, "        const %s *%s = %s + b0 * %s + b1 * %s;\n", cg_stype(c->m->tensors[o->mask.t].dtype), name,
+                ptr, s0, s1);
+    }
+    if (tc)
+        emit_mma_body(&k, &a, c->b->opt->precision == RT_PREC_FP32, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
+    else
+        emit_simt_body(&k, &a, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
     /* the comment lists the fused nodes */
     cg_str comment = {0};
-    cg_str_appendf(&comment, "fused attention (flash, fp32%s, D %lld, Dv %lld) of ", a.causal_skip ? ", causal" : "",
-                   (long long)D, (long long)DV);
+    cg_str_appendf(&comment, "fused attention (flash, %s%s, D %lld, Dv %lld) of ",
+                   !tc ? "fp32" : c->b->opt->precision == RT_PREC_FP32 ? "3xTF32 tensor cores" : "TF32 tensor cores",
+                   a.causal_skip ? ", causal" : "", (long long)D, (long long)DV);
     uint32_t nodes[72], nn = 0;
     nodes[nn++] = node;
     for (uint32_t i = 0; i < a.n_covered && nn < 72; i++) nodes[nn++] = a.covered[i];
     cg_describe_nodes(c, nodes, nn, &comment);
     symc_status st = comment.oom ? symc_error_setf(c->b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA source")
-                                 : kw_finish(&k, comment.p, work, 1, 256);
+                                 : kw_finish(&k, comment.p, work, 1, tc ? 128 : 256);
     cg_str_free(&comment);
     kw_free(&k);
     return st;

@@ -445,6 +445,25 @@ static const char prelude[] =
     "    v = part[0];\n"
     "    for (int w = 1; w < nw; w++) v = op(v, part[w]);\n"
     "    return v;\n"
-    "}\n";
+    "}\n"
+    "/* TF32 tensor-core helpers (sm_80+, for the attention kernel): round to TF32, split\n"
+    " * x = hi + lo for 3xTF32 products, D += A(16x8, row) * B(8x8, col) */\n"
+    "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800\n"
+    "__device__ __forceinline__ unsigned sc_tf32(float x) {\n"
+    "    unsigned r;\n"
+    "    asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(r) : \"f\"(x));\n"
+    "    return r;\n"
+    "}\n"
+    "__device__ __forceinline__ void sc_split(float x, unsigned &hi, unsigned &lo) {\n"
+    "    hi = sc_tf32(x);\n"
+    "    lo = sc_tf32(x - __uint_as_float(hi));\n"
+    "}\n"
+    "__device__ __forceinline__ void sc_mma_tf32(float *d, const unsigned *a, const unsigned *b) {\n"
+    "    asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, \"\n"
+    "                 \"{%0,%1,%2,%3};\"\n"
+    "                 : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+    "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n"
+    "}\n"
+    "#endif\n";
 
 symc_status cg_emit_prelude(cg_cuda *c) { return cg_source_appendf(c->b, "%s", prelude); }

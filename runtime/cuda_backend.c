@@ -101,6 +101,7 @@ void rt_cuda_destroy(rt_cuda *c) {
     rt_lifetimes_free(&c->lifetimes);
     for (uint32_t i = 0; i < c->n_graphs; i++) free(c->graph_cache[i].key);
     free(c->graph_cache);
+    free(c->graph_key);
     free(c->fns);
     free(c->consts);
     free(c->ptr);
@@ -381,8 +382,9 @@ static uint64_t hash_words(const uint64_t *w, size_t n) {
 static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err) {
     const rt_engine *e = c->e;
     size_t len = (size_t)e->num_slots + e->n_tensors + 2;
-    uint64_t *key = malloc(len * sizeof *key);
-    if (!key) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory keying a CUDA graph");
+    if (!c->graph_key && !(c->graph_key = malloc(len * sizeof *c->graph_key)))
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory keying a CUDA graph");
+    uint64_t *key = c->graph_key;
     for (uint32_t i = 0; i < e->num_slots; i++) key[i] = (uint64_t)slots[i];
     for (uint32_t t = 0; t < e->n_tensors; t++) key[e->num_slots + t] = (uint64_t)c->ptr[t];
     key[len - 2] = (uint64_t)(uintptr_t)stream;
@@ -395,7 +397,6 @@ static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr
             g = &c->graph_cache[i];
     c->graph_clock++;
     if (g) {
-        free(key);
         g->used = c->graph_clock;
         if (g->captured) return RT_CU(err, GraphLaunch, (g->exec, stream));
         /* second sight: capture, instantiate, launch */
@@ -419,7 +420,6 @@ static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr
     }
     /* first sight: remember the key (evicting the least recently used) */
     if (!c->graph_cache && !(c->graph_cache = calloc(RT_GRAPH_CACHE, sizeof *c->graph_cache))) {
-        free(key);
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the CUDA graph cache");
     }
     if (c->n_graphs < RT_GRAPH_CACHE) g = &c->graph_cache[c->n_graphs++];
@@ -431,6 +431,7 @@ static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr
         free(g->key);
     }
     *g = (rt_graph_entry){h, key, len, NULL, 0, c->graph_clock};
+    c->graph_key = NULL; /* the entry owns it now */
     return run_steps(c, slots, addr, stream, err);
 }
 

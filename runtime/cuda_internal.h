@@ -54,6 +54,8 @@ struct rt_cuda {
     struct rt_graph_entry *graph_cache;
     uint32_t n_graphs;
     uint64_t graph_clock;
+    uint64_t *graph_key;     /* scratch for this call's key; a new cache entry takes it over, so a
+                                replayed shape allocates nothing */
     CUdeviceptr error_word;
     uint32_t *error_host;
     CUevent error_event;

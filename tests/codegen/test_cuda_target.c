@@ -631,15 +631,16 @@ static void test_row_regimes(int64_t min_h, int64_t opt_h, int64_t max_h, int no
     symc_module_destroy(m);
 }
 
-/* (m) attention fusion; variant 1: the scores are a graph output too,
- * variant 2: head dim 6; both unfused (two GEMMs and a softmax kernel) */
+/* (m) attention fusion (tensor-core kernel); variant 1: the scores are a
+ * graph output too, variant 2: head dim 6; both unfused (two GEMMs and a
+ * softmax kernel); variant 3: head dim 12, the SIMT kernel */
 static void test_attention(int variant) {
     symc_error err;
     symc_module *m = symc_module_create("attn", &err);
     symc_dim B, S;
     symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
     symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
-    symc_dim c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, variant == 2 ? 6 : 16);
+    symc_dim c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, variant == 2 ? 6 : variant == 3 ? 12 : 16);
     symc_tensor q, k, v;
     symc_add_input(m, "q", SYMC_F32, 4, (symc_dim[]){B, S, c2, hd}, &q, &err);
     symc_add_input(m, "k", SYMC_F32, 4, (symc_dim[]){B, c2, S, hd}, &k, &err);
@@ -660,11 +661,15 @@ static void test_attention(int variant) {
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
     if (e) {
-        if (variant == 0) {
+        if (variant == 3) {
             CHECK(count_steps(e, RT_STEP_GEMM) == 0 && count_steps(e, RT_STEP_KERNEL) == 1);
-            CHECK_CONTAINS(e->cuda_source, "fused attention (flash, fp32, D 16, Dv 16)");
+            CHECK_CONTAINS(e->cuda_source, "fused attention (flash, fp32, D 12, Dv 12)");
+            CHECK(first_step(e, RT_STEP_KERNEL) && first_step(e, RT_STEP_KERNEL)->block == 256);
+        } else if (variant == 0) {
+            CHECK(count_steps(e, RT_STEP_GEMM) == 0 && count_steps(e, RT_STEP_KERNEL) == 1);
+            CHECK_CONTAINS(e->cuda_source, "fused attention (flash, 3xTF32 tensor cores, D 16, Dv 16)");
             const rt_step *s = first_step(e, RT_STEP_KERNEL);
-            CHECK(s && s->shared > 0 && s->block == 256);
+            CHECK(s && s->shared > 0 && s->block == 128);
             /* the kernel writes the transposed output itself and reads q, k, v */
             int wrote = 0, reads = 0;
             for (uint32_t i = 0; s && i < s->n_args; i++) {
@@ -687,6 +692,7 @@ int main(void) {
     test_attention(0);
     test_attention(1);
     test_attention(2);
+    test_attention(3);
     test_views_and_dims();
     test_errors();
     test_every_family();

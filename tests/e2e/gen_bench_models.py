@@ -99,9 +99,10 @@ def main():
              numpy_helper.from_array(np.array(0.5, np.float32), "half")])
     # attention patterns the CUDA target fuses into one flash-attention kernel
     # (cuda_emit_attention.c): a BERT-style layer with a broadcast padding mask
-    # (D 64), a causal decoder (Range/Greater/Where -inf, D 128) and rank-3
-    # operands with K given already transposed and a computed bool mask (D 32,
-    # Dv 48); sequence lengths cross 64-key tiles
+    # (D 64), a causal decoder (Range/Greater/Where -inf, D 128) on the tensor-
+    # core kernel, and rank-3 operands with K given already transposed and a
+    # computed bool mask (D 12, Dv 48: the SIMT kernel); sequence lengths cross
+    # 64-key tiles
     def heads(x, nh, hd, pre, perm):
         return [N("Reshape", [x, f"{pre}_shape"], [pre + "_r"]), N("Transpose", [pre + "_r"], [pre + "_h"], perm=perm)]
 
@@ -152,7 +153,7 @@ def main():
         N("MatMul", ["q", "kt"], ["s0"]), N("Greater", ["m", "thr"], ["drop"]),
         N("Where", ["drop", "big_neg", "s0"], ["s1"]), N("Softmax", ["s1"], ["p"], axis=-1),
         N("MatMul", ["p", "v"], ["y"])],
-        [vi("q", F, ["Ba", "Sa", 32]), vi("kt", F, ["Ba", 32, "Sa"]), vi("v", F, ["Ba", "Sa", 48]),
+        [vi("q", F, ["Ba", "Sa", 12]), vi("kt", F, ["Ba", 12, "Sa"]), vi("v", F, ["Ba", "Sa", 48]),
          vi("m", F, ["Ba", "Sa", "Sa"])], ["y"],
         [numpy_helper.from_array(np.array(0.7, np.float32), "thr"),
          numpy_helper.from_array(np.array(-1e9, np.float32), "big_neg")])
