@@ -334,6 +334,32 @@ def symc_bench(cx, engine, spec, points, graphs=True, iters=None, warmup=None, t
         return None, f"cannot read {bjson}: {short(ex)}"
 
 
+def engine_steps(cx, engine):
+    """`symc inspect`'s step list in short: 'gemm(cuBLASLt,bias) + kernel', or None"""
+    rc, out, err, dt = seed.run([cx.a.symc, "inspect", engine], 120)
+    if rc:
+        return None
+    lines = out.splitlines()
+    try:
+        i = next(k for k, l in enumerate(lines) if l.startswith("steps ("))
+    except StopIteration:
+        return None
+    parts = []
+    for l in lines[i + 1:]:
+        w = l.split()
+        if len(w) < 3 or not w[0].isdigit():
+            break
+        kind = w[1]
+        if kind == "gemm" and len(w) > 3:
+            lib = w[3]
+            extra = [t.split("=")[0] for t in w if "=" in t and t.split("=")[0] in ("bias", "epilogue", "act")
+                     and not t.endswith("=-")]
+            parts.append(f"{kind}({','.join([lib] + extra)})")
+        else:
+            parts.append(kind)
+    return " + ".join(parts) if parts else None
+
+
 def check_engine(cx, engine, spec, point, ref, tol, seed_=7, inputs=None):
     """runs the engine at point on inputs (seeded) and compares with ref(float64 inputs).
     Returns dict(rel_err, check, via)."""
@@ -446,7 +472,7 @@ def section_gemm(cx, res):
     cases = [c for c in GEMM_CASES if not a.quick or c["id"] in GEMM_QUICK]
     precs = [p.strip() for p in a.precisions.split(",") if p.strip()]
     out = res.setdefault("gemm", {"rows": [], "errors": []})
-    for c in cases:
+    for ci, c in enumerate(cases):
         c = dict(c)
         spec = gemm_spec(c, a.dry)
         W = gemm_weights(c)
@@ -455,7 +481,7 @@ def section_gemm(cx, res):
         flops = 2.0 * M * c["K"] * c["N"]
         shape = (f"[{c['B']},{c['S']},{c['K']}]x[{c['K']},{c['N']}]" if "B" in c else
                  f"{c['M']}x{c['K']}x{c['N']}")
-        path = os.path.join(cx.work, f"gemm_{len(out['rows'])}.onnx")
+        path = os.path.join(cx.work, f"gemm_{ci}.onnx")
         try:
             write_onnx("gemm", spec, *gemm_onnx(c, W), path)
         except Exception as ex:  # noqa: BLE001
@@ -481,6 +507,7 @@ def section_gemm(cx, res):
                 row["error"] = err
                 log(f"gemm {c['id']} {prec}: {err}")
                 continue
+            row["steps"] = engine_steps(cx, eng)
             pts, err = symc_bench(cx, eng, spec, [point], graphs=True)
             if err:
                 row["error"] = err
@@ -587,6 +614,7 @@ def section_bw(cx, res):
             row["error"] = err
             log(f"bw {c['id']} {row['shape']}: {err}")
             continue
+        row["steps"] = engine_steps(cx, eng)
         pts, err = symc_bench(cx, eng, spec, [point], graphs=True)
         if err:
             row["error"] = err
@@ -729,11 +757,11 @@ def md_gemm(res, dry):
          "--graphs`, engine tuned at the measured M. fp16/bf16: torch on half/bfloat16 tensors, symc on fp32 "
          "tensors with fp16/bf16 library math. rel err vs torch fp64 (tol 1e-4 fp32, 1e-2 tf32/fp16/bf16).", "",
          "| case | MxKxN | prec | symc ms | symc TFLOP/s | cuBLAS ms | cuBLAS TFLOP/s | symc % of cuBLAS | "
-         "target | GEMM only ms | eager ms | rel err | check |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+         "target | GEMM only ms | eager ms | rel err | check | symc steps |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in g["rows"]:
         if r.get("skipped"):
-            L.append(f"| {r['case']} | {r['shape']} | {r['precision']} | skipped: {r['skipped']} |" + " |" * 9)
+            L.append(f"| {r['case']} | {r['shape']} | {r['precision']} | skipped: {r['skipped']} |" + " |" * 10)
             continue
         s = r.get("symc") or {}
         cb = r.get("ref") or {}
@@ -751,7 +779,7 @@ def md_gemm(res, dry):
                  f"{fnum(pct, 1)}{'%' if pct is not None else ''} | "
                  f"{'-' if dry else pf(r.get('target_met')) if pct is not None else '-'} | "
                  f"{fnum((r.get('gemm_only') or {}).get('p50_ms'), 4)} | {fnum((r.get('eager') or {}).get('p50_ms'), 4)} | "
-                 f"{format(err, '.2e') if isinstance(err, float) else '-'} | {chk} |")
+                 f"{format(err, '.2e') if isinstance(err, float) else '-'} | {chk} | {r.get('steps') or '-'} |")
     for e in g.get("errors", []):
         L.append(f"- error: {e}")
     L.append("")
@@ -771,7 +799,7 @@ def md_bw(res, dry):
           f"({fnum(cb, 3)} TB/s, the best copy above). Bytes = every tensor the fused kernel must read or "
           "write, counted once.", "",
           "| kernel | [rows, hidden] | MB moved | symc ms | symc TB/s | % of copy | target | eager ms | eager TB/s | "
-          "rel err | check |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+          "rel err | check | symc steps |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in b["rows"]:
         s = r.get("symc") or {}
         e = r.get("eager") or {}
@@ -783,7 +811,8 @@ def md_bw(res, dry):
         L.append(f"| {r['case']} | {r['shape']} | {r['bytes'] / 1e6:.0f} | {fnum(s.get('p50_ms'), 4)} | "
                  f"{fnum(r.get('symc_tb_s'), 3)} | {fnum(pct, 1)}{'%' if pct is not None else ''} | "
                  f"{'-' if dry or pct is None else pf(r.get('target_met'))} | {fnum(e.get('p50_ms'), 4)} | "
-                 f"{fnum(e.get('tb_s'), 3)} | {format(err, '.2e') if isinstance(err, float) else '-'} | {chk} |")
+                 f"{fnum(e.get('tb_s'), 3)} | {format(err, '.2e') if isinstance(err, float) else '-'} | {chk} | "
+                 f"{r.get('steps') or '-'} |")
     for e in b.get("errors", []):
         L.append(f"- error: {e}")
     L.append("")
