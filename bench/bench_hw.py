@@ -47,8 +47,8 @@ ratio) printed LAST; with --out DIR also DIR/hw.md and DIR/hw.json (rewritten af
 each section, so a cut-off run keeps what it finished).
 
 usage (device, repo root, build/bin and build/lib carried):
-  python3 bench/bench_hw.py --symc build/bin/symc --out $OUT            # ~5-6 min on an H100
-  python3 bench/bench_hw.py --symc build/bin/symc --out $OUT --quick    # ~1.5 min
+  python3 bench/bench_hw.py --symc build/bin/symc --out $OUT            # ~2.5 min on an H100
+  python3 bench/bench_hw.py --symc build/bin/symc --out $OUT --quick    # ~1 min
   python3 bench/bench_hw.py --symc build/bin/symc --out /tmp/hw --dry   # no GPU: builds every
       ONNX model, compiles it (--no-gpu for fp32; the precision variants with their flag,
       GPU code without tuning), checks each engine at a small shape on the reference
