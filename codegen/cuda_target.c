@@ -447,8 +447,26 @@ static symc_status emit(cg_builder *b) {
     }
     for (uint32_t i = 0; i < nn; i++) c.epilogue[i] = IR_NONE;
     for (uint32_t i = 0; i < m->n_outputs; i++) c.is_output[m->outputs[i]] = 1;
+    /* dead nodes (no output reaches a graph output, e.g. a batch norm folded
+     * into its conv) are neither emitted nor counted as consumers; consumers
+     * come after producers, so one backward walk finds them */
+    uint8_t *used = calloc(nt, 1);
+    if (!used) {
+        st = symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA code");
+        goto done;
+    }
+    for (uint32_t i = m->n_nodes; i-- > 0;) {
+        const ir_node *n = &m->nodes[i];
+        int live = 0;
+        for (uint32_t k = 0; k < n->n_out; k++) live |= c.is_output[n->out[k]] || used[n->out[k]];
+        if (!live) c.covered[i] = 1;
+        else
+            for (uint32_t k = 0; k < n->n_in; k++) used[n->in[k]] = 1;
+    }
+    free(used);
     for (uint32_t i = 0; i < m->n_nodes; i++) {
         const ir_node *n = &m->nodes[i];
+        if (c.covered[i]) continue; /* dead */
         for (uint32_t k = 0; k < n->n_in; k++) {
             uint32_t t = n->in[k];
             if (c.n_consumers[t] && c.consumer[t] == i) continue; /* the same node again */

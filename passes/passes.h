@@ -20,6 +20,9 @@ extern "C" {
 symc_status pass_infer_shapes(ir_module *m, symc_error *err);
 /* The same for one node, whose inputs must already have shapes. */
 symc_status pass_infer_node(ir_module *m, uint32_t node, symc_error *err);
+/* Inference batch_norm folded into the conv2d before it (fold.c): scaled
+ * constant weights, a bias, the batch norm an identity nobody reads. */
+symc_status pass_fold_batch_norm(ir_module *m, symc_error *err);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
  * handed to a callback as text (the CLI's --dump-after=PASS). */
 #include "passes/pipeline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@ static symc_status verify(ir_module *m, symc_error *err) { return ir_verify(m, e
 static const pass_info pipeline[] = {
     {"verify", verify},
     {"infer-shapes", pass_infer_shapes},
+    {"fold-batch-norm", pass_fold_batch_norm},
 };
 
 const pass_info *pass_list(uint32_t *count) {
@@ -25,10 +27,15 @@ symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error 
     if (opt && opt->dump_after) {
         int known = 0;
         for (uint32_t i = 0; i < n; i++) known |= !strcmp(list[i].name, opt->dump_after);
-        if (!known)
-            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                                   "unknown pass '%s' for --dump-after (passes: verify, infer-shapes)",
-                                   opt->dump_after);
+        if (!known) {
+            char names[256] = "";
+            for (uint32_t i = 0; i < n; i++) {
+                size_t len = strlen(names);
+                snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", list[i].name);
+            }
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown pass '%s' for --dump-after (passes: %s)",
+                                   opt->dump_after, names);
+        }
     }
     for (uint32_t i = 0; i < n; i++) {
         if (opt && opt->progress) opt->progress(opt->ctx, list[i].name);
