@@ -261,13 +261,28 @@ static int is_scalar(cg_cuda *c, const ir_tensor *t) {
     return 1;
 }
 
-/* float4 applies: f32 output, every leaf f32 of the output's shape or a
- * scalar, and 4 | numel for every binding in range */
+/* tensor t is a vector along out's last axis: every other dim (right
+ * aligned) the constant 1, the last dim out's, and 4 divides it */
+static int is_row_vector(cg_cuda *c, const ir_tensor *t, const ir_tensor *out) {
+    if (t->rank < 1 || out->rank < 1 || t->rank > out->rank || t->dims[t->rank - 1] != out->dims[out->rank - 1] ||
+        sym_prove_divisible(c->m->syms, out->dims[out->rank - 1], 4) != SYM_TRUE)
+        return 0;
+    for (int d = 0; d < t->rank - 1; d++) {
+        int64_t v;
+        if (!sym_is_const(c->m->syms, t->dims[d], &v) || v != 1) return 0;
+    }
+    return 1;
+}
+
+/* float4 applies: f32 output, every leaf f32 and of the output's shape, a
+ * scalar, or a vector along the last axis (a bias, a per-feature scale),
+ * and 4 | numel for every binding in range */
 static int vectorizable(cg_cuda *c, const group *g, const ir_tensor *out, sym_expr numel) {
     if (out->dtype != SYMC_F32 || sym_prove_divisible(c->m->syms, numel, 4) != SYM_TRUE) return 0;
     for (uint32_t i = 0; i < g->n_leaves; i++) {
         const ir_tensor *t = &c->m->tensors[g->leaves[i]];
-        if (!is_scalar(c, t) && (t->dtype != SYMC_F32 || !cg_same_shape(t, out))) return 0;
+        if (is_scalar(c, t)) continue;
+        if (t->dtype != SYMC_F32 || (!cg_same_shape(t, out) && !is_row_vector(c, t, out))) return 0;
     }
     return 1;
 }
@@ -277,10 +292,16 @@ static int vectorizable(cg_cuda *c, const group *g, const ir_tensor *out, sym_ex
 static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n4) {
     cg_cuda *c = k->c;
     char names[CG_KW_MAX_ARGS + 1][24];
-    int full[CG_KW_MAX_ARGS] = {0};
+    int full[CG_KW_MAX_ARGS] = {0}; /* 0 scalar, 1 the output's shape, 2 a vector along the last axis */
+    const ir_tensor *out = &c->m->tensors[yt];
+    char row4[48] = "";
     for (uint32_t i = 0; i < g->n_leaves; i++) {
-        full[i] = !is_scalar(c, &c->m->tensors[g->leaves[i]]);
+        const ir_tensor *t = &c->m->tensors[g->leaves[i]];
+        full[i] = is_scalar(c, t) ? 0 : cg_same_shape(t, out) ? 1 : 2;
         snprintf(names[i], sizeof names[i], "%s", kw_in(k, g->leaves[i]));
+        if (full[i] == 2 && !row4[0])
+            snprintf(row4, sizeof row4, "%s",
+                     kw_dim(k, sym_floordiv(c->m->syms, out->dims[out->rank - 1], sym_const(c->m->syms, 4))));
     }
     snprintf(names[g->n_leaves], sizeof names[0], "%s", kw_out(k, yt));
     kw_body(k, "    const unsigned long long addr = (unsigned long long)%s", names[g->n_leaves]);
@@ -289,8 +310,11 @@ static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n
     kw_body(k, ";\n    if ((addr & 15ull) == 0ull) {\n");
     kw_body(k, "    SC_LOOP(q, %s) {\n", kw_dim(k, n4));
     for (uint32_t i = 0; i < g->n_leaves; i++) {
-        if (full[i]) {
+        if (full[i] == 1) {
             kw_body(k, "        const float4 q%u = reinterpret_cast<const float4*>(%s)[q];\n", g->leaves[i], names[i]);
+        } else if (full[i] == 2) {
+            kw_body(k, "        const float4 q%u = reinterpret_cast<const float4*>(%s)[q %% %s];\n", g->leaves[i],
+                    names[i], row4);
         } else {
             char ld[96];
             symc_dtype dt = c->m->tensors[g->leaves[i]].dtype;

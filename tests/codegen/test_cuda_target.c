@@ -521,14 +521,16 @@ static void test_transpose_fold(int shared) {
 }
 
 /* (k) a float4 path when 4 provably divides the element count and every
- * leaf is full-shape or a scalar; none for a broadcast leaf or [B, 3] */
+ * leaf is full-shape, a scalar or a vector along the last axis; none for a
+ * broadcast along another axis or [B, 3] */
 static void test_vector(void) {
     symc_error err;
     symc_module *m = symc_module_create("vec", &err);
     symc_dim B;
     symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
     symc_dim c16 = symc_dim_const(m, 16), c3 = symc_dim_const(m, 3);
-    symc_tensor x, y, z, row;
+    symc_tensor x, y, z, row, col;
+    symc_add_input(m, "col", SYMC_F32, 2, (symc_dim[]){B, symc_dim_const(m, 1)}, &col, &err);
     symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){B, c16}, &x, &err);
     symc_add_input(m, "y", SYMC_F32, 2, (symc_dim[]){B, c16}, &y, &err);
     symc_add_input(m, "z", SYMC_F32, 2, (symc_dim[]){B, c3}, &z, &err);
@@ -539,12 +541,17 @@ static void test_vector(void) {
     symc_mark_output(m, node(m, "where", "vec4", (symc_tensor[]){gt, x, y}, 3, NULL, 0), &err);
     symc_mark_output(m, node(m, "add", "bcast", (symc_tensor[]){x, row}, 2, NULL, 0), &err);
     symc_mark_output(m, node(m, "exp", "odd", &z, 1, NULL, 0), &err);
+    symc_mark_output(m, node(m, "mul", "colb", (symc_tensor[]){x, col}, 2, NULL, 0), &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
     if (e) {
-        CHECK(e->n_steps == 3 && e->cubin_size > 0);
+        CHECK(e->n_steps == 4 && e->cubin_size > 0);
         CHECK_CONTAINS(e->cuda_source, "elementwise (float4 when aligned): va (mul), vgt (greater), vec4 (where)");
-        CHECK_CONTAINS(e->cuda_source, "elementwise: bcast (add)");
+        /* a vector along the last axis is read as float4 too, at q % (16 / 4) */
+        CHECK_CONTAINS(e->cuda_source, "elementwise (float4 when aligned): bcast (add)");
+        CHECK_CONTAINS(e->cuda_source, "[q % 4LL]");
+        /* a broadcast along another axis keeps the scalar path */
+        CHECK_CONTAINS(e->cuda_source, "elementwise: colb (mul)");
         CHECK_CONTAINS(e->cuda_source, "elementwise: odd (exp)");
         CHECK_CONTAINS(e->cuda_source, "reinterpret_cast<const float4*>");
         rt_engine_free(e);
