@@ -405,6 +405,68 @@ symc_status sym_program_check(const uint8_t *code, size_t size, uint32_t *nsym, 
     return SYMC_OK;
 }
 
+/* ---- decoder ------------------------------------------------------------------ */
+/* The inverse of the compiler for tools that only have the bytes (symc
+ * inspect's memory formula): one pass over the checked instructions, each
+ * rebuilt through the canonical constructors into a register file of
+ * handles. The magic multipliers are ignored: FLOORDIVK/MODK are plain
+ * divisions by their constant. */
+symc_status sym_program_decode(sym_table *t, const uint8_t *code, size_t size, sym_expr *out, uint32_t nout,
+                               symc_error *err) {
+    uint32_t ns, nt, no, ni;
+    if (!t || (nout && !out)) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_program_decode: NULL argument");
+    symc_status s = sym_program_check(code, size, &ns, &no, err);
+    if (s) return s;
+    if ((s = header(code, size, &ns, &nt, &no, &ni, err))) return s;
+    if (ns > t->nsyms)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "shape program reads %u symbols, the table has %u", ns,
+                               t->nsyms);
+    if (nout < no)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "shape program writes %u outputs, room for %u", no, nout);
+    sym_expr *reg = malloc(((size_t)ns + nt + 1) * sizeof *reg);
+    if (!reg) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory decoding a shape program");
+    for (uint32_t r = 0; r < ns; r++) reg[r] = sym_var(t, r);
+    const uint8_t *p = code + HEADER;
+    uint32_t o = 0;
+    for (uint32_t i = 0; i < ni; i++) {
+        uint8_t byte = *p++, op = byte & ~OUTF;
+        if (op == OP_OUT) {
+            out[o++] = reg[rd16(p)];
+            p += op_size[op];
+            continue;
+        }
+        sym_expr a = op_regs[op] > 1 ? reg[rd16(p + 2)] : SYM_NONE;
+        sym_expr b = op_regs[op] > 2 ? reg[rd16(p + 4)] : SYM_NONE;
+        int64_t k = op_imm[op] ? rd64(p + 2 * op_regs[op]) : 0;
+        sym_expr r;
+        switch (op) {
+        case OP_CONST: r = sym_const(t, k); break;
+        case OP_ADD: r = sym_add(t, a, b); break;
+        case OP_MUL: r = sym_mul(t, a, b); break;
+        case OP_FLOORDIV: r = sym_floordiv(t, a, b); break;
+        case OP_MOD: r = sym_mod(t, a, b); break;
+        case OP_MIN: r = sym_min(t, a, b); break;
+        case OP_MAX: r = sym_max(t, a, b); break;
+        case OP_ADDK: r = sym_add_const(t, a, k); break;
+        case OP_MULK: r = sym_scale(t, a, k); break;
+        case OP_FLOORDIVK: r = sym_floordiv(t, a, sym_const(t, k)); break;
+        case OP_MODK: r = sym_mod(t, a, sym_const(t, k)); break;
+        default: r = sym_add(t, a, sym_scale(t, b, k)); break; /* OP_MADDK */
+        }
+        if (r == SYM_NONE) {
+            free(reg);
+            const symc_error *te = sym_table_error(t);
+            return symc_error_setf(err, te ? te->code : SYMC_ERR_INVALID_ARG,
+                                   "decoding shape program instruction %u: %s", i, te ? te->msg : "constructor failed");
+        }
+        reg[rd16(p)] = r;
+        if (byte & OUTF) out[o++] = r;
+        p += op_size[op];
+    }
+    free(reg);
+    return SYMC_OK;
+}
+
 symc_status sym_program_eval(const uint8_t *code, size_t size, const int64_t *values,
                              uint32_t nsym, int64_t *out, uint32_t nout, symc_error *err) {
     uint32_t ns, nt, no, ni;

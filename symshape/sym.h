@@ -254,6 +254,18 @@ symc_status sym_program_check(const uint8_t *code, size_t size, uint32_t *nsym, 
 symc_status sym_program_eval(const uint8_t *code, size_t size, const int64_t *values,
                              uint32_t nsym, int64_t *out, uint32_t nout, symc_error *err);
 
+/* Decodes a program back into expressions of t, the inverse of compile for
+ * a tool that has only the bytes (an engine): register i < nsym is symbol i
+ * of t (declare the program's symbols first, in order, with their ranges),
+ * each instruction is rebuilt with the canonical constructors, and output j
+ * goes to out[j] (room for nout). The bytes are checked first. The results
+ * are canonical (not necessarily the handles that were compiled) and, for
+ * every binding in range, evaluate (sym_eval) to what sym_program_eval gives
+ * when both succeed. Errors: bad bytes, too few symbols in t or too little
+ * room, a constructor's failure (e.g. a constant division by zero). */
+symc_status sym_program_decode(sym_table *t, const uint8_t *code, size_t size, sym_expr *out, uint32_t nout,
+                               symc_error *err);
+
 /* ---- shape helpers (used by shape rules in passes/) --------------------- */
 /* Each helper returns SYMC_OK with the result, or an error naming `what`
  * (the op or node) and the offending dims. Facts that are needed but not

@@ -16,7 +16,9 @@
  *   - guard classification agrees with enumeration (guards are about the
  *     interned expressions, as documented), and sym_guard_eval agrees too;
  *   - a shape program compiled from all expressions of the table, after
- *     sym_program_check, evaluates like sym_eval.
+ *     sym_program_check, evaluates like sym_eval, and decoded back
+ *     (sym_program_decode) into a fresh table with the declared symbols it
+ *     gives expressions that evaluate like the program wherever it does.
  * Usage: test_fuzz [iterations [seed]]; seed 0 picks one from the clock
  * (printed, so a failure can be replayed). */
 #include "test.h"
@@ -417,6 +419,43 @@ static void check_guard(sym_table *t, sym_expr a, sym_expr b, bool data_dep) {
     if (st == SYM_GUARD_NARROWS) CHECKF(strstr(line, "fix:") || strstr(line, "no multiple"), "%s", line);
 }
 
+/* The program decoded into a fresh table (declared ranges, no equalities):
+ * at every declared binding where the program evaluates, so do the decoded
+ * expressions, to the same values. */
+static void check_decode(sym_table *t, const uint8_t *code, size_t size, int n) {
+    symc_error err;
+    sym_table *d = sym_table_new();
+    for (uint32_t i = 0; i < nsym; i++) {
+        sym_symbol_info info;
+        sym_id id;
+        sym_symbol_get(t, i, &info);
+        info.min = decl[i].min, info.max = decl[i].max, info.multiple_of = decl[i].mult;
+        info.opt = decl[i].min;
+        CHECKF(sym_symbol_new(d, &info, &id, &err) == SYMC_OK, "declare: %s", err.msg);
+    }
+    sym_expr out[64];
+    CHECKF(sym_program_decode(d, code, size, out, (uint32_t)n, &err) == SYMC_OK, "decode: %s", err.msg);
+    CHECK(sym_program_decode(d, code, size, out, (uint32_t)n - 1, &err) != SYMC_OK); /* too little room */
+    for (int b = 0; b < ndeclared; b++) {
+        int64_t want[64], got;
+        if (sym_program_eval(code, size, declared[b], nsym, want, (uint32_t)n, NULL)) continue;
+        for (int i = 0; i < n; i++) {
+            symc_status s = sym_eval(d, out[i], declared[b], nsym, &got, &err);
+            if (s || got != want[i]) {
+                CHECKF(0, "decoded output %d: %s %" PRId64 ", program %" PRId64, i, s ? err.msg : "value", got,
+                       want[i]);
+                char text[1024];
+                sym_print(d, out[i], text, sizeof text);
+                fprintf(stderr, "  decoded: %s at", text);
+                for (uint32_t k = 0; k < nsym; k++) fprintf(stderr, " %c=%" PRId64, (char)('a' + k), declared[b][k]);
+                fprintf(stderr, "\n");
+                break;
+            }
+        }
+    }
+    sym_table_free(d);
+}
+
 static void check_program(sym_table *t, const item *items, int n) {
     sym_expr es[64];
     for (int i = 0; i < n; i++) es[i] = items[i].e;
@@ -449,6 +488,7 @@ static void check_program(sym_table *t, const item *items, int n) {
         CHECKF((s == SYMC_OK) == all_ok, "program status %s, sym_eval %s", s ? err.msg : "ok",
                all_ok ? "all ok" : "some failed");
     }
+    check_decode(t, code, size, n);
     free(code);
 }
 
