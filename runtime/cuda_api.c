@@ -346,6 +346,10 @@ static int w_ctx_synchronize(void) {
     ENTER();
     return (int)rt_cu.CtxSynchronize();
 }
+static int w_mem_get_info(size_t *free_bytes, size_t *total_bytes) {
+    ENTER();
+    return (int)rt_cu.MemGetInfo(free_bytes, total_bytes);
+}
 
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 static void api_fill(void) {
@@ -364,6 +368,7 @@ static void api_fill(void) {
     a->event_synchronize = w_event_synchronize;
     a->event_elapsed_time = w_event_elapsed_time;
     a->ctx_synchronize = w_ctx_synchronize;
+    a->mem_get_info = w_mem_get_info;
     snprintf(a->device_name, sizeof a->device_name, "%s", cu_device.name);
     a->sm = cu_device.sm;
     a->driver_version = cu_device.driver_version;

@@ -42,6 +42,7 @@
     X(MemsetD8, "cuMemsetD8_v2", cuMemsetD8)                            \
     X(MemsetD8Async, "cuMemsetD8Async", cuMemsetD8Async)                \
     X(MemGetAddressRange, "cuMemGetAddressRange_v2", cuMemGetAddressRange) \
+    X(MemGetInfo, "cuMemGetInfo_v2", cuMemGetInfo)                      \
     X(PointerGetAttribute, "cuPointerGetAttribute", cuPointerGetAttribute) \
     X(ModuleLoadData, "cuModuleLoadData", cuModuleLoadData)             \
     X(ModuleLoadDataEx, "cuModuleLoadDataEx", cuModuleLoadDataEx)       \

@@ -42,6 +42,7 @@ typedef struct rt_cuda_driver_api {
     int (*event_synchronize)(void *event);
     int (*event_elapsed_time)(float *ms, void *start, void *end);
     int (*ctx_synchronize)(void);
+    int (*mem_get_info)(size_t *free_bytes, size_t *total_bytes); /* of the device, all processes */
     /* the device in use */
     char device_name[256];
     uint32_t sm; /* e.g. 90 */

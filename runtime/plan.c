@@ -2,7 +2,11 @@
  * then a greedy layout per shape. Largest-first first-fit is the plain
  * choice: n is a few hundred tensors, it runs once per new input shape, and
  * it packs within a few percent of the live-set peak on transformer and CNN
- * graphs. */
+ * graphs. The fixed-order plan that bounds it is prepared with the
+ * lifetimes: its order comes from a first-fit layout at the opt shape, and
+ * for each tensor the earlier ones alive with it are listed once, so each
+ * new shape costs one pass over those lists. All scratch memory is
+ * allocated with the lifetimes: laying out a shape allocates nothing. */
 #include "runtime/plan.h"
 
 #include <stdlib.h>
@@ -23,13 +27,173 @@ static void touch(rt_lifetimes *l, const rt_engine *e, uint32_t t, uint32_t pos,
     if (l->last[t] == RT_NONE || pos > l->last[t]) l->last[t] = pos;
 }
 
+static size_t bytes_of(const rt_engine *e, const int64_t *slots, uint32_t t) {
+    const rt_tensor *x = &e->tensors[t];
+    size_t n = rt_ref_dtype_size(x->dtype);
+    for (int d = 0; d < x->rank; d++) {
+        uint64_t v = (uint64_t)slots[x->dims[d]];
+        if (v && n > SIZE_MAX / v) return SIZE_MAX;
+        n *= v;
+    }
+    return n;
+}
+
+/* Aligned bytes of every workspace tensor into l->size; an error on overflow. */
+static symc_status sizes_at(const rt_engine *e, rt_lifetimes *l, const int64_t *slots, size_t align, symc_error *err) {
+    for (uint32_t i = 0; i < e->n_tensors; i++) {
+        l->size[i] = 0;
+        if (l->first[i] == RT_NONE) continue;
+        size_t b = bytes_of(e, slots, i);
+        if (b == SIZE_MAX || b > SIZE_MAX / 2)
+            return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large for this machine",
+                                   e->tensors[i].name);
+        l->size[i] = (b + align - 1) / align * align;
+    }
+    return SYMC_OK;
+}
+
+/* Largest-first first fit of the sizes in l->size; returns the total. */
+static size_t first_fit(const rt_engine *e, rt_lifetimes *l, size_t *offset) {
+    uint32_t n = 0;
+    size_t total = 0;
+    for (uint32_t i = 0; i < e->n_tensors; i++) {
+        offset[i] = SIZE_MAX;
+        if (l->first[i] != RT_NONE) l->order[n++] = i;
+    }
+    /* largest first (insertion sort: stable, n is small) */
+    for (uint32_t k = 1; k < n; k++) {
+        uint32_t t = l->order[k], j = k;
+        while (j > 0 && l->size[l->order[j - 1]] < l->size[t]) {
+            l->order[j] = l->order[j - 1];
+            j--;
+        }
+        l->order[j] = t;
+    }
+    /* first fit against the placed tensors alive at the same time */
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t t = l->order[k];
+        size_t at = 0, sz = l->size[t];
+        for (int moved = 1; moved;) {
+            moved = 0;
+            for (uint32_t p = 0; p < k; p++) {
+                uint32_t u = l->order[p];
+                if (l->last[u] < l->first[t] || l->last[t] < l->first[u]) continue; /* not alive together */
+                if (at < offset[u] + l->size[u] && offset[u] < at + sz) {
+                    at = offset[u] + l->size[u];
+                    moved = 1;
+                }
+            }
+        }
+        offset[t] = at;
+        if (at + sz > total) total = at + sz;
+    }
+    return total;
+}
+
+/* The fixed-order plan at the sizes in l->size: offsets per stack position
+ * into l->stack_off; SIZE_MAX when a sum overflows. */
+static size_t stack_layout(rt_lifetimes *l) {
+    size_t total = 0;
+    for (uint32_t q = 0; q < l->n_stack; q++) {
+        size_t at = 0, top;
+        for (uint32_t k = l->below_at[q]; k < l->below_at[q + 1]; k++) {
+            uint32_t p = l->below[k];
+            if (__builtin_add_overflow(l->stack_off[p], l->size[l->stack[p]], &top)) return SIZE_MAX;
+            if (top > at) at = top;
+        }
+        l->stack_off[q] = at;
+        if (__builtin_add_overflow(at, l->size[l->stack[q]], &top)) return SIZE_MAX;
+        if (top > total) total = top;
+    }
+    return total;
+}
+
+typedef struct ranked {
+    size_t offset;
+    uint32_t tensor;
+} ranked;
+
+static int by_offset(const void *a, const void *b) {
+    const ranked *x = a, *y = b;
+    if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+    return x->tensor < y->tensor ? -1 : x->tensor > y->tensor;
+}
+
+/* The fixed order: by offset in the first-fit layout at opt with 256-byte
+ * alignment (the CUDA backend's), tensors empty at opt last, ties (and an
+ * engine whose opt shape does not evaluate) by index. Any order is valid;
+ * this one makes the fixed plan no larger than that first fit at opt, since
+ * two non-empty tensors alive together there share no byte, so each one's
+ * earlier neighbours end at or below its own opt offset. */
+static symc_status prepare_stack(const rt_engine *e, rt_lifetimes *l, symc_error *err) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < e->n_tensors; i++) n += l->first[i] != RT_NONE;
+    l->n_stack = n;
+    ranked *r = malloc((n + 1) * sizeof *r);
+    size_t *offset = malloc((e->n_tensors + 1) * sizeof *offset);
+    int64_t *vals = malloc((e->n_symbols + 1) * sizeof *vals), *slots = malloc((e->num_slots + 1) * sizeof *slots);
+    symc_status st = SYMC_OK;
+    if (!r || !offset || !vals || !slots) {
+        st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory planning activation memory");
+        goto done;
+    }
+    for (uint32_t s = 0; s < e->n_symbols; s++) vals[s] = e->symbols[s].opt;
+    int at_opt = sym_program_eval(e->program, e->program_size, vals, e->n_symbols, slots, e->num_slots, NULL) == SYMC_OK &&
+                 sizes_at(e, l, slots, 256, NULL) == SYMC_OK;
+    if (at_opt) first_fit(e, l, offset);
+    n = 0;
+    for (uint32_t i = 0; i < e->n_tensors; i++)
+        if (l->first[i] != RT_NONE) r[n++] = (ranked){!at_opt ? 0 : l->size[i] ? offset[i] : SIZE_MAX, i};
+    qsort(r, n, sizeof *r, by_offset);
+    for (uint32_t q = 0; q < n; q++) l->stack[q] = r[q].tensor;
+    /* earlier tensors alive together, as a compressed list per position */
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t k = 0;
+        for (uint32_t q = 0; q < n; q++) {
+            uint32_t t = l->stack[q];
+            if (pass) l->below_at[q] = (uint32_t)k;
+            for (uint32_t p = 0; p < q; p++) {
+                uint32_t u = l->stack[p];
+                if (l->last[u] < l->first[t] || l->last[t] < l->first[u]) continue;
+                if (pass) l->below[k] = p;
+                k++;
+            }
+        }
+        if (!pass) {
+            if (k >= UINT32_MAX) {
+                st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "activation memory: %u workspace tensors alive "
+                                     "together in too many pairs to plan", n);
+                goto done;
+            }
+            l->below = malloc((size_t)(k + 1) * sizeof *l->below);
+            if (!l->below) {
+                st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory planning activation memory");
+                goto done;
+            }
+        } else {
+            l->below_at[n] = (uint32_t)k;
+        }
+    }
+done:
+    free(r);
+    free(offset);
+    free(vals);
+    free(slots);
+    return st;
+}
+
 symc_status rt_lifetimes_compute(const rt_engine *e, rt_schedule s, rt_lifetimes *out, symc_error *err) {
     memset(out, 0, sizeof *out);
     out->n = e->n_tensors;
-    out->first = malloc((e->n_tensors + 1) * sizeof *out->first);
-    out->last = malloc((e->n_tensors + 1) * sizeof *out->last);
-    out->order = malloc((e->n_tensors + 1) * sizeof *out->order);
-    if (!out->first || !out->last || !out->order) {
+    size_t n1 = (size_t)e->n_tensors + 1;
+    out->first = malloc(n1 * sizeof *out->first);
+    out->last = malloc(n1 * sizeof *out->last);
+    out->order = malloc(n1 * sizeof *out->order);
+    out->stack = malloc(n1 * sizeof *out->stack);
+    out->below_at = malloc((n1 + 1) * sizeof *out->below_at);
+    out->size = malloc(n1 * sizeof *out->size);
+    out->stack_off = malloc(n1 * sizeof *out->stack_off);
+    if (!out->first || !out->last || !out->order || !out->stack || !out->below_at || !out->size || !out->stack_off) {
         rt_lifetimes_free(out);
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory planning activation memory");
     }
@@ -56,7 +220,9 @@ symc_status rt_lifetimes_compute(const rt_engine *e, rt_schedule s, rt_lifetimes
         if (e->tensors[i].constant != RT_NONE || rt_engine_is_io(e, i) ||
             (s == RT_SCHEDULE_STEPS && rt_storage_of(e, i) != i))
             out->first[i] = out->last[i] = RT_NONE;
-    return SYMC_OK;
+    symc_status st = prepare_stack(e, out, err);
+    if (st) rt_lifetimes_free(out);
+    return st;
 }
 
 void rt_lifetimes_free(rt_lifetimes *l) {
@@ -64,70 +230,30 @@ void rt_lifetimes_free(rt_lifetimes *l) {
     free(l->first);
     free(l->last);
     free(l->order);
+    free(l->stack);
+    free(l->below_at);
+    free(l->below);
+    free(l->size);
+    free(l->stack_off);
     memset(l, 0, sizeof *l);
-}
-
-static size_t bytes_of(const rt_engine *e, const int64_t *slots, uint32_t t) {
-    const rt_tensor *x = &e->tensors[t];
-    size_t n = rt_ref_dtype_size(x->dtype);
-    for (int d = 0; d < x->rank; d++) {
-        uint64_t v = (uint64_t)slots[x->dims[d]];
-        if (v && n > SIZE_MAX / v) return SIZE_MAX;
-        n *= v;
-    }
-    return n;
 }
 
 symc_status rt_plan_layout(const rt_engine *e, rt_lifetimes *l, const int64_t *slots, size_t align, size_t *offset,
                            size_t *total, symc_error *err) {
-    uint32_t n = 0;
     *total = 0;
-    for (uint32_t i = 0; i < e->n_tensors; i++) {
-        offset[i] = SIZE_MAX;
-        if (l->first[i] != RT_NONE) l->order[n++] = i;
+    l->fit_total = l->stack_total = SIZE_MAX;
+    if (align == 0) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_plan_layout: alignment 0");
+    symc_status st = sizes_at(e, l, slots, align, err);
+    if (st) {
+        for (uint32_t i = 0; i < e->n_tensors; i++) offset[i] = SIZE_MAX;
+        return st;
     }
-    /* largest first (insertion sort: stable, n is small) */
-    size_t *size = malloc((n + 1) * sizeof *size);
-    if (!size) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory planning activation memory");
-    for (uint32_t k = 0; k < n; k++) {
-        size_t b = bytes_of(e, slots, l->order[k]);
-        if (b == SIZE_MAX || b > SIZE_MAX / 2) {
-            free(size);
-            return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large for this machine",
-                                   e->tensors[l->order[k]].name);
-        }
-        size[k] = (b + align - 1) / align * align;
+    l->fit_total = first_fit(e, l, offset);
+    l->stack_total = stack_layout(l);
+    *total = l->fit_total;
+    if (l->stack_total < l->fit_total) {
+        for (uint32_t q = 0; q < l->n_stack; q++) offset[l->stack[q]] = l->stack_off[q];
+        *total = l->stack_total;
     }
-    for (uint32_t k = 1; k < n; k++) {
-        uint32_t t = l->order[k];
-        size_t sz = size[k];
-        uint32_t j = k;
-        while (j > 0 && size[j - 1] < sz) {
-            l->order[j] = l->order[j - 1];
-            size[j] = size[j - 1];
-            j--;
-        }
-        l->order[j] = t;
-        size[j] = sz;
-    }
-    /* first fit against the placed tensors alive at the same time */
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t t = l->order[k];
-        size_t at = 0;
-        for (int moved = 1; moved;) {
-            moved = 0;
-            for (uint32_t p = 0; p < k; p++) {
-                uint32_t u = l->order[p];
-                if (l->last[u] < l->first[t] || l->last[t] < l->first[u]) continue; /* not alive together */
-                if (at < offset[u] + size[p] && offset[u] < at + size[k]) {
-                    at = offset[u] + size[p];
-                    moved = 1;
-                }
-            }
-        }
-        offset[t] = at;
-        if (at + size[k] > *total) *total = at + size[k];
-    }
-    free(size);
     return SYMC_OK;
 }

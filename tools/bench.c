@@ -19,7 +19,20 @@
  * point: p50/p90/p99/mean/min latency, median host time per call, first-call
  * host time, and samples/s = leading dim of the first input / p50. One table
  * row per point on stdout; --json writes every number. Every failure is one
- * line "symc: bench: ..." and exit 1 (2 for usage). */
+ * line "symc: bench: ..." and exit 1 (2 for usage).
+ *
+ * Memory (CUDA backend): the device memory the context holds, measured with
+ * cuMemGetInfo as the free memory before the context is created minus the
+ * least free memory seen after each point (the point's own input/output
+ * buffers freed first, so only the context's constants, workspace and
+ * library state count; other processes on the GPU add noise). Next to it
+ * the formula from the engine alone (tools/memory.h): weights + the
+ * activation workspace formula at this point + cuBLASLt's fixed workspace;
+ * "held" is that with the workspace at its largest over the points so far,
+ * because the context's workspace only grows, and it is what the
+ * measurement should stay under (a cuDNN workspace, chosen per shape, the
+ * module's code and the library handles are not in the formula). Without
+ * a formula or a driver (the reference backend) the fields are left out. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <inttypes.h>
@@ -32,9 +45,11 @@
 
 #include "ir/ir.h"
 #include "runtime/cuda_backend.h"
+#include "runtime/engine.h"
 #include "runtime/ref_kernels.h"
 #include "symc/symrt.h"
 #include "tools/bench.h"
+#include "tools/memory.h"
 #include "tools/npy.h"
 
 #define B_MAX_IO 64
@@ -62,6 +77,8 @@ typedef struct b_result {
     int64_t out_dims[B_MAX_IO][B_MAX_RANK];
     int32_t out_rank[B_MAX_IO];
     size_t nan_out; /* NaN elements in set 0's first float output (poison left = unwritten) */
+    int mem;        /* the memory fields below are known (CUDA, with a formula) */
+    uint64_t mem_measured, mem_workspace, mem_formula, mem_formula_held;
 } b_result;
 
 static int b_usage(const char *fmt, ...) {
@@ -227,6 +244,11 @@ typedef struct b_run {
     uint32_t ni, no;
     int iters, warmup, rotate;
     uint64_t seed;
+    /* memory (CUDA only; mem NULL when unavailable) */
+    symc_memory *mem;
+    size_t free0, free_min;   /* device free bytes before the context, least seen since */
+    uint64_t mem_context;     /* held right after creation (constants, module, handles) */
+    int64_t ws_held;          /* largest workspace formula value so far */
 } b_run;
 
 #define B_CU(call, what)                                                                              \
@@ -264,6 +286,40 @@ static int b_set_shapes(const b_run *r, const b_point *p, symc_error *err) {
         if (symrt_get_tensor_shape(r->c, info.name, dims, &rank, err)) return 1;
     }
     return 0;
+}
+
+/* The engine's symbol values at point p (from the input dims that bind
+ * them); 0, or 1 when an input of the point is missing. */
+static int b_point_symbols(const rt_engine *e, const b_point *p, int64_t *vals) {
+    for (uint32_t s = 0; s < e->n_symbols; s++) vals[s] = e->symbols[s].opt;
+    for (uint32_t s = 0; s < e->n_sources; s++) {
+        const rt_source *src = &e->sources[s];
+        const char *name = e->tensors[e->inputs[src->input]].name;
+        const b_item *it = NULL;
+        for (uint32_t k = 0; k < p->n; k++)
+            if (!strcmp(p->items[k].name, name)) it = &p->items[k];
+        if (!it || (int32_t)src->dim >= it->rank) return 1;
+        vals[src->symbol] = it->dims[src->dim];
+    }
+    return 0;
+}
+
+/* After point p ran (its buffers freed): what the context holds and what the
+ * formula says. Leaves res->mem 0 when either is unknown. */
+static void b_point_memory(b_run *r, const b_point *p, b_result *res) {
+    size_t fr = 0, total = 0;
+    int64_t vals[256], ws = 0;
+    if (!r->mem || !r->drv || r->mem->e->n_symbols > 256) return;
+    if (r->drv->ctx_synchronize() || r->drv->mem_get_info(&fr, &total)) return;
+    if (fr < r->free_min) r->free_min = fr;
+    if (b_point_symbols(r->mem->e, p, vals) || symc_memory_eval(r->mem, vals, &ws, NULL)) return;
+    if (ws > r->ws_held) r->ws_held = ws;
+    uint64_t fixed = r->mem->weights + r->mem->library;
+    res->mem = 1;
+    res->mem_measured = r->free0 > r->free_min ? r->free0 - r->free_min : 0;
+    res->mem_workspace = (uint64_t)ws;
+    res->mem_formula = fixed + (uint64_t)ws;
+    res->mem_formula_held = fixed + (uint64_t)r->ws_held;
 }
 
 /* Runs one point; 0 or fills err. */
@@ -517,7 +573,15 @@ static int b_write_json(const char *path, const char *engine, const char *backen
         b_json_num(f, x->first_us);
         fprintf(f, ",\n     \"batch\": %" PRId64 ", \"throughput\": ", x->batch);
         b_json_num(f, x->throughput);
-        fprintf(f, ", \"iters\": %d, \"sets\": %u, \"nan_out\": %zu}", r->iters, x->sets, x->nan_out);
+        fprintf(f, ", \"iters\": %d, \"sets\": %u, \"nan_out\": %zu", r->iters, x->sets, x->nan_out);
+        if (x->mem)
+            fprintf(f, ",\n     \"mem_measured_bytes\": %" PRIu64 ", \"mem_formula_bytes\": %" PRIu64
+                       ", \"mem_formula_held_bytes\": %" PRIu64 ", \"mem_workspace_formula_bytes\": %" PRIu64
+                       ", \"mem_weights_bytes\": %" PRIu64 ", \"mem_library_bytes\": %" PRIu64
+                       ", \"mem_context_bytes\": %" PRIu64 ", \"mem_formula_excludes_cudnn\": %s",
+                    x->mem_measured, x->mem_formula, x->mem_formula_held, x->mem_workspace, r->mem->weights,
+                    r->mem->library, r->mem_context, r->mem->has_conv ? "true" : "false");
+        fprintf(f, "}");
     }
     fprintf(f, "\n  ]\n}\n");
     int bad = ferror(f);
@@ -526,6 +590,33 @@ static int b_write_json(const char *path, const char *engine, const char *backen
         return symc_error_setf(err, SYMC_ERR_IO, "cannot write %s", path), 1;
     }
     return 0;
+}
+
+/* CUDA: the memory formula from a second decode of the engine file (the
+ * symrt handle does not expose the engine), and the device's free memory
+ * before the context exists. Any failure only drops the memory columns, with
+ * a comment line saying why. */
+static void b_memory_begin(b_run *r, const char *path, int quiet, rt_engine **engine, symc_memory *mem) {
+    symc_error err = {0};
+    uint8_t *bytes = NULL;
+    size_t n = 0, total = 0;
+    *engine = NULL;
+    memset(mem, 0, sizeof *mem);
+    if (!rt_read_file(path, &bytes, &n, &err) && !rt_engine_decode(bytes, n, engine, &err)) {
+        if (!(*engine)->n_steps)
+            symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "the engine has no GPU steps");
+        else if (!symc_memory_init(mem, *engine, RT_SCHEDULE_STEPS, &err) &&
+                 !r->drv->ctx_synchronize() && !r->drv->mem_get_info(&r->free0, &total)) {
+            r->free_min = r->free0;
+            r->mem = mem;
+        } else if (!err.msg[0])
+            symc_error_setf(&err, SYMC_ERR_DEVICE, "cuMemGetInfo failed");
+    }
+    free(bytes);
+    if (!r->mem) {
+        symc_memory_free(mem);
+        if (!quiet) printf("# memory not measured: %s\n", err.msg);
+    }
 }
 
 static void b_help(void) {
@@ -551,7 +642,12 @@ static void b_help(void) {
            "  --rotate   buffer sets rotated per run (default on cuda: enough to pass\n"
            "             128 MiB, at most 8, so small inputs do not live in L2; ref: 1)\n"
            "  --json     writes every number (p50/p90/p99/mean/min ms, host_us, first_us,\n"
-           "             throughput = leading dim of the first input / p50, per second)\n"
+           "             throughput = leading dim of the first input / p50, per second;\n"
+           "             on cuda mem_measured_bytes and mem_formula_bytes, see below)\n"
+           "Memory (cuda): 'mem MiB' is the device memory the context holds after the point\n"
+           "(cuMemGetInfo: free before the context minus the least free since), 'formula'\n"
+           "what `symc inspect` predicts for it: weights + activation workspace formula\n"
+           "(largest over the points so far: the workspace only grows) + cuBLASLt workspace.\n"
            "Inputs are seeded random values ([-1, 1) for floats), as `symc run` makes them.\n");
 }
 
@@ -627,6 +723,8 @@ int symc_cmd_bench(int argc, char **argv) {
     symrt_engine *e = NULL;
     symrt_context *c = NULL;
     b_run run = {0};
+    rt_engine *mem_engine = NULL; /* the engine decoded again, for the memory formula */
+    symc_memory mem;
     symc_error err = {0};
     for (int k = 0; k < n_shapes; k++)
         if (b_parse_point(shapes[k], &tmpl, 1, msg, sizeof msg)) {
@@ -671,7 +769,13 @@ int symc_cmd_bench(int argc, char **argv) {
         if (!run.drv) goto fail;
         device = run.drv->device_name;
     }
+    if (run.drv) b_memory_begin(&run, engine, quiet, &mem_engine, &mem);
     if (symrt_context_create(e, be, NULL, &c, &err)) goto fail;
+    if (run.mem) {
+        size_t fr = 0, total = 0;
+        if (!run.drv->ctx_synchronize() && !run.drv->mem_get_info(&fr, &total))
+            run.mem_context = run.free0 > fr ? run.free0 - fr : 0;
+    }
     if (graphs && symrt_context_set_cuda_graphs(c, 1, &err)) goto fail;
     if (run.drv) {
         int cu = run.drv->stream_create(&run.stream, 1 /* CU_STREAM_NON_BLOCKING */);
@@ -700,8 +804,10 @@ int symc_cmd_bench(int argc, char **argv) {
     if (!quiet) {
         printf("# %s on %s, %s timer, %ld iters after %ld warm-up\n", engine, device,
                run.drv ? "CUDA-event" : "host", iters, warmup);
-        printf("%-7s %-36s %10s %10s %10s %9s %9s %12s\n", "point", "shapes", "p50 ms", "p90 ms", "p99 ms",
+        printf("%-7s %-36s %10s %10s %10s %9s %9s %12s", "point", "shapes", "p50 ms", "p90 ms", "p99 ms",
                "host us", "first us", "samples/s");
+        if (run.mem) printf(" %10s %10s", "mem MiB", "formula");
+        printf("\n");
         fflush(stdout);
     }
     for (int k = 0; k < n; k++) {
@@ -709,11 +815,17 @@ int symc_cmd_bench(int argc, char **argv) {
             failed = k;
             goto fail_point;
         }
+        b_point_memory(&run, &pts[k], &res[k]);
         if (!quiet) {
             char st[256];
             b_shape_text(&pts[k], st, sizeof st);
-            printf("%-7s %-36s %10.4f %10.4f %10.4f %9.1f %9.1f %12.1f\n", pts[k].label, st, res[k].p50, res[k].p90,
+            printf("%-7s %-36s %10.4f %10.4f %10.4f %9.1f %9.1f %12.1f", pts[k].label, st, res[k].p50, res[k].p90,
                    res[k].p99, res[k].host_us, res[k].first_us, res[k].throughput);
+            if (res[k].mem)
+                printf(" %10.1f %10.1f", res[k].mem_measured / 1048576.0, res[k].mem_formula_held / 1048576.0);
+            else if (run.mem)
+                printf(" %10s %10s", "?", "?");
+            printf("\n");
             if (res[k].nan_out)
                 printf("        warning: %zu NaN elements in the first output (poison not overwritten?)\n",
                        res[k].nan_out);
@@ -740,6 +852,8 @@ done:
     if (run.drv && run.stream) run.drv->stream_destroy(run.stream);
     symrt_context_destroy(c);
     symrt_engine_destroy(e);
+    if (run.mem) symc_memory_free(run.mem);
+    rt_engine_free(mem_engine);
     free(parsed);
     free(pts);
     free(res);

@@ -7,7 +7,8 @@
  * choice (the tuned algorithm and the sizes it was tuned at, or "heuristic
  * per shape" when the build had no GPU). --source prints the generated CUDA C.
  * Reads the file through the runtime's decoder, so every check of a load
- * applies. */
+ * applies. The memory section (tools/memory.c) also shows the activation
+ * workspace as a formula in the symbols. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "runtime/plan.h"
 #include "runtime/ref_kernels.h"
 #include "tools/inspect_engine.h"
+#include "tools/memory.h"
 
 static const char *level_name[3] = {"min", "opt", "max"};
 
@@ -29,12 +31,6 @@ static void print_shape(const rt_engine *e, const rt_tensor *t, int64_t *const s
     }
     printf("]");
     (void)e;
-}
-
-static uint64_t tensor_bytes(const rt_tensor *t, const int64_t *slots) {
-    uint64_t n = rt_ref_dtype_size(t->dtype);
-    for (int d = 0; d < t->rank; d++) n *= (uint64_t)slots[t->dims[d]];
-    return n;
 }
 
 static const char *tname(const rt_engine *e, uint32_t t) { return t == RT_NONE ? "-" : e->tensors[t].name; }
@@ -94,35 +90,11 @@ int symc_inspect_engine(const char *path, int show_source) {
     }
     printf("run-time guards: %u\n", e->n_guards);
     for (uint32_t g = 0; g < e->n_guards; g++) printf("  %s\n", e->guards[g].message);
-    /* activation memory: the runtime's own plan (liveness, shared storage)
-     * for the backend this engine runs on, against no reuse at all */
-    uint64_t weights = 0;
-    for (uint32_t c = 0; c < e->n_constants; c++) weights += e->constants[c].size;
-    rt_lifetimes lt;
-    size_t *offset = calloc(e->n_tensors + 1, sizeof *offset);
-    rt_schedule sched = e->n_steps ? RT_SCHEDULE_STEPS : RT_SCHEDULE_NODES;
-    if (!offset || rt_lifetimes_compute(e, sched, &lt, &err)) {
-        free(offset);
-        fprintf(stderr, "symc: %s: planning memory: %s\n", path, err.msg);
+    /* activation memory: the runtime's own plans and their formulas (tools/memory.c) */
+    if (symc_memory_report(e, path)) {
         rc = 1;
         goto done;
     }
-    size_t peak[3] = {0};
-    uint64_t flat[3] = {0};
-    for (int l = 0; l < 3 && !rc; l++) {
-        if (rt_plan_layout(e, &lt, slots[l], 256, offset, &peak[l], &err)) {
-            fprintf(stderr, "symc: %s: planning memory at %s: %s\n", path, level_name[l], err.msg);
-            rc = 1;
-        }
-        for (uint32_t i = 0; i < e->n_tensors; i++)
-            if (lt.first[i] != RT_NONE) flat[l] += (tensor_bytes(&e->tensors[i], slots[l]) + 255) / 256 * 256;
-    }
-    rt_lifetimes_free(&lt);
-    free(offset);
-    if (rc) goto done;
-    printf("memory (%s backend plan): weights %" PRIu64 " bytes; activation workspace %zu | %zu | %zu bytes at min | "
-           "opt | max (%" PRIu64 " | %" PRIu64 " | %" PRIu64 " without reuse)\n",
-           e->n_steps ? "CUDA" : "reference", weights, peak[0], peak[1], peak[2], flat[0], flat[1], flat[2]);
     if (e->n_steps) printf("steps (%u, in order):\n", e->n_steps);
     for (uint32_t i = 0; i < e->n_steps; i++) {
         const rt_step *s = &e->steps[i];

@@ -54,6 +54,7 @@ q = p[0]
 assert q["shapes"] == {"x": [4, 196, 768]} and q["outputs"] == {"heads": [4, 197, 3, 12, 64]}, q
 assert q["p50_ms"] > 0 and q["p90_ms"] >= q["p50_ms"] and q["p99_ms"] >= q["p90_ms"], q
 assert q["host_us"] > 0 and q["throughput"] > 0 and q["iters"] == 2 and q["batch"] == 4 and q["nan_out"] == 0, q
+assert not any(k.startswith("mem_") for k in q), q  # device memory: CUDA only
 ' "$tmp/b.json"
 expect 0 "ref points" -- "$symc" bench "$e" --backend ref --point x:1x196x768 --point "x:2x196x768" --iters 1 --warmup 0
 has "ref points" "x:1x196x768"; has "ref points" "x:2x196x768"
@@ -62,6 +63,23 @@ if [ "$(printf '%s\n' "$out" | grep -c '^p[01] ')" = 2 ]; then ok; else bad "ref
 # the CUDA backend (the default): times on a GPU machine, else one line and exit 1
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   expect 0 "cuda bench" -- "$symc" bench "$e" --shapes x:4x196x768 --iters 20; has "cuda bench" "x:4x196x768"
+  # device memory per point: measured (cuMemGetInfo) against the formula of `symc inspect`
+  rm -f "$tmp/c.json"
+  expect 0 "cuda bench memory" -- "$symc" bench "$e" --sweep --shapes x:Bx196x768 --iters 5 --warmup 1 --json "$tmp/c.json"
+  has "cuda bench memory" "mem MiB"
+  expect 0 "cuda memory json" -- python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["points"]
+MiB = 1 << 20
+for q in p:
+    m, f, h, w = q["mem_measured_bytes"], q["mem_formula_bytes"], q["mem_formula_held_bytes"], q["mem_weights_bytes"]
+    assert m > 0 and w > 0 and f <= h and q["mem_library_bytes"] == 32 * MiB, q
+    # what running added (the workspaces) stays within the formula minus the weights, up to
+    # the driver rounding each of the two allocations (activations, cuBLASLt) to 2 MiB pages
+    grown = m - q["mem_context_bytes"]
+    assert grown <= h - w + 4 * MiB, (q["label"], grown, h - w)
+    print("%s: measured %.1f MiB, formula %.1f MiB" % (q["label"], m / MiB, h / MiB))
+' "$tmp/c.json"
 else
   expect 1 "cuda without a GPU" -- "$symc" bench "$e" --shapes x:4x196x768; one_line "cuda without a GPU"
   has "cuda without a GPU" "symc: bench: "

@@ -49,12 +49,19 @@ has "inspect engine" "gpu: sm_"
 has "inspect engine" "input  x: f32[1|4|32, 196, 768]"
 has "inspect engine" "gemm   qkv_mm"
 has "inspect engine" "bias=qkv.bias"
+# memory: both backends' plans with the workspace as a formula in B, and totals
+has "inspect engine" "reference backend (nodes, 64-byte offsets): activation workspace"
+has "inspect engine" "CUDA backend (GPU steps, 256-byte offsets): activation workspace"
+has "inspect engine" "    workspace <= B*"
+has "inspect engine" "(cuBLASLt workspace) + workspace = "
 if printf '%s' "$out" | grep -q ' copy '; then bad "inspect engine: S1 should need no copy: $out"; else ok; fi
 expect 0 "inspect --source" -- "$symc" inspect "$tmp/vit.symx" --source
 has "inspect --source" 'extern "C" __global__'
 expect 2 "--source on a module" -- "$symc" inspect "$tmp/vit.symir" --source; one_line "--source on a module"
 expect 0 "compile --no-gpu" -- "$symc" compile "$tmp/vit.symir" --no-gpu -o "$tmp/vit_ref.symx"
 expect 0 "inspect ref engine" -- "$symc" inspect "$tmp/vit_ref.symx"; has "inspect ref engine" "gpu: none"
+has "inspect ref engine" "    workspace <= B*"
+if printf '%s' "$out" | grep -q 'CUDA backend (GPU steps'; then bad "inspect ref engine: no GPU plan expected: $out"; else ok; fi
 expect 2 "two precisions" -- "$symc" compile "$tmp/vit.symir" --fp16 --bf16 -o "$tmp/x.symx"; one_line "two precisions"
 expect 1 "bad arch" -- "$symc" compile "$tmp/vit.symir" --arch sm_12345 -o "$tmp/x.symx"; one_line "bad arch"
 has "bad arch" "sm_12345"

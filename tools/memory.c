@@ -1,0 +1,219 @@
+/* Memory formulas for the tools (tools/memory.h).
+ *
+ * Everything comes from the engine alone: the lifetimes and fixed-order plan
+ * of runtime/plan.h for the chosen schedule, the slot expressions decoded
+ * from the shape program, and rt_plan_formula on top. The text form only
+ * rearranges what the simplifier produced: nested maxes become one
+ * max(...) whose terms are sorted by their value at opt (the dominant one
+ * first), so a reader sees which chain of tensors sets the peak. */
+#include "tools/memory.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/ref_kernels.h"
+
+symc_status symc_memory_init(symc_memory *m, const rt_engine *e, rt_schedule s, symc_error *err) {
+    memset(m, 0, sizeof *m);
+    m->e = e;
+    m->sched = s;
+    m->align = s == RT_SCHEDULE_STEPS ? 256 : 64; /* cuda_backend.c's RT_CUDA_ALIGN, context.c's 64 */
+    m->workspace = SYM_NONE;
+    for (uint32_t c = 0; c < e->n_constants; c++) m->weights += e->constants[c].size;
+    if (s == RT_SCHEDULE_STEPS)
+        for (uint32_t i = 0; i < e->n_steps; i++) {
+            if (e->steps[i].kind == RT_STEP_GEMM) m->library = RT_CUDA_GEMM_WORKSPACE;
+            if (e->steps[i].kind == RT_STEP_CONV) m->has_conv = 1;
+        }
+    symc_status st = rt_lifetimes_compute(e, s, &m->l, err);
+    if (!st) st = rt_engine_sym_table(e, &m->t, &m->slots, err);
+    if (!st) st = rt_plan_formula(e, &m->l, m->t, m->slots, m->align, &m->workspace, err);
+    return st;
+}
+
+void symc_memory_free(symc_memory *m) {
+    rt_lifetimes_free(&m->l);
+    sym_table_free(m->t);
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+    m->workspace = SYM_NONE;
+}
+
+symc_status symc_memory_eval(const symc_memory *m, const int64_t *vals, int64_t *bytes, symc_error *err) {
+    *bytes = 0;
+    if (!m->t || m->workspace == SYM_NONE)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no workspace formula");
+    return sym_eval(m->t, m->workspace, vals, m->e->n_symbols, bytes, err);
+}
+
+typedef struct term {
+    sym_expr e;
+    int64_t at_opt;
+} term;
+
+static uint32_t collect(const sym_table *t, sym_expr e, term *out, uint32_t n, uint32_t cap) {
+    sym_view v;
+    if (sym_expr_view(t, e, &v) && v.kind == SYM_MAX) {
+        sym_expr a = v.ops[0], b = v.ops[1]; /* the view dies with the next call */
+        n = collect(t, a, out, n, cap);
+        return collect(t, b, out, n, cap);
+    }
+    if (n < cap) out[n].e = e;
+    return n + 1;
+}
+
+static int by_opt_desc(const void *a, const void *b) {
+    const term *x = a, *y = b;
+    return x->at_opt < y->at_opt ? 1 : x->at_opt > y->at_opt ? -1 : 0;
+}
+
+/* appends s without one pair of parentheses around the whole of it */
+static size_t put_bare(char *buf, size_t cap, size_t len, const char *s) {
+    size_t n = strlen(s);
+    int wrapped = n >= 2 && s[0] == '(' && s[n - 1] == ')';
+    for (size_t i = 0, depth = 0; wrapped && i + 1 < n; i++) {
+        depth += s[i] == '(';
+        depth -= s[i] == ')';
+        if (depth == 0) wrapped = 0; /* "(a)//(b)": the first parenthesis closes early */
+    }
+    if (wrapped) s++, n -= 2;
+    int w = snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, "%.*s", (int)n, s);
+    return len + (size_t)(w > 0 ? w : 0);
+}
+
+size_t symc_memory_text(const symc_memory *m, char *buf, size_t cap) {
+    if (cap) buf[0] = '\0';
+    if (!m->t || m->workspace == SYM_NONE) return (size_t)snprintf(buf, cap, "?");
+    uint32_t n = collect(m->t, m->workspace, NULL, 0, 0);
+    term *terms = calloc(n + 1, sizeof *terms);
+    int64_t *opt = calloc(m->e->n_symbols + 1, sizeof *opt);
+    char *one = NULL;
+    size_t len = 0;
+    if (!terms || !opt) goto done;
+    collect(m->t, m->workspace, terms, 0, n);
+    for (uint32_t s = 0; s < m->e->n_symbols; s++) opt[s] = m->e->symbols[s].opt;
+    for (uint32_t i = 0; i < n; i++)
+        if (sym_eval(m->t, terms[i].e, opt, m->e->n_symbols, &terms[i].at_opt, NULL)) terms[i].at_opt = INT64_MIN;
+    qsort(terms, n, sizeof *terms, by_opt_desc);
+    if (n > 1) len = put_bare(buf, cap, len, "max(");
+    for (uint32_t i = 0; i < n; i++) {
+        size_t need = sym_print(m->t, terms[i].e, NULL, 0) + 1;
+        char *b = realloc(one, need);
+        if (!b) goto done;
+        one = b;
+        sym_print(m->t, terms[i].e, one, need);
+        if (i) len = put_bare(buf, cap, len, ", ");
+        len = put_bare(buf, cap, len, one);
+    }
+    if (n > 1) len = put_bare(buf, cap, len, ")");
+done:
+    free(one);
+    free(terms);
+    free(opt);
+    return len;
+}
+
+static void print3(const char *fmt_each, const uint64_t v[3]) {
+    for (int l = 0; l < 3; l++) printf(fmt_each, l ? " | " : "", v[l]);
+}
+
+/* One schedule: the runtime's layout, the formula and the totals. */
+static int report_schedule(const rt_engine *e, rt_schedule s, int64_t *const vals[3], int64_t *const slots[3],
+                           const char *path) {
+    symc_error err;
+    symc_memory m;
+    const char *what = s == RT_SCHEDULE_STEPS ? "CUDA backend (GPU steps" : "reference backend (nodes";
+    size_t *offset = calloc(e->n_tensors + 1, sizeof *offset);
+    char *text = NULL;
+    int rc = 1;
+    if (!offset) {
+        fprintf(stderr, "symc: %s: out of memory planning memory\n", path);
+        return 1;
+    }
+    if (symc_memory_init(&m, e, s, &err)) {
+        fprintf(stderr, "symc: %s: the workspace formula of the %s): %s\n", path, what, err.msg);
+        goto done;
+    }
+    uint64_t peak[3] = {0}, flat[3] = {0}, formula[3] = {0};
+    for (int l = 0; l < 3; l++) {
+        size_t total = 0;
+        int64_t f = 0;
+        if (rt_plan_layout(e, &m.l, slots[l], m.align, offset, &total, &err) ||
+            symc_memory_eval(&m, vals[l], &f, &err)) {
+            fprintf(stderr, "symc: %s: planning memory at %s: %s\n", path, l == 0 ? "min" : l == 1 ? "opt" : "max",
+                    err.msg);
+            goto done;
+        }
+        peak[l] = total;
+        formula[l] = (uint64_t)f;
+        for (uint32_t i = 0; i < e->n_tensors; i++) {
+            if (m.l.first[i] == RT_NONE) continue;
+            uint64_t b = rt_ref_dtype_size(e->tensors[i].dtype);
+            for (int d = 0; d < e->tensors[i].rank; d++) b *= (uint64_t)slots[l][e->tensors[i].dims[d]];
+            flat[l] += (b + m.align - 1) / m.align * m.align;
+        }
+    }
+    size_t need = symc_memory_text(&m, NULL, 0) + 1;
+    if (!(text = malloc(need))) {
+        fprintf(stderr, "symc: %s: out of memory printing the workspace formula\n", path);
+        goto done;
+    }
+    symc_memory_text(&m, text, need);
+    printf("  %s, %zu-byte offsets): activation workspace ", what, m.align);
+    print3("%s%" PRIu64, peak);
+    printf(" bytes at min | opt | max (");
+    print3("%s%" PRIu64, flat);
+    printf(" without reuse)\n    workspace <= %s bytes = ", text);
+    print3("%s%" PRIu64, formula);
+    printf("\n    total <= %" PRIu64 " (weights)", m.weights);
+    if (m.library) printf(" + %" PRIu64 " (cuBLASLt workspace)", m.library);
+    printf(" + workspace = ");
+    uint64_t total[3];
+    for (int l = 0; l < 3; l++) total[l] = m.weights + m.library + formula[l];
+    print3("%s%" PRIu64, total);
+    printf(" bytes");
+    if (m.has_conv) printf(", plus cuDNN's workspace, chosen per shape (at most %zu)", (size_t)RT_CUDA_CONV_WORKSPACE_CAP);
+    printf("\n");
+    rc = 0;
+done:
+    symc_memory_free(&m);
+    free(offset);
+    free(text);
+    return rc;
+}
+
+int symc_memory_report(const rt_engine *e, const char *path) {
+    int64_t *vals[3] = {0}, *slots[3] = {0};
+    int rc = 0;
+    for (int l = 0; l < 3 && !rc; l++) {
+        vals[l] = calloc(e->n_symbols + 1, sizeof(int64_t));
+        slots[l] = calloc(e->num_slots + 1, sizeof(int64_t));
+        if (!vals[l] || !slots[l]) {
+            fprintf(stderr, "symc: %s: out of memory planning memory\n", path);
+            rc = 1;
+            break;
+        }
+        for (uint32_t s = 0; s < e->n_symbols; s++)
+            vals[l][s] = l == 0 ? e->symbols[s].min : l == 1 ? e->symbols[s].opt : e->symbols[s].max;
+        symc_error err;
+        if (sym_program_eval(e->program, e->program_size, vals[l], e->n_symbols, slots[l], e->num_slots, &err)) {
+            fprintf(stderr, "symc: %s: evaluating its shape program: %s\n", path, err.msg);
+            rc = 1;
+        }
+    }
+    if (!rc) {
+        uint64_t weights = 0;
+        for (uint32_t c = 0; c < e->n_constants; c++) weights += e->constants[c].size;
+        printf("memory (bytes at min | opt | max; the formulas are in the symbols): weights %" PRIu64 " (constants)\n",
+               weights);
+        rc = report_schedule(e, RT_SCHEDULE_NODES, vals, slots, path);
+        if (!rc && e->n_steps) rc = report_schedule(e, RT_SCHEDULE_STEPS, vals, slots, path);
+    }
+    for (int l = 0; l < 3; l++) {
+        free(vals[l]);
+        free(slots[l]);
+    }
+    return rc;
+}

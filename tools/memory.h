@@ -1,0 +1,44 @@
+/* The memory an engine needs, as formulas in its symbols: shared by `symc
+ * inspect` (printed) and `symc bench` (evaluated at each point, next to the
+ * device memory measured). */
+#ifndef SYMC_TOOLS_MEMORY_H
+#define SYMC_TOOLS_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/engine.h"
+#include "runtime/plan.h"
+
+typedef struct symc_memory {
+    const rt_engine *e;
+    rt_schedule sched;  /* nodes (reference backend) or steps (CUDA) */
+    size_t align;       /* 64 or 256: the backend's offset alignment */
+    rt_lifetimes l;
+    sym_table *t;       /* the engine's symbols and slot expressions */
+    sym_expr *slots;
+    sym_expr workspace; /* activation workspace bytes: >= the runtime's layout at every shape */
+    uint64_t weights;   /* constants, bytes */
+    uint64_t library;   /* fixed library workspace (CUDA: cuBLASLt's when there are GEMM steps) */
+    int has_conv;       /* CUDA: a cuDNN workspace, chosen per shape, comes on top */
+} symc_memory;
+
+/* Plans the engine's memory for one schedule (RT_SCHEDULE_STEPS needs GPU
+ * steps) and builds the workspace formula. Free with symc_memory_free, also
+ * after an error. */
+symc_status symc_memory_init(symc_memory *m, const rt_engine *e, rt_schedule s, symc_error *err);
+void symc_memory_free(symc_memory *m);
+/* The workspace formula at symbol values vals[0..n_symbols). */
+symc_status symc_memory_eval(const symc_memory *m, const int64_t *vals, int64_t *bytes, symc_error *err);
+/* The formula as text: a top-level max flattened into one max(a, b, ...)
+ * with the terms largest-at-opt first, each without its outer parentheses
+ * (Python syntax otherwise). snprintf semantics. */
+size_t symc_memory_text(const symc_memory *m, char *buf, size_t cap);
+
+/* symc inspect's memory section: weights, then per schedule the engine runs
+ * on (reference nodes; GPU steps when it has them) the runtime's workspace
+ * at min | opt | max (and without reuse), the formula and its values, and
+ * the total. 0, or 1 with one line on stderr naming `path`. */
+int symc_memory_report(const rt_engine *e, const char *path);
+
+#endif
