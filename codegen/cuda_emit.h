@@ -43,6 +43,9 @@ typedef struct cg_cuda {
     uint32_t *epilogue;    /* per node: for a row kernel (softmax, log_softmax, layer/rms norm), the
                               root of the elementwise group it applies before its store (the group
                               is marked covered), else IR_NONE; NULL when none was planned */
+    uint32_t *row_first;   /* per node: for a row kernel, the row op (softmax / norm of the same rows)
+                              computed first in its kernel, whose private result is its input, else
+                              IR_NONE; NULL when none was planned */
     uint8_t *attention;    /* per node: the second matmul of a fused attention (cg_plan_attention);
                               NULL when none was planned */
 } cg_cuda;
@@ -161,6 +164,10 @@ symc_status cg_emit_broadcast_copy(cg_cuda *c, uint32_t node, uint32_t src, uint
  * contiguous row of its data input in[0], read through cg_emit_value, so an
  * elementwise producer can be inlined into it. */
 int cg_row_kernel(cg_cuda *c, uint32_t node);
+/* row op `second` may compute row op `first` in its own kernel: a softmax
+ * after a norm or a norm after a softmax, both f32 row kernels over the same
+ * rows, first's result private to second and first without an epilogue */
+int cg_row_chain_ok(cg_cuda *c, uint32_t first, uint32_t second);
 symc_status cg_emit_reduce(cg_cuda *c, uint32_t node);
 symc_status cg_emit_softmax(cg_cuda *c, uint32_t node);
 symc_status cg_emit_norm(cg_cuda *c, uint32_t node);

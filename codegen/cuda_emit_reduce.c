@@ -99,6 +99,9 @@ typedef struct row_spec {
      * when not inlined), of the epilogue's group of z's shape (not yt), the
      * affine tensors of exactly the normalized shape */
     uint32_t vin[CG_KW_MAX_ARGS], n_vin, vepi[CG_KW_MAX_ARGS], n_vepi, vaff[2], n_vaff;
+    /* a chained row op computed first in the same kernel (cuda_target.c:
+     * its result is this op's input and is never stored); NULL: none */
+    const struct row_spec *first;
 } row_spec;
 
 /* the leaves of the elementwise code computing t (t itself when its
@@ -291,13 +294,40 @@ static void emit_after(cg_kw *k, const row_spec *s, int p, const char *red) {
 
 static const char lane_ch[4] = {'x', 'y', 'z', 'w'};
 
+/* `dst = <this op's input element>` in a loop of mode 0 or 1: the row
+ * input (its inlined producer computed here) or, for a chained op, the
+ * first op's output at that element (its statistics are already known) */
+static symc_status emit_val(cg_kw *k, const row_spec *s, char lane, const char *dst) {
+    if (!s->first) return emit_x(k, s, lane, dst);
+    kw_body(k, "            { %s v;\n", cg_ctype(s->first->dt));
+    symc_status st = emit_x(k, s->first, lane, "v");
+    if (!st) st = emit_out(k, s->first, lane, dst);
+    kw_body(k, "            }\n");
+    return st;
+}
+
+/* the float4 operands a mode-1 loop reads for emit_val */
+static void load_val4(cg_kw *k, const row_spec *s, uint32_t *done, uint32_t *n_done) {
+    if (!s->first) {
+        load4(k, s->vin, s->n_vin, "(rb >> 2) + q", done, n_done);
+        return;
+    }
+    load4(k, s->first->vin, s->first->n_vin, "(rb >> 2) + q", done, n_done);
+    load4(k, s->first->vaff, s->first->n_vaff, "q", done, n_done);
+}
+
 /* the loops of one path. mode 0: scalar, a team-stride loop per pass;
  * 1: float4, a team-stride loop per pass; 2: float4, the row loaded once
- * into cache[] (RK_CACHE float4s per thread), the passes over registers */
+ * into cache[] (RK_CACHE float4s per thread), the passes over registers.
+ * A chained op first runs the first op's statistic passes; in mode 2 a
+ * pass then turns the cached row into the first op's output, in the other
+ * modes each later pass recomputes it from the input. */
 static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *red) {
     const char *T = cg_ctype(s->dt);
     symc_status st = SYMC_OK;
-    int np = n_stat_passes(s), final = s->kind != RK_REDUCE;
+    const row_spec *f = s->first;
+    int np = n_stat_passes(s), final = s->kind != RK_REDUCE, np1 = f ? n_stat_passes(f) : 0;
+    if (f) emit_init(k, f);
     emit_init(k, s);
     static const char *open[3] = {
         "        for (long long j = lane; j < ncols; j += team) {\n            const long long i = rb + j;\n",
@@ -306,17 +336,56 @@ static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *
         "        #pragma unroll\n        for (int u = 0; u < %d; u++) {\n"
         "            const long long q = lane + (long long)u * team;\n"
         "            if (q >= (ncols >> 2)) continue;\n            const long long j4 = 4 * q, i4 = rb + j4;\n"};
-    uint32_t done[CG_KW_MAX_ARGS + 4], n_done = 0;
+    uint32_t done[CG_KW_MAX_ARGS + 8], n_done = 0;
+    const row_spec *in = f ? f : s; /* whose input the kernel reads */
     if (mode == 2) { /* load the row once */
         kw_body(k, "        float4 cache[%d];\n", RK_CACHE);
         kw_body(k, open[2], RK_CACHE);
-        load4(k, s->vin, s->n_vin, "(rb >> 2) + q", done, &n_done);
+        load4(k, in->vin, in->n_vin, "(rb >> 2) + q", done, &n_done);
         for (int l = 0; l < 4 && !st; l++) {
             kw_body(k, "            { const long long i = i4 + %d;\n", l);
             char dst[32];
             snprintf(dst, sizeof dst, "cache[u].%c", lane_ch[l]);
-            st = emit_x(k, s, lane_ch[l], dst);
+            st = emit_x(k, in, lane_ch[l], dst);
             kw_body(k, "            }\n");
+        }
+        kw_body(k, "        }\n");
+    }
+    /* the first op's statistics over its input */
+    for (int p = 0; p < np1 && !st; p++) {
+        n_done = 0;
+        kw_body(k, open[mode], RK_CACHE);
+        if (mode == 0) {
+            kw_body(k, "            %s v;\n", T);
+            st = emit_x(k, f, 0, "v");
+            emit_step(k, f, p);
+        } else {
+            if (mode == 1) load4(k, f->vin, f->n_vin, "(rb >> 2) + q", done, &n_done);
+            for (int l = 0; l < 4 && !st; l++) {
+                kw_body(k, "            { const long long i = i4 + %d, j = j4 + %d;\n", l, l);
+                if (mode == 2) kw_body(k, "            const float v = cache[u].%c;\n", lane_ch[l]);
+                else {
+                    kw_body(k, "            float v;\n");
+                    st = emit_x(k, f, lane_ch[l], "v");
+                }
+                emit_step(k, f, p);
+                kw_body(k, "            (void)i; (void)j; }\n");
+            }
+        }
+        kw_body(k, "        }\n");
+        emit_after(k, f, p, red);
+    }
+    if (f && mode == 2 && !st) { /* the cached row becomes the first op's output */
+        n_done = 0;
+        kw_body(k, open[2], RK_CACHE);
+        load4(k, f->vaff, f->n_vaff, "q", done, &n_done);
+        for (int l = 0; l < 4 && !st; l++) {
+            kw_body(k, "            { const long long i = i4 + %d, j = j4 + %d;\n", l, l);
+            kw_body(k, "            const float v = cache[u].%c;\n", lane_ch[l]);
+            char dst[32];
+            snprintf(dst, sizeof dst, "cache[u].%c", lane_ch[l]);
+            st = emit_out(k, f, lane_ch[l], dst);
+            kw_body(k, "            (void)i; (void)j; }\n");
         }
         kw_body(k, "        }\n");
     }
@@ -326,7 +395,7 @@ static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *
         kw_body(k, open[mode], RK_CACHE);
         if (mode == 0) {
             kw_body(k, "            %s v;\n", T);
-            st = emit_x(k, s, 0, "v");
+            st = emit_val(k, s, 0, "v");
             if (last) {
                 kw_body(k, "            %s o;\n", T);
                 if (!st) st = emit_out(k, s, 0, "o");
@@ -337,7 +406,7 @@ static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *
                 emit_step(k, s, p);
             }
         } else {
-            if (mode == 1) load4(k, s->vin, s->n_vin, "(rb >> 2) + q", done, &n_done);
+            if (mode == 1) load_val4(k, s, done, &n_done);
             if (last) {
                 load4(k, s->vepi, s->n_vepi, "(rb >> 2) + q", done, &n_done);
                 load4(k, s->vaff, s->n_vaff, "q", done, &n_done);
@@ -348,7 +417,7 @@ static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *
                 if (mode == 2) kw_body(k, "            const float v = cache[u].%c;\n", lane_ch[l]);
                 else {
                     kw_body(k, "            float v;\n");
-                    st = emit_x(k, s, lane_ch[l], "v");
+                    st = emit_val(k, s, lane_ch[l], "v");
                 }
                 char dst[8];
                 snprintf(dst, sizeof dst, "o.%c", lane_ch[l]);
@@ -411,8 +480,21 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
     /* float4 operands */
     s->vec = s->dt == SYMC_F32 && sym_prove_divisible(syms, s->cols, 4) != SYM_FALSE;
     s->n_vin = s->n_vepi = s->n_vaff = 0;
-    leaves_of(c, s->xt, s->vin, &s->n_vin, 0);
-    keep_full_f32(c, s->vin, &s->n_vin, x, RT_NONE);
+    if (!s->first) {
+        leaves_of(c, s->xt, s->vin, &s->n_vin, 0);
+        keep_full_f32(c, s->vin, &s->n_vin, x, RT_NONE);
+    } else { /* the kernel reads the first op's input and affine operands */
+        row_spec *f = (row_spec *)s->first;
+        f->n_vin = f->n_vepi = f->n_vaff = 0;
+        leaves_of(c, f->xt, f->vin, &f->n_vin, 0);
+        keep_full_f32(c, f->vin, &f->n_vin, &c->m->tensors[f->xt], RT_NONE);
+        for (uint32_t i = 0; i < f->n_aff; i++) {
+            const ir_tensor *a = &c->m->tensors[f->aff[i]];
+            int same = a->dtype == SYMC_F32 && a->rank == f->aff_rank;
+            for (int d = 0; same && d < a->rank; d++) same = a->dims[d] == f->aff_dims[d];
+            if (same) f->vaff[f->n_vaff++] = f->aff[i];
+        }
+    }
     if (s->epi != IR_NONE) {
         const ir_node *e = &c->m->nodes[s->epi];
         for (uint32_t i = 0; i < e->n_in; i++) leaves_of(c, e->in[i], s->vepi, &s->n_vepi, 0);
@@ -442,6 +524,10 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
         for (uint32_t i = 0; i < s->n_vin; i++) add_unique(all, &n_all, s->vin[i]);
         for (uint32_t i = 0; i < s->n_vepi; i++) add_unique(all, &n_all, s->vepi[i]);
         for (uint32_t i = 0; i < s->n_vaff; i++) add_unique(all, &n_all, s->vaff[i]);
+        if (s->first) {
+            for (uint32_t i = 0; i < s->first->n_vin; i++) add_unique(all, &n_all, s->first->vin[i]);
+            for (uint32_t i = 0; i < s->first->n_vaff; i++) add_unique(all, &n_all, s->first->vaff[i]);
+        }
         kw_body(&k, "    /* float4 when the row length is a multiple of 4 and the pointers are 16-byte aligned */\n");
         kw_body(&k, "    const bool vec = (ncols & 3LL) == 0 && ((0ull");
         if (s->kind != RK_REDUCE) kw_body(&k, " | (unsigned long long)%s", kw_out(&k, s->zt));
@@ -472,7 +558,14 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
                        s->kind != RK_REDUCE ? ", then the row is read once and kept in registers (up to 32 elements "
                                               "a thread), else streamed per pass"
                                             : "");
-    cg_describe_inlined(c, s->xt, &comment);
+    if (s->first) {
+        const ir_node *fn = &c->m->nodes[s->first->node];
+        cg_str_appendf(&comment, "; its input is %s (%s) computed in this kernel (never stored)", fn->name,
+                       ir_op_get(fn->op)->name);
+        cg_describe_inlined(c, s->first->xt, &comment);
+    } else {
+        cg_describe_inlined(c, s->xt, &comment);
+    }
     if (s->epi != IR_NONE) {
         uint32_t nodes[CG_KW_MAX_ARGS], n_nodes = 0;
         group_nodes_of(c, s->epi, nodes, &n_nodes, 0);
@@ -544,6 +637,46 @@ static int reduced_axes(const ir_node *n, const ir_tensor *x, int *reduced, int 
     *suffix = 1;
     for (int d = 0; d < first; d++) *suffix &= !reduced[d];
     return 1;
+}
+
+/* The row-kernel spec of a softmax / log_softmax over the last axis or a
+ * layer / rms norm (cg_row_kernel holds). */
+static void row_spec_of(cg_cuda *c, uint32_t node, row_spec *s) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *x = &c->m->tensors[n->in[0]];
+    int axis = cg_norm_axis(cg_attr_int(n, "axis", -1), x->rank);
+    memset(s, 0, sizeof *s);
+    s->node = node;
+    s->xt = n->in[0];
+    s->yt = n->out[0];
+    s->epi = c->epilogue ? c->epilogue[node] : IR_NONE;
+    s->zt = s->epi != IR_NONE ? c->m->nodes[s->epi].out[0] : s->yt;
+    s->rows = cg_prod(c, x->dims, 0, axis);
+    s->dt = x->dtype;
+    if (n->op == IR_OP_SOFTMAX || n->op == IR_OP_LOG_SOFTMAX) {
+        s->kind = n->op == IR_OP_LOG_SOFTMAX ? RK_LOG_SOFTMAX : RK_SOFTMAX;
+        s->cols = x->dims[axis];
+        return;
+    }
+    s->kind = n->op == IR_OP_RMS_NORM ? RK_RMS_NORM : RK_LAYER_NORM;
+    s->cols = cg_prod(c, x->dims, axis, x->rank);
+    for (uint32_t i = 1; i < n->n_in && s->n_aff < 2; i++) s->aff[s->n_aff++] = n->in[i];
+    s->aff_dims = x->dims + axis;
+    s->aff_rank = x->rank - axis;
+    cg_float_literal(s->eps, sizeof s->eps, cg_attr_float(n, "epsilon", 1e-5), x->dtype);
+}
+
+int cg_row_chain_ok(cg_cuda *c, uint32_t first, uint32_t second) {
+    const ir_node *a = &c->m->nodes[first], *b = &c->m->nodes[second];
+    int a_sm = a->op == IR_OP_SOFTMAX || a->op == IR_OP_LOG_SOFTMAX, b_sm = b->op == IR_OP_SOFTMAX || b->op == IR_OP_LOG_SOFTMAX;
+    int a_nm = a->op == IR_OP_LAYER_NORM || a->op == IR_OP_RMS_NORM, b_nm = b->op == IR_OP_LAYER_NORM || b->op == IR_OP_RMS_NORM;
+    if (!((a_sm && b_nm) || (a_nm && b_sm)) || !cg_row_kernel(c, first) || !cg_row_kernel(c, second) ||
+        a->n_out != 1 || b->in[0] != a->out[0] || !cg_private(c, a->out[0]))
+        return 0;
+    row_spec sa, sb;
+    row_spec_of(c, first, &sa);
+    row_spec_of(c, second, &sb);
+    return sa.dt == SYMC_F32 && sb.dt == SYMC_F32 && sa.rows == sb.rows && sa.cols == sb.cols && sa.epi == IR_NONE;
 }
 
 int cg_row_kernel(cg_cuda *c, uint32_t node) {
@@ -632,17 +765,12 @@ symc_status cg_emit_softmax(cg_cuda *c, uint32_t node) {
     int logsm = n->op == IR_OP_LOG_SOFTMAX;
     sym_expr outer = cg_prod(c, x->dims, 0, axis);
     if (cg_row_kernel(c, node)) { /* the last axis: a row kernel */
-        row_spec s;
-        memset(&s, 0, sizeof s);
-        s.kind = logsm ? RK_LOG_SOFTMAX : RK_SOFTMAX;
-        s.node = node;
-        s.xt = n->in[0];
-        s.yt = n->out[0];
-        s.epi = c->epilogue ? c->epilogue[node] : IR_NONE;
-        s.zt = s.epi != IR_NONE ? c->m->nodes[s.epi].out[0] : s.yt;
-        s.rows = outer;
-        s.cols = x->dims[axis];
-        s.dt = x->dtype;
+        row_spec s, first;
+        row_spec_of(c, node, &s);
+        if (c->row_first && c->row_first[node] != IR_NONE) {
+            row_spec_of(c, c->row_first[node], &first);
+            s.first = &first;
+        }
         return emit_row_kernel(c, &s, ir_op_get(n->op)->name);
     }
     const char *T = cg_ctype(x->dtype);
@@ -688,22 +816,12 @@ symc_status cg_emit_norm(cg_cuda *c, uint32_t node) {
     if (axis < 0 || !ir_dtype_is_float(x->dtype))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' (%s) needs a float dtype and an axis in range",
                        x->name, ir_dtype_name(x->dtype));
-    char eps[96];
-    cg_float_literal(eps, sizeof eps, cg_attr_float(n, "epsilon", 1e-5), x->dtype);
-    row_spec s;
-    memset(&s, 0, sizeof s);
-    s.kind = rms ? RK_RMS_NORM : RK_LAYER_NORM;
-    s.node = node;
-    s.xt = n->in[0];
-    s.yt = n->out[0];
-    s.epi = c->epilogue ? c->epilogue[node] : IR_NONE;
-    s.zt = s.epi != IR_NONE ? c->m->nodes[s.epi].out[0] : s.yt;
-    s.rows = cg_prod(c, x->dims, 0, axis);
-    s.cols = cg_prod(c, x->dims, axis, x->rank);
-    s.dt = x->dtype;
-    for (uint32_t i = 1; i < n->n_in && s.n_aff < 2; i++) s.aff[s.n_aff++] = n->in[i];
-    s.aff_dims = x->dims + axis;
-    s.aff_rank = x->rank - axis;
-    snprintf(s.eps, sizeof s.eps, "%s", eps);
+    row_spec s, first;
+    row_spec_of(c, node, &s);
+    (void)rms;
+    if (c->row_first && c->row_first[node] != IR_NONE) {
+        row_spec_of(c, c->row_first[node], &first);
+        s.first = &first;
+    }
     return emit_row_kernel(c, &s, ir_op_get(n->op)->name);
 }

@@ -24,6 +24,9 @@
  * Then a softmax or norm whose private result feeds an elementwise group of
  * its own shape and dtype (not one inlined elsewhere) takes that group as
  * its epilogue, applied before the store: gelu(softmax(x)) is one kernel.
+ * And a softmax reading a layer norm of the same rows (or a norm reading a
+ * softmax) computes it in its own kernel: gelu(softmax(layer_norm(x + r)))
+ * reads x and r once and stores once.
  * Before all of these, attention is recognized (cuda_emit_attention.c):
  * softmax(f(Q·Kᵀ))·V with its head transposes becomes one flash-attention
  * kernel at the second matmul's place, and its nodes are claimed.
@@ -410,6 +413,21 @@ static void plan_epilogues(cg_cuda *c) {
     }
 }
 
+/* A softmax after a layer norm (or a norm after a softmax) over the same
+ * rows computes the first op in its own kernel (cg_row_chain_ok): one read
+ * of the input, one store, the intermediate never written. */
+static void plan_row_chains(cg_cuda *c) {
+    for (uint32_t i = 0; i < c->m->n_nodes; i++) {
+        if (c->covered[i] || c->inlined[i] || c->m->nodes[i].n_in < 1) continue;
+        uint32_t a = c->m->tensors[c->m->nodes[i].in[0]].producer;
+        if (a == IR_NONE || c->covered[a] || c->inlined[a] || c->row_first[a] != IR_NONE ||
+            !cg_row_chain_ok(c, a, i))
+            continue;
+        c->row_first[i] = a;
+        c->covered[a] = 1;
+    }
+}
+
 static symc_status resolve_sm(cg_builder *b) {
     if (b->opt->arch) return cg_nvrtc_parse_arch(b->opt->arch, &b->sm, b->err);
     uint32_t sm = 0;
@@ -441,11 +459,12 @@ static symc_status emit(cg_builder *b) {
     c.inlined = calloc(nn, 1);
     c.epilogue = malloc(nn * sizeof *c.epilogue);
     c.attention = calloc(nn, 1);
-    if (!c.n_consumers || !c.consumer || !c.is_output || !c.covered || !c.inlined || !c.epilogue || !c.attention) {
+    c.row_first = malloc(nn * sizeof *c.row_first);
+    if (!c.n_consumers || !c.consumer || !c.is_output || !c.covered || !c.inlined || !c.epilogue || !c.attention || !c.row_first) {
         st = symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA code");
         goto done;
     }
-    for (uint32_t i = 0; i < nn; i++) c.epilogue[i] = IR_NONE;
+    for (uint32_t i = 0; i < nn; i++) c.epilogue[i] = c.row_first[i] = IR_NONE;
     for (uint32_t i = 0; i < m->n_outputs; i++) c.is_output[m->outputs[i]] = 1;
     /* dead nodes (no output reaches a graph output, e.g. a batch norm folded
      * into its conv) are neither emitted nor counted as consumers; consumers
@@ -479,6 +498,7 @@ static symc_status emit(cg_builder *b) {
     plan_inlining(&c);
     plan_row_inputs(&c);
     plan_epilogues(&c);
+    plan_row_chains(&c);
     if ((st = cg_emit_prelude(&c))) goto done;
     for (uint32_t i = 0; i < m->n_nodes && !st; i++) {
         if (m->nodes[i].op == IR_OP_CONSTANT || c.covered[i] || c.inlined[i]) continue;
@@ -493,6 +513,7 @@ done:
     free(c.inlined);
     free(c.epilogue);
     free(c.attention);
+    free(c.row_first);
     return st;
 }
 

@@ -596,11 +596,13 @@ static void test_row_regimes(int64_t min_h, int64_t opt_h, int64_t max_h, int no
     if (e) {
         const char *src = e->cuda_source;
         CHECK(e->cubin_size > 0);
-        CHECK_MSG(count_steps(e, RT_STEP_KERNEL) == (norm_out ? 4u : 3u), "%u kernels", count_steps(e, RT_STEP_KERNEL));
+        /* the layer norm is computed inside the softmax's kernel (a row chain) */
+        CHECK_MSG(count_steps(e, RT_STEP_KERNEL) == (norm_out ? 3u : 2u), "%u kernels", count_steps(e, RT_STEP_KERNEL));
         CHECK_CONTAINS(src, "softmax: sm (softmax); ");
         CHECK_CONTAINS(src, "; epilogue before the store: act (gelu)");
-        CHECK_CONTAINS(src, "layer_norm: ln (layer_norm); ");
-        CHECK_CONTAINS(src, "; its input computed inline: res (add)");
+        CHECK(!strstr(src, "layer_norm: ln (layer_norm); "));
+        CHECK_CONTAINS(src, "; its input is ln (layer_norm) computed in this kernel (never stored); its input computed "
+                            "inline: res (add)");
         if (!norm_out) CHECK_CONTAINS(src, "rms_norm: rms (rms_norm); ");
         if (!norm_out) CHECK_CONTAINS(src, "; epilogue before the store: scaled (mul)");
         else CHECK(strstr(src, "elementwise: scaled (mul)") && !strstr(src, "epilogue before the store: scaled"));
@@ -695,7 +697,38 @@ static void test_attention(int variant) {
     symc_module_destroy(m);
 }
 
+/* (n) softmax(layer_norm(x)) over the same rows is one kernel (the norm
+ * computed inside the softmax's kernel); not when the norm's result is
+ * also a graph output */
+static void test_row_chain(int shared) {
+    symc_error err;
+    symc_module *m = symc_module_create("chain", &err);
+    symc_dim R, H;
+    symc_declare_symbol(m, "R", 1, 64, 512, 1, &R, &err);
+    symc_declare_symbol(m, "H", 64, 768, 4096, 1, &H, &err);
+    symc_tensor x, g, b;
+    symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){R, H}, &x, &err);
+    symc_add_input(m, "g", SYMC_F32, 1, (symc_dim[]){H}, &g, &err);
+    symc_add_input(m, "b", SYMC_F32, 1, (symc_dim[]){H}, &b, &err);
+    symc_attr ax = symc_attr_int("axis", -1), lna[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 1e-5)};
+    symc_tensor n = node(m, "layer_norm", "ln", (symc_tensor[]){x, g, b}, 3, lna, 2);
+    symc_tensor p = node(m, "softmax", "sm", &n, 1, &ax, 1);
+    symc_mark_output(m, p, &err);
+    if (shared) symc_mark_output(m, n, &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        CHECK(count_steps(e, RT_STEP_KERNEL) == (shared ? 2u : 1u));
+        if (shared) CHECK(!strstr(e->cuda_source, "computed in this kernel"));
+        else CHECK_CONTAINS(e->cuda_source, "its input is ln (layer_norm) computed in this kernel (never stored)");
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
 int main(void) {
+    test_row_chain(0);
+    test_row_chain(1);
     test_attention(0);
     test_attention(1);
     test_attention(2);
