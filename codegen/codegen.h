@@ -4,7 +4,8 @@
  * symbolic size becomes a slot of one shape program. With GPU code on (the
  * default), the CUDA target adds NVRTC-compiled kernels (cubin for the target
  * SM plus PTX), cuBLASLt/cuDNN call descriptors and copies, and, when a GPU is
- * present and tuning is on, the library choices timed at the opt shape. */
+ * present and tuning is on, the library choices timed at opt and at a few
+ * representatives of the symbol ranges (runtime/cuda_tune.c). */
 #ifndef SYMC_CODEGEN_CODEGEN_H
 #define SYMC_CODEGEN_CODEGEN_H
 
@@ -18,7 +19,7 @@ typedef struct cg_options {
     int gpu;          /* 1: emit GPU code (CUDA target); 0: a reference-only engine */
     const char *arch; /* "sm_90" etc.; NULL: the GPU present, else sm_90 */
     int precision;    /* rt_precision: 0 fp32 (true fp32), 1 tf32, 2 fp16, 3 bf16 */
-    int tune;         /* time library candidates at opt when a GPU is present */
+    int tune;         /* time library candidates (opt and a few range representatives) when a GPU is present */
     /* progress lines for long work (NULL: quiet) */
     void (*progress)(void *ctx, const char *msg);
     void *progress_ctx;

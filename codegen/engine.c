@@ -161,8 +161,9 @@ static void progress(const cg_options *o, const char *fmt, ...) {
 }
 
 /* With a GPU of the target SM present, time the library candidates at opt
- * and keep the winners; without one the runtime asks the heuristics once per
- * shape (DESIGN.md). */
+ * and at a few bucket representatives of the symbol ranges and keep every
+ * winner (runtime/cuda_tune.c); without one the runtime asks the heuristics
+ * once per shape (DESIGN.md). */
 static symc_status tune(const cg_options *opt, const cg_builder *b, uint8_t **bytes, size_t *size, symc_error *err) {
     int has_library = 0;
     for (uint32_t i = 0; i < b->n_steps; i++)
@@ -178,7 +179,7 @@ static symc_status tune(const cg_options *opt, const cg_builder *b, uint8_t **by
     size_t tuned_size = 0;
     symc_status st = rt_cuda_tune(*bytes, *size, &tuned, &tuned_size, opt->progress, opt->progress_ctx, err);
     if (st) {
-        symc_error_prefix(err, "tuning library calls at the opt shape");
+        symc_error_prefix(err, "tuning library calls");
         return st;
     }
     free(*bytes);

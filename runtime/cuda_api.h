@@ -89,6 +89,7 @@
     X(MatmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic", cublasLtMatmulAlgoGetHeuristic) \
     X(MatmulAlgoCheck, "cublasLtMatmulAlgoCheck", cublasLtMatmulAlgoCheck)                  \
     X(MatmulAlgoCapGetAttribute, "cublasLtMatmulAlgoCapGetAttribute", cublasLtMatmulAlgoCapGetAttribute) \
+    X(MatmulAlgoConfigGetAttribute, "cublasLtMatmulAlgoConfigGetAttribute", cublasLtMatmulAlgoConfigGetAttribute) \
     X(Matmul, "cublasLtMatmul", cublasLtMatmul)
 
 #define RT_DNN_FUNCS(X)                                                                                  \

@@ -13,16 +13,21 @@
  * cudnnAddTensor, which is valid with every algorithm.
  *
  * Descriptors and the algorithm are cached per step and shape: the tuned id
- * when N, H and W are within a factor of 2 of the tuned sizes, else the
+ * of the entry rt_tune_pick (runtime/tune.h) chooses for N, H and W (the
+ * nearest within 2x in each, or between two entries that agree), else the
  * first answer of cudnnGetConvolutionForwardAlgorithm_v7 that succeeds with
  * a workspace under the cap. The cuDNN workspace is per context and
  * grow-only. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/cuda_internal.h"
 #include "runtime/ref_kernels.h"
+#include "runtime/tune.h"
+
+_Static_assert(sizeof(int32_t) == RT_CONV_ALGO_SIZE, "a tuned cuDNN choice is an int32 id");
 
 #define CONV_CACHE 8
 #define CONV_WORKSPACE_CAP ((size_t)1 << 30) /* largest workspace an algorithm may ask for */
@@ -232,16 +237,15 @@ static symc_status make_descs(const rt_step *s, const conv_problem *p, conv_entr
     return SYMC_OK;
 }
 
-static int within2(int64_t x, int64_t t) { return x == t || (x > 0 && t > 0 && x <= 2 * t && t <= 2 * x); }
-
 static symc_status choose_algo(rt_conv_state *g, const rt_step *s, const conv_problem *p, conv_entry *en,
                                symc_error *err) {
     int32_t id;
-    if (s->algo_size == sizeof id && s->algo) {
-        memcpy(&id, s->algo, sizeof id);
+    const int64_t sizes[4] = {p->key.n, p->key.h, p->key.w, 0};
+    int pick = rt_tune_pick(s->tuned, s->n_tuned, sizes, RT_CONV_ALGO_SIZE);
+    if (pick >= 0) {
+        memcpy(&id, s->tuned[pick].algo, sizeof id);
         size_t ws = 0;
-        if (id >= 0 && id < CUDNN_CONVOLUTION_FWD_ALGO_COUNT && within2(p->key.n, s->tuned[0]) &&
-            within2(p->key.h, s->tuned[1]) && within2(p->key.w, s->tuned[2]) &&
+        if (id >= 0 && id < CUDNN_CONVOLUTION_FWD_ALGO_COUNT &&
             rt_dnn.GetConvolutionForwardWorkspaceSize(g->h, en->x, en->w, en->conv, en->y, (cudnnConvolutionFwdAlgo_t)id,
                                                       &ws) == CUDNN_STATUS_SUCCESS &&
             ws <= CONV_WORKSPACE_CAP) {
@@ -396,4 +400,21 @@ symc_status rt_conv_find(rt_cuda *c, uint32_t step, const int64_t *slots, int32_
 fail:
     symc_error_prefix(err, "node '%s': finding a convolution algorithm", rt_cuda_node_name(c->e, s));
     return st;
+}
+
+void rt_conv_algo_describe(const uint8_t *algo, uint32_t size, char *buf, size_t cap) {
+    /* cudnnConvolutionFwdAlgo_t, stable across cuDNN 8 and 9 */
+    static const char *const names[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM",     "DIRECT",
+                                        "FFT",           "FFT_TILING",            "WINOGRAD", "WINOGRAD_NONFUSED"};
+    int32_t id = -1;
+    if (!cap) return;
+    if (!algo || size != sizeof id) {
+        snprintf(buf, cap, "cuDNN choice of %u bytes (not an algorithm id)", size);
+        return;
+    }
+    memcpy(&id, algo, sizeof id);
+    if (id >= 0 && id < (int32_t)(sizeof names / sizeof names[0]))
+        snprintf(buf, cap, "cuDNN algo %d (%s)", (int)id, names[id]);
+    else
+        snprintf(buf, cap, "cuDNN algo %d (unknown to this runtime)", (int)id);
 }

@@ -20,16 +20,22 @@
  *
  * Descriptors and the algorithm are cached per step and problem key (sizes,
  * strides, alignment), so steady-state enqueues only set the bias pointer
- * and call cublasLtMatmul. The algorithm is the tuned one when the engine
- * has one, the sizes are within a factor of 2 of those it was tuned at, the
- * pointers are aligned as it needs, and cublasLtMatmulAlgoCheck accepts it;
- * otherwise the heuristic's first answer for this key. */
+ * and call cublasLtMatmul. The algorithm is the step's tuned entry that
+ * rt_tune_pick (runtime/tune.h) chooses for the sizes (the nearest one
+ * within 2x in every size, or between two entries that agree), when the
+ * pointers are aligned as it needs and cublasLtMatmulAlgoCheck accepts it;
+ * otherwise the heuristic's first answer for this key. Either way it is
+ * chosen once per key and cached; nothing is allocated on the hot path. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/cuda_internal.h"
 #include "runtime/ref_kernels.h"
+#include "runtime/tune.h"
+
+_Static_assert(sizeof(cublasLtMatmulAlgo_t) == RT_GEMM_ALGO_SIZE, "engine.h's RT_GEMM_ALGO_SIZE is stale");
 
 #define GEMM_WORKSPACE (32u << 20)
 #define GEMM_CACHE 8 /* shape keys remembered per step */
@@ -80,13 +86,13 @@ static int64_t dim(const rt_engine *e, const int64_t *slots, uint32_t t, int d) 
     return slots[e->tensors[t].dims[d]];
 }
 
-static symc_status shape_err(const rt_cuda *c, const rt_step *s, symc_status code, const char *what,
+static symc_status shape_err(const rt_engine *e, const rt_step *s, symc_status code, const char *what,
                              symc_error *err) {
-    return symc_error_setf(err, code, "node '%s' (GEMM step): %s", rt_cuda_node_name(c->e, s), what);
+    return symc_error_setf(err, code, "node '%s' (GEMM step): %s", rt_cuda_node_name(e, s), what);
 }
 
-static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, gemm_problem *p, symc_error *err) {
-    const rt_engine *e = c->e;
+/* Needs the engine only (no GPU): rt_gemm_sizes serves `symc inspect`. */
+static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots, gemm_problem *p, symc_error *err) {
     const rt_step *s = &e->steps[step];
     memset(p, 0, sizeof *p);
     p->ta_t = s->tensors[0];
@@ -95,7 +101,7 @@ static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, g
     p->tbias_t = s->tensors[3];
     p->td_t = s->tensors[4];
     if (p->ta_t == RT_NONE || p->tb_t == RT_NONE || p->td_t == RT_NONE)
-        return shape_err(c, s, SYMC_ERR_FORMAT, "the step lacks a, b or its output", err);
+        return shape_err(e, s, SYMC_ERR_FORMAT, "the step lacks a, b or its output", err);
     const rt_tensor *A = &e->tensors[p->ta_t], *B = &e->tensors[p->tb_t], *D = &e->tensors[p->td_t];
     p->dt = D->dtype;
     if (p->dt != SYMC_F32 && p->dt != SYMC_F64)
@@ -105,10 +111,10 @@ static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, g
     if (A->dtype != p->dt || B->dtype != p->dt ||
         (p->tc_t != RT_NONE && e->tensors[p->tc_t].dtype != p->dt) ||
         (p->tbias_t != RT_NONE && e->tensors[p->tbias_t].dtype != p->dt))
-        return shape_err(c, s, SYMC_ERR_FORMAT, "operands of different dtypes", err);
+        return shape_err(e, s, SYMC_ERR_FORMAT, "operands of different dtypes", err);
     p->esize = rt_ref_dtype_size(p->dt);
     int ra = A->rank, rb = B->rank;
-    if (ra < 1 || rb < 1) return shape_err(c, s, SYMC_ERR_FORMAT, "a scalar operand", err);
+    if (ra < 1 || rb < 1) return shape_err(e, s, SYMC_ERR_FORMAT, "a scalar operand", err);
     int ta = ra >= 2 && s->trans_a, tb = rb >= 2 && s->trans_b;
     int64_t m, k, kb, n;
     if (ra == 1) m = 1, k = dim(e, slots, p->ta_t, 0);
@@ -126,19 +132,19 @@ static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, g
     if (k != kb) {
         char msg[128];
         snprintf(msg, sizeof msg, "inner dims differ (%" PRId64 " and %" PRId64 ")", k, kb);
-        return shape_err(c, s, SYMC_ERR_INTERNAL, msg, err);
+        return shape_err(e, s, SYMC_ERR_INTERNAL, msg, err);
     }
     /* batch dims, right-aligned, NumPy broadcasting */
     int na = ra > 2 ? ra - 2 : 0, nbb = rb > 2 ? rb - 2 : 0;
     int nb = na > nbb ? na : nbb;
-    if (nb > GEMM_MAX_BATCH_RANK) return shape_err(c, s, SYMC_ERR_UNSUPPORTED, "more than 8 batch dims", err);
+    if (nb > GEMM_MAX_BATCH_RANK) return shape_err(e, s, SYMC_ERR_UNSUPPORTED, "more than 8 batch dims", err);
     if (e->nodes[s->node].op == IR_OP_GEMM && nb)
-        return shape_err(c, s, SYMC_ERR_FORMAT, "Gemm operands must be 2-D", err);
+        return shape_err(e, s, SYMC_ERR_FORMAT, "Gemm operands must be 2-D", err);
     int64_t batch = 1, a_count = 1, b_count = 1;
     for (int j = 0; j < nb; j++) {
         int ja = j - (nb - na), jb = j - (nb - nbb);
         int64_t da = ja >= 0 ? dim(e, slots, p->ta_t, ja) : 1, db = jb >= 0 ? dim(e, slots, p->tb_t, jb) : 1;
-        if (da != db && da != 1 && db != 1) return shape_err(c, s, SYMC_ERR_INTERNAL, "batch dims do not broadcast", err);
+        if (da != db && da != 1 && db != 1) return shape_err(e, s, SYMC_ERR_INTERNAL, "batch dims do not broadcast", err);
         p->out_dims[j] = da == 1 ? db : da;
         batch *= p->out_dims[j];
         a_count *= da;
@@ -146,19 +152,19 @@ static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, g
     }
     int64_t dn = 1;
     for (int d = 0; d < D->rank; d++) dn *= dim(e, slots, p->td_t, d);
-    if (dn != batch * m * n) return shape_err(c, s, SYMC_ERR_INTERNAL, "the output size is not batch*M*N", err);
+    if (dn != batch * m * n) return shape_err(e, s, SYMC_ERR_INTERNAL, "the output size is not batch*M*N", err);
     if (p->tc_t != RT_NONE) {
         const rt_tensor *C = &e->tensors[p->tc_t];
         int64_t cn = 1;
         for (int d = 0; d < C->rank; d++) cn *= dim(e, slots, p->tc_t, d);
         if (cn != batch * m * n)
-            return shape_err(c, s, SYMC_ERR_UNSUPPORTED, "C must be a full [M, N] matrix on the CUDA backend", err);
+            return shape_err(e, s, SYMC_ERR_UNSUPPORTED, "C must be a full [M, N] matrix on the CUDA backend", err);
     }
     if (p->tbias_t != RT_NONE) {
         const rt_tensor *bias = &e->tensors[p->tbias_t];
         int64_t bn = 1;
         for (int d = 0; d < bias->rank; d++) bn *= dim(e, slots, p->tbias_t, d);
-        if (bn != n) return shape_err(c, s, SYMC_ERR_INTERNAL, "the bias does not have N elements", err);
+        if (bn != n) return shape_err(e, s, SYMC_ERR_INTERNAL, "the bias does not have N elements", err);
     }
     p->ta = ta;
     p->tb = tb;
@@ -200,12 +206,13 @@ static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, g
     return SYMC_OK;
 }
 
-symc_status rt_gemm_shape_of(const rt_cuda *c, uint32_t step, const int64_t *slots, rt_gemm_shape *out,
-                             symc_error *err) {
+symc_status rt_gemm_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4], symc_error *err) {
+    if (step >= e->n_steps || e->steps[step].kind != RT_STEP_GEMM)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "step %u is not a GEMM step", step);
     gemm_problem p;
-    symc_status st = plan(c, step, slots, &p, err);
+    symc_status st = plan(e, step, slots, &p, err);
     if (st) return st;
-    *out = (rt_gemm_shape){p.m, p.n, p.k, p.batch};
+    sizes[0] = p.m, sizes[1] = p.n, sizes[2] = p.k, sizes[3] = p.batch;
     return SYMC_OK;
 }
 
@@ -320,16 +327,14 @@ static int algo_alignment_ok(const cublasLtMatmulAlgo_t *algo, uint32_t align) {
     return 1;
 }
 
-static int within2(int64_t x, int64_t t) { return x == t || (x > 0 && t > 0 && x <= 2 * t && t <= 2 * x); }
-
-/* The tuned algorithm, when it fits this problem. */
+/* The tuned algorithm rt_tune_pick chooses for these sizes, when there is
+ * one and it accepts this problem's alignment and descriptors. */
 static int use_tuned(rt_gemm_state *g, const rt_step *s, const gemm_problem *p, gemm_entry *en) {
-    if (s->algo_size != sizeof(cublasLtMatmulAlgo_t) || !s->algo) return 0;
-    if (!within2(p->m, s->tuned[0]) || !within2(p->n, s->tuned[1]) || !within2(p->k, s->tuned[2]) ||
-        !within2(p->batch, s->tuned[3]))
-        return 0;
+    const int64_t sizes[4] = {p->m, p->n, p->k, p->batch};
+    int pick = rt_tune_pick(s->tuned, s->n_tuned, sizes, RT_GEMM_ALGO_SIZE);
+    if (pick < 0) return 0;
     cublasLtMatmulAlgo_t algo;
-    memcpy(&algo, s->algo, sizeof algo);
+    memcpy(&algo, s->tuned[pick].algo, sizeof algo);
     if (!algo_alignment_ok(&algo, en->key.align)) return 0;
     cublasLtMatmulHeuristicResult_t res;
     memset(&res, 0, sizeof res);
@@ -452,7 +457,7 @@ static symc_status run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream
     const rt_step *s = &c->e->steps[step];
     rt_gemm_state *g = c->gemm;
     gemm_problem p;
-    symc_status st = plan(c, step, slots, &p, err);
+    symc_status st = plan(c->e, step, slots, &p, err);
     if (st) return st;
     if (p.m == 0 || p.n == 0 || p.batch == 0) return SYMC_OK; /* an empty output */
     int k0 = p.k == 0;
@@ -516,7 +521,7 @@ symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, 
     *n = 0;
     const rt_step *s = &c->e->steps[step];
     gemm_problem p;
-    symc_status st = plan(c, step, slots, &p, err);
+    symc_status st = plan(c->e, step, slots, &p, err);
     if (st || p.m == 0 || p.n == 0 || p.batch == 0) return st;
     int k0 = p.k == 0;
     CUdeviceptr pa = c->ptr[p.ta_t], pb = c->ptr[p.tb_t], pd = c->ptr[p.td_t];
@@ -549,4 +554,89 @@ symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, 
         if (res[i].state == CUBLAS_STATUS_SUCCESS) algos[kept++] = res[i].algo;
     *n = kept;
     return SYMC_OK;
+}
+
+/* ---- describing a tuned choice (symc inspect) ----------------------------------- */
+
+typedef enum lt_name_kind { LT_MATMUL_TILE, LT_MATMUL_STAGES, LT_CLUSTER_SHAPE } lt_name_kind;
+typedef struct lt_name {
+    lt_name_kind kind;
+    uint32_t id;
+    const char *name;
+} lt_name;
+static const lt_name lt_names[] = {
+#define RT_LT_NAME(kind, id, name) {LT_##kind, id, name},
+#include "cublaslt_names.h"
+#undef RT_LT_NAME
+    {LT_MATMUL_TILE, UINT32_MAX, NULL} /* never empty, whatever the header held */
+};
+
+static const char *lt_name_of(lt_name_kind kind, uint32_t id) {
+    for (size_t i = 0; i < sizeof lt_names / sizeof lt_names[0]; i++)
+        if (lt_names[i].kind == kind && lt_names[i].id == id && lt_names[i].name) return lt_names[i].name;
+    return NULL;
+}
+
+static uint32_t algo_attr(const cublasLtMatmulAlgo_t *a, cublasLtMatmulAlgoConfigAttributes_t attr, size_t size,
+                          int *ok) {
+    uint8_t buf[8] = {0};
+    size_t written = 0;
+    if (rt_lt.MatmulAlgoConfigGetAttribute(a, attr, buf, size, &written) != CUBLAS_STATUS_SUCCESS || written != size) {
+        *ok = 0;
+        return 0;
+    }
+    if (size == 2) {
+        uint16_t v;
+        memcpy(&v, buf, 2);
+        return v;
+    }
+    uint32_t v;
+    memcpy(&v, buf, 4);
+    return v;
+}
+
+void rt_gemm_algo_describe(const uint8_t *algo, uint32_t size, char *buf, size_t cap) {
+    if (!cap) return;
+    uint64_t h = 1469598103934665603ull; /* FNV-1a: equal choices show equal hashes */
+    for (uint32_t i = 0; algo && i < size; i++) h = (h ^ algo[i]) * 1099511628211ull;
+    if (!algo || size != sizeof(cublasLtMatmulAlgo_t) || rt_lt_load(NULL) != SYMC_OK) {
+        snprintf(buf, cap, "cuBLASLt algo #%08" PRIx32 " (%u bytes; %s)", (uint32_t)(h ^ (h >> 32)), size,
+                 size != sizeof(cublasLtMatmulAlgo_t) ? "not this cuBLASLt's algo size"
+                                                      : "libcublasLt not loadable here to decode it");
+        return;
+    }
+    cublasLtMatmulAlgo_t a;
+    memcpy(&a, algo, sizeof a);
+    int ok = 1;
+    uint32_t id = algo_attr(&a, CUBLASLT_ALGO_CONFIG_ID, 4, &ok);
+    uint32_t tile = algo_attr(&a, CUBLASLT_ALGO_CONFIG_TILE_ID, 4, &ok);
+    uint32_t stages = algo_attr(&a, CUBLASLT_ALGO_CONFIG_STAGES_ID, 4, &ok);
+    uint32_t splitk = algo_attr(&a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, 4, &ok);
+    uint32_t reduction = algo_attr(&a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, 4, &ok);
+    uint32_t swizzle = algo_attr(&a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, 4, &ok);
+    uint32_t custom = algo_attr(&a, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, 4, &ok);
+    int cluster_ok = 1;
+    uint32_t cluster = algo_attr(&a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, 2, &cluster_ok);
+    if (!ok) {
+        snprintf(buf, cap, "cuBLASLt algo #%08" PRIx32 " (cuBLASLt could not read its configuration)",
+                 (uint32_t)(h ^ (h >> 32)));
+        return;
+    }
+    /* only what is set: id 0 of tile, stages and cluster means "undefined /
+     * automatic" (kernels without tiles, e.g. the small-problem ones) */
+    char part[6][48];
+    memset(part, 0, sizeof part);
+    const char *tn = lt_name_of(LT_MATMUL_TILE, tile), *sn = lt_name_of(LT_MATMUL_STAGES, stages);
+    const char *cn = cluster_ok && cluster ? lt_name_of(LT_CLUSTER_SHAPE, cluster) : NULL;
+    if (tn) snprintf(part[0], sizeof part[0], ", tile %s", tn);
+    else if (tile) snprintf(part[0], sizeof part[0], ", tile id %u", tile);
+    if (sn) snprintf(part[1], sizeof part[1], ", stages %s", sn);
+    else if (stages) snprintf(part[1], sizeof part[1], ", stages id %u", stages);
+    if ((int32_t)splitk > 1) snprintf(part[2], sizeof part[2], ", split-k %d (reduction %u)", (int)(int32_t)splitk, reduction);
+    if (cn) snprintf(part[3], sizeof part[3], ", cluster %s", cn);
+    else if (cluster_ok && cluster) snprintf(part[3], sizeof part[3], ", cluster id %u", cluster);
+    if (swizzle) snprintf(part[4], sizeof part[4], ", swizzle %u", swizzle);
+    if (custom) snprintf(part[5], sizeof part[5], ", custom option %u", custom);
+    snprintf(buf, cap, "cuBLASLt algo %d%s%s%s%s%s%s", (int)(int32_t)id, part[0], part[1], part[2], part[3], part[4],
+             part[5]);
 }

@@ -1,37 +1,62 @@
-/* Build-time tuning of an engine's library steps on the present GPU.
+/* Build-time tuning of an engine's library steps on the present GPU, at opt
+ * and at a few bucket representatives of the symbol ranges.
  *
- * The engine is decoded and run as a real context would run it, at the
- * tuning point: every symbol at its opt value, inputs filled with random
- * floats (integer and bool inputs with zeros, so index inputs stay in
- * range), and the whole engine enqueued once so that intermediates hold
- * realistic values. Then, for each GEMM step, the cuBLASLt heuristic's
- * candidates (up to 8) are each timed in place through the normal GEMM path
- * with the algorithm forced (3 warm-ups, then the median of 10 runs timed
- * with events); a candidate that fails is skipped. For each CONV step
- * cudnnFindConvolutionForwardAlgorithmEx times cuDNN's algorithms itself.
- * The winners go into a copy of the steps (algo bytes and the sizes tuned
- * at), with the library versions, and the engine is encoded again. */
+ * rt_tune_points (runtime/tune.h) chooses at most RT_TUNE_MAX_POINTS points
+ * along one path min -> opt -> max (opt first, then the ends, then the
+ * geometric midpoints). At each point the engine is run as a real context
+ * would run it: the shape program evaluated for the point (a point that
+ * breaks a run-time guard is skipped), inputs filled with random floats
+ * (integer and bool inputs with zeros, so index inputs stay in range), and
+ * the whole engine enqueued once so that intermediates hold realistic
+ * values. Then, for each GEMM step, the cuBLASLt heuristic's candidates (up
+ * to 8) are each timed in place through the normal GEMM path with the
+ * algorithm forced (a warm-up, then 3 to 10 runs timed with events, fewer
+ * for long problems or candidates clearly slower than the best so far; the
+ * median counts; no more candidates once a step has taken TUNE_STEP_S); a
+ * candidate that fails is skipped. For each CONV step
+ * cudnnFindConvolutionForwardAlgorithmEx times cuDNN's algorithms itself. A
+ * step whose sizes do not change between points (a part of the model the
+ * symbols do not reach) is timed once.
+ *
+ * Every winner becomes an rt_tuned entry of its step (sizes, choice, time),
+ * sorted by size; the runtime picks among them per shape with rt_tune_pick.
+ * A point other than opt that runs out of device memory is skipped with a
+ * progress line; no new point starts once TUNE_BUDGET_S has passed, so a
+ * build stays inside BENCH.md's 10 s. Progress: one line per point, then a
+ * summary. The engine is encoded again with the entries and the library
+ * versions. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/cuda_internal.h"
 #include "runtime/ref_kernels.h"
+#include "runtime/tune.h"
 
 #define TUNE_CANDIDATES 8
-#define TUNE_WARMUP 3
-#define TUNE_RUNS 10
+#define TUNE_WARMUP 1           /* untimed: the first call of an algorithm may load its kernel */
+#define TUNE_RUNS_MIN 3         /* timed runs of a candidate, unless it is long or clearly slower */
+#define TUNE_RUNS_MAX 10
+#define TUNE_CANDIDATE_MS 25.0f /* GPU time after which a candidate's runs stop (>= 1 run) */
+#define TUNE_STEP_S 0.4         /* wall time after which a step's remaining candidates are not timed */
+#define TUNE_BUDGET_S 6.0       /* no new point starts after this long */
 
 typedef struct tuner {
     rt_engine *e;
     rt_cuda *c;
     int64_t *slots;
     void **addr;
-    CUdeviceptr *bufs; /* per tensor: our input/output buffers */
-    rt_step *steps;    /* the mutable copy */
-    uint8_t **algo;    /* per step: its new algo bytes */
+    CUdeviceptr *bufs;    /* per tensor: our input/output buffers at the current point */
+    rt_step *steps;       /* the mutable copy */
+    rt_tuned *entries;    /* RT_TUNE_MAX_POINTS per step */
+    uint8_t *algo_store;  /* RT_ALGO_MAX bytes per entry */
+    uint32_t *n_entries;  /* per step */
+    int64_t *sizes;       /* per step: its 4 sizes at the current point */
+    uint8_t *todo;        /* per step: to be timed at the current point */
+    uint32_t failed;      /* steps where no candidate ran, over all points */
     CUevent ev[2];
     void (*progress)(void *, const char *);
     void *progress_ctx;
@@ -50,6 +75,12 @@ static void say(tuner *t, const char *fmt, ...) {
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     t->progress(t->progress_ctx, buf);
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* xorshift: reproducible data without touching the process's rand() */
@@ -97,81 +128,202 @@ static int cmp_float(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Median time of one GEMM step with `algo` forced; < 0 when it fails. */
-static float time_gemm(tuner *t, uint32_t step, const cublasLtMatmulAlgo_t *algo) {
+/* Median time of one GEMM step with `algo` forced; < 0 when it fails.
+ * best: the best median so far (0: none), to stop early on a clear loser.
+ * Runs: TUNE_RUNS_MIN to TUNE_RUNS_MAX, fewer once TUNE_CANDIDATE_MS of GPU
+ * time is spent (a 20 ms GEMM times precisely in one or two runs), or once
+ * the candidate is clearly slower than the best (2x after one run, 1.25x
+ * after TUNE_RUNS_MIN). */
+static float time_gemm(tuner *t, uint32_t step, const cublasLtMatmulAlgo_t *algo, float best) {
     rt_cuda *c = t->c;
     c->force = (rt_cuda_force){step, algo};
-    float times[TUNE_RUNS], ms = -1;
+    float times[TUNE_RUNS_MAX], ms = -1, total = 0, fastest = 0;
+    int runs = 0;
     symc_error e = {0};
     for (int i = 0; i < TUNE_WARMUP; i++)
         if (rt_gemm_run(c, step, t->slots, NULL, &e)) goto done;
     if (rt_cu.CtxSynchronize() != CUDA_SUCCESS) goto done;
-    for (int i = 0; i < TUNE_RUNS; i++) {
+    while (runs < TUNE_RUNS_MAX) {
+        float x = 0;
         if (rt_cu.EventRecord(t->ev[0], NULL) != CUDA_SUCCESS || rt_gemm_run(c, step, t->slots, NULL, &e) ||
             rt_cu.EventRecord(t->ev[1], NULL) != CUDA_SUCCESS || rt_cu.EventSynchronize(t->ev[1]) != CUDA_SUCCESS ||
-            rt_cu.EventElapsedTime(&times[i], t->ev[0], t->ev[1]) != CUDA_SUCCESS)
+            rt_cu.EventElapsedTime(&x, t->ev[0], t->ev[1]) != CUDA_SUCCESS)
             goto done;
+        times[runs++] = x;
+        total += x;
+        if (runs == 1 || x < fastest) fastest = x;
+        if (total >= TUNE_CANDIDATE_MS || (best > 0 && fastest > 2.0f * best)) break;
+        if (runs >= TUNE_RUNS_MIN && best > 0 && fastest > 1.25f * best) break;
     }
-    qsort(times, TUNE_RUNS, sizeof times[0], cmp_float);
-    ms = times[TUNE_RUNS / 2];
+    qsort(times, (size_t)runs, sizeof times[0], cmp_float);
+    ms = times[(runs - 1) / 2]; /* the lower median */
 done:
     c->force = (rt_cuda_force){0, NULL};
     return ms;
 }
 
-static symc_status tune_gemm(tuner *t, uint32_t i, symc_error *err) {
-    rt_step *s = &t->steps[i];
-    const char *name = rt_cuda_node_name(t->e, s);
-    rt_gemm_shape sh;
-    symc_status st = rt_gemm_shape_of(t->c, i, t->slots, &sh, err);
-    if (st) return st;
+/* The fastest candidate of GEMM step i at the current point into *out
+ * (*found = 0 when none ran: the runtime heuristic then serves there). */
+static symc_status tune_gemm(tuner *t, uint32_t i, rt_tuned *out, uint8_t *algo, int *found, symc_error *err) {
+    *found = 0;
     cublasLtMatmulAlgo_t cand[TUNE_CANDIDATES];
     int n = 0;
-    if ((st = rt_gemm_candidates(t->c, i, t->slots, cand, TUNE_CANDIDATES, &n, err))) return st;
+    symc_status st = rt_gemm_candidates(t->c, i, t->slots, cand, TUNE_CANDIDATES, &n, err);
+    if (st) return st;
     int best = -1;
-    float best_ms = 0, first_ms = -1;
+    float best_ms = 0;
+    double start = now_s();
     for (int k = 0; k < n; k++) {
-        float ms = time_gemm(t, i, &cand[k]);
-        if (k == 0) first_ms = ms;
+        if (best >= 0 && now_s() - start > TUNE_STEP_S) break; /* a huge problem: keep the best so far */
+        float ms = time_gemm(t, i, &cand[k], best < 0 ? 0 : best_ms);
         if (ms >= 0 && (best < 0 || ms < best_ms)) best = k, best_ms = ms;
     }
-    if (best < 0) {
-        say(t, "tuning gemm '%s' at m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " batch=%" PRId64
-               ": %d candidates, none ran; the runtime heuristic will choose",
-            name, sh.m, sh.n, sh.k, sh.batch, n);
-        return SYMC_OK;
-    }
-    t->algo[i] = malloc(sizeof(cublasLtMatmulAlgo_t));
-    if (!t->algo[i]) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
-    memcpy(t->algo[i], &cand[best], sizeof cand[best]);
-    s->algo = t->algo[i];
-    s->algo_size = sizeof(cublasLtMatmulAlgo_t);
-    s->tuned[0] = sh.m, s->tuned[1] = sh.n, s->tuned[2] = sh.k, s->tuned[3] = sh.batch;
-    say(t, "tuning gemm '%s' at m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " batch=%" PRId64
-           ": %d candidates, best %.3f ms (heuristic's first %.3f ms)",
-        name, sh.m, sh.n, sh.k, sh.batch, n, (double)best_ms, (double)first_ms);
+    if (best < 0) return SYMC_OK;
+    memcpy(algo, &cand[best], sizeof cand[best]);
+    out->algo = algo;
+    out->algo_size = (uint32_t)sizeof cand[best];
+    out->ms = best_ms;
+    *found = 1;
     return SYMC_OK;
 }
 
-static symc_status tune_conv(tuner *t, uint32_t i, symc_error *err) {
-    rt_step *s = &t->steps[i];
-    int32_t algo;
+static symc_status tune_conv(tuner *t, uint32_t i, rt_tuned *out, uint8_t *algo, int *found, symc_error *err) {
+    *found = 0;
+    int32_t id;
     float ms;
     int n;
-    symc_status st = rt_conv_find(t->c, i, t->slots, &algo, &ms, &n, err);
-    if (st) return st;
-    if (algo < 0) return SYMC_OK; /* an empty convolution at opt */
-    const rt_tensor *x = &t->e->tensors[s->tensors[0]];
-    t->algo[i] = malloc(sizeof algo);
-    if (!t->algo[i]) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
-    memcpy(t->algo[i], &algo, sizeof algo);
-    s->algo = t->algo[i];
-    s->algo_size = sizeof algo;
-    s->tuned[0] = t->slots[x->dims[0]], s->tuned[1] = t->slots[x->dims[2]], s->tuned[2] = t->slots[x->dims[3]];
-    s->tuned[3] = 0;
-    say(t, "tuning conv '%s' at n=%" PRId64 " h=%" PRId64 " w=%" PRId64 ": %d algorithms, best %d at %.3f ms",
-        rt_cuda_node_name(t->e, s), s->tuned[0], s->tuned[1], s->tuned[2], n, (int)algo, (double)ms);
+    symc_status st = rt_conv_find(t->c, i, t->slots, &id, &ms, &n, err);
+    if (st || id < 0) return st; /* id < 0: an empty convolution here */
+    memcpy(algo, &id, sizeof id);
+    out->algo = algo;
+    out->algo_size = (uint32_t)sizeof id;
+    out->ms = ms > 0 ? ms : 0;
+    *found = 1;
     return SYMC_OK;
+}
+
+/* "B=8,S=128": the symbols that vary (all of them when none does) */
+static void point_label(const rt_engine *e, const int64_t *values, char *buf, size_t cap) {
+    size_t len = 0;
+    int any = 0;
+    buf[0] = '\0';
+    for (int pass = 0; pass < 2 && !any; pass++)
+        for (uint32_t s = 0; s < e->n_symbols; s++) {
+            if (pass == 0 && e->symbols[s].min == e->symbols[s].max) continue;
+            int n = snprintf(buf + len, cap - len, "%s%s=%" PRId64, any ? "," : "", e->symbols[s].name, values[s]);
+            any = 1;
+            if (n < 0 || (size_t)n >= cap - len) {
+                if (cap > 4) memcpy(buf + cap - 4, "...", 4);
+                return;
+            }
+            len += (size_t)n;
+        }
+    if (!any) snprintf(buf, cap, "the static shape");
+}
+
+static void release_io(tuner *t) {
+    if (!t->c) return;
+    rt_cu.CtxSynchronize();
+    for (uint32_t i = 0; i < t->e->n_tensors; i++) {
+        rt_cuda_free(t->c, t->bufs[i]);
+        t->bufs[i] = 0;
+        t->addr[i] = NULL;
+    }
+}
+
+static int library_step(const rt_step *s) { return s->kind == RT_STEP_GEMM || s->kind == RT_STEP_CONV; }
+
+/* One point: run the engine there, then time every library step whose sizes
+ * are new. */
+static symc_status tune_point(tuner *t, const int64_t *values, const char *label, const char *kind, uint32_t k,
+                              uint32_t np, symc_error *err) {
+    rt_engine *e = t->e;
+    symc_status st = sym_program_eval(e->program, e->program_size, values, e->n_symbols, t->slots, e->num_slots, err);
+    if (st) {
+        symc_error_prefix(err, "evaluating the shape program");
+        return st;
+    }
+    uint32_t g = rt_tune_guard_broken(e, t->slots);
+    if (g != RT_NONE) {
+        say(t, "not tuning at %s (%s, %u/%u): it breaks a condition of the model: %s", label, kind, k + 1, np,
+            e->guards[g].message);
+        return SYMC_OK;
+    }
+    release_io(t);
+    uint64_t seed = 0x9e3779b97f4a7c15ull + k;
+    for (uint32_t i = 0; i < e->n_tensors; i++) {
+        if (!rt_engine_is_io(e, i) || e->tensors[i].constant != RT_NONE) continue;
+        size_t n = rt_cuda_tensor_bytes(e, t->slots, i);
+        if (n == SIZE_MAX) return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large", e->tensors[i].name);
+        if ((st = rt_cuda_alloc(t->c, n, &t->bufs[i], "a tuning buffer", err))) return st;
+        t->addr[i] = (void *)(uintptr_t)t->bufs[i];
+        if ((st = fill_random(t, i, n, &seed, err))) return st;
+    }
+    /* one full run: checks the engine and gives intermediates real values */
+    if ((st = rt_cuda_enqueue(t->c, t->slots, 1, t->addr, NULL, NULL, err))) {
+        symc_error_prefix(err, "running the engine");
+        return st;
+    }
+    if ((st = RT_CU(err, CtxSynchronize, ()))) return st;
+    uint32_t n_gemm = 0, n_conv = 0, n_known = 0;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        t->todo[i] = 0;
+        if (!library_step(&e->steps[i])) continue;
+        int64_t *sz = &t->sizes[(size_t)i * 4];
+        if ((st = rt_tune_sizes(e, i, t->slots, sz, err))) return st;
+        int empty = e->steps[i].kind == RT_STEP_GEMM ? (sz[0] == 0 || sz[1] == 0 || sz[3] == 0)
+                                                     : (sz[0] == 0 || sz[1] == 0 || sz[2] == 0);
+        if (empty) continue;
+        int known = 0;
+        for (uint32_t j = 0; j < t->n_entries[i] && !known; j++)
+            known = !memcmp(t->entries[(size_t)i * RT_TUNE_MAX_POINTS + j].at, sz, 4 * sizeof *sz);
+        if (known) {
+            n_known++;
+            continue;
+        }
+        t->todo[i] = 1;
+        if (e->steps[i].kind == RT_STEP_GEMM) n_gemm++;
+        else n_conv++;
+    }
+    char known_note[64] = "";
+    if (n_known) snprintf(known_note, sizeof known_note, " (%u already tuned at these sizes)", n_known);
+    say(t, "tuning at %s (%s, %u/%u): %u GEMM steps, %u conv%s", label, kind, k + 1, np, n_gemm, n_conv, known_note);
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        if (!t->todo[i] || t->n_entries[i] >= RT_TUNE_MAX_POINTS) continue;
+        size_t slot = (size_t)i * RT_TUNE_MAX_POINTS + t->n_entries[i];
+        rt_tuned *out = &t->entries[slot];
+        uint8_t *algo = &t->algo_store[slot * RT_ALGO_MAX];
+        int found = 0;
+        memset(out, 0, sizeof *out);
+        memcpy(out->at, &t->sizes[(size_t)i * 4], sizeof out->at);
+        st = e->steps[i].kind == RT_STEP_GEMM ? tune_gemm(t, i, out, algo, &found, err)
+                                              : tune_conv(t, i, out, algo, &found, err);
+        if (st) return st;
+        if (found) t->n_entries[i]++;
+        else t->failed++;
+    }
+    return SYMC_OK;
+}
+
+/* entries of one step by size, smallest first (for reading; the pick does not care) */
+static void sort_entries(rt_tuned *v, uint32_t n) {
+    for (uint32_t i = 1; i < n; i++) {
+        rt_tuned x = v[i];
+        uint32_t j = i;
+        while (j > 0) {
+            const int64_t *a = v[j - 1].at;
+            int greater = 0;
+            for (int d = 0; d < 4; d++)
+                if (a[d] != x.at[d]) {
+                    greater = a[d] > x.at[d];
+                    break;
+                }
+            if (!greater) break;
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
 }
 
 symc_status rt_cuda_tune(const uint8_t *bytes, size_t size, uint8_t **out, size_t *out_size,
@@ -186,49 +338,68 @@ symc_status rt_cuda_tune(const uint8_t *bytes, size_t size, uint8_t **out, size_
     symc_status st = rt_engine_decode(bytes, size, &t.e, err);
     if (st) return st;
     rt_engine *e = t.e;
-    int64_t *values = calloc(e->n_symbols + 1, sizeof *values);
+    double start = now_s();
+    size_t n_entries = (size_t)e->n_steps * RT_TUNE_MAX_POINTS;
+    int64_t *points = calloc((size_t)RT_TUNE_MAX_POINTS * e->n_symbols + 1, sizeof *points);
     t.slots = calloc(e->num_slots + 1, sizeof *t.slots);
     t.addr = calloc(e->n_tensors + 1, sizeof *t.addr);
     t.bufs = calloc(e->n_tensors + 1, sizeof *t.bufs);
     t.steps = calloc(e->n_steps + 1, sizeof *t.steps);
-    t.algo = calloc(e->n_steps + 1, sizeof *t.algo);
-    if (!values || !t.slots || !t.addr || !t.bufs || !t.steps || !t.algo) {
+    t.entries = calloc(n_entries + 1, sizeof *t.entries);
+    t.algo_store = calloc(n_entries * RT_ALGO_MAX + 1, 1);
+    t.n_entries = calloc(e->n_steps + 1, sizeof *t.n_entries);
+    t.sizes = calloc((size_t)e->n_steps * 4 + 1, sizeof *t.sizes);
+    t.todo = calloc(e->n_steps + 1, 1);
+    if (!points || !t.slots || !t.addr || !t.bufs || !t.steps || !t.entries || !t.algo_store || !t.n_entries ||
+        !t.sizes || !t.todo) {
         st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
         goto done;
     }
     if (e->n_steps) memcpy(t.steps, e->steps, e->n_steps * sizeof *t.steps);
-    for (uint32_t i = 0; i < e->n_symbols; i++) values[i] = e->symbols[i].opt;
-    if ((st = sym_program_eval(e->program, e->program_size, values, e->n_symbols, t.slots, e->num_slots, err))) {
-        symc_error_prefix(err, "tuning: evaluating the shape program at the opt sizes");
-        goto done;
-    }
+    uint8_t kinds[RT_TUNE_MAX_POINTS];
+    uint32_t np = rt_tune_points(e->symbols, e->n_symbols, RT_TUNE_MAX_POINTS, points, kinds);
     if ((st = rt_cuda_create(e, NULL, &t.c, err))) goto done;
     if ((st = RT_CU(err, EventCreate, (&t.ev[0], CU_EVENT_DEFAULT)))) goto done;
     if ((st = RT_CU(err, EventCreate, (&t.ev[1], CU_EVENT_DEFAULT)))) goto done;
-    uint64_t seed = 0x9e3779b97f4a7c15ull;
-    for (uint32_t i = 0; i < e->n_tensors; i++) {
-        if (!rt_engine_is_io(e, i) || e->tensors[i].constant != RT_NONE) continue;
-        size_t n = rt_cuda_tensor_bytes(e, t.slots, i);
-        if (n == SIZE_MAX) {
-            st = symc_error_setf(err, SYMC_ERR_OVERFLOW, "tuning: tensor '%s' is too large", e->tensors[i].name);
+    uint32_t done_points = 0;
+    for (uint32_t k = 0; k < np; k++) {
+        const int64_t *values = points + (size_t)k * e->n_symbols;
+        const char *kind = rt_tune_point_name((rt_tune_point_kind)kinds[k]);
+        char label[160];
+        point_label(e, values, label, sizeof label);
+        if (k > 0 && now_s() - start > TUNE_BUDGET_S) {
+            say(&t, "tuning: stopping after %u of %u points (%.1f s spent, budget %.0f s); the heuristic serves "
+                    "sizes far from them", k, np, now_s() - start, TUNE_BUDGET_S);
+            break;
+        }
+        st = tune_point(&t, values, label, kind, k, np, err);
+        if (st == SYMC_ERR_NOMEM && kinds[k] != RT_POINT_OPT) {
+            say(&t, "not tuning at %s (%s, %u/%u): %s", label, kind, k + 1, np, err->msg);
+            release_io(&t);
+            st = SYMC_OK;
+            continue;
+        }
+        if (st) {
+            symc_error_prefix(err, "tuning at %s (%s)", label, kind);
             goto done;
         }
-        if ((st = rt_cuda_alloc(t.c, n, &t.bufs[i], "a tuning buffer", err))) goto done;
-        t.addr[i] = (void *)(uintptr_t)t.bufs[i];
-        if ((st = fill_random(&t, i, n, &seed, err))) goto done;
+        done_points++;
     }
-    /* one full run: checks the engine and gives intermediates real values */
-    if ((st = rt_cuda_enqueue(t.c, t.slots, 1, t.addr, NULL, NULL, err))) {
-        symc_error_prefix(err, "tuning: running the engine at the opt sizes");
-        goto done;
-    }
-    if ((st = RT_CU(err, CtxSynchronize, ()))) goto done;
     int has_gemm = 0, has_conv = 0;
-    for (uint32_t i = 0; i < e->n_steps && !st; i++) {
-        if (e->steps[i].kind == RT_STEP_GEMM) has_gemm = 1, st = tune_gemm(&t, i, err);
-        else if (e->steps[i].kind == RT_STEP_CONV) has_conv = 1, st = tune_conv(&t, i, err);
+    uint32_t total = 0, n_lib = 0;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        if (!library_step(&e->steps[i])) continue;
+        n_lib++;
+        has_gemm |= e->steps[i].kind == RT_STEP_GEMM;
+        has_conv |= e->steps[i].kind == RT_STEP_CONV;
+        rt_tuned *v = &t.entries[(size_t)i * RT_TUNE_MAX_POINTS];
+        sort_entries(v, t.n_entries[i]);
+        t.steps[i].n_tuned = t.n_entries[i];
+        t.steps[i].tuned = t.n_entries[i] ? v : NULL;
+        total += t.n_entries[i];
     }
-    if (st) goto done;
+    say(&t, "tuned %u library steps at %u of %u points in %.1f s: %u entries%s", n_lib, done_points, np,
+        now_s() - start, total, t.failed ? " (some problems had no candidate that ran; the heuristic serves them)" : "");
     rt_engine copy = *e;
     copy.steps = t.steps;
     copy.owned = NULL;
@@ -244,20 +415,21 @@ symc_status rt_cuda_tune(const uint8_t *bytes, size_t size, uint8_t **out, size_
     st = rt_engine_encode(&copy, out, out_size, err);
 done:
     if (t.c) {
-        rt_cu.CtxSynchronize();
-        for (uint32_t i = 0; i < e->n_tensors; i++) rt_cuda_free(t.c, t.bufs[i]);
+        release_io(&t);
         if (t.ev[0]) rt_cu.EventDestroy(t.ev[0]);
         if (t.ev[1]) rt_cu.EventDestroy(t.ev[1]);
         rt_cuda_destroy(t.c);
     }
-    if (t.algo)
-        for (uint32_t i = 0; i < e->n_steps; i++) free(t.algo[i]);
-    free(t.algo);
+    free(t.todo);
+    free(t.sizes);
+    free(t.n_entries);
+    free(t.algo_store);
+    free(t.entries);
     free(t.steps);
     free(t.bufs);
     free(t.addr);
     free(t.slots);
-    free(values);
+    free(points);
     rt_engine_free(e);
     return st;
 }

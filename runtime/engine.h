@@ -20,7 +20,11 @@
 extern "C" {
 #endif
 
-#define RT_ENGINE_FORMAT_VERSION 2u
+/* Format 3: a library step carries a list of tuned entries (rt_tuned), not
+ * one choice. Files of any other version are refused with a message that says
+ * which versions are involved and to rebuild the engine (engines are build
+ * artifacts tied to the library versions they were tuned with anyway). */
+#define RT_ENGINE_FORMAT_VERSION 3u
 #define RT_NONE 0xffffffffu
 
 typedef struct rt_symbol {
@@ -61,7 +65,7 @@ typedef struct rt_constant {
     size_t size;
 } rt_constant;
 
-/* ---- GPU part (format 2). The reference backend runs `nodes`; the CUDA
+/* ---- GPU part (format 2 on). The reference backend runs `nodes`; the CUDA
  * backend runs `steps`, in order, on one stream. ------------------------- */
 
 typedef enum rt_step_kind {
@@ -100,7 +104,23 @@ typedef enum rt_precision {
 } rt_precision;
 
 #define RT_STEP_MAX_TENSORS 5
-#define RT_ALGO_MAX 256
+#define RT_ALGO_MAX 256 /* bytes of one tuned choice, at most */
+#define RT_GEMM_ALGO_SIZE 64 /* sizeof(cublasLtMatmulAlgo_t), checked in cuda_gemm.c */
+#define RT_CONV_ALGO_SIZE 4  /* a cudnnConvolutionFwdAlgo_t as int32 */
+#define RT_TUNED_MAX 16 /* tuned entries of one library step */
+
+/* One library choice timed at build time: the problem sizes it was timed at
+ * (GEMM: m, n, k, batch as cuda_gemm.c plans the call, after folding a
+ * broadcast batch into m; CONV: n, h, w of x, then 0), the choice
+ * (cublasLtMatmulAlgo_t bytes, or a cuDNN forward algorithm id as int32) and
+ * its median time there (0 when not recorded). The runtime picks among a
+ * step's entries with rt_tune_pick (runtime/tune.h). */
+typedef struct rt_tuned {
+    int64_t at[4];
+    float ms;
+    uint32_t algo_size; /* RT_GEMM_ALGO_SIZE or RT_CONV_ALGO_SIZE */
+    const uint8_t *algo;
+} rt_tuned;
 
 typedef struct rt_step {
     uint8_t kind;       /* rt_step_kind */
@@ -121,12 +141,12 @@ typedef struct rt_step {
     uint32_t tensors[RT_STEP_MAX_TENSORS]; /* RT_NONE where absent */
     uint8_t trans_a, trans_b, epilogue, precision;
     float alpha, beta;
-    /* the tuned choice (cublasLtMatmulAlgo_t bytes, or a cuDNN algo id as
-     * int32), and the sizes it was tuned at (GEMM: m, n, k, batch; CONV: n,
-     * h, w, 0); empty when the build had no GPU */
-    uint32_t algo_size;
-    const uint8_t *algo;
-    int64_t tuned[4];
+    /* GEMM and CONV: the choices timed at build time, at opt and at a few
+     * representatives of the symbol ranges (runtime/cuda_tune.c), sorted by
+     * size; none when the build had no GPU (the runtime then asks the
+     * library's heuristic once per shape) */
+    uint32_t n_tuned; /* <= RT_TUNED_MAX */
+    const rt_tuned *tuned;
 } rt_step;
 
 typedef struct rt_engine {
@@ -184,7 +204,8 @@ uint64_t rt_engine_checksum(const uint8_t *bytes, size_t size);
 /* A whole file into malloc'd bytes (for engines; used by symrt and the tools). */
 symc_status rt_read_file(const char *path, uint8_t **bytes, size_t *size, symc_error *err);
 
-/* Encodes an engine (malloc'd bytes; free() them). */
+/* Encodes an engine (malloc'd bytes; free() them), as format
+ * e->format_version (0: RT_ENGINE_FORMAT_VERSION; only tests write another). */
 symc_status rt_engine_encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error *err);
 /* Decodes and checks untrusted bytes. The engine keeps its own copy of
  * everything; free it with rt_engine_free. */

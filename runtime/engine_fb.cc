@@ -3,14 +3,20 @@
  *
  * Decoding never trusts the bytes: identifier and size, then the FlatBuffers
  * verifier, then a semantic pass over every index (symbols, inputs, tensors,
- * constants, program slots, op names) and the shape program's own check, all
- * before anything is allocated. A checksum trailer catches what no structural
- * check can (a flipped weight or kernel byte). The decoded engine is a copy in one malloc'd
- * block plus the constant data, so the caller's buffer can go away. No
- * exception escapes: allocation failures become SYMC_ERR_NOMEM. */
+ * constants, program slots, op names, every step's tuned entries: count,
+ * sizes, bytes, time) and the shape program's own check, all before anything
+ * is allocated. The format version is read only after the verifier accepts
+ * the buffer; the schema keeps retired fields (deprecated, never reused), so
+ * a file of another version still verifies and is refused by its version
+ * number, with a message, not as "corrupt". A checksum trailer catches what
+ * no structural check can (a flipped weight or kernel byte). The decoded
+ * engine is a copy in one malloc'd block plus the constant data, so the
+ * caller's buffer can go away. No exception escapes: allocation failures
+ * become SYMC_ERR_NOMEM. */
 #include "runtime/engine.h"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -108,15 +114,25 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
         const rt_step &s = e->steps[i];
         std::vector<fb::StepArg> args;
         for (uint32_t k = 0; k < s.n_args; k++) args.push_back(fb::StepArg(s.args[k].kind, s.args[k].value));
+        if (s.n_tuned > RT_TUNED_MAX || (s.n_tuned && !s.tuned))
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "step %u of engine '%s' has %u tuned entries; at most %u",
+                                   i, e->name, s.n_tuned, RT_TUNED_MAX);
+        std::vector<flatbuffers::Offset<fb::Tuned>> tunings;
+        for (uint32_t k = 0; k < s.n_tuned; k++) {
+            const rt_tuned &t = s.tuned[k];
+            tunings.push_back(fb::CreateTuned(b, b.CreateVector(t.at, 4), t.ms,
+                                              b.CreateVector(t.algo, t.algo ? t.algo_size : 0)));
+        }
         steps.push_back(fb::CreateStep(b, s.kind, s.node, s.kernel, s.work, s.per_block, s.block, s.shared,
                                        b.CreateVectorOfStructs(args), b.CreateVector(s.tensors, s.n_tensors),
                                        s.trans_a != 0, s.trans_b != 0, s.epilogue, s.precision, s.alpha, s.beta,
-                                       b.CreateVector(s.algo, s.algo_size), b.CreateVector(s.tuned, 4)));
+                                       s.n_tuned ? b.CreateVector(tunings) : 0));
     }
     b.ForceVectorAlignment(e->cubin_size, 1, 16);
     auto cubin = b.CreateVector(e->cubin, e->cubin_size);
+    /* e->format_version when set: tests write other versions to see them refused */
     auto root = fb::CreateEngine(
-        b, RT_ENGINE_FORMAT_VERSION, str(e->symc_version), str(e->cuda_version), str(e->cublas_version),
+        b, e->format_version ? e->format_version : RT_ENGINE_FORMAT_VERSION, str(e->symc_version), str(e->cuda_version), str(e->cublas_version),
         str(e->cudnn_version), e->sm, str(e->name), b.CreateVector(symbols), b.CreateVector(sources), program,
         e->num_slots, b.CreateVector(guards), b.CreateVector(tensors), b.CreateVector(nodes),
         b.CreateVector(e->inputs, e->n_inputs), b.CreateVector(e->outputs, e->n_outputs), b.CreateVector(constants),
@@ -144,6 +160,31 @@ int find_op(const char *name, ir_op *out) {
             return 1;
         }
     return 0;
+}
+
+/* A step's tuned entries: only library steps have them, at most
+ * RT_TUNED_MAX, each with exactly 4 sizes >= 0, a choice of the size its
+ * library uses (RT_GEMM_ALGO_SIZE / RT_CONV_ALGO_SIZE) and a finite time
+ * >= 0. */
+symc_status check_tunings(const fb::Step *s, uint32_t i, const char *node, symc_error *err) {
+    uint32_t n = len(s->tunings());
+    if (n == 0) return SYMC_OK;
+    if (s->kind() != RT_STEP_GEMM && s->kind() != RT_STEP_CONV)
+        return bad(err, "step %u (node '%s') is not a library call but has %u tuned entries", i, node, n);
+    if (n > RT_TUNED_MAX)
+        return bad(err, "step %u (node '%s') has %u tuned entries; at most %u", i, node, n, (unsigned)RT_TUNED_MAX);
+    for (uint32_t k = 0; k < n; k++) {
+        const fb::Tuned *t = s->tunings()->Get(k);
+        uint32_t na = len(t->at()), nb = len(t->algo());
+        bool sizes_ok = na == 4;
+        for (uint32_t d = 0; sizes_ok && d < na; d++) sizes_ok = t->at()->Get(d) >= 0;
+        uint32_t want = s->kind() == RT_STEP_GEMM ? RT_GEMM_ALGO_SIZE : RT_CONV_ALGO_SIZE;
+        if (!sizes_ok || nb != want || !std::isfinite(t->ms()) || t->ms() < 0)
+            return bad(err, "step %u (node '%s') tuned entry %u is malformed: %u sizes (need 4, none negative), %u "
+                            "bytes of choice (need %u), time %g ms (need finite, >= 0)",
+                       i, node, k, na, nb, want, (double)t->ms());
+    }
+    return SYMC_OK;
 }
 
 /* The GPU part: every step's kernel, node, slots and tensors in range, the
@@ -177,11 +218,11 @@ symc_status check_gpu(const fb::Engine *e, uint32_t nt, uint32_t slots, symc_err
             for (uint32_t k = 0; k < n; k++)
                 if (s->tensors()->Get(k) != RT_NONE && s->tensors()->Get(k) >= nt)
                     return bad(err, "step %u (node '%s') tensor %u is out of range", i, node, k);
-            if (s->epilogue() > RT_EPI_GELU || s->precision() > RT_PREC_BF16 || len(s->algo()) > RT_ALGO_MAX ||
-                (len(s->tuned()) != 0 && len(s->tuned()) != 4))
-                return bad(err, "step %u (node '%s') has an unknown epilogue or precision, or a malformed tuned choice",
-                           i, node);
+            if (s->epilogue() > RT_EPI_GELU || s->precision() > RT_PREC_BF16)
+                return bad(err, "step %u (node '%s') has an unknown epilogue or precision", i, node);
         }
+        symc_status st = check_tunings(s, i, node, err);
+        if (st) return st;
     }
     uint32_t na = len(e->aliases());
     if (na && na != nt) return bad(err, "engine has %u aliases for %u tensors", na, nt);
@@ -319,7 +360,8 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
         return bad(err, "corrupt engine (%zu bytes): the FlatBuffers verifier rejects it", size);
     const fb::Engine *e = fb::GetSizePrefixedEngine(bytes);
     if (e->format_version() != RT_ENGINE_FORMAT_VERSION)
-        return bad(err, "engine format version %u (built by symc %s); this runtime (symc %s) reads version %u",
+        return bad(err, "engine format version %u (built by symc %s); this runtime (symc %s) reads version %u only: "
+                        "rebuild the engine with 'symc compile'",
                    e->format_version(), e->symc_version() ? e->symc_version()->c_str() : "?", SYMC_VERSION_STRING,
                    RT_ENGINE_FORMAT_VERSION);
     symc_status st = check(e, err);
@@ -469,11 +511,18 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
         d.precision = s->precision();
         d.alpha = s->alpha();
         d.beta = s->beta();
-        d.algo_size = len(s->algo());
-        uint8_t *algo = own->array<uint8_t>(d.algo_size);
-        if (d.algo_size) memcpy(algo, s->algo()->data(), d.algo_size);
-        d.algo = algo;
-        for (uint32_t k = 0; k < 4; k++) d.tuned[k] = k < len(s->tuned()) ? s->tuned()->Get(k) : 0;
+        d.n_tuned = len(s->tunings());
+        rt_tuned *tuned = d.n_tuned ? own->array<rt_tuned>(d.n_tuned) : nullptr;
+        for (uint32_t k = 0; k < d.n_tuned; k++) {
+            const fb::Tuned *t = s->tunings()->Get(k);
+            for (uint32_t j = 0; j < 4; j++) tuned[k].at[j] = t->at()->Get(j);
+            tuned[k].ms = t->ms();
+            tuned[k].algo_size = len(t->algo());
+            uint8_t *algo = own->array<uint8_t>(tuned[k].algo_size);
+            memcpy(algo, t->algo()->data(), tuned[k].algo_size);
+            tuned[k].algo = algo;
+        }
+        d.tuned = tuned;
     }
     r->steps = steps;
     r->n_aliases = len(e->aliases());

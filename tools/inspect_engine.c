@@ -3,9 +3,11 @@
  * An engine stores sizes as slots of a shape program, not as expressions, so
  * shapes and memory are shown evaluated with every symbol at its min, opt and
  * max (the three levels a user declared). Then the GPU part: versions and
- * target, the kernels, and every step in execution order with its library
- * choice (the tuned algorithm and the sizes it was tuned at, or "heuristic
- * per shape" when the build had no GPU). --source prints the generated CUDA C.
+ * target, the kernels, and every step in execution order; a library step
+ * with every tuned entry (the sizes it was timed at, the algorithm in words,
+ * its time) and the entry the runtime would pick at min, opt and max, or
+ * "heuristic per shape" when the build had no GPU. --source prints the
+ * generated CUDA C.
  * Reads the file through the runtime's decoder, so every check of a load
  * applies. The memory section (tools/memory.c) also shows the activation
  * workspace as a formula in the symbols. */
@@ -17,6 +19,7 @@
 #include "runtime/engine.h"
 #include "runtime/plan.h"
 #include "runtime/ref_kernels.h"
+#include "runtime/tune.h"
 #include "tools/inspect_engine.h"
 #include "tools/memory.h"
 
@@ -34,6 +37,54 @@ static void print_shape(const rt_engine *e, const rt_tensor *t, int64_t *const s
 }
 
 static const char *tname(const rt_engine *e, uint32_t t) { return t == RT_NONE ? "-" : e->tensors[t].name; }
+
+static void print_sizes(const rt_step *s, const int64_t at[4]) {
+    if (s->kind == RT_STEP_GEMM) {
+        printf("m=%" PRId64 " n=%" PRId64 " k=%" PRId64, at[0], at[1], at[2]);
+        if (at[3] != 1) printf(" batch=%" PRId64, at[3]);
+    } else {
+        printf("n=%" PRId64 " h=%" PRId64 " w=%" PRId64, at[0], at[1], at[2]);
+    }
+}
+
+/* A library step's tuned entries (runtime/tune.h): which one the runtime's
+ * pick would use at min, opt and max, then every entry with its sizes and
+ * its choice in words. The pick shown is rt_tune_pick's; at run time the
+ * library may still refuse an entry for a pointer alignment (then the
+ * heuristic serves). */
+static void print_tuned(const rt_engine *e, uint32_t i, int64_t *const slots[3]) {
+    const rt_step *s = &e->steps[i];
+    if (!s->n_tuned) {
+        printf("; not tuned (heuristic once per shape at run time)\n");
+        return;
+    }
+    uint32_t size = s->kind == RT_STEP_GEMM ? RT_GEMM_ALGO_SIZE : RT_CONV_ALGO_SIZE;
+    printf("; %u tuned entr%s, picked at min | opt | max:", s->n_tuned, s->n_tuned == 1 ? "y" : "ies");
+    for (int l = 0; l < 3; l++) {
+        int64_t sizes[4];
+        symc_error err;
+        printf("%s", l ? " |" : "");
+        if (rt_tune_sizes(e, i, slots[l], sizes, &err)) {
+            printf(" ?");
+            continue;
+        }
+        int pick = rt_tune_pick(s->tuned, s->n_tuned, sizes, size);
+        if (pick < 0) printf(" heuristic");
+        else printf(" #%d", pick + 1);
+    }
+    printf("\n");
+    for (uint32_t k = 0; k < s->n_tuned; k++) {
+        const rt_tuned *t = &s->tuned[k];
+        char what[192];
+        if (s->kind == RT_STEP_GEMM) rt_gemm_algo_describe(t->algo, t->algo_size, what, sizeof what);
+        else rt_conv_algo_describe(t->algo, t->algo_size, what, sizeof what);
+        printf("        #%u at ", k + 1);
+        print_sizes(s, t->at);
+        printf(": %s", what);
+        if (t->ms > 0) printf(" (%.3f ms)", (double)t->ms);
+        printf("\n");
+    }
+}
 
 int symc_inspect_engine(const char *path, int show_source) {
     symc_error err;
@@ -117,13 +168,7 @@ int symc_inspect_engine(const char *path, int show_source) {
                 printf("  %3u conv   %-28s cuDNN y=%s x=%s w=%s bias=%s%s, %s", i, nd->name, tname(e, s->tensors[3]),
                        tname(e, s->tensors[0]), tname(e, s->tensors[1]), tname(e, s->tensors[2]),
                        epi[s->epilogue % 3], prec[s->precision & 3]);
-            if (s->algo_size)
-                printf("; tuned at %s=%" PRId64 " %s=%" PRId64 " %s=%" PRId64 "%s (%u-byte choice; heuristic per shape "
-                       "beyond 2x)\n", s->kind == RT_STEP_GEMM ? "m" : "n", s->tuned[0],
-                       s->kind == RT_STEP_GEMM ? "n" : "h", s->tuned[1], s->kind == RT_STEP_GEMM ? "k" : "w",
-                       s->tuned[2], s->kind == RT_STEP_GEMM && s->tuned[3] > 1 ? " (batched)" : "", s->algo_size);
-            else
-                printf("; not tuned (heuristic once per shape at run time)\n");
+            print_tuned(e, i, slots);
             break;
         }
         case RT_STEP_COPY:

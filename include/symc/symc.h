@@ -144,7 +144,8 @@ typedef struct symc_compile_options {
     int gpu;                  /* 1: CUDA kernels and library calls (default); 0: reference backend only */
     const char *arch;         /* "sm_90"...; NULL: the GPU present, else sm_90 */
     symc_precision precision; /* default SYMC_PRECISION_FP32 */
-    int tune;                 /* 1 (default): time library candidates at opt when a GPU is present */
+    int tune;                 /* 1 (default): time library candidates at opt and a few sizes across
+                                 the ranges when a GPU is present */
 } symc_compile_options;
 
 /* The defaults above. */

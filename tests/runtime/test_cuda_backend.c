@@ -8,7 +8,10 @@
  * GPU present, creating a context on an engine whose PTX is not real must
  * fail cleanly in the JIT, and one with no GPU code must say so. The decoder
  * must refuse steps that point outside the engine (kernel, tensor, node,
- * argument slot) and chained aliases. */
+ * argument slot), malformed tuned entries (on a kernel step, a negative size
+ * or time, a NaN time, a choice of the wrong size or none) and chained
+ * aliases. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -267,6 +270,66 @@ static void test_decode(void) {
     make(&f);
     f.e.sm = 0;
     expect_rejected(&f, "steps without a target SM");
+    /* tuned entries: only on library steps, each well formed */
+    static uint8_t algo[RT_GEMM_ALGO_SIZE];
+    rt_tuned t = {{8, 16, 32, 1}, 0.5f, RT_GEMM_ALGO_SIZE, algo};
+    make(&f);
+    f.step.n_tuned = 1;
+    f.step.tuned = &t;
+    expect_rejected(&f, "tuned entries on a kernel step");
+    static const struct {
+        int64_t at0;
+        float ms;
+        uint32_t algo_size;
+        int null_algo;
+        uint8_t kind;
+        const char *what;
+    } bad_entries[] = {
+        {-1, 0.5f, RT_GEMM_ALGO_SIZE, 0, RT_STEP_GEMM, "a negative tuned size"},
+        {8, -1.0f, RT_GEMM_ALGO_SIZE, 0, RT_STEP_GEMM, "a negative tuned time"},
+        {8, 0.5f, RT_CONV_ALGO_SIZE, 0, RT_STEP_GEMM, "a GEMM choice of 4 bytes"},
+        {8, 0.5f, RT_GEMM_ALGO_SIZE, 1, RT_STEP_GEMM, "a GEMM entry without a choice"},
+        {8, 0.5f, RT_GEMM_ALGO_SIZE, 0, RT_STEP_CONV, "a convolution choice of 64 bytes"},
+        {8, NAN, RT_GEMM_ALGO_SIZE, 0, RT_STEP_GEMM, "a NaN tuned time"},
+    };
+    for (size_t b = 0; b < sizeof bad_entries / sizeof bad_entries[0]; b++) {
+        make(&f);
+        rt_tuned entries[2] = {t, t};
+        entries[1].at[0] = bad_entries[b].at0;
+        entries[1].ms = bad_entries[b].ms;
+        entries[1].algo_size = bad_entries[b].algo_size;
+        if (bad_entries[b].null_algo) entries[1].algo = NULL;
+        f.step.kind = bad_entries[b].kind;
+        f.step.n_tensors = bad_entries[b].kind == RT_STEP_GEMM ? 5 : 4;
+        const uint32_t tensors[5] = {0, 1, RT_NONE, RT_NONE, 1};
+        memcpy(f.step.tensors, tensors, sizeof tensors);
+        if (bad_entries[b].kind == RT_STEP_CONV) entries[0].algo_size = RT_CONV_ALGO_SIZE;
+        f.step.n_tuned = 2;
+        f.step.tuned = entries;
+        expect_rejected(&f, bad_entries[b].what);
+    }
+    /* a GEMM step with entries loads, and keeps them */
+    make(&f);
+    rt_tuned two[2] = {t, t};
+    two[1].at[0] = 4096;
+    f.step.kind = RT_STEP_GEMM;
+    f.step.n_tensors = 5;
+    const uint32_t gt[5] = {0, 1, RT_NONE, RT_NONE, 1};
+    memcpy(f.step.tensors, gt, sizeof gt);
+    f.step.n_tuned = 2;
+    f.step.tuned = two;
+    {
+        symc_error lerr = {0};
+        uint8_t *bytes = NULL;
+        size_t size = 0;
+        rt_engine *d = NULL;
+        CHECK_MSG(rt_engine_encode(&f.e, &bytes, &size, &lerr) == SYMC_OK, "%s", lerr.msg);
+        CHECK_MSG(bytes && rt_engine_decode(bytes, size, &d, &lerr) == SYMC_OK, "%s", lerr.msg);
+        if (d) CHECK(d->steps[0].n_tuned == 2 && d->steps[0].tuned[1].at[0] == 4096);
+        rt_engine_free(d);
+        free(bytes);
+    }
+    free(f.program);
     /* and the well-formed one loads */
     make(&f);
     symc_error err = {0};

@@ -3,13 +3,16 @@
  * in-between sizes against plain C loops; broadcasting of dims that may be 1
  * resolved at run time (no specialization); every API refusal with its
  * message; and corrupt engines (every truncation, bit flips, wrong identifier,
- * a .symir given as an engine) refused without crashing. */
+ * a .symir given as an engine) refused without crashing; library steps with
+ * several tuned entries round-tripped, their bit flips refused, and engines
+ * of another format version refused with a message. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
 #include "passes/passes.h"
+#include "runtime/engine.h"
 #include "symc/symrt.h"
 #include "tests/check.h"
 
@@ -86,6 +89,121 @@ static symc_status run_at(symrt_engine *e, int64_t Bv, int64_t Cv, symc_error *e
     }
     symrt_context_destroy(c);
     return st;
+}
+
+/* Library steps with several tuned entries each (what a build on a GPU
+ * writes), added to the engine: encoded, decoded with every field back,
+ * encoded again to the same bytes; every flipped bit refused; engines of
+ * another format version refused with a message saying to rebuild. */
+static void check_tuned_roundtrip(const uint8_t *bytes, size_t size) {
+    symc_error err;
+    rt_engine *e = NULL;
+    CHECK_MSG(rt_engine_decode(bytes, size, &e, &err) == SYMC_OK, "%s", err.msg);
+    if (!e) return;
+    CHECK(e->format_version == RT_ENGINE_FORMAT_VERSION && e->n_tensors >= 3 && e->sm);
+    for (uint32_t i = 0; i < e->n_steps; i++) CHECK(e->steps[i].n_tuned == 0 && e->steps[i].tuned == NULL);
+    uint32_t n0 = e->n_steps;
+    rt_step *steps = calloc(n0 + 2, sizeof *steps);
+    if (n0) memcpy(steps, e->steps, n0 * sizeof *steps);
+    uint8_t algos[3][RT_GEMM_ALGO_SIZE];
+    for (int a = 0; a < 3; a++)
+        for (int i = 0; i < RT_GEMM_ALGO_SIZE; i++) algos[a][i] = (uint8_t)(a * 37 + i * 11 + 1);
+    int32_t ids[2] = {1, 6};
+    const rt_tuned gemm_t[3] = {{{1, 4096, 1024, 1}, 0.0125f, RT_GEMM_ALGO_SIZE, algos[0]},
+                                {{256, 4096, 1024, 1}, 0.25f, RT_GEMM_ALGO_SIZE, algos[1]},
+                                {{4096, 4096, 1024, 12}, 2.5f, RT_GEMM_ALGO_SIZE, algos[2]}};
+    const rt_tuned conv_t[2] = {{{1, 224, 224, 0}, 0.0f, RT_CONV_ALGO_SIZE, (const uint8_t *)&ids[0]},
+                                {{32, 512, 512, 0}, 7.0f, RT_CONV_ALGO_SIZE, (const uint8_t *)&ids[1]}};
+    rt_step *g = &steps[n0], *c = &steps[n0 + 1];
+    g->kind = RT_STEP_GEMM;
+    g->n_tensors = 5;
+    const uint32_t gt[5] = {0, 1, RT_NONE, RT_NONE, 2}, ct[5] = {0, 1, RT_NONE, 2, RT_NONE};
+    memcpy(g->tensors, gt, sizeof gt);
+    g->alpha = 1.0f;
+    g->n_tuned = 3;
+    g->tuned = gemm_t;
+    c->kind = RT_STEP_CONV;
+    c->n_tensors = 4;
+    memcpy(c->tensors, ct, sizeof ct);
+    c->epilogue = RT_EPI_RELU;
+    c->n_tuned = 2;
+    c->tuned = conv_t;
+    rt_engine copy = *e;
+    copy.steps = steps;
+    copy.n_steps = n0 + 2;
+    copy.owned = NULL;
+    uint8_t *b1 = NULL, *b2 = NULL;
+    size_t s1 = 0, s2 = 0;
+    rt_engine *d = NULL;
+    CHECK_MSG(rt_engine_encode(&copy, &b1, &s1, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(b1 && rt_engine_decode(b1, s1, &d, &err) == SYMC_OK, "%s", err.msg);
+    if (d) {
+        CHECK(d->n_steps == n0 + 2);
+        const rt_step *dg = &d->steps[n0], *dc = &d->steps[n0 + 1];
+        CHECK(dg->kind == RT_STEP_GEMM && dg->n_tuned == 3 && dc->kind == RT_STEP_CONV && dc->n_tuned == 2);
+        for (uint32_t k = 0; k < 3 && dg->n_tuned == 3; k++) {
+            CHECK(!memcmp(dg->tuned[k].at, gemm_t[k].at, sizeof gemm_t[k].at));
+            CHECK(dg->tuned[k].ms == gemm_t[k].ms && dg->tuned[k].algo_size == RT_GEMM_ALGO_SIZE);
+            CHECK(!memcmp(dg->tuned[k].algo, gemm_t[k].algo, RT_GEMM_ALGO_SIZE));
+        }
+        for (uint32_t k = 0; k < 2 && dc->n_tuned == 2; k++) {
+            CHECK(!memcmp(dc->tuned[k].at, conv_t[k].at, sizeof conv_t[k].at));
+            CHECK(dc->tuned[k].ms == conv_t[k].ms && dc->tuned[k].algo_size == RT_CONV_ALGO_SIZE);
+            CHECK(!memcmp(dc->tuned[k].algo, conv_t[k].algo, RT_CONV_ALGO_SIZE));
+        }
+        for (uint32_t i = 0; i < n0; i++) CHECK(d->steps[i].n_tuned == 0);
+        CHECK_MSG(rt_engine_encode(d, &b2, &s2, &err) == SYMC_OK, "%s", err.msg);
+        CHECK_MSG(b2 && s2 == s1 && !memcmp(b1, b2, s1), "re-encoding changed the engine (%zu -> %zu bytes)", s1, s2);
+        rt_engine_free(d);
+    }
+    /* every flipped bit of the multi-entry engine is refused */
+    int accepted = 0;
+    uint8_t *flip = malloc(s1 ? s1 : 1);
+    for (size_t i = 0; b1 && i < s1; i++) {
+        memcpy(flip, b1, s1);
+        flip[i] ^= (uint8_t)(1u << (i % 8));
+        rt_engine *t = NULL;
+        if (rt_engine_decode(flip, s1, &t, &err) == SYMC_OK) accepted++;
+        else CHECK(t == NULL && err.msg[0]);
+        rt_engine_free(t);
+    }
+    CHECK_MSG(accepted == 0, "%d multi-entry engines with a flipped bit loaded", accepted);
+    free(flip);
+    /* more entries than a step may hold: the encoder refuses */
+    rt_tuned many[RT_TUNED_MAX + 1];
+    for (int k = 0; k <= RT_TUNED_MAX; k++) many[k] = gemm_t[k % 3];
+    g->n_tuned = RT_TUNED_MAX + 1;
+    g->tuned = many;
+    uint8_t *b3 = NULL;
+    size_t s3 = 0;
+    CHECK(rt_engine_encode(&copy, &b3, &s3, &err) == SYMC_ERR_INVALID_ARG && b3 == NULL);
+    CHECK_CONTAINS(err.msg, "tuned entries");
+    g->n_tuned = RT_TUNED_MAX; /* the most it may hold loads */
+    CHECK_MSG(rt_engine_encode(&copy, &b3, &s3, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(b3 && rt_engine_decode(b3, s3, &d, &err) == SYMC_OK, "%s", err.msg);
+    if (d) CHECK(d->steps[n0].n_tuned == RT_TUNED_MAX);
+    rt_engine_free(d);
+    free(b3);
+    /* other format versions (format 2 held one choice per step): refused by number */
+    static const uint32_t versions[2] = {2, RT_ENGINE_FORMAT_VERSION + 1};
+    for (int v = 0; v < 2; v++) {
+        copy.format_version = versions[v];
+        g->n_tuned = 0;
+        c->n_tuned = 0;
+        b3 = NULL;
+        CHECK_MSG(rt_engine_encode(&copy, &b3, &s3, &err) == SYMC_OK, "%s", err.msg);
+        d = NULL;
+        CHECK(b3 && rt_engine_decode(b3, s3, &d, &err) == SYMC_ERR_FORMAT && d == NULL);
+        char want[64];
+        snprintf(want, sizeof want, "engine format version %u", versions[v]);
+        CHECK_CONTAINS(err.msg, want);
+        CHECK_CONTAINS(err.msg, "rebuild the engine");
+        free(b3);
+    }
+    free(b1);
+    free(b2);
+    free(steps);
+    rt_engine_free(e);
 }
 
 int main(void) {
@@ -176,6 +294,7 @@ int main(void) {
     CHECK(symrt_engine_load(copy, size, &e, &err) == SYMC_ERR_FORMAT);
     CHECK_CONTAINS(err.msg, "this is a .symir module: compile it with 'symc compile'");
     free(copy);
+    check_tuned_roundtrip(bytes, size);
     CHECK(symrt_engine_load_file("/nonexistent/m.symx", &e, &err) == SYMC_ERR_IO);
     CHECK_CONTAINS(err.msg, "/nonexistent/m.symx");
     free(bytes);
