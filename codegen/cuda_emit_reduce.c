@@ -299,10 +299,13 @@ static const char lane_ch[4] = {'x', 'y', 'z', 'w'};
  * first op's output at that element (its statistics are already known) */
 static symc_status emit_val(cg_kw *k, const row_spec *s, char lane, const char *dst) {
     if (!s->first) return emit_x(k, s, lane, dst);
-    kw_body(k, "            { %s v;\n", cg_ctype(s->first->dt));
-    symc_status st = emit_x(k, s->first, lane, "v");
-    if (!st) st = emit_out(k, s->first, lane, dst);
-    kw_body(k, "            }\n");
+    /* fresh names: dst is usually the caller's `v`, which emit_out's own `v` would shadow */
+    const char *T = cg_ctype(s->first->dt);
+    kw_body(k, "            { %s fv, fo;\n", T);
+    symc_status st = emit_x(k, s->first, lane, "fv");
+    kw_body(k, "            { const %s v = fv;\n", T);
+    if (!st) st = emit_out(k, s->first, lane, "fo");
+    kw_body(k, "            }\n            %s = fo; }\n", dst);
     return st;
 }
 
