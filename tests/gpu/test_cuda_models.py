@@ -1,7 +1,7 @@
 """CUDA backend vs the reference backend on every test model (ctest -L gpu).
 
 Each model is compiled ONCE by `symc compile` (GPU code for the GPU present,
-library choices tuned at opt) and that one engine serves the whole sweep —
+library choices tuned at opt and at bucket representatives of the ranges) and that one engine serves the whole sweep —
 min, opt, opt+1, a prime off-opt size and max of every declared range — in
 one process (sweep_check: one CUDA context, no recompilation). Inputs are
 fresh random data each run (the seed is printed, so a failure can be
@@ -9,8 +9,9 @@ replayed with SYMC_GPU_SEED). fp32 must match the reference to a relative
 error < 1e-4; the --tf32/--fp16/--bf16 builds of the matrix-heavy models
 < 1e-2 (METHOD.md: tf32 ~3e-4, bf16 up to 1e-2).
 
-Models: S1 (the ViT seed, C builder API), the 13 op-family ONNX models and
-BENCH.md's S2, S3, M1 and an M3-like CNN at small widths (tests/e2e).
+Models: S1 (the ViT seed, C builder API), the 13 op-family ONNX models,
+BENCH.md's S2, S3, M1, an M3-like CNN and M5's pattern at small widths, and
+three attention patterns the CUDA target fuses (tests/e2e).
 
 usage: test_cuda_models.py SYMC SWEEP_CHECK VIT_SEED GEN_MODELS TMPDIR [MODEL...]
 environment: SYMC_GPU_POINTS=min,max (a subset of min,opt,opt+1,prime,max);
