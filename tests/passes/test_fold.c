@@ -68,8 +68,13 @@ static void test_fold(int variant) {
         symc_mark_output(m, wn, &err);
     }
     CHECK_MSG(pass_run_pipeline(m, NULL, &err) == SYMC_OK, "%s", err.msg);
-    uint32_t ci, bi, ai;
-    CHECK(ir_find_node(m, "conv", &ci) && ir_find_node(m, "bn", &bi) && ir_find_node(m, "act", &ai));
+    uint32_t ci = 0, bi = 0, ai = 0;
+    int found = ir_find_node(m, "conv", &ci) && ir_find_node(m, "bn", &bi) && ir_find_node(m, "act", &ai);
+    CHECK(found);
+    if (!found) {
+        symc_module_destroy(m);
+        return;
+    }
     const ir_node *c = &m->nodes[ci], *b = &m->nodes[bi], *a = &m->nodes[ai];
     if (variant == 2) {
         CHECK(b->op == IR_OP_BATCH_NORM && c->n_in == 2 && a->in[0] == bn);
