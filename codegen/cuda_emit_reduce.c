@@ -473,6 +473,16 @@ static symc_status emit_team(cg_kw *k, const row_spec *s, int warp) {
     return st;
 }
 
+/* the norm's affine operands of exactly the normalized shape (float4 lanes) */
+static void vec_affine(cg_cuda *c, row_spec *s) {
+    for (uint32_t i = 0; i < s->n_aff; i++) {
+        const ir_tensor *a = &c->m->tensors[s->aff[i]];
+        int same = a->dtype == SYMC_F32 && a->rank == s->aff_rank;
+        for (int d = 0; same && d < a->rank; d++) same = a->dims[d] == s->aff_dims[d];
+        if (same) s->vaff[s->n_vaff++] = s->aff[i];
+    }
+}
+
 /* Emits the row kernel of s: picks the launch from the row length's range
  * and opt, writes the kernel comment, finishes the kernel. */
 static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
@@ -491,24 +501,14 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
         f->n_vin = f->n_vepi = f->n_vaff = 0;
         leaves_of(c, f->xt, f->vin, &f->n_vin, 0);
         keep_full_f32(c, f->vin, &f->n_vin, &c->m->tensors[f->xt], RT_NONE);
-        for (uint32_t i = 0; i < f->n_aff; i++) {
-            const ir_tensor *a = &c->m->tensors[f->aff[i]];
-            int same = a->dtype == SYMC_F32 && a->rank == f->aff_rank;
-            for (int d = 0; same && d < a->rank; d++) same = a->dims[d] == f->aff_dims[d];
-            if (same) f->vaff[f->n_vaff++] = f->aff[i];
-        }
+        vec_affine(c, f);
     }
     if (s->epi != IR_NONE) {
         const ir_node *e = &c->m->nodes[s->epi];
         for (uint32_t i = 0; i < e->n_in; i++) leaves_of(c, e->in[i], s->vepi, &s->n_vepi, 0);
         keep_full_f32(c, s->vepi, &s->n_vepi, &c->m->tensors[s->zt], s->yt);
     }
-    for (uint32_t i = 0; i < s->n_aff; i++) {
-        const ir_tensor *a = &c->m->tensors[s->aff[i]];
-        int same = a->dtype == SYMC_F32 && a->rank == s->aff_rank;
-        for (int d = 0; same && d < a->rank; d++) same = a->dims[d] == s->aff_dims[d];
-        if (same) s->vaff[s->n_vaff++] = s->aff[i];
-    }
+    vec_affine(c, s);
     if (s->kind == RK_REDUCE && s->n_vin == 0) s->vec = 0;
     /* regimes: a warp per row for rows <= RK_SHORT, a block per row above */
     sym_range rg = sym_range_of(syms, s->cols);
