@@ -410,29 +410,7 @@ def check_engine(cx, engine, spec, point, ref, tol, seed_=7, inputs=None):
             "check": "ok" if ok else f"FAIL: {why or f'rel err {e:.3g} >= {tol:g}'}"}
 
 
-class Timer:
-    """CUDA events per call, median of iters after warmup, input sets rotated"""
-
-    def __init__(self, torch):
-        self.torch = torch
-
-    def time(self, fn, sets, iters, warmup):
-        torch = self.torch
-        with torch.inference_mode():
-            for i in range(warmup):
-                fn(*sets[i % len(sets)])
-            torch.cuda.synchronize()
-            st = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-            en = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-            for i in range(iters):
-                s = sets[i % len(sets)]
-                st[i].record()
-                fn(*s)
-                en[i].record()
-            torch.cuda.synchronize()
-        ms = sorted(a.elapsed_time(b) for a, b in zip(st, en))
-        return {"p50_ms": float(np.median(ms)), "p90_ms": float(np.percentile(ms, 90)), "min_ms": ms[0],
-                "iters": iters, "sets": len(sets)}
+Timer = seed.TorchTimer  # CUDA events per call, median after warm-up, input sets rotated
 
 
 def set_precision(torch, prec):

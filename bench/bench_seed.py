@@ -290,7 +290,7 @@ class TorchTimer:
             torch.cuda.synchronize()
         ms = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
         return {"p50_ms": float(np.median(ms)), "p90_ms": float(np.percentile(ms, 90)),
-                "min_ms": ms[0], "iters": iters}
+                "min_ms": ms[0], "iters": iters, "sets": len(sets)}
 
 
 def make_compiled(torch, module, counter):
