@@ -110,7 +110,7 @@ static const char *fresh_name(fe_ctx *c, const char *base) {
     char buf[300];
     snprintf(buf, sizeof buf, "%s", base);
     for (uint32_t k = 1; fe_map_get(&c->reserved, buf, NULL) || fe_map_get(&c->taken, buf, NULL); k++)
-        snprintf(buf, sizeof buf, "%s_%u", base, k);
+        snprintf(buf, sizeof buf, "%.280s_%u", base, k); /* the suffix always fits, so names differ */
     return ir_strdup(c->m, buf);
 }
 

@@ -2,7 +2,9 @@
 # The test suite on a fresh machine (what CI runs): install, then
 #   1. a normal build: every test but the gpu ones and the long fuzzers;
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build: the same tests;
-#   3. with clang, the libFuzzer targets for a bounded time.
+#   3. with clang, the libFuzzer targets for a bounded time;
+#   4. the build matrix: Release and Debug with gcc and clang, warnings as
+#      errors (what users and packagers build), unit tests at -O3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SYMC_DEPS_TORCH=1 bash scripts/deps.sh
@@ -22,3 +24,6 @@ if command -v clang >/dev/null && command -v clang++ >/dev/null; then
   bash scripts/build.sh build-fuzz -DSYMC_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
   ctest --test-dir build-fuzz -L '^fuzz$' --output-on-failure
 fi
+
+echo "== build matrix"
+bash scripts/build_matrix.sh build-matrix

@@ -342,7 +342,7 @@ static symc_status header(const uint8_t *code, size_t size, uint32_t *nsym, uint
 
 symc_status sym_program_check(const uint8_t *code, size_t size, uint32_t *nsym, uint32_t *nout,
                               symc_error *err) {
-    uint32_t ns, nt, no, ni;
+    uint32_t ns = 0, nt = 0, no = 0, ni = 0; /* header() sets them on success; gcc -O3 cannot see it */
     symc_status s = header(code, size, &ns, &nt, &no, &ni, err);
     if (s) return s;
     uint32_t nreg = ns + nt;
@@ -413,7 +413,7 @@ symc_status sym_program_check(const uint8_t *code, size_t size, uint32_t *nsym, 
  * divisions by their constant. */
 symc_status sym_program_decode(sym_table *t, const uint8_t *code, size_t size, sym_expr *out, uint32_t nout,
                                symc_error *err) {
-    uint32_t ns, nt, no, ni;
+    uint32_t ns = 0, nt = 0, no = 0, ni = 0; /* header() sets them on success; gcc -O3 cannot see it */
     if (!t || (nout && !out)) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_program_decode: NULL argument");
     symc_status s = sym_program_check(code, size, &ns, &no, err);
     if (s) return s;
@@ -469,7 +469,7 @@ symc_status sym_program_decode(sym_table *t, const uint8_t *code, size_t size, s
 
 symc_status sym_program_eval(const uint8_t *code, size_t size, const int64_t *values,
                              uint32_t nsym, int64_t *out, uint32_t nout, symc_error *err) {
-    uint32_t ns, nt, no, ni;
+    uint32_t ns = 0, nt = 0, no = 0, ni = 0; /* header() sets them on success; gcc -O3 cannot see it */
     symc_status s = header(code, size, &ns, &nt, &no, &ni, err);
     if (s) return s;
     if (nsym < ns)
