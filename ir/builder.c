@@ -52,6 +52,24 @@ size_t symc_dim_print(symc_module *m, symc_dim d, char *buf, size_t cap) {
     return sym_print(m->syms, d, buf, cap);
 }
 
+int symc_dim_equal(symc_module *m, symc_dim a, symc_dim b) {
+    if (!m || !dim_ok(m, a) || !dim_ok(m, b)) return -1;
+    if (a == b) return 1;
+    sym_tri r = sym_prove_eq(m->syms, a, b);
+    return r == SYM_TRUE ? 1 : r == SYM_FALSE ? 0 : -1;
+}
+
+symc_status symc_dim_eval(symc_module *m, symc_dim d, const int64_t *values, uint32_t n, int64_t *out,
+                          symc_error *err) {
+    if (!m || !out || (n && !values))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_dim_eval: NULL argument");
+    if (!dim_ok(m, d)) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_dim_eval: invalid dim %u", d);
+    uint32_t ns = sym_symbol_count(m->syms);
+    if (n < ns)
+        return symc_error_setf(err, SYMC_ERR_UNBOUND, "symc_dim_eval: %u symbols declared, %u values given", ns, n);
+    return sym_eval(m->syms, d, values, n, out, err);
+}
+
 /* The reason a dim is SYMC_DIM_NONE or otherwise unusable. */
 static symc_status bad_dim(symc_module *m, const char *what, int i, symc_error *err) {
     const symc_error *why = sym_table_error(m->syms);
@@ -228,3 +246,17 @@ symc_status symc_module_load(const char *path, symc_module **out, symc_error *er
 }
 
 char *symc_module_print(symc_module *m) { return m ? ir_print_to_string(m) : NULL; }
+
+symc_status symc_tensor_info(symc_module *m, symc_tensor t, symc_dtype *dtype, int32_t *rank, symc_dim *dims,
+                             symc_error *err) {
+    if (!m || !dtype || !rank || !dims)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_tensor_info: NULL argument");
+    if (t >= m->n_tensors)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_tensor_info: no tensor %u (the module has %u)", t,
+                               m->n_tensors);
+    const ir_tensor *x = &m->tensors[t];
+    *dtype = x->dtype;
+    *rank = x->rank == IR_RANK_UNKNOWN ? -1 : x->rank;
+    for (int32_t i = 0; i < *rank; i++) dims[i] = x->dims[i];
+    return SYMC_OK;
+}

@@ -32,4 +32,11 @@ if [ "${SYMC_DEPS_TORCH:-0}" = 1 ] && ! python3 -c 'import torch' 2>/dev/null; t
   timeout 1200 python3 -m pip install --quiet --disable-pip-version-check torch==2.11.0 ||
     echo "deps: torch could not be installed; the PyTorch frontend tests will SKIP"
 fi
+# real models for the torch-path tests (random weights, nothing downloaded): timm and torchvision
+if [ "${SYMC_DEPS_TORCH:-0}" = 1 ] && python3 -c 'import torch' 2>/dev/null &&
+   ! python3 -c 'import timm, torchvision' 2>/dev/null; then
+  echo "deps: pip installing torchvision==0.26.0 timm"
+  timeout 900 python3 -m pip install --quiet --disable-pip-version-check torchvision==0.26.0 timm ||
+    echo "deps: timm/torchvision could not be installed; the real-model torch tests will SKIP"
+fi
 echo "deps: ok"

@@ -101,6 +101,14 @@ symc_dim symc_dim_mul(symc_module *m, symc_dim a, symc_dim b);
 symc_dim symc_dim_floordiv(symc_module *m, symc_dim a, symc_dim b);
 /* Readable text of a dimension, snprintf semantics. */
 size_t symc_dim_print(symc_module *m, symc_dim d, char *buf, size_t cap);
+/* Whether a == b at every size inside the declared ranges: 1 proven for all of
+ * them, 0 proven for none, -1 neither proven (evaluate to tell). */
+int symc_dim_equal(symc_module *m, symc_dim a, symc_dim b);
+/* The value of d with the declared symbols bound to values[0..n) in
+ * declaration order (n = every symbol declared so far). Overflow and division
+ * by zero are errors. */
+symc_status symc_dim_eval(symc_module *m, symc_dim d, const int64_t *values, uint32_t n, int64_t *out,
+                          symc_error *err);
 
 /* Graph inputs, in declaration order. rank <= 8. */
 symc_status symc_add_input(symc_module *m, const char *name, symc_dtype dtype, int32_t rank,
@@ -117,6 +125,10 @@ symc_status symc_add_node(symc_module *m, const char *op, const char *name,
                           uint32_t n_attrs, symc_tensor *outputs, uint32_t n_out,
                           symc_error *err);
 symc_status symc_mark_output(symc_module *m, symc_tensor t, symc_error *err);
+/* A tensor's dtype and shape: node outputs get their shapes from
+ * symc_module_infer_shapes (*rank is -1 before it). dims has room for 8. */
+symc_status symc_tensor_info(symc_module *m, symc_tensor t, symc_dtype *dtype, int32_t *rank, symc_dim *dims,
+                             symc_error *err);
 
 /* Checks the whole module (types, arities, attributes, references). */
 symc_status symc_module_verify(symc_module *m, symc_error *err);

@@ -12,6 +12,7 @@ wrapped in runtime.EngineModule, which rebuilds the program's output pytree.
 import inspect
 import itertools
 import os
+import re
 import tempfile
 
 import torch
@@ -19,7 +20,7 @@ import torch.utils._pytree as pytree
 
 from ._lib import SymcError
 from .runtime import EngineModule
-from .tracer import Tracer
+from .tracer import Tracer, record_guard_sources
 
 _counter = itertools.count()
 _cache_dir = None
@@ -84,7 +85,8 @@ def build_engine(ep, name="model", gpu=None, input_opts=None, dim_names=None, ra
         gpu = gpu_available()
     tr = Tracer(ep, name, input_opts=input_opts, dim_names=dim_names, ranges=ranges, input_ranges=input_ranges)
     m = tr.run()
-    path = os.path.join(cache_dir(), f"{tr.m.h.value:x}_{os.getpid()}_{next(_counter)}_{name}.symx")
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:80]  # a file name, whatever the model's name holds
+    path = os.path.join(cache_dir(), f"{tr.m.h.value:x}_{os.getpid()}_{next(_counter)}_{safe}.symx")
     if os.environ.get("SYMC_SAVE_SYMIR"):
         m.save(path[:-5] + ".symir")
     m.compile(path, gpu=gpu, precision=precision)
@@ -173,8 +175,9 @@ def _export(model, args, dynamic_shapes):
     """torch.export.export with torch's shape guards turned into runtime asserts (which the tracer drops)
     instead of narrowing the declared ranges."""
     try:
-        return torch.export.export(model, args, dynamic_shapes=dynamic_shapes,
-                                   prefer_deferred_runtime_asserts_over_guards=True)
+        with record_guard_sources():
+            return torch.export.export(model, args, dynamic_shapes=dynamic_shapes,
+                                       prefer_deferred_runtime_asserts_over_guards=True)
     except TypeError as e:  # a torch without the flag
         if "prefer_deferred_runtime_asserts_over_guards" not in str(e):
             raise

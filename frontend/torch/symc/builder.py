@@ -30,6 +30,7 @@ class Module:
             check(err.code or 10, err, "symc_module_create")
         self.h = ctypes.c_void_p(h)
         self._consts = {}
+        self.symbols = []  # (name, min, opt, max, multiple_of) in declaration order, as symc_dim_eval binds them
 
     def close(self):
         if self.h is not None:
@@ -46,6 +47,7 @@ class Module:
         d = ctypes.c_uint32()
         check(self.L.symc_declare_symbol(self.h, name.encode(), lo, opt, hi, multiple_of, ctypes.byref(d),
                                          ctypes.byref(err)), err, f"declaring symbol {name} in [{lo}, {hi}]")
+        self.symbols.append((name, lo, opt, hi, multiple_of))
         return d.value
 
     def const(self, v):
@@ -59,6 +61,29 @@ class Module:
 
     def floordiv(self, a, b):
         return self.L.symc_dim_floordiv(self.h, a, b)
+
+    def dim_equal(self, a, b):
+        """1: a == b at every size in the declared ranges; 0: at none; -1: not proven either way."""
+        return self.L.symc_dim_equal(self.h, a, b)
+
+    def dim_eval(self, d, values):
+        """The value of d with the declared symbols bound to values (declaration order); None if it
+        cannot be evaluated (overflow, division by zero)."""
+        err = _lib.Error()
+        arr = (ctypes.c_int64 * max(len(values), 1))(*values)
+        out = ctypes.c_int64()
+        if self.L.symc_dim_eval(self.h, d, arr, len(values), ctypes.byref(out), ctypes.byref(err)):
+            return None
+        return out.value
+
+    def tensor_info(self, t):
+        """(dtype code, [dims]) of tensor t; dims is None before shape inference."""
+        err = _lib.Error()
+        dt, rank = ctypes.c_int(), ctypes.c_int32()
+        dims = (ctypes.c_uint32 * 8)()
+        check(self.L.symc_tensor_info(self.h, t, ctypes.byref(dt), ctypes.byref(rank), dims, ctypes.byref(err)),
+              err, "symc_tensor_info")
+        return dt.value, (None if rank.value < 0 else list(dims[:rank.value]))
 
     def dim_str(self, d):
         buf = ctypes.create_string_buffer(256)
@@ -75,7 +100,10 @@ class Module:
         return t.value
 
     def constant(self, name, array):
-        a = np.ascontiguousarray(array)
+        a = np.asarray(array)
+        # not np.ascontiguousarray: it returns at least 1-D, so a 0-d scalar (the index of x[:, 0], a
+        # scalar operand) would become shape [1] and keep an axis torch drops
+        a = np.ascontiguousarray(a).reshape(a.shape)
         if a.dtype not in _NP_DTYPES:
             raise SymcError(f"constant '{name}' has dtype {a.dtype}, which symc does not take", code="unsupported")
         err = _lib.Error()

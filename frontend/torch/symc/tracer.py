@@ -17,6 +17,15 @@ symc dim expressions, so derived dims like 2*d stay symbolic. ATen ops are
 lowered by a table; an op that is missing, or an argument the lowering does
 not handle, raises SymcError naming the ATen op, the node and the source line
 from node.meta['stack_trace'].
+
+Nothing the trace assumed is dropped silently. A declared range wider than
+the one torch.export traced for is refused (_check_traced_range), and so is a
+runtime assert from Python code that branched on a size unless it holds over
+the whole declared range (check_assert). After lowering, symc's own shape
+inference runs and every lowered node's dtype and shape must equal torch's at
+every size in range (check_lowering: by handle, proof, or evaluation at
+min/opt/max, mixed and random bindings); a difference is a lowering bug that
+would return wrong values, so it fails the build instead of running.
 """
 import math
 import operator
@@ -33,8 +42,67 @@ from .builder import Module
 aten = torch.ops.aten
 _BIG = 1 << 62
 
+_DT_NAMES = {_lib.F32: "f32", _lib.F16: "f16", _lib.BF16: "bf16", _lib.F64: "f64", _lib.I64: "i64",
+             _lib.I32: "i32", _lib.BOOL: "bool"}
 _SYMC_DTYPES = {torch.float32: _lib.F32, torch.float16: _lib.F16, torch.bfloat16: _lib.BF16,
                 torch.float64: _lib.F64, torch.int64: _lib.I64, torch.int32: _lib.I32, torch.bool: _lib.BOOL}
+
+
+# Where each of torch's deferred runtime asserts came from, by the text of its condition: "dispatch" when
+# torch raised it while computing an op's metadata (an op's C++ shape function, or a meta function,
+# reference or decomposition under FakeTensor dispatch: strides, memory format, a size-1 special case),
+# "code" when Python code branched on a size or turned one into an int (the model's, timm's,
+# torch.nn.functional's).
+GUARD_SOURCES = {}
+
+
+class record_guard_sources:
+    """Context manager: while torch.export or run_decompositions runs, note the source of every runtime
+    assert the ShapeEnv defers (see GUARD_SOURCES; Tracer.check_assert reads it)."""
+
+    def __enter__(self):
+        import traceback
+        from torch.fx.experimental import symbolic_shapes as ss
+        self.cls = ss.ShapeEnv
+        self.orig = orig = ss.ShapeEnv.guard_or_defer_runtime_assert
+        tdir = os.path.dirname(torch.__file__)
+        fake = os.path.join(tdir, "_subclasses", "fake_tensor.py")
+        init = os.path.join(tdir, "__init__.py")
+        guard_files = (os.path.join(tdir, "fx", "experimental"), os.path.join(tdir, "_guards.py"))
+
+        def source(stack):
+            """"code" when Python code turned a symbolic size into a Python value (SymBool.__bool__,
+            SymInt.__int__/__index__: an if, a range(), an int()) outside FakeTensor dispatch; a guard that C++
+            (an op's shape function) or a meta function raised is "dispatch"."""
+            if any(f.filename == fake for f in stack):
+                return "dispatch"
+            for f in reversed(stack):  # innermost first: skip the ShapeEnv's own frames
+                if f.filename.startswith(guard_files):
+                    continue
+                return "code" if f.filename == init else "dispatch"
+            return "code"
+
+        def wrapped(env, orig_expr, msg, fx_node=None):
+            try:
+                src = source(traceback.extract_stack()[:-1])
+                keys = {str(orig_expr)}
+                try:
+                    keys.add(str(ss.canonicalize_bool_expr(orig_expr)))
+                except Exception:  # noqa: BLE001
+                    pass
+                for k in keys:
+                    if GUARD_SOURCES.get(k) != "code":  # one use from code is enough to keep it
+                        GUARD_SOURCES[k] = src
+            except Exception:  # noqa: BLE001 - recording must never break the export
+                pass
+            return orig(env, orig_expr, msg, fx_node)
+
+        ss.ShapeEnv.guard_or_defer_runtime_assert = wrapped
+        return self
+
+    def __exit__(self, *exc):
+        self.cls.guard_or_defer_runtime_assert = self.orig
+        return False
 
 
 class _T:
@@ -124,7 +192,8 @@ class Tracer:
                  input_ranges=None):
         if decompose:
             try:
-                ep = ep.run_decompositions(_decomp_table())
+                with record_guard_sources():
+                    ep = ep.run_decompositions(_decomp_table())
             except Exception as e:  # keep the program as it is; the op table also takes higher-level ops
                 import warnings
                 warnings.warn(f"symc: run_decompositions failed ({e}); lowering the program as exported")
@@ -146,6 +215,7 @@ class Tracer:
         self.name_count = {}
         self.cur = None
         self.input_names = []
+        self.input_handles = set()
         self.output_names = []
 
     # ---- errors ----
@@ -153,6 +223,31 @@ class Tracer:
         n = self.cur
         where = f"{_op_name(n.target)} (node '{n.name}') at {source_line(n)}" if n is not None else "graph"
         raise SymcError(f"{where}: {msg}", code=code)
+
+    def _check_traced_range(self, sym, lo, hi):
+        """torch.export narrows a symbol's range when the model's code (or an op's shape rule) branched on
+        it: the traced program is then known to be right only inside torch's range. Running it outside
+        (at a declared size torch never traced) could take the branch the trace did not, with right shapes
+        and wrong values, so a declared range wider than torch's is refused, with both ranges."""
+        vr = self.ep.range_constraints.get(sym)
+        if vr is None:
+            return
+        tlo, thi = _int_bound(vr.lower), _int_bound(vr.upper)
+        if tlo == 2 and lo == 1:
+            # torch's 0/1 specialization (Dim.AUTO, or a size-oblivious meta function) assumes sizes are not 1
+            # without any guard; symc broadcasts a size that may be 1 at run time, and the lowerings that
+            # would differ at 1 (squeeze of a symbolic dim) refuse it themselves
+            tlo = 1
+        if (tlo is None or lo >= tlo) and (thi is None or hi <= thi):
+            return
+        name = self.sym_names.get(sym, str(sym))
+        raise SymcError(
+            f"symbol {name}: declared range [{lo}, {hi}], but torch.export traced the model only for "
+            f"[{tlo if tlo is not None else '-inf'}, {thi if thi is not None else 'inf'}]: the model's code (or an "
+            f"op's shape rule, e.g. a slice end clamped to the size) depends on {name} there, and outside that "
+            f"range the traced program may compute something else. Declare {name} within "
+            f"[{tlo if tlo is not None else lo}, {thi if thi is not None else hi}], or compile one engine per "
+            f"part of the range", code="range")
 
     # ---- symbols and dims ----
     def _hint(self, sym):
@@ -377,6 +472,7 @@ class Tracer:
             if lo > hi:
                 raise SymcError(f"the declared ranges of the input dims that torch.export found equal ({sym}) do "
                                 f"not overlap", code="range")
+            self._check_traced_range(sym, lo, hi)
             self.ranges[sym] = (lo, hi)
         used = set(self.sym_names.values())
         if len(used) != len(set(self.sym_names)):  # a duplicate name: fall back to the sympy names
@@ -399,6 +495,7 @@ class Tracer:
                 self.fail(f"input '{n.name}' has dtype {v.dtype}, which symc does not take")
             dims = [self.dim(s) for s in v.shape]
             env[n.name] = _T(self.m.input(n.name, _SYMC_DTYPES[v.dtype], dims))
+            self.input_handles.add(int(env[n.name]))
             self.name_count[n.name] = 1
             self.input_names.append(n.name)
         self.cur = None
@@ -426,14 +523,223 @@ class Tracer:
             if isinstance(v, (int, torch.SymInt, float)) or v is None:
                 self.fail(f"output '{getattr(a, 'name', a)}' is not a tensor; symc outputs must be tensors")
             h = self.tensor(v)
-            if h in marked or isinstance(a, torch.fx.Node) and a.op == "placeholder" or isinstance(v, torch.Tensor):
+            # an output must be a tensor of its own: a graph input (x.squeeze(d) of a dim that is not 1, a
+            # clone, a no-op slice, ...) or a constant gets a copy, and so does a second output of one tensor
+            if h in marked or int(h) in self.input_handles or isinstance(v, torch.Tensor) or \
+                    isinstance(a, torch.fx.Node) and a.op == "placeholder":
                 self.cur = out_node
                 h = self.node("identity", [h])
             marked.add(h)
             self.m.output(int(h))
             outs.append(h)
         self.cur = None
+        self.check_lowering(env)
         return self.m
+
+    def check_assert(self, n, args):
+        """A runtime assert torch.export left for a guard (prefer_deferred_runtime_asserts_over_guards).
+        Raised inside an op's metadata computation (GUARD_SOURCES says "dispatch": a stride, memory-format
+        or size-1 decision of a meta function) it is dropped: symc infers every shape itself and
+        Tracer.check_lowering compares them with torch's. Raised by Python code that branched on a size
+        (the model's, a library's; or of unknown source), the traced program holds only where the
+        condition does: it must hold at every
+        size in the declared ranges (all of them tried where there are at most 2 million, else corners and
+        200k random ones), or the build fails with the condition, a size that breaks it and the source line."""
+        import sympy
+        cond = args[0] if args else None
+        if isinstance(cond, (bool, np.bool_)):
+            if not cond:
+                self.fail(f"the traced program asserts false ({args[1] if len(args) > 1 else ''})", code="range")
+            return
+        if not isinstance(cond, torch.SymBool):
+            return
+        expr = cond.node.expr
+        # where the condition was computed (the assert node itself carries the stack of the pass that
+        # inserted it)
+        src = n.args[0] if n.args and isinstance(n.args[0], torch.fx.Node) else n
+        if GUARD_SOURCES.get(str(expr)) == "dispatch":
+            return
+        syms = sorted(expr.free_symbols, key=str)
+        bounds = []
+        for sym in syms:
+            lo, hi = self.ranges.get(sym, (None, None))
+            lo, hi = _int_bound(lo), _int_bound(hi)
+            if lo is None or hi is None or sym not in self.sym_names:
+                return  # a symbol that is not a declared input size: nothing the caller declared to check
+            bounds.append((lo, hi))
+        if not syms:
+            if not bool(expr):
+                self.fail(f"the traced program asserts {expr}, which is false", code="range")
+            return
+        f = sympy.lambdify(syms, expr, modules=[{"floor": np.floor, "Mod": np.mod, "FloorDiv": np.floor_divide,
+                                                  "PythonMod": np.mod}, "numpy"])
+        total = 1
+        for lo, hi in bounds:
+            total *= hi - lo + 1
+        rng = np.random.default_rng(7)
+        if total <= 2_000_000:
+            grids = np.meshgrid(*[np.arange(lo, hi + 1, dtype=np.int64) for lo, hi in bounds], indexing="ij")
+            pts = [g.ravel() for g in grids]
+        else:
+            import itertools
+            corners = np.array(list(itertools.product(*[(lo, hi) for lo, hi in bounds])), dtype=np.int64).T
+            pts = [np.concatenate([corners[i], rng.integers(lo, hi + 1, 200_000)]) for i, (lo, hi) in
+                   enumerate(bounds)]
+        try:
+            ok = np.broadcast_to(np.asarray(f(*pts), dtype=bool), pts[0].shape)
+        except Exception:  # noqa: BLE001 - a function lambdify cannot map: try each point with sympy
+            ok = np.array([bool(expr.xreplace({s: sympy.Integer(int(p[i])) for s, p in zip(syms, pts)}))
+                           for i in range(min(len(pts[0]), 20000))])
+        bad = np.flatnonzero(~ok)
+        if bad.size:
+            i = int(bad[0])
+            at = ", ".join(f"{self.sym_names[s]}={int(p[i])}" for s, p in zip(syms, pts))
+            names = {s: sympy.Symbol(self.sym_names[s]) for s in syms}
+            rng_txt = ", ".join(f"{self.sym_names[s]} in [{lo}, {hi}]" for s, (lo, hi) in zip(syms, bounds))
+            self.cur = src
+            self.fail(f"the model's code branched on a size: torch.export traced it assuming "
+                      f"{expr.xreplace(names)}, which does not hold at {at} (declared {rng_txt}); at such sizes "
+                      f"the traced program may compute something else than the model. Narrow the declared "
+                      f"range to sizes where it holds, or make the code size-independent", code="range")
+
+    # ---- the lowering checked against torch ----
+    def _bindings(self):
+        """A few bindings of the declared symbols (declaration order): all at min, opt and max, and some
+        mixed and random in-range values (multiples respected), the sizes a mistaken lowering differs at."""
+        syms = self.m.symbols
+        if not syms:
+            return [[]]
+        rng = np.random.default_rng(1234)
+
+        def pick(lo, hi, mult):
+            v = int(rng.integers(lo, hi + 1))
+            v -= v % mult
+            return v if v >= lo else v + mult
+
+        out = [[s[1] for s in syms], [s[2] for s in syms], [s[3] for s in syms],
+               [s[1] if i % 2 else s[3] for i, s in enumerate(syms)],
+               [s[3] if i % 2 else s[1] for i, s in enumerate(syms)]]
+        out += [[pick(s[1], s[3], s[4]) for s in syms] for _ in range(3)]
+        # opt + 1 style neighbours where the range allows (the B > 1 of a batch declared [1, 4] opt 1)
+        out.append([min(s[2] + s[4], s[3]) for s in syms])
+        seen, uniq = set(), []
+        for b in out:
+            if tuple(b) not in seen:
+                seen.add(tuple(b))
+                uniq.append(b)
+        return uniq
+
+    def _size_text(self, sz):
+        """A torch size in the symc symbols' names where it converts (torch's own s77 otherwise)."""
+        if isinstance(sz, torch.SymInt) and not sz.node.expr.is_number:
+            try:
+                return self.m.dim_str(self.dim(sz))
+            except SymcError:
+                return str(sz)
+        return str(sz)
+
+    def check_lowering(self, env):
+        """Every lowered node's symc dtype and shape must be torch's (node.meta['val']) at every size in
+        range. symc's shape inference runs here; each dim is compared by handle, then by proof, then by
+        evaluation at a few bindings (min, opt, max, mixed, random). A difference is a lowering bug that
+        would run and return wrong values or shapes, so it is refused here, never run."""
+        import sympy
+        self.m.infer_shapes()
+        binds = self._bindings()
+        sym_vals = None  # [{sympy symbol: int}] per binding, built on first need
+        cache = {}
+
+        def torch_vals(expr):
+            nonlocal sym_vals
+            if sym_vals is None:
+                sym_vals = []
+                for b in binds:
+                    d = {}
+                    for sym, h in self.symbols.items():
+                        v = self.m.dim_eval(h, b)
+                        if v is not None:
+                            d[sym] = sympy.Integer(v)
+                    sym_vals.append(d)
+            out = []
+            for d in sym_vals:
+                if not expr.free_symbols <= set(d):
+                    return None
+                try:
+                    out.append(int(expr.xreplace(d)))
+                except (TypeError, ValueError):
+                    return None
+            return out
+
+        def same_dim(h, sz):
+            if isinstance(sz, torch.SymInt):
+                sz = sz.node.expr
+                if sz.is_number:
+                    sz = int(sz)
+            if isinstance(sz, int):
+                want = self.m.const(sz)
+            else:
+                key = ("dim", sz)
+                if key not in cache:
+                    try:
+                        cache[key] = self.dim(sz)
+                    except SymcError:
+                        cache[key] = None
+                want = cache[key]
+            if want is not None and want != _lib.DIM_NONE:
+                eq = self.m.dim_equal(h, want)
+                if eq >= 0:
+                    return eq == 1, None
+            vals = [sz] * len(binds) if isinstance(sz, int) else torch_vals(sz)
+            if vals is None:
+                return True, None  # torch's size is over symbols symc has no values for: nothing to compare
+            for b, v in zip(binds, vals):
+                got = self.m.dim_eval(h, b)
+                if got != v:
+                    return False, (b, got, v)
+            return True, None
+
+        def text(dt, dims):
+            return f"{dt}[{', '.join(dims)}]"
+
+        for n in self.ep.graph.nodes:
+            if n.op != "call_function" or n.name not in env:
+                continue
+            v, meta = env[n.name], self.val(n)
+            pairs = []
+            if isinstance(v, _T) and isinstance(meta, torch.Tensor):
+                pairs = [(v, meta, "")]
+            elif isinstance(v, (tuple, list)) and isinstance(meta, (tuple, list)):
+                pairs = [(x, mv, f" output {i}") for i, (x, mv) in enumerate(zip(v, meta))
+                         if isinstance(x, _T) and isinstance(mv, torch.Tensor)]
+            for h, mv, which in pairs:
+                self.cur = n
+                dt, dims = self.m.tensor_info(int(h))
+                want_dt = _SYMC_DTYPES.get(mv.dtype)
+                tshape = list(mv.shape)
+                got_txt = lambda: text(_DT_NAMES.get(dt, dt), [self.m.dim_str(d) for d in dims or []])
+                want_txt = lambda: text(str(mv.dtype).replace("torch.", ""), [self._size_text(s) for s in tshape])
+                if dims is None:
+                    continue  # not part of the graph that reaches an output: never run
+                if want_dt is not None and dt != want_dt:
+                    self.fail(f"internal lowering error{which}: symc computes {got_txt()} where torch computes "
+                              f"{want_txt()} (dtype differs); refusing to compile a model that would run wrong. "
+                              f"This is a symc bug: please report it", code="internal")
+                if len(dims) != len(tshape):
+                    self.fail(f"internal lowering error{which}: symc computes {got_txt()} where torch computes "
+                              f"{want_txt()} (rank differs); refusing to compile a model that would run wrong. "
+                              f"This is a symc bug: please report it", code="internal")
+                for i, (hd, sz) in enumerate(zip(dims, tshape)):
+                    ok, why = same_dim(hd, sz)
+                    if not ok:
+                        at = ""
+                        if why is not None:
+                            b, got, want = why
+                            at = " (at " + ", ".join(f"{s[0]}={x}" for s, x in zip(self.m.symbols, b)) + \
+                                 f": {got} vs {want})"
+                        self.fail(f"internal lowering error{which}: symc computes {got_txt()} where torch computes "
+                                  f"{want_txt()} (dim {i} differs{at}); refusing to compile a model that would "
+                                  f"run wrong. This is a symc bug: please report it", code="internal")
+        self.cur = None
 
     def lower(self, n, env):
         def sub(a):
@@ -459,6 +765,9 @@ class Tracer:
             if isinstance(v, _Unsupported):
                 return v
             return v
+        if t in _ASSERTS:
+            self.check_assert(n, args)
+            return None
         if t in _IGNORED:
             return None
         # fold ops on constants with torch itself
@@ -489,6 +798,7 @@ class Tracer:
 
 _LOWER = {}
 _IGNORED = set()
+_ASSERTS = {o for o in (getattr(getattr(aten, "_assert_scalar", None), "default", None),) if o is not None}
 _SYM_OPS = {o for o in (getattr(aten.sym_size, "int", None), getattr(aten.sym_numel, "default", None),
                         getattr(aten.sym_stride, "int", None), getattr(aten.sym_storage_offset, "default", None))
             if o is not None}
@@ -771,6 +1081,29 @@ def _select(tr, n, a, k):
     return tr.node("squeeze", [s], [("axes", "ints", [d])])
 
 
+@_reg(_op("split_with_sizes"), _op("split_with_sizes_copy"), _op("split"), _op("split_copy"))
+def _split(tr, n, a, k):
+    """Slices along one dim; the pieces' sizes are read from torch's result, so split(size) with a
+    ragged last piece and split_with_sizes take one path."""
+    shape = tr.shape(n.args[0])
+    rank = len(shape)
+    d = _norm(tr, k.get("dim", a[2] if len(a) > 2 else 0), rank)
+    outs = tr.val(n)
+    if not isinstance(outs, (list, tuple)):
+        tr.fail("split without a list of results")
+    pieces, start = [], tr.m.const(0)
+    for o in outs:
+        size = tr.dim(o.shape[d])
+        end = tr.m.add(start, size)
+        pieces.append(tr.node("slice", [tr.tensor(a[0])], [("starts", "dims", [start]), ("ends", "dims", [end]),
+                                                          ("axes", "ints", [d]), ("steps", "ints", [1])]))
+        start = end
+    if tr.m.dim_equal(start, tr.dim(shape[d])) != 1:
+        tr.fail(f"split pieces add up to {tr.m.dim_str(start)}, not the size {tr.m.dim_str(tr.dim(shape[d]))} "
+                f"of dim {d} at every size in range")
+    return tuple(pieces)
+
+
 @_reg(_op("unsqueeze"), _op("unsqueeze_copy"))
 def _unsqueeze(tr, n, a, k):
     rank = tr.rank(n)
@@ -786,7 +1119,22 @@ def _squeeze(tr, n, a, k):
         dims = list(range(rank))
     elif isinstance(dims, int):
         dims = [dims]
-    axes = sorted({_norm(tr, d, rank) for d in dims if _static(shape[_norm(tr, d, rank)]) == 1})
+    axes = []
+    for d in sorted({_norm(tr, d, rank) for d in dims}):
+        sz = _static(shape[d])
+        if isinstance(sz, int):
+            if sz == 1:
+                axes.append(d)
+            continue
+        # a symbolic size: torch.export treats it as never 1 and keeps the dim, eager PyTorch drops it
+        # when it is 1; only a range that excludes 1 makes the two agree
+        lo = _int_bound(tr.ranges.get(sz.node.expr, (None, None))[0]) if sz.node.expr.is_Symbol else None
+        if lo is None or lo <= 1:
+            name = tr.sym_names.get(sz.node.expr, str(sz)) if sz.node.expr.is_Symbol else str(sz)
+            tr.fail(f"squeeze of dim {d}, whose size {name} may be 1 in the declared range: eager PyTorch drops "
+                    f"that dim at size 1 and the exported program never does. Squeeze only the dims that are "
+                    f"always 1 (x.squeeze({', '.join(str(i) for i in range(rank) if _static(shape[i]) == 1) or 'd'}"
+                    f")), or declare {name} >= 2", code="range")
     if not axes:
         return a[0]
     return tr.node("squeeze", [tr.tensor(a[0])], [("axes", "ints", axes)])

@@ -1,0 +1,90 @@
+"""Real models through the torch path (ctest label `python`): timm's ViT family and torchvision CNNs,
+random weights (nothing is downloaded), compiled with symc.compile over a batch range (CNNs also H and W)
+and run on the reference backend at min, opt, max and off-opt sizes against eager PyTorch: same shape,
+relative error < 1e-4.
+
+Why: symc.compile(timm vit_tiny_patch16_224) returned [B, 1, 1000] for eager's [B, 1000] (issue 13: the
+class-token select x[:, 0] became a gather whose 0-d index numpy had turned 1-D). The ViT family covers
+the pooling forms timm has: the class token (x[:, 0]), distillation's two tokens averaged, register
+tokens skipped by a slice, and average pooling over the patch tokens.
+Prints SKIP where torch, timm or torchvision is not installed.
+
+usage: test_torch_models.py [path/to/libsymc.so]
+"""
+import os
+import pathlib
+import sys
+import time
+
+try:
+    import torch
+    import timm
+    import torchvision
+except Exception as e:  # noqa: BLE001
+    print(f"SKIP: torch, timm or torchvision not installed ({e})")
+    sys.exit(0)
+
+if len(sys.argv) > 1 and sys.argv[1]:
+    os.environ["SYMC_LIB"] = os.path.abspath(sys.argv[1])
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "frontend" / "torch"))
+import symc  # noqa: E402
+
+torch.manual_seed(0)
+failures = []
+T0 = time.time()
+
+
+def log(msg):
+    print(f"[{time.time() - T0:6.1f}s] {msg}", flush=True)
+
+
+def check_model(name, model, lo, opt, hi, sizes):
+    model = model.eval()
+    try:
+        cm = symc.compile(model, inputs=[symc.Input(min_shape=lo, opt_shape=opt, max_shape=hi)], gpu=False)
+    except Exception as e:  # noqa: BLE001
+        failures.append(f"{name}: compile failed: {e}")
+        log(f"FAIL {name}: compile failed: {e}")
+        return
+    for s in sizes:
+        x = torch.randn(s)
+        with torch.no_grad():
+            ref, got = model(x), cm(x)
+        if tuple(got.shape) != tuple(ref.shape):
+            failures.append(f"{name} at {s}: shape {tuple(got.shape)}, eager {tuple(ref.shape)}")
+            log(f"FAIL {name} at {s}: shape {tuple(got.shape)}, eager {tuple(ref.shape)}")
+            continue
+        err = ((got.double() - ref.double()).norm() / ref.double().norm()).item()
+        ok = err < 1e-4
+        if not ok:
+            failures.append(f"{name} at {s}: relative error {err:.3g}")
+        log(f"{'ok  ' if ok else 'FAIL'} {name} at {list(s)}: relative error {err:.2g}")
+
+
+# the model the issue reported, as it is: batch 1..4, opt 2, at min, off-opt and max
+check_model("timm vit_tiny_patch16_224", timm.create_model("vit_tiny_patch16_224", pretrained=False),
+            (1, 3, 224, 224), (2, 3, 224, 224), (4, 3, 224, 224), [(1, 3, 224, 224), (3, 3, 224, 224)])
+# the family's pooling forms at a smaller image (the same code paths, a fraction of the reference's time)
+for name, kw in [("vit_small_patch16_224", {"depth": 4}),
+                 ("deit_tiny_distilled_patch16_224", {"depth": 4}),
+                 ("vit_small_patch16_224", {"depth": 4, "global_pool": "avg", "class_token": False}),
+                 ("vit_small_patch16_224", {"depth": 4, "reg_tokens": 4}),
+                 ("vit_base_patch16_224", {"depth": 2})]:
+    m = timm.create_model(name, pretrained=False, img_size=64, **kw)
+    tag = f"timm {name} img 64" + "".join(f" {k}={v}" for k, v in kw.items())
+    check_model(tag, m, (1, 3, 64, 64), (2, 3, 64, 64), (5, 3, 64, 64),
+                [(1, 3, 64, 64), (2, 3, 64, 64), (3, 3, 64, 64), (5, 3, 64, 64)])
+# torchvision CNNs with batch, H and W dynamic
+check_model("torchvision resnet18 B,H,W", torchvision.models.resnet18(),
+            (1, 3, 64, 64), (2, 3, 96, 96), (3, 3, 128, 144), [(1, 3, 64, 64), (2, 3, 97, 131), (3, 3, 128, 144)])
+check_model("torchvision mobilenet_v3_small B,H,W", torchvision.models.mobilenet_v3_small(),
+            (1, 3, 64, 64), (2, 3, 96, 96), (3, 3, 128, 144), [(1, 3, 64, 64), (2, 3, 97, 131), (3, 3, 128, 144)])
+
+print()
+if failures:
+    print(f"{len(failures)} FAILED:")
+    for f in failures:
+        print("  " + f)
+    sys.exit(1)
+print(f"all models passed in {time.time() - T0:.0f} s")

@@ -1,0 +1,323 @@
+"""Differential test of the torch path's ATen lowerings (ctest label `python`).
+
+Approach: one tiny module per lowering and per way of calling it (select at 0,
+at -1 and on the batch dim, slices with negative, stepped and symbolic bounds,
+squeeze of a static 1 and of a dim that is not 1, expand of a parameter to the
+batch, 0-d constants and 0-d outputs, int dtypes, every elementwise, reduction,
+normalization, pooling, convolution and matmul form symc lowers). Each is
+compiled with symc.compile over declared ranges and run on the reference
+backend at several in-range sizes (min, opt, max, opt + 1, a prime), B > 1
+included, and with non-contiguous inputs (a transposed view handed to the
+compiled module), against eager PyTorch on the same inputs: same shape, same
+dtype, max relative error < 1e-4. The cases that symc cannot lower exactly
+(as_strided, index with tensors, gather, roll, ...) must raise SymcError at
+compile time naming the ATen op, never run. A case that compiles but differs
+from eager is a failure, as is one expected to be refused that compiles.
+
+This test exists because of a silent wrong result (issue 13): x[:, 0] lowered
+to a gather with a 0-d index that numpy had made 1-D, so timm ViTs returned
+[B, 1, 1000] for [B, 1000]. The tracer now also checks every lowered node's
+dtype and shape against torch's (Tracer.check_lowering); this test drives both.
+
+usage: test_torch_ops.py [path/to/libsymc.so]
+"""
+import os
+import pathlib
+import sys
+import time
+
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except Exception as e:  # noqa: BLE001
+    print(f"SKIP: torch not installed ({e})")
+    sys.exit(0)
+
+if len(sys.argv) > 1 and sys.argv[1]:
+    os.environ["SYMC_LIB"] = os.path.abspath(sys.argv[1])
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "frontend" / "torch"))
+import symc  # noqa: E402
+
+torch.manual_seed(0)
+failures = []
+T0 = time.time()
+
+
+def log(msg):
+    print(f"[{time.time() - T0:6.1f}s] {msg}", flush=True)
+
+
+class Fn(nn.Module):
+    """A function of the inputs as a module (parameters optional)."""
+
+    def __init__(self, fn, **params):
+        super().__init__()
+        self.fn = fn
+        for k, v in params.items():
+            if isinstance(v, nn.Module):
+                setattr(self, k, v)
+            else:
+                self.register_parameter(k, nn.Parameter(v, requires_grad=False))
+
+
+
+class Fn1(Fn):
+    def forward(self, x):  # torch.export needs the arity spelled out, not *xs
+        return self.fn(self, x)
+
+
+class Fn2(Fn):
+    def forward(self, x, y):
+        return self.fn(self, x, y)
+
+
+class Fn3(Fn):
+    def forward(self, x, y, z):
+        return self.fn(self, x, y, z)
+
+
+def rel_err(got, ref):
+    got, ref = got.detach().double(), ref.detach().double()
+    if ref.numel() == 0:
+        return 0.0
+    return ((got - ref).norm() / max(ref.norm().item(), 1e-30)).item()
+
+
+def make(shape, dtype):
+    if dtype.is_floating_point:
+        return torch.randn(shape, dtype=dtype)
+    if dtype == torch.bool:
+        return torch.rand(shape) > 0.5
+    return torch.randint(-50, 50, shape, dtype=dtype)
+
+
+def sizes_of(spec, extra):
+    """Concrete shapes to run: min, opt, max, opt + 1 (clamped) and the case's extra sizes."""
+    lo, opt, hi = spec
+    out = [lo, opt, hi, tuple(min(o + 1, h) if l != h else o for l, o, h in zip(lo, opt, hi))]
+    out += extra
+    uniq = []
+    for s in out:
+        if tuple(s) not in uniq:
+            uniq.append(tuple(s))
+    return uniq
+
+
+def case(name, fn, specs, extra=(), expect="ok", dtype=torch.float32, noncontig=False, params=None, rtol=1e-4):
+    """specs: one (min, opt, max) shape triple per input; extra: further shape tuples per input (lists,
+    one entry per run). noncontig: also run with each input given as a transposed view of a
+    contiguous tensor of the transposed shape (the last two dims swapped)."""
+    m = (Fn1, Fn2, Fn3)[len(specs) - 1](fn, **(params or {})).eval()
+    inputs = [symc.Input(min_shape=s[0], opt_shape=s[1], max_shape=s[2], dtype=dtype) for s in specs]
+    try:
+        cm = symc.compile(m, inputs=inputs, gpu=False, name=name)  # any text: symc makes a file name of it
+    except symc.SymcError as e:
+        if expect == "refuse":
+            log(f"ok   {name}: refused ({str(e).splitlines()[0][:140]})")
+            return
+        failures.append(f"{name}: compile failed: {e}")
+        log(f"FAIL {name}: compile failed: {e}")
+        return
+    except Exception as e:  # noqa: BLE001 - torch.export itself may refuse a case
+        failures.append(f"{name}: {type(e).__name__}: {e}")
+        log(f"FAIL {name}: {type(e).__name__}: {str(e)[:300]}")
+        return
+    if expect == "refuse":
+        failures.append(f"{name}: compiled, but symc cannot lower it exactly and must refuse it")
+        log(f"FAIL {name}: compiled; expected a SymcError")
+        return
+    # the shapes to run: per input, the sizes of sizes_of; extra entries are tuples of per-input shapes
+    per_input = [sizes_of(s, []) for s in specs]
+    runs = [tuple(p[min(i, len(p) - 1)] for p in per_input) for i in range(max(len(p) for p in per_input))]
+    runs += [tuple(e) for e in extra]
+    worst = 0.0
+    for shapes in runs:
+        for nc in ([False, True] if noncontig else [False]):
+            xs = []
+            for s in shapes:
+                if nc and len(s) >= 2:
+                    t = make(tuple(s[:-2]) + (s[-1], s[-2]), dtype).transpose(-1, -2)
+                    assert not t.is_contiguous() or s[-1] == 1 or s[-2] == 1
+                else:
+                    t = make(s, dtype)
+                xs.append(t)
+            with torch.no_grad():
+                ref = m(*xs)
+                try:
+                    got = cm(*xs)
+                except Exception as e:  # noqa: BLE001
+                    failures.append(f"{name} at {shapes}{' (non-contiguous)' if nc else ''}: run failed: {e}")
+                    log(f"FAIL {name} at {shapes}: run failed: {e}")
+                    return
+            refs = ref if isinstance(ref, (tuple, list)) else [ref]
+            gots = got if isinstance(got, (tuple, list)) else [got]
+            for r, g in zip(refs, gots):
+                what = f"{name} at {list(shapes)}{' non-contiguous' if nc else ''}"
+                if tuple(g.shape) != tuple(r.shape) or g.dtype != r.dtype:
+                    failures.append(f"{what}: got {g.dtype}{list(g.shape)}, eager {r.dtype}{list(r.shape)}")
+                    log(f"FAIL {what}: got {g.dtype}{list(g.shape)}, eager {r.dtype}{list(r.shape)}")
+                    return
+                if r.dtype.is_floating_point:
+                    e = rel_err(g, r)
+                    if not e < rtol:  # NaN fails too
+                        failures.append(f"{what}: relative error {e:.3g}")
+                        log(f"FAIL {what}: relative error {e:.3g}")
+                        return
+                    worst = max(worst, e)
+                elif not torch.equal(g, r):
+                    failures.append(f"{what}: integer values differ")
+                    log(f"FAIL {what}: integer values differ")
+                    return
+    log(f"ok   {name}: {len(runs)} sizes{' (+ non-contiguous)' if noncontig else ''}, worst rel err {worst:.2g}")
+
+
+B3 = ((1, 5, 6), (2, 5, 6), (4, 5, 6))           # batch dynamic
+BS3 = ((1, 2, 6), (2, 7, 6), (4, 11, 6))         # batch and sequence dynamic
+B4 = ((1, 3, 8, 8), (2, 3, 8, 8), (3, 3, 8, 8))  # NCHW, batch dynamic
+HW4 = ((1, 3, 5, 6), (2, 3, 12, 12), (3, 3, 17, 19))  # NCHW, batch, H and W dynamic
+
+# ---- select / slice / squeeze / unsqueeze / expand: the view ops of the ViT bug and its siblings ----------
+case("select x[:, 0] (ViT class token)", lambda s, x: x[:, 0], [B3], noncontig=True)
+case("select x[:, -1] (last token)", lambda s, x: x[:, -1], [BS3], noncontig=True)
+case("select x[0] on the dynamic batch dim", lambda s, x: x[0] * 1.0, [B3])
+case("select x[:, :, 3]", lambda s, x: x[:, :, 3], [BS3])
+case("select x.select(2, -2)", lambda s, x: x.select(2, -2), [BS3], noncontig=True)
+case("select at a symbolic index x[:, x.size(1) - 1]", lambda s, x: x[:, x.size(1) - 1], [BS3])
+case("select twice x[:, 0, 1]", lambda s, x: x[:, 0, 1], [BS3])
+case("slice x[:, 1:]", lambda s, x: x[:, 1:], [BS3], noncontig=True)
+case("slice x[:, :-1]", lambda s, x: x[:, :-1], [BS3])
+case("slice x[:, -2:]", lambda s, x: x[:, -2:], [BS3])
+case("slice x[:, ::2] (step)", lambda s, x: x[:, ::2], [BS3])
+case("slice x[:, 1:6:2] clamped end, range torch narrowed", lambda s, x: x[:, 1:6:2], [BS3], expect="refuse")
+case("slice x[:, 1:6:2] clamped end, range within torch's", lambda s, x: x[:, 1:6:2],
+     [((1, 6, 6), (2, 7, 6), (4, 11, 6))])
+case("a branch on a size (torch narrows the range)", lambda s, x: x * 2 if x.shape[1] > 5 else x + 1, [BS3],
+     expect="refuse")
+case("a branch on a size's parity (a runtime assert)", lambda s, x: x * 2 if x.shape[1] % 2 == 0 else x + 1,
+     [BS3], expect="refuse")
+case("a branch on a size that holds over the range", lambda s, x: x * 2 if x.shape[1] < 20 else x + 1, [BS3])
+case("slice x[..., :3]", lambda s, x: x[..., :3], [BS3], noncontig=True)
+case("slice x[..., 2:5]", lambda s, x: x[..., 2:5], [B3])
+case("slice to a symbolic end x[:, : x.size(1) - 1]", lambda s, x: x[:, : x.size(1) - 1], [BS3])
+case("slice the batch x[1:]", lambda s, x: x[1:] * 2.0, [((2, 5, 6), (3, 5, 6), (4, 5, 6))])
+case("narrow x.narrow(2, 1, 3)", lambda s, x: x.narrow(2, 1, 3), [BS3])
+case("squeeze a static 1 x.squeeze(1)", lambda s, x: x.squeeze(1), [((1, 1, 6), (2, 1, 6), (4, 1, 6))])
+case("squeeze a dim that is not 1 (no-op)", lambda s, x: x.squeeze(2), [B3])
+case("squeeze() with a batch that may be 1", lambda s, x: x.squeeze(), [((1, 1, 6, 1), (2, 1, 6, 1), (4, 1, 6, 1))],
+     expect="refuse")
+case("squeeze(0) of a batch that may be 1", lambda s, x: x.squeeze(0), [B3], expect="refuse")
+case("squeeze() with a batch >= 2", lambda s, x: x.squeeze(), [((2, 1, 6, 1), (2, 1, 6, 1), (4, 1, 6, 1))])
+case("squeeze(1, 3) of static ones", lambda s, x: x.squeeze((1, 3)), [((1, 1, 6, 1), (2, 1, 6, 1), (4, 1, 6, 1))])
+case("an input returned as it is (no-op squeeze)", lambda s, x: x.squeeze(2), [B3])
+case("squeeze(-1) after a keepdim sum", lambda s, x: x.sum(-1, keepdim=True).squeeze(-1), [BS3])
+case("unsqueeze x[:, None]", lambda s, x: x[:, None], [B3])
+case("unsqueeze(-1)", lambda s, x: x.unsqueeze(-1), [BS3])
+case("unsqueeze(0) then select", lambda s, x: x.unsqueeze(0)[0, :, 1], [BS3])
+case("expand a parameter to the batch (class token)",
+     lambda s, x: torch.cat([s.cls.expand(x.shape[0], -1, -1), x], dim=1),
+     [BS3], params={"cls": torch.randn(1, 1, 6)})
+case("expand x.expand(-1, 4, -1)", lambda s, x: x.expand(-1, 4, -1) + 0.0, [((1, 1, 6), (2, 1, 6), (4, 1, 6))])
+case("expand_as / broadcast add of [B,1,C] and [1,S,C]", lambda s, x, y: x + y,
+     [((1, 1, 6), (2, 1, 6), (4, 1, 6)), ((1, 2, 6), (1, 7, 6), (1, 11, 6))],
+     extra=[((3, 1, 6), (1, 5, 6))])
+case("permute(2, 0, 1)", lambda s, x: x.permute(2, 0, 1), [BS3], noncontig=True)
+case("transpose(1, 2)", lambda s, x: x.transpose(1, 2), [BS3], noncontig=True)
+case("t() of a 2-D input", lambda s, x: x.t(), [((1, 6), (3, 6), (5, 6))])
+case("reshape(B, -1)", lambda s, x: x.reshape(x.shape[0], -1), [BS3], noncontig=True)
+case("view(-1)", lambda s, x: x.reshape(-1), [BS3])
+case("view to heads (B, S, 2, 3)", lambda s, x: x.view(x.shape[0], x.shape[1], 2, 3).transpose(1, 2), [BS3])
+case("flatten(1)", lambda s, x: torch.flatten(x, 1), [B4], noncontig=True)
+case("cat on the dynamic dim", lambda s, x, y: torch.cat([x, y], 1),
+     [BS3, ((1, 2, 6), (2, 3, 6), (4, 5, 6))], extra=[((3, 4, 6), (3, 2, 6))])
+case("cat with a constant", lambda s, x: torch.cat([x, s.c.expand(x.shape[0], 1, 6)], 1), [BS3],
+     params={"c": torch.randn(1, 1, 6)})
+case("chunk / split into equal parts", lambda s, x: torch.chunk(x, 2, dim=2)[1] * 1.0, [BS3])
+case("split with sizes", lambda s, x: torch.split(x, [2, 4], dim=2)[1] * 1.0, [BS3])
+case("unbind(1) of a static dim", lambda s, x: x.unbind(1)[2] + 0.0, [B3])
+case("contiguous/clone of a transposed view", lambda s, x: x.transpose(1, 2).contiguous().clone(), [BS3])
+
+# ---- elementwise: scalars as 0-d constants, broadcasting, dtypes ------------------------------------------
+case("add 0-d tensor constant", lambda s, x: x + s.c, [BS3], params={"c": torch.tensor(1.5)})
+case("mul 0-d constant into a 0-d result", lambda s, x: x.sum() * s.c, [BS3], params={"c": torch.tensor(2.0)})
+case("sum to a 0-d output", lambda s, x: x.sum(), [BS3])
+case("mean to a 0-d output", lambda s, x: x.mean(), [BS3])
+case("add with alpha", lambda s, x, y: torch.add(x, y, alpha=0.5), [BS3, BS3])
+case("sub / rsub with scalars", lambda s, x: (2.0 - x) - (x - 1.0), [BS3])
+case("div and reciprocal", lambda s, x: x / 3.0 + 1.0 / (x.abs() + 1.0), [BS3])
+case("pow scalar exponent", lambda s, x: x.abs().pow(1.5) + x.pow(2), [BS3])
+case("maximum / minimum", lambda s, x, y: torch.maximum(x, y) - torch.minimum(x, y), [BS3, BS3])
+case("clamp min only / max only / both", lambda s, x: x.clamp(min=-0.5) + x.clamp(max=0.3) + x.clamp(-1, 1), [BS3])
+case("activations", lambda s, x: F.relu(x) + F.silu(x) + torch.sigmoid(x) + torch.tanh(x) + F.gelu(x) +
+     F.gelu(x, approximate="tanh") + F.leaky_relu(x, 0.2) + F.hardtanh(x) + F.hardswish(x) + F.relu6(x), [BS3])
+case("unary math", lambda s, x: torch.exp(-x.abs()) + torch.log(x.abs() + 1) + torch.sqrt(x.abs()) +
+     torch.rsqrt(x.abs() + 1) + torch.erf(x) + torch.floor(x) + torch.ceil(x) + torch.sign(x) + (-x), [BS3])
+case("broadcast a per-feature vector", lambda s, x: x * s.w + s.b, [BS3],
+     params={"w": torch.randn(6), "b": torch.randn(6)}, noncontig=True)
+case("int64 add and mul", lambda s, x: x * 3 + x, [BS3], dtype=torch.int64)
+case("int64 true division is refused or exact", lambda s, x: x / 2, [BS3], dtype=torch.int64,
+     expect="refuse")
+case("int32 sum promotes to int64", lambda s, x: x.sum(1), [BS3], dtype=torch.int32, expect="refuse")
+
+# ---- reductions, normalizations, softmax -------------------------------------------------------------------
+case("sum(-1) / mean(1) / amax(keepdim)", lambda s, x: (x.sum(-1), x.mean(1), x.amax(2, keepdim=True)), [BS3],
+     noncontig=True)
+case("sum over [0, 2]", lambda s, x: x.sum([0, 2]), [BS3])
+case("mean over the dynamic dims (1, 2)", lambda s, x: x.mean((2, 3)), [HW4])
+case("softmax / log_softmax", lambda s, x: (torch.softmax(x, -1), torch.log_softmax(x, 1)), [BS3], noncontig=True)
+case("layer_norm", lambda s, x: s.ln(x), [BS3], params={"ln": nn.LayerNorm(6)}, noncontig=True)
+case("layer_norm over two dims", lambda s, x: F.layer_norm(x, (5, 6)), [B3])
+case("batch_norm (eval) 2-D and 4-D", lambda s, x: s.bn(x), [B4], params={"bn": nn.BatchNorm2d(3)})
+case("batch_norm1d on [B, C]", lambda s, x: s.bn(x), [((1, 6), (2, 6), (5, 6))], params={"bn": nn.BatchNorm1d(6)})
+case("dropout in eval", lambda s, x: F.dropout(x, 0.5, training=False) + s.d(x), [BS3],
+     params={"d": nn.Dropout(0.3)})
+
+# ---- matmul family -------------------------------------------------------------------------------------------
+case("linear with bias (3-D input)", lambda s, x: s.fc(x), [BS3], params={"fc": nn.Linear(6, 4)}, noncontig=True)
+case("linear without bias (2-D input)", lambda s, x: s.fc(x), [((1, 6), (3, 6), (7, 6))],
+     params={"fc": nn.Linear(6, 4, bias=False)})
+case("matmul batched, broadcast weight", lambda s, x: x @ s.w, [BS3], params={"w": torch.randn(6, 3)})
+case("bmm of two inputs", lambda s, x, y: torch.bmm(x, y.transpose(1, 2)), [BS3, BS3], noncontig=True)
+case("addmm with beta/alpha", lambda s, x: torch.addmm(s.b, x, s.w, beta=0.5, alpha=2.0),
+     [((1, 6), (3, 6), (7, 6))], params={"b": torch.randn(4), "w": torch.randn(6, 4)})
+case("matmul vector", lambda s, x: x @ s.v, [BS3], params={"v": torch.randn(6)})
+case("scaled_dot_product_attention causal",
+     lambda s, x: F.scaled_dot_product_attention(x, x * 0.5, x + 1.0, is_causal=True),
+     [((1, 2, 1, 4), (2, 2, 5, 4), (3, 2, 9, 4))])
+case("scaled_dot_product_attention with a float mask input",
+     lambda s, x, m: F.scaled_dot_product_attention(x, x * 0.5, x + 1.0, attn_mask=m),
+     [((1, 2, 1, 4), (2, 2, 5, 4), (3, 2, 9, 4)), ((1, 1, 1, 1), (1, 1, 5, 5), (1, 1, 9, 9))],
+     )  # torch.export finds the mask's dims equal to the sequence's
+
+# ---- convolution and pooling ------------------------------------------------------------------------------------
+case("conv2d stride 2 pad 1", lambda s, x: s.c(x), [HW4], params={"c": nn.Conv2d(3, 4, 3, 2, 1)}, noncontig=True)
+case("conv2d groups, dilation, no bias", lambda s, x: s.c(x), [HW4],
+     params={"c": nn.Conv2d(3, 6, 3, 1, 2, dilation=2, groups=3, bias=False)})
+case("conv2d 1x1 + batch_norm + relu", lambda s, x: torch.relu(s.bn(s.c(x))), [HW4],
+     params={"c": nn.Conv2d(3, 5, 1), "bn": nn.BatchNorm2d(5)})
+case("max_pool2d ceil_mode", lambda s, x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True), [HW4])
+case("max_pool2d 2x2", lambda s, x: F.max_pool2d(x, 2), [HW4])
+case("avg_pool2d count_include_pad=False", lambda s, x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False), [HW4])
+case("avg_pool2d ceil_mode", lambda s, x: F.avg_pool2d(x, 2, ceil_mode=True), [HW4])
+case("adaptive_avg_pool2d (1, 1)", lambda s, x: F.adaptive_avg_pool2d(x, 1).flatten(1), [HW4])
+
+# ---- what symc cannot lower: a clear SymcError at compile time, never a run ---------------------------------
+case("index with a tensor x[:, idx]", lambda s, x: x[:, s.idx.long()], [BS3],
+     params={"idx": torch.tensor([0.0, 1.0])}, expect="refuse")
+case("as_strided", lambda s, x: torch.as_strided(x, (x.shape[0], 2, 2), (30, 6, 1)) * 1.0, [B3], expect="refuse")
+case("gather", lambda s, x: torch.gather(x, 2, torch.zeros_like(x, dtype=torch.long)), [BS3], expect="refuse")
+case("roll", lambda s, x: torch.roll(x, 1, 2), [BS3], expect="refuse")
+case("flip", lambda s, x: torch.flip(x, [2]), [BS3], expect="refuse")
+case("adaptive_avg_pool2d (2, 2)", lambda s, x: F.adaptive_avg_pool2d(x, 2), [HW4], expect="refuse")
+case("dtype conversion", lambda s, x: x.to(torch.float64), [BS3], expect="refuse")
+case("integer division with rounding_mode", lambda s, x: torch.div(x, 2.0, rounding_mode="floor"), [BS3],
+     expect="refuse")
+
+print()
+if failures:
+    print(f"{len(failures)} FAILED:")
+    for f in failures:
+        print("  " + f)
+    sys.exit(1)
+print(f"all cases passed in {time.time() - T0:.0f} s")
