@@ -419,11 +419,27 @@ symc_status ir_verify(ir_module *m, symc_error *err) {
     }
     if (!st) st = check_unique(names, m->n_nodes, "node", err);
 
-    for (uint32_t i = 0; i < m->n_outputs && !st; i++)
-        if (m->outputs[i] >= m->n_tensors)
+    /* an output is a tensor the engine writes (or a constant it copies): a graph input named as an
+     * output would share the input's name and never be written, so the caller would read whatever its
+     * buffer held; the same tensor twice would give two outputs one name */
+    for (uint32_t i = 0; i < m->n_outputs && !st; i++) {
+        if (m->outputs[i] >= m->n_tensors) {
             st = symc_error_setf(err, SYMC_ERR_VERIFY,
                                  "output %u refers to tensor %u, but the module has %u tensors", i,
                                  m->outputs[i], m->n_tensors);
+            break;
+        }
+        const ir_tensor *o = &m->tensors[m->outputs[i]];
+        if (o->producer == IR_NONE && o->constant == IR_NONE)
+            st = symc_error_setf(err, SYMC_ERR_VERIFY,
+                                 "output %u is the graph input '%s'; an output must be computed: add an "
+                                 "identity node to copy it", i, o->name);
+        for (uint32_t j = 0; j < i && !st; j++)
+            if (m->outputs[j] == m->outputs[i])
+                st = symc_error_setf(err, SYMC_ERR_VERIFY,
+                                     "tensor '%s' is marked as an output twice (outputs %u and %u); add an "
+                                     "identity node for the second", o->name, j, i);
+    }
     if (!st && m->n_outputs == 0 && m->n_nodes > 0)
         st = symc_error_setf(err, SYMC_ERR_VERIFY, "module '%s' has nodes but no outputs", m->name);
     free(names);

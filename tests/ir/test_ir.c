@@ -353,6 +353,59 @@ static void test_bad_references(void) {
     symc_module_destroy(m);
 }
 
+/* symc_tensor_info / symc_dim_equal / symc_dim_eval (what the torch frontend checks its lowerings with),
+ * and the verifier's refusal of a graph input marked as an output (it was never written: the caller
+ * read whatever its buffer held). */
+static void test_shape_queries_and_output_rules(void) {
+    symc_error err = {0};
+    symc_module *m = symc_module_create("q", &err);
+    CHECK(m != NULL);
+    if (!m) return;
+    symc_dim B, S;
+    CHECK(symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err) == SYMC_OK);
+    CHECK(symc_declare_symbol(m, "S", 2, 4, 16, 2, &S, &err) == SYMC_OK);
+    symc_dim dims[2] = {B, S};
+    symc_tensor x, y;
+    CHECK(symc_add_input(m, "x", SYMC_F32, 2, dims, &x, &err) == SYMC_OK);
+    symc_dtype dt;
+    int32_t rank = 0;
+    symc_dim got[8];
+    CHECK(symc_tensor_info(m, x, &dt, &rank, got, &err) == SYMC_OK && dt == SYMC_F32 && rank == 2 &&
+          got[0] == B && got[1] == S);
+    CHECK(symc_tensor_info(m, 99, &dt, &rank, got, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK(symc_add_node(m, "relu", "r", &x, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
+    CHECK(symc_tensor_info(m, y, &dt, &rank, got, &err) == SYMC_OK && rank == -1); /* before inference */
+    /* a graph input as an output: refused by the verifier with the input's name */
+    CHECK(symc_mark_output(m, x, &err) == SYMC_OK);
+    CHECK(symc_module_verify(m, &err) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "graph input 'x'");
+    symc_module_destroy(m);
+
+    m = symc_module_create("q2", &err);
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK(symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err) == SYMC_OK);
+    CHECK(symc_declare_symbol(m, "S", 2, 4, 16, 2, &S, &err) == SYMC_OK);
+    dims[0] = B, dims[1] = S;
+    CHECK(symc_add_input(m, "x", SYMC_F32, 2, dims, &x, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "relu", "r", &x, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
+    CHECK(symc_mark_output(m, y, &err) == SYMC_OK);
+    CHECK(symc_mark_output(m, y, &err) != SYMC_OK); /* the builder refuses a second mark itself */
+    CHECK(symc_module_verify(m, &err) == SYMC_OK);
+    /* S+S == 2*S is proven (one canonical form), S+1 == S holds nowhere, B == S is unknown */
+    symc_dim two = symc_dim_const(m, 2);
+    CHECK(symc_dim_equal(m, symc_dim_add(m, S, S), symc_dim_mul(m, two, S)) == 1);
+    CHECK(symc_dim_equal(m, symc_dim_add(m, B, two), symc_dim_add(m, symc_dim_const(m, 1), symc_dim_add(m, B, symc_dim_const(m, 1)))) == 1);
+    CHECK(symc_dim_equal(m, symc_dim_add(m, S, symc_dim_const(m, 1)), S) == 0);
+    CHECK(symc_dim_equal(m, B, S) == -1);
+    CHECK(symc_dim_equal(m, B, SYMC_DIM_NONE) == -1);
+    int64_t vals[2] = {3, 10}, v = 0;
+    CHECK(symc_dim_eval(m, symc_dim_add(m, symc_dim_mul(m, B, S), symc_dim_const(m, 1)), vals, 2, &v, &err) ==
+              SYMC_OK && v == 31);
+    CHECK(symc_dim_eval(m, B, vals, 1, &v, &err) == SYMC_ERR_UNBOUND); /* every declared symbol needs a value */
+    symc_module_destroy(m);
+}
+
 int main(int argc, char **argv) {
     tmpdir = argc > 1 ? argv[1] : ".";
     test_op_table();
@@ -361,5 +414,6 @@ int main(int argc, char **argv) {
     test_verifier();
     test_round_trip();
     test_bad_references();
+    test_shape_queries_and_output_rules();
     return check_report("test_ir");
 }
