@@ -17,7 +17,12 @@
  * prover shows never exceeds another one in the list. Dropping is exact on
  * every binding in range, so the formula still equals the numeric plan
  * there. A list that stays long anyway (sums that really cross inside the
- * ranges) is folded into one max expression so the work stays bounded. */
+ * ranges) is folded into one max expression so the work stays bounded.
+ * Later offsets build on that max, so a deep network with dynamic H and W
+ * (MobileNetV3 at B, H, W) still gets a formula whose DAG is small but whose
+ * tree is exponential: everything downstream must walk it per distinct node
+ * (sym_eval memoizes, sym_print cuts its text, symc_memory_text collects the
+ * top-level max once per node). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,11 +1,19 @@
 /* Exact evaluation with every symbol bound, and binding checks.
  *
- * Evaluation walks the expression recursively with int64 arithmetic checked
- * by __builtin_*_overflow. The operation order is fixed and shared with the
- * shape-program compiler (a sum adds its terms first and its constant last; a
- * product multiplies its factors first and its constant last) so the two
- * evaluators overflow at exactly the same bindings. Division follows Python:
- * floordiv rounds toward -infinity and mod takes the sign of the divisor. */
+ * Evaluation is a depth-first walk with int64 arithmetic checked by
+ * __builtin_*_overflow. Expressions are hash-consed DAGs whose subterms are
+ * shared (a ceil-mode window mentions its input twice, and each of forty
+ * stages doing so makes a tree of 2^40 paths), so the walk memoizes each
+ * compound node's value for the one binding (sym_memo: no allocation for
+ * small expressions) and costs time linear in the distinct nodes. The order
+ * is the shape-program compiler's (program.c emits instructions in this
+ * same memoized depth-first order): a node's operands left to right, each
+ * folded in as soon as it is known, a sum adds its terms first and its
+ * constant last, a product multiplies its factors first and its constant
+ * last. Both evaluators therefore meet the same first failing operation, and
+ * overflow (or divide by zero) at exactly the same bindings. Division follows
+ * Python: floordiv rounds toward -infinity and mod takes the sign of the
+ * divisor. */
 #include "symshape/sym_internal.h"
 
 #include <string.h>
@@ -49,43 +57,67 @@ static symc_status op_error(const sym_table *t, sym_expr e, symc_status s, symc_
     return symc_error_setf(err, s, "int64 overflow evaluating %s", sym__text(t, e, buf, sizeof buf));
 }
 
-static symc_status ev(const sym_table *t, sym_expr e, const int64_t *vals, uint32_t nv, int64_t *out,
-                      symc_error *err) {
+/* One evaluation: the binding and the values of the compound nodes seen so
+ * far. Symbols and constants are not memoized (reading them is as cheap as
+ * a lookup). */
+typedef struct evctx {
+    const sym_table *t;
+    const int64_t *vals;
+    uint32_t nv;
+    symc_error *err;
+    sym_memo memo;
+} evctx;
+
+static void ev_init(evctx *c, const sym_table *t, const int64_t *vals, uint32_t nv, symc_error *err) {
+    c->t = t;
+    c->vals = vals;
+    c->nv = nv;
+    c->err = err;
+    sym__memo_init(&c->memo); /* the memo's buffers stay uninitialized but for the keys */
+}
+
+static symc_status ev(evctx *c, sym_expr e, int64_t *out) {
+    const sym_table *t = c->t;
     const sym_node *nd = sym__node(t, e);
     symc_status s;
-    int64_t acc = 0, x;
+    int64_t acc = 0, x, *known;
     switch ((sym_kind)nd->kind) {
     case SYM_CONST: *out = nd->value; return SYMC_OK;
     case SYM_SYMBOL:
-        if ((uint64_t)nd->value >= nv)
-            return symc_error_setf(err, SYMC_ERR_UNBOUND, "symbol %s has no value (%u values given)",
-                                   t->syms[nd->value].name, nv);
-        *out = vals[nd->value];
+        if ((uint64_t)nd->value >= c->nv)
+            return symc_error_setf(c->err, SYMC_ERR_UNBOUND, "symbol %s has no value (%u values given)",
+                                   t->syms[nd->value].name, c->nv);
+        *out = c->vals[nd->value];
         return SYMC_OK;
-    case SYM_ADD:
-    case SYM_MUL:
+    default: break;
+    }
+    if ((known = sym__memo_find(&c->memo, e))) {
+        *out = *known;
+        return SYMC_OK;
+    }
+    if (nd->kind == SYM_ADD || nd->kind == SYM_MUL) {
         for (uint32_t i = 0; i < nd->n; i++) {
-            if ((s = ev(t, sym__ops(t, e)[i], vals, nv, &x, err))) return s;
+            if ((s = ev(c, sym__ops(t, e)[i], &x))) return s;
             if (nd->kind == SYM_ADD && (s = sym__eval_op(SYM_MUL, x, sym__coefs(t, e)[i], &x)))
-                return op_error(t, e, s, err);
+                return op_error(t, e, s, c->err);
             if (i == 0)
                 acc = x;
             else if ((s = sym__eval_op((sym_kind)nd->kind, acc, x, &acc)))
-                return op_error(t, e, s, err);
+                return op_error(t, e, s, c->err);
         }
         if (nd->n == 0) acc = nd->kind == SYM_ADD ? 0 : 1; /* not canonical, but well defined */
         if ((nd->kind == SYM_ADD && nd->value != 0) || (nd->kind == SYM_MUL && nd->value != 1))
-            if ((s = sym__eval_op((sym_kind)nd->kind, acc, nd->value, &acc))) return op_error(t, e, s, err);
-        *out = acc;
-        return SYMC_OK;
-    default: {
+            if ((s = sym__eval_op((sym_kind)nd->kind, acc, nd->value, &acc))) return op_error(t, e, s, c->err);
+    } else {
         int64_t a, b;
-        if ((s = ev(t, sym__ops(t, e)[0], vals, nv, &a, err))) return s;
-        if ((s = ev(t, sym__ops(t, e)[1], vals, nv, &b, err))) return s;
-        if ((s = sym__eval_op((sym_kind)nd->kind, a, b, out))) return op_error(t, e, s, err);
-        return SYMC_OK;
+        if ((s = ev(c, sym__ops(t, e)[0], &a))) return s;
+        if ((s = ev(c, sym__ops(t, e)[1], &b))) return s;
+        if ((s = sym__eval_op((sym_kind)nd->kind, a, b, &acc))) return op_error(t, e, s, c->err);
     }
-    }
+    if (!sym__memo_put(&c->memo, e, acc))
+        return symc_error_setf(c->err, SYMC_ERR_NOMEM, "out of memory evaluating an expression");
+    *out = acc;
+    return SYMC_OK;
 }
 
 symc_status sym_eval(const sym_table *t, sym_expr e, const int64_t *values, uint32_t n,
@@ -93,7 +125,11 @@ symc_status sym_eval(const sym_table *t, sym_expr e, const int64_t *values, uint
     if (!t || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_eval: NULL argument");
     if (!sym__valid(t, e)) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_eval: bad expression handle %u", e);
     if (n && !values) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_eval: NULL values");
-    return ev(t, e, values, n, out, err);
+    evctx c;
+    ev_init(&c, t, values, n, err);
+    symc_status s = ev(&c, e, out);
+    sym__memo_free(&c.memo);
+    return s;
 }
 
 symc_status sym_check_binding(const sym_table *t, const int64_t *values, uint32_t n,
@@ -119,15 +155,18 @@ symc_status sym_check_binding(const sym_table *t, const int64_t *values, uint32_
                                    p ? " (" : "", p ? p : "", p ? ")" : "");
         }
     }
-    for (uint32_t i = 0; i < t->neqs; i++) {
+    /* one binding: the equalities share one memo */
+    evctx c;
+    symc_status s = SYMC_OK;
+    ev_init(&c, t, values, n, err);
+    for (uint32_t i = 0; i < t->neqs && !s; i++) {
         int64_t a, b;
-        symc_status s;
-        if ((s = ev(t, t->eqs[i].a, values, n, &a, err)) || (s = ev(t, t->eqs[i].b, values, n, &b, err)))
-            return s;
+        if ((s = ev(&c, t->eqs[i].a, &a)) || (s = ev(&c, t->eqs[i].b, &b))) break;
         if (a != b)
-            return symc_error_setf(err, SYMC_ERR_RANGE, "binding breaks the assumed equality %s == %s (%lld != %lld)",
-                                   sym__text(t, t->eqs[i].a, ta, sizeof ta),
-                                   sym__text(t, t->eqs[i].b, tb, sizeof tb), (long long)a, (long long)b);
+            s = symc_error_setf(err, SYMC_ERR_RANGE, "binding breaks the assumed equality %s == %s (%lld != %lld)",
+                                sym__text(t, t->eqs[i].a, ta, sizeof ta), sym__text(t, t->eqs[i].b, tb, sizeof tb),
+                                (long long)a, (long long)b);
     }
-    return SYMC_OK;
+    sym__memo_free(&c.memo);
+    return s;
 }

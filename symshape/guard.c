@@ -125,8 +125,9 @@ symc_status sym_guard_eval(const sym_table *t, uint32_t index, const int64_t *va
 
 typedef struct gctx {
     uint32_t ids[MAX_GSYMS], nids;
-    bool overflowed; /* more symbols than MAX_GSYMS: no enumeration */
+    bool overflowed; /* more symbols than MAX_GSYMS (or out of memory): no enumeration */
     bool data_dep;
+    bool *touch;   /* per assumed equality: does it tie one of ids? (NULL: none do) */
     int64_t *vals; /* nsyms values, others parked at their min */
     bool have_witness;
     int64_t witness[MAX_GSYMS];
@@ -135,6 +136,10 @@ typedef struct gctx {
 
 static void add_syms(const sym_table *t, gctx *c, sym_expr e) {
     uint32_t tmp[MAX_GSYMS + 1], n = sym__symbols_of(t, e, tmp, 0, MAX_GSYMS + 1);
+    if (n == UINT32_MAX) { /* out of memory: the list is incomplete */
+        c->overflowed = true;
+        return;
+    }
     for (uint32_t i = 0; i < n; i++) {
         bool seen = false;
         for (uint32_t j = 0; j < c->nids; j++) seen |= c->ids[j] == tmp[i];
@@ -147,16 +152,22 @@ static void add_syms(const sym_table *t, gctx *c, sym_expr e) {
     }
 }
 
-static bool eq_touches(const sym_table *t, const gctx *c, const sym_eq *q) {
+static bool eq_touches(const sym_table *t, gctx *c, const sym_eq *q) {
     uint32_t tmp[64], n = sym__symbols_of(t, q->a, tmp, 0, 64);
-    n = sym__symbols_of(t, q->b, tmp, n, 64);
+    if (n != UINT32_MAX) n = sym__symbols_of(t, q->b, tmp, n, 64);
+    if (n == UINT32_MAX) { /* out of memory: give up enumerating rather than guess */
+        c->overflowed = true;
+        return true;
+    }
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = 0; j < c->nids; j++)
             if (tmp[i] == c->ids[j]) return true;
     return false;
 }
 
-/* Symbols of the guard plus those tied to them by assumed equalities. */
+/* Symbols of the guard plus those tied to them by assumed equalities, and
+ * which equalities tie them (computed once here: walking every equality's
+ * expressions again at each enumerated binding costs more than evaluating). */
 static void collect(const sym_table *t, const sym_gd *g, gctx *c) {
     add_syms(t, c, g->lhs);
     add_syms(t, c, g->rhs);
@@ -171,11 +182,17 @@ static void collect(const sym_table *t, const sym_gd *g, gctx *c) {
         }
     }
     for (uint32_t i = 0; i < c->nids; i++) c->data_dep |= t->syms[c->ids[i]].data_dependent;
+    if (c->overflowed || !t->neqs) return;
+    if (!(c->touch = malloc(t->neqs * sizeof *c->touch))) {
+        c->overflowed = true; /* nothing is claimed without enumerating */
+        return;
+    }
+    for (uint32_t i = 0; i < t->neqs; i++) c->touch[i] = eq_touches(t, c, &t->eqs[i]);
 }
 
 static bool in_domain(const sym_table *t, const gctx *c) {
     for (uint32_t i = 0; i < t->neqs; i++) {
-        if (!eq_touches(t, c, &t->eqs[i])) continue;
+        if (!c->touch || !c->touch[i]) continue;
         int64_t a, b;
         if (sym_eval(t, t->eqs[i].a, c->vals, t->nsyms, &a, NULL) ||
             sym_eval(t, t->eqs[i].b, c->vals, t->nsyms, &b, NULL) || a != b)
@@ -287,8 +304,7 @@ static sym_tri prove_rel(sym_table *t, sym_rel rel, sym_expr l, sym_expr r) {
     return SYM_UNKNOWN;
 }
 
-static sym_guard_state classify(sym_table *t, const sym_gd *g, gctx *c, bool want_witness) {
-    memset(c, 0, sizeof *c);
+static sym_guard_state classify_in(sym_table *t, const sym_gd *g, gctx *c, bool want_witness) {
     collect(t, g, c);
     sym_guard_state mixed = (g->rel == SYM_REL_BROADCAST || c->data_dep) ? SYM_GUARD_RUNTIME : SYM_GUARD_NARROWS;
     sym_tri p = prove_rel(t, g->rel, g->lhs, g->rhs);
@@ -311,6 +327,14 @@ static sym_guard_state classify(sym_table *t, const sym_gd *g, gctx *c, bool wan
     }
     free(c->vals);
     c->vals = NULL;
+    return st;
+}
+
+static sym_guard_state classify(sym_table *t, const sym_gd *g, gctx *c, bool want_witness) {
+    memset(c, 0, sizeof *c);
+    sym_guard_state st = classify_in(t, g, c, want_witness);
+    free(c->touch);
+    c->touch = NULL;
     return st;
 }
 
@@ -368,7 +392,7 @@ static void relation_text(sym_table *t, const sym_gd *g, out *o) {
 /* The single symbol of the guard (after equalities) or UINT32_MAX. */
 static uint32_t lone_symbol(sym_table *t, const sym_gd *g) {
     uint32_t ids[2], n = sym__symbols_of(t, g->lhs, ids, 0, 2);
-    n = sym__symbols_of(t, g->rhs, ids, n, 2);
+    if (n != UINT32_MAX) n = sym__symbols_of(t, g->rhs, ids, n, 2);
     return n == 1 ? ids[0] : UINT32_MAX;
 }
 

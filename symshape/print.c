@@ -7,7 +7,15 @@
  * left-associative precedence would otherwise regroup it, and min/max print as
  * calls. Output depends only on the expression's structure and symbol names
  * (sums and products are stored in a structural order), so it is stable
- * across tables and runs: golden tests and round trips can rely on it. */
+ * across tables and runs: golden tests and round trips can rely on it.
+ *
+ * Expressions are DAGs with shared subterms, and text cannot share: forty
+ * conv stages that each mention their input twice print as ~2^40 characters.
+ * So the text is cut at SYM_PRINT_LIMIT characters, its head followed by
+ * SYM_PRINT_CUT, and the walk stops as soon as the limit is reached: every
+ * call that is not cut short writes at least one character (or leads
+ * straight to one that does), so printing costs O(SYM_PRINT_LIMIT) however
+ * large the tree. A cut text does not read back; every shorter one does. */
 #include "symshape/sym_internal.h"
 
 #include <ctype.h>
@@ -18,9 +26,12 @@
 typedef struct sb {
     char *buf;
     size_t cap, len;
+    size_t stop; /* text is produced up to this length and no further */
 } sb;
 
 static void put(sb *o, const char *s, size_t n) {
+    if (o->len >= o->stop) return;
+    if (n > o->stop - o->len) n = o->stop - o->len;
     if (o->len < o->cap) {
         size_t room = o->cap - 1 - o->len, m = n < room ? n : room;
         memcpy(o->buf + o->len, s, m);
@@ -55,7 +66,7 @@ static bool is_div(const sym_table *t, sym_expr e) {
 /* factor*factor*...*m, with an optional leading minus. */
 static void body(const sym_table *t, const sym_expr *f, uint32_t n, bool neg, uint64_t m, sb *o) {
     if (neg) puts_(o, "-");
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n && o->len < o->stop; i++) {
         if (i) puts_(o, "*");
         /* a//b*c groups as (a//b)*c, but -a//b and c*a//b do not */
         bool paren = is_div(t, f[i]) && (i > 0 || neg);
@@ -85,6 +96,7 @@ static void operand(const sym_table *t, sym_expr e, sb *o) {
 }
 
 static void pr(const sym_table *t, sym_expr e, sb *o) {
+    if (o->len >= o->stop) return; /* cut: the rest of the tree is not visited */
     const sym_node *nd = sym__node(t, e);
     const sym_expr *ops = sym__ops(t, e);
     switch ((sym_kind)nd->kind) {
@@ -92,7 +104,7 @@ static void pr(const sym_table *t, sym_expr e, sb *o) {
     case SYM_SYMBOL: puts_(o, t->syms[nd->value].name); return;
     case SYM_ADD:
         puts_(o, "(");
-        for (uint32_t i = 0; i < nd->n; i++) {
+        for (uint32_t i = 0; i < nd->n && o->len < o->stop; i++) {
             int64_t k = sym__coefs(t, e)[i];
             if (i && k > 0) puts_(o, "+");
             monomial(t, ops[i], k, o);
@@ -124,13 +136,17 @@ static void pr(const sym_table *t, sym_expr e, sb *o) {
 }
 
 size_t sym_print(const sym_table *t, sym_expr e, char *buf, size_t cap) {
-    sb o = {buf, buf ? cap : 0, 0};
+    sb o = {buf, buf ? cap : 0, 0, SYM_PRINT_LIMIT + 1}; /* one more: tells "exactly full" from "cut" */
     if (o.cap) buf[0] = '\0';
     if (!sym__valid(t, e)) {
         puts_(&o, e == SYM_NONE ? "<none>" : "<bad handle>");
         return o.len;
     }
     pr(t, e, &o);
+    if (o.len > SYM_PRINT_LIMIT) { /* keep the head, end with the marker: SYM_PRINT_LIMIT in all */
+        o.len = SYM_PRINT_LIMIT - (sizeof SYM_PRINT_CUT - 1);
+        puts_(&o, SYM_PRINT_CUT);
+    }
     return o.len;
 }
 
@@ -152,7 +168,7 @@ const char *sym__range_text(int64_t lo, int64_t hi, char *buf, size_t cap) {
 
 const char *sym__symbols_text(const sym_table *t, const uint32_t *ids, uint32_t n, char *buf,
                               size_t cap) {
-    sb o = {buf, cap, 0};
+    sb o = {buf, cap, 0, SIZE_MAX};
     if (cap) buf[0] = '\0';
     for (uint32_t i = 0; i < n; i++) {
         const sym_sym *s = &t->syms[ids[i]];

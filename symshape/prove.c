@@ -69,17 +69,30 @@ sym_expr sym__subst(sym_table *t, sym_expr e) {
     return r;
 }
 
-uint32_t sym__symbols_of(const sym_table *t, sym_expr e, uint32_t *ids, uint32_t n, uint32_t cap) {
-    if (!sym__valid(t, e)) return n;
+/* Depth first, each distinct node once (the DAG's tree can be exponential). */
+static bool symbols_walk(const sym_table *t, sym_expr e, sym_memo *seen, uint32_t *ids, uint32_t *n,
+                         uint32_t cap) {
     const sym_node *nd = sym__node(t, e);
     if (nd->kind == SYM_SYMBOL) {
-        for (uint32_t i = 0; i < n; i++)
-            if (ids[i] == (uint32_t)nd->value) return n;
-        if (n < cap) ids[n++] = (uint32_t)nd->value;
-        return n;
+        for (uint32_t i = 0; i < *n; i++)
+            if (ids[i] == (uint32_t)nd->value) return true;
+        if (*n < cap) ids[(*n)++] = (uint32_t)nd->value;
+        return true;
     }
-    for (uint32_t i = 0; i < nd->n; i++) n = sym__symbols_of(t, sym__ops(t, e)[i], ids, n, cap);
-    return n;
+    if (nd->n == 0 || sym__memo_find(seen, e)) return true;
+    if (!sym__memo_put(seen, e, 0)) return false;
+    for (uint32_t i = 0; i < nd->n; i++)
+        if (!symbols_walk(t, sym__ops(t, e)[i], seen, ids, n, cap)) return false;
+    return true;
+}
+
+uint32_t sym__symbols_of(const sym_table *t, sym_expr e, uint32_t *ids, uint32_t n, uint32_t cap) {
+    if (!sym__valid(t, e)) return n;
+    sym_memo seen;
+    sym__memo_init(&seen);
+    bool ok = symbols_walk(t, e, &seen, ids, &n, cap);
+    sym__memo_free(&seen);
+    return ok ? n : UINT32_MAX;
 }
 
 /* ---- proofs ------------------------------------------------------------------------- */
@@ -237,14 +250,17 @@ static void set_class(sym_table *t, uint32_t root, int64_t lo, int64_t hi, int64
 static symc_status contradiction(sym_table *t, sym_expr a, sym_expr b, const char *why, symc_error *err) {
     char ta[128], tb[128], st[256];
     uint32_t ids[8], n = sym__symbols_of(t, a, ids, 0, 8);
-    n = sym__symbols_of(t, b, ids, n, 8);
+    if (n != UINT32_MAX) n = sym__symbols_of(t, b, ids, n, 8);
     return symc_error_setf(err, SYMC_ERR_CONTRADICTION, "cannot assume %s == %s: %s (%s)",
                            sym__text(t, a, ta, sizeof ta), sym__text(t, b, tb, sizeof tb), why,
-                           n ? sym__symbols_text(t, ids, n, st, sizeof st) : "no symbols");
+                           n == UINT32_MAX ? "out of memory listing the symbols"
+                           : n             ? sym__symbols_text(t, ids, n, st, sizeof st)
+                                           : "no symbols");
 }
 
 static bool contains_symbol(const sym_table *t, sym_expr e, uint32_t id) {
     uint32_t ids[256], n = sym__symbols_of(t, e, ids, 0, 256);
+    if (n == UINT32_MAX) return true; /* out of memory: cannot tell, refuse to bind */
     for (uint32_t i = 0; i < n; i++)
         if (ids[i] == id) return true;
     return n == 256; /* too many to tell: refuse to bind */

@@ -120,12 +120,18 @@ sym_expr sym_make(sym_table *t, sym_kind kind, int64_t value, uint32_t n, const 
 int sym_is_const(const sym_table *t, sym_expr e, int64_t *value); /* 1 and *value if constant */
 
 /* Readable text, e.g. "(B*197)", "((H-1)//2+1)". snprintf semantics: returns
- * the length the full text needs; writes at most cap bytes, NUL-terminated. */
+ * the length the full text needs; writes at most cap bytes, NUL-terminated.
+ * Shared subterms print once per use, so the text of a deep DAG can be
+ * exponentially long: text longer than SYM_PRINT_LIMIT characters is cut to
+ * exactly SYM_PRINT_LIMIT, its head followed by SYM_PRINT_CUT (the "full
+ * text" above is then the cut one), and printing costs O(SYM_PRINT_LIMIT). */
+#define SYM_PRINT_LIMIT 4096
+#define SYM_PRINT_CUT "...[cut]"
 size_t sym_print(const sym_table *t, sym_expr e, char *buf, size_t cap);
 /* Reads the printer's syntax back (Python integer syntax: + - * // %, unary
  * minus, parentheses, min(a, b), max(a, b), decimal literals, declared symbol
  * names made of letters, digits and '_'), building through the canonical
- * constructors: sym_parse(sym_print(e)) == e. Errors: SYMC_ERR_FORMAT with the
+ * constructors: sym_parse(sym_print(e)) == e when the text was not cut. Errors: SYMC_ERR_FORMAT with the
  * column, SYMC_ERR_INVALID_ARG for an unknown symbol, or the constructor's
  * error (division by zero, overflow); the table's own error is not touched. */
 symc_status sym_parse(sym_table *t, const char *text, sym_expr *out, symc_error *err);

@@ -96,6 +96,30 @@ static inline const int64_t *sym__coefs(const sym_table *t, sym_expr e) {
 }
 static inline bool sym__valid(const sym_table *t, sym_expr e) { return t && e < t->nnodes; }
 
+/* Per-walk memo: a map from handle to int64 for one traversal of a DAG (a
+ * visited set, or each node's value under one binding). Expressions are
+ * hash-consed DAGs whose subterms are shared, often several times per level
+ * (a ceil-mode window is a min of two forms of its input), so any walk that
+ * recurses into children must visit each distinct node once or it costs
+ * exponential time in the depth. Open addressing with linear probing, at
+ * most half full; the first SYM_MEMO_INLINE / 2 entries live inside the
+ * struct, so walks over small expressions (nearly all of them) do not
+ * allocate. */
+#define SYM_MEMO_INLINE 64
+typedef struct sym_memo {
+    sym_expr *keys; /* SYM_NONE = empty */
+    int64_t *vals;
+    uint32_t cap, n; /* cap a power of two */
+    sym_expr kbuf[SYM_MEMO_INLINE];
+    int64_t vbuf[SYM_MEMO_INLINE];
+} sym_memo;
+void sym__memo_init(sym_memo *m);
+void sym__memo_free(sym_memo *m); /* frees what init/put allocated; init again to reuse */
+/* The value stored for e, or NULL when e has none. */
+int64_t *sym__memo_find(const sym_memo *m, sym_expr e);
+/* Stores v for e (replacing an old value); false only when out of memory. */
+bool sym__memo_put(sym_memo *m, sym_expr e, int64_t v);
+
 /* ---- expr.c ---- */
 int sym__compare(const sym_table *t, sym_expr a, sym_expr b); /* deterministic structural order */
 sym_expr sym__lincomb(sym_table *t, int64_t c, uint32_t n, const sym_expr *terms,
@@ -114,7 +138,9 @@ bool sym__round_range(int64_t *lo, int64_t *hi, int64_t m);
 
 /* ---- prove.c ---- */
 sym_expr sym__subst(sym_table *t, sym_expr e); /* rewrite symbols to class representatives */
-/* Appends the distinct symbols of e to ids (up to cap); returns the new count. */
+/* Appends the distinct symbols of e to ids (up to cap); returns the new count,
+ * or UINT32_MAX when out of memory (the list is then incomplete). Visits each
+ * distinct node once. */
 uint32_t sym__symbols_of(const sym_table *t, sym_expr e, uint32_t *ids, uint32_t n, uint32_t cap);
 
 /* ---- eval.c ---- */

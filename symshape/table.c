@@ -184,6 +184,73 @@ int sym_is_const(const sym_table *t, sym_expr e, int64_t *value) {
     return 1;
 }
 
+/* ---- per-walk memo -------------------------------------------------------- */
+
+void sym__memo_init(sym_memo *m) {
+    m->keys = m->kbuf;
+    m->vals = m->vbuf;
+    m->cap = SYM_MEMO_INLINE;
+    m->n = 0;
+    memset(m->kbuf, 0xff, sizeof m->kbuf);
+}
+
+void sym__memo_free(sym_memo *m) {
+    if (m->keys != m->kbuf) free(m->keys);
+    if (m->vals != m->vbuf) free(m->vals);
+    m->keys = m->kbuf; /* a second free is harmless; reuse needs sym__memo_init */
+    m->vals = m->vbuf;
+}
+
+static uint32_t memo_slot(const sym_memo *m, sym_expr e) {
+    uint32_t mask = m->cap - 1, j = (uint32_t)(((uint64_t)e * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+    while (m->keys[j] != SYM_NONE && m->keys[j] != e) j = (j + 1) & mask;
+    return j;
+}
+
+int64_t *sym__memo_find(const sym_memo *m, sym_expr e) {
+    uint32_t j = memo_slot(m, e);
+    return m->keys[j] == e ? &m->vals[j] : NULL;
+}
+
+bool sym__memo_put(sym_memo *m, sym_expr e, int64_t v) {
+    uint32_t j = memo_slot(m, e);
+    if (m->keys[j] == e) {
+        m->vals[j] = v;
+        return true;
+    }
+    if ((m->n + 1) * 2 > m->cap) {
+        if (m->cap > UINT32_MAX / 4) return false;
+        uint32_t cap = m->cap * 2;
+        sym_expr *keys = malloc((size_t)cap * sizeof *keys);
+        int64_t *vals = malloc((size_t)cap * sizeof *vals);
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            return false;
+        }
+        memset(keys, 0xff, (size_t)cap * sizeof *keys);
+        sym_expr *okeys = m->keys; /* may be the inline buffers: still readable below */
+        int64_t *ovals = m->vals;
+        uint32_t ocap = m->cap;
+        m->keys = keys;
+        m->vals = vals;
+        m->cap = cap;
+        for (uint32_t i = 0; i < ocap; i++)
+            if (okeys[i] != SYM_NONE) {
+                uint32_t k = memo_slot(m, okeys[i]);
+                m->keys[k] = okeys[i];
+                m->vals[k] = ovals[i];
+            }
+        if (okeys != m->kbuf) free(okeys);
+        if (ovals != m->vbuf) free(ovals);
+        j = memo_slot(m, e);
+    }
+    m->keys[j] = e;
+    m->vals[j] = v;
+    m->n++;
+    return true;
+}
+
 /* ---- symbols ------------------------------------------------------------ */
 
 static char *dup_str(const char *s) {

@@ -5,7 +5,11 @@
  * from the shape program, and rt_plan_formula on top. The text form only
  * rearranges what the simplifier produced: nested maxes become one
  * max(...) whose terms are sorted by their value at opt (the dominant one
- * first), so a reader sees which chain of tensors sets the peak. */
+ * first), so a reader sees which chain of tensors sets the peak. A deep
+ * network with dynamic H and W has hundreds of terms, each a long sum (the
+ * printer cuts one at SYM_PRINT_LIMIT), so the text stops adding terms past
+ * MEMORY_TEXT_LIMIT characters and counts the rest. The formula itself stays
+ * exact: only its text is shortened. */
 #include "tools/memory.h"
 
 #include <inttypes.h>
@@ -14,6 +18,8 @@
 #include <string.h>
 
 #include "runtime/ref_kernels.h"
+
+#define MEMORY_TEXT_LIMIT 4096 /* characters of formula text before the remaining terms are only counted */
 
 symc_status symc_memory_init(symc_memory *m, const rt_engine *e, rt_schedule s, symc_error *err) {
     memset(m, 0, sizeof *m);
@@ -53,15 +59,37 @@ typedef struct term {
     int64_t at_opt;
 } term;
 
-static uint32_t collect(const sym_table *t, sym_expr e, term *out, uint32_t n, uint32_t cap) {
+typedef struct terms {
+    term *v;
+    uint32_t n, cap;
+    uint8_t *seen; /* one byte per handle of the table */
+    int oom;
+} terms;
+
+/* The leaves of the top-level max tree, each distinct one once. The tree is a
+ * DAG (one max can sit under several others), so it is walked with a visited
+ * set: as a tree it could take exponential time. */
+static void collect(const sym_table *t, sym_expr e, terms *c) {
     sym_view v;
+    if (c->oom || e >= sym_expr_count(t) || c->seen[e]) return;
+    c->seen[e] = 1;
     if (sym_expr_view(t, e, &v) && v.kind == SYM_MAX) {
         sym_expr a = v.ops[0], b = v.ops[1]; /* the view dies with the next call */
-        n = collect(t, a, out, n, cap);
-        return collect(t, b, out, n, cap);
+        collect(t, a, c);
+        collect(t, b, c);
+        return;
     }
-    if (n < cap) out[n].e = e;
-    return n + 1;
+    if (c->n == c->cap) {
+        uint32_t cap = c->cap ? 2 * c->cap : 16;
+        term *x = realloc(c->v, cap * sizeof *x);
+        if (!x) {
+            c->oom = 1;
+            return;
+        }
+        c->v = x;
+        c->cap = cap;
+    }
+    c->v[c->n++] = (term){e, 0};
 }
 
 static int by_opt_desc(const void *a, const void *b) {
@@ -86,31 +114,41 @@ static size_t put_bare(char *buf, size_t cap, size_t len, const char *s) {
 size_t symc_memory_text(const symc_memory *m, char *buf, size_t cap) {
     if (cap) buf[0] = '\0';
     if (!m->t || m->workspace == SYM_NONE) return (size_t)snprintf(buf, cap, "?");
-    uint32_t n = collect(m->t, m->workspace, NULL, 0, 0);
-    term *terms = calloc(n + 1, sizeof *terms);
+    terms c = {0};
     int64_t *opt = calloc(m->e->n_symbols + 1, sizeof *opt);
     char *one = NULL;
     size_t len = 0;
-    if (!terms || !opt) goto done;
-    collect(m->t, m->workspace, terms, 0, n);
+    c.seen = calloc(sym_expr_count(m->t) + 1, 1);
+    if (!opt || !c.seen) goto done;
+    collect(m->t, m->workspace, &c);
+    if (c.oom) goto done;
     for (uint32_t s = 0; s < m->e->n_symbols; s++) opt[s] = m->e->symbols[s].opt;
-    for (uint32_t i = 0; i < n; i++)
-        if (sym_eval(m->t, terms[i].e, opt, m->e->n_symbols, &terms[i].at_opt, NULL)) terms[i].at_opt = INT64_MIN;
-    qsort(terms, n, sizeof *terms, by_opt_desc);
-    if (n > 1) len = put_bare(buf, cap, len, "max(");
-    for (uint32_t i = 0; i < n; i++) {
-        size_t need = sym_print(m->t, terms[i].e, NULL, 0) + 1;
+    for (uint32_t i = 0; i < c.n; i++)
+        if (sym_eval(m->t, c.v[i].e, opt, m->e->n_symbols, &c.v[i].at_opt, NULL)) c.v[i].at_opt = INT64_MIN;
+    qsort(c.v, c.n, sizeof *c.v, by_opt_desc);
+    if (c.n > 1) len = put_bare(buf, cap, len, "max(");
+    for (uint32_t i = 0; i < c.n; i++) {
+        /* a deep dynamic network has hundreds of long terms: past the limit
+         * the rest (the smaller ones at opt) are only counted */
+        if (i && len > MEMORY_TEXT_LIMIT) {
+            char more[64];
+            snprintf(more, sizeof more, ", ...[%u more terms]", c.n - i);
+            len = put_bare(buf, cap, len, more);
+            break;
+        }
+        size_t need = sym_print(m->t, c.v[i].e, NULL, 0) + 1;
         char *b = realloc(one, need);
         if (!b) goto done;
         one = b;
-        sym_print(m->t, terms[i].e, one, need);
+        sym_print(m->t, c.v[i].e, one, need);
         if (i) len = put_bare(buf, cap, len, ", ");
         len = put_bare(buf, cap, len, one);
     }
-    if (n > 1) len = put_bare(buf, cap, len, ")");
+    if (c.n > 1) len = put_bare(buf, cap, len, ")");
 done:
     free(one);
-    free(terms);
+    free(c.v);
+    free(c.seen);
     free(opt);
     return len;
 }

@@ -32,7 +32,9 @@ void symc_memory_free(symc_memory *m);
 symc_status symc_memory_eval(const symc_memory *m, const int64_t *vals, int64_t *bytes, symc_error *err);
 /* The formula as text: a top-level max flattened into one max(a, b, ...)
  * with the terms largest-at-opt first, each without its outer parentheses
- * (Python syntax otherwise). snprintf semantics. */
+ * (Python syntax otherwise). A long formula ends with ", ...[N more terms])"
+ * once the text passes about 4 KB, and a single long term is cut by
+ * sym_print (SYM_PRINT_CUT). snprintf semantics. */
 size_t symc_memory_text(const symc_memory *m, char *buf, size_t cap);
 
 /* symc inspect's memory section: weights, then per schedule the engine runs
