@@ -26,7 +26,8 @@
 #include "passes/passes.h"
 
 /* Marks the symbols e mentions in seen[] (DAG walk, shared nodes visited
- * more than once: expressions of tensor sizes are small). */
+ * more than once: expressions of tensor sizes are small). Views stay valid:
+ * nothing here constructs an expression. */
 static void mark_symbols(sym_table *t, sym_expr e, uint8_t *seen, int depth) {
     sym_view v;
     if (depth > 64 || !sym_expr_view(t, e, &v)) return;
@@ -34,10 +35,7 @@ static void mark_symbols(sym_table *t, sym_expr e, uint8_t *seen, int depth) {
         if (v.value >= 0 && (uint64_t)v.value < sym_symbol_count(t)) seen[v.value] = 1;
         return;
     }
-    sym_expr ops[8];
-    uint32_t n = v.n < 8 ? v.n : 8;
-    if (n) memcpy(ops, v.ops, n * sizeof *ops); /* the view dies at the next table call */
-    for (uint32_t i = 0; i < n; i++) mark_symbols(t, ops[i], seen, depth + 1);
+    for (uint32_t i = 0; i < v.n; i++) mark_symbols(t, v.ops[i], seen, depth + 1);
 }
 
 /* The largest value of symbol s in its range (a multiple of its

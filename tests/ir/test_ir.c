@@ -366,7 +366,7 @@ static void test_bad_references(void) {
 static void test_unaligned_buffer(void) {
     symc_error err;
     symc_module *m = symc_module_create("unaligned", &err);
-    symc_dim B;
+    symc_dim B = SYMC_DIM_NONE;
     symc_tensor x, t, r;
     CHECK(m && symc_declare_symbol(m, "B", 1, 2, 9, 1, &B, &err) == SYMC_OK);
     CHECK(symc_add_input(m, "x", SYMC_F32, 3, (symc_dim[]){B, symc_dim_const(m, 3), symc_dim_const(m, 5)}, &x,
