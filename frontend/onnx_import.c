@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "frontend/onnx_internal.h"
 
@@ -740,6 +741,16 @@ static symc_status import_inputs(fe_ctx *c, const fe_input_shape *shapes, uint32
     for (size_t i = 0; i < g->n_input && !st; i++) {
         const Onnx__ValueInfoProto *vi = g->input[i];
         if (fe_map_get(&c->inits, vi->name, NULL)) continue; /* an initializer listed as input: a constant */
+        /* a dynamic dim is a dim_param or no value; a negative dim_value is an
+         * invalid model, not a dynamic dim */
+        const Onnx__TensorShapeProto *vsh = input_shape(vi);
+        for (size_t k = 0; vsh && k < vsh->n_dim && !st; k++)
+            if (vsh->dim[k]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                vsh->dim[k]->dim_value < 0)
+                st = fe_fail(c, SYMC_ERR_FORMAT, "input '%s' dim %zu has dim_value %" PRId64 ": a size must be >= 0 "
+                             "(a dynamic dim is a dim_param, or a dim with no value)", vi->name, k,
+                             vsh->dim[k]->dim_value);
+        if (st) break;
         if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type) {
             st = fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' is not a tensor (sequences, maps and optionals are "
                          "not supported)", vi->name);
@@ -994,11 +1005,11 @@ symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *m
     if (!mp->graph) st = symc_error_setf(err, SYMC_ERR_FORMAT, "the ONNX model has no graph");
     else if (c.opset < 0)
         st = symc_error_setf(err, SYMC_ERR_FORMAT, "the ONNX model imports no opset of the default domain");
-    else if (c.opset < 13)
+    else if (c.opset < 13 || c.opset > 21) /* README: 13-21; an op's meaning can change in a newer opset */
         st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                              "the model uses ONNX opset %" PRId64 "; symc imports opsets 13 to 21: convert it "
-                             "with onnx.version_converter.convert_version(model, 17)",
-                             c.opset);
+                             "with onnx.version_converter.convert_version(model, %d)",
+                             c.opset, c.opset < 13 ? 17 : 21);
     if (!st) {
         c.g = mp->graph;
         c.m = ir_module_new(mp->graph->name && *mp->graph->name ? mp->graph->name : "onnx", err);
@@ -1025,6 +1036,14 @@ symc_status fe_onnx_import_file(const char *path, const fe_input_shape *shapes, 
                                 ir_module **out, symc_error *err) {
     if (!path || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_onnx_import_file: NULL argument");
     *out = NULL;
+    /* before fopen: a directory opens and then reads as INT64_MAX bytes, and
+     * opening a FIFO blocks */
+    struct stat sb;
+    if (stat(path, &sb) != 0) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return symc_error_setf(err, SYMC_ERR_IO, "'%s' is a directory, not an ONNX model file", path);
+    if (!S_ISREG(sb.st_mode))
+        return symc_error_setf(err, SYMC_ERR_IO, "'%s' is not a regular file (a device, FIFO or socket)", path);
     FILE *f = fopen(path, "rb");
     if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     symc_status st = SYMC_OK;

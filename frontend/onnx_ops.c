@@ -46,7 +46,7 @@ static symc_status only_first_output(fe_ctx *c, const char *what) {
 static symc_status set_values(fe_ctx *c, uint32_t t, const sym_expr *v, uint32_t n) {
     sym_expr *copy = ir_alloc(c->m, (n ? n : 1) * sizeof *copy);
     if (!copy) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
-    memcpy(copy, v, n * sizeof *v);
+    if (n) memcpy(copy, v, n * sizeof *v);
     T(c, t)->value = copy;
     T(c, t)->n_value = n;
     return SYMC_OK;
@@ -297,13 +297,21 @@ static symc_status reduce(fe_ctx *c, ir_op op, int64_t axes_input_since) {
             have = 1;
             if (!(st = fe_in(c, 1, &ax))) st = fe_const_ints(c, ax, 1, "the axes", axes, IR_MAX_RANK, &n);
         }
+        /* not part of the op at this opset: an empty list means what no axes
+         * input means, anything else would be silently ignored */
+        const int64_t *v;
+        uint32_t na;
+        if (!st && fe_attr_ints(c, "axes", &v, &na) && na)
+            return fe_fail(c, SYMC_ERR_FORMAT, "%s has no 'axes' attribute at opset %" PRId64 " (the axes are its "
+                           "input 1 since opset %" PRId64 "), so the given one would be ignored: pass the axes as "
+                           "input 1", c->node->op_type, c->opset, axes_input_since);
     } else if (!st) {
         const int64_t *v;
         if (fe_has_in(c, 1))
             return fe_fail(c, SYMC_ERR_FORMAT, "axes come as an attribute before opset %" PRId64, axes_input_since);
         if ((have = fe_attr_ints(c, "axes", &v, &n))) {
             if (n > IR_MAX_RANK) return fe_fail(c, SYMC_ERR_FORMAT, "%u axes", n);
-            memcpy(axes, v, n * sizeof *v);
+            if (n) memcpy(axes, v, n * sizeof *v); /* protobuf-c leaves an empty list NULL */
         }
     }
     if (st) return st;
@@ -548,7 +556,7 @@ static symc_status h_transpose(fe_ctx *c) {
     uint32_t n = (uint32_t)T(c, x)->rank;
     if (fe_attr_ints(c, "perm", &p, &n)) {
         if (n > IR_MAX_RANK) return fe_fail(c, SYMC_ERR_FORMAT, "perm has %u entries", n);
-        memcpy(perm, p, n * sizeof *p);
+        if (n) memcpy(perm, p, n * sizeof *p); /* protobuf-c leaves an empty list NULL */
     } else {
         for (uint32_t i = 0; i < n; i++) perm[i] = n - 1 - i; /* default: reverse */
     }
@@ -863,8 +871,19 @@ static symc_status h_constant_of_shape(fe_ctx *c) {
 static symc_status h_dropout(fe_ctx *c) {
     symc_status st = need_inputs(c, 1, 3);
     if (!st) st = only_first_output(c, "the dropout mask");
-    uint32_t x, out;
+    uint32_t x, out, tm;
     if (!st) st = fe_in(c, 0, &x);
+    /* training_mode (input 2 since opset 12, default false) switches dropout
+     * on: refused like BatchNormalization's, unless a constant false */
+    if (!st && fe_has_in(c, 2) && !(st = fe_in(c, 2, &tm))) {
+        double on = 0;
+        if (T(c, tm)->constant == IR_NONE)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input 2 '%s' (training_mode) is not a constant: symc compiles "
+                           "for inference only, so training_mode must be a constant false",
+                           c->node->input[2]);
+        if ((st = fe_const_scalar(c, tm, 2, "training_mode", &on))) return st;
+        if (on != 0) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "training_mode=1 is not supported (inference only)");
+    }
     /* inference: Dropout is the identity whatever the ratio */
     return st ? st : fe_emit1(c, IR_OP_IDENTITY, &x, 1, NULL, 0, 0, &out);
 }

@@ -11,16 +11,21 @@
  * vector in bounds), (2) a semantic check of every index, count and enum
  * against the sizes in the file, (3) building the module through the same
  * calls the builder uses, then ir_verify. Any failure frees what was built and
- * reports what is wrong and where. No exception escapes: allocation failures
- * inside the C++ runtime become SYMC_ERR_NOMEM. */
+ * reports what is wrong and where. A buffer at an address that is not 8-byte
+ * aligned is copied before step (1) (the verifier checks alignment relative
+ * to the buffer's start only), and int64/double vector elements are read with
+ * memcpy (the verifier never checks their alignment). No exception escapes:
+ * allocation failures inside the C++ runtime become SYMC_ERR_NOMEM. */
 #include "ir/ir.h"
 
 #include <cerrno>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <sys/stat.h>
 #include <vector>
 
 #include "symir_generated.h"
@@ -306,6 +311,16 @@ symc_status check(const fb::Module *mod, symc_error *err) {
 
 /* ---- reading: build ------------------------------------------------------- */
 
+/* The first n elements of a vector of 8-byte scalars (n <= its length; the
+ * rest zero) through memcpy: the verifier checks that the vector's length
+ * field is 4-byte aligned, not that its int64/double elements are 8-byte
+ * aligned, so a crafted file can place them anywhere. */
+template <typename T> void copy_vector(const flatbuffers::Vector<T> *v, std::vector<T> &out, uint32_t n) {
+    out.assign(n, T());
+    uint32_t have = len(v) < n ? len(v) : n;
+    if (have) memcpy(out.data(), v->Data(), have * sizeof(T));
+}
+
 symc_status build(const fb::Module *mod, ir_module *m, symc_error *err) {
     symc_status st;
     sym_table *t = m->syms;
@@ -325,7 +340,7 @@ symc_status build(const fb::Module *mod, ir_module *m, symc_error *err) {
         ops.resize(n);
         coefs.resize(n);
         for (uint32_t k = 0; k < n; k++) ops[k] = map[e->ops()->Get(k)];
-        for (uint32_t k = 0; k < n && k < len(e->coefs()); k++) coefs[k] = e->coefs()->Get(k);
+        copy_vector(e->coefs(), coefs, n);
         if (e->kind() == fb::ExprKind::Const) map[i] = sym_const(t, e->value());
         else if (e->kind() == fb::ExprKind::Symbol) map[i] = sym_var(t, (sym_id)e->value());
         else
@@ -364,12 +379,16 @@ symc_status build(const fb::Module *mod, ir_module *m, symc_error *err) {
     }
     std::vector<ir_attr> attrs;
     std::vector<sym_expr> dims;
+    std::vector<std::vector<int64_t>> ints;
+    std::vector<std::vector<double>> floats;
     for (uint32_t i = 0; i < len(mod->nodes()); i++) {
         const fb::Node *n = mod->nodes()->Get(i);
         ir_op op;
         ir_op_find(n->op()->c_str(), &op);
         uint32_t na = len(n->attrs());
         attrs.assign(na, ir_attr());
+        ints.resize(na);
+        floats.resize(na);
         size_t ndims = 0;
         for (uint32_t a = 0; a < na; a++) ndims += len(n->attrs()->Get(a)->dims());
         dims.resize(ndims);
@@ -384,11 +403,13 @@ symc_status build(const fb::Module *mod, ir_module *m, symc_error *err) {
             switch (at.kind) {
             case IR_ATTR_INTS:
                 at.n = len(fa->ints());
-                at.ints = fa->ints() ? fa->ints()->data() : nullptr;
+                copy_vector(fa->ints(), ints[a], at.n);
+                at.ints = fa->ints() ? ints[a].data() : nullptr;
                 break;
             case IR_ATTR_FLOATS:
                 at.n = len(fa->floats());
-                at.floats = fa->floats() ? fa->floats()->data() : nullptr;
+                copy_vector(fa->floats(), floats[a], at.n);
+                at.floats = fa->floats() ? floats[a].data() : nullptr;
                 break;
             case IR_ATTR_STR: at.s = fa->s()->c_str(); break;
             case IR_ATTR_DIMS:
@@ -430,6 +451,16 @@ symc_status deserialize(const uint8_t *buf, size_t size, ir_module **out, symc_e
     }
     if (size > (size_t)FLATBUFFERS_MAX_BUFFER_SIZE)
         return bad(err, ".symir file of %zu bytes exceeds the FlatBuffers limit", size);
+    /* FlatBuffers reads tables and vectors in place, and its verifier checks
+     * their alignment relative to the buffer's start: a buffer at an address
+     * that is not 8-byte aligned (inside a larger file, a fuzzer's input) is
+     * copied first so every aligned offset is an aligned address. */
+    std::vector<uint64_t> aligned;
+    if (reinterpret_cast<uintptr_t>(buf) % alignof(uint64_t)) {
+        aligned.resize(size / sizeof(uint64_t) + 1);
+        memcpy(aligned.data(), buf, size);
+        buf = reinterpret_cast<const uint8_t *>(aligned.data());
+    }
     flatbuffers::Verifier v(buf, size);
     if (!fb::VerifyModuleBuffer(v))
         return bad(err, "corrupt or truncated .symir file (%zu bytes): the FlatBuffers verifier "
@@ -492,6 +523,13 @@ extern "C" symc_status ir_save(ir_module *m, const char *path, symc_error *err) 
 extern "C" symc_status ir_load(const char *path, ir_module **out, symc_error *err) {
     if (!path || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "ir_load: NULL argument");
     *out = nullptr;
+    /* before fopen: a directory opens and then fails to read, a FIFO blocks */
+    struct stat sb;
+    if (stat(path, &sb) != 0) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return symc_error_setf(err, SYMC_ERR_IO, "'%s' is a directory, not a .symir file", path);
+    if (!S_ISREG(sb.st_mode))
+        return symc_error_setf(err, SYMC_ERR_IO, "'%s' is not a regular file (a device, FIFO or socket)", path);
     FILE *f = fopen(path, "rb");
     if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     std::vector<uint8_t> data;

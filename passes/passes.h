@@ -20,6 +20,10 @@ extern "C" {
 symc_status pass_infer_shapes(ir_module *m, symc_error *err);
 /* The same for one node, whose inputs must already have shapes. */
 symc_status pass_infer_node(ir_module *m, uint32_t node, symc_error *err);
+/* Refuses declared ranges under which some tensor's byte size can pass
+ * INT64_MAX (sizes.c): the error names the tensor, the node producing it,
+ * the symbols with their ranges, and the largest max that would fit. */
+symc_status pass_check_sizes(ir_module *m, symc_error *err);
 /* Inference batch_norm folded into the conv2d before it (fold.c): scaled
  * constant weights, a bias, the batch norm an identity nobody reads. */
 symc_status pass_fold_batch_norm(ir_module *m, symc_error *err);

@@ -13,6 +13,7 @@ static symc_status verify(ir_module *m, symc_error *err) { return ir_verify(m, e
 static const pass_info pipeline[] = {
     {"verify", verify},
     {"infer-shapes", pass_infer_shapes},
+    {"check-sizes", pass_check_sizes},
     {"fold-batch-norm", pass_fold_batch_norm},
 };
 

@@ -35,6 +35,7 @@
  * a formula or a driver (the reference backend) the fields are left out. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <stdint.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -49,6 +50,7 @@
 #include "runtime/ref_kernels.h"
 #include "symc/symrt.h"
 #include "tools/bench.h"
+#include "tools/checked.h"
 #include "tools/memory.h"
 #include "tools/npy.h"
 
@@ -267,7 +269,12 @@ static int b_set_shapes(const b_run *r, const b_point *p, symc_error *err) {
         uint32_t i;
         for (i = 0; i < r->ni; i++)
             if (!symrt_engine_input(r->e, i, &info, NULL) && !strcmp(info.name, p->items[k].name)) break;
-        if (i == r->ni) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "the engine has no input '%s'", p->items[k].name), 1;
+        if (i == r->ni) {
+            char names[512];
+            tool_input_names(r->e, names, sizeof names);
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "the engine has no input '%s' (its inputs: %s)",
+                                   p->items[k].name, names), 1;
+        }
     }
     for (uint32_t i = 0; i < r->ni; i++) {
         symrt_engine_input(r->e, i, &info, NULL);
@@ -281,9 +288,14 @@ static int b_set_shapes(const b_run *r, const b_point *p, symc_error *err) {
     }
     int64_t dims[B_MAX_RANK];
     int32_t rank;
-    for (uint32_t o = 0; o < r->no; o++) {
-        symrt_engine_output(r->e, o, &info, NULL);
-        if (symrt_get_tensor_shape(r->c, info.name, dims, &rank, err)) return 1;
+    for (uint32_t i = 0; i < r->ni + r->no; i++) { /* every buffer's size fits (checked.h) */
+        if (i < r->ni) symrt_engine_input(r->e, i, &info, NULL);
+        else symrt_engine_output(r->e, i - r->ni, &info, NULL);
+        char what[160];
+        snprintf(what, sizeof what, "%s '%s'", i < r->ni ? "input" : "output", info.name);
+        if (symrt_get_tensor_shape(r->c, info.name, dims, &rank, err) ||
+            tool_tensor_size(what, info.dtype, rank, dims, NULL, NULL, err))
+            return 1;
     }
     return 0;
 }
@@ -344,11 +356,11 @@ static int b_point_run(const b_run *r, const b_point *p, b_result *res, symc_err
         int64_t dims[B_MAX_RANK];
         int32_t rank;
         if (symrt_get_tensor_shape(r->c, info[i].name, dims, &rank, err)) goto out;
-        size_t n = 1;
-        for (int32_t d = 0; d < rank; d++) n *= (size_t)dims[d];
-        elems[i] = n;
-        bytes[i] = n * rt_ref_dtype_size(info[i].dtype);
-        set_bytes += (bytes[i] + 255) & ~(size_t)255;
+        char what[160];
+        snprintf(what, sizeof what, "%s '%s'", i < r->ni ? "input" : "output", info[i].name);
+        if (tool_tensor_size(what, info[i].dtype, rank, dims, &elems[i], &bytes[i], err)) goto out;
+        size_t padded = (bytes[i] + 255) & ~(size_t)255; /* bytes <= INT64_MAX: no wrap */
+        set_bytes = set_bytes > SIZE_MAX - padded ? SIZE_MAX : set_bytes + padded;
         if (i == 0) res->batch = rank > 0 ? dims[0] : 1;
         if (i >= r->ni && i - r->ni < B_MAX_IO) {
             res->out_rank[i - r->ni] = rank;
@@ -737,7 +749,7 @@ int symc_cmd_bench(int argc, char **argv) {
             goto done;
         }
     rc = 1;
-    if (symrt_engine_load_file(engine, &e, &err)) goto fail;
+    if (tool_check_regular_file(engine, "engine", &err) || symrt_engine_load_file(engine, &e, &err)) goto fail;
     int n = 0, failed = -1;
     if (n_points) {
         for (int k = 0; k < n_points; k++) {

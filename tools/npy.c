@@ -2,17 +2,22 @@
  * header length, then a Python dict literal with 'descr', 'fortran_order'
  * and 'shape', padded so the data starts 64-byte aligned. Only what symc's
  * dtypes need is accepted (<f4 <f2 <f8 <i8 <i4 |b1, C order); anything else is
- * refused with the file name and what was found. bf16 has no NumPy type and
- * is written as f32. */
+ * refused with the file name and what was found. The header's shape is
+ * believed only once its byte size fits in 64 bits (tools/checked.h) and the
+ * file holds that many bytes after the header, so a crafted header cannot make
+ * the reader allocate more than the file's own size. bf16 has no NumPy type
+ * and is written as f32. */
 #include "tools/npy.h"
 
 #include "runtime/ref_kernels.h"
+#include "tools/checked.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const struct {
     const char *descr;
@@ -23,10 +28,11 @@ static const struct {
 
 symc_status npy_read(const char *path, npy_array *out, symc_error *err) {
     memset(out, 0, sizeof *out);
+    symc_status st = tool_check_regular_file(path, ".npy file", err);
+    if (st) return st;
     FILE *f = fopen(path, "rb");
     if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     unsigned char pre[10];
-    symc_status st = SYMC_OK;
     char *hdr = NULL;
     if (fread(pre, 1, 8, f) != 8 || memcmp(pre, "\x93NUMPY", 6) != 0) {
         st = symc_error_setf(err, SYMC_ERR_FORMAT, "'%s' is not a .npy file", path);
@@ -77,21 +83,39 @@ symc_status npy_read(const char *path, npy_array *out, symc_error *err) {
     const char *p = strchr(sh, '(');
     if (!p) goto bad_shape;
     p++;
-    uint64_t numel = 1;
     while (*p && *p != ')') {
         while (*p == ' ' || *p == ',') p++;
         if (*p == ')') break;
         char *end;
+        errno = 0;
         long long v = strtoll(p, &end, 10);
-        if (end == p || v < 0 || out->rank >= 8) goto bad_shape;
+        if (end == p || v < 0 || errno == ERANGE || out->rank >= 8) goto bad_shape;
         out->dims[out->rank++] = v;
-        if (v && numel > UINT64_MAX / (uint64_t)v) goto bad_shape;
-        numel *= (uint64_t)v;
         p = end;
         while (*p == ' ' || *p == 'L') p++;
     }
-    if (*p != ')' || numel > SIZE_MAX / es) goto bad_shape;
-    out->size = (size_t)numel * es;
+    if (*p != ')') goto bad_shape;
+    /* the size the header claims must fit, and the file must hold it, before
+     * anything that large is allocated */
+    char what[64 + 4096];
+    snprintf(what, sizeof what, "'%s': the array", path);
+    if ((st = tool_tensor_size(what, out->dtype, out->rank, out->dims, NULL, &out->size, err))) goto done;
+    struct stat sb;
+    long data_at = ftell(f);
+    if (fstat(fileno(f), &sb) != 0 || data_at < 0) {
+        st = symc_error_setf(err, SYMC_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+        goto done;
+    }
+    uint64_t held = (uint64_t)sb.st_size > (uint64_t)data_at ? (uint64_t)sb.st_size - (uint64_t)data_at : 0;
+    if (held < out->size) {
+        char shape[256];
+        tool_shape_text(out->rank, out->dims, shape, sizeof shape);
+        st = symc_error_setf(err, SYMC_ERR_FORMAT,
+                             "'%s' is truncated: its header gives shape %s of %s, %zu bytes of data, but the file "
+                             "holds %" PRIu64 " after the header",
+                             path, shape, descr, out->size, held);
+        goto done;
+    }
     out->data = malloc(out->size ? out->size : 1);
     if (!out->data) {
         st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory reading '%s'", path);
@@ -116,16 +140,19 @@ done:
 
 symc_status npy_write(const char *path, symc_dtype dtype, int32_t rank, const int64_t *dims, const void *data,
                       symc_error *err) {
-    uint64_t count = 1;
-    for (int i = 0; i < rank; i++) count *= (uint64_t)dims[i];
+    size_t count;
+    char what[64 + 4096];
+    snprintf(what, sizeof what, "'%s': the array", path);
+    symc_status st = tool_tensor_size(what, dtype == SYMC_BF16 ? SYMC_F32 : dtype, rank, dims, &count, NULL, err);
+    if (st) return st;
     if (dtype == SYMC_BF16) { /* no NumPy type: widen (exactly) to f32 */
-        float *wide = malloc(count ? (size_t)count * sizeof *wide : 1);
+        float *wide = malloc(count ? count * sizeof *wide : 1);
         if (!wide) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory writing '%s'", path);
-        for (uint64_t i = 0; i < count; i++) {
+        for (size_t i = 0; i < count; i++) {
             uint32_t bits = (uint32_t)((const uint16_t *)data)[i] << 16;
             memcpy(&wide[i], &bits, sizeof bits);
         }
-        symc_status st = npy_write(path, SYMC_F32, rank, dims, wide, err);
+        st = npy_write(path, SYMC_F32, rank, dims, wide, err);
         free(wide);
         return st;
     }
@@ -136,11 +163,8 @@ symc_status npy_write(const char *path, symc_dtype dtype, int32_t rank, const in
     if (!descr) return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "'%s': dtype has no .npy equivalent", path);
     char shape[256] = "";
     size_t used = 0;
-    uint64_t numel = 1;
-    for (int i = 0; i < rank; i++) {
+    for (int i = 0; i < rank; i++)
         used += (size_t)snprintf(shape + used, sizeof shape - used, "%" PRId64 "%s", dims[i], rank == 1 ? "," : (i + 1 < rank ? ", " : ""));
-        numel *= (uint64_t)dims[i];
-    }
     char hdr[512];
     int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
     size_t total = 10 + (size_t)n + 1;
@@ -152,7 +176,7 @@ symc_status npy_write(const char *path, symc_dtype dtype, int32_t rank, const in
     if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
     int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == hlen &&
-             fwrite(data, 1, (size_t)numel * es, f) == (size_t)numel * es;
+             fwrite(data, 1, count * es, f) == count * es;
     if (fclose(f) != 0) ok = 0;
     if (!ok) return symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s'", path);
     return SYMC_OK;

@@ -22,6 +22,7 @@
 #include "symc/symc.h"
 #include "symc/symrt.h"
 #include "tools/bench.h"
+#include "tools/checked.h"
 #include "tools/inspect_engine.h"
 #include "tools/npy.h"
 
@@ -63,9 +64,13 @@ static int cmd_inspect(int argc, char **argv) {
         path = argv[i];
     }
     if (!path) return usage_error("inspect: missing FILE%s", "");
-    if (has_suffix(path, ".symx")) return symc_inspect_engine(path, source);
-    if (source) return usage_error("inspect: --source is for engines (.symx)%s", "");
+    if (source && !has_suffix(path, ".symx")) return usage_error("inspect: --source is for engines (.symx)%s", "");
     symc_error err;
+    if (tool_check_regular_file(path, has_suffix(path, ".symx") ? "engine" : "module", &err)) {
+        fprintf(stderr, "symc: %s\n", err.msg);
+        return 1;
+    }
+    if (has_suffix(path, ".symx")) return symc_inspect_engine(path, source);
     symc_module *m;
     if (symc_module_load(path, &m, &err) != SYMC_OK) {
         fprintf(stderr, "symc: %s\n", err.msg);
@@ -124,7 +129,8 @@ static int cmd_compile(int argc, char **argv) {
                    "                    a few sizes across the declared ranges\n"
                    "                    (timing needs a GPU at build time; without one this is implied)\n"
                    "  --no-gpu          a reference-backend-only engine (no CUDA code)\n"
-                   "  --dump-after=PASS print the IR after a pass (verify, infer-shapes)\n"
+                   "  --dump-after=PASS print the IR after a pass (verify, infer-shapes, check-sizes,\n"
+                   "                    fold-batch-norm)\n"
                    "Imports the model with every dynamic dim a symbol whose range comes from the\n"
                    "declared shapes, runs the pass pipeline, and writes an engine that runs at\n"
                    "every size inside those ranges.\n");
@@ -174,24 +180,27 @@ static int cmd_compile(int argc, char **argv) {
         rc = usage_error("compile: --no-gpu takes no --arch or precision flag%s", "");
         goto done;
     }
-    rc = 1;
     int is_onnx = has_suffix(model, ".onnx");
+    if (!is_onnx && !has_suffix(model, ".symir")) {
+        rc = usage_error("compile: '%s' is neither .onnx nor .symir", model);
+        goto done;
+    }
+    if (!is_onnx && shapes.n) {
+        rc = usage_error("compile: '%s' declares its own symbol ranges; --shapes is for ONNX models", model);
+        goto done;
+    }
+    rc = 1;
+    if (tool_check_regular_file(model, "model", &err)) {
+        fprintf(stderr, "symc: %s\n", err.msg);
+        goto done;
+    }
     if (is_onnx) {
         if (fe_shape_list_check(&shapes, &err) || fe_onnx_import_file(model, shapes.items, shapes.n, &m, &err)) {
             fprintf(stderr, "symc: %s: %s\n", model, err.msg);
             goto done;
         }
-    } else if (has_suffix(model, ".symir")) {
-        if (shapes.n) {
-            rc = usage_error("compile: '%s' declares its own symbol ranges; --shapes is for ONNX models", model);
-            goto done;
-        }
-        if (symc_module_load(model, &m, &err) != SYMC_OK) {
-            fprintf(stderr, "symc: %s\n", err.msg);
-            goto done;
-        }
-    } else {
-        rc = usage_error("compile: '%s' is neither .onnx nor .symir", model);
+    } else if (symc_module_load(model, &m, &err) != SYMC_OK) {
+        fprintf(stderr, "symc: %s\n", err.msg);
         goto done;
     }
     int tty = isatty(2);
@@ -265,13 +274,16 @@ static int cmd_run(int argc, char **argv) {
     symrt_engine *e = NULL;
     symrt_context *c = NULL;
     void *bufs[2 * MAX_IO] = {0};
+    size_t elems[2 * MAX_IO] = {0}, sizes[2 * MAX_IO] = {0}; /* checked: tool_tensor_size */
     uint64_t dev[2 * MAX_IO] = {0}; /* device copies (CUDA backend) */
     const rt_cuda_driver_api *drv = NULL;
     npy_array given[MAX_IO] = {0};
     fe_shape_list shape_list;
     fe_shape_list_init(&shape_list);
     int rc = 1;
-    if (symrt_engine_load_file(engine, &e, &err) || symrt_context_create(e, be, NULL, &c, &err)) goto fail;
+    if (tool_check_regular_file(engine, "engine", &err) || symrt_engine_load_file(engine, &e, &err) ||
+        symrt_context_create(e, be, NULL, &c, &err))
+        goto fail;
     if (be == SYMRT_BACKEND_CUDA && !(drv = rt_cuda_driver(&err))) goto fail;
     uint32_t ni = symrt_engine_num_inputs(e), no = symrt_engine_num_outputs(e);
     if (ni > MAX_IO || no > MAX_IO) {
@@ -292,7 +304,10 @@ static int cmd_run(int argc, char **argv) {
                 !strncmp(info.name, inputs[k], (size_t)(eq - inputs[k])))
                 found = i;
         if (found == UINT32_MAX) {
-            symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "--input '%s': the engine has no such input", inputs[k]);
+            char names[512];
+            tool_input_names(e, names, sizeof names);
+            symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "--input '%s': the engine has no such input (its inputs: %s)",
+                            inputs[k], names);
             goto fail;
         }
         if (npy_read(eq + 1, &given[found], &err)) goto fail;
@@ -305,6 +320,18 @@ static int cmd_run(int argc, char **argv) {
     }
     for (int k = 0; k < n_shapes; k++)
         if (fe_parse_shapes(&shape_list, FE_SHAPES, shapes[k], &err)) goto fail;
+    for (uint32_t k = 0; k < shape_list.n; k++) {
+        uint32_t i = 0;
+        symrt_io_info info;
+        while (i < ni && (symrt_engine_input(e, i, &info, NULL) || strcmp(info.name, shape_list.items[k].name))) i++;
+        if (i == ni) {
+            char names[512];
+            tool_input_names(e, names, sizeof names);
+            symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "run: --shapes names input '%s', but the engine has no such "
+                            "input (its inputs: %s)", shape_list.items[k].name, names);
+            goto fail;
+        }
+    }
     for (uint32_t k = 0; k < shape_list.n; k++)
         for (int32_t d = 0; d < shape_list.items[k].rank; d++)
             if (shape_list.items[k].min[d] != shape_list.items[k].max[d]) {
@@ -338,9 +365,12 @@ static int cmd_run(int argc, char **argv) {
         int64_t dims[8];
         int32_t rank;
         if (symrt_get_tensor_shape(c, info.name, dims, &rank, &err)) goto fail;
-        size_t n = 1;
-        for (int d = 0; d < rank; d++) n *= (size_t)dims[d];
-        size_t bytes = n * rt_ref_dtype_size(info.dtype);
+        char what[160];
+        snprintf(what, sizeof what, "%s '%s'", i < ni ? "input" : "output", info.name);
+        size_t n, bytes;
+        if (tool_tensor_size(what, info.dtype, rank, dims, &n, &bytes, &err)) goto fail;
+        elems[i] = n;
+        sizes[i] = bytes;
         if (i < ni && given[i].data) {
             if (given[i].size != bytes) {
                 symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "--input for '%s' holds %zu bytes, the shape needs %zu",
@@ -372,13 +402,8 @@ static int cmd_run(int argc, char **argv) {
     for (uint32_t i = 0; drv && i < no; i++) {
         symrt_io_info info;
         symrt_engine_output(e, i, &info, NULL);
-        int64_t dims[8];
-        int32_t rank;
-        symrt_get_tensor_shape(c, info.name, dims, &rank, &err);
-        size_t n = rt_ref_dtype_size(info.dtype);
-        for (int d = 0; d < rank; d++) n *= (size_t)dims[d];
         int r = drv->ctx_synchronize();
-        if (!r) r = drv->memcpy_dtoh(bufs[ni + i], dev[ni + i], n);
+        if (!r) r = drv->memcpy_dtoh(bufs[ni + i], dev[ni + i], sizes[ni + i]);
         if (r) {
             symc_error_setf(&err, SYMC_ERR_DEVICE, "CUDA error %d running the engine or reading '%s'", r, info.name);
             goto fail;
@@ -390,9 +415,9 @@ static int cmd_run(int argc, char **argv) {
         int64_t dims[8];
         int32_t rank;
         symrt_get_tensor_shape(c, info.name, dims, &rank, &err);
-        size_t n = 1;
+        size_t n = elems[ni + i];
         printf("%s: %s[", info.name, ir_dtype_name(info.dtype));
-        for (int d = 0; d < rank; d++) printf("%s%" PRId64, d ? ", " : "", dims[d]), n *= (size_t)dims[d];
+        for (int d = 0; d < rank; d++) printf("%s%" PRId64, d ? ", " : "", dims[d]);
         double sum = 0, asum = 0;
         for (size_t k = 0; k < n; k++) {
             double v = element(bufs[ni + i], info.dtype, k);

@@ -197,6 +197,44 @@ def reductions(opset):
     return model(nodes, [vi("x", F, ["B", "S", 16])], [out(o) for o in outs], inits, opset=opset)
 
 
+def with_attr(node, name, vals):
+    """node with an INTS attribute, possibly empty (helper.make_node cannot
+    infer the type of an empty list)."""
+    node.attribute.append(helper.make_attribute(name, vals, attr_type=onnx.AttributeProto.INTS))
+    return node
+
+
+def reduce_empty_axes():
+    """Opset 13 with axes=[] as an attribute (protobuf-c leaves the empty list
+    NULL): ReduceMean/ReduceMax reduce every axis, as with no axes (ONNX shape
+    inference and onnxruntime agree); ReduceSum, whose axes are an input since
+    13, treats the empty attribute as no axes, with noop_with_empty_axes
+    honoured. A transpose of a scalar has perm=[]."""
+    nodes = [with_attr(N("ReduceMean", ["x"], ["mean_all"], keepdims=0), "axes", []),
+             with_attr(N("ReduceMax", ["x"], ["max_all"], keepdims=1), "axes", []),
+             with_attr(N("ReduceSum", ["x"], ["sum_noop"], noop_with_empty_axes=1), "axes", []),
+             with_attr(N("ReduceSum", ["x"], ["sum_all"], keepdims=0), "axes", []),
+             with_attr(N("Transpose", ["s"], ["st"]), "perm", [])]
+    outs = ["mean_all", "max_all", "sum_noop", "sum_all", "st"]
+    # ReduceSum-13 has no axes attribute: the checker would refuse the model
+    return model(nodes, [vi("x", F, ["B", "S", 16]), vi("s", F, [])], [out(o) for o in outs], opset=13,
+                 check=False)
+
+
+def relu_at(opset):
+    """The newest supported opset (21) imports; newer ones (22, 99) are refused."""
+    return model([N("Relu", ["x"], ["y"])], [vi("x", F, [4])], [out("y")], opset=opset, check=opset <= 21)
+
+
+def dropout_modes():
+    """Dropout with training_mode a constant false (the identity), and static
+    dims including 0 (a valid size, not a dynamic dim)."""
+    nodes = [N("Dropout", ["x", "ratio", "off"], ["y"], name="drop_off"), N("Relu", ["z"], ["zr"])]
+    inits = [numpy_helper.from_array(np.array(0.5, np.float32), "ratio"),
+             numpy_helper.from_array(np.array(False), "off")]
+    return model(nodes, [vi("x", F, ["B", 8]), vi("z", F, [0, 3])], [out("y"), out("zr")], inits)
+
+
 def movement():
     """Data movement: transpose (default perm), slice with INT64_MAX ends and a
     negative step, split (sizes input and equal), squeeze/unsqueeze, gather,
@@ -344,6 +382,19 @@ def errors():
     m["err_ext_abs"] = bad_external("/etc/passwd")
     m["err_ext_dotdot"] = bad_external("sub/../../w.bin")
     m["err_ext_missing"] = bad_external("no_such_file.bin")
+    # issue 13: accepted before, silently wrong or undefined
+    m["err_opset_new"] = relu_at(99)
+    m["err_opset_22"] = relu_at(22)
+    m["err_dim_minus1"] = model([N("Relu", ["x"], ["y"])], [vi("x", F, [-1, 4])], [out("y")], check=False)
+    m["err_dim_minus5"] = model([N("Relu", ["x"], ["y"])], [vi("x", F, [2, -5])], [out("y")], check=False)
+    m["err_reduce_axes_attr"] = model([with_attr(N("ReduceSum", ["x"], ["y"], name="rsum"), "axes", [1])],
+                                      [vi("x", F, [2, 4])], [out("y")], opset=13, check=False)
+    drop = [N("Dropout", ["x", "ratio", "tm"], ["y"], name="drop_train")]
+    ratio = numpy_helper.from_array(np.array(0.5, np.float32), "ratio")
+    m["err_dropout_train"] = model(drop, [vi("x", F, [2, 4])], [out("y")],
+                                   [ratio, numpy_helper.from_array(np.array(True), "tm")])
+    m["err_dropout_train_input"] = model(drop, [vi("x", F, [2, 4]), vi("tm", TensorProto.BOOL, [])], [out("y")],
+                                         [ratio])
     return m
 
 
@@ -357,6 +408,8 @@ def main():
         "elementwise": elementwise(), "gelu": gelu(), "reduce13": reductions(13), "reduce18": reductions(18),
         "movement": movement(), "split18": split18(), "expand_idiom": expand_idiom(),
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
+        "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),
+        "relu21": relu_at(21),
     }
     models.update(errors())
     for name, m in models.items():

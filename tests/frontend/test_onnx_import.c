@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "frontend/onnx.h"
 #include "passes/passes.h"
@@ -234,6 +235,20 @@ static void test_reductions(void) {
     }
 }
 
+/* Opset 13 with axes=[] as an attribute: imported (no memcpy from protobuf-c's
+ * NULL empty list, which UBSan rejects) with the spec's meaning, every axis
+ * reduced unless noop_with_empty_axes; a transpose of a scalar with perm=[]. */
+static void test_reduce_empty_axes(void) {
+    ir_module *m = ok(imp("reduce_empty_axes", "--shapes", "x:1x1x16,2x8x16,4x32x16", NULL), "reduce_empty_axes");
+    if (!m) return;
+    CHECK_CONTAINS(text, "mean_all: f32[] = reduce_mean(x) {keepdims=0}");
+    CHECK_CONTAINS(text, "max_all: f32[1, 1, 1] = reduce_max(x) {keepdims=1}");
+    CHECK_CONTAINS(text, "sum_noop: f32[B, S, 16] = identity(x)");
+    CHECK_CONTAINS(text, "sum_all: f32[] = reduce_sum(x) {keepdims=0}");
+    CHECK_CONTAINS(text, "st: f32[] = transpose(s) {perm=[]}");
+    ir_module_free(m);
+}
+
 static void test_movement(void) {
     ir_module *m = ok(imp("movement", "--shapes", "x:1x2x6,2x8x6,4x32x6", NULL), "movement");
     if (!m) return;
@@ -404,6 +419,36 @@ static void test_errors(void) {
     EXPECT_ERR(SYMC_ERR_INVALID_ARG, "initializer 'w': external data location 'sub/../../w.bin' leaves the model's "
                "folder ('..' is not allowed)", "err_ext_dotdot");
     EXPECT_ERR(SYMC_ERR_IO, "initializer 'w': cannot open external data file", "err_ext_missing");
+    /* issue 13: once accepted */
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "the model uses ONNX opset 99; symc imports opsets 13 to 21: convert it with "
+               "onnx.version_converter.convert_version(model, 21)", "err_opset_new");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "the model uses ONNX opset 22; symc imports opsets 13 to 21", "err_opset_22");
+    EXPECT_ERR(SYMC_ERR_FORMAT, "err_dim_minus1.onnx: input 'x' dim 0 has dim_value -1: a size must be >= 0 (a dynamic "
+               "dim is a dim_param, or a dim with no value)", "err_dim_minus1", "--shapes", "x:1x4,2x4,3x4");
+    EXPECT_ERR(SYMC_ERR_FORMAT, "input 'x' dim 1 has dim_value -5: a size must be >= 0", "err_dim_minus5");
+    EXPECT_ERR(SYMC_ERR_FORMAT, "node 'rsum' (ReduceSum, opset 13): ReduceSum has no 'axes' attribute at opset 13 (the "
+               "axes are its input 1 since opset 13), so the given one would be ignored: pass the axes as input 1",
+               "err_reduce_axes_attr");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'drop_train' (Dropout, opset 17): training_mode=1 is not supported "
+               "(inference only)", "err_dropout_train");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'drop_train' (Dropout, opset 17): input 2 'tm' (training_mode) is not a "
+               "constant: symc compiles for inference only, so training_mode must be a constant false",
+               "err_dropout_train_input");
+    ir_module *m = ok(imp("relu21", NULL), "relu21");
+    ir_module_free(m);
+    /* a constant false training_mode is the identity; a 0 dim is a static size */
+    m = ok(imp("dropout_modes", "--shapes", "x:1x8,2x8,4x8", NULL), "dropout_modes");
+    if (m) {
+        CHECK_CONTAINS(text, "y: f32[B, 8] = identity(x)  # drop_off");
+        CHECK_CONTAINS(text, "zr: f32[0, 3] = relu(z)");
+    }
+    ir_module_free(m);
+    /* a directory given as the model */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/dir_model.onnx", dir);
+    mkdir(path, 0755);
+    CHECK(fe_onnx_import_file(path, NULL, 0, &m, &err) == SYMC_ERR_IO);
+    CHECK_CONTAINS(err.msg, "dir_model.onnx' is a directory, not an ONNX model file");
 }
 
 int main(int argc, char **argv) {
@@ -417,6 +462,7 @@ int main(int argc, char **argv) {
     test_attention();
     test_elementwise();
     test_reductions();
+    test_reduce_empty_axes();
     test_movement();
     test_initializers();
     test_inputs();

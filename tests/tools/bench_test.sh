@@ -3,9 +3,9 @@
 # one-line errors for bad usage (2) and bad engines or shapes (1), one table
 # row per point and valid JSON on the CPU reference backend, and the CUDA
 # backend either timing (a GPU is present) or failing in one line (none).
-# usage: bench_test.sh SYMC VIT_SEED TMPDIR
+# usage: bench_test.sh SYMC VIT_SEED TMPDIR HUGE_ENGINE
 set -u
-symc=$1 vit=$2 tmp=$3
+symc=$1 vit=$2 tmp=$3 huge=$4
 mkdir -p "$tmp"
 pass=0 fail=0
 ok()   { pass=$((pass + 1)); }
@@ -39,7 +39,17 @@ expect 2 "two engines" -- "$symc" bench "$e" "$e" --shapes x:1x196x768; one_line
 expect 1 "missing engine" -- "$symc" bench "$tmp/nope.symx" --shapes x:1x196x768 --backend ref; one_line "missing engine"; has "missing engine" "nope.symx"
 expect 1 "unknown symbol" -- "$symc" bench "$e" --sweep --shapes x:Qx196x768 --backend ref; one_line "unknown symbol"; has "unknown symbol" "'Q' is not a symbol"
 expect 1 "out of range" -- "$symc" bench "$e" --shapes x:33x196x768 --backend ref; one_line "out of range"; has "out of range" "symc: bench: "
-expect 1 "unknown input" -- "$symc" bench "$e" --point x:1x196x768,y:3 --backend ref; one_line "unknown input"; has "unknown input" "no input 'y'"
+expect 1 "unknown input" -- "$symc" bench "$e" --point x:1x196x768,y:3 --backend ref; one_line "unknown input"; has "unknown input" "no input 'y' (its inputs: 'x')"
+expect 1 "unknown --shapes input" -- "$symc" bench "$e" --shapes x:1x196x768 --shapes y:3 --backend ref
+one_line "unknown --shapes input"; has "unknown --shapes input" "the engine has no input 'y' (its inputs: 'x')"
+mkdir -p "$tmp/dir.symx"
+expect 1 "engine is a directory" -- "$symc" bench "$tmp/dir.symx" --shapes x:1x196x768 --backend ref
+one_line "engine is a directory"; has "engine is a directory" "symc: bench: engine '$tmp/dir.symx' is a directory, not a file"
+# a range that allows 2^64-byte inputs (huge_engine.c): refused before timing, never wrapped
+expect 0 "huge_engine" -- "$huge" "$tmp/huge.symir" "$tmp/huge.symx"
+expect 1 "2^64-byte input" -- "$symc" bench "$tmp/huge.symx" --shapes x:36028797018963968x128 --backend ref
+one_line "2^64-byte input"
+has "2^64-byte input" "input 'x' of shape [36028797018963968, 128] (f32) is too large: its size in bytes does not fit in 64 bits"
 
 # the reference backend: a row per point and JSON with every number
 rm -f "$tmp/b.json"

@@ -3,9 +3,9 @@
 # path (build a module with the builder API, save, inspect), exit codes and
 # one-line errors for bad usage and bad files, and an independent reader
 # (flatc --json with ir/symir.fbs) decoding the file we wrote.
-# usage: cli_test.sh SYMC VIT_SEED SCHEMA TMPDIR
+# usage: cli_test.sh SYMC VIT_SEED SCHEMA TMPDIR HUGE_ENGINE
 set -u
-symc=$1 vit=$2 schema=$3 tmp=$4
+symc=$1 vit=$2 schema=$3 tmp=$4 huge=$5
 mkdir -p "$tmp"
 pass=0 fail=0
 ok()   { pass=$((pass + 1)); }
@@ -67,6 +67,51 @@ expect 1 "bad arch" -- "$symc" compile "$tmp/vit.symir" --arch sm_12345 -o "$tmp
 has "bad arch" "sm_12345"
 out=$("$symc" run "$tmp/vit.symx" --shapes x:2x196x768 --backend cuda 2>&1); rc=$?
 if [ "$rc" = 0 ] || { [ "$rc" = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]; }; then ok; else bad "run --backend cuda: exit $rc: $out"; fi
+
+# sizes from dims that do not fit in 64 bits (issue 13): an engine whose range
+# allows B = 2^55 with x: f32[B, 128] (2^64 bytes), written without the
+# compile-time check; run refuses the size in one line instead of wrapping it
+# to a small buffer and filling 2^62 floats into it
+expect 0 "huge_engine" -- "$huge" "$tmp/huge.symir" "$tmp/huge.symx"
+expect 1 "run: 2^64-byte input" -- "$symc" run "$tmp/huge.symx" --shapes x:36028797018963968x128
+one_line "run: 2^64-byte input"
+has "run: 2^64-byte input" "symc: input 'x' of shape [36028797018963968, 128] (f32) is too large: its size in bytes does not fit in 64 bits"
+expect 0 "run: huge engine in range" -- "$symc" run "$tmp/huge.symx" --shapes x:3x128; has "run: huge engine in range" "act: f32[3, 128]"
+# ... and `symc compile` refuses such a range: the tensor, its node, the symbol and its range, the fix
+expect 1 "compile: 2^64-byte tensor" -- "$symc" compile "$tmp/huge.symir" --no-gpu -o "$tmp/huge2.symx"
+one_line "compile: 2^64-byte tensor"
+has "compile: 2^64-byte tensor" "input 'x' (f32[B, 128], a graph input) takes (B*512) bytes, which does not fit in int64 at the largest declared sizes"
+has "compile: 2^64-byte tensor" "B in [1, 4611686018427387904]"
+has "compile: 2^64-byte tensor" "lower the max of B to at most 18014398509481983"
+# a .npy header claiming 2 TiB in a small file: refused before allocating
+printf '\x93NUMPY\x01\x00\x76\x00%-117s\n' "{'descr': '<f4', 'fortran_order': False, 'shape': (2147483648, 16, 16), }" > "$tmp/huge.npy"
+expect 1 "run: .npy header larger than the file" -- "$symc" run "$tmp/vit.symx" --input x="$tmp/huge.npy"
+one_line "run: .npy header larger than the file"
+has "run: .npy header larger than the file" "huge.npy' is truncated: its header gives shape [2147483648, 16, 16] of <f4, 2199023255552 bytes of data, but the file holds 0 after the header"
+
+# --shapes for an input the engine does not have: refused with the engine's inputs
+expect 1 "run: unknown --shapes input" -- "$symc" run "$tmp/vit.symx" --shapes x:2x196x768 --shapes y:3x4
+one_line "run: unknown --shapes input"
+has "run: unknown --shapes input" "run: --shapes names input 'y', but the engine has no such input (its inputs: 'x')"
+expect 1 "run: unknown --input" -- "$symc" run "$tmp/vit.symx" --shapes x:2x196x768 --input y=a.npy
+has "run: unknown --input" "the engine has no such input (its inputs: 'x')"
+
+# a directory or a FIFO where a file is expected: said so, not a size or a hang
+mkdir -p "$tmp/dir.onnx" "$tmp/dir.symir" "$tmp/dir.symx" "$tmp/dir.npy"
+expect 1 "compile a directory" -- "$symc" compile "$tmp/dir.onnx" --shapes x:1x4,2x4,3x4 -o "$tmp/d.symx"
+one_line "compile a directory"; has "compile a directory" "model '$tmp/dir.onnx' is a directory, not a file"
+expect 1 "compile a .symir directory" -- "$symc" compile "$tmp/dir.symir" -o "$tmp/d.symx"
+has "compile a .symir directory" "is a directory, not a file"
+expect 1 "inspect a directory" -- "$symc" inspect "$tmp/dir.symir"; has "inspect a directory" "module '$tmp/dir.symir' is a directory"
+expect 1 "inspect an engine directory" -- "$symc" inspect "$tmp/dir.symx"; has "inspect an engine directory" "engine '$tmp/dir.symx' is a directory"
+expect 1 "run a directory" -- "$symc" run "$tmp/dir.symx" --shapes x:2x196x768; one_line "run a directory"
+has "run a directory" "engine '$tmp/dir.symx' is a directory, not a file"
+expect 1 "--input a directory" -- "$symc" run "$tmp/vit.symx" --input x="$tmp/dir.npy"; has "--input a directory" "dir.npy' is a directory, not a file"
+rm -f "$tmp/fifo.onnx"
+if mkfifo "$tmp/fifo.onnx" 2>/dev/null; then
+  expect 1 "compile a FIFO" -- timeout 20 "$symc" compile "$tmp/fifo.onnx" --shapes x:1x4,2x4,3x4 -o "$tmp/d.symx"
+  has "compile a FIFO" "model '$tmp/fifo.onnx' is not a regular file"
+fi
 
 # inputs the fuzzers once crashed on: loaded or refused in one line, never a crash
 for f in "$(dirname "$0")"/../fuzz/regressions/symir-*; do
