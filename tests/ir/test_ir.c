@@ -408,6 +408,9 @@ static void test_shape_queries_and_output_rules(void) {
     CHECK(symc_dim_eval(m, symc_dim_add(m, symc_dim_mul(m, B, S), symc_dim_const(m, 1)), vals, 2, &v, &err) ==
               SYMC_OK && v == 31);
     CHECK(symc_dim_eval(m, B, vals, 1, &v, &err) == SYMC_ERR_UNBOUND); /* every declared symbol needs a value */
+    symc_module_destroy(m);
+}
+
 /* A .symir buffer at any address loads the same (issue 13): the FlatBuffers
  * verifier checks offsets relative to the buffer's start, never that an
  * int64/double vector element is aligned in memory, so a buffer at an odd
