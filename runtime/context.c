@@ -3,15 +3,18 @@
  *
  * Binding: each symbol is read from the one input dim the compiler recorded
  * for it (rt_source) and checked against its range at once, so the error
- * names the input, dim, symbol and allowed set. When every input has a shape,
- * the shape program runs once and fills all slots; then every input dim that
- * is not a plain symbol (constants, expressions, a symbol's other uses) is
- * compared with its slot, and each run-time guard is checked. The result is
- * cached until an input shape changes.
+ * names the input, dim, symbol and allowed set; an input whose own size in
+ * bytes would overflow int64 is refused there too. When every input has a
+ * shape, the shape program runs once and fills all slots; then every input
+ * dim that is not a plain symbol (constants, expressions, a symbol's other
+ * uses) is compared with its slot, each run-time guard is checked, every
+ * tensor's size is checked to fit int64 bytes (runtime/sizes.c) and the
+ * workspace is laid out, which must fit too. The result is cached until an
+ * input shape changes.
  *
  * Execution (reference backend): intermediate tensors live in one grow-only
- * workspace laid out once per input shape for that shape, not for max; inputs, outputs and
- * constants are used in place. Each node's dim attributes are turned from
+ * workspace laid out once per input shape for that shape, not for max;
+ * inputs, outputs and constants are used in place. Each node's dim attributes are turned from
  * slots into integers in a scratch array, and the reference kernel runs.
  *
  * Execution (CUDA backend, runtime/cuda_backend.c): the same shape binding
@@ -48,6 +51,7 @@ struct symrt_context {
     rt_lifetimes lifetimes; /* reference backend: per tensor, over the nodes */
     uint8_t *workspace;
     size_t workspace_size;
+    size_t workspace_need; /* for the current shapes (laid out by evaluate) */
     size_t *offset; /* per tensor: offset in the workspace, SIZE_MAX if not there */
     symc_attr *scratch_attrs;
     int64_t *scratch_ints;
@@ -283,6 +287,10 @@ symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int6
                                    PRId64 " in [%" PRId64 ", %" PRId64 "]", name, src->dim, v, sym->name,
                                    sym->multiple_of, sym->min, sym->max);
     }
+    /* its own buffer must be describable in bytes before anything else */
+    int64_t bytes;
+    if (!rt_checked_product(dims, rank, (int64_t)rt_ref_dtype_size(t->dtype), &bytes))
+        return rt_size_overflow(err, "input", name, dims, rank, t->dtype);
     for (uint32_t s = 0; s < e->n_sources; s++)
         if (e->sources[s].input == k) c->sym_values[e->sources[s].symbol] = dims[e->sources[s].dim];
     for (int d = 0; d < rank; d++) c->given[k][d] = dims[d];
@@ -291,6 +299,15 @@ symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int6
     c->planned = 0;
     c->cuda_checked = 0;
     return SYMC_OK;
+}
+
+/* "input", "output" or "tensor" (an intermediate), for messages */
+static const char *io_kind(const rt_engine *e, uint32_t t) {
+    for (uint32_t i = 0; i < e->n_inputs; i++)
+        if (e->inputs[i] == t) return "input";
+    for (uint32_t i = 0; i < e->n_outputs; i++)
+        if (e->outputs[i] == t) return "output";
+    return "tensor";
 }
 
 static int rel_holds(sym_rel rel, int64_t a, int64_t b) {
@@ -335,16 +352,22 @@ static symc_status evaluate(symrt_context *c, symc_error *err) {
             return symc_error_setf(err, SYMC_ERR_RANGE, "these input shapes break a condition of the model: %s (values %"
                                    PRId64 " and %" PRId64 ")", gd->message, a, b);
     }
-    /* constants must hold exactly their tensors' sizes */
+    /* every tensor's size fits int64 bytes (and size_t); constants hold
+     * exactly theirs */
     for (uint32_t i = 0; i < e->n_tensors; i++) {
         const rt_tensor *t = &e->tensors[i];
-        if (t->constant == RT_NONE) continue;
-        uint64_t n = rt_ref_dtype_size(t->dtype);
-        for (int d = 0; d < t->rank; d++) n *= (uint64_t)c->slots[t->dims[d]];
-        if (n != e->constants[t->constant].size)
-            return symc_error_setf(err, SYMC_ERR_FORMAT, "engine constant '%s' holds %zu bytes, its shape needs %" PRIu64,
+        int64_t n;
+        if (!rt_tensor_bytes(e, c->slots, i, &n))
+            return rt_tensor_overflow(err, e, c->slots, i, t->constant != RT_NONE ? "engine constant" : io_kind(e, i));
+        if (t->constant != RT_NONE && (uint64_t)n != (uint64_t)e->constants[t->constant].size)
+            return symc_error_setf(err, SYMC_ERR_FORMAT, "engine constant '%s' holds %zu bytes, its shape needs %" PRId64,
                                    t->name, e->constants[t->constant].size, n);
     }
+    /* the workspace for these shapes fits too (laid out here, allocated at enqueue) */
+    symc_status ws;
+    if (c->cuda) ws = rt_cuda_layout(c->cuda, c->slots, err);
+    else ws = rt_plan_layout(e, &c->lifetimes, c->slots, 64, c->offset, &c->workspace_need, err);
+    if (ws) return ws;
     c->evaluated = 1;
     return SYMC_OK;
 }
@@ -393,24 +416,17 @@ symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *p
     return SYMC_OK;
 }
 
-/* Bytes of a tensor at the current shape; SIZE_MAX on overflow. */
-static size_t tensor_bytes(const symrt_context *c, const rt_tensor *t) {
-    size_t n = rt_ref_dtype_size(t->dtype);
-    for (int d = 0; d < t->rank; d++) {
-        uint64_t v = (uint64_t)c->slots[t->dims[d]];
-        if (v && n > SIZE_MAX / v) return SIZE_MAX;
-        n *= v;
-    }
-    return n;
+/* Bytes of tensor t at the current shape, which evaluate() checked fits. */
+static size_t tensor_bytes(const symrt_context *c, uint32_t t) {
+    int64_t n = 0;
+    return rt_tensor_bytes(c->e, c->slots, t, &n) ? (size_t)n : SIZE_MAX;
 }
 
-/* Lays intermediates out in the workspace (64-byte aligned, tensors whose
- * lifetimes do not overlap share memory: runtime/plan.h), growing it when
- * this shape needs more than any before. */
+/* Grows the workspace when this shape needs more than any before; evaluate()
+ * laid the intermediates out (64-byte aligned, tensors whose lifetimes do
+ * not overlap share memory: runtime/plan.h). */
 static symc_status plan_workspace(symrt_context *c, symc_error *err) {
-    size_t total = 0;
-    symc_status st = rt_plan_layout(c->e, &c->lifetimes, c->slots, 64, c->offset, &total, err);
-    if (st) return st;
+    size_t total = c->workspace_need;
     if (total > c->workspace_size) {
         void *w = c->alloc.alloc(c->alloc.ctx, total, 64);
         if (!w) return symc_error_setf(err, SYMC_ERR_NOMEM, "cannot allocate %zu bytes of activation memory", total);
@@ -447,7 +463,7 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
         for (uint32_t i = 0; i < n; i++) {
             uint32_t t = list[i];
             if (e->tensors[t].constant != RT_NONE) continue;
-            size_t need = tensor_bytes(c, &e->tensors[t]);
+            size_t need = tensor_bytes(c, t);
             if (!c->addr[t] && need)
                 return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s' has no address: call symrt_set_tensor_address",
                                        io ? "output" : "input", e->tensors[t].name);
@@ -466,7 +482,7 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
                     uint32_t t = list[i];
                     if (e->tensors[t].constant != RT_NONE) continue;
                     if ((st = rt_cuda_check_buffer(c->cuda, io ? "output" : "input", e->tensors[t].name, c->addr[t],
-                                                   tensor_bytes(c, &e->tensors[t]), err)))
+                                                   tensor_bytes(c, t), err)))
                         return st;
                 }
             }
@@ -511,7 +527,7 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
     for (uint32_t i = 0; i < e->n_outputs; i++) {
         const rt_tensor *x = &e->tensors[e->outputs[i]];
         if (x->constant != RT_NONE && c->addr[e->outputs[i]])
-            memcpy(c->addr[e->outputs[i]], e->constants[x->constant].data, tensor_bytes(c, x));
+            memcpy(c->addr[e->outputs[i]], e->constants[x->constant].data, tensor_bytes(c, e->outputs[i]));
     }
     return SYMC_OK;
 }

@@ -62,15 +62,8 @@ void rt_cuda_free(rt_cuda *c, CUdeviceptr p) {
 }
 
 size_t rt_cuda_tensor_bytes(const rt_engine *e, const int64_t *slots, uint32_t t) {
-    const rt_tensor *x = &e->tensors[t];
-    size_t n = rt_ref_dtype_size(x->dtype);
-    for (int d = 0; d < x->rank; d++) {
-        int64_t v = slots[x->dims[d]];
-        if (v < 0) return SIZE_MAX;
-        if (v && n > SIZE_MAX / (uint64_t)v) return SIZE_MAX;
-        n *= (size_t)v;
-    }
-    return n;
+    int64_t n;
+    return rt_tensor_bytes(e, slots, t, &n) ? (size_t)n : SIZE_MAX;
 }
 
 const char *rt_cuda_node_name(const rt_engine *e, const rt_step *s) {
@@ -238,6 +231,12 @@ fail:
 }
 
 /* ---- enqueue ------------------------------------------------------------------- */
+
+symc_status rt_cuda_layout(rt_cuda *c, const int64_t *slots, symc_error *err) {
+    size_t total = 0;
+    c->planned = 0; /* c->offset now holds this layout: the next bind lays it out again and binds */
+    return rt_plan_layout(c->e, &c->lifetimes, slots, RT_CUDA_ALIGN, c->offset, &total, err);
+}
 
 static symc_status plan_workspace(rt_cuda *c, const int64_t *slots, symc_error *err) {
     size_t total = 0;

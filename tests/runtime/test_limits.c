@@ -1,0 +1,165 @@
+/* The symrt API at its limits, on the reference backend: sizes that
+ * overflow int64 bytes (one input, an intermediate, the workspace) refused
+ * with the tensor and its dims, before anything is allocated. Engines are
+ * built with the C builder API, as reference-only engines (no NVRTC). */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codegen/codegen.h"
+#include "runtime/engine.h"
+#include "symc/symrt.h"
+#include "tests/check.h"
+
+static uint8_t *compile(symc_module *m, size_t *size) {
+    symc_error err;
+    uint8_t *bytes = NULL;
+    *size = 0;
+    CHECK_MSG(symc_module_infer_shapes(m, &err) == SYMC_OK, "%s", err.msg);
+    cg_options o = cg_default_options();
+    o.gpu = 0;
+    CHECK_MSG(cg_build_engine(m, &o, &bytes, size, &err) == SYMC_OK, "%s", err.msg);
+    symc_module_destroy(m);
+    return bytes;
+}
+
+static symrt_engine *load(uint8_t *bytes, size_t size) {
+    symc_error err;
+    symrt_engine *e = NULL;
+    CHECK_MSG(bytes && symrt_engine_load(bytes, size, &e, &err) == SYMC_OK, "%s", err.msg);
+    free(bytes);
+    return e;
+}
+
+/* x [B, 1024] -> y = relu(x); t1 = relu(x), t2 = neg(t1), z = t1 + t2:
+ * B in [1, 2^62], so x overflows int64 bytes at B = 2^55 */
+static symrt_engine *huge_engine(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("huge", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 4, (int64_t)1 << 62, 1, &B, &err);
+    symc_tensor x, y;
+    symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){B, symc_dim_const(m, 1024)}, &x, &err);
+    symc_add_node(m, "relu", "y", &x, 1, NULL, 0, &y, 1, &err);
+    symc_mark_output(m, y, &err);
+    size_t size;
+    uint8_t *bytes = compile(m, &size);
+    return load(bytes, size);
+}
+
+/* a [B, 1] + w [1, C] -> s [B, C] (an intermediate) -> out = relu(s): each
+ * input fits, s overflows at B = C = 2^31 */
+static symrt_engine *broadcast_engine(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("outer", &err);
+    symc_dim B, C, one;
+    symc_declare_symbol(m, "B", 1, 4, (int64_t)1 << 40, 1, &B, &err);
+    symc_declare_symbol(m, "C", 1, 4, (int64_t)1 << 40, 1, &C, &err);
+    one = symc_dim_const(m, 1);
+    symc_tensor a, w, s, out;
+    symc_add_input(m, "a", SYMC_F32, 2, (symc_dim[]){B, one}, &a, &err);
+    symc_add_input(m, "w", SYMC_F32, 2, (symc_dim[]){one, C}, &w, &err);
+    symc_add_node(m, "add", "s", (symc_tensor[]){a, w}, 2, NULL, 0, &s, 1, &err);
+    symc_add_node(m, "relu", "out", &s, 1, NULL, 0, &out, 1, &err);
+    symc_mark_output(m, out, &err);
+    size_t size;
+    uint8_t *bytes = compile(m, &size);
+    return load(bytes, size);
+}
+
+/* x [B, 4] -> t1 = relu(x), t2 = neg(t1), z = t1 + t2: at B = 2^58 every
+ * tensor is 2^62 bytes, but t1 and t2 live together: 2^63 of workspace */
+static symrt_engine *workspace_engine(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("chain", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 4, (int64_t)1 << 62, 1, &B, &err);
+    symc_tensor x, t1, t2, z;
+    symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){B, symc_dim_const(m, 4)}, &x, &err);
+    symc_add_node(m, "relu", "t1", &x, 1, NULL, 0, &t1, 1, &err);
+    symc_add_node(m, "neg", "t2", &t1, 1, NULL, 0, &t2, 1, &err);
+    symc_add_node(m, "add", "z", (symc_tensor[]){t1, t2}, 2, NULL, 0, &z, 1, &err);
+    symc_mark_output(m, z, &err);
+    size_t size;
+    uint8_t *bytes = compile(m, &size);
+    return load(bytes, size);
+}
+
+static void test_overflow(void) {
+    symc_error err;
+    int64_t dims[8];
+    int32_t rank;
+    symrt_context *c = NULL;
+
+    symrt_engine *e = huge_engine();
+    if (e && symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err) == SYMC_OK) {
+        /* the input itself: refused when its shape is set */
+        CHECK(symrt_set_input_shape(c, "x", (int64_t[]){(int64_t)1 << 55, 1024}, 2, &err) == SYMC_ERR_OVERFLOW);
+        CHECK_CONTAINS(err.msg, "input 'x' [36028797018963968, 1024] (f32)");
+        CHECK_CONTAINS(err.msg, "overflows");
+        /* nothing was accepted: the context has no shape for x */
+        CHECK(symrt_get_tensor_shape(c, "y", dims, &rank, &err) == SYMC_ERR_INVALID_ARG);
+        CHECK_CONTAINS(err.msg, "input 'x' has no shape yet");
+        /* the largest that fits runs the checks through */
+        CHECK_MSG(symrt_set_input_shape(c, "x", (int64_t[]){(int64_t)1 << 50, 1024}, 2, &err) == SYMC_OK, "%s",
+                  err.msg);
+        CHECK_MSG(symrt_get_tensor_shape(c, "y", dims, &rank, &err) == SYMC_OK, "%s", err.msg);
+        CHECK(rank == 2 && dims[0] == (int64_t)1 << 50 && dims[1] == 1024);
+        /* a small shape still runs */
+        float x[8 * 1024], y[8 * 1024];
+        for (int i = 0; i < 8 * 1024; i++) x[i] = (float)(i % 7) - 3.0f;
+        CHECK(symrt_set_input_shape(c, "x", (int64_t[]){8, 1024}, 2, &err) == SYMC_OK);
+        symrt_set_tensor_address(c, "x", x, sizeof x, &err);
+        symrt_set_tensor_address(c, "y", y, sizeof y, &err);
+        CHECK_MSG(symrt_enqueue(c, NULL, &err) == SYMC_OK, "%s", err.msg);
+        CHECK(y[0] == 0.0f && y[4] == 1.0f);
+    }
+    symrt_context_destroy(c);
+    c = NULL;
+    symrt_engine_destroy(e);
+
+    /* an intermediate: refused once every input has a shape, naming it */
+    e = broadcast_engine();
+    if (e && symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err) == SYMC_OK) {
+        int64_t big = (int64_t)1 << 31;
+        CHECK(symrt_set_input_shape(c, "a", (int64_t[]){big, 1}, 2, &err) == SYMC_OK);
+        CHECK(symrt_set_input_shape(c, "w", (int64_t[]){1, big}, 2, &err) == SYMC_OK);
+        CHECK(symrt_get_tensor_shape(c, "out", dims, &rank, &err) == SYMC_ERR_OVERFLOW);
+        CHECK_CONTAINS(err.msg, "[2147483648, 2147483648] (f32)");
+        CHECK_CONTAINS(err.msg, "overflows");
+        float a[1] = {0}, w[1] = {0}, out[1];
+        symrt_set_tensor_address(c, "a", a, sizeof a, &err);
+        symrt_set_tensor_address(c, "w", w, sizeof w, &err);
+        symrt_set_tensor_address(c, "out", out, sizeof out, &err);
+        CHECK(symrt_enqueue(c, NULL, &err) == SYMC_ERR_OVERFLOW); /* the same refusal, nothing run */
+        CHECK_CONTAINS(err.msg, "overflows");
+        /* one row fits again */
+        CHECK(symrt_set_input_shape(c, "a", (int64_t[]){1, 1}, 2, &err) == SYMC_OK);
+        CHECK(symrt_set_input_shape(c, "w", (int64_t[]){1, 1}, 2, &err) == SYMC_OK);
+        CHECK_MSG(symrt_enqueue(c, NULL, &err) == SYMC_OK, "%s", err.msg);
+    }
+    symrt_context_destroy(c);
+    c = NULL;
+    symrt_engine_destroy(e);
+
+    /* the workspace: every tensor fits, the two alive together do not */
+    e = workspace_engine();
+    if (e && symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err) == SYMC_OK) {
+        CHECK(symrt_set_input_shape(c, "x", (int64_t[]){(int64_t)1 << 58, 4}, 2, &err) == SYMC_OK);
+        CHECK(symrt_get_tensor_shape(c, "z", dims, &rank, &err) == SYMC_ERR_OVERFLOW);
+        CHECK_CONTAINS(err.msg, "workspace");
+        CHECK_CONTAINS(err.msg, "overflows");
+        CHECK(symrt_set_input_shape(c, "x", (int64_t[]){(int64_t)1 << 57, 4}, 2, &err) == SYMC_OK);
+        CHECK_MSG(symrt_get_tensor_shape(c, "z", dims, &rank, &err) == SYMC_OK, "%s", err.msg);
+    }
+    symrt_context_destroy(c);
+    symrt_engine_destroy(e);
+}
+
+int main(void) {
+    test_overflow();
+    return check_report("runtime_test_limits");
+}
