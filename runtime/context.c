@@ -14,7 +14,8 @@
  *
  * Execution (reference backend): intermediate tensors live in one grow-only
  * workspace laid out once per input shape for that shape, not for max;
- * inputs, outputs and constants are used in place. Each node's dim attributes are turned from
+ * inputs, outputs and constants are used in place, and a constant output is
+ * copied into the caller's buffer, checked like every other. Each node's dim attributes are turned from
  * slots into integers in a scratch array, and the reference kernel runs.
  *
  * Execution (CUDA backend, runtime/cuda_backend.c): the same shape binding
@@ -457,12 +458,13 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
     const rt_engine *e = c->e;
     symc_status st = evaluate(c, err);
     if (st) return st;
+    /* every input and output, constant outputs included (they are copied
+     * into the caller's buffer) */
     for (int io = 0; io < 2; io++) {
         const uint32_t *list = io ? e->outputs : e->inputs;
         uint32_t n = io ? e->n_outputs : e->n_inputs;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t t = list[i];
-            if (e->tensors[t].constant != RT_NONE) continue;
             size_t need = tensor_bytes(c, t);
             if (!c->addr[t] && need)
                 return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s' has no address: call symrt_set_tensor_address",
@@ -480,7 +482,6 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
                 uint32_t n = io ? e->n_outputs : e->n_inputs;
                 for (uint32_t i = 0; i < n; i++) {
                     uint32_t t = list[i];
-                    if (e->tensors[t].constant != RT_NONE) continue;
                     if ((st = rt_cuda_check_buffer(c->cuda, io ? "output" : "input", e->tensors[t].name, c->addr[t],
                                                    tensor_bytes(c, t), err)))
                         return st;
@@ -522,12 +523,14 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
         }
         if ((st = rt_ref_run(n->op, n->name, c->scratch_attrs, n->n_attrs, in, n->n_in, out, n->n_out, err))) return st;
     }
-    /* an output that is a constant is written by no node; one that is also an
-     * input shares its single address and needs nothing */
+    /* an output that is a constant is written by no node (its buffer was
+     * checked above like every other); one that is also an input shares its
+     * single address and needs nothing */
     for (uint32_t i = 0; i < e->n_outputs; i++) {
         const rt_tensor *x = &e->tensors[e->outputs[i]];
-        if (x->constant != RT_NONE && c->addr[e->outputs[i]])
-            memcpy(c->addr[e->outputs[i]], e->constants[x->constant].data, tensor_bytes(c, e->outputs[i]));
+        size_t bytes = tensor_bytes(c, e->outputs[i]);
+        if (x->constant != RT_NONE && bytes)
+            memcpy(c->addr[e->outputs[i]], e->constants[x->constant].data, bytes);
     }
     return SYMC_OK;
 }

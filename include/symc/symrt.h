@@ -94,10 +94,12 @@ symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int6
 symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank,
                                    symc_error *err);
 /* Binds an input or output to memory of `size` bytes (host memory for the
- * reference backend, device memory for the CUDA backend). A buffer smaller
- * than the tensor at the current shape is refused at symrt_enqueue; the CUDA
- * backend also refuses a pointer that is not device memory, or whose
- * allocation ends before the tensor does. */
+ * reference backend, device memory for the CUDA backend). Every input and
+ * output needs one, an output the engine holds as a constant too (it is
+ * copied into the buffer). A buffer smaller than the tensor at the current
+ * shape is refused at symrt_enqueue; the CUDA backend also refuses a pointer
+ * that is not device memory, or whose allocation ends before the tensor
+ * does. */
 symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *ptr, size_t size, symc_error *err);
 /* Runs the model. The reference backend runs synchronously and ignores
  * stream; the CUDA backend queues the work on stream (a CUstream) and

@@ -1,6 +1,7 @@
 /* The symrt API at its limits, on the reference backend: sizes that
  * overflow int64 bytes (one input, an intermediate, the workspace) refused
- * with the tensor and its dims, before anything is allocated. Engines are
+ * with the tensor and its dims, before anything is allocated; a constant
+ * output copied only into a bound buffer big enough for it. Engines are
  * built with the C builder API, as reference-only engines (no NVRTC). */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -159,7 +160,54 @@ static void test_overflow(void) {
     symrt_engine_destroy(e);
 }
 
+/* out = k (a constant [4] f32, marked as an output) and y = relu(x) */
+static symrt_engine *constant_output_engine(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("konst", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+    symc_tensor x, y, k;
+    symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){B, symc_dim_const(m, 4)}, &x, &err);
+    symc_add_node(m, "relu", "y", &x, 1, NULL, 0, &y, 1, &err);
+    static const float kv[4] = {1, 2, 3, 4};
+    symc_add_constant(m, "k", SYMC_F32, 1, (int64_t[]){4}, kv, sizeof kv, &k, &err);
+    symc_mark_output(m, y, &err);
+    CHECK_MSG(symc_mark_output(m, k, &err) == SYMC_OK, "%s", err.msg);
+    size_t size;
+    uint8_t *bytes = compile(m, &size);
+    return load(bytes, size);
+}
+
+static void test_constant_output(void) {
+    symc_error err;
+    symrt_engine *e = constant_output_engine();
+    symrt_context *c = NULL;
+    if (!e || symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err) != SYMC_OK) {
+        CHECK(0);
+        symrt_engine_destroy(e);
+        return;
+    }
+    float x[8], y[8];
+    float k[8] = {0, 0, 0, 0, 0, 0, 0, 0}; /* room for 8; bound as 4 bytes or 16 */
+    memset(x, 0, sizeof x);
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){2, 4}, 2, &err) == SYMC_OK);
+    symrt_set_tensor_address(c, "x", x, sizeof x, &err);
+    symrt_set_tensor_address(c, "y", y, sizeof y, &err);
+    CHECK(symrt_enqueue(c, NULL, &err) == SYMC_ERR_INVALID_ARG); /* like any output: an address is needed */
+    CHECK_CONTAINS(err.msg, "output 'k' has no address");
+    symrt_set_tensor_address(c, "k", k, 4, &err);
+    CHECK(symrt_enqueue(c, NULL, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "output 'k' buffer holds 4 bytes, the tensor needs 16");
+    CHECK(k[1] == 0.0f); /* nothing written past the 4 bytes given */
+    symrt_set_tensor_address(c, "k", k, 16, &err);
+    CHECK_MSG(symrt_enqueue(c, NULL, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(k[0] == 1.0f && k[3] == 4.0f && k[4] == 0.0f);
+    symrt_context_destroy(c);
+    symrt_engine_destroy(e);
+}
+
 int main(void) {
     test_overflow();
+    test_constant_output();
     return check_report("runtime_test_limits");
 }
