@@ -1,10 +1,13 @@
 /* The symrt API at its limits, on the reference backend: sizes that
  * overflow int64 bytes (one input, an intermediate, the workspace) refused
  * with the tensor and its dims, before anything is allocated; a constant
- * output copied only into a bound buffer big enough for it. Engines are
- * built with the C builder API, as reference-only engines (no NVRTC). */
+ * output copied only into a bound buffer big enough for it; engine bytes at
+ * an odd address, and an int64 vector crafted to sit at 4 mod 8, loaded
+ * (the ASan+UBSan build fails on any misaligned load). Engines are built
+ * with the C builder API, as reference-only engines (no NVRTC). */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -206,8 +209,128 @@ static void test_constant_output(void) {
     symrt_engine_destroy(e);
 }
 
+/* y = transpose(x, perm [3, 1, 2, 0]), x [B, 2, 3, 5]: the perm is an int64
+ * vector in the engine */
+static uint8_t *transpose_engine(size_t *size) {
+    symc_error err;
+    symc_module *m = symc_module_create("perm", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 2, 4, 1, &B, &err);
+    symc_tensor x, y;
+    symc_add_input(m, "x", SYMC_F32, 4,
+                   (symc_dim[]){B, symc_dim_const(m, 2), symc_dim_const(m, 3), symc_dim_const(m, 5)}, &x, &err);
+    symc_attr perm = symc_attr_ints("perm", (const int64_t[]){3, 1, 2, 0}, 4);
+    symc_add_node(m, "transpose", "y", &x, 1, &perm, 1, &y, 1, &err);
+    symc_mark_output(m, y, &err);
+    return compile(m, size);
+}
+
+static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static void wr32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The engine with its perm vector moved to the end of the FlatBuffer, with
+ * its elements at 4 mod 8 (the verifier checks only the length's 4-byte
+ * alignment), the size prefix and checksum trailer redone. NULL if the
+ * vector or the offset to it is not found. */
+static uint8_t *misalign_perm(const uint8_t *bytes, size_t size, size_t *out_size) {
+    static const uint8_t pattern[36] = {4, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
+                                        2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    size_t fb = size - 12, vec = SIZE_MAX, field = SIZE_MAX;
+    for (size_t p = 0; p + sizeof pattern <= fb; p += 4)
+        if (!memcmp(bytes + p, pattern, sizeof pattern)) {
+            CHECK_MSG(vec == SIZE_MAX, "the perm vector appears twice");
+            vec = p;
+        }
+    if (vec == SIZE_MAX) return NULL;
+    CHECK_MSG((vec + 4) % 8 == 0, "the builder aligned the perm's elements at %zu", vec + 4);
+    for (size_t p = 4; p < vec; p += 4)
+        if (rd32(bytes + p) == vec - p) field = p;
+    if (field == SIZE_MAX) return NULL;
+    size_t at = (fb + 7) / 8 * 8; /* the new length at 0 mod 8: elements at 4 mod 8 */
+    size_t n = at + sizeof pattern + 4 + 12;
+    uint8_t *b = calloc(1, n);
+    memcpy(b, bytes, fb);
+    memcpy(b + at, pattern, sizeof pattern);
+    wr32(b + field, (uint32_t)(at - field));
+    size_t nfb = at + sizeof pattern + 4; /* keep the FlatBuffer a multiple of 4 */
+    wr32(b, (uint32_t)(nfb - 4));
+    memcpy(b + nfb, "SXCK", 4);
+    uint64_t h = rt_engine_checksum(b, nfb);
+    for (int i = 0; i < 8; i++) b[nfb + 4 + i] = (uint8_t)(h >> (8 * i));
+    *out_size = nfb + 12;
+    return b;
+}
+
+/* Runs y = transpose(x) at B = 3 and compares with the loops. */
+static void run_transpose(symrt_engine *e, const char *what) {
+    symc_error err;
+    symrt_context *c = NULL;
+    CHECK_MSG(symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err) == SYMC_OK, "%s", err.msg);
+    if (!c) return;
+    float x[3 * 2 * 3 * 5], y[5 * 2 * 3 * 3];
+    for (int i = 0; i < 90; i++) x[i] = (float)i;
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){3, 2, 3, 5}, 4, &err) == SYMC_OK);
+    symrt_set_tensor_address(c, "x", x, sizeof x, &err);
+    symrt_set_tensor_address(c, "y", y, sizeof y, &err);
+    CHECK_MSG(symrt_enqueue(c, NULL, &err) == SYMC_OK, "%s: %s", what, err.msg);
+    int bad = 0;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 2; b++)
+            for (int k = 0; k < 3; k++)
+                for (int d = 0; d < 5; d++) bad += y[((d * 2 + b) * 3 + k) * 3 + a] != x[((a * 2 + b) * 3 + k) * 5 + d];
+    CHECK_MSG(bad == 0, "%s: %d elements wrong", what, bad);
+    symrt_context_destroy(c);
+}
+
+/* Engine bytes at any address load (FlatBuffers reads typed scalars: the
+ * ASan+UBSan build fails on a misaligned one), and an 8-byte vector at
+ * 4 mod 8 inside the buffer reads right. */
+static void test_alignment(void) {
+    symc_error err;
+    size_t size = 0;
+    uint8_t *bytes = transpose_engine(&size);
+    if (!bytes) return;
+    uint8_t *shifted = malloc(size + 8);
+    for (size_t off = 1; off < 8; off++) {
+        memcpy(shifted + off, bytes, size);
+        symrt_engine *e = NULL;
+        CHECK_MSG(symrt_engine_load(shifted + off, size, &e, &err) == SYMC_OK, "at +%zu: %s", off, err.msg);
+        char what[32];
+        snprintf(what, sizeof what, "engine at +%zu", off);
+        if (e) run_transpose(e, what);
+        symrt_engine_destroy(e);
+    }
+    free(shifted);
+    size_t crafted_size = 0;
+    uint8_t *crafted = misalign_perm(bytes, size, &crafted_size);
+    CHECK_MSG(crafted != NULL, "the perm vector or its offset was not found in the engine");
+    if (crafted) {
+        rt_engine *d = NULL;
+        CHECK_MSG(rt_engine_decode(crafted, crafted_size, &d, &err) == SYMC_OK, "%s", err.msg);
+        int found = 0;
+        for (uint32_t i = 0; d && i < d->n_nodes; i++)
+            for (uint32_t a = 0; a < d->nodes[i].n_attrs; a++) {
+                const symc_attr *at = &d->nodes[i].attrs[a];
+                if (strcmp(at->name, "perm")) continue;
+                found = 1;
+                CHECK(at->n == 4 && at->ints[0] == 3 && at->ints[1] == 1 && at->ints[2] == 2 && at->ints[3] == 0);
+            }
+        CHECK(found);
+        rt_engine_free(d);
+        symrt_engine *e = NULL;
+        CHECK_MSG(symrt_engine_load(crafted, crafted_size, &e, &err) == SYMC_OK, "%s", err.msg);
+        if (e) run_transpose(e, "perm at 4 mod 8");
+        symrt_engine_destroy(e);
+        free(crafted);
+    }
+    free(bytes);
+}
+
 int main(void) {
     test_overflow();
     test_constant_output();
+    test_alignment();
     return check_report("runtime_test_limits");
 }
