@@ -22,10 +22,14 @@
  * and checks, then each user pointer is checked once per address or shape
  * against the device allocation it lies in, and rt_cuda_enqueue puts the
  * engine's steps on the caller's stream. */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "runtime/cuda_backend.h"
 #include "runtime/engine.h"
@@ -77,36 +81,64 @@ symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out,
     return SYMC_OK;
 }
 
+/* What a file that is not a regular file is, for messages. */
+static const char *file_kind(mode_t m) {
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+    if (S_ISSOCK(m)) return "a socket";
+    return "not a regular file";
+}
+
 symc_status rt_read_file(const char *path, uint8_t **bytes, size_t *size, symc_error *err) {
     *bytes = NULL;
     *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s'", path);
-    uint8_t *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 1 << 16;
-            uint8_t *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory reading '%s'", path);
-            }
-            buf = nb;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer before we can
+     * refuse it; it changes nothing for a regular file */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st)) {
+        int e = errno;
+        close(fd);
+        return symc_error_setf(err, SYMC_ERR_IO, "cannot read '%s': %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return symc_error_setf(err, SYMC_ERR_IO, "'%s' is %s, not an engine file", path, file_kind(st.st_mode));
+    }
+    uint64_t n = (uint64_t)st.st_size;
+    if (n > RT_ENGINE_FILE_MAX) {
+        close(fd);
+        return symc_error_setf(err, SYMC_ERR_FORMAT,
+                               "'%s' holds %" PRIu64 " bytes; an engine file holds at most %" PRIu64
+                               " (a FlatBuffer's 2 GiB, its size prefix and checksum): not an engine",
+                               path, n, (uint64_t)RT_ENGINE_FILE_MAX);
+    }
+    uint8_t *buf = malloc(n ? (size_t)n : 1);
+    if (!buf) {
+        close(fd);
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory reading '%s' (%" PRIu64 " bytes)", path, n);
+    }
+    /* exactly the size fstat gave: a file that grows meanwhile cannot make us read more */
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, (size_t)n - got > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            int e = r < 0 ? errno : 0;
+            free(buf);
+            close(fd);
+            if (e) return symc_error_setf(err, SYMC_ERR_IO, "cannot read '%s': %s", path, strerror(e));
+            return symc_error_setf(err, SYMC_ERR_IO, "'%s' shrank while being read (%zu of %" PRIu64 " bytes)", path,
+                                   got, n);
         }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
+        got += (size_t)r;
     }
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        free(buf);
-        return symc_error_setf(err, SYMC_ERR_IO, "cannot read '%s'", path);
-    }
+    close(fd);
     *bytes = buf;
-    *size = n;
+    *size = (size_t)n;
     return SYMC_OK;
 }
 

@@ -223,7 +223,11 @@ symc_status rt_tensor_overflow(symc_error *err, const rt_engine *e, const int64_
  * for the engine fuzzer, which mutates the FlatBuffer and re-seals it. */
 uint64_t rt_engine_checksum(const uint8_t *bytes, size_t size);
 
-/* A whole file into malloc'd bytes (for engines; used by symrt and the tools). */
+/* An engine file into malloc'd bytes (used by symrt and the tools): a
+ * regular file only (a directory, device, FIFO or socket is refused with
+ * what it is, before anything is read), at most RT_ENGINE_FILE_MAX bytes
+ * (checked with fstat first), read in one bounded pass. */
+#define RT_ENGINE_FILE_MAX (((uint64_t)1 << 31) + 16)
 symc_status rt_read_file(const char *path, uint8_t **bytes, size_t *size, symc_error *err);
 
 /* Encodes an engine (malloc'd bytes; free() them), as format

@@ -354,6 +354,10 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
     /* size-prefixed: [u32 length][root offset][identifier]..., so a file cut
      * anywhere (even in trailing padding) is caught by the length */
     if (!bytes || size < 12) return bad(err, "not a symc engine: %zu bytes is too short for a header", bytes ? size : 0);
+    /* the verifier takes at most a FlatBuffer's 2 GiB (and asserts it) */
+    if (size - kTrailerSize >= FLATBUFFERS_MAX_BUFFER_SIZE)
+        return bad(err, "not a symc engine: %zu bytes is more than an engine holds (a FlatBuffer's 2 GiB, its size "
+                        "prefix and checksum)", size);
     if (!memcmp(bytes + 4, "SYMI", 4))
         return bad(err, "not a symc engine: identifier 'SYMI', expected '%s' (this is a .symir module: compile it "
                         "with 'symc compile')", fb::EngineIdentifier());

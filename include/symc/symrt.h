@@ -56,7 +56,11 @@ typedef struct symrt_allocator {
 
 /* ---- engines -------------------------------------------------------------- */
 /* Loading checks the format and version, then every index and size, before
- * it allocates anything. A truncated or corrupt file is an error, never a crash. */
+ * it allocates anything. A truncated or corrupt file is an error, never a crash.
+ * symrt_engine_load_file reads regular files only (a directory, device or
+ * FIFO is refused with what it is) of at most 2 GiB + 16 bytes, the most an
+ * engine holds. symrt_engine_load takes the bytes at any address (bytes not
+ * 8-aligned are copied first). */
 symc_status symrt_engine_load_file(const char *path, symrt_engine **out, symc_error *err);
 symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out, symc_error *err);
 void symrt_engine_destroy(symrt_engine *e);

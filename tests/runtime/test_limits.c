@@ -3,13 +3,16 @@
  * with the tensor and its dims, before anything is allocated; a constant
  * output copied only into a bound buffer big enough for it; engine bytes at
  * an odd address, and an int64 vector crafted to sit at 4 mod 8, loaded
- * (the ASan+UBSan build fails on any misaligned load). Engines are built
- * with the C builder API, as reference-only engines (no NVRTC). */
+ * (the ASan+UBSan build fails on any misaligned load); engine files that
+ * are not regular files, or larger than an engine can be, refused without
+ * reading them. Engines are built with the C builder API, as
+ * reference-only engines (no NVRTC). */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -328,9 +331,72 @@ static void test_alignment(void) {
     free(bytes);
 }
 
+/* Engine files: anything but a regular file is refused with what it is,
+ * before a byte is read (/dev/zero used to be read until malloc failed, a
+ * FIFO blocked in open); a file larger than any engine is refused from its
+ * size alone; so are engine bytes beyond a FlatBuffer's 2 GiB. */
+static void test_files(void) {
+    symc_error err;
+    symrt_engine *e = NULL;
+    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/symc_limits_XXXXXX", tmp);
+    if (!mkdtemp(dir)) {
+        CHECK_MSG(0, "mkdtemp in %s failed", tmp);
+        return;
+    }
+    CHECK(symrt_engine_load_file(dir, &e, &err) == SYMC_ERR_IO && e == NULL);
+    CHECK_CONTAINS(err.msg, "is a directory, not an engine file");
+    CHECK(symrt_engine_load_file("/dev/null", &e, &err) == SYMC_ERR_IO);
+    CHECK_CONTAINS(err.msg, "'/dev/null' is a character device, not an engine file");
+    CHECK(symrt_engine_load_file("/dev/zero", &e, &err) == SYMC_ERR_IO);
+    CHECK_CONTAINS(err.msg, "'/dev/zero' is a character device");
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    CHECK(mkfifo(path, 0600) == 0);
+    CHECK(symrt_engine_load_file(path, &e, &err) == SYMC_ERR_IO); /* no writer: must not wait for one */
+    CHECK_CONTAINS(err.msg, "is a FIFO (named pipe), not an engine file");
+    unlink(path);
+    /* a regular file still loads */
+    size_t size = 0;
+    uint8_t *bytes = transpose_engine(&size);
+    snprintf(path, sizeof path, "%s/m.symx", dir);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && bytes && fwrite(bytes, 1, size, f) == size);
+    if (f) fclose(f);
+    CHECK_MSG(symrt_engine_load_file(path, &e, &err) == SYMC_OK, "%s", err.msg);
+    if (e) run_transpose(e, "engine from a file");
+    symrt_engine_destroy(e);
+    e = NULL;
+    /* 2 GiB + 17 bytes (sparse: no disk used): refused from fstat alone */
+    snprintf(path, sizeof path, "%s/huge.symx", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    off_t huge = ((off_t)1 << 31) + 17;
+    CHECK(fd >= 0 && ftruncate(fd, huge) == 0);
+    CHECK(symrt_engine_load_file(path, &e, &err) == SYMC_ERR_FORMAT && e == NULL);
+    CHECK_CONTAINS(err.msg, "holds 2147483665 bytes; an engine file holds at most 2147483664");
+    /* the same bytes in memory, with an engine's header declaring that size:
+     * refused before the verifier, which takes at most 2 GiB */
+    uint8_t *map = fd >= 0 ? mmap(NULL, (size_t)huge, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    CHECK(map != MAP_FAILED);
+    if (map != MAP_FAILED && bytes) {
+        memcpy(map, bytes, 64);
+        wr32(map, (uint32_t)(huge - 16));
+        CHECK(symrt_engine_load(map, (size_t)huge, &e, &err) == SYMC_ERR_FORMAT && e == NULL);
+        CHECK_CONTAINS(err.msg, "is more than an engine holds");
+        munmap(map, (size_t)huge);
+    }
+    if (fd >= 0) close(fd);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/m.symx", dir);
+    unlink(path);
+    rmdir(dir);
+    free(bytes);
+}
+
 int main(void) {
     test_overflow();
     test_constant_output();
     test_alignment();
+    test_files();
     return check_report("runtime_test_limits");
 }
