@@ -3,8 +3,10 @@
  *
  * Binding: each symbol is read from the one input dim the compiler recorded
  * for it (rt_source) and checked against its range at once, so the error
- * names the input, dim, symbol and allowed set; an input whose own size in
- * bytes would overflow int64 is refused there too. When every input has a
+ * names the input, dim, symbol and allowed set; a dim the model fixes (its
+ * slot a constant: found once per engine by decoding the shape program) and
+ * an input whose own size in bytes would overflow int64 are refused there
+ * too. When every input has a
  * shape, the shape program runs once and fills all slots; then every input
  * dim that is not a plain symbol (constants, expressions, a symbol's other
  * uses) is compared with its slot, each run-time guard is checked, every
@@ -37,12 +39,19 @@
 #include "runtime/ref_kernels.h"
 #include "symc/symrt.h"
 
+#define DIM_FREE INT64_MIN /* an input dim the symbols decide */
+
 struct symrt_engine {
     rt_engine *e;
+    /* per input dim: its value when the model fixes it (its slot depends on
+     * no symbol), else DIM_FREE; NULL when the shape program could not be
+     * decoded (every dim is then compared once all inputs have shapes) */
+    int64_t (*fixed)[IR_MAX_RANK];
 };
 
 struct symrt_context {
     const rt_engine *e;
+    const int64_t (*fixed)[IR_MAX_RANK]; /* the engine's */
     symrt_backend backend;
     symrt_allocator alloc;
     int64_t *sym_values;
@@ -67,6 +76,29 @@ struct symrt_context {
 
 /* ---- engines ------------------------------------------------------------------ */
 
+/* The input dims the model fixes: the shape program's expressions are
+ * recovered (runtime/plan.h) and each input dim not bound to a symbol is
+ * fixed when its expression is a constant over the declared ranges. NULL
+ * when that fails; nothing is lost but the early check. */
+static int64_t (*fixed_dims(const rt_engine *e))[IR_MAX_RANK] {
+    sym_table *t = NULL;
+    sym_expr *x = NULL;
+    if (rt_engine_sym_table(e, &t, &x, NULL)) return NULL;
+    int64_t(*fixed)[IR_MAX_RANK] = malloc((e->n_inputs + 1) * sizeof *fixed);
+    for (uint32_t k = 0; fixed && k < e->n_inputs; k++) {
+        const rt_tensor *in = &e->tensors[e->inputs[k]];
+        for (int d = 0; d < IR_MAX_RANK; d++) {
+            int64_t v;
+            fixed[k][d] = d < in->rank && sym_is_const(t, x[in->dims[d]], &v) ? v : DIM_FREE;
+        }
+    }
+    /* a dim a symbol is read from keeps the symbol's message */
+    for (uint32_t s = 0; fixed && s < e->n_sources; s++) fixed[e->sources[s].input][e->sources[s].dim] = DIM_FREE;
+    sym_table_free(t);
+    free(x);
+    return fixed;
+}
+
 symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out, symc_error *err) {
     if (!out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_engine_load: NULL output");
     *out = NULL;
@@ -77,6 +109,7 @@ symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out,
         free(h);
         return st;
     }
+    h->fixed = fixed_dims(h->e);
     *out = h;
     return SYMC_OK;
 }
@@ -158,6 +191,7 @@ symc_status symrt_engine_load_file(const char *path, symrt_engine **out, symc_er
 void symrt_engine_destroy(symrt_engine *h) {
     if (!h) return;
     rt_engine_free(h->e);
+    free(h->fixed);
     free(h);
 }
 
@@ -229,6 +263,7 @@ symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, c
     symrt_context *c = calloc(1, sizeof *c);
     if (!c) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
     c->e = e;
+    c->fixed = (const int64_t(*)[IR_MAX_RANK])h->fixed;
     c->backend = backend;
     c->alloc = alloc ? *alloc : (symrt_allocator){default_alloc, default_free, NULL};
     for (uint32_t i = 0; i < e->n_nodes; i++) {
@@ -306,6 +341,12 @@ symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int6
     for (int d = 0; d < rank; d++)
         if (dims[d] < 0)
             return symc_error_setf(err, SYMC_ERR_RANGE, "input '%s' dim %d = %" PRId64 " is negative", name, d, dims[d]);
+    /* dims the model fixes need no other input to be checked */
+    for (int d = 0; c->fixed && d < rank; d++)
+        if (c->fixed[k][d] != DIM_FREE && dims[d] != c->fixed[k][d])
+            return symc_error_setf(err, SYMC_ERR_RANGE,
+                                   "input '%s' dim %d = %" PRId64 " but the model needs %" PRId64 " (a fixed size)",
+                                   name, d, dims[d], c->fixed[k][d]);
     /* symbols bound by this input: check ranges before accepting anything */
     for (uint32_t s = 0; s < e->n_sources; s++) {
         const rt_source *src = &e->sources[s];

@@ -1,7 +1,8 @@
 /* The symrt API at its limits, on the reference backend: sizes that
  * overflow int64 bytes (one input, an intermediate, the workspace) refused
  * with the tensor and its dims, before anything is allocated; a constant
- * output copied only into a bound buffer big enough for it; engine bytes at
+ * output copied only into a bound buffer big enough for it; a wrong fixed
+ * dim refused when the input shape is set; engine bytes at
  * an odd address, and an int64 vector crafted to sit at 4 mod 8, loaded
  * (the ASan+UBSan build fails on any misaligned load); engine files that
  * are not regular files, or larger than an engine can be, refused without
@@ -393,10 +394,68 @@ static void test_files(void) {
     free(bytes);
 }
 
+/* x [B, 3, H, W] with H = W in [8, 16], y [B, 2*H] (a dim computed from
+ * another input's symbol): out = relu(x) */
+static symrt_engine *image_engine(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("image", &err);
+    symc_dim B, H;
+    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+    symc_declare_symbol(m, "H", 8, 8, 16, 1, &H, &err);
+    symc_tensor x, y, out, out2;
+    symc_add_input(m, "x", SYMC_F32, 4, (symc_dim[]){B, symc_dim_const(m, 3), H, H}, &x, &err);
+    symc_add_input(m, "y", SYMC_F32, 2, (symc_dim[]){B, symc_dim_mul(m, symc_dim_const(m, 2), H)}, &y, &err);
+    symc_add_node(m, "relu", "out", &x, 1, NULL, 0, &out, 1, &err);
+    symc_add_node(m, "relu", "out2", &y, 1, NULL, 0, &out2, 1, &err);
+    symc_mark_output(m, out, &err);
+    symc_mark_output(m, out2, &err);
+    size_t size;
+    uint8_t *bytes = compile(m, &size);
+    return load(bytes, size);
+}
+
+/* A dim the model fixes is refused when the input's shape is set (symrt.h
+ * says so), naming the input, the dim, what was given and what is needed;
+ * the context keeps its earlier shape. Dims that depend on another input
+ * are compared once every input has a shape. */
+static void test_fixed_dims(void) {
+    symc_error err;
+    int64_t dims[8];
+    int32_t rank;
+    symrt_engine *e = image_engine();
+    symrt_context *c = NULL;
+    if (!e || symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err) != SYMC_OK) {
+        CHECK(0);
+        symrt_engine_destroy(e);
+        return;
+    }
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){2, 4, 8, 8}, 4, &err) == SYMC_ERR_RANGE);
+    CHECK_CONTAINS(err.msg, "input 'x' dim 1 = 4 but the model needs 3");
+    CHECK_MSG(symrt_set_input_shape(c, "x", (int64_t[]){2, 3, 8, 8}, 4, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(symrt_set_input_shape(c, "y", (int64_t[]){2, 16}, 2, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(symrt_get_tensor_shape(c, "out", dims, &rank, &err) == SYMC_OK, "%s", err.msg);
+    /* refused: the earlier shape stays */
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){2, 1, 8, 8}, 4, &err) == SYMC_ERR_RANGE);
+    CHECK_CONTAINS(err.msg, "input 'x' dim 1 = 1 but the model needs 3");
+    CHECK(symrt_get_tensor_shape(c, "out", dims, &rank, &err) == SYMC_OK && rank == 4 && dims[1] == 3 && dims[3] == 8);
+    /* H's other use in x, and 2*H in y: compared when the shapes are evaluated */
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){2, 3, 8, 9}, 4, &err) == SYMC_OK);
+    CHECK(symrt_get_tensor_shape(c, "out", dims, &rank, &err) == SYMC_ERR_RANGE);
+    CHECK_CONTAINS(err.msg, "input 'x' dim 3 = 9 but the model needs 8");
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){2, 3, 9, 9}, 4, &err) == SYMC_OK);
+    CHECK(symrt_get_tensor_shape(c, "out2", dims, &rank, &err) == SYMC_ERR_RANGE);
+    CHECK_CONTAINS(err.msg, "input 'y' dim 1 = 16 but the model needs 18");
+    CHECK(symrt_set_input_shape(c, "y", (int64_t[]){2, 18}, 2, &err) == SYMC_OK);
+    CHECK_MSG(symrt_get_tensor_shape(c, "out2", dims, &rank, &err) == SYMC_OK, "%s", err.msg);
+    symrt_context_destroy(c);
+    symrt_engine_destroy(e);
+}
+
 int main(void) {
     test_overflow();
     test_constant_output();
     test_alignment();
     test_files();
+    test_fixed_dims();
     return check_report("runtime_test_limits");
 }
