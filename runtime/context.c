@@ -6,27 +6,33 @@
  * names the input, dim, symbol and allowed set; a dim the model fixes (its
  * slot a constant: found once per engine by decoding the shape program) and
  * an input whose own size in bytes would overflow int64 are refused there
- * too. When every input has a
- * shape, the shape program runs once and fills all slots; then every input
- * dim that is not a plain symbol (constants, expressions, a symbol's other
- * uses) is compared with its slot, each run-time guard is checked, every
- * tensor's size is checked to fit int64 bytes (runtime/sizes.c) and the
- * workspace is laid out, which must fit too. The result is cached until an
- * input shape changes.
+ * too. When every input has a shape, the shape program runs once and fills
+ * all slots; then every input dim that is not a plain symbol (expressions, a
+ * symbol's other uses) is compared with its slot, each run-time guard is
+ * checked, every tensor's size is checked to fit int64 bytes
+ * (runtime/sizes.c) and the workspace is laid out, which must fit too. The
+ * result is cached until an input shape changes.
  *
  * Execution (reference backend): intermediate tensors live in one grow-only
  * workspace laid out once per input shape for that shape, not for max;
  * inputs, outputs and constants are used in place, and a constant output is
- * copied into the caller's buffer, checked like every other. Each node's dim attributes are turned from
- * slots into integers in a scratch array, and the reference kernel runs.
+ * copied into the caller's buffer, checked like every other. Each node's dim
+ * attributes are turned from slots into integers in a scratch array, and the
+ * reference kernel runs.
  *
  * Execution (CUDA backend, runtime/cuda_backend.c): the same shape binding
  * and checks, then each user pointer is checked once per address or shape
  * against the device allocation it lies in, and rt_cuda_enqueue puts the
- * engine's steps on the caller's stream. */
+ * engine's steps on the caller's stream.
+ *
+ * Threads: the engine is read-only once loaded (but for an atomic counter
+ * numbering its contexts); a context is one thread's at a time, enforced by
+ * an atomic busy flag that every entry point takes and a second thread is
+ * refused on (the end of this file). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +53,14 @@ struct symrt_engine {
      * no symbol), else DIM_FREE; NULL when the shape program could not be
      * decoded (every dim is then compared once all inputs have shapes) */
     int64_t (*fixed)[IR_MAX_RANK];
+    atomic_uint contexts; /* contexts created, numbering them for messages */
 };
 
 struct symrt_context {
+    /* set while a call runs on this context: a second thread entering then
+     * gets an error instead of racing (see enter()) */
+    atomic_flag busy;
+    uint32_t id; /* "context 3 of engine 'm'" in messages */
     const rt_engine *e;
     const int64_t (*fixed)[IR_MAX_RANK]; /* the engine's */
     symrt_backend backend;
@@ -262,6 +273,10 @@ symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, c
     const rt_engine *e = h->e;
     symrt_context *c = calloc(1, sizeof *c);
     if (!c) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
+    atomic_flag_clear(&c->busy);
+    /* the counter is the one mutable part of an engine; atomic, so engines
+     * stay shareable across threads */
+    c->id = atomic_fetch_add(&((symrt_engine *)h)->contexts, 1) + 1;
     c->e = e;
     c->fixed = (const int64_t(*)[IR_MAX_RANK])h->fixed;
     c->backend = backend;
@@ -323,8 +338,8 @@ static void name_list(const rt_engine *e, const uint32_t *list, uint32_t n, char
         used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", e->tensors[list[i]].name);
 }
 
-symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
-                                  symc_error *err) {
+static symc_status set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
+                                   symc_error *err) {
     if (!c || !name || (rank > 0 && !dims))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_set_input_shape: NULL argument");
     const rt_engine *e = c->e;
@@ -467,7 +482,7 @@ static symc_status unknown_io(const rt_engine *e, const char *name, symc_error *
                            name, ins, outs);
 }
 
-symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err) {
+static symc_status get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err) {
     if (!c || !name || !dims || !rank)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_get_tensor_shape: NULL argument");
     uint32_t t;
@@ -480,7 +495,7 @@ symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *
     return SYMC_OK;
 }
 
-symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *ptr, size_t size, symc_error *err) {
+static symc_status set_tensor_address(symrt_context *c, const char *name, void *ptr, size_t size, symc_error *err) {
     if (!c || !name) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_set_tensor_address: NULL argument");
     uint32_t t;
     if (!find_tensor(c->e, name, &t)) return unknown_io(c->e, name, err);
@@ -526,7 +541,7 @@ static void to_ref(symrt_context *c, uint32_t t, rt_ref_tensor *r) {
     r->data = data_of(c, t);
 }
 
-symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
+static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_enqueue: NULL context");
     const rt_engine *e = c->e;
     symc_status st = evaluate(c, err);
@@ -608,13 +623,81 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
     return SYMC_OK;
 }
 
-symc_status symrt_context_check(symrt_context *c, symc_error *err) {
+static symc_status context_check(symrt_context *c, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_check: NULL context");
     return c->cuda ? rt_cuda_check_run(c->cuda, 1, err) : SYMC_OK;
 }
 
-symc_status symrt_context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
+static symc_status context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_set_cuda_graphs: NULL context");
     if (c->cuda) rt_cuda_set_graphs(c->cuda, enable);
     return SYMC_OK;
+}
+
+/* ---- entry points: one thread at a time per context ---------------------------
+ * A context's state (shapes, slots, addresses, workspace, CUDA caches) belongs
+ * to one thread at a time. Each call that reads or writes it takes the
+ * context's busy flag first; a second thread arriving meanwhile is refused at
+ * once with an error naming the context, never blocked and never let in to
+ * race (symrt.h). The flag's acquire/release also orders calls that hand a
+ * context from one thread to another. */
+
+static int enter(symrt_context *c) { return !atomic_flag_test_and_set_explicit(&c->busy, memory_order_acquire); }
+static void leave(symrt_context *c) { atomic_flag_clear_explicit(&c->busy, memory_order_release); }
+
+static symc_status in_use(const symrt_context *c, const char *fn, symc_error *err) {
+    const char *name = c->e->name && *c->e->name ? c->e->name : "?";
+    return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                           "%s: context %u of engine '%s' is in use by another thread; a context belongs to one "
+                           "thread at a time (create one context per thread)",
+                           fn, c->id, name);
+}
+
+#define ENTER(c, fn)                                                                                              \
+    do {                                                                                                          \
+        if (!(c)) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: NULL context", fn);                    \
+        if (!enter(c)) return in_use(c, fn, err);                                                                 \
+    } while (0)
+
+symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
+                                  symc_error *err) {
+    ENTER(c, "symrt_set_input_shape");
+    symc_status st = set_input_shape(c, name, dims, rank, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err) {
+    ENTER(c, "symrt_get_tensor_shape");
+    symc_status st = get_tensor_shape(c, name, dims, rank, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *ptr, size_t size, symc_error *err) {
+    ENTER(c, "symrt_set_tensor_address");
+    symc_status st = set_tensor_address(c, name, ptr, size, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
+    ENTER(c, "symrt_enqueue");
+    symc_status st = enqueue(c, stream, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_context_check(symrt_context *c, symc_error *err) {
+    ENTER(c, "symrt_context_check");
+    symc_status st = context_check(c, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
+    ENTER(c, "symrt_context_set_cuda_graphs");
+    symc_status st = context_set_cuda_graphs(c, enable, err);
+    leave(c);
+    return st;
 }

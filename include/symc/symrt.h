@@ -13,8 +13,9 @@
  * One engine serves every input size inside its declared ranges. A shape
  * outside them is refused with a message that names the input, the dim, the
  * symbol and the allowed set. Engines are immutable and may be shared across
- * threads; use one context per thread or stream. Every call returns a status
- * and fills the optional symc_error.
+ * threads; a context belongs to one thread at a time (use one context per
+ * thread or stream). Every call returns a status and fills the optional
+ * symc_error.
  *
  * The CUDA backend (SYMRT_BACKEND_CUDA) runs the engine's GPU code on
  * device 0 of the visible GPUs, in its primary context (the one the CUDA
@@ -84,7 +85,15 @@ typedef struct symrt_symbol_info {
 uint32_t symrt_engine_num_symbols(const symrt_engine *e);
 symc_status symrt_engine_symbol(const symrt_engine *e, uint32_t i, symrt_symbol_info *out, symc_error *err);
 
-/* ---- contexts --------------------------------------------------------------- */
+/* ---- contexts ---------------------------------------------------------------
+ * A context holds the shapes, addresses and activation memory of one run, and
+ * belongs to one thread at a time. Every call below that takes a context
+ * refuses at once, without blocking, when another thread is inside a call on
+ * the same context: SYMC_ERR_INVALID_ARG, "context N of engine 'name' is in
+ * use by another thread" (contexts are numbered per engine from 1). A context
+ * may move to another thread between calls; symrt_context_destroy must not
+ * run while another thread may still call it. Contexts of one engine run in
+ * parallel freely. */
 symc_status symrt_context_create(const symrt_engine *e, symrt_backend backend, const symrt_allocator *alloc,
                                  symrt_context **out, symc_error *err);
 void symrt_context_destroy(symrt_context *c);
