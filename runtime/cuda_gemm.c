@@ -180,12 +180,13 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
         int64_t da = ja >= 0 ? dim(e, slots, p->ta_t, ja) : 1, db = jb >= 0 ? dim(e, slots, p->tb_t, jb) : 1;
         if (da != db && da != 1 && db != 1) return shape_err(e, s, SYMC_ERR_INTERNAL, "batch dims do not broadcast", err);
         p->out_dims[j] = da == 1 ? db : da;
-        over |= __builtin_mul_overflow(batch, p->out_dims[j], &batch) | __builtin_mul_overflow(a_count, da, &a_count) |
-                __builtin_mul_overflow(b_count, db, &b_count);
+        if (__builtin_mul_overflow(batch, p->out_dims[j], &batch) || __builtin_mul_overflow(a_count, da, &a_count) ||
+            __builtin_mul_overflow(b_count, db, &b_count))
+            over = 1;
     }
-    over |= __builtin_mul_overflow(m, n, &mn) | __builtin_mul_overflow(m, k, &mk) | __builtin_mul_overflow(k, n, &kn) |
-            __builtin_mul_overflow(batch, mn, &want);
-    if (over) return extent_overflow(e, s, m, n, k, err);
+    if (over || __builtin_mul_overflow(m, n, &mn) || __builtin_mul_overflow(m, k, &mk) ||
+        __builtin_mul_overflow(k, n, &kn) || __builtin_mul_overflow(batch, mn, &want))
+        return extent_overflow(e, s, m, n, k, err);
     if (dn != want) return shape_err(e, s, SYMC_ERR_INTERNAL, "the output size is not batch*M*N", err);
     if (p->tc_t != RT_NONE) {
         int64_t cn;
