@@ -233,15 +233,21 @@ fail:
 /* ---- enqueue ------------------------------------------------------------------- */
 
 symc_status rt_cuda_layout(rt_cuda *c, const int64_t *slots, symc_error *err) {
-    size_t total = 0;
-    c->planned = 0; /* c->offset now holds this layout: the next bind lays it out again and binds */
-    return rt_plan_layout(c->e, &c->lifetimes, slots, RT_CUDA_ALIGN, c->offset, &total, err);
+    /* c->offset now holds this layout: the next bind (a new shape) uses it */
+    c->planned = 0;
+    c->laid_out = 0;
+    symc_status st = rt_plan_layout(c->e, &c->lifetimes, slots, RT_CUDA_ALIGN, c->offset, &c->layout_total, err);
+    c->laid_out = st == SYMC_OK;
+    return st;
 }
 
 static symc_status plan_workspace(rt_cuda *c, const int64_t *slots, symc_error *err) {
-    size_t total = 0;
-    symc_status st0 = rt_plan_layout(c->e, &c->lifetimes, slots, RT_CUDA_ALIGN, c->offset, &total, err);
-    if (st0) return st0;
+    size_t total = c->layout_total;
+    if (!c->laid_out) { /* no rt_cuda_layout for these slots (the tuner binds directly) */
+        symc_status st0 = rt_plan_layout(c->e, &c->lifetimes, slots, RT_CUDA_ALIGN, c->offset, &total, err);
+        if (st0) return st0;
+    }
+    c->laid_out = 0;
     if (total > c->workspace_size) {
         symc_status st;
         if (c->workspace) {
