@@ -111,7 +111,7 @@ static symc_status extent_overflow(const rt_engine *e, const rt_step *s, int64_t
                                    symc_error *err) {
     return symc_error_setf(err, SYMC_ERR_OVERFLOW,
                            "node '%s' (GEMM step): M=%" PRId64 ", N=%" PRId64 ", K=%" PRId64
-                           " over its batch dims: an operand's extent overflows int64 elements",
+                           " over its batch dims: an operand's extent does not fit in 64 bits",
                            rt_cuda_node_name(e, s), m, n, k);
 }
 

@@ -210,9 +210,10 @@ int rt_checked_product(const int64_t *dims, int32_t rank, int64_t scale, int64_t
 int rt_tensor_bytes(const rt_engine *e, const int64_t *slots, uint32_t t, int64_t *bytes);
 /* "[2, 3, 224, 224]" (snprintf semantics; cut short with "...]"). */
 void rt_format_dims(const int64_t *dims, int32_t rank, char *buf, size_t cap);
-/* The error for a size that does not fit: "<what> '<name>' [dims] (dtype):
- * its size in bytes overflows int64 (more than 9223372036854775807 bytes)".
- * Returns SYMC_ERR_OVERFLOW. */
+/* The error for a size that does not fit: "<what> '<name>' of shape [dims]
+ * (dtype) is too large: its size in bytes does not fit in 64 bits (at most
+ * 9223372036854775807 bytes)" (the words the tools use too). Returns
+ * SYMC_ERR_OVERFLOW (SYMC_ERR_RANGE for a negative dim). */
 symc_status rt_size_overflow(symc_error *err, const char *what, const char *name, const int64_t *dims, int32_t rank,
                              symc_dtype dtype);
 /* The same for tensor t at these slots, what = "tensor" / "input" / "output". */

@@ -262,8 +262,9 @@ symc_status rt_plan_layout(const rt_engine *e, rt_lifetimes *l, const int64_t *s
         for (uint32_t i = 0; i < e->n_tensors; i++) offset[i] = SIZE_MAX;
         *total = 0;
         return symc_error_setf(err, SYMC_ERR_OVERFLOW,
-                               "the activation workspace for these shapes overflows int64 (more than %" PRId64
-                               " bytes for the intermediates alive at the same time; the largest is '%s' %s)",
+                               "the activation workspace for these shapes is too large: its size in bytes does not "
+                               "fit in 64 bits (the intermediates alive at the same time need more than %" PRId64
+                               " bytes; the largest is '%s' of shape %s)",
                                (int64_t)RT_MAX_BYTES, big != RT_NONE ? e->tensors[big].name : "?", shape);
     }
     return SYMC_OK;

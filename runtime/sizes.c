@@ -58,11 +58,12 @@ symc_status rt_size_overflow(symc_error *err, const char *what, const char *name
     rt_format_dims(dims, rank, shape, sizeof shape);
     for (int32_t d = 0; d < rank; d++)
         if (dims[d] < 0)
-            return symc_error_setf(err, SYMC_ERR_RANGE, "%s '%s' %s (%s): dim %d is negative", what, name, shape,
-                                   rt_ref_dtype_name(dtype), (int)d);
+            return symc_error_setf(err, SYMC_ERR_RANGE, "%s '%s' has shape %s (%s): dim %d is negative", what, name,
+                                   shape, rt_ref_dtype_name(dtype), (int)d);
     return symc_error_setf(err, SYMC_ERR_OVERFLOW,
-                           "%s '%s' %s (%s): its size in bytes overflows int64 (more than %" PRId64 " bytes)", what,
-                           name, shape, rt_ref_dtype_name(dtype), (int64_t)RT_MAX_BYTES);
+                           "%s '%s' of shape %s (%s) is too large: its size in bytes does not fit in 64 bits (at most "
+                           "%" PRId64 " bytes)",
+                           what, name, shape, rt_ref_dtype_name(dtype), (int64_t)RT_MAX_BYTES);
 }
 
 symc_status rt_tensor_overflow(symc_error *err, const rt_engine *e, const int64_t *slots, uint32_t t, const char *what) {

@@ -289,11 +289,10 @@ static void test_size_overflow(void) {
      * wrapped size too, without the checks */
     CHECK(rt_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_OVERFLOW);
     CHECK_CONTAINS(err.msg, "node 'mm' (GEMM step)");
-    CHECK_CONTAINS(err.msg, "tensor 'd' [1048576, 1048576, 1073741824] (f32)");
-    CHECK_CONTAINS(err.msg, "overflows");
+    CHECK_CONTAINS(err.msg, "tensor 'd' of shape [1048576, 1048576, 1073741824] (f32) is too large");
     slots[2] = G; /* and an operand */
     CHECK(rt_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_OVERFLOW);
-    CHECK_CONTAINS(err.msg, "tensor 'a' [1048576, 1048576, 2147483648] (f32)");
+    CHECK_CONTAINS(err.msg, "tensor 'a' of shape [1048576, 1048576, 2147483648] (f32) is too large");
     slots[2] = 1;
     /* fits: B = 2^20 matrices of 2^10 x 2^10 */
     slots[0] = (int64_t)1 << 20, slots[1] = slots[3] = 1024;
@@ -318,7 +317,7 @@ static void test_size_overflow(void) {
     slots[5] = 8; /* w [8, 2^62, 1, 1] */
     CHECK(rt_conv_sizes(&e, 1, slots, sz, &err) == SYMC_ERR_OVERFLOW);
     CHECK_CONTAINS(err.msg, "node 'cv' (CONV step)");
-    CHECK_CONTAINS(err.msg, "tensor 'w' [8, 4611686018427387904, 1, 1] (f32)");
+    CHECK_CONTAINS(err.msg, "tensor 'w' of shape [8, 4611686018427387904, 1, 1] (f32) is too large");
     CHECK(rt_conv_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_INVALID_ARG);
 }
 
