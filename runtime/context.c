@@ -121,6 +121,7 @@ symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out,
         return st;
     }
     h->fixed = fixed_dims(h->e);
+    atomic_init(&h->contexts, 0);
     *out = h;
     return SYMC_OK;
 }

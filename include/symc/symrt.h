@@ -101,12 +101,13 @@ void symrt_context_destroy(symrt_context *c);
 /* Checks at once what this input alone decides: its rank, the symbols it
  * binds against their ranges, the dims the model fixes (a wrong one names
  * the input, the dim, the value given and the one needed) and its own size
- * in bytes (refused when it overflows int64). A refused shape leaves the
- * context's earlier one. Checks that need every input (dims shared with or
- * computed from other inputs, guards, the sizes of the other tensors and of
- * the workspace) run once every input has a shape, at symrt_get_tensor_shape
- * or symrt_enqueue, so inputs whose dims are linked can be changed one at a
- * time; until the shapes agree those calls refuse with the same message. */
+ * in bytes (refused when it does not fit in 64 bits). A refused shape leaves
+ * the context's earlier one. Checks that need every input (dims shared with
+ * or computed from other inputs, guards, the sizes of the other tensors and
+ * of the workspace) run once every input has a shape, at
+ * symrt_get_tensor_shape or symrt_enqueue, so inputs whose dims are linked
+ * can be changed one at a time; until the shapes agree those calls refuse
+ * with the same message. */
 symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
                                   symc_error *err);
 /* Shape of any input or output for the current input shapes. dims has room for 8. */
