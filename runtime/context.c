@@ -3,25 +3,41 @@
  *
  * Binding: each symbol is read from the one input dim the compiler recorded
  * for it (rt_source) and checked against its range at once, so the error
- * names the input, dim, symbol and allowed set. When every input has a shape,
- * the shape program runs once and fills all slots; then every input dim that
- * is not a plain symbol (constants, expressions, a symbol's other uses) is
- * compared with its slot, and each run-time guard is checked. The result is
- * cached until an input shape changes.
+ * names the input, dim, symbol and allowed set; a dim the model fixes (its
+ * slot a constant: found once per engine by decoding the shape program) and
+ * an input whose own size in bytes would overflow int64 are refused there
+ * too. When every input has a shape, the shape program runs once and fills
+ * all slots; then every input dim that is not a plain symbol (expressions, a
+ * symbol's other uses) is compared with its slot, each run-time guard is
+ * checked, every tensor's size is checked to fit int64 bytes
+ * (runtime/sizes.c) and the workspace is laid out, which must fit too. The
+ * result is cached until an input shape changes.
  *
  * Execution (reference backend): intermediate tensors live in one grow-only
- * workspace laid out once per input shape for that shape, not for max; inputs, outputs and
- * constants are used in place. Each node's dim attributes are turned from
- * slots into integers in a scratch array, and the reference kernel runs.
+ * workspace laid out once per input shape for that shape, not for max;
+ * inputs, outputs and constants are used in place, and a constant output is
+ * copied into the caller's buffer, checked like every other. Each node's dim
+ * attributes are turned from slots into integers in a scratch array, and the
+ * reference kernel runs.
  *
  * Execution (CUDA backend, runtime/cuda_backend.c): the same shape binding
  * and checks, then each user pointer is checked once per address or shape
  * against the device allocation it lies in, and rt_cuda_enqueue puts the
- * engine's steps on the caller's stream. */
+ * engine's steps on the caller's stream.
+ *
+ * Threads: the engine is read-only once loaded (but for an atomic counter
+ * numbering its contexts); a context is one thread's at a time, enforced by
+ * an atomic busy flag that every entry point takes and a second thread is
+ * refused on (the end of this file). */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "runtime/cuda_backend.h"
 #include "runtime/engine.h"
@@ -29,12 +45,24 @@
 #include "runtime/ref_kernels.h"
 #include "symc/symrt.h"
 
+#define DIM_FREE INT64_MIN /* an input dim the symbols decide */
+
 struct symrt_engine {
     rt_engine *e;
+    /* per input dim: its value when the model fixes it (its slot depends on
+     * no symbol), else DIM_FREE; NULL when the shape program could not be
+     * decoded (every dim is then compared once all inputs have shapes) */
+    int64_t (*fixed)[IR_MAX_RANK];
+    atomic_uint contexts; /* contexts created, numbering them for messages */
 };
 
 struct symrt_context {
+    /* set while a call runs on this context: a second thread entering then
+     * gets an error instead of racing (see enter()) */
+    atomic_flag busy;
+    uint32_t id; /* "context 3 of engine 'm'" in messages */
     const rt_engine *e;
+    const int64_t (*fixed)[IR_MAX_RANK]; /* the engine's */
     symrt_backend backend;
     symrt_allocator alloc;
     int64_t *sym_values;
@@ -48,6 +76,7 @@ struct symrt_context {
     rt_lifetimes lifetimes; /* reference backend: per tensor, over the nodes */
     uint8_t *workspace;
     size_t workspace_size;
+    size_t workspace_need; /* for the current shapes (laid out by evaluate) */
     size_t *offset; /* per tensor: offset in the workspace, SIZE_MAX if not there */
     symc_attr *scratch_attrs;
     int64_t *scratch_ints;
@@ -57,6 +86,29 @@ struct symrt_context {
 };
 
 /* ---- engines ------------------------------------------------------------------ */
+
+/* The input dims the model fixes: the shape program's expressions are
+ * recovered (runtime/plan.h) and each input dim not bound to a symbol is
+ * fixed when its expression is a constant over the declared ranges. NULL
+ * when that fails; nothing is lost but the early check. */
+static int64_t (*fixed_dims(const rt_engine *e))[IR_MAX_RANK] {
+    sym_table *t = NULL;
+    sym_expr *x = NULL;
+    if (rt_engine_sym_table(e, &t, &x, NULL)) return NULL;
+    int64_t(*fixed)[IR_MAX_RANK] = malloc((e->n_inputs + 1) * sizeof *fixed);
+    for (uint32_t k = 0; fixed && k < e->n_inputs; k++) {
+        const rt_tensor *in = &e->tensors[e->inputs[k]];
+        for (int d = 0; d < IR_MAX_RANK; d++) {
+            int64_t v;
+            fixed[k][d] = d < in->rank && sym_is_const(t, x[in->dims[d]], &v) ? v : DIM_FREE;
+        }
+    }
+    /* a dim a symbol is read from keeps the symbol's message */
+    for (uint32_t s = 0; fixed && s < e->n_sources; s++) fixed[e->sources[s].input][e->sources[s].dim] = DIM_FREE;
+    sym_table_free(t);
+    free(x);
+    return fixed;
+}
 
 symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out, symc_error *err) {
     if (!out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_engine_load: NULL output");
@@ -68,40 +120,70 @@ symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out,
         free(h);
         return st;
     }
+    h->fixed = fixed_dims(h->e);
+    atomic_init(&h->contexts, 0);
     *out = h;
     return SYMC_OK;
+}
+
+/* What a file that is not a regular file is, for messages. */
+static const char *file_kind(mode_t m) {
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+    if (S_ISSOCK(m)) return "a socket";
+    return "not a regular file";
 }
 
 symc_status rt_read_file(const char *path, uint8_t **bytes, size_t *size, symc_error *err) {
     *bytes = NULL;
     *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s'", path);
-    uint8_t *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 1 << 16;
-            uint8_t *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory reading '%s'", path);
-            }
-            buf = nb;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer before we can
+     * refuse it; it changes nothing for a regular file */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st)) {
+        int e = errno;
+        close(fd);
+        return symc_error_setf(err, SYMC_ERR_IO, "cannot read '%s': %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return symc_error_setf(err, SYMC_ERR_IO, "'%s' is %s, not an engine file", path, file_kind(st.st_mode));
+    }
+    uint64_t n = (uint64_t)st.st_size;
+    if (n > RT_ENGINE_FILE_MAX) {
+        close(fd);
+        return symc_error_setf(err, SYMC_ERR_FORMAT,
+                               "'%s' holds %" PRIu64 " bytes; an engine file holds at most %" PRIu64
+                               " (a FlatBuffer's 2 GiB, its size prefix and checksum): not an engine",
+                               path, n, (uint64_t)RT_ENGINE_FILE_MAX);
+    }
+    uint8_t *buf = malloc(n ? (size_t)n : 1);
+    if (!buf) {
+        close(fd);
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory reading '%s' (%" PRIu64 " bytes)", path, n);
+    }
+    /* exactly the size fstat gave: a file that grows meanwhile cannot make us read more */
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, (size_t)n - got > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            int e = r < 0 ? errno : 0;
+            free(buf);
+            close(fd);
+            if (e) return symc_error_setf(err, SYMC_ERR_IO, "cannot read '%s': %s", path, strerror(e));
+            return symc_error_setf(err, SYMC_ERR_IO, "'%s' shrank while being read (%zu of %" PRIu64 " bytes)", path,
+                                   got, n);
         }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
+        got += (size_t)r;
     }
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        free(buf);
-        return symc_error_setf(err, SYMC_ERR_IO, "cannot read '%s'", path);
-    }
+    close(fd);
     *bytes = buf;
-    *size = n;
+    *size = (size_t)n;
     return SYMC_OK;
 }
 
@@ -121,6 +203,7 @@ symc_status symrt_engine_load_file(const char *path, symrt_engine **out, symc_er
 void symrt_engine_destroy(symrt_engine *h) {
     if (!h) return;
     rt_engine_free(h->e);
+    free(h->fixed);
     free(h);
 }
 
@@ -191,7 +274,12 @@ symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, c
     const rt_engine *e = h->e;
     symrt_context *c = calloc(1, sizeof *c);
     if (!c) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
+    atomic_flag_clear(&c->busy);
+    /* the counter is the one mutable part of an engine; atomic, so engines
+     * stay shareable across threads */
+    c->id = atomic_fetch_add(&((symrt_engine *)h)->contexts, 1) + 1;
     c->e = e;
+    c->fixed = (const int64_t(*)[IR_MAX_RANK])h->fixed;
     c->backend = backend;
     c->alloc = alloc ? *alloc : (symrt_allocator){default_alloc, default_free, NULL};
     for (uint32_t i = 0; i < e->n_nodes; i++) {
@@ -251,8 +339,8 @@ static void name_list(const rt_engine *e, const uint32_t *list, uint32_t n, char
         used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", e->tensors[list[i]].name);
 }
 
-symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
-                                  symc_error *err) {
+static symc_status set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
+                                   symc_error *err) {
     if (!c || !name || (rank > 0 && !dims))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_set_input_shape: NULL argument");
     const rt_engine *e = c->e;
@@ -269,6 +357,12 @@ symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int6
     for (int d = 0; d < rank; d++)
         if (dims[d] < 0)
             return symc_error_setf(err, SYMC_ERR_RANGE, "input '%s' dim %d = %" PRId64 " is negative", name, d, dims[d]);
+    /* dims the model fixes need no other input to be checked */
+    for (int d = 0; c->fixed && d < rank; d++)
+        if (c->fixed[k][d] != DIM_FREE && dims[d] != c->fixed[k][d])
+            return symc_error_setf(err, SYMC_ERR_RANGE,
+                                   "input '%s' dim %d = %" PRId64 " but the model needs %" PRId64 " (a fixed size)",
+                                   name, d, dims[d], c->fixed[k][d]);
     /* symbols bound by this input: check ranges before accepting anything */
     for (uint32_t s = 0; s < e->n_sources; s++) {
         const rt_source *src = &e->sources[s];
@@ -283,6 +377,10 @@ symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int6
                                    PRId64 " in [%" PRId64 ", %" PRId64 "]", name, src->dim, v, sym->name,
                                    sym->multiple_of, sym->min, sym->max);
     }
+    /* its own buffer must be describable in bytes before anything else */
+    int64_t bytes;
+    if (!rt_checked_product(dims, rank, (int64_t)rt_ref_dtype_size(t->dtype), &bytes))
+        return rt_size_overflow(err, "input", name, dims, rank, t->dtype);
     for (uint32_t s = 0; s < e->n_sources; s++)
         if (e->sources[s].input == k) c->sym_values[e->sources[s].symbol] = dims[e->sources[s].dim];
     for (int d = 0; d < rank; d++) c->given[k][d] = dims[d];
@@ -291,6 +389,15 @@ symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int6
     c->planned = 0;
     c->cuda_checked = 0;
     return SYMC_OK;
+}
+
+/* "input", "output" or "tensor" (an intermediate), for messages */
+static const char *io_kind(const rt_engine *e, uint32_t t) {
+    for (uint32_t i = 0; i < e->n_inputs; i++)
+        if (e->inputs[i] == t) return "input";
+    for (uint32_t i = 0; i < e->n_outputs; i++)
+        if (e->outputs[i] == t) return "output";
+    return "tensor";
 }
 
 static int rel_holds(sym_rel rel, int64_t a, int64_t b) {
@@ -335,16 +442,22 @@ static symc_status evaluate(symrt_context *c, symc_error *err) {
             return symc_error_setf(err, SYMC_ERR_RANGE, "these input shapes break a condition of the model: %s (values %"
                                    PRId64 " and %" PRId64 ")", gd->message, a, b);
     }
-    /* constants must hold exactly their tensors' sizes */
+    /* every tensor's size fits int64 bytes (and size_t); constants hold
+     * exactly theirs */
     for (uint32_t i = 0; i < e->n_tensors; i++) {
         const rt_tensor *t = &e->tensors[i];
-        if (t->constant == RT_NONE) continue;
-        uint64_t n = rt_ref_dtype_size(t->dtype);
-        for (int d = 0; d < t->rank; d++) n *= (uint64_t)c->slots[t->dims[d]];
-        if (n != e->constants[t->constant].size)
-            return symc_error_setf(err, SYMC_ERR_FORMAT, "engine constant '%s' holds %zu bytes, its shape needs %" PRIu64,
+        int64_t n;
+        if (!rt_tensor_bytes(e, c->slots, i, &n))
+            return rt_tensor_overflow(err, e, c->slots, i, t->constant != RT_NONE ? "engine constant" : io_kind(e, i));
+        if (t->constant != RT_NONE && (uint64_t)n != (uint64_t)e->constants[t->constant].size)
+            return symc_error_setf(err, SYMC_ERR_FORMAT, "engine constant '%s' holds %zu bytes, its shape needs %" PRId64,
                                    t->name, e->constants[t->constant].size, n);
     }
+    /* the workspace for these shapes fits too (laid out here, allocated at enqueue) */
+    symc_status ws;
+    if (c->cuda) ws = rt_cuda_layout(c->cuda, c->slots, err);
+    else ws = rt_plan_layout(e, &c->lifetimes, c->slots, 64, c->offset, &c->workspace_need, err);
+    if (ws) return ws;
     c->evaluated = 1;
     return SYMC_OK;
 }
@@ -370,7 +483,7 @@ static symc_status unknown_io(const rt_engine *e, const char *name, symc_error *
                            name, ins, outs);
 }
 
-symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err) {
+static symc_status get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err) {
     if (!c || !name || !dims || !rank)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_get_tensor_shape: NULL argument");
     uint32_t t;
@@ -383,7 +496,7 @@ symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *
     return SYMC_OK;
 }
 
-symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *ptr, size_t size, symc_error *err) {
+static symc_status set_tensor_address(symrt_context *c, const char *name, void *ptr, size_t size, symc_error *err) {
     if (!c || !name) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_set_tensor_address: NULL argument");
     uint32_t t;
     if (!find_tensor(c->e, name, &t)) return unknown_io(c->e, name, err);
@@ -393,24 +506,17 @@ symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *p
     return SYMC_OK;
 }
 
-/* Bytes of a tensor at the current shape; SIZE_MAX on overflow. */
-static size_t tensor_bytes(const symrt_context *c, const rt_tensor *t) {
-    size_t n = rt_ref_dtype_size(t->dtype);
-    for (int d = 0; d < t->rank; d++) {
-        uint64_t v = (uint64_t)c->slots[t->dims[d]];
-        if (v && n > SIZE_MAX / v) return SIZE_MAX;
-        n *= v;
-    }
-    return n;
+/* Bytes of tensor t at the current shape, which evaluate() checked fits. */
+static size_t tensor_bytes(const symrt_context *c, uint32_t t) {
+    int64_t n = 0;
+    return rt_tensor_bytes(c->e, c->slots, t, &n) ? (size_t)n : SIZE_MAX;
 }
 
-/* Lays intermediates out in the workspace (64-byte aligned, tensors whose
- * lifetimes do not overlap share memory: runtime/plan.h), growing it when
- * this shape needs more than any before. */
+/* Grows the workspace when this shape needs more than any before; evaluate()
+ * laid the intermediates out (64-byte aligned, tensors whose lifetimes do
+ * not overlap share memory: runtime/plan.h). */
 static symc_status plan_workspace(symrt_context *c, symc_error *err) {
-    size_t total = 0;
-    symc_status st = rt_plan_layout(c->e, &c->lifetimes, c->slots, 64, c->offset, &total, err);
-    if (st) return st;
+    size_t total = c->workspace_need;
     if (total > c->workspace_size) {
         void *w = c->alloc.alloc(c->alloc.ctx, total, 64);
         if (!w) return symc_error_setf(err, SYMC_ERR_NOMEM, "cannot allocate %zu bytes of activation memory", total);
@@ -436,18 +542,19 @@ static void to_ref(symrt_context *c, uint32_t t, rt_ref_tensor *r) {
     r->data = data_of(c, t);
 }
 
-symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
+static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_enqueue: NULL context");
     const rt_engine *e = c->e;
     symc_status st = evaluate(c, err);
     if (st) return st;
+    /* every input and output, constant outputs included (they are copied
+     * into the caller's buffer) */
     for (int io = 0; io < 2; io++) {
         const uint32_t *list = io ? e->outputs : e->inputs;
         uint32_t n = io ? e->n_outputs : e->n_inputs;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t t = list[i];
-            if (e->tensors[t].constant != RT_NONE) continue;
-            size_t need = tensor_bytes(c, &e->tensors[t]);
+            size_t need = tensor_bytes(c, t);
             if (!c->addr[t] && need)
                 return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s' has no address: call symrt_set_tensor_address",
                                        io ? "output" : "input", e->tensors[t].name);
@@ -464,9 +571,8 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
                 uint32_t n = io ? e->n_outputs : e->n_inputs;
                 for (uint32_t i = 0; i < n; i++) {
                     uint32_t t = list[i];
-                    if (e->tensors[t].constant != RT_NONE) continue;
                     if ((st = rt_cuda_check_buffer(c->cuda, io ? "output" : "input", e->tensors[t].name, c->addr[t],
-                                                   tensor_bytes(c, &e->tensors[t]), err)))
+                                                   tensor_bytes(c, t), err)))
                         return st;
                 }
             }
@@ -506,23 +612,93 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
         }
         if ((st = rt_ref_run(n->op, n->name, c->scratch_attrs, n->n_attrs, in, n->n_in, out, n->n_out, err))) return st;
     }
-    /* an output that is a constant is written by no node; one that is also an
-     * input shares its single address and needs nothing */
+    /* an output that is a constant is written by no node (its buffer was
+     * checked above like every other); one that is also an input shares its
+     * single address and needs nothing */
     for (uint32_t i = 0; i < e->n_outputs; i++) {
         const rt_tensor *x = &e->tensors[e->outputs[i]];
-        if (x->constant != RT_NONE && c->addr[e->outputs[i]])
-            memcpy(c->addr[e->outputs[i]], e->constants[x->constant].data, tensor_bytes(c, x));
+        size_t bytes = tensor_bytes(c, e->outputs[i]);
+        if (x->constant != RT_NONE && bytes)
+            memcpy(c->addr[e->outputs[i]], e->constants[x->constant].data, bytes);
     }
     return SYMC_OK;
 }
 
-symc_status symrt_context_check(symrt_context *c, symc_error *err) {
+static symc_status context_check(symrt_context *c, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_check: NULL context");
     return c->cuda ? rt_cuda_check_run(c->cuda, 1, err) : SYMC_OK;
 }
 
-symc_status symrt_context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
+static symc_status context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_set_cuda_graphs: NULL context");
     if (c->cuda) rt_cuda_set_graphs(c->cuda, enable);
     return SYMC_OK;
+}
+
+/* ---- entry points: one thread at a time per context ---------------------------
+ * A context's state (shapes, slots, addresses, workspace, CUDA caches) belongs
+ * to one thread at a time. Each call that reads or writes it takes the
+ * context's busy flag first; a second thread arriving meanwhile is refused at
+ * once with an error naming the context, never blocked and never let in to
+ * race (symrt.h). The flag's acquire/release also orders calls that hand a
+ * context from one thread to another. */
+
+static int enter(symrt_context *c) { return !atomic_flag_test_and_set_explicit(&c->busy, memory_order_acquire); }
+static void leave(symrt_context *c) { atomic_flag_clear_explicit(&c->busy, memory_order_release); }
+
+static symc_status in_use(const symrt_context *c, const char *fn, symc_error *err) {
+    const char *name = c->e->name && *c->e->name ? c->e->name : "?";
+    return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                           "%s: context %u of engine '%s' is in use by another thread; a context belongs to one "
+                           "thread at a time (create one context per thread)",
+                           fn, c->id, name);
+}
+
+#define ENTER(c, fn)                                                                                              \
+    do {                                                                                                          \
+        if (!(c)) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: NULL context", fn);                    \
+        if (!enter(c)) return in_use(c, fn, err);                                                                 \
+    } while (0)
+
+symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
+                                  symc_error *err) {
+    ENTER(c, "symrt_set_input_shape");
+    symc_status st = set_input_shape(c, name, dims, rank, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err) {
+    ENTER(c, "symrt_get_tensor_shape");
+    symc_status st = get_tensor_shape(c, name, dims, rank, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *ptr, size_t size, symc_error *err) {
+    ENTER(c, "symrt_set_tensor_address");
+    symc_status st = set_tensor_address(c, name, ptr, size, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
+    ENTER(c, "symrt_enqueue");
+    symc_status st = enqueue(c, stream, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_context_check(symrt_context *c, symc_error *err) {
+    ENTER(c, "symrt_context_check");
+    symc_status st = context_check(c, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
+    ENTER(c, "symrt_context_set_cuda_graphs");
+    symc_status st = context_set_cuda_graphs(c, enable, err);
+    leave(c);
+    return st;
 }

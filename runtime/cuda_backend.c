@@ -62,15 +62,8 @@ void rt_cuda_free(rt_cuda *c, CUdeviceptr p) {
 }
 
 size_t rt_cuda_tensor_bytes(const rt_engine *e, const int64_t *slots, uint32_t t) {
-    const rt_tensor *x = &e->tensors[t];
-    size_t n = rt_ref_dtype_size(x->dtype);
-    for (int d = 0; d < x->rank; d++) {
-        int64_t v = slots[x->dims[d]];
-        if (v < 0) return SIZE_MAX;
-        if (v && n > SIZE_MAX / (uint64_t)v) return SIZE_MAX;
-        n *= (size_t)v;
-    }
-    return n;
+    int64_t n;
+    return rt_tensor_bytes(e, slots, t, &n) ? (size_t)n : SIZE_MAX;
 }
 
 const char *rt_cuda_node_name(const rt_engine *e, const rt_step *s) {
@@ -239,10 +232,22 @@ fail:
 
 /* ---- enqueue ------------------------------------------------------------------- */
 
+symc_status rt_cuda_layout(rt_cuda *c, const int64_t *slots, symc_error *err) {
+    /* c->offset now holds this layout: the next bind (a new shape) uses it */
+    c->planned = 0;
+    c->laid_out = 0;
+    symc_status st = rt_plan_layout(c->e, &c->lifetimes, slots, RT_CUDA_ALIGN, c->offset, &c->layout_total, err);
+    c->laid_out = st == SYMC_OK;
+    return st;
+}
+
 static symc_status plan_workspace(rt_cuda *c, const int64_t *slots, symc_error *err) {
-    size_t total = 0;
-    symc_status st0 = rt_plan_layout(c->e, &c->lifetimes, slots, RT_CUDA_ALIGN, c->offset, &total, err);
-    if (st0) return st0;
+    size_t total = c->layout_total;
+    if (!c->laid_out) { /* no rt_cuda_layout for these slots (the tuner binds directly) */
+        symc_status st0 = rt_plan_layout(c->e, &c->lifetimes, slots, RT_CUDA_ALIGN, c->offset, &total, err);
+        if (st0) return st0;
+    }
+    c->laid_out = 0;
     if (total > c->workspace_size) {
         symc_status st;
         if (c->workspace) {

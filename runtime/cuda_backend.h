@@ -58,6 +58,11 @@ symc_status rt_cuda_device_sm(uint32_t *sm, symc_error *err);
 /* dev_alloc: allocates device memory (NULL: cuMemAlloc/cuMemFree). */
 symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc, rt_cuda **out, symc_error *err);
 void rt_cuda_destroy(rt_cuda *c);
+/* Lays the activation workspace out for the sizes in `slots` without
+ * allocating or touching the GPU: an error when it would overflow int64
+ * bytes. The context calls it when the input shapes change; the next
+ * rt_cuda_enqueue (with shape_changed, for the same slots) uses this layout. */
+symc_status rt_cuda_layout(rt_cuda *c, const int64_t *slots, symc_error *err);
 /* Runs every step for the sizes in `slots` (the evaluated shape program) on
  * `stream` (a CUstream; NULL = the default stream). shape_changed: slots
  * differ from the previous call (lay the workspace out again). addr/size:

@@ -87,8 +87,8 @@ static symc_status attr_ints(const rt_node *n, const int64_t *slots, const char 
 
 static int fits_int(int64_t v) { return v >= 0 && v <= INT32_MAX; }
 
-static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, conv_problem *p, symc_error *err) {
-    const rt_engine *e = c->e;
+/* Needs the engine only (no GPU): rt_conv_sizes checks it on the CPU. */
+static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots, conv_problem *p, symc_error *err) {
     const rt_step *s = &e->steps[step];
     const rt_node *node = &e->nodes[s->node];
     const char *name = rt_cuda_node_name(e, s);
@@ -108,6 +108,16 @@ static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, c
     if (X->rank != 4 || W->rank != 4 || Y->rank != 4)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s': the CUDA backend runs 2-D (NCHW) convolutions only",
                                name);
+    /* every operand's size in bytes fits int64, so no product of its dims overflows */
+    const uint32_t operands[4] = {p->x, p->w, p->y, p->bias};
+    for (int i = 0; i < 4; i++) {
+        int64_t bytes;
+        if (operands[i] != RT_NONE && !rt_tensor_bytes(e, slots, operands[i], &bytes)) {
+            symc_status st = rt_tensor_overflow(err, e, slots, operands[i], "tensor");
+            symc_error_prefix(err, "node '%s' (CONV step)", name);
+            return st;
+        }
+    }
     static const int64_t ones[4] = {1, 1, 1, 1}, zeros[4] = {0, 0, 0, 0};
     symc_status st;
     if ((st = attr_ints(node, slots, "strides", 2, ones, p->strides, err))) return st;
@@ -136,7 +146,9 @@ static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, c
         if (!fits_int(p->strides[i]) || !fits_int(p->dil[i]) || !fits_int(p->pads[i]) || p->strides[i] < 1 ||
             p->dil[i] < 1)
             return symc_error_setf(err, SYMC_ERR_FORMAT, "node '%s': bad strides, dilations or pads", name);
-    if (p->group < 1 || v[1] % p->group || v[4] % p->group || slots[W->dims[1]] * p->group != v[1] ||
+    int64_t w_in; /* w's input channels times group: a product of fitting sizes, checked anyway */
+    if (p->group < 1 || v[1] % p->group || v[4] % p->group ||
+        __builtin_mul_overflow(slots[W->dims[1]], p->group, &w_in) || w_in != v[1] ||
         slots[Y->dims[1]] != v[4] || slots[Y->dims[0]] != v[0])
         return symc_error_setf(err, SYMC_ERR_INTERNAL, "node '%s': x, w and y shapes disagree (group %" PRId64 ")",
                                name, p->group);
@@ -144,10 +156,22 @@ static symc_status plan(const rt_cuda *c, uint32_t step, const int64_t *slots, c
                         (int32_t)v[5], (int32_t)v[6], (int32_t)v[7], (int32_t)v[8]};
     p->empty = !v[0] || !v[4] || !v[7] || !v[8];
     if (p->bias != RT_NONE) {
-        int64_t bn = 1;
-        for (int d = 0; d < e->tensors[p->bias].rank; d++) bn *= slots[e->tensors[p->bias].dims[d]];
-        if (bn != v[4]) return symc_error_setf(err, SYMC_ERR_INTERNAL, "node '%s': the bias does not have O elements", name);
+        int64_t bn = 0, dims[IR_MAX_RANK];
+        const rt_tensor *B = &e->tensors[p->bias];
+        for (int d = 0; d < B->rank; d++) dims[d] = slots[B->dims[d]];
+        if (!rt_checked_product(dims, B->rank, 1, &bn) || bn != v[4])
+            return symc_error_setf(err, SYMC_ERR_INTERNAL, "node '%s': the bias does not have O elements", name);
     }
+    return SYMC_OK;
+}
+
+symc_status rt_conv_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4], symc_error *err) {
+    if (step >= e->n_steps || e->steps[step].kind != RT_STEP_CONV)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "step %u is not a CONV step", step);
+    conv_problem p;
+    symc_status st = plan(e, step, slots, &p, err);
+    if (st) return st;
+    sizes[0] = p.key.n, sizes[1] = p.key.h, sizes[2] = p.key.w, sizes[3] = 0;
     return SYMC_OK;
 }
 
@@ -316,7 +340,7 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
     rt_conv_state *g = c->conv;
     const char *name = rt_cuda_node_name(c->e, s);
     conv_problem p;
-    symc_status st = plan(c, step, slots, &p, err);
+    symc_status st = plan(c->e, step, slots, &p, err);
     if (st) return st;
     if (p.empty) return SYMC_OK;
     if (s->epilogue == RT_EPI_GELU || (s->epilogue == RT_EPI_RELU && p.bias == RT_NONE))
@@ -375,7 +399,7 @@ symc_status rt_conv_find(rt_cuda *c, uint32_t step, const int64_t *slots, int32_
     *ms = 0;
     *n_tried = 0;
     conv_problem p;
-    symc_status st = plan(c, step, slots, &p, err);
+    symc_status st = plan(c->e, step, slots, &p, err);
     if (st || p.empty) return st;
     conv_entry *en;
     if ((st = find_entry(c, step, &p, &en, err))) goto fail;

@@ -91,6 +91,30 @@ static symc_status shape_err(const rt_engine *e, const rt_step *s, symc_status c
     return symc_error_setf(err, code, "node '%s' (GEMM step): %s", rt_cuda_node_name(e, s), what);
 }
 
+/* Elements of tensor t: 1 and *n, or 0 when the count (in bytes too) does
+ * not fit RT_MAX_BYTES. */
+static int numel(const rt_engine *e, const int64_t *slots, uint32_t t, int64_t *n) {
+    int64_t bytes;
+    if (!rt_tensor_bytes(e, slots, t, &bytes)) return 0;
+    int64_t dims[IR_MAX_RANK];
+    for (int d = 0; d < e->tensors[t].rank; d++) dims[d] = dim(e, slots, t, d);
+    return rt_checked_product(dims, e->tensors[t].rank, 1, n);
+}
+
+static symc_status too_big(const rt_engine *e, const rt_step *s, const int64_t *slots, uint32_t t, symc_error *err) {
+    symc_status st = rt_tensor_overflow(err, e, slots, t, "tensor");
+    symc_error_prefix(err, "node '%s' (GEMM step)", rt_cuda_node_name(e, s));
+    return st;
+}
+
+static symc_status extent_overflow(const rt_engine *e, const rt_step *s, int64_t m, int64_t n, int64_t k,
+                                   symc_error *err) {
+    return symc_error_setf(err, SYMC_ERR_OVERFLOW,
+                           "node '%s' (GEMM step): M=%" PRId64 ", N=%" PRId64 ", K=%" PRId64
+                           " over its batch dims: an operand's extent does not fit in 64 bits",
+                           rt_cuda_node_name(e, s), m, n, k);
+}
+
 /* Needs the engine only (no GPU): rt_gemm_sizes serves `symc inspect`. */
 static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots, gemm_problem *p, symc_error *err) {
     const rt_step *s = &e->steps[step];
@@ -129,6 +153,11 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
         kb = tb ? cc : r;
         n = tb ? r : cc;
     }
+    /* each operand's extent in bytes fits, so every offset into it does */
+    int64_t count, dn;
+    if (!numel(e, slots, p->ta_t, &count)) return too_big(e, s, slots, p->ta_t, err);
+    if (!numel(e, slots, p->tb_t, &count)) return too_big(e, s, slots, p->tb_t, err);
+    if (!numel(e, slots, p->td_t, &dn)) return too_big(e, s, slots, p->td_t, err);
     if (k != kb) {
         char msg[128];
         snprintf(msg, sizeof msg, "inner dims differ (%" PRId64 " and %" PRId64 ")", k, kb);
@@ -140,31 +169,35 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
     if (nb > GEMM_MAX_BATCH_RANK) return shape_err(e, s, SYMC_ERR_UNSUPPORTED, "more than 8 batch dims", err);
     if (e->nodes[s->node].op == IR_OP_GEMM && nb)
         return shape_err(e, s, SYMC_ERR_FORMAT, "Gemm operands must be 2-D", err);
-    int64_t batch = 1, a_count = 1, b_count = 1;
+    /* The output batch, each operand's batch count, M*N, M*K and K*N are
+     * products of dims of D, A or B, so they fit when those tensors' element
+     * counts do, unless another dim of the tensor is 0 (an empty tensor with
+     * huge dims): checked, since strides and offsets are computed from them. */
+    int64_t batch = 1, a_count = 1, b_count = 1, mn = 0, mk = 0, kn = 0, want = 0;
+    int over = 0;
     for (int j = 0; j < nb; j++) {
         int ja = j - (nb - na), jb = j - (nb - nbb);
         int64_t da = ja >= 0 ? dim(e, slots, p->ta_t, ja) : 1, db = jb >= 0 ? dim(e, slots, p->tb_t, jb) : 1;
         if (da != db && da != 1 && db != 1) return shape_err(e, s, SYMC_ERR_INTERNAL, "batch dims do not broadcast", err);
         p->out_dims[j] = da == 1 ? db : da;
-        batch *= p->out_dims[j];
-        a_count *= da;
-        b_count *= db;
+        if (__builtin_mul_overflow(batch, p->out_dims[j], &batch) || __builtin_mul_overflow(a_count, da, &a_count) ||
+            __builtin_mul_overflow(b_count, db, &b_count))
+            over = 1;
     }
-    int64_t dn = 1;
-    for (int d = 0; d < D->rank; d++) dn *= dim(e, slots, p->td_t, d);
-    if (dn != batch * m * n) return shape_err(e, s, SYMC_ERR_INTERNAL, "the output size is not batch*M*N", err);
+    if (over || __builtin_mul_overflow(m, n, &mn) || __builtin_mul_overflow(m, k, &mk) ||
+        __builtin_mul_overflow(k, n, &kn) || __builtin_mul_overflow(batch, mn, &want))
+        return extent_overflow(e, s, m, n, k, err);
+    if (dn != want) return shape_err(e, s, SYMC_ERR_INTERNAL, "the output size is not batch*M*N", err);
     if (p->tc_t != RT_NONE) {
-        const rt_tensor *C = &e->tensors[p->tc_t];
-        int64_t cn = 1;
-        for (int d = 0; d < C->rank; d++) cn *= dim(e, slots, p->tc_t, d);
-        if (cn != batch * m * n)
+        int64_t cn;
+        if (!numel(e, slots, p->tc_t, &cn)) return too_big(e, s, slots, p->tc_t, err);
+        if (cn != want)
             return shape_err(e, s, SYMC_ERR_UNSUPPORTED, "C must be a full [M, N] matrix on the CUDA backend", err);
     }
     if (p->tbias_t != RT_NONE) {
-        const rt_tensor *bias = &e->tensors[p->tbias_t];
-        int64_t bn = 1;
-        for (int d = 0; d < bias->rank; d++) bn *= dim(e, slots, p->tbias_t, d);
-        if (bn != n) return shape_err(e, s, SYMC_ERR_INTERNAL, "the bias does not have N elements", err);
+        int64_t biasn;
+        if (!numel(e, slots, p->tbias_t, &biasn)) return too_big(e, s, slots, p->tbias_t, err);
+        if (biasn != n) return shape_err(e, s, SYMC_ERR_INTERNAL, "the bias does not have N elements", err);
     }
     p->ta = ta;
     p->tb = tb;
@@ -180,28 +213,34 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
     int a_full = a_count == batch, b_full = b_count == batch;
     int a_bc = a_count == 1, b_bc = b_count == 1;
     if ((a_full || a_bc) && (b_full || b_bc)) {
-        p->stride_a = a_full ? m * k : 0;
-        p->stride_b = b_full ? k * n : 0;
-        p->stride_d = m * n;
+        p->stride_a = a_full ? mk : 0;
+        p->stride_b = b_full ? kn : 0;
+        p->stride_d = mn;
         if (b_bc && a_full && !ta) {
             /* [batch, M, K] x [K, N] is one [batch*M, K] x [K, N]; a C (a
-             * residual) has D's contiguous layout, so it folds the same way */
+             * residual) has D's contiguous layout, so it folds the same way
+             * (batch*M <= batch*M*N, which fits; n > 0 here) */
             p->m = m * batch;
             p->batch = 1;
             p->stride_a = p->stride_b = p->stride_d = 0;
+        }
+        if (p->batch > INT32_MAX) { /* cuBLASLt's batch count is an int32: never truncate it */
+            char msg[160];
+            snprintf(msg, sizeof msg, "a batch of %" PRId64 " matrices; cuBLASLt takes at most %d", p->batch, INT32_MAX);
+            return shape_err(e, s, SYMC_ERR_UNSUPPORTED, msg, err);
         }
         return SYMC_OK;
     }
     /* mixed broadcasting: per-dim element strides of each operand's batch */
     p->loop = 1;
-    int64_t sa = m * k, sb = k * n;
+    int64_t sa = mk, sb = kn; /* suffix products of each operand's dims: <= its element count */
     for (int j = nb - 1; j >= 0; j--) {
         int ja = j - (nb - na), jb = j - (nb - nbb);
         int64_t da = ja >= 0 ? dim(e, slots, p->ta_t, ja) : 1, db = jb >= 0 ? dim(e, slots, p->tb_t, jb) : 1;
         p->a_str[j] = da == 1 ? 0 : sa;
         p->b_str[j] = db == 1 ? 0 : sb;
-        sa *= da;
-        sb *= db;
+        if (__builtin_mul_overflow(sa, da, &sa) || __builtin_mul_overflow(sb, db, &sb))
+            return extent_overflow(e, s, m, n, k, err);
     }
     return SYMC_OK;
 }

@@ -37,6 +37,8 @@ struct rt_cuda {
     size_t workspace_size;
     rt_lifetimes lifetimes; /* per tensor, over the steps (runtime/plan.h) */
     int planned;
+    int laid_out;        /* c->offset holds rt_cuda_layout's layout for the next bind's slots */
+    size_t layout_total; /* its workspace size */
     rt_gemm_state *gemm; /* NULL when the engine has no GEMM step */
     rt_conv_state *conv; /* NULL when the engine has no CONV step */
     rt_cuda_force force;

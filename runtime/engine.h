@@ -196,12 +196,39 @@ static inline int rt_engine_is_io(const rt_engine *e, uint32_t t) {
     return 0;
 }
 
+/* ---- sizes (runtime/sizes.c) ----------------------------------------------
+ * Every size the runtime derives from dims goes through these: a product
+ * that overflows, or a negative dim, is an error, never a wrapped value. The
+ * limit is RT_MAX_BYTES (int64, and size_t where that is smaller), so a size
+ * that passes also fits every int64 offset and size_t length computed from
+ * it. */
+#define RT_MAX_BYTES ((uint64_t)INT64_MAX < (uint64_t)SIZE_MAX ? INT64_MAX : (int64_t)SIZE_MAX)
+/* dims[0] * ... * dims[rank-1] * scale into *out (scale >= 0): 1, or 0 when a
+ * dim is negative or the product exceeds RT_MAX_BYTES. */
+int rt_checked_product(const int64_t *dims, int32_t rank, int64_t scale, int64_t *out);
+/* Bytes of tensor t at these program slots (its dims times its dtype size). */
+int rt_tensor_bytes(const rt_engine *e, const int64_t *slots, uint32_t t, int64_t *bytes);
+/* "[2, 3, 224, 224]" (snprintf semantics; cut short with "...]"). */
+void rt_format_dims(const int64_t *dims, int32_t rank, char *buf, size_t cap);
+/* The error for a size that does not fit: "<what> '<name>' of shape [dims]
+ * (dtype) is too large: its size in bytes does not fit in 64 bits (at most
+ * 9223372036854775807 bytes)" (the words the tools use too). Returns
+ * SYMC_ERR_OVERFLOW (SYMC_ERR_RANGE for a negative dim). */
+symc_status rt_size_overflow(symc_error *err, const char *what, const char *name, const int64_t *dims, int32_t rank,
+                             symc_dtype dtype);
+/* The same for tensor t at these slots, what = "tensor" / "input" / "output". */
+symc_status rt_tensor_overflow(symc_error *err, const rt_engine *e, const int64_t *slots, uint32_t t, const char *what);
+
 /* The checksum of the trailer (FNV-1a lanes) over the FlatBuffer part of an
  * engine file; rt_engine_encode appends "SXCK" and it, little endian. Exposed
  * for the engine fuzzer, which mutates the FlatBuffer and re-seals it. */
 uint64_t rt_engine_checksum(const uint8_t *bytes, size_t size);
 
-/* A whole file into malloc'd bytes (for engines; used by symrt and the tools). */
+/* An engine file into malloc'd bytes (used by symrt and the tools): a
+ * regular file only (a directory, device, FIFO or socket is refused with
+ * what it is, before anything is read), at most RT_ENGINE_FILE_MAX bytes
+ * (checked with fstat first), read in one bounded pass. */
+#define RT_ENGINE_FILE_MAX (((uint64_t)1 << 31) + 16)
 symc_status rt_read_file(const char *path, uint8_t **bytes, size_t *size, symc_error *err);
 
 /* Encodes an engine (malloc'd bytes; free() them), as format

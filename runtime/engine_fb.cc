@@ -12,7 +12,15 @@
  * no structural check can (a flipped weight or kernel byte). The decoded
  * engine is a copy in one malloc'd block plus the constant data, so the
  * caller's buffer can go away. No exception escapes: allocation failures
- * become SYMC_ERR_NOMEM. */
+ * become SYMC_ERR_NOMEM.
+ *
+ * Alignment: FlatBuffers reads scalars through typed pointers, and its
+ * verifier checks a scalar's alignment relative to the buffer's start, and
+ * not at all for the elements of a vector (only its 4-byte length). Bytes
+ * handed over at an address that is not 8-aligned are therefore copied to
+ * an aligned block first, and the 8-byte vectors (int64 attributes, tuned
+ * sizes, float64 attributes) are read element by element with memcpy, so a
+ * crafted file that puts one at 4 mod 8 still reads cleanly. */
 #include "runtime/engine.h"
 
 #include <cinttypes>
@@ -153,6 +161,16 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
 using symc::fbutil::bad;
 using symc::fbutil::len;
 
+static_assert(FLATBUFFERS_LITTLEENDIAN, "8-byte vector elements are read as little-endian bytes");
+
+/* Element i of a vector of 8-byte scalars, from any address (see above). */
+template <typename T> T get8(const flatbuffers::Vector<T> *v, uint32_t i) {
+    static_assert(sizeof(T) == 8, "get8 reads 8-byte scalars");
+    T x;
+    memcpy(&x, v->Data() + (size_t)i * sizeof(T), sizeof x);
+    return x;
+}
+
 int find_op(const char *name, ir_op *out) {
     for (int i = 0; i < IR_OP_COUNT; i++)
         if (!strcmp(rt_ref_op_name((ir_op)i), name)) {
@@ -177,7 +195,7 @@ symc_status check_tunings(const fb::Step *s, uint32_t i, const char *node, symc_
         const fb::Tuned *t = s->tunings()->Get(k);
         uint32_t na = len(t->at()), nb = len(t->algo());
         bool sizes_ok = na == 4;
-        for (uint32_t d = 0; sizes_ok && d < na; d++) sizes_ok = t->at()->Get(d) >= 0;
+        for (uint32_t d = 0; sizes_ok && d < na; d++) sizes_ok = get8(t->at(), d) >= 0;
         uint32_t want = s->kind() == RT_STEP_GEMM ? RT_GEMM_ALGO_SIZE : RT_CONV_ALGO_SIZE;
         if (!sizes_ok || nb != want || !std::isfinite(t->ms()) || t->ms() < 0)
             return bad(err, "step %u (node '%s') tuned entry %u is malformed: %u sizes (need 4, none negative), %u "
@@ -336,6 +354,10 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
     /* size-prefixed: [u32 length][root offset][identifier]..., so a file cut
      * anywhere (even in trailing padding) is caught by the length */
     if (!bytes || size < 12) return bad(err, "not a symc engine: %zu bytes is too short for a header", bytes ? size : 0);
+    /* the verifier takes at most a FlatBuffer's 2 GiB (and asserts it) */
+    if (size - kTrailerSize >= FLATBUFFERS_MAX_BUFFER_SIZE)
+        return bad(err, "not a symc engine: %zu bytes is more than an engine holds (a FlatBuffer's 2 GiB, its size "
+                        "prefix and checksum)", size);
     if (!memcmp(bytes + 4, "SYMI", 4))
         return bad(err, "not a symc engine: identifier 'SYMI', expected '%s' (this is a .symir module: compile it "
                         "with 'symc compile')", fb::EngineIdentifier());
@@ -438,12 +460,12 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
             if (at.kind == SYMC_ATTR_INTS) {
                 at.n = len(fa->ints());
                 int64_t *v = own->array<int64_t>(at.n);
-                for (uint32_t k = 0; k < at.n; k++) v[k] = fa->ints()->Get(k);
+                for (uint32_t k = 0; k < at.n; k++) v[k] = get8(fa->ints(), k);
                 at.ints = v;
             } else if (at.kind == SYMC_ATTR_FLOATS) {
                 at.n = len(fa->floats());
                 double *v = own->array<double>(at.n);
-                for (uint32_t k = 0; k < at.n; k++) v[k] = fa->floats()->Get(k);
+                for (uint32_t k = 0; k < at.n; k++) v[k] = get8(fa->floats(), k);
                 at.floats = v;
             } else if (at.kind == SYMC_ATTR_DIMS) {
                 at.n = len(fa->dims());
@@ -515,7 +537,7 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
         rt_tuned *tuned = d.n_tuned ? own->array<rt_tuned>(d.n_tuned) : nullptr;
         for (uint32_t k = 0; k < d.n_tuned; k++) {
             const fb::Tuned *t = s->tunings()->Get(k);
-            for (uint32_t j = 0; j < 4; j++) tuned[k].at[j] = t->at()->Get(j);
+            for (uint32_t j = 0; j < 4; j++) tuned[k].at[j] = get8(t->at(), j);
             tuned[k].ms = t->ms();
             tuned[k].algo_size = len(t->algo());
             uint8_t *algo = own->array<uint8_t>(tuned[k].algo_size);
@@ -554,6 +576,14 @@ extern "C" symc_status rt_engine_decode(const uint8_t *bytes, size_t size, rt_en
     *out = nullptr;
     rt_engine *r = nullptr;
     try {
+        /* FlatBuffers' typed reads need the buffer 8-aligned (see the top) */
+        std::unique_ptr<uint8_t, decltype(&free)> aligned(nullptr, &free);
+        if (bytes && size && (uintptr_t)bytes % 8) {
+            aligned.reset((uint8_t *)malloc(size));
+            if (!aligned) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory loading an engine (%zu bytes)", size);
+            memcpy(aligned.get(), bytes, size);
+            bytes = aligned.get();
+        }
         symc_status st = decode(bytes, size, &r, err);
         if (st) return st;
     } catch (const std::bad_alloc &) {

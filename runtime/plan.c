@@ -9,6 +9,7 @@
  * allocated with the lifetimes: laying out a shape allocates nothing. */
 #include "runtime/plan.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,32 +28,22 @@ static void touch(rt_lifetimes *l, const rt_engine *e, uint32_t t, uint32_t pos,
     if (l->last[t] == RT_NONE || pos > l->last[t]) l->last[t] = pos;
 }
 
-static size_t bytes_of(const rt_engine *e, const int64_t *slots, uint32_t t) {
-    const rt_tensor *x = &e->tensors[t];
-    size_t n = rt_ref_dtype_size(x->dtype);
-    for (int d = 0; d < x->rank; d++) {
-        uint64_t v = (uint64_t)slots[x->dims[d]];
-        if (v && n > SIZE_MAX / v) return SIZE_MAX;
-        n *= v;
-    }
-    return n;
-}
-
-/* Aligned bytes of every workspace tensor into l->size; an error on overflow. */
+/* Aligned bytes of every workspace tensor into l->size, each at most
+ * RT_MAX_BYTES; an error naming the tensor on overflow. */
 static symc_status sizes_at(const rt_engine *e, rt_lifetimes *l, const int64_t *slots, size_t align, symc_error *err) {
     for (uint32_t i = 0; i < e->n_tensors; i++) {
         l->size[i] = 0;
         if (l->first[i] == RT_NONE) continue;
-        size_t b = bytes_of(e, slots, i);
-        if (b == SIZE_MAX || b > SIZE_MAX / 2)
-            return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large for this machine",
-                                   e->tensors[i].name);
-        l->size[i] = (b + align - 1) / align * align;
+        int64_t b;
+        if (!rt_tensor_bytes(e, slots, i, &b) || (uint64_t)b > (uint64_t)RT_MAX_BYTES - (align - 1))
+            return rt_tensor_overflow(err, e, slots, i, "tensor");
+        l->size[i] = ((size_t)b + align - 1) / align * align;
     }
     return SYMC_OK;
 }
 
-/* Largest-first first fit of the sizes in l->size; returns the total. */
+/* Largest-first first fit of the sizes in l->size; returns the total,
+ * SIZE_MAX when an offset overflows. */
 static size_t first_fit(const rt_engine *e, rt_lifetimes *l, size_t *offset) {
     uint32_t n = 0;
     size_t total = 0;
@@ -72,20 +63,22 @@ static size_t first_fit(const rt_engine *e, rt_lifetimes *l, size_t *offset) {
     /* first fit against the placed tensors alive at the same time */
     for (uint32_t k = 0; k < n; k++) {
         uint32_t t = l->order[k];
-        size_t at = 0, sz = l->size[t];
+        size_t at = 0, sz = l->size[t], end;
         for (int moved = 1; moved;) {
             moved = 0;
             for (uint32_t p = 0; p < k; p++) {
                 uint32_t u = l->order[p];
                 if (l->last[u] < l->first[t] || l->last[t] < l->first[u]) continue; /* not alive together */
-                if (at < offset[u] + l->size[u] && offset[u] < at + sz) {
+                /* placed offsets and ends never overflow (checked below) */
+                if (at < offset[u] + l->size[u] && (offset[u] < at || offset[u] - at < sz)) {
                     at = offset[u] + l->size[u];
                     moved = 1;
                 }
             }
         }
+        if (__builtin_add_overflow(at, sz, &end)) return SIZE_MAX;
         offset[t] = at;
-        if (at + sz > total) total = at + sz;
+        if (end > total) total = end;
     }
     return total;
 }
@@ -254,6 +247,25 @@ symc_status rt_plan_layout(const rt_engine *e, rt_lifetimes *l, const int64_t *s
     if (l->stack_total < l->fit_total) {
         for (uint32_t q = 0; q < l->n_stack; q++) offset[l->stack[q]] = l->stack_off[q];
         *total = l->stack_total;
+    }
+    if (*total > (uint64_t)RT_MAX_BYTES) {
+        /* name the largest tensor in it, the likely culprit */
+        uint32_t big = RT_NONE;
+        for (uint32_t i = 0; i < e->n_tensors; i++)
+            if (l->first[i] != RT_NONE && (big == RT_NONE || l->size[i] > l->size[big])) big = i;
+        char shape[160] = "";
+        if (big != RT_NONE) {
+            int64_t dims[IR_MAX_RANK];
+            for (int32_t d = 0; d < e->tensors[big].rank; d++) dims[d] = slots[e->tensors[big].dims[d]];
+            rt_format_dims(dims, e->tensors[big].rank, shape, sizeof shape);
+        }
+        for (uint32_t i = 0; i < e->n_tensors; i++) offset[i] = SIZE_MAX;
+        *total = 0;
+        return symc_error_setf(err, SYMC_ERR_OVERFLOW,
+                               "the activation workspace for these shapes is too large: its size in bytes does not "
+                               "fit in 64 bits (the intermediates alive at the same time need more than %" PRId64
+                               " bytes; the largest is '%s' of shape %s)",
+                               (int64_t)RT_MAX_BYTES, big != RT_NONE ? e->tensors[big].name : "?", shape);
     }
     return SYMC_OK;
 }

@@ -58,6 +58,10 @@ int rt_tune_pick(const rt_tuned *entries, uint32_t n, const int64_t sizes[4], ui
 symc_status rt_tune_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4], symc_error *err);
 /* The GEMM part of it (cuda_gemm.c: the call's plan). */
 symc_status rt_gemm_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4], symc_error *err);
+/* The same sizes for a CONV step through the call's plan (cuda_conv.c), so
+ * every check the CUDA backend makes before calling cuDNN (dtypes, ranks,
+ * attributes, sizes that fit) runs without a GPU. */
+symc_status rt_conv_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4], symc_error *err);
 
 /* Index of the first run-time guard that these slots break, or RT_NONE. */
 uint32_t rt_tune_guard_broken(const rt_engine *e, const int64_t *slots);

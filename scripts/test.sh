@@ -4,7 +4,9 @@
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build: the same tests;
 #   3. with clang, the libFuzzer targets for a bounded time;
 #   4. the build matrix: Release and Debug with gcc and clang, warnings as
-#      errors (what users and packagers build), unit tests at -O3.
+#      errors (what users and packagers build), unit tests at -O3;
+#   5. a ThreadSanitizer build of only what the thread tests need, and those
+#      tests (label `threads`): any data race fails them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SYMC_DEPS_TORCH=1 bash scripts/deps.sh
@@ -27,3 +29,8 @@ fi
 
 echo "== build matrix"
 bash scripts/build_matrix.sh build-matrix
+
+echo "== ThreadSanitizer: the thread tests"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYMC_TSAN=ON >/dev/null
+cmake --build build-tsan -j"$(nproc)" --target runtime_test_threads
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --test-dir build-tsan -L '^threads$' --output-on-failure

@@ -13,8 +13,9 @@
  * One engine serves every input size inside its declared ranges. A shape
  * outside them is refused with a message that names the input, the dim, the
  * symbol and the allowed set. Engines are immutable and may be shared across
- * threads; use one context per thread or stream. Every call returns a status
- * and fills the optional symc_error.
+ * threads; a context belongs to one thread at a time (use one context per
+ * thread or stream). Every call returns a status and fills the optional
+ * symc_error.
  *
  * The CUDA backend (SYMRT_BACKEND_CUDA) runs the engine's GPU code on
  * device 0 of the visible GPUs, in its primary context (the one the CUDA
@@ -56,7 +57,11 @@ typedef struct symrt_allocator {
 
 /* ---- engines -------------------------------------------------------------- */
 /* Loading checks the format and version, then every index and size, before
- * it allocates anything. A truncated or corrupt file is an error, never a crash. */
+ * it allocates anything. A truncated or corrupt file is an error, never a crash.
+ * symrt_engine_load_file reads regular files only (a directory, device or
+ * FIFO is refused with what it is) of at most 2 GiB + 16 bytes, the most an
+ * engine holds. symrt_engine_load takes the bytes at any address (bytes not
+ * 8-aligned are copied first). */
 symc_status symrt_engine_load_file(const char *path, symrt_engine **out, symc_error *err);
 symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out, symc_error *err);
 void symrt_engine_destroy(symrt_engine *e);
@@ -80,24 +85,41 @@ typedef struct symrt_symbol_info {
 uint32_t symrt_engine_num_symbols(const symrt_engine *e);
 symc_status symrt_engine_symbol(const symrt_engine *e, uint32_t i, symrt_symbol_info *out, symc_error *err);
 
-/* ---- contexts --------------------------------------------------------------- */
+/* ---- contexts ---------------------------------------------------------------
+ * A context holds the shapes, addresses and activation memory of one run, and
+ * belongs to one thread at a time. Every call below that takes a context
+ * refuses at once, without blocking, when another thread is inside a call on
+ * the same context: SYMC_ERR_INVALID_ARG, "context N of engine 'name' is in
+ * use by another thread" (contexts are numbered per engine from 1). A context
+ * may move to another thread between calls; symrt_context_destroy must not
+ * run while another thread may still call it. Contexts of one engine run in
+ * parallel freely. */
 symc_status symrt_context_create(const symrt_engine *e, symrt_backend backend, const symrt_allocator *alloc,
                                  symrt_context **out, symc_error *err);
 void symrt_context_destroy(symrt_context *c);
 
-/* Checks the dims against the declared ranges at once. Checks that need every
- * input (equal dims across inputs, guards) run when the last one is set, at
- * symrt_get_tensor_shape, or at symrt_enqueue. */
+/* Checks at once what this input alone decides: its rank, the symbols it
+ * binds against their ranges, the dims the model fixes (a wrong one names
+ * the input, the dim, the value given and the one needed) and its own size
+ * in bytes (refused when it does not fit in 64 bits). A refused shape leaves
+ * the context's earlier one. Checks that need every input (dims shared with
+ * or computed from other inputs, guards, the sizes of the other tensors and
+ * of the workspace) run once every input has a shape, at
+ * symrt_get_tensor_shape or symrt_enqueue, so inputs whose dims are linked
+ * can be changed one at a time; until the shapes agree those calls refuse
+ * with the same message. */
 symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
                                   symc_error *err);
 /* Shape of any input or output for the current input shapes. dims has room for 8. */
 symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank,
                                    symc_error *err);
 /* Binds an input or output to memory of `size` bytes (host memory for the
- * reference backend, device memory for the CUDA backend). A buffer smaller
- * than the tensor at the current shape is refused at symrt_enqueue; the CUDA
- * backend also refuses a pointer that is not device memory, or whose
- * allocation ends before the tensor does. */
+ * reference backend, device memory for the CUDA backend). Every input and
+ * output needs one, an output the engine holds as a constant too (it is
+ * copied into the buffer). A buffer smaller than the tensor at the current
+ * shape is refused at symrt_enqueue; the CUDA backend also refuses a pointer
+ * that is not device memory, or whose allocation ends before the tensor
+ * does. */
 symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *ptr, size_t size, symc_error *err);
 /* Runs the model. The reference backend runs synchronously and ignores
  * stream; the CUDA backend queues the work on stream (a CUstream) and

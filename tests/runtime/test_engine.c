@@ -246,10 +246,11 @@ int main(void) {
     CHECK(symrt_set_input_shape(c, "x", (int64_t[]){9, 4}, 2, &err) == SYMC_ERR_RANGE);
     CHECK_CONTAINS(err.msg, "input 'x' dim 0 = 9: symbol B must be in [1, 8]");
     CHECK(symrt_set_input_shape(c, "x", (int64_t[]){0, 4}, 2, &err) == SYMC_ERR_RANGE);
-    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){2, 5}, 2, &err) == SYMC_OK); /* checked when all are set */
-    CHECK(symrt_set_input_shape(c, "w", (int64_t[]){2, 4}, 2, &err) == SYMC_OK);
-    CHECK(symrt_get_tensor_shape(c, "z", dims, &rank, &err) == SYMC_ERR_RANGE);
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){2, 5}, 2, &err) == SYMC_ERR_RANGE); /* a fixed dim: at once */
     CHECK_CONTAINS(err.msg, "input 'x' dim 1 = 5 but the model needs 4");
+    CHECK(symrt_set_input_shape(c, "w", (int64_t[]){2, 4}, 2, &err) == SYMC_OK);
+    CHECK(symrt_get_tensor_shape(c, "z", dims, &rank, &err) == SYMC_ERR_INVALID_ARG); /* x was not taken */
+    CHECK_CONTAINS(err.msg, "input 'x' has no shape yet");
     CHECK(symrt_set_input_shape(c, "x", (int64_t[]){2, 4}, 2, &err) == SYMC_OK);
     CHECK(symrt_enqueue(c, NULL, &err) == SYMC_ERR_INVALID_ARG);
     CHECK_CONTAINS(err.msg, "input 'x' has no address");

@@ -4,8 +4,9 @@
  * check), which tuned entry serves a shape (rt_tune_pick: within 2x, nearest,
  * ties, between two entries that agree, zero sizes, other choice sizes
  * ignored), the sizes a step is keyed by (rt_tune_sizes on hand-made GEMM and
- * CONV steps, a broadcast batch folded into m), run-time guards at a point,
- * and the words `symc inspect` prints for a choice. */
+ * CONV steps, a broadcast batch folded into m; sizes that overflow int64
+ * refused by the GEMM and CONV plans), run-time guards at a point, and the
+ * words `symc inspect` prints for a choice. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,6 +248,79 @@ static void test_sizes(void) {
     CHECK(rt_tune_guard_broken(&e, slots) == 0);
 }
 
+/* Sizes that overflow int64: refused by the GEMM and CONV plans (which
+ * compute strides and offsets from them) with the node and the tensor, never
+ * wrapped; a batch beyond cuBLASLt's int32 count refused, not truncated. */
+static void test_size_overflow(void) {
+    /* d = a @ b, a [B, M, K], b [B2, K, N]; y = conv(x, w, group 4), w [O, CG, 1, 1] */
+    rt_tensor t[6] = {
+        {"a", SYMC_F32, 3, {0, 1, 2}, RT_NONE},    {"b", SYMC_F32, 3, {4, 2, 3}, RT_NONE},
+        {"d", SYMC_F32, 3, {0, 1, 3}, RT_NONE},    {"x", SYMC_F32, 4, {0, 5, 7, 7}, RT_NONE},
+        {"w", SYMC_F32, 4, {5, 6, 8, 8}, RT_NONE}, {"y", SYMC_F32, 4, {0, 5, 7, 7}, RT_NONE},
+    };
+    uint32_t in_mm[2] = {0, 1}, out_mm[1] = {2}, in_cv[2] = {3, 4}, out_cv[1] = {5};
+    symc_attr group = {.name = "group", .kind = SYMC_ATTR_INT, .i = 4};
+    rt_node nodes[2] = {{IR_OP_MATMUL, "mm", "", 2, 1, 0, in_mm, out_mm, NULL},
+                        {IR_OP_CONV2D, "cv", "", 2, 1, 1, in_cv, out_cv, &group}};
+    rt_step steps[2];
+    memset(steps, 0, sizeof steps);
+    steps[0].kind = RT_STEP_GEMM;
+    steps[0].n_tensors = 5;
+    const uint32_t gt[5] = {0, 1, RT_NONE, RT_NONE, 2}, ct[4] = {3, 4, RT_NONE, 5};
+    memcpy(steps[0].tensors, gt, sizeof gt);
+    steps[1].kind = RT_STEP_CONV;
+    steps[1].node = 1;
+    steps[1].n_tensors = 4;
+    memcpy(steps[1].tensors, ct, sizeof ct);
+    rt_engine e;
+    memset(&e, 0, sizeof e);
+    e.tensors = t;
+    e.n_tensors = 6;
+    e.nodes = nodes;
+    e.n_nodes = 2;
+    e.steps = steps;
+    e.n_steps = 2;
+    int64_t sz[4];
+    symc_error err = {0};
+    /* slots: B M K N B2 C CG H 1 */
+    const int64_t G = (int64_t)1 << 31;
+    int64_t slots[9] = {(int64_t)1 << 20, (int64_t)1 << 20, 1, (int64_t)1 << 30, 1, 8, 2, 5, 1};
+    /* batch * M * N = 2^70 elements (a and b fit): wraps to 0, the output's
+     * wrapped size too, without the checks */
+    CHECK(rt_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_OVERFLOW);
+    CHECK_CONTAINS(err.msg, "node 'mm' (GEMM step)");
+    CHECK_CONTAINS(err.msg, "tensor 'd' of shape [1048576, 1048576, 1073741824] (f32) is too large");
+    slots[2] = G; /* and an operand */
+    CHECK(rt_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_OVERFLOW);
+    CHECK_CONTAINS(err.msg, "tensor 'a' of shape [1048576, 1048576, 2147483648] (f32) is too large");
+    slots[2] = 1;
+    /* fits: B = 2^20 matrices of 2^10 x 2^10 */
+    slots[0] = (int64_t)1 << 20, slots[1] = slots[3] = 1024;
+    CHECK_MSG(rt_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_OK, "%s", err.msg);
+    /* a batch of 2^31 + 1 matrices, both operands batched: cuBLASLt's count is an int32 */
+    slots[0] = slots[4] = G + 1, slots[1] = slots[3] = 1;
+    CHECK(rt_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.msg, "a batch of 2147483649 matrices; cuBLASLt takes at most 2147483647");
+    slots[0] = slots[4] = G - 1;
+    CHECK_MSG(rt_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(sz[3] == G - 1);
+
+    /* CONV: x [B, C, H, H], w [C, CG, 1, 1], group 4 */
+    slots[0] = 2;
+    CHECK_MSG(rt_conv_sizes(&e, 1, slots, sz, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(sz[0] == 2 && sz[1] == 5 && sz[2] == 5 && sz[3] == 0);
+    /* CG = 2^62 with C = 0 (w is empty, so it fits): CG * group wraps to 0
+     * == C without the check, and the plan went on */
+    slots[5] = 0, slots[6] = (int64_t)1 << 62;
+    CHECK(rt_conv_sizes(&e, 1, slots, sz, &err) == SYMC_ERR_INTERNAL);
+    CHECK_CONTAINS(err.msg, "node 'cv': x, w and y shapes disagree (group 4)");
+    slots[5] = 8; /* w [8, 2^62, 1, 1] */
+    CHECK(rt_conv_sizes(&e, 1, slots, sz, &err) == SYMC_ERR_OVERFLOW);
+    CHECK_CONTAINS(err.msg, "node 'cv' (CONV step)");
+    CHECK_CONTAINS(err.msg, "tensor 'w' of shape [8, 4611686018427387904, 1, 1] (f32) is too large");
+    CHECK(rt_conv_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_INVALID_ARG);
+}
+
 static void test_describe(void) {
     char store[192];
     char *buf = store;
@@ -272,6 +346,7 @@ int main(void) {
     test_points();
     test_pick();
     test_sizes();
+    test_size_overflow();
     test_describe();
     return check_report("runtime_test_tune");
 }
