@@ -262,7 +262,7 @@ sym_range sym_range_of(sym_table *t, sym_expr e) {
         int64_t m = sym__mod(r.lo, d);
         if (m && r.lo != INT64_MIN) r.lo = sym__sat_add(r.lo, d - m);
         m = sym__mod(r.hi, d);
-        if (m && r.hi != INT64_MAX) r.hi -= m;
+        if (m && r.hi != INT64_MAX) r.hi = r.hi < INT64_MIN + m ? INT64_MIN : r.hi - m; /* saturate, as lo does */
     }
     f = &t->facts[e]; /* sym_divisor_of does not intern, but stay safe */
     f->lo = r.lo;
