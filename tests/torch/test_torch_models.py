@@ -12,31 +12,15 @@ Prints SKIP where torch, timm or torchvision is not installed.
 usage: test_torch_models.py [path/to/libsymc.so]
 """
 import os
-import pathlib
 import sys
-import time
 
-try:
-    import torch
-    import timm
-    import torchvision
-except Exception as e:  # noqa: BLE001
-    print(f"SKIP: torch, timm or torchvision not installed ({e})")
-    sys.exit(0)
+sys.path.insert(0, os.path.dirname(__file__))
+from torch_test_common import failures, finish, log, setup  # noqa: E402
 
-if len(sys.argv) > 1 and sys.argv[1]:
-    os.environ["SYMC_LIB"] = os.path.abspath(sys.argv[1])
-REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "frontend" / "torch"))
-import symc  # noqa: E402
-
-torch.manual_seed(0)
-failures = []
-T0 = time.time()
-
-
-def log(msg):
-    print(f"[{time.time() - T0:6.1f}s] {msg}", flush=True)
+symc = setup("timm", "torchvision")
+import timm  # noqa: E402
+import torch  # noqa: E402
+import torchvision  # noqa: E402
 
 
 def check_model(name, model, lo, opt, hi, sizes, device="cpu"):
@@ -99,10 +83,4 @@ if torch.cuda.is_available():
 else:
     log("no CUDA device: the CUDA-backend models run on the device only")
 
-print()
-if failures:
-    print(f"{len(failures)} FAILED:")
-    for f in failures:
-        print("  " + f)
-    sys.exit(1)
-print(f"all models passed in {time.time() - T0:.0f} s")
+finish("models")

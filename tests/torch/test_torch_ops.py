@@ -21,32 +21,15 @@ dtype and shape against torch's (Tracer.check_lowering); this test drives both.
 
 usage: test_torch_ops.py [path/to/libsymc.so]
 """
-import os
-import pathlib
 import sys
-import time
 
-try:
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
-except Exception as e:  # noqa: BLE001
-    print(f"SKIP: torch not installed ({e})")
-    sys.exit(0)
+sys.path.insert(0, __import__("os").path.dirname(__file__))
+from torch_test_common import failures, finish, log, setup  # noqa: E402
 
-if len(sys.argv) > 1 and sys.argv[1]:
-    os.environ["SYMC_LIB"] = os.path.abspath(sys.argv[1])
-REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "frontend" / "torch"))
-import symc  # noqa: E402
-
-torch.manual_seed(0)
-failures = []
-T0 = time.time()
-
-
-def log(msg):
-    print(f"[{time.time() - T0:6.1f}s] {msg}", flush=True)
+symc = setup()
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 
 class Fn(nn.Module):
@@ -314,10 +297,4 @@ case("dtype conversion", lambda s, x: x.to(torch.float64), [BS3], expect="refuse
 case("integer division with rounding_mode", lambda s, x: torch.div(x, 2.0, rounding_mode="floor"), [BS3],
      expect="refuse")
 
-print()
-if failures:
-    print(f"{len(failures)} FAILED:")
-    for f in failures:
-        print("  " + f)
-    sys.exit(1)
-print(f"all cases passed in {time.time() - T0:.0f} s")
+finish("cases")
