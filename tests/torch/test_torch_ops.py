@@ -180,6 +180,11 @@ case("a branch on a size (torch narrows the range)", lambda s, x: x * 2 if x.sha
      expect="refuse")
 case("a branch on a size's parity (a runtime assert)", lambda s, x: x * 2 if x.shape[1] % 2 == 0 else x + 1,
      [BS3], expect="refuse")
+case("a branch on batch > 1 (torch's Dim.AUTO path, min 1 narrowed to 2)",
+     lambda s, x, y: (x + y) * 2 if x.shape[0] > 1 else (x + y) + 1,
+     [((1, 6), (2, 6), (4, 6)), ((1, 6), (2, 6), (4, 6))], expect="refuse")
+case("no branch on the Dim.AUTO path (min 1 kept)", lambda s, x, y: x + y,
+     [((1, 6), (2, 6), (4, 6)), ((1, 6), (2, 6), (4, 6))], extra=[((1, 6), (1, 6)), ((3, 6), (3, 6))])
 case("a branch on a size that holds over the range", lambda s, x: x * 2 if x.shape[1] < 20 else x + 1, [BS3])
 case("slice x[..., :3]", lambda s, x: x[..., :3], [BS3], noncontig=True)
 case("slice x[..., 2:5]", lambda s, x: x[..., 2:5], [B3])

@@ -20,7 +20,7 @@ import torch.utils._pytree as pytree
 
 from ._lib import SymcError
 from .runtime import EngineModule
-from .tracer import Tracer, record_guard_sources
+from .tracer import CODE_GUARDED, GUARD_SOURCES, Tracer, record_guard_sources
 
 _counter = itertools.count()
 _cache_dir = None
@@ -195,6 +195,9 @@ def export_ranges(model, args, dims):
     to the tracer (input_ranges), which puts them back on the program's symbols."""
     named = tuple(None if ds is None else {d: torch.export.Dim(nm, min=lo, max=hi) for d, (nm, lo, hi) in ds.items()}
                   for ds in dims)
+    # guard sources are per model: torch reuses symbol names (s77) from one export to the next
+    GUARD_SOURCES.clear()
+    CODE_GUARDED.clear()
     try:
         return _export(model, args, named)
     except Exception as e:  # noqa: BLE001
@@ -205,6 +208,10 @@ def export_ranges(model, args, dims):
     if auto is None:
         raise first
     loose = tuple(None if ds is None else {d: auto(min=lo, max=hi) for d, (nm, lo, hi) in ds.items()} for ds in dims)
+    if CODE_GUARDED:
+        # the first trace saw Python code branch on sizes, under symbol names the retry does not share:
+        # no 0/1 narrowing of the retry can be taken for torch's assumption alone (Tracer._check_traced_range)
+        CODE_GUARDED.add("*")
     try:
         ep = _export(model, args, loose)
     except Exception as e:  # noqa: BLE001

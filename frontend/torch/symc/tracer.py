@@ -54,6 +54,9 @@ _SYMC_DTYPES = {torch.float32: _lib.F32, torch.float16: _lib.F16, torch.bfloat16
 # "code" when Python code branched on a size or turned one into an int (the model's, timm's,
 # torch.nn.functional's).
 GUARD_SOURCES = {}
+# The symbols (by name) some Python code branched on through a plain guard (evaluate_expr), e.g.
+# `if x.shape[0] > 1:`: for them a narrowed range is never taken for torch's 0/1 assumption.
+CODE_GUARDED = set()
 
 
 class record_guard_sources:
@@ -68,7 +71,9 @@ class record_guard_sources:
         tdir = os.path.dirname(torch.__file__)
         fake = os.path.join(tdir, "_subclasses", "fake_tensor.py")
         init = os.path.join(tdir, "__init__.py")
-        guard_files = (os.path.join(tdir, "fx", "experimental"), os.path.join(tdir, "_guards.py"))
+        nn_dir = os.path.join(tdir, "nn") + os.sep
+        guard_files = (os.path.join(tdir, "fx", "experimental"), os.path.join(tdir, "_guards.py"),
+                       os.path.abspath(__file__))  # and these wrappers themselves
 
         def source(stack):
             """"code" when Python code turned a symbolic size into a Python value (SymBool.__bool__,
@@ -76,10 +81,16 @@ class record_guard_sources:
             (an op's shape function) or a meta function raised is "dispatch"."""
             if any(f.filename == fake for f in stack):
                 return "dispatch"
-            for f in reversed(stack):  # innermost first: skip the ShapeEnv's own frames
-                if f.filename.startswith(guard_files):
-                    continue
-                return "code" if f.filename == init else "dispatch"
+            frames = [f for f in reversed(stack) if not f.filename.startswith(guard_files)]  # innermost first
+            if not frames or frames[0].filename != init:
+                return "dispatch"  # C++ (an op's shape function) asked, not Python code
+            caller = frames[1] if len(frames) > 1 else None
+            if caller is None:
+                return "code"
+            # torch's own Python checks (torch._assert re-running the program's asserts, export's range
+            # checks) are not the model's branches; torch.nn's functional code is model code
+            if caller.filename.startswith(tdir) and not caller.filename.startswith(nn_dir):
+                return "dispatch"
             return "code"
 
         def wrapped(env, orig_expr, msg, fx_node=None):
@@ -97,11 +108,25 @@ class record_guard_sources:
                 pass
             return orig(env, orig_expr, msg, fx_node)
 
+        self.orig_eval = orig_eval = ss.ShapeEnv.evaluate_expr
+
+        def wrapped_eval(env, orig_expr, *a, **kw):
+            try:
+                if getattr(orig_expr, "free_symbols", None) and not orig_expr.is_number:
+                    stack = traceback.extract_stack()[:-1]
+                    if source(stack) == "code":
+                        CODE_GUARDED.update(str(x) for x in orig_expr.free_symbols)
+            except Exception:  # noqa: BLE001 - recording must never break the export
+                pass
+            return orig_eval(env, orig_expr, *a, **kw)
+
         ss.ShapeEnv.guard_or_defer_runtime_assert = wrapped
+        ss.ShapeEnv.evaluate_expr = wrapped_eval
         return self
 
     def __exit__(self, *exc):
         self.cls.guard_or_defer_runtime_assert = self.orig
+        self.cls.evaluate_expr = self.orig_eval
         return False
 
 
@@ -233,10 +258,11 @@ class Tracer:
         if vr is None:
             return
         tlo, thi = _int_bound(vr.lower), _int_bound(vr.upper)
-        if tlo == 2 and lo == 1:
+        if tlo == 2 and lo == 1 and str(sym) not in CODE_GUARDED and "*" not in CODE_GUARDED:
             # torch's 0/1 specialization (Dim.AUTO, or a size-oblivious meta function) assumes sizes are not 1
             # without any guard; symc broadcasts a size that may be 1 at run time, and the lowerings that
-            # would differ at 1 (squeeze of a symbolic dim) refuse it themselves
+            # would differ at 1 (squeeze of a symbolic dim) refuse it themselves. Not when Python code
+            # branched on the symbol (CODE_GUARDED): then min 2 may be the branch's, e.g. `if B > 1:`
             tlo = 1
         if (tlo is None or lo >= tlo) and (thi is None or hi <= thi):
             return
