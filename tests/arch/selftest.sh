@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Checks that tests/arch/check_includes.sh can fail: on a copy of the source
+# folders it passes as is, and fails on each kind of new violation and on an
+# allowlisted include that is gone.
+#
+#   bash tests/arch/selftest.sh [ROOT] [TMPDIR]
+set -euo pipefail
+root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+if [ -n "${2:-}" ]; then work=$2; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+check=$root/tests/arch/check_includes.sh
+fails=0
+
+fresh() {
+  rm -rf "$work/tree"
+  mkdir -p "$work/tree/tests/arch"
+  cp -r "$root/runtime" "$root/symshape" "$root/ir" "$root/passes" "$work/tree/"
+  cp "$root/tests/arch/include_allowlist.txt" "$work/tree/tests/arch/"
+}
+# expect_fail NAME PATTERN: the check must fail and print PATTERN
+expect_fail() {
+  local out
+  if out=$(bash "$check" "$work/tree" 2>&1); then
+    echo "FAIL [$1]: the check passed"; fails=$((fails + 1)); return
+  fi
+  if ! grep -qF -- "$2" <<<"$out"; then
+    echo "FAIL [$1]: the check failed without naming '$2':"; echo "$out"; fails=$((fails + 1)); return
+  fi
+  echo "ok [$1]"
+}
+add_line() { # file line: inserted after the first line
+  sed -i "1a $2" "$work/tree/$1"
+}
+
+fresh
+if bash "$check" "$work/tree" >/dev/null; then echo "ok [unchanged copy passes]"; else
+  echo "FAIL [unchanged copy passes]"; bash "$check" "$work/tree" || true; fails=$((fails + 1)); fi
+
+fresh; add_line runtime/plan.c '#include "codegen/codegen.h"'
+expect_fail "runtime includes codegen" "runtime/plan.c -> codegen/codegen.h"
+fresh; add_line runtime/context.c '#include "ir/ir.h"'
+expect_fail "runtime includes ir (not allowlisted for this file)" "runtime/context.c -> ir/ir.h"
+fresh; add_line runtime/tune.h '#include <passes/passes.h>'
+expect_fail "runtime includes passes with <>" "runtime/tune.h -> passes/passes.h"
+fresh; add_line runtime/sizes.c '#include "ir.h"'
+expect_fail "runtime includes an unknown bare header" "runtime/sizes.c -> ir.h"
+fresh; add_line symshape/expr.c '#include "ir/ir.h"'
+expect_fail "symshape includes ir" "symshape/expr.c -> ir/ir.h"
+fresh; add_line ir/verify.c '#include "passes/passes.h"'
+expect_fail "ir includes passes" "ir/verify.c -> passes/passes.h"
+fresh; add_line ir/print.c '#include "runtime/engine.h"'
+expect_fail "ir includes runtime" "ir/print.c -> runtime/engine.h"
+fresh; add_line passes/fold.c '#include "codegen/codegen.h"'
+expect_fail "passes includes codegen" "passes/fold.c -> codegen/codegen.h"
+fresh; add_line passes/shape.c '#include "frontend/onnx.h"'
+expect_fail "passes includes frontend" "passes/shape.c -> frontend/onnx.h"
+fresh; sed -i '/#include "ir\/ops.def"/d' "$work/tree/runtime/ref_kernels.c"
+expect_fail "allowlisted include removed (list must shrink)" "runtime/ref_kernels.c -> ir/ops.def"
+fresh; echo "runtime/engine.h -> ir/ir.h  # again" >>"$work/tree/tests/arch/include_allowlist.txt"
+expect_fail "allowlist line listed twice" "listed twice"
+
+rm -rf "$work/tree"
+[ $fails = 0 ] && echo "check_includes self-test: all cases behave" || echo "check_includes self-test: $fails case(s) wrong"
+exit $((fails > 0))
