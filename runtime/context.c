@@ -400,18 +400,6 @@ static const char *io_kind(const rt_engine *e, uint32_t t) {
     return "tensor";
 }
 
-static int rel_holds(sym_rel rel, int64_t a, int64_t b) {
-    switch (rel) {
-    case SYM_REL_EQ: return a == b;
-    case SYM_REL_NE: return a != b;
-    case SYM_REL_LE: return a <= b;
-    case SYM_REL_LT: return a < b;
-    case SYM_REL_DIVISIBLE: return b != 0 && a % b == 0;
-    case SYM_REL_BROADCAST: return a == b || a == 1 || b == 1;
-    }
-    return 0;
-}
-
 /* Runs the shape program for the current input shapes, then the checks that
  * need all inputs. */
 static symc_status evaluate(symrt_context *c, symc_error *err) {
@@ -438,7 +426,7 @@ static symc_status evaluate(symrt_context *c, symc_error *err) {
     for (uint32_t g = 0; g < e->n_guards; g++) {
         const rt_guard *gd = &e->guards[g];
         int64_t a = c->slots[gd->lhs], b = c->slots[gd->rhs];
-        if (!rel_holds(gd->rel, a, b))
+        if (!sym_rel_holds(gd->rel, a, b))
             return symc_error_setf(err, SYMC_ERR_RANGE, "these input shapes break a condition of the model: %s (values %"
                                    PRId64 " and %" PRId64 ")", gd->message, a, b);
     }

@@ -179,21 +179,8 @@ symc_status rt_tune_sizes(const rt_engine *e, uint32_t step, const int64_t *slot
     return SYMC_OK;
 }
 
-static int rel_holds(sym_rel rel, int64_t a, int64_t b) {
-    /* as runtime/context.c checks them for a context */
-    switch (rel) {
-    case SYM_REL_EQ: return a == b;
-    case SYM_REL_NE: return a != b;
-    case SYM_REL_LE: return a <= b;
-    case SYM_REL_LT: return a < b;
-    case SYM_REL_DIVISIBLE: return b != 0 && a % b == 0;
-    case SYM_REL_BROADCAST: return a == b || a == 1 || b == 1;
-    }
-    return 0;
-}
-
 uint32_t rt_tune_guard_broken(const rt_engine *e, const int64_t *slots) {
     for (uint32_t g = 0; g < e->n_guards; g++)
-        if (!rel_holds(e->guards[g].rel, slots[e->guards[g].lhs], slots[e->guards[g].rhs])) return g;
+        if (!sym_rel_holds(e->guards[g].rel, slots[e->guards[g].lhs], slots[e->guards[g].rhs])) return g;
     return RT_NONE;
 }

@@ -31,6 +31,18 @@ int64_t sym__mod(int64_t a, int64_t b) {
     return r;
 }
 
+int sym_rel_holds(sym_rel rel, int64_t a, int64_t b) {
+    switch (rel) {
+    case SYM_REL_EQ: return a == b;
+    case SYM_REL_NE: return a != b;
+    case SYM_REL_LE: return a <= b;
+    case SYM_REL_LT: return a < b;
+    case SYM_REL_DIVISIBLE: return b >= 1 && sym__mod(a, b) == 0; /* no INT64_MIN % -1 trap */
+    case SYM_REL_BROADCAST: return a == b || a == 1 || b == 1;
+    }
+    return 0;
+}
+
 symc_status sym__eval_op(sym_kind kind, int64_t a, int64_t b, int64_t *out) {
     switch (kind) {
     case SYM_ADD: return __builtin_add_overflow(a, b, out) ? SYMC_ERR_OVERFLOW : SYMC_OK;

@@ -97,17 +97,9 @@ static symc_status holds_at(const sym_table *t, sym_rel rel, sym_expr lhs, sym_e
     int64_t a, b;
     symc_status s;
     if ((s = sym_eval(t, lhs, v, n, &a, err)) || (s = sym_eval(t, rhs, v, n, &b, err))) return s;
-    switch (rel) {
-    case SYM_REL_EQ: *holds = a == b; break;
-    case SYM_REL_NE: *holds = a != b; break;
-    case SYM_REL_LE: *holds = a <= b; break;
-    case SYM_REL_LT: *holds = a < b; break;
-    case SYM_REL_DIVISIBLE:
-        if (b < 1) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "divisibility guard by %" PRId64, b);
-        *holds = sym__mod(a, b) == 0;
-        break;
-    case SYM_REL_BROADCAST: *holds = a == b || a == 1 || b == 1; break;
-    }
+    if (rel == SYM_REL_DIVISIBLE && b < 1)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "divisibility guard by %" PRId64, b);
+    *holds = sym_rel_holds(rel, a, b);
     return SYMC_OK;
 }
 

@@ -179,6 +179,11 @@ typedef enum sym_rel {
     SYM_REL_DIVISIBLE, /* lhs % rhs == 0; rhs a positive constant */
     SYM_REL_BROADCAST  /* lhs == rhs || lhs == 1 || rhs == 1 */
 } sym_rel;
+/* Whether rel holds for the values a (lhs) and b (rhs): the one definition the
+ * guard classifier, the runtime's guard checks and the tuner share. A
+ * divisibility by b < 1 never holds (the builder only makes positive
+ * constants; an engine file may say anything). An unknown rel never holds. */
+int sym_rel_holds(sym_rel rel, int64_t a, int64_t b);
 
 /* Classification of a guard over its domain: every binding of its symbols in
  * the current ranges (declared, narrowed by sym_assume_eq) and multiples that

@@ -3,6 +3,8 @@
  * one-line explanation must contain (the suggested fix in particular). */
 #include "test.h"
 
+#include <stdint.h>
+
 typedef struct grow {
     const char *spec;
     sym_rel rel;
@@ -40,7 +42,25 @@ static const grow rows[] = {
     {"B:2..32", SYM_REL_BROADCAST, "B+40", "3", SYM_GUARD_FALSE, NULL, NULL},
 };
 
+/* sym_rel_holds: the one definition the classifier, the runtime and the tuner share. Engine files are
+ * untrusted, so a divisor < 1 (including INT64_MIN % -1, which traps in C) must answer, not crash. */
+static void test_rel_holds(void) {
+    CHECK(sym_rel_holds(SYM_REL_EQ, 3, 3) && !sym_rel_holds(SYM_REL_EQ, 3, 4));
+    CHECK(sym_rel_holds(SYM_REL_NE, 3, 4) && !sym_rel_holds(SYM_REL_NE, 4, 4));
+    CHECK(sym_rel_holds(SYM_REL_LE, 4, 4) && !sym_rel_holds(SYM_REL_LE, 5, 4));
+    CHECK(sym_rel_holds(SYM_REL_LT, 3, 4) && !sym_rel_holds(SYM_REL_LT, 4, 4));
+    CHECK(sym_rel_holds(SYM_REL_DIVISIBLE, -6, 3) && sym_rel_holds(SYM_REL_DIVISIBLE, 0, 8));
+    CHECK(!sym_rel_holds(SYM_REL_DIVISIBLE, 7, 2));
+    CHECK(!sym_rel_holds(SYM_REL_DIVISIBLE, 6, 0));
+    CHECK(!sym_rel_holds(SYM_REL_DIVISIBLE, 6, -3));
+    CHECK(!sym_rel_holds(SYM_REL_DIVISIBLE, INT64_MIN, -1));
+    CHECK(sym_rel_holds(SYM_REL_BROADCAST, 1, 7) && sym_rel_holds(SYM_REL_BROADCAST, 7, 1) &&
+          sym_rel_holds(SYM_REL_BROADCAST, 7, 7) && !sym_rel_holds(SYM_REL_BROADCAST, 7, 2));
+    CHECK(!sym_rel_holds((sym_rel)99, 1, 1));
+}
+
 int main(void) {
+    test_rel_holds();
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         const grow *r = &rows[i];
         sym_table *t = test_table(r->spec);
