@@ -6,9 +6,9 @@
  * size computed with plain size_t arithmetic then wraps to something small,
  * the buffer is allocated at that size and filled for the real element
  * count. So every size from dims goes through tool_tensor_size: a zero dim
- * makes the tensor empty whatever the others are, otherwise each step of
- * the product is checked against INT64_MAX / element size (the largest
- * allocation malloc can satisfy is PTRDIFF_MAX).
+ * makes the tensor empty whatever the others are, otherwise the byte
+ * count goes through the runtime's checked product (rt_checked_product, the
+ * same limit the runtime refuses at).
  *
  * Files: fopen succeeds on a directory and reading it fails later with a
  * confusing message (a size of INT64_MAX bytes, "not a .npy file"), and a
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "runtime/engine.h"
 #include "runtime/ref_kernels.h"
 
 symc_status tool_check_regular_file(const char *path, const char *what, symc_error *err) {
@@ -47,16 +48,13 @@ void tool_input_names(const symrt_engine *e, char *buf, size_t cap) {
 }
 
 void tool_shape_text(int32_t rank, const int64_t *dims, char *buf, size_t cap) {
-    size_t n = (size_t)snprintf(buf, cap, "[");
-    for (int32_t d = 0; d < rank && n < cap; d++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%" PRId64, d ? ", " : "", dims[d]);
-    if (n < cap) snprintf(buf + n, cap - n, "]");
+    rt_format_dims(dims, rank, buf, cap);
 }
 
 symc_status tool_tensor_size(const char *what, symc_dtype dtype, int32_t rank, const int64_t *dims,
                              size_t *elems, size_t *bytes, symc_error *err) {
     char shape[256];
-    uint64_t es = rt_ref_dtype_size(dtype), n = 1;
+    int64_t es = (int64_t)rt_ref_dtype_size(dtype), n = 0;
     int empty = 0;
     if (rank < 0 || rank > 8) {
         return symc_error_setf(err, SYMC_ERR_RANGE, "%s has rank %d, outside [0, 8]", what, (int)rank);
@@ -68,21 +66,16 @@ symc_status tool_tensor_size(const char *what, symc_dtype dtype, int32_t rank, c
         }
         empty |= dims[d] == 0;
     }
-    if (!empty) {
-        uint64_t limit = (uint64_t)INT64_MAX / (es ? es : 1);
-        for (int32_t d = 0; d < rank; d++) {
-            if (n > limit / (uint64_t)dims[d]) {
-                tool_shape_text(rank, dims, shape, sizeof shape);
-                return symc_error_setf(err, SYMC_ERR_RANGE,
-                                       "%s of shape %s (%s) is too large: its size in bytes does not fit in "
-                                       "64 bits (at most %" PRId64 " bytes)",
-                                       what, shape, rt_ref_dtype_name(dtype), (int64_t)INT64_MAX);
-            }
-            n *= (uint64_t)dims[d];
-        }
-    } else
-        n = 0;
-    if (elems) *elems = (size_t)n;
-    if (bytes) *bytes = (size_t)(n * es);
+    /* the runtime's checked product, of the elements and of the bytes */
+    int64_t count = 0;
+    if (!empty && (!rt_checked_product(dims, rank, 1, &count) || !rt_checked_product(dims, rank, es, &n))) {
+        tool_shape_text(rank, dims, shape, sizeof shape);
+        return symc_error_setf(err, SYMC_ERR_RANGE,
+                               "%s of shape %s (%s) is too large: its size in bytes does not fit in "
+                               "64 bits (at most %" PRId64 " bytes)",
+                               what, shape, rt_ref_dtype_name(dtype), (int64_t)RT_MAX_BYTES);
+    }
+    if (elems) *elems = (size_t)count;
+    if (bytes) *bytes = (size_t)n;
     return SYMC_OK;
 }
