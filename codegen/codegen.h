@@ -10,6 +10,7 @@
 #define SYMC_CODEGEN_CODEGEN_H
 
 #include "ir/ir.h"
+#include "symc/precision.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,7 +19,7 @@ extern "C" {
 typedef struct cg_options {
     int gpu;          /* 1: emit GPU code (CUDA target); 0: a reference-only engine */
     const char *arch; /* "sm_90" etc.; NULL: the GPU present, else sm_90 */
-    int precision;    /* rt_precision: 0 fp32 (true fp32), 1 tf32, 2 fp16, 3 bf16 */
+    symc_precision precision; /* of matrix products and convolutions (symc/precision.h) */
     int tune;         /* time library candidates (opt and a few range representatives) when a GPU is present */
     /* progress lines for long work (NULL: quiet) */
     void (*progress)(void *ctx, const char *msg);

@@ -29,7 +29,7 @@ symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt,
     cg_options cg = cg_default_options();
     cg.gpu = o.gpu != 0;
     cg.arch = o.arch;
-    cg.precision = (int)o.precision;
+    cg.precision = o.precision;
     cg.tune = o.tune != 0;
     return cg_write_engine(m, &cg, path, err);
 }

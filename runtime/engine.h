@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ir/ir.h" /* ir_op (the op table) and the symc_attr layout only */
+#include "symc/precision.h"
 #include "symshape/sym.h"
 
 #ifdef __cplusplus
@@ -94,14 +95,14 @@ typedef enum rt_epilogue {
     RT_EPI_GELU = 2 /* tanh approximation only when the node asked for it; see codegen */
 } rt_epilogue;
 
-/* Math used by library calls. Storage stays fp32; FP16/BF16/TF32 let the
+/* Math used by library calls: the public symc_precision (symc/precision.h),
+ * under the runtime's names. Storage stays fp32; FP16/BF16/TF32 let the
  * tensor cores round operands, accumulating in fp32. */
-typedef enum rt_precision {
-    RT_PREC_FP32 = 0,
-    RT_PREC_TF32 = 1,
-    RT_PREC_FP16 = 2,
-    RT_PREC_BF16 = 3
-} rt_precision;
+typedef symc_precision rt_precision;
+#define RT_PREC_FP32 SYMC_PRECISION_FP32
+#define RT_PREC_TF32 SYMC_PRECISION_TF32
+#define RT_PREC_FP16 SYMC_PRECISION_FP16
+#define RT_PREC_BF16 SYMC_PRECISION_BF16
 
 #define RT_STEP_MAX_TENSORS 5
 #define RT_ALGO_MAX 256 /* bytes of one tuned choice, at most */

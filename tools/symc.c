@@ -155,9 +155,9 @@ static int cmd_compile(int argc, char **argv) {
         } else if ((v = flag_value(argc, argv, &i, "-o")) || (v = flag_value(argc, argv, &i, "--output"))) out = v;
         else if ((v = flag_value(argc, argv, &i, "--dump-after"))) dump_after = v;
         else if ((v = flag_value(argc, argv, &i, "--arch"))) cgo.arch = v;
-        else if (!strcmp(argv[i], "--fp16")) cgo.precision = 2, n_prec++;
-        else if (!strcmp(argv[i], "--bf16")) cgo.precision = 3, n_prec++;
-        else if (!strcmp(argv[i], "--tf32")) cgo.precision = 1, n_prec++;
+        else if (!strcmp(argv[i], "--fp16")) cgo.precision = SYMC_PRECISION_FP16, n_prec++;
+        else if (!strcmp(argv[i], "--bf16")) cgo.precision = SYMC_PRECISION_BF16, n_prec++;
+        else if (!strcmp(argv[i], "--tf32")) cgo.precision = SYMC_PRECISION_TF32, n_prec++;
         else if (!strcmp(argv[i], "--no-tune")) cgo.tune = 0;
         else if (!strcmp(argv[i], "--no-gpu")) cgo.gpu = 0;
         else if (argv[i][0] == '-') {

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "symc/dtype.h"
+#include "symc/precision.h"
 #include "symc/status.h"
 
 #ifdef __cplusplus
@@ -145,13 +146,6 @@ symc_status symc_module_load(const char *path, symc_module **out, symc_error *er
 char *symc_module_print(symc_module *m);
 
 /* ---- compiling to an engine (what `symc compile` does) ------------------- */
-typedef enum symc_precision {
-    SYMC_PRECISION_FP32 = 0, /* true fp32 */
-    SYMC_PRECISION_TF32 = 1, /* matrix products and convolutions in TF32 */
-    SYMC_PRECISION_FP16 = 2, /* ... with fp16 operands, fp32 accumulation */
-    SYMC_PRECISION_BF16 = 3  /* ... with bf16 operands, fp32 accumulation */
-} symc_precision;
-
 typedef struct symc_compile_options {
     int gpu;                  /* 1: CUDA kernels and library calls (default); 0: reference backend only */
     const char *arch;         /* "sm_90"...; NULL: the GPU present, else sm_90 */
