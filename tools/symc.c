@@ -5,7 +5,9 @@
  * stderr starting with "symc: " and a non-zero exit: 2 for usage errors
  * (unknown subcommand or flag, missing argument), 1 for everything else
  * (unreadable or invalid files). The library reports through symc_error; only
- * this driver prints. */
+ * this driver prints. `compile` imports the model, then hands it to the
+ * public compile driver (symc_module_compile, codegen/compile.c) with the
+ * progress and --dump-after callbacks, as any embedder would. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,10 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codegen/codegen.h"
 #include "frontend/onnx.h"
 #include "ir/ir.h"
-#include "passes/pipeline.h"
 #include "runtime/cuda_backend.h"
 #include "runtime/ref_kernels.h"
 #include "symc/symc.h"
@@ -104,8 +104,9 @@ static void progress(void *ctx, const char *pass) {
 }
 
 static int cmd_compile(int argc, char **argv) {
-    const char *model = NULL, *out = NULL, *dump_after = NULL;
-    cg_options cgo = cg_default_options();
+    const char *model = NULL, *out = NULL;
+    symc_compile_options opt;
+    symc_compile_options_init(&opt);
     int n_prec = 0;
     fe_shape_list shapes;
     fe_shape_list_init(&shapes);
@@ -153,13 +154,13 @@ static int cmd_compile(int argc, char **argv) {
                 goto done;
             }
         } else if ((v = flag_value(argc, argv, &i, "-o")) || (v = flag_value(argc, argv, &i, "--output"))) out = v;
-        else if ((v = flag_value(argc, argv, &i, "--dump-after"))) dump_after = v;
-        else if ((v = flag_value(argc, argv, &i, "--arch"))) cgo.arch = v;
-        else if (!strcmp(argv[i], "--fp16")) cgo.precision = SYMC_PRECISION_FP16, n_prec++;
-        else if (!strcmp(argv[i], "--bf16")) cgo.precision = SYMC_PRECISION_BF16, n_prec++;
-        else if (!strcmp(argv[i], "--tf32")) cgo.precision = SYMC_PRECISION_TF32, n_prec++;
-        else if (!strcmp(argv[i], "--no-tune")) cgo.tune = 0;
-        else if (!strcmp(argv[i], "--no-gpu")) cgo.gpu = 0;
+        else if ((v = flag_value(argc, argv, &i, "--dump-after"))) opt.dump_after = v;
+        else if ((v = flag_value(argc, argv, &i, "--arch"))) opt.arch = v;
+        else if (!strcmp(argv[i], "--fp16")) opt.precision = SYMC_PRECISION_FP16, n_prec++;
+        else if (!strcmp(argv[i], "--bf16")) opt.precision = SYMC_PRECISION_BF16, n_prec++;
+        else if (!strcmp(argv[i], "--tf32")) opt.precision = SYMC_PRECISION_TF32, n_prec++;
+        else if (!strcmp(argv[i], "--no-tune")) opt.tune = 0;
+        else if (!strcmp(argv[i], "--no-gpu")) opt.gpu = 0;
         else if (argv[i][0] == '-') {
             rc = usage_error("compile: unknown flag '%s'", argv[i]);
             goto done;
@@ -176,7 +177,7 @@ static int cmd_compile(int argc, char **argv) {
         rc = usage_error("compile: --fp16, --bf16 and --tf32 exclude each other%s", "");
         goto done;
     }
-    if (!cgo.gpu && (cgo.arch || n_prec)) {
+    if (!opt.gpu && (opt.arch || n_prec)) {
         rc = usage_error("compile: --no-gpu takes no --arch or precision flag%s", "");
         goto done;
     }
@@ -204,10 +205,10 @@ static int cmd_compile(int argc, char **argv) {
         goto done;
     }
     int tty = isatty(2);
-    pass_options opt = {dump_after, dump_text, progress, &tty};
-    cgo.progress = progress;
-    cgo.progress_ctx = &tty;
-    if (pass_run_pipeline(m, &opt, &err) != SYMC_OK || cg_write_engine(m, &cgo, out, &err) != SYMC_OK) {
+    opt.progress = progress;
+    opt.dump = dump_text;
+    opt.ctx = &tty;
+    if (symc_module_compile(m, &opt, out, &err) != SYMC_OK) {
         fprintf(stderr, "symc: %s: %s\n", model, err.msg);
         goto done;
     }

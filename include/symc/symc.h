@@ -146,19 +146,27 @@ symc_status symc_module_load(const char *path, symc_module **out, symc_error *er
 char *symc_module_print(symc_module *m);
 
 /* ---- compiling to an engine (what `symc compile` does) ------------------- */
+/* Fields are only ever appended (the ones before keep their offsets), so
+ * start from symc_compile_options_init and set what you need. */
 typedef struct symc_compile_options {
     int gpu;                  /* 1: CUDA kernels and library calls (default); 0: reference backend only */
     const char *arch;         /* "sm_90"...; NULL: the GPU present, else sm_90 */
-    symc_precision precision; /* default SYMC_PRECISION_FP32 */
+    symc_precision precision; /* default SYMC_PRECISION_FP32 (symc/precision.h) */
     int tune;                 /* 1 (default): time library candidates at opt and a few sizes across
                                  the ranges when a GPU is present */
+    /* Watching the work (what `symc compile` prints); all NULL by default. */
+    void (*progress)(void *ctx, const char *step); /* as each pass and each long codegen step starts */
+    const char *dump_after;   /* a pass name (--dump-after): dump gets the IR as text after it */
+    void (*dump)(void *ctx, const char *pass, const char *text);
+    void *ctx;                /* handed to progress and dump */
 } symc_compile_options;
 
 /* The defaults above. */
 void symc_compile_options_init(symc_compile_options *o);
 /* Runs the pass pipeline (verify, shape inference) and writes an engine
  * (.symx) that runs at every size inside the declared ranges. opt may be
- * NULL (defaults). Errors name the node, op, tensor or symbol. */
+ * NULL (defaults). Errors name the node, op, tensor or symbol. This is the
+ * one compile driver: `symc compile` calls it too. */
 symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt, const char *path, symc_error *err);
 
 #ifdef __cplusplus

@@ -44,8 +44,13 @@ class Attr(ctypes.Structure):
 
 
 class CompileOptions(ctypes.Structure):
+    """symc_compile_options, field for field (symc.h appends, never reorders)."""
     _fields_ = [("gpu", ctypes.c_int), ("arch", ctypes.c_char_p), ("precision", ctypes.c_int),
-                ("tune", ctypes.c_int)]
+                ("tune", ctypes.c_int),
+                ("progress", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)),
+                ("dump_after", ctypes.c_char_p),
+                ("dump", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)),
+                ("ctx", ctypes.c_void_p)]
 
 
 class IoInfo(ctypes.Structure):
