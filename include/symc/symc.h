@@ -169,6 +169,18 @@ void symc_compile_options_init(symc_compile_options *o);
  * one compile driver: `symc compile` calls it too. */
 symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt, const char *path, symc_error *err);
 
+/* ---- for language bindings (libsymc.so) ----------------------------------- */
+/* Every public constant by its C name: the enumerators and integer macros of
+ * the public headers ("SYMC_F32", "SYMRT_BACKEND_CUDA", "SYMC_DIM_NONE") and
+ * the layout of the public structs ("sizeof(symc_compile_options)",
+ * "offsetof(symc_attr, dims)"), so a binding reads them from the library it
+ * loaded instead of copying them. A static table of *count rows. */
+typedef struct symc_constant {
+    const char *name;
+    int64_t value;
+} symc_constant;
+const symc_constant *symc_constants(uint32_t *count);
+
 #ifdef __cplusplus
 }
 #endif

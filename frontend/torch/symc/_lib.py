@@ -5,23 +5,23 @@ bundled in the package, or <repo>/build/lib/libsymc.so next to the package
 source), declares argtypes/restype for every function the package uses, and
 exposes `check(status, err, what)` which turns a non-OK symc_status into a
 SymcError carrying the library's one-line message. Nothing here knows torch.
+
+The C constants are not copied here: `constants()` reads the library's table
+(symc_constants) once, and the module attributes F32, ATTR_DIMS, BACKEND_CUDA,
+DIM_NONE, PRECISION_FP16, ... are its rows with the SYMC_ / SYMRT_ prefix
+dropped, looked up on first use (so importing the package needs no library).
+The ctypes structs below are the one layout written by hand;
+tests/torch/test_enums.py checks them, and the table against the public
+headers, so neither can drift.
 """
 import ctypes
 import os
 import pathlib
 
 __all__ = ["lib", "SymcError", "Error", "Attr", "CompileOptions", "IoInfo", "SymbolInfo",
-           "check", "find_library", "DIM_NONE", "ATTR_INT", "ATTR_FLOAT", "ATTR_INTS",
-           "ATTR_FLOATS", "ATTR_STR", "ATTR_DIMS", "ATTR_DTYPE", "BACKEND_REF", "BACKEND_CUDA",
+           "check", "find_library", "constants", "status_name", "DIM_NONE", "ATTR_INT", "ATTR_FLOAT",
+           "ATTR_INTS", "ATTR_FLOATS", "ATTR_STR", "ATTR_DIMS", "ATTR_DTYPE", "BACKEND_REF", "BACKEND_CUDA",
            "F32", "F16", "BF16", "F64", "I64", "I32", "BOOL"]
-
-DIM_NONE = 0xFFFFFFFF
-TENSOR_NONE = 0xFFFFFFFF
-(ATTR_INT, ATTR_FLOAT, ATTR_INTS, ATTR_FLOATS, ATTR_STR, ATTR_DIMS, ATTR_DTYPE) = range(7)
-BACKEND_REF, BACKEND_CUDA = 0, 1
-F32, F16, BF16, F64, I64, I32, BOOL = range(7)
-STATUS_NAMES = ["ok", "invalid_arg", "range", "overflow", "div_zero", "contradiction", "unbound",
-                "io", "format", "verify", "nomem", "unsupported", "internal", "device"]
 
 
 class SymcError(RuntimeError):
@@ -60,6 +60,10 @@ class IoInfo(ctypes.Structure):
 class SymbolInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("min", ctypes.c_int64), ("opt", ctypes.c_int64),
                 ("max", ctypes.c_int64), ("multiple_of", ctypes.c_int64)]
+
+
+class _Constant(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_int64)]
 
 
 def _candidates():
@@ -117,6 +121,7 @@ def _declare(L):
         "symc_module_infer_shapes": (S, [P, E]),
         "symc_module_save": (S, [P, ctypes.c_char_p, E]),
         "symc_module_print": (P, [P]),
+        "symc_constants": (ctypes.POINTER(_Constant), [ctypes.POINTER(U32)]),
         "symc_compile_options_init": (None, [ctypes.POINTER(CompileOptions)]),
         "symc_module_compile": (S, [P, ctypes.POINTER(CompileOptions), ctypes.c_char_p, E]),
         "symrt_engine_load_file": (S, [ctypes.c_char_p, ctypes.POINTER(P), E]),
@@ -162,8 +167,43 @@ def lib():
     return _lib
 
 
+_constants = None
+_status_names = None
+
+
+def constants():
+    """{C name: value} of every public constant and struct layout, as libsymc has them."""
+    global _constants, _status_names
+    if _constants is None:
+        n = ctypes.c_uint32()
+        rows = lib().symc_constants(ctypes.byref(n))
+        table = {rows[i].name.decode(): rows[i].value for i in range(n.value)}
+        # SymcError.code: "ok", "invalid_arg", "div_zero", ... (the enumerator, lower case)
+        _status_names = {v: k[len("SYMC_ERR_"):].lower() for k, v in table.items() if k.startswith("SYMC_ERR_")}
+        _status_names[table["SYMC_OK"]] = "ok"
+        _constants = table
+    return _constants
+
+
+def status_name(code):
+    """The short name of a symc_status, as SymcError.code carries it."""
+    constants()
+    return _status_names.get(code, str(code))
+
+
+def __getattr__(name):
+    """F32, ATTR_DIMS, BACKEND_CUDA, DIM_NONE, ...: the C constant without its SYMC_/SYMRT_ prefix."""
+    if name.isupper():
+        table = constants()
+        for prefix in ("SYMC_", "SYMRT_"):
+            if prefix + name in table:
+                globals()[name] = table[prefix + name]
+                return table[prefix + name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def check(status, err, what=""):
     if status != 0:
-        name = STATUS_NAMES[status] if 0 <= status < len(STATUS_NAMES) else str(status)
+        name = status_name(status)
         msg = err.msg.decode("utf-8", "replace") or f"symc status {name}"
         raise SymcError(f"{what}: {msg}" if what else msg, code=name)

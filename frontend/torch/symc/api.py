@@ -18,6 +18,7 @@ import tempfile
 import torch
 import torch.utils._pytree as pytree
 
+from . import _lib
 from ._lib import SymcError
 from .runtime import EngineModule
 from .tracer import CODE_GUARDED, GUARD_SOURCES, Tracer, record_guard_sources
@@ -78,7 +79,7 @@ def gpu_available():
         return False
 
 
-def build_engine(ep, name="model", gpu=None, input_opts=None, dim_names=None, ranges=None, precision=0,
+def build_engine(ep, name="model", gpu=None, input_opts=None, dim_names=None, ranges=None, precision=None,
                  input_ranges=None):
     """Lower an ExportedProgram and compile it; returns an EngineModule."""
     if gpu is None:
@@ -117,9 +118,13 @@ def compile(model, inputs=None, example_inputs=None, *, gpu=None, precision="fp3
     symc.compile(model, inputs=[symc.Input(min_shape=, opt_shape=, max_shape=, dtype=)])
     symc.compile(exported_program, example_inputs)   # honours the program's range_constraints
     """
-    prec = {"fp32": 0, "tf32": 1, "fp16": 2, "bf16": 3}.get(precision)
+    # "fp16" -> SYMC_PRECISION_FP16, from the library's table
+    table = sorted(_lib.constants().items(), key=lambda kv: kv[1])
+    precisions = {k[len("SYMC_PRECISION_"):].lower(): v for k, v in table if k.startswith("SYMC_PRECISION_")}
+    prec = precisions.get(precision) if isinstance(precision, str) else None
     if prec is None:
-        raise SymcError(f"precision {precision!r}: use 'fp32', 'tf32', 'fp16' or 'bf16'", code="invalid_arg")
+        names = [f"'{p}'" for p in precisions]
+        raise SymcError(f"precision {precision!r}: use {', '.join(names[:-1])} or {names[-1]}", code="invalid_arg")
     if isinstance(model, torch.export.ExportedProgram):
         ep = model
         ex = example_inputs if example_inputs is not None else inputs

@@ -14,11 +14,9 @@ import numpy as np
 from . import _lib
 from ._lib import SymcError, check
 
-_KINDS = {"int": _lib.ATTR_INT, "float": _lib.ATTR_FLOAT, "ints": _lib.ATTR_INTS,
-          "floats": _lib.ATTR_FLOATS, "str": _lib.ATTR_STR, "dims": _lib.ATTR_DIMS,
-          "dtype": _lib.ATTR_DTYPE}
-_NP_DTYPES = {np.dtype(np.float32): _lib.F32, np.dtype(np.float16): _lib.F16, np.dtype(np.float64): _lib.F64,
-              np.dtype(np.int64): _lib.I64, np.dtype(np.int32): _lib.I32, np.dtype(np.bool_): _lib.BOOL}
+# numpy dtypes symc takes, by their symc_dtype's name (the values come from the library: _lib)
+_NP_DTYPES = {np.dtype(np.float32): "F32", np.dtype(np.float16): "F16", np.dtype(np.float64): "F64",
+              np.dtype(np.int64): "I64", np.dtype(np.int32): "I32", np.dtype(np.bool_): "BOOL"}
 
 
 class Module:
@@ -109,7 +107,7 @@ class Module:
         err = _lib.Error()
         dims = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
         t = ctypes.c_uint32()
-        check(self.L.symc_add_constant(self.h, name.encode(), _NP_DTYPES[a.dtype], a.ndim, dims,
+        check(self.L.symc_add_constant(self.h, name.encode(), getattr(_lib, _NP_DTYPES[a.dtype]), a.ndim, dims,
                                        a.ctypes.data_as(ctypes.c_void_p), a.nbytes, ctypes.byref(t),
                                        ctypes.byref(err)), err, f"constant '{name}'")
         return t.value
@@ -120,7 +118,7 @@ class Module:
         for i, (an, kind, v) in enumerate(attrs):
             a = arr[i]
             a.name = an.encode()
-            a.kind = _KINDS[kind]
+            a.kind = getattr(_lib, "ATTR_" + kind.upper())  # "dims" -> SYMC_ATTR_DIMS
             if kind in ("int", "dtype"):
                 a.i = int(v)
             elif kind == "float":
@@ -169,11 +167,13 @@ class Module:
         finally:
             self.L.free(p)
 
-    def compile(self, path, gpu=False, precision=0):
+    def compile(self, path, gpu=False, precision=None):
+        """precision: a symc_precision value (None: the library's default, fp32)."""
         err = _lib.Error()
         o = _lib.CompileOptions()
         self.L.symc_compile_options_init(ctypes.byref(o))
         o.gpu = 1 if gpu else 0
-        o.precision = precision
+        if precision is not None:
+            o.precision = precision
         check(self.L.symc_module_compile(self.h, ctypes.byref(o), str(path).encode(), ctypes.byref(err)), err,
               "symc_module_compile")

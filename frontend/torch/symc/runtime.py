@@ -11,6 +11,7 @@ the output shapes, allocates outputs with torch.empty and enqueues. One
 context per backend per module, created lazily and guarded by a lock.
 """
 import ctypes
+import functools
 import os
 import threading
 
@@ -19,10 +20,15 @@ import torch
 from . import _lib
 from ._lib import SymcError, check
 
-_TORCH_DTYPES = {
-    _lib.F32: torch.float32, _lib.F16: torch.float16, _lib.BF16: torch.bfloat16,
-    _lib.F64: torch.float64, _lib.I64: torch.int64, _lib.I32: torch.int32, _lib.BOOL: torch.bool,
-}
+# torch dtypes by their symc_dtype's name (the values come from the library: _lib)
+_TORCH_DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16, "F64": torch.float64,
+                 "I64": torch.int64, "I32": torch.int32, "BOOL": torch.bool}
+
+
+@functools.cache
+def _torch_dtypes():
+    """symc_dtype value -> torch dtype."""
+    return {getattr(_lib, name): t for name, t in _TORCH_DTYPES.items()}
 
 
 class Engine:
@@ -92,7 +98,7 @@ class Context:
             rank = ctypes.c_int32()
             check(L.symrt_get_tensor_shape(self._h, name.encode(), dims, ctypes.byref(rank), ctypes.byref(err)),
                   err)
-            outs.append(torch.empty([dims[i] for i in range(rank.value)], dtype=_TORCH_DTYPES[dt], device=dev))
+            outs.append(torch.empty([dims[i] for i in range(rank.value)], dtype=_torch_dtypes()[dt], device=dev))
         for (name, _, _), t in list(zip(eng.inputs, tensors)) + list(zip(eng.outputs, outs)):
             nbytes = t.numel() * t.element_size()
             # a zero-size tensor may have a null data_ptr; hand symrt a valid pointer anyway
@@ -143,7 +149,7 @@ class EngineModule(torch.nn.Module):
                             f"got {len(tensors)}", code="invalid_arg")
         prepared = []
         for (name, dt, rank), t in zip(ins, tensors):
-            want = _TORCH_DTYPES[dt]
+            want = _torch_dtypes()[dt]
             if t.dtype != want:
                 raise SymcError(f"input '{name}' has dtype {t.dtype}; the engine takes {want}", code="invalid_arg")
             if t.dim() != rank:

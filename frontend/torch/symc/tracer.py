@@ -42,10 +42,23 @@ from .builder import Module
 aten = torch.ops.aten
 _BIG = 1 << 62
 
-_DT_NAMES = {_lib.F32: "f32", _lib.F16: "f16", _lib.BF16: "bf16", _lib.F64: "f64", _lib.I64: "i64",
-             _lib.I32: "i32", _lib.BOOL: "bool"}
-_SYMC_DTYPES = {torch.float32: _lib.F32, torch.float16: _lib.F16, torch.bfloat16: _lib.BF16,
-                torch.float64: _lib.F64, torch.int64: _lib.I64, torch.int32: _lib.I32, torch.bool: _lib.BOOL}
+# torch dtypes symc takes, by their symc_dtype's name (the values come from the library: _lib)
+_SYMC_DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.float64: "F64",
+                torch.int64: "I64", torch.int32: "I32", torch.bool: "BOOL"}
+
+
+def _symc_dtype(t):
+    """The symc_dtype value of a torch dtype, None if symc has none."""
+    name = _SYMC_DTYPES.get(t)
+    return None if name is None else getattr(_lib, name)
+
+
+def _dtype_text(dt):
+    """A symc_dtype value as the C library prints it ("f32", "bool")."""
+    for name in _SYMC_DTYPES.values():
+        if getattr(_lib, name) == dt:
+            return name.lower()
+    return dt
 
 
 # Where each of torch's deferred runtime asserts came from, by the text of its condition: "dispatch" when
@@ -520,7 +533,7 @@ class Tracer:
             if v.dtype not in _SYMC_DTYPES:
                 self.fail(f"input '{n.name}' has dtype {v.dtype}, which symc does not take")
             dims = [self.dim(s) for s in v.shape]
-            env[n.name] = _T(self.m.input(n.name, _SYMC_DTYPES[v.dtype], dims))
+            env[n.name] = _T(self.m.input(n.name, _symc_dtype(v.dtype), dims))
             self.input_handles.add(int(env[n.name]))
             self.name_count[n.name] = 1
             self.input_names.append(n.name)
@@ -740,9 +753,9 @@ class Tracer:
             for h, mv, which in pairs:
                 self.cur = n
                 dt, dims = self.m.tensor_info(int(h))
-                want_dt = _SYMC_DTYPES.get(mv.dtype)
+                want_dt = _symc_dtype(mv.dtype)
                 tshape = list(mv.shape)
-                got_txt = lambda: text(_DT_NAMES.get(dt, dt), [self.m.dim_str(d) for d in dims or []])
+                got_txt = lambda: text(_dtype_text(dt), [self.m.dim_str(d) for d in dims or []])
                 want_txt = lambda: text(str(mv.dtype).replace("torch.", ""), [self._size_text(s) for s in tshape])
                 if dims is None:
                     continue  # not part of the graph that reaches an output: never run
