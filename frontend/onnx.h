@@ -91,6 +91,31 @@ symc_status fe_parse_shapes(fe_shape_list *l, fe_shape_flag flag, const char *sp
  * max in every dim. The error names the input, the dim and the flag to add. */
 symc_status fe_shape_list_check(const fe_shape_list *l, symc_error *err);
 
+/* ---- points: one shape per input (symc bench) ---------------------------------- */
+/* The same grammar with one shape an input: "x:4x196x768,mask:4x196", ';'
+ * also separating inputs (empty items are skipped), and a dim may name a
+ * symbol ("x:Bx196x768"): a letter or '_' then letters, digits and '_', but
+ * no 'x' (which separates dims); the caller resolves it. */
+typedef struct fe_point_input {
+    char *name;
+    int32_t rank;
+    int64_t dims[FE_MAX_RANK]; /* -1 where sym[d] names a symbol */
+    char *sym[FE_MAX_RANK];    /* a symbol's name, or NULL for a number */
+} fe_point_input;
+
+/* The inputs of one point; names and symbols are owned by it. */
+typedef struct fe_point {
+    fe_point_input *items;
+    uint32_t n, cap;
+} fe_point;
+
+void fe_point_init(fe_point *p);
+void fe_point_free(fe_point *p);
+/* Adds one flag's inputs to p (flag: its spelling, for messages). Syntax
+ * errors read like fe_parse_shapes's; an input given twice in the point is
+ * an error too. On error p is unchanged. */
+symc_status fe_parse_point(fe_point *p, const char *flag, const char *spec, symc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,15 +1,19 @@
-/* The trtexec-style shape flags: --shapes, --min-shapes, --opt-shapes and
- * --max-shapes, each given any number of times, accumulate into one list of
- * fe_input_shape.
+/* The one parser of command-line shapes ("NAME:AxBxC"), for every tool:
+ * the trtexec-style flags of `symc compile` and `symc run` (--shapes,
+ * --min-shapes, --opt-shapes and --max-shapes, each given any number of
+ * times, accumulate into one list of fe_input_shape) and the points of
+ * `symc bench` (one shape per input, dims that may name engine symbols).
  *
  * A spec is a comma-separated list of items; an item with a ':' starts an
  * input ("name:AxBxC", the name running to the item's last ':' so TensorFlow
  * names like "input:0" survive) and an item without one is a further shape of
- * the current input, which is how --shapes takes min,opt,max. Each flag is
- * parsed into a scratch list first and merged only when the whole spec is
- * valid, so a bad flag leaves the list as it was. Errors quote the flag, the
- * text and the 1-based column, because that is what a person needs to fix a
- * command line. */
+ * the current input, which is how --shapes takes min,opt,max. A point takes
+ * one shape an input, so there every item names its input, ';' separates
+ * items too and empty items are skipped. split_items reads that grammar for both into a scratch array,
+ * which is checked and merged only when the whole spec is valid, so a bad
+ * flag leaves the list as it was. Errors quote the flag, the text and the
+ * 1-based column, because that is what a person needs to fix a command
+ * line. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +52,16 @@ int fe_shape_flag_parse(const char *flag, fe_shape_flag *out) {
     return 0;
 }
 
-/* One parsed item group: an input name and 1..3 shapes. */
+/* How a spec is read: the flag's spelling (for messages), how many shapes
+ * an input takes, and whether it is a point (symc bench). */
+typedef struct rules {
+    const char *flag;
+    int max_shapes; /* 3 for --shapes (min,opt,max), else 1 */
+    int point;      /* ';' separates items too, every item names its input, dims may be symbols */
+} rules;
+
+/* One parsed item group: an input name and 1..3 shapes; in a point, a dim
+ * may be a symbol, spec[sym_at .. sym_at + sym_len) (sym_len 0: a number). */
 typedef struct parsed {
     char *name;
     size_t name_col;
@@ -56,42 +69,132 @@ typedef struct parsed {
     int32_t rank[3];
     int64_t dims[3][FE_MAX_RANK];
     size_t col[3];
+    size_t sym_at[FE_MAX_RANK], sym_len[FE_MAX_RANK];
 } parsed;
 
-static symc_status syntax(symc_error *err, fe_shape_flag f, const char *spec, size_t pos,
-                          const char *what) {
-    return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s': %s at column %zu", flag_text(f), spec,
-                           what, pos + 1);
+static symc_status syntax(symc_error *err, const rules *r, const char *spec, size_t pos, const char *what) {
+    return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s': %s at column %zu", r->flag, spec, what, pos + 1);
 }
 
-/* dims: "" (a scalar) or N('x'N)*, from spec[*pos] to `end` */
-static symc_status parse_dims(fe_shape_flag f, const char *spec, size_t pos, size_t end, int32_t *rank,
-                              int64_t *dims, symc_error *err) {
+static int is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+
+/* A symbol name's characters: those of the names symc gives symbols (letters,
+ * digits, '_'), except 'x', which separates dims. */
+static int is_sym_char(char ch) {
+    return ch != 'x' && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || is_digit(ch) || ch == '_');
+}
+
+/* dims: "" (a scalar) or D('x'D)*, from spec[pos] to `end`; D is digits, or
+ * (when sym_at is not NULL) a symbol name, whose dim is -1 */
+static symc_status parse_dims(const rules *r, const char *spec, size_t pos, size_t end, int32_t *rank,
+                              int64_t *dims, size_t *sym_at, size_t *sym_len, symc_error *err) {
     *rank = 0;
     if (pos == end) return SYMC_OK;
     for (;;) {
-        if (spec[pos] < '0' || spec[pos] > '9')
-            return syntax(err, f, spec, pos, "expected a dimension (digits)");
         int64_t v = 0;
-        while (pos < end && spec[pos] >= '0' && spec[pos] <= '9') {
+        size_t at = pos;
+        if (sym_at && !is_digit(spec[pos]) && is_sym_char(spec[pos])) {
+            while (pos < end && is_sym_char(spec[pos])) pos++;
+            v = -1;
+        } else if (!is_digit(spec[pos])) {
+            return syntax(err, r, spec, pos, sym_at ? "expected a dimension (digits or a symbol name)"
+                                                    : "expected a dimension (digits)");
+        }
+        while (v >= 0 && pos < end && is_digit(spec[pos])) {
             int d = spec[pos] - '0';
-            if (v > (INT64_MAX - d) / 10) return syntax(err, f, spec, pos, "dimension too large");
+            if (v > (INT64_MAX - d) / 10) return syntax(err, r, spec, pos, "dimension too large");
             v = v * 10 + d;
             pos++;
         }
-        if (*rank == FE_MAX_RANK) return syntax(err, f, spec, pos, "more than 8 dimensions");
+        if (*rank == FE_MAX_RANK) return syntax(err, r, spec, pos, "more than 8 dimensions");
+        if (sym_at) sym_at[*rank] = at, sym_len[*rank] = v < 0 ? pos - at : 0;
         dims[(*rank)++] = v;
         if (pos == end) return SYMC_OK;
-        if (spec[pos] != 'x' && spec[pos] != 'X')
-            return syntax(err, f, spec, pos, "expected 'x' between dimensions, ',' or the end");
+        if (spec[pos] != 'x' && (spec[pos] != 'X' || v < 0))
+            return syntax(err, r, spec, pos, "expected 'x' between dimensions, ',' or the end");
         pos++;
-        if (pos == end) return syntax(err, f, spec, pos, "expected a dimension after 'x'");
+        if (pos == end) return syntax(err, r, spec, pos, "expected a dimension after 'x'");
     }
 }
 
 static void free_parsed(parsed *p, int n) {
     for (int i = 0; i < n; i++) free(p[i].name);
     free(p);
+}
+
+static int is_separator(const rules *r, char ch) { return ch == ',' || (r->point && ch == ';'); }
+
+/* Pass 1, the grammar: the items of spec into groups (an input and its
+ * shapes), *out malloc'd. On error *out holds what was read, for free_parsed. */
+static symc_status split_items(const rules *r, const char *spec, parsed **out, int *n_out, symc_error *err) {
+    size_t len = strlen(spec);
+    parsed *ps = NULL;
+    int np = 0, cap = 0;
+    symc_status st = SYMC_OK;
+    for (size_t pos = 0; pos <= len && !st;) {
+        size_t end = pos;
+        while (end < len && !is_separator(r, spec[end])) end++;
+        if (r->point && end == pos) { /* a point skips empty items, as bench always did ("x:1x3,") */
+            pos = end + 1;
+            continue;
+        }
+        size_t colon = SIZE_MAX;
+        for (size_t i = pos; i < end; i++)
+            if (spec[i] == ':') colon = i;
+        size_t dims_at = pos;
+        if (colon != SIZE_MAX) {
+            if (colon == pos) {
+                st = syntax(err, r, spec, pos, "expected an input name before ':'");
+                break;
+            }
+            if (np == cap) {
+                cap = cap ? 2 * cap : 4;
+                parsed *g = realloc(ps, (size_t)cap * sizeof *g);
+                if (!g) {
+                    st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory parsing %s", r->flag);
+                    break;
+                }
+                ps = g;
+            }
+            parsed *p = &ps[np];
+            memset(p, 0, sizeof *p);
+            p->name = malloc(colon - pos + 1);
+            if (!p->name) {
+                st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory parsing %s", r->flag);
+                break;
+            }
+            np++;
+            memcpy(p->name, spec + pos, colon - pos);
+            p->name[colon - pos] = '\0';
+            p->name_col = pos;
+            dims_at = colon + 1;
+        } else if (r->point) {
+            st = syntax(err, r, spec, pos, "expected NAME:AxBxC");
+            break;
+        } else if (np == 0) {
+            st = syntax(err, r, spec, pos, "expected 'name:' before the shape");
+            break;
+        } else if (dims_at == end) {
+            st = syntax(err, r, spec, pos, "empty shape");
+            break;
+        }
+        parsed *p = &ps[np - 1];
+        if (p->n_shapes == r->max_shapes) {
+            st = syntax(err, r, spec, pos,
+                        r->max_shapes == 3 ? "a fourth shape for one input (give one, or min,opt,max)"
+                                           : "a second shape for one input (start the next with 'name:')");
+            break;
+        }
+        int k = p->n_shapes++;
+        p->col[k] = dims_at;
+        st = parse_dims(r, spec, dims_at, end, &p->rank[k], p->dims[k], r->point ? p->sym_at : NULL, p->sym_len,
+                        err);
+        pos = end + 1;
+    }
+    if (!st && np == 0) st = syntax(err, r, spec, 0, "expected NAME:AxBxC");
+    *out = ps;
+    *n_out = np;
+    return st;
 }
 
 static int find_item(const fe_shape_list *l, const char *name) {
@@ -113,63 +216,10 @@ symc_status fe_parse_shapes(fe_shape_list *l, fe_shape_flag flag, const char *sp
     if (len == 0)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s needs a value like x:1x3x224x224",
                                flag_text(flag));
-    /* pass 1: items into groups */
+    rules r = {flag_text(flag), flag == FE_SHAPES ? 3 : 1, 0};
     parsed *ps = NULL;
-    int np = 0, cap = 0;
-    symc_status st = SYMC_OK;
-    for (size_t pos = 0; pos <= len && !st;) {
-        size_t end = pos;
-        while (end < len && spec[end] != ',') end++;
-        size_t colon = SIZE_MAX;
-        for (size_t i = pos; i < end; i++)
-            if (spec[i] == ':') colon = i;
-        size_t dims_at = pos;
-        if (colon != SIZE_MAX) {
-            if (colon == pos) {
-                st = syntax(err, flag, spec, pos, "expected an input name before ':'");
-                break;
-            }
-            if (np == cap) {
-                cap = cap ? 2 * cap : 4;
-                parsed *g = realloc(ps, (size_t)cap * sizeof *g);
-                if (!g) {
-                    st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory parsing %s", flag_text(flag));
-                    break;
-                }
-                ps = g;
-            }
-            parsed *p = &ps[np];
-            memset(p, 0, sizeof *p);
-            p->name = malloc(colon - pos + 1);
-            if (!p->name) {
-                st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory parsing %s", flag_text(flag));
-                break;
-            }
-            np++;
-            memcpy(p->name, spec + pos, colon - pos);
-            p->name[colon - pos] = '\0';
-            p->name_col = pos;
-            dims_at = colon + 1;
-        } else if (np == 0) {
-            st = syntax(err, flag, spec, pos, "expected 'name:' before the shape");
-            break;
-        } else if (dims_at == end) {
-            st = syntax(err, flag, spec, pos, "empty shape");
-            break;
-        }
-        parsed *p = &ps[np - 1];
-        int max_shapes = flag == FE_SHAPES ? 3 : 1;
-        if (p->n_shapes == max_shapes) {
-            st = syntax(err, flag, spec, pos,
-                        flag == FE_SHAPES ? "a fourth shape for one input (give one, or min,opt,max)"
-                                          : "a second shape for one input (start the next with 'name:')");
-            break;
-        }
-        int k = p->n_shapes++;
-        p->col[k] = dims_at;
-        st = parse_dims(flag, spec, dims_at, end, &p->rank[k], p->dims[k], err);
-        pos = end + 1;
-    }
+    int np = 0;
+    symc_status st = split_items(&r, spec, &ps, &np, err);
     /* pass 2: checks within this flag */
     for (int i = 0; i < np && !st; i++) {
         parsed *p = &ps[i];
@@ -271,4 +321,79 @@ symc_status fe_shape_list_check(const fe_shape_list *l, symc_error *err) {
                                        s->name, (int)d, s->min[d], s->opt[d], s->max[d]);
     }
     return SYMC_OK;
+}
+
+/* ---- points (symc bench) ------------------------------------------------------------------------ */
+
+void fe_point_init(fe_point *p) { memset(p, 0, sizeof *p); }
+
+static void free_point_input(fe_point_input *in) {
+    free(in->name);
+    for (int d = 0; d < FE_MAX_RANK; d++) free(in->sym[d]);
+}
+
+void fe_point_free(fe_point *p) {
+    if (!p) return;
+    for (uint32_t i = 0; i < p->n; i++) free_point_input(&p->items[i]);
+    free(p->items);
+    memset(p, 0, sizeof *p);
+}
+
+static int point_has(const fe_point *p, const char *name) {
+    for (uint32_t i = 0; i < p->n; i++)
+        if (!strcmp(p->items[i].name, name)) return 1;
+    return 0;
+}
+
+symc_status fe_parse_point(fe_point *p, const char *flag, const char *spec, symc_error *err) {
+    if (!p || !flag || !spec) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_parse_point: NULL argument");
+    if (!spec[0]) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s needs a value like x:1x3x224x224", flag);
+    rules r = {flag, 1, 1};
+    parsed *ps = NULL;
+    int np = 0;
+    symc_status st = split_items(&r, spec, &ps, &np, err);
+    /* every input once in a point, across its flags too */
+    for (int i = 0; i < np && !st; i++) {
+        for (int j = 0; j < i && !st; j++)
+            if (!strcmp(ps[j].name, ps[i].name))
+                st = symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s': input '%s' appears twice (column %zu)",
+                                     flag, spec, ps[i].name, ps[i].name_col + 1);
+        if (!st && point_has(p, ps[i].name))
+            st = symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s': input '%s' is already given by an earlier flag",
+                                 flag, spec, ps[i].name);
+    }
+    if (!st && p->n + (uint32_t)np > p->cap) {
+        fe_point_input *it = realloc(p->items, (p->n + (size_t)np) * sizeof *it);
+        if (!it) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory parsing %s", flag);
+        else p->items = it, p->cap = p->n + (uint32_t)np;
+    }
+    /* merge; on a failed allocation, drop what this call added */
+    uint32_t n0 = p->n;
+    for (int i = 0; i < np && !st; i++) {
+        fe_point_input *in = &p->items[p->n];
+        memset(in, 0, sizeof *in);
+        in->rank = ps[i].rank[0];
+        memcpy(in->dims, ps[i].dims[0], sizeof in->dims);
+        for (int32_t d = 0; d < in->rank && !st; d++) {
+            size_t n = ps[i].sym_len[d];
+            if (!n) continue;
+            if (!(in->sym[d] = malloc(n + 1))) {
+                st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory parsing %s", flag);
+                break;
+            }
+            memcpy(in->sym[d], spec + ps[i].sym_at[d], n);
+            in->sym[d][n] = '\0';
+        }
+        if (st) {
+            free_point_input(in);
+            break;
+        }
+        in->name = ps[i].name;
+        ps[i].name = NULL; /* owned by the point now */
+        p->n++;
+    }
+    if (st)
+        while (p->n > n0) free_point_input(&p->items[--p->n]);
+    free_parsed(ps, np);
+    return st;
 }

@@ -6,8 +6,10 @@
  * flag for more inputs), from repeated --point (one point each), or from
  * --sweep, which expands a template whose dims may name engine symbols
  * (x:Bx196x768) at the levels min, opt, opt+1, a prime between opt and max,
- * and max, every symbol at the same level. Per point: set the input shapes,
- * read the output shapes, allocate `sets` input/output buffer sets once
+ * and max, every symbol at the same level; the specs are read by the one
+ * shape parser of the tools (frontend/onnx.h, fe_parse_point), so bench,
+ * run and compile share its grammar and messages. Per point: set the input
+ * shapes, read the output shapes, allocate `sets` input/output buffer sets once
  * (device memory from rt_cuda_driver's table on the CUDA backend, host
  * memory on the reference backend), fill the inputs with seeded random
  * values and poison the outputs, time the first enqueue at the new shape,
@@ -34,7 +36,6 @@
  * module's code and the library handles are not in the formula). Without
  * a formula or a driver (the reference backend) the fields are left out. */
 #define _POSIX_C_SOURCE 200809L
-#include <ctype.h>
 #include <stdint.h>
 #include <inttypes.h>
 #include <math.h>
@@ -44,6 +45,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "frontend/onnx.h"
 #include "ir/ir.h"
 #include "runtime/cuda_backend.h"
 #include "runtime/engine.h"
@@ -58,17 +60,14 @@
 #define B_MAX_POINTS 256
 #define B_MAX_RANK 8
 
-typedef struct b_item { /* one input of one point */
-    char name[128];
-    int32_t rank;
-    int64_t dims[B_MAX_RANK];
-    char sym[B_MAX_RANK][64]; /* template: a symbol name, or "" for a number */
-} b_item;
-
+/* A point: one shape per input. Its items are copies of what the shape
+ * parser (frontend/onnx.h, fe_parse_point) returned: names and symbol names
+ * point into those fe_points, which live for the whole command; a resolved
+ * point has every sym[d] NULL. */
 typedef struct b_point {
     char label[32];
     uint32_t n;
-    b_item items[B_MAX_IO];
+    fe_point_input items[B_MAX_IO];
 } b_point;
 
 typedef struct b_result {
@@ -100,52 +99,12 @@ static const char *b_flag(int argc, char **argv, int *i, const char *flag) {
     return NULL;
 }
 
-/* "a:1x3,b:Sx7" (also ';' between items) into p; symbols allowed when sym_ok.
- * Returns 0 or fills msg. A name runs to the last ':' of its item. */
-static int b_parse_point(const char *spec, b_point *p, int sym_ok, char *msg, size_t cap) {
-    char buf[4096];
-    if (strlen(spec) >= sizeof buf) return snprintf(msg, cap, "shape spec too long"), 1;
-    strcpy(buf, spec);
-    char *save = NULL;
-    for (char *it = strtok_r(buf, ",;", &save); it; it = strtok_r(NULL, ",;", &save)) {
-        char *colon = strrchr(it, ':');
-        if (!colon || colon == it) return snprintf(msg, cap, "'%s' is not NAME:AxBxC", it), 1;
-        *colon = '\0';
-        b_item *t = NULL;
-        for (uint32_t k = 0; k < p->n; k++)
-            if (!strcmp(p->items[k].name, it)) t = &p->items[k];
-        if (t) return snprintf(msg, cap, "input '%s' given twice in one point", it), 1;
-        if (p->n == B_MAX_IO) return snprintf(msg, cap, "too many inputs"), 1;
-        if (strlen(it) >= sizeof t->name) return snprintf(msg, cap, "input name too long"), 1;
-        t = &p->items[p->n++];
-        memset(t, 0, sizeof *t);
-        strcpy(t->name, it);
-        char *d = colon + 1;
-        if (!*d) continue; /* a scalar */
-        for (;;) {
-            char *x = strchr(d, 'x');
-            /* a token is a number or a symbol; a symbol may not contain 'x' */
-            size_t len = x ? (size_t)(x - d) : strlen(d);
-            if (len == 0 || len >= 64) return snprintf(msg, cap, "bad dim in '%s:%s'", it, colon + 1), 1;
-            if (t->rank == B_MAX_RANK) return snprintf(msg, cap, "more than %d dims for '%s'", B_MAX_RANK, it), 1;
-            char tok[64];
-            memcpy(tok, d, len);
-            tok[len] = '\0';
-            if (isdigit((unsigned char)tok[0])) {
-                char *end;
-                long long v = strtoll(tok, &end, 10);
-                if (*end || v < 0) return snprintf(msg, cap, "bad dim '%s' in '%s:%s'", tok, it, colon + 1), 1;
-                t->dims[t->rank++] = v;
-            } else if (isalpha((unsigned char)tok[0]) || tok[0] == '_') {
-                if (!sym_ok) return snprintf(msg, cap, "dim '%s' of '%s' is not a number", tok, it), 1;
-                strcpy(t->sym[t->rank], tok);
-                t->dims[t->rank++] = -1;
-            } else return snprintf(msg, cap, "bad dim '%s' in '%s:%s'", tok, it, colon + 1), 1;
-            if (!x) break;
-            d = x + 1;
-        }
-    }
-    if (!p->n) return snprintf(msg, cap, "empty shape spec"), 1;
+/* One parsed flag (or the --shapes flags together) as a point: p's items
+ * borrow from `parsed`. Returns 0, or 1 when there are too many inputs. */
+static int b_point_of(const fe_point *parsed, b_point *p) {
+    if (parsed->n > B_MAX_IO) return 1;
+    p->n = parsed->n;
+    memcpy(p->items, parsed->items, parsed->n * sizeof *p->items);
     return 0;
 }
 
@@ -187,7 +146,7 @@ static int b_resolve(const symrt_engine *e, const b_point *tmpl, int level, b_po
     for (uint32_t k = 0; k < out->n; k++)
         for (int32_t d = 0; d < out->items[k].rank; d++) {
             const char *sn = out->items[k].sym[d];
-            if (!*sn) continue;
+            if (!sn) continue;
             uint32_t ns = symrt_engine_num_symbols(e), j;
             symrt_symbol_info s = {0};
             for (j = 0; j < ns; j++)
@@ -203,7 +162,7 @@ static int b_resolve(const symrt_engine *e, const b_point *tmpl, int level, b_po
             int64_t v = level < 0 ? s.opt : b_level(&s, level);
             if (!v) return 1;
             out->items[k].dims[d] = v;
-            out->items[k].sym[d][0] = '\0';
+            out->items[k].sym[d] = NULL;
         }
     return 0;
 }
@@ -278,7 +237,7 @@ static int b_set_shapes(const b_run *r, const b_point *p, symc_error *err) {
     }
     for (uint32_t i = 0; i < r->ni; i++) {
         symrt_engine_input(r->e, i, &info, NULL);
-        const b_item *it = NULL;
+        const fe_point_input *it = NULL;
         for (uint32_t k = 0; k < p->n; k++)
             if (!strcmp(p->items[k].name, info.name)) it = &p->items[k];
         if (!it)
@@ -307,7 +266,7 @@ static int b_point_symbols(const rt_engine *e, const b_point *p, int64_t *vals) 
     for (uint32_t s = 0; s < e->n_sources; s++) {
         const rt_source *src = &e->sources[s];
         const char *name = e->tensors[e->inputs[src->input]].name;
-        const b_item *it = NULL;
+        const fe_point_input *it = NULL;
         for (uint32_t k = 0; k < p->n; k++)
             if (!strcmp(p->items[k].name, name)) it = &p->items[k];
         if (!it || (int32_t)src->dim >= it->rank) return 1;
@@ -723,11 +682,12 @@ int symc_cmd_bench(int argc, char **argv) {
     char msg[512];
     b_point tmpl;
     memset(&tmpl, 0, sizeof tmpl);
+    fe_point *specs = calloc((size_t)n_points + 1, sizeof *specs); /* [0] the --shapes, [1 + k] --point k */
     b_point *parsed = calloc((size_t)(n_points ? n_points : 1), sizeof *parsed);
     b_point *pts = calloc(B_MAX_POINTS, sizeof *pts);
     b_result *res = calloc(B_MAX_POINTS, sizeof *res);
-    if (!parsed || !pts || !res) {
-        free(parsed), free(pts), free(res);
+    if (!specs || !parsed || !pts || !res) {
+        free(specs), free(parsed), free(pts), free(res);
         fprintf(stderr, "symc: bench: out of memory\n");
         return 1;
     }
@@ -739,15 +699,24 @@ int symc_cmd_bench(int argc, char **argv) {
     symc_memory mem;
     symc_error err = {0};
     for (int k = 0; k < n_shapes; k++)
-        if (b_parse_point(shapes[k], &tmpl, 1, msg, sizeof msg)) {
-            b_usage("--shapes: %s", msg);
+        if (fe_parse_point(&specs[0], "--shapes", shapes[k], &err)) {
+            b_usage("%s", err.msg);
             goto done;
         }
-    for (int k = 0; k < n_points; k++)
-        if (b_parse_point(points[k], &parsed[k], 1, msg, sizeof msg)) {
-            b_usage("--point: %s", msg);
+    if (b_point_of(&specs[0], &tmpl)) {
+        b_usage("--shapes: too many inputs");
+        goto done;
+    }
+    for (int k = 0; k < n_points; k++) {
+        if (fe_parse_point(&specs[1 + k], "--point", points[k], &err)) {
+            b_usage("%s", err.msg);
             goto done;
         }
+        if (b_point_of(&specs[1 + k], &parsed[k])) {
+            b_usage("--point: too many inputs");
+            goto done;
+        }
+    }
     rc = 1;
     if (tool_check_regular_file(engine, "engine", &err) || symrt_engine_load_file(engine, &e, &err)) goto fail;
     int n = 0, failed = -1;
@@ -866,6 +835,8 @@ done:
     symrt_engine_destroy(e);
     if (run.mem) symc_memory_free(run.mem);
     rt_engine_free(mem_engine);
+    for (int k = 0; k <= n_points; k++) fe_point_free(&specs[k]);
+    free(specs);
     free(parsed);
     free(pts);
     free(res);

@@ -1,7 +1,9 @@
 /* The trtexec-style shape flags (fe_parse_shapes): one and three shapes per
  * input, several inputs per flag, repeated flags, --min/--opt/--max-shapes,
  * names containing ':', scalars, and every syntax error quoting the text and
- * the column; a failed flag leaves the list unchanged. */
+ * the column; a failed flag leaves the list unchanged. The same parser's
+ * points (fe_parse_point, symc bench): symbol dims, ';', an input given twice,
+ * and a failed flag leaving the point unchanged. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,8 +107,42 @@ static void test_bad(void) {
     fe_shape_list_free(&l);
 }
 
+static void test_point(void) {
+    fe_point p;
+    fe_point_init(&p);
+    CHECK(fe_parse_point(&p, "--shapes", "x:Bx196x768;mask:B_2xS", &err) == SYMC_OK);
+    CHECK(fe_parse_point(&p, "--shapes", ";input:0:4X5,,s:,", &err) == SYMC_OK); /* empty items skipped */
+    CHECK(p.n == 4);
+    CHECK(!strcmp(p.items[0].name, "x") && p.items[0].rank == 3 && p.items[0].dims[0] == -1);
+    CHECK(p.items[0].sym[0] && !strcmp(p.items[0].sym[0], "B") && !p.items[0].sym[1]);
+    CHECK(dims_are(p.items[0].dims + 1, 2, W(196, 768)));
+    CHECK(!strcmp(p.items[1].sym[0], "B_2") && !strcmp(p.items[1].sym[1], "S"));
+    CHECK(!strcmp(p.items[2].name, "input:0") && dims_are(p.items[2].dims, 2, W(4, 5)) && !p.items[2].sym[0]);
+    CHECK(!strcmp(p.items[3].name, "s") && p.items[3].rank == 0);
+    static const struct { const char *spec, *text; } bad_points[] = {
+        {"x1x196", "--point 'x1x196': expected NAME:AxBxC at column 1"},
+        {"y:1x3,2x3", "expected NAME:AxBxC at column 7"},
+        {"y:1,y:2", "input 'y' appears twice (column 5)"},
+        {"x:3", "--point 'x:3': input 'x' is already given by an earlier flag"},
+        {"y:B-1", "expected 'x' between dimensions, ',' or the end at column 4"},
+        {"y:1x", "expected a dimension after 'x' at column 5"},
+        {"y:1x.", "expected a dimension (digits or a symbol name) at column 5"},
+        {"", "--point needs a value like x:1x3x224x224"},
+        {",;", "--point ',;': expected NAME:AxBxC at column 1"},
+    };
+    for (size_t i = 0; i < sizeof bad_points / sizeof bad_points[0]; i++) {
+        symc_error_clear(&err);
+        CHECK_MSG(fe_parse_point(&p, "--point", bad_points[i].spec, &err) == SYMC_ERR_INVALID_ARG,
+                  "point '%s' was accepted", bad_points[i].spec);
+        CHECK_CONTAINS(err.msg, bad_points[i].text);
+        CHECK(p.n == 4);
+    }
+    fe_point_free(&p);
+}
+
 int main(void) {
     test_good();
     test_bad();
+    test_point();
     return check_report("test_onnx_shapes");
 }
