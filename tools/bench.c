@@ -622,29 +622,37 @@ static void b_help(void) {
            "Inputs are seeded random values ([-1, 1) for floats), as `symc run` makes them.\n");
 }
 
-int symc_cmd_bench(int argc, char **argv) {
-    const char *engine = NULL, *backend = "cuda", *json = NULL;
+/* The command line of symc bench. */
+typedef struct b_opts {
+    const char *engine, *backend, *json;
     const char *shapes[B_MAX_IO], *points[B_MAX_POINTS];
-    int n_shapes = 0, n_points = 0, sweep = 0, quiet = 0, graphs = 0;
-    long iters = -1, warmup = -1, rotate = 0;
-    uint64_t seed = 1;
+    int n_shapes, n_points, sweep, quiet, graphs;
+    long iters, warmup, rotate;
+    uint64_t seed;
+    symrt_backend be;
+} b_opts;
+
+/* Reads the flags into o. Returns -1 to go on, else the exit code: 0 after
+ * --help, 2 after a usage error (said on stderr). */
+static int b_parse_args(int argc, char **argv, b_opts *o) {
+    *o = (b_opts){.backend = "cuda", .iters = -1, .warmup = -1, .seed = 1};
     for (int i = 0; i < argc; i++) {
         const char *v;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             b_help();
             return 0;
         }
-        if (!strcmp(argv[i], "--sweep")) sweep = 1;
-        else if (!strcmp(argv[i], "--quiet")) quiet = 1;
-        else if (!strcmp(argv[i], "--graphs")) graphs = 1;
+        if (!strcmp(argv[i], "--sweep")) o->sweep = 1;
+        else if (!strcmp(argv[i], "--quiet")) o->quiet = 1;
+        else if (!strcmp(argv[i], "--graphs")) o->graphs = 1;
         else if ((v = b_flag(argc, argv, &i, "--shapes"))) {
-            if (n_shapes == B_MAX_IO) return b_usage("too many --shapes");
-            shapes[n_shapes++] = v;
+            if (o->n_shapes == B_MAX_IO) return b_usage("too many --shapes");
+            o->shapes[o->n_shapes++] = v;
         } else if ((v = b_flag(argc, argv, &i, "--point"))) {
-            if (n_points == B_MAX_POINTS) return b_usage("too many --point");
-            points[n_points++] = v;
-        } else if ((v = b_flag(argc, argv, &i, "--backend"))) backend = v;
-        else if ((v = b_flag(argc, argv, &i, "--json"))) json = v;
+            if (o->n_points == B_MAX_POINTS) return b_usage("too many --point");
+            o->points[o->n_points++] = v;
+        } else if ((v = b_flag(argc, argv, &i, "--backend"))) o->backend = v;
+        else if ((v = b_flag(argc, argv, &i, "--json"))) o->json = v;
         else if ((v = b_flag(argc, argv, &i, "--iters")) || (v = b_flag(argc, argv, &i, "--warmup")) ||
                  (v = b_flag(argc, argv, &i, "--rotate")) || (v = b_flag(argc, argv, &i, "--seed"))) {
             char *end;
@@ -653,84 +661,64 @@ int symc_cmd_bench(int argc, char **argv) {
             if (!*v || *end || x < 0 || x > 10000000) return b_usage("%.10s needs a count, got '%s'", f, v);
             if (!strncmp(f, "--iters", 7)) {
                 if (x < 1) return b_usage("--iters needs at least 1");
-                iters = (long)x;
-            } else if (!strncmp(f, "--warmup", 8)) warmup = (long)x;
+                o->iters = (long)x;
+            } else if (!strncmp(f, "--warmup", 8)) o->warmup = (long)x;
             else if (!strncmp(f, "--rotate", 8)) {
                 if (x < 1 || x > 64) return b_usage("--rotate takes 1 to 64");
-                rotate = (long)x;
-            } else seed = (uint64_t)x;
+                o->rotate = (long)x;
+            } else o->seed = (uint64_t)x;
         } else if (argv[i][0] == '-') {
             if (!strcmp(argv[i], "--shapes") || !strcmp(argv[i], "--point") || !strcmp(argv[i], "--backend") ||
                 !strcmp(argv[i], "--json") || !strcmp(argv[i], "--iters") || !strcmp(argv[i], "--warmup") ||
                 !strcmp(argv[i], "--rotate") || !strcmp(argv[i], "--seed"))
                 return b_usage("%s needs a value", argv[i]);
             return b_usage("unknown flag '%s'", argv[i]);
-        } else if (engine) return b_usage("takes one engine, got a second: '%s'", argv[i]);
-        else engine = argv[i];
+        } else if (o->engine) return b_usage("takes one engine, got a second: '%s'", argv[i]);
+        else o->engine = argv[i];
     }
-    if (!engine) return b_usage("missing ENGINE.symx");
-    symrt_backend be;
-    if (!strcmp(backend, "ref")) be = SYMRT_BACKEND_REF;
-    else if (!strcmp(backend, "cuda")) be = SYMRT_BACKEND_CUDA;
-    else return b_usage("unknown backend '%s' (cuda or ref)", backend);
-    if (!n_shapes && !n_points) return b_usage("needs --shapes or --point");
-    if (n_points && (n_shapes || sweep)) return b_usage("--point cannot be mixed with --shapes or --sweep");
-    if (iters < 0) iters = be == SYMRT_BACKEND_CUDA ? 100 : 5;
-    if (warmup < 0) warmup = be == SYMRT_BACKEND_CUDA ? 10 : 1;
+    if (!o->engine) return b_usage("missing ENGINE.symx");
+    if (!strcmp(o->backend, "ref")) o->be = SYMRT_BACKEND_REF;
+    else if (!strcmp(o->backend, "cuda")) o->be = SYMRT_BACKEND_CUDA;
+    else return b_usage("unknown backend '%s' (cuda or ref)", o->backend);
+    if (!o->n_shapes && !o->n_points) return b_usage("needs --shapes or --point");
+    if (o->n_points && (o->n_shapes || o->sweep)) return b_usage("--point cannot be mixed with --shapes or --sweep");
+    if (o->iters < 0) o->iters = o->be == SYMRT_BACKEND_CUDA ? 100 : 5;
+    if (o->warmup < 0) o->warmup = o->be == SYMRT_BACKEND_CUDA ? 10 : 1;
+    return -1;
+}
 
-    /* parse before touching any file: syntax errors are usage errors */
-    char msg[512];
-    b_point tmpl;
-    memset(&tmpl, 0, sizeof tmpl);
-    fe_point *specs = calloc((size_t)n_points + 1, sizeof *specs); /* [0] the --shapes, [1 + k] --point k */
-    b_point *parsed = calloc((size_t)(n_points ? n_points : 1), sizeof *parsed);
-    b_point *pts = calloc(B_MAX_POINTS, sizeof *pts);
-    b_result *res = calloc(B_MAX_POINTS, sizeof *res);
-    if (!specs || !parsed || !pts || !res) {
-        free(specs), free(parsed), free(pts), free(res);
-        fprintf(stderr, "symc: bench: out of memory\n");
-        return 1;
-    }
-    int rc = 2;
-    symrt_engine *e = NULL;
-    symrt_context *c = NULL;
-    b_run run = {0};
-    rt_engine *mem_engine = NULL; /* the engine decoded again, for the memory formula */
-    symc_memory mem;
+/* Parses every spec before any file is touched, so syntax errors are usage
+ * errors: the --shapes into specs[0] and the template tmpl, --point k into
+ * specs[1 + k] and parsed[k] (the b_points borrow from specs). Returns 0, or
+ * 2 after a usage error. */
+static int b_parse_specs(const b_opts *o, fe_point *specs, b_point *tmpl, b_point *parsed) {
     symc_error err = {0};
-    for (int k = 0; k < n_shapes; k++)
-        if (fe_parse_point(&specs[0], "--shapes", shapes[k], &err)) {
-            b_usage("%s", err.msg);
-            goto done;
-        }
-    if (b_point_of(&specs[0], &tmpl)) {
-        b_usage("--shapes: too many inputs");
-        goto done;
+    for (int k = 0; k < o->n_shapes; k++)
+        if (fe_parse_point(&specs[0], "--shapes", o->shapes[k], &err)) return b_usage("%s", err.msg);
+    if (b_point_of(&specs[0], tmpl)) return b_usage("--shapes: too many inputs");
+    for (int k = 0; k < o->n_points; k++) {
+        if (fe_parse_point(&specs[1 + k], "--point", o->points[k], &err)) return b_usage("%s", err.msg);
+        if (b_point_of(&specs[1 + k], &parsed[k])) return b_usage("--point: too many inputs");
     }
-    for (int k = 0; k < n_points; k++) {
-        if (fe_parse_point(&specs[1 + k], "--point", points[k], &err)) {
-            b_usage("%s", err.msg);
-            goto done;
-        }
-        if (b_point_of(&specs[1 + k], &parsed[k])) {
-            b_usage("--point: too many inputs");
-            goto done;
-        }
-    }
-    rc = 1;
-    if (tool_check_regular_file(engine, "engine", &err) || symrt_engine_load_file(engine, &e, &err)) goto fail;
-    int n = 0, failed = -1;
-    if (n_points) {
-        for (int k = 0; k < n_points; k++) {
-            int s = b_resolve(e, &parsed[k], -1, &pts[n], msg, sizeof msg);
-            if (s) goto fail_msg;
+    return 0;
+}
+
+/* The points to time, labelled, into pts: each --point, or the --sweep levels
+ * of the template (those that exist and repeat no earlier point), or the
+ * template at opt. Returns how many, or -1 with msg (an unknown symbol). */
+static int b_points(const symrt_engine *e, const b_opts *o, const b_point *tmpl, const b_point *parsed,
+                    b_point *pts, char *msg, size_t cap) {
+    int n = 0;
+    if (o->n_points) {
+        for (int k = 0; k < o->n_points; k++) {
+            if (b_resolve(e, &parsed[k], -1, &pts[n], msg, cap)) return -1;
             snprintf(pts[n].label, sizeof pts[n].label, "p%d", k);
             n++;
         }
-    } else if (sweep) {
+    } else if (o->sweep) {
         for (int level = 0; level < 5; level++) {
-            int s = b_resolve(e, &tmpl, level, &pts[n], msg, sizeof msg);
-            if (s == 2) goto fail_msg;
+            int s = b_resolve(e, tmpl, level, &pts[n], msg, cap);
+            if (s == 2) return -1;
             if (s == 1) continue;
             int dup = 0;
             for (int k = 0; k < n; k++) dup |= b_same(&pts[k], &pts[n]);
@@ -739,81 +727,115 @@ int symc_cmd_bench(int argc, char **argv) {
             n++;
         }
     } else {
-        if (b_resolve(e, &tmpl, -1, &pts[0], msg, sizeof msg)) goto fail_msg;
+        if (b_resolve(e, tmpl, -1, &pts[0], msg, cap)) return -1;
         snprintf(pts[0].label, sizeof pts[0].label, "shapes");
         n = 1;
     }
+    return n;
+}
 
-    const char *device = "cpu (reference backend)";
-    if (be == SYMRT_BACKEND_CUDA) {
-        run.drv = rt_cuda_driver(&err);
-        if (!run.drv) goto fail;
-        device = run.drv->device_name;
+/* What every point shares, into run: the CUDA driver (*device: its name),
+ * the memory baseline and formula (mem, *mem_engine), the context (with CUDA
+ * graphs when asked) and the stream. Returns 0 or 1 with err; whatever was
+ * made is in run (and *mem_engine) for the caller to release. */
+static int b_open(b_run *run, symrt_engine *e, const b_opts *o, rt_engine **mem_engine, symc_memory *mem,
+                  const char **device, symc_error *err) {
+    *device = "cpu (reference backend)";
+    run->e = e;
+    if (o->be == SYMRT_BACKEND_CUDA) {
+        run->drv = rt_cuda_driver(err);
+        if (!run->drv) return 1;
+        *device = run->drv->device_name;
     }
-    if (run.drv) b_memory_begin(&run, engine, quiet, &mem_engine, &mem);
-    if (symrt_context_create(e, be, NULL, &c, &err)) goto fail;
-    if (run.mem) {
+    if (run->drv) b_memory_begin(run, o->engine, o->quiet, mem_engine, mem);
+    if (symrt_context_create(e, o->be, NULL, &run->c, err)) return 1;
+    if (run->mem) {
         size_t fr = 0, total = 0;
-        if (!run.drv->ctx_synchronize() && !run.drv->mem_get_info(&fr, &total))
-            run.mem_context = run.free0 > fr ? run.free0 - fr : 0;
+        if (!run->drv->ctx_synchronize() && !run->drv->mem_get_info(&fr, &total))
+            run->mem_context = run->free0 > fr ? run->free0 - fr : 0;
     }
-    if (graphs && symrt_context_set_cuda_graphs(c, 1, &err)) goto fail;
-    if (run.drv) {
-        int cu = run.drv->stream_create(&run.stream, 1 /* CU_STREAM_NON_BLOCKING */);
-        if (cu) {
-            symc_error_setf(&err, SYMC_ERR_DEVICE, "CUDA driver error %d in cuStreamCreate", cu);
-            goto fail;
-        }
+    if (o->graphs && symrt_context_set_cuda_graphs(run->c, 1, err)) return 1;
+    if (run->drv) {
+        int cu = run->drv->stream_create(&run->stream, 1 /* CU_STREAM_NON_BLOCKING */);
+        if (cu) return symc_error_setf(err, SYMC_ERR_DEVICE, "CUDA driver error %d in cuStreamCreate", cu), 1;
     }
-    run.e = e;
-    run.c = c;
-    run.ni = symrt_engine_num_inputs(e);
-    run.no = symrt_engine_num_outputs(e);
-    run.iters = (int)iters;
-    run.warmup = (int)warmup;
-    run.rotate = (int)rotate;
-    run.seed = seed;
-    if (run.ni > B_MAX_IO || run.no > B_MAX_IO) {
-        symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "more than %d inputs or outputs", B_MAX_IO);
-        goto fail;
+    run->ni = symrt_engine_num_inputs(e);
+    run->no = symrt_engine_num_outputs(e);
+    run->iters = (int)o->iters;
+    run->warmup = (int)o->warmup;
+    run->rotate = (int)o->rotate;
+    run->seed = o->seed;
+    if (run->ni > B_MAX_IO || run->no > B_MAX_IO)
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "more than %d inputs or outputs", B_MAX_IO), 1;
+    return 0;
+}
+
+static void b_print_header(const b_opts *o, const b_run *run, const char *device) {
+    printf("# %s on %s, %s timer, %ld iters after %ld warm-up\n", o->engine, device,
+           run->drv ? "CUDA-event" : "host", o->iters, o->warmup);
+    printf("%-7s %-36s %10s %10s %10s %9s %9s %12s", "point", "shapes", "p50 ms", "p90 ms", "p99 ms", "host us",
+           "first us", "samples/s");
+    if (run->mem) printf(" %10s %10s", "mem MiB", "formula");
+    printf("\n");
+    fflush(stdout);
+}
+
+static void b_print_row(const b_run *run, const b_point *p, const b_result *x) {
+    char st[256];
+    b_shape_text(p, st, sizeof st);
+    printf("%-7s %-36s %10.4f %10.4f %10.4f %9.1f %9.1f %12.1f", p->label, st, x->p50, x->p90, x->p99, x->host_us,
+           x->first_us, x->throughput);
+    if (x->mem) printf(" %10.1f %10.1f", x->mem_measured / 1048576.0, x->mem_formula_held / 1048576.0);
+    else if (run->mem) printf(" %10s %10s", "?", "?");
+    printf("\n");
+    if (x->nan_out)
+        printf("        warning: %zu NaN elements in the first output (poison not overwritten?)\n", x->nan_out);
+    fflush(stdout);
+}
+
+int symc_cmd_bench(int argc, char **argv) {
+    b_opts o;
+    int rc = b_parse_args(argc, argv, &o);
+    if (rc >= 0) return rc;
+    char msg[512] = "";
+    b_point tmpl;
+    memset(&tmpl, 0, sizeof tmpl);
+    fe_point *specs = calloc((size_t)o.n_points + 1, sizeof *specs);
+    b_point *parsed = calloc((size_t)(o.n_points ? o.n_points : 1), sizeof *parsed);
+    b_point *pts = calloc(B_MAX_POINTS, sizeof *pts);
+    b_result *res = calloc(B_MAX_POINTS, sizeof *res);
+    if (!specs || !parsed || !pts || !res) {
+        free(specs), free(parsed), free(pts), free(res);
+        fprintf(stderr, "symc: bench: out of memory\n");
+        return 1;
     }
+    symrt_engine *e = NULL;
+    b_run run = {0};
+    rt_engine *mem_engine = NULL; /* the engine decoded again, for the memory formula */
+    symc_memory mem;
+    symc_error err = {0};
+    const char *device;
+    int n, failed = -1;
+    if ((rc = b_parse_specs(&o, specs, &tmpl, parsed))) goto done;
+    rc = 1;
+    if (tool_check_regular_file(o.engine, "engine", &err) || symrt_engine_load_file(o.engine, &e, &err)) goto fail;
+    if ((n = b_points(e, &o, &tmpl, parsed, pts, msg, sizeof msg)) < 0) goto fail_msg;
+    if (b_open(&run, e, &o, &mem_engine, &mem, &device, &err)) goto fail;
     for (int k = 0; k < n; k++) /* every point's shapes are valid before any timing */
         if (b_set_shapes(&run, &pts[k], &err)) {
             failed = k;
             goto fail_point;
         }
-    if (!quiet) {
-        printf("# %s on %s, %s timer, %ld iters after %ld warm-up\n", engine, device,
-               run.drv ? "CUDA-event" : "host", iters, warmup);
-        printf("%-7s %-36s %10s %10s %10s %9s %9s %12s", "point", "shapes", "p50 ms", "p90 ms", "p99 ms",
-               "host us", "first us", "samples/s");
-        if (run.mem) printf(" %10s %10s", "mem MiB", "formula");
-        printf("\n");
-        fflush(stdout);
-    }
+    if (!o.quiet) b_print_header(&o, &run, device);
     for (int k = 0; k < n; k++) {
         if (b_point_run(&run, &pts[k], &res[k], &err)) {
             failed = k;
             goto fail_point;
         }
         b_point_memory(&run, &pts[k], &res[k]);
-        if (!quiet) {
-            char st[256];
-            b_shape_text(&pts[k], st, sizeof st);
-            printf("%-7s %-36s %10.4f %10.4f %10.4f %9.1f %9.1f %12.1f", pts[k].label, st, res[k].p50, res[k].p90,
-                   res[k].p99, res[k].host_us, res[k].first_us, res[k].throughput);
-            if (res[k].mem)
-                printf(" %10.1f %10.1f", res[k].mem_measured / 1048576.0, res[k].mem_formula_held / 1048576.0);
-            else if (run.mem)
-                printf(" %10s %10s", "?", "?");
-            printf("\n");
-            if (res[k].nan_out)
-                printf("        warning: %zu NaN elements in the first output (poison not overwritten?)\n",
-                       res[k].nan_out);
-            fflush(stdout);
-        }
+        if (!o.quiet) b_print_row(&run, &pts[k], &res[k]);
     }
-    if (json && b_write_json(json, engine, backend, device, &run, pts, res, n, &err)) goto fail;
+    if (o.json && b_write_json(o.json, o.engine, o.backend, device, &run, pts, res, n, &err)) goto fail;
     rc = 0;
     goto done;
 fail_point:
@@ -831,11 +853,11 @@ fail:
     fprintf(stderr, "symc: bench: %s\n", err.msg);
 done:
     if (run.drv && run.stream) run.drv->stream_destroy(run.stream);
-    symrt_context_destroy(c);
+    symrt_context_destroy(run.c);
     symrt_engine_destroy(e);
     if (run.mem) symc_memory_free(run.mem);
     rt_engine_free(mem_engine);
-    for (int k = 0; k <= n_points; k++) fe_point_free(&specs[k]);
+    for (int k = 0; k <= o.n_points; k++) fe_point_free(&specs[k]);
     free(specs);
     free(parsed);
     free(pts);
