@@ -236,11 +236,32 @@ static double element(const void *data, symc_dtype dt, size_t i) {
 
 #define MAX_IO 64
 
-static int cmd_run(int argc, char **argv) {
-    const char *engine = NULL, *backend = "ref";
+/* The command line of symc run. */
+typedef struct run_opts {
+    const char *engine, *backend;
     const char *shapes[MAX_IO], *inputs[MAX_IO], *outputs[MAX_IO];
-    int n_shapes = 0, n_inputs = 0, n_outputs = 0;
-    uint64_t seed = 1;
+    int n_shapes, n_inputs, n_outputs;
+    uint64_t seed;
+    symrt_backend be;
+} run_opts;
+
+/* One run: the engine and context, then per tensor (inputs, then outputs)
+ * its host buffer, element count, byte size and device copy. */
+typedef struct run_state {
+    symrt_engine *e;
+    symrt_context *c;
+    const rt_cuda_driver_api *drv; /* NULL on the reference backend */
+    uint32_t ni, no;
+    npy_array given[MAX_IO]; /* --input files, by input index */
+    void *bufs[2 * MAX_IO];
+    size_t elems[2 * MAX_IO], sizes[2 * MAX_IO]; /* checked: tool_tensor_size */
+    uint64_t dev[2 * MAX_IO];                    /* device copies (CUDA backend) */
+} run_state;
+
+/* Reads the flags into o. Returns -1 to go on, else the exit code: 0 after
+ * --help, 2 after a usage error (said on stderr). */
+static int run_parse_args(int argc, char **argv, run_opts *o) {
+    *o = (run_opts){.backend = "ref", .seed = 1};
     for (int i = 0; i < argc; i++) {
         const char *v;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -251,201 +272,244 @@ static int cmd_run(int argc, char **argv) {
             return 0;
         }
         if ((v = flag_value(argc, argv, &i, "--shapes"))) {
-            if (n_shapes == MAX_IO) return usage_error("run: too many --shapes%s", "");
-            shapes[n_shapes++] = v;
+            if (o->n_shapes == MAX_IO) return usage_error("run: too many --shapes%s", "");
+            o->shapes[o->n_shapes++] = v;
         } else if ((v = flag_value(argc, argv, &i, "--input"))) {
-            if (n_inputs == MAX_IO) return usage_error("run: too many --input%s", "");
-            inputs[n_inputs++] = v;
+            if (o->n_inputs == MAX_IO) return usage_error("run: too many --input%s", "");
+            o->inputs[o->n_inputs++] = v;
         } else if ((v = flag_value(argc, argv, &i, "--output"))) {
-            if (n_outputs == MAX_IO) return usage_error("run: too many --output%s", "");
-            outputs[n_outputs++] = v;
-        } else if ((v = flag_value(argc, argv, &i, "--backend"))) backend = v;
-        else if ((v = flag_value(argc, argv, &i, "--seed"))) seed = strtoull(v, NULL, 10);
+            if (o->n_outputs == MAX_IO) return usage_error("run: too many --output%s", "");
+            o->outputs[o->n_outputs++] = v;
+        } else if ((v = flag_value(argc, argv, &i, "--backend"))) o->backend = v;
+        else if ((v = flag_value(argc, argv, &i, "--seed"))) o->seed = strtoull(v, NULL, 10);
         else if (argv[i][0] == '-') return usage_error("run: unknown flag '%s'", argv[i]);
-        else if (engine) return usage_error("run: takes one engine, got a second: '%s'", argv[i]);
-        else engine = argv[i];
+        else if (o->engine) return usage_error("run: takes one engine, got a second: '%s'", argv[i]);
+        else o->engine = argv[i];
     }
-    if (!engine) return usage_error("run: missing ENGINE%s", "");
-    symrt_backend be;
-    if (!strcmp(backend, "ref")) be = SYMRT_BACKEND_REF;
-    else if (!strcmp(backend, "cuda")) be = SYMRT_BACKEND_CUDA;
-    else return usage_error("run: unknown backend '%s' (ref or cuda)", backend);
+    if (!o->engine) return usage_error("run: missing ENGINE%s", "");
+    if (!strcmp(o->backend, "ref")) o->be = SYMRT_BACKEND_REF;
+    else if (!strcmp(o->backend, "cuda")) o->be = SYMRT_BACKEND_CUDA;
+    else return usage_error("run: unknown backend '%s' (ref or cuda)", o->backend);
+    return -1;
+}
 
-    symc_error err;
-    symrt_engine *e = NULL;
-    symrt_context *c = NULL;
-    void *bufs[2 * MAX_IO] = {0};
-    size_t elems[2 * MAX_IO] = {0}, sizes[2 * MAX_IO] = {0}; /* checked: tool_tensor_size */
-    uint64_t dev[2 * MAX_IO] = {0}; /* device copies (CUDA backend) */
-    const rt_cuda_driver_api *drv = NULL;
-    npy_array given[MAX_IO] = {0};
-    fe_shape_list shape_list;
-    fe_shape_list_init(&shape_list);
-    int rc = 1;
-    if (tool_check_regular_file(engine, "engine", &err) || symrt_engine_load_file(engine, &e, &err) ||
-        symrt_context_create(e, be, NULL, &c, &err))
-        goto fail;
-    if (be == SYMRT_BACKEND_CUDA && !(drv = rt_cuda_driver(&err))) goto fail;
-    uint32_t ni = symrt_engine_num_inputs(e), no = symrt_engine_num_outputs(e);
-    if (ni > MAX_IO || no > MAX_IO) {
-        symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "more than %d inputs or outputs", MAX_IO);
-        goto fail;
-    }
-    for (int k = 0; k < n_inputs; k++) {
-        const char *eq = strchr(inputs[k], '=');
+/* Whether spec ("NAME=FILE") names `name` before its '='. */
+static int names_tensor(const char *spec, const char *eq, const char *name) {
+    return strlen(name) == (size_t)(eq - spec) && !strncmp(name, spec, (size_t)(eq - spec));
+}
+
+/* The --input files into r->given, each checked against its input's dtype.
+ * Returns 0, 1 with err, or 2 after a usage error (said on stderr). */
+static int run_read_inputs(run_state *r, const run_opts *o, symc_error *err) {
+    for (int k = 0; k < o->n_inputs; k++) {
+        const char *spec = o->inputs[k], *eq = strchr(spec, '=');
         if (!eq) {
-            fprintf(stderr, "symc: run: --input needs NAME=FILE.npy, got '%s'\n", inputs[k]);
-            rc = 2;
-            goto fail_quiet;
+            fprintf(stderr, "symc: run: --input needs NAME=FILE.npy, got '%s'\n", spec);
+            return 2;
         }
         symrt_io_info info;
         uint32_t found = UINT32_MAX;
-        for (uint32_t i = 0; i < ni; i++)
-            if (!symrt_engine_input(e, i, &info, NULL) && strlen(info.name) == (size_t)(eq - inputs[k]) &&
-                !strncmp(info.name, inputs[k], (size_t)(eq - inputs[k])))
-                found = i;
+        for (uint32_t i = 0; i < r->ni; i++)
+            if (!symrt_engine_input(r->e, i, &info, NULL) && names_tensor(spec, eq, info.name)) found = i;
         if (found == UINT32_MAX) {
             char names[512];
-            tool_input_names(e, names, sizeof names);
-            symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "--input '%s': the engine has no such input (its inputs: %s)",
-                            inputs[k], names);
-            goto fail;
+            tool_input_names(r->e, names, sizeof names);
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                   "--input '%s': the engine has no such input (its inputs: %s)", spec, names), 1;
         }
-        if (npy_read(eq + 1, &given[found], &err)) goto fail;
-        symrt_engine_input(e, found, &info, NULL);
-        if (given[found].dtype != info.dtype) {
-            symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "--input %s: the file holds %s, the input is %s", inputs[k],
-                            ir_dtype_name(given[found].dtype), ir_dtype_name(info.dtype));
-            goto fail;
-        }
+        if (npy_read(eq + 1, &r->given[found], err)) return 1;
+        symrt_engine_input(r->e, found, &info, NULL);
+        if (r->given[found].dtype != info.dtype)
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--input %s: the file holds %s, the input is %s", spec,
+                                   ir_dtype_name(r->given[found].dtype), ir_dtype_name(info.dtype)), 1;
     }
-    for (int k = 0; k < n_shapes; k++)
-        if (fe_parse_shapes(&shape_list, FE_SHAPES, shapes[k], &err)) goto fail;
-    for (uint32_t k = 0; k < shape_list.n; k++) {
+    return 0;
+}
+
+/* The --shapes, each naming an input of the engine with one shape. */
+static symc_status run_parse_shapes(const run_state *r, const run_opts *o, fe_shape_list *l, symc_error *err) {
+    for (int k = 0; k < o->n_shapes; k++) {
+        symc_status st = fe_parse_shapes(l, FE_SHAPES, o->shapes[k], err);
+        if (st) return st;
+    }
+    for (uint32_t k = 0; k < l->n; k++) {
         uint32_t i = 0;
         symrt_io_info info;
-        while (i < ni && (symrt_engine_input(e, i, &info, NULL) || strcmp(info.name, shape_list.items[k].name))) i++;
-        if (i == ni) {
+        while (i < r->ni && (symrt_engine_input(r->e, i, &info, NULL) || strcmp(info.name, l->items[k].name))) i++;
+        if (i == r->ni) {
             char names[512];
-            tool_input_names(e, names, sizeof names);
-            symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "run: --shapes names input '%s', but the engine has no such "
-                            "input (its inputs: %s)", shape_list.items[k].name, names);
-            goto fail;
+            tool_input_names(r->e, names, sizeof names);
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "run: --shapes names input '%s', but the engine has no "
+                                   "such input (its inputs: %s)", l->items[k].name, names);
         }
     }
-    for (uint32_t k = 0; k < shape_list.n; k++)
-        for (int32_t d = 0; d < shape_list.items[k].rank; d++)
-            if (shape_list.items[k].min[d] != shape_list.items[k].max[d]) {
-                symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "run: --shapes %s takes one shape (AxBxC), not a range",
-                                shape_list.items[k].name);
-                goto fail;
-            }
-    uint64_t state = seed;
-    for (uint32_t i = 0; i < ni; i++) {
+    for (uint32_t k = 0; k < l->n; k++)
+        for (int32_t d = 0; d < l->items[k].rank; d++)
+            if (l->items[k].min[d] != l->items[k].max[d])
+                return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                       "run: --shapes %s takes one shape (AxBxC), not a range", l->items[k].name);
+    return SYMC_OK;
+}
+
+/* Every input's shape, from --shapes or else from its --input file. */
+static symc_status run_set_shapes(run_state *r, const run_opts *o, symc_error *err) {
+    fe_shape_list l;
+    fe_shape_list_init(&l);
+    symc_status st = run_parse_shapes(r, o, &l, err);
+    for (uint32_t i = 0; i < r->ni && !st; i++) {
         symrt_io_info info;
-        symrt_engine_input(e, i, &info, NULL);
+        symrt_engine_input(r->e, i, &info, NULL);
         int64_t dims[8];
         int32_t rank = -1;
-        for (uint32_t k = 0; k < shape_list.n; k++)
-            if (!strcmp(shape_list.items[k].name, info.name)) {
-                memcpy(dims, shape_list.items[k].min, sizeof dims);
-                rank = shape_list.items[k].rank;
+        for (uint32_t k = 0; k < l.n; k++)
+            if (!strcmp(l.items[k].name, info.name)) {
+                memcpy(dims, l.items[k].min, sizeof dims);
+                rank = l.items[k].rank;
             }
-        if (rank < 0 && given[i].data) memcpy(dims, given[i].dims, sizeof dims), rank = given[i].rank;
-        if (rank < 0) {
-            symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "input '%s' needs a shape: add --shapes %s:AxB... or --input %s=FILE.npy",
-                            info.name, info.name, info.name);
-            goto fail;
-        }
-        if (symrt_set_input_shape(c, info.name, dims, rank, &err)) goto fail;
+        if (rank < 0 && r->given[i].data) memcpy(dims, r->given[i].dims, sizeof dims), rank = r->given[i].rank;
+        if (rank < 0)
+            st = symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                 "input '%s' needs a shape: add --shapes %s:AxB... or --input %s=FILE.npy", info.name,
+                                 info.name, info.name);
+        else st = symrt_set_input_shape(r->c, info.name, dims, rank, err);
     }
-    for (uint32_t i = 0; i < ni + no; i++) {
+    fe_shape_list_free(&l);
+    return st;
+}
+
+/* Tensor i's host buffer: its --input file's data, else seeded random values
+ * (inputs) or poison (outputs: a missed write shows); then, on CUDA, its
+ * device copy; then its address in the context. */
+static symc_status run_bind(run_state *r, uint32_t i, const symrt_io_info *info, uint64_t *state, symc_error *err) {
+    size_t bytes = r->sizes[i];
+    if (i < r->ni && r->given[i].data) {
+        if (r->given[i].size != bytes)
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--input for '%s' holds %zu bytes, the shape needs %zu",
+                                   info->name, r->given[i].size, bytes);
+        r->bufs[i] = r->given[i].data;
+        r->given[i].data = NULL;
+    } else {
+        r->bufs[i] = malloc(bytes ? bytes : 1);
+        if (!r->bufs[i]) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for '%s'", info->name);
+        if (i < r->ni) npy_fill_random(r->bufs[i], info->dtype, r->elems[i], state);
+        else memset(r->bufs[i], 0xff, bytes); /* poison: a missed write shows */
+    }
+    if (!r->drv) return symrt_set_tensor_address(r->c, info->name, r->bufs[i], bytes, err);
+    /* device buffers: inputs copied in, outputs poisoned */
+    int rc = r->drv->mem_alloc(&r->dev[i], bytes ? bytes : 1);
+    if (!rc && i < r->ni) rc = r->drv->memcpy_htod(r->dev[i], r->bufs[i], bytes);
+    else if (!rc) rc = r->drv->memset_d8(r->dev[i], 0xff, bytes);
+    if (rc)
+        return symc_error_setf(err, SYMC_ERR_DEVICE, "CUDA error %d preparing '%s' (%zu bytes)", rc, info->name, bytes);
+    return symrt_set_tensor_address(r->c, info->name, (void *)(uintptr_t)r->dev[i], bytes, err);
+}
+
+/* Every tensor's size at the shapes set, and its buffer bound. */
+static symc_status run_bind_all(run_state *r, uint64_t seed, symc_error *err) {
+    uint64_t state = seed;
+    for (uint32_t i = 0; i < r->ni + r->no; i++) {
         symrt_io_info info;
-        if (i < ni) symrt_engine_input(e, i, &info, NULL);
-        else symrt_engine_output(e, i - ni, &info, NULL);
+        if (i < r->ni) symrt_engine_input(r->e, i, &info, NULL);
+        else symrt_engine_output(r->e, i - r->ni, &info, NULL);
         int64_t dims[8];
         int32_t rank;
-        if (symrt_get_tensor_shape(c, info.name, dims, &rank, &err)) goto fail;
         char what[160];
-        snprintf(what, sizeof what, "%s '%s'", i < ni ? "input" : "output", info.name);
-        size_t n, bytes;
-        if (tool_tensor_size(what, info.dtype, rank, dims, &n, &bytes, &err)) goto fail;
-        elems[i] = n;
-        sizes[i] = bytes;
-        if (i < ni && given[i].data) {
-            if (given[i].size != bytes) {
-                symc_error_setf(&err, SYMC_ERR_INVALID_ARG, "--input for '%s' holds %zu bytes, the shape needs %zu",
-                                info.name, given[i].size, bytes);
-                goto fail;
-            }
-            bufs[i] = given[i].data;
-            given[i].data = NULL;
-        } else {
-            bufs[i] = malloc(bytes ? bytes : 1);
-            if (!bufs[i]) {
-                symc_error_setf(&err, SYMC_ERR_NOMEM, "out of memory for '%s'", info.name);
-                goto fail;
-            }
-            if (i < ni) npy_fill_random(bufs[i], info.dtype, n, &state);
-            else memset(bufs[i], 0xff, bytes); /* poison: a missed write shows */
-        }
-        if (drv) { /* device buffers: inputs copied in, outputs poisoned */
-            int r = drv->mem_alloc(&dev[i], bytes ? bytes : 1);
-            if (!r) r = i < ni ? drv->memcpy_htod(dev[i], bufs[i], bytes) : drv->memset_d8(dev[i], 0xff, bytes);
-            if (r) {
-                symc_error_setf(&err, SYMC_ERR_DEVICE, "CUDA error %d preparing '%s' (%zu bytes)", r, info.name, bytes);
-                goto fail;
-            }
-            if (symrt_set_tensor_address(c, info.name, (void *)(uintptr_t)dev[i], bytes, &err)) goto fail;
-        } else if (symrt_set_tensor_address(c, info.name, bufs[i], bytes, &err)) goto fail;
+        snprintf(what, sizeof what, "%s '%s'", i < r->ni ? "input" : "output", info.name);
+        symc_status st = symrt_get_tensor_shape(r->c, info.name, dims, &rank, err);
+        if (!st) st = tool_tensor_size(what, info.dtype, rank, dims, &r->elems[i], &r->sizes[i], err);
+        if (!st) st = run_bind(r, i, &info, &state, err);
+        if (st) return st;
     }
-    if (symrt_enqueue(c, NULL, &err)) goto fail;
-    for (uint32_t i = 0; drv && i < no; i++) {
+    return SYMC_OK;
+}
+
+/* Enqueues the run and, on CUDA, waits and copies the outputs back. */
+static symc_status run_execute(run_state *r, symc_error *err) {
+    symc_status st = symrt_enqueue(r->c, NULL, err);
+    if (st) return st;
+    for (uint32_t i = 0; r->drv && i < r->no; i++) {
         symrt_io_info info;
-        symrt_engine_output(e, i, &info, NULL);
-        int r = drv->ctx_synchronize();
-        if (!r) r = drv->memcpy_dtoh(bufs[ni + i], dev[ni + i], sizes[ni + i]);
-        if (r) {
-            symc_error_setf(&err, SYMC_ERR_DEVICE, "CUDA error %d running the engine or reading '%s'", r, info.name);
-            goto fail;
-        }
+        symrt_engine_output(r->e, i, &info, NULL);
+        int rc = r->drv->ctx_synchronize();
+        if (!rc) rc = r->drv->memcpy_dtoh(r->bufs[r->ni + i], r->dev[r->ni + i], r->sizes[r->ni + i]);
+        if (rc)
+            return symc_error_setf(err, SYMC_ERR_DEVICE, "CUDA error %d running the engine or reading '%s'", rc,
+                                   info.name);
     }
-    for (uint32_t i = 0; i < no; i++) {
+    return SYMC_OK;
+}
+
+/* Each output's shape and checksums on stdout, and the --output files. */
+static symc_status run_report(const run_state *r, const run_opts *o, symc_error *err) {
+    for (uint32_t i = 0; i < r->no; i++) {
         symrt_io_info info;
-        symrt_engine_output(e, i, &info, NULL);
+        symrt_engine_output(r->e, i, &info, NULL);
         int64_t dims[8];
         int32_t rank;
-        symrt_get_tensor_shape(c, info.name, dims, &rank, &err);
-        size_t n = elems[ni + i];
+        symrt_get_tensor_shape(r->c, info.name, dims, &rank, err);
+        const void *data = r->bufs[r->ni + i];
         printf("%s: %s[", info.name, ir_dtype_name(info.dtype));
         for (int d = 0; d < rank; d++) printf("%s%" PRId64, d ? ", " : "", dims[d]);
         double sum = 0, asum = 0;
-        for (size_t k = 0; k < n; k++) {
-            double v = element(bufs[ni + i], info.dtype, k);
+        for (size_t k = 0; k < r->elems[r->ni + i]; k++) {
+            double v = element(data, info.dtype, k);
             sum += v;
             asum += fabs(v);
         }
         printf("]  sum %.9g  abs-sum %.9g\n", sum, asum);
-        for (int k = 0; k < n_outputs; k++) {
-            const char *eq = strchr(outputs[k], '=');
-            if (eq && strlen(info.name) == (size_t)(eq - outputs[k]) && !strncmp(info.name, outputs[k], (size_t)(eq - outputs[k])))
-                if (npy_write(eq + 1, info.dtype, rank, dims, bufs[ni + i], &err)) goto fail;
+        for (int k = 0; k < o->n_outputs; k++) {
+            const char *eq = strchr(o->outputs[k], '=');
+            symc_status st = SYMC_OK;
+            if (eq && names_tensor(o->outputs[k], eq, info.name))
+                st = npy_write(eq + 1, info.dtype, rank, dims, data, err);
+            if (st) return st;
         }
     }
+    return SYMC_OK;
+}
+
+static void run_free(run_state *r) {
+    for (uint32_t i = 0; i < 2 * MAX_IO; i++) {
+        free(r->bufs[i]);
+        if (r->dev[i]) r->drv->mem_free(r->dev[i]);
+    }
+    for (uint32_t i = 0; i < MAX_IO; i++) free(r->given[i].data);
+    symrt_context_destroy(r->c);
+    symrt_engine_destroy(r->e);
+}
+
+static int cmd_run(int argc, char **argv) {
+    run_opts o;
+    int rc = run_parse_args(argc, argv, &o);
+    if (rc >= 0) return rc;
+    symc_error err;
+    run_state r;
+    memset(&r, 0, sizeof r);
+    rc = 1;
+    if (tool_check_regular_file(o.engine, "engine", &err) || symrt_engine_load_file(o.engine, &r.e, &err) ||
+        symrt_context_create(r.e, o.be, NULL, &r.c, &err))
+        goto fail;
+    if (o.be == SYMRT_BACKEND_CUDA && !(r.drv = rt_cuda_driver(&err))) goto fail;
+    r.ni = symrt_engine_num_inputs(r.e);
+    r.no = symrt_engine_num_outputs(r.e);
+    if (r.ni > MAX_IO || r.no > MAX_IO) {
+        symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "more than %d inputs or outputs", MAX_IO);
+        goto fail;
+    }
+    if ((rc = run_read_inputs(&r, &o, &err))) {
+        if (rc == 2) goto done; /* said already */
+        goto fail;
+    }
+    rc = 1;
+    if (run_set_shapes(&r, &o, &err) || run_bind_all(&r, o.seed, &err) || run_execute(&r, &err) ||
+        run_report(&r, &o, &err))
+        goto fail;
     rc = 0;
     goto done;
 fail:
     fprintf(stderr, "symc: %s\n", err.msg);
-fail_quiet:
 done:
-    for (uint32_t i = 0; i < 2 * MAX_IO; i++) {
-        free(bufs[i]);
-        if (dev[i]) drv->mem_free(dev[i]);
-    }
-    for (uint32_t i = 0; i < MAX_IO; i++) free(given[i].data);
-    fe_shape_list_free(&shape_list);
-    symrt_context_destroy(c);
-    symrt_engine_destroy(e);
+    run_free(&r);
     return rc;
 }
 
