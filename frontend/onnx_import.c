@@ -655,6 +655,163 @@ static void suggest_flag(const char *name, const Onnx__TensorShapeProto *sh, cha
     }
 }
 
+static int is_dim_value(const Onnx__TensorShapeProto__Dimension *dm) {
+    return dm && dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value >= 0;
+}
+
+/* A dim's dim_param, or NULL (a value, or no name). */
+static const char *dim_param(const Onnx__TensorShapeProto__Dimension *dm) {
+    return dm && dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && dm->dim_param[0]
+               ? dm->dim_param
+               : NULL;
+}
+
+/* Which model input (not an initializer) declaration d is for, into *at. */
+static symc_status find_declared_input(fe_ctx *c, const fe_input_shape *d, uint32_t s, size_t *at) {
+    const Onnx__GraphProto *g = c->g;
+    if (!d->name) return fe_fail(c, SYMC_ERR_INVALID_ARG, "declared input shape %u has no name", s);
+    size_t i = 0;
+    while (i < g->n_input && (strcmp(g->input[i]->name, d->name) || fe_map_get(&c->inits, d->name, NULL))) i++;
+    if (i == g->n_input) {
+        char list[256];
+        size_t n = 0;
+        list[0] = '\0';
+        for (size_t k = 0; k < g->n_input && n < sizeof list; k++)
+            if (!fe_map_get(&c->inits, g->input[k]->name, NULL))
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s'%s'", n ? ", " : "", g->input[k]->name);
+        return fe_fail(c, SYMC_ERR_INVALID_ARG, "shapes are declared for input '%s', but the model has no such "
+                       "input (its inputs: %s)", d->name, n ? list : "none");
+    }
+    *at = i;
+    return SYMC_OK;
+}
+
+/* Declaration d against the model's shape sh of its input: rank, fixed dims,
+ * min <= opt <= max; each dim_param's range goes into ic, and a dim_param
+ * given two ranges is an error naming both. */
+static symc_status check_declaration(fe_ctx *c, inputs_ctx *ic, const fe_input_shape *d,
+                                     const Onnx__TensorShapeProto *sh) {
+    if (d->rank < 0 || d->rank > IR_MAX_RANK)
+        return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s': declared rank %d is outside [0, %d]", d->name,
+                       (int)d->rank, IR_MAX_RANK);
+    if (sh && (int32_t)sh->n_dim != d->rank)
+        return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' has rank %zu in the model, but its declared "
+                       "shapes have %d dims", d->name, sh->n_dim, (int)d->rank);
+    for (int32_t k = 0; k < d->rank; k++) {
+        if (d->min[k] < 0 || d->min[k] > d->opt[k] || d->opt[k] > d->max[k])
+            return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' dim %d: declared min %" PRId64 ", opt %" PRId64
+                           ", max %" PRId64 " must satisfy 0 <= min <= opt <= max",
+                           d->name, (int)k, d->min[k], d->opt[k], d->max[k]);
+        const Onnx__TensorShapeProto__Dimension *dm = sh ? sh->dim[k] : NULL;
+        const char *param = dim_param(dm);
+        if (is_dim_value(dm)) {
+            if (d->min[k] != dm->dim_value || d->opt[k] != dm->dim_value || d->max[k] != dm->dim_value)
+                return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' dim %d is %" PRId64 " in the model, but the "
+                               "declared shapes give min %" PRId64 ", opt %" PRId64 ", max %" PRId64,
+                               d->name, (int)k, dm->dim_value, d->min[k], d->opt[k], d->max[k]);
+        } else if (param) {
+            param_range *p = find_param(ic, param);
+            if (!p) {
+                p = &ic->params[ic->n_params++];
+                *p = (param_range){param, d->min[k], d->opt[k], d->max[k], d->name, (int)k, SYM_NONE};
+            } else if (p->min != d->min[k] || p->opt != d->opt[k] || p->max != d->max[k]) {
+                return fe_fail(c, SYMC_ERR_INVALID_ARG,
+                               "symbol '%s' gets two ranges: [%" PRId64 ", %" PRId64 "] opt %" PRId64
+                               " from input '%s' dim %d, and [%" PRId64 ", %" PRId64 "] opt %" PRId64
+                               " from input '%s' dim %d",
+                               p->param, p->min, p->max, p->opt, p->input, p->dim, d->min[k], d->max[k], d->opt[k],
+                               d->name, (int)k);
+            }
+        }
+    }
+    return SYMC_OK;
+}
+
+/* A graph input's element type, after checking that it is a tensor whose
+ * fixed dims are sizes (a negative dim_value is an invalid model, not a
+ * dynamic dim). */
+static symc_status input_dtype(fe_ctx *c, const Onnx__ValueInfoProto *vi, symc_dtype *dt) {
+    const Onnx__TensorShapeProto *sh = input_shape(vi);
+    for (size_t k = 0; sh && k < sh->n_dim; k++) {
+        const Onnx__TensorShapeProto__Dimension *dm = sh->dim[k];
+        if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value < 0)
+            return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' dim %zu has dim_value %" PRId64 ": a size must be >= 0 "
+                           "(a dynamic dim is a dim_param, or a dim with no value)", vi->name, k, dm->dim_value);
+    }
+    if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' is not a tensor (sequences, maps and optionals are "
+                       "not supported)", vi->name);
+    int32_t et = vi->type->tensor_type->has_elem_type ? vi->type->tensor_type->elem_type : 0;
+    if (!fe_dtype(et, dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' has ONNX type %s, which symc does not support "
+                       "(supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT32, INT64, BOOL)", vi->name,
+                       fe_onnx_type_name(et));
+    return SYMC_OK;
+}
+
+/* Dim k of graph input vi (model shape sh, declaration d or NULL) as an
+ * expression: a constant for a dim_value or an unnamed dim declared fixed,
+ * the dim_param's symbol (made on first use), or a fresh symbol
+ * "<input>_dim<k>" with the declared range. A dynamic dim with no
+ * declaration is an error suggesting the flag to add. */
+static symc_status input_dim(fe_ctx *c, inputs_ctx *ic, const Onnx__ValueInfoProto *vi,
+                             const Onnx__TensorShapeProto *sh, const fe_input_shape *d, int32_t k, sym_expr *out) {
+    const Onnx__TensorShapeProto__Dimension *dm = sh ? sh->dim[k] : NULL;
+    char prov[300], fresh[200];
+    snprintf(prov, sizeof prov, "input '%s' dim %d", vi->name, (int)k);
+    if (is_dim_value(dm)) {
+        *out = sym_const(c->t, dm->dim_value);
+        return SYMC_OK;
+    }
+    const char *param = dim_param(dm);
+    param_range *p = param ? find_param(ic, param) : NULL;
+    if (p && p->sym != SYM_NONE) {
+        *out = p->sym;
+        return SYMC_OK;
+    }
+    if (p) {
+        symc_status st = new_symbol(c, param, p->min, p->opt, p->max, prov, &p->sym);
+        *out = p->sym;
+        return st;
+    }
+    snprintf(fresh, sizeof fresh, "%s_dim%d", vi->name, (int)k);
+    if (!d) {
+        char flag[256];
+        suggest_flag(vi->name, sh, flag, sizeof flag);
+        return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' dim %d (%s) is dynamic: add %s", vi->name, (int)k,
+                       param ? param : fresh, flag);
+    }
+    if (d->min[k] == d->max[k] && !param) { /* an unnamed dim declared fixed is a constant */
+        *out = sym_const(c->t, d->min[k]);
+        return SYMC_OK;
+    }
+    return new_symbol(c, param ? param : fresh, d->min[k], d->opt[k], d->max[k], prov, out);
+}
+
+/* One graph input (d: its declaration, or NULL) as an IR input tensor. */
+static symc_status import_input(fe_ctx *c, inputs_ctx *ic, const Onnx__ValueInfoProto *vi, const fe_input_shape *d) {
+    symc_dtype dt;
+    symc_status st = input_dtype(c, vi, &dt);
+    if (st) return st;
+    const Onnx__TensorShapeProto *sh = input_shape(vi);
+    if (!sh && !d)
+        return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' has no shape in the model: declare it with "
+                       "--shapes %s:MIN,OPT,MAX", vi->name, vi->name);
+    int32_t rank = sh ? (int32_t)sh->n_dim : d->rank;
+    if (rank > IR_MAX_RANK)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' has rank %d, more than %d", vi->name, (int)rank,
+                       IR_MAX_RANK);
+    sym_expr dims[IR_MAX_RANK];
+    for (int32_t k = 0; k < rank; k++)
+        if ((st = input_dim(c, ic, vi, sh, d, k, &dims[k]))) return st;
+    uint32_t t;
+    if ((st = add_tensor(c, vi->name, dt, rank, dims, &t)) || (st = ir_mark_input(c->m, t, c->err))) return st;
+    return fe_map_put(&c->values, vi->name, t) ? SYMC_OK : nomem(c);
+}
+
+/* The graph inputs that are not initializers, in model order, with every
+ * declared shape first matched to its input and checked (so the symbols a
+ * dim_param names get one range, whichever input uses it first). */
 static symc_status import_inputs(fe_ctx *c, const fe_input_shape *shapes, uint32_t n_shapes) {
     const Onnx__GraphProto *g = c->g;
     symc_status st = SYMC_OK;
@@ -673,148 +830,18 @@ static symc_status import_inputs(fe_ctx *c, const fe_input_shape *shapes, uint32
     }
     for (size_t i = 0; i < g->n_input; i++) decl_of[i] = -1;
     for (uint32_t s = 0; s < n_shapes && !st; s++) {
-        const fe_input_shape *d = &shapes[s];
-        if (!d->name) {
-            st = fe_fail(c, SYMC_ERR_INVALID_ARG, "declared input shape %u has no name", s);
-            break;
-        }
         size_t i = 0;
-        while (i < g->n_input && (strcmp(g->input[i]->name, d->name) || fe_map_get(&c->inits, d->name, NULL))) i++;
-        if (i == g->n_input) {
-            char list[256];
-            size_t n = 0;
-            list[0] = '\0';
-            for (size_t k = 0; k < g->n_input && n < sizeof list; k++)
-                if (!fe_map_get(&c->inits, g->input[k]->name, NULL))
-                    n += (size_t)snprintf(list + n, sizeof list - n, "%s'%s'", n ? ", " : "", g->input[k]->name);
-            st = fe_fail(c, SYMC_ERR_INVALID_ARG, "shapes are declared for input '%s', but the model has no such "
-                         "input (its inputs: %s)", d->name, n ? list : "none");
-            break;
-        }
+        if ((st = find_declared_input(c, &shapes[s], s, &i))) break;
         if (decl_of[i] >= 0) {
-            st = fe_fail(c, SYMC_ERR_INVALID_ARG, "shapes for input '%s' are declared twice", d->name);
+            st = fe_fail(c, SYMC_ERR_INVALID_ARG, "shapes for input '%s' are declared twice", shapes[s].name);
             break;
         }
         decl_of[i] = (int32_t)s;
-        if (d->rank < 0 || d->rank > IR_MAX_RANK) {
-            st = fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s': declared rank %d is outside [0, %d]", d->name,
-                         (int)d->rank, IR_MAX_RANK);
-            break;
-        }
-        const Onnx__TensorShapeProto *sh = input_shape(g->input[i]);
-        if (sh && (int32_t)sh->n_dim != d->rank) {
-            st = fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' has rank %zu in the model, but its declared "
-                         "shapes have %d dims", d->name, sh->n_dim, (int)d->rank);
-            break;
-        }
-        for (int32_t k = 0; k < d->rank && !st; k++) {
-            if (d->min[k] < 0 || d->min[k] > d->opt[k] || d->opt[k] > d->max[k]) {
-                st = fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' dim %d: declared min %" PRId64 ", opt %" PRId64
-                             ", max %" PRId64 " must satisfy 0 <= min <= opt <= max",
-                             d->name, (int)k, d->min[k], d->opt[k], d->max[k]);
-                break;
-            }
-            const Onnx__TensorShapeProto__Dimension *dm = sh ? sh->dim[k] : NULL;
-            if (dm && dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value >= 0) {
-                if (d->min[k] != dm->dim_value || d->opt[k] != dm->dim_value || d->max[k] != dm->dim_value)
-                    st = fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' dim %d is %" PRId64 " in the model, but the "
-                                 "declared shapes give min %" PRId64 ", opt %" PRId64 ", max %" PRId64,
-                                 d->name, (int)k, dm->dim_value, d->min[k], d->opt[k], d->max[k]);
-            } else if (dm && dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-                       dm->dim_param[0]) {
-                param_range *p = find_param(&ic, dm->dim_param);
-                if (!p) {
-                    p = &ic.params[ic.n_params++];
-                    *p = (param_range){dm->dim_param, d->min[k], d->opt[k], d->max[k], d->name, (int)k, SYM_NONE};
-                } else if (p->min != d->min[k] || p->opt != d->opt[k] || p->max != d->max[k]) {
-                    st = fe_fail(c, SYMC_ERR_INVALID_ARG,
-                                 "symbol '%s' gets two ranges: [%" PRId64 ", %" PRId64 "] opt %" PRId64
-                                 " from input '%s' dim %d, and [%" PRId64 ", %" PRId64 "] opt %" PRId64
-                                 " from input '%s' dim %d",
-                                 p->param, p->min, p->max, p->opt, p->input, p->dim, d->min[k], d->max[k],
-                                 d->opt[k], d->name, (int)k);
-                }
-            }
-        }
+        st = check_declaration(c, &ic, &shapes[s], input_shape(g->input[i]));
     }
-    /* the tensors, in model order */
     for (size_t i = 0; i < g->n_input && !st; i++) {
-        const Onnx__ValueInfoProto *vi = g->input[i];
-        if (fe_map_get(&c->inits, vi->name, NULL)) continue; /* an initializer listed as input: a constant */
-        /* a dynamic dim is a dim_param or no value; a negative dim_value is an
-         * invalid model, not a dynamic dim */
-        const Onnx__TensorShapeProto *vsh = input_shape(vi);
-        for (size_t k = 0; vsh && k < vsh->n_dim && !st; k++)
-            if (vsh->dim[k]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
-                vsh->dim[k]->dim_value < 0)
-                st = fe_fail(c, SYMC_ERR_FORMAT, "input '%s' dim %zu has dim_value %" PRId64 ": a size must be >= 0 "
-                             "(a dynamic dim is a dim_param, or a dim with no value)", vi->name, k,
-                             vsh->dim[k]->dim_value);
-        if (st) break;
-        if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type) {
-            st = fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' is not a tensor (sequences, maps and optionals are "
-                         "not supported)", vi->name);
-            break;
-        }
-        symc_dtype dt;
-        int32_t et = vi->type->tensor_type->has_elem_type ? vi->type->tensor_type->elem_type : 0;
-        if (!fe_dtype(et, &dt)) {
-            st = fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' has ONNX type %s, which symc does not support "
-                         "(supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT32, INT64, BOOL)",
-                         vi->name, fe_onnx_type_name(et));
-            break;
-        }
-        const Onnx__TensorShapeProto *sh = input_shape(vi);
-        const fe_input_shape *d = decl_of[i] >= 0 ? &shapes[decl_of[i]] : NULL;
-        if (!sh && !d) {
-            st = fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' has no shape in the model: declare it with "
-                         "--shapes %s:MIN,OPT,MAX", vi->name, vi->name);
-            break;
-        }
-        int32_t rank = sh ? (int32_t)sh->n_dim : d->rank;
-        if (rank > IR_MAX_RANK) {
-            st = fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' has rank %d, more than %d", vi->name, (int)rank,
-                         IR_MAX_RANK);
-            break;
-        }
-        sym_expr dims[IR_MAX_RANK];
-        for (int32_t k = 0; k < rank && !st; k++) {
-            const Onnx__TensorShapeProto__Dimension *dm = sh ? sh->dim[k] : NULL;
-            char prov[300], fresh[200];
-            snprintf(prov, sizeof prov, "input '%s' dim %d", vi->name, (int)k);
-            if (dm && dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value >= 0) {
-                dims[k] = sym_const(c->t, dm->dim_value);
-                continue;
-            }
-            const char *param = dm && dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-                                dm->dim_param[0] ? dm->dim_param : NULL;
-            param_range *p = param ? find_param(&ic, param) : NULL;
-            if (p && p->sym != SYM_NONE) {
-                dims[k] = p->sym;
-                continue;
-            }
-            if (p) {
-                st = new_symbol(c, param, p->min, p->opt, p->max, prov, &p->sym);
-                dims[k] = p->sym;
-                continue;
-            }
-            snprintf(fresh, sizeof fresh, "%s_dim%d", vi->name, (int)k);
-            if (!d) {
-                char flag[256];
-                suggest_flag(vi->name, sh, flag, sizeof flag);
-                st = fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' dim %d (%s) is dynamic: add %s", vi->name, (int)k,
-                             param ? param : fresh, flag);
-                break;
-            }
-            if (d->min[k] == d->max[k] && !param) /* an unnamed dim declared fixed is a constant */
-                dims[k] = sym_const(c->t, d->min[k]);
-            else
-                st = new_symbol(c, param ? param : fresh, d->min[k], d->opt[k], d->max[k], prov, &dims[k]);
-        }
-        uint32_t t;
-        if (!st) st = add_tensor(c, vi->name, dt, rank, dims, &t);
-        if (!st) st = ir_mark_input(c->m, t, c->err);
-        if (!st && !fe_map_put(&c->values, vi->name, t)) st = nomem(c);
+        if (fe_map_get(&c->inits, g->input[i]->name, NULL)) continue; /* an initializer listed as input: a constant */
+        st = import_input(c, &ic, g->input[i], decl_of[i] >= 0 ? &shapes[decl_of[i]] : NULL);
     }
 done:
     free(decl_of);
