@@ -59,6 +59,11 @@ expect 0 "inspect --source" -- "$symc" inspect "$tmp/vit.symx" --source
 has "inspect --source" 'extern "C" __global__'
 expect 2 "--source on a module" -- "$symc" inspect "$tmp/vit.symir" --source; one_line "--source on a module"
 expect 0 "compile --no-gpu" -- "$symc" compile "$tmp/vit.symir" --no-gpu -o "$tmp/vit_ref.symx"
+# the compile driver's hooks: --dump-after prints the IR after that pass; an unknown pass is refused
+expect 0 "dump-after" -- "$symc" compile "$tmp/vit.symir" --no-gpu --dump-after=infer-shapes -o "$tmp/dump.symx"
+has "dump-after" "; IR after infer-shapes"; has "dump-after" "x: f32[B, 196, 768]"; has "dump-after" "symc: wrote"
+expect 1 "dump-after unknown" -- "$symc" compile "$tmp/vit.symir" --no-gpu --dump-after=nope -o "$tmp/dump.symx"
+one_line "dump-after unknown"; has "dump-after unknown" "unknown pass 'nope' for --dump-after (passes: verify, infer-shapes"
 expect 0 "inspect ref engine" -- "$symc" inspect "$tmp/vit_ref.symx"; has "inspect ref engine" "gpu: none"
 has "inspect ref engine" "    workspace <= B*"
 if printf '%s' "$out" | grep -q 'CUDA backend (GPU steps'; then bad "inspect ref engine: no GPU plan expected: $out"; else ok; fi
