@@ -23,13 +23,13 @@ symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt,
     if (opt) o = *opt;
     if ((int)o.precision < 0 || o.precision > SYMC_PRECISION_BF16)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_module_compile: unknown precision %d", (int)o.precision);
-    pass_options po = {NULL, NULL, NULL, NULL};
-    symc_status st = pass_run_pipeline(m, &po, err);
-    if (st) return st;
     cg_options cg = cg_default_options();
     cg.gpu = o.gpu != 0;
     cg.arch = o.arch;
     cg.precision = (int)o.precision;
     cg.tune = o.tune != 0;
+    pass_options po = {NULL, NULL, NULL, NULL, cg_fuse_rules(&cg)}; /* the target's rules plan fusion */
+    symc_status st = pass_run_pipeline(m, &po, err);
+    if (st) return st;
     return cg_write_engine(m, &cg, path, err);
 }

@@ -204,7 +204,7 @@ static int cmd_compile(int argc, char **argv) {
         goto done;
     }
     int tty = isatty(2);
-    pass_options opt = {dump_after, dump_text, progress, &tty};
+    pass_options opt = {dump_after, dump_text, progress, &tty, cg_fuse_rules(&cgo)};
     cgo.progress = progress;
     cgo.progress_ctx = &tty;
     if (pass_run_pipeline(m, &opt, &err) != SYMC_OK || cg_write_engine(m, &cgo, out, &err) != SYMC_OK) {
