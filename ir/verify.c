@@ -5,7 +5,8 @@
  * comparing producer indices, and reports the first problem with the node,
  * its op and the tensor or attribute at fault. Per-node checks are split out
  * (ir_check_node, ir_infer_dtype) so the builder can refuse a bad node before
- * adding it, and the loader and verifier share one definition of "valid". */
+ * adding it, and the loader and verifier share one definition of "valid".
+ * A module with a fusion plan has it checked last (ir_fuse_check, fuse.c). */
 #include "ir/ir.h"
 
 #include <stdlib.h>
