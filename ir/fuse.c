@@ -182,9 +182,9 @@ static symc_status check_entry(checker *c, uint32_t i) {
     if (e.group >= m->n_nodes || e.group == i) return bad(c, i, "its group names no other node", "");
     if (role_of(m, e.group) != root_for(r)) {
         char detail[96];
-        snprintf(detail, sizeof detail, "%s, not a %s", ir_fuse_role_name(role_of(m, e.group)),
-                 ir_fuse_role_name(root_for(r)));
-        return bad(c, i, "its root is a ", detail);
+        snprintf(detail, sizeof detail, "'%s', not '%s'", ir_fuse_role_name(root_for(r)),
+                 ir_fuse_role_name(role_of(m, e.group)));
+        return bad(c, i, "its root must have role ", detail);
     }
     const ir_node *g = &m->nodes[e.group];
     uint32_t y = n->n_out == 1 ? n->out[0] : IR_NONE;

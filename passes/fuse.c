@@ -200,12 +200,14 @@ static int group_fits(fuser *f, uint32_t root, uint32_t max_leaves) {
     return count_group(f, root, max_leaves, &nn, &nl);
 }
 
+static int row_kernel(const fuser *f, uint32_t i, unsigned flag) {
+    return f->r->row_kernel && (f->r->row_kernel(f->m, i) & flag);
+}
+
 static void plan_row_inputs(fuser *f) {
     ir_module *m = f->m;
     for (uint32_t i = 0; i < m->n_nodes; i++) {
-        if (covered(f, i) || role(f, i) == IR_FUSE_INLINED || !f->r->row_kernel ||
-            !(f->r->row_kernel(m, i) & PASS_ROW_INPUT))
-            continue;
+        if (covered(f, i) || role(f, i) == IR_FUSE_INLINED || !row_kernel(f, i, PASS_ROW_INPUT)) continue;
         uint32_t t = m->nodes[i].in[0], p = m->tensors[t].producer;
         if (p == IR_NONE || role(f, p) != IR_FUSE_STEP || !elementwise(f, p) || !ir_uses_private(&f->u, t) ||
             !data_input_only(f, i, t) || !group_fits(f, p, f->r->row_input_leaves))
@@ -235,8 +237,7 @@ static void plan_epilogues(fuser *f) {
     ir_module *m = f->m;
     for (uint32_t i = 0; i < m->n_nodes; i++) {
         const ir_node *n = &m->nodes[i];
-        if (covered(f, i) || role(f, i) == IR_FUSE_INLINED || n->n_out != 1 || !f->r->row_kernel ||
-            !(f->r->row_kernel(m, i) & PASS_ROW_EPILOGUE))
+        if (covered(f, i) || role(f, i) == IR_FUSE_INLINED || n->n_out != 1 || !row_kernel(f, i, PASS_ROW_EPILOGUE))
             continue;
         uint32_t y = n->out[0];
         if (!ir_uses_private(&f->u, y)) continue;
@@ -262,8 +263,8 @@ static void plan_row_chains(fuser *f) {
         uint32_t a = m->tensors[m->nodes[i].in[0]].producer;
         if (a == IR_NONE || covered(f, a) || role(f, a) == IR_FUSE_INLINED || ir_fuse_row_first_of(m, a) != IR_NONE ||
             m->nodes[a].n_out != 1 || !ir_uses_private(&f->u, m->nodes[a].out[0]) ||
-            !data_input_only(f, i, m->nodes[a].out[0]) || !f->r->row_chain(m, a, i) ||
-            ir_fuse_epilogue_of(m, &f->u, a) != IR_NONE)
+            !data_input_only(f, i, m->nodes[a].out[0]) || !row_kernel(f, a, PASS_ROW_EPILOGUE) ||
+            !row_kernel(f, i, PASS_ROW_INPUT) || !f->r->row_chain(m, a, i) || ir_fuse_epilogue_of(m, &f->u, a) != IR_NONE)
             continue;
         set(f, a, IR_FUSE_ROW_FIRST, i);
     }

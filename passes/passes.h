@@ -52,8 +52,8 @@ typedef struct pass_fuse_rules {
     int (*library_takes)(ir_module *m, uint32_t lib, uint32_t k, ir_fuse_role role);
     /* PASS_ROW_* flags of node's kernel (0: not a row kernel) */
     unsigned (*row_kernel)(ir_module *m, uint32_t node);
-    /* row kernel `second` can compute row kernel `first`, whose private result is its data input,
-     * in its own kernel */
+    /* row kernel `second` can compute row kernel `first` (one with a per-element result, whose
+     * private result is its data input) in its own kernel */
     int (*row_chain)(ir_module *m, uint32_t first, uint32_t second);
     /* a group computed inside another kernel: at most this many nodes, and leaf tensors when
      * it is a row kernel's input or epilogue */
