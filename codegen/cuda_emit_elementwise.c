@@ -4,13 +4,13 @@
  *
  * A group is a root node plus every node the fusion plan marks "inlined"
  * into it, transitively (passes/fuse.c): a node whose output only the group
- * reads and whose shape is the root's. So the group's nodes all have the root's shape, each leaf
- * (a tensor produced outside the group) is read once per element through its
- * own broadcast offset into that shape, and each node becomes one `const`
- * local named after its output tensor (v<index>), in node order, which is a
- * topological order. Values compute in the output dtype's own C type, float
- * in fp32 with the fp32 math functions (the reference computes in f64 and
- * rounds once; the difference is a few ulp).
+ * reads and whose shape is the root's. So the group's nodes all have the
+ * root's shape, each leaf (a tensor produced outside the group) is read once
+ * per element through its own broadcast offset into that shape, and each
+ * node becomes one `const` local named after its output tensor (v<index>),
+ * in node order, which is a topological order. Values compute in the output
+ * dtype's own C type, float in fp32 with the fp32 math functions (the
+ * reference computes in f64 and rounds once; the difference is a few ulp).
  *
  * A group whose root is itself inlined feeds a row kernel (softmax, a norm,
  * a row reduction): cg_emit_value writes the same per-element code inside

@@ -15,9 +15,9 @@
  * kernels (cuda_emit_reduce.c: cg_row_kernel, cg_row_chain_ok), how large a
  * group computed inside a row kernel may be, and which attention patterns
  * its flash kernel runs (cuda_emit_attention.c). A module without a plan
- * (built without the pipeline: tests, the reference-only path that later
- * asks for GPU code) is planned here with the same rules for this build
- * only, so the generated code is the same either way.
+ * (cg_build_engine called without the pipeline, as tests do, or after a
+ * pipeline run without rules) is planned here with the same rules, for this
+ * build only, so the generated code is the same either way.
  *
  * The walk emits every root of the plan: a plain step (an elementwise
  * group with its inlined nodes, a row kernel with its inlined input, its
@@ -250,8 +250,8 @@ static symc_status emit_view(cg_cuda *c, uint32_t node) {
     const ir_tensor *x = &c->m->tensors[in];
     int is_input = 0;
     for (uint32_t k = 0; k < c->m->n_inputs; k++) is_input |= c->m->inputs[k] == in;
-    if (!is_input && !c->uses->is_output[in] && x->constant == RT_NONE && (!c->b->aliases || c->b->aliases[in] == RT_NONE) &&
-        (!c->b->aliases || c->b->aliases[out] == RT_NONE))
+    if (!is_input && !c->uses->is_output[in] && x->constant == RT_NONE &&
+        (!c->b->aliases || c->b->aliases[in] == RT_NONE) && (!c->b->aliases || c->b->aliases[out] == RT_NONE))
         return cg_alias(c->b, in, out);
     rt_step s;
     init_lib_step(&s, RT_STEP_COPY, node, 2);

@@ -213,7 +213,9 @@ static symc_status check_entry(checker *c, uint32_t i) {
         return SYMC_OK;
     case IR_FUSE_BIAS:
     case IR_FUSE_ACTIVATION:
-    case IR_FUSE_RESIDUAL: return g->n_out == 1 && y != IR_NONE ? check_chain(c, e.group, i) : bad(c, i, "one result", "");
+    case IR_FUSE_RESIDUAL:
+        if (g->n_out != 1 || y == IR_NONE) return bad(c, i, "the root and the member must make one result each", "");
+        return check_chain(c, e.group, i);
     default: return SYMC_OK;
     }
 }
@@ -269,7 +271,8 @@ symc_status ir_fuse_check(ir_module *m, symc_error *err) {
     for (uint32_t i = 0; i < m->n_nodes && !st; i++) st = check_entry(&c, i);
     if (!st) {
         uint32_t *last = malloc((m->n_nodes ? m->n_nodes : 1) * sizeof *last);
-        st = last ? check_groups(&c, last) : symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory checking the fusion plan");
+        st = last ? check_groups(&c, last)
+                  : symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory checking the fusion plan");
         free(last);
     }
     ir_uses_free(&c.u);

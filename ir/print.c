@@ -130,7 +130,8 @@ static const char *rel_text(sym_rel r) {
 static void fused_groups(printer *p) {
     ir_module *m = p->m;
     out(p, "fused groups (%s):", m->fuse_target ? m->fuse_target : "");
-    uint32_t nn = m->n_nodes, *next = malloc((nn ? nn : 1) * sizeof *next), *tail = malloc((nn ? nn : 1) * sizeof *tail);
+    uint32_t nn = m->n_nodes;
+    uint32_t *next = malloc((nn ? nn : 1) * sizeof *next), *tail = malloc((nn ? nn : 1) * sizeof *tail);
     if (!next || !tail) {
         out(p, " (out of memory listing them)\n");
         free(next);
@@ -155,7 +156,8 @@ static void fused_groups(printer *p) {
         const ir_node *n = &m->nodes[i];
         out(p, "\n  %s (%s): %s", n->name, ir_op_get(n->op)->name, r == IR_FUSE_STEP ? "kernel" : ir_fuse_role_name(r));
         for (uint32_t k = next[i], first = 1; k != IR_NONE; k = next[k]) {
-            out(p, "%s%s (%s)", first ? " with " : ", ", m->nodes[k].name, ir_fuse_role_name((ir_fuse_role)m->fuse[k].role));
+            out(p, "%s%s (%s)", first ? " with " : ", ", m->nodes[k].name,
+                ir_fuse_role_name((ir_fuse_role)m->fuse[k].role));
             first = 0;
         }
         shown++;

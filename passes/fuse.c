@@ -264,7 +264,8 @@ static void plan_row_chains(fuser *f) {
         if (a == IR_NONE || covered(f, a) || role(f, a) == IR_FUSE_INLINED || ir_fuse_row_first_of(m, a) != IR_NONE ||
             m->nodes[a].n_out != 1 || !ir_uses_private(&f->u, m->nodes[a].out[0]) ||
             !data_input_only(f, i, m->nodes[a].out[0]) || !row_kernel(f, a, PASS_ROW_EPILOGUE) ||
-            !row_kernel(f, i, PASS_ROW_INPUT) || !f->r->row_chain(m, a, i) || ir_fuse_epilogue_of(m, &f->u, a) != IR_NONE)
+            !row_kernel(f, i, PASS_ROW_INPUT) || !f->r->row_chain(m, a, i) ||
+            ir_fuse_epilogue_of(m, &f->u, a) != IR_NONE)
             continue;
         set(f, a, IR_FUSE_ROW_FIRST, i);
     }
@@ -278,7 +279,8 @@ symc_status pass_fuse(ir_module *m, const pass_fuse_rules *rules, symc_error *er
             return symc_error_setf(err, SYMC_ERR_VERIFY, "tensor '%s' has no inferred shape: run shape inference first",
                                    m->tensors[i].name);
     fuser f = {.m = m, .r = rules};
-    uint32_t leaves = rules->row_input_leaves > rules->epilogue_leaves ? rules->row_input_leaves : rules->epilogue_leaves;
+    uint32_t leaves = rules->row_input_leaves > rules->epilogue_leaves ? rules->row_input_leaves
+                                                                       : rules->epilogue_leaves;
     symc_status st = ir_fuse_new(m, rules->name, err);
     if (st) return st;
     if ((st = ir_uses_compute(m, &f.u, err))) {

@@ -139,7 +139,8 @@ static void test_library(int shared) {
     if (shared) symc_mark_output(m, mm, &err);
     char *text = plan(m, &rules);
     if (!shared) {
-        CHECK_CONTAINS(text, "  mm (matmul): library call with xt (transpose), w (transpose), a (bias), r (activation)\n");
+        CHECK_CONTAINS(text,
+                       "  mm (matmul): library call with xt (transpose), w (transpose), a (bias), r (activation)\n");
     } else {
         CHECK_CONTAINS(text, "  mm (matmul): library call with xt (transpose), w (transpose)\n");
         CHECK_CONTAINS(text, "  r (relu): kernel with a (inlined)\n");
