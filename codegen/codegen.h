@@ -10,6 +10,7 @@
 #define SYMC_CODEGEN_CODEGEN_H
 
 #include "ir/ir.h"
+#include "passes/passes.h"
 #include "symc/precision.h"
 
 #ifdef __cplusplus
@@ -28,6 +29,11 @@ typedef struct cg_options {
 
 /* gpu = 1, arch = NULL, fp32, tune = 1, quiet */
 cg_options cg_default_options(void);
+
+/* The fusion rules of the target these options build for, for the fuse pass
+ * (pass_options.fuse): the CUDA target's when GPU code is on (opt NULL:
+ * the defaults), NULL for a reference-only engine, which has no plan. */
+const pass_fuse_rules *cg_fuse_rules(const cg_options *opt);
 
 /* Encodes a module whose shapes are inferred as engine bytes (malloc'd).
  * opt NULL = cg_default_options(). Errors: a tensor without a shape, a symbol

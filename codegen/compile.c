@@ -23,9 +23,6 @@ symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt,
     if (opt) o = *opt;
     if ((int)o.precision < 0 || o.precision > SYMC_PRECISION_BF16)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_module_compile: unknown precision %d", (int)o.precision);
-    pass_options po = {o.dump_after, o.dump, o.progress, o.ctx};
-    symc_status st = pass_run_pipeline(m, &po, err);
-    if (st) return st;
     cg_options cg = cg_default_options();
     cg.gpu = o.gpu != 0;
     cg.arch = o.arch;
@@ -33,5 +30,9 @@ symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt,
     cg.tune = o.tune != 0;
     cg.progress = o.progress;
     cg.progress_ctx = o.ctx;
+    /* the target's rules plan fusion (NULL without GPU code: no plan) */
+    pass_options po = {o.dump_after, o.dump, o.progress, o.ctx, cg_fuse_rules(&cg)};
+    symc_status st = pass_run_pipeline(m, &po, err);
+    if (st) return st;
     return cg_write_engine(m, &cg, path, err);
 }

@@ -1,8 +1,8 @@
 /* The CUDA target's internals (codegen/cuda_*.c only).
  *
- * cg_cuda is one emit pass over a module: per-tensor use counts and output
- * flags (the fusion decisions read them), per-node marks for nodes that
- * another node's kernel or library call already covers. cg_kw writes one
+ * cg_cuda is one emit pass over a module: the module with its fusion plan
+ * (passes/fuse.c decides the groups; the emitters read each node's role and
+ * root from m->fuse) and the readers of each tensor. cg_kw writes one
  * kernel: it collects the parameters as it goes (a tensor becomes a pointer
  * parameter "t<index>", a symbolic size a `long long` parameter "s<slot>", a
  * constant size a literal), so emitters write the body in one pass and never
@@ -30,31 +30,18 @@ void cg_str_appendf(cg_str *s, const char *fmt, ...)
 void cg_str_free(cg_str *s);
 
 /* ---- one emit pass ------------------------------------------------------------- */
+/* A group computed inside another kernel has at most this many nodes (the
+ * fuse pass is told so through the target's rules) */
+#define CG_GROUP_MAX_NODES 256
+
 typedef struct cg_cuda {
-    cg_builder *b;
-    ir_module *m;
-    uint32_t n_tensors;    /* tensors when the pass began (temporaries come after) */
-    uint32_t *n_consumers; /* per tensor: distinct consumer nodes */
-    uint32_t *consumer;    /* per tensor: the last consumer node (the only one when n_consumers == 1) */
-    uint8_t *is_output;    /* per tensor: a graph output */
-    uint8_t *covered;      /* per node: computed by another node's step (fused) */
-    uint8_t *inlined;      /* per node: an elementwise node computed inside its consumer's kernel
-                              (an elementwise group, or a row kernel reading its input) */
-    uint32_t *epilogue;    /* per node: for a row kernel (softmax, log_softmax, layer/rms norm), the
-                              root of the elementwise group it applies before its store (the group
-                              is marked covered), else IR_NONE; NULL when none was planned */
-    uint32_t *row_first;   /* per node: for a row kernel, the row op (softmax / norm of the same rows)
-                              computed first in its kernel, whose private result is its input, else
-                              IR_NONE; NULL when none was planned */
-    uint8_t *attention;    /* per node: the second matmul of a fused attention (cg_plan_attention);
-                              NULL when none was planned */
+    cg_builder *b;       /* NULL while answering the fuse pass's questions */
+    ir_module *m;        /* its fusion plan (m->fuse) says which nodes run together */
+    const ir_uses *uses; /* readers of each tensor, counted over live nodes (the plan's "private") */
 } cg_cuda;
 
-/* tensor t has exactly one consumer node and is not a graph output, so the
- * consumer may compute it in place */
-int cg_private(const cg_cuda *c, uint32_t t);
-/* the two shapes are the same expression handles */
-int cg_same_shape(const ir_tensor *a, const ir_tensor *b);
+/* the node's role in the fusion plan */
+ir_fuse_role cg_role(const cg_cuda *c, uint32_t node);
 /* product of dims[from..to) as an expression */
 sym_expr cg_prod(cg_cuda *c, const sym_expr *dims, int from, int to);
 /* CUDA C type of a dtype's values ("float", "double", "long long", "int",
@@ -145,17 +132,17 @@ void cg_describe_nodes(cg_cuda *c, const uint32_t *nodes, uint32_t n, cg_str *ou
 symc_status cg_emit_prelude(cg_cuda *c);
 
 /* ---- emitters (one family each) -------------------------------------------------- */
-int cg_is_elementwise(ir_op op);
-/* cuda_emit_elementwise.c: the fused group rooted at `root`; batch_norm */
+/* cuda_emit_elementwise.c: the fused group rooted at `root` (it and its
+ * inlined producers, all ir_op_is_elementwise); batch_norm */
 symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root);
 symc_status cg_emit_batch_norm(cg_cuda *c, uint32_t node);
-/* the group rooted at `root` has at most max_leaves leaf tensors (and is not
- * too large to emit) */
-int cg_group_fits(cg_cuda *c, uint32_t root, uint32_t max_leaves);
 /* Declares `const T <name>` holding element `idx` (a flat index, text) of
  * tensor t: computed by its inlined elementwise group when t's producer is
  * inlined, else loaded. Emits code into k's body. */
 symc_status cg_emit_value(cg_kw *k, uint32_t t, const char *idx, const char *name);
+/* The same for the result of the elementwise group rooted at `root` (a
+ * row kernel's epilogue, which is not itself inlined). */
+symc_status cg_emit_group_value(cg_kw *k, uint32_t root, const char *idx, const char *name);
 /* appends "; its input computed inline: <nodes>" when t's producer is inlined */
 void cg_describe_inlined(cg_cuda *c, uint32_t t, cg_str *out);
 /* broadcast copy of tensor `src` into `dst` (dst's shape), e.g. gemm's C */
@@ -166,8 +153,9 @@ symc_status cg_emit_broadcast_copy(cg_cuda *c, uint32_t node, uint32_t src, uint
 int cg_row_kernel(cg_cuda *c, uint32_t node);
 /* row op `second` may compute row op `first` in its own kernel: a softmax
  * after a norm or a norm after a softmax, both f32 row kernels over the same
- * rows, first's result private to second and first without an epilogue */
-int cg_row_chain_ok(cg_cuda *c, uint32_t first, uint32_t second);
+ * rows (the fuse pass's row_chain question; the pass checks that first's
+ * result is private to second and that first has no epilogue) */
+int cg_row_chain_ok(ir_module *m, uint32_t first, uint32_t second);
 symc_status cg_emit_reduce(cg_cuda *c, uint32_t node);
 symc_status cg_emit_softmax(cg_cuda *c, uint32_t node);
 symc_status cg_emit_norm(cg_cuda *c, uint32_t node);
@@ -177,10 +165,11 @@ symc_status cg_emit_pool(cg_cuda *c, uint32_t node);
 symc_status cg_emit_conv_direct(cg_cuda *c, uint32_t node);
 symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node);
 /* cuda_emit_attention.c: softmax(f(Q·Kᵀ))·V as one flash-attention kernel.
- * cg_plan_attention marks, for each second matmul whose pattern it
- * recognizes, the nodes the kernel computes as covered and the matmul in
- * c->attention; cg_emit_attention emits it at the matmul's place. */
-void cg_plan_attention(cg_cuda *c);
+ * cg_attention_claims answers the fuse pass: when the pattern around the
+ * second matmul `node` is one the kernel runs, the nodes it computes
+ * besides the matmul; cg_emit_attention emits the kernel at the matmul's
+ * place (the root of its group in the plan). */
+uint32_t cg_attention_claims(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap);
 symc_status cg_emit_attention(cg_cuda *c, uint32_t node);
 /* cuda_emit_move.c */
 symc_status cg_emit_move(cg_cuda *c, uint32_t node);

@@ -1,6 +1,8 @@
 /* Fused attention: softmax(f(Q·Kᵀ))·V as one flash-attention kernel.
  *
- * Recognition (cg_plan_attention) starts at a matmul O = P·V whose A operand
+ * Recognition (plan; cg_attention_claims answers the fuse pass with the
+ * nodes it claims, and emission recognizes the pattern again for the views,
+ * checking it against the plan) starts at a matmul O = P·V whose A operand
  * P is the private result of a softmax over the last axis, and walks back
  * from the softmax input through a private chain of at most six
  * elementwise nodes to the score matmul S = Q·B: the chain is the "score
@@ -127,7 +129,7 @@ static int read_view(cg_cuda *c, uint32_t t, att_plan *a, att_view *v) {
     uint32_t base = t;
     for (int hops = 0; hops < 4; hops++) {
         uint32_t p = c->m->tensors[base].producer;
-        if (p == IR_NONE || c->m->nodes[p].op != IR_OP_TRANSPOSE || !cg_private(c, base)) break;
+        if (p == IR_NONE || c->m->nodes[p].op != IR_OP_TRANSPOSE || !ir_uses_private(c->uses, base)) break;
         const int64_t *pp = perm_of(c, &c->m->nodes[p], r);
         if (!pp || c->m->tensors[c->m->nodes[p].in[0]].rank != r) break;
         for (int d = 0; d < r; d++) perm[d] = (int)pp[perm[d]];
@@ -152,8 +154,8 @@ static int write_view(cg_cuda *c, uint32_t t, att_plan *a, att_view *v) {
     int pos[4] = {0, 1, 2, 3}; /* logical dim d of t is dim pos[d] of `dst` */
     uint32_t dst = t;
     for (int hops = 0; hops < 4; hops++) {
-        if (!cg_private(c, dst)) break;
-        uint32_t k = c->consumer[dst];
+        if (!ir_uses_private(c->uses, dst)) break;
+        uint32_t k = c->uses->consumer[dst];
         const ir_node *n = &c->m->nodes[k];
         if (n->op != IR_OP_TRANSPOSE || c->m->tensors[n->out[0]].rank != r) break;
         const int64_t *pp = perm_of(c, n, r);
@@ -275,7 +277,7 @@ static int classify(cg_cuda *c, uint32_t node, uint32_t x, const ir_tensor *scor
     memset(op, 0, sizeof *op);
     op->node = node;
     op->scalar = RT_NONE;
-    if (n->n_out != 1 || !cg_same_shape(&c->m->tensors[n->out[0]], score) ||
+    if (n->n_out != 1 || !ir_same_shape(&c->m->tensors[n->out[0]], score) ||
         c->m->tensors[n->out[0]].dtype != SYMC_F32)
         return 0;
     if (n->op == IR_OP_MUL || n->op == IR_OP_ADD || n->op == IR_OP_DIV) {
@@ -315,7 +317,7 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     if (n2->op != IR_OP_MATMUL || n2->n_in != 2 || n2->n_out != 1) return 0;
     uint32_t p = n2->in[0], vt = n2->in[1];
     uint32_t sm = c->m->tensors[p].producer;
-    if (sm == IR_NONE || c->m->nodes[sm].op != IR_OP_SOFTMAX || !cg_private(c, p) || p == vt) return 0;
+    if (sm == IR_NONE || c->m->nodes[sm].op != IR_OP_SOFTMAX || !ir_uses_private(c->uses, p) || p == vt) return 0;
     const ir_tensor *pt = &c->m->tensors[p];
     int rank = pt->rank;
     if (rank < 2 || rank > 4 || pt->dtype != SYMC_F32 ||
@@ -327,7 +329,7 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     uint32_t n_chain = 0;
     for (;;) {
         uint32_t q = c->m->tensors[x].producer;
-        if (q == IR_NONE || !cg_private(c, x)) return 0;
+        if (q == IR_NONE || !ir_uses_private(c->uses, x)) return 0;
         if (c->m->nodes[q].op == IR_OP_MATMUL) break;
         if (n_chain == ATT_MAX_CHAIN) return 0;
         const ir_node *e = &c->m->nodes[q];
@@ -335,12 +337,12 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
         uint32_t next = IR_NONE;
         for (uint32_t k = e->op == IR_OP_WHERE ? 1 : 0; k < e->n_in; k++) {
             uint32_t t = e->in[k], tp = c->m->tensors[t].producer;
-            if (is_scalar(c, t) || tp == IR_NONE || !cg_private(c, t)) continue;
+            if (is_scalar(c, t) || tp == IR_NONE || !ir_uses_private(c->uses, t)) continue;
             if (c->m->nodes[tp].op == IR_OP_MATMUL) {
                 next = t;
                 break;
             }
-            if (cg_is_elementwise(c->m->nodes[tp].op) && next == IR_NONE) next = t;
+            if (ir_op_is_elementwise(c->m->nodes[tp].op) && next == IR_NONE) next = t;
         }
         if (next == IR_NONE) return 0;
         chain[n_chain] = q;
@@ -351,7 +353,7 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     const ir_node *n1 = &c->m->nodes[mm1];
     if (n1->n_in != 2 || n1->n_out != 1) return 0;
     const ir_tensor *score = &c->m->tensors[x];
-    if (!cg_same_shape(score, pt) || score->dtype != SYMC_F32) return 0;
+    if (!ir_same_shape(score, pt) || score->dtype != SYMC_F32) return 0;
     a->mm1 = mm1;
     a->mm2 = mm2;
     a->softmax = sm;
@@ -384,7 +386,7 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
         if (!cover(a, chain[i])) return 0;
     /* a recognized causal condition needs no memory: its node goes too when private */
     for (uint32_t i = 0; i < n_chain; i++)
-        if (a->ops[i].kind == ATT_WHERE_CAUSAL && cg_private(c, a->ops[i].mask.t) &&
+        if (a->ops[i].kind == ATT_WHERE_CAUSAL && ir_uses_private(c->uses, a->ops[i].mask.t) &&
             !cover(a, c->m->tensors[a->ops[i].mask.t].producer))
             return 0;
     if (!read_view(c, n1->in[0], a, &a->q) || !read_view(c, n1->in[1], a, &a->k) || !read_view(c, vt, a, &a->v) ||
@@ -401,18 +403,25 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     return 1;
 }
 
-void cg_plan_attention(cg_cuda *c) {
-    if (!c->attention) return;
+uint32_t cg_attention_claims(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap) {
+    cg_cuda c = {.m = m, .uses = u};
+    att_plan a;
+    if (!plan(&c, node, &a) || a.n_covered > cap) return 0;
+    memcpy(claimed, a.covered, a.n_covered * sizeof *claimed);
+    return a.n_covered;
+}
+
+/* the nodes the kernel computes are the ones the plan's group claims */
+static int matches_plan(cg_cuda *c, uint32_t node, const att_plan *a) {
+    for (uint32_t j = 0; j < a->n_covered; j++)
+        if (cg_role(c, a->covered[j]) != IR_FUSE_CLAIMED || c->m->fuse[a->covered[j]].group != node) return 0;
     for (uint32_t i = 0; i < c->m->n_nodes; i++) {
-        if (c->covered[i] || c->m->nodes[i].op != IR_OP_MATMUL) continue;
-        att_plan a;
-        if (!plan(c, i, &a)) continue;
-        int clash = 0;
-        for (uint32_t j = 0; j < a.n_covered; j++) clash |= c->covered[a.covered[j]] || c->attention[a.covered[j]];
-        if (clash) continue;
-        for (uint32_t j = 0; j < a.n_covered; j++) c->covered[a.covered[j]] = 1;
-        c->attention[i] = 1;
+        if (cg_role(c, i) != IR_FUSE_CLAIMED || c->m->fuse[i].group != node) continue;
+        int found = 0;
+        for (uint32_t j = 0; j < a->n_covered && !found; j++) found = a->covered[j] == i;
+        if (!found) return 0;
     }
+    return 1;
 }
 
 /* ---- the kernel ---------------------------------------------------------------------------------- */
@@ -779,7 +788,7 @@ static void emit_simt_body(cg_kw *k, const att_plan *a, const char *qsr, const c
 
 symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     att_plan a;
-    if (!plan(c, node, &a))
+    if (!plan(c, node, &a) || !matches_plan(c, node, &a))
         return cg_fail(c, node, SYMC_ERR_INTERNAL, "the fused attention planned here no longer matches");
     const int64_t D = a.d, DV = a.dv;
     /* tensor cores from sm_80 when the head dims are multiples of 8 */

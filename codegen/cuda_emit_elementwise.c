@@ -2,15 +2,15 @@
  * nodes computed one output element per thread, plus batch_norm (inference)
  * and the broadcast copy that materializes gemm's C.
  *
- * A group is a root node plus every node the target marked "inlined" into
- * it, transitively: a node whose output only the group reads and whose shape
- * is the root's. So the group's nodes all have the root's shape, each leaf
- * (a tensor produced outside the group) is read once per element through its
- * own broadcast offset into that shape, and each node becomes one `const`
- * local named after its output tensor (v<index>), in node order, which is a
- * topological order. Values compute in the output dtype's own C type, float
- * in fp32 with the fp32 math functions (the reference computes in f64 and
- * rounds once; the difference is a few ulp).
+ * A group is a root node plus every node the fusion plan marks "inlined"
+ * into it, transitively (passes/fuse.c): a node whose output only the group
+ * reads and whose shape is the root's. So the group's nodes all have the
+ * root's shape, each leaf (a tensor produced outside the group) is read once
+ * per element through its own broadcast offset into that shape, and each
+ * node becomes one `const` local named after its output tensor (v<index>),
+ * in node order, which is a topological order. Values compute in the output
+ * dtype's own C type, float in fp32 with the fp32 math functions (the
+ * reference computes in f64 and rounds once; the difference is a few ulp).
  *
  * A group whose root is itself inlined feeds a row kernel (softmax, a norm,
  * a row reduction): cg_emit_value writes the same per-element code inside
@@ -27,15 +27,9 @@
 
 #include "codegen/cuda_emit.h"
 
-int cg_is_elementwise(ir_op op) {
-    const ir_op_info *info = ir_op_get(op);
-    if (op == IR_OP_IDENTITY) return 0; /* a view: an alias, never a kernel */
-    return op == IR_OP_EXPAND || info->category == IR_CAT_UNARY || info->category == IR_CAT_BINARY;
-}
-
 /* the group's nodes (ascending) and leaf tensors */
 typedef struct group {
-    uint32_t nodes[256], n_nodes;
+    uint32_t nodes[CG_GROUP_MAX_NODES], n_nodes;
     uint32_t leaves[CG_KW_MAX_ARGS], n_leaves;
     int overflow;
 } group;
@@ -43,7 +37,7 @@ typedef struct group {
 static void collect(cg_cuda *c, uint32_t node, group *g) {
     for (uint32_t i = 0; i < g->n_nodes; i++)
         if (g->nodes[i] == node) return;
-    if (g->n_nodes == 256) {
+    if (g->n_nodes == CG_GROUP_MAX_NODES) {
         g->overflow = 1;
         return;
     }
@@ -51,7 +45,7 @@ static void collect(cg_cuda *c, uint32_t node, group *g) {
     const ir_node *n = &c->m->nodes[node];
     for (uint32_t k = 0; k < n->n_in; k++) {
         uint32_t t = n->in[k], p = c->m->tensors[t].producer;
-        if (p != IR_NONE && c->inlined[p]) {
+        if (p != IR_NONE && cg_role(c, p) == IR_FUSE_INLINED) {
             collect(c, p, g);
             continue;
         }
@@ -214,13 +208,6 @@ static symc_status group_of(cg_cuda *c, uint32_t root, group *g) {
     return SYMC_OK;
 }
 
-int cg_group_fits(cg_cuda *c, uint32_t root, uint32_t max_leaves) {
-    group g;
-    memset(&g, 0, sizeof g);
-    collect(c, root, &g);
-    return !g.overflow && g.n_leaves <= max_leaves;
-}
-
 /* `const T v<t> = ...;` for every node of g after its leaves' locals */
 static symc_status group_nodes(cg_kw *k, const group *g) {
     cg_cuda *c = k->c;
@@ -282,7 +269,7 @@ static int vectorizable(cg_cuda *c, const group *g, const ir_tensor *out, sym_ex
     for (uint32_t i = 0; i < g->n_leaves; i++) {
         const ir_tensor *t = &c->m->tensors[g->leaves[i]];
         if (is_scalar(c, t)) continue;
-        if (t->dtype != SYMC_F32 || (!cg_same_shape(t, out) && !is_row_vector(c, t, out))) return 0;
+        if (t->dtype != SYMC_F32 || (!ir_same_shape(t, out) && !is_row_vector(c, t, out))) return 0;
     }
     return 1;
 }
@@ -297,7 +284,7 @@ static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n
     char row4[48] = "";
     for (uint32_t i = 0; i < g->n_leaves; i++) {
         const ir_tensor *t = &c->m->tensors[g->leaves[i]];
-        full[i] = is_scalar(c, t) ? 0 : cg_same_shape(t, out) ? 1 : 2;
+        full[i] = is_scalar(c, t) ? 0 : ir_same_shape(t, out) ? 1 : 2;
         snprintf(names[i], sizeof names[i], "%s", kw_in(k, g->leaves[i]));
         if (full[i] == 2 && !row4[0])
             snprintf(row4, sizeof row4, "%s",
@@ -372,24 +359,29 @@ symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root) {
 /* the inlined group whose root produces t, if any */
 static uint32_t inlined_root(cg_cuda *c, uint32_t t) {
     uint32_t p = c->m->tensors[t].producer;
-    return p != IR_NONE && c->inlined[p] ? p : IR_NONE;
+    return p != IR_NONE && cg_role(c, p) == IR_FUSE_INLINED ? p : IR_NONE;
+}
+
+symc_status cg_emit_group_value(cg_kw *k, uint32_t root, const char *idx, const char *name) {
+    cg_cuda *c = k->c;
+    uint32_t t = c->m->nodes[root].out[0];
+    const ir_tensor *x = &c->m->tensors[t];
+    group g;
+    symc_status st = group_of(c, root, &g);
+    if (!st) st = group_element(k, &g, x, idx);
+    kw_body(k, "            const %s %s = v%u;\n", cg_ctype(x->dtype), name, t);
+    return st;
 }
 
 symc_status cg_emit_value(cg_kw *k, uint32_t t, const char *idx, const char *name) {
     cg_cuda *c = k->c;
     const ir_tensor *x = &c->m->tensors[t];
     uint32_t root = inlined_root(c, t);
-    if (root == IR_NONE) {
-        char ld[96];
-        cg_load(ld, sizeof ld, x->dtype, kw_in(k, t), idx);
-        kw_body(k, "            const %s %s = %s;\n", cg_ctype(x->dtype), name, ld);
-        return SYMC_OK;
-    }
-    group g;
-    symc_status st = group_of(c, root, &g);
-    if (!st) st = group_element(k, &g, x, idx);
-    kw_body(k, "            const %s %s = v%u;\n", cg_ctype(x->dtype), name, t);
-    return st;
+    if (root != IR_NONE) return cg_emit_group_value(k, root, idx, name);
+    char ld[96];
+    cg_load(ld, sizeof ld, x->dtype, kw_in(k, t), idx);
+    kw_body(k, "            const %s %s = %s;\n", cg_ctype(x->dtype), name, ld);
+    return SYMC_OK;
 }
 
 void cg_describe_inlined(cg_cuda *c, uint32_t t, cg_str *out) {

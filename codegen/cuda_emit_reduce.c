@@ -30,14 +30,14 @@
  *
  * Row kernels read their input through cg_emit_value at the flat index
  * row * cols + j: when the input is produced by an elementwise group the
- * target inlined (softmax(x * s + mask), layer_norm(x + residual)), the
+ * plan inlined (softmax(x * s + mask), layer_norm(x + residual)), the
  * group is computed right there and never stored; on the float4 paths each
  * leaf of the row's own shape is loaded as a float4 and handed to the
  * group's code lane by lane (kw_subst with sc_reg), other leaves are read
  * scalar through their broadcast offsets. A softmax or norm with an
- * epilogue (cuda_target.c: an elementwise group of its own shape that alone
- * reads its result, e.g. gelu(softmax(x))) computes that group on each
- * output value before the store, writing the group's result instead.
+ * epilogue in the fusion plan (an elementwise group of its own shape that
+ * alone reads its result, e.g. gelu(softmax(x))) computes that group on
+ * each output value before the store, writing the group's result instead.
  *
  * Otherwise (reduced axes not innermost, softmax over an inner axis) a
  * thread computes one output looping over the reduced elements, which keeps
@@ -99,7 +99,7 @@ typedef struct row_spec {
      * when not inlined), of the epilogue's group of z's shape (not yt), the
      * affine tensors of exactly the normalized shape */
     uint32_t vin[CG_KW_MAX_ARGS], n_vin, vepi[CG_KW_MAX_ARGS], n_vepi, vaff[2], n_vaff;
-    /* a chained row op computed first in the same kernel (cuda_target.c:
+    /* a chained row op computed first in the same kernel (the plan's row first:
      * its result is this op's input and is never stored); NULL: none */
     const struct row_spec *first;
 } row_spec;
@@ -114,7 +114,7 @@ static void add_unique(uint32_t *ts, uint32_t *n, uint32_t t) {
 
 static void leaves_of(cg_cuda *c, uint32_t t, uint32_t *ts, uint32_t *n, int depth) {
     uint32_t p = c->m->tensors[t].producer;
-    if (p == IR_NONE || !c->inlined[p] || depth > 256) {
+    if (p == IR_NONE || cg_role(c, p) != IR_FUSE_INLINED || depth > 256) {
         add_unique(ts, n, t);
         return;
     }
@@ -128,7 +128,7 @@ static void group_nodes_of(cg_cuda *c, uint32_t node, uint32_t *nodes, uint32_t 
     const ir_node *nd = &c->m->nodes[node];
     for (uint32_t k = 0; k < nd->n_in && depth < 256; k++) {
         uint32_t p = c->m->tensors[nd->in[k]].producer;
-        if (p != IR_NONE && c->inlined[p]) group_nodes_of(c, p, nodes, n, depth + 1);
+        if (p != IR_NONE && cg_role(c, p) == IR_FUSE_INLINED) group_nodes_of(c, p, nodes, n, depth + 1);
     }
 }
 
@@ -142,7 +142,7 @@ static void keep_full_f32(cg_cuda *c, uint32_t *ts, uint32_t *n, const ir_tensor
     uint32_t m = 0;
     for (uint32_t i = 0; i < *n; i++) {
         const ir_tensor *t = &c->m->tensors[ts[i]];
-        if (ts[i] != skip && t->dtype == SYMC_F32 && cg_same_shape(t, ref)) ts[m++] = ts[i];
+        if (ts[i] != skip && t->dtype == SYMC_F32 && ir_same_shape(t, ref)) ts[m++] = ts[i];
     }
     *n = m;
 }
@@ -223,9 +223,7 @@ static symc_status emit_out(cg_kw *k, const row_spec *s, char lane, const char *
     snprintf(yv, sizeof yv, "sc_reg<%s>{y}", T);
     kw_subst(k, s->yt, yv);
     if (lane) lanes(k, s->vepi, s->n_vepi, lane);
-    c->inlined[s->epi] = 1; /* cg_emit_value computes the group only while it is marked inlined */
-    st = cg_emit_value(k, s->zt, "i", "zv");
-    c->inlined[s->epi] = 0;
+    st = cg_emit_group_value(k, s->epi, "i", "zv");
     if (lane) lanes(k, s->vepi, s->n_vepi, 0);
     kw_subst(k, s->yt, NULL);
     kw_body(k, "            %s = zv;\n            }\n", dst);
@@ -643,7 +641,7 @@ static int reduced_axes(const ir_node *n, const ir_tensor *x, int *reduced, int 
 }
 
 /* The row-kernel spec of a softmax / log_softmax over the last axis or a
- * layer / rms norm (cg_row_kernel holds). */
+ * layer / rms norm (cg_row_kernel holds), without an epilogue. */
 static void row_spec_of(cg_cuda *c, uint32_t node, row_spec *s) {
     const ir_node *n = &c->m->nodes[node];
     const ir_tensor *x = &c->m->tensors[n->in[0]];
@@ -651,9 +649,8 @@ static void row_spec_of(cg_cuda *c, uint32_t node, row_spec *s) {
     memset(s, 0, sizeof *s);
     s->node = node;
     s->xt = n->in[0];
-    s->yt = n->out[0];
-    s->epi = c->epilogue ? c->epilogue[node] : IR_NONE;
-    s->zt = s->epi != IR_NONE ? c->m->nodes[s->epi].out[0] : s->yt;
+    s->yt = s->zt = n->out[0];
+    s->epi = IR_NONE;
     s->rows = cg_prod(c, x->dims, 0, axis);
     s->dt = x->dtype;
     if (n->op == IR_OP_SOFTMAX || n->op == IR_OP_LOG_SOFTMAX) {
@@ -669,17 +666,29 @@ static void row_spec_of(cg_cuda *c, uint32_t node, row_spec *s) {
     cg_float_literal(s->eps, sizeof s->eps, cg_attr_float(n, "epsilon", 1e-5), x->dtype);
 }
 
-int cg_row_chain_ok(cg_cuda *c, uint32_t first, uint32_t second) {
+/* the full spec of a row op at emission: its epilogue and its chained
+ * first op from the fusion plan */
+static void row_spec_planned(cg_cuda *c, uint32_t node, row_spec *s, row_spec *first) {
+    row_spec_of(c, node, s);
+    s->epi = ir_fuse_epilogue_of(c->m, c->uses, node);
+    if (s->epi != IR_NONE) s->zt = c->m->nodes[s->epi].out[0];
+    uint32_t a = ir_fuse_row_first_of(c->m, node);
+    if (a != IR_NONE) {
+        row_spec_of(c, a, first);
+        s->first = first;
+    }
+}
+
+int cg_row_chain_ok(ir_module *m, uint32_t first, uint32_t second) {
+    cg_cuda view = {.m = m}, *c = &view;
     const ir_node *a = &c->m->nodes[first], *b = &c->m->nodes[second];
     int a_sm = a->op == IR_OP_SOFTMAX || a->op == IR_OP_LOG_SOFTMAX, b_sm = b->op == IR_OP_SOFTMAX || b->op == IR_OP_LOG_SOFTMAX;
     int a_nm = a->op == IR_OP_LAYER_NORM || a->op == IR_OP_RMS_NORM, b_nm = b->op == IR_OP_LAYER_NORM || b->op == IR_OP_RMS_NORM;
-    if (!((a_sm && b_nm) || (a_nm && b_sm)) || !cg_row_kernel(c, first) || !cg_row_kernel(c, second) ||
-        a->n_out != 1 || b->in[0] != a->out[0] || !cg_private(c, a->out[0]))
-        return 0;
+    if (!((a_sm && b_nm) || (a_nm && b_sm)) || !cg_row_kernel(c, first) || !cg_row_kernel(c, second)) return 0;
     row_spec sa, sb;
     row_spec_of(c, first, &sa);
     row_spec_of(c, second, &sb);
-    return sa.dt == SYMC_F32 && sb.dt == SYMC_F32 && sa.rows == sb.rows && sa.cols == sb.cols && sa.epi == IR_NONE;
+    return sa.dt == SYMC_F32 && sb.dt == SYMC_F32 && sa.rows == sb.rows && sa.cols == sb.cols;
 }
 
 int cg_row_kernel(cg_cuda *c, uint32_t node) {
@@ -769,11 +778,7 @@ symc_status cg_emit_softmax(cg_cuda *c, uint32_t node) {
     sym_expr outer = cg_prod(c, x->dims, 0, axis);
     if (cg_row_kernel(c, node)) { /* the last axis: a row kernel */
         row_spec s, first;
-        row_spec_of(c, node, &s);
-        if (c->row_first && c->row_first[node] != IR_NONE) {
-            row_spec_of(c, c->row_first[node], &first);
-            s.first = &first;
-        }
+        row_spec_planned(c, node, &s, &first);
         return emit_row_kernel(c, &s, ir_op_get(n->op)->name);
     }
     const char *T = cg_ctype(x->dtype);
@@ -820,11 +825,7 @@ symc_status cg_emit_norm(cg_cuda *c, uint32_t node) {
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' (%s) needs a float dtype and an axis in range",
                        x->name, ir_dtype_name(x->dtype));
     row_spec s, first;
-    row_spec_of(c, node, &s);
     (void)rms;
-    if (c->row_first && c->row_first[node] != IR_NONE) {
-        row_spec_of(c, c->row_first[node], &first);
-        s.first = &first;
-    }
+    row_spec_planned(c, node, &s, &first);
     return emit_row_kernel(c, &s, ir_op_get(n->op)->name);
 }

@@ -75,16 +75,7 @@ symc_status cg_fail(cg_cuda *c, uint32_t node, symc_status code, const char *fmt
     return symc_error_setf(c->b->err, code, "node '%s' (%s): %s", n->name, ir_op_get(n->op)->name, what);
 }
 
-int cg_private(const cg_cuda *c, uint32_t t) {
-    return t < c->n_tensors && c->n_consumers[t] == 1 && !c->is_output[t];
-}
-
-int cg_same_shape(const ir_tensor *a, const ir_tensor *b) {
-    if (a->rank != b->rank) return 0;
-    for (int d = 0; d < a->rank; d++)
-        if (a->dims[d] != b->dims[d]) return 0;
-    return 1;
-}
+ir_fuse_role cg_role(const cg_cuda *c, uint32_t node) { return (ir_fuse_role)c->m->fuse[node].role; }
 
 sym_expr cg_prod(cg_cuda *c, const sym_expr *dims, int from, int to) {
     sym_expr p = sym_const(c->m->syms, 1);

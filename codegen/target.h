@@ -6,9 +6,11 @@
  * handle), and a target adds kernels (CUDA C appended to `source`, one entry
  * point each), steps (kernel launches, library calls, copies) and tensor
  * aliases. A target is a struct of function pointers (DESIGN.md): `emit`
- * walks the module and fills the builder; `compile` turns `source` into
- * cubin + PTX. Targets may intern new expressions (launch sizes, strides) in
- * the module's symbol table before the program is compiled. */
+ * walks the module's fused groups (its plan, passes/fuse.c) and fills the
+ * builder; `compile` turns `source` into cubin + PTX; `fuse` answers the
+ * fuse pass's questions about what the target can run fused. Targets may
+ * intern new expressions (launch sizes, strides) in the module's symbol
+ * table before the program is compiled. */
 #ifndef SYMC_CODEGEN_TARGET_H
 #define SYMC_CODEGEN_TARGET_H
 
@@ -65,6 +67,10 @@ typedef struct cg_target {
     const char *name;
     symc_status (*emit)(cg_builder *b);
     symc_status (*compile)(cg_builder *b);
+    /* what the target can run fused: the fuse pass plans with these
+     * (passes/passes.h), and `emit` follows the module's plan, planning with
+     * them itself when the module has none */
+    const pass_fuse_rules *fuse;
 } cg_target;
 
 extern const cg_target cg_target_cuda;

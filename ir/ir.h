@@ -123,6 +123,12 @@ struct symc_module {
     uint32_t n_constants, cap_constants;
     uint32_t *inputs, *outputs; /* tensor indices, in declaration order */
     uint32_t n_inputs, cap_inputs, n_outputs, cap_outputs;
+
+    /* The fusion plan (see "fused groups" below): one entry per node, made
+     * by the fuse pass; NULL when the module has none. */
+    struct ir_fuse *fuse;
+    uint32_t n_fuse;
+    const char *fuse_target; /* the name of the rules that made it (static) */
 };
 typedef struct symc_module ir_module;
 
@@ -136,7 +142,8 @@ void *ir_alloc(ir_module *m, size_t size); /* zeroed, 16-byte aligned */
 symc_status ir_add_tensor(ir_module *m, const char *name, symc_dtype dtype, int32_t rank,
                           const sym_expr *dims, uint32_t *out, symc_error *err);
 /* Appends a node; copies arrays and attributes into the arena and sets each
- * output's producer. Does not check the op's rules: see ir_verify. */
+ * output's producer; drops the fusion plan, which no longer covers every
+ * node. Does not check the op's rules: see ir_verify. */
 symc_status ir_add_node(ir_module *m, ir_op op, const char *name, const char *source,
                         const uint32_t *in, uint32_t n_in, const uint32_t *out, uint32_t n_out,
                         const ir_attr *attrs, uint32_t n_attrs, uint32_t *index, symc_error *err);
@@ -149,6 +156,12 @@ int ir_find_tensor(const ir_module *m, const char *name, uint32_t *out);
 int ir_find_node(const ir_module *m, const char *name, uint32_t *out);
 const ir_attr *ir_node_attr(const ir_node *n, const char *name);
 
+/* An op computed one output element at a time from the elements of its
+ * inputs at the same (broadcast) position: every UNARY and BINARY op but
+ * identity (a view), and expand. Such ops fuse into one kernel. */
+int ir_op_is_elementwise(ir_op op);
+/* The two tensors have the same rank and the same dim expression handles. */
+int ir_same_shape(const ir_tensor *a, const ir_tensor *b);
 /* Element count as an expression (product of dims); SYM_NONE if rank unknown. */
 sym_expr ir_tensor_numel(ir_module *m, const ir_tensor *t);
 size_t ir_dtype_size(symc_dtype dt); /* 0 for an invalid dtype */
@@ -156,10 +169,81 @@ const char *ir_dtype_name(symc_dtype dt);
 int ir_dtype_parse(const char *name, symc_dtype *out);
 int ir_dtype_is_float(symc_dtype dt);
 
+/* ---- uses (uses.c) ------------------------------------------------------------------ */
+/* Who reads each tensor. A node is live when one of its outputs is a graph
+ * output or is read by a live node; only live readers are counted, so a
+ * dead node (e.g. a batch norm folded into its conv) keeps nothing alive. */
+typedef struct ir_uses {
+    uint32_t n_tensors;    /* tensors when computed: later ones have no entry */
+    uint8_t *live;         /* per node */
+    uint32_t *n_consumers; /* per tensor: distinct live nodes reading it */
+    uint32_t *consumer;    /* per tensor: the last of them (the only one when n_consumers == 1) */
+    uint8_t *is_output;    /* per tensor: a graph output */
+} ir_uses;
+symc_status ir_uses_compute(const ir_module *m, ir_uses *u, symc_error *err);
+void ir_uses_free(ir_uses *u);
+/* t has exactly one live reader and is not a graph output, so the reader
+ * may compute it in place (0 for a tensor added after u was computed) */
+int ir_uses_private(const ir_uses *u, uint32_t t);
+
+/* ---- fused groups (fuse.c) ------------------------------------------------------------ */
+/* The fuse pass (passes/fuse.c) partitions the nodes into groups, each run
+ * as one step at its root's place in node order: a generated kernel, a
+ * library call or a fused attention. Every node gets a role and the root of
+ * its group. Roots have group == their own index; members name their root;
+ * dead nodes have none. The plan describes the module as the pass saw it:
+ * adding a node drops it (ir_add_node), and ir_verify checks it (ir_fuse_check).
+ * It is not serialized: a module read from a .symir file has no plan. */
+typedef enum ir_fuse_role {
+    IR_FUSE_STEP,       /* root: its own step (a kernel, a copy, an alias) */
+    IR_FUSE_LIBRARY,    /* root: a library call (GEMM, convolution) */
+    IR_FUSE_ATTENTION,  /* root: the second matmul of softmax(f(Q·Kᵀ))·V, one kernel */
+    IR_FUSE_DEAD,       /* no step: no output of it reaches a graph output */
+    IR_FUSE_INLINED,    /* elementwise, computed inside the code of its result's one reader */
+    IR_FUSE_EPILOGUE,   /* last node of an elementwise group the root (a row kernel) applies
+                           to its result before the store */
+    IR_FUSE_ROW_FIRST,  /* a row op (softmax, norm) the root, a row op reading its result,
+                           computes first in its own kernel */
+    IR_FUSE_TRANSPOSE,  /* a transpose of the last two axes the root (a library GEMM) reads
+                           through its trans flag */
+    IR_FUSE_BIAS,       /* add of a bias vector to the root's result: its bias epilogue */
+    IR_FUSE_ACTIVATION, /* activation of the biased result: the root's epilogue */
+    IR_FUSE_RESIDUAL,   /* add of a tensor of the result's shape: the root's C, beta 1 */
+    IR_FUSE_CLAIMED,    /* computed inside the fused attention kernel of the root */
+    IR_FUSE_ROLE_COUNT
+} ir_fuse_role;
+
+typedef struct ir_fuse {
+    uint8_t role;   /* ir_fuse_role */
+    uint32_t group; /* the root whose step computes the node; IR_NONE when dead */
+} ir_fuse;
+
+const char *ir_fuse_role_name(ir_fuse_role r);
+/* a role whose node is the root of its group (STEP, LIBRARY, ATTENTION) */
+int ir_fuse_is_root(ir_fuse_role r);
+/* A new plan for every node, each a STEP of its own, replacing any old one;
+ * `target` names the rules that fill it (a static string). */
+symc_status ir_fuse_new(ir_module *m, const char *target, symc_error *err);
+void ir_fuse_drop(ir_module *m);
+/* Lookups through the plan (IR_NONE when absent): the EPILOGUE member of
+ * row kernel `node` (reached from its result through INLINED readers), the
+ * ROW_FIRST member producing its in[0], and the member of library call
+ * `node` that privately reads tensor t (its result, then each member's). */
+uint32_t ir_fuse_epilogue_of(const ir_module *m, const ir_uses *u, uint32_t node);
+uint32_t ir_fuse_row_first_of(const ir_module *m, uint32_t node);
+uint32_t ir_fuse_reader_in_group(const ir_module *m, const ir_uses *u, uint32_t node, uint32_t t);
+/* The plan's invariants (part of ir_verify): one entry per node, roots are
+ * their own group, members name a root of the kind their role needs and
+ * have an op their role allows, dead nodes are exactly those reaching no
+ * output, every result but the group's last node's is read only inside the
+ * group, and members read nothing computed after the root's place. */
+symc_status ir_fuse_check(ir_module *m, symc_error *err);
+
 /* ---- checks, text, files -------------------------------------------------------- */
 /* Types, arities, attribute schemas, references in range, SSA form, unique
- * names, constants sized to their shapes. The first problem is reported,
- * naming the node, its op and the tensor or attribute at fault. */
+ * names, constants sized to their shapes, and the fusion plan when there is
+ * one (ir_fuse_check). The first problem is reported, naming the node, its
+ * op and the tensor or attribute at fault. */
 symc_status ir_verify(ir_module *m, symc_error *err);
 /* The per-node part of the verifier, usable before a node exists: arity,
  * input indices, attributes against the op's schema and their values. `name`
@@ -174,7 +258,7 @@ symc_status ir_infer_dtype(ir_module *m, ir_op op, const char *name, const uint3
                            symc_dtype *out, symc_error *err);
 
 /* Readable text: symbols with ranges, inputs, nodes with their outputs'
- * symbolic shapes, outputs. Writes through a callback so the library never
+ * symbolic shapes, outputs, and the fused groups when there is a plan. Writes through a callback so the library never
  * prints by itself. */
 typedef void (*ir_write_fn)(void *ctx, const char *text, size_t len);
 void ir_print(ir_module *m, ir_write_fn write, void *ctx);

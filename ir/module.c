@@ -169,6 +169,7 @@ void ir_module_free(ir_module *m) {
     free(m->nodes);
     free(m->inputs);
     free(m->outputs);
+    free(m->fuse);
     if (m->arena) {
         for (ir_chunk *c = m->arena->head, *n; c; c = n) {
             n = c->next;
@@ -287,6 +288,7 @@ symc_status ir_add_node(ir_module *m, ir_op op, const char *name, const char *so
         if (out[i] < m->n_tensors) m->tensors[out[i]].producer = m->n_nodes;
     if (index) *index = m->n_nodes;
     m->n_nodes++;
+    ir_fuse_drop(m); /* the plan no longer covers every node */
     return SYMC_OK;
 }
 
@@ -348,6 +350,19 @@ const ir_attr *ir_node_attr(const ir_node *n, const char *name) {
     for (uint32_t i = 0; i < n->n_attrs; i++)
         if (strcmp(n->attrs[i].name, name) == 0) return &n->attrs[i];
     return NULL;
+}
+
+int ir_op_is_elementwise(ir_op op) {
+    const ir_op_info *info = ir_op_get(op);
+    if (!info || op == IR_OP_IDENTITY) return 0; /* identity is a view: an alias, never a kernel */
+    return op == IR_OP_EXPAND || info->category == IR_CAT_UNARY || info->category == IR_CAT_BINARY;
+}
+
+int ir_same_shape(const ir_tensor *a, const ir_tensor *b) {
+    if (a->rank != b->rank) return 0;
+    for (int d = 0; d < a->rank; d++)
+        if (a->dims[d] != b->dims[d]) return 0;
+    return 1;
 }
 
 sym_expr ir_tensor_numel(ir_module *m, const ir_tensor *t) {

@@ -3,6 +3,11 @@
  * it is deterministic (declaration order, fixed number formats, constants by
  * size and checksum rather than by content).
  *
+ * A module with a fusion plan ends with its fused groups (one line per
+ * group: the root, its kind, the members with their roles; then the dead
+ * nodes); without one the text is as before, so round trips through .symir
+ * files, which do not keep the plan, compare equal for unplanned modules.
+ *
  * Output goes through a write callback; the library itself never prints. A
  * small buffered writer formats each line with vsnprintf and falls back to a
  * heap buffer for the rare line longer than the stack buffer. */
@@ -119,6 +124,57 @@ static const char *rel_text(sym_rel r) {
     return "?";
 }
 
+/* The fused groups: one line per group with members, per library call and
+ * per attention (root, then the members in node order with their roles),
+ * then the dead nodes. Plain steps of one node are not listed. */
+static void fused_groups(printer *p) {
+    ir_module *m = p->m;
+    out(p, "fused groups (%s):", m->fuse_target ? m->fuse_target : "");
+    uint32_t nn = m->n_nodes;
+    uint32_t *next = malloc((nn ? nn : 1) * sizeof *next), *tail = malloc((nn ? nn : 1) * sizeof *tail);
+    if (!next || !tail) {
+        out(p, " (out of memory listing them)\n");
+        free(next);
+        free(tail);
+        return;
+    }
+    /* each root's members as a list in node order: next[root] is the first, next[member] the
+     * one after it (a node is a root or a member, never both), tail[root] the last */
+    for (uint32_t i = 0; i < nn; i++) next[i] = tail[i] = IR_NONE;
+    uint32_t shown = 0, dead = 0;
+    for (uint32_t i = 0; i < nn; i++) {
+        uint32_t g = m->fuse[i].group;
+        dead += m->fuse[i].role == IR_FUSE_DEAD;
+        if (g == IR_NONE || g == i || g >= nn) continue;
+        if (tail[g] == IR_NONE) next[g] = i;
+        else next[tail[g]] = i;
+        tail[g] = i;
+    }
+    for (uint32_t i = 0; i < nn; i++) {
+        ir_fuse_role r = (ir_fuse_role)m->fuse[i].role;
+        if (!ir_fuse_is_root(r) || m->fuse[i].group != i || (r == IR_FUSE_STEP && tail[i] == IR_NONE)) continue;
+        const ir_node *n = &m->nodes[i];
+        out(p, "\n  %s (%s): %s", n->name, ir_op_get(n->op)->name, r == IR_FUSE_STEP ? "kernel" : ir_fuse_role_name(r));
+        for (uint32_t k = next[i], first = 1; k != IR_NONE; k = next[k]) {
+            out(p, "%s%s (%s)", first ? " with " : ", ", m->nodes[k].name,
+                ir_fuse_role_name((ir_fuse_role)m->fuse[k].role));
+            first = 0;
+        }
+        shown++;
+    }
+    if (dead) {
+        out(p, "\n  dead:");
+        for (uint32_t i = 0, first = 1; i < nn; i++)
+            if (m->fuse[i].role == IR_FUSE_DEAD) {
+                out(p, "%s %s", first ? "" : ",", m->nodes[i].name);
+                first = 0;
+            }
+    }
+    out(p, "%s\n", shown || dead ? "" : " none");
+    free(next);
+    free(tail);
+}
+
 void ir_print(ir_module *m, ir_write_fn write, void *ctx) {
     printer pr = {m, write, ctx}, *p = &pr;
     out(p, "module %s\n", m->name);
@@ -197,6 +253,7 @@ void ir_print(ir_module *m, ir_write_fn write, void *ctx) {
         tensor_type(p, t);
         out(p, "\n");
     }
+    if (m->fuse && m->n_fuse == m->n_nodes) fused_groups(p);
 }
 
 typedef struct strbuf {

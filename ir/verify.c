@@ -5,7 +5,8 @@
  * comparing producer indices, and reports the first problem with the node,
  * its op and the tensor or attribute at fault. Per-node checks are split out
  * (ir_check_node, ir_infer_dtype) so the builder can refuse a bad node before
- * adding it, and the loader and verifier share one definition of "valid". */
+ * adding it, and the loader and verifier share one definition of "valid".
+ * A module with a fusion plan has it checked last (ir_fuse_check, fuse.c). */
 #include "ir/ir.h"
 
 #include <stdlib.h>
@@ -443,5 +444,6 @@ symc_status ir_verify(ir_module *m, symc_error *err) {
     if (!st && m->n_outputs == 0 && m->n_nodes > 0)
         st = symc_error_setf(err, SYMC_ERR_VERIFY, "module '%s' has nodes but no outputs", m->name);
     free(names);
+    if (!st) st = ir_fuse_check(m, err); /* the fusion plan, when there is one (fuse.c) */
     return st;
 }

@@ -1,25 +1,56 @@
 /* The pass pipeline: a visible list of (name, function) rows run in order,
  * with the verifier after every pass, so a broken invariant is reported
  * against the pass that broke it. `dump_after` names a pass whose result is
- * handed to a callback as text (the CLI's --dump-after=PASS). */
+ * handed to a callback as text (the CLI's --dump-after=PASS). The rows'
+ * functions take the pipeline's options; the passes that need none are
+ * wrapped here. Fusion comes last: its plan describes the module as the
+ * other passes leave it, so the pipeline drops an old plan before it starts. */
 #include "passes/pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static symc_status verify(ir_module *m, symc_error *err) { return ir_verify(m, err); }
+static symc_status verify(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return ir_verify(m, err);
+}
+static symc_status infer_shapes(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_infer_shapes(m, err);
+}
+static symc_status check_sizes(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_check_sizes(m, err);
+}
+static symc_status fold_batch_norm(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_fold_batch_norm(m, err);
+}
+static symc_status fuse(ir_module *m, const pass_options *o, symc_error *err) {
+    return pass_fuse(m, o ? o->fuse : NULL, err);
+}
 
 static const pass_info pipeline[] = {
     {"verify", verify},
-    {"infer-shapes", pass_infer_shapes},
-    {"check-sizes", pass_check_sizes},
-    {"fold-batch-norm", pass_fold_batch_norm},
+    {"infer-shapes", infer_shapes},
+    {"check-sizes", check_sizes},
+    {"fold-batch-norm", fold_batch_norm},
+    {"fuse", fuse},
 };
 
 const pass_info *pass_list(uint32_t *count) {
     *count = sizeof pipeline / sizeof pipeline[0];
     return pipeline;
+}
+
+void pass_names(char *buf, size_t cap) {
+    if (!cap) return;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", pipeline[i].name);
+    }
 }
 
 symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error *err) {
@@ -29,18 +60,16 @@ symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error 
         int known = 0;
         for (uint32_t i = 0; i < n; i++) known |= !strcmp(list[i].name, opt->dump_after);
         if (!known) {
-            char names[256] = "";
-            for (uint32_t i = 0; i < n; i++) {
-                size_t len = strlen(names);
-                snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", list[i].name);
-            }
+            char names[256];
+            pass_names(names, sizeof names);
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown pass '%s' for --dump-after (passes: %s)",
                                    opt->dump_after, names);
         }
     }
+    ir_fuse_drop(m);
     for (uint32_t i = 0; i < n; i++) {
         if (opt && opt->progress) opt->progress(opt->ctx, list[i].name);
-        symc_status st = list[i].run(m, err);
+        symc_status st = list[i].run(m, opt, err);
         if (!st && i > 0) st = ir_verify(m, err);
         if (st) {
             symc_error_prefix(err, "pass %s", list[i].name);
@@ -58,6 +87,7 @@ symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error 
 
 symc_status symc_module_infer_shapes(symc_module *m, symc_error *err) {
     if (!m) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_module_infer_shapes: NULL module");
+    ir_fuse_drop(m); /* shapes may change: a plan made for the old ones no longer holds */
     symc_status st = ir_verify(m, err);
     return st ? st : pass_infer_shapes(m, err);
 }

@@ -2,25 +2,33 @@
 #ifndef SYMC_PASSES_PIPELINE_H
 #define SYMC_PASSES_PIPELINE_H
 
+#include <stddef.h>
+
 #include "passes/passes.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct pass_info {
-    const char *name;
-    symc_status (*run)(ir_module *m, symc_error *err);
-} pass_info;
-
 typedef struct pass_options {
     const char *dump_after; /* pass name, or NULL */
     void (*dump)(void *ctx, const char *pass, const char *text);
     void (*progress)(void *ctx, const char *pass); /* called as each pass starts; may be NULL */
     void *ctx;
+    /* the rules of the target the module is built for (the driver gets them from codegen:
+     * cg_fuse_rules); NULL: no fusion plan (a reference-only engine) */
+    const pass_fuse_rules *fuse;
 } pass_options;
 
+typedef struct pass_info {
+    const char *name;
+    symc_status (*run)(ir_module *m, const pass_options *opt, symc_error *err); /* opt may be NULL */
+} pass_info;
+
 const pass_info *pass_list(uint32_t *count);
+/* The pass names in pipeline order, comma separated ("verify, infer-shapes, ..."), into buf. */
+void pass_names(char *buf, size_t cap);
+/* Drops any old fusion plan, then runs every pass with the verifier after each. */
 symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error *err);
 
 #ifdef __cplusplus

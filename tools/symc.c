@@ -17,6 +17,7 @@
 
 #include "frontend/onnx.h"
 #include "ir/ir.h"
+#include "passes/pipeline.h"
 #include "runtime/cuda_backend.h"
 #include "runtime/ref_kernels.h"
 #include "symc/symc.h"
@@ -117,6 +118,8 @@ static int cmd_compile(int argc, char **argv) {
         const char *v;
         fe_shape_flag sf;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            char passes[256];
+            pass_names(passes, sizeof passes); /* the pipeline's table, in order */
             printf("usage: symc compile MODEL.onnx --shapes NAME:MINxAxB,OPTxAxB,MAXxAxB ... -o OUT.symx\n"
                    "       symc compile MODEL.onnx --min-shapes a:1x3,b:1x7 --opt-shapes ... --max-shapes ... -o OUT.symx\n"
                    "       symc compile MODEL.symir -o OUT.symx\n"
@@ -130,11 +133,13 @@ static int cmd_compile(int argc, char **argv) {
                    "                    a few sizes across the declared ranges\n"
                    "                    (timing needs a GPU at build time; without one this is implied)\n"
                    "  --no-gpu          a reference-backend-only engine (no CUDA code)\n"
-                   "  --dump-after=PASS print the IR after a pass (verify, infer-shapes, check-sizes,\n"
-                   "                    fold-batch-norm)\n"
+                   "  --dump-after=PASS print the IR after a pass, one of\n"
+                   "                    %s\n"
+                   "                    (after fuse with the fused groups; --no-gpu plans none)\n"
                    "Imports the model with every dynamic dim a symbol whose range comes from the\n"
                    "declared shapes, runs the pass pipeline, and writes an engine that runs at\n"
-                   "every size inside those ranges.\n");
+                   "every size inside those ranges.\n",
+                   passes);
             rc = 0;
             goto done;
         }

@@ -16,13 +16,16 @@
  * epilogues (gelu after softmax, a scale after rms_norm) in the row kernel.
  * Attention: softmax(q·kᵀ·scale)·v with its transposes is one flash kernel
  * and no library call; it stays unfused when the scores are also a graph
- * output or the head dim is not a multiple of 4. */
+ * output or the head dim is not a multiple of 4. The fusion plan: what the
+ * pipeline's fuse pass prints with the CUDA target's rules, the same code
+ * whether the pass or the target made the plan, a corrupted plan refused. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
 #include "codegen/cuda_emit.h"
+#include "passes/pipeline.h"
 #include "runtime/engine.h"
 #include "tests/check.h"
 
@@ -643,7 +646,7 @@ static void test_row_regimes(int64_t min_h, int64_t opt_h, int64_t max_h, int no
 /* (m) attention fusion (tensor-core kernel); variant 1: the scores are a
  * graph output too, variant 2: head dim 6; both unfused (two GEMMs and a
  * softmax kernel); variant 3: head dim 12, the SIMT kernel */
-static void test_attention(int variant) {
+static symc_module *attention_module(int variant) {
     symc_error err;
     symc_module *m = symc_module_create("attn", &err);
     symc_dim B, S;
@@ -667,6 +670,12 @@ static void test_attention(int variant) {
     symc_tensor ot = node(m, "transpose", "ot", &o, 1, &ph, 1);
     symc_mark_output(m, ot, &err);
     if (variant == 1) symc_mark_output(m, scores, &err);
+    return m;
+}
+
+static void test_attention(int variant) {
+    symc_error err;
+    symc_module *m = attention_module(variant);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
     if (e) {
@@ -726,7 +735,56 @@ static void test_row_chain(int shared) {
     symc_module_destroy(m);
 }
 
+/* (o) the fusion plan as the pipeline's fuse pass makes it with the CUDA
+ * target's rules (cg_fuse_rules): printed groups, the same engine as a
+ * build that plans inside the target, no plan without GPU code, and a
+ * corrupted plan refused by the build */
+static void test_plan(void) {
+    symc_error err;
+    symc_module *m = attention_module(0), *unplanned = attention_module(0);
+    cg_options o = cg_default_options();
+    o.tune = 0;
+    o.arch = "sm_90";
+    pass_options po = {NULL, NULL, NULL, NULL, cg_fuse_rules(&o)};
+    CHECK_MSG(pass_run_pipeline(m, &po, &err) == SYMC_OK, "%s", err.msg);
+    char *text = symc_module_print(m);
+    CHECK_CONTAINS(text, "fused groups (cuda):\n  o (matmul): attention with qh (claimed), kt (claimed), scores (claimed), "
+                         "scaled (claimed), p (claimed), ot (claimed)\n");
+    free(text);
+    uint8_t *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    CHECK_MSG(cg_build_engine(m, &o, &a, &na, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(m->fuse != NULL); /* the module's own plan stays */
+    CHECK_MSG(symc_module_infer_shapes(unplanned, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(cg_build_engine(unplanned, &o, &b, &nb, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(unplanned->fuse == NULL); /* planned for that build only */
+    rt_engine *ea = NULL, *eb = NULL;
+    CHECK(a && rt_engine_decode(a, na, &ea, &err) == SYMC_OK);
+    CHECK(b && rt_engine_decode(b, nb, &eb, &err) == SYMC_OK);
+    CHECK(ea && eb && !strcmp(ea->cuda_source, eb->cuda_source) && ea->n_steps == eb->n_steps);
+    rt_engine_free(ea);
+    rt_engine_free(eb);
+    free(a);
+    free(b);
+    /* the softmax taken out of the attention: its group no longer holds */
+    uint32_t p = IR_NONE;
+    CHECK(ir_find_node(m, "p", &p));
+    m->fuse[p] = (ir_fuse){IR_FUSE_STEP, p};
+    CHECK(cg_build_engine(m, &o, &a, &na, &err) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "fusion plan: node 'scaled' (mul), claimed of 'o': only the last node of a group may make a "
+                            "result read outside it");
+    /* no GPU code, no rules: the pipeline leaves no plan */
+    o.gpu = 0;
+    CHECK(cg_fuse_rules(&o) == NULL);
+    po.fuse = cg_fuse_rules(&o);
+    CHECK_MSG(pass_run_pipeline(m, &po, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(m->fuse == NULL);
+    symc_module_destroy(m);
+    symc_module_destroy(unplanned);
+}
+
 int main(void) {
+    test_plan();
     test_row_chain(0);
     test_row_chain(1);
     test_attention(0);

@@ -67,6 +67,18 @@ one_line "dump-after unknown"; has "dump-after unknown" "unknown pass 'nope' for
 expect 0 "inspect ref engine" -- "$symc" inspect "$tmp/vit_ref.symx"; has "inspect ref engine" "gpu: none"
 has "inspect ref engine" "    workspace <= B*"
 if printf '%s' "$out" | grep -q 'CUDA backend (GPU steps'; then bad "inspect ref engine: no GPU plan expected: $out"; else ok; fi
+# --dump-after=fuse: the module with the fused groups the CUDA target will run;
+# none without GPU code; the pass names come from the pipeline's table
+expect 0 "dump after fuse" -- "$symc" compile "$tmp/vit.symir" --no-tune --dump-after=fuse -o "$tmp/vit_d.symx"
+has "dump after fuse" "; IR after fuse"
+has "dump after fuse" "fused groups (cuda):"
+has "dump after fuse" "  qkv_mm (matmul): library call with qkv (bias)"
+expect 0 "dump after fuse --no-gpu" -- "$symc" compile "$tmp/vit.symir" --no-gpu --dump-after=fuse -o "$tmp/vit_d.symx"
+if printf '%s' "$out" | grep -q 'fused groups'; then bad "dump after fuse --no-gpu: no plan expected: $out"; else ok; fi
+expect 0 "compile --help" -- "$symc" compile --help
+has "compile --help" "verify, infer-shapes, check-sizes, fold-batch-norm, fuse"
+expect 1 "unknown pass" -- "$symc" compile "$tmp/vit.symir" --dump-after=fusion -o "$tmp/vit_d.symx"
+one_line "unknown pass"; has "unknown pass" "(passes: verify, infer-shapes, check-sizes, fold-batch-norm, fuse)"
 expect 2 "two precisions" -- "$symc" compile "$tmp/vit.symir" --fp16 --bf16 -o "$tmp/x.symx"; one_line "two precisions"
 expect 1 "bad arch" -- "$symc" compile "$tmp/vit.symir" --arch sm_12345 -o "$tmp/x.symx"; one_line "bad arch"
 has "bad arch" "sm_12345"

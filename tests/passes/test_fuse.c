@@ -1,0 +1,379 @@
+/* The fuse pass (passes/fuse.c) and the fusion plan's check (ir/fuse.c),
+ * on the CPU, with rules of a made-up target (no codegen linked): f32
+ * matmuls are library calls taking transposes, a bias, relu and a residual;
+ * softmax and layer_norm are row kernels that take inlined inputs,
+ * epilogues and each other as "row first"; a fake attention claims the
+ * softmax in front of a matmul. Each case runs the pipeline with the rules,
+ * checks the printed groups (what --dump-after=fuse shows), and checks that
+ * the pipeline without rules leaves no plan. Then plans are corrupted one
+ * way at a time and ir_verify must refuse each with a message naming the
+ * node and the broken rule. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/passes.h"
+#include "passes/pipeline.h"
+#include "tests/check.h"
+
+/* ---- a made-up target -------------------------------------------------------------------- */
+static int t_library(ir_module *m, uint32_t node) {
+    const ir_node *n = &m->nodes[node];
+    return n->op == IR_OP_MATMUL && m->tensors[n->in[0]].dtype == SYMC_F32;
+}
+static int t_has_bias(ir_module *m, uint32_t node) {
+    (void)m, (void)node;
+    return 0;
+}
+static int t_takes(ir_module *m, uint32_t lib, uint32_t k, ir_fuse_role role) {
+    (void)lib;
+    ir_op op = m->nodes[k].op;
+    return role == IR_FUSE_TRANSPOSE ? op == IR_OP_TRANSPOSE : role == IR_FUSE_ACTIVATION ? op == IR_OP_RELU : 1;
+}
+static unsigned t_row_kernel(ir_module *m, uint32_t node) {
+    ir_op op = m->nodes[node].op;
+    return op == IR_OP_SOFTMAX || op == IR_OP_LAYER_NORM ? PASS_ROW_INPUT | PASS_ROW_EPILOGUE : 0;
+}
+static int t_row_chain(ir_module *m, uint32_t first, uint32_t second) {
+    return m->nodes[first].op != m->nodes[second].op;
+}
+/* matmul(softmax(s), v): the kernel computes the softmax */
+static uint32_t t_attention(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap) {
+    uint32_t p = m->tensors[m->nodes[node].in[0]].producer;
+    if (p == IR_NONE || m->nodes[p].op != IR_OP_SOFTMAX || !ir_uses_private(u, m->nodes[node].in[0]) || cap < 1)
+        return 0;
+    claimed[0] = p;
+    return 1;
+}
+
+static const pass_fuse_rules rules = {
+    .name = "test",
+    .library = t_library,
+    .library_has_bias = t_has_bias,
+    .library_takes = t_takes,
+    .row_kernel = t_row_kernel,
+    .row_chain = t_row_chain,
+    .max_group_nodes = 256,
+    .row_input_leaves = 4,
+    .epilogue_leaves = 4,
+};
+
+/* ---- building ------------------------------------------------------------------------------ */
+static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n_in,
+                        const symc_attr *attrs, uint32_t n_attrs) {
+    symc_error err;
+    symc_tensor out = SYMC_TENSOR_NONE;
+    CHECK_MSG(symc_add_node(m, op, name, in, n_in, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name,
+              err.msg);
+    return out;
+}
+
+static symc_module *module(const char *name, symc_tensor *x, symc_tensor *y, symc_tensor *vec) {
+    symc_error err;
+    symc_module *m = symc_module_create(name, &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+    symc_dim d[2] = {B, symc_dim_const(m, 16)};
+    symc_add_input(m, "x", SYMC_F32, 2, d, x, &err);
+    symc_add_input(m, "y", SYMC_F32, 2, d, y, &err);
+    symc_add_input(m, "vec", SYMC_F32, 1, d + 1, vec, &err);
+    return m;
+}
+
+static uint32_t node_index(symc_module *m, const char *name) {
+    uint32_t i = IR_NONE;
+    CHECK_MSG(ir_find_node(m, name, &i), "no node '%s'", name);
+    return i;
+}
+
+/* runs the pipeline with the made-up rules; the printed module (malloc'd) */
+static char *plan(symc_module *m, const pass_fuse_rules *r) {
+    symc_error err;
+    pass_options o = {NULL, NULL, NULL, NULL, r};
+    CHECK_MSG(pass_run_pipeline(m, &o, &err) == SYMC_OK, "%s", err.msg);
+    return ir_print_to_string(m);
+}
+
+/* the pipeline without rules leaves no plan, and the print has no groups */
+static void check_no_rules(symc_module *m) {
+    char *text = plan(m, NULL);
+    CHECK(!m->fuse && text && !strstr(text, "fused groups"));
+    free(text);
+}
+
+/* ---- plans ------------------------------------------------------------------------------------- */
+/* add -> mul -> relu -> exp is one kernel rooted at exp; a dead node gets no step */
+static void test_chain(void) {
+    symc_tensor x, y, v;
+    symc_module *m = module("chain", &x, &y, &v);
+    symc_tensor a = node(m, "add", "a", (symc_tensor[]){x, y}, 2, NULL, 0);
+    symc_tensor b = node(m, "mul", "b", (symc_tensor[]){a, x}, 2, NULL, 0);
+    symc_tensor r = node(m, "relu", "r", &b, 1, NULL, 0);
+    symc_tensor z = node(m, "exp", "z", &r, 1, NULL, 0);
+    node(m, "neg", "unused", &x, 1, NULL, 0);
+    symc_error err;
+    symc_mark_output(m, z, &err);
+    char *text = plan(m, &rules);
+    CHECK_CONTAINS(text, "fused groups (test):\n  z (exp): kernel with a (inlined), b (inlined), r (inlined)\n"
+                         "  dead: unused\n");
+    CHECK(m->fuse[node_index(m, "a")].group == node_index(m, "z"));
+    free(text);
+    check_no_rules(m);
+    symc_module_destroy(m);
+}
+
+/* matmul(xᵀᵀ, w) + vec -> relu: a library call with its transpose, bias and
+ * activation; with the matmul's result also a graph output, none of them */
+static void test_library(int shared) {
+    symc_tensor x, y, v;
+    symc_module *m = module("lib", &x, &y, &v);
+    int64_t perm[2] = {1, 0};
+    symc_attr pa = symc_attr_ints("perm", perm, 2);
+    symc_tensor xt = node(m, "transpose", "xt", &x, 1, &pa, 1);  /* [16, B] */
+    symc_tensor y0 = node(m, "transpose", "y0", &y, 1, &pa, 1);  /* [16, B] */
+    symc_tensor w = node(m, "transpose", "w", &y0, 1, &pa, 1);   /* [B, 16] */
+    symc_tensor mm = node(m, "matmul", "mm", (symc_tensor[]){xt, w}, 2, NULL, 0); /* [16, 16] */
+    symc_tensor a = node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
+    symc_tensor r = node(m, "relu", "r", &a, 1, NULL, 0);
+    symc_error err;
+    symc_mark_output(m, r, &err);
+    if (shared) symc_mark_output(m, mm, &err);
+    char *text = plan(m, &rules);
+    if (!shared) {
+        CHECK_CONTAINS(text,
+                       "  mm (matmul): library call with xt (transpose), w (transpose), a (bias), r (activation)\n");
+    } else {
+        CHECK_CONTAINS(text, "  mm (matmul): library call with xt (transpose), w (transpose)\n");
+        CHECK_CONTAINS(text, "  r (relu): kernel with a (inlined)\n");
+        /* a bias that does not read the call's result (it is also a graph output) */
+        m->fuse[node_index(m, "a")] = (ir_fuse){IR_FUSE_BIAS, node_index(m, "mm")};
+        CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
+        CHECK_CONTAINS(err.msg, "node 'a' (add), bias of 'mm': it does not read the library call's result");
+    }
+    CHECK(m->fuse[node_index(m, "y0")].role == IR_FUSE_STEP);
+    free(text);
+    symc_module_destroy(m);
+}
+
+/* matmul + add of a tensor of the result's shape: the residual (C) */
+static void test_residual(void) {
+    symc_tensor x, y, v;
+    symc_module *m = module("res", &x, &y, &v);
+    int64_t perm[2] = {1, 0};
+    symc_attr pa = symc_attr_ints("perm", perm, 2);
+    symc_tensor w = node(m, "transpose", "w", &y, 1, &pa, 1);
+    symc_tensor sq = node(m, "matmul", "sq", (symc_tensor[]){x, w}, 2, NULL, 0); /* [B, B] */
+    symc_tensor r0 = node(m, "matmul", "r0", (symc_tensor[]){x, w}, 2, NULL, 0);
+    symc_tensor s = node(m, "add", "s", (symc_tensor[]){r0, sq}, 2, NULL, 0);
+    symc_error err;
+    symc_mark_output(m, s, &err);
+    char *text = plan(m, &rules);
+    CHECK_CONTAINS(text, "  r0 (matmul): library call with s (residual)\n");
+    CHECK_CONTAINS(text, "  sq (matmul): library call\n");
+    free(text);
+    symc_module_destroy(m);
+}
+
+/* softmax(x * y + vec) then exp(.) + y: the input group inlined into the
+ * row kernel, the exp and add its epilogue; softmax(layer_norm(x)) computes
+ * the norm first. With x * y also a graph output, only the add is inlined. */
+static symc_module *rows_module(int shared) {
+    symc_tensor x, y, v;
+    symc_module *m = module("rows", &x, &y, &v);
+    symc_attr ax = symc_attr_int("axis", -1), lna[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 1e-5)};
+    symc_tensor s = node(m, "mul", "s", (symc_tensor[]){x, y}, 2, NULL, 0);
+    symc_tensor t = node(m, "add", "t", (symc_tensor[]){s, v}, 2, NULL, 0);
+    symc_tensor p = node(m, "softmax", "p", &t, 1, &ax, 1);
+    symc_tensor e = node(m, "exp", "e", &p, 1, NULL, 0);
+    symc_tensor f = node(m, "add", "f", (symc_tensor[]){e, y}, 2, NULL, 0);
+    symc_tensor q = node(m, "layer_norm", "q", &x, 1, lna, 2);
+    symc_tensor n = node(m, "softmax", "n", &q, 1, &ax, 1);
+    symc_error err;
+    symc_mark_output(m, f, &err);
+    symc_mark_output(m, n, &err);
+    if (shared) symc_mark_output(m, s, &err);
+    return m;
+}
+
+static void test_rows(int shared) {
+    symc_module *m = rows_module(shared);
+    char *text = plan(m, &rules);
+    if (!shared) {
+        CHECK_CONTAINS(text, "  p (softmax): kernel with s (inlined), t (inlined), e (inlined), f (epilogue)\n");
+    } else {
+        CHECK_CONTAINS(text, "  p (softmax): kernel with t (inlined), e (inlined), f (epilogue)\n");
+        CHECK(m->fuse[node_index(m, "s")].role == IR_FUSE_STEP);
+    }
+    CHECK_CONTAINS(text, "  n (softmax): kernel with q (row first)\n");
+    CHECK(m->fuse[node_index(m, "e")].group == node_index(m, "p"));
+    free(text);
+    check_no_rules(m);
+    symc_module_destroy(m);
+}
+
+/* an input group with more leaves than the rules allow stays a kernel */
+static void test_row_limit(void) {
+    symc_tensor x, y, v;
+    symc_module *m = module("limit", &x, &y, &v);
+    symc_attr ax = symc_attr_int("axis", -1);
+    symc_tensor a = node(m, "add", "a", (symc_tensor[]){x, y}, 2, NULL, 0);
+    symc_tensor b = node(m, "add", "b", (symc_tensor[]){a, v}, 2, NULL, 0);
+    symc_tensor c = node(m, "neg", "c", &x, 1, NULL, 0); /* a node made earlier: a leaf of b's group */
+    symc_tensor d = node(m, "sub", "d", (symc_tensor[]){b, c}, 2, NULL, 0);
+    symc_tensor w = node(m, "exp", "w", &y, 1, NULL, 0);
+    symc_tensor e = node(m, "mul", "e", (symc_tensor[]){d, w}, 2, NULL, 0); /* leaves x, y, v, c, w: 5 > 4 */
+    symc_tensor p = node(m, "softmax", "p", &e, 1, &ax, 1);
+    symc_error err;
+    symc_mark_output(m, p, &err);
+    symc_mark_output(m, c, &err);
+    symc_mark_output(m, w, &err);
+    char *text = plan(m, &rules);
+    CHECK_CONTAINS(text, "  e (mul): kernel with a (inlined), b (inlined), d (inlined)\n");
+    CHECK(m->fuse[node_index(m, "p")].role == IR_FUSE_STEP && m->fuse[node_index(m, "e")].role == IR_FUSE_STEP);
+    free(text);
+    symc_module_destroy(m);
+}
+
+/* matmul(softmax(x), y): the fake attention claims the softmax; without an
+ * attention rule the matmul is a library call and the softmax a kernel */
+static void test_attention(int with_rule) {
+    symc_tensor x, y, v;
+    symc_module *m = module("att", &x, &y, &v);
+    int64_t perm[2] = {1, 0};
+    symc_attr pa = symc_attr_ints("perm", perm, 2), ax = symc_attr_int("axis", -1);
+    symc_tensor p = node(m, "softmax", "p", &x, 1, &ax, 1);
+    symc_tensor yt = node(m, "transpose", "yt", &y, 1, &pa, 1);
+    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, yt}, 2, NULL, 0);
+    symc_error err;
+    symc_mark_output(m, o, &err);
+    pass_fuse_rules r = rules;
+    if (with_rule) r.attention = t_attention;
+    char *text = plan(m, &r);
+    if (with_rule) CHECK_CONTAINS(text, "  o (matmul): attention with p (claimed)\n");
+    else CHECK_CONTAINS(text, "  o (matmul): library call with yt (transpose)\n");
+    free(text);
+    symc_module_destroy(m);
+}
+
+/* ---- corrupted plans ------------------------------------------------------------------------------ */
+static void set_role(symc_module *m, const char *node, ir_fuse_role r, const char *group) {
+    m->fuse[node_index(m, node)] = (ir_fuse){(uint8_t)r, group ? node_index(m, group) : IR_NONE};
+}
+
+/* each one way to break the plan of rows_module(0) (s, t, e inlined and f the
+ * epilogue of p; q the row first of n) */
+static void bad_root(symc_module *m) { set_role(m, "e", IR_FUSE_EPILOGUE, "s"); }     /* s is inlined */
+static void bad_kind(symc_module *m) { set_role(m, "f", IR_FUSE_BIAS, "p"); }         /* p is no library call */
+static void bad_op(symc_module *m) { set_role(m, "q", IR_FUSE_INLINED, "n"); }        /* a norm inlined */
+static void bad_dead(symc_module *m) { set_role(m, "s", IR_FUSE_DEAD, NULL); }        /* t reads it */
+static void bad_live(symc_module *m) { set_role(m, "n", IR_FUSE_STEP, "q"), set_role(m, "q", IR_FUSE_STEP, "q"); }
+static void bad_role(symc_module *m) { m->fuse[node_index(m, "e")].role = IR_FUSE_ROLE_COUNT; }
+static void bad_count(symc_module *m) { m->n_fuse--; }
+static void bad_first(symc_module *m) { set_role(m, "q", IR_FUSE_ROW_FIRST, "p"); }  /* p reads t, not q */
+static void bad_epilogue(symc_module *m) { set_role(m, "e", IR_FUSE_STEP, "e"); } /* f no longer reached */
+static void bad_reader(symc_module *m) { set_role(m, "e", IR_FUSE_INLINED, "n"); }  /* its reader f is in p's */
+static void bad_private(symc_module *m) { set_role(m, "f", IR_FUSE_INLINED, "p"); } /* f is a graph output */
+
+static void test_refused(void) {
+    struct {
+        void (*corrupt)(symc_module *m);
+        const char *needle;
+    } cases[] = {
+        {bad_root, "fusion plan: node 'e' (exp), epilogue of 's': its root must have role 'step', not 'inlined'"},
+        {bad_kind, "node 'f' (add), bias of 'p': its root must have role 'library call', not 'step'"},
+        {bad_op, "node 'q' (layer_norm), inlined of 'n': its op cannot have this role"},
+        {bad_dead, "node 's' (mul), dead: it is marked dead, but a graph output needs its result"},
+        {bad_live, "node 'n' (softmax), step: a root must be its own group"},
+        {bad_role, "fusion plan: node 'e' (exp) has role 12, which is not a role"},
+        {bad_count, "fusion plan: 6 entries for 7 nodes"},
+        {bad_first, "node 'q' (layer_norm), row first of 'p': its result must be the root's data input (in[0])"},
+        {bad_epilogue, "node 'f' (add), epilogue of 'p': it is not reached from the root's result through inlined"},
+        {bad_reader, "node 'e' (exp), inlined of 'n': its reader is in another group"},
+        {bad_private, "node 'f' (add), inlined of 'p': an inlined node's result must have one reader and not be a "
+                      "graph output"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        symc_module *m = rows_module(0);
+        free(plan(m, &rules));
+        symc_error err;
+        CHECK_MSG(ir_verify(m, &err) == SYMC_OK, "%s", err.msg); /* the pass's own plan holds */
+        cases[i].corrupt(m);
+        CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
+        CHECK_CONTAINS(err.msg, cases[i].needle);
+        symc_module_destroy(m);
+    }
+}
+
+/* a member reading what is computed after its root: f, the epilogue of p,
+ * reads w, made after p; the pass keeps f a kernel of its own, the forged
+ * plan is refused. Adding a node drops the plan. */
+static void test_refused_order(void) {
+    symc_tensor x, y, v;
+    symc_module *m = module("order", &x, &y, &v);
+    symc_attr ax = symc_attr_int("axis", -1);
+    symc_tensor p = node(m, "softmax", "p", &x, 1, &ax, 1);
+    symc_tensor w = node(m, "neg", "w", &y, 1, NULL, 0);
+    symc_tensor f = node(m, "mul", "f", (symc_tensor[]){p, w}, 2, NULL, 0);
+    symc_error err;
+    symc_mark_output(m, f, &err);
+    symc_mark_output(m, w, &err);
+    char *text = plan(m, &rules);
+    CHECK_CONTAINS(text, "fused groups (test): none\n");
+    free(text);
+    set_role(m, "f", IR_FUSE_EPILOGUE, "p");
+    CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "node 'f' (mul), epilogue of 'p': a member must read only what is computed before its "
+                            "root runs; it reads 'w', which node 'w' makes after the root's place");
+    symc_tensor z = node(m, "exp", "z", &f, 1, NULL, 0);
+    CHECK(!m->fuse && z != SYMC_TENSOR_NONE);
+    symc_module_destroy(m);
+}
+
+/* a result leaving a group from a node other than its last: the softmax
+ * an attention would compute, read by another node or a graph output (so
+ * the pass does not claim it; the forged plan does) */
+static void test_refused_escape(int read_outside) {
+    symc_tensor x, y, v;
+    symc_module *m = module("escape", &x, &y, &v);
+    int64_t perm[2] = {1, 0};
+    symc_attr pa = symc_attr_ints("perm", perm, 2), ax = symc_attr_int("axis", -1);
+    symc_tensor p = node(m, "softmax", "p", &x, 1, &ax, 1);
+    symc_tensor yt = node(m, "transpose", "yt", &y, 1, &pa, 1);
+    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, yt}, 2, NULL, 0);
+    symc_error err;
+    symc_mark_output(m, o, &err);
+    if (read_outside) symc_mark_output(m, node(m, "exp", "z", &p, 1, NULL, 0), &err);
+    else symc_mark_output(m, p, &err);
+    pass_fuse_rules r = rules;
+    r.attention = t_attention;
+    char *text = plan(m, &r);
+    CHECK_CONTAINS(text, "  o (matmul): library call with yt (transpose)\n");
+    free(text);
+    set_role(m, "o", IR_FUSE_ATTENTION, "o");
+    set_role(m, "p", IR_FUSE_CLAIMED, "o");
+    set_role(m, "yt", IR_FUSE_CLAIMED, "o");
+    CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
+    if (read_outside)
+        CHECK_CONTAINS(err.msg, "node 'p' (softmax), claimed of 'o': only the last node of a group may make a result "
+                                "read outside it; node 'z' (exp), outside the group, reads its result 'p'");
+    else
+        CHECK_CONTAINS(err.msg, "node 'p' (softmax), claimed of 'o': only the last node of a group may make a graph "
+                                "output; it makes p");
+    symc_module_destroy(m);
+}
+
+int main(void) {
+    test_chain();
+    test_library(0);
+    test_library(1);
+    test_residual();
+    test_rows(0);
+    test_rows(1);
+    test_row_limit();
+    test_attention(0);
+    test_attention(1);
+    test_refused();
+    test_refused_order();
+    test_refused_escape(0);
+    test_refused_escape(1);
+    return check_report("test_fuse");
+}
