@@ -30,7 +30,7 @@ extern "C" {
 
 typedef enum ir_op {
 #define IR_OP(ID, name, min_in, max_in, min_out, max_out, cat, dt, attrs) IR_OP_##ID,
-#include "ir/ops.def"
+#include "common/ops.def"
 #undef IR_OP
     IR_OP_COUNT
 } ir_op;

@@ -39,10 +39,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/cuda_backend.h"
+#include "runtime/cuda/cuda_backend.h"
 #include "runtime/engine.h"
 #include "runtime/plan.h"
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 #include "symc/symrt.h"
 
 #define DIM_FREE INT64_MIN /* an input dim the symbols decide */

@@ -32,9 +32,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "runtime/cuda_internal.h"
-#include "runtime/ref_kernels.h"
-#include "runtime/tune.h"
+#include "runtime/cuda/cuda_internal.h"
+#include "runtime/ref/ref_kernels.h"
+#include "runtime/cuda/tune.h"
 
 #define TUNE_CANDIDATES 8
 #define TUNE_WARMUP 1           /* untimed: the first call of an algorithm may load its kernel */

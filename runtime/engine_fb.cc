@@ -36,8 +36,8 @@
 #include <vector>
 
 #include "engine_generated.h"
-#include "ir/symir_fb.h"
-#include "runtime/ref_kernels.h"
+#include "common/symir_fb.h"
+#include "runtime/ref/ref_kernels.h"
 
 namespace fb = symc::fb;
 

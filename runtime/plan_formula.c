@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "runtime/plan.h"
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 
 #define CHAIN_CAP 12 /* sums kept per offset before folding them into one max */
 

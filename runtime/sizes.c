@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "runtime/engine.h"
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 
 int rt_checked_product(const int64_t *dims, int32_t rank, int64_t scale, int64_t *out) {
     int64_t n = scale;

@@ -9,7 +9,7 @@
  * and is written as f32. */
 #include "tools/npy.h"
 
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 #include "tools/checked.h"
 
 #include <errno.h>

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "runtime/engine.h"
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 #include "symc/symrt.h"
 
 #define RUN_MAX_ELEMENTS 4096 /* per non-constant tensor, for symrt_enqueue */

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cuda_backend.h"
-#include "runtime/ref_kernels.h"
+#include "runtime/cuda/cuda_backend.h"
+#include "runtime/ref/ref_kernels.h"
 #include "symc/symrt.h"
 #include "tools/npy.h"
 

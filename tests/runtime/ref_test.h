@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "tests/check.h"
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 
 #define D(...) ((const int64_t[]){__VA_ARGS__})
 #define V(...) ((const double[]){__VA_ARGS__})

@@ -22,7 +22,7 @@
 #include "codegen/codegen.h"
 #include "runtime/engine.h"
 #include "runtime/plan.h"
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 #include "symc/symrt.h"
 #include "tests/check.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/tune.h"
+#include "runtime/cuda/tune.h"
 #include "tests/check.h"
 
 static uint32_t points(const rt_symbol *s, uint32_t n, uint32_t cap, int64_t *v, uint8_t *kinds) {

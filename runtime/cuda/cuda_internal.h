@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/cuda_api.h"
-#include "runtime/cuda_backend.h"
+#include "runtime/cuda/cuda_api.h"
+#include "runtime/cuda/cuda_backend.h"
 #include "runtime/plan.h"
 
 typedef struct rt_gemm_state rt_gemm_state; /* cuda_gemm.c */

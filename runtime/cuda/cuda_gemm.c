@@ -31,9 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cuda_internal.h"
-#include "runtime/ref_kernels.h"
-#include "runtime/tune.h"
+#include "runtime/cuda/cuda_internal.h"
+#include "runtime/ref/ref_kernels.h"
+#include "runtime/cuda/tune.h"
 
 _Static_assert(sizeof(cublasLtMatmulAlgo_t) == RT_GEMM_ALGO_SIZE, "engine.h's RT_GEMM_ALGO_SIZE is stale");
 

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cuda_internal.h"
-#include "runtime/ref_kernels.h"
-#include "runtime/tune.h"
+#include "runtime/cuda/cuda_internal.h"
+#include "runtime/ref/ref_kernels.h"
+#include "runtime/cuda/tune.h"
 
 _Static_assert(sizeof(int32_t) == RT_CONV_ALGO_SIZE, "a tuned cuDNN choice is an int32 id");
 

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "runtime/ref_kernels_internal.h"
+#include "runtime/ref/ref_kernels_internal.h"
 
 /* ---- unary ------------------------------------------------------------------------ */
 typedef struct unary_params {

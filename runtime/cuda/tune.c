@@ -14,7 +14,7 @@
  * size (what the single tuned choice of format 2 used); between two entries
  * that made the same choice, that choice; otherwise the heuristic. Log
  * distance makes "m = 3 vs 1" as far as "m = 3000 vs 1000". */
-#include "runtime/tune.h"
+#include "runtime/cuda/tune.h"
 
 #include <math.h>
 #include <string.h>

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 
 typedef struct rt_ctx {
     ir_op op;

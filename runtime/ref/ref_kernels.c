@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/ref_kernels_internal.h"
+#include "runtime/ref/ref_kernels_internal.h"
 
 typedef struct op_limits {
     const char *name;
@@ -21,7 +21,7 @@ typedef struct op_limits {
 static const op_limits limits[IR_OP_COUNT] = {
 #define IR_OP(ID, nm, min_in, max_in, min_out, max_out, cat, dt, at) \
     [IR_OP_##ID] = {nm, min_in, max_in, min_out, max_out},
-#include "ir/ops.def"
+#include "common/ops.def"
 #undef IR_OP
 };
 

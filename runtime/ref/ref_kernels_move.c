@@ -13,7 +13,7 @@
  * unsqueeze, flatten) are a straight copy since row-major order is kept. */
 #include <string.h>
 
-#include "runtime/ref_kernels_internal.h"
+#include "runtime/ref/ref_kernels_internal.h"
 
 static void copy_all(rt_ctx *c) {
     int64_t n = rt_numel_dims(c->in[0].rank, c->in[0].dims);

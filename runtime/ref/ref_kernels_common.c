@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/ref_kernels_internal.h"
+#include "runtime/ref/ref_kernels_internal.h"
 
 /* ---- dtypes ------------------------------------------------------------------ */
 static const struct {
