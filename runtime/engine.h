@@ -13,7 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir/ir.h" /* ir_op (the op table) and the symc_attr layout only */
+#include "common/ops.h" /* ir_op, IR_MAX_RANK: the op table shared with the compiler */
+#include "symc/attr.h"   /* the symc_attr layout nodes keep */
+#include "runtime/dtype.h" /* rt_dtype_size, rt_dtype_name */
 #include "symshape/sym.h"
 
 #ifdef __cplusplus

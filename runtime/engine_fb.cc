@@ -36,8 +36,8 @@
 #include <vector>
 
 #include "engine_generated.h"
-#include "common/symir_fb.h"
-#include "runtime/ref/ref_kernels.h"
+#include "common/symir_fb.h" /* after the generated code it helps with */
+#include "symc/version.h"
 
 namespace fb = symc::fb;
 
@@ -105,7 +105,7 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
         /* dims are already program slots */
         for (uint32_t a = 0; a < n.n_attrs; a++)
             attrs.push_back(symc::fbutil::encode_attr(b, n.attrs[a], [](uint32_t slot) { return slot; }));
-        nodes.push_back(fb::CreateNode(b, str(rt_ref_op_name(n.op)), str(n.name), str(n.source),
+        nodes.push_back(fb::CreateNode(b, str(ir_op_name(n.op)), str(n.name), str(n.source),
                                        b.CreateVector(n.in, n.n_in), b.CreateVector(n.out, n.n_out),
                                        b.CreateVector(attrs)));
     }
@@ -173,7 +173,7 @@ template <typename T> T get8(const flatbuffers::Vector<T> *v, uint32_t i) {
 
 int find_op(const char *name, ir_op *out) {
     for (int i = 0; i < IR_OP_COUNT; i++)
-        if (!strcmp(rt_ref_op_name((ir_op)i), name)) {
+        if (!strcmp(ir_op_name((ir_op)i), name)) {
             *out = (ir_op)i;
             return 1;
         }

@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "runtime/cuda/cuda_internal.h"
-#include "runtime/ref/ref_kernels.h"
 
 #define RT_CUDA_ALIGN 256
 #define RT_STATIC_SHARED_LIMIT (48 * 1024)
