@@ -116,7 +116,7 @@ typedef enum rt_precision {
  * broadcast batch into m; CONV: n, h, w of x, then 0), the choice
  * (cublasLtMatmulAlgo_t bytes, or a cuDNN forward algorithm id as int32) and
  * its median time there (0 when not recorded). The runtime picks among a
- * step's entries with rt_tune_pick (runtime/tune.h). */
+ * step's entries with rt_tune_pick (runtime/cuda/tune.h). */
 typedef struct rt_tuned {
     int64_t at[4];
     float ms;

@@ -47,7 +47,7 @@ static void print_sizes(const rt_step *s, const int64_t at[4]) {
     }
 }
 
-/* A library step's tuned entries (runtime/tune.h): which one the runtime's
+/* A library step's tuned entries (runtime/cuda/tune.h): which one the runtime's
  * pick would use at min, opt and max, then every entry with its sizes and
  * its choice in words. The pick shown is rt_tune_pick's; at run time the
  * library may still refuse an entry for a pointer alignment (then the

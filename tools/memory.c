@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/ref/ref_kernels.h"
+#include "runtime/cuda/cuda_backend.h" /* the libraries' workspaces */
 
 #define MEMORY_TEXT_LIMIT 4096 /* characters of formula text before the remaining terms are only counted */
 

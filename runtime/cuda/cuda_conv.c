@@ -13,7 +13,7 @@
  * cudnnAddTensor, which is valid with every algorithm.
  *
  * Descriptors and the algorithm are cached per step and shape: the tuned id
- * of the entry rt_tune_pick (runtime/tune.h) chooses for N, H and W (the
+ * of the entry rt_tune_pick (runtime/cuda/tune.h) chooses for N, H and W (the
  * nearest within 2x in each, or between two entries that agree), else the
  * first answer of cudnnGetConvolutionForwardAlgorithm_v7 that succeeds with
  * a workspace under the cap. The cuDNN workspace is per context and
@@ -29,7 +29,7 @@
 _Static_assert(sizeof(int32_t) == RT_CONV_ALGO_SIZE, "a tuned cuDNN choice is an int32 id");
 
 #define CONV_CACHE 8
-#define CONV_WORKSPACE_CAP ((size_t)1 << 30) /* largest workspace an algorithm may ask for */
+#define CONV_WORKSPACE_CAP RT_CUDA_CONV_WORKSPACE_CAP /* largest workspace an algorithm may ask for */
 
 typedef struct conv_key {
     int32_t n, c, h, w, o, kh, kw, ho, wo;

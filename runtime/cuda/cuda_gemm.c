@@ -21,7 +21,7 @@
  * Descriptors and the algorithm are cached per step and problem key (sizes,
  * strides, alignment), so steady-state enqueues only set the bias pointer
  * and call cublasLtMatmul. The algorithm is the step's tuned entry that
- * rt_tune_pick (runtime/tune.h) chooses for the sizes (the nearest one
+ * rt_tune_pick (runtime/cuda/tune.h) chooses for the sizes (the nearest one
  * within 2x in every size, or between two entries that agree), when the
  * pointers are aligned as it needs and cublasLtMatmulAlgoCheck accepts it;
  * otherwise the heuristic's first answer for this key. Either way it is
@@ -36,7 +36,7 @@
 
 _Static_assert(sizeof(cublasLtMatmulAlgo_t) == RT_GEMM_ALGO_SIZE, "engine.h's RT_GEMM_ALGO_SIZE is stale");
 
-#define GEMM_WORKSPACE (32u << 20)
+#define GEMM_WORKSPACE RT_CUDA_GEMM_WORKSPACE
 #define GEMM_CACHE 8 /* shape keys remembered per step */
 #define GEMM_MAX_BATCH_RANK 8
 

@@ -1,4 +1,4 @@
-/* The pure parts of library tuning (runtime/tune.h): where to tune, and
+/* The pure parts of library tuning (runtime/cuda/tune.h): where to tune, and
  * which tuned entry serves a shape.
  *
  * Points: one path through the symbol ranges, min -> opt -> max, with every

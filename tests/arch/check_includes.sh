@@ -73,7 +73,7 @@ allowed() { # $1 including file, $2 its module, $3 target -> 0 when allowed
     runtime|runtime/*)
       case "$to" in
         common|symshape|symc|runtime|gen:engine_generated.h|gen:symir_generated.h|gen:cublaslt_names.h) return 0 ;;
-        runtime/*) return 0 ;;
+        runtime/*) [ "$from" = "$to" ] || [ "$f" = "$pending_tuner" ]; return ;;
       esac
       return 1 ;;
     common|symshape)

@@ -48,6 +48,10 @@ fresh; add_line runtime/context.c '#include "symc/symc.h"'
 expect_fail "runtime includes the builder header" "runtime/context.c -> symc/symc.h"
 fresh; add_line runtime/sizes.c '#include "ir.h"'
 expect_fail "runtime includes an unknown bare header" "runtime/sizes.c -> ir.h"
+fresh; add_line runtime/context.c '#include "runtime/ref/ref_kernels.h"'
+expect_fail "the runtime core includes a backend" "runtime/context.c -> runtime/ref/ref_kernels.h"
+fresh; add_line runtime/cuda/cuda_gemm.c '#include "runtime/ref/ref_kernels.h"'
+expect_fail "a backend includes another backend" "runtime/cuda/cuda_gemm.c -> runtime/ref/ref_kernels.h"
 fresh; add_line common/ops.h '#include "ir/ir.h"'
 expect_fail "common includes ir" "common/ops.h -> ir/ir.h"
 fresh; add_line common/symir_fb.h '#include "symc/symc.h"'

@@ -1,4 +1,4 @@
-/* The pure decisions of library tuning (runtime/tune.h), on the CPU:
+/* The pure decisions of library tuning (runtime/cuda/tune.h), on the CPU:
  * where to tune (rt_tune_points: the suite's ranges, caps, snapping to
  * multiple_of, dropping duplicates and near midpoints, a random property
  * check), which tuned entry serves a shape (rt_tune_pick: within 2x, nearest,
