@@ -35,7 +35,7 @@
 #include <cudnn_version.h>
 
 #include "codegen/cuda_emit.h"
-#include "runtime/cuda_backend.h"
+#include "runtime/cuda/cuda_backend.h"
 
 /* ---- library calls ------------------------------------------------------------------ */
 static void init_lib_step(rt_step *s, uint8_t kind, uint32_t node, uint32_t n_tensors) {

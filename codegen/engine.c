@@ -17,7 +17,7 @@
 #include <stdarg.h>
 
 #include "codegen/target.h"
-#include "runtime/cuda_backend.h"
+#include "runtime/cuda/cuda_backend.h"
 #include "runtime/engine.h"
 
 cg_options cg_default_options(void) {

@@ -180,7 +180,7 @@ symc_status symc_add_node(symc_module *m, const char *op, const char *name,
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_add_node: NULL argument");
     ir_op id;
     if (!ir_op_find(op, &id))
-        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s': unknown op '%s' (see ir/ops.def)",
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s': unknown op '%s' (see common/ops.def)",
                                name ? name : "", op ? op : "(null)");
     if (id == IR_OP_CONSTANT)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG,

@@ -8,7 +8,8 @@
  * handles. Strings and attribute arrays live in the module's arena and are
  * freed with it; the growing tables (tensors, nodes, constants) are vectors.
  *
- * The op table is ir/ops.def; the struct behind the public symc_module is
+ * The op table is common/ops.def (the ir_op enum, in common/ops.h, is shared
+ * with the runtime); the struct behind the public symc_module is
  * the same struct, so the builder API in include/symc/symc.h costs nothing. */
 #ifndef SYMC_IR_IR_H
 #define SYMC_IR_IR_H
@@ -16,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/ops.h" /* ir_op, IR_OP_COUNT, IR_MAX_RANK: shared with the runtime */
 #include "symc/symc.h"
 #include "symshape/sym.h"
 
@@ -23,17 +25,9 @@
 extern "C" {
 #endif
 
-#define IR_MAX_RANK 8
 #define IR_RANK_UNKNOWN (-1)
 #define IR_NONE UINT32_MAX /* absent tensor / node index */
 #define IR_FORMAT_VERSION 1u
-
-typedef enum ir_op {
-#define IR_OP(ID, name, min_in, max_in, min_out, max_out, cat, dt, attrs) IR_OP_##ID,
-#include "ir/ops.def"
-#undef IR_OP
-    IR_OP_COUNT
-} ir_op;
 
 typedef enum ir_category {
     IR_CAT_UNARY, IR_CAT_BINARY, IR_CAT_REDUCE, IR_CAT_NORM, IR_CAT_CONTRACT,

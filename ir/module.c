@@ -16,7 +16,7 @@
 static const ir_op_info op_table[IR_OP_COUNT] = {
 #define IR_OP(ID, nm, min_in, max_in, min_out, max_out, cat, dt, at) \
     [IR_OP_##ID] = {nm, min_in, max_in, min_out, max_out, IR_CAT_##cat, IR_DT_##dt, at},
-#include "ir/ops.def"
+#include "common/ops.def"
 #undef IR_OP
 };
 

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "symir_generated.h"
-#include "ir/symir_fb.h"
+#include "common/symir_fb.h"
 
 namespace fb = symc::fb;
 

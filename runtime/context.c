@@ -1,5 +1,5 @@
 /* The runtime API (include/symc/symrt.h): engines, contexts, shape binding,
- * and execution on the CPU reference backend.
+ * and the calls into a context's backend (runtime/backend.h).
  *
  * Binding: each symbol is read from the one input dim the compiler recorded
  * for it (rt_source) and checked against its range at once, so the error
@@ -13,17 +13,15 @@
  * (runtime/sizes.c) and the workspace is laid out, which must fit too. The
  * result is cached until an input shape changes.
  *
- * Execution (reference backend): intermediate tensors live in one grow-only
- * workspace laid out once per input shape for that shape, not for max;
- * inputs, outputs and constants are used in place, and a constant output is
- * copied into the caller's buffer, checked like every other. Each node's dim
- * attributes are turned from slots into integers in a scratch array, and the
- * reference kernel runs.
- *
- * Execution (CUDA backend, runtime/cuda_backend.c): the same shape binding
- * and checks, then each user pointer is checked once per address or shape
- * against the device allocation it lies in, and rt_cuda_enqueue puts the
- * engine's steps on the caller's stream.
+ * Execution: the backend chosen at context creation (one table of
+ * functions, looked up in the registry runtime/backends.c; this file knows
+ * no backend) lays its memory out once per input shape, checks each user
+ * buffer once per address or shape when it has a check (the CUDA backend
+ * asks the driver for the device allocation it lies in), and runs the
+ * engine: the reference backend node by node on the CPU (runtime/ref/), the
+ * CUDA backend its steps on the caller's stream (runtime/cuda/). Every
+ * input and output is first checked here for an address and a buffer large
+ * enough, the same way for every backend.
  *
  * Threads: the engine is read-only once loaded (but for an atomic counter
  * numbering its contexts); a context is one thread's at a time, enforced by
@@ -39,10 +37,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/cuda_backend.h"
+#include "runtime/backend.h"
 #include "runtime/engine.h"
 #include "runtime/plan.h"
-#include "runtime/ref_kernels.h"
 #include "symc/symrt.h"
 
 #define DIM_FREE INT64_MIN /* an input dim the symbols decide */
@@ -63,26 +60,17 @@ struct symrt_context {
     uint32_t id; /* "context 3 of engine 'm'" in messages */
     const rt_engine *e;
     const int64_t (*fixed)[IR_MAX_RANK]; /* the engine's */
-    symrt_backend backend;
-    symrt_allocator alloc;
+    const rt_backend *be;
+    void *state; /* the backend's, for this context */
     int64_t *sym_values;
     int64_t *slots;
     int64_t (*given)[IR_MAX_RANK]; /* dims given per input */
     char *given_set;               /* per input */
-    int evaluated; /* slots hold the current input shapes */
-    int planned;   /* the workspace is laid out for them */
+    int evaluated; /* slots hold the current input shapes (and the backend laid its memory out for them) */
+    int planned;   /* the backend has run at them */
     void **addr;  /* per tensor: user address (inputs/outputs) */
     size_t *size; /* per tensor: user buffer size */
-    rt_lifetimes lifetimes; /* reference backend: per tensor, over the nodes */
-    uint8_t *workspace;
-    size_t workspace_size;
-    size_t workspace_need; /* for the current shapes (laid out by evaluate) */
-    size_t *offset; /* per tensor: offset in the workspace, SIZE_MAX if not there */
-    symc_attr *scratch_attrs;
-    int64_t *scratch_ints;
-    uint32_t max_attrs, max_dims;
-    rt_cuda *cuda;     /* SYMRT_BACKEND_CUDA */
-    int cuda_checked;  /* user buffers checked against their allocations for these addresses and shapes */
+    int buffers_checked; /* by the backend's check_buffer, for these addresses and shapes */
 };
 
 /* ---- engines ------------------------------------------------------------------ */
@@ -238,30 +226,15 @@ symc_status symrt_engine_symbol(const symrt_engine *h, uint32_t i, symrt_symbol_
 
 /* ---- contexts ----------------------------------------------------------------- */
 
-static void *default_alloc(void *ctx, size_t size, size_t alignment) {
-    (void)ctx;
-    size = (size + alignment - 1) / alignment * alignment;
-    return aligned_alloc(alignment, size ? size : alignment);
-}
-static void default_free(void *ctx, void *p) {
-    (void)ctx;
-    free(p);
-}
-
 void symrt_context_destroy(symrt_context *c) {
     if (!c) return;
-    rt_cuda_destroy(c->cuda);
-    rt_lifetimes_free(&c->lifetimes);
-    if (c->workspace) c->alloc.free(c->alloc.ctx, c->workspace);
+    if (c->be) c->be->destroy(c->state);
     free(c->sym_values);
     free(c->slots);
     free(c->given);
     free(c->given_set);
     free(c->addr);
     free(c->size);
-    free(c->offset);
-    free(c->scratch_attrs);
-    free(c->scratch_ints);
     free(c);
 }
 
@@ -269,8 +242,8 @@ symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, c
                                  symrt_context **out, symc_error *err) {
     if (!h || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_create: NULL argument");
     *out = NULL;
-    if (backend != SYMRT_BACKEND_REF && backend != SYMRT_BACKEND_CUDA)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown backend %d", (int)backend);
+    const rt_backend *be = rt_backend_get(backend);
+    if (!be) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown backend %d", (int)backend);
     const rt_engine *e = h->e;
     symrt_context *c = calloc(1, sizeof *c);
     if (!c) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
@@ -280,44 +253,23 @@ symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, c
     c->id = atomic_fetch_add(&((symrt_engine *)h)->contexts, 1) + 1;
     c->e = e;
     c->fixed = (const int64_t(*)[IR_MAX_RANK])h->fixed;
-    c->backend = backend;
-    c->alloc = alloc ? *alloc : (symrt_allocator){default_alloc, default_free, NULL};
-    for (uint32_t i = 0; i < e->n_nodes; i++) {
-        uint32_t nd = 0;
-        for (uint32_t a = 0; a < e->nodes[i].n_attrs; a++)
-            if (e->nodes[i].attrs[a].kind == SYMC_ATTR_DIMS) nd += e->nodes[i].attrs[a].n;
-        if (e->nodes[i].n_attrs > c->max_attrs) c->max_attrs = e->nodes[i].n_attrs;
-        if (nd > c->max_dims) c->max_dims = nd;
-    }
     c->sym_values = calloc(e->n_symbols + 1, sizeof *c->sym_values);
     c->slots = calloc(e->num_slots + 1, sizeof *c->slots);
     c->given = calloc(e->n_inputs + 1, sizeof *c->given);
     c->given_set = calloc(e->n_inputs + 1, 1);
     c->addr = calloc(e->n_tensors + 1, sizeof *c->addr);
     c->size = calloc(e->n_tensors + 1, sizeof *c->size);
-    c->offset = calloc(e->n_tensors + 1, sizeof *c->offset);
-    c->scratch_attrs = calloc(c->max_attrs + 1, sizeof *c->scratch_attrs);
-    c->scratch_ints = calloc(c->max_dims + 1, sizeof *c->scratch_ints);
-    if (!c->sym_values || !c->slots || !c->given || !c->given_set || !c->addr || !c->size || !c->offset ||
-        !c->scratch_attrs || !c->scratch_ints) {
+    if (!c->sym_values || !c->slots || !c->given || !c->given_set || !c->addr || !c->size) {
         symrt_context_destroy(c);
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
     }
-    if (backend == SYMRT_BACKEND_REF) {
-        symc_status st = rt_lifetimes_compute(e, RT_SCHEDULE_NODES, &c->lifetimes, err);
-        if (st) {
-            symrt_context_destroy(c);
-            return st;
-        }
+    /* the allocator, if any, hands out the backend's kind of memory */
+    symc_status st = be->create(e, alloc, &c->state, err);
+    if (st) {
+        symrt_context_destroy(c);
+        return st;
     }
-    if (backend == SYMRT_BACKEND_CUDA) {
-        /* the allocator, if any, hands out device memory */
-        symc_status st = rt_cuda_create(e, alloc, &c->cuda, err);
-        if (st) {
-            symrt_context_destroy(c);
-            return st;
-        }
-    }
+    c->be = be;
     *out = c;
     return SYMC_OK;
 }
@@ -379,7 +331,7 @@ static symc_status set_input_shape(symrt_context *c, const char *name, const int
     }
     /* its own buffer must be describable in bytes before anything else */
     int64_t bytes;
-    if (!rt_checked_product(dims, rank, (int64_t)rt_ref_dtype_size(t->dtype), &bytes))
+    if (!rt_checked_product(dims, rank, (int64_t)rt_dtype_size(t->dtype), &bytes))
         return rt_size_overflow(err, "input", name, dims, rank, t->dtype);
     for (uint32_t s = 0; s < e->n_sources; s++)
         if (e->sources[s].input == k) c->sym_values[e->sources[s].symbol] = dims[e->sources[s].dim];
@@ -387,7 +339,7 @@ static symc_status set_input_shape(symrt_context *c, const char *name, const int
     c->given_set[k] = 1;
     c->evaluated = 0;
     c->planned = 0;
-    c->cuda_checked = 0;
+    c->buffers_checked = 0;
     return SYMC_OK;
 }
 
@@ -441,11 +393,8 @@ static symc_status evaluate(symrt_context *c, symc_error *err) {
             return symc_error_setf(err, SYMC_ERR_FORMAT, "engine constant '%s' holds %zu bytes, its shape needs %" PRId64,
                                    t->name, e->constants[t->constant].size, n);
     }
-    /* the workspace for these shapes fits too (laid out here, allocated at enqueue) */
-    symc_status ws;
-    if (c->cuda) ws = rt_cuda_layout(c->cuda, c->slots, err);
-    else ws = rt_plan_layout(e, &c->lifetimes, c->slots, 64, c->offset, &c->workspace_need, err);
-    if (ws) return ws;
+    /* the backend's memory for these shapes fits too (laid out here, allocated at enqueue) */
+    if ((st = c->be->layout(c->state, c->slots, err))) return st;
     c->evaluated = 1;
     return SYMC_OK;
 }
@@ -490,7 +439,7 @@ static symc_status set_tensor_address(symrt_context *c, const char *name, void *
     if (!find_tensor(c->e, name, &t)) return unknown_io(c->e, name, err);
     c->addr[t] = ptr;
     c->size[t] = size;
-    c->cuda_checked = 0;
+    c->buffers_checked = 0;
     return SYMC_OK;
 }
 
@@ -498,36 +447,6 @@ static symc_status set_tensor_address(symrt_context *c, const char *name, void *
 static size_t tensor_bytes(const symrt_context *c, uint32_t t) {
     int64_t n = 0;
     return rt_tensor_bytes(c->e, c->slots, t, &n) ? (size_t)n : SIZE_MAX;
-}
-
-/* Grows the workspace when this shape needs more than any before; evaluate()
- * laid the intermediates out (64-byte aligned, tensors whose lifetimes do
- * not overlap share memory: runtime/plan.h). */
-static symc_status plan_workspace(symrt_context *c, symc_error *err) {
-    size_t total = c->workspace_need;
-    if (total > c->workspace_size) {
-        void *w = c->alloc.alloc(c->alloc.ctx, total, 64);
-        if (!w) return symc_error_setf(err, SYMC_ERR_NOMEM, "cannot allocate %zu bytes of activation memory", total);
-        if (c->workspace) c->alloc.free(c->alloc.ctx, c->workspace);
-        c->workspace = w;
-        c->workspace_size = total;
-    }
-    return SYMC_OK;
-}
-
-static void *data_of(symrt_context *c, uint32_t t) {
-    const rt_tensor *x = &c->e->tensors[t];
-    if (x->constant != RT_NONE) return (void *)c->e->constants[x->constant].data;
-    if (c->offset[t] != SIZE_MAX) return c->workspace + c->offset[t];
-    return c->addr[t];
-}
-
-static void to_ref(symrt_context *c, uint32_t t, rt_ref_tensor *r) {
-    const rt_tensor *x = &c->e->tensors[t];
-    r->dtype = x->dtype;
-    r->rank = x->rank;
-    for (int d = 0; d < x->rank; d++) r->dims[d] = c->slots[x->dims[d]];
-    r->data = data_of(c, t);
 }
 
 static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
@@ -552,74 +471,32 @@ static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
                                        io ? "output" : "input", e->tensors[t].name, c->size[t], need);
         }
     }
-    if (c->cuda) {
-        if (!c->cuda_checked) {
-            for (int io = 0; io < 2; io++) {
-                const uint32_t *list = io ? e->outputs : e->inputs;
-                uint32_t n = io ? e->n_outputs : e->n_inputs;
-                for (uint32_t i = 0; i < n; i++) {
-                    uint32_t t = list[i];
-                    if ((st = rt_cuda_check_buffer(c->cuda, io ? "output" : "input", e->tensors[t].name, c->addr[t],
-                                                   tensor_bytes(c, t), err)))
-                        return st;
-                }
+    if (c->be->check_buffer && !c->buffers_checked) {
+        for (int io = 0; io < 2; io++) {
+            const uint32_t *list = io ? e->outputs : e->inputs;
+            uint32_t n = io ? e->n_outputs : e->n_inputs;
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t t = list[i];
+                if ((st = c->be->check_buffer(c->state, io ? "output" : "input", e->tensors[t].name, c->addr[t],
+                                              tensor_bytes(c, t), err)))
+                    return st;
             }
-            c->cuda_checked = 1;
         }
-        int shape_changed = !c->planned;
-        if ((st = rt_cuda_enqueue(c->cuda, c->slots, shape_changed, c->addr, c->size, stream, err))) return st;
-        c->planned = 1;
-        return SYMC_OK;
+        c->buffers_checked = 1;
     }
-    /* the layout depends only on the shapes: plan once per new shape, not per call */
-    if (!c->planned) {
-        if ((st = plan_workspace(c, err))) return st;
-        c->planned = 1;
-    }
-
-    rt_ref_tensor in[64], out[64];
-    for (uint32_t i = 0; i < e->n_nodes; i++) {
-        const rt_node *n = &e->nodes[i];
-        if (n->op == IR_OP_CONSTANT) continue;
-        if (n->n_in > 64 || n->n_out > 64)
-            return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s' has more than 64 inputs or outputs", n->name);
-        for (uint32_t k = 0; k < n->n_in; k++) to_ref(c, n->in[k], &in[k]);
-        for (uint32_t k = 0; k < n->n_out; k++) to_ref(c, n->out[k], &out[k]);
-        /* dim attributes: slots -> integers */
-        uint32_t used = 0;
-        for (uint32_t a = 0; a < n->n_attrs; a++) {
-            symc_attr *at = &c->scratch_attrs[a];
-            *at = n->attrs[a];
-            if (at->kind != SYMC_ATTR_DIMS) continue;
-            for (uint32_t k = 0; k < at->n; k++)
-                c->scratch_ints[used + k] = at->dims[k] == RT_NONE ? -1 : c->slots[at->dims[k]];
-            at->kind = SYMC_ATTR_INTS;
-            at->ints = c->scratch_ints + used;
-            at->dims = NULL;
-            used += at->n;
-        }
-        if ((st = rt_ref_run(n->op, n->name, c->scratch_attrs, n->n_attrs, in, n->n_in, out, n->n_out, err))) return st;
-    }
-    /* an output that is a constant is written by no node (its buffer was
-     * checked above like every other); one that is also an input shares its
-     * single address and needs nothing */
-    for (uint32_t i = 0; i < e->n_outputs; i++) {
-        const rt_tensor *x = &e->tensors[e->outputs[i]];
-        size_t bytes = tensor_bytes(c, e->outputs[i]);
-        if (x->constant != RT_NONE && bytes)
-            memcpy(c->addr[e->outputs[i]], e->constants[x->constant].data, bytes);
-    }
+    if ((st = c->be->enqueue(c->state, c->slots, !c->planned, c->addr, c->size, stream, err))) return st;
+    c->planned = 1;
     return SYMC_OK;
 }
 
 static symc_status context_check(symrt_context *c, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_check: NULL context");
-    return c->cuda ? rt_cuda_check_run(c->cuda, 1, err) : SYMC_OK;
+    return c->be->check_run ? c->be->check_run(c->state, err) : SYMC_OK;
 }
 
 static symc_status context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_set_cuda_graphs: NULL context");
-    if (c->cuda) rt_cuda_set_graphs(c->cuda, enable);
+    if (c->be->set_graphs) c->be->set_graphs(c->state, enable);
     return SYMC_OK;
 }
 

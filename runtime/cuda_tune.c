@@ -32,9 +32,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "runtime/cuda_internal.h"
-#include "runtime/ref_kernels.h"
-#include "runtime/tune.h"
+#include "runtime/cuda/cuda_internal.h"
+#include "runtime/ref/ref_kernels.h"
+#include "runtime/cuda/tune.h"
 
 #define TUNE_CANDIDATES 8
 #define TUNE_WARMUP 1           /* untimed: the first call of an algorithm may load its kernel */
@@ -95,7 +95,7 @@ static symc_status fill_random(tuner *t, uint32_t tensor, size_t bytes, uint64_t
     const rt_tensor *x = &t->e->tensors[tensor];
     uint8_t *h = calloc(bytes ? bytes : 1, 1);
     if (!h) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory making tuning data for '%s'", x->name);
-    size_t n = bytes / (rt_ref_dtype_size(x->dtype) ? rt_ref_dtype_size(x->dtype) : 1);
+    size_t n = bytes / (rt_dtype_size(x->dtype) ? rt_dtype_size(x->dtype) : 1);
     for (size_t i = 0; i < n; i++) {
         float v = (float)((double)(next_random(seed) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
         switch (x->dtype) {

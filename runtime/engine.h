@@ -13,7 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir/ir.h" /* ir_op (the op table) and the symc_attr layout only */
+#include "common/ops.h" /* ir_op, IR_MAX_RANK: the op table shared with the compiler */
+#include "symc/attr.h"   /* the symc_attr layout nodes keep */
+#include "runtime/dtype.h" /* rt_dtype_size, rt_dtype_name */
 #include "symc/precision.h"
 #include "symshape/sym.h"
 
@@ -115,7 +117,7 @@ typedef symc_precision rt_precision;
  * broadcast batch into m; CONV: n, h, w of x, then 0), the choice
  * (cublasLtMatmulAlgo_t bytes, or a cuDNN forward algorithm id as int32) and
  * its median time there (0 when not recorded). The runtime picks among a
- * step's entries with rt_tune_pick (runtime/tune.h). */
+ * step's entries with rt_tune_pick (runtime/cuda/tune.h). */
 typedef struct rt_tuned {
     int64_t at[4];
     float ms;

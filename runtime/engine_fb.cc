@@ -12,7 +12,9 @@
  * no structural check can (a flipped weight or kernel byte). The decoded
  * engine is a copy in one malloc'd block plus the constant data, so the
  * caller's buffer can go away. No exception escapes: allocation failures
- * become SYMC_ERR_NOMEM.
+ * become SYMC_ERR_NOMEM. decode() reads as those three stages: open_engine
+ * (the container), check (check_symbols, check_tensors, check_nodes,
+ * check_gpu), then one copy_* per section.
  *
  * Alignment: FlatBuffers reads scalars through typed pointers, and its
  * verifier checks a scalar's alignment relative to the buffer's start, and
@@ -36,8 +38,8 @@
 #include <vector>
 
 #include "engine_generated.h"
-#include "ir/symir_fb.h"
-#include "runtime/ref_kernels.h"
+#include "common/symir_fb.h" /* after the generated code it helps with */
+#include "symc/version.h"
 
 namespace fb = symc::fb;
 
@@ -105,7 +107,7 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
         /* dims are already program slots */
         for (uint32_t a = 0; a < n.n_attrs; a++)
             attrs.push_back(symc::fbutil::encode_attr(b, n.attrs[a], [](uint32_t slot) { return slot; }));
-        nodes.push_back(fb::CreateNode(b, str(rt_ref_op_name(n.op)), str(n.name), str(n.source),
+        nodes.push_back(fb::CreateNode(b, str(ir_op_name(n.op)), str(n.name), str(n.source),
                                        b.CreateVector(n.in, n.n_in), b.CreateVector(n.out, n.n_out),
                                        b.CreateVector(attrs)));
     }
@@ -161,7 +163,7 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
 using symc::fbutil::bad;
 using symc::fbutil::len;
 
-static_assert(FLATBUFFERS_LITTLEENDIAN, "8-byte vector elements are read as little-endian bytes");
+static_assert(FLATBUFFERS_LITTLEENDIAN, "vector elements are copied and read as little-endian bytes");
 
 /* Element i of a vector of 8-byte scalars, from any address (see above). */
 template <typename T> T get8(const flatbuffers::Vector<T> *v, uint32_t i) {
@@ -173,7 +175,7 @@ template <typename T> T get8(const flatbuffers::Vector<T> *v, uint32_t i) {
 
 int find_op(const char *name, ir_op *out) {
     for (int i = 0; i < IR_OP_COUNT; i++)
-        if (!strcmp(rt_ref_op_name((ir_op)i), name)) {
+        if (!strcmp(ir_op_name((ir_op)i), name)) {
             *out = (ir_op)i;
             return 1;
         }
@@ -253,8 +255,10 @@ symc_status check_gpu(const fb::Engine *e, uint32_t nt, uint32_t slots, symc_err
     return SYMC_OK;
 }
 
-symc_status check(const fb::Engine *e, symc_error *err) {
-    uint32_t nsym = len(e->symbols()), nin = len(e->inputs()), nt = len(e->tensors()), nc = len(e->constants());
+/* The symbols and how each is bound (every symbol from an input dim that
+ * exists), the shape program they feed, and the guards over its slots. */
+symc_status check_symbols(const fb::Engine *e, symc_error *err) {
+    uint32_t nsym = len(e->symbols()), nin = len(e->inputs()), nt = len(e->tensors());
     uint32_t slots = e->num_slots();
     uint32_t psym = 0, pout = 0;
     symc_status st = sym_program_check(e->program() ? e->program()->data() : nullptr, len(e->program()), &psym, &pout, err);
@@ -289,6 +293,12 @@ symc_status check(const fb::Engine *e, symc_error *err) {
             return bad(err, "guard %u is malformed (relation %d, slots %u and %u of %u)", i, (int)g->rel(), g->lhs(),
                        g->rhs(), slots);
     }
+    return SYMC_OK;
+}
+
+/* Every tensor's dtype, rank, dim slots and constant. */
+symc_status check_tensors(const fb::Engine *e, symc_error *err) {
+    uint32_t nt = len(e->tensors()), nc = len(e->constants()), slots = e->num_slots();
     for (uint32_t i = 0; i < nt; i++) {
         const fb::Tensor *t = e->tensors()->Get(i);
         if ((int)t->dtype() < 0 || (int)t->dtype() >= SYMC_DTYPE_COUNT || t->rank() < 0 || t->rank() > IR_MAX_RANK ||
@@ -300,6 +310,14 @@ symc_status check(const fb::Engine *e, symc_error *err) {
         if (t->constant() != RT_NONE && t->constant() >= nc)
             return bad(err, "tensor '%s' refers to constant %u of %u", t->name()->c_str(), t->constant(), nc);
     }
+    return SYMC_OK;
+}
+
+/* Every node's op (known to this runtime), tensors and attributes (a known
+ * kind, a string where there must be one, dim slots in range), then the
+ * engine's inputs and outputs. */
+symc_status check_nodes(const fb::Engine *e, symc_error *err) {
+    uint32_t nt = len(e->tensors()), slots = e->num_slots();
     for (uint32_t i = 0; i < len(e->nodes()); i++) {
         const fb::Node *n = e->nodes()->Get(i);
         ir_op op;
@@ -321,11 +339,18 @@ symc_status check(const fb::Engine *e, symc_error *err) {
                                at->name()->c_str(), at->dims()->Get(k), slots);
         }
     }
-    for (uint32_t i = 0; i < nin; i++)
+    for (uint32_t i = 0; i < len(e->inputs()); i++)
         if (e->inputs()->Get(i) >= nt) return bad(err, "input %u is out of range", i);
     for (uint32_t i = 0; i < len(e->outputs()); i++)
         if (e->outputs()->Get(i) >= nt) return bad(err, "output %u is out of range", i);
-    return check_gpu(e, nt, slots, err);
+    return SYMC_OK;
+}
+
+/* The semantic pass, section by section, before anything is allocated. */
+symc_status check(const fb::Engine *e, symc_error *err) {
+    symc_status st;
+    if ((st = check_symbols(e, err)) || (st = check_tensors(e, err)) || (st = check_nodes(e, err))) return st;
+    return check_gpu(e, len(e->tensors()), e->num_slots(), err);
 }
 
 /* Everything decoded lives in one arena: a vector of blocks freed together. */
@@ -347,10 +372,19 @@ struct Owned {
         return d;
     }
     template <typename T> T *array(size_t n) { return (T *)alloc(n * sizeof(T)); }
+    /* a copy of a vector of scalars (indices, bytes), never NULL; the bytes
+     * are the values (little-endian, asserted below) */
+    template <typename T> const T *copy(const flatbuffers::Vector<T> *v) {
+        uint32_t n = len(v);
+        T *d = array<T>(n);
+        if (n) memcpy(d, v->Data(), (size_t)n * sizeof(T));
+        return d;
+    }
 };
 
-symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_error *err) {
-    *out = nullptr;
+/* The container: identifier, size prefix, checksum trailer, FlatBuffers
+ * verifier, format version. The root of a buffer that passes all five. */
+symc_status open_engine(const uint8_t *bytes, size_t size, const fb::Engine **out, symc_error *err) {
     /* size-prefixed: [u32 length][root offset][identifier]..., so a file cut
      * anywhere (even in trailing padding) is caught by the length */
     if (!bytes || size < 12) return bad(err, "not a symc engine: %zu bytes is too short for a header", bytes ? size : 0);
@@ -386,19 +420,14 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
                         "rebuild the engine with 'symc compile'",
                    e->format_version(), e->symc_version() ? e->symc_version()->c_str() : "?", SYMC_VERSION_STRING,
                    RT_ENGINE_FORMAT_VERSION);
-    symc_status st = check(e, err);
-    if (st) return st;
+    *out = e;
+    return SYMC_OK;
+}
 
-    std::unique_ptr<Owned> holder(new Owned());
-    Owned *own = holder.get();
-    rt_engine *r = own->array<rt_engine>(1);
-    r->format_version = e->format_version();
-    r->symc_version = own->str(e->symc_version());
-    r->cuda_version = own->str(e->cuda_version());
-    r->cublas_version = own->str(e->cublas_version());
-    r->cudnn_version = own->str(e->cudnn_version());
-    r->name = own->str(e->name());
-    r->sm = e->sm();
+/* The copies below run on a checked engine (check()): every index is in
+ * range and every vector a section needs is there. */
+
+void copy_symbols(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->n_symbols = len(e->symbols());
     rt_symbol *syms = own->array<rt_symbol>(r->n_symbols);
     for (uint32_t i = 0; i < r->n_symbols; i++) {
@@ -412,9 +441,7 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
         src[i] = {e->sources()->Get(i)->symbol(), e->sources()->Get(i)->input(), e->sources()->Get(i)->dim()};
     r->sources = src;
     r->program_size = len(e->program());
-    uint8_t *prog = own->array<uint8_t>(r->program_size);
-    if (const flatbuffers::Vector<uint8_t> *p = e->program()) std::copy(p->begin(), p->end(), prog);
-    r->program = prog;
+    r->program = own->copy(e->program());
     r->num_slots = e->num_slots();
     r->n_guards = len(e->guards());
     rt_guard *guards = own->array<rt_guard>(r->n_guards);
@@ -423,6 +450,10 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
         guards[i] = {(sym_rel)g->rel(), g->lhs(), g->rhs(), own->str(g->provenance())};
     }
     r->guards = guards;
+}
+
+/* Tensors, the engine's inputs and outputs, and the constants' data. */
+void copy_tensors(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->n_tensors = len(e->tensors());
     rt_tensor *ts = own->array<rt_tensor>(r->n_tensors);
     for (uint32_t i = 0; i < r->n_tensors; i++) {
@@ -434,58 +465,10 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
         ts[i].constant = t->constant();
     }
     r->tensors = ts;
-    r->n_nodes = len(e->nodes());
-    rt_node *ns = own->array<rt_node>(r->n_nodes);
-    for (uint32_t i = 0; i < r->n_nodes; i++) {
-        const fb::Node *n = e->nodes()->Get(i);
-        find_op(n->op()->c_str(), &ns[i].op);
-        ns[i].name = own->str(n->name());
-        ns[i].source = own->str(n->source());
-        ns[i].n_in = len(n->inputs());
-        ns[i].n_out = len(n->outputs());
-        uint32_t *in = own->array<uint32_t>(ns[i].n_in), *o = own->array<uint32_t>(ns[i].n_out);
-        for (uint32_t k = 0; k < ns[i].n_in; k++) in[k] = n->inputs()->Get(k);
-        for (uint32_t k = 0; k < ns[i].n_out; k++) o[k] = n->outputs()->Get(k);
-        ns[i].in = in;
-        ns[i].out = o;
-        ns[i].n_attrs = len(n->attrs());
-        symc_attr *attrs = own->array<symc_attr>(ns[i].n_attrs);
-        for (uint32_t a = 0; a < ns[i].n_attrs; a++) {
-            const fb::Attr *fa = n->attrs()->Get(a);
-            symc_attr &at = attrs[a];
-            at.name = own->str(fa->name());
-            at.kind = (symc_attr_kind)fa->kind();
-            at.i = fa->i();
-            at.f = fa->f();
-            if (at.kind == SYMC_ATTR_INTS) {
-                at.n = len(fa->ints());
-                int64_t *v = own->array<int64_t>(at.n);
-                for (uint32_t k = 0; k < at.n; k++) v[k] = get8(fa->ints(), k);
-                at.ints = v;
-            } else if (at.kind == SYMC_ATTR_FLOATS) {
-                at.n = len(fa->floats());
-                double *v = own->array<double>(at.n);
-                for (uint32_t k = 0; k < at.n; k++) v[k] = get8(fa->floats(), k);
-                at.floats = v;
-            } else if (at.kind == SYMC_ATTR_DIMS) {
-                at.n = len(fa->dims());
-                uint32_t *v = own->array<uint32_t>(at.n);
-                for (uint32_t k = 0; k < at.n; k++) v[k] = fa->dims()->Get(k);
-                at.dims = v;
-            } else if (at.kind == SYMC_ATTR_STR) {
-                at.s = own->str(fa->s());
-            }
-        }
-        ns[i].attrs = attrs;
-    }
-    r->nodes = ns;
     r->n_inputs = len(e->inputs());
     r->n_outputs = len(e->outputs());
-    uint32_t *ins = own->array<uint32_t>(r->n_inputs), *outs = own->array<uint32_t>(r->n_outputs);
-    for (uint32_t i = 0; i < r->n_inputs; i++) ins[i] = e->inputs()->Get(i);
-    for (uint32_t i = 0; i < r->n_outputs; i++) outs[i] = e->outputs()->Get(i);
-    r->inputs = ins;
-    r->outputs = outs;
+    r->inputs = own->copy(e->inputs());
+    r->outputs = own->copy(e->outputs());
     r->n_constants = len(e->constants());
     rt_constant *cs = own->array<rt_constant>(r->n_constants);
     for (uint32_t i = 0; i < r->n_constants; i++) {
@@ -497,18 +480,69 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
         cs[i].data = copy;
     }
     r->constants = cs;
+}
 
-    r->precision = e->precision();
-    r->cuda_source = own->str(e->cuda_source());
-    r->cubin_size = len(e->cubin());
-    uint8_t *cubin = own->array<uint8_t>(r->cubin_size);
-    if (r->cubin_size) memcpy(cubin, e->cubin()->data(), r->cubin_size);
-    r->cubin = cubin;
-    r->ptx = own->str(e->ptx());
-    r->n_kernels = len(e->kernel_names());
-    const char **kn = own->array<const char *>(r->n_kernels);
-    for (uint32_t i = 0; i < r->n_kernels; i++) kn[i] = own->str(e->kernel_names()->Get(i));
-    r->kernel_names = kn;
+/* One attribute in the symc_attr layout; dims stay program slots. */
+void copy_attr(Owned *own, const fb::Attr *fa, symc_attr &at) {
+    at.name = own->str(fa->name());
+    at.kind = (symc_attr_kind)fa->kind();
+    at.i = fa->i();
+    at.f = fa->f();
+    if (at.kind == SYMC_ATTR_INTS) {
+        at.n = len(fa->ints());
+        int64_t *v = own->array<int64_t>(at.n);
+        for (uint32_t k = 0; k < at.n; k++) v[k] = get8(fa->ints(), k);
+        at.ints = v;
+    } else if (at.kind == SYMC_ATTR_FLOATS) {
+        at.n = len(fa->floats());
+        double *v = own->array<double>(at.n);
+        for (uint32_t k = 0; k < at.n; k++) v[k] = get8(fa->floats(), k);
+        at.floats = v;
+    } else if (at.kind == SYMC_ATTR_DIMS) {
+        at.n = len(fa->dims());
+        at.dims = own->copy(fa->dims());
+    } else if (at.kind == SYMC_ATTR_STR) {
+        at.s = own->str(fa->s());
+    }
+}
+
+void copy_nodes(Owned *own, const fb::Engine *e, rt_engine *r) {
+    r->n_nodes = len(e->nodes());
+    rt_node *ns = own->array<rt_node>(r->n_nodes);
+    for (uint32_t i = 0; i < r->n_nodes; i++) {
+        const fb::Node *n = e->nodes()->Get(i);
+        find_op(n->op()->c_str(), &ns[i].op);
+        ns[i].name = own->str(n->name());
+        ns[i].source = own->str(n->source());
+        ns[i].n_in = len(n->inputs());
+        ns[i].n_out = len(n->outputs());
+        ns[i].in = own->copy(n->inputs());
+        ns[i].out = own->copy(n->outputs());
+        ns[i].n_attrs = len(n->attrs());
+        symc_attr *attrs = own->array<symc_attr>(ns[i].n_attrs);
+        for (uint32_t a = 0; a < ns[i].n_attrs; a++) copy_attr(own, n->attrs()->Get(a), attrs[a]);
+        ns[i].attrs = attrs;
+    }
+    r->nodes = ns;
+}
+
+/* A library step's tuned entries (check_tunings made sure of their shape). */
+void copy_tuned(Owned *own, const fb::Step *s, rt_step &d) {
+    d.n_tuned = len(s->tunings());
+    rt_tuned *tuned = d.n_tuned ? own->array<rt_tuned>(d.n_tuned) : nullptr;
+    for (uint32_t k = 0; k < d.n_tuned; k++) {
+        const fb::Tuned *t = s->tunings()->Get(k);
+        for (uint32_t j = 0; j < 4; j++) tuned[k].at[j] = get8(t->at(), j);
+        tuned[k].ms = t->ms();
+        tuned[k].algo_size = len(t->algo());
+        uint8_t *algo = own->array<uint8_t>(tuned[k].algo_size);
+        memcpy(algo, t->algo()->data(), tuned[k].algo_size);
+        tuned[k].algo = algo;
+    }
+    d.tuned = tuned;
+}
+
+void copy_steps(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->n_steps = len(e->steps());
     rt_step *steps = own->array<rt_step>(r->n_steps);
     for (uint32_t i = 0; i < r->n_steps; i++) {
@@ -533,24 +567,48 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
         d.precision = s->precision();
         d.alpha = s->alpha();
         d.beta = s->beta();
-        d.n_tuned = len(s->tunings());
-        rt_tuned *tuned = d.n_tuned ? own->array<rt_tuned>(d.n_tuned) : nullptr;
-        for (uint32_t k = 0; k < d.n_tuned; k++) {
-            const fb::Tuned *t = s->tunings()->Get(k);
-            for (uint32_t j = 0; j < 4; j++) tuned[k].at[j] = get8(t->at(), j);
-            tuned[k].ms = t->ms();
-            tuned[k].algo_size = len(t->algo());
-            uint8_t *algo = own->array<uint8_t>(tuned[k].algo_size);
-            memcpy(algo, t->algo()->data(), tuned[k].algo_size);
-            tuned[k].algo = algo;
-        }
-        d.tuned = tuned;
+        copy_tuned(own, s, d);
     }
     r->steps = steps;
+}
+
+/* The GPU part: the generated source, cubin and PTX, kernel names, steps,
+ * aliases. */
+void copy_gpu(Owned *own, const fb::Engine *e, rt_engine *r) {
+    r->precision = e->precision();
+    r->cuda_source = own->str(e->cuda_source());
+    r->cubin_size = len(e->cubin());
+    r->cubin = own->copy(e->cubin());
+    r->ptx = own->str(e->ptx());
+    r->n_kernels = len(e->kernel_names());
+    const char **kn = own->array<const char *>(r->n_kernels);
+    for (uint32_t i = 0; i < r->n_kernels; i++) kn[i] = own->str(e->kernel_names()->Get(i));
+    r->kernel_names = kn;
+    copy_steps(own, e, r);
     r->n_aliases = len(e->aliases());
-    uint32_t *al = own->array<uint32_t>(r->n_aliases);
-    for (uint32_t i = 0; i < r->n_aliases; i++) al[i] = e->aliases()->Get(i);
-    r->aliases = al;
+    r->aliases = own->copy(e->aliases());
+}
+
+symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_error *err) {
+    *out = nullptr;
+    const fb::Engine *e = nullptr;
+    symc_status st = open_engine(bytes, size, &e, err);
+    if (st || (st = check(e, err))) return st;
+
+    std::unique_ptr<Owned> holder(new Owned());
+    Owned *own = holder.get();
+    rt_engine *r = own->array<rt_engine>(1);
+    r->format_version = e->format_version();
+    r->symc_version = own->str(e->symc_version());
+    r->cuda_version = own->str(e->cuda_version());
+    r->cublas_version = own->str(e->cublas_version());
+    r->cudnn_version = own->str(e->cudnn_version());
+    r->name = own->str(e->name());
+    r->sm = e->sm();
+    copy_symbols(own, e, r);
+    copy_tensors(own, e, r);
+    copy_nodes(own, e, r);
+    copy_gpu(own, e, r);
     r->owned = holder.release();
     *out = r;
     return SYMC_OK;

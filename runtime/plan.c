@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/ref_kernels.h"
 
 uint32_t rt_storage_of(const rt_engine *e, uint32_t t) {
     return e->n_aliases && e->aliases[t] != RT_NONE ? e->aliases[t] : t;

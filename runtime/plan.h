@@ -71,11 +71,4 @@ symc_status rt_plan_formula(const rt_engine *e, const rt_lifetimes *l, sym_table
 /* Bytes of tensor `tensor` at `slots` as an expression (dtype size * dims). */
 sym_expr rt_tensor_bytes_expr(const rt_engine *e, sym_table *t, const sym_expr *slots, uint32_t tensor);
 
-/* Device memory the CUDA backend holds besides constants and the plan, for
- * the tools' totals: cuBLASLt's workspace (cuda_gemm.c's GEMM_WORKSPACE),
- * allocated at the first GEMM step, and the most a cuDNN workspace may take
- * (cuda_conv.c's CONV_WORKSPACE_CAP; the size is cuDNN's per shape). */
-#define RT_CUDA_GEMM_WORKSPACE ((size_t)32 << 20)
-#define RT_CUDA_CONV_WORKSPACE_CAP ((size_t)1 << 30)
-
 #endif

@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "runtime/plan.h"
-#include "runtime/ref_kernels.h"
 
 #define CHAIN_CAP 12 /* sums kept per offset before folding them into one max */
 
@@ -65,7 +64,7 @@ fail:
 
 sym_expr rt_tensor_bytes_expr(const rt_engine *e, sym_table *t, const sym_expr *slots, uint32_t tensor) {
     const rt_tensor *x = &e->tensors[tensor];
-    sym_expr b = sym_const(t, (int64_t)rt_ref_dtype_size(x->dtype));
+    sym_expr b = sym_const(t, (int64_t)rt_dtype_size(x->dtype));
     for (int d = 0; d < x->rank; d++) b = sym_mul(t, b, slots[x->dims[d]]);
     return b;
 }

@@ -47,9 +47,9 @@
 
 #include "frontend/onnx.h"
 #include "ir/ir.h"
-#include "runtime/cuda_backend.h"
+#include "runtime/cuda/cuda_backend.h"
 #include "runtime/engine.h"
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 #include "symc/symrt.h"
 #include "tools/bench.h"
 #include "tools/checked.h"

@@ -18,15 +18,15 @@
 
 #include "runtime/engine.h"
 #include "runtime/plan.h"
-#include "runtime/ref_kernels.h"
-#include "runtime/tune.h"
+#include "runtime/ref/ref_kernels.h"
+#include "runtime/cuda/tune.h"
 #include "tools/inspect_engine.h"
 #include "tools/memory.h"
 
 static const char *level_name[3] = {"min", "opt", "max"};
 
 static void print_shape(const rt_engine *e, const rt_tensor *t, int64_t *const slots[3]) {
-    printf("%s[", ir_dtype_name(t->dtype));
+    printf("%s[", rt_dtype_name(t->dtype));
     for (int d = 0; d < t->rank; d++) {
         int64_t a = slots[0][t->dims[d]], b = slots[1][t->dims[d]], c = slots[2][t->dims[d]];
         if (a == c) printf("%s%" PRId64, d ? ", " : "", a);
@@ -47,7 +47,7 @@ static void print_sizes(const rt_step *s, const int64_t at[4]) {
     }
 }
 
-/* A library step's tuned entries (runtime/tune.h): which one the runtime's
+/* A library step's tuned entries (runtime/cuda/tune.h): which one the runtime's
  * pick would use at min, opt and max, then every entry with its sizes and
  * its choice in words. The pick shown is rt_tune_pick's; at run time the
  * library may still refuse an entry for a pointer alignment (then the

@@ -9,7 +9,7 @@
  * and is written as f32. */
 #include "tools/npy.h"
 
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 #include "tools/checked.h"
 
 #include <errno.h>
@@ -183,7 +183,7 @@ symc_status npy_write(const char *path, symc_dtype dtype, int32_t rank, const in
 }
 
 void npy_fill_random(void *data, symc_dtype dt, size_t n, uint64_t *state) {
-    size_t width = rt_ref_dtype_size(dt);
+    size_t width = rt_dtype_size(dt);
     for (size_t i = 0; i < n; i++) {
         *state = *state * 6364136223846793005ull + 1442695040888963407ull;
         uint32_t r = (uint32_t)(*state >> 33);

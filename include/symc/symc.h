@@ -10,7 +10,7 @@
  *
  * Dimensions are symbols with inclusive ranges [min, max], an opt value (the
  * size to tune for) and an optional multiple_of, or expressions over them.
- * Ops are named as in ir/ops.def ("matmul", "reshape", ...); an unknown name,
+ * Ops are named as in common/ops.def ("matmul", "reshape", ...); an unknown name,
  * a wrong arity or a bad attribute is an error naming the node and the op.
  * Every call returns a symc_status and fills the optional symc_error. */
 #ifndef SYMC_SYMC_H
@@ -20,69 +20,21 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "symc/attr.h"
 #include "symc/dtype.h"
 #include "symc/precision.h"
 #include "symc/status.h"
+#include "symc/version.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SYMC_VERSION_MAJOR 0
-#define SYMC_VERSION_MINOR 1
-#define SYMC_VERSION_PATCH 0
-#define SYMC_VERSION_STRING "0.1.0"
-
 typedef struct symc_module symc_module;
-typedef uint32_t symc_dim;    /* a symbolic dimension expression */
 typedef uint32_t symc_tensor; /* a tensor of a module */
-#define SYMC_DIM_NONE ((symc_dim)0xffffffffu)      /* also: -1 (inferred) in a reshape shape */
 #define SYMC_TENSOR_NONE ((symc_tensor)0xffffffffu)
-
-/* ---- attributes --------------------------------------------------------- */
-typedef enum symc_attr_kind {
-    SYMC_ATTR_INT,
-    SYMC_ATTR_FLOAT,
-    SYMC_ATTR_INTS,
-    SYMC_ATTR_FLOATS,
-    SYMC_ATTR_STR,
-    SYMC_ATTR_DIMS, /* symbolic dims; SYMC_DIM_NONE stands for -1 where the op allows it */
-    SYMC_ATTR_DTYPE
-} symc_attr_kind;
-
-typedef struct symc_attr {
-    const char *name;
-    symc_attr_kind kind;
-    uint32_t n; /* element count for INTS, FLOATS, DIMS */
-    int64_t i;  /* INT, or DTYPE as a symc_dtype */
-    double f;
-    const int64_t *ints;
-    const double *floats;
-    const symc_dim *dims;
-    const char *s;
-} symc_attr;
-
-static inline symc_attr symc_attr_int(const char *name, int64_t v) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_INT; a.i = v; return a;
-}
-static inline symc_attr symc_attr_float(const char *name, double v) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_FLOAT; a.f = v; return a;
-}
-static inline symc_attr symc_attr_ints(const char *name, const int64_t *v, uint32_t n) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_INTS; a.ints = v; a.n = n; return a;
-}
-static inline symc_attr symc_attr_floats(const char *name, const double *v, uint32_t n) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_FLOATS; a.floats = v; a.n = n; return a;
-}
-static inline symc_attr symc_attr_str(const char *name, const char *s) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_STR; a.s = s; return a;
-}
-static inline symc_attr symc_attr_dims(const char *name, const symc_dim *d, uint32_t n) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_DIMS; a.dims = d; a.n = n; return a;
-}
-static inline symc_attr symc_attr_dtype(const char *name, symc_dtype t) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_DTYPE; a.i = (int64_t)t; return a;
-}
+/* symc_dim (a symbolic dimension expression, SYMC_DIM_NONE) and the node
+ * attributes (symc_attr, symc_attr_int(), ...) are in symc/attr.h. */
 
 /* ---- modules ------------------------------------------------------------- */
 const char *symc_version(void);

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cuda_backend.h"
-#include "runtime/ref_kernels.h"
+#include "runtime/cuda/cuda_backend.h"
+#include "runtime/ref/ref_kernels.h"
 #include "symc/symrt.h"
 #include "tools/npy.h"
 
@@ -112,7 +112,7 @@ int main(int argc, char **argv) {
                 ok = 0;
                 break;
             }
-            size_t n = rt_ref_dtype_size(info.dtype);
+            size_t n = rt_dtype_size(info.dtype);
             for (int d = 0; d < rank; d++) n *= (size_t)dims[d];
             out_bytes[o] = n;
             host_out[o] = malloc(n ? n : 1);
@@ -145,7 +145,7 @@ int main(int argc, char **argv) {
         for (uint32_t o = 0; o < no && ok; o++) {
             symrt_io_info info;
             symrt_engine_output(e, o, &info, NULL);
-            size_t n = out_bytes[o] / rt_ref_dtype_size(info.dtype);
+            size_t n = out_bytes[o] / rt_dtype_size(info.dtype);
             double num = 0, den = 0, maxabs = 0;
             size_t pattern = 0, mism = 0;
             int is_float = info.dtype == SYMC_F32 || info.dtype == SYMC_F64 || info.dtype == SYMC_F16 ||

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
-#include "runtime/cuda_backend.h"
+#include "runtime/cuda/cuda_backend.h"
 #include "symc/symrt.h"
 #include "tests/check.h"
 

@@ -31,6 +31,7 @@ run "cmake --install" "$cmake" --install "$build" --prefix "$P" || { echo "insta
 
 # ---- 1. the pieces
 for f in include/symc/symc.h include/symc/symrt.h include/symc/status.h include/symc/dtype.h include/symc/precision.h \
+         include/symc/attr.h include/symc/version.h \
          lib/libsymc.so lib/libsymc_runtime.a bin/symc \
          lib/cmake/symc/symcConfig.cmake lib/cmake/symc/symcConfigVersion.cmake lib/cmake/symc/symcTargets.cmake \
          lib/pkgconfig/symc.pc lib/pkgconfig/symc-runtime.pc; do
@@ -38,7 +39,7 @@ for f in include/symc/symc.h include/symc/symrt.h include/symc/status.h include/
 done
 others=$(cd "$P" && find . -name '*.h' ! -path './include/symc/*')
 [ -z "$others" ] || bad "headers outside include/symc installed: $others"
-internal=$(cd "$P/include/symc" && ls | grep -vxE 'symc.h|symrt.h|status.h|dtype.h|precision.h')
+internal=$(cd "$P/include/symc" && ls | grep -vxE 'symc.h|symrt.h|status.h|dtype.h|precision.h|attr.h|version.h')
 [ -z "$internal" ] || bad "non-public headers installed: $internal"
 [ -x "$P/bin/symc" ] || bad "bin/symc not executable"
 soname=$(readelf -d "$P/lib/libsymc.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "tests/check.h"
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 
 #define D(...) ((const int64_t[]){__VA_ARGS__})
 #define V(...) ((const double[]){__VA_ARGS__})
@@ -60,7 +60,7 @@ static inline rt_ref_tensor tz(symc_dtype dt, int32_t rank, const int64_t *dims)
     t.dtype = dt;
     t.rank = rank;
     for (int32_t d = 0; d < rank; d++) t.dims[d] = dims[d];
-    t.data = talloc((size_t)tnumel(&t) * rt_ref_dtype_size(dt));
+    t.data = talloc((size_t)tnumel(&t) * rt_dtype_size(dt));
     return t;
 }
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cuda_backend.h"
+#include "runtime/cuda/cuda_backend.h"
 #include "runtime/engine.h"
 #include "symc/symrt.h"
 #include "symshape/sym.h"

@@ -234,6 +234,8 @@ int main(void) {
     /* API refusals */
     symrt_context *c;
     /* (the CUDA backend's refusals: tests/runtime/test_cuda_backend.c, tests/gpu/test_cuda_errors.c) */
+    CHECK(symrt_context_create(e, (symrt_backend)7, NULL, &c, &err) == SYMC_ERR_INVALID_ARG && c == NULL);
+    CHECK_CONTAINS(err.msg, "unknown backend 7");
     CHECK(symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err) == SYMC_OK);
     int64_t dims[8];
     int32_t rank;

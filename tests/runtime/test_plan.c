@@ -22,7 +22,7 @@
 #include "codegen/codegen.h"
 #include "runtime/engine.h"
 #include "runtime/plan.h"
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 #include "symc/symrt.h"
 #include "tests/check.h"
 
@@ -69,7 +69,7 @@ static rt_engine *build(int n, int chain) {
 }
 
 static size_t bytes_at(const rt_engine *e, uint32_t t, const int64_t *slots) {
-    size_t n = rt_ref_dtype_size(e->tensors[t].dtype);
+    size_t n = rt_dtype_size(e->tensors[t].dtype);
     for (int d = 0; d < e->tensors[t].rank; d++) n *= (size_t)slots[e->tensors[t].dims[d]];
     return n;
 }

@@ -1,4 +1,4 @@
-/* The pure decisions of library tuning (runtime/tune.h), on the CPU:
+/* The pure decisions of library tuning (runtime/cuda/tune.h), on the CPU:
  * where to tune (rt_tune_points: the suite's ranges, caps, snapping to
  * multiple_of, dropping duplicates and near midpoints, a random property
  * check), which tuned entry serves a shape (rt_tune_pick: within 2x, nearest,
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/tune.h"
+#include "runtime/cuda/tune.h"
 #include "tests/check.h"
 
 static uint32_t points(const rt_symbol *s, uint32_t n, uint32_t cap, int64_t *v, uint8_t *kinds) {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runtime/engine.h"
-#include "runtime/tune.h"
+#include "runtime/cuda/tune.h"
 
 int main(int argc, char **argv) {
     if (argc != 3) {

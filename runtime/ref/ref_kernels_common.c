@@ -18,25 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/ref_kernels_internal.h"
-
-/* ---- dtypes ------------------------------------------------------------------ */
-static const struct {
-    const char *name;
-    size_t size;
-} dtypes[SYMC_DTYPE_COUNT] = {
-    [SYMC_F32] = {"f32", 4}, [SYMC_F16] = {"f16", 2}, [SYMC_BF16] = {"bf16", 2},
-    [SYMC_F64] = {"f64", 8}, [SYMC_I64] = {"i64", 8}, [SYMC_I32] = {"i32", 4},
-    [SYMC_BOOL] = {"bool", 1},
-};
-
-const char *rt_ref_dtype_name(symc_dtype dt) {
-    return (unsigned)dt < SYMC_DTYPE_COUNT ? dtypes[dt].name : "?";
-}
-
-size_t rt_ref_dtype_size(symc_dtype dt) {
-    return (unsigned)dt < SYMC_DTYPE_COUNT ? dtypes[dt].size : 0;
-}
+#include "runtime/ref/ref_kernels_internal.h"
 
 int rt_mul_ok(int64_t a, int64_t b, int64_t *out) {
     if (a < 0 || b < 0) return 0;
@@ -204,7 +186,7 @@ void rt_st_i(rt_ref_tensor *t, int64_t i, int64_t v) {
 }
 
 void rt_copy_elem(rt_ref_tensor *dst, int64_t di, const rt_ref_tensor *src, int64_t si) {
-    size_t sz = rt_ref_dtype_size(src->dtype);
+    size_t sz = rt_dtype_size(src->dtype);
     memcpy((char *)dst->data + (size_t)di * sz, (const char *)src->data + (size_t)si * sz, sz);
 }
 
@@ -242,19 +224,19 @@ symc_status rt_check_out(rt_ctx *c, uint32_t k, symc_dtype dt, int32_t rank, con
     return rt_fail(c, SYMC_ERR_INTERNAL,
                    "output %u: the caller's %s%s disagrees with %s%s computed from the inputs "
                    "(shape inference and the reference kernel differ)",
-                   k, rt_ref_dtype_name(o->dtype), got, rt_ref_dtype_name(dt), want);
+                   k, rt_dtype_name(o->dtype), got, rt_dtype_name(dt), want);
 }
 
 symc_status rt_check_in_dtype(rt_ctx *c, uint32_t k, symc_dtype dt) {
     if (c->in[k].dtype == dt) return SYMC_OK;
     return rt_fail(c, SYMC_ERR_INVALID_ARG, "input %u is %s but must be %s (as input 0)", k,
-                   rt_ref_dtype_name(c->in[k].dtype), rt_ref_dtype_name(dt));
+                   rt_dtype_name(c->in[k].dtype), rt_dtype_name(dt));
 }
 
 symc_status rt_check_in_float(rt_ctx *c, uint32_t k, const char *role) {
     if (rt_is_float(c->in[k].dtype)) return SYMC_OK;
     return rt_fail(c, SYMC_ERR_UNSUPPORTED, "%s (input %u) is %s; only float dtypes are supported",
-                   role, k, rt_ref_dtype_name(c->in[k].dtype));
+                   role, k, rt_dtype_name(c->in[k].dtype));
 }
 
 /* ---- attributes ----------------------------------------------------------------------- */

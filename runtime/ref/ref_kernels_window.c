@@ -12,7 +12,7 @@
  * Sums are f64. */
 #include <math.h>
 
-#include "runtime/ref_kernels_internal.h"
+#include "runtime/ref/ref_kernels_internal.h"
 
 /* attribute values beyond this are refused, so the window arithmetic below
  * cannot overflow int64 */

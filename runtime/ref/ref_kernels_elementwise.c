@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "runtime/ref_kernels_internal.h"
+#include "runtime/ref/ref_kernels_internal.h"
 
 /* ---- unary ------------------------------------------------------------------------ */
 typedef struct unary_params {
@@ -222,7 +222,7 @@ symc_status rt_k_binary(rt_ctx *c) {
         /* the exponent may have its own dtype (ops.def: KEEP) */
         if (!(RT_DT(b->dtype) & RT_NUMS))
             return rt_fail(c, SYMC_ERR_UNSUPPORTED, "exponent dtype %s is not supported",
-                           rt_ref_dtype_name(b->dtype));
+                           rt_dtype_name(b->dtype));
     } else if ((s = rt_check_in_dtype(c, 1, a->dtype))) {
         return s;
     }
@@ -281,7 +281,7 @@ symc_status rt_k_where(rt_ctx *c) {
     symc_status s;
     if (yv->dtype != x->dtype)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 1 is %s but input 2 is %s; they must agree",
-                       rt_ref_dtype_name(x->dtype), rt_ref_dtype_name(yv->dtype));
+                       rt_dtype_name(x->dtype), rt_dtype_name(yv->dtype));
     const rt_ref_tensor *ts[3] = {cond, x, yv};
     int32_t rank;
     int64_t dims[RT_REF_MAX_RANK];

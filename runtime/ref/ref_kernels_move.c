@@ -13,7 +13,7 @@
  * unsqueeze, flatten) are a straight copy since row-major order is kept. */
 #include <string.h>
 
-#include "runtime/ref_kernels_internal.h"
+#include "runtime/ref/ref_kernels_internal.h"
 
 static void copy_all(rt_ctx *c) {
     int64_t n = rt_numel_dims(c->in[0].rank, c->in[0].dims);
@@ -235,7 +235,7 @@ symc_status rt_k_gather(rt_ctx *c) {
     if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
     if (idx->dtype != SYMC_I64 && idx->dtype != SYMC_I32)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices (input 1) are %s, must be i32 or i64",
-                       rt_ref_dtype_name(idx->dtype));
+                       rt_dtype_name(idx->dtype));
     if (x->rank == 0)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "data (input 0) is a scalar; gather needs rank >= 1");
     if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
@@ -491,7 +491,7 @@ symc_status rt_k_range(rt_ctx *c) {
     }
     if ((s = rt_attr_dtype(c, "to", &to))) return s;
     if (!(RT_DT(to) & RT_NUMS))
-        return rt_fail(c, SYMC_ERR_UNSUPPORTED, "range of dtype %s", rt_ref_dtype_name(to));
+        return rt_fail(c, SYMC_ERR_UNSUPPORTED, "range of dtype %s", rt_dtype_name(to));
     int64_t start = v[0], limit = v[1], delta = v[2], span, len = 0;
     if (delta == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "delta is 0");
     if (__builtin_sub_overflow(limit, start, &span))
@@ -571,7 +571,7 @@ symc_status rt_k_gather_elements(rt_ctx *c) {
     if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
     if (idx->dtype != SYMC_I64 && idx->dtype != SYMC_I32)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices (input 1) are %s, must be i32 or i64",
-                       rt_ref_dtype_name(idx->dtype));
+                       rt_dtype_name(idx->dtype));
     if (x->rank == 0 || idx->rank != x->rank)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices %s and data %s must have the same rank >= 1",
                        rt_shape_str(t1, sizeof t1, idx->rank, idx->dims),

@@ -1,4 +1,4 @@
-/* ref_kernels.h: the CPU reference kernels, one for every op of ir/ops.def
+/* ref_kernels.h: the CPU reference kernels, one for every op of common/ops.def
  * except `constant` (whose data the engine already holds).
  *
  * They are the oracle every GPU kernel is tested against, so they aim at
@@ -27,15 +27,16 @@
 
 #include <stdint.h>
 
-#include "ir/ir.h" /* for the ir_op enum (generated from ir/ops.def) only */
+#include "common/ops.h"     /* ir_op, ir_op_name, IR_MAX_RANK */
+#include "runtime/dtype.h" /* rt_dtype_size, rt_dtype_name */
+#include "symc/attr.h"
 #include "symc/status.h"
-#include "symc/symc.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define RT_REF_MAX_RANK 8
+#define RT_REF_MAX_RANK IR_MAX_RANK
 
 /* A contiguous row-major tensor. bool is one byte (0 or 1); f16 and bf16 are
  * stored as their uint16_t bit patterns. data may be NULL when a dim is 0. */
@@ -52,10 +53,9 @@ symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, 
                        const rt_ref_tensor *in, uint32_t n_in, rt_ref_tensor *out, uint32_t n_out,
                        symc_error *err);
 
-/* ---- helpers shared with tests and the GPU comparison harness ---------- */
-const char *rt_ref_op_name(ir_op op);          /* ops.def name, "?" if out of range */
-const char *rt_ref_dtype_name(symc_dtype dt);  /* "f32", ... , "?" if invalid */
-size_t rt_ref_dtype_size(symc_dtype dt);       /* bytes an element, 0 if invalid */
+/* ---- helpers shared with tests and the GPU comparison harness ----------
+ * (op and dtype names and sizes: ir_op_name in common/ops.h, rt_dtype_name
+ * and rt_dtype_size in runtime/dtype.h) */
 int64_t rt_ref_numel(const rt_ref_tensor *t);  /* product of dims, -1 on overflow/bad rank */
 
 /* IEEE binary16 and bfloat16 conversions. Widening is exact; narrowing rounds

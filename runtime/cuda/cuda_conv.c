@@ -13,7 +13,7 @@
  * cudnnAddTensor, which is valid with every algorithm.
  *
  * Descriptors and the algorithm are cached per step and shape: the tuned id
- * of the entry rt_tune_pick (runtime/tune.h) chooses for N, H and W (the
+ * of the entry rt_tune_pick (runtime/cuda/tune.h) chooses for N, H and W (the
  * nearest within 2x in each, or between two entries that agree), else the
  * first answer of cudnnGetConvolutionForwardAlgorithm_v7 that succeeds with
  * a workspace under the cap. The cuDNN workspace is per context and
@@ -23,14 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cuda_internal.h"
-#include "runtime/ref_kernels.h"
-#include "runtime/tune.h"
+#include "runtime/cuda/cuda_internal.h"
+#include "runtime/cuda/tune.h"
 
 _Static_assert(sizeof(int32_t) == RT_CONV_ALGO_SIZE, "a tuned cuDNN choice is an int32 id");
 
 #define CONV_CACHE 8
-#define CONV_WORKSPACE_CAP ((size_t)1 << 30) /* largest workspace an algorithm may ask for */
+#define CONV_WORKSPACE_CAP RT_CUDA_CONV_WORKSPACE_CAP /* largest workspace an algorithm may ask for */
 
 typedef struct conv_key {
     int32_t n, c, h, w, o, kh, kw, ho, wo;
@@ -104,7 +103,7 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
         (p->bias != RT_NONE && e->tensors[p->bias].dtype != SYMC_F32))
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                                "node '%s': convolution on %s tensors is not supported by the CUDA backend (f32 is)", name,
-                               rt_ref_dtype_name(X->dtype));
+                               rt_dtype_name(X->dtype));
     if (X->rank != 4 || W->rank != 4 || Y->rank != 4)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s': the CUDA backend runs 2-D (NCHW) convolutions only",
                                name);

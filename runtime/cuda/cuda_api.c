@@ -13,7 +13,7 @@
  *
  * The error helpers turn a library status into one line: the call as
  * written, the status name and string, and file:line. */
-#include "runtime/cuda_api.h"
+#include "runtime/cuda/cuda_api.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/cuda_backend.h"
+#include "runtime/cuda/cuda_backend.h"
 
 rt_cu_table rt_cu;
 rt_lt_table rt_lt;

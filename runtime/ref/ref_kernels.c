@@ -11,17 +11,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/ref_kernels_internal.h"
+#include "runtime/ref/ref_kernels_internal.h"
 
 typedef struct op_limits {
-    const char *name;
     int min_in, max_in, min_out, max_out; /* max -1: variadic */
 } op_limits;
 
 static const op_limits limits[IR_OP_COUNT] = {
 #define IR_OP(ID, nm, min_in, max_in, min_out, max_out, cat, dt, at) \
-    [IR_OP_##ID] = {nm, min_in, max_in, min_out, max_out},
-#include "ir/ops.def"
+    [IR_OP_##ID] = {min_in, max_in, min_out, max_out},
+#include "common/ops.def"
 #undef IR_OP
 };
 
@@ -109,10 +108,6 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     /* IR_OP_CONSTANT: no kernel; the engine holds the data */
 };
 
-const char *rt_ref_op_name(ir_op op) {
-    return (unsigned)op < IR_OP_COUNT ? limits[op].name : "?";
-}
-
 /* A tensor the kernels may trust: valid dtype and rank, dims >= 0, byte size
  * representable, data present when there are elements. */
 static symc_status check_tensor(rt_ctx *c, const rt_ref_tensor *t, const char *kind, uint32_t k) {
@@ -131,7 +126,7 @@ static symc_status check_tensor(rt_ctx *c, const rt_ref_tensor *t, const char *k
             return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has too many elements", kind, k);
     }
     int64_t bytes;
-    if (!rt_mul_ok(n, (int64_t)rt_ref_dtype_size(t->dtype), &bytes))
+    if (!rt_mul_ok(n, (int64_t)rt_dtype_size(t->dtype), &bytes))
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has too many elements", kind, k);
     if (n > 0 && !t->data)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has %lld elements but no data", kind, k,
@@ -145,7 +140,7 @@ static void dtype_list(uint32_t mask, char *buf, size_t cap) {
     for (int d = 0; d < SYMC_DTYPE_COUNT; d++)
         if (mask & RT_DT(d)) {
             int n = snprintf(buf + len, cap - len, "%s%s", len ? " " : "",
-                             rt_ref_dtype_name((symc_dtype)d));
+                             rt_dtype_name((symc_dtype)d));
             if (n < 0 || (size_t)n >= cap - len) return;
             len += (size_t)n;
         }
@@ -154,7 +149,7 @@ static void dtype_list(uint32_t mask, char *buf, size_t cap) {
 symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, uint32_t n_attrs,
                        const rt_ref_tensor *in, uint32_t n_in, rt_ref_tensor *out, uint32_t n_out,
                        symc_error *err) {
-    rt_ctx c = {op, node_name ? node_name : "?", rt_ref_op_name(op), attrs, n_attrs,
+    rt_ctx c = {op, node_name ? node_name : "?", ir_op_name(op), attrs, n_attrs,
                 in, n_in, out, n_out, err};
     if ((unsigned)op >= IR_OP_COUNT)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "node '%s': op id %d is not in the op table",
@@ -193,7 +188,7 @@ symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, 
         char list[64];
         dtype_list(k->dtypes, list, sizeof list);
         return rt_fail(&c, SYMC_ERR_UNSUPPORTED, "dtype %s of %s 0 is not supported (supported: %s)",
-                       rt_ref_dtype_name(first->dtype), n_in ? "input" : "output", list);
+                       rt_dtype_name(first->dtype), n_in ? "input" : "output", list);
     }
     return k->fn(&c);
 }

@@ -10,7 +10,7 @@
  * with padding as "skip what falls outside" and groups as a channel offset. */
 #include <string.h>
 
-#include "runtime/ref_kernels_internal.h"
+#include "runtime/ref/ref_kernels_internal.h"
 
 /* ---- matmul ----------------------------------------------------------------------------- */
 /* f32/f64 matrices: the same f64 sums as the plain loop, in the same order

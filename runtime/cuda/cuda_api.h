@@ -1,5 +1,5 @@
 /* cuda_api.h: the CUDA driver, cuBLASLt and cuDNN as tables of function
- * pointers loaded with dlopen/dlsym on first use (internal to runtime/).
+ * pointers loaded with dlopen/dlsym on first use (internal to runtime/cuda/).
  *
  * Nothing links these libraries: <cuda.h>, <cublasLt.h> and <cudnn.h> are
  * included for types and constants only, and each table member takes the

@@ -1,4 +1,4 @@
-/* The pure parts of library tuning (runtime/tune.h): where to tune, and
+/* The pure parts of library tuning (runtime/cuda/tune.h): where to tune, and
  * which tuned entry serves a shape.
  *
  * Points: one path through the symbol ranges, min -> opt -> max, with every
@@ -14,7 +14,7 @@
  * size (what the single tuned choice of format 2 used); between two entries
  * that made the same choice, that choice; otherwise the heuristic. Log
  * distance makes "m = 3 vs 1" as far as "m = 3000 vs 1000". */
-#include "runtime/tune.h"
+#include "runtime/cuda/tune.h"
 
 #include <math.h>
 #include <string.h>

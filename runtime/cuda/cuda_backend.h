@@ -1,5 +1,11 @@
-/* The runtime's CUDA backend (internal to runtime/, and to codegen's tuner
- * and the tools, which include it; never a public header).
+/* The runtime's CUDA backend (runtime/cuda/; never a public header).
+ *
+ * Contexts reach it through its backend table, rt_cuda_backend
+ * (runtime/backend.h: the adapters at the end of cuda_backend.c), never by
+ * name. The functions below are for what runs outside a context: the
+ * build-time tuner (rt_cuda_create, rt_cuda_enqueue, ... on an engine it
+ * times), codegen (rt_cuda_device_sm: the present GPU's SM), and the tools
+ * and GPU tests (rt_cuda_driver: device memory, streams, events).
  *
  * Nothing here links the driver: the CUDA driver (libcuda.so.1), cuBLASLt
  * (libcublasLt.so.13) and cuDNN (libcudnn.so.9) are opened with dlopen on
@@ -22,6 +28,13 @@
 #include "symc/symrt.h"
 
 typedef struct rt_cuda rt_cuda;
+
+/* Device memory the CUDA backend holds besides constants and the plan, also
+ * for the tools' totals: cuBLASLt's workspace, allocated at the first GEMM
+ * step (cuda_gemm.c), and the most a cuDNN workspace may take (cuda_conv.c;
+ * the size is cuDNN's per shape). */
+#define RT_CUDA_GEMM_WORKSPACE ((size_t)32 << 20)
+#define RT_CUDA_CONV_WORKSPACE_CAP ((size_t)1 << 30)
 
 /* The driver entry points the tools need (bench, run): loaded once per
  * process by rt_cuda_driver (thread-safe); NULL + message when there is no
@@ -71,9 +84,6 @@ symc_status rt_cuda_layout(rt_cuda *c, const int64_t *slots, symc_error *err);
 symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
                             const size_t *size, void *stream, symc_error *err);
 
-/* Checks that ptr (a user's input or output, what = "input"/"output") is
- * device memory with at least `need` bytes from ptr to the end of its
- * allocation (cuMemGetAddressRange). */
 /* CUDA graphs per shape key (off by default): see symrt_context_set_cuda_graphs. */
 void rt_cuda_set_graphs(rt_cuda *c, int on);
 /* Bad data the kernels of an earlier run found (gather indices out of range,
@@ -82,6 +92,9 @@ void rt_cuda_set_graphs(rt_cuda *c, int on);
  * waits for the last run first. The error names the node; the flag is then
  * cleared. */
 symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err);
+/* Checks that ptr (a user's input or output, what = "input"/"output") is
+ * device memory with at least `need` bytes from ptr to the end of its
+ * allocation (cuMemGetAddressRange). */
 symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name, const void *ptr, size_t need,
                                  symc_error *err);
 

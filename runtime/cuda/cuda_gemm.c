@@ -21,7 +21,7 @@
  * Descriptors and the algorithm are cached per step and problem key (sizes,
  * strides, alignment), so steady-state enqueues only set the bias pointer
  * and call cublasLtMatmul. The algorithm is the step's tuned entry that
- * rt_tune_pick (runtime/tune.h) chooses for the sizes (the nearest one
+ * rt_tune_pick (runtime/cuda/tune.h) chooses for the sizes (the nearest one
  * within 2x in every size, or between two entries that agree), when the
  * pointers are aligned as it needs and cublasLtMatmulAlgoCheck accepts it;
  * otherwise the heuristic's first answer for this key. Either way it is
@@ -31,13 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cuda_internal.h"
-#include "runtime/ref_kernels.h"
-#include "runtime/tune.h"
+#include "runtime/cuda/cuda_internal.h"
+#include "runtime/cuda/tune.h"
 
 _Static_assert(sizeof(cublasLtMatmulAlgo_t) == RT_GEMM_ALGO_SIZE, "engine.h's RT_GEMM_ALGO_SIZE is stale");
 
-#define GEMM_WORKSPACE (32u << 20)
+#define GEMM_WORKSPACE RT_CUDA_GEMM_WORKSPACE
 #define GEMM_CACHE 8 /* shape keys remembered per step */
 #define GEMM_MAX_BATCH_RANK 8
 
@@ -131,12 +130,12 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
     if (p->dt != SYMC_F32 && p->dt != SYMC_F64)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                                "node '%s': GEMM on %s tensors is not supported by the CUDA backend (f32 and f64 are)",
-                               rt_cuda_node_name(e, s), rt_ref_dtype_name(p->dt));
+                               rt_cuda_node_name(e, s), rt_dtype_name(p->dt));
     if (A->dtype != p->dt || B->dtype != p->dt ||
         (p->tc_t != RT_NONE && e->tensors[p->tc_t].dtype != p->dt) ||
         (p->tbias_t != RT_NONE && e->tensors[p->tbias_t].dtype != p->dt))
         return shape_err(e, s, SYMC_ERR_FORMAT, "operands of different dtypes", err);
-    p->esize = rt_ref_dtype_size(p->dt);
+    p->esize = rt_dtype_size(p->dt);
     int ra = A->rank, rb = B->rank;
     if (ra < 1 || rb < 1) return shape_err(e, s, SYMC_ERR_FORMAT, "a scalar operand", err);
     int ta = ra >= 2 && s->trans_a, tb = rb >= 2 && s->trans_b;

@@ -1,15 +1,17 @@
 /* Pieces shared by the two FlatBuffers translation units, ir/serialize.cc
  * (.symir) and runtime/engine_fb.cc (.symx, whose schema includes
- * symir.fbs): attribute encoding and the reader helpers. C++ only and
- * header-only, so each schema still has exactly one translation unit and the
- * runtime still links no ir library code. Include after symir_generated.h. */
-#ifndef SYMC_IR_SYMIR_FB_H
-#define SYMC_IR_SYMIR_FB_H
+ * ir/symir.fbs): attribute encoding and the reader helpers. C++ only and
+ * header-only (common/, see common/ops.h), so each schema still has exactly
+ * one translation unit and the runtime links no ir library code. Include
+ * after symir_generated.h (or engine_generated.h, which includes it). */
+#ifndef SYMC_COMMON_SYMIR_FB_H
+#define SYMC_COMMON_SYMIR_FB_H
 
 #include <cstdarg>
 #include <vector>
 
-#include "symc/symc.h"
+#include "symc/attr.h"
+#include "symc/status.h"
 
 namespace symc {
 namespace fbutil {

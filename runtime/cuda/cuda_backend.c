@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cuda_internal.h"
-#include "runtime/ref_kernels.h"
+#include "runtime/backend.h"
+#include "runtime/cuda/cuda_internal.h"
 
 #define RT_CUDA_ALIGN 256
 #define RT_STATIC_SHARED_LIMIT (48 * 1024)
@@ -492,3 +492,37 @@ symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name,
                                what, name, ptr, have, need);
     return SYMC_OK;
 }
+
+/* ---- the backend table (runtime/backend.h) --------------------------------------- */
+
+static symc_status b_create(const rt_engine *e, const symrt_allocator *alloc, void **state, symc_error *err) {
+    rt_cuda *c = NULL;
+    symc_status st = rt_cuda_create(e, alloc, &c, err);
+    *state = c;
+    return st;
+}
+static void b_destroy(void *state) { rt_cuda_destroy(state); }
+static symc_status b_layout(void *state, const int64_t *slots, symc_error *err) {
+    return rt_cuda_layout(state, slots, err);
+}
+static symc_status b_check_buffer(void *state, const char *what, const char *name, const void *ptr, size_t need,
+                                  symc_error *err) {
+    return rt_cuda_check_buffer(state, what, name, ptr, need, err);
+}
+static symc_status b_enqueue(void *state, const int64_t *slots, int shape_changed, void *const *addr,
+                             const size_t *size, void *stream, symc_error *err) {
+    return rt_cuda_enqueue(state, slots, shape_changed, addr, size, stream, err);
+}
+static symc_status b_check_run(void *state, symc_error *err) { return rt_cuda_check_run(state, 1, err); }
+static void b_set_graphs(void *state, int on) { rt_cuda_set_graphs(state, on); }
+
+const rt_backend rt_cuda_backend = {
+    .name = "CUDA",
+    .create = b_create,
+    .destroy = b_destroy,
+    .layout = b_layout,
+    .check_buffer = b_check_buffer,
+    .enqueue = b_enqueue,
+    .check_run = b_check_run,
+    .set_graphs = b_set_graphs,
+};

@@ -1,4 +1,4 @@
-/* Shared internals of the reference kernels (runtime/ref_kernels*.c).
+/* Shared internals of the reference kernels (runtime/ref/ref_kernels*.c).
  *
  * Every kernel receives one rt_ctx: the op, the node name, attributes, inputs
  * and outputs, and the error to fill. rt_ref_run has already checked the
@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "runtime/ref_kernels.h"
+#include "runtime/ref/ref_kernels.h"
 
 typedef struct rt_ctx {
     ir_op op;

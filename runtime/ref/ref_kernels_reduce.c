@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "runtime/ref_kernels_internal.h"
+#include "runtime/ref/ref_kernels_internal.h"
 
 /* ---- reduce_sum / reduce_mean / reduce_max ----------------------------------------- */
 symc_status rt_k_reduce(rt_ctx *c) {

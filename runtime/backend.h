@@ -1,0 +1,72 @@
+/* backend.h: the one interface between the runtime's core and a backend.
+ *
+ * The core (runtime/context.c) owns everything a backend shares: the engine,
+ * shape binding and its checks, the evaluated shape program (`slots`: every
+ * dim, size and guard side at the current input shapes) and the user's
+ * buffers, checked against the shapes. A backend owns how the engine runs:
+ * its memory, its kernels and its per-context caches, behind an opaque
+ * state. The core calls the table below and knows no backend; which table
+ * serves a symrt_backend value is decided in one place, the registry
+ * (runtime/backends.c).
+ *
+ * A new backend is a folder under runtime/ (runtime/<name>/, prefix
+ * rt_<name>_) that defines a `const rt_backend` and includes the core and
+ * its own folder only, a value in symrt_backend (include/symc/symrt.h), and
+ * its entry in the registry. runtime/ref/ (the CPU reference) and
+ * runtime/cuda/ (CUDA) are the two there are. */
+#ifndef SYMC_RUNTIME_BACKEND_H
+#define SYMC_RUNTIME_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/engine.h"
+#include "symc/symrt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Calls come from one thread at a time per state (the context's rule) and
+ * in this order: create; then, per new set of input shapes, layout; per new
+ * set of addresses or shapes, check_buffer for every input and output; then
+ * enqueue, as often as the user asks; destroy last. Optional entries are
+ * NULL when the backend has nothing to do there. */
+typedef struct rt_backend {
+    const char *name; /* "reference", "CUDA" */
+    /* The state of one context of engine e: everything that does not depend
+     * on input shapes. alloc: the context's allocator, NULL for the
+     * backend's own; its memory is the backend's kind (host or device). */
+    symc_status (*create)(const rt_engine *e, const symrt_allocator *alloc, void **state, symc_error *err);
+    void (*destroy)(void *state); /* accepts NULL */
+    /* Lays the backend's memory out for the sizes in slots, allocating
+     * nothing: an error when it would not fit (int64 bytes). The next
+     * enqueue with shape_changed uses this layout. */
+    symc_status (*layout)(void *state, const int64_t *slots, symc_error *err);
+    /* Optional: checks the user's buffer at ptr for an input or output
+     * (what = "input" / "output", name its tensor), which must hold `need`
+     * bytes; the core has already compared the size the user gave. */
+    symc_status (*check_buffer)(void *state, const char *what, const char *name, const void *ptr, size_t need,
+                                symc_error *err);
+    /* Runs the engine at slots. shape_changed: slots differ from the last
+     * enqueue that succeeded (layout ran for them). addr/size: per tensor,
+     * the user's buffers (inputs and outputs; NULL/0 elsewhere), checked
+     * against the shapes; outputs the engine holds as constants are the
+     * backend's to copy. stream: the caller's (a CUstream for CUDA). */
+    symc_status (*enqueue)(void *state, const int64_t *slots, int shape_changed, void *const *addr,
+                           const size_t *size, void *stream, symc_error *err);
+    /* Optional: waits for the last run and reports bad data its kernels
+     * found and could not stop on (symrt_context_check). */
+    symc_status (*check_run)(void *state, symc_error *err);
+    /* Optional: graph capture and replay per shape key, off by default
+     * (symrt_context_set_cuda_graphs). */
+    void (*set_graphs)(void *state, int on);
+} rt_backend;
+
+/* The table serving `which`, NULL when there is none (runtime/backends.c). */
+const rt_backend *rt_backend_get(symrt_backend which);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
