@@ -1,5 +1,6 @@
-/* The runtime's CUDA backend (internal to runtime/, and to codegen's tuner
- * and the tools, which include it; never a public header).
+/* The runtime's CUDA backend (internal to runtime/, and to codegen and the
+ * tools, which include it; never a public header). Build-time tuning uses
+ * the narrower runtime/cuda_tuning.h.
  *
  * Nothing here links the driver: the CUDA driver (libcuda.so.1), cuBLASLt
  * (libcublasLt.so.13) and cuDNN (libcudnn.so.9) are opened with dlopen on
@@ -84,12 +85,5 @@ void rt_cuda_set_graphs(rt_cuda *c, int on);
 symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err);
 symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name, const void *ptr, size_t need,
                                  symc_error *err);
-
-/* Build-time tuning on the present GPU: binds every symbol to its opt value,
- * times the candidate algorithms of each library step on random data, and
- * returns the engine re-encoded with the winners (rt_step.algo / .tuned).
- * progress may be NULL. */
-symc_status rt_cuda_tune(const uint8_t *bytes, size_t size, uint8_t **out, size_t *out_size,
-                         void (*progress)(void *ctx, const char *msg), void *progress_ctx, symc_error *err);
 
 #endif
