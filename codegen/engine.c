@@ -1,5 +1,5 @@
 /* Engine building: from a module with inferred shapes to rt_engine, then
- * bytes through the runtime's codec (runtime/engine.h).
+ * bytes through the runtime's codec (runtime/engine.h), encoded once.
  *
  * Every expression the runtime needs (tensor dims, dim attributes, both sides
  * of each guard that must be checked at run time) gets a slot; a handle->slot
@@ -7,17 +7,26 @@
  * the runtime evaluates each distinct size once per input shape. Each symbol
  * must be the whole of some input dim, which is how set_input_shape binds it;
  * a symbol that only appears inside expressions is refused here, at build
- * time, rather than becoming unbindable at run time. */
+ * time, rather than becoming unbindable at run time.
+ *
+ * cg_build_engine assembles the engine in parts, in the order their slots
+ * are handed out (assemble): symbols and their sources, the target's GPU
+ * code, guards, tensors, nodes with their dim attributes, constants, the
+ * shape program, the GPU part, and with a GPU present the tuned entries
+ * (codegen/tune.c) on the engine still in memory. Every array of the engine
+ * lives in the build's arena (codegen/build.h) and goes with it after the
+ * encode; the builder's growing tables (slots, source, kernels, steps,
+ * aliases) are freed by free_builder. */
 #include "codegen/codegen.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <stdarg.h>
-
+#include "codegen/build.h"
 #include "codegen/target.h"
-#include "runtime/cuda/cuda_backend.h"
+#include "codegen/tune.h"
 #include "runtime/engine.h"
 
 cg_options cg_default_options(void) {
@@ -150,209 +159,231 @@ static void free_builder(cg_builder *b) {
     free(b->ptx);
 }
 
-static void progress(const cg_options *o, const char *fmt, ...) {
-    if (!o->progress) return;
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    o->progress(o->progress_ctx, msg);
+/* One build: the module, the builder the target fills, the engine being
+ * assembled from it, and the arena that owns every array of the engine
+ * until its one encode. */
+typedef struct build {
+    ir_module *m;
+    cg_options opt;
+    cg_builder b;
+    cg_arena arena;
+    rt_engine e;
+    uint8_t *program; /* the shape program (sym_program_compile's, malloc'd) */
+    symc_error *err;
+} build;
+
+static void *build_calloc(build *x, size_t n, size_t size) {
+    void *p = cg_arena_calloc(&x->arena, n, size);
+    if (!p) symc_error_setf(x->err, SYMC_ERR_NOMEM, "out of memory building the engine");
+    return p;
 }
 
-/* With a GPU of the target SM present, time the library candidates at opt
- * and at a few bucket representatives of the symbol ranges and keep every
- * winner (runtime/cuda_tune.c); without one the runtime asks the heuristics
- * once per shape (DESIGN.md). */
-static symc_status tune(const cg_options *opt, const cg_builder *b, uint8_t **bytes, size_t *size, symc_error *err) {
-    int has_library = 0;
-    for (uint32_t i = 0; i < b->n_steps; i++)
-        if (b->steps[i].kind == RT_STEP_GEMM || b->steps[i].kind == RT_STEP_CONV) has_library = 1;
-    uint32_t sm;
-    symc_error quiet;
-    if (!has_library || rt_cuda_device_sm(&sm, &quiet) != SYMC_OK) return SYMC_OK;
-    if (sm != b->sm) {
-        progress(opt, "not tuning: the GPU here is sm_%u, the engine targets sm_%u", sm, b->sm);
-        return SYMC_OK;
-    }
-    uint8_t *tuned = NULL;
-    size_t tuned_size = 0;
-    symc_status st = rt_cuda_tune(*bytes, *size, &tuned, &tuned_size, opt->progress, opt->progress_ctx, err);
-    if (st) {
-        symc_error_prefix(err, "tuning library calls");
-        return st;
-    }
-    free(*bytes);
-    *bytes = tuned;
-    *size = tuned_size;
-    return SYMC_OK;
-}
-
-symc_status cg_build_engine(ir_module *m, const cg_options *opt_in, uint8_t **bytes, size_t *size, symc_error *err) {
-    cg_options opt = opt_in ? *opt_in : cg_default_options();
-    *bytes = NULL;
-    *size = 0;
-    sym_table *t = m->syms;
-    uint32_t nexpr = sym_expr_count(t), nsym = sym_symbol_count(t), ng = sym_guard_count(t);
+static symc_status check_shapes(const ir_module *m, symc_error *err) {
     for (uint32_t i = 0; i < m->n_tensors; i++)
         if (m->tensors[i].rank < 0)
             return symc_error_setf(err, SYMC_ERR_VERIFY, "tensor '%s' has no inferred shape: run shape inference first",
                                    m->tensors[i].name);
+    return SYMC_OK;
+}
 
-    (void)nexpr;
-    cg_builder b = {.m = m, .opt = &opt, .err = err};
-    rt_symbol *syms = calloc(nsym ? nsym : 1, sizeof *syms);
-    rt_source *src = calloc(nsym ? nsym : 1, sizeof *src);
-    rt_guard *guards = calloc(ng ? ng : 1, sizeof *guards);
-    rt_tensor *ts = NULL;
-    rt_node *ns = NULL;
-    rt_constant *cs = calloc(m->n_constants ? m->n_constants : 1, sizeof *cs);
-    symc_attr **attr_copies = NULL;
-    uint32_t **dim_copies = NULL;
-    uint8_t *program = NULL;
-    size_t program_size = 0;
-    symc_status st = SYMC_OK;
-    if (!syms || !src || !guards || !cs) {
-        st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory building the engine");
-        goto done;
-    }
-
-    /* symbols and where each is bound from */
-    for (sym_id i = 0; i < nsym && !st; i++) {
+/* The symbols and where each is bound from: the first input dim that is
+ * exactly the symbol. */
+static symc_status add_symbols(build *x) {
+    const ir_module *m = x->m;
+    sym_table *t = m->syms;
+    uint32_t nsym = sym_symbol_count(t);
+    rt_symbol *syms = build_calloc(x, nsym, sizeof *syms);
+    rt_source *src = build_calloc(x, nsym, sizeof *src);
+    if (!syms || !src) return SYMC_ERR_NOMEM;
+    for (sym_id i = 0; i < nsym; i++) {
         sym_symbol_info info;
         sym_symbol_get(t, i, &info);
         syms[i] = (rt_symbol){info.name, info.min, info.opt, info.max, info.multiple_of};
         sym_expr v = sym_var(t, i);
         int found = 0;
         for (uint32_t k = 0; k < m->n_inputs && !found; k++) {
-            const ir_tensor *x = &m->tensors[m->inputs[k]];
-            for (int d = 0; d < x->rank && !found; d++)
-                if (x->dims[d] == v) {
+            const ir_tensor *in = &m->tensors[m->inputs[k]];
+            for (int d = 0; d < in->rank && !found; d++)
+                if (in->dims[d] == v) {
                     src[i] = (rt_source){i, k, (uint32_t)d};
                     found = 1;
                 }
         }
         if (!found)
-            st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
-                                 "symbol '%s' is not the size of any input dim, so it cannot be bound from the "
-                                 "input shapes at run time; declare an input dim as exactly '%s'",
-                                 info.name, info.name);
+            return symc_error_setf(x->err, SYMC_ERR_UNSUPPORTED,
+                                   "symbol '%s' is not the size of any input dim, so it cannot be bound from the "
+                                   "input shapes at run time; declare an input dim as exactly '%s'",
+                                   info.name, info.name);
     }
-    if (st) goto done;
+    x->e.symbols = syms;
+    x->e.n_symbols = x->e.n_sources = nsym;
+    x->e.sources = src;
+    return SYMC_OK;
+}
 
-    /* GPU code first: a target may add tensors (temporaries) to the module */
-    if (opt.gpu) {
-        const cg_target *target = &cg_target_cuda;
-        progress(&opt, "%s: generating %s code for %u nodes", m->name ? m->name : "model", target->name, m->n_nodes);
-        if ((st = target->emit(&b))) goto done;
-        if (b.n_kernels) {
-            progress(&opt, "%s: NVRTC compiling %u kernels for sm_%u", m->name ? m->name : "model", b.n_kernels, b.sm);
-            if ((st = target->compile(&b))) goto done;
-        }
-    }
-    ts = calloc(m->n_tensors ? m->n_tensors : 1, sizeof *ts);
-    ns = calloc(m->n_nodes ? m->n_nodes : 1, sizeof *ns);
-    attr_copies = calloc(m->n_nodes ? m->n_nodes : 1, sizeof *attr_copies);
-    dim_copies = calloc(m->n_nodes ? m->n_nodes : 1, sizeof *dim_copies);
-    if (!ts || !ns || !attr_copies || !dim_copies) {
-        st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory building the engine");
-        goto done;
-    }
+/* GPU code first: a target may add tensors (temporaries) to the module, and
+ * its slots come before the ones below. */
+static symc_status add_gpu_code(build *x) {
+    const cg_target *target = &cg_target_cuda;
+    const char *name = x->m->name ? x->m->name : "model";
+    cg_progress(&x->opt, "%s: generating %s code for %u nodes", name, target->name, x->m->n_nodes);
+    symc_status st = target->emit(&x->b);
+    if (st || !x->b.n_kernels) return st;
+    cg_progress(&x->opt, "%s: NVRTC compiling %u kernels for sm_%u", name, x->b.n_kernels, x->b.sm);
+    return target->compile(&x->b);
+}
 
-    /* guards the runtime must check (implied ones cost nothing) */
-    uint32_t n_guards = 0;
+/* The guards the runtime must check (implied ones cost nothing): the first
+ * `ng` of the table, as many as there were before the target ran. */
+static symc_status add_guards(build *x, uint32_t ng) {
+    sym_table *t = x->m->syms;
+    rt_guard *guards = build_calloc(x, ng, sizeof *guards);
+    if (!guards) return SYMC_ERR_NOMEM;
+    uint32_t n = 0;
     for (uint32_t g = 0; g < ng; g++) {
         if (sym_guard_classify(t, g) == SYM_GUARD_IMPLIED) continue;
         sym_guard gd;
         sym_guard_get(t, g, &gd);
-        guards[n_guards++] = (rt_guard){gd.rel, cg_slot(&b, gd.lhs), cg_slot(&b, gd.rhs), gd.provenance};
+        guards[n++] = (rt_guard){gd.rel, cg_slot(&x->b, gd.lhs), cg_slot(&x->b, gd.rhs), gd.provenance};
     }
+    x->e.guards = guards;
+    x->e.n_guards = n;
+    return SYMC_OK;
+}
 
+static symc_status add_tensors(build *x) {
+    const ir_module *m = x->m;
+    rt_tensor *ts = build_calloc(x, m->n_tensors, sizeof *ts);
+    if (!ts) return SYMC_ERR_NOMEM;
     for (uint32_t i = 0; i < m->n_tensors; i++) {
-        const ir_tensor *x = &m->tensors[i];
-        ts[i].name = x->name;
-        ts[i].dtype = x->dtype;
-        ts[i].rank = x->rank;
-        for (int d = 0; d < x->rank; d++) ts[i].dims[d] = cg_slot(&b, x->dims[d]);
-        ts[i].constant = x->constant;
+        const ir_tensor *t = &m->tensors[i];
+        ts[i].name = t->name;
+        ts[i].dtype = t->dtype;
+        ts[i].rank = t->rank;
+        for (int d = 0; d < t->rank; d++) ts[i].dims[d] = cg_slot(&x->b, t->dims[d]);
+        ts[i].constant = t->constant;
     }
+    x->e.tensors = ts;
+    x->e.n_tensors = m->n_tensors;
+    return SYMC_OK;
+}
+
+/* A node's attributes with every dim handle turned into a slot, in a copy
+ * (the module's stay handles). */
+static symc_status dim_attrs(build *x, const ir_node *n, uint32_t ndims, const symc_attr **out) {
+    symc_attr *attrs = build_calloc(x, n->n_attrs, sizeof *attrs);
+    uint32_t *dims = build_calloc(x, ndims, sizeof *dims);
+    if (!attrs || !dims) return SYMC_ERR_NOMEM;
+    uint32_t used = 0;
+    for (uint32_t a = 0; a < n->n_attrs; a++) {
+        attrs[a] = n->attrs[a];
+        if (n->attrs[a].kind != SYMC_ATTR_DIMS) continue;
+        for (uint32_t k = 0; k < n->attrs[a].n; k++) dims[used + k] = cg_slot(&x->b, n->attrs[a].dims[k]);
+        attrs[a].dims = dims + used;
+        used += n->attrs[a].n;
+    }
+    *out = attrs;
+    return SYMC_OK;
+}
+
+static symc_status add_nodes(build *x) {
+    const ir_module *m = x->m;
+    rt_node *ns = build_calloc(x, m->n_nodes, sizeof *ns);
+    if (!ns) return SYMC_ERR_NOMEM;
     for (uint32_t i = 0; i < m->n_nodes; i++) {
         const ir_node *n = &m->nodes[i];
         ns[i] = (rt_node){n->op, n->name, n->source, n->n_in, n->n_out, n->n_attrs, n->in, n->out, n->attrs};
         uint32_t ndims = 0;
         for (uint32_t a = 0; a < n->n_attrs; a++)
             if (n->attrs[a].kind == SYMC_ATTR_DIMS) ndims += n->attrs[a].n;
-        if (!ndims) continue;
-        /* dim attributes: handles become slots in a private copy */
-        attr_copies[i] = malloc(n->n_attrs * sizeof(symc_attr));
-        dim_copies[i] = malloc(ndims * sizeof(uint32_t));
-        if (!attr_copies[i] || !dim_copies[i]) {
-            st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory building the engine");
-            goto done;
-        }
-        uint32_t used = 0;
-        for (uint32_t a = 0; a < n->n_attrs; a++) {
-            attr_copies[i][a] = n->attrs[a];
-            if (n->attrs[a].kind != SYMC_ATTR_DIMS) continue;
-            for (uint32_t k = 0; k < n->attrs[a].n; k++) dim_copies[i][used + k] = cg_slot(&b, n->attrs[a].dims[k]);
-            attr_copies[i][a].dims = dim_copies[i] + used;
-            used += n->attrs[a].n;
-        }
-        ns[i].attrs = attr_copies[i];
+        symc_status st = ndims ? dim_attrs(x, n, ndims, &ns[i].attrs) : SYMC_OK;
+        if (st) return st;
     }
+    x->e.nodes = ns;
+    x->e.n_nodes = m->n_nodes;
+    return SYMC_OK;
+}
+
+static symc_status add_constants(build *x) {
+    const ir_module *m = x->m;
+    rt_constant *cs = build_calloc(x, m->n_constants, sizeof *cs);
+    if (!cs) return SYMC_ERR_NOMEM;
     for (uint32_t i = 0; i < m->n_constants; i++) cs[i] = (rt_constant){m->constants[i].data, m->constants[i].size};
+    x->e.constants = cs;
+    x->e.n_constants = m->n_constants;
+    return SYMC_OK;
+}
 
-    if (b.failed) {
-        st = SYMC_ERR_NOMEM;
-        goto done;
+/* Every slot handed out so far becomes one shape program. */
+static symc_status add_program(build *x) {
+    if (x->b.failed) return SYMC_ERR_NOMEM; /* cg_slot set the message */
+    size_t size = 0;
+    symc_status st = sym_program_compile(x->m->syms, x->b.exprs, x->b.n_slots, &x->program, &size, x->err);
+    if (st) return st;
+    x->e.program = x->program;
+    x->e.program_size = size;
+    x->e.num_slots = x->b.n_slots;
+    return SYMC_OK;
+}
+
+/* What the target made: kernels, steps, aliases and versions. */
+static symc_status add_gpu_part(build *x) {
+    cg_builder *b = &x->b;
+    rt_engine *e = &x->e;
+    if (b->aliases) {
+        symc_status st = grow_aliases(b); /* the target may have added tensors since the last alias */
+        if (st) return st;
     }
-    if ((st = sym_program_compile(t, b.exprs, b.n_slots, &program, &program_size, err))) goto done;
+    e->sm = b->sm;
+    e->precision = (uint8_t)x->opt.precision;
+    e->cuda_source = b->source ? b->source : "";
+    e->cubin = b->cubin;
+    e->cubin_size = b->cubin_size;
+    e->ptx = b->ptx ? b->ptx : "";
+    e->kernel_names = (const char *const *)b->kernel_names;
+    e->n_kernels = b->n_kernels;
+    e->steps = b->steps;
+    e->n_steps = b->n_steps;
+    e->aliases = b->aliases;
+    e->n_aliases = b->aliases ? x->m->n_tensors : 0;
+    e->cuda_version = b->cuda_version;
+    e->cublas_version = b->cublas_version;
+    e->cudnn_version = b->cudnn_version;
+    return SYMC_OK;
+}
 
-    char producer[32];
-    snprintf(producer, sizeof producer, "%s", SYMC_VERSION_STRING);
-    rt_engine e = {
-        .format_version = RT_ENGINE_FORMAT_VERSION, .symc_version = producer, .cuda_version = "",
-        .cublas_version = "", .cudnn_version = "", .name = m->name, .sm = 0,
-        .symbols = syms, .n_symbols = nsym, .sources = src, .n_sources = nsym,
-        .program = program, .program_size = program_size, .num_slots = b.n_slots,
-        .guards = guards, .n_guards = n_guards, .tensors = ts, .n_tensors = m->n_tensors,
-        .nodes = ns, .n_nodes = m->n_nodes, .inputs = m->inputs, .n_inputs = m->n_inputs,
-        .outputs = m->outputs, .n_outputs = m->n_outputs, .constants = cs, .n_constants = m->n_constants,
-    };
-    if (opt.gpu) {
-        e.sm = b.sm;
-        e.precision = (uint8_t)opt.precision;
-        e.cuda_source = b.source ? b.source : "";
-        e.cubin = b.cubin;
-        e.cubin_size = b.cubin_size;
-        e.ptx = b.ptx ? b.ptx : "";
-        e.kernel_names = (const char *const *)b.kernel_names;
-        e.n_kernels = b.n_kernels;
-        e.steps = b.steps;
-        e.n_steps = b.n_steps;
-        if (b.aliases && (st = grow_aliases(&b))) goto done;
-        e.aliases = b.aliases;
-        e.n_aliases = b.aliases ? m->n_tensors : 0;
-        e.cuda_version = b.cuda_version;
-        e.cublas_version = b.cublas_version;
-        e.cudnn_version = b.cudnn_version;
-    }
-    st = rt_engine_encode(&e, bytes, size, err);
-    if (!st && opt.gpu && opt.tune) st = tune(&opt, &b, bytes, size, err);
+/* The parts in order; the order of the cg_slot calls (GPU code, guards,
+ * tensors, dim attributes) is the order of the program's slots. */
+static symc_status assemble(build *x) {
+    uint32_t ng = sym_guard_count(x->m->syms);
+    symc_status st = check_shapes(x->m, x->err);
+    if (!st) st = add_symbols(x);
+    if (!st && x->opt.gpu) st = add_gpu_code(x);
+    if (!st) st = add_guards(x, ng);
+    if (!st) st = add_tensors(x);
+    if (!st) st = add_nodes(x);
+    if (!st) st = add_constants(x);
+    if (!st) st = add_program(x);
+    if (!st && x->opt.gpu) st = add_gpu_part(x);
+    /* with a GPU present, the library steps' tuned entries (codegen/tune.c) */
+    if (!st && x->opt.gpu && x->opt.tune) st = cg_tune_engine(&x->e, &x->arena, &x->opt, x->err);
+    return st;
+}
 
-done:
-    for (uint32_t i = 0; attr_copies && i < m->n_nodes; i++) free(attr_copies[i]);
-    for (uint32_t i = 0; dim_copies && i < m->n_nodes; i++) free(dim_copies[i]);
-    free(attr_copies);
-    free(dim_copies);
-    free(program);
-    free_builder(&b);
-    free(syms);
-    free(src);
-    free(guards);
-    free(ts);
-    free(ns);
-    free(cs);
+symc_status cg_build_engine(ir_module *m, const cg_options *opt, uint8_t **bytes, size_t *size, symc_error *err) {
+    *bytes = NULL;
+    *size = 0;
+    build x = {.m = m, .opt = opt ? *opt : cg_default_options(), .err = err};
+    x.b = (cg_builder){.m = m, .opt = &x.opt, .err = err};
+    x.e = (rt_engine){.format_version = RT_ENGINE_FORMAT_VERSION, .symc_version = SYMC_VERSION_STRING,
+                      .cuda_version = "", .cublas_version = "", .cudnn_version = "", .name = m->name,
+                      .inputs = m->inputs, .n_inputs = m->n_inputs, .outputs = m->outputs,
+                      .n_outputs = m->n_outputs};
+    symc_status st = assemble(&x);
+    if (!st) st = rt_engine_encode(&x.e, bytes, size, err);
+    free(x.program);
+    free_builder(&x.b);
+    cg_arena_free(&x.arena);
     return st;
 }
 

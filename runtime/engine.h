@@ -145,7 +145,7 @@ typedef struct rt_step {
     uint8_t trans_a, trans_b, epilogue, precision;
     float alpha, beta;
     /* GEMM and CONV: the choices timed at build time, at opt and at a few
-     * representatives of the symbol ranges (runtime/cuda_tune.c), sorted by
+     * representatives of the symbol ranges (codegen/tune.c), sorted by
      * size; none when the build had no GPU (the runtime then asks the
      * library's heuristic once per shape) */
     uint32_t n_tuned; /* <= RT_TUNED_MAX */

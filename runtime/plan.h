@@ -14,8 +14,8 @@
  * ordered once (by their offset in the first-fit layout at the opt shape),
  * and each sits right above the highest earlier tensor alive at the same
  * time: offset_i = max over those j of offset_j + size_j. Its total is a
- * closed formula in the symbols (max and +, rt_plan_formula), equal to its
- * numeric total at every shape; rt_plan_layout uses whichever layout is
+ * closed formula in the symbols (max and +; `symc inspect` prints it,
+ * tools/memory_formula.c), equal to its numeric total at every shape; rt_plan_layout uses whichever layout is
  * smaller at the actual shape, so the workspace is never larger than the
  * formula says (and at opt, 256-byte aligned, the fixed order loses
  * nothing to first fit). */
@@ -56,19 +56,10 @@ uint32_t rt_storage_of(const rt_engine *e, uint32_t t);
 symc_status rt_plan_layout(const rt_engine *e, rt_lifetimes *l, const int64_t *slots, size_t align, size_t *offset,
                            size_t *total, symc_error *err);
 
-/* ---- the workspace as a formula (runtime/plan_formula.c) ---------------- */
+/* ---- the engine's shape expressions (runtime/engine_exprs.c) ----------- */
 /* A fresh table holding the engine's symbols (names, ranges, multiples) and
  * an expression per program slot (*slots: num_slots handles, malloc'd),
  * decoded from the engine's shape program. Free with sym_table_free / free. */
 symc_status rt_engine_sym_table(const rt_engine *e, sym_table **table, sym_expr **slots, symc_error *err);
-/* The fixed-order plan's workspace bytes for alignment `align`, as an
- * expression of t over `slots` (from rt_engine_sym_table): at every shape in
- * range it evaluates to l->stack_total of rt_plan_layout with that align.
- * Built as max over chains of sums; terms one proves never larger than
- * another are dropped, so the result is short for typical graphs. */
-symc_status rt_plan_formula(const rt_engine *e, const rt_lifetimes *l, sym_table *t, const sym_expr *slots,
-                            size_t align, sym_expr *out, symc_error *err);
-/* Bytes of tensor `tensor` at `slots` as an expression (dtype size * dims). */
-sym_expr rt_tensor_bytes_expr(const rt_engine *e, sym_table *t, const sym_expr *slots, uint32_t tensor);
 
 #endif

@@ -2,10 +2,11 @@
  *
  * Everything comes from the engine alone: the lifetimes and fixed-order plan
  * of runtime/plan.h for the chosen schedule, the slot expressions decoded
- * from the shape program, and rt_plan_formula on top. The text form only
- * rearranges what the simplifier produced: nested maxes become one
- * max(...) whose terms are sorted by their value at opt (the dominant one
- * first), so a reader sees which chain of tensors sets the peak. A deep
+ * from the shape program, and symc_memory_formula (memory_formula.c) on
+ * top. The text form only rearranges what the simplifier produced: nested
+ * maxes become one max(...) whose terms are sorted by their value at opt
+ * (the dominant one first), so a reader sees which chain of tensors sets
+ * the peak. A deep
  * network with dynamic H and W has hundreds of terms, each a long sum (the
  * printer cuts one at SYM_PRINT_LIMIT), so the text stops adding terms past
  * MEMORY_TEXT_LIMIT characters and counts the rest. The formula itself stays
@@ -35,7 +36,7 @@ symc_status symc_memory_init(symc_memory *m, const rt_engine *e, rt_schedule s, 
         }
     symc_status st = rt_lifetimes_compute(e, s, &m->l, err);
     if (!st) st = rt_engine_sym_table(e, &m->t, &m->slots, err);
-    if (!st) st = rt_plan_formula(e, &m->l, m->t, m->slots, m->align, &m->workspace, err);
+    if (!st) st = symc_memory_formula(e, &m->l, m->t, m->slots, m->align, &m->workspace, err);
     return st;
 }
 

@@ -1,6 +1,8 @@
 /* The memory an engine needs, as formulas in its symbols: shared by `symc
  * inspect` (printed) and `symc bench` (evaluated at each point, next to the
- * device memory measured). */
+ * device memory measured), and tested by tests/runtime/test_plan.c. Built
+ * as the library symc_tools (memory.c, memory_formula.c); the runtime does
+ * not carry it: it lays the workspace out numerically (runtime/plan.h). */
 #ifndef SYMC_TOOLS_MEMORY_H
 #define SYMC_TOOLS_MEMORY_H
 
@@ -36,6 +38,18 @@ symc_status symc_memory_eval(const symc_memory *m, const int64_t *vals, int64_t 
  * once the text passes about 4 KB, and a single long term is cut by
  * sym_print (SYM_PRINT_CUT). snprintf semantics. */
 size_t symc_memory_text(const symc_memory *m, char *buf, size_t cap);
+
+/* ---- the workspace formula (tools/memory_formula.c) -------------------- */
+/* The fixed-order plan's workspace bytes for alignment `align`, as an
+ * expression of t over `slots` (from rt_engine_sym_table, runtime/plan.h):
+ * at every shape in range it evaluates to l->stack_total of rt_plan_layout
+ * with that align. Built as max over chains of sums; terms one proves never
+ * larger than another are dropped, so the result is short for typical
+ * graphs. */
+symc_status symc_memory_formula(const rt_engine *e, const rt_lifetimes *l, sym_table *t, const sym_expr *slots,
+                                size_t align, sym_expr *out, symc_error *err);
+/* Bytes of tensor `tensor` at `slots` as an expression (dtype size * dims). */
+sym_expr symc_tensor_bytes_expr(const rt_engine *e, sym_table *t, const sym_expr *slots, uint32_t tensor);
 
 /* symc inspect's memory section: weights, then per schedule the engine runs
  * on (reference nodes; GPU steps when it has them) the runtime's workspace

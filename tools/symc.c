@@ -230,8 +230,8 @@ static double element(const void *data, symc_dtype dt, size_t i) {
     switch (dt) {
     case SYMC_F32: return ((const float *)data)[i];
     case SYMC_F64: return ((const double *)data)[i];
-    case SYMC_F16: return rt_ref_f16_to_f64(((const uint16_t *)data)[i]);
-    case SYMC_BF16: return rt_ref_bf16_to_f64(((const uint16_t *)data)[i]);
+    case SYMC_F16: return rt_f16_to_f64(((const uint16_t *)data)[i]);
+    case SYMC_BF16: return rt_bf16_to_f64(((const uint16_t *)data)[i]);
     case SYMC_I64: return (double)((const int64_t *)data)[i];
     case SYMC_I32: return ((const int32_t *)data)[i];
     case SYMC_BOOL: return ((const uint8_t *)data)[i];

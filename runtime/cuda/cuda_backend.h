@@ -3,8 +3,8 @@
  * Contexts reach it through its backend table, rt_cuda_backend
  * (runtime/backend.h: the adapters at the end of cuda_backend.c), never by
  * name. The functions below are for what runs outside a context: the
- * build-time tuner (rt_cuda_create, rt_cuda_enqueue, ... on an engine it
- * times), codegen (rt_cuda_device_sm: the present GPU's SM), and the tools
+ * build-time tuner's narrow interface (cuda_tuning.c, whose header
+ * cuda_tuning.h is what codegen/tune.c includes), codegen (rt_cuda_device_sm: the present GPU's SM), and the tools
  * and GPU tests (rt_cuda_driver: device memory, streams, events).
  *
  * Nothing here links the driver: the CUDA driver (libcuda.so.1), cuBLASLt
@@ -97,12 +97,5 @@ symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err);
  * allocation (cuMemGetAddressRange). */
 symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name, const void *ptr, size_t need,
                                  symc_error *err);
-
-/* Build-time tuning on the present GPU: binds every symbol to its opt value,
- * times the candidate algorithms of each library step on random data, and
- * returns the engine re-encoded with the winners (rt_step.algo / .tuned).
- * progress may be NULL. */
-symc_status rt_cuda_tune(const uint8_t *bytes, size_t size, uint8_t **out, size_t *out_size,
-                         void (*progress)(void *ctx, const char *msg), void *progress_ctx, symc_error *err);
 
 #endif

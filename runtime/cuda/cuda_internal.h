@@ -1,6 +1,6 @@
 /* cuda_internal.h: the rt_cuda state shared by cuda_backend.c (module,
  * memory, kernels, copies), cuda_gemm.c (cuBLASLt), cuda_conv.c (cuDNN) and
- * cuda_tune.c. Internal to those files. */
+ * cuda_tuning.c (build-time tuning's session). Internal to those files. */
 #ifndef SYMC_RUNTIME_CUDA_INTERNAL_H
 #define SYMC_RUNTIME_CUDA_INTERNAL_H
 
@@ -14,8 +14,8 @@
 typedef struct rt_gemm_state rt_gemm_state; /* cuda_gemm.c */
 typedef struct rt_conv_state rt_conv_state; /* cuda_conv.c */
 
-/* Library algorithm choice forced by the tuner for one step (NULL: normal
- * selection). */
+/* Library algorithm choice forced by the tuning session (cuda_tuning.c) for
+ * one step (NULL: normal selection). */
 typedef struct rt_cuda_force {
     uint32_t step;
     const void *algo; /* cublasLtMatmulAlgo_t* or int32 cuDNN algo id* */

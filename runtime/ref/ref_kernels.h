@@ -58,18 +58,7 @@ symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, 
  * and rt_dtype_size in runtime/dtype.h) */
 int64_t rt_ref_numel(const rt_ref_tensor *t);  /* product of dims, -1 on overflow/bad rank */
 
-/* IEEE binary16 and bfloat16 conversions. Widening is exact; narrowing rounds
- * once to nearest, ties to even, overflows to infinity and keeps NaN a NaN
- * (quiet) with its sign. Narrowing from f64 rounds directly from the f64
- * value, never through f32 (no double rounding). */
-double rt_ref_f16_to_f64(uint16_t h);
-double rt_ref_bf16_to_f64(uint16_t h);
-uint16_t rt_ref_f64_to_f16(double x);
-uint16_t rt_ref_f64_to_bf16(double x);
-float rt_ref_f16_to_f32(uint16_t h);
-float rt_ref_bf16_to_f32(uint16_t h);
-uint16_t rt_ref_f32_to_f16(float x);
-uint16_t rt_ref_f32_to_bf16(float x);
+/* the f16/bf16 conversions: runtime/dtype.h (rt_f16_to_f64, ...) */
 
 #ifdef __cplusplus
 }

@@ -37,57 +37,6 @@ int64_t rt_ref_numel(const rt_ref_tensor *t) {
 
 /* ---- small floats ---------------------------------------------------------------- */
 /* v >= 0, integral part well below 2^52: round half to even */
-static double round_half_even(double v) {
-    double f = floor(v), d = v - f;
-    if (d > 0.5) return f + 1.0;
-    if (d < 0.5) return f;
-    return fmod(f, 2.0) == 0.0 ? f : f + 1.0;
-}
-
-/* A 16-bit float with one sign bit, ebits exponent bits and mbits mantissa bits. */
-static uint16_t narrow(double x, int ebits, int mbits) {
-    const int bias = (1 << (ebits - 1)) - 1;
-    const uint32_t inf = ((1u << ebits) - 1u) << mbits;
-    const uint16_t sign = signbit(x) ? 0x8000u : 0u;
-    if (isnan(x)) return (uint16_t)(sign | inf | (1u << (mbits - 1)));
-    double a = fabs(x);
-    /* halfway between the largest finite value and 2^(bias+1) rounds to even: up */
-    if (a >= ldexp(2.0 - ldexp(1.0, -(mbits + 1)), bias)) return (uint16_t)(sign | inf);
-    if (a == 0.0) return sign;
-    int k;
-    frexp(a, &k);
-    int e = k - 1;                      /* 2^e <= a < 2^(e+1) */
-    if (e < 1 - bias) e = 1 - bias;     /* subnormal: the quantum of the smallest normal */
-    uint32_t m = (uint32_t)round_half_even(ldexp(a, mbits - e)); /* <= 2^(mbits+1) */
-    /* m carries the implicit bit (normal) or not (subnormal, e = 1 - bias);
-     * adding it onto exponent field e + bias - 1 gives both encodings and lets
-     * a rounding carry (m == 2^(mbits+1)) step into the next binade */
-    return (uint16_t)(sign | (((uint32_t)(e + bias - 1) << mbits) + m));
-}
-
-static double widen(uint16_t h, int ebits, int mbits) {
-    const int bias = (1 << (ebits - 1)) - 1;
-    uint32_t ef = (h >> mbits) & ((1u << ebits) - 1u), mf = h & ((1u << mbits) - 1u);
-    double v;
-    if (ef == (1u << ebits) - 1u)
-        v = mf ? NAN : INFINITY;
-    else if (ef == 0)
-        v = ldexp((double)mf, 1 - bias - mbits);
-    else
-        v = ldexp((double)(mf | (1u << mbits)), (int)ef - bias - mbits);
-    return (h & 0x8000u) ? -v : v;
-}
-
-double rt_ref_f16_to_f64(uint16_t h) { return widen(h, 5, 10); }
-double rt_ref_bf16_to_f64(uint16_t h) { return widen(h, 8, 7); }
-uint16_t rt_ref_f64_to_f16(double x) { return narrow(x, 5, 10); }
-uint16_t rt_ref_f64_to_bf16(double x) { return narrow(x, 8, 7); }
-float rt_ref_f16_to_f32(uint16_t h) { return (float)widen(h, 5, 10); }
-float rt_ref_bf16_to_f32(uint16_t h) { return (float)widen(h, 8, 7); }
-/* float -> double is exact, so these round exactly once */
-uint16_t rt_ref_f32_to_f16(float x) { return narrow((double)x, 5, 10); }
-uint16_t rt_ref_f32_to_bf16(float x) { return narrow((double)x, 8, 7); }
-
 /* f64 -> f32 with IEEE overflow behaviour spelled out (C leaves it undefined) */
 static float to_f32(double v) {
     if (fabs(v) > FLT_MAX && !isinf(v)) {
@@ -138,8 +87,8 @@ double rt_ld_f(const rt_ref_tensor *t, int64_t i) {
     switch (t->dtype) {
     case SYMC_F32: { float v; memcpy(&v, p + 4 * i, 4); return v; }
     case SYMC_F64: { double v; memcpy(&v, p + 8 * i, 8); return v; }
-    case SYMC_F16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return rt_ref_f16_to_f64(v); }
-    case SYMC_BF16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return rt_ref_bf16_to_f64(v); }
+    case SYMC_F16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return rt_f16_to_f64(v); }
+    case SYMC_BF16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return rt_bf16_to_f64(v); }
     case SYMC_I64: { int64_t v; memcpy(&v, p + 8 * i, 8); return (double)v; }
     case SYMC_I32: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
     case SYMC_BOOL: return p[i] ? 1.0 : 0.0;
@@ -162,8 +111,8 @@ void rt_st_f(rt_ref_tensor *t, int64_t i, double v) {
     switch (t->dtype) {
     case SYMC_F32: { float f = to_f32(v); memcpy(p + 4 * i, &f, 4); break; }
     case SYMC_F64: memcpy(p + 8 * i, &v, 8); break;
-    case SYMC_F16: { uint16_t h = rt_ref_f64_to_f16(v); memcpy(p + 2 * i, &h, 2); break; }
-    case SYMC_BF16: { uint16_t h = rt_ref_f64_to_bf16(v); memcpy(p + 2 * i, &h, 2); break; }
+    case SYMC_F16: { uint16_t h = rt_f64_to_f16(v); memcpy(p + 2 * i, &h, 2); break; }
+    case SYMC_BF16: { uint16_t h = rt_f64_to_bf16(v); memcpy(p + 2 * i, &h, 2); break; }
     case SYMC_I64: { int64_t x = rt_f64_to_i64_sat(v); memcpy(p + 8 * i, &x, 8); break; }
     case SYMC_I32: { int32_t x = f64_to_i32_sat(v); memcpy(p + 4 * i, &x, 4); break; }
     case SYMC_BOOL: p[i] = (char)(v != 0.0); break; /* NaN != 0: true, as in NumPy */

@@ -31,9 +31,6 @@ root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 [ -d "$root/runtime" ] || { echo "check_includes: $root has no runtime/ folder" >&2; exit 2; }
 cd "$root"
 
-# The build-time tuner still in runtime/ (runtime/cuda_tune.c) uses the CUDA
-# backend's internals; issue 14 moves it to codegen/. Delete this line then.
-pending_tuner=runtime/cuda_tune.c
 
 # The module a file or an include belongs to: the top folder, except that
 # each subfolder of runtime/ is a backend of its own ("runtime/cuda"), and
@@ -73,7 +70,7 @@ allowed() { # $1 including file, $2 its module, $3 target -> 0 when allowed
     runtime|runtime/*)
       case "$to" in
         common|symshape|symc|runtime|gen:engine_generated.h|gen:symir_generated.h|gen:cublaslt_names.h) return 0 ;;
-        runtime/*) [ "$from" = "$to" ] || [ "$f" = "$pending_tuner" ]; return ;;
+        runtime/*) [ "$from" = "$to" ]; return ;;
       esac
       return 1 ;;
     common|symshape)

@@ -1,7 +1,7 @@
 """A deep CNN with dynamic batch, height and width: compile, inspect, run (issue 13).
 
 `symc inspect` of MobileNetV3-Large exported with dynamic B, H, W ran for
-minutes: the workspace formula (runtime/plan_formula.c) folds long offset
+minutes: the workspace formula (tools/memory_formula.c) folds long offset
 chains into max expressions that later offsets share, so the formula is a DAG
 whose tree is exponential, and evaluating or printing it as a tree never
 finished. This test compiles such a network with the issue's shapes and

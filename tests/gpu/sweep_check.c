@@ -34,8 +34,8 @@ static double value_at(const void *p, symc_dtype dt, size_t i) {
     case SYMC_I64: return (double)((const int64_t *)p)[i];
     case SYMC_I32: return ((const int32_t *)p)[i];
     case SYMC_BOOL: return ((const uint8_t *)p)[i];
-    case SYMC_F16: return rt_ref_f16_to_f64(((const uint16_t *)p)[i]);
-    case SYMC_BF16: return rt_ref_bf16_to_f64(((const uint16_t *)p)[i]);
+    case SYMC_F16: return rt_f16_to_f64(((const uint16_t *)p)[i]);
+    case SYMC_BF16: return rt_bf16_to_f64(((const uint16_t *)p)[i]);
     default: return NAN;
     }
 }

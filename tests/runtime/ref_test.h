@@ -69,8 +69,8 @@ static inline void tset(rt_ref_tensor *t, int64_t i, double v) {
     switch (t->dtype) {
     case SYMC_F32: { float f = (float)v; memcpy(p + 4 * i, &f, 4); break; }
     case SYMC_F64: memcpy(p + 8 * i, &v, 8); break;
-    case SYMC_F16: { uint16_t h = rt_ref_f64_to_f16(v); memcpy(p + 2 * i, &h, 2); break; }
-    case SYMC_BF16: { uint16_t h = rt_ref_f64_to_bf16(v); memcpy(p + 2 * i, &h, 2); break; }
+    case SYMC_F16: { uint16_t h = rt_f64_to_f16(v); memcpy(p + 2 * i, &h, 2); break; }
+    case SYMC_BF16: { uint16_t h = rt_f64_to_bf16(v); memcpy(p + 2 * i, &h, 2); break; }
     case SYMC_I64: { int64_t x = (int64_t)v; memcpy(p + 8 * i, &x, 8); break; }
     case SYMC_I32: { int32_t x = (int32_t)v; memcpy(p + 4 * i, &x, 4); break; }
     case SYMC_BOOL: p[i] = v != 0; break;
@@ -90,8 +90,8 @@ static inline double tget(const rt_ref_tensor *t, int64_t i) {
     switch (t->dtype) {
     case SYMC_F32: { float f; memcpy(&f, p + 4 * i, 4); return f; }
     case SYMC_F64: { double d; memcpy(&d, p + 8 * i, 8); return d; }
-    case SYMC_F16: { uint16_t h; memcpy(&h, p + 2 * i, 2); return rt_ref_f16_to_f64(h); }
-    case SYMC_BF16: { uint16_t h; memcpy(&h, p + 2 * i, 2); return rt_ref_bf16_to_f64(h); }
+    case SYMC_F16: { uint16_t h; memcpy(&h, p + 2 * i, 2); return rt_f16_to_f64(h); }
+    case SYMC_BF16: { uint16_t h; memcpy(&h, p + 2 * i, 2); return rt_bf16_to_f64(h); }
     case SYMC_I64: { int64_t x; memcpy(&x, p + 8 * i, 8); return (double)x; }
     case SYMC_I32: { int32_t x; memcpy(&x, p + 4 * i, 4); return x; }
     case SYMC_BOOL: return p[i] ? 1 : 0;

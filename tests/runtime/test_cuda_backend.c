@@ -4,9 +4,10 @@
  * needed): y = relu(x) over [N], with one fake kernel step. On a machine
  * without a driver, or without a GPU, the CUDA backend must refuse in one
  * line that names the driver, never crash, and leave the reference backend
- * working; rt_cuda_device_sm and rt_cuda_driver fail the same way. With a
- * GPU present, creating a context on an engine whose PTX is not real must
- * fail cleanly in the JIT, and one with no GPU code must say so. The decoder
+ * working; rt_cuda_device_sm, rt_cuda_driver and the build-time tuning
+ * session (runtime/cuda/cuda_tuning.h) fail the same way. With a GPU present,
+ * creating a context or a tuning session on an engine whose PTX is not real
+ * must fail cleanly in the JIT, and one with no GPU code must say so. The decoder
  * must refuse steps that point outside the engine (kernel, tensor, node,
  * argument slot), malformed tuned entries (on a kernel step, a negative size
  * or time, a NaN time, a choice of the wrong size or none) and chained
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "runtime/cuda/cuda_backend.h"
+#include "runtime/cuda/cuda_tuning.h"
 #include "runtime/engine.h"
 #include "symc/symrt.h"
 #include "symshape/sym.h"
@@ -164,11 +166,6 @@ static void test_backend(void) {
         symc_error again = {0};
         CHECK(symrt_context_create(h, SYMRT_BACKEND_CUDA, NULL, &c, &again) == st);
         CHECK(!strcmp(again.msg, err.msg));
-        uint8_t *tuned = NULL;
-        size_t tuned_size = 0;
-        uint8_t dummy[16] = {0};
-        CHECK(rt_cuda_tune(dummy, sizeof dummy, &tuned, &tuned_size, NULL, NULL, &again) != SYMC_OK);
-        CHECK(tuned == NULL);
     } else {
         /* a GPU: the driver API is there, and the fake PTX fails cleanly */
         printf("GPU sm_%u present\n", sm);
@@ -181,6 +178,14 @@ static void test_backend(void) {
         CHECK(st != SYMC_OK && c == NULL && one_line(err.msg));
         printf("fake PTX: %s\n", err.msg);
     }
+    /* build-time tuning's session on the engine in memory (no encode):
+     * refused like a context, without a GPU or with the fake PTX */
+    rt_cuda_tuning *tuning = (rt_cuda_tuning *)(uintptr_t)1; /* must come back NULL */
+    symc_error terr = {0};
+    CHECK(rt_cuda_tuning_create(&f.e, &tuning, &terr) != SYMC_OK);
+    CHECK(tuning == NULL && one_line(terr.msg));
+    if (sm_st != SYMC_OK) CHECK_MSG(!strcmp(terr.msg, err.msg), "%s vs %s", terr.msg, err.msg);
+    rt_cuda_tuning_destroy(NULL);
     check_reference(h);
     symrt_engine_destroy(h);
 

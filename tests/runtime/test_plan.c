@@ -6,7 +6,7 @@
  * shared workspace are checked end to end by the e2e tests (reference
  * backend vs onnxruntime) and the GPU tests (CUDA vs reference).
  *
- * The workspace formula (runtime/plan_formula.c) is checked the same way, on
+ * The workspace formula (tools/memory_formula.c) is checked the same way, on
  * the random graphs and on two models with richer shape expressions (an
  * attention block over B and S: products and squares; a strided conv and a
  * ceil-mode pool over H and W: floor divisions, sizes that are not multiples
@@ -25,6 +25,7 @@
 #include "runtime/ref/ref_kernels.h"
 #include "symc/symrt.h"
 #include "tests/check.h"
+#include "tools/memory.h"
 
 static unsigned rng = 12345u;
 static unsigned next(void) {
@@ -242,7 +243,8 @@ static void check_formula(const rt_engine *e, const char *what, int samples, int
         CHECK(rt_lifetimes_compute(e, (rt_schedule)s, &l[s], &err) == SYMC_OK);
         for (int a = 0; a < 2; a++) {
             f[s][a] = SYM_NONE;
-            CHECK_MSG(rt_plan_formula(e, &l[s], t, sx, aligns[a], &f[s][a], &err) == SYMC_OK, "%s: %s", what, err.msg);
+            CHECK_MSG(symc_memory_formula(e, &l[s], t, sx, aligns[a], &f[s][a], &err) == SYMC_OK, "%s: %s", what,
+                      err.msg);
             if (getenv("SYMC_TEST_PRINT_FORMULA")) {
                 char buf[4096];
                 sym_print(t, f[s][a], buf, sizeof buf);

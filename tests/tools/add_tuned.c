@@ -1,12 +1,13 @@
 /* add_tuned IN.symx OUT.symx: IN with tuned entries on every library step at
- * the sizes of each tuning point (rt_tune_points), as a build on a GPU records
- * them, so `symc inspect` of a multi-entry engine is tested on machines
- * without one. The choices are placeholders (zeroed cuBLASLt algo bytes,
+ * the sizes of each tuning point (cg_tune_points, codegen/tune.h), as a
+ * build on a GPU records them, so `symc inspect` of a multi-entry engine is
+ * tested on machines without one. The choices are placeholders (zeroed cuBLASLt algo bytes,
  * cuDNN algo 1) with made-up times; only their sizes and pick matter here. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/tune.h"
 #include "runtime/engine.h"
 #include "runtime/cuda/tune.h"
 
@@ -24,15 +25,15 @@ int main(int argc, char **argv) {
         return 1;
     }
     free(bytes);
-    int64_t points[RT_TUNE_MAX_POINTS * 16];
+    int64_t points[CG_TUNE_MAX_POINTS * 16];
     if (e->n_symbols > 16) {
         fprintf(stderr, "add_tuned: more than 16 symbols\n");
         return 1;
     }
-    uint32_t np = rt_tune_points(e->symbols, e->n_symbols, RT_TUNE_MAX_POINTS, points, NULL);
+    uint32_t np = cg_tune_points(e->symbols, e->n_symbols, CG_TUNE_MAX_POINTS, points, NULL);
     int64_t *slots = calloc(e->num_slots + 1, sizeof *slots);
     rt_step *steps = calloc(e->n_steps + 1, sizeof *steps);
-    rt_tuned *entries = calloc((size_t)e->n_steps * RT_TUNE_MAX_POINTS + 1, sizeof *entries);
+    rt_tuned *entries = calloc((size_t)e->n_steps * CG_TUNE_MAX_POINTS + 1, sizeof *entries);
     static const uint8_t zero_algo[RT_GEMM_ALGO_SIZE];
     static const int32_t conv_algo = 1;
     if (!slots || !steps || !entries) return 1;
@@ -46,7 +47,7 @@ int main(int argc, char **argv) {
         for (uint32_t i = 0; i < e->n_steps; i++) {
             rt_step *s = &steps[i];
             if (s->kind != RT_STEP_GEMM && s->kind != RT_STEP_CONV) continue;
-            rt_tuned *t = &entries[(size_t)i * RT_TUNE_MAX_POINTS + s->n_tuned];
+            rt_tuned *t = &entries[(size_t)i * CG_TUNE_MAX_POINTS + s->n_tuned];
             if (rt_tune_sizes(e, i, slots, t->at, &err)) {
                 fprintf(stderr, "add_tuned: %s\n", err.msg);
                 return 1;
@@ -54,13 +55,13 @@ int main(int argc, char **argv) {
             t->ms = 0.001f * (float)(p + 1);
             t->algo = s->kind == RT_STEP_GEMM ? zero_algo : (const uint8_t *)&conv_algo;
             t->algo_size = s->kind == RT_STEP_GEMM ? RT_GEMM_ALGO_SIZE : RT_CONV_ALGO_SIZE;
-            s->tuned = &entries[(size_t)i * RT_TUNE_MAX_POINTS];
+            s->tuned = &entries[(size_t)i * CG_TUNE_MAX_POINTS];
             s->n_tuned++;
         }
     }
     /* sorted by size (the first), as the tuner stores them */
     for (uint32_t i = 0; i < e->n_steps; i++) {
-        rt_tuned *v = &entries[(size_t)i * RT_TUNE_MAX_POINTS];
+        rt_tuned *v = &entries[(size_t)i * CG_TUNE_MAX_POINTS];
         for (uint32_t a = 1; a < steps[i].n_tuned; a++)
             for (uint32_t b = a; b > 0 && v[b - 1].at[0] > v[b].at[0]; b--) {
                 rt_tuned x = v[b];

@@ -1,15 +1,16 @@
 /* The activation workspace as a formula in the engine's symbols
- * (runtime/plan.h), for `symc inspect`, `symc bench` and the tests.
+ * (tools/memory.h), for `symc inspect`, `symc bench` and the tests.
  *
  * An engine keeps sizes as slots of a bytecode shape program, so the
- * expressions are recovered first: a fresh sym_table gets the engine's
- * symbols with their declared ranges, and sym_program_decode rebuilds every
- * slot through the canonical constructors. The formula is then the
- * fixed-order plan written symbolically: each tensor's offset is the max
- * over the earlier tensors alive with it of (their offset + aligned size),
- * and the workspace the max over tensors of (offset + aligned size); the
- * aligned size is ceildiv(bytes, align) * align, which the simplifier turns
- * back into `bytes` whenever the divisibility facts prove it a multiple.
+ * expressions are recovered first (rt_engine_sym_table, runtime/plan.h: a
+ * fresh sym_table with the engine's symbols and their declared ranges, every
+ * slot rebuilt through the canonical constructors). The formula is then the
+ * fixed-order plan of runtime/plan.h written symbolically: each tensor's
+ * offset is the max over the earlier tensors alive with it of (their offset
+ * + aligned size), and the workspace the max over tensors of (offset +
+ * aligned size); the aligned size is ceildiv(bytes, align) * align, which
+ * the simplifier turns back into `bytes` whenever the divisibility facts
+ * prove it a multiple.
  *
  * Written as nested maxes the offsets would share structure but print as an
  * exponentially long tree, so each offset is kept instead as a short list of
@@ -26,43 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/plan.h"
+#include "runtime/engine.h"
+#include "tools/memory.h"
 
 #define CHAIN_CAP 12 /* sums kept per offset before folding them into one max */
 
-symc_status rt_engine_sym_table(const rt_engine *e, sym_table **table, sym_expr **slots, symc_error *err) {
-    *table = NULL;
-    *slots = NULL;
-    sym_table *t = sym_table_new();
-    sym_expr *x = malloc(((size_t)e->num_slots + 1) * sizeof *x);
-    symc_status st = SYMC_OK;
-    if (!t || !x) {
-        st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory recovering the engine's shape expressions");
-        goto fail;
-    }
-    for (uint32_t s = 0; s < e->n_symbols; s++) {
-        const rt_symbol *y = &e->symbols[s];
-        sym_symbol_info info = {y->name, y->min, y->opt, y->max, y->multiple_of > 1 ? y->multiple_of : 1, ""};
-        sym_id id;
-        if ((st = sym_symbol_new(t, &info, &id, err))) {
-            symc_error_prefix(err, "engine symbol %u", s);
-            goto fail;
-        }
-    }
-    if ((st = sym_program_decode(t, e->program, e->program_size, x, e->num_slots, err))) {
-        symc_error_prefix(err, "the engine's shape program");
-        goto fail;
-    }
-    *table = t;
-    *slots = x;
-    return SYMC_OK;
-fail:
-    sym_table_free(t);
-    free(x);
-    return st;
-}
-
-sym_expr rt_tensor_bytes_expr(const rt_engine *e, sym_table *t, const sym_expr *slots, uint32_t tensor) {
+sym_expr symc_tensor_bytes_expr(const rt_engine *e, sym_table *t, const sym_expr *slots, uint32_t tensor) {
     const rt_tensor *x = &e->tensors[tensor];
     sym_expr b = sym_const(t, (int64_t)rt_dtype_size(x->dtype));
     for (int d = 0; d < x->rank; d++) b = sym_mul(t, b, slots[x->dims[d]]);
@@ -103,11 +73,11 @@ static sym_expr chains_max(sym_table *t, const chains *c) {
     return m;
 }
 
-symc_status rt_plan_formula(const rt_engine *e, const rt_lifetimes *l, sym_table *t, const sym_expr *slots,
-                            size_t align, sym_expr *out, symc_error *err) {
+symc_status symc_memory_formula(const rt_engine *e, const rt_lifetimes *l, sym_table *t, const sym_expr *slots,
+                                size_t align, sym_expr *out, symc_error *err) {
     *out = SYM_NONE;
     if (align == 0 || align > (size_t)INT64_MAX / 2)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_plan_formula: alignment %zu", align);
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_memory_formula: alignment %zu", align);
     uint32_t n = l->n_stack;
     sym_expr *size = malloc(((size_t)n + 1) * sizeof *size);
     chains *off = calloc((size_t)n + 1, sizeof *off), top = {0};
@@ -116,7 +86,7 @@ symc_status rt_plan_formula(const rt_engine *e, const rt_lifetimes *l, sym_table
     if (!size || !off) goto nomem;
     sym_expr zero = sym_const(t, 0), a = sym_const(t, (int64_t)align);
     for (uint32_t q = 0; q < n; q++) {
-        sym_expr b = rt_tensor_bytes_expr(e, t, slots, l->stack[q]);
+        sym_expr b = symc_tensor_bytes_expr(e, t, slots, l->stack[q]);
         size[q] = align == 1 ? b : sym_scale(t, sym_floordiv(t, sym_add_const(t, b, (int64_t)align - 1), a), (int64_t)align);
     }
     for (uint32_t q = 0; q < n; q++) {

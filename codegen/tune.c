@@ -1,0 +1,350 @@
+/* Build-time tuning of an engine's library steps on the present GPU, at opt
+ * and at a few bucket representatives of the symbol ranges (codegen/tune.h).
+ *
+ * The engine tuned is the one cg_build_engine assembles, in memory, before
+ * its one encode. The policy is here; the CUDA work goes through the
+ * backend's narrow runtime/cuda/cuda_tuning.h. cg_tune_points (tune_points.c)
+ * chooses at most CG_TUNE_MAX_POINTS points along one path min -> opt ->
+ * max (opt first, then the ends, then the geometric midpoints). At each
+ * point the engine is run as a real context would run it: the shape program
+ * evaluated for the point (a point that breaks a run-time guard is
+ * skipped), inputs filled with random floats (integer and bool inputs with
+ * zeros, so index inputs stay in range), and the whole engine enqueued once
+ * so that intermediates hold realistic values (rt_cuda_tuning_run). Then,
+ * for each GEMM step, the cuBLASLt heuristic's candidates (up to 8) are each
+ * timed in place through the normal GEMM path with the algorithm forced (a
+ * warm-up, then 3 to 10 runs timed with events, fewer for long problems or
+ * candidates clearly slower than the best so far; the median counts; no
+ * more candidates once a step has taken TUNE_STEP_S); a candidate that fails
+ * is skipped. For each CONV step cudnnFindConvolutionForwardAlgorithmEx
+ * times cuDNN's algorithms itself. A step whose sizes do not change between
+ * points (a part of the model the symbols do not reach) is timed once.
+ *
+ * Every winner becomes an rt_tuned entry of its step (sizes, choice, time),
+ * sorted by size; the runtime picks among them per shape with rt_tune_pick.
+ * A point other than opt that runs out of device memory is skipped with a
+ * progress line; no new point starts once TUNE_BUDGET_S has passed, so a
+ * build stays inside BENCH.md's 10 s. Progress: one line per point, then a
+ * summary. The entries go into a copy of the steps, installed in the engine
+ * with the library versions once the session is gone (the session runs the
+ * engine as it was built, so every point's full run uses the heuristic). */
+#include "codegen/tune.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "runtime/cuda/cuda_backend.h"
+#include "runtime/cuda/cuda_tuning.h"
+#include "runtime/cuda/tune.h"
+
+#define TUNE_CANDIDATES 8
+#define TUNE_WARMUP 1           /* untimed: the first call of an algorithm may load its kernel */
+#define TUNE_RUNS_MIN 3         /* timed runs of a candidate, unless it is long or clearly slower */
+#define TUNE_RUNS_MAX 10
+#define TUNE_CANDIDATE_MS 25.0f /* GPU time after which a candidate's runs stop (>= 1 run) */
+#define TUNE_STEP_S 0.4         /* wall time after which a step's remaining candidates are not timed */
+#define TUNE_BUDGET_S 6.0       /* no new point starts after this long */
+#define TUNE_VERSION_CAP 32     /* bytes of a library version string */
+
+typedef struct tuner {
+    const rt_engine *e;
+    const cg_options *opt;
+    rt_cuda_tuning *s;
+    int64_t *slots;       /* the shape program at the current point */
+    rt_step *steps;       /* the copy that gets the entries */
+    rt_tuned *entries;    /* CG_TUNE_MAX_POINTS per step */
+    uint8_t *algo_store;  /* RT_ALGO_MAX bytes per entry */
+    uint32_t *n_entries;  /* per step */
+    int64_t *sizes;       /* per step: its 4 sizes at the current point */
+    uint8_t *todo;        /* per step: to be timed at the current point */
+    uint32_t failed;      /* steps where no candidate ran, over all points */
+} tuner;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median time of one GEMM step with `algo` forced; < 0 when it fails.
+ * best: the best median so far (0: none), to stop early on a clear loser.
+ * Runs: TUNE_RUNS_MIN to TUNE_RUNS_MAX, fewer once TUNE_CANDIDATE_MS of GPU
+ * time is spent (a 20 ms GEMM times precisely in one or two runs), or once
+ * the candidate is clearly slower than the best (2x after one run, 1.25x
+ * after TUNE_RUNS_MIN). */
+static float time_gemm(tuner *t, uint32_t step, const uint8_t *algo, float best) {
+    float times[TUNE_RUNS_MAX], total = 0, fastest = 0;
+    int runs = 0;
+    symc_error e = {0}; /* a candidate that fails is skipped, not an error */
+    for (int i = 0; i < TUNE_WARMUP; i++)
+        if (rt_cuda_tuning_gemm_run(t->s, step, algo, NULL, &e)) return -1;
+    while (runs < TUNE_RUNS_MAX) {
+        float x = 0;
+        if (rt_cuda_tuning_gemm_run(t->s, step, algo, &x, &e)) return -1;
+        times[runs++] = x;
+        total += x;
+        if (runs == 1 || x < fastest) fastest = x;
+        if (total >= TUNE_CANDIDATE_MS || (best > 0 && fastest > 2.0f * best)) break;
+        if (runs >= TUNE_RUNS_MIN && best > 0 && fastest > 1.25f * best) break;
+    }
+    qsort(times, (size_t)runs, sizeof times[0], cmp_float);
+    return times[(runs - 1) / 2]; /* the lower median */
+}
+
+/* The fastest candidate of GEMM step i at the current point into *out
+ * (*found = 0 when none ran: the runtime heuristic then serves there). */
+static symc_status tune_gemm(tuner *t, uint32_t i, rt_tuned *out, uint8_t *algo, int *found, symc_error *err) {
+    *found = 0;
+    uint8_t cand[TUNE_CANDIDATES][RT_GEMM_ALGO_SIZE];
+    int n = 0;
+    symc_status st = rt_cuda_tuning_gemm_candidates(t->s, i, &cand[0][0], TUNE_CANDIDATES, &n, err);
+    if (st) return st;
+    int best = -1;
+    float best_ms = 0;
+    double start = now_s();
+    for (int k = 0; k < n; k++) {
+        if (best >= 0 && now_s() - start > TUNE_STEP_S) break; /* a huge problem: keep the best so far */
+        float ms = time_gemm(t, i, cand[k], best < 0 ? 0 : best_ms);
+        if (ms >= 0 && (best < 0 || ms < best_ms)) best = k, best_ms = ms;
+    }
+    if (best < 0) return SYMC_OK;
+    memcpy(algo, cand[best], RT_GEMM_ALGO_SIZE);
+    out->algo = algo;
+    out->algo_size = RT_GEMM_ALGO_SIZE;
+    out->ms = best_ms;
+    *found = 1;
+    return SYMC_OK;
+}
+
+static symc_status tune_conv(tuner *t, uint32_t i, rt_tuned *out, uint8_t *algo, int *found, symc_error *err) {
+    *found = 0;
+    int32_t id;
+    float ms;
+    symc_status st = rt_cuda_tuning_conv_find(t->s, i, &id, &ms, err);
+    if (st || id < 0) return st; /* id < 0: an empty convolution here */
+    memcpy(algo, &id, sizeof id);
+    out->algo = algo;
+    out->algo_size = (uint32_t)sizeof id;
+    out->ms = ms > 0 ? ms : 0;
+    *found = 1;
+    return SYMC_OK;
+}
+
+/* "B=8,S=128": the symbols that vary (all of them when none does) */
+static void point_label(const rt_engine *e, const int64_t *values, char *buf, size_t cap) {
+    size_t len = 0;
+    int any = 0;
+    buf[0] = '\0';
+    for (int pass = 0; pass < 2 && !any; pass++)
+        for (uint32_t s = 0; s < e->n_symbols; s++) {
+            if (pass == 0 && e->symbols[s].min == e->symbols[s].max) continue;
+            int n = snprintf(buf + len, cap - len, "%s%s=%" PRId64, any ? "," : "", e->symbols[s].name, values[s]);
+            any = 1;
+            if (n < 0 || (size_t)n >= cap - len) {
+                if (cap > 4) memcpy(buf + cap - 4, "...", 4);
+                return;
+            }
+            len += (size_t)n;
+        }
+    if (!any) snprintf(buf, cap, "the static shape");
+}
+
+static int library_step(const rt_step *s) { return s->kind == RT_STEP_GEMM || s->kind == RT_STEP_CONV; }
+
+/* One point: run the engine there, then time every library step whose sizes
+ * are new. */
+static symc_status tune_point(tuner *t, const int64_t *values, const char *label, const char *kind, uint32_t k,
+                              uint32_t np, symc_error *err) {
+    const rt_engine *e = t->e;
+    symc_status st = sym_program_eval(e->program, e->program_size, values, e->n_symbols, t->slots, e->num_slots, err);
+    if (st) {
+        symc_error_prefix(err, "evaluating the shape program");
+        return st;
+    }
+    uint32_t g = cg_tune_guard_broken(e, t->slots);
+    if (g != RT_NONE) {
+        cg_progress(t->opt, "not tuning at %s (%s, %u/%u): it breaks a condition of the model: %s", label, kind, k + 1,
+                    np, e->guards[g].message);
+        return SYMC_OK;
+    }
+    if ((st = rt_cuda_tuning_run(t->s, t->slots, 0x9e3779b97f4a7c15ull + k, err))) return st;
+    uint32_t n_gemm = 0, n_conv = 0, n_known = 0;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        t->todo[i] = 0;
+        if (!library_step(&e->steps[i])) continue;
+        int64_t *sz = &t->sizes[(size_t)i * 4];
+        if ((st = rt_tune_sizes(e, i, t->slots, sz, err))) return st;
+        int empty = e->steps[i].kind == RT_STEP_GEMM ? (sz[0] == 0 || sz[1] == 0 || sz[3] == 0)
+                                                     : (sz[0] == 0 || sz[1] == 0 || sz[2] == 0);
+        if (empty) continue;
+        int known = 0;
+        for (uint32_t j = 0; j < t->n_entries[i] && !known; j++)
+            known = !memcmp(t->entries[(size_t)i * CG_TUNE_MAX_POINTS + j].at, sz, 4 * sizeof *sz);
+        if (known) {
+            n_known++;
+            continue;
+        }
+        t->todo[i] = 1;
+        if (e->steps[i].kind == RT_STEP_GEMM) n_gemm++;
+        else n_conv++;
+    }
+    char known_note[64] = "";
+    if (n_known) snprintf(known_note, sizeof known_note, " (%u already tuned at these sizes)", n_known);
+    cg_progress(t->opt, "tuning at %s (%s, %u/%u): %u GEMM steps, %u conv%s", label, kind, k + 1, np, n_gemm, n_conv,
+                known_note);
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        if (!t->todo[i] || t->n_entries[i] >= CG_TUNE_MAX_POINTS) continue;
+        size_t slot = (size_t)i * CG_TUNE_MAX_POINTS + t->n_entries[i];
+        rt_tuned *out = &t->entries[slot];
+        uint8_t *algo = &t->algo_store[slot * RT_ALGO_MAX];
+        int found = 0;
+        memset(out, 0, sizeof *out);
+        memcpy(out->at, &t->sizes[(size_t)i * 4], sizeof out->at);
+        st = e->steps[i].kind == RT_STEP_GEMM ? tune_gemm(t, i, out, algo, &found, err)
+                                              : tune_conv(t, i, out, algo, &found, err);
+        if (st) return st;
+        if (found) t->n_entries[i]++;
+        else t->failed++;
+    }
+    return SYMC_OK;
+}
+
+/* entries of one step by size, smallest first (for reading; the pick does not care) */
+static void sort_entries(rt_tuned *v, uint32_t n) {
+    for (uint32_t i = 1; i < n; i++) {
+        rt_tuned x = v[i];
+        uint32_t j = i;
+        while (j > 0) {
+            const int64_t *a = v[j - 1].at;
+            int greater = 0;
+            for (int d = 0; d < 4; d++)
+                if (a[d] != x.at[d]) {
+                    greater = a[d] > x.at[d];
+                    break;
+                }
+            if (!greater) break;
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/* The tuner's arrays, in the build's arena (the steps and entries become the engine's). */
+static symc_status alloc_tuner(tuner *t, cg_arena *a, int64_t **points, symc_error *err) {
+    const rt_engine *e = t->e;
+    size_t n_entries = (size_t)e->n_steps * CG_TUNE_MAX_POINTS;
+    *points = cg_arena_calloc(a, (size_t)CG_TUNE_MAX_POINTS * e->n_symbols + 1, sizeof **points);
+    t->slots = cg_arena_calloc(a, (size_t)e->num_slots + 1, sizeof *t->slots);
+    t->steps = cg_arena_calloc(a, (size_t)e->n_steps + 1, sizeof *t->steps);
+    t->entries = cg_arena_calloc(a, n_entries + 1, sizeof *t->entries);
+    t->algo_store = cg_arena_calloc(a, n_entries * RT_ALGO_MAX + 1, 1);
+    t->n_entries = cg_arena_calloc(a, (size_t)e->n_steps + 1, sizeof *t->n_entries);
+    t->sizes = cg_arena_calloc(a, (size_t)e->n_steps * 4 + 1, sizeof *t->sizes);
+    t->todo = cg_arena_calloc(a, (size_t)e->n_steps + 1, 1);
+    if (!*points || !t->slots || !t->steps || !t->entries || !t->algo_store || !t->n_entries || !t->sizes || !t->todo)
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
+    if (e->n_steps) memcpy(t->steps, e->steps, e->n_steps * sizeof *t->steps);
+    return SYMC_OK;
+}
+
+/* Every point in turn, within the budget; then the entries into t->steps
+ * and the summary line. */
+static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *kinds, uint32_t np, double start,
+                               int *has_gemm, int *has_conv, symc_error *err) {
+    const rt_engine *e = t->e;
+    uint32_t done_points = 0;
+    for (uint32_t k = 0; k < np; k++) {
+        const int64_t *values = points + (size_t)k * e->n_symbols;
+        const char *kind = cg_tune_point_name((cg_tune_point_kind)kinds[k]);
+        char label[160];
+        point_label(e, values, label, sizeof label);
+        if (k > 0 && now_s() - start > TUNE_BUDGET_S) {
+            cg_progress(t->opt,
+                        "tuning: stopping after %u of %u points (%.1f s spent, budget %.0f s); the heuristic serves "
+                        "sizes far from them",
+                        k, np, now_s() - start, TUNE_BUDGET_S);
+            break;
+        }
+        symc_status st = tune_point(t, values, label, kind, k, np, err);
+        if (st == SYMC_ERR_NOMEM && kinds[k] != CG_POINT_OPT) {
+            /* the next point's run frees this one's buffers first */
+            cg_progress(t->opt, "not tuning at %s (%s, %u/%u): %s", label, kind, k + 1, np, err->msg);
+            continue;
+        }
+        if (st) {
+            symc_error_prefix(err, "tuning at %s (%s)", label, kind);
+            return st;
+        }
+        done_points++;
+    }
+    uint32_t total = 0, n_lib = 0;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        if (!library_step(&e->steps[i])) continue;
+        n_lib++;
+        *has_gemm |= e->steps[i].kind == RT_STEP_GEMM;
+        *has_conv |= e->steps[i].kind == RT_STEP_CONV;
+        rt_tuned *v = &t->entries[(size_t)i * CG_TUNE_MAX_POINTS];
+        sort_entries(v, t->n_entries[i]);
+        t->steps[i].n_tuned = t->n_entries[i];
+        t->steps[i].tuned = t->n_entries[i] ? v : NULL;
+        total += t->n_entries[i];
+    }
+    cg_progress(t->opt, "tuned %u library steps at %u of %u points in %.1f s: %u entries%s", n_lib, done_points, np,
+                now_s() - start, total,
+                t->failed ? " (some problems had no candidate that ran; the heuristic serves them)" : "");
+    return SYMC_OK;
+}
+
+/* Tunes on a GPU known to be of e's SM. */
+static symc_status tune(rt_engine *e, cg_arena *a, const cg_options *opt, symc_error *err) {
+    tuner t;
+    memset(&t, 0, sizeof t);
+    t.e = e;
+    t.opt = opt;
+    double start = now_s();
+    int64_t *points = NULL;
+    symc_status st = alloc_tuner(&t, a, &points, err);
+    if (st) return st;
+    uint8_t kinds[CG_TUNE_MAX_POINTS];
+    uint32_t np = cg_tune_points(e->symbols, e->n_symbols, CG_TUNE_MAX_POINTS, points, kinds);
+    if ((st = rt_cuda_tuning_create(e, &t.s, err))) return st;
+    int has_gemm = 0, has_conv = 0;
+    st = run_points(&t, points, kinds, np, start, &has_gemm, &has_conv, err);
+    rt_cuda_tuning_destroy(t.s);
+    if (st) return st;
+    char *lt_version = has_gemm ? cg_arena_calloc(a, TUNE_VERSION_CAP, 1) : NULL;
+    char *dnn_version = has_conv ? cg_arena_calloc(a, TUNE_VERSION_CAP, 1) : NULL;
+    if ((has_gemm && !lt_version) || (has_conv && !dnn_version))
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
+    rt_cuda_tuning_versions(lt_version, TUNE_VERSION_CAP, dnn_version, TUNE_VERSION_CAP);
+    e->steps = t.steps;
+    if (lt_version) e->cublas_version = lt_version;
+    if (dnn_version) e->cudnn_version = dnn_version;
+    return SYMC_OK;
+}
+
+symc_status cg_tune_engine(rt_engine *e, cg_arena *a, const cg_options *opt, symc_error *err) {
+    int has_library = 0;
+    for (uint32_t i = 0; i < e->n_steps; i++) has_library |= library_step(&e->steps[i]);
+    uint32_t sm;
+    symc_error quiet;
+    if (!has_library || rt_cuda_device_sm(&sm, &quiet) != SYMC_OK) return SYMC_OK;
+    if (sm != e->sm) {
+        cg_progress(opt, "not tuning: the GPU here is sm_%u, the engine targets sm_%u", sm, e->sm);
+        return SYMC_OK;
+    }
+    symc_error local;
+    if (!err) err = &local; /* the point loop reads the message of a point it skips */
+    symc_status st = tune(e, a, opt, err);
+    if (st) symc_error_prefix(err, "tuning library calls");
+    return st;
+}

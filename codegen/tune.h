@@ -1,0 +1,60 @@
+/* tune.h: build-time tuning of an engine's library steps (internal to
+ * codegen/, its tests and the test tools; prefix cg_tune_).
+ *
+ * With a GPU of the engine's SM present, cg_tune_engine times the cuBLASLt
+ * and cuDNN choices of every GEMM/CONV step at a few points of the symbol
+ * ranges (tune.c, through the CUDA backend's narrow runtime/cuda/cuda_tuning.h)
+ * and stores the winners in the in-memory engine before it is encoded. The
+ * points are chosen by cg_tune_points, a plain function tested on the CPU
+ * (tune_points.c, tests/codegen/test_tune.c); the run-time pick among the
+ * entries is the runtime's (rt_tune_pick, runtime/cuda/tune.h). */
+#ifndef SYMC_CODEGEN_TUNE_H
+#define SYMC_CODEGEN_TUNE_H
+
+#include <stdint.h>
+
+#include "codegen/build.h"
+#include "runtime/engine.h"
+
+/* At most this many points, so a build with tuning stays well inside
+ * BENCH.md's 10 s (each point is one full run of the engine plus the timed
+ * candidates of every library step). */
+#define CG_TUNE_MAX_POINTS 5
+
+typedef enum cg_tune_point_kind {
+    CG_POINT_OPT = 0,  /* every symbol at opt */
+    CG_POINT_MIN = 1,  /* every symbol at min */
+    CG_POINT_MAX = 2,  /* every symbol at max */
+    CG_POINT_LOW = 3,  /* geometric midpoint of min and opt */
+    CG_POINT_HIGH = 4  /* geometric midpoint of opt and max */
+} cg_tune_point_kind;
+
+/* "opt", "min", ... */
+const char *cg_tune_point_name(cg_tune_point_kind k);
+
+/* The tuning points for these symbols, most important first: opt, min, max,
+ * then the geometric midpoints min..opt and opt..max. All symbols move
+ * together along one path min -> opt -> max (not a grid), so the count never
+ * grows with the number of symbols. Each value is snapped to the symbol's
+ * multiple_of inside [min, max]. A point equal to one already chosen is
+ * dropped, and so is a midpoint whose two ends are within 4x of each other in
+ * every symbol (every size between them is then within 2x of an end, which
+ * the run-time pick covers). Writes at most `cap` (<= CG_TUNE_MAX_POINTS)
+ * points: values[p * n + s] is symbol s at point p; kinds (may be NULL) gets
+ * each point's kind. Returns the number of points (>= 1 when cap >= 1). */
+uint32_t cg_tune_points(const rt_symbol *syms, uint32_t n, uint32_t cap, int64_t *values, uint8_t *kinds);
+
+/* Index of the first run-time guard that these slots break, or RT_NONE (a
+ * point that breaks one is not tuned at). */
+uint32_t cg_tune_guard_broken(const rt_engine *e, const int64_t *slots);
+
+/* Tunes e's GEMM and CONV steps when a GPU of e->sm is present (nothing
+ * happens without one or without such steps; a GPU of another SM gets a
+ * progress line): e->steps becomes a copy whose library steps carry their
+ * tuned entries (rt_step.tuned, sorted by size), and e->cublas_version /
+ * e->cudnn_version the versions that timed them. The copy, the entries and
+ * the strings live in `arena`. Progress lines go to opt->progress. Errors
+ * are prefixed "tuning library calls". */
+symc_status cg_tune_engine(rt_engine *e, cg_arena *arena, const cg_options *opt, symc_error *err);
+
+#endif

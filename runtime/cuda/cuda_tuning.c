@@ -1,0 +1,197 @@
+/* The CUDA backend's side of build-time tuning (runtime/cuda/cuda_tuning.h): a
+ * session is an rt_cuda, as a context would create it, plus the point's
+ * input and output buffers and two events.
+ *
+ * A point runs the engine through rt_cuda_enqueue on buffers of our own,
+ * inputs filled by a xorshift generator (reproducible, and the process's
+ * rand() untouched). A GEMM step is then run in place through the normal
+ * GEMM path (rt_gemm_run, on the tensors the run bound) with the algorithm
+ * forced through rt_cuda.force, which cuda_gemm.c honours for that step
+ * only; the force is cleared before returning, so the rt_cuda is never left
+ * in a state an enqueue would not expect. Candidates come from
+ * rt_gemm_candidates, a CONV search from rt_conv_find. Algorithms are
+ * copied into a local cublasLtMatmulAlgo_t both ways: the caller's bytes
+ * carry no alignment. */
+#include "runtime/cuda/cuda_tuning.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cuda/cuda_internal.h"
+#include "runtime/dtype.h"
+
+#define CANDIDATES_MAX 16 /* what rt_gemm_candidates asks the heuristic for, at most */
+
+struct rt_cuda_tuning {
+    const rt_engine *e;
+    rt_cuda *c;
+    int64_t *slots;    /* the bound point */
+    void **addr;       /* per tensor: our input/output buffers at the bound point */
+    CUdeviceptr *bufs;
+    CUevent ev[2];
+};
+
+/* the bound point's buffers, after the work that may still use them */
+static void release_io(rt_cuda_tuning *s) {
+    if (!s->c) return;
+    rt_cu.CtxSynchronize();
+    for (uint32_t i = 0; i < s->e->n_tensors; i++) {
+        rt_cuda_free(s->c, s->bufs[i]);
+        s->bufs[i] = 0;
+        s->addr[i] = NULL;
+    }
+}
+
+void rt_cuda_tuning_destroy(rt_cuda_tuning *s) {
+    if (!s) return;
+    if (s->c) {
+        release_io(s);
+        if (s->ev[0]) rt_cu.EventDestroy(s->ev[0]);
+        if (s->ev[1]) rt_cu.EventDestroy(s->ev[1]);
+        rt_cuda_destroy(s->c);
+    }
+    free(s->slots);
+    free(s->addr);
+    free(s->bufs);
+    free(s);
+}
+
+symc_status rt_cuda_tuning_create(const rt_engine *e, rt_cuda_tuning **out, symc_error *err) {
+    if (!out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_tuning_create: NULL argument");
+    *out = NULL;
+    if (!e) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_tuning_create: NULL argument");
+    rt_cuda_tuning *s = calloc(1, sizeof *s);
+    if (s) {
+        s->e = e;
+        s->slots = calloc(e->num_slots + 1, sizeof *s->slots);
+        s->addr = calloc(e->n_tensors + 1, sizeof *s->addr);
+        s->bufs = calloc(e->n_tensors + 1, sizeof *s->bufs);
+    }
+    symc_status st = SYMC_OK;
+    if (!s || !s->slots || !s->addr || !s->bufs) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
+    if (!st) st = rt_cuda_create(e, NULL, &s->c, err);
+    if (!st) st = RT_CU(err, EventCreate, (&s->ev[0], CU_EVENT_DEFAULT));
+    if (!st) st = RT_CU(err, EventCreate, (&s->ev[1], CU_EVENT_DEFAULT));
+    if (st) {
+        rt_cuda_tuning_destroy(s);
+        return st;
+    }
+    *out = s;
+    return SYMC_OK;
+}
+
+/* xorshift: reproducible data without touching the process's rand() */
+static uint64_t next_random(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static symc_status fill_random(rt_cuda_tuning *s, uint32_t tensor, size_t bytes, uint64_t *seed, symc_error *err) {
+    const rt_tensor *x = &s->e->tensors[tensor];
+    uint8_t *h = calloc(bytes ? bytes : 1, 1);
+    if (!h) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory making tuning data for '%s'", x->name);
+    size_t n = bytes / (rt_dtype_size(x->dtype) ? rt_dtype_size(x->dtype) : 1);
+    for (size_t i = 0; i < n; i++) {
+        float v = (float)((double)(next_random(seed) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+        switch (x->dtype) {
+        case SYMC_F32: memcpy(h + 4 * i, &v, 4); break;
+        case SYMC_F64: {
+            double d = v;
+            memcpy(h + 8 * i, &d, 8);
+            break;
+        }
+        case SYMC_F16: {
+            uint16_t b = rt_f32_to_f16(v);
+            memcpy(h + 2 * i, &b, 2);
+            break;
+        }
+        case SYMC_BF16: {
+            uint16_t b = rt_f32_to_bf16(v);
+            memcpy(h + 2 * i, &b, 2);
+            break;
+        }
+        default: break; /* integers and bools stay 0: valid indices and shapes */
+        }
+    }
+    symc_status st = bytes ? RT_CU(err, MemcpyHtoD, (s->bufs[tensor], h, bytes)) : SYMC_OK;
+    free(h);
+    return st;
+}
+
+symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, const int64_t *slots, uint64_t seed, symc_error *err) {
+    const rt_engine *e = s->e;
+    release_io(s);
+    if (e->num_slots) memcpy(s->slots, slots, e->num_slots * sizeof *s->slots);
+    symc_status st;
+    for (uint32_t i = 0; i < e->n_tensors; i++) {
+        if (!rt_engine_is_io(e, i) || e->tensors[i].constant != RT_NONE) continue;
+        size_t n = rt_cuda_tensor_bytes(e, s->slots, i);
+        if (n == SIZE_MAX) return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large", e->tensors[i].name);
+        if ((st = rt_cuda_alloc(s->c, n, &s->bufs[i], "a tuning buffer", err))) return st;
+        s->addr[i] = (void *)(uintptr_t)s->bufs[i];
+        if ((st = fill_random(s, i, n, &seed, err))) return st;
+    }
+    /* one full run: checks the engine and gives intermediates real values */
+    if ((st = rt_cuda_enqueue(s->c, s->slots, 1, s->addr, NULL, NULL, err))) {
+        symc_error_prefix(err, "running the engine");
+        return st;
+    }
+    return RT_CU(err, CtxSynchronize, ());
+}
+
+static symc_status check_step(const rt_cuda_tuning *s, uint32_t step, uint8_t kind, symc_error *err) {
+    if (step >= s->e->n_steps || s->e->steps[step].kind != kind)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "tuning: step %u is not a %s step", step,
+                               kind == RT_STEP_GEMM ? "GEMM" : "CONV");
+    return SYMC_OK;
+}
+
+symc_status rt_cuda_tuning_gemm_candidates(rt_cuda_tuning *s, uint32_t step, uint8_t *algos, int cap, int *n,
+                                           symc_error *err) {
+    *n = 0;
+    symc_status st = check_step(s, step, RT_STEP_GEMM, err);
+    if (st || cap <= 0) return st;
+    cublasLtMatmulAlgo_t found[CANDIDATES_MAX];
+    if (cap > CANDIDATES_MAX) cap = CANDIDATES_MAX;
+    if ((st = rt_gemm_candidates(s->c, step, s->slots, found, cap, n, err))) return st;
+    for (int i = 0; i < *n; i++) memcpy(algos + (size_t)i * RT_GEMM_ALGO_SIZE, &found[i], RT_GEMM_ALGO_SIZE);
+    return SYMC_OK;
+}
+
+symc_status rt_cuda_tuning_gemm_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, float *ms,
+                                    symc_error *err) {
+    if (ms) *ms = 0;
+    symc_status st = check_step(s, step, RT_STEP_GEMM, err);
+    if (st) return st;
+    cublasLtMatmulAlgo_t forced;
+    memcpy(&forced, algo, sizeof forced);
+    rt_cuda *c = s->c;
+    c->force = (rt_cuda_force){step, &forced};
+    if (!ms) {
+        st = rt_gemm_run(c, step, s->slots, NULL, err);
+        if (!st) st = RT_CU(err, CtxSynchronize, ());
+    } else {
+        st = RT_CU(err, EventRecord, (s->ev[0], NULL));
+        if (!st) st = rt_gemm_run(c, step, s->slots, NULL, err);
+        if (!st) st = RT_CU(err, EventRecord, (s->ev[1], NULL));
+        if (!st) st = RT_CU(err, EventSynchronize, (s->ev[1]));
+        if (!st) st = RT_CU(err, EventElapsedTime, (ms, s->ev[0], s->ev[1]));
+    }
+    c->force = (rt_cuda_force){0, NULL};
+    return st;
+}
+
+symc_status rt_cuda_tuning_conv_find(rt_cuda_tuning *s, uint32_t step, int32_t *algo, float *ms, symc_error *err) {
+    *algo = -1;
+    *ms = 0;
+    symc_status st = check_step(s, step, RT_STEP_CONV, err);
+    int tried = 0;
+    return st ? st : rt_conv_find(s->c, step, s->slots, algo, ms, &tried, err);
+}
+
+void rt_cuda_tuning_versions(char *cublas, size_t cublas_cap, char *cudnn, size_t cudnn_cap) {
+    if (cublas && cublas_cap) rt_lt_version(cublas, cublas_cap);
+    if (cudnn && cudnn_cap) rt_dnn_version(cudnn, cudnn_cap);
+}
