@@ -10,8 +10,8 @@
  * all slots; then every input dim that is not a plain symbol (expressions, a
  * symbol's other uses) is compared with its slot, each run-time guard is
  * checked, every tensor's size is checked to fit int64 bytes
- * (runtime/sizes.c) and the workspace is laid out, which must fit too. The
- * result is cached until an input shape changes.
+ * (runtime/sizes.c) and the backend lays its memory out for these sizes,
+ * which must fit too. The result is cached until an input shape changes.
  *
  * Execution: the backend chosen at context creation (one table of
  * functions, looked up in the registry runtime/backends.c; this file knows
