@@ -57,7 +57,7 @@ static sym_expr gen(sym_table *t, int depth, uint32_t nsym) {
 static sym_table *make_table(void) {
     sym_table *t = sym_table_new();
     static const sym_symbol_info syms[] = {
-        {"B", 1, 8, 64, 1, "input 'x' dim 0"},   {"S", 8, 256, 4096, 8, "input 'x' dim 1"},
+        {"B", 1, 8, 64, 1, "input 'x' dim 0"},        {"S", 8, 256, 4096, 8, "input 'x' dim 1"},
         {"H", 16, 224, 1024, 1, "input 'img' dim 2"}, {"W", 16, 224, 1024, 1, "input 'img' dim 3"},
         {"C", 1, 3, 4, 1, "input 'img' dim 1"},
     };
@@ -167,15 +167,15 @@ int main(int argc, char **argv) {
             sym_expr hw = sym_mul(t, H, W), elems = sym_scale(t, sym_mul(t, B, hw), ch);
             ms[nm++] = H;
             ms[nm++] = W;
-            ms[nm++] = elems;                                          /* buffer size */
-            ms[nm++] = sym_ceildiv(t, elems, sym_const(t, 256));       /* 1-D grid */
-            ms[nm++] = sym_mul(t, B, hw);                              /* GEMM M of a 1x1 conv */
+            ms[nm++] = elems;                                    /* buffer size */
+            ms[nm++] = sym_ceildiv(t, elems, sym_const(t, 256)); /* 1-D grid */
+            ms[nm++] = sym_mul(t, B, hw);                        /* GEMM M of a 1x1 conv */
         }
         sym_expr BS = sym_mul(t, B, S);
         for (int l = 0; nm + 5 <= 200; l++) {
             int64_t hidden = 768, heads = 12;
-            ms[nm++] = sym_scale(t, BS, hidden * (l % 2 ? 4 : 1));   /* activations */
-            ms[nm++] = sym_scale(t, sym_mul(t, BS, S), heads);         /* attention scores */
+            ms[nm++] = sym_scale(t, BS, hidden * (l % 2 ? 4 : 1));               /* activations */
+            ms[nm++] = sym_scale(t, sym_mul(t, BS, S), heads);                   /* attention scores */
             ms[nm++] = sym_scale(t, sym_ceildiv(t, S, sym_const(t, 64)), heads); /* flash grid */
             ms[nm++] = sym_mul(t, sym_ceildiv(t, BS, sym_const(t, 128)), sym_const(t, hidden / 128)); /* GEMM tiles */
             ms[nm++] = sym_scale(t, sym_min(t, S, sym_const(t, 512 + 64 * l)), 64); /* a clamped window */
@@ -203,7 +203,8 @@ int main(int argc, char **argv) {
     free(mcode);
 
     /* register file and instruction count, for the record */
-    uint32_t ninstr = (uint32_t)code[20] | (uint32_t)code[21] << 8 | (uint32_t)code[22] << 16 | (uint32_t)code[23] << 24;
+    uint32_t ninstr = (uint32_t)code[20] | (uint32_t)code[21] << 8 | (uint32_t)code[22] << 16 |
+        (uint32_t)code[23] << 24;
     uint32_t ntemp = (uint32_t)code[12] | (uint32_t)code[13] << 8;
     printf("shape program: 200 expressions -> %zu bytes, %u instructions, %u temporaries\n", size, ninstr, ntemp);
     printf("sym_program_eval: %.0f ns per evaluation of all 200 (median of 5 x %ld; %ld evaluations failed)\n",

@@ -19,10 +19,10 @@ extern "C" {
 #endif
 
 typedef struct cg_options {
-    int gpu;          /* 1: emit GPU code (CUDA target); 0: a reference-only engine */
-    const char *arch; /* "sm_90" etc.; NULL: the GPU present, else sm_90 */
+    int gpu;                  /* 1: emit GPU code (CUDA target); 0: a reference-only engine */
+    const char *arch;         /* "sm_90" etc.; NULL: the GPU present, else sm_90 */
     symc_precision precision; /* of matrix products and convolutions (symc/precision.h) */
-    int tune;         /* time library candidates (opt and a few range representatives) when a GPU is present */
+    int tune;                 /* time library candidates (opt and a few range representatives) when a GPU is present */
     /* progress lines for long work (NULL: quiet) */
     void (*progress)(void *ctx, const char *msg);
     void *progress_ctx;

@@ -22,7 +22,8 @@ symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt,
     symc_compile_options_init(&o);
     if (opt) o = *opt;
     if ((int)o.precision < 0 || o.precision > SYMC_PRECISION_BF16)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_module_compile: unknown precision %d", (int)o.precision);
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_module_compile: unknown precision %d",
+                               (int)o.precision);
     cg_options cg = cg_default_options();
     cg.gpu = o.gpu != 0;
     cg.arch = o.arch;

@@ -178,8 +178,8 @@ symc_status cg_emit_move(cg_cuda *c, uint32_t node);
 /* Compiles `source` once to a cubin for sm_<sm> and once to PTX for
  * compute_<sm>. The error carries NVRTC's log. n_kernels only words the
  * message. Outputs are malloc'd. */
-symc_status cg_nvrtc_compile(const char *source, uint32_t sm, uint32_t n_kernels, uint8_t **cubin,
-                             size_t *cubin_size, char **ptx, symc_error *err);
+symc_status cg_nvrtc_compile(const char *source, uint32_t sm, uint32_t n_kernels, uint8_t **cubin, size_t *cubin_size,
+                             char **ptx, symc_error *err);
 /* "13.0" */
 void cg_nvrtc_version(char *buf, size_t cap);
 /* Parses "sm_90", "sm_90a", "90", "compute_90" and checks the SM against

@@ -66,9 +66,9 @@ typedef enum att_kind {
 typedef struct att_op {
     att_kind kind;
     uint32_t node;
-    uint32_t scalar;     /* scalar tensor (RT_NONE: none) */
-    int chain_is_true;   /* where: the chain is the value taken where cond holds */
-    att_view mask;       /* ATT_ADD_MASK / ATT_WHERE */
+    uint32_t scalar;   /* scalar tensor (RT_NONE: none) */
+    int chain_is_true; /* where: the chain is the value taken where cond holds */
+    att_view mask;     /* ATT_ADD_MASK / ATT_WHERE */
 } att_op;
 
 typedef struct att_plan {
@@ -91,7 +91,7 @@ static int cover(att_plan *a, uint32_t node) {
 
 static int is_view_op(ir_op op) {
     return op == IR_OP_RESHAPE || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE || op == IR_OP_FLATTEN ||
-           op == IR_OP_IDENTITY;
+        op == IR_OP_IDENTITY;
 }
 
 /* contiguous row-major strides of t's own dims, in a rank-4 frame padded
@@ -255,8 +255,7 @@ static int causal_cond(cg_cuda *c, uint32_t cond, const ir_tensor *score) {
         return 0;
     const ir_tensor *h = &c->m->tensors[hi], *l = &c->m->tensors[lo];
     /* the positions run along the score's own query and key dims */
-    return h->dims[h->rank - 1] == score->dims[score->rank - 1] &&
-           l->dims[l->rank - 2] == score->dims[score->rank - 2];
+    return h->dims[h->rank - 1] == score->dims[score->rank - 1] && l->dims[l->rank - 2] == score->dims[score->rank - 2];
 }
 
 /* the constant value of scalar tensor t, when it is one */
@@ -277,8 +276,7 @@ static int classify(cg_cuda *c, uint32_t node, uint32_t x, const ir_tensor *scor
     memset(op, 0, sizeof *op);
     op->node = node;
     op->scalar = RT_NONE;
-    if (n->n_out != 1 || !ir_same_shape(&c->m->tensors[n->out[0]], score) ||
-        c->m->tensors[n->out[0]].dtype != SYMC_F32)
+    if (n->n_out != 1 || !ir_same_shape(&c->m->tensors[n->out[0]], score) || c->m->tensors[n->out[0]].dtype != SYMC_F32)
         return 0;
     if (n->op == IR_OP_MUL || n->op == IR_OP_ADD || n->op == IR_OP_DIV) {
         if (n->n_in != 2 || n->in[0] == n->in[1]) return 0;
@@ -364,7 +362,7 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
         if (a->ops[i].kind == ATT_WHERE_CAUSAL) {
             double v;
             a->causal_skip = i == n_chain - 1 && !a->ops[i].chain_is_true && scalar_value(c, a->ops[i].scalar, &v) &&
-                             v <= -1e8;
+                v <= -1e8;
         }
     }
     a->n_ops = n_chain;
@@ -375,11 +373,10 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
         bt->dtype != SYMC_F32 || vv->dtype != SYMC_F32 || ot->dtype != SYMC_F32 || n1->in[0] == n1->in[1])
         return 0;
     for (int d = 0; d < rank - 2; d++)
-        if (qt->dims[d] != score->dims[d] || bt->dims[d] != score->dims[d] || vv->dims[d] != score->dims[d])
-            return 0;
-    if (!sym_is_const(c->m->syms, qt->dims[rank - 1], &a->d) ||
-        !sym_is_const(c->m->syms, vv->dims[rank - 1], &a->dv) || a->d < 4 || a->d > ATT_MAX_HEAD || a->d % 4 ||
-        a->dv < 4 || a->dv > ATT_MAX_HEAD || a->dv % 4 || vv->dims[rank - 2] != score->dims[rank - 1])
+        if (qt->dims[d] != score->dims[d] || bt->dims[d] != score->dims[d] || vv->dims[d] != score->dims[d]) return 0;
+    if (!sym_is_const(c->m->syms, qt->dims[rank - 1], &a->d) || !sym_is_const(c->m->syms, vv->dims[rank - 1], &a->dv) ||
+        a->d < 4 || a->d > ATT_MAX_HEAD || a->d % 4 || a->dv < 4 || a->dv > ATT_MAX_HEAD || a->dv % 4 ||
+        vv->dims[rank - 2] != score->dims[rank - 1])
         return 0;
     if (!cover(a, mm1) || !cover(a, sm)) return 0;
     for (uint32_t i = 0; i < n_chain; i++)
@@ -460,10 +457,8 @@ static void emit_chain(cg_kw *k, const att_plan *a) {
             break;
         case ATT_WHERE:
         case ATT_WHERE_CAUSAL:
-            if (op->kind == ATT_WHERE)
-                snprintf(cond, sizeof cond, "(ok && mk%u[qi * %s + kj * %s] != 0)", i, msq, msk);
-            else
-                snprintf(cond, sizeof cond, "(kj > qi)");
+            if (op->kind == ATT_WHERE) snprintf(cond, sizeof cond, "(ok && mk%u[qi * %s + kj * %s] != 0)", i, msq, msk);
+            else snprintf(cond, sizeof cond, "(kj > qi)");
             if (op->chain_is_true) kw_body(k, "                    v = %s ? v : %s;\n", cond, sv);
             else kw_body(k, "                    v = %s ? %s : v;\n", cond, sv);
             break;
@@ -533,8 +528,7 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
             (long long)NV, (long long)NV);
     if (a->causal_skip)
         kw_body(k, "        const long long kend = Sk < q0 + 64 ? Sk : q0 + 64; /* causal: later keys are masked */\n");
-    else
-        kw_body(k, "        const long long kend = Sk;\n");
+    else kw_body(k, "        const long long kend = Sk;\n");
     kw_body(k, "        for (long long k0 = 0; k0 < kend; k0 += 64) {\n            __syncthreads();\n");
     emit_stage(k, "Ks", QLD, "kp", ksr, ksd, D, "k0", "Sk", kv, 128);
     emit_stage(k, "Vs", VLD, "vp", vsr, vsd, DV, "k0", "Sk", vv, 128);
@@ -661,13 +655,12 @@ static void emit_simt_body(cg_kw *k, const att_plan *a, const char *qsr, const c
             "#pragma unroll\n"
             "            for (int j = 0; j < %lld; j++) acc[i][j] = 0.f;\n"
             "        }\n",
-            ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, qsr, qsd,
-            (long long)(4 * G), (long long)(4 * G));
+            ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, qsr, qsd, (long long)(4 * G),
+            (long long)(4 * G));
     if (a->causal_skip)
         kw_body(k, "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
                 ATT_TILE, ATT_TILE);
-    else
-        kw_body(k, "        const long long kend = Sk;\n");
+    else kw_body(k, "        const long long kend = Sk;\n");
     kw_body(k,
             "        for (long long k0 = 0; k0 < kend; k0 += %d) {\n"
             "            __syncthreads();\n"
@@ -716,56 +709,57 @@ static void emit_simt_body(cg_kw *k, const att_plan *a, const char *qsr, const c
             "                    float v = s[i][j];\n"
             "                    (void)ok;\n");
     emit_chain(k, a);
-    kw_body(k,
-            "                    s[i][j] = kj < Sk ? v : NINF;\n"
-            "                }\n"
-            "                float mx = fmaxf(fmaxf(s[i][0], s[i][1]), fmaxf(s[i][2], s[i][3]));\n"
-            "#pragma unroll\n"
-            "                for (int o = 8; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));\n"
-            "                const float mn = fmaxf(m[i], mx), mu = mn == NINF ? 0.f : mn, al = __expf(m[i] - mu);\n"
-            "                m[i] = mn;\n"
-            "                l[i] *= al;\n"
-            "#pragma unroll\n"
-            "                for (int j = 0; j < %lld; j++) acc[i][j] *= al;\n"
-            "#pragma unroll\n"
-            "                for (int j = 0; j < 4; j++) {\n"
-            "                    s[i][j] = __expf(s[i][j] - mu);\n"
-            "                    l[i] += s[i][j];\n"
-            "                }\n"
-            "            }\n"
-            "#pragma unroll\n"
-            "            for (int j = 0; j < 4; j++)\n"
-            "                *(float4 *)&Ps[(tx + 16 * j) * %lld + ty * 4] = make_float4(s[0][j], s[1][j], s[2][j], s[3][j]);\n"
-            "            __syncthreads();\n"
-            "#pragma unroll 4\n"
-            "            for (int kk = 0; kk < %d; kk++) {\n"
-            "                const float4 p = *(const float4 *)&Ps[kk * %lld + ty * 4];\n"
-            "#pragma unroll\n"
-            "                for (int g = 0; g < %lld; g++) {\n"
-            "                    const int col = 64 * g + tx * 4;\n"
-            "                    if (col < %lld) {\n"
-            "                        const float4 w = *(const float4 *)&Vs[kk * %lld + col];\n"
-            "                        acc[0][4 * g] = fmaf(p.x, w.x, acc[0][4 * g]);\n"
-            "                        acc[0][4 * g + 1] = fmaf(p.x, w.y, acc[0][4 * g + 1]);\n"
-            "                        acc[0][4 * g + 2] = fmaf(p.x, w.z, acc[0][4 * g + 2]);\n"
-            "                        acc[0][4 * g + 3] = fmaf(p.x, w.w, acc[0][4 * g + 3]);\n"
-            "                        acc[1][4 * g] = fmaf(p.y, w.x, acc[1][4 * g]);\n"
-            "                        acc[1][4 * g + 1] = fmaf(p.y, w.y, acc[1][4 * g + 1]);\n"
-            "                        acc[1][4 * g + 2] = fmaf(p.y, w.z, acc[1][4 * g + 2]);\n"
-            "                        acc[1][4 * g + 3] = fmaf(p.y, w.w, acc[1][4 * g + 3]);\n"
-            "                        acc[2][4 * g] = fmaf(p.z, w.x, acc[2][4 * g]);\n"
-            "                        acc[2][4 * g + 1] = fmaf(p.z, w.y, acc[2][4 * g + 1]);\n"
-            "                        acc[2][4 * g + 2] = fmaf(p.z, w.z, acc[2][4 * g + 2]);\n"
-            "                        acc[2][4 * g + 3] = fmaf(p.z, w.w, acc[2][4 * g + 3]);\n"
-            "                        acc[3][4 * g] = fmaf(p.w, w.x, acc[3][4 * g]);\n"
-            "                        acc[3][4 * g + 1] = fmaf(p.w, w.y, acc[3][4 * g + 1]);\n"
-            "                        acc[3][4 * g + 2] = fmaf(p.w, w.z, acc[3][4 * g + 2]);\n"
-            "                        acc[3][4 * g + 3] = fmaf(p.w, w.w, acc[3][4 * g + 3]);\n"
-            "                    }\n"
-            "                }\n"
-            "            }\n"
-            "        }\n",
-            (long long)(4 * G), (long long)PLD, ATT_TILE, (long long)PLD, (long long)G, (long long)DV, (long long)VLD);
+    kw_body(
+        k,
+        "                    s[i][j] = kj < Sk ? v : NINF;\n"
+        "                }\n"
+        "                float mx = fmaxf(fmaxf(s[i][0], s[i][1]), fmaxf(s[i][2], s[i][3]));\n"
+        "#pragma unroll\n"
+        "                for (int o = 8; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));\n"
+        "                const float mn = fmaxf(m[i], mx), mu = mn == NINF ? 0.f : mn, al = __expf(m[i] - mu);\n"
+        "                m[i] = mn;\n"
+        "                l[i] *= al;\n"
+        "#pragma unroll\n"
+        "                for (int j = 0; j < %lld; j++) acc[i][j] *= al;\n"
+        "#pragma unroll\n"
+        "                for (int j = 0; j < 4; j++) {\n"
+        "                    s[i][j] = __expf(s[i][j] - mu);\n"
+        "                    l[i] += s[i][j];\n"
+        "                }\n"
+        "            }\n"
+        "#pragma unroll\n"
+        "            for (int j = 0; j < 4; j++)\n"
+        "                *(float4 *)&Ps[(tx + 16 * j) * %lld + ty * 4] = make_float4(s[0][j], s[1][j], s[2][j], s[3][j]);\n"
+        "            __syncthreads();\n"
+        "#pragma unroll 4\n"
+        "            for (int kk = 0; kk < %d; kk++) {\n"
+        "                const float4 p = *(const float4 *)&Ps[kk * %lld + ty * 4];\n"
+        "#pragma unroll\n"
+        "                for (int g = 0; g < %lld; g++) {\n"
+        "                    const int col = 64 * g + tx * 4;\n"
+        "                    if (col < %lld) {\n"
+        "                        const float4 w = *(const float4 *)&Vs[kk * %lld + col];\n"
+        "                        acc[0][4 * g] = fmaf(p.x, w.x, acc[0][4 * g]);\n"
+        "                        acc[0][4 * g + 1] = fmaf(p.x, w.y, acc[0][4 * g + 1]);\n"
+        "                        acc[0][4 * g + 2] = fmaf(p.x, w.z, acc[0][4 * g + 2]);\n"
+        "                        acc[0][4 * g + 3] = fmaf(p.x, w.w, acc[0][4 * g + 3]);\n"
+        "                        acc[1][4 * g] = fmaf(p.y, w.x, acc[1][4 * g]);\n"
+        "                        acc[1][4 * g + 1] = fmaf(p.y, w.y, acc[1][4 * g + 1]);\n"
+        "                        acc[1][4 * g + 2] = fmaf(p.y, w.z, acc[1][4 * g + 2]);\n"
+        "                        acc[1][4 * g + 3] = fmaf(p.y, w.w, acc[1][4 * g + 3]);\n"
+        "                        acc[2][4 * g] = fmaf(p.z, w.x, acc[2][4 * g]);\n"
+        "                        acc[2][4 * g + 1] = fmaf(p.z, w.y, acc[2][4 * g + 1]);\n"
+        "                        acc[2][4 * g + 2] = fmaf(p.z, w.z, acc[2][4 * g + 2]);\n"
+        "                        acc[2][4 * g + 3] = fmaf(p.z, w.w, acc[2][4 * g + 3]);\n"
+        "                        acc[3][4 * g] = fmaf(p.w, w.x, acc[3][4 * g]);\n"
+        "                        acc[3][4 * g + 1] = fmaf(p.w, w.y, acc[3][4 * g + 1]);\n"
+        "                        acc[3][4 * g + 2] = fmaf(p.w, w.z, acc[3][4 * g + 2]);\n"
+        "                        acc[3][4 * g + 3] = fmaf(p.w, w.w, acc[3][4 * g + 3]);\n"
+        "                    }\n"
+        "                }\n"
+        "            }\n"
+        "        }\n",
+        (long long)(4 * G), (long long)PLD, ATT_TILE, (long long)PLD, (long long)G, (long long)DV, (long long)VLD);
     kw_body(k,
             "#pragma unroll\n"
             "        for (int i = 0; i < 4; i++) {\n"
@@ -850,14 +844,14 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
         kw_body(&k, "        const %s *%s = %s + b0 * %s + b1 * %s;\n", cg_stype(c->m->tensors[o->mask.t].dtype), name,
                 ptr, s0, s1);
     }
-    if (tc)
-        emit_mma_body(&k, &a, c->b->opt->precision == RT_PREC_FP32, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
-    else
-        emit_simt_body(&k, &a, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
+    if (tc) emit_mma_body(&k, &a, c->b->opt->precision == RT_PREC_FP32, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
+    else emit_simt_body(&k, &a, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
     /* the comment lists the fused nodes */
     cg_str comment = {0};
     cg_str_appendf(&comment, "fused attention (flash, %s%s, D %lld, Dv %lld) of ",
-                   !tc ? "fp32" : c->b->opt->precision == RT_PREC_FP32 ? "3xTF32 tensor cores" : "TF32 tensor cores",
+                   !tc                                        ? "fp32"
+                       : c->b->opt->precision == RT_PREC_FP32 ? "3xTF32 tensor cores"
+                                                              : "TF32 tensor cores",
                    a.causal_skip ? ", causal" : "", (long long)D, (long long)DV);
     uint32_t nodes[72], nn = 0;
     nodes[nn++] = node;

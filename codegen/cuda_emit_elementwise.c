@@ -110,8 +110,8 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
         break;
     case IR_OP_GELU:
         if (!strcmp(cg_attr_str(n, "approximate", "none"), "tanh"))
-            OUT("((%s)0.5 * %s * ((%s)1 + sc_tanh((%s)0.79788456080286535588 * (%s + (%s)0.044715 * %s * %s * %s))))", T,
-                a, T, T, a, T, a, a, a);
+            OUT("((%s)0.5 * %s * ((%s)1 + sc_tanh((%s)0.79788456080286535588 * (%s + (%s)0.044715 * %s * %s * %s))))",
+                T, a, T, T, a, T, a, a, a);
         else OUT("((%s)0.5 * %s * ((%s)1 + sc_erf(%s * (%s)0.70710678118654752440)))", T, a, T, a, T);
         break;
     case IR_OP_SILU: OUT("(%s * ((%s)1 / ((%s)1 + sc_exp(-%s))))", a, T, T, a); break;
@@ -185,11 +185,11 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     }
 #undef OUT
     /* the reference supports these only on floats (ops.def dtype sets) */
-    if (!fl && (n->op == IR_OP_EXP || n->op == IR_OP_LOG || n->op == IR_OP_SQRT || n->op == IR_OP_RSQRT ||
-                n->op == IR_OP_RECIPROCAL || n->op == IR_OP_FLOOR || n->op == IR_OP_CEIL || n->op == IR_OP_ERF ||
-                n->op == IR_OP_TANH || n->op == IR_OP_SIGMOID || n->op == IR_OP_LEAKY_RELU ||
-                n->op == IR_OP_GELU || n->op == IR_OP_SILU || n->op == IR_OP_HARD_SIGMOID ||
-                n->op == IR_OP_HARD_SWISH))
+    if (!fl &&
+        (n->op == IR_OP_EXP || n->op == IR_OP_LOG || n->op == IR_OP_SQRT || n->op == IR_OP_RSQRT ||
+         n->op == IR_OP_RECIPROCAL || n->op == IR_OP_FLOOR || n->op == IR_OP_CEIL || n->op == IR_OP_ERF ||
+         n->op == IR_OP_TANH || n->op == IR_OP_SIGMOID || n->op == IR_OP_LEAKY_RELU || n->op == IR_OP_GELU ||
+         n->op == IR_OP_SILU || n->op == IR_OP_HARD_SIGMOID || n->op == IR_OP_HARD_SWISH))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; the op needs a float dtype", x->name,
                        ir_dtype_name(x->dtype));
     return SYMC_OK;
@@ -340,8 +340,7 @@ symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root) {
     }
     if (vec) /* numel is 4 * work: no parameter of its own */
         kw_body(&k, "    SC_LOOP(i, 4LL * %s) {\n", kw_dim(&k, work));
-    else
-        kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    else kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
     if (!st) st = group_element(&k, &g, out, "i");
     char v[16], sv[64];
     snprintf(v, sizeof v, "v%u", yt);

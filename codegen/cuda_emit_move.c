@@ -28,7 +28,9 @@ static void coords(cg_kw *k, const ir_tensor *t, const char *idx) {
 }
 
 /* row-major stride of dim d of t, as text in the ring */
-static const char *stride(cg_kw *k, const ir_tensor *t, int d) { return kw_dim(k, cg_prod(k->c, t->dims, d + 1, t->rank)); }
+static const char *stride(cg_kw *k, const ir_tensor *t, int d) {
+    return kw_dim(k, cg_prod(k->c, t->dims, d + 1, t->rank));
+}
 
 static const ir_attr *attr(const ir_node *n, const char *name) { return ir_node_attr(n, name); }
 
@@ -84,7 +86,8 @@ static symc_status slice(cg_cuda *c, uint32_t node) {
         sliced[a] = 1;
         char dim[48];
         snprintf(dim, sizeof dim, "%s", kw_dim(&k, x->dims[a]));
-        kw_body(&k, "    long long f%d = %s;\n    if (f%d < 0) f%d += %s;\n", a, kw_dim(&k, starts->dims[i]), a, a, dim);
+        kw_body(&k, "    long long f%d = %s;\n    if (f%d < 0) f%d += %s;\n", a, kw_dim(&k, starts->dims[i]), a, a,
+                dim);
         if (step[a] > 0) kw_body(&k, "    f%d = f%d < 0 ? 0 : f%d > %s ? %s : f%d;\n", a, a, a, dim, dim, a);
         else kw_body(&k, "    f%d = f%d < 0 ? 0 : f%d > %s - 1 ? %s - 1 : f%d;\n", a, a, a, dim, dim, a);
     }
@@ -93,7 +96,8 @@ static symc_status slice(cg_cuda *c, uint32_t node) {
     coords(&k, y, "i");
     kw_body(&k, "        long long off = 0;\n");
     for (int d = 0; d < x->rank; d++) {
-        if (sliced[d]) kw_body(&k, "        off += (f%d + c[%d] * %lldLL) * %s;\n", d, d, (long long)step[d], stride(&k, x, d));
+        if (sliced[d])
+            kw_body(&k, "        off += (f%d + c[%d] * %lldLL) * %s;\n", d, d, (long long)step[d], stride(&k, x, d));
         else kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, d));
     }
     kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
@@ -119,15 +123,19 @@ static symc_status concat_split(cg_cuda *c, uint32_t node) {
     snprintf(total, sizeof total, "%s", kw_dim(&k, whole->dims[axis]));
     sym_expr numel = ir_tensor_numel(c->m, whole);
     kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
-    kw_body(&k, "        const long long j = i %% %s, o = i / (%s * %s);\n        long long a = (i / %s) %% %s;\n", inner,
-            inner, total, inner, total);
+    kw_body(&k, "        const long long j = i %% %s, o = i / (%s * %s);\n        long long a = (i / %s) %% %s;\n",
+            inner, inner, total, inner, total);
     for (uint32_t p = 0; p < parts; p++) {
         const ir_tensor *t = &c->m->tensors[pt[p]];
         char len[48];
         snprintf(len, sizeof len, "%s", kw_dim(&k, t->dims[axis]));
         const char *tp = concat ? kw_in(&k, pt[p]) : kw_out(&k, pt[p]);
-        if (concat) kw_body(&k, "        if (a < %s) { %s[i] = %s[(o * %s + a) * %s + j]; continue; }\n", len, wname, tp, len, inner);
-        else kw_body(&k, "        if (a < %s) { %s[(o * %s + a) * %s + j] = %s[i]; continue; }\n", len, tp, len, inner, wname);
+        if (concat)
+            kw_body(&k, "        if (a < %s) { %s[i] = %s[(o * %s + a) * %s + j]; continue; }\n", len, wname, tp, len,
+                    inner);
+        else
+            kw_body(&k, "        if (a < %s) { %s[(o * %s + a) * %s + j] = %s[i]; continue; }\n", len, tp, len, inner,
+                    wname);
         kw_body(&k, "        a -= %s;\n", len);
     }
     kw_body(&k, "    }\n");
@@ -149,10 +157,11 @@ static symc_status gather(cg_cuda *c, uint32_t node) {
     snprintf(dim, sizeof dim, "%s", kw_dim(&k, x->dims[axis]));
     sym_expr numel = ir_tensor_numel(c->m, y);
     kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
-    kw_body(&k, "        const long long j = i %% %s, q = (i / %s) %% %s, o = i / (%s * %s);\n", inner, inner, nidx, inner,
-            nidx);
+    kw_body(&k, "        const long long j = i %% %s, q = (i / %s) %% %s, o = i / (%s * %s);\n", inner, inner, nidx,
+            inner, nidx);
     kw_body(&k, "        long long v = %s[q];\n        if (v < 0) v += %s;\n", ip, dim);
-    kw_body(&k, "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n", dim, node);
+    kw_body(&k, "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n", dim,
+            node);
     kw_body(&k, "        %s[i] = %s[(o * %s + v) * %s + j];\n    }\n", yp, xp, dim, inner);
     return finish(&k, "one thread per output", numel);
 }
@@ -172,7 +181,8 @@ static symc_status gather_elements(cg_cuda *c, uint32_t node) {
     kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
     coords(&k, idx, "i");
     kw_body(&k, "        long long v = %s[i];\n        if (v < 0) v += %s;\n", ip, dim);
-    kw_body(&k, "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n", dim, node);
+    kw_body(&k, "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n", dim,
+            node);
     kw_body(&k, "        c[%d] = v;\n        long long off = 0;\n", axis);
     for (int d = 0; d < x->rank; d++) kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, d));
     kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
@@ -186,8 +196,10 @@ static symc_status pad(cg_cuda *c, uint32_t node) {
     const char *mode = cg_attr_str(n, "mode", "constant");
     int constant = !strcmp(mode, "constant"), edge = !strcmp(mode, "edge"), reflect = !strcmp(mode, "reflect");
     if (!pads || pads->n != 2u * (uint32_t)x->rank || !(constant || edge || reflect))
-        return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "'pads' must have 2 x rank entries and mode '%s' be "
-                       "constant, reflect or edge", mode);
+        return cg_fail(c, node, SYMC_ERR_INVALID_ARG,
+                       "'pads' must have 2 x rank entries and mode '%s' be "
+                       "constant, reflect or edge",
+                       mode);
     double value = cg_attr_float(n, "value", 0.0);
     char lit[128], f[96];
     /* the value as the reference stores it: to an integer dtype through the
@@ -266,7 +278,8 @@ static symc_status shape_of(cg_cuda *c, uint32_t node) {
     char y[16];
     snprintf(y, sizeof y, "%s", yp);
     kw_body(&k, "    SC_LOOP(i, %dLL) {\n", x->rank);
-    for (int d = 0; d < x->rank; d++) kw_body(&k, "        if (i == %d) %s[%d] = %s;\n", d, y, d, kw_dim(&k, x->dims[d]));
+    for (int d = 0; d < x->rank; d++)
+        kw_body(&k, "        if (i == %d) %s[%d] = %s;\n", d, y, d, kw_dim(&k, x->dims[d]));
     kw_body(&k, "    }\n");
     return finish(&k, "the input's dims", sym_const(c->m->syms, x->rank));
 }
@@ -284,7 +297,6 @@ symc_status cg_emit_move(cg_cuda *c, uint32_t node) {
     case IR_OP_TRILU: return trilu(c, node);
     case IR_OP_RANGE: return range(c, node);
     case IR_OP_SHAPE_OF: return shape_of(c, node);
-    default:
-        return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "the CUDA target has no kernel for this op");
+    default: return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "the CUDA target has no kernel for this op");
     }
 }

@@ -85,16 +85,16 @@ typedef enum { RK_REDUCE, RK_SOFTMAX, RK_LOG_SOFTMAX, RK_LAYER_NORM, RK_RMS_NORM
 
 typedef struct row_spec {
     rk_kind kind;
-    red_kind red;           /* RK_REDUCE */
-    uint32_t node, xt, yt;  /* data input, the node's output */
-    uint32_t epi, zt;       /* epilogue root node (IR_NONE: none) and the tensor stored (yt without one) */
+    red_kind red;          /* RK_REDUCE */
+    uint32_t node, xt, yt; /* data input, the node's output */
+    uint32_t epi, zt;      /* epilogue root node (IR_NONE: none) and the tensor stored (yt without one) */
     sym_expr rows, cols;
     symc_dtype dt;
     uint32_t aff[2], n_aff; /* norms: scale, bias over aff_dims */
     const sym_expr *aff_dims;
     int aff_rank;
     char eps[96];
-    int vec;           /* the float4 paths are emitted */
+    int vec; /* the float4 paths are emitted */
     /* float4 operands: leaves of the input's group of x's shape (x itself
      * when not inlined), of the epilogue's group of z's shape (not yt), the
      * affine tensors of exactly the normalized shape */
@@ -268,7 +268,8 @@ static void emit_after(cg_kw *k, const row_spec *s, int p, const char *red) {
     case RK_REDUCE: {
         char dst[48];
         snprintf(dst, sizeof dst, "%s[row]", kw_out(k, s->yt));
-        kw_body(k, "        acc = %s(acc, %s());\n        if (lane == 0) ", red, s->red == RED_MAX ? "sc_max_op" : "sc_add_op");
+        kw_body(k, "        acc = %s(acc, %s());\n        if (lane == 0) ", red,
+                s->red == RED_MAX ? "sc_max_op" : "sc_add_op");
         red_store(k, s->red, s->dt, dst, "ncols");
         break;
     }
@@ -339,7 +340,7 @@ static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *
         "            if (q >= (ncols >> 2)) continue;\n            const long long j4 = 4 * q, i4 = rb + j4;\n"};
     uint32_t done[CG_KW_MAX_ARGS + 8], n_done = 0;
     const row_spec *in = f ? f : s; /* whose input the kernel reads */
-    if (mode == 2) { /* load the row once */
+    if (mode == 2) {                /* load the row once */
         kw_body(k, "        float4 cache[%d];\n", RK_CACHE);
         kw_body(k, open[2], RK_CACHE);
         load4(k, in->vin, in->n_vin, "(rb >> 2) + q", done, &n_done);
@@ -440,21 +441,25 @@ static symc_status emit_team(cg_kw *k, const row_spec *s, int warp) {
     const char *red = warp ? "sc_warp_reduce" : "sc_block_reduce";
     symc_status st = SYMC_OK;
     if (warp)
-        kw_body(k, "    /* short rows: one warp per row */\n"
-                   "    const int lane = threadIdx.x & 31, team = 32, nw = blockDim.x >> 5;\n"
-                   "    for (long long row = (long long)blockIdx.x * nw + (threadIdx.x >> 5); row < nrows; "
-                   "row += (long long)gridDim.x * nw) {\n");
+        kw_body(k,
+                "    /* short rows: one warp per row */\n"
+                "    const int lane = threadIdx.x & 31, team = 32, nw = blockDim.x >> 5;\n"
+                "    for (long long row = (long long)blockIdx.x * nw + (threadIdx.x >> 5); row < nrows; "
+                "row += (long long)gridDim.x * nw) {\n");
     else
-        kw_body(k, "    /* long rows: one block per row */\n"
-                   "    const int lane = threadIdx.x, team = blockDim.x;\n"
-                   "    for (long long row = blockIdx.x; row < nrows; row += gridDim.x) {\n");
+        kw_body(k,
+                "    /* long rows: one block per row */\n"
+                "    const int lane = threadIdx.x, team = blockDim.x;\n"
+                "    for (long long row = blockIdx.x; row < nrows; row += gridDim.x) {\n");
     kw_body(k, "        const long long rb = row * ncols;\n");
     int cached = s->kind != RK_REDUCE;
     if (s->vec) {
         if (cached) {
             /* warp rows (<= RK_SHORT = 32 lanes * RK_CACHE * 4) always fit */
             if (warp) kw_body(k, "        if (vec) { /* float4, the row kept in registers */\n");
-            else kw_body(k, "        if (vec && ncols <= %dLL * team) { /* float4, the row kept in registers */\n", 4 * RK_CACHE);
+            else
+                kw_body(k, "        if (vec && ncols <= %dLL * team) { /* float4, the row kept in registers */\n",
+                        4 * RK_CACHE);
             st = emit_path(k, s, 2, red);
             kw_body(k, "        } else ");
         }
@@ -546,7 +551,8 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
         st = emit_team(&k, s, warp_path);
     }
     cg_str comment = {0};
-    cg_str_appendf(&comment, "%s: %s (%s); ", what, c->m->nodes[s->node].name, ir_op_get(c->m->nodes[s->node].op)->name);
+    cg_str_appendf(&comment, "%s: %s (%s); ", what, c->m->nodes[s->node].name,
+                   ir_op_get(c->m->nodes[s->node].op)->name);
     if (warp_path)
         cg_str_appendf(&comment, "rows of up to %d elements: one warp per row%s", RK_SHORT,
                        warp_launch ? " (launch: 8 warps = 8 rows per 256-thread block)" : "");
@@ -682,8 +688,10 @@ static void row_spec_planned(cg_cuda *c, uint32_t node, row_spec *s, row_spec *f
 int cg_row_chain_ok(ir_module *m, uint32_t first, uint32_t second) {
     cg_cuda view = {.m = m}, *c = &view;
     const ir_node *a = &c->m->nodes[first], *b = &c->m->nodes[second];
-    int a_sm = a->op == IR_OP_SOFTMAX || a->op == IR_OP_LOG_SOFTMAX, b_sm = b->op == IR_OP_SOFTMAX || b->op == IR_OP_LOG_SOFTMAX;
-    int a_nm = a->op == IR_OP_LAYER_NORM || a->op == IR_OP_RMS_NORM, b_nm = b->op == IR_OP_LAYER_NORM || b->op == IR_OP_RMS_NORM;
+    int a_sm = a->op == IR_OP_SOFTMAX || a->op == IR_OP_LOG_SOFTMAX,
+        b_sm = b->op == IR_OP_SOFTMAX || b->op == IR_OP_LOG_SOFTMAX;
+    int a_nm = a->op == IR_OP_LAYER_NORM || a->op == IR_OP_RMS_NORM,
+        b_nm = b->op == IR_OP_LAYER_NORM || b->op == IR_OP_RMS_NORM;
     if (!((a_sm && b_nm) || (a_nm && b_sm)) || !cg_row_kernel(c, first) || !cg_row_kernel(c, second)) return 0;
     row_spec sa, sb;
     row_spec_of(c, first, &sa);
@@ -708,7 +716,7 @@ int cg_row_kernel(cg_cuda *c, uint32_t node) {
         int reduced[IR_MAX_RANK], suffix = 0;
         int64_t bad;
         return reduced_axes(n, x, reduced, &suffix, &bad) && suffix &&
-               (fl || x->dtype == SYMC_I32 || x->dtype == SYMC_I64);
+            (fl || x->dtype == SYMC_I32 || x->dtype == SYMC_I64);
     }
     default: return 0;
     }
@@ -739,7 +747,8 @@ symc_status cg_emit_reduce(cg_cuda *c, uint32_t node) {
     snprintf(ns, sizeof ns, "%s", kw_dim(&k, red));
     kw_body(&k, "    SC_LOOP(o, %s) {\n        long long base = 0;\n", kw_dim(&k, kept));
     unravel_axes(&k, x, reduced, 0, "o", "base");
-    kw_body(&k, "        %s acc = %s;\n        for (long long q = 0; q < %s; q++) {\n            long long off = base;\n",
+    kw_body(&k,
+            "        %s acc = %s;\n        for (long long q = 0; q < %s; q++) {\n            long long off = base;\n",
             acc_type(dt), red_init(r, dt), ns);
     unravel_axes(&k, x, reduced, 1, "q", "off");
     kw_body(&k, "            ");

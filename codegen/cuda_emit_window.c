@@ -55,8 +55,8 @@ symc_status cg_emit_pool(cg_cuda *c, uint32_t node) {
     if (is_max) {
         kw_body(&k, "        %s mx = -(%s)__longlong_as_double(0x7ff0000000000000LL);\n", T, T);
         kw_body(&k, "        for (long long r = 0; r < %lldLL; r++) {\n", (long long)kh);
-        kw_body(&k, "            const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh, (long long)pt,
-                (long long)dh);
+        kw_body(&k, "            const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh,
+                (long long)pt, (long long)dh);
         kw_body(&k, "            if (yy < 0 || yy >= %s) continue;\n", H);
         kw_body(&k, "            for (long long s = 0; s < %lldLL; s++) {\n", (long long)kw);
         kw_body(&k, "                const long long xx = oj * %lldLL - %lldLL + s * %lldLL;\n", (long long)sw,
@@ -71,8 +71,10 @@ symc_status cg_emit_pool(cg_cuda *c, uint32_t node) {
                 (long long)kh, H, (long long)pb, (long long)kw, W, (long long)pr);
         kw_body(&k, "        %s sum = 0;\n        long long count = 0;\n", T);
         kw_body(&k, "        for (long long yy = max(y0, 0LL); yy < min(y1, %s); yy++)\n", H);
-        kw_body(&k, "            for (long long xx = max(x0, 0LL); xx < min(x1, %s); xx++, count++) sum += xp[yy * %s + xx];\n",
-                W, W);
+        kw_body(
+            &k,
+            "            for (long long xx = max(x0, 0LL); xx < min(x1, %s); xx++, count++) sum += xp[yy * %s + xx];\n",
+            W, W);
         kw_body(&k, "        %s[i] = sum / (%s)%s;\n    }\n", yp, T, include_pad ? "((y1 - y0) * (x1 - x0))" : "count");
     }
     char comment[256];
@@ -114,15 +116,17 @@ symc_status cg_emit_conv_direct(cg_cuda *c, uint32_t node) {
     else kw_body(&k, "        %s acc = 0;\n", T);
     kw_body(&k, "        for (long long q = 0; q < %s; q++)\n", CG);
     kw_body(&k, "            for (long long r = 0; r < %s; r++) {\n", KH);
-    kw_body(&k, "                const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh, (long long)pt,
-            (long long)dh);
+    kw_body(&k, "                const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh,
+            (long long)pt, (long long)dh);
     kw_body(&k, "                if (yy < 0 || yy >= %s) continue;\n", H);
     kw_body(&k, "                for (long long s = 0; s < %s; s++) {\n", KW);
     kw_body(&k, "                    const long long xx = oj * %lldLL - %lldLL + s * %lldLL;\n", (long long)sw,
             (long long)pl, (long long)dw);
     kw_body(&k, "                    if (xx < 0 || xx >= %s) continue;\n", W);
-    kw_body(&k, "                    acc += %s[((nb * %s + c0 + q) * %s + yy) * %s + xx] * %s[((o * %s + q) * %s + r) * %s + s];\n",
-            xp, CI, H, W, wp, CG, KH, KW);
+    kw_body(
+        &k,
+        "                    acc += %s[((nb * %s + c0 + q) * %s + yy) * %s + xx] * %s[((o * %s + q) * %s + r) * %s + s];\n",
+        xp, CI, H, W, wp, CG, KH, KW);
     kw_body(&k, "                }\n            }\n        %s[i] = acc;\n    }\n", yp);
     char comment[256];
     snprintf(comment, sizeof comment, "conv2d (direct): %s, one thread per output", n->name);

@@ -288,8 +288,7 @@ void kw_bcast_offsets(cg_kw *k, const char *idx, const sym_expr *odims, int oran
             if (sym_is_const(syms, tdim, &v) && v == 1 && !(sym_is_const(syms, odims[d], &ov) && ov == 1)) continue;
             sym_expr stride = cg_prod(k->c, t->dims, td + 1, t->rank);
             const char *st = kw_dim(k, stride);
-            if (tdim == odims[d] || sym_is_const(syms, tdim, &v))
-                kw_body(k, " %s%u += c * %s;", prefix, j, st);
+            if (tdim == odims[d] || sym_is_const(syms, tdim, &v)) kw_body(k, " %s%u += c * %s;", prefix, j, st);
             else /* may be 1 while the output's dim is not: broadcast decided at run time */
                 kw_body(k, " %s%u += c * (%s == 1LL ? 0LL : %s);", prefix, j, kw_dim(k, tdim), st);
         }
@@ -303,8 +302,7 @@ static void kernel_name(cg_kw *k, char *buf, size_t cap) {
     const char *src = k->c->m->nodes[k->node].name;
     size_t j = 0;
     if (!isalpha((unsigned char)src[0]) && src[0] != '_') buf[j++] = 'k', buf[j++] = '_';
-    for (size_t i = 0; src[i] && j < 48 && j + 1 < cap; i++)
-        buf[j++] = isalnum((unsigned char)src[i]) ? src[i] : '_';
+    for (size_t i = 0; src[i] && j < 48 && j + 1 < cap; i++) buf[j++] = isalnum((unsigned char)src[i]) ? src[i] : '_';
     buf[j] = '\0';
     snprintf(buf + j, cap - j, "_%u", k->c->b->n_kernels);
 }
@@ -312,8 +310,7 @@ static void kernel_name(cg_kw *k, char *buf, size_t cap) {
 symc_status kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per_block, uint32_t block) {
     cg_builder *b = k->c->b;
     if (k->too_many)
-        return cg_fail(k->c, k->node, SYMC_ERR_UNSUPPORTED, "the kernel needs more than %d parameters",
-                       CG_KW_MAX_ARGS);
+        return cg_fail(k->c, k->node, SYMC_ERR_UNSUPPORTED, "the kernel needs more than %d parameters", CG_KW_MAX_ARGS);
     if (k->params.oom || k->body.oom)
         return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA source");
     char name[80];
@@ -322,9 +319,9 @@ symc_status kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per
     if (b->failed || work_slot == RT_NONE)
         return b->failed ? SYMC_ERR_NOMEM
                          : cg_fail(k->c, k->node, SYMC_ERR_INTERNAL, "kernel work size is not an expression");
-    symc_status st = cg_source_appendf(b, "\n/* %s */\nextern \"C\" __global__ void __launch_bounds__(%u) %s(%s) {\n%s}\n",
-                                       comment, block, name, k->params.p ? k->params.p : "",
-                                       k->body.p ? k->body.p : "");
+    symc_status st = cg_source_appendf(
+        b, "\n/* %s */\nextern \"C\" __global__ void __launch_bounds__(%u) %s(%s) {\n%s}\n", comment, block, name,
+        k->params.p ? k->params.p : "", k->body.p ? k->body.p : "");
     uint32_t index;
     if (!st) st = cg_add_kernel(b, name, &index);
     if (st) return st;

@@ -50,8 +50,8 @@ symc_status cg_nvrtc_parse_arch(const char *arch, uint32_t *sm, symc_error *err)
     free(archs);
     if (!supported)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                               "--arch '%s' is not an architecture NVRTC %s can compile for; supported: %s",
-                               arch, version, list);
+                               "--arch '%s' is not an architecture NVRTC %s can compile for; supported: %s", arch,
+                               version, list);
     *sm = (uint32_t)v;
     return SYMC_OK;
 }
@@ -63,8 +63,8 @@ static symc_status run(const char *source, const char *arch_opt, int want_cubin,
     nvrtcResult r = nvrtcCreateProgram(&prog, source, "symc_kernels.cu", 0, NULL, NULL);
     if (r != NVRTC_SUCCESS)
         return symc_error_setf(err, SYMC_ERR_INTERNAL, "nvrtcCreateProgram failed: %s", nvrtcGetErrorString(r));
-    const char *opts[] = {arch_opt, "--std=c++17", "-default-device", "--ftz=false", "--prec-div=true",
-                          "--prec-sqrt=true"};
+    const char *opts[] = {arch_opt,      "--std=c++17",     "-default-device",
+                          "--ftz=false", "--prec-div=true", "--prec-sqrt=true"};
     r = nvrtcCompileProgram(prog, (int)(sizeof opts / sizeof opts[0]), opts);
     symc_status st = SYMC_OK;
     if (r != NVRTC_SUCCESS) {
@@ -73,8 +73,7 @@ static symc_status run(const char *source, const char *arch_opt, int want_cubin,
         if (nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size && (log = malloc(log_size + 1)) &&
             nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS)
             log[log_size] = '\0';
-        else if (log)
-            log[0] = '\0';
+        else if (log) log[0] = '\0';
         /* errors are one line: the log's newlines become spaces */
         for (char *q = log; q && *q; q++)
             if (*q == '\n' || *q == '\r') *q = ' ';
@@ -101,8 +100,8 @@ static symc_status run(const char *source, const char *arch_opt, int want_cubin,
     return SYMC_OK;
 }
 
-symc_status cg_nvrtc_compile(const char *source, uint32_t sm, uint32_t n_kernels, uint8_t **cubin,
-                             size_t *cubin_size, char **ptx, symc_error *err) {
+symc_status cg_nvrtc_compile(const char *source, uint32_t sm, uint32_t n_kernels, uint8_t **cubin, size_t *cubin_size,
+                             char **ptx, symc_error *err) {
     char arch[48];
     void *bin = NULL, *text = NULL;
     size_t bin_size = 0, text_size = 0;

@@ -54,13 +54,12 @@ static void init_lib_step(rt_step *s, uint8_t kind, uint32_t node, uint32_t n_te
  * convolutions with symmetric pads. */
 static int gemm_ok(const ir_module *m, const ir_node *n) {
     return (n->op == IR_OP_MATMUL || n->op == IR_OP_GEMM) && m->tensors[n->in[0]].dtype == SYMC_F32 &&
-           m->tensors[n->in[1]].dtype == SYMC_F32;
+        m->tensors[n->in[1]].dtype == SYMC_F32;
 }
 
 static int conv_ok(const ir_module *m, const ir_node *n) {
     const ir_tensor *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]];
-    if (n->op != IR_OP_CONV2D || x->dtype != SYMC_F32 || w->dtype != SYMC_F32 || x->rank != 4 || w->rank != 4)
-        return 0;
+    if (n->op != IR_OP_CONV2D || x->dtype != SYMC_F32 || w->dtype != SYMC_F32 || x->rank != 4 || w->rank != 4) return 0;
     if (n->n_in > 2 && m->tensors[n->in[2]].dtype != SYMC_F32) return 0;
     const ir_attr *p = ir_node_attr(n, "pads");
     return !p || (p->n == 4 && p->ints[0] == p->ints[2] && p->ints[1] == p->ints[3]);
@@ -109,7 +108,7 @@ static int rule_library_takes(ir_module *m, uint32_t lib, uint32_t k, ir_fuse_ro
     }
     case IR_FUSE_ACTIVATION: /* cuBLASLt: relu or tanh-gelu after a bias; cuDNN: relu */
         return kn->op == IR_OP_RELU ||
-               (gemm && kn->op == IR_OP_GELU && !strcmp(cg_attr_str(kn, "approximate", "none"), "tanh"));
+            (gemm && kn->op == IR_OP_GELU && !strcmp(cg_attr_str(kn, "approximate", "none"), "tanh"));
     case IR_FUSE_RESIDUAL: return gemm && (!own_c || gemm_c_is_bias(m, n)); /* C, unless it has one */
     default: return 0;
     }
@@ -176,7 +175,7 @@ static void plan_epilogue(cg_cuda *c, uint32_t node, epilogue_plan *e) {
 static uint32_t folded_transpose(cg_cuda *c, uint32_t gemm, uint32_t t) {
     uint32_t p = c->m->tensors[t].producer;
     return p != IR_NONE && cg_role(c, p) == IR_FUSE_TRANSPOSE && c->m->fuse[p].group == gemm ? c->m->nodes[p].in[0]
-                                                                                            : IR_NONE;
+                                                                                             : IR_NONE;
 }
 
 static symc_status emit_gemm(cg_cuda *c, uint32_t node) {
@@ -262,7 +261,7 @@ static symc_status emit_view(cg_cuda *c, uint32_t node) {
 
 static int is_view(ir_op op) {
     return op == IR_OP_RESHAPE || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE || op == IR_OP_FLATTEN ||
-           op == IR_OP_IDENTITY;
+        op == IR_OP_IDENTITY;
 }
 
 /* ---- the walk --------------------------------------------------------------------------- */
@@ -272,7 +271,7 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
     /* f16/bf16 are computed as fp32 by elementwise kernels and copied by data
      * movement; the other kernels and the library steps are fp32/fp64 */
     int half_ok = ir_op_is_elementwise(n->op) || (ir_op_get(n->op)->category == IR_CAT_MOVE && n->op != IR_OP_PAD) ||
-                  n->op == IR_OP_SHAPE_OF;
+        n->op == IR_OP_SHAPE_OF;
     for (uint32_t k = 0; k < n->n_in; k++) {
         symc_status st = cg_check_dtype(c, i, n->in[k], half_ok);
         if (st) return st;

@@ -138,7 +138,8 @@ symc_status cg_alias(cg_builder *b, uint32_t t, uint32_t of) {
     if (t >= b->n_aliases || of >= b->n_aliases)
         return symc_error_setf(b->err, SYMC_ERR_INTERNAL, "alias of a tensor out of range");
     while (b->aliases[of] != RT_NONE) of = b->aliases[of];
-    if (of == t) return symc_error_setf(b->err, SYMC_ERR_INTERNAL, "tensor '%s' would alias itself", b->m->tensors[t].name);
+    if (of == t)
+        return symc_error_setf(b->err, SYMC_ERR_INTERNAL, "tensor '%s' would alias itself", b->m->tensors[t].name);
     b->aliases[t] = of;
     /* tensors that aliased t now alias its root */
     for (uint32_t i = 0; i < b->n_aliases; i++)
@@ -375,9 +376,15 @@ symc_status cg_build_engine(ir_module *m, const cg_options *opt, uint8_t **bytes
     *size = 0;
     build x = {.m = m, .opt = opt ? *opt : cg_default_options(), .err = err};
     x.b = (cg_builder){.m = m, .opt = &x.opt, .err = err};
-    x.e = (rt_engine){.format_version = RT_ENGINE_FORMAT_VERSION, .symc_version = SYMC_VERSION_STRING,
-                      .cuda_version = "", .cublas_version = "", .cudnn_version = "", .name = m->name,
-                      .inputs = m->inputs, .n_inputs = m->n_inputs, .outputs = m->outputs,
+    x.e = (rt_engine){.format_version = RT_ENGINE_FORMAT_VERSION,
+                      .symc_version = SYMC_VERSION_STRING,
+                      .cuda_version = "",
+                      .cublas_version = "",
+                      .cudnn_version = "",
+                      .name = m->name,
+                      .inputs = m->inputs,
+                      .n_inputs = m->n_inputs,
+                      .outputs = m->outputs,
                       .n_outputs = m->n_outputs};
     symc_status st = assemble(&x);
     if (!st) st = rt_engine_encode(&x.e, bytes, size, err);

@@ -27,20 +27,20 @@ typedef struct cg_builder {
     sym_expr *exprs; /* by slot */
     uint32_t n_slots, exprs_cap;
     /* GPU part, filled by the target */
-    uint32_t sm;             /* resolved target SM, e.g. 90 */
-    char *source;            /* CUDA C of every kernel (malloc'd, grows) */
+    uint32_t sm;  /* resolved target SM, e.g. 90 */
+    char *source; /* CUDA C of every kernel (malloc'd, grows) */
     size_t source_len, source_cap;
-    char **kernel_names;     /* malloc'd strings */
+    char **kernel_names; /* malloc'd strings */
     uint32_t n_kernels, kernels_cap;
-    rt_step *steps;          /* args of each step malloc'd separately */
+    rt_step *steps; /* args of each step malloc'd separately */
     uint32_t n_steps, steps_cap;
-    uint32_t *aliases;       /* per tensor, RT_NONE = own storage; NULL until cg_alias */
+    uint32_t *aliases; /* per tensor, RT_NONE = own storage; NULL until cg_alias */
     uint32_t n_aliases;
-    uint8_t *cubin;          /* set by compile */
+    uint8_t *cubin; /* set by compile */
     size_t cubin_size;
     char *ptx;
     char cuda_version[32], cublas_version[32], cudnn_version[32]; /* set by the target */
-    int failed; /* cg_slot ran out of memory */
+    int failed;                                                   /* cg_slot ran out of memory */
 } cg_builder;
 
 /* The slot holding expression e (added when new). RT_NONE for SYM_NONE or

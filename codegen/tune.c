@@ -41,8 +41,8 @@
 #include "runtime/cuda/tune.h"
 
 #define TUNE_CANDIDATES 8
-#define TUNE_WARMUP 1           /* untimed: the first call of an algorithm may load its kernel */
-#define TUNE_RUNS_MIN 3         /* timed runs of a candidate, unless it is long or clearly slower */
+#define TUNE_WARMUP 1   /* untimed: the first call of an algorithm may load its kernel */
+#define TUNE_RUNS_MIN 3 /* timed runs of a candidate, unless it is long or clearly slower */
 #define TUNE_RUNS_MAX 10
 #define TUNE_CANDIDATE_MS 25.0f /* GPU time after which a candidate's runs stop (>= 1 run) */
 #define TUNE_STEP_S 0.4         /* wall time after which a step's remaining candidates are not timed */
@@ -53,14 +53,14 @@ typedef struct tuner {
     const rt_engine *e;
     const cg_options *opt;
     rt_cuda_tuning *s;
-    int64_t *slots;       /* the shape program at the current point */
-    rt_step *steps;       /* the copy that gets the entries */
-    rt_tuned *entries;    /* CG_TUNE_MAX_POINTS per step */
-    uint8_t *algo_store;  /* RT_ALGO_MAX bytes per entry */
-    uint32_t *n_entries;  /* per step */
-    int64_t *sizes;       /* per step: its 4 sizes at the current point */
-    uint8_t *todo;        /* per step: to be timed at the current point */
-    uint32_t failed;      /* steps where no candidate ran, over all points */
+    int64_t *slots;      /* the shape program at the current point */
+    rt_step *steps;      /* the copy that gets the entries */
+    rt_tuned *entries;   /* CG_TUNE_MAX_POINTS per step */
+    uint8_t *algo_store; /* RT_ALGO_MAX bytes per entry */
+    uint32_t *n_entries; /* per step */
+    int64_t *sizes;      /* per step: its 4 sizes at the current point */
+    uint8_t *todo;       /* per step: to be timed at the current point */
+    uint32_t failed;     /* steps where no candidate ran, over all points */
 } tuner;
 
 static double now_s(void) {
@@ -259,7 +259,7 @@ static symc_status alloc_tuner(tuner *t, cg_arena *a, int64_t **points, symc_err
 /* Every point in turn, within the budget; then the entries into t->steps
  * and the summary line. */
 static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *kinds, uint32_t np, double start,
-                               int *has_gemm, int *has_conv, symc_error *err) {
+                              int *has_gemm, int *has_conv, symc_error *err) {
     const rt_engine *e = t->e;
     uint32_t done_points = 0;
     for (uint32_t k = 0; k < np; k++) {

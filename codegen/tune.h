@@ -22,11 +22,11 @@
 #define CG_TUNE_MAX_POINTS 5
 
 typedef enum cg_tune_point_kind {
-    CG_POINT_OPT = 0,  /* every symbol at opt */
-    CG_POINT_MIN = 1,  /* every symbol at min */
-    CG_POINT_MAX = 2,  /* every symbol at max */
-    CG_POINT_LOW = 3,  /* geometric midpoint of min and opt */
-    CG_POINT_HIGH = 4  /* geometric midpoint of opt and max */
+    CG_POINT_OPT = 0, /* every symbol at opt */
+    CG_POINT_MIN = 1, /* every symbol at min */
+    CG_POINT_MAX = 2, /* every symbol at max */
+    CG_POINT_LOW = 3, /* geometric midpoint of min and opt */
+    CG_POINT_HIGH = 4 /* geometric midpoint of opt and max */
 } cg_tune_point_kind;
 
 /* "opt", "min", ... */

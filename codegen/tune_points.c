@@ -88,8 +88,7 @@ uint32_t cg_tune_points(const rt_symbol *syms, uint32_t n, uint32_t cap, int64_t
         }
         if (!wanted) continue;
         int dup = 0;
-        for (uint32_t q = 0; q < count && !dup; q++)
-            dup = n == 0 || !memcmp(values + (size_t)q * n, p, n * sizeof *p);
+        for (uint32_t q = 0; q < count && !dup; q++) dup = n == 0 || !memcmp(values + (size_t)q * n, p, n * sizeof *p);
         if (dup) continue;
         if (kinds) kinds[count] = (uint8_t)k;
         count++;

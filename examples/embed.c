@@ -18,27 +18,30 @@
 
 #include "symc/symrt.h"
 
-#define CHECK_SYMC(call)                                                                                               \
-    do {                                                                                                               \
-        if ((call) != SYMC_OK) {                                                                                       \
-            fprintf(stderr, "embed: %s\n", err.msg);                                                                   \
-            return 1;                                                                                                  \
-        }                                                                                                              \
+#define CHECK_SYMC(call)                             \
+    do {                                             \
+        if ((call) != SYMC_OK) {                     \
+            fprintf(stderr, "embed: %s\n", err.msg); \
+            return 1;                                \
+        }                                            \
     } while (0)
-#define CHECK_CUDA(call)                                                                                               \
-    do {                                                                                                               \
-        cudaError_t rc_ = (call);                                                                                      \
-        if (rc_ != cudaSuccess) {                                                                                      \
-            fprintf(stderr, "embed: %s failed: %s\n", #call, cudaGetErrorString(rc_));                                 \
-            return 1;                                                                                                  \
-        }                                                                                                              \
+#define CHECK_CUDA(call)                                                               \
+    do {                                                                               \
+        cudaError_t rc_ = (call);                                                      \
+        if (rc_ != cudaSuccess) {                                                      \
+            fprintf(stderr, "embed: %s failed: %s\n", #call, cudaGetErrorString(rc_)); \
+            return 1;                                                                  \
+        }                                                                              \
     } while (0)
 
 static size_t dtype_size(symc_dtype t) {
     switch (t) {
-    case SYMC_F64: case SYMC_I64: return 8;
-    case SYMC_F32: case SYMC_I32: return 4;
-    case SYMC_F16: case SYMC_BF16: return 2;
+    case SYMC_F64:
+    case SYMC_I64: return 8;
+    case SYMC_F32:
+    case SYMC_I32: return 4;
+    case SYMC_F16:
+    case SYMC_BF16: return 2;
     default: return 1;
     }
 }
@@ -91,7 +94,8 @@ int main(int argc, char **argv) {
     size_t *bytes = calloc(ni + no, sizeof *bytes);
     for (uint32_t i = 0; i < ni + no; i++) {
         symrt_io_info info;
-        CHECK_SYMC(i < ni ? symrt_engine_input(engine, i, &info, &err) : symrt_engine_output(engine, i - ni, &info, &err));
+        CHECK_SYMC(i < ni ? symrt_engine_input(engine, i, &info, &err)
+                          : symrt_engine_output(engine, i - ni, &info, &err));
         int64_t dims[8];
         int32_t rank;
         CHECK_SYMC(symrt_get_tensor_shape(ctx, info.name, dims, &rank, &err));
@@ -101,8 +105,7 @@ int main(int argc, char **argv) {
         host[i] = malloc(bytes[i] ? bytes[i] : 1);
         if (i < ni && info.dtype == SYMC_F32)
             for (size_t k = 0; k < n; k++) ((float *)host[i])[k] = (float)((k % 97) / 97.0 - 0.5);
-        else if (i < ni)
-            memset(host[i], 0, bytes[i]);
+        else if (i < ni) memset(host[i], 0, bytes[i]);
         if (gpu) {
             CHECK_CUDA(cudaMalloc(&dev[i], bytes[i] ? bytes[i] : 1));
             if (i < ni) CHECK_CUDA(cudaMemcpyAsync(dev[i], host[i], bytes[i], cudaMemcpyHostToDevice, stream));

@@ -23,12 +23,12 @@ static float *random_weights(size_t n, uint32_t seed) {
     return w;
 }
 
-#define CHECK(call)                                         \
-    do {                                                    \
-        if ((call) != SYMC_OK) {                            \
-            fprintf(stderr, "vit_seed: %s\n", err.msg);     \
-            goto fail;                                      \
-        }                                                   \
+#define CHECK(call)                                     \
+    do {                                                \
+        if ((call) != SYMC_OK) {                        \
+            fprintf(stderr, "vit_seed: %s\n", err.msg); \
+            goto fail;                                  \
+        }                                               \
     } while (0)
 
 int main(int argc, char **argv) {
@@ -38,8 +38,7 @@ int main(int argc, char **argv) {
     }
     symc_error err;
     int rc = 1;
-    float *cls_w = random_weights(D, 1), *qkv_w = random_weights((size_t)D * QKV, 2),
-          *qkv_b = random_weights(QKV, 3);
+    float *cls_w = random_weights(D, 1), *qkv_w = random_weights((size_t)D * QKV, 2), *qkv_b = random_weights(QKV, 3);
     symc_module *m = symc_module_create("vit_seed", &err);
     if (!m || !cls_w || !qkv_w || !qkv_b) {
         fprintf(stderr, "vit_seed: out of memory\n");
@@ -52,12 +51,10 @@ int main(int argc, char **argv) {
     symc_dim x_dims[] = {B, n, d};
     symc_tensor x, cls, w, b;
     CHECK(symc_add_input(m, "x", SYMC_F32, 3, x_dims, &x, &err));
-    CHECK(symc_add_constant(m, "cls_token", SYMC_F32, 3, (int64_t[]){1, 1, D}, cls_w,
-                            D * sizeof(float), &cls, &err));
-    CHECK(symc_add_constant(m, "qkv.weight", SYMC_F32, 2, (int64_t[]){D, QKV}, qkv_w,
-                            (size_t)D * QKV * sizeof(float), &w, &err));
-    CHECK(symc_add_constant(m, "qkv.bias", SYMC_F32, 1, (int64_t[]){QKV}, qkv_b,
-                            QKV * sizeof(float), &b, &err));
+    CHECK(symc_add_constant(m, "cls_token", SYMC_F32, 3, (int64_t[]){1, 1, D}, cls_w, D * sizeof(float), &cls, &err));
+    CHECK(symc_add_constant(m, "qkv.weight", SYMC_F32, 2, (int64_t[]){D, QKV}, qkv_w, (size_t)D * QKV * sizeof(float),
+                            &w, &err));
+    CHECK(symc_add_constant(m, "qkv.bias", SYMC_F32, 1, (int64_t[]){QKV}, qkv_b, QKV * sizeof(float), &b, &err));
 
     /* cls_token.expand(B, 1, D); cat((cls, x), dim=1) */
     symc_tensor cls_b, tokens, h, qkv, heads;
@@ -70,8 +67,7 @@ int main(int argc, char **argv) {
     CHECK(symc_add_node(m, "matmul", "qkv_mm", (symc_tensor[]){tokens, w}, 2, NULL, 0, &h, 1, &err));
     CHECK(symc_add_node(m, "add", "qkv", (symc_tensor[]){h, b}, 2, NULL, 0, &qkv, 1, &err));
     /* reshape(B, N + 1, 3, 12, -1): the -1 is 64 for every B */
-    symc_dim target[] = {B, symc_dim_add(m, n, one), symc_dim_const(m, 3), symc_dim_const(m, 12),
-                         SYMC_DIM_NONE};
+    symc_dim target[] = {B, symc_dim_add(m, n, one), symc_dim_const(m, 3), symc_dim_const(m, 12), SYMC_DIM_NONE};
     symc_attr reshape_attr = symc_attr_dims("shape", target, 5);
     CHECK(symc_add_node(m, "reshape", "heads", &qkv, 1, &reshape_attr, 1, &heads, 1, &err));
     CHECK(symc_mark_output(m, heads, &err));

@@ -47,13 +47,12 @@ typedef struct fe_input_shape {
  * shapes may be NULL when n_shapes is 0 (then every input must be static).
  * On success *out is a verified module with every shape inferred; the caller
  * frees it with ir_module_free. */
-symc_status fe_onnx_import_file(const char *path, const fe_input_shape *shapes, uint32_t n_shapes,
-                                ir_module **out, symc_error *err);
+symc_status fe_onnx_import_file(const char *path, const fe_input_shape *shapes, uint32_t n_shapes, ir_module **out,
+                                symc_error *err);
 /* The same from bytes in memory; model_dir is the folder external data is
  * relative to (NULL: a model with external data is an error). */
-symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *model_dir,
-                                  const fe_input_shape *shapes, uint32_t n_shapes, ir_module **out,
-                                  symc_error *err);
+symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *model_dir, const fe_input_shape *shapes,
+                                  uint32_t n_shapes, ir_module **out, symc_error *err);
 
 /* ---- command-line shape flags ------------------------------------------------ */
 /* Which flag a spec came from:
@@ -85,8 +84,7 @@ int fe_shape_flag_parse(const char *flag, fe_shape_flag *out);
  * the flag, the text and the 1-based column; declaring the same bound of an
  * input twice, or shapes of different ranks for one input, is an error too.
  * On error the list is unchanged. */
-symc_status fe_parse_shapes(fe_shape_list *l, fe_shape_flag flag, const char *spec,
-                            symc_error *err);
+symc_status fe_parse_shapes(fe_shape_list *l, fe_shape_flag flag, const char *spec, symc_error *err);
 /* After the last flag: every input has min, opt and max, and min <= opt <=
  * max in every dim. The error names the input, the dim and the flag to add. */
 symc_status fe_shape_list_check(const fe_shape_list *l, symc_error *err);

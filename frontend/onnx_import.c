@@ -115,8 +115,8 @@ static const char *fresh_name(fe_ctx *c, const char *base) {
     return ir_strdup(c->m, buf);
 }
 
-static symc_status add_tensor(fe_ctx *c, const char *name, symc_dtype dt, int32_t rank,
-                              const sym_expr *dims, uint32_t *out) {
+static symc_status add_tensor(fe_ctx *c, const char *name, symc_dtype dt, int32_t rank, const sym_expr *dims,
+                              uint32_t *out) {
     symc_status st = ir_add_tensor(c->m, name, dt, rank, dims, out, c->err);
     if (st) return st;
     if (!fe_map_put(&c->taken, c->m->tensors[*out].name, *out)) return nomem(c);
@@ -162,8 +162,7 @@ symc_status fe_in(fe_ctx *c, uint32_t k, uint32_t *t) {
 
 const Onnx__AttributeProto *fe_attr(fe_ctx *c, const char *name) {
     for (size_t i = 0; i < c->node->n_attribute; i++)
-        if (c->node->attribute[i]->name && !strcmp(c->node->attribute[i]->name, name))
-            return c->node->attribute[i];
+        if (c->node->attribute[i]->name && !strcmp(c->node->attribute[i]->name, name)) return c->node->attribute[i];
     return NULL;
 }
 
@@ -203,8 +202,8 @@ static const char *base_name(fe_ctx *c, ir_op op) {
     return buf;
 }
 
-symc_status fe_emit(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, const ir_attr *attrs,
-                     uint32_t n_attrs, const int *out_k, uint32_t n_out, uint32_t *outs) {
+symc_status fe_emit(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, const ir_attr *attrs, uint32_t n_attrs,
+                    const int *out_k, uint32_t n_out, uint32_t *outs) {
     ir_module *m = c->m;
     uint32_t tmp[64];
     if (n_out > 64) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%u outputs, at most 64", n_out);
@@ -232,8 +231,7 @@ symc_status fe_emit(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, cons
             return nomem(c);
     }
     uint32_t idx;
-    if ((st = ir_add_node(m, op, node_name, c->source, in, n_in, tmp, n_out, attrs, n_attrs, &idx, c->err)))
-        return st;
+    if ((st = ir_add_node(m, op, node_name, c->source, in, n_in, tmp, n_out, attrs, n_attrs, &idx, c->err))) return st;
     if ((st = pass_infer_node(m, idx, c->err))) {
         symc_error_prefix(c->err, "%s", c->where);
         return st;
@@ -242,15 +240,14 @@ symc_status fe_emit(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, cons
     return SYMC_OK;
 }
 
-symc_status fe_emit1(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, const ir_attr *attrs,
-                      uint32_t n_attrs, int out_k, uint32_t *out) {
+symc_status fe_emit1(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, const ir_attr *attrs, uint32_t n_attrs,
+                     int out_k, uint32_t *out) {
     return fe_emit(c, op, in, n_in, attrs, n_attrs, &out_k, 1, out);
 }
 
 /* A constant node named `name` (unique, not yet taken) owning `data`. */
-static symc_status add_constant(fe_ctx *c, const char *name, symc_dtype dt, int32_t rank,
-                                const int64_t *dims, uint8_t *data, size_t size, const char *source,
-                                uint32_t *out) {
+static symc_status add_constant(fe_ctx *c, const char *name, symc_dtype dt, int32_t rank, const int64_t *dims,
+                                uint8_t *data, size_t size, const char *source, uint32_t *out) {
     sym_expr d[IR_MAX_RANK];
     for (int32_t i = 0; i < rank; i++) d[i] = sym_const(c->t, dims[i]);
     uint32_t ci, t, idx;
@@ -258,15 +255,14 @@ static symc_status add_constant(fe_ctx *c, const char *name, symc_dtype dt, int3
     if (st) return st;
     if ((st = add_tensor(c, name, dt, rank, d, &t))) return st;
     c->m->tensors[t].constant = ci;
-    if ((st = ir_add_node(c->m, IR_OP_CONSTANT, name, source, NULL, 0, &t, 1, NULL, 0, &idx, c->err)))
-        return st;
+    if ((st = ir_add_node(c->m, IR_OP_CONSTANT, name, source, NULL, 0, &t, 1, NULL, 0, &idx, c->err))) return st;
     if ((st = pass_infer_node(c->m, idx, c->err))) return st;
     *out = t;
     return SYMC_OK;
 }
 
-symc_status fe_const(fe_ctx *c, symc_dtype dt, int32_t rank, const int64_t *dims, const void *data,
-                     int out_k, uint32_t *out) {
+symc_status fe_const(fe_ctx *c, symc_dtype dt, int32_t rank, const int64_t *dims, const void *data, int out_k,
+                     uint32_t *out) {
     size_t n = ir_dtype_size(dt);
     for (int32_t i = 0; i < rank; i++) n *= (size_t)dims[i];
     uint8_t *copy = malloc(n ? n : 1);
@@ -292,8 +288,7 @@ symc_status fe_bind(fe_ctx *c, uint32_t k, uint32_t t) {
 
 /* ---- values ------------------------------------------------------------------------------------ */
 
-symc_status fe_values(fe_ctx *c, uint32_t t, uint32_t k, const char *role, const sym_expr **v,
-                      uint32_t *n) {
+symc_status fe_values(fe_ctx *c, uint32_t t, uint32_t k, const char *role, const sym_expr **v, uint32_t *n) {
     const ir_tensor *x = &c->m->tensors[t];
     if (x->value) {
         *v = x->value;
@@ -304,8 +299,7 @@ symc_status fe_values(fe_ctx *c, uint32_t t, uint32_t k, const char *role, const
     if (x->dtype != SYMC_I64 && x->dtype != SYMC_I32)
         snprintf(why, sizeof why, "it is %s; it must be an integer tensor", ir_dtype_name(x->dtype));
     else if (x->producer == IR_NONE)
-        snprintf(why, sizeof why, "it is the graph input '%s', whose elements are only known at run time",
-                 x->name);
+        snprintf(why, sizeof why, "it is the graph input '%s', whose elements are only known at run time", x->name);
     else if (x->constant != IR_NONE)
         snprintf(why, sizeof why, "it is a constant of more than 64 elements or of rank > 1");
     else {
@@ -316,21 +310,20 @@ symc_status fe_values(fe_ctx *c, uint32_t t, uint32_t k, const char *role, const
                  "%s node '%s'",
                  ir_op_get(p->op)->name, p->source && *p->source ? p->source : p->name);
     }
-    return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) is not known at build time: %s", k,
-                   c->node->input[k], role, why);
+    return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) is not known at build time: %s", k, c->node->input[k],
+                   role, why);
 }
 
-symc_status fe_const_ints(fe_ctx *c, uint32_t t, uint32_t k, const char *role, int64_t *v,
-                          uint32_t cap, uint32_t *n) {
+symc_status fe_const_ints(fe_ctx *c, uint32_t t, uint32_t k, const char *role, int64_t *v, uint32_t cap, uint32_t *n) {
     const sym_expr *e;
     symc_status st = fe_values(c, t, k, role, &e, n);
     if (st) return st;
-    if (*n > cap) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) has %u elements, at most %u",
-                                 k, c->node->input[k], role, *n, cap);
+    if (*n > cap)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) has %u elements, at most %u", k, c->node->input[k],
+                       role, *n, cap);
     for (uint32_t i = 0; i < *n; i++)
         if (!sym_is_const(c->t, e[i], &v[i]))
-            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
-                           "input %u '%s' (%s) must be constant, but element %u is %s", k,
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) must be constant, but element %u is %s", k,
                            c->node->input[k], role, i, fe_txt(c, e[i]));
     return SYMC_OK;
 }
@@ -351,15 +344,20 @@ static double bf16_to_double(uint16_t h) {
 symc_status fe_const_scalar(fe_ctx *c, uint32_t t, uint32_t k, const char *role, double *v) {
     const ir_tensor *x = &c->m->tensors[t];
     if (x->constant == IR_NONE)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) must be a constant", k, c->node->input[k],
-                       role);
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) must be a constant", k, c->node->input[k], role);
     const ir_constant *cd = &c->m->constants[x->constant];
     size_t es = ir_dtype_size(x->dtype);
     if (cd->size != es)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) must have one element, has %zu", k,
                        c->node->input[k], role, es ? cd->size / es : 0);
     const uint8_t *d = cd->data;
-    union { float f; double d; int64_t i64; int32_t i32; uint16_t u16; } u;
+    union {
+        float f;
+        double d;
+        int64_t i64;
+        int32_t i32;
+        uint16_t u16;
+    } u;
     memcpy(&u, d, es);
     switch (x->dtype) {
     case SYMC_F32: *v = u.f; break;
@@ -389,9 +387,9 @@ int fe_dtype(int32_t onnx_type, symc_dtype *out) {
 }
 
 const char *fe_onnx_type_name(int32_t t) {
-    static const char *const names[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16",
-                                        "INT32", "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE",
-                                        "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"};
+    static const char *const names[] = {"UNDEFINED", "FLOAT",  "UINT8",     "INT8",       "UINT16",  "INT16",
+                                        "INT32",     "INT64",  "STRING",    "BOOL",       "FLOAT16", "DOUBLE",
+                                        "UINT32",    "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"};
     if (t >= 0 && t < (int32_t)(sizeof names / sizeof names[0])) return names[t];
     return t <= 23 ? "FLOAT8/INT4 family" : "unknown";
 }
@@ -412,8 +410,8 @@ static symc_status read_external(fe_ctx *c, const Onnx__TensorProto *tp, const c
             errno = 0;
             long long v = strtoll(e->value, &end, 10);
             if (errno || *end || v < 0)
-                return fe_fail(c, SYMC_ERR_FORMAT, "%s: external data %s '%s' is not a byte count", what,
-                               e->key, e->value);
+                return fe_fail(c, SYMC_ERR_FORMAT, "%s: external data %s '%s' is not a byte count", what, e->key,
+                               e->value);
             if (!strcmp(e->key, "offset")) offset = v;
             else length = v;
         }
@@ -440,8 +438,8 @@ static symc_status read_external(fe_ctx *c, const Onnx__TensorProto *tp, const c
         if (*p) p++;
     }
     if (length >= 0 && (uint64_t)length != want)
-        return fe_fail(c, SYMC_ERR_FORMAT, "%s: external data length %" PRId64 " but its shape needs %zu bytes",
-                       what, length, want);
+        return fe_fail(c, SYMC_ERR_FORMAT, "%s: external data length %" PRId64 " but its shape needs %zu bytes", what,
+                       length, want);
     size_t plen = strlen(c->model_dir) + strlen(loc) + 2;
     char *path = malloc(plen);
     if (!path) return nomem(c);
@@ -450,18 +448,17 @@ static symc_status read_external(fe_ctx *c, const Onnx__TensorProto *tp, const c
     symc_status st = SYMC_OK;
     off_t end = -1;
     if (f && fseeko(f, 0, SEEK_END) == 0) end = ftello(f);
-    if (!f)
-        st = fe_fail(c, SYMC_ERR_IO, "%s: cannot open external data file '%s': %s", what, path, strerror(errno));
+    if (!f) st = fe_fail(c, SYMC_ERR_IO, "%s: cannot open external data file '%s': %s", what, path, strerror(errno));
     else if (end < 0 || (uint64_t)end < (uint64_t)offset || (uint64_t)end - (uint64_t)offset < want)
-        st = fe_fail(c, SYMC_ERR_FORMAT, "%s: external data file '%s' ends before offset %" PRId64 " + %zu bytes",
-                     what, path, offset, want);
+        st = fe_fail(c, SYMC_ERR_FORMAT, "%s: external data file '%s' ends before offset %" PRId64 " + %zu bytes", what,
+                     path, offset, want);
     else if (fseeko(f, (off_t)offset, SEEK_SET) != 0)
         st = fe_fail(c, SYMC_ERR_IO, "%s: cannot seek to offset %" PRId64 " of '%s'", what, offset, path);
     else if (!(*data = malloc(want ? want : 1)))
         st = fe_fail(c, SYMC_ERR_NOMEM, "out of memory for %s (%zu bytes)", what, want);
     else if (want && fread(*data, 1, want, f) != want)
-        st = fe_fail(c, SYMC_ERR_FORMAT, "%s: external data file '%s' ends before offset %" PRId64 " + %zu bytes",
-                     what, path, offset, want);
+        st = fe_fail(c, SYMC_ERR_FORMAT, "%s: external data file '%s' ends before offset %" PRId64 " + %zu bytes", what,
+                     path, offset, want);
     if (st && *data) {
         free(*data);
         *data = NULL;
@@ -471,8 +468,8 @@ static symc_status read_external(fe_ctx *c, const Onnx__TensorProto *tp, const c
     return st;
 }
 
-symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *what, symc_dtype *dt,
-                           int32_t *rank, int64_t *dims, uint8_t **data, size_t *size) {
+symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *what, symc_dtype *dt, int32_t *rank,
+                           int64_t *dims, uint8_t **data, size_t *size) {
     if (!tp->has_data_type || !fe_dtype(tp->data_type, dt))
         return fe_fail(c, SYMC_ERR_UNSUPPORTED,
                        "%s has ONNX type %s, which symc does not support (supported: FLOAT, FLOAT16, "
@@ -499,8 +496,8 @@ symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *w
                        tp->raw_data.len, want);
     if (!external && !tp->has_raw_data) {
         size_t n = *dt == SYMC_F32 ? tp->n_float_data
-                 : *dt == SYMC_F64 ? tp->n_double_data
-                 : *dt == SYMC_I64 ? tp->n_int64_data
+            : *dt == SYMC_F64      ? tp->n_double_data
+            : *dt == SYMC_I64      ? tp->n_int64_data
                                    : tp->n_int32_data;
         if (n != numel)
             return fe_fail(c, SYMC_ERR_FORMAT, "%s holds %zu elements, its shape needs %" PRIu64, what, n, numel);
@@ -522,8 +519,7 @@ symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *w
         if (tp->raw_data.len != want)
             st = fe_fail(c, SYMC_ERR_FORMAT, "%s: raw_data holds %zu bytes, its shape and type need %zu", what,
                          tp->raw_data.len, want);
-        else if (want)
-            memcpy(d, tp->raw_data.data, want);
+        else if (want) memcpy(d, tp->raw_data.data, want);
     } else {
         typed = 1;
         switch (*dt) {
@@ -610,8 +606,8 @@ static param_range *find_param(inputs_ctx *ic, const char *p) {
 
 /* A symbol name from text: letters, digits and '_' (what sym_parse reads
  * back), not starting with a digit, unique in the table. */
-static symc_status new_symbol(fe_ctx *c, const char *text, int64_t min, int64_t opt, int64_t max,
-                              const char *prov, sym_expr *out) {
+static symc_status new_symbol(fe_ctx *c, const char *text, int64_t min, int64_t opt, int64_t max, const char *prov,
+                              sym_expr *out) {
     char base[96], name[112];
     size_t n = 0;
     if (!text[0] || (text[0] >= '0' && text[0] <= '9')) base[n++] = 'd';
@@ -632,8 +628,7 @@ static symc_status new_symbol(fe_ctx *c, const char *text, int64_t min, int64_t 
 }
 
 static const Onnx__TensorShapeProto *input_shape(const Onnx__ValueInfoProto *vi) {
-    if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
-        return NULL;
+    if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type) return NULL;
     return vi->type->tensor_type->shape;
 }
 
@@ -649,8 +644,7 @@ static void suggest_flag(const char *name, const Onnx__TensorShapeProto *sh, cha
             if (n >= cap) break;
             if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value >= 0)
                 n += (size_t)snprintf(buf + n, cap - n, "%" PRId64, dm->dim_value);
-            else
-                n += (size_t)snprintf(buf + n, cap - n, "%s", word[w]);
+            else n += (size_t)snprintf(buf + n, cap - n, "%s", word[w]);
         }
     }
 }
@@ -662,8 +656,8 @@ static int is_dim_value(const Onnx__TensorShapeProto__Dimension *dm) {
 /* A dim's dim_param, or NULL (a value, or no name). */
 static const char *dim_param(const Onnx__TensorShapeProto__Dimension *dm) {
     return dm && dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && dm->dim_param[0]
-               ? dm->dim_param
-               : NULL;
+        ? dm->dim_param
+        : NULL;
 }
 
 /* Which model input (not an initializer) declaration d is for, into *at. */
@@ -679,8 +673,10 @@ static symc_status find_declared_input(fe_ctx *c, const fe_input_shape *d, uint3
         for (size_t k = 0; k < g->n_input && n < sizeof list; k++)
             if (!fe_map_get(&c->inits, g->input[k]->name, NULL))
                 n += (size_t)snprintf(list + n, sizeof list - n, "%s'%s'", n ? ", " : "", g->input[k]->name);
-        return fe_fail(c, SYMC_ERR_INVALID_ARG, "shapes are declared for input '%s', but the model has no such "
-                       "input (its inputs: %s)", d->name, n ? list : "none");
+        return fe_fail(c, SYMC_ERR_INVALID_ARG,
+                       "shapes are declared for input '%s', but the model has no such "
+                       "input (its inputs: %s)",
+                       d->name, n ? list : "none");
     }
     *at = i;
     return SYMC_OK;
@@ -695,18 +691,22 @@ static symc_status check_declaration(fe_ctx *c, inputs_ctx *ic, const fe_input_s
         return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s': declared rank %d is outside [0, %d]", d->name,
                        (int)d->rank, IR_MAX_RANK);
     if (sh && (int32_t)sh->n_dim != d->rank)
-        return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' has rank %zu in the model, but its declared "
-                       "shapes have %d dims", d->name, sh->n_dim, (int)d->rank);
+        return fe_fail(c, SYMC_ERR_INVALID_ARG,
+                       "input '%s' has rank %zu in the model, but its declared "
+                       "shapes have %d dims",
+                       d->name, sh->n_dim, (int)d->rank);
     for (int32_t k = 0; k < d->rank; k++) {
         if (d->min[k] < 0 || d->min[k] > d->opt[k] || d->opt[k] > d->max[k])
-            return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' dim %d: declared min %" PRId64 ", opt %" PRId64
-                           ", max %" PRId64 " must satisfy 0 <= min <= opt <= max",
+            return fe_fail(c, SYMC_ERR_INVALID_ARG,
+                           "input '%s' dim %d: declared min %" PRId64 ", opt %" PRId64 ", max %" PRId64
+                           " must satisfy 0 <= min <= opt <= max",
                            d->name, (int)k, d->min[k], d->opt[k], d->max[k]);
         const Onnx__TensorShapeProto__Dimension *dm = sh ? sh->dim[k] : NULL;
         const char *param = dim_param(dm);
         if (is_dim_value(dm)) {
             if (d->min[k] != dm->dim_value || d->opt[k] != dm->dim_value || d->max[k] != dm->dim_value)
-                return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' dim %d is %" PRId64 " in the model, but the "
+                return fe_fail(c, SYMC_ERR_INVALID_ARG,
+                               "input '%s' dim %d is %" PRId64 " in the model, but the "
                                "declared shapes give min %" PRId64 ", opt %" PRId64 ", max %" PRId64,
                                d->name, (int)k, dm->dim_value, d->min[k], d->opt[k], d->max[k]);
         } else if (param) {
@@ -735,17 +735,22 @@ static symc_status input_dtype(fe_ctx *c, const Onnx__ValueInfoProto *vi, symc_d
     for (size_t k = 0; sh && k < sh->n_dim; k++) {
         const Onnx__TensorShapeProto__Dimension *dm = sh->dim[k];
         if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value < 0)
-            return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' dim %zu has dim_value %" PRId64 ": a size must be >= 0 "
-                           "(a dynamic dim is a dim_param, or a dim with no value)", vi->name, k, dm->dim_value);
+            return fe_fail(c, SYMC_ERR_FORMAT,
+                           "input '%s' dim %zu has dim_value %" PRId64 ": a size must be >= 0 "
+                           "(a dynamic dim is a dim_param, or a dim with no value)",
+                           vi->name, k, dm->dim_value);
     }
     if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' is not a tensor (sequences, maps and optionals are "
-                       "not supported)", vi->name);
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "input '%s' is not a tensor (sequences, maps and optionals are "
+                       "not supported)",
+                       vi->name);
     int32_t et = vi->type->tensor_type->has_elem_type ? vi->type->tensor_type->elem_type : 0;
     if (!fe_dtype(et, dt))
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' has ONNX type %s, which symc does not support "
-                       "(supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT32, INT64, BOOL)", vi->name,
-                       fe_onnx_type_name(et));
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "input '%s' has ONNX type %s, which symc does not support "
+                       "(supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT32, INT64, BOOL)",
+                       vi->name, fe_onnx_type_name(et));
     return SYMC_OK;
 }
 
@@ -795,8 +800,10 @@ static symc_status import_input(fe_ctx *c, inputs_ctx *ic, const Onnx__ValueInfo
     if (st) return st;
     const Onnx__TensorShapeProto *sh = input_shape(vi);
     if (!sh && !d)
-        return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' has no shape in the model: declare it with "
-                       "--shapes %s:MIN,OPT,MAX", vi->name, vi->name);
+        return fe_fail(c, SYMC_ERR_INVALID_ARG,
+                       "input '%s' has no shape in the model: declare it with "
+                       "--shapes %s:MIN,OPT,MAX",
+                       vi->name, vi->name);
     int32_t rank = sh ? (int32_t)sh->n_dim : d->rank;
     if (rank > IR_MAX_RANK)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' has rank %d, more than %d", vi->name, (int)rank,
@@ -929,9 +936,11 @@ static symc_status import_graph(fe_ctx *c, const fe_input_shape *shapes, uint32_
         if (!n || !n->op_type || !*n->op_type) return fe_fail(c, SYMC_ERR_FORMAT, "node %zu has no op type", i);
         if (n->n_output == 0) return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) has no outputs", i, n->op_type);
         for (size_t k = 0; k < n->n_input; k++)
-            if (!n->input[k]) return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) input %zu is missing", i, n->op_type, k);
+            if (!n->input[k])
+                return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) input %zu is missing", i, n->op_type, k);
         for (size_t k = 0; k < n->n_output; k++)
-            if (!n->output[k]) return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) output %zu is missing", i, n->op_type, k);
+            if (!n->output[k])
+                return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) output %zu is missing", i, n->op_type, k);
         for (size_t k = 0; k < n->n_attribute; k++)
             if (!n->attribute[k] || !n->attribute[k]->name || !*n->attribute[k]->name)
                 return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) attribute %zu has no name", i, n->op_type, k);
@@ -945,7 +954,8 @@ static symc_status import_graph(fe_ctx *c, const fe_input_shape *shapes, uint32_
     if (g->n_sparse_initializer)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "sparse initializers are not supported ('%s')",
                        g->sparse_initializer[0]->values && g->sparse_initializer[0]->values->name
-                           ? g->sparse_initializer[0]->values->name : "?");
+                           ? g->sparse_initializer[0]->values->name
+                           : "?");
     for (size_t i = 0; i < g->n_input; i++)
         if (!fe_map_put(&c->reserved, g->input[i]->name, 0)) return nomem(c);
     for (size_t i = 0; i < g->n_node; i++)
@@ -965,8 +975,10 @@ static symc_status import_graph(fe_ctx *c, const fe_input_shape *shapes, uint32_
         c->where = where;
         if (!n->op_type || !*n->op_type) return fe_fail(c, SYMC_ERR_FORMAT, "the node has no op type");
         if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
-            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "op '%s' of domain '%s' is not supported (only the default "
-                           "ONNX domain is)", n->op_type, n->domain);
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "op '%s' of domain '%s' is not supported (only the default "
+                           "ONNX domain is)",
+                           n->op_type, n->domain);
         for (size_t k = 0; k < n->n_output; k++)
             if (n->output[k][0] && fe_map_get(&c->values, n->output[k], NULL))
                 return fe_fail(c, SYMC_ERR_FORMAT, "output '%s' is already defined (ONNX values are assigned once)",
@@ -1005,9 +1017,8 @@ static symc_status import_graph(fe_ctx *c, const fe_input_shape *shapes, uint32_
     return SYMC_OK;
 }
 
-symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *model_dir,
-                                  const fe_input_shape *shapes, uint32_t n_shapes, ir_module **out,
-                                  symc_error *err) {
+symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *model_dir, const fe_input_shape *shapes,
+                                  uint32_t n_shapes, ir_module **out, symc_error *err) {
     if (!buf || !out || (n_shapes && !shapes))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_onnx_import_buffer: NULL argument");
     *out = NULL;
@@ -1059,8 +1070,8 @@ symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *m
     return SYMC_OK;
 }
 
-symc_status fe_onnx_import_file(const char *path, const fe_input_shape *shapes, uint32_t n_shapes,
-                                ir_module **out, symc_error *err) {
+symc_status fe_onnx_import_file(const char *path, const fe_input_shape *shapes, uint32_t n_shapes, ir_module **out,
+                                symc_error *err) {
     if (!path || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_onnx_import_file: NULL argument");
     *out = NULL;
     /* before fopen: a directory opens and then reads as INT64_MAX bytes, and

@@ -38,14 +38,13 @@ typedef struct fe_ctx {
 } fe_ctx;
 
 /* Error at the current node: "node 'n' (Op, opset 17): ..." */
-symc_status fe_fail(fe_ctx *c, symc_status code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+symc_status fe_fail(fe_ctx *c, symc_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Expression text for messages (a few rotating buffers). */
 const char *fe_txt(fe_ctx *c, sym_expr e);
 
 /* ---- node inputs, outputs, attributes ---------------------------------------------- */
-uint32_t fe_n_in(fe_ctx *c);           /* inputs, ignoring trailing absent ones */
-int fe_has_in(fe_ctx *c, uint32_t k);  /* input k present (non-empty name) */
+uint32_t fe_n_in(fe_ctx *c);          /* inputs, ignoring trailing absent ones */
+int fe_has_in(fe_ctx *c, uint32_t k); /* input k present (non-empty name) */
 /* The tensor of input k; an absent or undefined input is an error. */
 symc_status fe_in(fe_ctx *c, uint32_t k, uint32_t *t);
 int fe_has_out(fe_ctx *c, uint32_t k); /* output k requested */
@@ -63,14 +62,14 @@ int fe_attr_ints(fe_ctx *c, const char *name, const int64_t **v, uint32_t *n);
  * values (pass_infer_node). Output k is named after ONNX output out_k[k] when
  * out_k is given and out_k[k] >= 0 (and bound to it), else a fresh name
  * derived from the node's first output. outs may be NULL. */
-symc_status fe_emit(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, const ir_attr *attrs,
-                     uint32_t n_attrs, const int *out_k, uint32_t n_out, uint32_t *outs);
+symc_status fe_emit(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, const ir_attr *attrs, uint32_t n_attrs,
+                    const int *out_k, uint32_t n_out, uint32_t *outs);
 /* Single-output shorthand: out_k < 0 for an intermediate tensor. */
-symc_status fe_emit1(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, const ir_attr *attrs,
-                      uint32_t n_attrs, int out_k, uint32_t *out);
-/* A constant tensor of static dims (data copied); out_k as above. */
-symc_status fe_const(fe_ctx *c, symc_dtype dt, int32_t rank, const int64_t *dims, const void *data,
+symc_status fe_emit1(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, const ir_attr *attrs, uint32_t n_attrs,
                      int out_k, uint32_t *out);
+/* A constant tensor of static dims (data copied); out_k as above. */
+symc_status fe_const(fe_ctx *c, symc_dtype dt, int32_t rank, const int64_t *dims, const void *data, int out_k,
+                     uint32_t *out);
 /* Binds ONNX output k to an existing tensor (no node). */
 symc_status fe_bind(fe_ctx *c, uint32_t k, uint32_t t);
 
@@ -78,11 +77,9 @@ symc_status fe_bind(fe_ctx *c, uint32_t k, uint32_t t);
 /* The elements of tensor t as expressions, which an ONNX op needs at build time
  * (Reshape's shape, Slice's starts, ...). `role` names the input in the error:
  * "input 1 'shape' (the target shape) is not known at build time: ...". */
-symc_status fe_values(fe_ctx *c, uint32_t t, uint32_t k, const char *role, const sym_expr **v,
-                      uint32_t *n);
+symc_status fe_values(fe_ctx *c, uint32_t t, uint32_t k, const char *role, const sym_expr **v, uint32_t *n);
 /* The same, each element a constant. */
-symc_status fe_const_ints(fe_ctx *c, uint32_t t, uint32_t k, const char *role, int64_t *v,
-                          uint32_t cap, uint32_t *n);
+symc_status fe_const_ints(fe_ctx *c, uint32_t t, uint32_t k, const char *role, int64_t *v, uint32_t cap, uint32_t *n);
 /* A scalar (or one-element) constant tensor's value as a double. */
 symc_status fe_const_scalar(fe_ctx *c, uint32_t t, uint32_t k, const char *role, double *v);
 
@@ -92,8 +89,8 @@ int fe_dtype(int32_t onnx_type, symc_dtype *out);
 const char *fe_onnx_type_name(int32_t onnx_type);
 /* Decodes a TensorProto (raw, typed or external data) into malloc'd bytes of
  * its dtype. `what` names it in errors. */
-symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *what, symc_dtype *dt,
-                           int32_t *rank, int64_t *dims, uint8_t **data, size_t *size);
+symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *what, symc_dtype *dt, int32_t *rank,
+                           int64_t *dims, uint8_t **data, size_t *size);
 
 /* ---- ops (onnx_ops.c) -------------------------------------------------------------------- */
 /* Translates c->node; an unknown op type is an error naming it. */

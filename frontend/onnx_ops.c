@@ -214,7 +214,8 @@ static symc_status h_cast(fe_ctx *c) {
     symc_dtype dt;
     if (!to) return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'to' is missing");
     if (!fe_dtype((int32_t)to->i, &dt))
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "cast to ONNX type %s is not supported", fe_onnx_type_name((int32_t)to->i));
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "cast to ONNX type %s is not supported",
+                       fe_onnx_type_name((int32_t)to->i));
     ir_attr a = symc_attr_dtype("to", dt);
     uint32_t x, out;
     symc_status st = need_inputs(c, 1, 1);
@@ -302,9 +303,11 @@ static symc_status reduce(fe_ctx *c, ir_op op, int64_t axes_input_since) {
         const int64_t *v;
         uint32_t na;
         if (!st && fe_attr_ints(c, "axes", &v, &na) && na)
-            return fe_fail(c, SYMC_ERR_FORMAT, "%s has no 'axes' attribute at opset %" PRId64 " (the axes are its "
+            return fe_fail(c, SYMC_ERR_FORMAT,
+                           "%s has no 'axes' attribute at opset %" PRId64 " (the axes are its "
                            "input 1 since opset %" PRId64 "), so the given one would be ignored: pass the axes as "
-                           "input 1", c->node->op_type, c->opset, axes_input_since);
+                           "input 1",
+                           c->node->op_type, c->opset, axes_input_since);
     } else if (!st) {
         const int64_t *v;
         if (fe_has_in(c, 1))
@@ -330,10 +333,9 @@ static symc_status h_gemm(fe_ctx *c) {
     symc_status st = need_inputs(c, 2, 3);
     uint32_t in[3], out, n = fe_n_in(c);
     for (uint32_t k = 0; k < n && !st; k++) st = fe_in(c, k, &in[k]);
-    ir_attr a[4] = {symc_attr_int("trans_a", fe_attr_i(c, "transA", 0)),
-                    symc_attr_int("trans_b", fe_attr_i(c, "transB", 0)),
-                    symc_attr_float("alpha", fe_attr_f(c, "alpha", 1.0)),
-                    symc_attr_float("beta", fe_attr_f(c, "beta", 1.0))};
+    ir_attr a[4] = {
+        symc_attr_int("trans_a", fe_attr_i(c, "transA", 0)), symc_attr_int("trans_b", fe_attr_i(c, "transB", 0)),
+        symc_attr_float("alpha", fe_attr_f(c, "alpha", 1.0)), symc_attr_float("beta", fe_attr_f(c, "beta", 1.0))};
     return st ? st : fe_emit1(c, IR_OP_GEMM, in, n, a, 4, 0, &out);
 }
 
@@ -351,7 +353,8 @@ static symc_status ints_attr(fe_ctx *c, const char *name, uint32_t n, const int6
         memcpy(out, dflt, n * sizeof *out);
         return SYMC_OK;
     }
-    if (got != n) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attribute '%s' has %u entries; 2-D ops take %u", name, got, n);
+    if (got != n)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attribute '%s' has %u entries; 2-D ops take %u", name, got, n);
     memcpy(out, v, n * sizeof *v);
     return SYMC_OK;
 }
@@ -386,7 +389,8 @@ static symc_status read_window(fe_ctx *c, uint32_t x, window *w) {
         w->lo[i] = upper ? half : rest;
         w->hi[i] = upper ? rest : half;
         if (w->lo[i] == SYM_NONE || w->hi[i] == SYM_NONE)
-            return fe_fail(c, SYMC_ERR_INTERNAL, "auto_pad: %s", sym_table_error(c->t) ? sym_table_error(c->t)->msg : "?");
+            return fe_fail(c, SYMC_ERR_INTERNAL, "auto_pad: %s",
+                           sym_table_error(c->t) ? sym_table_error(c->t)->msg : "?");
         int64_t lo, hi;
         if (sym_is_const(c->t, w->lo[i], &lo) && sym_is_const(c->t, w->hi[i], &hi)) {
             w->pads[i] = lo;
@@ -404,7 +408,8 @@ static symc_status pad_first(fe_ctx *c, uint32_t *x, window *w, double value) {
     if (!w->symbolic) return SYMC_OK;
     sym_expr zero = sym_const(c->t, 0);
     sym_expr pads[8] = {zero, zero, w->lo[0], w->lo[1], zero, zero, w->hi[0], w->hi[1]};
-    ir_attr a[3] = {symc_attr_dims("pads", pads, 8), symc_attr_str("mode", "constant"), symc_attr_float("value", value)};
+    ir_attr a[3] = {symc_attr_dims("pads", pads, 8), symc_attr_str("mode", "constant"),
+                    symc_attr_float("value", value)};
     memset(w->pads, 0, sizeof w->pads);
     return fe_emit1(c, IR_OP_PAD, x, 1, a, 3, -1, x);
 }
@@ -426,7 +431,8 @@ static symc_status h_conv(fe_ctx *c) {
     window w;
     const ir_tensor *wt = T(c, in[1]);
     if (wt->rank != 4)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' has rank %d; 2-D convolution needs 4", wt->name, (int)wt->rank);
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' has rank %d; 2-D convolution needs 4", wt->name,
+                       (int)wt->rank);
     for (int i = 0; i < 2; i++)
         if (!sym_is_const(c->t, wt->dims[2 + i], &w.kernel[i]))
             return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d is not a constant", wt->name, 2 + i);
@@ -653,8 +659,10 @@ static symc_status h_slice(fe_ctx *c) {
     if (!st) st = fe_values(c, t, 1, "the starts", &sv, &ns);
     if (!st) st = fe_in(c, 2, &t);
     if (!st) st = fe_values(c, t, 2, "the ends", &ev, &ne);
-    if (!st && fe_has_in(c, 3) && !(st = fe_in(c, 3, &t))) st = fe_const_ints(c, t, 3, "the axes", axes, IR_MAX_RANK, &na);
-    if (!st && fe_has_in(c, 4) && !(st = fe_in(c, 4, &t))) st = fe_const_ints(c, t, 4, "the steps", steps, IR_MAX_RANK, &nst);
+    if (!st && fe_has_in(c, 3) && !(st = fe_in(c, 3, &t)))
+        st = fe_const_ints(c, t, 3, "the axes", axes, IR_MAX_RANK, &na);
+    if (!st && fe_has_in(c, 4) && !(st = fe_in(c, 4, &t)))
+        st = fe_const_ints(c, t, 4, "the steps", steps, IR_MAX_RANK, &nst);
     if (st) return st;
     int32_t r = T(c, x)->rank;
     if (ns != ne || (fe_has_in(c, 3) && na != ns) || (fe_has_in(c, 4) && nst != ns) || ns > IR_MAX_RANK)
@@ -663,7 +671,8 @@ static symc_status h_slice(fe_ctx *c) {
     sym_expr s[IR_MAX_RANK], e[IR_MAX_RANK];
     for (uint32_t i = 0; i < ns; i++) {
         int64_t ax = fe_has_in(c, 3) ? axes[i] : (int64_t)i;
-        if (ax < -r || ax >= r) return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", ax, (int)r);
+        if (ax < -r || ax >= r)
+            return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", ax, (int)r);
         sym_expr dim = T(c, x)->dims[ax < 0 ? ax + r : ax];
         s[i] = clamp_end(c, sv[i], dim);
         e[i] = clamp_end(c, ev[i], dim);
@@ -683,7 +692,8 @@ static symc_status h_split(fe_ctx *c) {
     if (n_out < 1 || n_out > 64) return fe_fail(c, SYMC_ERR_FORMAT, "has %u outputs", n_out);
     int64_t axis = fe_attr_i(c, "axis", 0);
     int32_t r = T(c, x)->rank;
-    if (axis < -r || axis >= r) return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", axis, (int)r);
+    if (axis < -r || axis >= r)
+        return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", axis, (int)r);
     sym_expr dim = T(c, x)->dims[axis < 0 ? axis + r : axis], sizes[64];
     if (fe_has_in(c, 1)) {
         const sym_expr *v;
@@ -720,7 +730,8 @@ static symc_status h_pad(fe_ctx *c) {
     if (!st) st = fe_in(c, 1, &t);
     if (!st) st = fe_values(c, t, 1, "the pads", &pv, &n);
     if (!st && fe_has_in(c, 2) && !(st = fe_in(c, 2, &t))) st = fe_const_scalar(c, t, 2, "the constant value", &value);
-    if (!st && fe_has_in(c, 3) && !(st = fe_in(c, 3, &t))) st = fe_const_ints(c, t, 3, "the axes", axes, IR_MAX_RANK, &na);
+    if (!st && fe_has_in(c, 3) && !(st = fe_in(c, 3, &t)))
+        st = fe_const_ints(c, t, 3, "the axes", axes, IR_MAX_RANK, &na);
     if (st) return st;
     const char *mode = fe_attr_s(c, "mode", "constant");
     if (strcmp(mode, "constant") && strcmp(mode, "reflect") && strcmp(mode, "edge"))
@@ -735,7 +746,8 @@ static symc_status h_pad(fe_ctx *c) {
     for (int32_t i = 0; i < 2 * r; i++) pads[i] = sym_const(c->t, 0);
     for (uint32_t i = 0; i < na; i++) {
         int64_t ax = axes[i] < 0 ? axes[i] + r : axes[i];
-        if (ax < 0 || ax >= r) return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", axes[i], (int)r);
+        if (ax < 0 || ax >= r)
+            return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", axes[i], (int)r);
         pads[ax] = pv[i];
         pads[ax + r] = pv[i + na];
     }
@@ -878,7 +890,8 @@ static symc_status h_dropout(fe_ctx *c) {
     if (!st && fe_has_in(c, 2) && !(st = fe_in(c, 2, &tm))) {
         double on = 0;
         if (T(c, tm)->constant == IR_NONE)
-            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input 2 '%s' (training_mode) is not a constant: symc compiles "
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "input 2 '%s' (training_mode) is not a constant: symc compiles "
                            "for inference only, so training_mode must be a constant false",
                            c->node->input[2]);
         if ((st = fe_const_scalar(c, tm, 2, "training_mode", &on))) return st;
@@ -896,24 +909,76 @@ typedef struct op_entry {
 } op_entry;
 
 static const op_entry ops[] = {
-    {"Abs", h_abs}, {"Add", h_add}, {"And", h_and}, {"AveragePool", h_avg_pool},
-    {"BatchNormalization", h_batch_norm}, {"Cast", h_cast}, {"Ceil", h_ceil}, {"Clip", h_clip},
-    {"Concat", h_concat}, {"Constant", h_constant}, {"ConstantOfShape", h_constant_of_shape},
-    {"Conv", h_conv}, {"Div", h_div}, {"Dropout", h_dropout}, {"Equal", h_equal}, {"Erf", h_erf},
-    {"Exp", h_exp}, {"Expand", h_expand}, {"Flatten", h_flatten}, {"Floor", h_floor},
-    {"Gather", h_gather}, {"GatherElements", h_gather_elements}, {"Gelu", h_gelu}, {"Gemm", h_gemm},
-    {"GlobalAveragePool", h_global_avg_pool}, {"Greater", h_greater}, {"GreaterOrEqual", h_greater_equal},
-    {"HardSigmoid", h_hard_sigmoid}, {"HardSwish", h_hard_swish}, {"Identity", h_identity},
-    {"LayerNormalization", h_layer_norm}, {"LeakyRelu", h_leaky_relu}, {"Less", h_less},
-    {"LessOrEqual", h_less_equal}, {"Log", h_log}, {"LogSoftmax", h_log_softmax}, {"MatMul", h_matmul},
-    {"Max", h_max}, {"MaxPool", h_max_pool}, {"Min", h_min}, {"Mod", h_mod}, {"Mul", h_mul},
-    {"Neg", h_neg}, {"Not", h_not}, {"Or", h_or}, {"Pad", h_pad}, {"Pow", h_pow}, {"Range", h_range},
-    {"Reciprocal", h_reciprocal}, {"ReduceMax", h_reduce_max}, {"ReduceMean", h_reduce_mean},
-    {"ReduceSum", h_reduce_sum}, {"Relu", h_relu}, {"Reshape", h_reshape}, {"Shape", h_shape},
-    {"Sigmoid", h_sigmoid}, {"Sign", h_sign}, {"Slice", h_slice}, {"Softmax", h_softmax},
-    {"Split", h_split}, {"Sqrt", h_sqrt}, {"Squeeze", h_squeeze}, {"Sub", h_sub}, {"Sum", h_sum},
-    {"Tanh", h_tanh}, {"Tile", h_tile}, {"Transpose", h_transpose}, {"Trilu", h_trilu},
-    {"Unsqueeze", h_unsqueeze}, {"Where", h_where},
+    {"Abs", h_abs},
+    {"Add", h_add},
+    {"And", h_and},
+    {"AveragePool", h_avg_pool},
+    {"BatchNormalization", h_batch_norm},
+    {"Cast", h_cast},
+    {"Ceil", h_ceil},
+    {"Clip", h_clip},
+    {"Concat", h_concat},
+    {"Constant", h_constant},
+    {"ConstantOfShape", h_constant_of_shape},
+    {"Conv", h_conv},
+    {"Div", h_div},
+    {"Dropout", h_dropout},
+    {"Equal", h_equal},
+    {"Erf", h_erf},
+    {"Exp", h_exp},
+    {"Expand", h_expand},
+    {"Flatten", h_flatten},
+    {"Floor", h_floor},
+    {"Gather", h_gather},
+    {"GatherElements", h_gather_elements},
+    {"Gelu", h_gelu},
+    {"Gemm", h_gemm},
+    {"GlobalAveragePool", h_global_avg_pool},
+    {"Greater", h_greater},
+    {"GreaterOrEqual", h_greater_equal},
+    {"HardSigmoid", h_hard_sigmoid},
+    {"HardSwish", h_hard_swish},
+    {"Identity", h_identity},
+    {"LayerNormalization", h_layer_norm},
+    {"LeakyRelu", h_leaky_relu},
+    {"Less", h_less},
+    {"LessOrEqual", h_less_equal},
+    {"Log", h_log},
+    {"LogSoftmax", h_log_softmax},
+    {"MatMul", h_matmul},
+    {"Max", h_max},
+    {"MaxPool", h_max_pool},
+    {"Min", h_min},
+    {"Mod", h_mod},
+    {"Mul", h_mul},
+    {"Neg", h_neg},
+    {"Not", h_not},
+    {"Or", h_or},
+    {"Pad", h_pad},
+    {"Pow", h_pow},
+    {"Range", h_range},
+    {"Reciprocal", h_reciprocal},
+    {"ReduceMax", h_reduce_max},
+    {"ReduceMean", h_reduce_mean},
+    {"ReduceSum", h_reduce_sum},
+    {"Relu", h_relu},
+    {"Reshape", h_reshape},
+    {"Shape", h_shape},
+    {"Sigmoid", h_sigmoid},
+    {"Sign", h_sign},
+    {"Slice", h_slice},
+    {"Softmax", h_softmax},
+    {"Split", h_split},
+    {"Sqrt", h_sqrt},
+    {"Squeeze", h_squeeze},
+    {"Sub", h_sub},
+    {"Sum", h_sum},
+    {"Tanh", h_tanh},
+    {"Tile", h_tile},
+    {"Transpose", h_transpose},
+    {"Trilu", h_trilu},
+    {"Unsqueeze", h_unsqueeze},
+    {"Where", h_where},
 };
 
 symc_status fe_translate_node(fe_ctx *c) {

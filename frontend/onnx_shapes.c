@@ -86,8 +86,8 @@ static int is_sym_char(char ch) {
 
 /* dims: "" (a scalar) or D('x'D)*, from spec[pos] to `end`; D is digits, or
  * (when sym_at is not NULL) a symbol name, whose dim is -1 */
-static symc_status parse_dims(const rules *r, const char *spec, size_t pos, size_t end, int32_t *rank,
-                              int64_t *dims, size_t *sym_at, size_t *sym_len, symc_error *err) {
+static symc_status parse_dims(const rules *r, const char *spec, size_t pos, size_t end, int32_t *rank, int64_t *dims,
+                              size_t *sym_at, size_t *sym_len, symc_error *err) {
     *rank = 0;
     if (pos == end) return SYMC_OK;
     for (;;) {
@@ -97,8 +97,8 @@ static symc_status parse_dims(const rules *r, const char *spec, size_t pos, size
             while (pos < end && is_sym_char(spec[pos])) pos++;
             v = -1;
         } else if (!is_digit(spec[pos])) {
-            return syntax(err, r, spec, pos, sym_at ? "expected a dimension (digits or a symbol name)"
-                                                    : "expected a dimension (digits)");
+            return syntax(err, r, spec, pos,
+                          sym_at ? "expected a dimension (digits or a symbol name)" : "expected a dimension (digits)");
         }
         while (v >= 0 && pos < end && is_digit(spec[pos])) {
             int d = spec[pos] - '0';
@@ -187,8 +187,7 @@ static symc_status split_items(const rules *r, const char *spec, parsed **out, i
         }
         int k = p->n_shapes++;
         p->col[k] = dims_at;
-        st = parse_dims(r, spec, dims_at, end, &p->rank[k], p->dims[k], r->point ? p->sym_at : NULL, p->sym_len,
-                        err);
+        st = parse_dims(r, spec, dims_at, end, &p->rank[k], p->dims[k], r->point ? p->sym_at : NULL, p->sym_len, err);
         pos = end + 1;
     }
     if (!st && np == 0) st = syntax(err, r, spec, 0, "expected NAME:AxBxC");
@@ -203,19 +202,15 @@ static int find_item(const fe_shape_list *l, const char *name) {
     return -1;
 }
 
-static const char *bound_name(int bit) {
-    return bit == GIVEN_MIN ? "min" : bit == GIVEN_OPT ? "opt" : "max";
-}
+static const char *bound_name(int bit) { return bit == GIVEN_MIN ? "min" : bit == GIVEN_OPT ? "opt" : "max"; }
 
-symc_status fe_parse_shapes(fe_shape_list *l, fe_shape_flag flag, const char *spec,
-                            symc_error *err) {
+symc_status fe_parse_shapes(fe_shape_list *l, fe_shape_flag flag, const char *spec, symc_error *err) {
     if (!l || !spec) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_parse_shapes: NULL argument");
     if ((unsigned)flag > FE_MAX_SHAPES)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_parse_shapes: bad flag %d", (int)flag);
     size_t len = strlen(spec);
     if (len == 0)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s needs a value like x:1x3x224x224",
-                               flag_text(flag));
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s needs a value like x:1x3x224x224", flag_text(flag));
     rules r = {flag_text(flag), flag == FE_SHAPES ? 3 : 1, 0};
     parsed *ps = NULL;
     int np = 0;
@@ -231,19 +226,18 @@ symc_status fe_parse_shapes(fe_shape_list *l, fe_shape_flag flag, const char *sp
         for (int k = 1; k < p->n_shapes && !st; k++)
             if (p->rank[k] != p->rank[0])
                 st = symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                                     "%s '%s': shapes of input '%s' have %d and %d dims (column %zu)",
-                                     flag_text(flag), spec, p->name, (int)p->rank[0], (int)p->rank[k],
-                                     p->col[k] + 1);
+                                     "%s '%s': shapes of input '%s' have %d and %d dims (column %zu)", flag_text(flag),
+                                     spec, p->name, (int)p->rank[0], (int)p->rank[k], p->col[k] + 1);
         for (int j = 0; j < i && !st; j++)
             if (!strcmp(ps[j].name, p->name))
-                st = symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                                     "%s '%s': input '%s' appears twice (column %zu)", flag_text(flag),
-                                     spec, p->name, p->name_col + 1);
+                st = symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s': input '%s' appears twice (column %zu)",
+                                     flag_text(flag), spec, p->name, p->name_col + 1);
     }
     /* pass 3: against what earlier flags declared */
     int bits_of_flag = flag == FE_SHAPES ? GIVEN_ALL
-                       : flag == FE_MIN_SHAPES ? GIVEN_MIN
-                       : flag == FE_OPT_SHAPES ? GIVEN_OPT : GIVEN_MAX;
+        : flag == FE_MIN_SHAPES          ? GIVEN_MIN
+        : flag == FE_OPT_SHAPES          ? GIVEN_OPT
+                                         : GIVEN_MAX;
     for (int i = 0; i < np && !st; i++) {
         int at = find_item(l, ps[i].name);
         if (at < 0) continue;
@@ -256,9 +250,8 @@ symc_status fe_parse_shapes(fe_shape_list *l, fe_shape_flag flag, const char *sp
                                  flag_text(flag), spec, bound_name(bit), ps[i].name);
         } else if (l->items[at].rank != ps[i].rank[0]) {
             st = symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                                 "%s '%s': input '%s' has %d dims here but %d in an earlier flag",
-                                 flag_text(flag), spec, ps[i].name, (int)ps[i].rank[0],
-                                 (int)l->items[at].rank);
+                                 "%s '%s': input '%s' has %d dims here but %d in an earlier flag", flag_text(flag),
+                                 spec, ps[i].name, (int)ps[i].rank[0], (int)l->items[at].rank);
         }
     }
     /* pass 4: merge (only allocation can fail now; the list stays valid) */
@@ -305,8 +298,10 @@ symc_status fe_shape_list_check(const fe_shape_list *l, symc_error *err) {
     if (!l) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_shape_list_check: NULL list");
     for (uint32_t i = 0; i < l->n; i++) {
         const fe_input_shape *s = &l->items[i];
-        static const struct { int bit; const char *flag; } need[] = {
-            {GIVEN_MIN, "--min-shapes"}, {GIVEN_OPT, "--opt-shapes"}, {GIVEN_MAX, "--max-shapes"}};
+        static const struct {
+            int bit;
+            const char *flag;
+        } need[] = {{GIVEN_MIN, "--min-shapes"}, {GIVEN_OPT, "--opt-shapes"}, {GIVEN_MAX, "--max-shapes"}};
         for (int k = 0; k < 3; k++)
             if (!(l->given[i] & need[k].bit))
                 return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
@@ -356,8 +351,8 @@ symc_status fe_parse_point(fe_point *p, const char *flag, const char *spec, symc
     for (int i = 0; i < np && !st; i++) {
         for (int j = 0; j < i && !st; j++)
             if (!strcmp(ps[j].name, ps[i].name))
-                st = symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s': input '%s' appears twice (column %zu)",
-                                     flag, spec, ps[i].name, ps[i].name_col + 1);
+                st = symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s': input '%s' appears twice (column %zu)", flag,
+                                     spec, ps[i].name, ps[i].name_col + 1);
         if (!st && point_has(p, ps[i].name))
             st = symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s': input '%s' is already given by an earlier flag",
                                  flag, spec, ps[i].name);

@@ -14,22 +14,19 @@
 
 const char *symc_version(void) { return SYMC_VERSION_STRING; }
 
-symc_module *symc_module_create(const char *name, symc_error *err) {
-    return ir_module_new(name, err);
-}
+symc_module *symc_module_create(const char *name, symc_error *err) { return ir_module_new(name, err); }
 
 void symc_module_destroy(symc_module *m) { ir_module_free(m); }
 
-symc_status symc_declare_symbol(symc_module *m, const char *name, int64_t min, int64_t opt,
-                                int64_t max, int64_t multiple_of, symc_dim *out, symc_error *err) {
+symc_status symc_declare_symbol(symc_module *m, const char *name, int64_t min, int64_t opt, int64_t max,
+                                int64_t multiple_of, symc_dim *out, symc_error *err) {
     if (!m || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_declare_symbol: NULL argument");
     sym_symbol_info info = {name, min, opt, max, multiple_of, "declared with symc_declare_symbol"};
     sym_id id;
     symc_status st = sym_symbol_new(m->syms, &info, &id, err);
     if (st) return st;
     *out = sym_var(m->syms, id);
-    if (*out == SYM_NONE)
-        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory declaring symbol '%s'", name);
+    if (*out == SYM_NONE) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory declaring symbol '%s'", name);
     return SYMC_OK;
 }
 
@@ -61,8 +58,7 @@ int symc_dim_equal(symc_module *m, symc_dim a, symc_dim b) {
 
 symc_status symc_dim_eval(symc_module *m, symc_dim d, const int64_t *values, uint32_t n, int64_t *out,
                           symc_error *err) {
-    if (!m || !out || (n && !values))
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_dim_eval: NULL argument");
+    if (!m || !out || (n && !values)) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_dim_eval: NULL argument");
     if (!dim_ok(m, d)) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_dim_eval: invalid dim %u", d);
     uint32_t ns = sym_symbol_count(m->syms);
     if (n < ns)
@@ -73,23 +69,20 @@ symc_status symc_dim_eval(symc_module *m, symc_dim d, const int64_t *values, uin
 /* The reason a dim is SYMC_DIM_NONE or otherwise unusable. */
 static symc_status bad_dim(symc_module *m, const char *what, int i, symc_error *err) {
     const symc_error *why = sym_table_error(m->syms);
-    return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s dim %d is not a valid dimension%s%s", what,
-                           i, why ? ": " : "", why ? why->msg : "");
+    return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s dim %d is not a valid dimension%s%s", what, i,
+                           why ? ": " : "", why ? why->msg : "");
 }
 
-static symc_status check_new_name(symc_module *m, const char *name, const char *what,
-                                   symc_error *err) {
+static symc_status check_new_name(symc_module *m, const char *name, const char *what, symc_error *err) {
     uint32_t idx;
-    if (!name || !*name)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s needs a non-empty name", what);
+    if (!name || !*name) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s needs a non-empty name", what);
     if (ir_find_tensor(m, name, &idx))
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s': a tensor of that name exists",
-                               what, name);
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s': a tensor of that name exists", what, name);
     return SYMC_OK;
 }
 
-symc_status symc_add_input(symc_module *m, const char *name, symc_dtype dtype, int32_t rank,
-                           const symc_dim *dims, symc_tensor *out, symc_error *err) {
+symc_status symc_add_input(symc_module *m, const char *name, symc_dtype dtype, int32_t rank, const symc_dim *dims,
+                           symc_tensor *out, symc_error *err) {
     if (!m || !out || (rank > 0 && !dims))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_add_input: NULL argument");
     symc_status st = check_new_name(m, name, "input", err);
@@ -97,8 +90,8 @@ symc_status symc_add_input(symc_module *m, const char *name, symc_dtype dtype, i
     if ((unsigned)dtype >= SYMC_DTYPE_COUNT)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s': invalid dtype %d", name, (int)dtype);
     if (rank < 0 || rank > IR_MAX_RANK)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s': rank %d is outside [0, %d]",
-                               name, (int)rank, IR_MAX_RANK);
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s': rank %d is outside [0, %d]", name, (int)rank,
+                               IR_MAX_RANK);
     char what[300];
     snprintf(what, sizeof what, "input '%s'", name);
     for (int i = 0; i < rank; i++) {
@@ -108,8 +101,8 @@ symc_status symc_add_input(symc_module *m, const char *name, symc_dtype dtype, i
             char buf[128];
             sym_print(m->syms, dims[i], buf, sizeof buf);
             return symc_error_setf(err, SYMC_ERR_RANGE,
-                                   "input '%s' dim %d = %s may be negative (its range starts at %lld)",
-                                   name, i, buf, (long long)r.lo);
+                                   "input '%s' dim %d = %s may be negative (its range starts at %lld)", name, i, buf,
+                                   (long long)r.lo);
         }
     }
     uint32_t t;
@@ -122,9 +115,8 @@ symc_status symc_add_input(symc_module *m, const char *name, symc_dtype dtype, i
     return SYMC_OK;
 }
 
-symc_status symc_add_constant(symc_module *m, const char *name, symc_dtype dtype, int32_t rank,
-                              const int64_t *dims, const void *data, size_t nbytes,
-                              symc_tensor *out, symc_error *err) {
+symc_status symc_add_constant(symc_module *m, const char *name, symc_dtype dtype, int32_t rank, const int64_t *dims,
+                              const void *data, size_t nbytes, symc_tensor *out, symc_error *err) {
     if (!m || !out || (rank > 0 && !dims) || (nbytes && !data))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_add_constant: NULL argument");
     symc_status st = check_new_name(m, name, "constant", err);
@@ -135,14 +127,14 @@ symc_status symc_add_constant(symc_module *m, const char *name, symc_dtype dtype
     if ((unsigned)dtype >= SYMC_DTYPE_COUNT)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "constant '%s': invalid dtype %d", name, (int)dtype);
     if (rank < 0 || rank > IR_MAX_RANK)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "constant '%s': rank %d is outside [0, %d]",
-                               name, (int)rank, IR_MAX_RANK);
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "constant '%s': rank %d is outside [0, %d]", name, (int)rank,
+                               IR_MAX_RANK);
     sym_expr d[IR_MAX_RANK];
     uint64_t numel = 1;
     for (int i = 0; i < rank; i++) {
         if (dims[i] < 0)
-            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "constant '%s' dim %d = %lld is negative",
-                                   name, i, (long long)dims[i]);
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "constant '%s' dim %d = %lld is negative", name, i,
+                                   (long long)dims[i]);
         if (dims[i] && numel > UINT64_MAX / (uint64_t)dims[i])
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "constant '%s' is too large", name);
         numel *= (uint64_t)dims[i];
@@ -152,8 +144,8 @@ symc_status symc_add_constant(symc_module *m, const char *name, symc_dtype dtype
     size_t es = ir_dtype_size(dtype);
     if (numel > SIZE_MAX / es || numel * es != nbytes)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                               "constant '%s': %zu bytes given, its shape and dtype need %llu",
-                               name, nbytes, (unsigned long long)(numel * es));
+                               "constant '%s': %zu bytes given, its shape and dtype need %llu", name, nbytes,
+                               (unsigned long long)(numel * es));
     uint8_t *copy = malloc(nbytes ? nbytes : 1);
     if (!copy) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory copying constant '%s'", name);
     if (nbytes) memcpy(copy, data, nbytes);
@@ -172,9 +164,8 @@ undo_constant: /* the constant was the last one added */
     return st;
 }
 
-symc_status symc_add_node(symc_module *m, const char *op, const char *name,
-                          const symc_tensor *inputs, uint32_t n_in, const symc_attr *attrs,
-                          uint32_t n_attrs, symc_tensor *outputs, uint32_t n_out,
+symc_status symc_add_node(symc_module *m, const char *op, const char *name, const symc_tensor *inputs, uint32_t n_in,
+                          const symc_attr *attrs, uint32_t n_attrs, symc_tensor *outputs, uint32_t n_out,
                           symc_error *err) {
     if (!m || (n_in && !inputs) || (n_attrs && !attrs) || (n_out && !outputs))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_add_node: NULL argument");
@@ -183,8 +174,8 @@ symc_status symc_add_node(symc_module *m, const char *op, const char *name,
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s': unknown op '%s' (see common/ops.def)",
                                name ? name : "", op ? op : "(null)");
     if (id == IR_OP_CONSTANT)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                               "node '%s': make constants with symc_add_constant", name ? name : "");
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "node '%s': make constants with symc_add_constant",
+                               name ? name : "");
     char auto_name[64];
     if (!name || !*name) {
         /* first free "<op>_<k>" */
@@ -212,8 +203,7 @@ symc_status symc_add_node(symc_module *m, const char *op, const char *name,
         if (ir_find_tensor(m, tname, &idx)) {
             m->n_tensors = first;
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                                   "node '%s': its output name '%s' is taken by another tensor",
-                                   name, tname);
+                                   "node '%s': its output name '%s' is taken by another tensor", name, tname);
         }
         if ((st = ir_add_tensor(m, tname, dt, IR_RANK_UNKNOWN, NULL, &outputs[k], err))) {
             m->n_tensors = first;

@@ -20,10 +20,12 @@
 #include <stdlib.h>
 
 static const char *const role_names[IR_FUSE_ROLE_COUNT] = {
-    [IR_FUSE_STEP] = "step",           [IR_FUSE_LIBRARY] = "library call", [IR_FUSE_ATTENTION] = "attention",
-    [IR_FUSE_DEAD] = "dead",           [IR_FUSE_INLINED] = "inlined",      [IR_FUSE_EPILOGUE] = "epilogue",
-    [IR_FUSE_ROW_FIRST] = "row first", [IR_FUSE_TRANSPOSE] = "transpose",  [IR_FUSE_BIAS] = "bias",
-    [IR_FUSE_ACTIVATION] = "activation", [IR_FUSE_RESIDUAL] = "residual", [IR_FUSE_CLAIMED] = "claimed",
+    [IR_FUSE_STEP] = "step",           [IR_FUSE_LIBRARY] = "library call",
+    [IR_FUSE_ATTENTION] = "attention", [IR_FUSE_DEAD] = "dead",
+    [IR_FUSE_INLINED] = "inlined",     [IR_FUSE_EPILOGUE] = "epilogue",
+    [IR_FUSE_ROW_FIRST] = "row first", [IR_FUSE_TRANSPOSE] = "transpose",
+    [IR_FUSE_BIAS] = "bias",           [IR_FUSE_ACTIVATION] = "activation",
+    [IR_FUSE_RESIDUAL] = "residual",   [IR_FUSE_CLAIMED] = "claimed",
 };
 
 const char *ir_fuse_role_name(ir_fuse_role r) { return (unsigned)r < IR_FUSE_ROLE_COUNT ? role_names[r] : "?"; }
@@ -136,8 +138,7 @@ static symc_status bad(checker *c, uint32_t node, const char *what, const char *
     char role[200];
     if (ir_fuse_is_root(r) || r == IR_FUSE_DEAD || e.group >= c->m->n_nodes || e.group == node)
         snprintf(role, sizeof role, "%s", ir_fuse_role_name(r));
-    else
-        snprintf(role, sizeof role, "%s of '%s'", ir_fuse_role_name(r), c->m->nodes[e.group].name);
+    else snprintf(role, sizeof role, "%s of '%s'", ir_fuse_role_name(r), c->m->nodes[e.group].name);
     return symc_error_setf(c->err, SYMC_ERR_VERIFY, "fusion plan: node '%s' (%s), %s: %s%s", n->name,
                            ir_op_get(n->op)->name, role, what, detail);
 }
@@ -192,8 +193,7 @@ static symc_status check_entry(checker *c, uint32_t i) {
     case IR_FUSE_INLINED:
         if (y == IR_NONE || !ir_uses_private(&c->u, y))
             return bad(c, i, "an inlined node's result must have one reader and not be a graph output", "");
-        if (m->fuse[c->u.consumer[y]].group != e.group)
-            return bad(c, i, "its reader is in another group", "");
+        if (m->fuse[c->u.consumer[y]].group != e.group) return bad(c, i, "its reader is in another group", "");
         if (!reads_as_data(m, c->u.consumer[y], y))
             return bad(c, i, "its reader is neither elementwise nor reads it as its data input (in[0]) alone", "");
         return SYMC_OK;

@@ -30,13 +30,18 @@ extern "C" {
 #define IR_FORMAT_VERSION 1u
 
 typedef enum ir_category {
-    IR_CAT_UNARY, IR_CAT_BINARY, IR_CAT_REDUCE, IR_CAT_NORM, IR_CAT_CONTRACT,
-    IR_CAT_WINDOW, IR_CAT_MOVE, IR_CAT_SHAPE, IR_CAT_SOURCE
+    IR_CAT_UNARY,
+    IR_CAT_BINARY,
+    IR_CAT_REDUCE,
+    IR_CAT_NORM,
+    IR_CAT_CONTRACT,
+    IR_CAT_WINDOW,
+    IR_CAT_MOVE,
+    IR_CAT_SHAPE,
+    IR_CAT_SOURCE
 } ir_category;
 
-typedef enum ir_dtype_rule {
-    IR_DT_SAME, IR_DT_BOOL, IR_DT_I64, IR_DT_ATTR, IR_DT_IN1, IR_DT_KEEP
-} ir_dtype_rule;
+typedef enum ir_dtype_rule { IR_DT_SAME, IR_DT_BOOL, IR_DT_I64, IR_DT_ATTR, IR_DT_IN1, IR_DT_KEEP } ir_dtype_rule;
 
 typedef struct ir_op_info {
     const char *name;
@@ -46,7 +51,7 @@ typedef struct ir_op_info {
     const char *attrs; /* schema text, see ops.def */
 } ir_op_info;
 
-const ir_op_info *ir_op_get(ir_op op); /* NULL if out of range */
+const ir_op_info *ir_op_get(ir_op op);        /* NULL if out of range */
 int ir_op_find(const char *name, ir_op *out); /* 1 if found */
 
 /* ---- attributes ----------------------------------------------------------- */
@@ -133,17 +138,16 @@ void ir_module_free(ir_module *m);
 char *ir_strdup(ir_module *m, const char *s);
 void *ir_alloc(ir_module *m, size_t size); /* zeroed, 16-byte aligned */
 /* Appends a tensor with a copied name; dims may be NULL when rank is unknown. */
-symc_status ir_add_tensor(ir_module *m, const char *name, symc_dtype dtype, int32_t rank,
-                          const sym_expr *dims, uint32_t *out, symc_error *err);
+symc_status ir_add_tensor(ir_module *m, const char *name, symc_dtype dtype, int32_t rank, const sym_expr *dims,
+                          uint32_t *out, symc_error *err);
 /* Appends a node; copies arrays and attributes into the arena and sets each
  * output's producer; drops the fusion plan, which no longer covers every
  * node. Does not check the op's rules: see ir_verify. */
-symc_status ir_add_node(ir_module *m, ir_op op, const char *name, const char *source,
-                        const uint32_t *in, uint32_t n_in, const uint32_t *out, uint32_t n_out,
-                        const ir_attr *attrs, uint32_t n_attrs, uint32_t *index, symc_error *err);
+symc_status ir_add_node(ir_module *m, ir_op op, const char *name, const char *source, const uint32_t *in, uint32_t n_in,
+                        const uint32_t *out, uint32_t n_out, const ir_attr *attrs, uint32_t n_attrs, uint32_t *index,
+                        symc_error *err);
 /* Takes ownership of data (malloc'd) on success and on failure. */
-symc_status ir_add_constant(ir_module *m, uint8_t *data, size_t size, uint32_t *out,
-                            symc_error *err);
+symc_status ir_add_constant(ir_module *m, uint8_t *data, size_t size, uint32_t *out, symc_error *err);
 symc_status ir_mark_input(ir_module *m, uint32_t tensor, symc_error *err);
 symc_status ir_mark_output(ir_module *m, uint32_t tensor, symc_error *err);
 int ir_find_tensor(const ir_module *m, const char *name, uint32_t *out);
@@ -242,14 +246,12 @@ symc_status ir_verify(ir_module *m, symc_error *err);
 /* The per-node part of the verifier, usable before a node exists: arity,
  * input indices, attributes against the op's schema and their values. `name`
  * is used in messages. */
-symc_status ir_check_node(ir_module *m, ir_op op, const char *name, const uint32_t *in,
-                          uint32_t n_in, uint32_t n_out, const ir_attr *attrs, uint32_t n_attrs,
-                          symc_error *err);
+symc_status ir_check_node(ir_module *m, ir_op op, const char *name, const uint32_t *in, uint32_t n_in, uint32_t n_out,
+                          const ir_attr *attrs, uint32_t n_attrs, symc_error *err);
 /* The output dtype an op's dtype rule gives for these inputs; checks that
  * inputs which must agree do. */
-symc_status ir_infer_dtype(ir_module *m, ir_op op, const char *name, const uint32_t *in,
-                           uint32_t n_in, const ir_attr *attrs, uint32_t n_attrs,
-                           symc_dtype *out, symc_error *err);
+symc_status ir_infer_dtype(ir_module *m, ir_op op, const char *name, const uint32_t *in, uint32_t n_in,
+                           const ir_attr *attrs, uint32_t n_attrs, symc_dtype *out, symc_error *err);
 
 /* Readable text: symbols with ranges, inputs, nodes with their outputs'
  * symbolic shapes, outputs, and the fused groups when there is a plan. Writes through a callback so the library never

@@ -20,9 +20,7 @@ static const ir_op_info op_table[IR_OP_COUNT] = {
 #undef IR_OP
 };
 
-const ir_op_info *ir_op_get(ir_op op) {
-    return (unsigned)op < IR_OP_COUNT ? &op_table[op] : NULL;
-}
+const ir_op_info *ir_op_get(ir_op op) { return (unsigned)op < IR_OP_COUNT ? &op_table[op] : NULL; }
 
 int ir_op_find(const char *name, ir_op *out) {
     if (!name) return 0;
@@ -39,18 +37,13 @@ static const struct {
     const char *name;
     size_t size;
 } dtype_table[SYMC_DTYPE_COUNT] = {
-    [SYMC_F32] = {"f32", 4}, [SYMC_F16] = {"f16", 2}, [SYMC_BF16] = {"bf16", 2},
-    [SYMC_F64] = {"f64", 8}, [SYMC_I64] = {"i64", 8}, [SYMC_I32] = {"i32", 4},
-    [SYMC_BOOL] = {"bool", 1},
+    [SYMC_F32] = {"f32", 4}, [SYMC_F16] = {"f16", 2}, [SYMC_BF16] = {"bf16", 2}, [SYMC_F64] = {"f64", 8},
+    [SYMC_I64] = {"i64", 8}, [SYMC_I32] = {"i32", 4}, [SYMC_BOOL] = {"bool", 1},
 };
 
-size_t ir_dtype_size(symc_dtype dt) {
-    return (unsigned)dt < SYMC_DTYPE_COUNT ? dtype_table[dt].size : 0;
-}
+size_t ir_dtype_size(symc_dtype dt) { return (unsigned)dt < SYMC_DTYPE_COUNT ? dtype_table[dt].size : 0; }
 
-const char *ir_dtype_name(symc_dtype dt) {
-    return (unsigned)dt < SYMC_DTYPE_COUNT ? dtype_table[dt].name : "?";
-}
+const char *ir_dtype_name(symc_dtype dt) { return (unsigned)dt < SYMC_DTYPE_COUNT ? dtype_table[dt].name : "?"; }
 
 int ir_dtype_parse(const char *name, symc_dtype *out) {
     for (int i = 0; i < SYMC_DTYPE_COUNT; i++)
@@ -61,20 +54,15 @@ int ir_dtype_parse(const char *name, symc_dtype *out) {
     return 0;
 }
 
-int ir_dtype_is_float(symc_dtype dt) {
-    return dt == SYMC_F32 || dt == SYMC_F16 || dt == SYMC_BF16 || dt == SYMC_F64;
-}
+int ir_dtype_is_float(symc_dtype dt) { return dt == SYMC_F32 || dt == SYMC_F16 || dt == SYMC_BF16 || dt == SYMC_F64; }
 
 /* ---- attribute schemas ------------------------------------------------------- */
 static const char *const attr_kind_names[] = {
-    [SYMC_ATTR_INT] = "int",   [SYMC_ATTR_FLOAT] = "float", [SYMC_ATTR_INTS] = "ints",
-    [SYMC_ATTR_FLOATS] = "floats", [SYMC_ATTR_STR] = "str", [SYMC_ATTR_DIMS] = "dims",
-    [SYMC_ATTR_DTYPE] = "dtype",
+    [SYMC_ATTR_INT] = "int", [SYMC_ATTR_FLOAT] = "float", [SYMC_ATTR_INTS] = "ints",   [SYMC_ATTR_FLOATS] = "floats",
+    [SYMC_ATTR_STR] = "str", [SYMC_ATTR_DIMS] = "dims",   [SYMC_ATTR_DTYPE] = "dtype",
 };
 
-const char *ir_attr_kind_name(ir_attr_kind k) {
-    return (unsigned)k <= SYMC_ATTR_DTYPE ? attr_kind_names[k] : "?";
-}
+const char *ir_attr_kind_name(ir_attr_kind k) { return (unsigned)k <= SYMC_ATTR_DTYPE ? attr_kind_names[k] : "?"; }
 
 int ir_attr_kind_parse(const char *text, size_t len, ir_attr_kind *out) {
     for (int k = 0; k <= SYMC_ATTR_DTYPE; k++)
@@ -197,11 +185,10 @@ static int grow(void **items, uint32_t *cap, uint32_t need, size_t item_size) {
 }
 #define GROW(vec, cap, need) grow((void **)&(vec), &(cap), (need), sizeof *(vec))
 
-symc_status ir_add_tensor(ir_module *m, const char *name, symc_dtype dtype, int32_t rank,
-                          const sym_expr *dims, uint32_t *out, symc_error *err) {
+symc_status ir_add_tensor(ir_module *m, const char *name, symc_dtype dtype, int32_t rank, const sym_expr *dims,
+                          uint32_t *out, symc_error *err) {
     if (rank > IR_MAX_RANK || rank < IR_RANK_UNKNOWN)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                               "tensor '%s': rank %d is outside [0, %d]", name ? name : "",
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "tensor '%s': rank %d is outside [0, %d]", name ? name : "",
                                (int)rank, IR_MAX_RANK);
     if (m->n_tensors == IR_NONE - 1 || !GROW(m->tensors, m->cap_tensors, m->n_tensors + 1))
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory adding tensor '%s'", name);
@@ -250,16 +237,15 @@ static symc_status copy_attr(ir_module *m, ir_attr *dst, const ir_attr *src, sym
     default: break;
     }
     if (!ok)
-        return symc_error_setf(err, src->n && !src->ints && !src->floats && !src->dims
-                                        ? SYMC_ERR_INVALID_ARG : SYMC_ERR_NOMEM,
-                               "attribute '%s': %s", src->name ? src->name : "",
-                               "array is NULL or out of memory");
+        return symc_error_setf(
+            err, src->n && !src->ints && !src->floats && !src->dims ? SYMC_ERR_INVALID_ARG : SYMC_ERR_NOMEM,
+            "attribute '%s': %s", src->name ? src->name : "", "array is NULL or out of memory");
     return SYMC_OK;
 }
 
-symc_status ir_add_node(ir_module *m, ir_op op, const char *name, const char *source,
-                        const uint32_t *in, uint32_t n_in, const uint32_t *out, uint32_t n_out,
-                        const ir_attr *attrs, uint32_t n_attrs, uint32_t *index, symc_error *err) {
+symc_status ir_add_node(ir_module *m, ir_op op, const char *name, const char *source, const uint32_t *in, uint32_t n_in,
+                        const uint32_t *out, uint32_t n_out, const ir_attr *attrs, uint32_t n_attrs, uint32_t *index,
+                        symc_error *err) {
     if (!GROW(m->nodes, m->cap_nodes, m->n_nodes + 1))
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory adding node '%s'", name);
     ir_node *n = &m->nodes[m->n_nodes];
@@ -292,8 +278,7 @@ symc_status ir_add_node(ir_module *m, ir_op op, const char *name, const char *so
     return SYMC_OK;
 }
 
-symc_status ir_add_constant(ir_module *m, uint8_t *data, size_t size, uint32_t *out,
-                            symc_error *err) {
+symc_status ir_add_constant(ir_module *m, uint8_t *data, size_t size, uint32_t *out, symc_error *err) {
     if (!GROW(m->constants, m->cap_constants, m->n_constants + 1)) {
         free(data);
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory adding a constant");
@@ -304,16 +289,15 @@ symc_status ir_add_constant(ir_module *m, uint8_t *data, size_t size, uint32_t *
     return SYMC_OK;
 }
 
-static symc_status mark(ir_module *m, uint32_t **vec, uint32_t *n, uint32_t *cap, uint32_t t,
-                        const char *what, symc_error *err) {
+static symc_status mark(ir_module *m, uint32_t **vec, uint32_t *n, uint32_t *cap, uint32_t t, const char *what,
+                        symc_error *err) {
     if (t >= m->n_tensors)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                               "%s: tensor index %u is out of range (module has %u tensors)",
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: tensor index %u is out of range (module has %u tensors)",
                                what, t, m->n_tensors);
     for (uint32_t i = 0; i < *n; i++)
         if ((*vec)[i] == t)
-            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: tensor '%s' is already one",
-                                   what, m->tensors[t].name);
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: tensor '%s' is already one", what,
+                                   m->tensors[t].name);
     if (!grow((void **)vec, cap, *n + 1, sizeof **vec))
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory marking an %s", what);
     (*vec)[(*n)++] = t;

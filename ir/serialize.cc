@@ -50,8 +50,7 @@ struct Writer {
     bool add(sym_expr root, symc_error *err) {
         if (root == SYM_NONE) return true;
         if (root >= pool_of.size()) {
-            symc_error_setf(err, SYMC_ERR_VERIFY, "expression %u is outside the module's %zu", root,
-                            pool_of.size());
+            symc_error_setf(err, SYMC_ERR_VERIFY, "expression %u is outside the module's %zu", root, pool_of.size());
             return false;
         }
         std::vector<std::pair<sym_expr, uint32_t>> stack;
@@ -69,8 +68,7 @@ struct Writer {
                 stack.back().second++;
                 sym_expr child = v.ops[next];
                 if (child >= pool_of.size()) {
-                    symc_error_setf(err, SYMC_ERR_INTERNAL, "expression %u has operand %u out of range",
-                                    e, child);
+                    symc_error_setf(err, SYMC_ERR_INTERNAL, "expression %u has operand %u out of range", e, child);
                     return false;
                 }
                 if (pool_of[child] == kNoIndex) stack.push_back({child, 0});
@@ -132,8 +130,7 @@ symc_status serialize(ir_module *m, uint8_t **buf, size_t *size, symc_error *err
     for (sym_id i = 0; i < sym_symbol_count(m->syms); i++) {
         sym_symbol_info s;
         sym_symbol_get(m->syms, i, &s);
-        symbols.push_back(fb::CreateSymbol(b, b.CreateString(s.name), s.min, s.opt, s.max,
-                                           s.multiple_of,
+        symbols.push_back(fb::CreateSymbol(b, b.CreateString(s.name), s.min, s.opt, s.max, s.multiple_of,
                                            b.CreateString(s.provenance ? s.provenance : "")));
     }
 
@@ -150,8 +147,8 @@ symc_status serialize(ir_module *m, uint8_t **buf, size_t *size, symc_error *err
         const ir_tensor &t = m->tensors[i];
         std::vector<uint32_t> dims;
         for (int d = 0; d < t.rank; d++) dims.push_back(w.idx(t.dims[d]));
-        tensors.push_back(fb::CreateTensor(b, b.CreateString(t.name), (fb::DType)t.dtype, t.rank,
-                                           b.CreateVector(dims), t.constant));
+        tensors.push_back(
+            fb::CreateTensor(b, b.CreateString(t.name), (fb::DType)t.dtype, t.rank, b.CreateVector(dims), t.constant));
     }
 
     std::vector<flatbuffers::Offset<fb::Node>> nodes;
@@ -160,10 +157,9 @@ symc_status serialize(ir_module *m, uint8_t **buf, size_t *size, symc_error *err
         std::vector<flatbuffers::Offset<fb::Attr>> attrs;
         for (uint32_t a = 0; a < n.n_attrs; a++)
             attrs.push_back(symc::fbutil::encode_attr(b, n.attrs[a], [&](sym_expr e) { return w.idx(e); }));
-        nodes.push_back(fb::CreateNode(b, b.CreateString(ir_op_get(n.op)->name),
-                                       b.CreateString(n.name), b.CreateString(n.source),
-                                       b.CreateVector(n.in, n.n_in), b.CreateVector(n.out, n.n_out),
-                                       b.CreateVector(attrs)));
+        nodes.push_back(fb::CreateNode(b, b.CreateString(ir_op_get(n.op)->name), b.CreateString(n.name),
+                                       b.CreateString(n.source), b.CreateVector(n.in, n.n_in),
+                                       b.CreateVector(n.out, n.n_out), b.CreateVector(attrs)));
     }
 
     std::vector<flatbuffers::Offset<fb::Constant>> constants;
@@ -175,11 +171,10 @@ symc_status serialize(ir_module *m, uint8_t **buf, size_t *size, symc_error *err
 
     char producer[64];
     snprintf(producer, sizeof producer, "symc %s", SYMC_VERSION_STRING);
-    auto root = fb::CreateModule(
-        b, IR_FORMAT_VERSION, b.CreateString(producer), b.CreateString(m->name),
-        b.CreateVector(symbols), b.CreateVector(exprs), b.CreateVector(guards),
-        b.CreateVector(tensors), b.CreateVector(nodes), b.CreateVector(m->inputs, m->n_inputs),
-        b.CreateVector(m->outputs, m->n_outputs), b.CreateVector(constants));
+    auto root = fb::CreateModule(b, IR_FORMAT_VERSION, b.CreateString(producer), b.CreateString(m->name),
+                                 b.CreateVector(symbols), b.CreateVector(exprs), b.CreateVector(guards),
+                                 b.CreateVector(tensors), b.CreateVector(nodes), b.CreateVector(m->inputs, m->n_inputs),
+                                 b.CreateVector(m->outputs, m->n_outputs), b.CreateVector(constants));
     fb::FinishModuleBuffer(b, root);
 
     *size = b.GetSize();
@@ -200,8 +195,9 @@ symc_status check(const fb::Module *mod, symc_error *err) {
     for (uint32_t i = 0; i < nsym; i++) {
         const fb::Symbol *s = mod->symbols()->Get(i);
         if (s->min() > s->max() || s->opt() < s->min() || s->opt() > s->max() || s->multiple_of() < 1)
-            return bad(err, "symbol %u '%s' has an invalid range [%" PRId64 ", %" PRId64 "] opt %" PRId64
-                            " multiple of %" PRId64,
+            return bad(err,
+                       "symbol %u '%s' has an invalid range [%" PRId64 ", %" PRId64 "] opt %" PRId64
+                       " multiple of %" PRId64,
                        i, s->name()->c_str(), s->min(), s->max(), s->opt(), s->multiple_of());
     }
     for (uint32_t i = 0; i < nexpr; i++) {
@@ -212,8 +208,8 @@ symc_status check(const fb::Module *mod, symc_error *err) {
         uint32_t nops = len(e->ops());
         for (uint32_t j = 0; j < nops; j++)
             if (e->ops()->Get(j) >= i)
-                return bad(err, "expression %u refers to expression %u, which is not an earlier one",
-                           i, e->ops()->Get(j));
+                return bad(err, "expression %u refers to expression %u, which is not an earlier one", i,
+                           e->ops()->Get(j));
         /* coefficients belong to sums only, one per operand */
         uint32_t ncoefs = len(e->coefs());
         if (e->kind() != fb::ExprKind::Add && ncoefs != 0)
@@ -226,8 +222,7 @@ symc_status check(const fb::Module *mod, symc_error *err) {
         case fb::ExprKind::Symbol:
             if (nops) return bad(err, "expression %u (symbol) has %u operands", i, nops);
             if (e->value() < 0 || (uint64_t)e->value() >= nsym)
-                return bad(err, "expression %u refers to symbol %" PRId64 ", but the file has %u", i,
-                           e->value(), nsym);
+                return bad(err, "expression %u refers to symbol %" PRId64 ", but the file has %u", i, e->value(), nsym);
             break;
         case fb::ExprKind::Add:
             if (nops < 1 || ncoefs != nops)
@@ -235,8 +230,7 @@ symc_status check(const fb::Module *mod, symc_error *err) {
             break;
         case fb::ExprKind::Mul:
             if (nops < 1 || e->value() == 0)
-                return bad(err, "expression %u (product) has %u operands and factor %" PRId64, i, nops,
-                           e->value());
+                return bad(err, "expression %u (product) has %u operands and factor %" PRId64, i, nops, e->value());
             break;
         default:
             if (nops != 2) return bad(err, "expression %u needs 2 operands, has %u", i, nops);
@@ -247,34 +241,32 @@ symc_status check(const fb::Module *mod, symc_error *err) {
         if ((int)g->rel() < (int)fb::Rel::MIN || (int)g->rel() > (int)fb::Rel::MAX)
             return bad(err, "guard %u has unknown relation %d", i, (int)g->rel());
         if (g->lhs() >= nexpr || g->rhs() >= nexpr)
-            return bad(err, "guard %u refers to expressions %u and %u, but the file has %u", i,
-                       g->lhs(), g->rhs(), nexpr);
+            return bad(err, "guard %u refers to expressions %u and %u, but the file has %u", i, g->lhs(), g->rhs(),
+                       nexpr);
     }
     for (uint32_t i = 0; i < nt; i++) {
         const fb::Tensor *t = mod->tensors()->Get(i);
         if ((int)t->dtype() < 0 || (int)t->dtype() >= SYMC_DTYPE_COUNT)
             return bad(err, "tensor '%s' has unknown dtype %d", t->name()->c_str(), (int)t->dtype());
         if (t->rank() < IR_RANK_UNKNOWN || t->rank() > IR_MAX_RANK)
-            return bad(err, "tensor '%s' has rank %d, outside [-1, %d]", t->name()->c_str(), t->rank(),
-                       IR_MAX_RANK);
+            return bad(err, "tensor '%s' has rank %d, outside [-1, %d]", t->name()->c_str(), t->rank(), IR_MAX_RANK);
         uint32_t want = t->rank() > 0 ? (uint32_t)t->rank() : 0;
         if (len(t->dims()) != want)
-            return bad(err, "tensor '%s' has rank %d but %u dims", t->name()->c_str(), t->rank(),
-                       len(t->dims()));
+            return bad(err, "tensor '%s' has rank %d but %u dims", t->name()->c_str(), t->rank(), len(t->dims()));
         for (uint32_t d = 0; d < want; d++)
             if (t->dims()->Get(d) >= nexpr)
-                return bad(err, "tensor '%s' dim %u refers to expression %u, but the file has %u",
-                           t->name()->c_str(), d, t->dims()->Get(d), nexpr);
+                return bad(err, "tensor '%s' dim %u refers to expression %u, but the file has %u", t->name()->c_str(),
+                           d, t->dims()->Get(d), nexpr);
         if (t->constant() != kNoIndex && t->constant() >= nc)
-            return bad(err, "tensor '%s' refers to constant %u, but the file has %u",
-                       t->name()->c_str(), t->constant(), nc);
+            return bad(err, "tensor '%s' refers to constant %u, but the file has %u", t->name()->c_str(), t->constant(),
+                       nc);
     }
     for (uint32_t i = 0; i < len(mod->nodes()); i++) {
         const fb::Node *n = mod->nodes()->Get(i);
         ir_op op;
         if (!ir_op_find(n->op()->c_str(), &op))
-            return bad(err, "node '%s' has unknown op '%s' (written by a newer symc?)",
-                       n->name()->c_str(), n->op()->c_str());
+            return bad(err, "node '%s' has unknown op '%s' (written by a newer symc?)", n->name()->c_str(),
+                       n->op()->c_str());
         for (uint32_t j = 0; j < len(n->inputs()); j++)
             if (n->inputs()->Get(j) >= nt)
                 return bad(err, "node '%s' input %u refers to tensor %u, but the file has %u tensors",
@@ -286,26 +278,25 @@ symc_status check(const fb::Module *mod, symc_error *err) {
         for (uint32_t a = 0; a < len(n->attrs()); a++) {
             const fb::Attr *at = n->attrs()->Get(a);
             if ((int)at->kind() < (int)fb::AttrKind::MIN || (int)at->kind() > (int)fb::AttrKind::MAX)
-                return bad(err, "node '%s' attribute '%s' has unknown kind %d", n->name()->c_str(),
-                           at->name()->c_str(), (int)at->kind());
+                return bad(err, "node '%s' attribute '%s' has unknown kind %d", n->name()->c_str(), at->name()->c_str(),
+                           (int)at->kind());
             if (at->kind() == fb::AttrKind::Str && !at->s())
-                return bad(err, "node '%s' attribute '%s' has no string", n->name()->c_str(),
-                           at->name()->c_str());
+                return bad(err, "node '%s' attribute '%s' has no string", n->name()->c_str(), at->name()->c_str());
             for (uint32_t k = 0; k < len(at->dims()); k++)
                 if (at->dims()->Get(k) != kNoIndex && at->dims()->Get(k) >= nexpr)
-                    return bad(err, "node '%s' attribute '%s'[%u] refers to expression %u, but the "
-                                    "file has %u",
+                    return bad(err,
+                               "node '%s' attribute '%s'[%u] refers to expression %u, but the "
+                               "file has %u",
                                n->name()->c_str(), at->name()->c_str(), k, at->dims()->Get(k), nexpr);
         }
     }
     for (uint32_t i = 0; i < len(mod->inputs()); i++)
         if (mod->inputs()->Get(i) >= nt)
-            return bad(err, "input %u refers to tensor %u, but the file has %u tensors", i,
-                       mod->inputs()->Get(i), nt);
+            return bad(err, "input %u refers to tensor %u, but the file has %u tensors", i, mod->inputs()->Get(i), nt);
     for (uint32_t i = 0; i < len(mod->outputs()); i++)
         if (mod->outputs()->Get(i) >= nt)
-            return bad(err, "output %u refers to tensor %u, but the file has %u tensors", i,
-                       mod->outputs()->Get(i), nt);
+            return bad(err, "output %u refers to tensor %u, but the file has %u tensors", i, mod->outputs()->Get(i),
+                       nt);
     return SYMC_OK;
 }
 
@@ -326,8 +317,8 @@ symc_status build(const fb::Module *mod, ir_module *m, symc_error *err) {
     sym_table *t = m->syms;
     for (uint32_t i = 0; i < len(mod->symbols()); i++) {
         const fb::Symbol *s = mod->symbols()->Get(i);
-        sym_symbol_info info = {s->name()->c_str(), s->min(), s->opt(), s->max(), s->multiple_of(),
-                                s->provenance() ? s->provenance()->c_str() : ""};
+        sym_symbol_info info = {s->name()->c_str(), s->min(),         s->opt(),
+                                s->max(),           s->multiple_of(), s->provenance() ? s->provenance()->c_str() : ""};
         sym_id id;
         if ((st = sym_symbol_new(t, &info, &id, err))) return st;
     }
@@ -372,8 +363,7 @@ symc_status build(const fb::Module *mod, ir_module *m, symc_error *err) {
         sym_expr dims[IR_MAX_RANK];
         for (int d = 0; d < ft->rank(); d++) dims[d] = map[ft->dims()->Get(d)];
         uint32_t idx;
-        if ((st = ir_add_tensor(m, ft->name()->c_str(), (symc_dtype)ft->dtype(), ft->rank(), dims, &idx,
-                                err)))
+        if ((st = ir_add_tensor(m, ft->name()->c_str(), (symc_dtype)ft->dtype(), ft->rank(), dims, &idx, err)))
             return st;
         m->tensors[idx].constant = ft->constant();
     }
@@ -427,9 +417,8 @@ symc_status build(const fb::Module *mod, ir_module *m, symc_error *err) {
         std::vector<uint32_t> in(len(n->inputs())), out(len(n->outputs()));
         for (uint32_t k = 0; k < in.size(); k++) in[k] = n->inputs()->Get(k);
         for (uint32_t k = 0; k < out.size(); k++) out[k] = n->outputs()->Get(k);
-        if ((st = ir_add_node(m, op, n->name()->c_str(), n->source() ? n->source()->c_str() : "",
-                              in.data(), (uint32_t)in.size(), out.data(), (uint32_t)out.size(),
-                              attrs.data(), na, nullptr, err)))
+        if ((st = ir_add_node(m, op, n->name()->c_str(), n->source() ? n->source()->c_str() : "", in.data(),
+                              (uint32_t)in.size(), out.data(), (uint32_t)out.size(), attrs.data(), na, nullptr, err)))
             return st;
     }
     for (uint32_t i = 0; i < len(mod->inputs()); i++)
@@ -441,8 +430,7 @@ symc_status build(const fb::Module *mod, ir_module *m, symc_error *err) {
 
 symc_status deserialize(const uint8_t *buf, size_t size, ir_module **out, symc_error *err) {
     *out = nullptr;
-    if (!buf || size < 8)
-        return bad(err, "not a .symir file: %zu bytes is too short for a header", buf ? size : 0);
+    if (!buf || size < 8) return bad(err, "not a .symir file: %zu bytes is too short for a header", buf ? size : 0);
     if (!fb::ModuleBufferHasIdentifier(buf)) {
         char id[5];
         for (int i = 0; i < 4; i++) id[i] = (buf[4 + i] >= 32 && buf[4 + i] < 127) ? (char)buf[4 + i] : '?';
@@ -463,14 +451,14 @@ symc_status deserialize(const uint8_t *buf, size_t size, ir_module **out, symc_e
     }
     flatbuffers::Verifier v(buf, size);
     if (!fb::VerifyModuleBuffer(v))
-        return bad(err, "corrupt or truncated .symir file (%zu bytes): the FlatBuffers verifier "
-                        "rejects it",
+        return bad(err,
+                   "corrupt or truncated .symir file (%zu bytes): the FlatBuffers verifier "
+                   "rejects it",
                    size);
     const fb::Module *mod = fb::GetModule(buf);
     if (mod->version() != IR_FORMAT_VERSION)
-        return bad(err, ".symir format version %u (written by %s); this symc %s reads version %u",
-                   mod->version(), mod->producer() ? mod->producer()->c_str() : "unknown",
-                   SYMC_VERSION_STRING, IR_FORMAT_VERSION);
+        return bad(err, ".symir format version %u (written by %s); this symc %s reads version %u", mod->version(),
+                   mod->producer() ? mod->producer()->c_str() : "unknown", SYMC_VERSION_STRING, IR_FORMAT_VERSION);
     symc_status st = check(mod, err);
     if (st) return st;
     ir_module *m = ir_module_new(mod->name() ? mod->name()->c_str() : "module", err);
@@ -526,8 +514,7 @@ extern "C" symc_status ir_load(const char *path, ir_module **out, symc_error *er
     /* before fopen: a directory opens and then fails to read, a FIFO blocks */
     struct stat sb;
     if (stat(path, &sb) != 0) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    if (S_ISDIR(sb.st_mode))
-        return symc_error_setf(err, SYMC_ERR_IO, "'%s' is a directory, not a .symir file", path);
+    if (S_ISDIR(sb.st_mode)) return symc_error_setf(err, SYMC_ERR_IO, "'%s' is a directory, not a .symir file", path);
     if (!S_ISREG(sb.st_mode))
         return symc_error_setf(err, SYMC_ERR_IO, "'%s' is not a regular file (a device, FIFO or socket)", path);
     FILE *f = fopen(path, "rb");

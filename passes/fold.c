@@ -135,8 +135,8 @@ symc_status pass_fold_batch_norm(ir_module *m, symc_error *err) {
         if (!uses) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory folding batch norms");
         int r = fold_one(m, i, uses);
         free(uses);
-        if (r < 0) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory folding batch norm '%s'",
-                                          m->nodes[i].name);
+        if (r < 0)
+            return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory folding batch norm '%s'", m->nodes[i].name);
     }
     return SYMC_OK;
 }

@@ -38,8 +38,7 @@ typedef struct ctx {
 static const ir_tensor *in(ctx *c, uint32_t i) { return &c->m->tensors[c->n->in[i]]; }
 static ir_tensor *out(ctx *c, uint32_t k) { return &c->m->tensors[c->n->out[k]]; }
 
-static symc_status fail(ctx *c, symc_status code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static symc_status fail(ctx *c, symc_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static symc_status fail(ctx *c, symc_status code, const char *fmt, ...) {
     char msg[SYMC_ERROR_MSG_CAP];
     va_list ap;
@@ -60,8 +59,7 @@ static const char *txt(ctx *c, sym_expr e) {
 }
 
 static symc_status set_out(ctx *c, uint32_t k, int32_t rank, const sym_expr *dims) {
-    if (rank > IR_MAX_RANK)
-        return fail(c, SYMC_ERR_UNSUPPORTED, "output rank %d exceeds %d", (int)rank, IR_MAX_RANK);
+    if (rank > IR_MAX_RANK) return fail(c, SYMC_ERR_UNSUPPORTED, "output rank %d exceeds %d", (int)rank, IR_MAX_RANK);
     ir_tensor *o = out(c, k);
     for (int i = 0; i < rank; i++)
         if (dims[i] == SYM_NONE) {
@@ -74,9 +72,7 @@ static symc_status set_out(ctx *c, uint32_t k, int32_t rank, const sym_expr *dim
     return SYMC_OK;
 }
 
-static symc_status same_as_input(ctx *c, uint32_t i) {
-    return set_out(c, 0, in(c, i)->rank, in(c, i)->dims);
-}
+static symc_status same_as_input(ctx *c, uint32_t i) { return set_out(c, 0, in(c, i)->rank, in(c, i)->dims); }
 
 /* Records a needed fact unless proven; fails if disproven. */
 static symc_status need(ctx *c, sym_rel rel, sym_expr a, sym_expr b, const char *what) {
@@ -91,8 +87,8 @@ static symc_status need(ctx *c, sym_rel rel, sym_expr a, sym_expr b, const char 
     if (p == SYM_TRUE) return SYMC_OK;
     static const char *const rel_txt[] = {"==", "!=", "<=", "<", "divisible by", "broadcasts with"};
     if (p == SYM_FALSE)
-        return fail(c, SYMC_ERR_VERIFY, "%s: %s %s %s never holds for the declared ranges", what,
-                    txt(c, a), rel_txt[rel], txt(c, b));
+        return fail(c, SYMC_ERR_VERIFY, "%s: %s %s %s never holds for the declared ranges", what, txt(c, a),
+                    rel_txt[rel], txt(c, b));
     char prov[SYMC_ERROR_MSG_CAP];
     snprintf(prov, sizeof prov, "%s: %s", c->prov, what);
     uint32_t idx;
@@ -108,8 +104,7 @@ static const ir_attr *attr(ctx *c, const char *name) { return ir_node_attr(c->n,
 
 static symc_status norm_axis(ctx *c, int64_t axis, int32_t rank, const char *what, int32_t *outp) {
     if (axis < -(int64_t)rank || axis >= (int64_t)rank)
-        return fail(c, SYMC_ERR_VERIFY, "%s %" PRId64 " is out of range for rank %d", what, axis,
-                    (int)rank);
+        return fail(c, SYMC_ERR_VERIFY, "%s %" PRId64 " is out of range for rank %d", what, axis, (int)rank);
     *outp = (int32_t)(axis < 0 ? axis + rank : axis);
     return SYMC_OK;
 }
@@ -162,8 +157,8 @@ static symc_status r_unary(ctx *c) {
     return SYMC_OK;
 }
 
-static symc_status broadcast2(ctx *c, const sym_expr *a, int32_t na, const sym_expr *b, int32_t nb,
-                              sym_expr *o, uint32_t *no) {
+static symc_status broadcast2(ctx *c, const sym_expr *a, int32_t na, const sym_expr *b, int32_t nb, sym_expr *o,
+                              uint32_t *no) {
     return sym_broadcast(c->t, a, (uint32_t)na, b, (uint32_t)nb, o, no, c->prov, c->err);
 }
 
@@ -173,8 +168,7 @@ static symc_status binary_values(ctx *c) {
     const ir_tensor *a = in(c, 0), *b = in(c, 1);
     ir_op op = c->n->op;
     if (!a->value || !b->value || !is_int(a->dtype)) return SYMC_OK;
-    if (op != IR_OP_ADD && op != IR_OP_SUB && op != IR_OP_MUL && op != IR_OP_DIV &&
-        op != IR_OP_MIN && op != IR_OP_MAX)
+    if (op != IR_OP_ADD && op != IR_OP_SUB && op != IR_OP_MUL && op != IR_OP_DIV && op != IR_OP_MIN && op != IR_OP_MAX)
         return SYMC_OK;
     uint32_t n = a->n_value > b->n_value ? a->n_value : b->n_value;
     if ((a->n_value != n && a->n_value != 1) || (b->n_value != n && b->n_value != 1)) return SYMC_OK;
@@ -191,10 +185,8 @@ static symc_status binary_values(ctx *c) {
         default:
             /* integer Div truncates toward zero: equal to floordiv when both
              * sides are provably non-negative, which shapes are */
-            if (sym_range_of(c->t, x).lo >= 0 && sym_range_of(c->t, y).lo >= 1)
-                v[i] = sym_floordiv(c->t, x, y);
-            else
-                return SYMC_OK;
+            if (sym_range_of(c->t, x).lo >= 0 && sym_range_of(c->t, y).lo >= 1) v[i] = sym_floordiv(c->t, x, y);
+            else return SYMC_OK;
         }
     }
     return set_value(c, 0, v, n);
@@ -280,8 +272,7 @@ static symc_status r_batch_norm(ctx *c) {
         if (p->rank != 1)
             return fail(c, SYMC_ERR_VERIFY, "%s '%s' has rank %d, needs 1", names[i], p->name, (int)p->rank);
         char what[160];
-        snprintf(what, sizeof what, "%s '%s' length must equal the channels of '%s'", names[i], p->name,
-                 x->name);
+        snprintf(what, sizeof what, "%s '%s' length must equal the channels of '%s'", names[i], p->name, x->name);
         symc_status st = need(c, SYM_REL_EQ, p->dims[0], x->dims[1], what);
         if (st) return st;
     }
@@ -291,16 +282,23 @@ static symc_status r_batch_norm(ctx *c) {
 static symc_status r_matmul(ctx *c) {
     const ir_tensor *a = in(c, 0), *b = in(c, 1);
     if (a->rank < 1 || b->rank < 1)
-        return fail(c, SYMC_ERR_VERIFY, "operands must have rank >= 1 ('%s' %d, '%s' %d)", a->name,
-                    (int)a->rank, b->name, (int)b->rank);
+        return fail(c, SYMC_ERR_VERIFY, "operands must have rank >= 1 ('%s' %d, '%s' %d)", a->name, (int)a->rank,
+                    b->name, (int)b->rank);
     sym_expr one = sym_const(c->t, 1);
     /* NumPy: a 1-D operand is promoted to a matrix, and the added dim removed */
     sym_expr ad[IR_MAX_RANK + 1], bd[IR_MAX_RANK + 1];
     int32_t ar = a->rank, br = b->rank;
     memcpy(ad, a->dims, sizeof a->dims);
     memcpy(bd, b->dims, sizeof b->dims);
-    if (ar == 1) { ad[1] = ad[0]; ad[0] = one; ar = 2; }
-    if (br == 1) { bd[1] = one; br = 2; }
+    if (ar == 1) {
+        ad[1] = ad[0];
+        ad[0] = one;
+        ar = 2;
+    }
+    if (br == 1) {
+        bd[1] = one;
+        br = 2;
+    }
     char what[200];
     snprintf(what, sizeof what, "inner dims of '%s' and '%s' must agree", a->name, b->name);
     symc_status st = need(c, SYM_REL_EQ, ad[ar - 1], bd[br - 2], what);
@@ -316,8 +314,8 @@ static symc_status r_matmul(ctx *c) {
 static symc_status r_gemm(ctx *c) {
     const ir_tensor *a = in(c, 0), *b = in(c, 1);
     if (a->rank != 2 || b->rank != 2)
-        return fail(c, SYMC_ERR_VERIFY, "operands must be matrices ('%s' rank %d, '%s' rank %d)",
-                    a->name, (int)a->rank, b->name, (int)b->rank);
+        return fail(c, SYMC_ERR_VERIFY, "operands must be matrices ('%s' rank %d, '%s' rank %d)", a->name, (int)a->rank,
+                    b->name, (int)b->rank);
     int ta = attr_int(c, "trans_a", 0) != 0, tb = attr_int(c, "trans_b", 0) != 0;
     sym_expr M = a->dims[ta ? 1 : 0], Ka = a->dims[ta ? 0 : 1];
     sym_expr Kb = b->dims[tb ? 1 : 0], N = b->dims[tb ? 0 : 1];
@@ -367,8 +365,8 @@ static symc_status window_out(ctx *c, const ir_tensor *x, const window *w, int c
     for (int i = 0; i < 2; i++) {
         char what[SYMC_ERROR_MSG_CAP];
         snprintf(what, sizeof what, "%s (spatial dim %d of '%s')", c->prov, i, x->name);
-        symc_status st = sym_window_out(c->t, x->dims[2 + i], w->kernel[i], w->stride[i], w->pad_lo[i],
-                                        w->pad_hi[i], w->dil[i], ceil_mode, what, &o[2 + i], c->err);
+        symc_status st = sym_window_out(c->t, x->dims[2 + i], w->kernel[i], w->stride[i], w->pad_lo[i], w->pad_hi[i],
+                                        w->dil[i], ceil_mode, what, &o[2 + i], c->err);
         if (st) return st;
     }
     return SYMC_OK;
@@ -384,8 +382,8 @@ static symc_status r_conv(ctx *c) {
     if (st) return st;
     for (int i = 0; i < 2; i++)
         if (!const_of(c, wt->dims[2 + i], &w.kernel[i]))
-            return fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d = %s must be a constant",
-                        wt->name, 2 + i, txt(c, wt->dims[2 + i]));
+            return fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d = %s must be a constant", wt->name, 2 + i,
+                        txt(c, wt->dims[2 + i]));
     int64_t g = attr_int(c, "group", 1);
     char what[200];
     snprintf(what, sizeof what, "channels of '%s' must equal %" PRId64 " groups x weight dim 1", x->name, g);
@@ -423,8 +421,8 @@ static symc_status r_pool(ctx *c) {
     w.kernel[1] = k->ints[1];
     for (int i = 0; i < 2; i++)
         if (w.pad_lo[i] >= w.kernel[i] || w.pad_hi[i] >= w.kernel[i])
-            return fail(c, SYMC_ERR_VERIFY, "padding of spatial dim %d must be smaller than the kernel %" PRId64,
-                        i, w.kernel[i]);
+            return fail(c, SYMC_ERR_VERIFY, "padding of spatial dim %d must be smaller than the kernel %" PRId64, i,
+                        w.kernel[i]);
     sym_expr o[4] = {x->dims[0], x->dims[1]};
     if ((st = window_out(c, x, &w, attr_int(c, "ceil_mode", 0) != 0, o))) return st;
     return set_out(c, 0, 4, o);
@@ -479,8 +477,8 @@ static symc_status r_concat(ctx *c) {
     for (uint32_t i = 1; i < c->n->n_in; i++) {
         const ir_tensor *y = in(c, i);
         if (y->rank != x->rank)
-            return fail(c, SYMC_ERR_VERIFY, "input %u '%s' has rank %d but '%s' has rank %d", i, y->name,
-                        (int)y->rank, x->name, (int)x->rank);
+            return fail(c, SYMC_ERR_VERIFY, "input %u '%s' has rank %d but '%s' has rank %d", i, y->name, (int)y->rank,
+                        x->name, (int)x->rank);
         for (int d = 0; d < x->rank; d++) {
             if (d == ax) continue;
             char what[200];
@@ -522,8 +520,7 @@ static symc_status r_slice(ctx *c) {
         int64_t step = steps ? steps->ints[k] : 1;
         char what[SYMC_ERROR_MSG_CAP];
         snprintf(what, sizeof what, "%s (axis %d of '%s')", c->prov, (int)ax, x->name);
-        if ((st = sym_slice_len(c->t, x->dims[ax], s->dims[k], e->dims[k], step, &o[ax], what, c->err)))
-            return st;
+        if ((st = sym_slice_len(c->t, x->dims[ax], s->dims[k], e->dims[k], step, &o[ax], what, c->err))) return st;
         if (value_ok) {
             int64_t st0, dimv;
             value_ok = const_of(c, s->dims[k], &st0) && const_of(c, x->dims[0], &dimv);
@@ -570,8 +567,8 @@ static symc_status r_gather(ctx *c) {
         if (!const_of(c, idx->value[i], &k)) return SYMC_OK;
         if (k < 0) k += x->n_value;
         if (k < 0 || k >= (int64_t)x->n_value)
-            return fail(c, SYMC_ERR_VERIFY, "index %" PRId64 " is out of range for '%s' of %u elements", k,
-                        x->name, x->n_value);
+            return fail(c, SYMC_ERR_VERIFY, "index %" PRId64 " is out of range for '%s' of %u elements", k, x->name,
+                        x->n_value);
         v[i] = x->value[k];
     }
     return set_value(c, 0, v, idx->n_value);
@@ -590,7 +587,8 @@ static symc_status r_squeeze(ctx *c) {
             if (one == SYM_UNKNOWN)
                 return fail(c, SYMC_ERR_UNSUPPORTED,
                             "squeeze without axes on '%s' whose dim %d = %s may or may not be 1; "
-                            "give the axes explicitly", x->name, d, txt(c, x->dims[d]));
+                            "give the axes explicitly",
+                            x->name, d, txt(c, x->dims[d]));
             drop[d] = one == SYM_TRUE;
         }
     } else {
@@ -729,13 +727,9 @@ static symc_status r_range(ctx *c) {
     sym_expr start = a[0]->dims[0], limit = a[1]->dims[0], delta = a[2]->dims[0];
     sym_range dr = sym_range_of(c->t, delta);
     sym_expr len;
-    if (dr.lo >= 1)
-        len = sym_ceildiv(c->t, sym_sub(c->t, limit, start), delta);
-    else if (dr.hi <= -1)
-        len = sym_ceildiv(c->t, sym_sub(c->t, start, limit), sym_neg(c->t, delta));
-    else
-        return fail(c, SYMC_ERR_VERIFY, "delta %s may be zero or change sign for the declared ranges",
-                    txt(c, delta));
+    if (dr.lo >= 1) len = sym_ceildiv(c->t, sym_sub(c->t, limit, start), delta);
+    else if (dr.hi <= -1) len = sym_ceildiv(c->t, sym_sub(c->t, start, limit), sym_neg(c->t, delta));
+    else return fail(c, SYMC_ERR_VERIFY, "delta %s may be zero or change sign for the declared ranges", txt(c, delta));
     if (len != SYM_NONE) len = sym_max(c->t, len, sym_const(c->t, 0));
     symc_status st = set_out(c, 0, 1, &len);
     if (st) return st;
@@ -780,8 +774,7 @@ static symc_status r_gather_elements(ctx *c) {
     for (int d = 0; d < x->rank; d++) {
         if (d == ax) continue;
         char what[200];
-        snprintf(what, sizeof what, "dim %d of indices '%s' must not exceed that of data '%s'", d, idx->name,
-                 x->name);
+        snprintf(what, sizeof what, "dim %d of indices '%s' must not exceed that of data '%s'", d, idx->name, x->name);
         if ((st = need(c, SYM_REL_LE, idx->dims[d], x->dims[d], what))) return st;
     }
     return same_as_input(c, 1);
@@ -795,13 +788,16 @@ static rule_fn rule_for(ir_op op) {
     default: break;
     }
     switch (op) {
-    case IR_OP_SOFTMAX: case IR_OP_LOG_SOFTMAX: return r_softmax;
-    case IR_OP_LAYER_NORM: case IR_OP_RMS_NORM: return r_norm;
+    case IR_OP_SOFTMAX:
+    case IR_OP_LOG_SOFTMAX: return r_softmax;
+    case IR_OP_LAYER_NORM:
+    case IR_OP_RMS_NORM: return r_norm;
     case IR_OP_BATCH_NORM: return r_batch_norm;
     case IR_OP_MATMUL: return r_matmul;
     case IR_OP_GEMM: return r_gemm;
     case IR_OP_CONV2D: return r_conv;
-    case IR_OP_MAX_POOL2D: case IR_OP_AVG_POOL2D: return r_pool;
+    case IR_OP_MAX_POOL2D:
+    case IR_OP_AVG_POOL2D: return r_pool;
     case IR_OP_GLOBAL_AVG_POOL: return r_global_pool;
     case IR_OP_RESHAPE: return r_reshape;
     case IR_OP_TRANSPOSE: return r_transpose;
@@ -840,13 +836,11 @@ static symc_status classify_new_guards(ctx *c, uint32_t first) {
 }
 
 symc_status pass_infer_node(ir_module *m, uint32_t node, symc_error *err) {
-    if (node >= m->n_nodes)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "node %u is out of range", node);
+    if (node >= m->n_nodes) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "node %u is out of range", node);
     ctx c = {m, m->syms, &m->nodes[node], ir_op_get(m->nodes[node].op)->name, {0}, err};
     snprintf(c.prov, sizeof c.prov, "node '%s' (%s)", c.n->name, c.opn);
     for (uint32_t i = 0; i < c.n->n_in; i++)
-        if (in(&c, i)->rank < 0)
-            return fail(&c, SYMC_ERR_VERIFY, "input '%s' has no inferred shape", in(&c, i)->name);
+        if (in(&c, i)->rank < 0) return fail(&c, SYMC_ERR_VERIFY, "input '%s' has no inferred shape", in(&c, i)->name);
     rule_fn rule = rule_for(c.n->op);
     if (!rule) return fail(&c, SYMC_ERR_UNSUPPORTED, "no shape rule for this op");
     for (uint32_t k = 0; k < c.n->n_out; k++) out(&c, k)->value = NULL, out(&c, k)->n_value = 0;
@@ -858,8 +852,8 @@ symc_status pass_infer_node(ir_module *m, uint32_t node, symc_error *err) {
         const ir_tensor *o = out(&c, k);
         for (int d = 0; d < o->rank; d++)
             if (sym_range_of(c.t, o->dims[d]).lo < 0)
-                return fail(&c, SYMC_ERR_RANGE, "output '%s' dim %d = %s may be negative for declared sizes",
-                            o->name, d, txt(&c, o->dims[d]));
+                return fail(&c, SYMC_ERR_RANGE, "output '%s' dim %d = %s may be negative for declared sizes", o->name,
+                            d, txt(&c, o->dims[d]));
     }
     return classify_new_guards(&c, first_guard);
 }

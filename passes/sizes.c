@@ -70,8 +70,7 @@ static symc_status too_large(ir_module *m, uint32_t ti, sym_expr bytes, symc_err
     }
     if (n < sizeof shape) snprintf(shape + n, sizeof shape - n, "]");
     if (bytes != SYM_NONE) sym_print(t, bytes, size, sizeof size);
-    if (x->producer == IR_NONE)
-        snprintf(who, sizeof who, "input '%s' (%s, a graph input)", x->name, shape);
+    if (x->producer == IR_NONE) snprintf(who, sizeof who, "input '%s' (%s, a graph input)", x->name, shape);
     else {
         const ir_node *p = &m->nodes[x->producer];
         int src = p->source && p->source[0] && strcmp(p->source, p->name);
@@ -103,8 +102,8 @@ static symc_status too_large(ir_module *m, uint32_t ti, sym_expr bytes, symc_err
                                    si.name, si.min, si.max);
         int64_t best = bytes == SYM_NONE ? 0 : largest_fitting(t, bytes, s, vals, ns);
         if (best && lf < sizeof fix) {
-            lf += (size_t)snprintf(fix + lf, sizeof fix - lf, "%s%s to at most %" PRId64, lf ? ", or of " : "",
-                                   si.name, best);
+            lf += (size_t)snprintf(fix + lf, sizeof fix - lf, "%s%s to at most %" PRId64, lf ? ", or of " : "", si.name,
+                                   best);
             nfix++;
         }
     }

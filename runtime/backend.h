@@ -53,8 +53,8 @@ typedef struct rt_backend {
      * the user's buffers (inputs and outputs; NULL/0 elsewhere), checked
      * against the shapes; outputs the engine holds as constants are the
      * backend's to copy. stream: the caller's (a CUstream for CUDA). */
-    symc_status (*enqueue)(void *state, const int64_t *slots, int shape_changed, void *const *addr,
-                           const size_t *size, void *stream, symc_error *err);
+    symc_status (*enqueue)(void *state, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
+                           void *stream, symc_error *err);
     /* Optional: waits for the last run and reports bad data its kernels
      * found and could not stop on (symrt_context_check). */
     symc_status (*check_run)(void *state, symc_error *err);

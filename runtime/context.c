@@ -66,10 +66,10 @@ struct symrt_context {
     int64_t *slots;
     int64_t (*given)[IR_MAX_RANK]; /* dims given per input */
     char *given_set;               /* per input */
-    int evaluated; /* slots hold the current input shapes (and the backend laid its memory out for them) */
-    int planned;   /* the backend has run at them */
-    void **addr;  /* per tensor: user address (inputs/outputs) */
-    size_t *size; /* per tensor: user buffer size */
+    int evaluated;       /* slots hold the current input shapes (and the backend laid its memory out for them) */
+    int planned;         /* the backend has run at them */
+    void **addr;         /* per tensor: user address (inputs/outputs) */
+    size_t *size;        /* per tensor: user buffer size */
     int buffers_checked; /* by the backend's check_buffer, for these addresses and shapes */
 };
 
@@ -308,7 +308,8 @@ static symc_status set_input_shape(symrt_context *c, const char *name, const int
                                (int)t->rank, (int)rank);
     for (int d = 0; d < rank; d++)
         if (dims[d] < 0)
-            return symc_error_setf(err, SYMC_ERR_RANGE, "input '%s' dim %d = %" PRId64 " is negative", name, d, dims[d]);
+            return symc_error_setf(err, SYMC_ERR_RANGE, "input '%s' dim %d = %" PRId64 " is negative", name, d,
+                                   dims[d]);
     /* dims the model fixes need no other input to be checked */
     for (int d = 0; c->fixed && d < rank; d++)
         if (c->fixed[k][d] != DIM_FREE && dims[d] != c->fixed[k][d])
@@ -322,12 +323,14 @@ static symc_status set_input_shape(symrt_context *c, const char *name, const int
         const rt_symbol *sym = &e->symbols[src->symbol];
         int64_t v = dims[src->dim];
         if (v < sym->min || v > sym->max)
-            return symc_error_setf(err, SYMC_ERR_RANGE, "input '%s' dim %u = %" PRId64 ": symbol %s must be in [%" PRId64
-                                   ", %" PRId64 "]", name, src->dim, v, sym->name, sym->min, sym->max);
+            return symc_error_setf(err, SYMC_ERR_RANGE,
+                                   "input '%s' dim %u = %" PRId64 ": symbol %s must be in [%" PRId64 ", %" PRId64 "]",
+                                   name, src->dim, v, sym->name, sym->min, sym->max);
         if (sym->multiple_of > 1 && v % sym->multiple_of != 0)
-            return symc_error_setf(err, SYMC_ERR_RANGE, "input '%s' dim %u = %" PRId64 ": symbol %s must be a multiple of %"
-                                   PRId64 " in [%" PRId64 ", %" PRId64 "]", name, src->dim, v, sym->name,
-                                   sym->multiple_of, sym->min, sym->max);
+            return symc_error_setf(err, SYMC_ERR_RANGE,
+                                   "input '%s' dim %u = %" PRId64 ": symbol %s must be a multiple of %" PRId64
+                                   " in [%" PRId64 ", %" PRId64 "]",
+                                   name, src->dim, v, sym->name, sym->multiple_of, sym->min, sym->max);
     }
     /* its own buffer must be describable in bytes before anything else */
     int64_t bytes;
@@ -361,7 +364,8 @@ static symc_status evaluate(symrt_context *c, symc_error *err) {
         if (!c->given_set[k])
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s' has no shape yet: call symrt_set_input_shape",
                                    e->tensors[e->inputs[k]].name);
-    symc_status st = sym_program_eval(e->program, e->program_size, c->sym_values, e->n_symbols, c->slots, e->num_slots, err);
+    symc_status st = sym_program_eval(e->program, e->program_size, c->sym_values, e->n_symbols, c->slots, e->num_slots,
+                                      err);
     if (st) {
         symc_error_prefix(err, "evaluating the shape program");
         return st;
@@ -379,8 +383,10 @@ static symc_status evaluate(symrt_context *c, symc_error *err) {
         const rt_guard *gd = &e->guards[g];
         int64_t a = c->slots[gd->lhs], b = c->slots[gd->rhs];
         if (!sym_rel_holds(gd->rel, a, b))
-            return symc_error_setf(err, SYMC_ERR_RANGE, "these input shapes break a condition of the model: %s (values %"
-                                   PRId64 " and %" PRId64 ")", gd->message, a, b);
+            return symc_error_setf(err, SYMC_ERR_RANGE,
+                                   "these input shapes break a condition of the model: %s (values %" PRId64
+                                   " and %" PRId64 ")",
+                                   gd->message, a, b);
     }
     /* every tensor's size fits int64 bytes (and size_t); constants hold
      * exactly theirs */
@@ -390,8 +396,9 @@ static symc_status evaluate(symrt_context *c, symc_error *err) {
         if (!rt_tensor_bytes(e, c->slots, i, &n))
             return rt_tensor_overflow(err, e, c->slots, i, t->constant != RT_NONE ? "engine constant" : io_kind(e, i));
         if (t->constant != RT_NONE && (uint64_t)n != (uint64_t)e->constants[t->constant].size)
-            return symc_error_setf(err, SYMC_ERR_FORMAT, "engine constant '%s' holds %zu bytes, its shape needs %" PRId64,
-                                   t->name, e->constants[t->constant].size, n);
+            return symc_error_setf(err, SYMC_ERR_FORMAT,
+                                   "engine constant '%s' holds %zu bytes, its shape needs %" PRId64, t->name,
+                                   e->constants[t->constant].size, n);
     }
     /* the backend's memory for these shapes fits too (laid out here, allocated at enqueue) */
     if ((st = c->be->layout(c->state, c->slots, err))) return st;
@@ -416,8 +423,8 @@ static symc_status unknown_io(const rt_engine *e, const char *name, symc_error *
     char ins[200], outs[200];
     name_list(e, e->inputs, e->n_inputs, ins, sizeof ins);
     name_list(e, e->outputs, e->n_outputs, outs, sizeof outs);
-    return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no input or output named '%s' (inputs: %s; outputs: %s)",
-                           name, ins, outs);
+    return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no input or output named '%s' (inputs: %s; outputs: %s)", name,
+                           ins, outs);
 }
 
 static symc_status get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err) {
@@ -463,8 +470,9 @@ static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
             uint32_t t = list[i];
             size_t need = tensor_bytes(c, t);
             if (!c->addr[t] && need)
-                return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s' has no address: call symrt_set_tensor_address",
-                                       io ? "output" : "input", e->tensors[t].name);
+                return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                       "%s '%s' has no address: call symrt_set_tensor_address", io ? "output" : "input",
+                                       e->tensors[t].name);
             if (c->size[t] < need)
                 return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
                                        "%s '%s' buffer holds %zu bytes, the tensor needs %zu at this shape",
@@ -519,10 +527,10 @@ static symc_status in_use(const symrt_context *c, const char *fn, symc_error *er
                            fn, c->id, name);
 }
 
-#define ENTER(c, fn)                                                                                              \
-    do {                                                                                                          \
-        if (!(c)) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: NULL context", fn);                    \
-        if (!enter(c)) return in_use(c, fn, err);                                                                 \
+#define ENTER(c, fn)                                                                         \
+    do {                                                                                     \
+        if (!(c)) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: NULL context", fn); \
+        if (!enter(c)) return in_use(c, fn, err);                                            \
     } while (0)
 
 symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,

@@ -29,8 +29,8 @@ static uint16_t narrow(double x, int ebits, int mbits) {
     if (a == 0.0) return sign;
     int k;
     frexp(a, &k);
-    int e = k - 1;                      /* 2^e <= a < 2^(e+1) */
-    if (e < 1 - bias) e = 1 - bias;     /* subnormal: the quantum of the smallest normal */
+    int e = k - 1;                                               /* 2^e <= a < 2^(e+1) */
+    if (e < 1 - bias) e = 1 - bias;                              /* subnormal: the quantum of the smallest normal */
     uint32_t m = (uint32_t)round_half_even(ldexp(a, mbits - e)); /* <= 2^(mbits+1) */
     /* m carries the implicit bit (normal) or not (subnormal, e = 1 - bias);
      * adding it onto exponent field e + bias - 1 gives both encodings and lets
@@ -42,12 +42,9 @@ static double widen(uint16_t h, int ebits, int mbits) {
     const int bias = (1 << (ebits - 1)) - 1;
     uint32_t ef = (h >> mbits) & ((1u << ebits) - 1u), mf = h & ((1u << mbits) - 1u);
     double v;
-    if (ef == (1u << ebits) - 1u)
-        v = mf ? NAN : INFINITY;
-    else if (ef == 0)
-        v = ldexp((double)mf, 1 - bias - mbits);
-    else
-        v = ldexp((double)(mf | (1u << mbits)), (int)ef - bias - mbits);
+    if (ef == (1u << ebits) - 1u) v = mf ? NAN : INFINITY;
+    else if (ef == 0) v = ldexp((double)mf, 1 - bias - mbits);
+    else v = ldexp((double)(mf | (1u << mbits)), (int)ef - bias - mbits);
     return (h & 0x8000u) ? -v : v;
 }
 
@@ -60,4 +57,3 @@ float rt_bf16_to_f32(uint16_t h) { return (float)widen(h, 8, 7); }
 /* float -> double is exact, so these round exactly once */
 uint16_t rt_f32_to_f16(float x) { return narrow((double)x, 5, 10); }
 uint16_t rt_f32_to_bf16(float x) { return narrow((double)x, 8, 7); }
-

@@ -29,7 +29,6 @@ float rt_bf16_to_f32(uint16_t h);
 uint16_t rt_f32_to_f16(float x);
 uint16_t rt_f32_to_bf16(float x);
 
-
 #ifdef __cplusplus
 }
 #endif

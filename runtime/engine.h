@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/ops.h" /* ir_op, IR_MAX_RANK: the op table shared with the compiler */
-#include "symc/attr.h"   /* the symc_attr layout nodes keep */
+#include "common/ops.h"    /* ir_op, IR_MAX_RANK: the op table shared with the compiler */
+#include "symc/attr.h"     /* the symc_attr layout nodes keep */
 #include "runtime/dtype.h" /* rt_dtype_size, rt_dtype_name */
 #include "symc/precision.h"
 #include "symshape/sym.h"
@@ -107,10 +107,10 @@ typedef symc_precision rt_precision;
 #define RT_PREC_BF16 SYMC_PRECISION_BF16
 
 #define RT_STEP_MAX_TENSORS 5
-#define RT_ALGO_MAX 256 /* bytes of one tuned choice, at most */
+#define RT_ALGO_MAX 256      /* bytes of one tuned choice, at most */
 #define RT_GEMM_ALGO_SIZE 64 /* sizeof(cublasLtMatmulAlgo_t), checked in cuda_gemm.c */
 #define RT_CONV_ALGO_SIZE 4  /* a cudnnConvolutionFwdAlgo_t as int32 */
-#define RT_TUNED_MAX 16 /* tuned entries of one library step */
+#define RT_TUNED_MAX 16      /* tuned entries of one library step */
 
 /* One library choice timed at build time: the problem sizes it was timed at
  * (GEMM: m, n, k, batch as cuda_gemm.c plans the call, after folding a
@@ -126,8 +126,8 @@ typedef struct rt_tuned {
 } rt_tuned;
 
 typedef struct rt_step {
-    uint8_t kind;       /* rt_step_kind */
-    uint32_t node;      /* the IR node it implements (the first of a fused group) */
+    uint8_t kind;  /* rt_step_kind */
+    uint32_t node; /* the IR node it implements (the first of a fused group) */
     /* RT_STEP_KERNEL: grid = ceil(slots[work] / per_block) blocks of `block`
      * threads (capped; kernels loop grid-stride over `work`), `shared` bytes
      * of dynamic shared memory, parameters `args` in order. Not launched when
@@ -174,12 +174,12 @@ typedef struct rt_engine {
     const rt_constant *constants;
     uint32_t n_constants;
     /* GPU part: empty (sm == 0) for an engine built without GPU code */
-    uint8_t precision; /* rt_precision */
-    const char *cuda_source;          /* the generated CUDA C, for reading */
-    const uint8_t *cubin;             /* for `sm` */
+    uint8_t precision;       /* rt_precision */
+    const char *cuda_source; /* the generated CUDA C, for reading */
+    const uint8_t *cubin;    /* for `sm` */
     size_t cubin_size;
-    const char *ptx;                  /* for newer GPUs (JIT by the driver) */
-    const char *const *kernel_names;  /* entry points in the module */
+    const char *ptx;                 /* for newer GPUs (JIT by the driver) */
+    const char *const *kernel_names; /* entry points in the module */
     uint32_t n_kernels;
     const rt_step *steps;
     uint32_t n_steps;

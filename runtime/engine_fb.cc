@@ -73,8 +73,8 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
     for (uint32_t i = 0; i < e->n_constants; i++) const_bytes += e->constants[i].size;
     if (const_bytes > kMaxConstantBytes)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
-                               "engine '%s' holds %zu bytes of constants; an engine file holds at most %zu",
-                               e->name, const_bytes, kMaxConstantBytes);
+                               "engine '%s' holds %zu bytes of constants; an engine file holds at most %zu", e->name,
+                               const_bytes, kMaxConstantBytes);
     size_t text = (e->cuda_source ? strlen(e->cuda_source) : 0) + (e->ptx ? strlen(e->ptx) : 0);
     flatbuffers::FlatBufferBuilder b(4096 + const_bytes + e->program_size + e->cubin_size + text);
     auto str = [&](const char *s) { return b.CreateString(s ? s : ""); };
@@ -130,8 +130,8 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
         std::vector<flatbuffers::Offset<fb::Tuned>> tunings;
         for (uint32_t k = 0; k < s.n_tuned; k++) {
             const rt_tuned &t = s.tuned[k];
-            tunings.push_back(fb::CreateTuned(b, b.CreateVector(t.at, 4), t.ms,
-                                              b.CreateVector(t.algo, t.algo ? t.algo_size : 0)));
+            tunings.push_back(
+                fb::CreateTuned(b, b.CreateVector(t.at, 4), t.ms, b.CreateVector(t.algo, t.algo ? t.algo_size : 0)));
         }
         steps.push_back(fb::CreateStep(b, s.kind, s.node, s.kernel, s.work, s.per_block, s.block, s.shared,
                                        b.CreateVectorOfStructs(args), b.CreateVector(s.tensors, s.n_tensors),
@@ -142,12 +142,12 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
     auto cubin = b.CreateVector(e->cubin, e->cubin_size);
     /* e->format_version when set: tests write other versions to see them refused */
     auto root = fb::CreateEngine(
-        b, e->format_version ? e->format_version : RT_ENGINE_FORMAT_VERSION, str(e->symc_version), str(e->cuda_version), str(e->cublas_version),
-        str(e->cudnn_version), e->sm, str(e->name), b.CreateVector(symbols), b.CreateVector(sources), program,
-        e->num_slots, b.CreateVector(guards), b.CreateVector(tensors), b.CreateVector(nodes),
-        b.CreateVector(e->inputs, e->n_inputs), b.CreateVector(e->outputs, e->n_outputs), b.CreateVector(constants),
-        e->precision, str(e->cuda_source), cubin, str(e->ptx), b.CreateVector(knames), b.CreateVector(steps),
-        b.CreateVector(e->aliases, e->n_aliases));
+        b, e->format_version ? e->format_version : RT_ENGINE_FORMAT_VERSION, str(e->symc_version), str(e->cuda_version),
+        str(e->cublas_version), str(e->cudnn_version), e->sm, str(e->name), b.CreateVector(symbols),
+        b.CreateVector(sources), program, e->num_slots, b.CreateVector(guards), b.CreateVector(tensors),
+        b.CreateVector(nodes), b.CreateVector(e->inputs, e->n_inputs), b.CreateVector(e->outputs, e->n_outputs),
+        b.CreateVector(constants), e->precision, str(e->cuda_source), cubin, str(e->ptx), b.CreateVector(knames),
+        b.CreateVector(steps), b.CreateVector(e->aliases, e->n_aliases));
     fb::FinishSizePrefixedEngineBuffer(b, root);
     size_t fb_size = b.GetSize();
     *size = fb_size + kTrailerSize;
@@ -200,8 +200,9 @@ symc_status check_tunings(const fb::Step *s, uint32_t i, const char *node, symc_
         for (uint32_t d = 0; sizes_ok && d < na; d++) sizes_ok = get8(t->at(), d) >= 0;
         uint32_t want = s->kind() == RT_STEP_GEMM ? RT_GEMM_ALGO_SIZE : RT_CONV_ALGO_SIZE;
         if (!sizes_ok || nb != want || !std::isfinite(t->ms()) || t->ms() < 0)
-            return bad(err, "step %u (node '%s') tuned entry %u is malformed: %u sizes (need 4, none negative), %u "
-                            "bytes of choice (need %u), time %g ms (need finite, >= 0)",
+            return bad(err,
+                       "step %u (node '%s') tuned entry %u is malformed: %u sizes (need 4, none negative), %u "
+                       "bytes of choice (need %u), time %g ms (need finite, >= 0)",
                        i, node, k, na, nb, want, (double)t->ms());
     }
     return SYMC_OK;
@@ -224,8 +225,10 @@ symc_status check_gpu(const fb::Engine *e, uint32_t nt, uint32_t slots, symc_err
         if (s->kind() == RT_STEP_KERNEL) {
             if (s->kernel() >= nk || s->work() >= slots || s->per_block() < 1 || s->block() < 1 || s->block() > 1024 ||
                 s->shared() > 227 * 1024)
-                return bad(err, "step %u (node '%s') has a kernel %u of %u, work slot %u of %u, or launch shape out "
-                           "of range", i, node, s->kernel(), nk, s->work(), slots);
+                return bad(err,
+                           "step %u (node '%s') has a kernel %u of %u, work slot %u of %u, or launch shape out "
+                           "of range",
+                           i, node, s->kernel(), nk, s->work(), slots);
             for (uint32_t k = 0; k < len(s->args()); k++) {
                 const fb::StepArg *a = s->args()->Get(k);
                 if (a->kind() > RT_ARG_SLOT || a->value() >= (a->kind() == RT_ARG_TENSOR ? nt : slots))
@@ -261,19 +264,20 @@ symc_status check_symbols(const fb::Engine *e, symc_error *err) {
     uint32_t nsym = len(e->symbols()), nin = len(e->inputs()), nt = len(e->tensors());
     uint32_t slots = e->num_slots();
     uint32_t psym = 0, pout = 0;
-    symc_status st = sym_program_check(e->program() ? e->program()->data() : nullptr, len(e->program()), &psym, &pout, err);
+    symc_status st = sym_program_check(e->program() ? e->program()->data() : nullptr, len(e->program()), &psym, &pout,
+                                       err);
     if (st) {
         symc_error_prefix(err, "engine shape program");
         return st == SYMC_ERR_FORMAT ? st : SYMC_ERR_FORMAT;
     }
     if (psym != nsym || pout != slots)
-        return bad(err, "engine shape program expects %u symbols and %u outputs, the engine has %u and %u", psym,
-                   pout, nsym, slots);
+        return bad(err, "engine shape program expects %u symbols and %u outputs, the engine has %u and %u", psym, pout,
+                   nsym, slots);
     for (uint32_t i = 0; i < nsym; i++) {
         const fb::Symbol *s = e->symbols()->Get(i);
         if (s->min() > s->max() || s->opt() < s->min() || s->opt() > s->max() || s->multiple_of() < 1)
-            return bad(err, "symbol '%s' has an invalid range [%" PRId64 ", %" PRId64 "] opt %" PRId64, s->name()->c_str(),
-                       s->min(), s->max(), s->opt());
+            return bad(err, "symbol '%s' has an invalid range [%" PRId64 ", %" PRId64 "] opt %" PRId64,
+                       s->name()->c_str(), s->min(), s->max(), s->opt());
     }
     std::vector<char> bound(nsym, 0);
     for (uint32_t i = 0; i < len(e->sources()); i++) {
@@ -286,10 +290,12 @@ symc_status check_symbols(const fb::Engine *e, symc_error *err) {
         bound[s->symbol()] = 1;
     }
     for (uint32_t i = 0; i < nsym; i++)
-        if (!bound[i]) return bad(err, "symbol '%s' has no input dim to be bound from", e->symbols()->Get(i)->name()->c_str());
+        if (!bound[i])
+            return bad(err, "symbol '%s' has no input dim to be bound from", e->symbols()->Get(i)->name()->c_str());
     for (uint32_t i = 0; i < len(e->guards()); i++) {
         const fb::Guard *g = e->guards()->Get(i);
-        if ((int)g->rel() < (int)fb::Rel::MIN || (int)g->rel() > (int)fb::Rel::MAX || g->lhs() >= slots || g->rhs() >= slots)
+        if ((int)g->rel() < (int)fb::Rel::MIN || (int)g->rel() > (int)fb::Rel::MAX || g->lhs() >= slots ||
+            g->rhs() >= slots)
             return bad(err, "guard %u is malformed (relation %d, slots %u and %u of %u)", i, (int)g->rel(), g->lhs(),
                        g->rhs(), slots);
     }
@@ -306,7 +312,8 @@ symc_status check_tensors(const fb::Engine *e, symc_error *err) {
             return bad(err, "tensor '%s' has an invalid dtype, rank or dims", t->name()->c_str());
         for (uint32_t d = 0; d < len(t->dims()); d++)
             if (t->dims()->Get(d) >= slots)
-                return bad(err, "tensor '%s' dim %u refers to slot %u of %u", t->name()->c_str(), d, t->dims()->Get(d), slots);
+                return bad(err, "tensor '%s' dim %u refers to slot %u of %u", t->name()->c_str(), d, t->dims()->Get(d),
+                           slots);
         if (t->constant() != RT_NONE && t->constant() >= nc)
             return bad(err, "tensor '%s' refers to constant %u of %u", t->name()->c_str(), t->constant(), nc);
     }
@@ -322,12 +329,13 @@ symc_status check_nodes(const fb::Engine *e, symc_error *err) {
         const fb::Node *n = e->nodes()->Get(i);
         ir_op op;
         if (!find_op(n->op()->c_str(), &op))
-            return bad(err, "node '%s' has op '%s', unknown to this runtime (engine from a newer symc?)", n->name()->c_str(),
-                       n->op()->c_str());
+            return bad(err, "node '%s' has op '%s', unknown to this runtime (engine from a newer symc?)",
+                       n->name()->c_str(), n->op()->c_str());
         for (uint32_t k = 0; k < len(n->inputs()); k++)
             if (n->inputs()->Get(k) >= nt) return bad(err, "node '%s' input %u is out of range", n->name()->c_str(), k);
         for (uint32_t k = 0; k < len(n->outputs()); k++)
-            if (n->outputs()->Get(k) >= nt) return bad(err, "node '%s' output %u is out of range", n->name()->c_str(), k);
+            if (n->outputs()->Get(k) >= nt)
+                return bad(err, "node '%s' output %u is out of range", n->name()->c_str(), k);
         for (uint32_t a = 0; a < len(n->attrs()); a++) {
             const fb::Attr *at = n->attrs()->Get(a);
             if ((int)at->kind() < (int)fb::AttrKind::MIN || (int)at->kind() > (int)fb::AttrKind::MAX ||
@@ -387,21 +395,27 @@ struct Owned {
 symc_status open_engine(const uint8_t *bytes, size_t size, const fb::Engine **out, symc_error *err) {
     /* size-prefixed: [u32 length][root offset][identifier]..., so a file cut
      * anywhere (even in trailing padding) is caught by the length */
-    if (!bytes || size < 12) return bad(err, "not a symc engine: %zu bytes is too short for a header", bytes ? size : 0);
+    if (!bytes || size < 12)
+        return bad(err, "not a symc engine: %zu bytes is too short for a header", bytes ? size : 0);
     /* the verifier takes at most a FlatBuffer's 2 GiB (and asserts it) */
     if (size - kTrailerSize >= FLATBUFFERS_MAX_BUFFER_SIZE)
-        return bad(err, "not a symc engine: %zu bytes is more than an engine holds (a FlatBuffer's 2 GiB, its size "
-                        "prefix and checksum)", size);
+        return bad(err,
+                   "not a symc engine: %zu bytes is more than an engine holds (a FlatBuffer's 2 GiB, its size "
+                   "prefix and checksum)",
+                   size);
     if (!memcmp(bytes + 4, "SYMI", 4))
-        return bad(err, "not a symc engine: identifier 'SYMI', expected '%s' (this is a .symir module: compile it "
-                        "with 'symc compile')", fb::EngineIdentifier());
+        return bad(err,
+                   "not a symc engine: identifier 'SYMI', expected '%s' (this is a .symir module: compile it "
+                   "with 'symc compile')",
+                   fb::EngineIdentifier());
     if (!fb::SizePrefixedEngineBufferHasIdentifier(bytes)) {
         char id[5];
         for (int i = 0; i < 4; i++) id[i] = (bytes[8 + i] >= 32 && bytes[8 + i] < 127) ? (char)bytes[8 + i] : '?';
         id[4] = '\0';
         return bad(err, "not a symc engine: identifier '%s', expected '%s'", id, fb::EngineIdentifier());
     }
-    uint64_t declared = (uint64_t)bytes[0] | (uint64_t)bytes[1] << 8 | (uint64_t)bytes[2] << 16 | (uint64_t)bytes[3] << 24;
+    uint64_t declared = (uint64_t)bytes[0] | (uint64_t)bytes[1] << 8 | (uint64_t)bytes[2] << 16 |
+        (uint64_t)bytes[3] << 24;
     if (declared + 4 + kTrailerSize != size)
         return bad(err, "%s engine: the header says %" PRIu64 " bytes, the file holds %zu",
                    declared + 4 + kTrailerSize > size ? "truncated" : "corrupt", declared + 4 + kTrailerSize, size);
@@ -409,15 +423,17 @@ symc_status open_engine(const uint8_t *bytes, size_t size, const fb::Engine **ou
     uint64_t h = 0;
     for (int i = 0; i < 8; i++) h |= (uint64_t)bytes[size + 4 + i] << (8 * i);
     if (memcmp(bytes + size, kTrailerTag, 4) || h != checksum(bytes, size))
-        return bad(err, "corrupt engine: its checksum does not match its contents (the file was damaged or modified "
-                        "after symc wrote it)");
+        return bad(err,
+                   "corrupt engine: its checksum does not match its contents (the file was damaged or modified "
+                   "after symc wrote it)");
     flatbuffers::Verifier v(bytes, size);
     if (!fb::VerifySizePrefixedEngineBuffer(v))
         return bad(err, "corrupt engine (%zu bytes): the FlatBuffers verifier rejects it", size);
     const fb::Engine *e = fb::GetSizePrefixedEngine(bytes);
     if (e->format_version() != RT_ENGINE_FORMAT_VERSION)
-        return bad(err, "engine format version %u (built by symc %s); this runtime (symc %s) reads version %u only: "
-                        "rebuild the engine with 'symc compile'",
+        return bad(err,
+                   "engine format version %u (built by symc %s); this runtime (symc %s) reads version %u only: "
+                   "rebuild the engine with 'symc compile'",
                    e->format_version(), e->symc_version() ? e->symc_version()->c_str() : "?", SYMC_VERSION_STRING,
                    RT_ENGINE_FORMAT_VERSION);
     *out = e;
@@ -560,7 +576,8 @@ void copy_steps(Owned *own, const fb::Engine *e, rt_engine *r) {
         for (uint32_t k = 0; k < d.n_args; k++) args[k] = {s->args()->Get(k)->kind(), s->args()->Get(k)->value()};
         d.args = args;
         d.n_tensors = len(s->tensors());
-        for (uint32_t k = 0; k < RT_STEP_MAX_TENSORS; k++) d.tensors[k] = k < d.n_tensors ? s->tensors()->Get(k) : RT_NONE;
+        for (uint32_t k = 0; k < RT_STEP_MAX_TENSORS; k++)
+            d.tensors[k] = k < d.n_tensors ? s->tensors()->Get(k) : RT_NONE;
         d.trans_a = s->trans_a();
         d.trans_b = s->trans_b();
         d.epilogue = s->epilogue();
@@ -638,7 +655,8 @@ extern "C" symc_status rt_engine_decode(const uint8_t *bytes, size_t size, rt_en
         std::unique_ptr<uint8_t, decltype(&free)> aligned(nullptr, &free);
         if (bytes && size && (uintptr_t)bytes % 8) {
             aligned.reset((uint8_t *)malloc(size));
-            if (!aligned) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory loading an engine (%zu bytes)", size);
+            if (!aligned)
+                return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory loading an engine (%zu bytes)", size);
             memcpy(aligned.get(), bytes, size);
             bytes = aligned.get();
         }

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 uint32_t rt_storage_of(const rt_engine *e, uint32_t t) {
     return e->n_aliases && e->aliases[t] != RT_NONE ? e->aliases[t] : t;
 }
@@ -130,8 +129,9 @@ static symc_status prepare_stack(const rt_engine *e, rt_lifetimes *l, symc_error
         goto done;
     }
     for (uint32_t s = 0; s < e->n_symbols; s++) vals[s] = e->symbols[s].opt;
-    int at_opt = sym_program_eval(e->program, e->program_size, vals, e->n_symbols, slots, e->num_slots, NULL) == SYMC_OK &&
-                 sizes_at(e, l, slots, 256, NULL) == SYMC_OK;
+    int at_opt = sym_program_eval(e->program, e->program_size, vals, e->n_symbols, slots, e->num_slots, NULL) ==
+            SYMC_OK &&
+        sizes_at(e, l, slots, 256, NULL) == SYMC_OK;
     if (at_opt) first_fit(e, l, offset);
     n = 0;
     for (uint32_t i = 0; i < e->n_tensors; i++)
@@ -153,8 +153,10 @@ static symc_status prepare_stack(const rt_engine *e, rt_lifetimes *l, symc_error
         }
         if (!pass) {
             if (k >= UINT32_MAX) {
-                st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "activation memory: %u workspace tensors alive "
-                                     "together in too many pairs to plan", n);
+                st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                                     "activation memory: %u workspace tensors alive "
+                                     "together in too many pairs to plan",
+                                     n);
                 goto done;
             }
             l->below = malloc((size_t)(k + 1) * sizeof *l->below);
@@ -203,7 +205,8 @@ symc_status rt_lifetimes_compute(const rt_engine *e, rt_schedule s, rt_lifetimes
                 for (uint32_t k = 0; k < st->n_args; k++)
                     if (st->args[k].kind == RT_ARG_TENSOR) touch(out, e, st->args[k].value, i, 1);
             } else {
-                for (uint32_t k = 0; k < st->n_tensors && k < RT_STEP_MAX_TENSORS; k++) touch(out, e, st->tensors[k], i, 1);
+                for (uint32_t k = 0; k < st->n_tensors && k < RT_STEP_MAX_TENSORS; k++)
+                    touch(out, e, st->tensors[k], i, 1);
             }
         }
     }

@@ -18,9 +18,8 @@ static const struct {
     const char *name;
     size_t size;
 } dtypes[SYMC_DTYPE_COUNT] = {
-    [SYMC_F32] = {"f32", 4}, [SYMC_F16] = {"f16", 2}, [SYMC_BF16] = {"bf16", 2},
-    [SYMC_F64] = {"f64", 8}, [SYMC_I64] = {"i64", 8}, [SYMC_I32] = {"i32", 4},
-    [SYMC_BOOL] = {"bool", 1},
+    [SYMC_F32] = {"f32", 4}, [SYMC_F16] = {"f16", 2}, [SYMC_BF16] = {"bf16", 2}, [SYMC_F64] = {"f64", 8},
+    [SYMC_I64] = {"i64", 8}, [SYMC_I32] = {"i32", 4}, [SYMC_BOOL] = {"bool", 1},
 };
 
 const char *rt_dtype_name(symc_dtype dt) { return (unsigned)dt < SYMC_DTYPE_COUNT ? dtypes[dt].name : "?"; }
@@ -79,7 +78,8 @@ symc_status rt_size_overflow(symc_error *err, const char *what, const char *name
                            what, name, shape, rt_dtype_name(dtype), (int64_t)RT_MAX_BYTES);
 }
 
-symc_status rt_tensor_overflow(symc_error *err, const rt_engine *e, const int64_t *slots, uint32_t t, const char *what) {
+symc_status rt_tensor_overflow(symc_error *err, const rt_engine *e, const int64_t *slots, uint32_t t,
+                               const char *what) {
     const rt_tensor *x = &e->tensors[t];
     int64_t dims[IR_MAX_RANK];
     dims_at(e, slots, t, dims);

@@ -112,10 +112,8 @@ static symc_status ev(evctx *c, sym_expr e, int64_t *out) {
             if ((s = ev(c, sym__ops(t, e)[i], &x))) return s;
             if (nd->kind == SYM_ADD && (s = sym__eval_op(SYM_MUL, x, sym__coefs(t, e)[i], &x)))
                 return op_error(t, e, s, c->err);
-            if (i == 0)
-                acc = x;
-            else if ((s = sym__eval_op((sym_kind)nd->kind, acc, x, &acc)))
-                return op_error(t, e, s, c->err);
+            if (i == 0) acc = x;
+            else if ((s = sym__eval_op((sym_kind)nd->kind, acc, x, &acc))) return op_error(t, e, s, c->err);
         }
         if (nd->n == 0) acc = nd->kind == SYM_ADD ? 0 : 1; /* not canonical, but well defined */
         if ((nd->kind == SYM_ADD && nd->value != 0) || (nd->kind == SYM_MUL && nd->value != 1))
@@ -132,8 +130,7 @@ static symc_status ev(evctx *c, sym_expr e, int64_t *out) {
     return SYMC_OK;
 }
 
-symc_status sym_eval(const sym_table *t, sym_expr e, const int64_t *values, uint32_t n,
-                     int64_t *out, symc_error *err) {
+symc_status sym_eval(const sym_table *t, sym_expr e, const int64_t *values, uint32_t n, int64_t *out, symc_error *err) {
     if (!t || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_eval: NULL argument");
     if (!sym__valid(t, e)) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_eval: bad expression handle %u", e);
     if (n && !values) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_eval: NULL values");
@@ -144,8 +141,7 @@ symc_status sym_eval(const sym_table *t, sym_expr e, const int64_t *values, uint
     return s;
 }
 
-symc_status sym_check_binding(const sym_table *t, const int64_t *values, uint32_t n,
-                              symc_error *err) {
+symc_status sym_check_binding(const sym_table *t, const int64_t *values, uint32_t n, symc_error *err) {
     char rb[64], ta[128], tb[128];
     if (!t) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_check_binding: NULL table");
     if (n && !values) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_check_binding: NULL values");
@@ -160,11 +156,11 @@ symc_status sym_check_binding(const sym_table *t, const int64_t *values, uint32_
             if (s->mult > 1)
                 return symc_error_setf(err, SYMC_ERR_RANGE, "symbol %s = %lld must be a multiple of %lld in %s%s%s%s",
                                        s->name, (long long)v, (long long)s->mult,
-                                       sym__range_text(s->min, s->max, rb, sizeof rb), p ? " (" : "",
-                                       p ? p : "", p ? ")" : "");
-            return symc_error_setf(err, SYMC_ERR_RANGE, "symbol %s = %lld must be in %s%s%s%s", s->name,
-                                   (long long)v, sym__range_text(s->min, s->max, rb, sizeof rb),
-                                   p ? " (" : "", p ? p : "", p ? ")" : "");
+                                       sym__range_text(s->min, s->max, rb, sizeof rb), p ? " (" : "", p ? p : "",
+                                       p ? ")" : "");
+            return symc_error_setf(err, SYMC_ERR_RANGE, "symbol %s = %lld must be in %s%s%s%s", s->name, (long long)v,
+                                   sym__range_text(s->min, s->max, rb, sizeof rb), p ? " (" : "", p ? p : "",
+                                   p ? ")" : "");
         }
     }
     /* one binding: the equalities share one memo */

@@ -166,8 +166,7 @@ static void lin_add_expr(sym_table *t, lin *l, sym_expr e, int64_t k) {
 }
 
 /* Sorts terms by the structural order (merge sort: sums can be long). */
-static void sort_terms(const sym_table *t, sym_expr *ts, int64_t *ks, uint32_t n, sym_expr *tt,
-                       int64_t *tk) {
+static void sort_terms(const sym_table *t, sym_expr *ts, int64_t *ks, uint32_t n, sym_expr *tt, int64_t *tk) {
     if (n < 2) return;
     if (n <= 12) {
         for (uint32_t i = 1; i < n; i++) {
@@ -270,8 +269,7 @@ static sym_expr lin_finish(sym_table *t, lin *l) {
     return r;
 }
 
-sym_expr sym__lincomb(sym_table *t, int64_t c, uint32_t n, const sym_expr *terms,
-                      const int64_t *coefs) {
+sym_expr sym__lincomb(sym_table *t, int64_t c, uint32_t n, const sym_expr *terms, const int64_t *coefs) {
     if (!t) return SYM_NONE;
     lin l;
     lin_init(&l, c);
@@ -288,10 +286,10 @@ sym_expr sym__lincomb(sym_table *t, int64_t c, uint32_t n, const sym_expr *terms
 
 /* ---- basic constructors ---------------------------------------------------- */
 
-#define CHECK1(a)                                                                          \
-    do {                                                                                   \
-        if (!t) return SYM_NONE;                                                           \
-        if ((a) == SYM_NONE) return SYM_NONE;                                              \
+#define CHECK1(a)                                                                                         \
+    do {                                                                                                  \
+        if (!t) return SYM_NONE;                                                                          \
+        if ((a) == SYM_NONE) return SYM_NONE;                                                             \
         if ((a) >= t->nnodes) return sym__fail(t, SYMC_ERR_INVALID_ARG, "bad expression handle %u", (a)); \
     } while (0)
 
@@ -379,10 +377,8 @@ static sym_expr mono_mul(sym_table *t, sym_expr a, sym_expr b) {
     memcpy(ca + na, fb ? fb : sb, nb * sizeof *ca);
     uint32_t i = 0, j = na, k = 0;
     while (i < na || j < n) {
-        if (j >= n || (i < na && sym__compare(t, ca[i], ca[j]) <= 0))
-            o[k++] = ca[i++];
-        else
-            o[k++] = ca[j++];
+        if (j >= n || (i < na && sym__compare(t, ca[i], ca[j]) <= 0)) o[k++] = ca[i++];
+        else o[k++] = ca[j++];
     }
     free(ca);
     sym_expr r = sym__intern(t, SYM_MUL, 1, n, o, NULL);
@@ -481,8 +477,7 @@ sym_expr sym_mul(sym_table *t, sym_expr a, sym_expr b) {
         int64_t kk;
         if (__builtin_mul_overflow(ka, kb, &kk))
             r = sym__fail(t, SYMC_ERR_OVERFLOW, "int64 overflow folding constants of a product");
-        else
-            r = sym_scale(t, m, kk);
+        else r = sym_scale(t, m, kk);
     }
     lin_free(&la);
     lin_free(&lb);
@@ -493,8 +488,8 @@ sym_expr sym_mul(sym_table *t, sym_expr a, sym_expr b) {
 
 /* Removes the factor multiset d from f (both sorted); returns the count left
  * in out, or -1 when d is not contained in f. */
-static int remove_factors(const sym_table *t, const sym_expr *f, uint32_t nf, const sym_expr *d,
-                          uint32_t nd, sym_expr *out) {
+static int remove_factors(const sym_table *t, const sym_expr *f, uint32_t nf, const sym_expr *d, uint32_t nd,
+                          sym_expr *out) {
     uint32_t i = 0, j = 0, o = 0;
     while (i < nf) {
         if (j < nd && f[i] == d[j]) {
@@ -557,9 +552,7 @@ static bool split_by_monomial(sym_table *t, sym_expr a, sym_expr b, sym_expr *q,
             lin_push(t, &lr, la.t[i], la.k[i]);
             continue;
         }
-        sym_expr qt = m == 0 ? sym_const(t, 1)
-                    : m == 1 ? left[0]
-                             : sym__intern(t, SYM_MUL, 1, (uint32_t)m, left, NULL);
+        sym_expr qt = m == 0 ? sym_const(t, 1) : m == 1 ? left[0] : sym__intern(t, SYM_MUL, 1, (uint32_t)m, left, NULL);
         if (qt == SYM_NONE) {
             lq.bad = true;
             break;
@@ -807,8 +800,7 @@ static sym_expr minmax(sym_table *t, sym_kind kind, sym_expr a, sym_expr b) {
     for (int side = 0; side < 2; side++) {
         sym_expr p = side ? b : a, o = side ? a : b;
         const sym_node *nd = sym__node(t, o);
-        if ((nd->kind == SYM_MIN || nd->kind == SYM_MAX) &&
-            (sym__ops(t, o)[0] == p || sym__ops(t, o)[1] == p))
+        if ((nd->kind == SYM_MIN || nd->kind == SYM_MAX) && (sym__ops(t, o)[0] == p || sym__ops(t, o)[1] == p))
             return nd->kind == kind ? o : p;
     }
     sym_tri le = sym_prove_le(t, a, b);
@@ -824,8 +816,7 @@ sym_expr sym_max(sym_table *t, sym_expr a, sym_expr b) { return minmax(t, SYM_MA
 
 /* ---- rebuild from parts --------------------------------------------------------------- */
 
-sym_expr sym_make(sym_table *t, sym_kind kind, int64_t value, uint32_t n, const sym_expr *ops,
-                  const int64_t *coefs) {
+sym_expr sym_make(sym_table *t, sym_kind kind, int64_t value, uint32_t n, const sym_expr *ops, const int64_t *coefs) {
     if (!t) return SYM_NONE;
     if (n && !ops) return sym__fail(t, SYMC_ERR_INVALID_ARG, "sym_make: NULL operands");
     for (uint32_t i = 0; i < n; i++)
@@ -853,8 +844,8 @@ sym_expr sym_make(sym_table *t, sym_kind kind, int64_t value, uint32_t n, const 
     case SYM_MAX:
         if (n != 2) break;
         return kind == SYM_FLOORDIV ? sym_floordiv(t, ops[0], ops[1])
-             : kind == SYM_MOD      ? sym_mod(t, ops[0], ops[1])
-             : kind == SYM_MIN      ? sym_min(t, ops[0], ops[1])
+            : kind == SYM_MOD       ? sym_mod(t, ops[0], ops[1])
+            : kind == SYM_MIN       ? sym_min(t, ops[0], ops[1])
                                     : sym_max(t, ops[0], ops[1]);
     }
     return sym__fail(t, SYMC_ERR_INVALID_ARG, "sym_make: malformed node (kind %d, n %u)", (int)kind, n);

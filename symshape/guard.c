@@ -44,8 +44,8 @@ static const char *rel_text(sym_rel r) {
     return "?";
 }
 
-symc_status sym_guard_add(sym_table *t, sym_rel rel, sym_expr lhs, sym_expr rhs,
-                          const char *provenance, uint32_t *index, symc_error *err) {
+symc_status sym_guard_add(sym_table *t, sym_rel rel, sym_expr lhs, sym_expr rhs, const char *provenance,
+                          uint32_t *index, symc_error *err) {
     if (!t) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_guard_add: NULL table");
     if ((unsigned)rel > SYM_REL_BROADCAST)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_guard_add: bad relation %d", (int)rel);
@@ -92,8 +92,8 @@ int sym_guard_get(const sym_table *t, uint32_t index, sym_guard *out) {
 }
 
 /* 1 holds, 0 violated; an error status when the expressions fail. */
-static symc_status holds_at(const sym_table *t, sym_rel rel, sym_expr lhs, sym_expr rhs,
-                            const int64_t *v, uint32_t n, int *holds, symc_error *err) {
+static symc_status holds_at(const sym_table *t, sym_rel rel, sym_expr lhs, sym_expr rhs, const int64_t *v, uint32_t n,
+                            int *holds, symc_error *err) {
     int64_t a, b;
     symc_status s;
     if ((s = sym_eval(t, lhs, v, n, &a, err)) || (s = sym_eval(t, rhs, v, n, &b, err))) return s;
@@ -103,8 +103,8 @@ static symc_status holds_at(const sym_table *t, sym_rel rel, sym_expr lhs, sym_e
     return SYMC_OK;
 }
 
-symc_status sym_guard_eval(const sym_table *t, uint32_t index, const int64_t *values, uint32_t n,
-                           int *holds, symc_error *err) {
+symc_status sym_guard_eval(const sym_table *t, uint32_t index, const int64_t *values, uint32_t n, int *holds,
+                           symc_error *err) {
     if (!t || !holds || index >= t->nguards)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_guard_eval: bad guard index %u", index);
     const sym_gd *g = &t->guards[index];
@@ -310,7 +310,7 @@ static sym_guard_state classify_in(sym_table *t, const sym_gd *g, gctx *c, bool 
     if (domain_size(t, c) <= ENUM_LIMIT) {
         enumerate(t, g, c);
         st = p == SYM_FALSE || (c->n_hold == 0 && c->n_fail) ? SYM_GUARD_FALSE
-           : c->n_fail == 0                                  ? SYM_GUARD_IMPLIED
+            : c->n_fail == 0                                 ? SYM_GUARD_IMPLIED
                                                              : mixed;
     } else {
         sample(t, g, c);
@@ -373,12 +373,9 @@ static void relation_text(sym_table *t, const sym_gd *g, out *o) {
     char a[160], b[160];
     sym__text(t, g->lhs, a, sizeof a);
     sym__text(t, g->rhs, b, sizeof b);
-    if (g->rel == SYM_REL_DIVISIBLE)
-        emit(o, "%s %% %s == 0", a, b);
-    else if (g->rel == SYM_REL_BROADCAST)
-        emit(o, "%s and %s to broadcast (equal, or one of them 1)", a, b);
-    else
-        emit(o, "%s %s %s", a, rel_text(g->rel), b);
+    if (g->rel == SYM_REL_DIVISIBLE) emit(o, "%s %% %s == 0", a, b);
+    else if (g->rel == SYM_REL_BROADCAST) emit(o, "%s and %s to broadcast (equal, or one of them 1)", a, b);
+    else emit(o, "%s %s %s", a, rel_text(g->rel), b);
 }
 
 /* The single symbol of the guard (after equalities) or UINT32_MAX. */
@@ -410,8 +407,7 @@ static void suggest(sym_table *t, const sym_gd *g, out *o) {
             int64_t need = k / sym__gcd(c, k), g2 = sym__gcd(need, s->mult), m;
             if (!__builtin_mul_overflow(need / g2, s->mult, &m)) {
                 int64_t lo = s->min, hi = s->max;
-                if (sym__round_range(&lo, &hi, m))
-                    emit(o, "; fix: declare %s as a multiple of %" PRId64, s->name, m);
+                if (sym__round_range(&lo, &hi, m)) emit(o, "; fix: declare %s as a multiple of %" PRId64, s->name, m);
                 else
                     emit(o, "; no multiple of %" PRId64 " lies in %s's range %s", m, s->name,
                          sym__range_text(s->min, s->max, r, sizeof r));
@@ -445,13 +441,14 @@ static void suggest(sym_table *t, const sym_gd *g, out *o) {
                 free(vals);
                 if (any && !gap) {
                     if (first == last)
-                        emit(o, "; fix: declare %s as the constant %" PRId64 " (min = max = %" PRId64 ")", s->name, first, first);
-                    else
-                        emit(o, "; fix: narrow %s to %s", s->name, sym__range_text(first, last, r, sizeof r));
+                        emit(o, "; fix: declare %s as the constant %" PRId64 " (min = max = %" PRId64 ")", s->name,
+                             first, first);
+                    else emit(o, "; fix: narrow %s to %s", s->name, sym__range_text(first, last, r, sizeof r));
                     return;
                 }
                 if (any) {
-                    emit(o, "; fix: restrict %s to values where it holds (e.g. %s = %" PRId64 ")", s->name, s->name, first);
+                    emit(o, "; fix: restrict %s to values where it holds (e.g. %s = %" PRId64 ")", s->name, s->name,
+                         first);
                     return;
                 }
             }
@@ -493,10 +490,8 @@ size_t sym_guard_explain(sym_table *t, uint32_t index, char *buf, size_t cap) {
     case SYM_GUARD_RUNTIME: emit(&o, "; checked at run time (%s)", syms); break;
     case SYM_GUARD_NARROWS:
     case SYM_GUARD_FALSE:
-        if (st == SYM_GUARD_FALSE)
-            emit(&o, "; holds for no declared shape (%s)", syms);
-        else
-            emit(&o, "; declared shapes violate it (%s)", syms);
+        if (st == SYM_GUARD_FALSE) emit(&o, "; holds for no declared shape (%s)", syms);
+        else emit(&o, "; declared shapes violate it (%s)", syms);
         if (c.have_witness && c.nids) {
             emit(&o, ", e.g. ");
             for (uint32_t i = 0; i < c.nids; i++)

@@ -82,10 +82,8 @@ static void body(const sym_table *t, const sym_expr *f, uint32_t n, bool neg, ui
 
 static void monomial(const sym_table *t, sym_expr u, int64_t k, sb *o) {
     const sym_node *nd = sym__node(t, u);
-    if (nd->kind == SYM_MUL && nd->value == 1)
-        body(t, sym__ops(t, u), nd->n, k < 0, mag(k), o);
-    else
-        body(t, &u, 1, k < 0, mag(k), o);
+    if (nd->kind == SYM_MUL && nd->value == 1) body(t, sym__ops(t, u), nd->n, k < 0, mag(k), o);
+    else body(t, &u, 1, k < 0, mag(k), o);
 }
 
 static void operand(const sym_table *t, sym_expr e, sb *o) {
@@ -166,8 +164,7 @@ const char *sym__range_text(int64_t lo, int64_t hi, char *buf, size_t cap) {
     return buf;
 }
 
-const char *sym__symbols_text(const sym_table *t, const uint32_t *ids, uint32_t n, char *buf,
-                              size_t cap) {
+const char *sym__symbols_text(const sym_table *t, const uint32_t *ids, uint32_t n, char *buf, size_t cap) {
     sb o = {buf, cap, 0, SIZE_MAX};
     if (cap) buf[0] = '\0';
     for (uint32_t i = 0; i < n; i++) {
@@ -202,8 +199,8 @@ static void skip(ps *p) {
 
 static sym_expr perr(ps *p, symc_status code, const char *what) {
     if (p->st == SYMC_OK)
-        p->st = symc_error_setf(p->err, code, "parse error at column %d: %s in \"%.120s\"",
-                                (int)(p->p - p->s) + 1, what, p->s);
+        p->st = symc_error_setf(p->err, code, "parse error at column %d: %s in \"%.120s\"", (int)(p->p - p->s) + 1,
+                                what, p->s);
     return SYM_NONE;
 }
 

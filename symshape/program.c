@@ -165,12 +165,9 @@ static uint32_t gen(comp *c, sym_expr e) {
             sym_expr op = sym__ops(t, e)[i];
             int64_t cf = add ? sym__coefs(t, e)[i] : 1;
             uint32_t x = gen(c, op);
-            if (i == 0)
-                r = cf == 1 ? x : emit(c, OP_MULK, x, UINT32_MAX, cf, true);
-            else if (!add)
-                r = emit(c, OP_MUL, r, x, 0, true);
-            else
-                r = cf == 1 ? emit(c, OP_ADD, r, x, 0, true) : emit(c, OP_MADDK, r, x, cf, true);
+            if (i == 0) r = cf == 1 ? x : emit(c, OP_MULK, x, UINT32_MAX, cf, true);
+            else if (!add) r = emit(c, OP_MUL, r, x, 0, true);
+            else r = cf == 1 ? emit(c, OP_ADD, r, x, 0, true) : emit(c, OP_MADDK, r, x, cf, true);
         }
         if (n == 0) r = emit(c, OP_CONST, UINT32_MAX, UINT32_MAX, add ? 0 : 1, true);
         if (add ? value != 0 : value != 1) r = emit(c, add ? OP_ADDK : OP_MULK, r, UINT32_MAX, value, true);
@@ -184,8 +181,8 @@ static uint32_t gen(comp *c, sym_expr e) {
         } else {
             uint32_t y = gen(c, b);
             uint8_t op = nd->kind == SYM_FLOORDIV ? OP_FLOORDIV
-                       : nd->kind == SYM_MOD      ? OP_MOD
-                       : nd->kind == SYM_MIN      ? OP_MIN
+                : nd->kind == SYM_MOD             ? OP_MOD
+                : nd->kind == SYM_MIN             ? OP_MIN
                                                   : OP_MAX;
             r = emit(c, op, x, y, 0, true);
         }
@@ -195,19 +192,19 @@ static uint32_t gen(comp *c, sym_expr e) {
     return r;
 }
 
-symc_status sym_program_compile(sym_table *t, const sym_expr *exprs, uint32_t n, uint8_t **code,
-                                size_t *size, symc_error *err) {
+symc_status sym_program_compile(sym_table *t, const sym_expr *exprs, uint32_t n, uint8_t **code, size_t *size,
+                                symc_error *err) {
     if (!t || !code || !size || (n && !exprs))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_program_compile: NULL argument");
     *code = NULL;
     *size = 0;
     for (uint32_t i = 0; i < n; i++)
         if (!sym__valid(t, exprs[i]))
-            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_program_compile: output %u has a bad handle %u",
-                                   i, exprs[i]);
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_program_compile: output %u has a bad handle %u", i,
+                                   exprs[i]);
     if (t->nsyms > SYM_PROGRAM_MAX_REGS)
-        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "shape program: %u symbols exceed the %d registers",
-                               t->nsyms, SYM_PROGRAM_MAX_REGS);
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "shape program: %u symbols exceed the %d registers", t->nsyms,
+                               SYM_PROGRAM_MAX_REGS);
     comp c = {t, NULL, 0, 0, NULL, t->nsyms, false};
     uint32_t *last = NULL, *phys = NULL, *freel = NULL;
     uint8_t *buf = NULL;
@@ -220,8 +217,7 @@ symc_status sym_program_compile(sym_table *t, const sym_expr *exprs, uint32_t n,
         /* the root was just computed: flag its instruction instead of an OUT */
         if (c.nins > before && c.ins[c.nins - 1].dst == v && !(c.ins[c.nins - 1].op & OUTF))
             c.ins[c.nins - 1].op |= OUTF;
-        else
-            emit(&c, OP_OUT, v, UINT32_MAX, 0, false);
+        else emit(&c, OP_OUT, v, UINT32_MAX, 0, false);
     }
     if (c.oom) goto nomem;
 
@@ -320,8 +316,8 @@ done:
 /* ---- checker and evaluator ---------------------------------------------------- */
 /* Opcode byte: low 7 bits the operation, OUTF "also output the result". */
 
-static symc_status header(const uint8_t *code, size_t size, uint32_t *nsym, uint32_t *ntemp,
-                          uint32_t *nout, uint32_t *ninstr, symc_error *err) {
+static symc_status header(const uint8_t *code, size_t size, uint32_t *nsym, uint32_t *ntemp, uint32_t *nout,
+                          uint32_t *ninstr, symc_error *err) {
     if (!code) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "shape program: NULL code");
     if (size < HEADER)
         return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program truncated: %zu bytes, header needs %d", size,
@@ -340,8 +336,7 @@ static symc_status header(const uint8_t *code, size_t size, uint32_t *nsym, uint
     return SYMC_OK;
 }
 
-symc_status sym_program_check(const uint8_t *code, size_t size, uint32_t *nsym, uint32_t *nout,
-                              symc_error *err) {
+symc_status sym_program_check(const uint8_t *code, size_t size, uint32_t *nsym, uint32_t *nout, symc_error *err) {
     uint32_t ns = 0, nt = 0, no = 0, ni = 0; /* header() sets them on success; gcc -O3 cannot see it */
     symc_status s = header(code, size, &ns, &nt, &no, &ni, err);
     if (s) return s;
@@ -355,7 +350,8 @@ symc_status sym_program_check(const uint8_t *code, size_t size, uint32_t *nsym, 
             return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program truncated at instruction %u of %u", i, ni);
         uint8_t op = code[off] & ~OUTF;
         if (op == 0 || op >= OP_LAST || code[off] == (OP_OUT | OUTF))
-            return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program: bad opcode %u at instruction %u", code[off], i);
+            return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program: bad opcode %u at instruction %u", code[off],
+                                   i);
         if (code[off] & OUTF) outs++;
         size_t len = 1u + op_size[op];
         if (len > size - off)
@@ -372,9 +368,10 @@ symc_status sym_program_check(const uint8_t *code, size_t size, uint32_t *nsym, 
         if (op != OP_OUT) {
             uint16_t d = rd16(p);
             if (d < ns || d >= nreg)
-                return symc_error_setf(err, SYMC_ERR_FORMAT,
-                                       "shape program: instruction %u writes register %u outside the temporaries [%u, %u)",
-                                       i, d, ns, nreg);
+                return symc_error_setf(
+                    err, SYMC_ERR_FORMAT,
+                    "shape program: instruction %u writes register %u outside the temporaries [%u, %u)", i, d, ns,
+                    nreg);
             defined[d / 8] |= (uint8_t)(1u << (d % 8));
         } else {
             outs++;
@@ -467,8 +464,8 @@ symc_status sym_program_decode(sym_table *t, const uint8_t *code, size_t size, s
     return SYMC_OK;
 }
 
-symc_status sym_program_eval(const uint8_t *code, size_t size, const int64_t *values,
-                             uint32_t nsym, int64_t *out, uint32_t nout, symc_error *err) {
+symc_status sym_program_eval(const uint8_t *code, size_t size, const int64_t *values, uint32_t nsym, int64_t *out,
+                             uint32_t nout, symc_error *err) {
     uint32_t ns = 0, nt = 0, no = 0, ni = 0; /* header() sets them on success; gcc -O3 cannot see it */
     symc_status s = header(code, size, &ns, &nt, &no, &ni, err);
     if (s) return s;
@@ -491,34 +488,35 @@ symc_status sym_program_eval(const uint8_t *code, size_t size, const int64_t *va
      * (threaded code: one indirect branch per handler predicts far better
      * than the single branch of a switch). */
 #define R(off) (rd16(p + (off)) & (SYM_PROGRAM_MAX_REGS - 1))
-#define DECODE()                                                                   \
-    do {                                                                           \
+#define DECODE()                                                                               \
+    do {                                                                                       \
         if (p >= end) goto done; /* the end of the bytes ends the run; counts checked there */ \
-        byte = *p++;                                                               \
-        op = byte & ~OUTF;                                                         \
-        if (op >= OP_LAST || (size_t)(end - p) < op_size[op]) goto truncated_or_bad; \
-        d = R(0);                                                                  \
+        byte = *p++;                                                                           \
+        op = byte & ~OUTF;                                                                     \
+        if (op >= OP_LAST || (size_t)(end - p) < op_size[op]) goto truncated_or_bad;           \
+        d = R(0);                                                                              \
     } while (0)
 #if defined(__GNUC__)
-    static const void *const handler[OP_LAST] = {
-        &&h_bad, &&h_const, &&h_add, &&h_mul, &&h_floordiv, &&h_mod, &&h_min,
-        &&h_max, &&h_addk, &&h_mulk, &&h_floordivk, &&h_modk, &&h_maddk, &&h_out};
+    static const void *const handler[OP_LAST] = {&&h_bad,       &&h_const, &&h_add,   &&h_mul,  &&h_floordiv,
+                                                 &&h_mod,       &&h_min,   &&h_max,   &&h_addk, &&h_mulk,
+                                                 &&h_floordivk, &&h_modk,  &&h_maddk, &&h_out};
 #define DISPATCH() goto *handler[op]
-#define HANDLER(name, op) name:
+#define HANDLER(name, op) \
+    name:
 #else
 #define DISPATCH() goto dispatch
 #define HANDLER(name, op) case op:
 #endif
-#define NEXT(n)                                 \
-    do {                                        \
-        p += (n);                               \
-        if (byte & OUTF) {                      \
-            if (o >= no) goto too_many;         \
-            out[o++] = reg[d];                  \
-        }                                       \
-        i++;                                    \
-        DECODE();                               \
-        DISPATCH();                             \
+#define NEXT(n)                         \
+    do {                                \
+        p += (n);                       \
+        if (byte & OUTF) {              \
+            if (o >= no) goto too_many; \
+            out[o++] = reg[d];          \
+        }                               \
+        i++;                            \
+        DECODE();                       \
+        DISPATCH();                     \
     } while (0)
     uint8_t byte = 0, op = 0;
     uint32_t d = 0;
@@ -531,67 +529,67 @@ dispatch:
     switch (op) {
 #endif
     HANDLER(h_out, OP_OUT)
-        if (o >= no || (byte & OUTF)) goto too_many;
-        out[o++] = reg[d];
-        byte = 0;
-        NEXT(2);
+    if (o >= no || (byte & OUTF)) goto too_many;
+    out[o++] = reg[d];
+    byte = 0;
+    NEXT(2);
     HANDLER(h_const, OP_CONST)
-        reg[d] = rd64(p + 2);
-        NEXT(10);
+    reg[d] = rd64(p + 2);
+    NEXT(10);
     HANDLER(h_add, OP_ADD)
-        if (__builtin_add_overflow(reg[R(2)], reg[R(4)], &reg[d])) goto overflow;
-        NEXT(6);
+    if (__builtin_add_overflow(reg[R(2)], reg[R(4)], &reg[d])) goto overflow;
+    NEXT(6);
     HANDLER(h_mul, OP_MUL)
-        if (__builtin_mul_overflow(reg[R(2)], reg[R(4)], &reg[d])) goto overflow;
-        NEXT(6);
+    if (__builtin_mul_overflow(reg[R(2)], reg[R(4)], &reg[d])) goto overflow;
+    NEXT(6);
     HANDLER(h_floordiv, OP_FLOORDIV)
-        x = reg[R(2)];
-        y = reg[R(4)];
-        if (y == 0) goto div_zero;
-        if (x == INT64_MIN && y == -1) goto overflow;
-        reg[d] = sym__floordiv(x, y);
-        NEXT(6);
+    x = reg[R(2)];
+    y = reg[R(4)];
+    if (y == 0) goto div_zero;
+    if (x == INT64_MIN && y == -1) goto overflow;
+    reg[d] = sym__floordiv(x, y);
+    NEXT(6);
     HANDLER(h_mod, OP_MOD)
-        x = reg[R(2)];
-        y = reg[R(4)];
-        if (y == 0) goto div_zero;
-        reg[d] = sym__mod(x, y);
-        NEXT(6);
+    x = reg[R(2)];
+    y = reg[R(4)];
+    if (y == 0) goto div_zero;
+    reg[d] = sym__mod(x, y);
+    NEXT(6);
     HANDLER(h_min, OP_MIN)
-        x = reg[R(2)];
-        y = reg[R(4)];
-        reg[d] = x < y ? x : y;
-        NEXT(6);
+    x = reg[R(2)];
+    y = reg[R(4)];
+    reg[d] = x < y ? x : y;
+    NEXT(6);
     HANDLER(h_max, OP_MAX)
-        x = reg[R(2)];
-        y = reg[R(4)];
-        reg[d] = x > y ? x : y;
-        NEXT(6);
+    x = reg[R(2)];
+    y = reg[R(4)];
+    reg[d] = x > y ? x : y;
+    NEXT(6);
     HANDLER(h_addk, OP_ADDK)
-        if (__builtin_add_overflow(reg[R(2)], rd64(p + 4), &reg[d])) goto overflow;
-        NEXT(12);
+    if (__builtin_add_overflow(reg[R(2)], rd64(p + 4), &reg[d])) goto overflow;
+    NEXT(12);
     HANDLER(h_mulk, OP_MULK)
-        if (__builtin_mul_overflow(reg[R(2)], rd64(p + 4), &reg[d])) goto overflow;
-        NEXT(12);
+    if (__builtin_mul_overflow(reg[R(2)], rd64(p + 4), &reg[d])) goto overflow;
+    NEXT(12);
     HANDLER(h_maddk, OP_MADDK)
-        if (__builtin_mul_overflow(reg[R(4)], rd64(p + 6), &y) || __builtin_add_overflow(reg[R(2)], y, &reg[d]))
-            goto overflow;
-        NEXT(14);
+    if (__builtin_mul_overflow(reg[R(4)], rd64(p + 6), &y) || __builtin_add_overflow(reg[R(2)], y, &reg[d]))
+        goto overflow;
+    NEXT(14);
     HANDLER(h_floordivk, OP_FLOORDIVK)
-        if (rd64(p + 4) < 2) goto bad_op; /* checked programs never get here */
-        reg[d] = floordiv_magic(reg[R(2)], (uint64_t)rd64(p + 12), p[20]);
-        NEXT(21);
+    if (rd64(p + 4) < 2) goto bad_op; /* checked programs never get here */
+    reg[d] = floordiv_magic(reg[R(2)], (uint64_t)rd64(p + 12), p[20]);
+    NEXT(21);
     HANDLER(h_modk, OP_MODK) /* x - k*floor(x/k), exact in unsigned arithmetic */
-        k = rd64(p + 4);
-        if (k < 2) goto bad_op;
-        x = reg[R(2)];
-        reg[d] = (int64_t)((uint64_t)x - (uint64_t)floordiv_magic(x, (uint64_t)rd64(p + 12), p[20]) * (uint64_t)k);
-        NEXT(21);
+    k = rd64(p + 4);
+    if (k < 2) goto bad_op;
+    x = reg[R(2)];
+    reg[d] = (int64_t)((uint64_t)x - (uint64_t)floordiv_magic(x, (uint64_t)rd64(p + 12), p[20]) * (uint64_t)k);
+    NEXT(21);
     HANDLER(h_bad, 0)
-        goto bad_op;
+    goto bad_op;
 #if !defined(__GNUC__)
-    default: goto bad_op;
-    }
+default: goto bad_op;
+}
 #endif
 done:
 #undef DECODE
@@ -599,19 +597,14 @@ done:
 #undef HANDLER
 #undef NEXT
 #undef R
-    if (i != ni) return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program has %u instructions, header says %u", i, ni);
-    if (o != no) return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program wrote %u of %u outputs", o, no);
-    return SYMC_OK;
-truncated_or_bad:
-    if (op_is_valid(p[-1])) goto truncated;
-bad_op:
-    return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program: bad instruction %u", i);
-truncated:
-    return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program truncated at instruction %u", i);
-too_many:
-    return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program writes too many outputs");
-overflow:
-    return symc_error_setf(err, SYMC_ERR_OVERFLOW, "shape program: int64 overflow at instruction %u", i);
-div_zero:
-    return symc_error_setf(err, SYMC_ERR_DIV_ZERO, "shape program: division by zero at instruction %u", i);
+    if (i != ni) return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program has %u instructions, header says %u", i,
+                                        ni);
+if (o != no) return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program wrote %u of %u outputs", o, no);
+return SYMC_OK;
+truncated_or_bad: if (op_is_valid(p[-1])) goto truncated;
+bad_op: return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program: bad instruction %u", i);
+truncated: return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program truncated at instruction %u", i);
+too_many: return symc_error_setf(err, SYMC_ERR_FORMAT, "shape program writes too many outputs");
+overflow: return symc_error_setf(err, SYMC_ERR_OVERFLOW, "shape program: int64 overflow at instruction %u", i);
+div_zero: return symc_error_setf(err, SYMC_ERR_DIV_ZERO, "shape program: division by zero at instruction %u", i);
 }

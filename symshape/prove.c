@@ -41,10 +41,8 @@ sym_expr sym__subst(sym_table *t, sym_expr e) {
     sym_expr r = e;
     if (kind == SYM_SYMBOL) {
         uint32_t root = sym__root(t, (uint32_t)value);
-        if (t->syms[root].bound != SYM_NONE)
-            r = sym__subst(t, t->syms[root].bound);
-        else if (root != (uint32_t)value)
-            r = sym_var(t, root);
+        if (t->syms[root].bound != SYM_NONE) r = sym__subst(t, t->syms[root].bound);
+        else if (root != (uint32_t)value) r = sym_var(t, root);
     } else if (kind != SYM_CONST) {
         sym_expr ops[64];
         int64_t ks[64];
@@ -70,8 +68,7 @@ sym_expr sym__subst(sym_table *t, sym_expr e) {
 }
 
 /* Depth first, each distinct node once (the DAG's tree can be exponential). */
-static bool symbols_walk(const sym_table *t, sym_expr e, sym_memo *seen, uint32_t *ids, uint32_t *n,
-                         uint32_t cap) {
+static bool symbols_walk(const sym_table *t, sym_expr e, sym_memo *seen, uint32_t *ids, uint32_t *n, uint32_t cap) {
     const sym_node *nd = sym__node(t, e);
     if (nd->kind == SYM_SYMBOL) {
         for (uint32_t i = 0; i < *n; i++)
@@ -254,7 +251,7 @@ static symc_status contradiction(sym_table *t, sym_expr a, sym_expr b, const cha
     return symc_error_setf(err, SYMC_ERR_CONTRADICTION, "cannot assume %s == %s: %s (%s)",
                            sym__text(t, a, ta, sizeof ta), sym__text(t, b, tb, sizeof tb), why,
                            n == UINT32_MAX ? "out of memory listing the symbols"
-                           : n             ? sym__symbols_text(t, ids, n, st, sizeof st)
+                               : n         ? sym__symbols_text(t, ids, n, st, sizeof st)
                                            : "no symbols");
 }
 

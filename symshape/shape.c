@@ -30,8 +30,7 @@ static bool valid_list(const sym_table *t, const sym_expr *d, uint32_t n, bool a
     return true;
 }
 
-symc_status sym_require(sym_table *t, sym_rel rel, sym_expr lhs, sym_expr rhs, const char *what,
-                        symc_error *err) {
+symc_status sym_require(sym_table *t, sym_rel rel, sym_expr lhs, sym_expr rhs, const char *what, symc_error *err) {
     if (!t || !sym__valid(t, lhs) || !sym__valid(t, rhs))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: bad expression handle", W(what));
     sym_tri p;
@@ -49,9 +48,9 @@ symc_status sym_require(sym_table *t, sym_rel rel, sym_expr lhs, sym_expr rhs, c
     case SYM_REL_BROADCAST: {
         sym_expr one = sym_const(t, 1);
         sym_tri a = sym_prove_eq(t, lhs, rhs), b = sym_prove_eq(t, lhs, one), c = sym_prove_eq(t, rhs, one);
-        p = (a == SYM_TRUE || b == SYM_TRUE || c == SYM_TRUE)     ? SYM_TRUE
-          : (a == SYM_FALSE && b == SYM_FALSE && c == SYM_FALSE) ? SYM_FALSE
-                                                                 : SYM_UNKNOWN;
+        p = (a == SYM_TRUE || b == SYM_TRUE || c == SYM_TRUE)      ? SYM_TRUE
+            : (a == SYM_FALSE && b == SYM_FALSE && c == SYM_FALSE) ? SYM_FALSE
+                                                                   : SYM_UNKNOWN;
         break;
     }
     default: return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: bad relation %d", W(what), (int)rel);
@@ -76,8 +75,8 @@ sym_expr sym_numel(sym_table *t, const sym_expr *dims, uint32_t n) {
 
 /* ---- broadcast ------------------------------------------------------------------- */
 
-static symc_status bcast_dim(sym_table *t, sym_expr x, sym_expr y, uint32_t dim, const char *what,
-                             sym_expr *r, symc_error *err) {
+static symc_status bcast_dim(sym_table *t, sym_expr x, sym_expr y, uint32_t dim, const char *what, sym_expr *r,
+                             symc_error *err) {
     sym_expr one = sym_const(t, 1), zero = sym_const(t, 0);
     sym_tri exy = sym_prove_eq(t, x, y), ex1 = sym_prove_eq(t, x, one), ey1 = sym_prove_eq(t, y, one);
     if (exy == SYM_TRUE || ey1 == SYM_TRUE) {
@@ -108,9 +107,8 @@ static symc_status bcast_dim(sym_table *t, sym_expr x, sym_expr y, uint32_t dim,
     return built(t, *r, what, err);
 }
 
-symc_status sym_broadcast(sym_table *t, const sym_expr *a, uint32_t na, const sym_expr *b,
-                          uint32_t nb, sym_expr *out, uint32_t *nout, const char *what,
-                          symc_error *err) {
+symc_status sym_broadcast(sym_table *t, const sym_expr *a, uint32_t na, const sym_expr *b, uint32_t nb, sym_expr *out,
+                          uint32_t *nout, const char *what, symc_error *err) {
     if (!t || !out || !valid_list(t, a, na, false) || !valid_list(t, b, nb, false))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: bad broadcast arguments", W(what));
     uint32_t n = na > nb ? na : nb;
@@ -133,11 +131,12 @@ symc_status sym_broadcast(sym_table *t, const sym_expr *a, uint32_t na, const sy
 
 /* ---- matmul and concat -------------------------------------------------------------- */
 
-symc_status sym_matmul(sym_table *t, const sym_expr *a, uint32_t na, const sym_expr *b, uint32_t nb,
-                       sym_expr *out, uint32_t *nout, const char *what, symc_error *err) {
+symc_status sym_matmul(sym_table *t, const sym_expr *a, uint32_t na, const sym_expr *b, uint32_t nb, sym_expr *out,
+                       uint32_t *nout, const char *what, symc_error *err) {
     if (!t || !out || na == 0 || nb == 0 || na > 64 || nb > 64 || !valid_list(t, a, na, false) ||
         !valid_list(t, b, nb, false))
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: bad matmul arguments (ranks %u and %u)", W(what), na, nb);
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: bad matmul arguments (ranks %u and %u)", W(what), na,
+                               nb);
     sym_expr one = sym_const(t, 1);
     sym_expr A[65], B[65];
     uint32_t ra = na, rb = nb;
@@ -171,8 +170,8 @@ symc_status sym_matmul(sym_table *t, const sym_expr *a, uint32_t na, const sym_e
     return SYMC_OK;
 }
 
-symc_status sym_concat(sym_table *t, const sym_expr *const *shapes, uint32_t ninputs, uint32_t rank,
-                       uint32_t axis, sym_expr *out, const char *what, symc_error *err) {
+symc_status sym_concat(sym_table *t, const sym_expr *const *shapes, uint32_t ninputs, uint32_t rank, uint32_t axis,
+                       sym_expr *out, const char *what, symc_error *err) {
     if (!t || !shapes || !out || ninputs == 0 || axis >= rank)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: bad concat arguments (axis %u, rank %u, %u inputs)",
                                W(what), axis, rank, ninputs);
@@ -198,9 +197,8 @@ symc_status sym_concat(sym_table *t, const sym_expr *const *shapes, uint32_t nin
 
 /* ---- conv / pool ----------------------------------------------------------------------- */
 
-symc_status sym_window_out(sym_table *t, sym_expr in, int64_t kernel, int64_t stride,
-                           int64_t pad_lo, int64_t pad_hi, int64_t dilation, int ceil_mode,
-                           const char *what, sym_expr *out, symc_error *err) {
+symc_status sym_window_out(sym_table *t, sym_expr in, int64_t kernel, int64_t stride, int64_t pad_lo, int64_t pad_hi,
+                           int64_t dilation, int ceil_mode, const char *what, sym_expr *out, symc_error *err) {
     if (!t || !out || !sym__valid(t, in))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: bad window arguments", W(what));
     if (kernel < 1 || stride < 1 || dilation < 1 || pad_lo < 0 || pad_hi < 0)
@@ -254,8 +252,8 @@ static void dims_text(sym_table *t, const sym_expr *d, uint32_t n, char *buf, si
     }
 }
 
-symc_status sym_reshape(sym_table *t, const sym_expr *in, uint32_t nin, const sym_expr *target,
-                        uint32_t n, sym_expr *out, const char *what, symc_error *err) {
+symc_status sym_reshape(sym_table *t, const sym_expr *in, uint32_t nin, const sym_expr *target, uint32_t n,
+                        sym_expr *out, const char *what, symc_error *err) {
     if (!t || !out || !valid_list(t, in, nin, false) || !valid_list(t, target, n, true))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: bad reshape arguments", W(what));
     uint32_t infer = UINT32_MAX;
@@ -286,8 +284,7 @@ symc_status sym_reshape(sym_table *t, const sym_expr *in, uint32_t nin, const sy
     if (sym_is_const(t, known, &k)) {
         if (k == 0)
             return symc_error_setf(err, SYMC_ERR_VERIFY, "%s: cannot infer -1 when the other dims multiply to 0", w);
-        if (k < 0)
-            return symc_error_setf(err, SYMC_ERR_VERIFY, "%s: the other dims multiply to %" PRId64, w, k);
+        if (k < 0) return symc_error_setf(err, SYMC_ERR_VERIFY, "%s: the other dims multiply to %" PRId64, w, k);
         s = sym_require(t, SYM_REL_DIVISIBLE, pin, known, w, err);
         if (s) return s;
         x = sym_floordiv(t, pin, known);
@@ -316,12 +313,10 @@ static sym_expr wrap_negative(sym_table *t, sym_expr v, sym_expr dim) {
     return sym_add(t, v, sym_mul(t, dim, neg));
 }
 
-static sym_expr clamp(sym_table *t, sym_expr v, sym_expr lo, sym_expr hi) {
-    return sym_min(t, sym_max(t, v, lo), hi);
-}
+static sym_expr clamp(sym_table *t, sym_expr v, sym_expr lo, sym_expr hi) { return sym_min(t, sym_max(t, v, lo), hi); }
 
-symc_status sym_slice_len(sym_table *t, sym_expr dim, sym_expr start, sym_expr end, int64_t step,
-                          sym_expr *out, const char *what, symc_error *err) {
+symc_status sym_slice_len(sym_table *t, sym_expr dim, sym_expr start, sym_expr end, int64_t step, sym_expr *out,
+                          const char *what, symc_error *err) {
     if (!t || !out || !sym__valid(t, dim) || !sym__valid(t, start) || !sym__valid(t, end))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: bad slice arguments", W(what));
     if (step == 0 || step == INT64_MIN)

@@ -36,8 +36,7 @@ void symc_error_prefix(symc_error *err, const char *fmt, ...) {
     if (n < 0) n = 0;
     if ((size_t)n < sizeof err->msg) {
         int m = snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s", old);
-        if (m >= 0 && (size_t)n + (size_t)m >= sizeof err->msg)
-            memcpy(err->msg + sizeof err->msg - 4, "...", 4);
+        if (m >= 0 && (size_t)n + (size_t)m >= sizeof err->msg) memcpy(err->msg + sizeof err->msg - 4, "...", 4);
     } else {
         memcpy(err->msg + sizeof err->msg - 4, "...", 4);
     }

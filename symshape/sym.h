@@ -33,8 +33,8 @@
 extern "C" {
 #endif
 
-typedef uint32_t sym_expr;  /* handle of an interned expression */
-typedef uint32_t sym_id;    /* index of a symbol: 0 .. sym_symbol_count()-1 */
+typedef uint32_t sym_expr; /* handle of an interned expression */
+typedef uint32_t sym_id;   /* index of a symbol: 0 .. sym_symbol_count()-1 */
 #define SYM_NONE ((sym_expr)0xffffffffu)
 
 #define SYM_NEG_INF INT64_MIN /* range bound meaning "unbounded below" */
@@ -62,8 +62,7 @@ typedef struct sym_symbol_info {
  * [min, max], multiple_of < 1, no multiple of multiple_of in [min, max]
  * (the message names the symbol and the range). min is raised / max lowered to
  * the nearest multiple. Strings are copied. */
-symc_status sym_symbol_new(sym_table *t, const sym_symbol_info *info, sym_id *out,
-                           symc_error *err);
+symc_status sym_symbol_new(sym_table *t, const sym_symbol_info *info, sym_id *out, symc_error *err);
 uint32_t sym_symbol_count(const sym_table *t);
 /* Pointers stay valid until the table is freed; min/max reflect narrowing by
  * sym_assume_eq. Returns 0 (zeroed info) for a bad id. */
@@ -114,8 +113,7 @@ sym_expr sym_min(sym_table *t, sym_expr a, sym_expr b);
 sym_expr sym_max(sym_table *t, sym_expr a, sym_expr b);
 /* Rebuilds a node from a view's parts (used by deserializers); same checks as
  * the constructors, result canonical. ops must be valid handles of t. */
-sym_expr sym_make(sym_table *t, sym_kind kind, int64_t value, uint32_t n, const sym_expr *ops,
-                  const int64_t *coefs);
+sym_expr sym_make(sym_table *t, sym_kind kind, int64_t value, uint32_t n, const sym_expr *ops, const int64_t *coefs);
 
 int sym_is_const(const sym_table *t, sym_expr e, int64_t *value); /* 1 and *value if constant */
 
@@ -220,8 +218,8 @@ typedef struct sym_guard {
 } sym_guard;
 
 /* Guards live in the table. Adding a guard already present returns its index. */
-symc_status sym_guard_add(sym_table *t, sym_rel rel, sym_expr lhs, sym_expr rhs,
-                          const char *provenance, uint32_t *index, symc_error *err);
+symc_status sym_guard_add(sym_table *t, sym_rel rel, sym_expr lhs, sym_expr rhs, const char *provenance,
+                          uint32_t *index, symc_error *err);
 uint32_t sym_guard_count(const sym_table *t);
 int sym_guard_get(const sym_table *t, uint32_t index, sym_guard *out);
 sym_guard_state sym_guard_classify(sym_table *t, uint32_t index);
@@ -235,15 +233,13 @@ const char *sym_guard_state_name(sym_guard_state s); /* "implied", "runtime", ..
 /* values[i] is the value of symbol i. Checks every value against its symbol's
  * range and multiple_of, and assumed equalities; the error names the symbol,
  * the value and the allowed set, e.g. "symbol B = 40 must be in [1, 32]". */
-symc_status sym_check_binding(const sym_table *t, const int64_t *values, uint32_t n,
-                              symc_error *err);
+symc_status sym_check_binding(const sym_table *t, const int64_t *values, uint32_t n, symc_error *err);
 /* Exact int64 evaluation; overflow, division by zero and a missing symbol
  * (n too small) are errors. Does not check ranges (see sym_check_binding). */
-symc_status sym_eval(const sym_table *t, sym_expr e, const int64_t *values, uint32_t n,
-                     int64_t *out, symc_error *err);
+symc_status sym_eval(const sym_table *t, sym_expr e, const int64_t *values, uint32_t n, int64_t *out, symc_error *err);
 /* Evaluates a guard: *holds = 1 when it holds for this binding. */
-symc_status sym_guard_eval(const sym_table *t, uint32_t index, const int64_t *values, uint32_t n,
-                           int *holds, symc_error *err);
+symc_status sym_guard_eval(const sym_table *t, uint32_t index, const int64_t *values, uint32_t n, int *holds,
+                           symc_error *err);
 
 /* ---- shape programs ---------------------------------------------------- */
 /* The evaluator keeps its registers (symbol values plus temporaries) on the
@@ -252,18 +248,17 @@ symc_status sym_guard_eval(const sym_table *t, uint32_t index, const int64_t *va
 #define SYM_PROGRAM_MAX_REGS 1024
 /* Compiles exprs[0..n) into bytecode (shared subexpressions computed once).
  * The caller frees *code with free(). */
-symc_status sym_program_compile(sym_table *t, const sym_expr *exprs, uint32_t n, uint8_t **code,
-                                 size_t *size, symc_error *err);
+symc_status sym_program_compile(sym_table *t, const sym_expr *exprs, uint32_t n, uint8_t **code, size_t *size,
+                                symc_error *err);
 /* Validates untrusted bytes (bounds, opcodes, register indices) before use:
  * reports how many symbol values and outputs the program expects. */
-symc_status sym_program_check(const uint8_t *code, size_t size, uint32_t *nsym, uint32_t *nout,
-                               symc_error *err);
+symc_status sym_program_check(const uint8_t *code, size_t size, uint32_t *nsym, uint32_t *nout, symc_error *err);
 /* Evaluates a checked program: no allocation, no table, about 2-3 ns per
  * instruction. out has nout slots. Bytes that were not checked cannot make it
  * access memory outside code, values, out and its stack, but may give wrong
  * values: run sym_program_check once when loading untrusted bytes. */
-symc_status sym_program_eval(const uint8_t *code, size_t size, const int64_t *values,
-                             uint32_t nsym, int64_t *out, uint32_t nout, symc_error *err);
+symc_status sym_program_eval(const uint8_t *code, size_t size, const int64_t *values, uint32_t nsym, int64_t *out,
+                             uint32_t nout, symc_error *err);
 
 /* Decodes a program back into expressions of t, the inverse of compile for
  * a tool that has only the bytes (an engine): register i < nsym is symbol i
@@ -285,41 +280,38 @@ symc_status sym_program_decode(sym_table *t, const uint8_t *code, size_t size, s
 /* Proves rel(lhs, rhs): TRUE -> SYMC_OK; UNKNOWN -> adds a guard with
  * provenance `what`, SYMC_OK; FALSE -> adds the guard and fails with
  * SYMC_ERR_VERIFY and the guard's explanation. */
-symc_status sym_require(sym_table *t, sym_rel rel, sym_expr lhs, sym_expr rhs, const char *what,
-                        symc_error *err);
+symc_status sym_require(sym_table *t, sym_rel rel, sym_expr lhs, sym_expr rhs, const char *what, symc_error *err);
 /* Product of n dims (1 for n == 0); SYM_NONE and the table error on failure. */
 sym_expr sym_numel(sym_table *t, const sym_expr *dims, uint32_t n);
 
 /* NumPy broadcasting of two dim lists (right-aligned). A dim that may be 1
  * and may be other than 1 is resolved at run time: the result dim is
  * max(a, b) under a SYM_REL_BROADCAST guard; no specialization. */
-symc_status sym_broadcast(sym_table *t, const sym_expr *a, uint32_t na, const sym_expr *b,
-                          uint32_t nb, sym_expr *out, uint32_t *nout, const char *what,
-                          symc_error *err);
+symc_status sym_broadcast(sym_table *t, const sym_expr *a, uint32_t na, const sym_expr *b, uint32_t nb, sym_expr *out,
+                          uint32_t *nout, const char *what, symc_error *err);
 /* Conv / pool output size: (in + pad_lo + pad_hi - dilation*(kernel-1) - 1) // stride + 1,
  * ceil_mode rounds up (with the PyTorch rule that the last window starts inside
  * the input or left padding). Guards that the output is >= 1. */
-symc_status sym_window_out(sym_table *t, sym_expr in, int64_t kernel, int64_t stride,
-                           int64_t pad_lo, int64_t pad_hi, int64_t dilation, int ceil_mode,
-                           const char *what, sym_expr *out, symc_error *err);
+symc_status sym_window_out(sym_table *t, sym_expr in, int64_t kernel, int64_t stride, int64_t pad_lo, int64_t pad_hi,
+                           int64_t dilation, int ceil_mode, const char *what, sym_expr *out, symc_error *err);
 /* Reshape: `target` holds n entries that are expressions, with at most one
  * entry equal to SYM_NONE meaning -1 (inferred). Solves the -1 symbolically so
  * prod(out) == prod(in), guarding divisibility when it is not provable. */
-symc_status sym_reshape(sym_table *t, const sym_expr *in, uint32_t nin, const sym_expr *target,
-                        uint32_t n, sym_expr *out, const char *what, symc_error *err);
+symc_status sym_reshape(sym_table *t, const sym_expr *in, uint32_t nin, const sym_expr *target, uint32_t n,
+                        sym_expr *out, const char *what, symc_error *err);
 /* ONNX/NumPy MatMul: 1-D operands are promoted and their dim dropped again,
  * batch dims broadcast (sym_broadcast), the inner dims must be equal (proven,
  * guarded, or an error). out needs room for max(na, nb) dims; ranks <= 64. */
-symc_status sym_matmul(sym_table *t, const sym_expr *a, uint32_t na, const sym_expr *b, uint32_t nb,
-                       sym_expr *out, uint32_t *nout, const char *what, symc_error *err);
+symc_status sym_matmul(sym_table *t, const sym_expr *a, uint32_t na, const sym_expr *b, uint32_t nb, sym_expr *out,
+                       uint32_t *nout, const char *what, symc_error *err);
 /* Concat of ninputs shapes of one rank along axis: the axis dims add up, the
  * other dims must equal input 0's (proven, guarded, or an error). */
-symc_status sym_concat(sym_table *t, const sym_expr *const *shapes, uint32_t ninputs, uint32_t rank,
-                       uint32_t axis, sym_expr *out, const char *what, symc_error *err);
+symc_status sym_concat(sym_table *t, const sym_expr *const *shapes, uint32_t ninputs, uint32_t rank, uint32_t axis,
+                       sym_expr *out, const char *what, symc_error *err);
 /* Slice length of [start, end) with step != 0 on a dim of size `dim`, with
  * ONNX/NumPy clamping of negative and out-of-range start/end. */
-symc_status sym_slice_len(sym_table *t, sym_expr dim, sym_expr start, sym_expr end, int64_t step,
-                          sym_expr *out, const char *what, symc_error *err);
+symc_status sym_slice_len(sym_table *t, sym_expr dim, sym_expr start, sym_expr end, int64_t step, sym_expr *out,
+                          const char *what, symc_error *err);
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,7 @@
 
 typedef struct sym_node {
     int64_t value;
-    uint32_t off;  /* first operand in t->ops (and coefficient in t->coefs for SYM_ADD) */
+    uint32_t off; /* first operand in t->ops (and coefficient in t->coefs for SYM_ADD) */
     uint32_t n;
     uint32_t hash;
     uint8_t kind;
@@ -78,8 +78,7 @@ struct sym_table {
 
 /* ---- table.c ---- */
 symc_status sym__grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
-sym_expr sym__intern(sym_table *t, sym_kind kind, int64_t value, uint32_t n, const sym_expr *ops,
-                     const int64_t *coefs);
+sym_expr sym__intern(sym_table *t, sym_kind kind, int64_t value, uint32_t n, const sym_expr *ops, const int64_t *coefs);
 sym_expr sym__fail(sym_table *t, symc_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -122,8 +121,7 @@ bool sym__memo_put(sym_memo *m, sym_expr e, int64_t v);
 
 /* ---- expr.c ---- */
 int sym__compare(const sym_table *t, sym_expr a, sym_expr b); /* deterministic structural order */
-sym_expr sym__lincomb(sym_table *t, int64_t c, uint32_t n, const sym_expr *terms,
-                      const int64_t *coefs);
+sym_expr sym__lincomb(sym_table *t, int64_t c, uint32_t n, const sym_expr *terms, const int64_t *coefs);
 
 /* ---- range.c ---- */
 int64_t sym__gcd(int64_t a, int64_t b); /* >= 0; saturates |INT64_MIN| to 2^62 */
@@ -153,7 +151,6 @@ int64_t sym__mod(int64_t a, int64_t b);      /* b != 0 */
 const char *sym__text(const sym_table *t, sym_expr e, char *buf, size_t cap);
 const char *sym__range_text(int64_t lo, int64_t hi, char *buf, size_t cap);
 /* "B in [1, 8], N in [16, 32] multiple of 8" for the given symbols. */
-const char *sym__symbols_text(const sym_table *t, const uint32_t *ids, uint32_t n, char *buf,
-                              size_t cap);
+const char *sym__symbols_text(const sym_table *t, const uint32_t *ids, uint32_t n, char *buf, size_t cap);
 
 #endif

@@ -70,9 +70,7 @@ void sym_table_free(sym_table *t) {
     free(t);
 }
 
-const symc_error *sym_table_error(const sym_table *t) {
-    return t && t->has_error ? &t->error : NULL;
-}
+const symc_error *sym_table_error(const sym_table *t) { return t && t->has_error ? &t->error : NULL; }
 
 void sym_table_clear_error(sym_table *t) {
     if (!t) return;
@@ -90,8 +88,7 @@ static uint64_t mix(uint64_t h, uint64_t v) {
     return h ^ (h >> 29);
 }
 
-static uint32_t node_hash(sym_kind kind, int64_t value, uint32_t n, const sym_expr *ops,
-                          const int64_t *coefs) {
+static uint32_t node_hash(sym_kind kind, int64_t value, uint32_t n, const sym_expr *ops, const int64_t *coefs) {
     uint64_t h = mix((uint64_t)kind * 0x100000001b3ull, (uint64_t)value);
     h = mix(h, n);
     for (uint32_t i = 0; i < n; i++) {
@@ -101,8 +98,8 @@ static uint32_t node_hash(sym_kind kind, int64_t value, uint32_t n, const sym_ex
     return (uint32_t)(h ^ (h >> 32));
 }
 
-static bool node_equal(const sym_table *t, uint32_t idx, sym_kind kind, int64_t value, uint32_t n,
-                       const sym_expr *ops, const int64_t *coefs) {
+static bool node_equal(const sym_table *t, uint32_t idx, sym_kind kind, int64_t value, uint32_t n, const sym_expr *ops,
+                       const int64_t *coefs) {
     const sym_node *nd = &t->nodes[idx];
     if (nd->kind != kind || nd->value != value || nd->n != n) return false;
     if (n && memcmp(t->ops + nd->off, ops, n * sizeof *ops) != 0) return false;
@@ -134,10 +131,8 @@ sym_expr sym__intern(sym_table *t, sym_kind kind, int64_t value, uint32_t n, con
         uint32_t idx = t->slots[j];
         if (t->nodes[idx].hash == h && node_equal(t, idx, kind, value, n, ops, coefs)) return idx;
     }
-    if (t->nnodes >= SYM_NONE - 1)
-        return sym__fail(t, SYMC_ERR_NOMEM, "expression table full (%u handles)", t->nnodes);
-    if ((uint64_t)t->nops + n > UINT32_MAX / 2)
-        return sym__fail(t, SYMC_ERR_NOMEM, "expression operand pool full");
+    if (t->nnodes >= SYM_NONE - 1) return sym__fail(t, SYMC_ERR_NOMEM, "expression table full (%u handles)", t->nnodes);
+    if ((uint64_t)t->nops + n > UINT32_MAX / 2) return sym__fail(t, SYMC_ERR_NOMEM, "expression operand pool full");
     if (sym__grow((void **)&t->nodes, &t->capnodes, t->nnodes + 1, sizeof *t->nodes) ||
         sym__grow((void **)&t->ops, &t->capops, t->nops + n, sizeof *t->ops) ||
         (coefs && sym__grow((void **)&t->coefs, &t->capcoefs, t->nops + n, sizeof *t->coefs)))
@@ -265,33 +260,27 @@ uint32_t sym__root(const sym_table *t, uint32_t id) {
     return id;
 }
 
-symc_status sym_symbol_new(sym_table *t, const sym_symbol_info *info, sym_id *out,
-                           symc_error *err) {
+symc_status sym_symbol_new(sym_table *t, const sym_symbol_info *info, sym_id *out, symc_error *err) {
     char r1[64];
     if (!t || !info) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_symbol_new: NULL argument");
-    if (!info->name || !info->name[0])
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symbol name is empty");
+    if (!info->name || !info->name[0]) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symbol name is empty");
     sym_id dup;
     if (sym_symbol_find(t, info->name, &dup))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symbol %s is declared twice", info->name);
     if (info->min > info->max)
-        return symc_error_setf(err, SYMC_ERR_RANGE, "symbol %s: empty range %s (min > max)",
-                               info->name, sym__range_text(info->min, info->max, r1, sizeof r1));
+        return symc_error_setf(err, SYMC_ERR_RANGE, "symbol %s: empty range %s (min > max)", info->name,
+                               sym__range_text(info->min, info->max, r1, sizeof r1));
     if (info->multiple_of < 1)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                               "symbol %s: multiple_of = %lld must be >= 1", info->name,
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symbol %s: multiple_of = %lld must be >= 1", info->name,
                                (long long)info->multiple_of);
     if (info->opt < info->min || info->opt > info->max)
-        return symc_error_setf(err, SYMC_ERR_RANGE, "symbol %s: opt = %lld must be in %s",
-                               info->name, (long long)info->opt,
-                               sym__range_text(info->min, info->max, r1, sizeof r1));
+        return symc_error_setf(err, SYMC_ERR_RANGE, "symbol %s: opt = %lld must be in %s", info->name,
+                               (long long)info->opt, sym__range_text(info->min, info->max, r1, sizeof r1));
     int64_t lo = info->min, hi = info->max;
     if (!sym__round_range(&lo, &hi, info->multiple_of))
-        return symc_error_setf(err, SYMC_ERR_RANGE, "symbol %s: no multiple of %lld in %s",
-                               info->name, (long long)info->multiple_of,
-                               sym__range_text(info->min, info->max, r1, sizeof r1));
-    if (t->nsyms >= INT32_MAX)
-        return symc_error_setf(err, SYMC_ERR_NOMEM, "too many symbols");
+        return symc_error_setf(err, SYMC_ERR_RANGE, "symbol %s: no multiple of %lld in %s", info->name,
+                               (long long)info->multiple_of, sym__range_text(info->min, info->max, r1, sizeof r1));
+    if (t->nsyms >= INT32_MAX) return symc_error_setf(err, SYMC_ERR_NOMEM, "too many symbols");
     if (sym__grow((void **)&t->syms, &t->capsyms, t->nsyms + 1, sizeof *t->syms))
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory declaring symbol %s", info->name);
     sym_sym *s = &t->syms[t->nsyms];

@@ -10,30 +10,30 @@
 static int check_failures;
 static int check_count;
 
-#define CHECK(cond)                                                                   \
-    do {                                                                              \
-        check_count++;                                                                \
-        if (!(cond)) {                                                                \
-            check_failures++;                                                         \
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        check_count++;                                                               \
+        if (!(cond)) {                                                               \
+            check_failures++;                                                        \
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                             \
+        }                                                                            \
     } while (0)
 
-#define CHECK_MSG(cond, ...)                                                          \
-    do {                                                                              \
-        check_count++;                                                                \
-        if (!(cond)) {                                                                \
-            check_failures++;                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fprintf(stderr, "\n");                                                    \
-        }                                                                             \
+#define CHECK_MSG(cond, ...)                                                         \
+    do {                                                                             \
+        check_count++;                                                               \
+        if (!(cond)) {                                                               \
+            check_failures++;                                                        \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fprintf(stderr, "\n");                                                   \
+        }                                                                            \
     } while (0)
 
 /* haystack contains needle */
-#define CHECK_CONTAINS(haystack, needle)                                              \
-    CHECK_MSG((haystack) && strstr((haystack), (needle)), "'%s' not found in '%s'",   \
-              (needle), (haystack) ? (haystack) : "(null)")
+#define CHECK_CONTAINS(haystack, needle)                                                      \
+    CHECK_MSG((haystack) && strstr((haystack), (needle)), "'%s' not found in '%s'", (needle), \
+              (haystack) ? (haystack) : "(null)")
 
 static inline int check_report(const char *name) {
     printf("%s: %d checks, %d failed\n", name, check_count, check_failures);

@@ -176,7 +176,6 @@ static int b_same(const b_point *a, const b_point *b) {
     return 1;
 }
 
-
 static double b_now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -207,18 +206,18 @@ typedef struct b_run {
     uint64_t seed;
     /* memory (CUDA only; mem NULL when unavailable) */
     symc_memory *mem;
-    size_t free0, free_min;   /* device free bytes before the context, least seen since */
-    uint64_t mem_context;     /* held right after creation (constants, module, handles) */
-    int64_t ws_held;          /* largest workspace formula value so far */
+    size_t free0, free_min; /* device free bytes before the context, least seen since */
+    uint64_t mem_context;   /* held right after creation (constants, module, handles) */
+    int64_t ws_held;        /* largest workspace formula value so far */
 } b_run;
 
-#define B_CU(call, what)                                                                              \
-    do {                                                                                              \
-        int cu_rc_ = (call);                                                                          \
-        if (cu_rc_) {                                                                                 \
-            symc_error_setf(err, SYMC_ERR_DEVICE, "CUDA driver error %d in %s", cu_rc_, what);     \
-            goto out;                                                                                 \
-        }                                                                                             \
+#define B_CU(call, what)                                                                       \
+    do {                                                                                       \
+        int cu_rc_ = (call);                                                                   \
+        if (cu_rc_) {                                                                          \
+            symc_error_setf(err, SYMC_ERR_DEVICE, "CUDA driver error %d in %s", cu_rc_, what); \
+            goto out;                                                                          \
+        }                                                                                      \
     } while (0)
 
 /* Sets every input's shape for point p; 0 or fills err. */
@@ -232,7 +231,8 @@ static int b_set_shapes(const b_run *r, const b_point *p, symc_error *err) {
             char names[512];
             tool_input_names(r->e, names, sizeof names);
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "the engine has no input '%s' (its inputs: %s)",
-                                   p->items[k].name, names), 1;
+                                   p->items[k].name, names),
+                   1;
         }
     }
     for (uint32_t i = 0; i < r->ni; i++) {
@@ -242,7 +242,8 @@ static int b_set_shapes(const b_run *r, const b_point *p, symc_error *err) {
             if (!strcmp(p->items[k].name, info.name)) it = &p->items[k];
         if (!it)
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no shape for input '%s' (add %s:AxB... to it)",
-                                   info.name, info.name), 1;
+                                   info.name, info.name),
+                   1;
         if (symrt_set_input_shape(r->c, info.name, it->dims, it->rank, err)) return 1;
     }
     int64_t dims[B_MAX_RANK];
@@ -299,9 +300,9 @@ static int b_point_run(const b_run *r, const b_point *p, b_result *res, symc_err
     uint32_t nio = r->ni + r->no;
     size_t bytes[2 * B_MAX_IO] = {0}, elems[2 * B_MAX_IO] = {0}, set_bytes = 0;
     symrt_io_info info[2 * B_MAX_IO];
-    void *host[2 * B_MAX_IO] = {0};  /* ref: the buffers; cuda: staging */
-    uint64_t *dev = NULL;            /* cuda: [set][tensor] */
-    void *hbufs = NULL;              /* ref: [set][tensor] host pointers (void*) */
+    void *host[2 * B_MAX_IO] = {0}; /* ref: the buffers; cuda: staging */
+    uint64_t *dev = NULL;           /* cuda: [set][tensor] */
+    void *hbufs = NULL;             /* ref: [set][tensor] host pointers (void*) */
     void **ev = NULL;
     double *gpu_ms = NULL, *host_us = NULL;
     int n_ev = 0;
@@ -364,10 +365,10 @@ static int b_point_run(const b_run *r, const b_point *p, b_result *res, symc_err
     }
     (void)hbufs;
 
-#define BIND(s)                                                                                         \
-    for (uint32_t i_ = 0; i_ < nio; i_++) {                                                             \
-        void *ptr_ = r->drv ? (void *)(uintptr_t)dev[(size_t)(s) * nio + i_] : host[i_];               \
-        if (symrt_set_tensor_address(r->c, info[i_].name, ptr_, bytes[i_], err)) goto out;             \
+#define BIND(s)                                                                            \
+    for (uint32_t i_ = 0; i_ < nio; i_++) {                                                \
+        void *ptr_ = r->drv ? (void *)(uintptr_t)dev[(size_t)(s) * nio + i_] : host[i_];   \
+        if (symrt_set_tensor_address(r->c, info[i_].name, ptr_, bytes[i_], err)) goto out; \
     }
 
     /* first call at this shape */
@@ -482,8 +483,8 @@ static void b_shape_text(const b_point *p, char *buf, size_t cap) {
     }
 }
 
-static int b_write_json(const char *path, const char *engine, const char *backend, const char *device,
-                        const b_run *r, const b_point *pts, const b_result *res, int n, symc_error *err) {
+static int b_write_json(const char *path, const char *engine, const char *backend, const char *device, const b_run *r,
+                        const b_point *pts, const b_result *res, int n, symc_error *err) {
     char tmp[4200];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--json path too long"), 1;
@@ -495,8 +496,8 @@ static int b_write_json(const char *path, const char *engine, const char *backen
     b_json_str(f, backend);
     fprintf(f, ",\n  \"device\": ");
     b_json_str(f, device);
-    fprintf(f, ",\n  \"timer\": \"%s\",\n  \"iters\": %d,\n  \"warmup\": %d,\n  \"points\": [", r->drv ? "cuda-events" : "host",
-            r->iters, r->warmup);
+    fprintf(f, ",\n  \"timer\": \"%s\",\n  \"iters\": %d,\n  \"warmup\": %d,\n  \"points\": [",
+            r->drv ? "cuda-events" : "host", r->iters, r->warmup);
     for (int k = 0; k < n; k++) {
         const b_point *p = &pts[k];
         const b_result *x = &res[k];
@@ -546,10 +547,11 @@ static int b_write_json(const char *path, const char *engine, const char *backen
         b_json_num(f, x->throughput);
         fprintf(f, ", \"iters\": %d, \"sets\": %u, \"nan_out\": %zu", r->iters, x->sets, x->nan_out);
         if (x->mem)
-            fprintf(f, ",\n     \"mem_measured_bytes\": %" PRIu64 ", \"mem_formula_bytes\": %" PRIu64
-                       ", \"mem_formula_held_bytes\": %" PRIu64 ", \"mem_workspace_formula_bytes\": %" PRIu64
-                       ", \"mem_weights_bytes\": %" PRIu64 ", \"mem_library_bytes\": %" PRIu64
-                       ", \"mem_context_bytes\": %" PRIu64 ", \"mem_formula_excludes_cudnn\": %s",
+            fprintf(f,
+                    ",\n     \"mem_measured_bytes\": %" PRIu64 ", \"mem_formula_bytes\": %" PRIu64
+                    ", \"mem_formula_held_bytes\": %" PRIu64 ", \"mem_workspace_formula_bytes\": %" PRIu64
+                    ", \"mem_weights_bytes\": %" PRIu64 ", \"mem_library_bytes\": %" PRIu64
+                    ", \"mem_context_bytes\": %" PRIu64 ", \"mem_formula_excludes_cudnn\": %s",
                     x->mem_measured, x->mem_formula, x->mem_formula_held, x->mem_workspace, r->mem->weights,
                     r->mem->library, r->mem_context, r->mem->has_conv ? "true" : "false");
         fprintf(f, "}");
@@ -574,14 +576,12 @@ static void b_memory_begin(b_run *r, const char *path, int quiet, rt_engine **en
     *engine = NULL;
     memset(mem, 0, sizeof *mem);
     if (!rt_read_file(path, &bytes, &n, &err) && !rt_engine_decode(bytes, n, engine, &err)) {
-        if (!(*engine)->n_steps)
-            symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "the engine has no GPU steps");
-        else if (!symc_memory_init(mem, *engine, RT_SCHEDULE_STEPS, &err) &&
-                 !r->drv->ctx_synchronize() && !r->drv->mem_get_info(&r->free0, &total)) {
+        if (!(*engine)->n_steps) symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "the engine has no GPU steps");
+        else if (!symc_memory_init(mem, *engine, RT_SCHEDULE_STEPS, &err) && !r->drv->ctx_synchronize() &&
+                 !r->drv->mem_get_info(&r->free0, &total)) {
             r->free_min = r->free0;
             r->mem = mem;
-        } else if (!err.msg[0])
-            symc_error_setf(&err, SYMC_ERR_DEVICE, "cuMemGetInfo failed");
+        } else if (!err.msg[0]) symc_error_setf(&err, SYMC_ERR_DEVICE, "cuMemGetInfo failed");
     }
     free(bytes);
     if (!r->mem) {
@@ -706,8 +706,8 @@ static int b_parse_specs(const b_opts *o, fe_point *specs, b_point *tmpl, b_poin
 /* The points to time, labelled, into pts: each --point, or the --sweep levels
  * of the template (those that exist and repeat no earlier point), or the
  * template at opt. Returns how many, or -1 with msg (an unknown symbol). */
-static int b_points(const symrt_engine *e, const b_opts *o, const b_point *tmpl, const b_point *parsed,
-                    b_point *pts, char *msg, size_t cap) {
+static int b_points(const symrt_engine *e, const b_opts *o, const b_point *tmpl, const b_point *parsed, b_point *pts,
+                    char *msg, size_t cap) {
     int n = 0;
     if (o->n_points) {
         for (int k = 0; k < o->n_points; k++) {
@@ -771,8 +771,8 @@ static int b_open(b_run *run, symrt_engine *e, const b_opts *o, rt_engine **mem_
 }
 
 static void b_print_header(const b_opts *o, const b_run *run, const char *device) {
-    printf("# %s on %s, %s timer, %ld iters after %ld warm-up\n", o->engine, device,
-           run->drv ? "CUDA-event" : "host", o->iters, o->warmup);
+    printf("# %s on %s, %s timer, %ld iters after %ld warm-up\n", o->engine, device, run->drv ? "CUDA-event" : "host",
+           o->iters, o->warmup);
     printf("%-7s %-36s %10s %10s %10s %9s %9s %12s", "point", "shapes", "p50 ms", "p90 ms", "p99 ms", "host us",
            "first us", "samples/s");
     if (run->mem) printf(" %10s %10s", "mem MiB", "formula");
@@ -838,13 +838,12 @@ int symc_cmd_bench(int argc, char **argv) {
     if (o.json && b_write_json(o.json, o.engine, o.backend, device, &run, pts, res, n, &err)) goto fail;
     rc = 0;
     goto done;
-fail_point:
-    {
-        char m2[SYMC_ERROR_MSG_CAP], st[256];
-        snprintf(m2, sizeof m2, "%s", err.msg);
-        b_shape_text(&pts[failed], st, sizeof st);
-        fprintf(stderr, "symc: bench: point %s (%s): %s\n", pts[failed].label, st, m2);
-    }
+fail_point: {
+    char m2[SYMC_ERROR_MSG_CAP], st[256];
+    snprintf(m2, sizeof m2, "%s", err.msg);
+    b_shape_text(&pts[failed], st, sizeof st);
+    fprintf(stderr, "symc: bench: point %s (%s): %s\n", pts[failed].label, st, m2);
+}
     goto done;
 fail_msg:
     fprintf(stderr, "symc: bench: %s\n", msg);

@@ -28,8 +28,7 @@ symc_status tool_check_regular_file(const char *path, const char *what, symc_err
     struct stat sb;
     if (stat(path, &sb) != 0)
         return symc_error_setf(err, SYMC_ERR_IO, "cannot open %s '%s': %s", what, path, strerror(errno));
-    if (S_ISDIR(sb.st_mode))
-        return symc_error_setf(err, SYMC_ERR_IO, "%s '%s' is a directory, not a file", what, path);
+    if (S_ISDIR(sb.st_mode)) return symc_error_setf(err, SYMC_ERR_IO, "%s '%s' is a directory, not a file", what, path);
     if (!S_ISREG(sb.st_mode))
         return symc_error_setf(err, SYMC_ERR_IO, "%s '%s' is not a regular file (a device, FIFO or socket)", what,
                                path);
@@ -47,12 +46,10 @@ void tool_input_names(const symrt_engine *e, char *buf, size_t cap) {
     if (!buf[0]) snprintf(buf, cap, "none");
 }
 
-void tool_shape_text(int32_t rank, const int64_t *dims, char *buf, size_t cap) {
-    rt_format_dims(dims, rank, buf, cap);
-}
+void tool_shape_text(int32_t rank, const int64_t *dims, char *buf, size_t cap) { rt_format_dims(dims, rank, buf, cap); }
 
-symc_status tool_tensor_size(const char *what, symc_dtype dtype, int32_t rank, const int64_t *dims,
-                             size_t *elems, size_t *bytes, symc_error *err) {
+symc_status tool_tensor_size(const char *what, symc_dtype dtype, int32_t rank, const int64_t *dims, size_t *elems,
+                             size_t *bytes, symc_error *err) {
     char shape[256];
     int64_t es = (int64_t)rt_dtype_size(dtype), n = 0;
     int empty = 0;

@@ -21,8 +21,8 @@ symc_status tool_check_regular_file(const char *path, const char *what, symc_err
  * must fit in int64 (no allocation can be larger); a negative dim or a
  * product that does not fit is SYMC_ERR_RANGE naming `what` (e.g. "input
  * 'x'") and the shape. elems or bytes may be NULL. */
-symc_status tool_tensor_size(const char *what, symc_dtype dtype, int32_t rank, const int64_t *dims,
-                             size_t *elems, size_t *bytes, symc_error *err);
+symc_status tool_tensor_size(const char *what, symc_dtype dtype, int32_t rank, const int64_t *dims, size_t *elems,
+                             size_t *bytes, symc_error *err);
 
 /* "'x', 'mask'": the engine's input names for a message that refuses a name
  * ("none" for an engine without inputs); snprintf semantics. */

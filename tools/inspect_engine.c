@@ -108,7 +108,8 @@ int symc_inspect_engine(const char *path, int show_source) {
         slots[l] = calloc(e->num_slots + 1, sizeof(int64_t));
         for (uint32_t s = 0; s < e->n_symbols; s++)
             vals[s] = l == 0 ? e->symbols[s].min : l == 1 ? e->symbols[s].opt : e->symbols[s].max;
-        if (!slots[l] || sym_program_eval(e->program, e->program_size, vals, e->n_symbols, slots[l], e->num_slots, &err)) {
+        if (!slots[l] ||
+            sym_program_eval(e->program, e->program_size, vals, e->n_symbols, slots[l], e->num_slots, &err)) {
             fprintf(stderr, "symc: %s: evaluating its shape program at %s: %s\n", path, level_name[l], err.msg);
             rc = 1;
             goto done;
@@ -120,8 +121,7 @@ int symc_inspect_engine(const char *path, int show_source) {
         printf("gpu: sm_%u, %s; built with CUDA %s, cuBLAS %s, cuDNN %s; cubin %zu bytes, PTX %zu bytes, %u kernels\n",
                e->sm, prec[e->precision & 3], e->cuda_version, e->cublas_version, e->cudnn_version, e->cubin_size,
                strlen(e->ptx), e->n_kernels);
-    else
-        printf("gpu: none (reference backend only)\n");
+    else printf("gpu: none (reference backend only)\n");
     printf("symbols:\n");
     for (uint32_t s = 0; s < e->n_symbols; s++) {
         const rt_symbol *y = &e->symbols[s];
@@ -159,15 +159,15 @@ int symc_inspect_engine(const char *path, int show_source) {
         case RT_STEP_CONV: {
             static const char *epi[] = {"", " +relu", " +gelu(tanh)"};
             if (s->kind == RT_STEP_GEMM)
-                printf("  %3u gemm   %-28s cuBLASLt d=%s a=%s%s b=%s%s c=%s bias=%s alpha=%g beta=%g%s, %s", i, nd->name,
-                       tname(e, s->tensors[4]), tname(e, s->tensors[0]), s->trans_a ? "^T" : "",
+                printf("  %3u gemm   %-28s cuBLASLt d=%s a=%s%s b=%s%s c=%s bias=%s alpha=%g beta=%g%s, %s", i,
+                       nd->name, tname(e, s->tensors[4]), tname(e, s->tensors[0]), s->trans_a ? "^T" : "",
                        tname(e, s->tensors[1]), s->trans_b ? "^T" : "", tname(e, s->tensors[2]),
                        tname(e, s->tensors[3]), (double)s->alpha, (double)s->beta, epi[s->epilogue % 3],
                        prec[s->precision & 3]);
             else
                 printf("  %3u conv   %-28s cuDNN y=%s x=%s w=%s bias=%s%s, %s", i, nd->name, tname(e, s->tensors[3]),
-                       tname(e, s->tensors[0]), tname(e, s->tensors[1]), tname(e, s->tensors[2]),
-                       epi[s->epilogue % 3], prec[s->precision & 3]);
+                       tname(e, s->tensors[0]), tname(e, s->tensors[1]), tname(e, s->tensors[2]), epi[s->epilogue % 3],
+                       prec[s->precision & 3]);
             print_tuned(e, i, slots);
             break;
         }

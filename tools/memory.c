@@ -50,8 +50,7 @@ void symc_memory_free(symc_memory *m) {
 
 symc_status symc_memory_eval(const symc_memory *m, const int64_t *vals, int64_t *bytes, symc_error *err) {
     *bytes = 0;
-    if (!m->t || m->workspace == SYM_NONE)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no workspace formula");
+    if (!m->t || m->workspace == SYM_NONE) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no workspace formula");
     return sym_eval(m->t, m->workspace, vals, m->e->n_symbols, bytes, err);
 }
 
@@ -181,7 +180,10 @@ static int report_schedule(const rt_engine *e, rt_schedule s, int64_t *const val
         int64_t f = 0;
         if (rt_plan_layout(e, &m.l, slots[l], m.align, offset, &total, &err) ||
             symc_memory_eval(&m, vals[l], &f, &err)) {
-            fprintf(stderr, "symc: %s: planning memory at %s: %s\n", path, l == 0 ? "min" : l == 1 ? "opt" : "max",
+            fprintf(stderr, "symc: %s: planning memory at %s: %s\n", path,
+                    l == 0       ? "min"
+                        : l == 1 ? "opt"
+                                 : "max",
                     err.msg);
             goto done;
         }
@@ -213,7 +215,8 @@ static int report_schedule(const rt_engine *e, rt_schedule s, int64_t *const val
     for (int l = 0; l < 3; l++) total[l] = m.weights + m.library + formula[l];
     print3("%s%" PRIu64, total);
     printf(" bytes");
-    if (m.has_conv) printf(", plus cuDNN's workspace, chosen per shape (at most %zu)", (size_t)RT_CUDA_CONV_WORKSPACE_CAP);
+    if (m.has_conv)
+        printf(", plus cuDNN's workspace, chosen per shape (at most %zu)", (size_t)RT_CUDA_CONV_WORKSPACE_CAP);
     printf("\n");
     rc = 0;
 done:

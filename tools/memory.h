@@ -14,10 +14,10 @@
 
 typedef struct symc_memory {
     const rt_engine *e;
-    rt_schedule sched;  /* nodes (reference backend) or steps (CUDA) */
-    size_t align;       /* 64 or 256: the backend's offset alignment */
+    rt_schedule sched; /* nodes (reference backend) or steps (CUDA) */
+    size_t align;      /* 64 or 256: the backend's offset alignment */
     rt_lifetimes l;
-    sym_table *t;       /* the engine's symbols and slot expressions */
+    sym_table *t; /* the engine's symbols and slot expressions */
     sym_expr *slots;
     sym_expr workspace; /* activation workspace bytes: >= the runtime's layout at every shape */
     uint64_t weights;   /* constants, bytes */

@@ -87,7 +87,9 @@ symc_status symc_memory_formula(const rt_engine *e, const rt_lifetimes *l, sym_t
     sym_expr zero = sym_const(t, 0), a = sym_const(t, (int64_t)align);
     for (uint32_t q = 0; q < n; q++) {
         sym_expr b = symc_tensor_bytes_expr(e, t, slots, l->stack[q]);
-        size[q] = align == 1 ? b : sym_scale(t, sym_floordiv(t, sym_add_const(t, b, (int64_t)align - 1), a), (int64_t)align);
+        size[q] = align == 1
+            ? b
+            : sym_scale(t, sym_floordiv(t, sym_add_const(t, b, (int64_t)align - 1), a), (int64_t)align);
     }
     for (uint32_t q = 0; q < n; q++) {
         chains *c = &off[q];

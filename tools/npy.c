@@ -164,7 +164,8 @@ symc_status npy_write(const char *path, symc_dtype dtype, int32_t rank, const in
     char shape[256] = "";
     size_t used = 0;
     for (int i = 0; i < rank; i++)
-        used += (size_t)snprintf(shape + used, sizeof shape - used, "%" PRId64 "%s", dims[i], rank == 1 ? "," : (i + 1 < rank ? ", " : ""));
+        used += (size_t)snprintf(shape + used, sizeof shape - used, "%" PRId64 "%s", dims[i],
+                                 rank == 1 ? "," : (i + 1 < rank ? ", " : ""));
     char hdr[512];
     int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
     size_t total = 10 + (size_t)n + 1;
@@ -174,9 +175,10 @@ symc_status npy_write(const char *path, symc_dtype dtype, int32_t rank, const in
     size_t hlen = (size_t)n + pad + 1;
     FILE *f = fopen(path, "wb");
     if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
+    unsigned char pre[10] = {
+        0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
     int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == hlen &&
-             fwrite(data, 1, count * es, f) == count * es;
+        fwrite(data, 1, count * es, f) == count * es;
     if (fclose(f) != 0) ok = 0;
     if (!ok) return symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s'", path);
     return SYMC_OK;

@@ -12,7 +12,7 @@ typedef struct npy_array {
     symc_dtype dtype;
     int32_t rank;
     int64_t dims[8];
-    void *data; /* malloc'd, C order, little endian */
+    void *data;  /* malloc'd, C order, little endian */
     size_t size; /* bytes */
 } npy_array;
 

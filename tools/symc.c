@@ -120,26 +120,27 @@ static int cmd_compile(int argc, char **argv) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             char passes[256];
             pass_names(passes, sizeof passes); /* the pipeline's table, in order */
-            printf("usage: symc compile MODEL.onnx --shapes NAME:MINxAxB,OPTxAxB,MAXxAxB ... -o OUT.symx\n"
-                   "       symc compile MODEL.onnx --min-shapes a:1x3,b:1x7 --opt-shapes ... --max-shapes ... -o OUT.symx\n"
-                   "       symc compile MODEL.symir -o OUT.symx\n"
-                   "options:\n"
-                   "  --arch sm_XY      target GPU (default: the GPU present, else sm_90); cubin for it\n"
-                   "                    plus PTX that newer GPUs compile at load\n"
-                   "  --fp16 | --bf16   matrix products and convolutions with fp16/bf16 operands and\n"
-                   "                    fp32 accumulation (tensor storage stays fp32)\n"
-                   "  --tf32            matrix products and convolutions in TF32 (default: true fp32)\n"
-                   "  --no-tune         store library heuristics instead of timing candidates at opt and\n"
-                   "                    a few sizes across the declared ranges\n"
-                   "                    (timing needs a GPU at build time; without one this is implied)\n"
-                   "  --no-gpu          a reference-backend-only engine (no CUDA code)\n"
-                   "  --dump-after=PASS print the IR after a pass, one of\n"
-                   "                    %s\n"
-                   "                    (after fuse with the fused groups; --no-gpu plans none)\n"
-                   "Imports the model with every dynamic dim a symbol whose range comes from the\n"
-                   "declared shapes, runs the pass pipeline, and writes an engine that runs at\n"
-                   "every size inside those ranges.\n",
-                   passes);
+            printf(
+                "usage: symc compile MODEL.onnx --shapes NAME:MINxAxB,OPTxAxB,MAXxAxB ... -o OUT.symx\n"
+                "       symc compile MODEL.onnx --min-shapes a:1x3,b:1x7 --opt-shapes ... --max-shapes ... -o OUT.symx\n"
+                "       symc compile MODEL.symir -o OUT.symx\n"
+                "options:\n"
+                "  --arch sm_XY      target GPU (default: the GPU present, else sm_90); cubin for it\n"
+                "                    plus PTX that newer GPUs compile at load\n"
+                "  --fp16 | --bf16   matrix products and convolutions with fp16/bf16 operands and\n"
+                "                    fp32 accumulation (tensor storage stays fp32)\n"
+                "  --tf32            matrix products and convolutions in TF32 (default: true fp32)\n"
+                "  --no-tune         store library heuristics instead of timing candidates at opt and\n"
+                "                    a few sizes across the declared ranges\n"
+                "                    (timing needs a GPU at build time; without one this is implied)\n"
+                "  --no-gpu          a reference-backend-only engine (no CUDA code)\n"
+                "  --dump-after=PASS print the IR after a pass, one of\n"
+                "                    %s\n"
+                "                    (after fuse with the fused groups; --no-gpu plans none)\n"
+                "Imports the model with every dynamic dim a symbol whose range comes from the\n"
+                "declared shapes, runs the pass pipeline, and writes an engine that runs at\n"
+                "every size inside those ranges.\n",
+                passes);
             rc = 0;
             goto done;
         }
@@ -224,7 +225,6 @@ done:
     fe_shape_list_free(&shapes);
     return rc;
 }
-
 
 static double element(const void *data, symc_dtype dt, size_t i) {
     switch (dt) {
@@ -320,13 +320,15 @@ static int run_read_inputs(run_state *r, const run_opts *o, symc_error *err) {
             char names[512];
             tool_input_names(r->e, names, sizeof names);
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                                   "--input '%s': the engine has no such input (its inputs: %s)", spec, names), 1;
+                                   "--input '%s': the engine has no such input (its inputs: %s)", spec, names),
+                   1;
         }
         if (npy_read(eq + 1, &r->given[found], err)) return 1;
         symrt_engine_input(r->e, found, &info, NULL);
         if (r->given[found].dtype != info.dtype)
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--input %s: the file holds %s, the input is %s", spec,
-                                   ir_dtype_name(r->given[found].dtype), ir_dtype_name(info.dtype)), 1;
+                                   ir_dtype_name(r->given[found].dtype), ir_dtype_name(info.dtype)),
+                   1;
     }
     return 0;
 }
@@ -344,8 +346,10 @@ static symc_status run_parse_shapes(const run_state *r, const run_opts *o, fe_sh
         if (i == r->ni) {
             char names[512];
             tool_input_names(r->e, names, sizeof names);
-            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "run: --shapes names input '%s', but the engine has no "
-                                   "such input (its inputs: %s)", l->items[k].name, names);
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                   "run: --shapes names input '%s', but the engine has no "
+                                   "such input (its inputs: %s)",
+                                   l->items[k].name, names);
         }
     }
     for (uint32_t k = 0; k < l->n; k++)
@@ -527,8 +531,7 @@ static const command commands[] = {
     {"compile", "compile a model into an engine for its declared dimension ranges", cmd_compile},
     {"run", "run an engine at given input shapes (CPU reference or CUDA backend)", cmd_run},
     {"bench", "time an engine per input shape: GPU and host time, p50/p90/p99, throughput", symc_cmd_bench},
-    {"inspect", "print a module (symbols, guards, symbolic shapes) or an engine (GPU steps, memory)",
-     cmd_inspect},
+    {"inspect", "print a module (symbols, guards, symbolic shapes) or an engine (GPU steps, memory)", cmd_inspect},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

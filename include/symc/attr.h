@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-typedef uint32_t symc_dim; /* a symbolic dimension expression */
+typedef uint32_t symc_dim;                    /* a symbolic dimension expression */
 #define SYMC_DIM_NONE ((symc_dim)0xffffffffu) /* also: -1 (inferred) in a reshape shape */
 
 typedef enum symc_attr_kind {
@@ -40,25 +40,63 @@ typedef struct symc_attr {
 } symc_attr;
 
 static inline symc_attr symc_attr_int(const char *name, int64_t v) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_INT; a.i = v; return a;
+    symc_attr a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.kind = SYMC_ATTR_INT;
+    a.i = v;
+    return a;
 }
 static inline symc_attr symc_attr_float(const char *name, double v) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_FLOAT; a.f = v; return a;
+    symc_attr a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.kind = SYMC_ATTR_FLOAT;
+    a.f = v;
+    return a;
 }
 static inline symc_attr symc_attr_ints(const char *name, const int64_t *v, uint32_t n) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_INTS; a.ints = v; a.n = n; return a;
+    symc_attr a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.kind = SYMC_ATTR_INTS;
+    a.ints = v;
+    a.n = n;
+    return a;
 }
 static inline symc_attr symc_attr_floats(const char *name, const double *v, uint32_t n) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_FLOATS; a.floats = v; a.n = n; return a;
+    symc_attr a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.kind = SYMC_ATTR_FLOATS;
+    a.floats = v;
+    a.n = n;
+    return a;
 }
 static inline symc_attr symc_attr_str(const char *name, const char *s) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_STR; a.s = s; return a;
+    symc_attr a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.kind = SYMC_ATTR_STR;
+    a.s = s;
+    return a;
 }
 static inline symc_attr symc_attr_dims(const char *name, const symc_dim *d, uint32_t n) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_DIMS; a.dims = d; a.n = n; return a;
+    symc_attr a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.kind = SYMC_ATTR_DIMS;
+    a.dims = d;
+    a.n = n;
+    return a;
 }
 static inline symc_attr symc_attr_dtype(const char *name, symc_dtype t) {
-    symc_attr a; memset(&a, 0, sizeof a); a.name = name; a.kind = SYMC_ATTR_DTYPE; a.i = (int64_t)t; return a;
+    symc_attr a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.kind = SYMC_ATTR_DTYPE;
+    a.i = (int64_t)t;
+    return a;
 }
 
 #ifdef __cplusplus

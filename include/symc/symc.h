@@ -43,8 +43,8 @@ void symc_module_destroy(symc_module *m);
 
 /* A symbol: every value v with min <= v <= max (and v % multiple_of == 0) is a
  * size the compiled model accepts; opt is the size to tune for. */
-symc_status symc_declare_symbol(symc_module *m, const char *name, int64_t min, int64_t opt,
-                                int64_t max, int64_t multiple_of, symc_dim *out, symc_error *err);
+symc_status symc_declare_symbol(symc_module *m, const char *name, int64_t min, int64_t opt, int64_t max,
+                                int64_t multiple_of, symc_dim *out, symc_error *err);
 /* Dimension expressions. On error (overflow, division by a zero constant) they
  * return SYMC_DIM_NONE, which propagates; symc_add_input and symc_add_node
  * report it with the module's recorded reason. */
@@ -60,22 +60,19 @@ int symc_dim_equal(symc_module *m, symc_dim a, symc_dim b);
 /* The value of d with the declared symbols bound to values[0..n) in
  * declaration order (n = every symbol declared so far). Overflow and division
  * by zero are errors. */
-symc_status symc_dim_eval(symc_module *m, symc_dim d, const int64_t *values, uint32_t n, int64_t *out,
-                          symc_error *err);
+symc_status symc_dim_eval(symc_module *m, symc_dim d, const int64_t *values, uint32_t n, int64_t *out, symc_error *err);
 
 /* Graph inputs, in declaration order. rank <= 8. */
-symc_status symc_add_input(symc_module *m, const char *name, symc_dtype dtype, int32_t rank,
-                           const symc_dim *dims, symc_tensor *out, symc_error *err);
+symc_status symc_add_input(symc_module *m, const char *name, symc_dtype dtype, int32_t rank, const symc_dim *dims,
+                           symc_tensor *out, symc_error *err);
 /* A constant of a static shape; data (nbytes = numel * dtype size) is copied. */
-symc_status symc_add_constant(symc_module *m, const char *name, symc_dtype dtype, int32_t rank,
-                              const int64_t *dims, const void *data, size_t nbytes,
-                              symc_tensor *out, symc_error *err);
+symc_status symc_add_constant(symc_module *m, const char *name, symc_dtype dtype, int32_t rank, const int64_t *dims,
+                              const void *data, size_t nbytes, symc_tensor *out, symc_error *err);
 /* A node applying `op` (its ops.def name). name may be NULL (a unique one is
  * made). Creates n_out output tensors, named after the node, whose dtype
  * follows the op's dtype rule; their shapes come from shape inference. */
-symc_status symc_add_node(symc_module *m, const char *op, const char *name,
-                          const symc_tensor *inputs, uint32_t n_in, const symc_attr *attrs,
-                          uint32_t n_attrs, symc_tensor *outputs, uint32_t n_out,
+symc_status symc_add_node(symc_module *m, const char *op, const char *name, const symc_tensor *inputs, uint32_t n_in,
+                          const symc_attr *attrs, uint32_t n_attrs, symc_tensor *outputs, uint32_t n_out,
                           symc_error *err);
 symc_status symc_mark_output(symc_module *m, symc_tensor t, symc_error *err);
 /* A tensor's dtype and shape: node outputs get their shapes from
@@ -108,9 +105,9 @@ typedef struct symc_compile_options {
                                  the ranges when a GPU is present */
     /* Watching the work (what `symc compile` prints); all NULL by default. */
     void (*progress)(void *ctx, const char *step); /* as each pass and each long codegen step starts */
-    const char *dump_after;   /* a pass name (--dump-after): dump gets the IR as text after it */
+    const char *dump_after;                        /* a pass name (--dump-after): dump gets the IR as text after it */
     void (*dump)(void *ctx, const char *pass, const char *text);
-    void *ctx;                /* handed to progress and dump */
+    void *ctx; /* handed to progress and dump */
 } symc_compile_options;
 
 /* The defaults above. */

@@ -111,8 +111,7 @@ void symrt_context_destroy(symrt_context *c);
 symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
                                   symc_error *err);
 /* Shape of any input or output for the current input shapes. dims has room for 8. */
-symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank,
-                                   symc_error *err);
+symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err);
 /* Binds an input or output to memory of `size` bytes (host memory for the
  * reference backend, device memory for the CUDA backend). Every input and
  * output needs one, an output the engine holds as a constant too (it is

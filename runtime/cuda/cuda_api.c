@@ -158,8 +158,7 @@ static void cu_load(void) {
     if (!st) st = RT_CU(&e, DriverGetVersion, (&d->driver_version));
     if (!st) st = RT_CU(&e, DevicePrimaryCtxRetain, (&d->ctx, d->dev));
     if (st) {
-        state_fail(s, st, "CUDA backend: cannot initialize the GPU: %s",
-                   e.msg);
+        state_fail(s, st, "CUDA backend: cannot initialize the GPU: %s", e.msg);
         return;
     }
     d->name[sizeof d->name - 1] = '\0';
@@ -275,10 +274,10 @@ void rt_dnn_version(char *buf, size_t cap) {
  * primary context current so the tools may call from any thread. */
 
 static int enter_quiet(void) { return (int)rt_cu.CtxSetCurrent(cu_device.ctx); }
-#define ENTER()                         \
-    do {                                \
-        int r_ = enter_quiet();         \
-        if (r_) return r_;              \
+#define ENTER()                 \
+    do {                        \
+        int r_ = enter_quiet(); \
+        if (r_) return r_;      \
     } while (0)
 
 static int w_mem_alloc(uint64_t *dptr, size_t bytes) {

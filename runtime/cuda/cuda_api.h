@@ -21,109 +21,120 @@
 #include "symc/status.h"
 
 /* member, exported symbol, declared function (for its type) */
-#define RT_CU_FUNCS(X)                                                  \
-    X(Init, "cuInit", cuInit)                                           \
-    X(DriverGetVersion, "cuDriverGetVersion", cuDriverGetVersion)       \
-    X(DeviceGetCount, "cuDeviceGetCount", cuDeviceGetCount)             \
-    X(DeviceGet, "cuDeviceGet", cuDeviceGet)                            \
-    X(DeviceGetName, "cuDeviceGetName", cuDeviceGetName)                \
-    X(DeviceGetAttribute, "cuDeviceGetAttribute", cuDeviceGetAttribute) \
+#define RT_CU_FUNCS(X)                                                              \
+    X(Init, "cuInit", cuInit)                                                       \
+    X(DriverGetVersion, "cuDriverGetVersion", cuDriverGetVersion)                   \
+    X(DeviceGetCount, "cuDeviceGetCount", cuDeviceGetCount)                         \
+    X(DeviceGet, "cuDeviceGet", cuDeviceGet)                                        \
+    X(DeviceGetName, "cuDeviceGetName", cuDeviceGetName)                            \
+    X(DeviceGetAttribute, "cuDeviceGetAttribute", cuDeviceGetAttribute)             \
     X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain) \
-    X(CtxSetCurrent, "cuCtxSetCurrent", cuCtxSetCurrent)                \
-    X(CtxSynchronize, "cuCtxSynchronize", cuCtxSynchronize)             \
-    X(GetErrorName, "cuGetErrorName", cuGetErrorName)                   \
-    X(GetErrorString, "cuGetErrorString", cuGetErrorString)             \
-    X(MemAlloc, "cuMemAlloc_v2", cuMemAlloc)                            \
-    X(MemFree, "cuMemFree_v2", cuMemFree)                               \
-    X(MemcpyHtoD, "cuMemcpyHtoD_v2", cuMemcpyHtoD)                      \
-    X(MemcpyDtoH, "cuMemcpyDtoH_v2", cuMemcpyDtoH)                      \
-    X(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", cuMemcpyHtoDAsync)       \
-    X(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", cuMemcpyDtoDAsync)       \
-    X(MemsetD8, "cuMemsetD8_v2", cuMemsetD8)                            \
-    X(MemsetD8Async, "cuMemsetD8Async", cuMemsetD8Async)                \
-    X(MemGetAddressRange, "cuMemGetAddressRange_v2", cuMemGetAddressRange) \
-    X(MemGetInfo, "cuMemGetInfo_v2", cuMemGetInfo)                      \
-    X(PointerGetAttribute, "cuPointerGetAttribute", cuPointerGetAttribute) \
-    X(ModuleLoadData, "cuModuleLoadData", cuModuleLoadData)             \
-    X(ModuleLoadDataEx, "cuModuleLoadDataEx", cuModuleLoadDataEx)       \
-    X(ModuleUnload, "cuModuleUnload", cuModuleUnload)                   \
-    X(ModuleGetFunction, "cuModuleGetFunction", cuModuleGetFunction)    \
-    X(FuncSetAttribute, "cuFuncSetAttribute", cuFuncSetAttribute)       \
-    X(LaunchKernel, "cuLaunchKernel", cuLaunchKernel)                   \
-    X(StreamCreate, "cuStreamCreate", cuStreamCreate)                   \
-    X(StreamDestroy, "cuStreamDestroy_v2", cuStreamDestroy)             \
-    X(StreamSynchronize, "cuStreamSynchronize", cuStreamSynchronize)    \
-    X(EventCreate, "cuEventCreate", cuEventCreate)                      \
-    X(EventDestroy, "cuEventDestroy_v2", cuEventDestroy)                \
-    X(EventRecord, "cuEventRecord", cuEventRecord)                      \
-    X(EventSynchronize, "cuEventSynchronize", cuEventSynchronize)       \
-    X(EventElapsedTime, "cuEventElapsedTime_v2", cuEventElapsedTime)   \
-    X(EventQuery, "cuEventQuery", cuEventQuery)                         \
-    X(MemAllocHost, "cuMemAllocHost_v2", cuMemAllocHost)                \
-    X(MemFreeHost, "cuMemFreeHost", cuMemFreeHost)                      \
-    X(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", cuMemcpyDtoHAsync)       \
-    X(MemsetD32Async, "cuMemsetD32Async", cuMemsetD32Async)             \
-    X(ModuleGetGlobal, "cuModuleGetGlobal_v2", cuModuleGetGlobal)       \
-    X(StreamBeginCapture, "cuStreamBeginCapture_v2", cuStreamBeginCapture) \
-    X(StreamEndCapture, "cuStreamEndCapture", cuStreamEndCapture)       \
+    X(CtxSetCurrent, "cuCtxSetCurrent", cuCtxSetCurrent)                            \
+    X(CtxSynchronize, "cuCtxSynchronize", cuCtxSynchronize)                         \
+    X(GetErrorName, "cuGetErrorName", cuGetErrorName)                               \
+    X(GetErrorString, "cuGetErrorString", cuGetErrorString)                         \
+    X(MemAlloc, "cuMemAlloc_v2", cuMemAlloc)                                        \
+    X(MemFree, "cuMemFree_v2", cuMemFree)                                           \
+    X(MemcpyHtoD, "cuMemcpyHtoD_v2", cuMemcpyHtoD)                                  \
+    X(MemcpyDtoH, "cuMemcpyDtoH_v2", cuMemcpyDtoH)                                  \
+    X(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", cuMemcpyHtoDAsync)                   \
+    X(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", cuMemcpyDtoDAsync)                   \
+    X(MemsetD8, "cuMemsetD8_v2", cuMemsetD8)                                        \
+    X(MemsetD8Async, "cuMemsetD8Async", cuMemsetD8Async)                            \
+    X(MemGetAddressRange, "cuMemGetAddressRange_v2", cuMemGetAddressRange)          \
+    X(MemGetInfo, "cuMemGetInfo_v2", cuMemGetInfo)                                  \
+    X(PointerGetAttribute, "cuPointerGetAttribute", cuPointerGetAttribute)          \
+    X(ModuleLoadData, "cuModuleLoadData", cuModuleLoadData)                         \
+    X(ModuleLoadDataEx, "cuModuleLoadDataEx", cuModuleLoadDataEx)                   \
+    X(ModuleUnload, "cuModuleUnload", cuModuleUnload)                               \
+    X(ModuleGetFunction, "cuModuleGetFunction", cuModuleGetFunction)                \
+    X(FuncSetAttribute, "cuFuncSetAttribute", cuFuncSetAttribute)                   \
+    X(LaunchKernel, "cuLaunchKernel", cuLaunchKernel)                               \
+    X(StreamCreate, "cuStreamCreate", cuStreamCreate)                               \
+    X(StreamDestroy, "cuStreamDestroy_v2", cuStreamDestroy)                         \
+    X(StreamSynchronize, "cuStreamSynchronize", cuStreamSynchronize)                \
+    X(EventCreate, "cuEventCreate", cuEventCreate)                                  \
+    X(EventDestroy, "cuEventDestroy_v2", cuEventDestroy)                            \
+    X(EventRecord, "cuEventRecord", cuEventRecord)                                  \
+    X(EventSynchronize, "cuEventSynchronize", cuEventSynchronize)                   \
+    X(EventElapsedTime, "cuEventElapsedTime_v2", cuEventElapsedTime)                \
+    X(EventQuery, "cuEventQuery", cuEventQuery)                                     \
+    X(MemAllocHost, "cuMemAllocHost_v2", cuMemAllocHost)                            \
+    X(MemFreeHost, "cuMemFreeHost", cuMemFreeHost)                                  \
+    X(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", cuMemcpyDtoHAsync)                   \
+    X(MemsetD32Async, "cuMemsetD32Async", cuMemsetD32Async)                         \
+    X(ModuleGetGlobal, "cuModuleGetGlobal_v2", cuModuleGetGlobal)                   \
+    X(StreamBeginCapture, "cuStreamBeginCapture_v2", cuStreamBeginCapture)          \
+    X(StreamEndCapture, "cuStreamEndCapture", cuStreamEndCapture)                   \
     X(GraphInstantiate, "cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags) \
-    X(GraphLaunch, "cuGraphLaunch", cuGraphLaunch)                      \
-    X(GraphExecDestroy, "cuGraphExecDestroy", cuGraphExecDestroy)       \
+    X(GraphLaunch, "cuGraphLaunch", cuGraphLaunch)                                  \
+    X(GraphExecDestroy, "cuGraphExecDestroy", cuGraphExecDestroy)                   \
     X(GraphDestroy, "cuGraphDestroy", cuGraphDestroy)
 
-#define RT_LT_FUNCS(X)                                                                      \
-    X(Create, "cublasLtCreate", cublasLtCreate)                                             \
-    X(Destroy, "cublasLtDestroy", cublasLtDestroy)                                          \
-    X(GetVersion, "cublasLtGetVersion", cublasLtGetVersion)                                 \
-    X(GetStatusName, "cublasLtGetStatusName", cublasLtGetStatusName)                        \
-    X(GetStatusString, "cublasLtGetStatusString", cublasLtGetStatusString)                  \
-    X(MatmulDescCreate, "cublasLtMatmulDescCreate", cublasLtMatmulDescCreate)               \
-    X(MatmulDescDestroy, "cublasLtMatmulDescDestroy", cublasLtMatmulDescDestroy)            \
-    X(MatmulDescSetAttribute, "cublasLtMatmulDescSetAttribute", cublasLtMatmulDescSetAttribute) \
-    X(MatrixLayoutCreate, "cublasLtMatrixLayoutCreate", cublasLtMatrixLayoutCreate)         \
-    X(MatrixLayoutDestroy, "cublasLtMatrixLayoutDestroy", cublasLtMatrixLayoutDestroy)      \
-    X(MatrixLayoutSetAttribute, "cublasLtMatrixLayoutSetAttribute", cublasLtMatrixLayoutSetAttribute) \
-    X(MatmulPreferenceCreate, "cublasLtMatmulPreferenceCreate", cublasLtMatmulPreferenceCreate) \
-    X(MatmulPreferenceDestroy, "cublasLtMatmulPreferenceDestroy", cublasLtMatmulPreferenceDestroy) \
+#define RT_LT_FUNCS(X)                                                                                            \
+    X(Create, "cublasLtCreate", cublasLtCreate)                                                                   \
+    X(Destroy, "cublasLtDestroy", cublasLtDestroy)                                                                \
+    X(GetVersion, "cublasLtGetVersion", cublasLtGetVersion)                                                       \
+    X(GetStatusName, "cublasLtGetStatusName", cublasLtGetStatusName)                                              \
+    X(GetStatusString, "cublasLtGetStatusString", cublasLtGetStatusString)                                        \
+    X(MatmulDescCreate, "cublasLtMatmulDescCreate", cublasLtMatmulDescCreate)                                     \
+    X(MatmulDescDestroy, "cublasLtMatmulDescDestroy", cublasLtMatmulDescDestroy)                                  \
+    X(MatmulDescSetAttribute, "cublasLtMatmulDescSetAttribute", cublasLtMatmulDescSetAttribute)                   \
+    X(MatrixLayoutCreate, "cublasLtMatrixLayoutCreate", cublasLtMatrixLayoutCreate)                               \
+    X(MatrixLayoutDestroy, "cublasLtMatrixLayoutDestroy", cublasLtMatrixLayoutDestroy)                            \
+    X(MatrixLayoutSetAttribute, "cublasLtMatrixLayoutSetAttribute", cublasLtMatrixLayoutSetAttribute)             \
+    X(MatmulPreferenceCreate, "cublasLtMatmulPreferenceCreate", cublasLtMatmulPreferenceCreate)                   \
+    X(MatmulPreferenceDestroy, "cublasLtMatmulPreferenceDestroy", cublasLtMatmulPreferenceDestroy)                \
     X(MatmulPreferenceSetAttribute, "cublasLtMatmulPreferenceSetAttribute", cublasLtMatmulPreferenceSetAttribute) \
-    X(MatmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic", cublasLtMatmulAlgoGetHeuristic) \
-    X(MatmulAlgoCheck, "cublasLtMatmulAlgoCheck", cublasLtMatmulAlgoCheck)                  \
-    X(MatmulAlgoCapGetAttribute, "cublasLtMatmulAlgoCapGetAttribute", cublasLtMatmulAlgoCapGetAttribute) \
+    X(MatmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic", cublasLtMatmulAlgoGetHeuristic)                   \
+    X(MatmulAlgoCheck, "cublasLtMatmulAlgoCheck", cublasLtMatmulAlgoCheck)                                        \
+    X(MatmulAlgoCapGetAttribute, "cublasLtMatmulAlgoCapGetAttribute", cublasLtMatmulAlgoCapGetAttribute)          \
     X(MatmulAlgoConfigGetAttribute, "cublasLtMatmulAlgoConfigGetAttribute", cublasLtMatmulAlgoConfigGetAttribute) \
     X(Matmul, "cublasLtMatmul", cublasLtMatmul)
 
-#define RT_DNN_FUNCS(X)                                                                                  \
-    X(Create, "cudnnCreate", cudnnCreate)                                                                \
-    X(Destroy, "cudnnDestroy", cudnnDestroy)                                                             \
-    X(SetStream, "cudnnSetStream", cudnnSetStream)                                                       \
-    X(GetErrorString, "cudnnGetErrorString", cudnnGetErrorString)                                        \
-    X(GetVersion, "cudnnGetVersion", cudnnGetVersion)                                                    \
-    X(CreateTensorDescriptor, "cudnnCreateTensorDescriptor", cudnnCreateTensorDescriptor)                \
-    X(SetTensor4dDescriptor, "cudnnSetTensor4dDescriptor", cudnnSetTensor4dDescriptor)                   \
-    X(DestroyTensorDescriptor, "cudnnDestroyTensorDescriptor", cudnnDestroyTensorDescriptor)             \
-    X(CreateFilterDescriptor, "cudnnCreateFilterDescriptor", cudnnCreateFilterDescriptor)                \
-    X(SetFilter4dDescriptor, "cudnnSetFilter4dDescriptor", cudnnSetFilter4dDescriptor)                   \
-    X(DestroyFilterDescriptor, "cudnnDestroyFilterDescriptor", cudnnDestroyFilterDescriptor)             \
-    X(CreateConvolutionDescriptor, "cudnnCreateConvolutionDescriptor", cudnnCreateConvolutionDescriptor) \
-    X(SetConvolution2dDescriptor, "cudnnSetConvolution2dDescriptor", cudnnSetConvolution2dDescriptor)    \
+#define RT_DNN_FUNCS(X)                                                                                     \
+    X(Create, "cudnnCreate", cudnnCreate)                                                                   \
+    X(Destroy, "cudnnDestroy", cudnnDestroy)                                                                \
+    X(SetStream, "cudnnSetStream", cudnnSetStream)                                                          \
+    X(GetErrorString, "cudnnGetErrorString", cudnnGetErrorString)                                           \
+    X(GetVersion, "cudnnGetVersion", cudnnGetVersion)                                                       \
+    X(CreateTensorDescriptor, "cudnnCreateTensorDescriptor", cudnnCreateTensorDescriptor)                   \
+    X(SetTensor4dDescriptor, "cudnnSetTensor4dDescriptor", cudnnSetTensor4dDescriptor)                      \
+    X(DestroyTensorDescriptor, "cudnnDestroyTensorDescriptor", cudnnDestroyTensorDescriptor)                \
+    X(CreateFilterDescriptor, "cudnnCreateFilterDescriptor", cudnnCreateFilterDescriptor)                   \
+    X(SetFilter4dDescriptor, "cudnnSetFilter4dDescriptor", cudnnSetFilter4dDescriptor)                      \
+    X(DestroyFilterDescriptor, "cudnnDestroyFilterDescriptor", cudnnDestroyFilterDescriptor)                \
+    X(CreateConvolutionDescriptor, "cudnnCreateConvolutionDescriptor", cudnnCreateConvolutionDescriptor)    \
+    X(SetConvolution2dDescriptor, "cudnnSetConvolution2dDescriptor", cudnnSetConvolution2dDescriptor)       \
     X(DestroyConvolutionDescriptor, "cudnnDestroyConvolutionDescriptor", cudnnDestroyConvolutionDescriptor) \
-    X(SetConvolutionMathType, "cudnnSetConvolutionMathType", cudnnSetConvolutionMathType)                \
-    X(SetConvolutionGroupCount, "cudnnSetConvolutionGroupCount", cudnnSetConvolutionGroupCount)          \
-    X(GetConvolution2dForwardOutputDim, "cudnnGetConvolution2dForwardOutputDim", cudnnGetConvolution2dForwardOutputDim) \
-    X(GetConvolutionForwardAlgorithm_v7, "cudnnGetConvolutionForwardAlgorithm_v7", cudnnGetConvolutionForwardAlgorithm_v7) \
-    X(FindConvolutionForwardAlgorithmEx, "cudnnFindConvolutionForwardAlgorithmEx", cudnnFindConvolutionForwardAlgorithmEx) \
-    X(GetConvolutionForwardWorkspaceSize, "cudnnGetConvolutionForwardWorkspaceSize", cudnnGetConvolutionForwardWorkspaceSize) \
-    X(ConvolutionForward, "cudnnConvolutionForward", cudnnConvolutionForward)                            \
-    X(ConvolutionBiasActivationForward, "cudnnConvolutionBiasActivationForward", cudnnConvolutionBiasActivationForward) \
-    X(CreateActivationDescriptor, "cudnnCreateActivationDescriptor", cudnnCreateActivationDescriptor)    \
-    X(SetActivationDescriptor, "cudnnSetActivationDescriptor", cudnnSetActivationDescriptor)             \
-    X(DestroyActivationDescriptor, "cudnnDestroyActivationDescriptor", cudnnDestroyActivationDescriptor) \
+    X(SetConvolutionMathType, "cudnnSetConvolutionMathType", cudnnSetConvolutionMathType)                   \
+    X(SetConvolutionGroupCount, "cudnnSetConvolutionGroupCount", cudnnSetConvolutionGroupCount)             \
+    X(GetConvolution2dForwardOutputDim, "cudnnGetConvolution2dForwardOutputDim",                            \
+      cudnnGetConvolution2dForwardOutputDim)                                                                \
+    X(GetConvolutionForwardAlgorithm_v7, "cudnnGetConvolutionForwardAlgorithm_v7",                          \
+      cudnnGetConvolutionForwardAlgorithm_v7)                                                               \
+    X(FindConvolutionForwardAlgorithmEx, "cudnnFindConvolutionForwardAlgorithmEx",                          \
+      cudnnFindConvolutionForwardAlgorithmEx)                                                               \
+    X(GetConvolutionForwardWorkspaceSize, "cudnnGetConvolutionForwardWorkspaceSize",                        \
+      cudnnGetConvolutionForwardWorkspaceSize)                                                              \
+    X(ConvolutionForward, "cudnnConvolutionForward", cudnnConvolutionForward)                               \
+    X(ConvolutionBiasActivationForward, "cudnnConvolutionBiasActivationForward",                            \
+      cudnnConvolutionBiasActivationForward)                                                                \
+    X(CreateActivationDescriptor, "cudnnCreateActivationDescriptor", cudnnCreateActivationDescriptor)       \
+    X(SetActivationDescriptor, "cudnnSetActivationDescriptor", cudnnSetActivationDescriptor)                \
+    X(DestroyActivationDescriptor, "cudnnDestroyActivationDescriptor", cudnnDestroyActivationDescriptor)    \
     X(AddTensor, "cudnnAddTensor", cudnnAddTensor)
 
 #define RT_API_MEMBER(member, symbol, decl) __typeof__(decl) *member;
-typedef struct rt_cu_table { RT_CU_FUNCS(RT_API_MEMBER) } rt_cu_table;
-typedef struct rt_lt_table { RT_LT_FUNCS(RT_API_MEMBER) } rt_lt_table;
-typedef struct rt_dnn_table { RT_DNN_FUNCS(RT_API_MEMBER) } rt_dnn_table;
+typedef struct rt_cu_table {
+    RT_CU_FUNCS(RT_API_MEMBER)
+} rt_cu_table;
+typedef struct rt_lt_table {
+    RT_LT_FUNCS(RT_API_MEMBER)
+} rt_lt_table;
+typedef struct rt_dnn_table {
+    RT_DNN_FUNCS(RT_API_MEMBER)
+} rt_dnn_table;
 #undef RT_API_MEMBER
 
 /* The process-wide tables; valid only after the matching rt_*_load

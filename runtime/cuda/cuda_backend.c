@@ -39,8 +39,8 @@ symc_status rt_cuda_alloc(rt_cuda *c, size_t bytes, CUdeviceptr *p, const char *
     if (c->alloc.alloc) {
         void *q = c->alloc.alloc(c->alloc.ctx, bytes, RT_CUDA_ALIGN);
         if (!q)
-            return symc_error_setf(err, SYMC_ERR_NOMEM, "the context's device allocator returned NULL for %zu bytes (%s)",
-                                   bytes, what);
+            return symc_error_setf(err, SYMC_ERR_NOMEM,
+                                   "the context's device allocator returned NULL for %zu bytes (%s)", bytes, what);
         if ((uintptr_t)q % RT_CUDA_ALIGN) {
             c->alloc.free(c->alloc.ctx, q);
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
@@ -134,9 +134,10 @@ static symc_status load_module(rt_cuda *c, symc_error *err) {
         }
         return st;
     }
-    return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
-                           "engine '%s' was built for sm_%u; this GPU (%s) is sm_%u: compile it again with --arch sm_%u",
-                           engine_name(e), e->sm, d->name, d->sm, d->sm);
+    return symc_error_setf(
+        err, SYMC_ERR_UNSUPPORTED,
+        "engine '%s' was built for sm_%u; this GPU (%s) is sm_%u: compile it again with --arch sm_%u", engine_name(e),
+        e->sm, d->name, d->sm, d->sm);
 }
 
 symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc, rt_cuda **out, symc_error *err) {
@@ -295,8 +296,9 @@ static symc_status run_kernel(rt_cuda *c, const rt_step *s, const int64_t *slots
         const rt_arg *a = &s->args[i];
         c->argv[i] = a->kind == RT_ARG_TENSOR ? (uint64_t)c->ptr[a->value] : (uint64_t)slots[a->value];
     }
-    symc_status st = RT_CU(err, LaunchKernel, (c->fns[s->kernel], (unsigned)blocks, 1, 1, s->block, 1, 1, s->shared,
-                                                stream, s->n_args ? c->params : NULL, NULL));
+    symc_status st = RT_CU(err, LaunchKernel,
+                           (c->fns[s->kernel], (unsigned)blocks, 1, 1, s->block, 1, 1, s->shared, stream,
+                            s->n_args ? c->params : NULL, NULL));
     if (st)
         symc_error_prefix(err, "node '%s': kernel '%s' (%" PRId64 " blocks of %u)", rt_cuda_node_name(c->e, s),
                           c->e->kernel_names[s->kernel], blocks, s->block);
@@ -321,8 +323,8 @@ static symc_status run_copy(rt_cuda *c, const rt_step *s, const int64_t *slots, 
 static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err);
 static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err);
 
-symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
-                            const size_t *size, void *stream_, symc_error *err) {
+symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
+                            void *stream_, symc_error *err) {
     (void)size; /* checked by the caller against the shapes and the allocations */
     if (!c || !slots) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_enqueue: NULL argument");
     CUstream stream = (CUstream)stream_;
@@ -355,8 +357,7 @@ static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr
         case RT_STEP_GEMM: st = rt_gemm_run(c, i, slots, stream, err); break;
         case RT_STEP_CONV: st = rt_conv_run(c, i, slots, stream, err); break;
         case RT_STEP_COPY: st = run_copy(c, s, slots, stream, err); break;
-        default:
-            st = symc_error_setf(err, SYMC_ERR_FORMAT, "step %u has unknown kind %u", i, (unsigned)s->kind);
+        default: st = symc_error_setf(err, SYMC_ERR_FORMAT, "step %u has unknown kind %u", i, (unsigned)s->kind);
         }
         if (st) return st;
     }
@@ -368,7 +369,8 @@ static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr
         size_t bytes = rt_cuda_tensor_bytes(e, slots, t);
         if (bytes == 0 || bytes == SIZE_MAX) continue;
         if ((st = RT_CU(err, MemcpyDtoDAsync, (user, c->ptr[t], bytes, stream)))) {
-            symc_error_prefix(err, "output '%s': copying %zu bytes into the caller's buffer", e->tensors[t].name, bytes);
+            symc_error_prefix(err, "output '%s': copying %zu bytes into the caller's buffer", e->tensors[t].name,
+                              bytes);
             return st;
         }
     }
@@ -463,8 +465,8 @@ symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err) {
     const rt_engine *e = c->e;
     const char *name = node < e->n_nodes ? e->nodes[node].name : "?";
     const char *what = code == 1 ? "an index was outside the range of its axis"
-                       : code == 2 ? "an integer was divided by zero"
-                                   : "a kernel reported bad data";
+        : code == 2              ? "an integer was divided by zero"
+                                 : "a kernel reported bad data";
     return symc_error_setf(err, SYMC_ERR_RANGE,
                            "a run on this context read bad data at node '%s': %s; that run's outputs are invalid (the "
                            "reference backend names the element)",
@@ -481,9 +483,10 @@ symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name,
     size_t bytes = 0;
     CUresult r = rt_cu.MemGetAddressRange(&base, &bytes, (CUdeviceptr)(uintptr_t)ptr);
     if (r != CUDA_SUCCESS)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                               "%s '%s' address %p is not device memory on this GPU (CUDA backend needs device pointers)",
-                               what, name, ptr);
+        return symc_error_setf(
+            err, SYMC_ERR_INVALID_ARG,
+            "%s '%s' address %p is not device memory on this GPU (CUDA backend needs device pointers)", what, name,
+            ptr);
     size_t have = (size_t)(base + bytes - (CUdeviceptr)(uintptr_t)ptr);
     if (have < need)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG,

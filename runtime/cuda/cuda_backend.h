@@ -81,8 +81,8 @@ symc_status rt_cuda_layout(rt_cuda *c, const int64_t *slots, symc_error *err);
  * differ from the previous call (lay the workspace out again). addr/size:
  * per tensor, the user's device pointers and buffer sizes (inputs and
  * outputs; NULL/0 elsewhere), already checked against the shapes. */
-symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
-                            const size_t *size, void *stream, symc_error *err);
+symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
+                            void *stream, symc_error *err);
 
 /* CUDA graphs per shape key (off by default): see symrt_context_set_cuda_graphs. */
 void rt_cuda_set_graphs(rt_cuda *c, int on);

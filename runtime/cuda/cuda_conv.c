@@ -102,11 +102,11 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
     if (X->dtype != SYMC_F32 || W->dtype != SYMC_F32 || Y->dtype != SYMC_F32 ||
         (p->bias != RT_NONE && e->tensors[p->bias].dtype != SYMC_F32))
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
-                               "node '%s': convolution on %s tensors is not supported by the CUDA backend (f32 is)", name,
-                               rt_dtype_name(X->dtype));
+                               "node '%s': convolution on %s tensors is not supported by the CUDA backend (f32 is)",
+                               name, rt_dtype_name(X->dtype));
     if (X->rank != 4 || W->rank != 4 || Y->rank != 4)
-        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s': the CUDA backend runs 2-D (NCHW) convolutions only",
-                               name);
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                               "node '%s': the CUDA backend runs 2-D (NCHW) convolutions only", name);
     /* every operand's size in bytes fits int64, so no product of its dims overflows */
     const uint32_t operands[4] = {p->x, p->w, p->y, p->bias};
     for (int i = 0; i < 4; i++) {
@@ -126,7 +126,8 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
     const symc_attr *g = find_attr(node, "group");
     if (g) {
         if (g->kind != SYMC_ATTR_INT)
-            return symc_error_setf(err, SYMC_ERR_FORMAT, "node '%s' (conv2d): attribute 'group' must be an integer", name);
+            return symc_error_setf(err, SYMC_ERR_FORMAT, "node '%s' (conv2d): attribute 'group' must be an integer",
+                                   name);
         p->group = g->i;
     }
     if (p->pads[0] != p->pads[2] || p->pads[1] != p->pads[3])
@@ -136,7 +137,7 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
                                name, p->pads[0], p->pads[1], p->pads[2], p->pads[3]);
     int64_t v[12] = {slots[X->dims[0]], slots[X->dims[1]], slots[X->dims[2]], slots[X->dims[3]],
                      slots[W->dims[0]], slots[W->dims[2]], slots[W->dims[3]], slots[Y->dims[2]],
-                     slots[Y->dims[3]], p->group, p->strides[0], p->pads[0]};
+                     slots[Y->dims[3]], p->group,          p->strides[0],     p->pads[0]};
     for (int i = 0; i < 12; i++)
         if (!fits_int(v[i]))
             return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s': a convolution size does not fit cuDNN's int",
@@ -147,8 +148,8 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
             return symc_error_setf(err, SYMC_ERR_FORMAT, "node '%s': bad strides, dilations or pads", name);
     int64_t w_in; /* w's input channels times group: a product of fitting sizes, checked anyway */
     if (p->group < 1 || v[1] % p->group || v[4] % p->group ||
-        __builtin_mul_overflow(slots[W->dims[1]], p->group, &w_in) || w_in != v[1] ||
-        slots[Y->dims[1]] != v[4] || slots[Y->dims[0]] != v[0])
+        __builtin_mul_overflow(slots[W->dims[1]], p->group, &w_in) || w_in != v[1] || slots[Y->dims[1]] != v[4] ||
+        slots[Y->dims[0]] != v[0])
         return symc_error_setf(err, SYMC_ERR_INTERNAL, "node '%s': x, w and y shapes disagree (group %" PRId64 ")",
                                name, p->group);
     p->key = (conv_key){(int32_t)v[0], (int32_t)v[1], (int32_t)v[2], (int32_t)v[3], (int32_t)v[4],
@@ -245,7 +246,8 @@ static symc_status make_descs(const rt_step *s, const conv_problem *p, conv_entr
         return symc_error_setf(err, SYMC_ERR_INTERNAL,
                                "cuDNN computes an output of [%d, %d, %d, %d], the engine says [%d, %d, %d, %d]", on, oc,
                                oh, ow, k->n, k->o, k->ho, k->wo);
-    if ((st = RT_DNN(err, SetTensor4dDescriptor, (en->y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, k->n, k->o, k->ho, k->wo))))
+    if ((st = RT_DNN(err, SetTensor4dDescriptor,
+                     (en->y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, k->n, k->o, k->ho, k->wo))))
         return st;
     if (p->bias != RT_NONE) {
         if ((st = RT_DNN(err, CreateTensorDescriptor, (&en->bias)))) return st;
@@ -269,8 +271,8 @@ static symc_status choose_algo(rt_conv_state *g, const rt_step *s, const conv_pr
         memcpy(&id, s->tuned[pick].algo, sizeof id);
         size_t ws = 0;
         if (id >= 0 && id < CUDNN_CONVOLUTION_FWD_ALGO_COUNT &&
-            rt_dnn.GetConvolutionForwardWorkspaceSize(g->h, en->x, en->w, en->conv, en->y, (cudnnConvolutionFwdAlgo_t)id,
-                                                      &ws) == CUDNN_STATUS_SUCCESS &&
+            rt_dnn.GetConvolutionForwardWorkspaceSize(g->h, en->x, en->w, en->conv, en->y,
+                                                      (cudnnConvolutionFwdAlgo_t)id, &ws) == CUDNN_STATUS_SUCCESS &&
             ws <= CONV_WORKSPACE_CAP) {
             en->algo = (cudnnConvolutionFwdAlgo_t)id;
             en->ws = ws;
@@ -360,9 +362,9 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
         if (r == CUDNN_STATUS_NOT_SUPPORTED && en->algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) {
             /* the one algorithm documented to fuse every activation */
             size_t ws = 0;
-            if ((st = RT_DNN(err, GetConvolutionForwardWorkspaceSize,
-                             (g->h, en->x, en->w, en->conv, en->y, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
-                              &ws))))
+            if ((st = RT_DNN(
+                     err, GetConvolutionForwardWorkspaceSize,
+                     (g->h, en->x, en->w, en->conv, en->y, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws))))
                 goto fail;
             if ((st = ensure_ws(c, ws, err))) goto fail;
             en->algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
@@ -376,11 +378,10 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
         }
         return SYMC_OK;
     }
-    if ((st = RT_DNN(err, ConvolutionForward, (g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws), en->ws,
-                                               &zero, en->y, y))))
+    if ((st = RT_DNN(err, ConvolutionForward,
+                     (g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws), en->ws, &zero, en->y, y))))
         goto fail;
-    if (p.bias != RT_NONE &&
-        (st = RT_DNN(err, AddTensor, (g->h, &one, en->bias, dp(c->ptr[p.bias]), &one, en->y, y))))
+    if (p.bias != RT_NONE && (st = RT_DNN(err, AddTensor, (g->h, &one, en->bias, dp(c->ptr[p.bias]), &one, en->y, y))))
         goto fail;
     return SYMC_OK;
 fail:
@@ -427,8 +428,8 @@ fail:
 
 void rt_conv_algo_describe(const uint8_t *algo, uint32_t size, char *buf, size_t cap) {
     /* cudnnConvolutionFwdAlgo_t, stable across cuDNN 8 and 9 */
-    static const char *const names[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM",     "DIRECT",
-                                        "FFT",           "FFT_TILING",            "WINOGRAD", "WINOGRAD_NONFUSED"};
+    static const char *const names[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING",
+                                        "WINOGRAD",      "WINOGRAD_NONFUSED"};
     int32_t id = -1;
     if (!cap) return;
     if (!algo || size != sizeof id) {
@@ -438,6 +439,5 @@ void rt_conv_algo_describe(const uint8_t *algo, uint32_t size, char *buf, size_t
     memcpy(&id, algo, sizeof id);
     if (id >= 0 && id < (int32_t)(sizeof names / sizeof names[0]))
         snprintf(buf, cap, "cuDNN algo %d (%s)", (int)id, names[id]);
-    else
-        snprintf(buf, cap, "cuDNN algo %d (unknown to this runtime)", (int)id);
+    else snprintf(buf, cap, "cuDNN algo %d (unknown to this runtime)", (int)id);
 }

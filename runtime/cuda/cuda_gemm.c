@@ -41,12 +41,12 @@ _Static_assert(sizeof(cublasLtMatmulAlgo_t) == RT_GEMM_ALGO_SIZE, "engine.h's RT
 #define GEMM_MAX_BATCH_RANK 8
 
 typedef struct gemm_key {
-    int64_t m, n, k, batch;                    /* cuBLASLt's view: m = rows of D^T (our N), n = our M */
-    int64_t lda, ldb, ldd;                     /* leading dims of cuBLASLt's A (our b), B (our a), C/D */
-    int64_t stride_a, stride_b, stride_d;      /* batch strides in elements (0 = broadcast) */
-    int32_t op_a, op_b;                        /* cublasOperation_t of cuBLASLt's A and B */
+    int64_t m, n, k, batch;               /* cuBLASLt's view: m = rows of D^T (our N), n = our M */
+    int64_t lda, ldb, ldd;                /* leading dims of cuBLASLt's A (our b), B (our a), C/D */
+    int64_t stride_a, stride_b, stride_d; /* batch strides in elements (0 = broadcast) */
+    int32_t op_a, op_b;                   /* cublasOperation_t of cuBLASLt's A and B */
     int32_t bias, has_c;
-    uint32_t align;                            /* bytes every pointer, ld and stride is a multiple of (<= 256) */
+    uint32_t align; /* bytes every pointer, ld and stride is a multiple of (<= 256) */
 } gemm_key;
 
 typedef struct gemm_entry {
@@ -60,11 +60,11 @@ typedef struct gemm_entry {
 
 struct rt_gemm_state {
     cublasLtHandle_t h;
-    CUdeviceptr ws;       /* GEMM_WORKSPACE bytes, allocated at first use */
-    CUdeviceptr zeros;    /* for K == 0 */
+    CUdeviceptr ws;    /* GEMM_WORKSPACE bytes, allocated at first use */
+    CUdeviceptr zeros; /* for K == 0 */
     size_t zeros_size;
-    gemm_entry *cache;    /* GEMM_CACHE per step */
-    uint32_t *next;       /* per step: the entry to evict next */
+    gemm_entry *cache; /* GEMM_CACHE per step */
+    uint32_t *next;    /* per step: the entry to evict next */
 };
 
 /* The problem a step solves at these slots, in row-major terms, and how its
@@ -81,9 +81,7 @@ typedef struct gemm_problem {
     uint32_t ta_t, tb_t, tc_t, tbias_t, td_t; /* tensors */
 } gemm_problem;
 
-static int64_t dim(const rt_engine *e, const int64_t *slots, uint32_t t, int d) {
-    return slots[e->tensors[t].dims[d]];
-}
+static int64_t dim(const rt_engine *e, const int64_t *slots, uint32_t t, int d) { return slots[e->tensors[t].dims[d]]; }
 
 static symc_status shape_err(const rt_engine *e, const rt_step *s, symc_status code, const char *what,
                              symc_error *err) {
@@ -131,8 +129,7 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                                "node '%s': GEMM on %s tensors is not supported by the CUDA backend (f32 and f64 are)",
                                rt_cuda_node_name(e, s), rt_dtype_name(p->dt));
-    if (A->dtype != p->dt || B->dtype != p->dt ||
-        (p->tc_t != RT_NONE && e->tensors[p->tc_t].dtype != p->dt) ||
+    if (A->dtype != p->dt || B->dtype != p->dt || (p->tc_t != RT_NONE && e->tensors[p->tc_t].dtype != p->dt) ||
         (p->tbias_t != RT_NONE && e->tensors[p->tbias_t].dtype != p->dt))
         return shape_err(e, s, SYMC_ERR_FORMAT, "operands of different dtypes", err);
     p->esize = rt_dtype_size(p->dt);
@@ -177,7 +174,8 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
     for (int j = 0; j < nb; j++) {
         int ja = j - (nb - na), jb = j - (nb - nbb);
         int64_t da = ja >= 0 ? dim(e, slots, p->ta_t, ja) : 1, db = jb >= 0 ? dim(e, slots, p->tb_t, jb) : 1;
-        if (da != db && da != 1 && db != 1) return shape_err(e, s, SYMC_ERR_INTERNAL, "batch dims do not broadcast", err);
+        if (da != db && da != 1 && db != 1)
+            return shape_err(e, s, SYMC_ERR_INTERNAL, "batch dims do not broadcast", err);
         p->out_dims[j] = da == 1 ? db : da;
         if (__builtin_mul_overflow(batch, p->out_dims[j], &batch) || __builtin_mul_overflow(a_count, da, &a_count) ||
             __builtin_mul_overflow(b_count, db, &b_count))
@@ -225,7 +223,8 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
         }
         if (p->batch > INT32_MAX) { /* cuBLASLt's batch count is an int32: never truncate it */
             char msg[160];
-            snprintf(msg, sizeof msg, "a batch of %" PRId64 " matrices; cuBLASLt takes at most %d", p->batch, INT32_MAX);
+            snprintf(msg, sizeof msg, "a batch of %" PRId64 " matrices; cuBLASLt takes at most %d", p->batch,
+                     INT32_MAX);
             return shape_err(e, s, SYMC_ERR_UNSUPPORTED, msg, err);
         }
         return SYMC_OK;
@@ -317,7 +316,8 @@ static symc_status layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, int64_t r
     int32_t count = (int32_t)batch;
     if ((st = RT_LT(err, MatrixLayoutSetAttribute, (*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count))))
         return st;
-    return RT_LT(err, MatrixLayoutSetAttribute, (*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
+    return RT_LT(err, MatrixLayoutSetAttribute,
+                 (*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
 }
 
 static symc_status make_descs(const rt_step *s, symc_dtype dt, const gemm_key *key, gemm_entry *en, symc_error *err) {
@@ -414,17 +414,17 @@ static void key_of(const rt_step *s, const gemm_problem *p, const CUdeviceptr pt
     key->has_c = p->tc_t != RT_NONE && s->beta != 0.0f;
     uint32_t al = 256;
     for (int i = 0; i < 5; i++) al = align_of(al, ptrs[i]);
-    const int64_t vals[] = {key->lda, key->ldb, key->ldd, key->stride_a, key->stride_b, key->stride_d,
-                            p->a_str[0], p->b_str[0], p->m * p->n};
+    const int64_t vals[] = {key->lda,      key->ldb,    key->ldd,    key->stride_a, key->stride_b,
+                            key->stride_d, p->a_str[0], p->b_str[0], p->m * p->n};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) al = align_of(al, (uint64_t)vals[i] * p->esize);
     if (p->loop)
-        for (int j = 0; j < p->nb; j++) al = align_of(align_of(al, (uint64_t)p->a_str[j] * p->esize),
-                                                     (uint64_t)p->b_str[j] * p->esize);
+        for (int j = 0; j < p->nb; j++)
+            al = align_of(align_of(al, (uint64_t)p->a_str[j] * p->esize), (uint64_t)p->b_str[j] * p->esize);
     key->align = al;
 }
 
-static symc_status find_entry(rt_cuda *c, uint32_t step, const gemm_problem *p, const gemm_key *key,
-                              gemm_entry **out, symc_error *err) {
+static symc_status find_entry(rt_cuda *c, uint32_t step, const gemm_problem *p, const gemm_key *key, gemm_entry **out,
+                              symc_error *err) {
     rt_gemm_state *g = c->gemm;
     const rt_step *s = &c->e->steps[step];
     gemm_entry *row = &g->cache[(size_t)step * GEMM_CACHE];
@@ -444,10 +444,10 @@ static symc_status find_entry(rt_cuda *c, uint32_t step, const gemm_problem *p, 
         memset(&res, 0, sizeof res);
         int n = 0;
         st = preference(&pref, key->align, err);
-        if (!st) st = RT_LT(err, MatmulAlgoGetHeuristic, (g->h, en->op, en->la, en->lb, en->ld, en->ld, pref, 1, &res, &n));
+        if (!st)
+            st = RT_LT(err, MatmulAlgoGetHeuristic, (g->h, en->op, en->la, en->lb, en->ld, en->ld, pref, 1, &res, &n));
         if (pref) rt_lt.MatmulPreferenceDestroy(pref);
-        if (!st && n < 1)
-            st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "cuBLASLt has no algorithm for this problem");
+        if (!st && n < 1) st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "cuBLASLt has no algorithm for this problem");
         if (!st) {
             en->algo = res.algo;
             en->ws = res.workspaceSize;
@@ -537,8 +537,9 @@ static symc_status run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream
         const void *B = (const void *)(uintptr_t)(pa + (CUdeviceptr)oa * p.esize);
         const void *C = (const void *)(uintptr_t)(pc + (CUdeviceptr)od * p.esize);
         void *D = (void *)(uintptr_t)(pd + (CUdeviceptr)od * p.esize);
-        st = RT_LT(err, Matmul, (g->h, en->op, alpha, A, en->la, B, en->lb, beta, C, en->ld, D, en->ld, algo,
-                                 (void *)(uintptr_t)g->ws, GEMM_WORKSPACE, stream));
+        st = RT_LT(err, Matmul,
+                   (g->h, en->op, alpha, A, en->la, B, en->lb, beta, C, en->ld, D, en->ld, algo,
+                    (void *)(uintptr_t)g->ws, GEMM_WORKSPACE, stream));
         if (st) goto fail;
     }
     return SYMC_OK;
@@ -554,8 +555,8 @@ symc_status rt_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
     return run(c, step, slots, stream, forced, err);
 }
 
-symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos,
-                               int cap, int *n, symc_error *err) {
+symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos, int cap,
+                               int *n, symc_error *err) {
     *n = 0;
     const rt_step *s = &c->e->steps[step];
     gemm_problem p;
@@ -580,7 +581,8 @@ symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, 
     st = make_descs(s, p.dt, &key, &tmp, err);
     if (!st) st = preference(&pref, key.align, err);
     if (!st)
-        st = RT_LT(err, MatmulAlgoGetHeuristic, (c->gemm->h, tmp.op, tmp.la, tmp.lb, tmp.ld, tmp.ld, pref, cap, res, n));
+        st = RT_LT(err, MatmulAlgoGetHeuristic,
+                   (c->gemm->h, tmp.op, tmp.la, tmp.lb, tmp.ld, tmp.ld, pref, cap, res, n));
     if (pref) rt_lt.MatmulPreferenceDestroy(pref);
     entry_clear(&tmp);
     if (st) {
@@ -670,7 +672,8 @@ void rt_gemm_algo_describe(const uint8_t *algo, uint32_t size, char *buf, size_t
     else if (tile) snprintf(part[0], sizeof part[0], ", tile id %u", tile);
     if (sn) snprintf(part[1], sizeof part[1], ", stages %s", sn);
     else if (stages) snprintf(part[1], sizeof part[1], ", stages id %u", stages);
-    if ((int32_t)splitk > 1) snprintf(part[2], sizeof part[2], ", split-k %d (reduction %u)", (int)(int32_t)splitk, reduction);
+    if ((int32_t)splitk > 1)
+        snprintf(part[2], sizeof part[2], ", split-k %d (reduction %u)", (int)(int32_t)splitk, reduction);
     if (cn) snprintf(part[3], sizeof part[3], ", cluster %s", cn);
     else if (cluster_ok && cluster) snprintf(part[3], sizeof part[3], ", cluster id %u", cluster);
     if (swizzle) snprintf(part[4], sizeof part[4], ", swizzle %u", swizzle);

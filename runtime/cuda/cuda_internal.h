@@ -26,12 +26,12 @@ struct rt_cuda {
     const rt_cu_device *dev;
     symrt_allocator alloc; /* alloc.alloc NULL: cuMemAlloc/cuMemFree */
     CUmodule module;
-    CUfunction *fns;       /* per kernel */
-    CUdeviceptr *consts;   /* per constant: its device copy */
-    CUdeviceptr *ptr;      /* per tensor: where it lives during this enqueue */
-    size_t *offset;        /* per tensor: offset in the workspace, SIZE_MAX if not there */
-    uint64_t *argv;        /* kernel parameter values (8 bytes each) */
-    void **params;         /* pointers into argv, as cuLaunchKernel wants them */
+    CUfunction *fns;     /* per kernel */
+    CUdeviceptr *consts; /* per constant: its device copy */
+    CUdeviceptr *ptr;    /* per tensor: where it lives during this enqueue */
+    size_t *offset;      /* per tensor: offset in the workspace, SIZE_MAX if not there */
+    uint64_t *argv;      /* kernel parameter values (8 bytes each) */
+    void **params;       /* pointers into argv, as cuLaunchKernel wants them */
     uint32_t max_args;
     CUdeviceptr workspace;
     size_t workspace_size;
@@ -50,13 +50,13 @@ struct rt_cuda {
      * captured the second time it is seen (the first run sizes every
      * workspace and fills the library caches, none of which may happen
      * inside a capture) */
-    int graphs;              /* enabled */
-    int graphs_broken;       /* a capture failed: plain launches from now on */
-    uint64_t memory_gen;     /* bumped whenever a workspace is reallocated */
+    int graphs;          /* enabled */
+    int graphs_broken;   /* a capture failed: plain launches from now on */
+    uint64_t memory_gen; /* bumped whenever a workspace is reallocated */
     struct rt_graph_entry *graph_cache;
     uint32_t n_graphs;
     uint64_t graph_clock;
-    uint64_t *graph_key;     /* scratch for this call's key; a new cache entry takes it over, so a
+    uint64_t *graph_key; /* scratch for this call's key; a new cache entry takes it over, so a
                                 replayed shape allocates nothing */
     CUdeviceptr error_word;
     uint32_t *error_host;
@@ -88,8 +88,8 @@ void rt_gemm_destroy(rt_cuda *c);
 symc_status rt_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err);
 /* (the sizes a GEMM step solves at some slots: rt_gemm_sizes, runtime/cuda/tune.h) */
 /* Up to `cap` heuristic candidates for a GEMM step at these slots. */
-symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos,
-                               int cap, int *n, symc_error *err);
+symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos, int cap,
+                               int *n, symc_error *err);
 
 /* cuda_conv.c */
 symc_status rt_conv_create(rt_cuda *c, symc_error *err);

@@ -25,8 +25,8 @@
 struct rt_cuda_tuning {
     const rt_engine *e;
     rt_cuda *c;
-    int64_t *slots;    /* the bound point */
-    void **addr;       /* per tensor: our input/output buffers at the bound point */
+    int64_t *slots; /* the bound point */
+    void **addr;    /* per tensor: our input/output buffers at the bound point */
     CUdeviceptr *bufs;
     CUevent ev[2];
 };
@@ -128,7 +128,8 @@ symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, const int64_t *slots, uint64_t
     for (uint32_t i = 0; i < e->n_tensors; i++) {
         if (!rt_engine_is_io(e, i) || e->tensors[i].constant != RT_NONE) continue;
         size_t n = rt_cuda_tensor_bytes(e, s->slots, i);
-        if (n == SIZE_MAX) return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large", e->tensors[i].name);
+        if (n == SIZE_MAX)
+            return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large", e->tensors[i].name);
         if ((st = rt_cuda_alloc(s->c, n, &s->bufs[i], "a tuning buffer", err))) return st;
         s->addr[i] = (void *)(uintptr_t)s->bufs[i];
         if ((st = fill_random(s, i, n, &seed, err))) return st;
@@ -160,8 +161,7 @@ symc_status rt_cuda_tuning_gemm_candidates(rt_cuda_tuning *s, uint32_t step, uin
     return SYMC_OK;
 }
 
-symc_status rt_cuda_tuning_gemm_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, float *ms,
-                                    symc_error *err) {
+symc_status rt_cuda_tuning_gemm_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, float *ms, symc_error *err) {
     if (ms) *ms = 0;
     symc_status st = check_step(s, step, RT_STEP_GEMM, err);
     if (st) return st;

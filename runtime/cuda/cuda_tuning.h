@@ -47,8 +47,7 @@ symc_status rt_cuda_tuning_gemm_candidates(rt_cuda_tuning *s, uint32_t step, uin
  * `algo` (RT_GEMM_ALGO_SIZE bytes from above) forced. ms NULL: an untimed
  * run (a warm-up), then the device is synchronized; else *ms is its GPU
  * time between two events around it on the default stream. */
-symc_status rt_cuda_tuning_gemm_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, float *ms,
-                                    symc_error *err);
+symc_status rt_cuda_tuning_gemm_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, float *ms, symc_error *err);
 /* cuDNN's own timing of its algorithms for CONV step `step` at the bound
  * point (cudnnFindConvolutionForwardAlgorithmEx on the bound tensors): the
  * fastest that ran, as a cudnnConvolutionFwdAlgo_t id, and its time; *algo

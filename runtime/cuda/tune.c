@@ -72,8 +72,7 @@ int rt_tune_pick(const rt_tuned *entries, uint32_t n, const int64_t sizes[4], ui
 }
 
 symc_status rt_tune_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4], symc_error *err) {
-    if (step >= e->n_steps)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "step %u of %u", step, e->n_steps);
+    if (step >= e->n_steps) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "step %u of %u", step, e->n_steps);
     const rt_step *s = &e->steps[step];
     if (s->kind == RT_STEP_GEMM) return rt_gemm_sizes(e, step, slots, sizes, err);
     const char *node = s->node < e->n_nodes && e->nodes[s->node].name ? e->nodes[s->node].name : "?";

@@ -175,6 +175,6 @@ const rt_backend rt_ref_backend = {
     .layout = ref_layout,
     .check_buffer = NULL, /* host memory: nothing to ask anyone */
     .enqueue = ref_enqueue,
-    .check_run = NULL,    /* synchronous: bad data fails the run itself */
+    .check_run = NULL, /* synchronous: bad data fails the run itself */
     .set_graphs = NULL,
 };

@@ -18,8 +18,7 @@ typedef struct op_limits {
 } op_limits;
 
 static const op_limits limits[IR_OP_COUNT] = {
-#define IR_OP(ID, nm, min_in, max_in, min_out, max_out, cat, dt, at) \
-    [IR_OP_##ID] = {min_in, max_in, min_out, max_out},
+#define IR_OP(ID, nm, min_in, max_in, min_out, max_out, cat, dt, at) [IR_OP_##ID] = {min_in, max_in, min_out, max_out},
 #include "common/ops.def"
 #undef IR_OP
 };
@@ -112,16 +111,15 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
  * representable, data present when there are elements. */
 static symc_status check_tensor(rt_ctx *c, const rt_ref_tensor *t, const char *kind, uint32_t k) {
     if ((unsigned)t->dtype >= SYMC_DTYPE_COUNT)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has an invalid dtype %d", kind, k,
-                       (int)t->dtype);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has an invalid dtype %d", kind, k, (int)t->dtype);
     if (t->rank < 0 || t->rank > RT_REF_MAX_RANK)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has rank %d, must be 0..%d", kind, k,
-                       (int)t->rank, RT_REF_MAX_RANK);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has rank %d, must be 0..%d", kind, k, (int)t->rank,
+                       RT_REF_MAX_RANK);
     int64_t n = 1;
     for (int32_t d = 0; d < t->rank; d++) {
         if (t->dims[d] < 0)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has a negative dim %lld at axis %d",
-                           kind, k, (long long)t->dims[d], (int)d);
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has a negative dim %lld at axis %d", kind, k,
+                           (long long)t->dims[d], (int)d);
         if (!rt_mul_ok(n, t->dims[d], &n))
             return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has too many elements", kind, k);
     }
@@ -129,8 +127,7 @@ static symc_status check_tensor(rt_ctx *c, const rt_ref_tensor *t, const char *k
     if (!rt_mul_ok(n, (int64_t)rt_dtype_size(t->dtype), &bytes))
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has too many elements", kind, k);
     if (n > 0 && !t->data)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has %lld elements but no data", kind, k,
-                       (long long)n);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has %lld elements but no data", kind, k, (long long)n);
     return SYMC_OK;
 }
 
@@ -139,44 +136,35 @@ static void dtype_list(uint32_t mask, char *buf, size_t cap) {
     buf[0] = '\0';
     for (int d = 0; d < SYMC_DTYPE_COUNT; d++)
         if (mask & RT_DT(d)) {
-            int n = snprintf(buf + len, cap - len, "%s%s", len ? " " : "",
-                             rt_dtype_name((symc_dtype)d));
+            int n = snprintf(buf + len, cap - len, "%s%s", len ? " " : "", rt_dtype_name((symc_dtype)d));
             if (n < 0 || (size_t)n >= cap - len) return;
             len += (size_t)n;
         }
 }
 
 symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, uint32_t n_attrs,
-                       const rt_ref_tensor *in, uint32_t n_in, rt_ref_tensor *out, uint32_t n_out,
-                       symc_error *err) {
-    rt_ctx c = {op, node_name ? node_name : "?", ir_op_name(op), attrs, n_attrs,
-                in, n_in, out, n_out, err};
+                       const rt_ref_tensor *in, uint32_t n_in, rt_ref_tensor *out, uint32_t n_out, symc_error *err) {
+    rt_ctx c = {op, node_name ? node_name : "?", ir_op_name(op), attrs, n_attrs, in, n_in, out, n_out, err};
     if ((unsigned)op >= IR_OP_COUNT)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "node '%s': op id %d is not in the op table",
-                               c.node, (int)op);
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "node '%s': op id %d is not in the op table", c.node,
+                               (int)op);
     const kernel_entry *k = &kernels[op];
-    if (!k->fn)
-        return rt_fail(&c, SYMC_ERR_UNSUPPORTED, "the reference backend has no kernel for this op");
+    if (!k->fn) return rt_fail(&c, SYMC_ERR_UNSUPPORTED, "the reference backend has no kernel for this op");
     const op_limits *l = &limits[op];
     if ((int64_t)n_in < l->min_in || (l->max_in >= 0 && (int64_t)n_in > l->max_in)) {
         if (l->max_in < 0)
-            return rt_fail(&c, SYMC_ERR_INVALID_ARG, "has %u inputs, needs at least %d", n_in,
-                           l->min_in);
+            return rt_fail(&c, SYMC_ERR_INVALID_ARG, "has %u inputs, needs at least %d", n_in, l->min_in);
         if (l->min_in == l->max_in)
             return rt_fail(&c, SYMC_ERR_INVALID_ARG, "has %u inputs, needs %d", n_in, l->min_in);
-        return rt_fail(&c, SYMC_ERR_INVALID_ARG, "has %u inputs, needs %d to %d", n_in, l->min_in,
-                       l->max_in);
+        return rt_fail(&c, SYMC_ERR_INVALID_ARG, "has %u inputs, needs %d to %d", n_in, l->min_in, l->max_in);
     }
     if ((int64_t)n_out < l->min_out || (l->max_out >= 0 && (int64_t)n_out > l->max_out))
         return rt_fail(&c, SYMC_ERR_INVALID_ARG, "has %u outputs, needs %d%s", n_out, l->min_out,
                        l->max_out < 0 ? " or more" : "");
-    if ((n_in && !in) || (n_out && !out))
-        return rt_fail(&c, SYMC_ERR_INVALID_ARG, "the input or output array is NULL");
-    if (n_attrs && !attrs)
-        return rt_fail(&c, SYMC_ERR_INVALID_ARG, "%u attributes but the array is NULL", n_attrs);
+    if ((n_in && !in) || (n_out && !out)) return rt_fail(&c, SYMC_ERR_INVALID_ARG, "the input or output array is NULL");
+    if (n_attrs && !attrs) return rt_fail(&c, SYMC_ERR_INVALID_ARG, "%u attributes but the array is NULL", n_attrs);
     for (uint32_t i = 0; i < n_attrs; i++)
-        if (!attrs[i].name)
-            return rt_fail(&c, SYMC_ERR_INVALID_ARG, "attribute %u has no name", i);
+        if (!attrs[i].name) return rt_fail(&c, SYMC_ERR_INVALID_ARG, "attribute %u has no name", i);
     symc_status s;
     for (uint32_t i = 0; i < n_in; i++)
         if ((s = check_tensor(&c, &in[i], "input", i))) return s;

@@ -27,7 +27,7 @@
 
 #include <stdint.h>
 
-#include "common/ops.h"     /* ir_op, ir_op_name, IR_MAX_RANK */
+#include "common/ops.h"    /* ir_op, ir_op_name, IR_MAX_RANK */
 #include "runtime/dtype.h" /* rt_dtype_size, rt_dtype_name */
 #include "symc/attr.h"
 #include "symc/status.h"
@@ -50,13 +50,12 @@ typedef struct rt_ref_tensor {
 /* Runs node `node_name` (used in messages only; may be NULL) applying `op` to
  * in[0..n_in) and writes out[0..n_out). */
 symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, uint32_t n_attrs,
-                       const rt_ref_tensor *in, uint32_t n_in, rt_ref_tensor *out, uint32_t n_out,
-                       symc_error *err);
+                       const rt_ref_tensor *in, uint32_t n_in, rt_ref_tensor *out, uint32_t n_out, symc_error *err);
 
 /* ---- helpers shared with tests and the GPU comparison harness ----------
  * (op and dtype names and sizes: ir_op_name in common/ops.h, rt_dtype_name
  * and rt_dtype_size in runtime/dtype.h) */
-int64_t rt_ref_numel(const rt_ref_tensor *t);  /* product of dims, -1 on overflow/bad rank */
+int64_t rt_ref_numel(const rt_ref_tensor *t); /* product of dims, -1 on overflow/bad rank */
 
 /* the f16/bf16 conversions: runtime/dtype.h (rt_f16_to_f64, ...) */
 

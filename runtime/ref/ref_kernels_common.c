@@ -85,12 +85,36 @@ static int32_t wrap_i32(int64_t v) {
 double rt_ld_f(const rt_ref_tensor *t, int64_t i) {
     const char *p = (const char *)t->data;
     switch (t->dtype) {
-    case SYMC_F32: { float v; memcpy(&v, p + 4 * i, 4); return v; }
-    case SYMC_F64: { double v; memcpy(&v, p + 8 * i, 8); return v; }
-    case SYMC_F16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return rt_f16_to_f64(v); }
-    case SYMC_BF16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return rt_bf16_to_f64(v); }
-    case SYMC_I64: { int64_t v; memcpy(&v, p + 8 * i, 8); return (double)v; }
-    case SYMC_I32: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+    case SYMC_F32: {
+        float v;
+        memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
+    case SYMC_F64: {
+        double v;
+        memcpy(&v, p + 8 * i, 8);
+        return v;
+    }
+    case SYMC_F16: {
+        uint16_t v;
+        memcpy(&v, p + 2 * i, 2);
+        return rt_f16_to_f64(v);
+    }
+    case SYMC_BF16: {
+        uint16_t v;
+        memcpy(&v, p + 2 * i, 2);
+        return rt_bf16_to_f64(v);
+    }
+    case SYMC_I64: {
+        int64_t v;
+        memcpy(&v, p + 8 * i, 8);
+        return (double)v;
+    }
+    case SYMC_I32: {
+        int32_t v;
+        memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
     case SYMC_BOOL: return p[i] ? 1.0 : 0.0;
     default: return NAN;
     }
@@ -99,8 +123,16 @@ double rt_ld_f(const rt_ref_tensor *t, int64_t i) {
 int64_t rt_ld_i(const rt_ref_tensor *t, int64_t i) {
     const char *p = (const char *)t->data;
     switch (t->dtype) {
-    case SYMC_I64: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; }
-    case SYMC_I32: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+    case SYMC_I64: {
+        int64_t v;
+        memcpy(&v, p + 8 * i, 8);
+        return v;
+    }
+    case SYMC_I32: {
+        int32_t v;
+        memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
     case SYMC_BOOL: return p[i] ? 1 : 0;
     default: return rt_f64_to_i64_sat(rt_ld_f(t, i));
     }
@@ -109,12 +141,32 @@ int64_t rt_ld_i(const rt_ref_tensor *t, int64_t i) {
 void rt_st_f(rt_ref_tensor *t, int64_t i, double v) {
     char *p = (char *)t->data;
     switch (t->dtype) {
-    case SYMC_F32: { float f = to_f32(v); memcpy(p + 4 * i, &f, 4); break; }
+    case SYMC_F32: {
+        float f = to_f32(v);
+        memcpy(p + 4 * i, &f, 4);
+        break;
+    }
     case SYMC_F64: memcpy(p + 8 * i, &v, 8); break;
-    case SYMC_F16: { uint16_t h = rt_f64_to_f16(v); memcpy(p + 2 * i, &h, 2); break; }
-    case SYMC_BF16: { uint16_t h = rt_f64_to_bf16(v); memcpy(p + 2 * i, &h, 2); break; }
-    case SYMC_I64: { int64_t x = rt_f64_to_i64_sat(v); memcpy(p + 8 * i, &x, 8); break; }
-    case SYMC_I32: { int32_t x = f64_to_i32_sat(v); memcpy(p + 4 * i, &x, 4); break; }
+    case SYMC_F16: {
+        uint16_t h = rt_f64_to_f16(v);
+        memcpy(p + 2 * i, &h, 2);
+        break;
+    }
+    case SYMC_BF16: {
+        uint16_t h = rt_f64_to_bf16(v);
+        memcpy(p + 2 * i, &h, 2);
+        break;
+    }
+    case SYMC_I64: {
+        int64_t x = rt_f64_to_i64_sat(v);
+        memcpy(p + 8 * i, &x, 8);
+        break;
+    }
+    case SYMC_I32: {
+        int32_t x = f64_to_i32_sat(v);
+        memcpy(p + 4 * i, &x, 4);
+        break;
+    }
     case SYMC_BOOL: p[i] = (char)(v != 0.0); break; /* NaN != 0: true, as in NumPy */
     default: break;
     }
@@ -124,10 +176,22 @@ void rt_st_i(rt_ref_tensor *t, int64_t i, int64_t v) {
     char *p = (char *)t->data;
     switch (t->dtype) {
     case SYMC_I64: memcpy(p + 8 * i, &v, 8); break;
-    case SYMC_I32: { int32_t x = wrap_i32(v); memcpy(p + 4 * i, &x, 4); break; }
+    case SYMC_I32: {
+        int32_t x = wrap_i32(v);
+        memcpy(p + 4 * i, &x, 4);
+        break;
+    }
     case SYMC_BOOL: p[i] = (char)(v != 0); break;
-    case SYMC_F64: { double d = (double)v; memcpy(p + 8 * i, &d, 8); break; } /* one rounding */
-    case SYMC_F32: { float f = (float)v; memcpy(p + 4 * i, &f, 4); break; }    /* one rounding */
+    case SYMC_F64: {
+        double d = (double)v;
+        memcpy(p + 8 * i, &d, 8);
+        break;
+    } /* one rounding */
+    case SYMC_F32: {
+        float f = (float)v;
+        memcpy(p + 4 * i, &f, 4);
+        break;
+    } /* one rounding */
     case SYMC_F16:
     case SYMC_BF16: rt_st_f(t, i, i64_to_f64_sticky(v)); break;
     default: break;
@@ -184,8 +248,8 @@ symc_status rt_check_in_dtype(rt_ctx *c, uint32_t k, symc_dtype dt) {
 
 symc_status rt_check_in_float(rt_ctx *c, uint32_t k, const char *role) {
     if (rt_is_float(c->in[k].dtype)) return SYMC_OK;
-    return rt_fail(c, SYMC_ERR_UNSUPPORTED, "%s (input %u) is %s; only float dtypes are supported",
-                   role, k, rt_dtype_name(c->in[k].dtype));
+    return rt_fail(c, SYMC_ERR_UNSUPPORTED, "%s (input %u) is %s; only float dtypes are supported", role, k,
+                   rt_dtype_name(c->in[k].dtype));
 }
 
 /* ---- attributes ----------------------------------------------------------------------- */
@@ -206,8 +270,8 @@ static symc_status wrong_kind(rt_ctx *c, const symc_attr *a, const char *want) {
                        "running the reference kernel",
                        a->name);
     static const char *const kinds[] = {
-        [SYMC_ATTR_INT] = "int",   [SYMC_ATTR_FLOAT] = "float", [SYMC_ATTR_INTS] = "ints",
-        [SYMC_ATTR_FLOATS] = "floats", [SYMC_ATTR_STR] = "str", [SYMC_ATTR_DIMS] = "dims",
+        [SYMC_ATTR_INT] = "int",       [SYMC_ATTR_FLOAT] = "float", [SYMC_ATTR_INTS] = "ints",
+        [SYMC_ATTR_FLOATS] = "floats", [SYMC_ATTR_STR] = "str",     [SYMC_ATTR_DIMS] = "dims",
         [SYMC_ATTR_DTYPE] = "dtype",
     };
     const char *kind = (unsigned)a->kind < sizeof kinds / sizeof kinds[0] ? kinds[a->kind] : "?";
@@ -239,23 +303,20 @@ symc_status rt_attr_float(rt_ctx *c, const char *name, int required, double dflt
     return SYMC_OK;
 }
 
-symc_status rt_attr_ints(rt_ctx *c, const char *name, int required, const int64_t **v,
-                         uint32_t *n, int *present) {
+symc_status rt_attr_ints(rt_ctx *c, const char *name, int required, const int64_t **v, uint32_t *n, int *present) {
     const symc_attr *a = rt_attr_find(c, name);
     *v = NULL;
     *n = 0;
     if (present) *present = a != NULL;
     if (!a) return required ? missing(c, name) : SYMC_OK;
     if (a->kind != SYMC_ATTR_INTS) return wrong_kind(c, a, "ints");
-    if (a->n && !a->ints)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' has no data", name);
+    if (a->n && !a->ints) return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' has no data", name);
     *v = a->ints;
     *n = a->n;
     return SYMC_OK;
 }
 
-symc_status rt_attr_ints_n(rt_ctx *c, const char *name, uint32_t n, const int64_t *dflt,
-                           int64_t *out) {
+symc_status rt_attr_ints_n(rt_ctx *c, const char *name, uint32_t n, const int64_t *dflt, int64_t *out) {
     const int64_t *v;
     uint32_t got;
     int present;
@@ -265,15 +326,12 @@ symc_status rt_attr_ints_n(rt_ctx *c, const char *name, uint32_t n, const int64_
         memcpy(out, dflt, n * sizeof *out);
         return SYMC_OK;
     }
-    if (got != n)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' has %u entries, must have %u", name,
-                       got, n);
+    if (got != n) return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' has %u entries, must have %u", name, got, n);
     memcpy(out, v, n * sizeof *out);
     return SYMC_OK;
 }
 
-symc_status rt_attr_str(rt_ctx *c, const char *name, int required, const char *dflt,
-                        const char **out) {
+symc_status rt_attr_str(rt_ctx *c, const char *name, int required, const char *dflt, const char **out) {
     const symc_attr *a = rt_attr_find(c, name);
     if (!a) {
         if (required) return missing(c, name);
@@ -291,16 +349,15 @@ symc_status rt_attr_dtype(rt_ctx *c, const char *name, symc_dtype *out) {
     if (!a) return missing(c, name);
     if (a->kind != SYMC_ATTR_DTYPE) return wrong_kind(c, a, "dtype");
     if (a->i < 0 || a->i >= SYMC_DTYPE_COUNT)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' = %lld is not a dtype", name,
-                       (long long)a->i);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute '%s' = %lld is not a dtype", name, (long long)a->i);
     *out = (symc_dtype)a->i;
     return SYMC_OK;
 }
 
 symc_status rt_norm_axis(rt_ctx *c, int64_t axis, int32_t rank, const char *what, int32_t *out) {
     if (axis < -(int64_t)rank || axis >= rank)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %lld is out of range [%d, %d] for rank %d", what,
-                       (long long)axis, -(int)rank, (int)rank - 1, (int)rank);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %lld is out of range [%d, %d] for rank %d", what, (long long)axis,
+                       -(int)rank, (int)rank - 1, (int)rank);
     *out = (int32_t)(axis < 0 ? axis + rank : axis);
     return SYMC_OK;
 }
@@ -327,8 +384,7 @@ void rt_unravel(int64_t i, int32_t rank, const int64_t *dims, int64_t *coord) {
     }
 }
 
-symc_status rt_broadcast_shape(rt_ctx *c, const rt_ref_tensor *const *ts, uint32_t n,
-                               int32_t *rank, int64_t *dims) {
+symc_status rt_broadcast_shape(rt_ctx *c, const rt_ref_tensor *const *ts, uint32_t n, int32_t *rank, int64_t *dims) {
     int32_t r = 0;
     for (uint32_t k = 0; k < n; k++)
         if (ts[k]->rank > r) r = ts[k]->rank;
@@ -350,8 +406,8 @@ symc_status rt_broadcast_shape(rt_ctx *c, const rt_ref_tensor *const *ts, uint32
                     len += (size_t)w;
                 }
                 return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                               "shapes %s do not broadcast (axis %d of the result: %lld vs %lld)",
-                               all, (int)d, (long long)size, (long long)s);
+                               "shapes %s do not broadcast (axis %d of the result: %lld vs %lld)", all, (int)d,
+                               (long long)size, (long long)s);
             }
             size = s;
         }

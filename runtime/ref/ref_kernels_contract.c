@@ -18,8 +18,8 @@
  * innermost over a block of accumulators so the loads are contiguous. This
  * keeps the reference backend usable at real model sizes. */
 enum { MM_BLOCK = 256 };
-static void matmul_block(const rt_ref_tensor *a, const rt_ref_tensor *b, rt_ref_tensor *out, int64_t a0,
-                         int64_t b0, int64_t o0, int64_t m, int64_t n, int64_t k) {
+static void matmul_block(const rt_ref_tensor *a, const rt_ref_tensor *b, rt_ref_tensor *out, int64_t a0, int64_t b0,
+                         int64_t o0, int64_t m, int64_t n, int64_t k) {
     double acc[MM_BLOCK];
     int f32 = a->dtype == SYMC_F32;
     const float *af = a->data, *bf = b->data;
@@ -61,11 +61,9 @@ symc_status rt_k_matmul(rt_ctx *c) {
     int64_t kb = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2];
     int64_t n = b->rank == 1 ? 1 : b->dims[b->rank - 1];
     if (k != kb)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                       "operands %s and %s: contracted dims differ (%lld vs %lld)",
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "operands %s and %s: contracted dims differ (%lld vs %lld)",
                        rt_shape_str(sa_txt, sizeof sa_txt, a->rank, a->dims),
-                       rt_shape_str(sb_txt, sizeof sb_txt, b->rank, b->dims), (long long)k,
-                       (long long)kb);
+                       rt_shape_str(sb_txt, sizeof sb_txt, b->rank, b->dims), (long long)k, (long long)kb);
     /* batch dims as tensors of their own, so NumPy broadcasting applies */
     rt_ref_tensor ab = {a->dtype, a->rank > 2 ? a->rank - 2 : 0, {0}, NULL};
     rt_ref_tensor bb = {b->dtype, b->rank > 2 ? b->rank - 2 : 0, {0}, NULL};
@@ -81,8 +79,7 @@ symc_status rt_k_matmul(rt_ctx *c) {
     if (a->rank > 1) od[orank++] = m;
     if (b->rank > 1) od[orank++] = n;
     if (orank > RT_REF_MAX_RANK)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "the result would have rank %d > %d", (int)orank,
-                       RT_REF_MAX_RANK);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "the result would have rank %d > %d", (int)orank, RT_REF_MAX_RANK);
     if ((s = rt_check_out(c, 0, a->dtype, orank, od))) return s;
 
     int64_t sa[RT_REF_MAX_RANK], sb[RT_REF_MAX_RANK], bc[RT_REF_MAX_RANK] = {0};
@@ -101,8 +98,7 @@ symc_status rt_k_matmul(rt_ctx *c) {
             for (int64_t j = 0; j < n; j++, o++) {
                 if (is_float) {
                     double acc = 0.0;
-                    for (int64_t p = 0; p < k; p++)
-                        acc += rt_ld_f(a, a0 + i * k + p) * rt_ld_f(b, b0 + p * n + j);
+                    for (int64_t p = 0; p < k; p++) acc += rt_ld_f(a, a0 + i * k + p) * rt_ld_f(b, b0 + p * n + j);
                     rt_st_f(&c->out[0], o, acc);
                 } else {
                     uint64_t acc = 0;
@@ -133,8 +129,7 @@ symc_status rt_k_gemm(rt_ctx *c) {
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "attributes 'trans_a' and 'trans_b' must be 0 or 1");
     if (a->rank != 2 || b->rank != 2)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "A %s and B %s must both be 2-D",
-                       rt_shape_str(t1, sizeof t1, a->rank, a->dims),
-                       rt_shape_str(t2, sizeof t2, b->rank, b->dims));
+                       rt_shape_str(t1, sizeof t1, a->rank, a->dims), rt_shape_str(t2, sizeof t2, b->rank, b->dims));
     int64_t m = ta ? a->dims[1] : a->dims[0], k = ta ? a->dims[0] : a->dims[1];
     int64_t kb = tb ? b->dims[1] : b->dims[0], n = tb ? b->dims[0] : b->dims[1];
     if (k != kb)
@@ -142,17 +137,14 @@ symc_status rt_k_gemm(rt_ctx *c) {
                        "A %s (trans_a=%lld) and B %s (trans_b=%lld): contracted dims differ "
                        "(%lld vs %lld)",
                        rt_shape_str(t1, sizeof t1, a->rank, a->dims), (long long)ta,
-                       rt_shape_str(t2, sizeof t2, b->rank, b->dims), (long long)tb, (long long)k,
-                       (long long)kb);
+                       rt_shape_str(t2, sizeof t2, b->rank, b->dims), (long long)tb, (long long)k, (long long)kb);
     int64_t od[2] = {m, n}, cst[2] = {0, 0};
     if (cc) { /* C broadcasts one way, to [M, N] */
         int ok = cc->rank <= 2;
-        for (int32_t d = 0; ok && d < cc->rank; d++)
-            ok = cc->dims[d] == 1 || cc->dims[d] == od[2 - cc->rank + d];
+        for (int32_t d = 0; ok && d < cc->rank; d++) ok = cc->dims[d] == 1 || cc->dims[d] == od[2 - cc->rank + d];
         if (!ok)
             return rt_fail(c, SYMC_ERR_INVALID_ARG, "C %s does not broadcast to the result %s",
-                           rt_shape_str(t1, sizeof t1, cc->rank, cc->dims),
-                           rt_shape_str(t2, sizeof t2, 2, od));
+                           rt_shape_str(t1, sizeof t1, cc->rank, cc->dims), rt_shape_str(t2, sizeof t2, 2, od));
         rt_bcast_strides(cc, 2, cst);
     }
     if ((s = rt_check_out(c, 0, a->dtype, 2, od))) return s;
@@ -161,8 +153,7 @@ symc_status rt_k_gemm(rt_ctx *c) {
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             double acc = 0.0;
-            for (int64_t p = 0; p < k; p++)
-                acc += rt_ld_f(a, i * sai + p * sap) * rt_ld_f(b, p * sbp + j * sbj);
+            for (int64_t p = 0; p < k; p++) acc += rt_ld_f(a, i * sai + p * sap) * rt_ld_f(b, p * sbp + j * sbj);
             double y = alpha * acc;
             if (cc) y += beta * rt_ld_f(cc, i * cst[0] + j * cst[1]);
             rt_st_f(&c->out[0], i * n + j, y);
@@ -186,16 +177,15 @@ symc_status rt_k_conv2d(rt_ctx *c) {
     if ((s = rt_attr_int(c, "group", 0, 1, &group))) return s;
     if (x->rank != 4 || w->rank != 4)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "x %s and w %s must both be 4-D (NCHW, OIHW)",
-                       rt_shape_str(t1, sizeof t1, x->rank, x->dims),
-                       rt_shape_str(t2, sizeof t2, w->rank, w->dims));
+                       rt_shape_str(t1, sizeof t1, x->rank, x->dims), rt_shape_str(t2, sizeof t2, w->rank, w->dims));
     int64_t nb = x->dims[0], ci = x->dims[1], h = x->dims[2], wd = x->dims[3];
     int64_t co = w->dims[0], cg = w->dims[1], kh = w->dims[2], kw = w->dims[3];
     if (group < 1 || co % group != 0 || cg * group != ci)
         return rt_fail(c, SYMC_ERR_INVALID_ARG,
                        "x %s and w %s with group %lld: need C = w.dim1 * group and O divisible "
                        "by group",
-                       rt_shape_str(t1, sizeof t1, x->rank, x->dims),
-                       rt_shape_str(t2, sizeof t2, w->rank, w->dims), (long long)group);
+                       rt_shape_str(t1, sizeof t1, x->rank, x->dims), rt_shape_str(t2, sizeof t2, w->rank, w->dims),
+                       (long long)group);
     if (bias && (bias->rank != 1 || bias->dims[0] != co))
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "bias %s must be [%lld] (the output channels)",
                        rt_shape_str(t1, sizeof t1, bias->rank, bias->dims), (long long)co);
@@ -220,7 +210,7 @@ symc_status rt_k_conv2d(rt_ctx *c) {
                                 int64_t xx = j * strides[1] - pads[1] + t * dil[1];
                                 if (xx < 0 || xx >= wd) continue;
                                 acc += rt_ld_f(x, ((n * ci + c0 + q) * h + y) * wd + xx) *
-                                       rt_ld_f(w, ((o * cg + q) * kh + r) * kw + t);
+                                    rt_ld_f(w, ((o * cg + q) * kh + r) * kw + t);
                             }
                         }
                     rt_st_f(&c->out[0], ((n * co + o) * ho + i) * wo + j, acc);

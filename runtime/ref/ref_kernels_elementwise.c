@@ -90,8 +90,7 @@ symc_status rt_k_unary(rt_ctx *c) {
         if ((s = rt_attr_str(c, "approximate", 0, "none", &mode))) return s;
         if (!strcmp(mode, "tanh")) p.tanh_gelu = 1;
         else if (strcmp(mode, "none"))
-            return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                           "attribute 'approximate' = '%s' must be none or tanh", mode);
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'approximate' = '%s' must be none or tanh", mode);
         break;
     }
     case IR_OP_CLIP:
@@ -99,8 +98,7 @@ symc_status rt_k_unary(rt_ctx *c) {
         p.has_hi = rt_attr_find(c, "max") != NULL;
         if ((s = rt_attr_float(c, "min", 0, 0, &p.lo))) return s;
         if ((s = rt_attr_float(c, "max", 0, 0, &p.hi))) return s;
-        if (isnan(p.lo) || isnan(p.hi))
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "clip bounds must not be NaN");
+        if (isnan(p.lo) || isnan(p.hi)) return rt_fail(c, SYMC_ERR_INVALID_ARG, "clip bounds must not be NaN");
         break;
     default: break;
     }
@@ -147,8 +145,8 @@ symc_status rt_k_cast(rt_ctx *c) {
 
 /* ---- binary ---------------------------------------------------------------------- */
 static int is_compare(ir_op op) {
-    return op == IR_OP_EQUAL || op == IR_OP_LESS || op == IR_OP_LESS_EQUAL ||
-           op == IR_OP_GREATER || op == IR_OP_GREATER_EQUAL;
+    return op == IR_OP_EQUAL || op == IR_OP_LESS || op == IR_OP_LESS_EQUAL || op == IR_OP_GREATER ||
+        op == IR_OP_GREATER_EQUAL;
 }
 
 static double binary_f(ir_op op, double a, double b, int python_mod) {
@@ -221,8 +219,7 @@ symc_status rt_k_binary(rt_ctx *c) {
     if (c->op == IR_OP_POW) {
         /* the exponent may have its own dtype (ops.def: KEEP) */
         if (!(RT_DT(b->dtype) & RT_NUMS))
-            return rt_fail(c, SYMC_ERR_UNSUPPORTED, "exponent dtype %s is not supported",
-                           rt_dtype_name(b->dtype));
+            return rt_fail(c, SYMC_ERR_UNSUPPORTED, "exponent dtype %s is not supported", rt_dtype_name(b->dtype));
     } else if ((s = rt_check_in_dtype(c, 1, a->dtype))) {
         return s;
     }
@@ -230,8 +227,7 @@ symc_status rt_k_binary(rt_ctx *c) {
     if (c->op == IR_OP_MOD) {
         if ((s = rt_attr_int(c, "fmod", 0, 0, &fmod_attr))) return s;
         if (fmod_attr != 0 && fmod_attr != 1)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'fmod' = %lld must be 0 or 1",
-                           (long long)fmod_attr);
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'fmod' = %lld must be 0 or 1", (long long)fmod_attr);
     }
     int python_mod = fmod_attr == 0;
 
@@ -258,11 +254,9 @@ symc_status rt_k_binary(rt_ctx *c) {
         int64_t va = rt_ld_i(a, ia), vb = rt_ld_i(b, ib);
         if ((c->op == IR_OP_DIV || c->op == IR_OP_MOD) && vb == 0) {
             char where[160];
-            return rt_fail(c, SYMC_ERR_DIV_ZERO,
-                           "integer %s by zero at output element %s (%lld %s 0)",
-                           c->op == IR_OP_DIV ? "division" : "modulo",
-                           rt_shape_str(where, sizeof where, rank, coord), (long long)va,
-                           c->op == IR_OP_DIV ? "/" : "%");
+            return rt_fail(c, SYMC_ERR_DIV_ZERO, "integer %s by zero at output element %s (%lld %s 0)",
+                           c->op == IR_OP_DIV ? "division" : "modulo", rt_shape_str(where, sizeof where, rank, coord),
+                           (long long)va, c->op == IR_OP_DIV ? "/" : "%");
         }
         if (c->op == IR_OP_POW && vb < 0) {
             char where[160];
@@ -294,10 +288,8 @@ symc_status rt_k_where(rt_ctx *c) {
     rt_bcast_strides(yv, rank, sy);
     int64_t n = rt_numel_dims(rank, dims);
     for (int64_t i = 0; i < n; i++, rt_next(rank, dims, coord)) {
-        if (rt_ld_i(cond, rt_offset(rank, coord, sc)))
-            rt_copy_elem(&c->out[0], i, x, rt_offset(rank, coord, sx));
-        else
-            rt_copy_elem(&c->out[0], i, yv, rt_offset(rank, coord, sy));
+        if (rt_ld_i(cond, rt_offset(rank, coord, sc))) rt_copy_elem(&c->out[0], i, x, rt_offset(rank, coord, sx));
+        else rt_copy_elem(&c->out[0], i, yv, rt_offset(rank, coord, sy));
     }
     return SYMC_OK;
 }

@@ -68,14 +68,11 @@ symc_status rt_check_in_float(rt_ctx *c, uint32_t k, const char *role);
 const symc_attr *rt_attr_find(const rt_ctx *c, const char *name);
 symc_status rt_attr_int(rt_ctx *c, const char *name, int required, int64_t dflt, int64_t *out);
 symc_status rt_attr_float(rt_ctx *c, const char *name, int required, double dflt, double *out);
-symc_status rt_attr_ints(rt_ctx *c, const char *name, int required, const int64_t **v,
-                         uint32_t *n, int *present);
-symc_status rt_attr_str(rt_ctx *c, const char *name, int required, const char *dflt,
-                        const char **out);
+symc_status rt_attr_ints(rt_ctx *c, const char *name, int required, const int64_t **v, uint32_t *n, int *present);
+symc_status rt_attr_str(rt_ctx *c, const char *name, int required, const char *dflt, const char **out);
 symc_status rt_attr_dtype(rt_ctx *c, const char *name, symc_dtype *out);
 /* An ints attribute of exactly n entries (or the default when absent). */
-symc_status rt_attr_ints_n(rt_ctx *c, const char *name, uint32_t n, const int64_t *dflt,
-                           int64_t *out);
+symc_status rt_attr_ints_n(rt_ctx *c, const char *name, uint32_t n, const int64_t *dflt, int64_t *out);
 
 /* axis in [-rank, rank) -> [0, rank); `what` names it in the message */
 symc_status rt_norm_axis(rt_ctx *c, int64_t axis, int32_t rank, const char *what, int32_t *out);
@@ -97,8 +94,7 @@ int rt_mul_ok(int64_t a, int64_t b, int64_t *out);
 void rt_strides(int32_t rank, const int64_t *dims, int64_t *strides);
 void rt_unravel(int64_t i, int32_t rank, const int64_t *dims, int64_t *coord);
 /* NumPy broadcast of n tensors' shapes; error names the inputs and shapes */
-symc_status rt_broadcast_shape(rt_ctx *c, const rt_ref_tensor *const *ts, uint32_t n,
-                               int32_t *rank, int64_t *dims);
+symc_status rt_broadcast_shape(rt_ctx *c, const rt_ref_tensor *const *ts, uint32_t n, int32_t *rank, int64_t *dims);
 /* strides of t viewed at out_rank dims (right aligned), 0 where t broadcasts */
 void rt_bcast_strides(const rt_ref_tensor *t, int32_t out_rank, int64_t *strides);
 /* offset of coord (out_rank dims) under those strides */
@@ -120,8 +116,8 @@ static inline void rt_next(int32_t rank, const int64_t *dims, int64_t *coord) {
  * the ceiling, dropping a last window that would start in the end padding
  * (PyTorch's rule). Checks k, stride, dil >= 1, pads >= 0 and that the window
  * fits the padded input; `axis` names the dim in messages. */
-symc_status rt_window_out(rt_ctx *c, const char *axis, int64_t in, int64_t k, int64_t stride,
-                          int64_t dil, int64_t pad_b, int64_t pad_e, int ceil_mode, int64_t *out);
+symc_status rt_window_out(rt_ctx *c, const char *axis, int64_t in, int64_t k, int64_t stride, int64_t dil,
+                          int64_t pad_b, int64_t pad_e, int ceil_mode, int64_t *out);
 
 /* ---- kernels (one per file group) ------------------------------------------------ */
 /* ref_kernels_elementwise.c */

@@ -29,20 +29,18 @@ symc_status rt_k_reshape(rt_ctx *c) {
     char t1[160], t2[160];
     if ((s = rt_attr_ints(c, "shape", 1, &shape, &n, NULL))) return s;
     if (n > RT_REF_MAX_RANK)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "'shape' has %u entries, more than rank %d", n,
-                       RT_REF_MAX_RANK);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "'shape' has %u entries, more than rank %d", n, RT_REF_MAX_RANK);
     int64_t od[RT_REF_MAX_RANK], known = 1;
     int infer = -1;
     for (uint32_t d = 0; d < n; d++) {
         if (shape[d] == -1) {
-            if (infer >= 0)
-                return rt_fail(c, SYMC_ERR_INVALID_ARG, "'shape' has more than one -1");
+            if (infer >= 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "'shape' has more than one -1");
             infer = (int)d;
             continue;
         }
         if (shape[d] < 0)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "'shape' entry %u is %lld; only -1 may be negative",
-                           d, (long long)shape[d]);
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "'shape' entry %u is %lld; only -1 may be negative", d,
+                           (long long)shape[d]);
         if (!rt_mul_ok(known, shape[d], &known))
             return rt_fail(c, SYMC_ERR_INVALID_ARG, "'shape' %s has too many elements",
                            rt_shape_str(t1, sizeof t1, (int32_t)n, shape));
@@ -105,13 +103,11 @@ symc_status rt_k_expand(rt_ctx *c) {
     symc_status s;
     if ((s = rt_attr_ints(c, "shape", 1, &shape, &n, NULL))) return s;
     if (n > RT_REF_MAX_RANK)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "'shape' has %u entries, more than rank %d", n,
-                       RT_REF_MAX_RANK);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "'shape' has %u entries, more than rank %d", n, RT_REF_MAX_RANK);
     rt_ref_tensor target = {x->dtype, (int32_t)n, {0}, NULL};
     for (uint32_t d = 0; d < n; d++) {
         if (shape[d] < 0)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "'shape' entry %u is %lld, must be >= 0", d,
-                           (long long)shape[d]);
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "'shape' entry %u is %lld, must be >= 0", d, (long long)shape[d]);
         target.dims[d] = shape[d];
     }
     /* ONNX Expand: the result is the broadcast of both shapes */
@@ -134,8 +130,7 @@ symc_status rt_k_concat(rt_ctx *c) {
     int32_t axis;
     symc_status s;
     if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
-    if (x->rank == 0)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; concat needs rank >= 1");
+    if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; concat needs rank >= 1");
     if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
     int64_t od[RT_REF_MAX_RANK];
     memcpy(od, x->dims, sizeof od);
@@ -147,10 +142,9 @@ symc_status rt_k_concat(rt_ctx *c) {
         for (int32_t d = 0; ok && d < x->rank; d++) ok = d == axis || t->dims[d] == x->dims[d];
         if (!ok) {
             char t1[160], t2[160];
-            return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                           "input %u %s does not match input 0 %s outside axis %d", k,
-                           rt_shape_str(t1, sizeof t1, t->rank, t->dims),
-                           rt_shape_str(t2, sizeof t2, x->rank, x->dims), (int)axis);
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "input %u %s does not match input 0 %s outside axis %d", k,
+                           rt_shape_str(t1, sizeof t1, t->rank, t->dims), rt_shape_str(t2, sizeof t2, x->rank, x->dims),
+                           (int)axis);
         }
         if (t->dims[axis] > INT64_MAX - od[axis])
             return rt_fail(c, SYMC_ERR_INVALID_ARG, "the concatenated dim is too large");
@@ -181,8 +175,8 @@ symc_status rt_k_slice(rt_ctx *c) {
     if ((s = rt_attr_ints(c, "steps", 0, &steps, &nst, &has_steps))) return s;
     if (ne != ns || (has_axes && na != ns) || (has_steps && nst != ns))
         return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                       "starts, ends, axes and steps must have the same length (%u, %u, %u, %u)",
-                       ns, ne, has_axes ? na : ns, has_steps ? nst : ns);
+                       "starts, ends, axes and steps must have the same length (%u, %u, %u, %u)", ns, ne,
+                       has_axes ? na : ns, has_steps ? nst : ns);
     if (!has_axes && ns > (uint32_t)x->rank)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "%u starts for an input of rank %d", ns, (int)x->rank);
     /* per input axis: first index, step, count (untouched axes: 0, 1, dim) */
@@ -192,8 +186,7 @@ symc_status rt_k_slice(rt_ctx *c) {
     for (uint32_t k = 0; k < ns; k++) {
         int32_t a = (int32_t)k;
         if (has_axes && (s = rt_norm_axis(c, axes[k], x->rank, "axis", &a))) return s;
-        if (done[a])
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "axis %d is sliced twice", (int)a);
+        if (done[a]) return rt_fail(c, SYMC_ERR_INVALID_ARG, "axis %d is sliced twice", (int)a);
         done[a] = 1;
         int64_t st = has_steps ? steps[k] : 1, dim = x->dims[a];
         if (st == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "step 0 for axis %d", (int)a);
@@ -236,13 +229,11 @@ symc_status rt_k_gather(rt_ctx *c) {
     if (idx->dtype != SYMC_I64 && idx->dtype != SYMC_I32)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices (input 1) are %s, must be i32 or i64",
                        rt_dtype_name(idx->dtype));
-    if (x->rank == 0)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "data (input 0) is a scalar; gather needs rank >= 1");
+    if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "data (input 0) is a scalar; gather needs rank >= 1");
     if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
     int32_t orank = x->rank - 1 + idx->rank;
     if (orank > RT_REF_MAX_RANK)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "the result would have rank %d > %d", (int)orank,
-                       RT_REF_MAX_RANK);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "the result would have rank %d > %d", (int)orank, RT_REF_MAX_RANK);
     int64_t od[RT_REF_MAX_RANK];
     int32_t r = 0;
     for (int32_t d = 0; d < axis; d++) od[r++] = x->dims[d];
@@ -259,8 +250,8 @@ symc_status rt_k_gather(rt_ctx *c) {
             return rt_fail(c, SYMC_ERR_RANGE,
                            "index %lld at indices%s is out of range [%lld, %lld] for axis %d of "
                            "size %lld",
-                           (long long)v, rt_shape_str(t, sizeof t, idx->rank, coord),
-                           (long long)-dim, (long long)dim - 1, (int)axis, (long long)dim);
+                           (long long)v, rt_shape_str(t, sizeof t, idx->rank, coord), (long long)-dim,
+                           (long long)dim - 1, (int)axis, (long long)dim);
         }
     }
     int64_t outer = rt_numel_dims(axis, x->dims), inner = rt_numel_dims(x->rank - axis - 1, x->dims + axis + 1);
@@ -269,8 +260,7 @@ symc_status rt_k_gather(rt_ctx *c) {
         for (int64_t q = 0; q < nidx; q++) {
             int64_t v = rt_ld_i(idx, q);
             if (v < 0) v += dim;
-            for (int64_t j = 0; j < inner; j++)
-                rt_copy_elem(&c->out[0], o++, x, (i * dim + v) * inner + j);
+            for (int64_t j = 0; j < inner; j++) rt_copy_elem(&c->out[0], o++, x, (i * dim + v) * inner + j);
         }
     return SYMC_OK;
 }
@@ -290,13 +280,11 @@ symc_status rt_k_squeeze(rt_ctx *c) {
     for (uint32_t k = 0; k < n; k++) {
         int32_t a;
         if ((s = rt_norm_axis(c, axes[k], x->rank, "axis", &a))) return s;
-        if (drop[a])
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "axis %lld appears twice in 'axes'",
-                           (long long)axes[k]);
+        if (drop[a]) return rt_fail(c, SYMC_ERR_INVALID_ARG, "axis %lld appears twice in 'axes'", (long long)axes[k]);
         if (x->dims[a] != 1) {
             char t[160];
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "cannot squeeze axis %d of size %lld (input %s)",
-                           (int)a, (long long)x->dims[a], rt_shape_str(t, sizeof t, x->rank, x->dims));
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "cannot squeeze axis %d of size %lld (input %s)", (int)a,
+                           (long long)x->dims[a], rt_shape_str(t, sizeof t, x->rank, x->dims));
         }
         drop[a] = 1;
     }
@@ -316,16 +304,14 @@ symc_status rt_k_unsqueeze(rt_ctx *c) {
     symc_status s;
     if ((s = rt_attr_ints(c, "axes", 1, &axes, &n, NULL))) return s;
     if ((int64_t)x->rank + n > RT_REF_MAX_RANK)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "rank %d plus %u new axes exceeds %d", (int)x->rank,
-                       n, RT_REF_MAX_RANK);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "rank %d plus %u new axes exceeds %d", (int)x->rank, n,
+                       RT_REF_MAX_RANK);
     int32_t orank = x->rank + (int32_t)n;
     int added[RT_REF_MAX_RANK] = {0};
     for (uint32_t k = 0; k < n; k++) {
         int32_t a; /* axes count in the output's rank */
         if ((s = rt_norm_axis(c, axes[k], orank, "axis", &a))) return s;
-        if (added[a])
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "axis %lld appears twice in 'axes'",
-                           (long long)axes[k]);
+        if (added[a]) return rt_fail(c, SYMC_ERR_INVALID_ARG, "axis %lld appears twice in 'axes'", (long long)axes[k]);
         added[a] = 1;
     }
     int64_t od[RT_REF_MAX_RANK];
@@ -341,11 +327,10 @@ symc_status rt_k_flatten(rt_ctx *c) {
     symc_status s;
     if ((s = rt_attr_int(c, "axis", 0, 1, &axis))) return s;
     if (axis < -(int64_t)x->rank || axis > x->rank) /* ONNX: [-r, r] */
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "axis %lld is out of range [%d, %d] for rank %d",
-                       (long long)axis, -(int)x->rank, (int)x->rank, (int)x->rank);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "axis %lld is out of range [%d, %d] for rank %d", (long long)axis,
+                       -(int)x->rank, (int)x->rank, (int)x->rank);
     if (axis < 0) axis += x->rank;
-    int64_t od[2] = {rt_numel_dims((int32_t)axis, x->dims),
-                     rt_numel_dims(x->rank - (int32_t)axis, x->dims + axis)};
+    int64_t od[2] = {rt_numel_dims((int32_t)axis, x->dims), rt_numel_dims(x->rank - (int32_t)axis, x->dims + axis)};
     if ((s = rt_check_out(c, 0, x->dtype, 2, od))) return s;
     copy_all(c);
     return SYMC_OK;
@@ -361,22 +346,19 @@ symc_status rt_k_split(rt_ctx *c) {
     symc_status s;
     if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
     if ((s = rt_attr_ints(c, "sizes", 1, &sizes, &n, NULL))) return s;
-    if (x->rank == 0)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; split needs rank >= 1");
+    if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; split needs rank >= 1");
     if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
-    if (n != c->n_out)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%u sizes but %u outputs", n, c->n_out);
+    if (n != c->n_out) return rt_fail(c, SYMC_ERR_INVALID_ARG, "%u sizes but %u outputs", n, c->n_out);
     int64_t total = 0;
     for (uint32_t k = 0; k < n; k++) {
         if (sizes[k] < 0 || sizes[k] > x->dims[axis] - total)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                           "size %u (%lld) is negative or the sizes exceed dim %d (%lld)", k,
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "size %u (%lld) is negative or the sizes exceed dim %d (%lld)", k,
                            (long long)sizes[k], (int)axis, (long long)x->dims[axis]);
         total += sizes[k];
     }
     if (total != x->dims[axis])
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "sizes add up to %lld but axis %d has %lld",
-                       (long long)total, (int)axis, (long long)x->dims[axis]);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "sizes add up to %lld but axis %d has %lld", (long long)total,
+                       (int)axis, (long long)x->dims[axis]);
     for (uint32_t k = 0; k < n; k++) {
         int64_t od[RT_REF_MAX_RANK];
         memcpy(od, x->dims, sizeof od);
@@ -388,8 +370,7 @@ symc_status rt_k_split(rt_ctx *c) {
     for (uint32_t k = 0; k < n; k++) {
         int64_t block = sizes[k] * inner;
         for (int64_t i = 0; i < outer; i++)
-            for (int64_t j = 0; j < block; j++)
-                rt_copy_elem(&c->out[k], i * block + j, x, i * row + at + j);
+            for (int64_t j = 0; j < block; j++) rt_copy_elem(&c->out[k], i * block + j, x, i * row + at + j);
         at += block;
     }
     return SYMC_OK;
@@ -410,11 +391,9 @@ symc_status rt_k_pad(rt_ctx *c) {
     if (!strcmp(mode_s, "constant")) mode = CONSTANT;
     else if (!strcmp(mode_s, "reflect")) mode = REFLECT;
     else if (!strcmp(mode_s, "edge")) mode = EDGE;
-    else
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "mode '%s' must be constant, reflect or edge", mode_s);
+    else return rt_fail(c, SYMC_ERR_INVALID_ARG, "mode '%s' must be constant, reflect or edge", mode_s);
     if (n != 2u * (uint32_t)x->rank)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "'pads' has %u entries, must be 2 x rank = %d", n,
-                       2 * (int)x->rank);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "'pads' has %u entries, must be 2 x rank = %d", n, 2 * (int)x->rank);
     int64_t od[RT_REF_MAX_RANK];
     const int64_t lim = (int64_t)1 << 61; /* keeps the sums below exact in int64 */
     for (int32_t d = 0; d < x->rank; d++) {
@@ -423,9 +402,8 @@ symc_status rt_k_pad(rt_ctx *c) {
             return rt_fail(c, SYMC_ERR_INVALID_ARG, "pads for axis %d are too large", (int)d);
         od[d] = x->dims[d] + b + e;
         if (od[d] < 0)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                           "pads %lld and %lld crop more than axis %d's %lld elements", (long long)b,
-                           (long long)e, (int)d, (long long)x->dims[d]);
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "pads %lld and %lld crop more than axis %d's %lld elements",
+                           (long long)b, (long long)e, (int)d, (long long)x->dims[d]);
         if (mode != CONSTANT && x->dims[d] == 0 && od[d] > 0)
             return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s padding of the empty axis %d", mode_s, (int)d);
     }
@@ -485,22 +463,17 @@ symc_status rt_k_range(rt_ctx *c) {
         const int64_t *p;
         uint32_t n;
         if ((s = rt_attr_ints(c, names[i], 1, &p, &n, NULL))) return s;
-        if (n != 1)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "'%s' has %u entries, must have 1", names[i], n);
+        if (n != 1) return rt_fail(c, SYMC_ERR_INVALID_ARG, "'%s' has %u entries, must have 1", names[i], n);
         v[i] = p[0];
     }
     if ((s = rt_attr_dtype(c, "to", &to))) return s;
-    if (!(RT_DT(to) & RT_NUMS))
-        return rt_fail(c, SYMC_ERR_UNSUPPORTED, "range of dtype %s", rt_dtype_name(to));
+    if (!(RT_DT(to) & RT_NUMS)) return rt_fail(c, SYMC_ERR_UNSUPPORTED, "range of dtype %s", rt_dtype_name(to));
     int64_t start = v[0], limit = v[1], delta = v[2], span, len = 0;
     if (delta == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "delta is 0");
-    if (__builtin_sub_overflow(limit, start, &span))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "limit - start overflows");
+    if (__builtin_sub_overflow(limit, start, &span)) return rt_fail(c, SYMC_ERR_INVALID_ARG, "limit - start overflows");
     /* ceil(span / delta) for spans of delta's sign; C division truncates */
-    if ((span > 0 && delta > 0) || (span < 0 && delta < 0))
-        len = span / delta + (span % delta != 0);
-    if (len > 0 && (__builtin_mul_overflow(len - 1, delta, &span) ||
-                    __builtin_add_overflow(start, span, &span)))
+    if ((span > 0 && delta > 0) || (span < 0 && delta < 0)) len = span / delta + (span % delta != 0);
+    if (len > 0 && (__builtin_mul_overflow(len - 1, delta, &span) || __builtin_add_overflow(start, span, &span)))
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "the range has too many elements");
     int64_t od[1] = {len};
     if ((s = rt_check_out(c, 0, to, 1, od))) return s;
@@ -516,8 +489,7 @@ symc_status rt_k_tile(rt_ctx *c) {
     symc_status s;
     if ((s = rt_attr_ints(c, "repeats", 1, &rep, &n, NULL))) return s;
     if (n != (uint32_t)x->rank)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "'repeats' has %u entries but the input has rank %d", n,
-                       (int)x->rank);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "'repeats' has %u entries but the input has rank %d", n, (int)x->rank);
     int64_t od[RT_REF_MAX_RANK], total = 1;
     for (int32_t d = 0; d < x->rank; d++) {
         if (rep[d] < 0)
@@ -546,8 +518,7 @@ symc_status rt_k_trilu(rt_ctx *c) {
     symc_status s;
     if ((s = rt_attr_int(c, "upper", 0, 1, &upper))) return s;
     if ((s = rt_attr_int(c, "k", 0, 0, &k))) return s;
-    if (x->rank < 2)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 has rank %d, trilu needs >= 2", (int)x->rank);
+    if (x->rank < 2) return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 has rank %d, trilu needs >= 2", (int)x->rank);
     if ((s = rt_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
     int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1];
     int64_t total = rt_numel_dims(x->rank, x->dims);

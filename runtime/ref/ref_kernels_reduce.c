@@ -25,8 +25,7 @@ symc_status rt_k_reduce(rt_ctx *c) {
     if ((s = rt_attr_ints(c, "axes", 0, &axes, &n_axes, NULL))) return s;
     if ((s = rt_attr_int(c, "keepdims", 0, 1, &keepdims))) return s;
     if (keepdims != 0 && keepdims != 1)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'keepdims' = %lld must be 0 or 1",
-                       (long long)keepdims);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'keepdims' = %lld must be 0 or 1", (long long)keepdims);
     int reduced[RT_REF_MAX_RANK] = {0};
     if (n_axes == 0) { /* absent or empty: every axis, as in ONNX */
         for (int32_t d = 0; d < x->rank; d++) reduced[d] = 1;
@@ -35,8 +34,7 @@ symc_status rt_k_reduce(rt_ctx *c) {
         int32_t a;
         if ((s = rt_norm_axis(c, axes[k], x->rank, "axis", &a))) return s;
         if (reduced[a])
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "axis %lld appears twice in 'axes'",
-                           (long long)axes[k]);
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "axis %lld appears twice in 'axes'", (long long)axes[k]);
         reduced[a] = 1;
     }
 
@@ -99,8 +97,7 @@ symc_status rt_k_softmax(rt_ctx *c) {
     int32_t axis;
     symc_status s;
     if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
-    if (x->rank == 0)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; softmax needs an axis");
+    if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; softmax needs an axis");
     if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
     if ((s = rt_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
     int64_t outer = rt_numel_dims(axis, x->dims), n = x->dims[axis];
@@ -116,8 +113,7 @@ symc_status rt_k_softmax(rt_ctx *c) {
             for (int64_t j = 0; j < n; j++) sum += exp(rt_ld_f(x, base + j * inner) - mx);
             for (int64_t j = 0; j < n; j++) {
                 double v = rt_ld_f(x, base + j * inner) - mx;
-                rt_st_f(&c->out[0], base + j * inner,
-                        c->op == IR_OP_LOG_SOFTMAX ? v - log(sum) : exp(v) / sum);
+                rt_st_f(&c->out[0], base + j * inner, c->op == IR_OP_LOG_SOFTMAX ? v - log(sum) : exp(v) / sum);
             }
         }
     return SYMC_OK;
@@ -126,8 +122,8 @@ symc_status rt_k_softmax(rt_ctx *c) {
 /* ---- layer_norm / rms_norm ------------------------------------------------------------------- */
 /* in[k] (scale or bias) must broadcast to the normalized dims tdims[0..tr):
  * its rank at most tr and each of its dims 1 or equal, right-aligned. */
-static symc_status check_affine(rt_ctx *c, uint32_t k, const char *role, int32_t tr,
-                                const int64_t *tdims, int64_t *strides) {
+static symc_status check_affine(rt_ctx *c, uint32_t k, const char *role, int32_t tr, const int64_t *tdims,
+                                int64_t *strides) {
     const rt_ref_tensor *t = &c->in[k];
     symc_status s = rt_check_in_float(c, k, role);
     if (s) return s;
@@ -138,10 +134,10 @@ static symc_status check_affine(rt_ctx *c, uint32_t k, const char *role, int32_t
     }
     if (!ok) {
         char a[160], b[160];
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s (input %u) of shape %s does not broadcast to "
+        return rt_fail(c, SYMC_ERR_INVALID_ARG,
+                       "%s (input %u) of shape %s does not broadcast to "
                        "the normalized dims %s",
-                       role, k, rt_shape_str(a, sizeof a, t->rank, t->dims),
-                       rt_shape_str(b, sizeof b, tr, tdims));
+                       role, k, rt_shape_str(a, sizeof a, t->rank, t->dims), rt_shape_str(b, sizeof b, tr, tdims));
     }
     rt_bcast_strides(t, tr, strides);
     return SYMC_OK;
@@ -155,8 +151,7 @@ static symc_status norm_common(rt_ctx *c, int rms) {
     symc_status s;
     if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
     if ((s = rt_attr_float(c, "epsilon", 1, 0, &eps))) return s;
-    if (x->rank == 0)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; the norm needs an axis");
+    if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; the norm needs an axis");
     if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
     int32_t tr = x->rank - axis;
     const int64_t *tdims = x->dims + axis;
@@ -203,7 +198,8 @@ symc_status rt_k_batch_norm(rt_ctx *c) {
     if ((s = rt_attr_float(c, "epsilon", 1, 0, &eps))) return s;
     if (x->rank < 2) {
         char a[160];
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 has shape %s; batch_norm needs rank >= 2 "
+        return rt_fail(c, SYMC_ERR_INVALID_ARG,
+                       "input 0 has shape %s; batch_norm needs rank >= 2 "
                        "(channels on dim 1)",
                        rt_shape_str(a, sizeof a, x->rank, x->dims));
     }
@@ -212,10 +208,10 @@ symc_status rt_k_batch_norm(rt_ctx *c) {
         if ((s = rt_check_in_float(c, k, roles[k]))) return s;
         if (c->in[k].rank != 1 || c->in[k].dims[0] != ch) {
             char a[160];
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s (input %u) has shape %s, must be [%lld] "
+            return rt_fail(c, SYMC_ERR_INVALID_ARG,
+                           "%s (input %u) has shape %s, must be [%lld] "
                            "(the channels of x)",
-                           roles[k], k, rt_shape_str(a, sizeof a, c->in[k].rank, c->in[k].dims),
-                           (long long)ch);
+                           roles[k], k, rt_shape_str(a, sizeof a, c->in[k].rank, c->in[k].dims), (long long)ch);
         }
     }
     if ((s = rt_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;

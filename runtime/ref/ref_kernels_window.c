@@ -18,26 +18,23 @@
  * cannot overflow int64 */
 #define WINDOW_ATTR_MAX ((int64_t)1 << 32)
 
-symc_status rt_window_out(rt_ctx *c, const char *axis, int64_t in, int64_t k, int64_t stride,
-                          int64_t dil, int64_t pad_b, int64_t pad_e, int ceil_mode, int64_t *out) {
+symc_status rt_window_out(rt_ctx *c, const char *axis, int64_t in, int64_t k, int64_t stride, int64_t dil,
+                          int64_t pad_b, int64_t pad_e, int ceil_mode, int64_t *out) {
     if (k < 1 || k > WINDOW_ATTR_MAX)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "kernel size %lld along %s must be in [1, 2^32]",
-                       (long long)k, axis);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "kernel size %lld along %s must be in [1, 2^32]", (long long)k, axis);
     if (stride < 1 || stride > WINDOW_ATTR_MAX || dil < 1 || dil > WINDOW_ATTR_MAX)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                       "stride %lld and dilation %lld along %s must be in [1, 2^32]",
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "stride %lld and dilation %lld along %s must be in [1, 2^32]",
                        (long long)stride, (long long)dil, axis);
     if (pad_b < 0 || pad_e < 0 || pad_b > WINDOW_ATTR_MAX || pad_e > WINDOW_ATTR_MAX)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "pads %lld, %lld along %s must be in [0, 2^32]",
-                       (long long)pad_b, (long long)pad_e, axis);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "pads %lld, %lld along %s must be in [0, 2^32]", (long long)pad_b,
+                       (long long)pad_e, axis);
     if (in > INT64_MAX / 4)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input size %lld along %s is too large",
-                       (long long)in, axis);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input size %lld along %s is too large", (long long)in, axis);
     int64_t extent = dil * (k - 1) + 1, padded = in + pad_b + pad_e;
     if (padded < extent)
         return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                       "the window (extent %lld) is larger than the padded input (%lld) along %s",
-                       (long long)extent, (long long)padded, axis);
+                       "the window (extent %lld) is larger than the padded input (%lld) along %s", (long long)extent,
+                       (long long)padded, axis);
     int64_t span = padded - extent;
     int64_t n = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
     if (ceil_mode && (n - 1) * stride >= in + pad_b) n--; /* would start in the end padding */
@@ -59,8 +56,7 @@ static symc_status pool_setup(rt_ctx *c, int with_dilation, int64_t ceil_mode, p
     if ((s = rt_attr_ints_n(c, "pads", 4, zeros, pads))) return s;
     if (with_dilation && (s = rt_attr_ints_n(c, "dilations", 2, ones, dil))) return s;
     if (ceil_mode != 0 && ceil_mode != 1)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'ceil_mode' = %lld must be 0 or 1",
-                       (long long)ceil_mode);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'ceil_mode' = %lld must be 0 or 1", (long long)ceil_mode);
     if (x->rank != 4) {
         char t[160];
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 has shape %s, must be 4-D (NCHW)",
@@ -70,16 +66,13 @@ static symc_status pool_setup(rt_ctx *c, int with_dilation, int64_t ceil_mode, p
     g->kh = kernel[0], g->kw = kernel[1], g->sh = strides[0], g->sw = strides[1];
     g->pt = pads[0], g->pl = pads[1], g->pb = pads[2], g->pr = pads[3];
     g->dh = dil[0], g->dw = dil[1];
-    if ((s = rt_window_out(c, "height", g->h, g->kh, g->sh, g->dh, g->pt, g->pb, (int)ceil_mode, &g->ho)))
-        return s;
-    if ((s = rt_window_out(c, "width", g->w, g->kw, g->sw, g->dw, g->pl, g->pr, (int)ceil_mode, &g->wo)))
-        return s;
+    if ((s = rt_window_out(c, "height", g->h, g->kh, g->sh, g->dh, g->pt, g->pb, (int)ceil_mode, &g->ho))) return s;
+    if ((s = rt_window_out(c, "width", g->w, g->kw, g->sw, g->dw, g->pl, g->pr, (int)ceil_mode, &g->wo))) return s;
     int64_t eh = g->dh * (g->kh - 1) + 1, ew = g->dw * (g->kw - 1) + 1;
     if (g->pt >= eh || g->pb >= eh || g->pl >= ew || g->pr >= ew)
         return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                       "pads [%lld, %lld, %lld, %lld] must be smaller than the window (%lld x %lld)",
-                       (long long)g->pt, (long long)g->pl, (long long)g->pb, (long long)g->pr,
-                       (long long)eh, (long long)ew);
+                       "pads [%lld, %lld, %lld, %lld] must be smaller than the window (%lld x %lld)", (long long)g->pt,
+                       (long long)g->pl, (long long)g->pb, (long long)g->pr, (long long)eh, (long long)ew);
     int64_t od[4] = {g->nb, g->ch, g->ho, g->wo};
     return rt_check_out(c, 0, x->dtype, 4, od);
 }
@@ -134,8 +127,7 @@ symc_status rt_k_avg_pool2d(rt_ctx *c) {
                 for (int64_t y = y0 < 0 ? 0 : y0; y < (y1 < g.h ? y1 : g.h); y++)
                     for (int64_t xx = x0 < 0 ? 0 : x0; xx < (x1 < g.w ? x1 : g.w); xx++, count++)
                         sum += rt_ld_f(x, (p * g.h + y) * g.w + xx);
-                rt_st_f(&c->out[0], (p * g.ho + i) * g.wo + j,
-                        sum / (double)(include_pad ? padded_count : count));
+                rt_st_f(&c->out[0], (p * g.ho + i) * g.wo + j, sum / (double)(include_pad ? padded_count : count));
             }
     return SYMC_OK;
 }
@@ -145,8 +137,7 @@ symc_status rt_k_global_avg_pool(rt_ctx *c) {
     symc_status s;
     if (x->rank < 3) {
         char t[160];
-        return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                       "input 0 has shape %s, needs rank >= 3 (N, C, spatial...)",
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 has shape %s, needs rank >= 3 (N, C, spatial...)",
                        rt_shape_str(t, sizeof t, x->rank, x->dims));
     }
     int64_t od[RT_REF_MAX_RANK];

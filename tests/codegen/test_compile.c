@@ -68,8 +68,8 @@ int main(int argc, char **argv) {
     remove(path);
     CHECK_MSG(symc_module_compile(m, &o, path, &err) == SYMC_OK, "%s", err.msg);
     CHECK_CONTAINS(s.steps, "verify;infer-shapes;");
-    CHECK_MSG(s.dumps == 1 && !strcmp(s.dumped_pass, "infer-shapes") && s.dump_has_relu, "dumps %d after '%s'",
-              s.dumps, s.dumped_pass);
+    CHECK_MSG(s.dumps == 1 && !strcmp(s.dumped_pass, "infer-shapes") && s.dump_has_relu, "dumps %d after '%s'", s.dumps,
+              s.dumped_pass);
     symrt_engine *e = NULL;
     CHECK_MSG(symrt_engine_load_file(path, &e, &err) == SYMC_OK, "%s", err.msg);
     CHECK(e && symrt_engine_num_inputs(e) == 1 && symrt_engine_num_outputs(e) == 1);

@@ -67,8 +67,7 @@ static symc_tensor node(symc_module *m, const char *op, const char *name, const 
                         const symc_attr *attrs, uint32_t n_attrs) {
     symc_error err;
     symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n_in, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name,
-              err.msg);
+    CHECK_MSG(symc_add_node(m, op, name, in, n_in, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
     return out;
 }
 
@@ -194,7 +193,8 @@ static void test_every_family(void) {
     symc_attr rn[2] = {symc_attr_int("axis", 2), symc_attr_float("epsilon", 1e-6)};
     OUT(node(m, "rms_norm", "rms", (symc_tensor[]){x, sc}, 2, rn, 2));
     symc_tensor bn[4];
-    for (int i = 0; i < 4; i++) bn[i] = constant(m, (const char *[]){"bn_s", "bn_b", "bn_m", "bn_v"}[i], SYMC_F32, 1, (int64_t[]){4});
+    for (int i = 0; i < 4; i++)
+        bn[i] = constant(m, (const char *[]){"bn_s", "bn_b", "bn_m", "bn_v"}[i], SYMC_F32, 1, (int64_t[]){4});
     symc_attr eps = symc_attr_float("epsilon", 1e-5);
     OUT(node(m, "batch_norm", "bn", (symc_tensor[]){x, bn[0], bn[1], bn[2], bn[3]}, 5, &eps, 1));
     /* contractions */
@@ -238,7 +238,8 @@ static void test_every_family(void) {
     symc_tensor gei = constant(m, "gei", SYMC_I64, 2, (int64_t[]){1, 8});
     symc_attr g0 = symc_attr_int("axis", 0);
     OUT(node(m, "gather_elements", "gel", (symc_tensor[]){xi, gei}, 2, &g0, 1));
-    symc_dim pd[8] = {symc_dim_const(m, 0), symc_dim_const(m, 0), c1, c1, symc_dim_const(m, 0), symc_dim_const(m, 0), c1, c1};
+    symc_dim pd[8] = {symc_dim_const(m, 0), symc_dim_const(m, 0), c1, c1,
+                      symc_dim_const(m, 0), symc_dim_const(m, 0), c1, c1};
     symc_attr pa_[2] = {symc_attr_dims("pads", pd, 8), symc_attr_str("mode", "reflect")};
     OUT(node(m, "pad", "pad", &x, 1, pa_, 2));
     symc_dim rep[2] = {c1, symc_dim_const(m, 3)};
@@ -266,7 +267,8 @@ static void test_every_family(void) {
     CHECK_MSG(e, "%s", err.msg);
     if (e) {
         CHECK(e->cubin_size > 1000 && e->ptx && strlen(e->ptx) > 1000);
-        CHECK(count_steps(e, RT_STEP_GEMM) == 2 && count_steps(e, RT_STEP_CONV) == 1 && count_steps(e, RT_STEP_COPY) == 0);
+        CHECK(count_steps(e, RT_STEP_GEMM) == 2 && count_steps(e, RT_STEP_CONV) == 1 &&
+              count_steps(e, RT_STEP_COPY) == 0);
         CHECK(tensor_index(e, "sig") != RT_NONE && e->aliases[tensor_index(e, "sig")] == tensor_index(e, "rs_out"));
         CHECK_MSG(count_steps(e, RT_STEP_KERNEL) >= 30, "%u kernel steps", count_steps(e, RT_STEP_KERNEL));
         CHECK(e->n_aliases == e->n_tensors && e->aliases[tensor_index(e, "flat")] == tensor_index(e, "x"));
@@ -364,7 +366,6 @@ static void test_errors(void) {
     free(ptx);
 }
 
-
 /* (h) softmax(x * s + mask) and layer_norm(x + r) are one row kernel each;
  * with the sum also a graph output, layer_norm reads it from memory */
 static void test_row_inline(int sum_is_output) {
@@ -396,15 +397,18 @@ static void test_row_inline(int sum_is_output) {
     CHECK_MSG(e, "%s", err.msg);
     if (e) {
         CHECK(e->cubin_size > 0);
-        CHECK_CONTAINS(e->cuda_source, "softmax: probs (softmax); rows of up to 1024 elements: one warp per row (launch: 8 "
-                                       "warps = 8 rows per 256-thread block); float4 when");
+        CHECK_CONTAINS(e->cuda_source,
+                       "softmax: probs (softmax); rows of up to 1024 elements: one warp per row (launch: 8 "
+                       "warps = 8 rows per 256-thread block); float4 when");
         CHECK_CONTAINS(e->cuda_source, "; its input computed inline: xs (mul), xm (add)");
         CHECK(!strstr(e->cuda_source, "one block per row")); /* S <= 128, 64 columns: warps only */
         if (!sum_is_output) {
             CHECK_MSG(e->n_steps == 2 && count_steps(e, RT_STEP_KERNEL) == 2, "%u steps", e->n_steps);
-            CHECK_CONTAINS(e->cuda_source, "layer_norm: ln (layer_norm); rows of up to 1024 elements: one warp per row");
-            CHECK_CONTAINS(e->cuda_source, "kept in registers (up to 32 elements a thread), else streamed per pass; its "
-                                           "input computed inline: res (add)");
+            CHECK_CONTAINS(e->cuda_source,
+                           "layer_norm: ln (layer_norm); rows of up to 1024 elements: one warp per row");
+            CHECK_CONTAINS(e->cuda_source,
+                           "kept in registers (up to 32 elements a thread), else streamed per pass; its "
+                           "input computed inline: res (add)");
         } else {
             CHECK_MSG(e->n_steps == 3 && count_steps(e, RT_STEP_KERNEL) == 3, "%u steps", e->n_steps);
             CHECK(!strstr(e->cuda_source, "computed inline: res"));
@@ -506,8 +510,8 @@ static void test_transpose_fold(int shared) {
             if (e->steps[i].tensors[4] == tensor_index(e, "proj")) p = &e->steps[i];
         }
         CHECK(g && p && count_steps(e, RT_STEP_GEMM) == 2);
-        CHECK(p && p->tensors[0] == tensor_index(e, "a") && p->tensors[1] == tensor_index(e, "na") &&
-              p->trans_a == 0 && p->trans_b == 1);
+        CHECK(p && p->tensors[0] == tensor_index(e, "a") && p->tensors[1] == tensor_index(e, "na") && p->trans_a == 0 &&
+              p->trans_b == 1);
         if (!shared) {
             CHECK(g && g->tensors[0] == tensor_index(e, "q") && g->tensors[1] == tensor_index(e, "k") &&
                   g->trans_b == 1 && g->trans_a == 0);
@@ -604,8 +608,9 @@ static void test_row_regimes(int64_t min_h, int64_t opt_h, int64_t max_h, int no
         CHECK_CONTAINS(src, "softmax: sm (softmax); ");
         CHECK_CONTAINS(src, "; epilogue before the store: act (gelu)");
         CHECK(!strstr(src, "layer_norm: ln (layer_norm); "));
-        CHECK_CONTAINS(src, "; its input is ln (layer_norm) computed in this kernel (never stored); its input computed "
-                            "inline: res (add)");
+        CHECK_CONTAINS(src,
+                       "; its input is ln (layer_norm) computed in this kernel (never stored); its input computed "
+                       "inline: res (add)");
         if (!norm_out) CHECK_CONTAINS(src, "rms_norm: rms (rms_norm); ");
         if (!norm_out) CHECK_CONTAINS(src, "; epilogue before the store: scaled (mul)");
         else CHECK(strstr(src, "elementwise: scaled (mul)") && !strstr(src, "epilogue before the store: scaled"));
@@ -694,7 +699,7 @@ static void test_attention(int variant) {
                 if (s->args[i].kind != RT_ARG_TENSOR) continue;
                 wrote |= s->args[i].value == tensor_index(e, "ot");
                 reads += s->args[i].value == tensor_index(e, "q") || s->args[i].value == tensor_index(e, "k") ||
-                         s->args[i].value == tensor_index(e, "v");
+                    s->args[i].value == tensor_index(e, "v");
             }
             CHECK(wrote && reads == 3);
         } else {
@@ -748,8 +753,9 @@ static void test_plan(void) {
     pass_options po = {NULL, NULL, NULL, NULL, cg_fuse_rules(&o)};
     CHECK_MSG(pass_run_pipeline(m, &po, &err) == SYMC_OK, "%s", err.msg);
     char *text = symc_module_print(m);
-    CHECK_CONTAINS(text, "fused groups (cuda):\n  o (matmul): attention with qh (claimed), kt (claimed), scores (claimed), "
-                         "scaled (claimed), p (claimed), ot (claimed)\n");
+    CHECK_CONTAINS(text,
+                   "fused groups (cuda):\n  o (matmul): attention with qh (claimed), kt (claimed), scores (claimed), "
+                   "scaled (claimed), p (claimed), ot (claimed)\n");
     free(text);
     uint8_t *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
@@ -771,8 +777,9 @@ static void test_plan(void) {
     CHECK(ir_find_node(m, "p", &p));
     m->fuse[p] = (ir_fuse){IR_FUSE_STEP, p};
     CHECK(cg_build_engine(m, &o, &a, &na, &err) == SYMC_ERR_VERIFY);
-    CHECK_CONTAINS(err.msg, "fusion plan: node 'scaled' (mul), claimed of 'o': only the last node of a group may make a "
-                            "result read outside it");
+    CHECK_CONTAINS(err.msg,
+                   "fusion plan: node 'scaled' (mul), claimed of 'o': only the last node of a group may make a "
+                   "result read outside it");
     /* no GPU code, no rules: the pipeline leaves no plan */
     o.gpu = 0;
     CHECK(cg_fuse_rules(&o) == NULL);
@@ -805,8 +812,8 @@ int main(void) {
     test_transpose_fold(0);
     test_transpose_fold(1);
     test_vector();
-    test_row_regimes(256, 4096, 8192, 0);  /* both regimes, block launch */
-    test_row_regimes(16, 512, 2048, 1);    /* both regimes, warp launch */
+    test_row_regimes(256, 4096, 8192, 0);   /* both regimes, block launch */
+    test_row_regimes(16, 512, 2048, 1);     /* both regimes, warp launch */
     test_row_regimes(2048, 8192, 65536, 0); /* long rows only */
     test_row_regimes(4, 100, 1000, 0);      /* short rows only */
     return check_report("test_cuda_target");

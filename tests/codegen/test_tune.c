@@ -66,8 +66,8 @@ static void test_points(void) {
     CHECK_MSG(n == 5 && v[3] == 48 && v[4] == 368, "n=%u low=%lld high=%lld", n, (long long)v[3], (long long)v[4]);
     rt_symbol s8 = {"S", 8, 64, 100, 8}; /* max not a multiple: 96 is the largest usable */
     n = points(&s8, 1, CG_TUNE_MAX_POINTS, v, k);
-    CHECK_MSG(n == 4 && v[0] == 64 && v[1] == 8 && v[2] == 96 && v[3] == 24 && k[3] == CG_POINT_LOW, "n=%u max=%lld",
-              n, (long long)v[2]);
+    CHECK_MSG(n == 4 && v[0] == 64 && v[1] == 8 && v[2] == 96 && v[3] == 24 && k[3] == CG_POINT_LOW, "n=%u max=%lld", n,
+              (long long)v[2]);
     rt_symbol huge = {"N", 1, 1000, INT64_MAX - 5, 7}; /* snapping near INT64_MAX must not overflow */
     n = points(&huge, 1, CG_TUNE_MAX_POINTS, v, k);
     CHECK(n == 5);
@@ -96,8 +96,7 @@ static void test_points(void) {
                           "trial %d point %u symbol %u: %lld not in [%lld, %lld] multiple of %lld", trial, p, s,
                           (long long)x, (long long)sy[s].min, (long long)sy[s].max, (long long)sy[s].multiple_of);
             }
-            for (uint32_t q = 0; q < p; q++)
-                CHECK(ns && memcmp(&v[p * ns], &v[q * ns], ns * sizeof v[0]));
+            for (uint32_t q = 0; q < p; q++) CHECK(ns && memcmp(&v[p * ns], &v[q * ns], ns * sizeof v[0]));
         }
         int wide = 0, varies = 0;
         for (uint32_t s = 0; s < ns; s++) {

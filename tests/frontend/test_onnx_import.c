@@ -74,12 +74,12 @@ static ir_module *ok(ir_module *m, const char *name) {
     return m;
 }
 
-#define EXPECT_ERR(want, msg_text, ...)                                                    \
-    do {                                                                                   \
-        ir_module *m_ = imp(__VA_ARGS__, NULL);                                            \
+#define EXPECT_ERR(want, msg_text, ...)                                                     \
+    do {                                                                                    \
+        ir_module *m_ = imp(__VA_ARGS__, NULL);                                             \
         CHECK_MSG(m_ == NULL && err.code == (want), "code %d: %s", (int)err.code, err.msg); \
-        CHECK_CONTAINS(err.msg, msg_text);                                                 \
-        ir_module_free(m_);                                                                \
+        CHECK_CONTAINS(err.msg, msg_text);                                                  \
+        ir_module_free(m_);                                                                 \
     } while (0)
 
 static const ir_tensor *tensor(ir_module *m, const char *name) {
@@ -89,8 +89,7 @@ static const ir_tensor *tensor(ir_module *m, const char *name) {
 }
 
 /* Value of dim d of a tensor with the named symbols bound (others 1). */
-static int64_t eval_dim(ir_module *m, const char *name, int d, const char *s1, int64_t v1, const char *s2,
-                        int64_t v2) {
+static int64_t eval_dim(ir_module *m, const char *name, int d, const char *s1, int64_t v1, const char *s2, int64_t v2) {
     const ir_tensor *t = tensor(m, name);
     int64_t vals[16];
     uint32_t n = sym_symbol_count(m->syms);
@@ -122,14 +121,16 @@ static void test_vit(void) {
 static void test_conv_pool(void) {
     ir_module *m = ok(imp("conv_pool", "--shapes", "x:1x3x32x32,2x3x224x224,8x3x512x512", NULL), "conv_pool");
     if (!m) return;
-    CHECK_CONTAINS(text, "c1: f32[N, 16, ((H-1)//2+1), ((W-1)//2+1)] = conv2d(x, w1, b1) {strides=[2, 2], "
-                         "pads=[1, 1, 1, 1], dilations=[1, 1], group=1}  # conv1");
+    CHECK_CONTAINS(text,
+                   "c1: f32[N, 16, ((H-1)//2+1), ((W-1)//2+1)] = conv2d(x, w1, b1) {strides=[2, 2], "
+                   "pads=[1, 1, 1, 1], dilations=[1, 1], group=1}  # conv1");
     CHECK_CONTAINS(text, "= batch_norm(c1, bn_s, bn_b, bn_m, bn_v) {epsilon=0.00100000005}");
     CHECK_CONTAINS(text, "= conv2d(r1, wg) {strides=[1, 1], pads=[1, 1, 1, 1], dilations=[1, 1], group=4}");
     CHECK_CONTAINS(text, "= conv2d(cg, wd) {strides=[1, 1], pads=[1, 1, 1, 1], dilations=[1, 1], group=16}");
     CHECK_CONTAINS(text, "= max_pool2d(cd) {kernel=[3, 3], strides=[2, 2], pads=[0, 0, 0, 0], ceil_mode=1");
-    CHECK_CONTAINS(text, "= avg_pool2d(mp) {kernel=[2, 2], strides=[2, 2], pads=[0, 0, 1, 1], ceil_mode=0, "
-                         "count_include_pad=1}");
+    CHECK_CONTAINS(text,
+                   "= avg_pool2d(mp) {kernel=[2, 2], strides=[2, 2], pads=[0, 0, 1, 1], ceil_mode=0, "
+                   "count_include_pad=1}");
     CHECK_CONTAINS(text, "logits: f32[N, 10] = gemm(flat, wfc, bfc) {trans_a=0, trans_b=1, alpha=1, beta=1}");
     CHECK_CONTAINS(text, "gap: f32[N, 8, 1, 1] = global_avg_pool(cs)");
     CHECK_CONTAINS(text, "flat: f32[N, 8] = flatten(gap) {axis=1}");
@@ -138,15 +139,16 @@ static void test_conv_pool(void) {
     CHECK_CONTAINS(text, "mode=\"constant\", value=-inf}  # pool_same");
     CHECK_CONTAINS(text, "cs: f32[N, 8, ");
     CHECK_CONTAINS(text, "= conv2d(cs/pad, ws) {strides=[2, 2], pads=[0, 0, 0, 0]");
-    CHECK_CONTAINS(text, "c_valid: f32[N, 16, (H-4), (W-4)] = conv2d(x, w1) {strides=[1, 1], pads=[0, 0, 0, 0], "
-                         "dilations=[2, 2], group=1}");
+    CHECK_CONTAINS(text,
+                   "c_valid: f32[N, 16, (H-4), (W-4)] = conv2d(x, w1) {strides=[1, 1], pads=[0, 0, 0, 0], "
+                   "dilations=[2, 2], group=1}");
     /* the symbolic sizes agree with ONNX's formulas at every declared H */
     for (int64_t h = 32; h <= 512; h += 7) {
         int64_t c1 = (h + 2 - 3) / 2 + 1;
         int64_t mp = (c1 - 3 + 1) / 2 + 1; /* ceil((c1 - 3) / 2) + 1 */
         if ((mp - 1) * 2 >= c1) mp--;      /* the last window must start inside */
         int64_t ap = (mp + 1 - 2) / 2 + 1;
-        int64_t cs = (ap + 1) / 2;         /* SAME: ceil(ap / 2) */
+        int64_t cs = (ap + 1) / 2; /* SAME: ceil(ap / 2) */
         CHECK(eval_dim(m, "c1", 2, "H", h, NULL, 0) == c1);
         CHECK_MSG(eval_dim(m, "mp", 2, "H", h, NULL, 0) == mp, "H=%lld", (long long)h);
         CHECK(eval_dim(m, "ap", 2, "H", h, NULL, 0) == ap);
@@ -177,7 +179,8 @@ static void test_attention(void) {
     CHECK_CONTAINS(text, "masked: f32[batch, 4, seq, seq] = where(future, neg_inf, scaled)");
     CHECK_CONTAINS(text, "probs: f32[batch, 4, seq, seq] = softmax(masked) {axis=-1}");
     CHECK_CONTAINS(text, "merged: f32[batch, seq, 64] = reshape(ctx_t) {shape=[batch, seq, 64]}");
-    CHECK_CONTAINS(text, "y: f32[batch, seq, 64] = layer_norm(res, ln_s, ln_b) {axis=-1, epsilon=9.99999975e-06}  # ln");
+    CHECK_CONTAINS(text,
+                   "y: f32[batch, seq, 64] = layer_norm(res, ln_s, ln_b) {axis=-1, epsilon=9.99999975e-06}  # ln");
     /* unnamed nodes get "<OpType>#<index>" as their source */
     CHECK_CONTAINS(text, "q: f32[batch, seq, 64] = matmul(x, wq)  # MatMul#0");
     CHECK(!strstr(text, "guards:"));
@@ -188,22 +191,49 @@ static void test_elementwise(void) {
     ir_module *m = ok(imp("elementwise", "--shapes", "x:1x8,2x8,4x8", NULL), "elementwise");
     if (!m) return;
     static const char *const lines[] = {
-        "sqrt: f32[B, 8] = sqrt(x)", "reciprocal: f32[B, 8] = reciprocal(x)", "neg: f32[B, 8] = neg(x)",
-        "exp: f32[B, 8] = exp(x)", "log: f32[B, 8] = log(x)", "abs: f32[B, 8] = abs(x)", "erf: f32[B, 8] = erf(x)",
-        "tanh: f32[B, 8] = tanh(x)", "sigmoid: f32[B, 8] = sigmoid(x)", "relu: f32[B, 8] = relu(x)",
-        "hardswish: f32[B, 8] = hard_swish(x)", "floor: f32[B, 8] = floor(x)", "ceil: f32[B, 8] = ceil(x)",
-        "sign: f32[B, 8] = sign(x)", "identity: f32[B, 8] = identity(x)",
-        "leaky: f32[B, 8] = leaky_relu(x) {alpha=0.100000001}", "hsig: f32[B, 8] = hard_sigmoid(x) {alpha=0.2, beta=0.5}",
-        "drop: f32[B, 8] = identity(x)  # Dropout#17", "add: f32[B, 8] = add(x, y)", "sub: f32[B, 8] = sub(x, y)",
-        "mul: f32[B, 8] = mul(x, row)", "div: f32[B, 8] = div(x, y)", "pow: f32[B, 8] = pow(x, two)",
-        "fmod: f32[B, 8] = mod(x, y) {fmod=1}", "imod: i64[B, 8] = mod(xi, yi) {fmod=0}",
-        "min3/min: f32[B, 8] = min(x, y)", "min3: f32[B, 8] = min(min3/min, row)", "max2: f32[B, 8] = max(x, y)",
-        "sum3/add: f32[B, 8] = add(x, y)", "sum3: f32[B, 8] = add(sum3/add, x)",
-        "clip: f32[B, 8] = clip(x) {min=-1, max=1.5}", "clip_hi: f32[B, 8] = clip(x) {max=1.5}",
-        "eq: bool[B, 8] = equal(x, y)", "lt: bool[B, 8] = less(x, y)", "gt: bool[B, 8] = greater(x, y)",
-        "le: bool[B, 8] = less_equal(x, y)", "ge: bool[B, 8] = greater_equal(x, y)", "and: bool[B, 8] = and(lt, ge)",
-        "or: bool[B, 8] = or(lt, gt)", "not: bool[B, 8] = not(eq)", "where: f32[B, 8] = where(lt, x, y)",
-        "cast_i: i32[B, 8] = cast(x) {to=i32}", "cast_h: f16[B, 8] = cast(x) {to=f16}",
+        "sqrt: f32[B, 8] = sqrt(x)",
+        "reciprocal: f32[B, 8] = reciprocal(x)",
+        "neg: f32[B, 8] = neg(x)",
+        "exp: f32[B, 8] = exp(x)",
+        "log: f32[B, 8] = log(x)",
+        "abs: f32[B, 8] = abs(x)",
+        "erf: f32[B, 8] = erf(x)",
+        "tanh: f32[B, 8] = tanh(x)",
+        "sigmoid: f32[B, 8] = sigmoid(x)",
+        "relu: f32[B, 8] = relu(x)",
+        "hardswish: f32[B, 8] = hard_swish(x)",
+        "floor: f32[B, 8] = floor(x)",
+        "ceil: f32[B, 8] = ceil(x)",
+        "sign: f32[B, 8] = sign(x)",
+        "identity: f32[B, 8] = identity(x)",
+        "leaky: f32[B, 8] = leaky_relu(x) {alpha=0.100000001}",
+        "hsig: f32[B, 8] = hard_sigmoid(x) {alpha=0.2, beta=0.5}",
+        "drop: f32[B, 8] = identity(x)  # Dropout#17",
+        "add: f32[B, 8] = add(x, y)",
+        "sub: f32[B, 8] = sub(x, y)",
+        "mul: f32[B, 8] = mul(x, row)",
+        "div: f32[B, 8] = div(x, y)",
+        "pow: f32[B, 8] = pow(x, two)",
+        "fmod: f32[B, 8] = mod(x, y) {fmod=1}",
+        "imod: i64[B, 8] = mod(xi, yi) {fmod=0}",
+        "min3/min: f32[B, 8] = min(x, y)",
+        "min3: f32[B, 8] = min(min3/min, row)",
+        "max2: f32[B, 8] = max(x, y)",
+        "sum3/add: f32[B, 8] = add(x, y)",
+        "sum3: f32[B, 8] = add(sum3/add, x)",
+        "clip: f32[B, 8] = clip(x) {min=-1, max=1.5}",
+        "clip_hi: f32[B, 8] = clip(x) {max=1.5}",
+        "eq: bool[B, 8] = equal(x, y)",
+        "lt: bool[B, 8] = less(x, y)",
+        "gt: bool[B, 8] = greater(x, y)",
+        "le: bool[B, 8] = less_equal(x, y)",
+        "ge: bool[B, 8] = greater_equal(x, y)",
+        "and: bool[B, 8] = and(lt, ge)",
+        "or: bool[B, 8] = or(lt, gt)",
+        "not: bool[B, 8] = not(eq)",
+        "where: f32[B, 8] = where(lt, x, y)",
+        "cast_i: i32[B, 8] = cast(x) {to=i32}",
+        "cast_h: f16[B, 8] = cast(x) {to=f16}",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) CHECK_CONTAINS(text, lines[i]);
     /* y, xi and yi share x's dim_param B, so declaring x is enough */
@@ -258,12 +288,15 @@ static void test_movement(void) {
         "rev: f32[B, L, 6] = slice(x) {starts=[-1], ends=[(-L-1)], axes=[1], steps=[-1]}",
         "p0: f32[B, L, 2], p1: f32[B, L, 4] = split(x) {axis=2, sizes=[2, 4]}  @p0",
         "q0: f32[B, L, 3], q1: f32[B, L, 3] = split(x) {axis=2, sizes=[3, 3]}  @q0",
-        "xu: f32[1, B, L, 6] = unsqueeze(x) {axes=[0]}", "xs: f32[B, L, 6] = squeeze(xu) {axes=[0]}",
-        "gx: f32[B, L, 2, 2] = gather(x, idx) {axis=2}", "ge: f32[1, 2, 3] = gather_elements(x, gidx) {axis=2}",
+        "xu: f32[1, B, L, 6] = unsqueeze(x) {axes=[0]}",
+        "xs: f32[B, L, 6] = squeeze(xu) {axes=[0]}",
+        "gx: f32[B, L, 2, 2] = gather(x, idx) {axis=2}",
+        "ge: f32[1, 2, 3] = gather_elements(x, gidx) {axis=2}",
         "tiled: f32[B, (L*L), 6] = tile(x) {repeats=[1, L, 1]}",
         "padded: f32[B, L, (L+7)] = pad(x) {pads=[0, 0, L, 0, 0, 1], mode=\"constant\", value=0.5}",
         "reflected: f32[B, (L+2), 10] = pad(x) {pads=[0, 1, 2, 0, 1, 2], mode=\"reflect\", value=0}",
-        "upper: f32[L, L] = trilu(sq) {upper=1, k=0}", "lower: f32[L, L] = trilu(sq) {upper=0, k=-1}",
+        "upper: f32[L, L] = trilu(sq) {upper=1, k=0}",
+        "lower: f32[L, L] = trilu(sq) {upper=0, k=-1}",
         "flat: f32[(B*L), 6] = flatten(x) {axis=2}",
         "s_tail: i64[2] = slice(s_tail/shape_of) {starts=[1], ends=[3]}",
         "r_keep: f32[B, L, 3, 2] = reshape(x) {shape=[B, L, 3, 2]}", /* 0 copies the input dim */
@@ -291,14 +324,18 @@ static void test_movement(void) {
 static void test_initializers(void) {
     ir_module *m = ok(imp("initializers", NULL), "initializers");
     if (!m) return;
-    struct { const char *name; const void *bytes; size_t n; } want[] = {
+    struct {
+        const char *name;
+        const void *bytes;
+        size_t n;
+    } want[] = {
         {"f_raw", (const float[]){1, 2, 3}, 12},
         {"f_typed", (const float[]){1.5f, 2.5f, 3.5f}, 12},
         {"i_typed", (const int64_t[]){7, -8}, 16},
         {"i32_typed", (const int32_t[]){5, -6}, 8},
         {"d_typed", (const double[]){0.25, -0.5}, 16},
-        {"h_typed", (const uint16_t[]){0x3c00, 0xc000}, 4}, /* 1.0, -2.0 */
-        {"h_raw", (const uint16_t[]){0x3800, 0x4400}, 4},   /* 0.5, 4.0 */
+        {"h_typed", (const uint16_t[]){0x3c00, 0xc000}, 4},  /* 1.0, -2.0 */
+        {"h_raw", (const uint16_t[]){0x3800, 0x4400}, 4},    /* 0.5, 4.0 */
         {"bf_typed", (const uint16_t[]){0x3f80, 0xc040}, 4}, /* 1.0, -3.0 */
         {"b_typed", (const uint8_t[]){1, 0}, 2},
         {"f_ext", (const float[]){0, 1, 2, 3, 4, 5}, 24}, /* weights.bin at offset 16 */
@@ -329,8 +366,9 @@ static void test_initializers(void) {
     fclose(f);
     ir_module *mb = NULL;
     CHECK(fe_onnx_import_buffer(buf, n, NULL, NULL, 0, &mb, &err) == SYMC_ERR_INVALID_ARG && !mb);
-    CHECK_CONTAINS(err.msg, "initializer 'f_ext' is stored in the external file 'weights.bin', but the model was "
-                            "given as a buffer without its folder");
+    CHECK_CONTAINS(err.msg,
+                   "initializer 'f_ext' is stored in the external file 'weights.bin', but the model was "
+                   "given as a buffer without its folder");
     CHECK(fe_onnx_import_buffer(buf, n, dir, NULL, 0, &mb, &err) == SYMC_OK && mb);
     ir_module_free(mb);
     mb = NULL;
@@ -369,14 +407,16 @@ static void test_inputs(void) {
                "vit_patch");
     EXPECT_ERR(SYMC_ERR_INVALID_ARG, "input 'x' dim 0 (x_dim0) is dynamic: add --shapes x:MINx4,OPTx4,MAXx4",
                "unnamed_dims");
-    EXPECT_ERR(SYMC_ERR_INVALID_ARG,
-               "symbol 'batch' gets two ranges: [1, 3] opt 2 from input 'a' dim 0, and [1, 4] opt 2 from input 'b' dim 0",
-               "shared_symbol", "--shapes", "a:1x4,2x4,3x4", "--shapes", "b:1x4,2x4,4x4");
+    EXPECT_ERR(
+        SYMC_ERR_INVALID_ARG,
+        "symbol 'batch' gets two ranges: [1, 3] opt 2 from input 'a' dim 0, and [1, 4] opt 2 from input 'b' dim 0",
+        "shared_symbol", "--shapes", "a:1x4,2x4,3x4", "--shapes", "b:1x4,2x4,4x4");
     EXPECT_ERR(SYMC_ERR_INVALID_ARG,
                "input 'x' dim 1 is 196 in the model, but the declared shapes give min 196, opt 200, max 200",
                "vit_patch", "--shapes", "x:1x196x768,2x200x768,4x200x768");
-    EXPECT_ERR(SYMC_ERR_INVALID_ARG, "shapes are declared for input 'y', but the model has no such input (its inputs: 'x')",
-               "vit_patch", "--shapes", "x:1x196x768,2x196x768,4x196x768", "--shapes", "y:1x2");
+    EXPECT_ERR(SYMC_ERR_INVALID_ARG,
+               "shapes are declared for input 'y', but the model has no such input (its inputs: 'x')", "vit_patch",
+               "--shapes", "x:1x196x768,2x196x768,4x196x768", "--shapes", "y:1x2");
     EXPECT_ERR(SYMC_ERR_INVALID_ARG, "input 'x' has rank 3 in the model, but its declared shapes have 2 dims",
                "vit_patch", "--shapes", "x:1x196,2x196,4x196");
 
@@ -395,43 +435,70 @@ static void test_inputs(void) {
 }
 
 static void test_errors(void) {
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'topk_1' (TopK, opset 17): ONNX op 'TopK' is not supported", "err_unsupported");
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'fg' (FusedGemm, opset 17): op 'FusedGemm' of domain 'com.microsoft' is not "
-               "supported", "err_domain");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'topk_1' (TopK, opset 17): ONNX op 'TopK' is not supported",
+               "err_unsupported");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'fg' (FusedGemm, opset 17): op 'FusedGemm' of domain 'com.microsoft' is not "
+               "supported",
+               "err_domain");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "the model uses ONNX opset 11; symc imports opsets 13 to 21", "err_opset");
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'rs' (Reshape, opset 17): input 1 's' (the target shape) is not known at "
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'rs' (Reshape, opset 17): input 1 's' (the target shape) is not known at "
                "build time: it is the graph input 's', whose elements are only known at run time",
                "err_reshape_input", "--shapes", "x:1x4,2x4,3x4");
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'sl' (Slice, opset 17): input 4 'stp' (the steps) is not known at build time",
-               "err_slice_steps", "--shapes", "x:1x4,2x4,3x4");
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'c1d' (Conv, opset 17): only 2-D convolution (a 4-D NCHW input) is supported; "
-               "input 'x' has rank 3", "err_conv1d");
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'ap' (AveragePool, opset 17): auto_pad SAME with stride > 1 needs padding "
-               "that depends on the input size (H x W)", "err_avgpool_same", "--shapes", "x:1x2x4x4,1x2x8x8,1x2x9x9");
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'mpi' (MaxPool, opset 17): output 1 'idx' (the Indices of MaxPool) is not "
-               "supported", "err_maxpool_indices");
-    EXPECT_ERR(SYMC_ERR_FORMAT, "node 'late' (Relu, opset 17): input 0 't' is not a graph input, an initializer or the "
-               "output of an earlier node", "err_order");
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'addq' (Add, opset 17): initializer 'q' has ONNX type UINT8, which symc "
-               "does not support", "err_uint8");
-    EXPECT_ERR(SYMC_ERR_INVALID_ARG, "initializer 'w': external data location '/etc/passwd' is an absolute path; it "
-               "must be relative to the model's folder", "err_ext_abs");
-    EXPECT_ERR(SYMC_ERR_INVALID_ARG, "initializer 'w': external data location 'sub/../../w.bin' leaves the model's "
-               "folder ('..' is not allowed)", "err_ext_dotdot");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'sl' (Slice, opset 17): input 4 'stp' (the steps) is not known at build time", "err_slice_steps",
+               "--shapes", "x:1x4,2x4,3x4");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'c1d' (Conv, opset 17): only 2-D convolution (a 4-D NCHW input) is supported; "
+               "input 'x' has rank 3",
+               "err_conv1d");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'ap' (AveragePool, opset 17): auto_pad SAME with stride > 1 needs padding "
+               "that depends on the input size (H x W)",
+               "err_avgpool_same", "--shapes", "x:1x2x4x4,1x2x8x8,1x2x9x9");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'mpi' (MaxPool, opset 17): output 1 'idx' (the Indices of MaxPool) is not "
+               "supported",
+               "err_maxpool_indices");
+    EXPECT_ERR(SYMC_ERR_FORMAT,
+               "node 'late' (Relu, opset 17): input 0 't' is not a graph input, an initializer or the "
+               "output of an earlier node",
+               "err_order");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'addq' (Add, opset 17): initializer 'q' has ONNX type UINT8, which symc "
+               "does not support",
+               "err_uint8");
+    EXPECT_ERR(SYMC_ERR_INVALID_ARG,
+               "initializer 'w': external data location '/etc/passwd' is an absolute path; it "
+               "must be relative to the model's folder",
+               "err_ext_abs");
+    EXPECT_ERR(SYMC_ERR_INVALID_ARG,
+               "initializer 'w': external data location 'sub/../../w.bin' leaves the model's "
+               "folder ('..' is not allowed)",
+               "err_ext_dotdot");
     EXPECT_ERR(SYMC_ERR_IO, "initializer 'w': cannot open external data file", "err_ext_missing");
     /* issue 13: once accepted */
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "the model uses ONNX opset 99; symc imports opsets 13 to 21: convert it with "
-               "onnx.version_converter.convert_version(model, 21)", "err_opset_new");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "the model uses ONNX opset 99; symc imports opsets 13 to 21: convert it with "
+               "onnx.version_converter.convert_version(model, 21)",
+               "err_opset_new");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "the model uses ONNX opset 22; symc imports opsets 13 to 21", "err_opset_22");
-    EXPECT_ERR(SYMC_ERR_FORMAT, "err_dim_minus1.onnx: input 'x' dim 0 has dim_value -1: a size must be >= 0 (a dynamic "
-               "dim is a dim_param, or a dim with no value)", "err_dim_minus1", "--shapes", "x:1x4,2x4,3x4");
+    EXPECT_ERR(SYMC_ERR_FORMAT,
+               "err_dim_minus1.onnx: input 'x' dim 0 has dim_value -1: a size must be >= 0 (a dynamic "
+               "dim is a dim_param, or a dim with no value)",
+               "err_dim_minus1", "--shapes", "x:1x4,2x4,3x4");
     EXPECT_ERR(SYMC_ERR_FORMAT, "input 'x' dim 1 has dim_value -5: a size must be >= 0", "err_dim_minus5");
-    EXPECT_ERR(SYMC_ERR_FORMAT, "node 'rsum' (ReduceSum, opset 13): ReduceSum has no 'axes' attribute at opset 13 (the "
+    EXPECT_ERR(SYMC_ERR_FORMAT,
+               "node 'rsum' (ReduceSum, opset 13): ReduceSum has no 'axes' attribute at opset 13 (the "
                "axes are its input 1 since opset 13), so the given one would be ignored: pass the axes as input 1",
                "err_reduce_axes_attr");
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'drop_train' (Dropout, opset 17): training_mode=1 is not supported "
-               "(inference only)", "err_dropout_train");
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'drop_train' (Dropout, opset 17): input 2 'tm' (training_mode) is not a "
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'drop_train' (Dropout, opset 17): training_mode=1 is not supported "
+               "(inference only)",
+               "err_dropout_train");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'drop_train' (Dropout, opset 17): input 2 'tm' (training_mode) is not a "
                "constant: symc compiles for inference only, so training_mode must be a constant false",
                "err_dropout_train_input");
     ir_module *m = ok(imp("relu21", NULL), "relu21");

@@ -69,7 +69,8 @@ static void test_range(void) {
     CHECK(!strcmp(shape(&f, y), "[0]"));
     /* a short constant range carries its elements, symbolically */
     symc_dim five = symc_dim_const(f.m, 5), three = symc_dim_const(f.m, 3);
-    symc_attr vals[4] = {symc_attr_dims("start", &f.B, 1), symc_attr_dims("limit", &(symc_dim){symc_dim_add(f.m, f.B, five)}, 1),
+    symc_attr vals[4] = {symc_attr_dims("start", &f.B, 1),
+                         symc_attr_dims("limit", &(symc_dim){symc_dim_add(f.m, f.B, five)}, 1),
                          symc_attr_dims("delta", &three, 1), symc_attr_dtype("to", SYMC_I64)};
     CHECK_MSG(add(&f, "range", NULL, 0, vals, 4, &y) == SYMC_OK, "%s", err.msg);
     const ir_tensor *t = &f.m->tensors[y];

@@ -119,7 +119,9 @@ static void test_point(void) {
     CHECK(!strcmp(p.items[1].sym[0], "B_2") && !strcmp(p.items[1].sym[1], "S"));
     CHECK(!strcmp(p.items[2].name, "input:0") && dims_are(p.items[2].dims, 2, W(4, 5)) && !p.items[2].sym[0]);
     CHECK(!strcmp(p.items[3].name, "s") && p.items[3].rank == 0);
-    static const struct { const char *spec, *text; } bad_points[] = {
+    static const struct {
+        const char *spec, *text;
+    } bad_points[] = {
         {"x1x196", "--point 'x1x196': expected NAME:AxBxC at column 1"},
         {"y:1x3,2x3", "expected NAME:AxBxC at column 7"},
         {"y:1,y:2", "input 'y' appears twice (column 5)"},

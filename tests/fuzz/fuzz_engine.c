@@ -114,8 +114,7 @@ static void run_once(const rt_engine *re, symrt_engine *e, uint64_t *rng) {
                 if (__builtin_mul_overflow(n, slots[re->tensors[i].dims[d]], &n) || n > RUN_MAX_ELEMENTS) too_big = 1;
             total += (uint64_t)n;
         }
-    else
-        too_big = 1;
+    else too_big = 1;
     if (too_big || total > RUN_MAX_TOTAL) goto done;
     uint64_t short_one = next(rng);
     for (uint32_t i = 0; i < re->n_inputs + re->n_outputs; i++) {

@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
             double num = 0, den = 0, maxabs = 0;
             size_t pattern = 0, mism = 0;
             int is_float = info.dtype == SYMC_F32 || info.dtype == SYMC_F64 || info.dtype == SYMC_F16 ||
-                           info.dtype == SYMC_BF16;
+                info.dtype == SYMC_BF16;
             for (size_t k = 0; k < n; k++) {
                 double a = value_at(dev_out_host[o], info.dtype, k), b = value_at(host_out[o], info.dtype, k);
                 if (!is_float) {

@@ -70,8 +70,8 @@ static uint8_t *build_bad_data(size_t *size) {
 
 /* Runs bad_data with the given indices and divisors; returns the status of
  * symrt_context_check after the run. */
-static symc_status run_bad_data(const rt_cuda_driver_api *drv, symrt_context *c, const int64_t *idx,
-                                const int64_t *b, int check, symc_error *err) {
+static symc_status run_bad_data(const rt_cuda_driver_api *drv, symrt_context *c, const int64_t *idx, const int64_t *b,
+                                int check, symc_error *err) {
     int64_t a[4] = {7, -7, 9, 12};
     uint64_t d_idx, d_a, d_b, d_g, d_q;
     drv->mem_alloc(&d_idx, 32), drv->mem_alloc(&d_a, 32), drv->mem_alloc(&d_b, 32);
@@ -82,7 +82,8 @@ static symc_status run_bad_data(const rt_cuda_driver_api *drv, symrt_context *c,
     uint64_t ptrs[5] = {d_idx, d_a, d_b, d_g, d_q};
     size_t sizes[5] = {32, 32, 32, 48, 32};
     for (int i = 0; i < 3 && !st; i++) st = symrt_set_input_shape(c, names[i], (int64_t[]){4}, 1, err);
-    for (int i = 0; i < 5 && !st; i++) st = symrt_set_tensor_address(c, names[i], (void *)(uintptr_t)ptrs[i], sizes[i], err);
+    for (int i = 0; i < 5 && !st; i++)
+        st = symrt_set_tensor_address(c, names[i], (void *)(uintptr_t)ptrs[i], sizes[i], err);
     if (!st) st = symrt_enqueue(c, NULL, err);
     if (!st && check) st = symrt_context_check(c, err);
     drv->ctx_synchronize();
@@ -170,7 +171,8 @@ int main(void) {
     symrt_engine *bd;
     CHECK_MSG(symrt_engine_load(bd_bytes, bd_size, &bd, &err) == SYMC_OK, "%s", err.msg);
     CHECK_MSG(symrt_context_create(bd, SYMRT_BACKEND_CUDA, NULL, &c, &err) == SYMC_OK, "%s", err.msg);
-    int64_t good_idx[4] = {0, 3, -1, -4}, good_b[4] = {2, 3, -4, 5}, bad_idx[4] = {0, 4, 1, 2}, zero_b[4] = {2, 0, 1, 1};
+    int64_t good_idx[4] = {0, 3, -1, -4}, good_b[4] = {2, 3, -4, 5}, bad_idx[4] = {0, 4, 1, 2},
+            zero_b[4] = {2, 0, 1, 1};
     CHECK_MSG(run_bad_data(drv, c, good_idx, good_b, 1, &err) == SYMC_OK, "%s", err.msg);
     CHECK(run_bad_data(drv, c, bad_idx, good_b, 1, &err) == SYMC_ERR_RANGE);
     printf("gather index 4 of 4: %s\n", err.msg);

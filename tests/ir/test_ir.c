@@ -24,7 +24,8 @@ static void test_op_table(void) {
         /* every schema parses to its end */
         size_t pos = 0;
         ir_attr_spec spec;
-        while (ir_attr_schema_next(info->attrs, &pos, &spec)) {}
+        while (ir_attr_schema_next(info->attrs, &pos, &spec)) {
+        }
         while (info->attrs[pos] == ' ') pos++;
         CHECK_MSG(info->attrs[pos] == '\0', "schema of %s stops at '%s'", info->name, info->attrs + pos);
         CHECK(info->min_in >= 0 && (info->max_in < 0 || info->max_in >= info->min_in));
@@ -56,7 +57,8 @@ static int build_vit(vit *v, symc_error *err) {
     for (int i = 0; i < 768 * 48; i++) w_data[i] = (float)(i % 97) * 0.01f;
     for (int i = 0; i < 48; i++) b_data[i] = (float)i;
     symc_tensor cls, w, b, clsb, tok, mm, qkv;
-    if (symc_add_constant(m, "cls", SYMC_F32, 3, (int64_t[]){1, 1, 768}, cls_data, sizeof cls_data, &cls, err)) return 0;
+    if (symc_add_constant(m, "cls", SYMC_F32, 3, (int64_t[]){1, 1, 768}, cls_data, sizeof cls_data, &cls, err))
+        return 0;
     if (symc_add_constant(m, "w", SYMC_F32, 2, (int64_t[]){768, 48}, w_data, sizeof w_data, &w, err)) return 0;
     if (symc_add_constant(m, "b", SYMC_F32, 1, (int64_t[]){48}, b_data, sizeof b_data, &b, err)) return 0;
     symc_dim es[] = {v->B, one, d768};
@@ -375,8 +377,8 @@ static void test_shape_queries_and_output_rules(void) {
     symc_dtype dt;
     int32_t rank = 0;
     symc_dim got[8];
-    CHECK(symc_tensor_info(m, x, &dt, &rank, got, &err) == SYMC_OK && dt == SYMC_F32 && rank == 2 &&
-          got[0] == B && got[1] == S);
+    CHECK(symc_tensor_info(m, x, &dt, &rank, got, &err) == SYMC_OK && dt == SYMC_F32 && rank == 2 && got[0] == B &&
+          got[1] == S);
     CHECK(symc_tensor_info(m, 99, &dt, &rank, got, &err) == SYMC_ERR_INVALID_ARG);
     CHECK(symc_add_node(m, "relu", "r", &x, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
     CHECK(symc_tensor_info(m, y, &dt, &rank, got, &err) == SYMC_OK && rank == -1); /* before inference */
@@ -400,13 +402,15 @@ static void test_shape_queries_and_output_rules(void) {
     /* S+S == 2*S is proven (one canonical form), S+1 == S holds nowhere, B == S is unknown */
     symc_dim two = symc_dim_const(m, 2);
     CHECK(symc_dim_equal(m, symc_dim_add(m, S, S), symc_dim_mul(m, two, S)) == 1);
-    CHECK(symc_dim_equal(m, symc_dim_add(m, B, two), symc_dim_add(m, symc_dim_const(m, 1), symc_dim_add(m, B, symc_dim_const(m, 1)))) == 1);
+    CHECK(symc_dim_equal(m, symc_dim_add(m, B, two),
+                         symc_dim_add(m, symc_dim_const(m, 1), symc_dim_add(m, B, symc_dim_const(m, 1)))) == 1);
     CHECK(symc_dim_equal(m, symc_dim_add(m, S, symc_dim_const(m, 1)), S) == 0);
     CHECK(symc_dim_equal(m, B, S) == -1);
     CHECK(symc_dim_equal(m, B, SYMC_DIM_NONE) == -1);
     int64_t vals[2] = {3, 10}, v = 0;
     CHECK(symc_dim_eval(m, symc_dim_add(m, symc_dim_mul(m, B, S), symc_dim_const(m, 1)), vals, 2, &v, &err) ==
-              SYMC_OK && v == 31);
+              SYMC_OK &&
+          v == 31);
     CHECK(symc_dim_eval(m, B, vals, 1, &v, &err) == SYMC_ERR_UNBOUND); /* every declared symbol needs a value */
     symc_module_destroy(m);
 }
@@ -422,8 +426,8 @@ static void test_unaligned_buffer(void) {
     symc_dim B = SYMC_DIM_NONE;
     symc_tensor x, t, r;
     CHECK(m && symc_declare_symbol(m, "B", 1, 2, 9, 1, &B, &err) == SYMC_OK);
-    CHECK(symc_add_input(m, "x", SYMC_F32, 3, (symc_dim[]){B, symc_dim_const(m, 3), symc_dim_const(m, 5)}, &x,
-                         &err) == SYMC_OK);
+    CHECK(symc_add_input(m, "x", SYMC_F32, 3, (symc_dim[]){B, symc_dim_const(m, 3), symc_dim_const(m, 5)}, &x, &err) ==
+          SYMC_OK);
     symc_attr perm = symc_attr_ints("perm", (const int64_t[]){2, 0, 1}, 3);
     symc_attr axes[2] = {symc_attr_ints("axes", (const int64_t[]){-1, 0}, 2), symc_attr_int("keepdims", 0)};
     CHECK_MSG(symc_add_node(m, "transpose", "t", &x, 1, &perm, 1, &t, 1, &err) == SYMC_OK, "%s", err.msg);

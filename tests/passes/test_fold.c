@@ -37,9 +37,8 @@ static void test_fold(int variant) {
     symc_dim B;
     symc_declare_symbol(m, "B", 1, 2, 4, 1, &B, &err);
     symc_tensor x;
-    symc_add_input(m, "x", SYMC_F32, 4, (symc_dim[]){B, symc_dim_const(m, CIN), symc_dim_const(m, 8),
-                                                        symc_dim_const(m, 8)},
-                   &x, &err);
+    symc_add_input(m, "x", SYMC_F32, 4,
+                   (symc_dim[]){B, symc_dim_const(m, CIN), symc_dim_const(m, 8), symc_dim_const(m, 8)}, &x, &err);
     float w[C * CIN * K * K], bias[C], g[C], be[C], mu[C], var[C];
     for (int i = 0; i < C * CIN * K * K; i++) w[i] = (float)(0.1 * (i % 7) - 0.3);
     for (int o = 0; o < C; o++) {
@@ -81,7 +80,7 @@ static void test_fold(int variant) {
         CHECK(data_of(m, wt) && memcmp(data_of(m, wt), w, sizeof w) == 0);
     } else {
         CHECK(b->op == IR_OP_IDENTITY && b->n_in == 1 && b->in[0] == cv);
-        CHECK(a->in[0] == cv);  /* the relu reads the conv directly */
+        CHECK(a->in[0] == cv); /* the relu reads the conv directly */
         CHECK(c->n_in == 3);
         const float *fw = data_of(m, c->in[1]), *fb = data_of(m, c->in[2]);
         CHECK(fw && fb);

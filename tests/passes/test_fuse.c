@@ -62,8 +62,7 @@ static symc_tensor node(symc_module *m, const char *op, const char *name, const 
                         const symc_attr *attrs, uint32_t n_attrs) {
     symc_error err;
     symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n_in, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name,
-              err.msg);
+    CHECK_MSG(symc_add_node(m, op, name, in, n_in, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
     return out;
 }
 
@@ -113,8 +112,9 @@ static void test_chain(void) {
     symc_error err;
     symc_mark_output(m, z, &err);
     char *text = plan(m, &rules);
-    CHECK_CONTAINS(text, "fused groups (test):\n  z (exp): kernel with a (inlined), b (inlined), r (inlined)\n"
-                         "  dead: unused\n");
+    CHECK_CONTAINS(text,
+                   "fused groups (test):\n  z (exp): kernel with a (inlined), b (inlined), r (inlined)\n"
+                   "  dead: unused\n");
     CHECK(m->fuse[node_index(m, "a")].group == node_index(m, "z"));
     free(text);
     check_no_rules(m);
@@ -128,9 +128,9 @@ static void test_library(int shared) {
     symc_module *m = module("lib", &x, &y, &v);
     int64_t perm[2] = {1, 0};
     symc_attr pa = symc_attr_ints("perm", perm, 2);
-    symc_tensor xt = node(m, "transpose", "xt", &x, 1, &pa, 1);  /* [16, B] */
-    symc_tensor y0 = node(m, "transpose", "y0", &y, 1, &pa, 1);  /* [16, B] */
-    symc_tensor w = node(m, "transpose", "w", &y0, 1, &pa, 1);   /* [B, 16] */
+    symc_tensor xt = node(m, "transpose", "xt", &x, 1, &pa, 1);                   /* [16, B] */
+    symc_tensor y0 = node(m, "transpose", "y0", &y, 1, &pa, 1);                   /* [16, B] */
+    symc_tensor w = node(m, "transpose", "w", &y0, 1, &pa, 1);                    /* [B, 16] */
     symc_tensor mm = node(m, "matmul", "mm", (symc_tensor[]){xt, w}, 2, NULL, 0); /* [16, 16] */
     symc_tensor a = node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
     symc_tensor r = node(m, "relu", "r", &a, 1, NULL, 0);
@@ -261,15 +261,15 @@ static void set_role(symc_module *m, const char *node, ir_fuse_role r, const cha
 
 /* each one way to break the plan of rows_module(0) (s, t, e inlined and f the
  * epilogue of p; q the row first of n) */
-static void bad_root(symc_module *m) { set_role(m, "e", IR_FUSE_EPILOGUE, "s"); }     /* s is inlined */
-static void bad_kind(symc_module *m) { set_role(m, "f", IR_FUSE_BIAS, "p"); }         /* p is no library call */
-static void bad_op(symc_module *m) { set_role(m, "q", IR_FUSE_INLINED, "n"); }        /* a norm inlined */
-static void bad_dead(symc_module *m) { set_role(m, "s", IR_FUSE_DEAD, NULL); }        /* t reads it */
+static void bad_root(symc_module *m) { set_role(m, "e", IR_FUSE_EPILOGUE, "s"); } /* s is inlined */
+static void bad_kind(symc_module *m) { set_role(m, "f", IR_FUSE_BIAS, "p"); }     /* p is no library call */
+static void bad_op(symc_module *m) { set_role(m, "q", IR_FUSE_INLINED, "n"); }    /* a norm inlined */
+static void bad_dead(symc_module *m) { set_role(m, "s", IR_FUSE_DEAD, NULL); }    /* t reads it */
 static void bad_live(symc_module *m) { set_role(m, "n", IR_FUSE_STEP, "q"), set_role(m, "q", IR_FUSE_STEP, "q"); }
 static void bad_role(symc_module *m) { m->fuse[node_index(m, "e")].role = IR_FUSE_ROLE_COUNT; }
 static void bad_count(symc_module *m) { m->n_fuse--; }
-static void bad_first(symc_module *m) { set_role(m, "q", IR_FUSE_ROW_FIRST, "p"); }  /* p reads t, not q */
-static void bad_epilogue(symc_module *m) { set_role(m, "e", IR_FUSE_STEP, "e"); } /* f no longer reached */
+static void bad_first(symc_module *m) { set_role(m, "q", IR_FUSE_ROW_FIRST, "p"); } /* p reads t, not q */
+static void bad_epilogue(symc_module *m) { set_role(m, "e", IR_FUSE_STEP, "e"); }   /* f no longer reached */
 static void bad_reader(symc_module *m) { set_role(m, "e", IR_FUSE_INLINED, "n"); }  /* its reader f is in p's */
 static void bad_private(symc_module *m) { set_role(m, "f", IR_FUSE_INLINED, "p"); } /* f is a graph output */
 
@@ -288,8 +288,9 @@ static void test_refused(void) {
         {bad_first, "node 'q' (layer_norm), row first of 'p': its result must be the root's data input (in[0])"},
         {bad_epilogue, "node 'f' (add), epilogue of 'p': it is not reached from the root's result through inlined"},
         {bad_reader, "node 'e' (exp), inlined of 'n': its reader is in another group"},
-        {bad_private, "node 'f' (add), inlined of 'p': an inlined node's result must have one reader and not be a "
-                      "graph output"},
+        {bad_private,
+         "node 'f' (add), inlined of 'p': an inlined node's result must have one reader and not be a "
+         "graph output"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         symc_module *m = rows_module(0);
@@ -321,8 +322,9 @@ static void test_refused_order(void) {
     free(text);
     set_role(m, "f", IR_FUSE_EPILOGUE, "p");
     CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
-    CHECK_CONTAINS(err.msg, "node 'f' (mul), epilogue of 'p': a member must read only what is computed before its "
-                            "root runs; it reads 'w', which node 'w' makes after the root's place");
+    CHECK_CONTAINS(err.msg,
+                   "node 'f' (mul), epilogue of 'p': a member must read only what is computed before its "
+                   "root runs; it reads 'w', which node 'w' makes after the root's place");
     symc_tensor z = node(m, "exp", "z", &f, 1, NULL, 0);
     CHECK(!m->fuse && z != SYMC_TENSOR_NONE);
     symc_module_destroy(m);
@@ -353,11 +355,13 @@ static void test_refused_escape(int read_outside) {
     set_role(m, "yt", IR_FUSE_CLAIMED, "o");
     CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
     if (read_outside)
-        CHECK_CONTAINS(err.msg, "node 'p' (softmax), claimed of 'o': only the last node of a group may make a result "
-                                "read outside it; node 'z' (exp), outside the group, reads its result 'p'");
+        CHECK_CONTAINS(err.msg,
+                       "node 'p' (softmax), claimed of 'o': only the last node of a group may make a result "
+                       "read outside it; node 'z' (exp), outside the group, reads its result 'p'");
     else
-        CHECK_CONTAINS(err.msg, "node 'p' (softmax), claimed of 'o': only the last node of a group may make a graph "
-                                "output; it makes p");
+        CHECK_CONTAINS(err.msg,
+                       "node 'p' (softmax), claimed of 'o': only the last node of a group may make a graph "
+                       "output; it makes p");
     symc_module_destroy(m);
 }
 

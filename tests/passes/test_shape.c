@@ -25,7 +25,8 @@ static char *shape_text(symc_module *m, symc_tensor t) {
     return buf;
 }
 
-#define EXPECT_SHAPE(m, t, text) CHECK_MSG(strcmp(shape_text(m, t), text) == 0, "got %s, want %s", shape_text(m, t), text)
+#define EXPECT_SHAPE(m, t, text) \
+    CHECK_MSG(strcmp(shape_text(m, t), text) == 0, "got %s, want %s", shape_text(m, t), text)
 
 static symc_dim c_(symc_module *m, int64_t v) { return symc_dim_const(m, v); }
 
@@ -132,7 +133,8 @@ static void test_conv_pool(void) {
     symc_tensor x;
     symc_add_input(m, "x", SYMC_F32, 4, (symc_dim[]){N, c_(m, 3), H, W}, &x, &err);
     symc_tensor w7 = const_f32(m, "w7", 4, (int64_t[]){16, 3, 7, 7});
-    symc_attr ca[] = {symc_attr_ints("strides", (int64_t[]){2, 2}, 2), symc_attr_ints("pads", (int64_t[]){3, 3, 3, 3}, 4)};
+    symc_attr ca[] = {symc_attr_ints("strides", (int64_t[]){2, 2}, 2),
+                      symc_attr_ints("pads", (int64_t[]){3, 3, 3, 3}, 4)};
     symc_tensor stem = node(m, "conv2d", "stem", (symc_tensor[]){x, w7}, 2, ca, 2);
     symc_attr pa[] = {symc_attr_ints("kernel", (int64_t[]){3, 3}, 2), symc_attr_ints("strides", (int64_t[]){2, 2}, 2),
                       symc_attr_ints("pads", (int64_t[]){1, 1, 1, 1}, 4)};

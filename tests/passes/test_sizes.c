@@ -32,9 +32,10 @@ static void test_boundary(void) {
     CHECK_MSG(relu_b(((int64_t)1 << 54) - 1, 1) == SYMC_OK, "%s", err.msg);
     /* 2^54 * 512 = 2^63: one past INT64_MAX */
     CHECK(relu_b((int64_t)1 << 54, 1) == SYMC_ERR_RANGE);
-    CHECK_CONTAINS(err.msg, "pass check-sizes: input 'x' (f32[B, 128], a graph input) takes (B*512) bytes, which "
-                            "does not fit in int64 at the largest declared sizes (B in [1, 18014398509481984]): "
-                            "lower the max of B to at most 18014398509481983");
+    CHECK_CONTAINS(err.msg,
+                   "pass check-sizes: input 'x' (f32[B, 128], a graph input) takes (B*512) bytes, which "
+                   "does not fit in int64 at the largest declared sizes (B in [1, 18014398509481984]): "
+                   "lower the max of B to at most 18014398509481983");
     /* the suggestion keeps B a multiple of its declared multiple */
     CHECK(relu_b((int64_t)1 << 62, 8) == SYMC_ERR_RANGE);
     CHECK_CONTAINS(err.msg, "lower the max of B to at most 18014398509481976");
@@ -71,8 +72,9 @@ static void test_two_symbols(void) {
     CHECK(symc_mark_output(m, y, &err) == SYMC_OK);
     CHECK(pass_run_pipeline(m, NULL, &err) == SYMC_ERR_RANGE);
     CHECK_CONTAINS(err.msg, "input 'x' (f32[B, S, 16], a graph input)");
-    CHECK_CONTAINS(err.msg, "(B in [1, 1099511627776], S in [1, 1048576]): lower the max of B to at most "
-                            "137438953471, or of S to at most 131071 (the others at their max)");
+    CHECK_CONTAINS(err.msg,
+                   "(B in [1, 1099511627776], S in [1, 1048576]): lower the max of B to at most "
+                   "137438953471, or of S to at most 131071 (the others at their max)");
     symc_module_destroy(m);
 }
 

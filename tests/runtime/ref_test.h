@@ -67,12 +67,32 @@ static inline rt_ref_tensor tz(symc_dtype dt, int32_t rank, const int64_t *dims)
 static inline void tset(rt_ref_tensor *t, int64_t i, double v) {
     char *p = (char *)t->data;
     switch (t->dtype) {
-    case SYMC_F32: { float f = (float)v; memcpy(p + 4 * i, &f, 4); break; }
+    case SYMC_F32: {
+        float f = (float)v;
+        memcpy(p + 4 * i, &f, 4);
+        break;
+    }
     case SYMC_F64: memcpy(p + 8 * i, &v, 8); break;
-    case SYMC_F16: { uint16_t h = rt_f64_to_f16(v); memcpy(p + 2 * i, &h, 2); break; }
-    case SYMC_BF16: { uint16_t h = rt_f64_to_bf16(v); memcpy(p + 2 * i, &h, 2); break; }
-    case SYMC_I64: { int64_t x = (int64_t)v; memcpy(p + 8 * i, &x, 8); break; }
-    case SYMC_I32: { int32_t x = (int32_t)v; memcpy(p + 4 * i, &x, 4); break; }
+    case SYMC_F16: {
+        uint16_t h = rt_f64_to_f16(v);
+        memcpy(p + 2 * i, &h, 2);
+        break;
+    }
+    case SYMC_BF16: {
+        uint16_t h = rt_f64_to_bf16(v);
+        memcpy(p + 2 * i, &h, 2);
+        break;
+    }
+    case SYMC_I64: {
+        int64_t x = (int64_t)v;
+        memcpy(p + 8 * i, &x, 8);
+        break;
+    }
+    case SYMC_I32: {
+        int32_t x = (int32_t)v;
+        memcpy(p + 4 * i, &x, 4);
+        break;
+    }
     case SYMC_BOOL: p[i] = v != 0; break;
     default: break;
     }
@@ -81,19 +101,45 @@ static inline void tset(rt_ref_tensor *t, int64_t i, double v) {
 static inline void tseti(rt_ref_tensor *t, int64_t i, int64_t v) {
     char *p = (char *)t->data;
     if (t->dtype == SYMC_I64) memcpy(p + 8 * i, &v, 8);
-    else if (t->dtype == SYMC_I32) { int32_t x = (int32_t)v; memcpy(p + 4 * i, &x, 4); }
-    else tset(t, i, (double)v);
+    else if (t->dtype == SYMC_I32) {
+        int32_t x = (int32_t)v;
+        memcpy(p + 4 * i, &x, 4);
+    } else tset(t, i, (double)v);
 }
 
 static inline double tget(const rt_ref_tensor *t, int64_t i) {
     const char *p = (const char *)t->data;
     switch (t->dtype) {
-    case SYMC_F32: { float f; memcpy(&f, p + 4 * i, 4); return f; }
-    case SYMC_F64: { double d; memcpy(&d, p + 8 * i, 8); return d; }
-    case SYMC_F16: { uint16_t h; memcpy(&h, p + 2 * i, 2); return rt_f16_to_f64(h); }
-    case SYMC_BF16: { uint16_t h; memcpy(&h, p + 2 * i, 2); return rt_bf16_to_f64(h); }
-    case SYMC_I64: { int64_t x; memcpy(&x, p + 8 * i, 8); return (double)x; }
-    case SYMC_I32: { int32_t x; memcpy(&x, p + 4 * i, 4); return x; }
+    case SYMC_F32: {
+        float f;
+        memcpy(&f, p + 4 * i, 4);
+        return f;
+    }
+    case SYMC_F64: {
+        double d;
+        memcpy(&d, p + 8 * i, 8);
+        return d;
+    }
+    case SYMC_F16: {
+        uint16_t h;
+        memcpy(&h, p + 2 * i, 2);
+        return rt_f16_to_f64(h);
+    }
+    case SYMC_BF16: {
+        uint16_t h;
+        memcpy(&h, p + 2 * i, 2);
+        return rt_bf16_to_f64(h);
+    }
+    case SYMC_I64: {
+        int64_t x;
+        memcpy(&x, p + 8 * i, 8);
+        return (double)x;
+    }
+    case SYMC_I32: {
+        int32_t x;
+        memcpy(&x, p + 4 * i, 4);
+        return x;
+    }
     case SYMC_BOOL: return p[i] ? 1 : 0;
     default: return NAN;
     }
@@ -101,8 +147,16 @@ static inline double tget(const rt_ref_tensor *t, int64_t i) {
 
 static inline int64_t tgeti(const rt_ref_tensor *t, int64_t i) {
     const char *p = (const char *)t->data;
-    if (t->dtype == SYMC_I64) { int64_t x; memcpy(&x, p + 8 * i, 8); return x; }
-    if (t->dtype == SYMC_I32) { int32_t x; memcpy(&x, p + 4 * i, 4); return x; }
+    if (t->dtype == SYMC_I64) {
+        int64_t x;
+        memcpy(&x, p + 8 * i, 8);
+        return x;
+    }
+    if (t->dtype == SYMC_I32) {
+        int32_t x;
+        memcpy(&x, p + 4 * i, 4);
+        return x;
+    }
     return (int64_t)tget(t, i);
 }
 
@@ -141,24 +195,24 @@ static inline rt_ref_tensor trandom(symc_dtype dt, int32_t rank, const int64_t *
 }
 
 static inline symc_status trun(ir_op op, const symc_attr *attrs, uint32_t n_attrs, const rt_ref_tensor *in,
-                        uint32_t n_in, rt_ref_tensor *out, uint32_t n_out) {
+                               uint32_t n_in, rt_ref_tensor *out, uint32_t n_out) {
     symc_error_clear(&terr);
     return rt_ref_run(op, "n1", attrs, n_attrs, in, n_in, out, n_out, &terr);
 }
 
-#define RUN_OK(...)                                                                     \
-    do {                                                                                \
-        symc_status st_ = trun(__VA_ARGS__);                                            \
-        CHECK_MSG(st_ == SYMC_OK, "status %d: %s", (int)st_, terr.msg);                  \
+#define RUN_OK(...)                                                     \
+    do {                                                                \
+        symc_status st_ = trun(__VA_ARGS__);                            \
+        CHECK_MSG(st_ == SYMC_OK, "status %d: %s", (int)st_, terr.msg); \
     } while (0)
 
 /* run expecting a failure with status `code` and a message containing `text` */
-#define RUN_FAILS(code, text, ...)                                                      \
-    do {                                                                                \
-        symc_status st_ = trun(__VA_ARGS__);                                            \
+#define RUN_FAILS(code, text, ...)                                                              \
+    do {                                                                                        \
+        symc_status st_ = trun(__VA_ARGS__);                                                    \
         CHECK_MSG(st_ == (code), "status %d, wanted %d (%s)", (int)st_, (int)(code), terr.msg); \
-        CHECK_CONTAINS(terr.msg, text);                                                 \
-        CHECK_CONTAINS(terr.msg, "node 'n1'");                                          \
+        CHECK_CONTAINS(terr.msg, text);                                                         \
+        CHECK_CONTAINS(terr.msg, "node 'n1'");                                                  \
     } while (0)
 
 static inline int tclose(double got, double want, double tol) {
@@ -168,19 +222,18 @@ static inline int tclose(double got, double want, double tol) {
 }
 
 static inline void texpect(const char *file, int line, const rt_ref_tensor *t, double tol, const double *want,
-                    size_t n) {
+                           size_t n) {
     check_count++;
     if ((int64_t)n != tnumel(t)) {
         check_failures++;
-        fprintf(stderr, "%s:%d: %zu expected values for %lld elements\n", file, line, n,
-                (long long)tnumel(t));
+        fprintf(stderr, "%s:%d: %zu expected values for %lld elements\n", file, line, n, (long long)tnumel(t));
         return;
     }
     for (size_t i = 0; i < n; i++)
         if (!tclose(tget(t, (int64_t)i), want[i], tol)) {
             check_failures++;
-            fprintf(stderr, "%s:%d: element %zu is %.17g, expected %.17g\n", file, line, i,
-                    tget(t, (int64_t)i), want[i]);
+            fprintf(stderr, "%s:%d: element %zu is %.17g, expected %.17g\n", file, line, i, tget(t, (int64_t)i),
+                    want[i]);
             return;
         }
 }

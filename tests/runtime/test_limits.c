@@ -106,8 +106,9 @@ static void test_overflow(void) {
     if (e && symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err) == SYMC_OK) {
         /* the input itself: refused when its shape is set */
         CHECK(symrt_set_input_shape(c, "x", (int64_t[]){(int64_t)1 << 55, 1024}, 2, &err) == SYMC_ERR_OVERFLOW);
-        CHECK_CONTAINS(err.msg, "input 'x' of shape [36028797018963968, 1024] (f32) is too large: its size in bytes "
-                                "does not fit in 64 bits");
+        CHECK_CONTAINS(err.msg,
+                       "input 'x' of shape [36028797018963968, 1024] (f32) is too large: its size in bytes "
+                       "does not fit in 64 bits");
         /* nothing was accepted: the context has no shape for x */
         CHECK(symrt_get_tensor_shape(c, "y", dims, &rank, &err) == SYMC_ERR_INVALID_ARG);
         CHECK_CONTAINS(err.msg, "input 'x' has no shape yet");
@@ -157,8 +158,9 @@ static void test_overflow(void) {
     if (e && symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err) == SYMC_OK) {
         CHECK(symrt_set_input_shape(c, "x", (int64_t[]){(int64_t)1 << 58, 4}, 2, &err) == SYMC_OK);
         CHECK(symrt_get_tensor_shape(c, "z", dims, &rank, &err) == SYMC_ERR_OVERFLOW);
-        CHECK_CONTAINS(err.msg, "the activation workspace for these shapes is too large: its size in bytes does not "
-                                "fit in 64 bits");
+        CHECK_CONTAINS(err.msg,
+                       "the activation workspace for these shapes is too large: its size in bytes does not "
+                       "fit in 64 bits");
         CHECK_CONTAINS(err.msg, "the largest is 't1' of shape [288230376151711744, 4]");
         CHECK(symrt_set_input_shape(c, "x", (int64_t[]){(int64_t)1 << 57, 4}, 2, &err) == SYMC_OK);
         CHECK_MSG(symrt_get_tensor_shape(c, "z", dims, &rank, &err) == SYMC_OK, "%s", err.msg);
@@ -229,7 +231,9 @@ static uint8_t *transpose_engine(size_t *size) {
     return compile(m, size);
 }
 
-static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint32_t rd32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 static void wr32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -239,8 +243,8 @@ static void wr32(uint8_t *p, uint32_t v) {
  * alignment), the size prefix and checksum trailer redone. NULL if the
  * vector or the offset to it is not found. */
 static uint8_t *misalign_perm(const uint8_t *bytes, size_t size, size_t *out_size) {
-    static const uint8_t pattern[36] = {4, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
-                                        2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t pattern[36] = {4, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0,
+                                        0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     size_t fb = size - 12, vec = SIZE_MAX, field = SIZE_MAX;
     for (size_t p = 0; p + sizeof pattern <= fb; p += 4)
         if (!memcmp(bytes + p, pattern, sizeof pattern)) {

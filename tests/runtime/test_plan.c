@@ -189,7 +189,8 @@ static rt_engine *build_cnn(void) {
     symc_attr ca[2] = {symc_attr_ints("strides", s2, 2), symc_attr_ints("pads", p1, 4)};
     symc_tensor c1 = node(m, "conv2d", "c1", (symc_tensor[]){x, w1, b1}, 3, ca, 2);
     symc_tensor r1 = node(m, "relu", "r1", &c1, 1, NULL, 0);
-    symc_attr mp[3] = {symc_attr_ints("kernel", k3, 2), symc_attr_ints("strides", s2, 2), symc_attr_int("ceil_mode", 1)};
+    symc_attr mp[3] = {symc_attr_ints("kernel", k3, 2), symc_attr_ints("strides", s2, 2),
+                       symc_attr_int("ceil_mode", 1)};
     symc_tensor pl = node(m, "max_pool2d", "pool", &r1, 1, mp, 3);
     symc_attr pa = symc_attr_ints("pads", p1, 4);
     symc_tensor c2 = node(m, "conv2d", "c2", (symc_tensor[]){pl, w2}, 2, &pa, 1);
@@ -217,7 +218,10 @@ static int pick_shape(const rt_engine *e, int k, int64_t *vals, int64_t *slots) 
     for (uint32_t s = 0; s < e->n_symbols; s++) {
         const rt_symbol *y = &e->symbols[s];
         int64_t m = y->multiple_of > 1 ? y->multiple_of : 1, lo = (y->min + m - 1) / m, hi = y->max / m;
-        vals[s] = k == 0 ? y->min : k == 1 ? y->opt : k == 2 ? y->max : (lo + (int64_t)(next() % (unsigned)(hi - lo + 1))) * m;
+        vals[s] = k == 0 ? y->min
+            : k == 1     ? y->opt
+            : k == 2     ? y->max
+                         : (lo + (int64_t)(next() % (unsigned)(hi - lo + 1))) * m;
     }
     if (sym_program_eval(e->program, e->program_size, vals, e->n_symbols, slots, e->num_slots, NULL)) return 0;
     for (uint32_t g = 0; g < e->n_guards; g++)
@@ -274,8 +278,8 @@ static void check_formula(const rt_engine *e, const char *what, int samples, int
                 CHECK_MSG(sym_eval(t, f[s][a], vals, e->n_symbols, &fv, &err) == SYMC_OK, "%s", err.msg);
                 CHECK_MSG(fv >= 0 && (size_t)fv == l[s].stack_total, "%s: formula %lld, fixed-order plan %zu", what,
                           (long long)fv, l[s].stack_total);
-                CHECK_MSG(total <= (size_t)fv && total == (l[s].fit_total < l[s].stack_total ? l[s].fit_total
-                                                                                                : l[s].stack_total),
+                CHECK_MSG(total <= (size_t)fv &&
+                              total == (l[s].fit_total < l[s].stack_total ? l[s].fit_total : l[s].stack_total),
                           "%s: layout %zu, formula %lld", what, total, (long long)fv);
                 stack_used += l[s].stack_total < l[s].fit_total;
                 layouts++;
@@ -296,7 +300,8 @@ static void check_formula(const rt_engine *e, const char *what, int samples, int
                         if (alive && sa && sb && off[x] < off[y] + sb && off[y] < off[x] + sa) overlaps++;
                     }
                 }
-                CHECK_MSG(overlaps == 0 && outside == 0, "%s: %d overlapping pairs, %d outside", what, overlaps, outside);
+                CHECK_MSG(overlaps == 0 && outside == 0, "%s: %d overlapping pairs, %d outside", what, overlaps,
+                          outside);
                 CHECK(total <= flat);
                 /* a chain's fixed order reuses too: two buffers on the reference schedule */
                 if (chain && s == RT_SCHEDULE_NODES) {
@@ -344,7 +349,8 @@ static void check_random_lifetimes(int trial) {
         if (dies[i] >= N) dies[i] = N - 1;
     }
     for (uint32_t nd = 0; nd < N; nd++) {
-        nodes[nd] = (rt_node){.op = IR_OP_IDENTITY, .name = "n", .source = "", .out = out_list + oa, .in = in_list + ia};
+        nodes[nd] = (rt_node){
+            .op = IR_OP_IDENTITY, .name = "n", .source = "", .out = out_list + oa, .in = in_list + ia};
         for (uint32_t i = 0; i < N; i++) {
             if (born[i] == nd) out_list[oa + nodes[nd].n_out++] = i;
             if (dies[i] == nd) in_list[ia + nodes[nd].n_in++] = i;

@@ -51,8 +51,8 @@ static void test_matmul(void) {
     EXPECT(y7, 0, 2050);
     /* contracted dims differ */
     rt_ref_tensor in8[2] = {a, a};
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "operands [2, 3] and [2, 3]: contracted dims differ (3 vs 2)",
-              IR_OP_MATMUL, NULL, 0, in8, 2, &y, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "operands [2, 3] and [2, 3]: contracted dims differ (3 vs 2)", IR_OP_MATMUL, NULL,
+              0, in8, 2, &y, 1);
 }
 
 static void test_gemm(void) {
@@ -78,8 +78,8 @@ static void test_gemm(void) {
     RUN_OK(IR_OP_GEMM, tr + 1, 1, in3, 3, &y, 1);
     EXPECT(y, 0, 59, 65, 140, 155);
     rt_ref_tensor in4[3] = {a, b, tf(SYMC_F32, SH(3), V(1, 2, 3))};
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "C [3] does not broadcast to the result [2, 2]", IR_OP_GEMM,
-              NULL, 0, in4, 3, &y, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "C [3] does not broadcast to the result [2, 2]", IR_OP_GEMM, NULL, 0, in4, 3, &y,
+              1);
 }
 
 static void test_conv2d(void) {
@@ -120,8 +120,8 @@ static void test_conv2d(void) {
     RUN_FAILS(SYMC_ERR_INVALID_ARG, "with group 1", IR_OP_CONV2D, NULL, 0, ing, 2, &yg, 1);
     /* a window larger than the padded input */
     rt_ref_tensor inb[2] = {x, tf(SYMC_F32, SH(1, 1, 4, 1), V(1, 1, 1, 1))};
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "larger than the padded input (3) along height", IR_OP_CONV2D,
-              NULL, 0, inb, 2, &y, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "larger than the padded input (3) along height", IR_OP_CONV2D, NULL, 0, inb, 2, &y,
+              1);
 }
 
 static void test_pool(void) {
@@ -156,8 +156,8 @@ static void test_pool(void) {
     EXPECT(r3, 0, 1, 3, 5);
     /* ... and the caller's 4 is reported as a shape inference disagreement */
     rt_ref_tensor r4 = tz(SYMC_F32, SH(1, 1, 1, 4));
-    RUN_FAILS(SYMC_ERR_INTERNAL, "caller's f32[1, 1, 1, 4] disagrees with f32[1, 1, 1, 3]",
-              IR_OP_MAX_POOL2D, rowp, 4, &r, 1, &r4, 1);
+    RUN_FAILS(SYMC_ERR_INTERNAL, "caller's f32[1, 1, 1, 4] disagrees with f32[1, 1, 1, 3]", IR_OP_MAX_POOL2D, rowp, 4,
+              &r, 1, &r4, 1);
 
     /* count_include_pad on [1,2;3,4], kernel 2, stride 1, pads 1 */
     rt_ref_tensor s = tf(SYMC_F64, SH(1, 1, 2, 2), V(1, 2, 3, 4));
@@ -180,8 +180,7 @@ static void test_pool(void) {
     /* pads must be smaller than the window */
     symc_attr big[2] = {symc_attr_ints("kernel", I(2, 2), 2), symc_attr_ints("pads", I(2, 0, 0, 0), 4)};
     rt_ref_tensor yb = tz(SYMC_F32, SH(1, 1, 5, 3));
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "must be smaller than the window", IR_OP_MAX_POOL2D, big, 2,
-              &x, 1, &yb, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "must be smaller than the window", IR_OP_MAX_POOL2D, big, 2, &x, 1, &yb, 1);
 
     /* global average: [1,2,2,2] -> [1,2,1,1]; rank 3 input too */
     rt_ref_tensor g = tf(SYMC_F32, SH(1, 2, 2, 2), V(1, 2, 3, 4, 10, 20, 30, 40));

@@ -8,20 +8,20 @@ static void test_f16_patterns(void) {
     CHECK(rt_f64_to_f16(-2.0) == 0xc000);
     CHECK(rt_f64_to_f16(0.0) == 0x0000);
     CHECK(rt_f64_to_f16(-0.0) == 0x8000);
-    CHECK(rt_f64_to_f16(65504.0) == 0x7bff);          /* largest finite */
-    CHECK(rt_f64_to_f16(65519.99) == 0x7bff);         /* below the midpoint */
-    CHECK(rt_f64_to_f16(65520.0) == 0x7c00);          /* midpoint ties to even: inf */
+    CHECK(rt_f64_to_f16(65504.0) == 0x7bff);  /* largest finite */
+    CHECK(rt_f64_to_f16(65519.99) == 0x7bff); /* below the midpoint */
+    CHECK(rt_f64_to_f16(65520.0) == 0x7c00);  /* midpoint ties to even: inf */
     CHECK(rt_f64_to_f16(-1e9) == 0xfc00);
     CHECK(rt_f64_to_f16(INFINITY) == 0x7c00);
-    CHECK(rt_f64_to_f16(ldexp(1, -14)) == 0x0400);    /* smallest normal */
-    CHECK(rt_f64_to_f16(ldexp(1, -24)) == 0x0001);    /* smallest subnormal */
-    CHECK(rt_f64_to_f16(ldexp(1, -25)) == 0x0000);    /* half of it: tie to even 0 */
+    CHECK(rt_f64_to_f16(ldexp(1, -14)) == 0x0400); /* smallest normal */
+    CHECK(rt_f64_to_f16(ldexp(1, -24)) == 0x0001); /* smallest subnormal */
+    CHECK(rt_f64_to_f16(ldexp(1, -25)) == 0x0000); /* half of it: tie to even 0 */
     CHECK(rt_f64_to_f16(ldexp(1.5, -25)) == 0x0001);
-    CHECK(rt_f64_to_f16(ldexp(3, -25)) == 0x0002);    /* 1.5 ulp: tie to even 2 */
-    CHECK(rt_f64_to_f16(1.0 + ldexp(1, -11)) == 0x3c00);     /* tie, even stays */
-    CHECK(rt_f64_to_f16(1.0 + ldexp(3, -11)) == 0x3c02);     /* tie, odd rounds up */
-    CHECK(rt_f64_to_f16(ldexp(1023, -24)) == 0x03ff);  /* largest subnormal */
-    CHECK(rt_f64_to_f16(ldexp(2047, -25)) == 0x0400);  /* tie carries into the normals */
+    CHECK(rt_f64_to_f16(ldexp(3, -25)) == 0x0002);       /* 1.5 ulp: tie to even 2 */
+    CHECK(rt_f64_to_f16(1.0 + ldexp(1, -11)) == 0x3c00); /* tie, even stays */
+    CHECK(rt_f64_to_f16(1.0 + ldexp(3, -11)) == 0x3c02); /* tie, odd rounds up */
+    CHECK(rt_f64_to_f16(ldexp(1023, -24)) == 0x03ff);    /* largest subnormal */
+    CHECK(rt_f64_to_f16(ldexp(2047, -25)) == 0x0400);    /* tie carries into the normals */
     uint16_t nan = rt_f64_to_f16(NAN);
     CHECK((nan & 0x7c00) == 0x7c00 && (nan & 0x03ff) != 0);
     /* no double rounding: just above a tie, f64 -> f16 rounds up, while going
@@ -41,9 +41,9 @@ static void test_f16_patterns(void) {
 static void test_bf16_patterns(void) {
     CHECK(rt_f64_to_bf16(1.0) == 0x3f80);
     CHECK(rt_f64_to_bf16(-1.0) == 0xbf80);
-    CHECK(rt_f64_to_bf16(1.0 + ldexp(1, -8)) == 0x3f80);  /* tie, even */
-    CHECK(rt_f64_to_bf16(1.0 + ldexp(3, -8)) == 0x3f82);  /* tie, up to even */
-    CHECK(rt_f64_to_bf16(3.140625) == 0x4049);            /* exactly representable */
+    CHECK(rt_f64_to_bf16(1.0 + ldexp(1, -8)) == 0x3f80);     /* tie, even */
+    CHECK(rt_f64_to_bf16(1.0 + ldexp(3, -8)) == 0x3f82);     /* tie, up to even */
+    CHECK(rt_f64_to_bf16(3.140625) == 0x4049);               /* exactly representable */
     CHECK(rt_f32_to_bf16(3.4028234663852886e38f) == 0x7f80); /* FLT_MAX rounds to inf */
     CHECK(rt_f64_to_bf16(ldexp(255, 120)) == 0x7f7f);        /* largest finite */
     CHECK(rt_f64_to_bf16(ldexp(1, -133)) == 0x0001);         /* smallest subnormal */
@@ -67,8 +67,8 @@ static void test_exhaustive(int is_bf16) {
         double mid = a + (b - a) / 2; /* exact in f64 */
         uint16_t even = (h & 1) ? (uint16_t)(h + 1) : (uint16_t)h;
         double q = (b - a) / 1024;
-        if (narrow(a) != h || narrow(-a) != (h | 0x8000u) || narrow(mid) != even ||
-            narrow(mid - q) != h || narrow(mid + q) != h + 1)
+        if (narrow(a) != h || narrow(-a) != (h | 0x8000u) || narrow(mid) != even || narrow(mid - q) != h ||
+            narrow(mid + q) != h + 1)
             bad++;
     }
     CHECK_MSG(bad == 0, "%d %s rounding failures", bad, is_bf16 ? "bf16" : "f16");
@@ -106,8 +106,8 @@ static void test_cast(void) {
     /* i64 -> bf16 above 2^53: a sticky bit keeps the rounding single. 2^60 +
      * 2^52 + 1 is just above the tie between 2^60 and 2^60 (1 + 2^-7). */
     symc_attr to_bf16 = symc_attr_dtype("to", SYMC_BF16);
-    rt_ref_tensor xl = ti(SYMC_I64, SH(2), I(((int64_t)1 << 60) + ((int64_t)1 << 52) + 1,
-                                             ((int64_t)1 << 60) + ((int64_t)1 << 52)));
+    rt_ref_tensor xl = ti(SYMC_I64, SH(2),
+                          I(((int64_t)1 << 60) + ((int64_t)1 << 52) + 1, ((int64_t)1 << 60) + ((int64_t)1 << 52)));
     rt_ref_tensor yl = tz(SYMC_BF16, SH(2));
     RUN_OK(IR_OP_CAST, &to_bf16, 1, &xl, 1, &yl, 1);
     CHECK(tbits16(&yl, 0) == 0x5d81);

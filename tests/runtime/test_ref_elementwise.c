@@ -4,8 +4,8 @@
  * NaN propagation, and f16/bf16 at representable values. */
 #include "ref_test.h"
 
-static void unary(ir_op op, symc_dtype dt, const symc_attr *attrs, uint32_t na, const double *in,
-                  int64_t n, rt_ref_tensor *out) {
+static void unary(ir_op op, symc_dtype dt, const symc_attr *attrs, uint32_t na, const double *in, int64_t n,
+                  rt_ref_tensor *out) {
     rt_ref_tensor x = tf(dt, 1, D(n), in);
     *out = tz(dt, 1, D(n));
     RUN_OK(op, attrs, na, &x, 1, out, 1);
@@ -154,25 +154,21 @@ static void test_binary_arith(void) {
     rt_ref_tensor p = tf(SYMC_F32, SH(2, 1, 3), V(0, 1, 2, 3, 4, 5));
     rt_ref_tensor q = tf(SYMC_F32, SH(4, 1), V(0, 10, 20, 30));
     y = bin(IR_OP_ADD, p, q, SYMC_F32, SH(2, 4, 3), NULL, 0);
-    EXPECT(y, 0, 0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32, 3, 4, 5, 13, 14, 15, 23, 24, 25, 33,
-           34, 35);
+    EXPECT(y, 0, 0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32, 3, 4, 5, 13, 14, 15, 23, 24, 25, 33, 34, 35);
     /* a zero-size broadcast: [0,3] + [1,3] -> [0,3] */
     rt_ref_tensor e = tz(SYMC_F32, SH(0, 3));
     rt_ref_tensor ye = bin(IR_OP_ADD, e, b, SYMC_F32, SH(0, 3), NULL, 0);
     CHECK(tnumel(&ye) == 0);
 
     /* pow: float, integer (exact), float base with integer exponent */
-    y = bin(IR_OP_POW, tf(SYMC_F32, SH(3), V(2, 4, -8)), tf(SYMC_F32, SH(3), V(3, 0.5, 1.0 / 3)),
-            SYMC_F32, SH(3), NULL, 0);
+    y = bin(IR_OP_POW, tf(SYMC_F32, SH(3), V(2, 4, -8)), tf(SYMC_F32, SH(3), V(3, 0.5, 1.0 / 3)), SYMC_F32, SH(3), NULL,
+            0);
     EXPECT(y, 1e-7, 8, 2, NAN);
-    y = bin(IR_OP_POW, ti(SYMC_I64, SH(3), I(3, -2, 7)), ti(SYMC_I64, SH(3), I(4, 3, 0)), SYMC_I64,
-            SH(3), NULL, 0);
+    y = bin(IR_OP_POW, ti(SYMC_I64, SH(3), I(3, -2, 7)), ti(SYMC_I64, SH(3), I(4, 3, 0)), SYMC_I64, SH(3), NULL, 0);
     EXPECT(y, 0, 81, -8, 1);
-    y = bin(IR_OP_POW, tf(SYMC_F32, SH(2), V(1.5, 2)), ti(SYMC_I64, SH(1), I(2)), SYMC_F32, SH(2),
-            NULL, 0);
+    y = bin(IR_OP_POW, tf(SYMC_F32, SH(2), V(1.5, 2)), ti(SYMC_I64, SH(1), I(2)), SYMC_F32, SH(2), NULL, 0);
     EXPECT(y, 0, 2.25, 4);
-    y = bin(IR_OP_POW, ti(SYMC_I32, SH(2), I(9, 10)), tf(SYMC_F32, SH(1), V(0.5)), SYMC_I32, SH(2),
-            NULL, 0);
+    y = bin(IR_OP_POW, ti(SYMC_I32, SH(2), I(9, 10)), tf(SYMC_F32, SH(1), V(0.5)), SYMC_I32, SH(2), NULL, 0);
     EXPECT(y, 0, 3, 3); /* sqrt(10) = 3.16 truncated into i32 */
 
     /* min/max propagate NaN */
@@ -182,8 +178,7 @@ static void test_binary_arith(void) {
     EXPECT(y, 0, 1, NAN, NAN);
     y = bin(IR_OP_MAX, n1, n2, SYMC_F32, SH(3), NULL, 0);
     EXPECT(y, 0, 2, NAN, NAN);
-    y = bin(IR_OP_MAX, ti(SYMC_I64, SH(2), I(-1, 7)), ti(SYMC_I64, SH(1), I(3)), SYMC_I64, SH(2),
-            NULL, 0);
+    y = bin(IR_OP_MAX, ti(SYMC_I64, SH(2), I(-1, 7)), ti(SYMC_I64, SH(1), I(3)), SYMC_I64, SH(2), NULL, 0);
     EXPECT(y, 0, 3, 7);
 }
 
@@ -195,8 +190,7 @@ static void test_binary_int(void) {
     CHECK(tgeti(&y, 0) == INT32_MIN && tgeti(&y, 1) == INT32_MIN + 1);
     y = bin(IR_OP_SUB, a, one, SYMC_I32, SH(2), NULL, 0);
     CHECK(tgeti(&y, 0) == INT32_MAX - 1 && tgeti(&y, 1) == INT32_MAX);
-    y = bin(IR_OP_MUL, ti(SYMC_I64, SH(1), I(INT64_MAX)), ti(SYMC_I64, SH(1), I(2)), SYMC_I64,
-            SH(1), NULL, 0);
+    y = bin(IR_OP_MUL, ti(SYMC_I64, SH(1), I(INT64_MAX)), ti(SYMC_I64, SH(1), I(2)), SYMC_I64, SH(1), NULL, 0);
     CHECK(tgeti(&y, 0) == -2);
     /* division truncates toward zero; INT_MIN / -1 wraps */
     rt_ref_tensor num = ti(SYMC_I64, SH(5), I(-7, 7, 7, -7, INT64_MIN));
@@ -213,8 +207,7 @@ static void test_binary_int(void) {
     y = bin(IR_OP_MOD, mn, md, SYMC_I32, SH(4), &fmod1, 1);
     EXPECT(y, 0, -1, 1, -1, 1);
     symc_attr fmod0 = symc_attr_int("fmod", 0);
-    y = bin(IR_OP_MOD, ti(SYMC_I64, SH(1), I(INT64_MIN)), ti(SYMC_I64, SH(1), I(-1)), SYMC_I64,
-            SH(1), &fmod0, 1);
+    y = bin(IR_OP_MOD, ti(SYMC_I64, SH(1), I(INT64_MIN)), ti(SYMC_I64, SH(1), I(-1)), SYMC_I64, SH(1), &fmod0, 1);
     EXPECT(y, 0, 0);
     /* float mod: Python remainder by default, C fmod with fmod=1 */
     rt_ref_tensor fx = tf(SYMC_F32, SH(3), V(-7.5, 7.5, 6));
@@ -228,10 +221,9 @@ static void test_binary_int(void) {
 static void test_compare_logic_where(void) {
     rt_ref_tensor a = tf(SYMC_F32, SH(2, 1), V(1, NAN));
     rt_ref_tensor b = tf(SYMC_F32, SH(3), V(0, 1, 2));
-    static const ir_op ops[5] = {IR_OP_EQUAL, IR_OP_LESS, IR_OP_LESS_EQUAL, IR_OP_GREATER,
-                                 IR_OP_GREATER_EQUAL};
-    static const double want[5][6] = {{0, 1, 0, 0, 0, 0}, {0, 0, 1, 0, 0, 0}, {0, 1, 1, 0, 0, 0},
-                                      {1, 0, 0, 0, 0, 0}, {1, 1, 0, 0, 0, 0}};
+    static const ir_op ops[5] = {IR_OP_EQUAL, IR_OP_LESS, IR_OP_LESS_EQUAL, IR_OP_GREATER, IR_OP_GREATER_EQUAL};
+    static const double want[5][6] = {
+        {0, 1, 0, 0, 0, 0}, {0, 0, 1, 0, 0, 0}, {0, 1, 1, 0, 0, 0}, {1, 0, 0, 0, 0, 0}, {1, 1, 0, 0, 0, 0}};
     for (int k = 0; k < 5; k++) {
         rt_ref_tensor y = bin(ops[k], a, b, SYMC_BOOL, SH(2, 3), NULL, 0);
         texpect(__FILE__, __LINE__, &y, 0, want[k], 6);
@@ -272,8 +264,7 @@ static void test_binary_half(void) {
     CHECK(tbits16(&y, 0) == 0x3f00);
     CHECK(tbits16(&y, 1) == 0x6800);
     /* 65504 * 2 overflows to inf */
-    y = bin(IR_OP_MUL, tf(SYMC_F16, SH(1), V(65504)), tf(SYMC_F16, SH(1), V(2)), SYMC_F16, SH(1),
-            NULL, 0);
+    y = bin(IR_OP_MUL, tf(SYMC_F16, SH(1), V(65504)), tf(SYMC_F16, SH(1), V(2)), SYMC_F16, SH(1), NULL, 0);
     CHECK(tbits16(&y, 0) == 0x7c00);
     /* bf16: 1 + 2^-8 ties to 1; 1 + 3*2^-8 rounds to 1 + 2^-6 */
     rt_ref_tensor c = tf(SYMC_BF16, SH(2), V(1, 1));
@@ -281,8 +272,7 @@ static void test_binary_half(void) {
     y = bin(IR_OP_ADD, c, d, SYMC_BF16, SH(2), NULL, 0);
     CHECK(tbits16(&y, 0) == 0x3f80);
     CHECK(tbits16(&y, 1) == 0x3f82);
-    y = bin(IR_OP_DIV, tf(SYMC_BF16, SH(1), V(1)), tf(SYMC_BF16, SH(1), V(4)), SYMC_BF16, SH(1),
-            NULL, 0);
+    y = bin(IR_OP_DIV, tf(SYMC_BF16, SH(1), V(1)), tf(SYMC_BF16, SH(1), V(4)), SYMC_BF16, SH(1), NULL, 0);
     EXPECT(y, 0, 0.25);
 }
 

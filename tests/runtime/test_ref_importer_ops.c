@@ -45,8 +45,8 @@ static void test_tile(void) {
     rt_ref_tensor y2 = tz(SYMC_I64, SH(6));
     RUN_OK(IR_OP_TILE, &r2, 1, &xi, 1, &y2, 1);
     EXPECT(y2, 0, 7, 8, 9, 7, 8, 9);
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "'repeats' has 2 entries but the input has rank 1", IR_OP_TILE, &r, 1,
-              &xi, 1, &y2, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "'repeats' has 2 entries but the input has rank 1", IR_OP_TILE, &r, 1, &xi, 1, &y2,
+              1);
     symc_attr rn = symc_attr_ints("repeats", I(-1), 1);
     RUN_FAILS(SYMC_ERR_INVALID_ARG, "must be >= 0", IR_OP_TILE, &rn, 1, &xi, 1, &y2, 1);
 }

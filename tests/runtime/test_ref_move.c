@@ -22,8 +22,8 @@ static void test_reshape_transpose_expand(void) {
     symc_attr sh2 = symc_attr_ints("shape", I(-1, -1), 2);
     RUN_FAILS(SYMC_ERR_INVALID_ARG, "more than one -1", IR_OP_RESHAPE, &sh2, 1, &x, 1, &y, 1);
     symc_attr sh4 = symc_attr_ints("shape", I(4, 2), 2);
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "input [2, 3] (6 elements) cannot be reshaped to [4, 2]",
-              IR_OP_RESHAPE, &sh4, 1, &x, 1, &y, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "input [2, 3] (6 elements) cannot be reshaped to [4, 2]", IR_OP_RESHAPE, &sh4, 1,
+              &x, 1, &y, 1);
     rt_ref_tensor e = tz(SYMC_F32, SH(0, 4));
     symc_attr she = symc_attr_ints("shape", I(2, 0, 2), 3);
     rt_ref_tensor ye = tz(SYMC_F32, SH(2, 0, 2));
@@ -39,8 +39,8 @@ static void test_reshape_transpose_expand(void) {
     RUN_OK(IR_OP_TRANSPOSE, &p3, 1, &x3, 1, &y3, 1);
     EXPECT(y3, 0, 1, 3, 5, 7, 9, 11, 2, 4, 6, 8, 10, 12);
     symc_attr bad = symc_attr_ints("perm", I(0, 0), 2);
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "'perm' [0, 0] is not a permutation of 0..1", IR_OP_TRANSPOSE,
-              &bad, 1, &x, 1, &y, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "'perm' [0, 0] is not a permutation of 0..1", IR_OP_TRANSPOSE, &bad, 1, &x, 1, &y,
+              1);
 
     /* expand [3,1] to [2,1,2] -> [2,3,2] (ONNX: both shapes broadcast) */
     rt_ref_tensor c = iota(SYMC_I32, SH(3, 1));
@@ -62,8 +62,7 @@ static void test_reshape_transpose_expand(void) {
 }
 
 static void test_concat_split(void) {
-    rt_ref_tensor in[3] = {iota(SYMC_F32, SH(2, 1)), tf(SYMC_F32, SH(2, 2), V(10, 11, 12, 13)),
-                           tz(SYMC_F32, SH(2, 0))};
+    rt_ref_tensor in[3] = {iota(SYMC_F32, SH(2, 1)), tf(SYMC_F32, SH(2, 2), V(10, 11, 12, 13)), tz(SYMC_F32, SH(2, 0))};
     symc_attr ax = symc_attr_int("axis", -1);
     rt_ref_tensor y = tz(SYMC_F32, SH(2, 3));
     RUN_OK(IR_OP_CONCAT, &ax, 1, in, 3, &y, 1);
@@ -73,8 +72,8 @@ static void test_concat_split(void) {
     rt_ref_tensor y0 = tz(SYMC_BOOL, SH(3, 2));
     RUN_OK(IR_OP_CONCAT, &ax0, 1, in0, 2, &y0, 1);
     EXPECT(y0, 0, 1, 1, 0, 1, 0, 0);
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "input 1 [2, 2] does not match input 0 [2, 1] outside axis 0",
-              IR_OP_CONCAT, &ax0, 1, in, 2, &y, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "input 1 [2, 2] does not match input 0 [2, 1] outside axis 0", IR_OP_CONCAT, &ax0,
+              1, in, 2, &y, 1);
 
     /* split [2,4] on axis 1 into sizes [1, 3] and [5] into [2, 0, 3] */
     rt_ref_tensor x = iota(SYMC_I64, SH(2, 4));
@@ -90,8 +89,7 @@ static void test_concat_split(void) {
     EXPECT(o3[0], 0, 1, 2);
     EXPECT(o3[2], 0, 3, 4, 5);
     symc_attr spb[2] = {symc_attr_int("axis", 0), symc_attr_ints("sizes", I(2, 2), 2)};
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "sizes add up to 4 but axis 0 has 5", IR_OP_SPLIT, spb, 2, &v, 1,
-              o3, 2);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "sizes add up to 4 but axis 0 has 5", IR_OP_SPLIT, spb, 2, &v, 1, o3, 2);
 }
 
 static void test_slice(void) {
@@ -163,15 +161,15 @@ static void test_gather(void) {
     /* out of range: named index, position and allowed range; nothing read */
     rt_ref_tensor in3[2] = {x, ti(SYMC_I64, SH(3), I(0, 3, 1))};
     rt_ref_tensor y3 = tz(SYMC_F32, SH(3, 2));
-    RUN_FAILS(SYMC_ERR_RANGE, "index 3 at indices[1] is out of range [-3, 2] for axis 0 of size 3",
-              IR_OP_GATHER, &ax0, 1, in3, 2, &y3, 1);
+    RUN_FAILS(SYMC_ERR_RANGE, "index 3 at indices[1] is out of range [-3, 2] for axis 0 of size 3", IR_OP_GATHER, &ax0,
+              1, in3, 2, &y3, 1);
     rt_ref_tensor in4[2] = {x, ti(SYMC_I32, SH(1, 1), I(-4))};
     rt_ref_tensor y4 = tz(SYMC_F32, SH(1, 1, 2));
-    RUN_FAILS(SYMC_ERR_RANGE, "index -4 at indices[0, 0] is out of range [-3, 2]", IR_OP_GATHER,
-              &ax0, 1, in4, 2, &y4, 1);
+    RUN_FAILS(SYMC_ERR_RANGE, "index -4 at indices[0, 0] is out of range [-3, 2]", IR_OP_GATHER, &ax0, 1, in4, 2, &y4,
+              1);
     rt_ref_tensor in5[2] = {x, tf(SYMC_F32, SH(1), V(0))};
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "indices (input 1) are f32, must be i32 or i64", IR_OP_GATHER,
-              &ax0, 1, in5, 2, &y2, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "indices (input 1) are f32, must be i32 or i64", IR_OP_GATHER, &ax0, 1, in5, 2, &y2,
+              1);
 }
 
 static void test_squeeze_unsqueeze_flatten(void) {
@@ -184,8 +182,7 @@ static void test_squeeze_unsqueeze_flatten(void) {
     RUN_OK(IR_OP_SQUEEZE, &a, 1, &x, 1, &y2, 1);
     EXPECT(y2, 0, 1, 2, 3);
     symc_attr a1 = symc_attr_ints("axes", I(1), 1);
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "cannot squeeze axis 1 of size 3", IR_OP_SQUEEZE, &a1, 1, &x, 1,
-              &y2, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "cannot squeeze axis 1 of size 3", IR_OP_SQUEEZE, &a1, 1, &x, 1, &y2, 1);
 
     rt_ref_tensor v = iota(SYMC_F32, SH(3));
     symc_attr ua = symc_attr_ints("axes", I(0, -1), 2);
@@ -242,11 +239,9 @@ static void test_pad_shape_of(void) {
     RUN_OK(IR_OP_PAD, &pn, 1, &w, 1, &y4, 1);
     EXPECT(y4, 0, 2, 3, 4, 0);
     symc_attr pn2 = symc_attr_ints("pads", I(-3, -2), 2);
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "crop more than axis 0's 4 elements", IR_OP_PAD, &pn2, 1, &w, 1,
-              &y4, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "crop more than axis 0's 4 elements", IR_OP_PAD, &pn2, 1, &w, 1, &y4, 1);
     symc_attr pbad[2] = {symc_attr_ints("pads", I(1, 1), 2), symc_attr_str("mode", "wrap")};
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "mode 'wrap' must be constant, reflect or edge", IR_OP_PAD,
-              pbad, 2, &w, 1, &y4, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "mode 'wrap' must be constant, reflect or edge", IR_OP_PAD, pbad, 2, &w, 1, &y4, 1);
     /* 2-D reflect on both axes */
     rt_ref_tensor m = iota(SYMC_F64, SH(2, 3));
     symc_attr p2[2] = {symc_attr_ints("pads", I(1, 1, 0, 1), 4), symc_attr_str("mode", "reflect")};
@@ -262,8 +257,7 @@ static void test_pad_shape_of(void) {
     rt_ref_tensor y0 = tz(SYMC_I64, SH(0));
     RUN_OK(IR_OP_SHAPE_OF, NULL, 0, &sc, 1, &y0, 1);
     rt_ref_tensor y32 = tz(SYMC_I32, SH(3));
-    RUN_FAILS(SYMC_ERR_INTERNAL, "caller's i32[3] disagrees with i64[3]", IR_OP_SHAPE_OF, NULL, 0,
-              &s, 1, &y32, 1);
+    RUN_FAILS(SYMC_ERR_INTERNAL, "caller's i32[3] disagrees with i64[3]", IR_OP_SHAPE_OF, NULL, 0, &s, 1, &y32, 1);
 }
 
 int main(void) {

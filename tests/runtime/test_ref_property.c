@@ -23,8 +23,7 @@ static int same(const rt_ref_tensor *a, const rt_ref_tensor *b, double tol) {
 }
 
 /* a [B0, 1, M, K] x b [B1, K, N] -> [B0, B1, M, N] */
-static void prop_matmul(int64_t b0, int64_t b1, int64_t m, int64_t k, int64_t n, symc_dtype dt,
-                        double tol) {
+static void prop_matmul(int64_t b0, int64_t b1, int64_t m, int64_t k, int64_t n, symc_dtype dt, double tol) {
     rt_ref_tensor in[2] = {trandom(dt, SH(b0, 1, m, k)), trandom(dt, SH(b1, k, n))};
     rt_ref_tensor y = tz(dt, SH(b0, b1, m, n));
     RUN_OK(IR_OP_MATMUL, NULL, 0, in, 2, &y, 1);
@@ -38,8 +37,8 @@ static void prop_matmul(int64_t b0, int64_t b1, int64_t m, int64_t k, int64_t n,
                         s += tget(&in[0], ((p * m) + i) * k + t) * tget(&in[1], (q * k + t) * n + j);
                     tset(&want, ((p * b1 + q) * m + i) * n + j, s);
                 }
-    CHECK_MSG(same(&y, &want, tol), "matmul %lld %lld %lld %lld %lld (%s)", (long long)b0,
-              (long long)b1, (long long)m, (long long)k, (long long)n, rt_dtype_name(dt));
+    CHECK_MSG(same(&y, &want, tol), "matmul %lld %lld %lld %lld %lld (%s)", (long long)b0, (long long)b1, (long long)m,
+              (long long)k, (long long)n, rt_dtype_name(dt));
 }
 
 typedef struct conv_case {
@@ -51,12 +50,10 @@ static void prop_conv(const conv_case *cc) {
     int64_t ho = (cc->h + cc->pt + cc->pb - cc->dh * (cc->kh - 1) - 1) / cc->sh + 1;
     int64_t wo = (cc->w + cc->pl + cc->pr - cc->dw * (cc->kw - 1) - 1) / cc->sw + 1;
     rt_ref_tensor in[3] = {trandom(SYMC_F64, SH(cc->n, cc->c, cc->h, cc->w)),
-                           trandom(SYMC_F64, SH(cc->o, cg, cc->kh, cc->kw)),
-                           trandom(SYMC_F64, SH(cc->o))};
+                           trandom(SYMC_F64, SH(cc->o, cg, cc->kh, cc->kw)), trandom(SYMC_F64, SH(cc->o))};
     symc_attr at[4] = {symc_attr_ints("strides", (int64_t[]){cc->sh, cc->sw}, 2),
                        symc_attr_ints("pads", (int64_t[]){cc->pt, cc->pl, cc->pb, cc->pr}, 4),
-                       symc_attr_ints("dilations", (int64_t[]){cc->dh, cc->dw}, 2),
-                       symc_attr_int("group", cc->group)};
+                       symc_attr_ints("dilations", (int64_t[]){cc->dh, cc->dw}, 2), symc_attr_int("group", cc->group)};
     rt_ref_tensor y = tz(SYMC_F64, SH(cc->n, cc->o, ho, wo));
     RUN_OK(IR_OP_CONV2D, at, 4, in, 3, &y, 1);
     /* the definition: zero-padded input, per group g, output channel o in g */
@@ -76,20 +73,19 @@ static void prop_conv(const conv_case *cc) {
                                     if (yp >= hp || xp >= wp) continue; /* cannot happen */
                                     int64_t yy = yp - cc->pt, xx = xp - cc->pl;
                                     double v = (yy >= 0 && yy < cc->h && xx >= 0 && xx < cc->w)
-                                                   ? tget(&in[0], ((n * cc->c + g * cg + q) * cc->h + yy) * cc->w + xx)
-                                                   : 0.0;
+                                        ? tget(&in[0], ((n * cc->c + g * cg + q) * cc->h + yy) * cc->w + xx)
+                                        : 0.0;
                                     s += v * tget(&in[1], ((o * cg + q) * cc->kh + r) * cc->kw + t);
                                 }
                         tset(&want, ((n * cc->o + o) * ho + i) * wo + j, s);
                     }
-    CHECK_MSG(same(&y, &want, 1e-12), "conv2d case c=%lld o=%lld group=%lld", (long long)cc->c,
-              (long long)cc->o, (long long)cc->group);
+    CHECK_MSG(same(&y, &want, 1e-12), "conv2d case c=%lld o=%lld group=%lld", (long long)cc->c, (long long)cc->o,
+              (long long)cc->group);
 }
 
 static void prop_gemm_broadcast_pool(void) {
     /* gemm(A, B, C) == matmul(A, B) + C */
-    rt_ref_tensor in[3] = {trandom(SYMC_F64, SH(4, 5)), trandom(SYMC_F64, SH(5, 3)),
-                           trandom(SYMC_F64, SH(4, 1))};
+    rt_ref_tensor in[3] = {trandom(SYMC_F64, SH(4, 5)), trandom(SYMC_F64, SH(5, 3)), trandom(SYMC_F64, SH(4, 1))};
     rt_ref_tensor g = tz(SYMC_F64, SH(4, 3)), mm = tz(SYMC_F64, SH(4, 3)), sum = tz(SYMC_F64, SH(4, 3));
     RUN_OK(IR_OP_GEMM, NULL, 0, in, 3, &g, 1);
     RUN_OK(IR_OP_MATMUL, NULL, 0, in, 2, &mm, 1);
@@ -185,9 +181,9 @@ int main(void) {
     prop_matmul(2, 2, 3, 16, 3, SYMC_F16, 2e-3);
     static const conv_case cases[] = {
         {1, 1, 5, 5, 1, 1, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1},
-        {2, 4, 7, 6, 6, 2, 3, 2, 2, 1, 1, 0, 2, 1, 1, 2},  /* groups, asymmetric pads, dilation */
-        {1, 3, 6, 6, 3, 3, 3, 3, 1, 2, 1, 1, 1, 1, 2, 1},  /* depthwise */
-        {2, 2, 4, 9, 4, 1, 1, 4, 3, 2, 0, 3, 0, 0, 1, 1},  /* 1xk kernel, big strides */
+        {2, 4, 7, 6, 6, 2, 3, 2, 2, 1, 1, 0, 2, 1, 1, 2}, /* groups, asymmetric pads, dilation */
+        {1, 3, 6, 6, 3, 3, 3, 3, 1, 2, 1, 1, 1, 1, 2, 1}, /* depthwise */
+        {2, 2, 4, 9, 4, 1, 1, 4, 3, 2, 0, 3, 0, 0, 1, 1}, /* 1xk kernel, big strides */
         {1, 6, 5, 5, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 3, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) prop_conv(&cases[i]);

@@ -4,8 +4,8 @@
  * broadcast scale and bias, batch_norm. */
 #include "ref_test.h"
 
-static rt_ref_tensor reduce(ir_op op, rt_ref_tensor x, const symc_attr *attrs, uint32_t na,
-                            int32_t rank, const int64_t *dims) {
+static rt_ref_tensor reduce(ir_op op, rt_ref_tensor x, const symc_attr *attrs, uint32_t na, int32_t rank,
+                            const int64_t *dims) {
     rt_ref_tensor y = tz(x.dtype, rank, dims);
     RUN_OK(op, attrs, na, &x, 1, &y, 1);
     return y;
@@ -70,8 +70,7 @@ static void test_reduce(void) {
     y = reduce(IR_OP_REDUCE_SUM, xie, a1, 2, SH(2));
     EXPECT(y, 0, 0, 0);
     rt_ref_tensor yie = tz(SYMC_I32, SH(2));
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "integer mean over an empty set", IR_OP_REDUCE_MEAN, a1, 2,
-              &xie, 1, &yie, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "integer mean over an empty set", IR_OP_REDUCE_MEAN, a1, 2, &xie, 1, &yie, 1);
     rt_ref_tensor yfe = tz(SYMC_F32, SH(2));
     RUN_FAILS(SYMC_ERR_INVALID_ARG, "max over an empty set", IR_OP_REDUCE_MAX, a1, 2, &xe, 1, &yfe, 1);
 }
@@ -84,8 +83,8 @@ static void test_softmax(void) {
     RUN_OK(IR_OP_SOFTMAX, ax, 1, &x, 1, &y, 1);
     EXPECT(y, 1e-15, 1.0 / 6, 2.0 / 6, 3.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 3);
     RUN_OK(IR_OP_LOG_SOFTMAX, ax, 1, &x, 1, &y, 1);
-    EXPECT(y, 1e-15, -1.791759469228055, -1.0986122886681098, -0.6931471805599453,
-           -1.0986122886681098, -1.0986122886681098, -1.0986122886681098);
+    EXPECT(y, 1e-15, -1.791759469228055, -1.0986122886681098, -0.6931471805599453, -1.0986122886681098,
+           -1.0986122886681098, -1.0986122886681098);
     /* axis 0 of [2,2]: columns */
     rt_ref_tensor x2 = tf(SYMC_F32, SH(2, 2), V(0, 1000, log(3), 1000));
     symc_attr ax0[1] = {symc_attr_int("axis", 0)};
@@ -105,8 +104,8 @@ static void test_layer_rms_norm(void) {
     symc_attr at[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 0)};
     rt_ref_tensor y = tz(SYMC_F64, SH(2, 4));
     RUN_OK(IR_OP_LAYER_NORM, at, 2, &x, 1, &y, 1);
-    EXPECT(y, 1e-15, -1.3416407864998738, -0.4472135954999579, 0.4472135954999579,
-           1.3416407864998738, NAN, NAN, NAN, NAN); /* var 0, eps 0: 0/0 */
+    EXPECT(y, 1e-15, -1.3416407864998738, -0.4472135954999579, 0.4472135954999579, 1.3416407864998738, NAN, NAN, NAN,
+           NAN); /* var 0, eps 0: 0/0 */
     symc_attr at_eps[2] = {symc_attr_int("axis", 1), symc_attr_float("epsilon", 1.0)};
     RUN_OK(IR_OP_LAYER_NORM, at_eps, 2, &x, 1, &y, 1);
     EXPECT(y, 1e-15, -1.5 / 1.5, -0.5 / 1.5, 0.5 / 1.5, 1.5 / 1.5, 0, 0, 0, 0);
@@ -122,9 +121,8 @@ static void test_layer_rms_norm(void) {
     rt_ref_tensor in3[2] = {x3, sc};
     rt_ref_tensor y3 = tz(SYMC_F32, SH(2, 2, 2));
     RUN_OK(IR_OP_LAYER_NORM, at1, 2, in3, 2, &y3, 1);
-    EXPECT(y3, 1e-6, -1.3416407864998738, -0.4472135954999579, -0.4472135954999579,
-           -1.3416407864998738, 1.3416407864998738, 0.4472135954999579, 0.4472135954999579,
-           1.3416407864998738);
+    EXPECT(y3, 1e-6, -1.3416407864998738, -0.4472135954999579, -0.4472135954999579, -1.3416407864998738,
+           1.3416407864998738, 0.4472135954999579, 0.4472135954999579, 1.3416407864998738);
 
     /* rms_norm: [3, 4] -> / sqrt(12.5), scale [2, 0.5] */
     rt_ref_tensor xr = tf(SYMC_F64, SH(1, 2), V(3, 4));
@@ -142,8 +140,7 @@ static void test_layer_rms_norm(void) {
 static void test_batch_norm(void) {
     /* x [1,2,1,2]; channel 0 = [1,2], channel 1 = [3,4] */
     rt_ref_tensor in[5] = {tf(SYMC_F32, SH(1, 2, 1, 2), V(1, 2, 3, 4)), tf(SYMC_F32, SH(2), V(1, 2)),
-                           tf(SYMC_F32, SH(2), V(0, 1)), tf(SYMC_F32, SH(2), V(1, 3)),
-                           tf(SYMC_F32, SH(2), V(4, 1))};
+                           tf(SYMC_F32, SH(2), V(0, 1)), tf(SYMC_F32, SH(2), V(1, 3)), tf(SYMC_F32, SH(2), V(4, 1))};
     symc_attr eps = symc_attr_float("epsilon", 0);
     rt_ref_tensor y = tz(SYMC_F32, SH(1, 2, 1, 2));
     RUN_OK(IR_OP_BATCH_NORM, &eps, 1, in, 5, &y, 1);
@@ -155,8 +152,8 @@ static void test_batch_norm(void) {
     EXPECT(y2, 0, 0, -1, 1, 3);
     /* a statistic of the wrong length */
     in[4] = tf(SYMC_F32, SH(3), V(1, 1, 1));
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "var (input 4) has shape [3], must be [2]", IR_OP_BATCH_NORM,
-              &eps, 1, in, 5, &y, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "var (input 4) has shape [3], must be [2]", IR_OP_BATCH_NORM, &eps, 1, in, 5, &y,
+              1);
 }
 
 int main(void) {

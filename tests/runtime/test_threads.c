@@ -116,8 +116,7 @@ static void test_contexts_per_thread(symrt_engine *e) {
     for (int64_t Bv = 1; Bv <= MAXB; Bv++)
         for (int64_t Sv = 1; Sv <= MAXS; Sv++) {
             fill(inputs[Bv - 1][Sv - 1], (size_t)(Bv * Sv * D), (unsigned)(Bv * 100 + Sv));
-            CHECK_MSG(run(c, Bv, Sv, inputs[Bv - 1][Sv - 1], expected[Bv - 1][Sv - 1], &err) == SYMC_OK, "%s",
-                      err.msg);
+            CHECK_MSG(run(c, Bv, Sv, inputs[Bv - 1][Sv - 1], expected[Bv - 1][Sv - 1], &err) == SYMC_OK, "%s", err.msg);
         }
     symrt_context_destroy(c);
     pthread_t t[THREADS];
@@ -209,7 +208,8 @@ static void test_collision(symrt_engine *e) {
     pthread_cond_broadcast(&g.cv);
     pthread_mutex_unlock(&g.mu);
     pthread_join(t, NULL);
-    for (int i = 0; i < 4; i++) CHECK_MSG(k.second_st[i] == SYMC_ERR_INVALID_ARG, "call %d of the second thread: %d", i, k.second_st[i]);
+    for (int i = 0; i < 4; i++)
+        CHECK_MSG(k.second_st[i] == SYMC_ERR_INVALID_ARG, "call %d of the second thread: %d", i, k.second_st[i]);
     /* contexts are numbered per engine: 1 + 8 were made before this one */
     CHECK_CONTAINS(k.second_msg, "symrt_set_input_shape: context 10 of engine 'block' is in use by another thread");
     CHECK_CONTAINS(k.second_msg, "create one context per thread");
@@ -248,14 +248,14 @@ static void *hammer_work(void *arg) {
         case 0: st = symrt_set_input_shape(h->c, "x", (int64_t[]){3, 8, D}, 3, &err); break;
         case 1: st = symrt_set_tensor_address(h->c, "x", inputs[2][7], sizeof inputs[2][7], &err); break;
         case 2: st = symrt_set_tensor_address(h->c, "y", h->y, sizeof h->y, &err); break;
-        default: st = (i / 4) % 2 ? symrt_get_tensor_shape(h->c, "y", dims, &rank, &err) : symrt_enqueue(h->c, NULL, &err);
+        default:
+            st = (i / 4) % 2 ? symrt_get_tensor_shape(h->c, "y", dims, &rank, &err) : symrt_enqueue(h->c, NULL, &err);
         }
         if (st == SYMC_OK) h->ok++;
         else if (strstr(err.msg, "in use by another thread")) {
             h->in_use++;
             sched_yield();
-        }
-        else if (!h->other++) memcpy(h->other_msg, err.msg, sizeof err.msg);
+        } else if (!h->other++) memcpy(h->other_msg, err.msg, sizeof err.msg);
     }
     return NULL;
 }

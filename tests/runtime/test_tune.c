@@ -34,9 +34,9 @@ static void test_pick(void) {
     /* the MLP's first GEMM tuned along B = 1, 16, 256, 4096 */
     rt_tuned v[4] = {entry(1, 4096, 1024, 1, algo_a), entry(16, 4096, 1024, 1, algo_b),
                      entry(256, 4096, 1024, 1, algo_c), entry(4096, 4096, 1024, 1, algo_a)};
-    CHECK(pick(v, 4, 256, 4096, 1024, 1) == 2);  /* exact */
-    CHECK(pick(v, 4, 300, 4096, 1024, 1) == 2);  /* within 2x */
-    CHECK(pick(v, 4, 512, 4096, 1024, 1) == 2);  /* exactly 2x */
+    CHECK(pick(v, 4, 256, 4096, 1024, 1) == 2); /* exact */
+    CHECK(pick(v, 4, 300, 4096, 1024, 1) == 2); /* within 2x */
+    CHECK(pick(v, 4, 512, 4096, 1024, 1) == 2); /* exactly 2x */
     CHECK(pick(v, 4, 2, 4096, 1024, 1) == 0);
     CHECK(pick(v, 4, 2048, 4096, 1024, 1) == 3); /* 2x from 4096, 8x from 256 */
     CHECK(pick(v, 4, 3, 4096, 1024, 1) == -1);   /* 3x from 1 and 5.3x from 16, which disagree */
@@ -49,8 +49,8 @@ static void test_pick(void) {
     CHECK(rt_tune_pick(NULL, 0, (const int64_t[4]){1, 1, 1, 1}, RT_GEMM_ALGO_SIZE) == -1);
     /* between two entries that chose the same algorithm: that algorithm */
     v[1].algo = algo_c;
-    CHECK(pick(v, 4, 64, 4096, 1024, 1) == 1); /* the tie goes to the earlier entry */
-    CHECK(pick(v, 4, 64, 4096, 2048, 1) == 1); /* within 2x in k, between in m */
+    CHECK(pick(v, 4, 64, 4096, 1024, 1) == 1);  /* the tie goes to the earlier entry */
+    CHECK(pick(v, 4, 64, 4096, 2048, 1) == 1);  /* within 2x in k, between in m */
     CHECK(pick(v, 4, 64, 4096, 4096, 1) == -1); /* k outside both */
     v[0].algo = algo_c;
     CHECK(pick(v, 4, 4, 4096, 1024, 1) == 0);

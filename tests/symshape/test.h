@@ -24,15 +24,15 @@ static int test_failures, test_checks;
         }                                                                            \
     } while (0)
 
-#define CHECKF(cond, ...)                                                     \
-    do {                                                                      \
-        test_checks++;                                                        \
-        if (!(cond)) {                                                        \
-            test_failures++;                                                  \
+#define CHECKF(cond, ...)                                                            \
+    do {                                                                             \
+        test_checks++;                                                               \
+        if (!(cond)) {                                                               \
+            test_failures++;                                                         \
             fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-        }                                                                     \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fputc('\n', stderr);                                                     \
+        }                                                                            \
     } while (0)
 
 static inline int test_finish(const char *name) {

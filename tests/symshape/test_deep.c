@@ -66,11 +66,11 @@ static int64_t window(int64_t x, int64_t k, int64_t s, int64_t p, int ceil_mode)
  * input >= 2 so every window is valid. */
 static int64_t stage_val(int64_t x, int i) {
     switch (i % 5) {
-    case 0: return window(x, 3, 2, 1, 0);                    /* conv k3 s2 p1 */
-    case 1: return x + fdiv(x + 1, 2);                       /* x reused in a sum */
-    case 2: return window(x, 3, 2, 0, 1);                    /* ceil-mode pool k3 s2: min of two forms of x */
-    case 3: return imax(fdiv(x, 2), fdiv(x + 3, 3)) + x;     /* x reused three times, under a max */
-    default: return imin(2 * x, x + fdiv(x + 1, 2) + 3);     /* x reused under a min */
+    case 0: return window(x, 3, 2, 1, 0);                /* conv k3 s2 p1 */
+    case 1: return x + fdiv(x + 1, 2);                   /* x reused in a sum */
+    case 2: return window(x, 3, 2, 0, 1);                /* ceil-mode pool k3 s2: min of two forms of x */
+    case 3: return imax(fdiv(x, 2), fdiv(x + 3, 3)) + x; /* x reused three times, under a max */
+    default: return imin(2 * x, x + fdiv(x + 1, 2) + 3); /* x reused under a min */
     }
 }
 
@@ -88,10 +88,10 @@ static sym_expr stage_sym(sym_table *t, sym_expr x, int i) {
     case 2:
         if (sym_window_out(t, x, 3, 2, 0, 0, 1, 1, "pool", &r, &err)) fprintf(stderr, "stage %d: %s\n", i, err.msg);
         return r;
-    case 3:
-        return sym_add(t, sym_max(t, sym_floordiv(t, x, two), sym_floordiv(t, sym_add_const(t, x, 3), three)), x);
+    case 3: return sym_add(t, sym_max(t, sym_floordiv(t, x, two), sym_floordiv(t, sym_add_const(t, x, 3), three)), x);
     default:
-        return sym_min(t, sym_scale(t, x, 2), sym_add(t, x, sym_add_const(t, sym_floordiv(t, sym_add_const(t, x, 1), two), 3)));
+        return sym_min(t, sym_scale(t, x, 2),
+                       sym_add(t, x, sym_add_const(t, sym_floordiv(t, sym_add_const(t, x, 1), two), 3)));
     }
 }
 
@@ -104,8 +104,7 @@ typedef struct deep {
 
 static void build(deep *d) {
     d->t = test_table("B:1..64@8 H:1..1048576@224 W:1..1048576@320");
-    CHECK(sym_symbol_find(d->t, "B", &d->B) && sym_symbol_find(d->t, "H", &d->H) &&
-          sym_symbol_find(d->t, "W", &d->W));
+    CHECK(sym_symbol_find(d->t, "B", &d->B) && sym_symbol_find(d->t, "H", &d->H) && sym_symbol_find(d->t, "W", &d->W));
     d->h[0] = sym_var(d->t, d->H);
     d->w[0] = sym_var(d->t, d->W);
     for (int i = 0; i < STAGES; i++) {
@@ -118,8 +117,8 @@ static void build(deep *d) {
 }
 
 /* Bindings that exercise the small fixed points and the large end. */
-static const int64_t binds[][3] = {{1, 1, 1},      {2, 2, 3},          {3, 7, 5},       {8, 224, 320},
-                                   {5, 161, 317},  {64, HMAX, HMAX},   {17, 999, 1000}, {1, 4096, 3},
+static const int64_t binds[][3] = {{1, 1, 1},          {2, 2, 3},        {3, 7, 5},       {8, 224, 320},
+                                   {5, 161, 317},      {64, HMAX, HMAX}, {17, 999, 1000}, {1, 4096, 3},
                                    {33, 65535, 65537}, {64, 12345, 777}};
 #define NBINDS (sizeof binds / sizeof binds[0])
 

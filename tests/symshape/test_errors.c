@@ -104,7 +104,8 @@ static void constructors(void) {
     CHECK(sym_add(t, sym_const(t, INT64_MAX), sym_const(t, 1)) == SYM_NONE);
     CHECK(sym_table_error(t)->code == SYMC_ERR_OVERFLOW);
     sym_table_clear_error(t);
-    CHECK(sym_scale(t, sym_add_const(t, B, INT64_MAX / 2), 3) == SYM_NONE && sym_table_error(t)->code == SYMC_ERR_OVERFLOW);
+    CHECK(sym_scale(t, sym_add_const(t, B, INT64_MAX / 2), 3) == SYM_NONE &&
+          sym_table_error(t)->code == SYMC_ERR_OVERFLOW);
     sym_table_clear_error(t);
     CHECK(sym_floordiv(t, sym_const(t, INT64_MIN), sym_const(t, -1)) == SYM_NONE);
     sym_table_clear_error(t);
@@ -146,8 +147,8 @@ static void constructors(void) {
 
 static void programs(void) {
     sym_table *t = test_table("B:1..32 H:1..224 W:1..224");
-    const char *srcs[] = {"B*197", "((H-1)//2+1)*((W-1)//2+1)*B", "min(H, W)", "max(H, W)%7", "(B*3+H)//W",
-                          "B", "42", "H*W - W*H + B*2"};
+    const char *srcs[] = {
+        "B*197", "((H-1)//2+1)*((W-1)//2+1)*B", "min(H, W)", "max(H, W)%7", "(B*3+H)//W", "B", "42", "H*W - W*H + B*2"};
     sym_expr es[8];
     for (int i = 0; i < 8; i++) es[i] = test_parse(t, srcs[i]);
     uint8_t *code;
@@ -229,8 +230,8 @@ static void programs(void) {
     HAS(err.msg, "opcode");
     CHECK(sym_program_eval(p, 24 + sizeof a4, &one, 1, out, 1, &err) == SYMC_ERR_FORMAT);
     /* FLOORDIVK r1 = r0 // k with its multiplier and shift; OUT r1 */
-    uint8_t a5[] = {10, 1, 0, 0, 0, /* k */ 0, 0, 0, 0, 0, 0, 0, 0, /* magic */ 1, 0, 0, 0, 0, 0, 0, 0, /* shift */ 0,
-                      13, 1, 0};
+    uint8_t a5[] = {10, 1, 0, 0, 0, /* k */ 0,     0,  0, 0, 0, 0, 0, 0, /* magic */ 1, 0, 0,
+                    0,  0, 0, 0, 0, /* shift */ 0, 13, 1, 0};
     memcpy(p + 24, a5, sizeof a5);
     CHECK(sym_program_check(p, 24 + sizeof a5, &ns, &no, &err) == SYMC_ERR_FORMAT); /* k = 0 */
     HAS(err.msg, "divides by the constant 0");

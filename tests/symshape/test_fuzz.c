@@ -173,10 +173,8 @@ static void tree_text(int i, char *buf, size_t cap) {
     }
     tree_text(n->a, a, sizeof a);
     if (n->b >= 0) tree_text(n->b, b, sizeof b);
-    if (n->b >= 0)
-        snprintf(buf, cap, "%s(%s, %s)", nm[n->op], a, b);
-    else
-        snprintf(buf, cap, "%s(%s, %" PRId64 ")", nm[n->op], a, n->c);
+    if (n->b >= 0) snprintf(buf, cap, "%s(%s, %s)", nm[n->op], a, b);
+    else snprintf(buf, cap, "%s(%s, %" PRId64 ")", nm[n->op], a, n->c);
 }
 
 /* ---- one table ---- */
@@ -186,8 +184,8 @@ typedef struct symdecl {
 } symdecl;
 
 static symdecl decl[3];
-static int eq_a[4], eq_b[4], neq; /* assumed equalities as reference trees (for messages) */
-static sym_expr eq_ha[4], eq_hb[4];  /* ... and as the handles the table was given */
+static int eq_a[4], eq_b[4], neq;   /* assumed equalities as reference trees (for messages) */
+static sym_expr eq_ha[4], eq_hb[4]; /* ... and as the handles the table was given */
 static sym_table *cur;
 #define MAXB 2048
 static int64_t bindings[MAXB][3];
@@ -335,7 +333,6 @@ typedef struct item {
     sym_expr e;
     int tree;
 } item;
-
 
 static void values_of(sym_table *t, sym_expr e, int64_t *out, bool *ok) {
     for (int i = 0; i < nbind; i++) ok[i] = sym_eval(t, e, bindings[i], nsym, &out[i], NULL) == SYMC_OK;

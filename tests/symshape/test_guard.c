@@ -107,7 +107,8 @@ int main(void) {
               SYMC_ERR_INVALID_ARG);
         CHECK(sym_guard_add(t, SYM_REL_DIVISIBLE, test_parse(t, "B"), sym_const(t, 0), "x", &idx, &err) ==
               SYMC_ERR_INVALID_ARG);
-        CHECK(sym_guard_add(t, (sym_rel)42, test_parse(t, "B"), sym_const(t, 0), "x", &idx, &err) == SYMC_ERR_INVALID_ARG);
+        CHECK(sym_guard_add(t, (sym_rel)42, test_parse(t, "B"), sym_const(t, 0), "x", &idx, &err) ==
+              SYMC_ERR_INVALID_ARG);
         sym_table_free(t);
     }
     return test_finish("test_guard");

@@ -7,7 +7,8 @@ static const char *dims_text(sym_table *t, const sym_expr *d, uint32_t n) {
     static char buf[1024];
     size_t len = 0;
     buf[0] = 0;
-    for (uint32_t i = 0; i < n; i++) len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? ", " : "", test_print(t, d[i]));
+    for (uint32_t i = 0; i < n; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? ", " : "", test_print(t, d[i]));
     return buf;
 }
 
@@ -170,7 +171,8 @@ static void test_window(void) {
     sym_guard_explain(t, 0, line, sizeof line);
     CHECKF(strstr(line, "Pool_1") && strstr(line, "narrow H to [3, 224]"), "%s", line);
     CHECK(sym_window_out(t, H, 300, 1, 0, 0, 1, 0, "Pool_2", &o, &err) == SYMC_ERR_VERIFY);
-    CHECK(sym_window_out(t, H, 0, 1, 0, 0, 1, 0, "Pool_3", &o, &err) == SYMC_ERR_INVALID_ARG && strstr(err.msg, "Pool_3"));
+    CHECK(sym_window_out(t, H, 0, 1, 0, 0, 1, 0, "Pool_3", &o, &err) == SYMC_ERR_INVALID_ARG &&
+          strstr(err.msg, "Pool_3"));
     sym_table_free(t);
 
     /* brute force against the PyTorch formula */
@@ -239,10 +241,8 @@ static void test_reshape(void) {
         if (s) CHECKF(strstr(err.msg, "Reshape_3"), "%s", err.msg);
         if (!s) {
             const char *got = dims_text(t, out, n);
-            if (strcmp(r->want, "B") == 0)
-                CHECKF(out[1] == test_parse(t, "B"), "row %zu: %s", i, got);
-            else
-                CHECKF(strcmp(got, r->want) == 0, "row %zu: %s, want %s", i, got, r->want);
+            if (strcmp(r->want, "B") == 0) CHECKF(out[1] == test_parse(t, "B"), "row %zu: %s", i, got);
+            else CHECKF(strcmp(got, r->want) == 0, "row %zu: %s, want %s", i, got, r->want);
         }
         CHECKF(strcmp(gs, r->guards) == 0, "row %zu: guards %s, want %s", i, gs, r->guards);
         if (i == 4) {
@@ -308,19 +308,20 @@ static void test_slice(void) {
         /* constant start and end */
         for (size_t a = 0; a < sizeof consts / sizeof consts[0]; a++)
             for (size_t b = 0; b < sizeof consts / sizeof consts[0]; b++) {
-                CHECK(sym_slice_len(t, D, sym_const(t, consts[a]), sym_const(t, consts[b]), step, &o, "Slice_c", &err) ==
-                      SYMC_OK);
+                CHECK(sym_slice_len(t, D, sym_const(t, consts[a]), sym_const(t, consts[b]), step, &o, "Slice_c",
+                                    &err) == SYMC_OK);
                 for (int64_t d = 0; d <= 9; d++) {
                     int64_t got, want;
                     /* the reference cannot add dim to INT64_MIN either way; clamp it first */
-                    int64_t s0 = consts[a] == INT64_MIN ? -100 : consts[a], e0 = consts[b] == INT64_MIN ? -100 : consts[b];
+                    int64_t s0 = consts[a] == INT64_MIN ? -100 : consts[a],
+                            e0 = consts[b] == INT64_MIN ? -100 : consts[b];
                     s0 = s0 == INT64_MAX ? 100 : s0;
                     e0 = e0 == INT64_MAX ? 100 : e0;
                     want = onnx_slice(d, s0, e0, step);
                     int64_t v[3] = {d, 0, 0};
-                    CHECKF(sym_eval(t, o, v, 3, &got, &err) == SYMC_OK && got == want, "dim %lld [%lld:%lld:%lld]: %lld want %lld",
-                           (long long)d, (long long)consts[a], (long long)consts[b], (long long)step, (long long)got,
-                           (long long)want);
+                    CHECKF(sym_eval(t, o, v, 3, &got, &err) == SYMC_OK && got == want,
+                           "dim %lld [%lld:%lld:%lld]: %lld want %lld", (long long)d, (long long)consts[a],
+                           (long long)consts[b], (long long)step, (long long)got, (long long)want);
                 }
             }
     }

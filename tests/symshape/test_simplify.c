@@ -245,7 +245,8 @@ int main(void) {
         sym_expr B = test_parse(t, "B"), S = test_parse(t, "S"), k8 = sym_const(t, 8);
         CHECK(strcmp(test_print(t, sym_ceildiv(t, B, k8)), "(B+7)//8") == 0);
         CHECK(sym_ceildiv(t, S, k8) == test_parse(t, "S//8"));
-        CHECKF(strcmp(test_print(t, sym_ceildiv(t, B, S)), "((B-1)//S+1)") == 0, "%s", test_print(t, sym_ceildiv(t, B, S)));
+        CHECKF(strcmp(test_print(t, sym_ceildiv(t, B, S)), "((B-1)//S+1)") == 0, "%s",
+               test_print(t, sym_ceildiv(t, B, S)));
         CHECK(sym_ceildiv(t, sym_scale(t, S, 3), k8) == test_parse(t, "S//8*3"));
         /* equal expressions built in different orders share a handle */
         CHECK(test_parse(t, "(B+1)*S") == test_parse(t, "S+S*B"));

@@ -44,8 +44,9 @@ static void test_header_larger_than_file(void) {
     symc_error err = {0};
     write_npy("huge.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2147483648, 16, 16), }", 64);
     CHECK(npy_read(path_of("huge.npy"), &a, &err) == SYMC_ERR_FORMAT && a.data == NULL);
-    CHECK_CONTAINS(err.msg, "huge.npy' is truncated: its header gives shape [2147483648, 16, 16] of <f4, "
-                            "2199023255552 bytes of data, but the file holds 64 after the header");
+    CHECK_CONTAINS(err.msg,
+                   "huge.npy' is truncated: its header gives shape [2147483648, 16, 16] of <f4, "
+                   "2199023255552 bytes of data, but the file holds 64 after the header");
     /* one byte short */
     write_npy("short.npy", "{'descr': '<i8', 'fortran_order': False, 'shape': (3, 2), }", 47);
     CHECK(npy_read(path_of("short.npy"), &a, &err) == SYMC_ERR_FORMAT && a.data == NULL);
@@ -57,8 +58,9 @@ static void test_shape_overflow(void) {
     symc_error err = {0};
     write_npy("wrap.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }", 0);
     CHECK(npy_read(path_of("wrap.npy"), &a, &err) == SYMC_ERR_RANGE && a.data == NULL);
-    CHECK_CONTAINS(err.msg, "wrap.npy': the array of shape [4611686018427387904, 4] (f32) is too large: its size "
-                            "in bytes does not fit in 64 bits");
+    CHECK_CONTAINS(err.msg,
+                   "wrap.npy': the array of shape [4611686018427387904, 4] (f32) is too large: its size "
+                   "in bytes does not fit in 64 bits");
     /* a dim beyond int64 */
     write_npy("big_dim.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", 0);
     CHECK(npy_read(path_of("big_dim.npy"), &a, &err) == SYMC_ERR_FORMAT);
@@ -84,15 +86,13 @@ static void test_round_trip(void) {
     npy_array a;
     symc_error err = {0};
     const float v[6] = {1, 2, 3, 4, 5, 6};
-    CHECK_MSG(npy_write(path_of("rt.npy"), SYMC_F32, 2, (const int64_t[]){2, 3}, v, &err) == SYMC_OK, "%s",
-              err.msg);
+    CHECK_MSG(npy_write(path_of("rt.npy"), SYMC_F32, 2, (const int64_t[]){2, 3}, v, &err) == SYMC_OK, "%s", err.msg);
     CHECK_MSG(npy_read(path_of("rt.npy"), &a, &err) == SYMC_OK, "%s", err.msg);
     CHECK(a.dtype == SYMC_F32 && a.rank == 2 && a.dims[0] == 2 && a.dims[1] == 3 && a.size == sizeof v);
     CHECK(a.data && !memcmp(a.data, v, sizeof v));
     free(a.data);
     /* writing refuses a shape whose size does not fit */
-    CHECK(npy_write(path_of("no.npy"), SYMC_F32, 2, (const int64_t[]){(int64_t)1 << 62, 4}, v, &err) ==
-          SYMC_ERR_RANGE);
+    CHECK(npy_write(path_of("no.npy"), SYMC_F32, 2, (const int64_t[]){(int64_t)1 << 62, 4}, v, &err) == SYMC_ERR_RANGE);
     CHECK_CONTAINS(err.msg, "is too large");
 }
 

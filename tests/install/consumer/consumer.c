@@ -18,9 +18,12 @@
 
 static size_t dtype_size(symc_dtype t) {
     switch (t) {
-    case SYMC_F64: case SYMC_I64: return 8;
-    case SYMC_F32: case SYMC_I32: return 4;
-    case SYMC_F16: case SYMC_BF16: return 2;
+    case SYMC_F64:
+    case SYMC_I64: return 8;
+    case SYMC_F32:
+    case SYMC_I32: return 4;
+    case SYMC_F16:
+    case SYMC_BF16: return 2;
     default: return 1;
     }
 }
