@@ -23,6 +23,11 @@ if ! python3 -c 'import numpy, onnx, onnxruntime, flatbuffers' 2>/dev/null; then
   echo "deps: pip installing ${py[*]}"
   python3 -m pip install --quiet --disable-pip-version-check "${py[@]}"
 fi
+# the pinned clang-format of .clang-format (test style.format, scripts/format.sh)
+if ! python3 -c 'import clang_format' 2>/dev/null; then
+  echo "deps: pip installing clang-format==18.1.8"
+  python3 -m pip install --quiet --disable-pip-version-check clang-format==18.1.8
+fi
 # torch for the PyTorch frontend's tests (ctest label python), asked for by
 # scripts/test.sh with SYMC_DEPS_TORCH=1 (the main job does not need it):
 # from PyPI, about 1.5 minutes; where it cannot be installed those tests print

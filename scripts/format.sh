@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 want=18.1.8
 cf=${CLANG_FORMAT:-clang-format}
 if ! "$cf" --version 2>/dev/null | grep -q "version $want"; then
+  # the PyPI wheel's binary, when the one on PATH is another version
+  cf=$(python3 -c 'import clang_format, os; print(os.path.join(os.path.dirname(clang_format.__file__), "data", "bin", "clang-format"))' 2>/dev/null || true)
+fi
+if [ -z "$cf" ] || ! "$cf" --version 2>/dev/null | grep -q "version $want"; then
   echo "format.sh: needs clang-format $want (pip install clang-format==$want, or set CLANG_FORMAT)" >&2
   exit 2
 fi
