@@ -191,7 +191,7 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
          n->op == IR_OP_TANH || n->op == IR_OP_SIGMOID || n->op == IR_OP_LEAKY_RELU || n->op == IR_OP_GELU ||
          n->op == IR_OP_SILU || n->op == IR_OP_HARD_SIGMOID || n->op == IR_OP_HARD_SWISH))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; the op needs a float dtype", x->name,
-                       ir_dtype_name(x->dtype));
+                       symc_dtype_name(x->dtype));
     return SYMC_OK;
 }
 

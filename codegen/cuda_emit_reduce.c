@@ -782,7 +782,7 @@ symc_status cg_emit_softmax(cg_cuda *c, uint32_t node) {
     int axis = cg_norm_axis(cg_attr_int(n, "axis", -1), x->rank);
     if (axis < 0 || !ir_dtype_is_float(x->dtype))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' (%s) needs a float dtype and an axis in range",
-                       x->name, ir_dtype_name(x->dtype));
+                       x->name, symc_dtype_name(x->dtype));
     int logsm = n->op == IR_OP_LOG_SOFTMAX;
     sym_expr outer = cg_prod(c, x->dims, 0, axis);
     if (cg_row_kernel(c, node)) { /* the last axis: a row kernel */
@@ -832,7 +832,7 @@ symc_status cg_emit_norm(cg_cuda *c, uint32_t node) {
     int rms = n->op == IR_OP_RMS_NORM;
     if (axis < 0 || !ir_dtype_is_float(x->dtype))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' (%s) needs a float dtype and an axis in range",
-                       x->name, ir_dtype_name(x->dtype));
+                       x->name, symc_dtype_name(x->dtype));
     row_spec s, first;
     (void)rms;
     row_spec_planned(c, node, &s, &first);

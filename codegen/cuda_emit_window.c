@@ -89,7 +89,7 @@ symc_status cg_emit_conv_direct(cg_cuda *c, uint32_t node) {
     const ir_tensor *x = &c->m->tensors[n->in[0]], *w = &c->m->tensors[n->in[1]], *y = &c->m->tensors[n->out[0]];
     if (x->rank != 4 || w->rank != 4 || !ir_dtype_is_float(x->dtype))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "x '%s' (%s) and w '%s' must be 4-D float tensors", x->name,
-                       ir_dtype_name(x->dtype), w->name);
+                       symc_dtype_name(x->dtype), w->name);
     int64_t sh = attr_ints_at(n, "strides", 0, 1), sw = attr_ints_at(n, "strides", 1, 1);
     int64_t pt = attr_ints_at(n, "pads", 0, 0), pl = attr_ints_at(n, "pads", 1, 0);
     int64_t dh = attr_ints_at(n, "dilations", 0, 1), dw = attr_ints_at(n, "dilations", 1, 1);
@@ -195,7 +195,7 @@ symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node) {
     }
     char comment[256];
     snprintf(comment, sizeof comment, "%s (plain, %s): %s, one thread per output", ir_op_get(n->op)->name,
-             ir_dtype_name(dt), n->name);
+             symc_dtype_name(dt), n->name);
     symc_status st = kw_finish(&k, comment, numel, 256, 256);
     kw_free(&k);
     return st;

@@ -124,7 +124,7 @@ symc_status cg_check_dtype(cg_cuda *c, uint32_t node, uint32_t t, int half_ok) {
     return cg_fail(c, node, SYMC_ERR_UNSUPPORTED,
                    "tensor '%s' is %s: the CUDA target does not support %s tensors in this op yet (only elementwise "
                    "ops and data movement)",
-                   c->m->tensors[t].name, ir_dtype_name(dt), ir_dtype_name(dt));
+                   c->m->tensors[t].name, symc_dtype_name(dt), symc_dtype_name(dt));
 }
 
 void cg_float_literal(char *buf, size_t cap, double v, symc_dtype dt) {

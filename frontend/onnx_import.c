@@ -263,7 +263,7 @@ static symc_status add_constant(fe_ctx *c, const char *name, symc_dtype dt, int3
 
 symc_status fe_const(fe_ctx *c, symc_dtype dt, int32_t rank, const int64_t *dims, const void *data, int out_k,
                      uint32_t *out) {
-    size_t n = ir_dtype_size(dt);
+    size_t n = symc_dtype_size(dt);
     for (int32_t i = 0; i < rank; i++) n *= (size_t)dims[i];
     uint8_t *copy = malloc(n ? n : 1);
     if (!copy) return nomem(c);
@@ -297,7 +297,7 @@ symc_status fe_values(fe_ctx *c, uint32_t t, uint32_t k, const char *role, const
     }
     char why[256];
     if (x->dtype != SYMC_I64 && x->dtype != SYMC_I32)
-        snprintf(why, sizeof why, "it is %s; it must be an integer tensor", ir_dtype_name(x->dtype));
+        snprintf(why, sizeof why, "it is %s; it must be an integer tensor", symc_dtype_name(x->dtype));
     else if (x->producer == IR_NONE)
         snprintf(why, sizeof why, "it is the graph input '%s', whose elements are only known at run time", x->name);
     else if (x->constant != IR_NONE)
@@ -328,46 +328,17 @@ symc_status fe_const_ints(fe_ctx *c, uint32_t t, uint32_t k, const char *role, i
     return SYMC_OK;
 }
 
-static double f16_to_double(uint16_t h) {
-    int e = (h >> 10) & 31, f = h & 1023;
-    double v = e == 0 ? f / 1024.0 / 16384.0 : e == 31 ? (f ? NAN : INFINITY) : (1 + f / 1024.0) * ldexp(1, e - 15);
-    return h & 0x8000 ? -v : v;
-}
-
-static double bf16_to_double(uint16_t h) {
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 symc_status fe_const_scalar(fe_ctx *c, uint32_t t, uint32_t k, const char *role, double *v) {
     const ir_tensor *x = &c->m->tensors[t];
     if (x->constant == IR_NONE)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) must be a constant", k, c->node->input[k], role);
     const ir_constant *cd = &c->m->constants[x->constant];
-    size_t es = ir_dtype_size(x->dtype);
+    size_t es = symc_dtype_size(x->dtype);
     if (cd->size != es)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) must have one element, has %zu", k,
                        c->node->input[k], role, es ? cd->size / es : 0);
     const uint8_t *d = cd->data;
-    union {
-        float f;
-        double d;
-        int64_t i64;
-        int32_t i32;
-        uint16_t u16;
-    } u;
-    memcpy(&u, d, es);
-    switch (x->dtype) {
-    case SYMC_F32: *v = u.f; break;
-    case SYMC_F64: *v = u.d; break;
-    case SYMC_F16: *v = f16_to_double(u.u16); break;
-    case SYMC_BF16: *v = bf16_to_double(u.u16); break;
-    case SYMC_I64: *v = (double)u.i64; break;
-    case SYMC_I32: *v = u.i32; break;
-    default: *v = d[0] != 0; break;
-    }
+    *v = symc_dtype_load(d, x->dtype, 0);
     return SYMC_OK;
 }
 
@@ -487,7 +458,7 @@ symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *w
             return fe_fail(c, SYMC_ERR_FORMAT, "%s is too large", what);
         numel *= (uint64_t)dims[i];
     }
-    size_t es = ir_dtype_size(*dt), want = (size_t)numel * es;
+    size_t es = symc_dtype_size(*dt), want = (size_t)numel * es;
     /* the data in the file must be there before we allocate for it: a forged
      * shape must not become a huge allocation (found by the fuzz target) */
     int external = tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;

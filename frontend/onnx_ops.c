@@ -867,7 +867,7 @@ static symc_status h_constant_of_shape(fe_ctx *c) {
         int64_t dims[IR_MAX_RANK];
         size_t size;
         if ((st = fe_tensor_data(c, va->t, "attribute 'value'", &dt, &rank, dims, &data, &size))) return st;
-        if (size != ir_dtype_size(dt)) {
+        if (size != symc_dtype_size(dt)) {
             free(data);
             return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'value' must hold one element");
         }

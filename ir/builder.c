@@ -141,7 +141,7 @@ symc_status symc_add_constant(symc_module *m, const char *name, symc_dtype dtype
         d[i] = sym_const(m->syms, dims[i]);
         if (d[i] == SYM_NONE) return bad_dim(m, "constant", i, err);
     }
-    size_t es = ir_dtype_size(dtype);
+    size_t es = symc_dtype_size(dtype);
     if (numel > SIZE_MAX / es || numel * es != nbytes)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
                                "constant '%s': %zu bytes given, its shape and dtype need %llu", name, nbytes,

@@ -162,8 +162,6 @@ int ir_op_is_elementwise(ir_op op);
 int ir_same_shape(const ir_tensor *a, const ir_tensor *b);
 /* Element count as an expression (product of dims); SYM_NONE if rank unknown. */
 sym_expr ir_tensor_numel(ir_module *m, const ir_tensor *t);
-size_t ir_dtype_size(symc_dtype dt); /* 0 for an invalid dtype */
-const char *ir_dtype_name(symc_dtype dt);
 int ir_dtype_parse(const char *name, symc_dtype *out);
 int ir_dtype_is_float(symc_dtype dt);
 

@@ -33,21 +33,10 @@ int ir_op_find(const char *name, ir_op *out) {
 }
 
 /* ---- dtypes ---------------------------------------------------------------- */
-static const struct {
-    const char *name;
-    size_t size;
-} dtype_table[SYMC_DTYPE_COUNT] = {
-    [SYMC_F32] = {"f32", 4}, [SYMC_F16] = {"f16", 2}, [SYMC_BF16] = {"bf16", 2}, [SYMC_F64] = {"f64", 8},
-    [SYMC_I64] = {"i64", 8}, [SYMC_I32] = {"i32", 4}, [SYMC_BOOL] = {"bool", 1},
-};
-
-size_t ir_dtype_size(symc_dtype dt) { return (unsigned)dt < SYMC_DTYPE_COUNT ? dtype_table[dt].size : 0; }
-
-const char *ir_dtype_name(symc_dtype dt) { return (unsigned)dt < SYMC_DTYPE_COUNT ? dtype_table[dt].name : "?"; }
-
+/* sizes and names: symc_dtype_size, symc_dtype_name (symc/dtype.h, symshape/dtype.c) */
 int ir_dtype_parse(const char *name, symc_dtype *out) {
     for (int i = 0; i < SYMC_DTYPE_COUNT; i++)
-        if (strcmp(dtype_table[i].name, name) == 0) {
+        if (strcmp(symc_dtype_name((symc_dtype)i), name) == 0) {
             *out = (symc_dtype)i;
             return 1;
         }

@@ -71,7 +71,7 @@ static void dim(printer *p, sym_expr e) {
 }
 
 static void tensor_type(printer *p, const ir_tensor *t) {
-    out(p, "%s", ir_dtype_name(t->dtype));
+    out(p, "%s", symc_dtype_name(t->dtype));
     if (t->rank < 0) {
         out(p, "[?]");
         return;
@@ -90,7 +90,7 @@ static void attr(printer *p, const ir_attr *a) {
     case IR_ATTR_INT: out(p, "%" PRId64, a->i); break;
     case IR_ATTR_FLOAT: out(p, "%.9g", a->f); break;
     case IR_ATTR_STR: out(p, "\"%s\"", a->s); break;
-    case IR_ATTR_DTYPE: out(p, "%s", ir_dtype_name((symc_dtype)a->i)); break;
+    case IR_ATTR_DTYPE: out(p, "%s", symc_dtype_name((symc_dtype)a->i)); break;
     case IR_ATTR_INTS:
     case IR_ATTR_FLOATS:
     case IR_ATTR_DIMS:

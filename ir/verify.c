@@ -186,11 +186,11 @@ symc_status ir_infer_dtype(ir_module *m, ir_op op, const char *name, const uint3
     case IR_DT_IN1:
         if (m->tensors[in[0]].dtype != SYMC_BOOL)
             return symc_error_setf(err, SYMC_ERR_VERIFY, "node '%s' (%s): condition '%s' is %s, must be bool", name,
-                                   info->name, m->tensors[in[0]].name, ir_dtype_name(m->tensors[in[0]].dtype));
+                                   info->name, m->tensors[in[0]].name, symc_dtype_name(m->tensors[in[0]].dtype));
         if (m->tensors[in[1]].dtype != m->tensors[in[2]].dtype)
             return symc_error_setf(err, SYMC_ERR_VERIFY, "node '%s' (%s): '%s' is %s but '%s' is %s; they must agree",
-                                   name, info->name, m->tensors[in[1]].name, ir_dtype_name(m->tensors[in[1]].dtype),
-                                   m->tensors[in[2]].name, ir_dtype_name(m->tensors[in[2]].dtype));
+                                   name, info->name, m->tensors[in[1]].name, symc_dtype_name(m->tensors[in[1]].dtype),
+                                   m->tensors[in[2]].name, symc_dtype_name(m->tensors[in[2]].dtype));
         *out = m->tensors[in[1]].dtype;
         break;
     case IR_DT_KEEP:
@@ -198,7 +198,7 @@ symc_status ir_infer_dtype(ir_module *m, ir_op op, const char *name, const uint3
         if ((op == IR_OP_GATHER || op == IR_OP_GATHER_ELEMENTS) && m->tensors[in[1]].dtype != SYMC_I64 &&
             m->tensors[in[1]].dtype != SYMC_I32)
             return symc_error_setf(err, SYMC_ERR_VERIFY, "node '%s' (%s): indices '%s' are %s, must be i32 or i64",
-                                   name, info->name, m->tensors[in[1]].name, ir_dtype_name(m->tensors[in[1]].dtype));
+                                   name, info->name, m->tensors[in[1]].name, symc_dtype_name(m->tensors[in[1]].dtype));
         break;
     case IR_DT_SAME:
         if (op == IR_OP_CONSTANT) return SYMC_OK; /* the tensor's own dtype */
@@ -212,15 +212,15 @@ symc_status ir_infer_dtype(ir_module *m, ir_op op, const char *name, const uint3
                                            "node '%s' (%s): input %u '%s' is %s but input 0 '%s' "
                                            "is %s; they must agree",
                                            name, info->name, i, m->tensors[in[i]].name,
-                                           ir_dtype_name(m->tensors[in[i]].dtype), m->tensors[in[0]].name,
-                                           ir_dtype_name(*out));
+                                           symc_dtype_name(m->tensors[in[i]].dtype), m->tensors[in[0]].name,
+                                           symc_dtype_name(*out));
         break;
     }
     if ((op == IR_OP_AND || op == IR_OP_OR || op == IR_OP_NOT))
         for (uint32_t i = 0; i < n_in; i++)
             if (m->tensors[in[i]].dtype != SYMC_BOOL)
                 return symc_error_setf(err, SYMC_ERR_VERIFY, "node '%s' (%s): input '%s' is %s, must be bool", name,
-                                       info->name, m->tensors[in[i]].name, ir_dtype_name(m->tensors[in[i]].dtype));
+                                       info->name, m->tensors[in[i]].name, symc_dtype_name(m->tensors[in[i]].dtype));
     return SYMC_OK;
 }
 
@@ -241,7 +241,7 @@ static symc_status check_constant(ir_module *m, uint32_t ti, symc_error *err) {
             return symc_error_setf(err, SYMC_ERR_VERIFY, "constant '%s' is too large", t->name);
         numel *= (uint64_t)v;
     }
-    size_t es = ir_dtype_size(t->dtype);
+    size_t es = symc_dtype_size(t->dtype);
     if (numel > SIZE_MAX / es || m->constants[t->constant].size != numel * es)
         return symc_error_setf(err, SYMC_ERR_VERIFY, "constant '%s' holds %zu bytes, its shape needs %llu", t->name,
                                m->constants[t->constant].size, (unsigned long long)(numel * es));
@@ -368,8 +368,8 @@ symc_status ir_verify(ir_module *m, symc_error *err) {
         for (uint32_t k = 0; k < n->n_out && !st; k++)
             if (m->tensors[n->out[k]].dtype != dt)
                 st = symc_error_setf(err, SYMC_ERR_VERIFY, "node '%s' (%s): output '%s' is %s, the op makes %s", nm,
-                                     opn, m->tensors[n->out[k]].name, ir_dtype_name(m->tensors[n->out[k]].dtype),
-                                     ir_dtype_name(dt));
+                                     opn, m->tensors[n->out[k]].name, symc_dtype_name(m->tensors[n->out[k]].dtype),
+                                     symc_dtype_name(dt));
     }
     if (!st) st = check_unique(names, m->n_nodes, "node", err);
 

@@ -63,7 +63,7 @@ static symc_status too_large(ir_module *m, uint32_t ti, sym_expr bytes, symc_err
     sym_table *t = m->syms;
     const ir_tensor *x = &m->tensors[ti];
     char shape[512], size[512] = "", syms[1024] = "", fix[1024] = "", who[600];
-    size_t n = (size_t)snprintf(shape, sizeof shape, "%s[", ir_dtype_name(x->dtype));
+    size_t n = (size_t)snprintf(shape, sizeof shape, "%s[", symc_dtype_name(x->dtype));
     for (int d = 0; d < x->rank && n < sizeof shape; d++) {
         n += (size_t)snprintf(shape + n, sizeof shape - n, "%s", d ? ", " : "");
         if (n < sizeof shape) n += sym_print(t, x->dims[d], shape + n, sizeof shape - n);
@@ -127,7 +127,7 @@ symc_status pass_check_sizes(ir_module *m, symc_error *err) {
     for (uint32_t i = 0; i < m->n_tensors && !st; i++) {
         const ir_tensor *x = &m->tensors[i];
         if (x->rank < 0) continue;
-        sym_expr bytes = sym_scale(t, sym_numel(t, x->dims, (uint32_t)x->rank), (int64_t)ir_dtype_size(x->dtype));
+        sym_expr bytes = sym_scale(t, sym_numel(t, x->dims, (uint32_t)x->rank), (int64_t)symc_dtype_size(x->dtype));
         if (bytes == SYM_NONE || sym_range_of(t, bytes).hi == SYM_POS_INF) st = too_large(m, i, bytes, err);
     }
     if (!had_error) sym_table_clear_error(t); /* an overflow while building `bytes` is reported above */

@@ -334,7 +334,7 @@ static symc_status set_input_shape(symrt_context *c, const char *name, const int
     }
     /* its own buffer must be describable in bytes before anything else */
     int64_t bytes;
-    if (!rt_checked_product(dims, rank, (int64_t)rt_dtype_size(t->dtype), &bytes))
+    if (!rt_checked_product(dims, rank, (int64_t)symc_dtype_size(t->dtype), &bytes))
         return rt_size_overflow(err, "input", name, dims, rank, t->dtype);
     for (uint32_t s = 0; s < e->n_sources; s++)
         if (e->sources[s].input == k) c->sym_values[e->sources[s].symbol] = dims[e->sources[s].dim];

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/ops.h"    /* ir_op, IR_MAX_RANK: the op table shared with the compiler */
-#include "symc/attr.h"     /* the symc_attr layout nodes keep */
-#include "runtime/dtype.h" /* rt_dtype_size, rt_dtype_name */
+#include "common/ops.h" /* ir_op, IR_MAX_RANK: the op table shared with the compiler */
+#include "symc/attr.h"  /* the symc_attr layout nodes keep */
+#include "symc/dtype.h" /* symc_dtype_size, symc_dtype_name */
 #include "symc/precision.h"
 #include "symshape/sym.h"
 

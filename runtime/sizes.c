@@ -14,18 +14,6 @@
 
 #include "runtime/engine.h"
 
-static const struct {
-    const char *name;
-    size_t size;
-} dtypes[SYMC_DTYPE_COUNT] = {
-    [SYMC_F32] = {"f32", 4}, [SYMC_F16] = {"f16", 2}, [SYMC_BF16] = {"bf16", 2}, [SYMC_F64] = {"f64", 8},
-    [SYMC_I64] = {"i64", 8}, [SYMC_I32] = {"i32", 4}, [SYMC_BOOL] = {"bool", 1},
-};
-
-const char *rt_dtype_name(symc_dtype dt) { return (unsigned)dt < SYMC_DTYPE_COUNT ? dtypes[dt].name : "?"; }
-
-size_t rt_dtype_size(symc_dtype dt) { return (unsigned)dt < SYMC_DTYPE_COUNT ? dtypes[dt].size : 0; }
-
 int rt_checked_product(const int64_t *dims, int32_t rank, int64_t scale, int64_t *out) {
     int64_t n = scale;
     if (n < 0) return 0;
@@ -46,7 +34,7 @@ int rt_tensor_bytes(const rt_engine *e, const int64_t *slots, uint32_t t, int64_
     const rt_tensor *x = &e->tensors[t];
     int64_t dims[IR_MAX_RANK];
     dims_at(e, slots, t, dims);
-    return rt_checked_product(dims, x->rank, (int64_t)rt_dtype_size(x->dtype), bytes);
+    return rt_checked_product(dims, x->rank, (int64_t)symc_dtype_size(x->dtype), bytes);
 }
 
 void rt_format_dims(const int64_t *dims, int32_t rank, char *buf, size_t cap) {
@@ -71,11 +59,11 @@ symc_status rt_size_overflow(symc_error *err, const char *what, const char *name
     for (int32_t d = 0; d < rank; d++)
         if (dims[d] < 0)
             return symc_error_setf(err, SYMC_ERR_RANGE, "%s '%s' has shape %s (%s): dim %d is negative", what, name,
-                                   shape, rt_dtype_name(dtype), (int)d);
+                                   shape, symc_dtype_name(dtype), (int)d);
     return symc_error_setf(err, SYMC_ERR_OVERFLOW,
                            "%s '%s' of shape %s (%s) is too large: its size in bytes does not fit in 64 bits (at most "
                            "%" PRId64 " bytes)",
-                           what, name, shape, rt_dtype_name(dtype), (int64_t)RT_MAX_BYTES);
+                           what, name, shape, symc_dtype_name(dtype), (int64_t)RT_MAX_BYTES);
 }
 
 symc_status rt_tensor_overflow(symc_error *err, const rt_engine *e, const int64_t *slots, uint32_t t,

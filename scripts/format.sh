@@ -18,11 +18,13 @@ if [ -z "$cf" ] || ! "$cf" --version 2>/dev/null | grep -q "version $want"; then
 fi
 files=$(git ls-files '*.c' '*.h' '*.cc')
 if [ "${1:-}" = "--check" ]; then
-  bad=0
-  for f in $files; do
-    "$cf" --dry-run -Werror "$f" >/dev/null 2>&1 || { echo "not formatted: $f"; bad=1; }
-  done
-  [ $bad = 0 ] && echo "format.sh: all $(echo "$files" | wc -l) files formatted"
-  exit $bad
+  # one clang-format run over every file; its warnings name the files
+  if out=$(echo "$files" | xargs "$cf" --dry-run -Werror 2>&1); then
+    echo "format.sh: all $(echo "$files" | wc -l) files formatted"
+    exit 0
+  fi
+  echo "$out" | sed -nE 's/^([^:]+):[0-9]+:[0-9]+: error: code should be clang-formatted.*/not formatted: \1/p' | sort -u
+  echo "format.sh: run scripts/format.sh to format them"
+  exit 1
 fi
 echo "$files" | xargs "$cf" -i

@@ -51,7 +51,7 @@ void tool_shape_text(int32_t rank, const int64_t *dims, char *buf, size_t cap) {
 symc_status tool_tensor_size(const char *what, symc_dtype dtype, int32_t rank, const int64_t *dims, size_t *elems,
                              size_t *bytes, symc_error *err) {
     char shape[256];
-    int64_t es = (int64_t)rt_dtype_size(dtype), n = 0;
+    int64_t es = (int64_t)symc_dtype_size(dtype), n = 0;
     int empty = 0;
     if (rank < 0 || rank > 8) {
         return symc_error_setf(err, SYMC_ERR_RANGE, "%s has rank %d, outside [0, 8]", what, (int)rank);
@@ -70,7 +70,7 @@ symc_status tool_tensor_size(const char *what, symc_dtype dtype, int32_t rank, c
         return symc_error_setf(err, SYMC_ERR_RANGE,
                                "%s of shape %s (%s) is too large: its size in bytes does not fit in "
                                "64 bits (at most %" PRId64 " bytes)",
-                               what, shape, rt_dtype_name(dtype), (int64_t)RT_MAX_BYTES);
+                               what, shape, symc_dtype_name(dtype), (int64_t)RT_MAX_BYTES);
     }
     if (elems) *elems = (size_t)count;
     if (bytes) *bytes = (size_t)n;

@@ -26,7 +26,7 @@
 static const char *level_name[3] = {"min", "opt", "max"};
 
 static void print_shape(const rt_engine *e, const rt_tensor *t, int64_t *const slots[3]) {
-    printf("%s[", rt_dtype_name(t->dtype));
+    printf("%s[", symc_dtype_name(t->dtype));
     for (int d = 0; d < t->rank; d++) {
         int64_t a = slots[0][t->dims[d]], b = slots[1][t->dims[d]], c = slots[2][t->dims[d]];
         if (a == c) printf("%s%" PRId64, d ? ", " : "", a);

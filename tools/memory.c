@@ -191,7 +191,7 @@ static int report_schedule(const rt_engine *e, rt_schedule s, int64_t *const val
         formula[l] = (uint64_t)f;
         for (uint32_t i = 0; i < e->n_tensors; i++) {
             if (m.l.first[i] == RT_NONE) continue;
-            uint64_t b = rt_dtype_size(e->tensors[i].dtype);
+            uint64_t b = symc_dtype_size(e->tensors[i].dtype);
             for (int d = 0; d < e->tensors[i].rank; d++) b *= (uint64_t)slots[l][e->tensors[i].dims[d]];
             flat[l] += (b + m.align - 1) / m.align * m.align;
         }

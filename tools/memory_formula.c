@@ -34,7 +34,7 @@
 
 sym_expr symc_tensor_bytes_expr(const rt_engine *e, sym_table *t, const sym_expr *slots, uint32_t tensor) {
     const rt_tensor *x = &e->tensors[tensor];
-    sym_expr b = sym_const(t, (int64_t)rt_dtype_size(x->dtype));
+    sym_expr b = sym_const(t, (int64_t)symc_dtype_size(x->dtype));
     for (int d = 0; d < x->rank; d++) b = sym_mul(t, b, slots[x->dims[d]]);
     return b;
 }

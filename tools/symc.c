@@ -226,19 +226,6 @@ done:
     return rc;
 }
 
-static double element(const void *data, symc_dtype dt, size_t i) {
-    switch (dt) {
-    case SYMC_F32: return ((const float *)data)[i];
-    case SYMC_F64: return ((const double *)data)[i];
-    case SYMC_F16: return rt_f16_to_f64(((const uint16_t *)data)[i]);
-    case SYMC_BF16: return rt_bf16_to_f64(((const uint16_t *)data)[i]);
-    case SYMC_I64: return (double)((const int64_t *)data)[i];
-    case SYMC_I32: return ((const int32_t *)data)[i];
-    case SYMC_BOOL: return ((const uint8_t *)data)[i];
-    default: return 0;
-    }
-}
-
 #define MAX_IO 64
 
 /* The command line of symc run. */
@@ -327,7 +314,7 @@ static int run_read_inputs(run_state *r, const run_opts *o, symc_error *err) {
         symrt_engine_input(r->e, found, &info, NULL);
         if (r->given[found].dtype != info.dtype)
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--input %s: the file holds %s, the input is %s", spec,
-                                   ir_dtype_name(r->given[found].dtype), ir_dtype_name(info.dtype)),
+                                   symc_dtype_name(r->given[found].dtype), symc_dtype_name(info.dtype)),
                    1;
     }
     return 0;
@@ -457,11 +444,11 @@ static symc_status run_report(const run_state *r, const run_opts *o, symc_error 
         int32_t rank;
         symrt_get_tensor_shape(r->c, info.name, dims, &rank, err);
         const void *data = r->bufs[r->ni + i];
-        printf("%s: %s[", info.name, ir_dtype_name(info.dtype));
+        printf("%s: %s[", info.name, symc_dtype_name(info.dtype));
         for (int d = 0; d < rank; d++) printf("%s%" PRId64, d ? ", " : "", dims[d]);
         double sum = 0, asum = 0;
         for (size_t k = 0; k < r->elems[r->ni + i]; k++) {
-            double v = element(data, info.dtype, k);
+            double v = symc_dtype_load(data, info.dtype, k);
             sum += v;
             asum += fabs(v);
         }

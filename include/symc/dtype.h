@@ -1,6 +1,16 @@
-/* Element types, shared by the build API (symc.h) and the runtime (symrt.h). */
+/* Element types, shared by the build API (symc.h) and the runtime (symrt.h),
+ * with the one definition of what an element is: its size and name, the
+ * 16-bit float conversions and reading element i of a buffer as a double
+ * (implemented in symshape/dtype.c, the base library every module links). */
 #ifndef SYMC_DTYPE_H
 #define SYMC_DTYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum symc_dtype {
     SYMC_F32 = 0,
@@ -13,4 +23,27 @@ typedef enum symc_dtype {
     SYMC_DTYPE_COUNT
 } symc_dtype;
 
+size_t symc_dtype_size(symc_dtype dt);      /* bytes an element; 0 if dt is not a symc_dtype */
+const char *symc_dtype_name(symc_dtype dt); /* "f32", "f16", "bf16", "f64", "i64", "i32", "bool"; "?" if invalid */
+
+/* Element i of a buffer of dtype dt as a double (bool: 0 or 1; NaN for an
+ * invalid dtype). Reads through memcpy, so the buffer needs no alignment. */
+double symc_dtype_load(const void *data, symc_dtype dt, size_t i);
+
+/* IEEE binary16 and bfloat16 conversions. Widening is exact; narrowing rounds
+ * once to nearest, ties to even, overflows to infinity and keeps NaN a NaN
+ * (quiet) with its sign. Narrowing from f64 rounds directly from the f64
+ * value, never through f32 (no double rounding). */
+double symc_f16_to_f64(uint16_t h);
+double symc_bf16_to_f64(uint16_t h);
+uint16_t symc_f64_to_f16(double x);
+uint16_t symc_f64_to_bf16(double x);
+float symc_f16_to_f32(uint16_t h);
+float symc_bf16_to_f32(uint16_t h);
+uint16_t symc_f32_to_f16(float x);
+uint16_t symc_f32_to_bf16(float x);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -103,7 +103,7 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
         (p->bias != RT_NONE && e->tensors[p->bias].dtype != SYMC_F32))
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                                "node '%s': convolution on %s tensors is not supported by the CUDA backend (f32 is)",
-                               name, rt_dtype_name(X->dtype));
+                               name, symc_dtype_name(X->dtype));
     if (X->rank != 4 || W->rank != 4 || Y->rank != 4)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                                "node '%s': the CUDA backend runs 2-D (NCHW) convolutions only", name);

@@ -128,11 +128,11 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
     if (p->dt != SYMC_F32 && p->dt != SYMC_F64)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                                "node '%s': GEMM on %s tensors is not supported by the CUDA backend (f32 and f64 are)",
-                               rt_cuda_node_name(e, s), rt_dtype_name(p->dt));
+                               rt_cuda_node_name(e, s), symc_dtype_name(p->dt));
     if (A->dtype != p->dt || B->dtype != p->dt || (p->tc_t != RT_NONE && e->tensors[p->tc_t].dtype != p->dt) ||
         (p->tbias_t != RT_NONE && e->tensors[p->tbias_t].dtype != p->dt))
         return shape_err(e, s, SYMC_ERR_FORMAT, "operands of different dtypes", err);
-    p->esize = rt_dtype_size(p->dt);
+    p->esize = symc_dtype_size(p->dt);
     int ra = A->rank, rb = B->rank;
     if (ra < 1 || rb < 1) return shape_err(e, s, SYMC_ERR_FORMAT, "a scalar operand", err);
     int ta = ra >= 2 && s->trans_a, tb = rb >= 2 && s->trans_b;

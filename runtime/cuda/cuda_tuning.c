@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "runtime/cuda/cuda_internal.h"
-#include "runtime/dtype.h"
+#include "symc/dtype.h"
 
 #define CANDIDATES_MAX 16 /* what rt_gemm_candidates asks the heuristic for, at most */
 
@@ -92,7 +92,7 @@ static symc_status fill_random(rt_cuda_tuning *s, uint32_t tensor, size_t bytes,
     const rt_tensor *x = &s->e->tensors[tensor];
     uint8_t *h = calloc(bytes ? bytes : 1, 1);
     if (!h) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory making tuning data for '%s'", x->name);
-    size_t n = bytes / (rt_dtype_size(x->dtype) ? rt_dtype_size(x->dtype) : 1);
+    size_t n = bytes / (symc_dtype_size(x->dtype) ? symc_dtype_size(x->dtype) : 1);
     for (size_t i = 0; i < n; i++) {
         float v = (float)((double)(next_random(seed) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
         switch (x->dtype) {
@@ -103,12 +103,12 @@ static symc_status fill_random(rt_cuda_tuning *s, uint32_t tensor, size_t bytes,
             break;
         }
         case SYMC_F16: {
-            uint16_t b = rt_f32_to_f16(v);
+            uint16_t b = symc_f32_to_f16(v);
             memcpy(h + 2 * i, &b, 2);
             break;
         }
         case SYMC_BF16: {
-            uint16_t b = rt_f32_to_bf16(v);
+            uint16_t b = symc_f32_to_bf16(v);
             memcpy(h + 2 * i, &b, 2);
             break;
         }

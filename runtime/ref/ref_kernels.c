@@ -124,7 +124,7 @@ static symc_status check_tensor(rt_ctx *c, const rt_ref_tensor *t, const char *k
             return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has too many elements", kind, k);
     }
     int64_t bytes;
-    if (!rt_mul_ok(n, (int64_t)rt_dtype_size(t->dtype), &bytes))
+    if (!rt_mul_ok(n, (int64_t)symc_dtype_size(t->dtype), &bytes))
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has too many elements", kind, k);
     if (n > 0 && !t->data)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s %u has %lld elements but no data", kind, k, (long long)n);
@@ -136,7 +136,7 @@ static void dtype_list(uint32_t mask, char *buf, size_t cap) {
     buf[0] = '\0';
     for (int d = 0; d < SYMC_DTYPE_COUNT; d++)
         if (mask & RT_DT(d)) {
-            int n = snprintf(buf + len, cap - len, "%s%s", len ? " " : "", rt_dtype_name((symc_dtype)d));
+            int n = snprintf(buf + len, cap - len, "%s%s", len ? " " : "", symc_dtype_name((symc_dtype)d));
             if (n < 0 || (size_t)n >= cap - len) return;
             len += (size_t)n;
         }
@@ -176,7 +176,7 @@ symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, 
         char list[64];
         dtype_list(k->dtypes, list, sizeof list);
         return rt_fail(&c, SYMC_ERR_UNSUPPORTED, "dtype %s of %s 0 is not supported (supported: %s)",
-                       rt_dtype_name(first->dtype), n_in ? "input" : "output", list);
+                       symc_dtype_name(first->dtype), n_in ? "input" : "output", list);
     }
     return k->fn(&c);
 }

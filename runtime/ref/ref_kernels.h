@@ -27,8 +27,8 @@
 
 #include <stdint.h>
 
-#include "common/ops.h"    /* ir_op, ir_op_name, IR_MAX_RANK */
-#include "runtime/dtype.h" /* rt_dtype_size, rt_dtype_name */
+#include "common/ops.h" /* ir_op, ir_op_name, IR_MAX_RANK */
+#include "symc/dtype.h" /* symc_dtype_size, symc_dtype_name */
 #include "symc/attr.h"
 #include "symc/status.h"
 
@@ -53,11 +53,11 @@ symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, 
                        const rt_ref_tensor *in, uint32_t n_in, rt_ref_tensor *out, uint32_t n_out, symc_error *err);
 
 /* ---- helpers shared with tests and the GPU comparison harness ----------
- * (op and dtype names and sizes: ir_op_name in common/ops.h, rt_dtype_name
- * and rt_dtype_size in runtime/dtype.h) */
+ * (op and dtype names and sizes: ir_op_name in common/ops.h, symc_dtype_name
+ * and symc_dtype_size in runtime/dtype.h) */
 int64_t rt_ref_numel(const rt_ref_tensor *t); /* product of dims, -1 on overflow/bad rank */
 
-/* the f16/bf16 conversions: runtime/dtype.h (rt_f16_to_f64, ...) */
+/* the f16/bf16 conversions: runtime/dtype.h (symc_f16_to_f64, ...) */
 
 #ifdef __cplusplus
 }

@@ -82,43 +82,7 @@ static int32_t wrap_i32(int64_t v) {
 }
 
 /* ---- element access -------------------------------------------------------------- */
-double rt_ld_f(const rt_ref_tensor *t, int64_t i) {
-    const char *p = (const char *)t->data;
-    switch (t->dtype) {
-    case SYMC_F32: {
-        float v;
-        memcpy(&v, p + 4 * i, 4);
-        return v;
-    }
-    case SYMC_F64: {
-        double v;
-        memcpy(&v, p + 8 * i, 8);
-        return v;
-    }
-    case SYMC_F16: {
-        uint16_t v;
-        memcpy(&v, p + 2 * i, 2);
-        return rt_f16_to_f64(v);
-    }
-    case SYMC_BF16: {
-        uint16_t v;
-        memcpy(&v, p + 2 * i, 2);
-        return rt_bf16_to_f64(v);
-    }
-    case SYMC_I64: {
-        int64_t v;
-        memcpy(&v, p + 8 * i, 8);
-        return (double)v;
-    }
-    case SYMC_I32: {
-        int32_t v;
-        memcpy(&v, p + 4 * i, 4);
-        return v;
-    }
-    case SYMC_BOOL: return p[i] ? 1.0 : 0.0;
-    default: return NAN;
-    }
-}
+double rt_ld_f(const rt_ref_tensor *t, int64_t i) { return symc_dtype_load(t->data, t->dtype, (size_t)i); }
 
 int64_t rt_ld_i(const rt_ref_tensor *t, int64_t i) {
     const char *p = (const char *)t->data;
@@ -148,12 +112,12 @@ void rt_st_f(rt_ref_tensor *t, int64_t i, double v) {
     }
     case SYMC_F64: memcpy(p + 8 * i, &v, 8); break;
     case SYMC_F16: {
-        uint16_t h = rt_f64_to_f16(v);
+        uint16_t h = symc_f64_to_f16(v);
         memcpy(p + 2 * i, &h, 2);
         break;
     }
     case SYMC_BF16: {
-        uint16_t h = rt_f64_to_bf16(v);
+        uint16_t h = symc_f64_to_bf16(v);
         memcpy(p + 2 * i, &h, 2);
         break;
     }
@@ -199,7 +163,7 @@ void rt_st_i(rt_ref_tensor *t, int64_t i, int64_t v) {
 }
 
 void rt_copy_elem(rt_ref_tensor *dst, int64_t di, const rt_ref_tensor *src, int64_t si) {
-    size_t sz = rt_dtype_size(src->dtype);
+    size_t sz = symc_dtype_size(src->dtype);
     memcpy((char *)dst->data + (size_t)di * sz, (const char *)src->data + (size_t)si * sz, sz);
 }
 
@@ -237,19 +201,19 @@ symc_status rt_check_out(rt_ctx *c, uint32_t k, symc_dtype dt, int32_t rank, con
     return rt_fail(c, SYMC_ERR_INTERNAL,
                    "output %u: the caller's %s%s disagrees with %s%s computed from the inputs "
                    "(shape inference and the reference kernel differ)",
-                   k, rt_dtype_name(o->dtype), got, rt_dtype_name(dt), want);
+                   k, symc_dtype_name(o->dtype), got, symc_dtype_name(dt), want);
 }
 
 symc_status rt_check_in_dtype(rt_ctx *c, uint32_t k, symc_dtype dt) {
     if (c->in[k].dtype == dt) return SYMC_OK;
     return rt_fail(c, SYMC_ERR_INVALID_ARG, "input %u is %s but must be %s (as input 0)", k,
-                   rt_dtype_name(c->in[k].dtype), rt_dtype_name(dt));
+                   symc_dtype_name(c->in[k].dtype), symc_dtype_name(dt));
 }
 
 symc_status rt_check_in_float(rt_ctx *c, uint32_t k, const char *role) {
     if (rt_is_float(c->in[k].dtype)) return SYMC_OK;
     return rt_fail(c, SYMC_ERR_UNSUPPORTED, "%s (input %u) is %s; only float dtypes are supported", role, k,
-                   rt_dtype_name(c->in[k].dtype));
+                   symc_dtype_name(c->in[k].dtype));
 }
 
 /* ---- attributes ----------------------------------------------------------------------- */

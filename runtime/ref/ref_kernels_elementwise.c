@@ -219,7 +219,7 @@ symc_status rt_k_binary(rt_ctx *c) {
     if (c->op == IR_OP_POW) {
         /* the exponent may have its own dtype (ops.def: KEEP) */
         if (!(RT_DT(b->dtype) & RT_NUMS))
-            return rt_fail(c, SYMC_ERR_UNSUPPORTED, "exponent dtype %s is not supported", rt_dtype_name(b->dtype));
+            return rt_fail(c, SYMC_ERR_UNSUPPORTED, "exponent dtype %s is not supported", symc_dtype_name(b->dtype));
     } else if ((s = rt_check_in_dtype(c, 1, a->dtype))) {
         return s;
     }
@@ -275,7 +275,7 @@ symc_status rt_k_where(rt_ctx *c) {
     symc_status s;
     if (yv->dtype != x->dtype)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 1 is %s but input 2 is %s; they must agree",
-                       rt_dtype_name(x->dtype), rt_dtype_name(yv->dtype));
+                       symc_dtype_name(x->dtype), symc_dtype_name(yv->dtype));
     const rt_ref_tensor *ts[3] = {cond, x, yv};
     int32_t rank;
     int64_t dims[RT_REF_MAX_RANK];

@@ -228,7 +228,7 @@ symc_status rt_k_gather(rt_ctx *c) {
     if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
     if (idx->dtype != SYMC_I64 && idx->dtype != SYMC_I32)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices (input 1) are %s, must be i32 or i64",
-                       rt_dtype_name(idx->dtype));
+                       symc_dtype_name(idx->dtype));
     if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "data (input 0) is a scalar; gather needs rank >= 1");
     if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
     int32_t orank = x->rank - 1 + idx->rank;
@@ -467,7 +467,7 @@ symc_status rt_k_range(rt_ctx *c) {
         v[i] = p[0];
     }
     if ((s = rt_attr_dtype(c, "to", &to))) return s;
-    if (!(RT_DT(to) & RT_NUMS)) return rt_fail(c, SYMC_ERR_UNSUPPORTED, "range of dtype %s", rt_dtype_name(to));
+    if (!(RT_DT(to) & RT_NUMS)) return rt_fail(c, SYMC_ERR_UNSUPPORTED, "range of dtype %s", symc_dtype_name(to));
     int64_t start = v[0], limit = v[1], delta = v[2], span, len = 0;
     if (delta == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "delta is 0");
     if (__builtin_sub_overflow(limit, start, &span)) return rt_fail(c, SYMC_ERR_INVALID_ARG, "limit - start overflows");
@@ -542,7 +542,7 @@ symc_status rt_k_gather_elements(rt_ctx *c) {
     if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
     if (idx->dtype != SYMC_I64 && idx->dtype != SYMC_I32)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices (input 1) are %s, must be i32 or i64",
-                       rt_dtype_name(idx->dtype));
+                       symc_dtype_name(idx->dtype));
     if (x->rank == 0 || idx->rank != x->rank)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices %s and data %s must have the same rank >= 1",
                        rt_shape_str(t1, sizeof t1, idx->rank, idx->dims),

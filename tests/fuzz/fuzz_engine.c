@@ -122,7 +122,7 @@ static void run_once(const rt_engine *re, symrt_engine *e, uint64_t *rng) {
         int64_t dims[8], bytes = 0;
         int32_t rank = 0;
         if (symrt_get_tensor_shape(c, t->name, dims, &rank, &err) ||
-            !rt_checked_product(dims, rank, (int64_t)rt_dtype_size(t->dtype), &bytes))
+            !rt_checked_product(dims, rank, (int64_t)symc_dtype_size(t->dtype), &bytes))
             goto done;
         /* one buffer in sixteen one byte short: must be refused, never overrun */
         size_t size = (size_t)bytes;

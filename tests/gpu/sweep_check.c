@@ -27,19 +27,6 @@
 
 #define MAX_IO 256
 
-static double value_at(const void *p, symc_dtype dt, size_t i) {
-    switch (dt) {
-    case SYMC_F32: return ((const float *)p)[i];
-    case SYMC_F64: return ((const double *)p)[i];
-    case SYMC_I64: return (double)((const int64_t *)p)[i];
-    case SYMC_I32: return ((const int32_t *)p)[i];
-    case SYMC_BOOL: return ((const uint8_t *)p)[i];
-    case SYMC_F16: return rt_f16_to_f64(((const uint16_t *)p)[i]);
-    case SYMC_BF16: return rt_bf16_to_f64(((const uint16_t *)p)[i]);
-    default: return NAN;
-    }
-}
-
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: sweep_check ENGINE.symx TOL POINT_DIR...\n");
@@ -112,7 +99,7 @@ int main(int argc, char **argv) {
                 ok = 0;
                 break;
             }
-            size_t n = rt_dtype_size(info.dtype);
+            size_t n = symc_dtype_size(info.dtype);
             for (int d = 0; d < rank; d++) n *= (size_t)dims[d];
             out_bytes[o] = n;
             host_out[o] = malloc(n ? n : 1);
@@ -145,13 +132,14 @@ int main(int argc, char **argv) {
         for (uint32_t o = 0; o < no && ok; o++) {
             symrt_io_info info;
             symrt_engine_output(e, o, &info, NULL);
-            size_t n = out_bytes[o] / rt_dtype_size(info.dtype);
+            size_t n = out_bytes[o] / symc_dtype_size(info.dtype);
             double num = 0, den = 0, maxabs = 0;
             size_t pattern = 0, mism = 0;
             int is_float = info.dtype == SYMC_F32 || info.dtype == SYMC_F64 || info.dtype == SYMC_F16 ||
                 info.dtype == SYMC_BF16;
             for (size_t k = 0; k < n; k++) {
-                double a = value_at(dev_out_host[o], info.dtype, k), b = value_at(host_out[o], info.dtype, k);
+                double a = symc_dtype_load(dev_out_host[o], info.dtype, k),
+                       b = symc_dtype_load(host_out[o], info.dtype, k);
                 if (!is_float) {
                     if (a != b) mism++;
                     continue;

@@ -60,7 +60,7 @@ static inline rt_ref_tensor tz(symc_dtype dt, int32_t rank, const int64_t *dims)
     t.dtype = dt;
     t.rank = rank;
     for (int32_t d = 0; d < rank; d++) t.dims[d] = dims[d];
-    t.data = talloc((size_t)tnumel(&t) * rt_dtype_size(dt));
+    t.data = talloc((size_t)tnumel(&t) * symc_dtype_size(dt));
     return t;
 }
 
@@ -74,12 +74,12 @@ static inline void tset(rt_ref_tensor *t, int64_t i, double v) {
     }
     case SYMC_F64: memcpy(p + 8 * i, &v, 8); break;
     case SYMC_F16: {
-        uint16_t h = rt_f64_to_f16(v);
+        uint16_t h = symc_f64_to_f16(v);
         memcpy(p + 2 * i, &h, 2);
         break;
     }
     case SYMC_BF16: {
-        uint16_t h = rt_f64_to_bf16(v);
+        uint16_t h = symc_f64_to_bf16(v);
         memcpy(p + 2 * i, &h, 2);
         break;
     }
@@ -123,12 +123,12 @@ static inline double tget(const rt_ref_tensor *t, int64_t i) {
     case SYMC_F16: {
         uint16_t h;
         memcpy(&h, p + 2 * i, 2);
-        return rt_f16_to_f64(h);
+        return symc_f16_to_f64(h);
     }
     case SYMC_BF16: {
         uint16_t h;
         memcpy(&h, p + 2 * i, 2);
-        return rt_bf16_to_f64(h);
+        return symc_bf16_to_f64(h);
     }
     case SYMC_I64: {
         int64_t x;

@@ -70,7 +70,7 @@ static rt_engine *build(int n, int chain) {
 }
 
 static size_t bytes_at(const rt_engine *e, uint32_t t, const int64_t *slots) {
-    size_t n = rt_dtype_size(e->tensors[t].dtype);
+    size_t n = symc_dtype_size(e->tensors[t].dtype);
     for (int d = 0; d < e->tensors[t].rank; d++) n *= (size_t)slots[e->tensors[t].dims[d]];
     return n;
 }

@@ -1,56 +1,57 @@
 /* f16/bf16 conversions and the cast op: hand-written bit patterns, the
  * round-to-nearest-even definition checked exhaustively at every midpoint
- * between adjacent f16/bf16 values, and cast between every pair of dtypes. */
+ * between adjacent f16/bf16 values, cast between every pair of dtypes, and
+ * the element types' table and element loads (symc/dtype.h). */
 #include "ref_test.h"
 
 static void test_f16_patterns(void) {
-    CHECK(rt_f64_to_f16(1.0) == 0x3c00);
-    CHECK(rt_f64_to_f16(-2.0) == 0xc000);
-    CHECK(rt_f64_to_f16(0.0) == 0x0000);
-    CHECK(rt_f64_to_f16(-0.0) == 0x8000);
-    CHECK(rt_f64_to_f16(65504.0) == 0x7bff);  /* largest finite */
-    CHECK(rt_f64_to_f16(65519.99) == 0x7bff); /* below the midpoint */
-    CHECK(rt_f64_to_f16(65520.0) == 0x7c00);  /* midpoint ties to even: inf */
-    CHECK(rt_f64_to_f16(-1e9) == 0xfc00);
-    CHECK(rt_f64_to_f16(INFINITY) == 0x7c00);
-    CHECK(rt_f64_to_f16(ldexp(1, -14)) == 0x0400); /* smallest normal */
-    CHECK(rt_f64_to_f16(ldexp(1, -24)) == 0x0001); /* smallest subnormal */
-    CHECK(rt_f64_to_f16(ldexp(1, -25)) == 0x0000); /* half of it: tie to even 0 */
-    CHECK(rt_f64_to_f16(ldexp(1.5, -25)) == 0x0001);
-    CHECK(rt_f64_to_f16(ldexp(3, -25)) == 0x0002);       /* 1.5 ulp: tie to even 2 */
-    CHECK(rt_f64_to_f16(1.0 + ldexp(1, -11)) == 0x3c00); /* tie, even stays */
-    CHECK(rt_f64_to_f16(1.0 + ldexp(3, -11)) == 0x3c02); /* tie, odd rounds up */
-    CHECK(rt_f64_to_f16(ldexp(1023, -24)) == 0x03ff);    /* largest subnormal */
-    CHECK(rt_f64_to_f16(ldexp(2047, -25)) == 0x0400);    /* tie carries into the normals */
-    uint16_t nan = rt_f64_to_f16(NAN);
+    CHECK(symc_f64_to_f16(1.0) == 0x3c00);
+    CHECK(symc_f64_to_f16(-2.0) == 0xc000);
+    CHECK(symc_f64_to_f16(0.0) == 0x0000);
+    CHECK(symc_f64_to_f16(-0.0) == 0x8000);
+    CHECK(symc_f64_to_f16(65504.0) == 0x7bff);  /* largest finite */
+    CHECK(symc_f64_to_f16(65519.99) == 0x7bff); /* below the midpoint */
+    CHECK(symc_f64_to_f16(65520.0) == 0x7c00);  /* midpoint ties to even: inf */
+    CHECK(symc_f64_to_f16(-1e9) == 0xfc00);
+    CHECK(symc_f64_to_f16(INFINITY) == 0x7c00);
+    CHECK(symc_f64_to_f16(ldexp(1, -14)) == 0x0400); /* smallest normal */
+    CHECK(symc_f64_to_f16(ldexp(1, -24)) == 0x0001); /* smallest subnormal */
+    CHECK(symc_f64_to_f16(ldexp(1, -25)) == 0x0000); /* half of it: tie to even 0 */
+    CHECK(symc_f64_to_f16(ldexp(1.5, -25)) == 0x0001);
+    CHECK(symc_f64_to_f16(ldexp(3, -25)) == 0x0002);       /* 1.5 ulp: tie to even 2 */
+    CHECK(symc_f64_to_f16(1.0 + ldexp(1, -11)) == 0x3c00); /* tie, even stays */
+    CHECK(symc_f64_to_f16(1.0 + ldexp(3, -11)) == 0x3c02); /* tie, odd rounds up */
+    CHECK(symc_f64_to_f16(ldexp(1023, -24)) == 0x03ff);    /* largest subnormal */
+    CHECK(symc_f64_to_f16(ldexp(2047, -25)) == 0x0400);    /* tie carries into the normals */
+    uint16_t nan = symc_f64_to_f16(NAN);
     CHECK((nan & 0x7c00) == 0x7c00 && (nan & 0x03ff) != 0);
     /* no double rounding: just above a tie, f64 -> f16 rounds up, while going
      * through f32 would first land exactly on the tie and round to even */
-    CHECK(rt_f64_to_f16(1.0 + ldexp(1, -11) + ldexp(1, -40)) == 0x3c01);
-    CHECK(rt_f32_to_f16((float)(1.0 + ldexp(1, -11) + ldexp(1, -40))) == 0x3c00);
+    CHECK(symc_f64_to_f16(1.0 + ldexp(1, -11) + ldexp(1, -40)) == 0x3c01);
+    CHECK(symc_f32_to_f16((float)(1.0 + ldexp(1, -11) + ldexp(1, -40))) == 0x3c00);
 
-    CHECK(rt_f16_to_f64(0x3c00) == 1.0);
-    CHECK(rt_f16_to_f64(0x7bff) == 65504.0);
-    CHECK(rt_f16_to_f64(0x0001) == ldexp(1, -24));
-    CHECK(rt_f16_to_f64(0x8000) == 0.0 && signbit(rt_f16_to_f64(0x8000)));
-    CHECK(isinf(rt_f16_to_f64(0xfc00)) && rt_f16_to_f64(0xfc00) < 0);
-    CHECK(isnan(rt_f16_to_f64(0x7e00)));
-    CHECK(rt_f16_to_f32(0x3555) == (float)rt_f16_to_f64(0x3555));
+    CHECK(symc_f16_to_f64(0x3c00) == 1.0);
+    CHECK(symc_f16_to_f64(0x7bff) == 65504.0);
+    CHECK(symc_f16_to_f64(0x0001) == ldexp(1, -24));
+    CHECK(symc_f16_to_f64(0x8000) == 0.0 && signbit(symc_f16_to_f64(0x8000)));
+    CHECK(isinf(symc_f16_to_f64(0xfc00)) && symc_f16_to_f64(0xfc00) < 0);
+    CHECK(isnan(symc_f16_to_f64(0x7e00)));
+    CHECK(symc_f16_to_f32(0x3555) == (float)symc_f16_to_f64(0x3555));
 }
 
 static void test_bf16_patterns(void) {
-    CHECK(rt_f64_to_bf16(1.0) == 0x3f80);
-    CHECK(rt_f64_to_bf16(-1.0) == 0xbf80);
-    CHECK(rt_f64_to_bf16(1.0 + ldexp(1, -8)) == 0x3f80);     /* tie, even */
-    CHECK(rt_f64_to_bf16(1.0 + ldexp(3, -8)) == 0x3f82);     /* tie, up to even */
-    CHECK(rt_f64_to_bf16(3.140625) == 0x4049);               /* exactly representable */
-    CHECK(rt_f32_to_bf16(3.4028234663852886e38f) == 0x7f80); /* FLT_MAX rounds to inf */
-    CHECK(rt_f64_to_bf16(ldexp(255, 120)) == 0x7f7f);        /* largest finite */
-    CHECK(rt_f64_to_bf16(ldexp(1, -133)) == 0x0001);         /* smallest subnormal */
-    CHECK(rt_bf16_to_f64(0x0001) == ldexp(1, -133));
-    CHECK(rt_bf16_to_f64(0x4049) == 3.140625);
-    CHECK(rt_bf16_to_f32(0xc2f7) == -123.5f);
-    uint16_t nan = rt_f64_to_bf16(-NAN);
+    CHECK(symc_f64_to_bf16(1.0) == 0x3f80);
+    CHECK(symc_f64_to_bf16(-1.0) == 0xbf80);
+    CHECK(symc_f64_to_bf16(1.0 + ldexp(1, -8)) == 0x3f80);     /* tie, even */
+    CHECK(symc_f64_to_bf16(1.0 + ldexp(3, -8)) == 0x3f82);     /* tie, up to even */
+    CHECK(symc_f64_to_bf16(3.140625) == 0x4049);               /* exactly representable */
+    CHECK(symc_f32_to_bf16(3.4028234663852886e38f) == 0x7f80); /* FLT_MAX rounds to inf */
+    CHECK(symc_f64_to_bf16(ldexp(255, 120)) == 0x7f7f);        /* largest finite */
+    CHECK(symc_f64_to_bf16(ldexp(1, -133)) == 0x0001);         /* smallest subnormal */
+    CHECK(symc_bf16_to_f64(0x0001) == ldexp(1, -133));
+    CHECK(symc_bf16_to_f64(0x4049) == 3.140625);
+    CHECK(symc_bf16_to_f32(0xc2f7) == -123.5f);
+    uint16_t nan = symc_f64_to_bf16(-NAN);
     CHECK((nan & 0x7f80) == 0x7f80 && (nan & 0x007f) != 0);
 }
 
@@ -58,8 +59,8 @@ static void test_bf16_patterns(void) {
  * the midpoint goes to the one with an even mantissa, and points just inside
  * go to the nearer one. The definition, tested exhaustively. */
 static void test_exhaustive(int is_bf16) {
-    double (*widen)(uint16_t) = is_bf16 ? rt_bf16_to_f64 : rt_f16_to_f64;
-    uint16_t (*narrow)(double) = is_bf16 ? rt_f64_to_bf16 : rt_f64_to_f16;
+    double (*widen)(uint16_t) = is_bf16 ? symc_bf16_to_f64 : symc_f16_to_f64;
+    uint16_t (*narrow)(double) = is_bf16 ? symc_f64_to_bf16 : symc_f64_to_f16;
     uint16_t inf = is_bf16 ? 0x7f80 : 0x7c00;
     int bad = 0;
     for (uint32_t h = 0; h + 1 < inf; h++) {
@@ -73,7 +74,7 @@ static void test_exhaustive(int is_bf16) {
     }
     CHECK_MSG(bad == 0, "%d %s rounding failures", bad, is_bf16 ? "bf16" : "f16");
     /* float -> f16 via f32 entry point agrees where the f32 value is exact */
-    CHECK(rt_f32_to_f16(0.1f) == rt_f64_to_f16((double)0.1f));
+    CHECK(symc_f32_to_f16(0.1f) == symc_f64_to_f16((double)0.1f));
 }
 
 static void test_cast(void) {
@@ -150,7 +151,46 @@ static void test_cast(void) {
     RUN_FAILS(SYMC_ERR_INTERNAL, "i64[6]", IR_OP_CAST, &to_i32, 1, &x, 1, &ym, 1);
 }
 
+/* symc_dtype_size/name/load: every dtype, unaligned buffers, invalid dtypes */
+static void test_dtype_table(void) {
+    static const size_t sizes[SYMC_DTYPE_COUNT] = {4, 2, 2, 8, 8, 4, 1};
+    static const char *const names[SYMC_DTYPE_COUNT] = {"f32", "f16", "bf16", "f64", "i64", "i32", "bool"};
+    for (int d = 0; d < SYMC_DTYPE_COUNT; d++) {
+        CHECK(symc_dtype_size((symc_dtype)d) == sizes[d]);
+        CHECK(!strcmp(symc_dtype_name((symc_dtype)d), names[d]));
+    }
+    CHECK(symc_dtype_size(SYMC_DTYPE_COUNT) == 0 && symc_dtype_size((symc_dtype)-1) == 0);
+    CHECK(!strcmp(symc_dtype_name(SYMC_DTYPE_COUNT), "?"));
+    /* element 1 of each dtype, stored one byte past an aligned address */
+    unsigned char buf[1 + 2 * 8];
+    float f[2] = {0, -1.5f};
+    double g[2] = {0, 1e300};
+    int64_t i64[2] = {0, -(INT64_C(1) << 53)};
+    int32_t i32[2] = {0, INT32_MIN};
+    uint16_t h[2] = {0, 0xc000}, b[2] = {0, 0x4049}; /* -2 in f16; 3.140625 in bf16 */
+    uint8_t z[2] = {0, 7};                           /* any nonzero byte is true */
+    const struct {
+        symc_dtype dt;
+        const void *src;
+        double want;
+    } cases[] = {{SYMC_F32, f, -1.5},
+                 {SYMC_F64, g, 1e300},
+                 {SYMC_I64, i64, -9007199254740992.0},
+                 {SYMC_I32, i32, -2147483648.0},
+                 {SYMC_F16, h, -2.0},
+                 {SYMC_BF16, b, 3.140625},
+                 {SYMC_BOOL, z, 1.0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        size_t es = symc_dtype_size(cases[k].dt);
+        memcpy(buf + 1, cases[k].src, 2 * es);
+        CHECK_MSG(symc_dtype_load(buf + 1, cases[k].dt, 1) == cases[k].want, "dtype %s", symc_dtype_name(cases[k].dt));
+        CHECK(symc_dtype_load(buf + 1, cases[k].dt, 0) == 0.0);
+    }
+    CHECK(isnan(symc_dtype_load(buf, SYMC_DTYPE_COUNT, 0)));
+}
+
 int main(void) {
+    test_dtype_table();
     test_f16_patterns();
     test_bf16_patterns();
     test_exhaustive(0);

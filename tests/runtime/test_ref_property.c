@@ -38,7 +38,7 @@ static void prop_matmul(int64_t b0, int64_t b1, int64_t m, int64_t k, int64_t n,
                     tset(&want, ((p * b1 + q) * m + i) * n + j, s);
                 }
     CHECK_MSG(same(&y, &want, tol), "matmul %lld %lld %lld %lld %lld (%s)", (long long)b0, (long long)b1, (long long)m,
-              (long long)k, (long long)n, rt_dtype_name(dt));
+              (long long)k, (long long)n, symc_dtype_name(dt));
 }
 
 typedef struct conv_case {

@@ -1,0 +1,112 @@
+/* The element types' one definition (include/symc/dtype.h): the size and
+ * name table, the 16-bit float conversions and element loads. It lives in the
+ * base library (symshape links nothing and every module links it) so the
+ * compiler, the runtime, the tools and the tests share it: IEEE binary16
+ * (5 exponent bits, 10 mantissa bits) and bfloat16 (8, 7) go through one pair
+ * of routines, narrow and widen, parameterized by the field widths. Widening
+ * is exact; narrowing computes the nearest representable value in double
+ * precision (frexp/ldexp, so nothing depends on the host's float format) and
+ * rounds once, ties to even. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "symc/dtype.h"
+
+static const struct {
+    const char *name;
+    size_t size;
+} dtypes[SYMC_DTYPE_COUNT] = {
+    [SYMC_F32] = {"f32", 4}, [SYMC_F16] = {"f16", 2}, [SYMC_BF16] = {"bf16", 2}, [SYMC_F64] = {"f64", 8},
+    [SYMC_I64] = {"i64", 8}, [SYMC_I32] = {"i32", 4}, [SYMC_BOOL] = {"bool", 1},
+};
+
+const char *symc_dtype_name(symc_dtype dt) { return (unsigned)dt < SYMC_DTYPE_COUNT ? dtypes[dt].name : "?"; }
+
+size_t symc_dtype_size(symc_dtype dt) { return (unsigned)dt < SYMC_DTYPE_COUNT ? dtypes[dt].size : 0; }
+
+static double round_half_even(double v) {
+    double f = floor(v), d = v - f;
+    if (d > 0.5) return f + 1.0;
+    if (d < 0.5) return f;
+    return fmod(f, 2.0) == 0.0 ? f : f + 1.0;
+}
+
+/* A 16-bit float with one sign bit, ebits exponent bits and mbits mantissa bits. */
+static uint16_t narrow(double x, int ebits, int mbits) {
+    const int bias = (1 << (ebits - 1)) - 1;
+    const uint32_t inf = ((1u << ebits) - 1u) << mbits;
+    const uint16_t sign = signbit(x) ? 0x8000u : 0u;
+    if (isnan(x)) return (uint16_t)(sign | inf | (1u << (mbits - 1)));
+    double a = fabs(x);
+    /* halfway between the largest finite value and 2^(bias+1) rounds to even: up */
+    if (a >= ldexp(2.0 - ldexp(1.0, -(mbits + 1)), bias)) return (uint16_t)(sign | inf);
+    if (a == 0.0) return sign;
+    int k;
+    frexp(a, &k);
+    int e = k - 1;                                               /* 2^e <= a < 2^(e+1) */
+    if (e < 1 - bias) e = 1 - bias;                              /* subnormal: the quantum of the smallest normal */
+    uint32_t m = (uint32_t)round_half_even(ldexp(a, mbits - e)); /* <= 2^(mbits+1) */
+    /* m carries the implicit bit (normal) or not (subnormal, e = 1 - bias);
+     * adding it onto exponent field e + bias - 1 gives both encodings and lets
+     * a rounding carry (m == 2^(mbits+1)) step into the next binade */
+    return (uint16_t)(sign | (((uint32_t)(e + bias - 1) << mbits) + m));
+}
+
+static double widen(uint16_t h, int ebits, int mbits) {
+    const int bias = (1 << (ebits - 1)) - 1;
+    uint32_t ef = (h >> mbits) & ((1u << ebits) - 1u), mf = h & ((1u << mbits) - 1u);
+    double v;
+    if (ef == (1u << ebits) - 1u) v = mf ? NAN : INFINITY;
+    else if (ef == 0) v = ldexp((double)mf, 1 - bias - mbits);
+    else v = ldexp((double)(mf | (1u << mbits)), (int)ef - bias - mbits);
+    return (h & 0x8000u) ? -v : v;
+}
+
+double symc_f16_to_f64(uint16_t h) { return widen(h, 5, 10); }
+double symc_bf16_to_f64(uint16_t h) { return widen(h, 8, 7); }
+uint16_t symc_f64_to_f16(double x) { return narrow(x, 5, 10); }
+uint16_t symc_f64_to_bf16(double x) { return narrow(x, 8, 7); }
+float symc_f16_to_f32(uint16_t h) { return (float)widen(h, 5, 10); }
+float symc_bf16_to_f32(uint16_t h) { return (float)widen(h, 8, 7); }
+/* float -> double is exact, so these round exactly once */
+uint16_t symc_f32_to_f16(float x) { return narrow((double)x, 5, 10); }
+uint16_t symc_f32_to_bf16(float x) { return narrow((double)x, 8, 7); }
+
+double symc_dtype_load(const void *data, symc_dtype dt, size_t i) {
+    const char *p = (const char *)data;
+    switch (dt) {
+    case SYMC_F32: {
+        float v;
+        memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
+    case SYMC_F64: {
+        double v;
+        memcpy(&v, p + 8 * i, 8);
+        return v;
+    }
+    case SYMC_F16: {
+        uint16_t v;
+        memcpy(&v, p + 2 * i, 2);
+        return symc_f16_to_f64(v);
+    }
+    case SYMC_BF16: {
+        uint16_t v;
+        memcpy(&v, p + 2 * i, 2);
+        return symc_bf16_to_f64(v);
+    }
+    case SYMC_I64: {
+        int64_t v;
+        memcpy(&v, p + 8 * i, 8);
+        return (double)v;
+    }
+    case SYMC_I32: {
+        int32_t v;
+        memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
+    case SYMC_BOOL: return p[i] ? 1.0 : 0.0;
+    default: return NAN;
+    }
+}
