@@ -34,18 +34,6 @@
         }                                                                              \
     } while (0)
 
-static size_t dtype_size(symc_dtype t) {
-    switch (t) {
-    case SYMC_F64:
-    case SYMC_I64: return 8;
-    case SYMC_F32:
-    case SYMC_I32: return 4;
-    case SYMC_F16:
-    case SYMC_BF16: return 2;
-    default: return 1;
-    }
-}
-
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: embed ENGINE.symx NAME:AxBxC [NAME:AxBxC ...]\n");
@@ -101,7 +89,7 @@ int main(int argc, char **argv) {
         CHECK_SYMC(symrt_get_tensor_shape(ctx, info.name, dims, &rank, &err));
         size_t n = 1;
         for (int d = 0; d < rank; d++) n *= (size_t)dims[d];
-        bytes[i] = n * dtype_size(info.dtype);
+        bytes[i] = n * symc_dtype_size(info.dtype);
         host[i] = malloc(bytes[i] ? bytes[i] : 1);
         if (i < ni && info.dtype == SYMC_F32)
             for (size_t k = 0; k < n; k++) ((float *)host[i])[k] = (float)((k % 97) / 97.0 - 0.5);

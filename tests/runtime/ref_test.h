@@ -107,43 +107,7 @@ static inline void tseti(rt_ref_tensor *t, int64_t i, int64_t v) {
     } else tset(t, i, (double)v);
 }
 
-static inline double tget(const rt_ref_tensor *t, int64_t i) {
-    const char *p = (const char *)t->data;
-    switch (t->dtype) {
-    case SYMC_F32: {
-        float f;
-        memcpy(&f, p + 4 * i, 4);
-        return f;
-    }
-    case SYMC_F64: {
-        double d;
-        memcpy(&d, p + 8 * i, 8);
-        return d;
-    }
-    case SYMC_F16: {
-        uint16_t h;
-        memcpy(&h, p + 2 * i, 2);
-        return symc_f16_to_f64(h);
-    }
-    case SYMC_BF16: {
-        uint16_t h;
-        memcpy(&h, p + 2 * i, 2);
-        return symc_bf16_to_f64(h);
-    }
-    case SYMC_I64: {
-        int64_t x;
-        memcpy(&x, p + 8 * i, 8);
-        return (double)x;
-    }
-    case SYMC_I32: {
-        int32_t x;
-        memcpy(&x, p + 4 * i, 4);
-        return x;
-    }
-    case SYMC_BOOL: return p[i] ? 1 : 0;
-    default: return NAN;
-    }
-}
+static inline double tget(const rt_ref_tensor *t, int64_t i) { return symc_dtype_load(t->data, t->dtype, (size_t)i); }
 
 static inline int64_t tgeti(const rt_ref_tensor *t, int64_t i) {
     const char *p = (const char *)t->data;

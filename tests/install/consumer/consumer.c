@@ -16,18 +16,6 @@
 
 #include <symc/symrt.h>
 
-static size_t dtype_size(symc_dtype t) {
-    switch (t) {
-    case SYMC_F64:
-    case SYMC_I64: return 8;
-    case SYMC_F32:
-    case SYMC_I32: return 4;
-    case SYMC_F16:
-    case SYMC_BF16: return 2;
-    default: return 1;
-    }
-}
-
 static int fail(const char *what, const symc_error *err) {
     fprintf(stderr, "consumer: %s: %s\n", what, err->msg);
     return 1;
@@ -74,7 +62,7 @@ int main(int argc, char **argv) {
         size_t n = 1;
         for (int32_t d = 0; d < rank; d++) n *= (size_t)dims[d];
         count[i] = info.dtype == SYMC_F32 ? n : 0;
-        size_t bytes = n * dtype_size(info.dtype);
+        size_t bytes = n * symc_dtype_size(info.dtype);
         buf[i] = calloc(bytes ? bytes : 1, 1);
         for (size_t k = 0; i < ni && k < count[i]; k++) ((float *)buf[i])[k] = (float)((double)(k % 89) / 89.0 - 0.5);
         if (symrt_set_tensor_address(ctx, info.name, buf[i], bytes, &err) != SYMC_OK) return fail("address", &err);
