@@ -104,7 +104,7 @@ static const char *b_flag(int argc, char **argv, int *i, const char *flag) {
 static int b_point_of(const fe_point *parsed, b_point *p) {
     if (parsed->n > B_MAX_IO) return 1;
     p->n = parsed->n;
-    memcpy(p->items, parsed->items, parsed->n * sizeof *p->items);
+    if (parsed->n) memcpy(p->items, parsed->items, parsed->n * sizeof *p->items); /* items is NULL when n = 0 */
     return 0;
 }
 
