@@ -36,6 +36,10 @@ cg_options cg_default_options(void);
  * the defaults), NULL for a reference-only engine, which has no plan. */
 const pass_fuse_rules *cg_fuse_rules(const cg_options *opt);
 
+/* Whether the CUDA target runs node on f16/bf16 tensors (the precision
+ * pass keeps the others in fp32). */
+int cg_cuda_half_ok(const ir_module *m, uint32_t node);
+
 /* Encodes a module whose shapes are inferred as engine bytes (malloc'd).
  * opt NULL = cg_default_options(). Errors: a tensor without a shape, a symbol
  * that no input dim equals (it could not be bound at run time), an op or

@@ -417,7 +417,7 @@ symc_status cg_emit_batch_norm(cg_cuda *c, uint32_t node) {
     const ir_tensor *x = &c->m->tensors[n->in[0]];
     symc_status st;
     for (uint32_t i = 0; i < 5; i++)
-        if ((st = cg_check_dtype(c, node, n->in[i], 0))) return st;
+        if ((st = cg_check_dtype(c, node, n->in[i], 1))) return st;
     if (x->rank < 2 || !ir_dtype_is_float(x->dtype))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' must be a float tensor of rank >= 2", x->name);
     const char *T = cg_ctype(x->dtype);
@@ -429,11 +429,14 @@ symc_status cg_emit_batch_norm(cg_cuda *c, uint32_t node) {
     kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
     kw_body(&k, "        const long long ch = (i / %s) %% %s;\n", kw_dim(&k, cg_prod(c, x->dims, 2, x->rank)),
             kw_dim(&k, x->dims[1]));
-    const char *p[5];
-    for (int i = 0; i < 5; i++) p[i] = kw_in(&k, n->in[i]);
-    kw_body(&k, "        const %s inv = (%s)1 / sc_sqrt((%s)%s[ch] + %s);\n", T, T, T, p[4], eps);
-    kw_body(&k, "        %s[i] = (%s[i] - (%s)%s[ch]) * inv * (%s)%s[ch] + (%s)%s[ch];\n    }\n", kw_out(&k, n->out[0]),
-            p[0], T, p[3], T, p[1], T, p[2]);
+    char v[5][160], sv[96];
+    for (int i = 0; i < 5; i++) /* x at i, the channel parameters at ch (typed loads: half storage reads as fp32) */
+        cg_load(v[i], sizeof v[i], c->m->tensors[n->in[i]].dtype, kw_in(&k, n->in[i]), i ? "ch" : "i");
+    kw_body(&k, "        const %s inv = (%s)1 / sc_sqrt((%s)%s + %s);\n", T, T, T, v[4], eps);
+    kw_body(&k, "        const %s y = ((%s)%s - (%s)%s) * inv * (%s)%s + (%s)%s;\n", T, T, v[0], T, v[3], T, v[1], T,
+            v[2]);
+    cg_store(sv, sizeof sv, c->m->tensors[n->out[0]].dtype, "y");
+    kw_body(&k, "        %s[i] = %s;\n    }\n", kw_out(&k, n->out[0]), sv);
     char comment[256];
     snprintf(comment, sizeof comment, "batch_norm (inference): %s", n->name);
     st = kw_finish(&k, comment, numel, 256, 256);

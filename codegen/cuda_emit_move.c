@@ -206,6 +206,7 @@ static symc_status pad(cg_cuda *c, uint32_t node) {
      * truncating, saturating conversion (cvt.rzi saturates, NaN -> 0) */
     cg_float_literal(f, sizeof f, value, ir_dtype_is_float(x->dtype) ? x->dtype : SYMC_F64);
     if (x->dtype == SYMC_BOOL) snprintf(lit, sizeof lit, "(unsigned char)%d", value != 0.0);
+    else if (cg_is_half(x->dtype)) cg_store(lit, sizeof lit, x->dtype, f); /* the value's half bits */
     else snprintf(lit, sizeof lit, "(%s)%s", cg_ctype(x->dtype), f);
     cg_kw k;
     kw_begin(&k, c, node);

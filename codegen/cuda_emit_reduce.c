@@ -48,16 +48,16 @@
 
 #include "codegen/cuda_emit.h"
 
-/* accumulator type */
+/* accumulator type: fp32 for f32 and for half storage, f64, int64 for integers */
 static const char *acc_type(symc_dtype dt) {
-    return dt == SYMC_F32 ? "float" : dt == SYMC_F64 ? "double" : "long long";
+    return dt == SYMC_F32 || cg_is_half(dt) ? "float" : dt == SYMC_F64 ? "double" : "long long";
 }
 
 typedef enum { RED_SUM, RED_MEAN, RED_MAX } red_kind;
 
 static const char *red_init(red_kind r, symc_dtype dt) {
     if (r != RED_MAX) return "0";
-    if (dt == SYMC_F32) return "-__int_as_float(0x7f800000)";
+    if (dt == SYMC_F32 || cg_is_half(dt)) return "-__int_as_float(0x7f800000)";
     if (dt == SYMC_F64) return "-__longlong_as_double(0x7ff0000000000000LL)";
     return "(-9223372036854775807LL - 1LL)";
 }
@@ -71,9 +71,19 @@ static void red_step(cg_kw *k, red_kind r, const char *v) {
 /* the stored result: mean divides (integers truncate; an empty integer mean is 0) */
 static void red_store(cg_kw *k, red_kind r, symc_dtype dt, const char *dst, const char *count) {
     const char *T = cg_ctype(dt), *A = acc_type(dt);
-    if (r != RED_MEAN) kw_body(k, "%s = (%s)acc;\n", dst, T);
-    else if (ir_dtype_is_float(dt)) kw_body(k, "%s = (%s)(acc / (%s)%s);\n", dst, T, A, count);
-    else kw_body(k, "%s = (%s)(%s == 0 ? 0 : acc / %s);\n", dst, T, count, count);
+    char v[160], sv[200];
+    if (r != RED_MEAN) snprintf(v, sizeof v, "(%s)acc", T);
+    else if (ir_dtype_is_float(dt)) snprintf(v, sizeof v, "(%s)(acc / (%s)%s)", T, A, count);
+    else snprintf(v, sizeof v, "(%s)(%s == 0 ? 0 : acc / %s)", T, count, count);
+    cg_store(sv, sizeof sv, dt, v);
+    kw_body(k, "%s = %s;\n", dst, sv);
+}
+
+/* `(T)<element off of tensor t>` through the typed load (half storage reads as fp32) */
+static void load_as(cg_kw *k, char *buf, size_t cap, uint32_t t, const char *off, const char *as) {
+    char ld[160];
+    cg_load(ld, sizeof ld, k->c->m->tensors[t].dtype, kw_in(k, t), off);
+    snprintf(buf, cap, "(%s)%s", as, ld);
 }
 
 /* ---- row kernels ------------------------------------------------------------------ */
@@ -209,8 +219,15 @@ static symc_status emit_out(cg_kw *k, const row_spec *s, char lane, const char *
         if (lane) lanes(k, s->vaff, s->n_vaff, lane);
         if (s->n_aff) kw_bcast_offsets(k, "j", s->aff_dims, s->aff_rank, s->n_aff, aff, "a");
         kw_body(k, "            %s y = (v - mean) * inv;\n", T);
-        if (s->n_aff > 0) kw_body(k, "            y *= (%s)%s[a0];\n", T, kw_in(k, s->aff[0]));
-        if (s->n_aff > 1) kw_body(k, "            y += (%s)%s[a1];\n", T, kw_in(k, s->aff[1]));
+        char av[200];
+        if (s->n_aff > 0) {
+            load_as(k, av, sizeof av, s->aff[0], "a0", T);
+            kw_body(k, "            y *= %s;\n", av);
+        }
+        if (s->n_aff > 1) {
+            load_as(k, av, sizeof av, s->aff[1], "a1", T);
+            kw_body(k, "            y += %s;\n", av);
+        }
         if (lane) lanes(k, s->vaff, s->n_vaff, 0);
     }
     }
@@ -696,14 +713,14 @@ int cg_row_chain_ok(ir_module *m, uint32_t first, uint32_t second) {
     row_spec sa, sb;
     row_spec_of(c, first, &sa);
     row_spec_of(c, second, &sb);
-    return sa.dt == SYMC_F32 && sb.dt == SYMC_F32 && sa.rows == sb.rows && sa.cols == sb.cols;
+    return sa.dt == sb.dt && (sa.dt == SYMC_F32 || cg_is_half(sa.dt)) && sa.rows == sb.rows && sa.cols == sb.cols;
 }
 
 int cg_row_kernel(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
     if (n->n_in < 1) return 0;
     const ir_tensor *x = &c->m->tensors[n->in[0]];
-    int fl = x->dtype == SYMC_F32 || x->dtype == SYMC_F64;
+    int fl = x->dtype == SYMC_F32 || x->dtype == SYMC_F64 || cg_is_half(x->dtype);
     switch (n->op) {
     case IR_OP_SOFTMAX:
     case IR_OP_LOG_SOFTMAX: return fl && cg_norm_axis(cg_attr_int(n, "axis", -1), x->rank) == x->rank - 1;
@@ -752,8 +769,9 @@ symc_status cg_emit_reduce(cg_cuda *c, uint32_t node) {
             acc_type(dt), red_init(r, dt), ns);
     unravel_axes(&k, x, reduced, 1, "q", "off");
     kw_body(&k, "            ");
-    char v[64];
-    snprintf(v, sizeof v, "(%s)%s[off]", acc_type(dt), xp);
+    char v[200];
+    (void)xp;
+    load_as(&k, v, sizeof v, n->in[0], "off", acc_type(dt));
     red_step(&k, r, v);
     kw_body(&k, "\n        }\n        ");
     char dst[64];
@@ -808,14 +826,19 @@ symc_status cg_emit_softmax(cg_cuda *c, uint32_t node) {
         char in_s[48];
         snprintf(in_s, sizeof in_s, "%s", kw_dim(&k, inner));
         kw_body(&k, "    SC_LOOP(w, %s) {\n", kw_dim(&k, work));
-        kw_body(&k, "        const %s* xr = %s + (w / %s) * %s * %s + w %% %s;\n", T, xp, in_s, len, in_s, in_s);
-        kw_body(&k, "        %s* yr = %s + (w / %s) * %s * %s + w %% %s;\n", T, yp, in_s, len, in_s, in_s);
+        const char *S = cg_stype(x->dtype);
+        char off[96], ld[160], st_v[200];
+        snprintf(off, sizeof off, "j * %s", in_s);
+        cg_load(ld, sizeof ld, x->dtype, "xr", off);
+        cg_store(st_v, sizeof st_v, x->dtype, store);
+        kw_body(&k, "        const %s* xr = %s + (w / %s) * %s * %s + w %% %s;\n", S, xp, in_s, len, in_s, in_s);
+        kw_body(&k, "        %s* yr = %s + (w / %s) * %s * %s + w %% %s;\n", S, yp, in_s, len, in_s, in_s);
         kw_body(&k, "        %s mx = %s, sum = 0;\n", T, ninf);
-        kw_body(&k, "        for (long long j = 0; j < %s; j++) mx = sc_nanmax(mx, xr[j * %s]);\n", len, in_s);
-        kw_body(&k, "        for (long long j = 0; j < %s; j++) sum += sc_exp(xr[j * %s] - mx);\n", len, in_s);
+        kw_body(&k, "        for (long long j = 0; j < %s; j++) mx = sc_nanmax(mx, (%s)%s);\n", len, T, ld);
+        kw_body(&k, "        for (long long j = 0; j < %s; j++) sum += sc_exp((%s)%s - mx);\n", len, T, ld);
         kw_body(&k, "        for (long long j = 0; j < %s; j++) {\n", len);
-        kw_body(&k, "            const %s v = xr[j * %s];\n            yr[j * %s] = %s;\n        }\n    }\n", T, in_s,
-                in_s, store);
+        kw_body(&k, "            const %s v = %s;\n            yr[j * %s] = %s;\n        }\n    }\n", T, ld, in_s,
+                st_v);
         cg_str_appendf(&comment, "%s: %s over axis %d, one thread per (outer, inner)", ir_op_get(n->op)->name, n->name,
                        axis);
         st = kw_finish(&k, comment.p ? comment.p : "", work, 256, 256);

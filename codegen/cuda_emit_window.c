@@ -51,7 +51,11 @@ symc_status cg_emit_pool(cg_cuda *c, uint32_t node) {
     snprintf(W, sizeof W, "%s", kw_dim(&k, x->dims[3]));
     kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
     nchw_coords(&k, y);
-    kw_body(&k, "        const %s* xp = %s + p * %s * %s;\n", T, xp, H, W);
+    kw_body(&k, "        const %s* xp = %s + p * %s * %s;\n", cg_stype(x->dtype), xp, H, W);
+    char ld[96], st_v[96];
+    char xoff[96];
+    snprintf(xoff, sizeof xoff, "yy * %s + xx", W);
+    cg_load(ld, sizeof ld, x->dtype, "xp", xoff);
     if (is_max) {
         kw_body(&k, "        %s mx = -(%s)__longlong_as_double(0x7ff0000000000000LL);\n", T, T);
         kw_body(&k, "        for (long long r = 0; r < %lldLL; r++) {\n", (long long)kh);
@@ -61,8 +65,9 @@ symc_status cg_emit_pool(cg_cuda *c, uint32_t node) {
         kw_body(&k, "            for (long long s = 0; s < %lldLL; s++) {\n", (long long)kw);
         kw_body(&k, "                const long long xx = oj * %lldLL - %lldLL + s * %lldLL;\n", (long long)sw,
                 (long long)pl, (long long)dw);
-        kw_body(&k, "                if (xx >= 0 && xx < %s) mx = sc_nanmax(mx, xp[yy * %s + xx]);\n", W, W);
-        kw_body(&k, "            }\n        }\n        %s[i] = mx;\n    }\n", yp);
+        kw_body(&k, "                if (xx >= 0 && xx < %s) mx = sc_nanmax(mx, (%s)%s);\n", W, T, ld);
+        cg_store(st_v, sizeof st_v, y->dtype, "mx");
+        kw_body(&k, "            }\n        }\n        %s[i] = %s;\n    }\n", yp, st_v);
     } else {
         int include_pad = cg_attr_int(n, "count_include_pad", 0) != 0;
         kw_body(&k, "        const long long y0 = oi * %lldLL - %lldLL, x0 = oj * %lldLL - %lldLL;\n", (long long)sh,
@@ -71,11 +76,12 @@ symc_status cg_emit_pool(cg_cuda *c, uint32_t node) {
                 (long long)kh, H, (long long)pb, (long long)kw, W, (long long)pr);
         kw_body(&k, "        %s sum = 0;\n        long long count = 0;\n", T);
         kw_body(&k, "        for (long long yy = max(y0, 0LL); yy < min(y1, %s); yy++)\n", H);
-        kw_body(
-            &k,
-            "            for (long long xx = max(x0, 0LL); xx < min(x1, %s); xx++, count++) sum += xp[yy * %s + xx];\n",
-            W, W);
-        kw_body(&k, "        %s[i] = sum / (%s)%s;\n    }\n", yp, T, include_pad ? "((y1 - y0) * (x1 - x0))" : "count");
+        kw_body(&k, "            for (long long xx = max(x0, 0LL); xx < min(x1, %s); xx++, count++) sum += (%s)%s;\n",
+                W, T, ld);
+        char avg[96];
+        snprintf(avg, sizeof avg, "sum / (%s)%s", T, include_pad ? "((y1 - y0) * (x1 - x0))" : "count");
+        cg_store(st_v, sizeof st_v, y->dtype, avg);
+        kw_body(&k, "        %s[i] = %s;\n    }\n", yp, st_v);
     }
     char comment[256];
     snprintf(comment, sizeof comment, "%s: %s, one thread per output", ir_op_get(n->op)->name, n->name);
@@ -112,8 +118,13 @@ symc_status cg_emit_conv_direct(cg_cuda *c, uint32_t node) {
     kw_body(&k, "        const long long o = p %% %s, nb = p / %s;\n", CO, CO);
     kw_body(&k, "        const long long c0 = (o / (%s / %lldLL)) * %s; /* first input channel of o's group */\n", CO,
             (long long)group, CG);
-    if (n->n_in > 2) kw_body(&k, "        %s acc = %s[o];\n", T, kw_in(&k, n->in[2]));
-    else kw_body(&k, "        %s acc = 0;\n", T);
+    if (n->n_in > 2) {
+        char bl[160];
+        cg_load(bl, sizeof bl, c->m->tensors[n->in[2]].dtype, kw_in(&k, n->in[2]), "o");
+        kw_body(&k, "        %s acc = (%s)%s;\n", T, T, bl);
+    } else {
+        kw_body(&k, "        %s acc = 0;\n", T);
+    }
     kw_body(&k, "        for (long long q = 0; q < %s; q++)\n", CG);
     kw_body(&k, "            for (long long r = 0; r < %s; r++) {\n", KH);
     kw_body(&k, "                const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh,
@@ -123,11 +134,14 @@ symc_status cg_emit_conv_direct(cg_cuda *c, uint32_t node) {
     kw_body(&k, "                    const long long xx = oj * %lldLL - %lldLL + s * %lldLL;\n", (long long)sw,
             (long long)pl, (long long)dw);
     kw_body(&k, "                    if (xx < 0 || xx >= %s) continue;\n", W);
-    kw_body(
-        &k,
-        "                    acc += %s[((nb * %s + c0 + q) * %s + yy) * %s + xx] * %s[((o * %s + q) * %s + r) * %s + s];\n",
-        xp, CI, H, W, wp, CG, KH, KW);
-    kw_body(&k, "                }\n            }\n        %s[i] = acc;\n    }\n", yp);
+    char xo[200], wo[200], xl[260], wl[260], sv[64];
+    snprintf(xo, sizeof xo, "((nb * %s + c0 + q) * %s + yy) * %s + xx", CI, H, W);
+    snprintf(wo, sizeof wo, "((o * %s + q) * %s + r) * %s + s", CG, KH, KW);
+    cg_load(xl, sizeof xl, x->dtype, xp, xo);
+    cg_load(wl, sizeof wl, w->dtype, wp, wo);
+    kw_body(&k, "                    acc += (%s)%s * (%s)%s;\n", T, xl, T, wl);
+    cg_store(sv, sizeof sv, y->dtype, "acc");
+    kw_body(&k, "                }\n            }\n        %s[i] = %s;\n    }\n", yp, sv);
     char comment[256];
     snprintf(comment, sizeof comment, "conv2d (direct): %s, one thread per output", n->name);
     symc_status st = kw_finish(&k, comment, numel, 256, 256);
@@ -160,8 +174,10 @@ symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node) {
         else snprintf(ai, sizeof ai, "m * %s + q", K);
         if (tb) snprintf(bi, sizeof bi, "nn * %s + q", K);
         else snprintf(bi, sizeof bi, "q * %s + nn", N);
-        kw_body(&k, "        for (long long q = 0; q < %s; q++) acc += (%s)%s[%s] * (%s)%s[%s];\n", K, A, ap, ai, A, bp,
-                bi);
+        char al[200], bl[200];
+        cg_load(al, sizeof al, a->dtype, ap, ai);
+        cg_load(bl, sizeof bl, b->dtype, bp, bi);
+        kw_body(&k, "        for (long long q = 0; q < %s; q++) acc += (%s)%s * (%s)%s;\n", K, A, al, A, bl);
         char alpha[96], beta[96];
         cg_float_literal(alpha, sizeof alpha, cg_attr_float(n, "alpha", 1.0), dt);
         cg_float_literal(beta, sizeof beta, cg_attr_float(n, "beta", 1.0), dt);
@@ -169,9 +185,13 @@ symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node) {
         if (n->n_in > 2) {
             const ir_tensor *cc = &c->m->tensors[n->in[2]];
             kw_bcast_offsets(&k, "i", y->dims, 2, 1, &cc, "oc");
-            kw_body(&k, "        v += %s * %s[oc0];\n", beta, kw_in(&k, n->in[2]));
+            char cl[160];
+            cg_load(cl, sizeof cl, cc->dtype, kw_in(&k, n->in[2]), "oc0");
+            kw_body(&k, "        v += %s * (%s)%s;\n", beta, T, cl);
         }
-        kw_body(&k, "        %s[i] = v;\n    }\n", yp);
+        char sv[64];
+        cg_store(sv, sizeof sv, dt, "v");
+        kw_body(&k, "        %s[i] = %s;\n    }\n", yp, sv);
     } else {
         int am = a->rank >= 2, bm = b->rank >= 2;
         snprintf(M, sizeof M, "%s", am ? kw_dim(&k, a->dims[a->rank - 2]) : "1LL");
@@ -190,8 +210,14 @@ symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node) {
         kw_body(&k, "        const %s* ar = %s + ob0 * %s * %s + m * %s;\n", cg_stype(dt), ap, M, K, K);
         kw_body(&k, "        const %s* bc = %s + ob1 * %s * %s + nn;\n", cg_stype(dt), bp, K, N);
         kw_body(&k, "        %s acc = 0;\n", A);
-        kw_body(&k, "        for (long long q = 0; q < %s; q++) acc += (%s)ar[q] * (%s)bc[q * %s];\n", K, A, A, N);
-        kw_body(&k, "        %s[i] = (%s)acc;\n    }\n", yp, T);
+        char al[96], bl[96], bo[64], sv[96], cv[64];
+        snprintf(bo, sizeof bo, "q * %s", N);
+        cg_load(al, sizeof al, dt, "ar", "q");
+        cg_load(bl, sizeof bl, dt, "bc", bo);
+        kw_body(&k, "        for (long long q = 0; q < %s; q++) acc += (%s)%s * (%s)%s;\n", K, A, al, A, bl);
+        snprintf(cv, sizeof cv, "(%s)acc", T);
+        cg_store(sv, sizeof sv, dt, cv);
+        kw_body(&k, "        %s[i] = %s;\n    }\n", yp, sv);
     }
     char comment[256];
     snprintf(comment, sizeof comment, "%s (plain, %s): %s, one thread per output", ir_op_get(n->op)->name,

@@ -50,17 +50,25 @@ static void init_lib_step(rt_step *s, uint8_t kind, uint32_t node, uint32_t n_te
     s->beta = 0.0f;
 }
 
-/* Which library call a contraction becomes: cuBLASLt for f32 GEMMs, cuDNN for f32 2-D
- * convolutions with symmetric pads. */
+/* Which library call a contraction becomes: cuBLASLt for GEMMs, cuDNN for 2-D
+ * convolutions with symmetric pads, when every operand has one dtype: f32,
+ * or f16/bf16 storage (fp32 accumulation in both libraries). */
+static int lib_dtype(symc_dtype dt) { return dt == SYMC_F32 || dt == SYMC_F16 || dt == SYMC_BF16; }
+
+static int same_lib_dtype(const ir_module *m, const ir_node *n) {
+    symc_dtype dt = m->tensors[n->out[0]].dtype;
+    for (uint32_t i = 0; i < n->n_in; i++)
+        if (m->tensors[n->in[i]].dtype != dt) return 0;
+    return lib_dtype(dt);
+}
+
 static int gemm_ok(const ir_module *m, const ir_node *n) {
-    return (n->op == IR_OP_MATMUL || n->op == IR_OP_GEMM) && m->tensors[n->in[0]].dtype == SYMC_F32 &&
-        m->tensors[n->in[1]].dtype == SYMC_F32;
+    return (n->op == IR_OP_MATMUL || n->op == IR_OP_GEMM) && same_lib_dtype(m, n);
 }
 
 static int conv_ok(const ir_module *m, const ir_node *n) {
     const ir_tensor *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]];
-    if (n->op != IR_OP_CONV2D || x->dtype != SYMC_F32 || w->dtype != SYMC_F32 || x->rank != 4 || w->rank != 4) return 0;
-    if (n->n_in > 2 && m->tensors[n->in[2]].dtype != SYMC_F32) return 0;
+    if (n->op != IR_OP_CONV2D || !same_lib_dtype(m, n) || x->rank != 4 || w->rank != 4) return 0;
     const ir_attr *p = ir_node_attr(n, "pads");
     return !p || (p->n == 4 && p->ints[0] == p->ints[2] && p->ints[1] == p->ints[3]);
 }
@@ -102,9 +110,9 @@ static int rule_library_takes(ir_module *m, uint32_t lib, uint32_t k, ir_fuse_ro
     int gemm = gemm_ok(m, n), own_c = n->op == IR_OP_GEMM && n->n_in > 2;
     switch (role) {
     case IR_FUSE_TRANSPOSE: return gemm && swaps_last_two(m, kn);
-    case IR_FUSE_BIAS: { /* cuBLASLt's bias epilogue: an f32 vector, for a GEMM without a C */
+    case IR_FUSE_BIAS: { /* cuBLASLt's bias epilogue: a vector of D's dtype, for a GEMM without a C */
         uint32_t v = kn->in[0] == n->out[0] ? kn->in[1] : kn->in[0];
-        return gemm && !own_c && m->tensors[v].dtype == SYMC_F32;
+        return gemm && !own_c && m->tensors[v].dtype == m->tensors[n->out[0]].dtype;
     }
     case IR_FUSE_ACTIVATION: /* cuBLASLt: relu or tanh-gelu after a bias; cuDNN: relu */
         return kn->op == IR_OP_RELU ||
@@ -264,14 +272,56 @@ static int is_view(ir_op op) {
         op == IR_OP_IDENTITY;
 }
 
+/* ---- half storage ------------------------------------------------------------------------ */
+/* Which ops the CUDA target runs on f16/bf16 tensors (read and written in
+ * half, computed in fp32): elementwise kernels, data movement, the row
+ * kernels (reductions, softmax, norms: fp32 statistics), pooling, batch
+ * norm, the direct convolution and plain matmul, and the cuBLASLt / cuDNN
+ * steps (fp32 accumulation). Fused attention is fp32 only: with half
+ * operands its pattern is not claimed and runs as GEMM, softmax, GEMM. */
+int cg_cuda_half_ok(const ir_module *m, uint32_t node) {
+    ir_op op = m->nodes[node].op;
+    if (ir_op_is_elementwise(op)) return 1;
+    switch (op) { /* listed one by one: a new op's kernel must use the typed loads and stores first */
+    case IR_OP_RESHAPE:
+    case IR_OP_TRANSPOSE:
+    case IR_OP_EXPAND:
+    case IR_OP_CONCAT:
+    case IR_OP_SLICE:
+    case IR_OP_GATHER:
+    case IR_OP_SQUEEZE:
+    case IR_OP_UNSQUEEZE:
+    case IR_OP_FLATTEN:
+    case IR_OP_SPLIT:
+    case IR_OP_PAD:
+    case IR_OP_TILE:
+    case IR_OP_TRILU:
+    case IR_OP_GATHER_ELEMENTS:
+    case IR_OP_SHAPE_OF:
+    case IR_OP_CONSTANT:
+    case IR_OP_REDUCE_SUM:
+    case IR_OP_REDUCE_MEAN:
+    case IR_OP_REDUCE_MAX:
+    case IR_OP_SOFTMAX:
+    case IR_OP_LOG_SOFTMAX:
+    case IR_OP_LAYER_NORM:
+    case IR_OP_RMS_NORM:
+    case IR_OP_BATCH_NORM:
+    case IR_OP_MATMUL:
+    case IR_OP_GEMM:
+    case IR_OP_CONV2D:
+    case IR_OP_MAX_POOL2D:
+    case IR_OP_AVG_POOL2D:
+    case IR_OP_GLOBAL_AVG_POOL: return 1;
+    default: return 0;
+    }
+}
+
 /* ---- the walk --------------------------------------------------------------------------- */
 static symc_status emit_node(cg_cuda *c, uint32_t i) {
     const ir_node *n = &c->m->nodes[i];
     if (is_view(n->op)) return emit_view(c, i); /* any dtype: no element is touched */
-    /* f16/bf16 are computed as fp32 by elementwise kernels and copied by data
-     * movement; the other kernels and the library steps are fp32/fp64 */
-    int half_ok = ir_op_is_elementwise(n->op) || (ir_op_get(n->op)->category == IR_CAT_MOVE && n->op != IR_OP_PAD) ||
-        n->op == IR_OP_SHAPE_OF;
+    int half_ok = cg_cuda_half_ok(c->m, i);
     for (uint32_t k = 0; k < n->n_in; k++) {
         symc_status st = cg_check_dtype(c, i, n->in[k], half_ok);
         if (st) return st;

@@ -123,7 +123,8 @@
     X(CreateActivationDescriptor, "cudnnCreateActivationDescriptor", cudnnCreateActivationDescriptor)       \
     X(SetActivationDescriptor, "cudnnSetActivationDescriptor", cudnnSetActivationDescriptor)                \
     X(DestroyActivationDescriptor, "cudnnDestroyActivationDescriptor", cudnnDestroyActivationDescriptor)    \
-    X(AddTensor, "cudnnAddTensor", cudnnAddTensor)
+    X(AddTensor, "cudnnAddTensor", cudnnAddTensor)                                                          \
+    X(ActivationForward, "cudnnActivationForward", cudnnActivationForward)
 
 #define RT_API_MEMBER(member, symbol, decl) __typeof__(decl) *member;
 typedef struct rt_cu_table {

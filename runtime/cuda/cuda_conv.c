@@ -1,4 +1,5 @@
-/* CONV steps on cuDNN's legacy convolution API: ONNX Conv, NCHW, float32.
+/* CONV steps on cuDNN's legacy convolution API: ONNX Conv, NCHW, in f32 or
+ * in f16/bf16 storage (x, w, bias and y all of one dtype).
  *
  * The node's attributes (strides, pads [top, left, bottom, right],
  * dilations, group; absent = ONNX defaults, as the reference kernel reads
@@ -6,6 +7,8 @@
  * cuDNN pads symmetrically, so asymmetric pads are refused (codegen does not
  * emit them). Math follows the step's precision: FP32 forbids TF32
  * (CUDNN_FMA_MATH), TF32 allows it, FP16/BF16 allow down-conversion.
+ * Half storage computes in fp32 (the descriptor's compute type; cuDNN's
+ * PSEUDO_HALF configuration) with tensor-core math.
  *
  * Bias with ReLU is one fused cudnnConvolutionBiasActivationForward; if the
  * chosen algorithm cannot fuse, IMPLICIT_PRECOMP_GEMM (which always can) is
@@ -58,6 +61,7 @@ typedef struct conv_problem {
     int64_t strides[2], pads[4], dil[2], group;
     uint32_t x, w, bias, y;
     conv_key key;
+    cudnnDataType_t dt; /* of every operand */
     int empty;
 } conv_problem;
 
@@ -99,11 +103,14 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
     if (p->x == RT_NONE || p->w == RT_NONE || p->y == RT_NONE)
         return symc_error_setf(err, SYMC_ERR_FORMAT, "node '%s': a CONV step without x, w or y", name);
     const rt_tensor *X = &e->tensors[p->x], *W = &e->tensors[p->w], *Y = &e->tensors[p->y];
-    if (X->dtype != SYMC_F32 || W->dtype != SYMC_F32 || Y->dtype != SYMC_F32 ||
-        (p->bias != RT_NONE && e->tensors[p->bias].dtype != SYMC_F32))
+    symc_dtype dt = X->dtype;
+    p->dt = dt == SYMC_F16 ? CUDNN_DATA_HALF : dt == SYMC_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+    if ((dt != SYMC_F32 && dt != SYMC_F16 && dt != SYMC_BF16) || W->dtype != dt || Y->dtype != dt ||
+        (p->bias != RT_NONE && e->tensors[p->bias].dtype != dt))
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
-                               "node '%s': convolution on %s tensors is not supported by the CUDA backend (f32 is)",
-                               name, symc_dtype_name(X->dtype));
+                               "node '%s': convolution on %s tensors (weights %s, output %s) is not supported by the "
+                               "CUDA backend (f32, f16 or bf16, one dtype for all operands)",
+                               name, symc_dtype_name(X->dtype), symc_dtype_name(W->dtype), symc_dtype_name(Y->dtype));
     if (X->rank != 4 || W->rank != 4 || Y->rank != 4)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                                "node '%s': the CUDA backend runs 2-D (NCHW) convolutions only", name);
@@ -212,7 +219,8 @@ void rt_conv_destroy(rt_cuda *c) {
     c->conv = NULL;
 }
 
-static cudnnMathType_t math_of(uint8_t precision) {
+static cudnnMathType_t math_of(uint8_t precision, cudnnDataType_t dt) {
+    if (dt != CUDNN_DATA_FLOAT) return CUDNN_TENSOR_OP_MATH; /* half storage */
     switch ((rt_precision)precision) {
     case RT_PREC_TF32: return CUDNN_DEFAULT_MATH;
     case RT_PREC_FP16:
@@ -229,30 +237,27 @@ static symc_status make_descs(const rt_step *s, const conv_problem *p, conv_entr
     if ((st = RT_DNN(err, CreateTensorDescriptor, (&en->y)))) return st;
     if ((st = RT_DNN(err, CreateFilterDescriptor, (&en->w)))) return st;
     if ((st = RT_DNN(err, CreateConvolutionDescriptor, (&en->conv)))) return st;
-    if ((st = RT_DNN(err, SetTensor4dDescriptor, (en->x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, k->n, k->c, k->h, k->w))))
-        return st;
+    if ((st = RT_DNN(err, SetTensor4dDescriptor, (en->x, CUDNN_TENSOR_NCHW, p->dt, k->n, k->c, k->h, k->w)))) return st;
     if ((st = RT_DNN(err, SetFilter4dDescriptor,
-                     (en->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k->o, k->c / (int)p->group, k->kh, k->kw))))
+                     (en->w, p->dt, CUDNN_TENSOR_NCHW, k->o, k->c / (int)p->group, k->kh, k->kw))))
         return st;
     if ((st = RT_DNN(err, SetConvolution2dDescriptor,
                      (en->conv, (int)p->pads[0], (int)p->pads[1], (int)p->strides[0], (int)p->strides[1],
                       (int)p->dil[0], (int)p->dil[1], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT))))
         return st;
     if ((st = RT_DNN(err, SetConvolutionGroupCount, (en->conv, (int)p->group)))) return st;
-    if ((st = RT_DNN(err, SetConvolutionMathType, (en->conv, math_of(s->precision))))) return st;
+    if ((st = RT_DNN(err, SetConvolutionMathType, (en->conv, math_of(s->precision, p->dt))))) return st;
     int on, oc, oh, ow;
     if ((st = RT_DNN(err, GetConvolution2dForwardOutputDim, (en->conv, en->x, en->w, &on, &oc, &oh, &ow)))) return st;
     if (on != k->n || oc != k->o || oh != k->ho || ow != k->wo)
         return symc_error_setf(err, SYMC_ERR_INTERNAL,
                                "cuDNN computes an output of [%d, %d, %d, %d], the engine says [%d, %d, %d, %d]", on, oc,
                                oh, ow, k->n, k->o, k->ho, k->wo);
-    if ((st = RT_DNN(err, SetTensor4dDescriptor,
-                     (en->y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, k->n, k->o, k->ho, k->wo))))
+    if ((st = RT_DNN(err, SetTensor4dDescriptor, (en->y, CUDNN_TENSOR_NCHW, p->dt, k->n, k->o, k->ho, k->wo))))
         return st;
     if (p->bias != RT_NONE) {
         if ((st = RT_DNN(err, CreateTensorDescriptor, (&en->bias)))) return st;
-        if ((st = RT_DNN(err, SetTensor4dDescriptor, (en->bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, k->o, 1, 1))))
-            return st;
+        if ((st = RT_DNN(err, SetTensor4dDescriptor, (en->bias, CUDNN_TENSOR_NCHW, p->dt, 1, k->o, 1, 1)))) return st;
     }
     if (s->epilogue == RT_EPI_RELU) {
         if ((st = RT_DNN(err, CreateActivationDescriptor, (&en->act)))) return st;
@@ -372,10 +377,18 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
             r = rt_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws),
                                                         en->ws, &zero, en->y, y, en->bias, b, en->act, en->y, y);
         }
-        if (r != CUDNN_STATUS_SUCCESS) {
+        if (r == CUDNN_STATUS_SUCCESS) return SYMC_OK;
+        if (r != CUDNN_STATUS_NOT_SUPPORTED) {
             st = rt_dnn_fail(r, "cudnnConvolutionBiasActivationForward(bias + ReLU)", __FILE__, __LINE__, err);
             goto fail;
         }
+        /* no fused kernel for this configuration (some half-storage
+         * shapes): the three calls, each valid with every algorithm */
+        if ((st = RT_DNN(err, ConvolutionForward,
+                         (g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws), en->ws, &zero, en->y, y))))
+            goto fail;
+        if ((st = RT_DNN(err, AddTensor, (g->h, &one, en->bias, b, &one, en->y, y)))) goto fail;
+        if ((st = RT_DNN(err, ActivationForward, (g->h, en->act, &one, en->y, y, &zero, en->y, y)))) goto fail;
         return SYMC_OK;
     }
     if ((st = RT_DNN(err, ConvolutionForward,

@@ -125,9 +125,10 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
         return shape_err(e, s, SYMC_ERR_FORMAT, "the step lacks a, b or its output", err);
     const rt_tensor *A = &e->tensors[p->ta_t], *B = &e->tensors[p->tb_t], *D = &e->tensors[p->td_t];
     p->dt = D->dtype;
-    if (p->dt != SYMC_F32 && p->dt != SYMC_F64)
+    if (p->dt != SYMC_F32 && p->dt != SYMC_F64 && p->dt != SYMC_F16 && p->dt != SYMC_BF16)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
-                               "node '%s': GEMM on %s tensors is not supported by the CUDA backend (f32 and f64 are)",
+                               "node '%s': GEMM on %s tensors is not supported by the CUDA backend (f32, f64, f16 and "
+                               "bf16 are)",
                                rt_cuda_node_name(e, s), symc_dtype_name(p->dt));
     if (A->dtype != p->dt || B->dtype != p->dt || (p->tc_t != RT_NONE && e->tensors[p->tc_t].dtype != p->dt) ||
         (p->tbias_t != RT_NONE && e->tensors[p->tbias_t].dtype != p->dt))
@@ -289,8 +290,12 @@ void rt_gemm_destroy(rt_cuda *c) {
     c->gemm = NULL;
 }
 
+/* Half storage (f16/bf16 A, B, C, D and bias) always accumulates in fp32;
+ * fp32 storage follows the step's precision (TF32, or operands rounded to
+ * f16/bf16 inside the library). */
 static cublasComputeType_t compute_type(symc_dtype dt, uint8_t precision) {
     if (dt == SYMC_F64) return CUBLAS_COMPUTE_64F;
+    if (dt == SYMC_F16 || dt == SYMC_BF16) return CUBLAS_COMPUTE_32F;
     switch ((rt_precision)precision) {
     case RT_PREC_TF32: return CUBLAS_COMPUTE_32F_FAST_TF32;
     case RT_PREC_FP16: return CUBLAS_COMPUTE_32F_FAST_16F;
@@ -320,9 +325,18 @@ static symc_status layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, int64_t r
                  (*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
 }
 
+static cudaDataType_t data_type(symc_dtype dt) {
+    switch (dt) {
+    case SYMC_F64: return CUDA_R_64F;
+    case SYMC_F16: return CUDA_R_16F;
+    case SYMC_BF16: return CUDA_R_16BF;
+    default: return CUDA_R_32F;
+    }
+}
+
 static symc_status make_descs(const rt_step *s, symc_dtype dt, const gemm_key *key, gemm_entry *en, symc_error *err) {
-    cudaDataType_t t = dt == SYMC_F64 ? CUDA_R_64F : CUDA_R_32F;
-    symc_status st = RT_LT(err, MatmulDescCreate, (&en->op, compute_type(dt, s->precision), t));
+    cudaDataType_t t = data_type(dt), scale = dt == SYMC_F64 ? CUDA_R_64F : CUDA_R_32F;
+    symc_status st = RT_LT(err, MatmulDescCreate, (&en->op, compute_type(dt, s->precision), scale));
     if (st) return st;
     int32_t opa = key->op_a, opb = key->op_b;
     cublasLtEpilogue_t epi = epilogue_of(s, key->bias);

@@ -17,7 +17,8 @@ usage: test_cuda_models.py SYMC SWEEP_CHECK VIT_SEED GEN_MODELS TMPDIR [MODEL...
 environment: SYMC_GPU_POINTS=min,max (a subset of min,opt,opt+1,prime,max);
 SYMC_GPU_WRAP="compute-sanitizer --tool memcheck --error-exitcode 9" runs
 sweep_check under a wrapper; SYMC_GPU_PRECISIONS=0 skips the tf32/fp16/bf16
-builds.
+builds; SYMC_GPU_HALF=0 skips the models converted to f16 storage
+(half_models.py).
 """
 import os
 import subprocess
@@ -31,6 +32,7 @@ symc, sweep_check, vit_seed, gen_models, tmp = sys.argv[1:6]
 only = set(sys.argv[6:])
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "e2e"))
+sys.path.insert(0, here)
 from models import DEFAULT, MODELS, POINTS, RANGES  # noqa: E402
 
 os.makedirs(tmp, exist_ok=True)
@@ -41,7 +43,7 @@ seed = int(os.environ.get("SYMC_GPU_SEED", time.time_ns() % 2**32))
 print(f"test_cuda_models: seed {seed} (replay with SYMC_GPU_SEED={seed})", flush=True)
 rng = np.random.default_rng(seed)
 NP = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32,
-      onnx.TensorProto.BOOL: np.bool_, onnx.TensorProto.DOUBLE: np.float64}
+      onnx.TensorProto.BOOL: np.bool_, onnx.TensorProto.DOUBLE: np.float64, onnx.TensorProto.FLOAT16: np.float16}
 failures = 0
 summary = []
 
@@ -53,7 +55,7 @@ def fail(what):
 
 
 def random_input(shape, dt):
-    if dt in (np.float32, np.float64):
+    if dt in (np.float32, np.float64, np.float16):
         return rng.standard_normal(shape).astype(dt)
     if dt == np.bool_:
         return rng.integers(0, 2, shape).astype(np.bool_)
@@ -143,6 +145,22 @@ for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn") if os.environ.get("SYMC
         engine = compile_model(label, path, flags + [prec])
         if engine:
             run_sweep(label, engine, inputs, 1e-2)
+
+# half storage: every model as model.half() would export it (f16 tensors,
+# weights and constants). The CUDA half kernels and cuBLASLt/cuDNN half calls
+# against the reference running the same engine (storage rounded to f16 after
+# every op, math in double); both round each stored value, so they differ by
+# about an f16 ulp per op: 2e-2 on the relative L2 error.
+if os.environ.get("SYMC_GPU_HALF", "1") != "0":
+    from half_models import to_half  # noqa: E402
+    for name in MODELS:
+        if only and name not in only and name + ".f16" not in only:
+            continue
+        path = to_half(os.path.join(tmp, name + ".onnx"), os.path.join(tmp, name + ".f16.onnx"))
+        inputs, flags = onnx_inputs(path)
+        engine = compile_model(name + ".f16", path, flags)
+        if engine:
+            run_sweep(name + ".f16", engine, inputs, 2e-2)
 
 print("\n| model | points | result | worst rel err | seconds |\n|---|---|---|---|---|")
 for label, n, res, worst, secs in summary:

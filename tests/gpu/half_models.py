@@ -1,0 +1,64 @@
+"""ONNX models converted to half storage, as `model.half()` exports them.
+
+to_half(src, dst, elem) rewrites every float32 tensor of an ONNX model to
+`elem` (onnx.TensorProto.FLOAT16 or BFLOAT16): graph inputs and outputs,
+value_info, initializers and Constant / ConstantOfShape values (the data
+rounded by numpy for fp16, by round-to-nearest-even on the top 16 bits for
+bf16), and Cast / CastLike targets of FLOAT. Integer and bool tensors are
+left alone. The GPU test compiles such models and compares the CUDA backend
+with the reference backend running the same half engine (storage rounded to
+half after every op, math in double), which tests the CUDA half kernels and
+library calls op by op.
+"""
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+F32 = onnx.TensorProto.FLOAT
+
+
+def _bf16_bits(a):
+    u = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    r = (u + 0x7FFF + ((u >> 16) & 1)) >> 16  # round to nearest even
+    nan = np.isnan(a)
+    r = np.where(nan, 0x7FC0, r)
+    return r.astype(np.uint16)
+
+
+def _tensor(t, elem):
+    if t.data_type != F32:
+        return t
+    a = numpy_helper.to_array(t)
+    if elem == onnx.TensorProto.FLOAT16:
+        with np.errstate(over="ignore"):  # beyond 65504 becomes inf, as model.half() makes it
+            out = numpy_helper.from_array(a.astype(np.float16), t.name)
+    else:
+        out = onnx.TensorProto()
+        out.name = t.name
+        out.data_type = onnx.TensorProto.BFLOAT16
+        out.dims.extend(a.shape)
+        out.raw_data = _bf16_bits(a).tobytes()
+    return out
+
+
+def _value_infos(g, elem):
+    for vi in list(g.input) + list(g.output) + list(g.value_info):
+        tt = vi.type.tensor_type
+        if tt.elem_type == F32:
+            tt.elem_type = elem
+
+
+def to_half(src, dst, elem=onnx.TensorProto.FLOAT16):
+    m = onnx.load(src)
+    g = m.graph
+    _value_infos(g, elem)
+    for i, t in enumerate(g.initializer):
+        g.initializer[i].CopyFrom(_tensor(t, elem))
+    for n in g.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.TENSOR:
+                a.t.CopyFrom(_tensor(a.t, elem))
+            if n.op_type == "Cast" and a.name == "to" and a.i == F32:
+                a.i = elem
+    onnx.save(m, dst)
+    return dst
