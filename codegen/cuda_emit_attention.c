@@ -79,6 +79,7 @@ typedef struct att_plan {
     att_op ops[ATT_MAX_CHAIN]; /* from the score to the softmax input */
     uint32_t n_ops;
     int causal_skip;
+    symc_dtype dt; /* of Q, K, V, O and the score chain: f32, or f16/bf16 storage */
     uint32_t covered[64];
     uint32_t n_covered;
 } att_plan;
@@ -183,9 +184,12 @@ static int is_one(cg_cuda *c, sym_expr e) {
     return sym_is_const(c->m->syms, e, &v) && v == 1;
 }
 
+/* the dtypes the kernel reads and writes (computing in fp32) */
+static int att_dtype(symc_dtype dt) { return dt == SYMC_F32 || cg_is_half(dt); }
+
 static int is_scalar(cg_cuda *c, uint32_t t) {
     const ir_tensor *x = &c->m->tensors[t];
-    if (x->dtype != SYMC_F32) return 0;
+    if (!att_dtype(x->dtype)) return 0;
     for (int d = 0; d < x->rank; d++)
         if (!is_one(c, x->dims[d])) return 0;
     return 1;
@@ -261,12 +265,10 @@ static int causal_cond(cg_cuda *c, uint32_t cond, const ir_tensor *score) {
 /* the constant value of scalar tensor t, when it is one */
 static int scalar_value(cg_cuda *c, uint32_t t, double *out) {
     const ir_tensor *x = &c->m->tensors[t];
-    if (x->constant == IR_NONE || x->dtype != SYMC_F32) return 0;
+    if (x->constant == IR_NONE || !att_dtype(x->dtype)) return 0;
     const ir_constant *k = &c->m->constants[x->constant];
-    if (k->size < sizeof(float)) return 0;
-    float f;
-    memcpy(&f, k->data, sizeof f);
-    *out = f;
+    if (k->size < symc_dtype_size(x->dtype)) return 0;
+    *out = symc_dtype_load(k->data, x->dtype, 0);
     return 1;
 }
 
@@ -276,7 +278,8 @@ static int classify(cg_cuda *c, uint32_t node, uint32_t x, const ir_tensor *scor
     memset(op, 0, sizeof *op);
     op->node = node;
     op->scalar = RT_NONE;
-    if (n->n_out != 1 || !ir_same_shape(&c->m->tensors[n->out[0]], score) || c->m->tensors[n->out[0]].dtype != SYMC_F32)
+    if (n->n_out != 1 || !ir_same_shape(&c->m->tensors[n->out[0]], score) ||
+        c->m->tensors[n->out[0]].dtype != score->dtype)
         return 0;
     if (n->op == IR_OP_MUL || n->op == IR_OP_ADD || n->op == IR_OP_DIV) {
         if (n->n_in != 2 || n->in[0] == n->in[1]) return 0;
@@ -287,7 +290,7 @@ static int classify(cg_cuda *c, uint32_t node, uint32_t x, const ir_tensor *scor
             op->scalar = other;
             return 1;
         }
-        if (n->op != IR_OP_ADD || c->m->tensors[other].dtype != SYMC_F32) return 0;
+        if (n->op != IR_OP_ADD || c->m->tensors[other].dtype != score->dtype) return 0;
         op->kind = ATT_ADD_MASK;
         return mask_view(c, other, score, &op->mask);
     }
@@ -318,7 +321,7 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     if (sm == IR_NONE || c->m->nodes[sm].op != IR_OP_SOFTMAX || !ir_uses_private(c->uses, p) || p == vt) return 0;
     const ir_tensor *pt = &c->m->tensors[p];
     int rank = pt->rank;
-    if (rank < 2 || rank > 4 || pt->dtype != SYMC_F32 ||
+    if (rank < 2 || rank > 4 || !att_dtype(pt->dtype) ||
         cg_norm_axis(cg_attr_int(&c->m->nodes[sm], "axis", -1), rank) != rank - 1)
         return 0;
     /* the score function chain, back from the softmax input */
@@ -351,7 +354,8 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     const ir_node *n1 = &c->m->nodes[mm1];
     if (n1->n_in != 2 || n1->n_out != 1) return 0;
     const ir_tensor *score = &c->m->tensors[x];
-    if (!ir_same_shape(score, pt) || score->dtype != SYMC_F32) return 0;
+    if (!ir_same_shape(score, pt) || score->dtype != pt->dtype) return 0;
+    a->dt = pt->dtype;
     a->mm1 = mm1;
     a->mm2 = mm2;
     a->softmax = sm;
@@ -369,8 +373,8 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     /* operands */
     const ir_tensor *qt = &c->m->tensors[n1->in[0]], *bt = &c->m->tensors[n1->in[1]];
     const ir_tensor *vv = &c->m->tensors[vt], *ot = &c->m->tensors[n2->out[0]];
-    if (qt->rank != rank || bt->rank != rank || vv->rank != rank || ot->rank != rank || qt->dtype != SYMC_F32 ||
-        bt->dtype != SYMC_F32 || vv->dtype != SYMC_F32 || ot->dtype != SYMC_F32 || n1->in[0] == n1->in[1])
+    if (qt->rank != rank || bt->rank != rank || vv->rank != rank || ot->rank != rank || qt->dtype != a->dt ||
+        bt->dtype != a->dt || vv->dtype != a->dt || ot->dtype != a->dt || n1->in[0] == n1->in[1])
         return 0;
     for (int d = 0; d < rank - 2; d++)
         if (qt->dims[d] != score->dims[d] || bt->dims[d] != score->dims[d] || vv->dims[d] != score->dims[d]) return 0;
@@ -429,20 +433,28 @@ static void view_base(cg_kw *k, const att_view *v, const char *ptr, const char *
     char s0[48], s1[48];
     dim_text(k, v->strides[0], s0, sizeof s0);
     dim_text(k, v->strides[1], s1, sizeof s1);
-    kw_body(k, "        %sfloat *%s = %s + b0 * %s + b1 * %s;\n", out ? "" : "const ", name, ptr, s0, s1);
+    kw_body(k, "        %s%s *%s = %s + b0 * %s + b1 * %s;\n", out ? "" : "const ",
+            cg_stype(k->c->m->tensors[v->t].dtype), name, ptr, s0, s1);
+}
+
+/* `(float)<element off of ptr>`: the typed load of the kernel's storage dtype */
+static void att_load(char *buf, size_t cap, symc_dtype dt, const char *ptr, const char *off) {
+    char ld[200];
+    cg_load(ld, sizeof ld, dt, ptr, off);
+    if (snprintf(buf, cap, "(float)%s", ld) >= (int)cap && cap) buf[cap - 1] = 0;
 }
 
 static void scalar_text(cg_kw *k, uint32_t t, char *buf, size_t cap) {
     double v;
     if (scalar_value(k->c, t, &v)) cg_float_literal(buf, cap, v, SYMC_F32);
-    else snprintf(buf, cap, "%s[0]", kw_in(k, t));
+    else att_load(buf, cap, k->c->m->tensors[t].dtype, kw_in(k, t), "0");
 }
 
 /* the chain, applied to `v` for query qi / key kj (in range when `ok`) */
 static void emit_chain(cg_kw *k, const att_plan *a) {
     for (uint32_t i = 0; i < a->n_ops; i++) {
         const att_op *op = &a->ops[i];
-        char sv[96] = "", msq[48], msk[48], cond[160];
+        char sv[240] = "", msq[48], msk[48], cond[160];
         if (op->scalar != RT_NONE) scalar_text(k, op->scalar, sv, sizeof sv);
         if (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE) {
             dim_text(k, op->mask.strides[2], msq, sizeof msq);
@@ -452,9 +464,14 @@ static void emit_chain(cg_kw *k, const att_plan *a) {
         case ATT_MUL: kw_body(k, "                    v = v * %s;\n", sv); break;
         case ATT_DIV: kw_body(k, "                    v = v / %s;\n", sv); break;
         case ATT_ADD: kw_body(k, "                    v = v + %s;\n", sv); break;
-        case ATT_ADD_MASK:
-            kw_body(k, "                    v = v + (ok ? mk%u[qi * %s + kj * %s] : 0.f);\n", i, msq, msk);
+        case ATT_ADD_MASK: {
+            char mp[16], off[128], ld[240];
+            snprintf(mp, sizeof mp, "mk%u", i);
+            snprintf(off, sizeof off, "qi * %s + kj * %s", msq, msk);
+            att_load(ld, sizeof ld, k->c->m->tensors[op->mask.t].dtype, mp, off);
+            kw_body(k, "                    v = v + (ok ? %s : 0.f);\n", ld);
             break;
+        }
         case ATT_WHERE:
         case ATT_WHERE_CAUSAL:
             if (op->kind == ATT_WHERE) snprintf(cond, sizeof cond, "(ok && mk%u[qi * %s + kj * %s] != 0)", i, msq, msk);
@@ -479,8 +496,21 @@ static int view_vec4(cg_cuda *c, const att_view *v) {
 /* stage rows [k0, k0 + 64) of view `ptr` (row stride rs, elem stride es,
  * `cols` columns) into shared `dst` with row pitch ld, zeros past `lim` */
 static void emit_stage(cg_kw *k, const char *dst, int64_t ld, const char *ptr, const char *rs, const char *es,
-                       int64_t cols, const char *row0, const char *lim, int vec, int threads) {
-    if (vec)
+                       int64_t cols, const char *row0, const char *lim, int vec, int threads, symc_dtype dt) {
+    if (vec && cg_is_half(dt)) { /* 4 halves (8 bytes) a load, widened to a float4 */
+        const char *cv = dt == SYMC_F16 ? "sc_h2f" : "sc_b2f";
+        kw_body(
+            k,
+            "            for (int e = threadIdx.x; e < 64 * %lld; e += %d) {\n"
+            "                const int r = e / %lld, c4 = (e - r * %lld) * 4;\n"
+            "                uint2 u = make_uint2(0u, 0u);\n"
+            "                if (%s + r < %s) u = *(const uint2 *)&%s[(%s + r) * %s + c4];\n"
+            "                *(float4 *)&%s[r * %lld + c4] = make_float4(%s((unsigned short)(u.x & 0xffffu)), "
+            "%s((unsigned short)(u.x >> 16)), %s((unsigned short)(u.y & 0xffffu)), %s((unsigned short)(u.y >> 16)));\n"
+            "            }\n",
+            (long long)(cols / 4), threads, (long long)(cols / 4), (long long)(cols / 4), row0, lim, ptr, row0, rs, dst,
+            (long long)ld, cv, cv, cv, cv);
+    } else if (vec) {
         kw_body(k,
                 "            for (int e = threadIdx.x; e < 64 * %lld; e += %d) {\n"
                 "                const int r = e / %lld, c4 = (e - r * %lld) * 4;\n"
@@ -490,14 +520,17 @@ static void emit_stage(cg_kw *k, const char *dst, int64_t ld, const char *ptr, c
                 "            }\n",
                 (long long)(cols / 4), threads, (long long)(cols / 4), (long long)(cols / 4), row0, lim, ptr, row0, rs,
                 dst, (long long)ld);
-    else
+    } else {
+        char off[160], x[240];
+        snprintf(off, sizeof off, "(%s + r) * %s + d * %s", row0, rs, es);
+        att_load(x, sizeof x, dt, ptr, off);
         kw_body(k,
                 "            for (int e = threadIdx.x; e < 64 * %lld; e += %d) {\n"
                 "                const int r = e / %lld, d = e - r * %lld;\n"
-                "                %s[r * %lld + d] = %s + r < %s ? %s[(%s + r) * %s + d * %s] : 0.f;\n"
+                "                %s[r * %lld + d] = %s + r < %s ? %s : 0.f;\n"
                 "            }\n",
-                (long long)cols, threads, (long long)cols, (long long)cols, dst, (long long)ld, row0, lim, ptr, row0,
-                rs, es);
+                (long long)cols, threads, (long long)cols, (long long)cols, dst, (long long)ld, row0, lim, x);
+    }
 }
 
 /* row pitch >= n with pitch % 32 == want (bank-conflict-free fragment loads) */
@@ -517,10 +550,13 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
     const int64_t D = a->d, DV = a->dv, QLD = pitch(D, 4), VLD = pitch(DV, 8), PLD = pitch(64, 4);
     const int64_t NV = DV / 8;
     int qv = view_vec4(c, &a->q), kv = view_vec4(c, &a->k), vv = view_vec4(c, &a->v);
+    char st0[96], st1[96];
+    cg_store(st0, sizeof st0, a->dt, "o[n][2 * h] / L");
+    cg_store(st1, sizeof st1, a->dt, "o[n][2 * h + 1] / L");
     kw_body(k,
             "        const long long q0 = qt * 64;\n"
             "        __syncthreads(); /* the previous row block is done with Qs */\n");
-    emit_stage(k, "Qs", QLD, "qp", qsr, qsd, D, "q0", "Sq", qv, 128);
+    emit_stage(k, "Qs", QLD, "qp", qsr, qsd, D, "q0", "Sq", qv, 128, a->dt);
     kw_body(k,
             "        float m[2] = {NINF, NINF}, l[2] = {0.f, 0.f}, o[%lld][4];\n"
             "#pragma unroll\n"
@@ -530,8 +566,8 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
         kw_body(k, "        const long long kend = Sk < q0 + 64 ? Sk : q0 + 64; /* causal: later keys are masked */\n");
     else kw_body(k, "        const long long kend = Sk;\n");
     kw_body(k, "        for (long long k0 = 0; k0 < kend; k0 += 64) {\n            __syncthreads();\n");
-    emit_stage(k, "Ks", QLD, "kp", ksr, ksd, D, "k0", "Sk", kv, 128);
-    emit_stage(k, "Vs", VLD, "vp", vsr, vsd, DV, "k0", "Sk", vv, 128);
+    emit_stage(k, "Ks", QLD, "kp", ksr, ksd, D, "k0", "Sk", kv, 128, a->dt);
+    emit_stage(k, "Vs", VLD, "vp", vsr, vsd, DV, "k0", "Sk", vv, 128, a->dt);
     kw_body(k,
             "            __syncthreads();\n"
             "            float s[8][4];\n"
@@ -626,12 +662,12 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
             "            if (qi >= Sq) continue;\n"
             "#pragma unroll\n"
             "            for (int n = 0; n < %lld; n++) {\n"
-            "                op[qi * %s + (n * 8 + 2 * t) * %s] = o[n][2 * h] / L;\n"
-            "                op[qi * %s + (n * 8 + 2 * t + 1) * %s] = o[n][2 * h + 1] / L;\n"
+            "                op[qi * %s + (n * 8 + 2 * t) * %s] = %s;\n"
+            "                op[qi * %s + (n * 8 + 2 * t + 1) * %s] = %s;\n"
             "            }\n"
             "        }\n"
             "    }\n",
-            (long long)NV, osr, osd, osr, osd);
+            (long long)NV, osr, osd, st0, osr, osd, st1);
 }
 
 /* The SIMT kernel (any SM; D, Dv multiples of 4): 256 threads, each a 4x4
@@ -640,12 +676,20 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
 static void emit_simt_body(cg_kw *k, const att_plan *a, const char *qsr, const char *qsd, const char *ksr,
                            const char *ksd, const char *vsr, const char *vsd, const char *osr, const char *osd) {
     const int64_t D = a->d, DV = a->dv, G = (DV + 63) / 64, QLD = D + 4, VLD = DV + 4, PLD = ATT_TILE + 4;
+    char off[128], ql[240], kl[240], vl[240], ost[96];
+    snprintf(off, sizeof off, "(q0 + r) * %s + d * %s", qsr, qsd);
+    att_load(ql, sizeof ql, a->dt, "qp", off);
+    snprintf(off, sizeof off, "(k0 + r) * %s + d * %s", ksr, ksd);
+    att_load(kl, sizeof kl, a->dt, "kp", off);
+    snprintf(off, sizeof off, "(k0 + r) * %s + d * %s", vsr, vsd);
+    att_load(vl, sizeof vl, a->dt, "vp", off);
+    cg_store(ost, sizeof ost, a->dt, "acc[i][4 * g + u] / L");
     kw_body(k,
             "        const long long q0 = qt * %d;\n"
             "        __syncthreads(); /* the previous row block is done with Qs */\n"
             "        for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
             "            const int r = e / %lld, d = e - r * %lld;\n"
-            "            Qs[r * %lld + d] = q0 + r < Sq ? qp[(q0 + r) * %s + d * %s] : 0.f;\n"
+            "            Qs[r * %lld + d] = q0 + r < Sq ? %s : 0.f;\n"
             "        }\n"
             "        float m[4], l[4], acc[4][%lld];\n"
             "#pragma unroll\n"
@@ -655,7 +699,7 @@ static void emit_simt_body(cg_kw *k, const att_plan *a, const char *qsr, const c
             "#pragma unroll\n"
             "            for (int j = 0; j < %lld; j++) acc[i][j] = 0.f;\n"
             "        }\n",
-            ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, qsr, qsd, (long long)(4 * G),
+            ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, ql, (long long)(4 * G),
             (long long)(4 * G));
     if (a->causal_skip)
         kw_body(k, "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
@@ -666,11 +710,11 @@ static void emit_simt_body(cg_kw *k, const att_plan *a, const char *qsr, const c
             "            __syncthreads();\n"
             "            for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
             "                const int r = e / %lld, d = e - r * %lld;\n"
-            "                Ks[r * %lld + d] = k0 + r < Sk ? kp[(k0 + r) * %s + d * %s] : 0.f;\n"
+            "                Ks[r * %lld + d] = k0 + r < Sk ? %s : 0.f;\n"
             "            }\n"
             "            for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
             "                const int r = e / %lld, d = e - r * %lld;\n"
-            "                Vs[r * %lld + d] = k0 + r < Sk ? vp[(k0 + r) * %s + d * %s] : 0.f;\n"
+            "                Vs[r * %lld + d] = k0 + r < Sk ? %s : 0.f;\n"
             "            }\n"
             "            __syncthreads();\n"
             "            float s[4][4];\n"
@@ -695,9 +739,8 @@ static void emit_simt_body(cg_kw *k, const att_plan *a, const char *qsr, const c
             "                        s[i][j] = fmaf(qa[i].w, kb[j].w, s[i][j]);\n"
             "                    }\n"
             "            }\n",
-            ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, ksr, ksd, ATT_TILE,
-            (long long)DV, (long long)DV, (long long)DV, (long long)VLD, vsr, vsd, (long long)D, (long long)QLD,
-            (long long)QLD);
+            ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, kl, ATT_TILE, (long long)DV,
+            (long long)DV, (long long)DV, (long long)VLD, vl, (long long)D, (long long)QLD, (long long)QLD);
     kw_body(k,
             "#pragma unroll\n"
             "            for (int i = 0; i < 4; i++) {\n"
@@ -773,11 +816,11 @@ static void emit_simt_body(cg_kw *k, const att_plan *a, const char *qsr, const c
             "#pragma unroll\n"
             "                for (int u = 0; u < 4; u++) {\n"
             "                    const int col = 64 * g + tx * 4 + u;\n"
-            "                    if (col < %lld) op[qi * %s + col * %s] = acc[i][4 * g + u] / L;\n"
+            "                    if (col < %lld) op[qi * %s + col * %s] = %s;\n"
             "                }\n"
             "        }\n"
             "    }\n",
-            (long long)G, (long long)DV, osr, osd);
+            (long long)G, (long long)DV, osr, osd, ost);
 }
 
 symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
@@ -844,14 +887,19 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
         kw_body(&k, "        const %s *%s = %s + b0 * %s + b1 * %s;\n", cg_stype(c->m->tensors[o->mask.t].dtype), name,
                 ptr, s0, s1);
     }
-    if (tc) emit_mma_body(&k, &a, c->b->opt->precision == RT_PREC_FP32, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
+    /* 3xTF32 for fp32 engines; one TF32 product otherwise: f16 and bf16
+     * values are exact in TF32, so Q·Kᵀ is exact and P is rounded to TF32's
+     * 10 mantissa bits, as an f16 P would be */
+    const int split = c->b->opt->precision == RT_PREC_FP32 && a.dt == SYMC_F32;
+    if (tc) emit_mma_body(&k, &a, split, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
     else emit_simt_body(&k, &a, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
     /* the comment lists the fused nodes */
     cg_str comment = {0};
-    cg_str_appendf(&comment, "fused attention (flash, %s%s, D %lld, Dv %lld) of ",
-                   !tc                                        ? "fp32"
-                       : c->b->opt->precision == RT_PREC_FP32 ? "3xTF32 tensor cores"
-                                                              : "TF32 tensor cores",
+    cg_str_appendf(&comment, "fused attention (flash, %s%s%s, D %lld, Dv %lld) of ",
+                   !tc         ? "fp32"
+                       : split ? "3xTF32 tensor cores"
+                               : "TF32 tensor cores",
+                   cg_is_half(a.dt) ? (a.dt == SYMC_F16 ? ", f16 storage" : ", bf16 storage") : "",
                    a.causal_skip ? ", causal" : "", (long long)D, (long long)DV);
     uint32_t nodes[72], nn = 0;
     nodes[nn++] = node;
