@@ -249,10 +249,10 @@ static int is_scalar(cg_cuda *c, const ir_tensor *t) {
 }
 
 /* tensor t is a vector along out's last axis: every other dim (right
- * aligned) the constant 1, the last dim out's, and 4 divides it */
-static int is_row_vector(cg_cuda *c, const ir_tensor *t, const ir_tensor *out) {
+ * aligned) the constant 1, the last dim out's, and `lanes` divides it */
+static int is_row_vector(cg_cuda *c, const ir_tensor *t, const ir_tensor *out, int lanes) {
     if (t->rank < 1 || out->rank < 1 || t->rank > out->rank || t->dims[t->rank - 1] != out->dims[out->rank - 1] ||
-        sym_prove_divisible(c->m->syms, out->dims[out->rank - 1], 4) != SYM_TRUE)
+        sym_prove_divisible(c->m->syms, out->dims[out->rank - 1], lanes) != SYM_TRUE)
         return 0;
     for (int d = 0; d < t->rank - 1; d++) {
         int64_t v;
@@ -261,23 +261,36 @@ static int is_row_vector(cg_cuda *c, const ir_tensor *t, const ir_tensor *out) {
     return 1;
 }
 
-/* float4 applies: f32 output, every leaf f32 and of the output's shape, a
- * scalar, or a vector along the last axis (a bias, a per-feature scale),
- * and 4 | numel for every binding in range */
+/* The lanes of a 16-byte vector (0: none): 4 for an f32 output, 8 for an
+ * f16/bf16 one, when every leaf has the output's dtype and shape, is a
+ * scalar, or is a vector along the last axis (a bias, a per-feature scale),
+ * and the lane count divides numel for every binding in range */
 static int vectorizable(cg_cuda *c, const group *g, const ir_tensor *out, sym_expr numel) {
-    if (out->dtype != SYMC_F32 || sym_prove_divisible(c->m->syms, numel, 4) != SYM_TRUE) return 0;
+    int lanes = out->dtype == SYMC_F32 ? 4 : cg_is_half(out->dtype) ? 8 : 0;
+    if (!lanes || sym_prove_divisible(c->m->syms, numel, lanes) != SYM_TRUE) return 0;
     for (uint32_t i = 0; i < g->n_leaves; i++) {
         const ir_tensor *t = &c->m->tensors[g->leaves[i]];
         if (is_scalar(c, t)) continue;
-        if (t->dtype != SYMC_F32 || (!ir_same_shape(t, out) && !is_row_vector(c, t, out))) return 0;
+        if (t->dtype != out->dtype || (!ir_same_shape(t, out) && !is_row_vector(c, t, out, lanes))) return 0;
     }
-    return 1;
+    return lanes;
 }
 
-/* The float4 loop over numel/4 items (q), then the scalar loop as the
- * fallback for pointers that are not 16-byte aligned. */
-static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n4) {
+/* lane l of 16-byte vector q<t>: a float4 component, or half l of a uint4 */
+static void lane_value(char *buf, size_t cap, symc_dtype dt, uint32_t t, int l) {
+    static const char comp[4] = {'x', 'y', 'z', 'w'};
+    if (dt == SYMC_F32) snprintf(buf, cap, "q%u.%c", t, comp[l]);
+    else
+        snprintf(buf, cap, "%s((unsigned short)(q%u.%c %s))", dt == SYMC_F16 ? "sc_h2f" : "sc_b2f", t, comp[l / 2],
+                 l % 2 ? ">> 16" : "& 0xffffu");
+}
+
+/* The vector loop over numel/lanes items (q): float4s for f32, uint4s of 8
+ * halves for f16/bf16; then the scalar loop as the fallback for pointers
+ * that are not 16-byte aligned. */
+static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n4, int lanes) {
     cg_cuda *c = k->c;
+    const char *V = lanes == 4 ? "float4" : "uint4";
     char names[CG_KW_MAX_ARGS + 1][24];
     int full[CG_KW_MAX_ARGS] = {0}; /* 0 scalar, 1 the output's shape, 2 a vector along the last axis */
     const ir_tensor *out = &c->m->tensors[yt];
@@ -288,7 +301,7 @@ static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n
         snprintf(names[i], sizeof names[i], "%s", kw_in(k, g->leaves[i]));
         if (full[i] == 2 && !row4[0])
             snprintf(row4, sizeof row4, "%s",
-                     kw_dim(k, sym_floordiv(c->m->syms, out->dims[out->rank - 1], sym_const(c->m->syms, 4))));
+                     kw_dim(k, sym_floordiv(c->m->syms, out->dims[out->rank - 1], sym_const(c->m->syms, lanes))));
     }
     snprintf(names[g->n_leaves], sizeof names[0], "%s", kw_out(k, yt));
     kw_body(k, "    const unsigned long long addr = (unsigned long long)%s", names[g->n_leaves]);
@@ -298,9 +311,9 @@ static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n
     kw_body(k, "    SC_LOOP(q, %s) {\n", kw_dim(k, n4));
     for (uint32_t i = 0; i < g->n_leaves; i++) {
         if (full[i] == 1) {
-            kw_body(k, "        const float4 q%u = reinterpret_cast<const float4*>(%s)[q];\n", g->leaves[i], names[i]);
+            kw_body(k, "        const %s q%u = reinterpret_cast<const %s*>(%s)[q];\n", V, g->leaves[i], V, names[i]);
         } else if (full[i] == 2) {
-            kw_body(k, "        const float4 q%u = reinterpret_cast<const float4*>(%s)[q %% %s];\n", g->leaves[i],
+            kw_body(k, "        const %s q%u = reinterpret_cast<const %s*>(%s)[q %% %s];\n", V, g->leaves[i], V,
                     names[i], row4);
         } else {
             char ld[96];
@@ -309,17 +322,27 @@ static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n
             kw_body(k, "        const %s v%u = %s;\n", cg_ctype(dt), g->leaves[i], ld);
         }
     }
-    kw_body(k, "        float4 y;\n");
-    static const char lanes[4] = {'x', 'y', 'z', 'w'};
-    for (int l = 0; l < 4; l++) {
+    kw_body(k, "        %s y;\n", V);
+    static const char comp[4] = {'x', 'y', 'z', 'w'};
+    for (int l = 0; l < lanes; l++) {
         kw_body(k, "        {\n");
         for (uint32_t i = 0; i < g->n_leaves; i++)
-            if (full[i]) kw_body(k, "        const float v%u = q%u.%c;\n", g->leaves[i], g->leaves[i], lanes[l]);
+            if (full[i]) {
+                char lv[96];
+                lane_value(lv, sizeof lv, out->dtype, g->leaves[i], l);
+                kw_body(k, "        const float v%u = %s;\n", g->leaves[i], lv);
+            }
         symc_status st = group_nodes(k, g);
         if (st) return st;
-        kw_body(k, "        y.%c = v%u;\n        }\n", lanes[l], yt);
+        if (lanes == 4) kw_body(k, "        y.%c = v%u;\n        }\n", comp[l], yt);
+        else { /* two halves a 32-bit component, the even lane in the low bits */ char sv[64], v[16];
+            snprintf(v, sizeof v, "v%u", yt);
+            cg_store(sv, sizeof sv, out->dtype, v);
+            if (l % 2 == 0) kw_body(k, "        y.%c = (unsigned)%s;\n        }\n", comp[l / 2], sv);
+            else kw_body(k, "        y.%c |= (unsigned)%s << 16;\n        }\n", comp[l / 2], sv);
+        }
     }
-    kw_body(k, "        reinterpret_cast<float4*>(%s)[q] = y;\n    }\n    return;\n    }\n", names[g->n_leaves]);
+    kw_body(k, "        reinterpret_cast<%s*>(%s)[q] = y;\n    }\n    return;\n    }\n", V, names[g->n_leaves]);
     return SYMC_OK;
 }
 
@@ -335,11 +358,11 @@ symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root) {
     sym_expr numel = ir_tensor_numel(c->m, out), work = numel;
     int vec = vectorizable(c, &g, out, numel);
     if (vec) {
-        work = sym_floordiv(c->m->syms, numel, sym_const(c->m->syms, 4));
-        st = vector_body(&k, &g, yt, work);
+        work = sym_floordiv(c->m->syms, numel, sym_const(c->m->syms, vec));
+        st = vector_body(&k, &g, yt, work, vec);
     }
-    if (vec) /* numel is 4 * work: no parameter of its own */
-        kw_body(&k, "    SC_LOOP(i, 4LL * %s) {\n", kw_dim(&k, work));
+    if (vec) /* numel is lanes * work: no parameter of its own */
+        kw_body(&k, "    SC_LOOP(i, %dLL * %s) {\n", vec, kw_dim(&k, work));
     else kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
     if (!st) st = group_element(&k, &g, out, "i");
     char v[16], sv[64];
@@ -347,7 +370,10 @@ symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root) {
     cg_store(sv, sizeof sv, out->dtype, v);
     kw_body(&k, "        %s[i] = %s;\n    }\n", kw_out(&k, yt), sv);
     cg_str comment = {0};
-    cg_str_appendf(&comment, "elementwise%s: ", vec ? " (float4 when aligned)" : "");
+    cg_str_appendf(&comment, "elementwise%s: ",
+                   vec == 4       ? " (float4 when aligned)"
+                       : vec == 8 ? " (8 halves a 16-byte load when aligned)"
+                                  : "");
     cg_describe_nodes(c, g.nodes, g.n_nodes, &comment);
     if (!st) st = kw_finish(&k, comment.p ? comment.p : "", work, 256, 256);
     cg_str_free(&comment);
