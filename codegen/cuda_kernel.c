@@ -104,7 +104,9 @@ const char *cg_stype(symc_dtype dt) {
 int cg_is_half(symc_dtype dt) { return dt == SYMC_F16 || dt == SYMC_BF16; }
 
 void cg_load(char *buf, size_t cap, symc_dtype dt, const char *ptr, const char *off) {
-    if (dt == SYMC_F16) snprintf(buf, cap, "sc_h2f(%s[%s])", ptr, off);
+    /* a value the kernel already holds (kw_subst: sc_reg<T>{v}), in the compute type: no conversion */
+    if (!strncmp(ptr, "sc_reg<", 7)) snprintf(buf, cap, "%s[%s]", ptr, off);
+    else if (dt == SYMC_F16) snprintf(buf, cap, "sc_h2f(%s[%s])", ptr, off);
     else if (dt == SYMC_BF16) snprintf(buf, cap, "sc_b2f(%s[%s])", ptr, off);
     else if (dt == SYMC_BOOL) snprintf(buf, cap, "(%s[%s] != 0)", ptr, off);
     else snprintf(buf, cap, "%s[%s]", ptr, off);

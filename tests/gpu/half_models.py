@@ -62,3 +62,41 @@ def to_half(src, dst, elem=onnx.TensorProto.FLOAT16):
                 a.i = elem
     onnx.save(m, dst)
     return dst
+
+
+def _model(name, nodes, inputs, inits, elem):
+    from onnx import helper
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info(n, elem, d) for n, d in inputs],
+                          [helper.make_tensor_value_info("y", elem, None)], initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
+def extra_models(tmp, elem=onnx.TensorProto.FLOAT16):
+    """Patterns written in half directly: a row kernel (softmax, layer norm) whose
+    result an elementwise epilogue reads in registers (the fusion plan's epilogue;
+    GPT-2's softmax -> Cast(f16) is one), and the Cast between two halves.
+    Returns the file names (without .onnx) written to tmp."""
+    from onnx import helper
+    rng = np.random.default_rng(5)
+
+    def init(name, a):
+        return _tensor(numpy_helper.from_array(a.astype(np.float32), name), elem)
+
+    out = []
+    nodes = [helper.make_node("Softmax", ["x"], ["p"], axis=-1),
+             helper.make_node("Cast", ["p"], ["pc"], to=elem),
+             helper.make_node("Mul", ["pc", "two"], ["y"])]
+    m = _model("softmax_epilogue", nodes, [("x", ["B", "S", "S"])], [init("two", np.array(2.0))], elem)
+    onnx.save(m, f"{tmp}/softmax_epilogue_h.onnx")
+    out.append("softmax_epilogue_h")
+    nodes = [helper.make_node("Add", ["x", "r"], ["s"]),
+             helper.make_node("LayerNormalization", ["s", "g", "b"], ["n"], axis=-1, epsilon=1e-5),
+             helper.make_node("Sigmoid", ["n"], ["sg"]),
+             helper.make_node("Mul", ["n", "sg"], ["y"])]
+    m = _model("layernorm_silu", nodes, [("x", ["B", "S", 96]), ("r", ["B", "S", 96])],
+               [init("g", rng.standard_normal(96)), init("b", rng.standard_normal(96))], elem)
+    onnx.save(m, f"{tmp}/layernorm_silu_h.onnx")
+    out.append("layernorm_silu_h")
+    return out

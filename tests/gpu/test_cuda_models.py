@@ -152,7 +152,7 @@ for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn") if os.environ.get("SYMC
 # every op, math in double); both round each stored value, so they differ by
 # about an f16 ulp per op: 2e-2 on the relative L2 error.
 if os.environ.get("SYMC_GPU_HALF", "1") != "0":
-    from half_models import to_half  # noqa: E402
+    from half_models import extra_models, to_half  # noqa: E402
     for name in MODELS:
         if only and name not in only and name + ".f16" not in only:
             continue
@@ -161,6 +161,13 @@ if os.environ.get("SYMC_GPU_HALF", "1") != "0":
         engine = compile_model(name + ".f16", path, flags)
         if engine:
             run_sweep(name + ".f16", engine, inputs, 2e-2)
+    for name in extra_models(tmp):
+        if only and name not in only:
+            continue
+        inputs, flags = onnx_inputs(os.path.join(tmp, name + ".onnx"))
+        engine = compile_model(name, os.path.join(tmp, name + ".onnx"), flags)
+        if engine:
+            run_sweep(name, engine, inputs, 2e-2)
 
 print("\n| model | points | result | worst rel err | seconds |\n|---|---|---|---|---|")
 for label, n, res, worst, secs in summary:
