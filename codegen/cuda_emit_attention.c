@@ -312,13 +312,31 @@ static int classify(cg_cuda *c, uint32_t node, uint32_t x, const ir_tensor *scor
     return 0;
 }
 
+/* an identity or a cast to its input's own dtype, one input and one output */
+static int is_noop(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    if (n->n_in != 1 || n->n_out != 1) return 0;
+    return n->op == IR_OP_IDENTITY ||
+        (n->op == IR_OP_CAST && c->m->tensors[n->in[0]].dtype == c->m->tensors[n->out[0]].dtype);
+}
+
 static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     memset(a, 0, sizeof *a);
     const ir_node *n2 = &c->m->nodes[mm2];
     if (n2->op != IR_OP_MATMUL || n2->n_in != 2 || n2->n_out != 1) return 0;
     uint32_t p = n2->in[0], vt = n2->in[1];
     uint32_t sm = c->m->tensors[p].producer;
+    /* P may reach the product through private no-ops: an identity, or a cast
+     * to the dtype it has (transformers' softmax(..).type(value.dtype)) */
+    uint32_t noop[2], n_noop = 0;
+    while (sm != IR_NONE && n_noop < 2 && ir_uses_private(c->uses, p) && is_noop(c, sm)) {
+        noop[n_noop++] = sm;
+        p = c->m->nodes[sm].in[0];
+        sm = c->m->tensors[p].producer;
+    }
     if (sm == IR_NONE || c->m->nodes[sm].op != IR_OP_SOFTMAX || !ir_uses_private(c->uses, p) || p == vt) return 0;
+    for (uint32_t i = 0; i < n_noop; i++)
+        if (!cover(a, noop[i])) return 0;
     const ir_tensor *pt = &c->m->tensors[p];
     int rank = pt->rank;
     if (rank < 2 || rank > 4 || !att_dtype(pt->dtype) ||

@@ -77,26 +77,44 @@ def extra_models(tmp, elem=onnx.TensorProto.FLOAT16):
     """Patterns written in half directly: a row kernel (softmax, layer norm) whose
     result an elementwise epilogue reads in registers (the fusion plan's epilogue;
     GPT-2's softmax -> Cast(f16) is one), and the Cast between two halves.
+    elem FLOAT writes the same patterns in f32 (names end in _f, _h for half).
     Returns the file names (without .onnx) written to tmp."""
     from onnx import helper
     rng = np.random.default_rng(5)
+    sfx = "h" if elem != F32 else "f"
 
     def init(name, a):
-        return _tensor(numpy_helper.from_array(a.astype(np.float32), name), elem)
+        t = numpy_helper.from_array(np.asarray(a, np.float32), name)
+        return t if elem == F32 else _tensor(t, elem)
 
     out = []
     nodes = [helper.make_node("Softmax", ["x"], ["p"], axis=-1),
              helper.make_node("Cast", ["p"], ["pc"], to=elem),
              helper.make_node("Mul", ["pc", "two"], ["y"])]
     m = _model("softmax_epilogue", nodes, [("x", ["B", "S", "S"])], [init("two", np.array(2.0))], elem)
-    onnx.save(m, f"{tmp}/softmax_epilogue_h.onnx")
-    out.append("softmax_epilogue_h")
+    onnx.save(m, f"{tmp}/softmax_epilogue_{sfx}.onnx")
+    out.append(f"softmax_epilogue_{sfx}")
     nodes = [helper.make_node("Add", ["x", "r"], ["s"]),
              helper.make_node("LayerNormalization", ["s", "g", "b"], ["n"], axis=-1, epsilon=1e-5),
              helper.make_node("Sigmoid", ["n"], ["sg"]),
              helper.make_node("Mul", ["n", "sg"], ["y"])]
     m = _model("layernorm_silu", nodes, [("x", ["B", "S", 96]), ("r", ["B", "S", 96])],
                [init("g", rng.standard_normal(96)), init("b", rng.standard_normal(96))], elem)
-    onnx.save(m, f"{tmp}/layernorm_silu_h.onnx")
-    out.append("layernorm_silu_h")
+    onnx.save(m, f"{tmp}/layernorm_silu_{sfx}.onnx")
+    out.append(f"layernorm_silu_{sfx}")
+    # attention whose probabilities pass a cast to their own dtype before P.V
+    # (transformers' softmax(...).type(value.dtype)): fused all the same
+    d = 64
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["s"]),
+             helper.make_node("Mul", ["s", "scale"], ["ss"]),
+             helper.make_node("Add", ["ss", "mask"], ["sm"]),
+             helper.make_node("Softmax", ["sm"], ["p"], axis=-1),
+             helper.make_node("Cast", ["p"], ["pc"], to=elem),
+             helper.make_node("MatMul", ["pc", "v"], ["y"])]
+    qkv = [(n, ["B", 2, "S", d]) for n in ("q", "k", "v")]
+    m = _model("attention_cast", nodes, qkv + [("mask", ["B", 1, "S", "S"])],
+               [init("scale", np.array(d ** -0.5))], elem)
+    onnx.save(m, f"{tmp}/attention_cast_{sfx}.onnx")
+    out.append(f"attention_cast_{sfx}")
     return out

@@ -161,7 +161,7 @@ if os.environ.get("SYMC_GPU_HALF", "1") != "0":
         engine = compile_model(name + ".f16", path, flags)
         if engine:
             run_sweep(name + ".f16", engine, inputs, 2e-2)
-    for name in extra_models(tmp):
+    for name in extra_models(tmp) + extra_models(tmp, onnx.TensorProto.FLOAT):
         if only and name not in only:
             continue
         inputs, flags = onnx_inputs(os.path.join(tmp, name + ".onnx"))
