@@ -102,6 +102,9 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     case IR_OP_CEIL: OUT("sc_ceil(%s)", a); break;
     case IR_OP_ERF: OUT("sc_erf(%s)", a); break;
     case IR_OP_TANH: OUT("sc_tanh(%s)", a); break;
+    case IR_OP_SIN: OUT("sc_sin(%s)", a); break;
+    case IR_OP_COS: OUT("sc_cos(%s)", a); break;
+    case IR_OP_TAN: OUT("sc_tan(%s)", a); break;
     case IR_OP_SIGMOID: OUT("((%s)1 / ((%s)1 + sc_exp(-%s)))", T, T, a); break;
     case IR_OP_RELU: OUT("(%s < (%s)0 ? (%s)0 : %s)", a, T, T, a); break; /* NaN stays NaN */
     case IR_OP_LEAKY_RELU:
@@ -188,8 +191,9 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     if (!fl &&
         (n->op == IR_OP_EXP || n->op == IR_OP_LOG || n->op == IR_OP_SQRT || n->op == IR_OP_RSQRT ||
          n->op == IR_OP_RECIPROCAL || n->op == IR_OP_FLOOR || n->op == IR_OP_CEIL || n->op == IR_OP_ERF ||
-         n->op == IR_OP_TANH || n->op == IR_OP_SIGMOID || n->op == IR_OP_LEAKY_RELU || n->op == IR_OP_GELU ||
-         n->op == IR_OP_SILU || n->op == IR_OP_HARD_SIGMOID || n->op == IR_OP_HARD_SWISH))
+         n->op == IR_OP_TANH || n->op == IR_OP_SIN || n->op == IR_OP_COS || n->op == IR_OP_TAN ||
+         n->op == IR_OP_SIGMOID || n->op == IR_OP_LEAKY_RELU || n->op == IR_OP_GELU || n->op == IR_OP_SILU ||
+         n->op == IR_OP_HARD_SIGMOID || n->op == IR_OP_HARD_SWISH))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; the op needs a float dtype", x->name,
                        symc_dtype_name(x->dtype));
     return SYMC_OK;

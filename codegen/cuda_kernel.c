@@ -362,6 +362,7 @@ static const char prelude[] =
     "SC_F1(sc_exp, expf, exp)\nSC_F1(sc_log, logf, log)\nSC_F1(sc_sqrt, sqrtf, sqrt)\n"
     "SC_F1(sc_floor, floorf, floor)\nSC_F1(sc_ceil, ceilf, ceil)\nSC_F1(sc_erf, erff, erf)\n"
     "SC_F1(sc_tanh, tanhf, tanh)\nSC_F1(sc_fabs, fabsf, fabs)\n"
+    "SC_F1(sc_sin, sinf, sin)\nSC_F1(sc_cos, cosf, cos)\nSC_F1(sc_tan, tanf, tan)\n"
     "#define SC_F2(name, f32, f64) \\\n"
     "    __device__ __forceinline__ float name(float a, float b) { return f32(a, b); } \\\n"
     "    __device__ __forceinline__ double name(double a, double b) { return f64(a, b); }\n"

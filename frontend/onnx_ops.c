@@ -144,6 +144,9 @@ PLAIN(h_floor, IR_OP_FLOOR, 1)
 PLAIN(h_ceil, IR_OP_CEIL, 1)
 PLAIN(h_erf, IR_OP_ERF, 1)
 PLAIN(h_tanh, IR_OP_TANH, 1)
+PLAIN(h_sin, IR_OP_SIN, 1)
+PLAIN(h_cos, IR_OP_COS, 1)
+PLAIN(h_tan, IR_OP_TAN, 1)
 PLAIN(h_sigmoid, IR_OP_SIGMOID, 1)
 PLAIN(h_relu, IR_OP_RELU, 1)
 PLAIN(h_hard_swish, IR_OP_HARD_SWISH, 1)
@@ -921,6 +924,7 @@ static const op_entry ops[] = {
     {"Constant", h_constant},
     {"ConstantOfShape", h_constant_of_shape},
     {"Conv", h_conv},
+    {"Cos", h_cos},
     {"Div", h_div},
     {"Dropout", h_dropout},
     {"Equal", h_equal},
@@ -966,6 +970,7 @@ static const op_entry ops[] = {
     {"Shape", h_shape},
     {"Sigmoid", h_sigmoid},
     {"Sign", h_sign},
+    {"Sin", h_sin},
     {"Slice", h_slice},
     {"Softmax", h_softmax},
     {"Split", h_split},
@@ -973,6 +978,7 @@ static const op_entry ops[] = {
     {"Squeeze", h_squeeze},
     {"Sub", h_sub},
     {"Sum", h_sum},
+    {"Tan", h_tan},
     {"Tanh", h_tanh},
     {"Tile", h_tile},
     {"Transpose", h_transpose},

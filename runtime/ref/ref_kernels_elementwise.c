@@ -38,6 +38,9 @@ static double unary_f(ir_op op, double x, const unary_params *p) {
     case IR_OP_CEIL: return ceil(x);
     case IR_OP_ERF: return erf(x);
     case IR_OP_TANH: return tanh(x);
+    case IR_OP_SIN: return sin(x);
+    case IR_OP_COS: return cos(x);
+    case IR_OP_TAN: return tan(x);
     case IR_OP_SIGMOID: return sigmoid(x);
     case IR_OP_RELU: return x < 0 ? 0.0 : x; /* NaN stays NaN, as in PyTorch */
     case IR_OP_LEAKY_RELU: return x < 0 ? p->alpha * x : x;

@@ -177,6 +177,25 @@ def gelu():
     return model(nodes, [vi("x", F, ["B", 8])], [out("g"), out("gt")], opset=20)
 
 
+def rotary():
+    """Llama's rotary embedding: cos/sin of positions x inverse frequencies (from a Range
+    over the sequence length), applied as x * cos + rotate_half(x) * sin; plus Tan."""
+    half = 8
+    nodes = [N("Shape", ["x"], ["xs"]), N("Gather", ["xs", "one"], ["s"], axis=0),
+             N("Range", ["zero", "s", "one"], ["pos_i"]), N("Cast", ["pos_i"], ["pos"], to=F),
+             N("Unsqueeze", ["pos", "ax1"], ["pos2"]), N("MatMul", ["pos2", "inv"], ["fr"]),
+             N("Concat", ["fr", "fr"], ["emb"], axis=-1), N("Cos", ["emb"], ["c"]), N("Sin", ["emb"], ["sn"]),
+             N("Split", ["x", "halves"], ["x1", "x2"], axis=-1), N("Neg", ["x2"], ["nx2"]),
+             N("Concat", ["nx2", "x1"], ["rh"], axis=-1), N("Mul", ["x", "c"], ["xc"]),
+             N("Mul", ["rh", "sn"], ["rs"]), N("Add", ["xc", "rs"], ["y"]),
+             N("Tan", ["xt"], ["t"])]
+    inv = helper.make_tensor("inv", F, [1, half], [10000.0 ** (-i / half) for i in range(half)])
+    inits = [helper.make_tensor("one", TensorProto.INT64, [], [1]),
+             helper.make_tensor("zero", TensorProto.INT64, [], [0]), ints("ax1", [1]), ints("halves", [half, half]),
+             inv]
+    return model(nodes, [vi("x", F, ["B", "S", 2 * half]), vi("xt", F, ["B", 5])], [out("y"), out("t")], inits)
+
+
 def reductions(opset):
     """ReduceMean/Max take axes as an attribute before opset 18 and as an
     input from 18; ReduceSum as an input since 13."""
@@ -405,7 +424,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     models = {
         "vit_patch": vit_patch(), "conv_pool": conv_pool(), "attention": attention(),
-        "elementwise": elementwise(), "gelu": gelu(), "reduce13": reductions(13), "reduce18": reductions(18),
+        "elementwise": elementwise(), "gelu": gelu(), "rotary": rotary(), "reduce13": reductions(13), "reduce18": reductions(18),
         "movement": movement(), "split18": split18(), "expand_idiom": expand_idiom(),
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),

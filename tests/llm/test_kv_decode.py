@@ -1,6 +1,7 @@
 """LLM decoding with a KV cache: one engine serves prefill and every decode step.
 
-A decoder from transformers (random weights, small config; nothing downloaded) is
+A decoder from transformers (GPT-2, and Llama with rotary embeddings, grouped KV
+heads, RMSNorm and SwiGLU; random weights, small configs; nothing downloaded) is
 wrapped as one step: (input_ids [B, S], attention_mask [B, T], past key/value per
 layer [B, H, P, D]) -> (logits [B, S, V], present key/value [B, H, T, D]) with
 T = P + S, and exported by the legacy ONNX exporter with B, S, T and P dynamic.
