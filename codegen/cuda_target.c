@@ -139,6 +139,23 @@ static const pass_fuse_rules cuda_fuse_rules = {
 
 const pass_fuse_rules *cg_fuse_rules(const cg_options *opt) { return !opt || opt->gpu ? &cuda_fuse_rules : NULL; }
 
+/* The one rule of which nodes the CUDA target runs on f16/bf16 storage: the
+ * precision pass keeps the others fp32 (cuda_precision_rules) and emit_node
+ * refuses half tensors anywhere else. f16/bf16 are computed as fp32 by
+ * elementwise kernels and copied by data movement; the other kernels and the
+ * library steps are fp32/fp64 (widened here as they learn half). */
+int cg_cuda_half_ok(const ir_module *m, uint32_t node) {
+    ir_op op = m->nodes[node].op;
+    return ir_op_is_elementwise(op) || (ir_op_get(op)->category == IR_CAT_MOVE && op != IR_OP_PAD) ||
+        op == IR_OP_SHAPE_OF;
+}
+
+static const pass_precision_rules cuda_precision_rules = {"cuda", cg_cuda_half_ok};
+
+const pass_precision_rules *cg_precision_rules(const cg_options *opt) {
+    return !opt || opt->gpu ? &cuda_precision_rules : NULL;
+}
+
 /* ---- library calls, from the plan ------------------------------------------------------------ */
 /* What a library call writes and applies: its bias (own or a member's),
  * activation and residual, read from the group's members along its result. */
@@ -268,10 +285,7 @@ static int is_view(ir_op op) {
 static symc_status emit_node(cg_cuda *c, uint32_t i) {
     const ir_node *n = &c->m->nodes[i];
     if (is_view(n->op)) return emit_view(c, i); /* any dtype: no element is touched */
-    /* f16/bf16 are computed as fp32 by elementwise kernels and copied by data
-     * movement; the other kernels and the library steps are fp32/fp64 */
-    int half_ok = ir_op_is_elementwise(n->op) || (ir_op_get(n->op)->category == IR_CAT_MOVE && n->op != IR_OP_PAD) ||
-        n->op == IR_OP_SHAPE_OF;
+    int half_ok = cg_cuda_half_ok(c->m, i);
     for (uint32_t k = 0; k < n->n_in; k++) {
         symc_status st = cg_check_dtype(c, i, n->in[k], half_ok);
         if (st) return st;

@@ -183,22 +183,3 @@ symc_status npy_write(const char *path, symc_dtype dtype, int32_t rank, const in
     if (!ok) return symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s'", path);
     return SYMC_OK;
 }
-
-void npy_fill_random(void *data, symc_dtype dt, size_t n, uint64_t *state) {
-    size_t width = symc_dtype_size(dt);
-    for (size_t i = 0; i < n; i++) {
-        *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-        uint32_t r = (uint32_t)(*state >> 33);
-        double u = r / 2147483648.0 * 2.0 - 1.0;
-        switch (dt) {
-        case SYMC_F32: ((float *)data)[i] = (float)u; break;
-        case SYMC_F64: ((double *)data)[i] = u; break;
-        case SYMC_F16: ((uint16_t *)data)[i] = symc_f64_to_f16(u); break;
-        case SYMC_BF16: ((uint16_t *)data)[i] = symc_f64_to_bf16(u); break;
-        case SYMC_I64: ((int64_t *)data)[i] = r % 4; break;
-        case SYMC_I32: ((int32_t *)data)[i] = (int32_t)(r % 4); break;
-        case SYMC_BOOL: ((uint8_t *)data)[i] = r & 1; break;
-        default: memset((char *)data + i * width, 0, width); break;
-        }
-    }
-}

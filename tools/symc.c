@@ -127,8 +127,15 @@ static int cmd_compile(int argc, char **argv) {
                 "options:\n"
                 "  --arch sm_XY      target GPU (default: the GPU present, else sm_90); cubin for it\n"
                 "                    plus PTX that newer GPUs compile at load\n"
-                "  --fp16 | --bf16   matrix products and convolutions with fp16/bf16 operands and\n"
-                "                    fp32 accumulation (tensor storage stays fp32)\n"
+                "  --fp16 | --bf16   layers may run in half precision: weights and activations stored\n"
+                "                    as fp16/bf16 (the precision pass), fp32 accumulation, fp32\n"
+                "                    islands where the target has no half kernel, for --fp32-layers\n"
+                "                    and (fp16) for tensors whose calibrated max |value| passes 4096;\n"
+                "                    model inputs and outputs keep their dtypes (casts at the boundary)\n"
+                "  --fp32-layers L   keep these nodes and/or op types fp32 (comma separated, e.g.\n"
+                "                    softmax,layer_norm,/blocks.0/attn/MatMul)\n"
+                "  --no-calibrate    skip the fp16 range calibration (a run at opt with seeded random\n"
+                "                    inputs on the reference backend)\n"
                 "  --tf32            matrix products and convolutions in TF32 (default: true fp32)\n"
                 "  --no-tune         store library heuristics instead of timing candidates at opt and\n"
                 "                    a few sizes across the declared ranges\n"
@@ -162,6 +169,8 @@ static int cmd_compile(int argc, char **argv) {
         } else if ((v = flag_value(argc, argv, &i, "-o")) || (v = flag_value(argc, argv, &i, "--output"))) out = v;
         else if ((v = flag_value(argc, argv, &i, "--dump-after"))) opt.dump_after = v;
         else if ((v = flag_value(argc, argv, &i, "--arch"))) opt.arch = v;
+        else if ((v = flag_value(argc, argv, &i, "--fp32-layers"))) opt.fp32_layers = v;
+        else if (!strcmp(argv[i], "--no-calibrate")) opt.calibrate = 0;
         else if (!strcmp(argv[i], "--fp16")) opt.precision = SYMC_PRECISION_FP16, n_prec++;
         else if (!strcmp(argv[i], "--bf16")) opt.precision = SYMC_PRECISION_BF16, n_prec++;
         else if (!strcmp(argv[i], "--tf32")) opt.precision = SYMC_PRECISION_TF32, n_prec++;
@@ -183,8 +192,13 @@ static int cmd_compile(int argc, char **argv) {
         rc = usage_error("compile: --fp16, --bf16 and --tf32 exclude each other%s", "");
         goto done;
     }
-    if (!opt.gpu && (opt.arch || n_prec)) {
-        rc = usage_error("compile: --no-gpu takes no --arch or precision flag%s", "");
+    if (opt.fp32_layers && opt.precision != SYMC_PRECISION_FP16 && opt.precision != SYMC_PRECISION_BF16) {
+        rc = usage_error("compile: --fp32-layers needs --fp16 or --bf16%s", "");
+        goto done;
+    }
+    /* --fp16/--bf16 are half storage, which the reference backend runs too */
+    if (!opt.gpu && (opt.arch || opt.precision == SYMC_PRECISION_TF32)) {
+        rc = usage_error("compile: --no-gpu takes no --arch or --tf32%s", "");
         goto done;
     }
     int is_onnx = has_suffix(model, ".onnx");
@@ -387,7 +401,7 @@ static symc_status run_bind(run_state *r, uint32_t i, const symrt_io_info *info,
     } else {
         r->bufs[i] = malloc(bytes ? bytes : 1);
         if (!r->bufs[i]) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for '%s'", info->name);
-        if (i < r->ni) npy_fill_random(r->bufs[i], info->dtype, r->elems[i], state);
+        if (i < r->ni) symc_dtype_fill_random(r->bufs[i], info->dtype, r->elems[i], state);
         else memset(r->bufs[i], 0xff, bytes); /* poison: a missed write shows */
     }
     if (!r->drv) return symrt_set_tensor_address(r->c, info->name, r->bufs[i], bytes, err);
