@@ -22,7 +22,7 @@
  * marks every f32 intermediate as a graph output, is built as a
  * reference-only engine and runs once on the CPU reference backend at the
  * symbols' opt values with seeded random inputs (symc_dtype_fill_random:
- * floats in [-1, 1), integers in [0, 4)). Each output's max |value| maps back
+ * floats in [-1, 1); integers moved to [1, 4], so no integer divides by 0). Each output's max |value| maps back
  * to the tensor of the same name; inputs are measured from their buffers. A
  * NaN max means not measured (constants: the pass checks their data). */
 typedef struct calib_run {
@@ -73,6 +73,9 @@ static symc_status calib_bind(calib_run *r, ir_module *copy, const int64_t *valu
             return symc_error_setf(err, SYMC_ERR_NOMEM, "fp16 calibration: out of memory for '%s' (%zu bytes)",
                                    info.name, bytes);
         if (i < ni) symc_dtype_fill_random(r->bufs[i], info.dtype, n, &seed);
+        if (i < ni && (info.dtype == SYMC_I64 || info.dtype == SYMC_I32)) /* 1..4: no zero divisors */
+            for (size_t k = 0; k < n; k++)
+                symc_dtype_store(r->bufs[i], info.dtype, k, symc_dtype_load(r->bufs[i], info.dtype, k) + 1.0);
         if ((st = symrt_set_tensor_address(r->c, info.name, r->bufs[i], bytes, err))) return st;
     }
     return SYMC_OK;

@@ -32,8 +32,12 @@ static symc_status fuse(ir_module *m, const pass_options *o, symc_error *err) {
 }
 
 static symc_status precision(ir_module *m, const pass_options *o, symc_error *err) {
-    if (!o || (o->precision != SYMC_PRECISION_FP16 && o->precision != SYMC_PRECISION_BF16)) return SYMC_OK;
-    pass_precision_options po = {o->precision == SYMC_PRECISION_FP16 ? SYMC_F16 : SYMC_BF16,
+    if (!o) return SYMC_OK;
+    /* FP32/TF32: no conversion, but a target's rules still upcast half nodes it cannot run */
+    int half = o->precision == SYMC_PRECISION_FP16 || o->precision == SYMC_PRECISION_BF16;
+    pass_precision_options po = {!half                                     ? SYMC_DTYPE_COUNT
+                                     : o->precision == SYMC_PRECISION_FP16 ? SYMC_F16
+                                                                           : SYMC_BF16,
                                  o->precision_rules,
                                  o->fp32_layers,
                                  NULL,

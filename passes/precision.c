@@ -6,20 +6,28 @@
  * in half (the target's pass_precision_rules; no rules: every op may, as on
  * the reference backend), the user pinned it (--fp32-layers: node names or
  * op names), or, for fp16, a calibrated max |value| of one of its f32
- * tensors exceeds the safety limit (PASS_FP16_SAFE_MAX). Those are the fp32
- * islands. Then, in one walk over the original nodes:
+ * tensors exceeds the safety limit (PASS_FP16_SAFE_MAX), or it computes a
+ * softmax's logits (softmax_island: the softmax and the elementwise and
+ * movement nodes back to the contraction making its input), or its result
+ * is discontinuous in its inputs (mod, floor, ceil, sign, comparisons).
+ * Those are the fp32 islands. Then, in one walk over the original nodes:
  *   - every f32 output of a half node becomes half; a graph output keeps the
  *     dtype the model declares: the node writes a new half tensor and a cast
  *     after it writes the output;
  *   - a constant read only by half nodes is converted where it is stored
- *     (round to nearest even, once, from the f32 value), unless a value would
- *     overflow fp16; otherwise it stays f32 and its half readers get a cast;
+ *     (round to nearest even, once, from the f32 value); one read by an fp32
+ *     node too stays f32 and its half readers get a cast; one whose values
+ *     would overflow fp16 keeps its readers fp32;
  *   - each f32 input of a half node that stayed f32 (a graph input, an island's
  *     result, a kept constant) is read through one cast to half, made once per
  *     tensor; each half tensor read by an fp32 node through one cast to f32;
  *   - cast and shape_of read any dtype: they get no cast; a half cast whose
  *     `to` is f32 gets `to` = the half type; range stays as it is.
- * Integer, bool and f64 tensors are never touched. The new casts are placed
+ * Integer, bool and f64 tensors are never touched. With a target's rules the
+ * pass also runs without --fp16/--bf16: a node the target cannot run in half
+ * that reads or writes half tensors the model itself declares (an ONNX model
+ * exported in fp16, a torch model after .half()) computes in fp32 between
+ * casts, so such models compile as they are. The new casts are placed
  * right before their first reader (a result's cast right after its
  * producer), so node order stays topological, and each new tensor gets its
  * source's shape. The pass runs before fuse, so the casts fuse into kernels.
@@ -74,12 +82,12 @@ static symc_status check_layers(const ir_module *m, const char *list, symc_error
 typedef struct prec {
     ir_module *m;
     symc_dtype half;
-    uint32_t n0, t0;     /* nodes and tensors before the pass */
-    uint32_t *to_half;   /* per original tensor: its half version (IR_NONE: none yet) */
-    uint32_t *to_f32;    /* per original tensor: its f32 version */
-    uint8_t *made;       /* per original tensor: made half by this pass */
-    uint32_t *anchor;    /* per new node: the original node it goes before (or after) */
-    uint8_t *after;      /* per new node: placed after its anchor */
+    uint32_t n0, t0;   /* nodes and tensors before the pass */
+    uint32_t *to_half; /* per original tensor: its half version (IR_NONE: none yet) */
+    uint32_t *to_f32;  /* per original tensor: its f32 version */
+    uint8_t *made;     /* per original tensor: made half by this pass */
+    uint32_t *anchor;  /* per new node: the original node it goes before (or after) */
+    uint8_t *after;    /* per new node: placed after its anchor */
     uint32_t n_new, cap_new;
     symc_error *err;
 } prec;
@@ -126,7 +134,11 @@ static symc_status add_cast(prec *p, uint32_t src, uint32_t dst, symc_dtype dt, 
 static symc_status twin(prec *p, uint32_t t, symc_dtype dt, uint32_t *out) {
     ir_module *m = p->m;
     char name[512];
-    snprintf(name, sizeof name, "%s:%s", m->tensors[t].name ? m->tensors[t].name : "t", symc_dtype_name(dt));
+    const char *tn = m->tensors[t].name ? m->tensors[t].name : "t";
+    uint32_t found;
+    snprintf(name, sizeof name, "%s:%s", tn, symc_dtype_name(dt));
+    for (unsigned k = 2; ir_find_tensor(m, name, &found) && k < 1000000; k++)
+        snprintf(name, sizeof name, "%s:%s.%u", tn, symc_dtype_name(dt), k);
     sym_expr dims[IR_MAX_RANK];
     int32_t rank = m->tensors[t].rank;
     for (int32_t d = 0; d < rank && d < IR_MAX_RANK; d++) dims[d] = m->tensors[t].dims[d];
@@ -215,10 +227,29 @@ static symc_status reorder(prec *p) {
     return SYMC_OK;
 }
 
+/* Ops whose result jumps where the input crosses a boundary (an integer, the other operand,
+ * a multiple of the divisor): an input rounded to half moves results near a boundary by a
+ * whole step (fmod by the divisor, floor by 1, a comparison from false to true), not by a
+ * rounding error, so they read their inputs in fp32. */
+static int discontinuous(ir_op op) {
+    switch (op) {
+    case IR_OP_MOD:
+    case IR_OP_FLOOR:
+    case IR_OP_CEIL:
+    case IR_OP_SIGN:
+    case IR_OP_EQUAL:
+    case IR_OP_LESS:
+    case IR_OP_LESS_EQUAL:
+    case IR_OP_GREATER:
+    case IR_OP_GREATER_EQUAL: return 1;
+    default: return 0;
+    }
+}
+
 /* node i may run in half (before the tensors change) */
 static int node_half(const ir_module *m, uint32_t i, const pass_precision_options *o) {
     const ir_node *n = &m->nodes[i];
-    if (n->op == IR_OP_CONSTANT || n->op == IR_OP_RANGE) return 0;
+    if (n->op == IR_OP_CONSTANT || n->op == IR_OP_RANGE || discontinuous(n->op)) return 0;
     /* a cast from half the model makes itself (an fp16 model's own upcast) is its island */
     if (n->op == IR_OP_CAST && n->n_in == 1 &&
         (m->tensors[n->in[0]].dtype == SYMC_F16 || m->tensors[n->in[0]].dtype == SYMC_BF16))
@@ -227,8 +258,7 @@ static int node_half(const ir_module *m, uint32_t i, const pass_precision_option
     for (uint32_t k = 0; k < n->n_in; k++) f32 |= m->tensors[n->in[k]].dtype == SYMC_F32 && !reads_any(n->op);
     for (uint32_t k = 0; k < n->n_out; k++) f32 |= m->tensors[n->out[k]].dtype == SYMC_F32;
     if (!f32) return 0;
-    if (o->fp32_layers && (listed(o->fp32_layers, n->name) || listed(o->fp32_layers, ir_op_get(n->op)->name)))
-        return 0;
+    if (o->fp32_layers && (listed(o->fp32_layers, n->name) || listed(o->fp32_layers, ir_op_get(n->op)->name))) return 0;
     if (o->rules && o->rules->half_ok && !o->rules->half_ok(m, i)) return 0;
     if (o->half == SYMC_F16 && o->max_abs) {
         /* the calibrated range: every f32 tensor the node stores or reads as half must fit */
@@ -242,23 +272,67 @@ static int node_half(const ir_module *m, uint32_t i, const pass_precision_option
     return 1;
 }
 
+/* Softmax's input is kept fp32 with the nodes computing it: back through
+ * elementwise ops, normalizations and data movement to the contraction making
+ * the logits (Q·Kᵀ), and on through that contraction's operands to the
+ * contractions making them (the Q and K projections). A logit carries an absolute error
+ * of about |logit| times the storage's relative error, which exp turns into a
+ * relative error of the probabilities: with Q and K stored in fp16 the e2e
+ * attention models' logits (up to ~60) moved by 0.3 and their outputs by 3%;
+ * with this island they stay within 1e-2. A layer norm making the logits
+ * (bench model m5_long) is no help if its input was rounded: bf16 rounding of
+ * its input moved the outputs by 2.1%. The probabilities, in [0, 1], are
+ * stored in half again. */
+static void softmax_island(const ir_module *m, uint32_t node, uint8_t *half, uint8_t *seen) {
+    half[node] = 0;
+    uint32_t stack[128], level[128], n = 0; /* level: contractions passed on the way */
+    stack[n] = m->nodes[node].in[0], level[n++] = 0;
+    while (n) {
+        n--;
+        uint32_t t = stack[n], lv = level[n], p = m->tensors[t].producer;
+        if (p == IR_NONE || seen[p] || m->tensors[t].dtype != SYMC_F32) continue;
+        ir_op op = m->nodes[p].op;
+        ir_category cat = ir_op_get(op)->category;
+        if (op == IR_OP_CONSTANT) continue;
+        seen[p] = 1;
+        half[p] = 0;
+        if (cat == IR_CAT_CONTRACT) {
+            if (lv++ > 0) continue; /* a projection: its own inputs may be half */
+        } else if (!(ir_op_is_elementwise(op) || cat == IR_CAT_MOVE || cat == IR_CAT_NORM || op == IR_OP_IDENTITY))
+            continue;
+        for (uint32_t k = 0; k < m->nodes[p].n_in && n < 128; k++) stack[n] = m->nodes[p].in[k], level[n++] = lv;
+    }
+}
+
 symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_error *err) {
-    if (!o || (o->half != SYMC_F16 && o->half != SYMC_BF16)) return SYMC_OK;
-    symc_status st = check_layers(m, o->fp32_layers, err);
+    int convert = o && (o->half == SYMC_F16 || o->half == SYMC_BF16);
+    if (!o || (!convert && !(o->rules && o->rules->half_ok))) return SYMC_OK;
+    symc_status st = convert ? check_layers(m, o->fp32_layers, err) : SYMC_OK;
     if (st) return st;
     prec p = {.m = m, .half = o->half, .n0 = m->n_nodes, .t0 = m->n_tensors, .err = err};
     uint8_t *half = calloc(p.n0 ? p.n0 : 1, 1);
+    uint8_t *seen = calloc(p.n0 ? p.n0 : 1, 1);     /* softmax_island's walk */
     uint8_t *all_half = calloc(p.t0 ? p.t0 : 1, 1); /* per constant: read only by half nodes */
     uint32_t *readers = calloc(p.t0 ? p.t0 : 1, sizeof *readers);
     p.to_half = malloc((p.t0 ? p.t0 : 1) * sizeof *p.to_half);
     p.to_f32 = malloc((p.t0 ? p.t0 : 1) * sizeof *p.to_f32);
     p.made = calloc(p.t0 ? p.t0 : 1, 1);
-    if (!half || !all_half || !readers || !p.to_half || !p.to_f32 || !p.made) {
+    if (!half || !seen || !all_half || !readers || !p.to_half || !p.to_f32 || !p.made) {
         st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the precision pass");
         goto done;
     }
     for (uint32_t t = 0; t < p.t0; t++) p.to_half[t] = p.to_f32[t] = IR_NONE, all_half[t] = 1;
-    for (uint32_t i = 0; i < p.n0; i++) half[i] = (uint8_t)node_half(m, i, o);
+    /* without conversion every node stays as it is (half all 0): only the upcasts below */
+    for (uint32_t i = 0; convert && i < p.n0; i++) half[i] = (uint8_t)node_half(m, i, o);
+    for (uint32_t i = 0; convert && i < p.n0; i++)
+        if (m->nodes[i].op == IR_OP_SOFTMAX || m->nodes[i].op == IR_OP_LOG_SOFTMAX) softmax_island(m, i, half, seen);
+    /* a constant whose values overflow the half type keeps its readers fp32 (a cast would overflow too) */
+    for (uint32_t i = 0; convert && i < p.n0; i++)
+        for (uint32_t k = 0; half[i] && !reads_any(m->nodes[i].op) && k < m->nodes[i].n_in; k++) {
+            uint32_t t = m->nodes[i].in[k];
+            if (m->tensors[t].dtype == SYMC_F32 && m->tensors[t].constant != IR_NONE && !constant_fits(m, t, o->half))
+                half[i] = 0;
+        }
     for (uint32_t i = 0; i < p.n0; i++)
         for (uint32_t k = 0; k < m->nodes[i].n_in; k++) {
             uint32_t t = m->nodes[i].in[k];
@@ -321,10 +395,32 @@ symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_e
             m->nodes[i].in[k] = v;
         }
     }
+    /* half tensors the model itself declares (an fp16/bf16 model) on a node the target cannot run
+     * in half: the node computes in fp32 between casts */
+    for (uint32_t i = 0; o->rules && o->rules->half_ok && i < p.n0; i++) {
+        if (reads_any(m->nodes[i].op) || m->nodes[i].op == IR_OP_CONSTANT || o->rules->half_ok(m, i)) continue;
+        for (uint32_t k = 0; k < m->nodes[i].n_in; k++) {
+            uint32_t t = m->nodes[i].in[k], v;
+            symc_dtype dt = m->tensors[t].dtype;
+            if (t >= p.t0 || (dt != SYMC_F16 && dt != SYMC_BF16)) continue;
+            if ((st = version(&p, t, SYMC_F32, i, &v))) goto done;
+            m->nodes[i].in[k] = v;
+        }
+        for (uint32_t k = 0; k < m->nodes[i].n_out; k++) {
+            uint32_t t = m->nodes[i].out[k], w;
+            symc_dtype dt = m->tensors[t].dtype;
+            if (dt != SYMC_F16 && dt != SYMC_BF16) continue;
+            if ((st = twin(&p, t, SYMC_F32, &w))) goto done;
+            m->nodes[i].out[k] = w;
+            m->tensors[w].producer = i;
+            if ((st = add_cast(&p, w, t, dt, i, 1))) goto done;
+        }
+    }
     if (p.n_new) st = reorder(&p);
     if (!st) ir_fuse_drop(m);
 done:
     free(half);
+    free(seen);
     free(all_half);
     free(readers);
     free(p.to_half);

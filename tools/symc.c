@@ -49,15 +49,21 @@ static int cmd_inspect(int argc, char **argv) {
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             printf("usage: symc inspect FILE.symir\n"
-                   "       symc inspect FILE.symx [--source]\n"
+                   "       symc inspect FILE.symx [--source] [--tensors]\n"
                    "A module: symbols with their ranges, guards, inputs, nodes with their\n"
                    "symbolic output shapes, and outputs. An engine: versions and GPU target,\n"
                    "shapes and activation memory at min|opt|max, and every GPU step in order\n"
-                   "with its library choice; --source prints the generated CUDA C.\n");
+                   "with its library choice, and the tensors' storage types (count and\n"
+                   "bytes at opt per type); --tensors lists every tensor with its type,\n"
+                   "--source prints the generated CUDA C.\n");
             return 0;
         }
         if (!strcmp(argv[i], "--source")) {
-            source = 1;
+            source |= SYMC_INSPECT_SOURCE;
+            continue;
+        }
+        if (!strcmp(argv[i], "--tensors")) {
+            source |= SYMC_INSPECT_TENSORS;
             continue;
         }
         if (argv[i][0] == '-' && argv[i][1]) return usage_error("inspect: unknown flag '%s'", argv[i]);
@@ -65,7 +71,8 @@ static int cmd_inspect(int argc, char **argv) {
         path = argv[i];
     }
     if (!path) return usage_error("inspect: missing FILE%s", "");
-    if (source && !has_suffix(path, ".symx")) return usage_error("inspect: --source is for engines (.symx)%s", "");
+    if (source && !has_suffix(path, ".symx"))
+        return usage_error("inspect: --source and --tensors are for engines (.symx)%s", "");
     symc_error err;
     if (tool_check_regular_file(path, has_suffix(path, ".symx") ? "engine" : "module", &err)) {
         fprintf(stderr, "symc: %s\n", err.msg);
@@ -326,6 +333,15 @@ static int run_read_inputs(run_state *r, const run_opts *o, symc_error *err) {
         }
         if (npy_read(eq + 1, &r->given[found], err)) return 1;
         symrt_engine_input(r->e, found, &info, NULL);
+        npy_array *g = &r->given[found];
+        if (g->dtype == SYMC_F32 && (info.dtype == SYMC_BF16 || info.dtype == SYMC_F16)) {
+            /* an f32 file for a half input (bf16 has no NumPy type of its own): rounded once to nearest even */
+            size_t n = g->size / 4;
+            for (size_t k = 0; k < n; k++)
+                symc_dtype_store(g->data, info.dtype, k, symc_dtype_load(g->data, SYMC_F32, k));
+            g->dtype = info.dtype;
+            g->size = n * 2;
+        }
         if (r->given[found].dtype != info.dtype)
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--input %s: the file holds %s, the input is %s", spec,
                                    symc_dtype_name(r->given[found].dtype), symc_dtype_name(info.dtype)),

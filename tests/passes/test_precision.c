@@ -5,9 +5,11 @@
  * converted with round-to-nearest-even (checked against IEEE bit patterns
  * known by hand, not against the converter), integer tensors untouched, and
  * an unknown --fp32-layers item refused. The module is
- *   x(f32) -> mm = matmul(x, w) -> sm = softmax -> act = relu -> addb = add(., b) -> y
+ *   x(f32) -> mm = matmul(x, w) -> sm = sigmoid -> act = relu -> addb = add(., b) -> y
  *   x -> shp = shape_of(x) -> n (i64 output)
- * and the verifier runs after the pass (node order, dtypes, shapes). */
+ * and the verifier runs after the pass (node order, dtypes, shapes). A second
+ * module, x -> matmul -> div -> softmax -> relu, checks the softmax island:
+ * the logits and the contraction making them stay fp32. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,8 @@
 #define K 8
 
 /* w's first values and their f16 / bf16 bits under round to nearest, ties to even */
-static const float wv[] = {1.0f, 1.0f + 0x1p-11f, 1.0f + 0x3p-11f, 65504.0f, -2.5f, 0.1f, 1.0f + 0x1p-8f, 1.0f + 0x3p-8f};
+static const float wv[] = {1.0f, 1.0f + 0x1p-11f, 1.0f + 0x3p-11f, 65504.0f, -2.5f,
+                           0.1f, 1.0f + 0x1p-8f,  1.0f + 0x3p-8f};
 static const uint16_t w_f16[] = {0x3C00, 0x3C00, 0x3C02, 0x7BFF, 0xC100, 0x2E66, 0x3C04, 0x3C0C};
 static const uint16_t w_bf16[] = {0x3F80, 0x3F80, 0x3F80, 0x4780, 0xC020, 0x3DCD, 0x3F80, 0x3F82};
 
@@ -37,8 +40,7 @@ static symc_module *build(float big) {
     CHECK(symc_add_constant(m, "w", SYMC_F32, 2, (int64_t[]){K, K}, wd, sizeof wd, &w, &err) == SYMC_OK);
     CHECK(symc_add_constant(m, "b", SYMC_F32, 1, (int64_t[]){K}, bd, sizeof bd, &b, &err) == SYMC_OK);
     CHECK(symc_add_node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0, &h, 1, &err) == SYMC_OK);
-    symc_attr axis = symc_attr_int("axis", -1);
-    CHECK(symc_add_node(m, "softmax", "sm", &h, 1, &axis, 1, &s, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "sigmoid", "sm", &h, 1, NULL, 0, &s, 1, &err) == SYMC_OK);
     CHECK(symc_add_node(m, "relu", "act", &s, 1, NULL, 0, &r, 1, &err) == SYMC_OK);
     CHECK(symc_add_node(m, "add", "addb", (symc_tensor[]){r, b}, 2, NULL, 0, &y, 1, &err) == SYMC_OK);
     CHECK(symc_add_node(m, "shape_of", "shp", &x, 1, NULL, 0, &n, 1, &err) == SYMC_OK);
@@ -66,8 +68,10 @@ static uint32_t casts(symc_module *m) {
     return n;
 }
 
-static int no_softmax(const ir_module *m, uint32_t node) { return m->nodes[node].op != IR_OP_SOFTMAX; }
-static const pass_precision_rules rules_no_softmax = {"test", no_softmax};
+static int no_sigmoid(const ir_module *m, uint32_t node) { return m->nodes[node].op != IR_OP_SIGMOID; }
+static int no_matmul(const ir_module *m, uint32_t node) { return m->nodes[node].op != IR_OP_MATMUL; }
+static const pass_precision_rules rules_no_matmul = {"test", no_matmul};
+static const pass_precision_rules rules_no_sigmoid = {"test", no_sigmoid};
 
 static double fake_h_max;
 static symc_status fake_calibrate(void *ctx, ir_module *m, double *max_abs, symc_error *err) {
@@ -79,8 +83,8 @@ static symc_status fake_calibrate(void *ctx, ir_module *m, double *max_abs, symc
     return SYMC_OK;
 }
 
-static symc_module *run(symc_precision p, const pass_precision_rules *rules, const char *layers, int calib,
-                        float big, symc_status want) {
+static symc_module *run(symc_precision p, const pass_precision_rules *rules, const char *layers, int calib, float big,
+                        symc_status want) {
     symc_module *m = build(big);
     symc_error err;
     pass_options o = {.precision = p, .precision_rules = rules, .fp32_layers = layers};
@@ -119,9 +123,9 @@ int main(void) {
         check_w_bits(m, H);
         symc_module_destroy(m);
     }
-    /* the target cannot run softmax in half: an island with casts around it */
+    /* the target cannot run sigmoid in half: an island with casts around it */
     {
-        symc_module *m = run(SYMC_PRECISION_FP16, &rules_no_softmax, NULL, 0, 3.0f, SYMC_OK);
+        symc_module *m = run(SYMC_PRECISION_FP16, &rules_no_sigmoid, NULL, 0, 3.0f, SYMC_OK);
         CHECK(out_dt(m, "mm") == SYMC_F16 && in_dt(m, "sm", 0) == SYMC_F32 && out_dt(m, "sm") == SYMC_F32);
         CHECK(in_dt(m, "act", 0) == SYMC_F16 && out_dt(m, "act") == SYMC_F16);
         CHECK_MSG(casts(m) == 4, "%u casts", casts(m));
@@ -152,14 +156,63 @@ int main(void) {
         CHECK(out_dt(m, "mm") == SYMC_BF16 && out_dt(m, "sm") == SYMC_BF16);
         symc_module_destroy(m);
     }
-    /* a constant that would overflow fp16 stays f32 (its reader gets a cast); bf16 converts it */
+    /* a constant that would overflow fp16 stays f32 with its reader (an island); bf16 converts it */
     {
         symc_module *m = run(SYMC_PRECISION_FP16, NULL, NULL, 0, 1e6f, SYMC_OK);
-        CHECK(dt_of(m, "b") == SYMC_F32 && in_dt(m, "addb", 1) == SYMC_F16 && out_dt(m, "addb") == SYMC_F16);
-        CHECK_MSG(casts(m) == 3, "%u casts", casts(m));
+        CHECK(dt_of(m, "b") == SYMC_F32 && in_dt(m, "addb", 1) == SYMC_F32 && out_dt(m, "addb") == SYMC_F32);
+        CHECK(in_dt(m, "addb", 0) == SYMC_F32 && out_dt(m, "act") == SYMC_F16);
+        CHECK_MSG(casts(m) == 2, "%u casts", casts(m));
         symc_module_destroy(m);
         m = run(SYMC_PRECISION_BF16, NULL, NULL, 0, 1e6f, SYMC_OK);
         CHECK(dt_of(m, "b") == SYMC_BF16);
+        symc_module_destroy(m);
+    }
+    /* softmax's logits stay fp32 back to the matmul making them; its result is half again */
+    {
+        symc_error err;
+        symc_module *m = symc_module_create("sm", &err);
+        symc_dim B;
+        symc_declare_symbol(m, "B", 1, 2, 4, 1, &B, &err);
+        symc_tensor x, w, c, h, d, s, y;
+        symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){B, symc_dim_const(m, K)}, &x, &err);
+        float wd[K * K], cd = 8.0f;
+        for (int i = 0; i < K * K; i++) wd[i] = (float)(i % 5) - 2.0f;
+        symc_add_constant(m, "w", SYMC_F32, 2, (int64_t[]){K, K}, wd, sizeof wd, &w, &err);
+        symc_add_constant(m, "c", SYMC_F32, 0, NULL, &cd, sizeof cd, &c, &err);
+        symc_attr axis = symc_attr_int("axis", -1);
+        CHECK(symc_add_node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0, &h, 1, &err) == SYMC_OK);
+        CHECK(symc_add_node(m, "div", "scale", (symc_tensor[]){h, c}, 2, NULL, 0, &d, 1, &err) == SYMC_OK);
+        CHECK(symc_add_node(m, "softmax", "sm", &d, 1, &axis, 1, &s, 1, &err) == SYMC_OK);
+        CHECK(symc_add_node(m, "relu", "act", &s, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
+        symc_mark_output(m, y, &err);
+        pass_options o = {.precision = SYMC_PRECISION_BF16};
+        CHECK_MSG(pass_run_pipeline(m, &o, &err) == SYMC_OK, "%s", err.msg);
+        CHECK(out_dt(m, "mm") == SYMC_F32 && out_dt(m, "scale") == SYMC_F32 && out_dt(m, "sm") == SYMC_F32);
+        CHECK(dt_of(m, "w") == SYMC_F32 && dt_of(m, "c") == SYMC_F32);
+        CHECK(in_dt(m, "act", 0) == SYMC_BF16 && out_dt(m, "act") == SYMC_BF16);
+        symc_module_destroy(m);
+    }
+    /* an fp16 model compiled without --fp16 for a target without a half matmul: the matmul
+     * computes in fp32 between casts, everything else stays as the model declares it */
+    {
+        symc_error err;
+        symc_module *m = symc_module_create("h", &err);
+        symc_dim B;
+        symc_declare_symbol(m, "B", 1, 2, 4, 1, &B, &err);
+        symc_tensor x, w, h, y;
+        symc_add_input(m, "x", SYMC_F16, 2, (symc_dim[]){B, symc_dim_const(m, K)}, &x, &err);
+        uint16_t wd[K * K];
+        for (int i = 0; i < K * K; i++) wd[i] = 0x3C00; /* 1.0 */
+        symc_add_constant(m, "w", SYMC_F16, 2, (int64_t[]){K, K}, wd, sizeof wd, &w, &err);
+        CHECK(symc_add_node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0, &h, 1, &err) == SYMC_OK);
+        CHECK(symc_add_node(m, "relu", "act", &h, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
+        symc_mark_output(m, y, &err);
+        pass_options o = {.precision = SYMC_PRECISION_FP32, .precision_rules = &rules_no_matmul};
+        CHECK_MSG(pass_run_pipeline(m, &o, &err) == SYMC_OK, "%s", err.msg);
+        CHECK(in_dt(m, "mm", 0) == SYMC_F32 && in_dt(m, "mm", 1) == SYMC_F32 && out_dt(m, "mm") == SYMC_F32);
+        CHECK(dt_of(m, "w") == SYMC_F16 && dt_of(m, "x") == SYMC_F16);
+        CHECK(in_dt(m, "act", 0) == SYMC_F16 && out_dt(m, "act") == SYMC_F16);
+        CHECK_MSG(casts(m) == 3, "%u casts", casts(m));
         symc_module_destroy(m);
     }
     /* fp32 and tf32 leave the module as it is */

@@ -438,7 +438,12 @@ class Tracer:
             else:
                 self.fail(f"a symbolic size ({v}) used as a tensor value is not supported")
         if isinstance(v, (bool, int, float)):
-            if like_dtype.is_floating_point:
+            if like_dtype == torch.float16:  # a scalar operand of a half tensor: the tensor's dtype
+                arr = np.array(v, dtype=np.float16)
+            elif like_dtype == torch.bfloat16:  # numpy has no bfloat16: its bit patterns
+                bits = torch.tensor(v, dtype=torch.bfloat16).view(torch.int16).numpy()
+                return _T(self.m.constant(self.const_name("scalar"), bits, "BF16"))
+            elif like_dtype.is_floating_point:
                 arr = np.array(v, dtype=np.float32)
             elif like_dtype == torch.bool:
                 arr = np.array(v, dtype=np.bool_)
