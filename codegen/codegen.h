@@ -35,6 +35,13 @@ cg_options cg_default_options(void);
  * (pass_options.fuse): the CUDA target's when GPU code is on (opt NULL:
  * the defaults), NULL for a reference-only engine, which has no plan. */
 const pass_fuse_rules *cg_fuse_rules(const cg_options *opt);
+/* What the target runs in half precision, for the precision pass
+ * (pass_options.precision_rules): the CUDA target's when GPU code is on,
+ * NULL for a reference-only engine (every op may be half). */
+const pass_precision_rules *cg_precision_rules(const cg_options *opt);
+/* The CUDA target's rule (codegen/cuda_target.c): node runs on f16/bf16
+ * storage; emit_node refuses half tensors on any other node. */
+int cg_cuda_half_ok(const ir_module *m, uint32_t node);
 
 /* Whether the CUDA target runs node on f16/bf16 tensors (the precision
  * pass keeps the others in fp32). */

@@ -5,15 +5,149 @@
  * tool fills the same struct and calls it, so the two cannot drift apart. It
  * lives in codegen because it is the last stage; passes and ir do not depend
  * on it. */
+#include <math.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "codegen/codegen.h"
 #include "passes/pipeline.h"
 #include "symc/symc.h"
+#include "symc/symrt.h"
+
+/* ---- fp16 range calibration ---------------------------------------------------------------
+ * The precision pass keeps fp32 every tensor whose values would not fit fp16
+ * with headroom. Its max |value| is measured here, where the runtime may be
+ * used (passes may not): a copy of the module (serialized and read back)
+ * marks every f32 intermediate as a graph output, is built as a
+ * reference-only engine and runs once on the CPU reference backend at the
+ * symbols' opt values with seeded random inputs (symc_dtype_fill_random:
+ * floats in [-1, 1); integers moved to [1, 4], so no integer divides by 0). Each output's max |value| maps back
+ * to the tensor of the same name; inputs are measured from their buffers. A
+ * NaN max means not measured (constants: the pass checks their data). */
+typedef struct calib_run {
+    symrt_engine *e;
+    symrt_context *c;
+    void **bufs;
+    uint32_t n;
+} calib_run;
+
+static void calib_free(calib_run *r) {
+    for (uint32_t i = 0; r->bufs && i < r->n; i++) free(r->bufs[i]);
+    free(r->bufs);
+    symrt_context_destroy(r->c);
+    symrt_engine_destroy(r->e);
+}
+
+static symc_status calib_bind(calib_run *r, ir_module *copy, const int64_t *values, uint32_t nsym, symc_error *err) {
+    uint32_t ni = symrt_engine_num_inputs(r->e), no = symrt_engine_num_outputs(r->e);
+    r->n = ni + no;
+    r->bufs = calloc(r->n ? r->n : 1, sizeof *r->bufs);
+    if (!r->bufs) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the fp16 calibration");
+    for (uint32_t i = 0; i < ni; i++) {
+        symrt_io_info info;
+        symc_status st = symrt_engine_input(r->e, i, &info, err);
+        uint32_t t;
+        if (st) return st;
+        if (!ir_find_tensor(copy, info.name, &t))
+            return symc_error_setf(err, SYMC_ERR_INTERNAL, "fp16 calibration: no tensor '%s'", info.name);
+        int64_t dims[IR_MAX_RANK];
+        for (int32_t d = 0; d < copy->tensors[t].rank; d++)
+            if ((st = sym_eval(copy->syms, copy->tensors[t].dims[d], values, nsym, &dims[d], err))) return st;
+        if ((st = symrt_set_input_shape(r->c, info.name, dims, copy->tensors[t].rank, err))) return st;
+    }
+    uint64_t seed = 0x5eed0f16ull;
+    for (uint32_t i = 0; i < r->n; i++) {
+        symrt_io_info info;
+        symc_status st = i < ni ? symrt_engine_input(r->e, i, &info, err)
+                                : symrt_engine_output(r->e, i - ni, &info, err);
+        if (st) return st;
+        int64_t dims[IR_MAX_RANK];
+        int32_t rank = 0;
+        if ((st = symrt_get_tensor_shape(r->c, info.name, dims, &rank, err))) return st;
+        size_t n = 1;
+        for (int32_t d = 0; d < rank; d++) n *= (size_t)dims[d];
+        size_t bytes = n * symc_dtype_size(info.dtype);
+        r->bufs[i] = malloc(bytes ? bytes : 1);
+        if (!r->bufs[i])
+            return symc_error_setf(err, SYMC_ERR_NOMEM, "fp16 calibration: out of memory for '%s' (%zu bytes)",
+                                   info.name, bytes);
+        if (i < ni) symc_dtype_fill_random(r->bufs[i], info.dtype, n, &seed);
+        if (i < ni && (info.dtype == SYMC_I64 || info.dtype == SYMC_I32)) /* 1..4: no zero divisors */
+            for (size_t k = 0; k < n; k++)
+                symc_dtype_store(r->bufs[i], info.dtype, k, symc_dtype_load(r->bufs[i], info.dtype, k) + 1.0);
+        if ((st = symrt_set_tensor_address(r->c, info.name, r->bufs[i], bytes, err))) return st;
+    }
+    return SYMC_OK;
+}
+
+static symc_status calibrate(void *ctx, ir_module *m, double *max_abs, symc_error *err) {
+    const symc_compile_options *o = ctx;
+    for (uint32_t t = 0; t < m->n_tensors; t++) max_abs[t] = NAN;
+    if (o->progress) o->progress(o->ctx, "precision: fp16 range calibration at opt on the reference backend");
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    ir_module *copy = NULL;
+    calib_run r = {0};
+    symc_status st = ir_serialize(m, &bytes, &size, err);
+    if (!st) st = ir_deserialize(bytes, size, &copy, err);
+    free(bytes);
+    bytes = NULL;
+    for (uint32_t t = 0; !st && t < copy->n_tensors; t++) {
+        const ir_tensor *x = &copy->tensors[t];
+        int io = 0;
+        for (uint32_t k = 0; k < copy->n_inputs; k++) io |= copy->inputs[k] == t;
+        for (uint32_t k = 0; k < copy->n_outputs; k++) io |= copy->outputs[k] == t;
+        if (!io && x->dtype == SYMC_F32 && x->constant == IR_NONE && x->producer != IR_NONE)
+            st = ir_mark_output(copy, t, err);
+    }
+    if (!st) st = pass_infer_shapes(copy, err);
+    cg_options cg = cg_default_options();
+    cg.gpu = 0;
+    cg.tune = 0;
+    if (!st) st = cg_build_engine(copy, &cg, &bytes, &size, err);
+    if (!st) st = symrt_engine_load(bytes, size, &r.e, err);
+    free(bytes);
+    if (!st) st = symrt_context_create(r.e, SYMRT_BACKEND_REF, NULL, &r.c, err);
+    uint32_t nsym = st ? 0 : sym_symbol_count(copy->syms);
+    int64_t *values = calloc(nsym ? nsym : 1, sizeof *values);
+    if (!st && !values) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the fp16 calibration");
+    for (uint32_t i = 0; !st && i < nsym; i++) {
+        sym_symbol_info info;
+        sym_symbol_get(copy->syms, (sym_id)i, &info);
+        values[i] = info.opt;
+    }
+    if (!st) st = calib_bind(&r, copy, values, nsym, err);
+    if (!st) st = symrt_enqueue(r.c, NULL, err);
+    uint32_t ni = st ? 0 : symrt_engine_num_inputs(r.e);
+    for (uint32_t i = 0; !st && i < r.n; i++) {
+        symrt_io_info info;
+        st = i < ni ? symrt_engine_input(r.e, i, &info, err) : symrt_engine_output(r.e, i - ni, &info, err);
+        int64_t dims[IR_MAX_RANK];
+        int32_t rank = 0;
+        if (!st) st = symrt_get_tensor_shape(r.c, info.name, dims, &rank, err);
+        uint32_t t;
+        if (st || !ir_find_tensor(m, info.name, &t) || m->tensors[t].dtype != SYMC_F32) continue;
+        size_t n = 1;
+        for (int32_t d = 0; d < rank; d++) n *= (size_t)dims[d];
+        double mx = 0.0;
+        for (size_t k = 0; k < n; k++) {
+            double v = fabs(symc_dtype_load(r.bufs[i], info.dtype, k));
+            if (isfinite(v) && v > mx) mx = v; /* inf and NaN are stored as they are in half too */
+        }
+        max_abs[t] = mx;
+    }
+    free(values);
+    calib_free(&r);
+    ir_module_free(copy);
+    if (st)
+        symc_error_prefix(err, "fp16 range calibration (run at opt on the reference backend; --no-calibrate skips it)");
+    return st;
+}
 
 void symc_compile_options_init(symc_compile_options *o) {
     if (!o) return;
-    *o = (symc_compile_options){.gpu = 1, .arch = NULL, .precision = SYMC_PRECISION_FP32, .tune = 1};
+    *o = (symc_compile_options){.gpu = 1, .arch = NULL, .precision = SYMC_PRECISION_FP32, .tune = 1, .calibrate = 1};
 }
 
 symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt, const char *path, symc_error *err) {
@@ -32,7 +166,16 @@ symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt,
     cg.progress = o.progress;
     cg.progress_ctx = o.ctx;
     /* the target's rules plan fusion (NULL without GPU code: no plan) */
-    pass_options po = {o.dump_after, o.dump, o.progress, o.ctx, cg_fuse_rules(&cg)};
+    pass_options po = {.dump_after = o.dump_after,
+                       .dump = o.dump,
+                       .progress = o.progress,
+                       .ctx = o.ctx,
+                       .fuse = cg_fuse_rules(&cg),
+                       .precision = o.precision,
+                       .precision_rules = cg_precision_rules(&cg),
+                       .fp32_layers = o.fp32_layers,
+                       .calibrate = o.calibrate ? calibrate : NULL,
+                       .calibrate_ctx = &o};
     symc_status st = pass_run_pipeline(m, &po, err);
     if (st) return st;
     return cg_write_engine(m, &cg, path, err);

@@ -89,6 +89,8 @@ static const symc_constant constants[] = {
     OFF(symc_compile_options, dump_after),
     OFF(symc_compile_options, dump),
     OFF(symc_compile_options, ctx),
+    OFF(symc_compile_options, fp32_layers),
+    OFF(symc_compile_options, calibrate),
     SIZE(symrt_io_info),
     OFF(symrt_io_info, name),
     OFF(symrt_io_info, dtype),

@@ -28,6 +28,39 @@ symc_status pass_check_sizes(ir_module *m, symc_error *err);
  * constant weights, a bias, the batch norm an identity nobody reads. */
 symc_status pass_fold_batch_norm(ir_module *m, symc_error *err);
 
+/* ---- precision (precision.c) -------------------------------------------------------- */
+/* What a target can run in half precision: half_ok(m, node) says whether the
+ * target's kernel for `node` reads and writes f16/bf16 storage (computing in
+ * fp32). The CUDA target's answer is cg_cuda_half_ok (codegen/cuda_target.c),
+ * which its emitter checks too; without rules every op may be half (the
+ * reference backend runs every op on half storage, math in double). */
+typedef struct pass_precision_rules {
+    const char *name; /* the target's */
+    int (*half_ok)(const ir_module *m, uint32_t node);
+} pass_precision_rules;
+
+/* The largest calibrated max |value| an f32 tensor may have to be stored in
+ * fp16 (max finite 65504): 16x headroom, because calibration sees seeded
+ * random inputs at one size, not the worst input, and a tensor near the
+ * limit there can overflow with real data. */
+#define PASS_FP16_SAFE_MAX 4096.0
+
+typedef struct pass_precision_options {
+    symc_dtype half;                   /* SYMC_F16 or SYMC_BF16; anything else: the pass changes nothing */
+    const pass_precision_rules *rules; /* NULL: every op may run in half */
+    const char *fp32_layers;           /* node names and/or op names kept fp32, comma separated; NULL: none */
+    const double *max_abs;             /* per tensor (indices before the pass): calibrated max |value|
+                                          (NaN: unknown); NULL: no calibration */
+    uint32_t n_max_abs;
+    double fp16_limit; /* for f16: tensors whose max_abs exceeds it stay f32 (PASS_FP16_SAFE_MAX) */
+} pass_precision_options;
+
+/* Half storage (precision.c): converts the module's f32 tensors and constant
+ * data to o->half, except the fp32 islands (ops the rules refuse, the
+ * --fp32-layers list, calibrated tensors over the fp16 limit); graph inputs
+ * and outputs keep their declared dtypes, with casts at the boundary. */
+symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_error *err);
+
 /* ---- fusion (fuse.c) ---------------------------------------------------------------- */
 /* What a target can run fused. The fuse pass finds the candidates (private
  * results, shapes, node order, what is already claimed) and asks these

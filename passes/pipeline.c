@@ -31,12 +31,40 @@ static symc_status fuse(ir_module *m, const pass_options *o, symc_error *err) {
     return pass_fuse(m, o ? o->fuse : NULL, err);
 }
 
+static symc_status precision(ir_module *m, const pass_options *o, symc_error *err) {
+    if (!o) return SYMC_OK;
+    /* FP32/TF32: no conversion, but a target's rules still upcast half nodes it cannot run */
+    int half = o->precision == SYMC_PRECISION_FP16 || o->precision == SYMC_PRECISION_BF16;
+    pass_precision_options po = {!half                                     ? SYMC_DTYPE_COUNT
+                                     : o->precision == SYMC_PRECISION_FP16 ? SYMC_F16
+                                                                           : SYMC_BF16,
+                                 o->precision_rules,
+                                 o->fp32_layers,
+                                 NULL,
+                                 0,
+                                 PASS_FP16_SAFE_MAX};
+    double *max_abs = NULL;
+    if (po.half == SYMC_F16 && o->calibrate) {
+        /* bf16 has f32's exponent range: no overflow island needed */
+        max_abs = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *max_abs);
+        if (!max_abs) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the fp16 calibration");
+        symc_status st = o->calibrate(o->calibrate_ctx, m, max_abs, err);
+        if (st) {
+            free(max_abs);
+            return st;
+        }
+        po.max_abs = max_abs;
+        po.n_max_abs = m->n_tensors;
+    }
+    symc_status st = pass_precision(m, &po, err);
+    free(max_abs);
+    return st;
+}
+
 static const pass_info pipeline[] = {
-    {"verify", verify},
-    {"infer-shapes", infer_shapes},
-    {"check-sizes", check_sizes},
-    {"fold-batch-norm", fold_batch_norm},
-    {"fuse", fuse},
+    {"verify", verify},           {"infer-shapes", infer_shapes},
+    {"check-sizes", check_sizes}, {"fold-batch-norm", fold_batch_norm},
+    {"precision", precision},     {"fuse", fuse},
 };
 
 const pass_info *pass_list(uint32_t *count) {

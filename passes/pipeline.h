@@ -18,6 +18,14 @@ typedef struct pass_options {
     /* the rules of the target the module is built for (the driver gets them from codegen:
      * cg_fuse_rules); NULL: no fusion plan (a reference-only engine) */
     const pass_fuse_rules *fuse;
+    /* half storage (the precision pass): FP16/BF16 convert, FP32/TF32 leave the module as it is */
+    symc_precision precision;
+    const pass_precision_rules *precision_rules; /* the target's (cg_precision_rules); NULL: every op */
+    const char *fp32_layers;                     /* --fp32-layers; NULL: none */
+    /* fp16 range calibration (the driver's: codegen runs the module on the reference backend):
+     * fills max_abs[t] for each of the module's n tensors (NaN: not measured); NULL: none */
+    symc_status (*calibrate)(void *ctx, ir_module *m, double *max_abs, symc_error *err);
+    void *calibrate_ctx; /* handed to calibrate */
 } pass_options;
 
 typedef struct pass_info {

@@ -7,6 +7,7 @@
  * is exact; narrowing computes the nearest representable value in double
  * precision (frexp/ldexp, so nothing depends on the host's float format) and
  * rounds once, ties to even. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -63,8 +64,25 @@ static double widen(uint16_t h, int ebits, int mbits) {
     return (h & 0x8000u) ? -v : v;
 }
 
-double symc_f16_to_f64(uint16_t h) { return widen(h, 5, 10); }
-double symc_bf16_to_f64(uint16_t h) { return widen(h, 8, 7); }
+/* The same values as widen, through f32's bit layout (every f16 and bf16 value
+ * is an f32 value): the reference kernels load each operand this way, so the
+ * common cases avoid ldexp. */
+double symc_f16_to_f64(uint16_t h) {
+    uint32_t ef = (h >> 10) & 31u, mf = h & 1023u;
+    if (ef == 0) return (h & 0x8000u) ? -(double)mf * 0x1p-24 : (double)mf * 0x1p-24;
+    if (ef == 31) return widen(h, 5, 10);
+    uint32_t u = ((uint32_t)(h & 0x8000u) << 16) | ((ef + 112u) << 23) | (mf << 13);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+double symc_bf16_to_f64(uint16_t h) {
+    if (((h >> 7) & 255u) == 255u) return widen(h, 8, 7);
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
 uint16_t symc_f64_to_f16(double x) { return narrow(x, 5, 10); }
 uint16_t symc_f64_to_bf16(double x) { return narrow(x, 8, 7); }
 float symc_f16_to_f32(uint16_t h) { return (float)widen(h, 5, 10); }
@@ -108,5 +126,73 @@ double symc_dtype_load(const void *data, symc_dtype dt, size_t i) {
     }
     case SYMC_BOOL: return p[i] ? 1.0 : 0.0;
     default: return NAN;
+    }
+}
+
+/* f64 -> f32 with IEEE overflow behaviour spelled out (C leaves it undefined) */
+static float to_f32(double v) {
+    if (fabs(v) > FLT_MAX && !isinf(v)) {
+        /* halfway between FLT_MAX and 2^128 and beyond rounds to infinity */
+        double halfway = ldexp(2.0 - ldexp(1.0, -24), 127);
+        float big = fabs(v) >= halfway ? INFINITY : FLT_MAX;
+        return v < 0 ? -big : big;
+    }
+    return (float)v;
+}
+
+/* float -> integer: truncation toward zero, saturated, NaN -> 0 (never C's undefined conversion) */
+static int64_t to_i64_sat(double v) {
+    if (isnan(v)) return 0;
+    if (v >= 9223372036854775808.0) return INT64_MAX;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)v;
+}
+
+void symc_dtype_store(void *data, symc_dtype dt, size_t i, double v) {
+    char *p = (char *)data;
+    switch (dt) {
+    case SYMC_F32: {
+        float f = to_f32(v);
+        memcpy(p + 4 * i, &f, 4);
+        break;
+    }
+    case SYMC_F64: memcpy(p + 8 * i, &v, 8); break;
+    case SYMC_F16: {
+        uint16_t h = symc_f64_to_f16(v);
+        memcpy(p + 2 * i, &h, 2);
+        break;
+    }
+    case SYMC_BF16: {
+        uint16_t h = symc_f64_to_bf16(v);
+        memcpy(p + 2 * i, &h, 2);
+        break;
+    }
+    case SYMC_I64: {
+        int64_t x = to_i64_sat(v);
+        memcpy(p + 8 * i, &x, 8);
+        break;
+    }
+    case SYMC_I32: {
+        int64_t w = to_i64_sat(v);
+        int32_t x = w > INT32_MAX ? INT32_MAX : w < INT32_MIN ? INT32_MIN : (int32_t)w;
+        memcpy(p + 4 * i, &x, 4);
+        break;
+    }
+    case SYMC_BOOL: p[i] = (char)(v != 0.0); break; /* NaN != 0: true, as in NumPy */
+    default: break;
+    }
+}
+
+void symc_dtype_fill_random(void *data, symc_dtype dt, size_t n, uint64_t *state) {
+    for (size_t i = 0; i < n; i++) {
+        *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(*state >> 33);
+        double u = r / 2147483648.0 * 2.0 - 1.0;
+        switch (dt) {
+        case SYMC_I64:
+        case SYMC_I32: symc_dtype_store(data, dt, i, (double)(r % 4)); break;
+        case SYMC_BOOL: symc_dtype_store(data, dt, i, (double)(r & 1)); break;
+        default: symc_dtype_store(data, dt, i, u); break;
+        }
     }
 }

@@ -350,7 +350,7 @@ static int b_point_run(const b_run *r, const b_point *p, b_result *res, symc_err
                 uint64_t *d = &dev[(size_t)s * nio + i];
                 B_CU(r->drv->mem_alloc(d, bytes[i] ? bytes[i] : 1), "cuMemAlloc (out of device memory?)");
                 if (i < r->ni) {
-                    npy_fill_random(host[i], info[i].dtype, elems[i], &state);
+                    symc_dtype_fill_random(host[i], info[i].dtype, elems[i], &state);
                     if (bytes[i]) B_CU(r->drv->memcpy_htod(*d, host[i], bytes[i]), "cuMemcpyHtoD");
                 } else if (bytes[i]) B_CU(r->drv->memset_d8(*d, 0xff, bytes[i]), "cuMemsetD8");
             }
@@ -359,7 +359,7 @@ static int b_point_run(const b_run *r, const b_point *p, b_result *res, symc_err
         for (uint32_t i = 0; i < nio; i++) {
             host[i] = malloc(bytes[i] ? bytes[i] : 1);
             if (!host[i]) goto oom;
-            if (i < r->ni) npy_fill_random(host[i], info[i].dtype, elems[i], &state);
+            if (i < r->ni) symc_dtype_fill_random(host[i], info[i].dtype, elems[i], &state);
             else memset(host[i], 0xff, bytes[i]);
         }
     }

@@ -86,6 +86,34 @@ static void print_tuned(const rt_engine *e, uint32_t i, int64_t *const slots[3])
     }
 }
 
+/* Tensors by storage type (the precision pass's result): count and bytes at opt of the
+ * activations and of the weights per dtype; with `list`, every tensor with its type and shape. */
+static void print_storage(const rt_engine *e, int64_t *const slots[3], int list) {
+    uint32_t count[2][SYMC_DTYPE_COUNT] = {{0}};
+    int64_t bytes[2][SYMC_DTYPE_COUNT] = {{0}};
+    for (uint32_t t = 0; t < e->n_tensors; t++) {
+        const rt_tensor *x = &e->tensors[t];
+        if ((unsigned)x->dtype >= SYMC_DTYPE_COUNT) continue;
+        int w = x->constant != RT_NONE;
+        int64_t n = (int64_t)symc_dtype_size(x->dtype);
+        for (int32_t d = 0; d < x->rank; d++) n *= slots[1][x->dims[d]];
+        count[w][x->dtype]++;
+        bytes[w][x->dtype] += n;
+    }
+    printf("storage (tensors by type, bytes at opt):");
+    for (int w = 0; w < 2; w++)
+        for (int dt = 0; dt < SYMC_DTYPE_COUNT; dt++)
+            if (count[w][dt])
+                printf(" %s %s %u (%" PRId64 ")", w ? "weights" : "activations", symc_dtype_name((symc_dtype)dt),
+                       count[w][dt], bytes[w][dt]);
+    printf("\n");
+    for (uint32_t t = 0; list && t < e->n_tensors; t++) {
+        printf("  %s%s: ", e->tensors[t].name, e->tensors[t].constant != RT_NONE ? " (weight)" : "");
+        print_shape(e, &e->tensors[t], slots);
+        printf("\n");
+    }
+}
+
 int symc_inspect_engine(const char *path, int show_source) {
     symc_error err;
     uint8_t *buf;
@@ -139,6 +167,7 @@ int symc_inspect_engine(const char *path, int show_source) {
             printf("\n");
         }
     }
+    print_storage(e, slots, show_source & SYMC_INSPECT_TENSORS);
     printf("run-time guards: %u\n", e->n_guards);
     for (uint32_t g = 0; g < e->n_guards; g++) printf("  %s\n", e->guards[g].message);
     /* activation memory: the runtime's own plans and their formulas (tools/memory.c) */
@@ -179,7 +208,8 @@ int symc_inspect_engine(const char *path, int show_source) {
     uint32_t n_alias = 0;
     for (uint32_t i = 0; i < e->n_aliases; i++) n_alias += e->aliases[i] != RT_NONE;
     if (n_alias) printf("views (no data moved): %u tensors share another's storage\n", n_alias);
-    if (show_source && e->cuda_source[0]) printf("\n// ---- generated CUDA C ----\n%s\n", e->cuda_source);
+    if ((show_source & SYMC_INSPECT_SOURCE) && e->cuda_source[0])
+        printf("\n// ---- generated CUDA C ----\n%s\n", e->cuda_source);
 done:
     for (int l = 0; l < 3; l++) free(slots[l]);
     free(vals);

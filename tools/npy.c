@@ -6,7 +6,9 @@
  * believed only once its byte size fits in 64 bits (tools/checked.h) and the
  * file holds that many bytes after the header, so a crafted header cannot make
  * the reader allocate more than the file's own size. bf16 has no NumPy type
- * and is written as f32. */
+ * of its own: it is written as f32 (exact), and read from '<V2' (what NumPy
+ * writes for an ml_dtypes.bfloat16 array: the raw 16-bit patterns); symc run
+ * also takes an f32 file for a bf16 or f16 input, rounded once to nearest even. */
 #include "tools/npy.h"
 
 #include "runtime/ref/ref_kernels.h"
@@ -23,8 +25,8 @@ static const struct {
     const char *descr;
     symc_dtype dtype;
     size_t size;
-} kinds[] = {{"<f4", SYMC_F32, 4}, {"<f2", SYMC_F16, 2}, {"<f8", SYMC_F64, 8},
-             {"<i8", SYMC_I64, 8}, {"<i4", SYMC_I32, 4}, {"|b1", SYMC_BOOL, 1}};
+} kinds[] = {{"<f4", SYMC_F32, 4}, {"<f2", SYMC_F16, 2},  {"<f8", SYMC_F64, 8}, {"<i8", SYMC_I64, 8},
+             {"<i4", SYMC_I32, 4}, {"|b1", SYMC_BOOL, 1}, {"<V2", SYMC_BF16, 2}};
 
 symc_status npy_read(const char *path, npy_array *out, symc_error *err) {
     memset(out, 0, sizeof *out);
@@ -72,8 +74,8 @@ symc_status npy_read(const char *path, npy_array *out, symc_error *err) {
             es = kinds[k].size;
         }
     if (!es) {
-        st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "'%s': dtype '%s' is not one of <f4 <f2 <f8 <i8 <i4 |b1", path,
-                             descr);
+        st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                             "'%s': dtype '%s' is not one of <f4 <f2 <f8 <i8 <i4 |b1 <V2 (bf16)", path, descr);
         goto done;
     }
     if (strncmp(fo + 16 + strspn(fo + 16, " "), "False", 5) != 0) {
@@ -182,23 +184,4 @@ symc_status npy_write(const char *path, symc_dtype dtype, int32_t rank, const in
     if (fclose(f) != 0) ok = 0;
     if (!ok) return symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s'", path);
     return SYMC_OK;
-}
-
-void npy_fill_random(void *data, symc_dtype dt, size_t n, uint64_t *state) {
-    size_t width = symc_dtype_size(dt);
-    for (size_t i = 0; i < n; i++) {
-        *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-        uint32_t r = (uint32_t)(*state >> 33);
-        double u = r / 2147483648.0 * 2.0 - 1.0;
-        switch (dt) {
-        case SYMC_F32: ((float *)data)[i] = (float)u; break;
-        case SYMC_F64: ((double *)data)[i] = u; break;
-        case SYMC_F16: ((uint16_t *)data)[i] = symc_f64_to_f16(u); break;
-        case SYMC_BF16: ((uint16_t *)data)[i] = symc_f64_to_bf16(u); break;
-        case SYMC_I64: ((int64_t *)data)[i] = r % 4; break;
-        case SYMC_I32: ((int32_t *)data)[i] = (int32_t)(r % 4); break;
-        case SYMC_BOOL: ((uint8_t *)data)[i] = r & 1; break;
-        default: memset((char *)data + i * width, 0, width); break;
-        }
-    }
 }

@@ -20,8 +20,4 @@ symc_status npy_read(const char *path, npy_array *out, symc_error *err);
 symc_status npy_write(const char *path, symc_dtype dtype, int32_t rank, const int64_t *dims, const void *data,
                       symc_error *err);
 
-/* Seeded test inputs, as `symc run` and `symc bench` make them: floats
- * uniform in [-1, 1), integers in [0, 4), booleans; *state advances. */
-void npy_fill_random(void *data, symc_dtype dtype, size_t n, uint64_t *state);
-
 #endif

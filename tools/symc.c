@@ -49,15 +49,21 @@ static int cmd_inspect(int argc, char **argv) {
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             printf("usage: symc inspect FILE.symir\n"
-                   "       symc inspect FILE.symx [--source]\n"
+                   "       symc inspect FILE.symx [--source] [--tensors]\n"
                    "A module: symbols with their ranges, guards, inputs, nodes with their\n"
                    "symbolic output shapes, and outputs. An engine: versions and GPU target,\n"
                    "shapes and activation memory at min|opt|max, and every GPU step in order\n"
-                   "with its library choice; --source prints the generated CUDA C.\n");
+                   "with its library choice, and the tensors' storage types (count and\n"
+                   "bytes at opt per type); --tensors lists every tensor with its type,\n"
+                   "--source prints the generated CUDA C.\n");
             return 0;
         }
         if (!strcmp(argv[i], "--source")) {
-            source = 1;
+            source |= SYMC_INSPECT_SOURCE;
+            continue;
+        }
+        if (!strcmp(argv[i], "--tensors")) {
+            source |= SYMC_INSPECT_TENSORS;
             continue;
         }
         if (argv[i][0] == '-' && argv[i][1]) return usage_error("inspect: unknown flag '%s'", argv[i]);
@@ -65,7 +71,8 @@ static int cmd_inspect(int argc, char **argv) {
         path = argv[i];
     }
     if (!path) return usage_error("inspect: missing FILE%s", "");
-    if (source && !has_suffix(path, ".symx")) return usage_error("inspect: --source is for engines (.symx)%s", "");
+    if (source && !has_suffix(path, ".symx"))
+        return usage_error("inspect: --source and --tensors are for engines (.symx)%s", "");
     symc_error err;
     if (tool_check_regular_file(path, has_suffix(path, ".symx") ? "engine" : "module", &err)) {
         fprintf(stderr, "symc: %s\n", err.msg);
@@ -127,8 +134,15 @@ static int cmd_compile(int argc, char **argv) {
                 "options:\n"
                 "  --arch sm_XY      target GPU (default: the GPU present, else sm_90); cubin for it\n"
                 "                    plus PTX that newer GPUs compile at load\n"
-                "  --fp16 | --bf16   matrix products and convolutions with fp16/bf16 operands and\n"
-                "                    fp32 accumulation (tensor storage stays fp32)\n"
+                "  --fp16 | --bf16   layers may run in half precision: weights and activations stored\n"
+                "                    as fp16/bf16 (the precision pass), fp32 accumulation, fp32\n"
+                "                    islands where the target has no half kernel, for --fp32-layers\n"
+                "                    and (fp16) for tensors whose calibrated max |value| passes 4096;\n"
+                "                    model inputs and outputs keep their dtypes (casts at the boundary)\n"
+                "  --fp32-layers L   keep these nodes and/or op types fp32 (comma separated, e.g.\n"
+                "                    softmax,layer_norm,/blocks.0/attn/MatMul)\n"
+                "  --no-calibrate    skip the fp16 range calibration (a run at opt with seeded random\n"
+                "                    inputs on the reference backend)\n"
                 "  --tf32            matrix products and convolutions in TF32 (default: true fp32)\n"
                 "  --no-tune         store library heuristics instead of timing candidates at opt and\n"
                 "                    a few sizes across the declared ranges\n"
@@ -162,6 +176,8 @@ static int cmd_compile(int argc, char **argv) {
         } else if ((v = flag_value(argc, argv, &i, "-o")) || (v = flag_value(argc, argv, &i, "--output"))) out = v;
         else if ((v = flag_value(argc, argv, &i, "--dump-after"))) opt.dump_after = v;
         else if ((v = flag_value(argc, argv, &i, "--arch"))) opt.arch = v;
+        else if ((v = flag_value(argc, argv, &i, "--fp32-layers"))) opt.fp32_layers = v;
+        else if (!strcmp(argv[i], "--no-calibrate")) opt.calibrate = 0;
         else if (!strcmp(argv[i], "--fp16")) opt.precision = SYMC_PRECISION_FP16, n_prec++;
         else if (!strcmp(argv[i], "--bf16")) opt.precision = SYMC_PRECISION_BF16, n_prec++;
         else if (!strcmp(argv[i], "--tf32")) opt.precision = SYMC_PRECISION_TF32, n_prec++;
@@ -183,8 +199,13 @@ static int cmd_compile(int argc, char **argv) {
         rc = usage_error("compile: --fp16, --bf16 and --tf32 exclude each other%s", "");
         goto done;
     }
-    if (!opt.gpu && (opt.arch || n_prec)) {
-        rc = usage_error("compile: --no-gpu takes no --arch or precision flag%s", "");
+    if (opt.fp32_layers && opt.precision != SYMC_PRECISION_FP16 && opt.precision != SYMC_PRECISION_BF16) {
+        rc = usage_error("compile: --fp32-layers needs --fp16 or --bf16%s", "");
+        goto done;
+    }
+    /* --fp16/--bf16 are half storage, which the reference backend runs too */
+    if (!opt.gpu && (opt.arch || opt.precision == SYMC_PRECISION_TF32)) {
+        rc = usage_error("compile: --no-gpu takes no --arch or --tf32%s", "");
         goto done;
     }
     int is_onnx = has_suffix(model, ".onnx");
@@ -312,6 +333,15 @@ static int run_read_inputs(run_state *r, const run_opts *o, symc_error *err) {
         }
         if (npy_read(eq + 1, &r->given[found], err)) return 1;
         symrt_engine_input(r->e, found, &info, NULL);
+        npy_array *g = &r->given[found];
+        if (g->dtype == SYMC_F32 && (info.dtype == SYMC_BF16 || info.dtype == SYMC_F16)) {
+            /* an f32 file for a half input (bf16 has no NumPy type of its own): rounded once to nearest even */
+            size_t n = g->size / 4;
+            for (size_t k = 0; k < n; k++)
+                symc_dtype_store(g->data, info.dtype, k, symc_dtype_load(g->data, SYMC_F32, k));
+            g->dtype = info.dtype;
+            g->size = n * 2;
+        }
         if (r->given[found].dtype != info.dtype)
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--input %s: the file holds %s, the input is %s", spec,
                                    symc_dtype_name(r->given[found].dtype), symc_dtype_name(info.dtype)),
@@ -387,7 +417,7 @@ static symc_status run_bind(run_state *r, uint32_t i, const symrt_io_info *info,
     } else {
         r->bufs[i] = malloc(bytes ? bytes : 1);
         if (!r->bufs[i]) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for '%s'", info->name);
-        if (i < r->ni) npy_fill_random(r->bufs[i], info->dtype, r->elems[i], state);
+        if (i < r->ni) symc_dtype_fill_random(r->bufs[i], info->dtype, r->elems[i], state);
         else memset(r->bufs[i], 0xff, bytes); /* poison: a missed write shows */
     }
     if (!r->drv) return symrt_set_tensor_address(r->c, info->name, r->bufs[i], bytes, err);

@@ -29,6 +29,15 @@ const char *symc_dtype_name(symc_dtype dt); /* "f32", "f16", "bf16", "f64", "i64
 /* Element i of a buffer of dtype dt as a double (bool: 0 or 1; NaN for an
  * invalid dtype). Reads through memcpy, so the buffer needs no alignment. */
 double symc_dtype_load(const void *data, symc_dtype dt, size_t i);
+/* Stores v as element i of a buffer of dtype dt, rounded once: floats to
+ * nearest even (overflow to infinity, NaN kept), integers truncated toward
+ * zero and saturated (NaN: 0), bool v != 0. Writes through memcpy. Nothing
+ * is written for an invalid dtype. */
+void symc_dtype_store(void *data, symc_dtype dt, size_t i, double v);
+/* Seeded test inputs, as `symc run`, `symc bench` and the fp16 calibration
+ * make them: n elements, floats uniform in [-1, 1) (rounded once to dt),
+ * integers in [0, 4), booleans; *state (an LCG) advances. */
+void symc_dtype_fill_random(void *data, symc_dtype dt, size_t n, uint64_t *state);
 
 /* IEEE binary16 and bfloat16 conversions. Widening is exact; narrowing rounds
  * once to nearest, ties to even, overflows to infinity and keeps NaN a NaN

@@ -108,6 +108,13 @@ typedef struct symc_compile_options {
     const char *dump_after;                        /* a pass name (--dump-after): dump gets the IR as text after it */
     void (*dump)(void *ctx, const char *pass, const char *text);
     void *ctx; /* handed to progress and dump */
+    /* Half storage (precision FP16/BF16, the precision pass): node names and/or op names
+     * ("softmax,layer_norm,/blocks.0/Add"), comma separated, kept fp32 (--fp32-layers);
+     * NULL: none. */
+    const char *fp32_layers;
+    /* 1 (default): for FP16, run the module once on the reference backend at opt with seeded
+     * random inputs and keep fp32 every tensor whose max |value| passes 4096 (--no-calibrate: 0) */
+    int calibrate;
 } symc_compile_options;
 
 /* The defaults above. */

@@ -37,17 +37,6 @@ int64_t rt_ref_numel(const rt_ref_tensor *t) {
 
 /* ---- small floats ---------------------------------------------------------------- */
 /* v >= 0, integral part well below 2^52: round half to even */
-/* f64 -> f32 with IEEE overflow behaviour spelled out (C leaves it undefined) */
-static float to_f32(double v) {
-    if (fabs(v) > FLT_MAX && !isinf(v)) {
-        /* halfway between FLT_MAX and 2^128 and beyond rounds to infinity */
-        double halfway = ldexp(2.0 - ldexp(1.0, -24), 127);
-        float big = fabs(v) >= halfway ? INFINITY : FLT_MAX;
-        return v < 0 ? -big : big;
-    }
-    return (float)v;
-}
-
 /* An integer as an f64 that rounds like the integer: exact below 2^53, else
  * cut to 53 bits with the lowest one set if anything was cut (round to odd),
  * which is enough for a later rounding to <= 51 mantissa bits to be correct. */
@@ -62,17 +51,9 @@ static double i64_to_f64_sticky(int64_t v) {
 }
 
 int64_t rt_f64_to_i64_sat(double v) {
-    if (isnan(v)) return 0;
-    if (v >= 9223372036854775808.0) return INT64_MAX;
-    if (v <= -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)v; /* truncates toward zero */
-}
-
-static int32_t f64_to_i32_sat(double v) {
-    if (isnan(v)) return 0;
-    if (v >= 2147483648.0) return INT32_MAX;
-    if (v <= -2147483648.0) return INT32_MIN;
-    return (int32_t)v;
+    int64_t x = 0;
+    symc_dtype_store(&x, SYMC_I64, 0, v); /* truncates toward zero, saturates, NaN -> 0 */
+    return x;
 }
 
 /* two's-complement wrap of the low 32 bits, without implementation-defined casts */
@@ -102,39 +83,7 @@ int64_t rt_ld_i(const rt_ref_tensor *t, int64_t i) {
     }
 }
 
-void rt_st_f(rt_ref_tensor *t, int64_t i, double v) {
-    char *p = (char *)t->data;
-    switch (t->dtype) {
-    case SYMC_F32: {
-        float f = to_f32(v);
-        memcpy(p + 4 * i, &f, 4);
-        break;
-    }
-    case SYMC_F64: memcpy(p + 8 * i, &v, 8); break;
-    case SYMC_F16: {
-        uint16_t h = symc_f64_to_f16(v);
-        memcpy(p + 2 * i, &h, 2);
-        break;
-    }
-    case SYMC_BF16: {
-        uint16_t h = symc_f64_to_bf16(v);
-        memcpy(p + 2 * i, &h, 2);
-        break;
-    }
-    case SYMC_I64: {
-        int64_t x = rt_f64_to_i64_sat(v);
-        memcpy(p + 8 * i, &x, 8);
-        break;
-    }
-    case SYMC_I32: {
-        int32_t x = f64_to_i32_sat(v);
-        memcpy(p + 4 * i, &x, 4);
-        break;
-    }
-    case SYMC_BOOL: p[i] = (char)(v != 0.0); break; /* NaN != 0: true, as in NumPy */
-    default: break;
-    }
-}
+void rt_st_f(rt_ref_tensor *t, int64_t i, double v) { symc_dtype_store(t->data, t->dtype, (size_t)i, v); }
 
 void rt_st_i(rt_ref_tensor *t, int64_t i, int64_t v) {
     char *p = (char *)t->data;

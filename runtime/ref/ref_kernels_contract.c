@@ -8,6 +8,7 @@
  * and the added dims are dropped from the result), then broadcasts the batch
  * dims like any NumPy operands. conv2d walks the 7 loops of the definition
  * with padding as "skip what falls outside" and groups as a channel offset. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/ref/ref_kernels_internal.h"
@@ -87,11 +88,28 @@ symc_status rt_k_matmul(rt_ctx *c) {
     rt_bcast_strides(&bb, br, sb);
     int64_t batches = rt_numel_dims(br, bdims), o = 0;
     int is_float = rt_is_float(a->dtype);
+    /* half operands: each batch's blocks widened (exactly) to f64, the f64 block loop, and the
+     * result rounded once on store: the same sums in the same order as the element loop below */
+    int half = (a->dtype == SYMC_F16 || a->dtype == SYMC_BF16) && b->dtype == a->dtype;
+    double *wide = NULL;
+    if (half && m * k + k * n + m * n > 0) {
+        wide = malloc((size_t)(m * k + k * n + m * n) * sizeof *wide);
+        if (!wide) return rt_fail(c, SYMC_ERR_NOMEM, "out of memory widening half operands");
+    }
     for (int64_t bi = 0; bi < batches; bi++, rt_next(br, bdims, bc)) {
         int64_t a0 = rt_offset(br, bc, sa) * m * k, b0 = rt_offset(br, bc, sb) * k * n;
         if (a->dtype == SYMC_F32 || a->dtype == SYMC_F64) {
             matmul_block(a, b, &c->out[0], a0, b0, o, m, n, k);
             o += m * n;
+            continue;
+        }
+        if (wide) {
+            rt_ref_tensor wa = {SYMC_F64, 1, {m * k}, wide}, wb = {SYMC_F64, 1, {k * n}, wide + m * k};
+            rt_ref_tensor wo = {SYMC_F64, 1, {m * n}, wide + m * k + k * n};
+            for (int64_t i = 0; i < m * k; i++) wide[i] = rt_ld_f(a, a0 + i);
+            for (int64_t i = 0; i < k * n; i++) wide[m * k + i] = rt_ld_f(b, b0 + i);
+            matmul_block(&wa, &wb, &wo, 0, 0, 0, m, n, k);
+            for (int64_t i = 0; i < m * n; i++, o++) rt_st_f(&c->out[0], o, wide[m * k + k * n + i]);
             continue;
         }
         for (int64_t i = 0; i < m; i++)
@@ -108,6 +126,7 @@ symc_status rt_k_matmul(rt_ctx *c) {
                 }
             }
     }
+    free(wide);
     return SYMC_OK;
 }
 

@@ -750,7 +750,7 @@ static void test_plan(void) {
     cg_options o = cg_default_options();
     o.tune = 0;
     o.arch = "sm_90";
-    pass_options po = {NULL, NULL, NULL, NULL, cg_fuse_rules(&o)};
+    pass_options po = {.fuse = cg_fuse_rules(&o)};
     CHECK_MSG(pass_run_pipeline(m, &po, &err) == SYMC_OK, "%s", err.msg);
     char *text = symc_module_print(m);
     CHECK_CONTAINS(text,

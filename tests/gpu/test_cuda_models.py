@@ -134,8 +134,10 @@ for name in MODELS:
     if engine:
         run_sweep(name, engine, inputs, 1e-4)
 
-# reduced-precision library math on the matrix-heavy models
-for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn") if os.environ.get("SYMC_GPU_PRECISIONS", "1") != "0" else ():
+# reduced-precision library math on the matrix-heavy models; with --fp16/--bf16 the precision pass
+# also stores the elementwise ops' tensors in half (casts fused into kernels): m5_fusion and m2_attn
+# exercise those half elementwise kernels against the reference backend's half engine
+for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m2_attn") if os.environ.get("SYMC_GPU_PRECISIONS", "1") != "0" else ():
     if only and name not in only:
         continue
     path = os.path.join(tmp, name + ".onnx")

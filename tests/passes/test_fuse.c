@@ -87,7 +87,7 @@ static uint32_t node_index(symc_module *m, const char *name) {
 /* runs the pipeline with the made-up rules; the printed module (malloc'd) */
 static char *plan(symc_module *m, const pass_fuse_rules *r) {
     symc_error err;
-    pass_options o = {NULL, NULL, NULL, NULL, r};
+    pass_options o = {.fuse = r};
     CHECK_MSG(pass_run_pipeline(m, &o, &err) == SYMC_OK, "%s", err.msg);
     return ir_print_to_string(m);
 }

@@ -64,39 +64,7 @@ static inline rt_ref_tensor tz(symc_dtype dt, int32_t rank, const int64_t *dims)
     return t;
 }
 
-static inline void tset(rt_ref_tensor *t, int64_t i, double v) {
-    char *p = (char *)t->data;
-    switch (t->dtype) {
-    case SYMC_F32: {
-        float f = (float)v;
-        memcpy(p + 4 * i, &f, 4);
-        break;
-    }
-    case SYMC_F64: memcpy(p + 8 * i, &v, 8); break;
-    case SYMC_F16: {
-        uint16_t h = symc_f64_to_f16(v);
-        memcpy(p + 2 * i, &h, 2);
-        break;
-    }
-    case SYMC_BF16: {
-        uint16_t h = symc_f64_to_bf16(v);
-        memcpy(p + 2 * i, &h, 2);
-        break;
-    }
-    case SYMC_I64: {
-        int64_t x = (int64_t)v;
-        memcpy(p + 8 * i, &x, 8);
-        break;
-    }
-    case SYMC_I32: {
-        int32_t x = (int32_t)v;
-        memcpy(p + 4 * i, &x, 4);
-        break;
-    }
-    case SYMC_BOOL: p[i] = v != 0; break;
-    default: break;
-    }
-}
+static inline void tset(rt_ref_tensor *t, int64_t i, double v) { symc_dtype_store(t->data, t->dtype, (size_t)i, v); }
 
 static inline void tseti(rt_ref_tensor *t, int64_t i, int64_t v) {
     char *p = (char *)t->data;

@@ -50,7 +50,8 @@ class CompileOptions(ctypes.Structure):
                 ("progress", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)),
                 ("dump_after", ctypes.c_char_p),
                 ("dump", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)),
-                ("ctx", ctypes.c_void_p)]
+                ("ctx", ctypes.c_void_p),
+                ("fp32_layers", ctypes.c_char_p), ("calibrate", ctypes.c_int)]
 
 
 class IoInfo(ctypes.Structure):

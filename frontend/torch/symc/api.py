@@ -80,7 +80,7 @@ def gpu_available():
 
 
 def build_engine(ep, name="model", gpu=None, input_opts=None, dim_names=None, ranges=None, precision=None,
-                 input_ranges=None):
+                 input_ranges=None, fp32_layers=None):
     """Lower an ExportedProgram and compile it; returns an EngineModule."""
     if gpu is None:
         gpu = gpu_available()
@@ -90,7 +90,7 @@ def build_engine(ep, name="model", gpu=None, input_opts=None, dim_names=None, ra
     path = os.path.join(cache_dir(), f"{tr.m.h.value:x}_{os.getpid()}_{next(_counter)}_{safe}.symx")
     if os.environ.get("SYMC_SAVE_SYMIR"):
         m.save(path[:-5] + ".symir")
-    m.compile(path, gpu=gpu, precision=precision)
+    m.compile(path, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
     m.close()
     spec = tr.ep.call_spec.out_spec
 
@@ -112,8 +112,12 @@ def _arg_names(model, n):
     return names + [f"input{i}" for i in range(len(names), n)]
 
 
-def compile(model, inputs=None, example_inputs=None, *, gpu=None, precision="fp32", name=None):
+def compile(model, inputs=None, example_inputs=None, *, gpu=None, precision="fp32", name=None, fp32_layers=None):
     """Compile for dimension ranges; returns a torch.nn.Module running the symc engine.
+
+    precision "fp16"/"bf16": weights and activations stored in half (the precision pass; inputs and
+    outputs keep the model's dtypes), fp32 islands per the target, fp32_layers (node/op names) and,
+    for fp16, the range calibration. A model.half() or model.to(torch.bfloat16) compiles as it is.
 
     symc.compile(model, inputs=[symc.Input(min_shape=, opt_shape=, max_shape=, dtype=)])
     symc.compile(exported_program, example_inputs)   # honours the program's range_constraints
@@ -138,7 +142,7 @@ def compile(model, inputs=None, example_inputs=None, *, gpu=None, precision="fp3
                 if isinstance(t, Input):
                     for d, s in enumerate(t.opt_shape):
                         opts[(i, d)] = s
-        return build_engine(ep, name or "exported", gpu, input_opts=opts, precision=prec)
+        return build_engine(ep, name or "exported", gpu, input_opts=opts, precision=prec, fp32_layers=fp32_layers)
     if not isinstance(model, torch.nn.Module):
         raise SymcError(f"symc.compile takes an nn.Module or a torch.export.ExportedProgram, not "
                         f"{type(model).__name__}", code="invalid_arg")
@@ -173,7 +177,7 @@ def compile(model, inputs=None, example_inputs=None, *, gpu=None, precision="fp3
     finally:
         model.train(was_training)
     return build_engine(ep, name or type(model).__name__, gpu, input_opts=opts, dim_names=names, precision=prec,
-                        input_ranges=ranges)
+                        input_ranges=ranges, fp32_layers=fp32_layers)
 
 
 def _export(model, args, dynamic_shapes):

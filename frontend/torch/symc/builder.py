@@ -97,17 +97,23 @@ class Module:
                                     ctypes.byref(err)), err, f"input '{name}'")
         return t.value
 
-    def constant(self, name, array):
+    def constant(self, name, array, dtype=None):
+        """dtype: a symc dtype name ("BF16") for data numpy has no type for, given as its raw
+        16-bit patterns (array of uint16/int16); None: from the array's numpy dtype."""
         a = np.asarray(array)
         # not np.ascontiguousarray: it returns at least 1-D, so a 0-d scalar (the index of x[:, 0], a
         # scalar operand) would become shape [1] and keep an axis torch drops
         a = np.ascontiguousarray(a).reshape(a.shape)
-        if a.dtype not in _NP_DTYPES:
+        if dtype is None and a.dtype not in _NP_DTYPES:
             raise SymcError(f"constant '{name}' has dtype {a.dtype}, which symc does not take", code="unsupported")
+        if dtype is not None and a.dtype.itemsize != 2:
+            raise SymcError(f"constant '{name}': raw {dtype} data must be 16-bit patterns, got {a.dtype}",
+                            code="invalid_arg")
         err = _lib.Error()
         dims = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
         t = ctypes.c_uint32()
-        check(self.L.symc_add_constant(self.h, name.encode(), getattr(_lib, _NP_DTYPES[a.dtype]), a.ndim, dims,
+        code = getattr(_lib, dtype if dtype is not None else _NP_DTYPES[a.dtype])
+        check(self.L.symc_add_constant(self.h, name.encode(), code, a.ndim, dims,
                                        a.ctypes.data_as(ctypes.c_void_p), a.nbytes, ctypes.byref(t),
                                        ctypes.byref(err)), err, f"constant '{name}'")
         return t.value
@@ -167,13 +173,17 @@ class Module:
         finally:
             self.L.free(p)
 
-    def compile(self, path, gpu=False, precision=None):
-        """precision: a symc_precision value (None: the library's default, fp32)."""
+    def compile(self, path, gpu=False, precision=None, fp32_layers=None):
+        """precision: a symc_precision value (None: the library's default, fp32). fp32_layers: node and/or
+        op names kept fp32 under fp16/bf16 (a list or a comma-separated string)."""
         err = _lib.Error()
         o = _lib.CompileOptions()
         self.L.symc_compile_options_init(ctypes.byref(o))
         o.gpu = 1 if gpu else 0
         if precision is not None:
             o.precision = precision
+        if fp32_layers:
+            layers = fp32_layers if isinstance(fp32_layers, str) else ",".join(fp32_layers)
+            o.fp32_layers = layers.encode()
         check(self.L.symc_module_compile(self.h, ctypes.byref(o), str(path).encode(), ctypes.byref(err)), err,
               "symc_module_compile")

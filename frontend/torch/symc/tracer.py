@@ -421,10 +421,14 @@ class Tracer:
                 t = v.detach().cpu()
                 if t.dtype == torch.float64:
                     t = t.float()
-                if t.dtype not in (torch.float32, torch.int64, torch.int32, torch.bool, torch.float16):
+                if t.dtype not in (torch.float32, torch.int64, torch.int32, torch.bool, torch.float16,
+                                   torch.bfloat16):
                     self.fail(f"a constant of dtype {t.dtype} is not supported")
-                h = _T(self.m.constant(self.const_name("w"),
-                                       t.contiguous().numpy()))
+                if t.dtype == torch.bfloat16:  # numpy has no bfloat16: its bit patterns
+                    h = _T(self.m.constant(self.const_name("w"), t.contiguous().view(torch.int16).numpy(), "BF16"))
+                else:
+                    h = _T(self.m.constant(self.const_name("w"),
+                                           t.contiguous().numpy()))
                 self.const_cache[key] = h
                 self._keep = getattr(self, "_keep", []) + [v]
             return h
@@ -434,7 +438,12 @@ class Tracer:
             else:
                 self.fail(f"a symbolic size ({v}) used as a tensor value is not supported")
         if isinstance(v, (bool, int, float)):
-            if like_dtype.is_floating_point:
+            if like_dtype == torch.float16:  # a scalar operand of a half tensor: the tensor's dtype
+                arr = np.array(v, dtype=np.float16)
+            elif like_dtype == torch.bfloat16:  # numpy has no bfloat16: its bit patterns
+                bits = torch.tensor(v, dtype=torch.bfloat16).view(torch.int16).numpy()
+                return _T(self.m.constant(self.const_name("scalar"), bits, "BF16"))
+            elif like_dtype.is_floating_point:
                 arr = np.array(v, dtype=np.float32)
             elif like_dtype == torch.bool:
                 arr = np.array(v, dtype=np.bool_)

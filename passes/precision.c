@@ -1,0 +1,432 @@
+/* The precision pass: half storage (f16 or bf16) for a module compiled with
+ * --fp16/--bf16.
+ *
+ * Precision is decided per node. A node "runs in half" when it reads or
+ * writes an f32 tensor and nothing keeps it fp32: the target cannot run it
+ * in half (the target's pass_precision_rules; no rules: every op may, as on
+ * the reference backend), the user pinned it (--fp32-layers: node names or
+ * op names), or, for fp16, a calibrated max |value| of one of its f32
+ * tensors exceeds the safety limit (PASS_FP16_SAFE_MAX), or it computes a
+ * softmax's logits (softmax_island: the softmax and the elementwise and
+ * movement nodes back to the contraction making its input), or its result
+ * is discontinuous in its inputs (mod, floor, ceil, sign, comparisons).
+ * Those are the fp32 islands. Then, in one walk over the original nodes:
+ *   - every f32 output of a half node becomes half; a graph output keeps the
+ *     dtype the model declares: the node writes a new half tensor and a cast
+ *     after it writes the output;
+ *   - a constant read only by half nodes is converted where it is stored
+ *     (round to nearest even, once, from the f32 value); one read by an fp32
+ *     node too stays f32 and its half readers get a cast; one whose values
+ *     would overflow fp16 keeps its readers fp32;
+ *   - each f32 input of a half node that stayed f32 (a graph input, an island's
+ *     result, a kept constant) is read through one cast to half, made once per
+ *     tensor; each half tensor read by an fp32 node through one cast to f32;
+ *   - cast and shape_of read any dtype: they get no cast; a half cast whose
+ *     `to` is f32 gets `to` = the half type; range stays as it is.
+ * Integer, bool and f64 tensors are never touched. With a target's rules the
+ * pass also runs without --fp16/--bf16: a node the target cannot run in half
+ * that reads or writes half tensors the model itself declares (an ONNX model
+ * exported in fp16, a torch model after .half()) computes in fp32 between
+ * casts, so such models compile as they are. The new casts are placed
+ * right before their first reader (a result's cast right after its
+ * producer), so node order stays topological, and each new tensor gets its
+ * source's shape. The pass runs before fuse, so the casts fuse into kernels.
+ * The math is the kernels': the reference kernels load half exactly into
+ * double and round once on store; accumulators (sums, softmax, norms) are
+ * double there and fp32 in the CUDA kernels. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/passes.h"
+
+/* token `name` is one of the comma-separated items of list */
+static int listed(const char *list, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && *p == ' ') p++, len--;
+        while (len && p[len - 1] == ' ') len--;
+        if (len == n && !strncmp(p, name, n)) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+/* every item of --fp32-layers names a node or an op */
+static symc_status check_layers(const ir_module *m, const char *list, symc_error *err) {
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && *p == ' ') p++, len--;
+        while (len && p[len - 1] == ' ') len--;
+        char item[256];
+        if (len >= sizeof item)
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--fp32-layers: item '%.40s...' is too long", p);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        ir_op op;
+        uint32_t node;
+        if (len && !ir_op_find(item, &op) && !ir_find_node(m, item, &node))
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                   "--fp32-layers: '%s' is neither a node of the module nor an op name", item);
+        if (!e) break;
+        p = e + 1;
+    }
+    return SYMC_OK;
+}
+
+typedef struct prec {
+    ir_module *m;
+    symc_dtype half;
+    uint32_t n0, t0;   /* nodes and tensors before the pass */
+    uint32_t *to_half; /* per original tensor: its half version (IR_NONE: none yet) */
+    uint32_t *to_f32;  /* per original tensor: its f32 version */
+    uint8_t *made;     /* per original tensor: made half by this pass */
+    uint32_t *anchor;  /* per new node: the original node it goes before (or after) */
+    uint8_t *after;    /* per new node: placed after its anchor */
+    uint32_t n_new, cap_new;
+    symc_error *err;
+} prec;
+
+static int is_output(const ir_module *m, uint32_t t) {
+    for (uint32_t i = 0; i < m->n_outputs; i++)
+        if (m->outputs[i] == t) return 1;
+    return 0;
+}
+
+/* ops that read any dtype: they need no cast in front */
+static int reads_any(ir_op op) { return op == IR_OP_CAST || op == IR_OP_SHAPE_OF; }
+
+/* a new tensor like t with dtype dt, and a cast node src -> it placed at anchor */
+static symc_status add_cast(prec *p, uint32_t src, uint32_t dst, symc_dtype dt, uint32_t anchor, int after) {
+    ir_module *m = p->m;
+    char name[512];
+    const char *tn = m->tensors[dst].name ? m->tensors[dst].name : "t";
+    uint32_t found;
+    snprintf(name, sizeof name, "precision.cast.%s", tn);
+    for (unsigned k = 2; ir_find_node(m, name, &found) && k < 1000000; k++)
+        snprintf(name, sizeof name, "precision.cast.%s.%u", tn, k);
+    ir_attr to = symc_attr_dtype("to", dt);
+    uint32_t idx;
+    symc_status st = ir_add_node(m, IR_OP_CAST, name, "precision", &src, 1, &dst, 1, &to, 1, &idx, p->err);
+    if (st) return st;
+    if (p->n_new == p->cap_new) {
+        uint32_t cap = p->cap_new ? 2 * p->cap_new : 64;
+        uint32_t *a = realloc(p->anchor, cap * sizeof *a);
+        if (!a) return symc_error_setf(p->err, SYMC_ERR_NOMEM, "out of memory in the precision pass");
+        p->anchor = a;
+        uint8_t *b = realloc(p->after, cap);
+        if (!b) return symc_error_setf(p->err, SYMC_ERR_NOMEM, "out of memory in the precision pass");
+        p->after = b;
+        p->cap_new = cap;
+    }
+    p->anchor[p->n_new] = anchor;
+    p->after[p->n_new] = (uint8_t)after;
+    p->n_new++;
+    return SYMC_OK;
+}
+
+/* a new tensor named after t ("<t>:f16") with t's shape */
+static symc_status twin(prec *p, uint32_t t, symc_dtype dt, uint32_t *out) {
+    ir_module *m = p->m;
+    char name[512];
+    const char *tn = m->tensors[t].name ? m->tensors[t].name : "t";
+    uint32_t found;
+    snprintf(name, sizeof name, "%s:%s", tn, symc_dtype_name(dt));
+    for (unsigned k = 2; ir_find_tensor(m, name, &found) && k < 1000000; k++)
+        snprintf(name, sizeof name, "%s:%s.%u", tn, symc_dtype_name(dt), k);
+    sym_expr dims[IR_MAX_RANK];
+    int32_t rank = m->tensors[t].rank;
+    for (int32_t d = 0; d < rank && d < IR_MAX_RANK; d++) dims[d] = m->tensors[t].dims[d];
+    return ir_add_tensor(m, name, dt, rank, rank > 0 ? dims : NULL, out, p->err);
+}
+
+/* the version of original tensor t (currently dtype `have`) in dtype `want`, read by node `reader` */
+static symc_status version(prec *p, uint32_t t, symc_dtype want, uint32_t reader, uint32_t *out) {
+    uint32_t *cache = want == SYMC_F32 ? p->to_f32 : p->to_half;
+    if (cache[t] == IR_NONE) {
+        uint32_t v;
+        symc_status st = twin(p, t, want, &v);
+        if (!st) st = add_cast(p, t, v, want, reader, 0);
+        if (st) return st;
+        cache[t] = v;
+    }
+    *out = cache[t];
+    return SYMC_OK;
+}
+
+/* converts constant tensor t's f32 data to half, in place when its pool entry is its own */
+static symc_status convert_constant(prec *p, uint32_t t) {
+    ir_module *m = p->m;
+    ir_tensor *x = &m->tensors[t];
+    ir_constant *k = &m->constants[x->constant];
+    size_t n = k->size / 4;
+    uint8_t *h = malloc(n ? n * 2 : 1);
+    if (!h) return symc_error_setf(p->err, SYMC_ERR_NOMEM, "out of memory converting constant '%s'", x->name);
+    for (size_t i = 0; i < n; i++) symc_dtype_store(h, p->half, i, symc_dtype_load(k->data, SYMC_F32, i));
+    uint32_t shared = 0;
+    for (uint32_t i = 0; i < m->n_tensors; i++) shared += i != t && m->tensors[i].constant == x->constant;
+    if (!shared) {
+        free(k->data);
+        k->data = h;
+        k->size = n * 2;
+    } else {
+        uint32_t c;
+        symc_status st = ir_add_constant(m, h, n * 2, &c, p->err);
+        if (st) return st;
+        m->tensors[t].constant = c;
+    }
+    m->tensors[t].dtype = p->half;
+    p->made[t] = 1;
+    return SYMC_OK;
+}
+
+/* the constant's values all stay finite in the half type */
+static int constant_fits(const ir_module *m, uint32_t t, symc_dtype half) {
+    const ir_constant *k = &m->constants[m->tensors[t].constant];
+    for (size_t i = 0; i < k->size / 4; i++) {
+        double v = symc_dtype_load(k->data, SYMC_F32, i);
+        uint16_t h = half == SYMC_F16 ? symc_f64_to_f16(v) : symc_f64_to_bf16(v);
+        double w = half == SYMC_F16 ? symc_f16_to_f64(h) : symc_bf16_to_f64(h);
+        if (isfinite(v) && !isfinite(w)) return 0;
+    }
+    return 1;
+}
+
+/* places the new nodes at their anchors (casts of inputs before their first reader, casts of
+ * results after their producer) and renumbers the producers */
+static symc_status reorder(prec *p) {
+    ir_module *m = p->m;
+    uint32_t total = m->n_nodes;
+    ir_node *old = malloc((size_t)total * sizeof *old);
+    uint32_t *order = malloc((size_t)total * sizeof *order);
+    if (!old || !order) {
+        free(old);
+        free(order);
+        return symc_error_setf(p->err, SYMC_ERR_NOMEM, "out of memory in the precision pass");
+    }
+    memcpy(old, m->nodes, (size_t)total * sizeof *old);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n0; i++) {
+        for (uint32_t j = 0; j < p->n_new; j++)
+            if (p->anchor[j] == i && !p->after[j]) order[n++] = p->n0 + j;
+        order[n++] = i;
+        for (uint32_t j = 0; j < p->n_new; j++)
+            if (p->anchor[j] == i && p->after[j]) order[n++] = p->n0 + j;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        m->nodes[i] = old[order[i]];
+        for (uint32_t o = 0; o < m->nodes[i].n_out; o++) m->tensors[m->nodes[i].out[o]].producer = i;
+    }
+    free(old);
+    free(order);
+    return SYMC_OK;
+}
+
+/* Ops whose result jumps where the input crosses a boundary (an integer, the other operand,
+ * a multiple of the divisor): an input rounded to half moves results near a boundary by a
+ * whole step (fmod by the divisor, floor by 1, a comparison from false to true), not by a
+ * rounding error, so they read their inputs in fp32. */
+static int discontinuous(ir_op op) {
+    switch (op) {
+    case IR_OP_MOD:
+    case IR_OP_FLOOR:
+    case IR_OP_CEIL:
+    case IR_OP_SIGN:
+    case IR_OP_EQUAL:
+    case IR_OP_LESS:
+    case IR_OP_LESS_EQUAL:
+    case IR_OP_GREATER:
+    case IR_OP_GREATER_EQUAL: return 1;
+    default: return 0;
+    }
+}
+
+/* node i may run in half (before the tensors change) */
+static int node_half(const ir_module *m, uint32_t i, const pass_precision_options *o) {
+    const ir_node *n = &m->nodes[i];
+    if (n->op == IR_OP_CONSTANT || n->op == IR_OP_RANGE || discontinuous(n->op)) return 0;
+    /* a cast from half the model makes itself (an fp16 model's own upcast) is its island */
+    if (n->op == IR_OP_CAST && n->n_in == 1 &&
+        (m->tensors[n->in[0]].dtype == SYMC_F16 || m->tensors[n->in[0]].dtype == SYMC_BF16))
+        return 0;
+    int f32 = 0;
+    for (uint32_t k = 0; k < n->n_in; k++) f32 |= m->tensors[n->in[k]].dtype == SYMC_F32 && !reads_any(n->op);
+    for (uint32_t k = 0; k < n->n_out; k++) f32 |= m->tensors[n->out[k]].dtype == SYMC_F32;
+    if (!f32) return 0;
+    if (o->fp32_layers && (listed(o->fp32_layers, n->name) || listed(o->fp32_layers, ir_op_get(n->op)->name))) return 0;
+    if (o->rules && o->rules->half_ok && !o->rules->half_ok(m, i)) return 0;
+    if (o->half == SYMC_F16 && o->max_abs) {
+        /* the calibrated range: every f32 tensor the node stores or reads as half must fit */
+        for (uint32_t k = 0; k < n->n_out + n->n_in; k++) {
+            uint32_t t = k < n->n_out ? n->out[k] : n->in[k - n->n_out];
+            if (k >= n->n_out && reads_any(n->op)) continue;
+            if (m->tensors[t].dtype != SYMC_F32 || t >= o->n_max_abs) continue;
+            if (!(o->max_abs[t] <= o->fp16_limit) && !isnan(o->max_abs[t])) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Softmax's input is kept fp32 with the nodes computing it: back through
+ * elementwise ops, normalizations and data movement to the contraction making
+ * the logits (Q·Kᵀ), and on through that contraction's operands to the
+ * contractions making them (the Q and K projections). A logit carries an absolute error
+ * of about |logit| times the storage's relative error, which exp turns into a
+ * relative error of the probabilities: with Q and K stored in fp16 the e2e
+ * attention models' logits (up to ~60) moved by 0.3 and their outputs by 3%;
+ * with this island they stay within 1e-2. A layer norm making the logits
+ * (bench model m5_long) is no help if its input was rounded: bf16 rounding of
+ * its input moved the outputs by 2.1%. The probabilities, in [0, 1], are
+ * stored in half again. */
+static void softmax_island(const ir_module *m, uint32_t node, uint8_t *half, uint8_t *seen) {
+    half[node] = 0;
+    uint32_t stack[128], level[128], n = 0; /* level: contractions passed on the way */
+    stack[n] = m->nodes[node].in[0], level[n++] = 0;
+    while (n) {
+        n--;
+        uint32_t t = stack[n], lv = level[n], p = m->tensors[t].producer;
+        if (p == IR_NONE || seen[p] || m->tensors[t].dtype != SYMC_F32) continue;
+        ir_op op = m->nodes[p].op;
+        ir_category cat = ir_op_get(op)->category;
+        if (op == IR_OP_CONSTANT) continue;
+        seen[p] = 1;
+        half[p] = 0;
+        if (cat == IR_CAT_CONTRACT) {
+            if (lv++ > 0) continue; /* a projection: its own inputs may be half */
+        } else if (!(ir_op_is_elementwise(op) || cat == IR_CAT_MOVE || cat == IR_CAT_NORM || op == IR_OP_IDENTITY))
+            continue;
+        for (uint32_t k = 0; k < m->nodes[p].n_in && n < 128; k++) stack[n] = m->nodes[p].in[k], level[n++] = lv;
+    }
+}
+
+symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_error *err) {
+    int convert = o && (o->half == SYMC_F16 || o->half == SYMC_BF16);
+    if (!o || (!convert && !(o->rules && o->rules->half_ok))) return SYMC_OK;
+    symc_status st = convert ? check_layers(m, o->fp32_layers, err) : SYMC_OK;
+    if (st) return st;
+    prec p = {.m = m, .half = o->half, .n0 = m->n_nodes, .t0 = m->n_tensors, .err = err};
+    uint8_t *half = calloc(p.n0 ? p.n0 : 1, 1);
+    uint8_t *seen = calloc(p.n0 ? p.n0 : 1, 1);     /* softmax_island's walk */
+    uint8_t *all_half = calloc(p.t0 ? p.t0 : 1, 1); /* per constant: read only by half nodes */
+    uint32_t *readers = calloc(p.t0 ? p.t0 : 1, sizeof *readers);
+    p.to_half = malloc((p.t0 ? p.t0 : 1) * sizeof *p.to_half);
+    p.to_f32 = malloc((p.t0 ? p.t0 : 1) * sizeof *p.to_f32);
+    p.made = calloc(p.t0 ? p.t0 : 1, 1);
+    if (!half || !seen || !all_half || !readers || !p.to_half || !p.to_f32 || !p.made) {
+        st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the precision pass");
+        goto done;
+    }
+    for (uint32_t t = 0; t < p.t0; t++) p.to_half[t] = p.to_f32[t] = IR_NONE, all_half[t] = 1;
+    /* without conversion every node stays as it is (half all 0): only the upcasts below */
+    for (uint32_t i = 0; convert && i < p.n0; i++) half[i] = (uint8_t)node_half(m, i, o);
+    for (uint32_t i = 0; convert && i < p.n0; i++)
+        if (m->nodes[i].op == IR_OP_SOFTMAX || m->nodes[i].op == IR_OP_LOG_SOFTMAX) softmax_island(m, i, half, seen);
+    /* a constant whose values overflow the half type keeps its readers fp32 (a cast would overflow too) */
+    for (uint32_t i = 0; convert && i < p.n0; i++)
+        for (uint32_t k = 0; half[i] && !reads_any(m->nodes[i].op) && k < m->nodes[i].n_in; k++) {
+            uint32_t t = m->nodes[i].in[k];
+            if (m->tensors[t].dtype == SYMC_F32 && m->tensors[t].constant != IR_NONE && !constant_fits(m, t, o->half))
+                half[i] = 0;
+        }
+    for (uint32_t i = 0; i < p.n0; i++)
+        for (uint32_t k = 0; k < m->nodes[i].n_in; k++) {
+            uint32_t t = m->nodes[i].in[k];
+            if (reads_any(m->nodes[i].op)) continue;
+            readers[t]++;
+            all_half[t] &= half[i];
+        }
+    /* constants: converted when every reader is half and the values fit */
+    for (uint32_t t = 0; t < p.t0; t++) {
+        ir_tensor *x = &m->tensors[t];
+        if (x->dtype != SYMC_F32 || x->constant == IR_NONE || !readers[t] || !all_half[t] || is_output(m, t)) continue;
+        if (!constant_fits(m, t, o->half)) continue;
+        if ((st = convert_constant(&p, t))) goto done;
+    }
+    /* results of half nodes */
+    for (uint32_t i = 0; i < p.n0; i++) {
+        if (!half[i]) continue;
+        ir_node *n = &m->nodes[i];
+        if (n->op == IR_OP_CAST) {
+            ir_attr *to = NULL;
+            for (uint32_t a = 0; a < n->n_attrs; a++)
+                if (!strcmp(n->attrs[a].name, "to")) to = &n->attrs[a];
+            if (!to || to->i != SYMC_F32) continue;
+            if (is_output(m, n->out[0])) continue;
+            to->i = o->half;
+        }
+        for (uint32_t k = 0; k < n->n_out; k++) {
+            uint32_t t = m->nodes[i].out[k];
+            if (m->tensors[t].dtype != SYMC_F32) continue;
+            if (!is_output(m, t)) {
+                m->tensors[t].dtype = o->half;
+                p.made[t] = 1;
+                continue;
+            }
+            /* a graph output keeps its dtype: the node writes a half twin, a cast after it the output */
+            uint32_t h;
+            if ((st = twin(&p, t, o->half, &h))) goto done;
+            m->nodes[i].out[k] = h;
+            m->tensors[h].producer = i;
+            if ((st = add_cast(&p, h, t, SYMC_F32, i, 1))) goto done;
+            p.to_half[t] = h;
+        }
+    }
+    /* inputs: each node reads its tensors in its own precision */
+    for (uint32_t i = 0; i < p.n0; i++) {
+        if (reads_any(m->nodes[i].op)) continue;
+        for (uint32_t k = 0; k < m->nodes[i].n_in; k++) {
+            uint32_t t = m->nodes[i].in[k];
+            if (t >= p.t0) continue;
+            symc_dtype dt = m->tensors[t].dtype;
+            uint32_t v = t;
+            if (half[i] && dt == SYMC_F32) {
+                if (p.to_half[t] != IR_NONE) v = p.to_half[t];
+                else st = version(&p, t, o->half, i, &v);
+            } else if (!half[i] && p.made[t]) {
+                /* a tensor this pass made half, read by an fp32 node */
+                st = version(&p, t, SYMC_F32, i, &v);
+            }
+            if (st) goto done;
+            m->nodes[i].in[k] = v;
+        }
+    }
+    /* half tensors the model itself declares (an fp16/bf16 model) on a node the target cannot run
+     * in half: the node computes in fp32 between casts */
+    for (uint32_t i = 0; o->rules && o->rules->half_ok && i < p.n0; i++) {
+        if (reads_any(m->nodes[i].op) || m->nodes[i].op == IR_OP_CONSTANT || o->rules->half_ok(m, i)) continue;
+        for (uint32_t k = 0; k < m->nodes[i].n_in; k++) {
+            uint32_t t = m->nodes[i].in[k], v;
+            symc_dtype dt = m->tensors[t].dtype;
+            if (t >= p.t0 || (dt != SYMC_F16 && dt != SYMC_BF16)) continue;
+            if ((st = version(&p, t, SYMC_F32, i, &v))) goto done;
+            m->nodes[i].in[k] = v;
+        }
+        for (uint32_t k = 0; k < m->nodes[i].n_out; k++) {
+            uint32_t t = m->nodes[i].out[k], w;
+            symc_dtype dt = m->tensors[t].dtype;
+            if (dt != SYMC_F16 && dt != SYMC_BF16) continue;
+            if ((st = twin(&p, t, SYMC_F32, &w))) goto done;
+            m->nodes[i].out[k] = w;
+            m->tensors[w].producer = i;
+            if ((st = add_cast(&p, w, t, dt, i, 1))) goto done;
+        }
+    }
+    if (p.n_new) st = reorder(&p);
+    if (!st) ir_fuse_drop(m);
+done:
+    free(half);
+    free(seen);
+    free(all_half);
+    free(readers);
+    free(p.to_half);
+    free(p.to_f32);
+    free(p.made);
+    free(p.anchor);
+    free(p.after);
+    return st;
+}

@@ -1,0 +1,225 @@
+/* The precision pass (passes/precision.c) through the pipeline: which tensors
+ * become f16/bf16, the casts at the model's boundary, the fp32 islands (a
+ * target's rule, --fp32-layers by node name and by op name, a calibrated
+ * range over the fp16 limit, a constant that would overflow), constants
+ * converted with round-to-nearest-even (checked against IEEE bit patterns
+ * known by hand, not against the converter), integer tensors untouched, and
+ * an unknown --fp32-layers item refused. The module is
+ *   x(f32) -> mm = matmul(x, w) -> sm = sigmoid -> act = relu -> addb = add(., b) -> y
+ *   x -> shp = shape_of(x) -> n (i64 output)
+ * and the verifier runs after the pass (node order, dtypes, shapes). A second
+ * module, x -> matmul -> div -> softmax -> relu, checks the softmax island:
+ * the logits and the contraction making them stay fp32. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/passes.h"
+#include "passes/pipeline.h"
+#include "tests/check.h"
+
+#define K 8
+
+/* w's first values and their f16 / bf16 bits under round to nearest, ties to even */
+static const float wv[] = {1.0f, 1.0f + 0x1p-11f, 1.0f + 0x3p-11f, 65504.0f, -2.5f,
+                           0.1f, 1.0f + 0x1p-8f,  1.0f + 0x3p-8f};
+static const uint16_t w_f16[] = {0x3C00, 0x3C00, 0x3C02, 0x7BFF, 0xC100, 0x2E66, 0x3C04, 0x3C0C};
+static const uint16_t w_bf16[] = {0x3F80, 0x3F80, 0x3F80, 0x4780, 0xC020, 0x3DCD, 0x3F80, 0x3F82};
+
+static symc_module *build(float big) {
+    symc_error err;
+    symc_module *m = symc_module_create("prec", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 2, 4, 1, &B, &err);
+    symc_tensor x, w, b, h, s, r, y, n;
+    symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){B, symc_dim_const(m, K)}, &x, &err);
+    float wd[K * K], bd[K];
+    for (int i = 0; i < K * K; i++) wd[i] = i < 8 ? wv[i] : (float)(0.01 * (i % 13) - 0.05);
+    for (int i = 0; i < K; i++) bd[i] = (float)i * 0.25f;
+    bd[K - 1] = big; /* 1e6 overflows fp16, not bf16 */
+    CHECK(symc_add_constant(m, "w", SYMC_F32, 2, (int64_t[]){K, K}, wd, sizeof wd, &w, &err) == SYMC_OK);
+    CHECK(symc_add_constant(m, "b", SYMC_F32, 1, (int64_t[]){K}, bd, sizeof bd, &b, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0, &h, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "sigmoid", "sm", &h, 1, NULL, 0, &s, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "relu", "act", &s, 1, NULL, 0, &r, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "add", "addb", (symc_tensor[]){r, b}, 2, NULL, 0, &y, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "shape_of", "shp", &x, 1, NULL, 0, &n, 1, &err) == SYMC_OK);
+    symc_mark_output(m, y, &err);
+    symc_mark_output(m, n, &err);
+    return m;
+}
+
+static symc_dtype dt_of(symc_module *m, const char *tensor) {
+    uint32_t t;
+    return ir_find_tensor(m, tensor, &t) ? m->tensors[t].dtype : SYMC_DTYPE_COUNT;
+}
+/* dtype of input k / output 0 of node `name` as it is after the pass */
+static symc_dtype in_dt(symc_module *m, const char *node, uint32_t k) {
+    uint32_t i;
+    return ir_find_node(m, node, &i) ? m->tensors[m->nodes[i].in[k]].dtype : SYMC_DTYPE_COUNT;
+}
+static symc_dtype out_dt(symc_module *m, const char *node) {
+    uint32_t i;
+    return ir_find_node(m, node, &i) ? m->tensors[m->nodes[i].out[0]].dtype : SYMC_DTYPE_COUNT;
+}
+static uint32_t casts(symc_module *m) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->n_nodes; i++) n += m->nodes[i].op == IR_OP_CAST;
+    return n;
+}
+
+static int no_sigmoid(const ir_module *m, uint32_t node) { return m->nodes[node].op != IR_OP_SIGMOID; }
+static int no_matmul(const ir_module *m, uint32_t node) { return m->nodes[node].op != IR_OP_MATMUL; }
+static const pass_precision_rules rules_no_matmul = {"test", no_matmul};
+static const pass_precision_rules rules_no_sigmoid = {"test", no_sigmoid};
+
+static double fake_h_max;
+static symc_status fake_calibrate(void *ctx, ir_module *m, double *max_abs, symc_error *err) {
+    (void)ctx;
+    (void)err;
+    for (uint32_t t = 0; t < m->n_tensors; t++) max_abs[t] = 0.5;
+    uint32_t node;
+    if (ir_find_node(m, "mm", &node)) max_abs[m->nodes[node].out[0]] = fake_h_max;
+    return SYMC_OK;
+}
+
+static symc_module *run(symc_precision p, const pass_precision_rules *rules, const char *layers, int calib, float big,
+                        symc_status want) {
+    symc_module *m = build(big);
+    symc_error err;
+    pass_options o = {.precision = p, .precision_rules = rules, .fp32_layers = layers};
+    if (calib) o.calibrate = fake_calibrate;
+    symc_status st = pass_run_pipeline(m, &o, &err);
+    CHECK_MSG(st == want, "status %d: %s", (int)st, st ? err.msg : "");
+    if (st && want) CHECK_MSG(strstr(err.msg, "nosuch") != NULL, "message names the item: %s", err.msg);
+    return m;
+}
+
+static void check_w_bits(symc_module *m, symc_dtype half) {
+    uint32_t t;
+    CHECK(ir_find_tensor(m, "w", &t) && m->tensors[t].dtype == half);
+    const ir_constant *c = &m->constants[m->tensors[t].constant];
+    CHECK(c->size == K * K * 2);
+    for (int i = 0; i < 8; i++) {
+        uint16_t h;
+        memcpy(&h, c->data + 2 * i, 2);
+        uint16_t want = half == SYMC_F16 ? w_f16[i] : w_bf16[i];
+        CHECK_MSG(h == want, "w[%d] = %g: 0x%04x, want 0x%04x (%s)", i, (double)wv[i], h, want, symc_dtype_name(half));
+    }
+}
+
+int main(void) {
+    /* every op may be half: x and the outputs keep their dtypes, one cast in, one out */
+    for (int k = 0; k < 2; k++) {
+        symc_precision p = k ? SYMC_PRECISION_BF16 : SYMC_PRECISION_FP16;
+        symc_dtype H = k ? SYMC_BF16 : SYMC_F16;
+        symc_module *m = run(p, NULL, NULL, 0, 3.0f, SYMC_OK);
+        CHECK(dt_of(m, "x") == SYMC_F32 && m->tensors[m->inputs[0]].dtype == SYMC_F32);
+        CHECK(in_dt(m, "mm", 0) == H && out_dt(m, "mm") == H && out_dt(m, "sm") == H && out_dt(m, "act") == H);
+        CHECK(out_dt(m, "addb") == H && in_dt(m, "addb", 1) == H);
+        CHECK(m->tensors[m->outputs[0]].dtype == SYMC_F32 && m->tensors[m->outputs[1]].dtype == SYMC_I64);
+        CHECK(in_dt(m, "shp", 0) == SYMC_F32); /* shape_of reads any dtype: no cast */
+        CHECK_MSG(casts(m) == 2, "%u casts", casts(m));
+        check_w_bits(m, H);
+        symc_module_destroy(m);
+    }
+    /* the target cannot run sigmoid in half: an island with casts around it */
+    {
+        symc_module *m = run(SYMC_PRECISION_FP16, &rules_no_sigmoid, NULL, 0, 3.0f, SYMC_OK);
+        CHECK(out_dt(m, "mm") == SYMC_F16 && in_dt(m, "sm", 0) == SYMC_F32 && out_dt(m, "sm") == SYMC_F32);
+        CHECK(in_dt(m, "act", 0) == SYMC_F16 && out_dt(m, "act") == SYMC_F16);
+        CHECK_MSG(casts(m) == 4, "%u casts", casts(m));
+        symc_module_destroy(m);
+    }
+    /* --fp32-layers by node name and by op name; w read only by an fp32 node stays f32 */
+    {
+        symc_module *m = run(SYMC_PRECISION_FP16, NULL, "act, matmul", 0, 3.0f, SYMC_OK);
+        CHECK(out_dt(m, "mm") == SYMC_F32 && dt_of(m, "w") == SYMC_F32 && out_dt(m, "act") == SYMC_F32);
+        CHECK(out_dt(m, "sm") == SYMC_F16 && out_dt(m, "addb") == SYMC_F16 && in_dt(m, "addb", 0) == SYMC_F16);
+        symc_module_destroy(m);
+        m = run(SYMC_PRECISION_BF16, NULL, "act,nosuch", 0, 3.0f, SYMC_ERR_INVALID_ARG);
+        symc_module_destroy(m);
+    }
+    /* calibration: mm's result over the fp16 limit keeps mm and its reader fp32; bf16 ignores it */
+    {
+        fake_h_max = 1e5;
+        symc_module *m = run(SYMC_PRECISION_FP16, NULL, NULL, 1, 3.0f, SYMC_OK);
+        CHECK(out_dt(m, "mm") == SYMC_F32 && in_dt(m, "sm", 0) == SYMC_F32 && out_dt(m, "sm") == SYMC_F32);
+        CHECK(out_dt(m, "act") == SYMC_F16);
+        symc_module_destroy(m);
+        fake_h_max = PASS_FP16_SAFE_MAX; /* at the limit: half */
+        m = run(SYMC_PRECISION_FP16, NULL, NULL, 1, 3.0f, SYMC_OK);
+        CHECK(out_dt(m, "mm") == SYMC_F16 && out_dt(m, "sm") == SYMC_F16);
+        symc_module_destroy(m);
+        fake_h_max = 1e5;
+        m = run(SYMC_PRECISION_BF16, NULL, NULL, 1, 3.0f, SYMC_OK);
+        CHECK(out_dt(m, "mm") == SYMC_BF16 && out_dt(m, "sm") == SYMC_BF16);
+        symc_module_destroy(m);
+    }
+    /* a constant that would overflow fp16 stays f32 with its reader (an island); bf16 converts it */
+    {
+        symc_module *m = run(SYMC_PRECISION_FP16, NULL, NULL, 0, 1e6f, SYMC_OK);
+        CHECK(dt_of(m, "b") == SYMC_F32 && in_dt(m, "addb", 1) == SYMC_F32 && out_dt(m, "addb") == SYMC_F32);
+        CHECK(in_dt(m, "addb", 0) == SYMC_F32 && out_dt(m, "act") == SYMC_F16);
+        CHECK_MSG(casts(m) == 2, "%u casts", casts(m));
+        symc_module_destroy(m);
+        m = run(SYMC_PRECISION_BF16, NULL, NULL, 0, 1e6f, SYMC_OK);
+        CHECK(dt_of(m, "b") == SYMC_BF16);
+        symc_module_destroy(m);
+    }
+    /* softmax's logits stay fp32 back to the matmul making them; its result is half again */
+    {
+        symc_error err;
+        symc_module *m = symc_module_create("sm", &err);
+        symc_dim B;
+        symc_declare_symbol(m, "B", 1, 2, 4, 1, &B, &err);
+        symc_tensor x, w, c, h, d, s, y;
+        symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){B, symc_dim_const(m, K)}, &x, &err);
+        float wd[K * K], cd = 8.0f;
+        for (int i = 0; i < K * K; i++) wd[i] = (float)(i % 5) - 2.0f;
+        symc_add_constant(m, "w", SYMC_F32, 2, (int64_t[]){K, K}, wd, sizeof wd, &w, &err);
+        symc_add_constant(m, "c", SYMC_F32, 0, NULL, &cd, sizeof cd, &c, &err);
+        symc_attr axis = symc_attr_int("axis", -1);
+        CHECK(symc_add_node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0, &h, 1, &err) == SYMC_OK);
+        CHECK(symc_add_node(m, "div", "scale", (symc_tensor[]){h, c}, 2, NULL, 0, &d, 1, &err) == SYMC_OK);
+        CHECK(symc_add_node(m, "softmax", "sm", &d, 1, &axis, 1, &s, 1, &err) == SYMC_OK);
+        CHECK(symc_add_node(m, "relu", "act", &s, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
+        symc_mark_output(m, y, &err);
+        pass_options o = {.precision = SYMC_PRECISION_BF16};
+        CHECK_MSG(pass_run_pipeline(m, &o, &err) == SYMC_OK, "%s", err.msg);
+        CHECK(out_dt(m, "mm") == SYMC_F32 && out_dt(m, "scale") == SYMC_F32 && out_dt(m, "sm") == SYMC_F32);
+        CHECK(dt_of(m, "w") == SYMC_F32 && dt_of(m, "c") == SYMC_F32);
+        CHECK(in_dt(m, "act", 0) == SYMC_BF16 && out_dt(m, "act") == SYMC_BF16);
+        symc_module_destroy(m);
+    }
+    /* an fp16 model compiled without --fp16 for a target without a half matmul: the matmul
+     * computes in fp32 between casts, everything else stays as the model declares it */
+    {
+        symc_error err;
+        symc_module *m = symc_module_create("h", &err);
+        symc_dim B;
+        symc_declare_symbol(m, "B", 1, 2, 4, 1, &B, &err);
+        symc_tensor x, w, h, y;
+        symc_add_input(m, "x", SYMC_F16, 2, (symc_dim[]){B, symc_dim_const(m, K)}, &x, &err);
+        uint16_t wd[K * K];
+        for (int i = 0; i < K * K; i++) wd[i] = 0x3C00; /* 1.0 */
+        symc_add_constant(m, "w", SYMC_F16, 2, (int64_t[]){K, K}, wd, sizeof wd, &w, &err);
+        CHECK(symc_add_node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0, &h, 1, &err) == SYMC_OK);
+        CHECK(symc_add_node(m, "relu", "act", &h, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
+        symc_mark_output(m, y, &err);
+        pass_options o = {.precision = SYMC_PRECISION_FP32, .precision_rules = &rules_no_matmul};
+        CHECK_MSG(pass_run_pipeline(m, &o, &err) == SYMC_OK, "%s", err.msg);
+        CHECK(in_dt(m, "mm", 0) == SYMC_F32 && in_dt(m, "mm", 1) == SYMC_F32 && out_dt(m, "mm") == SYMC_F32);
+        CHECK(dt_of(m, "w") == SYMC_F16 && dt_of(m, "x") == SYMC_F16);
+        CHECK(in_dt(m, "act", 0) == SYMC_F16 && out_dt(m, "act") == SYMC_F16);
+        CHECK_MSG(casts(m) == 3, "%u casts", casts(m));
+        symc_module_destroy(m);
+    }
+    /* fp32 and tf32 leave the module as it is */
+    {
+        symc_module *m = run(SYMC_PRECISION_TF32, NULL, NULL, 1, 3.0f, SYMC_OK);
+        CHECK(out_dt(m, "mm") == SYMC_F32 && casts(m) == 0 && dt_of(m, "w") == SYMC_F32);
+        symc_module_destroy(m);
+    }
+    return check_report("passes.precision");
+}
