@@ -40,11 +40,8 @@ const pass_fuse_rules *cg_fuse_rules(const cg_options *opt);
  * NULL for a reference-only engine (every op may be half). */
 const pass_precision_rules *cg_precision_rules(const cg_options *opt);
 /* The CUDA target's rule (codegen/cuda_target.c): node runs on f16/bf16
- * storage; emit_node refuses half tensors on any other node. */
-int cg_cuda_half_ok(const ir_module *m, uint32_t node);
-
-/* Whether the CUDA target runs node on f16/bf16 tensors (the precision
- * pass keeps the others in fp32). */
+ * storage (read and written in half, computed in fp32); the precision pass
+ * keeps the others fp32 and emit_node refuses half tensors on them. */
 int cg_cuda_half_ok(const ir_module *m, uint32_t node);
 
 /* Encodes a module whose shapes are inferred as engine bytes (malloc'd).

@@ -21,7 +21,9 @@
  * used (passes may not): a copy of the module (serialized and read back)
  * marks every f32 intermediate as a graph output, is built as a
  * reference-only engine and runs once on the CPU reference backend at the
- * symbols' opt values with seeded random inputs (symc_dtype_fill_random:
+ * symbols' min values (the smallest tensors: the double-precision reference
+ * would take minutes on a real model at opt; a min the guards reject falls
+ * back to opt) with seeded random inputs (symc_dtype_fill_random:
  * floats in [-1, 1); integers moved to [1, 4], so no integer divides by 0). Each output's max |value| maps back
  * to the tensor of the same name; inputs are measured from their buffers. A
  * NaN max means not measured (constants: the pass checks their data). */
@@ -84,7 +86,7 @@ static symc_status calib_bind(calib_run *r, ir_module *copy, const int64_t *valu
 static symc_status calibrate(void *ctx, ir_module *m, double *max_abs, symc_error *err) {
     const symc_compile_options *o = ctx;
     for (uint32_t t = 0; t < m->n_tensors; t++) max_abs[t] = NAN;
-    if (o->progress) o->progress(o->ctx, "precision: fp16 range calibration at opt on the reference backend");
+    if (o->progress) o->progress(o->ctx, "precision: fp16 range calibration at min on the reference backend");
     uint8_t *bytes = NULL;
     size_t size = 0;
     ir_module *copy = NULL;
@@ -112,13 +114,23 @@ static symc_status calibrate(void *ctx, ir_module *m, double *max_abs, symc_erro
     uint32_t nsym = st ? 0 : sym_symbol_count(copy->syms);
     int64_t *values = calloc(nsym ? nsym : 1, sizeof *values);
     if (!st && !values) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the fp16 calibration");
-    for (uint32_t i = 0; !st && i < nsym; i++) {
-        sym_symbol_info info;
-        sym_symbol_get(copy->syms, (sym_id)i, &info);
-        values[i] = info.opt;
+    for (int at_opt = 0; at_opt < 2; at_opt++) {
+        for (uint32_t i = 0; !st && i < nsym; i++) {
+            sym_symbol_info info;
+            sym_symbol_get(copy->syms, (sym_id)i, &info);
+            values[i] = at_opt ? info.opt : info.min;
+        }
+        if (!st) st = calib_bind(&r, copy, values, nsym, err);
+        if (!st) st = symrt_enqueue(r.c, NULL, err);
+        if (!st || at_opt || !r.c) break;
+        /* the min point breaks a guard (symbols tied together): again at opt, which satisfies them */
+        for (uint32_t i = 0; r.bufs && i < r.n; i++) free(r.bufs[i]);
+        free(r.bufs);
+        r.bufs = NULL;
+        symrt_context_destroy(r.c);
+        r.c = NULL;
+        st = symrt_context_create(r.e, SYMRT_BACKEND_REF, NULL, &r.c, err);
     }
-    if (!st) st = calib_bind(&r, copy, values, nsym, err);
-    if (!st) st = symrt_enqueue(r.c, NULL, err);
     uint32_t ni = st ? 0 : symrt_engine_num_inputs(r.e);
     for (uint32_t i = 0; !st && i < r.n; i++) {
         symrt_io_info info;
@@ -141,7 +153,9 @@ static symc_status calibrate(void *ctx, ir_module *m, double *max_abs, symc_erro
     calib_free(&r);
     ir_module_free(copy);
     if (st)
-        symc_error_prefix(err, "fp16 range calibration (run at opt on the reference backend; --no-calibrate skips it)");
+        symc_error_prefix(err,
+                          "fp16 range calibration (run at min, else opt, on the reference backend; "
+                          "--no-calibrate skips it)");
     return st;
 }
 

@@ -79,7 +79,9 @@ typedef struct att_plan {
     att_op ops[ATT_MAX_CHAIN]; /* from the score to the softmax input */
     uint32_t n_ops;
     int causal_skip;
-    symc_dtype dt; /* of Q, K, V, O and the score chain: f32, or f16/bf16 storage */
+    /* storage of Q, K, V and O (each f32, f16 or bf16; the kernel computes in fp32 and
+     * keeps scores and probabilities in fp32 whatever the graph stores them as) */
+    symc_dtype qdt, kdt, vdt, odt;
     uint32_t covered[64];
     uint32_t n_covered;
 } att_plan;
@@ -312,12 +314,14 @@ static int classify(cg_cuda *c, uint32_t node, uint32_t x, const ir_tensor *scor
     return 0;
 }
 
-/* an identity or a cast to its input's own dtype, one input and one output */
+/* an identity or a cast between float storage types (f32, f16, bf16), one input
+ * and one output: transformers' softmax(...).type(value.dtype), or the precision
+ * pass's cast of fp32 probabilities to half. The kernel keeps P in fp32. */
 static int is_noop(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
     if (n->n_in != 1 || n->n_out != 1) return 0;
     return n->op == IR_OP_IDENTITY ||
-        (n->op == IR_OP_CAST && c->m->tensors[n->in[0]].dtype == c->m->tensors[n->out[0]].dtype);
+        (n->op == IR_OP_CAST && att_dtype(c->m->tensors[n->in[0]].dtype) && att_dtype(c->m->tensors[n->out[0]].dtype));
 }
 
 static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
@@ -373,7 +377,6 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     if (n1->n_in != 2 || n1->n_out != 1) return 0;
     const ir_tensor *score = &c->m->tensors[x];
     if (!ir_same_shape(score, pt) || score->dtype != pt->dtype) return 0;
-    a->dt = pt->dtype;
     a->mm1 = mm1;
     a->mm2 = mm2;
     a->softmax = sm;
@@ -391,9 +394,10 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     /* operands */
     const ir_tensor *qt = &c->m->tensors[n1->in[0]], *bt = &c->m->tensors[n1->in[1]];
     const ir_tensor *vv = &c->m->tensors[vt], *ot = &c->m->tensors[n2->out[0]];
-    if (qt->rank != rank || bt->rank != rank || vv->rank != rank || ot->rank != rank || qt->dtype != a->dt ||
-        bt->dtype != a->dt || vv->dtype != a->dt || ot->dtype != a->dt || n1->in[0] == n1->in[1])
+    if (qt->rank != rank || bt->rank != rank || vv->rank != rank || ot->rank != rank || !att_dtype(qt->dtype) ||
+        !att_dtype(bt->dtype) || !att_dtype(vv->dtype) || !att_dtype(ot->dtype) || n1->in[0] == n1->in[1])
         return 0;
+    a->qdt = qt->dtype, a->kdt = bt->dtype, a->vdt = vv->dtype, a->odt = ot->dtype;
     for (int d = 0; d < rank - 2; d++)
         if (qt->dims[d] != score->dims[d] || bt->dims[d] != score->dims[d] || vv->dims[d] != score->dims[d]) return 0;
     if (!sym_is_const(c->m->syms, qt->dims[rank - 1], &a->d) || !sym_is_const(c->m->syms, vv->dims[rank - 1], &a->dv) ||
@@ -569,12 +573,12 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
     const int64_t NV = DV / 8;
     int qv = view_vec4(c, &a->q), kv = view_vec4(c, &a->k), vv = view_vec4(c, &a->v);
     char st0[96], st1[96];
-    cg_store(st0, sizeof st0, a->dt, "o[n][2 * h] / L");
-    cg_store(st1, sizeof st1, a->dt, "o[n][2 * h + 1] / L");
+    cg_store(st0, sizeof st0, a->odt, "o[n][2 * h] / L");
+    cg_store(st1, sizeof st1, a->odt, "o[n][2 * h + 1] / L");
     kw_body(k,
             "        const long long q0 = qt * 64;\n"
             "        __syncthreads(); /* the previous row block is done with Qs */\n");
-    emit_stage(k, "Qs", QLD, "qp", qsr, qsd, D, "q0", "Sq", qv, 128, a->dt);
+    emit_stage(k, "Qs", QLD, "qp", qsr, qsd, D, "q0", "Sq", qv, 128, a->qdt);
     kw_body(k,
             "        float m[2] = {NINF, NINF}, l[2] = {0.f, 0.f}, o[%lld][4];\n"
             "#pragma unroll\n"
@@ -584,8 +588,8 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
         kw_body(k, "        const long long kend = Sk < q0 + 64 ? Sk : q0 + 64; /* causal: later keys are masked */\n");
     else kw_body(k, "        const long long kend = Sk;\n");
     kw_body(k, "        for (long long k0 = 0; k0 < kend; k0 += 64) {\n            __syncthreads();\n");
-    emit_stage(k, "Ks", QLD, "kp", ksr, ksd, D, "k0", "Sk", kv, 128, a->dt);
-    emit_stage(k, "Vs", VLD, "vp", vsr, vsd, DV, "k0", "Sk", vv, 128, a->dt);
+    emit_stage(k, "Ks", QLD, "kp", ksr, ksd, D, "k0", "Sk", kv, 128, a->kdt);
+    emit_stage(k, "Vs", VLD, "vp", vsr, vsd, DV, "k0", "Sk", vv, 128, a->vdt);
     kw_body(k,
             "            __syncthreads();\n"
             "            float s[8][4];\n"
@@ -696,12 +700,12 @@ static void emit_simt_body(cg_kw *k, const att_plan *a, const char *qsr, const c
     const int64_t D = a->d, DV = a->dv, G = (DV + 63) / 64, QLD = D + 4, VLD = DV + 4, PLD = ATT_TILE + 4;
     char off[128], ql[240], kl[240], vl[240], ost[96];
     snprintf(off, sizeof off, "(q0 + r) * %s + d * %s", qsr, qsd);
-    att_load(ql, sizeof ql, a->dt, "qp", off);
+    att_load(ql, sizeof ql, a->qdt, "qp", off);
     snprintf(off, sizeof off, "(k0 + r) * %s + d * %s", ksr, ksd);
-    att_load(kl, sizeof kl, a->dt, "kp", off);
+    att_load(kl, sizeof kl, a->kdt, "kp", off);
     snprintf(off, sizeof off, "(k0 + r) * %s + d * %s", vsr, vsd);
-    att_load(vl, sizeof vl, a->dt, "vp", off);
-    cg_store(ost, sizeof ost, a->dt, "acc[i][4 * g + u] / L");
+    att_load(vl, sizeof vl, a->vdt, "vp", off);
+    cg_store(ost, sizeof ost, a->odt, "acc[i][4 * g + u] / L");
     kw_body(k,
             "        const long long q0 = qt * %d;\n"
             "        __syncthreads(); /* the previous row block is done with Qs */\n"
@@ -908,17 +912,21 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     /* 3xTF32 for fp32 engines; one TF32 product otherwise: f16 and bf16
      * values are exact in TF32, so Q·Kᵀ is exact and P is rounded to TF32's
      * 10 mantissa bits, as an f16 P would be */
-    const int split = c->b->opt->precision == RT_PREC_FP32 && a.dt == SYMC_F32;
+    const int split = c->b->opt->precision == RT_PREC_FP32 &&
+        (a.qdt == SYMC_F32 || a.kdt == SYMC_F32 || a.vdt == SYMC_F32);
     if (tc) emit_mma_body(&k, &a, split, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
     else emit_simt_body(&k, &a, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
     /* the comment lists the fused nodes */
     cg_str comment = {0};
+    char storage[96] = "";
+    if (cg_is_half(a.qdt) || cg_is_half(a.kdt) || cg_is_half(a.vdt) || cg_is_half(a.odt))
+        snprintf(storage, sizeof storage, ", storage q %s k %s v %s o %s", symc_dtype_name(a.qdt),
+                 symc_dtype_name(a.kdt), symc_dtype_name(a.vdt), symc_dtype_name(a.odt));
     cg_str_appendf(&comment, "fused attention (flash, %s%s%s, D %lld, Dv %lld) of ",
                    !tc         ? "fp32"
                        : split ? "3xTF32 tensor cores"
                                : "TF32 tensor cores",
-                   cg_is_half(a.dt) ? (a.dt == SYMC_F16 ? ", f16 storage" : ", bf16 storage") : "",
-                   a.causal_skip ? ", causal" : "", (long long)D, (long long)DV);
+                   storage, a.causal_skip ? ", causal" : "", (long long)D, (long long)DV);
     uint32_t nodes[72], nn = 0;
     nodes[nn++] = node;
     for (uint32_t i = 0; i < a.n_covered && nn < 72; i++) nodes[nn++] = a.covered[i];

@@ -147,17 +147,9 @@ static const pass_fuse_rules cuda_fuse_rules = {
 
 const pass_fuse_rules *cg_fuse_rules(const cg_options *opt) { return !opt || opt->gpu ? &cuda_fuse_rules : NULL; }
 
-/* The one rule of which nodes the CUDA target runs on f16/bf16 storage: the
- * precision pass keeps the others fp32 (cuda_precision_rules) and emit_node
- * refuses half tensors anywhere else. f16/bf16 are computed as fp32 by
- * elementwise kernels and copied by data movement; the other kernels and the
- * library steps are fp32/fp64 (widened here as they learn half). */
-int cg_cuda_half_ok(const ir_module *m, uint32_t node) {
-    ir_op op = m->nodes[node].op;
-    return ir_op_is_elementwise(op) || (ir_op_get(op)->category == IR_CAT_MOVE && op != IR_OP_PAD) ||
-        op == IR_OP_SHAPE_OF;
-}
-
+/* The rule is cg_cuda_half_ok (the half-storage section below): the
+ * precision pass keeps the other nodes fp32 and emit_node refuses half
+ * tensors anywhere else. */
 static const pass_precision_rules cuda_precision_rules = {"cuda", cg_cuda_half_ok};
 
 const pass_precision_rules *cg_precision_rules(const cg_options *opt) {

@@ -141,7 +141,7 @@ static int cmd_compile(int argc, char **argv) {
                 "                    model inputs and outputs keep their dtypes (casts at the boundary)\n"
                 "  --fp32-layers L   keep these nodes and/or op types fp32 (comma separated, e.g.\n"
                 "                    softmax,layer_norm,/blocks.0/attn/MatMul)\n"
-                "  --no-calibrate    skip the fp16 range calibration (a run at opt with seeded random\n"
+                "  --no-calibrate    skip the fp16 range calibration (a run at min, else opt, with seeded random\n"
                 "                    inputs on the reference backend)\n"
                 "  --tf32            matrix products and convolutions in TF32 (default: true fp32)\n"
                 "  --no-tune         store library heuristics instead of timing candidates at opt and\n"
