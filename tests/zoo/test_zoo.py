@@ -75,7 +75,8 @@ SMALL_TXT = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, int
                  vocab_size=100, max_position_embeddings=64)
 
 # name -> (builder, kind); kind "image" (B, 3, H, W) or "text" (B, S) int64 ids
-IMG = 64 if not FULL else 224
+IMG = 32 if not FULL else 224  # dynamic H, W from IMG
+FIX = 64 if not FULL else 224  # the fixed-resolution models
 MODELS = {
     "torchvision resnet18": (lambda: torchvision.models.resnet18(num_classes=10), "image"),
     "torchvision mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(num_classes=10), "image"),
@@ -118,7 +119,7 @@ def ranges(kind):
     elif kind == "image":  # B, H and W dynamic
         r = [(1, 1, 3), (3, 3, 3), (IMG, IMG, IMG + 32), (IMG, IMG, IMG + 48)]
     else:  # fixed-resolution models (swin's windows, the mixer's token MLP, levit's attention biases): B
-        r = [(1, 1, 3), (3, 3, 3), (IMG, IMG, IMG), (IMG, IMG, IMG)]
+        r = [(1, 1, 3), (3, 3, 3), (FIX, FIX, FIX), (FIX, FIX, FIX)]
     pts = [tuple(t[0] for t in r), tuple(t[1] for t in r), tuple(t[2] for t in r),
            tuple(min(t[2], t[0] + (t[2] - t[0]) // 2 + 1) if t[0] != t[2] else t[0] for t in r)]
     return r, pts

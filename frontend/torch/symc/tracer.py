@@ -213,7 +213,9 @@ def _decomp_table():
     try:
         t = torch.export.default_decompositions()
         # adaptive pooling decomposes to as_strided windows; _adaptive lowers the exact cases as pooling
-        keep = list(_SDPA_OPS) + ["adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default"]
+        # (so do roll and the reflect/replicate pads, to index arithmetic on sizes): each kept as one node
+        keep = list(_SDPA_OPS) + ["adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default", "roll.default"] + \
+            [f"{m}_pad{d}d.default" for m in ("reflection", "replication") for d in (1, 2, 3)]
         for op in [_op(name) for name in keep]:  # and the fused variants, should a program hold them
             try:
                 del t[op]
@@ -938,8 +940,14 @@ def _leaky(tr, n, a, k):
 def _clip(tr, n, a, k):
     lo = k.get("min", a[1] if len(a) > 1 else (-1.0 if n.target._overloadpacket is aten.hardtanh else None))
     hi = k.get("max", a[2] if len(a) > 2 else (1.0 if n.target._overloadpacket is aten.hardtanh else None))
-    if isinstance(lo, _T) or isinstance(hi, _T) or isinstance(lo, torch.Tensor) or isinstance(hi, torch.Tensor):
-        tr.fail("clamp with tensor bounds is not supported")
+    if isinstance(lo, (_T, torch.Tensor)) or isinstance(hi, (_T, torch.Tensor)):  # clamp.Tensor: max then min
+        dt = _dt(tr, n)
+        y = _arg_as(tr, n, a, 0, dt)
+        for i, b, op in ((1, lo, "max"), (2, hi, "min")):
+            if b is not None:
+                bn = n.args[i] if i < len(n.args) else None
+                y = tr.node(op, [y, tr.tensor(_cast(tr, b, _arg_dtype(tr, bn, b), dt), dt)])
+        return y
     attrs = []
     if lo is not None:
         attrs.append(("min", "float", lo))
