@@ -44,4 +44,12 @@ if [ "${SYMC_DEPS_TORCH:-0}" = 1 ] && python3 -c 'import torch' 2>/dev/null &&
   timeout 900 python3 -m pip install --quiet --disable-pip-version-check torchvision==0.26.0 timm ||
     echo "deps: timm/torchvision could not be installed; the real-model torch tests will SKIP"
 fi
+# the model zoo (tests/zoo): Hugging Face configs (random weights) and onnxscript for
+# torch.onnx.export(dynamo=True); without onnxscript the zoo skips that exporter only
+if [ "${SYMC_DEPS_TORCH:-0}" = 1 ] && python3 -c 'import torch' 2>/dev/null &&
+   ! python3 -c 'import transformers, onnxscript' 2>/dev/null; then
+  echo "deps: pip installing transformers onnxscript"
+  timeout 900 python3 -m pip install --quiet --disable-pip-version-check transformers onnxscript ||
+    echo "deps: transformers/onnxscript could not be installed; the zoo test will SKIP (or skip dynamo export)"
+fi
 echo "deps: ok"

@@ -38,7 +38,7 @@ FULL = os.environ.get("SYMC_ZOO_FULL") == "1"
 ONLY = [s for s in os.environ.get("SYMC_ZOO_ONLY", "").split(",") if s]
 SYMC = sys.argv[2] if len(sys.argv) > 2 else None
 try:
-    import onnxscript  # noqa: F401
+    import onnxscript  # noqa: F401 - torch.onnx.export(dynamo=True) needs it
     HAVE_DYNAMO_ONNX = True
 except Exception:  # noqa: BLE001
     HAVE_DYNAMO_ONNX = False
@@ -47,7 +47,17 @@ RTOL = 1e-4
 
 # (model, frontend) -> a piece of the error the path raises today (the op another helper's IR op will
 # serve). Flip an entry (delete it) once the path passes.
-EXPECTED = {}
+EXPECTED = {
+    ("hf roberta", "torch"): "unsupported ATen op aten.cumsum",          # cumsum: helper "index"
+    ("hf gpt_neox", "torch"): "unsupported ATen op aten.cos",            # rotary embedding: sin/cos, "elem"
+    ("hf qwen2", "torch"): "unsupported ATen op aten.cos",
+    ("hf mistral", "torch"): "unsupported ATen op aten.cos",
+    ("hf distilbert", "dynamo"): "ONNX op 'IsNaN' is not supported",     # is_nan: helper "elem"
+    ("hf gpt2", "dynamo"): "ONNX op 'IsNaN' is not supported",
+    # the legacy exporter computes swin's window pads from a Cast of data: the ONNX importer takes pads only
+    # from constants and shape arithmetic (the torch and dynamo paths pass)
+    ("torchvision swin_t", "onnx"): "(the pads) is not known at build time",
+}
 
 
 class Out0(torch.nn.Module):
@@ -75,21 +85,22 @@ SMALL_TXT = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, int
                  vocab_size=100, max_position_embeddings=64)
 
 # name -> (builder, kind); kind "image" (B, 3, H, W) or "text" (B, S) int64 ids
-IMG = 32 if not FULL else 224  # dynamic H, W from IMG
+# dynamic H, W from IMG (at 32 a stride-32 CNN ends at 1x1, a size torch.export specializes: refused)
+IMG = 40 if not FULL else 224
 FIX = 64 if not FULL else 224  # the fixed-resolution models
 MODELS = {
     "torchvision resnet18": (lambda: torchvision.models.resnet18(num_classes=10), "image"),
     "torchvision mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(num_classes=10), "image"),
     "torchvision densenet121": (lambda: torchvision.models.densenet121(num_classes=10) if FULL else
                                 torchvision.models.DenseNet(growth_rate=8, block_config=(2, 2, 2, 2),
-                                                            num_init_features=16, num_classes=10), "image"),
+                                                            num_init_features=16, num_classes=10), "image64"),
     "torchvision regnet_y_400mf": (lambda: torchvision.models.regnet_y_400mf(num_classes=10), "image"),
     "torchvision swin_t": (lambda: torchvision.models.swin_t(num_classes=10) if FULL else
                            torchvision.models.SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[1, 1],
                                                               num_heads=[2, 2], window_size=[4, 4],
                                                               num_classes=10), "swin"),
     "timm convnext_atto": (lambda: timm.create_model("convnext_atto", pretrained=False, num_classes=10,
-                                                     **({} if FULL else {"depths": (1, 1, 1, 1)})), "image"),
+                                                     **({} if FULL else {"depths": (1, 1, 1, 1)})), "image64"),
     "timm mixer_s16_224": (lambda: timm.create_model("mixer_s16_224", pretrained=False, num_classes=10) if FULL
                            else timm.models.mlp_mixer.MlpMixer(num_classes=10, img_size=64, patch_size=16,
                                                                num_blocks=2, embed_dim=64), "mixer"),
@@ -117,7 +128,9 @@ def ranges(kind):
     if kind == "text":
         r = [(1, 1, 3), (2, 8, 16)]
     elif kind == "image":  # B, H and W dynamic
-        r = [(1, 1, 3), (3, 3, 3), (IMG, IMG, IMG + 32), (IMG, IMG, IMG + 48)]
+        r = [(1, 1, 3), (3, 3, 3), (IMG, IMG + 16, IMG + 32), (IMG, IMG + 16, IMG + 48)]
+    elif kind == "image64":  # stride 32 and a trace at 80: never the 1x1 end torch.export would specialize
+        r = [(1, 1, 3), (3, 3, 3), (64, 80, 96), (64, 80, 96)]
     else:  # fixed-resolution models (swin's windows, the mixer's token MLP, levit's attention biases): B
         r = [(1, 1, 3), (3, 3, 3), (FIX, FIX, FIX), (FIX, FIX, FIX)]
     pts = [tuple(t[0] for t in r), tuple(t[1] for t in r), tuple(t[2] for t in r),
@@ -160,11 +173,9 @@ def onnx_path(name, model, kind, r, dtype, dynamo):
     dyn = {d: f"d{d}" for d, t in enumerate(r) if t[0] != t[2]}
     with torch.no_grad():
         if dynamo:
-            ds = {"x": {d: torch.export.Dim(f"d{d}", min=t[0], max=t[2]) for d, t in enumerate(r) if t[0] != t[2]}}
             prog = torch.onnx.export(model, (ex,), dynamo=True, input_names=["x"], output_names=["y"],
                                      dynamic_shapes=({d: torch.export.Dim(f"d{d}", min=t[0], max=t[2])
                                                       for d, t in enumerate(r) if t[0] != t[2]},), verbose=False)
-            del ds
             prog.save(path)
         else:
             torch.onnx.export(model, (ex,), path, dynamo=False, opset_version=17, input_names=["x"],
