@@ -329,6 +329,9 @@ case("clamp_min / clamp_max with scalars and tensors", lambda s, x, y: x.clamp_m
 case("scaled_dot_product_attention bool mask and scale",
      lambda s, x, m: F.scaled_dot_product_attention(x, x * 0.5, x + 1.0, attn_mask=m > 0, scale=0.3),
      [((1, 2, 2, 4), (2, 2, 5, 4), (3, 2, 9, 4)), ((1, 1, 2, 2), (1, 1, 5, 5), (1, 1, 9, 9))])
+case("scaled_dot_product_attention enable_gqa (4 query heads, 2 key/value heads), causal",
+     lambda s, x, y: F.scaled_dot_product_attention(x, y, y * 0.5, is_causal=True, enable_gqa=True),
+     [((1, 4, 2, 8), (2, 4, 5, 8), (3, 4, 9, 8)), ((1, 2, 2, 8), (2, 2, 5, 8), (3, 2, 9, 8))])
 case("constant_pad_nd / reflection / replication pads", lambda s, x: F.pad(x, (1, 2, 0, 3), value=0.5) +
      F.pad(x, (1, 2, 2, 1), mode="reflect")[:, :, :1, :1].sum() +
      F.pad(x, (2, 1, 1, 2), mode="replicate").mean(), [HW4])

@@ -1229,9 +1229,6 @@ def _sdpa(tr, n, a, k):
     if not isinstance(p, (int, float)) or p != 0.0:
         tr.fail(f"dropout_p={p} is not supported (symc runs inference: pass dropout_p=0.0, e.g. "
                 f"dropout_p=self.p if self.training else 0.0, and call model.eval())")
-    if g.get("enable_gqa"):
-        tr.fail("enable_gqa=True (grouped-query attention) is not supported; repeat the key/value heads "
-                "(repeat_interleave) before scaled_dot_product_attention")
     if g.get("dropout_mask") is not None:
         tr.fail("an explicit dropout_mask is not supported")
     qs, ks = tr.shape(n.args[0]), tr.shape(n.args[1])
@@ -1239,6 +1236,24 @@ def _sdpa(tr, n, a, k):
     if len(qs) < 2 or rk < 2:
         tr.fail(f"query and key need rank >= 2, got {len(qs)} and {rk}")
     dt = _in_dtype(tr, n)
+    if g.get("enable_gqa"):  # grouped-query attention: each key/value head serves Hq / Hkv query heads in a row
+        if len(qs) < 3 or rk < 3:
+            tr.fail(f"enable_gqa=True needs a heads dim (rank >= 3), got ranks {len(qs)} and {rk}")
+        hq, hk = _static(qs[-3]), _static(ks[-3])
+        if not isinstance(hq, int) or not isinstance(hk, int) or hk == 0 or hq % hk:
+            tr.fail(f"enable_gqa=True with {hq} query heads and {hk} key/value heads is not supported (static "
+                    f"counts, the query's a multiple of the key's, are)")
+        if hq != hk:
+            rep = []
+            for t, tn in ((key, n.args[1]), (v, n.args[2])):
+                sh = tr.shape(tn)
+                u = tr.node("unsqueeze", [tr.tensor(t)], [("axes", "ints", [len(sh) - 2])])
+                big = [tr.dim(x) for x in sh[:-3]] + [tr.m.const(hk), tr.m.const(hq // hk)] + \
+                    [tr.dim(x) for x in sh[-2:]]
+                e = tr.node("expand", [u], [("shape", "dims", big)])
+                rep.append(tr.node("reshape", [e], [("shape", "dims", [tr.dim(x) for x in sh[:-3]] +
+                                                    [tr.m.const(hq)] + [tr.dim(x) for x in sh[-2:]])]))
+            key, v = rep
     scale = g.get("scale")
     if scale is None:
         e = _static(qs[-1])
