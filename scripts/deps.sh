@@ -44,11 +44,12 @@ if [ "${SYMC_DEPS_TORCH:-0}" = 1 ] && python3 -c 'import torch' 2>/dev/null &&
   timeout 900 python3 -m pip install --quiet --disable-pip-version-check torchvision==0.26.0 timm ||
     echo "deps: timm/torchvision could not be installed; the real-model torch tests will SKIP"
 fi
-# Hugging Face model configs (random weights, nothing downloaded): the KV-cache decoding test
+# Hugging Face model configs (random weights, nothing downloaded) for the KV-cache decoding test
+# and the model zoo (tests/zoo), and onnxscript for torch.onnx.export(dynamo=True)
 if [ "${SYMC_DEPS_TORCH:-0}" = 1 ] && python3 -c 'import torch' 2>/dev/null &&
-   ! python3 -c 'import transformers' 2>/dev/null; then
-  echo "deps: pip installing transformers==5.23.0"
-  timeout 900 python3 -m pip install --quiet --disable-pip-version-check transformers==5.23.0 ||
-    echo "deps: transformers could not be installed; the transformers tests will fail"
+   ! python3 -c 'import transformers, onnxscript' 2>/dev/null; then
+  echo "deps: pip installing transformers==5.23.0 onnxscript"
+  timeout 900 python3 -m pip install --quiet --disable-pip-version-check transformers==5.23.0 onnxscript ||
+    echo "deps: transformers/onnxscript could not be installed; the transformers tests will fail"
 fi
 echo "deps: ok"

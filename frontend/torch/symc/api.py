@@ -55,10 +55,17 @@ class Input:
         return f"symc.Input(min_shape={self.min_shape}, opt_shape={self.opt_shape}, max_shape={self.max_shape}, " \
                f"dtype={self.dtype})"
 
+    def trace_shape(self):
+        """The example's shape for torch.export: opt, except that a dynamic dim whose opt is 0 or 1 is traced
+        at 2 (torch.export specializes a dim it sees at 0 or 1 to that constant; the program it makes at 2
+        holds for 0 and 1 too, which symc's own shape inference checks over the whole declared range)."""
+        return tuple(2 if lo != hi and o <= 1 and hi >= 2 else o
+                     for lo, o, hi in zip(self.min_shape, self.opt_shape, self.max_shape))
+
     def example(self, device):
         if self.dtype.is_floating_point:
-            return torch.randn(self.opt_shape, dtype=self.dtype, device=device)
-        return torch.zeros(self.opt_shape, dtype=self.dtype, device=device)
+            return torch.randn(self.trace_shape(), dtype=self.dtype, device=device)
+        return torch.zeros(self.trace_shape(), dtype=self.dtype, device=device)
 
 
 def cache_dir():

@@ -212,7 +212,11 @@ def _decomp_table():
     one node (lowered by _sdpa) rather than decomposed to the math path's full/arange/logical_and/any/... ops."""
     try:
         t = torch.export.default_decompositions()
-        for op in [_op(name) for name in _SDPA_OPS]:  # and the fused variants, should a program hold them
+        # adaptive pooling decomposes to as_strided windows; _adaptive lowers the exact cases as pooling
+        # (so do roll and the reflect/replicate pads, to index arithmetic on sizes): each kept as one node
+        keep = list(_SDPA_OPS) + ["adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default", "roll.default"] + \
+            [f"{m}_pad{d}d.default" for m in ("reflection", "replication") for d in (1, 2, 3)]
+        for op in [_op(name) for name in keep]:  # and the fused variants, should a program hold them
             try:
                 del t[op]
             except (KeyError, TypeError):
@@ -904,14 +908,6 @@ def _identity(tr, n, a, k):
     return a[0]
 
 
-@_reg(_op("_to_copy"), _op("to"))
-def _to(tr, n, a, k):
-    src, dst = _in_dtype(tr, n), _dt(tr, n)
-    if src != dst:
-        tr.fail(f"a dtype conversion {src} -> {dst} is not supported")
-    return a[0]
-
-
 @_reg(_op("dropout"), _op("native_dropout"))
 def _dropout(tr, n, a, k):
     train = k.get("train", a[2] if len(a) > 2 else False)
@@ -953,8 +949,14 @@ def _leaky(tr, n, a, k):
 def _clip(tr, n, a, k):
     lo = k.get("min", a[1] if len(a) > 1 else (-1.0 if n.target._overloadpacket is aten.hardtanh else None))
     hi = k.get("max", a[2] if len(a) > 2 else (1.0 if n.target._overloadpacket is aten.hardtanh else None))
-    if isinstance(lo, _T) or isinstance(hi, _T) or isinstance(lo, torch.Tensor) or isinstance(hi, torch.Tensor):
-        tr.fail("clamp with tensor bounds is not supported")
+    if isinstance(lo, (_T, torch.Tensor)) or isinstance(hi, (_T, torch.Tensor)):  # clamp.Tensor: max then min
+        dt = _dt(tr, n)
+        y = _arg_as(tr, n, a, 0, dt)
+        for i, b, op in ((1, lo, "max"), (2, hi, "min")):
+            if b is not None:
+                bn = n.args[i] if i < len(n.args) else None
+                y = tr.node(op, [y, tr.tensor(_cast(tr, b, _arg_dtype(tr, bn, b), dt), dt)])
+        return y
     attrs = []
     if lo is not None:
         attrs.append(("min", "float", lo))
@@ -977,13 +979,6 @@ def _binary(op):
                 y = tr.node("mul", [tr.tensor(y, dt), tr.tensor(alpha, dt)])
         return tr.node(op, [tr.tensor(x, dt), tr.tensor(y, dt)])
     return f
-
-
-for _aten, _sym in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "div"), ("maximum", "max"),
-                    ("minimum", "min"), ("pow", "pow")):
-    _o = _op(_aten)
-    if _o is not None:
-        _LOWER[_o] = _binary(_sym)
 
 
 @_reg(_op("rsub"))
@@ -1027,6 +1022,13 @@ def _cat(tr, n, a, k):
     ts = list(a[0])
     d = k.get("dim", a[1] if len(a) > 1 else 0)
     rank = tr.rank(n)
+    if rank > 1:  # torch skips legacy empty 1-D [0] inputs (an empty cache, say), whatever the rank
+        keep = [t for t, na in zip(ts, n.args[0])
+                if not (isinstance(na, torch.fx.Node) and [str(x) for x in tr.shape(na)] == ["0"]) and
+                not (isinstance(t, torch.Tensor) and t.dim() == 1 and t.numel() == 0)]
+        ts = keep or ts
+    if len(ts) == 1:
+        return ts[0]
     return tr.node("concat", [tr.tensor(t) for t in ts], [("axis", "int", _norm(tr, d, rank))])
 
 
@@ -1236,9 +1238,6 @@ def _sdpa(tr, n, a, k):
     if not isinstance(p, (int, float)) or p != 0.0:
         tr.fail(f"dropout_p={p} is not supported (symc runs inference: pass dropout_p=0.0, e.g. "
                 f"dropout_p=self.p if self.training else 0.0, and call model.eval())")
-    if g.get("enable_gqa"):
-        tr.fail("enable_gqa=True (grouped-query attention) is not supported; repeat the key/value heads "
-                "(repeat_interleave) before scaled_dot_product_attention")
     if g.get("dropout_mask") is not None:
         tr.fail("an explicit dropout_mask is not supported")
     qs, ks = tr.shape(n.args[0]), tr.shape(n.args[1])
@@ -1246,6 +1245,24 @@ def _sdpa(tr, n, a, k):
     if len(qs) < 2 or rk < 2:
         tr.fail(f"query and key need rank >= 2, got {len(qs)} and {rk}")
     dt = _in_dtype(tr, n)
+    if g.get("enable_gqa"):  # grouped-query attention: each key/value head serves Hq / Hkv query heads in a row
+        if len(qs) < 3 or rk < 3:
+            tr.fail(f"enable_gqa=True needs a heads dim (rank >= 3), got ranks {len(qs)} and {rk}")
+        hq, hk = _static(qs[-3]), _static(ks[-3])
+        if not isinstance(hq, int) or not isinstance(hk, int) or hk == 0 or hq % hk:
+            tr.fail(f"enable_gqa=True with {hq} query heads and {hk} key/value heads is not supported (static "
+                    f"counts, the query's a multiple of the key's, are)")
+        if hq != hk:
+            rep = []
+            for t, tn in ((key, n.args[1]), (v, n.args[2])):
+                sh = tr.shape(tn)
+                u = tr.node("unsqueeze", [tr.tensor(t)], [("axes", "ints", [len(sh) - 2])])
+                big = [tr.dim(x) for x in sh[:-3]] + [tr.m.const(hk), tr.m.const(hq // hk)] + \
+                    [tr.dim(x) for x in sh[-2:]]
+                e = tr.node("expand", [u], [("shape", "dims", big)])
+                rep.append(tr.node("reshape", [e], [("shape", "dims", [tr.dim(x) for x in sh[:-3]] +
+                                                    [tr.m.const(hq)] + [tr.dim(x) for x in sh[-2:]])]))
+            key, v = rep
     scale = g.get("scale")
     if scale is None:
         e = _static(qs[-1])
@@ -1430,13 +1447,6 @@ def _avg_pool(tr, n, a, k):
     return tr.node("avg_pool2d", [tr.tensor(a[0])], attrs)
 
 
-@_reg(_op("_adaptive_avg_pool2d"), _op("adaptive_avg_pool2d"))
-def _adaptive(tr, n, a, k):
-    if list(a[1]) != [1, 1]:
-        tr.fail(f"adaptive_avg_pool2d to {list(a[1])} is not supported (to (1, 1) is)")
-    return tr.node("global_avg_pool", [tr.tensor(a[0])])
-
-
 def _reduce(op):
     def f(tr, n, a, k):
         rank = tr.rank(n.args[0])
@@ -1453,9 +1463,533 @@ def _reduce(op):
     return f
 
 
-_LOWER[aten.mean] = _reduce("reduce_mean")
-_LOWER[aten.sum] = _reduce("reduce_sum")
+# ---- ops real models decompose to (Hugging Face text models, timm, torchvision), on core symc ops ----
+
+def _arg_dtype(tr, node_arg, val):
+    """The torch dtype of an op argument: its node's meta, a constant's dtype, None for a Python scalar."""
+    if isinstance(node_arg, torch.fx.Node):
+        return _dt(tr, node_arg)
+    if isinstance(val, torch.Tensor):
+        return val.dtype
+    return None
+
+
+def _cast(tr, h, src, dst):
+    """Value h (a handle, a constant tensor or a Python scalar) of dtype src as dtype dst."""
+    if isinstance(h, torch.Tensor):
+        return h.to(dst)
+    if isinstance(h, (bool, int, float)) or src is None or src == dst:
+        return h
+    sd = _symc_dtype(dst)
+    if sd is None or _symc_dtype(src) is None:
+        tr.fail(f"a dtype conversion {src} -> {dst} is not supported (symc has no {dst if sd is None else src})")
+    return tr.node("cast", [tr.tensor(h)], [("to", "dtype", sd)])
+
+
+def _arg_as(tr, n, a, i, dst):
+    """Argument i of node n as a symc tensor of dtype dst (torch's type promotion made explicit)."""
+    node_arg = n.args[i] if i < len(n.args) else None
+    v = _cast(tr, a[i], _arg_dtype(tr, node_arg, a[i]), dst)
+    return tr.tensor(v, dst)
+
+
+@_reg(_op("_to_copy"), _op("to"), _op("_to_dim_order_copy"), _op("type_as"))
+def _to(tr, n, a, k):
+    src, dst = _in_dtype(tr, n), _dt(tr, n)
+    if src == dst:
+        return a[0]
+    return _cast(tr, a[0], src, dst)
+
+
+def _promoted_binary(op):
+    """An arithmetic binary op whose inputs torch may promote (int * float, f32 + 0-d f64): each input cast
+    to the result's dtype first, as torch computes it."""
+    base = _binary(op)
+
+    def f(tr, n, a, k):
+        dt = _dt(tr, n)
+        a = list(a)
+        for i in (0, 1):
+            a[i] = _cast(tr, a[i], _arg_dtype(tr, n.args[i] if i < len(n.args) else None, a[i]), dt)
+        return base(tr, n, a, k)
+    return f
+
+
+for _aten, _sym in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "div"), ("maximum", "max"),
+                    ("minimum", "min")):
+    _o = _op(_aten)
+    if _o is not None:
+        _LOWER[_o] = _promoted_binary(_sym)
+
+
+@_reg(_op("pow"))
+def _pow(tr, n, a, k):
+    dt = _dt(tr, n)
+    x = _cast(tr, a[0], _arg_dtype(tr, n.args[0], a[0]), dt)
+    y = _cast(tr, a[1], _arg_dtype(tr, n.args[1], a[1]), dt)
+    if isinstance(y, (int, float)) and not isinstance(y, bool):
+        if y == 1:
+            return tr.tensor(x, dt)
+        if y == 2:  # exactly x * x, as eager computes it
+            xt = tr.tensor(x, dt)
+            return tr.node("mul", [xt, xt])
+        if y == 0.5:
+            return tr.node("sqrt", [tr.tensor(x, dt)])
+    return tr.node("pow", [tr.tensor(x, dt), tr.tensor(y, dt)])
+
+
+def _compare(op, negate=False):
+    """eq/ne/lt/le/gt/ge: both sides in torch's promoted dtype, a BOOL result."""
+    def f(tr, n, a, k):
+        d0 = _arg_dtype(tr, n.args[0], a[0])
+        d1 = _arg_dtype(tr, n.args[1], a[1]) if len(n.args) > 1 else None
+        dt = torch.promote_types(d0, d1) if d0 is not None and d1 is not None else (d0 or d1 or torch.float32)
+        if d1 is None and isinstance(a[1], float) and not dt.is_floating_point:
+            dt = torch.float32
+        x = tr.tensor(_cast(tr, a[0], d0, dt), dt)
+        y = tr.tensor(_cast(tr, a[1], d1, dt), dt)
+        r = tr.node(op, [x, y])
+        return tr.node("not", [r]) if negate else r
+    return f
+
+
+for _aten, _sym, _neg in (("eq", "equal", False), ("ne", "equal", True), ("lt", "less", False),
+                          ("le", "less_equal", False), ("gt", "greater", False), ("ge", "greater_equal", False)):
+    _o = _op(_aten)
+    if _o is not None:
+        _LOWER[_o] = _compare(_sym, _neg)
+
+
+def _as_bool(tr, n, a, i):
+    return _arg_as(tr, n, a, i, torch.bool)
+
+
+@_reg(_op("logical_not"), _op("bitwise_not"))
+def _not(tr, n, a, k):
+    if n.target._overloadpacket is aten.bitwise_not and _in_dtype(tr, n) != torch.bool:
+        tr.fail(f"bitwise_not of a {_in_dtype(tr, n)} tensor is not supported (of a bool tensor is)")
+    return tr.node("not", [_as_bool(tr, n, a, 0)])
+
+
+def _logic(op):
+    def f(tr, n, a, k):
+        if n.target._overloadpacket in (aten.bitwise_and, aten.bitwise_or):
+            for i in (0, 1):
+                d = _arg_dtype(tr, n.args[i], a[i])
+                if d not in (None, torch.bool) or (d is None and not isinstance(a[i], bool)):
+                    tr.fail(f"{_op_name(n.target)} on {d or type(a[i]).__name__} operands is not supported "
+                            f"(on bool ones it is)")
+        return tr.node(op, [_as_bool(tr, n, a, 0), _as_bool(tr, n, a, 1)])
+    return f
+
+
+for _aten, _sym in (("logical_and", "and"), ("logical_or", "or"), ("bitwise_and", "and"), ("bitwise_or", "or"),
+                    ("__and__", "and"), ("__or__", "or")):
+    _o = _op(_aten)
+    if _o is not None:
+        _LOWER[_o] = _logic(_sym)
+
+
+@_reg(_op("where"))
+def _where(tr, n, a, k):
+    if len(a) < 3:
+        tr.fail("where(condition) (the nonzero form) is not supported: its output size depends on the data")
+    dt = _dt(tr, n)
+    return tr.node("where", [_as_bool(tr, n, a, 0), _arg_as(tr, n, a, 1, dt), _arg_as(tr, n, a, 2, dt)])
+
+
+@_reg(_op("masked_fill"))
+def _masked_fill(tr, n, a, k):
+    dt = _dt(tr, n)
+    v = a[2]
+    if isinstance(v, torch.Tensor) and v.dim() == 0:
+        v = v.item()
+    return tr.node("where", [_as_bool(tr, n, a, 1), tr.tensor(_cast(tr, v, _arg_dtype(tr, n.args[2], v), dt), dt),
+                             _arg_as(tr, n, a, 0, dt)])
+
+
+@_reg(_op("clamp_min"), _op("clamp_max"))
+def _clamp_side(tr, n, a, k):
+    b = a[1]
+    if isinstance(b, (int, float)) and _dt(tr, n).is_floating_point:
+        name = "min" if n.target._overloadpacket is aten.clamp_min else "max"
+        return tr.node("clip", [tr.tensor(a[0])], [(name, "float", float(b))])
+    dt = _dt(tr, n)
+    op = "max" if n.target._overloadpacket is aten.clamp_min else "min"
+    return tr.node(op, [_arg_as(tr, n, a, 0, dt), _arg_as(tr, n, a, 1, dt)])
+
+
+@_reg(_op("triu"), _op("tril"))
+def _trilu(tr, n, a, k):
+    diag = k.get("diagonal", a[1] if len(a) > 1 else 0)
+    return tr.node("trilu", [tr.tensor(a[0])], [("upper", "int", int(n.target._overloadpacket is aten.triu)),
+                                                ("k", "int", int(diag))])
+
+
+def _filled(tr, n, value):
+    """A tensor of n's shape and dtype holding value: a constant when the shape is static, else a 0-d
+    constant expanded to the symbolic shape."""
+    v = tr.val(n)
+    dt = v.dtype
+    if isinstance(value, torch.Tensor):
+        value = value.item()
+    if isinstance(value, (torch.SymInt, torch.SymFloat, _T)):
+        tr.fail(f"a fill value that is computed at run time ({value}) is not supported")
+    shape = [_static(s) for s in v.shape]
+    if all(isinstance(s, int) for s in shape):
+        return torch.full(shape, value, dtype=dt)
+    if _symc_dtype(dt) is None:
+        tr.fail(f"a {dt} fill is not supported")
+    scalar = torch.tensor(value, dtype=dt)
+    return tr.node("expand", [tr.tensor(scalar)], [("shape", "dims", [tr.dim(s) for s in shape])])
+
+
+@_reg(_op("full"), _op("new_full"), _op("full_like"))
+def _full(tr, n, a, k):
+    pk = n.target._overloadpacket
+    value = k.get("fill_value", a[1] if pk is aten.full else a[2] if pk is aten.new_full else a[1])
+    return _filled(tr, n, value)
+
+
+@_reg(_op("zeros"), _op("new_zeros"), _op("zeros_like"), _op("empty"), _op("new_empty"), _op("empty_like"),
+      _op("empty_strided"), _op("new_empty_strided"))
+def _zeros(tr, n, a, k):
+    return _filled(tr, n, 0)  # empty: any value is right; zeros keep results deterministic
+
+
+@_reg(_op("ones"), _op("new_ones"), _op("ones_like"))
+def _ones(tr, n, a, k):
+    return _filled(tr, n, 1)
+
+
+@_reg(_op("scalar_tensor"))
+def _scalar_tensor(tr, n, a, k):
+    return _filled(tr, n, a[0])
+
+
+@_reg(_op("arange"))
+def _arange(tr, n, a, k):
+    """arange(end) / arange(start, end[, step]) with int (or symbolic int) bounds: a range op."""
+    vals = list(a)
+    start, end, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) > 2 else 1)
+    start, end, step = k.get("start", start), k.get("end", end), k.get("step", step)
+    dt = _dt(tr, n)
+    for what, v in (("start", start), ("end", end), ("step", step)):
+        if isinstance(v, float) and v != int(v):
+            tr.fail(f"arange with a non-integer {what} ({v}) is not supported")
+        if isinstance(v, (_T, torch.Tensor)):
+            tr.fail(f"arange with a tensor {what} is not supported")
+    start, end, step = [_static(int(v) if isinstance(v, float) else v) for v in (start, end, step)]
+    if all(isinstance(v, int) for v in (start, end, step)):
+        return torch.arange(start, end, step, dtype=dt)
+    if not isinstance(step, int) or step == 0:
+        tr.fail(f"arange with a symbolic or zero step ({step}) is not supported")
+    it = dt if dt in (torch.int64, torch.int32) else torch.int64
+    r = tr.node("range", [], [("start", "dims", [tr.dim(start)]), ("limit", "dims", [tr.dim(end)]),
+                              ("delta", "dims", [tr.m.const(step)]), ("to", "dtype", _symc_dtype(it))])
+    return r if it == dt else _cast(tr, r, it, dt)
+
+
+@_reg(_op("embedding"))
+def _embedding(tr, n, a, k):
+    return tr.node("gather", [tr.tensor(a[0]), tr.tensor(a[1])], [("axis", "int", 0)])
+
+
+@_reg(_op("index_select"))
+def _index_select(tr, n, a, k):
+    rank = tr.rank(n.args[0])
+    return tr.node("gather", [tr.tensor(a[0]), tr.tensor(a[2])], [("axis", "int", _norm(tr, a[1], max(rank, 1)))])
+
+
+@_reg(_op("gather"))
+def _gather(tr, n, a, k):
+    rank = tr.rank(n.args[0])
+    if tr.shape(n.args[2]) != tr.shape(n.args[0]):
+        # torch allows a smaller index in the other dims; gather_elements reads the data with its own strides,
+        # so only the same-shape case is certain to agree
+        for d, (si, sx) in enumerate(zip(tr.shape(n.args[2]), tr.shape(n.args[0]))):
+            if d != _norm(tr, a[1], rank) and str(si) != str(sx):
+                tr.fail(f"gather with an index of shape {tr.shape(n.args[2])} smaller than the input "
+                        f"{tr.shape(n.args[0])} outside dim {a[1]} is not supported")
+    return tr.node("gather_elements", [tr.tensor(a[0]), tr.tensor(a[2])], [("axis", "int", _norm(tr, a[1], rank))])
+
+
+@_reg(_op("index"))
+def _index(tr, n, a, k):
+    """x[..., idx, ...] with one integer index tensor (the others None): a gather on that dim. Bool masks
+    and several index tensors (advanced indexing's broadcasting) need gather_nd."""
+    idx = list(a[1])
+    used = [i for i, t in enumerate(idx) if t is not None]
+    if len(used) != 1:
+        tr.fail(f"indexing with {len(used)} index tensors is not supported (with one it is; several need "
+                f"gather_nd)")
+    d = used[0]
+    inode = n.args[1][d]
+    idt = _arg_dtype(tr, inode, idx[d])
+    if idt in (torch.bool, torch.uint8):
+        tr.fail("indexing with a boolean mask is not supported: its output size depends on the data")
+    return tr.node("gather", [tr.tensor(a[0]), tr.tensor(idx[d])], [("axis", "int", d)])
+
+
+def _pad_pairs(tr, n, pad):
+    """torch's pad list (last dim first, (before, after) pairs) as symc's [begins..., ends...]."""
+    rank = tr.rank(n.args[0])
+    pad = list(pad)
+    if len(pad) % 2 or len(pad) // 2 > rank:
+        tr.fail(f"pad {pad} does not fit a rank-{rank} input")
+    begins, ends = [tr.m.const(0)] * rank, [tr.m.const(0)] * rank
+    for i in range(len(pad) // 2):
+        d = rank - 1 - i
+        for j, p in ((0, pad[2 * i]), (1, pad[2 * i + 1])):
+            p = _static(p)
+            if isinstance(p, int) and p < 0:
+                tr.fail(f"a negative pad ({p} on dim {d}) is not supported")
+            (begins if j == 0 else ends)[d] = tr.dim(p)
+    return begins + ends
+
+
+@_reg(_op("constant_pad_nd"))
+def _constant_pad(tr, n, a, k):
+    value = k.get("value", a[2] if len(a) > 2 else 0)
+    return tr.node("pad", [tr.tensor(a[0])], [("pads", "dims", _pad_pairs(tr, n, a[1])), ("mode", "str", "constant"),
+                                              ("value", "float", float(value))])
+
+
+def _mode_pad(mode):
+    def f(tr, n, a, k):
+        return tr.node("pad", [tr.tensor(a[0])], [("pads", "dims", _pad_pairs(tr, n, a[1])), ("mode", "str", mode)])
+    return f
+
+
+for _aten, _mode in (("reflection_pad1d", "reflect"), ("reflection_pad2d", "reflect"),
+                     ("reflection_pad3d", "reflect"), ("replication_pad1d", "edge"), ("replication_pad2d", "edge"),
+                     ("replication_pad3d", "edge")):
+    _o = _op(_aten)
+    if _o is not None:
+        _LOWER[_o] = _mode_pad(_mode)
+
+
+@_reg(_op("pad"))
+def _pad(tr, n, a, k):
+    mode = k.get("mode", a[2] if len(a) > 2 else "constant")
+    value = k.get("value", a[3] if len(a) > 3 else None)
+    modes = {"constant": "constant", "reflect": "reflect", "replicate": "edge"}
+    if mode not in modes:
+        tr.fail(f"pad mode={mode!r} is not supported (constant, reflect and replicate are)")
+    attrs = [("pads", "dims", _pad_pairs(tr, n, a[1])), ("mode", "str", modes[mode])]
+    if mode == "constant":
+        attrs.append(("value", "float", float(value or 0.0)))
+    return tr.node("pad", [tr.tensor(a[0])], attrs)
+
+
+@_reg(_op("stack"))
+def _stack(tr, n, a, k):
+    rank = tr.rank(n)
+    d = _norm(tr, k.get("dim", a[1] if len(a) > 1 else 0), rank)
+    parts = [tr.node("unsqueeze", [tr.tensor(t)], [("axes", "ints", [d])]) for t in a[0]]
+    return parts[0] if len(parts) == 1 else tr.node("concat", parts, [("axis", "int", d)])
+
+
+@_reg(_op("unbind"), _op("unbind_copy"))
+def _unbind(tr, n, a, k):
+    rank = tr.rank(n.args[0])
+    d = _norm(tr, k.get("dim", a[1] if len(a) > 1 else 0), rank)
+    size = _static(tr.shape(n.args[0])[d])
+    if not isinstance(size, int):
+        tr.fail(f"unbind over a symbolic dim ({size}) is not supported: the number of results would vary")
+    outs = []
+    for i in range(size):
+        ix = _T(tr.m.constant(tr.const_name("index"), np.array(i, dtype=np.int64)))
+        outs.append(tr.node("gather", [tr.tensor(a[0]), ix], [("axis", "int", d)]))
+    return tuple(outs)
+
+
+@_reg(_op("chunk"))
+def _chunk(tr, n, a, k):
+    return _split(tr, n, [a[0], None, k.get("dim", a[2] if len(a) > 2 else 0)], {})
+
+
+@_reg(_op("flip"))
+def _flip(tr, n, a, k):
+    shape = tr.shape(n.args[0])
+    rank = len(shape)
+    x = tr.tensor(a[0])
+    for d in sorted({_norm(tr, d, rank) for d in a[1]}):
+        size = tr.dim(shape[d])
+        idx = tr.node("range", [], [("start", "dims", [tr.m.add(size, tr.m.const(-1))]),
+                                    ("limit", "dims", [tr.m.const(-1)]), ("delta", "dims", [tr.m.const(-1)]),
+                                    ("to", "dtype", _lib.I64)])
+        x = tr.node("gather", [x, idx], [("axis", "int", d)])
+    return x
+
+
+@_reg(_op("roll"))
+def _roll(tr, n, a, k):
+    shape = tr.shape(n.args[0])
+    rank = len(shape)
+    shifts = a[1] if isinstance(a[1], (list, tuple)) else [a[1]]
+    dims = k.get("dims", a[2] if len(a) > 2 else [])
+    dims = dims if isinstance(dims, (list, tuple)) else [dims]
+    if len(dims) == 0 or len(dims) != len(shifts):
+        tr.fail(f"roll with shifts {list(shifts)} and dims {list(dims)} is not supported (one dim a shift is)")
+    x = tr.tensor(a[0])
+    for s, d in zip(shifts, dims):
+        d = _norm(tr, d, rank)
+        size = _static(shape[d])
+        s = _static(s)
+        if not isinstance(s, int):
+            tr.fail(f"roll by a symbolic shift ({s}) is not supported")
+        if isinstance(size, int):
+            if size == 0:
+                continue
+            s %= size
+            if s == 0:
+                continue
+            cut = tr.m.const(size - s)
+        else:  # size - (s mod size), s mod size = s - floor(s / size) * size, in symc's exact integers
+            sz = tr.dim(size)
+            mod = tr.m.add(tr.m.const(s), tr.m.mul(tr.m.const(-1), tr.m.mul(tr.m.floordiv(tr.m.const(s), sz), sz)))
+            cut = tr.m.add(sz, tr.m.mul(tr.m.const(-1), mod))
+        end = tr.dim(shape[d])
+        tail = tr.node("slice", [x], [("starts", "dims", [cut]), ("ends", "dims", [end]), ("axes", "ints", [d]),
+                                      ("steps", "ints", [1])])
+        head = tr.node("slice", [x], [("starts", "dims", [tr.m.const(0)]), ("ends", "dims", [cut]),
+                                      ("axes", "ints", [d]), ("steps", "ints", [1])])
+        x = tr.node("concat", [tail, head], [("axis", "int", d)])
+    return x
+
+
+@_reg(_op("repeat"))
+def _repeat(tr, n, a, k):
+    reps = list(a[1])
+    rank = tr.rank(n.args[0])
+    x = tr.tensor(a[0])
+    if len(reps) > rank:
+        x = tr.node("unsqueeze", [x], [("axes", "ints", list(range(len(reps) - rank)))])
+    return tr.node("tile", [x], [("repeats", "dims", [tr.dim(r) for r in reps])])
+
+
+@_reg(_op("as_strided"), _op("as_strided_copy"))
+def _as_strided(tr, n, a, k):
+    """Only the view that is a reshape: a contiguous input read from offset 0 with the contiguous strides
+    of the new size. Other strides (overlapping windows, gaps) are refused."""
+    size, stride = list(a[1]), list(a[2])
+    off = _static(k.get("storage_offset", a[3] if len(a) > 3 else 0) or 0)
+    xv = tr.val(n.args[0])
+    want, acc = [], 1
+    for s in reversed(size):
+        want.insert(0, acc)
+        acc = acc * s
+    same = all(str(_static(x)) == str(_static(y)) for x, y in zip(stride, want)) and len(stride) == len(want)
+    if not (isinstance(off, int) and off == 0 and same and isinstance(xv, torch.Tensor) and
+            str(xv.numel()) == str(acc) and xv.is_contiguous()):
+        tr.fail(f"as_strided(size={size}, stride={stride}, storage_offset={off}) is not a reshape of a contiguous "
+                f"input; symc lowers only that view (a model's adaptive pooling to a size that does not divide "
+                f"the input decomposes to such an as_strided)")
+    return tr.node("reshape", [tr.tensor(a[0])], [("shape", "dims", [tr.dim(s) for s in size])])
+
+
+@_reg(_op("_adaptive_avg_pool2d"), _op("adaptive_avg_pool2d"))
+def _adaptive(tr, n, a, k):
+    """To (1, 1): global_avg_pool. To a size dividing the (static) input: avg_pool2d with kernel = stride =
+    input / output, the same windows. Anything else (uneven windows, symbolic sizes) is refused."""
+    out = [int(v) for v in a[1]]
+    shape = tr.shape(n.args[0])
+    if tr.rank(n.args[0]) != 4:
+        tr.fail(f"adaptive_avg_pool2d of a rank-{tr.rank(n.args[0])} input is not supported (NCHW is)")
+    if out == [1, 1]:
+        return tr.node("global_avg_pool", [tr.tensor(a[0])])
+    hw = [_static(s) for s in shape[2:]]
+    if not all(isinstance(s, int) for s in hw):
+        tr.fail(f"adaptive_avg_pool2d to {out} of a symbolic spatial size {shape[2:]} is not supported (to (1, 1) "
+                f"is, and to a size that divides a static input)")
+    if hw == out:
+        return a[0]
+    if any(o == 0 or s % o for s, o in zip(hw, out)):
+        tr.fail(f"adaptive_avg_pool2d from {hw} to {out} is not supported: the output does not divide the input, "
+                f"so the windows differ in size")
+    kern = [s // o for s, o in zip(hw, out)]
+    return tr.node("avg_pool2d", [tr.tensor(a[0])], [("kernel", "ints", kern), ("strides", "ints", kern),
+                                                     ("pads", "ints", [0, 0, 0, 0])])
+
+
+def _reduce_cast(op):
+    """mean/sum/amax with dims, keepdim and dtype= (the input cast first, as torch does); amin is
+    -amax(-x)."""
+    base = _reduce(op)
+
+    def f(tr, n, a, k):
+        dt = k.get("dtype")
+        if dt is not None and dt != _in_dtype(tr, n):
+            a = [_cast(tr, a[0], _in_dtype(tr, n), dt)] + list(a[1:])
+            k = {kk: v for kk, v in k.items() if kk != "dtype"}
+        return base(tr, n, a, k)
+    return f
+
+
+_LOWER[aten.mean] = _reduce_cast("reduce_mean")
+_LOWER[aten.sum] = _reduce_cast("reduce_sum")
 _LOWER[aten.amax] = _reduce("reduce_max")
+
+
+@_reg(_op("amin"))
+def _amin(tr, n, a, k):
+    neg = tr.node("neg", [tr.tensor(a[0])])
+    return tr.node("neg", [_reduce("reduce_max")(tr, n, [neg] + list(a[1:]), k)])
+
+
+def _any_all(is_all):
+    """any: sum of the 0/1 values > 0 (exact below 2**24 elements); all: not any(not x)."""
+    def f(tr, n, a, k):
+        x = _as_bool(tr, n, a, 0)
+        if is_all:
+            x = tr.node("not", [x])
+        xf = tr.node("cast", [x], [("to", "dtype", _lib.F32)])
+        s = _reduce("reduce_sum")(tr, n, [xf] + list(a[1:]), k)
+        r = tr.node("greater", [s, tr.tensor(0.0)])
+        return tr.node("not", [r]) if is_all else r
+    return f
+
+
+_LOWER[aten.any] = _any_all(False)
+_LOWER[aten.all] = _any_all(True)
+
+
+@_reg(_op("var"), _op("std"), _op("var_mean"), _op("std_mean"))
+def _var(tr, n, a, k):
+    """mean((x - mean)^2) * N / (N - correction); N must be static when correction != 0."""
+    g = _schema_args(n, a, k)
+    dims = g.get("dim")
+    shape = tr.shape(n.args[0])
+    rank = len(shape)
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        dims = list(range(rank))
+    elif isinstance(dims, int):
+        dims = [dims]
+    axes = sorted({_norm(tr, d, rank) for d in dims})
+    corr = g.get("correction")
+    if corr is None:
+        corr = 1 if g.get("unbiased", True) else 0
+    corr = float(corr)
+    keep = bool(g.get("keepdim") or False)
+    x = tr.tensor(a[0])
+    mean = tr.node("reduce_mean", [x], [("axes", "ints", axes), ("keepdims", "int", 1)])
+    dlt = tr.node("sub", [x, mean])
+    var = tr.node("reduce_mean", [tr.node("mul", [dlt, dlt])], [("axes", "ints", axes), ("keepdims", "int", int(keep))])
+    if corr != 0:
+        cnt = 1
+        for d in axes:
+            s = _static(shape[d])
+            if not isinstance(s, int):
+                tr.fail(f"var/std with correction={corr} over a symbolic dim ({s}) is not supported")
+            cnt *= s
+        var = tr.node("mul", [var, tr.tensor(cnt / (cnt - corr) if cnt != corr else float("inf"))])
+    pk = n.target._overloadpacket
+    out = tr.node("sqrt", [var]) if pk in (aten.std, aten.std_mean) else var
+    if pk in (aten.var_mean, aten.std_mean):
+        m = mean if keep else tr.node("squeeze", [mean], [("axes", "ints", axes)])
+        return (out, m)
+    return out
 
 
 def lower(ep, name="model", **kw):

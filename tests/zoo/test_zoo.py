@@ -1,0 +1,253 @@
+"""The model zoo (ctest label `python`): models people bring, built from their libraries with random weights
+(torchvision, timm, Hugging Face transformers configs; nothing is downloaded), each compiled for dynamic
+ranges through both frontends and run on the reference backend against eager PyTorch in fp32:
+
+  torch  symc.compile (torch.export, the tracer's ATen lowerings)
+  onnx   torch.onnx.export(dynamo=False) (the legacy TorchScript exporter), then `symc compile`
+  dynamo torch.onnx.export(dynamo=True), then `symc compile` (where onnxscript is installed)
+
+at min, opt, max and an off-opt point of every range (relative error < 1e-4, same shape). Batch ranges
+start at 1 with opt 1 (batch-1 serving), so the torch path's trace-at-2 is covered.
+
+Configs are small (few layers, small hidden sizes, small images) so the CPU run fits CI; SYMC_ZOO_FULL=1
+builds the libraries' default sizes (for a GPU machine). SYMC_ZOO_ONLY=name,name runs a subset.
+
+A model whose path fails today for a reason another part of symc owns (an IR op not there yet) is listed in
+EXPECTED: the test asserts that path fails with the clear error naming the op, so it fails loudly when the
+path starts working (flip the entry then) or fails differently. A wrong number is never expected.
+docs/MODELS.md holds the coverage table this test checks.
+
+usage: test_zoo.py [path/to/libsymc.so [path/to/symc]]
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "torch"))
+from torch_test_common import failures, finish, log, setup  # noqa: E402
+
+symc = setup("timm", "torchvision", "transformers")
+import timm  # noqa: E402
+import torch  # noqa: E402
+import torchvision  # noqa: E402
+import transformers  # noqa: E402
+from symc.runtime import EngineModule  # noqa: E402
+
+FULL = os.environ.get("SYMC_ZOO_FULL") == "1"
+ONLY = [s for s in os.environ.get("SYMC_ZOO_ONLY", "").split(",") if s]
+SYMC = sys.argv[2] if len(sys.argv) > 2 else None
+try:
+    import onnxscript  # noqa: F401 - torch.onnx.export(dynamo=True) needs it
+    HAVE_DYNAMO_ONNX = True
+except Exception:  # noqa: BLE001
+    HAVE_DYNAMO_ONNX = False
+TMP = tempfile.mkdtemp(prefix="symc_zoo_")
+RTOL = 1e-4
+
+# (model, frontend) -> a piece of the error the path raises today (the op another helper's IR op will
+# serve). Flip an entry (delete it) once the path passes.
+EXPECTED = {
+    ("hf roberta", "torch"): "unsupported ATen op aten.cumsum",          # position ids: cumsum, helper "index"
+    ("hf roberta", "onnx"): "ONNX op 'CumSum' is not supported",
+    ("hf roberta", "dynamo"): "ONNX op 'CumSum' is not supported",
+    # torch's legacy exporter has no conversion for scaled_dot_product_attention(enable_gqa=True)
+    ("hf qwen2", "onnx"): "scaled_dot_product_attention not implemented if enable_gqa is True",
+    ("hf mistral", "onnx"): "scaled_dot_product_attention not implemented if enable_gqa is True",
+    # the legacy exporter computes swin's window pads from a Cast of data: the ONNX importer takes pads only
+    # from constants and shape arithmetic (the torch and dynamo paths pass)
+    ("torchvision swin_t", "onnx"): "(the pads) is not known at build time",
+}
+for _m in ("hf gpt_neox", "hf qwen2", "hf mistral"):  # rotary embeddings: sin/cos, helper "elem"
+    EXPECTED[(_m, "torch")] = "unsupported ATen op aten.cos"
+    EXPECTED[(_m, "dynamo")] = "ONNX op 'Cos' is not supported"
+EXPECTED[("hf gpt_neox", "onnx")] = "ONNX op 'Cos' is not supported"
+for _m in ("hf distilbert", "hf bert", "hf albert", "hf electra", "hf gpt2", "hf clip_text"):
+    EXPECTED[(_m, "dynamo")] = "ONNX op 'IsNaN' is not supported"  # the dynamo export's mask: is_nan, "elem"
+
+
+class Out0(torch.nn.Module):
+    """A Hugging Face model returning one tensor (its first output: logits or last_hidden_state)."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, input_ids):
+        out = self.m(input_ids=input_ids)
+        return out[0]
+
+
+def hf(cls_name, cfg_name, **cfg):
+    def build():
+        cfg_cls = getattr(transformers, cfg_name)
+        c = cfg_cls() if FULL else cfg_cls(**cfg)
+        m = getattr(transformers, cls_name)(c)
+        return Out0(m), c.vocab_size
+    return build
+
+
+SMALL_TXT = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+                 vocab_size=100, max_position_embeddings=64)
+
+# name -> (builder, kind); kind "image" (B, 3, H, W) or "text" (B, S) int64 ids
+# dynamic H, W from IMG (at 32 a stride-32 CNN ends at 1x1, a size torch.export specializes: refused)
+IMG = 40 if not FULL else 224
+FIX = 64 if not FULL else 224  # the fixed-resolution models
+MODELS = {
+    "torchvision resnet18": (lambda: torchvision.models.resnet18(num_classes=10), "image"),
+    "torchvision mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(num_classes=10), "image"),
+    "torchvision densenet121": (lambda: torchvision.models.densenet121(num_classes=10) if FULL else
+                                torchvision.models.DenseNet(growth_rate=8, block_config=(2, 2, 2, 2),
+                                                            num_init_features=16, num_classes=10), "image64"),
+    "torchvision regnet_y_400mf": (lambda: torchvision.models.regnet_y_400mf(num_classes=10), "image"),
+    "torchvision swin_t": (lambda: torchvision.models.swin_t(num_classes=10) if FULL else
+                           torchvision.models.SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[1, 1],
+                                                              num_heads=[2, 2], window_size=[4, 4],
+                                                              num_classes=10), "swin"),
+    "timm convnext_atto": (lambda: timm.create_model("convnext_atto", pretrained=False, num_classes=10,
+                                                     **({} if FULL else {"depths": (1, 1, 1, 1)})), "image64"),
+    "timm mixer_s16_224": (lambda: timm.create_model("mixer_s16_224", pretrained=False, num_classes=10) if FULL
+                           else timm.models.mlp_mixer.MlpMixer(num_classes=10, img_size=64, patch_size=16,
+                                                               num_blocks=2, embed_dim=64), "mixer"),
+    "timm levit_128s": (lambda: timm.create_model("levit_128s", pretrained=False, num_classes=10,
+                                                  **({} if FULL else {"img_size": 64})), "levit"),
+    "hf distilbert": (hf("DistilBertModel", "DistilBertConfig", dim=32, n_layers=2, n_heads=4, hidden_dim=64,
+                         vocab_size=100, max_position_embeddings=64), "text"),
+    "hf bert": (hf("BertModel", "BertConfig", **SMALL_TXT), "text"),
+    "hf roberta": (hf("RobertaModel", "RobertaConfig", **SMALL_TXT), "text"),
+    "hf albert": (hf("AlbertModel", "AlbertConfig", embedding_size=16, **SMALL_TXT), "text"),
+    "hf electra": (hf("ElectraModel", "ElectraConfig", embedding_size=16, **SMALL_TXT), "text"),
+    "hf gpt2": (hf("GPT2LMHeadModel", "GPT2Config", n_embd=32, n_layer=2, n_head=4, vocab_size=100,
+                   n_positions=64), "text"),
+    "hf gpt_neox": (hf("GPTNeoXForCausalLM", "GPTNeoXConfig", **SMALL_TXT), "text"),
+    "hf qwen2": (hf("Qwen2ForCausalLM", "Qwen2Config", num_key_value_heads=2, **SMALL_TXT), "text"),
+    "hf mistral": (hf("MistralForCausalLM", "MistralConfig", num_key_value_heads=2, **SMALL_TXT), "text"),
+    "hf clip_text": (hf("CLIPTextModel", "CLIPTextConfig", hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=4, intermediate_size=64, vocab_size=100,
+                        max_position_embeddings=64), "text"),
+}
+
+
+def ranges(kind):
+    """[(min, opt, max)] per input dim, and the four check points (min, opt, max, off-opt) as shapes."""
+    if kind == "text":
+        r = [(1, 1, 3), (2, 8, 16)]
+    elif kind == "image":  # B, H and W dynamic
+        r = [(1, 1, 3), (3, 3, 3), (IMG, IMG + 16, IMG + 32), (IMG, IMG + 16, IMG + 48)]
+    elif kind == "image64":  # stride 32 and a trace at 80: never the 1x1 end torch.export would specialize
+        r = [(1, 1, 3), (3, 3, 3), (64, 80, 96), (64, 80, 96)]
+    else:  # fixed-resolution models (swin's windows, the mixer's token MLP, levit's attention biases): B
+        r = [(1, 1, 3), (3, 3, 3), (FIX, FIX, FIX), (FIX, FIX, FIX)]
+    pts = [tuple(t[0] for t in r), tuple(t[1] for t in r), tuple(t[2] for t in r),
+           tuple(min(t[2], t[0] + (t[2] - t[0]) // 2 + 1) if t[0] != t[2] else t[0] for t in r)]
+    return r, pts
+
+
+def make_input(kind, shape, vocab):
+    if kind == "text":
+        return torch.randint(0, vocab, shape, dtype=torch.int64)
+    return torch.randn(shape)
+
+
+def compare(name, fe, run, model, kind, pts, vocab):
+    worst = 0.0
+    for s in pts:
+        x = make_input(kind, s, vocab)
+        with torch.no_grad():
+            ref = model(x)
+            got = run(x)
+        if tuple(got.shape) != tuple(ref.shape):
+            return f"at {s}: shape {tuple(got.shape)}, eager {tuple(ref.shape)}"
+        err = ((got.double() - ref.double()).norm() / max(ref.double().norm().item(), 1e-30)).item()
+        worst = max(worst, err)
+        if not err < RTOL:
+            return f"at {s}: relative error {err:.3g}"
+    return worst
+
+
+def torch_path(name, model, kind, r, dtype):
+    cm = symc.compile(model, inputs=[symc.Input(min_shape=[t[0] for t in r], opt_shape=[t[1] for t in r],
+                                                max_shape=[t[2] for t in r], dtype=dtype)], gpu=False)
+    return cm
+
+
+def onnx_path(name, model, kind, r, dtype, dynamo):
+    tag = name.replace(" ", "_") + ("_dynamo" if dynamo else "_legacy")
+    path = os.path.join(TMP, tag + ".onnx")
+    ex = make_input(kind, [t[1] if t[1] > 1 or t[0] == t[2] else 2 for t in r], 100)
+    dyn = {d: f"d{d}" for d, t in enumerate(r) if t[0] != t[2]}
+    with torch.no_grad():
+        if dynamo:
+            prog = torch.onnx.export(model, (ex,), dynamo=True, input_names=["x"], output_names=["y"],
+                                     dynamic_shapes=({d: torch.export.Dim(f"d{d}", min=t[0], max=t[2])
+                                                      for d, t in enumerate(r) if t[0] != t[2]},), verbose=False)
+            prog.save(path)
+        else:
+            torch.onnx.export(model, (ex,), path, dynamo=False, opset_version=17, input_names=["x"],
+                              output_names=["y"], dynamic_axes={"x": dyn})
+    engine = os.path.join(TMP, tag + ".symx")
+    shapes = "x:" + ",".join("x".join(str(t[i]) for t in r) for i in range(3))
+    p = subprocess.run([SYMC, "compile", path, "--shapes", shapes, "-o", engine], capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError(f"symc compile: {p.stderr.strip()}")
+    return EngineModule(engine, ["x"], lambda outs: outs[0], gpu=False, source=tag)
+
+
+def frontends():
+    fes = [("torch", None)]
+    if SYMC:
+        fes.append(("onnx", False))
+        if HAVE_DYNAMO_ONNX:
+            fes.append(("dynamo", True))
+    return fes
+
+
+RESULTS = {}
+for name, (build, kind) in MODELS.items():
+    if ONLY and not any(o in name for o in ONLY):
+        continue
+    torch.manual_seed(0)
+    built = build()
+    model, vocab = built if isinstance(built, tuple) else (built, 100)
+    model = model.eval()
+    with torch.no_grad():  # zero-initialized heads (timm's mixer) would make every output 0 and prove nothing
+        for prm in model.parameters():
+            if prm.numel() and prm.abs().max() == 0:
+                prm.normal_(0, 0.02)
+    r, pts = ranges(kind)
+    dtype = torch.int64 if kind == "text" else torch.float32
+    for fe, dynamo in frontends():
+        exp = EXPECTED.get((name, fe))
+        try:
+            run = torch_path(name, model, kind, r, dtype) if fe == "torch" else \
+                onnx_path(name, model, kind, r, dtype, dynamo)
+            res = compare(name, fe, run, model, kind, pts, vocab)
+        except Exception as e:  # noqa: BLE001
+            msg = str(e).strip().splitlines()
+            msg = " ".join(msg)[:400] if msg else type(e).__name__
+            if exp is not None and exp in msg:
+                RESULTS[(name, fe)] = f"refused (expected): {exp}"
+                log(f"ok   {name} [{fe}]: expected refusal: {msg[:200]}")
+            else:
+                RESULTS[(name, fe)] = f"FAIL: {msg[:200]}"
+                failures.append(f"{name} [{fe}]: {msg}" + (f" (expected a refusal naming {exp!r})" if exp else ""))
+                log(f"FAIL {name} [{fe}]: {msg}")
+            continue
+        if isinstance(res, str):
+            RESULTS[(name, fe)] = f"WRONG: {res}"
+            failures.append(f"{name} [{fe}]: {res}")
+            log(f"FAIL {name} [{fe}]: {res}")
+        elif exp is not None:
+            RESULTS[(name, fe)] = "pass (flip EXPECTED)"
+            failures.append(f"{name} [{fe}]: passes (worst relative error {res:.2g}) but EXPECTED says it is "
+                            f"refused ({exp!r}): delete the entry and update docs/MODELS.md")
+            log(f"FAIL {name} [{fe}]: now passes; flip its EXPECTED entry")
+        else:
+            RESULTS[(name, fe)] = f"pass ({res:.1g})"
+            log(f"ok   {name} [{fe}]: worst relative error {res:.2g} at {len(pts)} points")
+
+print()
+for (name, fe), v in RESULTS.items():
+    print(f"| {name} | {fe} | {v} |")
+finish("zoo models")
