@@ -148,6 +148,12 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
         break;
     }
     case IR_OP_NOT: OUT("(!%s)", a); break;
+    case IR_OP_IS_NAN: OUT("isnan(%s)", a); break;
+    case IR_OP_IS_INF: {
+        int pos = cg_attr_int(n, "detect_positive", 1) != 0, neg = cg_attr_int(n, "detect_negative", 1) != 0;
+        OUT("(isinf(%s) && (%s > 0 ? %d : %d))", a, a, pos, neg);
+        break;
+    }
     case IR_OP_CAST:
         if (y->dtype == SYMC_BOOL) OUT("(%s != 0)", a);
         else OUT("((%s)%s)", T, a); /* float -> int: cvt.rzi saturates, NaN -> 0, as the reference */

@@ -151,6 +151,7 @@ PLAIN(h_sigmoid, IR_OP_SIGMOID, 1)
 PLAIN(h_relu, IR_OP_RELU, 1)
 PLAIN(h_hard_swish, IR_OP_HARD_SWISH, 1)
 PLAIN(h_not, IR_OP_NOT, 1)
+PLAIN(h_is_nan, IR_OP_IS_NAN, 1)
 PLAIN(h_global_avg_pool, IR_OP_GLOBAL_AVG_POOL, 1)
 PLAIN(h_add, IR_OP_ADD, 2)
 PLAIN(h_sub, IR_OP_SUB, 2)
@@ -196,6 +197,12 @@ static symc_status emit_unary_attrs(fe_ctx *c, ir_op op, const ir_attr *a, uint3
 static symc_status h_leaky_relu(fe_ctx *c) {
     ir_attr a = symc_attr_float("alpha", fe_attr_f(c, "alpha", 0.01));
     return emit_unary_attrs(c, IR_OP_LEAKY_RELU, &a, 1);
+}
+
+static symc_status h_is_inf(fe_ctx *c) {
+    ir_attr a[2] = {symc_attr_int("detect_positive", fe_attr_i(c, "detect_positive", 1)),
+                    symc_attr_int("detect_negative", fe_attr_i(c, "detect_negative", 1))};
+    return emit_unary_attrs(c, IR_OP_IS_INF, a, 2);
 }
 
 static symc_status h_hard_sigmoid(fe_ctx *c) {
@@ -943,6 +950,8 @@ static const op_entry ops[] = {
     {"HardSigmoid", h_hard_sigmoid},
     {"HardSwish", h_hard_swish},
     {"Identity", h_identity},
+    {"IsInf", h_is_inf},
+    {"IsNaN", h_is_nan},
     {"LayerNormalization", h_layer_norm},
     {"LeakyRelu", h_leaky_relu},
     {"Less", h_less},

@@ -7,8 +7,9 @@
  * the reference backend), the user pinned it (--fp32-layers: node names or
  * op names), or, for fp16, a calibrated max |value| of one of its f32
  * tensors exceeds the safety limit (PASS_FP16_SAFE_MAX), or it computes a
- * softmax's logits (softmax_island: the softmax and the elementwise and
- * movement nodes back to the contraction making its input), or its result
+ * softmax's logits or a sin/cos/tan's angles (softmax_island: the softmax and
+ * the elementwise and movement nodes back to the contraction making its
+ * input), or its result
  * is discontinuous in its inputs (mod, floor, ceil, sign, comparisons).
  * Those are the fp32 islands. Then, in one walk over the original nodes:
  *   - every f32 output of a half node becomes half; a graph output keeps the
@@ -283,6 +284,12 @@ static int node_half(const ir_module *m, uint32_t i, const pass_precision_option
  * (bench model m5_long) is no help if its input was rounded: bf16 rounding of
  * its input moved the outputs by 2.1%. The probabilities, in [0, 1], are
  * stored in half again. */
+/* sin, cos and tan take the same island as softmax: an angle carries an absolute
+ * error of |angle| times the storage's relative error, and rotary embeddings'
+ * angles (position x inverse frequency) reach thousands of radians; with the
+ * angles in fp16 the e2e rotary model's outputs moved by 6% at S = 32. */
+static int periodic(ir_op op) { return op == IR_OP_SIN || op == IR_OP_COS || op == IR_OP_TAN; }
+
 static void softmax_island(const ir_module *m, uint32_t node, uint8_t *half, uint8_t *seen) {
     half[node] = 0;
     uint32_t stack[128], level[128], n = 0; /* level: contractions passed on the way */
@@ -325,7 +332,8 @@ symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_e
     /* without conversion every node stays as it is (half all 0): only the upcasts below */
     for (uint32_t i = 0; convert && i < p.n0; i++) half[i] = (uint8_t)node_half(m, i, o);
     for (uint32_t i = 0; convert && i < p.n0; i++)
-        if (m->nodes[i].op == IR_OP_SOFTMAX || m->nodes[i].op == IR_OP_LOG_SOFTMAX) softmax_island(m, i, half, seen);
+        if (m->nodes[i].op == IR_OP_SOFTMAX || m->nodes[i].op == IR_OP_LOG_SOFTMAX || periodic(m->nodes[i].op))
+            softmax_island(m, i, half, seen);
     /* a constant whose values overflow the half type keeps its readers fp32 (a cast would overflow too) */
     for (uint32_t i = 0; convert && i < p.n0; i++)
         for (uint32_t k = 0; half[i] && !reads_any(m->nodes[i].op) && k < m->nodes[i].n_in; k++) {

@@ -48,8 +48,8 @@ fi
 # and the model zoo (tests/zoo), and onnxscript for torch.onnx.export(dynamo=True)
 if [ "${SYMC_DEPS_TORCH:-0}" = 1 ] && python3 -c 'import torch' 2>/dev/null &&
    ! python3 -c 'import transformers, onnxscript' 2>/dev/null; then
-  echo "deps: pip installing transformers==5.23.0 onnxscript"
-  timeout 900 python3 -m pip install --quiet --disable-pip-version-check transformers==5.23.0 onnxscript ||
+  echo "deps: pip installing transformers==5.23.0 onnxscript==0.7.2"
+  timeout 900 python3 -m pip install --quiet --disable-pip-version-check transformers==5.23.0 onnxscript==0.7.2 ||
     echo "deps: transformers/onnxscript could not be installed; the transformers tests will fail"
 fi
 echo "deps: ok"

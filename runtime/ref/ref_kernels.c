@@ -55,6 +55,8 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     [IR_OP_HARD_SWISH] = {rt_k_unary, RT_FLOATS},
     [IR_OP_CLIP] = {rt_k_unary, RT_NUMS},
     [IR_OP_NOT] = {rt_k_not, RT_BOOLS},
+    [IR_OP_IS_NAN] = {rt_k_is_nan_inf, RT_FLOATS},
+    [IR_OP_IS_INF] = {rt_k_is_nan_inf, RT_FLOATS},
     [IR_OP_CAST] = {rt_k_cast, RT_ALL},
 
     [IR_OP_ADD] = {rt_k_binary, RT_NUMS},

@@ -131,6 +131,24 @@ symc_status rt_k_not(rt_ctx *c) {
     return SYMC_OK;
 }
 
+/* is_nan, is_inf (detect_positive / detect_negative, default 1): float in, bool out */
+symc_status rt_k_is_nan_inf(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    symc_status s = rt_check_out(c, 0, SYMC_BOOL, x->rank, x->dims);
+    if (s) return s;
+    int nan = c->op == IR_OP_IS_NAN;
+    int64_t pos = 1, neg = 1;
+    if (!nan &&
+        ((s = rt_attr_int(c, "detect_positive", 0, 1, &pos)) || (s = rt_attr_int(c, "detect_negative", 0, 1, &neg))))
+        return s;
+    int64_t n = rt_numel_dims(x->rank, x->dims);
+    for (int64_t i = 0; i < n; i++) {
+        double v = rt_ld_f(x, i);
+        rt_st_i(&c->out[0], i, nan ? isnan(v) : (isinf(v) && ((v > 0 && pos) || (v < 0 && neg))));
+    }
+    return SYMC_OK;
+}
+
 symc_status rt_k_cast(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     symc_dtype to;

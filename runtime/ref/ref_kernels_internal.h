@@ -124,6 +124,7 @@ symc_status rt_window_out(rt_ctx *c, const char *axis, int64_t in, int64_t k, in
 symc_status rt_k_unary(rt_ctx *c);
 symc_status rt_k_cast(rt_ctx *c);
 symc_status rt_k_not(rt_ctx *c);
+symc_status rt_k_is_nan_inf(rt_ctx *c);
 symc_status rt_k_binary(rt_ctx *c);
 symc_status rt_k_where(rt_ctx *c);
 /* ref_kernels_reduce.c */

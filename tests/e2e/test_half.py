@@ -162,8 +162,9 @@ for label, b in (("min", 1), ("opt", 4), ("off-opt", 7), ("max", 9)):
         check(e <= 1e-2, f"big at {label}: relative error {e:.3g}")
         print(f"large activations --fp16 at {label}: relative error {e:.2e}, finite")
     got = run_engine(ebig_nc, {"x": x}, ["y"])
-    if got is not None:
-        check(not np.isfinite(got[0]).all(), f"big --no-calibrate at {label}: expected the fp16 overflow")
+    if got is not None:  # the overflow: inf that tanh turns into a finite but wrong 1.0, or inf/NaN
+        bad = not np.isfinite(got[0]).all() or rel_err(got[0], want) > 1e-2
+        check(bad, f"big --no-calibrate at {label}: expected the fp16 overflow to show (inf/NaN or a wrong result)")
 
 # ---- 3. the memory formula ---------------------------------------------------------------------
 m32f = mlp_graph(TensorProto.FLOAT, np.float32, "mlp32", softmax=False)

@@ -188,12 +188,22 @@ def rotary():
              N("Split", ["x", "halves"], ["x1", "x2"], axis=-1), N("Neg", ["x2"], ["nx2"]),
              N("Concat", ["nx2", "x1"], ["rh"], axis=-1), N("Mul", ["x", "c"], ["xc"]),
              N("Mul", ["rh", "sn"], ["rs"]), N("Add", ["xc", "rs"], ["y"]),
-             N("Tan", ["xt"], ["t"])]
+             N("Mul", ["xt", "third"], ["xt3"]), N("Tan", ["xt3"], ["t"])]
     inv = helper.make_tensor("inv", F, [1, half], [10000.0 ** (-i / half) for i in range(half)])
     inits = [helper.make_tensor("one", TensorProto.INT64, [], [1]),
              helper.make_tensor("zero", TensorProto.INT64, [], [0]), ints("ax1", [1]), ints("halves", [half, half]),
-             inv]
+             inv, helper.make_tensor("third", F, [], [0.3])]  # tan away from its poles
     return model(nodes, [vi("x", F, ["B", "S", 2 * half]), vi("xt", F, ["B", 5])], [out("y"), out("t")], inits)
+
+
+def nan_inf():
+    """IsNaN and IsInf (both signs, one sign) on x / d with d holding zeros: +-inf and NaN (0/0 where x
+    rounds to 0 never happens with random inputs, so NaN comes from inf - inf)."""
+    nodes = [N("Div", ["x", "d"], ["q"]), N("Sub", ["q", "q"], ["z"]), N("IsNaN", ["z"], ["n"]),
+             N("IsInf", ["q"], ["i"]), N("IsInf", ["q"], ["ip"], detect_negative=0),
+             N("IsInf", ["q"], ["im"], detect_positive=0)]
+    d = helper.make_tensor("d", F, [6], [0.0, 1.0, 0.0, 2.0, -1.0, 0.0])
+    return model(nodes, [vi("x", F, ["B", 6])], [out("n"), out("i"), out("ip"), out("im")], [d], opset=20)
 
 
 def reductions(opset):
@@ -424,7 +434,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     models = {
         "vit_patch": vit_patch(), "conv_pool": conv_pool(), "attention": attention(),
-        "elementwise": elementwise(), "gelu": gelu(), "rotary": rotary(), "reduce13": reductions(13), "reduce18": reductions(18),
+        "elementwise": elementwise(), "gelu": gelu(), "rotary": rotary(), "nan_inf": nan_inf(), "reduce13": reductions(13), "reduce18": reductions(18),
         "movement": movement(), "split18": split18(), "expand_idiom": expand_idiom(),
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),

@@ -58,10 +58,6 @@ EXPECTED = {
     # from constants and shape arithmetic (the torch and dynamo paths pass)
     ("torchvision swin_t", "onnx"): "(the pads) is not known at build time",
 }
-for _m in ("hf gpt_neox", "hf qwen2", "hf mistral"):  # rotary embeddings: sin/cos, helper "elem"
-    EXPECTED[(_m, "torch")] = "unsupported ATen op aten.cos"
-    EXPECTED[(_m, "dynamo")] = "ONNX op 'Cos' is not supported"
-EXPECTED[("hf gpt_neox", "onnx")] = "ONNX op 'Cos' is not supported"
 for _m in ("hf distilbert", "hf bert", "hf albert", "hf electra", "hf gpt2", "hf clip_text"):
     EXPECTED[(_m, "dynamo")] = "ONNX op 'IsNaN' is not supported"  # the dynamo export's mask: is_nan, "elem"
 

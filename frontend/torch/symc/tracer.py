@@ -926,7 +926,8 @@ def _unary(op):
 for _aten, _sym in (("relu", "relu"), ("silu", "silu"), ("sigmoid", "sigmoid"), ("tanh", "tanh"),
                     ("neg", "neg"), ("exp", "exp"), ("log", "log"), ("sqrt", "sqrt"), ("rsqrt", "rsqrt"),
                     ("erf", "erf"), ("abs", "abs"), ("reciprocal", "reciprocal"), ("floor", "floor"),
-                    ("ceil", "ceil"), ("sign", "sign"), ("hardswish", "hard_swish")):
+                    ("ceil", "ceil"), ("sign", "sign"), ("hardswish", "hard_swish"), ("sin", "sin"),
+                    ("cos", "cos"), ("tan", "tan")):
     _o = _op(_aten)
     if _o is not None:
         _LOWER[_o] = _unary(_sym)
