@@ -58,8 +58,6 @@ EXPECTED = {
     # from constants and shape arithmetic (the torch and dynamo paths pass)
     ("torchvision swin_t", "onnx"): "(the pads) is not known at build time",
 }
-for _m in ("hf distilbert", "hf bert", "hf albert", "hf electra", "hf gpt2", "hf clip_text"):
-    EXPECTED[(_m, "dynamo")] = "ONNX op 'IsNaN' is not supported"  # the dynamo export's mask: is_nan, "elem"
 
 
 class Out0(torch.nn.Module):
