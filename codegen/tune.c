@@ -275,8 +275,12 @@ static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *ki
             break;
         }
         symc_status st = tune_point(t, values, label, kind, k, np, err);
-        if (st == SYMC_ERR_NOMEM && kinds[k] != CG_POINT_OPT) {
-            /* the next point's run frees this one's buffers first */
+        if ((st == SYMC_ERR_NOMEM || st == SYMC_ERR_RANGE) && kinds[k] != CG_POINT_OPT) {
+            /* NOMEM: the next point's run frees this one's buffers first. RANGE: the
+             * point's sizes together are not what the model is fed (symbols the graph
+             * ties without a guard, e.g. a KV cache's mask length T = past P + new S,
+             * so a gather index falls outside its axis); a point is a sample, not a
+             * promise: skip it */
             cg_progress(t->opt, "not tuning at %s (%s, %u/%u): %s", label, kind, k + 1, np, err->msg);
             continue;
         }
