@@ -367,7 +367,7 @@ symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_e
             if (is_output(m, n->out[0])) continue;
             to->i = o->half;
         }
-        for (uint32_t k = 0; k < n->n_out; k++) {
+        for (uint32_t k = 0; k < m->nodes[i].n_out; k++) { /* twin/add_cast may move the node table: no n */
             uint32_t t = m->nodes[i].out[k];
             if (m->tensors[t].dtype != SYMC_F32) continue;
             if (!is_output(m, t)) {
