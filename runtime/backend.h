@@ -61,6 +61,10 @@ typedef struct rt_backend {
     /* Optional: graph capture and replay per shape key, off by default
      * (symrt_context_set_cuda_graphs). */
     void (*set_graphs)(void *state, int on);
+    /* Optional: one run like enqueue (shape_changed likewise) with every
+     * step timed (symrt_context_profile); fills out[0..min(cap, steps)). */
+    symc_status (*profile)(void *state, const int64_t *slots, int shape_changed, void *const *addr, void *stream,
+                           symrt_step_profile *out, uint32_t cap, uint32_t *n_steps, symc_error *err);
 } rt_backend;
 
 /* The table serving `which`, NULL when there is none (runtime/backends.c). */

@@ -456,8 +456,9 @@ static size_t tensor_bytes(const symrt_context *c, uint32_t t) {
     return rt_tensor_bytes(c->e, c->slots, t, &n) ? (size_t)n : SIZE_MAX;
 }
 
-static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
-    if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_enqueue: NULL context");
+/* What every run checks first: the shapes evaluated, every input and output
+ * bound to a buffer large enough, the backend's own buffer checks. */
+static symc_status ready_to_run(symrt_context *c, symc_error *err) {
     const rt_engine *e = c->e;
     symc_status st = evaluate(c, err);
     if (st) return st;
@@ -492,7 +493,30 @@ static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
         }
         c->buffers_checked = 1;
     }
+    return SYMC_OK;
+}
+
+static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
+    if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_enqueue: NULL context");
+    symc_status st = ready_to_run(c, err);
+    if (st) return st;
     if ((st = c->be->enqueue(c->state, c->slots, !c->planned, c->addr, c->size, stream, err))) return st;
+    c->planned = 1;
+    return SYMC_OK;
+}
+
+static symc_status profile(symrt_context *c, void *stream, symrt_step_profile *steps, uint32_t cap, uint32_t *n_steps,
+                           symc_error *err) {
+    if (!n_steps || (cap && !steps))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_profile: NULL argument");
+    *n_steps = 0;
+    if (!c->be->profile)
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                               "symrt_context_profile: the %s backend does not time steps (the CUDA backend does)",
+                               c->be->name);
+    symc_status st = ready_to_run(c, err);
+    if (st) return st;
+    if ((st = c->be->profile(c->state, c->slots, !c->planned, c->addr, stream, steps, cap, n_steps, err))) return st;
     c->planned = 1;
     return SYMC_OK;
 }
@@ -572,6 +596,14 @@ symc_status symrt_context_check(symrt_context *c, symc_error *err) {
 symc_status symrt_context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
     ENTER(c, "symrt_context_set_cuda_graphs");
     symc_status st = context_set_cuda_graphs(c, enable, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_context_profile(symrt_context *c, void *stream, symrt_step_profile *steps, uint32_t cap,
+                                  uint32_t *n_steps, symc_error *err) {
+    ENTER(c, "symrt_context_profile");
+    symc_status st = profile(c, stream, steps, cap, n_steps, err);
     leave(c);
     return st;
 }

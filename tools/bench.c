@@ -80,6 +80,9 @@ typedef struct b_result {
     size_t nan_out; /* NaN elements in set 0's first float output (poison left = unwritten) */
     int mem;        /* the memory fields below are known (CUDA, with a formula) */
     uint64_t mem_measured, mem_workspace, mem_formula, mem_formula_held;
+    symrt_step_profile *prof; /* --profile: per step, the median over the profiled runs */
+    uint32_t n_prof;
+    double prof_sum; /* ms, the steps' medians summed */
 } b_result;
 
 static int b_usage(const char *fmt, ...) {
@@ -209,6 +212,10 @@ typedef struct b_run {
     size_t free0, free_min; /* device free bytes before the context, least seen since */
     uint64_t mem_context;   /* held right after creation (constants, module, handles) */
     int64_t ws_held;        /* largest workspace formula value so far */
+    int profile;            /* --profile: per-step GPU times after the timed runs */
+    FILE *trace;            /* --trace: Chrome trace events, one process per point */
+    double trace_t0;        /* µs: where the next point's timeline starts */
+    int trace_events;       /* events written so far */
 } b_run;
 
 #define B_CU(call, what)                                                                       \
@@ -294,8 +301,136 @@ static void b_point_memory(b_run *r, const b_point *p, b_result *res) {
     res->mem_formula_held = fixed + (uint64_t)r->ws_held;
 }
 
+static int b_cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static int b_cmp_step(const void *a, const void *b) {
+    const symrt_step_profile *x = a, *y = b;
+    return (x->ms < y->ms) - (x->ms > y->ms); /* slowest first */
+}
+
+static void b_json_str(FILE *f, const char *s);
+static void b_shape_text(const b_point *p, char *buf, size_t cap);
+
+/* --profile at the point whose buffers are bound: `runs` profiled runs
+ * (symrt_context_profile), each step's median time into res->prof (in step
+ * order); the last run's timeline into the trace. 0 or fills err. */
+static int b_point_profile(b_run *r, const b_point *p, int point_index, b_result *res, symc_error *err) {
+    uint32_t n = 0;
+    if (symrt_context_profile(r->c, r->stream, NULL, 0, &n, err)) return 1;
+    int runs = r->iters < 3 ? 3 : r->iters > 25 ? 25 : r->iters;
+    symrt_step_profile *all = calloc((size_t)runs * (n ? n : 1), sizeof *all);
+    float *col = calloc((size_t)runs, sizeof *col);
+    res->prof = calloc(n ? n : 1, sizeof *res->prof);
+    if (!all || !col || !res->prof) {
+        free(all), free(col);
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of host memory for the profile of %u steps", n), 1;
+    }
+    for (int k = 0; k < runs; k++) {
+        uint32_t got = 0;
+        if (symrt_context_profile(r->c, r->stream, &all[(size_t)k * n], n, &got, err)) {
+            free(all), free(col);
+            return 1;
+        }
+    }
+    res->n_prof = n;
+    res->prof_sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        for (int k = 0; k < runs; k++) col[k] = all[(size_t)k * n + i].ms;
+        qsort(col, (size_t)runs, sizeof *col, b_cmp_float);
+        res->prof[i] = all[(size_t)(runs - 1) * n + i];
+        res->prof[i].ms = col[runs / 2];
+        res->prof_sum += col[runs / 2];
+    }
+    if (r->trace) {
+        const symrt_step_profile *last = &all[(size_t)(runs - 1) * n];
+        char st[256];
+        b_shape_text(p, st, sizeof st);
+        fprintf(r->trace, "%s\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, \"args\": {\"name\": ",
+                r->trace_events++ ? "," : "", point_index);
+        b_json_str(r->trace, st);
+        fprintf(r->trace, "}}");
+        double end = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            double ts = r->trace_t0 + last[i].start_ms * 1e3, dur = last[i].ms * 1e3;
+            fprintf(r->trace, ",\n{\"name\": ");
+            b_json_str(r->trace, last[i].node);
+            fprintf(r->trace,
+                    ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": 0, \"ts\": %.3f, \"dur\": %.3f, "
+                    "\"args\": {\"op\": ",
+                    last[i].kind, point_index, ts, dur);
+            b_json_str(r->trace, last[i].op);
+            fprintf(r->trace, ", \"detail\": ");
+            b_json_str(r->trace, last[i].detail);
+            fprintf(r->trace, "}}");
+            if (ts + dur > end) end = ts + dur;
+        }
+        r->trace_t0 = end + 100.0; /* the next point starts 100 µs later on the timeline */
+    }
+    free(all);
+    free(col);
+    return 0;
+}
+
+/* The --profile table of one point: the slowest steps first, then the time
+ * per op and per kind of step. */
+static void b_print_profile(const b_result *x, double p50) {
+    uint32_t n = x->n_prof;
+    symrt_step_profile *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!sorted) return;
+    memcpy(sorted, x->prof, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, b_cmp_step);
+    double sum = x->prof_sum > 0 ? x->prof_sum : 1;
+    printf("  profile: %u steps, %.4f ms summed (a plain run: p50 %.4f ms; events between steps add a little)\n", n,
+           x->prof_sum, p50);
+    printf("  %9s %6s %6s  %-6s %-10s %-28s %s\n", "ms", "%", "cum%", "kind", "op", "node", "what");
+    double cum = 0;
+    uint32_t shown = n < 40 ? n : 40;
+    for (uint32_t i = 0; i < shown; i++) {
+        cum += sorted[i].ms;
+        printf("  %9.4f %6.2f %6.2f  %-6s %-10s %-28.28s %s\n", sorted[i].ms, 100.0 * sorted[i].ms / sum,
+               100.0 * cum / sum, sorted[i].kind, sorted[i].op, sorted[i].node, sorted[i].detail);
+    }
+    if (shown < n) printf("  ... %u more steps, %.4f ms\n", n - shown, x->prof_sum - cum);
+    /* per op and per kind */
+    const char *names[64];
+    double ms[64];
+    int cnt[64], m = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        m = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const char *k = pass ? x->prof[i].kind : x->prof[i].op;
+            int j = 0;
+            while (j < m && strcmp(names[j], k)) j++;
+            if (j == m) {
+                if (m == 64) continue;
+                names[m] = k, ms[m] = 0, cnt[m] = 0, m++;
+            }
+            ms[j] += x->prof[i].ms;
+            cnt[j]++;
+        }
+        printf("  by %s:", pass ? "kind" : "op (of a step's first node)");
+        for (int a = 0; a < m; a++) /* descending */
+            for (int b = a + 1; b < m; b++)
+                if (ms[b] > ms[a]) {
+                    const char *tn = names[a];
+                    double tm = ms[a];
+                    int tc = cnt[a];
+                    names[a] = names[b], ms[a] = ms[b], cnt[a] = cnt[b];
+                    names[b] = tn, ms[b] = tm, cnt[b] = tc;
+                }
+        for (int a = 0; a < m; a++)
+            printf("%s %s %.4f ms (%d, %.1f%%)", a ? "," : "", names[a], ms[a], cnt[a], 100.0 * ms[a] / sum);
+        printf("\n");
+    }
+    free(sorted);
+    fflush(stdout);
+}
+
 /* Runs one point; 0 or fills err. */
-static int b_point_run(const b_run *r, const b_point *p, b_result *res, symc_error *err) {
+static int b_point_run(b_run *r, const b_point *p, int point_index, b_result *res, symc_error *err) {
     int rc = 1;
     uint32_t nio = r->ni + r->no;
     size_t bytes[2 * B_MAX_IO] = {0}, elems[2 * B_MAX_IO] = {0}, set_bytes = 0;
@@ -427,6 +562,7 @@ static int b_point_run(const b_run *r, const b_point *p, b_result *res, symc_err
     res->host_us = b_quant(host_us, (size_t)r->iters, 0.50);
     res->host_p90_us = b_quant(host_us, (size_t)r->iters, 0.90);
     res->throughput = res->p50 > 0 ? (double)res->batch / (res->p50 / 1e3) : 0;
+    if (r->profile && b_point_profile(r, p, point_index, res, err)) goto out;
 
     /* the first float output of set 0: NaN left means poison never overwritten */
     for (uint32_t i = r->ni; i < nio; i++) {
@@ -554,6 +690,24 @@ static int b_write_json(const char *path, const char *engine, const char *backen
                     ", \"mem_context_bytes\": %" PRIu64 ", \"mem_formula_excludes_cudnn\": %s",
                     x->mem_measured, x->mem_formula, x->mem_formula_held, x->mem_workspace, r->mem->weights,
                     r->mem->library, r->mem_context, r->mem->has_conv ? "true" : "false");
+        if (x->prof) {
+            fprintf(f, ",\n     \"profile_sum_ms\": ");
+            b_json_num(f, x->prof_sum);
+            fprintf(f, ", \"profile\": [");
+            for (uint32_t i = 0; i < x->n_prof; i++) {
+                const symrt_step_profile *q = &x->prof[i];
+                fprintf(f, "%s\n       {\"step\": %u, \"node\": ", i ? "," : "", i);
+                b_json_str(f, q->node);
+                fprintf(f, ", \"op\": ");
+                b_json_str(f, q->op);
+                fprintf(f, ", \"kind\": \"%s\", \"ms\": ", q->kind);
+                b_json_num(f, q->ms);
+                fprintf(f, ", \"detail\": ");
+                b_json_str(f, q->detail);
+                fprintf(f, "}");
+            }
+            fprintf(f, "]");
+        }
         fprintf(f, "}");
     }
     fprintf(f, "\n  ]\n}\n");
@@ -595,7 +749,7 @@ static void b_help(void) {
            "       symc bench ENGINE.symx --point NAME:AxB,NAME2:CxD [--point ...]\n"
            "       symc bench ENGINE.symx --sweep --shapes NAME:Bx196x768\n"
            "options: [--backend cuda|ref] [--iters N] [--warmup N] [--rotate N] [--seed N]\n"
-           "         [--json FILE] [--quiet]\n"
+           "         [--json FILE] [--profile] [--trace FILE.json] [--graphs] [--quiet]\n"
            "Times symrt_enqueue at each point (one shape per input) in one context.\n"
            "  --shapes   adds inputs to the single point; a dim may name an engine symbol,\n"
            "             which stands for its opt value (a symbol name may not contain 'x')\n"
@@ -610,6 +764,11 @@ static void b_help(void) {
            "  --warmup   untimed runs first (default 10 on cuda, 1 on ref)\n"
            "  --graphs   CUDA graphs: each shape and buffer set is captured once and\n"
            "             replayed (symrt_context_set_cuda_graphs)\n"
+           "  --profile  per point, each step's GPU time (CUDA events around every step,\n"
+           "             median of up to 25 runs), slowest first, with its op, fused\n"
+           "             kernel or library call and algorithm; then totals per op and kind\n"
+           "  --trace F  writes the steps of the last profiled run of every point as a\n"
+           "             Chrome trace (chrome://tracing, ui.perfetto.dev); implies --profile\n"
            "  --rotate   buffer sets rotated per run (default on cuda: enough to pass\n"
            "             128 MiB, at most 8, so small inputs do not live in L2; ref: 1)\n"
            "  --json     writes every number (p50/p90/p99/mean/min ms, host_us, first_us,\n"
@@ -624,9 +783,9 @@ static void b_help(void) {
 
 /* The command line of symc bench. */
 typedef struct b_opts {
-    const char *engine, *backend, *json;
+    const char *engine, *backend, *json, *trace;
     const char *shapes[B_MAX_IO], *points[B_MAX_POINTS];
-    int n_shapes, n_points, sweep, quiet, graphs;
+    int n_shapes, n_points, sweep, quiet, graphs, profile;
     long iters, warmup, rotate;
     uint64_t seed;
     symrt_backend be;
@@ -645,6 +804,8 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
         if (!strcmp(argv[i], "--sweep")) o->sweep = 1;
         else if (!strcmp(argv[i], "--quiet")) o->quiet = 1;
         else if (!strcmp(argv[i], "--graphs")) o->graphs = 1;
+        else if (!strcmp(argv[i], "--profile")) o->profile = 1;
+        else if ((v = b_flag(argc, argv, &i, "--trace"))) o->trace = v;
         else if ((v = b_flag(argc, argv, &i, "--shapes"))) {
             if (o->n_shapes == B_MAX_IO) return b_usage("too many --shapes");
             o->shapes[o->n_shapes++] = v;
@@ -670,7 +831,7 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
         } else if (argv[i][0] == '-') {
             if (!strcmp(argv[i], "--shapes") || !strcmp(argv[i], "--point") || !strcmp(argv[i], "--backend") ||
                 !strcmp(argv[i], "--json") || !strcmp(argv[i], "--iters") || !strcmp(argv[i], "--warmup") ||
-                !strcmp(argv[i], "--rotate") || !strcmp(argv[i], "--seed"))
+                !strcmp(argv[i], "--rotate") || !strcmp(argv[i], "--seed") || !strcmp(argv[i], "--trace"))
                 return b_usage("%s needs a value", argv[i]);
             return b_usage("unknown flag '%s'", argv[i]);
         } else if (o->engine) return b_usage("takes one engine, got a second: '%s'", argv[i]);
@@ -682,6 +843,9 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
     else return b_usage("unknown backend '%s' (cuda or ref)", o->backend);
     if (!o->n_shapes && !o->n_points) return b_usage("needs --shapes or --point");
     if (o->n_points && (o->n_shapes || o->sweep)) return b_usage("--point cannot be mixed with --shapes or --sweep");
+    if ((o->profile || o->trace) && o->be != SYMRT_BACKEND_CUDA)
+        return b_usage("--profile and --trace time GPU steps: they need --backend cuda");
+    if (o->trace) o->profile = 1;
     if (o->iters < 0) o->iters = o->be == SYMRT_BACKEND_CUDA ? 100 : 5;
     if (o->warmup < 0) o->warmup = o->be == SYMRT_BACKEND_CUDA ? 10 : 1;
     return -1;
@@ -765,6 +929,12 @@ static int b_open(b_run *run, symrt_engine *e, const b_opts *o, rt_engine **mem_
     run->warmup = (int)o->warmup;
     run->rotate = (int)o->rotate;
     run->seed = o->seed;
+    run->profile = o->profile;
+    if (o->trace) {
+        run->trace = fopen(o->trace, "w");
+        if (!run->trace) return symc_error_setf(err, SYMC_ERR_IO, "cannot write --trace file %s", o->trace), 1;
+        fprintf(run->trace, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [");
+    }
     if (run->ni > B_MAX_IO || run->no > B_MAX_IO)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "more than %d inputs or outputs", B_MAX_IO), 1;
     return 0;
@@ -828,12 +998,13 @@ int symc_cmd_bench(int argc, char **argv) {
         }
     if (!o.quiet) b_print_header(&o, &run, device);
     for (int k = 0; k < n; k++) {
-        if (b_point_run(&run, &pts[k], &res[k], &err)) {
+        if (b_point_run(&run, &pts[k], k, &res[k], &err)) {
             failed = k;
             goto fail_point;
         }
         b_point_memory(&run, &pts[k], &res[k]);
         if (!o.quiet) b_print_row(&run, &pts[k], &res[k]);
+        if (!o.quiet && res[k].prof) b_print_profile(&res[k], res[k].p50);
     }
     if (o.json && b_write_json(o.json, o.engine, o.backend, device, &run, pts, res, n, &err)) goto fail;
     rc = 0;
@@ -851,6 +1022,14 @@ fail_msg:
 fail:
     fprintf(stderr, "symc: bench: %s\n", err.msg);
 done:
+    if (run.trace) {
+        fprintf(run.trace, "\n]}\n");
+        if (fclose(run.trace) && rc == 0) {
+            fprintf(stderr, "symc: bench: cannot write --trace file %s\n", o.trace);
+            rc = 1;
+        }
+    }
+    for (int k = 0; k < B_MAX_POINTS; k++) free(res[k].prof);
     if (run.drv && run.stream) run.drv->stream_destroy(run.stream);
     symrt_context_destroy(run.c);
     symrt_engine_destroy(e);

@@ -347,21 +347,22 @@ symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed,
 
 /* Every step in order, then outputs that live elsewhere copied into the
  * caller's buffers: what a graph captures. */
-static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err) {
+static symc_status run_step(rt_cuda *c, uint32_t i, const int64_t *slots, CUstream stream, symc_error *err) {
+    const rt_step *s = &c->e->steps[i];
+    switch ((rt_step_kind)s->kind) {
+    case RT_STEP_KERNEL: return run_kernel(c, s, slots, stream, err);
+    case RT_STEP_GEMM: return rt_gemm_run(c, i, slots, stream, err);
+    case RT_STEP_CONV: return rt_conv_run(c, i, slots, stream, err);
+    case RT_STEP_COPY: return run_copy(c, s, slots, stream, err);
+    }
+    return symc_error_setf(err, SYMC_ERR_FORMAT, "step %u has unknown kind %u", i, (unsigned)s->kind);
+}
+
+/* outputs stored elsewhere (constants, aliases of other tensors) copied into
+ * the caller's buffers */
+static symc_status copy_outputs(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err) {
     const rt_engine *e = c->e;
     symc_status st;
-    for (uint32_t i = 0; i < e->n_steps; i++) {
-        const rt_step *s = &e->steps[i];
-        switch ((rt_step_kind)s->kind) {
-        case RT_STEP_KERNEL: st = run_kernel(c, s, slots, stream, err); break;
-        case RT_STEP_GEMM: st = rt_gemm_run(c, i, slots, stream, err); break;
-        case RT_STEP_CONV: st = rt_conv_run(c, i, slots, stream, err); break;
-        case RT_STEP_COPY: st = run_copy(c, s, slots, stream, err); break;
-        default: st = symc_error_setf(err, SYMC_ERR_FORMAT, "step %u has unknown kind %u", i, (unsigned)s->kind);
-        }
-        if (st) return st;
-    }
-    /* outputs stored elsewhere (constants, aliases of other tensors) */
     for (uint32_t i = 0; i < e->n_outputs; i++) {
         uint32_t t = e->outputs[i];
         CUdeviceptr user = addr ? (CUdeviceptr)(uintptr_t)addr[t] : 0;
@@ -375,6 +376,82 @@ static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr
         }
     }
     return SYMC_OK;
+}
+
+static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err) {
+    symc_status st;
+    for (uint32_t i = 0; i < c->e->n_steps; i++)
+        if ((st = run_step(c, i, slots, stream, err))) return st;
+    return copy_outputs(c, slots, addr, stream, err);
+}
+
+/* What a step runs, for symrt_context_profile. */
+static void describe_step(rt_cuda *c, uint32_t i, const int64_t *slots, symrt_step_profile *o) {
+    const rt_engine *e = c->e;
+    const rt_step *s = &e->steps[i];
+    o->node = rt_cuda_node_name(e, s);
+    o->op = s->node < e->n_nodes ? ir_op_name(e->nodes[s->node].op) : "?";
+    o->detail[0] = '\0';
+    switch ((rt_step_kind)s->kind) {
+    case RT_STEP_KERNEL: {
+        int64_t work = slots[s->work];
+        int64_t blocks = work > 0 ? (work - 1) / (int64_t)s->per_block + 1 : 0;
+        o->kind = "kernel";
+        snprintf(o->detail, sizeof o->detail, "%s: %" PRId64 " blocks of %u, %u B shared", e->kernel_names[s->kernel],
+                 blocks, s->block, s->shared);
+        break;
+    }
+    case RT_STEP_GEMM:
+        o->kind = "gemm";
+        rt_gemm_describe(c, i, slots, o->detail, sizeof o->detail);
+        break;
+    case RT_STEP_CONV:
+        o->kind = "conv";
+        rt_conv_describe(c, i, slots, o->detail, sizeof o->detail);
+        break;
+    case RT_STEP_COPY: {
+        size_t bytes = s->tensors[1] != RT_NONE ? rt_cuda_tensor_bytes(e, slots, s->tensors[1]) : 0;
+        o->kind = "copy";
+        snprintf(o->detail, sizeof o->detail, "cuMemcpyDtoDAsync, %zu bytes", bytes);
+        break;
+    }
+    default: o->kind = "?";
+    }
+}
+
+symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, void *stream_,
+                            symrt_step_profile *out, uint32_t cap, uint32_t *n_steps, symc_error *err) {
+    CUstream stream = (CUstream)stream_;
+    const rt_engine *e = c->e;
+    *n_steps = e->n_steps;
+    symc_status st = rt_cu_enter(NULL, err);
+    if (st) return st;
+    if ((st = rt_cuda_check_run(c, 0, err))) return st;
+    if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
+    CUevent *ev = calloc((size_t)e->n_steps + 1, sizeof *ev);
+    if (!ev) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of host memory for %u events", e->n_steps + 1);
+    uint32_t made = 0;
+    for (; made <= e->n_steps; made++)
+        if ((st = RT_CU(err, EventCreate, (&ev[made], CU_EVENT_DEFAULT)))) goto done;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        if ((st = RT_CU(err, EventRecord, (ev[i], stream)))) goto done;
+        if ((st = run_step(c, i, slots, stream, err))) goto done;
+    }
+    if ((st = RT_CU(err, EventRecord, (ev[e->n_steps], stream)))) goto done;
+    if ((st = copy_outputs(c, slots, addr, stream, err))) goto done;
+    if ((st = RT_CU(err, EventSynchronize, (ev[e->n_steps])))) goto done;
+    for (uint32_t i = 0; i < e->n_steps && i < cap; i++) {
+        describe_step(c, i, slots, &out[i]);
+        float t0 = 0, dt = 0;
+        if ((st = RT_CU(err, EventElapsedTime, (&t0, ev[0], ev[i])))) goto done;
+        if ((st = RT_CU(err, EventElapsedTime, (&dt, ev[i], ev[i + 1])))) goto done;
+        out[i].start_ms = t0;
+        out[i].ms = dt;
+    }
+done:
+    for (uint32_t k = 0; k < made; k++) rt_cu.EventDestroy(ev[k]);
+    free(ev);
+    return st;
 }
 
 static uint64_t hash_words(const uint64_t *w, size_t n) {
@@ -518,6 +595,10 @@ static symc_status b_enqueue(void *state, const int64_t *slots, int shape_change
 }
 static symc_status b_check_run(void *state, symc_error *err) { return rt_cuda_check_run(state, 1, err); }
 static void b_set_graphs(void *state, int on) { rt_cuda_set_graphs(state, on); }
+static symc_status b_profile(void *state, const int64_t *slots, int shape_changed, void *const *addr, void *stream,
+                             symrt_step_profile *out, uint32_t cap, uint32_t *n_steps, symc_error *err) {
+    return rt_cuda_profile(state, slots, shape_changed, addr, stream, out, cap, n_steps, err);
+}
 
 const rt_backend rt_cuda_backend = {
     .name = "CUDA",
@@ -528,4 +609,5 @@ const rt_backend rt_cuda_backend = {
     .enqueue = b_enqueue,
     .check_run = b_check_run,
     .set_graphs = b_set_graphs,
+    .profile = b_profile,
 };

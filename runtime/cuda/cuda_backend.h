@@ -84,6 +84,10 @@ symc_status rt_cuda_layout(rt_cuda *c, const int64_t *slots, symc_error *err);
 symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
                             void *stream, symc_error *err);
 
+/* One run with every step timed by CUDA events (symrt_context_profile):
+ * out[0..min(cap, steps)) gets each step's time and what it ran. */
+symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, void *stream,
+                            symrt_step_profile *out, uint32_t cap, uint32_t *n_steps, symc_error *err);
 /* CUDA graphs per shape key (off by default): see symrt_context_set_cuda_graphs. */
 void rt_cuda_set_graphs(rt_cuda *c, int on);
 /* Bad data the kernels of an earlier run found (gather indices out of range,

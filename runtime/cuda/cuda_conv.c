@@ -47,6 +47,7 @@ typedef struct conv_entry {
     cudnnActivationDescriptor_t act;
     cudnnConvolutionFwdAlgo_t algo;
     size_t ws;
+    int split; /* the fused bias+ReLU call was not supported: forward, AddTensor, ActivationForward */
 } conv_entry;
 
 struct rt_conv_state {
@@ -384,6 +385,7 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
         }
         /* no fused kernel for this configuration (some half-storage
          * shapes): the three calls, each valid with every algorithm */
+        en->split = 1;
         if ((st = RT_DNN(err, ConvolutionForward,
                          (g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws), en->ws, &zero, en->y, y))))
             goto fail;
@@ -453,4 +455,31 @@ void rt_conv_algo_describe(const uint8_t *algo, uint32_t size, char *buf, size_t
     if (id >= 0 && id < (int32_t)(sizeof names / sizeof names[0]))
         snprintf(buf, cap, "cuDNN algo %d (%s)", (int)id, names[id]);
     else snprintf(buf, cap, "cuDNN algo %d (unknown to this runtime)", (int)id);
+}
+
+void rt_conv_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap) {
+    const rt_step *s = &c->e->steps[step];
+    conv_problem p;
+    symc_error err = {0};
+    if (!cap) return;
+    buf[0] = '\0';
+    if (plan(c->e, step, slots, &p, &err)) {
+        snprintf(buf, cap, "cuDNN convolution (%s)", err.msg);
+        return;
+    }
+    const conv_entry *en = NULL;
+    const conv_entry *row = c->conv ? &c->conv->cache[(size_t)step * CONV_CACHE] : NULL;
+    for (int i = 0; row && i < CONV_CACHE; i++)
+        if (row[i].used && !memcmp(&row[i].key, &p.key, sizeof p.key)) en = &row[i];
+    char algo[64] = "algo not chosen yet";
+    if (en) {
+        int32_t id = (int32_t)en->algo;
+        rt_conv_algo_describe((const uint8_t *)&id, sizeof id, algo, sizeof algo);
+    }
+    const char *epi = s->epilogue == RT_EPI_RELU ? (en && en->split ? ", bias+ReLU in 3 calls" : ", fused bias+ReLU")
+        : p.bias != RT_NONE                      ? ", + AddTensor bias"
+                                                 : "";
+    snprintf(buf, cap, "%s x=[%d,%d,%d,%d] w=[%d,%d,%d,%d] g%" PRId64 " s%" PRId64 ", %s%s",
+             symc_dtype_name(c->e->tensors[p.x].dtype), p.key.n, p.key.c, p.key.h, p.key.w, p.key.o,
+             p.group ? p.key.c / (int)p.group : 0, p.key.kh, p.key.kw, p.group, p.strides[0], algo, epi);
 }

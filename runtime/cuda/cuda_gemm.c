@@ -55,7 +55,8 @@ typedef struct gemm_entry {
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t la, lb, ld;
     cublasLtMatmulAlgo_t algo;
-    size_t ws; /* workspace the algorithm needs */
+    size_t ws;       /* workspace the algorithm needs */
+    int from_tuning; /* the algorithm is a build-time tuning choice (else the heuristic's first) */
 } gemm_entry;
 
 struct rt_gemm_state {
@@ -452,7 +453,8 @@ static symc_status find_entry(rt_cuda *c, uint32_t step, const gemm_problem *p, 
     entry_clear(en);
     en->key = *key;
     symc_status st = make_descs(s, p->dt, key, en, err);
-    if (!st && !use_tuned(g, s, p, en)) {
+    if (!st) en->from_tuning = use_tuned(g, s, p, en);
+    if (!st && !en->from_tuning) {
         cublasLtMatmulPreference_t pref = NULL;
         cublasLtMatmulHeuristicResult_t res;
         memset(&res, 0, sizeof res);
@@ -561,6 +563,32 @@ fail:
     symc_error_prefix(err, "node '%s': GEMM m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " batch=%" PRId64,
                       rt_cuda_node_name(c->e, s), p.m, p.n, p.k, p.batch);
     return st;
+}
+
+void rt_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap) {
+    const rt_step *s = &c->e->steps[step];
+    gemm_problem p;
+    symc_error err = {0};
+    if (!cap) return;
+    if (plan(c->e, step, slots, &p, &err)) {
+        snprintf(buf, cap, "cuBLASLt (%s)", err.msg);
+        return;
+    }
+    int from_tuning = -1;
+    const gemm_entry *row = c->gemm ? &c->gemm->cache[(size_t)step * GEMM_CACHE] : NULL;
+    for (int i = 0; row && i < GEMM_CACHE; i++)
+        if (row[i].used && row[i].key.m == p.n && row[i].key.n == p.m && row[i].key.k == p.k)
+            from_tuning = row[i].from_tuning;
+    snprintf(buf, cap, "cuBLASLt %s m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " batch=%" PRId64 "%s%s%s%s%s, %s",
+             symc_dtype_name(p.dt), p.m, p.n, p.k, p.batch, p.ta ? " A^T" : "", p.tb ? " B^T" : "",
+             p.tbias_t != RT_NONE ? " +bias" : "",
+             s->epilogue == RT_EPI_RELU       ? " +relu"
+                 : s->epilogue == RT_EPI_GELU ? " +gelu"
+                                              : "",
+             p.loop ? " (one call per batch)" : "",
+             from_tuning < 0   ? "algo not chosen yet"
+                 : from_tuning ? "tuned algo"
+                               : "heuristic algo");
 }
 
 symc_status rt_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err) {

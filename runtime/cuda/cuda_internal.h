@@ -12,7 +12,11 @@
 #include "runtime/plan.h"
 
 typedef struct rt_gemm_state rt_gemm_state; /* cuda_gemm.c */
-typedef struct rt_conv_state rt_conv_state; /* cuda_conv.c */
+typedef struct rt_conv_state
+    rt_conv_state; /* "cuBLASLt f16 m x n x k (batch b) + bias, relu" for a GEMM step at these slots */
+void rt_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap);
+
+/* cuda_conv.c */
 
 /* Library algorithm choice forced by the tuning session (cuda_tuning.c) for
  * one step (NULL: normal selection). */
@@ -91,6 +95,9 @@ symc_status rt_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
 symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos, int cap,
                                int *n, symc_error *err);
 
+/* "cuBLASLt f16 m x n x k (batch b) + bias, relu" for a GEMM step at these slots */
+void rt_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap);
+
 /* cuda_conv.c */
 symc_status rt_conv_create(rt_cuda *c, symc_error *err);
 void rt_conv_destroy(rt_cuda *c);
@@ -99,6 +106,10 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
  * (on the tensors bound in c->ptr); the fastest that succeeded. */
 symc_status rt_conv_find(rt_cuda *c, uint32_t step, const int64_t *slots, int32_t *algo, float *ms, int *n_tried,
                          symc_error *err);
+
+/* "cuDNN f16 x=[n, c, h, w] w=[o, c/g, kh, kw] g, algo N (name), fused bias+ReLU" for a
+ * CONV step at these slots: the algorithm its cache holds for that shape */
+void rt_conv_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap);
 
 /* cuda_backend.c: binds tensors to device pointers for these slots (plans
  * the workspace when needed) without running anything; the tuner uses it. */

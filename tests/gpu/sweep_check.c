@@ -12,7 +12,9 @@
  * and booleans exactly. The engine is loaded and its module compiled once:
  * nothing is rebuilt between points. With SYMC_GPU_GRAPHS=1 the CUDA context
  * uses CUDA graphs and each point runs twice more (captured, then replayed),
- * poisoned each time, and must give bit-identical outputs. Prints one line
+ * poisoned each time, and must give bit-identical outputs. Every point also
+ * runs once through symrt_context_profile (a CUDA event between steps),
+ * which must give bit-identical outputs and a time for every step. Prints one line
  * per output and point; exit 1 on any mismatch or error. */
 #include <inttypes.h>
 #include <math.h>
@@ -175,6 +177,40 @@ int main(int argc, char **argv) {
             printf("%s %s %s graph %s: %zu outputs differ from the plain run\n", ok && !diff ? "PASS" : "FAIL", argv[1],
                    dir, rep ? "replay" : "capture", diff);
             if (!ok || diff) failures++;
+        }
+        /* a profiled run (symrt_context_profile: events between the steps)
+         * must reproduce the plain run and time every step */
+        if (ok) {
+            uint32_t n_steps = 0, got = 0;
+            symrt_step_profile *prof = NULL;
+            size_t diff = 0, bad_steps = 0;
+            double sum = 0;
+            for (uint32_t o = 0; o < no && ok; o++)
+                if (drv->memset_d8(dev[MAX_IO + o], 0xff, out_bytes[o] ? out_bytes[o] : 1)) ok = 0;
+            if (ok && symrt_context_profile(gpu, stream, NULL, 0, &n_steps, &err)) ok = 0;
+            if (ok && !(prof = calloc(n_steps ? n_steps : 1, sizeof *prof))) ok = 0;
+            if (ok &&
+                (symrt_context_profile(gpu, stream, prof, n_steps, &got, &err) || got != n_steps ||
+                 drv->stream_synchronize(stream)))
+                ok = 0;
+            for (uint32_t k = 0; ok && k < n_steps; k++) {
+                if (!(prof[k].ms >= 0) || !isfinite(prof[k].ms) || !prof[k].node || !prof[k].kind || !prof[k].detail[0])
+                    bad_steps++;
+                sum += prof[k].ms;
+            }
+            for (uint32_t o = 0; o < no && ok; o++) {
+                void *again = malloc(out_bytes[o] ? out_bytes[o] : 1);
+                if (!again || drv->memcpy_dtoh(again, dev[MAX_IO + o], out_bytes[o])) ok = 0;
+                else if (memcmp(again, dev_out_host[o], out_bytes[o])) diff++;
+                free(again);
+            }
+            int pass = ok && !diff && !bad_steps && (n_steps == 0 || sum > 0);
+            printf("%s %s %s profile: %u steps, %.4f ms summed, %zu steps without a time or name, %zu outputs "
+                   "differ from the plain run%s%s\n",
+                   pass ? "PASS" : "FAIL", argv[1], dir, n_steps, sum, bad_steps, diff, ok ? "" : ": ",
+                   ok ? "" : err.msg);
+            if (!pass) failures++;
+            free(prof);
         }
         for (uint32_t i = 0; i < ni; i++) free(in[i].data);
         for (uint32_t o = 0; o < no; o++) free(host_out[o]), free(dev_out_host[o]);

@@ -265,6 +265,14 @@ int main(void) {
     CHECK_CONTAINS(err.msg, "output 'z' buffer holds 16 bytes, the tensor needs 32");
     CHECK(symrt_set_tensor_address(c, "nope", buf, 4, &err) == SYMC_ERR_INVALID_ARG);
     CHECK_CONTAINS(err.msg, "no input or output named 'nope'");
+    /* per-step timing is the CUDA backend's */
+    uint32_t n_steps = 7;
+    symrt_step_profile prof[4];
+    CHECK(symrt_context_profile(c, NULL, prof, 4, &n_steps, &err) == SYMC_ERR_UNSUPPORTED && n_steps == 0);
+    CHECK_CONTAINS(err.msg, "the reference backend does not time steps");
+    CHECK(symrt_context_profile(c, NULL, prof, 4, NULL, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK(symrt_context_profile(c, NULL, NULL, 4, &n_steps, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK(symrt_context_profile(NULL, NULL, prof, 4, &n_steps, &err) == SYMC_ERR_INVALID_ARG);
     symrt_context_destroy(c);
     symrt_engine_destroy(e);
 

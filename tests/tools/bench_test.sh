@@ -35,6 +35,9 @@ expect 2 "bad shape" -- "$symc" bench "$e" --shapes x1x196; one_line "bad shape"
 expect 2 "point and sweep" -- "$symc" bench "$e" --point x:1x196x768 --sweep; one_line "point and sweep"
 expect 2 "missing value" -- "$symc" bench "$e" --shapes; one_line "missing value"; has "missing value" "--shapes needs a value"
 expect 2 "two engines" -- "$symc" bench "$e" "$e" --shapes x:1x196x768; one_line "two engines"
+expect 2 "profile on ref" -- "$symc" bench "$e" --shapes x:1x196x768 --backend ref --profile; one_line "profile on ref"
+has "profile on ref" "need --backend cuda"
+expect 2 "trace without file" -- "$symc" bench "$e" --shapes x:1x196x768 --trace; one_line "trace without file"
 # other failures: exit 1, one line
 expect 1 "missing engine" -- "$symc" bench "$tmp/nope.symx" --shapes x:1x196x768 --backend ref; one_line "missing engine"; has "missing engine" "nope.symx"
 expect 1 "unknown symbol" -- "$symc" bench "$e" --sweep --shapes x:Qx196x768 --backend ref; one_line "unknown symbol"; has "unknown symbol" "'Q' is not a symbol"
@@ -90,6 +93,26 @@ for q in p:
     assert grown <= h - w + 4 * MiB, (q["label"], grown, h - w)
     print("%s: measured %.1f MiB, formula %.1f MiB" % (q["label"], m / MiB, h / MiB))
 ' "$tmp/c.json"
+  # --profile: per-step GPU times in the table and the JSON; --trace: a Chrome trace
+  rm -f "$tmp/p.json" "$tmp/t.json"
+  expect 0 "cuda profile" -- "$symc" bench "$e" --sweep --shapes x:Bx196x768 --iters 5 --warmup 1 --profile \
+    --json "$tmp/p.json" --trace "$tmp/t.json"
+  has "cuda profile" "profile: "; has "cuda profile" "by kind:"
+  expect 0 "cuda profile json" -- python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["points"]
+t = json.load(open(sys.argv[2]))["traceEvents"]
+for q in p:
+    steps = q["profile"]
+    assert steps and all(s["ms"] >= 0 and s["kind"] in ("kernel", "gemm", "conv", "copy") and s["detail"] for s in steps), q
+    assert abs(sum(s["ms"] for s in steps) - q["profile_sum_ms"]) < 1e-3 * len(steps), q
+    # the steps of a run add up to about a plain run (events add a little; timing noise)
+    assert 0.5 * q["p50_ms"] < q["profile_sum_ms"] < 3 * q["p50_ms"] + 0.05, (q["p50_ms"], q["profile_sum_ms"])
+xs = [e for e in t if e["ph"] == "X"]
+assert len(xs) == sum(len(q["profile"]) for q in p), (len(xs), [len(q["profile"]) for q in p])
+assert len({e["pid"] for e in xs}) == len(p) and all(e["dur"] >= 0 for e in xs)
+print("profile: %d points, %d steps each" % (len(p), len(p[0]["profile"])))
+' "$tmp/p.json" "$tmp/t.json"
 else
   expect 1 "cuda without a GPU" -- "$symc" bench "$e" --shapes x:4x196x768; one_line "cuda without a GPU"
   has "cuda without a GPU" "symc: bench: "
