@@ -24,7 +24,7 @@ and written to OUT/models.md, every number in OUT/models.json.
 usage (device, repo root, build/bin and build/lib carried):
   python3 bench/bench_models.py --out $OUT --precision fp16            # all models
   python3 bench/bench_models.py --out $OUT --precision fp32 --models resnet50,bert
-options: --symc PATH --iters 50 --warmup 10 --no-compile --half-via pass|onnx --work DIR
+options: --symc PATH --iters 50 --warmup 10 --no-compile --half-via pass|onnx --work DIR --profile
 """
 import argparse
 import json
@@ -185,9 +185,14 @@ def symc_time(a, m, engine):
            "--warmup", str(a.warmup)]
     for p in m["points"]:
         cmd += ["--point", seed.point_arg(spec_of(m), p)]
+    if a.profile:
+        cmd += ["--profile"]
     rc, out, err, _ = seed.run(cmd, 1200)
     if rc:
         raise RuntimeError(f"symc bench: {seed.last_line(err or out)}")
+    if a.profile:
+        with open(os.path.join(a.out, os.path.basename(engine).replace(".symx", f".{a.half_via}.profile.txt")), "w") as f:
+            f.write(out)
     return [p["p50_ms"] for p in json.load(open(bjson))["points"]]
 
 
@@ -286,6 +291,8 @@ def main():
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--no-compile", dest="compile", action="store_false")
+    ap.add_argument("--profile", action="store_true",
+                    help="also write symc bench --profile's per-step table to OUT/MODEL.PRECISION.profile.txt")
     ap.add_argument("--work", default=None)
     a = ap.parse_args()
     import torch

@@ -163,6 +163,9 @@ symc_status cg_emit_global_avg_pool(cg_cuda *c, uint32_t node);
 /* cuda_emit_window.c: pooling, direct convolution, plain matmul/gemm */
 symc_status cg_emit_pool(cg_cuda *c, uint32_t node);
 symc_status cg_emit_conv_direct(cg_cuda *c, uint32_t node);
+/* a depthwise convolution cg_emit_conv_depthwise takes (group = channels, constant window) */
+int cg_conv_is_depthwise(const ir_module *m, uint32_t node);
+symc_status cg_emit_conv_depthwise(cg_cuda *c, uint32_t node);
 symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node);
 /* cuda_emit_attention.c: softmax(f(Q·Kᵀ))·V as one flash-attention kernel.
  * cg_attention_claims answers the fuse pass: when the pattern around the

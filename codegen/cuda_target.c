@@ -97,7 +97,7 @@ static int swaps_last_two(const ir_module *m, const ir_node *n) {
 /* ---- what the target can fuse: the fuse pass's questions --------------------------------- */
 static int rule_library(ir_module *m, uint32_t node) {
     const ir_node *n = &m->nodes[node];
-    return gemm_ok(m, n) || conv_ok(m, n);
+    return gemm_ok(m, n) || (conv_ok(m, n) && !cg_conv_is_depthwise(m, node));
 }
 
 static int rule_library_has_bias(ir_module *m, uint32_t node) {
@@ -117,7 +117,8 @@ static int rule_library_takes(ir_module *m, uint32_t lib, uint32_t k, ir_fuse_ro
     case IR_FUSE_ACTIVATION: /* cuBLASLt: relu or tanh-gelu after a bias; cuDNN: relu */
         return kn->op == IR_OP_RELU ||
             (gemm && kn->op == IR_OP_GELU && !strcmp(cg_attr_str(kn, "approximate", "none"), "tanh"));
-    case IR_FUSE_RESIDUAL: return gemm && (!own_c || gemm_c_is_bias(m, n)); /* C, unless it has one */
+    case IR_FUSE_RESIDUAL: /* cuBLASLt's C, unless the GEMM has one; cuDNN's z (alpha2 = 1) */
+        return (gemm && (!own_c || gemm_c_is_bias(m, n))) || conv_ok(m, n);
     default: return 0;
     }
 }
@@ -244,11 +245,12 @@ static symc_status emit_conv(cg_cuda *c, uint32_t node) {
     epilogue_plan e;
     plan_epilogue(c, node, &e);
     rt_step s;
-    init_lib_step(&s, RT_STEP_CONV, node, 4);
+    init_lib_step(&s, RT_STEP_CONV, node, e.res != RT_NONE ? 5 : 4);
     s.tensors[0] = n->in[0];
     s.tensors[1] = n->in[1];
     s.tensors[2] = n->n_in > 2 ? n->in[2] : RT_NONE;
     s.tensors[3] = e.result;
+    if (e.res != RT_NONE) s.tensors[4] = e.res; /* added before the bias and activation (cuDNN's z) */
     s.epilogue = e.epi;
     s.precision = (uint8_t)c->b->opt->precision;
     return cg_add_step(c->b, &s);
@@ -286,11 +288,12 @@ static int is_view(ir_op op) {
  * half, computed in fp32): elementwise kernels, data movement, the row
  * kernels (reductions, softmax, norms: fp32 statistics), pooling, batch
  * norm, the direct convolution and plain matmul, and the cuBLASLt / cuDNN
- * steps (fp32 accumulation). Fused attention is fp32 only: with half
- * operands its pattern is not claimed and runs as GEMM, softmax, GEMM. */
+ * steps (fp32 accumulation), views (reshape, identity: no element is
+ * touched). Fused attention reads each operand in its own storage type
+ * (codegen/cuda_emit_attention.c). */
 int cg_cuda_half_ok(const ir_module *m, uint32_t node) {
     ir_op op = m->nodes[node].op;
-    if (ir_op_is_elementwise(op)) return 1;
+    if (ir_op_is_elementwise(op) || is_view(op)) return 1; /* views touch no element */
     switch (op) { /* listed one by one: a new op's kernel must use the typed loads and stores first */
     case IR_OP_RESHAPE:
     case IR_OP_TRANSPOSE:
@@ -347,7 +350,10 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
     switch (n->op) {
     case IR_OP_MATMUL:
     case IR_OP_GEMM: return library ? emit_gemm(c, i) : cg_emit_matmul_generic(c, i);
-    case IR_OP_CONV2D: return library ? emit_conv(c, i) : cg_emit_conv_direct(c, i);
+    case IR_OP_CONV2D:
+        return library                      ? emit_conv(c, i)
+            : cg_conv_is_depthwise(c->m, i) ? cg_emit_conv_depthwise(c, i)
+                                            : cg_emit_conv_direct(c, i);
     case IR_OP_REDUCE_SUM:
     case IR_OP_REDUCE_MEAN:
     case IR_OP_REDUCE_MAX: return cg_emit_reduce(c, i);

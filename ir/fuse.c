@@ -143,20 +143,26 @@ static symc_status bad(checker *c, uint32_t node, const char *what, const char *
                            ir_op_get(n->op)->name, role, what, detail);
 }
 
-/* the library-call epilogue chain from root g's result: bias, activation,
- * residual, each reading the one before, in that order, no residual after
- * an activation; node i must be on it */
+/* position of an epilogue role in the chain the libraries compute:
+ * act(op + residual + bias), each at most once */
+static int epilogue_rank(ir_fuse_role r) {
+    return r == IR_FUSE_BIAS ? 1 : r == IR_FUSE_RESIDUAL ? 2 : r == IR_FUSE_ACTIVATION ? 3 : 0;
+}
+
+/* the library-call epilogue chain from root g's result: bias, residual,
+ * activation, each reading the one before, in that order (any may be
+ * absent); node i must be on it */
 static symc_status check_chain(checker *c, uint32_t g, uint32_t i) {
     const ir_module *m = c->m;
     uint32_t t = m->nodes[g].out[0];
-    ir_fuse_role prev = IR_FUSE_TRANSPOSE;
+    int prev = 0;
     for (int hops = 0; hops < 3; hops++) {
         uint32_t k = ir_fuse_reader_in_group(m, &c->u, g, t);
         if (k == IR_NONE) break;
-        ir_fuse_role r = role_of(m, k);
-        if (r != IR_FUSE_BIAS && r != IR_FUSE_ACTIVATION && r != IR_FUSE_RESIDUAL) break;
-        if (r <= prev || (r == IR_FUSE_RESIDUAL && prev == IR_FUSE_ACTIVATION))
-            return bad(c, k, "the library call's epilogue must be bias, then an activation or a residual", "");
+        int r = epilogue_rank(role_of(m, k));
+        if (!r) break;
+        if (r <= prev)
+            return bad(c, k, "the library call's epilogue must be bias, then a residual, then an activation", "");
         if (k == i) return SYMC_OK;
         prev = r;
         t = m->nodes[k].out[0];

@@ -146,15 +146,16 @@ static void plan_library_calls(fuser *f) {
             res = m->nodes[k].out[0];
             has_bias = 1;
         }
-        /* activations only follow a bias (the library epilogues' BIAS forms) and apply after C:
-         * with one, no residual */
-        if (has_bias && (k = private_reader(f, res, IR_OP_COUNT)) != IR_NONE &&
-            r->library_takes(m, i, k, IR_FUSE_ACTIVATION)) {
-            set(f, k, IR_FUSE_ACTIVATION, i);
-            continue;
-        }
-        if ((k = residual_add(f, i, res)) != IR_NONE && r->library_takes(m, i, k, IR_FUSE_RESIDUAL))
+        /* the libraries compute act(alpha * op + residual + bias): a residual add right after the
+         * call (and its bias), then an activation; activations only follow a bias (the library
+         * epilogues' BIAS forms). An activation before the add ends the group there. */
+        if ((k = residual_add(f, i, res)) != IR_NONE && r->library_takes(m, i, k, IR_FUSE_RESIDUAL)) {
             set(f, k, IR_FUSE_RESIDUAL, i);
+            res = m->nodes[k].out[0];
+        }
+        if (has_bias && (k = private_reader(f, res, IR_OP_COUNT)) != IR_NONE &&
+            r->library_takes(m, i, k, IR_FUSE_ACTIVATION))
+            set(f, k, IR_FUSE_ACTIVATION, i);
     }
 }
 

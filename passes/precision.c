@@ -102,6 +102,8 @@ static int is_output(const ir_module *m, uint32_t t) {
 /* ops that read any dtype: they need no cast in front */
 static int reads_any(ir_op op) { return op == IR_OP_CAST || op == IR_OP_SHAPE_OF; }
 
+static symc_status placed(prec *p, uint32_t anchor, int after);
+
 /* a new tensor like t with dtype dt, and a cast node src -> it placed at anchor */
 static symc_status add_cast(prec *p, uint32_t src, uint32_t dst, symc_dtype dt, uint32_t anchor, int after) {
     ir_module *m = p->m;
@@ -115,6 +117,11 @@ static symc_status add_cast(prec *p, uint32_t src, uint32_t dst, symc_dtype dt, 
     uint32_t idx;
     symc_status st = ir_add_node(m, IR_OP_CAST, name, "precision", &src, 1, &dst, 1, &to, 1, &idx, p->err);
     if (st) return st;
+    return placed(p, anchor, after);
+}
+
+/* the node just added goes before (or after) original node `anchor` */
+static symc_status placed(prec *p, uint32_t anchor, int after) {
     if (p->n_new == p->cap_new) {
         uint32_t cap = p->cap_new ? 2 * p->cap_new : 64;
         uint32_t *a = realloc(p->anchor, cap * sizeof *a);
@@ -146,13 +153,41 @@ static symc_status twin(prec *p, uint32_t t, symc_dtype dt, uint32_t *out) {
     return ir_add_tensor(m, name, dt, rank, rank > 0 ? dims : NULL, out, p->err);
 }
 
+/* constant tensor v (a twin of constant t) gets t's values converted to v's float dtype, made
+ * by a constant node placed before `reader` */
+static symc_status convert_copy(prec *p, uint32_t t, uint32_t v, uint32_t reader) {
+    ir_module *m = p->m;
+    symc_dtype from = m->tensors[t].dtype, to = m->tensors[v].dtype;
+    const ir_constant *k = &m->constants[m->tensors[t].constant];
+    size_t n = k->size / symc_dtype_size(from), bytes = n * symc_dtype_size(to);
+    uint8_t *d = malloc(bytes ? bytes : 1);
+    if (!d)
+        return symc_error_setf(p->err, SYMC_ERR_NOMEM, "out of memory converting constant '%s'", m->tensors[t].name);
+    for (size_t i = 0; i < n; i++) symc_dtype_store(d, to, i, symc_dtype_load(k->data, from, i));
+    uint32_t c;
+    symc_status st = ir_add_constant(m, d, bytes, &c, p->err); /* takes d, also on failure */
+    if (st) return st;
+    m->tensors[v].constant = c;
+    char name[512];
+    uint32_t found;
+    snprintf(name, sizeof name, "precision.constant.%s", m->tensors[v].name ? m->tensors[v].name : "t");
+    for (unsigned k = 2; ir_find_node(m, name, &found) && k < 1000000; k++)
+        snprintf(name, sizeof name, "precision.constant.%s.%u", m->tensors[v].name ? m->tensors[v].name : "t", k);
+    if ((st = ir_add_node(m, IR_OP_CONSTANT, name, "precision", NULL, 0, &v, 1, NULL, 0, NULL, p->err))) return st;
+    return placed(p, reader, 0);
+}
+
 /* the version of original tensor t (currently dtype `have`) in dtype `want`, read by node `reader` */
 static symc_status version(prec *p, uint32_t t, symc_dtype want, uint32_t reader, uint32_t *out) {
     uint32_t *cache = want == SYMC_F32 ? p->to_f32 : p->to_half;
     if (cache[t] == IR_NONE) {
         uint32_t v;
         symc_status st = twin(p, t, want, &v);
-        if (!st) st = add_cast(p, t, v, want, reader, 0);
+        if (st) return st;
+        /* a constant's version is a converted constant (what a cast would compute, once, at build
+         * time: rounded to nearest even), not a cast run at every call */
+        if (p->m->tensors[t].constant != IR_NONE) st = convert_copy(p, t, v, reader);
+        else st = add_cast(p, t, v, want, reader, 0);
         if (st) return st;
         cache[t] = v;
     }

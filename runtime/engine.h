@@ -74,7 +74,8 @@ typedef struct rt_constant {
 typedef enum rt_step_kind {
     RT_STEP_KERNEL = 0, /* an NVRTC kernel of the engine's module */
     RT_STEP_GEMM = 1,   /* cuBLASLt matmul: tensors {a, b, c, bias, d} */
-    RT_STEP_CONV = 2,   /* cuDNN convolution: tensors {x, w, bias, y}; attributes from `node` */
+    RT_STEP_CONV = 2,   /* cuDNN convolution: tensors {x, w, bias, y[, z]} (z: a residual added before the bias and
+                           activation); attributes from `node` */
     RT_STEP_COPY = 3    /* device-to-device copy: tensors {src, dst}, bytes of dst */
 } rt_step_kind;
 #define RT_STEP_KIND_COUNT 4

@@ -216,7 +216,8 @@ symc_status check_gpu(const fb::Engine *e, uint32_t nt, uint32_t slots, symc_err
     if ((nk || len(e->steps())) && e->sm() == 0) return bad(err, "engine has GPU steps but no target SM");
     if (nk && !len(e->cubin()) && (!e->ptx() || !e->ptx()->size()))
         return bad(err, "engine has %u kernels but neither cubin nor PTX", nk);
-    static const uint32_t need[RT_STEP_KIND_COUNT][2] = {{0, 0}, {5, 5}, {4, 4}, {2, 2}};
+    /* tensors per step kind, fewest and most: a CONV step has a fifth, its residual, when it adds one */
+    static const uint32_t need[RT_STEP_KIND_COUNT][2] = {{0, 0}, {5, 5}, {4, 5}, {2, 2}};
     for (uint32_t i = 0; i < len(e->steps()); i++) {
         const fb::Step *s = e->steps()->Get(i);
         if (s->kind() >= RT_STEP_KIND_COUNT || s->node() >= nn)

@@ -194,9 +194,11 @@ int symc_inspect_engine(const char *path, int show_source) {
                        tname(e, s->tensors[3]), (double)s->alpha, (double)s->beta, epi[s->epilogue % 3],
                        prec[s->precision & 3]);
             else
-                printf("  %3u conv   %-28s cuDNN y=%s x=%s w=%s bias=%s%s, %s", i, nd->name, tname(e, s->tensors[3]),
-                       tname(e, s->tensors[0]), tname(e, s->tensors[1]), tname(e, s->tensors[2]), epi[s->epilogue % 3],
-                       prec[s->precision & 3]);
+                printf("  %3u conv   %-28s cuDNN y=%s x=%s w=%s bias=%s%s%s%s, %s", i, nd->name,
+                       tname(e, s->tensors[3]), tname(e, s->tensors[0]), tname(e, s->tensors[1]),
+                       tname(e, s->tensors[2]), s->n_tensors > 4 && s->tensors[4] != RT_NONE ? " +residual=" : "",
+                       s->n_tensors > 4 && s->tensors[4] != RT_NONE ? tname(e, s->tensors[4]) : "",
+                       epi[s->epilogue % 3], prec[s->precision & 3]);
             print_tuned(e, i, slots);
             break;
         }

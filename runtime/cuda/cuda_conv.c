@@ -10,10 +10,13 @@
  * Half storage computes in fp32 (the descriptor's compute type; cuDNN's
  * PSEUDO_HALF configuration) with tensor-core math.
  *
- * Bias with ReLU is one fused cudnnConvolutionBiasActivationForward; if the
- * chosen algorithm cannot fuse, IMPLICIT_PRECOMP_GEMM (which always can) is
- * tried before giving up. Bias alone is cudnnConvolutionForward followed by
- * cudnnAddTensor, which is valid with every algorithm.
+ * Bias with ReLU is one fused cudnnConvolutionBiasActivationForward, with a
+ * residual z (the step's fifth tensor: an add the fuse pass claimed between
+ * the bias and the ReLU) as its alpha2 * z term; if the chosen algorithm
+ * cannot fuse, IMPLICIT_PRECOMP_GEMM (which always can) is tried, then the
+ * separate calls (forward, AddTensor z, AddTensor bias, ActivationForward).
+ * Bias alone is cudnnConvolutionForward followed by cudnnAddTensor (z too),
+ * which is valid with every algorithm.
  *
  * Descriptors and the algorithm are cached per step and shape: the tuned id
  * of the entry rt_tune_pick (runtime/cuda/tune.h) chooses for N, H and W (the
@@ -60,7 +63,7 @@ struct rt_conv_state {
 
 typedef struct conv_problem {
     int64_t strides[2], pads[4], dil[2], group;
-    uint32_t x, w, bias, y;
+    uint32_t x, w, bias, y, z; /* z: a residual added before the bias and activation, RT_NONE if none */
     conv_key key;
     cudnnDataType_t dt; /* of every operand */
     int empty;
@@ -101,8 +104,19 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
     p->w = s->tensors[1];
     p->bias = s->tensors[2];
     p->y = s->tensors[3];
+    p->z = s->n_tensors > 4 ? s->tensors[4] : RT_NONE;
     if (p->x == RT_NONE || p->w == RT_NONE || p->y == RT_NONE)
         return symc_error_setf(err, SYMC_ERR_FORMAT, "node '%s': a CONV step without x, w or y", name);
+    if (p->z != RT_NONE) { /* the residual: y's dtype and shape */
+        const rt_tensor *Z = &e->tensors[p->z], *Yt = &e->tensors[p->y];
+        int same = Z->dtype == Yt->dtype && Z->rank == Yt->rank;
+        for (int32_t d = 0; same && d < Z->rank; d++) same = slots[Z->dims[d]] == slots[Yt->dims[d]];
+        if (!same)
+            return symc_error_setf(err, SYMC_ERR_FORMAT,
+                                   "node '%s': the residual '%s' of a CONV step differs from its output '%s' in dtype "
+                                   "or shape",
+                                   name, Z->name, Yt->name);
+    }
     const rt_tensor *X = &e->tensors[p->x], *W = &e->tensors[p->w], *Y = &e->tensors[p->y];
     symc_dtype dt = X->dtype;
     p->dt = dt == SYMC_F16 ? CUDNN_DATA_HALF : dt == SYMC_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
@@ -360,11 +374,13 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
     if ((st = RT_DNN(err, SetStream, (g->h, stream)))) goto fail;
     const float one = 1.0f, zero = 0.0f;
     void *x = dp(c->ptr[p.x]), *w = dp(c->ptr[p.w]), *y = dp(c->ptr[p.y]);
+    void *z = p.z != RT_NONE ? dp(c->ptr[p.z]) : NULL; /* never y's memory: both live at this step */
     if (s->epilogue == RT_EPI_RELU) {
         void *b = dp(c->ptr[p.bias]);
+        /* y = relu(conv(x) + 1 * z + bias) */
         cudnnStatus_t r = rt_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, en->algo,
-                                                                  dp(g->ws), en->ws, &zero, en->y, y, en->bias, b,
-                                                                  en->act, en->y, y);
+                                                                  dp(g->ws), en->ws, z ? &one : &zero, en->y, z ? z : y,
+                                                                  en->bias, b, en->act, en->y, y);
         if (r == CUDNN_STATUS_NOT_SUPPORTED && en->algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) {
             /* the one algorithm documented to fuse every activation */
             size_t ws = 0;
@@ -376,7 +392,8 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
             en->algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
             en->ws = ws;
             r = rt_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws),
-                                                        en->ws, &zero, en->y, y, en->bias, b, en->act, en->y, y);
+                                                        en->ws, z ? &one : &zero, en->y, z ? z : y, en->bias, b,
+                                                        en->act, en->y, y);
         }
         if (r == CUDNN_STATUS_SUCCESS) return SYMC_OK;
         if (r != CUDNN_STATUS_NOT_SUPPORTED) {
@@ -389,6 +406,7 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
         if ((st = RT_DNN(err, ConvolutionForward,
                          (g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws), en->ws, &zero, en->y, y))))
             goto fail;
+        if (z && (st = RT_DNN(err, AddTensor, (g->h, &one, en->y, z, &one, en->y, y)))) goto fail;
         if ((st = RT_DNN(err, AddTensor, (g->h, &one, en->bias, b, &one, en->y, y)))) goto fail;
         if ((st = RT_DNN(err, ActivationForward, (g->h, en->act, &one, en->y, y, &zero, en->y, y)))) goto fail;
         return SYMC_OK;
@@ -396,6 +414,7 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
     if ((st = RT_DNN(err, ConvolutionForward,
                      (g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws), en->ws, &zero, en->y, y))))
         goto fail;
+    if (z && (st = RT_DNN(err, AddTensor, (g->h, &one, en->y, z, &one, en->y, y)))) goto fail;
     if (p.bias != RT_NONE && (st = RT_DNN(err, AddTensor, (g->h, &one, en->bias, dp(c->ptr[p.bias]), &one, en->y, y))))
         goto fail;
     return SYMC_OK;
@@ -479,7 +498,10 @@ void rt_conv_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf
     const char *epi = s->epilogue == RT_EPI_RELU ? (en && en->split ? ", bias+ReLU in 3 calls" : ", fused bias+ReLU")
         : p.bias != RT_NONE                      ? ", + AddTensor bias"
                                                  : "";
-    snprintf(buf, cap, "%s x=[%d,%d,%d,%d] w=[%d,%d,%d,%d] g%" PRId64 " s%" PRId64 ", %s%s",
+    const char *res = p.z == RT_NONE                       ? ""
+        : s->epilogue == RT_EPI_RELU && !(en && en->split) ? " + residual (z)"
+                                                           : " + AddTensor residual";
+    snprintf(buf, cap, "%s x=[%d,%d,%d,%d] w=[%d,%d,%d,%d] g%" PRId64 " s%" PRId64 ", %s%s%s",
              symc_dtype_name(c->e->tensors[p.x].dtype), p.key.n, p.key.c, p.key.h, p.key.w, p.key.o,
-             p.group ? p.key.c / (int)p.group : 0, p.key.kh, p.key.kw, p.group, p.strides[0], algo, epi);
+             p.group ? p.key.c / (int)p.group : 0, p.key.kh, p.key.kw, p.group, p.strides[0], algo, epi, res);
 }

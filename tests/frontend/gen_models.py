@@ -196,6 +196,25 @@ def rotary():
     return model(nodes, [vi("x", F, ["B", "S", 2 * half]), vi("xt", F, ["B", 5])], [out("y"), out("t")], inits)
 
 
+def dw_res():
+    """CNN blocks the CUDA target maps specially: depthwise convolutions (ConvNeXt's 7x7 with a
+    bias, MobileNet's 3x3 stride 2, a dilated 5x5 with asymmetric pads, an odd channel count),
+    which run on a generated kernel, and a ResNet bottleneck tail conv + bias + residual add +
+    ReLU, one cuDNN call (the residual as z); a conv + bias + residual without a ReLU after."""
+    nodes = [N("Conv", ["x", "wd7", "bd7"], ["d7"], pads=[3, 3, 3, 3], group=12, name="dw7"),
+             N("Conv", ["d7", "wd3", "bd3"], ["d3"], pads=[1, 1, 1, 1], strides=[2, 2], group=12, name="dw3s2"),
+             N("Conv", ["d3", "wd5"], ["d5"], pads=[4, 3, 4, 5], dilations=[2, 2], group=12, name="dw5dil"),
+             N("Conv", ["d5", "w1", "b1"], ["c1"], name="pw"),
+             N("Add", ["c1", "d5"], ["s1"], name="res_add"), N("Relu", ["s1"], ["r1"], name="res_relu"),
+             N("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], name="conv3x3"),
+             N("Add", ["r1", "c2"], ["s2"], name="res_add2"),
+             N("Conv", ["x", "wodd"], ["dodd"], pads=[1, 1, 1, 1], group=12, name="dw_plain")]
+    inits = [floats("wd7", [12, 1, 7, 7]), floats("bd7", [12]), floats("wd3", [12, 1, 3, 3]), floats("bd3", [12]),
+             floats("wd5", [12, 1, 5, 5]), floats("w1", [12, 12, 1, 1]), floats("b1", [12]),
+             floats("w2", [12, 12, 3, 3]), floats("b2", [12]), floats("wodd", [12, 1, 3, 3])]
+    return model(nodes, [vi("x", F, ["N", 12, "H", "W"])], [out("s2"), out("dodd")], inits)
+
+
 def nan_inf():
     """IsNaN and IsInf (both signs, one sign) on x / d with d holding zeros: +-inf and NaN (0/0 where x
     rounds to 0 never happens with random inputs, so NaN comes from inf - inf)."""
@@ -434,7 +453,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     models = {
         "vit_patch": vit_patch(), "conv_pool": conv_pool(), "attention": attention(),
-        "elementwise": elementwise(), "gelu": gelu(), "rotary": rotary(), "nan_inf": nan_inf(), "reduce13": reductions(13), "reduce18": reductions(18),
+        "elementwise": elementwise(), "gelu": gelu(), "rotary": rotary(), "nan_inf": nan_inf(), "dw_res": dw_res(), "reduce13": reductions(13), "reduce18": reductions(18),
         "movement": movement(), "split18": split18(), "expand_idiom": expand_idiom(),
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),

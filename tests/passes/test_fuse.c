@@ -173,6 +173,44 @@ static void test_residual(void) {
     symc_module_destroy(m);
 }
 
+/* matmul + bias + residual + relu: one library call computing act(op + residual + bias);
+ * with the relu before the residual add, the add stays out (a plan claiming it is refused) */
+static void test_bias_residual_activation(int relu_first) {
+    symc_tensor x, y, v;
+    symc_module *m = module("bra", &x, &y, &v);
+    int64_t perm[2] = {1, 0};
+    symc_attr pa = symc_attr_ints("perm", perm, 2);
+    symc_tensor yt = node(m, "transpose", "yt", &y, 1, &pa, 1);
+    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){yt, x}, 2, NULL, 0); /* [16, 16]: the residual */
+    symc_tensor xt = node(m, "transpose", "xt", &x, 1, &pa, 1);
+    symc_tensor mm = node(m, "matmul", "mm", (symc_tensor[]){xt, y}, 2, NULL, 0); /* [16, 16] */
+    symc_tensor a = node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
+    symc_tensor out;
+    if (!relu_first) {
+        symc_tensor s = node(m, "add", "s", (symc_tensor[]){a, o}, 2, NULL, 0);
+        out = node(m, "relu", "r", &s, 1, NULL, 0);
+    } else {
+        symc_tensor r = node(m, "relu", "r", &a, 1, NULL, 0);
+        out = node(m, "add", "s", (symc_tensor[]){o, r}, 2, NULL, 0);
+    }
+    symc_error err;
+    symc_mark_output(m, out, &err);
+    char *text = plan(m, &rules);
+    if (!relu_first) {
+        CHECK_CONTAINS(text,
+                       "  mm (matmul): library call with xt (transpose), a (bias), s (residual), r (activation)\n");
+    } else {
+        CHECK_CONTAINS(text, "  mm (matmul): library call with xt (transpose), a (bias), r (activation)\n");
+        m->fuse[node_index(m, "s")] = (ir_fuse){IR_FUSE_RESIDUAL, node_index(m, "mm")};
+        CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
+        CHECK_CONTAINS(err.msg,
+                       "node 's' (add), residual of 'mm': the library call's epilogue must be bias, then a "
+                       "residual, then an activation");
+    }
+    free(text);
+    symc_module_destroy(m);
+}
+
 /* softmax(x * y + vec) then exp(.) + y: the input group inlined into the
  * row kernel, the exp and add its epilogue; softmax(layer_norm(x)) computes
  * the norm first. With x * y also a graph output, only the add is inlined. */
@@ -370,6 +408,8 @@ int main(void) {
     test_library(0);
     test_library(1);
     test_residual();
+    test_bias_residual_activation(0);
+    test_bias_residual_activation(1);
     test_rows(0);
     test_rows(1);
     test_row_limit();
