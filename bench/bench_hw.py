@@ -8,8 +8,8 @@ and what one symrt_enqueue costs on the host. One process, four sections:
          16384x768x2304; written MxKxN), MatMul [M,K]x[K,N] with M dynamic (range
          1..M, opt = M, so the engine is tuned at the measured shape), a bias+GELU
          and a bias epilogue variant, and a batched [B,S,K]x[K,N] one. Each is compiled
-         per precision (`symc compile`, plus --tf32 / --fp16 / --bf16: symc storage
-         stays fp32, only the library math changes) and timed by `symc bench --json
+         per precision (`symc compile`, plus --tf32 for tf32; for fp16/bf16 the ONNX
+         model itself converted to f16/bf16 storage, as cuBLAS alone runs it) and timed by `symc bench --json
          --graphs`. cuBLAS alone = torch at the same shape doing the same work
          (mm; addmm for bias; torch._addmm_activation(use_gelu=True), cuBLASLt's
          bias+GELU epilogue, for bias+GELU; matmul for the batched one), in the
@@ -71,6 +71,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "gpu"))  # half_models.to_half
 try:
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -360,14 +361,19 @@ def engine_steps(cx, engine):
     return " + ".join(parts) if parts else None
 
 
-def check_engine(cx, engine, spec, point, ref, tol, seed_=7, inputs=None):
+def check_engine(cx, engine, spec, point, ref, tol, seed_=7, inputs=None, dtype=None):
     """runs the engine at point on inputs (seeded) and compares with ref(float64 inputs).
-    Returns dict(rel_err, check, via)."""
+    dtype: the engine's input dtype when not fp32 (a half-storage engine: its inputs are the
+    rounded values, and so are the reference's). Returns dict(rel_err, check, via)."""
     torch = cx.torch
     if torch is None:
         return {"rel_err": None, "check": "skipped (no torch for the reference)"}
     dev = "cuda" if cx.cuda else "cpu"
     xs = inputs if inputs is not None else make_inputs(torch, spec, point, dev, seed_)
+    if dtype is not None:
+        xs = [x.to(dtype) for x in xs]
+        ref_in = [x.double() for x in xs]
+        ref = (lambda _ts, _r=ref, _in=ref_in: _r(_in)) if inputs is None else ref
     via = cx.a.check_via
     if via == "auto":
         via = "module" if (cx.cuda and cx.load_symc_py() is not None) else "run"
@@ -479,7 +485,18 @@ def section_gemm(cx, res):
                    "point": seed.point_arg(spec, point)}
             out["rows"].append(row)
             eng = path[:-5] + f"_{prec}.symx"
-            err, dt, cmd = compile_engine(cx, path, spec, eng, PREC_FLAG[prec])
+            src, flags, half = path, PREC_FLAG[prec], None
+            if prec in ("fp16", "bf16"):
+                # half storage end to end, as cuBLAS alone runs it: the model itself in f16/bf16
+                # (inputs, weights, output), compiled as it is; --fp16/--bf16 on the fp32 model
+                # would add the casts of its fp32 inputs and output to the timing
+                import onnx
+                from half_models import to_half
+                elem = onnx.TensorProto.FLOAT16 if prec == "fp16" else onnx.TensorProto.BFLOAT16
+                src, flags = to_half(path, path[:-5] + f".{prec}.onnx", elem), []
+                half = None if torch is None else torch.float16 if prec == "fp16" else torch.bfloat16
+                row["storage"] = prec + " (the ONNX model in " + prec + ")"
+            err, dt, cmd = compile_engine(cx, src, spec, eng, flags)
             row["compile_s"] = dt
             if err:
                 row["error"] = err
@@ -495,7 +512,14 @@ def section_gemm(cx, res):
                 if p.get("p50_ms"):
                     row["symc_tflops"] = flops / (p["p50_ms"] * 1e-3) / 1e12
             if ref is not None:
-                row.update(check_engine(cx, eng, spec, point, ref_cached, TOL[prec], inputs=inputs))
+                if half is not None and inputs is not None:
+                    hin = [x.to(half) for x in inputs]
+                    with torch.inference_mode():
+                        rh = ref([x.double() for x in hin])
+                    row.update(check_engine(cx, eng, spec, point, (lambda _ts, _r=rh: _r), TOL[prec], inputs=hin))
+                    del rh
+                else:
+                    row.update(check_engine(cx, eng, spec, point, ref_cached, TOL[prec], inputs=inputs, dtype=half))
             if cx.cuda:
                 try:
                     time_gemm_peers(cx, c, W, spec, point, prec, row, flops)
@@ -732,8 +756,8 @@ def md_gemm(res, dry):
          "cuBLAS = the fastest torch call doing the same work (mm; addmm for +bias; for +bias+GELU "
          "_addmm_activation(use_gelu), cuBLASLt's bias+GELU epilogue (tanh GELU; symc computes erf GELU), or "
          "addmm + gelu (eager) if faster); 'GEMM only' = torch.mm without the epilogue. symc: `symc bench "
-         "--graphs`, engine tuned at the measured M. fp16/bf16: torch on half/bfloat16 tensors, symc on fp32 "
-         "tensors with fp16/bf16 library math. rel err vs torch fp64 (tol 1e-4 fp32, 1e-2 tf32/fp16/bf16).", "",
+         "--graphs`, engine tuned at the measured M. fp16/bf16: torch and symc both on half/bfloat16 tensors "
+         "(the ONNX model in half storage), fp32 accumulation. rel err vs torch fp64 (tol 1e-4 fp32, 1e-2 tf32/fp16/bf16).", "",
          "| case | MxKxN | prec | symc ms | symc TFLOP/s | cuBLAS ms | cuBLAS TFLOP/s | symc % of cuBLAS | "
          "target | GEMM only ms | eager ms | rel err | check | symc steps |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
