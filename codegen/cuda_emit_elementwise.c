@@ -126,10 +126,12 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     case IR_OP_HARD_SWISH: OUT("(%s * sc_fmax((%s)0, sc_fmin((%s)1, %s / (%s)6 + (%s)0.5)))", a, T, T, a, T, T); break;
     case IR_OP_CLIP: {
         const ir_attr *lo = ir_node_attr(n, "min"), *hi = ir_node_attr(n, "max");
+        /* min > max: every value becomes max (ONNX, NumPy), as with min = max */
+        double lo_f = lo && hi && lo->f > hi->f ? hi->f : lo ? lo->f : 0;
         if (fl) {
             char lo_s[400] = "", hi_s[400] = "";
             if (lo) {
-                cg_float_literal(l1, sizeof l1, lo->f, y->dtype);
+                cg_float_literal(l1, sizeof l1, lo_f, y->dtype);
                 snprintf(lo_s, sizeof lo_s, "%s < %s ? %s : ", a, l1, l1);
             }
             if (hi) {
@@ -137,8 +139,15 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
                 snprintf(hi_s, sizeof hi_s, "%s > %s ? %s : ", a, l2, l2);
             }
             OUT("(%s != %s ? %s : %s%s%s)", a, a, a, lo_s, hi_s, a);
+        } else if (x->dtype == SYMC_U64) { /* the integers inside [min, max], saturated to [0, 2^64) */
+            double lf = lo ? ceil(lo_f) : 0, hf = hi ? floor(hi->f) : 18446744073709551616.0;
+            unsigned long long lu = lf <= 0 ? 0ull : lf >= 18446744073709551616.0 ? ~0ull : (unsigned long long)lf;
+            unsigned long long hu = hf <= 0 ? 0ull : hf >= 18446744073709551616.0 ? ~0ull : (unsigned long long)hf;
+            if (lu > hu) lu = hu;
+            OUT("(%s < %lluULL ? %lluULL : %s > %lluULL ? %lluULL : %s)", a, lu, lu, a, hu, hu, a);
         } else { /* the integers inside [min, max], saturated to int64 */
-            double lf = lo ? ceil(lo->f) : -INFINITY, hf = hi ? floor(hi->f) : INFINITY;
+            double lf = lo ? ceil(lo_f) : -INFINITY, hf = hi ? floor(hi->f) : INFINITY;
+            if (lf > hf) lf = hf; /* ceil/floor of bounds in one gap between integers */
             char lo_s[40], hi_s[40];
             int64_literal(lo_s, sizeof lo_s, lf <= -9223372036854775808.0 ? INT64_MIN : (int64_t)lf);
             int64_literal(hi_s, sizeof hi_s, hf >= 9223372036854775808.0 ? INT64_MAX : (int64_t)hf);
@@ -156,6 +165,15 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     }
     case IR_OP_CAST:
         if (y->dtype == SYMC_BOOL) OUT("(%s != 0)", a);
+        else if (fl && cg_is_small_int(y->dtype)) /* saturated like the reference (cvt would wrap them) */
+            OUT("(%s != %s ? (%s)0 : (%s)sc_fmin(sc_fmax((double)%s, %s), %s))", a, a, T, T, a,
+                y->dtype == SYMC_I8        ? "-128.0"
+                    : y->dtype == SYMC_I16 ? "-32768.0"
+                                           : "0.0",
+                y->dtype == SYMC_I8        ? "127.0"
+                    : y->dtype == SYMC_U8  ? "255.0"
+                    : y->dtype == SYMC_I16 ? "32767.0"
+                                           : "65535.0");
         else OUT("((%s)%s)", T, a); /* float -> int: cvt.rzi saturates, NaN -> 0, as the reference */
         break;
     case IR_OP_ADD: OUT("(%s + %s)", a, b); break;

@@ -6,7 +6,8 @@
  * by the single rounding store give exactly the IEEE result of the narrow
  * type, and transcendental functions are as accurate as libm's f64), integers
  * in int64 with two's-complement wrap-around done through uint64 (C's signed
- * overflow is undefined; i32 results wrap when stored). Integer division and
+ * overflow is undefined; narrower results wrap when stored), u64 in uint64
+ * where its sign matters (order, division, modulo). Integer division and
  * modulo by zero are reported, naming the element, instead of trapping.
  * Broadcasting follows NumPy: shapes align on the right, size-1 dims stretch
  * (stride 0). Each output element finds its inputs from its coordinate, the
@@ -114,10 +115,27 @@ symc_status rt_k_unary(rt_ctx *c) {
         for (int64_t i = 0; i < n; i++) rt_st_f(y, i, unary_f(c->op, rt_ld_f(x, i), &p));
         return SYMC_OK;
     }
+    if (rt_is_u64(x->dtype)) {
+        /* unsigned: abs and relu are the identity, sign is 0 or 1, clip
+         * bounds are the integers of [min, max] in [0, 2^64) */
+        uint64_t lo = 0, hi = UINT64_MAX;
+        if (p.has_lo) symc_dtype_store(&lo, SYMC_U64, 0, ceil(p.lo));
+        if (p.has_hi) symc_dtype_store(&hi, SYMC_U64, 0, floor(p.hi));
+        if (lo > hi) lo = hi; /* min > max: every value becomes max (ONNX, NumPy) */
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t v = (uint64_t)rt_ld_i(x, i);
+            if (c->op == IR_OP_NEG) v = 0u - v;
+            else if (c->op == IR_OP_SIGN) v = v != 0;
+            else if (c->op == IR_OP_CLIP) v = v < lo ? lo : v > hi ? hi : v;
+            rt_st_u(y, i, v);
+        }
+        return SYMC_OK;
+    }
     /* integers: clip bounds become the integers inside [min, max] */
     int64_t lo = INT64_MIN, hi = INT64_MAX;
     if (p.has_lo) lo = rt_f64_to_i64_sat(ceil(p.lo));
     if (p.has_hi) hi = rt_f64_to_i64_sat(floor(p.hi));
+    if (lo > hi) lo = hi; /* min > max: every value becomes max (ONNX, NumPy) */
     for (int64_t i = 0; i < n; i++) rt_st_i(y, i, unary_i(c->op, rt_ld_i(x, i), lo, hi));
     return SYMC_OK;
 }
@@ -159,6 +177,7 @@ symc_status rt_k_cast(rt_ctx *c) {
     for (int64_t i = 0; i < n; i++) {
         if (x->dtype == to) rt_copy_elem(&c->out[0], i, x, i);
         else if (rt_is_float(x->dtype)) rt_st_f(&c->out[0], i, rt_ld_f(x, i));
+        else if (rt_is_u64(x->dtype)) rt_st_u(&c->out[0], i, (uint64_t)rt_ld_i(x, i));
         else rt_st_i(&c->out[0], i, rt_ld_i(x, i)); /* exact, then one rounding */
     }
     return SYMC_OK;
@@ -233,6 +252,21 @@ static int64_t binary_i(ir_op op, int64_t a, int64_t b, int python_mod) {
     }
 }
 
+/* the ops where u64 differs from its int64 bit pattern; b != 0 for div/mod */
+static uint64_t binary_u(ir_op op, uint64_t a, uint64_t b) {
+    switch (op) {
+    case IR_OP_DIV: return a / b;
+    case IR_OP_MOD: return a % b; /* both signs agree: fmod and Python's mod are one */
+    case IR_OP_MIN: return a < b ? a : b;
+    case IR_OP_MAX: return a > b ? a : b;
+    case IR_OP_LESS: return a < b;
+    case IR_OP_LESS_EQUAL: return a <= b;
+    case IR_OP_GREATER: return a > b;
+    case IR_OP_GREATER_EQUAL: return a >= b;
+    default: return (uint64_t)binary_i(op, (int64_t)a, (int64_t)b, 0); /* wrap-around ops, equality */
+    }
+}
+
 symc_status rt_k_binary(rt_ctx *c) {
     const rt_ref_tensor *a = &c->in[0], *b = &c->in[1];
     rt_ref_tensor *y = &c->out[0];
@@ -273,11 +307,17 @@ symc_status rt_k_binary(rt_ctx *c) {
             continue;
         }
         int64_t va = rt_ld_i(a, ia), vb = rt_ld_i(b, ib);
+        int u64 = rt_is_u64(a->dtype) && (c->op != IR_OP_POW || rt_is_u64(b->dtype));
         if ((c->op == IR_OP_DIV || c->op == IR_OP_MOD) && vb == 0) {
             char where[160];
             return rt_fail(c, SYMC_ERR_DIV_ZERO, "integer %s by zero at output element %s (%lld %s 0)",
                            c->op == IR_OP_DIV ? "division" : "modulo", rt_shape_str(where, sizeof where, rank, coord),
                            (long long)va, c->op == IR_OP_DIV ? "/" : "%");
+        }
+        if (c->op == IR_OP_POW && vb < 0 && rt_is_u64(b->dtype)) {
+            char where[160];
+            return rt_fail(c, SYMC_ERR_UNSUPPORTED, "u64 exponent %llu at output element %s is 2^63 or more",
+                           (unsigned long long)vb, rt_shape_str(where, sizeof where, rank, coord));
         }
         if (c->op == IR_OP_POW && vb < 0) {
             char where[160];
@@ -286,7 +326,8 @@ symc_status rt_k_binary(rt_ctx *c) {
                            "(as in NumPy and PyTorch, not allowed)",
                            (long long)va, (long long)vb, rt_shape_str(where, sizeof where, rank, coord));
         }
-        rt_st_i(y, i, binary_i(c->op, va, vb, python_mod));
+        if (u64) rt_st_u(y, i, binary_u(c->op, (uint64_t)va, (uint64_t)vb));
+        else rt_st_i(y, i, binary_i(c->op, va, vb, python_mod));
     }
     return SYMC_OK;
 }

@@ -406,8 +406,8 @@ def errors():
                                      [vi("x", F, [1, 2, 4, 4])], [out("y"), out("idx")])
     m["err_order"] = model([N("Relu", ["t"], ["y"], name="late"), N("Relu", ["x"], ["t"], name="early")],
                            [vi("x", F, [4])], [out("y")], check=False)
-    m["err_uint8"] = model([N("Add", ["x", "q"], ["y"], name="addq")], [vi("x", F, [2])], [out("y")],
-                           [numpy_helper.from_array(np.array([1, 2], np.uint8), "q")], check=False)
+    m["err_complex"] = model([N("Add", ["x", "q"], ["y"], name="addq")], [vi("x", F, [2])], [out("y")],
+                             [numpy_helper.from_array(np.array([1, 2], np.complex64), "q")], check=False)
     m["err_ext_abs"] = bad_external("/etc/passwd")
     m["err_ext_dotdot"] = bad_external("sub/../../w.bin")
     m["err_ext_missing"] = bad_external("no_such_file.bin")

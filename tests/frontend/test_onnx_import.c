@@ -466,9 +466,9 @@ static void test_errors(void) {
                "output of an earlier node",
                "err_order");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'addq' (Add, opset 17): initializer 'q' has ONNX type UINT8, which symc "
+               "node 'addq' (Add, opset 17): initializer 'q' has ONNX type COMPLEX64, which symc "
                "does not support",
-               "err_uint8");
+               "err_complex");
     EXPECT_ERR(SYMC_ERR_INVALID_ARG,
                "initializer 'w': external data location '/etc/passwd' is an absolute path; it "
                "must be relative to the model's folder",
