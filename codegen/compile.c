@@ -75,7 +75,7 @@ static symc_status calib_bind(calib_run *r, ir_module *copy, const int64_t *valu
             return symc_error_setf(err, SYMC_ERR_NOMEM, "fp16 calibration: out of memory for '%s' (%zu bytes)",
                                    info.name, bytes);
         if (i < ni) symc_dtype_fill_random(r->bufs[i], info.dtype, n, &seed);
-        if (i < ni && (info.dtype == SYMC_I64 || info.dtype == SYMC_I32)) /* 1..4: no zero divisors */
+        if (i < ni && !ir_dtype_is_float(info.dtype) && info.dtype != SYMC_BOOL) /* 1..4: no zero divisors */
             for (size_t k = 0; k < n; k++)
                 symc_dtype_store(r->bufs[i], info.dtype, k, symc_dtype_load(r->bufs[i], info.dtype, k) + 1.0);
         if ((st = symrt_set_tensor_address(r->c, info.name, r->bufs[i], bytes, err))) return st;

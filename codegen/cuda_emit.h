@@ -45,11 +45,14 @@ ir_fuse_role cg_role(const cg_cuda *c, uint32_t node);
 /* product of dims[from..to) as an expression */
 sym_expr cg_prod(cg_cuda *c, const sym_expr *dims, int from, int to);
 /* CUDA C type of a dtype's values ("float", "double", "long long", "int",
- * "bool") and of its storage (bool is stored as one byte) */
+ * "bool", "signed char", ..., "unsigned long long") and of its storage (bool
+ * is stored as one byte) */
 const char *cg_ctype(symc_dtype dt);
 const char *cg_stype(symc_dtype dt);
 /* f16/bf16: stored as 16 bits ("unsigned short"), computed as float */
 int cg_is_half(symc_dtype dt);
+/* i8, u8, i16, u16 (C arithmetic promotes them to int) */
+int cg_is_small_int(symc_dtype dt);
 /* an element load as a value of cg_ctype, and a value as its storage */
 void cg_load(char *buf, size_t cap, symc_dtype dt, const char *ptr, const char *off);
 void cg_store(char *buf, size_t cap, symc_dtype dt, const char *v);

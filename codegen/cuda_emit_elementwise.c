@@ -126,10 +126,12 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     case IR_OP_HARD_SWISH: OUT("(%s * sc_fmax((%s)0, sc_fmin((%s)1, %s / (%s)6 + (%s)0.5)))", a, T, T, a, T, T); break;
     case IR_OP_CLIP: {
         const ir_attr *lo = ir_node_attr(n, "min"), *hi = ir_node_attr(n, "max");
+        /* min > max: every value becomes max (ONNX, NumPy), as with min = max */
+        double lo_f = lo && hi && lo->f > hi->f ? hi->f : lo ? lo->f : 0;
         if (fl) {
             char lo_s[400] = "", hi_s[400] = "";
             if (lo) {
-                cg_float_literal(l1, sizeof l1, lo->f, y->dtype);
+                cg_float_literal(l1, sizeof l1, lo_f, y->dtype);
                 snprintf(lo_s, sizeof lo_s, "%s < %s ? %s : ", a, l1, l1);
             }
             if (hi) {
@@ -137,14 +139,66 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
                 snprintf(hi_s, sizeof hi_s, "%s > %s ? %s : ", a, l2, l2);
             }
             OUT("(%s != %s ? %s : %s%s%s)", a, a, a, lo_s, hi_s, a);
+        } else if (x->dtype == SYMC_U64) { /* the integers inside [min, max], saturated to [0, 2^64) */
+            double lf = lo ? ceil(lo_f) : 0, hf = hi ? floor(hi->f) : 18446744073709551616.0;
+            unsigned long long lu = lf <= 0 ? 0ull : lf >= 18446744073709551616.0 ? ~0ull : (unsigned long long)lf;
+            unsigned long long hu = hf <= 0 ? 0ull : hf >= 18446744073709551616.0 ? ~0ull : (unsigned long long)hf;
+            if (lu > hu) lu = hu;
+            OUT("(%s < %lluULL ? %lluULL : %s > %lluULL ? %lluULL : %s)", a, lu, lu, a, hu, hu, a);
         } else { /* the integers inside [min, max], saturated to int64 */
-            double lf = lo ? ceil(lo->f) : -INFINITY, hf = hi ? floor(hi->f) : INFINITY;
+            double lf = lo ? ceil(lo_f) : -INFINITY, hf = hi ? floor(hi->f) : INFINITY;
+            if (lf > hf) lf = hf; /* ceil/floor of bounds in one gap between integers */
             char lo_s[40], hi_s[40];
             int64_literal(lo_s, sizeof lo_s, lf <= -9223372036854775808.0 ? INT64_MIN : (int64_t)lf);
             int64_literal(hi_s, sizeof hi_s, hf >= 9223372036854775808.0 ? INT64_MAX : (int64_t)hf);
             OUT("((%s)((long long)%s < %s ? %s : (long long)%s > %s ? %s : (long long)%s))", T, a, lo_s, lo_s, a, hi_s,
                 hi_s, a);
         }
+        break;
+    }
+    case IR_OP_ROUND: OUT("sc_rint(%s)", a); break; /* the current rounding mode: to nearest even */
+    case IR_OP_ASIN: OUT("sc_asin(%s)", a); break;
+    case IR_OP_ACOS: OUT("sc_acos(%s)", a); break;
+    case IR_OP_ATAN: OUT("sc_atan(%s)", a); break;
+    case IR_OP_SINH: OUT("sc_sinh(%s)", a); break;
+    case IR_OP_COSH: OUT("sc_cosh(%s)", a); break;
+    case IR_OP_ASINH: OUT("sc_asinh(%s)", a); break;
+    case IR_OP_ACOSH: OUT("sc_acosh(%s)", a); break;
+    case IR_OP_ATANH: OUT("sc_atanh(%s)", a); break;
+    case IR_OP_ELU:
+        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 1.0), y->dtype);
+        OUT("(%s < (%s)0 ? %s * sc_expm1(%s) : %s)", a, T, l1, a, a);
+        break;
+    case IR_OP_SELU:
+        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 1.67326319217681884765625), y->dtype);
+        cg_float_literal(l2, sizeof l2, cg_attr_float(n, "gamma", 1.05070102214813232421875), y->dtype);
+        OUT("(%s * (%s <= (%s)0 ? %s * sc_expm1(%s) : %s))", l2, a, T, l1, a, a);
+        break;
+    case IR_OP_CELU:
+        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 1.0), y->dtype);
+        OUT("(%s != %s ? %s : sc_fmax((%s)0, %s) + sc_fmin((%s)0, %s * sc_expm1(%s / %s)))", a, a, a, T, a, T, l1, a,
+            l1);
+        break;
+    case IR_OP_SOFTPLUS: OUT("sc_softplus(%s)", a); break;
+    case IR_OP_SOFTSIGN: OUT("(%s / ((%s)1 + sc_fabs(%s)))", a, T, a); break;
+    case IR_OP_THRESHOLDED_RELU:
+        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 1.0), y->dtype);
+        OUT("(%s > %s ? %s : (%s)0)", a, l1, a, T);
+        break;
+    case IR_OP_MISH: OUT("(%s * sc_tanh(sc_softplus(%s)))", a, a); break;
+    case IR_OP_SHRINK:
+        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "lambd", 0.5), y->dtype);
+        cg_float_literal(l2, sizeof l2, cg_attr_float(n, "bias", 0.0), y->dtype);
+        OUT("(%s < -%s ? %s + %s : %s > %s ? %s - %s : (%s)0)", a, l1, a, l2, a, l1, a, l2, T);
+        break;
+    case IR_OP_PRELU: OUT("(%s < (%s)0 ? (%s)(%s * %s) : %s)", a, T, T, b, a, a); break;
+    case IR_OP_BITWISE_AND: OUT("((%s)(%s & %s))", T, a, b); break;
+    case IR_OP_BITWISE_OR: OUT("((%s)(%s | %s))", T, a, b); break;
+    case IR_OP_BITWISE_XOR: OUT("((%s)(%s ^ %s))", T, a, b); break;
+    case IR_OP_BIT_SHIFT: { /* unsigned operands; a shift by the width or more gives 0, as the reference */
+        int left = !strcmp(cg_attr_str(n, "direction", "left"), "left");
+        OUT("(%s >= %uu ? (%s)0 : (%s)(%s %s %s))", b, (unsigned)(8 * symc_dtype_size(x->dtype)), T, T, a,
+            left ? "<<" : ">>", b);
         break;
     }
     case IR_OP_NOT: OUT("(!%s)", a); break;
@@ -156,6 +210,15 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     }
     case IR_OP_CAST:
         if (y->dtype == SYMC_BOOL) OUT("(%s != 0)", a);
+        else if (fl && cg_is_small_int(y->dtype)) /* saturated like the reference (cvt would wrap them) */
+            OUT("(%s != %s ? (%s)0 : (%s)sc_fmin(sc_fmax((double)%s, %s), %s))", a, a, T, T, a,
+                y->dtype == SYMC_I8        ? "-128.0"
+                    : y->dtype == SYMC_I16 ? "-32768.0"
+                                           : "0.0",
+                y->dtype == SYMC_I8        ? "127.0"
+                    : y->dtype == SYMC_U8  ? "255.0"
+                    : y->dtype == SYMC_I16 ? "32767.0"
+                                           : "65535.0");
         else OUT("((%s)%s)", T, a); /* float -> int: cvt.rzi saturates, NaN -> 0, as the reference */
         break;
     case IR_OP_ADD: OUT("(%s + %s)", a, b); break;
@@ -193,13 +256,25 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     default: return cg_fail(c, node, SYMC_ERR_INTERNAL, "not an elementwise op");
     }
 #undef OUT
+    if ((n->op == IR_OP_BITWISE_AND || n->op == IR_OP_BITWISE_OR || n->op == IR_OP_BITWISE_XOR) &&
+        (fl || x->dtype == SYMC_BOOL))
+        return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; the op needs an integer dtype", x->name,
+                       symc_dtype_name(x->dtype));
+    if (n->op == IR_OP_BIT_SHIFT && x->dtype != SYMC_U8 && x->dtype != SYMC_U16 && x->dtype != SYMC_U32 &&
+        x->dtype != SYMC_U64)
+        return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; the op needs an unsigned integer dtype",
+                       x->name, symc_dtype_name(x->dtype));
     /* the reference supports these only on floats (ops.def dtype sets) */
     if (!fl &&
         (n->op == IR_OP_EXP || n->op == IR_OP_LOG || n->op == IR_OP_SQRT || n->op == IR_OP_RSQRT ||
          n->op == IR_OP_RECIPROCAL || n->op == IR_OP_FLOOR || n->op == IR_OP_CEIL || n->op == IR_OP_ERF ||
          n->op == IR_OP_TANH || n->op == IR_OP_SIN || n->op == IR_OP_COS || n->op == IR_OP_TAN ||
          n->op == IR_OP_SIGMOID || n->op == IR_OP_LEAKY_RELU || n->op == IR_OP_GELU || n->op == IR_OP_SILU ||
-         n->op == IR_OP_HARD_SIGMOID || n->op == IR_OP_HARD_SWISH))
+         n->op == IR_OP_HARD_SIGMOID || n->op == IR_OP_HARD_SWISH || n->op == IR_OP_ROUND || n->op == IR_OP_ASIN ||
+         n->op == IR_OP_ACOS || n->op == IR_OP_ATAN || n->op == IR_OP_SINH || n->op == IR_OP_COSH ||
+         n->op == IR_OP_ASINH || n->op == IR_OP_ACOSH || n->op == IR_OP_ATANH || n->op == IR_OP_ELU ||
+         n->op == IR_OP_SELU || n->op == IR_OP_CELU || n->op == IR_OP_SOFTPLUS || n->op == IR_OP_SOFTSIGN ||
+         n->op == IR_OP_THRESHOLDED_RELU || n->op == IR_OP_MISH || n->op == IR_OP_SHRINK))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; the op needs a float dtype", x->name,
                        symc_dtype_name(x->dtype));
     return SYMC_OK;

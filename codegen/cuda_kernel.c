@@ -90,6 +90,12 @@ const char *cg_ctype(symc_dtype dt) {
     case SYMC_I64: return "long long";
     case SYMC_I32: return "int";
     case SYMC_BOOL: return "bool";
+    case SYMC_I8: return "signed char";
+    case SYMC_U8: return "unsigned char";
+    case SYMC_I16: return "short";
+    case SYMC_U16: return "unsigned short";
+    case SYMC_U32: return "unsigned int";
+    case SYMC_U64: return "unsigned long long";
     case SYMC_F16:
     case SYMC_BF16: return "float"; /* stored as 16 bits, computed in fp32 */
     default: return "void";
@@ -102,6 +108,8 @@ const char *cg_stype(symc_dtype dt) {
 }
 
 int cg_is_half(symc_dtype dt) { return dt == SYMC_F16 || dt == SYMC_BF16; }
+
+int cg_is_small_int(symc_dtype dt) { return dt == SYMC_I8 || dt == SYMC_U8 || dt == SYMC_I16 || dt == SYMC_U16; }
 
 void cg_load(char *buf, size_t cap, symc_dtype dt, const char *ptr, const char *off) {
     /* a value the kernel already holds (kw_subst: sc_reg<T>{v}), in the compute type: no conversion */
@@ -123,6 +131,12 @@ symc_status cg_check_dtype(cg_cuda *c, uint32_t node, uint32_t t, int half_ok) {
     symc_dtype dt = c->m->tensors[t].dtype;
     if (dt == SYMC_F32 || dt == SYMC_F64 || dt == SYMC_I64 || dt == SYMC_I32 || dt == SYMC_BOOL) return SYMC_OK;
     if (half_ok && cg_is_half(dt)) return SYMC_OK;
+    /* the narrow and unsigned integers: elementwise ops (their C types,
+     * wrapping like the reference) and data movement (copies) only */
+    const ir_node *n = &c->m->nodes[node];
+    if ((cg_is_small_int(dt) || dt == SYMC_U32 || dt == SYMC_U64) &&
+        (ir_op_is_elementwise(n->op) || ir_op_get(n->op)->category == IR_CAT_MOVE))
+        return SYMC_OK;
     return cg_fail(c, node, SYMC_ERR_UNSUPPORTED,
                    "tensor '%s' is %s: the CUDA target does not support %s tensors in this op yet (only elementwise "
                    "ops and data movement)",
@@ -363,6 +377,14 @@ static const char prelude[] =
     "SC_F1(sc_floor, floorf, floor)\nSC_F1(sc_ceil, ceilf, ceil)\nSC_F1(sc_erf, erff, erf)\n"
     "SC_F1(sc_tanh, tanhf, tanh)\nSC_F1(sc_fabs, fabsf, fabs)\n"
     "SC_F1(sc_sin, sinf, sin)\nSC_F1(sc_cos, cosf, cos)\nSC_F1(sc_tan, tanf, tan)\n"
+    "SC_F1(sc_rint, rintf, rint)\nSC_F1(sc_asin, asinf, asin)\nSC_F1(sc_acos, acosf, acos)\n"
+    "SC_F1(sc_atan, atanf, atan)\nSC_F1(sc_sinh, sinhf, sinh)\nSC_F1(sc_cosh, coshf, cosh)\n"
+    "SC_F1(sc_asinh, asinhf, asinh)\nSC_F1(sc_acosh, acoshf, acosh)\nSC_F1(sc_atanh, atanhf, atanh)\n"
+    "SC_F1(sc_expm1, expm1f, expm1)\nSC_F1(sc_log1p, log1pf, log1p)\n"
+    "/* log(1 + e^x) without overflow, as the reference */\n"
+    "template <typename T> __device__ __forceinline__ T sc_softplus(T x) {\n"
+    "    return x > (T)0 ? x + sc_log1p(sc_exp(-x)) : sc_log1p(sc_exp(x));\n"
+    "}\n"
     "#define SC_F2(name, f32, f64) \\\n"
     "    __device__ __forceinline__ float name(float a, float b) { return f32(a, b); } \\\n"
     "    __device__ __forceinline__ double name(double a, double b) { return f64(a, b); }\n"
@@ -385,12 +407,12 @@ static const char prelude[] =
     "/* integer division truncates; by zero gives 0 and is reported */\n"
     "template <typename T> __device__ __forceinline__ T sc_idiv(T a, T b, unsigned int node) {\n"
     "    if (b == 0) { sc_report(2u, node); return 0; }\n"
-    "    if (b == -1) return (T)(0ULL - (unsigned long long)a);\n"
+    "    if ((T)-1 < (T)0 && b == (T)-1) return (T)(0ULL - (unsigned long long)a);\n"
     "    return a / b;\n"
     "}\n"
     "template <typename T> __device__ __forceinline__ T sc_imod(T a, T b, bool py, unsigned int node) {\n"
     "    if (b == 0) { sc_report(2u, node); return 0; }\n"
-    "    if (b == -1) return 0;\n"
+    "    if ((T)-1 < (T)0 && b == (T)-1) return 0;\n"
     "    T r = a % b;\n"
     "    if (py && r != 0 && ((r < 0) != (b < 0))) r += b;\n"
     "    return r;\n"

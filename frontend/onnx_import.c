@@ -353,6 +353,12 @@ int fe_dtype(int32_t onnx_type, symc_dtype *out) {
     case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: *out = SYMC_I64; return 1;
     case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: *out = SYMC_I32; return 1;
     case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: *out = SYMC_BOOL; return 1;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: *out = SYMC_I8; return 1;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8: *out = SYMC_U8; return 1;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT16: *out = SYMC_I16; return 1;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16: *out = SYMC_U16; return 1;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: *out = SYMC_U32; return 1;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: *out = SYMC_U64; return 1;
     default: return 0;
     }
 }
@@ -444,7 +450,7 @@ symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *w
     if (!tp->has_data_type || !fe_dtype(tp->data_type, dt))
         return fe_fail(c, SYMC_ERR_UNSUPPORTED,
                        "%s has ONNX type %s, which symc does not support (supported: FLOAT, FLOAT16, "
-                       "BFLOAT16, DOUBLE, INT32, INT64, BOOL)",
+                       "BFLOAT16, DOUBLE, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64, BOOL)",
                        what, fe_onnx_type_name(tp->has_data_type ? tp->data_type : 0));
     if (tp->segment) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%s is a segmented tensor", what);
     if (tp->n_dims > IR_MAX_RANK)
@@ -466,10 +472,11 @@ symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *w
         return fe_fail(c, SYMC_ERR_FORMAT, "%s: raw_data holds %zu bytes, its shape and type need %zu", what,
                        tp->raw_data.len, want);
     if (!external && !tp->has_raw_data) {
-        size_t n = *dt == SYMC_F32 ? tp->n_float_data
-            : *dt == SYMC_F64      ? tp->n_double_data
-            : *dt == SYMC_I64      ? tp->n_int64_data
-                                   : tp->n_int32_data;
+        size_t n = *dt == SYMC_F32               ? tp->n_float_data
+            : *dt == SYMC_F64                    ? tp->n_double_data
+            : *dt == SYMC_I64                    ? tp->n_int64_data
+            : *dt == SYMC_U32 || *dt == SYMC_U64 ? tp->n_uint64_data
+                                                 : tp->n_int32_data;
         if (n != numel)
             return fe_fail(c, SYMC_ERR_FORMAT, "%s holds %zu elements, its shape needs %" PRIu64, what, n, numel);
     }
@@ -506,13 +513,25 @@ symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *w
             have = tp->n_int64_data;
             if (have == numel && want) memcpy(d, tp->int64_data, want);
             break;
-        default: /* int32, and 16-bit floats and bool stored one per int32 */
+        case SYMC_U32:
+        case SYMC_U64: /* one per uint64 */
+            have = tp->n_uint64_data;
+            if (have == numel)
+                for (size_t i = 0; i < have; i++) {
+                    uint64_t v = tp->uint64_data[i];
+                    uint32_t w = (uint32_t)v;
+                    if (*dt == SYMC_U64) memcpy(d + 8 * i, &v, 8);
+                    else memcpy(d + 4 * i, &w, 4);
+                }
+            break;
+        default: /* int32, and 8/16-bit integers, 16-bit floats and bool stored one per int32 */
             have = tp->n_int32_data;
             if (have == numel)
                 for (size_t i = 0; i < have; i++) {
                     int32_t v = tp->int32_data[i];
                     if (*dt == SYMC_I32) memcpy(d + 4 * i, &v, 4);
                     else if (*dt == SYMC_BOOL) d[i] = v != 0;
+                    else if (es == 1) d[i] = (uint8_t)v; /* i8, u8: the low byte */
                     else {
                         uint16_t h = (uint16_t)v;
                         memcpy(d + 2 * i, &h, 2);
@@ -718,10 +737,11 @@ static symc_status input_dtype(fe_ctx *c, const Onnx__ValueInfoProto *vi, symc_d
                        vi->name);
     int32_t et = vi->type->tensor_type->has_elem_type ? vi->type->tensor_type->elem_type : 0;
     if (!fe_dtype(et, dt))
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
-                       "input '%s' has ONNX type %s, which symc does not support "
-                       "(supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT32, INT64, BOOL)",
-                       vi->name, fe_onnx_type_name(et));
+        return fe_fail(
+            c, SYMC_ERR_UNSUPPORTED,
+            "input '%s' has ONNX type %s, which symc does not support "
+            "(supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64, BOOL)",
+            vi->name, fe_onnx_type_name(et));
     return SYMC_OK;
 }
 

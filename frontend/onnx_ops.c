@@ -167,6 +167,67 @@ PLAIN(h_and, IR_OP_AND, 2)
 PLAIN(h_or, IR_OP_OR, 2)
 PLAIN(h_matmul, IR_OP_MATMUL, 2)
 PLAIN(h_where, IR_OP_WHERE, 3)
+PLAIN(h_round, IR_OP_ROUND, 1)
+PLAIN(h_asin, IR_OP_ASIN, 1)
+PLAIN(h_acos, IR_OP_ACOS, 1)
+PLAIN(h_atan, IR_OP_ATAN, 1)
+PLAIN(h_sinh, IR_OP_SINH, 1)
+PLAIN(h_cosh, IR_OP_COSH, 1)
+PLAIN(h_asinh, IR_OP_ASINH, 1)
+PLAIN(h_acosh, IR_OP_ACOSH, 1)
+PLAIN(h_atanh, IR_OP_ATANH, 1)
+PLAIN(h_softplus, IR_OP_SOFTPLUS, 1)
+PLAIN(h_softsign, IR_OP_SOFTSIGN, 1)
+PLAIN(h_mish, IR_OP_MISH, 1)
+PLAIN(h_bitwise_and, IR_OP_BITWISE_AND, 2)
+PLAIN(h_bitwise_or, IR_OP_BITWISE_OR, 2)
+PLAIN(h_bitwise_xor, IR_OP_BITWISE_XOR, 2)
+
+/* Xor of booleans: not(a == b) */
+static symc_status h_xor(fe_ctx *c) {
+    uint32_t in[2], eq, out;
+    symc_status st = need_inputs(c, 2, 2);
+    if (!st) st = fe_in(c, 0, &in[0]);
+    if (!st) st = fe_in(c, 1, &in[1]);
+    if (!st && (T(c, in[0])->dtype != SYMC_BOOL || T(c, in[1])->dtype != SYMC_BOOL))
+        return fe_fail(c, SYMC_ERR_FORMAT, "inputs are %s and %s; Xor takes bool", symc_dtype_name(T(c, in[0])->dtype),
+                       symc_dtype_name(T(c, in[1])->dtype));
+    if (!st) st = fe_emit1(c, IR_OP_EQUAL, in, 2, NULL, 0, -1, &eq);
+    return st ? st : fe_emit1(c, IR_OP_NOT, &eq, 1, NULL, 0, 0, &out);
+}
+
+/* BitwiseNot: all-ones - x, which flips every bit without a borrow */
+static symc_status h_bitwise_not(fe_ctx *c) {
+    uint32_t in[2], out;
+    symc_status st = need_inputs(c, 1, 1);
+    if (!st) st = fe_in(c, 0, &in[1]);
+    if (st) return st;
+    symc_dtype dt = T(c, in[1])->dtype;
+    if (ir_dtype_is_float(dt) || dt == SYMC_BOOL)
+        return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' is %s; BitwiseNot takes integers", T(c, in[1])->name,
+                       symc_dtype_name(dt));
+    uint8_t ones[8];
+    memset(ones, 0xff, sizeof ones);
+    if ((st = fe_const(c, dt, 0, NULL, ones, -1, &in[0]))) return st;
+    return fe_emit1(c, IR_OP_SUB, in, 2, NULL, 0, 0, &out);
+}
+
+/* PRelu: the slope broadcasts to x's shape, never the other way */
+static symc_status h_prelu(fe_ctx *c) {
+    uint32_t in[2], out;
+    symc_status st = need_inputs(c, 2, 2);
+    if (!st) st = fe_in(c, 0, &in[0]);
+    if (!st) st = fe_in(c, 1, &in[1]);
+    if (!st) st = fe_emit1(c, IR_OP_PRELU, in, 2, NULL, 0, 0, &out);
+    if (st) return st;
+    const ir_tensor *x = T(c, in[0]), *y = T(c, out);
+    int same = x->rank == y->rank;
+    for (int d = 0; same && d < x->rank; d++) same = x->dims[d] == y->dims[d];
+    if (!same)
+        return fe_fail(c, SYMC_ERR_FORMAT, "slope '%s' does not broadcast to the shape of x '%s'", T(c, in[1])->name,
+                       x->name);
+    return SYMC_OK;
+}
 
 /* Variadic Min/Max/Sum: a left-to-right chain of binary ops. */
 static symc_status variadic(fe_ctx *c, ir_op op) {
@@ -182,6 +243,28 @@ static symc_status variadic(fe_ctx *c, ir_op op) {
     return st;
 }
 static symc_status h_min(fe_ctx *c) { return variadic(c, IR_OP_MIN); }
+
+/* Mean: the sum, divided by the number of inputs (floats) */
+static symc_status h_mean(fe_ctx *c) {
+    uint32_t n = fe_n_in(c), acc, x, in[2], out;
+    if (n < 1) return fe_fail(c, SYMC_ERR_FORMAT, "needs at least one input");
+    symc_status st = fe_in(c, 0, &acc);
+    if (st) return st;
+    symc_dtype dt = T(c, acc)->dtype;
+    if (!ir_dtype_is_float(dt))
+        return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' is %s; Mean takes floats", T(c, acc)->name, symc_dtype_name(dt));
+    if (n == 1) return fe_emit1(c, IR_OP_IDENTITY, &acc, 1, NULL, 0, 0, &out);
+    for (uint32_t k = 1; k < n && !st; k++) {
+        if ((st = fe_in(c, k, &x))) break;
+        uint32_t ab[2] = {acc, x};
+        st = fe_emit1(c, IR_OP_ADD, ab, 2, NULL, 0, -1, &acc);
+    }
+    uint8_t cnt[8];
+    symc_dtype_store(cnt, dt, 0, (double)n);
+    if (!st) st = fe_const(c, dt, 0, NULL, cnt, -1, &in[1]);
+    in[0] = acc;
+    return st ? st : fe_emit1(c, IR_OP_DIV, in, 2, NULL, 0, 0, &out);
+}
 static symc_status h_max(fe_ctx *c) { return variadic(c, IR_OP_MAX); }
 static symc_status h_sum(fe_ctx *c) { return variadic(c, IR_OP_ADD); }
 
@@ -197,6 +280,51 @@ static symc_status emit_unary_attrs(fe_ctx *c, ir_op op, const ir_attr *a, uint3
 static symc_status h_leaky_relu(fe_ctx *c) {
     ir_attr a = symc_attr_float("alpha", fe_attr_f(c, "alpha", 0.01));
     return emit_unary_attrs(c, IR_OP_LEAKY_RELU, &a, 1);
+}
+
+static symc_status h_elu(fe_ctx *c) {
+    ir_attr a = symc_attr_float("alpha", fe_attr_f(c, "alpha", 1.0));
+    return emit_unary_attrs(c, IR_OP_ELU, &a, 1);
+}
+
+static symc_status h_celu(fe_ctx *c) {
+    double alpha = fe_attr_f(c, "alpha", 1.0);
+    if (alpha == 0) return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'alpha' is 0 (Celu divides by it)");
+    ir_attr a = symc_attr_float("alpha", alpha);
+    return emit_unary_attrs(c, IR_OP_CELU, &a, 1);
+}
+
+static symc_status h_selu(fe_ctx *c) {
+    ir_attr a[2] = {symc_attr_float("alpha", fe_attr_f(c, "alpha", 1.67326319217681884765625)),
+                    symc_attr_float("gamma", fe_attr_f(c, "gamma", 1.05070102214813232421875))};
+    return emit_unary_attrs(c, IR_OP_SELU, a, 2);
+}
+
+static symc_status h_thresholded_relu(fe_ctx *c) {
+    ir_attr a = symc_attr_float("alpha", fe_attr_f(c, "alpha", 1.0));
+    return emit_unary_attrs(c, IR_OP_THRESHOLDED_RELU, &a, 1);
+}
+
+static symc_status h_shrink(fe_ctx *c) {
+    ir_attr a[2] = {symc_attr_float("bias", fe_attr_f(c, "bias", 0.0)),
+                    symc_attr_float("lambd", fe_attr_f(c, "lambd", 0.5))};
+    return emit_unary_attrs(c, IR_OP_SHRINK, a, 2);
+}
+
+static symc_status h_bit_shift(fe_ctx *c) {
+    const char *dir = fe_attr_s(c, "direction", "");
+    if (strcmp(dir, "LEFT") && strcmp(dir, "RIGHT"))
+        return fe_fail(c, SYMC_ERR_FORMAT, "direction = '%s' (expected LEFT or RIGHT)", dir);
+    uint32_t in[2], out;
+    symc_status st = need_inputs(c, 2, 2);
+    if (!st) st = fe_in(c, 0, &in[0]);
+    if (!st) st = fe_in(c, 1, &in[1]);
+    symc_dtype dt = st ? SYMC_U8 : T(c, in[0])->dtype;
+    if (!st && dt != SYMC_U8 && dt != SYMC_U16 && dt != SYMC_U32 && dt != SYMC_U64)
+        return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' is %s; BitShift takes unsigned integers", T(c, in[0])->name,
+                       symc_dtype_name(dt));
+    ir_attr a = symc_attr_str("direction", !strcmp(dir, "LEFT") ? "left" : "right");
+    return st ? st : fe_emit1(c, IR_OP_BIT_SHIFT, in, 2, &a, 1, 0, &out);
 }
 
 static symc_status h_is_inf(fe_ctx *c) {
@@ -235,6 +363,20 @@ static symc_status h_cast(fe_ctx *c) {
     return st;
 }
 
+/* CastLike: a cast to the dtype of input 1 */
+static symc_status h_cast_like(fe_ctx *c) {
+    uint32_t x, like, out;
+    symc_status st = need_inputs(c, 2, 2);
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &like);
+    if (st) return st;
+    symc_dtype dt = T(c, like)->dtype;
+    ir_attr a = symc_attr_dtype("to", dt);
+    if ((st = fe_emit1(c, IR_OP_CAST, &x, 1, &a, 1, 0, &out))) return st;
+    if (T(c, x)->dtype == SYMC_BOOL || dt == SYMC_BOOL) st = fold(c, "Cast", &x, 1, out);
+    return st;
+}
+
 static symc_status h_mod(fe_ctx *c) {
     uint32_t in[2], out;
     symc_status st = need_inputs(c, 2, 2);
@@ -247,7 +389,11 @@ static symc_status h_mod(fe_ctx *c) {
     return st ? st : fe_emit1(c, IR_OP_MOD, in, 2, &a, 1, 0, &out);
 }
 
-/* Clip's bounds (inputs since opset 11) must be constant scalars. */
+/* Clip's bounds (inputs since opset 11) are scalars. Constant bounds of a
+ * float input become the clip op's attributes; otherwise (bounds known only
+ * at run time, or an integer input, whose bounds a double may not hold
+ * exactly) Clip is max(x, min) then min(., max), which is also what it
+ * means when min > max. */
 static symc_status h_clip(fe_ctx *c) {
     symc_status st = need_inputs(c, 1, 3);
     uint32_t x, b, out;
@@ -255,6 +401,23 @@ static symc_status h_clip(fe_ctx *c) {
     uint32_t na = 0;
     static const char *const names[3] = {"", "min", "max"};
     if (!st) st = fe_in(c, 0, &x);
+    int as_ops = !st && !ir_dtype_is_float(T(c, x)->dtype);
+    for (uint32_t k = 1; k < 3 && !st && !as_ops; k++)
+        if (fe_has_in(c, k) && !(st = fe_in(c, k, &b))) as_ops = T(c, b)->constant == IR_NONE;
+    if (!st && as_ops) {
+        int last = fe_has_in(c, 2) ? 2 : fe_has_in(c, 1) ? 1 : 0;
+        if (!last) return fe_emit1(c, IR_OP_IDENTITY, &x, 1, NULL, 0, 0, &out);
+        for (uint32_t k = 1; k < 3 && !st; k++) {
+            if (!fe_has_in(c, k)) continue;
+            if ((st = fe_in(c, k, &b))) break;
+            if (small_numel(c, b) != 1)
+                return fe_fail(c, SYMC_ERR_FORMAT, "input %u '%s' (%s) must be a scalar", k, c->node->input[k],
+                               names[k]);
+            uint32_t in[2] = {x, b};
+            st = fe_emit1(c, k == 1 ? IR_OP_MAX : IR_OP_MIN, in, 2, NULL, 0, (int)k == last ? 0 : -1, &x);
+        }
+        return st;
+    }
     for (uint32_t k = 1; k < 3 && !st; k++) {
         if (!fe_has_in(c, k)) continue;
         double v;
@@ -920,20 +1083,35 @@ typedef struct op_entry {
 
 static const op_entry ops[] = {
     {"Abs", h_abs},
+    {"Acos", h_acos},
+    {"Acosh", h_acosh},
     {"Add", h_add},
     {"And", h_and},
+    {"Asin", h_asin},
+    {"Asinh", h_asinh},
+    {"Atan", h_atan},
+    {"Atanh", h_atanh},
     {"AveragePool", h_avg_pool},
     {"BatchNormalization", h_batch_norm},
+    {"BitShift", h_bit_shift},
+    {"BitwiseAnd", h_bitwise_and},
+    {"BitwiseNot", h_bitwise_not},
+    {"BitwiseOr", h_bitwise_or},
+    {"BitwiseXor", h_bitwise_xor},
     {"Cast", h_cast},
+    {"CastLike", h_cast_like},
     {"Ceil", h_ceil},
+    {"Celu", h_celu},
     {"Clip", h_clip},
     {"Concat", h_concat},
     {"Constant", h_constant},
     {"ConstantOfShape", h_constant_of_shape},
     {"Conv", h_conv},
     {"Cos", h_cos},
+    {"Cosh", h_cosh},
     {"Div", h_div},
     {"Dropout", h_dropout},
+    {"Elu", h_elu},
     {"Equal", h_equal},
     {"Erf", h_erf},
     {"Exp", h_exp},
@@ -961,7 +1139,9 @@ static const op_entry ops[] = {
     {"MatMul", h_matmul},
     {"Max", h_max},
     {"MaxPool", h_max_pool},
+    {"Mean", h_mean},
     {"Min", h_min},
+    {"Mish", h_mish},
     {"Mod", h_mod},
     {"Mul", h_mul},
     {"Neg", h_neg},
@@ -969,6 +1149,7 @@ static const op_entry ops[] = {
     {"Or", h_or},
     {"Pad", h_pad},
     {"Pow", h_pow},
+    {"PRelu", h_prelu},
     {"Range", h_range},
     {"Reciprocal", h_reciprocal},
     {"ReduceMax", h_reduce_max},
@@ -976,12 +1157,18 @@ static const op_entry ops[] = {
     {"ReduceSum", h_reduce_sum},
     {"Relu", h_relu},
     {"Reshape", h_reshape},
+    {"Round", h_round},
+    {"Selu", h_selu},
     {"Shape", h_shape},
+    {"Shrink", h_shrink},
     {"Sigmoid", h_sigmoid},
     {"Sign", h_sign},
     {"Sin", h_sin},
+    {"Sinh", h_sinh},
     {"Slice", h_slice},
     {"Softmax", h_softmax},
+    {"Softplus", h_softplus},
+    {"Softsign", h_softsign},
     {"Split", h_split},
     {"Sqrt", h_sqrt},
     {"Squeeze", h_squeeze},
@@ -989,11 +1176,13 @@ static const op_entry ops[] = {
     {"Sum", h_sum},
     {"Tan", h_tan},
     {"Tanh", h_tanh},
+    {"ThresholdedRelu", h_thresholded_relu},
     {"Tile", h_tile},
     {"Transpose", h_transpose},
     {"Trilu", h_trilu},
     {"Unsqueeze", h_unsqueeze},
     {"Where", h_where},
+    {"Xor", h_xor},
 };
 
 symc_status fe_translate_node(fe_ctx *c) {

@@ -94,6 +94,12 @@ static symc_status check_attr_values(ir_module *m, ir_op op, const char *name, c
                                    "node '%s' (%s): attribute 'approximate' = '%s' must be none "
                                    "or tanh",
                                    name, opn, a->s);
+        if (a->kind == IR_ATTR_STR && !strcmp(an, "direction") && strcmp(a->s, "left") && strcmp(a->s, "right"))
+            return symc_error_setf(err, SYMC_ERR_VERIFY,
+                                   "node '%s' (%s): attribute 'direction' = '%s' must be left or right", name, opn,
+                                   a->s);
+        if (a->kind == IR_ATTR_FLOAT && !strcmp(an, "alpha") && op == IR_OP_CELU && a->f == 0)
+            return symc_error_setf(err, SYMC_ERR_VERIFY, "node '%s' (%s): attribute 'alpha' must not be 0", name, opn);
     }
     if (op == IR_OP_SLICE) {
         const ir_attr *s = find_attr(attrs, n_attrs, "starts"), *e = find_attr(attrs, n_attrs, "ends");

@@ -28,6 +28,12 @@ static const symc_constant constants[] = {
     K(SYMC_I64),
     K(SYMC_I32),
     K(SYMC_BOOL),
+    K(SYMC_I8),
+    K(SYMC_U8),
+    K(SYMC_I16),
+    K(SYMC_U16),
+    K(SYMC_U32),
+    K(SYMC_U64),
     K(SYMC_DTYPE_COUNT),
     /* precision.h */
     K(SYMC_PRECISION_FP32),

@@ -273,6 +273,9 @@ static int discontinuous(ir_op op) {
     case IR_OP_FLOOR:
     case IR_OP_CEIL:
     case IR_OP_SIGN:
+    case IR_OP_ROUND:
+    case IR_OP_THRESHOLDED_RELU:
+    case IR_OP_SHRINK:
     case IR_OP_EQUAL:
     case IR_OP_LESS:
     case IR_OP_LESS_EQUAL:

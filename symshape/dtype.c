@@ -19,7 +19,9 @@ static const struct {
     size_t size;
 } dtypes[SYMC_DTYPE_COUNT] = {
     [SYMC_F32] = {"f32", 4}, [SYMC_F16] = {"f16", 2}, [SYMC_BF16] = {"bf16", 2}, [SYMC_F64] = {"f64", 8},
-    [SYMC_I64] = {"i64", 8}, [SYMC_I32] = {"i32", 4}, [SYMC_BOOL] = {"bool", 1},
+    [SYMC_I64] = {"i64", 8}, [SYMC_I32] = {"i32", 4}, [SYMC_BOOL] = {"bool", 1}, [SYMC_I8] = {"i8", 1},
+    [SYMC_U8] = {"u8", 1},   [SYMC_I16] = {"i16", 2}, [SYMC_U16] = {"u16", 2},   [SYMC_U32] = {"u32", 4},
+    [SYMC_U64] = {"u64", 8},
 };
 
 const char *symc_dtype_name(symc_dtype dt) { return (unsigned)dt < SYMC_DTYPE_COUNT ? dtypes[dt].name : "?"; }
@@ -125,6 +127,28 @@ double symc_dtype_load(const void *data, symc_dtype dt, size_t i) {
         return v;
     }
     case SYMC_BOOL: return p[i] ? 1.0 : 0.0;
+    case SYMC_I8: return (double)(int8_t)p[i];
+    case SYMC_U8: return (double)(uint8_t)p[i];
+    case SYMC_I16: {
+        int16_t v;
+        memcpy(&v, p + 2 * i, 2);
+        return v;
+    }
+    case SYMC_U16: {
+        uint16_t v;
+        memcpy(&v, p + 2 * i, 2);
+        return v;
+    }
+    case SYMC_U32: {
+        uint32_t v;
+        memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
+    case SYMC_U64: {
+        uint64_t v;
+        memcpy(&v, p + 8 * i, 8);
+        return (double)v;
+    }
     default: return NAN;
     }
 }
@@ -146,6 +170,18 @@ static int64_t to_i64_sat(double v) {
     if (v >= 9223372036854775808.0) return INT64_MAX;
     if (v <= -9223372036854775808.0) return INT64_MIN;
     return (int64_t)v;
+}
+
+/* the same for an integer type of range [lo, hi] (within int64) */
+static int64_t to_range_sat(double v, int64_t lo, int64_t hi) {
+    int64_t w = to_i64_sat(v);
+    return w < lo ? lo : w > hi ? hi : w;
+}
+
+static uint64_t to_u64_sat(double v) {
+    if (isnan(v) || v <= 0) return 0;
+    if (v >= 18446744073709551616.0) return UINT64_MAX;
+    return (uint64_t)v;
 }
 
 void symc_dtype_store(void *data, symc_dtype dt, size_t i, double v) {
@@ -179,6 +215,36 @@ void symc_dtype_store(void *data, symc_dtype dt, size_t i, double v) {
         break;
     }
     case SYMC_BOOL: p[i] = (char)(v != 0.0); break; /* NaN != 0: true, as in NumPy */
+    case SYMC_I8: {
+        int8_t x = (int8_t)to_range_sat(v, INT8_MIN, INT8_MAX);
+        memcpy(p + i, &x, 1);
+        break;
+    }
+    case SYMC_U8: {
+        uint8_t x = (uint8_t)to_range_sat(v, 0, UINT8_MAX);
+        memcpy(p + i, &x, 1);
+        break;
+    }
+    case SYMC_I16: {
+        int16_t x = (int16_t)to_range_sat(v, INT16_MIN, INT16_MAX);
+        memcpy(p + 2 * i, &x, 2);
+        break;
+    }
+    case SYMC_U16: {
+        uint16_t x = (uint16_t)to_range_sat(v, 0, UINT16_MAX);
+        memcpy(p + 2 * i, &x, 2);
+        break;
+    }
+    case SYMC_U32: {
+        uint32_t x = (uint32_t)to_range_sat(v, 0, UINT32_MAX);
+        memcpy(p + 4 * i, &x, 4);
+        break;
+    }
+    case SYMC_U64: {
+        uint64_t x = to_u64_sat(v);
+        memcpy(p + 8 * i, &x, 8);
+        break;
+    }
     default: break;
     }
 }
@@ -190,7 +256,13 @@ void symc_dtype_fill_random(void *data, symc_dtype dt, size_t n, uint64_t *state
         double u = r / 2147483648.0 * 2.0 - 1.0;
         switch (dt) {
         case SYMC_I64:
-        case SYMC_I32: symc_dtype_store(data, dt, i, (double)(r % 4)); break;
+        case SYMC_I32:
+        case SYMC_I8:
+        case SYMC_U8:
+        case SYMC_I16:
+        case SYMC_U16:
+        case SYMC_U32:
+        case SYMC_U64: symc_dtype_store(data, dt, i, (double)(r % 4)); break;
         case SYMC_BOOL: symc_dtype_store(data, dt, i, (double)(r & 1)); break;
         default: symc_dtype_store(data, dt, i, u); break;
         }

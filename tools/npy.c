@@ -1,14 +1,16 @@
 /* .npy reading and writing: the magic, a version byte pair, a little-endian
  * header length, then a Python dict literal with 'descr', 'fortran_order'
  * and 'shape', padded so the data starts 64-byte aligned. Only what symc's
- * dtypes need is accepted (<f4 <f2 <f8 <i8 <i4 |b1, C order); anything else is
+ * dtypes need is accepted (<f4 <f2 <f8 <i8 <i4 |i1 |u1 <i2 <u2 <u4 <u8 |b1, C
+ * order); anything else is
  * refused with the file name and what was found. The header's shape is
  * believed only once its byte size fits in 64 bits (tools/checked.h) and the
  * file holds that many bytes after the header, so a crafted header cannot make
  * the reader allocate more than the file's own size. bf16 has no NumPy type
  * of its own: it is written as f32 (exact), and read from '<V2' (what NumPy
  * writes for an ml_dtypes.bfloat16 array: the raw 16-bit patterns); symc run
- * also takes an f32 file for a bf16 or f16 input, rounded once to nearest even. */
+ * also takes an f32 file for a bf16 or f16 input, rounded once to nearest even,
+ * and a '<u2' file for a bf16 input as its raw 16-bit patterns. */
 #include "tools/npy.h"
 
 #include "runtime/ref/ref_kernels.h"
@@ -25,8 +27,10 @@ static const struct {
     const char *descr;
     symc_dtype dtype;
     size_t size;
-} kinds[] = {{"<f4", SYMC_F32, 4}, {"<f2", SYMC_F16, 2},  {"<f8", SYMC_F64, 8}, {"<i8", SYMC_I64, 8},
-             {"<i4", SYMC_I32, 4}, {"|b1", SYMC_BOOL, 1}, {"<V2", SYMC_BF16, 2}};
+} kinds[] = {{"<f4", SYMC_F32, 4}, {"<f2", SYMC_F16, 2},  {"<f8", SYMC_F64, 8},  {"<i8", SYMC_I64, 8},
+             {"<i4", SYMC_I32, 4}, {"|b1", SYMC_BOOL, 1}, {"<V2", SYMC_BF16, 2}, {"|i1", SYMC_I8, 1},
+             {"|u1", SYMC_U8, 1},  {"<i2", SYMC_I16, 2},  {"<u2", SYMC_U16, 2},  {"<u4", SYMC_U32, 4},
+             {"<u8", SYMC_U64, 8}};
 
 symc_status npy_read(const char *path, npy_array *out, symc_error *err) {
     memset(out, 0, sizeof *out);
@@ -74,8 +78,9 @@ symc_status npy_read(const char *path, npy_array *out, symc_error *err) {
             es = kinds[k].size;
         }
     if (!es) {
-        st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
-                             "'%s': dtype '%s' is not one of <f4 <f2 <f8 <i8 <i4 |b1 <V2 (bf16)", path, descr);
+        st = symc_error_setf(
+            err, SYMC_ERR_UNSUPPORTED,
+            "'%s': dtype '%s' is not one of <f4 <f2 <f8 <i8 <i4 |i1 |u1 <i2 <u2 <u4 <u8 |b1 <V2 (bf16)", path, descr);
         goto done;
     }
     if (strncmp(fo + 16 + strspn(fo + 16, " "), "False", 5) != 0) {

@@ -342,6 +342,7 @@ static int run_read_inputs(run_state *r, const run_opts *o, symc_error *err) {
             g->dtype = info.dtype;
             g->size = n * 2;
         }
+        if (g->dtype == SYMC_U16 && info.dtype == SYMC_BF16) g->dtype = SYMC_BF16; /* the raw bf16 bit patterns */
         if (r->given[found].dtype != info.dtype)
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--input %s: the file holds %s, the input is %s", spec,
                                    symc_dtype_name(r->given[found].dtype), symc_dtype_name(info.dtype)),

@@ -20,14 +20,22 @@ typedef enum symc_dtype {
     SYMC_I64 = 4,
     SYMC_I32 = 5,
     SYMC_BOOL = 6,
+    SYMC_I8 = 7,
+    SYMC_U8 = 8,
+    SYMC_I16 = 9,
+    SYMC_U16 = 10,
+    SYMC_U32 = 11,
+    SYMC_U64 = 12,
     SYMC_DTYPE_COUNT
 } symc_dtype;
 
-size_t symc_dtype_size(symc_dtype dt);      /* bytes an element; 0 if dt is not a symc_dtype */
-const char *symc_dtype_name(symc_dtype dt); /* "f32", "f16", "bf16", "f64", "i64", "i32", "bool"; "?" if invalid */
+size_t symc_dtype_size(symc_dtype dt); /* bytes an element; 0 if dt is not a symc_dtype */
+/* "f32", "f16", "bf16", "f64", "i64", "i32", "bool", "i8", "u8", "i16", "u16", "u32", "u64"; "?" if invalid */
+const char *symc_dtype_name(symc_dtype dt);
 
 /* Element i of a buffer of dtype dt as a double (bool: 0 or 1; NaN for an
- * invalid dtype). Reads through memcpy, so the buffer needs no alignment. */
+ * invalid dtype; a 64-bit integer beyond 2^53 rounded to nearest even).
+ * Reads through memcpy, so the buffer needs no alignment. */
 double symc_dtype_load(const void *data, symc_dtype dt, size_t i);
 /* Stores v as element i of a buffer of dtype dt, rounded once: floats to
  * nearest even (overflow to infinity, NaN kept), integers truncated toward

@@ -40,13 +40,15 @@ int64_t rt_ref_numel(const rt_ref_tensor *t) {
 /* An integer as an f64 that rounds like the integer: exact below 2^53, else
  * cut to 53 bits with the lowest one set if anything was cut (round to odd),
  * which is enough for a later rounding to <= 51 mantissa bits to be correct. */
-static double i64_to_f64_sticky(int64_t v) {
-    uint64_t m = v < 0 ? 0u - (uint64_t)v : (uint64_t)v;
+static double u64_to_f64_sticky(uint64_t m) {
     int shift = 0;
     while ((m >> shift) >= (1ull << 53)) shift++;
     uint64_t kept = m >> shift;
     if (shift && (m & ((1ull << shift) - 1u))) kept |= 1u;
-    double d = ldexp((double)kept, shift);
+    return ldexp((double)kept, shift);
+}
+static double i64_to_f64_sticky(int64_t v) {
+    double d = u64_to_f64_sticky(v < 0 ? 0u - (uint64_t)v : (uint64_t)v);
     return v < 0 ? -d : d;
 }
 
@@ -56,10 +58,11 @@ int64_t rt_f64_to_i64_sat(double v) {
     return x;
 }
 
-/* two's-complement wrap of the low 32 bits, without implementation-defined casts */
-static int32_t wrap_i32(int64_t v) {
-    uint32_t u = (uint32_t)((uint64_t)v & 0xffffffffu);
-    return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)((int64_t)u - 4294967296LL);
+/* two's-complement wrap of the low `bits` bits (8, 16 or 32), without
+ * implementation-defined casts */
+static int64_t wrap_signed(int64_t v, int bits) {
+    uint64_t m = (1ull << bits) - 1u, u = (uint64_t)v & m;
+    return u <= (m >> 1) ? (int64_t)u : (int64_t)u - (int64_t)(m + 1u);
 }
 
 /* ---- element access -------------------------------------------------------------- */
@@ -79,6 +82,28 @@ int64_t rt_ld_i(const rt_ref_tensor *t, int64_t i) {
         return v;
     }
     case SYMC_BOOL: return p[i] ? 1 : 0;
+    case SYMC_I8: return (int8_t)p[i];
+    case SYMC_U8: return (uint8_t)p[i];
+    case SYMC_I16: {
+        int16_t v;
+        memcpy(&v, p + 2 * i, 2);
+        return v;
+    }
+    case SYMC_U16: {
+        uint16_t v;
+        memcpy(&v, p + 2 * i, 2);
+        return v;
+    }
+    case SYMC_U32: {
+        uint32_t v;
+        memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
+    case SYMC_U64: {
+        int64_t v; /* the bit pattern */
+        memcpy(&v, p + 8 * i, 8);
+        return v;
+    }
     default: return rt_f64_to_i64_sat(rt_ld_f(t, i));
     }
 }
@@ -89,9 +114,35 @@ void rt_st_i(rt_ref_tensor *t, int64_t i, int64_t v) {
     char *p = (char *)t->data;
     switch (t->dtype) {
     case SYMC_I64: memcpy(p + 8 * i, &v, 8); break;
+    case SYMC_U64: memcpy(p + 8 * i, &v, 8); break;
     case SYMC_I32: {
-        int32_t x = wrap_i32(v);
+        int32_t x = (int32_t)wrap_signed(v, 32);
         memcpy(p + 4 * i, &x, 4);
+        break;
+    }
+    case SYMC_U32: {
+        uint32_t x = (uint32_t)((uint64_t)v & 0xffffffffu);
+        memcpy(p + 4 * i, &x, 4);
+        break;
+    }
+    case SYMC_I16: {
+        int16_t x = (int16_t)wrap_signed(v, 16);
+        memcpy(p + 2 * i, &x, 2);
+        break;
+    }
+    case SYMC_U16: {
+        uint16_t x = (uint16_t)((uint64_t)v & 0xffffu);
+        memcpy(p + 2 * i, &x, 2);
+        break;
+    }
+    case SYMC_I8: {
+        int8_t x = (int8_t)wrap_signed(v, 8);
+        memcpy(p + i, &x, 1);
+        break;
+    }
+    case SYMC_U8: {
+        uint8_t x = (uint8_t)((uint64_t)v & 0xffu);
+        memcpy(p + i, &x, 1);
         break;
     }
     case SYMC_BOOL: p[i] = (char)(v != 0); break;
@@ -108,6 +159,25 @@ void rt_st_i(rt_ref_tensor *t, int64_t i, int64_t v) {
     case SYMC_F16:
     case SYMC_BF16: rt_st_f(t, i, i64_to_f64_sticky(v)); break;
     default: break;
+    }
+}
+
+void rt_st_u(rt_ref_tensor *t, int64_t i, uint64_t v) {
+    char *p = (char *)t->data;
+    switch (t->dtype) {
+    case SYMC_F64: {
+        double d = (double)v; /* one rounding */
+        memcpy(p + 8 * i, &d, 8);
+        break;
+    }
+    case SYMC_F32: {
+        float f = (float)v; /* one rounding */
+        memcpy(p + 4 * i, &f, 4);
+        break;
+    }
+    case SYMC_F16:
+    case SYMC_BF16: rt_st_f(t, i, u64_to_f64_sticky(v)); break;
+    default: rt_st_i(t, i, (int64_t)v); break; /* the bit pattern, wrapped */
     }
 }
 

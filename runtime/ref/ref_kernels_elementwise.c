@@ -6,7 +6,8 @@
  * by the single rounding store give exactly the IEEE result of the narrow
  * type, and transcendental functions are as accurate as libm's f64), integers
  * in int64 with two's-complement wrap-around done through uint64 (C's signed
- * overflow is undefined; i32 results wrap when stored). Integer division and
+ * overflow is undefined; narrower results wrap when stored), u64 in uint64
+ * where its sign matters (order, division, modulo). Integer division and
  * modulo by zero are reported, naming the element, instead of trapping.
  * Broadcasting follows NumPy: shapes align on the right, size-1 dims stretch
  * (stride 0). Each output element finds its inputs from its coordinate, the
@@ -18,11 +19,20 @@
 
 /* ---- unary ------------------------------------------------------------------------ */
 typedef struct unary_params {
-    double alpha, beta, lo, hi;
+    double alpha, beta, lo, hi; /* beta: selu's gamma, shrink's bias; alpha: shrink's lambd */
     int has_lo, has_hi, tanh_gelu;
 } unary_params;
 
 static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+/* log(1 + e^x) without overflow for large x */
+static double softplus(double x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
+
+static double round_half_even(double x) {
+    double r = round(x); /* halves away from zero */
+    if (fabs(x - trunc(x)) == 0.5) r = 2.0 * round(x / 2.0);
+    return r;
+}
 
 static double unary_f(ir_op op, double x, const unary_params *p) {
     switch (op) {
@@ -53,6 +63,23 @@ static double unary_f(ir_op op, double x, const unary_params *p) {
     case IR_OP_SILU: return x * sigmoid(x);
     case IR_OP_HARD_SIGMOID: return fmax(0.0, fmin(1.0, p->alpha * x + p->beta));
     case IR_OP_HARD_SWISH: return x * fmax(0.0, fmin(1.0, x / 6.0 + 0.5)); /* ONNX: alpha 1/6, beta 0.5 */
+    case IR_OP_ROUND: return round_half_even(x);
+    case IR_OP_ASIN: return asin(x);
+    case IR_OP_ACOS: return acos(x);
+    case IR_OP_ATAN: return atan(x);
+    case IR_OP_SINH: return sinh(x);
+    case IR_OP_COSH: return cosh(x);
+    case IR_OP_ASINH: return asinh(x);
+    case IR_OP_ACOSH: return acosh(x);
+    case IR_OP_ATANH: return atanh(x);
+    case IR_OP_ELU: return x < 0 ? p->alpha * expm1(x) : x;
+    case IR_OP_SELU: return p->beta * (x <= 0 ? p->alpha * expm1(x) : x);
+    case IR_OP_CELU: return isnan(x) ? x : fmax(0.0, x) + fmin(0.0, p->alpha * expm1(x / p->alpha));
+    case IR_OP_SOFTPLUS: return softplus(x);
+    case IR_OP_SOFTSIGN: return x / (1.0 + fabs(x));
+    case IR_OP_THRESHOLDED_RELU: return x > p->alpha ? x : 0.0; /* NaN: 0, as ONNX's and PyTorch's */
+    case IR_OP_MISH: return x * tanh(softplus(x));
+    case IR_OP_SHRINK: return x < -p->alpha ? x + p->beta : x > p->alpha ? x - p->beta : 0.0; /* NaN: 0, as ONNX's */
     case IR_OP_CLIP:
         if (isnan(x)) return x;
         if (p->has_lo && x < p->lo) x = p->lo;
@@ -88,6 +115,20 @@ symc_status rt_k_unary(rt_ctx *c) {
         if ((s = rt_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
         if ((s = rt_attr_float(c, "beta", 1, 0, &p.beta))) return s;
         break;
+    case IR_OP_ELU:
+    case IR_OP_CELU:
+    case IR_OP_THRESHOLDED_RELU:
+        if ((s = rt_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
+        if (c->op == IR_OP_CELU && p.alpha == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'alpha' is 0");
+        break;
+    case IR_OP_SELU:
+        if ((s = rt_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
+        if ((s = rt_attr_float(c, "gamma", 1, 0, &p.beta))) return s;
+        break;
+    case IR_OP_SHRINK:
+        if ((s = rt_attr_float(c, "lambd", 1, 0, &p.alpha))) return s;
+        if ((s = rt_attr_float(c, "bias", 1, 0, &p.beta))) return s;
+        break;
     case IR_OP_GELU: {
         const char *mode;
         if ((s = rt_attr_str(c, "approximate", 0, "none", &mode))) return s;
@@ -114,10 +155,27 @@ symc_status rt_k_unary(rt_ctx *c) {
         for (int64_t i = 0; i < n; i++) rt_st_f(y, i, unary_f(c->op, rt_ld_f(x, i), &p));
         return SYMC_OK;
     }
+    if (rt_is_u64(x->dtype)) {
+        /* unsigned: abs and relu are the identity, sign is 0 or 1, clip
+         * bounds are the integers of [min, max] in [0, 2^64) */
+        uint64_t lo = 0, hi = UINT64_MAX;
+        if (p.has_lo) symc_dtype_store(&lo, SYMC_U64, 0, ceil(p.lo));
+        if (p.has_hi) symc_dtype_store(&hi, SYMC_U64, 0, floor(p.hi));
+        if (lo > hi) lo = hi; /* min > max: every value becomes max (ONNX, NumPy) */
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t v = (uint64_t)rt_ld_i(x, i);
+            if (c->op == IR_OP_NEG) v = 0u - v;
+            else if (c->op == IR_OP_SIGN) v = v != 0;
+            else if (c->op == IR_OP_CLIP) v = v < lo ? lo : v > hi ? hi : v;
+            rt_st_u(y, i, v);
+        }
+        return SYMC_OK;
+    }
     /* integers: clip bounds become the integers inside [min, max] */
     int64_t lo = INT64_MIN, hi = INT64_MAX;
     if (p.has_lo) lo = rt_f64_to_i64_sat(ceil(p.lo));
     if (p.has_hi) hi = rt_f64_to_i64_sat(floor(p.hi));
+    if (lo > hi) lo = hi; /* min > max: every value becomes max (ONNX, NumPy) */
     for (int64_t i = 0; i < n; i++) rt_st_i(y, i, unary_i(c->op, rt_ld_i(x, i), lo, hi));
     return SYMC_OK;
 }
@@ -159,6 +217,7 @@ symc_status rt_k_cast(rt_ctx *c) {
     for (int64_t i = 0; i < n; i++) {
         if (x->dtype == to) rt_copy_elem(&c->out[0], i, x, i);
         else if (rt_is_float(x->dtype)) rt_st_f(&c->out[0], i, rt_ld_f(x, i));
+        else if (rt_is_u64(x->dtype)) rt_st_u(&c->out[0], i, (uint64_t)rt_ld_i(x, i));
         else rt_st_i(&c->out[0], i, rt_ld_i(x, i)); /* exact, then one rounding */
     }
     return SYMC_OK;
@@ -190,6 +249,7 @@ static double binary_f(ir_op op, double a, double b, int python_mod) {
     case IR_OP_LESS_EQUAL: return a <= b;
     case IR_OP_GREATER: return a > b;
     case IR_OP_GREATER_EQUAL: return a >= b;
+    case IR_OP_PRELU: return a < 0 ? b * a : a;
     default: return NAN;
     }
 }
@@ -229,7 +289,27 @@ static int64_t binary_i(ir_op op, int64_t a, int64_t b, int python_mod) {
     case IR_OP_GREATER_EQUAL: return a >= b;
     case IR_OP_AND: return a && b;
     case IR_OP_OR: return a || b;
+    case IR_OP_PRELU: return a < 0 ? (int64_t)((uint64_t)a * (uint64_t)b) : a;
+    case IR_OP_BITWISE_AND: return a & b;
+    case IR_OP_BITWISE_OR: return a | b;
+    case IR_OP_BITWISE_XOR: return a ^ b;
     default: return 0;
+    }
+}
+
+/* the ops where u64 differs from its int64 bit pattern; b != 0 for div/mod */
+static uint64_t binary_u(ir_op op, uint64_t a, uint64_t b) {
+    switch (op) {
+    case IR_OP_DIV: return a / b;
+    case IR_OP_MOD: return a % b; /* both signs agree: fmod and Python's mod are one */
+    case IR_OP_MIN: return a < b ? a : b;
+    case IR_OP_MAX: return a > b ? a : b;
+    case IR_OP_LESS: return a < b;
+    case IR_OP_LESS_EQUAL: return a <= b;
+    case IR_OP_GREATER: return a > b;
+    case IR_OP_GREATER_EQUAL: return a >= b;
+    case IR_OP_PRELU: return a;                                        /* never negative */
+    default: return (uint64_t)binary_i(op, (int64_t)a, (int64_t)b, 0); /* wrap-around ops, bits, equality */
     }
 }
 
@@ -251,6 +331,15 @@ symc_status rt_k_binary(rt_ctx *c) {
             return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'fmod' = %lld must be 0 or 1", (long long)fmod_attr);
     }
     int python_mod = fmod_attr == 0;
+    int shift_left = 0;
+    if (c->op == IR_OP_BIT_SHIFT) {
+        const char *dir;
+        if ((s = rt_attr_str(c, "direction", 1, NULL, &dir))) return s;
+        if (strcmp(dir, "left") && strcmp(dir, "right"))
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'direction' = '%s' must be left or right", dir);
+        shift_left = !strcmp(dir, "left");
+    }
+    uint64_t width = 8u * (uint64_t)symc_dtype_size(a->dtype);
 
     const rt_ref_tensor *ts[2] = {a, b};
     int32_t rank;
@@ -273,11 +362,22 @@ symc_status rt_k_binary(rt_ctx *c) {
             continue;
         }
         int64_t va = rt_ld_i(a, ia), vb = rt_ld_i(b, ib);
+        if (c->op == IR_OP_BIT_SHIFT) { /* unsigned operands (the kernel table): logical shifts */
+            uint64_t ua = (uint64_t)va, ub = (uint64_t)vb;
+            rt_st_u(y, i, ub >= width ? 0u : shift_left ? ua << ub : ua >> ub);
+            continue;
+        }
+        int u64 = rt_is_u64(a->dtype) && (c->op != IR_OP_POW || rt_is_u64(b->dtype));
         if ((c->op == IR_OP_DIV || c->op == IR_OP_MOD) && vb == 0) {
             char where[160];
             return rt_fail(c, SYMC_ERR_DIV_ZERO, "integer %s by zero at output element %s (%lld %s 0)",
                            c->op == IR_OP_DIV ? "division" : "modulo", rt_shape_str(where, sizeof where, rank, coord),
                            (long long)va, c->op == IR_OP_DIV ? "/" : "%");
+        }
+        if (c->op == IR_OP_POW && vb < 0 && rt_is_u64(b->dtype)) {
+            char where[160];
+            return rt_fail(c, SYMC_ERR_UNSUPPORTED, "u64 exponent %llu at output element %s is 2^63 or more",
+                           (unsigned long long)vb, rt_shape_str(where, sizeof where, rank, coord));
         }
         if (c->op == IR_OP_POW && vb < 0) {
             char where[160];
@@ -286,7 +386,8 @@ symc_status rt_k_binary(rt_ctx *c) {
                            "(as in NumPy and PyTorch, not allowed)",
                            (long long)va, (long long)vb, rt_shape_str(where, sizeof where, rank, coord));
         }
-        rt_st_i(y, i, binary_i(c->op, va, vb, python_mod));
+        if (u64) rt_st_u(y, i, binary_u(c->op, (uint64_t)va, (uint64_t)vb));
+        else rt_st_i(y, i, binary_i(c->op, va, vb, python_mod));
     }
     return SYMC_OK;
 }

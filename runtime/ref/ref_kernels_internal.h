@@ -11,9 +11,12 @@
  *   rt_ld_f / rt_st_f: float domain (f64). Loading f16/bf16/f32 is exact;
  *     storing rounds once to the destination (nearest even; to an integer
  *     dtype it truncates toward zero and saturates, NaN -> 0; to bool, != 0).
- *   rt_ld_i / rt_st_i: integer domain (int64). Storing wraps to i32 like a
- *     two's-complement cast, rounds correctly to a float dtype, and gives 0/1
- *     for bool. */
+ *   rt_ld_i / rt_st_i: integer domain (int64). Storing wraps to a narrower
+ *     integer dtype like a two's-complement cast, rounds correctly to a float
+ *     dtype, and gives 0/1 for bool. u64 travels as its bit pattern: loads
+ *     and wrapping stores are exact, and the ops where its sign matters
+ *     (order, division, float conversion) test rt_is_u64 and work on
+ *     uint64_t (rt_st_u stores such a value). */
 #ifndef SYMC_RUNTIME_REF_KERNELS_INTERNAL_H
 #define SYMC_RUNTIME_REF_KERNELS_INTERNAL_H
 
@@ -39,12 +42,15 @@ typedef symc_status (*rt_kernel_fn)(rt_ctx *c);
 /* dtype sets, as bit masks over symc_dtype */
 #define RT_DT(d) (1u << (unsigned)(d))
 #define RT_FLOATS (RT_DT(SYMC_F32) | RT_DT(SYMC_F16) | RT_DT(SYMC_BF16) | RT_DT(SYMC_F64))
-#define RT_INTS (RT_DT(SYMC_I32) | RT_DT(SYMC_I64))
+#define RT_INTS                                                                                                \
+    (RT_DT(SYMC_I32) | RT_DT(SYMC_I64) | RT_DT(SYMC_I8) | RT_DT(SYMC_U8) | RT_DT(SYMC_I16) | RT_DT(SYMC_U16) | \
+     RT_DT(SYMC_U32) | RT_DT(SYMC_U64))
 #define RT_BOOLS RT_DT(SYMC_BOOL)
 #define RT_NUMS (RT_FLOATS | RT_INTS)
 #define RT_ALL (RT_NUMS | RT_BOOLS)
 
 static inline int rt_is_float(symc_dtype dt) { return (RT_DT(dt) & RT_FLOATS) != 0; }
+static inline int rt_is_u64(symc_dtype dt) { return dt == SYMC_U64; }
 
 /* ---- errors (every message starts with "node '<name>' (<op>): ") ---------- */
 symc_status rt_fail(rt_ctx *c, symc_status code, const char *fmt, ...)
@@ -82,6 +88,8 @@ double rt_ld_f(const rt_ref_tensor *t, int64_t i);
 int64_t rt_ld_i(const rt_ref_tensor *t, int64_t i);
 void rt_st_f(rt_ref_tensor *t, int64_t i, double v);
 void rt_st_i(rt_ref_tensor *t, int64_t i, int64_t v);
+/* an unsigned 64-bit value: one correct rounding to a float dtype, else as rt_st_i */
+void rt_st_u(rt_ref_tensor *t, int64_t i, uint64_t v);
 /* dst[di] = src[si], same dtype, bit for bit */
 void rt_copy_elem(rt_ref_tensor *dst, int64_t di, const rt_ref_tensor *src, int64_t si);
 /* float -> integer conversion of cast: truncate toward zero, saturate, NaN -> 0 */

@@ -76,14 +76,15 @@ symc_status rt_k_reduce(rt_ctx *c) {
             if (c->op == IR_OP_REDUCE_MEAN) acc /= (double)n_red; /* 0/0 = NaN when empty */
             rt_st_f(&c->out[0], o, acc);
         } else {
-            int64_t acc = c->op == IR_OP_REDUCE_MAX ? INT64_MIN : 0;
+            int u64 = rt_is_u64(x->dtype); /* its bit pattern in acc; order and division unsigned */
+            int64_t acc = c->op == IR_OP_REDUCE_MAX && !u64 ? INT64_MIN : 0;
             for (int64_t r = 0; r < n_red; r++, rt_next(nr, rd, rc)) {
                 int64_t v = rt_ld_i(x, base + rt_offset(nr, rc, rs));
                 if (c->op != IR_OP_REDUCE_MAX) acc = (int64_t)((uint64_t)acc + (uint64_t)v);
-                else if (v > acc) acc = v;
+                else if (u64 ? (uint64_t)v > (uint64_t)acc : v > acc) acc = v;
             }
             /* integer mean truncates toward zero, like ONNX Runtime */
-            if (c->op == IR_OP_REDUCE_MEAN) acc /= n_red;
+            if (c->op == IR_OP_REDUCE_MEAN) acc = u64 ? (int64_t)((uint64_t)acc / (uint64_t)n_red) : acc / n_red;
             rt_st_i(&c->out[0], o, acc);
         }
     }

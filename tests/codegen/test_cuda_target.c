@@ -98,6 +98,99 @@ static void test_chain(void) {
     symc_module_destroy(m);
 }
 
+/* (h) the elementwise ops of issue 15 and the narrow and unsigned integer
+ * dtypes compile through NVRTC, each op one local of a fused kernel; a
+ * reduction of an i8 tensor is refused with a message */
+static void test_more_elementwise(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("more", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+    symc_dim d[2] = {B, symc_dim_const(m, 16)};
+    symc_tensor x, sl;
+    symc_add_input(m, "x", SYMC_F32, 2, d, &x, &err);
+    symc_add_input(m, "slope", SYMC_F32, 1, d + 1, &sl, &err);
+    static const char *const unary[] = {"round", "asin",  "acos",  "atan",     "sinh",     "cosh",
+                                        "asinh", "acosh", "atanh", "softplus", "softsign", "mish"};
+    symc_tensor v = x;
+    char name[32];
+    for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++) v = node(m, unary[i], unary[i], &v, 1, NULL, 0);
+    symc_attr al = symc_attr_float("alpha", 0.5),
+              sel[2] = {symc_attr_float("alpha", 1.6), symc_attr_float("gamma", 1.05)};
+    symc_attr shr[2] = {symc_attr_float("bias", 0.1), symc_attr_float("lambd", 0.5)};
+    v = node(m, "elu", "elu", &v, 1, &al, 1);
+    v = node(m, "selu", "selu", &v, 1, sel, 2);
+    v = node(m, "celu", "celu", &v, 1, &al, 1);
+    v = node(m, "thresholded_relu", "trelu", &v, 1, &al, 1);
+    v = node(m, "shrink", "shrink", &v, 1, shr, 2);
+    v = node(m, "prelu", "prelu", (symc_tensor[]){v, sl}, 2, NULL, 0);
+    symc_mark_output(m, v, &err);
+    /* every integer dtype: arithmetic, division, modulo, order, bits, clip, casts both ways */
+    static const symc_dtype ints[] = {SYMC_I8, SYMC_U8, SYMC_I16, SYMC_U16, SYMC_U32, SYMC_U64};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        symc_dtype dt = ints[i];
+        const char *dn = symc_dtype_name(dt);
+        symc_tensor a, b;
+        snprintf(name, sizeof name, "a_%s", dn);
+        symc_add_input(m, name, dt, 2, d, &a, &err);
+        snprintf(name, sizeof name, "b_%s", dn);
+        symc_add_input(m, name, dt, 2, d, &b, &err);
+        symc_attr fm0 = symc_attr_int("fmod", 0), fm1 = symc_attr_int("fmod", 1);
+        symc_attr clip[2] = {symc_attr_float("min", 1), symc_attr_float("max", 100)};
+        symc_attr tof = symc_attr_dtype("to", SYMC_F32), toi = symc_attr_dtype("to", dt);
+        symc_tensor t = node(m, "add", NULL, (symc_tensor[]){a, b}, 2, NULL, 0);
+        t = node(m, "mul", NULL, (symc_tensor[]){t, b}, 2, NULL, 0);
+        t = node(m, "div", NULL, (symc_tensor[]){t, b}, 2, NULL, 0);
+        t = node(m, "mod", NULL, (symc_tensor[]){t, b}, 2, &fm0, 1);
+        t = node(m, "mod", NULL, (symc_tensor[]){t, a}, 2, &fm1, 1);
+        t = node(m, "max", NULL, (symc_tensor[]){t, a}, 2, NULL, 0);
+        t = node(m, "bitwise_xor", NULL, (symc_tensor[]){t, b}, 2, NULL, 0);
+        t = node(m, "bitwise_and", NULL, (symc_tensor[]){t, a}, 2, NULL, 0);
+        t = node(m, "bitwise_or", NULL, (symc_tensor[]){t, b}, 2, NULL, 0);
+        t = node(m, "abs", NULL, &t, 1, NULL, 0);
+        t = node(m, "neg", NULL, &t, 1, NULL, 0);
+        t = node(m, "clip", NULL, &t, 1, clip, 2);
+        if (dt == SYMC_U8 || dt == SYMC_U16 || dt == SYMC_U32 || dt == SYMC_U64) {
+            symc_attr left = symc_attr_str("direction", "left"), right = symc_attr_str("direction", "right");
+            t = node(m, "bit_shift", NULL, (symc_tensor[]){t, b}, 2, &left, 1);
+            t = node(m, "bit_shift", NULL, (symc_tensor[]){t, a}, 2, &right, 1);
+        }
+        symc_tensor lt = node(m, "less", NULL, (symc_tensor[]){t, a}, 2, NULL, 0);
+        t = node(m, "where", NULL, (symc_tensor[]){lt, t, b}, 3, NULL, 0);
+        symc_tensor f = node(m, "cast", NULL, &t, 1, &tof, 1);
+        f = node(m, "mul", NULL, (symc_tensor[]){f, x}, 2, NULL, 0);
+        snprintf(name, sizeof name, "out_%s", dn);
+        symc_mark_output(m, node(m, "cast", name, &f, 1, &toi, 1), &err);
+    }
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        CHECK(e->cubin_size > 0);
+        CHECK_CONTAINS(e->cuda_source, "sc_softplus(");
+        CHECK_CONTAINS(e->cuda_source, "sc_rint(");
+        CHECK_CONTAINS(e->cuda_source, "const unsigned long long v");
+        CHECK_CONTAINS(e->cuda_source, "const signed char v");
+        CHECK_CONTAINS(e->cuda_source, "(double)"); /* float -> i8/u8/i16/u16 saturates */
+        /* the float chain is one kernel */
+        CHECK_CONTAINS(e->cuda_source, "round (round), asin (asin), acos (acos), atan (atan), sinh (sinh)");
+        CHECK_CONTAINS(e->cuda_source, "shrink (shrink), prelu (prelu)");
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+
+    m = symc_module_create("reduce_i8", &err);
+    symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+    symc_dim d2[2] = {B, symc_dim_const(m, 16)};
+    symc_tensor q;
+    symc_add_input(m, "q", SYMC_I8, 2, d2, &q, &err);
+    symc_mark_output(m, node(m, "reduce_sum", "rs", &q, 1, NULL, 0), &err);
+    e = compile_module(m, "sm_90", &err);
+    CHECK(!e);
+    CHECK_CONTAINS(err.msg, "tensor 'q' is i8: the CUDA target does not support i8 tensors in this op yet");
+    if (e) rt_engine_free(e);
+    symc_module_destroy(m);
+}
+
 /* (c) matmul + add(bias[N]) + relu is one GEMM with bias and RELU; with the
  * matmul's result also a graph output, the add stays a kernel */
 static void test_gemm(int matmul_is_output) {
@@ -792,6 +885,7 @@ static void test_plan(void) {
 
 int main(void) {
     test_plan();
+    test_more_elementwise();
     test_row_chain(0);
     test_row_chain(1);
     test_attention(0);

@@ -43,7 +43,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from models import DEFAULT, MODELS, POINTS, RANGES  # noqa: E402
 
 NP = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32,
-      onnx.TensorProto.BOOL: np.bool_, onnx.TensorProto.DOUBLE: np.float64}
+      onnx.TensorProto.BOOL: np.bool_, onnx.TensorProto.DOUBLE: np.float64, onnx.TensorProto.INT8: np.int8,
+      onnx.TensorProto.UINT8: np.uint8, onnx.TensorProto.INT16: np.int16, onnx.TensorProto.UINT16: np.uint16,
+      onnx.TensorProto.UINT32: np.uint32, onnx.TensorProto.UINT64: np.uint64}
 
 failures = checks = 0
 

@@ -225,6 +225,80 @@ def nan_inf():
     return model(nodes, [vi("x", F, ["B", 6])], [out("n"), out("i"), out("ip"), out("im")], [d], opset=20)
 
 
+INT_TYPES = [("i8", TensorProto.INT8, np.int8), ("u8", TensorProto.UINT8, np.uint8),
+             ("i16", TensorProto.INT16, np.int16), ("u16", TensorProto.UINT16, np.uint16),
+             ("u32", TensorProto.UINT32, np.uint32), ("u64", TensorProto.UINT64, np.uint64)]
+
+
+def int_dtypes(types):
+    """Elementwise arithmetic, comparisons and bit ops on some of i8, u8, i16, u16, u32, u64:
+    a = x - k (k holds large and negative values, so a wraps around and takes either
+    sign), then a against y (1..4 from the harness): Div truncates, Mod follows the
+    divisor's sign (fmod=0) or the dividend's (fmod=1), Mul by k wraps. The ops
+    onnxruntime lacks for a type (Neg of unsigned, Min/Max/Where/Clip of 16-bit,
+    Where/Clip of u64, signed BitShift) are left out for it."""
+    nodes, inputs, outs, inits = [], [], [], []
+    for t, et, npt in [it for it in INT_TYPES if it[0] in types]:
+        info = np.iinfo(npt)
+        k = np.array([info.max, info.min, 3, 0, info.max // 3, 1, 7, info.min + 5 if info.min else 100], npt)
+        inits.append(numpy_helper.from_array(k, "k_" + t))
+        inputs += [vi("x_" + t, et, ["B", 8]), vi("y_" + t, et, ["B", 8])]
+        a, y = "a_" + t, "y_" + t
+        nodes.append(N("Sub", ["x_" + t, "k_" + t], [a]))
+        ops = [("Add", [a, y], {}), ("Mul", [a, "k_" + t], {}), ("Div", [a, y], {}), ("Mod", [a, y], {}),
+               ("Mod", [a, y], {"fmod": 1}), ("Equal", [a, y], {}), ("Less", [a, y], {}), ("Greater", [a, y], {}),
+               ("LessOrEqual", [a, y], {}), ("GreaterOrEqual", [a, y], {}), ("BitwiseAnd", [a, y], {}),
+               ("BitwiseOr", [a, y], {}), ("BitwiseXor", [a, y], {}), ("BitwiseNot", [a], {}), ("Abs", [a], {}),
+               ("Sign", [a], {}), ("Cast", [a], {"to": F})]
+        if t in ("i8", "u8", "u32"):  # onnxruntime's integer Clip is a function body of Where
+            inits += [numpy_helper.from_array(np.array(2 if info.min == 0 else -3, npt), "lo_" + t),
+                      numpy_helper.from_array(np.array(info.max // 2, npt), "hi_" + t)]
+            ops.append(("Clip", [a, "lo_" + t, "hi_" + t], {}))
+        if info.min < 0:
+            ops.append(("Neg", [a], {}))
+        else:
+            ops += [("BitShift", [a, y], {"direction": "LEFT"}), ("BitShift", [a, y], {"direction": "RIGHT"})]
+        if t not in ("i16", "u16"):
+            ops += [("Min", [a, y, "k_" + t], {}), ("Max", [a, y], {})]
+            if t != "u64":
+                nodes.append(N("Less", [a, y], ["c_" + t]))
+                ops.append(("Where", ["c_" + t, a, y], {}))
+        for i, (op, ins, attrs) in enumerate(ops):
+            o = f"{op.lower()}{i}_{t}"
+            nodes.append(N(op, ins, [o], **attrs))
+            outs.append(o)
+    return model(nodes, inputs, [out(o) for o in outs], inits, opset=18)
+
+
+def activations():
+    """The activations and math ops of issue 15 on floats: Elu, Selu, Celu, Softplus,
+    Softsign, ThresholdedRelu, Mish, Shrink, PRelu (a per-channel slope), Round on
+    halves (round(4x) / 2 hits .5 often: halves go to even), the inverse and hyperbolic
+    trigonometric functions inside their domains, Mean, CastLike, Xor, and Clip of an
+    integer tensor by max then min."""
+    nodes = [
+        N("Elu", ["x"], ["elu"], alpha=0.7), N("Selu", ["x"], ["selu"]), N("Celu", ["x"], ["celu"], alpha=1.3),
+        N("Softplus", ["x"], ["softplus"]), N("Softsign", ["x"], ["softsign"]),
+        N("ThresholdedRelu", ["x"], ["trelu"], alpha=0.2), N("Mish", ["x"], ["mish"]),
+        N("Shrink", ["x"], ["shrink"], bias=0.1, lambd=0.4), N("PRelu", ["x", "slope"], ["prelu"]),
+        N("Mul", ["x", "four"], ["x4"]), N("Round", ["x4"], ["r4"]), N("Mul", ["r4", "half"], ["h"]),
+        N("Round", ["h"], ["round"]), N("Tanh", ["x"], ["t"]), N("Mul", ["t", "nine"], ["u"]),
+        N("Asin", ["u"], ["asin"]), N("Acos", ["u"], ["acos"]), N("Atanh", ["u"], ["atanh"]),
+        N("Atan", ["x"], ["atan"]), N("Sinh", ["x"], ["sinh"]), N("Cosh", ["x"], ["cosh"]),
+        N("Asinh", ["x"], ["asinh"]), N("Abs", ["x"], ["ax"]), N("Add", ["ax", "one"], ["ax1"]),
+        N("Acosh", ["ax1"], ["acosh"]), N("Mean", ["x", "y", "ax"], ["mean"]), N("CastLike", ["x", "yi"], ["castlike"]),
+        N("Less", ["x", "y"], ["lt"]), N("Greater", ["x", "zero"], ["pos"]), N("Xor", ["lt", "pos"], ["xor"]),
+        N("Clip", ["yi", "ilo", "ihi"], ["iclip"]),
+    ]
+    outs = ["elu", "selu", "celu", "softplus", "softsign", "trelu", "mish", "shrink", "prelu", "round", "asin", "acos",
+            "atanh", "atan", "sinh", "cosh", "asinh", "acosh", "mean", "castlike", "xor", "iclip"]
+    sc = lambda name, v, dt=np.float32: numpy_helper.from_array(np.array(v, dt), name)  # noqa: E731
+    inits = [floats("slope", [8], seed=3), sc("four", 4.0), sc("half", 0.5), sc("nine", 0.9), sc("one", 1.1),
+             sc("zero", 0.0), sc("ilo", 2, np.int32), sc("ihi", 3, np.int32)]
+    inputs = [vi("x", F, ["B", 8]), vi("y", F, ["B", 8]), vi("yi", TensorProto.INT32, ["B", 8])]
+    return model(nodes, inputs, [out(o) for o in outs], inits, opset=18)
+
+
 def reductions(opset):
     """ReduceMean/Max take axes as an attribute before opset 18 and as an
     input from 18; ReduceSum as an input since 13."""
@@ -425,8 +499,19 @@ def errors():
                                      [vi("x", F, [1, 2, 4, 4])], [out("y"), out("idx")])
     m["err_order"] = model([N("Relu", ["t"], ["y"], name="late"), N("Relu", ["x"], ["t"], name="early")],
                            [vi("x", F, [4])], [out("y")], check=False)
-    m["err_uint8"] = model([N("Add", ["x", "q"], ["y"], name="addq")], [vi("x", F, [2])], [out("y")],
-                           [numpy_helper.from_array(np.array([1, 2], np.uint8), "q")], check=False)
+    # issue 15: what the new elementwise handlers refuse
+    m["err_prelu_slope"] = model([N("PRelu", ["x", "s"], ["y"], name="pr")], [vi("x", F, [2, 1])], [out("y")],
+                                 [floats("s", [3])], check=False)
+    m["err_bitshift_signed"] = model([N("BitShift", ["x", "x"], ["y"], name="bs", direction="LEFT")],
+                                     [vi("x", TensorProto.INT8, [4])], [out("y")], check=False)
+    m["err_bitshift_dir"] = model([N("BitShift", ["x", "x"], ["y"], name="bsd", direction="UP")],
+                                  [vi("x", TensorProto.UINT8, [4])], [out("y")], check=False)
+    m["err_mean_int"] = model([N("Mean", ["x", "x"], ["y"], name="mi")], [vi("x", I64, [4])], [out("y")],
+                              check=False)
+    m["err_clip_bound"] = model([N("Clip", ["x", "lo"], ["y"], name="cb")], [vi("x", F, [4]), vi("lo", F, [2])],
+                                [out("y")], check=False)
+    m["err_complex"] = model([N("Add", ["x", "q"], ["y"], name="addq")], [vi("x", F, [2])], [out("y")],
+                             [numpy_helper.from_array(np.array([1, 2], np.complex64), "q")], check=False)
     m["err_ext_abs"] = bad_external("/etc/passwd")
     m["err_ext_dotdot"] = bad_external("sub/../../w.bin")
     m["err_ext_missing"] = bad_external("no_such_file.bin")
@@ -453,7 +538,17 @@ def main():
     os.makedirs(out, exist_ok=True)
     models = {
         "vit_patch": vit_patch(), "conv_pool": conv_pool(), "attention": attention(),
-        "elementwise": elementwise(), "gelu": gelu(), "rotary": rotary(), "nan_inf": nan_inf(), "dw_res": dw_res(), "reduce13": reductions(13), "reduce18": reductions(18),
+        "elementwise": elementwise(),
+        "gelu": gelu(),
+        "rotary": rotary(),
+        "nan_inf": nan_inf(),
+        "dw_res": dw_res(),
+        "reduce13": reductions(13),
+        "reduce18": reductions(18),
+        "int8": int_dtypes(("i8", "u8")),
+        "int16": int_dtypes(("i16", "u16")),
+        "int32_64": int_dtypes(("u32", "u64")),
+        "activations": activations(),
         "movement": movement(), "split18": split18(), "expand_idiom": expand_idiom(),
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),

@@ -466,9 +466,17 @@ static void test_errors(void) {
                "output of an earlier node",
                "err_order");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'addq' (Add, opset 17): initializer 'q' has ONNX type UINT8, which symc "
+               "node 'addq' (Add, opset 17): initializer 'q' has ONNX type COMPLEX64, which symc "
                "does not support",
-               "err_uint8");
+               "err_complex");
+    EXPECT_ERR(SYMC_ERR_FORMAT, "node 'pr' (PRelu, opset 17): slope 's' does not broadcast to the shape of x 'x'",
+               "err_prelu_slope");
+    EXPECT_ERR(SYMC_ERR_FORMAT, "node 'bs' (BitShift, opset 17): input 'x' is i8; BitShift takes unsigned integers",
+               "err_bitshift_signed");
+    EXPECT_ERR(SYMC_ERR_FORMAT, "node 'bsd' (BitShift, opset 17): direction = 'UP' (expected LEFT or RIGHT)",
+               "err_bitshift_dir");
+    EXPECT_ERR(SYMC_ERR_FORMAT, "node 'mi' (Mean, opset 17): input 'x' is i64; Mean takes floats", "err_mean_int");
+    EXPECT_ERR(SYMC_ERR_FORMAT, "node 'cb' (Clip, opset 17): input 1 'lo' (min) must be a scalar", "err_clip_bound");
     EXPECT_ERR(SYMC_ERR_INVALID_ARG,
                "initializer 'w': external data location '/etc/passwd' is an absolute path; it "
                "must be relative to the model's folder",

@@ -1,5 +1,6 @@
 /* Shape rules of the four ops added for the ONNX importer (range, tile,
- * trilu, gather_elements), built with the public builder API: symbolic
+ * trilu, gather_elements) and the elementwise ops of issue 15 (prelu,
+ * bit_shift, bitwise_*, celu, shrink), built with the public builder API: symbolic
  * lengths and sizes, symbolic element values of a short range, and the
  * errors each rule reports. The importer tests exercise them through ONNX
  * models; these cover the cases a model does not reach easily. */
@@ -137,8 +138,41 @@ static void test_tile_trilu_gather_elements(void) {
     symc_module_destroy(f.m);
 }
 
+/* The elementwise ops of issue 15: category rules (broadcast, same dtype) and
+ * the verifier's attribute checks. */
+static void test_elementwise_more(void) {
+    fx f = setup();
+    symc_tensor y, slope, u8, u8b, i8;
+    symc_dim one3[2] = {symc_dim_const(f.m, 1), symc_dim_const(f.m, 3)};
+    symc_add_input(f.m, "slope", SYMC_F32, 2, one3, &slope, &err);
+    CHECK_MSG(add(&f, "prelu", (symc_tensor[]){f.x, slope}, 2, NULL, 0, &y) == SYMC_OK, "%s", err.msg);
+    CHECK(!strcmp(shape(&f, y), "[B, 3]") && f.m->tensors[y].dtype == SYMC_F32);
+    symc_dim d4[1] = {symc_dim_const(f.m, 4)};
+    symc_add_input(f.m, "u8", SYMC_U8, 1, d4, &u8, &err);
+    symc_add_input(f.m, "u8b", SYMC_U8, 1, d4, &u8b, &err);
+    symc_add_input(f.m, "i8", SYMC_I8, 1, d4, &i8, &err);
+    symc_attr left = symc_attr_str("direction", "left");
+    CHECK_MSG(add(&f, "bit_shift", (symc_tensor[]){u8, u8b}, 2, &left, 1, &y) == SYMC_OK, "%s", err.msg);
+    CHECK(!strcmp(shape(&f, y), "[4]") && f.m->tensors[y].dtype == SYMC_U8);
+    symc_attr up = symc_attr_str("direction", "up");
+    CHECK(add(&f, "bit_shift", (symc_tensor[]){u8, u8b}, 2, &up, 1, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "attribute 'direction' = 'up' must be left or right");
+    CHECK(add(&f, "bit_shift", (symc_tensor[]){u8, u8b}, 2, NULL, 0, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "missing required attribute 'direction'");
+    CHECK(add(&f, "bitwise_xor", (symc_tensor[]){u8, i8}, 2, NULL, 0, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "input 1 'i8' is i8 but input 0 'u8' is u8; they must agree");
+    symc_attr a0 = symc_attr_float("alpha", 0);
+    CHECK(add(&f, "celu", &f.x, 1, &a0, 1, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "(celu): attribute 'alpha' must not be 0");
+    symc_attr sh[2] = {symc_attr_float("bias", 0), symc_attr_float("lambd", 0.5)};
+    CHECK_MSG(add(&f, "shrink", &f.x, 1, sh, 2, &y) == SYMC_OK, "%s", err.msg);
+    CHECK(!strcmp(shape(&f, y), "[B, 3]"));
+    symc_module_destroy(f.m);
+}
+
 int main(void) {
     test_range();
     test_tile_trilu_gather_elements();
+    test_elementwise_more();
     return check_report("test_onnx_op_rules");
 }

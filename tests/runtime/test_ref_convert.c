@@ -153,8 +153,9 @@ static void test_cast(void) {
 
 /* symc_dtype_size/name/load: every dtype, unaligned buffers, invalid dtypes */
 static void test_dtype_table(void) {
-    static const size_t sizes[SYMC_DTYPE_COUNT] = {4, 2, 2, 8, 8, 4, 1};
-    static const char *const names[SYMC_DTYPE_COUNT] = {"f32", "f16", "bf16", "f64", "i64", "i32", "bool"};
+    static const size_t sizes[SYMC_DTYPE_COUNT] = {4, 2, 2, 8, 8, 4, 1, 1, 1, 2, 2, 4, 8};
+    static const char *const names[SYMC_DTYPE_COUNT] = {"f32", "f16", "bf16", "f64", "i64", "i32", "bool",
+                                                        "i8",  "u8",  "i16",  "u16", "u32", "u64"};
     for (int d = 0; d < SYMC_DTYPE_COUNT; d++) {
         CHECK(symc_dtype_size((symc_dtype)d) == sizes[d]);
         CHECK(!strcmp(symc_dtype_name((symc_dtype)d), names[d]));
@@ -169,6 +170,12 @@ static void test_dtype_table(void) {
     int32_t i32[2] = {0, INT32_MIN};
     uint16_t h[2] = {0, 0xc000}, b[2] = {0, 0x4049}; /* -2 in f16; 3.140625 in bf16 */
     uint8_t z[2] = {0, 7};                           /* any nonzero byte is true */
+    int8_t s8[2] = {0, -128};
+    uint8_t u8[2] = {0, 255};
+    int16_t s16[2] = {0, -32768};
+    uint16_t u16[2] = {0, 65535};
+    uint32_t u32[2] = {0, UINT32_MAX};
+    uint64_t u64[2] = {0, UINT64_MAX}; /* 2^64 - 1 rounds to 2^64 */
     const struct {
         symc_dtype dt;
         const void *src;
@@ -179,7 +186,13 @@ static void test_dtype_table(void) {
                  {SYMC_I32, i32, -2147483648.0},
                  {SYMC_F16, h, -2.0},
                  {SYMC_BF16, b, 3.140625},
-                 {SYMC_BOOL, z, 1.0}};
+                 {SYMC_BOOL, z, 1.0},
+                 {SYMC_I8, s8, -128.0},
+                 {SYMC_U8, u8, 255.0},
+                 {SYMC_I16, s16, -32768.0},
+                 {SYMC_U16, u16, 65535.0},
+                 {SYMC_U32, u32, 4294967295.0},
+                 {SYMC_U64, u64, 18446744073709551616.0}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         size_t es = symc_dtype_size(cases[k].dt);
         memcpy(buf + 1, cases[k].src, 2 * es);
@@ -187,6 +200,23 @@ static void test_dtype_table(void) {
         CHECK(symc_dtype_load(buf + 1, cases[k].dt, 0) == 0.0);
     }
     CHECK(isnan(symc_dtype_load(buf, SYMC_DTYPE_COUNT, 0)));
+    /* stores truncate toward zero and saturate to the type's range, NaN -> 0 */
+    int8_t o8;
+    symc_dtype_store(&o8, SYMC_I8, 0, -300.7);
+    CHECK(o8 == -128);
+    uint8_t ou8;
+    symc_dtype_store(&ou8, SYMC_U8, 0, -3.5);
+    CHECK(ou8 == 0);
+    uint16_t ou16;
+    symc_dtype_store(&ou16, SYMC_U16, 0, 70000.0);
+    CHECK(ou16 == 65535);
+    uint64_t ou64;
+    symc_dtype_store(&ou64, SYMC_U64, 0, 1e30);
+    CHECK(ou64 == UINT64_MAX);
+    symc_dtype_store(&ou64, SYMC_U64, 0, NAN);
+    CHECK(ou64 == 0);
+    symc_dtype_store(&ou64, SYMC_U64, 0, 12345.9);
+    CHECK(ou64 == 12345);
 }
 
 int main(void) {

@@ -276,6 +276,160 @@ static void test_binary_half(void) {
     EXPECT(y, 0, 0.25);
 }
 
+/* ---- the new ops and dtypes of issue 15 ----------------------------------------------------- */
+
+static void test_unary_more(void) {
+    rt_ref_tensor y;
+    /* halves to even, the rest to nearest */
+    unary(IR_OP_ROUND, SYMC_F32, NULL, 0, V(0.5, 1.5, 2.5, -0.5, -2.5, 2.6, -3.2, 7, NAN), 9, &y);
+    EXPECT(y, 0, 0, 2, 2, -0.0, -2, 3, -3, 7, NAN);
+    CHECK(signbit(tget(&y, 3))); /* -0.5 -> -0 */
+    const double *u = V(-0.9, -0.25, 0, 0.5, 0.99);
+    unary(IR_OP_ASIN, SYMC_F64, NULL, 0, u, 5, &y);
+    EXPECT(y, 1e-15, asin(-0.9), asin(-0.25), 0, asin(0.5), asin(0.99));
+    unary(IR_OP_ACOS, SYMC_F64, NULL, 0, V(-1, 0, 0.5, 2), 4, &y);
+    EXPECT(y, 1e-15, 3.141592653589793, 1.5707963267948966, 1.0471975511965979, NAN);
+    unary(IR_OP_ATAN, SYMC_F64, NULL, 0, V(1, -INFINITY), 2, &y);
+    EXPECT(y, 1e-15, 0.7853981633974483, -1.5707963267948966);
+    unary(IR_OP_SINH, SYMC_F64, NULL, 0, V(1, 0), 2, &y);
+    EXPECT(y, 1e-15, (exp(1) - exp(-1)) / 2, 0);
+    unary(IR_OP_COSH, SYMC_F64, NULL, 0, V(1, 0), 2, &y);
+    EXPECT(y, 1e-15, (exp(1) + exp(-1)) / 2, 1);
+    unary(IR_OP_ASINH, SYMC_F64, NULL, 0, V(1), 1, &y);
+    EXPECT(y, 1e-15, log(1 + sqrt(2)));
+    unary(IR_OP_ACOSH, SYMC_F64, NULL, 0, V(2, 0.5), 2, &y);
+    EXPECT(y, 1e-15, log(2 + sqrt(3)), NAN);
+    unary(IR_OP_ATANH, SYMC_F64, NULL, 0, V(0.5, 1), 2, &y);
+    EXPECT(y, 1e-15, 0.5 * log(3), INFINITY);
+    symc_attr a07 = symc_attr_float("alpha", 0.7);
+    unary(IR_OP_ELU, SYMC_F64, &a07, 1, V(-1, 0, 2, NAN), 4, &y);
+    EXPECT(y, 1e-15, 0.7 * (exp(-1) - 1), 0, 2, NAN);
+    symc_attr selu[2] = {symc_attr_float("alpha", 1.5), symc_attr_float("gamma", 2)};
+    unary(IR_OP_SELU, SYMC_F64, selu, 2, V(-1, 0, 3), 3, &y);
+    EXPECT(y, 1e-15, 2 * 1.5 * (exp(-1) - 1), 0, 6);
+    symc_attr a2 = symc_attr_float("alpha", 2);
+    unary(IR_OP_CELU, SYMC_F64, &a2, 1, V(-1, 3, NAN), 3, &y);
+    EXPECT(y, 1e-15, 2 * (exp(-0.5) - 1), 3, NAN);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "attribute 'alpha' is 0", IR_OP_CELU, (symc_attr[]){symc_attr_float("alpha", 0)}, 1,
+              &y, 1, &y, 1);
+    /* no overflow far out: softplus(1000) = 1000, softplus(-1000) = e^-1000 ~ 0 */
+    unary(IR_OP_SOFTPLUS, SYMC_F64, NULL, 0, V(0, 1, 1000, -1000), 4, &y);
+    EXPECT(y, 1e-15, log(2), log(1 + exp(1)), 1000, 0);
+    unary(IR_OP_SOFTSIGN, SYMC_F32, NULL, 0, V(-3, 0, 1), 3, &y);
+    EXPECT(y, 0, -0.75, 0, 0.5);
+    symc_attr th = symc_attr_float("alpha", 1);
+    unary(IR_OP_THRESHOLDED_RELU, SYMC_F32, &th, 1, V(0.5, 1, 1.5, -2, NAN), 5, &y);
+    EXPECT(y, 0, 0, 0, 1.5, 0, 0);
+    unary(IR_OP_MISH, SYMC_F64, NULL, 0, V(1, -2, 0), 3, &y);
+    EXPECT(y, 1e-15, tanh(log1p(exp(1))), -2 * tanh(log1p(exp(-2))), 0);
+    symc_attr shr[2] = {symc_attr_float("bias", 0.25), symc_attr_float("lambd", 1)};
+    unary(IR_OP_SHRINK, SYMC_F32, shr, 2, V(-2, -1, 0.5, 1, 3), 5, &y);
+    EXPECT(y, 0, -1.75, 0, 0, 0, 2.75);
+    /* float only */
+    rt_ref_tensor xi = ti(SYMC_I32, SH(1), I(2)), yi = tz(SYMC_I32, SH(1));
+    RUN_FAILS(SYMC_ERR_UNSUPPORTED, "dtype i32 of input 0 is not supported", IR_OP_ROUND, NULL, 0, &xi, 1, &yi, 1);
+}
+
+static rt_ref_tensor tu64(int32_t rank, const int64_t *dims, const uint64_t *v) {
+    rt_ref_tensor t = tz(SYMC_U64, rank, dims);
+    memcpy(t.data, v, (size_t)tnumel(&t) * 8);
+    return t;
+}
+static uint64_t tgetu64(const rt_ref_tensor *t, int64_t i) {
+    uint64_t v;
+    memcpy(&v, (const char *)t->data + 8 * i, 8);
+    return v;
+}
+#define U(...) ((const uint64_t[]){__VA_ARGS__})
+
+static void test_int_dtypes(void) {
+    /* narrow results wrap like NumPy's */
+    rt_ref_tensor y = bin(IR_OP_ADD, ti(SYMC_I8, SH(3), I(100, -128, 5)), ti(SYMC_I8, SH(3), I(100, -1, -7)), SYMC_I8,
+                          SH(3), NULL, 0);
+    EXPECT(y, 0, -56, 127, -2);
+    y = bin(IR_OP_SUB, ti(SYMC_U8, SH(2), I(1, 200)), ti(SYMC_U8, SH(2), I(2, 100)), SYMC_U8, SH(2), NULL, 0);
+    EXPECT(y, 0, 255, 100);
+    y = bin(IR_OP_MUL, ti(SYMC_I16, SH(2), I(300, -300)), ti(SYMC_I16, SH(2), I(300, 300)), SYMC_I16, SH(2), NULL, 0);
+    EXPECT(y, 0, 90000 - 65536, 65536 - 90000);
+    y = bin(IR_OP_DIV, ti(SYMC_U16, SH(2), I(65535, 7)), ti(SYMC_U16, SH(2), I(2, 8)), SYMC_U16, SH(2), NULL, 0);
+    EXPECT(y, 0, 32767, 0);
+    /* i8: division truncates, Mod takes the divisor's sign (fmod=0) or the dividend's (fmod=1) */
+    rt_ref_tensor a = ti(SYMC_I8, SH(4), I(-7, 7, -7, -128)), b = ti(SYMC_I8, SH(4), I(3, -3, -3, -1));
+    y = bin(IR_OP_DIV, a, b, SYMC_I8, SH(4), NULL, 0);
+    EXPECT(y, 0, -2, -2, 2, -128);
+    y = bin(IR_OP_MOD, a, b, SYMC_I8, SH(4), NULL, 0);
+    EXPECT(y, 0, 2, -2, -1, 0);
+    symc_attr fm = symc_attr_int("fmod", 1);
+    y = bin(IR_OP_MOD, a, b, SYMC_I8, SH(4), &fm, 1);
+    EXPECT(y, 0, -1, 1, -1, 0);
+    /* u32 above 2^31 orders as unsigned */
+    y = bin(IR_OP_LESS, ti(SYMC_U32, SH(2), I(4000000000, 5)), ti(SYMC_U32, SH(2), I(5, 4000000000)), SYMC_BOOL, SH(2),
+            NULL, 0);
+    EXPECT(y, 0, 0, 1);
+    /* u64 at and above 2^63: order, division, modulo, min/max, unary ops, casts */
+    rt_ref_tensor ua = tu64(SH(3), U(UINT64_MAX, 1ull << 63, 10)), ub = tu64(SH(3), U(2, 3, 1ull << 63));
+    y = bin(IR_OP_DIV, ua, ub, SYMC_U64, SH(3), NULL, 0);
+    CHECK(tgetu64(&y, 0) == UINT64_MAX / 2 && tgetu64(&y, 1) == (1ull << 63) / 3 && tgetu64(&y, 2) == 0);
+    y = bin(IR_OP_MOD, ua, ub, SYMC_U64, SH(3), NULL, 0);
+    CHECK(tgetu64(&y, 0) == 1 && tgetu64(&y, 1) == (1ull << 63) % 3 && tgetu64(&y, 2) == 10);
+    y = bin(IR_OP_MAX, ua, ub, SYMC_U64, SH(3), NULL, 0);
+    CHECK(tgetu64(&y, 0) == UINT64_MAX && tgetu64(&y, 1) == 1ull << 63 && tgetu64(&y, 2) == 1ull << 63);
+    y = bin(IR_OP_GREATER_EQUAL, ua, ub, SYMC_BOOL, SH(3), NULL, 0);
+    EXPECT(y, 0, 1, 1, 0);
+    rt_ref_tensor uy = tz(SYMC_U64, SH(3));
+    RUN_OK(IR_OP_ABS, NULL, 0, &ua, 1, &uy, 1);
+    CHECK(tgetu64(&uy, 0) == UINT64_MAX && tgetu64(&uy, 1) == 1ull << 63);
+    RUN_OK(IR_OP_SIGN, NULL, 0, &ua, 1, &uy, 1);
+    CHECK(tgetu64(&uy, 0) == 1 && tgetu64(&uy, 1) == 1 && tgetu64(&uy, 2) == 1);
+    symc_attr clip[2] = {symc_attr_float("min", 20), symc_attr_float("max", 1e19)};
+    RUN_OK(IR_OP_CLIP, clip, 2, &ua, 1, &uy, 1);
+    CHECK(tgetu64(&uy, 0) == 10000000000000000000ull && tgetu64(&uy, 1) == 1ull << 63 && tgetu64(&uy, 2) == 20);
+    /* cast: 2^64 - 1 rounds once, to 2^64 in f32 and to +inf in f16 (beyond 65504) */
+    rt_ref_tensor f = tz(SYMC_F32, SH(3));
+    symc_attr to32 = symc_attr_dtype("to", SYMC_F32);
+    RUN_OK(IR_OP_CAST, &to32, 1, &ua, 1, &f, 1);
+    EXPECT(f, 0, 18446744073709551616.0, 9223372036854775808.0, 10);
+    rt_ref_tensor i8 = tz(SYMC_I8, SH(3));
+    symc_attr toi8 = symc_attr_dtype("to", SYMC_I8);
+    RUN_OK(IR_OP_CAST, &toi8, 1, &ua, 1, &i8, 1); /* integers wrap */
+    EXPECT(i8, 0, -1, 0, 10);
+    rt_ref_tensor fin = tf(SYMC_F32, SH(4), V(300, -300, -12.9, NAN)), i8b = tz(SYMC_I8, SH(4));
+    RUN_OK(IR_OP_CAST, &toi8, 1, &fin, 1, &i8b, 1); /* floats truncate and saturate, NaN -> 0 */
+    EXPECT(i8b, 0, 127, -128, -12, 0);
+}
+
+static void test_binary_more(void) {
+    /* prelu: a slope per channel, broadcast; integers too */
+    rt_ref_tensor y = bin(IR_OP_PRELU, tf(SYMC_F32, SH(2, 2), V(-2, 3, -4, NAN)), tf(SYMC_F32, SH(2), V(0.5, 2)),
+                          SYMC_F32, SH(2, 2), NULL, 0);
+    EXPECT(y, 0, -1, 3, -2, NAN);
+    y = bin(IR_OP_PRELU, ti(SYMC_I32, SH(2), I(-3, 3)), ti(SYMC_I32, SH(1), I(-2)), SYMC_I32, SH(2), NULL, 0);
+    EXPECT(y, 0, 6, 3);
+    /* bit ops on two's-complement patterns */
+    rt_ref_tensor a = ti(SYMC_I8, SH(3), I(-1, 0x55, -128)), b = ti(SYMC_I8, SH(3), I(0x0f, 0x0f, 1));
+    y = bin(IR_OP_BITWISE_AND, a, b, SYMC_I8, SH(3), NULL, 0);
+    EXPECT(y, 0, 0x0f, 0x05, 0);
+    y = bin(IR_OP_BITWISE_OR, a, b, SYMC_I8, SH(3), NULL, 0);
+    EXPECT(y, 0, -1, 0x5f, -127);
+    y = bin(IR_OP_BITWISE_XOR, a, b, SYMC_I8, SH(3), NULL, 0);
+    EXPECT(y, 0, -16, 0x5a, -127);
+    rt_ref_tensor f = tf(SYMC_F32, SH(1), V(1)), fy = tz(SYMC_F32, SH(1));
+    rt_ref_tensor ff[2] = {f, f};
+    RUN_FAILS(SYMC_ERR_UNSUPPORTED, "dtype f32 of input 0 is not supported", IR_OP_BITWISE_AND, NULL, 0, ff, 2, &fy, 1);
+    /* shifts: unsigned, logical, by the width or more gives 0 */
+    symc_attr left = symc_attr_str("direction", "left"), right = symc_attr_str("direction", "right");
+    rt_ref_tensor u = ti(SYMC_U8, SH(4), I(0x81, 0x81, 1, 255)), s = ti(SYMC_U8, SH(4), I(1, 7, 8, 200));
+    y = bin(IR_OP_BIT_SHIFT, u, s, SYMC_U8, SH(4), &left, 1);
+    EXPECT(y, 0, 0x02, 0x80, 0, 0);
+    y = bin(IR_OP_BIT_SHIFT, u, s, SYMC_U8, SH(4), &right, 1);
+    EXPECT(y, 0, 0x40, 1, 0, 0);
+    rt_ref_tensor big = tu64(SH(2), U(1ull << 63, 3)), sh = tu64(SH(2), U(63, 64));
+    y = bin(IR_OP_BIT_SHIFT, big, sh, SYMC_U64, SH(2), &right, 1);
+    CHECK(tgetu64(&y, 0) == 1 && tgetu64(&y, 1) == 0);
+    rt_ref_tensor si[2] = {ti(SYMC_I32, SH(1), I(-8)), ti(SYMC_I32, SH(1), I(1))}, sy = tz(SYMC_I32, SH(1));
+    RUN_FAILS(SYMC_ERR_UNSUPPORTED, "dtype i32 of input 0 is not supported", IR_OP_BIT_SHIFT, &left, 1, si, 2, &sy, 1);
+}
+
 int main(void) {
     test_unary_math();
     test_unary_int_bool();
@@ -284,6 +438,9 @@ int main(void) {
     test_binary_int();
     test_compare_logic_where();
     test_binary_half();
+    test_unary_more();
+    test_int_dtypes();
+    test_binary_more();
     tfree_all();
     return check_report("runtime.elementwise");
 }
