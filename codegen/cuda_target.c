@@ -311,6 +311,8 @@ int cg_cuda_half_ok(const ir_module *m, uint32_t node) {
     case IR_OP_REDUCE_SUM:
     case IR_OP_REDUCE_MEAN:
     case IR_OP_REDUCE_MAX:
+    case IR_OP_REDUCE_MIN:
+    case IR_OP_REDUCE_PROD:
     case IR_OP_SOFTMAX:
     case IR_OP_LOG_SOFTMAX:
     case IR_OP_LAYER_NORM:
@@ -350,7 +352,9 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
     case IR_OP_CONV2D: return library ? emit_conv(c, i) : cg_emit_conv_direct(c, i);
     case IR_OP_REDUCE_SUM:
     case IR_OP_REDUCE_MEAN:
-    case IR_OP_REDUCE_MAX: return cg_emit_reduce(c, i);
+    case IR_OP_REDUCE_MAX:
+    case IR_OP_REDUCE_MIN:
+    case IR_OP_REDUCE_PROD: return cg_emit_reduce(c, i);
     case IR_OP_SOFTMAX:
     case IR_OP_LOG_SOFTMAX: return cg_emit_softmax(c, i);
     case IR_OP_LAYER_NORM:

@@ -296,17 +296,24 @@ static symc_status h_batch_norm(fe_ctx *c) {
 
 /* ---- reductions -------------------------------------------------------------------------------- */
 
-/* ReduceSum takes axes as an input since opset 13, ReduceMean/ReduceMax since 18. */
-static symc_status reduce(fe_ctx *c, ir_op op, int64_t axes_input_since) {
-    symc_status st = need_inputs(c, 1, 2);
-    uint32_t x, ax, out, n = 0;
+/* The axes of a Reduce* node: an input since opset 13 (ReduceSum) or 18 (the
+ * others), an attribute before. noop: noop_with_empty_axes with no (or empty)
+ * axes, where the node reduces nothing. */
+typedef struct red_axes {
     int64_t axes[IR_MAX_RANK];
+    uint32_t n;
+    int noop, keep;
+} red_axes;
+
+static symc_status read_reduce_axes(fe_ctx *c, int64_t axes_input_since, red_axes *ra) {
+    symc_status st = need_inputs(c, 1, 2);
+    uint32_t ax;
     int have = 0;
-    if (!st) st = fe_in(c, 0, &x);
+    ra->n = 0;
     if (!st && c->opset >= axes_input_since) {
         if (fe_has_in(c, 1)) {
             have = 1;
-            if (!(st = fe_in(c, 1, &ax))) st = fe_const_ints(c, ax, 1, "the axes", axes, IR_MAX_RANK, &n);
+            if (!(st = fe_in(c, 1, &ax))) st = fe_const_ints(c, ax, 1, "the axes", ra->axes, IR_MAX_RANK, &ra->n);
         }
         /* not part of the op at this opset: an empty list means what no axes
          * input means, anything else would be silently ignored */
@@ -322,20 +329,360 @@ static symc_status reduce(fe_ctx *c, ir_op op, int64_t axes_input_since) {
         const int64_t *v;
         if (fe_has_in(c, 1))
             return fe_fail(c, SYMC_ERR_FORMAT, "axes come as an attribute before opset %" PRId64, axes_input_since);
-        if ((have = fe_attr_ints(c, "axes", &v, &n))) {
-            if (n > IR_MAX_RANK) return fe_fail(c, SYMC_ERR_FORMAT, "%u axes", n);
-            if (n) memcpy(axes, v, n * sizeof *v); /* protobuf-c leaves an empty list NULL */
+        if ((have = fe_attr_ints(c, "axes", &v, &ra->n))) {
+            if (ra->n > IR_MAX_RANK) return fe_fail(c, SYMC_ERR_FORMAT, "%u axes", ra->n);
+            if (ra->n) memcpy(ra->axes, v, ra->n * sizeof *v); /* protobuf-c leaves an empty list NULL */
         }
     }
+    ra->noop = (!have || ra->n == 0) && fe_attr_i(c, "noop_with_empty_axes", 0);
+    ra->keep = fe_attr_i(c, "keepdims", 1) != 0;
+    return st;
+}
+
+/* op over the axes (keepdims `keep`), or the identity for a noop */
+static symc_status emit_reduce(fe_ctx *c, ir_op op, uint32_t x, const red_axes *ra, int keep, int out_k,
+                               uint32_t *out) {
+    if (ra->noop) return fe_emit1(c, IR_OP_IDENTITY, &x, 1, NULL, 0, out_k, out);
+    ir_attr a[2] = {symc_attr_int("keepdims", keep), symc_attr_ints("axes", ra->axes, ra->n)};
+    return fe_emit1(c, op, &x, 1, a, ra->n ? 2 : 1, out_k, out);
+}
+
+static symc_status emit_unary(fe_ctx *c, ir_op op, uint32_t x, int out_k, uint32_t *out) {
+    return fe_emit1(c, op, &x, 1, NULL, 0, out_k, out);
+}
+
+static symc_status emit_binary(fe_ctx *c, ir_op op, uint32_t a, uint32_t b, int out_k, uint32_t *out) {
+    uint32_t in[2] = {a, b};
+    return fe_emit1(c, op, in, 2, NULL, 0, out_k, out);
+}
+
+static symc_status need_float(fe_ctx *c, uint32_t x) {
+    symc_dtype dt = T(c, x)->dtype;
+    if (!ir_dtype_is_float(dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; only float inputs are supported", T(c, x)->name,
+                       symc_dtype_name(dt));
+    return SYMC_OK;
+}
+
+/* ReduceSum/Mean/Max/Min/Prod: one core reduction. Bool max/min (any/all)
+ * run on i32 0/1 and are cast back. */
+static symc_status reduce(fe_ctx *c, ir_op op, int64_t axes_input_since) {
+    red_axes ra;
+    uint32_t x, out;
+    symc_status st = read_reduce_axes(c, axes_input_since, &ra);
+    if (!st) st = fe_in(c, 0, &x);
     if (st) return st;
-    if ((!have || n == 0) && fe_attr_i(c, "noop_with_empty_axes", 0))
-        return fe_emit1(c, IR_OP_IDENTITY, &x, 1, NULL, 0, 0, &out);
-    ir_attr a[2] = {symc_attr_int("keepdims", fe_attr_i(c, "keepdims", 1)), symc_attr_ints("axes", axes, n)};
-    return fe_emit1(c, op, &x, 1, a, n ? 2 : 1, 0, &out);
+    if (T(c, x)->dtype == SYMC_BOOL && (op == IR_OP_REDUCE_MAX || op == IR_OP_REDUCE_MIN)) {
+        ir_attr to_i = symc_attr_dtype("to", SYMC_I32), to_b = symc_attr_dtype("to", SYMC_BOOL);
+        if ((st = fe_emit1(c, IR_OP_CAST, &x, 1, &to_i, 1, -1, &x)) ||
+            (st = emit_reduce(c, op, x, &ra, ra.keep, -1, &x)))
+            return st;
+        return fe_emit1(c, IR_OP_CAST, &x, 1, &to_b, 1, 0, &out);
+    }
+    return emit_reduce(c, op, x, &ra, ra.keep, 0, &out);
 }
 static symc_status h_reduce_sum(fe_ctx *c) { return reduce(c, IR_OP_REDUCE_SUM, 13); }
 static symc_status h_reduce_mean(fe_ctx *c) { return reduce(c, IR_OP_REDUCE_MEAN, 18); }
 static symc_status h_reduce_max(fe_ctx *c) { return reduce(c, IR_OP_REDUCE_MAX, 18); }
+static symc_status h_reduce_min(fe_ctx *c) { return reduce(c, IR_OP_REDUCE_MIN, 18); }
+static symc_status h_reduce_prod(fe_ctx *c) { return reduce(c, IR_OP_REDUCE_PROD, 18); }
+
+/* The composite reductions, as their ONNX function bodies: L1 = sum(|x|),
+ * L2 = sqrt(sum(x*x)), SumSquare = sum(x*x), LogSum = log(sum(x)). With
+ * noop_with_empty_axes and no axes only the elementwise parts remain (the
+ * ONNX reference: L1 gives |x|, SumSquare x*x, LogSum log(x)). */
+typedef enum { RC_L1, RC_L2, RC_SUM_SQUARE, RC_LOG_SUM } red_composite;
+
+static symc_status reduce_composite(fe_ctx *c, red_composite kind) {
+    red_axes ra;
+    uint32_t x, t, out;
+    symc_status st = read_reduce_axes(c, 18, &ra);
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st && (kind == RC_L2 || kind == RC_LOG_SUM)) st = need_float(c, x);
+    if (st) return st;
+    int last = kind == RC_L1 || kind == RC_SUM_SQUARE; /* the sum makes the output */
+    if (kind == RC_L1) st = emit_unary(c, IR_OP_ABS, x, -1, &t);
+    else if (kind == RC_LOG_SUM) t = x;
+    else st = emit_binary(c, IR_OP_MUL, x, x, -1, &t);
+    if (!st) st = emit_reduce(c, IR_OP_REDUCE_SUM, t, &ra, ra.keep, last ? 0 : -1, &t);
+    if (st || last) return st;
+    return emit_unary(c, kind == RC_L2 ? IR_OP_SQRT : IR_OP_LOG, t, 0, &out);
+}
+static symc_status h_reduce_l1(fe_ctx *c) { return reduce_composite(c, RC_L1); }
+static symc_status h_reduce_l2(fe_ctx *c) { return reduce_composite(c, RC_L2); }
+static symc_status h_reduce_sum_square(fe_ctx *c) { return reduce_composite(c, RC_SUM_SQUARE); }
+static symc_status h_reduce_log_sum(fe_ctx *c) { return reduce_composite(c, RC_LOG_SUM); }
+
+/* ReduceLogSumExp, max-shifted for range: s = max(x) (0 where the max is
+ * infinite: an empty or all -inf set, or a +inf element), then
+ * log(sum(exp(x - s))) + s, which gives -inf for an empty set as ONNX asks.
+ * The reduced axes are kept until the end and dropped by a squeeze. */
+static symc_status h_reduce_log_sum_exp(fe_ctx *c) {
+    red_axes ra;
+    uint32_t x, m, inf, zero, s, t, out;
+    symc_status st = read_reduce_axes(c, 18, &ra);
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = need_float(c, x);
+    if (st) return st;
+    if (ra.noop) return emit_unary(c, IR_OP_IDENTITY, x, 0, &out);
+    uint8_t zbytes[8] = {0}; /* 0.0 in every float dtype */
+    ir_attr det[2] = {symc_attr_int("detect_positive", 1), symc_attr_int("detect_negative", 1)};
+    if ((st = emit_reduce(c, IR_OP_REDUCE_MAX, x, &ra, 1, -1, &m)) ||
+        (st = fe_emit1(c, IR_OP_IS_INF, &m, 1, det, 2, -1, &inf)) ||
+        (st = fe_const(c, T(c, x)->dtype, 0, NULL, zbytes, -1, &zero)))
+        return st;
+    uint32_t w[3] = {inf, zero, m};
+    if ((st = fe_emit1(c, IR_OP_WHERE, w, 3, NULL, 0, -1, &s)) || (st = emit_binary(c, IR_OP_SUB, x, s, -1, &t)) ||
+        (st = emit_unary(c, IR_OP_EXP, t, -1, &t)) || (st = emit_reduce(c, IR_OP_REDUCE_SUM, t, &ra, 1, -1, &t)) ||
+        (st = emit_unary(c, IR_OP_LOG, t, -1, &t)) || (st = emit_binary(c, IR_OP_ADD, t, s, ra.keep ? 0 : -1, &t)))
+        return st;
+    if (ra.keep) return SYMC_OK;
+    int64_t all[IR_MAX_RANK];
+    const int64_t *axes = ra.axes;
+    uint32_t n = ra.n;
+    if (!n) { /* every axis */
+        n = (uint32_t)T(c, x)->rank;
+        for (uint32_t i = 0; i < n; i++) all[i] = i;
+        axes = all;
+    }
+    if (!n) return emit_unary(c, IR_OP_IDENTITY, t, 0, &out); /* a scalar */
+    ir_attr a = symc_attr_ints("axes", axes, n);
+    return fe_emit1(c, IR_OP_SQUEEZE, &t, 1, &a, 1, 0, &out);
+}
+
+/* ---- indices and positions ---------------------------------------------------------------------- */
+
+static symc_status arg_reduce(fe_ctx *c, ir_op op) {
+    ir_attr a[3] = {symc_attr_int("axis", fe_attr_i(c, "axis", 0)),
+                    symc_attr_int("keepdims", fe_attr_i(c, "keepdims", 1) != 0),
+                    symc_attr_int("select_last_index", fe_attr_i(c, "select_last_index", 0) != 0)};
+    return emit_unary_attrs(c, op, a, 3);
+}
+static symc_status h_argmax(fe_ctx *c) { return arg_reduce(c, IR_OP_ARGMAX); }
+static symc_status h_argmin(fe_ctx *c) { return arg_reduce(c, IR_OP_ARGMIN); }
+
+/* A scalar (or one-element) integer input known at build time, as an
+ * expression (a constant or symbolic, e.g. read from a shape). */
+static symc_status scalar_value(fe_ctx *c, uint32_t k, const char *role, sym_expr *e) {
+    uint32_t t, n;
+    const sym_expr *v;
+    symc_status st = fe_in(c, k, &t);
+    if (!st && ir_dtype_is_float(T(c, t)->dtype)) {
+        double d;
+        if ((st = fe_const_scalar(c, t, k, role, &d))) return st;
+        if (d != floor(d) || fabs(d) > 9e15)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%s is %g; it must be a whole number", role, d);
+        *e = sym_const(c->t, (int64_t)d);
+        return SYMC_OK;
+    }
+    if (!st) st = fe_values(c, t, k, role, &v, &n);
+    if (!st && n != 1) return fe_fail(c, SYMC_ERR_FORMAT, "input %u (%s) has %u elements, must be one", k, role, n);
+    if (!st) *e = v[0];
+    return st;
+}
+
+/* TopK: the core op gives the indices; the values are gathered with them.
+ * The output is always sorted, which sorted=0 (any order) allows too. */
+static symc_status h_topk(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t x, idx, vals;
+    sym_expr k;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = scalar_value(c, 1, "k", &k);
+    if (st) return st;
+    if (sym_range_of(c->t, k).lo < 0) return fe_fail(c, SYMC_ERR_FORMAT, "k = %s may be negative", fe_txt(c, k));
+    int64_t axis = fe_attr_i(c, "axis", -1);
+    ir_attr a[3] = {symc_attr_dims("k", &k, 1), symc_attr_int("axis", axis),
+                    symc_attr_int("largest", fe_attr_i(c, "largest", 1) != 0)};
+    if ((st = fe_emit1(c, IR_OP_TOPK, &x, 1, a, 3, fe_has_out(c, 1) ? 1 : -1, &idx))) return st;
+    if (!fe_has_out(c, 0)) return SYMC_OK;
+    uint32_t in[2] = {x, idx};
+    ir_attr g = symc_attr_int("axis", axis);
+    return fe_emit1(c, IR_OP_GATHER_ELEMENTS, in, 2, &g, 1, 0, &vals);
+}
+
+/* 0, 1, ..., n-1 as an i64 tensor shaped to broadcast along `axis` of a
+ * rank-r tensor: [n, 1, ..., 1] with r - axis - 1 trailing ones. */
+static symc_status iota_along(fe_ctx *c, sym_expr start, sym_expr n, int32_t axis, int32_t r, symc_dtype dt,
+                              uint32_t *out) {
+    sym_expr one = sym_const(c->t, 1), limit = sym_add(c->t, start, n);
+    ir_attr a[4] = {symc_attr_dims("start", &start, 1), symc_attr_dims("limit", &limit, 1),
+                    symc_attr_dims("delta", &one, 1), symc_attr_dtype("to", dt)};
+    symc_status st = fe_emit1(c, IR_OP_RANGE, NULL, 0, a, 4, -1, out);
+    if (st || axis == r - 1) return st;
+    sym_expr dims[IR_MAX_RANK];
+    dims[0] = n;
+    for (int32_t i = 1; i < r - axis; i++) dims[i] = one;
+    ir_attr sh = symc_attr_dims("shape", dims, (uint32_t)(r - axis));
+    return fe_emit1(c, IR_OP_RESHAPE, out, 1, &sh, 1, -1, out);
+}
+
+static symc_status norm_axis_of(fe_ctx *c, int64_t axis, int32_t r, int32_t *out) {
+    if (axis < -r || axis >= r)
+        return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", axis, (int)r);
+    *out = (int32_t)(axis < 0 ? axis + r : axis);
+    return SYMC_OK;
+}
+
+/* Hardmax: 1 at the first max along axis, else 0: argmax compared with the
+ * positions along the axis. */
+static symc_status h_hardmax(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, am, pos, eq, out;
+    int32_t axis = 0;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = norm_axis_of(c, fe_attr_i(c, "axis", -1), T(c, x)->rank, &axis);
+    if (st) return st;
+    ir_attr a[2] = {symc_attr_int("axis", axis), symc_attr_int("keepdims", 1)};
+    ir_attr to = symc_attr_dtype("to", T(c, x)->dtype);
+    if ((st = fe_emit1(c, IR_OP_ARGMAX, &x, 1, a, 2, -1, &am)) ||
+        (st = iota_along(c, sym_const(c->t, 0), T(c, x)->dims[axis], axis, T(c, x)->rank, SYMC_I64, &pos)) ||
+        (st = emit_binary(c, IR_OP_EQUAL, pos, am, -1, &eq)))
+        return st;
+    return fe_emit1(c, IR_OP_CAST, &eq, 1, &to, 1, 0, &out);
+}
+
+static symc_status h_cumsum(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t x, t, n, out;
+    int64_t axis;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &t);
+    if (!st) st = fe_const_ints(c, t, 1, "the axis", &axis, 1, &n);
+    if (!st && n != 1) return fe_fail(c, SYMC_ERR_FORMAT, "the axis has %u elements, must be one", n);
+    if (st) return st;
+    ir_attr a[3] = {symc_attr_int("axis", axis), symc_attr_int("exclusive", fe_attr_i(c, "exclusive", 0) != 0),
+                    symc_attr_int("reverse", fe_attr_i(c, "reverse", 0) != 0)};
+    return fe_emit1(c, IR_OP_CUMSUM, &x, 1, a, 3, 0, &out);
+}
+
+/* OneHot: where(index == position, on, off) with the position along the new
+ * axis; an index in [-depth, -1] counts from the end, any other index out of
+ * [0, depth) matches nothing (all off), as the spec says. Indices of a float
+ * type are compared as they are, so a fractional one matches nothing. */
+static symc_status h_one_hot(fe_ctx *c) {
+    symc_status st = need_inputs(c, 3, 3);
+    uint32_t idx, dep, vals, zero, lt, sum, pos, eq, on, off, out;
+    sym_expr depth;
+    if (!st) st = fe_in(c, 0, &idx);
+    if (!st) st = scalar_value(c, 1, "the depth", &depth);
+    if (!st) st = fe_in(c, 1, &dep);
+    if (!st) st = fe_in(c, 2, &vals);
+    if (st) return st;
+    symc_dtype dt = T(c, idx)->dtype;
+    if (dt == SYMC_BOOL) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "bool indices are not supported");
+    if (sym_range_of(c->t, depth).lo < 1) return fe_fail(c, SYMC_ERR_FORMAT, "depth %s may be < 1", fe_txt(c, depth));
+    if (small_numel(c, vals) != 2)
+        return fe_fail(c, SYMC_ERR_FORMAT, "input 2 (the values [off, on]) must have two elements");
+    int32_t r = T(c, idx)->rank + 1, axis = 0;
+    if ((st = norm_axis_of(c, fe_attr_i(c, "axis", -1), r, &axis))) return st;
+    uint8_t zbytes[8] = {0};
+    ir_attr to = symc_attr_dtype("to", dt), un = symc_attr_ints("axes", (int64_t[]){axis}, 1);
+    sym_expr s0 = sym_const(c->t, 0), s1 = sym_const(c->t, 1), s2 = sym_const(c->t, 2);
+    /* index + depth where the index is negative */
+    if ((st = fe_const(c, dt, 0, NULL, zbytes, -1, &zero)) || (st = emit_binary(c, IR_OP_LESS, idx, zero, -1, &lt)) ||
+        (st = fe_emit1(c, IR_OP_CAST, &dep, 1, &to, 1, -1, &dep)) ||
+        (st = emit_binary(c, IR_OP_ADD, idx, dep, -1, &sum)))
+        return st;
+    uint32_t w[3] = {lt, sum, idx};
+    if ((st = fe_emit1(c, IR_OP_WHERE, w, 3, NULL, 0, -1, &idx)) ||
+        (st = fe_emit1(c, IR_OP_UNSQUEEZE, &idx, 1, &un, 1, -1, &idx)) ||
+        (st = iota_along(c, s0, depth, axis, r, dt, &pos)) || (st = emit_binary(c, IR_OP_EQUAL, idx, pos, -1, &eq)))
+        return st;
+    /* the values as two one-element slices */
+    int64_t flat = 2;
+    ir_attr fl = symc_attr_dims("shape", (sym_expr[]){sym_const(c->t, flat)}, 1);
+    if ((st = fe_emit1(c, IR_OP_RESHAPE, &vals, 1, &fl, 1, -1, &vals))) return st;
+    ir_attr soff[2] = {symc_attr_dims("starts", &s0, 1), symc_attr_dims("ends", &s1, 1)};
+    ir_attr son[2] = {symc_attr_dims("starts", &s1, 1), symc_attr_dims("ends", &s2, 1)};
+    if ((st = fe_emit1(c, IR_OP_SLICE, &vals, 1, soff, 2, -1, &off)) ||
+        (st = fe_emit1(c, IR_OP_SLICE, &vals, 1, son, 2, -1, &on)))
+        return st;
+    uint32_t w2[3] = {eq, on, off};
+    return fe_emit1(c, IR_OP_WHERE, w2, 3, NULL, 0, 0, &out);
+}
+
+/* Size: the product of the shape, an i64 scalar. */
+static symc_status h_size(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, s, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_emit1(c, IR_OP_SHAPE_OF, &x, 1, NULL, 0, -1, &s);
+    if (st) return st;
+    ir_attr a = symc_attr_int("keepdims", 0);
+    return fe_emit1(c, IR_OP_REDUCE_PROD, &s, 1, &a, 1, 0, &out);
+}
+
+/* EyeLike: ones where column - row == k, as row + k == column. */
+static symc_status h_eye_like(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, rows, cols, eq, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    if (T(c, x)->rank != 2) return fe_fail(c, SYMC_ERR_FORMAT, "input has rank %d, must be 2", (int)T(c, x)->rank);
+    symc_dtype dt = T(c, x)->dtype;
+    const Onnx__AttributeProto *da = fe_attr(c, "dtype");
+    if (da && !fe_dtype((int32_t)da->i, &dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "dtype %s is not supported", fe_onnx_type_name((int32_t)da->i));
+    int64_t k = fe_attr_i(c, "k", 0);
+    if (k > ((int64_t)1 << 40) || k < -((int64_t)1 << 40))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "k = %" PRId64 " is too large", k);
+    ir_attr to = symc_attr_dtype("to", dt);
+    if ((st = iota_along(c, sym_const(c->t, k), T(c, x)->dims[0], 0, 2, SYMC_I64, &rows)) ||
+        (st = iota_along(c, sym_const(c->t, 0), T(c, x)->dims[1], 1, 2, SYMC_I64, &cols)) ||
+        (st = emit_binary(c, IR_OP_EQUAL, rows, cols, -1, &eq)))
+        return st;
+    return fe_emit1(c, IR_OP_CAST, &eq, 1, &to, 1, 0, &out);
+}
+
+/* LpNormalization: x / ||x||_p along axis, p 1 or 2; a zero vector stays
+ * zero (the ONNX reference's where(norm == 0, 0, x / norm)). */
+static symc_status h_lp_normalization(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, t, out;
+    int32_t axis = 0;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = need_float(c, x);
+    if (!st) st = norm_axis_of(c, fe_attr_i(c, "axis", -1), T(c, x)->rank, &axis);
+    if (st) return st;
+    int64_t p = fe_attr_i(c, "p", 2);
+    if (p != 1 && p != 2) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "p = %" PRId64 " (1 and 2 are supported)", p);
+    red_axes ra = {.axes = {axis}, .n = 1, .noop = 0, .keep = 1};
+    if (p == 1) st = emit_unary(c, IR_OP_ABS, x, -1, &t);
+    else st = emit_binary(c, IR_OP_MUL, x, x, -1, &t);
+    if (!st) st = emit_reduce(c, IR_OP_REDUCE_SUM, t, &ra, 1, -1, &t);
+    if (!st && p == 2) st = emit_unary(c, IR_OP_SQRT, t, -1, &t);
+    uint8_t zbytes[8] = {0}; /* 0.0 in every float dtype */
+    uint32_t zero, isz, q;
+    if (st || (st = fe_const(c, T(c, x)->dtype, 0, NULL, zbytes, -1, &zero)) ||
+        (st = emit_binary(c, IR_OP_EQUAL, t, zero, -1, &isz)) || (st = emit_binary(c, IR_OP_DIV, x, t, -1, &q)))
+        return st;
+    uint32_t w[3] = {isz, zero, q};
+    return fe_emit1(c, IR_OP_WHERE, w, 3, NULL, 0, 0, &out);
+}
+
+static symc_status h_gather_nd(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t in[2], out;
+    if (!st) st = fe_in(c, 0, &in[0]);
+    if (!st) st = fe_in(c, 1, &in[1]);
+    ir_attr a = symc_attr_int("batch_dims", fe_attr_i(c, "batch_dims", 0));
+    return st ? st : fe_emit1(c, IR_OP_GATHER_ND, in, 2, &a, 1, 0, &out);
+}
+
+static symc_status scatter(fe_ctx *c, ir_op op) {
+    symc_status st = need_inputs(c, 3, 3);
+    uint32_t in[3], out;
+    for (uint32_t k = 0; k < 3 && !st; k++) st = fe_in(c, k, &in[k]);
+    if (st) return st;
+    const char *red = fe_attr_s(c, "reduction", "none");
+    if (strcmp(red, "none") && strcmp(red, "add") && strcmp(red, "mul") && strcmp(red, "max") && strcmp(red, "min"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "reduction = '%s' (none, add, mul, max and min are supported)", red);
+    ir_attr a[2] = {symc_attr_str("reduction", red), symc_attr_int("axis", fe_attr_i(c, "axis", 0))};
+    return fe_emit1(c, op, in, 3, a, op == IR_OP_SCATTER_ELEMENTS ? 2 : 1, 0, &out);
+}
+static symc_status h_scatter_nd(fe_ctx *c) { return scatter(c, IR_OP_SCATTER_ND); }
+static symc_status h_scatter_elements(fe_ctx *c) { return scatter(c, IR_OP_SCATTER_ELEMENTS); }
 
 /* ---- contractions and windows -------------------------------------------------------------------- */
 
@@ -922,6 +1269,8 @@ static const op_entry ops[] = {
     {"Abs", h_abs},
     {"Add", h_add},
     {"And", h_and},
+    {"ArgMax", h_argmax},
+    {"ArgMin", h_argmin},
     {"AveragePool", h_avg_pool},
     {"BatchNormalization", h_batch_norm},
     {"Cast", h_cast},
@@ -932,21 +1281,25 @@ static const op_entry ops[] = {
     {"ConstantOfShape", h_constant_of_shape},
     {"Conv", h_conv},
     {"Cos", h_cos},
+    {"CumSum", h_cumsum},
     {"Div", h_div},
     {"Dropout", h_dropout},
     {"Equal", h_equal},
     {"Erf", h_erf},
     {"Exp", h_exp},
     {"Expand", h_expand},
+    {"EyeLike", h_eye_like},
     {"Flatten", h_flatten},
     {"Floor", h_floor},
     {"Gather", h_gather},
     {"GatherElements", h_gather_elements},
+    {"GatherND", h_gather_nd},
     {"Gelu", h_gelu},
     {"Gemm", h_gemm},
     {"GlobalAveragePool", h_global_avg_pool},
     {"Greater", h_greater},
     {"GreaterOrEqual", h_greater_equal},
+    {"Hardmax", h_hardmax},
     {"HardSigmoid", h_hard_sigmoid},
     {"HardSwish", h_hard_swish},
     {"Identity", h_identity},
@@ -958,6 +1311,7 @@ static const op_entry ops[] = {
     {"LessOrEqual", h_less_equal},
     {"Log", h_log},
     {"LogSoftmax", h_log_softmax},
+    {"LpNormalization", h_lp_normalization},
     {"MatMul", h_matmul},
     {"Max", h_max},
     {"MaxPool", h_max_pool},
@@ -966,20 +1320,31 @@ static const op_entry ops[] = {
     {"Mul", h_mul},
     {"Neg", h_neg},
     {"Not", h_not},
+    {"OneHot", h_one_hot},
     {"Or", h_or},
     {"Pad", h_pad},
     {"Pow", h_pow},
     {"Range", h_range},
     {"Reciprocal", h_reciprocal},
+    {"ReduceL1", h_reduce_l1},
+    {"ReduceL2", h_reduce_l2},
+    {"ReduceLogSum", h_reduce_log_sum},
+    {"ReduceLogSumExp", h_reduce_log_sum_exp},
     {"ReduceMax", h_reduce_max},
     {"ReduceMean", h_reduce_mean},
+    {"ReduceMin", h_reduce_min},
+    {"ReduceProd", h_reduce_prod},
     {"ReduceSum", h_reduce_sum},
+    {"ReduceSumSquare", h_reduce_sum_square},
     {"Relu", h_relu},
     {"Reshape", h_reshape},
+    {"ScatterElements", h_scatter_elements},
+    {"ScatterND", h_scatter_nd},
     {"Shape", h_shape},
     {"Sigmoid", h_sigmoid},
     {"Sign", h_sign},
     {"Sin", h_sin},
+    {"Size", h_size},
     {"Slice", h_slice},
     {"Softmax", h_softmax},
     {"Split", h_split},
@@ -990,6 +1355,7 @@ static const op_entry ops[] = {
     {"Tan", h_tan},
     {"Tanh", h_tanh},
     {"Tile", h_tile},
+    {"TopK", h_topk},
     {"Transpose", h_transpose},
     {"Trilu", h_trilu},
     {"Unsqueeze", h_unsqueeze},
