@@ -363,6 +363,13 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
     case IR_OP_MAX_POOL2D:
     case IR_OP_AVG_POOL2D: return cg_emit_pool(c, i);
     case IR_OP_GLOBAL_AVG_POOL: return cg_emit_global_avg_pool(c, i);
+    case IR_OP_ARGMAX:
+    case IR_OP_ARGMIN:
+    case IR_OP_TOPK:
+    case IR_OP_CUMSUM:
+    case IR_OP_GATHER_ND:
+    case IR_OP_SCATTER_ND:
+    case IR_OP_SCATTER_ELEMENTS: return cg_emit_index(c, i);
     default: return cg_emit_move(c, i);
     }
 }

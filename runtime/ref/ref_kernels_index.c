@@ -115,10 +115,10 @@ symc_status rt_k_cumsum(rt_ctx *c) {
 /* The shapes of gather_nd and scatter_nd: data [B.., D..], indices [B.., Q.., m]
  * with m <= rank - b; an index tuple addresses a slice [D_{b+m}..] of data. */
 typedef struct nd_shape {
-    int32_t b, m;     /* batch dims, index tuple length */
-    int64_t batch;    /* product of the batch dims */
-    int64_t tuples;   /* index tuples a batch */
-    int64_t slice;    /* elements of one addressed slice */
+    int32_t b, m;                     /* batch dims, index tuple length */
+    int64_t batch;                    /* product of the batch dims */
+    int64_t tuples;                   /* index tuples a batch */
+    int64_t slice;                    /* elements of one addressed slice */
     int64_t dstride[RT_REF_MAX_RANK]; /* data strides */
 } nd_shape;
 
@@ -216,10 +216,10 @@ static void combine(rt_ref_tensor *out, int64_t o, const rt_ref_tensor *u, int64
         rt_st_f(out, o, v);
     } else {
         int64_t a = rt_ld_i(out, o), b = rt_ld_i(u, ui);
-        int64_t v = r == RED_ADD   ? (int64_t)((uint64_t)a + (uint64_t)b)
-                    : r == RED_MUL ? (int64_t)((uint64_t)a * (uint64_t)b)
-                    : r == RED_MAX ? (a > b ? a : b)
-                                   : (a < b ? a : b);
+        int64_t v = r == RED_ADD ? (int64_t)((uint64_t)a + (uint64_t)b)
+            : r == RED_MUL       ? (int64_t)((uint64_t)a * (uint64_t)b)
+            : r == RED_MAX       ? (a > b ? a : b)
+                                 : (a < b ? a : b);
         rt_st_i(out, o, v);
     }
 }
@@ -283,7 +283,8 @@ symc_status rt_k_scatter_elements(rt_ctx *c) {
                        symc_dtype_name(idx->dtype));
     if (x->rank == 0 || idx->rank != x->rank)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices %s and data %s must have the same rank >= 1",
-                       rt_shape_str(t1, sizeof t1, idx->rank, idx->dims), rt_shape_str(t2, sizeof t2, x->rank, x->dims));
+                       rt_shape_str(t1, sizeof t1, idx->rank, idx->dims),
+                       rt_shape_str(t2, sizeof t2, x->rank, x->dims));
     if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
     for (int32_t d = 0; d < x->rank; d++)
         if (d != axis && idx->dims[d] > x->dims[d])

@@ -11,7 +11,7 @@ RANGES = {"S": (1, 128, 512), "H3": (224, 256, 384), "W3": (224, 256, 384), "Bm"
           "Ba": (1, 2, 3), "Sa": (1, 77, 200)}
 DEFAULT = (1, 3, 6)
 MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary", "nan_inf", "reduce13", "reduce18", "movement",
-          "split18", "expand_idiom", "unnamed_dims", "shared_symbol", "initializers",
+          "reduce_ops", "index_ops", "split18", "expand_idiom", "unnamed_dims", "shared_symbol", "initializers",
           # BENCH.md patterns at small widths (gen_bench_models.py); m3_cnn runs
           # H, W in [128, 512] at odd (prime) and even sizes with no guard
           "s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m5_long",
