@@ -70,9 +70,8 @@ static symc_status arg_reduce(cg_cuda *c, uint32_t node) {
     kw_body(&k, "        long long best = 0;\n        %s bv = (%s)%s;\n", T, T, ld0);
     kw_body(&k, "        for (long long j = 1; j < %s; j++) {\n            const %s v = (%s)%s;\n", nn, T, T, ld);
     if (fl)
-        kw_body(&k,
-                "            const bool better = bv != bv ? (%s && v != v) : (v != v || v %s bv%s);\n", last ? "true" : "false",
-                is_max ? ">" : "<", last ? " || v == bv" : "");
+        kw_body(&k, "            const bool better = bv != bv ? (%s && v != v) : (v != v || v %s bv%s);\n",
+                last ? "true" : "false", is_max ? ">" : "<", last ? " || v == bv" : "");
     else kw_body(&k, "            const bool better = v %s bv%s;\n", is_max ? ">" : "<", last ? " || v == bv" : "");
     kw_body(&k, "            if (better) { best = j; bv = v; }\n        }\n        %s[o] = best;\n    }\n", yp);
     return finish(&k, "one thread per line", l.lines);
@@ -104,10 +103,12 @@ static symc_status topk(cg_cuda *c, uint32_t node) {
     kw_body(&k, "        long long prev = -1;\n        for (long long r = 0; r < %s; r++) {\n", kk);
     kw_body(&k, "            long long best = -1;\n            for (long long j = 0; j < %s; j++) {\n", nn);
     kw_body(&k, "                const %s v = (%s)%s;\n", T, T, lj);
-    kw_body(&k, "                if (prev >= 0 && !sc_topk_before((%s)%s, prev, v, j, largest)) continue; /* taken */\n",
-            T, lp);
+    kw_body(&k,
+            "                if (prev >= 0 && !sc_topk_before((%s)%s, prev, v, j, largest)) continue; /* taken */\n", T,
+            lp);
     kw_body(&k, "                if (best < 0 || sc_topk_before(v, j, (%s)%s, best, largest)) best = j;\n", T, lb);
-    kw_body(&k, "            }\n            %s[obase + r * inner] = best;\n            prev = best;\n        }\n    }\n",
+    kw_body(&k,
+            "            }\n            %s[obase + r * inner] = best;\n            prev = best;\n        }\n    }\n",
             yp);
     return finish(&k, "one thread per line, k scans", l.lines);
 }
@@ -171,8 +172,8 @@ static void nd_offset(cg_kw *k, const ir_tensor *x, const nd *g, const char *ip,
         char dim[48];
         snprintf(dim, sizeof dim, "%s", kw_dim(k, x->dims[g->b + j]));
         kw_body(k, "        { long long v = %s[%s * %dLL + %d];\n", ip, q, g->m, j);
-        kw_body(k, "          if (v < 0) v += %s;\n          if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; }\n", dim,
-                dim, node);
+        kw_body(k, "          if (v < 0) v += %s;\n          if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; }\n",
+                dim, dim, node);
         kw_body(k, "          off += v * %s; }\n", kw_dim(k, cg_prod(k->c, x->dims, g->b + j + 1, x->rank)));
     }
 }
@@ -214,7 +215,11 @@ static symc_status combine(cg_cuda *c, uint32_t node, cg_kw *k, symc_dtype dt, c
         kw_body(k, "            %s[%s] = %s[%s];\n", yp, o, up, ui);
         return SYMC_OK;
     }
-    const char *fn = !strcmp(red, "add") ? "+" : !strcmp(red, "mul") ? "*" : !strcmp(red, "max") ? "sc_max" : !strcmp(red, "min") ? "sc_min" : NULL;
+    const char *fn = !strcmp(red, "add") ? "+"
+        : !strcmp(red, "mul")            ? "*"
+        : !strcmp(red, "max")            ? "sc_max"
+        : !strcmp(red, "min")            ? "sc_min"
+                                         : NULL;
     if (!fn) return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "reduction '%s' is not none, add, mul, max or min", red);
     char ya[160], ua[160], v[400], sv[480];
     cg_load(ya, sizeof ya, dt, yp, o);
@@ -266,8 +271,7 @@ static symc_status scatter_elements(cg_cuda *c, uint32_t node) {
     const char *ip = kw_in(&k, n->in[1]), *up = kw_in(&k, n->in[2]), *yp = kw_out(&k, n->out[0]);
     char dim[48];
     snprintf(dim, sizeof dim, "%s", kw_dim(&k, x->dims[axis]));
-    kw_body(&k, "    SC_LOOP(t0, 1LL) for (long long q = 0; q < %s; q++) {\n",
-            kw_dim(&k, ir_tensor_numel(c->m, idx)));
+    kw_body(&k, "    SC_LOOP(t0, 1LL) for (long long q = 0; q < %s; q++) {\n", kw_dim(&k, ir_tensor_numel(c->m, idx)));
     kw_body(&k, "        long long off = 0, r = q, cd;\n");
     for (int d = x->rank - 1; d >= 0; d--) {
         kw_body(&k, "        cd = r %% %s; r /= %s;\n", kw_dim(&k, idx->dims[d]), kw_dim(&k, idx->dims[d]));

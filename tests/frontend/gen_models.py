@@ -441,8 +441,20 @@ def bad_external(location):
 
 def errors():
     m = {}
-    m["err_unsupported"] = model([N("TopK", ["x", "k"], ["v", "i"], name="topk_1")],
-                                 [vi("x", F, [4])], [out("v")], [ints("k", [2])])
+    m["err_unsupported"] = model([N("NonZero", ["x"], ["i"], name="nz_1")], [vi("x", F, [4])], [out("i")])
+    m["err_einsum_diagonal"] = model([N("Einsum", ["x"], ["y"], equation="bii->bi", name="ein")],
+                                     [vi("x", F, ["B", 3, 3])], [out("y")])
+    m["err_einsum_three"] = model([N("Einsum", ["x", "x", "x"], ["y"], equation="ij,jk,kl->il", name="ein3")],
+                                  [vi("x", F, [3, 3])], [out("y")])
+    m["err_einsum_sizes"] = model([N("Einsum", ["x", "z"], ["y"], equation="bi,bi->b", name="ein_sz")],
+                                  [vi("x", F, ["B", "K"]), vi("z", F, ["B", "L"])], [out("y")], check=False)
+    m["err_topk_k"] = model([N("TopK", ["x", "k"], ["v", "i"], name="tk")], [vi("x", F, ["B", 4])],
+                            [out("v"), out("i")], [ints("k", [5])], check=False)
+    m["err_scatter_reduction"] = model([N("ScatterElements", ["x", "i", "x"], ["y"], reduction="add", name="se")],
+                                       [vi("x", F, [2, 2]), vi("i", I64, [2, 2])], [out("y")], opset=18)
+    m["err_scatter_reduction"].graph.node[0].attribute[0].s = b"mean"
+    m["err_gathernd_symbolic_m"] = model([N("GatherND", ["x", "i"], ["y"], name="gnd")],
+                                         [vi("x", F, [4, 4]), vi("i", I64, [2, "M"])], [out("y")], check=False)
     m["err_domain"] = model([N("FusedGemm", ["x"], ["y"], domain="com.microsoft", name="fg")],
                             [vi("x", F, [4])], [out("y")], check=False)
     m["err_opset"] = model([N("Relu", ["x"], ["y"])], [vi("x", F, [4])], [out("y")], opset=11)
