@@ -179,6 +179,8 @@ uint32_t cg_attention_claims(ir_module *m, const ir_uses *u, uint32_t node, uint
 symc_status cg_emit_attention(cg_cuda *c, uint32_t node);
 /* cuda_emit_move.c */
 symc_status cg_emit_move(cg_cuda *c, uint32_t node);
+/* cuda_emit_index.c: argmax/argmin, topk, cumsum, gather_nd, scatter_nd, scatter_elements */
+symc_status cg_emit_index(cg_cuda *c, uint32_t node);
 
 /* ---- NVRTC (cuda_nvrtc.c) ------------------------------------------------------------ */
 /* Compiles `source` once to a cubin for sm_<sm> and once to PTX for

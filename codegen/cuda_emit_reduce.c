@@ -1,4 +1,4 @@
-/* Reductions and normalizations: reduce_sum/mean/max, softmax/log_softmax,
+/* Reductions and normalizations: reduce_sum/mean/max/min/prod, softmax/log_softmax,
  * layer_norm, rms_norm, global_avg_pool.
  *
  * Row kernels. When the reduced elements of each output are contiguous (the
@@ -53,18 +53,31 @@ static const char *acc_type(symc_dtype dt) {
     return dt == SYMC_F32 || cg_is_half(dt) ? "float" : dt == SYMC_F64 ? "double" : "long long";
 }
 
-typedef enum { RED_SUM, RED_MEAN, RED_MAX } red_kind;
+typedef enum { RED_SUM, RED_MEAN, RED_MAX, RED_MIN, RED_PROD } red_kind;
 
+/* the identity, which an empty reduction gives (as the reference): -inf/+inf
+ * or the dtype's lowest/highest integer for max/min, 1 for a product */
 static const char *red_init(red_kind r, symc_dtype dt) {
-    if (r != RED_MAX) return "0";
-    if (dt == SYMC_F32 || cg_is_half(dt)) return "-__int_as_float(0x7f800000)";
-    if (dt == SYMC_F64) return "-__longlong_as_double(0x7ff0000000000000LL)";
-    return "(-9223372036854775807LL - 1LL)";
+    if (r == RED_PROD) return "1";
+    if (r != RED_MAX && r != RED_MIN) return "0";
+    int mx = r == RED_MAX;
+    if (dt == SYMC_F32 || cg_is_half(dt)) return mx ? "-__int_as_float(0x7f800000)" : "__int_as_float(0x7f800000)";
+    if (dt == SYMC_F64)
+        return mx ? "-__longlong_as_double(0x7ff0000000000000LL)" : "__longlong_as_double(0x7ff0000000000000LL)";
+    if (dt == SYMC_I32) return mx ? "(-2147483647LL - 1LL)" : "2147483647LL";
+    return mx ? "(-9223372036854775807LL - 1LL)" : "9223372036854775807LL";
+}
+
+/* the team reduction's combining functor */
+static const char *red_op(red_kind r) {
+    return r == RED_MAX ? "sc_max_op" : r == RED_MIN ? "sc_min_op" : r == RED_PROD ? "sc_mul_op" : "sc_add_op";
 }
 
 /* "acc = ..." combining acc with value v */
 static void red_step(cg_kw *k, red_kind r, const char *v) {
     if (r == RED_MAX) kw_body(k, "acc = sc_nanmax(acc, %s);", v);
+    else if (r == RED_MIN) kw_body(k, "acc = sc_nanmin(acc, %s);", v);
+    else if (r == RED_PROD) kw_body(k, "acc *= %s;", v);
     else kw_body(k, "acc += %s;", v);
 }
 
@@ -285,8 +298,7 @@ static void emit_after(cg_kw *k, const row_spec *s, int p, const char *red) {
     case RK_REDUCE: {
         char dst[48];
         snprintf(dst, sizeof dst, "%s[row]", kw_out(k, s->yt));
-        kw_body(k, "        acc = %s(acc, %s());\n        if (lane == 0) ", red,
-                s->red == RED_MAX ? "sc_max_op" : "sc_add_op");
+        kw_body(k, "        acc = %s(acc, %s());\n        if (lane == 0) ", red, red_op(s->red));
         red_store(k, s->red, s->dt, dst, "ncols");
         break;
     }
@@ -729,7 +741,9 @@ int cg_row_kernel(cg_cuda *c, uint32_t node) {
     case IR_OP_GLOBAL_AVG_POOL: return fl && x->rank >= 3;
     case IR_OP_REDUCE_SUM:
     case IR_OP_REDUCE_MEAN:
-    case IR_OP_REDUCE_MAX: {
+    case IR_OP_REDUCE_MAX:
+    case IR_OP_REDUCE_MIN:
+    case IR_OP_REDUCE_PROD: {
         int reduced[IR_MAX_RANK], suffix = 0;
         int64_t bad;
         return reduced_axes(n, x, reduced, &suffix, &bad) && suffix &&
@@ -742,7 +756,11 @@ int cg_row_kernel(cg_cuda *c, uint32_t node) {
 symc_status cg_emit_reduce(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
     const ir_tensor *x = &c->m->tensors[n->in[0]];
-    red_kind r = n->op == IR_OP_REDUCE_SUM ? RED_SUM : n->op == IR_OP_REDUCE_MEAN ? RED_MEAN : RED_MAX;
+    red_kind r = n->op == IR_OP_REDUCE_SUM ? RED_SUM
+        : n->op == IR_OP_REDUCE_MEAN       ? RED_MEAN
+        : n->op == IR_OP_REDUCE_MIN        ? RED_MIN
+        : n->op == IR_OP_REDUCE_PROD       ? RED_PROD
+                                           : RED_MAX;
     if (x->dtype == SYMC_BOOL) return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is bool", x->name);
     int reduced[IR_MAX_RANK], suffix;
     int64_t bad;

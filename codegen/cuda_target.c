@@ -314,6 +314,8 @@ int cg_cuda_half_ok(const ir_module *m, uint32_t node) {
     case IR_OP_REDUCE_SUM:
     case IR_OP_REDUCE_MEAN:
     case IR_OP_REDUCE_MAX:
+    case IR_OP_REDUCE_MIN:
+    case IR_OP_REDUCE_PROD:
     case IR_OP_SOFTMAX:
     case IR_OP_LOG_SOFTMAX:
     case IR_OP_LAYER_NORM:
@@ -356,7 +358,9 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
                                             : cg_emit_conv_direct(c, i);
     case IR_OP_REDUCE_SUM:
     case IR_OP_REDUCE_MEAN:
-    case IR_OP_REDUCE_MAX: return cg_emit_reduce(c, i);
+    case IR_OP_REDUCE_MAX:
+    case IR_OP_REDUCE_MIN:
+    case IR_OP_REDUCE_PROD: return cg_emit_reduce(c, i);
     case IR_OP_SOFTMAX:
     case IR_OP_LOG_SOFTMAX: return cg_emit_softmax(c, i);
     case IR_OP_LAYER_NORM:
@@ -365,6 +369,13 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
     case IR_OP_MAX_POOL2D:
     case IR_OP_AVG_POOL2D: return cg_emit_pool(c, i);
     case IR_OP_GLOBAL_AVG_POOL: return cg_emit_global_avg_pool(c, i);
+    case IR_OP_ARGMAX:
+    case IR_OP_ARGMIN:
+    case IR_OP_TOPK:
+    case IR_OP_CUMSUM:
+    case IR_OP_GATHER_ND:
+    case IR_OP_SCATTER_ND:
+    case IR_OP_SCATTER_ELEMENTS: return cg_emit_index(c, i);
     default: return cg_emit_move(c, i);
     }
 }

@@ -459,17 +459,24 @@ static symc_status h_batch_norm(fe_ctx *c) {
 
 /* ---- reductions -------------------------------------------------------------------------------- */
 
-/* ReduceSum takes axes as an input since opset 13, ReduceMean/ReduceMax since 18. */
-static symc_status reduce(fe_ctx *c, ir_op op, int64_t axes_input_since) {
-    symc_status st = need_inputs(c, 1, 2);
-    uint32_t x, ax, out, n = 0;
+/* The axes of a Reduce* node: an input since opset 13 (ReduceSum) or 18 (the
+ * others), an attribute before. noop: noop_with_empty_axes with no (or empty)
+ * axes, where the node reduces nothing. */
+typedef struct red_axes {
     int64_t axes[IR_MAX_RANK];
+    uint32_t n;
+    int noop, keep;
+} red_axes;
+
+static symc_status read_reduce_axes(fe_ctx *c, int64_t axes_input_since, red_axes *ra) {
+    symc_status st = need_inputs(c, 1, 2);
+    uint32_t ax;
     int have = 0;
-    if (!st) st = fe_in(c, 0, &x);
+    ra->n = 0;
     if (!st && c->opset >= axes_input_since) {
         if (fe_has_in(c, 1)) {
             have = 1;
-            if (!(st = fe_in(c, 1, &ax))) st = fe_const_ints(c, ax, 1, "the axes", axes, IR_MAX_RANK, &n);
+            if (!(st = fe_in(c, 1, &ax))) st = fe_const_ints(c, ax, 1, "the axes", ra->axes, IR_MAX_RANK, &ra->n);
         }
         /* not part of the op at this opset: an empty list means what no axes
          * input means, anything else would be silently ignored */
@@ -485,20 +492,590 @@ static symc_status reduce(fe_ctx *c, ir_op op, int64_t axes_input_since) {
         const int64_t *v;
         if (fe_has_in(c, 1))
             return fe_fail(c, SYMC_ERR_FORMAT, "axes come as an attribute before opset %" PRId64, axes_input_since);
-        if ((have = fe_attr_ints(c, "axes", &v, &n))) {
-            if (n > IR_MAX_RANK) return fe_fail(c, SYMC_ERR_FORMAT, "%u axes", n);
-            if (n) memcpy(axes, v, n * sizeof *v); /* protobuf-c leaves an empty list NULL */
+        if ((have = fe_attr_ints(c, "axes", &v, &ra->n))) {
+            if (ra->n > IR_MAX_RANK) return fe_fail(c, SYMC_ERR_FORMAT, "%u axes", ra->n);
+            if (ra->n) memcpy(ra->axes, v, ra->n * sizeof *v); /* protobuf-c leaves an empty list NULL */
         }
     }
+    ra->noop = (!have || ra->n == 0) && fe_attr_i(c, "noop_with_empty_axes", 0);
+    ra->keep = fe_attr_i(c, "keepdims", 1) != 0;
+    return st;
+}
+
+/* op over the axes (keepdims `keep`), or the identity for a noop */
+static symc_status emit_reduce(fe_ctx *c, ir_op op, uint32_t x, const red_axes *ra, int keep, int out_k,
+                               uint32_t *out) {
+    if (ra->noop) return fe_emit1(c, IR_OP_IDENTITY, &x, 1, NULL, 0, out_k, out);
+    ir_attr a[2] = {symc_attr_int("keepdims", keep), symc_attr_ints("axes", ra->axes, ra->n)};
+    return fe_emit1(c, op, &x, 1, a, ra->n ? 2 : 1, out_k, out);
+}
+
+static symc_status emit_unary(fe_ctx *c, ir_op op, uint32_t x, int out_k, uint32_t *out) {
+    return fe_emit1(c, op, &x, 1, NULL, 0, out_k, out);
+}
+
+static symc_status emit_binary(fe_ctx *c, ir_op op, uint32_t a, uint32_t b, int out_k, uint32_t *out) {
+    uint32_t in[2] = {a, b};
+    return fe_emit1(c, op, in, 2, NULL, 0, out_k, out);
+}
+
+static symc_status need_float(fe_ctx *c, uint32_t x) {
+    symc_dtype dt = T(c, x)->dtype;
+    if (!ir_dtype_is_float(dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; only float inputs are supported", T(c, x)->name,
+                       symc_dtype_name(dt));
+    return SYMC_OK;
+}
+
+/* ReduceSum/Mean/Max/Min/Prod: one core reduction. Bool max/min (any/all)
+ * run on i32 0/1 and are cast back. */
+static symc_status reduce(fe_ctx *c, ir_op op, int64_t axes_input_since) {
+    red_axes ra;
+    uint32_t x, out;
+    symc_status st = read_reduce_axes(c, axes_input_since, &ra);
+    if (!st) st = fe_in(c, 0, &x);
     if (st) return st;
-    if ((!have || n == 0) && fe_attr_i(c, "noop_with_empty_axes", 0))
-        return fe_emit1(c, IR_OP_IDENTITY, &x, 1, NULL, 0, 0, &out);
-    ir_attr a[2] = {symc_attr_int("keepdims", fe_attr_i(c, "keepdims", 1)), symc_attr_ints("axes", axes, n)};
-    return fe_emit1(c, op, &x, 1, a, n ? 2 : 1, 0, &out);
+    if (T(c, x)->dtype == SYMC_BOOL && (op == IR_OP_REDUCE_MAX || op == IR_OP_REDUCE_MIN)) {
+        ir_attr to_i = symc_attr_dtype("to", SYMC_I32), to_b = symc_attr_dtype("to", SYMC_BOOL);
+        if ((st = fe_emit1(c, IR_OP_CAST, &x, 1, &to_i, 1, -1, &x)) ||
+            (st = emit_reduce(c, op, x, &ra, ra.keep, -1, &x)))
+            return st;
+        return fe_emit1(c, IR_OP_CAST, &x, 1, &to_b, 1, 0, &out);
+    }
+    return emit_reduce(c, op, x, &ra, ra.keep, 0, &out);
 }
 static symc_status h_reduce_sum(fe_ctx *c) { return reduce(c, IR_OP_REDUCE_SUM, 13); }
 static symc_status h_reduce_mean(fe_ctx *c) { return reduce(c, IR_OP_REDUCE_MEAN, 18); }
 static symc_status h_reduce_max(fe_ctx *c) { return reduce(c, IR_OP_REDUCE_MAX, 18); }
+static symc_status h_reduce_min(fe_ctx *c) { return reduce(c, IR_OP_REDUCE_MIN, 18); }
+static symc_status h_reduce_prod(fe_ctx *c) { return reduce(c, IR_OP_REDUCE_PROD, 18); }
+
+/* The composite reductions, as their ONNX function bodies: L1 = sum(|x|),
+ * L2 = sqrt(sum(x*x)), SumSquare = sum(x*x), LogSum = log(sum(x)). With
+ * noop_with_empty_axes and no axes only the elementwise parts remain (the
+ * ONNX reference: L1 gives |x|, SumSquare x*x, LogSum log(x)). */
+typedef enum { RC_L1, RC_L2, RC_SUM_SQUARE, RC_LOG_SUM } red_composite;
+
+static symc_status reduce_composite(fe_ctx *c, red_composite kind) {
+    red_axes ra;
+    uint32_t x, t, out;
+    symc_status st = read_reduce_axes(c, 18, &ra);
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st && (kind == RC_L2 || kind == RC_LOG_SUM)) st = need_float(c, x);
+    if (st) return st;
+    int last = kind == RC_L1 || kind == RC_SUM_SQUARE; /* the sum makes the output */
+    if (kind == RC_L1) st = emit_unary(c, IR_OP_ABS, x, -1, &t);
+    else if (kind == RC_LOG_SUM) t = x;
+    else st = emit_binary(c, IR_OP_MUL, x, x, -1, &t);
+    if (!st) st = emit_reduce(c, IR_OP_REDUCE_SUM, t, &ra, ra.keep, last ? 0 : -1, &t);
+    if (st || last) return st;
+    return emit_unary(c, kind == RC_L2 ? IR_OP_SQRT : IR_OP_LOG, t, 0, &out);
+}
+static symc_status h_reduce_l1(fe_ctx *c) { return reduce_composite(c, RC_L1); }
+static symc_status h_reduce_l2(fe_ctx *c) { return reduce_composite(c, RC_L2); }
+static symc_status h_reduce_sum_square(fe_ctx *c) { return reduce_composite(c, RC_SUM_SQUARE); }
+static symc_status h_reduce_log_sum(fe_ctx *c) { return reduce_composite(c, RC_LOG_SUM); }
+
+/* ReduceLogSumExp, max-shifted for range: s = max(x) (0 where the max is
+ * infinite: an empty or all -inf set, or a +inf element), then
+ * log(sum(exp(x - s))) + s, which gives -inf for an empty set as ONNX asks.
+ * The reduced axes are kept until the end and dropped by a squeeze. */
+static symc_status h_reduce_log_sum_exp(fe_ctx *c) {
+    red_axes ra;
+    uint32_t x, m, inf, zero, s, t, out;
+    symc_status st = read_reduce_axes(c, 18, &ra);
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = need_float(c, x);
+    if (st) return st;
+    if (ra.noop) return emit_unary(c, IR_OP_IDENTITY, x, 0, &out);
+    uint8_t zbytes[8] = {0}; /* 0.0 in every float dtype */
+    ir_attr det[2] = {symc_attr_int("detect_positive", 1), symc_attr_int("detect_negative", 1)};
+    if ((st = emit_reduce(c, IR_OP_REDUCE_MAX, x, &ra, 1, -1, &m)) ||
+        (st = fe_emit1(c, IR_OP_IS_INF, &m, 1, det, 2, -1, &inf)) ||
+        (st = fe_const(c, T(c, x)->dtype, 0, NULL, zbytes, -1, &zero)))
+        return st;
+    uint32_t w[3] = {inf, zero, m};
+    if ((st = fe_emit1(c, IR_OP_WHERE, w, 3, NULL, 0, -1, &s)) || (st = emit_binary(c, IR_OP_SUB, x, s, -1, &t)) ||
+        (st = emit_unary(c, IR_OP_EXP, t, -1, &t)) || (st = emit_reduce(c, IR_OP_REDUCE_SUM, t, &ra, 1, -1, &t)) ||
+        (st = emit_unary(c, IR_OP_LOG, t, -1, &t)) || (st = emit_binary(c, IR_OP_ADD, t, s, ra.keep ? 0 : -1, &t)))
+        return st;
+    if (ra.keep) return SYMC_OK;
+    int64_t all[IR_MAX_RANK];
+    const int64_t *axes = ra.axes;
+    uint32_t n = ra.n;
+    if (!n) { /* every axis */
+        n = (uint32_t)T(c, x)->rank;
+        for (uint32_t i = 0; i < n; i++) all[i] = i;
+        axes = all;
+    }
+    if (!n) return emit_unary(c, IR_OP_IDENTITY, t, 0, &out); /* a scalar */
+    ir_attr a = symc_attr_ints("axes", axes, n);
+    return fe_emit1(c, IR_OP_SQUEEZE, &t, 1, &a, 1, 0, &out);
+}
+
+/* ---- indices and positions ---------------------------------------------------------------------- */
+
+static symc_status arg_reduce(fe_ctx *c, ir_op op) {
+    ir_attr a[3] = {symc_attr_int("axis", fe_attr_i(c, "axis", 0)),
+                    symc_attr_int("keepdims", fe_attr_i(c, "keepdims", 1) != 0),
+                    symc_attr_int("select_last_index", fe_attr_i(c, "select_last_index", 0) != 0)};
+    return emit_unary_attrs(c, op, a, 3);
+}
+static symc_status h_argmax(fe_ctx *c) { return arg_reduce(c, IR_OP_ARGMAX); }
+static symc_status h_argmin(fe_ctx *c) { return arg_reduce(c, IR_OP_ARGMIN); }
+
+/* A scalar (or one-element) integer input known at build time, as an
+ * expression (a constant or symbolic, e.g. read from a shape). */
+static symc_status scalar_value(fe_ctx *c, uint32_t k, const char *role, sym_expr *e) {
+    uint32_t t, n;
+    const sym_expr *v;
+    symc_status st = fe_in(c, k, &t);
+    if (!st && ir_dtype_is_float(T(c, t)->dtype)) {
+        double d;
+        if ((st = fe_const_scalar(c, t, k, role, &d))) return st;
+        if (d != floor(d) || fabs(d) > 9e15)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%s is %g; it must be a whole number", role, d);
+        *e = sym_const(c->t, (int64_t)d);
+        return SYMC_OK;
+    }
+    if (!st) st = fe_values(c, t, k, role, &v, &n);
+    if (!st && n != 1) return fe_fail(c, SYMC_ERR_FORMAT, "input %u (%s) has %u elements, must be one", k, role, n);
+    if (!st) *e = v[0];
+    return st;
+}
+
+/* TopK: the core op gives the indices; the values are gathered with them.
+ * The output is always sorted, which sorted=0 (any order) allows too. */
+static symc_status h_topk(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t x, idx, vals;
+    sym_expr k;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = scalar_value(c, 1, "k", &k);
+    if (st) return st;
+    if (sym_range_of(c->t, k).lo < 0) return fe_fail(c, SYMC_ERR_FORMAT, "k = %s may be negative", fe_txt(c, k));
+    int64_t axis = fe_attr_i(c, "axis", -1);
+    ir_attr a[3] = {symc_attr_dims("k", &k, 1), symc_attr_int("axis", axis),
+                    symc_attr_int("largest", fe_attr_i(c, "largest", 1) != 0)};
+    if ((st = fe_emit1(c, IR_OP_TOPK, &x, 1, a, 3, fe_has_out(c, 1) ? 1 : -1, &idx))) return st;
+    if (!fe_has_out(c, 0)) return SYMC_OK;
+    uint32_t in[2] = {x, idx};
+    ir_attr g = symc_attr_int("axis", axis);
+    return fe_emit1(c, IR_OP_GATHER_ELEMENTS, in, 2, &g, 1, 0, &vals);
+}
+
+/* 0, 1, ..., n-1 as an i64 tensor shaped to broadcast along `axis` of a
+ * rank-r tensor: [n, 1, ..., 1] with r - axis - 1 trailing ones. */
+static symc_status iota_along(fe_ctx *c, sym_expr start, sym_expr n, int32_t axis, int32_t r, symc_dtype dt,
+                              uint32_t *out) {
+    sym_expr one = sym_const(c->t, 1), limit = sym_add(c->t, start, n);
+    ir_attr a[4] = {symc_attr_dims("start", &start, 1), symc_attr_dims("limit", &limit, 1),
+                    symc_attr_dims("delta", &one, 1), symc_attr_dtype("to", dt)};
+    symc_status st = fe_emit1(c, IR_OP_RANGE, NULL, 0, a, 4, -1, out);
+    if (st || axis == r - 1) return st;
+    sym_expr dims[IR_MAX_RANK];
+    dims[0] = n;
+    for (int32_t i = 1; i < r - axis; i++) dims[i] = one;
+    ir_attr sh = symc_attr_dims("shape", dims, (uint32_t)(r - axis));
+    return fe_emit1(c, IR_OP_RESHAPE, out, 1, &sh, 1, -1, out);
+}
+
+static symc_status norm_axis_of(fe_ctx *c, int64_t axis, int32_t r, int32_t *out) {
+    if (axis < -r || axis >= r)
+        return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", axis, (int)r);
+    *out = (int32_t)(axis < 0 ? axis + r : axis);
+    return SYMC_OK;
+}
+
+/* Hardmax: 1 at the first max along axis, else 0: argmax compared with the
+ * positions along the axis. */
+static symc_status h_hardmax(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, am, pos, eq, out;
+    int32_t axis = 0;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = norm_axis_of(c, fe_attr_i(c, "axis", -1), T(c, x)->rank, &axis);
+    if (st) return st;
+    ir_attr a[2] = {symc_attr_int("axis", axis), symc_attr_int("keepdims", 1)};
+    ir_attr to = symc_attr_dtype("to", T(c, x)->dtype);
+    if ((st = fe_emit1(c, IR_OP_ARGMAX, &x, 1, a, 2, -1, &am)) ||
+        (st = iota_along(c, sym_const(c->t, 0), T(c, x)->dims[axis], axis, T(c, x)->rank, SYMC_I64, &pos)) ||
+        (st = emit_binary(c, IR_OP_EQUAL, pos, am, -1, &eq)))
+        return st;
+    return fe_emit1(c, IR_OP_CAST, &eq, 1, &to, 1, 0, &out);
+}
+
+static symc_status h_cumsum(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t x, t, n, out;
+    int64_t axis;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &t);
+    if (!st) st = fe_const_ints(c, t, 1, "the axis", &axis, 1, &n);
+    if (!st && n != 1) return fe_fail(c, SYMC_ERR_FORMAT, "the axis has %u elements, must be one", n);
+    if (st) return st;
+    ir_attr a[3] = {symc_attr_int("axis", axis), symc_attr_int("exclusive", fe_attr_i(c, "exclusive", 0) != 0),
+                    symc_attr_int("reverse", fe_attr_i(c, "reverse", 0) != 0)};
+    return fe_emit1(c, IR_OP_CUMSUM, &x, 1, a, 3, 0, &out);
+}
+
+/* OneHot: where(index == position, on, off) with the position along the new
+ * axis; an index in [-depth, -1] counts from the end, any other index out of
+ * [0, depth) matches nothing (all off), as the spec says. Indices of a float
+ * type are compared as they are, so a fractional one matches nothing. */
+static symc_status h_one_hot(fe_ctx *c) {
+    symc_status st = need_inputs(c, 3, 3);
+    uint32_t idx, dep, vals, zero, lt, sum, pos, eq, on, off, out;
+    sym_expr depth;
+    if (!st) st = fe_in(c, 0, &idx);
+    if (!st) st = scalar_value(c, 1, "the depth", &depth);
+    if (!st) st = fe_in(c, 1, &dep);
+    if (!st) st = fe_in(c, 2, &vals);
+    if (st) return st;
+    symc_dtype dt = T(c, idx)->dtype;
+    if (dt == SYMC_BOOL) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "bool indices are not supported");
+    if (sym_range_of(c->t, depth).lo < 1) return fe_fail(c, SYMC_ERR_FORMAT, "depth %s may be < 1", fe_txt(c, depth));
+    if (small_numel(c, vals) != 2)
+        return fe_fail(c, SYMC_ERR_FORMAT, "input 2 (the values [off, on]) must have two elements");
+    int32_t r = T(c, idx)->rank + 1, axis = 0;
+    if ((st = norm_axis_of(c, fe_attr_i(c, "axis", -1), r, &axis))) return st;
+    uint8_t zbytes[8] = {0};
+    ir_attr to = symc_attr_dtype("to", dt), un = symc_attr_ints("axes", (int64_t[]){axis}, 1);
+    sym_expr s0 = sym_const(c->t, 0), s1 = sym_const(c->t, 1), s2 = sym_const(c->t, 2);
+    /* index + depth where the index is negative */
+    if ((st = fe_const(c, dt, 0, NULL, zbytes, -1, &zero)) || (st = emit_binary(c, IR_OP_LESS, idx, zero, -1, &lt)) ||
+        (st = fe_emit1(c, IR_OP_CAST, &dep, 1, &to, 1, -1, &dep)) ||
+        (st = emit_binary(c, IR_OP_ADD, idx, dep, -1, &sum)))
+        return st;
+    uint32_t w[3] = {lt, sum, idx};
+    if ((st = fe_emit1(c, IR_OP_WHERE, w, 3, NULL, 0, -1, &idx)) ||
+        (st = fe_emit1(c, IR_OP_UNSQUEEZE, &idx, 1, &un, 1, -1, &idx)) ||
+        (st = iota_along(c, s0, depth, axis, r, dt, &pos)) || (st = emit_binary(c, IR_OP_EQUAL, idx, pos, -1, &eq)))
+        return st;
+    /* the values as two one-element slices */
+    int64_t flat = 2;
+    ir_attr fl = symc_attr_dims("shape", (sym_expr[]){sym_const(c->t, flat)}, 1);
+    if ((st = fe_emit1(c, IR_OP_RESHAPE, &vals, 1, &fl, 1, -1, &vals))) return st;
+    ir_attr soff[2] = {symc_attr_dims("starts", &s0, 1), symc_attr_dims("ends", &s1, 1)};
+    ir_attr son[2] = {symc_attr_dims("starts", &s1, 1), symc_attr_dims("ends", &s2, 1)};
+    if ((st = fe_emit1(c, IR_OP_SLICE, &vals, 1, soff, 2, -1, &off)) ||
+        (st = fe_emit1(c, IR_OP_SLICE, &vals, 1, son, 2, -1, &on)))
+        return st;
+    uint32_t w2[3] = {eq, on, off};
+    return fe_emit1(c, IR_OP_WHERE, w2, 3, NULL, 0, 0, &out);
+}
+
+/* Size: the product of the shape, an i64 scalar. */
+static symc_status h_size(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, s, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_emit1(c, IR_OP_SHAPE_OF, &x, 1, NULL, 0, -1, &s);
+    if (st) return st;
+    ir_attr a = symc_attr_int("keepdims", 0);
+    return fe_emit1(c, IR_OP_REDUCE_PROD, &s, 1, &a, 1, 0, &out);
+}
+
+/* EyeLike: ones where column - row == k, as row + k == column. */
+static symc_status h_eye_like(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, rows, cols, eq, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    if (T(c, x)->rank != 2) return fe_fail(c, SYMC_ERR_FORMAT, "input has rank %d, must be 2", (int)T(c, x)->rank);
+    symc_dtype dt = T(c, x)->dtype;
+    const Onnx__AttributeProto *da = fe_attr(c, "dtype");
+    if (da && !fe_dtype((int32_t)da->i, &dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "dtype %s is not supported", fe_onnx_type_name((int32_t)da->i));
+    int64_t k = fe_attr_i(c, "k", 0);
+    if (k > ((int64_t)1 << 40) || k < -((int64_t)1 << 40))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "k = %" PRId64 " is too large", k);
+    ir_attr to = symc_attr_dtype("to", dt);
+    if ((st = iota_along(c, sym_const(c->t, k), T(c, x)->dims[0], 0, 2, SYMC_I64, &rows)) ||
+        (st = iota_along(c, sym_const(c->t, 0), T(c, x)->dims[1], 1, 2, SYMC_I64, &cols)) ||
+        (st = emit_binary(c, IR_OP_EQUAL, rows, cols, -1, &eq)))
+        return st;
+    return fe_emit1(c, IR_OP_CAST, &eq, 1, &to, 1, 0, &out);
+}
+
+/* LpNormalization: x / ||x||_p along axis, p 1 or 2; a zero vector stays
+ * zero (the ONNX reference's where(norm == 0, 0, x / norm)). */
+static symc_status h_lp_normalization(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, t, out;
+    int32_t axis = 0;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = need_float(c, x);
+    if (!st) st = norm_axis_of(c, fe_attr_i(c, "axis", -1), T(c, x)->rank, &axis);
+    if (st) return st;
+    int64_t p = fe_attr_i(c, "p", 2);
+    if (p != 1 && p != 2) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "p = %" PRId64 " (1 and 2 are supported)", p);
+    red_axes ra = {.axes = {axis}, .n = 1, .noop = 0, .keep = 1};
+    if (p == 1) st = emit_unary(c, IR_OP_ABS, x, -1, &t);
+    else st = emit_binary(c, IR_OP_MUL, x, x, -1, &t);
+    if (!st) st = emit_reduce(c, IR_OP_REDUCE_SUM, t, &ra, 1, -1, &t);
+    if (!st && p == 2) st = emit_unary(c, IR_OP_SQRT, t, -1, &t);
+    uint8_t zbytes[8] = {0}; /* 0.0 in every float dtype */
+    uint32_t zero, isz, q;
+    if (st || (st = fe_const(c, T(c, x)->dtype, 0, NULL, zbytes, -1, &zero)) ||
+        (st = emit_binary(c, IR_OP_EQUAL, t, zero, -1, &isz)) || (st = emit_binary(c, IR_OP_DIV, x, t, -1, &q)))
+        return st;
+    uint32_t w[3] = {isz, zero, q};
+    return fe_emit1(c, IR_OP_WHERE, w, 3, NULL, 0, 0, &out);
+}
+
+static symc_status h_gather_nd(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t in[2], out;
+    if (!st) st = fe_in(c, 0, &in[0]);
+    if (!st) st = fe_in(c, 1, &in[1]);
+    ir_attr a = symc_attr_int("batch_dims", fe_attr_i(c, "batch_dims", 0));
+    return st ? st : fe_emit1(c, IR_OP_GATHER_ND, in, 2, &a, 1, 0, &out);
+}
+
+static symc_status scatter(fe_ctx *c, ir_op op) {
+    symc_status st = need_inputs(c, 3, 3);
+    uint32_t in[3], out;
+    for (uint32_t k = 0; k < 3 && !st; k++) st = fe_in(c, k, &in[k]);
+    if (st) return st;
+    const char *red = fe_attr_s(c, "reduction", "none");
+    if (strcmp(red, "none") && strcmp(red, "add") && strcmp(red, "mul") && strcmp(red, "max") && strcmp(red, "min"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "reduction = '%s' (none, add, mul, max and min are supported)", red);
+    ir_attr a[2] = {symc_attr_str("reduction", red), symc_attr_int("axis", fe_attr_i(c, "axis", 0))};
+    return fe_emit1(c, op, in, 3, a, op == IR_OP_SCATTER_ELEMENTS ? 2 : 1, 0, &out);
+}
+static symc_status h_scatter_nd(fe_ctx *c) { return scatter(c, IR_OP_SCATTER_ND); }
+static symc_status h_scatter_elements(fe_ctx *c) { return scatter(c, IR_OP_SCATTER_ELEMENTS); }
+
+/* ---- Einsum ---------------------------------------------------------------------------------------- */
+/* Einsum of one or two operands as core ops. Each dim carries a label (a
+ * letter, or one of the dims "..." stands for, aligned from the right). One
+ * operand: a reduce_sum over the labels the output drops, then a transpose.
+ * Two operands: labels only one operand has and the output drops are summed
+ * first; the rest become a batched matmul, A as [batch.., M, K] and B as
+ * [batch.., K, N] (M, N, K: the kept labels of each side and the contracted
+ * ones, flattened), reshaped back and transposed to the output's order. So
+ * batched matmuls, transposes, sums, inner and outer products are all
+ * covered. A label repeated within one operand (a diagonal) and three or
+ * more operands are refused. A label must have provably the same size
+ * wherever it appears (a "..." dim may also be 1 and broadcast). */
+#define EIN_ELL 256 /* labels of the "..." dims: EIN_ELL + position */
+
+typedef struct ein_term {
+    int lab[IR_MAX_RANK];
+    int32_t n;
+} ein_term;
+
+static int ein_find(const ein_term *t, int l) {
+    for (int32_t i = 0; i < t->n; i++)
+        if (t->lab[i] == l) return i;
+    return -1;
+}
+
+/* One term of the equation (text s of length len) for an operand of rank r
+ * (r < 0: the output); n_ell: the widest "..." */
+static symc_status ein_term_parse(fe_ctx *c, const char *s, size_t len, int32_t r, int32_t n_ell, ein_term *t,
+                                  int *has_ell) {
+    int32_t letters = 0;
+    *has_ell = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '.') {
+            if (*has_ell || i + 2 >= len + 0 || s[i + 1] != '.' || s[i + 2] != '.')
+                return fe_fail(c, SYMC_ERR_FORMAT, "equation term '%.*s' has a malformed '...'", (int)len, s);
+            *has_ell = 1;
+            i += 2;
+        } else if ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')) {
+            letters++;
+        } else {
+            return fe_fail(c, SYMC_ERR_FORMAT, "equation term '%.*s' has the character '%c'", (int)len, s, s[i]);
+        }
+    }
+    int32_t ell = r < 0 ? (*has_ell ? n_ell : 0) : r - letters;
+    if (r >= 0 && (ell < 0 || (!*has_ell && ell != 0)))
+        return fe_fail(c, SYMC_ERR_FORMAT, "equation term '%.*s' does not match an operand of rank %d", (int)len, s,
+                       (int)r);
+    if (letters + ell > IR_MAX_RANK)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "term '%.*s' has too many dims", (int)len, s);
+    t->n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '.') {
+            for (int32_t j = 0; j < ell; j++) t->lab[t->n++] = EIN_ELL + (n_ell - ell) + j;
+            i += 2;
+        } else {
+            if (ein_find(t, s[i]) >= 0)
+                return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                               "index '%c' appears twice in the term '%.*s' (a diagonal), which is not supported", s[i],
+                               (int)len, s);
+            t->lab[t->n++] = s[i];
+        }
+    }
+    return SYMC_OK;
+}
+
+static symc_status ein_transpose(fe_ctx *c, uint32_t *x, ein_term *t, const int *order, int out_k) {
+    int64_t perm[IR_MAX_RANK];
+    int ident = 1;
+    ein_term nt = {.n = t->n};
+    for (int32_t i = 0; i < t->n; i++) {
+        perm[i] = ein_find(t, order[i]);
+        nt.lab[i] = order[i];
+        ident &= perm[i] == i;
+    }
+    *t = nt;
+    if (ident && out_k < 0) return SYMC_OK;
+    if (ident) return fe_emit1(c, IR_OP_IDENTITY, x, 1, NULL, 0, out_k, x);
+    ir_attr a = symc_attr_ints("perm", perm, (uint32_t)t->n);
+    return fe_emit1(c, IR_OP_TRANSPOSE, x, 1, &a, 1, out_k, x);
+}
+
+/* sums the labels of t that `keep` says go */
+static symc_status ein_sum(fe_ctx *c, uint32_t *x, ein_term *t, const int *drop) {
+    int64_t axes[IR_MAX_RANK];
+    uint32_t n = 0;
+    ein_term nt = {.n = 0};
+    for (int32_t i = 0; i < t->n; i++)
+        if (drop[i]) axes[n++] = i;
+        else nt.lab[nt.n++] = t->lab[i];
+    if (!n) return SYMC_OK;
+    *t = nt;
+    ir_attr a[2] = {symc_attr_ints("axes", axes, n), symc_attr_int("keepdims", 0)};
+    return fe_emit1(c, IR_OP_REDUCE_SUM, x, 1, a, 2, -1, x);
+}
+
+static symc_status ein_reshape(fe_ctx *c, uint32_t *x, const sym_expr *dims, uint32_t n) {
+    const ir_tensor *t = T(c, *x);
+    int same = t->rank == (int32_t)n;
+    for (uint32_t i = 0; same && i < n; i++) same = t->dims[i] == dims[i];
+    if (same) return SYMC_OK;
+    ir_attr a = symc_attr_dims("shape", dims, n);
+    return fe_emit1(c, IR_OP_RESHAPE, x, 1, &a, 1, -1, x);
+}
+
+static symc_status h_einsum(fe_ctx *c) {
+    uint32_t n_in = fe_n_in(c), x[2], out;
+    const char *eq = fe_attr_s(c, "equation", NULL);
+    if (!eq) return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'equation' is missing");
+    if (n_in < 1 || n_in > 2)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "Einsum of %u operands (one or two are supported)", n_in);
+    symc_status st = SYMC_OK;
+    for (uint32_t k = 0; k < n_in && !st; k++) st = fe_in(c, k, &x[k]);
+    if (st) return st;
+    char e[256];
+    size_t len = 0;
+    for (const char *p = eq; *p; p++)
+        if (*p != ' ') {
+            if (len + 1 >= sizeof e) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "equation '%s' is too long", eq);
+            e[len++] = *p;
+        }
+    e[len] = '\0';
+    const char *arrow = strstr(e, "->");
+    size_t lhs = arrow ? (size_t)(arrow - e) : len;
+    /* the operand terms */
+    const char *ts[2];
+    size_t tl[2];
+    uint32_t nt = 0;
+    for (size_t i = 0, st0 = 0; i <= lhs; i++)
+        if (i == lhs || e[i] == ',') {
+            if (nt == 2) return fe_fail(c, SYMC_ERR_FORMAT, "equation '%s' has more terms than operands", eq);
+            ts[nt] = e + st0, tl[nt++] = i - st0, st0 = i + 1;
+        }
+    if (nt != n_in) return fe_fail(c, SYMC_ERR_FORMAT, "equation '%s' has %u terms for %u operands", eq, nt, n_in);
+    int32_t n_ell = 0;
+    for (uint32_t k = 0; k < n_in; k++) {
+        int32_t letters = 0;
+        for (size_t i = 0; i < tl[k]; i++) letters += ts[k][i] != '.';
+        if (T(c, x[k])->rank - letters > n_ell && memchr(ts[k], '.', tl[k])) n_ell = T(c, x[k])->rank - letters;
+    }
+    ein_term in[2], o;
+    int any_ell = 0, he;
+    for (uint32_t k = 0; k < n_in; k++) {
+        if ((st = ein_term_parse(c, ts[k], tl[k], T(c, x[k])->rank, n_ell, &in[k], &he))) return st;
+        any_ell |= he;
+    }
+    /* every label's size, the same wherever it appears ("..." dims may broadcast from 1) */
+    sym_expr size[EIN_ELL + IR_MAX_RANK];
+    for (int l = 0; l < EIN_ELL + IR_MAX_RANK; l++) size[l] = SYM_NONE;
+    for (uint32_t k = 0; k < n_in; k++)
+        for (int32_t i = 0; i < in[k].n; i++) {
+            int l = in[k].lab[i];
+            sym_expr d = T(c, x[k])->dims[i];
+            int64_t one;
+            if (size[l] == SYM_NONE || (l >= EIN_ELL && sym_is_const(c->t, size[l], &one) && one == 1)) size[l] = d;
+            else if (!(l >= EIN_ELL && sym_is_const(c->t, d, &one) && one == 1) &&
+                     sym_prove_eq(c->t, size[l], d) != SYM_TRUE)
+                return fe_fail(c, SYMC_ERR_UNSUPPORTED, "index '%c' has sizes %s and %s, which are not provably equal",
+                               l < EIN_ELL ? l : '.', fe_txt(c, size[l]), fe_txt(c, d));
+        }
+    /* the output term: given, or implicit ("..." first, then the letters seen once, sorted) */
+    if (arrow) {
+        if ((st = ein_term_parse(c, arrow + 2, strlen(arrow + 2), -1, n_ell, &o, &he))) return st;
+        for (int32_t i = 0; i < o.n; i++)
+            if (size[o.lab[i]] == SYM_NONE)
+                return fe_fail(c, SYMC_ERR_FORMAT, "output index '%c' is in no operand",
+                               o.lab[i] < EIN_ELL ? o.lab[i] : '.');
+    } else {
+        o.n = 0;
+        if (any_ell)
+            for (int32_t j = 0; j < n_ell; j++) o.lab[o.n++] = EIN_ELL + j;
+        for (int l = 'A'; l <= 'z'; l++) {
+            int count = 0;
+            for (uint32_t k = 0; k < n_in; k++) count += ein_find(&in[k], l) >= 0;
+            if (count == 1) {
+                if (o.n == IR_MAX_RANK) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the output has too many dims");
+                o.lab[o.n++] = l;
+            }
+        }
+    }
+    /* labels an operand alone has and the output drops are summed at once */
+    for (uint32_t k = 0; k < n_in; k++) {
+        int drop[IR_MAX_RANK] = {0};
+        for (int32_t i = 0; i < in[k].n; i++)
+            drop[i] = ein_find(&o, in[k].lab[i]) < 0 && (n_in == 1 || ein_find(&in[1 - k], in[k].lab[i]) < 0);
+        if ((st = ein_sum(c, &x[k], &in[k], drop))) return st;
+    }
+    if (n_in == 1) return ein_transpose(c, &x[0], &in[0], o.lab, 0);
+
+    /* batch (both and the output, in the output's order), M (A and the output),
+     * K (both, not the output), N (B and the output) */
+    int ordA[IR_MAX_RANK], ordB[IR_MAX_RANK], nb = 0, nm = 0, nk = 0, nn = 0;
+    int bl[IR_MAX_RANK], ml[IR_MAX_RANK], kl[IR_MAX_RANK], nl[IR_MAX_RANK];
+    for (int32_t i = 0; i < o.n; i++) {
+        int l = o.lab[i], a = ein_find(&in[0], l) >= 0, b = ein_find(&in[1], l) >= 0;
+        if (a && b) bl[nb++] = l;
+        else if (a) ml[nm++] = l;
+        else nl[nn++] = l;
+    }
+    for (int32_t i = 0; i < in[0].n; i++)
+        if (ein_find(&o, in[0].lab[i]) < 0) kl[nk++] = in[0].lab[i];
+    int p = 0;
+    for (int i = 0; i < nb; i++) ordA[p++] = bl[i];
+    for (int i = 0; i < nm; i++) ordA[p++] = ml[i];
+    for (int i = 0; i < nk; i++) ordA[p++] = kl[i];
+    p = 0;
+    for (int i = 0; i < nb; i++) ordB[p++] = bl[i];
+    for (int i = 0; i < nk; i++) ordB[p++] = kl[i];
+    for (int i = 0; i < nn; i++) ordB[p++] = nl[i];
+    if ((st = ein_transpose(c, &x[0], &in[0], ordA, -1)) || (st = ein_transpose(c, &x[1], &in[1], ordB, -1))) return st;
+    sym_expr one = sym_const(c->t, 1), da[IR_MAX_RANK], db[IR_MAX_RANK];
+    sym_expr pm = one, pk = one, pkb = one, pn = one;
+    for (int i = 0; i < nb; i++) da[i] = T(c, x[0])->dims[i], db[i] = T(c, x[1])->dims[i];
+    for (int i = 0; i < nm; i++) pm = sym_mul(c->t, pm, T(c, x[0])->dims[nb + i]);
+    for (int i = 0; i < nk; i++) pk = sym_mul(c->t, pk, T(c, x[0])->dims[nb + nm + i]);
+    for (int i = 0; i < nk; i++) pkb = sym_mul(c->t, pkb, T(c, x[1])->dims[nb + i]);
+    for (int i = 0; i < nn; i++) pn = sym_mul(c->t, pn, T(c, x[1])->dims[nb + nk + i]);
+    da[nb] = pm, da[nb + 1] = pk, db[nb] = pkb, db[nb + 1] = pn;
+    if ((st = ein_reshape(c, &x[0], da, (uint32_t)nb + 2)) || (st = ein_reshape(c, &x[1], db, (uint32_t)nb + 2)) ||
+        (st = emit_binary(c, IR_OP_MATMUL, x[0], x[1], -1, &out)))
+        return st;
+    /* [batch.., M.., N..] with the matmul's own (broadcast) batch dims, then the output's order */
+    sym_expr dr[IR_MAX_RANK];
+    ein_term r = {.n = 0};
+    for (int i = 0; i < nb; i++) dr[r.n] = T(c, out)->dims[i], r.lab[r.n++] = bl[i];
+    for (int i = 0; i < nm; i++) dr[r.n] = size[ml[i]], r.lab[r.n++] = ml[i];
+    for (int i = 0; i < nn; i++) dr[r.n] = size[nl[i]], r.lab[r.n++] = nl[i];
+    if ((st = ein_reshape(c, &out, dr, (uint32_t)r.n))) return st;
+    return ein_transpose(c, &out, &r, o.lab, 0);
+}
 
 /* ---- contractions and windows -------------------------------------------------------------------- */
 
@@ -1087,6 +1664,8 @@ static const op_entry ops[] = {
     {"Acosh", h_acosh},
     {"Add", h_add},
     {"And", h_and},
+    {"ArgMax", h_argmax},
+    {"ArgMin", h_argmin},
     {"Asin", h_asin},
     {"Asinh", h_asinh},
     {"Atan", h_atan},
@@ -1109,22 +1688,27 @@ static const op_entry ops[] = {
     {"Conv", h_conv},
     {"Cos", h_cos},
     {"Cosh", h_cosh},
+    {"CumSum", h_cumsum},
     {"Div", h_div},
     {"Dropout", h_dropout},
+    {"Einsum", h_einsum},
     {"Elu", h_elu},
     {"Equal", h_equal},
     {"Erf", h_erf},
     {"Exp", h_exp},
     {"Expand", h_expand},
+    {"EyeLike", h_eye_like},
     {"Flatten", h_flatten},
     {"Floor", h_floor},
     {"Gather", h_gather},
     {"GatherElements", h_gather_elements},
+    {"GatherND", h_gather_nd},
     {"Gelu", h_gelu},
     {"Gemm", h_gemm},
     {"GlobalAveragePool", h_global_avg_pool},
     {"Greater", h_greater},
     {"GreaterOrEqual", h_greater_equal},
+    {"Hardmax", h_hardmax},
     {"HardSigmoid", h_hard_sigmoid},
     {"HardSwish", h_hard_swish},
     {"Identity", h_identity},
@@ -1136,6 +1720,7 @@ static const op_entry ops[] = {
     {"LessOrEqual", h_less_equal},
     {"Log", h_log},
     {"LogSoftmax", h_log_softmax},
+    {"LpNormalization", h_lp_normalization},
     {"MatMul", h_matmul},
     {"Max", h_max},
     {"MaxPool", h_max_pool},
@@ -1146,18 +1731,28 @@ static const op_entry ops[] = {
     {"Mul", h_mul},
     {"Neg", h_neg},
     {"Not", h_not},
+    {"OneHot", h_one_hot},
     {"Or", h_or},
     {"Pad", h_pad},
     {"Pow", h_pow},
     {"PRelu", h_prelu},
     {"Range", h_range},
     {"Reciprocal", h_reciprocal},
+    {"ReduceL1", h_reduce_l1},
+    {"ReduceL2", h_reduce_l2},
+    {"ReduceLogSum", h_reduce_log_sum},
+    {"ReduceLogSumExp", h_reduce_log_sum_exp},
     {"ReduceMax", h_reduce_max},
     {"ReduceMean", h_reduce_mean},
+    {"ReduceMin", h_reduce_min},
+    {"ReduceProd", h_reduce_prod},
     {"ReduceSum", h_reduce_sum},
+    {"ReduceSumSquare", h_reduce_sum_square},
     {"Relu", h_relu},
     {"Reshape", h_reshape},
     {"Round", h_round},
+    {"ScatterElements", h_scatter_elements},
+    {"ScatterND", h_scatter_nd},
     {"Selu", h_selu},
     {"Shape", h_shape},
     {"Shrink", h_shrink},
@@ -1165,6 +1760,7 @@ static const op_entry ops[] = {
     {"Sign", h_sign},
     {"Sin", h_sin},
     {"Sinh", h_sinh},
+    {"Size", h_size},
     {"Slice", h_slice},
     {"Softmax", h_softmax},
     {"Softplus", h_softplus},
@@ -1178,6 +1774,7 @@ static const op_entry ops[] = {
     {"Tanh", h_tanh},
     {"ThresholdedRelu", h_thresholded_relu},
     {"Tile", h_tile},
+    {"TopK", h_topk},
     {"Transpose", h_transpose},
     {"Trilu", h_trilu},
     {"Unsqueeze", h_unsqueeze},

@@ -201,10 +201,15 @@ symc_status ir_infer_dtype(ir_module *m, ir_op op, const char *name, const uint3
         break;
     case IR_DT_KEEP:
         *out = m->tensors[in[0]].dtype;
-        if ((op == IR_OP_GATHER || op == IR_OP_GATHER_ELEMENTS) && m->tensors[in[1]].dtype != SYMC_I64 &&
-            m->tensors[in[1]].dtype != SYMC_I32)
+        if ((op == IR_OP_GATHER || op == IR_OP_GATHER_ELEMENTS || op == IR_OP_GATHER_ND || op == IR_OP_SCATTER_ND ||
+             op == IR_OP_SCATTER_ELEMENTS) &&
+            m->tensors[in[1]].dtype != SYMC_I64 && m->tensors[in[1]].dtype != SYMC_I32)
             return symc_error_setf(err, SYMC_ERR_VERIFY, "node '%s' (%s): indices '%s' are %s, must be i32 or i64",
                                    name, info->name, m->tensors[in[1]].name, symc_dtype_name(m->tensors[in[1]].dtype));
+        if ((op == IR_OP_SCATTER_ND || op == IR_OP_SCATTER_ELEMENTS) && m->tensors[in[2]].dtype != *out)
+            return symc_error_setf(err, SYMC_ERR_VERIFY, "node '%s' (%s): updates '%s' are %s but data '%s' is %s",
+                                   name, info->name, m->tensors[in[2]].name, symc_dtype_name(m->tensors[in[2]].dtype),
+                                   m->tensors[in[0]].name, symc_dtype_name(*out));
         break;
     case IR_DT_SAME:
         if (op == IR_OP_CONSTANT) return SYMC_OK; /* the tensor's own dtype */

@@ -280,7 +280,10 @@ static int discontinuous(ir_op op) {
     case IR_OP_LESS:
     case IR_OP_LESS_EQUAL:
     case IR_OP_GREATER:
-    case IR_OP_GREATER_EQUAL: return 1;
+    case IR_OP_GREATER_EQUAL:
+    case IR_OP_ARGMAX: /* comparisons too: a rounded tie moves an index */
+    case IR_OP_ARGMIN:
+    case IR_OP_TOPK: return 1;
     default: return 0;
     }
 }

@@ -780,11 +780,135 @@ static symc_status r_gather_elements(ctx *c) {
     return same_as_input(c, 1);
 }
 
+/* ---- ops added for ONNX conformance: reductions and indexing ------------------- */
+
+/* argmax / argmin: the axis dropped, or kept as 1 */
+static symc_status r_arg_reduce(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    int32_t ax = 0;
+    symc_status st = norm_axis(c, attr_int(c, "axis", 0), x->rank, "axis", &ax);
+    if (st) return st;
+    int keep = attr_int(c, "keepdims", 1) != 0;
+    sym_expr o[IR_MAX_RANK];
+    int32_t r = 0;
+    for (int d = 0; d < x->rank; d++)
+        if (d != ax) o[r++] = x->dims[d];
+        else if (keep) o[r++] = sym_const(c->t, 1);
+    return set_out(c, 0, r, o);
+}
+
+/* topk: dim axis becomes k, which must not exceed it */
+static symc_status r_topk(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *k = attr(c, "k");
+    int32_t ax = 0;
+    symc_status st = norm_axis(c, attr_int(c, "axis", -1), x->rank, "axis", &ax);
+    if (st) return st;
+    if (k->n != 1 || k->dims[0] == SYM_NONE)
+        return fail(c, SYMC_ERR_VERIFY, "attribute 'k' must hold one expression, has %u", k->n);
+    char what[200];
+    snprintf(what, sizeof what, "k must not exceed dim %d of '%s'", (int)ax, x->name);
+    if ((st = need(c, SYM_REL_LE, k->dims[0], x->dims[ax], what))) return st;
+    if (sym_range_of(c->t, k->dims[0]).lo < 0)
+        return fail(c, SYMC_ERR_VERIFY, "k = %s may be negative", txt(c, k->dims[0]));
+    sym_expr o[IR_MAX_RANK];
+    memcpy(o, x->dims, sizeof o);
+    o[ax] = k->dims[0];
+    return set_out(c, 0, x->rank, o);
+}
+
+static symc_status r_cumsum(ctx *c) {
+    int32_t ax = 0;
+    symc_status st = norm_axis(c, attr_int(c, "axis", 0), in(c, 0)->rank, "axis", &ax);
+    return st ? st : same_as_input(c, 0);
+}
+
+/* gather_nd / scatter_nd: data [B.., D..], indices [B.., Q.., m] with m a
+ * constant <= rank - b; the batch dims of both must agree. */
+static symc_status nd_shapes(ctx *c, int64_t b, int64_t *m) {
+    const ir_tensor *x = in(c, 0), *idx = in(c, 1);
+    if (idx->rank < 1 || b < 0 || b >= idx->rank || b >= x->rank)
+        return fail(c, SYMC_ERR_VERIFY,
+                    "indices '%s' (rank %d) and data '%s' (rank %d) do not fit batch_dims = %" PRId64, idx->name,
+                    (int)idx->rank, x->name, (int)x->rank, b);
+    if (!const_of(c, idx->dims[idx->rank - 1], m))
+        return fail(c, SYMC_ERR_UNSUPPORTED, "the last dim of indices '%s' is %s; it must be a constant", idx->name,
+                    txt(c, idx->dims[idx->rank - 1]));
+    if (*m < 1 || *m > x->rank - b)
+        return fail(c, SYMC_ERR_VERIFY, "the last dim of indices '%s' is %" PRId64 "; it must be in [1, %" PRId64 "]",
+                    idx->name, *m, (int64_t)x->rank - b);
+    for (int64_t d = 0; d < b; d++) {
+        char what[200];
+        snprintf(what, sizeof what, "batch dim %d of indices '%s' must equal that of data '%s'", (int)d, idx->name,
+                 x->name);
+        symc_status st = need(c, SYM_REL_EQ, idx->dims[d], x->dims[d], what);
+        if (st) return st;
+    }
+    return SYMC_OK;
+}
+
+static symc_status r_gather_nd(ctx *c) {
+    const ir_tensor *x = in(c, 0), *idx = in(c, 1);
+    int64_t b = attr_int(c, "batch_dims", 0), m;
+    symc_status st = nd_shapes(c, b, &m);
+    if (st) return st;
+    sym_expr o[2 * IR_MAX_RANK];
+    int32_t r = 0;
+    for (int d = 0; d < idx->rank - 1; d++) o[r++] = idx->dims[d];
+    for (int64_t d = b + m; d < x->rank; d++) o[r++] = x->dims[d];
+    return set_out(c, 0, r, o);
+}
+
+/* updates must have dims want[0..n) */
+static symc_status need_updates(ctx *c, const sym_expr *want, int32_t n) {
+    const ir_tensor *u = in(c, 2);
+    if (u->rank != n)
+        return fail(c, SYMC_ERR_VERIFY, "updates '%s' have rank %d, must have %d", u->name, (int)u->rank, (int)n);
+    for (int d = 0; d < n; d++) {
+        char what[200];
+        snprintf(what, sizeof what, "dim %d of updates '%s'", d, u->name);
+        symc_status st = need(c, SYM_REL_EQ, u->dims[d], want[d], what);
+        if (st) return st;
+    }
+    return SYMC_OK;
+}
+
+static symc_status r_scatter_nd(ctx *c) {
+    const ir_tensor *x = in(c, 0), *idx = in(c, 1);
+    int64_t m;
+    symc_status st = nd_shapes(c, 0, &m);
+    if (st) return st;
+    sym_expr w[2 * IR_MAX_RANK];
+    int32_t r = 0;
+    for (int d = 0; d < idx->rank - 1; d++) w[r++] = idx->dims[d];
+    for (int64_t d = m; d < x->rank; d++) w[r++] = x->dims[d];
+    if ((st = need_updates(c, w, r))) return st;
+    return same_as_input(c, 0);
+}
+
+static symc_status r_scatter_elements(ctx *c) {
+    const ir_tensor *x = in(c, 0), *idx = in(c, 1);
+    if (x->rank != idx->rank)
+        return fail(c, SYMC_ERR_VERIFY, "indices '%s' have rank %d but data '%s' has rank %d", idx->name,
+                    (int)idx->rank, x->name, (int)x->rank);
+    int32_t ax = 0;
+    symc_status st = norm_axis(c, attr_int(c, "axis", 0), x->rank, "axis", &ax);
+    if (st) return st;
+    for (int d = 0; d < x->rank; d++) {
+        if (d == ax) continue;
+        char what[200];
+        snprintf(what, sizeof what, "dim %d of indices '%s' must not exceed that of data '%s'", d, idx->name, x->name);
+        if ((st = need(c, SYM_REL_LE, idx->dims[d], x->dims[d], what))) return st;
+    }
+    if ((st = need_updates(c, idx->dims, idx->rank))) return st;
+    return same_as_input(c, 0);
+}
+
 static rule_fn rule_for(ir_op op) {
     switch (ir_op_get(op)->category) {
     case IR_CAT_UNARY: return r_unary;
     case IR_CAT_BINARY: return r_binary;
-    case IR_CAT_REDUCE: return r_reduce;
+    case IR_CAT_REDUCE: return op == IR_OP_ARGMAX || op == IR_OP_ARGMIN ? r_arg_reduce : r_reduce;
     default: break;
     }
     switch (op) {
@@ -816,6 +940,11 @@ static rule_fn rule_for(ir_op op) {
     case IR_OP_TILE: return r_tile;
     case IR_OP_TRILU: return r_trilu;
     case IR_OP_GATHER_ELEMENTS: return r_gather_elements;
+    case IR_OP_TOPK: return r_topk;
+    case IR_OP_CUMSUM: return r_cumsum;
+    case IR_OP_GATHER_ND: return r_gather_nd;
+    case IR_OP_SCATTER_ND: return r_scatter_nd;
+    case IR_OP_SCATTER_ELEMENTS: return r_scatter_elements;
     default: return NULL;
     }
 }

@@ -131,6 +131,15 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     [IR_OP_TILE] = {rt_k_tile, RT_ALL},
     [IR_OP_TRILU] = {rt_k_trilu, RT_ALL},
     [IR_OP_GATHER_ELEMENTS] = {rt_k_gather_elements, RT_ALL},
+    [IR_OP_REDUCE_MIN] = {rt_k_reduce, RT_NUMS},
+    [IR_OP_REDUCE_PROD] = {rt_k_reduce, RT_NUMS},
+    [IR_OP_ARGMAX] = {rt_k_arg_reduce, RT_NUMS},
+    [IR_OP_ARGMIN] = {rt_k_arg_reduce, RT_NUMS},
+    [IR_OP_TOPK] = {rt_k_topk, RT_NUMS},
+    [IR_OP_CUMSUM] = {rt_k_cumsum, RT_NUMS},
+    [IR_OP_GATHER_ND] = {rt_k_gather_nd, RT_ALL},
+    [IR_OP_SCATTER_ND] = {rt_k_scatter_nd, RT_ALL},
+    [IR_OP_SCATTER_ELEMENTS] = {rt_k_scatter_elements, RT_ALL},
     /* IR_OP_CONSTANT: no kernel; the engine holds the data */
 };
 

@@ -137,6 +137,7 @@ symc_status rt_k_binary(rt_ctx *c);
 symc_status rt_k_where(rt_ctx *c);
 /* ref_kernels_reduce.c */
 symc_status rt_k_reduce(rt_ctx *c);
+symc_status rt_k_arg_reduce(rt_ctx *c);
 symc_status rt_k_softmax(rt_ctx *c);
 symc_status rt_k_layer_norm(rt_ctx *c);
 symc_status rt_k_rms_norm(rt_ctx *c);
@@ -166,5 +167,11 @@ symc_status rt_k_range(rt_ctx *c);
 symc_status rt_k_tile(rt_ctx *c);
 symc_status rt_k_trilu(rt_ctx *c);
 symc_status rt_k_gather_elements(rt_ctx *c);
+/* ref_kernels_index.c */
+symc_status rt_k_topk(rt_ctx *c);
+symc_status rt_k_cumsum(rt_ctx *c);
+symc_status rt_k_gather_nd(rt_ctx *c);
+symc_status rt_k_scatter_nd(rt_ctx *c);
+symc_status rt_k_scatter_elements(rt_ctx *c);
 
 #endif

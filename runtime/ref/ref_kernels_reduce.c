@@ -1,5 +1,5 @@
-/* Reductions and normalizations: reduce_sum/mean/max, softmax, log_softmax,
- * layer_norm, rms_norm, batch_norm.
+/* Reductions and normalizations: reduce_sum/mean/max/min/prod, argmax/argmin,
+ * softmax, log_softmax, layer_norm, rms_norm, batch_norm.
  *
  * All float accumulation is in f64 and two-pass (mean first, then squared
  * deviations for the variance; max first, then the shifted exponentials for
@@ -11,11 +11,12 @@
  * offset plus every reduced offset. Walking the reduced coordinates per
  * output element needs no scratch memory, so the kernels never allocate. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "runtime/ref/ref_kernels_internal.h"
 
-/* ---- reduce_sum / reduce_mean / reduce_max ----------------------------------------- */
+/* ---- reduce_sum / _mean / _max / _min / _prod ----------------------------------------- */
 symc_status rt_k_reduce(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     const int64_t *axes;
@@ -56,38 +57,103 @@ symc_status rt_k_reduce(rt_ctx *c) {
     if ((s = rt_check_out(c, 0, x->dtype, out_rank, out_dims))) return s;
 
     int64_t n_out = rt_numel_dims(nk, kd), n_red = rt_numel_dims(nr, rd);
-    /* an empty max has no value, nor an integer mean; an empty sum is 0 and
-     * an empty float mean NaN (0/0), as in NumPy */
-    if (n_red == 0 && n_out > 0 &&
-        (c->op == IR_OP_REDUCE_MAX || (c->op == IR_OP_REDUCE_MEAN && !rt_is_float(x->dtype))))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s over an empty set of elements (a reduced dim is 0)",
-                       c->op == IR_OP_REDUCE_MAX ? "max" : "integer mean");
+    ir_op op = c->op;
+    int is_max = op == IR_OP_REDUCE_MAX, is_min = op == IR_OP_REDUCE_MIN, is_prod = op == IR_OP_REDUCE_PROD;
+    /* an empty reduction gives the identity (ONNX opset 18): 0 for a sum, 1
+     * for a product, -inf/+inf for a float max/min and the dtype's lowest /
+     * highest integer; an empty float mean is NaN (0/0), an integer one has no
+     * value */
+    int64_t imin = x->dtype == SYMC_I32 ? INT32_MIN : INT64_MIN, imax = x->dtype == SYMC_I32 ? INT32_MAX : INT64_MAX;
+    if (n_red == 0 && n_out > 0 && !rt_is_float(x->dtype) &&
+        (op == IR_OP_REDUCE_MEAN || ((is_max || is_min) && x->dtype != SYMC_I32 && x->dtype != SYMC_I64)))
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s of %s over an empty set of elements (a reduced dim is 0)",
+                       c->opname, symc_dtype_name(x->dtype));
     int64_t kc[RT_REF_MAX_RANK] = {0};
     for (int64_t o = 0; o < n_out; o++, rt_next(nk, kd, kc)) {
         int64_t base = rt_offset(nk, kc, ks);
         int64_t rc[RT_REF_MAX_RANK] = {0};
         if (rt_is_float(x->dtype)) {
-            double acc = c->op == IR_OP_REDUCE_MAX ? -INFINITY : 0.0;
+            double acc = is_max ? -INFINITY : is_min ? INFINITY : is_prod ? 1.0 : 0.0;
             for (int64_t r = 0; r < n_red; r++, rt_next(nr, rd, rc)) {
                 double v = rt_ld_f(x, base + rt_offset(nr, rc, rs));
-                if (c->op != IR_OP_REDUCE_MAX) acc += v;
-                else if (isnan(v) || v > acc) acc = isnan(acc) ? acc : v; /* NaN wins */
+                if (is_max) {
+                    if (isnan(v) || v > acc) acc = isnan(acc) ? acc : v; /* NaN wins */
+                } else if (is_min) {
+                    if (isnan(v) || v < acc) acc = isnan(acc) ? acc : v;
+                } else if (is_prod) {
+                    acc *= v;
+                } else {
+                    acc += v;
+                }
             }
-            if (c->op == IR_OP_REDUCE_MEAN) acc /= (double)n_red; /* 0/0 = NaN when empty */
+            if (op == IR_OP_REDUCE_MEAN) acc /= (double)n_red; /* 0/0 = NaN when empty */
             rt_st_f(&c->out[0], o, acc);
         } else {
             int u64 = rt_is_u64(x->dtype); /* its bit pattern in acc; order and division unsigned */
-            int64_t acc = c->op == IR_OP_REDUCE_MAX && !u64 ? INT64_MIN : 0;
+            int64_t acc = is_max ? (u64 ? 0 : imin) : is_min ? (u64 ? -1 /* UINT64_MAX */ : imax) : is_prod ? 1 : 0;
             for (int64_t r = 0; r < n_red; r++, rt_next(nr, rd, rc)) {
                 int64_t v = rt_ld_i(x, base + rt_offset(nr, rc, rs));
-                if (c->op != IR_OP_REDUCE_MAX) acc = (int64_t)((uint64_t)acc + (uint64_t)v);
-                else if (u64 ? (uint64_t)v > (uint64_t)acc : v > acc) acc = v;
+                if (is_max) {
+                    if (u64 ? (uint64_t)v > (uint64_t)acc : v > acc) acc = v;
+                } else if (is_min) {
+                    if (u64 ? (uint64_t)v < (uint64_t)acc : v < acc) acc = v;
+                } else if (is_prod) acc = (int64_t)((uint64_t)acc * (uint64_t)v); /* wraps like the dtype */
+                else acc = (int64_t)((uint64_t)acc + (uint64_t)v);
             }
             /* integer mean truncates toward zero, like ONNX Runtime */
-            if (c->op == IR_OP_REDUCE_MEAN) acc = u64 ? (int64_t)((uint64_t)acc / (uint64_t)n_red) : acc / n_red;
+            if (op == IR_OP_REDUCE_MEAN) acc = u64 ? (int64_t)((uint64_t)acc / (uint64_t)n_red) : acc / n_red;
             rt_st_i(&c->out[0], o, acc);
         }
     }
+    return SYMC_OK;
+}
+
+/* ---- argmax / argmin --------------------------------------------------------------------- */
+/* The first index of the max (min) along axis, or the last one with
+ * select_last_index; NaN counts as the extreme, as in NumPy's argmax. */
+symc_status rt_k_arg_reduce(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    int64_t axis_attr, keepdims, last;
+    int32_t axis;
+    symc_status s;
+    if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
+    if ((s = rt_attr_int(c, "keepdims", 0, 1, &keepdims))) return s;
+    if ((s = rt_attr_int(c, "select_last_index", 0, 0, &last))) return s;
+    if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; %s needs an axis", c->opname);
+    if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
+    int64_t out_dims[RT_REF_MAX_RANK];
+    int32_t out_rank = 0;
+    for (int32_t d = 0; d < x->rank; d++)
+        if (d != axis) out_dims[out_rank++] = x->dims[d];
+        else if (keepdims) out_dims[out_rank++] = 1;
+    if ((s = rt_check_out(c, 0, SYMC_I64, out_rank, out_dims))) return s;
+    int64_t outer = rt_numel_dims(axis, x->dims), n = x->dims[axis];
+    int64_t inner = rt_numel_dims(x->rank - axis - 1, x->dims + axis + 1);
+    if (n == 0 && outer * inner > 0)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s over an empty axis %d has no index", c->opname, (int)axis);
+    int is_max = c->op == IR_OP_ARGMAX, fl = rt_is_float(x->dtype);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < inner; i++) {
+            int64_t base = o * n * inner + i, best = 0;
+            double bf = fl ? rt_ld_f(x, base) : 0;
+            int64_t bi = fl ? 0 : rt_ld_i(x, base);
+            for (int64_t j = 1; j < n; j++) {
+                int better;
+                if (fl) {
+                    double v = rt_ld_f(x, base + j * inner);
+                    if (isnan(bf)) better = last && isnan(v);
+                    else if (isnan(v)) better = 1;
+                    else better = (is_max ? v > bf : v < bf) || (last && v == bf);
+                    if (better) bf = v;
+                } else {
+                    int64_t v = rt_ld_i(x, base + j * inner);
+                    better = (is_max ? v > bi : v < bi) || (last && v == bi);
+                    if (better) bi = v;
+                }
+                if (better) best = j;
+            }
+            rt_st_i(&c->out[0], o * inner + i, best);
+        }
     return SYMC_OK;
 }
 

@@ -354,6 +354,29 @@ static void test_every_family(void) {
     OUT(node(m, "expand", "expand", &xb, 1, &ex, 1));
     symc_attr rs = symc_attr_dims("shape", (symc_dim[]){B, SYMC_DIM_NONE}, 2);
     OUT(node(m, "reshape", "rs_out", &s, 1, &rs, 1)); /* s is stored in the output's buffer: no copy */
+    /* added for ONNX conformance: min/prod reductions (row and generic kernels), the index ops */
+    OUT(node(m, "reduce_min", "rmin", &x, 1, r1, 2));
+    OUT(node(m, "reduce_prod", "rprod_i", &xi, 1, r2, 2));
+    symc_attr rax0[1] = {symc_attr_ints("axes", (int64_t[]){0}, 1)};
+    OUT(node(m, "reduce_min", "rmin_outer", &x, 1, rax0, 1));
+    symc_attr am[3] = {symc_attr_int("axis", 1), symc_attr_int("keepdims", 0), symc_attr_int("select_last_index", 1)};
+    OUT(node(m, "argmax", "amax", &x, 1, am, 3));
+    OUT(node(m, "argmin", "amin_i", &xi, 1, am, 1));
+    symc_attr tk[3] = {symc_attr_dims("k", &c4, 1), symc_attr_int("axis", -1), symc_attr_int("largest", 0)};
+    symc_tensor tki = node(m, "topk", "topk", &x, 1, tk, 3);
+    OUT(tki);
+    symc_attr cu[3] = {symc_attr_int("axis", 2), symc_attr_int("exclusive", 1), symc_attr_int("reverse", 1)};
+    OUT(node(m, "cumsum", "cumsum", &x, 1, cu, 3));
+    OUT(node(m, "cumsum", "cumsum_i", &xi, 1, &one, 1));
+    symc_tensor ndi = constant(m, "ndi", SYMC_I64, 2, (int64_t[]){3, 2});
+    OUT(node(m, "gather_nd", "gnd", (symc_tensor[]){x, ndi}, 2, NULL, 0));
+    symc_tensor ndi1 = constant(m, "ndi1", SYMC_I64, 2, (int64_t[]){2, 1});
+    symc_tensor upd = constant(m, "upd", SYMC_I64, 2, (int64_t[]){2, 8});
+    symc_attr sadd = symc_attr_str("reduction", "add");
+    OUT(node(m, "scatter_nd", "snd", (symc_tensor[]){xi, ndi1, upd}, 3, &sadd, 1));
+    symc_tensor tkv = node(m, "gather_elements", "tkv", (symc_tensor[]){x, tki}, 2, &last, 1);
+    symc_attr se[2] = {symc_attr_int("axis", -1), symc_attr_str("reduction", "max")};
+    OUT(node(m, "scatter_elements", "sel", (symc_tensor[]){x, tki, tkv}, 3, se, 2));
 #undef OUT
     for (uint32_t i = 0; i < n_out; i++) symc_mark_output(m, outs[i], &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
@@ -372,6 +395,9 @@ static void test_every_family(void) {
         CHECK_CONTAINS(e->cuda_source, "one warp per row");
         CHECK_CONTAINS(e->cuda_source, "one thread per (outer, inner)");
         CHECK_CONTAINS(e->cuda_source, "broadcast copy of 'c_scalar'");
+        CHECK_CONTAINS(e->cuda_source, "topk: topk, one thread per line, k scans");
+        CHECK_CONTAINS(e->cuda_source, "scatter_nd: snd, the updates in order, one thread");
+        CHECK_CONTAINS(e->cuda_source, "sc_nanmin(acc");
         CHECK(!strcmp(e->cuda_version, "13.0") || strlen(e->cuda_version) >= 3);
         CHECK(strlen(e->cublas_version) >= 5 && strlen(e->cudnn_version) >= 5);
         rt_engine_free(e);

@@ -17,7 +17,11 @@ compiler (string, complex, float8, 4-bit). Each in-scope test is compiled by
 `symc compile` (static shapes from the test's inputs) and run by `symc run --backend
 ref` on the test's inputs; outputs are compared with the expected ones (rtol 1e-3,
 atol 1e-7 like onnx's backend runner, NaN where NaN is expected; integers and booleans
-exactly; shapes and dtypes must match). Every test ends as
+exactly; shapes and dtypes must match). An input symc needs at build time (Reshape's
+shape, a Reduce's axes, TopK's k: the compile error names it as a graph input known
+only at run time) is made an initializer holding the test's value and the test
+compiled again, as onnx-mlir's backend tests do (CONSTANT_INPUT); the op is then
+checked at that value. Every test ends as
   pass     the outputs match;
   refused  symc exited with a clear error (a message on stderr, exit status 1), at
            compile or at run time: what is not supported is refused, not guessed;
@@ -34,6 +38,7 @@ import argparse
 import concurrent.futures
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -186,16 +191,42 @@ def is_crash(r, out):
             "LeakSanitizer" in out or not out.strip())
 
 
+BUILD_TIME = re.compile(r"it is the graph input '([^']+)', whose elements are only known at run time")
+
+
+def freeze(m, name, a):
+    """m with graph input `name` turned into an initializer holding `a`."""
+    m2 = onnx.ModelProto()
+    m2.CopyFrom(m)
+    keep = [vi for vi in m2.graph.input if vi.name != name]
+    del m2.graph.input[:]
+    m2.graph.input.extend(keep)
+    m2.graph.initializer.append(numpy_helper.from_array(a, name))
+    return m2
+
+
+def compile_model(symc, d, m, feeds, frozen):
+    path = os.path.join(d, "model.onnx")
+    onnx.save(m, path)
+    shapes = []
+    for n, (npy, a) in feeds.items():
+        if n not in frozen and a.ndim:
+            shapes += ["--shapes", f"{n}:" + "x".join(str(s) for s in a.shape)]
+    cmd = [symc, "compile", path, "-o", os.path.join(d, "e.symx"), "--no-gpu"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if r.returncode == 1 and "needs a shape" in r.stderr + r.stdout and shapes:
+        r = subprocess.run(cmd + shapes, capture_output=True, text=True, timeout=120)
+    return r
+
+
 def run_test(symc, work, name, m, node_dir):
     """-> (status, detail)"""
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
-    path = os.path.join(d, "model.onnx")
-    onnx.save(m, path)
     ds = os.path.join(node_dir, name, "test_data_set_0")
     inits = {i.name for i in m.graph.initializer}
     ins = [i for i in m.graph.input if i.name not in inits]
-    args, shapes = [], []
+    feeds = {}  # input name -> (npy path, array)
     for k, vi in enumerate(ins):
         f = os.path.join(ds, f"input_{k}.pb")
         if not os.path.exists(f):  # an optional input left out
@@ -205,17 +236,27 @@ def run_test(symc, work, name, m, node_dir):
             a = a.view(np.uint16) if a.dtype.itemsize == 2 else a
         npy = os.path.join(d, f"in{k}.npy")
         np.save(npy, a)
-        args += ["--input", f"{vi.name}={npy}"]
-        if a.ndim:
-            shapes += ["--shapes", f"{vi.name}:" + "x".join(str(s) for s in a.shape)]
+        feeds[vi.name] = (npy, a)
+    # An input symc needs at build time (Reshape's shape, a Reduce's axes, TopK's k)
+    # is refused as "the graph input 'X', whose elements are only known at run
+    # time"; the test is then compiled again with X an initializer holding the
+    # test's value (what onnx-mlir's backend tests call CONSTANT_INPUT): the op
+    # is checked at that value against the same expected outputs.
+    frozen = set()
     try:
-        r = subprocess.run([symc, "compile", path, "-o", os.path.join(d, "e.symx"), "--no-gpu"], capture_output=True,
-                           text=True, timeout=120)
-        if r.returncode == 1 and "needs a shape" in r.stderr + r.stdout and shapes:
-            r = subprocess.run([symc, "compile", path, "-o", os.path.join(d, "e.symx"), "--no-gpu"] + shapes,
-                               capture_output=True, text=True, timeout=120)
+        while True:
+            r = compile_model(symc, d, m, feeds, frozen)
+            hit = BUILD_TIME.search(r.stdout + r.stderr) if r.returncode == 1 else None
+            if not hit or hit.group(1) not in feeds or hit.group(1) in frozen:
+                break
+            frozen.add(hit.group(1))
+            m = freeze(m, hit.group(1), feeds[hit.group(1)][1])
     except subprocess.TimeoutExpired:
         return "CRASH", "compile timed out (120 s)"
+    args = []
+    for n, (npy, a) in feeds.items():
+        if n not in frozen:
+            args += ["--input", f"{n}={npy}"]
     out = r.stdout + r.stderr
     if r.returncode:
         return ("CRASH", f"compile exit {r.returncode}: {out.strip()[-300:]}") if is_crash(r, out) else \

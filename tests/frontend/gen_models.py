@@ -319,6 +319,60 @@ def reductions(opset):
     return model(nodes, [vi("x", F, ["B", "S", 16])], [out(o) for o in outs], inits, opset=opset)
 
 
+def reduce_ops():
+    """The Reduce family at opset 18 (axes as inputs), arg and top-k selection, cumulative
+    sums, Hardmax, LpNormalization, Size and Einsum contractions, over symbolic B and S:
+    TopK's k is the sequence length itself (a full sort along S). Products and sums of
+    squares run over few elements, so half engines stay in fp16's range."""
+    nodes = [N("ReduceMin", ["x", "ax1"], ["rmin"], keepdims=0),
+             N("Slice", ["x", "p0", "p3", "ax2"], ["x3"]), N("ReduceProd", ["x3", "ax2"], ["rprod"]),
+             N("ReduceL1", ["x", "ax1"], ["l1"]), N("ReduceL2", ["x", "axm1"], ["l2"], keepdims=0),
+             N("ReduceSumSquare", ["x", "ax2"], ["ssq"], keepdims=0), N("Abs", ["x"], ["ax"]),
+             N("ReduceLogSum", ["ax", "ax1"], ["ls"]), N("ReduceLogSumExp", ["x", "ax1"], ["lse"], keepdims=0),
+             N("ReduceLogSumExp", ["x"], ["lse_all"]),
+             N("ArgMax", ["x"], ["amax"], axis=1), N("ArgMin", ["x"], ["amin"], axis=-1, keepdims=0,
+                                                       select_last_index=1),
+             N("TopK", ["x", "k3"], ["tv", "ti"], axis=-1),
+             N("Shape", ["x"], ["sx"]), N("Gather", ["sx", "i1"], ["sl"], axis=0), N("Unsqueeze", ["sl", "ax0"], ["kS"]),
+             N("TopK", ["x", "kS"], ["sv", "si"], axis=1, largest=0),
+             N("CumSum", ["x", "c1"], ["cs"]), N("CumSum", ["x", "c2"], ["csx"], exclusive=1, reverse=1),
+             N("Hardmax", ["x"], ["hm"], axis=1), N("LpNormalization", ["x"], ["lp"], axis=1, p=2),
+             N("Size", ["x"], ["n"]),
+             N("Einsum", ["x", "x"], ["scores"], equation="bsd,btd->bst"),
+             N("Einsum", ["x", "w"], ["proj"], equation="bsd,de->bse"),
+             N("Einsum", ["x"], ["tr"], equation="bsd->dbs"), N("Einsum", ["x"], ["tot"], equation="bsd->b"),
+             N("Einsum", ["x", "x"], ["dots"], equation="...d,...d->..."),
+             N("Einsum", ["v", "x"], ["outer"], equation="e,bsd->bsde")]
+    inits = [ints("ax0", [0]), ints("ax1", [1]), ints("ax2", [2]), ints("axm1", [-1]), ints("k3", [3]),
+             ints("p0", [0]), ints("p3", [3]),
+             ints("i1", 1), ints("c1", 1), ints("c2", -2), floats("w", [16, 8], seed=3), floats("v", [3], seed=4)]
+    outs = ["rmin", "rprod", "l1", "l2", "ssq", "ls", "lse", "lse_all", "amax", "amin", "tv", "ti", "sv", "si",
+            "cs", "csx", "hm", "lp", "n", "scores", "proj", "tr", "tot", "dots", "outer"]
+    return model(nodes, [vi("x", F, ["B", "S", 16])], [out(o) for o in outs], inits, opset=18)
+
+
+def index_ops():
+    """GatherND, ScatterND, ScatterElements (with reductions) and OneHot whose indices
+    come from the data (ArgMax), so their shapes are symbolic; EyeLike of a [S, S] input."""
+    nodes = [N("ArgMax", ["x"], ["am"], axis=2), N("GatherND", ["x", "am"], ["gnd"], batch_dims=2),
+             N("ReduceMax", ["x", "ax2"], ["mx"]),
+             N("ScatterElements", ["x", "am", "mx"], ["se"], axis=2, reduction="add"),
+             N("ScatterElements", ["x", "am", "mx"], ["se_none"], axis=-1),
+             N("Slice", ["x", "s0", "s1", "ax0"], ["x0"]), N("Concat", ["x0", "x0"], ["upd"], axis=0),
+             N("ScatterND", ["x", "nd_idx", "upd"], ["snd"], reduction="add"),
+             N("ScatterND", ["x", "nd_idx2", "x0"], ["snd_max"], reduction="max"),
+             N("ArgMin", ["x"], ["amn"], axis=2, keepdims=0),
+             N("OneHot", ["amn", "depth", "onoff"], ["oh"], axis=-1),
+             N("OneHot", ["amn", "depth", "onoff"], ["oh1"], axis=1),
+             N("EyeLike", ["y"], ["eye"], k=1), N("EyeLike", ["y"], ["eye_i"], k=-2, dtype=I64)]
+    inits = [ints("ax0", [0]), ints("ax2", [2]), ints("s0", [0]), ints("s1", [1]), ints("nd_idx", [[0], [-1]]),
+             ints("nd_idx2", [[0]]), ints("depth", 16),
+             numpy_helper.from_array(np.array([-1.0, 2.0], np.float32), "onoff")]
+    outs = ["gnd", "se", "se_none", "snd", "snd_max", "oh", "oh1", "eye", "eye_i"]
+    return model(nodes, [vi("x", F, ["B", "S", 16]), vi("y", F, ["S", "S"])], [out(o) for o in outs], inits,
+                 opset=18)
+
+
 def with_attr(node, name, vals):
     """node with an INTS attribute, possibly empty (helper.make_node cannot
     infer the type of an empty list)."""
@@ -480,8 +534,20 @@ def bad_external(location):
 
 def errors():
     m = {}
-    m["err_unsupported"] = model([N("TopK", ["x", "k"], ["v", "i"], name="topk_1")],
-                                 [vi("x", F, [4])], [out("v")], [ints("k", [2])])
+    m["err_unsupported"] = model([N("NonZero", ["x"], ["i"], name="nz_1")], [vi("x", F, [4])], [out("i")])
+    m["err_einsum_diagonal"] = model([N("Einsum", ["x"], ["y"], equation="bii->bi", name="ein")],
+                                     [vi("x", F, ["B", 3, 3])], [out("y")])
+    m["err_einsum_three"] = model([N("Einsum", ["x", "x", "x"], ["y"], equation="ij,jk,kl->il", name="ein3")],
+                                  [vi("x", F, [3, 3])], [out("y")])
+    m["err_einsum_sizes"] = model([N("Einsum", ["x", "z"], ["y"], equation="bi,bi->b", name="ein_sz")],
+                                  [vi("x", F, ["B", "K"]), vi("z", F, ["B", "L"])], [out("y")], check=False)
+    m["err_topk_k"] = model([N("TopK", ["x", "k"], ["v", "i"], name="tk")], [vi("x", F, ["B", 4])],
+                            [out("v"), out("i")], [ints("k", [5])], check=False)
+    m["err_scatter_reduction"] = model([N("ScatterElements", ["x", "i", "x"], ["y"], reduction="add", name="se")],
+                                       [vi("x", F, [2, 2]), vi("i", I64, [2, 2])], [out("y")], opset=18)
+    m["err_scatter_reduction"].graph.node[0].attribute[0].s = b"mean"
+    m["err_gathernd_symbolic_m"] = model([N("GatherND", ["x", "i"], ["y"], name="gnd")],
+                                         [vi("x", F, [4, 4]), vi("i", I64, [2, "M"])], [out("y")], check=False)
     m["err_domain"] = model([N("FusedGemm", ["x"], ["y"], domain="com.microsoft", name="fg")],
                             [vi("x", F, [4])], [out("y")], check=False)
     m["err_opset"] = model([N("Relu", ["x"], ["y"])], [vi("x", F, [4])], [out("y")], opset=11)
@@ -552,7 +618,7 @@ def main():
         "movement": movement(), "split18": split18(), "expand_idiom": expand_idiom(),
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),
-        "relu21": relu_at(21),
+        "relu21": relu_at(21), "reduce_ops": reduce_ops(), "index_ops": index_ops(),
     }
     models.update(errors())
     for name, m in models.items():

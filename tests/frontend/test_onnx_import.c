@@ -435,8 +435,25 @@ static void test_inputs(void) {
 }
 
 static void test_errors(void) {
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'topk_1' (TopK, opset 17): ONNX op 'TopK' is not supported",
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'nz_1' (NonZero, opset 17): ONNX op 'NonZero' is not supported",
                "err_unsupported");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'ein' (Einsum, opset 17): index 'i' appears twice in the term 'bii' (a diagonal), which is "
+               "not supported",
+               "err_einsum_diagonal", "--shapes", "x:1x3x3,2x3x3,4x3x3");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'ein3' (Einsum, opset 17): Einsum of 3 operands (one or two are supported)",
+               "err_einsum_three");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'ein_sz' (Einsum, opset 17): index 'i' has sizes K and L, which are not provably equal",
+               "err_einsum_sizes", "--shapes", "x:1x2,2x4,4x8", "--shapes", "z:1x2,2x4,4x8");
+    EXPECT_ERR(SYMC_ERR_VERIFY, "k must not exceed dim 1 of 'x': 5 <= 4 never holds", "err_topk_k", "--shapes",
+               "x:1x4,2x4,3x4");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'se' (ScatterElements, opset 18): reduction = 'mean' (none, add, mul, max and min are "
+               "supported)",
+               "err_scatter_reduction");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "the last dim of indices 'i' is M; it must be a constant",
+               "err_gathernd_symbolic_m", "--shapes", "i:2x1,2x2,2x2");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
                "node 'fg' (FusedGemm, opset 17): op 'FusedGemm' of domain 'com.microsoft' is not "
                "supported",

@@ -1,5 +1,7 @@
 /* Reductions and normalizations with hand-computed values: axes (negative,
- * several, default all), keepdims, integer sums and means, NaN in max,
+ * several, default all), keepdims, integer sums and means, NaN in max/min,
+ * min/prod and the identities of empty reductions, argmax/argmin (ties,
+ * select_last_index, NaN),
  * softmax/log_softmax on inner and outer axes, layer_norm/rms_norm with
  * broadcast scale and bias, batch_norm. */
 #include "ref_test.h"
@@ -70,9 +72,68 @@ static void test_reduce(void) {
     y = reduce(IR_OP_REDUCE_SUM, xie, a1, 2, SH(2));
     EXPECT(y, 0, 0, 0);
     rt_ref_tensor yie = tz(SYMC_I32, SH(2));
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "integer mean over an empty set", IR_OP_REDUCE_MEAN, a1, 2, &xie, 1, &yie, 1);
-    rt_ref_tensor yfe = tz(SYMC_F32, SH(2));
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "max over an empty set", IR_OP_REDUCE_MAX, a1, 2, &xe, 1, &yfe, 1);
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "reduce_mean of i32 over an empty set", IR_OP_REDUCE_MEAN, a1, 2, &xie, 1, &yie, 1);
+    /* empty max/min/prod give the identity (ONNX opset 18): -inf/+inf, the
+     * dtype's lowest/highest integer, 1 */
+    y = reduce(IR_OP_REDUCE_MAX, xe, a1, 2, SH(2));
+    EXPECT(y, 0, -INFINITY, -INFINITY);
+    y = reduce(IR_OP_REDUCE_MIN, xe, a1, 2, SH(2));
+    EXPECT(y, 0, INFINITY, INFINITY);
+    y = reduce(IR_OP_REDUCE_PROD, xe, a1, 2, SH(2));
+    EXPECT(y, 0, 1, 1);
+    y = reduce(IR_OP_REDUCE_MAX, xie, a1, 2, SH(2));
+    CHECK(tgeti(&y, 0) == INT32_MIN && tgeti(&y, 1) == INT32_MIN);
+    y = reduce(IR_OP_REDUCE_MIN, xie, a1, 2, SH(2));
+    CHECK(tgeti(&y, 0) == INT32_MAX && tgeti(&y, 1) == INT32_MAX);
+    y = reduce(IR_OP_REDUCE_MIN, tz(SYMC_I64, SH(2, 0)), a1, 2, SH(2));
+    CHECK(tgeti(&y, 0) == INT64_MAX);
+}
+
+static void test_min_prod(void) {
+    symc_attr a1[2] = {symc_attr_ints("axes", I(1), 1), symc_attr_int("keepdims", 0)};
+    rt_ref_tensor x = tf(SYMC_F32, SH(2, 3), V(3, -1, 2, 0.5, 4, NAN));
+    rt_ref_tensor y = reduce(IR_OP_REDUCE_MIN, x, a1, 2, SH(2));
+    EXPECT(y, 0, -1, NAN); /* NaN wins */
+    y = reduce(IR_OP_REDUCE_PROD, x, a1, 2, SH(2));
+    EXPECT(y, 0, -6, NAN);
+    symc_attr a0[1] = {symc_attr_ints("axes", I(0), 1)};
+    y = reduce(IR_OP_REDUCE_PROD, tf(SYMC_F64, SH(2, 2), V(1.5, -2, 4, 3)), a0, 1, SH(1, 2));
+    EXPECT(y, 0, 6, -6);
+    /* integers: exact, and a product wraps like the dtype */
+    rt_ref_tensor xi = ti(SYMC_I64, SH(2, 2), I(-5, 7, 3, 2));
+    y = reduce(IR_OP_REDUCE_MIN, xi, a1, 2, SH(2));
+    EXPECT(y, 0, -5, 2);
+    y = reduce(IR_OP_REDUCE_PROD, xi, a1, 2, SH(2));
+    EXPECT(y, 0, -35, 6);
+    y = reduce(IR_OP_REDUCE_PROD, ti(SYMC_I32, SH(1, 2), I(65536, 65537)), a1, 2, SH(1));
+    EXPECT(y, 0, 65536); /* 2^32 + 2^16 wraps to 2^16 in i32 */
+}
+
+static void test_arg_reduce(void) {
+    /* ties: the first index, or the last with select_last_index; NaN is the extreme */
+    rt_ref_tensor x = tf(SYMC_F32, SH(2, 4), V(1, 5, 5, 0, 2, NAN, 7, NAN));
+    symc_attr a[3] = {symc_attr_int("axis", 1), symc_attr_int("keepdims", 0), symc_attr_int("select_last_index", 0)};
+    rt_ref_tensor y = tz(SYMC_I64, SH(2));
+    RUN_OK(IR_OP_ARGMAX, a, 3, &x, 1, &y, 1);
+    EXPECT(y, 0, 1, 1);
+    a[2] = symc_attr_int("select_last_index", 1);
+    RUN_OK(IR_OP_ARGMAX, a, 3, &x, 1, &y, 1);
+    EXPECT(y, 0, 2, 3);
+    RUN_OK(IR_OP_ARGMIN, a, 3, &x, 1, &y, 1);
+    EXPECT(y, 0, 3, 3);
+    /* axis 0, keepdims, integers */
+    rt_ref_tensor xi = ti(SYMC_I32, SH(3, 2), I(4, -1, 9, -1, 9, -3));
+    symc_attr b[1] = {symc_attr_int("axis", -2)};
+    rt_ref_tensor yk = tz(SYMC_I64, SH(1, 2));
+    RUN_OK(IR_OP_ARGMAX, b, 1, &xi, 1, &yk, 1);
+    EXPECT(yk, 0, 1, 0);
+    RUN_OK(IR_OP_ARGMIN, b, 1, &xi, 1, &yk, 1);
+    EXPECT(yk, 0, 0, 2);
+    /* an empty axis has no index; the output must be i64 */
+    rt_ref_tensor xe = tz(SYMC_F32, SH(2, 0));
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "over an empty axis", IR_OP_ARGMAX, a, 3, &xe, 1, &y, 1);
+    rt_ref_tensor yf = tz(SYMC_F32, SH(2));
+    RUN_FAILS(SYMC_ERR_INTERNAL, "", IR_OP_ARGMAX, a, 3, &x, 1, &yf, 1);
 }
 
 static void test_softmax(void) {
@@ -158,6 +219,8 @@ static void test_batch_norm(void) {
 
 int main(void) {
     test_reduce();
+    test_min_prod();
+    test_arg_reduce();
     test_softmax();
     test_layer_rms_norm();
     test_batch_norm();

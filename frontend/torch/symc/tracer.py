@@ -2041,3 +2041,85 @@ def lower(ep, name="model", **kw):
     tr = Tracer(ep, name, **kw)
     m = tr.run()
     return m, tr
+
+
+# ---- added for ONNX conformance (issue 15): cumulative sums, arg/top-k selection, min/prod ----
+
+@_reg(_op("cumsum"))
+def _cumsum(tr, n, a, k):
+    """cumsum over dim; integer and bool inputs sum in int64 as torch does (the input cast to the output's
+    dtype first, also for dtype=)."""
+    g = _schema_args(n, a, k)
+    x = _cast(tr, a[0], _in_dtype(tr, n), _dt(tr, n))
+    rank = tr.rank(n.args[0])
+    if rank == 0:
+        return tr.node("identity", [tr.tensor(x)])
+    return tr.node("cumsum", [tr.tensor(x)], [("axis", "int", _norm(tr, g["dim"], rank))])
+
+
+def _arg(op):
+    """argmax/argmin: the first extreme (NaN counts as the extreme), as torch; dim=None looks at the
+    flattened input."""
+    def f(tr, n, a, k):
+        g = _schema_args(n, a, k)
+        x, shape = tr.tensor(a[0]), tr.shape(n.args[0])
+        dim, keep = g.get("dim"), bool(g.get("keepdim", False))
+        if len(shape) == 0:  # a 0-d input: index 0
+            return tr.node("reshape", [tr.node(op, [tr.node("reshape", [x], [("shape", "dims", [tr.dim(1)])])],
+                                              [("axis", "int", 0), ("keepdims", "int", 0)])], [("shape", "dims", [])])
+        if dim is None:
+            flat = tr.node("reshape", [x], [("shape", "dims", [_lib.DIM_NONE])])
+            y = tr.node(op, [flat], [("axis", "int", 0), ("keepdims", "int", 0)])
+            if keep:
+                y = tr.node("reshape", [y], [("shape", "dims", [tr.dim(1)] * len(shape))])
+            return y
+        return tr.node(op, [x], [("axis", "int", _norm(tr, dim, len(shape))), ("keepdims", "int", int(keep))])
+    return f
+
+
+_LOWER[aten.argmax] = _arg("argmax")
+_LOWER[aten.argmin] = _arg("argmin")
+
+
+@_reg(_op("topk"))
+def _topk(tr, n, a, k):
+    """(values, indices) of the k largest (smallest) along dim, best first; equal values in index order
+    (torch leaves their order unspecified). sorted=False allows any order, so sorted output is valid."""
+    g = _schema_args(n, a, k)
+    x, shape = tr.tensor(a[0]), tr.shape(n.args[0])
+    if len(shape) == 0:
+        tr.fail("topk of a 0-d tensor is not supported")
+    axis = _norm(tr, g.get("dim", -1), len(shape))
+    idx = tr.node("topk", [x], [("k", "dims", [tr.dim(g["k"])]), ("axis", "int", axis),
+                                ("largest", "int", int(bool(g.get("largest", True))))])
+    vals = tr.node("gather_elements", [x, idx], [("axis", "int", axis)])
+    return (vals, idx)
+
+
+def _max_min_dim(red, arg):
+    """max.dim / min.dim: (values, indices) along dim."""
+    def f(tr, n, a, k):
+        g = _schema_args(n, a, k)
+        x, rank = tr.tensor(a[0]), tr.rank(n.args[0])
+        keep = int(bool(g.get("keepdim", False)))
+        axis = _norm(tr, g["dim"], rank)
+        vals = tr.node(red, [x], [("axes", "ints", [axis]), ("keepdims", "int", keep)])
+        idx = tr.node(arg, [x], [("axis", "int", axis), ("keepdims", "int", keep)])
+        return (vals, idx)
+    return f
+
+
+_LOWER[_op("max.dim")] = _max_min_dim("reduce_max", "argmax")
+_LOWER[_op("min.dim")] = _max_min_dim("reduce_min", "argmin")
+
+
+@_reg(_op("prod"))
+def _prod(tr, n, a, k):
+    """prod over one dim (prod.dim_int) or all; integer inputs multiply in int64 as torch does."""
+    g = _schema_args(n, a, k)
+    x = _cast(tr, a[0], _in_dtype(tr, n), _dt(tr, n))
+    rank = tr.rank(n.args[0])
+    dim = g.get("dim")
+    axes = list(range(rank)) if dim is None else [_norm(tr, dim, rank)]
+    return tr.node("reduce_prod", [tr.tensor(x)], [("axes", "ints", axes),
+                                                   ("keepdims", "int", int(bool(g.get("keepdim", False))))])
