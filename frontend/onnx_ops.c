@@ -273,14 +273,199 @@ static symc_status softmax_like(fe_ctx *c, ir_op op) {
 static symc_status h_softmax(fe_ctx *c) { return softmax_like(c, IR_OP_SOFTMAX); }
 static symc_status h_log_softmax(fe_ctx *c) { return softmax_like(c, IR_OP_LOG_SOFTMAX); }
 
+/* Small emitters for the decompositions below: an intermediate tensor
+ * (out_k -1) or ONNX output out_k. */
+static symc_status emit_bin(fe_ctx *c, ir_op op, uint32_t a, uint32_t b, int out_k, uint32_t *out) {
+    uint32_t in[2] = {a, b};
+    return fe_emit1(c, op, in, 2, NULL, 0, out_k, out);
+}
+static symc_status emit_un(fe_ctx *c, ir_op op, uint32_t x, int out_k, uint32_t *out) {
+    return fe_emit1(c, op, &x, 1, NULL, 0, out_k, out);
+}
+static symc_status emit_cast(fe_ctx *c, uint32_t x, symc_dtype dt, int out_k, uint32_t *out) {
+    if (T(c, x)->dtype == dt && out_k < 0) {
+        *out = x;
+        return SYMC_OK;
+    }
+    ir_attr a = symc_attr_dtype("to", dt);
+    return fe_emit1(c, IR_OP_CAST, &x, 1, &a, 1, out_k, out);
+}
+/* A scalar constant of dtype dt (f32, f64, f16 or bf16 are what the
+ * decompositions need: the value is rounded once, as ONNX's own function
+ * bodies do with CastLike). */
+static symc_status emit_scalar(fe_ctx *c, symc_dtype dt, double v, uint32_t *out) {
+    uint8_t buf[8];
+    symc_dtype_store(buf, dt, 0, v);
+    return fe_const(c, dt, 0, NULL, buf, -1, out);
+}
+static symc_status emit_reshape(fe_ctx *c, uint32_t x, const sym_expr *dims, uint32_t n, int out_k, uint32_t *out) {
+    ir_attr a = symc_attr_dims("shape", dims, n);
+    return fe_emit1(c, IR_OP_RESHAPE, &x, 1, &a, 1, out_k, out);
+}
+static symc_status emit_mean(fe_ctx *c, uint32_t x, const int64_t *axes, uint32_t n, int out_k, uint32_t *out) {
+    ir_attr a[2] = {symc_attr_int("keepdims", 1), symc_attr_ints("axes", axes, n)};
+    return fe_emit1(c, IR_OP_REDUCE_MEAN, &x, 1, a, 2, out_k, out);
+}
+
+/* stash_type (LayerNormalization, GroupNormalization 21): the dtype of the
+ * statistics and of their computation. */
+static symc_status stash_dtype(fe_ctx *c, symc_dtype *dt) {
+    int64_t st = fe_attr_i(c, "stash_type", 1);
+    if (!fe_dtype((int32_t)st, dt) || !ir_dtype_is_float(*dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "stash_type = %" PRId64 " (%s) is not a float type symc supports", st,
+                       fe_onnx_type_name((int32_t)st));
+    return SYMC_OK;
+}
+
+/* Y is one layer_norm node. The statistics outputs Mean and InvStdDev, when
+ * requested, are computed beside it in the stash type: mean over [axis,
+ * rank), 1 / sqrt(mean((x - mean)^2) + epsilon), both keeping the reduced
+ * dims as 1 (their ONNX shape). */
 static symc_status h_layer_norm(fe_ctx *c) {
     symc_status st = need_inputs(c, 2, 3);
-    if (!st) st = only_first_output(c, "the training statistics");
     uint32_t in[3], out, n = fe_n_in(c);
     for (uint32_t k = 0; k < n && !st; k++) st = fe_in(c, k, &in[k]);
-    ir_attr a[2] = {symc_attr_int("axis", fe_attr_i(c, "axis", -1)),
-                    symc_attr_float("epsilon", fe_attr_f(c, "epsilon", 1e-5))};
-    return st ? st : fe_emit1(c, IR_OP_LAYER_NORM, in, n, a, 2, 0, &out);
+    if (st) return st;
+    int64_t axis = fe_attr_i(c, "axis", -1);
+    double eps = fe_attr_f(c, "epsilon", 1e-5);
+    int32_t r = T(c, in[0])->rank;
+    if (axis < -r || axis >= r)
+        return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", axis, (int)r);
+    if (axis < 0) axis += r;
+    ir_attr a[2] = {symc_attr_int("axis", axis), symc_attr_float("epsilon", eps)};
+    if ((st = fe_emit1(c, IR_OP_LAYER_NORM, in, n, a, 2, 0, &out))) return st;
+    if (!fe_has_out(c, 1) && !fe_has_out(c, 2)) return SYMC_OK;
+    symc_dtype sd;
+    if ((st = stash_dtype(c, &sd))) return st;
+    int64_t axes[IR_MAX_RANK];
+    uint32_t na = 0;
+    for (int64_t d = axis; d < r; d++) axes[na++] = d;
+    uint32_t x, mean, dev, sq, var, e, ve, sd_, inv;
+    if ((st = emit_cast(c, in[0], sd, -1, &x)) || (st = emit_mean(c, x, axes, na, fe_has_out(c, 1) ? 1 : -1, &mean)))
+        return st;
+    if (!fe_has_out(c, 2)) return SYMC_OK;
+    if ((st = emit_bin(c, IR_OP_SUB, x, mean, -1, &dev)) || (st = emit_bin(c, IR_OP_MUL, dev, dev, -1, &sq)) ||
+        (st = emit_mean(c, sq, axes, na, -1, &var)) || (st = emit_scalar(c, sd, eps, &e)) ||
+        (st = emit_bin(c, IR_OP_ADD, var, e, -1, &ve)) || (st = emit_un(c, IR_OP_SQRT, ve, -1, &sd_)))
+        return st;
+    return emit_un(c, IR_OP_RECIPROCAL, sd_, 2, &inv);
+}
+
+/* Scale or bias of shape [C] viewed as [C, 1, ..., 1] against an input of
+ * rank r whose channels are dim 1. */
+static symc_status channel_view(fe_ctx *c, uint32_t p, int32_t r, uint32_t *out) {
+    sym_expr d[IR_MAX_RANK];
+    if (T(c, p)->rank != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "'%s' has rank %d, needs 1", T(c, p)->name, (int)T(c, p)->rank);
+    d[0] = T(c, p)->dims[0];
+    for (int32_t i = 1; i < r - 1; i++) d[i] = sym_const(c->t, 1);
+    return emit_reshape(c, p, d, (uint32_t)(r - 1), -1, out);
+}
+
+/* InstanceNormalization: a layer_norm over the spatial dims [2, rank), then
+ * the per-channel scale and bias. */
+static symc_status h_instance_norm(fe_ctx *c) {
+    symc_status st = need_inputs(c, 3, 3);
+    uint32_t in[3], y, s, b, t;
+    for (uint32_t k = 0; k < 3 && !st; k++) st = fe_in(c, k, &in[k]);
+    if (st) return st;
+    int32_t r = T(c, in[0])->rank;
+    if (r < 3) return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' has rank %d, needs >= 3", T(c, in[0])->name, (int)r);
+    ir_attr a[2] = {symc_attr_int("axis", 2), symc_attr_float("epsilon", fe_attr_f(c, "epsilon", 1e-5))};
+    if ((st = fe_emit1(c, IR_OP_LAYER_NORM, in, 1, a, 2, -1, &y)) || (st = channel_view(c, in[1], r, &s)) ||
+        (st = channel_view(c, in[2], r, &b)) || (st = emit_bin(c, IR_OP_MUL, y, s, -1, &t)))
+        return st;
+    return emit_bin(c, IR_OP_ADD, t, b, 0, &y);
+}
+
+/* GroupNormalization: x [N, C, ...] viewed as [N, G, rest] and normalized
+ * over the last dim by layer_norm; scale and bias are per channel [C] since
+ * opset 21 (applied in x's shape) and per group [G] before (applied in the
+ * grouped view). The statistics are computed in stash_type (opset 21). */
+static symc_status h_group_norm(fe_ctx *c) {
+    symc_status st = need_inputs(c, 3, 3);
+    uint32_t in[3], x, g, y, s, b, t;
+    for (uint32_t k = 0; k < 3 && !st; k++) st = fe_in(c, k, &in[k]);
+    if (st) return st;
+    const ir_tensor *xt = T(c, in[0]);
+    int32_t r = xt->rank;
+    int64_t groups = fe_attr_i(c, "num_groups", 0);
+    if (r < 2) return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' has rank %d, needs >= 2", xt->name, (int)r);
+    if (groups < 1) return fe_fail(c, SYMC_ERR_FORMAT, "num_groups = %" PRId64 " must be >= 1", groups);
+    symc_dtype sd = SYMC_F32, xd = xt->dtype;
+    if (c->opset >= 21 && (st = stash_dtype(c, &sd))) return st;
+    sym_expr d[3] = {xt->dims[0], sym_const(c->t, groups), SYM_NONE}; /* SYM_NONE: reshape's -1 */
+    ir_attr a[2] = {symc_attr_int("axis", 2), symc_attr_float("epsilon", fe_attr_f(c, "epsilon", 1e-5))};
+    if ((st = emit_cast(c, in[0], sd, -1, &x)) || (st = emit_reshape(c, x, d, 3, -1, &g)) ||
+        (st = fe_emit1(c, IR_OP_LAYER_NORM, &g, 1, a, 2, -1, &y)) || (st = emit_cast(c, y, xd, -1, &y)))
+        return st;
+    if (c->opset >= 21) {
+        sym_expr xs[IR_MAX_RANK];
+        memcpy(xs, xt->dims, (size_t)r * sizeof xs[0]);
+        if ((st = emit_reshape(c, y, xs, (uint32_t)r, -1, &y)) || (st = channel_view(c, in[1], r, &s)) ||
+            (st = channel_view(c, in[2], r, &b)) || (st = emit_bin(c, IR_OP_MUL, y, s, -1, &t)))
+            return st;
+        return emit_bin(c, IR_OP_ADD, t, b, 0, &y);
+    }
+    if ((st = channel_view(c, in[1], 3, &s)) || (st = channel_view(c, in[2], 3, &b)) ||
+        (st = emit_bin(c, IR_OP_MUL, y, s, -1, &t)) || (st = emit_bin(c, IR_OP_ADD, t, b, -1, &y)))
+        return st;
+    sym_expr xs[IR_MAX_RANK];
+    memcpy(xs, xt->dims, (size_t)r * sizeof xs[0]);
+    return emit_reshape(c, y, xs, (uint32_t)r, 0, &y);
+}
+
+/* MeanVarianceNormalization: (x - mean) / (sqrt(mean((x - mean)^2)) + 1e-9)
+ * over `axes` (default [0, 2, 3]), the 1e-9 where ONNX's definition has it. */
+static symc_status h_mvn(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, mean, dev, sq, var, sd, e, den, y;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    static const int64_t dflt[3] = {0, 2, 3};
+    const int64_t *v = dflt;
+    uint32_t n = 3;
+    if (fe_attr_ints(c, "axes", &v, &n) && n > IR_MAX_RANK) return fe_fail(c, SYMC_ERR_FORMAT, "%u axes", n);
+    if ((st = emit_mean(c, x, v, n, -1, &mean)) || (st = emit_bin(c, IR_OP_SUB, x, mean, -1, &dev)) ||
+        (st = emit_bin(c, IR_OP_MUL, dev, dev, -1, &sq)) || (st = emit_mean(c, sq, v, n, -1, &var)) ||
+        (st = emit_un(c, IR_OP_SQRT, var, -1, &sd)) || (st = emit_scalar(c, T(c, x)->dtype, 1e-9, &e)) ||
+        (st = emit_bin(c, IR_OP_ADD, sd, e, -1, &den)))
+        return st;
+    return emit_bin(c, IR_OP_DIV, dev, den, 0, &y);
+}
+
+/* LRN: x / (bias + alpha / size * sum of squares over a window of `size`
+ * channels)^beta. The window sum is an average pool (count_include_pad, so
+ * the divisor is always size) over x^2 viewed as [N, 1, C, rest]: channels
+ * floor((size - 1) / 2) before and ceil((size - 1) / 2) after. */
+static symc_status h_lrn(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, sq, v, p, k, t, base, be, pw, y;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int32_t r = xt->rank;
+    int64_t size = fe_attr_i(c, "size", 0);
+    if (size < 1) return fe_fail(c, SYMC_ERR_FORMAT, "size = %" PRId64 " must be >= 1", size);
+    if (r < 2) return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' has rank %d, needs >= 2", xt->name, (int)r);
+    double alpha = fe_attr_f(c, "alpha", 1e-4), beta = fe_attr_f(c, "beta", 0.75), bias = fe_attr_f(c, "bias", 1.0);
+    sym_expr d4[4] = {xt->dims[0], sym_const(c->t, 1), xt->dims[1], SYM_NONE}; /* SYM_NONE: reshape's -1 */
+    if (r == 2) d4[3] = sym_const(c->t, 1);
+    int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+    int64_t kern[2] = {size, 1}, strides[2] = {1, 1}, pads[4] = {lo, 0, hi, 0};
+    ir_attr a[5] = {symc_attr_ints("kernel", kern, 2), symc_attr_ints("strides", strides, 2),
+                    symc_attr_ints("pads", pads, 4), symc_attr_int("ceil_mode", 0),
+                    symc_attr_int("count_include_pad", 1)};
+    sym_expr xs[IR_MAX_RANK];
+    memcpy(xs, xt->dims, (size_t)r * sizeof xs[0]);
+    if ((st = emit_bin(c, IR_OP_MUL, x, x, -1, &sq)) || (st = emit_reshape(c, sq, d4, 4, -1, &v)) ||
+        (st = fe_emit1(c, IR_OP_AVG_POOL2D, &v, 1, a, 5, -1, &p)) ||
+        (st = emit_reshape(c, p, xs, (uint32_t)r, -1, &p)) || (st = emit_scalar(c, xt->dtype, alpha, &k)) ||
+        (st = emit_bin(c, IR_OP_MUL, p, k, -1, &t)) || (st = emit_scalar(c, xt->dtype, bias, &k)) ||
+        (st = emit_bin(c, IR_OP_ADD, t, k, -1, &base)) || (st = emit_scalar(c, xt->dtype, beta, &be)) ||
+        (st = emit_bin(c, IR_OP_POW, base, be, -1, &pw)))
+        return st;
+    return emit_bin(c, IR_OP_DIV, x, pw, 0, &y);
 }
 
 static symc_status h_batch_norm(fe_ctx *c) {
@@ -650,6 +835,75 @@ static symc_status h_flatten(fe_ctx *c) {
     return emit_unary_attrs(c, IR_OP_FLATTEN, &a, 1);
 }
 
+/* Size: the element count as an i64 scalar. With symbolic dims it is read
+ * from the shape of x flattened to [1, numel], so it carries the product as
+ * a symbolic value like any Shape result. */
+static symc_status h_size(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, f, s, one, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int64_t n = 1, v;
+    int known = 1;
+    for (int d = 0; d < xt->rank && known; d++) {
+        if (!sym_is_const(c->t, xt->dims[d], &v)) known = 0;
+        else n *= v;
+    }
+    if (known) return fe_const(c, SYMC_I64, 0, NULL, &n, 0, &out);
+    int64_t sq_axis = 0;
+    sym_expr b = sym_const(c->t, 1), e = sym_const(c->t, 2);
+    ir_attr fa = symc_attr_int("axis", 0), sa[2] = {symc_attr_dims("starts", &b, 1), symc_attr_dims("ends", &e, 1)};
+    ir_attr qa = symc_attr_ints("axes", &sq_axis, 1);
+    if ((st = fe_emit1(c, IR_OP_FLATTEN, &x, 1, &fa, 1, -1, &f)) ||
+        (st = fe_emit1(c, IR_OP_SHAPE_OF, &f, 1, NULL, 0, -1, &s)) ||
+        (st = fe_emit1(c, IR_OP_SLICE, &s, 1, sa, 2, -1, &one)))
+        return st;
+    return fe_emit1(c, IR_OP_SQUEEZE, &one, 1, &qa, 1, 0, &out);
+}
+
+/* DepthToSpace and SpaceToDepth: reshape, transpose, reshape (exact data
+ * movement). DepthToSpace DCR reads the channels as [b, b, C/b^2], CRD as
+ * [C/b^2, b, b]. */
+static symc_status depth_space(fe_ctx *c, int to_space) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, t, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    if (xt->rank != 4)
+        return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' has rank %d, needs 4 (NCHW)", xt->name, (int)xt->rank);
+    int64_t bs = fe_attr_i(c, "blocksize", 0);
+    if (bs < 1) return fe_fail(c, SYMC_ERR_FORMAT, "blocksize = %" PRId64 " must be >= 1", bs);
+    sym_expr N = xt->dims[0], C = xt->dims[1], H = xt->dims[2], W = xt->dims[3], B = sym_const(c->t, bs);
+    sym_expr m1 = SYM_NONE, d6[6], d4[4]; /* SYM_NONE: reshape's -1 */
+    int64_t perm[6];
+    if (to_space) {
+        const char *mode = fe_attr_s(c, "mode", "DCR");
+        int crd = !strcmp(mode, "CRD");
+        if (!crd && strcmp(mode, "DCR")) return fe_fail(c, SYMC_ERR_FORMAT, "mode = '%s' (expected DCR or CRD)", mode);
+        sym_expr a[6] = {N, B, B, m1, H, W}, b[6] = {N, m1, B, B, H, W};
+        static const int64_t pd[6] = {0, 3, 4, 1, 5, 2}, pc[6] = {0, 1, 4, 2, 5, 3};
+        memcpy(d6, crd ? b : a, sizeof d6);
+        memcpy(perm, crd ? pc : pd, sizeof perm);
+        sym_expr o[4] = {N, m1, sym_scale(c->t, H, bs), sym_scale(c->t, W, bs)};
+        memcpy(d4, o, sizeof d4);
+    } else {
+        sym_expr a[6] = {N, C, sym_floordiv(c->t, H, B), B, m1, B};
+        static const int64_t p[6] = {0, 3, 5, 1, 2, 4};
+        memcpy(d6, a, sizeof d6);
+        memcpy(perm, p, sizeof perm);
+        sym_expr o[4] = {N, sym_scale(c->t, C, bs * bs), sym_floordiv(c->t, H, B), m1};
+        memcpy(d4, o, sizeof d4);
+    }
+    ir_attr pa = symc_attr_ints("perm", perm, 6);
+    if ((st = emit_reshape(c, x, d6, 6, -1, &t)) || (st = fe_emit1(c, IR_OP_TRANSPOSE, &t, 1, &pa, 1, -1, &t)))
+        return st;
+    return emit_reshape(c, t, d4, 4, 0, &out);
+}
+static symc_status h_depth_to_space(fe_ctx *c) { return depth_space(c, 1); }
+static symc_status h_space_to_depth(fe_ctx *c) { return depth_space(c, 0); }
+
 /* A start/end beyond any dim means "to the edge": clamped against the dim
  * here, so the slice attribute reads as the dim instead of 2^63-1. Exact
  * under ONNX clamping for either step sign. */
@@ -932,6 +1186,7 @@ static const op_entry ops[] = {
     {"ConstantOfShape", h_constant_of_shape},
     {"Conv", h_conv},
     {"Cos", h_cos},
+    {"DepthToSpace", h_depth_to_space},
     {"Div", h_div},
     {"Dropout", h_dropout},
     {"Equal", h_equal},
@@ -947,11 +1202,14 @@ static const op_entry ops[] = {
     {"GlobalAveragePool", h_global_avg_pool},
     {"Greater", h_greater},
     {"GreaterOrEqual", h_greater_equal},
+    {"GroupNormalization", h_group_norm},
     {"HardSigmoid", h_hard_sigmoid},
     {"HardSwish", h_hard_swish},
     {"Identity", h_identity},
+    {"InstanceNormalization", h_instance_norm},
     {"IsInf", h_is_inf},
     {"IsNaN", h_is_nan},
+    {"LRN", h_lrn},
     {"LayerNormalization", h_layer_norm},
     {"LeakyRelu", h_leaky_relu},
     {"Less", h_less},
@@ -961,6 +1219,7 @@ static const op_entry ops[] = {
     {"MatMul", h_matmul},
     {"Max", h_max},
     {"MaxPool", h_max_pool},
+    {"MeanVarianceNormalization", h_mvn},
     {"Min", h_min},
     {"Mod", h_mod},
     {"Mul", h_mul},
@@ -980,8 +1239,10 @@ static const op_entry ops[] = {
     {"Sigmoid", h_sigmoid},
     {"Sign", h_sign},
     {"Sin", h_sin},
+    {"Size", h_size},
     {"Slice", h_slice},
     {"Softmax", h_softmax},
+    {"SpaceToDepth", h_space_to_depth},
     {"Split", h_split},
     {"Sqrt", h_sqrt},
     {"Squeeze", h_squeeze},
