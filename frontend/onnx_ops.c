@@ -1078,6 +1078,187 @@ static symc_status h_range(fe_ctx *c) {
     return fe_emit1(c, IR_OP_RANGE, NULL, 0, a, 4, 0, &out);
 }
 
+/* ---- resize ------------------------------------------------------------------------------------------ */
+
+/* The elements of a constant float tensor (roi, scales) as doubles. */
+static symc_status const_floats(fe_ctx *c, uint32_t t, uint32_t k, const char *role, double *v, uint32_t cap,
+                                uint32_t *n) {
+    const ir_tensor *x = T(c, t);
+    if (x->constant == IR_NONE)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) is not known at build time: %s '%s'%s", k,
+                       c->node->input[k], role, x->producer == IR_NONE ? "it is the graph input" : "it comes from node",
+                       x->producer == IR_NONE ? x->name : c->m->nodes[x->producer].name,
+                       x->producer == IR_NONE ? ", whose elements are only known at run time"
+                                              : "; symc needs a constant");
+    if (!ir_dtype_is_float(x->dtype))
+        return fe_fail(c, SYMC_ERR_FORMAT, "input %u '%s' (%s) must be a float tensor", k, c->node->input[k], role);
+    const ir_constant *cd = &c->m->constants[x->constant];
+    size_t es = symc_dtype_size(x->dtype), cnt = es ? cd->size / es : 0;
+    if (cnt > cap)
+        return fe_fail(c, SYMC_ERR_FORMAT, "input %u '%s' (%s) has %zu elements, at most %u", k, c->node->input[k],
+                       role, cnt, cap);
+    for (size_t i = 0; i < cnt; i++) v[i] = symc_dtype_load(cd->data, x->dtype, i);
+    *n = (uint32_t)cnt;
+    return SYMC_OK;
+}
+
+/* Whether input k is present with at least one element (Resize passes an
+ * empty tensor for the one of scales and sizes it does not use). */
+static int nonempty_in(fe_ctx *c, uint32_t k) {
+    uint32_t t;
+    if (!fe_has_in(c, k) || fe_in(c, k, &t)) return 0;
+    int64_t v;
+    const ir_tensor *x = T(c, t);
+    return !(x->rank == 1 && sym_is_const(c->t, x->dims[0], &v) && v == 0);
+}
+
+/* floor(in * scale) as an expression: a float scale is exactly num / 2^e,
+ * so the product's floor is (in * num) // 2^e whatever in is. */
+static symc_status scaled_dim(fe_ctx *c, sym_expr in, double scale, sym_expr *out) {
+    double num = scale;
+    int64_t den = 1, v;
+    while (num != floor(num) && den < ((int64_t)1 << 40)) num *= 2, den *= 2;
+    if (sym_is_const(c->t, in, &v)) {
+        *out = sym_const(c->t, (int64_t)floor((double)v * scale));
+        return SYMC_OK;
+    }
+    if (num != floor(num) || num > (double)((int64_t)1 << 31))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "scale %.17g of the symbolic dim %s is not a binary fraction symc can multiply exactly", scale,
+                       fe_txt(c, in));
+    *out = sym_floordiv(c->t, sym_scale(c->t, in, (int64_t)num), sym_const(c->t, den));
+    return *out == SYM_NONE ? fe_fail(c, SYMC_ERR_INTERNAL, "could not build floor(%s * %g)", fe_txt(c, in), scale)
+                            : SYMC_OK;
+}
+
+/* Resize (opsets 13-19; older models are converted up to 13). scales and
+ * roi must be constants; sizes may be symbolic (a shape computation). Every
+ * attribute value of the opsets is implemented; keep_aspect_ratio_policy
+ * other than stretch needs constant input dims and sizes, since its output
+ * size round(min or max of sizes / dims * dim) is not an integer expression
+ * symc can keep symbolic. */
+static symc_status h_resize(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 4);
+    uint32_t x, t, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int32_t r = xt->rank;
+    const char *mode = fe_attr_s(c, "mode", "nearest");
+    const char *coord = fe_attr_s(c, "coordinate_transformation_mode", "half_pixel");
+    const char *nearest = fe_attr_s(c, "nearest_mode", "round_prefer_floor");
+    const char *keep = fe_attr_s(c, "keep_aspect_ratio_policy", "stretch");
+    int64_t antialias = fe_attr_i(c, "antialias", 0), exclude = fe_attr_i(c, "exclude_outside", 0);
+    static const char *const modes[] = {"nearest", "linear", "cubic"};
+    static const char *const coords[] = {"half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
+                                         "align_corners", "asymmetric",           "tf_crop_and_resize"};
+    static const char *const nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    int ok_mode = 0, ok_coord = 0, ok_near = 0;
+    for (int i = 0; i < 3; i++) ok_mode |= !strcmp(mode, modes[i]);
+    for (int i = 0; i < 6; i++) ok_coord |= !strcmp(coord, coords[i]);
+    for (int i = 0; i < 4; i++) ok_near |= !strcmp(nearest, nearests[i]);
+    if (!ok_mode) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "mode = '%s' (expected nearest, linear or cubic)", mode);
+    if (!ok_coord)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "coordinate_transformation_mode = '%s' is not supported (half_pixel, half_pixel_symmetric, "
+                       "pytorch_half_pixel, align_corners, asymmetric, tf_crop_and_resize are)",
+                       coord);
+    if (!ok_near) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "nearest_mode = '%s' is not supported", nearest);
+    if (strcmp(keep, "stretch") && strcmp(keep, "not_larger") && strcmp(keep, "not_smaller"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "keep_aspect_ratio_policy = '%s' is not supported", keep);
+    if (antialias && !strcmp(mode, "nearest"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "antialias = 1 with mode 'nearest' is not defined");
+    if (antialias != 0 && antialias != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "antialias = %" PRId64 " must be 0 or 1", antialias);
+
+    /* axes (opset 18): the dims that scales, sizes and roi speak of */
+    int64_t axes[IR_MAX_RANK];
+    uint32_t na = (uint32_t)r;
+    const int64_t *av;
+    uint32_t an;
+    if (fe_attr_ints(c, "axes", &av, &an)) {
+        if (an == 0 || an > (uint32_t)r)
+            return fe_fail(c, SYMC_ERR_FORMAT, "axes has %u entries for rank %d", an, (int)r);
+        int seen[IR_MAX_RANK] = {0};
+        for (uint32_t i = 0; i < an; i++) {
+            int64_t a = av[i] < 0 ? av[i] + r : av[i];
+            if (a < 0 || a >= r || seen[a])
+                return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range or repeated", av[i]);
+            seen[a] = 1;
+            axes[i] = a;
+        }
+        na = an;
+    } else {
+        for (int32_t i = 0; i < r; i++) axes[i] = i;
+    }
+
+    int have_scales = nonempty_in(c, 2), have_sizes = nonempty_in(c, 3);
+    if (have_scales == have_sizes)
+        return fe_fail(c, SYMC_ERR_FORMAT, "exactly one of scales (input 2) and sizes (input 3) must be given");
+    sym_expr sizes[IR_MAX_RANK];
+    double scales[IR_MAX_RANK], roi[2 * IR_MAX_RANK];
+    int with_scales = have_scales;
+    memcpy(sizes, xt->dims, (size_t)r * sizeof sizes[0]);
+    for (int32_t d = 0; d < r; d++) scales[d] = 1.0, roi[d] = 0.0, roi[d + r] = 1.0;
+    uint32_t n;
+    if (have_scales) {
+        double v[IR_MAX_RANK];
+        if ((st = fe_in(c, 2, &t)) || (st = const_floats(c, t, 2, "the scales", v, IR_MAX_RANK, &n))) return st;
+        if (n != na) return fe_fail(c, SYMC_ERR_FORMAT, "scales has %u entries for %u axes", n, na);
+        for (uint32_t i = 0; i < na; i++) {
+            if (!(v[i] > 0) || !isfinite(v[i]))
+                return fe_fail(c, SYMC_ERR_FORMAT, "scale %u is %g, must be positive", i, v[i]);
+            scales[axes[i]] = v[i];
+            if ((st = scaled_dim(c, xt->dims[axes[i]], v[i], &sizes[axes[i]]))) return st;
+        }
+    } else {
+        const sym_expr *v;
+        if ((st = fe_in(c, 3, &t)) || (st = fe_values(c, t, 3, "the output sizes", &v, &n))) return st;
+        if (n != na) return fe_fail(c, SYMC_ERR_FORMAT, "sizes has %u entries for %u axes", n, na);
+        for (uint32_t i = 0; i < na; i++) sizes[axes[i]] = v[i];
+        if (strcmp(keep, "stretch")) {
+            /* one scale for every axis: the min (not_larger) or max (not_smaller)
+             * of sizes / dims, and sizes round-half-up(scale * dim) */
+            double s = 0;
+            int64_t in[IR_MAX_RANK], want[IR_MAX_RANK];
+            for (uint32_t i = 0; i < na; i++) {
+                if (!sym_is_const(c->t, xt->dims[axes[i]], &in[i]) || !sym_is_const(c->t, v[i], &want[i]) || in[i] <= 0)
+                    return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                                   "keep_aspect_ratio_policy '%s' needs constant input dims and sizes: dim %" PRId64
+                                   " is %s, size %s",
+                                   keep, axes[i], fe_txt(c, xt->dims[axes[i]]), fe_txt(c, v[i]));
+                double q = (double)want[i] / (double)in[i];
+                if (i == 0 || (!strcmp(keep, "not_larger") ? q < s : q > s)) s = q;
+            }
+            for (uint32_t i = 0; i < na; i++) {
+                scales[axes[i]] = s;
+                sizes[axes[i]] = sym_const(c->t, (int64_t)(s * (double)in[i] + 0.5));
+            }
+            with_scales = 1;
+        }
+    }
+    if (!strcmp(coord, "tf_crop_and_resize")) {
+        double v[2 * IR_MAX_RANK];
+        if (!nonempty_in(c, 1)) return fe_fail(c, SYMC_ERR_FORMAT, "tf_crop_and_resize needs roi (input 1)");
+        if ((st = fe_in(c, 1, &t)) || (st = const_floats(c, t, 1, "the roi", v, 2 * IR_MAX_RANK, &n))) return st;
+        if (n != 2 * na) return fe_fail(c, SYMC_ERR_FORMAT, "roi has %u entries for %u axes", n, na);
+        for (uint32_t i = 0; i < na; i++) roi[axes[i]] = v[i], roi[axes[i] + r] = v[i + na];
+    }
+    ir_attr a[10];
+    uint32_t k = 0;
+    a[k++] = symc_attr_dims("sizes", sizes, (uint32_t)r);
+    if (with_scales) a[k++] = symc_attr_floats("scales", scales, (uint32_t)r);
+    a[k++] = symc_attr_str("mode", mode);
+    a[k++] = symc_attr_str("coord_mode", coord);
+    a[k++] = symc_attr_str("nearest_mode", nearest);
+    a[k++] = symc_attr_float("cubic_coeff_a", fe_attr_f(c, "cubic_coeff_a", -0.75));
+    a[k++] = symc_attr_int("exclude_outside", exclude != 0);
+    a[k++] = symc_attr_float("extrapolation_value", fe_attr_f(c, "extrapolation_value", 0.0));
+    if (!strcmp(coord, "tf_crop_and_resize")) a[k++] = symc_attr_floats("roi", roi, 2 * (uint32_t)r);
+    a[k++] = symc_attr_int("antialias", antialias);
+    return fe_emit1(c, IR_OP_RESIZE, &x, 1, a, k, 0, &out);
+}
+
 /* ---- sources -------------------------------------------------------------------------------------------- */
 
 static symc_status h_constant(fe_ctx *c) {
@@ -1235,6 +1416,7 @@ static const op_entry ops[] = {
     {"ReduceSum", h_reduce_sum},
     {"Relu", h_relu},
     {"Reshape", h_reshape},
+    {"Resize", h_resize},
     {"Shape", h_shape},
     {"Sigmoid", h_sigmoid},
     {"Sign", h_sign},

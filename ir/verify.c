@@ -83,8 +83,8 @@ static symc_status check_attr_values(ir_module *m, ir_op op, const char *name, c
                                            name, opn, a->n ? a->n - 1 : 0, k, (long long)a->ints[k]);
             }
         }
-        if (a->kind == IR_ATTR_STR && !strcmp(an, "mode") && strcmp(a->s, "constant") && strcmp(a->s, "reflect") &&
-            strcmp(a->s, "edge"))
+        if (op == IR_OP_PAD && a->kind == IR_ATTR_STR && !strcmp(an, "mode") && strcmp(a->s, "constant") &&
+            strcmp(a->s, "reflect") && strcmp(a->s, "edge"))
             return symc_error_setf(err, SYMC_ERR_VERIFY,
                                    "node '%s' (%s): attribute 'mode' = '%s' must be constant, "
                                    "reflect or edge",

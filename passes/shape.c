@@ -780,6 +780,27 @@ static symc_status r_gather_elements(ctx *c) {
     return same_as_input(c, 1);
 }
 
+/* resize: the output dims are the `sizes` attribute (the importer writes
+ * them as expressions of the input's symbols: floor(in * scale) is
+ * in * num // den for the scale's exact binary fraction num / den). */
+static symc_status r_resize(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *s = attr(c, "sizes"), *sc = attr(c, "scales"), *roi = attr(c, "roi");
+    if ((int32_t)s->n != x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "sizes has %u entries but '%s' has rank %d", s->n, x->name, (int)x->rank);
+    if (sc && (int32_t)sc->n != x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "scales has %u entries but '%s' has rank %d", sc->n, x->name, (int)x->rank);
+    if (roi && (int32_t)roi->n != 2 * x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "roi has %u entries, needs 2 x rank = %d", roi->n, (int)(2 * x->rank));
+    for (int d = 0; d < x->rank; d++) {
+        char what[200];
+        snprintf(what, sizeof what, "resized dim %d of '%s' must not be negative", d, x->name);
+        symc_status st = need(c, SYM_REL_LE, sym_const(c->t, 0), s->dims[d], what);
+        if (st) return st;
+    }
+    return set_out(c, 0, x->rank, s->dims);
+}
+
 static rule_fn rule_for(ir_op op) {
     switch (ir_op_get(op)->category) {
     case IR_CAT_UNARY: return r_unary;
@@ -816,6 +837,7 @@ static rule_fn rule_for(ir_op op) {
     case IR_OP_TILE: return r_tile;
     case IR_OP_TRILU: return r_trilu;
     case IR_OP_GATHER_ELEMENTS: return r_gather_elements;
+    case IR_OP_RESIZE: return r_resize;
     default: return NULL;
     }
 }

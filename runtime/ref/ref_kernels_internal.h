@@ -158,5 +158,7 @@ symc_status rt_k_range(rt_ctx *c);
 symc_status rt_k_tile(rt_ctx *c);
 symc_status rt_k_trilu(rt_ctx *c);
 symc_status rt_k_gather_elements(rt_ctx *c);
+/* ref_kernels_resize.c */
+symc_status rt_k_resize(rt_ctx *c);
 
 #endif
