@@ -34,6 +34,7 @@ import argparse
 import concurrent.futures
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -181,6 +182,9 @@ def compare(got, want):
     return None
 
 
+FROZEN_RE = re.compile(r"is not known at build time: it is the graph input '([^']+)'")
+
+
 def is_crash(r, out):
     return (r.returncode < 0 or r.returncode > 1 or "AddressSanitizer" in out or "runtime error:" in out or
             "LeakSanitizer" in out or not out.strip())
@@ -195,7 +199,7 @@ def run_test(symc, work, name, m, node_dir):
     ds = os.path.join(node_dir, name, "test_data_set_0")
     inits = {i.name for i in m.graph.initializer}
     ins = [i for i in m.graph.input if i.name not in inits]
-    args, shapes = [], []
+    feeds = {}  # name -> (npy path, shape text, input_k.pb)
     for k, vi in enumerate(ins):
         f = os.path.join(ds, f"input_{k}.pb")
         if not os.path.exists(f):  # an optional input left out
@@ -205,18 +209,37 @@ def run_test(symc, work, name, m, node_dir):
             a = a.view(np.uint16) if a.dtype.itemsize == 2 else a
         npy = os.path.join(d, f"in{k}.npy")
         np.save(npy, a)
-        args += ["--input", f"{vi.name}={npy}"]
-        if a.ndim:
-            shapes += ["--shapes", f"{vi.name}:" + "x".join(str(s) for s in a.shape)]
-    try:
-        r = subprocess.run([symc, "compile", path, "-o", os.path.join(d, "e.symx"), "--no-gpu"], capture_output=True,
-                           text=True, timeout=120)
-        if r.returncode == 1 and "needs a shape" in r.stderr + r.stdout and shapes:
-            r = subprocess.run([symc, "compile", path, "-o", os.path.join(d, "e.symx"), "--no-gpu"] + shapes,
-                               capture_output=True, text=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        return "CRASH", "compile timed out (120 s)"
-    out = r.stdout + r.stderr
+        feeds[vi.name] = (npy, "x".join(str(s) for s in a.shape) if a.ndim else None, f)
+    frozen = set()
+    while True:
+        shapes = [x for n, (_, sh, _) in feeds.items() if sh for x in ("--shapes", f"{n}:{sh}")]
+        cmd = [symc, "compile", path, "-o", os.path.join(d, "e.symx"), "--no-gpu"]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            if r.returncode == 1 and "needs a shape" in r.stderr + r.stdout and shapes:
+                r = subprocess.run(cmd + shapes, capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            return "CRASH", "compile timed out (120 s)"
+        out = r.stdout + r.stderr
+        hit = FROZEN_RE.search(out) if r.returncode == 1 else None
+        if not hit or hit.group(1) not in feeds or hit.group(1) in frozen:
+            break
+        # An input that sizes the output (pads, scales, a target shape) is fed at run time by the
+        # test, but symc needs it at build time (it has no data-dependent shapes): compile again
+        # with it frozen into an initializer holding the test's data, as models carry such inputs.
+        name = hit.group(1)
+        frozen.add(name)
+        t = onnx.TensorProto()
+        with open(feeds.pop(name)[2], "rb") as fh:
+            t.ParseFromString(fh.read())
+        t.name = name
+        m = onnx.ModelProto.FromString(m.SerializeToString())
+        keep = [vi for vi in m.graph.input if vi.name != name]
+        del m.graph.input[:]
+        m.graph.input.extend(keep)
+        m.graph.initializer.append(t)
+        onnx.save(m, path)
+    args = [x for n, (npy, _, _) in feeds.items() for x in ("--input", f"{n}={npy}")]
     if r.returncode:
         return ("CRASH", f"compile exit {r.returncode}: {out.strip()[-300:]}") if is_crash(r, out) else \
             ("refused", "compile: " + out.strip().splitlines()[-1][:300])
