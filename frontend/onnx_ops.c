@@ -642,6 +642,85 @@ static symc_status h_conv(fe_ctx *c) {
     return fe_emit1(c, IR_OP_CONV2D, in, n, a, 4, 0, &out);
 }
 
+/* ConvTranspose on 1 to 3 spatial dims. output_shape and auto_pad SAME
+ * become explicit pads (ONNX's total padding stride * (in - 1) +
+ * output_padding + dilation * (k - 1) + 1 - out, split with Python's floor
+ * division as the reference splits it; a negative total grows the output);
+ * the pads must then be constants. */
+static symc_status h_conv_transpose(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 3);
+    uint32_t in[3], out, n = fe_n_in(c);
+    for (uint32_t k = 0; k < n && !st; k++) st = fe_in(c, k, &in[k]);
+    if (st) return st;
+    const ir_tensor *xt = T(c, in[0]), *wt = T(c, in[1]);
+    int32_t nsp = xt->rank - 2;
+    if (nsp < 1 || nsp > 3)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' has rank %d; 1-D to 3-D (rank 3 to 5) are supported",
+                       xt->name, (int)xt->rank);
+    if (wt->rank != xt->rank)
+        return fe_fail(c, SYMC_ERR_FORMAT, "weight '%s' has rank %d, input rank %d", wt->name, (int)wt->rank,
+                       (int)xt->rank);
+    int64_t k[3], s[3], d[3], op[3], p[6];
+    for (int i = 0; i < nsp; i++) {
+        if (!sym_is_const(c->t, wt->dims[2 + i], &k[i]))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d is not a constant", wt->name, 2 + i);
+        s[i] = d[i] = 1, op[i] = 0, p[i] = p[nsp + i] = 0;
+    }
+    const int64_t *v;
+    uint32_t nv;
+    static const char *const names[4] = {"strides", "dilations", "output_padding", "pads"};
+    int64_t *dst[4] = {s, d, op, p};
+    for (int a = 0; a < 4; a++) {
+        uint32_t want = (uint32_t)(a == 3 ? 2 * nsp : nsp);
+        if (!fe_attr_ints(c, names[a], &v, &nv)) continue;
+        if (nv != want)
+            return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' has %u entries, needs %u", names[a], nv, want);
+        memcpy(dst[a], v, nv * sizeof *v);
+    }
+    if (fe_attr_ints(c, "kernel_shape", &v, &nv)) {
+        int same = nv == (uint32_t)nsp;
+        for (uint32_t i = 0; same && i < nv; i++) same = v[i] == k[i];
+        if (!same) return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape does not match weight '%s'", wt->name);
+    }
+    const char *ap = fe_attr_s(c, "auto_pad", "NOTSET");
+    int upper = !strcmp(ap, "SAME_UPPER"), same = upper || !strcmp(ap, "SAME_LOWER");
+    if (!same && strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))
+        return fe_fail(c, SYMC_ERR_FORMAT, "auto_pad = '%s' (expected NOTSET, VALID, SAME_UPPER or SAME_LOWER)", ap);
+    if (!strcmp(ap, "VALID")) memset(p, 0, sizeof p);
+    const int64_t *os = NULL;
+    uint32_t nos = 0;
+    if (fe_attr_ints(c, "output_shape", &os, &nos)) {
+        if (nos != (uint32_t)nsp && nos != (uint32_t)nsp + 2)
+            return fe_fail(c, SYMC_ERR_FORMAT, "output_shape has %u entries for %d spatial dims", nos, (int)nsp);
+        os += nos - (uint32_t)nsp;
+    }
+    if (os || same) {
+        for (int i = 0; i < nsp; i++) {
+            sym_expr in = xt->dims[2 + i];
+            sym_expr want = os ? sym_const(c->t, os[i]) : sym_scale(c->t, in, s[i]);
+            sym_expr tot = sym_sub(
+                c->t,
+                sym_add_const(c->t, sym_scale(c->t, sym_add_const(c->t, in, -1), s[i]), op[i] + d[i] * (k[i] - 1) + 1),
+                want);
+            int64_t t;
+            if (!sym_is_const(c->t, tot, &t))
+                return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                               "the padding that output_shape needs along spatial dim %d (%s) depends on the input "
+                               "size; symc takes constant pads only",
+                               i, fe_txt(c, tot));
+            int64_t half = t >= 0 ? t / 2 : -((-t + 1) / 2); /* floor */
+            p[i] = upper ? half : t - half;
+            p[nsp + i] = upper ? t - half : half;
+        }
+    }
+    int64_t group = fe_attr_i(c, "group", 1);
+    if (group < 1) return fe_fail(c, SYMC_ERR_FORMAT, "group = %" PRId64 " must be >= 1", group);
+    ir_attr a[5] = {symc_attr_ints("strides", s, (uint32_t)nsp), symc_attr_ints("pads", p, 2 * (uint32_t)nsp),
+                    symc_attr_ints("dilations", d, (uint32_t)nsp), symc_attr_int("group", group),
+                    symc_attr_ints("output_padding", op, (uint32_t)nsp)};
+    return fe_emit1(c, IR_OP_CONV_TRANSPOSE, in, n, a, 5, 0, &out);
+}
+
 static symc_status pool(fe_ctx *c, int is_max) {
     symc_status st = need_inputs(c, 1, 1);
     uint32_t x, out;
@@ -1366,6 +1445,7 @@ static const op_entry ops[] = {
     {"Constant", h_constant},
     {"ConstantOfShape", h_constant_of_shape},
     {"Conv", h_conv},
+    {"ConvTranspose", h_conv_transpose},
     {"Cos", h_cos},
     {"DepthToSpace", h_depth_to_space},
     {"Div", h_div},

@@ -58,7 +58,7 @@ static symc_status check_attr_values(ir_module *m, ir_op op, const char *name, c
                     return symc_error_setf(err, SYMC_ERR_VERIFY,
                                            "node '%s' (%s): attribute '%s'[%u] = %lld must be >= 1", name, opn, an, k,
                                            (long long)a->ints[k]);
-        if (a->kind == IR_ATTR_INTS && !strcmp(an, "pads"))
+        if (a->kind == IR_ATTR_INTS && !strcmp(an, "pads") && op != IR_OP_CONV_TRANSPOSE) /* there: output growth */
             for (uint32_t k = 0; k < a->n; k++)
                 if (a->ints[k] < 0)
                     return symc_error_setf(err, SYMC_ERR_VERIFY,

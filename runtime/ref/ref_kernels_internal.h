@@ -137,6 +137,7 @@ symc_status rt_k_batch_norm(rt_ctx *c);
 symc_status rt_k_matmul(rt_ctx *c);
 symc_status rt_k_gemm(rt_ctx *c);
 symc_status rt_k_conv2d(rt_ctx *c);
+symc_status rt_k_conv_transpose(rt_ctx *c);
 /* ref_kernels_window.c */
 symc_status rt_k_max_pool2d(rt_ctx *c);
 symc_status rt_k_avg_pool2d(rt_ctx *c);

@@ -139,8 +139,8 @@ symc_status rt_k_resize(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     rt_ref_tensor *y = &c->out[0];
     static const char *const modes[] = {"nearest", "linear", "cubic"};
-    static const char *const coords[] = {"half_pixel",  "half_pixel_symmetric", "pytorch_half_pixel",
-                                         "align_corners", "asymmetric",        "tf_crop_and_resize"};
+    static const char *const coords[] = {"half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
+                                         "align_corners", "asymmetric",           "tf_crop_and_resize"};
     static const char *const nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
     const char *mode_s, *coord_s, *near_s;
     int64_t sizes[RT_REF_MAX_RANK], exclude, antialias;
