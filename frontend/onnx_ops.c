@@ -539,13 +539,22 @@ typedef struct window {
     int64_t kernel[2], strides[2], dil[2], pads[4];
     sym_expr lo[2], hi[2]; /* auto_pad SAME: symbolic pads */
     int symbolic;          /* some pad is not a constant: pad explicitly first */
+    int one_d;             /* a 1-D op run as 2-D on [N, C, 1, L]: attributes have 1 entry a dim */
 } window;
 
-static symc_status ints_attr(fe_ctx *c, const char *name, uint32_t n, const int64_t *dflt, int64_t *out) {
+static symc_status ints_attr(fe_ctx *c, const char *name, uint32_t n, const int64_t *dflt, int one_d, int64_t *out) {
     const int64_t *v;
     uint32_t got;
     if (!fe_attr_ints(c, name, &v, &got)) {
         memcpy(out, dflt, n * sizeof *out);
+        return SYMC_OK;
+    }
+    if (one_d) { /* the added dim keeps the default (stride 1, no pads) */
+        if (got != n / 2)
+            return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' has %u entries; 1-D ops take %u", name, got, n / 2);
+        memcpy(out, dflt, n * sizeof *out);
+        out[1] = v[0];
+        if (n == 4) out[3] = v[1];
         return SYMC_OK;
     }
     if (got != n)
@@ -558,8 +567,9 @@ static symc_status ints_attr(fe_ctx *c, const char *name, uint32_t n, const int6
 static symc_status read_window(fe_ctx *c, uint32_t x, window *w) {
     static const int64_t ones[2] = {1, 1}, zeros[4] = {0, 0, 0, 0};
     symc_status st;
-    if ((st = ints_attr(c, "strides", 2, ones, w->strides)) || (st = ints_attr(c, "dilations", 2, ones, w->dil)) ||
-        (st = ints_attr(c, "pads", 4, zeros, w->pads)))
+    if ((st = ints_attr(c, "strides", 2, ones, w->one_d, w->strides)) ||
+        (st = ints_attr(c, "dilations", 2, ones, w->one_d, w->dil)) ||
+        (st = ints_attr(c, "pads", 4, zeros, w->one_d, w->pads)))
         return st;
     const char *ap = fe_attr_s(c, "auto_pad", "NOTSET");
     w->symbolic = 0;
@@ -609,37 +619,60 @@ static symc_status pad_first(fe_ctx *c, uint32_t *x, window *w, double value) {
     return fe_emit1(c, IR_OP_PAD, x, 1, a, 3, -1, x);
 }
 
-static symc_status need_4d(fe_ctx *c, uint32_t x, const char *what) {
-    int32_t r = T(c, x)->rank;
-    if (r != 4)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "only 2-D %s (a 4-D NCHW input) is supported; input '%s' has rank %d",
-                       what, T(c, x)->name, (int)r);
-    return SYMC_OK;
+/* 1-D (rank 3) and 2-D (rank 4) inputs are taken; a 1-D input is viewed as
+ * [N, C, 1, L] (one_d), the exact 2-D op with a height of 1. */
+static symc_status need_4d(fe_ctx *c, uint32_t *x, const char *what, int *one_d) {
+    int32_t r = T(c, *x)->rank;
+    *one_d = r == 3;
+    if (r != 4 && r != 3)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "only 1-D and 2-D %s (a 3-D or 4-D input) is supported; input '%s' has rank %d", what,
+                       T(c, *x)->name, (int)r);
+    int64_t ax = 2;
+    ir_attr a = symc_attr_ints("axes", &ax, 1);
+    return *one_d ? fe_emit1(c, IR_OP_UNSQUEEZE, x, 1, &a, 1, -1, x) : SYMC_OK;
+}
+
+/* The result of a 1-D op run as 2-D: squeeze the added dim into output 0. */
+static symc_status emit_1d(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n, const ir_attr *a, uint32_t na,
+                           int one_d) {
+    uint32_t out;
+    int64_t ax = 2;
+    ir_attr sq = symc_attr_ints("axes", &ax, 1);
+    symc_status st = fe_emit1(c, op, in, n, a, na, one_d ? -1 : 0, &out);
+    return st || !one_d ? st : fe_emit1(c, IR_OP_SQUEEZE, &out, 1, &sq, 1, 0, &out);
 }
 
 static symc_status h_conv(fe_ctx *c) {
     symc_status st = need_inputs(c, 2, 3);
     uint32_t in[3], out, n = fe_n_in(c);
     for (uint32_t k = 0; k < n && !st; k++) st = fe_in(c, k, &in[k]);
-    if (!st) st = need_4d(c, in[0], "convolution");
-    if (st) return st;
     window w;
+    if (!st) st = need_4d(c, &in[0], "convolution", &w.one_d);
+    if (st) return st;
+    if (w.one_d && T(c, in[1])->rank == 3) {
+        int64_t ax = 2;
+        ir_attr ua = symc_attr_ints("axes", &ax, 1);
+        if ((st = fe_emit1(c, IR_OP_UNSQUEEZE, &in[1], 1, &ua, 1, -1, &in[1]))) return st;
+    }
     const ir_tensor *wt = T(c, in[1]);
     if (wt->rank != 4)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' has rank %d; 2-D convolution needs 4", wt->name,
-                       (int)wt->rank);
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' has rank %d; the input's convolution needs %d", wt->name,
+                       (int)(wt->rank - w.one_d), 4 - w.one_d);
     for (int i = 0; i < 2; i++)
         if (!sym_is_const(c->t, wt->dims[2 + i], &w.kernel[i]))
             return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d is not a constant", wt->name, 2 + i);
     const int64_t *ks;
     uint32_t nk;
-    if (fe_attr_ints(c, "kernel_shape", &ks, &nk) && (nk != 2 || ks[0] != w.kernel[0] || ks[1] != w.kernel[1]))
+    if (fe_attr_ints(c, "kernel_shape", &ks, &nk) &&
+        (nk != 2u - w.one_d || (!w.one_d && ks[0] != w.kernel[0]) || ks[nk - 1] != w.kernel[1]))
         return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape does not match weight '%s' (%" PRId64 "x%" PRId64 ")",
                        wt->name, w.kernel[0], w.kernel[1]);
     if ((st = read_window(c, in[0], &w)) || (st = pad_first(c, &in[0], &w, 0.0))) return st;
     ir_attr a[4] = {symc_attr_ints("strides", w.strides, 2), symc_attr_ints("pads", w.pads, 4),
                     symc_attr_ints("dilations", w.dil, 2), symc_attr_int("group", fe_attr_i(c, "group", 1))};
-    return fe_emit1(c, IR_OP_CONV2D, in, n, a, 4, 0, &out);
+    (void)out;
+    return emit_1d(c, IR_OP_CONV2D, in, n, a, 4, w.one_d);
 }
 
 /* ConvTranspose on 1 to 3 spatial dims. output_shape and auto_pad SAME
@@ -721,43 +754,70 @@ static symc_status h_conv_transpose(fe_ctx *c) {
     return fe_emit1(c, IR_OP_CONV_TRANSPOSE, in, n, a, 5, 0, &out);
 }
 
-static symc_status pool(fe_ctx *c, int is_max) {
+/* MaxPool, AveragePool and LpPool (1-D and 2-D). LpPool is
+ * (K * avg_pool(|x|^p))^(1/p) with the K-element window counted whole
+ * (count_include_pad), which is the sum of |x|^p over the window: exact as
+ * long as no ceil_mode window is cut short, so ceil_mode is refused there. */
+enum { POOL_AVG, POOL_MAX, POOL_LP };
+static symc_status pool(fe_ctx *c, int kind) {
+    static const char *const what[3] = {"average pooling", "max pooling", "Lp pooling"};
     symc_status st = need_inputs(c, 1, 1);
     uint32_t x, out;
+    window w;
+    int is_max = kind == POOL_MAX;
     if (!st) st = fe_in(c, 0, &x);
-    if (!st) st = need_4d(c, x, is_max ? "max pooling" : "average pooling");
+    if (!st) st = need_4d(c, &x, what[kind], &w.one_d);
     if (!st && is_max) st = only_first_output(c, "the Indices of MaxPool");
     if (st) return st;
-    window w;
     const int64_t *ks;
     uint32_t nk;
     if (!fe_attr_ints(c, "kernel_shape", &ks, &nk)) return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape is missing");
-    if (nk != 2) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "kernel_shape has %u entries; 2-D pooling takes 2", nk);
-    w.kernel[0] = ks[0];
-    w.kernel[1] = ks[1];
+    if (nk != 2u - w.one_d)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "kernel_shape has %u entries for a %d-D input", nk, 2 - w.one_d);
+    w.kernel[0] = w.one_d ? 1 : ks[0];
+    w.kernel[1] = ks[nk - 1];
     if ((st = read_window(c, x, &w))) return st;
-    int64_t cip = fe_attr_i(c, "count_include_pad", 0);
+    int64_t cip = kind == POOL_LP ? 1 : fe_attr_i(c, "count_include_pad", 0), ceil_mode = fe_attr_i(c, "ceil_mode", 0);
     if (!is_max && (w.dil[0] != 1 || w.dil[1] != 1))
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "AveragePool with dilations is not supported");
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%s with dilations is not supported", c->node->op_type);
+    if (kind == POOL_LP && ceil_mode)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "LpPool with ceil_mode = 1 is not supported");
     if (!is_max && w.symbolic && !cip)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED,
                        "auto_pad SAME with stride > 1 needs padding that depends on the input size (%s x %s), which "
                        "average pooling with count_include_pad=0 cannot take as an explicit pad; export with "
                        "explicit pads",
                        fe_txt(c, T(c, x)->dims[2]), fe_txt(c, T(c, x)->dims[3]));
+    double p = (double)fe_attr_i(c, "p", 2);
+    uint32_t e;
+    if (kind == POOL_LP) {
+        if (p < 1) return fe_fail(c, SYMC_ERR_FORMAT, "p = %g must be >= 1", p);
+        if ((st = emit_un(c, IR_OP_ABS, x, -1, &x)) || (st = emit_scalar(c, T(c, x)->dtype, p, &e)) ||
+            (st = emit_bin(c, IR_OP_POW, x, e, -1, &x)))
+            return st;
+    }
     if ((st = pad_first(c, &x, &w, is_max ? -INFINITY : 0.0))) return st;
     ir_attr a[5];
     uint32_t na = 0;
     a[na++] = symc_attr_ints("kernel", w.kernel, 2);
     a[na++] = symc_attr_ints("strides", w.strides, 2);
     a[na++] = symc_attr_ints("pads", w.pads, 4);
-    a[na++] = symc_attr_int("ceil_mode", fe_attr_i(c, "ceil_mode", 0));
+    a[na++] = symc_attr_int("ceil_mode", ceil_mode);
     if (is_max) a[na++] = symc_attr_ints("dilations", w.dil, 2);
     else a[na++] = symc_attr_int("count_include_pad", cip);
-    return fe_emit1(c, is_max ? IR_OP_MAX_POOL2D : IR_OP_AVG_POOL2D, &x, 1, a, na, 0, &out);
+    if (kind != POOL_LP) return emit_1d(c, is_max ? IR_OP_MAX_POOL2D : IR_OP_AVG_POOL2D, &x, 1, a, na, w.one_d);
+    uint32_t y;
+    if ((st = fe_emit1(c, IR_OP_AVG_POOL2D, &x, 1, a, na, -1, &y)) ||
+        (st = emit_scalar(c, T(c, x)->dtype, (double)(w.kernel[0] * w.kernel[1]), &e)) ||
+        (st = emit_bin(c, IR_OP_MUL, y, e, -1, &y)) || (st = emit_scalar(c, T(c, x)->dtype, 1.0 / p, &e)))
+        return st;
+    uint32_t in2[2] = {y, e};
+    (void)out;
+    return emit_1d(c, IR_OP_POW, in2, 2, NULL, 0, w.one_d);
 }
-static symc_status h_max_pool(fe_ctx *c) { return pool(c, 1); }
-static symc_status h_avg_pool(fe_ctx *c) { return pool(c, 0); }
+static symc_status h_max_pool(fe_ctx *c) { return pool(c, POOL_MAX); }
+static symc_status h_avg_pool(fe_ctx *c) { return pool(c, POOL_AVG); }
+static symc_status h_lp_pool(fe_ctx *c) { return pool(c, POOL_LP); }
 
 /* ---- shapes and data movement ------------------------------------------------------------------------ */
 
@@ -1471,6 +1531,7 @@ static const op_entry ops[] = {
     {"IsInf", h_is_inf},
     {"IsNaN", h_is_nan},
     {"LRN", h_lrn},
+    {"LpPool", h_lp_pool},
     {"LayerNormalization", h_layer_norm},
     {"LeakyRelu", h_leaky_relu},
     {"Less", h_less},
