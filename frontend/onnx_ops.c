@@ -1137,8 +1137,8 @@ static symc_status h_pad(fe_ctx *c) {
         st = fe_const_ints(c, t, 3, "the axes", axes, IR_MAX_RANK, &na);
     if (st) return st;
     const char *mode = fe_attr_s(c, "mode", "constant");
-    if (strcmp(mode, "constant") && strcmp(mode, "reflect") && strcmp(mode, "edge"))
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "mode '%s' is not supported (constant, reflect, edge are)", mode);
+    if (strcmp(mode, "constant") && strcmp(mode, "reflect") && strcmp(mode, "edge") && strcmp(mode, "wrap"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "mode '%s' is not supported (constant, reflect, edge, wrap are)", mode);
     int32_t r = T(c, x)->rank;
     if (!fe_has_in(c, 3)) {
         na = (uint32_t)r;
@@ -1156,6 +1156,54 @@ static symc_status h_pad(fe_ctx *c) {
     }
     ir_attr a[3] = {symc_attr_dims("pads", pads, 2 * (uint32_t)r), symc_attr_str("mode", mode),
                     symc_attr_float("value", value)};
+    return fe_emit1(c, IR_OP_PAD, &x, 1, a, 3, 0, &out);
+}
+
+/* CenterCropPad: one pad node, negative pads cropping. An axis shrinks by d
+ * from floor(d / 2) at the start, or grows by d with floor(d / 2) zeros in
+ * front (the reference's split); whether it shrinks must be decided at build
+ * time. */
+static symc_status h_center_crop_pad(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t x, t, n, out;
+    const sym_expr *v;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &t);
+    if (!st) st = fe_values(c, t, 1, "the target shape", &v, &n);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int32_t r = xt->rank;
+    int64_t axes[IR_MAX_RANK];
+    const int64_t *av;
+    uint32_t na = (uint32_t)r;
+    if (fe_attr_ints(c, "axes", &av, &na)) {
+        if (na > (uint32_t)r) return fe_fail(c, SYMC_ERR_FORMAT, "axes has %u entries for rank %d", na, (int)r);
+        for (uint32_t i = 0; i < na; i++) {
+            axes[i] = av[i] < 0 ? av[i] + r : av[i];
+            if (axes[i] < 0 || axes[i] >= r)
+                return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", av[i], (int)r);
+        }
+    } else {
+        for (int32_t i = 0; i < r; i++) axes[i] = i;
+    }
+    if (n != na) return fe_fail(c, SYMC_ERR_FORMAT, "the target shape has %u entries for %u axes", n, na);
+    sym_expr pads[2 * IR_MAX_RANK], two = sym_const(c->t, 2);
+    for (int32_t i = 0; i < 2 * r; i++) pads[i] = sym_const(c->t, 0);
+    for (uint32_t i = 0; i < na; i++) {
+        sym_expr dim = xt->dims[axes[i]], grow = sym_sub(c->t, v[i], dim);
+        sym_tri g = sym_prove_le(c->t, dim, v[i]), s = sym_prove_le(c->t, v[i], dim);
+        sym_expr lo;
+        if (g == SYM_TRUE) lo = sym_floordiv(c->t, grow, two);
+        else if (s == SYM_TRUE) lo = sym_neg(c->t, sym_floordiv(c->t, sym_neg(c->t, grow), two));
+        else
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "whether axis %" PRId64 " (%s) is cropped or padded to %s depends on the input size",
+                           axes[i], fe_txt(c, dim), fe_txt(c, v[i]));
+        pads[axes[i]] = lo;
+        pads[axes[i] + r] = sym_sub(c->t, grow, lo);
+    }
+    ir_attr a[3] = {symc_attr_dims("pads", pads, 2 * (uint32_t)r), symc_attr_str("mode", "constant"),
+                    symc_attr_float("value", 0.0)};
     return fe_emit1(c, IR_OP_PAD, &x, 1, a, 3, 0, &out);
 }
 
@@ -1500,6 +1548,7 @@ static const op_entry ops[] = {
     {"BatchNormalization", h_batch_norm},
     {"Cast", h_cast},
     {"Ceil", h_ceil},
+    {"CenterCropPad", h_center_crop_pad},
     {"Clip", h_clip},
     {"Concat", h_concat},
     {"Constant", h_constant},

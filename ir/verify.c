@@ -84,10 +84,10 @@ static symc_status check_attr_values(ir_module *m, ir_op op, const char *name, c
             }
         }
         if (op == IR_OP_PAD && a->kind == IR_ATTR_STR && !strcmp(an, "mode") && strcmp(a->s, "constant") &&
-            strcmp(a->s, "reflect") && strcmp(a->s, "edge"))
+            strcmp(a->s, "reflect") && strcmp(a->s, "edge") && strcmp(a->s, "wrap"))
             return symc_error_setf(err, SYMC_ERR_VERIFY,
                                    "node '%s' (%s): attribute 'mode' = '%s' must be constant, "
-                                   "reflect or edge",
+                                   "reflect, edge or wrap",
                                    name, opn, a->s);
         if (a->kind == IR_ATTR_STR && !strcmp(an, "approximate") && strcmp(a->s, "none") && strcmp(a->s, "tanh"))
             return symc_error_setf(err, SYMC_ERR_VERIFY,
