@@ -387,10 +387,12 @@ static symc_status h_group_norm(fe_ctx *c) {
     uint32_t in[3], x, g, y, s, b, t;
     for (uint32_t k = 0; k < 3 && !st; k++) st = fe_in(c, k, &in[k]);
     if (st) return st;
-    const ir_tensor *xt = T(c, in[0]);
+    const ir_tensor *xt = T(c, in[0]); /* not valid after the first emit (the tensor table grows) */
     int32_t r = xt->rank;
     int64_t groups = fe_attr_i(c, "num_groups", 0);
     if (r < 2) return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' has rank %d, needs >= 2", xt->name, (int)r);
+    sym_expr xs[IR_MAX_RANK];
+    memcpy(xs, xt->dims, (size_t)r * sizeof xs[0]);
     if (groups < 1) return fe_fail(c, SYMC_ERR_FORMAT, "num_groups = %" PRId64 " must be >= 1", groups);
     symc_dtype sd = SYMC_F32, xd = xt->dtype;
     if (c->opset >= 21 && (st = stash_dtype(c, &sd))) return st;
@@ -400,8 +402,6 @@ static symc_status h_group_norm(fe_ctx *c) {
         (st = fe_emit1(c, IR_OP_LAYER_NORM, &g, 1, a, 2, -1, &y)) || (st = emit_cast(c, y, xd, -1, &y)))
         return st;
     if (c->opset >= 21) {
-        sym_expr xs[IR_MAX_RANK];
-        memcpy(xs, xt->dims, (size_t)r * sizeof xs[0]);
         if ((st = emit_reshape(c, y, xs, (uint32_t)r, -1, &y)) || (st = channel_view(c, in[1], r, &s)) ||
             (st = channel_view(c, in[2], r, &b)) || (st = emit_bin(c, IR_OP_MUL, y, s, -1, &t)))
             return st;
@@ -410,8 +410,6 @@ static symc_status h_group_norm(fe_ctx *c) {
     if ((st = channel_view(c, in[1], 3, &s)) || (st = channel_view(c, in[2], 3, &b)) ||
         (st = emit_bin(c, IR_OP_MUL, y, s, -1, &t)) || (st = emit_bin(c, IR_OP_ADD, t, b, -1, &y)))
         return st;
-    sym_expr xs[IR_MAX_RANK];
-    memcpy(xs, xt->dims, (size_t)r * sizeof xs[0]);
     return emit_reshape(c, y, xs, (uint32_t)r, 0, &y);
 }
 
@@ -443,8 +441,9 @@ static symc_status h_lrn(fe_ctx *c) {
     uint32_t x, sq, v, p, k, t, base, be, pw, y;
     if (!st) st = fe_in(c, 0, &x);
     if (st) return st;
-    const ir_tensor *xt = T(c, x);
+    const ir_tensor *xt = T(c, x); /* not valid after the first emit */
     int32_t r = xt->rank;
+    symc_dtype dt = xt->dtype;
     int64_t size = fe_attr_i(c, "size", 0);
     if (size < 1) return fe_fail(c, SYMC_ERR_FORMAT, "size = %" PRId64 " must be >= 1", size);
     if (r < 2) return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' has rank %d, needs >= 2", xt->name, (int)r);
@@ -460,9 +459,9 @@ static symc_status h_lrn(fe_ctx *c) {
     memcpy(xs, xt->dims, (size_t)r * sizeof xs[0]);
     if ((st = emit_bin(c, IR_OP_MUL, x, x, -1, &sq)) || (st = emit_reshape(c, sq, d4, 4, -1, &v)) ||
         (st = fe_emit1(c, IR_OP_AVG_POOL2D, &v, 1, a, 5, -1, &p)) ||
-        (st = emit_reshape(c, p, xs, (uint32_t)r, -1, &p)) || (st = emit_scalar(c, xt->dtype, alpha, &k)) ||
-        (st = emit_bin(c, IR_OP_MUL, p, k, -1, &t)) || (st = emit_scalar(c, xt->dtype, bias, &k)) ||
-        (st = emit_bin(c, IR_OP_ADD, t, k, -1, &base)) || (st = emit_scalar(c, xt->dtype, beta, &be)) ||
+        (st = emit_reshape(c, p, xs, (uint32_t)r, -1, &p)) || (st = emit_scalar(c, dt, alpha, &k)) ||
+        (st = emit_bin(c, IR_OP_MUL, p, k, -1, &t)) || (st = emit_scalar(c, dt, bias, &k)) ||
+        (st = emit_bin(c, IR_OP_ADD, t, k, -1, &base)) || (st = emit_scalar(c, dt, beta, &be)) ||
         (st = emit_bin(c, IR_OP_POW, base, be, -1, &pw)))
         return st;
     return emit_bin(c, IR_OP_DIV, x, pw, 0, &y);
@@ -1331,6 +1330,8 @@ static symc_status h_resize(fe_ctx *c) {
     if (st) return st;
     const ir_tensor *xt = T(c, x);
     int32_t r = xt->rank;
+    sym_expr xd[IR_MAX_RANK]; /* x's dims: reading the other inputs may add tensors and move the table */
+    memcpy(xd, xt->dims, sizeof xd);
     const char *mode = fe_attr_s(c, "mode", "nearest");
     const char *coord = fe_attr_s(c, "coordinate_transformation_mode", "half_pixel");
     const char *nearest = fe_attr_s(c, "nearest_mode", "round_prefer_floor");
@@ -1385,7 +1386,7 @@ static symc_status h_resize(fe_ctx *c) {
     sym_expr sizes[IR_MAX_RANK];
     double scales[IR_MAX_RANK], roi[2 * IR_MAX_RANK];
     int with_scales = have_scales;
-    memcpy(sizes, xt->dims, (size_t)r * sizeof sizes[0]);
+    memcpy(sizes, xd, (size_t)r * sizeof sizes[0]);
     for (int32_t d = 0; d < r; d++) scales[d] = 1.0, roi[d] = 0.0, roi[d + r] = 1.0;
     uint32_t n;
     if (have_scales) {
@@ -1396,7 +1397,7 @@ static symc_status h_resize(fe_ctx *c) {
             if (!(v[i] > 0) || !isfinite(v[i]))
                 return fe_fail(c, SYMC_ERR_FORMAT, "scale %u is %g, must be positive", i, v[i]);
             scales[axes[i]] = v[i];
-            if ((st = scaled_dim(c, xt->dims[axes[i]], v[i], &sizes[axes[i]]))) return st;
+            if ((st = scaled_dim(c, xd[axes[i]], v[i], &sizes[axes[i]]))) return st;
         }
     } else {
         const sym_expr *v;
@@ -1409,11 +1410,11 @@ static symc_status h_resize(fe_ctx *c) {
             double s = 0;
             int64_t in[IR_MAX_RANK], want[IR_MAX_RANK];
             for (uint32_t i = 0; i < na; i++) {
-                if (!sym_is_const(c->t, xt->dims[axes[i]], &in[i]) || !sym_is_const(c->t, v[i], &want[i]) || in[i] <= 0)
+                if (!sym_is_const(c->t, xd[axes[i]], &in[i]) || !sym_is_const(c->t, v[i], &want[i]) || in[i] <= 0)
                     return fe_fail(c, SYMC_ERR_UNSUPPORTED,
                                    "keep_aspect_ratio_policy '%s' needs constant input dims and sizes: dim %" PRId64
                                    " is %s, size %s",
-                                   keep, axes[i], fe_txt(c, xt->dims[axes[i]]), fe_txt(c, v[i]));
+                                   keep, axes[i], fe_txt(c, xd[axes[i]]), fe_txt(c, v[i]));
                 double q = (double)want[i] / (double)in[i];
                 if (i == 0 || (!strcmp(keep, "not_larger") ? q < s : q > s)) s = q;
             }
