@@ -335,6 +335,11 @@ symc_status fe_const_scalar(fe_ctx *c, uint32_t t, uint32_t k, const char *role,
                        "input %u '%s' (%s) must be a constant: it is the graph input '%s', whose elements are only "
                        "known at run time",
                        k, c->node->input[k], role, x->name);
+    if (x->constant == IR_NONE && x->producer == IR_NONE)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "input %u '%s' (%s) is not known at build time: it is the graph input '%s', whose elements are "
+                       "only known at run time",
+                       k, c->node->input[k], role, x->name);
     if (x->constant == IR_NONE)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) must be a constant", k, c->node->input[k], role);
     const ir_constant *cd = &c->m->constants[x->constant];

@@ -436,14 +436,198 @@ static symc_status softmax_like(fe_ctx *c, ir_op op) {
 static symc_status h_softmax(fe_ctx *c) { return softmax_like(c, IR_OP_SOFTMAX); }
 static symc_status h_log_softmax(fe_ctx *c) { return softmax_like(c, IR_OP_LOG_SOFTMAX); }
 
+/* Small emitters for the decompositions below: an intermediate tensor
+ * (out_k -1) or ONNX output out_k. */
+static symc_status emit_bin(fe_ctx *c, ir_op op, uint32_t a, uint32_t b, int out_k, uint32_t *out) {
+    uint32_t in[2] = {a, b};
+    return fe_emit1(c, op, in, 2, NULL, 0, out_k, out);
+}
+static symc_status emit_un(fe_ctx *c, ir_op op, uint32_t x, int out_k, uint32_t *out) {
+    return fe_emit1(c, op, &x, 1, NULL, 0, out_k, out);
+}
+static symc_status emit_cast(fe_ctx *c, uint32_t x, symc_dtype dt, int out_k, uint32_t *out) {
+    if (T(c, x)->dtype == dt && out_k < 0) {
+        *out = x;
+        return SYMC_OK;
+    }
+    ir_attr a = symc_attr_dtype("to", dt);
+    return fe_emit1(c, IR_OP_CAST, &x, 1, &a, 1, out_k, out);
+}
+/* A scalar constant of dtype dt (f32, f64, f16 or bf16 are what the
+ * decompositions need: the value is rounded once, as ONNX's own function
+ * bodies do with CastLike). */
+static symc_status emit_scalar(fe_ctx *c, symc_dtype dt, double v, uint32_t *out) {
+    uint8_t buf[8];
+    symc_dtype_store(buf, dt, 0, v);
+    return fe_const(c, dt, 0, NULL, buf, -1, out);
+}
+static symc_status emit_reshape(fe_ctx *c, uint32_t x, const sym_expr *dims, uint32_t n, int out_k, uint32_t *out) {
+    ir_attr a = symc_attr_dims("shape", dims, n);
+    return fe_emit1(c, IR_OP_RESHAPE, &x, 1, &a, 1, out_k, out);
+}
+static symc_status emit_mean(fe_ctx *c, uint32_t x, const int64_t *axes, uint32_t n, int out_k, uint32_t *out) {
+    ir_attr a[2] = {symc_attr_int("keepdims", 1), symc_attr_ints("axes", axes, n)};
+    return fe_emit1(c, IR_OP_REDUCE_MEAN, &x, 1, a, 2, out_k, out);
+}
+
+/* stash_type (LayerNormalization, GroupNormalization 21): the dtype of the
+ * statistics and of their computation. */
+static symc_status stash_dtype(fe_ctx *c, symc_dtype *dt) {
+    int64_t st = fe_attr_i(c, "stash_type", 1);
+    if (!fe_dtype((int32_t)st, dt) || !ir_dtype_is_float(*dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "stash_type = %" PRId64 " (%s) is not a float type symc supports", st,
+                       fe_onnx_type_name((int32_t)st));
+    return SYMC_OK;
+}
+
+/* Y is one layer_norm node. The statistics outputs Mean and InvStdDev, when
+ * requested, are computed beside it in the stash type: mean over [axis,
+ * rank), 1 / sqrt(mean((x - mean)^2) + epsilon), both keeping the reduced
+ * dims as 1 (their ONNX shape). */
 static symc_status h_layer_norm(fe_ctx *c) {
     symc_status st = need_inputs(c, 2, 3);
-    if (!st) st = only_first_output(c, "the training statistics");
     uint32_t in[3], out, n = fe_n_in(c);
     for (uint32_t k = 0; k < n && !st; k++) st = fe_in(c, k, &in[k]);
-    ir_attr a[2] = {symc_attr_int("axis", fe_attr_i(c, "axis", -1)),
-                    symc_attr_float("epsilon", fe_attr_f(c, "epsilon", 1e-5))};
-    return st ? st : fe_emit1(c, IR_OP_LAYER_NORM, in, n, a, 2, 0, &out);
+    if (st) return st;
+    int64_t axis = fe_attr_i(c, "axis", -1);
+    double eps = fe_attr_f(c, "epsilon", 1e-5);
+    int32_t r = T(c, in[0])->rank;
+    if (axis < -r || axis >= r)
+        return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", axis, (int)r);
+    if (axis < 0) axis += r;
+    ir_attr a[2] = {symc_attr_int("axis", axis), symc_attr_float("epsilon", eps)};
+    if ((st = fe_emit1(c, IR_OP_LAYER_NORM, in, n, a, 2, 0, &out))) return st;
+    if (!fe_has_out(c, 1) && !fe_has_out(c, 2)) return SYMC_OK;
+    symc_dtype sd;
+    if ((st = stash_dtype(c, &sd))) return st;
+    int64_t axes[IR_MAX_RANK];
+    uint32_t na = 0;
+    for (int64_t d = axis; d < r; d++) axes[na++] = d;
+    uint32_t x, mean, dev, sq, var, e, ve, sd_, inv;
+    if ((st = emit_cast(c, in[0], sd, -1, &x)) || (st = emit_mean(c, x, axes, na, fe_has_out(c, 1) ? 1 : -1, &mean)))
+        return st;
+    if (!fe_has_out(c, 2)) return SYMC_OK;
+    if ((st = emit_bin(c, IR_OP_SUB, x, mean, -1, &dev)) || (st = emit_bin(c, IR_OP_MUL, dev, dev, -1, &sq)) ||
+        (st = emit_mean(c, sq, axes, na, -1, &var)) || (st = emit_scalar(c, sd, eps, &e)) ||
+        (st = emit_bin(c, IR_OP_ADD, var, e, -1, &ve)) || (st = emit_un(c, IR_OP_SQRT, ve, -1, &sd_)))
+        return st;
+    return emit_un(c, IR_OP_RECIPROCAL, sd_, 2, &inv);
+}
+
+/* Scale or bias of shape [C] viewed as [C, 1, ..., 1] against an input of
+ * rank r whose channels are dim 1. */
+static symc_status channel_view(fe_ctx *c, uint32_t p, int32_t r, uint32_t *out) {
+    sym_expr d[IR_MAX_RANK];
+    if (T(c, p)->rank != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "'%s' has rank %d, needs 1", T(c, p)->name, (int)T(c, p)->rank);
+    d[0] = T(c, p)->dims[0];
+    for (int32_t i = 1; i < r - 1; i++) d[i] = sym_const(c->t, 1);
+    return emit_reshape(c, p, d, (uint32_t)(r - 1), -1, out);
+}
+
+/* InstanceNormalization: a layer_norm over the spatial dims [2, rank), then
+ * the per-channel scale and bias. */
+static symc_status h_instance_norm(fe_ctx *c) {
+    symc_status st = need_inputs(c, 3, 3);
+    uint32_t in[3], y, s, b, t;
+    for (uint32_t k = 0; k < 3 && !st; k++) st = fe_in(c, k, &in[k]);
+    if (st) return st;
+    int32_t r = T(c, in[0])->rank;
+    if (r < 3) return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' has rank %d, needs >= 3", T(c, in[0])->name, (int)r);
+    ir_attr a[2] = {symc_attr_int("axis", 2), symc_attr_float("epsilon", fe_attr_f(c, "epsilon", 1e-5))};
+    if ((st = fe_emit1(c, IR_OP_LAYER_NORM, in, 1, a, 2, -1, &y)) || (st = channel_view(c, in[1], r, &s)) ||
+        (st = channel_view(c, in[2], r, &b)) || (st = emit_bin(c, IR_OP_MUL, y, s, -1, &t)))
+        return st;
+    return emit_bin(c, IR_OP_ADD, t, b, 0, &y);
+}
+
+/* GroupNormalization: x [N, C, ...] viewed as [N, G, rest] and normalized
+ * over the last dim by layer_norm; scale and bias are per channel [C] since
+ * opset 21 (applied in x's shape) and per group [G] before (applied in the
+ * grouped view). The statistics are computed in stash_type (opset 21). */
+static symc_status h_group_norm(fe_ctx *c) {
+    symc_status st = need_inputs(c, 3, 3);
+    uint32_t in[3], x, g, y, s, b, t;
+    for (uint32_t k = 0; k < 3 && !st; k++) st = fe_in(c, k, &in[k]);
+    if (st) return st;
+    const ir_tensor *xt = T(c, in[0]); /* not valid after the first emit (the tensor table grows) */
+    int32_t r = xt->rank;
+    int64_t groups = fe_attr_i(c, "num_groups", 0);
+    if (r < 2) return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' has rank %d, needs >= 2", xt->name, (int)r);
+    sym_expr xs[IR_MAX_RANK];
+    memcpy(xs, xt->dims, (size_t)r * sizeof xs[0]);
+    if (groups < 1) return fe_fail(c, SYMC_ERR_FORMAT, "num_groups = %" PRId64 " must be >= 1", groups);
+    symc_dtype sd = SYMC_F32, xd = xt->dtype;
+    if (c->opset >= 21 && (st = stash_dtype(c, &sd))) return st;
+    sym_expr d[3] = {xt->dims[0], sym_const(c->t, groups), SYM_NONE}; /* SYM_NONE: reshape's -1 */
+    ir_attr a[2] = {symc_attr_int("axis", 2), symc_attr_float("epsilon", fe_attr_f(c, "epsilon", 1e-5))};
+    if ((st = emit_cast(c, in[0], sd, -1, &x)) || (st = emit_reshape(c, x, d, 3, -1, &g)) ||
+        (st = fe_emit1(c, IR_OP_LAYER_NORM, &g, 1, a, 2, -1, &y)) || (st = emit_cast(c, y, xd, -1, &y)))
+        return st;
+    if (c->opset >= 21) {
+        if ((st = emit_reshape(c, y, xs, (uint32_t)r, -1, &y)) || (st = channel_view(c, in[1], r, &s)) ||
+            (st = channel_view(c, in[2], r, &b)) || (st = emit_bin(c, IR_OP_MUL, y, s, -1, &t)))
+            return st;
+        return emit_bin(c, IR_OP_ADD, t, b, 0, &y);
+    }
+    if ((st = channel_view(c, in[1], 3, &s)) || (st = channel_view(c, in[2], 3, &b)) ||
+        (st = emit_bin(c, IR_OP_MUL, y, s, -1, &t)) || (st = emit_bin(c, IR_OP_ADD, t, b, -1, &y)))
+        return st;
+    return emit_reshape(c, y, xs, (uint32_t)r, 0, &y);
+}
+
+/* MeanVarianceNormalization: (x - mean) / (sqrt(mean((x - mean)^2)) + 1e-9)
+ * over `axes` (default [0, 2, 3]), the 1e-9 where ONNX's definition has it. */
+static symc_status h_mvn(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, mean, dev, sq, var, sd, e, den, y;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    static const int64_t dflt[3] = {0, 2, 3};
+    const int64_t *v = dflt;
+    uint32_t n = 3;
+    if (fe_attr_ints(c, "axes", &v, &n) && n > IR_MAX_RANK) return fe_fail(c, SYMC_ERR_FORMAT, "%u axes", n);
+    if ((st = emit_mean(c, x, v, n, -1, &mean)) || (st = emit_bin(c, IR_OP_SUB, x, mean, -1, &dev)) ||
+        (st = emit_bin(c, IR_OP_MUL, dev, dev, -1, &sq)) || (st = emit_mean(c, sq, v, n, -1, &var)) ||
+        (st = emit_un(c, IR_OP_SQRT, var, -1, &sd)) || (st = emit_scalar(c, T(c, x)->dtype, 1e-9, &e)) ||
+        (st = emit_bin(c, IR_OP_ADD, sd, e, -1, &den)))
+        return st;
+    return emit_bin(c, IR_OP_DIV, dev, den, 0, &y);
+}
+
+/* LRN: x / (bias + alpha / size * sum of squares over a window of `size`
+ * channels)^beta. The window sum is an average pool (count_include_pad, so
+ * the divisor is always size) over x^2 viewed as [N, 1, C, rest]: channels
+ * floor((size - 1) / 2) before and ceil((size - 1) / 2) after. */
+static symc_status h_lrn(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, sq, v, p, k, t, base, be, pw, y;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x); /* not valid after the first emit */
+    int32_t r = xt->rank;
+    symc_dtype dt = xt->dtype;
+    int64_t size = fe_attr_i(c, "size", 0);
+    if (size < 1) return fe_fail(c, SYMC_ERR_FORMAT, "size = %" PRId64 " must be >= 1", size);
+    if (r < 2) return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' has rank %d, needs >= 2", xt->name, (int)r);
+    double alpha = fe_attr_f(c, "alpha", 1e-4), beta = fe_attr_f(c, "beta", 0.75), bias = fe_attr_f(c, "bias", 1.0);
+    sym_expr d4[4] = {xt->dims[0], sym_const(c->t, 1), xt->dims[1], SYM_NONE}; /* SYM_NONE: reshape's -1 */
+    if (r == 2) d4[3] = sym_const(c->t, 1);
+    int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+    int64_t kern[2] = {size, 1}, strides[2] = {1, 1}, pads[4] = {lo, 0, hi, 0};
+    ir_attr a[5] = {symc_attr_ints("kernel", kern, 2), symc_attr_ints("strides", strides, 2),
+                    symc_attr_ints("pads", pads, 4), symc_attr_int("ceil_mode", 0),
+                    symc_attr_int("count_include_pad", 1)};
+    sym_expr xs[IR_MAX_RANK];
+    memcpy(xs, xt->dims, (size_t)r * sizeof xs[0]);
+    if ((st = emit_bin(c, IR_OP_MUL, x, x, -1, &sq)) || (st = emit_reshape(c, sq, d4, 4, -1, &v)) ||
+        (st = fe_emit1(c, IR_OP_AVG_POOL2D, &v, 1, a, 5, -1, &p)) ||
+        (st = emit_reshape(c, p, xs, (uint32_t)r, -1, &p)) || (st = emit_scalar(c, dt, alpha, &k)) ||
+        (st = emit_bin(c, IR_OP_MUL, p, k, -1, &t)) || (st = emit_scalar(c, dt, bias, &k)) ||
+        (st = emit_bin(c, IR_OP_ADD, t, k, -1, &base)) || (st = emit_scalar(c, dt, beta, &be)) ||
+        (st = emit_bin(c, IR_OP_POW, base, be, -1, &pw)))
+        return st;
+    return emit_bin(c, IR_OP_DIV, x, pw, 0, &y);
 }
 
 static symc_status h_batch_norm(fe_ctx *c) {
@@ -1094,13 +1278,22 @@ typedef struct window {
     int64_t kernel[2], strides[2], dil[2], pads[4];
     sym_expr lo[2], hi[2]; /* auto_pad SAME: symbolic pads */
     int symbolic;          /* some pad is not a constant: pad explicitly first */
+    int one_d;             /* a 1-D op run as 2-D on [N, C, 1, L]: attributes have 1 entry a dim */
 } window;
 
-static symc_status ints_attr(fe_ctx *c, const char *name, uint32_t n, const int64_t *dflt, int64_t *out) {
+static symc_status ints_attr(fe_ctx *c, const char *name, uint32_t n, const int64_t *dflt, int one_d, int64_t *out) {
     const int64_t *v;
     uint32_t got;
     if (!fe_attr_ints(c, name, &v, &got)) {
         memcpy(out, dflt, n * sizeof *out);
+        return SYMC_OK;
+    }
+    if (one_d) { /* the added dim keeps the default (stride 1, no pads) */
+        if (got != n / 2)
+            return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' has %u entries; 1-D ops take %u", name, got, n / 2);
+        memcpy(out, dflt, n * sizeof *out);
+        out[1] = v[0];
+        if (n == 4) out[3] = v[1];
         return SYMC_OK;
     }
     if (got != n)
@@ -1113,8 +1306,9 @@ static symc_status ints_attr(fe_ctx *c, const char *name, uint32_t n, const int6
 static symc_status read_window(fe_ctx *c, uint32_t x, window *w) {
     static const int64_t ones[2] = {1, 1}, zeros[4] = {0, 0, 0, 0};
     symc_status st;
-    if ((st = ints_attr(c, "strides", 2, ones, w->strides)) || (st = ints_attr(c, "dilations", 2, ones, w->dil)) ||
-        (st = ints_attr(c, "pads", 4, zeros, w->pads)))
+    if ((st = ints_attr(c, "strides", 2, ones, w->one_d, w->strides)) ||
+        (st = ints_attr(c, "dilations", 2, ones, w->one_d, w->dil)) ||
+        (st = ints_attr(c, "pads", 4, zeros, w->one_d, w->pads)))
         return st;
     const char *ap = fe_attr_s(c, "auto_pad", "NOTSET");
     w->symbolic = 0;
@@ -1164,76 +1358,205 @@ static symc_status pad_first(fe_ctx *c, uint32_t *x, window *w, double value) {
     return fe_emit1(c, IR_OP_PAD, x, 1, a, 3, -1, x);
 }
 
-static symc_status need_4d(fe_ctx *c, uint32_t x, const char *what) {
-    int32_t r = T(c, x)->rank;
-    if (r != 4)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "only 2-D %s (a 4-D NCHW input) is supported; input '%s' has rank %d",
-                       what, T(c, x)->name, (int)r);
-    return SYMC_OK;
+/* 1-D (rank 3) and 2-D (rank 4) inputs are taken; a 1-D input is viewed as
+ * [N, C, 1, L] (one_d), the exact 2-D op with a height of 1. */
+static symc_status need_4d(fe_ctx *c, uint32_t *x, const char *what, int *one_d) {
+    int32_t r = T(c, *x)->rank;
+    *one_d = r == 3;
+    if (r != 4 && r != 3)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "only 1-D and 2-D %s (a 3-D or 4-D input) is supported; input '%s' has rank %d", what,
+                       T(c, *x)->name, (int)r);
+    int64_t ax = 2;
+    ir_attr a = symc_attr_ints("axes", &ax, 1);
+    return *one_d ? fe_emit1(c, IR_OP_UNSQUEEZE, x, 1, &a, 1, -1, x) : SYMC_OK;
+}
+
+/* The result of a 1-D op run as 2-D: squeeze the added dim into output 0. */
+static symc_status emit_1d(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n, const ir_attr *a, uint32_t na,
+                           int one_d) {
+    uint32_t out;
+    int64_t ax = 2;
+    ir_attr sq = symc_attr_ints("axes", &ax, 1);
+    symc_status st = fe_emit1(c, op, in, n, a, na, one_d ? -1 : 0, &out);
+    return st || !one_d ? st : fe_emit1(c, IR_OP_SQUEEZE, &out, 1, &sq, 1, 0, &out);
 }
 
 static symc_status h_conv(fe_ctx *c) {
     symc_status st = need_inputs(c, 2, 3);
     uint32_t in[3], out, n = fe_n_in(c);
     for (uint32_t k = 0; k < n && !st; k++) st = fe_in(c, k, &in[k]);
-    if (!st) st = need_4d(c, in[0], "convolution");
-    if (st) return st;
     window w;
+    if (!st) st = need_4d(c, &in[0], "convolution", &w.one_d);
+    if (st) return st;
+    if (w.one_d && T(c, in[1])->rank == 3) {
+        int64_t ax = 2;
+        ir_attr ua = symc_attr_ints("axes", &ax, 1);
+        if ((st = fe_emit1(c, IR_OP_UNSQUEEZE, &in[1], 1, &ua, 1, -1, &in[1]))) return st;
+    }
     const ir_tensor *wt = T(c, in[1]);
     if (wt->rank != 4)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' has rank %d; 2-D convolution needs 4", wt->name,
-                       (int)wt->rank);
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' has rank %d; the input's convolution needs %d", wt->name,
+                       (int)(wt->rank - w.one_d), 4 - w.one_d);
     for (int i = 0; i < 2; i++)
         if (!sym_is_const(c->t, wt->dims[2 + i], &w.kernel[i]))
             return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d is not a constant", wt->name, 2 + i);
     const int64_t *ks;
     uint32_t nk;
-    if (fe_attr_ints(c, "kernel_shape", &ks, &nk) && (nk != 2 || ks[0] != w.kernel[0] || ks[1] != w.kernel[1]))
+    if (fe_attr_ints(c, "kernel_shape", &ks, &nk) &&
+        (nk != 2u - w.one_d || (!w.one_d && ks[0] != w.kernel[0]) || ks[nk - 1] != w.kernel[1]))
         return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape does not match weight '%s' (%" PRId64 "x%" PRId64 ")",
                        wt->name, w.kernel[0], w.kernel[1]);
     if ((st = read_window(c, in[0], &w)) || (st = pad_first(c, &in[0], &w, 0.0))) return st;
     ir_attr a[4] = {symc_attr_ints("strides", w.strides, 2), symc_attr_ints("pads", w.pads, 4),
                     symc_attr_ints("dilations", w.dil, 2), symc_attr_int("group", fe_attr_i(c, "group", 1))};
-    return fe_emit1(c, IR_OP_CONV2D, in, n, a, 4, 0, &out);
+    (void)out;
+    return emit_1d(c, IR_OP_CONV2D, in, n, a, 4, w.one_d);
 }
 
-static symc_status pool(fe_ctx *c, int is_max) {
+/* ConvTranspose on 1 to 3 spatial dims. output_shape and auto_pad SAME
+ * become explicit pads (ONNX's total padding stride * (in - 1) +
+ * output_padding + dilation * (k - 1) + 1 - out, split with Python's floor
+ * division as the reference splits it; a negative total grows the output);
+ * the pads must then be constants. */
+static symc_status h_conv_transpose(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 3);
+    uint32_t in[3], out, n = fe_n_in(c);
+    for (uint32_t k = 0; k < n && !st; k++) st = fe_in(c, k, &in[k]);
+    if (st) return st;
+    const ir_tensor *xt = T(c, in[0]), *wt = T(c, in[1]);
+    int32_t nsp = xt->rank - 2;
+    if (nsp < 1 || nsp > 3)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' has rank %d; 1-D to 3-D (rank 3 to 5) are supported",
+                       xt->name, (int)xt->rank);
+    if (wt->rank != xt->rank)
+        return fe_fail(c, SYMC_ERR_FORMAT, "weight '%s' has rank %d, input rank %d", wt->name, (int)wt->rank,
+                       (int)xt->rank);
+    int64_t k[3], s[3], d[3], op[3], p[6];
+    for (int i = 0; i < nsp; i++) {
+        if (!sym_is_const(c->t, wt->dims[2 + i], &k[i]))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d is not a constant", wt->name, 2 + i);
+        s[i] = d[i] = 1, op[i] = 0, p[i] = p[nsp + i] = 0;
+    }
+    const int64_t *v;
+    uint32_t nv;
+    static const char *const names[4] = {"strides", "dilations", "output_padding", "pads"};
+    int64_t *dst[4] = {s, d, op, p};
+    for (int a = 0; a < 4; a++) {
+        uint32_t want = (uint32_t)(a == 3 ? 2 * nsp : nsp);
+        if (!fe_attr_ints(c, names[a], &v, &nv)) continue;
+        if (nv != want)
+            return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' has %u entries, needs %u", names[a], nv, want);
+        memcpy(dst[a], v, nv * sizeof *v);
+    }
+    if (fe_attr_ints(c, "kernel_shape", &v, &nv)) {
+        int same = nv == (uint32_t)nsp;
+        for (uint32_t i = 0; same && i < nv; i++) same = v[i] == k[i];
+        if (!same) return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape does not match weight '%s'", wt->name);
+    }
+    const char *ap = fe_attr_s(c, "auto_pad", "NOTSET");
+    int upper = !strcmp(ap, "SAME_UPPER"), same = upper || !strcmp(ap, "SAME_LOWER");
+    if (!same && strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))
+        return fe_fail(c, SYMC_ERR_FORMAT, "auto_pad = '%s' (expected NOTSET, VALID, SAME_UPPER or SAME_LOWER)", ap);
+    if (!strcmp(ap, "VALID")) memset(p, 0, sizeof p);
+    const int64_t *os = NULL;
+    uint32_t nos = 0;
+    if (fe_attr_ints(c, "output_shape", &os, &nos)) {
+        if (nos != (uint32_t)nsp && nos != (uint32_t)nsp + 2)
+            return fe_fail(c, SYMC_ERR_FORMAT, "output_shape has %u entries for %d spatial dims", nos, (int)nsp);
+        os += nos - (uint32_t)nsp;
+    }
+    if (os || same) {
+        for (int i = 0; i < nsp; i++) {
+            sym_expr in = xt->dims[2 + i];
+            sym_expr want = os ? sym_const(c->t, os[i]) : sym_scale(c->t, in, s[i]);
+            sym_expr tot = sym_sub(
+                c->t,
+                sym_add_const(c->t, sym_scale(c->t, sym_add_const(c->t, in, -1), s[i]), op[i] + d[i] * (k[i] - 1) + 1),
+                want);
+            int64_t t;
+            if (!sym_is_const(c->t, tot, &t))
+                return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                               "the padding that output_shape needs along spatial dim %d (%s) depends on the input "
+                               "size; symc takes constant pads only",
+                               i, fe_txt(c, tot));
+            int64_t half = t >= 0 ? t / 2 : -((-t + 1) / 2); /* floor */
+            p[i] = upper ? half : t - half;
+            p[nsp + i] = upper ? t - half : half;
+        }
+    }
+    int64_t group = fe_attr_i(c, "group", 1);
+    if (group < 1) return fe_fail(c, SYMC_ERR_FORMAT, "group = %" PRId64 " must be >= 1", group);
+    ir_attr a[5] = {symc_attr_ints("strides", s, (uint32_t)nsp), symc_attr_ints("pads", p, 2 * (uint32_t)nsp),
+                    symc_attr_ints("dilations", d, (uint32_t)nsp), symc_attr_int("group", group),
+                    symc_attr_ints("output_padding", op, (uint32_t)nsp)};
+    return fe_emit1(c, IR_OP_CONV_TRANSPOSE, in, n, a, 5, 0, &out);
+}
+
+/* MaxPool, AveragePool and LpPool (1-D and 2-D). LpPool is
+ * (K * avg_pool(|x|^p))^(1/p) with the K-element window counted whole
+ * (count_include_pad), which is the sum of |x|^p over the window: exact as
+ * long as no ceil_mode window is cut short, so ceil_mode is refused there. */
+enum { POOL_AVG, POOL_MAX, POOL_LP };
+static symc_status pool(fe_ctx *c, int kind) {
+    static const char *const what[3] = {"average pooling", "max pooling", "Lp pooling"};
     symc_status st = need_inputs(c, 1, 1);
     uint32_t x, out;
+    window w;
+    int is_max = kind == POOL_MAX;
     if (!st) st = fe_in(c, 0, &x);
-    if (!st) st = need_4d(c, x, is_max ? "max pooling" : "average pooling");
+    if (!st) st = need_4d(c, &x, what[kind], &w.one_d);
     if (!st && is_max) st = only_first_output(c, "the Indices of MaxPool");
     if (st) return st;
-    window w;
     const int64_t *ks;
     uint32_t nk;
     if (!fe_attr_ints(c, "kernel_shape", &ks, &nk)) return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape is missing");
-    if (nk != 2) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "kernel_shape has %u entries; 2-D pooling takes 2", nk);
-    w.kernel[0] = ks[0];
-    w.kernel[1] = ks[1];
+    if (nk != 2u - w.one_d)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "kernel_shape has %u entries for a %d-D input", nk, 2 - w.one_d);
+    w.kernel[0] = w.one_d ? 1 : ks[0];
+    w.kernel[1] = ks[nk - 1];
     if ((st = read_window(c, x, &w))) return st;
-    int64_t cip = fe_attr_i(c, "count_include_pad", 0);
+    int64_t cip = kind == POOL_LP ? 1 : fe_attr_i(c, "count_include_pad", 0), ceil_mode = fe_attr_i(c, "ceil_mode", 0);
     if (!is_max && (w.dil[0] != 1 || w.dil[1] != 1))
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "AveragePool with dilations is not supported");
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%s with dilations is not supported", c->node->op_type);
+    if (kind == POOL_LP && ceil_mode)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "LpPool with ceil_mode = 1 is not supported");
     if (!is_max && w.symbolic && !cip)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED,
                        "auto_pad SAME with stride > 1 needs padding that depends on the input size (%s x %s), which "
                        "average pooling with count_include_pad=0 cannot take as an explicit pad; export with "
                        "explicit pads",
                        fe_txt(c, T(c, x)->dims[2]), fe_txt(c, T(c, x)->dims[3]));
+    double p = (double)fe_attr_i(c, "p", 2);
+    uint32_t e;
+    if (kind == POOL_LP) {
+        if (p < 1) return fe_fail(c, SYMC_ERR_FORMAT, "p = %g must be >= 1", p);
+        if ((st = emit_un(c, IR_OP_ABS, x, -1, &x)) || (st = emit_scalar(c, T(c, x)->dtype, p, &e)) ||
+            (st = emit_bin(c, IR_OP_POW, x, e, -1, &x)))
+            return st;
+    }
     if ((st = pad_first(c, &x, &w, is_max ? -INFINITY : 0.0))) return st;
     ir_attr a[5];
     uint32_t na = 0;
     a[na++] = symc_attr_ints("kernel", w.kernel, 2);
     a[na++] = symc_attr_ints("strides", w.strides, 2);
     a[na++] = symc_attr_ints("pads", w.pads, 4);
-    a[na++] = symc_attr_int("ceil_mode", fe_attr_i(c, "ceil_mode", 0));
+    a[na++] = symc_attr_int("ceil_mode", ceil_mode);
     if (is_max) a[na++] = symc_attr_ints("dilations", w.dil, 2);
     else a[na++] = symc_attr_int("count_include_pad", cip);
-    return fe_emit1(c, is_max ? IR_OP_MAX_POOL2D : IR_OP_AVG_POOL2D, &x, 1, a, na, 0, &out);
+    if (kind != POOL_LP) return emit_1d(c, is_max ? IR_OP_MAX_POOL2D : IR_OP_AVG_POOL2D, &x, 1, a, na, w.one_d);
+    uint32_t y;
+    if ((st = fe_emit1(c, IR_OP_AVG_POOL2D, &x, 1, a, na, -1, &y)) ||
+        (st = emit_scalar(c, T(c, x)->dtype, (double)(w.kernel[0] * w.kernel[1]), &e)) ||
+        (st = emit_bin(c, IR_OP_MUL, y, e, -1, &y)) || (st = emit_scalar(c, T(c, x)->dtype, 1.0 / p, &e)))
+        return st;
+    uint32_t in2[2] = {y, e};
+    (void)out;
+    return emit_1d(c, IR_OP_POW, in2, 2, NULL, 0, w.one_d);
 }
-static symc_status h_max_pool(fe_ctx *c) { return pool(c, 1); }
-static symc_status h_avg_pool(fe_ctx *c) { return pool(c, 0); }
+static symc_status h_max_pool(fe_ctx *c) { return pool(c, POOL_MAX); }
+static symc_status h_avg_pool(fe_ctx *c) { return pool(c, POOL_AVG); }
+static symc_status h_lp_pool(fe_ctx *c) { return pool(c, POOL_LP); }
 
 /* ---- shapes and data movement ------------------------------------------------------------------------ */
 
@@ -1390,6 +1713,75 @@ static symc_status h_flatten(fe_ctx *c) {
     return emit_unary_attrs(c, IR_OP_FLATTEN, &a, 1);
 }
 
+/* Size: the element count as an i64 scalar. With symbolic dims it is read
+ * from the shape of x flattened to [1, numel], so it carries the product as
+ * a symbolic value like any Shape result. */
+static symc_status h_size(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, f, s, one, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int64_t n = 1, v;
+    int known = 1;
+    for (int d = 0; d < xt->rank && known; d++) {
+        if (!sym_is_const(c->t, xt->dims[d], &v)) known = 0;
+        else n *= v;
+    }
+    if (known) return fe_const(c, SYMC_I64, 0, NULL, &n, 0, &out);
+    int64_t sq_axis = 0;
+    sym_expr b = sym_const(c->t, 1), e = sym_const(c->t, 2);
+    ir_attr fa = symc_attr_int("axis", 0), sa[2] = {symc_attr_dims("starts", &b, 1), symc_attr_dims("ends", &e, 1)};
+    ir_attr qa = symc_attr_ints("axes", &sq_axis, 1);
+    if ((st = fe_emit1(c, IR_OP_FLATTEN, &x, 1, &fa, 1, -1, &f)) ||
+        (st = fe_emit1(c, IR_OP_SHAPE_OF, &f, 1, NULL, 0, -1, &s)) ||
+        (st = fe_emit1(c, IR_OP_SLICE, &s, 1, sa, 2, -1, &one)))
+        return st;
+    return fe_emit1(c, IR_OP_SQUEEZE, &one, 1, &qa, 1, 0, &out);
+}
+
+/* DepthToSpace and SpaceToDepth: reshape, transpose, reshape (exact data
+ * movement). DepthToSpace DCR reads the channels as [b, b, C/b^2], CRD as
+ * [C/b^2, b, b]. */
+static symc_status depth_space(fe_ctx *c, int to_space) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, t, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    if (xt->rank != 4)
+        return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' has rank %d, needs 4 (NCHW)", xt->name, (int)xt->rank);
+    int64_t bs = fe_attr_i(c, "blocksize", 0);
+    if (bs < 1) return fe_fail(c, SYMC_ERR_FORMAT, "blocksize = %" PRId64 " must be >= 1", bs);
+    sym_expr N = xt->dims[0], C = xt->dims[1], H = xt->dims[2], W = xt->dims[3], B = sym_const(c->t, bs);
+    sym_expr m1 = SYM_NONE, d6[6], d4[4]; /* SYM_NONE: reshape's -1 */
+    int64_t perm[6];
+    if (to_space) {
+        const char *mode = fe_attr_s(c, "mode", "DCR");
+        int crd = !strcmp(mode, "CRD");
+        if (!crd && strcmp(mode, "DCR")) return fe_fail(c, SYMC_ERR_FORMAT, "mode = '%s' (expected DCR or CRD)", mode);
+        sym_expr a[6] = {N, B, B, m1, H, W}, b[6] = {N, m1, B, B, H, W};
+        static const int64_t pd[6] = {0, 3, 4, 1, 5, 2}, pc[6] = {0, 1, 4, 2, 5, 3};
+        memcpy(d6, crd ? b : a, sizeof d6);
+        memcpy(perm, crd ? pc : pd, sizeof perm);
+        sym_expr o[4] = {N, m1, sym_scale(c->t, H, bs), sym_scale(c->t, W, bs)};
+        memcpy(d4, o, sizeof d4);
+    } else {
+        sym_expr a[6] = {N, C, sym_floordiv(c->t, H, B), B, m1, B};
+        static const int64_t p[6] = {0, 3, 5, 1, 2, 4};
+        memcpy(d6, a, sizeof d6);
+        memcpy(perm, p, sizeof perm);
+        sym_expr o[4] = {N, sym_scale(c->t, C, bs * bs), sym_floordiv(c->t, H, B), m1};
+        memcpy(d4, o, sizeof d4);
+    }
+    ir_attr pa = symc_attr_ints("perm", perm, 6);
+    if ((st = emit_reshape(c, x, d6, 6, -1, &t)) || (st = fe_emit1(c, IR_OP_TRANSPOSE, &t, 1, &pa, 1, -1, &t)))
+        return st;
+    return emit_reshape(c, t, d4, 4, 0, &out);
+}
+static symc_status h_depth_to_space(fe_ctx *c) { return depth_space(c, 1); }
+static symc_status h_space_to_depth(fe_ctx *c) { return depth_space(c, 0); }
+
 /* A start/end beyond any dim means "to the edge": clamped against the dim
  * here, so the slice attribute reads as the dim instead of 2^63-1. Exact
  * under ONNX clamping for either step sign. */
@@ -1484,8 +1876,8 @@ static symc_status h_pad(fe_ctx *c) {
         st = fe_const_ints(c, t, 3, "the axes", axes, IR_MAX_RANK, &na);
     if (st) return st;
     const char *mode = fe_attr_s(c, "mode", "constant");
-    if (strcmp(mode, "constant") && strcmp(mode, "reflect") && strcmp(mode, "edge"))
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "mode '%s' is not supported (constant, reflect, edge are)", mode);
+    if (strcmp(mode, "constant") && strcmp(mode, "reflect") && strcmp(mode, "edge") && strcmp(mode, "wrap"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "mode '%s' is not supported (constant, reflect, edge, wrap are)", mode);
     int32_t r = T(c, x)->rank;
     if (!fe_has_in(c, 3)) {
         na = (uint32_t)r;
@@ -1503,6 +1895,54 @@ static symc_status h_pad(fe_ctx *c) {
     }
     ir_attr a[3] = {symc_attr_dims("pads", pads, 2 * (uint32_t)r), symc_attr_str("mode", mode),
                     symc_attr_float("value", value)};
+    return fe_emit1(c, IR_OP_PAD, &x, 1, a, 3, 0, &out);
+}
+
+/* CenterCropPad: one pad node, negative pads cropping. An axis shrinks by d
+ * from floor(d / 2) at the start, or grows by d with floor(d / 2) zeros in
+ * front (the reference's split); whether it shrinks must be decided at build
+ * time. */
+static symc_status h_center_crop_pad(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t x, t, n, out;
+    const sym_expr *v;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &t);
+    if (!st) st = fe_values(c, t, 1, "the target shape", &v, &n);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int32_t r = xt->rank;
+    int64_t axes[IR_MAX_RANK];
+    const int64_t *av;
+    uint32_t na = (uint32_t)r;
+    if (fe_attr_ints(c, "axes", &av, &na)) {
+        if (na > (uint32_t)r) return fe_fail(c, SYMC_ERR_FORMAT, "axes has %u entries for rank %d", na, (int)r);
+        for (uint32_t i = 0; i < na; i++) {
+            axes[i] = av[i] < 0 ? av[i] + r : av[i];
+            if (axes[i] < 0 || axes[i] >= r)
+                return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", av[i], (int)r);
+        }
+    } else {
+        for (int32_t i = 0; i < r; i++) axes[i] = i;
+    }
+    if (n != na) return fe_fail(c, SYMC_ERR_FORMAT, "the target shape has %u entries for %u axes", n, na);
+    sym_expr pads[2 * IR_MAX_RANK], two = sym_const(c->t, 2);
+    for (int32_t i = 0; i < 2 * r; i++) pads[i] = sym_const(c->t, 0);
+    for (uint32_t i = 0; i < na; i++) {
+        sym_expr dim = xt->dims[axes[i]], grow = sym_sub(c->t, v[i], dim);
+        sym_tri g = sym_prove_le(c->t, dim, v[i]), s = sym_prove_le(c->t, v[i], dim);
+        sym_expr lo;
+        if (g == SYM_TRUE) lo = sym_floordiv(c->t, grow, two);
+        else if (s == SYM_TRUE) lo = sym_neg(c->t, sym_floordiv(c->t, sym_neg(c->t, grow), two));
+        else
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "whether axis %" PRId64 " (%s) is cropped or padded to %s depends on the input size",
+                           axes[i], fe_txt(c, dim), fe_txt(c, v[i]));
+        pads[axes[i]] = lo;
+        pads[axes[i] + r] = sym_sub(c->t, grow, lo);
+    }
+    ir_attr a[3] = {symc_attr_dims("pads", pads, 2 * (uint32_t)r), symc_attr_str("mode", "constant"),
+                    symc_attr_float("value", 0.0)};
     return fe_emit1(c, IR_OP_PAD, &x, 1, a, 3, 0, &out);
 }
 
@@ -1562,6 +2002,189 @@ static symc_status h_range(fe_ctx *c) {
                     symc_attr_dims(attr_name[2], &e[2], 1), symc_attr_dtype("to", dt)};
     uint32_t out;
     return fe_emit1(c, IR_OP_RANGE, NULL, 0, a, 4, 0, &out);
+}
+
+/* ---- resize ------------------------------------------------------------------------------------------ */
+
+/* The elements of a constant float tensor (roi, scales) as doubles. */
+static symc_status const_floats(fe_ctx *c, uint32_t t, uint32_t k, const char *role, double *v, uint32_t cap,
+                                uint32_t *n) {
+    const ir_tensor *x = T(c, t);
+    if (x->constant == IR_NONE)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) is not known at build time: %s '%s'%s", k,
+                       c->node->input[k], role, x->producer == IR_NONE ? "it is the graph input" : "it comes from node",
+                       x->producer == IR_NONE ? x->name : c->m->nodes[x->producer].name,
+                       x->producer == IR_NONE ? ", whose elements are only known at run time"
+                                              : "; symc needs a constant");
+    if (!ir_dtype_is_float(x->dtype))
+        return fe_fail(c, SYMC_ERR_FORMAT, "input %u '%s' (%s) must be a float tensor", k, c->node->input[k], role);
+    const ir_constant *cd = &c->m->constants[x->constant];
+    size_t es = symc_dtype_size(x->dtype), cnt = es ? cd->size / es : 0;
+    if (cnt > cap)
+        return fe_fail(c, SYMC_ERR_FORMAT, "input %u '%s' (%s) has %zu elements, at most %u", k, c->node->input[k],
+                       role, cnt, cap);
+    for (size_t i = 0; i < cnt; i++) v[i] = symc_dtype_load(cd->data, x->dtype, i);
+    *n = (uint32_t)cnt;
+    return SYMC_OK;
+}
+
+/* Whether input k is present with at least one element (Resize passes an
+ * empty tensor for the one of scales and sizes it does not use). */
+static int nonempty_in(fe_ctx *c, uint32_t k) {
+    uint32_t t;
+    if (!fe_has_in(c, k) || fe_in(c, k, &t)) return 0;
+    int64_t v;
+    const ir_tensor *x = T(c, t);
+    return !(x->rank == 1 && sym_is_const(c->t, x->dims[0], &v) && v == 0);
+}
+
+/* floor(in * scale) as an expression: a float scale is exactly num / 2^e,
+ * so the product's floor is (in * num) // 2^e whatever in is. */
+static symc_status scaled_dim(fe_ctx *c, sym_expr in, double scale, sym_expr *out) {
+    double num = scale;
+    int64_t den = 1, v;
+    while (num != floor(num) && den < ((int64_t)1 << 40)) num *= 2, den *= 2;
+    if (sym_is_const(c->t, in, &v)) {
+        *out = sym_const(c->t, (int64_t)floor((double)v * scale));
+        return SYMC_OK;
+    }
+    if (num != floor(num) || num > (double)((int64_t)1 << 31))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "scale %.17g of the symbolic dim %s is not a binary fraction symc can multiply exactly", scale,
+                       fe_txt(c, in));
+    *out = sym_floordiv(c->t, sym_scale(c->t, in, (int64_t)num), sym_const(c->t, den));
+    return *out == SYM_NONE ? fe_fail(c, SYMC_ERR_INTERNAL, "could not build floor(%s * %g)", fe_txt(c, in), scale)
+                            : SYMC_OK;
+}
+
+/* Resize (opsets 13-19; older models are converted up to 13). scales and
+ * roi must be constants; sizes may be symbolic (a shape computation). Every
+ * attribute value of the opsets is implemented; keep_aspect_ratio_policy
+ * other than stretch needs constant input dims and sizes, since its output
+ * size round(min or max of sizes / dims * dim) is not an integer expression
+ * symc can keep symbolic. */
+static symc_status h_resize(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 4);
+    uint32_t x, t, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int32_t r = xt->rank;
+    sym_expr xd[IR_MAX_RANK]; /* x's dims: reading the other inputs may add tensors and move the table */
+    memcpy(xd, xt->dims, sizeof xd);
+    const char *mode = fe_attr_s(c, "mode", "nearest");
+    const char *coord = fe_attr_s(c, "coordinate_transformation_mode", "half_pixel");
+    const char *nearest = fe_attr_s(c, "nearest_mode", "round_prefer_floor");
+    const char *keep = fe_attr_s(c, "keep_aspect_ratio_policy", "stretch");
+    int64_t antialias = fe_attr_i(c, "antialias", 0), exclude = fe_attr_i(c, "exclude_outside", 0);
+    static const char *const modes[] = {"nearest", "linear", "cubic"};
+    static const char *const coords[] = {"half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
+                                         "align_corners", "asymmetric",           "tf_crop_and_resize"};
+    static const char *const nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    int ok_mode = 0, ok_coord = 0, ok_near = 0;
+    for (int i = 0; i < 3; i++) ok_mode |= !strcmp(mode, modes[i]);
+    for (int i = 0; i < 6; i++) ok_coord |= !strcmp(coord, coords[i]);
+    for (int i = 0; i < 4; i++) ok_near |= !strcmp(nearest, nearests[i]);
+    if (!ok_mode) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "mode = '%s' (expected nearest, linear or cubic)", mode);
+    if (!ok_coord)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "coordinate_transformation_mode = '%s' is not supported (half_pixel, half_pixel_symmetric, "
+                       "pytorch_half_pixel, align_corners, asymmetric, tf_crop_and_resize are)",
+                       coord);
+    if (!ok_near) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "nearest_mode = '%s' is not supported", nearest);
+    if (strcmp(keep, "stretch") && strcmp(keep, "not_larger") && strcmp(keep, "not_smaller"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "keep_aspect_ratio_policy = '%s' is not supported", keep);
+    if (antialias && !strcmp(mode, "nearest"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "antialias = 1 with mode 'nearest' is not defined");
+    if (antialias != 0 && antialias != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "antialias = %" PRId64 " must be 0 or 1", antialias);
+
+    /* axes (opset 18): the dims that scales, sizes and roi speak of */
+    int64_t axes[IR_MAX_RANK];
+    uint32_t na = (uint32_t)r;
+    const int64_t *av;
+    uint32_t an;
+    if (fe_attr_ints(c, "axes", &av, &an)) {
+        if (an == 0 || an > (uint32_t)r)
+            return fe_fail(c, SYMC_ERR_FORMAT, "axes has %u entries for rank %d", an, (int)r);
+        int seen[IR_MAX_RANK] = {0};
+        for (uint32_t i = 0; i < an; i++) {
+            int64_t a = av[i] < 0 ? av[i] + r : av[i];
+            if (a < 0 || a >= r || seen[a])
+                return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range or repeated", av[i]);
+            seen[a] = 1;
+            axes[i] = a;
+        }
+        na = an;
+    } else {
+        for (int32_t i = 0; i < r; i++) axes[i] = i;
+    }
+
+    int have_scales = nonempty_in(c, 2), have_sizes = nonempty_in(c, 3);
+    if (have_scales == have_sizes)
+        return fe_fail(c, SYMC_ERR_FORMAT, "exactly one of scales (input 2) and sizes (input 3) must be given");
+    sym_expr sizes[IR_MAX_RANK];
+    double scales[IR_MAX_RANK], roi[2 * IR_MAX_RANK];
+    int with_scales = have_scales;
+    memcpy(sizes, xd, (size_t)r * sizeof sizes[0]);
+    for (int32_t d = 0; d < r; d++) scales[d] = 1.0, roi[d] = 0.0, roi[d + r] = 1.0;
+    uint32_t n;
+    if (have_scales) {
+        double v[IR_MAX_RANK];
+        if ((st = fe_in(c, 2, &t)) || (st = const_floats(c, t, 2, "the scales", v, IR_MAX_RANK, &n))) return st;
+        if (n != na) return fe_fail(c, SYMC_ERR_FORMAT, "scales has %u entries for %u axes", n, na);
+        for (uint32_t i = 0; i < na; i++) {
+            if (!(v[i] > 0) || !isfinite(v[i]))
+                return fe_fail(c, SYMC_ERR_FORMAT, "scale %u is %g, must be positive", i, v[i]);
+            scales[axes[i]] = v[i];
+            if ((st = scaled_dim(c, xd[axes[i]], v[i], &sizes[axes[i]]))) return st;
+        }
+    } else {
+        const sym_expr *v;
+        if ((st = fe_in(c, 3, &t)) || (st = fe_values(c, t, 3, "the output sizes", &v, &n))) return st;
+        if (n != na) return fe_fail(c, SYMC_ERR_FORMAT, "sizes has %u entries for %u axes", n, na);
+        for (uint32_t i = 0; i < na; i++) sizes[axes[i]] = v[i];
+        if (strcmp(keep, "stretch")) {
+            /* one scale for every axis: the min (not_larger) or max (not_smaller)
+             * of sizes / dims, and sizes round-half-up(scale * dim) */
+            double s = 0;
+            int64_t in[IR_MAX_RANK], want[IR_MAX_RANK];
+            for (uint32_t i = 0; i < na; i++) {
+                if (!sym_is_const(c->t, xd[axes[i]], &in[i]) || !sym_is_const(c->t, v[i], &want[i]) || in[i] <= 0)
+                    return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                                   "keep_aspect_ratio_policy '%s' needs constant input dims and sizes: dim %" PRId64
+                                   " is %s, size %s",
+                                   keep, axes[i], fe_txt(c, xd[axes[i]]), fe_txt(c, v[i]));
+                double q = (double)want[i] / (double)in[i];
+                if (i == 0 || (!strcmp(keep, "not_larger") ? q < s : q > s)) s = q;
+            }
+            for (uint32_t i = 0; i < na; i++) {
+                scales[axes[i]] = s;
+                sizes[axes[i]] = sym_const(c->t, (int64_t)(s * (double)in[i] + 0.5));
+            }
+            with_scales = 1;
+        }
+    }
+    if (!strcmp(coord, "tf_crop_and_resize")) {
+        double v[2 * IR_MAX_RANK];
+        if (!nonempty_in(c, 1)) return fe_fail(c, SYMC_ERR_FORMAT, "tf_crop_and_resize needs roi (input 1)");
+        if ((st = fe_in(c, 1, &t)) || (st = const_floats(c, t, 1, "the roi", v, 2 * IR_MAX_RANK, &n))) return st;
+        if (n != 2 * na) return fe_fail(c, SYMC_ERR_FORMAT, "roi has %u entries for %u axes", n, na);
+        for (uint32_t i = 0; i < na; i++) roi[axes[i]] = v[i], roi[axes[i] + r] = v[i + na];
+    }
+    ir_attr a[10];
+    uint32_t k = 0;
+    a[k++] = symc_attr_dims("sizes", sizes, (uint32_t)r);
+    if (with_scales) a[k++] = symc_attr_floats("scales", scales, (uint32_t)r);
+    a[k++] = symc_attr_str("mode", mode);
+    a[k++] = symc_attr_str("coord_mode", coord);
+    a[k++] = symc_attr_str("nearest_mode", nearest);
+    a[k++] = symc_attr_float("cubic_coeff_a", fe_attr_f(c, "cubic_coeff_a", -0.75));
+    a[k++] = symc_attr_int("exclude_outside", exclude != 0);
+    a[k++] = symc_attr_float("extrapolation_value", fe_attr_f(c, "extrapolation_value", 0.0));
+    if (!strcmp(coord, "tf_crop_and_resize")) a[k++] = symc_attr_floats("roi", roi, 2 * (uint32_t)r);
+    a[k++] = symc_attr_int("antialias", antialias);
+    return fe_emit1(c, IR_OP_RESIZE, &x, 1, a, k, 0, &out);
 }
 
 /* ---- sources -------------------------------------------------------------------------------------------- */
@@ -1681,14 +2304,17 @@ static const op_entry ops[] = {
     {"CastLike", h_cast_like},
     {"Ceil", h_ceil},
     {"Celu", h_celu},
+    {"CenterCropPad", h_center_crop_pad},
     {"Clip", h_clip},
     {"Concat", h_concat},
     {"Constant", h_constant},
     {"ConstantOfShape", h_constant_of_shape},
     {"Conv", h_conv},
+    {"ConvTranspose", h_conv_transpose},
     {"Cos", h_cos},
     {"Cosh", h_cosh},
     {"CumSum", h_cumsum},
+    {"DepthToSpace", h_depth_to_space},
     {"Div", h_div},
     {"Dropout", h_dropout},
     {"Einsum", h_einsum},
@@ -1709,11 +2335,15 @@ static const op_entry ops[] = {
     {"Greater", h_greater},
     {"GreaterOrEqual", h_greater_equal},
     {"Hardmax", h_hardmax},
+    {"GroupNormalization", h_group_norm},
     {"HardSigmoid", h_hard_sigmoid},
     {"HardSwish", h_hard_swish},
     {"Identity", h_identity},
+    {"InstanceNormalization", h_instance_norm},
     {"IsInf", h_is_inf},
     {"IsNaN", h_is_nan},
+    {"LRN", h_lrn},
+    {"LpPool", h_lp_pool},
     {"LayerNormalization", h_layer_norm},
     {"LeakyRelu", h_leaky_relu},
     {"Less", h_less},
@@ -1725,6 +2355,7 @@ static const op_entry ops[] = {
     {"Max", h_max},
     {"MaxPool", h_max_pool},
     {"Mean", h_mean},
+    {"MeanVarianceNormalization", h_mvn},
     {"Min", h_min},
     {"Mish", h_mish},
     {"Mod", h_mod},
@@ -1754,6 +2385,7 @@ static const op_entry ops[] = {
     {"ScatterElements", h_scatter_elements},
     {"ScatterND", h_scatter_nd},
     {"Selu", h_selu},
+    {"Resize", h_resize},
     {"Shape", h_shape},
     {"Shrink", h_shrink},
     {"Sigmoid", h_sigmoid},
@@ -1761,10 +2393,12 @@ static const op_entry ops[] = {
     {"Sin", h_sin},
     {"Sinh", h_sinh},
     {"Size", h_size},
+    {"Size", h_size},
     {"Slice", h_slice},
     {"Softmax", h_softmax},
     {"Softplus", h_softplus},
     {"Softsign", h_softsign},
+    {"SpaceToDepth", h_space_to_depth},
     {"Split", h_split},
     {"Sqrt", h_sqrt},
     {"Squeeze", h_squeeze},

@@ -58,7 +58,7 @@ static symc_status check_attr_values(ir_module *m, ir_op op, const char *name, c
                     return symc_error_setf(err, SYMC_ERR_VERIFY,
                                            "node '%s' (%s): attribute '%s'[%u] = %lld must be >= 1", name, opn, an, k,
                                            (long long)a->ints[k]);
-        if (a->kind == IR_ATTR_INTS && !strcmp(an, "pads"))
+        if (a->kind == IR_ATTR_INTS && !strcmp(an, "pads") && op != IR_OP_CONV_TRANSPOSE) /* there: output growth */
             for (uint32_t k = 0; k < a->n; k++)
                 if (a->ints[k] < 0)
                     return symc_error_setf(err, SYMC_ERR_VERIFY,
@@ -83,11 +83,11 @@ static symc_status check_attr_values(ir_module *m, ir_op op, const char *name, c
                                            name, opn, a->n ? a->n - 1 : 0, k, (long long)a->ints[k]);
             }
         }
-        if (a->kind == IR_ATTR_STR && !strcmp(an, "mode") && strcmp(a->s, "constant") && strcmp(a->s, "reflect") &&
-            strcmp(a->s, "edge"))
+        if (op == IR_OP_PAD && a->kind == IR_ATTR_STR && !strcmp(an, "mode") && strcmp(a->s, "constant") &&
+            strcmp(a->s, "reflect") && strcmp(a->s, "edge") && strcmp(a->s, "wrap"))
             return symc_error_setf(err, SYMC_ERR_VERIFY,
                                    "node '%s' (%s): attribute 'mode' = '%s' must be constant, "
-                                   "reflect or edge",
+                                   "reflect, edge or wrap",
                                    name, opn, a->s);
         if (a->kind == IR_ATTR_STR && !strcmp(an, "approximate") && strcmp(a->s, "none") && strcmp(a->s, "tanh"))
             return symc_error_setf(err, SYMC_ERR_VERIFY,

@@ -904,6 +904,81 @@ static symc_status r_scatter_elements(ctx *c) {
     return same_as_input(c, 0);
 }
 
+/* conv_transpose: spatial attributes of nsp entries (pads 2 x nsp). */
+static symc_status ct_ints(ctx *c, const char *name, int nsp, int64_t dflt, int64_t *v) {
+    const ir_attr *a = attr(c, name);
+    int want = !strcmp(name, "pads") ? 2 * nsp : nsp;
+    if (a && (int)a->n != want)
+        return fail(c, SYMC_ERR_VERIFY, "attribute '%s' has %u entries, needs %d", name, a->n, want);
+    for (int i = 0; i < want; i++) v[i] = a ? a->ints[i] : dflt;
+    return SYMC_OK;
+}
+
+static symc_status r_conv_transpose(ctx *c) {
+    const ir_tensor *x = in(c, 0), *wt = in(c, 1);
+    int nsp = x->rank - 2;
+    if (nsp < 1 || nsp > 3 || wt->rank != x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "input '%s' (rank %d) and weight '%s' (rank %d) must both have rank 3 to 5",
+                    x->name, (int)x->rank, wt->name, (int)wt->rank);
+    int64_t s[3], d[3], p[6], op[3], g = attr_int(c, "group", 1);
+    symc_status st;
+    if ((st = ct_ints(c, "strides", nsp, 1, s)) || (st = ct_ints(c, "dilations", nsp, 1, d)) ||
+        (st = ct_ints(c, "pads", nsp, 0, p)) || (st = ct_ints(c, "output_padding", nsp, 0, op)))
+        return st;
+    char what[200];
+    snprintf(what, sizeof what, "channels of '%s' must equal weight '%s' dim 0", x->name, wt->name);
+    if ((st = need(c, SYM_REL_EQ, x->dims[1], wt->dims[0], what))) return st;
+    if (g > 1 && sym_prove_divisible(c->t, x->dims[1], g) != SYM_TRUE) {
+        snprintf(what, sizeof what, "channels of '%s' must divide into %" PRId64 " groups", x->name, g);
+        char prov[SYMC_ERROR_MSG_CAP];
+        uint32_t idx;
+        snprintf(prov, sizeof prov, "%s: %s", c->prov, what);
+        if ((st = sym_guard_add(c->t, SYM_REL_DIVISIBLE, x->dims[1], sym_const(c->t, g), prov, &idx, c->err)))
+            return st;
+    }
+    sym_expr o[IR_MAX_RANK] = {x->dims[0], sym_scale(c->t, wt->dims[1], g)};
+    if (c->n->n_in == 3) {
+        const ir_tensor *b = in(c, 2);
+        if (b->rank != 1) return fail(c, SYMC_ERR_VERIFY, "bias '%s' must be 1-D, is %d-D", b->name, (int)b->rank);
+        snprintf(what, sizeof what, "bias '%s' length must equal the output channels", b->name);
+        if ((st = need(c, SYM_REL_EQ, b->dims[0], o[1], what))) return st;
+    }
+    for (int i = 0; i < nsp; i++) {
+        int64_t k;
+        if (!const_of(c, wt->dims[2 + i], &k))
+            return fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d = %s must be a constant", wt->name, 2 + i,
+                        txt(c, wt->dims[2 + i]));
+        if (s[i] < 1 || d[i] < 1 || op[i] < 0)
+            return fail(c, SYMC_ERR_VERIFY, "stride, dilation (>= 1) or output_padding (>= 0) of spatial dim %d", i);
+        o[2 + i] = sym_add_const(c->t, sym_scale(c->t, sym_add_const(c->t, x->dims[2 + i], -1), s[i]),
+                                 d[i] * (k - 1) + 1 - p[i] - p[nsp + i] + op[i]);
+        snprintf(what, sizeof what, "output dim %d of the transposed convolution must be positive", 2 + i);
+        if ((st = need(c, SYM_REL_LE, sym_const(c->t, 1), o[2 + i], what))) return st;
+    }
+    return set_out(c, 0, x->rank, o);
+}
+
+/* resize: the output dims are the `sizes` attribute (the importer writes
+ * them as expressions of the input's symbols: floor(in * scale) is
+ * in * num // den for the scale's exact binary fraction num / den). */
+static symc_status r_resize(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *s = attr(c, "sizes"), *sc = attr(c, "scales"), *roi = attr(c, "roi");
+    if ((int32_t)s->n != x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "sizes has %u entries but '%s' has rank %d", s->n, x->name, (int)x->rank);
+    if (sc && (int32_t)sc->n != x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "scales has %u entries but '%s' has rank %d", sc->n, x->name, (int)x->rank);
+    if (roi && (int32_t)roi->n != 2 * x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "roi has %u entries, needs 2 x rank = %d", roi->n, (int)(2 * x->rank));
+    for (int d = 0; d < x->rank; d++) {
+        char what[200];
+        snprintf(what, sizeof what, "resized dim %d of '%s' must not be negative", d, x->name);
+        symc_status st = need(c, SYM_REL_LE, sym_const(c->t, 0), s->dims[d], what);
+        if (st) return st;
+    }
+    return set_out(c, 0, x->rank, s->dims);
+}
+
 static rule_fn rule_for(ir_op op) {
     switch (ir_op_get(op)->category) {
     case IR_CAT_UNARY: return r_unary;
@@ -945,6 +1020,8 @@ static rule_fn rule_for(ir_op op) {
     case IR_OP_GATHER_ND: return r_gather_nd;
     case IR_OP_SCATTER_ND: return r_scatter_nd;
     case IR_OP_SCATTER_ELEMENTS: return r_scatter_elements;
+    case IR_OP_RESIZE: return r_resize;
+    case IR_OP_CONV_TRANSPOSE: return r_conv_transpose;
     default: return NULL;
     }
 }

@@ -140,6 +140,8 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     [IR_OP_GATHER_ND] = {rt_k_gather_nd, RT_ALL},
     [IR_OP_SCATTER_ND] = {rt_k_scatter_nd, RT_ALL},
     [IR_OP_SCATTER_ELEMENTS] = {rt_k_scatter_elements, RT_ALL},
+    [IR_OP_RESIZE] = {rt_k_resize, RT_FLOATS},
+    [IR_OP_CONV_TRANSPOSE] = {rt_k_conv_transpose, RT_FLOATS},
     /* IR_OP_CONSTANT: no kernel; the engine holds the data */
 };
 

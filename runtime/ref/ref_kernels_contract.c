@@ -1,4 +1,5 @@
-/* Contractions: matmul (NumPy semantics), gemm (ONNX) and conv2d (NCHW).
+/* Contractions: matmul (NumPy semantics), gemm (ONNX), conv2d (NCHW) and
+ * conv_transpose (1 to 3 spatial dims).
  *
  * Every output element is one dot product accumulated in f64 (int64 for
  * integer matmul, wrapping) in the natural index order and rounded once when
@@ -235,5 +236,78 @@ symc_status rt_k_conv2d(rt_ctx *c) {
                     rt_st_f(&c->out[0], ((n * co + o) * ho + i) * wo + j, acc);
                 }
         }
+    return SYMC_OK;
+}
+
+/* ---- conv_transpose ------------------------------------------------------------------------------ */
+/* The gradient of a convolution written as a gather: output position o of a
+ * spatial dim takes input position i through kernel tap t when
+ * i * stride + t * dilation - pad_begin = o. Any pads, negative included
+ * (they widen the output), and groups as a channel offset. */
+symc_status rt_k_conv_transpose(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0], *w = &c->in[1];
+    const rt_ref_tensor *bias = c->n_in >= 3 ? &c->in[2] : NULL;
+    static const int64_t ones[3] = {1, 1, 1}, zeros[6] = {0};
+    int64_t s[3], d[3], p[6], op[3], group;
+    symc_status st;
+    char t1[160], t2[160];
+    int32_t nsp = x->rank - 2;
+    if (nsp < 1 || nsp > 3 || w->rank != x->rank)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "x %s and w %s must both have rank 3 to 5",
+                       rt_shape_str(t1, sizeof t1, x->rank, x->dims), rt_shape_str(t2, sizeof t2, w->rank, w->dims));
+    if ((st = rt_check_in_dtype(c, 1, x->dtype))) return st;
+    if (bias && (st = rt_check_in_dtype(c, 2, x->dtype))) return st;
+    if ((st = rt_attr_ints_n(c, "strides", (uint32_t)nsp, ones, s)) ||
+        (st = rt_attr_ints_n(c, "dilations", (uint32_t)nsp, ones, d)) ||
+        (st = rt_attr_ints_n(c, "pads", 2 * (uint32_t)nsp, zeros, p)) ||
+        (st = rt_attr_ints_n(c, "output_padding", (uint32_t)nsp, zeros, op)) ||
+        (st = rt_attr_int(c, "group", 0, 1, &group)))
+        return st;
+    int64_t ci = x->dims[1], cg = group > 0 ? ci / group : 0, ocg = w->dims[1], co = ocg * group;
+    if (group < 1 || ci % group != 0 || w->dims[0] != ci)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "x %s and w %s with group %lld: need w.dim0 = C divisible by group",
+                       rt_shape_str(t1, sizeof t1, x->rank, x->dims), rt_shape_str(t2, sizeof t2, w->rank, w->dims),
+                       (long long)group);
+    if (bias && (bias->rank != 1 || bias->dims[0] != co))
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "bias %s must be [%lld] (the output channels)",
+                       rt_shape_str(t1, sizeof t1, bias->rank, bias->dims), (long long)co);
+    const int64_t lim = (int64_t)1 << 32;
+    int64_t od[RT_REF_MAX_RANK] = {x->dims[0], co};
+    for (int32_t i = 0; i < nsp; i++) {
+        int64_t k = w->dims[2 + i];
+        if (s[i] < 1 || s[i] > lim || d[i] < 1 || d[i] > lim || op[i] < 0 || op[i] > lim || p[i] < -lim || p[i] > lim ||
+            p[nsp + i] < -lim || p[nsp + i] > lim || x->dims[2 + i] > lim || k > lim)
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "strides, dilations, pads or output_padding of spatial dim %d",
+                           (int)i);
+        od[2 + i] = (x->dims[2 + i] - 1) * s[i] + d[i] * (k - 1) + 1 - p[i] - p[nsp + i] + op[i];
+        if (od[2 + i] < 0)
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "output dim %d would be %lld", (int)(2 + i), (long long)od[2 + i]);
+    }
+    if ((st = rt_check_out(c, 0, x->dtype, x->rank, od))) return st;
+    int64_t xs[RT_REF_MAX_RANK], ws[RT_REF_MAX_RANK], coord[RT_REF_MAX_RANK] = {0};
+    rt_strides(x->rank, x->dims, xs);
+    rt_strides(w->rank, w->dims, ws);
+    int64_t total = rt_numel_dims(x->rank, od);
+    for (int64_t e = 0; e < total; e++, rt_next(x->rank, od, coord)) {
+        int64_t n = coord[0], o = coord[1], g = o / ocg, oo = o % ocg;
+        double acc = bias ? rt_ld_f(bias, o) : 0.0;
+        int64_t kc[3] = {0, 0, 0};
+        int64_t ntap = rt_numel_dims(nsp, w->dims + 2);
+        for (int64_t tap = 0; tap < ntap; tap++, rt_next(nsp, w->dims + 2, kc)) {
+            int64_t xoff = 0, woff = 0;
+            int ok = 1;
+            for (int32_t i = 0; i < nsp && ok; i++) {
+                int64_t t = coord[2 + i] + p[i] - kc[i] * d[i];
+                if (t < 0 || t % s[i] != 0 || t / s[i] >= x->dims[2 + i]) ok = 0;
+                else xoff += (t / s[i]) * xs[2 + i], woff += kc[i] * ws[2 + i];
+            }
+            if (!ok) continue;
+            for (int64_t q = 0; q < cg; q++) {
+                int64_t ch = g * cg + q;
+                acc += rt_ld_f(x, n * xs[0] + ch * xs[1] + xoff) * rt_ld_f(w, ch * ws[0] + oo * ws[1] + woff);
+            }
+        }
+        rt_st_f(&c->out[0], e, acc);
+    }
     return SYMC_OK;
 }

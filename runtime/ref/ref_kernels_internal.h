@@ -146,6 +146,7 @@ symc_status rt_k_batch_norm(rt_ctx *c);
 symc_status rt_k_matmul(rt_ctx *c);
 symc_status rt_k_gemm(rt_ctx *c);
 symc_status rt_k_conv2d(rt_ctx *c);
+symc_status rt_k_conv_transpose(rt_ctx *c);
 /* ref_kernels_window.c */
 symc_status rt_k_max_pool2d(rt_ctx *c);
 symc_status rt_k_avg_pool2d(rt_ctx *c);
@@ -173,5 +174,7 @@ symc_status rt_k_cumsum(rt_ctx *c);
 symc_status rt_k_gather_nd(rt_ctx *c);
 symc_status rt_k_scatter_nd(rt_ctx *c);
 symc_status rt_k_scatter_elements(rt_ctx *c);
+/* ref_kernels_resize.c */
+symc_status rt_k_resize(rt_ctx *c);
 
 #endif

@@ -387,11 +387,12 @@ symc_status rt_k_pad(rt_ctx *c) {
     if ((s = rt_attr_ints(c, "pads", 1, &pads, &n, NULL))) return s;
     if ((s = rt_attr_str(c, "mode", 0, "constant", &mode_s))) return s;
     if ((s = rt_attr_float(c, "value", 0, 0.0, &value))) return s;
-    enum { CONSTANT, REFLECT, EDGE } mode;
+    enum { CONSTANT, REFLECT, EDGE, WRAP } mode;
     if (!strcmp(mode_s, "constant")) mode = CONSTANT;
     else if (!strcmp(mode_s, "reflect")) mode = REFLECT;
     else if (!strcmp(mode_s, "edge")) mode = EDGE;
-    else return rt_fail(c, SYMC_ERR_INVALID_ARG, "mode '%s' must be constant, reflect or edge", mode_s);
+    else if (!strcmp(mode_s, "wrap")) mode = WRAP;
+    else return rt_fail(c, SYMC_ERR_INVALID_ARG, "mode '%s' must be constant, reflect, edge or wrap", mode_s);
     if (n != 2u * (uint32_t)x->rank)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "'pads' has %u entries, must be 2 x rank = %d", n, 2 * (int)x->rank);
     int64_t od[RT_REF_MAX_RANK];
@@ -423,6 +424,9 @@ symc_status rt_k_pad(rt_ctx *c) {
                 }
                 if (mode == EDGE) {
                     j = j < 0 ? 0 : dim - 1;
+                } else if (mode == WRAP) { /* the axis repeated periodically */
+                    j %= dim;
+                    if (j < 0) j += dim;
                 } else if (dim == 1) {
                     j = 0;
                 } else { /* reflect without repeating the edge: period 2(dim-1) */

@@ -40,7 +40,7 @@ gen_bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen_bench_
 subprocess.run([sys.executable, gen_bench, tmp], check=True, capture_output=True)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from models import DEFAULT, MODELS, POINTS, RANGES  # noqa: E402
+from models import DEFAULT, MODELS, NO_CUDA, POINTS, RANGES  # noqa: E402
 
 NP = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32,
       onnx.TensorProto.BOOL: np.bool_, onnx.TensorProto.DOUBLE: np.float64, onnx.TensorProto.INT8: np.int8,
@@ -137,6 +137,8 @@ for name in MODELS:
         flags += ["--shapes", inp.name + ":" + ",".join("x".join(str(t[i]) for t in triple) for i in range(3))]
         sizes_of[inp.name] = triple
     for suffix, extra in BUILDS:
+        if name in NO_CUDA and "--no-gpu" not in extra:  # the CUDA target refuses it: reference only
+            extra = extra + ["--no-gpu"]
         run_model(name, path, m, inputs, flags, sizes_of, suffix, extra)
 
 print(f"test_onnx_models: {checks - failures} passed, {failures} failed")

@@ -215,6 +215,64 @@ def dw_res():
     return model(nodes, [vi("x", F, ["N", 12, "H", "W"])], [out("s2"), out("dodd")], inits)
 
 
+def norms():
+    """The normalizations and spatial ops the importer decomposes into existing IR ops:
+    LayerNormalization with its Mean/InvStdDev outputs, GroupNormalization (opset 21: per-channel
+    scale), InstanceNormalization, LRN, DepthToSpace (DCR and CRD),
+    SpaceToDepth, 1-D Conv/MaxPool/AveragePool (run as 2-D) and LpPool; H, W, L symbolic."""
+    nodes = [N("LayerNormalization", ["x", "ls", "lb"], ["ln", "lmean", "linv"], axis=-2, epsilon=1e-3),
+             N("GroupNormalization", ["x", "gs", "gb"], ["gn"], num_groups=2, epsilon=1e-4),
+             N("InstanceNormalization", ["x", "gs", "gb"], ["inn"], epsilon=1e-4),
+             N("LRN", ["x"], ["lrn"], size=3, alpha=1e-2, beta=0.7, bias=1.5),
+             N("DepthToSpace", ["x"], ["d2s"], blocksize=2, mode="DCR"),
+             N("DepthToSpace", ["x"], ["d2c"], blocksize=2, mode="CRD"),
+             N("SpaceToDepth", ["d2s"], ["s2d"], blocksize=2),
+             N("Conv", ["s", "w1", "b1"], ["c1"], pads=[1, 2], strides=[2], dilations=[2]),
+             N("MaxPool", ["s"], ["mp1"], kernel_shape=[3], strides=[2], pads=[1, 1], ceil_mode=1),
+             N("AveragePool", ["s"], ["ap1"], kernel_shape=[3], pads=[1, 0], count_include_pad=0),
+             N("LpPool", ["x"], ["lp"], kernel_shape=[2, 3], strides=[2, 1], pads=[1, 1, 0, 1], p=3),
+             N("LpPool", ["s"], ["lp1"], kernel_shape=[3], auto_pad="SAME_UPPER")]
+    inits = [floats("ls", [6], 1), floats("lb", [1, 6], 2), floats("gs", [4], 3), floats("gb", [4], 4),
+             floats("w1", [6, 4, 3], 5), floats("b1", [6], 6)]
+    outs = ["ln", "lmean", "linv", "gn", "inn", "lrn", "d2s", "d2c", "s2d", "c1", "mp1", "ap1", "lp", "lp1"]
+    return model(nodes, [vi("x", F, ["N", 4, "H", 6]), vi("s", F, ["N", 4, "L"])],
+                 [vi(o, F, ["N", 4, "H", 6]) if o == "gn" else out(o) for o in outs],
+                 inits, opset=21)
+
+
+def spatial_ref():
+    """Ops the reference backend runs and the CUDA target refuses (no kernel yet): Resize
+    (nearest, linear, cubic, antialias, tf_crop_and_resize; scales give floor(H * scale) over the
+    symbols, sizes come from a Shape computation), ConvTranspose (2-D with groups, output_padding
+    and pads; 1-D with auto_pad SAME), Pad wrap and CenterCropPad."""
+    nodes = [N("Resize", ["x", "", "up"], ["rn"], mode="nearest"),
+             N("Resize", ["x", "", "up"], ["ra"], mode="nearest", coordinate_transformation_mode="asymmetric",
+               nearest_mode="floor"),
+             N("Resize", ["x", "", "down"], ["rl"], mode="linear"),
+             N("Resize", ["x", "", "odd"], ["rp"], mode="linear", coordinate_transformation_mode="pytorch_half_pixel"),
+             N("Resize", ["x", "", "down"], ["raa"], mode="linear", antialias=1),
+             N("Resize", ["x", "", "up"], ["rc"], mode="cubic", cubic_coeff_a=-0.5, exclude_outside=1),
+             N("Shape", ["x"], ["xs"]), N("Slice", ["xs", "two", "four"], ["hw"]), N("Mul", ["hw", "two"], ["hw2"]),
+             N("Slice", ["xs", "zero", "two"], ["nc"]), N("Concat", ["nc", "hw2"], ["sz"], axis=0),
+             N("Resize", ["x", "", "", "sz"], ["rs"], mode="cubic", coordinate_transformation_mode="align_corners"),
+             N("Resize", ["x", "roi", "", "sz"], ["rt"], mode="linear",
+               coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-1.0),
+             N("ConvTranspose", ["x", "wt", "bt"], ["ct"], strides=[2, 3], pads=[1, 0, 0, 1], output_padding=[1, 2],
+               group=2, dilations=[1, 2]),
+             N("ConvTranspose", ["s", "wt1"], ["ct1"], strides=[2], auto_pad="SAME_UPPER"),
+             N("Pad", ["x", "pw"], ["pwr"], mode="wrap"),
+             N("CenterCropPad", ["x", "ccp"], ["cc"], axes=[1, 3])]
+    f = lambda n, v: numpy_helper.from_array(np.array(v, np.float32), n)  # noqa: E731
+    inits = [f("up", [1, 1, 2, 2]), f("down", [1, 1, 0.5, 0.5]), f("odd", [1, 1, 1.5, 0.75]),
+             f("roi", [0, 0, 0.2, 0.1, 1, 1, 0.9, 1.13]), ints("two", [2]), ints("four", [4]), ints("zero", [0]),
+             floats("wt", [4, 3, 3, 2], 7), floats("bt", [6], 8), floats("wt1", [4, 5, 4], 9),
+             ints("pw", [0, 0, 1, 2, 0, 0, 2, 1]), ints("ccp", [6, 3])]
+    outs = ["rn", "ra", "rl", "rp", "raa", "rc", "rs", "rt", "ct", "ct1", "pwr", "cc"]
+    return model(nodes, [vi("x", F, ["N", 4, "H", "W"]), vi("s", F, ["N", 4, "L"])],
+                 [vi(o, F, ["N", 6, "H", 3]) if o == "cc" else out(o) for o in outs],
+                 inits, opset=19)
+
+
 def nan_inf():
     """IsNaN and IsInf (both signs, one sign) on x / d with d holding zeros: +-inf and NaN (0/0 where x
     rounds to 0 never happens with random inputs, so NaN comes from inf - inf)."""
@@ -615,6 +673,8 @@ def main():
         "int16": int_dtypes(("i16", "u16")),
         "int32_64": int_dtypes(("u32", "u64")),
         "activations": activations(),
+        "norms": norms(),
+        "spatial_ref": spatial_ref(),
         "movement": movement(), "split18": split18(), "expand_idiom": expand_idiom(),
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),

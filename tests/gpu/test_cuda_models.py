@@ -33,7 +33,7 @@ only = set(sys.argv[6:])
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "e2e"))
 sys.path.insert(0, here)
-from models import DEFAULT, MODELS, POINTS, RANGES  # noqa: E402
+from models import DEFAULT, MODELS, NO_CUDA, POINTS, RANGES  # noqa: E402
 
 os.makedirs(tmp, exist_ok=True)
 subprocess.run([sys.executable, gen_models, tmp], check=True, capture_output=True)
@@ -130,6 +130,13 @@ for name in MODELS:
         continue
     path = os.path.join(tmp, name + ".onnx")
     inputs, flags = onnx_inputs(path)
+    if name in NO_CUDA:  # the CUDA target must refuse it, naming the op it has no kernel for
+        r = subprocess.run([symc, "compile", path, "-o", os.path.join(tmp, name + ".symx")] + flags,
+                           capture_output=True, text=True)
+        if r.returncode != 1 or NO_CUDA[name] not in r.stderr or "CUDA target" not in r.stderr:
+            fail(f"{name}: expected the CUDA target's refusal of {NO_CUDA[name]}, got exit {r.returncode}: "
+                 f"{r.stderr.strip()}")
+        continue
     engine = compile_model(name, path, flags)
     if engine:
         run_sweep(name, engine, inputs, 1e-4)
@@ -156,7 +163,7 @@ for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m2_attn")
 if os.environ.get("SYMC_GPU_HALF", "1") != "0":
     from half_models import extra_models, to_half  # noqa: E402
     for name in MODELS:
-        if only and name not in only and name + ".f16" not in only:
+        if only and name not in only and name + ".f16" not in only or name in NO_CUDA:
             continue
         path = to_half(os.path.join(tmp, name + ".onnx"), os.path.join(tmp, name + ".f16.onnx"))
         inputs, flags = onnx_inputs(path)

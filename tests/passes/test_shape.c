@@ -173,6 +173,46 @@ static void test_conv_pool(void) {
     symc_module_destroy(m);
 }
 
+/* resize takes its output dims from `sizes` (the importer's floor(in * scale) as in * num // 2^e);
+ * conv_transpose's spatial dims are (in - 1) * s + d * (k - 1) + 1 - pads + output_padding, pads
+ * possibly negative. Both checked by brute force over H. */
+static void test_resize_conv_transpose(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("up", &err);
+    symc_dim N, H;
+    symc_declare_symbol(m, "N", 1, 2, 4, 1, &N, &err);
+    symc_declare_symbol(m, "H", 5, 16, 41, 1, &H, &err);
+    symc_tensor x;
+    symc_add_input(m, "x", SYMC_F32, 4, (symc_dim[]){N, c_(m, 4), H, c_(m, 6)}, &x, &err);
+    symc_dim h34 = symc_dim_floordiv(m, symc_dim_mul(m, H, c_(m, 3)), c_(m, 4)); /* floor(H * 0.75) */
+    symc_attr ra[] = {symc_attr_dims("sizes", (symc_dim[]){N, c_(m, 4), h34, c_(m, 12)}, 4),
+                      symc_attr_str("mode", "linear"), symc_attr_str("coord_mode", "half_pixel")};
+    symc_tensor r = node(m, "resize", "r", &x, 1, ra, 3);
+    symc_tensor w = const_f32(m, "w", 4, (int64_t[]){4, 3, 3, 2});
+    symc_attr ta[] = {symc_attr_ints("strides", (int64_t[]){2, 3}, 2),
+                      symc_attr_ints("pads", (int64_t[]){1, -1, 0, 0}, 4), symc_attr_int("group", 2),
+                      symc_attr_ints("output_padding", (int64_t[]){1, 0}, 2)};
+    symc_tensor t = node(m, "conv_transpose", "t", (symc_tensor[]){r, w}, 2, ta, 4);
+    symc_mark_output(m, t, &err);
+    CHECK_MSG(symc_module_infer_shapes(m, &err) == SYMC_OK, "%s", err.msg);
+    int64_t vals[2] = {1, 0};
+    for (int64_t h = 5; h <= 41; h++) {
+        vals[1] = h;
+        int64_t rh = (int64_t)((double)h * 0.75);
+        CHECK_MSG(dim_at(m, r, 2, vals) == rh, "resize H=%" PRId64, h);
+        CHECK_MSG(dim_at(m, t, 1, vals) == 6, "conv_transpose channels = 3 x 2 groups");
+        CHECK_MSG(dim_at(m, t, 2, vals) == (rh - 1) * 2 + 3 - 1 + 1, "conv_transpose H=%" PRId64, h);
+        CHECK_MSG(dim_at(m, t, 3, vals) == (12 - 1) * 3 + 2 + 1, "conv_transpose W (pad -1 grows it)");
+    }
+    /* a sizes attribute of the wrong rank is refused */
+    symc_attr bad[] = {symc_attr_dims("sizes", (symc_dim[]){N, H}, 2), symc_attr_str("mode", "nearest"),
+                       symc_attr_str("coord_mode", "asymmetric")};
+    symc_tensor rb = node(m, "resize", "rb", &x, 1, bad, 3);
+    symc_mark_output(m, rb, &err);
+    CHECK(symc_module_infer_shapes(m, &err) != SYMC_OK && strstr(err.msg, "sizes has 2 entries"));
+    symc_module_destroy(m);
+}
+
 /* ONNX-style shape sub-graph: Shape -> Gather -> Unsqueeze -> Concat. */
 static void test_shape_values(void) {
     symc_error err;
@@ -291,6 +331,7 @@ int main(void) {
     test_vit();
     test_matmul();
     test_conv_pool();
+    test_resize_conv_transpose();
     test_shape_values();
     test_errors();
     return check_report("test_shape");

@@ -240,8 +240,12 @@ static void test_pad_shape_of(void) {
     EXPECT(y4, 0, 2, 3, 4, 0);
     symc_attr pn2 = symc_attr_ints("pads", I(-3, -2), 2);
     RUN_FAILS(SYMC_ERR_INVALID_ARG, "crop more than axis 0's 4 elements", IR_OP_PAD, &pn2, 1, &w, 1, &y4, 1);
-    symc_attr pbad[2] = {symc_attr_ints("pads", I(1, 1), 2), symc_attr_str("mode", "wrap")};
-    RUN_FAILS(SYMC_ERR_INVALID_ARG, "mode 'wrap' must be constant, reflect or edge", IR_OP_PAD, pbad, 2, &w, 1, &y4, 1);
+    symc_attr pw[2] = {symc_attr_ints("pads", I(1, -1), 2), symc_attr_str("mode", "wrap")};
+    RUN_OK(IR_OP_PAD, pw, 2, &w, 1, &y4, 1); /* wrap: the axis repeats, [4 | 1 2 3] */
+    EXPECT(y4, 0, 4, 1, 2, 3);
+    symc_attr pbad[2] = {symc_attr_ints("pads", I(1, 1), 2), symc_attr_str("mode", "circular")};
+    RUN_FAILS(SYMC_ERR_INVALID_ARG, "mode 'circular' must be constant, reflect, edge or wrap", IR_OP_PAD, pbad, 2, &w,
+              1, &y4, 1);
     /* 2-D reflect on both axes */
     rt_ref_tensor m = iota(SYMC_F64, SH(2, 3));
     symc_attr p2[2] = {symc_attr_ints("pads", I(1, 1, 0, 1), 4), symc_attr_str("mode", "reflect")};
