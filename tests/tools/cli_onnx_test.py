@@ -143,5 +143,18 @@ out = run("compile", path("relu_trt.symx").replace(".symx", ".symir"), "--multip
           path("t.symx"), want=2)
 check("--shapes and --multiple are for ONNX models" in out, f"--multiple for a .symir: {out}")
 
+# ---- a size as a value: Shape -> Gather -> Cast -> Mul, the batch size computed at run time ----
+shape_data = save([h.make_node("Shape", ["x"], ["s"]), h.make_node("Gather", ["s", "zero"], ["b"], axis=0),
+                   h.make_node("Cast", ["b"], ["bf"], to=T.FLOAT), h.make_node("Mul", ["x", "bf"], ["y"])],
+                  [h.make_tensor_value_info("x", T.FLOAT, ["B", 4])], [h.make_tensor_value_info("y", T.FLOAT, None)],
+                  [h.make_tensor("zero", T.INT64, [], [0])], "shape_data.onnx")
+e4 = path("shape_data.symx")
+run("compile", shape_data, "--shapes", "x:1x4,2x4,8x4", "--no-gpu", "-o", e4)
+for b in (1, 3, 8):
+    x = np.random.default_rng(b).standard_normal((b, 4)).astype(np.float32)
+    np.save(path("x.npy"), x)
+    out = run("run", e4, "--input", f"x={path('x.npy')}", "--output", f"y={path('y.npy')}")
+    check(np.array_equal(np.load(path("y.npy")), x * np.float32(b)), f"x * Shape(x)[0] at B={b}: {out}")
+
 print(f"cli_onnx_test: {len(failures)} failed")
 sys.exit(1 if failures else 0)
