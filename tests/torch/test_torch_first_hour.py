@@ -90,6 +90,10 @@ def test_sizes_as_values():
             xm = x.clone()
             torch._dynamo.mark_dynamic(xm, 0, min=1, max=16)
             same(f"x * x.size(0), torch.compile, B={b}", m3(xm), SizeMul()(x))
+    if torch.cuda.is_available():  # the size's one-thread kernel and its cast, on the GPU
+        for b in (1, 7, 16):
+            x = torch.randn(b, 3, device="cuda")
+            same(f"x * x.size(0) on CUDA, B={b}", m1(x).cpu(), SizeMul()(x).cpu())
     m4 = symc.compile(SizeMath(), symc.Input(min_shape=(1, 2), opt_shape=(3, 4), max_shape=(8, 16)))
     for b, c in ((1, 2), (3, 5), (8, 16), (7, 3)):
         x = torch.randn(b, c)
@@ -262,6 +266,12 @@ def test_save_load_cache_session():
           ins[0].type == "tensor(float)" and ins[0].dtype == np.float32 and
           ins[0].ranges == {"x_dim0": (1, 4, 16)}, [(i.name, i.shape, i.type, i.dtype, i.ranges) for i in ins])
     outs = [o.name for o in sess.get_outputs()]
+    if torch.cuda.is_available():
+        gs = symc.Session(path, providers=["CUDAExecutionProvider"])
+        a7 = np.random.default_rng(1).standard_normal((7, 3)).astype(np.float32)
+        r = {o.shape: o for o in gs.run(None, {"x": a7})}
+        check("Session on CUDA", gs.get_providers()[0] == "CUDAExecutionProvider" and
+              np.array_equal(r.get((7, 3)), a7 * 2) and np.allclose(r.get((7,)), a7.sum(1), rtol=1e-5), r.keys())
     a = np.random.default_rng(0).standard_normal((6, 3)).astype(np.float32)
     res = sess.run(None, {"x": a})
     by_shape = {r.shape: r for r in res}
