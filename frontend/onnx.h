@@ -40,6 +40,7 @@ typedef struct fe_input_shape {
     const char *name;
     int32_t rank;
     int64_t min[FE_MAX_RANK], opt[FE_MAX_RANK], max[FE_MAX_RANK];
+    int64_t multiple[FE_MAX_RANK]; /* a dynamic dim's declared multiple (--multiple); 0 or 1: none */
 } fe_input_shape;
 
 /* Imports a model file. Initializers stored as external data are read from
@@ -68,26 +69,45 @@ symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *m
  * dims. */
 typedef enum fe_shape_flag { FE_SHAPES, FE_MIN_SHAPES, FE_OPT_SHAPES, FE_MAX_SHAPES } fe_shape_flag;
 
+/* One --multiple item: input `name`'s dim `axis` is a multiple of `m`. */
+typedef struct fe_multiple {
+    char *name;
+    int32_t axis;
+    int64_t m;
+    size_t col; /* 1-based column in its flag's text, for messages */
+} fe_multiple;
+
 /* The inputs declared so far; items[0..n) are what the importer takes. */
 typedef struct fe_shape_list {
     fe_input_shape *items; /* names are owned by the list */
     uint8_t *given;        /* per item: bit 0 min, bit 1 opt, bit 2 max declared */
     uint32_t n, cap;
+    fe_multiple *mult; /* the --multiple items, applied to items by fe_shape_list_check */
+    uint32_t n_mult, cap_mult;
 } fe_shape_list;
 
 void fe_shape_list_init(fe_shape_list *l);
 void fe_shape_list_free(fe_shape_list *l);
 /* The flag for its command-line spelling ("--shapes", "--min-shapes",
- * "--opt-shapes", "--max-shapes"); 0 if it is none of them. */
+ * "--opt-shapes", "--max-shapes", or trtexec's "--minShapes", "--optShapes",
+ * "--maxShapes"); 0 if it is none of them. */
 int fe_shape_flag_parse(const char *flag, fe_shape_flag *out);
 /* Adds one occurrence of a flag. Bad syntax is SYMC_ERR_INVALID_ARG quoting
  * the flag, the text and the 1-based column; declaring the same bound of an
  * input twice, or shapes of different ranks for one input, is an error too.
  * On error the list is unchanged. */
 symc_status fe_parse_shapes(fe_shape_list *l, fe_shape_flag flag, const char *spec, symc_error *err);
+/* Adds one --multiple flag: "NAME:AXIS=M" items, comma separated (e.g.
+ * "x:1=8,mask:1=8"): input NAME's dim AXIS takes only multiples of M (>= 1),
+ * so a reshape or split that needs S % 8 == 0 compiles for a dynamic S. The
+ * name runs to the item's last ':'. An axis given twice is an error. On
+ * error the list is unchanged. */
+symc_status fe_parse_multiple(fe_shape_list *l, const char *spec, symc_error *err);
 /* After the last flag: every input has min, opt and max, and min <= opt <=
- * max in every dim. The error names the input, the dim and the flag to add. */
-symc_status fe_shape_list_check(const fe_shape_list *l, symc_error *err);
+ * max in every dim; each --multiple names a declared input, a dim inside its
+ * rank and a dynamic one (min < max), and is copied into items[].multiple.
+ * The error names the input, the dim and the flag to add. */
+symc_status fe_shape_list_check(fe_shape_list *l, symc_error *err);
 
 /* ---- points: one shape per input (symc bench) ---------------------------------- */
 /* The same grammar with one shape an input: "x:4x196x768,mask:4x196", ';'

@@ -587,7 +587,7 @@ static symc_status materialize_init(fe_ctx *c, const char *name, uint32_t idx, u
 /* A dim_param's declared range and who declared it. */
 typedef struct param_range {
     const char *param;
-    int64_t min, opt, max;
+    int64_t min, opt, max, mult; /* mult: the declared multiple, 1 when none */
     const char *input;
     int dim;
     sym_expr sym; /* SYM_NONE until its symbol exists */
@@ -606,8 +606,8 @@ static param_range *find_param(inputs_ctx *ic, const char *p) {
 
 /* A symbol name from text: letters, digits and '_' (what sym_parse reads
  * back), not starting with a digit, unique in the table. */
-static symc_status new_symbol(fe_ctx *c, const char *text, int64_t min, int64_t opt, int64_t max, const char *prov,
-                              sym_expr *out) {
+static symc_status new_symbol(fe_ctx *c, const char *text, int64_t min, int64_t opt, int64_t max, int64_t mult,
+                              const char *input, int dim, const char *prov, sym_expr *out) {
     char base[96], name[112];
     size_t n = 0;
     if (!text[0] || (text[0] >= '0' && text[0] <= '9')) base[n++] = 'd';
@@ -620,9 +620,13 @@ static symc_status new_symbol(fe_ctx *c, const char *text, int64_t min, int64_t 
     snprintf(name, sizeof name, "%s", base);
     sym_id id;
     for (int k = 1; sym_symbol_find(c->t, name, &id); k++) snprintf(name, sizeof name, "%s_%d", base, k);
-    sym_symbol_info info = {name, min, opt, max, 1, prov};
+    sym_symbol_info info = {name, min, opt, max, mult > 1 ? mult : 1, prov};
     symc_status st = sym_symbol_new(c->t, &info, &id, c->err);
     if (st) return st;
+    /* a guard needing a multiple suggests the flag that declares it */
+    char hint[320];
+    snprintf(hint, sizeof hint, "--multiple %s:%d={m}", input, dim);
+    if ((st = sym_symbol_set_hint(c->t, id, hint, c->err))) return st;
     *out = sym_var(c->t, id);
     return SYMC_OK;
 }
@@ -674,9 +678,8 @@ static symc_status find_declared_input(fe_ctx *c, const fe_input_shape *d, uint3
             if (!fe_map_get(&c->inits, g->input[k]->name, NULL))
                 n += (size_t)snprintf(list + n, sizeof list - n, "%s'%s'", n ? ", " : "", g->input[k]->name);
         return fe_fail(c, SYMC_ERR_INVALID_ARG,
-                       "shapes are declared for input '%s', but the model has no such "
-                       "input (its inputs: %s)",
-                       d->name, n ? list : "none");
+                       "shapes are declared for '%s', but there is no input named '%s' (inputs: %s)", d->name, d->name,
+                       n ? list : "none");
     }
     *at = i;
     return SYMC_OK;
@@ -713,7 +716,8 @@ static symc_status check_declaration(fe_ctx *c, inputs_ctx *ic, const fe_input_s
             param_range *p = find_param(ic, param);
             if (!p) {
                 p = &ic->params[ic->n_params++];
-                *p = (param_range){param, d->min[k], d->opt[k], d->max[k], d->name, (int)k, SYM_NONE};
+                int64_t mult = d->multiple[k] > 1 ? d->multiple[k] : 1;
+                *p = (param_range){param, d->min[k], d->opt[k], d->max[k], mult, d->name, (int)k, SYM_NONE};
             } else if (p->min != d->min[k] || p->opt != d->opt[k] || p->max != d->max[k]) {
                 return fe_fail(c, SYMC_ERR_INVALID_ARG,
                                "symbol '%s' gets two ranges: [%" PRId64 ", %" PRId64 "] opt %" PRId64
@@ -721,6 +725,14 @@ static symc_status check_declaration(fe_ctx *c, inputs_ctx *ic, const fe_input_s
                                " from input '%s' dim %d",
                                p->param, p->min, p->max, p->opt, p->input, p->dim, d->min[k], d->max[k], d->opt[k],
                                d->name, (int)k);
+            } else if (d->multiple[k] > 1 && p->mult > 1 && d->multiple[k] != p->mult) {
+                return fe_fail(c, SYMC_ERR_INVALID_ARG,
+                               "symbol '%s' is declared a multiple of %" PRId64 " (--multiple %s:%d=%" PRId64
+                               ") and of %" PRId64 " (--multiple %s:%d=%" PRId64 "): declare one",
+                               p->param, p->mult, p->input, p->dim, p->mult, d->multiple[k], d->name, (int)k,
+                               d->multiple[k]);
+            } else if (d->multiple[k] > 1) {
+                p->mult = d->multiple[k];
             }
         }
     }
@@ -776,7 +788,7 @@ static symc_status input_dim(fe_ctx *c, inputs_ctx *ic, const Onnx__ValueInfoPro
         return SYMC_OK;
     }
     if (p) {
-        symc_status st = new_symbol(c, param, p->min, p->opt, p->max, prov, &p->sym);
+        symc_status st = new_symbol(c, param, p->min, p->opt, p->max, p->mult, p->input, p->dim, prov, &p->sym);
         *out = p->sym;
         return st;
     }
@@ -791,7 +803,8 @@ static symc_status input_dim(fe_ctx *c, inputs_ctx *ic, const Onnx__ValueInfoPro
         *out = sym_const(c->t, d->min[k]);
         return SYMC_OK;
     }
-    return new_symbol(c, param ? param : fresh, d->min[k], d->opt[k], d->max[k], prov, out);
+    return new_symbol(c, param ? param : fresh, d->min[k], d->opt[k], d->max[k], d->multiple[k], vi->name, (int)k, prov,
+                      out);
 }
 
 /* One graph input (d: its declaration, or NULL) as an IR input tensor. */

@@ -13,8 +13,13 @@
  * which is checked and merged only when the whole spec is valid, so a bad
  * flag leaves the list as it was. Errors quote the flag, the text and the
  * 1-based column, because that is what a person needs to fix a command
- * line. */
+ * line. trtexec's spellings --minShapes/--optShapes/--maxShapes are the same
+ * flags. --multiple ("x:1=8": input x's dim 1 takes multiples of 8) has a
+ * grammar of its own (fe_parse_multiple); its items are kept in the list and
+ * applied to the inputs' declarations by fe_shape_list_check, once every
+ * --shapes flag is in, so the flags may come in any order. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,16 +42,20 @@ void fe_shape_list_init(fe_shape_list *l) { memset(l, 0, sizeof *l); }
 void fe_shape_list_free(fe_shape_list *l) {
     if (!l) return;
     for (uint32_t i = 0; i < l->n; i++) free((char *)l->items[i].name);
+    for (uint32_t i = 0; i < l->n_mult; i++) free(l->mult[i].name);
     free(l->items);
     free(l->given);
+    free(l->mult);
     memset(l, 0, sizeof *l);
 }
 
 int fe_shape_flag_parse(const char *flag, fe_shape_flag *out) {
-    static const char *const names[] = {"--shapes", "--min-shapes", "--opt-shapes", "--max-shapes"};
-    for (int i = 0; i < 4; i++)
+    /* symc's spellings, then trtexec's (in the same order of fe_shape_flag) */
+    static const char *const names[] = {"--shapes", "--min-shapes", "--opt-shapes", "--max-shapes",
+                                        "--shapes", "--minShapes",  "--optShapes",  "--maxShapes"};
+    for (int i = 0; i < 8; i++)
         if (flag && !strcmp(flag, names[i])) {
-            *out = (fe_shape_flag)i;
+            *out = (fe_shape_flag)(i % 4);
             return 1;
         }
     return 0;
@@ -294,7 +303,112 @@ symc_status fe_parse_shapes(fe_shape_list *l, fe_shape_flag flag, const char *sp
     return st;
 }
 
-symc_status fe_shape_list_check(const fe_shape_list *l, symc_error *err) {
+/* ---- --multiple ----------------------------------------------------------------------------------- */
+
+/* digits from spec[*pos] into *v (at most 18 of them: no overflow); 0 when there are none */
+static int read_count(const char *spec, size_t *pos, int64_t *v) {
+    size_t p = *pos;
+    *v = 0;
+    while (is_digit(spec[p]) && p - *pos < 18) *v = *v * 10 + (spec[p++] - '0');
+    if (p == *pos || is_digit(spec[p])) return 0;
+    *pos = p;
+    return 1;
+}
+
+symc_status fe_parse_multiple(fe_shape_list *l, const char *spec, symc_error *err) {
+    if (!l || !spec) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_parse_multiple: NULL argument");
+    rules r = {"--multiple", 1, 0};
+    if (!spec[0]) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--multiple needs a value like x:1=8");
+    size_t len = strlen(spec);
+    uint32_t n0 = l->n_mult;
+    symc_status st = SYMC_OK;
+    for (size_t pos = 0; pos <= len && !st;) {
+        size_t end = pos;
+        while (end < len && spec[end] != ',') end++;
+        size_t colon = SIZE_MAX;
+        for (size_t i = pos; i < end; i++)
+            if (spec[i] == ':') colon = i;
+        int64_t axis, m;
+        size_t p = colon + 1;
+        if (colon == SIZE_MAX || colon == pos) {
+            st = syntax(err, &r, spec, pos, "expected NAME:AXIS=MULTIPLE");
+        } else if (!read_count(spec, &p, &axis) || axis >= FE_MAX_RANK) {
+            st = syntax(err, &r, spec, colon + 1, "expected an axis (0 to 7) after ':'");
+        } else if (spec[p] != '=') {
+            st = syntax(err, &r, spec, p, "expected '=' after the axis");
+        } else if (++p, !read_count(spec, &p, &m) || m < 1) {
+            st = syntax(err, &r, spec, strchr(spec + colon, '=') - spec + 1, "expected a multiple (>= 1) after '='");
+        } else if (p != end) {
+            st = syntax(err, &r, spec, p, "expected ',' or the end");
+        }
+        if (st) break;
+        for (uint32_t i = 0; i < l->n_mult && !st; i++)
+            if (l->mult[i].axis == axis && strlen(l->mult[i].name) == colon - pos &&
+                !strncmp(l->mult[i].name, spec + pos, colon - pos))
+                st = symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                     "--multiple '%s': input '%s' dim %d is declared a multiple twice (column %zu)",
+                                     spec, l->mult[i].name, (int)axis, pos + 1);
+        if (st) break;
+        if (l->n_mult == l->cap_mult) {
+            uint32_t ncap = l->cap_mult ? 2 * l->cap_mult : 4;
+            fe_multiple *g = realloc(l->mult, ncap * sizeof *g);
+            if (!g) {
+                st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory parsing --multiple");
+                break;
+            }
+            l->mult = g;
+            l->cap_mult = ncap;
+        }
+        fe_multiple *it = &l->mult[l->n_mult];
+        if (!(it->name = malloc(colon - pos + 1))) {
+            st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory parsing --multiple");
+            break;
+        }
+        memcpy(it->name, spec + pos, colon - pos);
+        it->name[colon - pos] = '\0';
+        it->axis = (int32_t)axis;
+        it->m = m;
+        it->col = pos + 1;
+        l->n_mult++;
+        pos = end + 1;
+    }
+    if (st) /* the list as it was */
+        while (l->n_mult > n0) free(l->mult[--l->n_mult].name);
+    return st;
+}
+
+/* Each --multiple into its input's item: a declared input, a dim inside its rank, a dynamic one. */
+static symc_status apply_multiples(fe_shape_list *l, symc_error *err) {
+    for (uint32_t i = 0; i < l->n_mult; i++) {
+        const fe_multiple *mu = &l->mult[i];
+        int at = find_item(l, mu->name);
+        if (at < 0) {
+            char names[256];
+            size_t n = 0;
+            names[0] = '\0';
+            for (uint32_t k = 0; k < l->n && n < sizeof names; k++)
+                n += (size_t)snprintf(names + n, sizeof names - n, "%s'%s'", k ? ", " : "", l->items[k].name);
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                   "--multiple %s:%d=%" PRId64 ": input '%s' has no declared shapes (declared: %s); "
+                                   "give its range with --shapes %s:MIN,OPT,MAX",
+                                   mu->name, (int)mu->axis, mu->m, mu->name, n ? names : "none", mu->name);
+        }
+        fe_input_shape *s = &l->items[at];
+        if (mu->axis >= s->rank)
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                   "--multiple %s:%d=%" PRId64 ": input '%s' has %d dims (axes 0 to %d)", mu->name,
+                                   (int)mu->axis, mu->m, mu->name, (int)s->rank, (int)s->rank - 1);
+        if (s->min[mu->axis] == s->max[mu->axis])
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                   "--multiple %s:%d=%" PRId64 ": input '%s' dim %d is fixed (%" PRId64
+                                   "); --multiple is for a dynamic dim (min < max)",
+                                   mu->name, (int)mu->axis, mu->m, mu->name, (int)mu->axis, s->min[mu->axis]);
+        s->multiple[mu->axis] = mu->m;
+    }
+    return SYMC_OK;
+}
+
+symc_status fe_shape_list_check(fe_shape_list *l, symc_error *err) {
     if (!l) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_shape_list_check: NULL list");
     for (uint32_t i = 0; i < l->n; i++) {
         const fe_input_shape *s = &l->items[i];
@@ -315,7 +429,7 @@ symc_status fe_shape_list_check(const fe_shape_list *l, symc_error *err) {
                                        " must satisfy min <= opt <= max",
                                        s->name, (int)d, s->min[d], s->opt[d], s->max[d]);
     }
-    return SYMC_OK;
+    return apply_multiples(l, err);
 }
 
 /* ---- points (symc bench) ------------------------------------------------------------------------ */

@@ -30,6 +30,15 @@ symc_status symc_declare_symbol(symc_module *m, const char *name, int64_t min, i
     return SYMC_OK;
 }
 
+symc_status symc_symbol_set_hint(symc_module *m, symc_dim symbol, const char *hint, symc_error *err) {
+    if (!m) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_symbol_set_hint: NULL module");
+    sym_view v;
+    if (symbol == SYM_NONE || symbol >= sym_expr_count(m->syms) || !sym_expr_view(m->syms, symbol, &v) ||
+        v.kind != SYM_SYMBOL)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_symbol_set_hint: the dim is not a declared symbol");
+    return sym_symbol_set_hint(m->syms, (sym_id)v.value, hint, err);
+}
+
 symc_dim symc_dim_const(symc_module *m, int64_t v) { return m ? sym_const(m->syms, v) : SYM_NONE; }
 
 static int dim_ok(symc_module *m, symc_dim d) { return d != SYM_NONE && d < sym_expr_count(m->syms); }

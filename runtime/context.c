@@ -216,6 +216,24 @@ symc_status symrt_engine_output(const symrt_engine *h, uint32_t i, symrt_io_info
     return io_info(h, h ? h->e->outputs : NULL, h ? h->e->n_outputs : 0, i, "output", out, err);
 }
 
+symc_status symrt_engine_input_dim(const symrt_engine *h, uint32_t i, int32_t d, char *buf, size_t cap,
+                                   symc_error *err) {
+    if (!h || !buf || !cap) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_engine_input_dim: NULL argument");
+    if (i >= h->e->n_inputs) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input %u does not exist", i);
+    const rt_tensor *t = &h->e->tensors[h->e->inputs[i]];
+    if (d < 0 || d >= t->rank)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s' has no dim %d (rank %d)", t->name, (int)d,
+                               (int)t->rank);
+    sym_table *tab;
+    sym_expr *slots;
+    symc_status st = rt_engine_sym_table(h->e, &tab, &slots, err);
+    if (st) return st;
+    sym_print(tab, slots[t->dims[d]], buf, cap);
+    sym_table_free(tab);
+    free(slots);
+    return SYMC_OK;
+}
+
 symc_status symrt_engine_symbol(const symrt_engine *h, uint32_t i, symrt_symbol_info *out, symc_error *err) {
     if (!h || !out || i >= h->e->n_symbols)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symbol %u does not exist", i);

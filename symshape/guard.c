@@ -385,6 +385,20 @@ static uint32_t lone_symbol(sym_table *t, const sym_gd *g) {
     return n == 1 ? ids[0] : UINT32_MAX;
 }
 
+/* ": " and the symbol's hint with each "{m}" replaced by m: the exact flag or
+ * argument that declares the multiple (sym_symbol_set_hint). */
+static void emit_hint(out *o, const char *hint, int64_t m) {
+    emit(o, ": ");
+    for (const char *p = hint; *p;) {
+        const char *at = strstr(p, "{m}");
+        size_t n = at ? (size_t)(at - p) : strlen(p);
+        emit(o, "%.*s", (int)n, p);
+        if (!at) break;
+        emit(o, "%" PRId64, m);
+        p = at + 3;
+    }
+}
+
 static void suggest(sym_table *t, const sym_gd *g, out *o) {
     char r[64], e[160];
     int64_t k;
@@ -407,8 +421,10 @@ static void suggest(sym_table *t, const sym_gd *g, out *o) {
             int64_t need = k / sym__gcd(c, k), g2 = sym__gcd(need, s->mult), m;
             if (!__builtin_mul_overflow(need / g2, s->mult, &m)) {
                 int64_t lo = s->min, hi = s->max;
-                if (sym__round_range(&lo, &hi, m)) emit(o, "; fix: declare %s as a multiple of %" PRId64, s->name, m);
-                else
+                if (sym__round_range(&lo, &hi, m)) {
+                    emit(o, "; fix: declare %s as a multiple of %" PRId64, s->name, m);
+                    if (s->hint) emit_hint(o, s->hint, m);
+                } else
                     emit(o, "; no multiple of %" PRId64 " lies in %s's range %s", m, s->name,
                          sym__range_text(s->min, s->max, r, sizeof r));
                 return;

@@ -252,6 +252,49 @@ static void dims_text(sym_table *t, const sym_expr *d, uint32_t n, char *buf, si
     }
 }
 
+/* e as a monomial: a constant factor *c and the other factors ops[0..*n) (a product's operands,
+ * or e itself). 0 when there are more than cap factors. */
+static int monomial(sym_table *t, sym_expr e, int64_t *c, sym_expr *ops, uint32_t *n, uint32_t cap) {
+    sym_view v;
+    if (!sym_expr_view(t, e, &v)) return 0;
+    *n = 0;
+    if (v.kind == SYM_CONST) {
+        *c = v.value;
+        return 1;
+    }
+    if (v.kind != SYM_MUL) {
+        *c = 1;
+        ops[(*n)++] = e;
+        return 1;
+    }
+    if (v.n > cap) return 0;
+    *c = v.value;
+    for (uint32_t i = 0; i < v.n; i++) ops[(*n)++] = v.ops[i];
+    return 1;
+}
+
+/* When every non-constant factor of den is also a factor of num (as a multiset): num / those
+ * factors into *rest and den's constant factor (> 0) into *k; returns 1. Else 0. */
+static int cancel_factors(sym_table *t, sym_expr num, sym_expr den, sym_expr *rest, int64_t *k) {
+    enum { CAP = 64 };
+    sym_expr a[CAP], b[CAP];
+    uint32_t na, nb;
+    int64_t ca, cb;
+    if (!monomial(t, num, &ca, a, &na, CAP) || !monomial(t, den, &cb, b, &nb, CAP) || cb < 1 || nb == 0) return 0;
+    for (uint32_t j = 0; j < nb; j++) {
+        uint32_t i = 0;
+        while (i < na && a[i] != b[j]) i++;
+        if (i == na) return 0;
+        a[i] = a[--na];
+    }
+    sym_expr r = sym_const(t, ca);
+    for (uint32_t i = 0; i < na; i++) r = sym_mul(t, r, a[i]);
+    if (r == SYM_NONE) return 0;
+    *rest = r;
+    *k = cb;
+    return 1;
+}
+
 symc_status sym_reshape(sym_table *t, const sym_expr *in, uint32_t nin, const sym_expr *target, uint32_t n,
                         sym_expr *out, const char *what, symc_error *err) {
     if (!t || !out || !valid_list(t, in, nin, false) || !valid_list(t, target, n, true))
@@ -291,10 +334,19 @@ symc_status sym_reshape(sym_table *t, const sym_expr *in, uint32_t nin, const sy
     } else {
         s = sym_require(t, SYM_REL_LE, sym_const(t, 1), known, w, err);
         if (s) return s;
-        x = sym_floordiv(t, pin, known);
-        if ((s = built(t, x, what, err))) return s;
-        s = sym_require(t, SYM_REL_EQ, sym_mul(t, x, known), pin, w, err);
-        if (s) return s;
+        sym_expr rest;
+        if (cancel_factors(t, pin, known, &rest, &k)) {
+            /* pin = rest * P and known = k * P with P != 0 (known >= 1): the same condition as
+             * divisibility of rest by the constant k, which names the symbol and the multiple it
+             * needs ("declare S as a multiple of 8") where the product form could not */
+            if (k > 1 && (s = sym_require(t, SYM_REL_DIVISIBLE, rest, sym_const(t, k), w, err))) return s;
+            x = sym_floordiv(t, rest, sym_const(t, k));
+        } else {
+            x = sym_floordiv(t, pin, known);
+            if ((s = built(t, x, what, err))) return s;
+            s = sym_require(t, SYM_REL_EQ, sym_mul(t, x, known), pin, w, err);
+            if (s) return s;
+        }
     }
     if ((s = built(t, x, what, err))) return s;
     if (out != target) memmove(out, target, n * sizeof *out);

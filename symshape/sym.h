@@ -74,6 +74,13 @@ int sym_symbol_find(const sym_table *t, const char *name, sym_id *out); /* 1 if 
  * sym_guard_state). Error only for a bad id. */
 symc_status sym_symbol_set_data_dependent(sym_table *t, sym_id id, int on);
 int sym_symbol_is_data_dependent(const sym_table *t, sym_id id);
+/* How the user declares this symbol's dim a multiple, in the words of the
+ * frontend that declared it ("--multiple x:1={m}", "symc.Input(...,
+ * multiple_of={1: {m}})"): "{m}" stands for the multiple. A guard that
+ * needs the symbol to be a multiple suggests exactly that text
+ * (sym_guard_explain). NULL or "" removes it. The text is copied. */
+symc_status sym_symbol_set_hint(sym_table *t, sym_id id, const char *hint, symc_error *err);
+const char *sym_symbol_hint(const sym_table *t, sym_id id); /* NULL when none */
 
 /* ---- expressions ------------------------------------------------------ */
 typedef enum sym_kind {

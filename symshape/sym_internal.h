@@ -32,6 +32,7 @@ typedef struct sym_fact {
 
 typedef struct sym_sym {
     char *name, *provenance;
+    char *hint;                  /* how the user declares a multiple ("{m}" = the multiple), or NULL */
     int64_t min, opt, max, mult; /* current (possibly narrowed) facts */
     uint32_t parent;             /* union-find over symbols */
     sym_expr bound;              /* root only: expression the class equals, or SYM_NONE */

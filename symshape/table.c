@@ -56,6 +56,7 @@ void sym_table_free(sym_table *t) {
     for (uint32_t i = 0; i < t->nsyms; i++) {
         free(t->syms[i].name);
         free(t->syms[i].provenance);
+        free(t->syms[i].hint);
     }
     for (uint32_t i = 0; i < t->nguards; i++) free(t->guards[i].provenance);
     free(t->nodes);
@@ -341,6 +342,18 @@ symc_status sym_symbol_set_data_dependent(sym_table *t, sym_id id, int on) {
     t->syms[id].data_dependent = on != 0;
     return SYMC_OK;
 }
+
+symc_status sym_symbol_set_hint(sym_table *t, sym_id id, const char *hint, symc_error *err) {
+    if (!t || id >= t->nsyms) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_symbol_set_hint: bad symbol");
+    char *h = hint && hint[0] ? dup_str(hint) : NULL;
+    if (hint && hint[0] && !h)
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory setting the hint of symbol %s", t->syms[id].name);
+    free(t->syms[id].hint);
+    t->syms[id].hint = h;
+    return SYMC_OK;
+}
+
+const char *sym_symbol_hint(const sym_table *t, sym_id id) { return t && id < t->nsyms ? t->syms[id].hint : NULL; }
 
 int sym_symbol_is_data_dependent(const sym_table *t, sym_id id) {
     return t && id < t->nsyms && t->syms[id].data_dependent;

@@ -237,8 +237,8 @@ static int b_set_shapes(const b_run *r, const b_point *p, symc_error *err) {
         if (i == r->ni) {
             char names[512];
             tool_input_names(r->e, names, sizeof names);
-            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "the engine has no input '%s' (its inputs: %s)",
-                                   p->items[k].name, names),
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no input named '%s' (inputs: %s)", p->items[k].name,
+                                   names),
                    1;
         }
     }
@@ -750,6 +750,8 @@ static void b_help(void) {
            "       symc bench ENGINE.symx --sweep --shapes NAME:Bx196x768\n"
            "options: [--backend cuda|ref] [--iters N] [--warmup N] [--rotate N] [--seed N]\n"
            "         [--json FILE] [--profile] [--trace FILE.json] [--graphs] [--quiet]\n"
+           "trtexec's --loadEngine=ENGINE.symx names the engine too; every flag takes --flag=value\n"
+           "or --flag value.\n"
            "Times symrt_enqueue at each point (one shape per input) in one context.\n"
            "  --shapes   adds inputs to the single point; a dim may name an engine symbol,\n"
            "             which stands for its opt value (a symbol name may not contain 'x')\n"
@@ -812,6 +814,9 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
         } else if ((v = b_flag(argc, argv, &i, "--point"))) {
             if (o->n_points == B_MAX_POINTS) return b_usage("too many --point");
             o->points[o->n_points++] = v;
+        } else if ((v = b_flag(argc, argv, &i, "--loadEngine"))) {
+            if (o->engine) return b_usage("takes one engine, got a second: '%s'", v);
+            o->engine = v;
         } else if ((v = b_flag(argc, argv, &i, "--backend"))) o->backend = v;
         else if ((v = b_flag(argc, argv, &i, "--json"))) o->json = v;
         else if ((v = b_flag(argc, argv, &i, "--iters")) || (v = b_flag(argc, argv, &i, "--warmup")) ||

@@ -46,6 +46,17 @@ void tool_input_names(const symrt_engine *e, char *buf, size_t cap) {
     if (!buf[0]) snprintf(buf, cap, "none");
 }
 
+void tool_output_names(const symrt_engine *e, char *buf, size_t cap) {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < symrt_engine_num_outputs(e) && n < cap; i++) {
+        symrt_io_info info;
+        if (!symrt_engine_output(e, i, &info, NULL))
+            n += (size_t)snprintf(buf + n, cap - n, "%s'%s'", n ? ", " : "", info.name);
+    }
+    if (!buf[0]) snprintf(buf, cap, "none");
+}
+
 void tool_shape_text(int32_t rank, const int64_t *dims, char *buf, size_t cap) { rt_format_dims(dims, rank, buf, cap); }
 
 symc_status tool_tensor_size(const char *what, symc_dtype dtype, int32_t rank, const int64_t *dims, size_t *elems,

@@ -27,6 +27,8 @@ symc_status tool_tensor_size(const char *what, symc_dtype dtype, int32_t rank, c
 /* "'x', 'mask'": the engine's input names for a message that refuses a name
  * ("none" for an engine without inputs); snprintf semantics. */
 void tool_input_names(const symrt_engine *e, char *buf, size_t cap);
+/* The same for its outputs. */
+void tool_output_names(const symrt_engine *e, char *buf, size_t cap);
 
 /* "[2, 3, 4]" into buf (snprintf semantics, always terminated). */
 void tool_shape_text(int32_t rank, const int64_t *dims, char *buf, size_t cap);

@@ -115,7 +115,7 @@ static int cmd_compile(int argc, char **argv) {
     const char *model = NULL, *out = NULL;
     symc_compile_options opt;
     symc_compile_options_init(&opt);
-    int n_prec = 0;
+    int n_prec = 0, n_multiple = 0, no_tf32 = 0;
     fe_shape_list shapes;
     fe_shape_list_init(&shapes);
     symc_error err;
@@ -131,7 +131,13 @@ static int cmd_compile(int argc, char **argv) {
                 "usage: symc compile MODEL.onnx --shapes NAME:MINxAxB,OPTxAxB,MAXxAxB ... -o OUT.symx\n"
                 "       symc compile MODEL.onnx --min-shapes a:1x3,b:1x7 --opt-shapes ... --max-shapes ... -o OUT.symx\n"
                 "       symc compile MODEL.symir -o OUT.symx\n"
+                "trtexec's spellings work too: --onnx=MODEL.onnx, --minShapes/--optShapes/--maxShapes,\n"
+                "--saveEngine=OUT.symx, --noTF32 (the default: true fp32); every flag takes --flag=value\n"
+                "or --flag value.\n"
                 "options:\n"
+                "  --multiple NAME:AXIS=M  input NAME's dim AXIS takes only multiples of M (repeatable;\n"
+                "                    comma separated items), e.g. --multiple x:1=8 for a reshape that\n"
+                "                    needs S %% 8 == 0; the range's ends round to multiples\n"
                 "  --arch sm_XY      target GPU (default: the GPU present, else sm_90); cubin for it\n"
                 "                    plus PTX that newer GPUs compile at load\n"
                 "  --fp16 | --bf16   layers may run in half precision: weights and activations stored\n"
@@ -173,7 +179,22 @@ static int cmd_compile(int argc, char **argv) {
                 fprintf(stderr, "symc: %s\n", err.msg);
                 goto done;
             }
-        } else if ((v = flag_value(argc, argv, &i, "-o")) || (v = flag_value(argc, argv, &i, "--output"))) out = v;
+        } else if ((v = flag_value(argc, argv, &i, "--multiple"))) {
+            if (fe_parse_multiple(&shapes, v, &err)) {
+                fprintf(stderr, "symc: %s\n", err.msg);
+                goto done;
+            }
+            n_multiple++;
+        } else if ((v = flag_value(argc, argv, &i, "-o")) || (v = flag_value(argc, argv, &i, "--output")) ||
+                   (v = flag_value(argc, argv, &i, "--saveEngine")))
+            out = v;
+        else if ((v = flag_value(argc, argv, &i, "--onnx"))) {
+            if (model) {
+                rc = usage_error("compile: takes one model, got a second: '%s'", v);
+                goto done;
+            }
+            model = v;
+        } else if (!strcmp(argv[i], "--noTF32")) no_tf32 = 1;
         else if ((v = flag_value(argc, argv, &i, "--dump-after"))) opt.dump_after = v;
         else if ((v = flag_value(argc, argv, &i, "--arch"))) opt.arch = v;
         else if ((v = flag_value(argc, argv, &i, "--fp32-layers"))) opt.fp32_layers = v;
@@ -199,6 +220,10 @@ static int cmd_compile(int argc, char **argv) {
         rc = usage_error("compile: --fp16, --bf16 and --tf32 exclude each other%s", "");
         goto done;
     }
+    if (no_tf32 && opt.precision == SYMC_PRECISION_TF32) {
+        rc = usage_error("compile: --noTF32 and --tf32 exclude each other%s", "");
+        goto done;
+    }
     if (opt.fp32_layers && opt.precision != SYMC_PRECISION_FP16 && opt.precision != SYMC_PRECISION_BF16) {
         rc = usage_error("compile: --fp32-layers needs --fp16 or --bf16%s", "");
         goto done;
@@ -213,8 +238,9 @@ static int cmd_compile(int argc, char **argv) {
         rc = usage_error("compile: '%s' is neither .onnx nor .symir", model);
         goto done;
     }
-    if (!is_onnx && shapes.n) {
-        rc = usage_error("compile: '%s' declares its own symbol ranges; --shapes is for ONNX models", model);
+    if (!is_onnx && (shapes.n || n_multiple)) {
+        rc = usage_error("compile: '%s' declares its own symbol ranges; --shapes and --multiple are for ONNX models",
+                         model);
         goto done;
     }
     rc = 1;
@@ -223,8 +249,9 @@ static int cmd_compile(int argc, char **argv) {
         goto done;
     }
     if (is_onnx) {
+        /* the importer's messages start with the model's path already: one prefix */
         if (fe_shape_list_check(&shapes, &err) || fe_onnx_import_file(model, shapes.items, shapes.n, &m, &err)) {
-            fprintf(stderr, "symc: %s: %s\n", model, err.msg);
+            fprintf(stderr, "symc: %s\n", err.msg);
             goto done;
         }
     } else if (symc_module_load(model, &m, &err) != SYMC_OK) {
@@ -281,7 +308,8 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
             printf("usage: symc run ENGINE.symx --shapes NAME:AxBxC ... [--input NAME=FILE.npy] ...\n"
                    "                [--output NAME=FILE.npy] ... [--backend ref|cuda] [--seed N]\n"
                    "Runs the engine at the given input shapes (random seeded inputs unless --input)\n"
-                   "and prints each output's shape and checksums.\n");
+                   "and prints each output's shape and checksums. trtexec's --loadEngine=ENGINE.symx\n"
+                   "names the engine too; every flag takes --flag=value or --flag value.\n");
             return 0;
         }
         if ((v = flag_value(argc, argv, &i, "--shapes"))) {
@@ -295,10 +323,21 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
             o->outputs[o->n_outputs++] = v;
         } else if ((v = flag_value(argc, argv, &i, "--backend"))) o->backend = v;
         else if ((v = flag_value(argc, argv, &i, "--seed"))) o->seed = strtoull(v, NULL, 10);
+        else if ((v = flag_value(argc, argv, &i, "--loadEngine"))) {
+            if (o->engine) return usage_error("run: takes one engine, got a second: '%s'", v);
+            o->engine = v;
+        } else if (!strcmp(argv[i], "--fp16") || !strcmp(argv[i], "--bf16") || !strcmp(argv[i], "--tf32") ||
+                   !strcmp(argv[i], "--noTF32"))
+            return usage_error("run: '%s': the precision is chosen when the engine is compiled (symc compile "
+                               "--fp16|--bf16|--tf32)",
+                               argv[i]);
         else if (argv[i][0] == '-') return usage_error("run: unknown flag '%s'", argv[i]);
         else if (o->engine) return usage_error("run: takes one engine, got a second: '%s'", argv[i]);
         else o->engine = argv[i];
     }
+    for (int k = 0; k < o->n_outputs; k++)
+        if (!strchr(o->outputs[k], '=') || o->outputs[k][0] == '=')
+            return usage_error("run: --output needs NAME=FILE.npy, got '%s'", o->outputs[k]);
     if (!o->engine) return usage_error("run: missing ENGINE%s", "");
     if (!strcmp(o->backend, "ref")) o->be = SYMRT_BACKEND_REF;
     else if (!strcmp(o->backend, "cuda")) o->be = SYMRT_BACKEND_CUDA;
@@ -327,8 +366,8 @@ static int run_read_inputs(run_state *r, const run_opts *o, symc_error *err) {
         if (found == UINT32_MAX) {
             char names[512];
             tool_input_names(r->e, names, sizeof names);
-            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                                   "--input '%s': the engine has no such input (its inputs: %s)", spec, names),
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "run: --input %s: no input named '%.*s' (inputs: %s)",
+                                   spec, (int)(eq - spec), spec, names),
                    1;
         }
         if (npy_read(eq + 1, &r->given[found], err)) return 1;
@@ -351,6 +390,26 @@ static int run_read_inputs(run_state *r, const run_opts *o, symc_error *err) {
     return 0;
 }
 
+/* Every --output names an output of the engine: a name it lacks would write
+ * no file, so it is refused before anything runs. */
+static symc_status run_check_outputs(const run_state *r, const run_opts *o, symc_error *err) {
+    for (int k = 0; k < o->n_outputs; k++) {
+        const char *spec = o->outputs[k], *eq = strchr(spec, '=');
+        int found = 0;
+        for (uint32_t i = 0; i < r->no && !found; i++) {
+            symrt_io_info info;
+            found = !symrt_engine_output(r->e, i, &info, NULL) && names_tensor(spec, eq, info.name);
+        }
+        if (!found) {
+            char names[512];
+            tool_output_names(r->e, names, sizeof names);
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "run: --output %s: no output named '%.*s' (outputs: %s)",
+                                   spec, (int)(eq - spec), spec, names);
+        }
+    }
+    return SYMC_OK;
+}
+
 /* The --shapes, each naming an input of the engine with one shape. */
 static symc_status run_parse_shapes(const run_state *r, const run_opts *o, fe_shape_list *l, symc_error *err) {
     for (int k = 0; k < o->n_shapes; k++) {
@@ -364,10 +423,8 @@ static symc_status run_parse_shapes(const run_state *r, const run_opts *o, fe_sh
         if (i == r->ni) {
             char names[512];
             tool_input_names(r->e, names, sizeof names);
-            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                                   "run: --shapes names input '%s', but the engine has no "
-                                   "such input (its inputs: %s)",
-                                   l->items[k].name, names);
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "run: --shapes %s:...: no input named '%s' (inputs: %s)",
+                                   l->items[k].name, l->items[k].name, names);
         }
     }
     for (uint32_t k = 0; k < l->n; k++)
@@ -523,6 +580,7 @@ static int cmd_run(int argc, char **argv) {
         symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "more than %d inputs or outputs", MAX_IO);
         goto fail;
     }
+    if (run_check_outputs(&r, &o, &err)) goto fail;
     if ((rc = run_read_inputs(&r, &o, &err))) {
         if (rc == 2) goto done; /* said already */
         goto fail;

@@ -45,6 +45,13 @@ void symc_module_destroy(symc_module *m);
  * size the compiled model accepts; opt is the size to tune for. */
 symc_status symc_declare_symbol(symc_module *m, const char *name, int64_t min, int64_t opt, int64_t max,
                                 int64_t multiple_of, symc_dim *out, symc_error *err);
+/* How the caller's user declares this symbol a multiple, in the caller's own
+ * words, with "{m}" standing for the multiple: e.g. "--multiple x:1={m}" or
+ * "multiple_of={1: {m}} in symc.Input for input 'x'". A build error that needs
+ * the symbol to be a multiple then suggests exactly that text with the
+ * multiple filled in. symbol must be a symc_declare_symbol result; NULL or ""
+ * removes the hint. Not saved in .symir files. */
+symc_status symc_symbol_set_hint(symc_module *m, symc_dim symbol, const char *hint, symc_error *err);
 /* Dimension expressions. On error (overflow, division by a zero constant) they
  * return SYMC_DIM_NONE, which propagates; symc_add_input and symc_add_node
  * report it with the module's recorded reason. */

@@ -3,7 +3,9 @@
  * names containing ':', scalars, and every syntax error quoting the text and
  * the column; a failed flag leaves the list unchanged. The same parser's
  * points (fe_parse_point, symc bench): symbol dims, ';', an input given twice,
- * and a failed flag leaving the point unchanged. */
+ * and a failed flag leaving the point unchanged. trtexec's flag spellings, and
+ * --multiple (fe_parse_multiple): items applied by fe_shape_list_check, and
+ * what it refuses. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,8 +144,68 @@ static void test_point(void) {
     fe_point_free(&p);
 }
 
+static void test_multiple(void) {
+    fe_shape_flag f;
+    CHECK(fe_shape_flag_parse("--minShapes", &f) && f == FE_MIN_SHAPES);
+    CHECK(fe_shape_flag_parse("--optShapes", &f) && f == FE_OPT_SHAPES);
+    CHECK(fe_shape_flag_parse("--maxShapes", &f) && f == FE_MAX_SHAPES);
+    CHECK(fe_shape_flag_parse("--max-shapes", &f) && f == FE_MAX_SHAPES);
+    CHECK(!fe_shape_flag_parse("--maxshapes", &f));
+    fe_shape_list l;
+    fe_shape_list_init(&l);
+    /* --multiple before --shapes: applied when the list is checked */
+    CHECK(fe_parse_multiple(&l, "x:1=8,input:0:0=2", &err) == SYMC_OK);
+    CHECK(fe_parse_shapes(&l, FE_SHAPES, "x:1x8x16,2x16x16,4x64x16", &err) == SYMC_OK);
+    CHECK(fe_parse_shapes(&l, FE_SHAPES, "input:0:2,4,8", &err) == SYMC_OK);
+    static const struct {
+        const char *spec, *text;
+    } bad_specs[] = {
+        {"", "--multiple needs a value like x:1=8"},
+        {"x1=8", "--multiple 'x1=8': expected NAME:AXIS=MULTIPLE at column 1"},
+        {":1=8", "expected NAME:AXIS=MULTIPLE at column 1"},
+        {"x:=8", "expected an axis (0 to 7) after ':' at column 3"},
+        {"x:8=8", "expected an axis (0 to 7) after ':' at column 3"},
+        {"x:1", "expected '=' after the axis at column 4"},
+        {"x:1=", "expected a multiple (>= 1) after '=' at column 5"},
+        {"x:1=0", "expected a multiple (>= 1) after '=' at column 5"},
+        {"x:1=99999999999999999999", "expected a multiple (>= 1) after '='"},
+        {"x:1=8x", "expected ',' or the end at column 6"},
+        {"y:0=2,x:1=4", "input 'x' dim 1 is declared a multiple twice (column 7)"},
+    };
+    for (size_t i = 0; i < sizeof bad_specs / sizeof bad_specs[0]; i++) {
+        symc_error_clear(&err);
+        CHECK_MSG(fe_parse_multiple(&l, bad_specs[i].spec, &err) == SYMC_ERR_INVALID_ARG, "'%s' was accepted",
+                  bad_specs[i].spec);
+        CHECK_CONTAINS(err.msg, bad_specs[i].text);
+        CHECK(l.n_mult == 2); /* a failed flag adds nothing, not even its good items */
+    }
+    CHECK(fe_shape_list_check(&l, &err) == SYMC_OK);
+    const fe_input_shape *x = item(&l, "x"), *in0 = item(&l, "input:0");
+    CHECK(x && x->multiple[0] == 0 && x->multiple[1] == 8 && x->multiple[2] == 0);
+    CHECK(in0 && in0->multiple[0] == 2);
+    fe_shape_list_free(&l);
+    /* what the check refuses: an undeclared input, an axis past the rank, a fixed dim */
+    static const struct {
+        const char *spec, *text;
+    } bad_checks[] = {
+        {"y:0=2", "--multiple y:0=2: input 'y' has no declared shapes (declared: 'x'); give its range with --shapes"},
+        {"x:3=2", "--multiple x:3=2: input 'x' has 3 dims (axes 0 to 2)"},
+        {"x:2=2", "--multiple x:2=2: input 'x' dim 2 is fixed (16); --multiple is for a dynamic dim (min < max)"},
+    };
+    for (size_t i = 0; i < sizeof bad_checks / sizeof bad_checks[0]; i++) {
+        fe_shape_list_init(&l);
+        CHECK(fe_parse_shapes(&l, FE_SHAPES, "x:1x8x16,2x16x16,4x64x16", &err) == SYMC_OK);
+        CHECK(fe_parse_multiple(&l, bad_checks[i].spec, &err) == SYMC_OK);
+        symc_error_clear(&err);
+        CHECK_MSG(fe_shape_list_check(&l, &err) == SYMC_ERR_INVALID_ARG, "'%s' passed the check", bad_checks[i].spec);
+        CHECK_CONTAINS(err.msg, bad_checks[i].text);
+        fe_shape_list_free(&l);
+    }
+}
+
 int main(void) {
     test_good();
+    test_multiple();
     test_bad();
     test_point();
     return check_report("test_onnx_shapes");

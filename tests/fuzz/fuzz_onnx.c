@@ -8,7 +8,7 @@
 #include "frontend/onnx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    fe_input_shape shapes[1] = {{"x", 3, {1, 196, 768}, {4, 196, 768}, {32, 196, 768}}};
+    fe_input_shape shapes[1] = {{"x", 3, {1, 196, 768}, {4, 196, 768}, {32, 196, 768}, {0}}};
     symc_error err;
     ir_module *m = NULL;
     if (fe_onnx_import_buffer(data, size, NULL, shapes, 1, &m, &err) == SYMC_OK) {

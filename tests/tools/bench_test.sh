@@ -42,9 +42,9 @@ expect 2 "trace without file" -- "$symc" bench "$e" --shapes x:1x196x768 --trace
 expect 1 "missing engine" -- "$symc" bench "$tmp/nope.symx" --shapes x:1x196x768 --backend ref; one_line "missing engine"; has "missing engine" "nope.symx"
 expect 1 "unknown symbol" -- "$symc" bench "$e" --sweep --shapes x:Qx196x768 --backend ref; one_line "unknown symbol"; has "unknown symbol" "'Q' is not a symbol"
 expect 1 "out of range" -- "$symc" bench "$e" --shapes x:33x196x768 --backend ref; one_line "out of range"; has "out of range" "symc: bench: "
-expect 1 "unknown input" -- "$symc" bench "$e" --point x:1x196x768,y:3 --backend ref; one_line "unknown input"; has "unknown input" "no input 'y' (its inputs: 'x')"
+expect 1 "unknown input" -- "$symc" bench "$e" --point x:1x196x768,y:3 --backend ref; one_line "unknown input"; has "unknown input" "no input named 'y' (inputs: 'x')"
 expect 1 "unknown --shapes input" -- "$symc" bench "$e" --shapes x:1x196x768 --shapes y:3 --backend ref
-one_line "unknown --shapes input"; has "unknown --shapes input" "the engine has no input 'y' (its inputs: 'x')"
+one_line "unknown --shapes input"; has "unknown --shapes input" "no input named 'y' (inputs: 'x')"
 mkdir -p "$tmp/dir.symx"
 expect 1 "engine is a directory" -- "$symc" bench "$tmp/dir.symx" --shapes x:1x196x768 --backend ref
 one_line "engine is a directory"; has "engine is a directory" "symc: bench: engine '$tmp/dir.symx' is a directory, not a file"

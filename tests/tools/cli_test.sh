@@ -109,9 +109,9 @@ has "run: .npy header larger than the file" "huge.npy' is truncated: its header 
 # --shapes for an input the engine does not have: refused with the engine's inputs
 expect 1 "run: unknown --shapes input" -- "$symc" run "$tmp/vit.symx" --shapes x:2x196x768 --shapes y:3x4
 one_line "run: unknown --shapes input"
-has "run: unknown --shapes input" "run: --shapes names input 'y', but the engine has no such input (its inputs: 'x')"
+has "run: unknown --shapes input" "run: --shapes y:...: no input named 'y' (inputs: 'x')"
 expect 1 "run: unknown --input" -- "$symc" run "$tmp/vit.symx" --shapes x:2x196x768 --input y=a.npy
-has "run: unknown --input" "the engine has no such input (its inputs: 'x')"
+has "run: unknown --input" "run: --input y=a.npy: no input named 'y' (inputs: 'x')"
 
 # a directory or a FIFO where a file is expected: said so, not a size or a hang
 mkdir -p "$tmp/dir.onnx" "$tmp/dir.symir" "$tmp/dir.symx" "$tmp/dir.npy"

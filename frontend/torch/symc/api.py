@@ -1,14 +1,23 @@
 """symc.compile and symc.Input: the first two approaches of the Torch-TensorRT
-dynamic-shape tutorial, and the engine build shared with the dynamo backend.
+dynamic-shape tutorial, the engine build shared with the dynamo backend, and
+symc.load.
 
 Approach: (1) an nn.Module with symc.Input specs is exported with
 torch.export, one Dim(min, max) per dim whose min and max differ, with example
 inputs at opt_shape; (2) an ExportedProgram is taken as it is, its
 range_constraints giving the ranges. Either way the program is lowered by
-tracer.Tracer, compiled with symc_module_compile (GPU code when torch.cuda is
-available) into a cache directory (SYMC_CACHE_DIR, else a temp dir), and
-wrapped in runtime.EngineModule, which rebuilds the program's output pytree.
+tracer.Tracer and compiled with symc_module_compile (GPU code when torch.cuda
+is available) into the engine cache (cache_dir(): SYMC_CACHE_DIR, else
+~/.cache/symc/engines), under a key hashed from the saved module (graph,
+weights, symbols with their ranges), the options, the GPU architecture and the
+library, so compiling the same model for the same ranges again reuses the
+engine; the least recently used engines go when the cache passes
+SYMC_CACHE_MAX_MB (2048). The engine is wrapped in runtime.EngineModule, which
+rebuilds the program's output pytree. torch_tensorrt.compile's spellings (ir=,
+arg_inputs=, kwarg_inputs=, enabled_precisions=, one Input not in a list) map
+onto the same path; its other options are refused by name.
 """
+import hashlib
 import inspect
 import itertools
 import os
@@ -24,15 +33,16 @@ from .runtime import EngineModule
 from .tracer import CODE_GUARDED, GUARD_SOURCES, Tracer, record_guard_sources
 
 _counter = itertools.count()
-_cache_dir = None
 
 
 class Input:
     """One model input: a static `shape`, or min_shape/opt_shape/max_shape (opt defaults to min).
-    dim_names optionally names the dynamic dims ({0: "B"}); the name shows in range errors."""
+    dim_names optionally names the dynamic dims ({0: "B"}); the name shows in range errors.
+    multiple_of declares dynamic dims that take only multiples ({1: 8}: dim 1 is a multiple of 8), for a
+    reshape or split that needs it; the range's ends round to multiples."""
 
     def __init__(self, min_shape=None, opt_shape=None, max_shape=None, dtype=torch.float32, shape=None,
-                 dim_names=None, name=None):
+                 dim_names=None, name=None, multiple_of=None):
         if shape is not None:
             min_shape = opt_shape = max_shape = shape
         if min_shape is None or max_shape is None:
@@ -50,10 +60,28 @@ class Input:
         self.dtype = dtype
         self.dim_names = dict(dim_names or {})
         self.name = name
+        self.multiple_of = {}
+        for d, m in dict(multiple_of or {}).items():
+            if not isinstance(d, int) or not 0 <= d < len(self.min_shape):
+                raise SymcError(f"symc.Input: multiple_of key {d!r} is not a dim of shape {self.min_shape} "
+                                f"(0 to {len(self.min_shape) - 1})", code="invalid_arg")
+            if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+                raise SymcError(f"symc.Input: multiple_of={{{d}: {m!r}}}: the multiple must be an int >= 1",
+                                code="invalid_arg")
+            if self.min_shape[d] == self.max_shape[d]:
+                raise SymcError(f"symc.Input: multiple_of={{{d}: {m}}}: dim {d} is static ({self.min_shape[d]}); "
+                                f"multiple_of is for a dynamic dim (min_shape < max_shape)", code="invalid_arg")
+            self.multiple_of[d] = m
+
+    @classmethod
+    def from_tensor(cls, t, **kw):
+        """A static Input of t's shape and dtype (torch_tensorrt.Input.from_tensor)."""
+        return cls(shape=tuple(t.shape), dtype=t.dtype, **kw)
 
     def __repr__(self):
+        extra = f", multiple_of={self.multiple_of}" if self.multiple_of else ""
         return f"symc.Input(min_shape={self.min_shape}, opt_shape={self.opt_shape}, max_shape={self.max_shape}, " \
-               f"dtype={self.dtype})"
+               f"dtype={self.dtype}{extra})"
 
     def trace_shape(self):
         """The example's shape for torch.export: opt, except that a dynamic dim whose opt is 0 or 1 is traced
@@ -69,14 +97,75 @@ class Input:
 
 
 def cache_dir():
-    global _cache_dir
+    """Where compiled engines go: SYMC_CACHE_DIR, else $XDG_CACHE_HOME/symc/engines (~/.cache/symc/engines)."""
     d = os.environ.get("SYMC_CACHE_DIR")
-    if d:
-        os.makedirs(d, exist_ok=True)
-        return d
-    if _cache_dir is None:
-        _cache_dir = tempfile.mkdtemp(prefix="symc_")
-    return _cache_dir
+    if not d:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        d = os.path.join(base, "symc", "engines")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def _cache_limit():
+    """The cache's size bound in bytes: SYMC_CACHE_MAX_MB (default 2048)."""
+    try:
+        return int(float(os.environ.get("SYMC_CACHE_MAX_MB", "2048")) * (1 << 20))
+    except ValueError:
+        raise SymcError(f"SYMC_CACHE_MAX_MB={os.environ['SYMC_CACHE_MAX_MB']!r} is not a number of megabytes",
+                        code="invalid_arg") from None
+
+
+def _cache_trim(d, keep):
+    """Removes the least recently used engines (and their .json) until the cache fits its bound; never `keep`."""
+    limit = _cache_limit()
+    files = []
+    for f in os.listdir(d):
+        if not f.endswith(".symx"):
+            continue
+        p = os.path.join(d, f)
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue  # another process removed it
+        files.append((st.st_mtime, st.st_size, p))
+    total = sum(sz for _, sz, _ in files)
+    for _, sz, p in sorted(files):
+        if total <= limit:
+            break
+        if os.path.abspath(p) == os.path.abspath(keep):
+            continue
+        for q in (p, p + ".json"):
+            try:
+                os.remove(q)
+            except OSError:
+                pass
+        total -= sz
+
+
+def _cache_key(m, gpu, precision, fp32_layers):
+    """sha256 of what decides the engine: the module as saved (its graph, weights, symbols and their
+    ranges), the compile options, the GPU's architecture, and the library (version, size, mtime)."""
+    h = hashlib.sha256()
+    with tempfile.TemporaryDirectory(prefix="symc_key_") as t:
+        p = os.path.join(t, "m.symir")
+        m.save(p)
+        with open(p, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    arch = ""
+    if gpu:
+        try:
+            arch = "sm_%d%d" % torch.cuda.get_device_capability()
+        except Exception:  # noqa: BLE001
+            arch = "?"
+    lib = _lib.find_library()
+    try:
+        st = os.stat(lib)
+        libid = f"{st.st_size}:{st.st_mtime_ns}"
+    except (OSError, TypeError):
+        libid = str(lib)
+    h.update(repr((gpu, precision, fp32_layers, arch, libid)).encode())
+    return h.hexdigest()[:32]
 
 
 def gpu_available():
@@ -87,18 +176,34 @@ def gpu_available():
 
 
 def build_engine(ep, name="model", gpu=None, input_opts=None, dim_names=None, ranges=None, precision=None,
-                 input_ranges=None, fp32_layers=None):
-    """Lower an ExportedProgram and compile it; returns an EngineModule."""
+                 input_ranges=None, fp32_layers=None, multiples=None, multiple_hints=False):
+    """Lower an ExportedProgram and compile it; returns an EngineModule. The engine lands in the cache
+    (cache_dir()) under a key of the module and options, and a second build of the same module for the
+    same ranges and options reuses it instead of compiling again."""
     if gpu is None:
         gpu = gpu_available()
-    tr = Tracer(ep, name, input_opts=input_opts, dim_names=dim_names, ranges=ranges, input_ranges=input_ranges)
+    tr = Tracer(ep, name, input_opts=input_opts, dim_names=dim_names, ranges=ranges, input_ranges=input_ranges,
+                multiples=multiples, multiple_hints=multiple_hints)
     m = tr.run()
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:80]  # a file name, whatever the model's name holds
-    path = os.path.join(cache_dir(), f"{tr.m.h.value:x}_{os.getpid()}_{next(_counter)}_{safe}.symx")
-    if os.environ.get("SYMC_SAVE_SYMIR"):
-        m.save(path[:-5] + ".symir")
-    m.compile(path, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
-    m.close()
+    d = cache_dir()
+    try:
+        path = os.path.join(d, f"{safe}_{_cache_key(m, gpu, precision, fp32_layers)}.symx")
+        if os.environ.get("SYMC_SAVE_SYMIR"):
+            m.save(path[:-5] + ".symir")
+        if os.path.exists(path):
+            os.utime(path)  # recently used: the last the trim removes
+        else:
+            tmp = f"{path}.{os.getpid()}.{next(_counter)}.tmp"
+            try:
+                m.compile(tmp, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
+                os.replace(tmp, path)  # atomic: another process never reads half an engine
+            finally:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
+    finally:
+        m.close()
+    _cache_trim(d, path)
     spec = tr.ep.call_spec.out_spec
 
     def unflatten(outs):
@@ -106,6 +211,7 @@ def build_engine(ep, name="model", gpu=None, input_opts=None, dim_names=None, ra
             (outs[0] if len(outs) == 1 else tuple(outs))
     mod = EngineModule(path, tr.input_names, unflatten, gpu=gpu, source=name)
     mod.input_names = tr.input_names
+    mod.out_spec = spec
     return mod
 
 
@@ -119,16 +225,143 @@ def _arg_names(model, n):
     return names + [f"input{i}" for i in range(len(names), n)]
 
 
-def compile(model, inputs=None, example_inputs=None, *, gpu=None, precision="fp32", name=None, fp32_layers=None):
+# torch_tensorrt.compile's ir= values symc takes: the first two export with torch.export (symc's own path)
+_IRS = ("default", "dynamo", "torch_compile")
+_PRECISION_DTYPES = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
+
+
+def _precision(precision, enabled_precisions):
+    """The precision name from symc's precision= and/or torch_tensorrt's enabled_precisions= (a set of
+    dtypes: {torch.float16} -> "fp16", {torch.float32, torch.bfloat16} -> "bf16")."""
+    if enabled_precisions is None:
+        return precision or "fp32"
+    ep = enabled_precisions
+    if isinstance(ep, (torch.dtype, str)):
+        ep = {ep}
+    names = set()
+    for p in ep:
+        if isinstance(p, str) and p in ("fp32", "fp16", "bf16"):
+            names.add(p)
+        elif p in _PRECISION_DTYPES:
+            names.add(_PRECISION_DTYPES[p])
+        else:
+            raise SymcError(f"enabled_precisions: {p} is not supported (symc takes torch.float32, torch.float16 "
+                            f"and torch.bfloat16; int8 and fp8 are not implemented)", code="unsupported")
+    half = names - {"fp32"}
+    if len(half) > 1:
+        raise SymcError(f"enabled_precisions {sorted(names)}: symc stores one half type per engine; give "
+                        f"torch.float16 or torch.bfloat16, not both", code="unsupported")
+    chosen = half.pop() if half else "fp32"
+    if precision is not None and precision != chosen:
+        raise SymcError(f"precision={precision!r} and enabled_precisions={set(ep)} disagree; give one",
+                        code="invalid_arg")
+    return chosen
+
+
+def _as_list(x, what):
+    if x is None:
+        return None
+    if isinstance(x, (Input, torch.Tensor)):
+        return [x]  # one input, not in a list (torch_tensorrt accepts that)
+    if isinstance(x, dict):
+        raise SymcError(f"{what} is a dict; give keyword inputs as kwarg_inputs={{name: symc.Input(...)}}",
+                        code="invalid_arg")
+    try:
+        return list(x)
+    except TypeError:
+        raise SymcError(f"{what} is a {type(x).__name__}; give a symc.Input, a tensor, or a list of them",
+                        code="invalid_arg") from None
+
+
+def _forward_params(model):
+    try:
+        return [p for p in inspect.signature(model.forward).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return []
+
+
+def _merge_kwarg_inputs(model, args, kwarg_inputs):
+    """kwarg_inputs placed at their forward parameters' positions after the positional inputs: symc
+    engines take positional inputs. A gap (a parameter between them with no input) is an error."""
+    if not kwarg_inputs:
+        return args
+    params = _forward_params(model)
+    names = [p.name for p in params]
+    slots = list(args)
+    placed = {}
+    for k, v in kwarg_inputs.items():
+        if k not in names:
+            raise SymcError(f"kwarg_inputs['{k}']: forward has no such parameter (its parameters: "
+                            f"{', '.join(names) or 'none'})", code="invalid_arg")
+        i = names.index(k)
+        if i < len(args):
+            raise SymcError(f"kwarg_inputs['{k}'] is parameter {i} of forward, which an arg_inputs entry gives "
+                            f"already", code="invalid_arg")
+        placed[i] = v
+    for i in range(len(args), len(args) + len(placed)):
+        if i not in placed:
+            missing = names[i] if i < len(names) else f"#{i}"
+            raise SymcError(f"kwarg_inputs give {', '.join(repr(names[j]) for j in sorted(placed))}, but forward's "
+                            f"parameter '{missing}' between them has no input: give it too (symc engines take "
+                            f"every input up to the last one given)", code="unsupported")
+        v = placed[i]
+        if isinstance(v, Input) and v.name is None:
+            v.name = names[i]
+        slots.append(v)
+    return slots
+
+
+def _export_error(model, specs, names, e):
+    """torch.export's error with symc's context: every input's declared shape, and the static dims whose
+    size the message quotes (the likely wrong one)."""
+    msg = str(e).strip()
+    first = msg.splitlines()[0] if msg else type(e).__name__
+    nums = set(int(x) for x in re.findall(r"(?<![\w.])(\d+)(?![\w.])", msg))
+    decl, suspects = [], []
+    for i, (spec, nm) in enumerate(zip(specs, names)):
+        shape = ", ".join(str(lo) if lo == hi else f"{lo}..{hi}" for lo, hi in zip(spec.min_shape, spec.max_shape))
+        decl.append(f"'{nm}' [{shape}]")
+        for d, (lo, hi) in enumerate(zip(spec.min_shape, spec.max_shape)):
+            if lo == hi and lo in nums and lo > 1:
+                suspects.append(f"input '{nm}' (argument {i}) dim {d} = {lo}")
+    hint = f"; the message names the static size of {', '.join(suspects)}: check it against the model" \
+        if suspects else "; check each input's static dims against what the model expects"
+    return SymcError(f"torch.export of {type(model).__name__} failed with the declared inputs "
+                     f"({', '.join(decl)}): {type(e).__name__}: {first}{hint}", code="invalid_arg")
+
+
+def compile(model, inputs=None, example_inputs=None, *, ir="default", arg_inputs=None, kwarg_inputs=None,
+            enabled_precisions=None, gpu=None, precision=None, name=None, fp32_layers=None, **options):
     """Compile for dimension ranges; returns a torch.nn.Module running the symc engine.
+
+    symc.compile(model, inputs=[symc.Input(min_shape=, opt_shape=, max_shape=, dtype=)])
+    symc.compile(model, symc.Input(...))                # one input, as torch_tensorrt takes it
+    symc.compile(exported_program, example_inputs)   # honours the program's range_constraints
+
+    torch_tensorrt.compile's spellings: ir="default"/"dynamo" (torch.export, as above) or "torch_compile"
+    (torch.compile(model, backend="symc"), dims from mark_dynamic), arg_inputs= (= inputs),
+    kwarg_inputs={name: Input} (placed at forward's parameters), enabled_precisions={torch.float16}
+    (= precision="fp16"). Other torch_tensorrt options are refused by name.
 
     precision "fp16"/"bf16": weights and activations stored in half (the precision pass; inputs and
     outputs keep the model's dtypes), fp32 islands per the target, fp32_layers (node/op names) and,
     for fp16, the range calibration. A model.half() or model.to(torch.bfloat16) compiles as it is.
-
-    symc.compile(model, inputs=[symc.Input(min_shape=, opt_shape=, max_shape=, dtype=)])
-    symc.compile(exported_program, example_inputs)   # honours the program's range_constraints
     """
+    if options:
+        raise SymcError(f"symc.compile: {', '.join(sorted(options))}: not supported (symc takes ir, inputs, "
+                        f"arg_inputs, kwarg_inputs and enabled_precisions of torch_tensorrt.compile, and its own "
+                        f"precision, fp32_layers, gpu and name)", code="unsupported")
+    if not isinstance(ir, str) or ir not in _IRS:
+        raise SymcError(f"ir={ir!r} is not supported: symc compiles through torch.export (ir='dynamo' or "
+                        f"'default') or torch.compile (ir='torch_compile')", code="unsupported")
+    if arg_inputs is not None and inputs is not None:
+        raise SymcError("give inputs= or arg_inputs=, not both (they are the same)", code="invalid_arg")
+    inputs = _as_list(arg_inputs if arg_inputs is not None else inputs, "inputs")
+    if kwarg_inputs is not None and not isinstance(kwarg_inputs, dict):
+        raise SymcError(f"kwarg_inputs is a {type(kwarg_inputs).__name__}; give a dict {{name: symc.Input(...)}}",
+                        code="invalid_arg")
+    precision = _precision(precision, enabled_precisions)
     # "fp16" -> SYMC_PRECISION_FP16, from the library's table
     table = sorted(_lib.constants().items(), key=lambda kv: kv[1])
     precisions = {k[len("SYMC_PRECISION_"):].lower(): v for k, v in table if k.startswith("SYMC_PRECISION_")}
@@ -136,10 +369,21 @@ def compile(model, inputs=None, example_inputs=None, *, gpu=None, precision="fp3
     if prec is None:
         names = [f"'{p}'" for p in precisions]
         raise SymcError(f"precision {precision!r}: use {', '.join(names[:-1])} or {names[-1]}", code="invalid_arg")
+    if ir == "torch_compile":
+        if isinstance(model, torch.export.ExportedProgram):
+            raise SymcError("ir='torch_compile' takes an nn.Module, not an ExportedProgram", code="invalid_arg")
+        specs = [s for s in (inputs or []) + list((kwarg_inputs or {}).values()) if isinstance(s, Input)]
+        if any(s.min_shape != s.max_shape for s in specs) or prec != precisions["fp32"] or fp32_layers:
+            raise SymcError("ir='torch_compile' takes its dynamic dims from torch._dynamo.mark_dynamic(x, dim, "
+                            "min=, max=) on the tensors it is called with, and compiles in fp32: for declared "
+                            "ranges or half precision use ir='dynamo'", code="unsupported")
+        return torch.compile(model, backend="symc")
     if isinstance(model, torch.export.ExportedProgram):
         ep = model
         ex = example_inputs if example_inputs is not None else inputs
-        opts = {}
+        if isinstance(ex, (torch.Tensor, Input)):
+            ex = [ex]
+        opts, mults = {}, {}
         if ex is not None and all(isinstance(t, torch.Tensor) for t in pytree.tree_leaves(ex)):
             for i, t in enumerate(pytree.tree_leaves(ex)):
                 for d, s in enumerate(t.shape):
@@ -149,23 +393,33 @@ def compile(model, inputs=None, example_inputs=None, *, gpu=None, precision="fp3
                 if isinstance(t, Input):
                     for d, s in enumerate(t.opt_shape):
                         opts[(i, d)] = s
-        return build_engine(ep, name or "exported", gpu, input_opts=opts, precision=prec, fp32_layers=fp32_layers)
+                    for d, m in t.multiple_of.items():
+                        mults[(i, d)] = m
+        return build_engine(ep, name or "exported", gpu, input_opts=opts, precision=prec, fp32_layers=fp32_layers,
+                            multiples=mults, multiple_hints=True)
     if not isinstance(model, torch.nn.Module):
         raise SymcError(f"symc.compile takes an nn.Module or a torch.export.ExportedProgram, not "
                         f"{type(model).__name__}", code="invalid_arg")
-    if inputs is None:
+    if inputs is None and not kwarg_inputs:
         raise SymcError("symc.compile(model, inputs=[symc.Input(...)]): inputs are required for an nn.Module "
                         "(or export it yourself and pass the ExportedProgram)", code="invalid_arg")
-    inputs = list(inputs)
+    inputs = _merge_kwarg_inputs(model, inputs or [], kwarg_inputs)
     device = next(itertools.chain((p.device for p in model.parameters()), (b.device for b in model.buffers()),
                                   [torch.device("cpu")]))
-    examples, dyn, opts, names, ranges = [], [], {}, {}, {}
+    params = _forward_params(model)
+    if params and len(inputs) > len(params) and not any(
+            p.kind == p.VAR_POSITIONAL for p in inspect.signature(model.forward).parameters.values()):
+        raise SymcError(f"{len(inputs)} inputs given, but {type(model).__name__}.forward takes "
+                        f"{len(params)} ({', '.join(p.name for p in params)})", code="invalid_arg")
+    examples, dyn, opts, names, ranges, mults = [], [], {}, {}, {}, {}
     arg_names = _arg_names(model, len(inputs))
+    specs = []
     for i, spec in enumerate(inputs):
         if isinstance(spec, torch.Tensor):
             spec = Input(shape=tuple(spec.shape), dtype=spec.dtype)
         if not isinstance(spec, Input):
             raise SymcError(f"inputs[{i}] is a {type(spec).__name__}; give symc.Input or a tensor", code="invalid_arg")
+        specs.append(spec)
         examples.append(spec.example(device))
         ds = {}
         base = spec.name or arg_names[i]
@@ -176,15 +430,45 @@ def compile(model, inputs=None, example_inputs=None, *, gpu=None, precision="fp3
                 names[(i, d)] = nm
                 ds[d] = (nm, lo, hi)
                 ranges[(i, d)] = (lo, hi)
+        for d, m in spec.multiple_of.items():
+            mults[(i, d)] = m
         dyn.append(ds or None)
     was_training = model.training
     model.eval()
     try:
         ep = export_ranges(model, tuple(examples), dyn)
+    except SymcError:
+        raise
+    except Exception as e:  # noqa: BLE001 - torch.export's own errors, with which input and shape
+        raise _export_error(model, specs, [s.name or arg_names[i] for i, s in enumerate(specs)], e) from e
     finally:
         model.train(was_training)
     return build_engine(ep, name or type(model).__name__, gpu, input_opts=opts, dim_names=names, precision=prec,
-                        input_ranges=ranges, fp32_layers=fp32_layers)
+                        input_ranges=ranges, fp32_layers=fp32_layers, multiples=mults, multiple_hints=True)
+
+
+def load(path, gpu=None):
+    """An engine saved by EngineModule.save (or written by `symc compile`) as a module to call like the
+    compiled one: the output structure comes from the .json saved next to it, when there is one."""
+    import json
+    meta = {}
+    side = str(path) + ".json"
+    if os.path.exists(side):
+        with open(side) as f:
+            meta = json.load(f)
+    spec = None
+    if meta.get("out_spec"):
+        spec = pytree.treespec_loads(meta["out_spec"])
+
+    def unflatten(outs):
+        return pytree.tree_unflatten(list(outs), spec) if spec is not None else \
+            (outs[0] if len(outs) == 1 else tuple(outs))
+    if gpu is None:
+        gpu = bool(meta.get("gpu", True))  # an engine without GPU code is refused by the runtime in one line
+    mod = EngineModule(path, meta.get("input_names"), unflatten, gpu=gpu, source=meta.get("source"))
+    mod.input_names = meta.get("input_names") or [n for n, _, _ in mod.engine.inputs]
+    mod.out_spec = spec
+    return mod
 
 
 def _export(model, args, dynamic_shapes):

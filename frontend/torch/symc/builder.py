@@ -40,12 +40,20 @@ class Module:
             self.close()
 
     # ---- dims ----
-    def symbol(self, name, lo, opt, hi, multiple_of=1):
+    def symbol(self, name, lo, opt, hi, multiple_of=1, hint=None):
+        """hint: how the user declares this symbol a multiple ("{m}" = the multiple; symc_symbol_set_hint)."""
         err = _lib.Error()
         d = ctypes.c_uint32()
         check(self.L.symc_declare_symbol(self.h, name.encode(), lo, opt, hi, multiple_of, ctypes.byref(d),
                                          ctypes.byref(err)), err, f"declaring symbol {name} in [{lo}, {hi}]")
+        if multiple_of > 1:  # the range the library keeps: ends rounded inward to multiples, opt to the nearest
+            lo, hi = -(-lo // multiple_of) * multiple_of, hi // multiple_of * multiple_of
+            opt = min(max(opt, lo), hi)
+            opt = opt - opt % multiple_of if opt - opt % multiple_of >= lo else opt - opt % multiple_of + multiple_of
         self.symbols.append((name, lo, opt, hi, multiple_of))
+        if hint:
+            check(self.L.symc_symbol_set_hint(self.h, d.value, hint.encode(), ctypes.byref(err)), err,
+                  f"the hint of symbol {name}")
         return d.value
 
     def const(self, v):

@@ -130,6 +130,26 @@ class EngineModule(torch.nn.Module):
         self._ctx = {}
         self._lock = threading.Lock()
 
+    def save(self, path):
+        """Writes the engine to path (a .symx that `symc run` and symc.load read) and, next to it,
+        path + ".json" with what the Python side adds: the input names and the output structure."""
+        import json
+        import shutil
+        import torch.utils._pytree as pytree
+        if not os.path.exists(self.engine_path):
+            raise SymcError(f"the engine file {self.engine_path} is gone (removed from the cache?); compile the "
+                            f"model again to save it", code="io")
+        path = str(path)
+        if os.path.abspath(path) != os.path.abspath(self.engine_path):
+            shutil.copyfile(self.engine_path, path)
+        spec = getattr(self, "out_spec", None)
+        meta = {"format": "symc-torch-1", "source": self.source, "gpu": bool(self.gpu),
+                "input_names": list(getattr(self, "input_names", None) or [n for n, _, _ in self.engine.inputs]),
+                "out_spec": pytree.treespec_dumps(spec) if spec is not None else None}
+        with open(path + ".json", "w") as f:
+            json.dump(meta, f)
+        return path
+
     def extra_repr(self):
         syms = ", ".join(f"{n} in [{lo}, {hi}] opt {o}" for n, lo, o, hi, _ in self.engine.symbols)
         return f"engine={self.engine_path!r}, symbols: {syms or 'none'}"
@@ -175,3 +195,119 @@ class EngineModule(torch.nn.Module):
         if self._out_unflatten is not None:
             return self._out_unflatten(outs)
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+# numpy dtypes by their symc_dtype's name (bf16 has none in numpy)
+_NP_DTYPES = {"F32": "float32", "F16": "float16", "F64": "float64", "I64": "int64", "I32": "int32", "BOOL": "bool"}
+# onnxruntime's type strings
+_ORT_TYPES = {"F32": "tensor(float)", "F16": "tensor(float16)", "BF16": "tensor(bfloat16)", "F64": "tensor(double)",
+              "I64": "tensor(int64)", "I32": "tensor(int32)", "BOOL": "tensor(bool)"}
+
+
+def _dtype_name(dt):
+    for name in _TORCH_DTYPES:
+        if getattr(_lib, name) == dt:
+            return name
+    return None
+
+
+class NodeArg:
+    """An input or output of a Session, as onnxruntime describes it: name, shape (ints for fixed dims,
+    symbol names or expressions as strings for dynamic ones), type ("tensor(float)"), plus dtype (numpy),
+    torch_dtype, and ranges {symbol: (min, opt, max)} of the symbols in its shape."""
+
+    def __init__(self, name, shape, dt, ranges):
+        self.name, self.shape = name, shape
+        n = _dtype_name(dt)
+        self.type = _ORT_TYPES.get(n, str(dt))
+        import numpy as np
+        self.dtype = np.dtype(_NP_DTYPES[n]) if n in _NP_DTYPES else None
+        self.torch_dtype = _torch_dtypes().get(dt)
+        self.ranges = ranges
+
+    def __repr__(self):
+        return f"NodeArg(name={self.name!r}, type={self.type!r}, shape={self.shape})"
+
+
+class Session:
+    """onnxruntime-style: symc.Session("m.symx").run(output_names, {name: ndarray}) -> [ndarray].
+
+    providers: ["CUDAExecutionProvider", ...] runs on the GPU (inputs copied there and outputs back) when
+    torch.cuda is available; otherwise, and by default, the CPU reference backend runs (exact, and much
+    slower than a GPU)."""
+
+    def __init__(self, path, providers=None):
+        self.engine = Engine(path)
+        self.path = str(path)
+        want_cuda = any((p[0] if isinstance(p, tuple) else p) == "CUDAExecutionProvider" for p in (providers or []))
+        self.cuda = bool(want_cuda and torch.cuda.is_available())
+        self._ctx = None
+        self._lock = threading.Lock()
+        syms = {n: (lo, o, hi) for n, lo, o, hi, _ in self.engine.symbols}
+        L, err = self.engine._L, _lib.Error()
+        self._inputs = []
+        for i, (name, dt, rank) in enumerate(self.engine.inputs):
+            shape = []
+            for d in range(rank):
+                buf = ctypes.create_string_buffer(256)
+                check(L.symrt_engine_input_dim(self.engine._h, i, d, buf, 256, ctypes.byref(err)), err)
+                text = buf.value.decode()
+                shape.append(int(text) if text.lstrip("-").isdigit() else text)
+            used = {n: r for n, r in syms.items() if any(isinstance(s, str) and n in s for s in shape)}
+            self._inputs.append(NodeArg(name, shape, dt, used))
+        self._outputs = [NodeArg(name, [None] * rank, dt, {}) for name, dt, rank in self.engine.outputs]
+
+    def get_inputs(self):
+        return list(self._inputs)
+
+    def get_outputs(self):
+        return list(self._outputs)
+
+    def get_providers(self):
+        return ["CUDAExecutionProvider", "CPUExecutionProvider"] if self.cuda else ["CPUExecutionProvider"]
+
+    def run(self, output_names, input_feed, run_options=None):
+        """output_names: a list of names, or None for every output; input_feed: {name: numpy array}."""
+        import numpy as np
+        names = [n for n, _, _ in self.engine.inputs]
+        outs = [n for n, _, _ in self.engine.outputs]
+        if not isinstance(input_feed, dict):
+            raise SymcError(f"input_feed is a {type(input_feed).__name__}; give a dict {{name: ndarray}}",
+                            code="invalid_arg")
+        extra = [k for k in input_feed if k not in names]
+        missing = [n for n in names if n not in input_feed]
+        if extra or missing:
+            raise SymcError(("; ".join(x for x in (
+                f"no input named {', '.join(repr(k) for k in extra)}" if extra else "",
+                f"missing input {', '.join(repr(k) for k in missing)}" if missing else "") if x)) +
+                f" (inputs: {', '.join(names)})", code="invalid_arg")
+        wanted = outs if output_names is None else list(output_names)
+        for n in wanted:
+            if n not in outs:
+                raise SymcError(f"no output named {n!r} (outputs: {', '.join(outs)})", code="invalid_arg")
+        tensors = []
+        for (name, dt, rank), arg in zip(self.engine.inputs, self._inputs):
+            a = input_feed[name]
+            want = _torch_dtypes()[dt]
+            t = torch.as_tensor(np.ascontiguousarray(a)) if not isinstance(a, torch.Tensor) else a
+            if t.dtype != want:
+                raise SymcError(f"input '{name}' is {t.dtype}, the engine takes {arg.type}", code="invalid_arg")
+            if t.dim() != rank:
+                raise SymcError(f"input '{name}' has rank {t.dim()} (shape {tuple(t.shape)}); the engine takes "
+                                f"rank {rank} ({arg.shape})", code="invalid_arg")
+            tensors.append(t.contiguous().cuda() if self.cuda else t.contiguous().cpu())
+        with self._lock:
+            if self._ctx is None:
+                self._ctx = Context(self.engine, _lib.BACKEND_CUDA if self.cuda else _lib.BACKEND_REF)
+            if self.cuda:
+                stream = torch.cuda.current_stream().cuda_stream
+                res = self._ctx.run(tensors, stream)
+                torch.cuda.current_stream().synchronize()
+            else:
+                res = self._ctx.run(tensors)
+        by_name = dict(zip(outs, res))
+        result = []
+        for n in wanted:
+            t = by_name[n].cpu()
+            result.append(t.float().numpy() if t.dtype == torch.bfloat16 else t.numpy())
+        return result

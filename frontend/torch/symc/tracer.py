@@ -226,12 +226,35 @@ def _decomp_table():
         return None
 
 
+def _dim_debug_names(ep):
+    """{sympy symbol: the name the user gave its dim}: torch.export.Dim("bs") is kept by torch only in the
+    ShapeEnv's source_name_to_debug_name ("L['x'].size()[0]" -> "bs"), found through var_to_sources."""
+    for n in ep.graph.nodes:
+        v = n.meta.get("val") if n.op == "placeholder" else None
+        for s in (v.shape if isinstance(v, torch.Tensor) else ()):
+            if not isinstance(s, torch.SymInt):
+                continue
+            env = s.node.shape_env
+            dbg = getattr(env, "source_name_to_debug_name", None) or {}
+            names = {}
+            for sym, sources in (getattr(env, "var_to_sources", None) or {}).items():
+                for src in sources:
+                    try:
+                        key = src.name() if callable(src.name) else src.name
+                    except Exception:  # noqa: BLE001 - a source without a name: no user name
+                        continue
+                    if dbg.get(key):
+                        names.setdefault(sym, dbg[key])
+            return names
+    return {}
+
+
 class Tracer:
     """Lowers one ExportedProgram. sym_info: {sympy symbol: dict(name=, min=, opt=, max=)} overrides;
     input_opts: {(user input index, dim): opt}; dim_names: {(user input index, dim): name}."""
 
     def __init__(self, ep, name="model", input_opts=None, dim_names=None, ranges=None, decompose=True,
-                 input_ranges=None):
+                 input_ranges=None, multiples=None, multiple_hints=False):
         if decompose:
             try:
                 with record_guard_sources():
@@ -240,6 +263,10 @@ class Tracer:
                 import warnings
                 warnings.warn(f"symc: run_decompositions failed ({e}); lowering the program as exported")
         self.ep = ep
+        try:
+            self.user_names = _dim_debug_names(ep)  # torch.export.Dim names, by symbol
+        except Exception:  # noqa: BLE001 - names are for messages; never fail the build on them
+            self.user_names = {}
         self.m = Module(_sanitize(name))
         self.input_opts = input_opts or {}
         self.dim_names = dim_names or {}
@@ -247,6 +274,12 @@ class Tracer:
         # {(user input index, dim): (lo, hi)}: the caller's declared ranges; they replace torch's for the
         # symbols those dims show bare (torch's may be narrowed by its guards, e.g. 0/1 specialization)
         self.input_ranges = dict(input_ranges or {})
+        # {(user input index, dim): m}: symc.Input(multiple_of=): the dim's symbol takes multiples of m only
+        self.multiples = dict(multiples or {})
+        # whether a symbol's "declare it a multiple" fix names symc.Input's multiple_of (symc.compile's paths)
+        self.multiple_hints = multiple_hints
+        self.sym_mults = {}
+        self.sym_hints = {}
         for sym, vr in ep.range_constraints.items():
             self.ranges.setdefault(sym, (vr.lower, vr.upper))
         self.sym_names = {}
@@ -313,7 +346,7 @@ class Tracer:
         if opt is None:
             opt = lo_i
         opt = min(max(int(opt), lo_i), hi_i)
-        d = self.m.symbol(name, lo_i, opt, hi_i, 1)
+        d = self.m.symbol(name, lo_i, opt, hi_i, self.sym_mults.get(sym, 1), hint=self.sym_hints.get(sym))
         self.symbols[sym] = d
         return d
 
@@ -440,7 +473,18 @@ class Tracer:
             if v.node.expr.is_number:
                 v = int(v.node.expr)
             else:
-                self.fail(f"a symbolic size ({v}) used as a tensor value is not supported")
+                return self.size_value(v.node.expr, like_dtype)
+        if isinstance(v, torch.SymFloat):
+            e = v.node.expr
+            if e.is_number:
+                v = float(e)
+            else:
+                # torch.sym_float(n) of a size: ToFloat(n); any other float arithmetic has no exact form here
+                fn = getattr(e, "func", None)
+                if getattr(fn, "__name__", "") == "ToFloat" and len(e.args) == 1:
+                    return self.size_value(e.args[0], like_dtype if like_dtype.is_floating_point else torch.float32)
+                self.fail(f"a float computed from sizes ({self.sym_text(e)}) used as a tensor value is not "
+                          f"supported (sizes and integer arithmetic on them are)")
         if isinstance(v, (bool, int, float)):
             if like_dtype == torch.float16:  # a scalar operand of a half tensor: the tensor's dtype
                 arr = np.array(v, dtype=np.float16)
@@ -457,6 +501,35 @@ class Tracer:
         if isinstance(v, _Unsupported):
             self.fail(f"uses {v.what}, which symc does not produce")
         self.fail(f"cannot use {type(v).__name__} value {v!r} as a tensor")
+
+    def sym_text(self, e):
+        """A sympy expression with the symbols under the names symc gives them (the user's Dim names)."""
+        try:
+            return str(e.xreplace({x: __import__("sympy").Symbol(self.sym_names[x]) for x in e.free_symbols
+                                   if x in self.sym_names}))
+        except Exception:  # noqa: BLE001 - a message, never a failure of its own
+            return str(e)
+
+    def size_value(self, expr, like_dtype=torch.int64):
+        """A size expression (a sympy expression over the declared symbols: x.size(0), 2*s0 + 1, ...) as a
+        0-d tensor computed at run time: range(start=e, limit=e+1, delta=1) of int64, one element whose
+        value the shape program evaluates, viewed as a scalar and cast to like_dtype (torch's promotion:
+        the tensor operand's dtype)."""
+        if not isinstance(like_dtype, torch.dtype) or _symc_dtype(like_dtype) is None:
+            like_dtype = torch.int64
+        key = ("size_value", expr, like_dtype)
+        h = self.const_cache.get(key)
+        if h is not None:
+            return h
+        e = self.dim(expr)
+        one = self.m.const(1)
+        r = self.node("range", [], [("start", "dims", [e]), ("limit", "dims", [self.m.add(e, one)]),
+                                    ("delta", "dims", [one]), ("to", "dtype", _lib.I64)])
+        h = self.node("reshape", [r], [("shape", "dims", [])])
+        if like_dtype != torch.int64:
+            h = self.node("cast", [h], [("to", "dtype", _symc_dtype(like_dtype))])
+        self.const_cache[key] = h
+        return h
 
     def const_name(self, kind):
         self.n_consts = getattr(self, "n_consts", 0) + 1
@@ -513,7 +586,13 @@ class Tracer:
                             lo, hi = max(lo, declared[sym][0]), min(hi, declared[sym][1])
                         declared[sym] = (lo, hi)
                     if sym not in self.sym_names:
-                        self.sym_names[sym] = _sanitize(self.dim_names.get((i, d), f"{n.name}_dim{d}"))
+                        # the caller's name (symc.Input dim_names), the Dim's name, else "<input>_dim<d>"
+                        self.sym_names[sym] = _sanitize(self.dim_names.get((i, d)) or self.user_names.get(sym) or
+                                                        f"{n.name}_dim{d}")
+                    if (i, d) in self.multiples:  # one symbol for several dims: the least common multiple
+                        self.sym_mults[sym] = math.lcm(self.sym_mults.get(sym, 1), int(self.multiples[(i, d)]))
+                    if self.multiple_hints and sym not in self.sym_hints:
+                        self.sym_hints[sym] = f"multiple_of={{{d}: {{m}}}} in the symc.Input of '{n.name}' (input {i})"
                     if (i, d) in self.input_opts:
                         self.sym_opts.setdefault(sym, self.input_opts[(i, d)])
                     else:
@@ -1677,6 +1756,9 @@ def _filled(tr, n, value):
     dt = v.dtype
     if isinstance(value, torch.Tensor):
         value = value.item()
+    if isinstance(value, (torch.SymInt, torch.SymFloat)) and _symc_dtype(dt) is not None:
+        # a size as the fill value (torch.full((n,), x.size(0))): the scalar computed at run time, expanded
+        return tr.node("expand", [tr.tensor(value, dt)], [("shape", "dims", [tr.dim(s) for s in v.shape])])
     if isinstance(value, (torch.SymInt, torch.SymFloat, _T)):
         tr.fail(f"a fill value that is computed at run time ({value}) is not supported")
     shape = [_static(s) for s in v.shape]
