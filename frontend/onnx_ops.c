@@ -949,17 +949,6 @@ static symc_status h_one_hot(fe_ctx *c) {
     return fe_emit1(c, IR_OP_WHERE, w2, 3, NULL, 0, 0, &out);
 }
 
-/* Size: the product of the shape, an i64 scalar. */
-static symc_status h_size(fe_ctx *c) {
-    symc_status st = need_inputs(c, 1, 1);
-    uint32_t x, s, out;
-    if (!st) st = fe_in(c, 0, &x);
-    if (!st) st = fe_emit1(c, IR_OP_SHAPE_OF, &x, 1, NULL, 0, -1, &s);
-    if (st) return st;
-    ir_attr a = symc_attr_int("keepdims", 0);
-    return fe_emit1(c, IR_OP_REDUCE_PROD, &s, 1, &a, 1, 0, &out);
-}
-
 /* EyeLike: ones where column - row == k, as row + k == column. */
 static symc_status h_eye_like(fe_ctx *c) {
     symc_status st = need_inputs(c, 1, 1);
@@ -2392,7 +2381,6 @@ static const op_entry ops[] = {
     {"Sign", h_sign},
     {"Sin", h_sin},
     {"Sinh", h_sinh},
-    {"Size", h_size},
     {"Size", h_size},
     {"Slice", h_slice},
     {"Softmax", h_softmax},
