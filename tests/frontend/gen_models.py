@@ -614,8 +614,8 @@ def errors():
     m["err_slice_steps"] = model([N("Slice", ["x", "st", "en", "ax", "stp"], ["y"], name="sl")],
                                  [vi("x", F, ["B", 4]), vi("stp", I64, [1])], [out("y")],
                                  [ints("st", [0]), ints("en", [2]), ints("ax", [1])])
-    m["err_conv1d"] = model([N("Conv", ["x", "w"], ["y"], name="c1d")], [vi("x", F, [1, 2, 8])],
-                            [out("y")], [floats("w", [4, 2, 3])])
+    m["err_conv3d"] = model([N("Conv", ["x", "w"], ["y"], name="c3d")], [vi("x", F, [1, 2, 4, 4, 8])],
+                            [out("y")], [floats("w", [4, 2, 3, 3, 3])])
     m["err_avgpool_same"] = model([N("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
                                      auto_pad="SAME_UPPER", name="ap")],
                                   [vi("x", F, [1, 2, "H", "W"])], [out("y")])

@@ -466,9 +466,9 @@ static void test_errors(void) {
                "node 'sl' (Slice, opset 17): input 4 'stp' (the steps) is not known at build time", "err_slice_steps",
                "--shapes", "x:1x4,2x4,3x4");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'c1d' (Conv, opset 17): only 2-D convolution (a 4-D NCHW input) is supported; "
-               "input 'x' has rank 3",
-               "err_conv1d");
+               "node 'c3d' (Conv, opset 17): only 1-D and 2-D convolution (a 3-D or 4-D input) is supported; "
+               "input 'x' has rank 5",
+               "err_conv3d");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
                "node 'ap' (AveragePool, opset 17): auto_pad SAME with stride > 1 needs padding "
                "that depends on the input size (H x W)",
