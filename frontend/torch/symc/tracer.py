@@ -1008,7 +1008,7 @@ for _aten, _sym in (("relu", "relu"), ("silu", "silu"), ("sigmoid", "sigmoid"), 
                     ("ceil", "ceil"), ("sign", "sign"), ("hardswish", "hard_swish"), ("sin", "sin"),
                     ("cos", "cos"), ("tan", "tan"), ("asin", "asin"), ("acos", "acos"), ("atan", "atan"),
                     ("sinh", "sinh"), ("cosh", "cosh"), ("asinh", "asinh"), ("acosh", "acosh"), ("atanh", "atanh"),
-                    ("mish", "mish"), ("selu", "selu")):
+                    ("selu", "selu")):
     _o = _op(_aten)
     if _o is not None:
         _LOWER[_o] = _unary(_sym)
@@ -1033,27 +1033,11 @@ def _round(tr, n, a, k):
 def _elu(tr, n, a, k):
     alpha, scale, in_scale = (k.get(nm, a[i] if len(a) > i else 1.0)
                               for i, nm in ((1, "alpha"), (2, "scale"), (3, "input_scale")))
-    if scale != 1 or in_scale != 1:
-        tr.fail(f"elu with scale={scale} or input_scale={in_scale} other than 1 is not supported")
+    if in_scale != 1:
+        tr.fail(f"elu with input_scale={in_scale} other than 1 is not supported")
+    if scale != 1:  # scale * elu(x): selu's form (F.selu is decomposed to it)
+        return tr.node("selu", [tr.tensor(a[0])], [("alpha", "float", alpha), ("gamma", "float", scale)])
     return tr.node("elu", [tr.tensor(a[0])], [("alpha", "float", alpha)])
-
-
-@_reg(_op("celu"))
-def _celu(tr, n, a, k):
-    alpha = k.get("alpha", a[1] if len(a) > 1 else 1.0)
-    if alpha == 0:
-        tr.fail("celu with alpha=0 is not supported")
-    return tr.node("celu", [tr.tensor(a[0])], [("alpha", "float", alpha)])
-
-
-@_reg(_op("softplus"))
-def _softplus(tr, n, a, k):
-    beta = k.get("beta", a[1] if len(a) > 1 else 1.0)
-    threshold = k.get("threshold", a[2] if len(a) > 2 else 20.0)
-    # above the threshold torch returns x, which log(1 + e^x) equals to within 2e-9 once x >= 20
-    if beta != 1 or threshold < 20:
-        tr.fail(f"softplus with beta={beta}, threshold={threshold} is not supported (beta 1, threshold >= 20 are)")
-    return tr.node("softplus", [tr.tensor(a[0])])
 
 
 @_reg(_op("hardshrink"), _op("softshrink"))
