@@ -309,15 +309,6 @@ case("index with a tensor x[:, :, idx]", lambda s, x: x[:, :, s.idx.long()], [BS
      params={"idx": torch.tensor([0.0, 5.0, 2.0])})
 case("index with a 2-D tensor x[idx] of an input", lambda s, x, i: s.w[i.abs()], [IDS, IDS], dtype=torch.int64,
      params={"w": torch.arange(64 * 3).reshape(64, 3)})
-# added for ONNX conformance (issue 15): cumsum, argmax/argmin, topk, max/min with dim, prod
-case("cumsum along the sequence and the last dim, int input in int64",
-     lambda s, x: (torch.cumsum(x, 1), x.cumsum(-1), (x > 0).int().cumsum(1), x.long().cumsum(0)), [BS3])
-case("argmax / argmin with dim, keepdim, negative dim and none",
-     lambda s, x: (x.argmax(1), x.argmin(-1, keepdim=True), x.argmax(), x.argmin(dim=None, keepdim=True)), [BS3])
-case("topk of 3 along the last dim and of the sequence length along dim 1, smallest",
-     lambda s, x: (*torch.topk(x, 3), torch.topk(x, x.shape[1], dim=1, largest=False)[1], x.topk(1, 0)[0]), [BS3])
-case("max / min with dim: values and indices", lambda s, x: (*torch.max(x, 1), *x.min(-1, keepdim=True)), [BS3])
-case("prod over a dim and over all", lambda s, x: (x.prod(1), x.prod(-1, keepdim=True), x[:, :2, :3].prod()), [BS3])
 case("gather along the last dim", lambda s, x: torch.gather(x, 2, (x > 0).long() * 3), [BS3])
 case("where / masked_fill with a bool mask", lambda s, x, y: torch.where(x > y, x, y * 2.0) +
      x.masked_fill(y < 0, -1e4), [BS3, BS3], noncontig=True)
@@ -381,5 +372,16 @@ case("activations of issue 15", lambda s, x: F.elu(x, 0.7) + F.selu(x) +
 case("inverse and hyperbolic trigonometry", lambda s, x: torch.asin(torch.tanh(x) * 0.9) + torch.acos(torch.tanh(x) * 0.9)
      + torch.atan(x) + torch.sinh(x) + torch.cosh(x) + torch.asinh(x) + torch.acosh(x.abs() + 1.1)
      + torch.atanh(torch.tanh(x) * 0.9), [BS3])
+
+# ---- added for ONNX conformance (issue 15): cumsum, argmax/argmin, topk, max/min with dim, prod (at the end,
+# so the cases above keep their random inputs)
+case("cumsum along the sequence and the last dim, int input in int64",
+     lambda s, x: (torch.cumsum(x, 1), x.cumsum(-1), (x > 0).int().cumsum(1), x.long().cumsum(0)), [BS3])
+case("argmax / argmin with dim, keepdim, negative dim and none",
+     lambda s, x: (x.argmax(1), x.argmin(-1, keepdim=True), x.argmax(), x.argmin(dim=None, keepdim=True)), [BS3])
+case("topk of 3 along the last dim and of the sequence length along dim 1, smallest",
+     lambda s, x: (*torch.topk(x, 3), torch.topk(x, x.shape[1], dim=1, largest=False)[1], x.topk(1, 0)[0]), [BS3])
+case("max / min with dim: values and indices", lambda s, x: (*torch.max(x, 1), *x.min(-1, keepdim=True)), [BS3])
+case("prod over a dim and over all", lambda s, x: (x.prod(1), x.prod(-1, keepdim=True), x[:, :2, :3].prod()), [BS3])
 
 finish("cases")

@@ -48,9 +48,6 @@ RTOL = 1e-4
 # (model, frontend) -> a piece of the error the path raises today (the op another helper's IR op will
 # serve). Flip an entry (delete it) once the path passes.
 EXPECTED = {
-    ("hf roberta", "torch"): "unsupported ATen op aten.cumsum",          # position ids: cumsum, helper "index"
-    ("hf roberta", "onnx"): "ONNX op 'CumSum' is not supported",
-    ("hf roberta", "dynamo"): "ONNX op 'CumSum' is not supported",
     # torch's legacy exporter has no conversion for scaled_dot_product_attention(enable_gqa=True)
     ("hf qwen2", "onnx"): "scaled_dot_product_attention not implemented if enable_gqa is True",
     ("hf mistral", "onnx"): "scaled_dot_product_attention not implemented if enable_gqa is True",
