@@ -43,7 +43,9 @@ seed = int(os.environ.get("SYMC_GPU_SEED", time.time_ns() % 2**32))
 print(f"test_cuda_models: seed {seed} (replay with SYMC_GPU_SEED={seed})", flush=True)
 rng = np.random.default_rng(seed)
 NP = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32,
-      onnx.TensorProto.BOOL: np.bool_, onnx.TensorProto.DOUBLE: np.float64, onnx.TensorProto.FLOAT16: np.float16}
+      onnx.TensorProto.BOOL: np.bool_, onnx.TensorProto.DOUBLE: np.float64, onnx.TensorProto.FLOAT16: np.float16,
+      onnx.TensorProto.INT8: np.int8, onnx.TensorProto.UINT8: np.uint8, onnx.TensorProto.INT16: np.int16,
+      onnx.TensorProto.UINT16: np.uint16, onnx.TensorProto.UINT32: np.uint32, onnx.TensorProto.UINT64: np.uint64}
 failures = 0
 summary = []
 
