@@ -57,7 +57,7 @@ static int64_t small_numel(fe_ctx *c, uint32_t t) {
     const ir_tensor *x = T(c, t);
     int64_t n = 1, v;
     for (int d = 0; d < x->rank; d++) {
-        if (!sym_is_const(c->t, x->dims[d], &v)) return -1;
+        if (!sym_is_const(c->t, x->dims[d], &v) || v < 0 || (v && n > MAXV / v)) return -1; /* no overflow */
         n *= v;
         if (n > MAXV) return -1;
     }
@@ -1715,6 +1715,8 @@ static symc_status h_size(fe_ctx *c) {
     int known = 1;
     for (int d = 0; d < xt->rank && known; d++) {
         if (!sym_is_const(c->t, xt->dims[d], &v)) known = 0;
+        else if (v < 0 || (v && n > INT64_MAX / v))
+            return fe_fail(c, SYMC_ERR_OVERFLOW, "the element count of '%s' does not fit in int64", xt->name);
         else n *= v;
     }
     if (known) return fe_const(c, SYMC_I64, 0, NULL, &n, 0, &out);
