@@ -181,7 +181,7 @@ static void nd_offset(cg_kw *k, const ir_tensor *x, const nd *g, const char *ip,
 static symc_status gather_nd(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
     const ir_tensor *x = &c->m->tensors[n->in[0]], *idx = &c->m->tensors[n->in[1]], *y = &c->m->tensors[n->out[0]];
-    nd g;
+    nd g = {0};
     symc_status st = nd_of(c, node, x, idx, cg_attr_int(n, "batch_dims", 0), &g);
     if (st) return st;
     cg_kw k;
@@ -237,7 +237,7 @@ static symc_status combine(cg_cuda *c, uint32_t node, cg_kw *k, symc_dtype dt, c
 static symc_status scatter_nd(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
     const ir_tensor *x = &c->m->tensors[n->in[0]], *idx = &c->m->tensors[n->in[1]];
-    nd g;
+    nd g = {0};
     symc_status st = nd_of(c, node, x, idx, 0, &g);
     if (st || (st = scatter_copy(c, node))) return st;
     cg_kw k;

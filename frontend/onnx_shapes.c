@@ -328,7 +328,7 @@ symc_status fe_parse_multiple(fe_shape_list *l, const char *spec, symc_error *er
         size_t colon = SIZE_MAX;
         for (size_t i = pos; i < end; i++)
             if (spec[i] == ':') colon = i;
-        int64_t axis, m;
+        int64_t axis = 0, m = 1;
         size_t p = colon + 1;
         if (colon == SIZE_MAX || colon == pos) {
             st = syntax(err, &r, spec, pos, "expected NAME:AXIS=MULTIPLE");
