@@ -34,7 +34,8 @@
  * the running row max over its 16 lanes with shuffles, rescales its output
  * accumulators (4 rows x 4 or 8 columns), and hands the probabilities to
  * the P·V product through shared memory. Rows that are fully masked by -inf
- * give NaN, like the unfused softmax; a causal mask whose masked value is
+ * give NaN, like the unfused softmax, or zeros when the softmax says
+ * zero_masked_rows (torch's attention; such a row's sum L is 0); a causal mask whose masked value is
  * -inf (or below -1e8, which exp turns into 0 as well) also skips the key
  * tiles past the block's last query row. */
 #include <math.h>
@@ -79,6 +80,7 @@ typedef struct att_plan {
     att_op ops[ATT_MAX_CHAIN]; /* from the score to the softmax input */
     uint32_t n_ops;
     int causal_skip;
+    int zero_masked; /* the softmax's zero_masked_rows: a fully masked row gives zeros (L == 0), not NaN */
     /* storage of Q, K, V and O (each f32, f16 or bf16; the kernel computes in fp32 and
      * keeps scores and probabilities in fp32 whatever the graph stores them as) */
     symc_dtype qdt, kdt, vdt, odt;
@@ -341,6 +343,7 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     if (sm == IR_NONE || c->m->nodes[sm].op != IR_OP_SOFTMAX || !ir_uses_private(c->uses, p) || p == vt) return 0;
     for (uint32_t i = 0; i < n_noop; i++)
         if (!cover(a, noop[i])) return 0;
+    a->zero_masked = cg_attr_int(&c->m->nodes[sm], "zero_masked_rows", 0) != 0;
     const ir_tensor *pt = &c->m->tensors[p];
     int rank = pt->rank;
     if (rank < 2 || rank > 4 || !att_dtype(pt->dtype) ||
@@ -572,9 +575,10 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
     const int64_t D = a->d, DV = a->dv, QLD = pitch(D, 4), VLD = pitch(DV, 8), PLD = pitch(64, 4);
     const int64_t NV = DV / 8;
     int qv = view_vec4(c, &a->q), kv = view_vec4(c, &a->k), vv = view_vec4(c, &a->v);
-    char st0[96], st1[96];
-    cg_store(st0, sizeof st0, a->odt, "o[n][2 * h] / L");
-    cg_store(st1, sizeof st1, a->odt, "o[n][2 * h + 1] / L");
+    char st0[160], st1[160];
+    cg_store(st0, sizeof st0, a->odt, a->zero_masked ? "(L == 0.f ? 0.f : o[n][2 * h] / L)" : "o[n][2 * h] / L");
+    cg_store(st1, sizeof st1, a->odt,
+             a->zero_masked ? "(L == 0.f ? 0.f : o[n][2 * h + 1] / L)" : "o[n][2 * h + 1] / L");
     kw_body(k,
             "        const long long q0 = qt * 64;\n"
             "        __syncthreads(); /* the previous row block is done with Qs */\n");
@@ -698,14 +702,15 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
 static void emit_simt_body(cg_kw *k, const att_plan *a, const char *qsr, const char *qsd, const char *ksr,
                            const char *ksd, const char *vsr, const char *vsd, const char *osr, const char *osd) {
     const int64_t D = a->d, DV = a->dv, G = (DV + 63) / 64, QLD = D + 4, VLD = DV + 4, PLD = ATT_TILE + 4;
-    char off[128], ql[240], kl[240], vl[240], ost[96];
+    char off[128], ql[240], kl[240], vl[240], ost[160];
     snprintf(off, sizeof off, "(q0 + r) * %s + d * %s", qsr, qsd);
     att_load(ql, sizeof ql, a->qdt, "qp", off);
     snprintf(off, sizeof off, "(k0 + r) * %s + d * %s", ksr, ksd);
     att_load(kl, sizeof kl, a->kdt, "kp", off);
     snprintf(off, sizeof off, "(k0 + r) * %s + d * %s", vsr, vsd);
     att_load(vl, sizeof vl, a->vdt, "vp", off);
-    cg_store(ost, sizeof ost, a->odt, "acc[i][4 * g + u] / L");
+    cg_store(ost, sizeof ost, a->odt,
+             a->zero_masked ? "(L == 0.f ? 0.f : acc[i][4 * g + u] / L)" : "acc[i][4 * g + u] / L");
     kw_body(k,
             "        const long long q0 = qt * %d;\n"
             "        __syncthreads(); /* the previous row block is done with Qs */\n"

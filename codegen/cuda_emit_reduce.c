@@ -117,7 +117,8 @@ typedef struct row_spec {
     const sym_expr *aff_dims;
     int aff_rank;
     char eps[96];
-    int vec; /* the float4 paths are emitted */
+    int vec;         /* the float4 paths are emitted */
+    int zero_masked; /* softmax: a row of -inf gives zeros (attribute zero_masked_rows) */
     /* float4 operands: leaves of the input's group of x's shape (x itself
      * when not inlined), of the epilogue's group of z's shape (not yt), the
      * affine tensors of exactly the normalized shape */
@@ -224,7 +225,12 @@ static symc_status emit_out(cg_kw *k, const row_spec *s, char lane, const char *
     symc_status st = SYMC_OK;
     kw_body(k, "            {\n");
     switch (s->kind) {
-    case RK_SOFTMAX: kw_body(k, "            const %s y = (%s)(sc_exp(v - mx) / sum);\n", T, T); break;
+    case RK_SOFTMAX:
+        if (s->zero_masked)
+            kw_body(k, "            const %s y = mx == %s ? (%s)0 : (%s)(sc_exp(v - mx) / sum);\n", T,
+                    red_init(RED_MAX, s->dt), T, T);
+        else kw_body(k, "            const %s y = (%s)(sc_exp(v - mx) / sum);\n", T, T);
+        break;
     case RK_LOG_SOFTMAX: kw_body(k, "            const %s y = (%s)(v - mx - lse);\n", T, T); break;
     default: {
         const ir_tensor *aff[2];
@@ -690,6 +696,7 @@ static void row_spec_of(cg_cuda *c, uint32_t node, row_spec *s) {
     s->dt = x->dtype;
     if (n->op == IR_OP_SOFTMAX || n->op == IR_OP_LOG_SOFTMAX) {
         s->kind = n->op == IR_OP_LOG_SOFTMAX ? RK_LOG_SOFTMAX : RK_SOFTMAX;
+        s->zero_masked = n->op == IR_OP_SOFTMAX && cg_attr_int(n, "zero_masked_rows", 0) != 0;
         s->cols = x->dims[axis];
         return;
     }
@@ -833,9 +840,11 @@ symc_status cg_emit_softmax(cg_cuda *c, uint32_t node) {
     sym_expr inner = cg_prod(c, x->dims, axis + 1, x->rank);
     char len[48];
     snprintf(len, sizeof len, "%s", kw_dim(&k, x->dims[axis]));
-    const char *out_expr = logsm ? "(%s)(v - mx - sc_log(sum))" : "(%s)(sc_exp(v - mx) / sum)";
-    char store[96];
-    snprintf(store, sizeof store, out_expr, T);
+    char store[160];
+    if (logsm) snprintf(store, sizeof store, "(%s)(v - mx - sc_log(sum))", T);
+    else if (cg_attr_int(n, "zero_masked_rows", 0)) /* a row of -inf gives zeros */
+        snprintf(store, sizeof store, "(mx == %s ? (%s)0 : (%s)(sc_exp(v - mx) / sum))", ninf, T, T);
+    else snprintf(store, sizeof store, "(%s)(sc_exp(v - mx) / sum)", T);
     symc_status st = SYMC_OK;
     cg_str comment = {0};
     {
@@ -845,7 +854,7 @@ symc_status cg_emit_softmax(cg_cuda *c, uint32_t node) {
         snprintf(in_s, sizeof in_s, "%s", kw_dim(&k, inner));
         kw_body(&k, "    SC_LOOP(w, %s) {\n", kw_dim(&k, work));
         const char *S = cg_stype(x->dtype);
-        char off[96], ld[160], st_v[200];
+        char off[96], ld[160], st_v[320];
         snprintf(off, sizeof off, "j * %s", in_s);
         cg_load(ld, sizeof ld, x->dtype, "xr", off);
         cg_store(st_v, sizeof st_v, x->dtype, store);

@@ -160,10 +160,11 @@ symc_status rt_k_arg_reduce(rt_ctx *c) {
 /* ---- softmax / log_softmax ---------------------------------------------------------------- */
 symc_status rt_k_softmax(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
-    int64_t axis_attr;
+    int64_t axis_attr, zero_masked = 0;
     int32_t axis;
     symc_status s;
     if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
+    if (c->op == IR_OP_SOFTMAX && (s = rt_attr_int(c, "zero_masked_rows", 0, 0, &zero_masked))) return s;
     if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; softmax needs an axis");
     if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
     if ((s = rt_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
@@ -176,6 +177,10 @@ symc_status rt_k_softmax(rt_ctx *c) {
             for (int64_t j = 0; j < n; j++) {
                 double v = rt_ld_f(x, base + j * inner);
                 if (v > mx || isnan(v)) mx = isnan(mx) ? mx : v;
+            }
+            if (zero_masked && mx == -INFINITY) { /* every input -inf: zeros (torch's safe softmax) */
+                for (int64_t j = 0; j < n; j++) rt_st_f(&c->out[0], base + j * inner, 0.0);
+                continue;
             }
             for (int64_t j = 0; j < n; j++) sum += exp(rt_ld_f(x, base + j * inner) - mx);
             for (int64_t j = 0; j < n; j++) {

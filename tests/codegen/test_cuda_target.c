@@ -769,9 +769,12 @@ static void test_row_regimes(int64_t min_h, int64_t opt_h, int64_t max_h, int no
 
 /* (m) attention fusion (tensor-core kernel); variant 1: the scores are a
  * graph output too, variant 2: head dim 6; both unfused (two GEMMs and a
- * softmax kernel); variant 3: head dim 12, the SIMT kernel */
+ * softmax kernel); variant 3: head dim 12, the SIMT kernel; variant + 4: the
+ * softmax with zero_masked_rows (torch's attention: a fully masked row gives 0) */
 static symc_module *attention_module(int variant) {
     symc_error err;
+    int zero_masked = variant >= 4;
+    variant &= 3;
     symc_module *m = symc_module_create("attn", &err);
     symc_dim B, S;
     symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
@@ -788,8 +791,8 @@ static symc_module *attention_module(int variant) {
     symc_tensor scores = node(m, "matmul", "scores", (symc_tensor[]){qh, kt}, 2, NULL, 0);
     symc_tensor scale = constant(m, "scale", SYMC_F32, 0, NULL);
     symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
-    symc_attr ax = symc_attr_int("axis", -1);
-    symc_tensor p = node(m, "softmax", "p", &scaled, 1, &ax, 1);
+    symc_attr ax[2] = {symc_attr_int("axis", -1), symc_attr_int("zero_masked_rows", 1)};
+    symc_tensor p = node(m, "softmax", "p", &scaled, 1, ax, zero_masked ? 2 : 1);
     symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
     symc_tensor ot = node(m, "transpose", "ot", &o, 1, &ph, 1);
     symc_mark_output(m, ot, &err);
@@ -802,12 +805,19 @@ static void test_attention(int variant) {
     symc_module *m = attention_module(variant);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
+    if (e && variant >= 4) {
+        /* a fully masked row is stored as zeros: L == 0 in the fused kernel, a max of -inf in the row kernel */
+        if (variant == 4) CHECK_CONTAINS(e->cuda_source, "(L == 0.f ? 0.f : o[n][2 * h] / L)");
+        else CHECK_CONTAINS(e->cuda_source, "mx == -__int_as_float(0x7f800000) ? (float)0 :");
+    }
+    if (e && variant < 4) CHECK(!strstr(e->cuda_source, "L == 0.f ?") && !strstr(e->cuda_source, "? (float)0 :"));
+    const int base = variant & 3;
     if (e) {
-        if (variant == 3) {
+        if (base == 3) {
             CHECK(count_steps(e, RT_STEP_GEMM) == 0 && count_steps(e, RT_STEP_KERNEL) == 1);
             CHECK_CONTAINS(e->cuda_source, "fused attention (flash, fp32, D 12, Dv 12)");
             CHECK(first_step(e, RT_STEP_KERNEL) && first_step(e, RT_STEP_KERNEL)->block == 256);
-        } else if (variant == 0) {
+        } else if (base == 0) {
             CHECK(count_steps(e, RT_STEP_GEMM) == 0 && count_steps(e, RT_STEP_KERNEL) == 1);
             CHECK_CONTAINS(e->cuda_source, "fused attention (flash, 3xTF32 tensor cores, D 16, Dv 16)");
             const rt_step *s = first_step(e, RT_STEP_KERNEL);
@@ -918,6 +928,8 @@ int main(void) {
     test_attention(1);
     test_attention(2);
     test_attention(3);
+    test_attention(4);
+    test_attention(6);
     test_views_and_dims();
     test_errors();
     test_every_family();

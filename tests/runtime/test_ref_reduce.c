@@ -157,6 +157,15 @@ static void test_softmax(void) {
     rt_ref_tensor yh = tz(SYMC_F16, SH(1, 4));
     RUN_OK(IR_OP_SOFTMAX, ax, 1, &xh, 1, &yh, 1);
     EXPECT(yh, 0, 0.25, 0.25, 0.25, 0.25);
+    /* a row of -inf: NaN by default (0/0), zeros with zero_masked_rows (torch's attention); a row with
+     * one finite value is unaffected */
+    rt_ref_tensor xm = tf(SYMC_F32, SH(2, 3), V(-INFINITY, -INFINITY, -INFINITY, -INFINITY, 2, -INFINITY));
+    rt_ref_tensor ym = tz(SYMC_F32, SH(2, 3));
+    RUN_OK(IR_OP_SOFTMAX, ax, 1, &xm, 1, &ym, 1);
+    for (int i = 0; i < 3; i++) CHECK(isnan(tget(&ym, i)));
+    symc_attr axz[2] = {symc_attr_int("axis", -1), symc_attr_int("zero_masked_rows", 1)};
+    RUN_OK(IR_OP_SOFTMAX, axz, 2, &xm, 1, &ym, 1);
+    EXPECT(ym, 0, 0, 0, 0, 0, 1, 0);
 }
 
 static void test_layer_rms_norm(void) {

@@ -337,7 +337,8 @@ def test_cnn(dev):
 
 def test_sdpa(dev):
     """F.scaled_dot_product_attention lowered to matmul/softmax/matmul: no mask, is_causal (mask from the
-    symbolic sequence length), a bool mask and a float mask given as inputs; one build each, several S."""
+    symbolic sequence length), a bool mask and a float mask given as inputs; one build each, several S.
+    The masks fully mask one query row, which torch's attention answers with zeros (not NaN)."""
     for kind in ("plain", "causal", "bool mask", "float mask"):
         model = Attention(causal=kind == "causal").eval().to(dev)
         ins = [symc.Input(min_shape=(1, 1, 32), opt_shape=(2, 16, 32), max_shape=(4, 48, 32),
@@ -351,10 +352,12 @@ def test_sdpa(dev):
             args = [torch.randn(b, s, 32, device=dev)]
             if kind == "bool mask":
                 mask = torch.rand(s, s, device=dev) > 0.5
-                mask[:, 0] = True  # no fully masked row (torch gives 0 there, plain softmax NaN)
+                mask[s // 2, :] = False  # a fully masked query row: torch gives zeros there, a plain softmax NaN
                 args.append(mask)
             elif kind == "float mask":
-                args.append(torch.randn(s, s, device=dev))
+                mask = torch.randn(s, s, device=dev)
+                mask[s // 2, :] = float("-inf")  # the same with a float mask
+                args.append(mask)
             with torch.no_grad():
                 close(f"sdpa/{dev}/{kind} batch={b} seq={s}", m(*args), model(*args))
     try:

@@ -1403,7 +1403,9 @@ def _sdpa(tr, n, a, k):
         cols = tr.node("unsqueeze", [cols], [("axes", "ints", [0])])
         masked = tr.node("greater", [cols, rows])  # [L, S]
         s = tr.node("where", [masked, tr.tensor(float("-inf"), dt), s])
-    pr = tr.node("softmax", [s], [("axis", "int", rk - 1)])
+    # torch's attention gives zeros, not NaN, for a query row whose keys are all masked (-inf): the safe
+    # softmax (scaled_dot_product_attention since torch 2.5, every backend)
+    pr = tr.node("softmax", [s], [("axis", "int", rk - 1), ("zero_masked_rows", "int", 1)])
     y = tr.node("matmul", [pr, tr.tensor(v)])
     rets = n.target._schema.returns
     if len(rets) == 1:
