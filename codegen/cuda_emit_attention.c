@@ -696,6 +696,243 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
             (long long)NV, osr, osd, st0, osr, osd, st1);
 }
 
+/* 1 when view v's storage rows can be copied 8 halves (16 bytes) at a time:
+ * contiguous last dim, row and batch strides provably multiples of 8 */
+static int view_vec8(cg_cuda *c, const att_view *v) {
+    int64_t one;
+    if (!sym_is_const(c->m->syms, v->strides[3], &one) || one != 1) return 0;
+    for (int d = 0; d < 3; d++)
+        if (sym_prove_divisible(c->m->syms, v->strides[d], 8) != SYM_TRUE) return 0;
+    return 1;
+}
+
+/* the half tensor-core kernel applies: Q, K, V stored in one half type, head
+ * dims multiples of 16 up to 128, rows copyable 16 bytes at a time, sm_80+ */
+static int att_h16(cg_cuda *c, const att_plan *a) {
+    return c->b->sm >= 80 && cg_is_half(a->qdt) && a->kdt == a->qdt && a->vdt == a->qdt && a->d % 16 == 0 &&
+        a->dv % 16 == 0 && view_vec8(c, &a->q) && view_vec8(c, &a->k) && view_vec8(c, &a->v);
+}
+
+#define H16_MT 2                /* 16-row m-tiles a warp */
+#define H16_ROWS (64 * H16_MT)  /* query rows a block: 4 warps */
+#define H16_WARP_ROWS_TEXT "32" /* 16 * H16_MT, as text */
+#define H16_WARP_LAST_TEXT "31" /* 16 * H16_MT - 1 */
+_Static_assert(H16_MT == 2, "H16_WARP_ROWS_TEXT and H16_WARP_LAST_TEXT follow H16_MT");
+
+/* Q's fragments stay in registers for the row block when the head dim is
+ * small; from D = 128 they are read from shared memory at each use (the
+ * registers go to the output accumulators) */
+static int h16_q_in_regs(int64_t d) { return d <= 64; }
+
+/* stage `rows` rows [row0, row0 + rows) x `cols` halves of `ptr` (row
+ * stride rs) into shared `dst` (row pitch ld halves) with 16-byte cp.async,
+ * zeros past `lim` */
+static void emit_cp_tile(cg_kw *k, const char *dst, int64_t ld, const char *ptr, const char *rs, int64_t rows,
+                         int64_t cols, const char *row0, const char *lim) {
+    kw_body(k,
+            "            for (int e = threadIdx.x; e < %lld; e += 128) {\n"
+            "                const int r = e / %lld, c8 = (e - r * %lld) * 8;\n"
+            "                const bool in = %s + r < %s;\n"
+            "                sc_cp16(&%s[r * %lld + c8], %s + (in ? (%s + r) * %s + c8 : 0), in);\n"
+            "            }\n",
+            (long long)(rows * (cols / 8)), (long long)(cols / 8), (long long)(cols / 8), row0, lim, dst, (long long)ld,
+            ptr, row0, rs);
+}
+
+/* The half tensor-core kernel (sm_80+): flash attention with mma.sync
+ * m16n8k16 in the storage's half type and fp32 accumulation. 4 warps, each
+ * H16_MT m-tiles of 16 query rows (a block: H16_ROWS rows), so every K and V
+ * fragment read from shared memory feeds H16_MT products. K and V tiles of
+ * 64 keys are double buffered in shared memory, the next tile's cp.async in
+ * flight while the current one is used; K fragments by ldmatrix, V's by
+ * ldmatrix.trans; Q's by ldmatrix, kept in registers for D <= 64. The
+ * score tile stays in the accumulator layout, which is the A fragment
+ * layout of P·V once packed to half pairs: P never touches shared memory.
+ * Online softmax in fp32 in base 2 (scores times log2(e), one FFMA and one
+ * ex2 a probability), the running max and sum per row over the 4 lanes of a
+ * row; key bounds are int compares against the tile's remaining keys. P is
+ * rounded to the half type for the product, as every flash attention does. */
+static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const char *ksr, const char *vsr,
+                          const char *osr, const char *osd) {
+    const int64_t D = a->d, DV = a->dv, QP = D + 8, VP = DV + 8, NV = DV / 8, KD = D / 16;
+    const int qreg = h16_q_in_regs(D);
+    const char *mma = a->qdt == SYMC_BF16 ? "sc_mma_bf16" : "sc_mma_f16";
+    const char *pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16";
+    char st0[160], st1[160];
+    cg_store(st0, sizeof st0, a->odt,
+             a->zero_masked ? "(L == 0.f ? 0.f : o[mt][n][2 * h] / L)" : "o[mt][n][2 * h] / L");
+    cg_store(st1, sizeof st1, a->odt,
+             a->zero_masked ? "(L == 0.f ? 0.f : o[mt][n][2 * h + 1] / L)" : "o[mt][n][2 * h + 1] / L");
+    kw_body(k,
+            "        const long long q0 = qt * %d;\n"
+            "        __syncthreads(); /* the previous row block is done with the tiles */\n",
+            H16_ROWS);
+    if (a->causal_skip)
+        kw_body(k, "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
+                H16_ROWS, H16_ROWS);
+    else kw_body(k, "        const long long kend = Sk;\n");
+    kw_body(k, "        const long long ntile = (kend + 63) / 64;\n        {\n");
+    emit_cp_tile(k, "Qs", QP, "qp", qsr, H16_ROWS, D, "q0", "Sq");
+    kw_body(k, "        }\n        if (ntile > 0) {\n            const long long k0 = 0;\n");
+    emit_cp_tile(k, "Ks", QP, "kp", ksr, 64, D, "k0", "Sk");
+    emit_cp_tile(k, "Vs", VP, "vp", vsr, 64, DV, "k0", "Sk");
+    kw_body(k,
+            "        }\n"
+            "        sc_cp_commit();\n"
+            "        sc_cp_wait<0>();\n"
+            "        __syncthreads();\n");
+    if (qreg)
+        kw_body(
+            k,
+            "        unsigned qf[%d][%lld][4];\n"
+            "#pragma unroll\n"
+            "        for (int mt = 0; mt < %d; mt++)\n"
+            "#pragma unroll\n"
+            "            for (int kk = 0; kk < %lld; kk++)\n"
+            "                sc_ldsm4(qf[mt][kk], &Qs[(w * %d + mt * 16 + (lane & 15)) * %lld + kk * 16 + (lane >> 4) * 8]);\n",
+            H16_MT, (long long)KD, H16_MT, (long long)KD, 16 * H16_MT, (long long)QP);
+    kw_body(k,
+            "        float m[%d][2], l[%d][2], o[%d][%lld][4];\n"
+            "#pragma unroll\n"
+            "        for (int mt = 0; mt < %d; mt++) {\n"
+            "            m[mt][0] = m[mt][1] = NINF;\n"
+            "            l[mt][0] = l[mt][1] = 0.f;\n"
+            "#pragma unroll\n"
+            "            for (int n = 0; n < %lld; n++) o[mt][n][0] = o[mt][n][1] = o[mt][n][2] = o[mt][n][3] = 0.f;\n"
+            "        }\n"
+            "        for (long long it = 0; it < ntile; it++) {\n"
+            "            const long long k0 = it * 64;\n"
+            "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n"
+            "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n"
+            "            if (it + 1 < ntile) { /* the next tile into the other buffer */\n"
+            "                unsigned short *Kn = Ks + ((it + 1) & 1) * %lld, *Vn = Vs + ((it + 1) & 1) * %lld;\n"
+            "                const long long k1 = k0 + 64;\n",
+            H16_MT, H16_MT, H16_MT, (long long)NV, H16_MT, (long long)NV, (long long)(64 * QP), (long long)(64 * VP),
+            (long long)(64 * QP), (long long)(64 * VP));
+    emit_cp_tile(k, "Kn", QP, "kp", ksr, 64, D, "k1", "Sk");
+    emit_cp_tile(k, "Vn", VP, "vp", vsr, 64, DV, "k1", "Sk");
+    kw_body(k,
+            "                sc_cp_commit();\n"
+            "                sc_cp_wait<1>();\n"
+            "            } else sc_cp_wait<0>();\n"
+            "            __syncthreads();\n"
+            "            if (%s) { /* else every key of the tile is after the warp's last row: masked (causal) */\n"
+            "            float s[%d][8][4];\n"
+            "#pragma unroll\n"
+            "            for (int mt = 0; mt < %d; mt++)\n"
+            "#pragma unroll\n"
+            "                for (int n = 0; n < 8; n++) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;\n"
+            "#pragma unroll\n"
+            "            for (int kk = 0; kk < %lld; kk++) {\n",
+            a->causal_skip ? "k0 <= q0 + w * " H16_WARP_ROWS_TEXT " + " H16_WARP_LAST_TEXT : "true", H16_MT, H16_MT,
+            (long long)KD);
+    if (!qreg)
+        kw_body(
+            k,
+            "                unsigned qa[%d][4];\n"
+            "#pragma unroll\n"
+            "                for (int mt = 0; mt < %d; mt++)\n"
+            "                    sc_ldsm4(qa[mt], &Qs[(w * %d + mt * 16 + (lane & 15)) * %lld + kk * 16 + (lane >> 4) * 8]);\n",
+            H16_MT, H16_MT, 16 * H16_MT, (long long)QP);
+    kw_body(
+        k,
+        "#pragma unroll\n"
+        "                for (int np = 0; np < 4; np++) {\n"
+        "                    unsigned b[4];\n"
+        "                    sc_ldsm4(b, &Kc[(np * 16 + (lane & 7) + ((lane >> 4) << 3)) * %lld + kk * 16 + ((lane >> 3) & 1) * 8]);\n"
+        "#pragma unroll\n"
+        "                    for (int mt = 0; mt < %d; mt++) {\n"
+        "                        %s(s[mt][2 * np], %s, b);\n"
+        "                        %s(s[mt][2 * np + 1], %s, b + 2);\n"
+        "                    }\n"
+        "                }\n"
+        "            }\n",
+        (long long)QP, H16_MT, mma, qreg ? "qf[mt][kk]" : "qa[mt]", mma, qreg ? "qf[mt][kk]" : "qa[mt]");
+    /* score function, bounds, online softmax over the 4 lanes of a row, in base 2 */
+    kw_body(k,
+            "#pragma unroll\n"
+            "            for (int mt = 0; mt < %d; mt++)\n"
+            "#pragma unroll\n"
+            "            for (int h = 0; h < 2; h++) {\n"
+            "                const long long qi = q0 + w * %d + mt * 16 + g + 8 * h;\n"
+            "                float mx = NINF;\n"
+            "#pragma unroll\n"
+            "                for (int n = 0; n < 8; n++)\n"
+            "#pragma unroll\n"
+            "                    for (int u = 0; u < 2; u++) {\n"
+            "                        const int kl = n * 8 + 2 * t + u;\n"
+            "                        const long long kj = k0 + kl;\n"
+            "                        const bool ok = qi < Sq && kl < rem;\n"
+            "                        float v = s[mt][n][2 * h + u];\n"
+            "                        (void)ok;\n"
+            "                        (void)kj;\n",
+            H16_MT, 16 * H16_MT);
+    emit_chain(k, a);
+    kw_body(
+        k,
+        "                        v = kl < rem ? v * 1.4426950408889634f : NINF;\n"
+        "                        s[mt][n][2 * h + u] = v;\n"
+        "                        mx = fmaxf(mx, v);\n"
+        "                    }\n"
+        "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
+        "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
+        "                const float mn = fmaxf(m[mt][h], mx), mu = mn == NINF ? 0.f : mn, re = sc_ex2(m[mt][h] - mu);\n"
+        "                m[mt][h] = mn;\n"
+        "                l[mt][h] *= re;\n"
+        "#pragma unroll\n"
+        "                for (int n = 0; n < %lld; n++) o[mt][n][2 * h] *= re, o[mt][n][2 * h + 1] *= re;\n"
+        "#pragma unroll\n"
+        "                for (int n = 0; n < 8; n++) {\n"
+        "                    const float p0 = sc_ex2(s[mt][n][2 * h] - mu), p1 = sc_ex2(s[mt][n][2 * h + 1] - mu);\n"
+        "                    l[mt][h] += p0 + p1;\n"
+        "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
+        "                }\n"
+        "            }\n"
+        "#pragma unroll\n"
+        "            for (int j = 0; j < 4; j++) { /* keys 16j..16j+15: P's A fragments from two score tiles */\n"
+        "                unsigned pa[%d][4];\n"
+        "#pragma unroll\n"
+        "                for (int mt = 0; mt < %d; mt++) {\n"
+        "                    pa[mt][0] = %s(s[mt][2 * j][0], s[mt][2 * j][1]);\n"
+        "                    pa[mt][1] = %s(s[mt][2 * j][2], s[mt][2 * j][3]);\n"
+        "                    pa[mt][2] = %s(s[mt][2 * j + 1][0], s[mt][2 * j + 1][1]);\n"
+        "                    pa[mt][3] = %s(s[mt][2 * j + 1][2], s[mt][2 * j + 1][3]);\n"
+        "                }\n"
+        "#pragma unroll\n"
+        "                for (int np = 0; np < %lld; np++) {\n"
+        "                    unsigned b[4];\n"
+        "                    sc_ldsm4_t(b, &Vc[(j * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * %lld + np * 16 + (lane >> 4) * 8]);\n"
+        "#pragma unroll\n"
+        "                    for (int mt = 0; mt < %d; mt++) {\n"
+        "                        %s(o[mt][2 * np], pa[mt], b);\n"
+        "                        %s(o[mt][2 * np + 1], pa[mt], b + 2);\n"
+        "                    }\n"
+        "                }\n"
+        "            }\n"
+        "            }\n"
+        "            __syncthreads(); /* everyone is done with this buffer before it is refilled */\n"
+        "        }\n",
+        (long long)NV, H16_MT, H16_MT, pack, pack, pack, pack, (long long)(DV / 16), (long long)VP, H16_MT, mma, mma);
+    kw_body(k,
+            "#pragma unroll\n"
+            "        for (int mt = 0; mt < %d; mt++)\n"
+            "#pragma unroll\n"
+            "        for (int h = 0; h < 2; h++) {\n"
+            "            float L = l[mt][h];\n"
+            "            L += __shfl_xor_sync(0xffffffffu, L, 1);\n"
+            "            L += __shfl_xor_sync(0xffffffffu, L, 2);\n"
+            "            const long long qi = q0 + w * %d + mt * 16 + g + 8 * h;\n"
+            "            if (qi >= Sq) continue;\n"
+            "#pragma unroll\n"
+            "            for (int n = 0; n < %lld; n++) {\n"
+            "                op[qi * %s + (n * 8 + 2 * t) * %s] = %s;\n"
+            "                op[qi * %s + (n * 8 + 2 * t + 1) * %s] = %s;\n"
+            "            }\n"
+            "        }\n"
+            "    }\n",
+            H16_MT, 16 * H16_MT, (long long)NV, osr, osd, st0, osr, osd, st1);
+}
+
 /* The SIMT kernel (any SM; D, Dv multiples of 4): 256 threads, each a 4x4
  * block of the score tile (rows ty*4+i, keys tx+16j) and 4 rows x 4 or 8
  * output columns; exact fp32 FMAs. */
@@ -855,12 +1092,15 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     if (!plan(c, node, &a) || !matches_plan(c, node, &a))
         return cg_fail(c, node, SYMC_ERR_INTERNAL, "the fused attention planned here no longer matches");
     const int64_t D = a.d, DV = a.dv;
-    /* tensor cores from sm_80 when the head dims are multiples of 8 */
+    /* half tensor cores for half Q, K, V; TF32 tensor cores from sm_80 when the head dims are
+     * multiples of 8; else the SIMT kernel */
+    const int h16 = att_h16(c, &a);
     const int tc = c->b->sm >= 80 && D % 8 == 0 && DV % 8 == 0;
     const int64_t QLD = tc ? pitch(D, 4) : D + 4, VLD = tc ? pitch(DV, 8) : DV + 4, PLD = tc ? pitch(64, 4) : 68;
     cg_kw k;
     kw_begin(&k, c, node);
-    k.shared = (uint32_t)((2 * ATT_TILE * QLD + ATT_TILE * VLD + ATT_TILE * PLD) * (int64_t)sizeof(float));
+    if (h16) k.shared = (uint32_t)((H16_ROWS * (D + 8) + 2 * 64 * (D + 8) + 2 * 64 * (DV + 8)) * 2);
+    else k.shared = (uint32_t)((2 * ATT_TILE * QLD + ATT_TILE * VLD + ATT_TILE * PLD) * (int64_t)sizeof(float));
     char sq[48], sk[48], n1[48], qsr[48], qsd[48], ksr[48], ksd[48], vsr[48], vsd[48], osr[48], osd[48];
     dim_text(&k, a.sq, sq, sizeof sq);
     dim_text(&k, a.sk, sk, sizeof sk);
@@ -874,22 +1114,33 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     dim_text(&k, a.o.strides[2], osr, sizeof osr);
     dim_text(&k, a.o.strides[3], osd, sizeof osd);
     sym_table *T = c->m->syms;
-    sym_expr nq = sym_ceildiv(T, a.sq, sym_const(T, ATT_TILE));
+    const int rows = h16 ? H16_ROWS : ATT_TILE; /* query rows a block */
+    sym_expr nq = sym_ceildiv(T, a.sq, sym_const(T, rows));
     sym_expr work = sym_mul(T, sym_mul(T, a.n0, a.n1), nq);
     char wk[48];
     dim_text(&k, work, wk, sizeof wk);
+    if (h16)
+        kw_body(&k,
+                "    extern __shared__ float4 sc_smem4[];\n"
+                "    unsigned short *Qs = (unsigned short *)sc_smem4, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld;\n"
+                "    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;\n",
+                H16_ROWS, (long long)(D + 8), 2 * 64, (long long)(D + 8));
+    else
+        kw_body(&k,
+                "    extern __shared__ float4 sc_smem4[];\n"
+                "    float *Qs = (float *)sc_smem4, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld, *Ps = Vs + %d * %lld;\n"
+                "    %s\n",
+                ATT_TILE, (long long)QLD, ATT_TILE, (long long)QLD, ATT_TILE, (long long)VLD,
+                tc ? "const int w = threadIdx.x >> 5, g = (threadIdx.x >> 2) & 7, t = threadIdx.x & 3;"
+                   : "const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;");
     kw_body(&k,
-            "    extern __shared__ float4 sc_smem4[];\n"
-            "    float *Qs = (float *)sc_smem4, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld, *Ps = Vs + %d * %lld;\n"
-            "    %s\n"
             "    const float NINF = __int_as_float(0xff800000);\n"
             "    const long long Sq = %s, Sk = %s, nq = (Sq + %d) / %d;\n",
-            ATT_TILE, (long long)QLD, ATT_TILE, (long long)QLD, ATT_TILE, (long long)VLD,
-            tc ? "const int w = threadIdx.x >> 5, g = (threadIdx.x >> 2) & 7, t = threadIdx.x & 3;"
-               : "const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;",
-            sq, sk, ATT_TILE - 1, ATT_TILE);
+            sq, sk, rows - 1, rows);
     kw_body(&k, "    SC_ROWS(blk, %s) {\n", wk);
-    kw_body(&k, "        const long long qt = blk %% nq, bb = blk / nq, b1 = bb %% %s, b0 = bb / %s;\n", n1, n1);
+    /* causal: the row blocks with the most keys first (they finish last otherwise) */
+    kw_body(&k, "        const long long qt = %sblk %% nq, bb = blk / nq, b1 = bb %% %s, b0 = bb / %s;\n",
+            a.causal_skip ? "nq - 1 - " : "", n1, n1);
     {
         const char *qp = kw_in(&k, a.q.t), *kp = kw_in(&k, a.k.t), *vp = kw_in(&k, a.v.t), *op = kw_out(&k, a.o.t);
         char qpn[32], kpn[32], vpn[32], opn[32];
@@ -919,7 +1170,8 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
      * 10 mantissa bits, as an f16 P would be */
     const int split = c->b->opt->precision == RT_PREC_FP32 &&
         (a.qdt == SYMC_F32 || a.kdt == SYMC_F32 || a.vdt == SYMC_F32);
-    if (tc) emit_mma_body(&k, &a, split, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
+    if (h16) emit_h16_body(&k, &a, qsr, ksr, vsr, osr, osd);
+    else if (tc) emit_mma_body(&k, &a, split, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
     else emit_simt_body(&k, &a, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
     /* the comment lists the fused nodes */
     cg_str comment = {0};
@@ -928,7 +1180,8 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
         snprintf(storage, sizeof storage, ", storage q %s k %s v %s o %s", symc_dtype_name(a.qdt),
                  symc_dtype_name(a.kdt), symc_dtype_name(a.vdt), symc_dtype_name(a.odt));
     cg_str_appendf(&comment, "fused attention (flash, %s%s%s, D %lld, Dv %lld) of ",
-                   !tc         ? "fp32"
+                   h16         ? (a.qdt == SYMC_BF16 ? "bf16 tensor cores" : "f16 tensor cores")
+                       : !tc   ? "fp32"
                        : split ? "3xTF32 tensor cores"
                                : "TF32 tensor cores",
                    storage, a.causal_skip ? ", causal" : "", (long long)D, (long long)DV);
@@ -937,7 +1190,7 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     for (uint32_t i = 0; i < a.n_covered && nn < 72; i++) nodes[nn++] = a.covered[i];
     cg_describe_nodes(c, nodes, nn, &comment);
     symc_status st = comment.oom ? symc_error_setf(c->b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA source")
-                                 : kw_finish(&k, comment.p, work, 1, tc ? 128 : 256);
+                                 : kw_finish(&k, comment.p, work, 1, tc || h16 ? 128 : 256);
     cg_str_free(&comment);
     kw_free(&k);
     return st;

@@ -236,7 +236,7 @@ static symc_tensor constant(symc_module *m, const char *name, symc_dtype dt, int
     for (int32_t d = 0; d < rank; d++) n *= dims[d];
     symc_error err;
     symc_tensor t = SYMC_TENSOR_NONE;
-    size_t es = dt == SYMC_F64 || dt == SYMC_I64 ? 8 : dt == SYMC_BOOL ? 1 : 4;
+    size_t es = dt == SYMC_F64 || dt == SYMC_I64 ? 8 : dt == SYMC_BOOL ? 1 : dt == SYMC_F16 || dt == SYMC_BF16 ? 2 : 4;
     CHECK_MSG(symc_add_constant(m, name, dt, rank, dims, zeros, (size_t)n * es, &t, &err) == SYMC_OK, "%s", err.msg);
     return t;
 }
@@ -770,10 +770,12 @@ static void test_row_regimes(int64_t min_h, int64_t opt_h, int64_t max_h, int no
 /* (m) attention fusion (tensor-core kernel); variant 1: the scores are a
  * graph output too, variant 2: head dim 6; both unfused (two GEMMs and a
  * softmax kernel); variant 3: head dim 12, the SIMT kernel; variant + 4: the
- * softmax with zero_masked_rows (torch's attention: a fully masked row gives 0) */
+ * softmax with zero_masked_rows (torch's attention: a fully masked row gives 0);
+ * + 8: f16 storage, + 16: bf16 storage */
 static symc_module *attention_module(int variant) {
     symc_error err;
-    int zero_masked = variant >= 4;
+    int zero_masked = (variant & 4) != 0;
+    symc_dtype dt = variant & 8 ? SYMC_F16 : variant & 16 ? SYMC_BF16 : SYMC_F32;
     variant &= 3;
     symc_module *m = symc_module_create("attn", &err);
     symc_dim B, S;
@@ -781,15 +783,15 @@ static symc_module *attention_module(int variant) {
     symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
     symc_dim c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, variant == 2 ? 6 : variant == 3 ? 12 : 16);
     symc_tensor q, k, v;
-    symc_add_input(m, "q", SYMC_F32, 4, (symc_dim[]){B, S, c2, hd}, &q, &err);
-    symc_add_input(m, "k", SYMC_F32, 4, (symc_dim[]){B, c2, S, hd}, &k, &err);
-    symc_add_input(m, "v", SYMC_F32, 4, (symc_dim[]){B, c2, S, hd}, &v, &err);
+    symc_add_input(m, "q", dt, 4, (symc_dim[]){B, S, c2, hd}, &q, &err);
+    symc_add_input(m, "k", dt, 4, (symc_dim[]){B, c2, S, hd}, &k, &err);
+    symc_add_input(m, "v", dt, 4, (symc_dim[]){B, c2, S, hd}, &v, &err);
     int64_t perm[4] = {0, 1, 3, 2}, heads[4] = {0, 2, 1, 3};
     symc_attr pe = symc_attr_ints("perm", perm, 4), ph = symc_attr_ints("perm", heads, 4);
     symc_tensor qh = node(m, "transpose", "qh", &q, 1, &ph, 1);
     symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pe, 1);
     symc_tensor scores = node(m, "matmul", "scores", (symc_tensor[]){qh, kt}, 2, NULL, 0);
-    symc_tensor scale = constant(m, "scale", SYMC_F32, 0, NULL);
+    symc_tensor scale = constant(m, "scale", dt, 0, NULL);
     symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
     symc_attr ax[2] = {symc_attr_int("axis", -1), symc_attr_int("zero_masked_rows", 1)};
     symc_tensor p = node(m, "softmax", "p", &scaled, 1, ax, zero_masked ? 2 : 1);
@@ -805,6 +807,23 @@ static void test_attention(int variant) {
     symc_module *m = attention_module(variant);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
+    if (e && variant >= 8) {
+        /* half storage: the half tensor-core kernel, P packed to half pairs, 64 of 128 keys double buffered */
+        CHECK_CONTAINS(e->cuda_source,
+                       variant & 8
+                           ? "fused attention (flash, f16 tensor cores, storage q f16 k f16 v f16 o f16, D 16"
+                           : "fused attention (flash, bf16 tensor cores, storage q bf16 k bf16 v bf16 o bf16, D 16");
+        CHECK_CONTAINS(e->cuda_source,
+                       variant & 8 ? "sc_mma_f16(o[mt][2 * np], pa[mt], b);"
+                                   : "sc_mma_bf16(o[mt][2 * np], pa[mt], b);");
+        CHECK_CONTAINS(e->cuda_source, "sc_cp_wait<1>();");
+        const rt_step *s = first_step(e, RT_STEP_KERNEL);
+        CHECK(s && s->block == 128 && s->shared == (128 * 24 + 4 * 64 * 24) * 2);
+        if (variant & 4) CHECK_CONTAINS(e->cuda_source, "(L == 0.f ? 0.f : o[mt][n][2 * h] / L)");
+        rt_engine_free(e);
+        symc_module_destroy(m);
+        return;
+    }
     if (e && variant >= 4) {
         /* a fully masked row is stored as zeros: L == 0 in the fused kernel, a max of -inf in the row kernel */
         if (variant == 4) CHECK_CONTAINS(e->cuda_source, "(L == 0.f ? 0.f : o[n][2 * h] / L)");
@@ -930,6 +949,8 @@ int main(void) {
     test_attention(3);
     test_attention(4);
     test_attention(6);
+    test_attention(8);      /* f16 */
+    test_attention(16 + 4); /* bf16, zero_masked_rows */
     test_views_and_dims();
     test_errors();
     test_every_family();
