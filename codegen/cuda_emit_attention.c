@@ -24,9 +24,16 @@
  * the score (no broadcasting), the head dims D and Dv constants that are
  * multiples of 4 and at most 128; anything else stays unfused.
  *
- * The kernel (one per fused attention) is flash attention in fp32 with
- * fp32 accumulation, so it is exact to fp32 rounding whatever --precision
- * asks of the library calls: a block of 256 threads owns 64 query rows of
+ * The kernel (one per fused attention) is flash attention with fp32
+ * softmax state and accumulation, in one of three forms:
+ *   - half tensor cores (emit_h16_body) when Q, K and V are stored in one
+ *     half type with head dims multiples of 16: mma.sync m16n8k16 in f16 or
+ *     bf16, 128 query rows a block, cp.async double buffering, P rounded to
+ *     the half type (as every flash attention does);
+ *   - TF32 tensor cores (emit_mma_body) from sm_80 when the head dims are
+ *     multiples of 8: 3xTF32 for fp32 engines (about fp32 accuracy);
+ *   - SIMT fp32 (emit_simt_body) otherwise, described here:
+ * a block of 256 threads owns 64 query rows of
  * one batch index and loops over 64-key tiles. Q's tile stays in shared
  * memory; K and V tiles are staged row-major with padded rows. Each thread
  * holds a 4x4 block of the score tile (rows ty*4+i, keys tx+16j: float4
