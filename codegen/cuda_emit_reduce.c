@@ -161,12 +161,16 @@ static int cmp_u32(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* keeps the f32 tensors of ts whose shape is ref's (and not `skip`) */
-static void keep_full_f32(cg_cuda *c, uint32_t *ts, uint32_t *n, const ir_tensor *ref, uint32_t skip) {
+/* the dtypes a float4 path reads and writes: f32 (16 bytes) and f16/bf16
+ * (4 halves, 8 bytes, widened to a float4) */
+static int vec_dtype(symc_dtype dt) { return dt == SYMC_F32 || cg_is_half(dt); }
+
+/* keeps the f32/f16/bf16 tensors of ts whose shape is ref's (and not `skip`) */
+static void keep_full_vec(cg_cuda *c, uint32_t *ts, uint32_t *n, const ir_tensor *ref, uint32_t skip) {
     uint32_t m = 0;
     for (uint32_t i = 0; i < *n; i++) {
         const ir_tensor *t = &c->m->tensors[ts[i]];
-        if (ts[i] != skip && t->dtype == SYMC_F32 && ir_same_shape(t, ref)) ts[m++] = ts[i];
+        if (ts[i] != skip && vec_dtype(t->dtype) && ir_same_shape(t, ref)) ts[m++] = ts[i];
     }
     *n = m;
 }
@@ -202,7 +206,11 @@ static void load4(cg_kw *k, const uint32_t *ts, uint32_t n, const char *at, uint
         uint32_t before = *n_done;
         add_unique(done, n_done, ts[i]);
         if (*n_done == before) continue;
-        kw_body(k, "            const float4 q%u = reinterpret_cast<const float4*>(t%u)[%s];\n", ts[i], ts[i], at);
+        symc_dtype dt = k->c->m->tensors[ts[i]].dtype;
+        if (cg_is_half(dt))
+            kw_body(k, "            const float4 q%u = %s(t%u, %s);\n", ts[i], dt == SYMC_F16 ? "sc_ld4h" : "sc_ld4b",
+                    ts[i], at);
+        else kw_body(k, "            const float4 q%u = reinterpret_cast<const float4*>(t%u)[%s];\n", ts[i], ts[i], at);
     }
 }
 
@@ -462,7 +470,10 @@ static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *
                 else if (!last) emit_step(k, s, p);
                 kw_body(k, "            (void)i; (void)j; }\n");
             }
-            if (last) kw_body(k, "            reinterpret_cast<float4*>(%s)[i4 >> 2] = o;\n", kw_out(k, s->zt));
+            if (last && cg_is_half(s->dt))
+                kw_body(k, "            %s(%s, i4 >> 2, o);\n", s->dt == SYMC_F16 ? "sc_st4h" : "sc_st4b",
+                        kw_out(k, s->zt));
+            else if (last) kw_body(k, "            reinterpret_cast<float4*>(%s)[i4 >> 2] = o;\n", kw_out(k, s->zt));
         }
         kw_body(k, "        }\n");
         if (!last) emit_after(k, s, p, red);
@@ -515,7 +526,7 @@ static symc_status emit_team(cg_kw *k, const row_spec *s, int warp) {
 static void vec_affine(cg_cuda *c, row_spec *s) {
     for (uint32_t i = 0; i < s->n_aff; i++) {
         const ir_tensor *a = &c->m->tensors[s->aff[i]];
-        int same = a->dtype == SYMC_F32 && a->rank == s->aff_rank;
+        int same = vec_dtype(a->dtype) && a->rank == s->aff_rank;
         for (int d = 0; same && d < a->rank; d++) same = a->dims[d] == s->aff_dims[d];
         if (same) s->vaff[s->n_vaff++] = s->aff[i];
     }
@@ -529,22 +540,22 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
     cg_kw k;
     kw_begin(&k, c, s->node);
     /* float4 operands */
-    s->vec = s->dt == SYMC_F32 && sym_prove_divisible(syms, s->cols, 4) != SYM_FALSE;
+    s->vec = vec_dtype(s->dt) && sym_prove_divisible(syms, s->cols, 4) != SYM_FALSE;
     s->n_vin = s->n_vepi = s->n_vaff = 0;
     if (!s->first) {
         leaves_of(c, s->xt, s->vin, &s->n_vin, 0);
-        keep_full_f32(c, s->vin, &s->n_vin, x, RT_NONE);
+        keep_full_vec(c, s->vin, &s->n_vin, x, RT_NONE);
     } else { /* the kernel reads the first op's input and affine operands */
         row_spec *f = (row_spec *)s->first;
         f->n_vin = f->n_vepi = f->n_vaff = 0;
         leaves_of(c, f->xt, f->vin, &f->n_vin, 0);
-        keep_full_f32(c, f->vin, &f->n_vin, &c->m->tensors[f->xt], RT_NONE);
+        keep_full_vec(c, f->vin, &f->n_vin, &c->m->tensors[f->xt], RT_NONE);
         vec_affine(c, f);
     }
     if (s->epi != IR_NONE) {
         const ir_node *e = &c->m->nodes[s->epi];
         for (uint32_t i = 0; i < e->n_in; i++) leaves_of(c, e->in[i], s->vepi, &s->n_vepi, 0);
-        keep_full_f32(c, s->vepi, &s->n_vepi, &c->m->tensors[s->zt], s->yt);
+        keep_full_vec(c, s->vepi, &s->n_vepi, &c->m->tensors[s->zt], s->yt);
     }
     vec_affine(c, s);
     if (s->kind == RK_REDUCE && s->n_vin == 0) s->vec = 0;
@@ -569,11 +580,17 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
             for (uint32_t i = 0; i < s->first->n_vin; i++) add_unique(all, &n_all, s->first->vin[i]);
             for (uint32_t i = 0; i < s->first->n_vaff; i++) add_unique(all, &n_all, s->first->vaff[i]);
         }
-        kw_body(&k, "    /* float4 when the row length is a multiple of 4 and the pointers are 16-byte aligned */\n");
-        kw_body(&k, "    const bool vec = (ncols & 3LL) == 0 && ((0ull");
-        if (s->kind != RK_REDUCE) kw_body(&k, " | (unsigned long long)%s", kw_out(&k, s->zt));
-        for (uint32_t i = 0; i < n_all; i++) kw_body(&k, " | (unsigned long long)%s", kw_in(&k, all[i]));
-        kw_body(&k, ") & 15ull) == 0ull;\n");
+        /* 16 bytes of f32 or 8 bytes of half a load: the pointers aligned to that */
+        kw_body(&k,
+                "    /* float4 when the row length is a multiple of 4 and the pointers are 16-byte (f32) or 8-byte "
+                "(half) aligned */\n");
+        kw_body(&k, "    const bool vec = (ncols & 3LL) == 0");
+        if (s->kind != RK_REDUCE)
+            kw_body(&k, " && ((unsigned long long)%s & %dull) == 0ull", kw_out(&k, s->zt), cg_is_half(s->dt) ? 7 : 15);
+        for (uint32_t i = 0; i < n_all; i++)
+            kw_body(&k, " && ((unsigned long long)%s & %dull) == 0ull", kw_in(&k, all[i]),
+                    cg_is_half(c->m->tensors[all[i]].dtype) ? 7 : 15);
+        kw_body(&k, ";\n");
     }
     symc_status st = SYMC_OK;
     if (warp_path && block_path) {

@@ -485,6 +485,41 @@ static void test_errors(void) {
     free(ptx);
 }
 
+/* (h') layer_norm(h + r) and softmax over f16/bf16 tensors take the vector path:
+ * 4 halves (8 bytes) a load widened to a float4, 4 halves a store, the
+ * pointers checked for 8-byte alignment */
+static void test_row_half(symc_dtype dt) {
+    symc_error err;
+    symc_module *m = symc_module_create("row_half", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+    symc_dim c768 = symc_dim_const(m, 768);
+    symc_tensor h, r;
+    symc_add_input(m, "h", dt, 2, (symc_dim[]){B, c768}, &h, &err);
+    symc_add_input(m, "r", dt, 2, (symc_dim[]){B, c768}, &r, &err);
+    symc_tensor sum = node(m, "add", "res", (symc_tensor[]){h, r}, 2, NULL, 0);
+    symc_tensor sc = constant(m, "ln_s", dt, 1, (int64_t[]){768});
+    symc_tensor bi = constant(m, "ln_b", dt, 1, (int64_t[]){768});
+    symc_attr ln[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 1e-5)};
+    symc_tensor y = node(m, "layer_norm", "ln", (symc_tensor[]){sum, sc, bi}, 3, ln, 2);
+    symc_attr last = symc_attr_int("axis", -1);
+    symc_tensor p = node(m, "softmax", "probs", &h, 1, &last, 1);
+    symc_mark_output(m, y, &err);
+    symc_mark_output(m, p, &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        const char *ld = dt == SYMC_F16 ? "= sc_ld4h(t" : "= sc_ld4b(t", *st = dt == SYMC_F16 ? "sc_st4h(" : "sc_st4b(";
+        CHECK_CONTAINS(e->cuda_source, ld);
+        CHECK_CONTAINS(e->cuda_source, st);
+        CHECK_CONTAINS(e->cuda_source, "& 7ull) == 0ull");
+        CHECK_CONTAINS(e->cuda_source, "layer_norm: ln (layer_norm); rows of up to 1024 elements: one warp per row");
+        CHECK_CONTAINS(e->cuda_source, "float4 when the row length is a multiple of 4");
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
 /* (h) softmax(x * s + mask) and layer_norm(x + r) are one row kernel each;
  * with the sum also a graph output, layer_norm reads it from memory */
 static void test_row_inline(int sum_is_output) {
@@ -959,6 +994,8 @@ int main(void) {
     test_gemm(1);
     test_row_inline(0);
     test_row_inline(1);
+    test_row_half(SYMC_F16);
+    test_row_half(SYMC_BF16);
     test_gemm_residual(0);
     test_gemm_residual(1);
     test_gemm_residual(2);
