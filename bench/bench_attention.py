@@ -39,14 +39,27 @@ CONFIGS = [  # (H, D, causal, points [(B, S)])
 ]
 
 
-def model(h, d, causal, dt):
+def model(h, d, causal, dt, merged=False):
+    """merged: Q, K, V and the output as a transformer's projections hold them, [B, S, H*D], split
+    into heads by Reshape + Transpose (the kernel reads them through strides)"""
     et = TensorProto.FLOAT16 if dt == torch.float16 else TensorProto.BFLOAT16
     npdt = np.float16
-    io = [helper.make_tensor_value_info(n, et, ["B", h, "S", d]) for n in ("q", "k", "v")]
-    out = helper.make_tensor_value_info("o", et, ["B", h, "S", d])
     N = helper.make_node
-    nodes = [N("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), N("MatMul", ["q", "kt"], ["s"]),
-             N("Mul", ["s", "scale"], ["ss"])]
+    if merged:
+        io = [helper.make_tensor_value_info(n + "m", et, ["B", "S", h * d]) for n in ("q", "k", "v")]
+        out = helper.make_tensor_value_info("om", et, ["B", "S", h * d])
+        pre = []
+        for n in ("q", "k", "v"):
+            pre += [N("Reshape", [n + "m", "split"], [n + "4"]), N("Transpose", [n + "4"], [n], perm=[0, 2, 1, 3])]
+        post = [N("Transpose", ["o"], ["ot"], perm=[0, 2, 1, 3]), N("Reshape", ["ot", "merge"], ["om"])]
+        shp = [numpy_helper.from_array(np.array([0, 0, h, d], np.int64), "split"),
+               numpy_helper.from_array(np.array([0, 0, h * d], np.int64), "merge")]
+    else:
+        io = [helper.make_tensor_value_info(n, et, ["B", h, "S", d]) for n in ("q", "k", "v")]
+        out = helper.make_tensor_value_info("o", et, ["B", h, "S", d])
+        pre, post, shp = [], [], []
+    nodes = pre + [N("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), N("MatMul", ["q", "kt"], ["s"]),
+                   N("Mul", ["s", "scale"], ["ss"])]
     scale = numpy_helper.from_array(np.array(1.0 / d ** 0.5, npdt), "scale")
     if et == TensorProto.BFLOAT16:
         scale = helper.make_tensor("scale", et, [], [1.0 / d ** 0.5])
@@ -64,8 +77,8 @@ def model(h, d, causal, dt):
                   numpy_helper.from_array(np.array([0], np.int64), "ax0"),
                   numpy_helper.from_array(np.array([1], np.int64), "ax1"), ninf]
         last = "ms"
-    nodes += [N("Softmax", [last], ["p"], axis=-1), N("MatMul", ["p", "v"], ["o"])]
-    g = helper.make_graph(nodes, "attn", io, [out], inits)
+    nodes += [N("Softmax", [last], ["p"], axis=-1), N("MatMul", ["p", "v"], ["o"])] + post
+    g = helper.make_graph(nodes, "attn", io, [out], inits + shp)
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 
 
@@ -93,6 +106,9 @@ def main():
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--profile", action="store_true", help="symc bench --profile at each point")
+    ap.add_argument("--merged", action="store_true",
+                    help="Q, K, V, O as [B, S, H*D] split into heads by Reshape/Transpose (a transformer's layout)")
+    ap.add_argument("--configs", default=None, help="indices into CONFIGS, comma separated (default all)")
     a = ap.parse_args()
     os.environ["SYMC_LIB"] = os.path.abspath(a.lib)
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "frontend", "torch"))
@@ -100,15 +116,17 @@ def main():
     dt = torch.float16 if a.dtype == "f16" else torch.bfloat16
     os.makedirs(a.out, exist_ok=True)
     rows, fails = [], 0
-    for h, d, causal, points in CONFIGS:
-        name = f"attn_h{h}_d{d}{'_causal' if causal else ''}_{a.dtype}"
+    pick = [int(i) for i in a.configs.split(",")] if a.configs else range(len(CONFIGS))
+    for h, d, causal, points in (CONFIGS[i] for i in pick):
+        name = f"attn_h{h}_d{d}{'_causal' if causal else ''}{'_merged' if a.merged else ''}_{a.dtype}"
         path, eng = os.path.join(a.out, name + ".onnx"), os.path.join(a.out, name + ".symx")
-        onnx.save(model(h, d, causal, dt), path)
+        onnx.save(model(h, d, causal, dt, a.merged), path)
         bmax = max(b for b, _ in points)
         smax = max(s for _, s in points)
         ob, os_ = points[0]
-        shp = lambda bb, ss: f"{bb}x{h}x{ss}x{d}"  # noqa: E731
-        spec = ",".join(f"{n}:{shp(1, 1)},{shp(ob, os_)},{shp(bmax, smax)}" for n in ("q",))
+        names = ("qm", "km", "vm") if a.merged else ("q", "k", "v")
+        shp = (lambda bb, ss: f"{bb}x{ss}x{h * d}") if a.merged else (lambda bb, ss: f"{bb}x{h}x{ss}x{d}")
+        spec = ",".join(f"{n}:{shp(1, 1)},{shp(ob, os_)},{shp(bmax, smax)}" for n in names[:1])
         r = subprocess.run([a.symc, "compile", path, "-o", eng, "--shapes", spec], capture_output=True, text=True)
         if r.returncode:
             print(f"FAIL {name}: compile: {r.stderr.strip()}")
@@ -116,16 +134,20 @@ def main():
             continue
         src = subprocess.run([a.symc, "inspect", eng], capture_output=True, text=True).stdout
         kind = next((ln.strip() for ln in src.splitlines() if " kernel " in ln and "node o," in ln), "no kernel for o")
-        m = EngineModule(eng, input_names=["q", "k", "v"], gpu=True)
+        m = EngineModule(eng, input_names=list(names), gpu=True)
         for b, s in points:
             g = torch.Generator(device="cuda").manual_seed(1)
             q, k, v = (torch.randn(b, h, s, d, device="cuda", generator=g).to(dt) for _ in range(3))
-            got = m(q, k, v).float()
+            if a.merged:  # the same values in [B, S, H*D]; the output merged back to [B, H, S, D]
+                got = m(*(x.transpose(1, 2).reshape(b, s, h * d).contiguous() for x in (q, k, v)))
+                got = got.float().reshape(b, s, h, d).transpose(1, 2)
+            else:
+                got = m(q, k, v).float()
             ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
             err = ((got - ref).norm() / ref.norm()).item()
             ok = err <= 1e-2 and bool(torch.isfinite(got).all())
             fails += not ok
-            pt = f"q:{b}x{h}x{s}x{d},k:{b}x{h}x{s}x{d},v:{b}x{h}x{s}x{d}"
+            pt = ",".join(f"{n}:{shp(b, s)}" for n in names)
             js = os.path.join(a.out, f"{name}_{b}x{s}.json")
             cmd = [a.symc, "bench", eng, "--point", pt, "--iters", str(a.iters), "--warmup", str(a.warmup),
                    "--json", js, "--quiet"] + (["--profile"] if a.profile else [])

@@ -482,9 +482,42 @@ static void scalar_text(cg_kw *k, uint32_t t, char *buf, size_t cap) {
     else att_load(buf, cap, k->c->m->tensors[t].dtype, kw_in(k, t), "0");
 }
 
-/* the chain, applied to `v` for query qi / key kj (in range when `ok`) */
-static void emit_chain(cg_kw *k, const att_plan *a) {
+static void emit_chain_op(cg_kw *k, const att_plan *a, uint32_t i);
+
+/* 1 when op's mask is the same for every query row (its query stride is 0:
+ * a padding mask [B, 1, 1, S]) */
+static int mask_row_shared(cg_cuda *c, const att_op *op) {
+    int64_t z;
+    return (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE) && sym_is_const(c->m->syms, op->mask.strides[2], &z) &&
+        z == 0;
+}
+
+/* the chain, applied to `v` for query qi / key kj (in range when `ok`);
+ * hoisted: a row-shared mask was read once per key tile into mkv<i>[n][u]
+ * (the half kernel's score layout) */
+static void emit_chain_h(cg_kw *k, const att_plan *a, int hoisted) {
     for (uint32_t i = 0; i < a->n_ops; i++) {
+        const att_op *op = &a->ops[i];
+        if (hoisted && mask_row_shared(k->c, op)) {
+            if (op->kind == ATT_ADD_MASK) kw_body(k, "                        v = v + mkv%u[n][u];\n", i);
+            else if (op->chain_is_true) {
+                char sv[240];
+                scalar_text(k, op->scalar, sv, sizeof sv);
+                kw_body(k, "                        v = mkv%u[n][u] ? v : %s;\n", i, sv);
+            } else {
+                char sv[240];
+                scalar_text(k, op->scalar, sv, sizeof sv);
+                kw_body(k, "                        v = mkv%u[n][u] ? %s : v;\n", i, sv);
+            }
+            continue;
+        }
+        emit_chain_op(k, a, i);
+    }
+}
+
+/* chain op i, applied to `v` for query qi / key kj (in range when `ok`) */
+static void emit_chain_op(cg_kw *k, const att_plan *a, uint32_t i) {
+    {
         const att_op *op = &a->ops[i];
         char sv[240] = "", msq[48], msk[48], cond[160];
         if (op->scalar != RT_NONE) scalar_text(k, op->scalar, sv, sizeof sv);
@@ -513,6 +546,11 @@ static void emit_chain(cg_kw *k, const att_plan *a) {
             break;
         }
     }
+}
+
+/* the chain, applied to `v` for query qi / key kj (in range when `ok`) */
+static void emit_chain(cg_kw *k, const att_plan *a) {
+    for (uint32_t i = 0; i < a->n_ops; i++) emit_chain_op(k, a, i);
 }
 
 /* 1 when the row stride and batch strides of v are provably multiples of 4
@@ -855,6 +893,28 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
         "                }\n"
         "            }\n",
         (long long)QP, H16_MT, mma, qreg ? "qf[mt][kk]" : "qa[mt]", mma, qreg ? "qf[mt][kk]" : "qa[mt]");
+    /* row-shared masks (padding masks [B, 1, 1, S]): this thread's 16 keys read once a tile */
+    for (uint32_t i = 0; i < a->n_ops; i++) {
+        const att_op *op = &a->ops[i];
+        if (!mask_row_shared(k->c, op)) continue;
+        char msk[48], off[96], ld[240];
+        dim_text(k, op->mask.strides[3], msk, sizeof msk);
+        snprintf(off, sizeof off, "(k0 + kl) * %s", msk);
+        char mp[16];
+        snprintf(mp, sizeof mp, "mk%u", i);
+        if (op->kind == ATT_ADD_MASK) att_load(ld, sizeof ld, k->c->m->tensors[op->mask.t].dtype, mp, off);
+        else snprintf(ld, sizeof ld, "(%s[%s] != 0)", mp, off);
+        kw_body(k,
+                "            %s mkv%u[8][2];\n"
+                "#pragma unroll\n"
+                "            for (int n = 0; n < 8; n++)\n"
+                "#pragma unroll\n"
+                "                for (int u = 0; u < 2; u++) {\n"
+                "                    const int kl = n * 8 + 2 * t + u;\n"
+                "                    mkv%u[n][u] = kl < rem ? %s : %s;\n"
+                "                }\n",
+                op->kind == ATT_ADD_MASK ? "float" : "bool", i, i, ld, op->kind == ATT_ADD_MASK ? "0.f" : "false");
+    }
     /* score function, bounds, online softmax over the 4 lanes of a row, in base 2 */
     kw_body(k,
             "#pragma unroll\n"
@@ -874,7 +934,7 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
             "                        (void)ok;\n"
             "                        (void)kj;\n",
             H16_MT, 16 * H16_MT);
-    emit_chain(k, a);
+    emit_chain_h(k, a, 1);
     kw_body(
         k,
         "                        v = kl < rem ? v * 1.4426950408889634f : NINF;\n"

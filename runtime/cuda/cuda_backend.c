@@ -193,6 +193,9 @@ symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc,
                                   e->kernel_names[k], need);
                 goto fail;
             }
+            /* and the L1/shared split it runs with: the most shared memory, so several blocks fit an SM
+             * whatever split the kernels before it left (a hint: the driver may differ, no error) */
+            (void)rt_cu.FuncSetAttribute(c->fns[k], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
         }
     }
     if (c->module) { /* the error word of the generated kernels (sc_error), when the module has one */

@@ -117,4 +117,18 @@ def extra_models(tmp, elem=onnx.TensorProto.FLOAT16):
                [init("scale", np.array(d ** -0.5))], elem)
     onnx.save(m, f"{tmp}/attention_cast_{sfx}.onnx")
     out.append(f"attention_cast_{sfx}")
+    # padding masks shared by every query row ([B, 1, 1, S]: BERT's additive mask, and a bool
+    # key mask through Where with a finite fill): the half kernel reads them once per key tile
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["s"]),
+             helper.make_node("Div", ["s", "eight"], ["ss"]),
+             helper.make_node("Add", ["ss", "mask"], ["sm"]),
+             helper.make_node("Greater", ["keep", "zero"], ["kb"]),
+             helper.make_node("Where", ["kb", "sm", "fill"], ["sw"]),
+             helper.make_node("Softmax", ["sw"], ["p"], axis=-1),
+             helper.make_node("MatMul", ["p", "v"], ["y"])]
+    m = _model("attention_padmask", nodes, qkv + [("mask", ["B", 1, 1, "S"]), ("keep", ["B", 1, 1, "S"])],
+               [init("eight", np.array(8.0)), init("zero", np.array(-0.5)), init("fill", np.array(-1e4))], elem)
+    onnx.save(m, f"{tmp}/attention_padmask_{sfx}.onnx")
+    out.append(f"attention_padmask_{sfx}")
     return out
