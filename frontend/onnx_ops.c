@@ -68,7 +68,7 @@ static int64_t small_numel(fe_ctx *c, uint32_t t) {
 
 static int is_intlike(symc_dtype d) { return d == SYMC_I64 || d == SYMC_I32 || d == SYMC_BOOL; }
 
-/* Comparisons, Where, Not, bool<->int Cast and Expand of known values, with
+/* Comparisons, Where, Not, And, Or, bool<->int Cast and Expand of known values, with
  * NumPy broadcasting of one-element operands. Leaves `out` without values
  * whenever a result is not decided. */
 static symc_status fold(fe_ctx *c, const char *op, const uint32_t *in, uint32_t n_in, uint32_t out) {
@@ -93,7 +93,12 @@ static symc_status fold(fe_ctx *c, const char *op, const uint32_t *in, uint32_t 
         else if (!strcmp(op, "LessOrEqual")) r = sym_prove_le(c->t, a[0], a[1]);
         else if (!strcmp(op, "GreaterOrEqual")) r = sym_prove_le(c->t, a[1], a[0]);
         else if (!strcmp(op, "Not")) r = sym_prove_eq(c->t, a[0], zero);
-        else if (!strcmp(op, "Cast")) {
+        else if (!strcmp(op, "And") || !strcmp(op, "Or")) {
+            /* bool values are the constants 0 and 1 */
+            int64_t p, q;
+            if (!sym_is_const(c->t, a[0], &p) || !sym_is_const(c->t, a[1], &q)) return SYMC_OK;
+            r = (!strcmp(op, "And") ? p && q : p || q) ? SYM_TRUE : SYM_FALSE;
+        } else if (!strcmp(op, "Cast")) {
             /* to bool: != 0; to an integer: the value itself */
             if (T(c, out)->dtype != SYMC_BOOL) {
                 v[i] = a[0];
@@ -347,6 +352,24 @@ static symc_status h_gelu(fe_ctx *c) {
     return emit_unary_attrs(c, IR_OP_GELU, &a, 1);
 }
 
+/* A cast between float types of a one-element constant is made a constant
+ * (the value rounded once, as the cast rounds it), so an op that needs the
+ * value at build time (Pad's constant value after a CastLike) can read it.
+ * *done = 0 when x is not such a constant. */
+static symc_status cast_const(fe_ctx *c, uint32_t x, symc_dtype dt, int *done) {
+    const ir_tensor *xt = T(c, x);
+    *done = 0;
+    if (xt->constant == IR_NONE || small_numel(c, x) != 1 || !ir_dtype_is_float(xt->dtype) || !ir_dtype_is_float(dt))
+        return SYMC_OK;
+    int64_t dims[IR_MAX_RANK];
+    for (int32_t d = 0; d < xt->rank; d++) dims[d] = 1;
+    uint8_t buf[8];
+    symc_dtype_store(buf, dt, 0, symc_dtype_load(c->m->constants[xt->constant].data, xt->dtype, 0));
+    uint32_t out;
+    *done = 1;
+    return fe_const(c, dt, xt->rank, dims, buf, 0, &out);
+}
+
 static symc_status h_cast(fe_ctx *c) {
     const Onnx__AttributeProto *to = fe_attr(c, "to");
     symc_dtype dt;
@@ -357,7 +380,10 @@ static symc_status h_cast(fe_ctx *c) {
     ir_attr a = symc_attr_dtype("to", dt);
     uint32_t x, out;
     symc_status st = need_inputs(c, 1, 1);
+    int done = 0;
     if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = cast_const(c, x, dt, &done);
+    if (st || done) return st;
     if (!st) st = fe_emit1(c, IR_OP_CAST, &x, 1, &a, 1, 0, &out);
     if (!st && (T(c, x)->dtype == SYMC_BOOL || dt == SYMC_BOOL)) st = fold(c, "Cast", &x, 1, out);
     return st;
@@ -372,6 +398,8 @@ static symc_status h_cast_like(fe_ctx *c) {
     if (st) return st;
     symc_dtype dt = T(c, like)->dtype;
     ir_attr a = symc_attr_dtype("to", dt);
+    int done = 0;
+    if ((st = cast_const(c, x, dt, &done)) || done) return st;
     if ((st = fe_emit1(c, IR_OP_CAST, &x, 1, &a, 1, 0, &out))) return st;
     if (T(c, x)->dtype == SYMC_BOOL || dt == SYMC_BOOL) st = fold(c, "Cast", &x, 1, out);
     return st;
