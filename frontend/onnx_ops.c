@@ -352,19 +352,21 @@ static symc_status h_gelu(fe_ctx *c) {
     return emit_unary_attrs(c, IR_OP_GELU, &a, 1);
 }
 
-/* A cast between float types of a one-element constant is made a constant
+/* A cast to a float type of a one-element constant is made a constant
  * (the value rounded once, as the cast rounds it), so an op that needs the
  * value at build time (Pad's constant value after a CastLike) can read it.
  * *done = 0 when x is not such a constant. */
 static symc_status cast_const(fe_ctx *c, uint32_t x, symc_dtype dt, int *done) {
     const ir_tensor *xt = T(c, x);
     *done = 0;
-    if (xt->constant == IR_NONE || small_numel(c, x) != 1 || !ir_dtype_is_float(xt->dtype) || !ir_dtype_is_float(dt))
-        return SYMC_OK;
+    if (xt->constant == IR_NONE || small_numel(c, x) != 1 || !ir_dtype_is_float(dt)) return SYMC_OK;
+    double v = symc_dtype_load(c->m->constants[xt->constant].data, xt->dtype, 0);
+    if (!ir_dtype_is_float(xt->dtype) && xt->dtype != SYMC_BOOL && fabs(v) > 9007199254740992.0)
+        return SYMC_OK; /* an integer a double may not hold: rounding twice could differ from the cast's once */
     int64_t dims[IR_MAX_RANK];
     for (int32_t d = 0; d < xt->rank; d++) dims[d] = 1;
     uint8_t buf[8];
-    symc_dtype_store(buf, dt, 0, symc_dtype_load(c->m->constants[xt->constant].data, xt->dtype, 0));
+    symc_dtype_store(buf, dt, 0, v);
     uint32_t out;
     *done = 1;
     return fe_const(c, dt, xt->rank, dims, buf, 0, &out);
@@ -2206,6 +2208,52 @@ static symc_status h_resize(fe_ctx *c) {
     return fe_emit1(c, IR_OP_RESIZE, &x, 1, a, k, 0, &out);
 }
 
+/* ---- window functions ------------------------------------------------------------------------------- */
+
+/* HannWindow, HammingWindow, BlackmanWindow: the size must be known at build
+ * time, so the window is a constant computed here in double precision (as
+ * the ONNX reference computes it) and rounded once to output_datatype:
+ * w[n] = a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N), N = size when
+ * periodic (the default), size - 1 when symmetric. */
+enum { WIN_HANN, WIN_HAMMING, WIN_BLACKMAN };
+static symc_status window_fn(fe_ctx *c, int kind) {
+    symc_status st = need_inputs(c, 1, 1);
+    sym_expr se;
+    int64_t size;
+    if (!st) st = scalar_value(c, 0, "the window size", &se);
+    if (st) return st;
+    if (!sym_is_const(c->t, se, &size))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the window size %s must be a constant", fe_txt(c, se));
+    if (size < 0 || size > ((int64_t)1 << 24))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "window size %" PRId64 " is outside [0, 2^24]", size);
+    int64_t odt = fe_attr_i(c, "output_datatype", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+    symc_dtype dt;
+    if (!fe_dtype((int32_t)odt, &dt) || !ir_dtype_is_float(dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "attribute 'output_datatype' = %" PRId64 " (%s): only float output types are supported", odt,
+                       fe_onnx_type_name((int32_t)odt));
+    int64_t periodic = fe_attr_i(c, "periodic", 1);
+    double n_div = (double)(periodic ? size : size - 1), a0, a1, a2 = 0;
+    if (kind == WIN_HANN) a0 = 0.5, a1 = 0.5;
+    else if (kind == WIN_HAMMING) a0 = 25.0 / 46.0, a1 = 1.0 - 25.0 / 46.0;
+    else a0 = 0.42, a1 = 0.5, a2 = 0.08;
+    uint8_t *buf = malloc((size_t)(size ? size : 1) * symc_dtype_size(dt));
+    if (!buf) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    for (int64_t n = 0; n < size; n++) {
+        double x = 2.0 * 3.14159265358979323846 * (double)n / n_div, w; /* M_PI is not C11 */
+        if (kind == WIN_HANN) w = sin(x / 2) * sin(x / 2); /* = 0.5 - 0.5 cos(x), as the reference writes it */
+        else w = a0 - a1 * cos(x) + a2 * cos(2 * x);
+        symc_dtype_store(buf, dt, (size_t)n, w);
+    }
+    uint32_t out;
+    st = fe_const(c, dt, 1, &size, buf, 0, &out);
+    free(buf);
+    return st;
+}
+static symc_status h_hann_window(fe_ctx *c) { return window_fn(c, WIN_HANN); }
+static symc_status h_hamming_window(fe_ctx *c) { return window_fn(c, WIN_HAMMING); }
+static symc_status h_blackman_window(fe_ctx *c) { return window_fn(c, WIN_BLACKMAN); }
+
 /* ---- losses ------------------------------------------------------------------------------------------ */
 
 /* NegativeLogLikelihoodLoss as its ONNX function body: with the target t
@@ -2391,25 +2439,34 @@ static symc_status h_constant_of_shape(fe_ctx *c) {
     return fold(c, "Expand", &scalar, 1, out);
 }
 
+/* Dropout at inference is the identity with an all-true mask (output 1).
+ * training_mode (input 2, default false) must be known at build time; in
+ * training mode a ratio of 0 drops nothing and is the identity too, while
+ * any other ratio draws random numbers no compiled engine can reproduce, so
+ * it is refused. */
 static symc_status h_dropout(fe_ctx *c) {
     symc_status st = need_inputs(c, 1, 3);
-    if (!st) st = only_first_output(c, "the dropout mask");
-    uint32_t x, out, tm;
+    uint32_t x, out, t;
+    double on = 0, ratio = 0.5;
     if (!st) st = fe_in(c, 0, &x);
-    /* training_mode (input 2 since opset 12, default false) switches dropout
-     * on: refused like BatchNormalization's, unless a constant false */
-    if (!st && fe_has_in(c, 2) && !(st = fe_in(c, 2, &tm))) {
-        double on = 0;
-        if (T(c, tm)->constant == IR_NONE)
+    if (!st && fe_has_in(c, 2) && !(st = fe_in(c, 2, &t))) st = fe_const_scalar(c, t, 2, "training_mode", &on);
+    if (!st && on != 0) {
+        if (fe_has_in(c, 1) && !(st = fe_in(c, 1, &t))) st = fe_const_scalar(c, t, 1, "the ratio", &ratio);
+        if (!st && ratio != 0)
             return fe_fail(c, SYMC_ERR_UNSUPPORTED,
-                           "input 2 '%s' (training_mode) is not a constant: symc compiles "
-                           "for inference only, so training_mode must be a constant false",
-                           c->node->input[2]);
-        if ((st = fe_const_scalar(c, tm, 2, "training_mode", &on))) return st;
-        if (on != 0) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "training_mode=1 is not supported (inference only)");
+                           "training_mode is true with ratio %g: random dropout cannot be reproduced (symc compiles "
+                           "for inference; only ratio 0 is supported in training mode)",
+                           ratio);
     }
-    /* inference: Dropout is the identity whatever the ratio */
-    return st ? st : fe_emit1(c, IR_OP_IDENTITY, &x, 1, NULL, 0, 0, &out);
+    if (st || (st = fe_emit1(c, IR_OP_IDENTITY, &x, 1, NULL, 0, 0, &out)) || !fe_has_out(c, 1)) return st;
+    uint8_t one = 1;
+    uint32_t tr;
+    sym_expr dims[IR_MAX_RANK]; /* x's dims: adding the constant may move the tensor table */
+    int32_t r = T(c, x)->rank;
+    memcpy(dims, T(c, x)->dims, (size_t)r * sizeof dims[0]);
+    ir_attr a = symc_attr_dims("shape", dims, (uint32_t)r);
+    if ((st = fe_const(c, SYMC_BOOL, 0, NULL, &one, -1, &tr))) return st;
+    return fe_emit1(c, IR_OP_EXPAND, &tr, 1, &a, 1, 1, &out);
 }
 
 /* ---- table ------------------------------------------------------------------------------------------------ */
@@ -2434,6 +2491,7 @@ static const op_entry ops[] = {
     {"AveragePool", h_avg_pool},
     {"BatchNormalization", h_batch_norm},
     {"BitShift", h_bit_shift},
+    {"BlackmanWindow", h_blackman_window},
     {"BitwiseAnd", h_bitwise_and},
     {"BitwiseNot", h_bitwise_not},
     {"BitwiseOr", h_bitwise_or},
@@ -2472,6 +2530,8 @@ static const op_entry ops[] = {
     {"GlobalAveragePool", h_global_avg_pool},
     {"Greater", h_greater},
     {"GreaterOrEqual", h_greater_equal},
+    {"HammingWindow", h_hamming_window},
+    {"HannWindow", h_hann_window},
     {"Hardmax", h_hardmax},
     {"GroupNormalization", h_group_norm},
     {"HardSigmoid", h_hard_sigmoid},

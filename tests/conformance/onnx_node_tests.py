@@ -191,7 +191,7 @@ def is_crash(r, out):
             "LeakSanitizer" in out or not out.strip())
 
 
-BUILD_TIME = re.compile(r"it is the graph input '([^']+)'")  # its elements are needed at build time
+BUILD_TIME = re.compile(r"the graph input '([^']+)', whose elements are only known at run time")  # needed at build time
 
 
 def freeze(m, name, a):
