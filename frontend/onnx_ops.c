@@ -2630,6 +2630,86 @@ static symc_status h_hann_window(fe_ctx *c) { return window_fn(c, WIN_HANN); }
 static symc_status h_hamming_window(fe_ctx *c) { return window_fn(c, WIN_HAMMING); }
 static symc_status h_blackman_window(fe_ctx *c) { return window_fn(c, WIN_BLACKMAN); }
 
+/* Python's float floor division (numpy's npy_divmod), which the ONNX
+ * reference of MelWeightMatrix uses on its bin edges. */
+static double py_floordiv(double a, double b) {
+    double mod = fmod(a, b), div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;
+    if (div == 0) return copysign(0.0, a / b);
+    double fl = floor(div);
+    return div - fl > 0.5 ? fl + 1.0 : fl;
+}
+
+/* MelWeightMatrix: every input must be known at build time, so the matrix
+ * [dft_length / 2 + 1, num_mel_bins] is a constant computed here step by step
+ * as the ONNX reference computes it (float32 inputs: the mel edges through
+ * float32 log1p, the rest in double), its triangular filters between the
+ * floored bin edges. */
+static symc_status h_mel_weight_matrix(fe_ctx *c) {
+    symc_status st = need_inputs(c, 5, 5);
+    static const char *const role[5] = {"num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz",
+                                        "upper_edge_hertz"};
+    double v[5];
+    uint32_t t;
+    for (uint32_t k = 0; k < 5 && !st; k++)
+        if (!(st = fe_in(c, k, &t))) st = fe_const_scalar(c, t, k, role[k], &v[k]);
+    if (st) return st;
+    symc_dtype fd = T(c, t)->dtype;
+    if (fd != SYMC_F32 && fd != SYMC_F64)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the edge frequencies are %s; float32 and float64 are supported",
+                       symc_dtype_name(fd));
+    for (int k = 0; k < 3; k++)
+        if (v[k] != floor(v[k]) || v[k] < 1 || v[k] > (double)(1 << 20))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%s = %g must be a whole number in [1, 2^20]", role[k], v[k]);
+    int64_t n_mel = (int64_t)v[0], dft = (int64_t)v[1], n_spec = dft / 2 + 1;
+    int64_t odt = fe_attr_i(c, "output_datatype", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+    symc_dtype dt;
+    if (!fe_dtype((int32_t)odt, &dt) || !ir_dtype_is_float(dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "attribute 'output_datatype' = %" PRId64 " (%s): only float output types are supported", odt,
+                       fe_onnx_type_name((int32_t)odt));
+    double mel[2];
+    for (int k = 0; k < 2; k++) {
+        if (fd == SYMC_F32) {
+            float q = (float)v[3 + k] / 700.0f, l = log1pf(q), m = 2595.0f * l;
+            mel[k] = (double)m / log(10.0);
+        } else {
+            mel[k] = 2595.0 * log1p(v[3 + k] / 700.0) / log(10.0);
+        }
+    }
+    double step = (mel[1] - mel[0]) / (double)(n_mel + 2);
+    int64_t *bins = malloc((size_t)(n_mel + 2) * sizeof *bins);
+    double *w = calloc((size_t)(n_spec * n_mel), sizeof *w);
+    uint8_t *buf = malloc((size_t)(n_spec * n_mel) * symc_dtype_size(dt) + 1);
+    if (!bins || !w || !buf) {
+        free(bins), free(w), free(buf);
+        return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    }
+    for (int64_t i = 0; i < n_mel + 2 && !st; i++) {
+        double f = (double)i * step + mel[0];
+        f = 700.0 * expm1(f / 2595.0 * log(10.0));
+        double b = py_floordiv((double)(dft + 1) * f, v[2]);
+        if (!(b >= 0 && b < (double)n_spec))
+            st = fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                         "mel band edge %" PRId64 " falls in spectrogram bin %g, outside [0, %" PRId64 ")", i, b,
+                         n_spec);
+        else bins[i] = (int64_t)b;
+    }
+    for (int64_t i = 0; i < n_mel && !st; i++) {
+        int64_t lo = bins[i], ce = bins[i + 1], hi = bins[i + 2];
+        if (ce == lo) w[ce * n_mel + i] = 1;
+        else
+            for (int64_t j = lo; j <= ce; j++) w[j * n_mel + i] = (double)(j - lo) / (double)(ce - lo);
+        for (int64_t j = ce; j < hi; j++) w[j * n_mel + i] = (double)(hi - j) / (double)(hi - ce);
+    }
+    for (int64_t i = 0; i < n_spec * n_mel && !st; i++) symc_dtype_store(buf, dt, (size_t)i, w[i]);
+    uint32_t out;
+    int64_t dims[2] = {n_spec, n_mel};
+    if (!st) st = fe_const(c, dt, 2, dims, buf, 0, &out);
+    free(bins), free(w), free(buf);
+    return st;
+}
+
 /* ---- losses ------------------------------------------------------------------------------------------ */
 
 /* NegativeLogLikelihoodLoss as its ONNX function body: with the target t
@@ -2934,6 +3014,7 @@ static const op_entry ops[] = {
     {"MaxPool", h_max_pool},
     {"Mean", h_mean},
     {"MeanVarianceNormalization", h_mvn},
+    {"MelWeightMatrix", h_mel_weight_matrix},
     {"Min", h_min},
     {"Mish", h_mish},
     {"Mod", h_mod},
