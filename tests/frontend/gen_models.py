@@ -469,6 +469,77 @@ def dropout_modes():
     return model(nodes, [vi("x", F, ["B", 8]), vi("z", F, [0, 3])], [out("y"), out("zr")], inits)
 
 
+def losses():
+    """SoftmaxCrossEntropyLoss (weights, ignore_index, mean, the log_prob
+    output) and NegativeLogLikelihoodLoss (none, sum; ignore_index out of the
+    class range) over a dynamic batch, and Dropout's all-true mask."""
+    nodes = [N("SoftmaxCrossEntropyLoss", ["s", "t", "w"], ["sce", "logp"], ignore_index=2, name="sce"),
+             N("NegativeLogLikelihoodLoss", ["logp", "t"], ["nll_none"], reduction="none", ignore_index=-7),
+             N("NegativeLogLikelihoodLoss", ["logp", "t", "w"], ["nll_sum"], reduction="sum"),
+             N("SoftmaxCrossEntropyLoss", ["s2", "t2"], ["sce_sum"], reduction="sum"),
+             N("Dropout", ["s2"], ["drop", "mask"])]
+    w = numpy_helper.from_array(np.array([0.5, 1.0, 2.0, 0.25, 1.5], np.float32), "w")
+    return model(nodes, [vi("s", F, ["B", 5, 3]), vi("t", I64, ["B", 3]), vi("s2", F, ["B", 6]),
+                         vi("t2", TensorProto.INT32, ["B"])],
+                 [out("sce"), out("logp"), out("nll_none"), out("nll_sum"), out("sce_sum"), out("drop"), out("mask")],
+                 [w], opset=13)
+
+
+def quant():
+    """The quantized ops over a dynamic batch: QuantizeLinear per axis and
+    blocked (int16), DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
+    QLinearMatMul, ConvInteger, QLinearConv (per-channel weight scale, int32
+    bias), and the window functions (constants of the node's size)."""
+    U8 = TensorProto.UINT8
+    u8 = lambda name, vals: numpy_helper.from_array(np.array(vals, np.uint8), name)  # noqa: E731
+    f32 = lambda name, vals: numpy_helper.from_array(np.array(vals, np.float32), name)  # noqa: E731
+    rng = np.random.default_rng(5)
+    inits = [f32("qs", [0.05, 0.1, 0.02]), u8("qz", [128, 100, 7]), f32("bs", rng.uniform(0.05, 0.2, (3, 2))),
+             u8("bw", rng.integers(0, 255, (4, 3))), u8("az", 3), u8("bz", [1, 2, 3]),
+             f32("as_", 0.02), f32("bs_", 0.03), f32("ys", 0.05), u8("yz", 10),
+             u8("cw", rng.integers(0, 255, (3, 2, 3, 3))), u8("cxz", 2), u8("cwz", [1, 0, 5]),
+             f32("cws", [0.01, 0.02, 0.015]), numpy_helper.from_array(np.array([5, -40, 300], np.int32), "cb"),
+             numpy_helper.from_array(np.array(8, np.int64), "wsize")]
+    nodes = [N("QuantizeLinear", ["x", "qs", "qz"], ["q"], axis=1),
+             N("DequantizeLinear", ["q", "qs", "qz"], ["dq"], axis=1),
+             N("QuantizeLinear", ["xb", "bs"], ["qb"], axis=1, block_size=2, output_dtype=TensorProto.INT16),
+             N("DynamicQuantizeLinear", ["x"], ["dy", "dys", "dyz"]),
+             N("MatMulInteger", ["a", "bw", "az", "bz"], ["mmi"]),
+             N("QLinearMatMul", ["a", "as_", "az", "bw", "bs_", "bz0", "ys", "yz"], ["qmm"]),
+             N("ConvInteger", ["cx", "cw", "cxz", "bz0"], ["ci"], pads=[1, 1, 1, 1]),
+             N("QLinearConv", ["cx", "as_", "cxz", "cw", "cws", "cwz", "ys", "yz", "cb"], ["qc"], strides=[2, 2]),
+             N("HannWindow", ["wsize"], ["hann"]), N("BlackmanWindow", ["wsize"], ["black"], periodic=0),
+             N("HammingWindow", ["wsize"], ["hamm"], output_datatype=TensorProto.DOUBLE)]
+    inits.append(u8("bz0", 4))
+    return model(nodes, [vi("x", F, ["B", 3, 4]), vi("xb", F, [3, 4]), vi("a", U8, ["B", 4]),
+                         vi("cx", U8, ["B", 2, 5, 5])],
+                 [out(n) for n in ["q", "dq", "qb", "dy", "dys", "dyz", "mmi", "qmm", "ci", "qc", "hann", "black",
+                                   "hamm"]], inits, opset=21)
+
+
+def attention_shapes():
+    """The shape arithmetic of ONNX's function-expanded Attention: heads
+    compared with Equal/Not, divided and Mod-ed, combined with And, picked by
+    Where and concatenated into the shape of an Expand."""
+    one = ints("one", [1])
+    zero = ints("zero", [0])
+    nodes = [N("Shape", ["q"], ["qh"], start=1, end=2), N("Shape", ["k"], ["kh"], start=1, end=2),
+             N("Shape", ["k"], ["kb"], start=0, end=1), N("Shape", ["k"], ["krest"], start=2),
+             N("Equal", ["qh", "kh"], ["same"]), N("Not", ["same"], ["gqa1"]),
+             N("Div", ["qh", "kh"], ["rep"]), N("Mod", ["qh", "kh"], ["rem"]),
+             N("Equal", ["rem", "zero"], ["gqa2"]), N("And", ["gqa1", "gqa2"], ["gqa"]),
+             N("Where", ["gqa", "rep", "one"], ["inter"]),
+             N("Unsqueeze", ["k", "two"], ["ku"]),
+             N("Concat", ["kb", "kh", "inter", "krest"], ["eshape"], axis=0),
+             N("Expand", ["ku", "eshape"], ["ke"]),
+             N("Concat", ["kb", "qh", "krest"], ["rshape"], axis=0),
+             N("Reshape", ["ke", "rshape"], ["kr"]),
+             N("Add", ["q", "kr"], ["y"])]
+    # onnx's shape inference cannot follow the Expand's computed shape: the output is declared
+    return model(nodes, [vi("q", F, ["B", 4, "S", 8]), vi("k", F, ["B", 2, "S", 8])], [vi("y", F, ["B", 4, "S", 8])],
+                 [one, zero, ints("two", [2])], opset=17, check=False)
+
+
 def movement():
     """Data movement: transpose (default perm), slice with INT64_MAX ends and a
     negative step, split (sizes input and equal), squeeze/unsqueeze, gather,
@@ -652,6 +723,25 @@ def errors():
                                    [ratio, numpy_helper.from_array(np.array(True), "tm")])
     m["err_dropout_train_input"] = model(drop, [vi("x", F, [2, 4]), vi("tm", TensorProto.BOOL, [])], [out("y")],
                                          [ratio])
+    # issue 15: what the loss, quantization, window and dropout handlers refuse
+    U8 = TensorProto.UINT8
+    m["err_nll_reduction"] = model([N("NegativeLogLikelihoodLoss", ["x", "t"], ["y"], reduction="max", name="nll")],
+                                   [vi("x", F, [2, 3]), vi("t", I64, [2])], [out("y")], check=False)
+    m["err_quant_int32"] = model([N("QuantizeLinear", ["x", "s"], ["y"], output_dtype=TensorProto.INT32, name="ql")],
+                                 [vi("x", F, [4])], [out("y")], [numpy_helper.from_array(np.float32(0.5), "s")],
+                                 opset=21, check=False)
+    m["err_dequant_axis"] = model([N("DequantizeLinear", ["x", "s"], ["y"], axis=5, name="dql")],
+                                  [vi("x", U8, [3, 2])], [out("y")],
+                                  [numpy_helper.from_array(np.ones(3, np.float32), "s")], check=False)
+    m["err_qlinear_zp"] = model([N("QLinearMatMul", ["a", "s", "z", "a", "s", "z1", "s", "z1"], ["y"], name="qmm")],
+                                [vi("a", U8, [2, 2])], [out("y")],
+                                [numpy_helper.from_array(np.float32(0.5), "s"),
+                                 numpy_helper.from_array(np.array([1, 2], np.uint8), "z"),
+                                 numpy_helper.from_array(np.uint8(1), "z1")], check=False)
+    m["err_window_dtype"] = model([N("HannWindow", ["n"], ["y"], output_datatype=I64, name="hw")], [], [out("y")],
+                                  [ints("n", 4)], check=False)
+    m["err_window_size"] = model([N("HammingWindow", ["n"], ["y"], name="hmw")], [vi("n", I64, [])], [out("y")],
+                                 check=False)
     return m
 
 
@@ -679,6 +769,7 @@ def main():
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),
         "relu21": relu_at(21), "reduce_ops": reduce_ops(), "index_ops": index_ops(),
+        "losses": losses(), "quant": quant(), "attention_shapes": attention_shapes(),
     }
     models.update(errors())
     for name, m in models.items():

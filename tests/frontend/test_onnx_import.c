@@ -518,13 +518,36 @@ static void test_errors(void) {
                "axes are its input 1 since opset 13), so the given one would be ignored: pass the axes as input 1",
                "err_reduce_axes_attr");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'drop_train' (Dropout, opset 17): training_mode=1 is not supported "
-               "(inference only)",
+               "node 'drop_train' (Dropout, opset 17): training_mode is true with ratio 0.5: random dropout cannot "
+               "be reproduced (symc compiles for inference; only ratio 0 is supported in training mode)",
                "err_dropout_train");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'drop_train' (Dropout, opset 17): input 2 'tm' (training_mode) is not a "
-               "constant: symc compiles for inference only, so training_mode must be a constant false",
+               "node 'drop_train' (Dropout, opset 17): input 2 'tm' (training_mode) must be a constant: it is the "
+               "graph input 'tm', whose elements are only known at run time",
                "err_dropout_train_input");
+    /* issue 15: losses, quantization, windows */
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'nll' (NegativeLogLikelihoodLoss, opset 17): attribute 'reduction' = 'max' (expected none, sum "
+               "or mean)",
+               "err_nll_reduction");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'ql' (QuantizeLinear, opset 21): quantizing to i32 is not supported (uint8, int8, uint16, "
+               "int16 are)",
+               "err_quant_int32");
+    EXPECT_ERR(SYMC_ERR_FORMAT,
+               "node 'dql' (DequantizeLinear, opset 17): attribute 'axis' = 5 is out of range for the input's rank 2",
+               "err_dequant_axis");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'qmm' (QLinearMatMul, opset 17): only per-tensor zero points are supported for a and b",
+               "err_qlinear_zp");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'hw' (HannWindow, opset 17): attribute 'output_datatype' = 7 (INT64): only float output types "
+               "are supported",
+               "err_window_dtype");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'hmw' (HammingWindow, opset 17): input 0 'n' (the window size) is not known at build time: it "
+               "is the graph input 'n', whose elements are only known at run time",
+               "err_window_size");
     ir_module *m = ok(imp("relu21", NULL), "relu21");
     ir_module_free(m);
     /* a constant false training_mode is the identity; a 0 dim is a static size */
