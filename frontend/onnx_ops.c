@@ -660,15 +660,48 @@ static symc_status h_lrn(fe_ctx *c) {
     return emit_bin(c, IR_OP_DIV, x, pw, 0, &y);
 }
 
+/* BatchNormalization. training_mode=1 (deterministic: no random draw)
+ * normalizes with the batch's own statistics, the mean and the population
+ * variance over every dim but the channels (1), and its outputs 1 and 2 are
+ * the updated running statistics mean * momentum + batch * (1 - momentum). */
 static symc_status h_batch_norm(fe_ctx *c) {
     symc_status st = need_inputs(c, 5, 5);
-    if (!st && fe_attr_i(c, "training_mode", 0))
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "training_mode=1 is not supported (inference only)");
-    if (!st) st = only_first_output(c, "the running statistics of training");
+    int train = fe_attr_i(c, "training_mode", 0) != 0;
+    if (!st && !train) st = only_first_output(c, "the running statistics of training");
     uint32_t in[5], out;
     for (uint32_t k = 0; k < 5 && !st; k++) st = fe_in(c, k, &in[k]);
     ir_attr a = symc_attr_float("epsilon", fe_attr_f(c, "epsilon", 1e-5));
-    return st ? st : fe_emit1(c, IR_OP_BATCH_NORM, in, 5, &a, 1, 0, &out);
+    if (st || !train) return st ? st : fe_emit1(c, IR_OP_BATCH_NORM, in, 5, &a, 1, 0, &out);
+    int32_t r = T(c, in[0])->rank;
+    symc_dtype dt = T(c, in[0])->dtype;
+    if (r < 2) return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' has rank %d, needs >= 2", T(c, in[0])->name, (int)r);
+    if (!ir_dtype_is_float(dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; only floats are supported", T(c, in[0])->name,
+                       symc_dtype_name(dt));
+    int64_t axes[IR_MAX_RANK];
+    uint32_t na = 0;
+    for (int32_t d = 0; d < r; d++)
+        if (d != 1) axes[na++] = d;
+    ir_attr keep0[2] = {symc_attr_int("keepdims", 0), symc_attr_ints("axes", axes, na)};
+    uint32_t mk, dev, sq, bm, bv, bn[5];
+    if ((st = emit_mean(c, in[0], axes, na, -1, &mk)) || (st = emit_bin(c, IR_OP_SUB, in[0], mk, -1, &dev)) ||
+        (st = emit_bin(c, IR_OP_MUL, dev, dev, -1, &sq)) ||
+        (st = fe_emit1(c, IR_OP_REDUCE_MEAN, &in[0], 1, keep0, 2, -1, &bm)) ||
+        (st = fe_emit1(c, IR_OP_REDUCE_MEAN, &sq, 1, keep0, 2, -1, &bv)))
+        return st;
+    bn[0] = in[0], bn[1] = in[1], bn[2] = in[2], bn[3] = bm, bn[4] = bv;
+    if ((st = fe_emit1(c, IR_OP_BATCH_NORM, bn, 5, &a, 1, 0, &out))) return st;
+    double mom = fe_attr_f(c, "momentum", 0.9);
+    for (uint32_t k = 1; k <= 2; k++) {
+        if (!fe_has_out(c, k)) continue;
+        uint32_t m, one_m, t, u, run;
+        if ((st = emit_scalar(c, dt, mom, &m)) || (st = emit_scalar(c, dt, 1.0 - mom, &one_m)) ||
+            (st = emit_bin(c, IR_OP_MUL, in[2 + k], m, -1, &t)) ||
+            (st = emit_bin(c, IR_OP_MUL, k == 1 ? bm : bv, one_m, -1, &u)) ||
+            (st = emit_bin(c, IR_OP_ADD, t, u, (int)k, &run)))
+            return st;
+    }
+    return SYMC_OK;
 }
 
 /* ---- reductions -------------------------------------------------------------------------------- */
@@ -3079,8 +3112,36 @@ static const op_entry ops[] = {
     {"Xor", h_xor},
 };
 
+/* Ops refused by design, with the reason: a random draw no compiled engine
+ * can reproduce, or an output whose size depends on the input's values
+ * (symc compiles every size from the input shapes alone). */
+typedef struct refused_op {
+    const char *name, *why;
+} refused_op;
+
+#define RANDOM_OP "it draws random numbers, which a compiled engine cannot reproduce"
+#define DATA_SIZED "the size of its output depends on the input's values, not only its shape"
+static const refused_op refused[] = {
+    {"Bernoulli", RANDOM_OP},
+    {"Compress", DATA_SIZED},
+    {"ImageDecoder", "it decodes compressed image bytes, whose decoded size depends on the data"},
+    {"Multinomial", RANDOM_OP},
+    {"NonMaxSuppression", DATA_SIZED},
+    {"NonZero", DATA_SIZED},
+    {"RandomNormal", RANDOM_OP},
+    {"RandomNormalLike", RANDOM_OP},
+    {"RandomUniform", RANDOM_OP},
+    {"RandomUniformLike", RANDOM_OP},
+    {"TfIdfVectorizer", "it counts n-grams of its input into a table of strings and pools"},
+    {"Unique", DATA_SIZED},
+};
+
 symc_status fe_translate_node(fe_ctx *c) {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (!strcmp(ops[i].name, c->node->op_type)) return ops[i].fn(c);
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (!strcmp(refused[i].name, c->node->op_type))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "ONNX op '%s' is not supported by symc's importer: %s",
+                           c->node->op_type, refused[i].why);
     return fe_fail(c, SYMC_ERR_UNSUPPORTED, "ONNX op '%s' is not supported by symc's importer", c->node->op_type);
 }

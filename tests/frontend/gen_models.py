@@ -477,12 +477,16 @@ def losses():
              N("NegativeLogLikelihoodLoss", ["logp", "t"], ["nll_none"], reduction="none", ignore_index=-7),
              N("NegativeLogLikelihoodLoss", ["logp", "t", "w"], ["nll_sum"], reduction="sum"),
              N("SoftmaxCrossEntropyLoss", ["s2", "t2"], ["sce_sum"], reduction="sum"),
-             N("Dropout", ["s2"], ["drop", "mask"])]
+             N("Dropout", ["s2"], ["drop", "mask"]),
+             N("BatchNormalization", ["s", "w", "bb", "bm", "bv"], ["bn", "bn_mean", "bn_var"], training_mode=1,
+               momentum=0.8, epsilon=1e-3)]
     w = numpy_helper.from_array(np.array([0.5, 1.0, 2.0, 0.25, 1.5], np.float32), "w")
+    inits = [w, floats("bb", [5], 1), floats("bm", [5], 2),
+             numpy_helper.from_array(np.array([1.0, 0.5, 2.0, 1.5, 0.75], np.float32), "bv")]
     return model(nodes, [vi("s", F, ["B", 5, 3]), vi("t", I64, ["B", 3]), vi("s2", F, ["B", 6]),
                          vi("t2", TensorProto.INT32, ["B"])],
-                 [out("sce"), out("logp"), out("nll_none"), out("nll_sum"), out("sce_sum"), out("drop"), out("mask")],
-                 [w], opset=13)
+                 [out("sce"), out("logp"), out("nll_none"), out("nll_sum"), out("sce_sum"), out("drop"), out("mask"),
+                  out("bn"), out("bn_mean"), out("bn_var")], inits, opset=15)
 
 
 def quant():

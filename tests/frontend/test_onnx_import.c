@@ -434,7 +434,9 @@ static void test_inputs(void) {
 }
 
 static void test_errors(void) {
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'nz_1' (NonZero, opset 17): ONNX op 'NonZero' is not supported",
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'nz_1' (NonZero, opset 17): ONNX op 'NonZero' is not supported by symc's importer: the size of "
+               "its output depends on the input's values, not only its shape",
                "err_unsupported");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
                "node 'ein' (Einsum, opset 17): index 'i' appears twice in the term 'bii' (a diagonal), which is "
