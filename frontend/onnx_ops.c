@@ -11,8 +11,17 @@
  * evaluate (comparisons, Where, Not, Expand of a known scalar, bool<->int
  * Cast) get their symbolic values here, decided by symshape's proofs, so
  * PyTorch's "Where(Equal(shape, -1), 1, shape)" idiom before Expand stays
- * symbolic. Anything that cannot be translated faithfully is an error naming
- * the node, never a silent approximation. */
+ * symbolic; And, Or, Mod (passes/shape.c) and casts of one-element constants
+ * fold the same way, which ONNX's function-expanded Attention needs.
+ *
+ * Ops ONNX defines by a function body (SoftmaxCrossEntropyLoss,
+ * NegativeLogLikelihoodLoss, DynamicQuantizeLinear) are translated as that
+ * body; the quantized ops decompose into existing ops on exact values (the
+ * integer accumulation in int32 or double, round half to even, clip, cast);
+ * ops whose inputs are all build-time constants (the window functions,
+ * MelWeightMatrix) become constants computed here as the ONNX reference
+ * computes them. Anything that cannot be translated faithfully is an error
+ * naming the node, never a silent approximation. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
