@@ -1147,14 +1147,56 @@ static symc_status ein_term_parse(fe_ctx *c, const char *s, size_t len, int32_t 
             for (int32_t j = 0; j < ell; j++) t->lab[t->n++] = EIN_ELL + (n_ell - ell) + j;
             i += 2;
         } else {
-            if (ein_find(t, s[i]) >= 0)
-                return fe_fail(c, SYMC_ERR_UNSUPPORTED,
-                               "index '%c' appears twice in the term '%.*s' (a diagonal), which is not supported", s[i],
-                               (int)len, s);
-            t->lab[t->n++] = s[i];
+            if (r < 0 && ein_find(t, s[i]) >= 0)
+                return fe_fail(c, SYMC_ERR_FORMAT, "index '%c' appears twice in the output term '%.*s'", s[i], (int)len,
+                               s);
+            t->lab[t->n++] = s[i]; /* twice in an operand: a diagonal, taken by ein_diagonals */
         }
     }
     return SYMC_OK;
+}
+
+/* An index repeated in an operand's term takes that operand's diagonal:
+ * the two dims moved last, merged into one of n * n elements and sliced
+ * with step n + 1 (exact data movement), until every index is unique. */
+static symc_status ein_diagonals(fe_ctx *c, uint32_t *x, ein_term *t, const char *term, size_t len) {
+    for (;;) {
+        int32_t p = -1, q = -1;
+        for (int32_t i = 0; i < t->n && p < 0; i++)
+            for (int32_t j = i + 1; j < t->n; j++)
+                if (t->lab[i] == t->lab[j]) {
+                    p = i, q = j;
+                    break;
+                }
+        if (p < 0) return SYMC_OK;
+        const ir_tensor *xt = T(c, *x);
+        int64_t n, n2;
+        if (!sym_is_const(c->t, xt->dims[p], &n) || sym_prove_eq(c->t, xt->dims[p], xt->dims[q]) != SYM_TRUE)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "the diagonal of index '%c' in the term '%.*s' needs equal constant sizes, has %s and %s",
+                           t->lab[p], (int)len, term, fe_txt(c, xt->dims[p]), fe_txt(c, xt->dims[q]));
+        if (n > ((int64_t)1 << 31)) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "a diagonal of size %" PRId64, n);
+        n2 = n * n;
+        int64_t perm[IR_MAX_RANK];
+        sym_expr d[IR_MAX_RANK];
+        ein_term nt = {.n = 0};
+        for (int32_t i = 0; i < t->n; i++)
+            if (i != p && i != q) d[nt.n] = xt->dims[i], perm[nt.n] = i, nt.lab[nt.n++] = t->lab[i];
+        perm[nt.n] = p, perm[nt.n + 1] = q;
+        d[nt.n] = sym_const(c->t, n2);
+        int64_t axis = nt.n, step = n + 1;
+        sym_expr s0 = sym_const(c->t, 0), e = sym_const(c->t, n2);
+        ir_attr pa = symc_attr_ints("perm", perm, (uint32_t)t->n);
+        ir_attr sl[4] = {symc_attr_dims("starts", &s0, 1), symc_attr_dims("ends", &e, 1),
+                         symc_attr_ints("axes", &axis, 1), symc_attr_ints("steps", &step, 1)};
+        symc_status st;
+        if ((st = fe_emit1(c, IR_OP_TRANSPOSE, x, 1, &pa, 1, -1, x)) ||
+            (st = emit_reshape(c, *x, d, (uint32_t)nt.n + 1, -1, x)) ||
+            (st = fe_emit1(c, IR_OP_SLICE, x, 1, sl, 4, -1, x)))
+            return st;
+        nt.lab[nt.n++] = t->lab[p];
+        *t = nt;
+    }
 }
 
 static symc_status ein_transpose(fe_ctx *c, uint32_t *x, ein_term *t, const int *order, int out_k) {
@@ -1234,7 +1276,9 @@ static symc_status h_einsum(fe_ctx *c) {
     ein_term in[2], o;
     int any_ell = 0, he;
     for (uint32_t k = 0; k < n_in; k++) {
-        if ((st = ein_term_parse(c, ts[k], tl[k], T(c, x[k])->rank, n_ell, &in[k], &he))) return st;
+        if ((st = ein_term_parse(c, ts[k], tl[k], T(c, x[k])->rank, n_ell, &in[k], &he)) ||
+            (st = ein_diagonals(c, &x[k], &in[k], ts[k], tl[k])))
+            return st;
         any_ell |= he;
     }
     /* every label's size, the same wherever it appears ("..." dims may broadcast from 1) */
@@ -1263,8 +1307,9 @@ static symc_status h_einsum(fe_ctx *c) {
         if (any_ell)
             for (int32_t j = 0; j < n_ell; j++) o.lab[o.n++] = EIN_ELL + j;
         for (int l = 'A'; l <= 'z'; l++) {
-            int count = 0;
-            for (uint32_t k = 0; k < n_in; k++) count += ein_find(&in[k], l) >= 0;
+            int count = 0; /* in the terms as written: a diagonal's index counts twice (numpy's 'ii' is a trace) */
+            for (uint32_t k = 0; k < n_in; k++)
+                for (size_t i = 0; i < tl[k]; i++) count += ts[k][i] == l;
             if (count == 1) {
                 if (o.n == IR_MAX_RANK) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the output has too many dims");
                 o.lab[o.n++] = l;

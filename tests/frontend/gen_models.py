@@ -400,13 +400,17 @@ def reduce_ops():
              N("Einsum", ["x", "w"], ["proj"], equation="bsd,de->bse"),
              N("Einsum", ["x"], ["tr"], equation="bsd->dbs"), N("Einsum", ["x"], ["tot"], equation="bsd->b"),
              N("Einsum", ["x", "x"], ["dots"], equation="...d,...d->..."),
-             N("Einsum", ["v", "x"], ["outer"], equation="e,bsd->bsde")]
+             N("Einsum", ["v", "x"], ["outer"], equation="e,bsd->bsde"),
+             N("Einsum", ["sq"], ["diag"], equation="...ii->...i"), N("Einsum", ["sq"], ["trace"], equation="bii"),
+             N("Einsum", ["sq", "v3"], ["dmul"], equation="bjj,j->bj")]
     inits = [ints("ax0", [0]), ints("ax1", [1]), ints("ax2", [2]), ints("axm1", [-1]), ints("k3", [3]),
              ints("p0", [0]), ints("p3", [3]),
-             ints("i1", 1), ints("c1", 1), ints("c2", -2), floats("w", [16, 8], seed=3), floats("v", [3], seed=4)]
+             ints("i1", 1), ints("c1", 1), ints("c2", -2), floats("w", [16, 8], seed=3), floats("v", [3], seed=4),
+             floats("v3", [4], seed=5)]
     outs = ["rmin", "rprod", "l1", "l2", "ssq", "ls", "lse", "lse_all", "amax", "amin", "tv", "ti", "sv", "si",
-            "cs", "csx", "hm", "lp", "n", "scores", "proj", "tr", "tot", "dots", "outer"]
-    return model(nodes, [vi("x", F, ["B", "S", 16])], [out(o) for o in outs], inits, opset=18)
+            "cs", "csx", "hm", "lp", "n", "scores", "proj", "tr", "tot", "dots", "outer", "diag", "trace", "dmul"]
+    return model(nodes, [vi("x", F, ["B", "S", 16]), vi("sq", F, ["B", 4, 4])], [out(o) for o in outs], inits,
+                 opset=18)
 
 
 def index_ops():
@@ -669,7 +673,7 @@ def errors():
     m = {}
     m["err_unsupported"] = model([N("NonZero", ["x"], ["i"], name="nz_1")], [vi("x", F, [4])], [out("i")])
     m["err_einsum_diagonal"] = model([N("Einsum", ["x"], ["y"], equation="bii->bi", name="ein")],
-                                     [vi("x", F, ["B", 3, 3])], [out("y")])
+                                     [vi("x", F, ["B", "K", "K"])], [out("y")])
     m["err_einsum_three"] = model([N("Einsum", ["x", "x", "x"], ["y"], equation="ij,jk,kl->il", name="ein3")],
                                   [vi("x", F, [3, 3])], [out("y")])
     m["err_einsum_sizes"] = model([N("Einsum", ["x", "z"], ["y"], equation="bi,bi->b", name="ein_sz")],

@@ -439,9 +439,9 @@ static void test_errors(void) {
                "its output depends on the input's values, not only its shape",
                "err_unsupported");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'ein' (Einsum, opset 17): index 'i' appears twice in the term 'bii' (a diagonal), which is "
-               "not supported",
-               "err_einsum_diagonal", "--shapes", "x:1x3x3,2x3x3,4x3x3");
+               "node 'ein' (Einsum, opset 17): the diagonal of index 'i' in the term 'bii' needs equal constant "
+               "sizes, has K and K",
+               "err_einsum_diagonal", "--shapes", "x:1x3x3,2x4x4,4x5x5");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'ein3' (Einsum, opset 17): Einsum of 3 operands (one or two are supported)",
                "err_einsum_three");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
