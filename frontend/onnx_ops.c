@@ -3012,6 +3012,27 @@ static symc_status h_dropout(fe_ctx *c) {
     return fe_emit1(c, IR_OP_EXPAND, &tr, 1, &a, 1, 1, &out);
 }
 
+/* ---- optionals ------------------------------------------------------------------------------------- */
+
+/* symc's values are tensors, never optional or sequence types, so an
+ * optional reaching these ops is a tensor when its input is named and
+ * "none" when it is absent: OptionalHasElement is a constant, and
+ * OptionalGetElement of a tensor is the tensor. */
+static symc_status h_optional_has_element(fe_ctx *c) {
+    symc_status st = need_inputs(c, 0, 1);
+    uint32_t x, out;
+    if (!st && fe_has_in(c, 0)) st = fe_in(c, 0, &x);
+    uint8_t has = fe_has_in(c, 0);
+    return st ? st : fe_const(c, SYMC_BOOL, 0, NULL, &has, 0, &out);
+}
+
+static symc_status h_optional_get_element(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, out;
+    if (!st) st = fe_in(c, 0, &x);
+    return st ? st : fe_emit1(c, IR_OP_IDENTITY, &x, 1, NULL, 0, 0, &out);
+}
+
 /* ---- table ------------------------------------------------------------------------------------------------ */
 
 typedef struct op_entry {
@@ -3110,6 +3131,8 @@ static const op_entry ops[] = {
     {"NegativeLogLikelihoodLoss", h_nll_loss},
     {"Not", h_not},
     {"OneHot", h_one_hot},
+    {"OptionalGetElement", h_optional_get_element},
+    {"OptionalHasElement", h_optional_has_element},
     {"Or", h_or},
     {"Pad", h_pad},
     {"Pow", h_pow},

@@ -548,6 +548,15 @@ def attention_shapes():
                  [one, zero, ints("two", [2])], opset=17, check=False)
 
 
+def optionals():
+    """OptionalHasElement and OptionalGetElement of a tensor (present) and of
+    an absent input: symc's values are tensors, so these are constants and
+    the identity."""
+    nodes = [N("OptionalHasElement", ["x"], ["has"]), N("OptionalHasElement", [""], ["none"]),
+             N("OptionalGetElement", ["x"], ["y0"]), N("Relu", ["y0"], ["y"])]
+    return model(nodes, [vi("x", F, ["B", 4])], [out("has"), out("none"), out("y")], opset=18)
+
+
 def movement():
     """Data movement: transpose (default perm), slice with INT64_MAX ends and a
     negative step, split (sizes input and equal), squeeze/unsqueeze, gather,
@@ -777,7 +786,7 @@ def main():
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),
         "relu21": relu_at(21), "reduce_ops": reduce_ops(), "index_ops": index_ops(),
-        "losses": losses(), "quant": quant(), "attention_shapes": attention_shapes(),
+        "losses": losses(), "quant": quant(), "attention_shapes": attention_shapes(), "optionals": optionals(),
     }
     models.update(errors())
     for name, m in models.items():
