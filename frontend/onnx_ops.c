@@ -2444,8 +2444,8 @@ static symc_status h_quantize_linear(fe_ctx *c) {
                            symc_dtype_name(qt), T(c, z)->name, symc_dtype_name(T(c, z)->dtype));
         qt = T(c, z)->dtype;
     }
-    int32_t r = T(c, x)->rank, axis;
-    int64_t block;
+    int32_t r = T(c, x)->rank, axis = -1;
+    int64_t block = 0;
     sym_expr xd[IR_MAX_RANK];
     memcpy(xd, T(c, x)->dims, (size_t)r * sizeof xd[0]);
     if ((st = quant_axis(c, r, &axis, &block)) || (st = quant_view(c, s, r, xd, axis, block, &sv))) return st;
@@ -2473,8 +2473,8 @@ static symc_status h_dequantize_linear(fe_ctx *c) {
     if (z != IR_NONE && T(c, z)->dtype != xt)
         return fe_fail(c, SYMC_ERR_FORMAT, "zero point '%s' is %s, input '%s' %s", T(c, z)->name,
                        symc_dtype_name(T(c, z)->dtype), T(c, x)->name, symc_dtype_name(xt));
-    int32_t r = T(c, x)->rank, axis;
-    int64_t block;
+    int32_t r = T(c, x)->rank, axis = -1;
+    int64_t block = 0;
     sym_expr xd[IR_MAX_RANK];
     memcpy(xd, T(c, x)->dims, (size_t)r * sizeof xd[0]);
     if ((st = quant_axis(c, r, &axis, &block)) || (st = quant_view(c, s, r, xd, axis, block, &sv))) return st;
