@@ -20,10 +20,12 @@
  * integer accumulation in int32 or double, round half to even, clip, cast);
  * ops whose inputs are all build-time constants (the window functions,
  * MelWeightMatrix) become constants computed here as the ONNX reference
- * computes them. Anything that cannot be translated faithfully is an error
+ * computes them; an If whose condition is known at build time is its chosen
+ * branch, imported in place. Anything that cannot be translated faithfully is an error
  * naming the node, never a silent approximation. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -3012,6 +3014,85 @@ static symc_status h_dropout(fe_ctx *c) {
     return fe_emit1(c, IR_OP_EXPAND, &tr, 1, &a, 1, 1, &out);
 }
 
+/* ---- control flow ----------------------------------------------------------------------------------- */
+
+/* If whose condition is known at build time (a constant, or a value folded
+ * from shapes, as in ONNX's function-expanded AffineGrid): the chosen
+ * branch's nodes are translated in place, reading outer values by name, and
+ * the If's outputs are the branch's outputs. A condition known only at run
+ * time is refused: symc compiles one graph. */
+static symc_status h_if(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t cond;
+    if (!st) st = fe_in(c, 0, &cond);
+    if (st) return st;
+    const ir_tensor *ct = T(c, cond);
+    int64_t v;
+    double d = 0;
+    if (ct->value && ct->n_value == 1 && sym_is_const(c->t, ct->value[0], &v)) d = (double)v;
+    else if ((st = fe_const_scalar(c, cond, 0, "the condition", &d))) return st;
+    const char *which = d != 0 ? "then_branch" : "else_branch";
+    const Onnx__AttributeProto *ba = fe_attr(c, which);
+    if (!ba || !ba->g) return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' (a graph) is missing", which);
+    const Onnx__GraphProto *g = ba->g;
+    if (g->n_initializer || g->n_sparse_initializer)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the %s has initializers, which are not supported (use Constant nodes)",
+                       which);
+    if (g->n_output != c->node->n_output)
+        return fe_fail(c, SYMC_ERR_FORMAT, "the %s has %zu outputs, the node %zu", which, g->n_output,
+                       c->node->n_output);
+    const Onnx__NodeProto *node = c->node;
+    const char *where = c->where, *source = c->source;
+    char w2[1200], s2[300];
+    for (size_t i = 0; i < g->n_node && !st; i++) {
+        const Onnx__NodeProto *n = g->node[i];
+        if (!n || !n->op_type || !*n->op_type) {
+            st = fe_fail(c, SYMC_ERR_FORMAT, "node %zu of the %s has no op type", i, which);
+            break;
+        }
+        int bad = n->n_output == 0;
+        for (size_t k = 0; k < n->n_input; k++) bad |= !n->input[k];
+        for (size_t k = 0; k < n->n_output; k++) bad |= !n->output[k];
+        for (size_t k = 0; k < n->n_attribute; k++) bad |= !n->attribute[k] || !n->attribute[k]->name;
+        if (bad) {
+            st = fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) of the %s has a missing input, output or attribute name", i,
+                         n->op_type, which);
+            break;
+        }
+        if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx")) {
+            st = fe_fail(c, SYMC_ERR_UNSUPPORTED, "op '%s' of domain '%s' in the %s is not supported", n->op_type,
+                         n->domain, which);
+            break;
+        }
+        if (n->name && *n->name) snprintf(s2, sizeof s2, "%s", n->name);
+        else snprintf(s2, sizeof s2, "%.200s/%.60s#%zu", source, n->op_type, i);
+        snprintf(w2, sizeof w2, "node '%.299s' (%.100s, opset %" PRId64 ") in the %s of %.600s", s2, n->op_type,
+                 c->opset, which, where);
+        c->node = n, c->where = w2, c->source = s2;
+        for (size_t k = 0; k < n->n_output && !st; k++)
+            if (n->output[k][0] && fe_map_get(&c->values, n->output[k], NULL))
+                st = fe_fail(c, SYMC_ERR_FORMAT, "output '%s' is already defined (ONNX values are assigned once)",
+                             n->output[k]);
+        if (!st) st = fe_translate_node(c);
+        for (size_t k = 0; k < n->n_output && !st; k++)
+            if (n->output[k][0] && !fe_map_get(&c->values, n->output[k], NULL))
+                st = fe_fail(c, SYMC_ERR_INTERNAL, "output %zu '%s' was not produced", k, n->output[k]);
+        c->node = node, c->where = where, c->source = source;
+    }
+    for (size_t k = 0; k < g->n_output && !st; k++) {
+        uint32_t t, out;
+        if (!g->output[k] || !g->output[k]->name || !fe_map_get(&c->values, g->output[k]->name, &t))
+            return fe_fail(c, SYMC_ERR_FORMAT, "output %zu of the %s is not produced by the branch or an outer value",
+                           k, which);
+        /* an identity names the result after the If's output (a graph output keeps its name); it
+         * carries the branch's build-time values on */
+        if (fe_has_out(c, (uint32_t)k) && !(st = fe_emit1(c, IR_OP_IDENTITY, &t, 1, NULL, 0, (int)k, &out)) &&
+            T(c, t)->value)
+            st = set_values(c, out, T(c, t)->value, T(c, t)->n_value);
+    }
+    return st;
+}
+
 /* ---- optionals ------------------------------------------------------------------------------------- */
 
 /* symc's values are tensors, never optional or sequence types, so an
@@ -3104,6 +3185,7 @@ static const op_entry ops[] = {
     {"HardSigmoid", h_hard_sigmoid},
     {"HardSwish", h_hard_swish},
     {"Identity", h_identity},
+    {"If", h_if},
     {"InstanceNormalization", h_instance_norm},
     {"IsInf", h_is_inf},
     {"IsNaN", h_is_nan},

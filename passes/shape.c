@@ -661,7 +661,15 @@ static symc_status r_split(ctx *c) {
     }
     char what[200];
     snprintf(what, sizeof what, "split sizes must add up to dim %d of '%s'", (int)ax, x->name);
-    return need(c, SYM_REL_EQ, total, x->dims[ax], what);
+    if ((st = need(c, SYM_REL_EQ, total, x->dims[ax], what)) || !x->value || x->rank != 1) return st;
+    /* values: consecutive pieces of a known 1-D tensor (a shape split into its dims) */
+    int64_t at = 0, len;
+    for (uint32_t k = 0; k < sizes->n; k++) {
+        if (!const_of(c, sizes->dims[k], &len) || at + len > (int64_t)x->n_value) return SYMC_OK;
+        if ((st = set_value(c, k, x->value + at, (uint32_t)len))) return st;
+        at += len;
+    }
+    return SYMC_OK;
 }
 
 static symc_status r_pad(ctx *c) {

@@ -557,6 +557,21 @@ def optionals():
     return model(nodes, [vi("x", F, ["B", 4])], [out("has"), out("none"), out("y")], opset=18)
 
 
+def if_known():
+    """If whose condition is decided at build time from shapes (x's rank is
+    2, a Split of a shape into dims): the then-branch's nodes, reading outer
+    values, are imported in place of the If; the else-branch is never
+    imported."""
+    then_g = helper.make_graph([N("Split", ["sx"], ["b", "f"], num_outputs=2),
+                                N("Concat", ["f", "b"], ["swapped"], axis=0),
+                                N("Reshape", ["x", "swapped"], ["xt"]), N("Relu", ["xt"], ["y_then"])], "then", [],
+                               [vi("y_then", F, None)])
+    else_g = helper.make_graph([N("Neg", ["x"], ["y_else"])], "else", [], [vi("y_else", F, None)])
+    nodes = [N("Shape", ["x"], ["sx"]), N("Size", ["sx"], ["rank"]), N("Equal", ["rank", "two"], ["is2"]),
+             N("If", ["is2"], ["y"], then_branch=then_g, else_branch=else_g)]
+    return model(nodes, [vi("x", F, ["B", 4])], [vi("y", F, [4, "B"])], [ints("two", 2)], opset=18, check=False)
+
+
 def movement():
     """Data movement: transpose (default perm), slice with INT64_MAX ends and a
     negative step, split (sizes input and equal), squeeze/unsqueeze, gather,
@@ -759,6 +774,10 @@ def errors():
                                   [ints("n", 4)], check=False)
     m["err_window_size"] = model([N("HammingWindow", ["n"], ["y"], name="hmw")], [vi("n", I64, [])], [out("y")],
                                  check=False)
+    then_g = helper.make_graph([N("Relu", ["x"], ["a"])], "then", [], [vi("a", F, None)])
+    else_g = helper.make_graph([N("Neg", ["x"], ["b"])], "else", [], [vi("b", F, None)])
+    m["err_if_runtime"] = model([N("If", ["cond"], ["y"], then_branch=then_g, else_branch=else_g, name="if_rt")],
+                                [vi("x", F, [4]), vi("cond", TensorProto.BOOL, [])], [vi("y", F, [4])], check=False)
     return m
 
 
@@ -787,6 +806,7 @@ def main():
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),
         "relu21": relu_at(21), "reduce_ops": reduce_ops(), "index_ops": index_ops(),
         "losses": losses(), "quant": quant(), "attention_shapes": attention_shapes(), "optionals": optionals(),
+        "if_known": if_known(),
     }
     models.update(errors())
     for name, m in models.items():

@@ -550,6 +550,10 @@ static void test_errors(void) {
                "node 'hmw' (HammingWindow, opset 17): input 0 'n' (the window size) is not known at build time: it "
                "is the graph input 'n', whose elements are only known at run time",
                "err_window_size");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'if_rt' (If, opset 17): input 0 'cond' (the condition) must be a constant: it is the graph input "
+               "'cond', whose elements are only known at run time",
+               "err_if_runtime");
     ir_module *m = ok(imp("relu21", NULL), "relu21");
     ir_module_free(m);
     /* a constant false training_mode is the identity; a 0 dim is a static size */
