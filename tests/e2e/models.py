@@ -19,7 +19,7 @@ MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary"
           "s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m5_long",
           "m2_attn", "m4_causal", "attn3d",
           # issue 15: losses, quantized ops and windows, the expanded Attention's shape arithmetic
-          "losses", "quant", "attention_shapes", "optionals", "if_known"]
+          "losses", "quant", "attention_shapes", "optionals", "if_known", "loops"]
 # models checked in fp32 only: quantized integers are rounded from fp32 values, which half storage
 # changes (the e2e half runs and the GPU test's half sweeps skip them)
 FP32_ONLY = {"quant"}

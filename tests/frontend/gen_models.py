@@ -572,6 +572,28 @@ def if_known():
     return model(nodes, [vi("x", F, ["B", 4])], [vi("y", F, [4, "B"])], [ints("two", 2)], opset=18, check=False)
 
 
+def loops():
+    """Loop with a constant trip count (loop-carried value, iteration number,
+    scan output) and Scan over axis 1 (a running sum as the state, a forward
+    and a reversed scan input, scan outputs stacked on axes 1 and 0), both
+    unrolled at import over a dynamic batch."""
+    lbody = helper.make_graph([N("Identity", ["cond_in"], ["cond_out"]), N("Cast", ["i"], ["fi"], to=F),
+                               N("Add", ["y_in", "fi"], ["y_out"]), N("Mul", ["y_in", "y_in"], ["sq"])], "lbody",
+                              [vi("i", I64, []), vi("cond_in", TensorProto.BOOL, []), vi("y_in", F, None)],
+                              [vi("cond_out", TensorProto.BOOL, []), vi("y_out", F, None), vi("sq", F, None)])
+    sbody = helper.make_graph([N("Add", ["s_in", "a_t"], ["s_out"]), N("Mul", ["s_out", "b_t"], ["o1"]),
+                               N("Sub", ["a_t", "b_t"], ["o2"])], "sbody",
+                              [vi("s_in", F, None), vi("a_t", F, None), vi("b_t", F, None)],
+                              [vi("s_out", F, None), vi("o1", F, None), vi("o2", F, None)])
+    nodes = [N("Loop", ["trip", "yes", "y0"], ["y_fin", "y_scan"], body=lbody),
+             N("Scan", ["s0", "xs", "xs"], ["s_fin", "sc1", "sc2"], body=sbody, num_scan_inputs=2,
+               scan_input_axes=[1, 1], scan_input_directions=[0, 1], scan_output_axes=[1, 0])]
+    inits = [ints("trip", 3), numpy_helper.from_array(np.array(True), "yes")]
+    return model(nodes, [vi("y0", F, ["B", 4]), vi("s0", F, ["B", 3]), vi("xs", F, ["B", 5, 3])],
+                 [vi("y_fin", F, ["B", 4]), vi("y_scan", F, [3, "B", 4]), vi("s_fin", F, ["B", 3]),
+                  vi("sc1", F, ["B", 5, 3]), vi("sc2", F, [5, "B", 3])], inits, opset=17, check=False)
+
+
 def movement():
     """Data movement: transpose (default perm), slice with INT64_MAX ends and a
     negative step, split (sizes input and equal), squeeze/unsqueeze, gather,
@@ -776,6 +798,17 @@ def errors():
                                  check=False)
     then_g = helper.make_graph([N("Relu", ["x"], ["a"])], "then", [], [vi("a", F, None)])
     else_g = helper.make_graph([N("Neg", ["x"], ["b"])], "else", [], [vi("b", F, None)])
+    sbody = helper.make_graph([N("Add", ["s_in", "a_t"], ["s_out"])], "sbody",
+                              [vi("s_in", F, None), vi("a_t", F, None)], [vi("s_out", F, None)])
+    m["err_scan_symbolic"] = model([N("Scan", ["s0", "xs"], ["s_fin"], body=sbody, num_scan_inputs=1, name="scan_s")],
+                                   [vi("s0", F, [3]), vi("xs", F, ["S", 3])], [vi("s_fin", F, [3])], check=False)
+    lbody = helper.make_graph([N("ReduceSum", ["y_in"], ["tot"], keepdims=0), N("Less", ["tot", "lim"], ["c_out"]),
+                               N("Add", ["y_in", "y_in"], ["y_out"])], "lbody",
+                              [vi("i", I64, []), vi("c_in", TensorProto.BOOL, []), vi("y_in", F, None)],
+                              [vi("c_out", TensorProto.BOOL, []), vi("y_out", F, None)])
+    m["err_loop_cond"] = model([N("Loop", ["trip", "", "y0"], ["y_fin"], body=lbody, name="loop_c")],
+                               [vi("y0", F, [4])], [vi("y_fin", F, [4])],
+                               [ints("trip", 3), numpy_helper.from_array(np.float32(100), "lim")], check=False)
     m["err_if_runtime"] = model([N("If", ["cond"], ["y"], then_branch=then_g, else_branch=else_g, name="if_rt")],
                                 [vi("x", F, [4]), vi("cond", TensorProto.BOOL, [])], [vi("y", F, [4])], check=False)
     return m
@@ -806,7 +839,7 @@ def main():
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),
         "relu21": relu_at(21), "reduce_ops": reduce_ops(), "index_ops": index_ops(),
         "losses": losses(), "quant": quant(), "attention_shapes": attention_shapes(), "optionals": optionals(),
-        "if_known": if_known(),
+        "if_known": if_known(), "loops": loops(),
     }
     models.update(errors())
     for name, m in models.items():

@@ -554,6 +554,14 @@ static void test_errors(void) {
                "node 'if_rt' (If, opset 17): input 0 'cond' (the condition) must be a constant: it is the graph input "
                "'cond', whose elements are only known at run time",
                "err_if_runtime");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'scan_s' (Scan, opset 17): the scan length S of input 'xs' must be a constant (the scan is "
+               "unrolled)",
+               "err_scan_symbolic", "--shapes", "xs:1x3,4x3,8x3");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'loop_c' (Loop, opset 17): the Loop body's condition 'c_out' is not known at build time in "
+               "iteration 0 (the loop is unrolled)",
+               "err_loop_cond");
     ir_module *m = ok(imp("relu21", NULL), "relu21");
     ir_module_free(m);
     /* a constant false training_mode is the identity; a 0 dim is a static size */
