@@ -139,10 +139,52 @@ static symc_status fold(fe_ctx *c, const char *op, const uint32_t *in, uint32_t 
 /* ---- generic forms ------------------------------------------------------------------------- */
 
 /* One core op applied to the node's inputs, no attributes. */
+/* An op on one-element float constants becomes a constant computed here,
+ * so a build-time value (a Loop's trip count from Range's expanded body) can
+ * read it. Only ops whose result is the exact one rounded once (what the
+ * reference backend and IEEE float arithmetic give): +, -, *, /, neg, abs,
+ * ceil, floor, relu. *done = 0 when the inputs are not such constants. */
+static symc_status fold_float_const(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n, int *done) {
+    *done = 0;
+    double v[2] = {0, 0};
+    int32_t rank = 0;
+    symc_dtype dt = T(c, in[0])->dtype;
+    if (n > 2 || !ir_dtype_is_float(dt)) return SYMC_OK;
+    for (uint32_t k = 0; k < n; k++) {
+        const ir_tensor *x = T(c, in[k]);
+        if (x->constant == IR_NONE || x->dtype != dt || small_numel(c, in[k]) != 1) return SYMC_OK;
+        v[k] = symc_dtype_load(c->m->constants[x->constant].data, dt, 0);
+        if (x->rank > rank) rank = x->rank;
+    }
+    double r;
+    switch (op) {
+    case IR_OP_ADD: r = v[0] + v[1]; break;
+    case IR_OP_SUB: r = v[0] - v[1]; break;
+    case IR_OP_MUL: r = v[0] * v[1]; break;
+    case IR_OP_DIV: r = v[0] / v[1]; break;
+    case IR_OP_NEG: r = -v[0]; break;
+    case IR_OP_ABS: r = fabs(v[0]); break;
+    case IR_OP_CEIL: r = ceil(v[0]); break;
+    case IR_OP_FLOOR: r = floor(v[0]); break;
+    case IR_OP_RELU: r = v[0] > 0 ? v[0] : isnan(v[0]) ? v[0] : 0.0; break;
+    default: return SYMC_OK;
+    }
+    int64_t dims[IR_MAX_RANK];
+    for (int32_t d = 0; d < rank; d++) dims[d] = 1;
+    uint8_t buf[8];
+    uint32_t out;
+    symc_dtype_store(buf, dt, 0, r);
+    *done = 1;
+    return fe_const(c, dt, rank, dims, buf, 0, &out);
+}
+
 static symc_status emit_plain(fe_ctx *c, ir_op op, uint32_t arity) {
     symc_status st = need_inputs(c, arity, arity);
     uint32_t in[3], out;
+    int done = 0;
     for (uint32_t k = 0; k < arity && !st; k++) st = fe_in(c, k, &in[k]);
+    if (!st) st = fold_float_const(c, op, in, arity, &done);
+    if (st || done) return st;
     if (!st) st = fe_emit1(c, op, in, arity, NULL, 0, 0, &out);
     if (!st) st = fold(c, c->node->op_type, in, arity, out);
     return st;
@@ -365,17 +407,42 @@ static symc_status h_gelu(fe_ctx *c) {
     return emit_unary_attrs(c, IR_OP_GELU, &a, 1);
 }
 
-/* A cast to a float type of a one-element constant is made a constant
+/* A cast of a one-element constant (or of an integer value folded from
+ * constants) is made a constant
  * (the value rounded once, as the cast rounds it), so an op that needs the
  * value at build time (Pad's constant value after a CastLike) can read it.
  * *done = 0 when x is not such a constant. */
 static symc_status cast_const(fe_ctx *c, uint32_t x, symc_dtype dt, int *done) {
     const ir_tensor *xt = T(c, x);
     *done = 0;
-    if (xt->constant == IR_NONE || small_numel(c, x) != 1 || !ir_dtype_is_float(dt)) return SYMC_OK;
-    double v = symc_dtype_load(c->m->constants[xt->constant].data, xt->dtype, 0);
-    if (!ir_dtype_is_float(xt->dtype) && xt->dtype != SYMC_BOOL && fabs(v) > 9007199254740992.0)
-        return SYMC_OK; /* an integer a double may not hold: rounding twice could differ from the cast's once */
+    int64_t iv;
+    double v;
+    if (small_numel(c, x) != 1) return SYMC_OK;
+    if (xt->constant != IR_NONE) v = symc_dtype_load(c->m->constants[xt->constant].data, xt->dtype, 0);
+    else if (xt->value && xt->n_value == 1 && sym_is_const(c->t, xt->value[0], &iv)) v = (double)iv; /* folded */
+    else return SYMC_OK;
+    if (dt == SYMC_BOOL) {
+        v = v != 0; /* NaN too, as C's and numpy's conversions */
+    } else if (ir_dtype_is_float(dt)) {
+        if (!ir_dtype_is_float(xt->dtype) && xt->dtype != SYMC_BOOL && fabs(v) > 9007199254740992.0)
+            return SYMC_OK; /* an integer a double may not hold: rounding twice could differ from the cast's once */
+    } else {
+        /* float to integer: only a whole number the integer type holds (no truncation, no overflow) */
+        static const struct {
+            symc_dtype dt;
+            double lo, hi;
+        } lim[] = {{SYMC_I8, -128, 127},
+                   {SYMC_U8, 0, 255},
+                   {SYMC_I16, -32768, 32767},
+                   {SYMC_U16, 0, 65535},
+                   {SYMC_I32, -2147483648.0, 2147483647.0},
+                   {SYMC_U32, 0, 4294967295.0},
+                   {SYMC_I64, -9007199254740992.0, 9007199254740992.0}};
+        int ok = 0;
+        for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
+            ok |= lim[i].dt == dt && v >= lim[i].lo && v <= lim[i].hi;
+        if (!ir_dtype_is_float(xt->dtype) || !ok || v != floor(v)) return SYMC_OK;
+    }
     int64_t dims[IR_MAX_RANK];
     for (int32_t d = 0; d < xt->rank; d++) dims[d] = 1;
     uint8_t buf[8];
