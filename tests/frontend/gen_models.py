@@ -585,10 +585,13 @@ def loops():
                                N("Sub", ["a_t", "b_t"], ["o2"])], "sbody",
                               [vi("s_in", F, None), vi("a_t", F, None), vi("b_t", F, None)],
                               [vi("s_out", F, None), vi("o1", F, None), vi("o2", F, None)])
-    nodes = [N("Loop", ["trip", "yes", "y0"], ["y_fin", "y_scan"], body=lbody),
+    # the trip count ceil(5.0 / 2.0) = 3 and the condition are computed from float constants (folded at import)
+    nodes = [N("Div", ["five", "two"], ["q"]), N("Ceil", ["q"], ["qc"]), N("Cast", ["qc"], ["trip"], to=I64),
+             N("Cast", ["qc"], ["yes"], to=TensorProto.BOOL),
+             N("Loop", ["trip", "yes", "y0"], ["y_fin", "y_scan"], body=lbody),
              N("Scan", ["s0", "xs", "xs"], ["s_fin", "sc1", "sc2"], body=sbody, num_scan_inputs=2,
                scan_input_axes=[1, 1], scan_input_directions=[0, 1], scan_output_axes=[1, 0])]
-    inits = [ints("trip", 3), numpy_helper.from_array(np.array(True), "yes")]
+    inits = [numpy_helper.from_array(np.float32(5), "five"), numpy_helper.from_array(np.float32(2), "two")]
     return model(nodes, [vi("y0", F, ["B", 4]), vi("s0", F, ["B", 3]), vi("xs", F, ["B", 5, 3])],
                  [vi("y_fin", F, ["B", 4]), vi("y_scan", F, [3, "B", 4]), vi("s_fin", F, ["B", 3]),
                   vi("sc1", F, ["B", 5, 3]), vi("sc2", F, [5, "B", 3])], inits, opset=17, check=False)
