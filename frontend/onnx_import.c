@@ -288,6 +288,36 @@ symc_status fe_bind(fe_ctx *c, uint32_t k, uint32_t t) {
 
 /* ---- values ------------------------------------------------------------------------------------ */
 
+/* The first graph input whose elements (not only its shape) tensor t is
+ * computed from, or IR_NONE: what a message names as the run-time value
+ * behind a build-time one. Shape reads only its input's dims, so the walk
+ * does not pass through it. */
+static uint32_t data_source(fe_ctx *c, uint32_t t) {
+    const ir_module *m = c->m;
+    uint8_t *seen = calloc(m->n_tensors, 1);
+    uint32_t *stack = malloc(m->n_tensors * sizeof *stack), n = 0, found = IR_NONE;
+    if (!seen || !stack) {
+        free(seen), free(stack);
+        return IR_NONE;
+    }
+    stack[n++] = t;
+    seen[t] = 1;
+    while (n && found == IR_NONE) {
+        const ir_tensor *x = &m->tensors[stack[--n]];
+        if (x->value || x->constant != IR_NONE) continue;
+        if (x->producer == IR_NONE) {
+            found = stack[n];
+            continue;
+        }
+        const ir_node *p = &m->nodes[x->producer];
+        if (p->op == IR_OP_SHAPE_OF) continue;
+        for (uint32_t k = 0; k < p->n_in; k++)
+            if (!seen[p->in[k]]) seen[p->in[k]] = 1, stack[n++] = p->in[k];
+    }
+    free(seen), free(stack);
+    return found;
+}
+
 symc_status fe_values(fe_ctx *c, uint32_t t, uint32_t k, const char *role, const sym_expr **v, uint32_t *n) {
     const ir_tensor *x = &c->m->tensors[t];
     if (x->value) {
@@ -304,11 +334,18 @@ symc_status fe_values(fe_ctx *c, uint32_t t, uint32_t k, const char *role, const
         snprintf(why, sizeof why, "it is a constant of more than 64 elements or of rank > 1");
     else {
         const ir_node *p = &c->m->nodes[x->producer];
-        snprintf(why, sizeof why,
-                 "it must be a constant or computed from tensor shapes (Shape, Gather, Concat, Slice, "
-                 "Unsqueeze, Squeeze, Cast, Add, Sub, Mul, Div, Min, Max, Range, ...); it comes from "
-                 "%s node '%s'",
-                 ir_op_get(p->op)->name, p->source && *p->source ? p->source : p->name);
+        uint32_t gi = data_source(c, t);
+        if (gi != IR_NONE)
+            snprintf(why, sizeof why,
+                     "it comes from %s node '%s', computed from the elements of the graph input '%s', whose "
+                     "elements are only known at run time",
+                     ir_op_get(p->op)->name, p->source && *p->source ? p->source : p->name, c->m->tensors[gi].name);
+        else
+            snprintf(why, sizeof why,
+                     "it must be a constant or computed from tensor shapes (Shape, Gather, Concat, Slice, "
+                     "Unsqueeze, Squeeze, Cast, Add, Sub, Mul, Div, Min, Max, Range, ...); it comes from "
+                     "%s node '%s'",
+                     ir_op_get(p->op)->name, p->source && *p->source ? p->source : p->name);
     }
     return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) is not known at build time: %s", k, c->node->input[k],
                    role, why);
@@ -340,6 +377,12 @@ symc_status fe_const_scalar(fe_ctx *c, uint32_t t, uint32_t k, const char *role,
                        "input %u '%s' (%s) is not known at build time: it is the graph input '%s', whose elements are "
                        "only known at run time",
                        k, c->node->input[k], role, x->name);
+    uint32_t gi = x->constant == IR_NONE ? data_source(c, t) : IR_NONE;
+    if (gi != IR_NONE)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "input %u '%s' (%s) must be a constant: it is computed from the elements of the graph input "
+                       "'%s', whose elements are only known at run time",
+                       k, c->node->input[k], role, c->m->tensors[gi].name);
     if (x->constant == IR_NONE)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input %u '%s' (%s) must be a constant", k, c->node->input[k], role);
     const ir_constant *cd = &c->m->constants[x->constant];

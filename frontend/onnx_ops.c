@@ -11,10 +11,23 @@
  * evaluate (comparisons, Where, Not, Expand of a known scalar, bool<->int
  * Cast) get their symbolic values here, decided by symshape's proofs, so
  * PyTorch's "Where(Equal(shape, -1), 1, shape)" idiom before Expand stays
- * symbolic. Anything that cannot be translated faithfully is an error naming
- * the node, never a silent approximation. */
+ * symbolic; And, Or, Mod (passes/shape.c) and casts of one-element constants
+ * fold the same way, which ONNX's function-expanded Attention needs.
+ *
+ * Ops ONNX defines by a function body (SoftmaxCrossEntropyLoss,
+ * NegativeLogLikelihoodLoss, DynamicQuantizeLinear) are translated as that
+ * body; the quantized ops decompose into existing ops on exact values (the
+ * integer accumulation in int32 or double, round half to even, clip, cast);
+ * ops whose inputs are all build-time constants (the window functions,
+ * MelWeightMatrix) become constants computed here as the ONNX reference
+ * computes them; an If whose condition is known at build time is its chosen
+ * branch, imported in place, and Loop (constant trip count) and Scan
+ * (constant length) are unrolled, their bodies imported once per iteration.
+ * Anything that cannot be translated faithfully is an error
+ * naming the node, never a silent approximation. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,7 +81,7 @@ static int64_t small_numel(fe_ctx *c, uint32_t t) {
 
 static int is_intlike(symc_dtype d) { return d == SYMC_I64 || d == SYMC_I32 || d == SYMC_BOOL; }
 
-/* Comparisons, Where, Not, bool<->int Cast and Expand of known values, with
+/* Comparisons, Where, Not, And, Or, bool<->int Cast and Expand of known values, with
  * NumPy broadcasting of one-element operands. Leaves `out` without values
  * whenever a result is not decided. */
 static symc_status fold(fe_ctx *c, const char *op, const uint32_t *in, uint32_t n_in, uint32_t out) {
@@ -93,7 +106,12 @@ static symc_status fold(fe_ctx *c, const char *op, const uint32_t *in, uint32_t 
         else if (!strcmp(op, "LessOrEqual")) r = sym_prove_le(c->t, a[0], a[1]);
         else if (!strcmp(op, "GreaterOrEqual")) r = sym_prove_le(c->t, a[1], a[0]);
         else if (!strcmp(op, "Not")) r = sym_prove_eq(c->t, a[0], zero);
-        else if (!strcmp(op, "Cast")) {
+        else if (!strcmp(op, "And") || !strcmp(op, "Or")) {
+            /* bool values are the constants 0 and 1 */
+            int64_t p, q;
+            if (!sym_is_const(c->t, a[0], &p) || !sym_is_const(c->t, a[1], &q)) return SYMC_OK;
+            r = (!strcmp(op, "And") ? p && q : p || q) ? SYM_TRUE : SYM_FALSE;
+        } else if (!strcmp(op, "Cast")) {
             /* to bool: != 0; to an integer: the value itself */
             if (T(c, out)->dtype != SYMC_BOOL) {
                 v[i] = a[0];
@@ -121,10 +139,52 @@ static symc_status fold(fe_ctx *c, const char *op, const uint32_t *in, uint32_t 
 /* ---- generic forms ------------------------------------------------------------------------- */
 
 /* One core op applied to the node's inputs, no attributes. */
+/* An op on one-element float constants becomes a constant computed here,
+ * so a build-time value (a Loop's trip count from Range's expanded body) can
+ * read it. Only ops whose result is the exact one rounded once (what the
+ * reference backend and IEEE float arithmetic give): +, -, *, /, neg, abs,
+ * ceil, floor, relu. *done = 0 when the inputs are not such constants. */
+static symc_status fold_float_const(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n, int *done) {
+    *done = 0;
+    double v[2] = {0, 0};
+    int32_t rank = 0;
+    symc_dtype dt = T(c, in[0])->dtype;
+    if (n > 2 || !ir_dtype_is_float(dt)) return SYMC_OK;
+    for (uint32_t k = 0; k < n; k++) {
+        const ir_tensor *x = T(c, in[k]);
+        if (x->constant == IR_NONE || x->dtype != dt || small_numel(c, in[k]) != 1) return SYMC_OK;
+        v[k] = symc_dtype_load(c->m->constants[x->constant].data, dt, 0);
+        if (x->rank > rank) rank = x->rank;
+    }
+    double r;
+    switch (op) {
+    case IR_OP_ADD: r = v[0] + v[1]; break;
+    case IR_OP_SUB: r = v[0] - v[1]; break;
+    case IR_OP_MUL: r = v[0] * v[1]; break;
+    case IR_OP_DIV: r = v[0] / v[1]; break;
+    case IR_OP_NEG: r = -v[0]; break;
+    case IR_OP_ABS: r = fabs(v[0]); break;
+    case IR_OP_CEIL: r = ceil(v[0]); break;
+    case IR_OP_FLOOR: r = floor(v[0]); break;
+    case IR_OP_RELU: r = v[0] > 0 ? v[0] : isnan(v[0]) ? v[0] : 0.0; break;
+    default: return SYMC_OK;
+    }
+    int64_t dims[IR_MAX_RANK];
+    for (int32_t d = 0; d < rank; d++) dims[d] = 1;
+    uint8_t buf[8];
+    uint32_t out;
+    symc_dtype_store(buf, dt, 0, r);
+    *done = 1;
+    return fe_const(c, dt, rank, dims, buf, 0, &out);
+}
+
 static symc_status emit_plain(fe_ctx *c, ir_op op, uint32_t arity) {
     symc_status st = need_inputs(c, arity, arity);
     uint32_t in[3], out;
+    int done = 0;
     for (uint32_t k = 0; k < arity && !st; k++) st = fe_in(c, k, &in[k]);
+    if (!st) st = fold_float_const(c, op, in, arity, &done);
+    if (st || done) return st;
     if (!st) st = fe_emit1(c, op, in, arity, NULL, 0, 0, &out);
     if (!st) st = fold(c, c->node->op_type, in, arity, out);
     return st;
@@ -347,6 +407,51 @@ static symc_status h_gelu(fe_ctx *c) {
     return emit_unary_attrs(c, IR_OP_GELU, &a, 1);
 }
 
+/* A cast of a one-element constant (or of an integer value folded from
+ * constants) is made a constant
+ * (the value rounded once, as the cast rounds it), so an op that needs the
+ * value at build time (Pad's constant value after a CastLike) can read it.
+ * *done = 0 when x is not such a constant. */
+static symc_status cast_const(fe_ctx *c, uint32_t x, symc_dtype dt, int *done) {
+    const ir_tensor *xt = T(c, x);
+    *done = 0;
+    int64_t iv;
+    double v;
+    if (small_numel(c, x) != 1) return SYMC_OK;
+    if (xt->constant != IR_NONE) v = symc_dtype_load(c->m->constants[xt->constant].data, xt->dtype, 0);
+    else if (xt->value && xt->n_value == 1 && sym_is_const(c->t, xt->value[0], &iv)) v = (double)iv; /* folded */
+    else return SYMC_OK;
+    if (dt == SYMC_BOOL) {
+        v = v != 0; /* NaN too, as C's and numpy's conversions */
+    } else if (ir_dtype_is_float(dt)) {
+        if (!ir_dtype_is_float(xt->dtype) && xt->dtype != SYMC_BOOL && fabs(v) > 9007199254740992.0)
+            return SYMC_OK; /* an integer a double may not hold: rounding twice could differ from the cast's once */
+    } else {
+        /* float to integer: only a whole number the integer type holds (no truncation, no overflow) */
+        static const struct {
+            symc_dtype dt;
+            double lo, hi;
+        } lim[] = {{SYMC_I8, -128, 127},
+                   {SYMC_U8, 0, 255},
+                   {SYMC_I16, -32768, 32767},
+                   {SYMC_U16, 0, 65535},
+                   {SYMC_I32, -2147483648.0, 2147483647.0},
+                   {SYMC_U32, 0, 4294967295.0},
+                   {SYMC_I64, -9007199254740992.0, 9007199254740992.0}};
+        int ok = 0;
+        for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
+            ok |= lim[i].dt == dt && v >= lim[i].lo && v <= lim[i].hi;
+        if (!ir_dtype_is_float(xt->dtype) || !ok || v != floor(v)) return SYMC_OK;
+    }
+    int64_t dims[IR_MAX_RANK];
+    for (int32_t d = 0; d < xt->rank; d++) dims[d] = 1;
+    uint8_t buf[8];
+    symc_dtype_store(buf, dt, 0, v);
+    uint32_t out;
+    *done = 1;
+    return fe_const(c, dt, xt->rank, dims, buf, 0, &out);
+}
+
 static symc_status h_cast(fe_ctx *c) {
     const Onnx__AttributeProto *to = fe_attr(c, "to");
     symc_dtype dt;
@@ -357,7 +462,10 @@ static symc_status h_cast(fe_ctx *c) {
     ir_attr a = symc_attr_dtype("to", dt);
     uint32_t x, out;
     symc_status st = need_inputs(c, 1, 1);
+    int done = 0;
     if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = cast_const(c, x, dt, &done);
+    if (st || done) return st;
     if (!st) st = fe_emit1(c, IR_OP_CAST, &x, 1, &a, 1, 0, &out);
     if (!st && (T(c, x)->dtype == SYMC_BOOL || dt == SYMC_BOOL)) st = fold(c, "Cast", &x, 1, out);
     return st;
@@ -372,6 +480,8 @@ static symc_status h_cast_like(fe_ctx *c) {
     if (st) return st;
     symc_dtype dt = T(c, like)->dtype;
     ir_attr a = symc_attr_dtype("to", dt);
+    int done = 0;
+    if ((st = cast_const(c, x, dt, &done)) || done) return st;
     if ((st = fe_emit1(c, IR_OP_CAST, &x, 1, &a, 1, 0, &out))) return st;
     if (T(c, x)->dtype == SYMC_BOOL || dt == SYMC_BOOL) st = fold(c, "Cast", &x, 1, out);
     return st;
@@ -630,15 +740,48 @@ static symc_status h_lrn(fe_ctx *c) {
     return emit_bin(c, IR_OP_DIV, x, pw, 0, &y);
 }
 
+/* BatchNormalization. training_mode=1 (deterministic: no random draw)
+ * normalizes with the batch's own statistics, the mean and the population
+ * variance over every dim but the channels (1), and its outputs 1 and 2 are
+ * the updated running statistics mean * momentum + batch * (1 - momentum). */
 static symc_status h_batch_norm(fe_ctx *c) {
     symc_status st = need_inputs(c, 5, 5);
-    if (!st && fe_attr_i(c, "training_mode", 0))
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "training_mode=1 is not supported (inference only)");
-    if (!st) st = only_first_output(c, "the running statistics of training");
+    int train = fe_attr_i(c, "training_mode", 0) != 0;
+    if (!st && !train) st = only_first_output(c, "the running statistics of training");
     uint32_t in[5], out;
     for (uint32_t k = 0; k < 5 && !st; k++) st = fe_in(c, k, &in[k]);
     ir_attr a = symc_attr_float("epsilon", fe_attr_f(c, "epsilon", 1e-5));
-    return st ? st : fe_emit1(c, IR_OP_BATCH_NORM, in, 5, &a, 1, 0, &out);
+    if (st || !train) return st ? st : fe_emit1(c, IR_OP_BATCH_NORM, in, 5, &a, 1, 0, &out);
+    int32_t r = T(c, in[0])->rank;
+    symc_dtype dt = T(c, in[0])->dtype;
+    if (r < 2) return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' has rank %d, needs >= 2", T(c, in[0])->name, (int)r);
+    if (!ir_dtype_is_float(dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; only floats are supported", T(c, in[0])->name,
+                       symc_dtype_name(dt));
+    int64_t axes[IR_MAX_RANK];
+    uint32_t na = 0;
+    for (int32_t d = 0; d < r; d++)
+        if (d != 1) axes[na++] = d;
+    ir_attr keep0[2] = {symc_attr_int("keepdims", 0), symc_attr_ints("axes", axes, na)};
+    uint32_t mk, dev, sq, bm, bv, bn[5];
+    if ((st = emit_mean(c, in[0], axes, na, -1, &mk)) || (st = emit_bin(c, IR_OP_SUB, in[0], mk, -1, &dev)) ||
+        (st = emit_bin(c, IR_OP_MUL, dev, dev, -1, &sq)) ||
+        (st = fe_emit1(c, IR_OP_REDUCE_MEAN, &in[0], 1, keep0, 2, -1, &bm)) ||
+        (st = fe_emit1(c, IR_OP_REDUCE_MEAN, &sq, 1, keep0, 2, -1, &bv)))
+        return st;
+    bn[0] = in[0], bn[1] = in[1], bn[2] = in[2], bn[3] = bm, bn[4] = bv;
+    if ((st = fe_emit1(c, IR_OP_BATCH_NORM, bn, 5, &a, 1, 0, &out))) return st;
+    double mom = fe_attr_f(c, "momentum", 0.9);
+    for (uint32_t k = 1; k <= 2; k++) {
+        if (!fe_has_out(c, k)) continue;
+        uint32_t m, one_m, t, u, run;
+        if ((st = emit_scalar(c, dt, mom, &m)) || (st = emit_scalar(c, dt, 1.0 - mom, &one_m)) ||
+            (st = emit_bin(c, IR_OP_MUL, in[2 + k], m, -1, &t)) ||
+            (st = emit_bin(c, IR_OP_MUL, k == 1 ? bm : bv, one_m, -1, &u)) ||
+            (st = emit_bin(c, IR_OP_ADD, t, u, (int)k, &run)))
+            return st;
+    }
+    return SYMC_OK;
 }
 
 /* ---- reductions -------------------------------------------------------------------------------- */
@@ -1075,14 +1218,56 @@ static symc_status ein_term_parse(fe_ctx *c, const char *s, size_t len, int32_t 
             for (int32_t j = 0; j < ell; j++) t->lab[t->n++] = EIN_ELL + (n_ell - ell) + j;
             i += 2;
         } else {
-            if (ein_find(t, s[i]) >= 0)
-                return fe_fail(c, SYMC_ERR_UNSUPPORTED,
-                               "index '%c' appears twice in the term '%.*s' (a diagonal), which is not supported", s[i],
-                               (int)len, s);
-            t->lab[t->n++] = s[i];
+            if (r < 0 && ein_find(t, s[i]) >= 0)
+                return fe_fail(c, SYMC_ERR_FORMAT, "index '%c' appears twice in the output term '%.*s'", s[i], (int)len,
+                               s);
+            t->lab[t->n++] = s[i]; /* twice in an operand: a diagonal, taken by ein_diagonals */
         }
     }
     return SYMC_OK;
+}
+
+/* An index repeated in an operand's term takes that operand's diagonal:
+ * the two dims moved last, merged into one of n * n elements and sliced
+ * with step n + 1 (exact data movement), until every index is unique. */
+static symc_status ein_diagonals(fe_ctx *c, uint32_t *x, ein_term *t, const char *term, size_t len) {
+    for (;;) {
+        int32_t p = -1, q = -1;
+        for (int32_t i = 0; i < t->n && p < 0; i++)
+            for (int32_t j = i + 1; j < t->n; j++)
+                if (t->lab[i] == t->lab[j]) {
+                    p = i, q = j;
+                    break;
+                }
+        if (p < 0) return SYMC_OK;
+        const ir_tensor *xt = T(c, *x);
+        int64_t n, n2;
+        if (!sym_is_const(c->t, xt->dims[p], &n) || sym_prove_eq(c->t, xt->dims[p], xt->dims[q]) != SYM_TRUE)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "the diagonal of index '%c' in the term '%.*s' needs equal constant sizes, has %s and %s",
+                           t->lab[p], (int)len, term, fe_txt(c, xt->dims[p]), fe_txt(c, xt->dims[q]));
+        if (n > ((int64_t)1 << 31)) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "a diagonal of size %" PRId64, n);
+        n2 = n * n;
+        int64_t perm[IR_MAX_RANK];
+        sym_expr d[IR_MAX_RANK];
+        ein_term nt = {.n = 0};
+        for (int32_t i = 0; i < t->n; i++)
+            if (i != p && i != q) d[nt.n] = xt->dims[i], perm[nt.n] = i, nt.lab[nt.n++] = t->lab[i];
+        perm[nt.n] = p, perm[nt.n + 1] = q;
+        d[nt.n] = sym_const(c->t, n2);
+        int64_t axis = nt.n, step = n + 1;
+        sym_expr s0 = sym_const(c->t, 0), e = sym_const(c->t, n2);
+        ir_attr pa = symc_attr_ints("perm", perm, (uint32_t)t->n);
+        ir_attr sl[4] = {symc_attr_dims("starts", &s0, 1), symc_attr_dims("ends", &e, 1),
+                         symc_attr_ints("axes", &axis, 1), symc_attr_ints("steps", &step, 1)};
+        symc_status st;
+        if ((st = fe_emit1(c, IR_OP_TRANSPOSE, x, 1, &pa, 1, -1, x)) ||
+            (st = emit_reshape(c, *x, d, (uint32_t)nt.n + 1, -1, x)) ||
+            (st = fe_emit1(c, IR_OP_SLICE, x, 1, sl, 4, -1, x)))
+            return st;
+        nt.lab[nt.n++] = t->lab[p];
+        *t = nt;
+    }
 }
 
 static symc_status ein_transpose(fe_ctx *c, uint32_t *x, ein_term *t, const int *order, int out_k) {
@@ -1162,7 +1347,9 @@ static symc_status h_einsum(fe_ctx *c) {
     ein_term in[2], o;
     int any_ell = 0, he;
     for (uint32_t k = 0; k < n_in; k++) {
-        if ((st = ein_term_parse(c, ts[k], tl[k], T(c, x[k])->rank, n_ell, &in[k], &he))) return st;
+        if ((st = ein_term_parse(c, ts[k], tl[k], T(c, x[k])->rank, n_ell, &in[k], &he)) ||
+            (st = ein_diagonals(c, &x[k], &in[k], ts[k], tl[k])))
+            return st;
         any_ell |= he;
     }
     /* every label's size, the same wherever it appears ("..." dims may broadcast from 1) */
@@ -1191,8 +1378,9 @@ static symc_status h_einsum(fe_ctx *c) {
         if (any_ell)
             for (int32_t j = 0; j < n_ell; j++) o.lab[o.n++] = EIN_ELL + j;
         for (int l = 'A'; l <= 'z'; l++) {
-            int count = 0;
-            for (uint32_t k = 0; k < n_in; k++) count += ein_find(&in[k], l) >= 0;
+            int count = 0; /* in the terms as written: a diagonal's index counts twice (numpy's 'ii' is a trace) */
+            for (uint32_t k = 0; k < n_in; k++)
+                for (size_t i = 0; i < tl[k]; i++) count += ts[k][i] == l;
             if (count == 1) {
                 if (o.n == IR_MAX_RANK) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the output has too many dims");
                 o.lab[o.n++] = l;
@@ -1362,19 +1550,23 @@ static symc_status need_4d(fe_ctx *c, uint32_t *x, const char *what, int *one_d)
 }
 
 /* The result of a 1-D op run as 2-D: squeeze the added dim into output 0. */
+static symc_status emit_1d_to(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n, const ir_attr *a, uint32_t na,
+                              int one_d, int out_k, uint32_t *out) {
+    int64_t ax = 2;
+    ir_attr sq = symc_attr_ints("axes", &ax, 1);
+    symc_status st = fe_emit1(c, op, in, n, a, na, one_d ? -1 : out_k, out);
+    return st || !one_d ? st : fe_emit1(c, IR_OP_SQUEEZE, out, 1, &sq, 1, out_k, out);
+}
 static symc_status emit_1d(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n, const ir_attr *a, uint32_t na,
                            int one_d) {
     uint32_t out;
-    int64_t ax = 2;
-    ir_attr sq = symc_attr_ints("axes", &ax, 1);
-    symc_status st = fe_emit1(c, op, in, n, a, na, one_d ? -1 : 0, &out);
-    return st || !one_d ? st : fe_emit1(c, IR_OP_SQUEEZE, &out, 1, &sq, 1, 0, &out);
+    return emit_1d_to(c, op, in, n, a, na, one_d, 0, &out);
 }
 
-static symc_status h_conv(fe_ctx *c) {
-    symc_status st = need_inputs(c, 2, 3);
-    uint32_t in[3], out, n = fe_n_in(c);
-    for (uint32_t k = 0; k < n && !st; k++) st = fe_in(c, k, &in[k]);
+/* Conv of in[0..n) (x, w, optional bias) with the node's attributes, into
+ * ONNX output out_k (or an intermediate for out_k < 0). */
+static symc_status conv_of(fe_ctx *c, uint32_t *in, uint32_t n, int out_k, uint32_t *out) {
+    symc_status st = SYMC_OK;
     window w;
     if (!st) st = need_4d(c, &in[0], "convolution", &w.one_d);
     if (st) return st;
@@ -1399,8 +1591,14 @@ static symc_status h_conv(fe_ctx *c) {
     if ((st = read_window(c, in[0], &w)) || (st = pad_first(c, &in[0], &w, 0.0))) return st;
     ir_attr a[4] = {symc_attr_ints("strides", w.strides, 2), symc_attr_ints("pads", w.pads, 4),
                     symc_attr_ints("dilations", w.dil, 2), symc_attr_int("group", fe_attr_i(c, "group", 1))};
-    (void)out;
-    return emit_1d(c, IR_OP_CONV2D, in, n, a, 4, w.one_d);
+    return emit_1d_to(c, IR_OP_CONV2D, in, n, a, 4, w.one_d, out_k, out);
+}
+
+static symc_status h_conv(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 3);
+    uint32_t in[3], out, n = fe_n_in(c);
+    for (uint32_t k = 0; k < n && !st; k++) st = fe_in(c, k, &in[k]);
+    return st ? st : conv_of(c, in, n, 0, &out);
 }
 
 /* ConvTranspose on 1 to 3 spatial dims. output_shape and auto_pad SAME
@@ -2178,6 +2376,617 @@ static symc_status h_resize(fe_ctx *c) {
     return fe_emit1(c, IR_OP_RESIZE, &x, 1, a, k, 0, &out);
 }
 
+/* ---- quantization -------------------------------------------------------------------------------------- */
+
+/* Quantized integers are exact in double, so every quantized op is
+ * decomposed into existing ops on exact values: the integer parts (zero
+ * points subtracted, the matmul or conv accumulation) in int32 or double,
+ * the float parts in the dtypes the ONNX reference computes them in, and
+ * round-half-to-even, clip and a cast at the end. FLOAT8 and 4-bit types
+ * are not symc dtypes and are refused when the model is read. */
+
+static int quant_range(symc_dtype dt, double *lo, double *hi) {
+    switch (dt) {
+    case SYMC_U8: *lo = 0, *hi = 255; return 1;
+    case SYMC_I8: *lo = -128, *hi = 127; return 1;
+    case SYMC_U16: *lo = 0, *hi = 65535; return 1;
+    case SYMC_I16: *lo = -32768, *hi = 32767; return 1;
+    default: return 0;
+    }
+}
+
+/* A scale or zero point p made to broadcast against x (rank r, dims xd):
+ * one element: a scalar; per axis: [C] viewed as [1, .., C, .., 1]; blocked
+ * (block > 0): each element repeated `block` times along axis (the last block
+ * may be cut short), so p has x's shape. */
+static symc_status quant_view(fe_ctx *c, uint32_t p, int32_t r, const sym_expr *xd, int32_t axis, int64_t block,
+                              uint32_t *out) {
+    const ir_tensor *pt = T(c, p);
+    int32_t pr = pt->rank;
+    sym_expr pd[IR_MAX_RANK], one = sym_const(c->t, 1);
+    memcpy(pd, pt->dims, (size_t)pr * sizeof pd[0]);
+    if (small_numel(c, p) == 1 && block == 0) return emit_reshape(c, p, NULL, 0, -1, out);
+    if (axis < 0)
+        return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'axis' = %" PRId64 " is out of range for the input's rank %d",
+                       fe_attr_i(c, "axis", 1), (int)r);
+    if (block == 0) {
+        if (pr != 1)
+            return fe_fail(c, SYMC_ERR_FORMAT, "'%s' has rank %d; a per-axis scale or zero point has rank 1", pt->name,
+                           (int)pr);
+        if (sym_prove_eq(c->t, pd[0], xd[axis]) != SYM_TRUE)
+            return fe_fail(c, SYMC_ERR_FORMAT, "'%s' has %s elements for axis %d of size %s", pt->name,
+                           fe_txt(c, pd[0]), (int)axis, fe_txt(c, xd[axis]));
+        sym_expr d[IR_MAX_RANK];
+        for (int32_t i = 0; i < r; i++) d[i] = i == axis ? pd[0] : one;
+        return emit_reshape(c, p, d, (uint32_t)r, -1, out);
+    }
+    if (pr != r)
+        return fe_fail(c, SYMC_ERR_FORMAT, "'%s' has rank %d; a blocked scale or zero point has the input's rank %d",
+                       pt->name, (int)pr, (int)r);
+    for (int32_t i = 0; i < r; i++)
+        if (i != axis && sym_prove_eq(c->t, pd[i], xd[i]) != SYM_TRUE)
+            return fe_fail(c, SYMC_ERR_FORMAT, "'%s' dim %d is %s, the input's is %s", pt->name, (int)i,
+                           fe_txt(c, pd[i]), fe_txt(c, xd[i]));
+    sym_expr want = sym_ceildiv(c->t, xd[axis], sym_const(c->t, block));
+    if (sym_prove_eq(c->t, pd[axis], want) != SYM_TRUE)
+        return fe_fail(c, SYMC_ERR_FORMAT, "'%s' has %s blocks along axis %d; ceil(%s / %" PRId64 ") are needed",
+                       pt->name, fe_txt(c, pd[axis]), (int)axis, fe_txt(c, xd[axis]), block);
+    if (r + 1 > IR_MAX_RANK) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "blocked quantization of rank %d", (int)r);
+    int64_t ax = axis + 1;
+    ir_attr un = symc_attr_ints("axes", &ax, 1);
+    sym_expr ed[IR_MAX_RANK], md[IR_MAX_RANK];
+    for (int32_t i = 0, k = 0; i < r; i++) {
+        ed[k++] = pd[i];
+        if (i == axis) ed[k++] = sym_const(c->t, block);
+        md[i] = i == axis ? sym_scale(c->t, pd[i], block) : pd[i];
+    }
+    ir_attr ex = symc_attr_dims("shape", ed, (uint32_t)r + 1);
+    symc_status st;
+    if ((st = fe_emit1(c, IR_OP_UNSQUEEZE, &p, 1, &un, 1, -1, out)) ||
+        (st = fe_emit1(c, IR_OP_EXPAND, out, 1, &ex, 1, -1, out)) ||
+        (st = emit_reshape(c, *out, md, (uint32_t)r, -1, out)))
+        return st;
+    if (sym_prove_eq(c->t, md[axis], xd[axis]) == SYM_TRUE) return SYMC_OK;
+    sym_expr s0 = sym_const(c->t, 0);
+    int64_t axv = axis;
+    ir_attr sl[3] = {symc_attr_dims("starts", &s0, 1), symc_attr_dims("ends", &xd[axis], 1),
+                     symc_attr_ints("axes", &axv, 1)};
+    return fe_emit1(c, IR_OP_SLICE, out, 1, sl, 3, -1, out);
+}
+
+/* axis and block_size of a (De)QuantizeLinear node against x's rank. */
+static symc_status quant_axis(fe_ctx *c, int32_t r, int32_t *axis, int64_t *block) {
+    *block = fe_attr_i(c, "block_size", 0);
+    if (*block < 0) return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'block_size' = %" PRId64 " is negative", *block);
+    int64_t a = fe_attr_i(c, "axis", 1);
+    /* only a per-axis or blocked scale reads it: checked there */
+    *axis = a < -r || a >= r ? -1 : (int32_t)(a < 0 ? a + r : a);
+    return SYMC_OK;
+}
+
+/* x quantized with scale s (already viewed) and zero point z (viewed, or
+ * IR_NONE): saturate(round_half_even(x / s) + z) as dtype qt; the division in
+ * x's dtype as the reference does, the rest in double (exact). */
+static symc_status quantize(fe_ctx *c, uint32_t x, uint32_t s, uint32_t z, symc_dtype qt, int out_k, uint32_t *out) {
+    double lo, hi;
+    if (!quant_range(qt, &lo, &hi))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "quantizing to %s is not supported (uint8, int8, uint16, int16 are)",
+                       symc_dtype_name(qt));
+    uint32_t q;
+    symc_status st;
+    if ((st = emit_bin(c, IR_OP_DIV, x, s, -1, &q)) || (st = emit_un(c, IR_OP_ROUND, q, -1, &q)) ||
+        (st = emit_cast(c, q, SYMC_F64, -1, &q)))
+        return st;
+    if (z != IR_NONE) {
+        uint32_t z64;
+        if ((st = emit_cast(c, z, SYMC_F64, -1, &z64)) || (st = emit_bin(c, IR_OP_ADD, q, z64, -1, &q))) return st;
+    }
+    ir_attr cl[2] = {symc_attr_float("min", lo), symc_attr_float("max", hi)};
+    if ((st = fe_emit1(c, IR_OP_CLIP, &q, 1, cl, 2, -1, &q))) return st;
+    return emit_cast(c, q, qt, out_k, out);
+}
+
+static symc_status need_float_in(fe_ctx *c, uint32_t t, const char *role) {
+    if (!ir_dtype_is_float(T(c, t)->dtype))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%s '%s' is %s; only float types are supported", role, T(c, t)->name,
+                       symc_dtype_name(T(c, t)->dtype));
+    return SYMC_OK;
+}
+
+static symc_status h_quantize_linear(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 3);
+    uint32_t x, s, z = IR_NONE, sv, zv = IR_NONE, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &s);
+    if (!st && fe_has_in(c, 2)) st = fe_in(c, 2, &z);
+    if (!st) st = need_float_in(c, x, "input");
+    if (st) return st;
+    if (T(c, s)->dtype != T(c, x)->dtype)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "scale '%s' is %s and input '%s' %s; they must have one type",
+                       T(c, s)->name, symc_dtype_name(T(c, s)->dtype), T(c, x)->name, symc_dtype_name(T(c, x)->dtype));
+    symc_dtype qt = SYMC_U8;
+    const Onnx__AttributeProto *od = fe_attr(c, "output_dtype");
+    if (od && od->i != 0 && !fe_dtype((int32_t)od->i, &qt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attribute 'output_dtype' = %" PRId64 " (%s) is not supported", od->i,
+                       fe_onnx_type_name((int32_t)od->i));
+    if (z != IR_NONE) {
+        if (od && od->i != 0 && T(c, z)->dtype != qt)
+            return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'output_dtype' is %s but zero point '%s' is %s",
+                           symc_dtype_name(qt), T(c, z)->name, symc_dtype_name(T(c, z)->dtype));
+        qt = T(c, z)->dtype;
+    }
+    int32_t r = T(c, x)->rank, axis = -1;
+    int64_t block = 0;
+    sym_expr xd[IR_MAX_RANK];
+    memcpy(xd, T(c, x)->dims, (size_t)r * sizeof xd[0]);
+    if ((st = quant_axis(c, r, &axis, &block)) || (st = quant_view(c, s, r, xd, axis, block, &sv))) return st;
+    if (z != IR_NONE && (st = quant_view(c, z, r, xd, axis, block, &zv))) return st;
+    return quantize(c, x, sv, zv, qt, 0, &out);
+}
+
+/* DequantizeLinear: (x - zero_point) * scale, in float32 as the reference
+ * (float64 for int32 inputs, after their conversion to float32), then the
+ * scale's dtype. */
+static symc_status h_dequantize_linear(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 3);
+    uint32_t x, s, z = IR_NONE, sv, zv, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &s);
+    if (!st && fe_has_in(c, 2)) st = fe_in(c, 2, &z);
+    if (!st) st = need_float_in(c, s, "scale");
+    if (st) return st;
+    symc_dtype xt = T(c, x)->dtype, sd = T(c, s)->dtype;
+    double lo, hi;
+    if (!quant_range(xt, &lo, &hi) && xt != SYMC_I32)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "input '%s' is %s; dequantizing uint8, int8, uint16, int16 and int32 is supported",
+                       T(c, x)->name, symc_dtype_name(xt));
+    if (z != IR_NONE && T(c, z)->dtype != xt)
+        return fe_fail(c, SYMC_ERR_FORMAT, "zero point '%s' is %s, input '%s' %s", T(c, z)->name,
+                       symc_dtype_name(T(c, z)->dtype), T(c, x)->name, symc_dtype_name(xt));
+    int32_t r = T(c, x)->rank, axis = -1;
+    int64_t block = 0;
+    sym_expr xd[IR_MAX_RANK];
+    memcpy(xd, T(c, x)->dims, (size_t)r * sizeof xd[0]);
+    if ((st = quant_axis(c, r, &axis, &block)) || (st = quant_view(c, s, r, xd, axis, block, &sv))) return st;
+    symc_dtype wd = xt == SYMC_I32 ? SYMC_F64 : SYMC_F32;
+    uint32_t d;
+    if ((st = emit_cast(c, x, SYMC_F32, -1, &d)) || (st = emit_cast(c, d, wd, -1, &d))) return st;
+    if (z != IR_NONE) {
+        if ((st = quant_view(c, z, r, xd, axis, block, &zv)) || (st = emit_cast(c, zv, wd, -1, &zv)) ||
+            (st = emit_bin(c, IR_OP_SUB, d, zv, -1, &d)))
+            return st;
+    }
+    if ((st = emit_cast(c, sv, wd, -1, &sv)) || (st = emit_bin(c, IR_OP_MUL, d, sv, -1, &d))) return st;
+    return emit_cast(c, d, sd, 0, &out);
+}
+
+/* DynamicQuantizeLinear as its ONNX function body: scale = (max(x, 0) -
+ * min(x, 0)) / 255, zero point = saturate(round(-min / scale)), then
+ * QuantizeLinear to uint8. */
+static symc_status h_dynamic_quantize_linear(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, mn, mx, zero, q255, rng, sc, t, zp, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st && T(c, x)->dtype != SYMC_F32)
+        return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' is %s; DynamicQuantizeLinear takes float", T(c, x)->name,
+                       symc_dtype_name(T(c, x)->dtype));
+    if (st) return st;
+    ir_attr keep0 = symc_attr_int("keepdims", 0), cl[2] = {symc_attr_float("min", 0), symc_attr_float("max", 255)};
+    if ((st = emit_scalar(c, SYMC_F32, 0, &zero)) || (st = emit_scalar(c, SYMC_F32, 255, &q255)) ||
+        (st = fe_emit1(c, IR_OP_REDUCE_MIN, &x, 1, &keep0, 1, -1, &mn)) ||
+        (st = emit_bin(c, IR_OP_MIN, mn, zero, -1, &mn)) ||
+        (st = fe_emit1(c, IR_OP_REDUCE_MAX, &x, 1, &keep0, 1, -1, &mx)) ||
+        (st = emit_bin(c, IR_OP_MAX, mx, zero, -1, &mx)) || (st = emit_bin(c, IR_OP_SUB, mx, mn, -1, &rng)) ||
+        (st = emit_bin(c, IR_OP_DIV, rng, q255, fe_has_out(c, 1) ? 1 : -1, &sc)) ||
+        (st = emit_bin(c, IR_OP_DIV, mn, sc, -1, &t)) || (st = emit_bin(c, IR_OP_SUB, zero, t, -1, &t)) ||
+        (st = fe_emit1(c, IR_OP_CLIP, &t, 1, cl, 2, -1, &t)) || (st = emit_un(c, IR_OP_ROUND, t, -1, &t)) ||
+        (st = emit_cast(c, t, SYMC_U8, fe_has_out(c, 2) ? 2 : -1, &zp)))
+        return st;
+    return quantize(c, x, sc, zp, SYMC_U8, 0, &out);
+}
+
+/* x - zero_point as an exact integer tensor of dtype wd; a per-row (A of
+ * MatMulInteger: [M]) or per-output-channel (a conv weight: [M]) zero point
+ * is viewed along dim `axis` of x's rank. */
+static symc_status minus_zero_point(fe_ctx *c, uint32_t x, uint32_t k, int32_t axis, symc_dtype wd, uint32_t *out) {
+    symc_status st = emit_cast(c, x, wd, -1, out);
+    if (st || !fe_has_in(c, k)) return st;
+    uint32_t z;
+    if ((st = fe_in(c, k, &z))) return st;
+    if (T(c, z)->dtype != T(c, x)->dtype)
+        return fe_fail(c, SYMC_ERR_FORMAT, "zero point '%s' is %s, its input '%s' %s", T(c, z)->name,
+                       symc_dtype_name(T(c, z)->dtype), T(c, x)->name, symc_dtype_name(T(c, x)->dtype));
+    int64_t n = small_numel(c, z);
+    if (n != 1) {
+        int32_t r = T(c, x)->rank;
+        if (T(c, z)->rank != 1 || axis < 0 || axis >= r ||
+            sym_prove_eq(c->t, T(c, z)->dims[0], T(c, x)->dims[axis]) != SYM_TRUE)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "zero point '%s' must be a scalar or have one element per %s (dim %d of '%s')",
+                           T(c, z)->name, axis == 0 ? "output channel" : "row", (int)axis, T(c, x)->name);
+        sym_expr d[IR_MAX_RANK], one = sym_const(c->t, 1);
+        for (int32_t i = 0; i < r; i++) d[i] = i == axis ? T(c, z)->dims[0] : one;
+        if ((st = emit_reshape(c, z, d, (uint32_t)r, -1, &z))) return st;
+    } else if ((st = emit_reshape(c, z, NULL, 0, -1, &z))) {
+        return st;
+    }
+    if ((st = emit_cast(c, z, wd, -1, &z))) return st;
+    return emit_bin(c, IR_OP_SUB, *out, z, -1, out);
+}
+
+static symc_status need_8bit(fe_ctx *c, uint32_t t) {
+    symc_dtype d = T(c, t)->dtype;
+    if (d != SYMC_U8 && d != SYMC_I8)
+        return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' is %s; it must be uint8 or int8", T(c, t)->name,
+                       symc_dtype_name(d));
+    return SYMC_OK;
+}
+
+/* MatMulInteger: (A - a_zero_point) @ (B - b_zero_point) in int32. */
+static symc_status h_matmul_integer(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 4);
+    uint32_t a, b, out;
+    if (!st) st = fe_in(c, 0, &a);
+    if (!st) st = fe_in(c, 1, &b);
+    if (!st) st = need_8bit(c, a);
+    if (!st) st = need_8bit(c, b);
+    if (st) return st;
+    int32_t ra = T(c, a)->rank, rb = T(c, b)->rank;
+    if ((st = minus_zero_point(c, a, 2, ra >= 2 ? ra - 2 : -1, SYMC_I32, &a)) ||
+        (st = minus_zero_point(c, b, 3, rb - 1, SYMC_I32, &b)))
+        return st;
+    return emit_bin(c, IR_OP_MATMUL, a, b, 0, &out);
+}
+
+/* (x - x_zero_point) conv (w - w_zero_point) computed exactly in double
+ * (products of 8-bit values summed far below 2^53), bias added. */
+static symc_status conv_integer_acc(fe_ctx *c, uint32_t x, uint32_t xz_k, uint32_t w, uint32_t wz_k, int have_b,
+                                    uint32_t b, uint32_t *acc) {
+    symc_status st;
+    uint32_t in[3];
+    if ((st = need_8bit(c, x)) || (st = need_8bit(c, w)) || (st = minus_zero_point(c, x, xz_k, -1, SYMC_F64, &in[0])) ||
+        (st = minus_zero_point(c, w, wz_k, 0, SYMC_F64, &in[1])))
+        return st;
+    if (have_b) {
+        if (T(c, b)->dtype != SYMC_I32)
+            return fe_fail(c, SYMC_ERR_FORMAT, "bias '%s' is %s; it must be int32", T(c, b)->name,
+                           symc_dtype_name(T(c, b)->dtype));
+        if ((st = emit_cast(c, b, SYMC_F64, -1, &in[2]))) return st;
+    }
+    return conv_of(c, in, have_b ? 3 : 2, -1, acc);
+}
+
+static symc_status h_conv_integer(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 4);
+    uint32_t x, w, acc, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &w);
+    if (!st) st = conv_integer_acc(c, x, 2, w, 3, 0, 0, &acc);
+    return st ? st : emit_cast(c, acc, SYMC_I32, 0, &out);
+}
+
+/* The requantization of QLinearMatMul and QLinearConv: the integer
+ * accumulator times (a_scale * b_scale / y_scale), that factor computed in
+ * the scales' dtype, the product in double as the reference's int32 * float
+ * promotes; plus y_zero_point, round half to even, saturate. The scale of b
+ * may be per output channel (a conv weight's, viewed [1, M, 1, 1]). */
+static symc_status requantize(fe_ctx *c, uint32_t acc, uint32_t as, uint32_t bs, int per_channel, uint32_t ys,
+                              uint32_t yz, int32_t r) {
+    symc_status st;
+    symc_dtype sd = T(c, as)->dtype;
+    if ((st = need_float_in(c, as, "scale")) || (st = need_float_in(c, bs, "scale")) ||
+        (st = need_float_in(c, ys, "scale")))
+        return st;
+    if (T(c, bs)->dtype != sd || T(c, ys)->dtype != sd)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the scales '%s', '%s', '%s' must have one type", T(c, as)->name,
+                       T(c, bs)->name, T(c, ys)->name);
+    uint32_t f, y, out;
+    if (small_numel(c, as) != 1 || small_numel(c, ys) != 1 || small_numel(c, yz) != 1)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "only per-tensor scales and zero points are supported for '%s', "
+                       "'%s' and '%s'",
+                       T(c, as)->name, T(c, ys)->name, T(c, yz)->name);
+    if ((st = emit_reshape(c, as, NULL, 0, -1, &as)) || (st = emit_reshape(c, ys, NULL, 0, -1, &ys))) return st;
+    if (small_numel(c, bs) == 1) {
+        if ((st = emit_reshape(c, bs, NULL, 0, -1, &bs))) return st;
+    } else if (per_channel && T(c, bs)->rank == 1) {
+        sym_expr d[4] = {sym_const(c->t, 1), T(c, bs)->dims[0], sym_const(c->t, 1), sym_const(c->t, 1)};
+        if ((st = emit_reshape(c, bs, d, (uint32_t)r, -1, &bs))) return st;
+    } else {
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "scale '%s' must be per tensor%s", T(c, bs)->name,
+                       per_channel ? " or per output channel" : "");
+    }
+    double lo, hi;
+    symc_dtype qt = T(c, yz)->dtype;
+    if (!quant_range(qt, &lo, &hi) || (qt != SYMC_U8 && qt != SYMC_I8))
+        return fe_fail(c, SYMC_ERR_FORMAT, "output zero point '%s' is %s; it must be uint8 or int8", T(c, yz)->name,
+                       symc_dtype_name(qt));
+    uint32_t z64;
+    ir_attr cl[2] = {symc_attr_float("min", lo), symc_attr_float("max", hi)};
+    if ((st = emit_bin(c, IR_OP_MUL, as, bs, -1, &f)) || (st = emit_bin(c, IR_OP_DIV, f, ys, -1, &f)) ||
+        (st = emit_cast(c, f, SYMC_F64, -1, &f)) || (st = emit_cast(c, acc, SYMC_F64, -1, &y)) ||
+        (st = emit_bin(c, IR_OP_MUL, y, f, -1, &y)) || (st = emit_reshape(c, yz, NULL, 0, -1, &yz)) ||
+        (st = emit_cast(c, yz, SYMC_F64, -1, &z64)) || (st = emit_bin(c, IR_OP_ADD, y, z64, -1, &y)) ||
+        (st = emit_un(c, IR_OP_ROUND, y, -1, &y)) || (st = fe_emit1(c, IR_OP_CLIP, &y, 1, cl, 2, -1, &y)))
+        return st;
+    return emit_cast(c, y, qt, 0, &out);
+}
+
+/* QLinearMatMul: inputs a, a_scale, a_zero_point, b, b_scale, b_zero_point,
+ * y_scale, y_zero_point; the accumulation as MatMulInteger's. */
+static symc_status h_qlinear_matmul(fe_ctx *c) {
+    symc_status st = need_inputs(c, 8, 8);
+    uint32_t a, b, in[8], acc;
+    for (uint32_t k = 0; k < 8 && !st; k++) st = fe_in(c, k, &in[k]);
+    if (!st) st = need_8bit(c, in[0]);
+    if (!st) st = need_8bit(c, in[3]);
+    if (st) return st;
+    if (small_numel(c, in[2]) != 1 || small_numel(c, in[5]) != 1)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "only per-tensor zero points are supported for a and b");
+    if ((st = minus_zero_point(c, in[0], 2, -1, SYMC_I32, &a)) ||
+        (st = minus_zero_point(c, in[3], 5, -1, SYMC_I32, &b)) || (st = emit_bin(c, IR_OP_MATMUL, a, b, -1, &acc)))
+        return st;
+    return requantize(c, acc, in[1], in[4], 0, in[6], in[7], 0);
+}
+
+/* QLinearConv: inputs x, x_scale, x_zero_point, w, w_scale, w_zero_point,
+ * y_scale, y_zero_point, optional int32 bias; the Conv attributes. */
+static symc_status h_qlinear_conv(fe_ctx *c) {
+    symc_status st = need_inputs(c, 8, 9);
+    uint32_t in[9], acc;
+    for (uint32_t k = 0; k < 8 && !st; k++) st = fe_in(c, k, &in[k]);
+    if (!st && fe_has_in(c, 8)) st = fe_in(c, 8, &in[8]);
+    if (!st) st = conv_integer_acc(c, in[0], 2, in[3], 5, fe_has_in(c, 8), in[8], &acc);
+    if (st) return st;
+    return requantize(c, acc, in[1], in[4], 1, in[6], in[7], T(c, acc)->rank);
+}
+
+/* ---- window functions ------------------------------------------------------------------------------- */
+
+/* HannWindow, HammingWindow, BlackmanWindow: the size must be known at build
+ * time, so the window is a constant computed here in double precision (as
+ * the ONNX reference computes it) and rounded once to output_datatype:
+ * w[n] = a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N), N = size when
+ * periodic (the default), size - 1 when symmetric. */
+enum { WIN_HANN, WIN_HAMMING, WIN_BLACKMAN };
+static symc_status window_fn(fe_ctx *c, int kind) {
+    symc_status st = need_inputs(c, 1, 1);
+    sym_expr se;
+    int64_t size;
+    if (!st) st = scalar_value(c, 0, "the window size", &se);
+    if (st) return st;
+    if (!sym_is_const(c->t, se, &size))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the window size %s must be a constant", fe_txt(c, se));
+    if (size < 0 || size > ((int64_t)1 << 24))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "window size %" PRId64 " is outside [0, 2^24]", size);
+    int64_t odt = fe_attr_i(c, "output_datatype", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+    symc_dtype dt;
+    if (!fe_dtype((int32_t)odt, &dt) || !ir_dtype_is_float(dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "attribute 'output_datatype' = %" PRId64 " (%s): only float output types are supported", odt,
+                       fe_onnx_type_name((int32_t)odt));
+    int64_t periodic = fe_attr_i(c, "periodic", 1);
+    double n_div = (double)(periodic ? size : size - 1), a0, a1, a2 = 0;
+    if (kind == WIN_HANN) a0 = 0.5, a1 = 0.5;
+    else if (kind == WIN_HAMMING) a0 = 25.0 / 46.0, a1 = 1.0 - 25.0 / 46.0;
+    else a0 = 0.42, a1 = 0.5, a2 = 0.08;
+    uint8_t *buf = malloc((size_t)(size ? size : 1) * symc_dtype_size(dt));
+    if (!buf) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    for (int64_t n = 0; n < size; n++) {
+        double x = 2.0 * 3.14159265358979323846 * (double)n / n_div, w; /* M_PI is not C11 */
+        if (kind == WIN_HANN) w = sin(x / 2) * sin(x / 2); /* = 0.5 - 0.5 cos(x), as the reference writes it */
+        else w = a0 - a1 * cos(x) + a2 * cos(2 * x);
+        symc_dtype_store(buf, dt, (size_t)n, w);
+    }
+    uint32_t out;
+    st = fe_const(c, dt, 1, &size, buf, 0, &out);
+    free(buf);
+    return st;
+}
+static symc_status h_hann_window(fe_ctx *c) { return window_fn(c, WIN_HANN); }
+static symc_status h_hamming_window(fe_ctx *c) { return window_fn(c, WIN_HAMMING); }
+static symc_status h_blackman_window(fe_ctx *c) { return window_fn(c, WIN_BLACKMAN); }
+
+/* Python's float floor division (numpy's npy_divmod), which the ONNX
+ * reference of MelWeightMatrix uses on its bin edges. */
+static double py_floordiv(double a, double b) {
+    double mod = fmod(a, b), div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;
+    if (div == 0) return copysign(0.0, a / b);
+    double fl = floor(div);
+    return div - fl > 0.5 ? fl + 1.0 : fl;
+}
+
+/* MelWeightMatrix: every input must be known at build time, so the matrix
+ * [dft_length / 2 + 1, num_mel_bins] is a constant computed here step by step
+ * as the ONNX reference computes it (float32 inputs: the mel edges through
+ * float32 log1p, the rest in double), its triangular filters between the
+ * floored bin edges. */
+static symc_status h_mel_weight_matrix(fe_ctx *c) {
+    symc_status st = need_inputs(c, 5, 5);
+    static const char *const role[5] = {"num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz",
+                                        "upper_edge_hertz"};
+    double v[5];
+    uint32_t t;
+    for (uint32_t k = 0; k < 5 && !st; k++)
+        if (!(st = fe_in(c, k, &t))) st = fe_const_scalar(c, t, k, role[k], &v[k]);
+    if (st) return st;
+    symc_dtype fd = T(c, t)->dtype;
+    if (fd != SYMC_F32 && fd != SYMC_F64)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the edge frequencies are %s; float32 and float64 are supported",
+                       symc_dtype_name(fd));
+    for (int k = 0; k < 3; k++)
+        if (v[k] != floor(v[k]) || v[k] < 1 || v[k] > (double)(1 << 20))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%s = %g must be a whole number in [1, 2^20]", role[k], v[k]);
+    int64_t n_mel = (int64_t)v[0], dft = (int64_t)v[1], n_spec = dft / 2 + 1;
+    int64_t odt = fe_attr_i(c, "output_datatype", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+    symc_dtype dt;
+    if (!fe_dtype((int32_t)odt, &dt) || !ir_dtype_is_float(dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "attribute 'output_datatype' = %" PRId64 " (%s): only float output types are supported", odt,
+                       fe_onnx_type_name((int32_t)odt));
+    double mel[2];
+    for (int k = 0; k < 2; k++) {
+        if (fd == SYMC_F32) {
+            float q = (float)v[3 + k] / 700.0f, l = log1pf(q), m = 2595.0f * l;
+            mel[k] = (double)m / log(10.0);
+        } else {
+            mel[k] = 2595.0 * log1p(v[3 + k] / 700.0) / log(10.0);
+        }
+    }
+    double step = (mel[1] - mel[0]) / (double)(n_mel + 2);
+    int64_t *bins = malloc((size_t)(n_mel + 2) * sizeof *bins);
+    double *w = calloc((size_t)(n_spec * n_mel), sizeof *w);
+    uint8_t *buf = malloc((size_t)(n_spec * n_mel) * symc_dtype_size(dt) + 1);
+    if (!bins || !w || !buf) {
+        free(bins), free(w), free(buf);
+        return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    }
+    for (int64_t i = 0; i < n_mel + 2 && !st; i++) {
+        double f = (double)i * step + mel[0];
+        f = 700.0 * expm1(f / 2595.0 * log(10.0));
+        double b = py_floordiv((double)(dft + 1) * f, v[2]);
+        if (!(b >= 0 && b < (double)n_spec))
+            st = fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                         "mel band edge %" PRId64 " falls in spectrogram bin %g, outside [0, %" PRId64 ")", i, b,
+                         n_spec);
+        else bins[i] = (int64_t)b;
+    }
+    for (int64_t i = 0; i < n_mel && !st; i++) {
+        int64_t lo = bins[i], ce = bins[i + 1], hi = bins[i + 2];
+        if (ce == lo) w[ce * n_mel + i] = 1;
+        else
+            for (int64_t j = lo; j <= ce; j++) w[j * n_mel + i] = (double)(j - lo) / (double)(ce - lo);
+        for (int64_t j = ce; j < hi; j++) w[j * n_mel + i] = (double)(hi - j) / (double)(hi - ce);
+    }
+    for (int64_t i = 0; i < n_spec * n_mel && !st; i++) symc_dtype_store(buf, dt, (size_t)i, w[i]);
+    uint32_t out;
+    int64_t dims[2] = {n_spec, n_mel};
+    if (!st) st = fe_const(c, dt, 2, dims, buf, 0, &out);
+    free(bins), free(w), free(buf);
+    return st;
+}
+
+/* ---- losses ------------------------------------------------------------------------------------------ */
+
+/* NegativeLogLikelihoodLoss as its ONNX function body: with the target t
+ * [N, d..] viewed as [N, 1, d..], loss = -x[n, t, d..] (GatherElements on
+ * axis 1) times weight[t] when a weight is given; a target equal to
+ * ignore_index reads class 0 and contributes 0 (and 0 weight). Reduction
+ * none keeps [N, d..], sum sums everything, mean divides the sum by the sum
+ * of the gathered weights (the count of targets not ignored without a
+ * weight, the element count without an ignore_index). x is the log
+ * probabilities, the node's input 0 for NegativeLogLikelihoodLoss, the
+ * log_softmax of the scores for SoftmaxCrossEntropyLoss. */
+static symc_status nll_loss(fe_ctx *c, uint32_t x, uint32_t target, int have_w, uint32_t w) {
+    const char *red = fe_attr_s(c, "reduction", "mean");
+    int r_none = !strcmp(red, "none"), r_sum = !strcmp(red, "sum"), r_mean = !strcmp(red, "mean");
+    if (!r_none && !r_sum && !r_mean)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attribute 'reduction' = '%s' (expected none, sum or mean)", red);
+    const ir_tensor *xt = T(c, x), *tt = T(c, target);
+    symc_dtype xd = xt->dtype, td = tt->dtype;
+    if (!ir_dtype_is_float(xd))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; the loss takes floats", xt->name,
+                       symc_dtype_name(xd));
+    if (td != SYMC_I32 && td != SYMC_I64)
+        return fe_fail(c, SYMC_ERR_FORMAT, "target '%s' is %s; it must be int32 or int64", tt->name,
+                       symc_dtype_name(td));
+    if (xt->rank < 2 || tt->rank != xt->rank - 1)
+        return fe_fail(c, SYMC_ERR_FORMAT,
+                       "input '%s' has rank %d and target '%s' rank %d; they must be [N, C, d..] "
+                       "and [N, d..]",
+                       xt->name, (int)xt->rank, tt->name, (int)tt->rank);
+    if (have_w && T(c, w)->rank != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "weight '%s' has rank %d, must be 1", T(c, w)->name, (int)T(c, w)->rank);
+    const Onnx__AttributeProto *iia = fe_attr(c, "ignore_index");
+    int has_ii = iia != NULL;
+    int64_t ii = has_ii ? iia->i : 0;
+    if (has_ii && td == SYMC_I32 && (ii < INT32_MIN || ii > INT32_MAX))
+        has_ii = 0; /* no int32 target can equal it: nothing is ignored */
+    symc_status st;
+    int64_t ax1 = 1;
+    ir_attr un = symc_attr_ints("axes", &ax1, 1), g1 = symc_attr_int("axis", 1), g0 = symc_attr_int("axis", 0);
+    uint32_t t, mask = 0, zf, g, loss, wg = 0, tmp;
+    uint8_t zbytes[8] = {0}, iib[8];
+    if ((st = fe_emit1(c, IR_OP_UNSQUEEZE, &target, 1, &un, 1, -1, &t)) || (st = emit_scalar(c, xd, 0.0, &zf)))
+        return st;
+    if (has_ii) {
+        uint32_t iic, zt;
+        symc_dtype_store(iib, td, 0, (double)ii);
+        if (td == SYMC_I64) memcpy(iib, &ii, 8); /* exact beyond 2^53 */
+        if ((st = fe_const(c, td, 0, NULL, iib, -1, &iic)) || (st = fe_const(c, td, 0, NULL, zbytes, -1, &zt)) ||
+            (st = emit_bin(c, IR_OP_EQUAL, t, iic, -1, &mask)))
+            return st;
+        uint32_t w3[3] = {mask, zt, t};
+        if ((st = fe_emit1(c, IR_OP_WHERE, w3, 3, NULL, 0, -1, &t))) return st;
+    }
+    uint32_t gin[2] = {x, t};
+    if ((st = fe_emit1(c, IR_OP_GATHER_ELEMENTS, gin, 2, &g1, 1, -1, &g))) return st;
+    if (has_ii) {
+        uint32_t w3[3] = {mask, zf, g};
+        if ((st = fe_emit1(c, IR_OP_WHERE, w3, 3, NULL, 0, -1, &g))) return st;
+    }
+    if ((st = emit_un(c, IR_OP_NEG, g, -1, &loss)) || (st = fe_emit1(c, IR_OP_SQUEEZE, &loss, 1, &un, 1, -1, &loss)))
+        return st;
+    int weighted = have_w || (has_ii && r_mean); /* the mean divides by the weights' sum */
+    if (have_w) {
+        uint32_t win[2] = {w, t};
+        if ((st = fe_emit1(c, IR_OP_GATHER, win, 2, &g0, 1, -1, &wg))) return st;
+        if (has_ii) {
+            uint32_t w3[3] = {mask, zf, wg};
+            if ((st = fe_emit1(c, IR_OP_WHERE, w3, 3, NULL, 0, -1, &wg))) return st;
+        }
+        if ((st = fe_emit1(c, IR_OP_SQUEEZE, &wg, 1, &un, 1, -1, &wg))) return st;
+    } else if (weighted) {
+        uint32_t one, w3[3];
+        if ((st = emit_scalar(c, xd, 1.0, &one))) return st;
+        w3[0] = mask, w3[1] = zf, w3[2] = one;
+        if ((st = fe_emit1(c, IR_OP_WHERE, w3, 3, NULL, 0, -1, &wg)) ||
+            (st = fe_emit1(c, IR_OP_SQUEEZE, &wg, 1, &un, 1, -1, &wg)))
+            return st;
+    }
+    if (have_w && (st = emit_bin(c, IR_OP_MUL, loss, wg, -1, &loss))) return st;
+    if (r_none) return emit_un(c, IR_OP_IDENTITY, loss, 0, &tmp);
+    ir_attr keep0 = symc_attr_int("keepdims", 0);
+    if (r_sum) return fe_emit1(c, IR_OP_REDUCE_SUM, &loss, 1, &keep0, 1, 0, &tmp);
+    if (!weighted) return fe_emit1(c, IR_OP_REDUCE_MEAN, &loss, 1, &keep0, 1, 0, &tmp);
+    uint32_t ls, ws;
+    if ((st = fe_emit1(c, IR_OP_REDUCE_SUM, &loss, 1, &keep0, 1, -1, &ls)) ||
+        (st = fe_emit1(c, IR_OP_REDUCE_SUM, &wg, 1, &keep0, 1, -1, &ws)))
+        return st;
+    return emit_bin(c, IR_OP_DIV, ls, ws, 0, &tmp);
+}
+
+static symc_status h_nll_loss(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 3);
+    uint32_t x, t, w = 0;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &t);
+    if (!st && fe_has_in(c, 2)) st = fe_in(c, 2, &w);
+    return st ? st : nll_loss(c, x, t, fe_has_in(c, 2), w);
+}
+
+/* SoftmaxCrossEntropyLoss as its ONNX function body: log_softmax of the
+ * scores over the classes (axis 1), the optional output log_prob, then the
+ * NegativeLogLikelihoodLoss of it. */
+static symc_status h_softmax_cross_entropy_loss(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 3);
+    uint32_t x, t, w = 0, lp;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &t);
+    if (!st && fe_has_in(c, 2)) st = fe_in(c, 2, &w);
+    if (!st && T(c, x)->rank < 2)
+        return fe_fail(c, SYMC_ERR_FORMAT, "scores '%s' have rank %d; they must be [N, C, d..]", T(c, x)->name,
+                       (int)T(c, x)->rank);
+    if (!st && !ir_dtype_is_float(T(c, x)->dtype))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "scores '%s' are %s; the loss takes floats", T(c, x)->name,
+                       symc_dtype_name(T(c, x)->dtype));
+    ir_attr a = symc_attr_int("axis", 1);
+    if (!st) st = fe_emit1(c, IR_OP_LOG_SOFTMAX, &x, 1, &a, 1, fe_has_out(c, 1) ? 1 : -1, &lp);
+    return st ? st : nll_loss(c, lp, t, fe_has_in(c, 2), w);
+}
+
 /* ---- sources -------------------------------------------------------------------------------------------- */
 
 static symc_status h_constant(fe_ctx *c) {
@@ -2244,24 +3053,342 @@ static symc_status h_constant_of_shape(fe_ctx *c) {
     return fold(c, "Expand", &scalar, 1, out);
 }
 
+/* Dropout at inference is the identity with an all-true mask (output 1).
+ * training_mode (input 2, default false) must be known at build time; in
+ * training mode a ratio of 0 drops nothing and is the identity too, while
+ * any other ratio draws random numbers no compiled engine can reproduce, so
+ * it is refused. */
 static symc_status h_dropout(fe_ctx *c) {
     symc_status st = need_inputs(c, 1, 3);
-    if (!st) st = only_first_output(c, "the dropout mask");
-    uint32_t x, out, tm;
+    uint32_t x, out, t;
+    double on = 0, ratio = 0.5;
     if (!st) st = fe_in(c, 0, &x);
-    /* training_mode (input 2 since opset 12, default false) switches dropout
-     * on: refused like BatchNormalization's, unless a constant false */
-    if (!st && fe_has_in(c, 2) && !(st = fe_in(c, 2, &tm))) {
-        double on = 0;
-        if (T(c, tm)->constant == IR_NONE)
+    if (!st && fe_has_in(c, 2) && !(st = fe_in(c, 2, &t))) st = fe_const_scalar(c, t, 2, "training_mode", &on);
+    if (!st && on != 0) {
+        if (fe_has_in(c, 1) && !(st = fe_in(c, 1, &t))) st = fe_const_scalar(c, t, 1, "the ratio", &ratio);
+        if (!st && ratio != 0)
             return fe_fail(c, SYMC_ERR_UNSUPPORTED,
-                           "input 2 '%s' (training_mode) is not a constant: symc compiles "
-                           "for inference only, so training_mode must be a constant false",
-                           c->node->input[2]);
-        if ((st = fe_const_scalar(c, tm, 2, "training_mode", &on))) return st;
-        if (on != 0) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "training_mode=1 is not supported (inference only)");
+                           "training_mode is true with ratio %g: random dropout cannot be reproduced (symc compiles "
+                           "for inference; only ratio 0 is supported in training mode)",
+                           ratio);
     }
-    /* inference: Dropout is the identity whatever the ratio */
+    if (st || (st = fe_emit1(c, IR_OP_IDENTITY, &x, 1, NULL, 0, 0, &out)) || !fe_has_out(c, 1)) return st;
+    uint8_t one = 1;
+    uint32_t tr;
+    sym_expr dims[IR_MAX_RANK]; /* x's dims: adding the constant may move the tensor table */
+    int32_t r = T(c, x)->rank;
+    memcpy(dims, T(c, x)->dims, (size_t)r * sizeof dims[0]);
+    ir_attr a = symc_attr_dims("shape", dims, (uint32_t)r);
+    if ((st = fe_const(c, SYMC_BOOL, 0, NULL, &one, -1, &tr))) return st;
+    return fe_emit1(c, IR_OP_EXPAND, &tr, 1, &a, 1, 1, &out);
+}
+
+/* ---- control flow ----------------------------------------------------------------------------------- */
+
+/* Imports the nodes of a sub-graph (a branch of If, the body of Loop or
+ * Scan) in place: they read outer values and the body's inputs (bound by
+ * the caller) by name. A loop body imported once per iteration rebinds its
+ * names each time (its tensors get fresh names). */
+static symc_status import_body(fe_ctx *c, const Onnx__GraphProto *g, const char *label) {
+    if (g->n_initializer || g->n_sparse_initializer)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the %s has initializers, which are not supported (use Constant nodes)",
+                       label);
+    const Onnx__NodeProto *node = c->node;
+    const char *where = c->where, *source = c->source;
+    char w2[1200], s2[300];
+    symc_status st = SYMC_OK;
+    for (size_t i = 0; i < g->n_node && !st; i++) {
+        const Onnx__NodeProto *n = g->node[i];
+        if (!n || !n->op_type || !*n->op_type)
+            return fe_fail(c, SYMC_ERR_FORMAT, "node %zu of the %s has no op type", i, label);
+        int bad = n->n_output == 0;
+        for (size_t k = 0; k < n->n_input; k++) bad |= !n->input[k];
+        for (size_t k = 0; k < n->n_output; k++) bad |= !n->output[k];
+        for (size_t k = 0; k < n->n_attribute; k++) bad |= !n->attribute[k] || !n->attribute[k]->name;
+        if (bad)
+            return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) of the %s has a missing input, output or attribute name",
+                           i, n->op_type, label);
+        if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "op '%s' of domain '%s' in the %s is not supported", n->op_type,
+                           n->domain, label);
+        if (n->name && *n->name) snprintf(s2, sizeof s2, "%s", n->name);
+        else snprintf(s2, sizeof s2, "%.200s/%.60s#%zu", source, n->op_type, i);
+        snprintf(w2, sizeof w2, "node '%.299s' (%.100s, opset %" PRId64 ") in the %s of %.600s", s2, n->op_type,
+                 c->opset, label, where);
+        c->node = n, c->where = w2, c->source = s2;
+        st = fe_translate_node(c);
+        for (size_t k = 0; k < n->n_output && !st; k++)
+            if (n->output[k][0] && !fe_map_get(&c->values, n->output[k], NULL))
+                st = fe_fail(c, SYMC_ERR_INTERNAL, "output %zu '%s' was not produced", k, n->output[k]);
+        c->node = node, c->where = where, c->source = source;
+    }
+    return st;
+}
+
+/* The tensor of sub-graph output k (after import_body). */
+static symc_status body_output(fe_ctx *c, const Onnx__GraphProto *g, size_t k, const char *label, uint32_t *t) {
+    if (k >= g->n_output || !g->output[k] || !g->output[k]->name || !fe_map_get(&c->values, g->output[k]->name, t))
+        return fe_fail(c, SYMC_ERR_FORMAT, "output %zu of the %s is not produced by it or an outer value", k, label);
+    return SYMC_OK;
+}
+
+/* ONNX output k as an identity of t, carrying t's build-time values on. */
+static symc_status emit_named(fe_ctx *c, uint32_t t, uint32_t k) {
+    uint32_t out;
+    if (!fe_has_out(c, k)) return SYMC_OK;
+    symc_status st = fe_emit1(c, IR_OP_IDENTITY, &t, 1, NULL, 0, (int)k, &out);
+    if (!st && T(c, t)->value) st = set_values(c, out, T(c, t)->value, T(c, t)->n_value);
+    return st;
+}
+
+static symc_status bind_name(fe_ctx *c, const char *name, uint32_t t) {
+    if (!name || !*name) return SYMC_OK;
+    return fe_map_put(&c->values, name, t) ? SYMC_OK : fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+}
+
+/* If whose condition is known at build time (a constant, or a value folded
+ * from shapes, as in ONNX's function-expanded AffineGrid): the chosen
+ * branch's nodes are imported in place and the If's outputs are the
+ * branch's outputs. A condition known only at run time is refused: symc
+ * compiles one graph. */
+static symc_status h_if(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t cond;
+    if (!st) st = fe_in(c, 0, &cond);
+    if (st) return st;
+    const ir_tensor *ct = T(c, cond);
+    int64_t v;
+    double d = 0;
+    if (ct->value && ct->n_value == 1 && sym_is_const(c->t, ct->value[0], &v)) d = (double)v;
+    else if ((st = fe_const_scalar(c, cond, 0, "the condition", &d))) return st;
+    const char *which = d != 0 ? "then_branch" : "else_branch";
+    const Onnx__AttributeProto *ba = fe_attr(c, which);
+    if (!ba || !ba->g) return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' (a graph) is missing", which);
+    const Onnx__GraphProto *g = ba->g;
+    if (g->n_output != c->node->n_output)
+        return fe_fail(c, SYMC_ERR_FORMAT, "the %s has %zu outputs, the node %zu", which, g->n_output,
+                       c->node->n_output);
+    if ((st = import_body(c, g, which))) return st;
+    for (size_t k = 0; k < g->n_output && !st; k++) {
+        uint32_t t;
+        if (!(st = body_output(c, g, k, which, &t))) st = emit_named(c, t, (uint32_t)k);
+    }
+    return st;
+}
+
+#define MAX_UNROLL 4096 /* iterations of Loop and Scan unrolled at import, at most */
+
+/* Stacks per-iteration tensors along a new axis `axis` into ONNX output k. */
+static symc_status stack_into(fe_ctx *c, const uint32_t *parts, uint32_t n, int64_t axis, int reverse, uint32_t k) {
+    uint32_t *u = malloc((n ? n : 1) * sizeof *u), out;
+    if (!u) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    ir_attr un = symc_attr_ints("axes", &axis, 1), cat = symc_attr_int("axis", axis);
+    symc_status st = SYMC_OK;
+    for (uint32_t i = 0; i < n && !st; i++)
+        st = fe_emit1(c, IR_OP_UNSQUEEZE, &parts[reverse ? n - 1 - i : i], 1, &un, 1, -1, &u[i]);
+    if (!st) st = fe_emit1(c, IR_OP_CONCAT, u, n, &cat, 1, (int)k, &out);
+    free(u);
+    return st;
+}
+
+/* Loop with a trip count known at build time, unrolled: the body imported
+ * once per iteration with the iteration number a constant, the loop-carried
+ * values threaded through, and the scan outputs stacked along a new axis 0.
+ * The body's condition must be decided at build time each iteration (a
+ * false one ends the loop); a loop of zero iterations with scan outputs,
+ * whose shapes only the body knows, is refused. */
+static symc_status h_loop(fe_ctx *c) {
+    uint32_t n_in = (uint32_t)c->node->n_input, t;
+    if (n_in < 2) return fe_fail(c, SYMC_ERR_FORMAT, "has %u inputs, needs at least 2 (M, cond)", n_in);
+    const Onnx__AttributeProto *ba = fe_attr(c, "body");
+    if (!ba || !ba->g) return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'body' (a graph) is missing");
+    const Onnx__GraphProto *g = ba->g;
+    uint32_t n_carried = n_in - 2, n_out = (uint32_t)c->node->n_output;
+    if (g->n_input != n_carried + 2 || g->n_output < n_carried + 1 || n_out != g->n_output - 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "the body has %zu inputs and %zu outputs for %u loop-carried values",
+                       g->n_input, g->n_output, n_carried);
+    for (size_t k = 0; k < g->n_input; k++)
+        if (!g->input[k] || !g->input[k]->name) return fe_fail(c, SYMC_ERR_FORMAT, "body input %zu has no name", k);
+    symc_status st;
+    sym_expr me;
+    int64_t trip = -1;
+    if (!fe_has_in(c, 0))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "a Loop without a trip count (input 0) is not supported");
+    if ((st = scalar_value(c, 0, "the trip count", &me))) return st;
+    if (!sym_is_const(c->t, me, &trip))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the trip count %s must be a constant", fe_txt(c, me));
+    if (trip < 0 || trip > MAX_UNROLL)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "trip count %" PRId64 " is outside [0, %d] (the loop is unrolled)",
+                       trip, MAX_UNROLL);
+    if (fe_has_in(c, 1)) {
+        double cd;
+        uint32_t ct;
+        if ((st = fe_in(c, 1, &ct))) return st;
+        const ir_tensor *cx = T(c, ct);
+        int64_t v;
+        if (cx->value && cx->n_value == 1 && sym_is_const(c->t, cx->value[0], &v)) cd = (double)v;
+        else if ((st = fe_const_scalar(c, ct, 1, "the condition", &cd))) return st;
+        if (cd == 0) trip = 0;
+    }
+    uint32_t n_scan = n_out - n_carried;
+    if (trip == 0 && n_scan)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "a Loop of zero iterations with scan outputs is not supported");
+    uint32_t *state = malloc((n_carried + 1) * sizeof *state);
+    uint32_t *scans = malloc(((size_t)n_scan * (size_t)(trip ? trip : 1) + 1) * sizeof *scans);
+    if (!state || !scans) {
+        free(state), free(scans);
+        return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    }
+    st = SYMC_OK;
+    for (uint32_t k = 0; k < n_carried && !st; k++) st = fe_in(c, 2 + k, &state[k]);
+    uint8_t yes = 1;
+    uint32_t cond_t = 0;
+    if (!st) st = fe_const(c, SYMC_BOOL, 0, NULL, &yes, -1, &cond_t);
+    sym_expr one = sym_const(c->t, 1);
+    if (!st) st = set_values(c, cond_t, &one, 1); /* a body passing it on (Identity) keeps it known */
+    int64_t it = 0;
+    for (; it < trip && !st; it++) {
+        uint32_t iter;
+        if ((st = fe_const(c, SYMC_I64, 0, NULL, &it, -1, &iter)) || (st = bind_name(c, g->input[0]->name, iter)) ||
+            (st = bind_name(c, g->input[1]->name, cond_t)))
+            break;
+        for (uint32_t k = 0; k < n_carried && !st; k++) st = bind_name(c, g->input[2 + k]->name, state[k]);
+        if (st || (st = import_body(c, g, "Loop body"))) break;
+        for (uint32_t k = 0; k < n_carried && !st; k++) st = body_output(c, g, 1 + k, "Loop body", &state[k]);
+        for (uint32_t k = 0; k < n_scan && !st; k++)
+            st = body_output(c, g, 1 + n_carried + k, "Loop body", &scans[(size_t)k * (size_t)trip + (size_t)it]);
+        if (st || (st = body_output(c, g, 0, "Loop body", &t))) break;
+        const ir_tensor *cx = T(c, t);
+        int64_t v;
+        if (!(cx->value && cx->n_value == 1 && sym_is_const(c->t, cx->value[0], &v))) {
+            double cd;
+            if (cx->constant == IR_NONE || fe_const_scalar(c, t, 0, "the body's condition", &cd)) {
+                st = fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                             "the Loop body's condition '%s' is not known at build time in iteration %" PRId64
+                             " (the loop is unrolled)",
+                             g->output[0]->name, it);
+                break;
+            }
+            v = cd != 0;
+        }
+        if (!v && it + 1 < trip) {
+            if (n_scan) {
+                st = fe_fail(c, SYMC_ERR_UNSUPPORTED, "a Loop ending early with scan outputs is not supported");
+                break;
+            }
+            it++;
+            break;
+        }
+    }
+    for (uint32_t k = 0; k < n_carried && !st; k++) st = emit_named(c, state[k], k);
+    for (uint32_t k = 0; k < n_scan && !st; k++)
+        st = stack_into(c, &scans[(size_t)k * (size_t)trip], (uint32_t)trip, 0, 0, n_carried + k);
+    free(state), free(scans);
+    return st;
+}
+
+/* Scan (opset 9+), unrolled over the scan axis, whose length must be a
+ * constant: step t slices every scan input at t (or length - 1 - t when
+ * reversed) and drops the axis, imports the body with the states and the
+ * slices bound, threads the states on, and stacks the scan outputs along
+ * their axes. */
+static symc_status h_scan(fe_ctx *c) {
+    const Onnx__AttributeProto *ba = fe_attr(c, "body");
+    if (!ba || !ba->g) return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'body' (a graph) is missing");
+    const Onnx__GraphProto *g = ba->g;
+    int64_t n_scan_in = fe_attr_i(c, "num_scan_inputs", -1);
+    uint32_t n_in = (uint32_t)c->node->n_input, n_out = (uint32_t)c->node->n_output;
+    if (n_scan_in < 1 || n_scan_in > n_in)
+        return fe_fail(c, SYMC_ERR_FORMAT, "num_scan_inputs = %" PRId64 " for %u inputs", n_scan_in, n_in);
+    uint32_t n_state = n_in - (uint32_t)n_scan_in, n_scan_out = n_out - n_state;
+    if (n_out < n_state || g->n_input != n_in || g->n_output != n_out)
+        return fe_fail(c, SYMC_ERR_FORMAT, "the body has %zu inputs and %zu outputs; the node %u and %u", g->n_input,
+                       g->n_output, n_in, n_out);
+    for (size_t k = 0; k < g->n_input; k++)
+        if (!g->input[k] || !g->input[k]->name) return fe_fail(c, SYMC_ERR_FORMAT, "body input %zu has no name", k);
+    const int64_t *ia = NULL, *id = NULL, *oa = NULL, *od = NULL;
+    uint32_t nia = 0, nid = 0, noa = 0, nod = 0;
+    fe_attr_ints(c, "scan_input_axes", &ia, &nia);
+    fe_attr_ints(c, "scan_input_directions", &id, &nid);
+    fe_attr_ints(c, "scan_output_axes", &oa, &noa);
+    fe_attr_ints(c, "scan_output_directions", &od, &nod);
+    if ((nia && nia != n_scan_in) || (nid && nid != n_scan_in) || (noa && noa != n_scan_out) ||
+        (nod && nod != n_scan_out))
+        return fe_fail(c, SYMC_ERR_FORMAT, "the scan axes and directions do not match the scan inputs and outputs");
+    symc_status st = SYMC_OK;
+    uint32_t xs[64], state[64];
+    int32_t axes[64];
+    int64_t len = -1;
+    if (n_in > 64 || n_out > 64) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "more than 64 inputs or outputs");
+    for (uint32_t k = 0; k < n_state && !st; k++) st = fe_in(c, k, &state[k]);
+    for (uint32_t j = 0; j < (uint32_t)n_scan_in && !st; j++) {
+        if ((st = fe_in(c, n_state + j, &xs[j]))) break;
+        int32_t r = T(c, xs[j])->rank;
+        if ((st = norm_axis_of(c, nia ? ia[j] : 0, r, &axes[j]))) break;
+        int64_t l;
+        if (!sym_is_const(c->t, T(c, xs[j])->dims[axes[j]], &l))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "the scan length %s of input '%s' must be a constant (the scan is unrolled)",
+                           fe_txt(c, T(c, xs[j])->dims[axes[j]]), T(c, xs[j])->name);
+        if (len >= 0 && l != len)
+            return fe_fail(c, SYMC_ERR_FORMAT, "scan inputs have lengths %" PRId64 " and %" PRId64, len, l);
+        len = l;
+    }
+    if (st) return st;
+    if (len > MAX_UNROLL)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "scan length %" PRId64 " exceeds %d (the scan is unrolled)", len,
+                       MAX_UNROLL);
+    if (len == 0 && n_scan_out)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "a Scan of length 0 with scan outputs is not supported");
+    uint32_t *outs = malloc(((size_t)n_scan_out * (size_t)(len ? len : 1) + 1) * sizeof *outs);
+    if (!outs) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    for (int64_t t = 0; t < len && !st; t++) {
+        for (uint32_t k = 0; k < n_state && !st; k++) st = bind_name(c, g->input[k]->name, state[k]);
+        for (uint32_t j = 0; j < (uint32_t)n_scan_in && !st; j++) {
+            int64_t at = nid && id[j] ? len - 1 - t : t, ax = axes[j];
+            sym_expr s0 = sym_const(c->t, at), e0 = sym_const(c->t, at + 1);
+            ir_attr sl[3] = {symc_attr_dims("starts", &s0, 1), symc_attr_dims("ends", &e0, 1),
+                             symc_attr_ints("axes", &ax, 1)};
+            ir_attr sq = symc_attr_ints("axes", &ax, 1);
+            uint32_t piece;
+            if ((st = fe_emit1(c, IR_OP_SLICE, &xs[j], 1, sl, 3, -1, &piece)) ||
+                (st = fe_emit1(c, IR_OP_SQUEEZE, &piece, 1, &sq, 1, -1, &piece)))
+                break;
+            st = bind_name(c, g->input[n_state + j]->name, piece);
+        }
+        if (st || (st = import_body(c, g, "Scan body"))) break;
+        for (uint32_t k = 0; k < n_state && !st; k++) st = body_output(c, g, k, "Scan body", &state[k]);
+        for (uint32_t k = 0; k < n_scan_out && !st; k++)
+            st = body_output(c, g, n_state + k, "Scan body", &outs[(size_t)k * (size_t)len + (size_t)t]);
+    }
+    for (uint32_t k = 0; k < n_state && !st; k++) st = emit_named(c, state[k], k);
+    for (uint32_t k = 0; k < n_scan_out && !st; k++) {
+        int32_t r = T(c, outs[(size_t)k * (size_t)len])->rank + 1, ax = 0;
+        if ((st = norm_axis_of(c, noa ? oa[k] : 0, r, &ax))) break;
+        st = stack_into(c, &outs[(size_t)k * (size_t)len], (uint32_t)len, ax, nod && od[k], n_state + k);
+    }
+    free(outs);
+    return st;
+}
+
+/* ---- optionals ------------------------------------------------------------------------------------- */
+
+/* symc's values are tensors, never optional or sequence types, so an
+ * optional reaching these ops is a tensor when its input is named and
+ * "none" when it is absent: OptionalHasElement is a constant, and
+ * OptionalGetElement of a tensor is the tensor. */
+static symc_status h_optional_has_element(fe_ctx *c) {
+    symc_status st = need_inputs(c, 0, 1);
+    uint32_t x, out;
+    if (!st && fe_has_in(c, 0)) st = fe_in(c, 0, &x);
+    uint8_t has = fe_has_in(c, 0);
+    return st ? st : fe_const(c, SYMC_BOOL, 0, NULL, &has, 0, &out);
+}
+
+static symc_status h_optional_get_element(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, out;
+    if (!st) st = fe_in(c, 0, &x);
     return st ? st : fe_emit1(c, IR_OP_IDENTITY, &x, 1, NULL, 0, 0, &out);
 }
 
@@ -2287,6 +3414,7 @@ static const op_entry ops[] = {
     {"AveragePool", h_avg_pool},
     {"BatchNormalization", h_batch_norm},
     {"BitShift", h_bit_shift},
+    {"BlackmanWindow", h_blackman_window},
     {"BitwiseAnd", h_bitwise_and},
     {"BitwiseNot", h_bitwise_not},
     {"BitwiseOr", h_bitwise_or},
@@ -2301,13 +3429,16 @@ static const op_entry ops[] = {
     {"Constant", h_constant},
     {"ConstantOfShape", h_constant_of_shape},
     {"Conv", h_conv},
+    {"ConvInteger", h_conv_integer},
     {"ConvTranspose", h_conv_transpose},
     {"Cos", h_cos},
     {"Cosh", h_cosh},
     {"CumSum", h_cumsum},
     {"DepthToSpace", h_depth_to_space},
+    {"DequantizeLinear", h_dequantize_linear},
     {"Div", h_div},
     {"Dropout", h_dropout},
+    {"DynamicQuantizeLinear", h_dynamic_quantize_linear},
     {"Einsum", h_einsum},
     {"Elu", h_elu},
     {"Equal", h_equal},
@@ -2325,14 +3456,18 @@ static const op_entry ops[] = {
     {"GlobalAveragePool", h_global_avg_pool},
     {"Greater", h_greater},
     {"GreaterOrEqual", h_greater_equal},
+    {"HammingWindow", h_hamming_window},
+    {"HannWindow", h_hann_window},
     {"Hardmax", h_hardmax},
     {"GroupNormalization", h_group_norm},
     {"HardSigmoid", h_hard_sigmoid},
     {"HardSwish", h_hard_swish},
     {"Identity", h_identity},
+    {"If", h_if},
     {"InstanceNormalization", h_instance_norm},
     {"IsInf", h_is_inf},
     {"IsNaN", h_is_nan},
+    {"Loop", h_loop},
     {"LRN", h_lrn},
     {"LpPool", h_lp_pool},
     {"LayerNormalization", h_layer_norm},
@@ -2343,21 +3478,29 @@ static const op_entry ops[] = {
     {"LogSoftmax", h_log_softmax},
     {"LpNormalization", h_lp_normalization},
     {"MatMul", h_matmul},
+    {"MatMulInteger", h_matmul_integer},
     {"Max", h_max},
     {"MaxPool", h_max_pool},
     {"Mean", h_mean},
     {"MeanVarianceNormalization", h_mvn},
+    {"MelWeightMatrix", h_mel_weight_matrix},
     {"Min", h_min},
     {"Mish", h_mish},
     {"Mod", h_mod},
     {"Mul", h_mul},
     {"Neg", h_neg},
+    {"NegativeLogLikelihoodLoss", h_nll_loss},
     {"Not", h_not},
     {"OneHot", h_one_hot},
+    {"OptionalGetElement", h_optional_get_element},
+    {"OptionalHasElement", h_optional_has_element},
     {"Or", h_or},
     {"Pad", h_pad},
     {"Pow", h_pow},
     {"PRelu", h_prelu},
+    {"QLinearConv", h_qlinear_conv},
+    {"QLinearMatMul", h_qlinear_matmul},
+    {"QuantizeLinear", h_quantize_linear},
     {"Range", h_range},
     {"Reciprocal", h_reciprocal},
     {"ReduceL1", h_reduce_l1},
@@ -2373,6 +3516,7 @@ static const op_entry ops[] = {
     {"Relu", h_relu},
     {"Reshape", h_reshape},
     {"Round", h_round},
+    {"Scan", h_scan},
     {"ScatterElements", h_scatter_elements},
     {"ScatterND", h_scatter_nd},
     {"Selu", h_selu},
@@ -2386,6 +3530,7 @@ static const op_entry ops[] = {
     {"Size", h_size},
     {"Slice", h_slice},
     {"Softmax", h_softmax},
+    {"SoftmaxCrossEntropyLoss", h_softmax_cross_entropy_loss},
     {"Softplus", h_softplus},
     {"Softsign", h_softsign},
     {"SpaceToDepth", h_space_to_depth},
@@ -2406,8 +3551,36 @@ static const op_entry ops[] = {
     {"Xor", h_xor},
 };
 
+/* Ops refused by design, with the reason: a random draw no compiled engine
+ * can reproduce, or an output whose size depends on the input's values
+ * (symc compiles every size from the input shapes alone). */
+typedef struct refused_op {
+    const char *name, *why;
+} refused_op;
+
+#define RANDOM_OP "it draws random numbers, which a compiled engine cannot reproduce"
+#define DATA_SIZED "the size of its output depends on the input's values, not only its shape"
+static const refused_op refused[] = {
+    {"Bernoulli", RANDOM_OP},
+    {"Compress", DATA_SIZED},
+    {"ImageDecoder", "it decodes compressed image bytes, whose decoded size depends on the data"},
+    {"Multinomial", RANDOM_OP},
+    {"NonMaxSuppression", DATA_SIZED},
+    {"NonZero", DATA_SIZED},
+    {"RandomNormal", RANDOM_OP},
+    {"RandomNormalLike", RANDOM_OP},
+    {"RandomUniform", RANDOM_OP},
+    {"RandomUniformLike", RANDOM_OP},
+    {"TfIdfVectorizer", "it counts n-grams of its input into a table of strings and pools"},
+    {"Unique", DATA_SIZED},
+};
+
 symc_status fe_translate_node(fe_ctx *c) {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (!strcmp(ops[i].name, c->node->op_type)) return ops[i].fn(c);
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (!strcmp(refused[i].name, c->node->op_type))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "ONNX op '%s' is not supported by symc's importer: %s",
+                           c->node->op_type, refused[i].why);
     return fe_fail(c, SYMC_ERR_UNSUPPORTED, "ONNX op '%s' is not supported by symc's importer", c->node->op_type);
 }

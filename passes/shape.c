@@ -168,7 +168,8 @@ static symc_status binary_values(ctx *c) {
     const ir_tensor *a = in(c, 0), *b = in(c, 1);
     ir_op op = c->n->op;
     if (!a->value || !b->value || !is_int(a->dtype)) return SYMC_OK;
-    if (op != IR_OP_ADD && op != IR_OP_SUB && op != IR_OP_MUL && op != IR_OP_DIV && op != IR_OP_MIN && op != IR_OP_MAX)
+    if (op != IR_OP_ADD && op != IR_OP_SUB && op != IR_OP_MUL && op != IR_OP_DIV && op != IR_OP_MIN &&
+        op != IR_OP_MAX && op != IR_OP_MOD)
         return SYMC_OK;
     uint32_t n = a->n_value > b->n_value ? a->n_value : b->n_value;
     if ((a->n_value != n && a->n_value != 1) || (b->n_value != n && b->n_value != 1)) return SYMC_OK;
@@ -183,10 +184,11 @@ static symc_status binary_values(ctx *c) {
         case IR_OP_MIN: v[i] = sym_min(c->t, x, y); break;
         case IR_OP_MAX: v[i] = sym_max(c->t, x, y); break;
         default:
-            /* integer Div truncates toward zero: equal to floordiv when both
+            /* integer Div truncates toward zero and Mod (either fmod) takes
+             * the sign of one side: both equal floordiv and mod when both
              * sides are provably non-negative, which shapes are */
-            if (sym_range_of(c->t, x).lo >= 0 && sym_range_of(c->t, y).lo >= 1) v[i] = sym_floordiv(c->t, x, y);
-            else return SYMC_OK;
+            if (sym_range_of(c->t, x).lo < 0 || sym_range_of(c->t, y).lo < 1) return SYMC_OK;
+            v[i] = op == IR_OP_DIV ? sym_floordiv(c->t, x, y) : sym_mod(c->t, x, y);
         }
     }
     return set_value(c, 0, v, n);
@@ -659,7 +661,15 @@ static symc_status r_split(ctx *c) {
     }
     char what[200];
     snprintf(what, sizeof what, "split sizes must add up to dim %d of '%s'", (int)ax, x->name);
-    return need(c, SYM_REL_EQ, total, x->dims[ax], what);
+    if ((st = need(c, SYM_REL_EQ, total, x->dims[ax], what)) || !x->value || x->rank != 1) return st;
+    /* values: consecutive pieces of a known 1-D tensor (a shape split into its dims) */
+    int64_t at = 0, len;
+    for (uint32_t k = 0; k < sizes->n; k++) {
+        if (!const_of(c, sizes->dims[k], &len) || at + len > (int64_t)x->n_value) return SYMC_OK;
+        if ((st = set_value(c, k, x->value + at, (uint32_t)len))) return st;
+        at += len;
+    }
+    return SYMC_OK;
 }
 
 static symc_status r_pad(ctx *c) {

@@ -191,7 +191,7 @@ def is_crash(r, out):
             "LeakSanitizer" in out or not out.strip())
 
 
-BUILD_TIME = re.compile(r"it is the graph input '([^']+)'")  # its elements are needed at build time
+BUILD_TIME = re.compile(r"the graph input '([^']+)', whose elements are only known at run time")  # needed at build time
 
 
 def freeze(m, name, a):
@@ -201,7 +201,13 @@ def freeze(m, name, a):
     keep = [vi for vi in m2.graph.input if vi.name != name]
     del m2.graph.input[:]
     m2.graph.input.extend(keep)
-    m2.graph.initializer.append(numpy_helper.from_array(a, name))
+    bf16 = any(vi.name == name and vi.type.tensor_type.elem_type == onnx.TensorProto.BFLOAT16 for vi in m.graph.input)
+    if bf16:  # the feed holds bf16 bits as uint16 (see run_test): the initializer keeps the input's type
+        t = onnx.TensorProto(name=name, data_type=onnx.TensorProto.BFLOAT16, dims=list(a.shape))
+        t.raw_data = np.ascontiguousarray(a, dtype=np.uint16).tobytes()
+        m2.graph.initializer.append(t)
+    else:
+        m2.graph.initializer.append(numpy_helper.from_array(a, name))
     return m2
 
 

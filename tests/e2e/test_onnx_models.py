@@ -40,7 +40,7 @@ gen_bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen_bench_
 subprocess.run([sys.executable, gen_bench, tmp], check=True, capture_output=True)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from models import DEFAULT, MODELS, NO_CUDA, POINTS, RANGES  # noqa: E402
+from models import DEFAULT, FP32_ONLY, MODELS, NO_CUDA, POINTS, RANGES  # noqa: E402
 
 NP = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32,
       onnx.TensorProto.BOOL: np.bool_, onnx.TensorProto.DOUBLE: np.float64, onnx.TensorProto.INT8: np.int8,
@@ -124,6 +124,8 @@ def run_model(name, path, m, inputs, flags, sizes_of, suffix, extra):
 only = os.environ.get("SYMC_E2E_ONLY", "")  # comma-separated model names, for a focused run by hand
 for name in MODELS:
     if only and name not in only.split(","):
+        continue
+    if precision != "fp32" and name in FP32_ONLY:
         continue
     path = os.path.join(tmp, name + ".onnx")
     m = onnx.load(path)

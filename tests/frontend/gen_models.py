@@ -400,13 +400,17 @@ def reduce_ops():
              N("Einsum", ["x", "w"], ["proj"], equation="bsd,de->bse"),
              N("Einsum", ["x"], ["tr"], equation="bsd->dbs"), N("Einsum", ["x"], ["tot"], equation="bsd->b"),
              N("Einsum", ["x", "x"], ["dots"], equation="...d,...d->..."),
-             N("Einsum", ["v", "x"], ["outer"], equation="e,bsd->bsde")]
+             N("Einsum", ["v", "x"], ["outer"], equation="e,bsd->bsde"),
+             N("Einsum", ["sq"], ["diag"], equation="...ii->...i"), N("Einsum", ["sq"], ["trace"], equation="bii"),
+             N("Einsum", ["sq", "v3"], ["dmul"], equation="bjj,j->bj")]
     inits = [ints("ax0", [0]), ints("ax1", [1]), ints("ax2", [2]), ints("axm1", [-1]), ints("k3", [3]),
              ints("p0", [0]), ints("p3", [3]),
-             ints("i1", 1), ints("c1", 1), ints("c2", -2), floats("w", [16, 8], seed=3), floats("v", [3], seed=4)]
+             ints("i1", 1), ints("c1", 1), ints("c2", -2), floats("w", [16, 8], seed=3), floats("v", [3], seed=4),
+             floats("v3", [4], seed=5)]
     outs = ["rmin", "rprod", "l1", "l2", "ssq", "ls", "lse", "lse_all", "amax", "amin", "tv", "ti", "sv", "si",
-            "cs", "csx", "hm", "lp", "n", "scores", "proj", "tr", "tot", "dots", "outer"]
-    return model(nodes, [vi("x", F, ["B", "S", 16])], [out(o) for o in outs], inits, opset=18)
+            "cs", "csx", "hm", "lp", "n", "scores", "proj", "tr", "tot", "dots", "outer", "diag", "trace", "dmul"]
+    return model(nodes, [vi("x", F, ["B", "S", 16]), vi("sq", F, ["B", 4, 4])], [out(o) for o in outs], inits,
+                 opset=18)
 
 
 def index_ops():
@@ -467,6 +471,130 @@ def dropout_modes():
     inits = [numpy_helper.from_array(np.array(0.5, np.float32), "ratio"),
              numpy_helper.from_array(np.array(False), "off")]
     return model(nodes, [vi("x", F, ["B", 8]), vi("z", F, [0, 3])], [out("y"), out("zr")], inits)
+
+
+def losses():
+    """SoftmaxCrossEntropyLoss (weights, ignore_index, mean, the log_prob
+    output) and NegativeLogLikelihoodLoss (none, sum; ignore_index out of the
+    class range) over a dynamic batch, and Dropout's all-true mask."""
+    nodes = [N("SoftmaxCrossEntropyLoss", ["s", "t", "w"], ["sce", "logp"], ignore_index=2, name="sce"),
+             N("NegativeLogLikelihoodLoss", ["logp", "t"], ["nll_none"], reduction="none", ignore_index=-7),
+             N("NegativeLogLikelihoodLoss", ["logp", "t", "w"], ["nll_sum"], reduction="sum"),
+             N("SoftmaxCrossEntropyLoss", ["s2", "t2"], ["sce_sum"], reduction="sum"),
+             N("Dropout", ["s2"], ["drop", "mask"]),
+             N("BatchNormalization", ["s", "w", "bb", "bm", "bv"], ["bn", "bn_mean", "bn_var"], training_mode=1,
+               momentum=0.8, epsilon=1e-3)]
+    w = numpy_helper.from_array(np.array([0.5, 1.0, 2.0, 0.25, 1.5], np.float32), "w")
+    inits = [w, floats("bb", [5], 1), floats("bm", [5], 2),
+             numpy_helper.from_array(np.array([1.0, 0.5, 2.0, 1.5, 0.75], np.float32), "bv")]
+    return model(nodes, [vi("s", F, ["B", 5, 3]), vi("t", I64, ["B", 3]), vi("s2", F, ["B", 6]),
+                         vi("t2", TensorProto.INT32, ["B"])],
+                 [out("sce"), out("logp"), out("nll_none"), out("nll_sum"), out("sce_sum"), out("drop"), out("mask"),
+                  out("bn"), out("bn_mean"), out("bn_var")], inits, opset=15)
+
+
+def quant():
+    """The quantized ops over a dynamic batch: QuantizeLinear per axis and
+    blocked (int16), DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
+    QLinearMatMul, ConvInteger, QLinearConv (per-channel weight scale, int32
+    bias), and the window functions (constants of the node's size)."""
+    U8 = TensorProto.UINT8
+    u8 = lambda name, vals: numpy_helper.from_array(np.array(vals, np.uint8), name)  # noqa: E731
+    f32 = lambda name, vals: numpy_helper.from_array(np.array(vals, np.float32), name)  # noqa: E731
+    rng = np.random.default_rng(5)
+    inits = [f32("qs", [0.05, 0.1, 0.02]), u8("qz", [128, 100, 7]), f32("bs", rng.uniform(0.05, 0.2, (3, 2))),
+             u8("bw", rng.integers(0, 255, (4, 3))), u8("az", 3), u8("bz", [1, 2, 3]),
+             f32("as_", 0.02), f32("bs_", 0.03), f32("ys", 0.05), u8("yz", 10),
+             u8("cw", rng.integers(0, 255, (3, 2, 3, 3))), u8("cxz", 2), u8("cwz", [1, 0, 5]),
+             f32("cws", [0.01, 0.02, 0.015]), numpy_helper.from_array(np.array([5, -40, 300], np.int32), "cb"),
+             numpy_helper.from_array(np.array(8, np.int64), "wsize")]
+    nodes = [N("QuantizeLinear", ["x", "qs", "qz"], ["q"], axis=1),
+             N("DequantizeLinear", ["q", "qs", "qz"], ["dq"], axis=1),
+             N("QuantizeLinear", ["xb", "bs"], ["qb"], axis=1, block_size=2, output_dtype=TensorProto.INT16),
+             N("DynamicQuantizeLinear", ["x"], ["dy", "dys", "dyz"]),
+             N("MatMulInteger", ["a", "bw", "az", "bz"], ["mmi"]),
+             N("QLinearMatMul", ["a", "as_", "az", "bw", "bs_", "bz0", "ys", "yz"], ["qmm"]),
+             N("ConvInteger", ["cx", "cw", "cxz", "bz0"], ["ci"], pads=[1, 1, 1, 1]),
+             N("QLinearConv", ["cx", "as_", "cxz", "cw", "cws", "cwz", "ys", "yz", "cb"], ["qc"], strides=[2, 2]),
+             N("HannWindow", ["wsize"], ["hann"]), N("BlackmanWindow", ["wsize"], ["black"], periodic=0),
+             N("HammingWindow", ["wsize"], ["hamm"], output_datatype=TensorProto.DOUBLE)]
+    inits.append(u8("bz0", 4))
+    return model(nodes, [vi("x", F, ["B", 3, 4]), vi("xb", F, [3, 4]), vi("a", U8, ["B", 4]),
+                         vi("cx", U8, ["B", 2, 5, 5])],
+                 [out(n) for n in ["q", "dq", "qb", "dy", "dys", "dyz", "mmi", "qmm", "ci", "qc", "hann", "black",
+                                   "hamm"]], inits, opset=21)
+
+
+def attention_shapes():
+    """The shape arithmetic of ONNX's function-expanded Attention: heads
+    compared with Equal/Not, divided and Mod-ed, combined with And, picked by
+    Where and concatenated into the shape of an Expand."""
+    one = ints("one", [1])
+    zero = ints("zero", [0])
+    nodes = [N("Shape", ["q"], ["qh"], start=1, end=2), N("Shape", ["k"], ["kh"], start=1, end=2),
+             N("Shape", ["k"], ["kb"], start=0, end=1), N("Shape", ["k"], ["krest"], start=2),
+             N("Equal", ["qh", "kh"], ["same"]), N("Not", ["same"], ["gqa1"]),
+             N("Div", ["qh", "kh"], ["rep"]), N("Mod", ["qh", "kh"], ["rem"]),
+             N("Equal", ["rem", "zero"], ["gqa2"]), N("And", ["gqa1", "gqa2"], ["gqa"]),
+             N("Where", ["gqa", "rep", "one"], ["inter"]),
+             N("Unsqueeze", ["k", "two"], ["ku"]),
+             N("Concat", ["kb", "kh", "inter", "krest"], ["eshape"], axis=0),
+             N("Expand", ["ku", "eshape"], ["ke"]),
+             N("Concat", ["kb", "qh", "krest"], ["rshape"], axis=0),
+             N("Reshape", ["ke", "rshape"], ["kr"]),
+             N("Add", ["q", "kr"], ["y"])]
+    # onnx's shape inference cannot follow the Expand's computed shape: the output is declared
+    return model(nodes, [vi("q", F, ["B", 4, "S", 8]), vi("k", F, ["B", 2, "S", 8])], [vi("y", F, ["B", 4, "S", 8])],
+                 [one, zero, ints("two", [2])], opset=17, check=False)
+
+
+def optionals():
+    """OptionalHasElement and OptionalGetElement of a tensor (present) and of
+    an absent input: symc's values are tensors, so these are constants and
+    the identity."""
+    nodes = [N("OptionalHasElement", ["x"], ["has"]), N("OptionalHasElement", [""], ["none"]),
+             N("OptionalGetElement", ["x"], ["y0"]), N("Relu", ["y0"], ["y"])]
+    return model(nodes, [vi("x", F, ["B", 4])], [out("has"), out("none"), out("y")], opset=18)
+
+
+def if_known():
+    """If whose condition is decided at build time from shapes (x's rank is
+    2, a Split of a shape into dims): the then-branch's nodes, reading outer
+    values, are imported in place of the If; the else-branch is never
+    imported."""
+    then_g = helper.make_graph([N("Split", ["sx"], ["b", "f"], num_outputs=2),
+                                N("Concat", ["f", "b"], ["swapped"], axis=0),
+                                N("Reshape", ["x", "swapped"], ["xt"]), N("Relu", ["xt"], ["y_then"])], "then", [],
+                               [vi("y_then", F, None)])
+    else_g = helper.make_graph([N("Neg", ["x"], ["y_else"])], "else", [], [vi("y_else", F, None)])
+    nodes = [N("Shape", ["x"], ["sx"]), N("Size", ["sx"], ["rank"]), N("Equal", ["rank", "two"], ["is2"]),
+             N("If", ["is2"], ["y"], then_branch=then_g, else_branch=else_g)]
+    return model(nodes, [vi("x", F, ["B", 4])], [vi("y", F, [4, "B"])], [ints("two", 2)], opset=18, check=False)
+
+
+def loops():
+    """Loop with a constant trip count (loop-carried value, iteration number,
+    scan output) and Scan over axis 1 (a running sum as the state, a forward
+    and a reversed scan input, scan outputs stacked on axes 1 and 0), both
+    unrolled at import over a dynamic batch."""
+    lbody = helper.make_graph([N("Identity", ["cond_in"], ["cond_out"]), N("Cast", ["i"], ["fi"], to=F),
+                               N("Add", ["y_in", "fi"], ["y_out"]), N("Mul", ["y_in", "y_in"], ["sq"])], "lbody",
+                              [vi("i", I64, []), vi("cond_in", TensorProto.BOOL, []), vi("y_in", F, None)],
+                              [vi("cond_out", TensorProto.BOOL, []), vi("y_out", F, None), vi("sq", F, None)])
+    sbody = helper.make_graph([N("Add", ["s_in", "a_t"], ["s_out"]), N("Mul", ["s_out", "b_t"], ["o1"]),
+                               N("Sub", ["a_t", "b_t"], ["o2"])], "sbody",
+                              [vi("s_in", F, None), vi("a_t", F, None), vi("b_t", F, None)],
+                              [vi("s_out", F, None), vi("o1", F, None), vi("o2", F, None)])
+    # the trip count ceil(5.0 / 2.0) = 3 and the condition are computed from float constants (folded at import)
+    nodes = [N("Div", ["five", "two"], ["q"]), N("Ceil", ["q"], ["qc"]), N("Cast", ["qc"], ["trip"], to=I64),
+             N("Cast", ["qc"], ["yes"], to=TensorProto.BOOL),
+             N("Loop", ["trip", "yes", "y0"], ["y_fin", "y_scan"], body=lbody),
+             N("Scan", ["s0", "xs", "xs"], ["s_fin", "sc1", "sc2"], body=sbody, num_scan_inputs=2,
+               scan_input_axes=[1, 1], scan_input_directions=[0, 1], scan_output_axes=[1, 0])]
+    inits = [numpy_helper.from_array(np.float32(5), "five"), numpy_helper.from_array(np.float32(2), "two")]
+    return model(nodes, [vi("y0", F, ["B", 4]), vi("s0", F, ["B", 3]), vi("xs", F, ["B", 5, 3])],
+                 [vi("y_fin", F, ["B", 4]), vi("y_scan", F, [3, "B", 4]), vi("s_fin", F, ["B", 3]),
+                  vi("sc1", F, ["B", 5, 3]), vi("sc2", F, [5, "B", 3])], inits, opset=17, check=False)
 
 
 def movement():
@@ -594,7 +722,7 @@ def errors():
     m = {}
     m["err_unsupported"] = model([N("NonZero", ["x"], ["i"], name="nz_1")], [vi("x", F, [4])], [out("i")])
     m["err_einsum_diagonal"] = model([N("Einsum", ["x"], ["y"], equation="bii->bi", name="ein")],
-                                     [vi("x", F, ["B", 3, 3])], [out("y")])
+                                     [vi("x", F, ["B", "K", "K"])], [out("y")])
     m["err_einsum_three"] = model([N("Einsum", ["x", "x", "x"], ["y"], equation="ij,jk,kl->il", name="ein3")],
                                   [vi("x", F, [3, 3])], [out("y")])
     m["err_einsum_sizes"] = model([N("Einsum", ["x", "z"], ["y"], equation="bi,bi->b", name="ein_sz")],
@@ -652,6 +780,40 @@ def errors():
                                    [ratio, numpy_helper.from_array(np.array(True), "tm")])
     m["err_dropout_train_input"] = model(drop, [vi("x", F, [2, 4]), vi("tm", TensorProto.BOOL, [])], [out("y")],
                                          [ratio])
+    # issue 15: what the loss, quantization, window and dropout handlers refuse
+    U8 = TensorProto.UINT8
+    m["err_nll_reduction"] = model([N("NegativeLogLikelihoodLoss", ["x", "t"], ["y"], reduction="max", name="nll")],
+                                   [vi("x", F, [2, 3]), vi("t", I64, [2])], [out("y")], check=False)
+    m["err_quant_int32"] = model([N("QuantizeLinear", ["x", "s"], ["y"], output_dtype=TensorProto.INT32, name="ql")],
+                                 [vi("x", F, [4])], [out("y")], [numpy_helper.from_array(np.float32(0.5), "s")],
+                                 opset=21, check=False)
+    m["err_dequant_axis"] = model([N("DequantizeLinear", ["x", "s"], ["y"], axis=5, name="dql")],
+                                  [vi("x", U8, [3, 2])], [out("y")],
+                                  [numpy_helper.from_array(np.ones(3, np.float32), "s")], check=False)
+    m["err_qlinear_zp"] = model([N("QLinearMatMul", ["a", "s", "z", "a", "s", "z1", "s", "z1"], ["y"], name="qmm")],
+                                [vi("a", U8, [2, 2])], [out("y")],
+                                [numpy_helper.from_array(np.float32(0.5), "s"),
+                                 numpy_helper.from_array(np.array([1, 2], np.uint8), "z"),
+                                 numpy_helper.from_array(np.uint8(1), "z1")], check=False)
+    m["err_window_dtype"] = model([N("HannWindow", ["n"], ["y"], output_datatype=I64, name="hw")], [], [out("y")],
+                                  [ints("n", 4)], check=False)
+    m["err_window_size"] = model([N("HammingWindow", ["n"], ["y"], name="hmw")], [vi("n", I64, [])], [out("y")],
+                                 check=False)
+    then_g = helper.make_graph([N("Relu", ["x"], ["a"])], "then", [], [vi("a", F, None)])
+    else_g = helper.make_graph([N("Neg", ["x"], ["b"])], "else", [], [vi("b", F, None)])
+    sbody = helper.make_graph([N("Add", ["s_in", "a_t"], ["s_out"])], "sbody",
+                              [vi("s_in", F, None), vi("a_t", F, None)], [vi("s_out", F, None)])
+    m["err_scan_symbolic"] = model([N("Scan", ["s0", "xs"], ["s_fin"], body=sbody, num_scan_inputs=1, name="scan_s")],
+                                   [vi("s0", F, [3]), vi("xs", F, ["S", 3])], [vi("s_fin", F, [3])], check=False)
+    lbody = helper.make_graph([N("ReduceSum", ["y_in"], ["tot"], keepdims=0), N("Less", ["tot", "lim"], ["c_out"]),
+                               N("Add", ["y_in", "y_in"], ["y_out"])], "lbody",
+                              [vi("i", I64, []), vi("c_in", TensorProto.BOOL, []), vi("y_in", F, None)],
+                              [vi("c_out", TensorProto.BOOL, []), vi("y_out", F, None)])
+    m["err_loop_cond"] = model([N("Loop", ["trip", "", "y0"], ["y_fin"], body=lbody, name="loop_c")],
+                               [vi("y0", F, [4])], [vi("y_fin", F, [4])],
+                               [ints("trip", 3), numpy_helper.from_array(np.float32(100), "lim")], check=False)
+    m["err_if_runtime"] = model([N("If", ["cond"], ["y"], then_branch=then_g, else_branch=else_g, name="if_rt")],
+                                [vi("x", F, [4]), vi("cond", TensorProto.BOOL, [])], [vi("y", F, [4])], check=False)
     return m
 
 
@@ -679,6 +841,8 @@ def main():
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),
         "relu21": relu_at(21), "reduce_ops": reduce_ops(), "index_ops": index_ops(),
+        "losses": losses(), "quant": quant(), "attention_shapes": attention_shapes(), "optionals": optionals(),
+        "if_known": if_known(), "loops": loops(),
     }
     models.update(errors())
     for name, m in models.items():

@@ -434,12 +434,14 @@ static void test_inputs(void) {
 }
 
 static void test_errors(void) {
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'nz_1' (NonZero, opset 17): ONNX op 'NonZero' is not supported",
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'nz_1' (NonZero, opset 17): ONNX op 'NonZero' is not supported by symc's importer: the size of "
+               "its output depends on the input's values, not only its shape",
                "err_unsupported");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'ein' (Einsum, opset 17): index 'i' appears twice in the term 'bii' (a diagonal), which is "
-               "not supported",
-               "err_einsum_diagonal", "--shapes", "x:1x3x3,2x3x3,4x3x3");
+               "node 'ein' (Einsum, opset 17): the diagonal of index 'i' in the term 'bii' needs equal constant "
+               "sizes, has K and K",
+               "err_einsum_diagonal", "--shapes", "x:1x3x3,2x4x4,4x5x5");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'ein3' (Einsum, opset 17): Einsum of 3 operands (one or two are supported)",
                "err_einsum_three");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
@@ -518,13 +520,48 @@ static void test_errors(void) {
                "axes are its input 1 since opset 13), so the given one would be ignored: pass the axes as input 1",
                "err_reduce_axes_attr");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'drop_train' (Dropout, opset 17): training_mode=1 is not supported "
-               "(inference only)",
+               "node 'drop_train' (Dropout, opset 17): training_mode is true with ratio 0.5: random dropout cannot "
+               "be reproduced (symc compiles for inference; only ratio 0 is supported in training mode)",
                "err_dropout_train");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'drop_train' (Dropout, opset 17): input 2 'tm' (training_mode) is not a "
-               "constant: symc compiles for inference only, so training_mode must be a constant false",
+               "node 'drop_train' (Dropout, opset 17): input 2 'tm' (training_mode) must be a constant: it is the "
+               "graph input 'tm', whose elements are only known at run time",
                "err_dropout_train_input");
+    /* issue 15: losses, quantization, windows */
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'nll' (NegativeLogLikelihoodLoss, opset 17): attribute 'reduction' = 'max' (expected none, sum "
+               "or mean)",
+               "err_nll_reduction");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'ql' (QuantizeLinear, opset 21): quantizing to i32 is not supported (uint8, int8, uint16, "
+               "int16 are)",
+               "err_quant_int32");
+    EXPECT_ERR(SYMC_ERR_FORMAT,
+               "node 'dql' (DequantizeLinear, opset 17): attribute 'axis' = 5 is out of range for the input's rank 2",
+               "err_dequant_axis");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'qmm' (QLinearMatMul, opset 17): only per-tensor zero points are supported for a and b",
+               "err_qlinear_zp");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'hw' (HannWindow, opset 17): attribute 'output_datatype' = 7 (INT64): only float output types "
+               "are supported",
+               "err_window_dtype");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'hmw' (HammingWindow, opset 17): input 0 'n' (the window size) is not known at build time: it "
+               "is the graph input 'n', whose elements are only known at run time",
+               "err_window_size");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'if_rt' (If, opset 17): input 0 'cond' (the condition) must be a constant: it is the graph input "
+               "'cond', whose elements are only known at run time",
+               "err_if_runtime");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'scan_s' (Scan, opset 17): the scan length S of input 'xs' must be a constant (the scan is "
+               "unrolled)",
+               "err_scan_symbolic", "--shapes", "xs:1x3,4x3,8x3");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'loop_c' (Loop, opset 17): the Loop body's condition 'c_out' is not known at build time in "
+               "iteration 0 (the loop is unrolled)",
+               "err_loop_cond");
     ir_module *m = ok(imp("relu21", NULL), "relu21");
     ir_module_free(m);
     /* a constant false training_mode is the identity; a 0 dim is a static size */

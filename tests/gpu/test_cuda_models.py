@@ -33,7 +33,7 @@ only = set(sys.argv[6:])
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "e2e"))
 sys.path.insert(0, here)
-from models import DEFAULT, MODELS, NO_CUDA, POINTS, RANGES  # noqa: E402
+from models import DEFAULT, FP32_ONLY, MODELS, NO_CUDA, POINTS, RANGES  # noqa: E402
 
 os.makedirs(tmp, exist_ok=True)
 subprocess.run([sys.executable, gen_models, tmp], check=True, capture_output=True)
@@ -165,7 +165,7 @@ for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m2_attn")
 if os.environ.get("SYMC_GPU_HALF", "1") != "0":
     from half_models import extra_models, to_half  # noqa: E402
     for name in MODELS:
-        if only and name not in only and name + ".f16" not in only or name in NO_CUDA:
+        if only and name not in only and name + ".f16" not in only or name in NO_CUDA or name in FP32_ONLY:
             continue
         path = to_half(os.path.join(tmp, name + ".onnx"), os.path.join(tmp, name + ".f16.onnx"))
         inputs, flags = onnx_inputs(path)

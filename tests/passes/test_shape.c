@@ -250,6 +250,23 @@ static void test_shape_values(void) {
     }
     const ir_tensor *m2 = &m->tensors[s2];
     CHECK(m2->value && m2->n_value == 1 && sym_prove_eq(m->syms, m2->value[0], sym_const(m->syms, 0)) == SYM_TRUE);
+    /* Mod of non-negative values (the heads' remainder of an expanded
+     * Attention): S mod 12 is kept symbolic; B - 12 may be negative, whose
+     * sign rules differ, so its mod stays unknown */
+    int64_t twelve = 12;
+    symc_tensor k12, neg;
+    symc_add_constant(m, "k12", SYMC_I64, 0, NULL, &twelve, 8, &k12, &err);
+    symc_attr fm = symc_attr_int("fmod", 0);
+    symc_tensor r = node(m, "mod", "r", (symc_tensor[]){s, k12}, 2, &fm, 1);
+    symc_tensor d = node(m, "sub", "d", (symc_tensor[]){b, k12}, 2, NULL, 0);
+    neg = node(m, "mod", "rn", (symc_tensor[]){d, k12}, 2, &fm, 1);
+    symc_mark_output(m, r, &err);
+    symc_mark_output(m, neg, &err);
+    CHECK_MSG(symc_module_infer_shapes(m, &err) == SYMC_OK, "%s", err.msg);
+    const ir_tensor *rt = &m->tensors[r];
+    CHECK(rt->value && rt->n_value == 1 &&
+          sym_prove_eq(m->syms, rt->value[0], sym_mod(m->syms, (sym_expr)S, sym_const(m->syms, 12))) == SYM_TRUE);
+    CHECK(!m->tensors[neg].value);
     symc_module_destroy(m);
 }
 
