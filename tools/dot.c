@@ -225,8 +225,9 @@ static int dot_write(FILE *f, const dot_graph *g) {
     fprintf(f, "\" {\n  graph [rankdir=TB, fontname=\"Helvetica\", labelloc=t, label=\"");
     dot_str(f, g->title, 0);
     dot_str(f, g->symbols ? g->symbols : "", 1);
-    fprintf(f, "\"];\n  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=10];\n"
-               "  edge [fontname=\"Helvetica\", fontsize=9];\n");
+    fprintf(f,
+            "\"];\n  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=10];\n"
+            "  edge [fontname=\"Helvetica\", fontsize=9];\n");
     for (uint32_t i = 0; i < g->n_inputs; i++) {
         uint32_t t = g->inputs[i];
         fprintf(f, "  \"in%u\" [shape=ellipse, style=filled, fillcolor=\"#dde8f8\", label=\"input ", i);
@@ -375,7 +376,8 @@ static int dot_from_engine(const rt_engine *e, sym_table *t, const sym_expr *slo
         const rt_step *st = &e->steps[s];
         if (st->kind == RT_STEP_KERNEL) {
             for (uint32_t a = 0; a < st->n_args; a++)
-                if (st->args[a].kind == RT_ARG_TENSOR && st->args[a].value < e->n_tensors) stored[st->args[a].value] = 1;
+                if (st->args[a].kind == RT_ARG_TENSOR && st->args[a].value < e->n_tensors)
+                    stored[st->args[a].value] = 1;
         } else
             for (uint32_t k = 0; k < st->n_tensors && k < RT_STEP_MAX_TENSORS; k++)
                 if (st->tensors[k] < e->n_tensors) stored[st->tensors[k]] = 1;
@@ -530,8 +532,7 @@ int symc_cmd_dot(int argc, char **argv) {
         if (rt_read_file(path, &bytes, &n, &err) || rt_engine_decode(bytes, n, &e, &err) ||
             rt_engine_sym_table(e, &t, &slots, &err) || dot_from_engine(e, t, slots, &g, &err))
             goto fail;
-    } else if (dot_model(path, is_onnx, &shapes, fuse, &g, &err, &m))
-        goto fail;
+    } else if (dot_model(path, is_onnx, &shapes, fuse, &g, &err, &m)) goto fail;
     dot_write(stdout, &g);
     rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
     if (rc) fprintf(stderr, "symc: dot: cannot write the graph to stdout\n");
