@@ -100,10 +100,11 @@ int tool_plot_svg(const char *path, const tool_plot *p, symc_error *err) {
     axis a1 = y_axis(p->y1, p->n), a2 = y_axis(p->y2, p->n);
     double left = ML, right = W - MR, top = MT, bottom = H - MB;
 
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-               "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+            "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             W, H, W, H);
     fprintf(f, "<text class=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">", W / 2);
     xml_text(f, p->title);
@@ -113,7 +114,8 @@ int tool_plot_svg(const char *path, const tool_plot *p, symc_error *err) {
     /* grid and ticks */
     fprintf(f, "<g class=\"xticks\" stroke=\"#ddd\">\n");
     for (double v = ax.lo; v <= ax.hi + ax.step * 1e-6; v += ax.step)
-        fprintf(f, "<line x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.0f\"/>\n", px_x(&ax, v), top, px_x(&ax, v), bottom);
+        fprintf(f, "<line x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.0f\"/>\n", px_x(&ax, v), top, px_x(&ax, v),
+                bottom);
     fprintf(f, "</g>\n<g class=\"xlabels\" text-anchor=\"middle\">\n");
     for (double v = ax.lo; v <= ax.hi + ax.step * 1e-6; v += ax.step)
         fprintf(f, "<text x=\"%.2f\" y=\"%.0f\">%.6g</text>\n", px_x(&ax, v), bottom + 18, fabs(v) < 1e-12 ? 0 : v);
@@ -125,7 +127,8 @@ int tool_plot_svg(const char *path, const tool_plot *p, symc_error *err) {
         fprintf(f, "<text x=\"%.0f\" y=\"%.2f\">%.6g</text>\n", right + 8, px_y(&a2, v) + 4, v);
     fprintf(f, "</g>\n<g stroke=\"#eee\">\n");
     for (double v = a1.lo + a1.step; v <= a1.hi + a1.step * 1e-6; v += a1.step)
-        fprintf(f, "<line x1=\"%.0f\" y1=\"%.2f\" x2=\"%.0f\" y2=\"%.2f\"/>\n", left, px_y(&a1, v), right, px_y(&a1, v));
+        fprintf(f, "<line x1=\"%.0f\" y1=\"%.2f\" x2=\"%.0f\" y2=\"%.2f\"/>\n", left, px_y(&a1, v), right,
+                px_y(&a1, v));
     fprintf(f, "</g>\n");
     /* axes */
     fprintf(f,
@@ -135,12 +138,14 @@ int tool_plot_svg(const char *path, const tool_plot *p, symc_error *err) {
             left, bottom, right, bottom, left, top, left, bottom, right, top, right, bottom);
     fprintf(f, "<text class=\"xlabel\" x=\"%.0f\" y=\"%d\" text-anchor=\"middle\">", (left + right) / 2, H - 16);
     xml_text(f, p->x_label);
-    fprintf(f, "</text>\n<text class=\"y1label\" transform=\"translate(20 %.0f) rotate(-90)\" text-anchor=\"middle\" "
-               "fill=\"#1f77b4\">",
+    fprintf(f,
+            "</text>\n<text class=\"y1label\" transform=\"translate(20 %.0f) rotate(-90)\" text-anchor=\"middle\" "
+            "fill=\"#1f77b4\">",
             (top + bottom) / 2);
     xml_text(f, p->y1_label);
-    fprintf(f, "</text>\n<text class=\"y2label\" transform=\"translate(%d %.0f) rotate(90)\" text-anchor=\"middle\" "
-               "fill=\"#d95f02\">",
+    fprintf(f,
+            "</text>\n<text class=\"y2label\" transform=\"translate(%d %.0f) rotate(90)\" text-anchor=\"middle\" "
+            "fill=\"#d95f02\">",
             W - 20, (top + bottom) / 2);
     xml_text(f, p->y2_label);
     fprintf(f, "</text>\n");

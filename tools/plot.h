@@ -6,12 +6,12 @@
 #include "symc/status.h"
 
 typedef struct tool_plot {
-    const char *title, *subtitle;      /* top lines */
-    const char *x_label;               /* under the x axis */
-    const char *y1_label, *y2_label;   /* left axis (series 1), right axis (series 2) */
-    const char *y1_name, *y2_name;     /* the legend's names */
-    const double *x, *y1, *y2;         /* n points each, x ascending; a NaN y is not drawn */
-    const char *const *point_labels;   /* n labels for the points' tooltips (NULL: none) */
+    const char *title, *subtitle;    /* top lines */
+    const char *x_label;             /* under the x axis */
+    const char *y1_label, *y2_label; /* left axis (series 1), right axis (series 2) */
+    const char *y1_name, *y2_name;   /* the legend's names */
+    const double *x, *y1, *y2;       /* n points each, x ascending; a NaN y is not drawn */
+    const char *const *point_labels; /* n labels for the points' tooltips (NULL: none) */
     int n;
 } tool_plot;
 
