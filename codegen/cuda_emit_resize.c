@@ -169,24 +169,29 @@ symc_status cg_emit_resize(cg_cuda *c, uint32_t node) {
         switch (coord) {
         case RS_HALF_PIXEL: kw_body(&k, "                x = (yy + 0.5) / scale - 0.5;\n"); break;
         case RS_HALF_PIXEL_SYMMETRIC:
-            kw_body(&k, "                const double adj = (double)out / ow, center = (double)in / 2.0;\n"
-                        "                const double off = __dmul_rn(center, 1 - adj);\n"
-                        "                x = __dadd_rn(off, (yy + 0.5) / scale) - 0.5;\n");
+            kw_body(&k,
+                    "                const double adj = (double)out / ow, center = (double)in / 2.0;\n"
+                    "                const double off = __dmul_rn(center, 1 - adj);\n"
+                    "                x = __dadd_rn(off, (yy + 0.5) / scale) - 0.5;\n");
             break;
-        case RS_PYTORCH_HALF_PIXEL: kw_body(&k, "                x = ow == 1 ? -0.5 : (yy + 0.5) / scale - 0.5;\n"); break;
+        case RS_PYTORCH_HALF_PIXEL:
+            kw_body(&k, "                x = ow == 1 ? -0.5 : (yy + 0.5) / scale - 0.5;\n");
+            break;
         case RS_ALIGN_CORNERS:
             kw_body(&k, "                x = ow == 1 ? 0.0 : __dmul_rn(yy, (double)(in - 1)) / (ow - 1);\n");
             break;
         case RS_ASYMMETRIC: kw_body(&k, "                x = yy / scale;\n"); break;
         default:
-            kw_body(&k, "                x = ow == 1 ? __dmul_rn(roi1 - roi0, (double)(in - 1)) / 2\n"
-                        "                            : __dmul_rn(__dmul_rn(yy, roi1 - roi0), (double)(in - 1)) / "
-                        "(ow - 1);\n"
-                        "                x = __dadd_rn(x, __dmul_rn(roi0, (double)(in - 1)));\n"
-                        "                if (x < 0 || x > (double)(in - 1)) outside = true;\n");
+            kw_body(&k,
+                    "                x = ow == 1 ? __dmul_rn(roi1 - roi0, (double)(in - 1)) / 2\n"
+                    "                            : __dmul_rn(__dmul_rn(yy, roi1 - roi0), (double)(in - 1)) / "
+                    "(ow - 1);\n"
+                    "                x = __dadd_rn(x, __dmul_rn(roi0, (double)(in - 1)));\n"
+                    "                if (x < 0 || x > (double)(in - 1)) outside = true;\n");
         }
-        kw_body(&k, "                const double p0 = floor(x), ratio = x == p0 ? 1.0 : x - p0;\n"
-                    "                int n = 0;\n");
+        kw_body(&k,
+                "                const double p0 = floor(x), ratio = x == p0 ? 1.0 : x - p0;\n"
+                "                int n = 0;\n");
         if (mode == RS_NEAREST) {
             const char *second = nearest == RS_PREFER_FLOOR ? "ratio > 0.5"
                 : nearest == RS_PREFER_CEIL                 ? "ratio >= 0.5"
@@ -215,11 +220,14 @@ symc_status cg_emit_resize(cg_cuda *c, uint32_t node) {
                     "                for (int t = 0; t < %d; t++) {\n"
                     "                    const double arg = ((double)(%lldLL + t) - ratio) * s;\n",
                     rs_lit(lit, sizeof lit, aa_s[j]), rs_lit(lit2, sizeof lit2, a), taps[j], (long long)aa_start[j]);
-            if (mode == RS_LINEAR) kw_body(&k, "                    const double w = fmin(fmax(1 - fabs(arg), 0.0), 1.0);\n");
+            if (mode == RS_LINEAR)
+                kw_body(&k, "                    const double w = fmin(fmax(1 - fabs(arg), 0.0), 1.0);\n");
             else
-                kw_body(&k, "                    const double ax = fabs(arg);\n"
-                            "                    const double w = ax <= 1 ? (a + 2) * ax * ax * ax - (a + 3) * ax * ax + 1\n"
-                            "                        : ax < 2 ? a * ax * ax * ax - 5 * a * ax * ax + 8 * a * ax - 4 * a : 0.0;\n");
+                kw_body(
+                    &k,
+                    "                    const double ax = fabs(arg);\n"
+                    "                    const double w = ax <= 1 ? (a + 2) * ax * ax * ax - (a + 3) * ax * ax + 1\n"
+                    "                        : ax < 2 ? a * ax * ax * ax - 5 * a * ax * ax + 8 * a * ax - 4 * a : 0.0;\n");
             kw_body(&k,
                     "                    tw%d[t] = w; sum += w;\n"
                     "                }\n"
