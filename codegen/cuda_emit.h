@@ -181,6 +181,8 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node);
 symc_status cg_emit_move(cg_cuda *c, uint32_t node);
 /* cuda_emit_index.c: argmax/argmin, topk, cumsum, gather_nd, scatter_nd, scatter_elements */
 symc_status cg_emit_index(cg_cuda *c, uint32_t node);
+/* cuda_emit_resize.c: resize, every mode of the reference (runtime/ref/ref_kernels_resize.c) */
+symc_status cg_emit_resize(cg_cuda *c, uint32_t node);
 
 /* ---- NVRTC (cuda_nvrtc.c) ------------------------------------------------------------ */
 /* Compiles `source` once to a cubin for sm_<sm> and once to PTX for

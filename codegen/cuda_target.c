@@ -326,7 +326,8 @@ int cg_cuda_half_ok(const ir_module *m, uint32_t node) {
     case IR_OP_CONV2D:
     case IR_OP_MAX_POOL2D:
     case IR_OP_AVG_POOL2D:
-    case IR_OP_GLOBAL_AVG_POOL: return 1;
+    case IR_OP_GLOBAL_AVG_POOL:
+    case IR_OP_RESIZE: return 1;
     default: return 0;
     }
 }
@@ -376,6 +377,7 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
     case IR_OP_GATHER_ND:
     case IR_OP_SCATTER_ND:
     case IR_OP_SCATTER_ELEMENTS: return cg_emit_index(c, i);
+    case IR_OP_RESIZE: return cg_emit_resize(c, i);
     default: return cg_emit_move(c, i);
     }
 }

@@ -6,7 +6,8 @@ set -euo pipefail
 pkgs=(cmake make gcc g++ git python3
       flatbuffers-compiler libflatbuffers-dev
       protobuf-c-compiler libprotobuf-c-dev libonnx-dev
-      clang libclang-rt-14-dev pkg-config)
+      clang libclang-rt-14-dev pkg-config
+      graphviz)  # graphviz: tests/tools/dot_test.py renders `symc dot` output with dot -Tsvg
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -55,6 +55,7 @@
 #include "tools/checked.h"
 #include "tools/memory.h"
 #include "tools/npy.h"
+#include "tools/plot.h"
 
 #define B_MAX_IO 64
 #define B_MAX_POINTS 256
@@ -66,6 +67,7 @@
  * point has every sym[d] NULL. */
 typedef struct b_point {
     char label[32];
+    int level; /* --sweep: the level (0 min .. 4 max); -1 otherwise */
     uint32_t n;
     fe_point_input items[B_MAX_IO];
 } b_point;
@@ -749,7 +751,8 @@ static void b_help(void) {
            "       symc bench ENGINE.symx --point NAME:AxB,NAME2:CxD [--point ...]\n"
            "       symc bench ENGINE.symx --sweep --shapes NAME:Bx196x768\n"
            "options: [--backend cuda|ref] [--iters N] [--warmup N] [--rotate N] [--seed N]\n"
-           "         [--json FILE] [--profile] [--trace FILE.json] [--graphs] [--quiet]\n"
+           "         [--json FILE] [--csv FILE] [--plot FILE.svg] [--profile] [--trace FILE.json]\n"
+           "         [--graphs] [--quiet]\n"
            "trtexec's --loadEngine=ENGINE.symx names the engine too; every flag takes --flag=value\n"
            "or --flag value.\n"
            "Times symrt_enqueue at each point (one shape per input) in one context.\n"
@@ -773,6 +776,11 @@ static void b_help(void) {
            "             Chrome trace (chrome://tracing, ui.perfetto.dev); implies --profile\n"
            "  --rotate   buffer sets rotated per run (default on cuda: enough to pass\n"
            "             128 MiB, at most 8, so small inputs do not live in L2; ref: 1)\n"
+           "  --csv      writes one row per point: label, shapes, the swept symbol's value, p50/p90/\n"
+           "             p99/mean/min ms, host and first-call us, samples/s, memory bytes and\n"
+           "             its source (measured on cuda, else the formula: see below)\n"
+           "  --plot F   with --sweep: latency (p50) and memory against the first symbol of the\n"
+           "             template, one point per level, as an SVG (no other program needed)\n"
            "  --json     writes every number (p50/p90/p99/mean/min ms, host_us, first_us,\n"
            "             throughput = leading dim of the first input / p50, per second;\n"
            "             on cuda mem_measured_bytes and mem_formula_bytes, see below)\n"
@@ -785,7 +793,7 @@ static void b_help(void) {
 
 /* The command line of symc bench. */
 typedef struct b_opts {
-    const char *engine, *backend, *json, *trace;
+    const char *engine, *backend, *json, *trace, *plot, *csv;
     const char *shapes[B_MAX_IO], *points[B_MAX_POINTS];
     int n_shapes, n_points, sweep, quiet, graphs, profile;
     long iters, warmup, rotate;
@@ -819,6 +827,8 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
             o->engine = v;
         } else if ((v = b_flag(argc, argv, &i, "--backend"))) o->backend = v;
         else if ((v = b_flag(argc, argv, &i, "--json"))) o->json = v;
+        else if ((v = b_flag(argc, argv, &i, "--plot"))) o->plot = v;
+        else if ((v = b_flag(argc, argv, &i, "--csv"))) o->csv = v;
         else if ((v = b_flag(argc, argv, &i, "--iters")) || (v = b_flag(argc, argv, &i, "--warmup")) ||
                  (v = b_flag(argc, argv, &i, "--rotate")) || (v = b_flag(argc, argv, &i, "--seed"))) {
             char *end;
@@ -836,7 +846,8 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
         } else if (argv[i][0] == '-') {
             if (!strcmp(argv[i], "--shapes") || !strcmp(argv[i], "--point") || !strcmp(argv[i], "--backend") ||
                 !strcmp(argv[i], "--json") || !strcmp(argv[i], "--iters") || !strcmp(argv[i], "--warmup") ||
-                !strcmp(argv[i], "--rotate") || !strcmp(argv[i], "--seed") || !strcmp(argv[i], "--trace"))
+                !strcmp(argv[i], "--rotate") || !strcmp(argv[i], "--seed") || !strcmp(argv[i], "--trace") ||
+                !strcmp(argv[i], "--plot") || !strcmp(argv[i], "--csv"))
                 return b_usage("%s needs a value", argv[i]);
             return b_usage("unknown flag '%s'", argv[i]);
         } else if (o->engine) return b_usage("takes one engine, got a second: '%s'", argv[i]);
@@ -848,6 +859,8 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
     else return b_usage("unknown backend '%s' (cuda or ref)", o->backend);
     if (!o->n_shapes && !o->n_points) return b_usage("needs --shapes or --point");
     if (o->n_points && (o->n_shapes || o->sweep)) return b_usage("--point cannot be mixed with --shapes or --sweep");
+    if (o->plot && !o->sweep)
+        return b_usage("--plot draws latency and memory across a sweep: it needs --sweep (and --shapes with a symbol)");
     if ((o->profile || o->trace) && o->be != SYMRT_BACKEND_CUDA)
         return b_usage("--profile and --trace time GPU steps: they need --backend cuda");
     if (o->trace) o->profile = 1;
@@ -882,6 +895,7 @@ static int b_points(const symrt_engine *e, const b_opts *o, const b_point *tmpl,
         for (int k = 0; k < o->n_points; k++) {
             if (b_resolve(e, &parsed[k], -1, &pts[n], msg, cap)) return -1;
             snprintf(pts[n].label, sizeof pts[n].label, "p%d", k);
+            pts[n].level = -1;
             n++;
         }
     } else if (o->sweep) {
@@ -893,14 +907,165 @@ static int b_points(const symrt_engine *e, const b_opts *o, const b_point *tmpl,
             for (int k = 0; k < n; k++) dup |= b_same(&pts[k], &pts[n]);
             if (dup) continue;
             snprintf(pts[n].label, sizeof pts[n].label, "%s", level_names[level]);
+            pts[n].level = level;
             n++;
         }
     } else {
         if (b_resolve(e, tmpl, -1, &pts[0], msg, cap)) return -1;
         snprintf(pts[0].label, sizeof pts[0].label, "shapes");
+        pts[0].level = -1;
         n = 1;
     }
     return n;
+}
+
+/* --plot and --csv: per point the swept symbol's value (the template's first
+ * symbol at the point's level; the point's index without --sweep or
+ * symbol) and the memory: measured on CUDA where every point has it, else
+ * the engine's formula at the point (weights + activation workspace of the
+ * schedule the backend runs + library workspace, tools/memory.h). */
+static int b_sweep_series(const b_opts *o, const symrt_engine *e, const b_point *tmpl, const b_run *run,
+                          const b_point *pts, const b_result *res, int n, double *x, double *mem, int *measured,
+                          char *sym_name, size_t cap, symc_error *err) {
+    snprintf(sym_name, cap, "point");
+    symrt_symbol_info s = {0};
+    int have_sym = 0;
+    for (uint32_t k = 0; k < tmpl->n && !have_sym; k++)
+        for (int32_t d = 0; d < tmpl->items[k].rank && !have_sym; d++)
+            if (tmpl->items[k].sym[d]) {
+                uint32_t ns = symrt_engine_num_symbols(e);
+                for (uint32_t j = 0; j < ns && !have_sym; j++)
+                    have_sym = !symrt_engine_symbol(e, j, &s, NULL) && !strcmp(s.name, tmpl->items[k].sym[d]);
+            }
+    if (have_sym && o->sweep) snprintf(sym_name, cap, "%s", s.name);
+    for (int k = 0; k < n; k++)
+        x[k] = have_sym && o->sweep && pts[k].level >= 0 ? (double)b_level(&s, pts[k].level) : k;
+    *measured = run->mem != NULL;
+    for (int k = 0; k < n; k++) *measured &= res[k].mem;
+    if (*measured) {
+        for (int k = 0; k < n; k++) mem[k] = (double)res[k].mem_measured;
+        return 0;
+    }
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    rt_engine *re = NULL;
+    symc_memory m;
+    memset(&m, 0, sizeof m);
+    int rc = 1;
+    int64_t *vals = NULL;
+    if (rt_read_file(o->engine, &bytes, &size, err) || rt_engine_decode(bytes, size, &re, err)) goto out;
+    if (symc_memory_init(&m, re, run->drv && re->n_steps ? RT_SCHEDULE_STEPS : RT_SCHEDULE_NODES, err)) goto out;
+    vals = calloc(re->n_symbols ? re->n_symbols : 1, sizeof *vals);
+    if (!vals) {
+        symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (int k = 0; k < n; k++) {
+        int64_t ws = 0;
+        if (b_point_symbols(re, &pts[k], vals) || symc_memory_eval(&m, vals, &ws, err)) {
+            if (!err->msg[0]) symc_error_setf(err, SYMC_ERR_INVALID_ARG, "point %s binds no symbol", pts[k].label);
+            goto out;
+        }
+        mem[k] = (double)(m.weights + m.library) + (double)ws;
+    }
+    rc = 0;
+out:
+    free(vals);
+    symc_memory_free(&m);
+    rt_engine_free(re);
+    free(bytes);
+    return rc;
+}
+
+static void b_csv_field(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int b_write_sweep(const b_opts *o, const symrt_engine *e, const b_point *tmpl, const b_run *run,
+                         const char *device, const b_point *pts, const b_result *res, int n, symc_error *err) {
+    double *x = calloc((size_t)n, sizeof *x), *mem = calloc((size_t)n, sizeof *mem),
+           *lat = calloc((size_t)n, sizeof *lat);
+    double *mib = calloc((size_t)n, sizeof *mib);
+    const char **labels = calloc((size_t)n, sizeof *labels);
+    char sym[64], (*text)[320] = calloc((size_t)n, sizeof *text);
+    int measured = 0, rc = 1;
+    if (!x || !mem || !lat || !mib || !labels || !text) {
+        symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    if (b_sweep_series(o, e, tmpl, run, pts, res, n, x, mem, &measured, sym, sizeof sym, err)) goto out;
+    const char *mem_kind = measured ? "measured" : "formula";
+    if (o->csv) {
+        char tmp[4200];
+        if (snprintf(tmp, sizeof tmp, "%s.tmp", o->csv) >= (int)sizeof tmp) {
+            symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--csv path too long");
+            goto out;
+        }
+        FILE *f = fopen(tmp, "w");
+        if (!f) {
+            symc_error_setf(err, SYMC_ERR_IO, "cannot write %s", o->csv);
+            goto out;
+        }
+        fprintf(f,
+                "label,shapes,%s,p50_ms,p90_ms,p99_ms,mean_ms,min_ms,host_us,first_us,samples_per_s,memory_bytes,"
+                "memory_source\n",
+                sym);
+        for (int k = 0; k < n; k++) {
+            char st[2048];
+            b_shape_text(&pts[k], st, sizeof st);
+            b_csv_field(f, pts[k].label);
+            fputc(',', f);
+            b_csv_field(f, st);
+            fprintf(f, ",%.0f,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.0f,%s\n", x[k], res[k].p50, res[k].p90,
+                    res[k].p99, res[k].mean, res[k].min, res[k].host_us, res[k].first_us, res[k].throughput, mem[k],
+                    mem_kind);
+        }
+        int bad = ferror(f);
+        if (fclose(f) || bad || rename(tmp, o->csv)) {
+            remove(tmp);
+            symc_error_setf(err, SYMC_ERR_IO, "cannot write %s", o->csv);
+            goto out;
+        }
+    }
+    if (o->plot) {
+        for (int k = 0; k < n; k++) {
+            lat[k] = res[k].p50;
+            mib[k] = mem[k] / 1048576.0;
+            size_t len = (size_t)snprintf(text[k], sizeof text[k], "%s (", pts[k].label);
+            b_shape_text(&pts[k], text[k] + len, sizeof text[k] - len - 1);
+            len = strlen(text[k]);
+            text[k][len] = ')', text[k][len + 1] = '\0';
+            labels[k] = text[k];
+        }
+        char title[512], sub[512], xl[128];
+        snprintf(title, sizeof title, "%s: latency and memory across %s", o->engine, sym);
+        snprintf(sub, sizeof sub, "%s, %s timer, p50 of %d runs per point", device, run->drv ? "CUDA-event" : "host",
+                 run->iters);
+        snprintf(xl, sizeof xl, "%s (symbol value at the sweep's levels)", sym);
+        tool_plot p = {.title = title,
+                       .subtitle = sub,
+                       .x_label = xl,
+                       .y1_label = "latency p50, ms",
+                       .y2_label = measured ? "memory held, MiB (measured)"
+                                            : "memory, MiB (formula: weights + workspace)",
+                       .y1_name = "latency p50 (ms)",
+                       .y2_name = measured ? "memory (MiB, measured)" : "memory (MiB, formula)",
+                       .x = x,
+                       .y1 = lat,
+                       .y2 = mib,
+                       .point_labels = labels,
+                       .n = n};
+        if (tool_plot_svg(o->plot, &p, err)) goto out;
+    }
+    rc = 0;
+out:
+    free(x), free(mem), free(lat), free(mib), free(labels), free(text);
+    return rc;
 }
 
 /* What every point shares, into run: the CUDA driver (*device: its name),
@@ -1012,6 +1177,7 @@ int symc_cmd_bench(int argc, char **argv) {
         if (!o.quiet && res[k].prof) b_print_profile(&res[k], res[k].p50);
     }
     if (o.json && b_write_json(o.json, o.engine, o.backend, device, &run, pts, res, n, &err)) goto fail;
+    if ((o.plot || o.csv) && b_write_sweep(&o, e, &tmpl, &run, device, pts, res, n, &err)) goto fail;
     rc = 0;
     goto done;
 fail_point: {

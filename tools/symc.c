@@ -24,6 +24,7 @@
 #include "symc/symrt.h"
 #include "tools/bench.h"
 #include "tools/checked.h"
+#include "tools/dot.h"
 #include "tools/inspect_engine.h"
 #include "tools/npy.h"
 
@@ -608,6 +609,8 @@ static const command commands[] = {
     {"run", "run an engine at given input shapes (CPU reference or CUDA backend)", cmd_run},
     {"bench", "time an engine per input shape: GPU and host time, p50/p90/p99, throughput", symc_cmd_bench},
     {"inspect", "print a module (symbols, guards, symbolic shapes) or an engine (GPU steps, memory)", cmd_inspect},
+    {"dot", "a model or engine as a Graphviz graph: symbolic shapes on the edges, fused groups as clusters",
+     symc_cmd_dot},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

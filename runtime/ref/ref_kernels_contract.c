@@ -8,11 +8,33 @@
  * (a 1-D left operand is a row [1, K], a 1-D right operand a column [K, 1],
  * and the added dims are dropped from the result), then broadcasts the batch
  * dims like any NumPy operands. conv2d walks the 7 loops of the definition
- * with padding as "skip what falls outside" and groups as a channel offset. */
+ * with padding as "skip what falls outside" and groups as a channel offset.
+ *
+ * Threads (OpenMP, when the build has it: top-level CMakeLists.txt): the
+ * outer loops over output rows (matmul, gemm), over (image, output channel)
+ * (conv2d) and over output elements (conv_transpose) are split among the
+ * cores. Every output element is still one sum computed by one thread in the
+ * same order as the single-threaded loop, so the results are bit-identical
+ * whatever OMP_NUM_THREADS is (tests/tools/omp_threads_test.py compares
+ * the bytes). Small problems (under RT_OMP_MIN_WORK multiply-adds) stay on
+ * the calling thread, where starting the team would cost more than it saves. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/ref/ref_kernels_internal.h"
+
+/* multiply-adds below which a kernel runs on the calling thread alone */
+#define RT_OMP_MIN_WORK 32768
+/* "parallel for" over the loop that follows when `work` is large enough; nothing
+ * without OpenMP */
+#ifdef _OPENMP
+#define RT_PRAGMA(x) _Pragma(#x)
+#define RT_OMP_FOR(work) RT_PRAGMA(omp parallel for schedule(static) if ((work) >= RT_OMP_MIN_WORK))
+#define RT_OMP_FOR2(work) RT_PRAGMA(omp parallel for collapse(2) schedule(static) if ((work) >= RT_OMP_MIN_WORK))
+#else
+#define RT_OMP_FOR(work)
+#define RT_OMP_FOR2(work)
+#endif
 
 /* ---- matmul ----------------------------------------------------------------------------- */
 /* f32/f64 matrices: the same f64 sums as the plain loop, in the same order
@@ -22,14 +44,15 @@
 enum { MM_BLOCK = 256 };
 static void matmul_block(const rt_ref_tensor *a, const rt_ref_tensor *b, rt_ref_tensor *out, int64_t a0, int64_t b0,
                          int64_t o0, int64_t m, int64_t n, int64_t k) {
-    double acc[MM_BLOCK];
     int f32 = a->dtype == SYMC_F32;
     const float *af = a->data, *bf = b->data;
     const double *ad = a->data, *bd = b->data;
     float *of = out->data;
     double *od = out->data;
+    RT_OMP_FOR((double)m * n * k)
     for (int64_t i = 0; i < m; i++)
         for (int64_t j0 = 0; j0 < n; j0 += MM_BLOCK) {
+            double acc[MM_BLOCK]; /* one row's block: private to the thread computing row i */
             int64_t nj = n - j0 < MM_BLOCK ? n - j0 : MM_BLOCK;
             for (int64_t jj = 0; jj < nj; jj++) acc[jj] = 0.0;
             for (int64_t p = 0; p < k; p++) {
@@ -113,19 +136,22 @@ symc_status rt_k_matmul(rt_ctx *c) {
             for (int64_t i = 0; i < m * n; i++, o++) rt_st_f(&c->out[0], o, wide[m * k + k * n + i]);
             continue;
         }
+        RT_OMP_FOR((double)m * n * k)
         for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < n; j++, o++) {
+            for (int64_t j = 0; j < n; j++) {
+                int64_t oi = o + i * n + j;
                 if (is_float) {
                     double acc = 0.0;
                     for (int64_t p = 0; p < k; p++) acc += rt_ld_f(a, a0 + i * k + p) * rt_ld_f(b, b0 + p * n + j);
-                    rt_st_f(&c->out[0], o, acc);
+                    rt_st_f(&c->out[0], oi, acc);
                 } else {
                     uint64_t acc = 0;
                     for (int64_t p = 0; p < k; p++)
                         acc += (uint64_t)rt_ld_i(a, a0 + i * k + p) * (uint64_t)rt_ld_i(b, b0 + p * n + j);
-                    rt_st_i(&c->out[0], o, (int64_t)acc);
+                    rt_st_i(&c->out[0], oi, (int64_t)acc);
                 }
             }
+        o += m * n;
     }
     free(wide);
     return SYMC_OK;
@@ -170,6 +196,7 @@ symc_status rt_k_gemm(rt_ctx *c) {
     if ((s = rt_check_out(c, 0, a->dtype, 2, od))) return s;
     /* element (i, p) of op(A) and (p, j) of op(B) in row-major storage */
     int64_t sai = ta ? 1 : k, sap = ta ? m : 1, sbp = tb ? 1 : n, sbj = tb ? k : 1;
+    RT_OMP_FOR((double)m * n * k)
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             double acc = 0.0;
@@ -216,6 +243,7 @@ symc_status rt_k_conv2d(rt_ctx *c) {
     if ((s = rt_check_out(c, 0, x->dtype, 4, od))) return s;
 
     int64_t co_per_group = co / group;
+    RT_OMP_FOR2((double)nb * co * ho * wo * cg * kh * kw)
     for (int64_t n = 0; n < nb; n++)
         for (int64_t o = 0; o < co; o++) {
             int64_t c0 = (o / co_per_group) * cg; /* first input channel of o's group */
@@ -284,15 +312,18 @@ symc_status rt_k_conv_transpose(rt_ctx *c) {
             return rt_fail(c, SYMC_ERR_INVALID_ARG, "output dim %d would be %lld", (int)(2 + i), (long long)od[2 + i]);
     }
     if ((st = rt_check_out(c, 0, x->dtype, x->rank, od))) return st;
-    int64_t xs[RT_REF_MAX_RANK], ws[RT_REF_MAX_RANK], coord[RT_REF_MAX_RANK] = {0};
+    int64_t xs[RT_REF_MAX_RANK], ws[RT_REF_MAX_RANK];
     rt_strides(x->rank, x->dims, xs);
     rt_strides(w->rank, w->dims, ws);
-    int64_t total = rt_numel_dims(x->rank, od);
-    for (int64_t e = 0; e < total; e++, rt_next(x->rank, od, coord)) {
+    int64_t total = rt_numel_dims(x->rank, od), ntap = rt_numel_dims(nsp, w->dims + 2);
+    RT_OMP_FOR((double)total * ntap * cg)
+    for (int64_t e = 0; e < total; e++) {
+        int64_t coord[RT_REF_MAX_RANK]; /* e's coordinates in the output */
+        int64_t rest = e;
+        for (int32_t i = x->rank - 1; i >= 0; i--) coord[i] = rest % od[i], rest /= od[i];
         int64_t n = coord[0], o = coord[1], g = o / ocg, oo = o % ocg;
         double acc = bias ? rt_ld_f(bias, o) : 0.0;
         int64_t kc[3] = {0, 0, 0};
-        int64_t ntap = rt_numel_dims(nsp, w->dims + 2);
         for (int64_t tap = 0; tap < ntap; tap++, rt_next(nsp, w->dims + 2, kc)) {
             int64_t xoff = 0, woff = 0;
             int ok = 1;

@@ -18,7 +18,9 @@
  * and no library call; it stays unfused when the scores are also a graph
  * output or the head dim is not a multiple of 4. The fusion plan: what the
  * pipeline's fuse pass prints with the CUDA target's rules, the same code
- * whether the pass or the target made the plan, a corrupted plan refused. */
+ * whether the pass or the target made the plan, a corrupted plan refused.
+ * Resize: a kernel NVRTC compiles for every mode of the reference kernel,
+ * and its refusals. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -973,7 +975,101 @@ static void test_plan(void) {
     symc_module_destroy(unplanned);
 }
 
+/* resize (codegen/cuda_emit_resize.c): NVRTC compiles a kernel for every mode of the reference,
+ * each nearest rounding rule and coordinate transformation, antialias, exclude_outside,
+ * tf_crop_and_resize, an axis resized to a symbolic size (the scale known at run time), and
+ * f16 / f64 storage; integer tensors and antialias at a run-time scale are refused by name. */
+static symc_tensor resize_node(symc_module *m, const char *name, symc_tensor x, const symc_dim *sizes, const char *mode,
+                               const char *coord, const char *nearest, const double *scales, int antialias, int exclude,
+                               const double *roi) {
+    symc_attr a[9];
+    uint32_t n = 0;
+    a[n++] = symc_attr_dims("sizes", sizes, 4);
+    a[n++] = symc_attr_str("mode", mode);
+    a[n++] = symc_attr_str("coord_mode", coord);
+    if (nearest) a[n++] = symc_attr_str("nearest_mode", nearest);
+    if (scales) a[n++] = symc_attr_floats("scales", scales, 4);
+    if (antialias) a[n++] = symc_attr_int("antialias", 1);
+    if (exclude) a[n++] = symc_attr_int("exclude_outside", 1);
+    if (roi) {
+        a[n++] = symc_attr_floats("roi", roi, 8);
+        a[n++] = symc_attr_float("extrapolation_value", -2.5);
+    }
+    return node(m, "resize", name, &x, 1, a, n);
+}
+
+static void test_resize(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("resize", &err);
+    symc_dim B, H;
+    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+    symc_declare_symbol(m, "H", 4, 8, 32, 1, &H, &err);
+    symc_dim c3 = symc_dim_const(m, 3), c6 = symc_dim_const(m, 6), c12 = symc_dim_const(m, 12);
+    symc_dim c16 = symc_dim_const(m, 16), c24 = symc_dim_const(m, 24);
+    symc_tensor x, xh, xd;
+    symc_add_input(m, "x", SYMC_F32, 4, (symc_dim[]){B, c3, H, c12}, &x, &err);
+    symc_add_input(m, "xh", SYMC_F16, 4, (symc_dim[]){B, c3, c12, c12}, &xh, &err);
+    symc_add_input(m, "xd", SYMC_F64, 4, (symc_dim[]){B, c3, c12, c12}, &xd, &err);
+    symc_dim H2 = symc_dim_mul(m, H, symc_dim_const(m, 2));
+    symc_dim up[4] = {B, c3, H2, c24}, fixed[4] = {B, c3, c16, c6};
+    static const double s2[4] = {1, 1, 2, 2}, half[4] = {1, 1, 0.5, 0.5}, roi[8] = {0, 0, 0.1, -0.2, 1, 1, 0.9, 1.3};
+    static const char *const coords[] = {"half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
+                                         "align_corners", "asymmetric",           "tf_crop_and_resize"};
+    static const char *const nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    symc_tensor outs[32];
+    uint32_t n_out = 0;
+    char name[64];
+    for (int i = 0; i < 6; i++) { /* nearest: every coordinate transformation, and every rounding rule */
+        snprintf(name, sizeof name, "near_%s", coords[i]);
+        outs[n_out++] = resize_node(m, name, x, up, "nearest", coords[i], nearests[i % 4], s2, 0, 0,
+                                    i == 5 ? roi : NULL);
+    }
+    for (int i = 0; i < 6; i++) { /* linear and cubic: every coordinate transformation, the scale at run time */
+        snprintf(name, sizeof name, "%s_%s", i % 2 ? "cubic" : "linear", coords[i]);
+        outs[n_out++] = resize_node(m, name, x, fixed, i % 2 ? "cubic" : "linear", coords[i], NULL, NULL, 0, i == 3,
+                                    i == 5 ? roi : NULL);
+    }
+    symc_dim down[4] = {B, c3, c6, c6};
+    outs[n_out++] = resize_node(m, "aa_linear", xh, down, "linear", "half_pixel", NULL, half, 1, 0, NULL);
+    outs[n_out++] = resize_node(m, "aa_cubic", xd, down, "cubic", "pytorch_half_pixel", NULL, NULL, 1, 1, NULL);
+    outs[n_out++] = resize_node(m, "near_half", xh, (symc_dim[]){B, c3, c24, c24}, "nearest", "asymmetric", "floor",
+                                NULL, 0, 0, NULL);
+    for (uint32_t i = 0; i < n_out; i++) CHECK(symc_mark_output(m, outs[i], &err) == SYMC_OK);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e != NULL, "resize: %s", err.msg);
+    if (e) {
+        CHECK(count_steps(e, RT_STEP_KERNEL) == n_out);
+        for (uint32_t i = 0; i < e->n_nodes; i++) {
+            char want[96];
+            snprintf(want, sizeof want, "resize: %s, ", e->nodes[i].name);
+            CHECK_MSG(e->nodes[i].op != IR_OP_RESIZE || strstr(e->cuda_source, want), "no kernel for %s",
+                      e->nodes[i].name);
+        }
+        CHECK(strstr(e->cuda_source, "sc_h2f(") && strstr(e->cuda_source, "sc_f2h("));
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+
+    /* refused by name: an integer tensor, antialias whose scale is known only at run time */
+    for (int v = 0; v < 2; v++) {
+        m = symc_module_create("resize_refused", &err);
+        symc_declare_symbol(m, "H", 4, 8, 32, 1, &H, &err);
+        symc_dim c1 = symc_dim_const(m, 1), k6 = symc_dim_const(m, 6), k12 = symc_dim_const(m, 12);
+        symc_add_input(m, "x", v ? SYMC_F32 : SYMC_I64, 4, (symc_dim[]){c1, c1, H, k12}, &x, &err);
+        symc_dim sz[4] = {c1, c1, symc_dim_const(m, 16), k6};
+        symc_tensor y = resize_node(m, "rs", x, sz, "linear", "half_pixel", NULL, NULL, v, 0, NULL);
+        CHECK(symc_mark_output(m, y, &err) == SYMC_OK);
+        e = compile_module(m, "sm_90", &err);
+        CHECK(e == NULL);
+        CHECK_MSG(strstr(err.msg, "'rs'") && strstr(err.msg, v ? "antialias on axis 2" : "float tensors only"),
+                  "resize refusal %d: %s", v, err.msg);
+        rt_engine_free(e);
+        symc_module_destroy(m);
+    }
+}
+
 int main(void) {
+    test_resize();
     test_plan();
     test_more_elementwise();
     test_row_chain(0);

@@ -240,6 +240,18 @@ def norms():
                  inits, opset=21)
 
 
+def resize_modes():
+    """spatial_ref's Resize nodes alone, with the Shape arithmetic of their sizes: every mode of the
+    reference kernel, which the CUDA target runs too (codegen/cuda_emit_resize.c), so the GPU test
+    compares the two."""
+    src = spatial_ref().graph
+    keep = [n for n in src.node if n.op_type in ("Resize", "Shape", "Slice", "Mul", "Concat")]
+    used = {i for n in keep for i in n.input}
+    made = {n.output[0] for n in keep if n.op_type == "Resize"}
+    return model(keep, [vi("x", F, ["N", 4, "H", "W"])], [o for o in src.output if o.name in made],
+                 [t for t in src.initializer if t.name in used], opset=19)
+
+
 def spatial_ref():
     """Ops the reference backend runs and the CUDA target refuses (no kernel yet): Resize
     (nearest, linear, cubic, antialias, tf_crop_and_resize; scales give floor(H * scale) over the
@@ -837,6 +849,7 @@ def main():
         "activations": activations(),
         "norms": norms(),
         "spatial_ref": spatial_ref(),
+        "resize_modes": resize_modes(),
         "movement": movement(), "split18": split18(), "expand_idiom": expand_idiom(),
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),

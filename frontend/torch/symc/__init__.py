@@ -13,9 +13,9 @@ The C library is found through SYMC_LIB, a bundled copy, or <repo>/build/lib.
 """
 from ._lib import SymcError, find_library
 from .api import Input, compile, build_engine, load
-from .runtime import Engine, EngineModule, Session
+from .runtime import Engine, EngineModule, ReferenceBackendWarning, Session
 from .backend import symc_backend
 
 __all__ = ["Input", "compile", "load", "Session", "SymcError", "Engine", "EngineModule", "symc_backend",
-           "find_library", "__version__"]
+           "find_library", "ReferenceBackendWarning", "__version__"]
 __version__ = "0.1.0"

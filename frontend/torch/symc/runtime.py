@@ -9,11 +9,14 @@ input shape (symrt checks the declared ranges and reports e.g. "input 'x' dim
 0 = 33: symbol B must be in [1, 32]", raised here as SymcError), asks symrt for
 the output shapes, allocates outputs with torch.empty and enqueues. One
 context per backend per module, created lazily and guarded by a lock.
+The first run on the reference backend in a process warns, once, that CPU
+tensors take the exact but slow path (ReferenceBackendWarning).
 """
 import ctypes
 import functools
 import os
 import threading
+import warnings
 
 import torch
 
@@ -67,11 +70,35 @@ class Engine:
             self._h = None
 
 
+class ReferenceBackendWarning(UserWarning):
+    """CPU tensors run on the reference backend: exact, but far slower than eager PyTorch (issued once
+    per process; silence it with warnings.filterwarnings("ignore", category=symc.ReferenceBackendWarning))."""
+
+
+_ref_warned = False
+_ref_warned_lock = threading.Lock()
+
+
+def _warn_reference_backend():
+    """The once-per-process warning of the first run on the reference backend."""
+    global _ref_warned
+    with _ref_warned_lock:
+        if _ref_warned:
+            return
+        _ref_warned = True
+    threads = os.environ.get("OMP_NUM_THREADS") or f"all {os.cpu_count() or 1}"
+    warnings.warn("symc: CPU tensors run on the reference backend, the exact oracle that checks the GPU "
+                  "kernels: it is 60-650x slower than eager PyTorch on CNNs (it uses " + threads + " cores; "
+                  "set OMP_NUM_THREADS to change that). Pass CUDA tensors to run the compiled GPU engine. "
+                  "This warning is shown once per process.", ReferenceBackendWarning, stacklevel=4)
+
+
 class Context:
     """A symrt context on one backend."""
 
     def __init__(self, engine, backend):
         self.engine = engine
+        self.backend = backend
         self._L = engine._L
         err = _lib.Error()
         h = ctypes.c_void_p()
@@ -86,6 +113,8 @@ class Context:
             check(self._L.symrt_context_set_cuda_graphs(h, 1, ctypes.byref(err)), err)
 
     def run(self, tensors, stream=None):
+        if self.backend == _lib.BACKEND_REF:
+            _warn_reference_backend()
         L, err = self._L, _lib.Error()
         eng = self.engine
         for (name, _, _), t in zip(eng.inputs, tensors):
