@@ -1740,7 +1740,8 @@ def _logic(op):
                 ins = [tr.tensor(_cast(tr, a[i], _arg_dtype(tr, n.args[i], a[i]) or out, out), out) for i in (0, 1)]
                 return tr.node("bitwise_" + op, ins)
             if out != torch.bool:
-                tr.fail(f"{_op_name(n.target)} on {out} operands is not supported (on bool, int32 and int64 ones it is)")
+                tr.fail(f"{_op_name(n.target)} on {out} operands is not supported "
+                        f"(on bool, int32 and int64 ones it is)")
         x, y = _as_bool(tr, n, a, 0), _as_bool(tr, n, a, 1)
         if op == "xor":
             return tr.node("not", [tr.node("equal", [x, y])])
