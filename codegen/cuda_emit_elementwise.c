@@ -186,6 +186,8 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
         OUT("(%s > %s ? %s : (%s)0)", a, l1, a, T);
         break;
     case IR_OP_MISH: OUT("(%s * sc_tanh(sc_softplus(%s)))", a, a); break;
+    case IR_OP_EXPM1: OUT("sc_expm1(%s)", a); break;
+    case IR_OP_LOG1P: OUT("sc_log1p(%s)", a); break;
     case IR_OP_SHRINK:
         cg_float_literal(l1, sizeof l1, cg_attr_float(n, "lambd", 0.5), y->dtype);
         cg_float_literal(l2, sizeof l2, cg_attr_float(n, "bias", 0.0), y->dtype);
@@ -274,7 +276,8 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
          n->op == IR_OP_ACOS || n->op == IR_OP_ATAN || n->op == IR_OP_SINH || n->op == IR_OP_COSH ||
          n->op == IR_OP_ASINH || n->op == IR_OP_ACOSH || n->op == IR_OP_ATANH || n->op == IR_OP_ELU ||
          n->op == IR_OP_SELU || n->op == IR_OP_CELU || n->op == IR_OP_SOFTPLUS || n->op == IR_OP_SOFTSIGN ||
-         n->op == IR_OP_THRESHOLDED_RELU || n->op == IR_OP_MISH || n->op == IR_OP_SHRINK))
+         n->op == IR_OP_THRESHOLDED_RELU || n->op == IR_OP_MISH || n->op == IR_OP_SHRINK || n->op == IR_OP_EXPM1 ||
+         n->op == IR_OP_LOG1P))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; the op needs a float dtype", x->name,
                        symc_dtype_name(x->dtype));
     return SYMC_OK;

@@ -75,6 +75,8 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     [IR_OP_THRESHOLDED_RELU] = {rt_k_unary, RT_FLOATS},
     [IR_OP_MISH] = {rt_k_unary, RT_FLOATS},
     [IR_OP_SHRINK] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_EXPM1] = {rt_k_unary, RT_FLOATS},
+    [IR_OP_LOG1P] = {rt_k_unary, RT_FLOATS},
 
     [IR_OP_ADD] = {rt_k_binary, RT_NUMS},
     [IR_OP_SUB] = {rt_k_binary, RT_NUMS},

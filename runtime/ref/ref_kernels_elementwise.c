@@ -79,6 +79,8 @@ static double unary_f(ir_op op, double x, const unary_params *p) {
     case IR_OP_SOFTSIGN: return x / (1.0 + fabs(x));
     case IR_OP_THRESHOLDED_RELU: return x > p->alpha ? x : 0.0; /* NaN: 0, as ONNX's and PyTorch's */
     case IR_OP_MISH: return x * tanh(softplus(x));
+    case IR_OP_EXPM1: return expm1(x);
+    case IR_OP_LOG1P: return log1p(x);
     case IR_OP_SHRINK: return x < -p->alpha ? x + p->beta : x > p->alpha ? x - p->beta : 0.0; /* NaN: 0, as ONNX's */
     case IR_OP_CLIP:
         if (isnan(x)) return x;

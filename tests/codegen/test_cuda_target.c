@@ -112,8 +112,8 @@ static void test_more_elementwise(void) {
     symc_tensor x, sl;
     symc_add_input(m, "x", SYMC_F32, 2, d, &x, &err);
     symc_add_input(m, "slope", SYMC_F32, 1, d + 1, &sl, &err);
-    static const char *const unary[] = {"round", "asin",  "acos",  "atan",     "sinh",     "cosh",
-                                        "asinh", "acosh", "atanh", "softplus", "softsign", "mish"};
+    static const char *const unary[] = {"round", "asin",  "acos",     "atan",     "sinh", "cosh",  "asinh",
+                                        "acosh", "atanh", "softplus", "softsign", "mish", "expm1", "log1p"};
     symc_tensor v = x;
     char name[32];
     for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++) v = node(m, unary[i], unary[i], &v, 1, NULL, 0);

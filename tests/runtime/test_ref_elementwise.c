@@ -322,6 +322,16 @@ static void test_unary_more(void) {
     EXPECT(y, 0, 0, 0, 1.5, 0, 0);
     unary(IR_OP_MISH, SYMC_F64, NULL, 0, V(1, -2, 0), 3, &y);
     EXPECT(y, 1e-15, tanh(log1p(exp(1))), -2 * tanh(log1p(exp(-2))), 0);
+    /* exact near 0, where exp(x) - 1 and log(1 + x) lose every digit: the series x + x^2/2, x - x^2/2 */
+    /* (tolerance 1e-24: relative 1e-14 at 1e-10, where exp(x) - 1 in f64 is off by 8e-18) */
+    unary(IR_OP_EXPM1, SYMC_F64, NULL, 0, V(1e-10, -1e-12, 0), 3, &y);
+    EXPECT(y, 1e-24, 1e-10 + 5e-21, -1e-12 + 5e-25, 0);
+    unary(IR_OP_LOG1P, SYMC_F64, NULL, 0, V(1e-10, -1e-12, 0), 3, &y);
+    EXPECT(y, 1e-24, 1e-10 - 5e-21, -1e-12 - 5e-25, 0);
+    unary(IR_OP_EXPM1, SYMC_F32, NULL, 0, V(1, -30), 2, &y);
+    EXPECT(y, 1e-6, exp(1) - 1, -1);
+    unary(IR_OP_LOG1P, SYMC_F32, NULL, 0, V(1, -1), 2, &y);
+    EXPECT(y, 1e-6, log(2), -INFINITY);
     symc_attr shr[2] = {symc_attr_float("bias", 0.25), symc_attr_float("lambd", 1)};
     unary(IR_OP_SHRINK, SYMC_F32, shr, 2, V(-2, -1, 0.5, 1, 3), 5, &y);
     EXPECT(y, 0, -1.75, 0, 0, 0, 2.75);

@@ -207,6 +207,13 @@ def _int_bound(v):
     return int(v)
 
 
+# upsampling ops run_decompositions would turn into index arithmetic (bicubic, nearest-exact): kept whole, as
+# the others are left, for _upsample's resize
+_UPSAMPLE_KEPT = ["upsample_bicubic2d", "_upsample_nearest_exact1d", "_upsample_nearest_exact2d",
+                  "_upsample_nearest_exact3d", "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d",
+                  "upsample_linear1d", "upsample_bilinear2d", "upsample_trilinear3d"]
+
+
 def _decomp_table():
     """torch.export's default table, less scaled_dot_product_attention and its fused variants: each kept as
     one node (lowered by _sdpa) rather than decomposed to the math path's full/arange/logical_and/any/... ops."""
@@ -215,7 +222,8 @@ def _decomp_table():
         # adaptive pooling decomposes to as_strided windows; _adaptive lowers the exact cases as pooling
         # (so do roll and the reflect/replicate pads, to index arithmetic on sizes): each kept as one node
         keep = list(_SDPA_OPS) + ["adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default", "roll.default"] + \
-            [f"{m}_pad{d}d.default" for m in ("reflection", "replication") for d in (1, 2, 3)]
+            [f"{m}_pad{d}d.default" for m in ("reflection", "replication") for d in (1, 2, 3)] + \
+            [f"{u}.{o}" for u in _UPSAMPLE_KEPT for o in ("default", "vec")]  # upsampling: symc's resize
         for op in [_op(name) for name in keep]:  # and the fused variants, should a program hold them
             try:
                 del t[op]
@@ -1495,30 +1503,64 @@ def _pair(v, name, tr):
     return [int(e) for e in v]
 
 
-@_reg(_op("convolution"), _op("conv2d"), _op("_convolution"))
+def _ntuple(v, nd, name, tr):
+    v = [v] if isinstance(v, int) else list(v)
+    if len(v) == 1:
+        v = v * nd
+    if len(v) != nd:
+        tr.fail(f"{name} {v} does not match a {nd}-D convolution")
+    return [int(e) for e in v]
+
+
+@_reg(_op("convolution"), _op("conv2d"), _op("conv1d"), _op("_convolution"), _op("conv_transpose1d"),
+      _op("conv_transpose2d"))
 def _conv(tr, n, a, k):
+    """convolution: 2-D is symc's conv2d; 1-D is a conv2d over [N, C, 1, L] (a unit axis added to the input
+    and the weight, then removed); transposed 1-D and 2-D are symc's conv_transpose (weight [C, O/group, k..],
+    torch's layout, pads begins = ends = padding, output_padding as given). 3-D is refused by name."""
     pk = n.target._overloadpacket
-    if tr.rank(n.args[0]) != 4:
-        tr.fail(f"only 2-D convolution (NCHW, rank-4 input) is supported; the input has rank {tr.rank(n.args[0])}")
+    rank = tr.rank(n.args[0])
     g = lambda i, name, dflt: k.get(name, a[i] if len(a) > i else dflt)
     x, w, b = a[0], a[1], g(2, "bias", None)
-    if pk is aten.conv2d:
+    transposed = pk in (aten.conv_transpose1d, aten.conv_transpose2d)
+    out_pad = 0
+    if pk in (aten.conv2d, aten.conv1d):
         stride, pad, dil, groups = g(3, "stride", 1), g(4, "padding", 0), g(5, "dilation", 1), g(6, "groups", 1)
+    elif transposed:  # (input, weight, bias, stride, padding, output_padding, groups, dilation)
+        stride, pad, out_pad = g(3, "stride", 1), g(4, "padding", 0), g(5, "output_padding", 0)
+        groups, dil = g(6, "groups", 1), g(7, "dilation", 1)
     else:
         stride, pad, dil = g(3, "stride", 1), g(4, "padding", 0), g(5, "dilation", 1)
-        if g(6, "transposed", False):
-            tr.fail("transposed convolution is not supported")
-        groups = g(8, "groups", 1)
+        transposed = bool(g(6, "transposed", False))
+        out_pad, groups = g(7, "output_padding", 0), g(8, "groups", 1)
+    nd = rank - 2
+    if nd not in (1, 2):
+        tr.fail(f"{nd}-D {'transposed ' if transposed else ''}convolution (a rank-{rank} input) is not supported; "
+                f"symc has 1-D and 2-D convolutions (rank-3 and rank-4 inputs)")
     if isinstance(pad, str):
         if pad == "valid":
             pad = 0
         else:
             tr.fail(f"padding={pad!r} is not supported; give the pads as ints")
-    p = _pair(pad, "padding", tr)
-    ins = [tr.tensor(x), tr.tensor(w)] + ([tr.tensor(b)] if b is not None else [])
-    return tr.node("conv2d", ins, [("strides", "ints", _pair(stride, "stride", tr)),
-                                   ("pads", "ints", [p[0], p[1], p[0], p[1]]),
-                                   ("dilations", "ints", _pair(dil, "dilation", tr)), ("group", "int", groups)])
+    stride, p, dil = (_ntuple(v, nd, nm, tr) for v, nm in ((stride, "stride"), (pad, "padding"),
+                                                           (dil, "dilation")))
+    bias = [tr.tensor(b)] if b is not None else []
+    if transposed:
+        op = _ntuple(out_pad, nd, "output_padding", tr)
+        return tr.node("conv_transpose", [tr.tensor(x), tr.tensor(w)] + bias,
+                       [("strides", "ints", stride), ("pads", "ints", p + p), ("dilations", "ints", dil),
+                        ("group", "int", int(groups)), ("output_padding", "ints", op)])
+    if nd == 1:  # [N, C, L] as [N, C, 1, L]
+        xs = tr.node("unsqueeze", [tr.tensor(x)], [("axes", "ints", [2])])
+        ws = w.unsqueeze(2) if isinstance(w, torch.Tensor) else tr.node("unsqueeze", [tr.tensor(w)],
+                                                                         [("axes", "ints", [2])])
+        y = tr.node("conv2d", [xs, tr.tensor(ws)] + bias,
+                    [("strides", "ints", [1] + stride), ("pads", "ints", [0, p[0], 0, p[0]]),
+                     ("dilations", "ints", [1] + dil), ("group", "int", int(groups))])
+        return tr.node("squeeze", [y], [("axes", "ints", [2])])
+    return tr.node("conv2d", [tr.tensor(x), tr.tensor(w)] + bias,
+                   [("strides", "ints", stride), ("pads", "ints", [p[0], p[1], p[0], p[1]]),
+                    ("dilations", "ints", dil), ("group", "int", int(groups))])
 
 
 def _pool_attrs(tr, a, k):
@@ -1673,27 +1715,45 @@ def _as_bool(tr, n, a, i):
     return _arg_as(tr, n, a, i, torch.bool)
 
 
+_INT_DTYPES = (torch.int64, torch.int32)
+
+
 @_reg(_op("logical_not"), _op("bitwise_not"))
 def _not(tr, n, a, k):
-    if n.target._overloadpacket is aten.bitwise_not and _in_dtype(tr, n) != torch.bool:
-        tr.fail(f"bitwise_not of a {_in_dtype(tr, n)} tensor is not supported (of a bool tensor is)")
+    """logical_not and bitwise_not of bool: symc's not; bitwise_not of an integer tensor: x ^ -1 (two's
+    complement: every bit flipped)."""
+    d = _in_dtype(tr, n)
+    if n.target._overloadpacket is aten.bitwise_not and d != torch.bool:
+        if d not in _INT_DTYPES:
+            tr.fail(f"bitwise_not of a {d} tensor is not supported (of bool, int32 and int64 tensors it is)")
+        return tr.node("bitwise_xor", [tr.tensor(a[0]), tr.tensor(-1, d)])
     return tr.node("not", [_as_bool(tr, n, a, 0)])
 
 
 def _logic(op):
+    """logical_and/or/xor: on bools (operands cast to bool, as torch reads nonzero as true); bitwise_and/or/xor:
+    on two bool operands the same, on integer ones symc's bitwise ops in the result's dtype. xor of bools is
+    not(equal)."""
     def f(tr, n, a, k):
-        if n.target._overloadpacket in (aten.bitwise_and, aten.bitwise_or):
-            for i in (0, 1):
-                d = _arg_dtype(tr, n.args[i], a[i])
-                if d not in (None, torch.bool) or (d is None and not isinstance(a[i], bool)):
-                    tr.fail(f"{_op_name(n.target)} on {d or type(a[i]).__name__} operands is not supported "
-                            f"(on bool ones it is)")
-        return tr.node(op, [_as_bool(tr, n, a, 0), _as_bool(tr, n, a, 1)])
+        pk = n.target._overloadpacket
+        if pk in (aten.bitwise_and, aten.bitwise_or, aten.bitwise_xor, aten.__and__, aten.__or__, aten.__xor__):
+            out = _dt(tr, n)
+            if out in _INT_DTYPES:
+                ins = [tr.tensor(_cast(tr, a[i], _arg_dtype(tr, n.args[i], a[i]) or out, out), out) for i in (0, 1)]
+                return tr.node("bitwise_" + op, ins)
+            if out != torch.bool:
+                tr.fail(f"{_op_name(n.target)} on {out} operands is not supported "
+                        f"(on bool, int32 and int64 ones it is)")
+        x, y = _as_bool(tr, n, a, 0), _as_bool(tr, n, a, 1)
+        if op == "xor":
+            return tr.node("not", [tr.node("equal", [x, y])])
+        return tr.node(op, [x, y])
     return f
 
 
 for _aten, _sym in (("logical_and", "and"), ("logical_or", "or"), ("bitwise_and", "and"), ("bitwise_or", "or"),
-                    ("__and__", "and"), ("__or__", "or")):
+                    ("__and__", "and"), ("__or__", "or"), ("logical_xor", "xor"), ("bitwise_xor", "xor"),
+                    ("__xor__", "xor")):
     _o = _op(_aten)
     if _o is not None:
         _LOWER[_o] = _logic(_sym)
@@ -2191,3 +2251,189 @@ def _prod(tr, n, a, k):
     axes = list(range(rank)) if dim is None else [_norm(tr, dim, rank)]
     return tr.node("reduce_prod", [tr.tensor(x)], [("axes", "ints", axes),
                                                    ("keepdims", "int", int(bool(g.get("keepdim", False))))])
+
+
+# ---- expm1, log1p: symc's exact ops (torch's celu, elu, softplus and mish decompose to them) ----
+for _aten in ("expm1", "log1p"):
+    _o = _op(_aten)
+    if _o is not None:
+        _LOWER[_o] = _unary(_aten)
+
+
+# ---- group, instance and batch-statistics normalization ----
+
+def _channel_affine(tr, n, y, w, b, rank):
+    """y * w + b with w, b of shape [C] viewed as [C, 1, ..] against a rank-`rank` y whose channels are dim 1."""
+    view = lambda t: t.reshape([-1] + [1] * (rank - 2)) if isinstance(t, torch.Tensor) else \
+        tr.node("reshape", [tr.tensor(t)], [("shape", "dims", [_lib.DIM_NONE] + [tr.m.const(1)] * (rank - 2))])
+    if w is not None:
+        y = tr.node("mul", [y, tr.tensor(view(w))])
+    if b is not None:
+        y = tr.node("add", [y, tr.tensor(view(b))])
+    return y
+
+
+def _float_in(tr, n):
+    d = _in_dtype(tr, n)
+    if d not in (torch.float32, torch.float16, torch.bfloat16):
+        tr.fail(f"the input is {d}; the normalization needs a float tensor")
+
+
+@_reg(_op("native_group_norm"), _op("group_norm"))
+def _group_norm(tr, n, a, k):
+    """group_norm: x [N, C, ...] viewed as [N, G, C/G * rest], layer_norm over the last dim, viewed back, then
+    the per-channel weight and bias (the ONNX importer's GroupNormalization composition)."""
+    g = _schema_args(n, a, k)
+    groups = g.get("group", g.get("num_groups"))
+    eps = g.get("eps", 1e-5)
+    _float_in(tr, n)
+    xs = tr.shape(n.args[0])
+    rank = len(xs)
+    if rank < 2:
+        tr.fail(f"group_norm of a rank-{rank} input is not supported (rank >= 2 is)")
+    c = _static(xs[1])
+    if not isinstance(c, int):
+        tr.fail("group_norm over a symbolic channel count is not supported")
+    if not isinstance(groups, int) or groups < 1 or c % groups:
+        tr.fail(f"group_norm with {groups} groups of {c} channels is not supported")
+    dims = [tr.dim(s) for s in xs]
+    v = tr.node("reshape", [tr.tensor(a[0])], [("shape", "dims", [dims[0], tr.m.const(groups), _lib.DIM_NONE])])
+    y = tr.node("layer_norm", [v], [("axis", "int", 2), ("epsilon", "float", float(eps))])
+    y = tr.node("reshape", [y], [("shape", "dims", dims)])
+    y = _channel_affine(tr, n, y, g.get("weight"), g.get("bias"), rank)
+    if n.target._overloadpacket is aten.native_group_norm:
+        return (y, _Unsupported("native_group_norm's mean"), _Unsupported("native_group_norm's rstd"))
+    return y
+
+
+def _batch_stats_norm(tr, n, x, w, b, eps):
+    """Batch norm with the input's own statistics (instance norm's [1, N*C, ...] view, BatchNorm without running
+    stats): every channel normalized over all dims but 1, biased variance, 1 / sqrt(var + eps). With a batch dim
+    of a constant 1 this is one layer_norm over dims [2, rank); otherwise mean and variance are composed."""
+    _float_in(tr, n)
+    xs = tr.shape(n.args[0])
+    rank = len(xs)
+    if rank < 3:
+        tr.fail(f"batch statistics of a rank-{rank} input are not supported (rank >= 3 is)")
+    xh = tr.tensor(x)
+    if _static(xs[0]) == 1:
+        y = tr.node("layer_norm", [xh], [("axis", "int", 2), ("epsilon", "float", float(eps))])
+    else:
+        axes = [0] + list(range(2, rank))
+        mean = tr.node("reduce_mean", [xh], [("axes", "ints", axes), ("keepdims", "int", 1)])
+        dev = tr.node("sub", [xh, mean])
+        var = tr.node("reduce_mean", [tr.node("mul", [dev, dev])], [("axes", "ints", axes), ("keepdims", "int", 1)])
+        y = tr.node("mul", [dev, tr.node("rsqrt", [tr.node("add", [var, tr.tensor(float(eps), _dt(tr, n))])])])
+    return _channel_affine(tr, n, y, w, b, rank)
+
+
+@_reg(_op("_native_batch_norm_legit.no_stats"))
+def _bn_no_stats(tr, n, a, k):
+    g = _schema_args(n, a, k)
+    if not g.get("training", True):
+        tr.fail("batch_norm without running statistics outside training mode has no statistics to use")
+    y = _batch_stats_norm(tr, n, a[0], g.get("weight"), g.get("bias"), g.get("eps", 1e-5))
+    return (y, _Unsupported("batch_norm's saved mean"), _Unsupported("batch_norm's saved invstd"))
+
+
+@_reg(_op("instance_norm"))
+def _instance_norm(tr, n, a, k):
+    g = _schema_args(n, a, k)
+    if not g.get("use_input_stats", True):
+        return _bn(tr, n, a[0], g.get("weight"), g.get("bias"), g.get("running_mean"), g.get("running_var"),
+                   g.get("eps", 1e-5))
+    xs = tr.shape(n.args[0])
+    dims = [tr.dim(s) for s in xs]
+    if len(dims) < 3:
+        tr.fail(f"instance_norm of a rank-{len(dims)} input is not supported (rank >= 3 is)")
+    y = tr.node("layer_norm", [tr.tensor(a[0])], [("axis", "int", 2), ("epsilon", "float", float(g.get("eps", 1e-5)))])
+    return _channel_affine(tr, n, y, g.get("weight"), g.get("bias"), len(dims))
+
+
+# ---- upsampling: symc's resize ----
+
+def _binary_fraction(s):
+    """A float scale as (num, den) with den a power of 2: exact, since a double is one."""
+    num, den = float(s), 1
+    while num != math.floor(num) and den < (1 << 40):
+        num, den = num * 2, den * 2
+    return (int(num), den) if num == math.floor(num) and num <= (1 << 31) else None
+
+
+def _upsample(mode, nearest_mode=None, antialias=0):
+    """upsample_{nearest,linear,bilinear,bicubic,trilinear}{1,2,3}d (.vec and .default), _upsample_nearest_exact*
+    and the antialiased _upsample_*_aa as symc's resize, in torch's conventions:
+    nearest: src = min(floor(dst * in / out), in - 1) = ONNX asymmetric + floor; nearest-exact:
+    floor((dst + 0.5) * in / out) = half_pixel + round_prefer_ceil; linear/cubic: align_corners, else half_pixel
+    (src = (dst + 0.5) * in / out - 0.5; linear clamps at 0, which reading the edge twice equals; cubic reads
+    clamped indices, as torch's). A scale factor the caller gave is the one torch maps coordinates by (1 /
+    scale), so it is passed as the resize's scale (not for align_corners, which uses the lengths); the output
+    size is torch's floor(in * scale), exact for a binary-fraction scale on a symbolic size."""
+    def f(tr, n, a, k):
+        if antialias:  # torch's filter support and normalization differ from ONNX's antialias resize
+            tr.fail("antialias=True is not supported (symc's antialiased resize is ONNX's, whose filter differs "
+                    "from torch's); interpolate without antialias")
+        g = _schema_args(n, a, k)
+        xs, ys = tr.shape(n.args[0]), tr.shape(n)
+        rank, nsp = len(xs), len(xs) - 2
+        if nsp < 1 or len(ys) != rank:
+            tr.fail(f"upsampling a rank-{rank} input is not supported")
+        _float_in(tr, n)
+        align = bool(g.get("align_corners", False)) if mode != "nearest" else False
+        if "scale_factors" in g:
+            sf = g.get("scale_factors")
+            scales = [None] * nsp if sf is None else [float(v) for v in sf]
+            if len(scales) == 1:
+                scales = scales * nsp
+        else:
+            scales = [g.get(nm) for nm in (("scales",) if nsp == 1 else ("scales_d", "scales_h", "scales_w")[3 - nsp:])]
+        if len(scales) != nsp:
+            tr.fail(f"{len(scales)} scale factors for {nsp} spatial dims")
+        sizes = [tr.dim(s) for s in xs[:2]]
+        for i in range(nsp):
+            sz, s = _static(ys[2 + i]), scales[i]
+            if isinstance(sz, int) or s is None:
+                sizes.append(tr.dim(sz))
+                continue
+            frac, src = _binary_fraction(s), _static(xs[2 + i])
+            if frac is None:
+                tr.fail(f"scale factor {s!r} of a symbolic size is not a binary fraction symc can multiply exactly")
+            sizes.append(tr.m.floordiv(tr.m.mul(tr.dim(src), tr.m.const(frac[0])), tr.m.const(frac[1])))
+        attrs = [("sizes", "dims", sizes)]
+        if not align and any(s is not None for s in scales):
+            full = [1.0, 1.0]
+            for i, s in enumerate(scales):
+                if s is None:  # torch maps this axis by in / out: the resize's run-time scale, if static
+                    src, dst = _static(xs[2 + i]), _static(ys[2 + i])
+                    if not (isinstance(src, int) and isinstance(dst, int)):
+                        tr.fail(f"a scale factor for some spatial dims but not dim {2 + i}, whose size is symbolic, "
+                                f"is not supported")
+                    s = dst / src
+                elif not s > 0:
+                    tr.fail(f"scale factor {s!r} must be positive")
+                full.append(float(s))
+            attrs.append(("scales", "floats", full))
+        coord = "align_corners" if align else "asymmetric" if mode == "nearest" and nearest_mode == "floor" \
+            else "half_pixel"
+        attrs += [("mode", "str", "linear" if mode == "linear" else mode), ("coord_mode", "str", coord)]
+        if mode == "nearest":
+            attrs.append(("nearest_mode", "str", nearest_mode))
+        if mode == "cubic":
+            attrs += [("cubic_coeff_a", "float", -0.75), ("exclude_outside", "int", 0)]
+        return tr.node("resize", [tr.tensor(a[0])], attrs)
+    return f
+
+
+for _d in ("1d", "2d", "3d"):
+    for _name, _fn in ((f"upsample_nearest{_d}", _upsample("nearest", "floor")),
+                       (f"_upsample_nearest_exact{_d}", _upsample("nearest", "round_prefer_ceil"))):
+        _o = _op(_name)
+        if _o is not None:
+            _LOWER[_o] = _fn
+for _name, _fn in (("upsample_linear1d", _upsample("linear")), ("upsample_bilinear2d", _upsample("linear")),
+                   ("upsample_trilinear3d", _upsample("linear")), ("upsample_bicubic2d", _upsample("cubic")),
+                   ("_upsample_bilinear2d_aa", _upsample("linear", antialias=1)),
+                   ("_upsample_bicubic2d_aa", _upsample("cubic", antialias=1))):
+    _o = _op(_name)
+    if _o is not None:
+        _LOWER[_o] = _fn
