@@ -2178,6 +2178,114 @@ static symc_status h_resize(fe_ctx *c) {
     return fe_emit1(c, IR_OP_RESIZE, &x, 1, a, k, 0, &out);
 }
 
+/* ---- grid sampling ----------------------------------------------------------------------------------- */
+
+/* GridSample (opsets 16-21): the IR op grid_sample on 1 to 3 spatial dims.
+ * Opset 16's bilinear and bicubic are linear and cubic. */
+static symc_status h_grid_sample(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t in[2], out;
+    for (uint32_t k = 0; k < 2 && !st; k++) st = fe_in(c, k, &in[k]);
+    if (st) return st;
+    const char *mode = fe_attr_s(c, "mode", c->opset >= 20 ? "linear" : "bilinear");
+    const char *pad = fe_attr_s(c, "padding_mode", "zeros");
+    int64_t align = fe_attr_i(c, "align_corners", 0);
+    const char *m = !strcmp(mode, "bilinear") || !strcmp(mode, "linear") ? "linear"
+        : !strcmp(mode, "bicubic") || !strcmp(mode, "cubic")             ? "cubic"
+        : !strcmp(mode, "nearest")                                       ? "nearest"
+                                                                         : NULL;
+    if (!m)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "attribute 'mode' = '%s' is not supported (linear/bilinear, cubic/bicubic and nearest are)",
+                       mode);
+    if (strcmp(pad, "zeros") && strcmp(pad, "border") && strcmp(pad, "reflection"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "attribute 'padding_mode' = '%s' is not supported (zeros, border and reflection are)", pad);
+    if (align != 0 && align != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'align_corners' = %" PRId64 " must be 0 or 1", align);
+    int32_t r = T(c, in[0])->rank;
+    if (r < 3 || r > 5)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "input '%s' has rank %d; 1 to 3 spatial dims (rank 3 to 5) are supported", T(c, in[0])->name,
+                       (int)r);
+    if (!ir_dtype_is_float(T(c, in[0])->dtype) || !ir_dtype_is_float(T(c, in[1])->dtype))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' and grid '%s' must be float tensors", T(c, in[0])->name,
+                       T(c, in[1])->name);
+    ir_attr a[3] = {symc_attr_str("mode", m), symc_attr_str("padding_mode", pad),
+                    symc_attr_int("align_corners", align)};
+    return fe_emit1(c, IR_OP_GRID_SAMPLE, in, 2, a, 3, 0, &out);
+}
+
+/* AffineGrid (opset 20) as theta applied to a constant base grid: the
+ * homogeneous coordinates B [P, r + 1] of the P = prod(size) output points
+ * (x first, then y, z, then 1; each axis a linspace over [-1, 1]: the corner
+ * centers with align_corners, else the element centers), so the grid is
+ * matmul(B, transpose(theta)) [N, P, r] reshaped to [N, size.., r]. size
+ * must be known at build time. */
+static symc_status h_affine_grid(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t th, sz, out;
+    int64_t size[5];
+    uint32_t ns;
+    if (!st) st = fe_in(c, 0, &th);
+    if (!st) st = fe_in(c, 1, &sz);
+    if (!st) st = fe_const_ints(c, sz, 1, "the output size", size, 5, &ns);
+    if (st) return st;
+    int64_t align = fe_attr_i(c, "align_corners", 0);
+    if (align != 0 && align != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'align_corners' = %" PRId64 " must be 0 or 1", align);
+    int32_t r = (int32_t)ns - 2;
+    const ir_tensor *tt = T(c, th);
+    int64_t d1, d2;
+    if (r < 2 || r > 3)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "size has %u entries; 2-D (4) and 3-D (5) grids are supported", ns);
+    if (tt->rank != 3 || !sym_is_const(c->t, tt->dims[1], &d1) || !sym_is_const(c->t, tt->dims[2], &d2) || d1 != r ||
+        d2 != r + 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "theta '%s' must be [N, %d, %d] for a %d-D grid", tt->name, (int)r,
+                       (int)r + 1, (int)r);
+    if (!ir_dtype_is_float(tt->dtype))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "theta '%s' must be a float tensor", tt->name);
+    int64_t p = 1;
+    for (int32_t i = 0; i < r; i++) {
+        if (size[2 + i] < 1 || size[2 + i] > ((int64_t)1 << 20))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "size entry %d = %" PRId64 " must be in [1, 2^20]", 2 + (int)i,
+                           size[2 + i]);
+        p *= size[2 + i];
+        if (p > ((int64_t)1 << 24))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the grid has more than 2^24 points, too many for a constant");
+    }
+    symc_dtype dt = tt->dtype;
+    size_t es = symc_dtype_size(dt);
+    uint8_t *base = malloc((size_t)p * (size_t)(r + 1) * es);
+    if (!base) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    for (int64_t q = 0; q < p; q++) {
+        int64_t rest = q;
+        for (int32_t i = r - 1; i >= 0; i--) { /* spatial axis i, innermost last; column r - 1 - i */
+            int64_t n = size[2 + i], k = rest % n;
+            rest /= n;
+            double v = align ? (n == 1 ? -1.0 : -1.0 + 2.0 * (double)k / (double)(n - 1))
+                             : -1.0 + (2.0 * (double)k + 1.0) / (double)n;
+            symc_dtype_store(base, dt, (size_t)(q * (r + 1) + (r - 1 - i)), v);
+        }
+        symc_dtype_store(base, dt, (size_t)(q * (r + 1) + r), 1.0);
+    }
+    int64_t bd[2] = {p, r + 1};
+    uint32_t b, tr, g;
+    st = fe_const(c, dt, 2, bd, base, -1, &b);
+    free(base);
+    int64_t perm[3] = {0, 2, 1};
+    ir_attr pa = symc_attr_ints("perm", perm, 3);
+    if (st || (st = fe_emit1(c, IR_OP_TRANSPOSE, &th, 1, &pa, 1, -1, &tr)) ||
+        (st = emit_bin(c, IR_OP_MATMUL, b, tr, -1, &g)))
+        return st;
+    sym_expr od[5];
+    od[0] = T(c, th)->dims[0];
+    for (int32_t i = 0; i < r; i++) od[1 + i] = sym_const(c->t, size[2 + i]);
+    od[r + 1] = sym_const(c->t, r);
+    (void)out;
+    return emit_reshape(c, g, od, (uint32_t)r + 2, 0, &out);
+}
+
 /* ---- sources -------------------------------------------------------------------------------------------- */
 
 static symc_status h_constant(fe_ctx *c) {
@@ -2277,6 +2385,7 @@ static const op_entry ops[] = {
     {"Acos", h_acos},
     {"Acosh", h_acosh},
     {"Add", h_add},
+    {"AffineGrid", h_affine_grid},
     {"And", h_and},
     {"ArgMax", h_argmax},
     {"ArgMin", h_argmin},
@@ -2325,6 +2434,7 @@ static const op_entry ops[] = {
     {"GlobalAveragePool", h_global_avg_pool},
     {"Greater", h_greater},
     {"GreaterOrEqual", h_greater_equal},
+    {"GridSample", h_grid_sample},
     {"Hardmax", h_hardmax},
     {"GroupNormalization", h_group_norm},
     {"HardSigmoid", h_hard_sigmoid},

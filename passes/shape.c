@@ -979,6 +979,27 @@ static symc_status r_resize(ctx *c) {
     return set_out(c, 0, x->rank, s->dims);
 }
 
+/* grid_sample: x [N, C, D..], grid [N, O.., r] with r = rank - 2 spatial
+ * dims; output [N, C, O..]. */
+static symc_status r_grid_sample(ctx *c) {
+    const ir_tensor *x = in(c, 0), *g = in(c, 1);
+    int32_t r = x->rank - 2;
+    int64_t last;
+    if (r < 1 || r > 3 || g->rank != x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "input '%s' (rank %d) and grid '%s' (rank %d) must both have rank 3 to 5",
+                    x->name, (int)x->rank, g->name, (int)g->rank);
+    if (!const_of(c, g->dims[r + 1], &last) || last != r)
+        return fail(c, SYMC_ERR_VERIFY, "the last dim of grid '%s' is %s, must be %d (the spatial dims of '%s')",
+                    g->name, txt(c, g->dims[r + 1]), (int)r, x->name);
+    char what[200];
+    snprintf(what, sizeof what, "batch of grid '%s' must equal the batch of '%s'", g->name, x->name);
+    symc_status st = need(c, SYM_REL_EQ, g->dims[0], x->dims[0], what);
+    if (st) return st;
+    sym_expr o[IR_MAX_RANK] = {x->dims[0], x->dims[1]};
+    for (int32_t i = 0; i < r; i++) o[2 + i] = g->dims[1 + i];
+    return set_out(c, 0, x->rank, o);
+}
+
 static rule_fn rule_for(ir_op op) {
     switch (ir_op_get(op)->category) {
     case IR_CAT_UNARY: return r_unary;
@@ -1022,6 +1043,7 @@ static rule_fn rule_for(ir_op op) {
     case IR_OP_SCATTER_ELEMENTS: return r_scatter_elements;
     case IR_OP_RESIZE: return r_resize;
     case IR_OP_CONV_TRANSPOSE: return r_conv_transpose;
+    case IR_OP_GRID_SAMPLE: return r_grid_sample;
     default: return NULL;
     }
 }

@@ -176,5 +176,7 @@ symc_status rt_k_scatter_nd(rt_ctx *c);
 symc_status rt_k_scatter_elements(rt_ctx *c);
 /* ref_kernels_resize.c */
 symc_status rt_k_resize(rt_ctx *c);
+/* ref_kernels_sample.c */
+symc_status rt_k_grid_sample(rt_ctx *c);
 
 #endif
