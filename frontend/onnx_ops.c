@@ -1482,8 +1482,50 @@ static symc_status h_conv_transpose(fe_ctx *c) {
     return fe_emit1(c, IR_OP_CONV_TRANSPOSE, in, n, a, 5, 0, &out);
 }
 
-/* MaxPool, AveragePool and LpPool (1-D and 2-D). LpPool is
- * (K * avg_pool(|x|^p))^(1/p) with the K-element window counted whole
+/* The spatial attributes of a 3-D pool (rank-5 input): kernel_shape,
+ * strides, dilations, pads (6 entries) and auto_pad, whose SAME padding
+ * must come out constant. */
+static symc_status read_window3(fe_ctx *c, uint32_t x, int64_t *k, int64_t *s, int64_t *d, int64_t *p) {
+    static const char *const names[4] = {"kernel_shape", "strides", "dilations", "pads"};
+    int64_t *dst[4] = {k, s, d, p};
+    for (int i = 0; i < 3; i++) s[i] = d[i] = 1, p[i] = p[3 + i] = 0;
+    for (int a = 0; a < 4; a++) {
+        const int64_t *v;
+        uint32_t n, want = a == 3 ? 6 : 3;
+        if (!fe_attr_ints(c, names[a], &v, &n)) {
+            if (a == 0) return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape is missing");
+            continue;
+        }
+        if (n != want)
+            return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' has %u entries; 3-D pooling takes %u", names[a], n,
+                           want);
+        memcpy(dst[a], v, n * sizeof *v);
+    }
+    const char *ap = fe_attr_s(c, "auto_pad", "NOTSET");
+    if (!strcmp(ap, "NOTSET")) return SYMC_OK;
+    if (!strcmp(ap, "VALID")) {
+        memset(p, 0, 6 * sizeof *p);
+        return SYMC_OK;
+    }
+    int upper = !strcmp(ap, "SAME_UPPER");
+    if (!upper && strcmp(ap, "SAME_LOWER"))
+        return fe_fail(c, SYMC_ERR_FORMAT, "auto_pad = '%s' (expected NOTSET, VALID, SAME_UPPER or SAME_LOWER)", ap);
+    for (int i = 0; i < 3; i++) {
+        int64_t in;
+        if (!sym_is_const(c->t, T(c, x)->dims[2 + i], &in))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "auto_pad %s on the symbolic spatial dim %d (%s) of a 3-D pool is not supported", ap, i,
+                           fe_txt(c, T(c, x)->dims[2 + i]));
+        int64_t out = (in + s[i] - 1) / s[i], tot = (out - 1) * s[i] + d[i] * (k[i] - 1) + 1 - in;
+        if (tot < 0) tot = 0;
+        p[i] = upper ? tot / 2 : tot - tot / 2;
+        p[3 + i] = tot - p[i];
+    }
+    return SYMC_OK;
+}
+
+/* MaxPool, AveragePool and LpPool (1-D to 3-D; 1-D runs as 2-D). LpPool is
+ * (K * avg_pool(|x|^p))^(1/p) with the K-tap window counted whole
  * (count_include_pad), which is the sum of |x|^p over the window: exact as
  * long as no ceil_mode window is cut short, so ceil_mode is refused there. */
 enum { POOL_AVG, POOL_MAX, POOL_LP };
@@ -1492,22 +1534,30 @@ static symc_status pool(fe_ctx *c, int kind) {
     symc_status st = need_inputs(c, 1, 1);
     uint32_t x, out;
     window w;
-    int is_max = kind == POOL_MAX;
+    int is_max = kind == POOL_MAX, nsp = 2;
+    int64_t kern[3], strides[3], dil[3], pads[6];
     if (!st) st = fe_in(c, 0, &x);
-    if (!st) st = need_4d(c, &x, what[kind], &w.one_d);
     if (!st && is_max) st = only_first_output(c, "the Indices of MaxPool");
     if (st) return st;
-    const int64_t *ks;
-    uint32_t nk;
-    if (!fe_attr_ints(c, "kernel_shape", &ks, &nk)) return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape is missing");
-    if (nk != 2u - w.one_d)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "kernel_shape has %u entries for a %d-D input", nk, 2 - w.one_d);
-    w.kernel[0] = w.one_d ? 1 : ks[0];
-    w.kernel[1] = ks[nk - 1];
-    if ((st = read_window(c, x, &w))) return st;
+    if (T(c, x)->rank == 5) {
+        nsp = 3;
+        w.one_d = 0, w.symbolic = 0;
+        if ((st = read_window3(c, x, kern, strides, dil, pads))) return st;
+    } else {
+        if ((st = need_4d(c, &x, what[kind], &w.one_d))) return st;
+        const int64_t *ks;
+        uint32_t nk;
+        if (!fe_attr_ints(c, "kernel_shape", &ks, &nk)) return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape is missing");
+        if (nk != 2u - w.one_d)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "kernel_shape has %u entries for a %d-D input", nk, 2 - w.one_d);
+        w.kernel[0] = w.one_d ? 1 : ks[0];
+        w.kernel[1] = ks[nk - 1];
+        if ((st = read_window(c, x, &w))) return st;
+        for (int i = 0; i < 2; i++)
+            kern[i] = w.kernel[i], strides[i] = w.strides[i], dil[i] = w.dil[i], pads[i] = w.pads[i],
+            pads[2 + i] = w.pads[2 + i];
+    }
     int64_t cip = kind == POOL_LP ? 1 : fe_attr_i(c, "count_include_pad", 0), ceil_mode = fe_attr_i(c, "ceil_mode", 0);
-    if (!is_max && (w.dil[0] != 1 || w.dil[1] != 1))
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%s with dilations is not supported", c->node->op_type);
     if (kind == POOL_LP && ceil_mode)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "LpPool with ceil_mode = 1 is not supported");
     if (!is_max && w.symbolic && !cip)
@@ -1525,18 +1575,21 @@ static symc_status pool(fe_ctx *c, int kind) {
             return st;
     }
     if ((st = pad_first(c, &x, &w, is_max ? -INFINITY : 0.0))) return st;
-    ir_attr a[5];
+    if (nsp == 2)
+        for (int i = 0; i < 4; i++) pads[i] = w.pads[i];
+    ir_attr a[6];
     uint32_t na = 0;
-    a[na++] = symc_attr_ints("kernel", w.kernel, 2);
-    a[na++] = symc_attr_ints("strides", w.strides, 2);
-    a[na++] = symc_attr_ints("pads", w.pads, 4);
+    a[na++] = symc_attr_ints("kernel", kern, (uint32_t)nsp);
+    a[na++] = symc_attr_ints("strides", strides, (uint32_t)nsp);
+    a[na++] = symc_attr_ints("pads", pads, 2 * (uint32_t)nsp);
     a[na++] = symc_attr_int("ceil_mode", ceil_mode);
-    if (is_max) a[na++] = symc_attr_ints("dilations", w.dil, 2);
-    else a[na++] = symc_attr_int("count_include_pad", cip);
+    a[na++] = symc_attr_ints("dilations", dil, (uint32_t)nsp);
+    if (!is_max) a[na++] = symc_attr_int("count_include_pad", cip);
     if (kind != POOL_LP) return emit_1d(c, is_max ? IR_OP_MAX_POOL2D : IR_OP_AVG_POOL2D, &x, 1, a, na, w.one_d);
     uint32_t y;
-    if ((st = fe_emit1(c, IR_OP_AVG_POOL2D, &x, 1, a, na, -1, &y)) ||
-        (st = emit_scalar(c, T(c, x)->dtype, (double)(w.kernel[0] * w.kernel[1]), &e)) ||
+    double taps = 1;
+    for (int i = 0; i < nsp; i++) taps *= (double)kern[i];
+    if ((st = fe_emit1(c, IR_OP_AVG_POOL2D, &x, 1, a, na, -1, &y)) || (st = emit_scalar(c, T(c, x)->dtype, taps, &e)) ||
         (st = emit_bin(c, IR_OP_MUL, y, e, -1, &y)) || (st = emit_scalar(c, T(c, x)->dtype, 1.0 / p, &e)))
         return st;
     uint32_t in2[2] = {y, e};

@@ -338,31 +338,32 @@ static symc_status r_gemm(ctx *c) {
     return set_out(c, 0, 2, o);
 }
 
-/* Spatial attributes of conv/pool: 2 entries each, defaults as in ONNX. */
+/* Spatial attributes of conv/pool: one entry a spatial dim (pads twice),
+ * defaults as in ONNX. */
 typedef struct window {
-    int64_t kernel[2], stride[2], dil[2], pad_lo[2], pad_hi[2];
+    int64_t kernel[3], stride[3], dil[3], pad_lo[3], pad_hi[3];
 } window;
 
-static symc_status read_window(ctx *c, window *w) {
+static symc_status read_window(ctx *c, int nsp, window *w) {
     const char *names[] = {"strides", "dilations", "pads"};
-    for (int i = 0; i < 2; i++) w->stride[i] = w->dil[i] = 1, w->pad_lo[i] = w->pad_hi[i] = 0;
+    for (int i = 0; i < nsp; i++) w->stride[i] = w->dil[i] = 1, w->pad_lo[i] = w->pad_hi[i] = 0;
     for (int k = 0; k < 3; k++) {
         const ir_attr *a = attr(c, names[k]);
         if (!a) continue;
-        uint32_t want = k == 2 ? 4 : 2;
+        uint32_t want = (uint32_t)(k == 2 ? 2 * nsp : nsp);
         if (a->n != want)
             return fail(c, SYMC_ERR_VERIFY, "attribute '%s' has %u entries, needs %u", names[k], a->n, want);
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < nsp; i++) {
             if (k == 0) w->stride[i] = a->ints[i];
             if (k == 1) w->dil[i] = a->ints[i];
-            if (k == 2) w->pad_lo[i] = a->ints[i], w->pad_hi[i] = a->ints[i + 2];
+            if (k == 2) w->pad_lo[i] = a->ints[i], w->pad_hi[i] = a->ints[i + nsp];
         }
     }
     return SYMC_OK;
 }
 
-static symc_status window_out(ctx *c, const ir_tensor *x, const window *w, int ceil_mode, sym_expr *o) {
-    for (int i = 0; i < 2; i++) {
+static symc_status window_out(ctx *c, const ir_tensor *x, const window *w, int nsp, int ceil_mode, sym_expr *o) {
+    for (int i = 0; i < nsp; i++) {
         char what[SYMC_ERROR_MSG_CAP];
         snprintf(what, sizeof what, "%s (spatial dim %d of '%s')", c->prov, i, x->name);
         symc_status st = sym_window_out(c->t, x->dims[2 + i], w->kernel[i], w->stride[i], w->pad_lo[i], w->pad_hi[i],
@@ -378,7 +379,7 @@ static symc_status r_conv(ctx *c) {
         return fail(c, SYMC_ERR_VERIFY, "input '%s' and weight '%s' must be 4-D (NCHW, OIHW), are %d-D and %d-D",
                     x->name, wt->name, (int)x->rank, (int)wt->rank);
     window w;
-    symc_status st = read_window(c, &w);
+    symc_status st = read_window(c, 2, &w);
     if (st) return st;
     for (int i = 0; i < 2; i++)
         if (!const_of(c, wt->dims[2 + i], &w.kernel[i]))
@@ -405,27 +406,30 @@ static symc_status r_conv(ctx *c) {
         if ((st = need(c, SYM_REL_EQ, b->dims[0], wt->dims[0], what))) return st;
     }
     sym_expr o[4] = {x->dims[0], wt->dims[0]};
-    if ((st = window_out(c, x, &w, 0, o))) return st;
+    if ((st = window_out(c, x, &w, 2, 0, o))) return st;
     return set_out(c, 0, 4, o);
 }
 
+/* max_pool2d / avg_pool2d: NCHW, or NCDHW with 3 entries a spatial attribute. */
 static symc_status r_pool(ctx *c) {
     const ir_tensor *x = in(c, 0);
-    if (x->rank != 4) return fail(c, SYMC_ERR_VERIFY, "input '%s' must be 4-D (NCHW), is %d-D", x->name, (int)x->rank);
+    if (x->rank != 4 && x->rank != 5)
+        return fail(c, SYMC_ERR_VERIFY, "input '%s' must be 4-D (NCHW) or 5-D (NCDHW), is %d-D", x->name, (int)x->rank);
+    int nsp = x->rank - 2;
     window w;
-    symc_status st = read_window(c, &w);
+    symc_status st = read_window(c, nsp, &w);
     if (st) return st;
     const ir_attr *k = attr(c, "kernel");
-    if (k->n != 2) return fail(c, SYMC_ERR_VERIFY, "attribute 'kernel' has %u entries, needs 2", k->n);
-    w.kernel[0] = k->ints[0];
-    w.kernel[1] = k->ints[1];
-    for (int i = 0; i < 2; i++)
+    if (k->n != (uint32_t)nsp)
+        return fail(c, SYMC_ERR_VERIFY, "attribute 'kernel' has %u entries, needs %d", k->n, nsp);
+    for (int i = 0; i < nsp; i++) w.kernel[i] = k->ints[i];
+    for (int i = 0; i < nsp; i++)
         if (w.pad_lo[i] >= w.kernel[i] || w.pad_hi[i] >= w.kernel[i])
             return fail(c, SYMC_ERR_VERIFY, "padding of spatial dim %d must be smaller than the kernel %" PRId64, i,
                         w.kernel[i]);
-    sym_expr o[4] = {x->dims[0], x->dims[1]};
-    if ((st = window_out(c, x, &w, attr_int(c, "ceil_mode", 0) != 0, o))) return st;
-    return set_out(c, 0, 4, o);
+    sym_expr o[5] = {x->dims[0], x->dims[1]};
+    if ((st = window_out(c, x, &w, nsp, attr_int(c, "ceil_mode", 0) != 0, o))) return st;
+    return set_out(c, 0, x->rank, o);
 }
 
 static symc_status r_global_pool(ctx *c) {

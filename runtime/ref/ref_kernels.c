@@ -111,7 +111,9 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     [IR_OP_GEMM] = {rt_k_gemm, RT_FLOATS},
     [IR_OP_CONV2D] = {rt_k_conv2d, RT_FLOATS},
 
-    [IR_OP_MAX_POOL2D] = {rt_k_max_pool2d, RT_FLOATS},
+    [IR_OP_MAX_POOL2D] = {rt_k_max_pool2d,
+                          RT_FLOATS | RT_DT(SYMC_I8) | RT_DT(SYMC_U8) | RT_DT(SYMC_I16) | RT_DT(SYMC_U16) |
+                              RT_DT(SYMC_I32) | RT_DT(SYMC_U32)},
     [IR_OP_AVG_POOL2D] = {rt_k_avg_pool2d, RT_FLOATS},
     [IR_OP_GLOBAL_AVG_POOL] = {rt_k_global_avg_pool, RT_FLOATS},
 

@@ -69,8 +69,8 @@ symc_status rt_k_grid_sample(rt_ctx *c) {
         : !strcmp(mode_s, "linear")       ? GS_LINEAR
         : !strcmp(mode_s, "cubic")        ? GS_CUBIC
                                           : -1;
-    int pad = !strcmp(pad_s, "zeros") ? GS_ZEROS
-        : !strcmp(pad_s, "border")    ? GS_BORDER
+    int pad = !strcmp(pad_s, "zeros")  ? GS_ZEROS
+        : !strcmp(pad_s, "border")     ? GS_BORDER
         : !strcmp(pad_s, "reflection") ? GS_REFLECTION
                                        : -1;
     if (mode < 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "mode '%s' must be nearest, linear or cubic", mode_s);
@@ -79,9 +79,10 @@ symc_status rt_k_grid_sample(rt_ctx *c) {
     int32_t r = x->rank - 2;
     char t1[160], t2[160];
     if (r < 1 || r > 3 || g->rank != x->rank || g->dims[r + 1] != r || g->dims[0] != x->dims[0])
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input %s and grid %s do not fit (x [N, C, 1 to 3 spatial dims], grid "
-                       "[N, spatial.., rank - 2])", rt_shape_str(t1, sizeof t1, x->rank, x->dims),
-                       rt_shape_str(t2, sizeof t2, g->rank, g->dims));
+        return rt_fail(c, SYMC_ERR_INVALID_ARG,
+                       "input %s and grid %s do not fit (x [N, C, 1 to 3 spatial dims], grid "
+                       "[N, spatial.., rank - 2])",
+                       rt_shape_str(t1, sizeof t1, x->rank, x->dims), rt_shape_str(t2, sizeof t2, g->rank, g->dims));
     int64_t od[RT_REF_MAX_RANK];
     od[0] = x->dims[0], od[1] = x->dims[1];
     for (int32_t i = 0; i < r; i++) od[2 + i] = g->dims[1 + i];
