@@ -2339,6 +2339,132 @@ static symc_status h_affine_grid(fe_ctx *c) {
     return emit_reshape(c, g, od, (uint32_t)r + 2, 0, &out);
 }
 
+/* ---- spectral ------------------------------------------------------------------------------------------ */
+
+/* A one-element integer input known at build time, or dflt when absent. */
+static symc_status opt_int_in(fe_ctx *c, uint32_t k, const char *role, int64_t dflt, int *given, int64_t *v) {
+    uint32_t t, n;
+    *given = 0;
+    *v = dflt;
+    if (!fe_has_in(c, k)) return SYMC_OK;
+    symc_status st = fe_in(c, k, &t);
+    if (!st) st = fe_const_ints(c, t, k, role, v, 1, &n);
+    if (!st && n != 1) st = fe_fail(c, SYMC_ERR_FORMAT, "input %u (%s) must hold one element, has %u", k, role, n);
+    *given = !st;
+    return st;
+}
+
+/* The IR op dft on x along axis (normalized, before the last dim) with n
+ * points; out_k as fe_emit1. */
+static symc_status emit_dft(fe_ctx *c, uint32_t x, int64_t axis, int64_t n, int64_t inverse, int64_t onesided,
+                            int out_k, uint32_t *out) {
+    ir_attr a[4] = {symc_attr_int("axis", axis), symc_attr_int("length", n), symc_attr_int("inverse", inverse),
+                    symc_attr_int("onesided", onesided)};
+    return fe_emit1(c, IR_OP_DFT, &x, 1, a, 4, out_k, out);
+}
+
+/* DFT (opsets 17-20; axis an attribute before 20, an input from 20):
+ * dft_length and axis must be known at build time, and the transformed dim
+ * constant when dft_length is absent. */
+static symc_status h_dft(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 3);
+    uint32_t x, out;
+    int given;
+    int64_t axis = c->opset >= 20 ? -2 : fe_attr_i(c, "axis", 1), n, last;
+    int64_t inverse = fe_attr_i(c, "inverse", 0), onesided = fe_attr_i(c, "onesided", 0);
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st && c->opset >= 20) st = opt_int_in(c, 2, "the axis", axis, &given, &axis);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int32_t r = xt->rank;
+    if (r < 2 || !sym_is_const(c->t, xt->dims[r - 1], &last) || (last != 1 && last != 2))
+        return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' must end in a dim of 1 (real) or 2 (complex)", xt->name);
+    if (axis < -(int64_t)r || axis >= r) return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range", axis);
+    if (axis < 0) axis += r;
+    if (axis == r - 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is the last dim of '%s' (real and imaginary parts)", axis,
+                       xt->name);
+    if ((inverse != 0 && inverse != 1) || (onesided != 0 && onesided != 1))
+        return fe_fail(c, SYMC_ERR_FORMAT, "inverse = %" PRId64 " and onesided = %" PRId64 " must be 0 or 1", inverse,
+                       onesided);
+    int64_t len;
+    int have_len = sym_is_const(c->t, xt->dims[axis], &len);
+    if ((st = opt_int_in(c, 1, "dft_length", 0, &given, &n))) return st;
+    if (!given) {
+        if (!have_len)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "the transformed dim %" PRId64 " of '%s' is %s; without dft_length symc needs it constant",
+                           axis, xt->name, fe_txt(c, xt->dims[axis]));
+        n = inverse && onesided ? 2 * (len - 1) : len;
+    }
+    if (n < 1 || n > ((int64_t)1 << 24))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "dft_length %" PRId64 " must be in [1, 2^24]", n);
+    return emit_dft(c, x, axis, n, inverse, onesided, 0, &out);
+}
+
+/* STFT (opset 17) as frames gathered from the signal (constant indices
+ * [frames, frame_length]), weighted by the window, then a dft along the
+ * frame: frame_step, frame_length and the signal length must be known at
+ * build time. */
+static symc_status h_stft(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 4);
+    uint32_t x, win = 0, out;
+    int given;
+    int64_t step, fl, len, last, onesided = fe_attr_i(c, "onesided", 1);
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = opt_int_in(c, 1, "frame_step", 0, &given, &step);
+    if (!st && fe_has_in(c, 2)) st = fe_in(c, 2, &win);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    if (xt->rank != 3 || !sym_is_const(c->t, xt->dims[2], &last) || (last != 1 && last != 2))
+        return fe_fail(c, SYMC_ERR_FORMAT, "signal '%s' must be [batch, length, 1 or 2]", xt->name);
+    if (!sym_is_const(c->t, xt->dims[1], &len))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the signal length %s is symbolic; symc needs it constant for STFT",
+                       fe_txt(c, xt->dims[1]));
+    symc_dtype dt = xt->dtype;
+    int64_t wl = -1;
+    if (fe_has_in(c, 2)) {
+        const ir_tensor *wt = T(c, win);
+        if (wt->rank != 1 || !sym_is_const(c->t, wt->dims[0], &wl))
+            return fe_fail(c, SYMC_ERR_FORMAT, "window '%s' must be 1-D of a constant length", wt->name);
+    }
+    if ((st = opt_int_in(c, 3, "frame_length", wl >= 0 ? wl : len, &given, &fl))) return st;
+    if (wl >= 0 && wl != fl)
+        return fe_fail(
+            c, SYMC_ERR_UNSUPPORTED,
+            "a window of %" PRId64 " entries with frame_length %" PRId64 " is not supported (they must match)", wl, fl);
+    if (onesided != 0 && onesided != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "onesided = %" PRId64 " must be 0 or 1", onesided);
+    if (step < 1 || fl < 1 || fl > len || fl > ((int64_t)1 << 24))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "frame_step %" PRId64 " and frame_length %" PRId64 " must be >= 1, the frame at most the signal "
+                       "length %" PRId64,
+                       step, fl, len);
+    int64_t frames = 1 + (len - fl) / step;
+    if (frames * fl > ((int64_t)1 << 24))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%" PRId64 " frames of %" PRId64 " are too many", frames, fl);
+    int64_t *idx = malloc((size_t)(frames * fl) * sizeof *idx);
+    if (!idx) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    for (int64_t f = 0; f < frames; f++)
+        for (int64_t j = 0; j < fl; j++) idx[f * fl + j] = f * step + j;
+    int64_t idims[2] = {frames, fl};
+    uint32_t it, g;
+    st = fe_const(c, SYMC_I64, 2, idims, idx, -1, &it);
+    free(idx);
+    int64_t ax = 1;
+    ir_attr ga = symc_attr_int("axis", ax);
+    uint32_t gin[2] = {x, it};
+    if (st || (st = fe_emit1(c, IR_OP_GATHER, gin, 2, &ga, 1, -1, &g))) return st; /* [batch, frames, fl, c] */
+    if (fe_has_in(c, 2)) {
+        sym_expr wd[2] = {sym_const(c->t, fl), sym_const(c->t, 1)};
+        uint32_t w2;
+        if ((st = emit_cast(c, win, dt, -1, &w2)) || (st = emit_reshape(c, w2, wd, 2, -1, &w2)) ||
+            (st = emit_bin(c, IR_OP_MUL, g, w2, -1, &g)))
+            return st;
+    }
+    return emit_dft(c, g, 2, fl, 0, onesided, 0, &out);
+}
+
 /* ---- sources -------------------------------------------------------------------------------------------- */
 
 static symc_status h_constant(fe_ctx *c) {
@@ -2479,6 +2605,7 @@ static const op_entry ops[] = {
     {"EyeLike", h_eye_like},
     {"Flatten", h_flatten},
     {"Floor", h_floor},
+    {"DFT", h_dft},
     {"Gather", h_gather},
     {"GatherElements", h_gather_elements},
     {"GatherND", h_gather_nd},
@@ -2553,6 +2680,7 @@ static const op_entry ops[] = {
     {"Softsign", h_softsign},
     {"SpaceToDepth", h_space_to_depth},
     {"Split", h_split},
+    {"STFT", h_stft},
     {"Sqrt", h_sqrt},
     {"Squeeze", h_squeeze},
     {"Sub", h_sub},

@@ -1004,6 +1004,26 @@ static symc_status r_grid_sample(ctx *c) {
     return set_out(c, 0, x->rank, o);
 }
 
+/* dft: the axis becomes length (length / 2 + 1 forward onesided), the last
+ * dim 2 (1 for inverse onesided). */
+static symc_status r_dft(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    int64_t axis = attr_int(c, "axis", 0), n = attr_int(c, "length", 0), last;
+    int inverse = attr_int(c, "inverse", 0) != 0, onesided = attr_int(c, "onesided", 0) != 0;
+    if (x->rank < 2 || axis < 0 || axis >= x->rank - 1)
+        return fail(c, SYMC_ERR_VERIFY, "axis %" PRId64 " must be a dim of '%s' (rank %d) before the last", axis,
+                    x->name, (int)x->rank);
+    if (!const_of(c, x->dims[x->rank - 1], &last) || (last != 1 && last != 2))
+        return fail(c, SYMC_ERR_VERIFY, "the last dim of '%s' is %s, must be 1 (real) or 2 (complex)", x->name,
+                    txt(c, x->dims[x->rank - 1]));
+    if (n < 1) return fail(c, SYMC_ERR_VERIFY, "length %" PRId64 " must be >= 1", n);
+    sym_expr o[IR_MAX_RANK];
+    memcpy(o, x->dims, sizeof o);
+    o[axis] = sym_const(c->t, !inverse && onesided ? n / 2 + 1 : n);
+    o[x->rank - 1] = sym_const(c->t, inverse && onesided ? 1 : 2);
+    return set_out(c, 0, x->rank, o);
+}
+
 static rule_fn rule_for(ir_op op) {
     switch (ir_op_get(op)->category) {
     case IR_CAT_UNARY: return r_unary;
@@ -1048,6 +1068,7 @@ static rule_fn rule_for(ir_op op) {
     case IR_OP_RESIZE: return r_resize;
     case IR_OP_CONV_TRANSPOSE: return r_conv_transpose;
     case IR_OP_GRID_SAMPLE: return r_grid_sample;
+    case IR_OP_DFT: return r_dft;
     default: return NULL;
     }
 }

@@ -145,6 +145,7 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     [IR_OP_RESIZE] = {rt_k_resize, RT_FLOATS},
     [IR_OP_CONV_TRANSPOSE] = {rt_k_conv_transpose, RT_FLOATS},
     [IR_OP_GRID_SAMPLE] = {rt_k_grid_sample, RT_FLOATS},
+    [IR_OP_DFT] = {rt_k_dft, RT_FLOATS},
     /* IR_OP_CONSTANT: no kernel; the engine holds the data */
 };
 
