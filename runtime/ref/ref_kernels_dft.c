@@ -26,8 +26,10 @@ symc_status rt_k_dft(rt_ctx *c) {
     int32_t r = x->rank;
     char t[160];
     if (r < 2 || axis < 0 || axis >= r - 1 || (x->dims[r - 1] != 1 && x->dims[r - 1] != 2))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 %s must end in a dim of 1 or 2 and axis %lld must be one of "
-                       "the dims before it", rt_shape_str(t, sizeof t, r, x->dims), (long long)axis);
+        return rt_fail(c, SYMC_ERR_INVALID_ARG,
+                       "input 0 %s must end in a dim of 1 or 2 and axis %lld must be one of "
+                       "the dims before it",
+                       rt_shape_str(t, sizeof t, r, x->dims), (long long)axis);
     if (n < 1 || n > ((int64_t)1 << 24))
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "length %lld must be in [1, 2^24]", (long long)n);
     int irfft = inverse && onesided;
@@ -50,7 +52,8 @@ symc_status rt_k_dft(rt_ctx *c) {
                 for (int64_t j = 0; j < used; j++) {
                     int64_t e = j * k % n; /* j, k < 2^24: no overflow */
                     double th = 2.0 * DFT_PI * (double)e / (double)n, cs = cos(th), sn = sign * sin(th);
-                    double a = rt_ld_f(x, (ib + j * inner) * cin), b = cin == 2 ? rt_ld_f(x, (ib + j * inner) * cin + 1) : 0.0;
+                    double a = rt_ld_f(x, (ib + j * inner) * cin),
+                           b = cin == 2 ? rt_ld_f(x, (ib + j * inner) * cin + 1) : 0.0;
                     if (irfft) {
                         /* bin j and (0 < j, 2 j != n) its mirror n - j, conj(X[j]) */
                         int mirrored = j > 0 && 2 * j != n;
