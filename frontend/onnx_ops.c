@@ -1537,8 +1537,8 @@ static symc_status pool(fe_ctx *c, int kind) {
     int is_max = kind == POOL_MAX, nsp = 2;
     int64_t kern[3], strides[3], dil[3], pads[6];
     if (!st) st = fe_in(c, 0, &x);
-    if (!st && is_max) st = only_first_output(c, "the Indices of MaxPool");
     if (st) return st;
+    int indices = is_max && fe_has_out(c, 1);
     if (T(c, x)->rank == 5) {
         nsp = 3;
         w.one_d = 0, w.symbolic = 0;
@@ -1585,6 +1585,25 @@ static symc_status pool(fe_ctx *c, int kind) {
     a[na++] = symc_attr_int("ceil_mode", ceil_mode);
     a[na++] = symc_attr_ints("dilations", dil, (uint32_t)nsp);
     if (!is_max) a[na++] = symc_attr_int("count_include_pad", cip);
+    if (indices) { /* the Indices output: the flat input index of each maximum */
+        int64_t order = fe_attr_i(c, "storage_order", 0);
+        if (w.symbolic)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "the Indices output with auto_pad SAME over symbolic dims is not supported");
+        if ((order != 0 && order != 1) || (order == 1 && nsp == 3))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "attribute 'storage_order' = %" PRId64 " is not supported here (0, or 1 for 1-D and 2-D)",
+                           order);
+        ir_attr ai[7];
+        memcpy(ai, a, na * sizeof *a);
+        ai[na] = symc_attr_int("storage_order", order);
+        uint32_t ix;
+        int64_t ax = 2;
+        ir_attr sq = symc_attr_ints("axes", &ax, 1);
+        if ((st = fe_emit1(c, IR_OP_MAX_POOL_INDICES, &x, 1, ai, na + 1, w.one_d ? -1 : 1, &ix)) ||
+            (w.one_d && (st = fe_emit1(c, IR_OP_SQUEEZE, &ix, 1, &sq, 1, 1, &ix))))
+            return st;
+    }
     if (kind != POOL_LP) return emit_1d(c, is_max ? IR_OP_MAX_POOL2D : IR_OP_AVG_POOL2D, &x, 1, a, na, w.one_d);
     uint32_t y;
     double taps = 1;
@@ -2779,6 +2798,167 @@ static symc_status h_rnn(fe_ctx *c) { return recurrent(c, REC_RNN); }
 static symc_status h_gru(fe_ctx *c) { return recurrent(c, REC_GRU); }
 static symc_status h_lstm(fe_ctx *c) { return recurrent(c, REC_LSTM); }
 
+/* ---- folding, unpooling, sequences, determinants -------------------------------------------------------- */
+
+/* Col2Im (opset 18): image_shape and block_shape must be known at build time. */
+static symc_status h_col2im(fe_ctx *c) {
+    symc_status st = need_inputs(c, 3, 3);
+    uint32_t x, ti, tb, out, ni, nb;
+    int64_t img[3], blk[3];
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &ti);
+    if (!st) st = fe_in(c, 2, &tb);
+    if (!st) st = fe_const_ints(c, ti, 1, "image_shape", img, 3, &ni);
+    if (!st) st = fe_const_ints(c, tb, 2, "block_shape", blk, 3, &nb);
+    if (st) return st;
+    if (ni < 1 || nb != ni)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "image_shape (%u entries) and block_shape (%u) must have 1 to 3 entries each", ni, nb);
+    ir_attr a[5];
+    uint32_t na = 0;
+    a[na++] = symc_attr_ints("image_shape", img, ni);
+    a[na++] = symc_attr_ints("block_shape", blk, nb);
+    static const char *const names[3] = {"strides", "dilations", "pads"};
+    for (int k = 0; k < 3; k++) {
+        const int64_t *v;
+        uint32_t n;
+        if (!fe_attr_ints(c, names[k], &v, &n)) continue;
+        if (n != (k == 2 ? 2 * ni : ni))
+            return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' has %u entries for %u spatial dims", names[k], n, ni);
+        a[na++] = symc_attr_ints(names[k], v, n);
+    }
+    return fe_emit1(c, IR_OP_COL2IM, &x, 1, a, na, 0, &out);
+}
+
+/* MaxUnpool (opsets 11-22) as the ONNX reference computes it: a scatter of
+ * X's values at their flat indices I into zeros of the unpooled shape
+ * ((in - 1) * stride - pads + kernel), reshaped, then zero-padded at the end
+ * up to output_shape (known at build time) when given. */
+static symc_status h_max_unpool(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 3);
+    uint32_t x, ix, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &ix);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int32_t r = xt->rank, nsp = r - 2;
+    const int64_t *ks, *v;
+    uint32_t nk, n;
+    if (nsp < 1 || nsp > 3)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' has rank %d; 3 to 5 are supported", xt->name, (int)r);
+    if (!fe_attr_ints(c, "kernel_shape", &ks, &nk) || nk != (uint32_t)nsp)
+        return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape must have %d entries", (int)nsp);
+    int64_t strides[3] = {1, 1, 1}, pads[6] = {0, 0, 0, 0, 0, 0};
+    if (fe_attr_ints(c, "strides", &v, &n)) {
+        if (n != (uint32_t)nsp) return fe_fail(c, SYMC_ERR_FORMAT, "strides must have %d entries", (int)nsp);
+        memcpy(strides, v, n * sizeof *v);
+    }
+    if (fe_attr_ints(c, "pads", &v, &n)) {
+        if (n != 2u * (uint32_t)nsp) return fe_fail(c, SYMC_ERR_FORMAT, "pads must have %d entries", 2 * (int)nsp);
+        memcpy(pads, v, n * sizeof *v);
+    }
+    sym_expr od[5], want[5];
+    int64_t os[5];
+    od[0] = xt->dims[0], od[1] = xt->dims[1];
+    for (int32_t i = 0; i < nsp; i++)
+        od[2 + i] = sym_add_const(c->t, sym_scale(c->t, sym_add_const(c->t, T(c, x)->dims[2 + i], -1), strides[i]),
+                                  ks[i] - pads[i] - pads[nsp + i]);
+    int pad_out = fe_has_in(c, 2);
+    if (pad_out) { /* the inferred shape, zero-padded at the end up to output_shape */
+        uint32_t ts, ns;
+        if ((st = fe_in(c, 2, &ts)) || (st = fe_const_ints(c, ts, 2, "output_shape", os, 5, &ns))) return st;
+        if (ns != (uint32_t)r)
+            return fe_fail(c, SYMC_ERR_FORMAT, "output_shape has %u entries for rank %d", ns, (int)r);
+        for (int32_t i = 0; i < r; i++) {
+            int64_t have;
+            want[i] = i < 2 ? od[i] : sym_sub(c->t, sym_const(c->t, os[i]), od[i]);
+            if (i >= 2 && (!sym_is_const(c->t, want[i], &have) || have < 0))
+                return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                               "output_shape dim %d = %" PRId64 " is smaller than the unpooled size %s, or that size "
+                               "is symbolic",
+                               (int)i, os[i], fe_txt(c, od[i]));
+        }
+    }
+    /* zeros [numel(out)], indices [numel(x), 1], values [numel(x)] */
+    sym_expr total = od[0];
+    for (int32_t i = 1; i < r; i++) total = sym_mul(c->t, total, od[i]);
+    sym_expr xn = xt->dims[0];
+    for (int32_t i = 1; i < r; i++) xn = sym_mul(c->t, xn, T(c, x)->dims[i]);
+    sym_expr in2[2] = {xn, sym_const(c->t, 1)};
+    uint32_t z, xi, xv, sc;
+    ir_attr za = symc_attr_dims("shape", &total, 1), ra = symc_attr_str("reduction", "none");
+    if ((st = emit_scalar(c, xt->dtype, 0.0, &z)) || (st = fe_emit1(c, IR_OP_EXPAND, &z, 1, &za, 1, -1, &z)) ||
+        (st = emit_reshape(c, ix, in2, 2, -1, &xi)) || (st = emit_reshape(c, x, &xn, 1, -1, &xv)))
+        return st;
+    uint32_t sin[3] = {z, xi, xv};
+    if ((st = fe_emit1(c, IR_OP_SCATTER_ND, sin, 3, &ra, 1, -1, &sc))) return st;
+    if (!pad_out) return emit_reshape(c, sc, od, (uint32_t)r, 0, &out);
+    sym_expr pd[10];
+    for (int32_t i = 0; i < r; i++) pd[i] = sym_const(c->t, 0), pd[r + i] = i < 2 ? sym_const(c->t, 0) : want[i];
+    ir_attr pa[2] = {symc_attr_dims("pads", pd, 2 * (uint32_t)r), symc_attr_str("mode", "constant")};
+    if ((st = emit_reshape(c, sc, od, (uint32_t)r, -1, &sc))) return st;
+    return fe_emit1(c, IR_OP_PAD, &sc, 1, pa, 2, 0, &out);
+}
+
+/* ReverseSequence (opset 10) as gather_elements along the time axis with
+ * constant indices (t < len[b] ? len[b] - 1 - t : t) expanded over the other
+ * dims: sequence_lens and the time and batch dims must be known at build
+ * time. */
+static symc_status h_reverse_sequence(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t x, tl, out, nl;
+    int64_t lens[1024];
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &tl);
+    if (!st) st = fe_const_ints(c, tl, 1, "sequence_lens", lens, 1024, &nl);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int32_t r = xt->rank;
+    int64_t ta = fe_attr_i(c, "time_axis", 0), ba = fe_attr_i(c, "batch_axis", 1), tn, bn;
+    if (r < 2 || !((ta == 0 && ba == 1) || (ta == 1 && ba == 0)))
+        return fe_fail(c, SYMC_ERR_FORMAT,
+                       "time_axis %" PRId64 " and batch_axis %" PRId64 " must be 0 and 1 of a rank >= 2 input", ta, ba);
+    if (!sym_is_const(c->t, xt->dims[ta], &tn) || !sym_is_const(c->t, xt->dims[ba], &bn) || bn != (int64_t)nl)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "the time (%s) and batch (%s) dims of '%s' must be constant, the batch equal to the %u "
+                       "sequence_lens",
+                       fe_txt(c, xt->dims[ta]), fe_txt(c, xt->dims[ba]), xt->name, nl);
+    if (tn * bn > ((int64_t)1 << 24)) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the sequences are too long");
+    int64_t *idx = malloc((size_t)(tn * bn > 0 ? tn * bn : 1) * sizeof *idx);
+    if (!idx) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    for (int64_t b = 0; b < bn && !st; b++) {
+        if (lens[b] < 0 || lens[b] > tn)
+            st = fe_fail(c, SYMC_ERR_FORMAT, "sequence_lens[%" PRId64 "] = %" PRId64 " is outside [0, %" PRId64 "]", b,
+                         lens[b], tn);
+        for (int64_t t = 0; t < tn; t++) {
+            int64_t v = t < lens[b] ? lens[b] - 1 - t : t;
+            idx[ta == 0 ? t * bn + b : b * tn + t] = v;
+        }
+    }
+    int64_t idims[IR_MAX_RANK];
+    for (int32_t i = 0; i < r; i++) idims[i] = 1;
+    idims[0] = ta == 0 ? tn : bn, idims[1] = ta == 0 ? bn : tn;
+    uint32_t ic;
+    if (!st) st = fe_const(c, SYMC_I64, r, idims, idx, -1, &ic);
+    free(idx);
+    if (st) return st;
+    sym_expr full[IR_MAX_RANK];
+    memcpy(full, T(c, x)->dims, (size_t)r * sizeof *full);
+    ir_attr ea = symc_attr_dims("shape", full, (uint32_t)r), ga = symc_attr_int("axis", ta);
+    if ((st = fe_emit1(c, IR_OP_EXPAND, &ic, 1, &ea, 1, -1, &ic))) return st;
+    uint32_t gin[2] = {x, ic};
+    return fe_emit1(c, IR_OP_GATHER_ELEMENTS, gin, 2, &ga, 1, 0, &out);
+}
+
+static symc_status h_det(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st && !ir_dtype_is_float(T(c, x)->dtype))
+        st = fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' must be a float tensor", T(c, x)->name);
+    return st ? st : fe_emit1(c, IR_OP_DET, &x, 1, NULL, 0, 0, &out);
+}
+
 /* ---- sources -------------------------------------------------------------------------------------------- */
 
 static symc_status h_constant(fe_ctx *c) {
@@ -2904,6 +3084,7 @@ static const op_entry ops[] = {
     {"ConstantOfShape", h_constant_of_shape},
     {"Conv", h_conv},
     {"ConvTranspose", h_conv_transpose},
+    {"Col2Im", h_col2im},
     {"Cos", h_cos},
     {"Cosh", h_cosh},
     {"CumSum", h_cumsum},
@@ -2920,6 +3101,7 @@ static const op_entry ops[] = {
     {"Flatten", h_flatten},
     {"Floor", h_floor},
     {"DFT", h_dft},
+    {"Det", h_det},
     {"Gather", h_gather},
     {"GatherElements", h_gather_elements},
     {"GatherND", h_gather_nd},
@@ -2951,6 +3133,7 @@ static const op_entry ops[] = {
     {"MatMul", h_matmul},
     {"Max", h_max},
     {"MaxPool", h_max_pool},
+    {"MaxUnpool", h_max_unpool},
     {"Mean", h_mean},
     {"MeanVarianceNormalization", h_mvn},
     {"Min", h_min},
@@ -2978,6 +3161,7 @@ static const op_entry ops[] = {
     {"ReduceSumSquare", h_reduce_sum_square},
     {"Relu", h_relu},
     {"Reshape", h_reshape},
+    {"ReverseSequence", h_reverse_sequence},
     {"RNN", h_rnn},
     {"Round", h_round},
     {"ScatterElements", h_scatter_elements},

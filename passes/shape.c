@@ -1024,6 +1024,48 @@ static symc_status r_dft(ctx *c) {
     return set_out(c, 0, x->rank, o);
 }
 
+/* col2im: [N, C * prod(block), L] -> [N, C, image..]; L must be the number
+ * of sliding windows over the padded image. */
+static symc_status r_col2im(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *img = attr(c, "image_shape"), *blk = attr(c, "block_shape");
+    if (x->rank != 3 || img->n < 1 || img->n > 3 || blk->n != img->n)
+        return fail(c, SYMC_ERR_VERIFY, "input '%s' must be 3-D and image_shape, block_shape 1 to 3 entries each",
+                    x->name);
+    int nsp = (int)img->n;
+    window w;
+    symc_status st = read_window(c, nsp, &w);
+    if (st) return st;
+    int64_t k = 1, l = 1;
+    for (int i = 0; i < nsp; i++) {
+        int64_t ext = w.dil[i] * (blk->ints[i] - 1) + 1, padded = img->ints[i] + w.pad_lo[i] + w.pad_hi[i];
+        if (blk->ints[i] < 1 || w.stride[i] < 1 || w.dil[i] < 1 || img->ints[i] < 0 || padded < ext)
+            return fail(c, SYMC_ERR_VERIFY, "block %" PRId64 " does not fit image dim %d (%" PRId64 " padded)",
+                        blk->ints[i], i, padded);
+        k *= blk->ints[i];
+        l *= (padded - ext) / w.stride[i] + 1;
+    }
+    char what[200];
+    snprintf(what, sizeof what, "dim 2 of '%s' must be the %" PRId64 " block positions", x->name, l);
+    if ((st = need(c, SYM_REL_EQ, x->dims[2], sym_const(c->t, l), what))) return st;
+    if (sym_prove_divisible(c->t, x->dims[1], k) != SYM_TRUE)
+        return fail(c, SYMC_ERR_VERIFY, "dim 1 of '%s' (%s) must be a multiple of the block size %" PRId64, x->name,
+                    txt(c, x->dims[1]), k);
+    sym_expr o[5] = {x->dims[0], sym_floordiv(c->t, x->dims[1], sym_const(c->t, k))};
+    for (int i = 0; i < nsp; i++) o[2 + i] = sym_const(c->t, img->ints[i]);
+    return set_out(c, 0, 2 + nsp, o);
+}
+
+/* det: the last two dims (square) dropped. */
+static symc_status r_det(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    if (x->rank < 2) return fail(c, SYMC_ERR_VERIFY, "input '%s' must have rank >= 2", x->name);
+    char what[200];
+    snprintf(what, sizeof what, "the matrices of '%s' must be square", x->name);
+    symc_status st = need(c, SYM_REL_EQ, x->dims[x->rank - 1], x->dims[x->rank - 2], what);
+    return st ? st : set_out(c, 0, x->rank - 2, x->dims);
+}
+
 static rule_fn rule_for(ir_op op) {
     switch (ir_op_get(op)->category) {
     case IR_CAT_UNARY: return r_unary;
@@ -1069,6 +1111,9 @@ static rule_fn rule_for(ir_op op) {
     case IR_OP_CONV_TRANSPOSE: return r_conv_transpose;
     case IR_OP_GRID_SAMPLE: return r_grid_sample;
     case IR_OP_DFT: return r_dft;
+    case IR_OP_MAX_POOL_INDICES: return r_pool;
+    case IR_OP_COL2IM: return r_col2im;
+    case IR_OP_DET: return r_det;
     default: return NULL;
     }
 }

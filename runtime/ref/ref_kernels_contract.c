@@ -9,6 +9,7 @@
  * and the added dims are dropped from the result), then broadcasts the batch
  * dims like any NumPy operands. conv2d walks the 7 loops of the definition
  * with padding as "skip what falls outside" and groups as a channel offset. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -309,5 +310,48 @@ symc_status rt_k_conv_transpose(rt_ctx *c) {
         }
         rt_st_f(&c->out[0], e, acc);
     }
+    return SYMC_OK;
+}
+
+/* det: LU decomposition with partial pivoting of each matrix, in f64. */
+symc_status rt_k_det(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    int32_t r = x->rank;
+    char t[160];
+    if (r < 2 || x->dims[r - 1] != x->dims[r - 2] || x->dims[r - 1] > 4096)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 %s must end in a square matrix of at most 4096 x 4096",
+                       rt_shape_str(t, sizeof t, r, x->dims));
+    symc_status s = rt_check_out(c, 0, x->dtype, r - 2, x->dims);
+    if (s) return s;
+    int64_t n = x->dims[r - 1], mats = rt_numel_dims(r - 2, x->dims);
+    double *a = malloc((size_t)(n * n > 0 ? n * n : 1) * sizeof *a);
+    if (!a) return rt_fail(c, SYMC_ERR_NOMEM, "out of memory for a %lld x %lld matrix", (long long)n, (long long)n);
+    for (int64_t m = 0; m < mats; m++) {
+        for (int64_t i = 0; i < n * n; i++) a[i] = rt_ld_f(x, m * n * n + i);
+        double det = 1.0;
+        for (int64_t col = 0; col < n; col++) {
+            int64_t piv = col;
+            for (int64_t i = col + 1; i < n; i++)
+                if (fabs(a[i * n + col]) > fabs(a[piv * n + col])) piv = i;
+            if (a[piv * n + col] == 0.0) {
+                det = 0.0;
+                break;
+            }
+            if (piv != col) {
+                for (int64_t j = 0; j < n; j++) {
+                    double tmp = a[col * n + j];
+                    a[col * n + j] = a[piv * n + j], a[piv * n + j] = tmp;
+                }
+                det = -det;
+            }
+            det *= a[col * n + col];
+            for (int64_t i = col + 1; i < n; i++) {
+                double f = a[i * n + col] / a[col * n + col];
+                for (int64_t j = col; j < n; j++) a[i * n + j] -= f * a[col * n + j];
+            }
+        }
+        rt_st_f(&c->out[0], m, det);
+    }
+    free(a);
     return SYMC_OK;
 }

@@ -84,7 +84,7 @@ static symc_status pool_setup(rt_ctx *c, int with_dilation, int64_t ceil_mode, p
         od[2 + i] = g->out[i];
         g->in_n *= g->in[i], g->out_n *= g->out[i];
     }
-    return rt_check_out(c, 0, x->dtype, x->rank, od);
+    return rt_check_out(c, 0, c->op == IR_OP_MAX_POOL_INDICES ? SYMC_I64 : x->dtype, x->rank, od);
 }
 
 /* The window of output position o (spatial index, row-major): for each
@@ -185,5 +185,107 @@ symc_status rt_k_global_avg_pool(rt_ctx *c) {
         for (int64_t i = 0; i < n; i++) sum += rt_ld_f(x, p * n + i);
         rt_st_f(&c->out[0], p, sum / (double)n);
     }
+    return SYMC_OK;
+}
+
+symc_status rt_k_max_pool_indices(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    int64_t ceil_mode, order;
+    pool_geom g;
+    symc_status s;
+    if ((s = rt_attr_int(c, "ceil_mode", 0, 0, &ceil_mode)) || (s = rt_attr_int(c, "storage_order", 0, 0, &order)))
+        return s;
+    if (order != 0 && order != 1)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'storage_order' = %lld must be 0 or 1", (long long)order);
+    if ((s = pool_setup(c, 1, ceil_mode, &g))) return s;
+    if (order == 1 && g.nsp != 2)
+        return rt_fail(c, SYMC_ERR_UNSUPPORTED, "storage_order 1 is supported for 2-D pooling only");
+    rt_ref_tensor *y = &c->out[0];
+    if (y->dtype != SYMC_I64) return rt_fail(c, SYMC_ERR_INTERNAL, "output 0 must be i64");
+    for (int64_t p = 0; p < g.planes; p++)
+        for (int64_t o = 0; o < g.out_n; o++) {
+            int64_t start[3], tap[3] = {0, 0, 0}, best = -1;
+            double mx = 0;
+            pool_start(&g, o, start);
+            for (;;) {
+                int inside = 1;
+                int64_t off = 0, y0 = 0, y1 = 0;
+                for (int i = 0; i < g.nsp; i++) {
+                    int64_t yy = start[i] + tap[i] * g.d[i];
+                    if (yy < 0 || yy >= g.in[i]) inside = 0;
+                    off = off * g.in[i] + yy;
+                    if (i == 0) y0 = yy;
+                    if (i == 1) y1 = yy;
+                }
+                if (inside) {
+                    double v = rt_ld_f(x, p * g.in_n + off);
+                    if (best < 0 || (!isnan(mx) && (isnan(v) || v > mx))) {
+                        mx = v;
+                        best = order ? y1 * g.in[0] + y0 : off;
+                    }
+                }
+                int i = g.nsp - 1;
+                while (i >= 0 && ++tap[i] == g.k[i]) tap[i--] = 0;
+                if (i < 0) break;
+            }
+            /* a window of padding only has no element: index -1 */
+            rt_st_i(y, p * g.out_n + o, best < 0 ? -1 : p * g.in_n + best);
+        }
+    return SYMC_OK;
+}
+
+/* col2im: each column l of x[n, c * K + b, l] (b a block offset, K the block
+ * size) is added at image position l_i * stride - pad_begin + b_i *
+ * dilation per spatial dim, where l_i is l's place on the grid of windows;
+ * positions in the padding are dropped. Sums are f64. */
+symc_status rt_k_col2im(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    const int64_t *img, *blk;
+    uint32_t ni, nb;
+    int64_t ones[3] = {1, 1, 1}, zeros[6] = {0, 0, 0, 0, 0, 0}, st[3], dl[3], pd[6], grid[3];
+    symc_status s;
+    if ((s = rt_attr_ints(c, "image_shape", 1, &img, &ni, NULL)) ||
+        (s = rt_attr_ints(c, "block_shape", 1, &blk, &nb, NULL)))
+        return s;
+    if (ni < 1 || ni > 3 || nb != ni)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "image_shape (%u) and block_shape (%u) must have 1 to 3 entries each",
+                       ni, nb);
+    int n = (int)ni;
+    if ((s = rt_attr_ints_n(c, "strides", ni, ones, st)) || (s = rt_attr_ints_n(c, "dilations", ni, ones, dl)) ||
+        (s = rt_attr_ints_n(c, "pads", 2 * ni, zeros, pd)))
+        return s;
+    int64_t k = 1, l = 1, img_n = 1;
+    static const char *const axis[3] = {"spatial dim 0", "spatial dim 1", "spatial dim 2"};
+    for (int i = 0; i < n; i++) {
+        if (img[i] < 0 || img[i] > ((int64_t)1 << 32))
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "image_shape entry %d = %lld is out of range", i,
+                           (long long)img[i]);
+        if ((s = rt_window_out(c, axis[i], img[i], blk[i], st[i], dl[i], pd[i], pd[n + i], 0, &grid[i]))) return s;
+        k *= blk[i], l *= grid[i], img_n *= img[i];
+    }
+    char t[160];
+    if (x->rank != 3 || x->dims[1] % k != 0 || x->dims[2] != l)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 %s must be [N, C x %lld, %lld]",
+                       rt_shape_str(t, sizeof t, x->rank, x->dims), (long long)k, (long long)l);
+    int64_t ch = x->dims[1] / k, od[5] = {x->dims[0], ch};
+    for (int i = 0; i < n; i++) od[2 + i] = img[i];
+    if ((s = rt_check_out(c, 0, x->dtype, 2 + n, od))) return s;
+    rt_ref_tensor *y = &c->out[0];
+    int64_t total = x->dims[0] * ch * img_n;
+    for (int64_t i = 0; i < total; i++) rt_st_f(y, i, 0.0);
+    for (int64_t p = 0; p < x->dims[0] * ch; p++)
+        for (int64_t b = 0; b < k; b++)
+            for (int64_t q = 0; q < l; q++) {
+                int64_t bb = b, qq = q, off = 0, inside = 1, pos[3];
+                for (int i = n - 1; i >= 0; i--) {
+                    pos[i] = (qq % grid[i]) * st[i] - pd[i] + (bb % blk[i]) * dl[i];
+                    qq /= grid[i], bb /= blk[i];
+                    if (pos[i] < 0 || pos[i] >= img[i]) inside = 0;
+                }
+                if (!inside) continue;
+                for (int i = 0; i < n; i++) off = off * img[i] + pos[i];
+                int64_t yi = p * img_n + off;
+                rt_st_f(y, yi, rt_ld_f(y, yi) + rt_ld_f(x, (p * k + b) * l + q));
+            }
     return SYMC_OK;
 }
