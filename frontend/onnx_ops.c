@@ -15,6 +15,7 @@
  * the node, never a silent approximation. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -2959,6 +2960,80 @@ static symc_status h_det(fe_ctx *c) {
     return st ? st : fe_emit1(c, IR_OP_DET, &x, 1, NULL, 0, 0, &out);
 }
 
+/* ---- control flow ---------------------------------------------------------------------------------------- */
+
+/* If whose condition is known at build time (a constant, or folded from
+ * shapes): the taken branch's nodes are imported in place, reading outer
+ * values by name, and each If output is an identity of the branch output.
+ * A condition known only at run time is refused (symc has no control flow);
+ * so are Loop and Scan (no handler). */
+static symc_status h_if(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t cond;
+    if (!st) st = fe_in(c, 0, &cond);
+    if (st) return st;
+    const ir_tensor *ct = T(c, cond);
+    int64_t v;
+    int known = ct->value && ct->n_value == 1 && sym_is_const(c->t, ct->value[0], &v);
+    if (!known && ct->constant != IR_NONE) { /* a bool constant carries no symbolic value */
+        double d;
+        if ((st = fe_const_scalar(c, cond, 0, "the condition", &d))) return st;
+        v = d != 0, known = 1;
+    }
+    if (!known) {
+        int graph_input = 0;
+        for (size_t i = 0; i < c->g->n_input; i++) graph_input |= !strcmp(c->g->input[i]->name, c->node->input[0]);
+        if (graph_input)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "input 0 '%s' (the condition) is not known at build time: it is the graph input '%s', whose "
+                           "elements are only known at run time; symc takes an If only when its condition is known "
+                           "at build time",
+                           c->node->input[0], c->node->input[0]);
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "the condition '%s' is not known at build time; symc takes an If only when its condition "
+                       "folds to a constant (data-dependent control flow is not supported)",
+                       c->node->input[0]);
+    }
+    const char *which = v ? "then_branch" : "else_branch";
+    const Onnx__AttributeProto *a = fe_attr(c, which);
+    const Onnx__GraphProto *g = a ? a->g : NULL;
+    if (!g) return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' (a graph) is missing", which);
+    if (g->n_initializer || g->n_sparse_initializer)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the %s has initializers, which symc does not take in a branch", which);
+    if (g->n_output != c->node->n_output)
+        return fe_fail(c, SYMC_ERR_FORMAT, "the %s has %zu outputs, the If %zu", which, g->n_output, c->node->n_output);
+    const Onnx__NodeProto *self = c->node;
+    const char *where = c->where, *source = c->source;
+    char w[600], src[300];
+    for (size_t i = 0; i < g->n_node && !st; i++) {
+        const Onnx__NodeProto *n = g->node[i];
+        if (n->name && *n->name) snprintf(src, sizeof src, "%s", n->name);
+        else snprintf(src, sizeof src, "%.120s/%s#%zu", source, n->op_type ? n->op_type : "?", i);
+        snprintf(w, sizeof w, "node '%s' (%s, opset %" PRId64 ") in the %s of %s", src, n->op_type ? n->op_type : "?",
+                 c->opset, which, where);
+        c->node = n, c->where = w, c->source = src;
+        if (!n->op_type || !*n->op_type) st = fe_fail(c, SYMC_ERR_FORMAT, "the node has no op type");
+        else if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
+            st = fe_fail(c, SYMC_ERR_UNSUPPORTED, "op '%s' of domain '%s' is not supported", n->op_type, n->domain);
+        else st = fe_translate_node(c);
+    }
+    c->node = self, c->where = where, c->source = source;
+    if (st) return st;
+    for (size_t k = 0; k < g->n_output; k++) {
+        if (!fe_has_out(c, (uint32_t)k)) continue;
+        uint32_t t, out;
+        /* the branch output by name: a value of the branch or of the outer graph */
+        Onnx__NodeProto probe = *self;
+        char *names[1] = {g->output[k]->name};
+        probe.n_input = 1, probe.input = names;
+        c->node = &probe;
+        st = fe_in(c, 0, &t);
+        c->node = self;
+        if (st || (st = fe_emit1(c, IR_OP_IDENTITY, &t, 1, NULL, 0, (int)k, &out))) return st;
+    }
+    return SYMC_OK;
+}
+
 /* ---- sources -------------------------------------------------------------------------------------------- */
 
 static symc_status h_constant(fe_ctx *c) {
@@ -3117,6 +3192,7 @@ static const op_entry ops[] = {
     {"HardSigmoid", h_hard_sigmoid},
     {"HardSwish", h_hard_swish},
     {"Identity", h_identity},
+    {"If", h_if},
     {"InstanceNormalization", h_instance_norm},
     {"IsInf", h_is_inf},
     {"IsNaN", h_is_nan},
