@@ -684,8 +684,26 @@ def errors():
     m["err_avgpool_same"] = model([N("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
                                      auto_pad="SAME_UPPER", name="ap")],
                                   [vi("x", F, [1, 2, "H", "W"])], [out("y")])
-    m["err_maxpool_indices"] = model([N("MaxPool", ["x"], ["y", "idx"], kernel_shape=[2, 2], name="mpi")],
-                                     [vi("x", F, [1, 2, 4, 4])], [out("y"), out("idx")])
+    m["err_maxpool_indices"] = model([N("MaxPool", ["x"], ["y", "idx"], kernel_shape=[2, 2, 2], storage_order=1,
+                                       name="mpi")], [vi("x", F, [1, 2, 4, 4, 4])], [out("y"), out("idx")])
+    # spatial and sequence ops: what their handlers refuse
+    H = 3
+    m["err_rnn_symbolic_seq"] = model([N("RNN", ["x", "w", "r"], ["y"], hidden_size=H, name="rnn_s")],
+                                      [vi("x", F, ["S", 2, 3])], [out("y")],
+                                      [floats("w", [1, H, 3]), floats("r", [1, H, H])])
+    m["err_lstm_seq_lens"] = model([N("LSTM", ["x", "w", "r", "", "sl"], ["y"], hidden_size=H, name="lstm_l")],
+                                   [vi("x", F, [4, 2, 3])], [out("y")],
+                                   [floats("w", [1, 4 * H, 3]), floats("r", [1, 4 * H, H]),
+                                    numpy_helper.from_array(np.array([4, 2], np.int32), "sl")])
+    m["err_gridsample_mode"] = model([N("GridSample", ["x", "g"], ["y"], mode="nearest", name="gsm")],
+                                     [vi("x", F, [1, 1, 4, 4]), vi("g", F, [1, 2, 2, 2])], [out("y")], opset=20)
+    m["err_gridsample_mode"].graph.node[0].attribute[0].s = b"area"
+    m["err_if_runtime"] = model([N("If", ["c"], ["y"], name="if_rt",
+                                   then_branch=helper.make_graph([N("Relu", ["x"], ["t"])], "t", [],
+                                                                 [vi("t", F, [4])]),
+                                   else_branch=helper.make_graph([N("Neg", ["x"], ["e"])], "e", [],
+                                                                 [vi("e", F, [4])]))],
+                                [vi("x", F, [4]), vi("c", TensorProto.BOOL, [])], [out("y")], check=False)
     m["err_order"] = model([N("Relu", ["t"], ["y"], name="late"), N("Relu", ["x"], ["t"], name="early")],
                            [vi("x", F, [4])], [out("y")], check=False)
     # issue 15: what the new elementwise handlers refuse
