@@ -3034,6 +3034,42 @@ static symc_status h_if(fe_ctx *c) {
     return SYMC_OK;
 }
 
+/* RoiAlign (opsets 16-22; older models convert up to 16's attributes):
+ * the IR op roi_align. */
+static symc_status h_roi_align(fe_ctx *c) {
+    symc_status st = need_inputs(c, 3, 3);
+    uint32_t in[3], out;
+    for (uint32_t k = 0; k < 3 && !st; k++) st = fe_in(c, k, &in[k]);
+    if (st) return st;
+    const char *mode = fe_attr_s(c, "mode", "avg");
+    const char *coord = fe_attr_s(c, "coordinate_transformation_mode",
+                                  c->opset >= 16 ? "half_pixel" : "output_half_pixel");
+    if (strcmp(mode, "avg") && strcmp(mode, "max"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attribute 'mode' = '%s' is not supported (avg and max are)", mode);
+    int hp = !strcmp(coord, "half_pixel");
+    if (!hp && strcmp(coord, "output_half_pixel"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "attribute 'coordinate_transformation_mode' = '%s' is not supported (half_pixel and "
+                       "output_half_pixel are)",
+                       coord);
+    int64_t oh = fe_attr_i(c, "output_height", 1), ow = fe_attr_i(c, "output_width", 1),
+            sr = fe_attr_i(c, "sampling_ratio", 0);
+    if (oh < 1 || ow < 1 || sr < 0)
+        return fe_fail(c, SYMC_ERR_FORMAT,
+                       "output_height %" PRId64 ", output_width %" PRId64 " must be >= 1 and "
+                       "sampling_ratio %" PRId64 " >= 0",
+                       oh, ow, sr);
+    if (!ir_dtype_is_float(T(c, in[0])->dtype) || !ir_dtype_is_float(T(c, in[1])->dtype))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "X and rois must be float tensors");
+    ir_attr a[6] = {symc_attr_int("output_height", oh),
+                    symc_attr_int("output_width", ow),
+                    symc_attr_str("mode", mode),
+                    symc_attr_int("sampling_ratio", sr),
+                    symc_attr_float("spatial_scale", fe_attr_f(c, "spatial_scale", 1.0)),
+                    symc_attr_int("half_pixel", hp)};
+    return fe_emit1(c, IR_OP_ROI_ALIGN, in, 3, a, 6, 0, &out);
+}
+
 /* ---- sources -------------------------------------------------------------------------------------------- */
 
 static symc_status h_constant(fe_ctx *c) {
@@ -3239,6 +3275,7 @@ static const op_entry ops[] = {
     {"Reshape", h_reshape},
     {"ReverseSequence", h_reverse_sequence},
     {"RNN", h_rnn},
+    {"RoiAlign", h_roi_align},
     {"Round", h_round},
     {"ScatterElements", h_scatter_elements},
     {"ScatterND", h_scatter_nd},

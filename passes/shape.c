@@ -1066,6 +1066,25 @@ static symc_status r_det(ctx *c) {
     return st ? st : set_out(c, 0, x->rank - 2, x->dims);
 }
 
+/* roi_align: [R, C, output_height, output_width] from x [N, C, H, W], rois
+ * [R, 4] and batch indices [R]. */
+static symc_status r_roi_align(ctx *c) {
+    const ir_tensor *x = in(c, 0), *r = in(c, 1), *b = in(c, 2);
+    int64_t four;
+    if (x->rank != 4 || r->rank != 2 || b->rank != 1 || !const_of(c, r->dims[1], &four) || four != 4)
+        return fail(c, SYMC_ERR_VERIFY, "x '%s' must be 4-D, rois '%s' [R, 4], batch_indices '%s' [R]", x->name,
+                    r->name, b->name);
+    char what[200];
+    snprintf(what, sizeof what, "batch_indices '%s' must have one entry a box of '%s'", b->name, r->name);
+    symc_status st = need(c, SYM_REL_EQ, b->dims[0], r->dims[0], what);
+    if (st) return st;
+    int64_t oh = attr_int(c, "output_height", 1), ow = attr_int(c, "output_width", 1);
+    if (oh < 1 || ow < 1)
+        return fail(c, SYMC_ERR_VERIFY, "output size %" PRId64 " x %" PRId64 " must be positive", oh, ow);
+    sym_expr o[4] = {r->dims[0], x->dims[1], sym_const(c->t, oh), sym_const(c->t, ow)};
+    return set_out(c, 0, 4, o);
+}
+
 static rule_fn rule_for(ir_op op) {
     switch (ir_op_get(op)->category) {
     case IR_CAT_UNARY: return r_unary;
@@ -1114,6 +1133,7 @@ static rule_fn rule_for(ir_op op) {
     case IR_OP_MAX_POOL_INDICES: return r_pool;
     case IR_OP_COL2IM: return r_col2im;
     case IR_OP_DET: return r_det;
+    case IR_OP_ROI_ALIGN: return r_roi_align;
     default: return NULL;
     }
 }

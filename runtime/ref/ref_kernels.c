@@ -151,6 +151,7 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
                                     RT_DT(SYMC_I32) | RT_DT(SYMC_U32)},
     [IR_OP_COL2IM] = {rt_k_col2im, RT_FLOATS},
     [IR_OP_DET] = {rt_k_det, RT_FLOATS},
+    [IR_OP_ROI_ALIGN] = {rt_k_roi_align, RT_FLOATS},
     /* IR_OP_CONSTANT: no kernel; the engine holds the data */
 };
 

@@ -178,6 +178,7 @@ symc_status rt_k_scatter_elements(rt_ctx *c);
 symc_status rt_k_resize(rt_ctx *c);
 /* ref_kernels_sample.c */
 symc_status rt_k_grid_sample(rt_ctx *c);
+symc_status rt_k_roi_align(rt_ctx *c);
 /* ref_kernels_dft.c */
 symc_status rt_k_dft(rt_ctx *c);
 /* ref_kernels_window.c */

@@ -161,3 +161,92 @@ symc_status rt_k_grid_sample(rt_ctx *c) {
         }
     return SYMC_OK;
 }
+
+/* roi_align: ONNX RoiAlign as its reference computes it: each output bin of
+ * a box averages (or takes the max of) a grid of bilinear samples
+ * (sampling_ratio a side, or ceil(box size / bins) when 0); a sample more
+ * than one element outside the image contributes 0, one inside the last
+ * element's reach is clamped to it. Max mode takes the max over samples of
+ * the largest weighted corner, as the reference does. */
+symc_status rt_k_roi_align(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0], *rois = &c->in[1], *bi = &c->in[2];
+    int64_t oh, ow, sr, hp;
+    double scale;
+    const char *mode_s;
+    symc_status s;
+    if ((s = rt_attr_int(c, "output_height", 1, 1, &oh)) || (s = rt_attr_int(c, "output_width", 1, 1, &ow)) ||
+        (s = rt_attr_int(c, "sampling_ratio", 0, 0, &sr)) || (s = rt_attr_int(c, "half_pixel", 0, 1, &hp)) ||
+        (s = rt_attr_float(c, "spatial_scale", 0, 1.0, &scale)) || (s = rt_attr_str(c, "mode", 0, "avg", &mode_s)) ||
+        (s = rt_check_in_float(c, 1, "rois")))
+        return s;
+    int is_max = !strcmp(mode_s, "max");
+    if (!is_max && strcmp(mode_s, "avg"))
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "mode '%s' must be avg or max", mode_s);
+    char t1[160], t2[160];
+    if (x->rank != 4 || rois->rank != 2 || rois->dims[1] != 4 || bi->rank != 1 || bi->dims[0] != rois->dims[0] ||
+        (bi->dtype != SYMC_I64 && bi->dtype != SYMC_I32))
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "x %s must be 4-D, rois %s [R, 4], batch_indices [R] of i32/i64",
+                       rt_shape_str(t1, sizeof t1, x->rank, x->dims),
+                       rt_shape_str(t2, sizeof t2, rois->rank, rois->dims));
+    if (oh < 1 || ow < 1 || sr < 0 || oh > ((int64_t)1 << 20) || ow > ((int64_t)1 << 20) || sr > 4096)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "output %lld x %lld and sampling_ratio %lld are out of range",
+                       (long long)oh, (long long)ow, (long long)sr);
+    int64_t nr = rois->dims[0], ch = x->dims[1], h = x->dims[2], w = x->dims[3];
+    int64_t od[4] = {nr, ch, oh, ow};
+    if ((s = rt_check_out(c, 0, x->dtype, 4, od))) return s;
+    for (int64_t r = 0; r < nr; r++) {
+        int64_t b = rt_ld_i(bi, r);
+        if (b < 0 || b >= x->dims[0])
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "batch index %lld of box %lld is outside [0, %lld)", (long long)b,
+                           (long long)r, (long long)x->dims[0]);
+        double off = hp ? 0.5 : 0.0;
+        double x0 = rt_ld_f(rois, r * 4) * scale - off, y0 = rt_ld_f(rois, r * 4 + 1) * scale - off;
+        double x1 = rt_ld_f(rois, r * 4 + 2) * scale - off, y1 = rt_ld_f(rois, r * 4 + 3) * scale - off;
+        double rw = x1 - x0, rh = y1 - y0;
+        if (!hp) rw = rw > 1.0 ? rw : 1.0, rh = rh > 1.0 ? rh : 1.0;
+        double bh = rh / (double)oh, bw = rw / (double)ow;
+        double gh_d = sr > 0 ? (double)sr : ceil(rh / (double)oh), gw_d = sr > 0 ? (double)sr : ceil(rw / (double)ow);
+        if (!(gh_d >= 0 && gh_d <= 4096 && gw_d >= 0 && gw_d <= 4096)) /* NaN or huge boxes */
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "box %lld needs a %g x %g sampling grid", (long long)r, gh_d, gw_d);
+        int64_t gh = (int64_t)gh_d, gw = (int64_t)gw_d, count = gh * gw > 1 ? gh * gw : 1;
+        for (int64_t ci = 0; ci < ch; ci++) {
+            int64_t base = (b * ch + ci) * h * w;
+            for (int64_t ph = 0; ph < oh; ph++)
+                for (int64_t pw = 0; pw < ow; pw++) {
+                    double acc = 0.0;
+                    int first = 1;
+                    for (int64_t iy = 0; iy < gh; iy++)
+                        for (int64_t ix = 0; ix < gw; ix++) {
+                            double yy = y0 + (double)ph * bh + ((double)iy + 0.5) * bh / (double)gh;
+                            double xx = x0 + (double)pw * bw + ((double)ix + 0.5) * bw / (double)gw;
+                            double wt[4] = {0, 0, 0, 0};
+                            int64_t pos[4] = {0, 0, 0, 0};
+                            if (!(yy < -1.0 || yy > (double)h || xx < -1.0 || xx > (double)w)) {
+                                double y = yy > 0 ? yy : 0, xv = xx > 0 ? xx : 0;
+                                int64_t yl = (int64_t)y, xl = (int64_t)xv, yh, xh;
+                                if (yl >= h - 1) yh = yl = h - 1, y = (double)yl;
+                                else yh = yl + 1;
+                                if (xl >= w - 1) xh = xl = w - 1, xv = (double)xl;
+                                else xh = xl + 1;
+                                double ly = y - (double)yl, lx = xv - (double)xl, hy = 1.0 - ly, hx = 1.0 - lx;
+                                wt[0] = hy * hx, wt[1] = hy * lx, wt[2] = ly * hx, wt[3] = ly * lx;
+                                pos[0] = yl * w + xl, pos[1] = yl * w + xh, pos[2] = yh * w + xl, pos[3] = yh * w + xh;
+                            }
+                            if (!is_max) {
+                                for (int k = 0; k < 4; k++) acc += wt[k] * rt_ld_f(x, base + pos[k]);
+                                continue;
+                            }
+                            double v = wt[0] * rt_ld_f(x, base + pos[0]);
+                            for (int k = 1; k < 4; k++) {
+                                double u = wt[k] * rt_ld_f(x, base + pos[k]);
+                                v = u > v ? u : v;
+                            }
+                            acc = first || v > acc ? v : acc;
+                            first = 0;
+                        }
+                    rt_st_f(&c->out[0], ((r * ch + ci) * oh + ph) * ow + pw, is_max ? acc : acc / (double)count);
+                }
+        }
+    }
+    return SYMC_OK;
+}

@@ -486,7 +486,7 @@ static void test_errors(void) {
 }
 
 /* The reference-only ops of the ONNX importer (grid_sample, dft, col2im,
- * det, max_pool_indices) and average pooling with dilations are refused by
+ * det, max_pool_indices, roi_align) and average pooling with dilations are refused by
  * the CUDA target with an error naming the node and the op. */
 static void test_reference_only_ops(void) {
     struct {
@@ -495,7 +495,7 @@ static void test_reference_only_ops(void) {
         int64_t dims[5];
         symc_attr a[3];
         uint32_t na;
-        int second; /* grid_sample's grid */
+        int second; /* 1: grid_sample's grid; 2: roi_align's boxes and batch indices */
     } cases[] = {
         {"grid_sample",
          "no kernel",
@@ -506,6 +506,13 @@ static void test_reference_only_ops(void) {
          1},
         {"dft", "no kernel", 3, {1, 8, 1}, {symc_attr_int("axis", 1), symc_attr_int("length", 8)}, 2, 0},
         {"det", "no kernel", 3, {2, 3, 3}, {{0}}, 0, 0},
+        {"roi_align",
+         "no kernel",
+         4,
+         {1, 2, 8, 8},
+         {symc_attr_int("output_height", 2), symc_attr_int("output_width", 2)},
+         2,
+         2},
         {"col2im",
          "no kernel",
          3,
@@ -535,9 +542,13 @@ static void test_reference_only_ops(void) {
         symc_module *m = symc_module_create("ref_only", &err);
         symc_dim d[5];
         for (int32_t i = 0; i < cases[k].rank; i++) d[i] = symc_dim_const(m, cases[k].dims[i]);
-        symc_tensor in[2];
+        symc_tensor in[3];
         symc_add_input(m, "x", SYMC_F32, cases[k].rank, d, &in[0], &err);
-        if (cases[k].second) {
+        if (cases[k].second == 2) {
+            symc_dim rd[2] = {symc_dim_const(m, 3), symc_dim_const(m, 4)};
+            symc_add_input(m, "rois", SYMC_F32, 2, rd, &in[1], &err);
+            symc_add_input(m, "bi", SYMC_I64, 1, rd, &in[2], &err);
+        } else if (cases[k].second) {
             symc_dim g[4] = {symc_dim_const(m, 1), symc_dim_const(m, 3), symc_dim_const(m, 3), symc_dim_const(m, 2)};
             symc_add_input(m, "g", SYMC_F32, 4, g, &in[1], &err);
         }

@@ -278,7 +278,8 @@ def spatial_seq():
     GridSample (4-D bicubic/reflection with align_corners, bilinear/zeros, nearest/border; 5-D
     bilinear), AffineGrid, 3-D MaxPool (dilations, ceil_mode) and AveragePool (count_include_pad),
     2-D AveragePool with dilations, 3-D LpPool, DFT (real onesided, complex inverse, a cut
-    dft_length, irfft) and STFT with a window."""
+    dft_length, irfft), STFT with a window and RoiAlign (avg; half_pixel and output_half_pixel,
+    a fixed and an adaptive sampling grid)."""
     nodes = [N("GridSample", ["x", "g"], ["gs_c"], mode="cubic", padding_mode="reflection", align_corners=1),
              N("GridSample", ["x", "g"], ["gs_l"], mode="linear", padding_mode="zeros"),
              N("GridSample", ["x", "g"], ["gs_n"], mode="nearest", padding_mode="border"),
@@ -293,14 +294,20 @@ def spatial_seq():
              N("DFT", ["sc", "", "ax1"], ["dft_i"], inverse=1),
              N("DFT", ["sc", "len12", "ax1"], ["dft_c"]),
              N("DFT", ["sc", "", "ax1"], ["dft_ir"], inverse=1, onesided=1),
-             N("STFT", ["sr", "step", "win"], ["stft"])]
+             N("STFT", ["sr", "step", "win"], ["stft"]),
+             N("RoiAlign", ["x", "rois", "bidx"], ["roi"], output_height=3, output_width=2, sampling_ratio=2,
+               spatial_scale=0.5),
+             N("RoiAlign", ["x", "rois", "bidx"], ["roi0"], output_height=2, output_width=3,
+               coordinate_transformation_mode="output_half_pixel")]
     rng = np.random.default_rng(11)
     theta = numpy_helper.from_array((np.eye(2, 3)[None] + 0.2 * rng.standard_normal((2, 2, 3))).astype(np.float32),
                                     "theta")
     inits = [theta, ints("size", [2, 3, 5, 7]), ints("ax1", 1), ints("len12", 12), ints("step", 4),
-             numpy_helper.from_array(np.hanning(8).astype(np.float32), "win")]
+             numpy_helper.from_array(np.hanning(8).astype(np.float32), "win"),
+             numpy_helper.from_array(np.array([[1, 2, 20, 14], [0, 0, 9, 9], [5.5, 3, 30, 33]], np.float32), "rois"),
+             ints("bidx", [0, 0, 0])]
     outs = ["gs_c", "gs_l", "gs_n", "gs_3", "ag", "mp3", "ap3", "apd", "lp3", "dft_r", "dft_i", "dft_c", "dft_ir",
-            "stft"]
+            "stft", "roi", "roi0"]
     return model(nodes, [vi("x", F, ["N", 3, "H", "W"]), vi("g", F, ["N", "L", 5, 2]),
                          vi("v", F, ["N", 2, "L", 6, 7]), vi("g3", F, ["N", 2, "L", 3, 3]),
                          vi("sr", F, ["N", 16, 1]), vi("sc", F, ["N", 16, 2])],
