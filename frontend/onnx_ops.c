@@ -1355,7 +1355,7 @@ static symc_status need_4d(fe_ctx *c, uint32_t *x, const char *what, int *one_d)
     *one_d = r == 3;
     if (r != 4 && r != 3)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED,
-                       "only 1-D and 2-D %s (a 3-D or 4-D input) is supported; input '%s' has rank %d", what,
+                       "only 1-D to 3-D %s (a 3-D to 5-D input) is supported; input '%s' has rank %d", what,
                        T(c, *x)->name, (int)r);
     int64_t ax = 2;
     ir_attr a = symc_attr_ints("axes", &ax, 1);
@@ -1372,12 +1372,32 @@ static symc_status emit_1d(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n, 
     return st || !one_d ? st : fe_emit1(c, IR_OP_SQUEEZE, &out, 1, &sq, 1, 0, &out);
 }
 
+static symc_status read_window3(fe_ctx *c, uint32_t x, int kernel_given, int64_t *k, int64_t *s, int64_t *d,
+                                int64_t *p);
+
+/* Conv on 1 to 3 spatial dims: 1-D runs as 2-D; 3-D (a rank-5 input) is the
+ * same IR op with 3 entries a spatial attribute. */
 static symc_status h_conv(fe_ctx *c) {
     symc_status st = need_inputs(c, 2, 3);
     uint32_t in[3], out, n = fe_n_in(c);
     for (uint32_t k = 0; k < n && !st; k++) st = fe_in(c, k, &in[k]);
     window w;
-    if (!st) st = need_4d(c, &in[0], "convolution", &w.one_d);
+    if (st) return st;
+    if (T(c, in[0])->rank == 5) {
+        const ir_tensor *wt = T(c, in[1]);
+        int64_t k[3], s3[3], d3[3], p3[6];
+        if (wt->rank != 5)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' has rank %d; the input's 3-D convolution needs 5",
+                           wt->name, (int)wt->rank);
+        for (int i = 0; i < 3; i++)
+            if (!sym_is_const(c->t, wt->dims[2 + i], &k[i]))
+                return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d is not a constant", wt->name, 2 + i);
+        if ((st = read_window3(c, in[0], 1, k, s3, d3, p3))) return st;
+        ir_attr a[4] = {symc_attr_ints("strides", s3, 3), symc_attr_ints("pads", p3, 6),
+                        symc_attr_ints("dilations", d3, 3), symc_attr_int("group", fe_attr_i(c, "group", 1))};
+        return fe_emit1(c, IR_OP_CONV2D, in, n, a, 4, 0, &out);
+    }
+    st = need_4d(c, &in[0], "convolution", &w.one_d);
     if (st) return st;
     if (w.one_d && T(c, in[1])->rank == 3) {
         int64_t ax = 2;
@@ -1486,7 +1506,8 @@ static symc_status h_conv_transpose(fe_ctx *c) {
 /* The spatial attributes of a 3-D pool (rank-5 input): kernel_shape,
  * strides, dilations, pads (6 entries) and auto_pad, whose SAME padding
  * must come out constant. */
-static symc_status read_window3(fe_ctx *c, uint32_t x, int64_t *k, int64_t *s, int64_t *d, int64_t *p) {
+static symc_status read_window3(fe_ctx *c, uint32_t x, int kernel_given, int64_t *k, int64_t *s, int64_t *d,
+                                int64_t *p) {
     static const char *const names[4] = {"kernel_shape", "strides", "dilations", "pads"};
     int64_t *dst[4] = {k, s, d, p};
     for (int i = 0; i < 3; i++) s[i] = d[i] = 1, p[i] = p[3 + i] = 0;
@@ -1494,12 +1515,16 @@ static symc_status read_window3(fe_ctx *c, uint32_t x, int64_t *k, int64_t *s, i
         const int64_t *v;
         uint32_t n, want = a == 3 ? 6 : 3;
         if (!fe_attr_ints(c, names[a], &v, &n)) {
-            if (a == 0) return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape is missing");
+            if (a == 0 && !kernel_given) return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape is missing");
             continue;
         }
         if (n != want)
-            return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' has %u entries; 3-D pooling takes %u", names[a], n,
-                           want);
+            return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' has %u entries; 3-D windows take %u", names[a], n, want);
+        if (a == 0 && kernel_given) { /* a convolution's kernel comes from its weight */
+            if (memcmp(k, v, 3 * sizeof *v))
+                return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape does not match the weight's kernel dims");
+            continue;
+        }
         memcpy(dst[a], v, n * sizeof *v);
     }
     const char *ap = fe_attr_s(c, "auto_pad", "NOTSET");
@@ -1543,7 +1568,7 @@ static symc_status pool(fe_ctx *c, int kind) {
     if (T(c, x)->rank == 5) {
         nsp = 3;
         w.one_d = 0, w.symbolic = 0;
-        if ((st = read_window3(c, x, kern, strides, dil, pads))) return st;
+        if ((st = read_window3(c, x, 0, kern, strides, dil, pads))) return st;
     } else {
         if ((st = need_4d(c, &x, what[kind], &w.one_d))) return st;
         const int64_t *ks;

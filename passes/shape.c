@@ -375,13 +375,15 @@ static symc_status window_out(ctx *c, const ir_tensor *x, const window *w, int n
 
 static symc_status r_conv(ctx *c) {
     const ir_tensor *x = in(c, 0), *wt = in(c, 1);
-    if (x->rank != 4 || wt->rank != 4)
-        return fail(c, SYMC_ERR_VERIFY, "input '%s' and weight '%s' must be 4-D (NCHW, OIHW), are %d-D and %d-D",
+    if ((x->rank != 4 && x->rank != 5) || wt->rank != x->rank)
+        return fail(c, SYMC_ERR_VERIFY,
+                    "input '%s' and weight '%s' must both be 4-D (NCHW, OIHW) or 5-D (NCDHW, OIDHW), are %d-D and %d-D",
                     x->name, wt->name, (int)x->rank, (int)wt->rank);
+    int nsp = x->rank - 2;
     window w;
-    symc_status st = read_window(c, 2, &w);
+    symc_status st = read_window(c, nsp, &w);
     if (st) return st;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < nsp; i++)
         if (!const_of(c, wt->dims[2 + i], &w.kernel[i]))
             return fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d = %s must be a constant", wt->name, 2 + i,
                         txt(c, wt->dims[2 + i]));
@@ -405,9 +407,9 @@ static symc_status r_conv(ctx *c) {
         snprintf(what, sizeof what, "bias '%s' length must equal the output channels", b->name);
         if ((st = need(c, SYM_REL_EQ, b->dims[0], wt->dims[0], what))) return st;
     }
-    sym_expr o[4] = {x->dims[0], wt->dims[0]};
-    if ((st = window_out(c, x, &w, 2, 0, o))) return st;
-    return set_out(c, 0, 4, o);
+    sym_expr o[5] = {x->dims[0], wt->dims[0]};
+    if ((st = window_out(c, x, &w, nsp, 0, o))) return st;
+    return set_out(c, 0, x->rank, o);
 }
 
 /* max_pool2d / avg_pool2d: NCHW, or NCDHW with 3 entries a spatial attribute. */

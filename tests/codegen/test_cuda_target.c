@@ -486,7 +486,7 @@ static void test_errors(void) {
 }
 
 /* The reference-only ops of the ONNX importer (grid_sample, dft, col2im,
- * det, max_pool_indices, roi_align) and average pooling with dilations are refused by
+ * det, max_pool_indices, roi_align), 3-D convolution and average pooling with dilations are refused by
  * the CUDA target with an error naming the node and the op. */
 static void test_reference_only_ops(void) {
     struct {
@@ -495,7 +495,7 @@ static void test_reference_only_ops(void) {
         int64_t dims[5];
         symc_attr a[3];
         uint32_t na;
-        int second; /* 1: grid_sample's grid; 2: roi_align's boxes and batch indices */
+        int second; /* 1: grid_sample's grid; 2: roi_align's boxes and batch indices; 3: a 3-D conv weight */
     } cases[] = {
         {"grid_sample",
          "no kernel",
@@ -528,6 +528,7 @@ static void test_reference_only_ops(void) {
          {symc_attr_ints("kernel", (const int64_t[]){2, 2}, 2)},
          1,
          0},
+        {"conv2d", "3-D convolution", 5, {1, 2, 4, 4, 4}, {{0}}, 0, 3},
         {"avg_pool2d",
          "dilations",
          4,
@@ -544,7 +545,11 @@ static void test_reference_only_ops(void) {
         for (int32_t i = 0; i < cases[k].rank; i++) d[i] = symc_dim_const(m, cases[k].dims[i]);
         symc_tensor in[3];
         symc_add_input(m, "x", SYMC_F32, cases[k].rank, d, &in[0], &err);
-        if (cases[k].second == 2) {
+        if (cases[k].second == 3) {
+            symc_dim wd[5] = {symc_dim_const(m, 3), symc_dim_const(m, 2), symc_dim_const(m, 2), symc_dim_const(m, 2),
+                              symc_dim_const(m, 2)};
+            symc_add_input(m, "w", SYMC_F32, 5, wd, &in[1], &err);
+        } else if (cases[k].second == 2) {
             symc_dim rd[2] = {symc_dim_const(m, 3), symc_dim_const(m, 4)};
             symc_add_input(m, "rois", SYMC_F32, 2, rd, &in[1], &err);
             symc_add_input(m, "bi", SYMC_I64, 1, rd, &in[2], &err);
@@ -552,7 +557,9 @@ static void test_reference_only_ops(void) {
             symc_dim g[4] = {symc_dim_const(m, 1), symc_dim_const(m, 3), symc_dim_const(m, 3), symc_dim_const(m, 2)};
             symc_add_input(m, "g", SYMC_F32, 4, g, &in[1], &err);
         }
-        symc_mark_output(m, node(m, cases[k].op, "y", in, 1 + (uint32_t)cases[k].second, cases[k].a, cases[k].na),
+        symc_mark_output(m,
+                         node(m, cases[k].op, "y", in, cases[k].second == 3 ? 2 : 1 + (uint32_t)cases[k].second,
+                              cases[k].a, cases[k].na),
                          &err);
         rt_engine *e = compile_module(m, "sm_90", &err);
         CHECK_MSG(!e && err.code == SYMC_ERR_UNSUPPORTED, "%s: %s", cases[k].op, e ? "built" : err.msg);

@@ -279,7 +279,7 @@ def spatial_seq():
     bilinear), AffineGrid, 3-D MaxPool (dilations, ceil_mode) and AveragePool (count_include_pad),
     2-D AveragePool with dilations, 3-D LpPool, DFT (real onesided, complex inverse, a cut
     dft_length, irfft), STFT with a window and RoiAlign (avg; half_pixel and output_half_pixel,
-    a fixed and an adaptive sampling grid)."""
+    a fixed and an adaptive sampling grid) and a 3-D Conv (strides, pads, dilations, groups, bias)."""
     nodes = [N("GridSample", ["x", "g"], ["gs_c"], mode="cubic", padding_mode="reflection", align_corners=1),
              N("GridSample", ["x", "g"], ["gs_l"], mode="linear", padding_mode="zeros"),
              N("GridSample", ["x", "g"], ["gs_n"], mode="nearest", padding_mode="border"),
@@ -290,6 +290,8 @@ def spatial_seq():
              N("AveragePool", ["v"], ["ap3"], kernel_shape=[2, 3, 2], pads=[1, 1, 0, 0, 1, 1], count_include_pad=1),
              N("AveragePool", ["x"], ["apd"], kernel_shape=[2, 3], dilations=[2, 2], pads=[1, 1, 1, 1]),
              N("LpPool", ["v"], ["lp3"], kernel_shape=[2, 2, 2], p=3),
+             N("Conv", ["v", "w3", "b3"], ["cv3"], strides=[1, 2, 1], pads=[1, 0, 1, 0, 1, 1], dilations=[1, 1, 2],
+               group=2),
              N("DFT", ["sr", "", "ax1"], ["dft_r"], onesided=1),
              N("DFT", ["sc", "", "ax1"], ["dft_i"], inverse=1),
              N("DFT", ["sc", "len12", "ax1"], ["dft_c"]),
@@ -305,9 +307,9 @@ def spatial_seq():
     inits = [theta, ints("size", [2, 3, 5, 7]), ints("ax1", 1), ints("len12", 12), ints("step", 4),
              numpy_helper.from_array(np.hanning(8).astype(np.float32), "win"),
              numpy_helper.from_array(np.array([[1, 2, 20, 14], [0, 0, 9, 9], [5.5, 3, 30, 33]], np.float32), "rois"),
-             ints("bidx", [0, 0, 0])]
+             ints("bidx", [0, 0, 0]), floats("w3", [4, 1, 2, 3, 2], 12), floats("b3", [4], 13)]
     outs = ["gs_c", "gs_l", "gs_n", "gs_3", "ag", "mp3", "ap3", "apd", "lp3", "dft_r", "dft_i", "dft_c", "dft_ir",
-            "stft", "roi", "roi0"]
+            "stft", "roi", "roi0", "cv3"]
     return model(nodes, [vi("x", F, ["N", 3, "H", "W"]), vi("g", F, ["N", "L", 5, 2]),
                          vi("v", F, ["N", 2, "L", 6, 7]), vi("g3", F, ["N", 2, "L", 3, 3]),
                          vi("sr", F, ["N", 16, 1]), vi("sc", F, ["N", 16, 2])],
@@ -686,8 +688,8 @@ def errors():
     m["err_slice_steps"] = model([N("Slice", ["x", "st", "en", "ax", "stp"], ["y"], name="sl")],
                                  [vi("x", F, ["B", 4]), vi("stp", I64, [1])], [out("y")],
                                  [ints("st", [0]), ints("en", [2]), ints("ax", [1])])
-    m["err_conv3d"] = model([N("Conv", ["x", "w"], ["y"], name="c3d")], [vi("x", F, [1, 2, 4, 4, 8])],
-                            [out("y")], [floats("w", [4, 2, 3, 3, 3])])
+    m["err_conv3d"] = model([N("Conv", ["x", "w"], ["y"], name="c3d")], [vi("x", F, [1, 2, 4, 4, 4, 8])],
+                            [out("y")], [floats("w", [4, 2, 3, 3, 3, 3])], check=False)
     m["err_avgpool_same"] = model([N("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
                                      auto_pad="SAME_UPPER", name="ap")],
                                   [vi("x", F, [1, 2, "H", "W"])], [out("y")])

@@ -466,8 +466,8 @@ static void test_errors(void) {
                "node 'sl' (Slice, opset 17): input 4 'stp' (the steps) is not known at build time", "err_slice_steps",
                "--shapes", "x:1x4,2x4,3x4");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'c3d' (Conv, opset 17): only 1-D and 2-D convolution (a 3-D or 4-D input) is supported; "
-               "input 'x' has rank 5",
+               "node 'c3d' (Conv, opset 17): only 1-D to 3-D convolution (a 3-D to 5-D input) is supported; "
+               "input 'x' has rank 6",
                "err_conv3d");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
                "node 'ap' (AveragePool, opset 17): auto_pad SAME with stride > 1 needs padding "
