@@ -188,7 +188,7 @@ symc_status rt_k_conv2d(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0], *w = &c->in[1];
     const rt_ref_tensor *bias = c->n_in >= 3 ? &c->in[2] : NULL;
     static const int64_t ones[3] = {1, 1, 1}, zeros[6] = {0, 0, 0, 0, 0, 0};
-    static const char *const axis[3] = {"spatial dim 0", "spatial dim 1", "spatial dim 2"};
+    static const char *const axis[3] = {"depth", "height", "width"};
     int64_t strides[3], pads[6], dil[3], group;
     symc_status s;
     char t1[160], t2[160];
@@ -220,8 +220,8 @@ symc_status rt_k_conv2d(rt_ctx *c) {
     for (uint32_t i = 0; i < nsp; i++) {
         in[off + i] = x->dims[2 + i], k[off + i] = w->dims[2 + i], st[off + i] = strides[i], dl[off + i] = dil[i];
         pb[off + i] = pads[i], pe[off + i] = pads[nsp + i];
-        if ((s = rt_window_out(c, axis[i], in[off + i], k[off + i], st[off + i], dl[off + i], pb[off + i], pe[off + i],
-                               0, &out[off + i])))
+        if ((s = rt_window_out(c, axis[off + i], in[off + i], k[off + i], st[off + i], dl[off + i], pb[off + i],
+                               pe[off + i], 0, &out[off + i])))
             return s;
         od[2 + i] = out[off + i];
     }

@@ -52,10 +52,14 @@ typedef struct pool_geom {
 
 static symc_status pool_setup(rt_ctx *c, int with_dilation, int64_t ceil_mode, pool_geom *g) {
     static const int64_t ones[3] = {1, 1, 1}, zeros[6] = {0, 0, 0, 0, 0, 0};
-    static const char *const axis[3] = {"spatial dim 0", "spatial dim 1", "spatial dim 2"};
+    static const char *const names2[2] = {"height", "width"}, *const names3[3] = {"depth", "height", "width"};
     const rt_ref_tensor *x = &c->in[0];
+    const char *const *axis = x->rank == 5 ? names3 : names2;
     int64_t pads[6];
+    const int64_t *kv;
+    uint32_t kn;
     symc_status s;
+    if ((s = rt_attr_ints(c, "kernel", 1, &kv, &kn, NULL))) return s; /* required whatever the rank */
     if (ceil_mode != 0 && ceil_mode != 1)
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'ceil_mode' = %lld must be 0 or 1", (long long)ceil_mode);
     if (x->rank != 4 && x->rank != 5) {
@@ -79,7 +83,7 @@ static symc_status pool_setup(rt_ctx *c, int with_dilation, int64_t ceil_mode, p
             return s;
         int64_t ext = g->d[i] * (g->k[i] - 1) + 1;
         if (g->pb[i] >= ext || g->pe[i] >= ext)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "pads %lld, %lld of %s must be smaller than the window (%lld)",
+            return rt_fail(c, SYMC_ERR_INVALID_ARG, "pads %lld, %lld along %s must be smaller than the window (%lld)",
                            (long long)g->pb[i], (long long)g->pe[i], axis[i], (long long)ext);
         od[2 + i] = g->out[i];
         g->in_n *= g->in[i], g->out_n *= g->out[i];
