@@ -37,6 +37,8 @@ symc_status cg_emit_pool(cg_cuda *c, uint32_t node) {
     if (x->rank != 4 || !ir_dtype_is_float(x->dtype))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' must be a 4-D float tensor", x->name);
     int is_max = n->op == IR_OP_MAX_POOL2D;
+    if (!is_max && (attr_ints_at(n, "dilations", 0, 1) != 1 || attr_ints_at(n, "dilations", 1, 1) != 1))
+        return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "average pooling with dilations has no CUDA kernel");
     int64_t kh = attr_ints_at(n, "kernel", 0, 1), kw = attr_ints_at(n, "kernel", 1, 1);
     int64_t sh = attr_ints_at(n, "strides", 0, 1), sw = attr_ints_at(n, "strides", 1, 1);
     int64_t pt = attr_ints_at(n, "pads", 0, 0), pl = attr_ints_at(n, "pads", 1, 0);

@@ -354,6 +354,8 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
     case IR_OP_MATMUL:
     case IR_OP_GEMM: return library ? emit_gemm(c, i) : cg_emit_matmul_generic(c, i);
     case IR_OP_CONV2D:
+        if (c->m->tensors[n->in[0]].rank != 4)
+            return cg_fail(c, i, SYMC_ERR_UNSUPPORTED, "3-D convolution (a 5-D input) has no CUDA kernel");
         return library                      ? emit_conv(c, i)
             : cg_conv_is_depthwise(c->m, i) ? cg_emit_conv_depthwise(c, i)
                                             : cg_emit_conv_direct(c, i);

@@ -212,7 +212,13 @@ symc_status fe_emit(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, cons
         /* a node may list fewer outputs than the op can make: those get fresh names */
         int ok = out_k && out_k[k] >= 0 && (size_t)out_k[k] < c->node->n_output;
         const char *onnx = ok ? c->node->output[out_k[k]] : NULL;
-        names[k] = ok && !fe_map_get(&c->taken, onnx, NULL) ? ir_strdup(m, onnx) : fresh_name(c, base_name(c, op));
+        if (ok && !fe_map_get(&c->taken, onnx, NULL)) {
+            names[k] = ir_strdup(m, onnx);
+        } else { /* fresh: outputs after the first get their index, so the names of one node differ */
+            char base[300];
+            snprintf(base, sizeof base, k ? "%.280s_out%u" : "%.280s", base_name(c, op), k);
+            names[k] = fresh_name(c, base);
+        }
         if (!names[k]) return nomem(c);
     }
     const char *node_name = n_out ? names[0] : fresh_name(c, base_name(c, op));

@@ -1542,7 +1542,7 @@ static symc_status need_4d(fe_ctx *c, uint32_t *x, const char *what, int *one_d)
     *one_d = r == 3;
     if (r != 4 && r != 3)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED,
-                       "only 1-D and 2-D %s (a 3-D or 4-D input) is supported; input '%s' has rank %d", what,
+                       "only 1-D to 3-D %s (a 3-D to 5-D input) is supported; input '%s' has rank %d", what,
                        T(c, *x)->name, (int)r);
     int64_t ax = 2;
     ir_attr a = symc_attr_ints("axes", &ax, 1);
@@ -1563,12 +1563,31 @@ static symc_status emit_1d(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n, 
     return emit_1d_to(c, op, in, n, a, na, one_d, 0, &out);
 }
 
+static symc_status read_window3(fe_ctx *c, uint32_t x, int kernel_given, int64_t *k, int64_t *s, int64_t *d,
+                                int64_t *p);
+
 /* Conv of in[0..n) (x, w, optional bias) with the node's attributes, into
- * ONNX output out_k (or an intermediate for out_k < 0). */
+ * ONNX output out_k (or an intermediate for out_k < 0), on 1 to 3 spatial dims: 1-D runs
+ * as 2-D; 3-D (a rank-5 input) is the same IR op with 3 entries a spatial attribute. */
 static symc_status conv_of(fe_ctx *c, uint32_t *in, uint32_t n, int out_k, uint32_t *out) {
     symc_status st = SYMC_OK;
     window w;
-    if (!st) st = need_4d(c, &in[0], "convolution", &w.one_d);
+    if (st) return st;
+    if (T(c, in[0])->rank == 5) {
+        const ir_tensor *wt = T(c, in[1]);
+        int64_t k[3], s3[3], d3[3], p3[6];
+        if (wt->rank != 5)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' has rank %d; the input's 3-D convolution needs 5",
+                           wt->name, (int)wt->rank);
+        for (int i = 0; i < 3; i++)
+            if (!sym_is_const(c->t, wt->dims[2 + i], &k[i]))
+                return fe_fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d is not a constant", wt->name, 2 + i);
+        if ((st = read_window3(c, in[0], 1, k, s3, d3, p3))) return st;
+        ir_attr a[4] = {symc_attr_ints("strides", s3, 3), symc_attr_ints("pads", p3, 6),
+                        symc_attr_ints("dilations", d3, 3), symc_attr_int("group", fe_attr_i(c, "group", 1))};
+        return fe_emit1(c, IR_OP_CONV2D, in, n, a, 4, out_k, out);
+    }
+    st = need_4d(c, &in[0], "convolution", &w.one_d);
     if (st) return st;
     if (w.one_d && T(c, in[1])->rank == 3) {
         int64_t ax = 2;
@@ -1680,8 +1699,55 @@ static symc_status h_conv_transpose(fe_ctx *c) {
     return fe_emit1(c, IR_OP_CONV_TRANSPOSE, in, n, a, 5, 0, &out);
 }
 
-/* MaxPool, AveragePool and LpPool (1-D and 2-D). LpPool is
- * (K * avg_pool(|x|^p))^(1/p) with the K-element window counted whole
+/* The spatial attributes of a 3-D pool (rank-5 input): kernel_shape,
+ * strides, dilations, pads (6 entries) and auto_pad, whose SAME padding
+ * must come out constant. */
+static symc_status read_window3(fe_ctx *c, uint32_t x, int kernel_given, int64_t *k, int64_t *s, int64_t *d,
+                                int64_t *p) {
+    static const char *const names[4] = {"kernel_shape", "strides", "dilations", "pads"};
+    int64_t *dst[4] = {k, s, d, p};
+    for (int i = 0; i < 3; i++) s[i] = d[i] = 1, p[i] = p[3 + i] = 0;
+    for (int a = 0; a < 4; a++) {
+        const int64_t *v;
+        uint32_t n, want = a == 3 ? 6 : 3;
+        if (!fe_attr_ints(c, names[a], &v, &n)) {
+            if (a == 0 && !kernel_given) return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape is missing");
+            continue;
+        }
+        if (n != want)
+            return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' has %u entries; 3-D windows take %u", names[a], n, want);
+        if (a == 0 && kernel_given) { /* a convolution's kernel comes from its weight */
+            if (memcmp(k, v, 3 * sizeof *v))
+                return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape does not match the weight's kernel dims");
+            continue;
+        }
+        memcpy(dst[a], v, n * sizeof *v);
+    }
+    const char *ap = fe_attr_s(c, "auto_pad", "NOTSET");
+    if (!strcmp(ap, "NOTSET")) return SYMC_OK;
+    if (!strcmp(ap, "VALID")) {
+        memset(p, 0, 6 * sizeof *p);
+        return SYMC_OK;
+    }
+    int upper = !strcmp(ap, "SAME_UPPER");
+    if (!upper && strcmp(ap, "SAME_LOWER"))
+        return fe_fail(c, SYMC_ERR_FORMAT, "auto_pad = '%s' (expected NOTSET, VALID, SAME_UPPER or SAME_LOWER)", ap);
+    for (int i = 0; i < 3; i++) {
+        int64_t in;
+        if (!sym_is_const(c->t, T(c, x)->dims[2 + i], &in))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "auto_pad %s on the symbolic spatial dim %d (%s) of a 3-D pool is not supported", ap, i,
+                           fe_txt(c, T(c, x)->dims[2 + i]));
+        int64_t out = (in + s[i] - 1) / s[i], tot = (out - 1) * s[i] + d[i] * (k[i] - 1) + 1 - in;
+        if (tot < 0) tot = 0;
+        p[i] = upper ? tot / 2 : tot - tot / 2;
+        p[3 + i] = tot - p[i];
+    }
+    return SYMC_OK;
+}
+
+/* MaxPool, AveragePool and LpPool (1-D to 3-D; 1-D runs as 2-D). LpPool is
+ * (K * avg_pool(|x|^p))^(1/p) with the K-tap window counted whole
  * (count_include_pad), which is the sum of |x|^p over the window: exact as
  * long as no ceil_mode window is cut short, so ceil_mode is refused there. */
 enum { POOL_AVG, POOL_MAX, POOL_LP };
@@ -1690,22 +1756,30 @@ static symc_status pool(fe_ctx *c, int kind) {
     symc_status st = need_inputs(c, 1, 1);
     uint32_t x, out;
     window w;
-    int is_max = kind == POOL_MAX;
+    int is_max = kind == POOL_MAX, nsp = 2;
+    int64_t kern[3], strides[3], dil[3], pads[6];
     if (!st) st = fe_in(c, 0, &x);
-    if (!st) st = need_4d(c, &x, what[kind], &w.one_d);
-    if (!st && is_max) st = only_first_output(c, "the Indices of MaxPool");
     if (st) return st;
-    const int64_t *ks;
-    uint32_t nk;
-    if (!fe_attr_ints(c, "kernel_shape", &ks, &nk)) return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape is missing");
-    if (nk != 2u - w.one_d)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "kernel_shape has %u entries for a %d-D input", nk, 2 - w.one_d);
-    w.kernel[0] = w.one_d ? 1 : ks[0];
-    w.kernel[1] = ks[nk - 1];
-    if ((st = read_window(c, x, &w))) return st;
+    int indices = is_max && fe_has_out(c, 1);
+    if (T(c, x)->rank == 5) {
+        nsp = 3;
+        w.one_d = 0, w.symbolic = 0;
+        if ((st = read_window3(c, x, 0, kern, strides, dil, pads))) return st;
+    } else {
+        if ((st = need_4d(c, &x, what[kind], &w.one_d))) return st;
+        const int64_t *ks;
+        uint32_t nk;
+        if (!fe_attr_ints(c, "kernel_shape", &ks, &nk)) return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape is missing");
+        if (nk != 2u - w.one_d)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "kernel_shape has %u entries for a %d-D input", nk, 2 - w.one_d);
+        w.kernel[0] = w.one_d ? 1 : ks[0];
+        w.kernel[1] = ks[nk - 1];
+        if ((st = read_window(c, x, &w))) return st;
+        for (int i = 0; i < 2; i++)
+            kern[i] = w.kernel[i], strides[i] = w.strides[i], dil[i] = w.dil[i], pads[i] = w.pads[i],
+            pads[2 + i] = w.pads[2 + i];
+    }
     int64_t cip = kind == POOL_LP ? 1 : fe_attr_i(c, "count_include_pad", 0), ceil_mode = fe_attr_i(c, "ceil_mode", 0);
-    if (!is_max && (w.dil[0] != 1 || w.dil[1] != 1))
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%s with dilations is not supported", c->node->op_type);
     if (kind == POOL_LP && ceil_mode)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "LpPool with ceil_mode = 1 is not supported");
     if (!is_max && w.symbolic && !cip)
@@ -1723,18 +1797,40 @@ static symc_status pool(fe_ctx *c, int kind) {
             return st;
     }
     if ((st = pad_first(c, &x, &w, is_max ? -INFINITY : 0.0))) return st;
-    ir_attr a[5];
+    if (nsp == 2)
+        for (int i = 0; i < 4; i++) pads[i] = w.pads[i];
+    ir_attr a[6];
     uint32_t na = 0;
-    a[na++] = symc_attr_ints("kernel", w.kernel, 2);
-    a[na++] = symc_attr_ints("strides", w.strides, 2);
-    a[na++] = symc_attr_ints("pads", w.pads, 4);
+    a[na++] = symc_attr_ints("kernel", kern, (uint32_t)nsp);
+    a[na++] = symc_attr_ints("strides", strides, (uint32_t)nsp);
+    a[na++] = symc_attr_ints("pads", pads, 2 * (uint32_t)nsp);
     a[na++] = symc_attr_int("ceil_mode", ceil_mode);
-    if (is_max) a[na++] = symc_attr_ints("dilations", w.dil, 2);
-    else a[na++] = symc_attr_int("count_include_pad", cip);
+    a[na++] = symc_attr_ints("dilations", dil, (uint32_t)nsp);
+    if (!is_max) a[na++] = symc_attr_int("count_include_pad", cip);
+    if (indices) { /* the Indices output: the flat input index of each maximum */
+        int64_t order = fe_attr_i(c, "storage_order", 0);
+        if (w.symbolic)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "the Indices output with auto_pad SAME over symbolic dims is not supported");
+        if ((order != 0 && order != 1) || (order == 1 && nsp == 3))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "attribute 'storage_order' = %" PRId64 " is not supported here (0, or 1 for 1-D and 2-D)",
+                           order);
+        ir_attr ai[7];
+        memcpy(ai, a, na * sizeof *a);
+        ai[na] = symc_attr_int("storage_order", order);
+        uint32_t ix;
+        int64_t ax = 2;
+        ir_attr sq = symc_attr_ints("axes", &ax, 1);
+        if ((st = fe_emit1(c, IR_OP_MAX_POOL_INDICES, &x, 1, ai, na + 1, w.one_d ? -1 : 1, &ix)) ||
+            (w.one_d && (st = fe_emit1(c, IR_OP_SQUEEZE, &ix, 1, &sq, 1, 1, &ix))))
+            return st;
+    }
     if (kind != POOL_LP) return emit_1d(c, is_max ? IR_OP_MAX_POOL2D : IR_OP_AVG_POOL2D, &x, 1, a, na, w.one_d);
     uint32_t y;
-    if ((st = fe_emit1(c, IR_OP_AVG_POOL2D, &x, 1, a, na, -1, &y)) ||
-        (st = emit_scalar(c, T(c, x)->dtype, (double)(w.kernel[0] * w.kernel[1]), &e)) ||
+    double taps = 1;
+    for (int i = 0; i < nsp; i++) taps *= (double)kern[i];
+    if ((st = fe_emit1(c, IR_OP_AVG_POOL2D, &x, 1, a, na, -1, &y)) || (st = emit_scalar(c, T(c, x)->dtype, taps, &e)) ||
         (st = emit_bin(c, IR_OP_MUL, y, e, -1, &y)) || (st = emit_scalar(c, T(c, x)->dtype, 1.0 / p, &e)))
         return st;
     uint32_t in2[2] = {y, e};
@@ -2987,6 +3083,825 @@ static symc_status h_softmax_cross_entropy_loss(fe_ctx *c) {
     return st ? st : nll_loss(c, lp, t, fe_has_in(c, 2), w);
 }
 
+/* ---- grid sampling ----------------------------------------------------------------------------------- */
+
+/* GridSample (opsets 16-21): the IR op grid_sample on 1 to 3 spatial dims.
+ * Opset 16's bilinear and bicubic are linear and cubic. */
+static symc_status h_grid_sample(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t in[2], out;
+    for (uint32_t k = 0; k < 2 && !st; k++) st = fe_in(c, k, &in[k]);
+    if (st) return st;
+    const char *mode = fe_attr_s(c, "mode", c->opset >= 20 ? "linear" : "bilinear");
+    const char *pad = fe_attr_s(c, "padding_mode", "zeros");
+    int64_t align = fe_attr_i(c, "align_corners", 0);
+    const char *m = !strcmp(mode, "bilinear") || !strcmp(mode, "linear") ? "linear"
+        : !strcmp(mode, "bicubic") || !strcmp(mode, "cubic")             ? "cubic"
+        : !strcmp(mode, "nearest")                                       ? "nearest"
+                                                                         : NULL;
+    if (!m)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "attribute 'mode' = '%s' is not supported (linear/bilinear, cubic/bicubic and nearest are)",
+                       mode);
+    if (strcmp(pad, "zeros") && strcmp(pad, "border") && strcmp(pad, "reflection"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "attribute 'padding_mode' = '%s' is not supported (zeros, border and reflection are)", pad);
+    if (align != 0 && align != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'align_corners' = %" PRId64 " must be 0 or 1", align);
+    int32_t r = T(c, in[0])->rank;
+    if (r < 3 || r > 5)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "input '%s' has rank %d; 1 to 3 spatial dims (rank 3 to 5) are supported", T(c, in[0])->name,
+                       (int)r);
+    if (!ir_dtype_is_float(T(c, in[0])->dtype) || !ir_dtype_is_float(T(c, in[1])->dtype))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' and grid '%s' must be float tensors", T(c, in[0])->name,
+                       T(c, in[1])->name);
+    ir_attr a[3] = {symc_attr_str("mode", m), symc_attr_str("padding_mode", pad),
+                    symc_attr_int("align_corners", align)};
+    return fe_emit1(c, IR_OP_GRID_SAMPLE, in, 2, a, 3, 0, &out);
+}
+
+/* AffineGrid (opset 20) as theta applied to a constant base grid: the
+ * homogeneous coordinates B [P, r + 1] of the P = prod(size) output points
+ * (x first, then y, z, then 1; each axis a linspace over [-1, 1]: the corner
+ * centers with align_corners, else the element centers), so the grid is
+ * matmul(B, transpose(theta)) [N, P, r] reshaped to [N, size.., r]. size
+ * must be known at build time. */
+static symc_status h_affine_grid(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t th, sz, out;
+    int64_t size[5];
+    uint32_t ns;
+    if (!st) st = fe_in(c, 0, &th);
+    if (!st) st = fe_in(c, 1, &sz);
+    if (!st) st = fe_const_ints(c, sz, 1, "the output size", size, 5, &ns);
+    if (st) return st;
+    int64_t align = fe_attr_i(c, "align_corners", 0);
+    if (align != 0 && align != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'align_corners' = %" PRId64 " must be 0 or 1", align);
+    int32_t r = (int32_t)ns - 2;
+    const ir_tensor *tt = T(c, th);
+    int64_t d1, d2;
+    if (r < 2 || r > 3)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "size has %u entries; 2-D (4) and 3-D (5) grids are supported", ns);
+    if (tt->rank != 3 || !sym_is_const(c->t, tt->dims[1], &d1) || !sym_is_const(c->t, tt->dims[2], &d2) || d1 != r ||
+        d2 != r + 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "theta '%s' must be [N, %d, %d] for a %d-D grid", tt->name, (int)r,
+                       (int)r + 1, (int)r);
+    if (!ir_dtype_is_float(tt->dtype))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "theta '%s' must be a float tensor", tt->name);
+    int64_t p = 1;
+    for (int32_t i = 0; i < r; i++) {
+        if (size[2 + i] < 1 || size[2 + i] > ((int64_t)1 << 20))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "size entry %d = %" PRId64 " must be in [1, 2^20]", 2 + (int)i,
+                           size[2 + i]);
+        p *= size[2 + i];
+        if (p > ((int64_t)1 << 24))
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the grid has more than 2^24 points, too many for a constant");
+    }
+    symc_dtype dt = tt->dtype;
+    size_t es = symc_dtype_size(dt);
+    uint8_t *base = malloc((size_t)p * (size_t)(r + 1) * es);
+    if (!base) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    for (int64_t q = 0; q < p; q++) {
+        int64_t rest = q;
+        for (int32_t i = r - 1; i >= 0; i--) { /* spatial axis i, innermost last; column r - 1 - i */
+            int64_t n = size[2 + i], k = rest % n;
+            rest /= n;
+            double v = align ? (n == 1 ? -1.0 : -1.0 + 2.0 * (double)k / (double)(n - 1))
+                             : -1.0 + (2.0 * (double)k + 1.0) / (double)n;
+            symc_dtype_store(base, dt, (size_t)(q * (r + 1) + (r - 1 - i)), v);
+        }
+        symc_dtype_store(base, dt, (size_t)(q * (r + 1) + r), 1.0);
+    }
+    int64_t bd[2] = {p, r + 1};
+    uint32_t b, tr, g;
+    st = fe_const(c, dt, 2, bd, base, -1, &b);
+    free(base);
+    int64_t perm[3] = {0, 2, 1};
+    ir_attr pa = symc_attr_ints("perm", perm, 3);
+    if (st || (st = fe_emit1(c, IR_OP_TRANSPOSE, &th, 1, &pa, 1, -1, &tr)) ||
+        (st = emit_bin(c, IR_OP_MATMUL, b, tr, -1, &g)))
+        return st;
+    sym_expr od[5];
+    od[0] = T(c, th)->dims[0];
+    for (int32_t i = 0; i < r; i++) od[1 + i] = sym_const(c->t, size[2 + i]);
+    od[r + 1] = sym_const(c->t, r);
+    (void)out;
+    return emit_reshape(c, g, od, (uint32_t)r + 2, 0, &out);
+}
+
+/* ---- spectral ------------------------------------------------------------------------------------------ */
+
+/* A one-element integer input known at build time, or dflt when absent. */
+static symc_status opt_int_in(fe_ctx *c, uint32_t k, const char *role, int64_t dflt, int *given, int64_t *v) {
+    uint32_t t, n;
+    *given = 0;
+    *v = dflt;
+    if (!fe_has_in(c, k)) return SYMC_OK;
+    symc_status st = fe_in(c, k, &t);
+    if (!st) st = fe_const_ints(c, t, k, role, v, 1, &n);
+    if (!st && n != 1) st = fe_fail(c, SYMC_ERR_FORMAT, "input %u (%s) must hold one element, has %u", k, role, n);
+    *given = !st;
+    return st;
+}
+
+/* The IR op dft on x along axis (normalized, before the last dim) with n
+ * points; out_k as fe_emit1. */
+static symc_status emit_dft(fe_ctx *c, uint32_t x, int64_t axis, int64_t n, int64_t inverse, int64_t onesided,
+                            int out_k, uint32_t *out) {
+    ir_attr a[4] = {symc_attr_int("axis", axis), symc_attr_int("length", n), symc_attr_int("inverse", inverse),
+                    symc_attr_int("onesided", onesided)};
+    return fe_emit1(c, IR_OP_DFT, &x, 1, a, 4, out_k, out);
+}
+
+/* DFT (opsets 17-20; axis an attribute before 20, an input from 20):
+ * dft_length and axis must be known at build time, and the transformed dim
+ * constant when dft_length is absent. */
+static symc_status h_dft(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 3);
+    uint32_t x, out;
+    int given;
+    int64_t axis = c->opset >= 20 ? -2 : fe_attr_i(c, "axis", 1), n, last;
+    int64_t inverse = fe_attr_i(c, "inverse", 0), onesided = fe_attr_i(c, "onesided", 0);
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st && c->opset >= 20) st = opt_int_in(c, 2, "the axis", axis, &given, &axis);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int32_t r = xt->rank;
+    if (r < 2 || !sym_is_const(c->t, xt->dims[r - 1], &last) || (last != 1 && last != 2))
+        return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' must end in a dim of 1 (real) or 2 (complex)", xt->name);
+    if (axis < -(int64_t)r || axis >= r) return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range", axis);
+    if (axis < 0) axis += r;
+    if (axis == r - 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is the last dim of '%s' (real and imaginary parts)", axis,
+                       xt->name);
+    if ((inverse != 0 && inverse != 1) || (onesided != 0 && onesided != 1))
+        return fe_fail(c, SYMC_ERR_FORMAT, "inverse = %" PRId64 " and onesided = %" PRId64 " must be 0 or 1", inverse,
+                       onesided);
+    int64_t len;
+    int have_len = sym_is_const(c->t, xt->dims[axis], &len);
+    if ((st = opt_int_in(c, 1, "dft_length", 0, &given, &n))) return st;
+    if (!given) {
+        if (!have_len)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "the transformed dim %" PRId64 " of '%s' is %s; without dft_length symc needs it constant",
+                           axis, xt->name, fe_txt(c, xt->dims[axis]));
+        n = inverse && onesided ? 2 * (len - 1) : len;
+    }
+    if (n < 1 || n > ((int64_t)1 << 24))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "dft_length %" PRId64 " must be in [1, 2^24]", n);
+    return emit_dft(c, x, axis, n, inverse, onesided, 0, &out);
+}
+
+/* STFT (opset 17) as frames gathered from the signal (constant indices
+ * [frames, frame_length]), weighted by the window, then a dft along the
+ * frame: frame_step, frame_length and the signal length must be known at
+ * build time. */
+static symc_status h_stft(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 4);
+    uint32_t x, win = 0, out;
+    int given;
+    int64_t step, fl, len, last, onesided = fe_attr_i(c, "onesided", 1);
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = opt_int_in(c, 1, "frame_step", 0, &given, &step);
+    if (!st && fe_has_in(c, 2)) st = fe_in(c, 2, &win);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    if (xt->rank != 3 || !sym_is_const(c->t, xt->dims[2], &last) || (last != 1 && last != 2))
+        return fe_fail(c, SYMC_ERR_FORMAT, "signal '%s' must be [batch, length, 1 or 2]", xt->name);
+    if (!sym_is_const(c->t, xt->dims[1], &len))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the signal length %s is symbolic; symc needs it constant for STFT",
+                       fe_txt(c, xt->dims[1]));
+    symc_dtype dt = xt->dtype;
+    int64_t wl = -1;
+    if (fe_has_in(c, 2)) {
+        const ir_tensor *wt = T(c, win);
+        if (wt->rank != 1 || !sym_is_const(c->t, wt->dims[0], &wl))
+            return fe_fail(c, SYMC_ERR_FORMAT, "window '%s' must be 1-D of a constant length", wt->name);
+    }
+    if ((st = opt_int_in(c, 3, "frame_length", wl >= 0 ? wl : len, &given, &fl))) return st;
+    if (wl >= 0 && wl != fl)
+        return fe_fail(
+            c, SYMC_ERR_UNSUPPORTED,
+            "a window of %" PRId64 " entries with frame_length %" PRId64 " is not supported (they must match)", wl, fl);
+    if (onesided != 0 && onesided != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "onesided = %" PRId64 " must be 0 or 1", onesided);
+    if (step < 1 || fl < 1 || fl > len || fl > ((int64_t)1 << 24))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "frame_step %" PRId64 " and frame_length %" PRId64 " must be >= 1, the frame at most the signal "
+                       "length %" PRId64,
+                       step, fl, len);
+    int64_t frames = 1 + (len - fl) / step;
+    if (frames * fl > ((int64_t)1 << 24))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "%" PRId64 " frames of %" PRId64 " are too many", frames, fl);
+    int64_t *idx = malloc((size_t)(frames * fl) * sizeof *idx);
+    if (!idx) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    for (int64_t f = 0; f < frames; f++)
+        for (int64_t j = 0; j < fl; j++) idx[f * fl + j] = f * step + j;
+    int64_t idims[2] = {frames, fl};
+    uint32_t it, g;
+    st = fe_const(c, SYMC_I64, 2, idims, idx, -1, &it);
+    free(idx);
+    int64_t ax = 1;
+    ir_attr ga = symc_attr_int("axis", ax);
+    uint32_t gin[2] = {x, it};
+    if (st || (st = fe_emit1(c, IR_OP_GATHER, gin, 2, &ga, 1, -1, &g))) return st; /* [batch, frames, fl, c] */
+    if (fe_has_in(c, 2)) {
+        sym_expr wd[2] = {sym_const(c->t, fl), sym_const(c->t, 1)};
+        uint32_t w2;
+        if ((st = emit_cast(c, win, dt, -1, &w2)) || (st = emit_reshape(c, w2, wd, 2, -1, &w2)) ||
+            (st = emit_bin(c, IR_OP_MUL, g, w2, -1, &g)))
+            return st;
+    }
+    return emit_dft(c, g, 2, fl, 0, onesided, 0, &out);
+}
+
+/* ---- recurrent layers ------------------------------------------------------------------------------------ */
+
+/* RNN, GRU and LSTM (opsets 14-22) unrolled over a sequence length that is
+ * a constant: for each direction, the input projection of every step is one
+ * matmul X W^T; then each step is a matmul by R^T and the gates' elementwise
+ * math in the ONNX equations (gate order: GRU z, r, h; LSTM i, o, f, c).
+ * Y stacks the steps' hidden states (in time order for the reverse
+ * direction too), Y_h / Y_c are the last ones. layout 1 transposes in and
+ * out. Refused by name: a symbolic sequence length, sequence_lens shorter
+ * than the sequence, activations other than Sigmoid/Tanh/Relu/Softsign/
+ * Softplus, input_forget = 1. */
+enum { REC_RNN, REC_GRU, REC_LSTM };
+
+typedef struct rec {
+    int kind, gates, dirs, lbr;
+    int64_t hs, seq;
+    double clip;
+    ir_op act[6]; /* f, g, h of each direction (RNN: f; GRU: f, g) */
+    symc_dtype dt;
+    sym_expr batch;
+} rec;
+
+static symc_status rec_perm(fe_ctx *c, uint32_t x, const int64_t *perm, uint32_t n, int out_k, uint32_t *out) {
+    ir_attr a = symc_attr_ints("perm", perm, n);
+    return fe_emit1(c, IR_OP_TRANSPOSE, &x, 1, &a, 1, out_k, out);
+}
+
+/* x[i] along axis 0 (the axis dropped) */
+static symc_status rec_pick(fe_ctx *c, uint32_t x, int64_t i, uint32_t *out) {
+    uint32_t idx, in[2];
+    ir_attr a = symc_attr_int("axis", 0);
+    symc_status st = fe_const(c, SYMC_I64, 0, NULL, &i, -1, &idx);
+    in[0] = x, in[1] = idx;
+    return st ? st : fe_emit1(c, IR_OP_GATHER, in, 2, &a, 1, -1, out);
+}
+
+/* n equal parts of the last dim (of size n * hs) */
+static symc_status rec_split(fe_ctx *c, const rec *r, uint32_t x, uint32_t n, uint32_t *parts) {
+    sym_expr sizes[4];
+    int out_k[4] = {-1, -1, -1, -1};
+    for (uint32_t k = 0; k < n; k++) sizes[k] = sym_const(c->t, r->hs);
+    ir_attr a[2] = {symc_attr_int("axis", T(c, x)->rank - 1), symc_attr_dims("sizes", sizes, n)};
+    return fe_emit(c, IR_OP_SPLIT, &x, 1, a, 2, out_k, n, parts);
+}
+
+static symc_status rec_act(fe_ctx *c, const rec *r, ir_op op, uint32_t x, uint32_t *out) {
+    symc_status st;
+    if (r->clip > 0) {
+        ir_attr a[2] = {symc_attr_float("min", -r->clip), symc_attr_float("max", r->clip)};
+        if ((st = fe_emit1(c, IR_OP_CLIP, &x, 1, a, 2, -1, &x))) return st;
+    }
+    return emit_un(c, op, x, -1, out);
+}
+
+static symc_status rec_add3(fe_ctx *c, uint32_t a, uint32_t b, uint32_t d, uint32_t *out) {
+    symc_status st = emit_bin(c, IR_OP_ADD, a, b, -1, out);
+    return st ? st : emit_bin(c, IR_OP_ADD, *out, d, -1, out);
+}
+
+/* One direction (d: its activations; reverse: walks backwards): xw [seq, batch, G*H] (input projection plus Wb), rt
+ * [H, G*H] (R^T), rb [G*H] (Rb), h, cc the initial states, p the peepholes
+ * [3H] or 0. Writes the step outputs hs_out[t] (time order) and the last c. */
+static symc_status rec_dir(fe_ctx *c, const rec *r, int d, int reverse, uint32_t xw, uint32_t rt, uint32_t rb,
+                           uint32_t h, uint32_t cc, uint32_t p, uint32_t *hs_out, uint32_t *c_last) {
+    symc_status st = SYMC_OK;
+    const ir_op *act = r->act + d * (r->kind == REC_LSTM ? 3 : r->kind == REC_GRU ? 2 : 1);
+    uint32_t pp[3] = {0, 0, 0}, one = 0, rts[3], rbs[3];
+    if (p && (st = rec_split(c, r, p, 3, pp))) return st;
+    if (r->kind == REC_GRU) {
+        /* R^T's columns and Rb by gate, for the h gate's own product */
+        int out_k[3] = {-1, -1, -1};
+        sym_expr sizes[3] = {sym_const(c->t, r->hs), sym_const(c->t, r->hs), sym_const(c->t, r->hs)};
+        ir_attr a[2] = {symc_attr_int("axis", 1), symc_attr_dims("sizes", sizes, 3)};
+        if ((st = fe_emit(c, IR_OP_SPLIT, &rt, 1, a, 2, out_k, 3, rts)) || (st = rec_split(c, r, rb, 3, rbs)) ||
+            (st = emit_scalar(c, r->dt, 1.0, &one)))
+            return st;
+    }
+    for (int64_t s = 0; s < r->seq && !st; s++) {
+        int64_t t = reverse ? r->seq - 1 - s : s;
+        uint32_t xt, hr, g[4], v, u, w;
+        if ((st = rec_pick(c, xw, t, &xt)) || (st = emit_bin(c, IR_OP_MATMUL, h, rt, -1, &hr))) return st;
+        if (r->kind == REC_RNN) {
+            if ((st = rec_add3(c, xt, hr, rb, &v)) || (st = rec_act(c, r, act[0], v, &h))) return st;
+        } else if (r->kind == REC_LSTM) {
+            if ((st = rec_add3(c, xt, hr, rb, &v)) || (st = rec_split(c, r, v, 4, g))) return st;
+            /* i, o, f, c */
+            if (p &&
+                ((st = emit_bin(c, IR_OP_MUL, pp[0], cc, -1, &u)) ||
+                 (st = emit_bin(c, IR_OP_ADD, g[0], u, -1, &g[0])) ||
+                 (st = emit_bin(c, IR_OP_MUL, pp[2], cc, -1, &u)) || (st = emit_bin(c, IR_OP_ADD, g[2], u, -1, &g[2]))))
+                return st;
+            uint32_t i, f, ct, o;
+            if ((st = rec_act(c, r, act[0], g[0], &i)) || (st = rec_act(c, r, act[0], g[2], &f)) ||
+                (st = rec_act(c, r, act[1], g[3], &ct)) || (st = emit_bin(c, IR_OP_MUL, f, cc, -1, &u)) ||
+                (st = emit_bin(c, IR_OP_MUL, i, ct, -1, &w)) || (st = emit_bin(c, IR_OP_ADD, u, w, -1, &cc)))
+                return st;
+            if (p &&
+                ((st = emit_bin(c, IR_OP_MUL, pp[1], cc, -1, &u)) || (st = emit_bin(c, IR_OP_ADD, g[1], u, -1, &g[1]))))
+                return st;
+            if ((st = rec_act(c, r, act[0], g[1], &o)) || (st = rec_act(c, r, act[2], cc, &u)) ||
+                (st = emit_bin(c, IR_OP_MUL, o, u, -1, &h)))
+                return st;
+        } else {
+            uint32_t xg[3], hg[3], z, rr, hh;
+            if ((st = rec_split(c, r, xt, 3, xg)) || (st = emit_bin(c, IR_OP_ADD, hr, rb, -1, &v)) ||
+                (st = rec_split(c, r, v, 3, hg)) || (st = emit_bin(c, IR_OP_ADD, xg[0], hg[0], -1, &u)) ||
+                (st = rec_act(c, r, act[0], u, &z)) || (st = emit_bin(c, IR_OP_ADD, xg[1], hg[1], -1, &u)) ||
+                (st = rec_act(c, r, act[0], u, &rr)))
+                return st;
+            if (r->lbr) { /* r * (h Rh^T + Rbh) */
+                if ((st = emit_bin(c, IR_OP_MUL, rr, hg[2], -1, &u))) return st;
+            } else { /* (r * h) Rh^T + Rbh */
+                if ((st = emit_bin(c, IR_OP_MUL, rr, h, -1, &u)) ||
+                    (st = emit_bin(c, IR_OP_MATMUL, u, rts[2], -1, &u)) ||
+                    (st = emit_bin(c, IR_OP_ADD, u, rbs[2], -1, &u)))
+                    return st;
+            }
+            /* h' = (1 - z) * hh + z * h */
+            if ((st = emit_bin(c, IR_OP_ADD, xg[2], u, -1, &u)) || (st = rec_act(c, r, act[1], u, &hh)) ||
+                (st = emit_bin(c, IR_OP_SUB, one, z, -1, &u)) || (st = emit_bin(c, IR_OP_MUL, u, hh, -1, &u)) ||
+                (st = emit_bin(c, IR_OP_MUL, z, h, -1, &w)) || (st = emit_bin(c, IR_OP_ADD, u, w, -1, &h)))
+                return st;
+        }
+        hs_out[t] = h;
+    }
+    *c_last = cc;
+    return st;
+}
+
+/* Unsqueezes each of xs at axis and concatenates them there (out_k as fe_emit1). */
+static symc_status rec_stack(fe_ctx *c, const uint32_t *xs, uint32_t n, int64_t axis, int out_k, uint32_t *out) {
+    uint32_t *u = malloc(n * sizeof *u);
+    if (!u) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    ir_attr a = symc_attr_ints("axes", &axis, 1);
+    symc_status st = SYMC_OK;
+    for (uint32_t k = 0; k < n && !st; k++)
+        st = fe_emit1(c, IR_OP_UNSQUEEZE, &xs[k], 1, &a, 1, n == 1 ? out_k : -1, &u[k]);
+    if (!st && n == 1) *out = u[0];
+    if (!st && n > 1) {
+        ir_attr ca = symc_attr_int("axis", axis);
+        st = fe_emit1(c, IR_OP_CONCAT, u, n, &ca, 1, out_k, out);
+    }
+    free(u);
+    return st;
+}
+
+static symc_status recurrent(fe_ctx *c, int kind) {
+    static const char *const defaults[3][3] = {{"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
+    static const int nact[3] = {1, 2, 3}, ngates[3] = {1, 3, 4};
+    symc_status st = need_inputs(c, 3, kind == REC_LSTM ? 8 : 6);
+    rec r = {.kind = kind, .gates = ngates[kind]};
+    uint32_t x, w, rw;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &w);
+    if (!st) st = fe_in(c, 2, &rw);
+    if (st) return st;
+    r.dt = T(c, x)->dtype;
+    if (!ir_dtype_is_float(r.dt))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' must be a float tensor", T(c, x)->name);
+    const char *dir = fe_attr_s(c, "direction", "forward");
+    int rev_only = !strcmp(dir, "reverse");
+    r.dirs = !strcmp(dir, "bidirectional") ? 2 : 1;
+    if (r.dirs == 1 && !rev_only && strcmp(dir, "forward"))
+        return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'direction' = '%s' (forward, reverse or bidirectional)", dir);
+    int64_t layout = fe_attr_i(c, "layout", 0);
+    r.hs = fe_attr_i(c, "hidden_size", 0);
+    r.lbr = (int)fe_attr_i(c, "linear_before_reset", 0);
+    r.clip = fe_attr_f(c, "clip", 0.0);
+    if (layout != 0 && layout != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'layout' = %" PRId64 " must be 0 or 1", layout);
+    if (fe_attr(c, "clip") && !(r.clip > 0))
+        return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'clip' = %g must be positive", r.clip);
+    if (kind == REC_LSTM && fe_attr_i(c, "input_forget", 0))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attribute 'input_forget' = 1 is not supported");
+    if (fe_attr(c, "activation_alpha") || fe_attr(c, "activation_beta"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attributes 'activation_alpha'/'activation_beta' are not supported");
+    const Onnx__AttributeProto *aa = fe_attr(c, "activations");
+    int na = nact[kind];
+    if (aa && aa->n_strings != (size_t)(na * r.dirs))
+        return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'activations' has %zu entries, needs %d", aa->n_strings,
+                       na * r.dirs);
+    for (int k = 0; k < na * r.dirs; k++) {
+        char name[32] = {0};
+        if (aa) {
+            size_t len = aa->strings[k].len < sizeof name - 1 ? aa->strings[k].len : sizeof name - 1;
+            memcpy(name, aa->strings[k].data, len);
+        } else {
+            memcpy(name, defaults[kind][k % na], strlen(defaults[kind][k % na]));
+        }
+        static const struct {
+            const char *n;
+            ir_op op;
+        } acts[] = {{"Sigmoid", IR_OP_SIGMOID},
+                    {"Tanh", IR_OP_TANH},
+                    {"Relu", IR_OP_RELU},
+                    {"Softsign", IR_OP_SOFTSIGN},
+                    {"Softplus", IR_OP_SOFTPLUS}};
+        int found = 0;
+        for (size_t i = 0; i < sizeof acts / sizeof *acts; i++)
+            if (!strcmp(acts[i].n, name)) r.act[k] = acts[i].op, found = 1;
+        if (!found)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "activation '%s' is not supported (Sigmoid, Tanh, Relu, Softsign and Softplus are)", name);
+    }
+    const ir_tensor *xt = T(c, x);
+    if (xt->rank != 3) return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' must be 3-D", xt->name);
+    if (layout) { /* [batch, seq, in] -> [seq, batch, in] */
+        int64_t perm[3] = {1, 0, 2};
+        if ((st = rec_perm(c, x, perm, 3, -1, &x))) return st;
+        xt = T(c, x);
+    }
+    if (!sym_is_const(c->t, xt->dims[0], &r.seq))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "the sequence length of '%s' is the symbol %s; symc unrolls %s over a constant sequence length "
+                       "only",
+                       c->node->input[0], fe_txt(c, xt->dims[0]), c->node->op_type);
+    if (r.seq < 1 || r.seq * r.dirs > 512)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "sequence length %" PRId64 " is outside [1, %d] for unrolling", r.seq,
+                       512 / r.dirs);
+    r.batch = xt->dims[1];
+    int64_t wd[3];
+    const ir_tensor *wt = T(c, w);
+    if (r.hs < 1 || wt->rank != 3 || !sym_is_const(c->t, wt->dims[0], &wd[0]) || wd[0] != r.dirs ||
+        !sym_is_const(c->t, wt->dims[1], &wd[1]) || wd[1] != r.gates * r.hs)
+        return fe_fail(c, SYMC_ERR_FORMAT, "W '%s' must be [%d, %" PRId64 ", input size] (hidden_size %" PRId64 ")",
+                       wt->name, r.dirs, r.gates * r.hs, r.hs);
+    /* sequence_lens: every entry must be the whole sequence */
+    if (fe_has_in(c, 4)) {
+        uint32_t sl, n;
+        int64_t lens[64];
+        if ((st = fe_in(c, 4, &sl)) || (st = fe_const_ints(c, sl, 4, "sequence_lens", lens, 64, &n))) return st;
+        for (uint32_t k = 0; k < n; k++)
+            if (lens[k] != r.seq)
+                return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                               "sequence_lens[%u] = %" PRId64 " is shorter than the sequence (%" PRId64
+                               "); only full-length sequences are supported",
+                               k, lens[k], r.seq);
+    }
+    uint32_t h0 = 0, c0 = 0, bias = 0, peep = 0, zero;
+    if (fe_has_in(c, 3) && (st = fe_in(c, 3, &bias))) return st;
+    if (fe_has_in(c, 5) && (st = fe_in(c, 5, &h0))) return st;
+    if (kind == REC_LSTM && fe_has_in(c, 6) && (st = fe_in(c, 6, &c0))) return st;
+    if (kind == REC_LSTM && fe_has_in(c, 7) && (st = fe_in(c, 7, &peep))) return st;
+    int64_t perm3[3] = {1, 0, 2};
+    if (layout && h0 && (st = rec_perm(c, h0, perm3, 3, -1, &h0))) return st;
+    if (layout && c0 && (st = rec_perm(c, c0, perm3, 3, -1, &c0))) return st;
+    sym_expr zd[2] = {r.batch, sym_const(c->t, r.hs)};
+    ir_attr za = symc_attr_dims("shape", zd, 2);
+    if ((st = emit_scalar(c, r.dt, 0.0, &zero)) || (st = fe_emit1(c, IR_OP_EXPAND, &zero, 1, &za, 1, -1, &zero)))
+        return st;
+    uint32_t *steps = malloc((size_t)(r.seq * r.dirs) * sizeof *steps);
+    if (!steps) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    uint32_t last_h[2], last_c[2];
+    int64_t p2[2] = {1, 0};
+    for (int d = 0; d < r.dirs && !st; d++) {
+        int dd = rev_only ? 1 : d; /* the reverse pass walks backwards */
+        uint32_t wdir, rdir, xw, rt, rb, h = zero, cc = zero, p = 0;
+        if ((st = rec_pick(c, w, d, &wdir)) || (st = rec_perm(c, wdir, p2, 2, -1, &wdir)) ||
+            (st = emit_bin(c, IR_OP_MATMUL, x, wdir, -1, &xw)) || (st = rec_pick(c, rw, d, &rdir)) ||
+            (st = rec_perm(c, rdir, p2, 2, -1, &rt)))
+            break;
+        if (bias) {
+            uint32_t bd, halves[2];
+            int out_k[2] = {-1, -1};
+            sym_expr sz[2] = {sym_const(c->t, r.gates * r.hs), sym_const(c->t, r.gates * r.hs)};
+            ir_attr sa[2] = {symc_attr_int("axis", 0), symc_attr_dims("sizes", sz, 2)};
+            if ((st = rec_pick(c, bias, d, &bd)) || (st = fe_emit(c, IR_OP_SPLIT, &bd, 1, sa, 2, out_k, 2, halves)) ||
+                (st = emit_bin(c, IR_OP_ADD, xw, halves[0], -1, &xw)))
+                break;
+            rb = halves[1];
+        } else {
+            int64_t gd = r.gates * r.hs;
+            sym_expr bdim = sym_const(c->t, gd);
+            ir_attr ba = symc_attr_dims("shape", &bdim, 1);
+            uint32_t z1;
+            if ((st = emit_scalar(c, r.dt, 0.0, &z1)) || (st = fe_emit1(c, IR_OP_EXPAND, &z1, 1, &ba, 1, -1, &rb)))
+                break;
+        }
+        if (h0 && (st = rec_pick(c, h0, d, &h))) break;
+        if (c0 && (st = rec_pick(c, c0, d, &cc))) break;
+        if (peep && (st = rec_pick(c, peep, d, &p))) break;
+        if ((st = rec_dir(c, &r, d, dd, xw, rt, rb, h, cc, p, steps + d * r.seq, &last_c[d]))) break;
+        last_h[d] = steps[d * r.seq + (dd ? 0 : r.seq - 1)];
+    }
+    if (!st && fe_has_out(c, 0)) { /* Y [seq, dirs, batch, H] (layout 1: [batch, seq, dirs, H]) */
+        uint32_t *per = malloc((size_t)r.seq * sizeof *per), y;
+        if (!per) st = fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+        for (int64_t t = 0; t < r.seq && !st; t++) {
+            uint32_t both[2] = {steps[t], r.dirs == 2 ? steps[r.seq + t] : 0};
+            st = rec_stack(c, both, (uint32_t)r.dirs, 0, -1, &per[t]);
+        }
+        if (!st) st = rec_stack(c, per, (uint32_t)r.seq, 0, layout ? -1 : 0, &y);
+        if (!st && layout) {
+            int64_t perm4[4] = {2, 0, 1, 3};
+            st = rec_perm(c, y, perm4, 4, 0, &y);
+        }
+        free(per);
+    }
+    free(steps);
+    uint32_t y;
+    if (!st && fe_has_out(c, 1)) {
+        st = rec_stack(c, last_h, (uint32_t)r.dirs, 0, layout ? -1 : 1, &y);
+        if (!st && layout) st = rec_perm(c, y, perm3, 3, 1, &y);
+    }
+    if (!st && kind == REC_LSTM && fe_has_out(c, 2)) {
+        st = rec_stack(c, last_c, (uint32_t)r.dirs, 0, layout ? -1 : 2, &y);
+        if (!st && layout) st = rec_perm(c, y, perm3, 3, 2, &y);
+    }
+    return st;
+}
+static symc_status h_rnn(fe_ctx *c) { return recurrent(c, REC_RNN); }
+static symc_status h_gru(fe_ctx *c) { return recurrent(c, REC_GRU); }
+static symc_status h_lstm(fe_ctx *c) { return recurrent(c, REC_LSTM); }
+
+/* ---- folding, unpooling, sequences, determinants -------------------------------------------------------- */
+
+/* Col2Im (opset 18): image_shape and block_shape must be known at build time. */
+static symc_status h_col2im(fe_ctx *c) {
+    symc_status st = need_inputs(c, 3, 3);
+    uint32_t x, ti, tb, out, ni, nb;
+    int64_t img[3], blk[3];
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &ti);
+    if (!st) st = fe_in(c, 2, &tb);
+    if (!st) st = fe_const_ints(c, ti, 1, "image_shape", img, 3, &ni);
+    if (!st) st = fe_const_ints(c, tb, 2, "block_shape", blk, 3, &nb);
+    if (st) return st;
+    if (ni < 1 || nb != ni)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "image_shape (%u entries) and block_shape (%u) must have 1 to 3 entries each", ni, nb);
+    ir_attr a[5];
+    uint32_t na = 0;
+    a[na++] = symc_attr_ints("image_shape", img, ni);
+    a[na++] = symc_attr_ints("block_shape", blk, nb);
+    static const char *const names[3] = {"strides", "dilations", "pads"};
+    for (int k = 0; k < 3; k++) {
+        const int64_t *v;
+        uint32_t n;
+        if (!fe_attr_ints(c, names[k], &v, &n)) continue;
+        if (n != (k == 2 ? 2 * ni : ni))
+            return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' has %u entries for %u spatial dims", names[k], n, ni);
+        a[na++] = symc_attr_ints(names[k], v, n);
+    }
+    return fe_emit1(c, IR_OP_COL2IM, &x, 1, a, na, 0, &out);
+}
+
+/* MaxUnpool (opsets 11-22) as the ONNX reference computes it: a scatter of
+ * X's values at their flat indices I into zeros of the unpooled shape
+ * ((in - 1) * stride - pads + kernel), reshaped, then zero-padded at the end
+ * up to output_shape (known at build time) when given. */
+static symc_status h_max_unpool(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 3);
+    uint32_t x, ix, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &ix);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int32_t r = xt->rank, nsp = r - 2;
+    const int64_t *ks, *v;
+    uint32_t nk, n;
+    if (nsp < 1 || nsp > 3)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' has rank %d; 3 to 5 are supported", xt->name, (int)r);
+    if (!fe_attr_ints(c, "kernel_shape", &ks, &nk) || nk != (uint32_t)nsp)
+        return fe_fail(c, SYMC_ERR_FORMAT, "kernel_shape must have %d entries", (int)nsp);
+    int64_t strides[3] = {1, 1, 1}, pads[6] = {0, 0, 0, 0, 0, 0};
+    if (fe_attr_ints(c, "strides", &v, &n)) {
+        if (n != (uint32_t)nsp) return fe_fail(c, SYMC_ERR_FORMAT, "strides must have %d entries", (int)nsp);
+        memcpy(strides, v, n * sizeof *v);
+    }
+    if (fe_attr_ints(c, "pads", &v, &n)) {
+        if (n != 2u * (uint32_t)nsp) return fe_fail(c, SYMC_ERR_FORMAT, "pads must have %d entries", 2 * (int)nsp);
+        memcpy(pads, v, n * sizeof *v);
+    }
+    sym_expr od[5], want[5];
+    int64_t os[5];
+    od[0] = xt->dims[0], od[1] = xt->dims[1];
+    for (int32_t i = 0; i < nsp; i++)
+        od[2 + i] = sym_add_const(c->t, sym_scale(c->t, sym_add_const(c->t, T(c, x)->dims[2 + i], -1), strides[i]),
+                                  ks[i] - pads[i] - pads[nsp + i]);
+    int pad_out = fe_has_in(c, 2);
+    if (pad_out) { /* the inferred shape, zero-padded at the end up to output_shape */
+        uint32_t ts, ns;
+        if ((st = fe_in(c, 2, &ts)) || (st = fe_const_ints(c, ts, 2, "output_shape", os, 5, &ns))) return st;
+        if (ns != (uint32_t)r)
+            return fe_fail(c, SYMC_ERR_FORMAT, "output_shape has %u entries for rank %d", ns, (int)r);
+        for (int32_t i = 0; i < r; i++) {
+            int64_t have;
+            want[i] = i < 2 ? od[i] : sym_sub(c->t, sym_const(c->t, os[i]), od[i]);
+            if (i >= 2 && (!sym_is_const(c->t, want[i], &have) || have < 0))
+                return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                               "output_shape dim %d = %" PRId64 " is smaller than the unpooled size %s, or that size "
+                               "is symbolic",
+                               (int)i, os[i], fe_txt(c, od[i]));
+        }
+    }
+    /* zeros [numel(out)], indices [numel(x), 1], values [numel(x)] */
+    sym_expr total = od[0];
+    for (int32_t i = 1; i < r; i++) total = sym_mul(c->t, total, od[i]);
+    sym_expr xn = xt->dims[0];
+    for (int32_t i = 1; i < r; i++) xn = sym_mul(c->t, xn, T(c, x)->dims[i]);
+    sym_expr in2[2] = {xn, sym_const(c->t, 1)};
+    uint32_t z, xi, xv, sc;
+    ir_attr za = symc_attr_dims("shape", &total, 1), ra = symc_attr_str("reduction", "none");
+    if ((st = emit_scalar(c, xt->dtype, 0.0, &z)) || (st = fe_emit1(c, IR_OP_EXPAND, &z, 1, &za, 1, -1, &z)) ||
+        (st = emit_reshape(c, ix, in2, 2, -1, &xi)) || (st = emit_reshape(c, x, &xn, 1, -1, &xv)))
+        return st;
+    uint32_t sin[3] = {z, xi, xv};
+    if ((st = fe_emit1(c, IR_OP_SCATTER_ND, sin, 3, &ra, 1, -1, &sc))) return st;
+    if (!pad_out) return emit_reshape(c, sc, od, (uint32_t)r, 0, &out);
+    sym_expr pd[10];
+    for (int32_t i = 0; i < r; i++) pd[i] = sym_const(c->t, 0), pd[r + i] = i < 2 ? sym_const(c->t, 0) : want[i];
+    ir_attr pa[2] = {symc_attr_dims("pads", pd, 2 * (uint32_t)r), symc_attr_str("mode", "constant")};
+    if ((st = emit_reshape(c, sc, od, (uint32_t)r, -1, &sc))) return st;
+    return fe_emit1(c, IR_OP_PAD, &sc, 1, pa, 2, 0, &out);
+}
+
+/* ReverseSequence (opset 10) as gather_elements along the time axis with
+ * constant indices (t < len[b] ? len[b] - 1 - t : t) expanded over the other
+ * dims: sequence_lens and the time and batch dims must be known at build
+ * time. */
+static symc_status h_reverse_sequence(fe_ctx *c) {
+    symc_status st = need_inputs(c, 2, 2);
+    uint32_t x, tl, out, nl;
+    int64_t lens[1024];
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &tl);
+    if (!st) st = fe_const_ints(c, tl, 1, "sequence_lens", lens, 1024, &nl);
+    if (st) return st;
+    const ir_tensor *xt = T(c, x);
+    int32_t r = xt->rank;
+    int64_t ta = fe_attr_i(c, "time_axis", 0), ba = fe_attr_i(c, "batch_axis", 1), tn, bn;
+    if (r < 2 || !((ta == 0 && ba == 1) || (ta == 1 && ba == 0)))
+        return fe_fail(c, SYMC_ERR_FORMAT,
+                       "time_axis %" PRId64 " and batch_axis %" PRId64 " must be 0 and 1 of a rank >= 2 input", ta, ba);
+    if (!sym_is_const(c->t, xt->dims[ta], &tn) || !sym_is_const(c->t, xt->dims[ba], &bn) || bn != (int64_t)nl)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "the time (%s) and batch (%s) dims of '%s' must be constant, the batch equal to the %u "
+                       "sequence_lens",
+                       fe_txt(c, xt->dims[ta]), fe_txt(c, xt->dims[ba]), xt->name, nl);
+    if (tn * bn > ((int64_t)1 << 24)) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the sequences are too long");
+    int64_t *idx = malloc((size_t)(tn * bn > 0 ? tn * bn : 1) * sizeof *idx);
+    if (!idx) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+    for (int64_t b = 0; b < bn && !st; b++) {
+        if (lens[b] < 0 || lens[b] > tn)
+            st = fe_fail(c, SYMC_ERR_FORMAT, "sequence_lens[%" PRId64 "] = %" PRId64 " is outside [0, %" PRId64 "]", b,
+                         lens[b], tn);
+        for (int64_t t = 0; t < tn; t++) {
+            int64_t v = t < lens[b] ? lens[b] - 1 - t : t;
+            idx[ta == 0 ? t * bn + b : b * tn + t] = v;
+        }
+    }
+    int64_t idims[IR_MAX_RANK];
+    for (int32_t i = 0; i < r; i++) idims[i] = 1;
+    idims[0] = ta == 0 ? tn : bn, idims[1] = ta == 0 ? bn : tn;
+    uint32_t ic;
+    if (!st) st = fe_const(c, SYMC_I64, r, idims, idx, -1, &ic);
+    free(idx);
+    if (st) return st;
+    sym_expr full[IR_MAX_RANK];
+    memcpy(full, T(c, x)->dims, (size_t)r * sizeof *full);
+    ir_attr ea = symc_attr_dims("shape", full, (uint32_t)r), ga = symc_attr_int("axis", ta);
+    if ((st = fe_emit1(c, IR_OP_EXPAND, &ic, 1, &ea, 1, -1, &ic))) return st;
+    uint32_t gin[2] = {x, ic};
+    return fe_emit1(c, IR_OP_GATHER_ELEMENTS, gin, 2, &ga, 1, 0, &out);
+}
+
+static symc_status h_det(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t x, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st && !ir_dtype_is_float(T(c, x)->dtype))
+        st = fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' must be a float tensor", T(c, x)->name);
+    return st ? st : fe_emit1(c, IR_OP_DET, &x, 1, NULL, 0, 0, &out);
+}
+
+/* ---- control flow ---------------------------------------------------------------------------------------- */
+
+/* If whose condition is known at build time (a constant, or folded from
+ * shapes): the taken branch's nodes are imported in place, reading outer
+ * values by name, and each If output is an identity of the branch output.
+ * A condition known only at run time is refused (symc has no control flow);
+ * so are Loop and Scan (no handler). */
+static symc_status h_if(fe_ctx *c) {
+    symc_status st = need_inputs(c, 1, 1);
+    uint32_t cond;
+    if (!st) st = fe_in(c, 0, &cond);
+    if (st) return st;
+    const ir_tensor *ct = T(c, cond);
+    int64_t v;
+    int known = ct->value && ct->n_value == 1 && sym_is_const(c->t, ct->value[0], &v);
+    if (!known && ct->constant != IR_NONE) { /* a bool constant carries no symbolic value */
+        double d;
+        if ((st = fe_const_scalar(c, cond, 0, "the condition", &d))) return st;
+        v = d != 0, known = 1;
+    }
+    if (!known) {
+        int graph_input = 0;
+        for (size_t i = 0; i < c->g->n_input; i++) graph_input |= !strcmp(c->g->input[i]->name, c->node->input[0]);
+        if (graph_input)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "input 0 '%s' (the condition) is not known at build time: it is the graph input '%s', whose "
+                           "elements are only known at run time; symc takes an If only when its condition is known "
+                           "at build time",
+                           c->node->input[0], c->node->input[0]);
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "the condition '%s' is not known at build time; symc takes an If only when its condition "
+                       "folds to a constant (data-dependent control flow is not supported)",
+                       c->node->input[0]);
+    }
+    const char *which = v ? "then_branch" : "else_branch";
+    const Onnx__AttributeProto *a = fe_attr(c, which);
+    const Onnx__GraphProto *g = a ? a->g : NULL;
+    if (!g) return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' (a graph) is missing", which);
+    if (g->n_initializer || g->n_sparse_initializer)
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "the %s has initializers, which symc does not take in a branch", which);
+    if (g->n_output != c->node->n_output)
+        return fe_fail(c, SYMC_ERR_FORMAT, "the %s has %zu outputs, the If %zu", which, g->n_output, c->node->n_output);
+    const Onnx__NodeProto *self = c->node;
+    const char *where = c->where, *source = c->source;
+    char w[600], src[300];
+    for (size_t i = 0; i < g->n_node && !st; i++) {
+        const Onnx__NodeProto *n = g->node[i];
+        if (n->name && *n->name) snprintf(src, sizeof src, "%s", n->name);
+        else snprintf(src, sizeof src, "%.120s/%s#%zu", source, n->op_type ? n->op_type : "?", i);
+        snprintf(w, sizeof w, "node '%s' (%s, opset %" PRId64 ") in the %s of %s", src, n->op_type ? n->op_type : "?",
+                 c->opset, which, where);
+        c->node = n, c->where = w, c->source = src;
+        if (!n->op_type || !*n->op_type) st = fe_fail(c, SYMC_ERR_FORMAT, "the node has no op type");
+        else if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
+            st = fe_fail(c, SYMC_ERR_UNSUPPORTED, "op '%s' of domain '%s' is not supported", n->op_type, n->domain);
+        else st = fe_translate_node(c);
+    }
+    c->node = self, c->where = where, c->source = source;
+    if (st) return st;
+    for (size_t k = 0; k < g->n_output; k++) {
+        if (!fe_has_out(c, (uint32_t)k)) continue;
+        uint32_t t, out;
+        /* the branch output by name: a value of the branch or of the outer graph */
+        Onnx__NodeProto probe = *self;
+        char *names[1] = {g->output[k]->name};
+        probe.n_input = 1, probe.input = names;
+        c->node = &probe;
+        st = fe_in(c, 0, &t);
+        c->node = self;
+        if (st || (st = fe_emit1(c, IR_OP_IDENTITY, &t, 1, NULL, 0, (int)k, &out))) return st;
+    }
+    return SYMC_OK;
+}
+
+/* RoiAlign (opsets 16-22; older models convert up to 16's attributes):
+ * the IR op roi_align. */
+static symc_status h_roi_align(fe_ctx *c) {
+    symc_status st = need_inputs(c, 3, 3);
+    uint32_t in[3], out;
+    for (uint32_t k = 0; k < 3 && !st; k++) st = fe_in(c, k, &in[k]);
+    if (st) return st;
+    const char *mode = fe_attr_s(c, "mode", "avg");
+    const char *coord = fe_attr_s(c, "coordinate_transformation_mode",
+                                  c->opset >= 16 ? "half_pixel" : "output_half_pixel");
+    if (strcmp(mode, "avg") && strcmp(mode, "max"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attribute 'mode' = '%s' is not supported (avg and max are)", mode);
+    int hp = !strcmp(coord, "half_pixel");
+    if (!hp && strcmp(coord, "output_half_pixel"))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                       "attribute 'coordinate_transformation_mode' = '%s' is not supported (half_pixel and "
+                       "output_half_pixel are)",
+                       coord);
+    int64_t oh = fe_attr_i(c, "output_height", 1), ow = fe_attr_i(c, "output_width", 1),
+            sr = fe_attr_i(c, "sampling_ratio", 0);
+    if (oh < 1 || ow < 1 || sr < 0)
+        return fe_fail(c, SYMC_ERR_FORMAT,
+                       "output_height %" PRId64 ", output_width %" PRId64 " must be >= 1 and "
+                       "sampling_ratio %" PRId64 " >= 0",
+                       oh, ow, sr);
+    if (!ir_dtype_is_float(T(c, in[0])->dtype) || !ir_dtype_is_float(T(c, in[1])->dtype))
+        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "X and rois must be float tensors");
+    ir_attr a[6] = {symc_attr_int("output_height", oh),
+                    symc_attr_int("output_width", ow),
+                    symc_attr_str("mode", mode),
+                    symc_attr_int("sampling_ratio", sr),
+                    symc_attr_float("spatial_scale", fe_attr_f(c, "spatial_scale", 1.0)),
+                    symc_attr_int("half_pixel", hp)};
+    return fe_emit1(c, IR_OP_ROI_ALIGN, in, 3, a, 6, 0, &out);
+}
+
 /* ---- sources -------------------------------------------------------------------------------------------- */
 
 static symc_status h_constant(fe_ctx *c) {
@@ -3404,6 +4319,7 @@ static const op_entry ops[] = {
     {"Acos", h_acos},
     {"Acosh", h_acosh},
     {"Add", h_add},
+    {"AffineGrid", h_affine_grid},
     {"And", h_and},
     {"ArgMax", h_argmax},
     {"ArgMin", h_argmin},
@@ -3431,6 +4347,7 @@ static const op_entry ops[] = {
     {"Conv", h_conv},
     {"ConvInteger", h_conv_integer},
     {"ConvTranspose", h_conv_transpose},
+    {"Col2Im", h_col2im},
     {"Cos", h_cos},
     {"Cosh", h_cosh},
     {"CumSum", h_cumsum},
@@ -3448,6 +4365,8 @@ static const op_entry ops[] = {
     {"EyeLike", h_eye_like},
     {"Flatten", h_flatten},
     {"Floor", h_floor},
+    {"DFT", h_dft},
+    {"Det", h_det},
     {"Gather", h_gather},
     {"GatherElements", h_gather_elements},
     {"GatherND", h_gather_nd},
@@ -3458,6 +4377,8 @@ static const op_entry ops[] = {
     {"GreaterOrEqual", h_greater_equal},
     {"HammingWindow", h_hamming_window},
     {"HannWindow", h_hann_window},
+    {"GridSample", h_grid_sample},
+    {"GRU", h_gru},
     {"Hardmax", h_hardmax},
     {"GroupNormalization", h_group_norm},
     {"HardSigmoid", h_hard_sigmoid},
@@ -3470,6 +4391,7 @@ static const op_entry ops[] = {
     {"Loop", h_loop},
     {"LRN", h_lrn},
     {"LpPool", h_lp_pool},
+    {"LSTM", h_lstm},
     {"LayerNormalization", h_layer_norm},
     {"LeakyRelu", h_leaky_relu},
     {"Less", h_less},
@@ -3481,6 +4403,7 @@ static const op_entry ops[] = {
     {"MatMulInteger", h_matmul_integer},
     {"Max", h_max},
     {"MaxPool", h_max_pool},
+    {"MaxUnpool", h_max_unpool},
     {"Mean", h_mean},
     {"MeanVarianceNormalization", h_mvn},
     {"MelWeightMatrix", h_mel_weight_matrix},
@@ -3515,6 +4438,9 @@ static const op_entry ops[] = {
     {"ReduceSumSquare", h_reduce_sum_square},
     {"Relu", h_relu},
     {"Reshape", h_reshape},
+    {"ReverseSequence", h_reverse_sequence},
+    {"RNN", h_rnn},
+    {"RoiAlign", h_roi_align},
     {"Round", h_round},
     {"Scan", h_scan},
     {"ScatterElements", h_scatter_elements},
@@ -3535,6 +4461,7 @@ static const op_entry ops[] = {
     {"Softsign", h_softsign},
     {"SpaceToDepth", h_space_to_depth},
     {"Split", h_split},
+    {"STFT", h_stft},
     {"Sqrt", h_sqrt},
     {"Squeeze", h_squeeze},
     {"Sub", h_sub},

@@ -283,7 +283,9 @@ static int discontinuous(ir_op op) {
     case IR_OP_GREATER_EQUAL:
     case IR_OP_ARGMAX: /* comparisons too: a rounded tie moves an index */
     case IR_OP_ARGMIN:
-    case IR_OP_TOPK: return 1;
+    case IR_OP_TOPK:
+    case IR_OP_GRID_SAMPLE: /* grid coordinates: a half-rounded one moves the sample (by pixels, at large sizes) */
+    case IR_OP_ROI_ALIGN: /* box coordinates, likewise */ return 1;
     default: return 0;
     }
 }

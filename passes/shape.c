@@ -340,31 +340,32 @@ static symc_status r_gemm(ctx *c) {
     return set_out(c, 0, 2, o);
 }
 
-/* Spatial attributes of conv/pool: 2 entries each, defaults as in ONNX. */
+/* Spatial attributes of conv/pool: one entry a spatial dim (pads twice),
+ * defaults as in ONNX. */
 typedef struct window {
-    int64_t kernel[2], stride[2], dil[2], pad_lo[2], pad_hi[2];
+    int64_t kernel[3], stride[3], dil[3], pad_lo[3], pad_hi[3];
 } window;
 
-static symc_status read_window(ctx *c, window *w) {
+static symc_status read_window(ctx *c, int nsp, window *w) {
     const char *names[] = {"strides", "dilations", "pads"};
-    for (int i = 0; i < 2; i++) w->stride[i] = w->dil[i] = 1, w->pad_lo[i] = w->pad_hi[i] = 0;
+    for (int i = 0; i < nsp; i++) w->stride[i] = w->dil[i] = 1, w->pad_lo[i] = w->pad_hi[i] = 0;
     for (int k = 0; k < 3; k++) {
         const ir_attr *a = attr(c, names[k]);
         if (!a) continue;
-        uint32_t want = k == 2 ? 4 : 2;
+        uint32_t want = (uint32_t)(k == 2 ? 2 * nsp : nsp);
         if (a->n != want)
             return fail(c, SYMC_ERR_VERIFY, "attribute '%s' has %u entries, needs %u", names[k], a->n, want);
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < nsp; i++) {
             if (k == 0) w->stride[i] = a->ints[i];
             if (k == 1) w->dil[i] = a->ints[i];
-            if (k == 2) w->pad_lo[i] = a->ints[i], w->pad_hi[i] = a->ints[i + 2];
+            if (k == 2) w->pad_lo[i] = a->ints[i], w->pad_hi[i] = a->ints[i + nsp];
         }
     }
     return SYMC_OK;
 }
 
-static symc_status window_out(ctx *c, const ir_tensor *x, const window *w, int ceil_mode, sym_expr *o) {
-    for (int i = 0; i < 2; i++) {
+static symc_status window_out(ctx *c, const ir_tensor *x, const window *w, int nsp, int ceil_mode, sym_expr *o) {
+    for (int i = 0; i < nsp; i++) {
         char what[SYMC_ERROR_MSG_CAP];
         snprintf(what, sizeof what, "%s (spatial dim %d of '%s')", c->prov, i, x->name);
         symc_status st = sym_window_out(c->t, x->dims[2 + i], w->kernel[i], w->stride[i], w->pad_lo[i], w->pad_hi[i],
@@ -376,13 +377,15 @@ static symc_status window_out(ctx *c, const ir_tensor *x, const window *w, int c
 
 static symc_status r_conv(ctx *c) {
     const ir_tensor *x = in(c, 0), *wt = in(c, 1);
-    if (x->rank != 4 || wt->rank != 4)
-        return fail(c, SYMC_ERR_VERIFY, "input '%s' and weight '%s' must be 4-D (NCHW, OIHW), are %d-D and %d-D",
+    if ((x->rank != 4 && x->rank != 5) || wt->rank != x->rank)
+        return fail(c, SYMC_ERR_VERIFY,
+                    "input '%s' and weight '%s' must both be 4-D (NCHW, OIHW) or 5-D (NCDHW, OIDHW), are %d-D and %d-D",
                     x->name, wt->name, (int)x->rank, (int)wt->rank);
+    int nsp = x->rank - 2;
     window w;
-    symc_status st = read_window(c, &w);
+    symc_status st = read_window(c, nsp, &w);
     if (st) return st;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < nsp; i++)
         if (!const_of(c, wt->dims[2 + i], &w.kernel[i]))
             return fail(c, SYMC_ERR_UNSUPPORTED, "weight '%s' kernel dim %d = %s must be a constant", wt->name, 2 + i,
                         txt(c, wt->dims[2 + i]));
@@ -406,28 +409,31 @@ static symc_status r_conv(ctx *c) {
         snprintf(what, sizeof what, "bias '%s' length must equal the output channels", b->name);
         if ((st = need(c, SYM_REL_EQ, b->dims[0], wt->dims[0], what))) return st;
     }
-    sym_expr o[4] = {x->dims[0], wt->dims[0]};
-    if ((st = window_out(c, x, &w, 0, o))) return st;
-    return set_out(c, 0, 4, o);
+    sym_expr o[5] = {x->dims[0], wt->dims[0]};
+    if ((st = window_out(c, x, &w, nsp, 0, o))) return st;
+    return set_out(c, 0, x->rank, o);
 }
 
+/* max_pool2d / avg_pool2d: NCHW, or NCDHW with 3 entries a spatial attribute. */
 static symc_status r_pool(ctx *c) {
     const ir_tensor *x = in(c, 0);
-    if (x->rank != 4) return fail(c, SYMC_ERR_VERIFY, "input '%s' must be 4-D (NCHW), is %d-D", x->name, (int)x->rank);
+    if (x->rank != 4 && x->rank != 5)
+        return fail(c, SYMC_ERR_VERIFY, "input '%s' must be 4-D (NCHW) or 5-D (NCDHW), is %d-D", x->name, (int)x->rank);
+    int nsp = x->rank - 2;
     window w;
-    symc_status st = read_window(c, &w);
+    symc_status st = read_window(c, nsp, &w);
     if (st) return st;
     const ir_attr *k = attr(c, "kernel");
-    if (k->n != 2) return fail(c, SYMC_ERR_VERIFY, "attribute 'kernel' has %u entries, needs 2", k->n);
-    w.kernel[0] = k->ints[0];
-    w.kernel[1] = k->ints[1];
-    for (int i = 0; i < 2; i++)
+    if (k->n != (uint32_t)nsp)
+        return fail(c, SYMC_ERR_VERIFY, "attribute 'kernel' has %u entries, needs %d", k->n, nsp);
+    for (int i = 0; i < nsp; i++) w.kernel[i] = k->ints[i];
+    for (int i = 0; i < nsp; i++)
         if (w.pad_lo[i] >= w.kernel[i] || w.pad_hi[i] >= w.kernel[i])
             return fail(c, SYMC_ERR_VERIFY, "padding of spatial dim %d must be smaller than the kernel %" PRId64, i,
                         w.kernel[i]);
-    sym_expr o[4] = {x->dims[0], x->dims[1]};
-    if ((st = window_out(c, x, &w, attr_int(c, "ceil_mode", 0) != 0, o))) return st;
-    return set_out(c, 0, 4, o);
+    sym_expr o[5] = {x->dims[0], x->dims[1]};
+    if ((st = window_out(c, x, &w, nsp, attr_int(c, "ceil_mode", 0) != 0, o))) return st;
+    return set_out(c, 0, x->rank, o);
 }
 
 static symc_status r_global_pool(ctx *c) {
@@ -989,6 +995,108 @@ static symc_status r_resize(ctx *c) {
     return set_out(c, 0, x->rank, s->dims);
 }
 
+/* grid_sample: x [N, C, D..], grid [N, O.., r] with r = rank - 2 spatial
+ * dims; output [N, C, O..]. */
+static symc_status r_grid_sample(ctx *c) {
+    const ir_tensor *x = in(c, 0), *g = in(c, 1);
+    int32_t r = x->rank - 2;
+    int64_t last;
+    if (r < 1 || r > 3 || g->rank != x->rank)
+        return fail(c, SYMC_ERR_VERIFY, "input '%s' (rank %d) and grid '%s' (rank %d) must both have rank 3 to 5",
+                    x->name, (int)x->rank, g->name, (int)g->rank);
+    if (!const_of(c, g->dims[r + 1], &last) || last != r)
+        return fail(c, SYMC_ERR_VERIFY, "the last dim of grid '%s' is %s, must be %d (the spatial dims of '%s')",
+                    g->name, txt(c, g->dims[r + 1]), (int)r, x->name);
+    char what[200];
+    snprintf(what, sizeof what, "batch of grid '%s' must equal the batch of '%s'", g->name, x->name);
+    symc_status st = need(c, SYM_REL_EQ, g->dims[0], x->dims[0], what);
+    if (st) return st;
+    sym_expr o[IR_MAX_RANK] = {x->dims[0], x->dims[1]};
+    for (int32_t i = 0; i < r; i++) o[2 + i] = g->dims[1 + i];
+    return set_out(c, 0, x->rank, o);
+}
+
+/* dft: the axis becomes length (length / 2 + 1 forward onesided), the last
+ * dim 2 (1 for inverse onesided). */
+static symc_status r_dft(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    int64_t axis = attr_int(c, "axis", 0), n = attr_int(c, "length", 0), last;
+    int inverse = attr_int(c, "inverse", 0) != 0, onesided = attr_int(c, "onesided", 0) != 0;
+    if (x->rank < 2 || axis < 0 || axis >= x->rank - 1)
+        return fail(c, SYMC_ERR_VERIFY, "axis %" PRId64 " must be a dim of '%s' (rank %d) before the last", axis,
+                    x->name, (int)x->rank);
+    if (!const_of(c, x->dims[x->rank - 1], &last) || (last != 1 && last != 2))
+        return fail(c, SYMC_ERR_VERIFY, "the last dim of '%s' is %s, must be 1 (real) or 2 (complex)", x->name,
+                    txt(c, x->dims[x->rank - 1]));
+    if (n < 1) return fail(c, SYMC_ERR_VERIFY, "length %" PRId64 " must be >= 1", n);
+    sym_expr o[IR_MAX_RANK];
+    memcpy(o, x->dims, sizeof o);
+    o[axis] = sym_const(c->t, !inverse && onesided ? n / 2 + 1 : n);
+    o[x->rank - 1] = sym_const(c->t, inverse && onesided ? 1 : 2);
+    return set_out(c, 0, x->rank, o);
+}
+
+/* col2im: [N, C * prod(block), L] -> [N, C, image..]; L must be the number
+ * of sliding windows over the padded image. */
+static symc_status r_col2im(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *img = attr(c, "image_shape"), *blk = attr(c, "block_shape");
+    if (x->rank != 3 || img->n < 1 || img->n > 3 || blk->n != img->n)
+        return fail(c, SYMC_ERR_VERIFY, "input '%s' must be 3-D and image_shape, block_shape 1 to 3 entries each",
+                    x->name);
+    int nsp = (int)img->n;
+    window w;
+    symc_status st = read_window(c, nsp, &w);
+    if (st) return st;
+    int64_t k = 1, l = 1;
+    for (int i = 0; i < nsp; i++) {
+        int64_t ext = w.dil[i] * (blk->ints[i] - 1) + 1, padded = img->ints[i] + w.pad_lo[i] + w.pad_hi[i];
+        if (blk->ints[i] < 1 || w.stride[i] < 1 || w.dil[i] < 1 || img->ints[i] < 0 || padded < ext)
+            return fail(c, SYMC_ERR_VERIFY, "block %" PRId64 " does not fit image dim %d (%" PRId64 " padded)",
+                        blk->ints[i], i, padded);
+        k *= blk->ints[i];
+        l *= (padded - ext) / w.stride[i] + 1;
+    }
+    char what[200];
+    snprintf(what, sizeof what, "dim 2 of '%s' must be the %" PRId64 " block positions", x->name, l);
+    if ((st = need(c, SYM_REL_EQ, x->dims[2], sym_const(c->t, l), what))) return st;
+    if (sym_prove_divisible(c->t, x->dims[1], k) != SYM_TRUE)
+        return fail(c, SYMC_ERR_VERIFY, "dim 1 of '%s' (%s) must be a multiple of the block size %" PRId64, x->name,
+                    txt(c, x->dims[1]), k);
+    sym_expr o[5] = {x->dims[0], sym_floordiv(c->t, x->dims[1], sym_const(c->t, k))};
+    for (int i = 0; i < nsp; i++) o[2 + i] = sym_const(c->t, img->ints[i]);
+    return set_out(c, 0, 2 + nsp, o);
+}
+
+/* det: the last two dims (square) dropped. */
+static symc_status r_det(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    if (x->rank < 2) return fail(c, SYMC_ERR_VERIFY, "input '%s' must have rank >= 2", x->name);
+    char what[200];
+    snprintf(what, sizeof what, "the matrices of '%s' must be square", x->name);
+    symc_status st = need(c, SYM_REL_EQ, x->dims[x->rank - 1], x->dims[x->rank - 2], what);
+    return st ? st : set_out(c, 0, x->rank - 2, x->dims);
+}
+
+/* roi_align: [R, C, output_height, output_width] from x [N, C, H, W], rois
+ * [R, 4] and batch indices [R]. */
+static symc_status r_roi_align(ctx *c) {
+    const ir_tensor *x = in(c, 0), *r = in(c, 1), *b = in(c, 2);
+    int64_t four;
+    if (x->rank != 4 || r->rank != 2 || b->rank != 1 || !const_of(c, r->dims[1], &four) || four != 4)
+        return fail(c, SYMC_ERR_VERIFY, "x '%s' must be 4-D, rois '%s' [R, 4], batch_indices '%s' [R]", x->name,
+                    r->name, b->name);
+    char what[200];
+    snprintf(what, sizeof what, "batch_indices '%s' must have one entry a box of '%s'", b->name, r->name);
+    symc_status st = need(c, SYM_REL_EQ, b->dims[0], r->dims[0], what);
+    if (st) return st;
+    int64_t oh = attr_int(c, "output_height", 1), ow = attr_int(c, "output_width", 1);
+    if (oh < 1 || ow < 1)
+        return fail(c, SYMC_ERR_VERIFY, "output size %" PRId64 " x %" PRId64 " must be positive", oh, ow);
+    sym_expr o[4] = {r->dims[0], x->dims[1], sym_const(c->t, oh), sym_const(c->t, ow)};
+    return set_out(c, 0, 4, o);
+}
+
 static rule_fn rule_for(ir_op op) {
     switch (ir_op_get(op)->category) {
     case IR_CAT_UNARY: return r_unary;
@@ -1032,6 +1140,12 @@ static rule_fn rule_for(ir_op op) {
     case IR_OP_SCATTER_ELEMENTS: return r_scatter_elements;
     case IR_OP_RESIZE: return r_resize;
     case IR_OP_CONV_TRANSPOSE: return r_conv_transpose;
+    case IR_OP_GRID_SAMPLE: return r_grid_sample;
+    case IR_OP_DFT: return r_dft;
+    case IR_OP_MAX_POOL_INDICES: return r_pool;
+    case IR_OP_COL2IM: return r_col2im;
+    case IR_OP_DET: return r_det;
+    case IR_OP_ROI_ALIGN: return r_roi_align;
     default: return NULL;
     }
 }

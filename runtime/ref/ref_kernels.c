@@ -113,7 +113,9 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     [IR_OP_GEMM] = {rt_k_gemm, RT_FLOATS},
     [IR_OP_CONV2D] = {rt_k_conv2d, RT_FLOATS},
 
-    [IR_OP_MAX_POOL2D] = {rt_k_max_pool2d, RT_FLOATS},
+    [IR_OP_MAX_POOL2D] = {rt_k_max_pool2d,
+                          RT_FLOATS | RT_DT(SYMC_I8) | RT_DT(SYMC_U8) | RT_DT(SYMC_I16) | RT_DT(SYMC_U16) |
+                              RT_DT(SYMC_I32) | RT_DT(SYMC_U32)},
     [IR_OP_AVG_POOL2D] = {rt_k_avg_pool2d, RT_FLOATS},
     [IR_OP_GLOBAL_AVG_POOL] = {rt_k_global_avg_pool, RT_FLOATS},
 
@@ -144,6 +146,14 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     [IR_OP_SCATTER_ELEMENTS] = {rt_k_scatter_elements, RT_ALL},
     [IR_OP_RESIZE] = {rt_k_resize, RT_FLOATS},
     [IR_OP_CONV_TRANSPOSE] = {rt_k_conv_transpose, RT_FLOATS},
+    [IR_OP_GRID_SAMPLE] = {rt_k_grid_sample, RT_FLOATS},
+    [IR_OP_DFT] = {rt_k_dft, RT_FLOATS},
+    [IR_OP_MAX_POOL_INDICES] = {rt_k_max_pool_indices,
+                                RT_FLOATS | RT_DT(SYMC_I8) | RT_DT(SYMC_U8) | RT_DT(SYMC_I16) | RT_DT(SYMC_U16) |
+                                    RT_DT(SYMC_I32) | RT_DT(SYMC_U32)},
+    [IR_OP_COL2IM] = {rt_k_col2im, RT_FLOATS},
+    [IR_OP_DET] = {rt_k_det, RT_FLOATS},
+    [IR_OP_ROI_ALIGN] = {rt_k_roi_align, RT_FLOATS},
     /* IR_OP_CONSTANT: no kernel; the engine holds the data */
 };
 

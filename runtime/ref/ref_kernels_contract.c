@@ -1,5 +1,6 @@
-/* Contractions: matmul (NumPy semantics), gemm (ONNX), conv2d (NCHW) and
- * conv_transpose (1 to 3 spatial dims).
+/* Contractions: matmul (NumPy semantics), gemm (ONNX), conv2d (NCHW, or
+ * NCDHW: 2-D runs as 3-D with a depth of 1), conv_transpose (1 to 3 spatial
+ * dims) and det (LU with partial pivoting).
  *
  * Every output element is one dot product accumulated in f64 (int64 for
  * integer matmul, wrapping) in the natural index order and rounded once when
@@ -18,6 +19,7 @@
  * whatever OMP_NUM_THREADS is (tests/tools/omp_threads_test.py compares
  * the bytes). Small problems (under RT_OMP_MIN_WORK multiply-adds) stay on
  * the calling thread, where starting the team would cost more than it saves. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,21 +214,22 @@ symc_status rt_k_gemm(rt_ctx *c) {
 symc_status rt_k_conv2d(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0], *w = &c->in[1];
     const rt_ref_tensor *bias = c->n_in >= 3 ? &c->in[2] : NULL;
-    static const int64_t ones[2] = {1, 1}, zeros[4] = {0, 0, 0, 0};
-    int64_t strides[2], pads[4], dil[2], group;
+    static const int64_t ones[3] = {1, 1, 1}, zeros[6] = {0, 0, 0, 0, 0, 0};
+    static const char *const axis[3] = {"depth", "height", "width"};
+    int64_t strides[3], pads[6], dil[3], group;
     symc_status s;
     char t1[160], t2[160];
+    if ((x->rank != 4 && x->rank != 5) || w->rank != x->rank)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "x %s and w %s must both be 4-D (NCHW, OIHW) or 5-D (NCDHW, OIDHW)",
+                       rt_shape_str(t1, sizeof t1, x->rank, x->dims), rt_shape_str(t2, sizeof t2, w->rank, w->dims));
+    uint32_t nsp = (uint32_t)x->rank - 2;
     if ((s = rt_check_in_dtype(c, 1, x->dtype))) return s;
     if (bias && (s = rt_check_in_dtype(c, 2, x->dtype))) return s;
-    if ((s = rt_attr_ints_n(c, "strides", 2, ones, strides))) return s;
-    if ((s = rt_attr_ints_n(c, "pads", 4, zeros, pads))) return s;
-    if ((s = rt_attr_ints_n(c, "dilations", 2, ones, dil))) return s;
+    if ((s = rt_attr_ints_n(c, "strides", nsp, ones, strides))) return s;
+    if ((s = rt_attr_ints_n(c, "pads", 2 * nsp, zeros, pads))) return s;
+    if ((s = rt_attr_ints_n(c, "dilations", nsp, ones, dil))) return s;
     if ((s = rt_attr_int(c, "group", 0, 1, &group))) return s;
-    if (x->rank != 4 || w->rank != 4)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "x %s and w %s must both be 4-D (NCHW, OIHW)",
-                       rt_shape_str(t1, sizeof t1, x->rank, x->dims), rt_shape_str(t2, sizeof t2, w->rank, w->dims));
-    int64_t nb = x->dims[0], ci = x->dims[1], h = x->dims[2], wd = x->dims[3];
-    int64_t co = w->dims[0], cg = w->dims[1], kh = w->dims[2], kw = w->dims[3];
+    int64_t nb = x->dims[0], ci = x->dims[1], co = w->dims[0], cg = w->dims[1];
     if (group < 1 || co % group != 0 || cg * group != ci)
         return rt_fail(c, SYMC_ERR_INVALID_ARG,
                        "x %s and w %s with group %lld: need C = w.dim1 * group and O divisible "
@@ -236,33 +239,47 @@ symc_status rt_k_conv2d(rt_ctx *c) {
     if (bias && (bias->rank != 1 || bias->dims[0] != co))
         return rt_fail(c, SYMC_ERR_INVALID_ARG, "bias %s must be [%lld] (the output channels)",
                        rt_shape_str(t1, sizeof t1, bias->rank, bias->dims), (long long)co);
-    int64_t ho, wo;
-    if ((s = rt_window_out(c, "height", h, kh, strides[0], dil[0], pads[0], pads[2], 0, &ho))) return s;
-    if ((s = rt_window_out(c, "width", wd, kw, strides[1], dil[1], pads[1], pads[3], 0, &wo))) return s;
-    int64_t od[4] = {nb, co, ho, wo};
-    if ((s = rt_check_out(c, 0, x->dtype, 4, od))) return s;
+    /* 2-D runs as 3-D with a leading spatial dim of 1 */
+    int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, st[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pb[3] = {0, 0, 0},
+            pe[3] = {0, 0, 0}, out[3] = {1, 1, 1};
+    int64_t od[5] = {nb, co};
+    uint32_t off = 3 - nsp;
+    for (uint32_t i = 0; i < nsp; i++) {
+        in[off + i] = x->dims[2 + i], k[off + i] = w->dims[2 + i], st[off + i] = strides[i], dl[off + i] = dil[i];
+        pb[off + i] = pads[i], pe[off + i] = pads[nsp + i];
+        if ((s = rt_window_out(c, axis[off + i], in[off + i], k[off + i], st[off + i], dl[off + i], pb[off + i],
+                               pe[off + i], 0, &out[off + i])))
+            return s;
+        od[2 + i] = out[off + i];
+    }
+    if ((s = rt_check_out(c, 0, x->dtype, x->rank, od))) return s;
 
-    int64_t co_per_group = co / group;
-    RT_OMP_FOR2((double)nb * co * ho * wo * cg * kh * kw)
+    int64_t co_per_group = co / group, in_n = in[0] * in[1] * in[2], k_n = k[0] * k[1] * k[2];
+    RT_OMP_FOR2((double)nb * co * out[0] * out[1] * out[2] * cg * k_n)
     for (int64_t n = 0; n < nb; n++)
         for (int64_t o = 0; o < co; o++) {
             int64_t c0 = (o / co_per_group) * cg; /* first input channel of o's group */
-            for (int64_t i = 0; i < ho; i++)
-                for (int64_t j = 0; j < wo; j++) {
-                    double acc = bias ? rt_ld_f(bias, o) : 0.0;
-                    for (int64_t q = 0; q < cg; q++)
-                        for (int64_t r = 0; r < kh; r++) {
-                            int64_t y = i * strides[0] - pads[0] + r * dil[0];
-                            if (y < 0 || y >= h) continue;
-                            for (int64_t t = 0; t < kw; t++) {
-                                int64_t xx = j * strides[1] - pads[1] + t * dil[1];
-                                if (xx < 0 || xx >= wd) continue;
-                                acc += rt_ld_f(x, ((n * ci + c0 + q) * h + y) * wd + xx) *
-                                    rt_ld_f(w, ((o * cg + q) * kh + r) * kw + t);
+            for (int64_t a = 0; a < out[0]; a++)
+                for (int64_t i = 0; i < out[1]; i++)
+                    for (int64_t j = 0; j < out[2]; j++) {
+                        double acc = bias ? rt_ld_f(bias, o) : 0.0;
+                        for (int64_t q = 0; q < cg; q++)
+                            for (int64_t u = 0; u < k[0]; u++) {
+                                int64_t z = a * st[0] - pb[0] + u * dl[0];
+                                if (z < 0 || z >= in[0]) continue;
+                                for (int64_t r = 0; r < k[1]; r++) {
+                                    int64_t y = i * st[1] - pb[1] + r * dl[1];
+                                    if (y < 0 || y >= in[1]) continue;
+                                    for (int64_t t = 0; t < k[2]; t++) {
+                                        int64_t xx = j * st[2] - pb[2] + t * dl[2];
+                                        if (xx < 0 || xx >= in[2]) continue;
+                                        acc += rt_ld_f(x, (n * ci + c0 + q) * in_n + (z * in[1] + y) * in[2] + xx) *
+                                            rt_ld_f(w, (o * cg + q) * k_n + (u * k[1] + r) * k[2] + t);
+                                    }
+                                }
                             }
-                        }
-                    rt_st_f(&c->out[0], ((n * co + o) * ho + i) * wo + j, acc);
-                }
+                        rt_st_f(&c->out[0], ((n * co + o) * out[0] + a) * out[1] * out[2] + i * out[2] + j, acc);
+                    }
         }
     return SYMC_OK;
 }
@@ -340,5 +357,48 @@ symc_status rt_k_conv_transpose(rt_ctx *c) {
         }
         rt_st_f(&c->out[0], e, acc);
     }
+    return SYMC_OK;
+}
+
+/* det: LU decomposition with partial pivoting of each matrix, in f64. */
+symc_status rt_k_det(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    int32_t r = x->rank;
+    char t[160];
+    if (r < 2 || x->dims[r - 1] != x->dims[r - 2] || x->dims[r - 1] > 4096)
+        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 %s must end in a square matrix of at most 4096 x 4096",
+                       rt_shape_str(t, sizeof t, r, x->dims));
+    symc_status s = rt_check_out(c, 0, x->dtype, r - 2, x->dims);
+    if (s) return s;
+    int64_t n = x->dims[r - 1], mats = rt_numel_dims(r - 2, x->dims);
+    double *a = malloc((size_t)(n * n > 0 ? n * n : 1) * sizeof *a);
+    if (!a) return rt_fail(c, SYMC_ERR_NOMEM, "out of memory for a %lld x %lld matrix", (long long)n, (long long)n);
+    for (int64_t m = 0; m < mats; m++) {
+        for (int64_t i = 0; i < n * n; i++) a[i] = rt_ld_f(x, m * n * n + i);
+        double det = 1.0;
+        for (int64_t col = 0; col < n; col++) {
+            int64_t piv = col;
+            for (int64_t i = col + 1; i < n; i++)
+                if (fabs(a[i * n + col]) > fabs(a[piv * n + col])) piv = i;
+            if (a[piv * n + col] == 0.0) {
+                det = 0.0;
+                break;
+            }
+            if (piv != col) {
+                for (int64_t j = 0; j < n; j++) {
+                    double tmp = a[col * n + j];
+                    a[col * n + j] = a[piv * n + j], a[piv * n + j] = tmp;
+                }
+                det = -det;
+            }
+            det *= a[col * n + col];
+            for (int64_t i = col + 1; i < n; i++) {
+                double f = a[i * n + col] / a[col * n + col];
+                for (int64_t j = col; j < n; j++) a[i * n + j] -= f * a[col * n + j];
+            }
+        }
+        rt_st_f(&c->out[0], m, det);
+    }
+    free(a);
     return SYMC_OK;
 }

@@ -176,5 +176,15 @@ symc_status rt_k_scatter_nd(rt_ctx *c);
 symc_status rt_k_scatter_elements(rt_ctx *c);
 /* ref_kernels_resize.c */
 symc_status rt_k_resize(rt_ctx *c);
+/* ref_kernels_sample.c */
+symc_status rt_k_grid_sample(rt_ctx *c);
+symc_status rt_k_roi_align(rt_ctx *c);
+/* ref_kernels_dft.c */
+symc_status rt_k_dft(rt_ctx *c);
+/* ref_kernels_window.c */
+symc_status rt_k_max_pool_indices(rt_ctx *c);
+symc_status rt_k_col2im(rt_ctx *c);
+/* ref_kernels_contract.c */
+symc_status rt_k_det(rt_ctx *c);
 
 #endif

@@ -522,6 +522,92 @@ static void test_row_half(symc_dtype dt) {
     symc_module_destroy(m);
 }
 
+/* The reference-only ops of the ONNX importer (grid_sample, dft, col2im,
+ * det, max_pool_indices, roi_align), 3-D convolution and average pooling with dilations are refused by
+ * the CUDA target with an error naming the node and the op. */
+static void test_reference_only_ops(void) {
+    struct {
+        const char *op, *what;
+        int32_t rank;
+        int64_t dims[5];
+        symc_attr a[3];
+        uint32_t na;
+        int second; /* 1: grid_sample's grid; 2: roi_align's boxes and batch indices; 3: a 3-D conv weight */
+    } cases[] = {
+        {"grid_sample",
+         "no kernel",
+         4,
+         {1, 2, 4, 4},
+         {symc_attr_str("mode", "linear"), symc_attr_str("padding_mode", "zeros")},
+         2,
+         1},
+        {"dft", "no kernel", 3, {1, 8, 1}, {symc_attr_int("axis", 1), symc_attr_int("length", 8)}, 2, 0},
+        {"det", "no kernel", 3, {2, 3, 3}, {{0}}, 0, 0},
+        {"roi_align",
+         "no kernel",
+         4,
+         {1, 2, 8, 8},
+         {symc_attr_int("output_height", 2), symc_attr_int("output_width", 2)},
+         2,
+         2},
+        {"col2im",
+         "no kernel",
+         3,
+         {1, 4, 9},
+         {symc_attr_ints("image_shape", (const int64_t[]){4, 4}, 2),
+          symc_attr_ints("block_shape", (const int64_t[]){2, 2}, 2)},
+         2,
+         0},
+        {"max_pool_indices",
+         "no kernel",
+         4,
+         {1, 1, 4, 4},
+         {symc_attr_ints("kernel", (const int64_t[]){2, 2}, 2)},
+         1,
+         0},
+        {"conv2d", "3-D convolution", 5, {1, 2, 4, 4, 4}, {{0}}, 0, 3},
+        {"avg_pool2d",
+         "dilations",
+         4,
+         {1, 1, 6, 6},
+         {symc_attr_ints("kernel", (const int64_t[]){2, 2}, 2),
+          symc_attr_ints("dilations", (const int64_t[]){2, 2}, 2)},
+         2,
+         0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        symc_error err;
+        symc_module *m = symc_module_create("ref_only", &err);
+        symc_dim d[5];
+        for (int32_t i = 0; i < cases[k].rank; i++) d[i] = symc_dim_const(m, cases[k].dims[i]);
+        symc_tensor in[3];
+        symc_add_input(m, "x", SYMC_F32, cases[k].rank, d, &in[0], &err);
+        if (cases[k].second == 3) {
+            symc_dim wd[5] = {symc_dim_const(m, 3), symc_dim_const(m, 2), symc_dim_const(m, 2), symc_dim_const(m, 2),
+                              symc_dim_const(m, 2)};
+            symc_add_input(m, "w", SYMC_F32, 5, wd, &in[1], &err);
+        } else if (cases[k].second == 2) {
+            symc_dim rd[2] = {symc_dim_const(m, 3), symc_dim_const(m, 4)};
+            symc_add_input(m, "rois", SYMC_F32, 2, rd, &in[1], &err);
+            symc_add_input(m, "bi", SYMC_I64, 1, rd, &in[2], &err);
+        } else if (cases[k].second) {
+            symc_dim g[4] = {symc_dim_const(m, 1), symc_dim_const(m, 3), symc_dim_const(m, 3), symc_dim_const(m, 2)};
+            symc_add_input(m, "g", SYMC_F32, 4, g, &in[1], &err);
+        }
+        symc_mark_output(m,
+                         node(m, cases[k].op, "y", in, cases[k].second == 3 ? 2 : 1 + (uint32_t)cases[k].second,
+                              cases[k].a, cases[k].na),
+                         &err);
+        rt_engine *e = compile_module(m, "sm_90", &err);
+        CHECK_MSG(!e && err.code == SYMC_ERR_UNSUPPORTED, "%s: %s", cases[k].op, e ? "built" : err.msg);
+        CHECK_CONTAINS(err.msg, "'y'");
+        CHECK_CONTAINS(err.msg, cases[k].what);
+        if (!strcmp(cases[k].what, "no kernel")) CHECK_CONTAINS(err.msg, cases[k].op);
+        rt_engine_free(e);
+        symc_module_destroy(m);
+    }
+}
+
 /* (h) softmax(x * s + mask) and layer_norm(x + r) are one row kernel each;
  * with the sum also a graph output, layer_norm reads it from memory */
 static void test_row_inline(int sum_is_output) {
@@ -1070,6 +1156,7 @@ static void test_resize(void) {
 
 int main(void) {
     test_resize();
+    test_reference_only_ops();
     test_plan();
     test_more_elementwise();
     test_row_chain(0);

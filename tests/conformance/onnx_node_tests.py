@@ -16,8 +16,8 @@ outputs (sequences, optionals, maps), and element types no deep-learning model f
 compiler (string, complex, float8, 4-bit). Each in-scope test is compiled by
 `symc compile` (static shapes from the test's inputs) and run by `symc run --backend
 ref` on the test's inputs; outputs are compared with the expected ones (rtol 1e-3,
-atol 1e-7 like onnx's backend runner, NaN where NaN is expected; integers and booleans
-exactly; shapes and dtypes must match). An input symc needs at build time (Reshape's
+atol 1e-7 like onnx's backend runner, looser for the few tests in ATOL; NaN where
+NaN is expected; integers and booleans exactly; shapes and dtypes must match). An input symc needs at build time (Reshape's
 shape, a Reduce's axes, TopK's k: the compile error names it as a graph input known
 only at run time) is made an initializer holding the test's value and the test
 compiled again, as onnx-mlir's backend tests do (CONSTANT_INPUT); the op is then
@@ -160,7 +160,15 @@ def bf16_to_f32(a):
     return (a.astype(np.uint32) << 16).view(np.float32)
 
 
-def compare(got, want):
+# Tests whose expected data carries round-off of a single-precision computation
+# beyond atol at exactly-zero elements, with the absolute tolerance that covers it
+# (as onnxruntime's backend runner keeps per-test atol overrides). test_dft_inverse:
+# the inverse DFT of a real ramp (0..90) has imaginary parts exactly 0; the expected
+# data (a float32 FFT) holds up to 1.9e-7 there, while symc's f64 sum gives ~1e-15.
+ATOL = {"test_dft_inverse": 1e-6, "test_dft_inverse_opset19": 1e-6}
+
+
+def compare(got, want, atol=1e-7):
     if got.shape != want.shape:
         return f"shape {list(got.shape)}, expected {list(want.shape)}"
     if want.dtype.kind in "f" or want.dtype == np.float16:
@@ -174,7 +182,7 @@ def compare(got, want):
         inf = np.isinf(w)
         if not np.array_equal(g[inf], w[inf]):
             return "Inf values differ"
-        bad = np.abs(g[~inf] - w[~inf]) > 1e-7 + 1e-3 * np.abs(w[~inf])
+        bad = np.abs(g[~inf] - w[~inf]) > atol + 1e-3 * np.abs(w[~inf])
         if bad.any():
             i = int(np.argmax(bad))
             return f"{int(bad.sum())} of {w.size} elements differ (e.g. {g[~inf][i]!r} vs {w[~inf][i]!r})"
@@ -293,7 +301,7 @@ def run_test(symc, work, name, m, node_dir):
             if got.dtype.itemsize == 2:
                 got = bf16_to_f32(got.view(np.uint16))
             want = want.astype(np.float32)
-        why = compare(got, want)
+        why = compare(got, want, ATOL.get(name, 1e-7))
         if why:
             return "WRONG", f"output '{vi.name}': {why}"
     return "pass", ""

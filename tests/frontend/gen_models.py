@@ -285,6 +285,80 @@ def spatial_ref():
                  inits, opset=19)
 
 
+def spatial_seq():
+    """Spatial and sequence ops of the reference backend (the CUDA target refuses grid_sample and dft):
+    GridSample (4-D bicubic/reflection with align_corners, bilinear/zeros, nearest/border; 5-D
+    bilinear), AffineGrid, 3-D MaxPool (dilations, ceil_mode) and AveragePool (count_include_pad),
+    2-D AveragePool with dilations, 3-D LpPool, DFT (real onesided, complex inverse, a cut
+    dft_length, irfft), STFT with a window and RoiAlign (avg; half_pixel and output_half_pixel,
+    a fixed and an adaptive sampling grid) and a 3-D Conv (strides, pads, dilations, groups, bias)."""
+    nodes = [N("GridSample", ["x", "g"], ["gs_c"], mode="cubic", padding_mode="reflection", align_corners=1),
+             N("GridSample", ["x", "g"], ["gs_l"], mode="linear", padding_mode="zeros"),
+             N("GridSample", ["x", "g"], ["gs_n"], mode="nearest", padding_mode="border"),
+             N("GridSample", ["v", "g3"], ["gs_3"], mode="linear", padding_mode="border"),
+             N("AffineGrid", ["theta", "size"], ["ag"], align_corners=0),
+             N("MaxPool", ["v"], ["mp3"], kernel_shape=[2, 2, 3], dilations=[2, 1, 1], pads=[1, 0, 1, 1, 1, 0],
+               strides=[1, 2, 2], ceil_mode=1),
+             N("AveragePool", ["v"], ["ap3"], kernel_shape=[2, 3, 2], pads=[1, 1, 0, 0, 1, 1], count_include_pad=1),
+             N("AveragePool", ["x"], ["apd"], kernel_shape=[2, 3], dilations=[2, 2], pads=[1, 1, 1, 1]),
+             N("LpPool", ["v"], ["lp3"], kernel_shape=[2, 2, 2], p=3),
+             N("Conv", ["v", "w3", "b3"], ["cv3"], strides=[1, 2, 1], pads=[1, 0, 1, 0, 1, 1], dilations=[1, 1, 2],
+               group=2),
+             N("DFT", ["sr", "", "ax1"], ["dft_r"], onesided=1),
+             N("DFT", ["sc", "", "ax1"], ["dft_i"], inverse=1),
+             N("DFT", ["sc", "len12", "ax1"], ["dft_c"]),
+             N("DFT", ["sc", "", "ax1"], ["dft_ir"], inverse=1, onesided=1),
+             N("STFT", ["sr", "step", "win"], ["stft"]),
+             N("RoiAlign", ["x", "rois", "bidx"], ["roi"], output_height=3, output_width=2, sampling_ratio=2,
+               spatial_scale=0.5),
+             N("RoiAlign", ["x", "rois", "bidx"], ["roi0"], output_height=2, output_width=3,
+               coordinate_transformation_mode="output_half_pixel")]
+    rng = np.random.default_rng(11)
+    theta = numpy_helper.from_array((np.eye(2, 3)[None] + 0.2 * rng.standard_normal((2, 2, 3))).astype(np.float32),
+                                    "theta")
+    inits = [theta, ints("size", [2, 3, 5, 7]), ints("ax1", 1), ints("len12", 12), ints("step", 4),
+             numpy_helper.from_array(np.hanning(8).astype(np.float32), "win"),
+             numpy_helper.from_array(np.array([[1, 2, 20, 14], [0, 0, 9, 9], [5.5, 3, 30, 33]], np.float32), "rois"),
+             ints("bidx", [0, 0, 0]), floats("w3", [4, 1, 2, 3, 2], 12), floats("b3", [4], 13)]
+    outs = ["gs_c", "gs_l", "gs_n", "gs_3", "ag", "mp3", "ap3", "apd", "lp3", "dft_r", "dft_i", "dft_c", "dft_ir",
+            "stft", "roi", "roi0", "cv3"]
+    return model(nodes, [vi("x", F, ["N", 3, "H", "W"]), vi("g", F, ["N", "L", 5, 2]),
+                         vi("v", F, ["N", 2, "L", 6, 7]), vi("g3", F, ["N", 2, "L", 3, 3]),
+                         vi("sr", F, ["N", 16, 1]), vi("sc", F, ["N", 16, 2])],
+                 [out(o) for o in outs], inits, opset=20)
+
+
+def recurrent():
+    """RNN, GRU and LSTM unrolled over a 5-step sequence with a symbolic batch: bidirectional RNN
+    (Relu forward, Tanh reverse) from an initial state; reverse GRU with linear_before_reset and
+    clip; bidirectional GRU; bidirectional LSTM with peepholes and initial states; a plain LSTM
+    (zero states, no bias). onnxruntime has no batch-first (layout 1) LSTM: the node tests cover it."""
+    H = 4
+
+    def floats(name, shape, seed):  # weights at half scale: a contractive recurrence keeps bf16 rounding in bounds
+        rng = np.random.default_rng(seed)
+        return numpy_helper.from_array((0.5 * rng.standard_normal(shape)).astype(np.float32), name)
+
+    nodes = [N("RNN", ["x", "rw", "rr", "rb", "", "h0"], ["rnn_y", "rnn_h"], hidden_size=H,
+               direction="bidirectional", activations=["Relu", "Tanh"]),
+             N("GRU", ["x", "gw1", "gr1", "gb1"], ["gru_y", "gru_h"], hidden_size=H, direction="reverse",
+               linear_before_reset=1, clip=3.0),
+             N("GRU", ["x", "gw", "gr", "gb", "", "h0"], ["gru2_y", "gru2_h"], hidden_size=H,
+               direction="bidirectional"),
+             N("LSTM", ["x", "lw", "lr", "lb", "", "h0", "c0", "lp"], ["lstm_y", "lstm_h", "lstm_c"], hidden_size=H,
+               direction="bidirectional"),
+             N("LSTM", ["x", "lw1", "lr1"], ["lstm1_y", "lstm1_h", "lstm1_c"], hidden_size=H)]
+    inits = [floats("rw", [2, H, 3], 1), floats("rr", [2, H, H], 2), floats("rb", [2, 2 * H], 3),
+             floats("gw1", [1, 3 * H, 3], 4), floats("gr1", [1, 3 * H, H], 5), floats("gb1", [1, 6 * H], 6),
+             floats("gw", [2, 3 * H, 3], 7), floats("gr", [2, 3 * H, H], 8), floats("gb", [2, 6 * H], 9),
+             floats("lw", [2, 4 * H, 3], 10), floats("lr", [2, 4 * H, H], 11), floats("lb", [2, 8 * H], 12),
+             floats("lp", [2, 3 * H], 13), floats("lw1", [1, 4 * H, 3], 14), floats("lr1", [1, 4 * H, H], 15)]
+    outs = ["rnn_y", "rnn_h", "gru_y", "gru_h", "gru2_y", "gru2_h", "lstm_y", "lstm_h", "lstm_c", "lstm1_y",
+            "lstm1_h", "lstm1_c"]
+    return model(nodes, [vi("x", F, [5, "batch", 3]), vi("h0", F, [2, "batch", H]), vi("c0", F, [2, "batch", H])],
+                 [out(o) for o in outs], inits, opset=20)
+
+
 def nan_inf():
     """IsNaN and IsInf (both signs, one sign) on x / d with d holding zeros: +-inf and NaN (0/0 where x
     rounds to 0 never happens with random inputs, so NaN comes from inf - inf)."""
@@ -754,13 +828,31 @@ def errors():
     m["err_slice_steps"] = model([N("Slice", ["x", "st", "en", "ax", "stp"], ["y"], name="sl")],
                                  [vi("x", F, ["B", 4]), vi("stp", I64, [1])], [out("y")],
                                  [ints("st", [0]), ints("en", [2]), ints("ax", [1])])
-    m["err_conv3d"] = model([N("Conv", ["x", "w"], ["y"], name="c3d")], [vi("x", F, [1, 2, 4, 4, 8])],
-                            [out("y")], [floats("w", [4, 2, 3, 3, 3])])
+    m["err_conv3d"] = model([N("Conv", ["x", "w"], ["y"], name="c3d")], [vi("x", F, [1, 2, 4, 4, 4, 8])],
+                            [out("y")], [floats("w", [4, 2, 3, 3, 3, 3])], check=False)
     m["err_avgpool_same"] = model([N("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
                                      auto_pad="SAME_UPPER", name="ap")],
                                   [vi("x", F, [1, 2, "H", "W"])], [out("y")])
-    m["err_maxpool_indices"] = model([N("MaxPool", ["x"], ["y", "idx"], kernel_shape=[2, 2], name="mpi")],
-                                     [vi("x", F, [1, 2, 4, 4])], [out("y"), out("idx")])
+    m["err_maxpool_indices"] = model([N("MaxPool", ["x"], ["y", "idx"], kernel_shape=[2, 2, 2], storage_order=1,
+                                       name="mpi")], [vi("x", F, [1, 2, 4, 4, 4])], [out("y"), out("idx")])
+    # spatial and sequence ops: what their handlers refuse
+    H = 3
+    m["err_rnn_symbolic_seq"] = model([N("RNN", ["x", "w", "r"], ["y"], hidden_size=H, name="rnn_s")],
+                                      [vi("x", F, ["S", 2, 3])], [out("y")],
+                                      [floats("w", [1, H, 3]), floats("r", [1, H, H])])
+    m["err_lstm_seq_lens"] = model([N("LSTM", ["x", "w", "r", "", "sl"], ["y"], hidden_size=H, name="lstm_l")],
+                                   [vi("x", F, [4, 2, 3])], [out("y")],
+                                   [floats("w", [1, 4 * H, 3]), floats("r", [1, 4 * H, H]),
+                                    numpy_helper.from_array(np.array([4, 2], np.int32), "sl")])
+    m["err_gridsample_mode"] = model([N("GridSample", ["x", "g"], ["y"], mode="nearest", name="gsm")],
+                                     [vi("x", F, [1, 1, 4, 4]), vi("g", F, [1, 2, 2, 2])], [out("y")], opset=20)
+    m["err_gridsample_mode"].graph.node[0].attribute[0].s = b"area"
+    m["err_if_runtime"] = model([N("If", ["c"], ["y"], name="if_rt",
+                                   then_branch=helper.make_graph([N("Relu", ["x"], ["t"])], "t", [],
+                                                                 [vi("t", F, [4])]),
+                                   else_branch=helper.make_graph([N("Neg", ["x"], ["e"])], "e", [],
+                                                                 [vi("e", F, [4])]))],
+                                [vi("x", F, [4]), vi("c", TensorProto.BOOL, [])], [out("y")], check=False)
     m["err_order"] = model([N("Relu", ["t"], ["y"], name="late"), N("Relu", ["x"], ["t"], name="early")],
                            [vi("x", F, [4])], [out("y")], check=False)
     # issue 15: what the new elementwise handlers refuse
@@ -850,6 +942,7 @@ def main():
         "norms": norms(),
         "spatial_ref": spatial_ref(),
         "resize_modes": resize_modes(),
+        "spatial_seq": spatial_seq(), "recurrent": recurrent(),
         "movement": movement(), "split18": split18(), "expand_idiom": expand_idiom(),
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),

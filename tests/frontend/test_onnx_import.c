@@ -130,7 +130,7 @@ static void test_conv_pool(void) {
     CHECK_CONTAINS(text, "= max_pool2d(cd) {kernel=[3, 3], strides=[2, 2], pads=[0, 0, 0, 0], ceil_mode=1");
     CHECK_CONTAINS(text,
                    "= avg_pool2d(mp) {kernel=[2, 2], strides=[2, 2], pads=[0, 0, 1, 1], ceil_mode=0, "
-                   "count_include_pad=1}");
+                   "dilations=[1, 1], count_include_pad=1}");
     CHECK_CONTAINS(text, "logits: f32[N, 10] = gemm(flat, wfc, bfc) {trans_a=0, trans_b=1, alpha=1, beta=1}");
     CHECK_CONTAINS(text, "gap: f32[N, 8, 1, 1] = global_avg_pool(cs)");
     CHECK_CONTAINS(text, "flat: f32[N, 8] = flatten(gap) {axis=1}");
@@ -468,17 +468,30 @@ static void test_errors(void) {
                "node 'sl' (Slice, opset 17): input 4 'stp' (the steps) is not known at build time", "err_slice_steps",
                "--shapes", "x:1x4,2x4,3x4");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'c3d' (Conv, opset 17): only 1-D and 2-D convolution (a 3-D or 4-D input) is supported; "
-               "input 'x' has rank 5",
+               "node 'c3d' (Conv, opset 17): only 1-D to 3-D convolution (a 3-D to 5-D input) is supported; "
+               "input 'x' has rank 6",
                "err_conv3d");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
                "node 'ap' (AveragePool, opset 17): auto_pad SAME with stride > 1 needs padding "
                "that depends on the input size (H x W)",
                "err_avgpool_same", "--shapes", "x:1x2x4x4,1x2x8x8,1x2x9x9");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'mpi' (MaxPool, opset 17): output 1 'idx' (the Indices of MaxPool) is not "
-               "supported",
+               "node 'mpi' (MaxPool, opset 17): attribute 'storage_order' = 1 is not supported here (0, or 1 for "
+               "1-D and 2-D)",
                "err_maxpool_indices");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'rnn_s' (RNN, opset 17): the sequence length of 'x' is the symbol S; symc unrolls RNN over a "
+               "constant sequence length only",
+               "err_rnn_symbolic_seq", "--shapes", "x:1x2x3,4x2x3,8x2x3");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'lstm_l' (LSTM, opset 17): sequence_lens[1] = 2 is shorter than the sequence (4)",
+               "err_lstm_seq_lens");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'gsm' (GridSample, opset 20): attribute 'mode' = 'area' is not supported",
+               "err_gridsample_mode");
+    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
+               "node 'if_rt' (If, opset 17): input 0 'c' (the condition) is not known at build time: it is the "
+               "graph input 'c'",
+               "err_if_runtime");
     EXPECT_ERR(SYMC_ERR_FORMAT,
                "node 'late' (Relu, opset 17): input 0 't' is not a graph input, an initializer or the "
                "output of an earlier node",

@@ -1,6 +1,7 @@
 /* Shape rules of the four ops added for the ONNX importer (range, tile,
  * trilu, gather_elements) and the elementwise ops of issue 15 (prelu,
- * bit_shift, bitwise_*, celu, shrink), built with the public builder API: symbolic
+ * bit_shift, bitwise_*, celu, shrink) and the spatial ops for conformance
+ * (grid_sample, dft, col2im, det, 3-D pooling), built with the public builder API: symbolic
  * lengths and sizes, symbolic element values of a short range, and the
  * errors each rule reports. The importer tests exercise them through ONNX
  * models; these cover the cases a model does not reach easily. */
@@ -170,9 +171,71 @@ static void test_elementwise_more(void) {
     symc_module_destroy(f.m);
 }
 
+/* grid_sample, dft, col2im, det and 3-D pooling: symbolic dims flow through,
+ * and each rule's refusals */
+static void test_spatial_rules(void) {
+    fx f = setup();
+    symc_tensor x4, g, y, s, col, m3, v5;
+    symc_dim S;
+    symc_declare_symbol(f.m, "S", 1, 4, 8, 1, &S, &err);
+    symc_dim xd[4] = {f.B, symc_dim_const(f.m, 3), S, symc_dim_const(f.m, 5)};
+    symc_add_input(f.m, "x4", SYMC_F32, 4, xd, &x4, &err);
+    symc_dim gd[4] = {f.B, symc_dim_const(f.m, 7), S, symc_dim_const(f.m, 2)};
+    symc_add_input(f.m, "g", SYMC_F32, 4, gd, &g, &err);
+    symc_attr ga[2] = {symc_attr_str("mode", "linear"), symc_attr_str("padding_mode", "zeros")};
+    CHECK_MSG(add(&f, "grid_sample", (symc_tensor[]){x4, g}, 2, ga, 2, &y) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(!strcmp(shape(&f, y), "[B, 3, 7, S]"), "%s", shape(&f, y));
+    CHECK(add(&f, "grid_sample", (symc_tensor[]){x4, x4}, 2, ga, 2, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "the last dim of grid 'x4' is 5, must be 2");
+    /* dft along a symbolic-free axis of [B, 8, 2]: onesided keeps 8 / 2 + 1 bins */
+    symc_dim sd[3] = {f.B, symc_dim_const(f.m, 8), symc_dim_const(f.m, 2)};
+    symc_add_input(f.m, "s", SYMC_F32, 3, sd, &s, &err);
+    symc_attr da[3] = {symc_attr_int("axis", 1), symc_attr_int("length", 8), symc_attr_int("onesided", 1)};
+    CHECK_MSG(add(&f, "dft", &s, 1, da, 3, &y) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(!strcmp(shape(&f, y), "[B, 5, 2]"), "%s", shape(&f, y));
+    symc_attr inv[4] = {da[0], da[1], da[2], symc_attr_int("inverse", 1)};
+    CHECK_MSG(add(&f, "dft", &s, 1, inv, 4, &y) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(!strcmp(shape(&f, y), "[B, 8, 1]"), "%s", shape(&f, y));
+    symc_attr bad[2] = {symc_attr_int("axis", 2), da[1]};
+    CHECK(add(&f, "dft", &s, 1, bad, 2, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "before the last");
+    /* col2im: [B, 2 * 4, 9] with 2x2 blocks over a 4x4 image */
+    symc_dim cd[3] = {f.B, symc_dim_const(f.m, 8), symc_dim_const(f.m, 9)};
+    symc_add_input(f.m, "col", SYMC_F32, 3, cd, &col, &err);
+    symc_attr ca[2] = {symc_attr_ints("image_shape", (const int64_t[]){4, 4}, 2),
+                       symc_attr_ints("block_shape", (const int64_t[]){2, 2}, 2)};
+    CHECK_MSG(add(&f, "col2im", &col, 1, ca, 2, &y) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(!strcmp(shape(&f, y), "[B, 2, 4, 4]"), "%s", shape(&f, y));
+    symc_attr cb[2] = {symc_attr_ints("image_shape", (const int64_t[]){5, 4}, 2), ca[1]};
+    CHECK(add(&f, "col2im", &col, 1, cb, 2, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "block positions");
+    /* det of [B, 3, 3]; a non-square matrix is refused */
+    symc_dim md[3] = {f.B, symc_dim_const(f.m, 3), symc_dim_const(f.m, 3)};
+    symc_add_input(f.m, "m3", SYMC_F32, 3, md, &m3, &err);
+    CHECK_MSG(add(&f, "det", &m3, 1, NULL, 0, &y) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(!strcmp(shape(&f, y), "[B]"), "%s", shape(&f, y));
+    CHECK(add(&f, "det", &s, 1, NULL, 0, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "square");
+    /* 3-D max pooling and its indices over [B, 3, 6, 6, 6] */
+    symc_dim vd[5] = {f.B, symc_dim_const(f.m, 3), symc_dim_const(f.m, 6), symc_dim_const(f.m, 6),
+                      symc_dim_const(f.m, 6)};
+    symc_add_input(f.m, "v5", SYMC_F32, 5, vd, &v5, &err);
+    symc_attr pa[2] = {symc_attr_ints("kernel", (const int64_t[]){2, 2, 3}, 3),
+                       symc_attr_ints("strides", (const int64_t[]){2, 2, 3}, 3)};
+    CHECK_MSG(add(&f, "max_pool2d", &v5, 1, pa, 2, &y) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(!strcmp(shape(&f, y), "[B, 3, 3, 3, 2]"), "%s", shape(&f, y));
+    CHECK_MSG(add(&f, "max_pool_indices", &v5, 1, pa, 2, &y) == SYMC_OK, "%s", err.msg);
+    CHECK(!strcmp(shape(&f, y), "[B, 3, 3, 3, 2]") && f.m->tensors[y].dtype == SYMC_I64);
+    symc_attr p2 = symc_attr_ints("kernel", (const int64_t[]){2, 2}, 2);
+    CHECK(add(&f, "avg_pool2d", &v5, 1, &p2, 1, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "attribute 'kernel' has 2 entries, needs 3");
+    symc_module_destroy(f.m);
+}
+
 int main(void) {
     test_range();
     test_tile_trilu_gather_elements();
     test_elementwise_more();
+    test_spatial_rules();
     return check_report("test_onnx_op_rules");
 }
