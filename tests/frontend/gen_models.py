@@ -847,12 +847,6 @@ def errors():
     m["err_gridsample_mode"] = model([N("GridSample", ["x", "g"], ["y"], mode="nearest", name="gsm")],
                                      [vi("x", F, [1, 1, 4, 4]), vi("g", F, [1, 2, 2, 2])], [out("y")], opset=20)
     m["err_gridsample_mode"].graph.node[0].attribute[0].s = b"area"
-    m["err_if_runtime"] = model([N("If", ["c"], ["y"], name="if_rt",
-                                   then_branch=helper.make_graph([N("Relu", ["x"], ["t"])], "t", [],
-                                                                 [vi("t", F, [4])]),
-                                   else_branch=helper.make_graph([N("Neg", ["x"], ["e"])], "e", [],
-                                                                 [vi("e", F, [4])]))],
-                                [vi("x", F, [4]), vi("c", TensorProto.BOOL, [])], [out("y")], check=False)
     m["err_order"] = model([N("Relu", ["t"], ["y"], name="late"), N("Relu", ["x"], ["t"], name="early")],
                            [vi("x", F, [4])], [out("y")], check=False)
     # issue 15: what the new elementwise handlers refuse

@@ -488,10 +488,6 @@ static void test_errors(void) {
                "err_lstm_seq_lens");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED, "node 'gsm' (GridSample, opset 20): attribute 'mode' = 'area' is not supported",
                "err_gridsample_mode");
-    EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'if_rt' (If, opset 17): input 0 'c' (the condition) is not known at build time: it is the "
-               "graph input 'c'",
-               "err_if_runtime");
     EXPECT_ERR(SYMC_ERR_FORMAT,
                "node 'late' (Relu, opset 17): input 0 't' is not a graph input, an initializer or the "
                "output of an earlier node",
