@@ -48,9 +48,9 @@ def _value_infos(g, elem):
             tt.elem_type = elem
 
 
-def to_half(src, dst, elem=onnx.TensorProto.FLOAT16):
-    m = onnx.load(src)
-    g = m.graph
+def _graph_to_half(g, elem):
+    """g's f32 values, initializers, constants and casts to f32 in elem, and so its
+    subgraphs' (If branches, Loop and Scan bodies)"""
     _value_infos(g, elem)
     for i, t in enumerate(g.initializer):
         g.initializer[i].CopyFrom(_tensor(t, elem))
@@ -58,8 +58,18 @@ def to_half(src, dst, elem=onnx.TensorProto.FLOAT16):
         for a in n.attribute:
             if a.type == onnx.AttributeProto.TENSOR:
                 a.t.CopyFrom(_tensor(a.t, elem))
+            if a.type == onnx.AttributeProto.GRAPH:
+                _graph_to_half(a.g, elem)
+            if a.type == onnx.AttributeProto.GRAPHS:
+                for sg in a.graphs:
+                    _graph_to_half(sg, elem)
             if n.op_type == "Cast" and a.name == "to" and a.i == F32:
                 a.i = elem
+
+
+def to_half(src, dst, elem=onnx.TensorProto.FLOAT16):
+    m = onnx.load(src)
+    _graph_to_half(m.graph, elem)
     onnx.save(m, dst)
     return dst
 
