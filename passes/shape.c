@@ -1181,9 +1181,15 @@ symc_status pass_infer_node(ir_module *m, uint32_t node, symc_error *err) {
     for (uint32_t k = 0; k < c.n->n_out; k++) {
         const ir_tensor *o = out(&c, k);
         for (int d = 0; d < o->rank; d++)
-            if (sym_range_of(c.t, o->dims[d]).lo < 0)
-                return fail(&c, SYMC_ERR_RANGE, "output '%s' dim %d = %s may be negative for declared sizes", o->name,
-                            d, txt(&c, o->dims[d]));
+            if (sym_range_of(c.t, o->dims[d]).lo < 0) {
+                /* the range before the expression: a long expression is what the message cap cuts */
+                sym_range r = sym_range_of(c.t, o->dims[d]);
+                return fail(
+                    &c, SYMC_ERR_RANGE,
+                    "output '%s' dim %d may be negative for declared sizes: the bounds symc proves are [%lld, %lld] "
+                    "(dim = %s)",
+                    o->name, d, (long long)r.lo, (long long)r.hi, txt(&c, o->dims[d]));
+            }
     }
     return classify_new_guards(&c, first_guard);
 }
