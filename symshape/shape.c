@@ -124,7 +124,7 @@ symc_status sym_broadcast(sym_table *t, const sym_expr *a, uint32_t na, const sy
         }
         res[i] = r;
     }
-    if (res != out) memcpy(out, res, n * sizeof *out);
+    if (n && res != out) memcpy(out, res, n * sizeof *out);
     if (nout) *nout = n;
     return SYMC_OK;
 }
@@ -145,14 +145,14 @@ symc_status sym_matmul(sym_table *t, const sym_expr *a, uint32_t na, const sym_e
         A[1] = a[0];
         ra = 2;
     } else {
-        memcpy(A, a, na * sizeof *A);
+        if (na) memcpy(A, a, na * sizeof *A);
     }
     if (nb == 1) {
         B[0] = b[0];
         B[1] = one;
         rb = 2;
     } else {
-        memcpy(B, b, nb * sizeof *B);
+        if (nb) memcpy(B, b, nb * sizeof *B);
     }
     char w[256];
     snprintf(w, sizeof w, "%s (matmul: inner dims must match)", W(what));
@@ -319,7 +319,7 @@ symc_status sym_reshape(sym_table *t, const sym_expr *in, uint32_t nin, const sy
     if (infer == UINT32_MAX) {
         s = sym_require(t, SYM_REL_EQ, known, pin, w, err);
         if (s) return s;
-        if (out != target) memmove(out, target, n * sizeof *out);
+        if (n && out != target) memmove(out, target, n * sizeof *out);
         return SYMC_OK;
     }
     int64_t k;
@@ -349,7 +349,7 @@ symc_status sym_reshape(sym_table *t, const sym_expr *in, uint32_t nin, const sy
         }
     }
     if ((s = built(t, x, what, err))) return s;
-    if (out != target) memmove(out, target, n * sizeof *out);
+    if (n && out != target) memmove(out, target, n * sizeof *out);
     out[infer] = x;
     return SYMC_OK;
 }
