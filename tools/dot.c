@@ -211,6 +211,21 @@ static void dot_node_stmt(FILE *f, const dot_graph *g, uint32_t i, const char *i
     fprintf(f, "\"%s];\n", n->dead ? ", style=dashed, color=gray50, fontcolor=gray50" : "");
 }
 
+/* the DOT id of tensor t's source (its producer node, else the graph input it is)
+ * into buf; 0 when it has neither */
+static int dot_source(const dot_graph *g, uint32_t t, char *buf, size_t cap) {
+    if (g->tensors[t].producer < g->n_nodes) {
+        snprintf(buf, cap, "\"n%u\"", g->tensors[t].producer);
+        return 1;
+    }
+    for (uint32_t j = 0; j < g->n_inputs; j++)
+        if (g->inputs[j] == t) {
+            snprintf(buf, cap, "\"in%u\"", j);
+            return 1;
+        }
+    return 0;
+}
+
 static void dot_edge(FILE *f, const dot_graph *g, const char *from, const char *to, uint32_t t) {
     fprintf(f, "  %s -> %s [label=\"", from, to);
     dot_str(f, g->tensors[t].name, 0);
@@ -266,28 +281,14 @@ static int dot_write(FILE *f, const dot_graph *g) {
         snprintf(to, sizeof to, "\"n%u\"", i);
         for (uint32_t k = 0; k < n->n_in; k++) {
             uint32_t t = n->in[k];
-            if (t >= g->n_tensors || g->tensors[t].constant) continue;
-            if (g->tensors[t].producer < g->n_nodes) snprintf(from, sizeof from, "\"n%u\"", g->tensors[t].producer);
-            else {
-                uint32_t j = 0;
-                while (j < g->n_inputs && g->inputs[j] != t) j++;
-                if (j == g->n_inputs) continue;
-                snprintf(from, sizeof from, "\"in%u\"", j);
-            }
+            if (t >= g->n_tensors || g->tensors[t].constant || !dot_source(g, t, from, sizeof from)) continue;
             dot_edge(f, g, from, to, t);
         }
     }
     for (uint32_t i = 0; i < g->n_outputs; i++) {
         uint32_t t = g->outputs[i];
         snprintf(to, sizeof to, "\"out%u\"", i);
-        if (g->tensors[t].producer < g->n_nodes) snprintf(from, sizeof from, "\"n%u\"", g->tensors[t].producer);
-        else {
-            uint32_t j = 0;
-            while (j < g->n_inputs && g->inputs[j] != t) j++;
-            if (j == g->n_inputs) continue;
-            snprintf(from, sizeof from, "\"in%u\"", j);
-        }
-        dot_edge(f, g, from, to, t);
+        if (dot_source(g, t, from, sizeof from)) dot_edge(f, g, from, to, t);
     }
     fprintf(f, "}\n");
     return 0;
