@@ -68,6 +68,8 @@ typedef enum att_kind {
     ATT_ADD,         /* v + scalar */
     ATT_ADD_MASK,    /* v + mask[b0, b1, q, k] */
     ATT_WHERE,       /* mask ? (chain or scalar) : (scalar or chain) */
+    ATT_ADD_SEL,     /* v + (mask[b0, b1, q, k] ? scalar : scalar2): an additive mask made by where(cond, a, b),
+                        read through the where and an expand to its bool condition */
     ATT_WHERE_CAUSAL /* (k > q) ? ... */
 } att_kind;
 
@@ -75,8 +77,9 @@ typedef struct att_op {
     att_kind kind;
     uint32_t node;
     uint32_t scalar;   /* scalar tensor (RT_NONE: none) */
+    uint32_t scalar2;  /* ATT_ADD_SEL: the value where the condition is false */
     int chain_is_true; /* where: the chain is the value taken where cond holds */
-    att_view mask;     /* ATT_ADD_MASK / ATT_WHERE */
+    att_view mask;     /* ATT_ADD_MASK / ATT_WHERE / ATT_ADD_SEL */
 } att_op;
 
 typedef struct att_plan {
@@ -283,12 +286,66 @@ static int scalar_value(cg_cuda *c, uint32_t t, double *out) {
     return 1;
 }
 
+static int row_shared_view(cg_cuda *c, const att_view *v) {
+    int64_t z;
+    return sym_is_const(c->m->syms, v->strides[2], &z) && z == 0;
+}
+
+/* the mask is the same for every key of a query row (key stride 0) */
+static int key_shared_view(cg_cuda *c, const att_view *v) {
+    int64_t z;
+    return sym_is_const(c->m->syms, v->strides[3], &z) && z == 0;
+}
+
+static int shared_view(cg_cuda *c, const att_view *v) { return row_shared_view(c, v) || key_shared_view(c, v); }
+
+/* t itself, or the input of the expand that makes t (expand only repeats
+ * values: reading its input through the broadcast view is the same) */
+static uint32_t unexpand(cg_cuda *c, uint32_t t) {
+    uint32_t p = c->m->tensors[t].producer;
+    if (p != IR_NONE && c->m->nodes[p].op == IR_OP_EXPAND && c->m->nodes[p].n_in >= 1 &&
+        c->m->tensors[c->m->nodes[p].in[0]].dtype == c->m->tensors[t].dtype)
+        return c->m->nodes[p].in[0];
+    return t;
+}
+
+/* An additive mask materialized as [B, 1, S, S] whose values are the same
+ * for every query row or for every key of a row: Hugging Face's masks
+ * (transformers 5 expands a [B, 1, 1, S] or [1, 1, S, 1] condition, then
+ * where(cond, 0, min)). Read through the expand (ATT_ADD_MASK on its input)
+ * or through the where with scalar values and the expand before its
+ * condition (ATT_ADD_SEL), the mask is shared: the half kernel reads it once
+ * per key tile or once per row, not per score. Only taken when that gives a
+ * shared view. */
+static int mask_lookthrough(cg_cuda *c, uint32_t t, const ir_tensor *score, att_op *op) {
+    att_view v;
+    uint32_t src = unexpand(c, t);
+    if (src != t && mask_view(c, src, score, &v) && shared_view(c, &v)) {
+        op->kind = ATT_ADD_MASK;
+        op->mask = v;
+        return 1;
+    }
+    uint32_t p = c->m->tensors[t].producer;
+    if (p == IR_NONE) return 0;
+    const ir_node *w = &c->m->nodes[p];
+    if (w->op != IR_OP_WHERE || w->n_in != 3 || w->n_out != 1 || c->m->tensors[w->in[0]].dtype != SYMC_BOOL ||
+        !is_scalar(c, w->in[1]) || !is_scalar(c, w->in[2]) || c->m->tensors[w->in[1]].dtype != c->m->tensors[t].dtype ||
+        c->m->tensors[w->in[2]].dtype != c->m->tensors[t].dtype)
+        return 0;
+    if (!mask_view(c, unexpand(c, w->in[0]), score, &v) || !shared_view(c, &v)) return 0;
+    op->kind = ATT_ADD_SEL;
+    op->mask = v;
+    op->scalar = w->in[1];
+    op->scalar2 = w->in[2];
+    return 1;
+}
+
 /* one chain node: x is the chain's tensor entering node `node` */
 static int classify(cg_cuda *c, uint32_t node, uint32_t x, const ir_tensor *score, att_op *op) {
     const ir_node *n = &c->m->nodes[node];
     memset(op, 0, sizeof *op);
     op->node = node;
-    op->scalar = RT_NONE;
+    op->scalar = op->scalar2 = RT_NONE;
     if (n->n_out != 1 || !ir_same_shape(&c->m->tensors[n->out[0]], score) ||
         c->m->tensors[n->out[0]].dtype != score->dtype)
         return 0;
@@ -303,7 +360,12 @@ static int classify(cg_cuda *c, uint32_t node, uint32_t x, const ir_tensor *scor
         }
         if (n->op != IR_OP_ADD || c->m->tensors[other].dtype != score->dtype) return 0;
         op->kind = ATT_ADD_MASK;
-        return mask_view(c, other, score, &op->mask);
+        if (!mask_view(c, other, score, &op->mask)) return 0;
+        if (!shared_view(c, &op->mask)) {
+            att_op alt = *op;
+            if (mask_lookthrough(c, other, score, &alt)) *op = alt;
+        }
+        return 1;
     }
     if (n->op == IR_OP_WHERE && n->n_in == 3) {
         uint32_t cond = n->in[0];
@@ -318,7 +380,12 @@ static int classify(cg_cuda *c, uint32_t node, uint32_t x, const ir_tensor *scor
             return 1;
         }
         op->kind = ATT_WHERE;
-        return mask_view(c, cond, score, &op->mask);
+        if (!mask_view(c, cond, score, &op->mask)) return 0;
+        att_view v;
+        if (!shared_view(c, &op->mask) && unexpand(c, cond) != cond && mask_view(c, unexpand(c, cond), score, &v) &&
+            shared_view(c, &v))
+            op->mask = v; /* read through the expand */
+        return 1;
     }
     return 0;
 }
@@ -488,18 +555,48 @@ static void emit_chain_op(cg_kw *k, const att_plan *a, uint32_t i);
  * a padding mask [B, 1, 1, S]) */
 static int mask_row_shared(cg_cuda *c, const att_op *op) {
     int64_t z;
-    return (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE) && sym_is_const(c->m->syms, op->mask.strides[2], &z) &&
-        z == 0;
+    return (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE || op->kind == ATT_ADD_SEL) &&
+        sym_is_const(c->m->syms, op->mask.strides[2], &z) && z == 0;
+}
+
+/* 1 when op's mask is the same for every key of a query row (its key
+ * stride is 0) and not also row-shared */
+static int mask_key_shared(cg_cuda *c, const att_op *op) {
+    return (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE || op->kind == ATT_ADD_SEL) && !mask_row_shared(c, op) &&
+        key_shared_view(c, &op->mask);
+}
+
+/* the key-shared masks' values of row qi, once per row and key tile: mr<i> */
+static void emit_row_masks(cg_kw *k, const att_plan *a) {
+    for (uint32_t i = 0; i < a->n_ops; i++) {
+        const att_op *op = &a->ops[i];
+        if (!mask_key_shared(k->c, op)) continue;
+        char msq[48], mp[16], off[96], ld[700];
+        dim_text(k, op->mask.strides[2], msq, sizeof msq);
+        snprintf(mp, sizeof mp, "mk%u", i);
+        snprintf(off, sizeof off, "qi * %s", msq);
+        if (op->kind == ATT_ADD_MASK) att_load(ld, sizeof ld, k->c->m->tensors[op->mask.t].dtype, mp, off);
+        else if (op->kind == ATT_ADD_SEL) {
+            char s1[240], s2[240];
+            scalar_text(k, op->scalar, s1, sizeof s1);
+            scalar_text(k, op->scalar2, s2, sizeof s2);
+            snprintf(ld, sizeof ld, "(%s[%s] != 0 ? %s : %s)", mp, off, s1, s2);
+        } else snprintf(ld, sizeof ld, "(%s[%s] != 0)", mp, off);
+        kw_body(k, "                const %s mr%u = qi < Sq ? %s : %s;\n", op->kind == ATT_WHERE ? "bool" : "float", i,
+                ld, op->kind == ATT_WHERE ? "false" : "0.f");
+    }
 }
 
 /* the chain, applied to `v` for query qi / key kj (in range when `ok`);
  * hoisted: a row-shared mask was read once per key tile into mkv<i>[n][u]
- * (the half kernel's score layout) */
+ * (the half kernel's score layout), a key-shared one once per row into
+ * mr<i> */
 static void emit_chain_h(cg_kw *k, const att_plan *a, int hoisted) {
     for (uint32_t i = 0; i < a->n_ops; i++) {
         const att_op *op = &a->ops[i];
         if (hoisted && mask_row_shared(k->c, op)) {
-            if (op->kind == ATT_ADD_MASK) kw_body(k, "                        v = v + mkv%u[n][u];\n", i);
+            if (op->kind == ATT_ADD_MASK || op->kind == ATT_ADD_SEL)
+                kw_body(k, "                        v = v + mkv%u[n][u];\n", i);
             else if (op->chain_is_true) {
                 char sv[240];
                 scalar_text(k, op->scalar, sv, sizeof sv);
@@ -508,6 +605,17 @@ static void emit_chain_h(cg_kw *k, const att_plan *a, int hoisted) {
                 char sv[240];
                 scalar_text(k, op->scalar, sv, sizeof sv);
                 kw_body(k, "                        v = mkv%u[n][u] ? %s : v;\n", i, sv);
+            }
+            continue;
+        }
+        if (hoisted && mask_key_shared(k->c, op)) {
+            if (op->kind == ATT_ADD_MASK || op->kind == ATT_ADD_SEL) {
+                kw_body(k, "                        v = v + mr%u;\n", i);
+            } else {
+                char sv[240];
+                scalar_text(k, op->scalar, sv, sizeof sv);
+                if (op->chain_is_true) kw_body(k, "                        v = mr%u ? v : %s;\n", i, sv);
+                else kw_body(k, "                        v = mr%u ? %s : v;\n", i, sv);
             }
             continue;
         }
@@ -521,7 +629,7 @@ static void emit_chain_op(cg_kw *k, const att_plan *a, uint32_t i) {
         const att_op *op = &a->ops[i];
         char sv[240] = "", msq[48], msk[48], cond[160];
         if (op->scalar != RT_NONE) scalar_text(k, op->scalar, sv, sizeof sv);
-        if (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE) {
+        if (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE || op->kind == ATT_ADD_SEL) {
             dim_text(k, op->mask.strides[2], msq, sizeof msq);
             dim_text(k, op->mask.strides[3], msk, sizeof msk);
         }
@@ -535,6 +643,13 @@ static void emit_chain_op(cg_kw *k, const att_plan *a, uint32_t i) {
             snprintf(off, sizeof off, "qi * %s + kj * %s", msq, msk);
             att_load(ld, sizeof ld, k->c->m->tensors[op->mask.t].dtype, mp, off);
             kw_body(k, "                    v = v + (ok ? %s : 0.f);\n", ld);
+            break;
+        }
+        case ATT_ADD_SEL: {
+            char s2[240];
+            scalar_text(k, op->scalar2, s2, sizeof s2);
+            kw_body(k, "                    v = v + (ok ? (mk%u[qi * %s + kj * %s] != 0 ? %s : %s) : 0.f);\n", i, msq,
+                    msk, sv, s2);
             break;
         }
         case ATT_WHERE:
@@ -606,6 +721,13 @@ static void emit_stage(cg_kw *k, const char *dst, int64_t ld, const char *ptr, c
 /* row pitch >= n with pitch % 32 == want (bank-conflict-free fragment loads) */
 static int64_t pitch(int64_t n, int64_t want) { return n + ((want - n % 32) % 32 + 32) % 32; }
 
+/* The row's 1/L, computed once: a division per output element would be 32-64
+ * IEEE divides a thread, whose slow-path calls (taken for some values) save
+ * registers to local memory and made the kernel 3x slower inside BERT. A
+ * zero_masked_rows row (L == 0) stores zeros; otherwise 0 * inf gives NaN,
+ * as the reference's 0 / 0 does. */
+#define RL_EXPR(a) ((a)->zero_masked ? "L == 0.f ? 0.f : 1.f / L" : "1.f / L")
+
 /* The tensor-core kernel (sm_80+, D and Dv multiples of 8): 4 warps, each
  * 16 query rows of the block's 64; mma.sync m16n8k8 TF32 with fp32
  * accumulation. For fp32 engines every product is split 3xTF32 (a = hi + lo,
@@ -621,9 +743,8 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
     const int64_t NV = DV / 8;
     int qv = view_vec4(c, &a->q), kv = view_vec4(c, &a->k), vv = view_vec4(c, &a->v);
     char st0[160], st1[160];
-    cg_store(st0, sizeof st0, a->odt, a->zero_masked ? "(L == 0.f ? 0.f : o[n][2 * h] / L)" : "o[n][2 * h] / L");
-    cg_store(st1, sizeof st1, a->odt,
-             a->zero_masked ? "(L == 0.f ? 0.f : o[n][2 * h + 1] / L)" : "o[n][2 * h + 1] / L");
+    cg_store(st0, sizeof st0, a->odt, "o[n][2 * h] * rL");
+    cg_store(st1, sizeof st1, a->odt, "o[n][2 * h + 1] * rL");
     kw_body(k,
             "        const long long q0 = qt * 64;\n"
             "        __syncthreads(); /* the previous row block is done with Qs */\n");
@@ -729,6 +850,7 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
             "            float L = l[h];\n"
             "            L += __shfl_xor_sync(0xffffffffu, L, 1);\n"
             "            L += __shfl_xor_sync(0xffffffffu, L, 2);\n"
+            "            const float rL = %s;\n"
             "            const long long qi = q0 + w * 16 + g + 8 * h;\n"
             "            if (qi >= Sq) continue;\n"
             "#pragma unroll\n"
@@ -738,7 +860,7 @@ static void emit_mma_body(cg_kw *k, const att_plan *a, int split, const char *qs
             "            }\n"
             "        }\n"
             "    }\n",
-            (long long)NV, osr, osd, st0, osr, osd, st1);
+            RL_EXPR(a), (long long)NV, osr, osd, st0, osr, osd, st1);
 }
 
 /* 1 when view v's storage rows can be copied 8 halves (16 bytes) at a time:
@@ -804,10 +926,8 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
     const char *mma = a->qdt == SYMC_BF16 ? "sc_mma_bf16" : "sc_mma_f16";
     const char *pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16";
     char st0[160], st1[160];
-    cg_store(st0, sizeof st0, a->odt,
-             a->zero_masked ? "(L == 0.f ? 0.f : o[mt][n][2 * h] / L)" : "o[mt][n][2 * h] / L");
-    cg_store(st1, sizeof st1, a->odt,
-             a->zero_masked ? "(L == 0.f ? 0.f : o[mt][n][2 * h + 1] / L)" : "o[mt][n][2 * h + 1] / L");
+    cg_store(st0, sizeof st0, a->odt, "o[mt][n][2 * h] * rL");
+    cg_store(st1, sizeof st1, a->odt, "o[mt][n][2 * h + 1] * rL");
     kw_body(k,
             "        const long long q0 = qt * %d;\n"
             "        __syncthreads(); /* the previous row block is done with the tiles */\n",
@@ -897,13 +1017,19 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
     for (uint32_t i = 0; i < a->n_ops; i++) {
         const att_op *op = &a->ops[i];
         if (!mask_row_shared(k->c, op)) continue;
-        char msk[48], off[96], ld[240];
+        char msk[48], off[96], ld[700];
         dim_text(k, op->mask.strides[3], msk, sizeof msk);
         snprintf(off, sizeof off, "(k0 + kl) * %s", msk);
         char mp[16];
         snprintf(mp, sizeof mp, "mk%u", i);
+        const int fl = op->kind != ATT_WHERE; /* a float added to the score */
         if (op->kind == ATT_ADD_MASK) att_load(ld, sizeof ld, k->c->m->tensors[op->mask.t].dtype, mp, off);
-        else snprintf(ld, sizeof ld, "(%s[%s] != 0)", mp, off);
+        else if (op->kind == ATT_ADD_SEL) {
+            char s1[240], s2[240];
+            scalar_text(k, op->scalar, s1, sizeof s1);
+            scalar_text(k, op->scalar2, s2, sizeof s2);
+            snprintf(ld, sizeof ld, "(%s[%s] != 0 ? %s : %s)", mp, off, s1, s2);
+        } else snprintf(ld, sizeof ld, "(%s[%s] != 0)", mp, off);
         kw_body(k,
                 "            %s mkv%u[8][2];\n"
                 "#pragma unroll\n"
@@ -913,7 +1039,7 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
                 "                    const int kl = n * 8 + 2 * t + u;\n"
                 "                    mkv%u[n][u] = kl < rem ? %s : %s;\n"
                 "                }\n",
-                op->kind == ATT_ADD_MASK ? "float" : "bool", i, i, ld, op->kind == ATT_ADD_MASK ? "0.f" : "false");
+                fl ? "float" : "bool", i, i, ld, fl ? "0.f" : "false");
     }
     /* score function, bounds, online softmax over the 4 lanes of a row, in base 2 */
     kw_body(k,
@@ -922,7 +1048,10 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
             "#pragma unroll\n"
             "            for (int h = 0; h < 2; h++) {\n"
             "                const long long qi = q0 + w * %d + mt * 16 + g + 8 * h;\n"
-            "                float mx = NINF;\n"
+            "                float mx = NINF;\n",
+            H16_MT, 16 * H16_MT);
+    emit_row_masks(k, a);
+    kw_body(k,
             "#pragma unroll\n"
             "                for (int n = 0; n < 8; n++)\n"
             "#pragma unroll\n"
@@ -932,8 +1061,7 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
             "                        const bool ok = qi < Sq && kl < rem;\n"
             "                        float v = s[mt][n][2 * h + u];\n"
             "                        (void)ok;\n"
-            "                        (void)kj;\n",
-            H16_MT, 16 * H16_MT);
+            "                        (void)kj;\n");
     emit_chain_h(k, a, 1);
     kw_body(
         k,
@@ -988,6 +1116,7 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
             "            float L = l[mt][h];\n"
             "            L += __shfl_xor_sync(0xffffffffu, L, 1);\n"
             "            L += __shfl_xor_sync(0xffffffffu, L, 2);\n"
+            "            const float rL = %s;\n"
             "            const long long qi = q0 + w * %d + mt * 16 + g + 8 * h;\n"
             "            if (qi >= Sq) continue;\n"
             "#pragma unroll\n"
@@ -997,7 +1126,7 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
             "            }\n"
             "        }\n"
             "    }\n",
-            H16_MT, 16 * H16_MT, (long long)NV, osr, osd, st0, osr, osd, st1);
+            H16_MT, RL_EXPR(a), 16 * H16_MT, (long long)NV, osr, osd, st0, osr, osd, st1);
 }
 
 /* The SIMT kernel (any SM; D, Dv multiples of 4): 256 threads, each a 4x4
@@ -1222,7 +1351,7 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     }
     for (uint32_t i = 0; i < a.n_ops; i++) {
         const att_op *o = &a.ops[i];
-        if (o->kind != ATT_ADD_MASK && o->kind != ATT_WHERE) continue;
+        if (o->kind != ATT_ADD_MASK && o->kind != ATT_WHERE && o->kind != ATT_ADD_SEL) continue;
         char name[16], ptr[32];
         snprintf(name, sizeof name, "mk%u", i);
         snprintf(ptr, sizeof ptr, "%s", kw_in(&k, o->mask.t));

@@ -141,4 +141,29 @@ def extra_models(tmp, elem=onnx.TensorProto.FLOAT16):
                [init("eight", np.array(8.0)), init("zero", np.array(-0.5)), init("fill", np.array(-1e4))], elem)
     onnx.save(m, f"{tmp}/attention_padmask_{sfx}.onnx")
     out.append(f"attention_padmask_{sfx}")
+    # transformers 5's masks: a condition made [B, 1, 1, S] (padding) or [B, 1, S, 1] (per query row),
+    # expanded to the score's shape, then where(cond, 0, fill) added, or a where over the scores; and a
+    # per-row additive bias expanded: the kernel reads each through the expand (and the where) once per
+    # key tile or once per row instead of per score
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["s"]),
+             helper.make_node("Mul", ["s", "scale"], ["ss"]),
+             helper.make_node("Shape", ["ss"], ["shp"]),
+             helper.make_node("Greater", ["keep", "zero"], ["kb"]),
+             helper.make_node("Expand", ["kb", "shp"], ["kbe"]),
+             helper.make_node("Where", ["kbe", "nil", "fill"], ["am"]),
+             helper.make_node("Add", ["ss", "am"], ["s2"]),
+             helper.make_node("Expand", ["rowbias", "shp"], ["rbe"]),
+             helper.make_node("Add", ["s2", "rbe"], ["s3"]),
+             helper.make_node("Greater", ["rowkeep", "zero"], ["rk"]),
+             helper.make_node("Expand", ["rk", "shp"], ["rke"]),
+             helper.make_node("Where", ["rke", "s3", "fill"], ["sw"]),
+             helper.make_node("Softmax", ["sw"], ["p"], axis=-1),
+             helper.make_node("MatMul", ["p", "v"], ["y"])]
+    m = _model("attention_hfmask", nodes,
+               qkv + [("keep", ["B", 1, 1, "S"]), ("rowbias", ["B", 1, "S", 1]), ("rowkeep", ["B", 1, "S", 1])],
+               [init("scale", np.array(d ** -0.5)), init("zero", np.array(-0.5)), init("nil", np.array(0.0)),
+                init("fill", np.array(-1e4))], elem)
+    onnx.save(m, f"{tmp}/attention_hfmask_{sfx}.onnx")
+    out.append(f"attention_hfmask_{sfx}")
     return out
