@@ -925,6 +925,75 @@ static symc_module *attention_module(int variant) {
     return m;
 }
 
+/* (m2) transformers 5's masks in the half kernel: where(expand(keep[B,1,1,S] > 0), 0, -inf) added (a
+ * padding mask read through the where and the expand once per key tile), expand(rowbias[B,1,S,1])
+ * added and where(expand(rowkeep[B,1,S,1]), scores, fill) (read once per row), not per score */
+static void test_attention_hf_masks(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("attn_hf", &err);
+    symc_dim B, S;
+    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+    symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
+    symc_dim c1 = symc_dim_const(m, 1), c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, 16);
+    symc_tensor q, k, v, keep, rowbias, rowkeep;
+    symc_add_input(m, "q", SYMC_F16, 4, (symc_dim[]){B, c2, S, hd}, &q, &err);
+    symc_add_input(m, "k", SYMC_F16, 4, (symc_dim[]){B, c2, S, hd}, &k, &err);
+    symc_add_input(m, "v", SYMC_F16, 4, (symc_dim[]){B, c2, S, hd}, &v, &err);
+    symc_add_input(m, "keep", SYMC_BOOL, 4, (symc_dim[]){B, c1, c1, S}, &keep, &err);
+    symc_add_input(m, "rowbias", SYMC_F16, 4, (symc_dim[]){B, c1, S, c1}, &rowbias, &err);
+    symc_add_input(m, "rowkeep", SYMC_BOOL, 4, (symc_dim[]){B, c1, S, c1}, &rowkeep, &err);
+    int64_t perm[4] = {0, 1, 3, 2};
+    symc_attr pe = symc_attr_ints("perm", perm, 4);
+    symc_dim full[4] = {B, c1, S, S};
+    symc_attr ex = symc_attr_dims("shape", full, 4);
+    symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pe, 1);
+    symc_tensor scores = node(m, "matmul", "scores", (symc_tensor[]){q, kt}, 2, NULL, 0);
+    symc_tensor scale = constant(m, "scale", SYMC_F16, 0, NULL), zero = constant(m, "zero", SYMC_F16, 0, NULL);
+    symc_tensor fill = constant(m, "fill", SYMC_F16, 0, NULL);
+    symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
+    symc_tensor kbe = node(m, "expand", "kbe", &keep, 1, &ex, 1);
+    symc_tensor am = node(m, "where", "am", (symc_tensor[]){kbe, zero, fill}, 3, NULL, 0);
+    symc_tensor s2 = node(m, "add", "s2", (symc_tensor[]){scaled, am}, 2, NULL, 0);
+    symc_tensor rbe = node(m, "expand", "rbe", &rowbias, 1, &ex, 1);
+    symc_tensor s3 = node(m, "add", "s3", (symc_tensor[]){s2, rbe}, 2, NULL, 0);
+    symc_tensor rke = node(m, "expand", "rke", &rowkeep, 1, &ex, 1);
+    symc_tensor sw = node(m, "where", "sw", (symc_tensor[]){rke, s3, fill}, 3, NULL, 0);
+    symc_attr ax = symc_attr_int("axis", -1);
+    symc_tensor p = node(m, "softmax", "p", &sw, 1, &ax, 1);
+    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
+    symc_mark_output(m, o, &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        const char *src = e->cuda_source;
+        CHECK_CONTAINS(src, "fused attention (flash, f16 tensor cores");
+        /* the padding condition once per key tile, the where's values chosen there */
+        CHECK_CONTAINS(src, "mkv1[n][u] = kl < rem ? (mk1[(k0 + kl) * 1LL] != 0 ? ");
+        CHECK_CONTAINS(src, "v = v + mkv1[n][u];");
+        /* the per-row bias and condition once per row */
+        CHECK_CONTAINS(src, "const float mr2 = qi < Sq ? (float)sc_h2f(mk2[qi * 1LL]) : 0.f;");
+        CHECK_CONTAINS(src, "const bool mr3 = qi < Sq ? (mk3[qi * 1LL] != 0) : false;");
+        CHECK_CONTAINS(src, "v = mr3 ? v : ");
+        /* the kernel reads the unexpanded inputs, never an expanded [B, 1, S, S] mask per score */
+        CHECK(!strstr(src, "[qi * s"));
+        const rt_step *st = NULL; /* the last kernel: the attention (the expands run before it) */
+        for (uint32_t i = 0; i < e->n_steps; i++)
+            if (e->steps[i].kind == RT_STEP_KERNEL) st = &e->steps[i];
+        int reads_expanded = 0, reads_inputs = 0;
+        for (uint32_t a = 0; st && a < st->n_args; a++) {
+            if (st->args[a].kind != RT_ARG_TENSOR) continue;
+            uint32_t t = st->args[a].value;
+            reads_expanded |= t == tensor_index(e, "kbe") || t == tensor_index(e, "am") ||
+                t == tensor_index(e, "rbe") || t == tensor_index(e, "rke");
+            reads_inputs += t == tensor_index(e, "keep") || t == tensor_index(e, "rowbias") ||
+                t == tensor_index(e, "rowkeep");
+        }
+        CHECK_MSG(st && !reads_expanded && reads_inputs == 3, "attention step %s", st ? "found" : "missing");
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
 static void test_attention(int variant) {
     symc_error err;
     symc_module *m = attention_module(variant);
@@ -1169,6 +1238,7 @@ int main(void) {
     test_attention(6);
     test_attention(8);      /* f16 */
     test_attention(16 + 4); /* bf16, zero_masked_rows */
+    test_attention_hf_masks();
     test_views_and_dims();
     test_errors();
     test_every_family();
