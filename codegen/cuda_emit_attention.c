@@ -68,18 +68,28 @@ typedef enum att_kind {
     ATT_ADD,         /* v + scalar */
     ATT_ADD_MASK,    /* v + mask[b0, b1, q, k] */
     ATT_WHERE,       /* mask ? (chain or scalar) : (scalar or chain) */
-    ATT_ADD_SEL,     /* v + (mask[b0, b1, q, k] ? scalar : scalar2): an additive mask made by where(cond, a, b),
-                        read through the where and an expand to its bool condition */
+    ATT_ADD_SEL,     /* v + (leaf && leaf ... ? scalar : scalar2): an additive mask made by where(cond, a, b),
+                        read through the where, expands and ands to the leaves of its bool condition */
     ATT_WHERE_CAUSAL /* (k > q) ? ... */
 } att_kind;
+
+/* a leaf of an ATT_ADD_SEL condition: a bool view, or a causal comparison */
+typedef enum att_leaf_kind { LEAF_VIEW, LEAF_K_GT_Q, LEAF_K_LE_Q } att_leaf_kind;
+typedef struct att_leaf {
+    att_leaf_kind kind;
+    att_view v; /* LEAF_VIEW */
+} att_leaf;
+#define ATT_MAX_LEAF 4
 
 typedef struct att_op {
     att_kind kind;
     uint32_t node;
-    uint32_t scalar;   /* scalar tensor (RT_NONE: none) */
-    uint32_t scalar2;  /* ATT_ADD_SEL: the value where the condition is false */
-    int chain_is_true; /* where: the chain is the value taken where cond holds */
-    att_view mask;     /* ATT_ADD_MASK / ATT_WHERE / ATT_ADD_SEL */
+    uint32_t scalar;             /* scalar tensor (RT_NONE: none) */
+    uint32_t scalar2;            /* ATT_ADD_SEL: the value where the condition is false */
+    int chain_is_true;           /* where: the chain is the value taken where cond holds */
+    att_view mask;               /* ATT_ADD_MASK / ATT_WHERE */
+    att_leaf leaf[ATT_MAX_LEAF]; /* ATT_ADD_SEL: the condition is the and of these (none: true) */
+    uint32_t n_leaf;
 } att_op;
 
 typedef struct att_plan {
@@ -252,29 +262,46 @@ static int axis_role(cg_cuda *c, const ir_tensor *x) {
     return 0;
 }
 
-/* cond[.., q, k] == (k > q) from greater(cols, rows) or less(rows, cols) of
- * one range with a positive constant step */
-static int causal_cond(cg_cuda *c, uint32_t cond, const ir_tensor *score) {
+/* the constant start and positive step of the range that view tensor t is a
+ * view of; 0 when it is not one */
+static int range_of(cg_cuda *c, uint32_t t, int64_t *start, int64_t *step) {
+    uint32_t rp = c->m->tensors[view_root(c, t)].producer;
+    if (rp == IR_NONE || c->m->nodes[rp].op != IR_OP_RANGE) return 0;
+    const ir_attr *s0 = ir_node_attr(&c->m->nodes[rp], "start"), *d = ir_node_attr(&c->m->nodes[rp], "delta");
+    return s0 && d && s0->kind == IR_ATTR_DIMS && d->kind == IR_ATTR_DIMS && s0->n == 1 && d->n == 1 &&
+        sym_is_const(c->m->syms, s0->dims[0], start) && sym_is_const(c->m->syms, d->dims[0], step) && *step > 0;
+}
+
+/* cond[.., q, k] as a comparison of key and query positions: 1 for (k > q)
+ * from greater(cols, rows) or less(rows, cols), 2 for (k <= q) from
+ * less_equal(cols, rows) or greater_equal(rows, cols); 0 otherwise. The
+ * positions are one range, or two ranges with the same constant start and
+ * positive step (transformers 5 makes kv_idx and cache_position apart), so
+ * comparing positions is comparing indices. */
+static int causal_rel(cg_cuda *c, uint32_t cond, const ir_tensor *score) {
     uint32_t p = c->m->tensors[cond].producer;
     if (p == IR_NONE) return 0;
     const ir_node *n = &c->m->nodes[p];
-    if (n->op != IR_OP_GREATER && n->op != IR_OP_LESS) return 0;
-    uint32_t hi = n->op == IR_OP_GREATER ? n->in[0] : n->in[1]; /* must be the key (cols) side */
-    uint32_t lo = n->op == IR_OP_GREATER ? n->in[1] : n->in[0];
+    if (n->n_in != 2) return 0;
+    int rel = n->op == IR_OP_GREATER || n->op == IR_OP_LESS         ? 1
+        : n->op == IR_OP_LESS_EQUAL || n->op == IR_OP_GREATER_EQUAL ? 2
+                                                                    : 0;
+    if (!rel) return 0;
+    const int key_first = n->op == IR_OP_GREATER || n->op == IR_OP_LESS_EQUAL;
+    uint32_t hi = key_first ? n->in[0] : n->in[1]; /* must be the key (cols) side */
+    uint32_t lo = key_first ? n->in[1] : n->in[0];
     if (axis_role(c, &c->m->tensors[hi]) != 2 || axis_role(c, &c->m->tensors[lo]) != 1) return 0;
-    uint32_t r = view_root(c, hi);
-    if (r != view_root(c, lo)) return 0;
-    uint32_t rp = c->m->tensors[r].producer;
-    if (rp == IR_NONE || c->m->nodes[rp].op != IR_OP_RANGE) return 0;
-    const ir_attr *delta = ir_node_attr(&c->m->nodes[rp], "delta");
-    int64_t step;
-    if (!delta || delta->kind != IR_ATTR_DIMS || delta->n != 1 || !sym_is_const(c->m->syms, delta->dims[0], &step) ||
-        step <= 0)
-        return 0;
+    int64_t s1, d1, s2, d2;
+    if (!range_of(c, hi, &s1, &d1) || !range_of(c, lo, &s2, &d2) || s1 != s2 || d1 != d2) return 0;
     const ir_tensor *h = &c->m->tensors[hi], *l = &c->m->tensors[lo];
     /* the positions run along the score's own query and key dims */
-    return h->dims[h->rank - 1] == score->dims[score->rank - 1] && l->dims[l->rank - 2] == score->dims[score->rank - 2];
+    return h->dims[h->rank - 1] == score->dims[score->rank - 1] && l->dims[l->rank - 2] == score->dims[score->rank - 2]
+        ? rel
+        : 0;
 }
+
+/* cond[.., q, k] == (k > q) */
+static int causal_cond(cg_cuda *c, uint32_t cond, const ir_tensor *score) { return causal_rel(c, cond, score) == 1; }
 
 /* the constant value of scalar tensor t, when it is one */
 static int scalar_value(cg_cuda *c, uint32_t t, double *out) {
@@ -309,14 +336,61 @@ static uint32_t unexpand(cg_cuda *c, uint32_t t) {
     return t;
 }
 
+/* t without the bool-to-bool casts and expands in front of it */
+static uint32_t strip_bool(cg_cuda *c, uint32_t t) {
+    for (int hops = 0; hops < 8; hops++) {
+        uint32_t u = unexpand(c, t), p = c->m->tensors[u].producer;
+        if (p != IR_NONE && c->m->nodes[p].op == IR_OP_CAST && c->m->nodes[p].n_in == 1 &&
+            c->m->tensors[c->m->nodes[p].in[0]].dtype == SYMC_BOOL)
+            u = c->m->nodes[p].in[0];
+        if (u == t) break;
+        t = u;
+    }
+    return t;
+}
+
+/* the leaves of bool condition t (an and-tree of expands, casts, causal
+ * comparisons and bool tensors viewed against the score); constant-true
+ * scalars drop out. 1 when every leaf is a causal comparison or a view
+ * shared by every row or by every key of a row (reading them beats reading
+ * the materialized condition), else 0. */
+static int cond_leaves(cg_cuda *c, uint32_t t, const ir_tensor *score, att_op *op, int depth) {
+    t = strip_bool(c, t);
+    const ir_tensor *x = &c->m->tensors[t];
+    if (x->dtype != SYMC_BOOL || depth > 4) return 0;
+    uint32_t p = x->producer;
+    if (p != IR_NONE && c->m->nodes[p].op == IR_OP_AND && c->m->nodes[p].n_in == 2)
+        return cond_leaves(c, c->m->nodes[p].in[0], score, op, depth + 1) &&
+            cond_leaves(c, c->m->nodes[p].in[1], score, op, depth + 1);
+    if (x->constant != IR_NONE) { /* a constant scalar true drops out; anything else stays a tensor */
+        const ir_constant *k = &c->m->constants[x->constant];
+        int all_one = 1;
+        for (int d = 0; d < x->rank; d++) all_one &= is_one(c, x->dims[d]);
+        if (all_one && k->size >= 1 && k->data[0] != 0) return 1;
+    }
+    if (op->n_leaf >= ATT_MAX_LEAF) return 0;
+    att_leaf *l = &op->leaf[op->n_leaf];
+    int rel = causal_rel(c, t, score);
+    if (rel) {
+        l->kind = rel == 1 ? LEAF_K_GT_Q : LEAF_K_LE_Q;
+        op->n_leaf++;
+        return 1;
+    }
+    if (!mask_view(c, t, score, &l->v) || !shared_view(c, &l->v)) return 0;
+    l->kind = LEAF_VIEW;
+    op->n_leaf++;
+    return 1;
+}
+
 /* An additive mask materialized as [B, 1, S, S] whose values are the same
- * for every query row or for every key of a row: Hugging Face's masks
- * (transformers 5 expands a [B, 1, 1, S] or [1, 1, S, 1] condition, then
+ * for every query row or for every key of a row, or made from such pieces
+ * and a causal comparison: Hugging Face's masks (transformers 5 expands a
+ * [B, 1, 1, S] or [1, 1, S, 1] condition, or and(causal, padding), then
  * where(cond, 0, min)). Read through the expand (ATT_ADD_MASK on its input)
- * or through the where with scalar values and the expand before its
- * condition (ATT_ADD_SEL), the mask is shared: the half kernel reads it once
- * per key tile or once per row, not per score. Only taken when that gives a
- * shared view. */
+ * or through the where with scalar values to the leaves of its condition
+ * (ATT_ADD_SEL), the mask costs the half kernel a read per key tile or per
+ * row and a compare, not a read per score. Only taken when every piece is
+ * shared or causal. */
 static int mask_lookthrough(cg_cuda *c, uint32_t t, const ir_tensor *score, att_op *op) {
     att_view v;
     uint32_t src = unexpand(c, t);
@@ -332,11 +406,13 @@ static int mask_lookthrough(cg_cuda *c, uint32_t t, const ir_tensor *score, att_
         !is_scalar(c, w->in[1]) || !is_scalar(c, w->in[2]) || c->m->tensors[w->in[1]].dtype != c->m->tensors[t].dtype ||
         c->m->tensors[w->in[2]].dtype != c->m->tensors[t].dtype)
         return 0;
-    if (!mask_view(c, unexpand(c, w->in[0]), score, &v) || !shared_view(c, &v)) return 0;
-    op->kind = ATT_ADD_SEL;
-    op->mask = v;
-    op->scalar = w->in[1];
-    op->scalar2 = w->in[2];
+    att_op sel = *op;
+    sel.n_leaf = 0;
+    if (!cond_leaves(c, w->in[0], score, &sel, 0)) return 0;
+    sel.kind = ATT_ADD_SEL;
+    sel.scalar = w->in[1];
+    sel.scalar2 = w->in[2];
+    *op = sel;
     return 1;
 }
 
@@ -555,15 +631,45 @@ static void emit_chain_op(cg_kw *k, const att_plan *a, uint32_t i);
  * a padding mask [B, 1, 1, S]) */
 static int mask_row_shared(cg_cuda *c, const att_op *op) {
     int64_t z;
-    return (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE || op->kind == ATT_ADD_SEL) &&
-        sym_is_const(c->m->syms, op->mask.strides[2], &z) && z == 0;
+    return (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE) && sym_is_const(c->m->syms, op->mask.strides[2], &z) &&
+        z == 0;
 }
 
 /* 1 when op's mask is the same for every key of a query row (its key
  * stride is 0) and not also row-shared */
 static int mask_key_shared(cg_cuda *c, const att_op *op) {
-    return (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE || op->kind == ATT_ADD_SEL) && !mask_row_shared(c, op) &&
+    return (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE) && !mask_row_shared(c, op) &&
         key_shared_view(c, &op->mask);
+}
+
+/* an ATT_ADD_SEL leaf read once per key tile (row-shared view) or once per
+ * row (key-shared view) by the half kernel */
+static int leaf_row_shared(cg_cuda *c, const att_leaf *l) { return l->kind == LEAF_VIEW && row_shared_view(c, &l->v); }
+static int leaf_key_shared(cg_cuda *c, const att_leaf *l) {
+    return l->kind == LEAF_VIEW && !row_shared_view(c, &l->v) && key_shared_view(c, &l->v);
+}
+
+/* op i's (an ATT_ADD_SEL) condition for query qi / key kj: the and of its
+ * leaves; hoisted: row-shared leaves read from mkb<i>_<j>[n][u], key-shared
+ * ones from mrb<i>_<j> (the half kernel); else every view leaf read here */
+static void sel_cond(cg_kw *k, const att_op *op, uint32_t i, int hoisted, char *buf, size_t cap) {
+    size_t n = 0;
+    n += (size_t)snprintf(buf + n, cap - n, "(true");
+    for (uint32_t j = 0; j < op->n_leaf && n < cap; j++) {
+        const att_leaf *l = &op->leaf[j];
+        if (l->kind == LEAF_K_GT_Q) n += (size_t)snprintf(buf + n, cap - n, " && kj > qi");
+        else if (l->kind == LEAF_K_LE_Q) n += (size_t)snprintf(buf + n, cap - n, " && kj <= qi");
+        else if (hoisted && leaf_row_shared(k->c, l))
+            n += (size_t)snprintf(buf + n, cap - n, " && mkb%u_%u[n][u]", i, j);
+        else if (hoisted && leaf_key_shared(k->c, l)) n += (size_t)snprintf(buf + n, cap - n, " && mrb%u_%u", i, j);
+        else {
+            char msq[48], msk[48];
+            dim_text(k, l->v.strides[2], msq, sizeof msq);
+            dim_text(k, l->v.strides[3], msk, sizeof msk);
+            n += (size_t)snprintf(buf + n, cap - n, " && mk%u_%u[qi * %s + kj * %s] != 0", i, j, msq, msk);
+        }
+    }
+    if (n < cap) snprintf(buf + n, cap - n, ")");
 }
 
 /* the key-shared masks' values of row qi, once per row and key tile: mr<i> */
@@ -576,14 +682,18 @@ static void emit_row_masks(cg_kw *k, const att_plan *a) {
         snprintf(mp, sizeof mp, "mk%u", i);
         snprintf(off, sizeof off, "qi * %s", msq);
         if (op->kind == ATT_ADD_MASK) att_load(ld, sizeof ld, k->c->m->tensors[op->mask.t].dtype, mp, off);
-        else if (op->kind == ATT_ADD_SEL) {
-            char s1[240], s2[240];
-            scalar_text(k, op->scalar, s1, sizeof s1);
-            scalar_text(k, op->scalar2, s2, sizeof s2);
-            snprintf(ld, sizeof ld, "(%s[%s] != 0 ? %s : %s)", mp, off, s1, s2);
-        } else snprintf(ld, sizeof ld, "(%s[%s] != 0)", mp, off);
+        else snprintf(ld, sizeof ld, "(%s[%s] != 0)", mp, off);
         kw_body(k, "                const %s mr%u = qi < Sq ? %s : %s;\n", op->kind == ATT_WHERE ? "bool" : "float", i,
                 ld, op->kind == ATT_WHERE ? "false" : "0.f");
+    }
+    for (uint32_t i = 0; i < a->n_ops; i++) {
+        const att_op *op = &a->ops[i];
+        for (uint32_t j = 0; op->kind == ATT_ADD_SEL && j < op->n_leaf; j++) {
+            if (!leaf_key_shared(k->c, &op->leaf[j])) continue;
+            char msq[48];
+            dim_text(k, op->leaf[j].v.strides[2], msq, sizeof msq);
+            kw_body(k, "                const bool mrb%u_%u = qi < Sq && mk%u_%u[qi * %s] != 0;\n", i, j, i, j, msq);
+        }
     }
 }
 
@@ -595,8 +705,7 @@ static void emit_chain_h(cg_kw *k, const att_plan *a, int hoisted) {
     for (uint32_t i = 0; i < a->n_ops; i++) {
         const att_op *op = &a->ops[i];
         if (hoisted && mask_row_shared(k->c, op)) {
-            if (op->kind == ATT_ADD_MASK || op->kind == ATT_ADD_SEL)
-                kw_body(k, "                        v = v + mkv%u[n][u];\n", i);
+            if (op->kind == ATT_ADD_MASK) kw_body(k, "                        v = v + mkv%u[n][u];\n", i);
             else if (op->chain_is_true) {
                 char sv[240];
                 scalar_text(k, op->scalar, sv, sizeof sv);
@@ -609,7 +718,7 @@ static void emit_chain_h(cg_kw *k, const att_plan *a, int hoisted) {
             continue;
         }
         if (hoisted && mask_key_shared(k->c, op)) {
-            if (op->kind == ATT_ADD_MASK || op->kind == ATT_ADD_SEL) {
+            if (op->kind == ATT_ADD_MASK) {
                 kw_body(k, "                        v = v + mr%u;\n", i);
             } else {
                 char sv[240];
@@ -617,6 +726,14 @@ static void emit_chain_h(cg_kw *k, const att_plan *a, int hoisted) {
                 if (op->chain_is_true) kw_body(k, "                        v = mr%u ? v : %s;\n", i, sv);
                 else kw_body(k, "                        v = mr%u ? %s : v;\n", i, sv);
             }
+            continue;
+        }
+        if (hoisted && op->kind == ATT_ADD_SEL) {
+            char cond[1024], s1[240], s2[240];
+            sel_cond(k, op, i, 1, cond, sizeof cond);
+            scalar_text(k, op->scalar, s1, sizeof s1);
+            scalar_text(k, op->scalar2, s2, sizeof s2);
+            kw_body(k, "                        v = v + (%s ? %s : %s);\n", cond, s1, s2);
             continue;
         }
         emit_chain_op(k, a, i);
@@ -629,7 +746,7 @@ static void emit_chain_op(cg_kw *k, const att_plan *a, uint32_t i) {
         const att_op *op = &a->ops[i];
         char sv[240] = "", msq[48], msk[48], cond[160];
         if (op->scalar != RT_NONE) scalar_text(k, op->scalar, sv, sizeof sv);
-        if (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE || op->kind == ATT_ADD_SEL) {
+        if (op->kind == ATT_ADD_MASK || op->kind == ATT_WHERE) {
             dim_text(k, op->mask.strides[2], msq, sizeof msq);
             dim_text(k, op->mask.strides[3], msk, sizeof msk);
         }
@@ -646,10 +763,10 @@ static void emit_chain_op(cg_kw *k, const att_plan *a, uint32_t i) {
             break;
         }
         case ATT_ADD_SEL: {
-            char s2[240];
+            char s2[240], sc[1024];
             scalar_text(k, op->scalar2, s2, sizeof s2);
-            kw_body(k, "                    v = v + (ok ? (mk%u[qi * %s + kj * %s] != 0 ? %s : %s) : 0.f);\n", i, msq,
-                    msk, sv, s2);
+            sel_cond(k, op, i, 0, sc, sizeof sc);
+            kw_body(k, "                    v = v + (ok ? (%s ? %s : %s) : 0.f);\n", sc, sv, s2);
             break;
         }
         case ATT_WHERE:
@@ -1024,12 +1141,7 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
         snprintf(mp, sizeof mp, "mk%u", i);
         const int fl = op->kind != ATT_WHERE; /* a float added to the score */
         if (op->kind == ATT_ADD_MASK) att_load(ld, sizeof ld, k->c->m->tensors[op->mask.t].dtype, mp, off);
-        else if (op->kind == ATT_ADD_SEL) {
-            char s1[240], s2[240];
-            scalar_text(k, op->scalar, s1, sizeof s1);
-            scalar_text(k, op->scalar2, s2, sizeof s2);
-            snprintf(ld, sizeof ld, "(%s[%s] != 0 ? %s : %s)", mp, off, s1, s2);
-        } else snprintf(ld, sizeof ld, "(%s[%s] != 0)", mp, off);
+        else snprintf(ld, sizeof ld, "(%s[%s] != 0)", mp, off);
         kw_body(k,
                 "            %s mkv%u[8][2];\n"
                 "#pragma unroll\n"
@@ -1040,6 +1152,24 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
                 "                    mkv%u[n][u] = kl < rem ? %s : %s;\n"
                 "                }\n",
                 fl ? "float" : "bool", i, i, ld, fl ? "0.f" : "false");
+    }
+    for (uint32_t i = 0; i < a->n_ops; i++) {
+        const att_op *op = &a->ops[i];
+        for (uint32_t j = 0; op->kind == ATT_ADD_SEL && j < op->n_leaf; j++) {
+            if (!leaf_row_shared(k->c, &op->leaf[j])) continue;
+            char msk[48];
+            dim_text(k, op->leaf[j].v.strides[3], msk, sizeof msk);
+            kw_body(k,
+                    "            bool mkb%u_%u[8][2];\n"
+                    "#pragma unroll\n"
+                    "            for (int n = 0; n < 8; n++)\n"
+                    "#pragma unroll\n"
+                    "                for (int u = 0; u < 2; u++) {\n"
+                    "                    const int kl = n * 8 + 2 * t + u;\n"
+                    "                    mkb%u_%u[n][u] = kl < rem && mk%u_%u[(k0 + kl) * %s] != 0;\n"
+                    "                }\n",
+                    i, j, i, j, i, j, msk);
+        }
     }
     /* score function, bounds, online softmax over the 4 lanes of a row, in base 2 */
     kw_body(k,
@@ -1351,7 +1481,17 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     }
     for (uint32_t i = 0; i < a.n_ops; i++) {
         const att_op *o = &a.ops[i];
-        if (o->kind != ATT_ADD_MASK && o->kind != ATT_WHERE && o->kind != ATT_ADD_SEL) continue;
+        for (uint32_t j = 0; o->kind == ATT_ADD_SEL && j < o->n_leaf; j++) {
+            const att_view *lv = &o->leaf[j].v;
+            if (o->leaf[j].kind != LEAF_VIEW) continue;
+            char ptr[32], s0[48], s1[48];
+            snprintf(ptr, sizeof ptr, "%s", kw_in(&k, lv->t));
+            dim_text(&k, lv->strides[0], s0, sizeof s0);
+            dim_text(&k, lv->strides[1], s1, sizeof s1);
+            kw_body(&k, "        const %s *mk%u_%u = %s + b0 * %s + b1 * %s;\n", cg_stype(c->m->tensors[lv->t].dtype),
+                    i, j, ptr, s0, s1);
+        }
+        if (o->kind != ATT_ADD_MASK && o->kind != ATT_WHERE) continue;
         char name[16], ptr[32];
         snprintf(name, sizeof name, "mk%u", i);
         snprintf(ptr, sizeof ptr, "%s", kw_in(&k, o->mask.t));

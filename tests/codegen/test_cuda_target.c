@@ -928,7 +928,7 @@ static symc_module *attention_module(int variant) {
 /* (m2) transformers 5's masks in the half kernel: where(expand(keep[B,1,1,S] > 0), 0, -inf) added (a
  * padding mask read through the where and the expand once per key tile), expand(rowbias[B,1,S,1])
  * added and where(expand(rowkeep[B,1,S,1]), scores, fill) (read once per row), not per score */
-static void test_attention_hf_masks(void) {
+static void test_attention_hf_masks(int causal) {
     symc_error err;
     symc_module *m = symc_module_create("attn_hf", &err);
     symc_dim B, S;
@@ -951,6 +951,18 @@ static void test_attention_hf_masks(void) {
     symc_tensor scale = constant(m, "scale", SYMC_F16, 0, NULL), zero = constant(m, "zero", SYMC_F16, 0, NULL);
     symc_tensor fill = constant(m, "fill", SYMC_F16, 0, NULL);
     symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
+    if (causal) { /* GPT-2 in transformers 5: and(kv_idx <= q_idx, padding), two ranges */
+        symc_dim zero_d = symc_dim_const(m, 0), one_d = symc_dim_const(m, 1);
+        symc_attr ra[4] = {symc_attr_dims("start", &zero_d, 1), symc_attr_dims("limit", &S, 1),
+                           symc_attr_dims("delta", &one_d, 1), symc_attr_dtype("to", SYMC_I64)};
+        symc_tensor rk = node(m, "range", "rk", NULL, 0, ra, 4), rq = node(m, "range", "rq", NULL, 0, ra, 4);
+        int64_t ak[3] = {0, 1, 2}, aq[3] = {0, 1, 3};
+        symc_attr uk = symc_attr_ints("axes", ak, 3), uq = symc_attr_ints("axes", aq, 3);
+        symc_tensor kv = node(m, "unsqueeze", "kvidx", &rk, 1, &uk, 1),
+                    qv = node(m, "unsqueeze", "qidx", &rq, 1, &uq, 1);
+        symc_tensor le = node(m, "less_equal", "le", (symc_tensor[]){kv, qv}, 2, NULL, 0);
+        keep = node(m, "and", "both", (symc_tensor[]){le, keep}, 2, NULL, 0);
+    }
     symc_tensor kbe = node(m, "expand", "kbe", &keep, 1, &ex, 1);
     symc_tensor am = node(m, "where", "am", (symc_tensor[]){kbe, zero, fill}, 3, NULL, 0);
     symc_tensor s2 = node(m, "add", "s2", (symc_tensor[]){scaled, am}, 2, NULL, 0);
@@ -968,8 +980,11 @@ static void test_attention_hf_masks(void) {
         const char *src = e->cuda_source;
         CHECK_CONTAINS(src, "fused attention (flash, f16 tensor cores");
         /* the padding condition once per key tile, the where's values chosen there */
-        CHECK_CONTAINS(src, "mkv1[n][u] = kl < rem ? (mk1[(k0 + kl) * 1LL] != 0 ? ");
-        CHECK_CONTAINS(src, "v = v + mkv1[n][u];");
+        CHECK_CONTAINS(src,
+                       causal ? "mkb1_1[n][u] = kl < rem && mk1_1[(k0 + kl) * 1LL] != 0;"
+                              : "mkb1_0[n][u] = kl < rem && mk1_0[(k0 + kl) * 1LL] != 0;");
+        CHECK_CONTAINS(
+            src, causal ? "v = v + ((true && kj <= qi && mkb1_1[n][u]) ? " : "v = v + ((true && mkb1_0[n][u]) ? ");
         /* the per-row bias and condition once per row */
         CHECK_CONTAINS(src, "const float mr2 = qi < Sq ? (float)sc_h2f(mk2[qi * 1LL]) : 0.f;");
         CHECK_CONTAINS(src, "const bool mr3 = qi < Sq ? (mk3[qi * 1LL] != 0) : false;");
@@ -984,7 +999,8 @@ static void test_attention_hf_masks(void) {
             if (st->args[a].kind != RT_ARG_TENSOR) continue;
             uint32_t t = st->args[a].value;
             reads_expanded |= t == tensor_index(e, "kbe") || t == tensor_index(e, "am") ||
-                t == tensor_index(e, "rbe") || t == tensor_index(e, "rke");
+                t == tensor_index(e, "rbe") || t == tensor_index(e, "rke") ||
+                (causal && (t == tensor_index(e, "le") || t == tensor_index(e, "both")));
             reads_inputs += t == tensor_index(e, "keep") || t == tensor_index(e, "rowbias") ||
                 t == tensor_index(e, "rowkeep");
         }
@@ -1238,7 +1254,8 @@ int main(void) {
     test_attention(6);
     test_attention(8);      /* f16 */
     test_attention(16 + 4); /* bf16, zero_masked_rows */
-    test_attention_hf_masks();
+    test_attention_hf_masks(0);
+    test_attention_hf_masks(1); /* and(causal, padding) */
     test_views_and_dims();
     test_errors();
     test_every_family();

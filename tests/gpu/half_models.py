@@ -166,4 +166,35 @@ def extra_models(tmp, elem=onnx.TensorProto.FLOAT16):
                 init("fill", np.array(-1e4))], elem)
     onnx.save(m, f"{tmp}/attention_hfmask_{sfx}.onnx")
     out.append(f"attention_hfmask_{sfx}")
+    # GPT-2's mask in transformers 5: and(kv_idx <= q_idx (two ranges), padding), expanded, where(., 0,
+    # fill): the kernel compares positions and reads the padding once per key tile (no tile is skipped:
+    # a row whose keys are all padded takes the fill everywhere, future keys included, as here)
+    i64 = onnx.TensorProto.INT64
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["s"]),
+             helper.make_node("Mul", ["s", "scale"], ["ss"]),
+             helper.make_node("Shape", ["ss"], ["shp"]),
+             helper.make_node("Gather", ["shp", "two"], ["slen"], axis=0),
+             helper.make_node("Range", ["z64", "slen", "o64"], ["rk"]),
+             helper.make_node("Range", ["z64", "slen", "o64"], ["rq"]),
+             helper.make_node("Unsqueeze", ["rk", "ak"], ["kvidx"]),
+             helper.make_node("Unsqueeze", ["rq", "aq"], ["qidx"]),
+             helper.make_node("LessOrEqual", ["kvidx", "qidx"], ["le"]),
+             helper.make_node("Greater", ["keep", "zero"], ["kb"]),
+             helper.make_node("And", ["le", "kb"], ["both"]),
+             helper.make_node("Expand", ["both", "shp"], ["be"]),
+             helper.make_node("Where", ["be", "nil", "fill"], ["am"]),
+             helper.make_node("Add", ["ss", "am"], ["sm"]),
+             helper.make_node("Softmax", ["sm"], ["p"], axis=-1),
+             helper.make_node("MatMul", ["p", "v"], ["y"])]
+    ints = [numpy_helper.from_array(np.array(v, np.int64), n) for n, v in
+            (("two", 2), ("z64", 0), ("o64", 1), ("ak", [0, 1, 2]), ("aq", [0, 1, 3]))]
+    # the fill is -inf, as transformers' min of the f16 cast makes it: a finite fill added to f16 scores
+    # rounds each sum to f16 in the graph (8 units at 1e4) while the kernel keeps scores in fp32, which
+    # differ wherever a row's keys are all masked; with -inf such rows are NaN on both sides
+    m = _model("attention_hfcausal", nodes, qkv + [("keep", ["B", 1, 1, "S"])],
+               [init("scale", np.array(d ** -0.5)), init("zero", np.array(-0.5)), init("nil", np.array(0.0)),
+                init("fill", np.array(-np.inf))] + ints, elem)
+    onnx.save(m, f"{tmp}/attention_hfcausal_{sfx}.onnx")
+    out.append(f"attention_hfcausal_{sfx}")
     return out
