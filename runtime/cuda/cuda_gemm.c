@@ -557,7 +557,8 @@ static symc_status make_call(rt_gemm_state *g, const rt_step *s, symc_dtype dt, 
     symc_error ignored;
     en->row = 1;
     if (!make_descs(s, dt, key, en, &ignored) &&
-        !heuristic(g, en->op, en->la, en->lb, en->ld, key->align, 1, res, &n, &ignored) && n > 0)
+        !heuristic(g, en->op, en->la, en->lb, en->ld, key->align, 1, res, &n, &ignored) && n > 0 &&
+        res[0].state == CUBLAS_STATUS_SUCCESS)
         return SYMC_OK;
     descs_clear(en);
     en->row = 0;
@@ -565,7 +566,7 @@ static symc_status make_call(rt_gemm_state *g, const rt_step *s, symc_dtype dt, 
     symc_status st = make_descs(s, dt, key, en, err);
     if (!st) st = make_bias_pass(s, dt, key, en, err);
     if (!st) st = heuristic(g, en->bop, en->bla, en->blb, en->ld, key->align, 1, res, &n, err);
-    if (!st && n < 1)
+    if (!st && (n < 1 || res[0].state != CUBLAS_STATUS_SUCCESS))
         st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "cuBLASLt has no algorithm for the bias pass (K = 1)");
     if (!st) {
         en->balgo = res[0].algo;
