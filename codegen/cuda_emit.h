@@ -168,6 +168,8 @@ symc_status cg_emit_pool(cg_cuda *c, uint32_t node);
 symc_status cg_emit_conv_direct(cg_cuda *c, uint32_t node);
 /* a depthwise convolution cg_emit_conv_depthwise takes (group = channels, constant window) */
 int cg_conv_is_depthwise(const ir_module *m, uint32_t node);
+/* a library convolution that runs as a cuBLASLt GEMM: 1x1 kernel, stride 1, no pads, one group (cuda_target.c) */
+int cg_conv_is_gemm(const ir_module *m, uint32_t node);
 symc_status cg_emit_conv_depthwise(cg_cuda *c, uint32_t node);
 symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node);
 /* cuda_emit_attention.c: softmax(f(Q·Kᵀ))·V as one flash-attention kernel.

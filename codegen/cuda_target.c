@@ -25,6 +25,16 @@
  * library call (reading its members: transposes, bias, activation,
  * residual), or a fused attention. Members and dead nodes emit nothing.
  *
+ * A library convolution with a 1x1 kernel, stride 1, no padding and one
+ * group is a GEMM per image on NCHW data (Y[b] = W X[b]): it becomes a
+ * cuBLASLt GEMM step on the conv2d node (a = w, b = x, c = the residual with
+ * beta 1, the per-channel bias, the activation; runtime/cuda/cuda_gemm.c
+ * says how the bias lands on the channels), since cuDNN runs NCHW half
+ * convolutions far below the tensor cores' rate. Any other convolution stays
+ * on cuDNN. fp32 storage goes the same way: the step's precision gives the
+ * GEMM the math cuDNN would use (FP32: no TF32 in either; TF32: TF32 in
+ * both; FP16/BF16: operands rounded in both).
+ *
  * The SM is --arch when given (parsed and checked by NVRTC), else the GPU
  * present, else sm_90. */
 #include <stdio.h>
@@ -71,6 +81,28 @@ static int conv_ok(const ir_module *m, const ir_node *n) {
     if (n->op != IR_OP_CONV2D || !same_lib_dtype(m, n) || x->rank != 4 || w->rank != 4) return 0;
     const ir_attr *p = ir_node_attr(n, "pads");
     return !p || (p->n == 4 && p->ints[0] == p->ints[2] && p->ints[1] == p->ints[3]);
+}
+
+/* A convolution a GEMM computes (the top): conv_ok, a 1x1 kernel, strides 1, no pads, one group
+ * (dilations do not matter for a 1x1 kernel), a bias of [Cout] when there is one. */
+static int ints_all(const ir_node *n, const char *name, uint32_t count, int64_t want) {
+    const ir_attr *a = ir_node_attr(n, name);
+    if (!a) return 1;
+    if (a->kind != IR_ATTR_INTS || a->n != count) return 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (a->ints[i] != want) return 0;
+    return 1;
+}
+
+int cg_conv_is_gemm(const ir_module *m, uint32_t node) {
+    const ir_node *n = &m->nodes[node];
+    if (!conv_ok(m, n)) return 0;
+    const ir_tensor *w = &m->tensors[n->in[1]];
+    int64_t kh, kw;
+    if (!sym_is_const(m->syms, w->dims[2], &kh) || !sym_is_const(m->syms, w->dims[3], &kw) || kh != 1 || kw != 1)
+        return 0;
+    if (!ints_all(n, "strides", 2, 1) || !ints_all(n, "pads", 4, 0) || cg_attr_int(n, "group", 1) != 1) return 0;
+    return n->n_in < 3 || m->tensors[n->in[2]].rank == 1;
 }
 
 /* the bias a gemm's C gives, when it is [N] or [1, N] with beta == 1 */
@@ -240,10 +272,28 @@ static symc_status emit_gemm(cg_cuda *c, uint32_t node) {
     return cg_add_step(c->b, &s);
 }
 
+/* A 1x1 convolution as a cuBLASLt GEMM step (the top): a = w, b = x, c = the residual (beta 1), the bias per
+ * output channel, d = the group's result, the activation in the epilogue. */
+static symc_status emit_conv_gemm(cg_cuda *c, uint32_t node, const epilogue_plan *e) {
+    const ir_node *n = &c->m->nodes[node];
+    rt_step s;
+    init_lib_step(&s, RT_STEP_GEMM, node, 5);
+    s.tensors[0] = n->in[1];
+    s.tensors[1] = n->in[0];
+    s.tensors[2] = e->res;
+    s.tensors[3] = n->n_in > 2 ? n->in[2] : RT_NONE;
+    s.tensors[4] = e->result;
+    s.beta = e->res != RT_NONE ? 1.0f : 0.0f;
+    s.epilogue = e->epi;
+    s.precision = (uint8_t)c->b->opt->precision;
+    return cg_add_step(c->b, &s);
+}
+
 static symc_status emit_conv(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
     epilogue_plan e;
     plan_epilogue(c, node, &e);
+    if (cg_conv_is_gemm(c->m, node)) return emit_conv_gemm(c, node, &e);
     rt_step s;
     init_lib_step(&s, RT_STEP_CONV, node, e.res != RT_NONE ? 5 : 4);
     s.tensors[0] = n->in[0];

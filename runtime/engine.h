@@ -24,10 +24,12 @@ extern "C" {
 #endif
 
 /* Format 3: a library step carries a list of tuned entries (rt_tuned), not
- * one choice. Files of any other version are refused with a message that says
+ * one choice. Format 4: a GEMM step may implement a 1x1 convolution (its
+ * node a conv2d; see RT_STEP_GEMM), which a format-3 runtime would misread.
+ * Files of any other version are refused with a message that says
  * which versions are involved and to rebuild the engine (engines are build
  * artifacts tied to the library versions they were tuned with anyway). */
-#define RT_ENGINE_FORMAT_VERSION 3u
+#define RT_ENGINE_FORMAT_VERSION 4u
 #define RT_NONE 0xffffffffu
 
 typedef struct rt_symbol {
@@ -73,7 +75,9 @@ typedef struct rt_constant {
 
 typedef enum rt_step_kind {
     RT_STEP_KERNEL = 0, /* an NVRTC kernel of the engine's module */
-    RT_STEP_GEMM = 1,   /* cuBLASLt matmul: tensors {a, b, c, bias, d} */
+    RT_STEP_GEMM = 1,   /* cuBLASLt matmul: tensors {a, b, c, bias, d}; when `node` is a conv2d (format 4), a 1x1
+                           convolution, stride 1, no pads, one group: {w, x, residual (beta 1), bias per output
+                           channel, y}, one GEMM per image (runtime/cuda/cuda_gemm.c) */
     RT_STEP_CONV = 2,   /* cuDNN convolution: tensors {x, w, bias, y[, z]} (z: a residual added before the bias and
                            activation); attributes from `node` */
     RT_STEP_COPY = 3    /* device-to-device copy: tensors {src, dst}, bytes of dst */

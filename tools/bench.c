@@ -33,6 +33,7 @@
  * "held" is that with the workspace at its largest over the points so far,
  * because the context's workspace only grows, and it is what the
  * measurement should stay under (a cuDNN workspace, chosen per shape, the
+ * ones a 1x1 convolution's bias pass reads (H * W elements, cuda_gemm.c), the
  * module's code and the library handles are not in the formula). Without
  * a formula or a driver (the reference backend) the fields are left out. */
 #define _POSIX_C_SOURCE 200809L

@@ -187,7 +187,13 @@ int symc_inspect_engine(const char *path, int show_source) {
         case RT_STEP_GEMM:
         case RT_STEP_CONV: {
             static const char *epi[] = {"", " +relu", " +gelu(tanh)"};
-            if (s->kind == RT_STEP_GEMM)
+            if (s->kind == RT_STEP_GEMM && nd->op == IR_OP_CONV2D) /* a 1x1 convolution (runtime/engine.h) */
+                printf("  %3u gemm   %-28s cuBLASLt 1x1 conv %s y=%s w=%s x=%s%s%s bias per channel=%s%s, %s", i,
+                       nd->name, symc_dtype_name(e->tensors[s->tensors[4]].dtype), tname(e, s->tensors[4]),
+                       tname(e, s->tensors[0]), tname(e, s->tensors[1]), s->tensors[2] != RT_NONE ? " +residual=" : "",
+                       s->tensors[2] != RT_NONE ? tname(e, s->tensors[2]) : "", tname(e, s->tensors[3]),
+                       epi[s->epilogue % 3], prec[s->precision & 3]);
+            else if (s->kind == RT_STEP_GEMM)
                 printf("  %3u gemm   %-28s cuBLASLt d=%s a=%s%s b=%s%s c=%s bias=%s alpha=%g beta=%g%s, %s", i,
                        nd->name, tname(e, s->tensors[4]), tname(e, s->tensors[0]), s->trans_a ? "^T" : "",
                        tname(e, s->tensors[1]), s->trans_b ? "^T" : "", tname(e, s->tensors[2]),

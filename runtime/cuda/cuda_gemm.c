@@ -18,6 +18,20 @@
  * zeros, so beta*C, the bias and the epilogue come out right without a
  * kernel of our own.
  *
+ * A GEMM step whose node is a conv2d is a 1x1 convolution with stride 1, no
+ * padding and one group (codegen/cuda_target.c chooses it): on NCHW data it
+ * is one GEMM per image, Y[b] (Cout x HW) = W (Cout x Cin) X[b] (Cin x HW),
+ * one strided-batched call with W broadcast (stride 0), the residual as C
+ * with beta 1. Its bias is per output channel, a ROW of the row-major D,
+ * while cuBLASLt's bias epilogue runs over the rows of its column-major D
+ * (our columns, HW). So with a bias the call is first asked in
+ * CUBLASLT_ORDER_ROW layouts without the swap (cuBLASLt's rows are then the
+ * channels); when the heuristic has no algorithm for that (cuBLASLt may not
+ * pair row order with a bias epilogue), the call runs in the usual column
+ * order without its epilogue, and a second call with K = 1 adds the bias
+ * exactly and applies the activation: D = ones(HW x 1) bias(1 x Cout) + D
+ * (C = D, beta 1, one fp32 sum and one rounding per element).
+ *
  * Descriptors and the algorithm are cached per step and problem key (sizes,
  * strides, alignment), so steady-state enqueues only set the bias pointer
  * and call cublasLtMatmul. The algorithm is the step's tuned entry that
@@ -46,6 +60,7 @@ typedef struct gemm_key {
     int64_t stride_a, stride_b, stride_d; /* batch strides in elements (0 = broadcast) */
     int32_t op_a, op_b;                   /* cublasOperation_t of cuBLASLt's A and B */
     int32_t bias, has_c;
+    int32_t conv;   /* a 1x1 convolution: the bias is per row of our D (see the top) */
     uint32_t align; /* bytes every pointer, ld and stride is a multiple of (<= 256) */
 } gemm_key;
 
@@ -57,6 +72,14 @@ typedef struct gemm_entry {
     cublasLtMatmulAlgo_t algo;
     size_t ws;       /* workspace the algorithm needs */
     int from_tuning; /* the algorithm is a build-time tuning choice (else the heuristic's first) */
+    /* a 1x1 convolution with a bias: row = 1 when the call runs in CUBLASLT_ORDER_ROW with the bias
+     * epilogue; split = 1 when it runs in column order and the bias pass (bop, bla, blb, balgo; D's
+     * layout ld) adds the bias and applies the activation */
+    int row, split;
+    cublasLtMatmulDesc_t bop;
+    cublasLtMatrixLayout_t bla, blb;
+    cublasLtMatmulAlgo_t balgo;
+    size_t bws;
 } gemm_entry;
 
 struct rt_gemm_state {
@@ -64,6 +87,8 @@ struct rt_gemm_state {
     CUdeviceptr ws;    /* GEMM_WORKSPACE bytes, allocated at first use */
     CUdeviceptr zeros; /* for K == 0 */
     size_t zeros_size;
+    CUdeviceptr ones[3]; /* f32, f16, bf16 ones: the A of a 1x1 convolution's bias pass */
+    size_t ones_n[3];
     gemm_entry *cache; /* GEMM_CACHE per step */
     uint32_t *next;    /* per step: the entry to evict next */
 };
@@ -77,6 +102,7 @@ typedef struct gemm_problem {
     int ta, tb;
     int64_t stride_a, stride_b, stride_d;
     int loop; /* 1: one call per output batch (mixed broadcast) */
+    int conv; /* 1: a 1x1 convolution (a = w, b = x, the bias per row of D; see the top) */
     int nb;
     int64_t out_dims[GEMM_MAX_BATCH_RANK], a_str[GEMM_MAX_BATCH_RANK], b_str[GEMM_MAX_BATCH_RANK];
     uint32_t ta_t, tb_t, tc_t, tbias_t, td_t; /* tensors */
@@ -113,6 +139,80 @@ static symc_status extent_overflow(const rt_engine *e, const rt_step *s, int64_t
                            rt_cuda_node_name(e, s), m, n, k);
 }
 
+/* ---- 1x1 convolutions ------------------------------------------------------------- */
+
+/* Whether the conv2d node's attribute `name` is absent or `count` values all equal to `want`. */
+static int conv_attr_is(const rt_node *n, const int64_t *slots, const char *name, uint32_t count, int64_t want) {
+    for (uint32_t i = 0; i < n->n_attrs; i++) {
+        const symc_attr *a = &n->attrs[i];
+        if (!a->name || strcmp(a->name, name)) continue;
+        if (a->kind == SYMC_ATTR_INT) return count == 1 && a->i == want;
+        if ((a->kind != SYMC_ATTR_INTS && a->kind != SYMC_ATTR_DIMS) || a->n != count) return 0;
+        for (uint32_t k = 0; k < count; k++) {
+            int64_t v = a->kind == SYMC_ATTR_INTS ? a->ints[k] : a->dims[k] == RT_NONE ? -1 : slots[a->dims[k]];
+            if (v != want) return 0;
+        }
+        return 1;
+    }
+    return 1;
+}
+
+/* A GEMM step of a conv2d node (see the top): w [M, K, 1, 1], x [batch, K, H, W], y [batch, M, H, W];
+ * M = Cout, K = Cin, N = H * W. Anything else (a kernel larger than 1x1, strides, pads, groups) is
+ * refused: codegen keeps those convolutions on cuDNN. */
+static symc_status plan_conv(const rt_engine *e, const rt_step *s, const int64_t *slots, gemm_problem *p,
+                             symc_error *err) {
+    const rt_node *node = &e->nodes[s->node];
+    const rt_tensor *A = &e->tensors[p->ta_t], *B = &e->tensors[p->tb_t], *D = &e->tensors[p->td_t];
+    if (A->rank != 4 || B->rank != 4 || D->rank != 4)
+        return shape_err(e, s, SYMC_ERR_FORMAT, "a convolution as a GEMM needs 4-D w, x and y", err);
+    if (!conv_attr_is(node, slots, "strides", 2, 1) || !conv_attr_is(node, slots, "pads", 4, 0) ||
+        !conv_attr_is(node, slots, "group", 1, 1) || dim(e, slots, p->ta_t, 2) != 1 || dim(e, slots, p->ta_t, 3) != 1)
+        return shape_err(e, s, SYMC_ERR_FORMAT,
+                         "a convolution runs as a GEMM only with a 1x1 kernel, stride 1, no padding and one group "
+                         "(this engine's step asks for another: rebuild it)",
+                         err);
+    int64_t count;
+    if (!numel(e, slots, p->ta_t, &count)) return too_big(e, s, slots, p->ta_t, err);
+    if (!numel(e, slots, p->tb_t, &count)) return too_big(e, s, slots, p->tb_t, err);
+    if (!numel(e, slots, p->td_t, &count)) return too_big(e, s, slots, p->td_t, err);
+    int64_t m = dim(e, slots, p->ta_t, 0), k = dim(e, slots, p->ta_t, 1), batch = dim(e, slots, p->tb_t, 0);
+    int64_t h = dim(e, slots, p->tb_t, 2), w = dim(e, slots, p->tb_t, 3);
+    if (dim(e, slots, p->tb_t, 1) != k || dim(e, slots, p->td_t, 0) != batch || dim(e, slots, p->td_t, 1) != m ||
+        dim(e, slots, p->td_t, 2) != h || dim(e, slots, p->td_t, 3) != w)
+        return shape_err(e, s, SYMC_ERR_INTERNAL, "x, w and y shapes of the 1x1 convolution disagree", err);
+    int64_t n, mn, kn;
+    /* products of dims of x and y, whose byte sizes fit; checked anyway, as a dim may be 0 */
+    if (__builtin_mul_overflow(h, w, &n) || __builtin_mul_overflow(m, n, &mn) || __builtin_mul_overflow(k, n, &kn))
+        return extent_overflow(e, s, m, n, k, err);
+    if (p->tc_t != RT_NONE) { /* the residual: y's shape */
+        const rt_tensor *C = &e->tensors[p->tc_t];
+        int same = C->rank == 4;
+        for (int d = 0; same && d < 4; d++) same = dim(e, slots, p->tc_t, d) == dim(e, slots, p->td_t, d);
+        if (!same) return shape_err(e, s, SYMC_ERR_FORMAT, "the residual of a 1x1 convolution is not y's shape", err);
+    }
+    if (p->tbias_t != RT_NONE) {
+        int64_t biasn;
+        if (!numel(e, slots, p->tbias_t, &biasn)) return too_big(e, s, slots, p->tbias_t, err);
+        if (biasn != m) return shape_err(e, s, SYMC_ERR_INTERNAL, "the bias does not have Cout elements", err);
+    }
+    if (batch > INT32_MAX)
+        return shape_err(e, s, SYMC_ERR_UNSUPPORTED, "a batch of more than 2^31 - 1 images for cuBLASLt", err);
+    p->conv = 1;
+    p->m = m;
+    p->n = n;
+    p->k = k;
+    p->batch = batch;
+    p->nb = 1;
+    p->out_dims[0] = batch;
+    if (batch > 1) {
+        p->stride_a = 0; /* w: one matrix for every image */
+        p->stride_b = kn;
+        p->stride_d = mn;
+    }
+    return SYMC_OK;
+}
+
 /* Needs the engine only (no GPU): rt_gemm_sizes serves `symc inspect`. */
 static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots, gemm_problem *p, symc_error *err) {
     const rt_step *s = &e->steps[step];
@@ -135,6 +235,7 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
         (p->tbias_t != RT_NONE && e->tensors[p->tbias_t].dtype != p->dt))
         return shape_err(e, s, SYMC_ERR_FORMAT, "operands of different dtypes", err);
     p->esize = symc_dtype_size(p->dt);
+    if (e->nodes[s->node].op == IR_OP_CONV2D) return plan_conv(e, s, slots, p, err);
     int ra = A->rank, rb = B->rank;
     if (ra < 1 || rb < 1) return shape_err(e, s, SYMC_ERR_FORMAT, "a scalar operand", err);
     int ta = ra >= 2 && s->trans_a, tb = rb >= 2 && s->trans_b;
@@ -269,11 +370,20 @@ symc_status rt_gemm_create(rt_cuda *c, symc_error *err) {
     return RT_LT(err, Create, (&g->h));
 }
 
-static void entry_clear(gemm_entry *en) {
+/* Destroys an entry's descriptors (the key stays). */
+static void descs_clear(gemm_entry *en) {
     if (en->op) rt_lt.MatmulDescDestroy(en->op);
-    if (en->la) rt_lt.MatrixLayoutDestroy(en->la);
-    if (en->lb) rt_lt.MatrixLayoutDestroy(en->lb);
-    if (en->ld) rt_lt.MatrixLayoutDestroy(en->ld);
+    if (en->bop) rt_lt.MatmulDescDestroy(en->bop);
+    cublasLtMatrixLayout_t *l[5] = {&en->la, &en->lb, &en->ld, &en->bla, &en->blb};
+    for (int i = 0; i < 5; i++) {
+        if (*l[i]) rt_lt.MatrixLayoutDestroy(*l[i]);
+        *l[i] = NULL;
+    }
+    en->op = en->bop = NULL;
+}
+
+static void entry_clear(gemm_entry *en) {
+    descs_clear(en);
     memset(en, 0, sizeof *en);
 }
 
@@ -285,6 +395,7 @@ void rt_gemm_destroy(rt_cuda *c) {
     if (g->h) rt_lt.Destroy(g->h);
     rt_cuda_free(c, g->ws);
     rt_cuda_free(c, g->zeros);
+    for (int i = 0; i < 3; i++) rt_cuda_free(c, g->ones[i]);
     free(g->cache);
     free(g->next);
     free(g);
@@ -335,21 +446,60 @@ static cudaDataType_t data_type(symc_dtype dt) {
     }
 }
 
+static symc_status row_order(cublasLtMatrixLayout_t l, symc_error *err) {
+    int32_t order = CUBLASLT_ORDER_ROW;
+    return RT_LT(err, MatrixLayoutSetAttribute, (l, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, sizeof order));
+}
+
+/* The main call's descriptors: cuBLASLt's column-major view of our row-major
+ * operands (A = our b, B = our a, D^T), or, for a 1x1 convolution with
+ * en->row, the operands as stored in CUBLASLT_ORDER_ROW (A = w [M x K], B =
+ * x [K x N], D [M x N]: the key's fields read back unswapped). A split entry's
+ * main call has no epilogue: the bias pass applies bias and activation. */
 static symc_status make_descs(const rt_step *s, symc_dtype dt, const gemm_key *key, gemm_entry *en, symc_error *err) {
     cudaDataType_t t = data_type(dt), scale = dt == SYMC_F64 ? CUDA_R_64F : CUDA_R_32F;
     symc_status st = RT_LT(err, MatmulDescCreate, (&en->op, compute_type(dt, s->precision), scale));
     if (st) return st;
     int32_t opa = key->op_a, opb = key->op_b;
-    cublasLtEpilogue_t epi = epilogue_of(s, key->bias);
+    cublasLtEpilogue_t epi = en->split ? CUBLASLT_EPILOGUE_DEFAULT : epilogue_of(s, key->bias);
     if ((st = RT_LT(err, MatmulDescSetAttribute, (en->op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa)))) return st;
     if ((st = RT_LT(err, MatmulDescSetAttribute, (en->op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb)))) return st;
     if ((st = RT_LT(err, MatmulDescSetAttribute, (en->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi)))) return st;
+    if (en->row) { /* no transposes here (a convolution has none) */
+        if ((st = layout(&en->la, t, key->n, key->k, key->ldb, key->batch, key->stride_b, err)) ||
+            (st = row_order(en->la, err)))
+            return st;
+        if ((st = layout(&en->lb, t, key->k, key->m, key->lda, key->batch, key->stride_a, err)) ||
+            (st = row_order(en->lb, err)))
+            return st;
+        if ((st = layout(&en->ld, t, key->n, key->m, key->ldd, key->batch, key->stride_d, err))) return st;
+        return row_order(en->ld, err);
+    }
     /* cuBLASLt's A is our b: [m x k] after op_a */
     int64_t ar = key->op_a == CUBLAS_OP_N ? key->m : key->k, ac = key->op_a == CUBLAS_OP_N ? key->k : key->m;
     int64_t br = key->op_b == CUBLAS_OP_N ? key->k : key->n, bc = key->op_b == CUBLAS_OP_N ? key->n : key->k;
     if ((st = layout(&en->la, t, ar, ac, key->lda, key->batch, key->stride_a, err))) return st;
     if ((st = layout(&en->lb, t, br, bc, key->ldb, key->batch, key->stride_b, err))) return st;
     return layout(&en->ld, t, key->m, key->n, key->ldd, key->batch, key->stride_d, err);
+}
+
+/* The bias pass of a split 1x1 convolution: D^T (HW x Cout, column order,
+ * the layout of the main call's D) = ones (HW x 1) bias (1 x Cout) + D^T,
+ * with C = D and beta 1, then the step's activation. fp32 compute whatever
+ * the step's precision: 1 * bias is exact, so the bias is added as stored. */
+static symc_status make_bias_pass(const rt_step *s, symc_dtype dt, const gemm_key *key, gemm_entry *en,
+                                  symc_error *err) {
+    cudaDataType_t t = data_type(dt);
+    symc_status st = RT_LT(err, MatmulDescCreate, (&en->bop, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    if (st) return st;
+    int32_t op = CUBLAS_OP_N;
+    cublasLtEpilogue_t epi = epilogue_of(s, 0);
+    if ((st = RT_LT(err, MatmulDescSetAttribute, (en->bop, CUBLASLT_MATMUL_DESC_TRANSA, &op, sizeof op)))) return st;
+    if ((st = RT_LT(err, MatmulDescSetAttribute, (en->bop, CUBLASLT_MATMUL_DESC_TRANSB, &op, sizeof op)))) return st;
+    if ((st = RT_LT(err, MatmulDescSetAttribute, (en->bop, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi))))
+        return st;
+    if ((st = layout(&en->bla, t, key->m, 1, key->m, key->batch, 0, err))) return st;
+    return layout(&en->blb, t, 1, key->n, 1, key->batch, 0, err);
 }
 
 static symc_status preference(cublasLtMatmulPreference_t *pref, uint32_t align, symc_error *err) {
@@ -378,6 +528,51 @@ static int algo_alignment_ok(const cublasLtMatmulAlgo_t *algo, uint32_t align) {
         if (need > align) return 0;
     }
     return 1;
+}
+
+/* The heuristic's first `cap` (<= 16) algorithms for one call into res, *n of them. */
+static symc_status heuristic(rt_gemm_state *g, cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t la,
+                             cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t ld, uint32_t align, int cap,
+                             cublasLtMatmulHeuristicResult_t *res, int *n, symc_error *err) {
+    cublasLtMatmulPreference_t pref = NULL;
+    *n = 0;
+    memset(res, 0, (size_t)cap * sizeof *res);
+    symc_status st = preference(&pref, align, err);
+    if (!st) st = RT_LT(err, MatmulAlgoGetHeuristic, (g->h, op, la, lb, ld, ld, pref, cap, res, n));
+    if (pref) rt_lt.MatmulPreferenceDestroy(pref);
+    return st;
+}
+
+/* An entry's descriptors for its key. A 1x1 convolution with a bias asks
+ * for row order with the bias epilogue first (row = 1); when cuBLASLt has no
+ * algorithm for that (or refuses the layouts), column order without an
+ * epilogue plus the bias pass (split = 1), whose algorithm is the
+ * heuristic's first. The main call's algorithm is the caller's to choose. */
+static symc_status make_call(rt_gemm_state *g, const rt_step *s, symc_dtype dt, gemm_entry *en, symc_error *err) {
+    const gemm_key *key = &en->key;
+    en->row = en->split = 0;
+    if (!(key->conv && key->bias)) return make_descs(s, dt, key, en, err);
+    cublasLtMatmulHeuristicResult_t res[1];
+    int n = 0;
+    symc_error ignored;
+    en->row = 1;
+    if (!make_descs(s, dt, key, en, &ignored) &&
+        !heuristic(g, en->op, en->la, en->lb, en->ld, key->align, 1, res, &n, &ignored) && n > 0 &&
+        res[0].state == CUBLAS_STATUS_SUCCESS)
+        return SYMC_OK;
+    descs_clear(en);
+    en->row = 0;
+    en->split = 1;
+    symc_status st = make_descs(s, dt, key, en, err);
+    if (!st) st = make_bias_pass(s, dt, key, en, err);
+    if (!st) st = heuristic(g, en->bop, en->bla, en->blb, en->ld, key->align, 1, res, &n, err);
+    if (!st && (n < 1 || res[0].state != CUBLAS_STATUS_SUCCESS))
+        st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "cuBLASLt has no algorithm for the bias pass (K = 1)");
+    if (!st) {
+        en->balgo = res[0].algo;
+        en->bws = res[0].workspaceSize;
+    }
+    return st;
 }
 
 /* The tuned algorithm rt_tune_pick chooses for these sizes, when there is
@@ -427,6 +622,7 @@ static void key_of(const rt_step *s, const gemm_problem *p, const CUdeviceptr pt
     key->stride_d = p->stride_d;
     key->bias = p->tbias_t != RT_NONE;
     key->has_c = p->tc_t != RT_NONE && s->beta != 0.0f;
+    key->conv = p->conv;
     uint32_t al = 256;
     for (int i = 0; i < 5; i++) al = align_of(al, ptrs[i]);
     const int64_t vals[] = {key->lda,      key->ldb,    key->ldd,    key->stride_a, key->stride_b,
@@ -452,17 +648,12 @@ static symc_status find_entry(rt_cuda *c, uint32_t step, const gemm_problem *p, 
     g->next[step] = (g->next[step] + 1) % GEMM_CACHE;
     entry_clear(en);
     en->key = *key;
-    symc_status st = make_descs(s, p->dt, key, en, err);
+    symc_status st = make_call(g, s, p->dt, en, err);
     if (!st) en->from_tuning = use_tuned(g, s, p, en);
     if (!st && !en->from_tuning) {
-        cublasLtMatmulPreference_t pref = NULL;
         cublasLtMatmulHeuristicResult_t res;
-        memset(&res, 0, sizeof res);
         int n = 0;
-        st = preference(&pref, key->align, err);
-        if (!st)
-            st = RT_LT(err, MatmulAlgoGetHeuristic, (g->h, en->op, en->la, en->lb, en->ld, en->ld, pref, 1, &res, &n));
-        if (pref) rt_lt.MatmulPreferenceDestroy(pref);
+        st = heuristic(g, en->op, en->la, en->lb, en->ld, key->align, 1, &res, &n, err);
         if (!st && n < 1) st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "cuBLASLt has no algorithm for this problem");
         if (!st) {
             en->algo = res.algo;
@@ -504,6 +695,32 @@ static symc_status ensure_buffers(rt_cuda *c, const gemm_problem *p, int k0, sym
     return SYMC_OK;
 }
 
+/* At least n ones of dtype dt on the device (the bias pass's A). */
+static symc_status ensure_ones(rt_cuda *c, symc_dtype dt, int64_t n, symc_error *err) {
+    rt_gemm_state *g = c->gemm;
+    int i = dt == SYMC_F16 ? 1 : dt == SYMC_BF16 ? 2 : 0;
+    if ((size_t)n <= g->ones_n[i]) return SYMC_OK;
+    symc_status st;
+    if (g->ones[i]) { /* queued calls may still read the old one */
+        if ((st = RT_CU(err, CtxSynchronize, ()))) return st;
+        rt_cuda_free(c, g->ones[i]);
+        g->ones[i] = 0;
+        g->ones_n[i] = 0;
+    }
+    size_t es = symc_dtype_size(dt), bytes = (size_t)n * es;
+    uint8_t *host = malloc(bytes);
+    if (!host) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for %" PRId64 " ones", n);
+    symc_dtype_store(host, dt, 0, 1.0);
+    for (int64_t k = 1; k < n; k++) memcpy(host + (size_t)k * es, host, es);
+    st = rt_cuda_alloc(c, bytes, &g->ones[i], "ones for a convolution's bias pass", err);
+    if (!st) st = RT_CU(err, MemcpyHtoD, (g->ones[i], host, bytes));
+    free(host);
+    if (st) return st;
+    g->ones_n[i] = (size_t)n;
+    c->memory_gen++; /* captured graphs that read the old buffer are stale */
+    return SYMC_OK;
+}
+
 /* One cuBLASLt call (or a loop of them) for the step, with `algo` when the
  * tuner forces one. */
 static symc_status run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream,
@@ -526,7 +743,8 @@ static symc_status run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream
     gemm_entry *en;
     if ((st = find_entry(c, step, &p, &key, &en, err))) return st;
     const cublasLtMatmulAlgo_t *algo = forced ? forced : &en->algo;
-    if (pbias) {
+    if (en->split && (st = ensure_ones(c, p.dt, p.n, err))) goto fail;
+    if (pbias && !en->split) {
         void *bp = (void *)(uintptr_t)pbias;
         if ((st = RT_LT(err, MatmulDescSetAttribute, (en->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp))))
             goto fail;
@@ -551,12 +769,25 @@ static symc_status run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream
         }
         const void *A = (const void *)(uintptr_t)(pb + (CUdeviceptr)ob * p.esize); /* cuBLASLt's A is our b */
         const void *B = (const void *)(uintptr_t)(pa + (CUdeviceptr)oa * p.esize);
+        if (en->row) { /* row order: as stored */
+            const void *t = A;
+            A = B;
+            B = t;
+        }
         const void *C = (const void *)(uintptr_t)(pc + (CUdeviceptr)od * p.esize);
         void *D = (void *)(uintptr_t)(pd + (CUdeviceptr)od * p.esize);
         st = RT_LT(err, Matmul,
                    (g->h, en->op, alpha, A, en->la, B, en->lb, beta, C, en->ld, D, en->ld, algo,
                     (void *)(uintptr_t)g->ws, GEMM_WORKSPACE, stream));
         if (st) goto fail;
+        if (en->split) { /* D = ones bias + D, then the activation (the top) */
+            const float one = 1.0f;
+            const void *O = (const void *)(uintptr_t)c->gemm->ones[p.dt == SYMC_F16 ? 1 : p.dt == SYMC_BF16 ? 2 : 0];
+            st = RT_LT(err, Matmul,
+                       (g->h, en->bop, &one, O, en->bla, (const void *)(uintptr_t)pbias, en->blb, &one, D, en->ld, D,
+                        en->ld, &en->balgo, (void *)(uintptr_t)g->ws, GEMM_WORKSPACE, stream));
+            if (st) goto fail;
+        }
     }
     return SYMC_OK;
 fail:
@@ -575,13 +806,17 @@ void rt_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf
         return;
     }
     int from_tuning = -1;
+    const char *form = p.conv ? " (1x1 conv)" : "";
     const gemm_entry *row = c->gemm ? &c->gemm->cache[(size_t)step * GEMM_CACHE] : NULL;
     for (int i = 0; row && i < GEMM_CACHE; i++)
-        if (row[i].used && row[i].key.m == p.n && row[i].key.n == p.m && row[i].key.k == p.k)
+        if (row[i].used && row[i].key.m == p.n && row[i].key.n == p.m && row[i].key.k == p.k) {
             from_tuning = row[i].from_tuning;
-    snprintf(buf, cap, "cuBLASLt %s m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " batch=%" PRId64 "%s%s%s%s%s, %s",
-             symc_dtype_name(p.dt), p.m, p.n, p.k, p.batch, p.ta ? " A^T" : "", p.tb ? " B^T" : "",
-             p.tbias_t != RT_NONE ? " +bias" : "",
+            if (row[i].row) form = " (1x1 conv, row order, bias epilogue)";
+            if (row[i].split) form = " (1x1 conv, bias in a K=1 call)";
+        }
+    snprintf(buf, cap, "cuBLASLt %s%s m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " batch=%" PRId64 "%s%s%s%s%s, %s",
+             symc_dtype_name(p.dt), form, p.m, p.n, p.k, p.batch, p.ta ? " A^T" : "", p.tb ? " B^T" : "",
+             p.tbias_t != RT_NONE ? (p.conv ? " +bias per channel" : " +bias") : "",
              s->epilogue == RT_EPI_RELU       ? " +relu"
                  : s->epilogue == RT_EPI_GELU ? " +gelu"
                                               : "",
@@ -616,16 +851,10 @@ symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, 
     gemm_entry tmp;
     memset(&tmp, 0, sizeof tmp);
     tmp.key = key;
-    cublasLtMatmulPreference_t pref = NULL;
     cublasLtMatmulHeuristicResult_t res[16];
-    memset(res, 0, sizeof res);
     if (cap > 16) cap = 16;
-    st = make_descs(s, p.dt, &key, &tmp, err);
-    if (!st) st = preference(&pref, key.align, err);
-    if (!st)
-        st = RT_LT(err, MatmulAlgoGetHeuristic,
-                   (c->gemm->h, tmp.op, tmp.la, tmp.lb, tmp.ld, tmp.ld, pref, cap, res, n));
-    if (pref) rt_lt.MatmulPreferenceDestroy(pref);
+    st = make_call(c->gemm, s, p.dt, &tmp, err); /* the main call of the formulation run() will use */
+    if (!st) st = heuristic(c->gemm, tmp.op, tmp.la, tmp.lb, tmp.ld, key.align, cap, res, n, err);
     entry_clear(&tmp);
     if (st) {
         symc_error_prefix(err, "node '%s'", rt_cuda_node_name(c->e, s));

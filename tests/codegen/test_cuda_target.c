@@ -28,6 +28,7 @@
 #include "codegen/codegen.h"
 #include "codegen/cuda_emit.h"
 #include "passes/pipeline.h"
+#include "runtime/cuda/tune.h"
 #include "runtime/engine.h"
 #include "tests/check.h"
 
@@ -1239,7 +1240,118 @@ static void test_resize(void) {
     }
 }
 
+static const rt_step *step_of(const rt_engine *e, const char *node) {
+    for (uint32_t i = 0; i < e->n_steps; i++)
+        if (!strcmp(e->nodes[e->steps[i].node].name, node)) return &e->steps[i];
+    return NULL;
+}
+
+/* 1x1 convolutions with stride 1, no pads and one group become cuBLASLt GEMM steps on their conv2d node (a = w, b = x,
+ * c = the residual with beta 1, the bias per channel, the relu), in f32, f16 and bf16; a 3x3, a strided, a padded and
+ * a grouped 1x1 convolution stay cuDNN CONV steps. The runtime's plan of the GEMM step (rt_gemm_sizes, no GPU) is one
+ * GEMM per image, m = Cout, n = H * W, k = Cin, batch = B, and it refuses a GEMM step on a convolution that is not
+ * such a 1x1 one. */
+static void test_conv1x1(symc_dtype dt) {
+    symc_error err;
+    symc_module *m = symc_module_create("conv1x1", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 4, 8, 1, &B, &err);
+    symc_dim d[4] = {B, symc_dim_const(m, 16), symc_dim_const(m, 7), symc_dim_const(m, 9)};
+    symc_tensor x;
+    symc_add_input(m, "x", dt, 4, d, &x, &err);
+    symc_tensor w1 = constant(m, "w1", dt, 4, (int64_t[]){32, 16, 1, 1}),
+                b1 = constant(m, "b1", dt, 1, (int64_t[]){32});
+    symc_tensor w2 = constant(m, "w2", dt, 4, (int64_t[]){16, 32, 1, 1}),
+                b2 = constant(m, "b2", dt, 1, (int64_t[]){16});
+    symc_tensor w3 = constant(m, "w3", dt, 4, (int64_t[]){16, 16, 1, 1});
+    symc_tensor w33 = constant(m, "w33", dt, 4, (int64_t[]){16, 16, 3, 3});
+    symc_tensor wg = constant(m, "wg", dt, 4, (int64_t[]){16, 8, 1, 1});
+    symc_tensor c1 = node(m, "conv2d", "c1", (symc_tensor[]){x, w1, b1}, 3, NULL, 0);
+    symc_tensor r1 = node(m, "relu", "r1", &c1, 1, NULL, 0);
+    int64_t ones2[2] = {1, 1}, zeros4[4] = {0, 0, 0, 0}, twos[2] = {2, 2}, pads1[4] = {1, 1, 1, 1};
+    symc_attr plain[3] = {symc_attr_ints("strides", ones2, 2), symc_attr_ints("pads", zeros4, 4),
+                          symc_attr_int("group", 1)}; /* the defaults spelled out */
+    symc_tensor c2 = node(m, "conv2d", "c2", (symc_tensor[]){r1, w2, b2}, 3, plain, 3);
+    symc_tensor s2 = node(m, "add", "s2", (symc_tensor[]){c2, x}, 2, NULL, 0);
+    symc_tensor r2 = node(m, "relu", "r2", &s2, 1, NULL, 0);
+    symc_tensor c3 = node(m, "conv2d", "c3", (symc_tensor[]){r2, w3}, 2, NULL, 0);
+    symc_attr p1 = symc_attr_ints("pads", pads1, 4), st2 = symc_attr_ints("strides", twos, 2);
+    symc_attr g2 = symc_attr_int("group", 2);
+    symc_tensor k3 = node(m, "conv2d", "k3", (symc_tensor[]){c3, w33}, 2, &p1, 1);
+    symc_tensor down = node(m, "conv2d", "down", (symc_tensor[]){c3, w3}, 2, &st2, 1);
+    symc_tensor padded = node(m, "conv2d", "padded", (symc_tensor[]){c3, w3}, 2, &p1, 1);
+    symc_tensor grouped = node(m, "conv2d", "grouped", (symc_tensor[]){c3, wg}, 2, &g2, 1);
+    symc_tensor outs[4] = {k3, down, padded, grouped};
+    for (int i = 0; i < 4; i++) symc_mark_output(m, outs[i], &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s: %s", symc_dtype_name(dt), err.msg);
+    if (e) {
+        CHECK_MSG(count_steps(e, RT_STEP_GEMM) == 3 && count_steps(e, RT_STEP_CONV) == 4, "%s: %u GEMM, %u CONV steps",
+                  symc_dtype_name(dt), count_steps(e, RT_STEP_GEMM), count_steps(e, RT_STEP_CONV));
+        const rt_step *g1 = step_of(e, "c1"), *g2s = step_of(e, "c2"), *g3 = step_of(e, "c3");
+        CHECK(g1 && g1->kind == RT_STEP_GEMM && g1->tensors[0] == tensor_index(e, "w1") &&
+              g1->tensors[1] == tensor_index(e, "x") && g1->tensors[2] == RT_NONE &&
+              g1->tensors[3] == tensor_index(e, "b1") && g1->tensors[4] == tensor_index(e, "r1") &&
+              g1->epilogue == RT_EPI_RELU && g1->beta == 0.0f && g1->alpha == 1.0f && !g1->trans_a && !g1->trans_b);
+        CHECK(g2s && g2s->kind == RT_STEP_GEMM && g2s->tensors[0] == tensor_index(e, "w2") &&
+              g2s->tensors[1] == tensor_index(e, "r1") && g2s->tensors[2] == tensor_index(e, "x") &&
+              g2s->tensors[3] == tensor_index(e, "b2") && g2s->tensors[4] == tensor_index(e, "r2") &&
+              g2s->epilogue == RT_EPI_RELU && g2s->beta == 1.0f);
+        CHECK(g3 && g3->kind == RT_STEP_GEMM && g3->tensors[3] == RT_NONE && g3->tensors[2] == RT_NONE &&
+              g3->tensors[4] == tensor_index(e, "c3") && g3->epilogue == RT_EPI_NONE);
+        const char *cudnn[4] = {"k3", "down", "padded", "grouped"};
+        for (int i = 0; i < 4; i++) {
+            const rt_step *c = step_of(e, cudnn[i]);
+            CHECK_MSG(c && c->kind == RT_STEP_CONV, "%s: %s is not a cuDNN step", symc_dtype_name(dt), cudnn[i]);
+        }
+        /* the runtime's plan at B = 1, 4 (opt), 8: one GEMM per image */
+        int64_t *slots = calloc(e->num_slots + 1, sizeof *slots);
+        const int64_t bs[3] = {1, 4, 8};
+        for (int k = 0; slots && k < 3; k++) {
+            int64_t vals[1] = {bs[k]}, sz[4];
+            CHECK(sym_program_eval(e->program, e->program_size, vals, e->n_symbols, slots, e->num_slots, &err) ==
+                  SYMC_OK);
+            CHECK_MSG(rt_tune_sizes(e, (uint32_t)(g1 - e->steps), slots, sz, &err) == SYMC_OK, "%s", err.msg);
+            CHECK_MSG(sz[0] == 32 && sz[1] == 63 && sz[2] == 16 && sz[3] == bs[k],
+                      "c1 at B=%lld: m=%lld n=%lld k=%lld batch=%lld", (long long)bs[k], (long long)sz[0],
+                      (long long)sz[1], (long long)sz[2], (long long)sz[3]);
+            CHECK(rt_tune_sizes(e, (uint32_t)(g2s - e->steps), slots, sz, &err) == SYMC_OK && sz[0] == 16 &&
+                  sz[1] == 63 && sz[2] == 32 && sz[3] == bs[k]);
+        }
+        /* a GEMM step on a convolution that is not 1x1 / stride 1 / unpadded / one group is refused (a damaged or
+         * hand-made engine; codegen never makes one) */
+        rt_step *steps = malloc(e->n_steps * sizeof *steps);
+        if (steps && slots) {
+            memcpy(steps, e->steps, e->n_steps * sizeof *steps);
+            rt_engine fake = *e;
+            fake.steps = steps;
+            for (int i = 0; i < 4; i++) {
+                uint32_t k = (uint32_t)(step_of(e, cudnn[i]) - e->steps);
+                const rt_node *nd = &e->nodes[steps[k].node];
+                steps[k].kind = RT_STEP_GEMM;
+                steps[k].n_tensors = 5;
+                steps[k].tensors[0] = nd->in[1];
+                steps[k].tensors[1] = nd->in[0];
+                steps[k].tensors[2] = steps[k].tensors[3] = RT_NONE;
+                steps[k].tensors[4] = nd->out[0];
+                int64_t sz[4];
+                symc_status st = rt_tune_sizes(&fake, k, slots, sz, &err);
+                CHECK_MSG(st == SYMC_ERR_FORMAT && strstr(err.msg, cudnn[i]) &&
+                              strstr(err.msg, "1x1 kernel, stride 1, no padding and one group"),
+                          "%s as a GEMM: %d %s", cudnn[i], (int)st, st ? err.msg : "");
+            }
+        }
+        free(steps);
+        free(slots);
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
 int main(void) {
+    test_conv1x1(SYMC_F32);
+    test_conv1x1(SYMC_F16);
+    test_conv1x1(SYMC_BF16);
     test_resize();
     test_reference_only_ops();
     test_plan();

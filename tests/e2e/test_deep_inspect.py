@@ -157,6 +157,16 @@ def compile_and_inspect(symc, model, engine, name):
     out = r.stdout
     check("workspace <= " in out, f"{name}: inspect shows no workspace formula")
     check("H in [128, 320] opt 224" in out and "W in [128, 320] opt 224" in out, f"{name}: symbols missing")
+    # the pointwise (1x1, stride 1, unpadded, one group) convolutions run as cuBLASLt GEMMs, one step each
+    import onnx
+    ones = 0
+    for n in onnx.load(model).graph.node:
+        a = {x.name: onnx.helper.get_attribute_value(x) for x in n.attribute}
+        ones += (n.op_type == "Conv" and list(a.get("kernel_shape", [])) == [1, 1] and
+                 all(v == 1 for v in a.get("strides", [1, 1])) and all(v == 0 for v in a.get("pads", [0] * 4)) and
+                 a.get("group", 1) == 1)
+    check(ones > 0 and out.count("cuBLASLt 1x1 conv") == ones,
+          f"{name}: {out.count('cuBLASLt 1x1 conv')} 1x1 convolutions as cuBLASLt GEMMs, the model has {ones}")
     longest = max(len(line) for line in out.splitlines())
     # the formula text is bounded: terms past ~4 KB are counted, a long term cut
     check(longest < 16384, f"{name}: an inspect line of {longest} characters")

@@ -198,3 +198,42 @@ def extra_models(tmp, elem=onnx.TensorProto.FLOAT16):
     onnx.save(m, f"{tmp}/attention_hfcausal_{sfx}.onnx")
     out.append(f"attention_hfcausal_{sfx}")
     return out
+
+
+def conv1x1_models(tmp):
+    """1x1 convolutions (stride 1, no pads, one group), which the CUDA target runs as cuBLASLt GEMMs
+    (one per image, the per-channel bias, the residual as C, ReLU; codegen/cuda_target.c), at odd
+    H, W (7 x 9: no vector-aligned rows) and the B sweep (1, 4, 5, 7, 8): bias + ReLU, bias + residual
+    + ReLU, no bias, bias + residual without an activation; and a stride-2 1x1 convolution (a
+    ResNet downsample), which stays on cuDNN, beside them. Written in f32 (_f) and f16 (_h; bf16 is
+    the f32 model built with --bf16, as numpy has no bf16 inputs); returns the file names (without
+    .onnx) written to tmp."""
+    from onnx import helper
+    out = []
+    for elem, sfx in ((F32, "f"), (onnx.TensorProto.FLOAT16, "h")):
+        rng = np.random.default_rng(11)
+
+        def init(name, a):
+            t = numpy_helper.from_array(np.asarray(a, np.float32), name)
+            return t if elem == F32 else _tensor(t, elem)
+
+        def weight(name, o, i):
+            return init(name, rng.standard_normal((o, i, 1, 1)) / np.sqrt(i))
+
+        nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"]),  # bias + relu
+                 helper.make_node("Relu", ["c1"], ["r1"]),
+                 helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"]),  # bias + residual + relu
+                 helper.make_node("Add", ["c2", "x"], ["s2"]),
+                 helper.make_node("Relu", ["s2"], ["r2"]),
+                 helper.make_node("Conv", ["r2", "w3"], ["c3"]),  # no bias
+                 helper.make_node("Conv", ["r2", "w4", "b4"], ["c4"]),  # bias, then c3 as its residual
+                 helper.make_node("Add", ["c4", "c3"], ["s4"]),
+                 helper.make_node("Conv", ["s4", "w5", "b5"], ["y"], strides=[2, 2])]  # downsample: cuDNN
+        inits = [weight("w1", 32, 16), init("b1", rng.standard_normal(32)),
+                 weight("w2", 16, 32), init("b2", rng.standard_normal(16)),
+                 weight("w3", 16, 16), weight("w4", 16, 16), init("b4", rng.standard_normal(16)),
+                 weight("w5", 24, 16), init("b5", rng.standard_normal(24))]
+        m = _model("conv1x1", nodes, [("x", ["B", 16, 7, 9])], inits, elem)
+        onnx.save(m, f"{tmp}/conv1x1_{sfx}.onnx")
+        out.append(f"conv1x1_{sfx}")
+    return out

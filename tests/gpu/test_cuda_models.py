@@ -180,6 +180,24 @@ if os.environ.get("SYMC_GPU_HALF", "1") != "0":
         if engine:
             run_sweep(name, engine, inputs, 2e-2)
 
+    # 1x1 convolutions as cuBLASLt GEMMs (bias per channel, residual, ReLU): the f32 model at fp32 math
+    # against the reference to 1e-4, and built with --fp16 / --bf16 (half storage by the precision pass),
+    # the f16 model as it is, to 2e-2
+    from half_models import conv1x1_models  # noqa: E402
+    for name in conv1x1_models(tmp):
+        for prec in (("", "--fp16", "--bf16") if name.endswith("_f") else ("",)):
+            label = name + prec.replace("--", ".")
+            if only and label not in only and "conv1x1" not in only:
+                continue
+            inputs, flags = onnx_inputs(os.path.join(tmp, name + ".onnx"))
+            engine = compile_model(label, os.path.join(tmp, name + ".onnx"), flags + ([prec] if prec else []))
+            if engine:
+                r = subprocess.run([symc, "inspect", engine], capture_output=True, text=True)
+                if r.stdout.count("cuBLASLt 1x1 conv") != 4 or r.stdout.count(" conv   ") != 1:
+                    fail(f"{label}: expected four 1x1 convolutions as cuBLASLt GEMMs and one cuDNN convolution:\n"
+                         f"{r.stdout}{r.stderr}")
+                run_sweep(label, engine, inputs, 2e-2 if prec or name.endswith("_h") else 1e-4)
+
 print("\n| model | points | result | worst rel err | seconds |\n|---|---|---|---|---|")
 for label, n, res, worst, secs in summary:
     print(f"| {label} | {n} | {res} | {worst:.2e} | {secs:.1f} |")
