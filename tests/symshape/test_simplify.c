@@ -69,6 +69,21 @@ static const row rows[] = {
     {"B:1..32", "B//2//3", "B//6"},
     {"B:1..1000", "(B%8)%4", "B%4"},
     {"B:1..32 N:1..64", "B//2//N", "B//(N*2)"},
+    /* a sum divisor that divides the dividend exactly: the quotient is a constant or one term (wav2vec2's
+     * attention reshape: 32*B*L // (8*B*L) with L = T//20 - 1 the length after three strided convs, then the
+     * element count over the other dims again) */
+    {"B:1..3 T:400..800", "(32*B*(T//20-1))//(8*B*(T//20-1))", "4"},
+    {"B:1..3 T:400..800", "(32*B*(T//20-1))%(8*B*(T//20-1))", "0"},
+    {"B:1..3 T:400..800", "(8*B*(T//20-1)*((32*B*(T//20-1))//(8*B*(T//20-1))))//(8*B*(T//20-1))", "4"},
+    {"B:1..32 N:1..64", "(B*N+B*N*N)//(N+N*N)", "B"},
+    {"B:1..32 N:1..64", "(B*N+B*N*N)%(N+N*N)", "0"},
+    {"B:1..32 N:1..64", "(B*N*3+B*3-N*6-6)//(N+1)", "(B*3-6)"},
+    {"B:1..32 N:1..64", "(B*N+B*N*N)//(B+B*N)", "N"},
+    {"B:1..32 N:1..64", "((B+N+2)*(B*N+3))//(B*N+3)", "(B+N+2)"},
+    {"B:1..32 N:1..64", "((B-N)*(N+B*2))//(N+B*2)", "(B-N)"},
+    /* not exact (a remainder, or a coefficient that does not divide): kept */
+    {"B:1..32 N:1..64", "(B*N+B*N*N+1)//(N+N*N)", "(B*N+B*N*N+1)//(N+N*N)"},
+    {"B:1..32", "(B*3+3)//(B*2+2)", "(B*3+3)//(B*2+2)"},
     /* ranges decide */
     {"B:1..32", "B//64", "0"},
     {"B:1..32", "B%64", "B"},

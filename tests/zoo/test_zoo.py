@@ -54,10 +54,6 @@ EXPECTED = {
     # the legacy exporter computes swin's window pads from a Cast of data: the ONNX importer takes pads only
     # from constants and shape arithmetic (the torch and dynamo paths pass)
     ("torchvision swin_t", "onnx"): "(the pads) is not known at build time",
-    # wav2vec2's attention reshapes by the feature length after three strided convs (nested floor divisions of
-    # T): the ONNX importer cannot prove the reshape's inferred dim non-negative (the torch path passes)
-    ("hf wav2vec2", "onnx"): "may be negative for declared sizes",
-    ("hf wav2vec2", "dynamo"): "may be negative for declared sizes",
 }
 
 
