@@ -10,7 +10,9 @@
  * mod by a constant pull out the terms that are provably multiples of the
  * divisor (using divisibility facts), cancel common divisors of the whole
  * sum, collapse nested divisions and fold to a constant or to the dividend
- * when the range allows; min/max fold when the prover orders the operands.
+ * when the range allows; a division by a sum that divides the dividend
+ * exactly (long division whose remainder is the handle of 0) folds to the
+ * quotient; min/max fold when the prover orders the operands.
  * Rules only fire when they can be proven for every binding, so the result
  * always evaluates to the same value as the input wherever the input
  * evaluates without error. */
