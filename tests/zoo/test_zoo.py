@@ -51,9 +51,6 @@ EXPECTED = {
     # torch's legacy exporter has no conversion for scaled_dot_product_attention(enable_gqa=True)
     ("hf qwen2", "onnx"): "scaled_dot_product_attention not implemented if enable_gqa is True",
     ("hf mistral", "onnx"): "scaled_dot_product_attention not implemented if enable_gqa is True",
-    # the legacy exporter computes swin's window pads from a Cast of data: the ONNX importer takes pads only
-    # from constants and shape arithmetic (the torch and dynamo paths pass)
-    ("torchvision swin_t", "onnx"): "(the pads) is not known at build time",
 }
 
 
