@@ -254,6 +254,57 @@ int main(void) {
         sym_table_free(t);
     }
 
+    /* exact division by a sum, randomized: a = q*b for random small polynomials q and b (b > 0 over the
+     * ranges); a // b must fold to q's handle, a % b to 0, and (a + r) // b (not a multiple) must still
+     * evaluate to floor((a + r) / b) at every binding, brute force over the whole range */
+    {
+        sym_table *t = test_table("B:1..6 N:1..7 T:40..60");
+        const char *atoms[] = {"B", "N", "T//20", "B*N", "N*N", "(T//20)*B", "7", "-3", "-B", "N-2"};
+        const char *bsrc[] = {"N+1", "B*N+3", "2*B+N", "B*(T//20-1)*8", "N*N+B", "B+(T//20)", "3*N+6"};
+        uint32_t seed = 12345;
+        for (int it = 0; it < 120; it++) {
+            char qs[128];
+            int nq = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 3;
+            qs[0] = 0;
+            for (int k = 0; k < nq; k++) {
+                seed = seed * 1103515245u + 12345u;
+                strcat(qs, k ? "+" : "");
+                strcat(qs, "(");
+                strcat(qs, atoms[(seed >> 16) % (sizeof atoms / sizeof *atoms)]);
+                strcat(qs, ")");
+            }
+            seed = seed * 1103515245u + 12345u;
+            const char *bs = bsrc[(seed >> 16) % (sizeof bsrc / sizeof *bsrc)];
+            int r = (int)((seed >> 8) % 5) - 2;
+            sym_expr q = test_parse(t, qs), b = test_parse(t, bs), a = sym_mul(t, q, b);
+            sym_expr d = sym_floordiv(t, a, b), m = sym_mod(t, a, b);
+            int64_t mv;
+            CHECKF(d == q, "(%s)*(%s) // (%s) gave %s", qs, bs, bs, test_print(t, d));
+            CHECKF(sym_is_const(t, m, &mv) && mv == 0, "(%s)*(%s) %% (%s) gave %s", qs, bs, bs, test_print(t, m));
+            sym_expr ar = sym_add_const(t, a, r), dr = sym_floordiv(t, ar, b), mr = sym_mod(t, ar, b);
+            int64_t v[3];
+            for (v[0] = 1; v[0] <= 6; v[0]++)
+                for (v[1] = 1; v[1] <= 7; v[1]++)
+                    for (v[2] = 40; v[2] <= 60; v[2]++) {
+                        int64_t av, bv, gd, gm, qv;
+                        symc_error err;
+                        if (sym_eval(t, ar, v, 3, &av, &err) || sym_eval(t, b, v, 3, &bv, &err) || bv <= 0 ||
+                            sym_eval(t, dr, v, 3, &gd, &err) || sym_eval(t, mr, v, 3, &gm, &err) ||
+                            sym_eval(t, d, v, 3, &qv, &err)) {
+                            CHECKF(0, "(%s)*(%s)+%d: evaluation failed", qs, bs, r);
+                            continue;
+                        }
+                        int64_t fq = av / bv - ((av % bv) != 0 && av < 0), fm = av - fq * bv;
+                        CHECKF(gd == fq && gm == fm,
+                               "(%s)*(%s)+%d at B=%lld N=%lld T=%lld: // %lld %% %lld, want %lld %lld", qs, bs, r,
+                               (long long)v[0], (long long)v[1], (long long)v[2], (long long)gd, (long long)gm,
+                               (long long)fq, (long long)fm);
+                        CHECK(r != 0 || qv == fq);
+                    }
+        }
+        sym_table_free(t);
+    }
+
     /* ceildiv, built from floordiv of a sum */
     {
         sym_table *t = test_table("B:1..32 S:8..64:8");
