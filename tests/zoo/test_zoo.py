@@ -35,6 +35,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "torch"))
 from torch_test_common import failures, finish, log, setup  # noqa: E402
@@ -323,10 +324,13 @@ for name, (build, kind) in MODELS.items():
             f"CPU eager")
     for fe, dynamo in frontends():
         exp = EXPECTED.get((name, fe))
+        t0 = time.time()
         try:
             run = torch_path(name, model, kind, r, dtype) if fe == "torch" else \
                 onnx_path(name, model, kind, r, dtype, dynamo)
+            t1 = time.time()
             res = compare(name, fe, run, eager, kind, pts, vocab)
+            took = f" (build {t1 - t0:.0f} s, check {time.time() - t1:.0f} s)"
         except Exception as e:  # noqa: BLE001
             msg = str(e).strip().splitlines()
             msg = " ".join(msg)[:400] if msg else type(e).__name__
@@ -349,7 +353,7 @@ for name, (build, kind) in MODELS.items():
             log(f"FAIL {name} [{fe}]: now passes; flip its EXPECTED entry")
         else:
             RESULTS[(name, fe)] = f"pass ({res:.1g})"
-            log(f"ok   {name} [{fe}]: worst relative error {res:.2g} at {len(pts)} points")
+            log(f"ok   {name} [{fe}]: worst relative error {res:.2g} at {len(pts)} points{took}")
 
 print()
 for (name, fe), v in RESULTS.items():
