@@ -11,8 +11,10 @@
  *
  * Shape sub-graphs: small integer tensors also carry their elements as
  * expressions (ir_tensor.value) when the rule can compute them, starting at
- * shape_of and integer constants and flowing through gather, concat, slice,
- * unsqueeze/squeeze/reshape, cast and integer arithmetic. That is what lets
+ * shape_of and integer constants and flowing through gather, concat, slice
+ * and transpose (of any rank, when the tensor is static and small: the legacy
+ * exporter's pads go through [-1, 2] pairs), unsqueeze/squeeze/reshape, cast
+ * and integer arithmetic. That is what lets
  * an importer turn ONNX's Shape -> Gather -> Concat -> Reshape into a reshape
  * with symbolic dims. */
 #include <inttypes.h>
@@ -136,6 +138,20 @@ static int64_t static_numel(ctx *c, const ir_tensor *t) {
         if (n > MAX_VALUE_ELEMS) return -1;
     }
     return n;
+}
+
+/* Row-major strides of t's dims when every dim is a constant and the value
+ * holds every element (numel <= MAX_VALUE_ELEMS); 0 otherwise. */
+static int value_strides(ctx *c, const ir_tensor *t, int64_t *dims, int64_t *strides) {
+    int64_t n = static_numel(c, t);
+    if (!t->value || n < 0 || (int64_t)t->n_value != n) return 0;
+    int64_t s = 1;
+    for (int i = t->rank - 1; i >= 0; i--) {
+        const_of(c, t->dims[i], &dims[i]);
+        strides[i] = s;
+        s *= dims[i];
+    }
+    return 1;
 }
 
 /* ---- rules ------------------------------------------------------------------ */
@@ -462,7 +478,22 @@ static symc_status r_transpose(ctx *c) {
         return fail(c, SYMC_ERR_VERIFY, "perm has %u entries but '%s' has rank %d", p->n, x->name, (int)x->rank);
     sym_expr o[IR_MAX_RANK];
     for (uint32_t i = 0; i < p->n; i++) o[i] = x->dims[p->ints[i]];
-    return set_out(c, 0, x->rank, o);
+    symc_status st = set_out(c, 0, x->rank, o);
+    /* values: the permuted elements of a small static tensor (the legacy exporter's pads: [-1, 2] pairs
+     * transposed into ONNX's begins-then-ends order) */
+    int64_t xd[IR_MAX_RANK], xs[IR_MAX_RANK];
+    if (st || !value_strides(c, x, xd, xs)) return st;
+    sym_expr v[MAX_VALUE_ELEMS];
+    for (uint32_t f = 0; f < x->n_value; f++) {
+        int64_t rem = f, src = 0;
+        for (int d = x->rank - 1; d >= 0; d--) { /* output dim d runs over input dim perm[d] */
+            int64_t od = xd[p->ints[d]];
+            src += (rem % od) * xs[p->ints[d]];
+            rem /= od;
+        }
+        v[f] = x->value[src];
+    }
+    return set_value(c, 0, v, x->n_value);
 }
 
 static symc_status r_expand(ctx *c) {
@@ -515,8 +546,10 @@ static symc_status r_slice(ctx *c) {
     sym_expr o[IR_MAX_RANK];
     memcpy(o, x->dims, sizeof o);
     int seen[IR_MAX_RANK] = {0};
-    int64_t vstart = 0, vstep = 1; /* for values: the slice on axis 0 when constant */
-    int value_ok = x->value && x->rank == 1;
+    /* for values: per axis the first element taken and the step, when constant (unsliced axes: 0 and 1) */
+    int64_t vstart[IR_MAX_RANK] = {0}, vstep[IR_MAX_RANK], xd[IR_MAX_RANK], xs[IR_MAX_RANK];
+    for (int d = 0; d < IR_MAX_RANK; d++) vstep[d] = 1;
+    int value_ok = value_strides(c, x, xd, xs);
     for (uint32_t k = 0; k < s->n; k++) {
         int32_t ax = (int32_t)k;
         symc_status st;
@@ -530,26 +563,33 @@ static symc_status r_slice(ctx *c) {
         snprintf(what, sizeof what, "%s (axis %d of '%s')", c->prov, (int)ax, x->name);
         if ((st = sym_slice_len(c->t, x->dims[ax], s->dims[k], e->dims[k], step, &o[ax], what, c->err))) return st;
         if (value_ok) {
-            int64_t st0, dimv;
-            value_ok = const_of(c, s->dims[k], &st0) && const_of(c, x->dims[0], &dimv);
+            int64_t st0, dimv = xd[ax];
+            value_ok = const_of(c, s->dims[k], &st0);
             if (value_ok) {
                 if (st0 < 0) st0 += dimv;
                 if (step > 0) st0 = st0 < 0 ? 0 : (st0 > dimv ? dimv : st0);
                 else st0 = st0 < 0 ? -1 : (st0 > dimv - 1 ? dimv - 1 : st0);
-                vstart = st0;
-                vstep = step;
+                vstart[ax] = st0;
+                vstep[ax] = step;
             }
         }
     }
     symc_status st = set_out(c, 0, x->rank, o);
     if (st || !value_ok) return st;
-    int64_t n;
-    if (!const_of(c, o[0], &n) || n > MAX_VALUE_ELEMS) return SYMC_OK;
+    /* values: the elements the slice takes, when the output is static too */
+    int64_t od[IR_MAX_RANK], n = 1;
+    for (int d = 0; d < x->rank; d++)
+        if (!const_of(c, o[d], &od[d]) || (n *= od[d]) > MAX_VALUE_ELEMS) return SYMC_OK;
     sym_expr v[MAX_VALUE_ELEMS];
-    for (int64_t i = 0; i < n; i++) {
-        int64_t idx = vstart + i * vstep;
-        if (idx < 0 || idx >= (int64_t)x->n_value) return SYMC_OK;
-        v[i] = x->value[idx];
+    for (int64_t f = 0; f < n; f++) {
+        int64_t rem = f, src = 0;
+        for (int d = x->rank - 1; d >= 0; d--) {
+            int64_t i = rem % od[d], idx = vstart[d] + i * vstep[d];
+            rem /= od[d];
+            if (idx < 0 || idx >= xd[d]) return SYMC_OK;
+            src += idx * xs[d];
+        }
+        v[f] = x->value[src];
     }
     return set_value(c, 0, v, (uint32_t)n);
 }

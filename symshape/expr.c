@@ -10,7 +10,9 @@
  * mod by a constant pull out the terms that are provably multiples of the
  * divisor (using divisibility facts), cancel common divisors of the whole
  * sum, collapse nested divisions and fold to a constant or to the dividend
- * when the range allows; min/max fold when the prover orders the operands.
+ * when the range allows; a division by a sum that divides the dividend
+ * exactly (long division whose remainder is the handle of 0) folds to the
+ * quotient; min/max fold when the prover orders the operands.
  * Rules only fire when they can be proven for every binding, so the result
  * always evaluates to the same value as the input wherever the input
  * evaluates without error. */
@@ -565,6 +567,101 @@ static bool split_by_monomial(sym_table *t, sym_expr a, sym_expr b, sym_expr *q,
     return true;
 }
 
+/* ---- exact division by a sum ------------------------------------------------------ */
+
+/* The term of sum view v with the most factors (the first such): the lead
+ * term of a graded order, which long division cancels first. */
+static uint32_t lead_term(const sym_table *t, const sym_expr *ts, uint32_t n) {
+    uint32_t best = 0, most = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const sym_expr *f;
+        uint32_t nf = factors_of(t, ts[i], &f);
+        if (nf > most) most = nf, best = i;
+    }
+    return best;
+}
+
+/* One step of long division: the first term of r (most factors first) that
+ * b's lead term (factors db[0..ndb), coefficient bk) divides, as the
+ * quotient term c (coefficient * monomial). SYM_NONE when none divides. */
+static sym_expr divide_step(sym_table *t, sym_expr r, const sym_expr *db, uint32_t ndb, int64_t bk) {
+    lin lr;
+    lin_init(&lr, 0);
+    lin_add_expr(t, &lr, r, 1);
+    sym_expr c = SYM_NONE;
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < lr.n; i++) {
+        const sym_expr *f;
+        uint32_t nf = factors_of(t, lr.t[i], &f);
+        if (nf > most) most = nf;
+    }
+    for (uint32_t deg = most; deg >= 1 && c == SYM_NONE && !lr.bad; deg--) {
+        for (uint32_t i = 0; i < lr.n && c == SYM_NONE; i++) {
+            const sym_expr *ff;
+            uint32_t nf = factors_of(t, lr.t[i], &ff);
+            if (nf != deg || nf > 64 || lr.k[i] % bk != 0 || (lr.k[i] == INT64_MIN && bk == -1)) continue;
+            sym_expr fbuf[64], left[64];
+            memcpy(fbuf, ff ? ff : &lr.t[i], nf * sizeof *fbuf);
+            int m = remove_factors(t, fbuf, nf, db, ndb, left);
+            if (m < 0) continue;
+            sym_expr u = m == 0 ? sym_const(t, 1)
+                : m == 1        ? left[0]
+                                : sym__intern(t, SYM_MUL, 1, (uint32_t)m, left, NULL);
+            if (u != SYM_NONE) c = sym_scale(t, u, lr.k[i] / bk);
+            if (c == SYM_NONE) break;
+        }
+    }
+    lin_free(&lr);
+    return c;
+}
+
+/* Finds q with a == q*b when b is a sum, by multivariate long division:
+ * Reshape's inferred dims divide an element count by the product of the other
+ * dims, and once both are expanded sums (wav2vec2: 32*B*L over 8*B*L with
+ * L = T//20 - 1 the length after three strided convs) the quotient is a
+ * constant, a term or a small sum the structural rules above do not see.
+ * Each step moves one quotient term c (a term of the remainder over b's lead
+ * term) into q and subtracts c*b; q is taken only when the remainder is
+ * exactly 0 (the same handle), so a == q*b holds as an identity and
+ * a // b == q, a % b == 0 wherever b != 0. At most 8 steps; the steps are
+ * built quietly (an overflow in a rejected attempt is no error). Returns 1
+ * with *q set, 0 when b does not divide a that way. */
+static int exact_quotient(sym_table *t, sym_expr a, sym_expr b, sym_expr *q) {
+    const sym_node *nb = sym__node(t, b);
+    if (nb->kind != SYM_ADD || nb->n == 0 || nb->n > 16) return 0;
+    {
+        const sym_node *na = sym__node(t, a);
+        if (na->kind == SYM_CONST || (na->kind == SYM_ADD && na->n > 16)) return 0;
+    }
+    /* b's lead term, copied: interning below may move the pools */
+    uint32_t li = lead_term(t, sym__ops(t, b), nb->n);
+    sym_expr b0 = sym__ops(t, b)[li];
+    int64_t bk = sym__coefs(t, b)[li];
+    const sym_expr *fd;
+    uint32_t ndv = factors_of(t, b0, &fd);
+    sym_expr dbuf[32];
+    if (ndv > 32 || bk == 0) return 0;
+    memcpy(dbuf, fd ? fd : &b0, ndv * sizeof *dbuf);
+    t->quiet++;
+    sym_expr acc = sym_const(t, 0), r = a;
+    int found = 0;
+    for (int step = 0; step <= 8 && acc != SYM_NONE && r != SYM_NONE; step++) {
+        int64_t rv;
+        if (sym_is_const(t, r, &rv)) {
+            found = rv == 0;
+            break;
+        }
+        if (step == 8) break;
+        sym_expr c = divide_step(t, r, dbuf, ndv, bk);
+        if (c == SYM_NONE) break;
+        acc = sym_add(t, acc, c);
+        r = sym_sub(t, r, sym_mul(t, c, b));
+    }
+    t->quiet--;
+    if (found) *q = acc;
+    return found;
+}
+
 /* ---- floordiv and mod ---------------------------------------------------------------- */
 
 static sym_expr floordiv_const(sym_table *t, sym_expr a, int64_t k);
@@ -667,6 +764,8 @@ sym_expr sym_floordiv(sym_table *t, sym_expr a, sym_expr b) {
     }
     if (sym_is_const(t, a, &x) && x == 0) return a;
     if (a == b) return sym_const(t, 1);
+    sym_expr eq;
+    if (exact_quotient(t, a, b, &eq)) return eq; /* a == q*b */
     /* a // b == (-a) // (-b): keep provably negative divisors positive */
     if (sym_prove_lt(t, b, sym_const(t, 0)) == SYM_TRUE) return sym_floordiv(t, sym_neg(t, a), sym_neg(t, b));
     sym_expr q, r;
@@ -769,6 +868,8 @@ sym_expr sym_mod(sym_table *t, sym_expr a, sym_expr b) {
     }
     if (sym_is_const(t, a, &x) && x == 0) return a;
     if (a == b) return sym_const(t, 0);
+    sym_expr eq;
+    if (exact_quotient(t, a, b, &eq)) return sym_const(t, 0); /* a == q*b */
     sym_expr q, r;
     if (split_by_monomial(t, a, b, &q, &r)) {
         if (q == SYM_NONE || r == SYM_NONE) return SYM_NONE;

@@ -270,6 +270,54 @@ static void test_shape_values(void) {
     symc_module_destroy(m);
 }
 
+/* Values through rank-2 Slice and Transpose: the legacy ONNX exporter's pads (torch's [begin, end] pairs per
+ * dim, last dim first) are a shape-derived list reshaped to [-1, 2], reversed along axis 0 with step -1,
+ * transposed and flattened; the values must follow every step so Pad gets symbolic pads. */
+static void test_pad_values(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("pads", &err);
+    symc_dim B, S;
+    symc_declare_symbol(m, "B", 1, 4, 16, 1, &B, &err);
+    symc_declare_symbol(m, "S", 1, 64, 512, 1, &S, &err);
+    symc_tensor x, five;
+    symc_add_input(m, "x", SYMC_F32, 3, (symc_dim[]){B, S, c_(m, 768)}, &x, &err);
+    int64_t v5 = 5;
+    symc_add_constant(m, "five", SYMC_I64, 1, (int64_t[]){1}, &v5, 8, &five, &err);
+    symc_tensor shp = node(m, "shape_of", "shp", &x, 1, NULL, 0);
+    symc_attr a0 = symc_attr_int("axis", 0);
+    symc_tensor cat = node(m, "concat", "cat", (symc_tensor[]){shp, five}, 2, &a0, 1); /* [B, S, 768, 5] */
+    symc_attr ra = symc_attr_dims("shape", (symc_dim[]){SYMC_DIM_NONE, c_(m, 2)}, 2);
+    symc_tensor pairs = node(m, "reshape", "pairs", &cat, 1, &ra, 1);
+    symc_attr sa[] = {symc_attr_dims("starts", (symc_dim[]){c_(m, -1)}, 1),
+                      symc_attr_dims("ends", (symc_dim[]){c_(m, INT64_MIN + 1)}, 1),
+                      symc_attr_ints("axes", (int64_t[]){0}, 1), symc_attr_ints("steps", (int64_t[]){-1}, 1)};
+    symc_tensor rev = node(m, "slice", "rev", &pairs, 1, sa, 4); /* [[768, 5], [B, S]] */
+    symc_attr pa = symc_attr_ints("perm", (int64_t[]){1, 0}, 2);
+    symc_tensor tp = node(m, "transpose", "tp", &rev, 1, &pa, 1); /* [[768, B], [5, S]] */
+    symc_attr sb[] = {symc_attr_dims("starts", (symc_dim[]){c_(m, 1)}, 1),
+                      symc_attr_dims("ends", (symc_dim[]){c_(m, 2)}, 1), symc_attr_ints("axes", (int64_t[]){1}, 1)};
+    symc_tensor col = node(m, "slice", "col", &tp, 1, sb, 3); /* [[B], [S]] */
+    symc_mark_output(m, tp, &err);
+    symc_mark_output(m, col, &err);
+    CHECK_MSG(symc_module_infer_shapes(m, &err) == SYMC_OK, "%s", err.msg);
+    EXPECT_SHAPE(m, rev, "[2, 2]");
+    EXPECT_SHAPE(m, tp, "[2, 2]");
+    EXPECT_SHAPE(m, col, "[2, 1]");
+    const char *want_tp[] = {"768", "B", "5", "S"}, *want_col[] = {"B", "S"};
+    const ir_tensor *t = &m->tensors[tp], *cl = &m->tensors[col];
+    CHECK(t->value && t->n_value == 4 && cl->value && cl->n_value == 2);
+    char txt[32];
+    for (uint32_t i = 0; t->value && i < t->n_value && i < 4; i++) {
+        sym_print(m->syms, t->value[i], txt, sizeof txt);
+        CHECK_MSG(!strcmp(txt, want_tp[i]), "transpose value %u: %s, want %s", i, txt, want_tp[i]);
+    }
+    for (uint32_t i = 0; cl->value && i < cl->n_value && i < 2; i++) {
+        sym_print(m->syms, cl->value[i], txt, sizeof txt);
+        CHECK_MSG(!strcmp(txt, want_col[i]), "slice value %u: %s, want %s", i, txt, want_col[i]);
+    }
+    symc_module_destroy(m);
+}
+
 /* Errors: each names the node and op; narrowing guards give a fix. */
 static void test_errors(void) {
     symc_error err;
@@ -350,6 +398,7 @@ int main(void) {
     test_conv_pool();
     test_resize_conv_transpose();
     test_shape_values();
+    test_pad_values();
     test_errors();
     return check_report("test_shape");
 }

@@ -69,6 +69,21 @@ static const row rows[] = {
     {"B:1..32", "B//2//3", "B//6"},
     {"B:1..1000", "(B%8)%4", "B%4"},
     {"B:1..32 N:1..64", "B//2//N", "B//(N*2)"},
+    /* a sum divisor that divides the dividend exactly: the quotient is a constant or one term (wav2vec2's
+     * attention reshape: 32*B*L // (8*B*L) with L = T//20 - 1 the length after three strided convs, then the
+     * element count over the other dims again) */
+    {"B:1..3 T:400..800", "(32*B*(T//20-1))//(8*B*(T//20-1))", "4"},
+    {"B:1..3 T:400..800", "(32*B*(T//20-1))%(8*B*(T//20-1))", "0"},
+    {"B:1..3 T:400..800", "(8*B*(T//20-1)*((32*B*(T//20-1))//(8*B*(T//20-1))))//(8*B*(T//20-1))", "4"},
+    {"B:1..32 N:1..64", "(B*N+B*N*N)//(N+N*N)", "B"},
+    {"B:1..32 N:1..64", "(B*N+B*N*N)%(N+N*N)", "0"},
+    {"B:1..32 N:1..64", "(B*N*3+B*3-N*6-6)//(N+1)", "(B*3-6)"},
+    {"B:1..32 N:1..64", "(B*N+B*N*N)//(B+B*N)", "N"},
+    {"B:1..32 N:1..64", "((B+N+2)*(B*N+3))//(B*N+3)", "(B+N+2)"},
+    {"B:1..32 N:1..64", "((B-N)*(N+B*2))//(N+B*2)", "(B-N)"},
+    /* not exact (a remainder, or a coefficient that does not divide): kept */
+    {"B:1..32 N:1..64", "(B*N+B*N*N+1)//(N+N*N)", "(B*N+B*N*N+1)//(N+N*N)"},
+    {"B:1..32", "(B*3+3)//(B*2+2)", "(B*3+3)//(B*2+2)"},
     /* ranges decide */
     {"B:1..32", "B//64", "0"},
     {"B:1..32", "B%64", "B"},
@@ -235,6 +250,57 @@ int main(void) {
             sym_expr back = test_parse(t, got);
             CHECKF(back == e, "row %zu: round trip of %s gave %s", i, got, test_print(t, back));
             brute(t, rows[i].in, e);
+        }
+        sym_table_free(t);
+    }
+
+    /* exact division by a sum, randomized: a = q*b for random small polynomials q and b (b > 0 over the
+     * ranges); a // b must fold to q's handle, a % b to 0, and (a + r) // b (not a multiple) must still
+     * evaluate to floor((a + r) / b) at every binding, brute force over the whole range */
+    {
+        sym_table *t = test_table("B:1..6 N:1..7 T:40..60");
+        const char *atoms[] = {"B", "N", "T//20", "B*N", "N*N", "(T//20)*B", "7", "-3", "-B", "N-2"};
+        const char *bsrc[] = {"N+1", "B*N+3", "2*B+N", "B*(T//20-1)*8", "N*N+B", "B+(T//20)", "3*N+6"};
+        uint32_t seed = 12345;
+        for (int it = 0; it < 120; it++) {
+            char qs[128];
+            int nq = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 3;
+            qs[0] = 0;
+            for (int k = 0; k < nq; k++) {
+                seed = seed * 1103515245u + 12345u;
+                strcat(qs, k ? "+" : "");
+                strcat(qs, "(");
+                strcat(qs, atoms[(seed >> 16) % (sizeof atoms / sizeof *atoms)]);
+                strcat(qs, ")");
+            }
+            seed = seed * 1103515245u + 12345u;
+            const char *bs = bsrc[(seed >> 16) % (sizeof bsrc / sizeof *bsrc)];
+            int r = (int)((seed >> 8) % 5) - 2;
+            sym_expr q = test_parse(t, qs), b = test_parse(t, bs), a = sym_mul(t, q, b);
+            sym_expr d = sym_floordiv(t, a, b), m = sym_mod(t, a, b);
+            int64_t mv;
+            CHECKF(d == q, "(%s)*(%s) // (%s) gave %s", qs, bs, bs, test_print(t, d));
+            CHECKF(sym_is_const(t, m, &mv) && mv == 0, "(%s)*(%s) %% (%s) gave %s", qs, bs, bs, test_print(t, m));
+            sym_expr ar = sym_add_const(t, a, r), dr = sym_floordiv(t, ar, b), mr = sym_mod(t, ar, b);
+            int64_t v[3];
+            for (v[0] = 1; v[0] <= 6; v[0]++)
+                for (v[1] = 1; v[1] <= 7; v[1]++)
+                    for (v[2] = 40; v[2] <= 60; v[2]++) {
+                        int64_t av, bv, gd, gm, qv;
+                        symc_error err;
+                        if (sym_eval(t, ar, v, 3, &av, &err) || sym_eval(t, b, v, 3, &bv, &err) || bv <= 0 ||
+                            sym_eval(t, dr, v, 3, &gd, &err) || sym_eval(t, mr, v, 3, &gm, &err) ||
+                            sym_eval(t, d, v, 3, &qv, &err)) {
+                            CHECKF(0, "(%s)*(%s)+%d: evaluation failed", qs, bs, r);
+                            continue;
+                        }
+                        int64_t fq = av / bv - ((av % bv) != 0 && av < 0), fm = av - fq * bv;
+                        CHECKF(gd == fq && gm == fm,
+                               "(%s)*(%s)+%d at B=%lld N=%lld T=%lld: // %lld %% %lld, want %lld %lld", qs, bs, r,
+                               (long long)v[0], (long long)v[1], (long long)v[2], (long long)gd, (long long)gm,
+                               (long long)fq, (long long)fm);
+                        CHECK(r != 0 || qv == fq);
+                    }
         }
         sym_table_free(t);
     }

@@ -10,7 +10,18 @@ at min, opt, max and an off-opt point of every range (relative error < 1e-4, sam
 start at 1 with opt 1 (batch-1 serving), so the torch path's trace-at-2 is covered.
 
 Configs are small (few layers, small hidden sizes, small images) so the CPU run fits CI; SYMC_ZOO_FULL=1
-builds the libraries' default sizes (for a GPU machine). SYMC_ZOO_ONLY=name,name runs a subset.
+builds the libraries' default sizes (for a GPU machine). SYMC_ZOO_ONLY=name,name runs a subset (a model's full
+name selects it alone, any other text every model whose name holds it).
+
+SYMC_ZOO_GPU=1 (a CUDA machine; scripts/device_zoo.sh) runs the same checks on the CUDA backend: engines are
+compiled with GPU code (symc.compile(gpu=True); `symc compile` without --no-gpu), fed torch CUDA tensors, and
+compared with eager fp32 on the GPU with TF32 off (torch.backends.cuda.matmul.allow_tf32 and
+torch.backends.cudnn.allow_tf32 False). Models in NO_CUDA (an IR op the CUDA target has no kernel for yet)
+keep reference-backend engines and CPU eager, and the log says so. The GPU tolerance is the CPU's, 1e-4: an
+fp32 engine computes in true fp32 on the GPU (runtime/cuda/cuda_gemm.c asks cuBLASLt for CUBLAS_COMPUTE_32F,
+runtime/cuda/cuda_conv.c sets CUDNN_FMA_MATH, the fused attention splits every TF32 product 3xTF32, about
+fp32's accuracy; TF32 only with `--tf32`), so engine and eager differ by fp32 summation order alone (about
+1e-6 on these models), and TF32 anywhere (~1e-3) would fail it. Combine with SYMC_ZOO_FULL=1 for full sizes.
 
 A model whose path fails today for a reason another part of symc owns (an IR op not there yet) is listed in
 EXPECTED: the test asserts that path fails with the clear error naming the op, so it fails loudly when the
@@ -19,10 +30,12 @@ docs/MODELS.md holds the coverage table this test checks.
 
 usage: test_zoo.py [path/to/libsymc.so [path/to/symc]]
 """
+import copy
 import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "torch"))
 from torch_test_common import failures, finish, log, setup  # noqa: E402
@@ -35,6 +48,13 @@ import transformers  # noqa: E402
 from symc.runtime import EngineModule  # noqa: E402
 
 FULL = os.environ.get("SYMC_ZOO_FULL") == "1"
+GPU = os.environ.get("SYMC_ZOO_GPU") == "1"
+if GPU:
+    if not torch.cuda.is_available():
+        print("FAIL: SYMC_ZOO_GPU=1 but torch.cuda is not available")
+        sys.exit(1)
+    torch.backends.cuda.matmul.allow_tf32 = False  # eager in true fp32, as symc's fp32 engines compute
+    torch.backends.cudnn.allow_tf32 = False
 ONLY = [s for s in os.environ.get("SYMC_ZOO_ONLY", "").split(",") if s]
 SYMC = sys.argv[2] if len(sys.argv) > 2 else None
 try:
@@ -43,7 +63,7 @@ try:
 except Exception:  # noqa: BLE001
     HAVE_DYNAMO_ONNX = False
 TMP = tempfile.mkdtemp(prefix="symc_zoo_")
-RTOL = 1e-4
+RTOL = 1e-4  # the reference backend, and the CUDA backend's true-fp32 engines (the file-top paragraph says why)
 
 # (model, frontend) -> a piece of the error the path raises today (the op another helper's IR op will
 # serve). Flip an entry (delete it) once the path passes.
@@ -51,18 +71,12 @@ EXPECTED = {
     # torch's legacy exporter has no conversion for scaled_dot_product_attention(enable_gqa=True)
     ("hf qwen2", "onnx"): "scaled_dot_product_attention not implemented if enable_gqa is True",
     ("hf mistral", "onnx"): "scaled_dot_product_attention not implemented if enable_gqa is True",
-    # the legacy exporter computes swin's window pads from a Cast of data: the ONNX importer takes pads only
-    # from constants and shape arithmetic (the torch and dynamo paths pass)
-    ("torchvision swin_t", "onnx"): "(the pads) is not known at build time",
-    # wav2vec2's attention reshapes by the feature length after three strided convs (nested floor divisions of
-    # T): the ONNX importer cannot prove the reshape's inferred dim non-negative (the torch path passes)
-    ("hf wav2vec2", "onnx"): "may be negative for declared sizes",
-    ("hf wav2vec2", "dynamo"): "may be negative for declared sizes",
 }
 
 
 # models whose IR holds an op the CUDA target has no kernel for yet (it refuses the op by name): their ONNX
-# paths build reference-backend engines (symc compile --no-gpu), which is what this test runs anyway
+# paths build reference-backend engines (symc compile --no-gpu), which is what the CPU mode runs anyway; in GPU
+# mode every path of these models stays on the reference backend (and says so)
 NO_CUDA = {
     "torchvision lraspp_mobilenet_v3": "resize",
     "torchvision resnet18_fpn": "resize",
@@ -224,13 +238,24 @@ def make_input(kind, shape, vocab):
     return torch.randn(shape)
 
 
+def on_gpu(name):
+    """Whether this model's paths run on the CUDA backend (GPU mode, and not in NO_CUDA)."""
+    return GPU and name not in NO_CUDA
+
+
 def compare(name, fe, run, model, kind, pts, vocab):
+    """Worst relative error of run against eager over the points (inputs made on the CPU from the seed, then
+    moved to the GPU in GPU mode), or a message at the first point that differs."""
+    dev = "cuda" if on_gpu(name) else "cpu"
     worst = 0.0
     for s in pts:
-        x = make_input(kind, s, vocab)
+        x = make_input(kind, s, vocab).to(dev)
         with torch.no_grad():
             ref = model(x)
             got = run(x)
+        if got.device != ref.device:
+            return f"at {s}: the engine returned a tensor on {got.device}, eager on {ref.device}"
+        ref, got = ref.cpu(), got.cpu()
         if tuple(got.shape) != tuple(ref.shape):
             return f"at {s}: shape {tuple(got.shape)}, eager {tuple(ref.shape)}"
         err = ((got.double() - ref.double()).norm() / max(ref.double().norm().item(), 1e-30)).item()
@@ -242,7 +267,7 @@ def compare(name, fe, run, model, kind, pts, vocab):
 
 def torch_path(name, model, kind, r, dtype):
     cm = symc.compile(model, inputs=[symc.Input(min_shape=[t[0] for t in r], opt_shape=[t[1] for t in r],
-                                                max_shape=[t[2] for t in r], dtype=dtype)], gpu=False)
+                                                max_shape=[t[2] for t in r], dtype=dtype)], gpu=on_gpu(name))
     return cm
 
 
@@ -266,7 +291,7 @@ def onnx_path(name, model, kind, r, dtype, dynamo):
     p = subprocess.run([SYMC, "compile", path, "--shapes", shapes, "-o", engine] + cpu, capture_output=True, text=True)
     if p.returncode:
         raise RuntimeError(f"symc compile: {p.stderr.strip()}")
-    return EngineModule(engine, ["x"], lambda outs: outs[0], gpu=False, source=tag)
+    return EngineModule(engine, ["x"], lambda outs: outs[0], gpu=on_gpu(name), source=tag)
 
 
 def frontends():
@@ -280,7 +305,7 @@ def frontends():
 
 RESULTS = {}
 for name, (build, kind) in MODELS.items():
-    if ONLY and not any(o in name for o in ONLY):
+    if ONLY and not any(o == name or (o not in MODELS and o in name) for o in ONLY):  # a full name: that one
         continue
     torch.manual_seed(0)
     built = build()
@@ -292,12 +317,20 @@ for name, (build, kind) in MODELS.items():
                 prm.normal_(0, 0.02)
     r, pts = ranges(kind)
     dtype = torch.int64 if kind == "text" else torch.float32
+    # eager runs where the engine runs; the model itself stays on the CPU for torch.export and the exporters
+    eager = copy.deepcopy(model).cuda() if on_gpu(name) else model
+    if GPU and not on_gpu(name):
+        log(f"note {name}: in NO_CUDA (the CUDA target has no {NO_CUDA[name]} kernel yet): reference backend and "
+            f"CPU eager")
     for fe, dynamo in frontends():
         exp = EXPECTED.get((name, fe))
+        t0 = time.time()
         try:
             run = torch_path(name, model, kind, r, dtype) if fe == "torch" else \
                 onnx_path(name, model, kind, r, dtype, dynamo)
-            res = compare(name, fe, run, model, kind, pts, vocab)
+            t1 = time.time()
+            res = compare(name, fe, run, eager, kind, pts, vocab)
+            took = f" (build {t1 - t0:.0f} s, check {time.time() - t1:.0f} s)"
         except Exception as e:  # noqa: BLE001
             msg = str(e).strip().splitlines()
             msg = " ".join(msg)[:400] if msg else type(e).__name__
@@ -320,7 +353,7 @@ for name, (build, kind) in MODELS.items():
             log(f"FAIL {name} [{fe}]: now passes; flip its EXPECTED entry")
         else:
             RESULTS[(name, fe)] = f"pass ({res:.1g})"
-            log(f"ok   {name} [{fe}]: worst relative error {res:.2g} at {len(pts)} points")
+            log(f"ok   {name} [{fe}]: worst relative error {res:.2g} at {len(pts)} points{took}")
 
 print()
 for (name, fe), v in RESULTS.items():
