@@ -448,7 +448,7 @@ static uint32_t attention_logits(const ir_module *m, uint32_t sm, double *scale)
         if (q == IR_NONE) return IR_NONE;
         const ir_node *n = &m->nodes[q];
         if (n->n_out != 1) return IR_NONE;
-        if (n->op == IR_OP_MATMUL) return n->n_in == 2 && hops > 0 ? q : IR_NONE;
+        if (n->op == IR_OP_MATMUL) return n->n_in == 2 ? q : IR_NONE;
         if (hops == 8) return IR_NONE;
         uint32_t next = IR_NONE;
         if (passes_value(m, q)) next = n->in[0];
