@@ -292,10 +292,19 @@ static int discontinuous(ir_op op) {
     }
 }
 
+/* a view: no element moves (reshape and its kin) */
+static int is_view(ir_op op) {
+    return op == IR_OP_RESHAPE || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE || op == IR_OP_FLATTEN ||
+        op == IR_OP_IDENTITY;
+}
+
 /* node i may run in half (before the tensors change) */
 static int node_half(const ir_module *m, uint32_t i, const pass_precision_options *o) {
     const ir_node *n = &m->nodes[i];
     if (n->op == IR_OP_CONSTANT || n->op == IR_OP_RANGE || discontinuous(n->op)) return 0;
+    /* a view making a graph output stays fp32: the boundary cast goes in front of it, right
+     * after the node computing the values, whose kernel can store it (GPT-2's ln_f -> reshape) */
+    if (is_view(n->op) && n->n_out == 1 && is_output(m, n->out[0])) return 0;
     /* a cast from half the model makes itself (an fp16 model's own upcast) is its island */
     if (n->op == IR_OP_CAST && n->n_in == 1 &&
         (m->tensors[n->in[0]].dtype == SYMC_F16 || m->tensors[n->in[0]].dtype == SYMC_BF16))
