@@ -15,9 +15,10 @@
 #include "symc/symc.h"
 #include "symc/symrt.h"
 
-/* ---- fp16 range calibration ---------------------------------------------------------------
+/* ---- range calibration (fp16, and bf16 with a softmax) --------------------------------------
  * The precision pass keeps fp32 every tensor whose values would not fit fp16
- * with headroom. Its max |value| is measured here, where the runtime may be
+ * with headroom, and stores attention's Q and K in half when the logits are
+ * small enough. Their max |value| is measured here, where the runtime may be
  * used (passes may not): a copy of the module (serialized and read back)
  * marks every f32 intermediate as a graph output, is built as a
  * reference-only engine and runs once on the CPU reference backend at the
@@ -86,7 +87,7 @@ static symc_status calib_bind(calib_run *r, ir_module *copy, const int64_t *valu
 static symc_status calibrate(void *ctx, ir_module *m, double *max_abs, symc_error *err) {
     const symc_compile_options *o = ctx;
     for (uint32_t t = 0; t < m->n_tensors; t++) max_abs[t] = NAN;
-    if (o->progress) o->progress(o->ctx, "precision: fp16 range calibration at min on the reference backend");
+    if (o->progress) o->progress(o->ctx, "precision: range calibration at min on the reference backend");
     uint8_t *bytes = NULL;
     size_t size = 0;
     ir_module *copy = NULL;
@@ -154,7 +155,7 @@ static symc_status calibrate(void *ctx, ir_module *m, double *max_abs, symc_erro
     ir_module_free(copy);
     if (st)
         symc_error_prefix(err,
-                          "fp16 range calibration (run at min, else opt, on the reference backend; "
+                          "range calibration (run at min, else opt, on the reference backend; "
                           "--no-calibrate skips it)");
     return st;
 }

@@ -16,7 +16,11 @@
  *     cols are views of one range with a positive constant step, so masked
  *     means key > query and needs no memory at all.
  * Every intermediate is private (one consumer, not a graph output). Q, B
- * and V are followed back through private transposes (and the score's B is
+ * and V are followed back through private transposes and one private
+ * widening cast from f16/bf16 to f32 (the precision pass's in front of fp32
+ * logits when Q and K are stored in half: the kernel reads the half storage,
+ * whose f32 values are exact, and keeps the logits in fp32 as the graph
+ * says; see passes/precision.c attention_logits) (and the score's B is
  * read with its last two axes swapped), and O forward through a private
  * transpose, so the head split and merge of a transformer cost nothing: the
  * kernel reads [B, S, H, D] storage with strides and writes O straight into
@@ -146,15 +150,31 @@ static const int64_t *perm_of(cg_cuda *c, const ir_node *n, int r) {
     return p->ints;
 }
 
+/* a cast from f16 or bf16 to f32: exact, so the kernel may read its input instead */
+static int is_widening(cg_cuda *c, const ir_node *n) {
+    return n->op == IR_OP_CAST && n->n_in == 1 && n->n_out == 1 && cg_is_half(c->m->tensors[n->in[0]].dtype) &&
+        c->m->tensors[n->out[0]].dtype == SYMC_F32;
+}
+
 /* Tensor t (rank 2..4) as a strided view of the storage behind the private
- * transposes that produce it; the transposes are covered. */
+ * transposes that produce it, and behind a private widening cast (the
+ * precision pass's in front of fp32 logits: Q and K stored in half); those
+ * nodes are covered. */
 static int read_view(cg_cuda *c, uint32_t t, att_plan *a, att_view *v) {
     int r = c->m->tensors[t].rank;
     int perm[4] = {0, 1, 2, 3}; /* logical dim d of t is dim perm[d] of `base` */
     uint32_t base = t;
-    for (int hops = 0; hops < 4; hops++) {
+    int widened = 0;
+    for (int hops = 0; hops < 5; hops++) {
         uint32_t p = c->m->tensors[base].producer;
-        if (p == IR_NONE || c->m->nodes[p].op != IR_OP_TRANSPOSE || !ir_uses_private(c->uses, base)) break;
+        if (p == IR_NONE || !ir_uses_private(c->uses, base)) break;
+        if (!widened && is_widening(c, &c->m->nodes[p])) {
+            if (!cover(a, p)) return 0;
+            widened = 1;
+            base = c->m->nodes[p].in[0];
+            continue;
+        }
+        if (c->m->nodes[p].op != IR_OP_TRANSPOSE) break;
         const int64_t *pp = perm_of(c, &c->m->nodes[p], r);
         if (!pp || c->m->tensors[c->m->nodes[p].in[0]].rank != r) break;
         for (int d = 0; d < r; d++) perm[d] = (int)pp[perm[d]];
@@ -568,6 +588,8 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     if (!read_view(c, n1->in[0], a, &a->q) || !read_view(c, n1->in[1], a, &a->k) || !read_view(c, vt, a, &a->v) ||
         !write_view(c, n2->out[0], a, &a->o))
         return 0;
+    /* the storage read, behind a widening cast */
+    a->qdt = c->m->tensors[a->q.t].dtype, a->kdt = c->m->tensors[a->k.t].dtype, a->vdt = c->m->tensors[a->v.t].dtype;
     /* B is [.., D, Sk]: K is its last two axes swapped */
     sym_expr t0 = a->k.dims[2], t1 = a->k.strides[2];
     a->k.dims[2] = a->k.dims[3], a->k.strides[2] = a->k.strides[3];

@@ -165,6 +165,10 @@ static int cmp_u32(const void *a, const void *b) {
  * (4 halves, 8 bytes, widened to a float4) */
 static int vec_dtype(symc_dtype dt) { return dt == SYMC_F32 || cg_is_half(dt); }
 
+/* the dtype stored: the epilogue's result may be another float storage type than the row op's
+ * (the precision pass's cast of a half result to an f32 graph output) */
+static symc_dtype c_zdt(cg_kw *k, const row_spec *s) { return k->c->m->tensors[s->zt].dtype; }
+
 /* keeps the f32/f16/bf16 tensors of ts whose shape is ref's (and not `skip`) */
 static void keep_full_vec(cg_cuda *c, uint32_t *ts, uint32_t *n, const ir_tensor *ref, uint32_t skip) {
     uint32_t m = 0;
@@ -445,7 +449,7 @@ static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *
                 kw_body(k, "            %s o;\n", T);
                 if (!st) st = emit_out(k, s, 0, "o");
                 char sv[64];
-                cg_store(sv, sizeof sv, s->dt, "o");
+                cg_store(sv, sizeof sv, c_zdt(k, s), "o");
                 kw_body(k, "            %s[i] = %s;\n", kw_out(k, s->zt), sv);
             } else {
                 emit_step(k, s, p);
@@ -470,8 +474,8 @@ static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *
                 else if (!last) emit_step(k, s, p);
                 kw_body(k, "            (void)i; (void)j; }\n");
             }
-            if (last && cg_is_half(s->dt))
-                kw_body(k, "            %s(%s, i4 >> 2, o);\n", s->dt == SYMC_F16 ? "sc_st4h" : "sc_st4b",
+            if (last && cg_is_half(c_zdt(k, s)))
+                kw_body(k, "            %s(%s, i4 >> 2, o);\n", c_zdt(k, s) == SYMC_F16 ? "sc_st4h" : "sc_st4b",
                         kw_out(k, s->zt));
             else if (last) kw_body(k, "            reinterpret_cast<float4*>(%s)[i4 >> 2] = o;\n", kw_out(k, s->zt));
         }
@@ -586,7 +590,8 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
                 "(half) aligned */\n");
         kw_body(&k, "    const bool vec = (ncols & 3LL) == 0");
         if (s->kind != RK_REDUCE)
-            kw_body(&k, " && ((unsigned long long)%s & %dull) == 0ull", kw_out(&k, s->zt), cg_is_half(s->dt) ? 7 : 15);
+            kw_body(&k, " && ((unsigned long long)%s & %dull) == 0ull", kw_out(&k, s->zt),
+                    cg_is_half(c->m->tensors[s->zt].dtype) ? 7 : 15);
         for (uint32_t i = 0; i < n_all; i++)
             kw_body(&k, " && ((unsigned long long)%s & %dull) == 0ull", kw_in(&k, all[i]),
                     cg_is_half(c->m->tensors[all[i]].dtype) ? 7 : 15);

@@ -25,7 +25,9 @@
  *  6. a row kernel with a per-element result that only an elementwise
  *     group of its shape and dtype reads applies that group before its
  *     store (its epilogue: gelu(softmax(x))), when the group's other inputs
- *     are ready at the row kernel's place;
+ *     are ready at the row kernel's place; the group may change the float
+ *     storage type (f32, f16, bf16: the precision pass's cast of a half
+ *     layer norm to the model's f32 output is stored by the norm's kernel);
  *  7. a row op reading the private result of another row op over the same
  *     rows (softmax after layer_norm, or the reverse) computes the first
  *     one in its own kernel (row first), when that one has no epilogue.
@@ -234,6 +236,9 @@ static int group_ready(const fuser *f, uint32_t node, uint32_t at, uint32_t skip
     return 1;
 }
 
+/* f32, f16 or bf16: row kernels compute them in fp32 and store any of them */
+static int float_storage(symc_dtype dt) { return dt == SYMC_F32 || dt == SYMC_F16 || dt == SYMC_BF16; }
+
 static void plan_epilogues(fuser *f) {
     ir_module *m = f->m;
     for (uint32_t i = 0; i < m->n_nodes; i++) {
@@ -250,8 +255,9 @@ static void plan_epilogues(fuser *f) {
         }
         if (r == IR_NONE || role(f, r) != IR_FUSE_STEP || !elementwise(f, r) || m->nodes[r].n_out != 1) continue;
         const ir_tensor *yt = &m->tensors[y], *zt = &m->tensors[m->nodes[r].out[0]];
-        if (!ir_same_shape(yt, zt) || yt->dtype != zt->dtype || !group_fits(f, r, f->r->epilogue_leaves) ||
-            !group_ready(f, r, i, y, 0))
+        if (!ir_same_shape(yt, zt) ||
+            !(yt->dtype == zt->dtype || (float_storage(yt->dtype) && float_storage(zt->dtype))) ||
+            !group_fits(f, r, f->r->epilogue_leaves) || !group_ready(f, r, i, y, 0))
             continue;
         set(f, r, IR_FUSE_EPILOGUE, i);
     }

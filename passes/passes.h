@@ -45,6 +45,16 @@ typedef struct pass_precision_rules {
  * limit there can overflow with real data. */
 #define PASS_FP16_SAFE_MAX 4096.0
 
+/* Attention's Q and K are stored in half (the logits' matmul, fp32, reading them through
+ * widening casts) when est = calibrated max |logit| times the half type's unit roundoff (2^-11
+ * for f16, 2^-8 for bf16) is at most these; else they stay in the softmax's fp32 island, back
+ * to the projections making them (precision.c, released_logits). est approximates the logits'
+ * absolute error, so the probabilities' relative error; on the e2e attention models the output
+ * error the half Q and K add was 1.6-2.1 times est. The limits are 0.3 of the accuracy targets
+ * (1e-2 for f16, 2e-2 for bf16), leaving the rest to the other roundings. */
+#define PASS_LOGIT_ERR_F16 3e-3
+#define PASS_LOGIT_ERR_BF16 6e-3
+
 typedef struct pass_precision_options {
     symc_dtype half;                   /* SYMC_F16 or SYMC_BF16; anything else: the pass changes nothing */
     const pass_precision_rules *rules; /* NULL: every op may run in half */

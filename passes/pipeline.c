@@ -44,8 +44,11 @@ static symc_status precision(ir_module *m, const pass_options *o, symc_error *er
                                  0,
                                  PASS_FP16_SAFE_MAX};
     double *max_abs = NULL;
-    if (po.half == SYMC_F16 && o->calibrate) {
-        /* bf16 has f32's exponent range: no overflow island needed */
+    /* fp16: the overflow islands; both: attention's logits (bf16 has f32's exponent range, so
+     * only a module with a softmax is calibrated) */
+    int softmax = 0;
+    for (uint32_t i = 0; i < m->n_nodes; i++) softmax |= m->nodes[i].op == IR_OP_SOFTMAX;
+    if ((po.half == SYMC_F16 || (po.half == SYMC_BF16 && softmax)) && o->calibrate) {
         max_abs = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *max_abs);
         if (!max_abs) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the fp16 calibration");
         symc_status st = o->calibrate(o->calibrate_ctx, m, max_abs, err);

@@ -9,7 +9,9 @@
  * tensors exceeds the safety limit (PASS_FP16_SAFE_MAX), or it computes a
  * softmax's logits or a sin/cos/tan's angles (softmax_island: the softmax and
  * the elementwise and movement nodes back to the contraction making its
- * input), or its result
+ * input, and on to the projections making that one's operands; in attention
+ * whose calibrated logits are small, only back to the logits' matmul, so Q
+ * and K are half: attention_logits), or its result
  * is discontinuous in its inputs (mod, floor, ceil, sign, comparisons).
  * Those are the fp32 islands. Then, in one walk over the original nodes:
  *   - every f32 output of a half node becomes half; a graph output keeps the
@@ -290,10 +292,19 @@ static int discontinuous(ir_op op) {
     }
 }
 
+/* a view: no element moves (reshape and its kin) */
+static int is_view(ir_op op) {
+    return op == IR_OP_RESHAPE || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE || op == IR_OP_FLATTEN ||
+        op == IR_OP_IDENTITY;
+}
+
 /* node i may run in half (before the tensors change) */
 static int node_half(const ir_module *m, uint32_t i, const pass_precision_options *o) {
     const ir_node *n = &m->nodes[i];
     if (n->op == IR_OP_CONSTANT || n->op == IR_OP_RANGE || discontinuous(n->op)) return 0;
+    /* a view making a graph output stays fp32: the boundary cast goes in front of it, right
+     * after the node computing the values, whose kernel can store it (GPT-2's ln_f -> reshape) */
+    if (is_view(n->op) && n->n_out == 1 && is_output(m, n->out[0])) return 0;
     /* a cast from half the model makes itself (an fp16 model's own upcast) is its island */
     if (n->op == IR_OP_CAST && n->n_in == 1 &&
         (m->tensors[n->in[0]].dtype == SYMC_F16 || m->tensors[n->in[0]].dtype == SYMC_BF16))
@@ -326,14 +337,15 @@ static int node_half(const ir_module *m, uint32_t i, const pass_precision_option
  * with this island they stay within 1e-2. A layer norm making the logits
  * (bench model m5_long) is no help if its input was rounded: bf16 rounding of
  * its input moved the outputs by 2.1%. The probabilities, in [0, 1], are
- * stored in half again. */
+ * stored in half again. Attention with small calibrated logits keeps only the
+ * logits' matmul (`released`, see attention_logits below). */
 /* sin, cos and tan take the same island as softmax: an angle carries an absolute
  * error of |angle| times the storage's relative error, and rotary embeddings'
  * angles (position x inverse frequency) reach thousands of radians; with the
  * angles in fp16 the e2e rotary model's outputs moved by 6% at S = 32. */
 static int periodic(ir_op op) { return op == IR_OP_SIN || op == IR_OP_COS || op == IR_OP_TAN; }
 
-static void softmax_island(const ir_module *m, uint32_t node, uint8_t *half, uint8_t *seen) {
+static void softmax_island(const ir_module *m, uint32_t node, uint32_t released, uint8_t *half, uint8_t *seen) {
     half[node] = 0;
     uint32_t stack[128], level[128], n = 0; /* level: contractions passed on the way */
     stack[n] = m->nodes[node].in[0], level[n++] = 0;
@@ -347,11 +359,137 @@ static void softmax_island(const ir_module *m, uint32_t node, uint8_t *half, uin
         seen[p] = 1;
         half[p] = 0;
         if (cat == IR_CAT_CONTRACT) {
-            if (lv++ > 0) continue; /* a projection: its own inputs may be half */
+            if (p == released) continue; /* attention's logits: Q and K may be half (attention_logits) */
+            if (lv++ > 0) continue;      /* a projection: its own inputs may be half */
         } else if (!(ir_op_is_elementwise(op) || cat == IR_CAT_MOVE || cat == IR_CAT_NORM || op == IR_OP_IDENTITY))
             continue;
         for (uint32_t k = 0; k < m->nodes[p].n_in && n < 128; k++) stack[n] = m->nodes[p].in[k], level[n++] = lv;
     }
+}
+
+/* ---- attention ---------------------------------------------------------------------------------
+ * In attention, softmax(f(Q·Kᵀ))·V, the island can stop at the matmul making the logits: it
+ * stays fp32 with the score function and the softmax, reading Q and K through widening casts,
+ * while Q and K (and the projections making them) are half. The logits then carry an absolute
+ * error of about |logit| times the half type's unit roundoff from Q and K's rounding, but they
+ * are never stored in half, and a fused attention kernel keeps them in fp32 registers (the
+ * CUDA target's reads half Q and K behind the casts, on its half tensor-core path). So Q and K
+ * are half when the calibration says that error is small: est = max |logit| x unit roundoff
+ * at most PASS_LOGIT_ERR_F16 / _BF16 (passes.h); unknown (no calibration): the old island.
+ * Measured on the reference backend against fp32 (max error over the output / max |output|,
+ * test inputs N(0, 1), calibration's uniform in [-1, 1)): m2_attn est 1.6e-3 (f16) gave
+ * 3.4e-3 with half Q and K (7.9e-4 with the island), m4_causal est 2.5e-3 gave 5.8e-3
+ * (1.1e-3), `attention` est 8.4e-3 gave 1.4e-2 (kept: 9.1e-4); in bf16 m2_attn est 1.3e-2
+ * gave 2.7e-2 and m4_causal est 2.0e-2 gave 4.3e-2 (kept). HF BERT-base (random init) has
+ * est 4.4e-4..6.3e-4 in f16 and 3.5e-3..5.1e-3 in bf16: half Q and K in both. */
+
+/* tensor t has one element */
+static int one_element(const ir_module *m, uint32_t t) {
+    const ir_tensor *x = &m->tensors[t];
+    for (int32_t d = 0; d < x->rank; d++) {
+        int64_t v;
+        if (!sym_is_const(m->syms, x->dims[d], &v) || v != 1) return 0;
+    }
+    return x->rank >= 0;
+}
+
+/* |value| of a one-element f32/f16/bf16 constant, NaN when t is not one */
+static double scalar_abs(const ir_module *m, uint32_t t) {
+    const ir_tensor *x = &m->tensors[t];
+    if (x->constant == IR_NONE || !ir_dtype_is_float(x->dtype) || !one_element(m, t)) return NAN;
+    const ir_constant *k = &m->constants[x->constant];
+    if (k->size < symc_dtype_size(x->dtype)) return NAN;
+    return fabs(symc_dtype_load(k->data, x->dtype, 0));
+}
+
+/* a float cast or an identity, one input and one output */
+static int passes_value(const ir_module *m, uint32_t node) {
+    const ir_node *n = &m->nodes[node];
+    if (n->n_in != 1 || n->n_out != 1) return 0;
+    if (n->op == IR_OP_IDENTITY) return 1;
+    return n->op == IR_OP_CAST && ir_dtype_is_float(m->tensors[n->in[0]].dtype) &&
+        ir_dtype_is_float(m->tensors[n->out[0]].dtype);
+}
+
+/* of a binary node's operands (from `first`), the one carrying the logits: the one a matmul
+ * makes, else the only one of the result's full shape; IR_NONE when that is ambiguous */
+static uint32_t chain_operand(const ir_module *m, const ir_node *n, uint32_t first) {
+    uint32_t pick = IR_NONE, n_full = 0;
+    for (uint32_t k = first; k < n->n_in; k++) {
+        uint32_t t = n->in[k], p = m->tensors[t].producer;
+        if (p != IR_NONE && m->nodes[p].op == IR_OP_MATMUL) return t;
+        if (ir_same_shape(&m->tensors[t], &m->tensors[n->out[0]])) pick = t, n_full++;
+    }
+    return n_full == 1 ? pick : IR_NONE;
+}
+
+/* Softmax node sm as attention's: over the last axis, its result the first operand of a matmul
+ * (through up to two identities or float casts), its input a matmul's result through at most 8
+ * nodes of a score function (mul or div by a constant scalar, add or sub, where, identity,
+ * float cast). Returns the logits' matmul (IR_NONE: not attention) and in *scale the product of
+ * the constant factors, so a logit is scale * Q·Kᵀ. */
+static uint32_t attention_logits(const ir_module *m, uint32_t sm, double *scale) {
+    const ir_node *s = &m->nodes[sm];
+    if (s->op != IR_OP_SOFTMAX || s->n_in != 1 || s->n_out != 1) return IR_NONE;
+    const ir_attr *ax = ir_node_attr(s, "axis");
+    int32_t rank = m->tensors[s->out[0]].rank;
+    int64_t axis = ax && ax->kind == IR_ATTR_INT ? ax->i : -1;
+    if (rank < 2 || (axis != -1 && axis != rank - 1)) return IR_NONE;
+    /* the probabilities: read by a matmul as its first operand */
+    uint32_t p = s->out[0];
+    int found = 0;
+    for (int hops = 0; hops < 3 && !found; hops++) {
+        uint32_t next = IR_NONE;
+        for (uint32_t i = 0; i < m->n_nodes && !found; i++) {
+            const ir_node *n = &m->nodes[i];
+            if (n->op == IR_OP_MATMUL && n->n_in == 2 && n->in[0] == p && n->in[1] != p) found = 1;
+            else if (n->n_in == 1 && n->in[0] == p && passes_value(m, i) && next == IR_NONE) next = n->out[0];
+        }
+        if (found || next == IR_NONE) break;
+        p = next;
+    }
+    if (!found) return IR_NONE;
+    /* the score function, back to the logits */
+    uint32_t x = s->in[0];
+    *scale = 1.0;
+    for (int hops = 0; hops <= 8; hops++) {
+        uint32_t q = m->tensors[x].producer;
+        if (q == IR_NONE) return IR_NONE;
+        const ir_node *n = &m->nodes[q];
+        if (n->n_out != 1) return IR_NONE;
+        if (n->op == IR_OP_MATMUL) return n->n_in == 2 ? q : IR_NONE;
+        if (hops == 8) return IR_NONE;
+        uint32_t next = IR_NONE;
+        if (passes_value(m, q)) next = n->in[0];
+        else if ((n->op == IR_OP_MUL || n->op == IR_OP_DIV) && n->n_in == 2) {
+            uint32_t k = one_element(m, n->in[1]) ? 1 : n->op == IR_OP_MUL && one_element(m, n->in[0]) ? 0 : 2;
+            if (k == 2) return IR_NONE;
+            double v = scalar_abs(m, n->in[k]);
+            if (isnan(v) || v == 0 || !isfinite(v)) return IR_NONE;
+            *scale = n->op == IR_OP_MUL ? *scale * v : *scale / v;
+            next = n->in[1 - k];
+        } else if ((n->op == IR_OP_ADD || n->op == IR_OP_SUB) && n->n_in == 2) {
+            next = chain_operand(m, n, 0);
+        } else if (n->op == IR_OP_WHERE && n->n_in == 3) {
+            next = chain_operand(m, n, 1);
+        }
+        if (next == IR_NONE) return IR_NONE;
+        x = next;
+    }
+    return IR_NONE;
+}
+
+/* the logits of attention softmax sm may come from half Q and K: the calibrated max |logit|
+ * times the half type's unit roundoff is at most PASS_LOGIT_ERR_MAX (unknown: no) */
+static uint32_t released_logits(const ir_module *m, uint32_t sm, const pass_precision_options *o) {
+    double scale;
+    uint32_t mm = attention_logits(m, sm, &scale);
+    if (mm == IR_NONE || !o->max_abs) return IR_NONE;
+    uint32_t t = m->nodes[mm].out[0];
+    if (t >= o->n_max_abs || isnan(o->max_abs[t])) return IR_NONE;
+    double u = o->half == SYMC_F16 ? 0x1p-11 : 0x1p-8; /* unit roundoff: half an ulp at 1 */
+    double est = u * o->max_abs[t] * scale;
+    return est <= (o->half == SYMC_F16 ? PASS_LOGIT_ERR_F16 : PASS_LOGIT_ERR_BF16) ? mm : IR_NONE;
 }
 
 symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_error *err) {
@@ -376,7 +514,7 @@ symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_e
     for (uint32_t i = 0; convert && i < p.n0; i++) half[i] = (uint8_t)node_half(m, i, o);
     for (uint32_t i = 0; convert && i < p.n0; i++)
         if (m->nodes[i].op == IR_OP_SOFTMAX || m->nodes[i].op == IR_OP_LOG_SOFTMAX || periodic(m->nodes[i].op))
-            softmax_island(m, i, half, seen);
+            softmax_island(m, i, m->nodes[i].op == IR_OP_SOFTMAX ? released_logits(m, i, o) : IR_NONE, half, seen);
     /* a constant whose values overflow the half type keeps its readers fp32 (a cast would overflow too) */
     for (uint32_t i = 0; convert && i < p.n0; i++)
         for (uint32_t k = 0; half[i] && !reads_any(m->nodes[i].op) && k < m->nodes[i].n_in; k++) {

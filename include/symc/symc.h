@@ -119,8 +119,10 @@ typedef struct symc_compile_options {
      * ("softmax,layer_norm,/blocks.0/Add"), comma separated, kept fp32 (--fp32-layers);
      * NULL: none. */
     const char *fp32_layers;
-    /* 1 (default): for FP16, run the module once on the reference backend at opt with seeded
-     * random inputs and keep fp32 every tensor whose max |value| passes 4096 (--no-calibrate: 0) */
+    /* 1 (default): for FP16 (and BF16 with a softmax), run the module once on the reference
+     * backend at min (else opt) with seeded random inputs; FP16 keeps fp32 every tensor whose max
+     * |value| passes 4096, and both store attention's Q and K in half when the logits are small
+     * enough (--no-calibrate: 0; Q and K then stay fp32) */
     int calibrate;
 } symc_compile_options;
 

@@ -9,7 +9,11 @@
  *   x -> shp = shape_of(x) -> n (i64 output)
  * and the verifier runs after the pass (node order, dtypes, shapes). A second
  * module, x -> matmul -> div -> softmax -> relu, checks the softmax island:
- * the logits and the contraction making them stay fp32. */
+ * the logits and the contraction making them stay fp32. A third, attention
+ * (softmax(q·kᵀ / 8)·v), checks that Q and K are half (read by the fp32
+ * logits through casts) when the calibrated logits are just under the limit
+ * (PASS_LOGIT_ERR_F16 / _BF16), and in the island just over it or without
+ * calibration. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +84,45 @@ static symc_status fake_calibrate(void *ctx, ir_module *m, double *max_abs, symc
     for (uint32_t t = 0; t < m->n_tensors; t++) max_abs[t] = 0.5;
     uint32_t node;
     if (ir_find_node(m, "mm", &node)) max_abs[m->nodes[node].out[0]] = fake_h_max;
+    return SYMC_OK;
+}
+
+/* x -> q = x·wq, k = x·wk, v = x·wv -> softmax(q·kᵀ / 8)·v -> relu: attention */
+static symc_module *attention_module(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("att", &err);
+    symc_dim S;
+    symc_declare_symbol(m, "S", 1, 4, 16, 1, &S, &err);
+    symc_tensor x, wt[3], q, k, v, kt, s, d, p, o, y, c;
+    symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){S, symc_dim_const(m, K)}, &x, &err);
+    float wd[K * K], cd = 8.0f;
+    for (int i = 0; i < K * K; i++) wd[i] = (float)(i % 7) * 0.125f - 0.375f;
+    const char *wn[3] = {"wq", "wk", "wv"};
+    for (int i = 0; i < 3; i++)
+        CHECK(symc_add_constant(m, wn[i], SYMC_F32, 2, (int64_t[]){K, K}, wd, sizeof wd, &wt[i], &err) == SYMC_OK);
+    symc_add_constant(m, "c", SYMC_F32, 0, NULL, &cd, sizeof cd, &c, &err);
+    symc_attr axis = symc_attr_int("axis", -1), perm = symc_attr_ints("perm", (int64_t[]){1, 0}, 2);
+    CHECK(symc_add_node(m, "matmul", "pq", (symc_tensor[]){x, wt[0]}, 2, NULL, 0, &q, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "matmul", "pk", (symc_tensor[]){x, wt[1]}, 2, NULL, 0, &k, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "matmul", "pv", (symc_tensor[]){x, wt[2]}, 2, NULL, 0, &v, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "transpose", "tk", &k, 1, &perm, 1, &kt, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "matmul", "logits", (symc_tensor[]){q, kt}, 2, NULL, 0, &s, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "div", "scale", (symc_tensor[]){s, c}, 2, NULL, 0, &d, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "softmax", "sm", &d, 1, &axis, 1, &p, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "matmul", "pv2", (symc_tensor[]){p, v}, 2, NULL, 0, &o, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "relu", "act", &o, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
+    symc_mark_output(m, y, &err);
+    return m;
+}
+
+/* every tensor 0.5, the logits (node "logits") fake_logit_max */
+static double fake_logit_max;
+static symc_status fake_logit_calibrate(void *ctx, ir_module *m, double *max_abs, symc_error *err) {
+    (void)ctx;
+    (void)err;
+    for (uint32_t t = 0; t < m->n_tensors; t++) max_abs[t] = 0.5;
+    uint32_t node;
+    if (ir_find_node(m, "logits", &node)) max_abs[m->nodes[node].out[0]] = fake_logit_max;
     return SYMC_OK;
 }
 
@@ -185,12 +228,55 @@ int main(void) {
         CHECK(symc_add_node(m, "softmax", "sm", &d, 1, &axis, 1, &s, 1, &err) == SYMC_OK);
         CHECK(symc_add_node(m, "relu", "act", &s, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
         symc_mark_output(m, y, &err);
-        pass_options o = {.precision = SYMC_PRECISION_BF16};
+        /* small calibrated logits change nothing: no matmul reads the probabilities (not attention) */
+        fake_h_max = 1e-3;
+        pass_options o = {.precision = SYMC_PRECISION_BF16, .calibrate = fake_calibrate};
         CHECK_MSG(pass_run_pipeline(m, &o, &err) == SYMC_OK, "%s", err.msg);
         CHECK(out_dt(m, "mm") == SYMC_F32 && out_dt(m, "scale") == SYMC_F32 && out_dt(m, "sm") == SYMC_F32);
         CHECK(dt_of(m, "w") == SYMC_F32 && dt_of(m, "c") == SYMC_F32);
         CHECK(in_dt(m, "act", 0) == SYMC_BF16 && out_dt(m, "act") == SYMC_BF16);
         symc_module_destroy(m);
+    }
+    /* attention: Q and K half when the calibrated logits are small, else the island */
+    {
+        const double u16 = 0x1p-11, u8 = 0x1p-8; /* unit roundoffs */
+        struct {
+            symc_precision p;
+            double logit_max; /* of Q·Kᵀ, before the 1/8 scale */
+            int calib, released;
+        } cases[] = {
+            {SYMC_PRECISION_FP16, 0.9 * PASS_LOGIT_ERR_F16 * 8 / u16, 1, 1},
+            {SYMC_PRECISION_FP16, 1.1 * PASS_LOGIT_ERR_F16 * 8 / u16, 1, 0},
+            {SYMC_PRECISION_BF16, 0.9 * PASS_LOGIT_ERR_BF16 * 8 / u8, 1, 1},
+            {SYMC_PRECISION_BF16, 1.1 * PASS_LOGIT_ERR_BF16 * 8 / u8, 1, 0},
+            {SYMC_PRECISION_FP16, 1.0, 0, 0}, /* no calibration: the island */
+        };
+        for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+            symc_dtype H = cases[ci].p == SYMC_PRECISION_FP16 ? SYMC_F16 : SYMC_BF16;
+            symc_module *m = attention_module();
+            symc_error err;
+            fake_logit_max = cases[ci].logit_max;
+            pass_options o = {.precision = cases[ci].p};
+            if (cases[ci].calib) o.calibrate = fake_logit_calibrate;
+            CHECK_MSG(pass_run_pipeline(m, &o, &err) == SYMC_OK, "%s", err.msg);
+            symc_dtype qk = cases[ci].released ? H : SYMC_F32;
+            CHECK_MSG(out_dt(m, "pq") == qk && out_dt(m, "pk") == qk && out_dt(m, "tk") == qk, "case %zu: q %s k %s",
+                      ci, symc_dtype_name(out_dt(m, "pq")), symc_dtype_name(out_dt(m, "pk")));
+            /* the logits, the score function and the softmax stay fp32 either way; P·V is half */
+            CHECK(in_dt(m, "logits", 0) == SYMC_F32 && in_dt(m, "logits", 1) == SYMC_F32);
+            CHECK(out_dt(m, "logits") == SYMC_F32 && out_dt(m, "scale") == SYMC_F32 && out_dt(m, "sm") == SYMC_F32);
+            CHECK(out_dt(m, "pv") == H && in_dt(m, "pv2", 0) == H && out_dt(m, "pv2") == H);
+            uint32_t lg = 0;
+            CHECK(ir_find_node(m, "logits", &lg));
+            for (uint32_t k = 0; k < 2; k++) {
+                /* released: Q and K reach the logits through widening casts of their half storage */
+                uint32_t pr = m->tensors[m->nodes[lg].in[k]].producer;
+                int cast = pr != IR_NONE && m->nodes[pr].op == IR_OP_CAST && m->tensors[m->nodes[pr].in[0]].dtype == H;
+                CHECK_MSG(cast == cases[ci].released, "case %zu: logits operand %u %s a cast", ci, k,
+                          cast ? "is" : "is not");
+            }
+            symc_module_destroy(m);
+        }
     }
     /* an fp16 model compiled without --fp16 for a target without a half matmul: the matmul
      * computes in fp32 between casts, everything else stays as the model declares it */
