@@ -72,6 +72,10 @@ EXPECTED = {
     ("hf qwen2", "onnx"): "scaled_dot_product_attention not implemented if enable_gqa is True",
     ("hf mistral", "onnx"): "scaled_dot_product_attention not implemented if enable_gqa is True",
 }
+# entries whose refusal comes from the torch/transformers versions installed, not from symc: with other
+# versions the exporter does not emit the op (transformers 5.17 with torch 2.11 on the device exports
+# Qwen2 through the legacy exporter), and the path must then pass like any other
+VERSION_DEPENDENT = {("hf qwen2", "onnx"), ("hf mistral", "onnx")}
 
 
 # models whose IR holds an op the CUDA target has no kernel for yet (it refuses the op by name): their ONNX
@@ -346,6 +350,11 @@ for name, (build, kind) in MODELS.items():
             RESULTS[(name, fe)] = f"WRONG: {res}"
             failures.append(f"{name} [{fe}]: {res}")
             log(f"FAIL {name} [{fe}]: {res}")
+        elif exp is not None and (name, fe) in VERSION_DEPENDENT:
+            RESULTS[(name, fe)] = f"pass ({res:.1g}; this torch/transformers exports it)"
+            log(f"ok   {name} [{fe}]: worst relative error {res:.2g} at {len(pts)} points{took} (the expected "
+                f"exporter refusal does not happen with torch {torch.__version__}, transformers "
+                f"{transformers.__version__})")
         elif exp is not None:
             RESULTS[(name, fe)] = "pass (flip EXPECTED)"
             failures.append(f"{name} [{fe}]: passes (worst relative error {res:.2g}) but EXPECTED says it is "
