@@ -81,10 +81,7 @@ VERSION_DEPENDENT = {("hf qwen2", "onnx"), ("hf mistral", "onnx")}
 # models whose IR holds an op the CUDA target has no kernel for yet (it refuses the op by name): their ONNX
 # paths build reference-backend engines (symc compile --no-gpu), which is what the CPU mode runs anyway; in GPU
 # mode every path of these models stays on the reference backend (and says so)
-NO_CUDA = {
-    "torchvision lraspp_mobilenet_v3": "resize",
-    "torchvision resnet18_fpn": "resize",
-}
+NO_CUDA = {}
 
 
 class Out0(torch.nn.Module):
