@@ -426,13 +426,11 @@ static int mask_lookthrough(cg_cuda *c, uint32_t t, const ir_tensor *score, att_
         !is_scalar(c, w->in[1]) || !is_scalar(c, w->in[2]) || c->m->tensors[w->in[1]].dtype != c->m->tensors[t].dtype ||
         c->m->tensors[w->in[2]].dtype != c->m->tensors[t].dtype)
         return 0;
-    att_op sel = *op;
-    sel.n_leaf = 0;
-    if (!cond_leaves(c, w->in[0], score, &sel, 0)) return 0;
-    sel.kind = ATT_ADD_SEL;
-    sel.scalar = w->in[1];
-    sel.scalar2 = w->in[2];
-    *op = sel;
+    op->n_leaf = 0; /* op is the caller's scratch copy: left as it is on failure */
+    if (!cond_leaves(c, w->in[0], score, op, 0)) return 0;
+    op->kind = ATT_ADD_SEL;
+    op->scalar = w->in[1];
+    op->scalar2 = w->in[2];
     return 1;
 }
 
@@ -717,6 +715,21 @@ static void emit_row_masks(cg_kw *k, const att_plan *a) {
             kw_body(k, "                const bool mrb%u_%u = qi < Sq && mk%u_%u[qi * %s] != 0;\n", i, j, i, j, msq);
         }
     }
+}
+
+/* `type name[8][2]`: the value `val` (of the tile's key kl) for this thread's
+ * 16 keys of the key tile, in the half kernel's score layout */
+static void emit_tile_vals(cg_kw *k, const char *type, const char *name, const char *val) {
+    kw_body(k,
+            "            %s %s[8][2];\n"
+            "#pragma unroll\n"
+            "            for (int n = 0; n < 8; n++)\n"
+            "#pragma unroll\n"
+            "                for (int u = 0; u < 2; u++) {\n"
+            "                    const int kl = n * 8 + 2 * t + u;\n"
+            "                    %s[n][u] = %s;\n"
+            "                }\n",
+            type, name, name, val);
 }
 
 /* the chain, applied to `v` for query qi / key kj (in range when `ok`);
@@ -1164,16 +1177,10 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
         const int fl = op->kind != ATT_WHERE; /* a float added to the score */
         if (op->kind == ATT_ADD_MASK) att_load(ld, sizeof ld, k->c->m->tensors[op->mask.t].dtype, mp, off);
         else snprintf(ld, sizeof ld, "(%s[%s] != 0)", mp, off);
-        kw_body(k,
-                "            %s mkv%u[8][2];\n"
-                "#pragma unroll\n"
-                "            for (int n = 0; n < 8; n++)\n"
-                "#pragma unroll\n"
-                "                for (int u = 0; u < 2; u++) {\n"
-                "                    const int kl = n * 8 + 2 * t + u;\n"
-                "                    mkv%u[n][u] = kl < rem ? %s : %s;\n"
-                "                }\n",
-                fl ? "float" : "bool", i, i, ld, fl ? "0.f" : "false");
+        char name[24], val[800];
+        snprintf(name, sizeof name, "mkv%u", i);
+        snprintf(val, sizeof val, "kl < rem ? %s : %s", ld, fl ? "0.f" : "false");
+        emit_tile_vals(k, fl ? "float" : "bool", name, val);
     }
     for (uint32_t i = 0; i < a->n_ops; i++) {
         const att_op *op = &a->ops[i];
@@ -1181,16 +1188,10 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
             if (!leaf_row_shared(k->c, &op->leaf[j])) continue;
             char msk[48];
             dim_text(k, op->leaf[j].v.strides[3], msk, sizeof msk);
-            kw_body(k,
-                    "            bool mkb%u_%u[8][2];\n"
-                    "#pragma unroll\n"
-                    "            for (int n = 0; n < 8; n++)\n"
-                    "#pragma unroll\n"
-                    "                for (int u = 0; u < 2; u++) {\n"
-                    "                    const int kl = n * 8 + 2 * t + u;\n"
-                    "                    mkb%u_%u[n][u] = kl < rem && mk%u_%u[(k0 + kl) * %s] != 0;\n"
-                    "                }\n",
-                    i, j, i, j, i, j, msk);
+            char name[24], val[128];
+            snprintf(name, sizeof name, "mkb%u_%u", i, j);
+            snprintf(val, sizeof val, "kl < rem && mk%u_%u[(k0 + kl) * %s] != 0", i, j, msk);
+            emit_tile_vals(k, "bool", name, val);
         }
     }
     /* score function, bounds, online softmax over the 4 lanes of a row, in base 2 */
