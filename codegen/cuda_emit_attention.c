@@ -1188,7 +1188,7 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
             if (!leaf_row_shared(k->c, &op->leaf[j])) continue;
             char msk[48];
             dim_text(k, op->leaf[j].v.strides[3], msk, sizeof msk);
-            char name[24], val[128];
+            char name[32], val[256];
             snprintf(name, sizeof name, "mkb%u_%u", i, j);
             snprintf(val, sizeof val, "kl < rem && mk%u_%u[(k0 + kl) * %s] != 0", i, j, msk);
             emit_tile_vals(k, "bool", name, val);
