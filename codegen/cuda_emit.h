@@ -171,6 +171,11 @@ int cg_conv_is_depthwise(const ir_module *m, uint32_t node);
 /* a library convolution that runs as a cuBLASLt GEMM: 1x1 kernel, stride 1, no pads, one group (cuda_target.c) */
 int cg_conv_is_gemm(const ir_module *m, uint32_t node);
 symc_status cg_emit_conv_depthwise(cg_cuda *c, uint32_t node);
+/* a depthwise convolution the channels-last kernel takes (the CUDA target's conv_channels_last),
+ * and that kernel: it reads NHWC tensor x and writes NHWC tensor y, the tensors its IR_FUSE_LAYOUT
+ * transposes read and make */
+int cg_conv_nhwc_ok(const ir_module *m, uint32_t node);
+symc_status cg_emit_conv_depthwise_nhwc(cg_cuda *c, uint32_t node, uint32_t x, uint32_t y);
 symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node);
 /* cuda_emit_attention.c: softmax(f(Q·Kᵀ))·V as one flash-attention kernel.
  * cg_attention_claims answers the fuse pass: when the pattern around the

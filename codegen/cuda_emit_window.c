@@ -334,3 +334,116 @@ symc_status cg_emit_conv_depthwise(cg_cuda *c, uint32_t node) {
     kw_free(&k);
     return st;
 }
+
+/* ---- depthwise convolution, channels-last ----------------------------------------------------- */
+#define DWL_MAX_TAPS 121 /* window taps held in shared memory (11x11) */
+
+int cg_conv_nhwc_ok(const ir_module *m, uint32_t node) {
+    if (!cg_conv_is_depthwise(m, node)) return 0;
+    const ir_tensor *w = &m->tensors[m->nodes[node].in[1]];
+    return const_dim(m, w->dims[2]) * const_dim(m, w->dims[3]) <= DWL_MAX_TAPS;
+}
+
+/* The depthwise convolution of a channels-last region (the layout pass and IR_FUSE_LAYOUT):
+ * it reads x = the NHWC tensor its input transpose reads and writes y = the NHWC result its
+ * output transpose makes. Threads run along the channels, VC (2 when C is even) adjacent
+ * channels each, so a warp's loads and stores are contiguous; each thread computes DW_TW
+ * consecutive outputs of a row, as the NCHW kernel does, from the input span they share.
+ * A block covers LW lanes of channels by 256 / LW pixel tiles; it first copies its channels'
+ * window weights into shared memory, tap-major, so a tap's weights are one conflict-free row
+ * (in the ONNX layout [C, 1, KH, KW] a warp's weights would be KH * KW elements apart). */
+symc_status cg_emit_conv_depthwise_nhwc(cg_cuda *c, uint32_t node, uint32_t xt, uint32_t yt) {
+    const ir_module *m = c->m;
+    const ir_node *n = &m->nodes[node];
+    const ir_tensor *x = &m->tensors[xt], *w = &m->tensors[n->in[1]], *y = &m->tensors[yt];
+    if (!cg_conv_nhwc_ok(m, node) || x->rank != 4 || y->rank != 4)
+        return cg_fail(c, node, SYMC_ERR_INTERNAL, "not a depthwise convolution the channels-last kernel takes");
+    int64_t sh = attr_ints_at(n, "strides", 0, 1), sw = attr_ints_at(n, "strides", 1, 1);
+    int64_t pt = attr_ints_at(n, "pads", 0, 0), pl = attr_ints_at(n, "pads", 1, 0);
+    int64_t dh = attr_ints_at(n, "dilations", 0, 1), dw = attr_ints_at(n, "dilations", 1, 1);
+    int64_t kh = const_dim(m, w->dims[2]), kw = const_dim(m, w->dims[3]), C = const_dim(m, w->dims[0]);
+    int64_t span = (DW_TW - 1) * sw + (kw - 1) * dw + 1, taps = kh * kw;
+    int vc = C % 2 == 0 ? 2 : 1;
+    int64_t cv = C / vc, lw = 32;
+    while (lw > 1 && cv % lw) lw /= 2;
+    if (lw < 8) lw = 32; /* few channels or an odd count: idle lanes rather than tiny rows */
+    int64_t rows = 256 / lw, cvb = (cv + lw - 1) / lw, lwvc = lw * vc;
+    cg_kw k;
+    kw_begin(&k, c, node);
+    const char *xp = kw_in(&k, xt), *wp = kw_in(&k, n->in[1]), *yp = kw_out(&k, yt);
+    const char *bp = n->n_in > 2 ? kw_in(&k, n->in[2]) : NULL;
+    char H[48], W[48], HO[48], WO[48], WT[48], NPT[48];
+    snprintf(H, sizeof H, "%s", kw_dim(&k, x->dims[1]));
+    snprintf(W, sizeof W, "%s", kw_dim(&k, x->dims[2]));
+    snprintf(HO, sizeof HO, "%s", kw_dim(&k, y->dims[1]));
+    snprintf(WO, sizeof WO, "%s", kw_dim(&k, y->dims[2]));
+    sym_table *S = m->syms;
+    sym_expr tiles = sym_ceildiv(S, y->dims[2], sym_const(S, DW_TW));
+    sym_expr npt = sym_mul(S, sym_mul(S, y->dims[0], y->dims[1]), tiles); /* pixel tiles */
+    sym_expr blocks = sym_mul(S, sym_const(S, cvb), sym_ceildiv(S, npt, sym_const(S, rows)));
+    snprintf(WT, sizeof WT, "%s", kw_dim(&k, tiles));
+    snprintf(NPT, sizeof NPT, "%s", kw_dim(&k, npt));
+    kw_body(&k, "    __shared__ float ws[%lld];\n", (long long)(taps * lwvc));
+    kw_body(&k, "    const int lane = threadIdx.x %% %lld, prow = threadIdx.x / %lld;\n", (long long)lw, (long long)lw);
+    kw_body(&k, "    SC_ROWS(b, %s) {\n", kw_dim(&k, blocks));
+    kw_body(&k, "        const long long cb = b %% %lld, pg = b / %lld;\n", (long long)cvb, (long long)cvb);
+    char wi[64], wl2[260];
+    snprintf(wi, sizeof wi, "ch * %lldLL + tap", (long long)taps);
+    cg_load(wl2, sizeof wl2, w->dtype, wp, wi);
+    kw_body(&k, "        __syncthreads();\n");
+    kw_body(&k, "        for (int j = threadIdx.x; j < %lld; j += blockDim.x) {\n", (long long)(taps * lwvc));
+    kw_body(&k, "            const long long tap = j / %lld, ch = cb * %lldLL + j %% %lld;\n", (long long)lwvc,
+            (long long)lwvc, (long long)lwvc);
+    kw_body(&k, "            ws[j] = ch < %lldLL ? (float)%s : 0.0f;\n        }\n", (long long)C, wl2);
+    kw_body(&k, "        __syncthreads();\n");
+    kw_body(&k, "        const long long cvi = cb * %lldLL + lane, pti = pg * %lldLL + prow;\n", (long long)lw,
+            (long long)rows);
+    kw_body(&k, "        if (cvi >= %lldLL || pti >= %s) continue;\n", (long long)cv, NPT);
+    kw_body(&k, "        const long long tj = pti %% %s, t = pti / %s;\n", WT, WT);
+    kw_body(&k, "        const long long oi = t %% %s, nb = t / %s, ch0 = cvi * %d, oj0 = tj * %d;\n", HO, HO, vc,
+            DW_TW);
+    kw_body(&k, "        float acc[%d][%d];\n", DW_TW, vc);
+    char bl[200] = "0.0f";
+    if (bp) cg_load(bl, sizeof bl, m->tensors[n->in[2]].dtype, bp, "ch0 + q");
+    kw_body(&k, "#pragma unroll\n        for (int q = 0; q < %d; q++) {\n            const float bq = %s;\n", vc, bl);
+    kw_body(&k, "#pragma unroll\n            for (int u = 0; u < %d; u++) acc[u][q] = bq;\n        }\n", DW_TW);
+    kw_body(&k, "        const long long x0 = oj0 * %lldLL - %lldLL;\n", (long long)sw, (long long)pl);
+    kw_body(&k, "#pragma unroll\n        for (int r = 0; r < %lld; r++) {\n", (long long)kh);
+    kw_body(&k, "            const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh, (long long)pt,
+            (long long)dh);
+    kw_body(&k, "            if (yy < 0 || yy >= %s) continue;\n", H);
+    kw_body(&k, "            const long long row = (nb * %s + yy) * %s * %lldLL + ch0;\n", H, W, (long long)C);
+    char xi[64], xl2[260];
+    snprintf(xi, sizeof xi, "row + xx * %lldLL + q", (long long)C);
+    cg_load(xl2, sizeof xl2, x->dtype, xp, xi);
+    kw_body(&k, "            float v[%lld][%d];\n#pragma unroll\n            for (int u = 0; u < %lld; u++) {\n",
+            (long long)span, vc, (long long)span);
+    kw_body(&k, "                const long long xx = x0 + u;\n                const bool in = xx >= 0 && xx < %s;\n",
+            W);
+    kw_body(&k, "#pragma unroll\n                for (int q = 0; q < %d; q++) v[u][q] = in ? (float)%s : 0.0f;\n", vc,
+            xl2);
+    kw_body(&k, "            }\n#pragma unroll\n            for (int s = 0; s < %lld; s++) {\n", (long long)kw);
+    kw_body(&k, "                const float* wr = ws + (r * %lld + s) * %lld + lane * %d;\n", (long long)kw,
+            (long long)lwvc, vc);
+    kw_body(&k, "#pragma unroll\n                for (int q = 0; q < %d; q++) {\n", vc);
+    kw_body(&k, "                    const float wv = wr[q];\n");
+    kw_body(&k,
+            "#pragma unroll\n                    for (int u = 0; u < %d; u++) acc[u][q] += v[u * %lld + s * %lld][q] * "
+            "wv;\n",
+            DW_TW, (long long)sw, (long long)dw);
+    kw_body(&k, "                }\n            }\n        }\n");
+    char sv[64];
+    cg_store(sv, sizeof sv, y->dtype, "acc[u][q]");
+    kw_body(&k, "        const long long out = ((nb * %s + oi) * %s + oj0) * %lldLL + ch0;\n", HO, WO, (long long)C);
+    kw_body(&k, "#pragma unroll\n        for (int u = 0; u < %d; u++)\n", DW_TW);
+    kw_body(&k, "            if (oj0 + u < %s)\n#pragma unroll\n", WO);
+    kw_body(&k, "                for (int q = 0; q < %d; q++) %s[out + u * %lldLL + q] = %s;\n    }\n", vc, yp,
+            (long long)C, sv);
+    char comment[256];
+    snprintf(comment, sizeof comment,
+             "conv2d (depthwise %lldx%lld, channels-last): %s, %d channels x %d outputs of a row per thread",
+             (long long)kh, (long long)kw, n->name, vc, DW_TW);
+    symc_status st = kw_finish(&k, comment, blocks, 1, 256);
+    kw_free(&k);
+    return st;
+}

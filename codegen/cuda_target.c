@@ -176,6 +176,7 @@ static const pass_fuse_rules cuda_fuse_rules = {
     .row_input_leaves = 32,
     .epilogue_leaves = 24,
     .attention = cg_attention_claims,
+    .conv_channels_last = cg_conv_nhwc_ok,
 };
 
 const pass_fuse_rules *cg_fuse_rules(const cg_options *opt) { return !opt || opt->gpu ? &cuda_fuse_rules : NULL; }
@@ -406,6 +407,13 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
     case IR_OP_CONV2D:
         if (c->m->tensors[n->in[0]].rank != 4)
             return cg_fail(c, i, SYMC_ERR_UNSUPPORTED, "3-D convolution (a 5-D input) has no CUDA kernel");
+        if (!library) { /* a channels-last region's depthwise conv reads and writes through its transposes */
+            uint32_t p = c->m->tensors[n->in[0]].producer, y = n->out[0];
+            uint32_t k = c->uses->n_consumers[y] == 1 ? c->uses->consumer[y] : IR_NONE;
+            if (p != IR_NONE && k != IR_NONE && cg_role(c, p) == IR_FUSE_LAYOUT && cg_role(c, k) == IR_FUSE_LAYOUT &&
+                c->m->fuse[p].group == i && c->m->fuse[k].group == i)
+                return cg_emit_conv_depthwise_nhwc(c, i, c->m->nodes[p].in[0], c->m->nodes[k].out[0]);
+        }
         return library                      ? emit_conv(c, i)
             : cg_conv_is_depthwise(c->m, i) ? cg_emit_conv_depthwise(c, i)
                                             : cg_emit_conv_direct(c, i);

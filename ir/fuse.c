@@ -26,6 +26,7 @@ static const char *const role_names[IR_FUSE_ROLE_COUNT] = {
     [IR_FUSE_ROW_FIRST] = "row first", [IR_FUSE_TRANSPOSE] = "transpose",
     [IR_FUSE_BIAS] = "bias",           [IR_FUSE_ACTIVATION] = "activation",
     [IR_FUSE_RESIDUAL] = "residual",   [IR_FUSE_CLAIMED] = "claimed",
+    [IR_FUSE_LAYOUT] = "layout",
 };
 
 const char *ir_fuse_role_name(ir_fuse_role r) { return (unsigned)r < IR_FUSE_ROLE_COUNT ? role_names[r] : "?"; }
@@ -105,7 +106,8 @@ static int op_fits(ir_op op, ir_fuse_role r) {
     case IR_FUSE_INLINED:
     case IR_FUSE_EPILOGUE: return ir_op_is_elementwise(op);
     case IR_FUSE_ROW_FIRST: return is_row_op(op);
-    case IR_FUSE_TRANSPOSE: return op == IR_OP_TRANSPOSE;
+    case IR_FUSE_TRANSPOSE:
+    case IR_FUSE_LAYOUT: return op == IR_OP_TRANSPOSE;
     case IR_FUSE_BIAS:
     case IR_FUSE_RESIDUAL: return op == IR_OP_ADD;
     case IR_FUSE_ACTIVATION: return ir_op_get(op)->category == IR_CAT_UNARY;
@@ -217,6 +219,16 @@ static symc_status check_entry(checker *c, uint32_t i) {
             (g->in[0] != y && g->in[1] != y))
             return bad(c, i, "its result must be an operand (in[0] or in[1]) of the root alone", "");
         return SYMC_OK;
+    case IR_FUSE_LAYOUT: {
+        uint32_t x = n->in[0];
+        int before = y != IR_NONE && ir_uses_private(&c->u, y) && c->u.consumer[y] == e.group &&
+            reads_as_data(m, e.group, y);
+        int after = g->n_out == 1 && g->out[0] == x && ir_uses_private(&c->u, x) && c->u.consumer[x] == i;
+        if (!before && !after)
+            return bad(c, i, "it must make the root's data input (in[0]) alone, or be the one reader of its result",
+                       "");
+        return SYMC_OK;
+    }
     case IR_FUSE_BIAS:
     case IR_FUSE_ACTIVATION:
     case IR_FUSE_RESIDUAL:

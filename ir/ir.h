@@ -151,6 +151,9 @@ symc_status ir_add_constant(ir_module *m, uint8_t *data, size_t size, uint32_t *
 symc_status ir_mark_input(ir_module *m, uint32_t tensor, symc_error *err);
 symc_status ir_mark_output(ir_module *m, uint32_t tensor, symc_error *err);
 int ir_find_tensor(const ir_module *m, const char *name, uint32_t *out);
+/* The constant tensor holding t's values: t itself when it is a constant, the constant
+ * behind a chain of identities (exporters alias shared initializers that way), else IR_NONE. */
+uint32_t ir_constant_source(const ir_module *m, uint32_t t);
 int ir_find_node(const ir_module *m, const char *name, uint32_t *out);
 const ir_attr *ir_node_attr(const ir_node *n, const char *name);
 
@@ -206,6 +209,9 @@ typedef enum ir_fuse_role {
     IR_FUSE_ACTIVATION, /* activation of the biased result: the root's epilogue */
     IR_FUSE_RESIDUAL,   /* add of a tensor of the result's shape: the root's C, beta 1 */
     IR_FUSE_CLAIMED,    /* computed inside the fused attention kernel of the root */
+    IR_FUSE_LAYOUT,     /* a transpose making the root's data input in[0], or the one reader of
+                           its result: the root's kernel (a channels-last convolution) reads
+                           the transpose's input, or stores the transposed result */
     IR_FUSE_ROLE_COUNT
 } ir_fuse_role;
 

@@ -325,6 +325,16 @@ const ir_attr *ir_node_attr(const ir_node *n, const char *name) {
     return NULL;
 }
 
+uint32_t ir_constant_source(const ir_module *m, uint32_t t) {
+    for (uint32_t hops = 0; t < m->n_tensors && hops < m->n_nodes + 1; hops++) {
+        if (m->tensors[t].constant != IR_NONE) return t;
+        uint32_t p = m->tensors[t].producer;
+        if (p == IR_NONE || m->nodes[p].op != IR_OP_IDENTITY || m->nodes[p].n_in != 1) return IR_NONE;
+        t = m->nodes[p].in[0];
+    }
+    return IR_NONE;
+}
+
 int ir_op_is_elementwise(ir_op op) {
     const ir_op_info *info = ir_op_get(op);
     if (!info || op == IR_OP_IDENTITY) return 0; /* identity is a view: an alias, never a kernel */

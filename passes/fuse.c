@@ -16,6 +16,10 @@
  *     after a bias), or with no activation an add of a tensor of the
  *     result's shape and dtype (the residual, C with beta 1). What a
  *     library call reads must be computed before its place in node order;
+ *     Then a convolution the target runs channels-last (conv_channels_last)
+ *     claims a private transpose to NCHW making its input and the transpose
+ *     to NHWC that alone reads its result (IR_FUSE_LAYOUT: the kernel reads
+ *     and writes NHWC; the layout pass puts them there);
  *  4. every elementwise node whose private result feeds an elementwise node
  *     of the same shape is inlined: computed inside its reader's code, so a
  *     chain or tree is one kernel rooted at its last node;
@@ -37,6 +41,7 @@
  * target answers; its role goes into ir_fuse_role, with its place checked
  * in ir/fuse.c and read by the target's emitter. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "passes/passes.h"
 
@@ -278,6 +283,35 @@ static void plan_row_chains(fuser *f) {
     }
 }
 
+/* round 3b: a convolution with a channels-last kernel whose data input is a private transpose
+ * to NCHW and whose private result only a transpose to NHWC reads runs as one step reading
+ * the first transpose's input and storing the second one's result (the layout pass makes
+ * this shape) */
+static int is_perm(const ir_module *m, uint32_t node, const int64_t *perm) {
+    if (node == IR_NONE || m->nodes[node].op != IR_OP_TRANSPOSE) return 0;
+    const ir_attr *a = ir_node_attr(&m->nodes[node], "perm");
+    return a && a->kind == IR_ATTR_INTS && a->n == 4 && !memcmp(a->ints, perm, 4 * sizeof *perm);
+}
+
+static void plan_layouts(fuser *f) {
+    static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1};
+    ir_module *m = f->m;
+    if (!f->r->conv_channels_last) return;
+    for (uint32_t i = 0; i < m->n_nodes; i++) {
+        const ir_node *n = &m->nodes[i];
+        if (role(f, i) != IR_FUSE_STEP || n->op != IR_OP_CONV2D || n->n_out != 1 || !f->r->conv_channels_last(m, i))
+            continue;
+        uint32_t x = n->in[0], p = m->tensors[x].producer, y = n->out[0];
+        if (!is_perm(m, p, to_nchw) || role(f, p) != IR_FUSE_STEP || !ir_uses_private(&f->u, x) ||
+            !data_input_only(f, i, x) || !ir_uses_private(&f->u, y))
+            continue;
+        uint32_t k = f->u.consumer[y];
+        if (!is_perm(m, k, to_nhwc) || role(f, k) != IR_FUSE_STEP) continue;
+        set(f, p, IR_FUSE_LAYOUT, i);
+        set(f, k, IR_FUSE_LAYOUT, i);
+    }
+}
+
 symc_status pass_fuse(ir_module *m, const pass_fuse_rules *rules, symc_error *err) {
     ir_fuse_drop(m);
     if (!rules) return SYMC_OK;
@@ -305,6 +339,7 @@ symc_status pass_fuse(ir_module *m, const pass_fuse_rules *rules, symc_error *er
         if (!f.u.live[i]) set(&f, i, IR_FUSE_DEAD, IR_NONE);
     plan_attention(&f);
     plan_library_calls(&f);
+    plan_layouts(&f);
     plan_inlining(&f);
     plan_row_inputs(&f);
     plan_epilogues(&f);

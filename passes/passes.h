@@ -104,7 +104,16 @@ typedef struct pass_fuse_rules {
     /* the nodes a fused attention kernel at matmul `node` would compute besides the matmul (at
      * most cap, into claimed), or 0 when the pattern around it is not one it runs */
     uint32_t (*attention)(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap);
+    /* convolution `node` has a kernel reading its input and writing its result channels-last
+     * (NHWC) when a transpose to NCHW makes its input and a transpose to NHWC reads its result
+     * (IR_FUSE_LAYOUT); NULL: none */
+    int (*conv_channels_last)(const ir_module *m, uint32_t node);
 } pass_fuse_rules;
+
+/* The layout pass (layout.c): rank-4 NCHW<->NHWC transposes cancelled and moved through
+ * elementwise nodes toward their cancellation, and the convolutions `rules` run channels-last
+ * given NHWC operands (NULL rules: none), so a channels-last region keeps its activations NHWC. */
+symc_status pass_layout(ir_module *m, const pass_fuse_rules *rules, symc_error *err);
 
 /* Fusion planning (fuse.c): groups the nodes into the steps a target with
  * these rules runs, and stores them as the module's plan (ir_fuse). NULL

@@ -27,6 +27,9 @@ static symc_status fold_batch_norm(ir_module *m, const pass_options *o, symc_err
     (void)o;
     return pass_fold_batch_norm(m, err);
 }
+static symc_status layout(ir_module *m, const pass_options *o, symc_error *err) {
+    return pass_layout(m, o ? o->fuse : NULL, err);
+}
 static symc_status fuse(ir_module *m, const pass_options *o, symc_error *err) {
     return pass_fuse(m, o ? o->fuse : NULL, err);
 }
@@ -65,9 +68,13 @@ static symc_status precision(ir_module *m, const pass_options *o, symc_error *er
 }
 
 static const pass_info pipeline[] = {
-    {"verify", verify},           {"infer-shapes", infer_shapes},
-    {"check-sizes", check_sizes}, {"fold-batch-norm", fold_batch_norm},
-    {"precision", precision},     {"fuse", fuse},
+    {"verify", verify},
+    {"infer-shapes", infer_shapes},
+    {"check-sizes", check_sizes},
+    {"fold-batch-norm", fold_batch_norm},
+    {"layout", layout},
+    {"precision", precision},
+    {"fuse", fuse},
 };
 
 const pass_info *pass_list(uint32_t *count) {

@@ -215,6 +215,67 @@ def dw_res():
     return model(nodes, [vi("x", F, ["N", 12, "H", "W"])], [out("s2"), out("dodd")], inits)
 
 
+def convnext_blocks():
+    """A ConvNeXt in miniature, for the layout pass (passes/layout.c) and the channels-last
+    depthwise kernel: stem conv, channels-last LayerNorm between transposes, blocks of depthwise
+    7x7 -> NHWC -> LayerNorm -> Linear -> erf GELU -> Linear -> NCHW -> layer scale (an Identity
+    of a shared initializer, as the exporter dedupes them) -> residual add, a downsampling conv
+    to an odd channel count (13: one channel per thread), a strided, dilated depthwise 5x5 with
+    asymmetric pads in the NHWC stream (behind a transpose pair that cancels), and a pooling head."""
+    def block(p, x, c, k, pads, y, scale):
+        return [N("Conv", [x, p + "wd", p + "bd"], [p + "d"], pads=pads, group=c, name=p + "dw"),
+                N("Transpose", [p + "d"], [p + "t"], perm=[0, 2, 3, 1], name=p + "to_nhwc"),
+                N("LayerNormalization", [p + "t", p + "g", p + "b"], [p + "n"], axis=-1, epsilon=1e-6),
+                N("MatMul", [p + "n", p + "w1"], [p + "m1"]), N("Add", [p + "m1", p + "b1"], [p + "a1"]),
+                N("Div", [p + "a1", "sqrt2"], [p + "q"]), N("Erf", [p + "q"], [p + "e"]),
+                N("Add", [p + "e", "one"], [p + "e1"]), N("Mul", [p + "a1", p + "e1"], [p + "h"]),
+                N("Mul", [p + "h", "half"], [p + "h2"]),
+                N("MatMul", [p + "h2", p + "w2"], [p + "m2"]), N("Add", [p + "m2", p + "b2"], [p + "a2"]),
+                N("Transpose", [p + "a2"], [p + "u"], perm=[0, 3, 1, 2], name=p + "to_nchw"),
+                N("Mul", [scale, p + "u"], [p + "s"]), N("Add", [p + "s", x], [y])]
+
+    def block_inits(p, c, k, seed):
+        return [floats(p + "wd", [c, 1, k, k], seed), floats(p + "bd", [c], seed + 1),
+                floats(p + "g", [c], seed + 2), floats(p + "b", [c], seed + 3),
+                floats(p + "w1", [c, 4 * c], seed + 4), floats(p + "b1", [4 * c], seed + 5),
+                floats(p + "w2", [4 * c, c], seed + 6), floats(p + "b2", [c], seed + 7)]
+
+    nodes = [N("Conv", ["x", "ws", "bs"], ["c0"], kernel_shape=[4, 4], strides=[4, 4], name="stem"),
+             N("Transpose", ["c0"], ["c0t"], perm=[0, 2, 3, 1]),
+             N("LayerNormalization", ["c0t", "g0", "b0"], ["c0n"], axis=-1, epsilon=1e-6),
+             N("Transpose", ["c0n"], ["s0"], perm=[0, 3, 1, 2]),
+             N("Identity", ["ls24"], ["ls24b"])]
+    nodes += block("A", "s0", 24, 7, [3, 3, 3, 3], "s1", "ls24")
+    nodes += block("B", "s1", 24, 7, [3, 3, 3, 3], "s2", "ls24b")
+    nodes += [N("Transpose", ["s2"], ["s2t"], perm=[0, 2, 3, 1]),
+              N("LayerNormalization", ["s2t", "g1", "b1n"], ["s2n"], axis=-1, epsilon=1e-6),
+              N("Transpose", ["s2n"], ["s2c"], perm=[0, 3, 1, 2]),
+              N("Conv", ["s2c", "wds", "bds"], ["d0"], kernel_shape=[2, 2], strides=[2, 2], name="down")]
+    nodes += block("C", "d0", 13, 3, [1, 1, 1, 1], "s3", "ls13")
+    nodes += [N("Transpose", ["s3"], ["s3t"], perm=[0, 2, 3, 1]), N("Transpose", ["s3t"], ["s3c"], perm=[0, 3, 1, 2]),
+              N("Conv", ["s3c", "wd5"], ["e0"], pads=[4, 3, 4, 5], strides=[2, 2], dilations=[2, 2], group=13,
+                name="dw5s2"),
+              N("Transpose", ["e0"], ["e1"], perm=[0, 2, 3, 1]),
+              N("LayerNormalization", ["e1", "g2", "b2n"], ["nhwc_out"], axis=-1, epsilon=1e-6),
+              N("GlobalAveragePool", ["s3"], ["pool"]), N("Flatten", ["pool"], ["head"])]
+    rng = np.random.default_rng(7)
+    inits = [floats("ws", [24, 3, 4, 4], 1), floats("bs", [24], 2), floats("g0", [24], 3), floats("b0", [24], 4),
+             numpy_helper.from_array(rng.uniform(0.5, 1.5, [24, 1, 1]).astype(np.float32), "ls24"),
+             numpy_helper.from_array(rng.uniform(0.5, 1.5, [13, 1, 1]).astype(np.float32), "ls13"),
+             numpy_helper.from_array(np.array(2 ** 0.5, np.float32), "sqrt2"),
+             numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+             numpy_helper.from_array(np.array(0.5, np.float32), "half"),
+             floats("g1", [24], 5), floats("b1n", [24], 6), floats("wds", [13, 24, 2, 2], 8), floats("bds", [13], 9),
+             floats("wd5", [13, 1, 5, 5], 10), floats("g2", [13], 11), floats("b2n", [13], 12)]
+    inits += block_inits("A", 24, 7, 20) + block_inits("B", 24, 7, 30) + block_inits("C", 13, 3, 40)
+    # the linear layers' weights at 1/sqrt(fan-in) keep the activations O(1), as trained models' are
+    for t in inits:
+        if t.name[1:] in ("w1", "w2"):
+            a = numpy_helper.to_array(t)
+            t.CopyFrom(numpy_helper.from_array((a / np.sqrt(a.shape[0])).astype(np.float32), t.name))
+    return model(nodes, [vi("x", F, ["N", 3, "H", "W"])], [out("nhwc_out"), out("head")], inits)
+
+
 def norms():
     """The normalizations and spatial ops the importer decomposes into existing IR ops:
     LayerNormalization with its Mean/InvStdDev outputs, GroupNormalization (opset 21: per-channel
@@ -927,6 +988,7 @@ def main():
         "rotary": rotary(),
         "nan_inf": nan_inf(),
         "dw_res": dw_res(),
+        "convnext_blocks": convnext_blocks(),
         "reduce13": reductions(13),
         "reduce18": reductions(18),
         "int8": int_dtypes(("i8", "u8")),

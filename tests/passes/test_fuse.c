@@ -321,7 +321,7 @@ static void test_refused(void) {
         {bad_op, "node 'q' (layer_norm), inlined of 'n': its op cannot have this role"},
         {bad_dead, "node 's' (mul), dead: it is marked dead, but a graph output needs its result"},
         {bad_live, "node 'n' (softmax), step: a root must be its own group"},
-        {bad_role, "fusion plan: node 'e' (exp) has role 12, which is not a role"},
+        {bad_role, "fusion plan: node 'e' (exp) has role 13, which is not a role"},
         {bad_count, "fusion plan: 6 entries for 7 nodes"},
         {bad_first, "node 'q' (layer_norm), row first of 'p': its result must be the root's data input (in[0])"},
         {bad_epilogue, "node 'f' (add), epilogue of 'p': it is not reached from the root's result through inlined"},
