@@ -337,21 +337,17 @@ symc_status cg_emit_conv_depthwise(cg_cuda *c, uint32_t node) {
 
 /* ---- depthwise convolution, channels-last ----------------------------------------------------- */
 #define DWL_MAX_TAPS 121 /* window taps held in shared memory (11x11) */
-#define DWL_TW 8         /* outputs of a row per thread */
 
 int cg_conv_nhwc_ok(const ir_module *m, uint32_t node) {
     if (!cg_conv_is_depthwise(m, node)) return 0;
-    const ir_node *n = &m->nodes[node];
-    const ir_tensor *w = &m->tensors[n->in[1]];
-    int64_t kw = const_dim(m, w->dims[3]), sw = attr_ints_at(n, "strides", 1, 1),
-            dw = attr_ints_at(n, "dilations", 1, 1);
-    return const_dim(m, w->dims[2]) * kw <= DWL_MAX_TAPS && (DWL_TW - 1) * sw + (kw - 1) * dw + 1 <= DW_MAX_SPAN;
+    const ir_tensor *w = &m->tensors[m->nodes[node].in[1]];
+    return const_dim(m, w->dims[2]) * const_dim(m, w->dims[3]) <= DWL_MAX_TAPS;
 }
 
 /* The depthwise convolution of a channels-last region (the layout pass and IR_FUSE_LAYOUT):
  * it reads x = the NHWC tensor its input transpose reads and writes y = the NHWC result its
  * output transpose makes. Threads run along the channels, VC (2 when C is even) adjacent
- * channels each, so a warp's loads and stores are contiguous; each thread computes DWL_TW
+ * channels each, so a warp's loads and stores are contiguous; each thread computes DW_TW
  * consecutive outputs of a row, as the NCHW kernel does, from the input span they share.
  * A block covers LW lanes of channels by 256 / LW pixel tiles; it first copies its channels'
  * window weights into shared memory, tap-major, so a tap's weights are one conflict-free row
@@ -366,7 +362,7 @@ symc_status cg_emit_conv_depthwise_nhwc(cg_cuda *c, uint32_t node, uint32_t xt, 
     int64_t pt = attr_ints_at(n, "pads", 0, 0), pl = attr_ints_at(n, "pads", 1, 0);
     int64_t dh = attr_ints_at(n, "dilations", 0, 1), dw = attr_ints_at(n, "dilations", 1, 1);
     int64_t kh = const_dim(m, w->dims[2]), kw = const_dim(m, w->dims[3]), C = const_dim(m, w->dims[0]);
-    int64_t span = (DWL_TW - 1) * sw + (kw - 1) * dw + 1, taps = kh * kw;
+    int64_t span = (DW_TW - 1) * sw + (kw - 1) * dw + 1, taps = kh * kw;
     int vc = C % 2 == 0 ? 2 : 1;
     int64_t cv = C / vc, lw = 32;
     while (lw > 1 && cv % lw) lw /= 2;
@@ -382,20 +378,13 @@ symc_status cg_emit_conv_depthwise_nhwc(cg_cuda *c, uint32_t node, uint32_t xt, 
     snprintf(HO, sizeof HO, "%s", kw_dim(&k, y->dims[1]));
     snprintf(WO, sizeof WO, "%s", kw_dim(&k, y->dims[2]));
     sym_table *S = m->syms;
-    sym_expr tiles = sym_ceildiv(S, y->dims[2], sym_const(S, DWL_TW));
+    sym_expr tiles = sym_ceildiv(S, y->dims[2], sym_const(S, DW_TW));
     sym_expr npt = sym_mul(S, sym_mul(S, y->dims[0], y->dims[1]), tiles); /* pixel tiles */
     sym_expr blocks = sym_mul(S, sym_const(S, cvb), sym_ceildiv(S, npt, sym_const(S, rows)));
     snprintf(WT, sizeof WT, "%s", kw_dim(&k, tiles));
     snprintf(NPT, sizeof NPT, "%s", kw_dim(&k, npt));
-    kw_body(&k, "    __shared__ __align__(16) float ws[%lld];\n", (long long)(taps * lwvc));
+    kw_body(&k, "    __shared__ float ws[%lld];\n", (long long)(taps * lwvc));
     kw_body(&k, "    const int lane = threadIdx.x %% %lld, prow = threadIdx.x / %lld;\n", (long long)lw, (long long)lw);
-    if (vc == 2) { /* pair loads and stores need x and y aligned to a pair (a user's buffer may not be) */
-        unsigned pair = 2u * (unsigned)symc_dtype_size(x->dtype);
-        kw_body(
-            &k,
-            "    const bool vx = ((unsigned long long)%s %% %uu) == 0, vy = ((unsigned long long)%s %% %uu) == 0;\n",
-            xp, pair, yp, pair);
-    }
     kw_body(&k, "    SC_ROWS(b, %s) {\n", kw_dim(&k, blocks));
     kw_body(&k, "        const long long cb = b %% %lld, pg = b / %lld;\n", (long long)cvb, (long long)cvb);
     char wi[64], wl2[260];
@@ -412,12 +401,12 @@ symc_status cg_emit_conv_depthwise_nhwc(cg_cuda *c, uint32_t node, uint32_t xt, 
     kw_body(&k, "        if (cvi >= %lldLL || pti >= %s) continue;\n", (long long)cv, NPT);
     kw_body(&k, "        const long long tj = pti %% %s, t = pti / %s;\n", WT, WT);
     kw_body(&k, "        const long long oi = t %% %s, nb = t / %s, ch0 = cvi * %d, oj0 = tj * %d;\n", HO, HO, vc,
-            DWL_TW);
-    kw_body(&k, "        float acc[%d][%d];\n", DWL_TW, vc);
+            DW_TW);
+    kw_body(&k, "        float acc[%d][%d];\n", DW_TW, vc);
     char bl[200] = "0.0f";
     if (bp) cg_load(bl, sizeof bl, m->tensors[n->in[2]].dtype, bp, "ch0 + q");
     kw_body(&k, "#pragma unroll\n        for (int q = 0; q < %d; q++) {\n            const float bq = %s;\n", vc, bl);
-    kw_body(&k, "#pragma unroll\n            for (int u = 0; u < %d; u++) acc[u][q] = bq;\n        }\n", DWL_TW);
+    kw_body(&k, "#pragma unroll\n            for (int u = 0; u < %d; u++) acc[u][q] = bq;\n        }\n", DW_TW);
     kw_body(&k, "        const long long x0 = oj0 * %lldLL - %lldLL;\n", (long long)sw, (long long)pl);
     kw_body(&k, "#pragma unroll\n        for (int r = 0; r < %lld; r++) {\n", (long long)kh);
     kw_body(&k, "            const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh, (long long)pt,
@@ -431,69 +420,29 @@ symc_status cg_emit_conv_depthwise_nhwc(cg_cuda *c, uint32_t node, uint32_t xt, 
             (long long)span, vc, (long long)span);
     kw_body(&k, "                const long long xx = x0 + u;\n                const bool in = xx >= 0 && xx < %s;\n",
             W);
-    if (vc == 2) { /* both channels in one 4-byte (half) or 8-byte (f32) load when x is aligned to it */
-        char lo[64], hi[64];
-        if (cg_is_half(x->dtype)) {
-            const char *cv2 = x->dtype == SYMC_F16 ? "sc_h2f" : "sc_b2f";
-            kw_body(&k,
-                    "                if (in && vx) {\n"
-                    "                    const unsigned pr = __ldg((const unsigned*)(%s + row + xx * %lldLL));\n",
-                    xp, (long long)C);
-            snprintf(lo, sizeof lo, "%s((unsigned short)(pr & 0xffffu))", cv2);
-            snprintf(hi, sizeof hi, "%s((unsigned short)(pr >> 16))", cv2);
-        } else {
-            kw_body(&k,
-                    "                if (in && vx) {\n"
-                    "                    const %s2 pr = *(const %s2*)(%s + row + xx * %lldLL);\n",
-                    cg_ctype(x->dtype), cg_ctype(x->dtype), xp, (long long)C);
-            snprintf(lo, sizeof lo, "(float)pr.x");
-            snprintf(hi, sizeof hi, "(float)pr.y");
-        }
-        kw_body(&k, "                    v[u][0] = %s;\n                    v[u][1] = %s;\n                } else\n",
-                lo, hi);
-    }
     kw_body(&k, "#pragma unroll\n                for (int q = 0; q < %d; q++) v[u][q] = in ? (float)%s : 0.0f;\n", vc,
             xl2);
     kw_body(&k, "            }\n#pragma unroll\n            for (int s = 0; s < %lld; s++) {\n", (long long)kw);
     kw_body(&k, "                const float* wr = ws + (r * %lld + s) * %lld + lane * %d;\n", (long long)kw,
             (long long)lwvc, vc);
-    if (vc == 2) /* one 8-byte shared load for the pair (the row offset is even) */
-        kw_body(
-            &k,
-            "                const float2 w2 = *(const float2*)wr;\n                const float wv[2] = {w2.x, w2.y};\n");
-    else kw_body(&k, "                const float wv[1] = {wr[0]};\n");
     kw_body(&k, "#pragma unroll\n                for (int q = 0; q < %d; q++) {\n", vc);
+    kw_body(&k, "                    const float wv = wr[q];\n");
     kw_body(&k,
             "#pragma unroll\n                    for (int u = 0; u < %d; u++) acc[u][q] += v[u * %lld + s * %lld][q] * "
-            "wv[q];\n",
-            DWL_TW, (long long)sw, (long long)dw);
+            "wv;\n",
+            DW_TW, (long long)sw, (long long)dw);
     kw_body(&k, "                }\n            }\n        }\n");
     char sv[64];
     cg_store(sv, sizeof sv, y->dtype, "acc[u][q]");
     kw_body(&k, "        const long long out = ((nb * %s + oi) * %s + oj0) * %lldLL + ch0;\n", HO, WO, (long long)C);
-    kw_body(&k, "#pragma unroll\n        for (int u = 0; u < %d; u++)\n", DWL_TW);
-    kw_body(&k, "            if (oj0 + u < %s) {\n", WO);
-    if (vc == 2 && cg_is_half(y->dtype)) {
-        char s0[64], s1[64];
-        cg_store(s0, sizeof s0, y->dtype, "acc[u][0]");
-        cg_store(s1, sizeof s1, y->dtype, "acc[u][1]");
-        kw_body(&k,
-                "                if (vy) *(unsigned*)(%s + out + u * %lldLL) = (unsigned)%s | ((unsigned)%s << 16);\n"
-                "                else\n",
-                yp, (long long)C, s0, s1);
-    } else if (vc == 2) {
-        kw_body(&k,
-                "                if (vy) *(%s2*)(%s + out + u * %lldLL) = make_%s2(acc[u][0], acc[u][1]);\n"
-                "                else\n",
-                cg_ctype(y->dtype), yp, (long long)C, cg_ctype(y->dtype));
-    }
-    kw_body(&k, "#pragma unroll\n                for (int q = 0; q < %d; q++) %s[out + u * %lldLL + q] = %s;\n", vc, yp,
+    kw_body(&k, "#pragma unroll\n        for (int u = 0; u < %d; u++)\n", DW_TW);
+    kw_body(&k, "            if (oj0 + u < %s)\n#pragma unroll\n", WO);
+    kw_body(&k, "                for (int q = 0; q < %d; q++) %s[out + u * %lldLL + q] = %s;\n    }\n", vc, yp,
             (long long)C, sv);
-    kw_body(&k, "            }\n    }\n");
     char comment[256];
     snprintf(comment, sizeof comment,
              "conv2d (depthwise %lldx%lld, channels-last): %s, %d channels x %d outputs of a row per thread",
-             (long long)kh, (long long)kw, n->name, vc, DWL_TW);
+             (long long)kh, (long long)kw, n->name, vc, DW_TW);
     symc_status st = kw_finish(&k, comment, blocks, 1, 256);
     kw_free(&k);
     return st;
