@@ -3,14 +3,22 @@
  *
  * Each is one thread per output element (split: per input element, so one
  * kernel fills every output) mapping its coordinate to an input offset,
- * the reference's own formulation. Elements are copied in their storage
- * type, so every dtype moves alike. Symbolic attributes (slice starts, pad
- * amounts, range bounds, split sizes) arrive as slot parameters and are
- * clamped in the kernel exactly as the reference clamps them, since their
- * values are only known at run time. An out-of-range gather index, which the
- * reference refuses, reads element 0 of the axis (never out of bounds) and is
- * flagged with sc_report; the runtime turns the flag into an error naming
- * the node after the run. */
+ * the reference's own formulation, except a transpose that moves the last
+ * axis. There one of the two sides would be read or written with a stride,
+ * so when the permutation, after dropping axes of constant size 1 and
+ * merging runs of axes that stay adjacent, is a batched 2-D transpose
+ * [batch, A, B] -> [batch, B, A] (NCHW <-> NHWC, a matrix transpose, (0,2,1)),
+ * it goes through shared memory: one block per square tile (32x32 elements,
+ * 64x64 for 1- and 2-byte types), read along B and written along A, both
+ * coalesced, the tile padded against bank conflicts, partial tiles guarded.
+ * Any other permutation keeps the per-element kernel. Elements are copied in
+ * their storage type, so every dtype moves alike. Symbolic attributes (slice
+ * starts, pad amounts, range bounds, split sizes) arrive as slot parameters
+ * and are clamped in the kernel exactly as the reference clamps them, since
+ * their values are only known at run time. An out-of-range gather index,
+ * which the reference refuses, reads element 0 of the axis (never out of
+ * bounds) and is flagged with sc_report; the runtime turns the flag into an
+ * error naming the node after the run. */
 #include <stdio.h>
 #include <string.h>
 
@@ -43,12 +51,101 @@ static symc_status finish(cg_kw *k, const char *how, sym_expr work) {
     return st;
 }
 
+/* The transpose as [nb, A, B] -> [nb, B, A] (sizes as expressions): 1 when
+ * perm, with the input's axes of constant size 1 dropped and runs of input
+ * axes that stay adjacent in the output merged, is (1, 0) or (0, 2, 1) */
+static int batched_2d(cg_cuda *c, const ir_tensor *x, const ir_attr *perm, sym_expr *nb, sym_expr *a, sym_expr *b) {
+    const int r = x->rank;
+    int seen[IR_MAX_RANK] = {0}, kept[IR_MAX_RANK], q[IR_MAX_RANK], k = 0;
+    if (r < 2 || r > IR_MAX_RANK) return 0;
+    for (int d = 0; d < r; d++) {
+        int64_t p = perm->ints[d], v;
+        if (p < 0 || p >= r || seen[p]) return 0;
+        seen[p] = 1;
+        kept[d] = !(sym_is_const(c->m->syms, x->dims[d], &v) && v == 1);
+    }
+    /* kept input axes renumbered 0..k-1, in output order */
+    int rank_of[IR_MAX_RANK];
+    for (int d = 0, j = 0; d < r; d++) rank_of[d] = kept[d] ? j++ : -1;
+    for (int d = 0; d < r; d++)
+        if (kept[perm->ints[d]]) q[k++] = rank_of[perm->ints[d]];
+    /* runs of q that step by one are merged groups; start[] their first axis, in output order */
+    int start[IR_MAX_RANK], len[IR_MAX_RANK], g = 0;
+    for (int i = 0; i < k; i++) {
+        if (i > 0 && q[i] == q[i - 1] + 1) len[g - 1]++;
+        else start[g] = q[i], len[g++] = 1;
+    }
+    int swap2 = g == 2 && start[0] > start[1];
+    int swap3 = g == 3 && start[0] == 0 && start[1] > start[2];
+    if (!swap2 && !swap3) return 0;
+    /* the group sizes over the kept axes: input order is (batch,) A, B */
+    sym_expr size[IR_MAX_RANK];
+    for (int i = 0; i < g; i++) {
+        size[i] = sym_const(c->m->syms, 1);
+        for (int d = 0; d < r; d++)
+            if (kept[d] && rank_of[d] >= start[i] && rank_of[d] < start[i] + len[i])
+                size[i] = sym_mul(c->m->syms, size[i], x->dims[d]);
+    }
+    *nb = swap3 ? size[0] : sym_const(c->m->syms, 1);
+    *a = size[g - 1]; /* the output's last group is the input's A */
+    *b = size[g - 2];
+    return 1;
+}
+
+/* One block per TxT tile of one batch entry, loops grid-stride over the
+ * tiles: tile[j][tx] = x[a0 + j][b0 + tx] (coalesced along B), then
+ * y[b0 + j][a0 + tx] = tile[tx][j] (coalesced along A). The row pitch is
+ * T elements plus 4 bytes (plus one element for 8-byte types), so the 32
+ * lanes reading a column hit 32 different banks. The indices within a tile
+ * are int; offsets into the tensors are int64. */
+static symc_status transpose_tiled(cg_cuda *c, uint32_t node, sym_expr nb, sym_expr a, sym_expr b) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *x = &c->m->tensors[n->in[0]];
+    sym_table *S = c->m->syms;
+    const size_t es = symc_dtype_size(x->dtype);
+    const int T = es <= 2 ? 64 : 32, pitch = T + (es < 4 ? (int)(4 / es) : 1), block = 256;
+    cg_kw k;
+    kw_begin(&k, c, node);
+    char xp[16], yp[16], A[48], B[48], TA[48], TB[48];
+    snprintf(xp, sizeof xp, "%s", kw_in(&k, n->in[0]));
+    snprintf(yp, sizeof yp, "%s", kw_out(&k, n->out[0]));
+    snprintf(A, sizeof A, "%s", kw_dim(&k, a));
+    snprintf(B, sizeof B, "%s", kw_dim(&k, b));
+    sym_expr ta = sym_ceildiv(S, a, sym_const(S, T)), tb = sym_ceildiv(S, b, sym_const(S, T));
+    snprintf(TA, sizeof TA, "%s", kw_dim(&k, ta));
+    snprintf(TB, sizeof TB, "%s", kw_dim(&k, tb));
+    sym_expr tiles = sym_mul(S, nb, sym_mul(S, ta, tb));
+    kw_body(&k, "    __shared__ %s sc_tile[%d][%d];\n", cg_stype(x->dtype), T, pitch);
+    kw_body(&k, "    const int tx = threadIdx.x %% %d, ty = threadIdx.x / %d;\n", T, T);
+    kw_body(&k, "    SC_ROWS(blk, %s) {\n", kw_dim(&k, tiles));
+    kw_body(&k, "        const long long rest = blk / %s, a0 = rest %% %s * %d, b0 = blk %% %s * %d;\n", TB, TA, T, TB,
+            T);
+    kw_body(&k, "        const long long base = rest / %s * %s * %s;\n", TA, A, B);
+    kw_body(&k, "#pragma unroll\n        for (int j = ty; j < %d; j += %d)\n", T, block / T);
+    kw_body(&k, "            if (a0 + j < %s && b0 + tx < %s) sc_tile[j][tx] = %s[base + (a0 + j) * %s + b0 + tx];\n",
+            A, B, xp, B);
+    kw_body(&k, "        __syncthreads();\n");
+    kw_body(&k, "#pragma unroll\n        for (int j = ty; j < %d; j += %d)\n", T, block / T);
+    kw_body(&k, "            if (b0 + j < %s && a0 + tx < %s) %s[base + (b0 + j) * %s + a0 + tx] = sc_tile[tx][j];\n",
+            B, A, yp, A);
+    kw_body(&k, "        __syncthreads(); /* the next tile overwrites sc_tile */\n    }\n");
+    char comment[256];
+    snprintf(comment, sizeof comment,
+             "transpose: %s, batched 2-D [nb, A, B] -> [nb, B, A] in %dx%d shared-memory tiles", n->name, T, T);
+    symc_status st = kw_finish(&k, comment, tiles, 1, (uint32_t)block);
+    kw_free(&k);
+    return st;
+}
+
 static symc_status transpose_or_tile(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
     const ir_tensor *x = &c->m->tensors[n->in[0]], *y = &c->m->tensors[n->out[0]];
     const ir_attr *perm = attr(n, "perm");
     if (n->op == IR_OP_TRANSPOSE && (!perm || perm->n != (uint32_t)x->rank))
         return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "'perm' must have %d entries", x->rank);
+    sym_expr nb, a, b;
+    if (n->op == IR_OP_TRANSPOSE && symc_dtype_size(x->dtype) > 0 && batched_2d(c, x, perm, &nb, &a, &b))
+        return transpose_tiled(c, node, nb, a, b);
     cg_kw k;
     kw_begin(&k, c, node);
     const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);

@@ -20,7 +20,8 @@
  * pipeline's fuse pass prints with the CUDA target's rules, the same code
  * whether the pass or the target made the plan, a corrupted plan refused.
  * Resize: a kernel NVRTC compiles for every mode of the reference kernel,
- * and its refusals. */
+ * and its refusals. Transposes that move the last axis and are a batched
+ * 2-D transpose run as shared-memory tiles; others one thread per output. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -445,8 +446,10 @@ static void test_views_and_dims(void) {
         for (uint32_t i = 0; k0 && i < k0->n_args; i++) slot_args += k0->args[i].kind == RT_ARG_SLOT;
         CHECK(slot_args == 1);
         CHECK_CONTAINS(e->cuda_source, "long long s");
-        CHECK_CONTAINS(e->cuda_source, "c[2] = r % 4LL; r /= 4LL;");
-        CHECK_CONTAINS(e->cuda_source, "c[1] = r % 6LL; r /= 6LL;");
+        CHECK_CONTAINS(e->cuda_source, "transpose: t, batched 2-D [nb, A, B] -> [nb, B, A] in 32x32");
+        CHECK_CONTAINS(e->cuda_source, "sc_tile[j][tx] = t"); /* x[base + (a0 + j) * 6 + b0 + tx] */
+        CHECK_CONTAINS(e->cuda_source, "(a0 + j) * 6LL + b0 + tx];");
+        CHECK_CONTAINS(e->cuda_source, "(b0 + j) * 4LL + a0 + tx] = sc_tile[tx][j];");
         rt_engine_free(e);
     }
     symc_module_destroy(m);
@@ -1348,7 +1351,129 @@ static void test_conv1x1(symc_dtype dt) {
     symc_module_destroy(m);
 }
 
+/* the source of the kernel a node's step runs: from its comment to the kernel's closing brace */
+static char *kernel_source(const rt_engine *e, const char *comment) {
+    const char *at = strstr(e->cuda_source, comment), *end = at ? strstr(at, "\n}\n") : NULL;
+    if (!end) return NULL;
+    size_t n = (size_t)(end - at) + 3;
+    char *s = malloc(n + 1);
+    if (s) {
+        memcpy(s, at, n);
+        s[n] = '\0';
+    }
+    return s;
+}
+
+/* A transpose that moves the last axis and is a batched 2-D transpose [nb, A, B] -> [nb, B, A] once axes of
+ * size 1 are dropped and adjacent runs merged (NCHW -> NHWC in f16 with a symbolic batch, NHWC -> NCHW in f32,
+ * (0,3,2,1) over an axis of size 1 with a symbolic S inside B, a matrix in i64, a (0,2,1) in u8) runs as shared-memory
+ * tiles: a 64x66 tile for 1- and 2-byte types, 32x33 for 4 and 8 bytes, A and B as grouped (checked through the tile
+ * counts and row lengths printed in the kernel), one block per tile, and a work size that is the tile count at run
+ * time (nb * ceil(A / T) * ceil(B / T), evaluated at two batch sizes). A perm keeping the last axis (1,0,2) and one
+ * that is no swap of two groups (0,3,2,1) keep the per-element kernel. NVRTC compiles it all. */
+static void test_transpose_tiled(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("transposes", &err);
+    symc_dim B, S;
+    symc_declare_symbol(m, "B", 1, 4, 32, 1, &B, &err);
+    symc_declare_symbol(m, "S", 1, 40, 300, 1, &S, &err);
+    symc_dim c1 = symc_dim_const(m, 1), c5 = symc_dim_const(m, 5), c7 = symc_dim_const(m, 7), c9 = symc_dim_const(m, 9),
+             c96 = symc_dim_const(m, 96), c37 = symc_dim_const(m, 37);
+    symc_tensor x, y, u, mi, q, g;
+    symc_add_input(m, "x", SYMC_F16, 4, (symc_dim[]){B, c96, c7, c9}, &x, &err);
+    symc_add_input(m, "y", SYMC_F32, 4, (symc_dim[]){B, c7, c9, c96}, &y, &err);
+    symc_add_input(m, "u", SYMC_F32, 4, (symc_dim[]){B, S, c1, c37}, &u, &err);
+    symc_add_input(m, "mi", SYMC_I64, 2, (symc_dim[]){S, c37}, &mi, &err);
+    symc_add_input(m, "q", SYMC_U8, 3, (symc_dim[]){B, S, c5}, &q, &err);
+    symc_add_input(m, "g", SYMC_F32, 4, (symc_dim[]){B, c5, c7, c9}, &g, &err);
+    int64_t to_nhwc[4] = {0, 2, 3, 1}, to_nchw[4] = {0, 3, 1, 2}, rev[4] = {0, 3, 2, 1}, mat[2] = {1, 0},
+            last2[3] = {0, 2, 1}, keep[3] = {1, 0, 2};
+    symc_attr p_nhwc = symc_attr_ints("perm", to_nhwc, 4), p_nchw = symc_attr_ints("perm", to_nchw, 4),
+              p_rev = symc_attr_ints("perm", rev, 4), p_mat = symc_attr_ints("perm", mat, 2),
+              p_last2 = symc_attr_ints("perm", last2, 3), p_keep = symc_attr_ints("perm", keep, 3);
+    symc_mark_output(m, node(m, "transpose", "nhwc", &x, 1, &p_nhwc, 1), &err);
+    symc_mark_output(m, node(m, "transpose", "nchw", &y, 1, &p_nchw, 1), &err);
+    symc_mark_output(m, node(m, "transpose", "unit", &u, 1, &p_rev, 1), &err);
+    symc_mark_output(m, node(m, "transpose", "mat", &mi, 1, &p_mat, 1), &err);
+    symc_mark_output(m, node(m, "transpose", "last2", &q, 1, &p_last2, 1), &err);
+    symc_mark_output(m, node(m, "transpose", "keep", &q, 1, &p_keep, 1), &err);
+    symc_mark_output(m, node(m, "transpose", "rev", &g, 1, &p_rev, 1), &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        CHECK(e->cubin_size > 0 && e->ptx && strstr(e->ptx, ".entry"));
+        /* name, tile declaration, A, B, tiles of A (ceil(A / T)), tiles of B as printed; NULL: symbolic */
+        const struct {
+            const char *node, *tile, *a, *b, *ta, *tb;
+        } tiled[5] = {
+            {"nhwc", "__shared__ unsigned short sc_tile[64][66];", "96LL", "63LL", "2LL", "1LL"},
+            {"nchw", "__shared__ float sc_tile[32][33];", "63LL", "96LL", "2LL", "3LL"},
+            {"unit", "__shared__ float sc_tile[32][33];", NULL, "37LL", NULL, "2LL"},
+            {"mat", "__shared__ long long sc_tile[32][33];", NULL, "37LL", NULL, "2LL"},
+            {"last2", "__shared__ unsigned char sc_tile[64][68];", NULL, "5LL", NULL, "1LL"},
+        };
+        for (int i = 0; i < 5; i++) {
+            char comment[128], want[160];
+            snprintf(comment, sizeof comment, "transpose: %s, batched 2-D [nb, A, B] -> [nb, B, A] in", tiled[i].node);
+            char *ks = kernel_source(e, comment);
+            CHECK_MSG(ks, "%s: no tiled kernel", tiled[i].node);
+            if (!ks) continue;
+            CHECK_MSG(strstr(ks, tiled[i].tile), "%s: %s", tiled[i].node, ks);
+            CHECK_MSG(strstr(ks, "SC_ROWS(blk, ") && strstr(ks, "__syncthreads();"), "%s: %s", tiled[i].node, ks);
+            const char *T = strstr(tiled[i].tile, "[64]") ? "64" : "32";
+            if (tiled[i].a) { /* x read along B, y written along A */
+                snprintf(want, sizeof want, "if (a0 + j < %s && b0 + tx < %s)", tiled[i].a, tiled[i].b);
+                CHECK_MSG(strstr(ks, want), "%s: no '%s' in %s", tiled[i].node, want, ks);
+                snprintf(want, sizeof want, "(b0 + j) * %s + a0 + tx] = sc_tile[tx][j];", tiled[i].a);
+                CHECK_MSG(strstr(ks, want), "%s: no '%s' in %s", tiled[i].node, want, ks);
+                snprintf(want, sizeof want, "a0 = rest %% %s * %s, b0 = blk %% %s * %s;", tiled[i].ta, T, tiled[i].tb,
+                         T);
+                CHECK_MSG(strstr(ks, want), "%s: no '%s' in %s", tiled[i].node, want, ks);
+            } else { /* A has the symbolic S: a slot parameter */
+                snprintf(want, sizeof want, "(a0 + j) * %s + b0 + tx];", tiled[i].b);
+                CHECK_MSG(strstr(ks, want), "%s: no '%s' in %s", tiled[i].node, want, ks);
+                snprintf(want, sizeof want, "b0 = blk %% %s * %s;", tiled[i].tb, T);
+                CHECK_MSG(strstr(ks, want), "%s: no '%s' in %s", tiled[i].node, want, ks);
+                CHECK_MSG(strstr(ks, "long long s"), "%s: %s", tiled[i].node, ks);
+            }
+            CHECK(!strstr(ks, "SC_LOOP"));
+            free(ks);
+        }
+        /* the launch: one block of 256 per tile, the tile count evaluated at run time */
+        int64_t *slots = calloc(e->num_slots + 1, sizeof *slots);
+        const int64_t bs[2][2] = {{3, 40}, {32, 300}}; /* B, S */
+        for (int k = 0; slots && k < 2; k++) {
+            CHECK(sym_program_eval(e->program, e->program_size, bs[k], e->n_symbols, slots, e->num_slots, &err) ==
+                  SYMC_OK);
+            const int64_t b = bs[k][0], s = bs[k][1];
+            const struct {
+                const char *node;
+                int64_t tiles;
+            } want[5] = {{"nhwc", b * 2 * 1},
+                         {"nchw", b * 2 * 3},
+                         {"unit", b * ((s + 31) / 32) * 2},
+                         {"mat", ((s + 31) / 32) * 2},
+                         {"last2", b * ((s + 63) / 64) * 1}};
+            for (int i = 0; i < 5; i++) {
+                const rt_step *st = step_of(e, want[i].node);
+                CHECK_MSG(st && st->kind == RT_STEP_KERNEL && st->per_block == 1 && st->block == 256 &&
+                              slots[st->work] == want[i].tiles,
+                          "%s at B=%lld S=%lld: %lld tiles, want %lld", want[i].node, (long long)b, (long long)s,
+                          st ? (long long)slots[st->work] : -1LL, (long long)want[i].tiles);
+            }
+        }
+        free(slots);
+        /* the last axis kept, and a perm that is no swap of two groups: one thread per output */
+        CHECK_CONTAINS(e->cuda_source, "transpose: keep, one thread per output");
+        CHECK_CONTAINS(e->cuda_source, "transpose: rev, one thread per output");
+        CHECK(count_steps(e, RT_STEP_KERNEL) == 7);
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
 int main(void) {
+    test_transpose_tiled();
     test_conv1x1(SYMC_F32);
     test_conv1x1(SYMC_F16);
     test_conv1x1(SYMC_BF16);

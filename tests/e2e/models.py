@@ -8,12 +8,14 @@ RANGES = {"S": (1, 128, 512), "H3": (224, 256, 384), "W3": (224, 256, 384), "Bm"
           "Bc": (1, 2, 4), "Hc": (128, 224, 512), "Wc": (128, 224, 512),
           "L": (2, 3, 6), "B": (1, 4, 8), "N": (1, 2, 3), "H": (17, 32, 40), "W": (17, 30, 40), "batch": (1, 2, 4),
           "seq": (1, 8, 16), "R5": (1, 4, 8), "H5": (64, 768, 4100), "R6": (1, 2, 4), "H6": (512, 4096, 8192),
-          "Ba": (1, 2, 3), "Sa": (1, 77, 200)}
+          "Ba": (1, 2, 3), "Sa": (1, 77, 200),
+          "Bt": (1, 2, 3), "Ht": (1, 17, 40), "Wt": (1, 30, 65), "Rt": (1, 64, 200), "Kt": (1, 33, 100),
+          "St": (1, 64, 130)}
 DEFAULT = (1, 3, 6)
 # models whose ops the CUDA target refuses (no kernel yet): the e2e test builds them with --no-gpu and
 # the GPU test checks that the refusal names the op
 NO_CUDA = {"spatial_ref": "conv_transpose", "spatial_seq": "grid_sample"}
-MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary", "nan_inf", "dw_res", "convnext_blocks", "reduce13", "reduce18", "movement", "int8", "int16", "int32_64", "activations", "split18", "expand_idiom", "unnamed_dims", "shared_symbol", "initializers", "reduce_ops", "index_ops", "norms", "spatial_ref", "resize_modes", "spatial_seq", "recurrent",
+MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary", "nan_inf", "dw_res", "convnext_blocks", "reduce13", "reduce18", "movement", "transposes", "int8", "int16", "int32_64", "activations", "split18", "expand_idiom", "unnamed_dims", "shared_symbol", "initializers", "reduce_ops", "index_ops", "norms", "spatial_ref", "resize_modes", "spatial_seq", "recurrent",
           # BENCH.md patterns at small widths (gen_bench_models.py); m3_cnn runs
           # H, W in [128, 512] at odd (prime) and even sizes with no guard
           "s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m5_long",

@@ -783,6 +783,32 @@ def movement():
     return model(nodes, inputs, [out(o) for o in outs], inits)
 
 
+def transposes():
+    """Transposes the CUDA target runs as batched 2-D tiles (codegen/cuda_emit_move.c):
+    NCHW -> NHWC with 37 channels (not a tile multiple) and NHWC -> NCHW with 3, the pair
+    chained through a Mul, a matrix (1, 0), a (0, 2, 1), a (0, 3, 2, 1) whose axis of size 1
+    drops out, in f32, i64 (8-byte) and u8 (1-byte) elements; and perms the per-element
+    kernel keeps: (1, 0, 2) keeps the last axis, (0, 3, 2, 1) on 4 real axes is no group swap."""
+    U8 = TensorProto.UINT8
+    nodes = [
+        N("Transpose", ["a"], ["a_nhwc"], perm=[0, 2, 3, 1]),
+        N("Mul", ["a_nhwc", "two"], ["a2"]), N("Transpose", ["a2"], ["a_back"], perm=[0, 3, 1, 2]),
+        N("Transpose", ["b"], ["b_nchw"], perm=[0, 3, 1, 2]),
+        N("Transpose", ["m"], ["mt"], perm=[1, 0]),
+        N("Transpose", ["s"], ["st"], perm=[0, 2, 1]),
+        N("Transpose", ["s"], ["s_keep"], perm=[1, 0, 2]),
+        N("Transpose", ["u"], ["ut"], perm=[0, 3, 2, 1]),
+        N("Transpose", ["a"], ["a_rev"], perm=[0, 3, 2, 1]),
+        N("Transpose", ["ai"], ["ai_nhwc"], perm=[0, 2, 3, 1]),
+        N("Transpose", ["bq"], ["bq_nchw"], perm=[0, 3, 1, 2]),
+    ]
+    inputs = [vi("a", F, ["Bt", 37, "Ht", "Wt"]), vi("b", F, ["Bt", "Ht", "Wt", 3]), vi("m", F, ["Rt", "Kt"]),
+              vi("s", F, ["Bt", "St", 70]), vi("u", F, ["Bt", "St", 1, 5]), vi("ai", I64, ["Bt", 3, "Ht", "Wt"]),
+              vi("bq", U8, ["Bt", "Ht", "Wt", 67])]
+    outs = ["a_nhwc", "a_back", "b_nchw", "mt", "st", "s_keep", "ut", "a_rev", "ai_nhwc", "bq_nchw"]
+    return model(nodes, inputs, [out(o) for o in outs], [numpy_helper.from_array(np.array(2, np.float32), "two")])
+
+
 def split18():
     nodes = [N("Split", ["x"], ["a", "b", "c"], axis=1, num_outputs=3)]
     return model(nodes, [vi("x", F, [2, 10])], [out(o) for o in "abc"], opset=18)
@@ -999,7 +1025,7 @@ def main():
         "spatial_ref": spatial_ref(),
         "resize_modes": resize_modes(),
         "spatial_seq": spatial_seq(), "recurrent": recurrent(),
-        "movement": movement(), "split18": split18(), "expand_idiom": expand_idiom(),
+        "movement": movement(), "transposes": transposes(), "split18": split18(), "expand_idiom": expand_idiom(),
         "unnamed_dims": unnamed_dims(), "shared_symbol": shared_symbol(), "initializers": initializers(out),
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),
         "relu21": relu_at(21), "reduce_ops": reduce_ops(), "index_ops": index_ops(),
