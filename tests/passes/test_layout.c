@@ -22,8 +22,8 @@ static symc_module *start(symc_dim *B, symc_tensor *x, int64_t c) {
     symc_error err;
     symc_module *m = symc_module_create("layout", &err);
     symc_declare_symbol(m, "B", 1, 2, 4, 1, B, &err);
-    symc_add_input(m, "x", SYMC_F32, 4, (symc_dim[]){*B, symc_dim_const(m, c), symc_dim_const(m, 5), symc_dim_const(m, 6)},
-                   x, &err);
+    symc_add_input(m, "x", SYMC_F32, 4,
+                   (symc_dim[]){*B, symc_dim_const(m, c), symc_dim_const(m, 5), symc_dim_const(m, 6)}, x, &err);
     return m;
 }
 
@@ -69,8 +69,8 @@ static void test_cancel(void) {
     CHECK(run(m, NULL) == 0);
     uint32_t ri = 0, yi = 0;
     CHECK(ir_find_node(m, "r", &ri) && ir_find_node(m, "y", &yi));
-    CHECK(m->nodes[ri].in[0] == x);                         /* relu on the NCHW input */
-    CHECK(m->nodes[yi].in[0] == m->nodes[ri].out[0]);       /* neg reads relu's result directly */
+    CHECK(m->nodes[ri].in[0] == x);                                          /* relu on the NCHW input */
+    CHECK(m->nodes[yi].in[0] == m->nodes[ri].out[0]);                        /* neg reads relu's result directly */
     CHECK(m->tensors[m->nodes[ri].out[0]].dims[1] == m->tensors[x].dims[1]); /* NCHW shape */
     symc_module_destroy(m);
 }
