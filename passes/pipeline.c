@@ -27,6 +27,10 @@ static symc_status fold_batch_norm(ir_module *m, const pass_options *o, symc_err
     (void)o;
     return pass_fold_batch_norm(m, err);
 }
+static symc_status fold_scale(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_fold_scale(m, err);
+}
 static symc_status fuse(ir_module *m, const pass_options *o, symc_error *err) {
     return pass_fuse(m, o ? o->fuse : NULL, err);
 }
@@ -65,9 +69,13 @@ static symc_status precision(ir_module *m, const pass_options *o, symc_error *er
 }
 
 static const pass_info pipeline[] = {
-    {"verify", verify},           {"infer-shapes", infer_shapes},
-    {"check-sizes", check_sizes}, {"fold-batch-norm", fold_batch_norm},
-    {"precision", precision},     {"fuse", fuse},
+    {"verify", verify},
+    {"infer-shapes", infer_shapes},
+    {"check-sizes", check_sizes},
+    {"fold-batch-norm", fold_batch_norm},
+    {"fold-scale", fold_scale},
+    {"precision", precision},
+    {"fuse", fuse},
 };
 
 const pass_info *pass_list(uint32_t *count) {
