@@ -49,8 +49,8 @@ typedef enum variant {
     VARIANTS
 } variant;
 
-static const char *variant_name[VARIANTS] = {"fold",      "fold_swapped", "fold_nobias", "fold_scalar",
-                                             "fold_bias4", "fold_gemm",    "keep_axis",   "keep_shared",
+static const char *variant_name[VARIANTS] = {"fold",       "fold_swapped",  "fold_nobias", "fold_scalar",
+                                             "fold_bias4", "fold_gemm",     "keep_axis",   "keep_shared",
                                              "keep_rank",  "keep_overflow", "keep_tiny"};
 
 static int folds(variant v) { return v < KEEP_AXIS; }
@@ -61,7 +61,7 @@ typedef struct model {
     symc_module *m;
     symc_dtype dt;
     variant v;
-    double w[K * N]; /* [k][j] whatever the storage order */
+    double w[K * N];      /* [k][j] whatever the storage order */
     double b[N], g[3][N]; /* g[h][j]; one row unless KEEP_AXIS */
     int has_bias;
     symc_tensor x, wt, bt, gt, pre, y; /* pre: what the mul scales */
@@ -97,8 +97,7 @@ static symc_tensor node(symc_module *m, const char *op, const char *name, const 
                         const symc_attr *attrs, uint32_t n_attrs) {
     symc_error err;
     symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n_in, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name,
-              err.msg);
+    CHECK_MSG(symc_add_node(m, op, name, in, n_in, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
     return out;
 }
 
@@ -110,12 +109,10 @@ static void build(model *md, symc_dtype dt, variant v) {
     symc_module *m = md->m = symc_module_create(variant_name[v], &err);
     symc_dim B;
     symc_declare_symbol(m, "B", 1, 3, BMAX, 1, &B, &err);
-    if (rank2(v))
-        symc_add_input(m, "x", dt, 2, (symc_dim[]){B, symc_dim_const(m, K)}, &md->x, &err);
+    if (rank2(v)) symc_add_input(m, "x", dt, 2, (symc_dim[]){B, symc_dim_const(m, K)}, &md->x, &err);
     else
-        symc_add_input(m, "x", dt, 4,
-                       (symc_dim[]){B, symc_dim_const(m, 2), symc_dim_const(m, 3), symc_dim_const(m, K)}, &md->x,
-                       &err);
+        symc_add_input(m, "x", dt, 4, (symc_dim[]){B, symc_dim_const(m, 2), symc_dim_const(m, 3), symc_dim_const(m, K)},
+                       &md->x, &err);
     /* W [k][j] in [-0.5, 0.5); stored transposed for the gemm */
     double wst[K * N];
     for (int i = 0; i < K * N; i++) md->w[i] = 0.5 * urand();
@@ -238,7 +235,8 @@ static int run_ref(symc_module *m, int64_t batch, int rank, symc_dtype dt, const
         for (int32_t d = 0; d < r; d++) n *= dims[d];
         if (i == 0) n0 = n;
         if (!st && !(bufs[i + 1] = malloc((size_t)n * symc_dtype_size(info.dtype) + 1))) st = SYMC_ERR_NOMEM;
-        if (!st) st = symrt_set_tensor_address(c, info.name, bufs[i + 1], (size_t)n * symc_dtype_size(info.dtype), &err);
+        if (!st)
+            st = symrt_set_tensor_address(c, info.name, bufs[i + 1], (size_t)n * symc_dtype_size(info.dtype), &err);
     }
     if (!st) st = symrt_enqueue(c, NULL, &err);
     CHECK_MSG(!st, "%s: %s", m->name, err.msg);
@@ -280,8 +278,8 @@ static void check_numbers(const model *folded, const model *plain) {
                 double lim = tol * fmax(fabs(xv[r * K + j]) + fabs(gj) * mag, 1.0);
                 CHECK_MSG(fabs(yf[r * N + j] - want) <= lim && fabs(yp[r * N + j] - want) <= lim,
                           "%s %s B=%lld y[%lld][%d]: folded %.9g unfolded %.9g want %.9g", variant_name[folded->v],
-                          symc_dtype_name(folded->dt), (long long)batch, (long long)r, j, yf[r * N + j],
-                          yp[r * N + j], want);
+                          symc_dtype_name(folded->dt), (long long)batch, (long long)r, j, yf[r * N + j], yp[r * N + j],
+                          want);
             }
         }
     }
@@ -328,8 +326,8 @@ static void test_cuda_plan(symc_dtype dt, variant v) {
     }
     CHECK(m->fuse[mm].role == IR_FUSE_LIBRARY && m->fuse[bias].role == IR_FUSE_BIAS && m->fuse[bias].group == mm);
     if (folds(v)) {
-        CHECK_MSG(m->fuse[y].role == IR_FUSE_RESIDUAL && m->fuse[y].group == mm, "%s: y is %s",
-                  symc_dtype_name(dt), ir_fuse_role_name((ir_fuse_role)m->fuse[y].role));
+        CHECK_MSG(m->fuse[y].role == IR_FUSE_RESIDUAL && m->fuse[y].group == mm, "%s: y is %s", symc_dtype_name(dt),
+                  ir_fuse_role_name((ir_fuse_role)m->fuse[y].role));
         CHECK(m->fuse[sc].role == IR_FUSE_DEAD);
     } else {
         CHECK(m->fuse[y].role != IR_FUSE_RESIDUAL && m->fuse[sc].role != IR_FUSE_DEAD);
