@@ -1,19 +1,20 @@
 /* Folding a per-column scale after a matmul into its constants (passes/fold.c,
  * pass_fold_scale), ConvNeXt's layer scale:
  *   y = x + g * (x @ W + b)      x [B, 2, 3, 8] (or [B, 8]), W [8, 8]
- * built with random constants in f32 and f16, in every operand order, without
- * the bias, with a scalar g, a [1,1,1,N] bias, and as a gemm (trans_b, C [1, N]).
+ * built with random constants in f32 and f16 (some in bf16 and f64 too), in
+ * every operand order, without the bias, with a scalar g, a [1,1,1,N] bias,
+ * and as a gemm (trans_b, C [1, N]).
  * After the pipeline, a fold leaves the mul an identity, the residual add
  * reading the bias add, and W, b scaled (checked against W * g evaluated here
  * in double, within one rounding of the dtype). The cases it must refuse
  * leave the mul and the constants' bytes as they were: g varying along a
  * non-last axis, W read by another node, g of rank 4 on a rank-2 product (it
  * broadcasts the rank up), an f16 product over 65504, a column of W * g all
- * below f16's smallest normal.
+ * below f16's smallest normal, i32 tensors.
  * Every case then runs on the reference backend at B = 1, 3 and 8 as built
  * by the pipeline and as built with shape inference only (unfolded), and both
  * are compared with y evaluated here in double from the constants' values
- * (f32: 1e-5 relative, f16: 1e-2).
+ * (f32, f64, i32: 1e-5 relative, f16: 1e-2, bf16: 2e-2).
  * Last, with the CUDA target's fuse rules (NVRTC, no GPU needed) the folded
  * block plans as one library call: the matmul with its bias and the residual
  * add as C (IR_FUSE_RESIDUAL), the engine's gemm step reading c = x; without
@@ -46,12 +47,13 @@ typedef enum variant {
     KEEP_RANK,     /* x [B,K], g [1,1,1,N]: y [1,1,B,N] */
     KEEP_OVERFLOW, /* f16: W * g over 65504 in one place */
     KEEP_TINY,     /* f16: g[3] 1e-7 puts W's column 3 below the smallest normal */
+    KEEP_INT,      /* fold's structure in i32: integer dtypes are left alone */
     VARIANTS
 } variant;
 
 static const char *variant_name[VARIANTS] = {"fold",       "fold_swapped",  "fold_nobias", "fold_scalar",
                                              "fold_bias4", "fold_gemm",     "keep_axis",   "keep_shared",
-                                             "keep_rank",  "keep_overflow", "keep_tiny"};
+                                             "keep_rank",  "keep_overflow", "keep_tiny",   "keep_int"};
 
 static int folds(variant v) { return v < KEEP_AXIS; }
 static int rank2(variant v) { return v == FOLD_GEMM || v == KEEP_RANK; }
@@ -65,13 +67,14 @@ typedef struct model {
     double b[N], g[3][N]; /* g[h][j]; one row unless KEEP_AXIS */
     int has_bias;
     symc_tensor x, wt, bt, gt, pre, y; /* pre: what the mul scales */
-    uint8_t w_bytes[K * N * 4], b_bytes[N * 4];
+    uint8_t w_bytes[K * N * 8], b_bytes[N * 8];
 } model;
 
 static uint64_t rng = 0x243f6a8885a308d3ull;
-static double urand(void) { /* [-1, 1) */
+static double amp = 1.0;    /* 4 for integers: values that do not all truncate to 0 */
+static double urand(void) { /* [-amp, amp) */
     rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    return amp * ((double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0);
 }
 
 static symc_tensor constant(model *md, const char *name, int rank, const int64_t *dims, double *vals, int64_t n,
@@ -171,7 +174,7 @@ static void check_structure(const model *md) {
     uint32_t si = 0, yi = 0;
     CHECK(ir_find_node(m, "scale", &si) && ir_find_node(m, "y", &yi));
     const ir_node *s = &m->nodes[si], *y = &m->nodes[yi];
-    double u = md->dt == SYMC_F16 ? 0x1p-11 : 0x1p-24;
+    double u = md->dt == SYMC_F16 ? 0x1p-11 : md->dt == SYMC_BF16 ? 0x1p-8 : md->dt == SYMC_F64 ? 0x1p-53 : 0x1p-24;
     size_t es = symc_dtype_size(md->dt);
     const uint8_t *w = const_bytes(m, md->wt), *b = md->has_bias ? const_bytes(m, md->bt) : NULL;
     CHECK(w && (b || !md->has_bias));
@@ -251,7 +254,7 @@ static int run_ref(symc_module *m, int64_t batch, int rank, symc_dtype dt, const
 /* folded (pipeline) and unfolded (shape inference only) against y in double */
 static void check_numbers(const model *folded, const model *plain) {
     int rank = rank2(folded->v) ? 2 : 4;
-    double tol = folded->dt == SYMC_F16 ? 1e-2 : 1e-5;
+    double tol = folded->dt == SYMC_F16 ? 1e-2 : folded->dt == SYMC_BF16 ? 2e-2 : 1e-5;
     static const int64_t batches[] = {1, 3, BMAX};
     for (int bi = 0; bi < 3; bi++) {
         int64_t batch = batches[bi], rows = batch * (rank == 4 ? 6 : 1);
@@ -287,6 +290,7 @@ static void check_numbers(const model *folded, const model *plain) {
 
 static void test_variant(symc_dtype dt, variant v) {
     model folded, plain;
+    amp = dt == SYMC_I32 ? 4.0 : 1.0;
     uint64_t seed = rng;
     build(&folded, dt, v);
     rng = seed; /* the same constants */
@@ -356,9 +360,14 @@ static void test_cuda_plan(symc_dtype dt, variant v) {
 
 int main(void) {
     for (int v = 0; v < VARIANTS; v++) {
+        if (v == KEEP_INT) continue;
         if (v != KEEP_OVERFLOW && v != KEEP_TINY) test_variant(SYMC_F32, (variant)v);
         test_variant(SYMC_F16, (variant)v);
     }
+    test_variant(SYMC_BF16, FOLD);
+    test_variant(SYMC_BF16, FOLD_GEMM);
+    test_variant(SYMC_F64, FOLD);
+    test_variant(SYMC_I32, KEEP_INT);
     test_cuda_plan(SYMC_F32, FOLD);
     test_cuda_plan(SYMC_F16, FOLD);
     test_cuda_plan(SYMC_F32, KEEP_AXIS);
