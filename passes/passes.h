@@ -27,6 +27,11 @@ symc_status pass_check_sizes(ir_module *m, symc_error *err);
 /* Inference batch_norm folded into the conv2d before it (fold.c): scaled
  * constant weights, a bias, the batch norm an identity nobody reads. */
 symc_status pass_fold_batch_norm(ir_module *m, symc_error *err);
+/* A constant per-column scale after a matmul or gemm (and its constant bias
+ * add) folded into the constant weights and bias (fold.c): g * (x @ W + b)
+ * becomes x @ W' + b', the mul an identity nobody reads (ConvNeXt's layer
+ * scale, so a residual add after it can be the GEMM's C). */
+symc_status pass_fold_scale(ir_module *m, symc_error *err);
 
 /* ---- precision (precision.c) -------------------------------------------------------- */
 /* What a target can run in half precision: half_ok(m, node) says whether the

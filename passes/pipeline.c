@@ -30,6 +30,10 @@ static symc_status fold_batch_norm(ir_module *m, const pass_options *o, symc_err
 static symc_status layout(ir_module *m, const pass_options *o, symc_error *err) {
     return pass_layout(m, o ? o->fuse : NULL, err);
 }
+static symc_status fold_scale(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_fold_scale(m, err);
+}
 static symc_status fuse(ir_module *m, const pass_options *o, symc_error *err) {
     return pass_fuse(m, o ? o->fuse : NULL, err);
 }
@@ -73,6 +77,7 @@ static const pass_info pipeline[] = {
     {"check-sizes", check_sizes},
     {"fold-batch-norm", fold_batch_norm},
     {"layout", layout},
+    {"fold-scale", fold_scale},
     {"precision", precision},
     {"fuse", fuse},
 };

@@ -76,9 +76,9 @@ has "dump after fuse" "  qkv_mm (matmul): library call with qkv (bias)"
 expect 0 "dump after fuse --no-gpu" -- "$symc" compile "$tmp/vit.symir" --no-gpu --dump-after=fuse -o "$tmp/vit_d.symx"
 if printf '%s' "$out" | grep -q 'fused groups'; then bad "dump after fuse --no-gpu: no plan expected: $out"; else ok; fi
 expect 0 "compile --help" -- "$symc" compile --help
-has "compile --help" "verify, infer-shapes, check-sizes, fold-batch-norm, layout, precision, fuse"
+has "compile --help" "verify, infer-shapes, check-sizes, fold-batch-norm, layout, fold-scale, precision, fuse"
 expect 1 "unknown pass" -- "$symc" compile "$tmp/vit.symir" --dump-after=fusion -o "$tmp/vit_d.symx"
-one_line "unknown pass"; has "unknown pass" "(passes: verify, infer-shapes, check-sizes, fold-batch-norm, layout, precision, fuse)"
+one_line "unknown pass"; has "unknown pass" "(passes: verify, infer-shapes, check-sizes, fold-batch-norm, layout, fold-scale, precision, fuse)"
 expect 2 "two precisions" -- "$symc" compile "$tmp/vit.symir" --fp16 --bf16 -o "$tmp/x.symx"; one_line "two precisions"
 expect 1 "bad arch" -- "$symc" compile "$tmp/vit.symir" --arch sm_12345 -o "$tmp/x.symx"; one_line "bad arch"
 has "bad arch" "sm_12345"
