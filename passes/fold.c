@@ -37,18 +37,24 @@
  * largest value falls below the dtype's smallest normal (a tiny g would
  * leave the column only subnormal precision). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "passes/passes.h"
 
-/* consumers of each tensor (distinct nodes), and graph outputs counted too */
+/* live consumers of each tensor (distinct nodes), and graph outputs counted too; dead nodes
+ * (the transposes the layout pass leaves unread) read nothing */
 static uint32_t *use_counts(ir_module *m) {
     uint32_t *u = calloc(m->n_tensors ? m->n_tensors : 1, sizeof *u);
-    if (!u) return NULL;
-    for (uint32_t i = 0; i < m->n_nodes; i++)
-        for (uint32_t k = 0; k < m->nodes[i].n_in; k++) u[m->nodes[i].in[k]]++;
-    for (uint32_t i = 0; i < m->n_outputs; i++) u[m->outputs[i]]++;
+    ir_uses lu;
+    symc_error err;
+    if (!u || ir_uses_compute(m, &lu, &err)) {
+        free(u);
+        return NULL;
+    }
+    for (uint32_t t = 0; t < m->n_tensors; t++) u[t] = lu.n_consumers[t] + lu.is_output[t];
+    ir_uses_free(&lu);
     return u;
 }
 
@@ -214,7 +220,7 @@ static int find_contraction(ir_module *m, const uint32_t *uses, uint32_t x, uint
     if (n->op == IR_OP_ADD && n->n_in == 2) {
         for (int s = 0; s < 2; s++) {
             uint32_t y = n->in[s], c = n->in[1 - s], q = m->tensors[y].producer;
-            if (m->tensors[c].constant == IR_NONE || q == IR_NONE || uses[y] != 1 || m->nodes[q].n_out != 1 ||
+            if (ir_constant_source(m, c) == IR_NONE || q == IR_NONE || uses[y] != 1 || m->nodes[q].n_out != 1 ||
                 (m->nodes[q].op != IR_OP_MATMUL && m->nodes[q].op != IR_OP_GEMM))
                 continue;
             *lin = q, *add = p, *bias = c;
@@ -241,6 +247,32 @@ static int scale_vector(ir_module *m, uint32_t t, symc_dtype dt, int64_t len, co
     return 1;
 }
 
+/* The add node `add` reads a new constant tensor like b holding `data` (taken, also on
+ * failure) instead of b, made by a constant node moved right before the add. 1 done, -1 out of
+ * memory or a module error. */
+static int copy_bias(ir_module *m, uint32_t add, uint32_t b, uint8_t *data, size_t size) {
+    symc_error err;
+    uint32_t pool, t, node;
+    if (ir_add_constant(m, data, size, &pool, &err)) return -1;
+    char name[512];
+    uint32_t found;
+    const char *bn = m->tensors[b].name ? m->tensors[b].name : "bias";
+    snprintf(name, sizeof name, "%s.scaled", bn);
+    for (unsigned k = 2; (ir_find_tensor(m, name, &found) || ir_find_node(m, name, &found)) && k < 1000000; k++)
+        snprintf(name, sizeof name, "%s.scaled.%u", bn, k);
+    sym_expr dims[IR_MAX_RANK];
+    int32_t rank = m->tensors[b].rank;
+    for (int32_t d = 0; d < rank && d < IR_MAX_RANK; d++) dims[d] = m->tensors[b].dims[d];
+    if (ir_add_tensor(m, name, m->tensors[b].dtype, rank, rank > 0 ? dims : NULL, &t, &err)) return -1;
+    m->tensors[t].constant = pool;
+    if (ir_add_node(m, IR_OP_CONSTANT, name, "fold-scale", NULL, 0, &t, 1, NULL, 0, &node, &err)) return -1;
+    move_constant_before(m, node, add);
+    ir_node *a = &m->nodes[add + 1];
+    for (uint32_t k = 0; k < a->n_in; k++)
+        if (a->in[k] == b) a->in[k] = t;
+    return 1;
+}
+
 /* Folds mul node mi when it is a per-column scale of a contraction; 1 folded, 0 left alone, -1
  * out of memory. */
 static int fold_scale_one(ir_module *m, uint32_t mi, const uint32_t *uses) {
@@ -248,7 +280,7 @@ static int fold_scale_one(ir_module *m, uint32_t mi, const uint32_t *uses) {
     if (mul->op != IR_OP_MUL || mul->n_in != 2 || mul->n_out != 1) return 0;
     uint32_t x = IR_NONE, gt = IR_NONE, lin = IR_NONE, add = IR_NONE, bias[2] = {IR_NONE, IR_NONE};
     for (int s = 0; s < 2 && x == IR_NONE; s++)
-        if (m->tensors[mul->in[1 - s]].constant != IR_NONE &&
+        if (ir_constant_source(m, mul->in[1 - s]) != IR_NONE &&
             find_contraction(m, uses, mul->in[s], &lin, &add, &bias[0])) {
             x = mul->in[s];
             gt = mul->in[1 - s];
@@ -276,16 +308,21 @@ static int fold_scale_one(ir_module *m, uint32_t mi, const uint32_t *uses) {
     if ((add != IR_NONE && !ir_same_shape(y, &m->tensors[m->nodes[add].out[0]])) || !ir_same_shape(xo, mo) ||
         xo->dtype != dt || mo->dtype != dt)
         return 0;
+    /* g and the add's bias may be identities of constants (exporters share equal initializers
+     * that way): their values are read where they are stored */
+    gt = ir_constant_source(m, gt);
     int64_t glen = last_axis_len(m, gt, dt, mo->rank, N), blen[2] = {0, 0};
     if (!glen) return 0;
-    /* only constants nothing else reads change (in place); g is only read */
-    uint32_t wt = c->in[1];
+    /* W and the gemm's C change in place, so nothing else may read them; the add's bias is
+     * replaced by a new constant when anything else reads it (copy_b); g is only read */
+    uint32_t wt = c->in[1], bsrc[2] = {bias[0] != IR_NONE ? ir_constant_source(m, bias[0]) : IR_NONE, bias[1]};
     if (uses[wt] != 1 || !pool_private(m, wt) || wt == gt) return 0;
+    int copy_b = bias[0] != IR_NONE && (bsrc[0] != bias[0] || uses[bias[0]] != 1 || !pool_private(m, bias[0]));
     for (int k = 0; k < 2; k++) {
         if (bias[k] == IR_NONE) continue;
-        blen[k] = last_axis_len(m, bias[k], dt, k ? 2 : y->rank, N);
-        if (!blen[k] || (blen[k] == 1 && glen == N && N > 1) || uses[bias[k]] != 1 || !pool_private(m, bias[k]) ||
-            bias[k] == gt || bias[k] == wt)
+        blen[k] = last_axis_len(m, bsrc[k], dt, k ? 2 : y->rank, N);
+        if (!blen[k] || (blen[k] == 1 && glen == N && N > 1) || bsrc[k] == wt ||
+            (k == 1 && (uses[bias[k]] != 1 || !pool_private(m, bias[k]) || bias[k] == gt)))
             return 0;
     }
     /* the scaled values, in new buffers until every check has passed */
@@ -310,10 +347,15 @@ static int fold_scale_one(ir_module *m, uint32_t mi, const uint32_t *uses) {
         if (colmax > 0.0 && colmax < tiny) ok = 0;
     }
     for (int k = 0; k < 2 && ok == 1; k++)
-        if (bias[k] != IR_NONE) ok = scale_vector(m, bias[k], dt, blen[k], g, &nb[k]);
+        if (bias[k] != IR_NONE) ok = scale_vector(m, bsrc[k], dt, blen[k], g, &nb[k]);
+    if (ok == 1 && copy_b) { /* the add reads a new constant made right before it */
+        ok = copy_bias(m, add, bias[0], nb[0], (size_t)blen[0] * es);
+        nb[0] = NULL; /* taken */
+        if (ok == 1 && add < mi) mi++;
+    }
     if (ok == 1) {
-        memcpy(m->constants[w->constant].data, nw, (size_t)(K * N) * es);
-        for (int k = 0; k < 2; k++)
+        memcpy(m->constants[m->tensors[wt].constant].data, nw, (size_t)(K * N) * es);
+        for (int k = copy_b; k < 2; k++)
             if (bias[k] != IR_NONE)
                 memcpy(m->constants[m->tensors[bias[k]].constant].data, nb[k], (size_t)blen[k] * es);
         make_identity(m, mi, x);

@@ -72,14 +72,10 @@ static symc_status precision(ir_module *m, const pass_options *o, symc_error *er
 }
 
 static const pass_info pipeline[] = {
-    {"verify", verify},
-    {"infer-shapes", infer_shapes},
-    {"check-sizes", check_sizes},
-    {"fold-batch-norm", fold_batch_norm},
-    {"layout", layout},
-    {"fold-scale", fold_scale},
-    {"precision", precision},
-    {"fuse", fuse},
+    {"verify", verify},           {"infer-shapes", infer_shapes},
+    {"check-sizes", check_sizes}, {"fold-batch-norm", fold_batch_norm},
+    {"layout", layout},           {"fold-scale", fold_scale},
+    {"precision", precision},     {"fuse", fuse},
 };
 
 const pass_info *pass_list(uint32_t *count) {

@@ -42,6 +42,8 @@ typedef enum variant {
     FOLD_SCALAR,   /* g of rank 0 */
     FOLD_BIAS4,    /* b [1,1,1,N] */
     FOLD_GEMM,     /* gemm(x [B,K], Wt [N,K], C [1,N], trans_b), mul(., g [N]) */
+    FOLD_IDENT,    /* b and g read through identities (an exporter's shared initializers), b also read by
+                      neg(b), a second output: the add gets a new scaled constant, b stays */
     KEEP_AXIS,     /* g [1,1,3,N]: varies along axis 2 */
     KEEP_SHARED,   /* W also read by neg(W), a second output */
     KEEP_RANK,     /* x [B,K], g [1,1,1,N]: y [1,1,B,N] */
@@ -51,9 +53,9 @@ typedef enum variant {
     VARIANTS
 } variant;
 
-static const char *variant_name[VARIANTS] = {"fold",       "fold_swapped",  "fold_nobias", "fold_scalar",
-                                             "fold_bias4", "fold_gemm",     "keep_axis",   "keep_shared",
-                                             "keep_rank",  "keep_overflow", "keep_tiny",   "keep_int"};
+static const char *variant_name[VARIANTS] = {
+    "fold",      "fold_swapped", "fold_nobias", "fold_scalar",   "fold_bias4", "fold_gemm", "fold_ident",
+    "keep_axis", "keep_shared",  "keep_rank",   "keep_overflow", "keep_tiny",  "keep_int"};
 
 static int folds(variant v) { return v < KEEP_AXIS; }
 static int rank2(variant v) { return v == FOLD_GEMM || v == KEEP_RANK; }
@@ -151,10 +153,14 @@ static void build(model *md, symc_dtype dt, variant v) {
         md->pre = node(m, "gemm", "mm", (symc_tensor[]){md->x, md->wt, md->bt}, 3, &tb, 1);
     } else {
         md->pre = node(m, "matmul", "mm", (symc_tensor[]){md->x, md->wt}, 2, NULL, 0);
+        symc_tensor bread = v == FOLD_IDENT ? node(m, "identity", "b_alias", &md->bt, 1, NULL, 0) : md->bt;
         if (md->has_bias)
             md->pre = node(m, "add", "biased",
-                           v == FOLD_SWAPPED ? (symc_tensor[]){md->bt, md->pre} : (symc_tensor[]){md->pre, md->bt}, 2,
+                           v == FOLD_SWAPPED ? (symc_tensor[]){md->bt, md->pre} : (symc_tensor[]){md->pre, bread}, 2,
                            NULL, 0);
+    }
+    if (v == FOLD_IDENT) {
+        md->gt = node(m, "identity", "g_alias", &md->gt, 1, NULL, 0);
     }
     symc_tensor sc = node(m, "mul", "scale",
                           v == FOLD_SWAPPED ? (symc_tensor[]){md->gt, md->pre} : (symc_tensor[]){md->pre, md->gt}, 2,
@@ -162,6 +168,7 @@ static void build(model *md, symc_dtype dt, variant v) {
     md->y = node(m, "add", "y", (symc_tensor[]){md->x, sc}, 2, NULL, 0);
     symc_mark_output(m, md->y, &err);
     if (v == KEEP_SHARED) symc_mark_output(m, node(m, "neg", "wneg", &md->wt, 1, NULL, 0), &err);
+    if (v == FOLD_IDENT) symc_mark_output(m, node(m, "neg", "bneg", &md->bt, 1, NULL, 0), &err);
 }
 
 static const uint8_t *const_bytes(symc_module *m, symc_tensor t) {
@@ -179,6 +186,15 @@ static void check_structure(const model *md) {
     const uint8_t *w = const_bytes(m, md->wt), *b = md->has_bias ? const_bytes(m, md->bt) : NULL;
     CHECK(w && (b || !md->has_bias));
     if (!w || (md->has_bias && !b)) return;
+    if (md->v == FOLD_IDENT) { /* b, read by bneg too, is as it was; the add reads a new scaled copy */
+        uint32_t ai = 0;
+        CHECK(memcmp(b, md->b_bytes, N * es) == 0);
+        CHECK(ir_find_node(m, "biased", &ai));
+        uint32_t nb = m->nodes[ai].in[1];
+        CHECK(nb != md->bt && m->tensors[nb].producer < ai);
+        b = const_bytes(m, nb);
+        CHECK(b != NULL);
+    }
     if (!folds(md->v)) {
         CHECK_MSG(s->op == IR_OP_MUL && s->n_in == 2, "%s %s: the mul was folded", variant_name[md->v],
                   symc_dtype_name(md->dt));
