@@ -31,8 +31,10 @@
  * The pass visits the original nodes once, in order, so each node sees its
  * inputs' final producers; new nodes are appended and the module is put
  * back in topological order at the end (each new node right before its
- * first reader). Transposes left without readers stay as dead nodes, which
- * the fuse pass gives no step. Only rank-4 NCHW/NHWC transposes are moved:
+ * first reader). Transposes left without readers stay as dead nodes: the
+ * fuse pass gives them no step, and the reference backend still runs them
+ * (removing nodes needs their tensors removed too; no pass does that yet).
+ * Only rank-4 NCHW/NHWC transposes are moved:
  * attention's transposes, which the attention planner reads as they are,
  * are left alone. */
 #include <stdio.h>
