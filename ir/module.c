@@ -335,6 +335,15 @@ uint32_t ir_constant_source(const ir_module *m, uint32_t t) {
     return IR_NONE;
 }
 
+int ir_layout_perm(const ir_module *m, uint32_t node) {
+    static const int64_t to_nhwc[4] = {0, 2, 3, 1}, to_nchw[4] = {0, 3, 1, 2};
+    if (node == IR_NONE || m->nodes[node].op != IR_OP_TRANSPOSE) return IR_PERM_NONE;
+    const ir_attr *a = ir_node_attr(&m->nodes[node], "perm");
+    if (!a || a->kind != IR_ATTR_INTS || a->n != 4 || m->tensors[m->nodes[node].in[0]].rank != 4) return IR_PERM_NONE;
+    if (!memcmp(a->ints, to_nhwc, sizeof to_nhwc)) return IR_PERM_TO_NHWC;
+    return memcmp(a->ints, to_nchw, sizeof to_nchw) ? IR_PERM_NONE : IR_PERM_TO_NCHW;
+}
+
 int ir_op_is_elementwise(ir_op op) {
     const ir_op_info *info = ir_op_get(op);
     if (!info || op == IR_OP_IDENTITY) return 0; /* identity is a view: an alias, never a kernel */

@@ -15,7 +15,7 @@
  *     bias, unless the call has one of its own), then an activation (only
  *     after a bias), or with no activation an add of a tensor of the
  *     result's shape and dtype (the residual, C with beta 1). What a
- *     library call reads must be computed before its place in node order;
+ *     library call reads must be computed before its place in node order.
  *     Then a convolution the target runs channels-last (conv_channels_last)
  *     claims a private transpose to NCHW making its input and the transpose
  *     to NHWC that alone reads its result (IR_FUSE_LAYOUT: the kernel reads
@@ -41,7 +41,6 @@
  * target answers; its role goes into ir_fuse_role, with its place checked
  * in ir/fuse.c and read by the target's emitter. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "passes/passes.h"
 
@@ -287,14 +286,7 @@ static void plan_row_chains(fuser *f) {
  * to NCHW and whose private result only a transpose to NHWC reads runs as one step reading
  * the first transpose's input and storing the second one's result (the layout pass makes
  * this shape) */
-static int is_perm(const ir_module *m, uint32_t node, const int64_t *perm) {
-    if (node == IR_NONE || m->nodes[node].op != IR_OP_TRANSPOSE) return 0;
-    const ir_attr *a = ir_node_attr(&m->nodes[node], "perm");
-    return a && a->kind == IR_ATTR_INTS && a->n == 4 && !memcmp(a->ints, perm, 4 * sizeof *perm);
-}
-
 static void plan_layouts(fuser *f) {
-    static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1};
     ir_module *m = f->m;
     if (!f->r->conv_channels_last) return;
     for (uint32_t i = 0; i < m->n_nodes; i++) {
@@ -302,11 +294,11 @@ static void plan_layouts(fuser *f) {
         if (role(f, i) != IR_FUSE_STEP || n->op != IR_OP_CONV2D || n->n_out != 1 || !f->r->conv_channels_last(m, i))
             continue;
         uint32_t x = n->in[0], p = m->tensors[x].producer, y = n->out[0];
-        if (!is_perm(m, p, to_nchw) || role(f, p) != IR_FUSE_STEP || !ir_uses_private(&f->u, x) ||
+        if (ir_layout_perm(m, p) != IR_PERM_TO_NCHW || role(f, p) != IR_FUSE_STEP || !ir_uses_private(&f->u, x) ||
             !data_input_only(f, i, x) || !ir_uses_private(&f->u, y))
             continue;
         uint32_t k = f->u.consumer[y];
-        if (!is_perm(m, k, to_nhwc) || role(f, k) != IR_FUSE_STEP) continue;
+        if (ir_layout_perm(m, k) != IR_PERM_TO_NHWC || role(f, k) != IR_FUSE_STEP) continue;
         set(f, p, IR_FUSE_LAYOUT, i);
         set(f, k, IR_FUSE_LAYOUT, i);
     }

@@ -43,7 +43,7 @@
 
 #include "passes/passes.h"
 
-enum { NO_PERM = 0, TO_NHWC = 1, TO_NCHW = 2 };
+enum { NO_PERM = IR_PERM_NONE, TO_NHWC = IR_PERM_TO_NHWC, TO_NCHW = IR_PERM_TO_NCHW };
 static const int64_t PERMS[3][4] = {{0, 1, 2, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}};
 
 typedef struct layout {
@@ -57,18 +57,8 @@ typedef struct layout {
 
 static int inverse(int p) { return p == TO_NHWC ? TO_NCHW : TO_NHWC; }
 
-/* TO_NHWC / TO_NCHW for a rank-4 transpose node with one of those perms, else NO_PERM */
-static int perm_kind(const ir_module *m, uint32_t node) {
-    if (node == IR_NONE || m->nodes[node].op != IR_OP_TRANSPOSE) return NO_PERM;
-    const ir_attr *a = ir_node_attr(&m->nodes[node], "perm");
-    if (!a || a->kind != IR_ATTR_INTS || a->n != 4 || m->tensors[m->nodes[node].in[0]].rank != 4) return NO_PERM;
-    for (int k = TO_NHWC; k <= TO_NCHW; k++)
-        if (!memcmp(a->ints, PERMS[k], sizeof PERMS[k])) return k;
-    return NO_PERM;
-}
-
 /* the transpose kind making tensor t (NO_PERM when another op makes it) */
-static int made_by(const ir_module *m, uint32_t t) { return perm_kind(m, m->tensors[t].producer); }
+static int made_by(const ir_module *m, uint32_t t) { return ir_layout_perm(m, m->tensors[t].producer); }
 
 static symc_status grow(layout *l) {
     uint32_t n = l->m->n_tensors;
@@ -124,15 +114,20 @@ static symc_status add_transpose(layout *l, uint32_t src, uint32_t dst, int perm
     return st;
 }
 
+/* the result of a live transpose of x of that kind already in the module, or IR_NONE */
+static uint32_t existing(const layout *l, uint32_t x, int perm) {
+    const ir_module *m = l->m;
+    for (uint32_t i = 0; i < m->n_nodes; i++)
+        if (m->nodes[i].n_in == 1 && m->nodes[i].in[0] == x && ir_layout_perm(m, i) == perm &&
+            l->nread[m->nodes[i].out[0]])
+            return m->nodes[i].out[0];
+    return IR_NONE;
+}
+
 /* T_perm(x): an existing live transpose of x of that kind, or a new one */
 static symc_status transposed(layout *l, uint32_t x, int perm, uint32_t *out) {
     ir_module *m = l->m;
-    for (uint32_t i = 0; i < m->n_nodes; i++)
-        if (m->nodes[i].in && m->nodes[i].n_in == 1 && m->nodes[i].in[0] == x && perm_kind(m, i) == perm &&
-            l->nread[m->nodes[i].out[0]]) {
-            *out = m->nodes[i].out[0];
-            return SYMC_OK;
-        }
+    if ((*out = existing(l, x, perm)) != IR_NONE) return SYMC_OK;
     /* the new tensor y = T_perm(x) has dims y[d] = x[PERMS[perm][d]] */
     sym_expr dims[4];
     for (int d = 0; d < 4; d++) dims[d] = m->tensors[x].dims[PERMS[perm][d]];
@@ -144,13 +139,6 @@ static symc_status transposed(layout *l, uint32_t x, int perm, uint32_t *out) {
 }
 
 /* 1 when an existing live transpose of x of that kind exists */
-static int has_transposed(const layout *l, uint32_t x, int perm) {
-    const ir_module *m = l->m;
-    for (uint32_t i = 0; i < m->n_nodes; i++)
-        if (m->nodes[i].n_in == 1 && m->nodes[i].in[0] == x && perm_kind(m, i) == perm && l->nread[m->nodes[i].out[0]])
-            return 1;
-    return 0;
-}
 
 /* every dim of t is the constant 1 (a scalar included): broadcasting it ignores the layout */
 static int all_ones(const ir_module *m, uint32_t t) {
@@ -256,7 +244,7 @@ static symc_status sink(layout *l, uint32_t i) {
         } else if (is_constant(m, t) || all_ones(m, t)) {
             continue;
         } else if (m->tensors[t].rank == 4) {
-            added += !has_transposed(l, t, inverse(perm));
+            added += existing(l, t, inverse(perm)) == IR_NONE;
         } else {
             return SYMC_OK; /* a lower-rank operand that broadcasts: left as it is */
         }
@@ -290,7 +278,7 @@ static symc_status channels_last_conv(layout *l, uint32_t i) {
     if (l->nread[y] != 1 || made_by(m, x) == TO_NCHW) return SYMC_OK;
     int read_by_nhwc = 0;
     for (uint32_t k = 0; k < m->n_nodes && !read_by_nhwc; k++)
-        read_by_nhwc = m->nodes[k].n_in == 1 && m->nodes[k].in[0] == y && perm_kind(m, k) == TO_NHWC;
+        read_by_nhwc = m->nodes[k].n_in == 1 && m->nodes[k].in[0] == y && ir_layout_perm(m, k) == TO_NHWC;
     if (!read_by_nhwc) return SYMC_OK;
     uint32_t nhwc, back;
     symc_status st = transposed(l, x, TO_NHWC, &nhwc);
@@ -347,7 +335,7 @@ static symc_status sort(layout *l) {
 
 symc_status pass_layout(ir_module *m, const pass_fuse_rules *rules, symc_error *err) {
     int any = 0;
-    for (uint32_t i = 0; i < m->n_nodes && !any; i++) any = perm_kind(m, i) != NO_PERM;
+    for (uint32_t i = 0; i < m->n_nodes && !any; i++) any = ir_layout_perm(m, i) != NO_PERM;
     if (!any) return SYMC_OK;
     layout l = {m, rules, NULL, NULL, 0, err};
     symc_status st = grow(&l);
@@ -359,7 +347,7 @@ symc_status pass_layout(ir_module *m, const pass_fuse_rules *rules, symc_error *
         for (uint32_t k = 0; k < m->nodes[i].n_in; k++)
             if (l.alias[m->nodes[i].in[k]] != IR_NONE) reroute(&l, i, k, l.alias[m->nodes[i].in[k]]);
         ir_op op = m->nodes[i].op;
-        int kind = perm_kind(m, i);
+        int kind = ir_layout_perm(m, i);
         if (kind && made_by(m, m->nodes[i].in[0]) == inverse(kind)) cancel(&l, i), moved++;
         else if (ir_op_is_elementwise(op) && op != IR_OP_EXPAND) st = sink(&l, i);
         else if (op == IR_OP_CONV2D && m->nodes[i].n_out == 1) st = channels_last_conv(&l, i);
