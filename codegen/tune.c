@@ -1,34 +1,41 @@
-/* Build-time tuning of an engine's library steps on the present GPU, at opt
- * and at a few bucket representatives of the symbol ranges (codegen/tune.h).
+/* Build-time tuning of an engine's library steps on the present GPU, at
+ * points that cover the declared box of symbol ranges (codegen/tune.h).
  *
  * The engine tuned is the one cg_build_engine assembles, in memory, before
  * its one encode. The policy is here; the CUDA work goes through the
  * backend's narrow runtime/cuda/cuda_tuning.h. cg_tune_points (tune_points.c)
- * chooses at most CG_TUNE_MAX_POINTS points along one path min -> opt ->
- * max (opt first, then the ends, then the geometric midpoints). At each
- * point the engine is run as a real context would run it: the shape program
+ * chooses at most CG_TUNE_MAX_POINTS points: opt, max, min, the other
+ * corners, each axis through opt, the diagonal's midpoints. At each point
+ * the engine is run as a real context would run it: the shape program
  * evaluated for the point (a point that breaks a run-time guard is
  * skipped), inputs filled with random floats (integer and bool inputs with
  * zeros, so index inputs stay in range), and the whole engine enqueued once
- * so that intermediates hold realistic values (rt_cuda_tuning_run). Then,
- * for each GEMM step, the cuBLASLt heuristic's candidates (up to 8) are each
- * timed in place through the normal GEMM path with the algorithm forced (a
- * warm-up, then 3 to 10 runs timed with events, fewer for long problems or
- * candidates clearly slower than the best so far; the median counts; no
- * more candidates once a step has taken TUNE_STEP_S); a candidate that fails
- * is skipped. For each CONV step cudnnFindConvolutionForwardAlgorithmEx
- * times cuDNN's algorithms itself. A step whose sizes do not change between
- * points (a part of the model the symbols do not reach) is timed once.
+ * so that intermediates hold realistic values (rt_cuda_tuning_run). Then
+ * every library step whose sizes are new gets its problem's signature (the
+ * exact cuBLASLt or cuDNN problem as bytes, rt_cuda_tuning_signature). A
+ * problem already timed (by another step, at another point, or by an
+ * earlier build through the timing cache on disk, codegen/tune_cache.c)
+ * takes that result. Otherwise the library's candidates (cuBLASLt's
+ * heuristic, up to 8; cuDNN's algorithms that fit the workspace cap) are
+ * each timed in place through the normal call with the algorithm forced:
+ * what the engine runs, a convolution's fused bias, activation and residual
+ * included (a warm-up, then 3 to 10 runs timed with events, fewer for long
+ * problems or candidates clearly slower than the best so far; the median
+ * counts; no more candidates once a step has taken TUNE_STEP_S); a
+ * candidate that fails is skipped.
  *
  * Every winner becomes an rt_tuned entry of its step (sizes, choice, time),
- * sorted by size; the runtime picks among them per shape with rt_tune_pick.
- * A point other than opt that runs out of device memory is skipped with a
- * progress line; no new point starts once TUNE_BUDGET_S has passed, so a
- * build stays inside BENCH.md's 10 s. Progress: one line per point, then a
- * summary. The entries go into a copy of the steps, installed in the engine
- * with the library versions once the session is gone (the session runs the
- * engine as it was built, so every point's full run uses the heuristic). */
+ * sorted by size; the runtime takes the nearest entry per shape
+ * (rt_tune_order), so the points are the step's buckets. A point other than
+ * opt that runs out of device memory is skipped with a progress line; no new
+ * point starts once TUNE_BUDGET_S has passed, so a build stays inside
+ * BENCH.md's 10 s. Progress: one line per point, then a summary. The
+ * entries go into a copy of the steps, installed in the engine with the
+ * library versions once the session is gone (the session runs the engine as
+ * it was built, so every point's full run uses the heuristic). */
 #include "codegen/tune.h"
+
+#include "codegen/tune_cache.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -61,7 +68,22 @@ typedef struct tuner {
     int64_t *sizes;      /* per step: its 4 sizes at the current point */
     uint8_t *todo;       /* per step: to be timed at the current point */
     uint32_t failed;     /* steps where no candidate ran, over all points */
+    /* every problem met so far, by signature: timed once, shared by steps and points */
+    struct tune_problem *problems;
+    uint32_t n_problems, cap_problems;
+    uint32_t timed, shared, cached; /* results timed here, shared within the build, read from the cache */
+    cg_tune_cache *cache;           /* the timing cache on disk (NULL: none) */
 } tuner;
+
+typedef struct tune_problem {
+    uint64_t hash;
+    size_t len;
+    uint8_t sig[RT_TUNING_SIGNATURE_MAX];
+    uint8_t algo[RT_ALGO_MAX];
+    uint32_t algo_size;
+    float ms;
+    int found; /* 0: no candidate ran (the heuristic serves) */
+} tune_problem;
 
 static double now_s(void) {
     struct timespec ts;
@@ -74,21 +96,21 @@ static int cmp_float(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Median time of one GEMM step with `algo` forced; < 0 when it fails.
+/* Median time of one library step with `algo` forced; < 0 when it fails.
  * best: the best median so far (0: none), to stop early on a clear loser.
  * Runs: TUNE_RUNS_MIN to TUNE_RUNS_MAX, fewer once TUNE_CANDIDATE_MS of GPU
  * time is spent (a 20 ms GEMM times precisely in one or two runs), or once
  * the candidate is clearly slower than the best (2x after one run, 1.25x
  * after TUNE_RUNS_MIN). */
-static float time_gemm(tuner *t, uint32_t step, const uint8_t *algo, float best) {
+static float time_candidate(tuner *t, uint32_t step, const uint8_t *algo, float best) {
     float times[TUNE_RUNS_MAX], total = 0, fastest = 0;
     int runs = 0;
     symc_error e = {0}; /* a candidate that fails is skipped, not an error */
     for (int i = 0; i < TUNE_WARMUP; i++)
-        if (rt_cuda_tuning_gemm_run(t->s, step, algo, NULL, &e)) return -1;
+        if (rt_cuda_tuning_step_run(t->s, step, algo, NULL, &e)) return -1;
     while (runs < TUNE_RUNS_MAX) {
         float x = 0;
-        if (rt_cuda_tuning_gemm_run(t->s, step, algo, &x, &e)) return -1;
+        if (rt_cuda_tuning_step_run(t->s, step, algo, &x, &e)) return -1;
         times[runs++] = x;
         total += x;
         if (runs == 1 || x < fastest) fastest = x;
@@ -99,41 +121,85 @@ static float time_gemm(tuner *t, uint32_t step, const uint8_t *algo, float best)
     return times[(runs - 1) / 2]; /* the lower median */
 }
 
-/* The fastest candidate of GEMM step i at the current point into *out
- * (*found = 0 when none ran: the runtime heuristic then serves there). */
-static symc_status tune_gemm(tuner *t, uint32_t i, rt_tuned *out, uint8_t *algo, int *found, symc_error *err) {
-    *found = 0;
-    uint8_t cand[TUNE_CANDIDATES][RT_GEMM_ALGO_SIZE];
+static uint64_t hash_bytes(const uint8_t *b, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The problem with this signature met earlier in the build, or NULL. */
+static tune_problem *find_problem(tuner *t, const uint8_t *sig, size_t len, uint64_t h) {
+    for (uint32_t i = 0; i < t->n_problems; i++) {
+        tune_problem *p = &t->problems[i];
+        if (p->hash == h && p->len == len && !memcmp(p->sig, sig, len)) return p;
+    }
+    return NULL;
+}
+
+/* Times the candidates of step i at the bound point into p. */
+static symc_status time_problem(tuner *t, uint32_t i, tune_problem *p, symc_error *err) {
+    uint8_t cand[TUNE_CANDIDATES][RT_ALGO_MAX];
     int n = 0;
-    symc_status st = rt_cuda_tuning_gemm_candidates(t->s, i, &cand[0][0], TUNE_CANDIDATES, &n, err);
+    uint32_t algo_size = 0;
+    symc_status st = rt_cuda_tuning_candidates(t->s, i, &cand[0][0], TUNE_CANDIDATES, &n, &algo_size, err);
     if (st) return st;
     int best = -1;
     float best_ms = 0;
     double start = now_s();
     for (int k = 0; k < n; k++) {
         if (best >= 0 && now_s() - start > TUNE_STEP_S) break; /* a huge problem: keep the best so far */
-        float ms = time_gemm(t, i, cand[k], best < 0 ? 0 : best_ms);
+        float ms = time_candidate(t, i, cand[k], best < 0 ? 0 : best_ms);
         if (ms >= 0 && (best < 0 || ms < best_ms)) best = k, best_ms = ms;
     }
-    if (best < 0) return SYMC_OK;
-    memcpy(algo, cand[best], RT_GEMM_ALGO_SIZE);
-    out->algo = algo;
-    out->algo_size = RT_GEMM_ALGO_SIZE;
-    out->ms = best_ms;
-    *found = 1;
+    p->found = best >= 0;
+    if (best >= 0) {
+        memcpy(p->algo, cand[best], algo_size);
+        p->algo_size = algo_size;
+        p->ms = best_ms;
+    }
     return SYMC_OK;
 }
 
-static symc_status tune_conv(tuner *t, uint32_t i, rt_tuned *out, uint8_t *algo, int *found, symc_error *err) {
+/* Step i's choice at the bound point: its problem's result, timed now
+ * unless the build or the timing cache already has it. *found = 0 when no
+ * candidate ran (the runtime heuristic then serves there). */
+static symc_status tune_step(tuner *t, uint32_t i, rt_tuned *out, uint8_t *algo, int *found, symc_error *err) {
     *found = 0;
-    int32_t id;
-    float ms;
-    symc_status st = rt_cuda_tuning_conv_find(t->s, i, &id, &ms, err);
-    if (st || id < 0) return st; /* id < 0: an empty convolution here */
-    memcpy(algo, &id, sizeof id);
+    uint8_t sig[RT_TUNING_SIGNATURE_MAX];
+    size_t len = 0;
+    symc_status st = rt_cuda_tuning_signature(t->s, i, sig, sizeof sig, &len, err);
+    if (st) return st;
+    uint64_t h = hash_bytes(sig, len);
+    tune_problem *p = find_problem(t, sig, len, h);
+    if (p) t->shared++;
+    else {
+        if (t->n_problems == t->cap_problems) {
+            uint32_t cap = t->cap_problems ? 2 * t->cap_problems : 64;
+            tune_problem *grown = realloc(t->problems, cap * sizeof *grown);
+            if (!grown) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
+            t->problems = grown;
+            t->cap_problems = cap;
+        }
+        p = &t->problems[t->n_problems];
+        memset(p, 0, sizeof *p);
+        p->hash = h;
+        p->len = len;
+        memcpy(p->sig, sig, len);
+        if (cg_tune_cache_get(t->cache, sig, len, p->algo, &p->algo_size, &p->ms)) {
+            p->found = 1;
+            t->cached++;
+        } else {
+            if ((st = time_problem(t, i, p, err))) return st;
+            if (p->found) cg_tune_cache_put(t->cache, sig, len, p->algo, p->algo_size, p->ms);
+            t->timed++;
+        }
+        t->n_problems++;
+    }
+    if (!p->found) return SYMC_OK;
+    memcpy(algo, p->algo, p->algo_size);
     out->algo = algo;
-    out->algo_size = (uint32_t)sizeof id;
-    out->ms = ms > 0 ? ms : 0;
+    out->algo_size = p->algo_size;
+    out->ms = p->ms;
     *found = 1;
     return SYMC_OK;
 }
@@ -208,8 +274,7 @@ static symc_status tune_point(tuner *t, const int64_t *values, const char *label
         int found = 0;
         memset(out, 0, sizeof *out);
         memcpy(out->at, &t->sizes[(size_t)i * 4], sizeof out->at);
-        st = e->steps[i].kind == RT_STEP_GEMM ? tune_gemm(t, i, out, algo, &found, err)
-                                              : tune_conv(t, i, out, algo, &found, err);
+        st = tune_step(t, i, out, algo, &found, err);
         if (st) return st;
         if (found) t->n_entries[i]++;
         else t->failed++;
@@ -302,8 +367,10 @@ static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *ki
         t->steps[i].tuned = t->n_entries[i] ? v : NULL;
         total += t->n_entries[i];
     }
-    cg_progress(t->opt, "tuned %u library steps at %u of %u points in %.1f s: %u entries%s", n_lib, done_points, np,
-                now_s() - start, total,
+    cg_progress(t->opt,
+                "tuned %u library steps at %u of %u points in %.1f s: %u entries, %u distinct problems (%u timed, %u "
+                "from the timing cache), %u shared between steps and points%s",
+                n_lib, done_points, np, now_s() - start, total, t->n_problems, t->timed, t->cached, t->shared,
                 t->failed ? " (some problems had no candidate that ran; the heuristic serves them)" : "");
     return SYMC_OK;
 }
@@ -320,16 +387,26 @@ static symc_status tune(rt_engine *e, cg_arena *a, const cg_options *opt, symc_e
     if (st) return st;
     uint8_t kinds[CG_TUNE_MAX_POINTS];
     uint32_t np = cg_tune_points(e->symbols, e->n_symbols, CG_TUNE_MAX_POINTS, points, kinds);
-    if ((st = rt_cuda_tuning_create(e, &t.s, err))) return st;
     int has_gemm = 0, has_conv = 0;
-    st = run_points(&t, points, kinds, np, start, &has_gemm, &has_conv, err);
-    rt_cuda_tuning_destroy(t.s);
-    if (st) return st;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        has_gemm |= e->steps[i].kind == RT_STEP_GEMM;
+        has_conv |= e->steps[i].kind == RT_STEP_CONV;
+    }
     char *lt_version = has_gemm ? cg_arena_calloc(a, TUNE_VERSION_CAP, 1) : NULL;
     char *dnn_version = has_conv ? cg_arena_calloc(a, TUNE_VERSION_CAP, 1) : NULL;
     if ((has_gemm && !lt_version) || (has_conv && !dnn_version))
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
+    if ((st = rt_cuda_tuning_create(e, &t.s, err))) return st;
     rt_cuda_tuning_versions(lt_version, TUNE_VERSION_CAP, dnn_version, TUNE_VERSION_CAP);
+    char device[320], where[400];
+    rt_cuda_tuning_device(device, sizeof device);
+    t.cache = cg_tune_cache_open(device, lt_version, dnn_version, where, sizeof where);
+    cg_progress(opt, "tuning on %s at up to %u points; timing cache: %s", device, np, where);
+    st = run_points(&t, points, kinds, np, start, &has_gemm, &has_conv, err);
+    rt_cuda_tuning_destroy(t.s);
+    cg_tune_cache_close(t.cache);
+    free(t.problems);
+    if (st) return st;
     e->steps = t.steps;
     if (lt_version) e->cublas_version = lt_version;
     if (dnn_version) e->cudnn_version = dnn_version;

@@ -58,9 +58,10 @@ typedef struct rt_backend {
     /* Optional: waits for the last run and reports bad data its kernels
      * found and could not stop on (symrt_context_check). */
     symc_status (*check_run)(void *state, symc_error *err);
-    /* Optional: graph capture and replay per shape key, off by default
-     * (symrt_context_set_cuda_graphs). */
+    /* Optional: graph capture and replay per shape key, on by default
+     * (symrt_context_set_cuda_graphs), and what they did so far. */
     void (*set_graphs)(void *state, int on);
+    symrt_graph_stats (*graph_stats)(void *state);
     /* Optional: one run like enqueue (shape_changed likewise) with every
      * step timed (symrt_context_profile); fills out[0..min(cap, steps)). */
     symc_status (*profile)(void *state, const int64_t *slots, int shape_changed, void *const *addr, void *stream,

@@ -321,6 +321,10 @@ static symc_status set_input_shape(symrt_context *c, const char *name, const int
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no input named '%s' (inputs: %s)", name, names);
     }
     const rt_tensor *t = &e->tensors[e->inputs[k]];
+    /* the shape this input already has: nothing to check or redo (it was
+     * accepted, and everything derived from it still holds) */
+    if (c->given_set[k] && rank == t->rank && (rank == 0 || !memcmp(dims, c->given[k], (size_t)rank * sizeof *dims)))
+        return SYMC_OK;
     if (rank != t->rank)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s' has rank %d, got a shape of rank %d", name,
                                (int)t->rank, (int)rank);
@@ -462,6 +466,7 @@ static symc_status set_tensor_address(symrt_context *c, const char *name, void *
     if (!c || !name) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_set_tensor_address: NULL argument");
     uint32_t t;
     if (!find_tensor(c->e, name, &t)) return unknown_io(c->e, name, err);
+    if (c->addr[t] == ptr && c->size[t] == size) return SYMC_OK; /* checked already, if it was */
     c->addr[t] = ptr;
     c->size[t] = size;
     c->buffers_checked = 0;
@@ -550,6 +555,13 @@ static symc_status context_set_cuda_graphs(symrt_context *c, int enable, symc_er
     return SYMC_OK;
 }
 
+static symc_status context_graph_stats(symrt_context *c, symrt_graph_stats *out, symc_error *err) {
+    if (!c || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_graph_stats: NULL argument");
+    memset(out, 0, sizeof *out);
+    if (c->be->graph_stats) *out = c->be->graph_stats(c->state);
+    return SYMC_OK;
+}
+
 /* ---- entry points: one thread at a time per context ---------------------------
  * A context's state (shapes, slots, addresses, workspace, CUDA caches) belongs
  * to one thread at a time. Each call that reads or writes it takes the
@@ -622,6 +634,13 @@ symc_status symrt_context_profile(symrt_context *c, void *stream, symrt_step_pro
                                   uint32_t *n_steps, symc_error *err) {
     ENTER(c, "symrt_context_profile");
     symc_status st = profile(c, stream, steps, cap, n_steps, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_context_graph_stats(symrt_context *c, symrt_graph_stats *out, symc_error *err) {
+    ENTER(c, "symrt_context_graph_stats");
+    symc_status st = context_graph_stats(c, out, err);
     leave(c);
     return st;
 }

@@ -76,6 +76,8 @@ typedef struct b_point {
 typedef struct b_result {
     double p50, p90, p99, mean, min; /* ms */
     double host_us, host_p90_us, first_us, stream_ms, throughput;
+    double shape_us;         /* setting this point's input shapes and evaluating them (host) */
+    symrt_graph_stats graph; /* what the context's CUDA graphs did during this point */
     int64_t batch;
     uint32_t sets;
     int64_t out_dims[B_MAX_IO][B_MAX_RANK];
@@ -447,7 +449,18 @@ static int b_point_run(b_run *r, const b_point *p, int point_index, b_result *re
     uint32_t sets = 1;
     memset(res, 0, sizeof *res);
 
+    symrt_graph_stats g0;
+    if (symrt_context_graph_stats(r->c, &g0, err)) goto out;
+    double s0 = b_now_us();
     if (b_set_shapes(r, p, err)) goto out;
+    if (r->no) { /* the first query evaluates the shape program and lays the memory out */
+        symrt_io_info o0;
+        int64_t dims[B_MAX_RANK];
+        int32_t rank;
+        symrt_engine_output(r->e, 0, &o0, NULL);
+        if (symrt_get_tensor_shape(r->c, o0.name, dims, &rank, err)) goto out;
+    }
+    res->shape_us = b_now_us() - s0;
     for (uint32_t i = 0; i < r->ni; i++) symrt_engine_input(r->e, i, &info[i], NULL);
     for (uint32_t i = 0; i < nio; i++) {
         if (i >= r->ni) symrt_engine_output(r->e, i - r->ni, &info[i], NULL);
@@ -564,6 +577,12 @@ static int b_point_run(b_run *r, const b_point *p, int point_index, b_result *re
     res->p99 = b_quant(gpu_ms, (size_t)r->iters, 0.99);
     res->host_us = b_quant(host_us, (size_t)r->iters, 0.50);
     res->host_p90_us = b_quant(host_us, (size_t)r->iters, 0.90);
+    if (symrt_context_graph_stats(r->c, &res->graph, err)) goto out;
+    res->graph.replays -= g0.replays;
+    res->graph.captures -= g0.captures;
+    res->graph.updates -= g0.updates;
+    res->graph.plain -= g0.plain;
+    res->graph.failed -= g0.failed;
     res->throughput = res->p50 > 0 ? (double)res->batch / (res->p50 / 1e3) : 0;
     if (r->profile && b_point_profile(r, p, point_index, res, err)) goto out;
 
@@ -682,6 +701,12 @@ static int b_write_json(const char *path, const char *engine, const char *backen
         b_json_num(f, x->host_p90_us);
         fprintf(f, ", \"first_us\": ");
         b_json_num(f, x->first_us);
+        fprintf(f, ", \"shape_us\": ");
+        b_json_num(f, x->shape_us);
+        fprintf(f,
+                ",\n     \"graph_replays\": %" PRIu64 ", \"graph_captures\": %" PRIu64 ", \"graph_updates\": %" PRIu64
+                ", \"graph_plain\": %" PRIu64 ", \"graph_failed\": %" PRIu64,
+                x->graph.replays, x->graph.captures, x->graph.updates, x->graph.plain, x->graph.failed);
         fprintf(f, ",\n     \"batch\": %" PRId64 ", \"throughput\": ", x->batch);
         b_json_num(f, x->throughput);
         fprintf(f, ", \"iters\": %d, \"sets\": %u, \"nan_out\": %zu", r->iters, x->sets, x->nan_out);
@@ -753,7 +778,7 @@ static void b_help(void) {
            "       symc bench ENGINE.symx --sweep --shapes NAME:Bx196x768\n"
            "options: [--backend cuda|ref] [--iters N] [--warmup N] [--rotate N] [--seed N]\n"
            "         [--json FILE] [--csv FILE] [--plot FILE.svg] [--profile] [--trace FILE.json]\n"
-           "         [--graphs] [--quiet]\n"
+           "         [--no-graphs] [--stream own|default] [--quiet]\n"
            "trtexec's --loadEngine=ENGINE.symx names the engine too; every flag takes --flag=value\n"
            "or --flag value.\n"
            "Times symrt_enqueue at each point (one shape per input) in one context.\n"
@@ -768,8 +793,11 @@ static void b_help(void) {
            "             ref: the CPU reference backend, host time only\n"
            "  --iters    timed runs per point (default 100 on cuda, 5 on ref)\n"
            "  --warmup   untimed runs first (default 10 on cuda, 1 on ref)\n"
-           "  --graphs   CUDA graphs: each shape and buffer set is captured once and\n"
-           "             replayed (symrt_context_set_cuda_graphs)\n"
+           "  --no-graphs  every enqueue launches step by step; by default CUDA graphs\n"
+           "             capture each shape and buffer set once and replay it, as for any\n"
+           "             context (symrt_context_set_cuda_graphs; --graphs is accepted)\n"
+           "  --stream   own (default): a non-blocking stream of the bench's; default: the\n"
+           "             legacy default stream (NULL), where most callers enqueue\n"
            "  --profile  per point, each step's GPU time (CUDA events around every step,\n"
            "             median of up to 25 runs), slowest first, with its op, fused\n"
            "             kernel or library call and algorithm; then totals per op and kind\n"
@@ -796,7 +824,7 @@ static void b_help(void) {
 typedef struct b_opts {
     const char *engine, *backend, *json, *trace, *plot, *csv;
     const char *shapes[B_MAX_IO], *points[B_MAX_POINTS];
-    int n_shapes, n_points, sweep, quiet, graphs, profile;
+    int n_shapes, n_points, sweep, quiet, graphs, profile, default_stream;
     long iters, warmup, rotate;
     uint64_t seed;
     symrt_backend be;
@@ -805,7 +833,7 @@ typedef struct b_opts {
 /* Reads the flags into o. Returns -1 to go on, else the exit code: 0 after
  * --help, 2 after a usage error (said on stderr). */
 static int b_parse_args(int argc, char **argv, b_opts *o) {
-    *o = (b_opts){.backend = "cuda", .iters = -1, .warmup = -1, .seed = 1};
+    *o = (b_opts){.backend = "cuda", .iters = -1, .warmup = -1, .seed = 1, .graphs = 1};
     for (int i = 0; i < argc; i++) {
         const char *v;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -815,7 +843,11 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
         if (!strcmp(argv[i], "--sweep")) o->sweep = 1;
         else if (!strcmp(argv[i], "--quiet")) o->quiet = 1;
         else if (!strcmp(argv[i], "--graphs")) o->graphs = 1;
-        else if (!strcmp(argv[i], "--profile")) o->profile = 1;
+        else if (!strcmp(argv[i], "--no-graphs")) o->graphs = 0;
+        else if ((v = b_flag(argc, argv, &i, "--stream"))) {
+            if (strcmp(v, "own") && strcmp(v, "default")) return b_usage("--stream takes own or default, got '%s'", v);
+            o->default_stream = !strcmp(v, "default");
+        } else if (!strcmp(argv[i], "--profile")) o->profile = 1;
         else if ((v = b_flag(argc, argv, &i, "--trace"))) o->trace = v;
         else if ((v = b_flag(argc, argv, &i, "--shapes"))) {
             if (o->n_shapes == B_MAX_IO) return b_usage("too many --shapes");
@@ -1089,8 +1121,8 @@ static int b_open(b_run *run, symrt_engine *e, const b_opts *o, rt_engine **mem_
         if (!run->drv->ctx_synchronize() && !run->drv->mem_get_info(&fr, &total))
             run->mem_context = run->free0 > fr ? run->free0 - fr : 0;
     }
-    if (o->graphs && symrt_context_set_cuda_graphs(run->c, 1, err)) return 1;
-    if (run->drv) {
+    if (symrt_context_set_cuda_graphs(run->c, o->graphs, err)) return 1;
+    if (run->drv && !o->default_stream) {
         int cu = run->drv->stream_create(&run->stream, 1 /* CU_STREAM_NON_BLOCKING */);
         if (cu) return symc_error_setf(err, SYMC_ERR_DEVICE, "CUDA driver error %d in cuStreamCreate", cu), 1;
     }
@@ -1112,8 +1144,11 @@ static int b_open(b_run *run, symrt_engine *e, const b_opts *o, rt_engine **mem_
 }
 
 static void b_print_header(const b_opts *o, const b_run *run, const char *device) {
-    printf("# %s on %s, %s timer, %ld iters after %ld warm-up\n", o->engine, device, run->drv ? "CUDA-event" : "host",
-           o->iters, o->warmup);
+    printf("# %s on %s, %s timer, %ld iters after %ld warm-up%s\n", o->engine, device, run->drv ? "CUDA-event" : "host",
+           o->iters, o->warmup,
+           !run->drv               ? ""
+               : o->default_stream ? (o->graphs ? ", default stream, CUDA graphs" : ", default stream, no graphs")
+                                   : (o->graphs ? ", own stream, CUDA graphs" : ", own stream, no graphs"));
     printf("%-7s %-36s %10s %10s %10s %9s %9s %12s", "point", "shapes", "p50 ms", "p90 ms", "p99 ms", "host us",
            "first us", "samples/s");
     if (run->mem) printf(" %10s %10s", "mem MiB", "formula");

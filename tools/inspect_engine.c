@@ -5,13 +5,16 @@
  * max (the three levels a user declared). Then the GPU part: versions and
  * target, the kernels, and every step in execution order; a library step
  * with every tuned entry (the sizes it was timed at, the algorithm in words,
- * its time) and the entry the runtime would pick at min, opt and max, or
- * "heuristic per shape" when the build had no GPU. --source prints the
+ * its time), the buckets (which shapes each entry serves: intervals of the
+ * one size that varies, else the nearest entry) and the entry the runtime
+ * would pick at min, opt and max, or "heuristic per shape" when the build
+ * had no GPU. --source prints the
  * generated CUDA C.
  * Reads the file through the runtime's decoder, so every check of a load
  * applies. The memory section (tools/memory.c) also shows the activation
  * workspace as a formula in the symbols. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +48,76 @@ static void print_sizes(const rt_step *s, const int64_t at[4]) {
     } else {
         printf("n=%" PRId64 " h=%" PRId64 " w=%" PRId64, at[0], at[1], at[2]);
     }
+}
+
+static const char *size_name(const rt_step *s, int d) {
+    static const char *const gemm[4] = {"m", "n", "k", "batch"}, *const conv[4] = {"n", "h", "w", "-"};
+    return s->kind == RT_STEP_GEMM ? gemm[d] : conv[d];
+}
+
+static int same_choice(const rt_tuned *a, const rt_tuned *b) {
+    return a->algo_size == b->algo_size && a->algo && b->algo && !memcmp(a->algo, b->algo, a->algo_size);
+}
+
+/* The largest x with x * x <= a * b (a, b > 0): the last size nearer a than b
+ * in log distance (a tie goes to a, the earlier entry). */
+static int64_t geo_floor(int64_t a, int64_t b) {
+    int64_t ab;
+    if (__builtin_mul_overflow(a, b, &ab)) return (int64_t)(sqrt((double)a) * sqrt((double)b));
+    int64_t x = (int64_t)sqrt((double)ab);
+    while (x > 0 && x > ab / x) x--;   /* x * x > ab */
+    while (x + 1 <= ab / (x + 1)) x++; /* (x + 1)^2 <= ab */
+    return x;
+}
+
+/* The step's buckets: which shapes each tuned entry serves at run time (the
+ * nearest entry in log size, rt_tune_order). When the entries differ in one
+ * size only, the buckets are intervals of it, bounded at the geometric
+ * midpoints of neighbours, and neighbours with the same choice are shown
+ * as one bucket; otherwise each entry serves the shapes nearest it. */
+static void print_buckets(const rt_step *s) {
+    int vary = -1, n_vary = 0;
+    for (int d = 0; d < 4; d++) {
+        int differs = 0;
+        for (uint32_t k = 1; k < s->n_tuned; k++) differs |= s->tuned[k].at[d] != s->tuned[0].at[d];
+        if (differs) vary = d, n_vary++;
+    }
+    if (n_vary == 0) {
+        printf("        buckets: one, every shape: #1\n");
+        return;
+    }
+    if (n_vary > 1) {
+        printf("        buckets: each entry serves the shapes nearest it in log size (");
+        for (int d = 0, first = 1; d < 4; d++) {
+            int differs = 0;
+            for (uint32_t k = 1; k < s->n_tuned; k++) differs |= s->tuned[k].at[d] != s->tuned[0].at[d];
+            if (differs) printf("%s%s", first ? "" : ", ", size_name(s, d)), first = 0;
+        }
+        printf(")\n");
+        return;
+    }
+    uint32_t idx[64], n = s->n_tuned < 64 ? s->n_tuned : 64;
+    for (uint32_t k = 0; k < n; k++) idx[k] = k;
+    for (uint32_t a = 1; a < n; a++) /* by the varying size; equal sizes keep their order */
+        for (uint32_t b = a; b > 0 && s->tuned[idx[b - 1]].at[vary] > s->tuned[idx[b]].at[vary]; b--) {
+            uint32_t x = idx[b];
+            idx[b] = idx[b - 1];
+            idx[b - 1] = x;
+        }
+    printf("        buckets by %s:", size_name(s, vary));
+    for (uint32_t k = 0; k < n;) {
+        uint32_t end = k; /* a run of neighbours with the same choice */
+        while (end + 1 < n && same_choice(&s->tuned[idx[end + 1]], &s->tuned[idx[k]])) end++;
+        int64_t lo = s->tuned[idx[k]].at[vary], hi = s->tuned[idx[end]].at[vary];
+        printf("%s [", k ? "," : "");
+        if (k > 0) printf("%" PRId64, geo_floor(s->tuned[idx[k - 1]].at[vary], lo) + 1);
+        printf("..");
+        if (end + 1 < n) printf("%" PRId64, geo_floor(hi, s->tuned[idx[end + 1]].at[vary]));
+        printf("]");
+        for (uint32_t j = k; j <= end; j++) printf(" #%u", idx[j] + 1);
+        k = end + 1;
+    }
+    printf("\n");
 }
 
 /* A library step's tuned entries (runtime/cuda/tune.h): which one the runtime's
@@ -84,6 +157,7 @@ static void print_tuned(const rt_engine *e, uint32_t i, int64_t *const slots[3])
         if (t->ms > 0) printf(" (%.3f ms)", (double)t->ms);
         printf("\n");
     }
+    print_buckets(s);
 }
 
 /* Tensors by storage type (the precision pass's result): count and bytes at opt of the

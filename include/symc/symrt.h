@@ -138,14 +138,29 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err);
  * that run's outputs must not be used. */
 symc_status symrt_context_check(symrt_context *c, symc_error *err);
 
-/* CUDA graphs (CUDA backend, off by default): each distinct key (input
- * shapes, tensor addresses, stream) is run plainly the first time, captured
- * into a graph the second time and replayed from then on, so a small shape
- * costs one graph launch instead of one launch per kernel. Up to 8 keys per
- * context are kept. Needs a stream other than the legacy default (NULL); if
- * a capture fails the context goes on without graphs. No-op on the
- * reference backend. */
+/* CUDA graphs (CUDA backend, on by default; enable = 0 turns them off):
+ * each distinct key (input shapes and tensor addresses) is run plainly the
+ * first time, captured into a graph the second time and replayed from then
+ * on, so a repeated shape costs one graph launch instead of one launch per
+ * kernel. A key whose shapes are already captured (only buffers moved) is
+ * captured at once. Any stream works, the legacy default stream (NULL)
+ * included: graphs are captured on a stream the context owns and launched
+ * on the caller's. Up to 8 keys per context are kept; past that the least
+ * recently used graph is updated in place (cuGraphExecUpdate) or replaced.
+ * A key whose capture fails runs plainly from then on; the others keep
+ * their graphs. No-op on the reference backend. */
 symc_status symrt_context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err);
+
+/* What a context's CUDA graphs did so far (all zero on the reference
+ * backend): a way to see that a steady loop replays. */
+typedef struct symrt_graph_stats {
+    uint64_t replays;  /* enqueues that launched a captured graph (the capturing one included) */
+    uint64_t captures; /* graphs captured and instantiated */
+    uint64_t updates;  /* captured graphs installed into an existing one (cuGraphExecUpdate) */
+    uint64_t plain;    /* enqueues run step by step: graphs off, a shape's first run, a failed key */
+    uint64_t failed;   /* captures that failed (that key runs plainly from then on) */
+} symrt_graph_stats;
+symc_status symrt_context_graph_stats(symrt_context *c, symrt_graph_stats *out, symc_error *err);
 
 /* Per-step GPU time (CUDA backend): runs the model once like symrt_enqueue,
  * with a CUDA event recorded before every step and after the last, waits for

@@ -69,7 +69,8 @@
     X(GraphInstantiate, "cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags) \
     X(GraphLaunch, "cuGraphLaunch", cuGraphLaunch)                                  \
     X(GraphExecDestroy, "cuGraphExecDestroy", cuGraphExecDestroy)                   \
-    X(GraphDestroy, "cuGraphDestroy", cuGraphDestroy)
+    X(GraphDestroy, "cuGraphDestroy", cuGraphDestroy)                               \
+    X(GraphExecUpdate, "cuGraphExecUpdate_v2", cuGraphExecUpdate)
 
 #define RT_LT_FUNCS(X)                                                                                            \
     X(Create, "cublasLtCreate", cublasLtCreate)                                                                   \

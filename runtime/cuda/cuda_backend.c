@@ -87,6 +87,7 @@ void rt_cuda_destroy(rt_cuda *c) {
         rt_cuda_free(c, c->workspace);
         for (uint32_t i = 0; i < c->n_graphs; i++)
             if (c->graph_cache[i].exec) rt_cu.GraphExecDestroy(c->graph_cache[i].exec);
+        if (c->capture) rt_cu.StreamDestroy(c->capture);
         if (c->error_host) rt_cu.MemFreeHost(c->error_host);
         if (c->error_event) rt_cu.EventDestroy(c->error_event);
         if (c->module) rt_cu.ModuleUnload(c->module);
@@ -156,6 +157,7 @@ symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc,
     if (!c) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
     c->e = e;
     c->dev = dev;
+    c->graphs = 1;
     if (dev_alloc) c->alloc = *dev_alloc;
     for (uint32_t i = 0; i < e->n_steps; i++)
         if (e->steps[i].kind == RT_STEP_KERNEL && e->steps[i].n_args > c->max_args) c->max_args = e->steps[i].n_args;
@@ -335,8 +337,11 @@ symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed,
     if (st) return st;
     if ((st = rt_cuda_check_run(c, 0, err))) return st;
     if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
-    if (c->graphs && !c->graphs_broken && stream) st = run_graph(c, slots, addr, stream, err);
-    else st = run_steps(c, slots, addr, stream, err);
+    if (c->graphs) st = run_graph(c, slots, addr, stream, err);
+    else {
+        c->graph_stats.plain++;
+        st = run_steps(c, slots, addr, stream, err);
+    }
     if (st) return st;
     /* what the kernels flagged comes back with the run; read at the next call */
     if (c->error_word && !c->error_pending) {
@@ -463,67 +468,131 @@ static uint64_t hash_words(const uint64_t *w, size_t n) {
     return h;
 }
 
-/* The graph for this key: replayed when captured, captured on the second
- * sight, run plainly on the first. A capture that fails (a library call that
- * cannot be captured) turns graphs off for this context and runs plainly. */
-static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err) {
-    const rt_engine *e = c->e;
-    size_t len = (size_t)e->num_slots + e->n_tensors + 2;
-    if (!c->graph_key && !(c->graph_key = malloc(len * sizeof *c->graph_key)))
-        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory keying a CUDA graph");
-    uint64_t *key = c->graph_key;
-    for (uint32_t i = 0; i < e->num_slots; i++) key[i] = (uint64_t)slots[i];
-    for (uint32_t t = 0; t < e->n_tensors; t++) key[e->num_slots + t] = (uint64_t)c->ptr[t];
-    key[len - 2] = (uint64_t)(uintptr_t)stream;
-    key[len - 1] = c->memory_gen;
-    uint64_t h = hash_words(key, len);
-    rt_graph_entry *g = NULL;
-    for (uint32_t i = 0; i < c->n_graphs && !g; i++)
-        if (c->graph_cache[i].hash == h && c->graph_cache[i].key_len == len &&
-            !memcmp(c->graph_cache[i].key, key, len * sizeof *key))
-            g = &c->graph_cache[i];
-    c->graph_clock++;
-    if (g) {
-        g->used = c->graph_clock;
-        if (g->captured) return RT_CU(err, GraphLaunch, (g->exec, stream));
-        /* second sight: capture, instantiate, launch */
-        symc_status st = RT_CU(err, StreamBeginCapture, (stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
-        if (st) goto broken;
-        symc_status run = run_steps(c, slots, addr, stream, err);
-        CUgraph graph = NULL;
-        CUresult end = rt_cu.StreamEndCapture(stream, &graph);
-        if (run || end != CUDA_SUCCESS || !graph) {
-            if (graph) rt_cu.GraphDestroy(graph);
-            goto broken;
+/* Captures every step on the context's own stream into a graph and installs
+ * it in entry g: updated in place when g already holds an instantiated graph
+ * of the same topology, else instantiated anew. Nothing runs. */
+static symc_status capture_into(rt_cuda *c, rt_graph_entry *g, const int64_t *slots, void *const *addr,
+                                symc_error *err) {
+    symc_status st = SYMC_OK;
+    if (!c->capture && (st = RT_CU(err, StreamCreate, (&c->capture, CU_STREAM_NON_BLOCKING)))) return st;
+    if ((st = RT_CU(err, StreamBeginCapture, (c->capture, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)))) return st;
+    symc_status run = run_steps(c, slots, addr, c->capture, err);
+    CUgraph graph = NULL;
+    CUresult end = rt_cu.StreamEndCapture(c->capture, &graph);
+    if (run || end != CUDA_SUCCESS || !graph) {
+        if (graph) rt_cu.GraphDestroy(graph);
+        return run ? run : rt_cu_ck(end, "cuStreamEndCapture", __FILE__, __LINE__, err);
+    }
+    if (g->exec) {
+        CUgraphExecUpdateResultInfo info;
+        if (rt_cu.GraphExecUpdate(g->exec, graph, &info) == CUDA_SUCCESS) {
+            rt_cu.GraphDestroy(graph);
+            c->graph_stats.updates++;
+            return SYMC_OK;
         }
-        CUresult inst = rt_cu.GraphInstantiate(&g->exec, graph, 0);
-        rt_cu.GraphDestroy(graph);
-        if (inst != CUDA_SUCCESS) goto broken;
-        g->captured = 1;
-        return RT_CU(err, GraphLaunch, (g->exec, stream));
-    broken:
-        c->graphs_broken = 1;
-        return run_steps(c, slots, addr, stream, err);
+        rt_cu.GraphExecDestroy(g->exec);
+        g->exec = NULL;
     }
-    /* first sight: remember the key (evicting the least recently used) */
+    st = RT_CU(err, GraphInstantiate, (&g->exec, graph, 0));
+    rt_cu.GraphDestroy(graph);
+    if (!st) c->graph_stats.captures++;
+    return st;
+}
+
+/* An entry for a new key: a free one, else the least recently used (its
+ * graph kept, for capture_into to update). */
+static rt_graph_entry *new_entry(rt_cuda *c, uint64_t h, uint64_t *key, size_t len, symc_error *err) {
     if (!c->graph_cache && !(c->graph_cache = calloc(RT_GRAPH_CACHE, sizeof *c->graph_cache))) {
-        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the CUDA graph cache");
+        symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the CUDA graph cache");
+        return NULL;
     }
+    rt_graph_entry *g;
+    CUgraphExec keep = NULL;
     if (c->n_graphs < RT_GRAPH_CACHE) g = &c->graph_cache[c->n_graphs++];
     else {
         g = &c->graph_cache[0];
         for (uint32_t i = 1; i < c->n_graphs; i++)
             if (c->graph_cache[i].used < g->used) g = &c->graph_cache[i];
-        if (g->exec) rt_cu.GraphExecDestroy(g->exec);
+        keep = g->exec;
         free(g->key);
     }
-    *g = (rt_graph_entry){h, key, len, NULL, 0, c->graph_clock};
+    *g = (rt_graph_entry){h, key, len, keep, RT_GRAPH_SEEN, c->graph_clock};
     c->graph_key = NULL; /* the entry owns it now */
+    return g;
+}
+
+/* The graph for this key: replayed when captured. A key seen for the first
+ * time runs plainly, unless a graph of the same shapes (slots and memory
+ * generation) exists: then only pointers changed, every workspace is sized,
+ * and it is captured at once. The second sight captures. A key whose
+ * capture fails (a library call that cannot be captured) runs plainly from
+ * then on; graphs stay on for the others. The graph runs on the caller's
+ * stream, whatever it is. */
+static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err) {
+    const rt_engine *e = c->e;
+    size_t len = (size_t)e->num_slots + e->n_tensors + 1;
+    if (!c->graph_key && !(c->graph_key = malloc(len * sizeof *c->graph_key)))
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory keying a CUDA graph");
+    uint64_t *key = c->graph_key;
+    for (uint32_t i = 0; i < e->num_slots; i++) key[i] = (uint64_t)slots[i];
+    for (uint32_t t = 0; t < e->n_tensors; t++) key[e->num_slots + t] = (uint64_t)c->ptr[t];
+    key[len - 1] = c->memory_gen;
+    uint64_t h = hash_words(key, len);
+    rt_graph_entry *g = NULL;
+    int same_shape = 0;
+    for (uint32_t i = 0; i < c->n_graphs && !g; i++) {
+        rt_graph_entry *x = &c->graph_cache[i];
+        if (x->hash == h && x->key_len == len && !memcmp(x->key, key, len * sizeof *key)) g = x;
+        else if (x->state == RT_GRAPH_CAPTURED && x->key_len == len && x->key[len - 1] == key[len - 1] &&
+                 !memcmp(x->key, key, e->num_slots * sizeof *key))
+            same_shape = 1;
+    }
+    c->graph_clock++;
+    if (g) {
+        g->used = c->graph_clock;
+        if (g->state == RT_GRAPH_CAPTURED) {
+            c->graph_stats.replays++;
+            return RT_CU(err, GraphLaunch, (g->exec, stream));
+        }
+        if (g->state == RT_GRAPH_FAILED) {
+            c->graph_stats.plain++;
+            return run_steps(c, slots, addr, stream, err);
+        }
+    } else {
+        if (!(g = new_entry(c, h, key, len, err))) return SYMC_ERR_NOMEM;
+        if (!same_shape) { /* first sight of these shapes */
+            c->graph_stats.plain++;
+            symc_status st = run_steps(c, slots, addr, stream, err);
+            /* the run may have grown a library workspace (allocated at first use): the
+             * key to expect next time has the generation after it */
+            if (g->key[len - 1] != c->memory_gen) {
+                g->key[len - 1] = c->memory_gen;
+                g->hash = hash_words(g->key, len);
+            }
+            return st;
+        }
+    }
+    if (capture_into(c, g, slots, addr, err) == SYMC_OK) {
+        g->state = RT_GRAPH_CAPTURED;
+        c->graph_stats.replays++;
+        return RT_CU(err, GraphLaunch, (g->exec, stream));
+    }
+    /* plain from now on for this key; the plain run reports a real error */
+    g->state = RT_GRAPH_FAILED;
+    if (g->exec) rt_cu.GraphExecDestroy(g->exec);
+    g->exec = NULL;
+    c->graph_stats.failed++;
+    c->graph_stats.plain++;
     return run_steps(c, slots, addr, stream, err);
 }
 
 void rt_cuda_set_graphs(rt_cuda *c, int on) {
     if (c) c->graphs = on != 0;
+}
+
+symrt_graph_stats rt_cuda_graph_stats(const rt_cuda *c) {
+    symrt_graph_stats z = {0};
+    return c ? c->graph_stats : z;
 }
 
 symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err) {
@@ -598,6 +667,7 @@ static symc_status b_enqueue(void *state, const int64_t *slots, int shape_change
 }
 static symc_status b_check_run(void *state, symc_error *err) { return rt_cuda_check_run(state, 1, err); }
 static void b_set_graphs(void *state, int on) { rt_cuda_set_graphs(state, on); }
+static symrt_graph_stats b_graph_stats(void *state) { return rt_cuda_graph_stats(state); }
 static symc_status b_profile(void *state, const int64_t *slots, int shape_changed, void *const *addr, void *stream,
                              symrt_step_profile *out, uint32_t cap, uint32_t *n_steps, symc_error *err) {
     return rt_cuda_profile(state, slots, shape_changed, addr, stream, out, cap, n_steps, err);
@@ -612,5 +682,6 @@ const rt_backend rt_cuda_backend = {
     .enqueue = b_enqueue,
     .check_run = b_check_run,
     .set_graphs = b_set_graphs,
+    .graph_stats = b_graph_stats,
     .profile = b_profile,
 };

@@ -88,8 +88,10 @@ symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed,
  * out[0..min(cap, steps)) gets each step's time and what it ran. */
 symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, void *stream,
                             symrt_step_profile *out, uint32_t cap, uint32_t *n_steps, symc_error *err);
-/* CUDA graphs per shape key (off by default): see symrt_context_set_cuda_graphs. */
+/* CUDA graphs per shape key (on by default): see symrt_context_set_cuda_graphs. */
 void rt_cuda_set_graphs(rt_cuda *c, int on);
+/* What the graphs did so far (symrt_context_graph_stats). */
+symrt_graph_stats rt_cuda_graph_stats(const rt_cuda *c);
 /* Bad data the kernels of an earlier run found (gather indices out of range,
  * integer division by zero), which a kernel cannot stop on: wait = 0 reports
  * it only when that run has finished (the next enqueue calls this); wait = 1

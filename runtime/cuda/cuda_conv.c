@@ -12,18 +12,22 @@
  *
  * Bias with ReLU is one fused cudnnConvolutionBiasActivationForward, with a
  * residual z (the step's fifth tensor: an add the fuse pass claimed between
- * the bias and the ReLU) as its alpha2 * z term; if the chosen algorithm
- * cannot fuse, IMPLICIT_PRECOMP_GEMM (which always can) is tried, then the
- * separate calls (forward, AddTensor z, AddTensor bias, ActivationForward).
- * Bias alone is cudnnConvolutionForward followed by cudnnAddTensor (z too),
- * which is valid with every algorithm.
+ * the bias and the ReLU) as its alpha2 * z term; if the heuristic's
+ * algorithm cannot fuse, IMPLICIT_PRECOMP_GEMM (which always can) is tried,
+ * then the separate calls (forward, AddTensor z, AddTensor bias,
+ * ActivationForward). A tuned algorithm that cannot fuse goes straight to
+ * the separate calls: that is how the tuner timed it. Bias alone is
+ * cudnnConvolutionForward followed by cudnnAddTensor (z too), valid with
+ * every algorithm.
  *
  * Descriptors and the algorithm are cached per step and shape: the tuned id
- * of the entry rt_tune_pick (runtime/cuda/tune.h) chooses for N, H and W (the
- * nearest within 2x in each, or between two entries that agree), else the
- * first answer of cudnnGetConvolutionForwardAlgorithm_v7 that succeeds with
- * a workspace under the cap. The cuDNN workspace is per context and
- * grow-only. */
+ * of the nearest entry for N, H and W (rt_tune_order, runtime/cuda/tune.h)
+ * whose workspace fits, else the first answer of
+ * cudnnGetConvolutionForwardAlgorithm_v7 that succeeds with a workspace
+ * under the cap. The build-time tuner lists the heuristic's algorithms
+ * (rt_conv_candidates) and times each in this very call with the algorithm
+ * forced (rt_cuda.force), fused epilogue and residual included. The cuDNN
+ * workspace is per context and grow-only. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +54,8 @@ typedef struct conv_entry {
     cudnnActivationDescriptor_t act;
     cudnnConvolutionFwdAlgo_t algo;
     size_t ws;
-    int split; /* the fused bias+ReLU call was not supported: forward, AddTensor, ActivationForward */
+    int split;       /* the fused bias+ReLU call was not supported: forward, AddTensor, ActivationForward */
+    int from_tuning; /* algo is a build-time tuning choice: timed as it runs, split or not */
 } conv_entry;
 
 struct rt_conv_state {
@@ -197,6 +202,40 @@ symc_status rt_conv_sizes(const rt_engine *e, uint32_t step, const int64_t *slot
     return SYMC_OK;
 }
 
+/* What a CONV step computes at these slots, as bytes: equal bytes are the
+ * same cuDNN problem (sizes, attributes, dtype, precision, fused epilogue
+ * and residual), whichever step or model asks. The tuner times each once. */
+symc_status rt_conv_signature(const rt_engine *e, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap,
+                              size_t *len, symc_error *err) {
+    conv_problem p;
+    symc_status st = plan(e, step, slots, &p, err);
+    if (st) return st;
+    struct {
+        conv_key key;
+        int64_t strides[2], pads[4], dil[2], group;
+        int32_t dt;
+        uint8_t kind, precision, epilogue, bias, z, pad[3];
+    } sig;
+    memset(&sig, 0, sizeof sig);
+    const rt_step *s = &e->steps[step];
+    sig.key = p.key;
+    memcpy(sig.strides, p.strides, sizeof sig.strides);
+    memcpy(sig.pads, p.pads, sizeof sig.pads);
+    memcpy(sig.dil, p.dil, sizeof sig.dil);
+    sig.group = p.group;
+    sig.dt = (int32_t)p.dt;
+    sig.kind = RT_STEP_CONV;
+    sig.precision = s->precision;
+    sig.epilogue = s->epilogue;
+    sig.bias = p.bias != RT_NONE;
+    sig.z = p.z != RT_NONE;
+    if (cap < sizeof sig)
+        return symc_error_setf(err, SYMC_ERR_INTERNAL, "a convolution signature needs %zu bytes", sizeof sig);
+    memcpy(buf, &sig, sizeof sig);
+    *len = sizeof sig;
+    return SYMC_OK;
+}
+
 /* ---- state --------------------------------------------------------------------- */
 
 symc_status rt_conv_create(rt_cuda *c, symc_error *err) {
@@ -284,11 +323,12 @@ static symc_status make_descs(const rt_step *s, const conv_problem *p, conv_entr
 
 static symc_status choose_algo(rt_conv_state *g, const rt_step *s, const conv_problem *p, conv_entry *en,
                                symc_error *err) {
-    int32_t id;
     const int64_t sizes[4] = {p->key.n, p->key.h, p->key.w, 0};
-    int pick = rt_tune_pick(s->tuned, s->n_tuned, sizes, RT_CONV_ALGO_SIZE);
-    if (pick >= 0) {
-        memcpy(&id, s->tuned[pick].algo, sizeof id);
+    int order[RT_TUNE_ORDER_MAX];
+    uint32_t nt = rt_tune_order(s->tuned, s->n_tuned, sizes, RT_CONV_ALGO_SIZE, order, RT_TUNE_ORDER_MAX);
+    for (uint32_t i = 0; i < nt; i++) {
+        int32_t id;
+        memcpy(&id, s->tuned[order[i]].algo, sizeof id);
         size_t ws = 0;
         if (id >= 0 && id < CUDNN_CONVOLUTION_FWD_ALGO_COUNT &&
             rt_dnn.GetConvolutionForwardWorkspaceSize(g->h, en->x, en->w, en->conv, en->y,
@@ -296,6 +336,7 @@ static symc_status choose_algo(rt_conv_state *g, const rt_step *s, const conv_pr
             ws <= CONV_WORKSPACE_CAP) {
             en->algo = (cudnnConvolutionFwdAlgo_t)id;
             en->ws = ws;
+            en->from_tuning = 1;
             return SYMC_OK;
         }
     }
@@ -370,7 +411,22 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
                                s->epilogue == RT_EPI_GELU ? "GELU" : "ReLU without a bias");
     conv_entry *en;
     if ((st = find_entry(c, step, &p, &en, err))) goto fail;
-    if ((st = ensure_ws(c, en->ws, err))) goto fail;
+    /* the tuner's forced algorithm, else the entry's */
+    int forced = c->force.algo && c->force.step == step;
+    cudnnConvolutionFwdAlgo_t algo = en->algo;
+    size_t ws = en->ws;
+    if (forced) {
+        int32_t id;
+        memcpy(&id, c->force.algo, sizeof id);
+        if (id < 0 || id >= CUDNN_CONVOLUTION_FWD_ALGO_COUNT) {
+            st = symc_error_setf(err, SYMC_ERR_INVALID_ARG, "cuDNN algorithm %d does not exist", (int)id);
+            goto fail;
+        }
+        algo = (cudnnConvolutionFwdAlgo_t)id;
+        if ((st = RT_DNN(err, GetConvolutionForwardWorkspaceSize, (g->h, en->x, en->w, en->conv, en->y, algo, &ws))))
+            goto fail;
+    }
+    if ((st = ensure_ws(c, ws, err))) goto fail;
     if ((st = RT_DNN(err, SetStream, (g->h, stream)))) goto fail;
     const float one = 1.0f, zero = 0.0f;
     void *x = dp(c->ptr[p.x]), *w = dp(c->ptr[p.w]), *y = dp(c->ptr[p.y]);
@@ -378,22 +434,27 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
     if (s->epilogue == RT_EPI_RELU) {
         void *b = dp(c->ptr[p.bias]);
         /* y = relu(conv(x) + 1 * z + bias) */
-        cudnnStatus_t r = rt_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, en->algo,
-                                                                  dp(g->ws), en->ws, z ? &one : &zero, en->y, z ? z : y,
-                                                                  en->bias, b, en->act, en->y, y);
-        if (r == CUDNN_STATUS_NOT_SUPPORTED && en->algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) {
-            /* the one algorithm documented to fuse every activation */
-            size_t ws = 0;
+        cudnnStatus_t r = CUDNN_STATUS_NOT_SUPPORTED;
+        int split = !forced && en->split;
+        if (!split)
+            r = rt_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(g->ws), ws,
+                                                        z ? &one : &zero, en->y, z ? z : y, en->bias, b, en->act, en->y,
+                                                        y);
+        if (r == CUDNN_STATUS_NOT_SUPPORTED && !split && !forced && !en->from_tuning &&
+            algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) {
+            /* the heuristic's choice does not fuse: the one algorithm documented to fuse
+             * every activation (a tuned choice was timed as it runs, split or not) */
+            size_t pws = 0;
             if ((st = RT_DNN(
                      err, GetConvolutionForwardWorkspaceSize,
-                     (g->h, en->x, en->w, en->conv, en->y, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws))))
+                     (g->h, en->x, en->w, en->conv, en->y, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &pws))))
                 goto fail;
-            if ((st = ensure_ws(c, ws, err))) goto fail;
-            en->algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
-            en->ws = ws;
-            r = rt_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws),
-                                                        en->ws, z ? &one : &zero, en->y, z ? z : y, en->bias, b,
-                                                        en->act, en->y, y);
+            if ((st = ensure_ws(c, pws, err))) goto fail;
+            en->algo = algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+            en->ws = ws = pws;
+            r = rt_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(g->ws), ws,
+                                                        z ? &one : &zero, en->y, z ? z : y, en->bias, b, en->act, en->y,
+                                                        y);
         }
         if (r == CUDNN_STATUS_SUCCESS) return SYMC_OK;
         if (r != CUDNN_STATUS_NOT_SUPPORTED) {
@@ -402,9 +463,9 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
         }
         /* no fused kernel for this configuration (some half-storage
          * shapes): the three calls, each valid with every algorithm */
-        en->split = 1;
+        if (!forced) en->split = 1;
         if ((st = RT_DNN(err, ConvolutionForward,
-                         (g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws), en->ws, &zero, en->y, y))))
+                         (g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(g->ws), ws, &zero, en->y, y))))
             goto fail;
         if (z && (st = RT_DNN(err, AddTensor, (g->h, &one, en->y, z, &one, en->y, y)))) goto fail;
         if ((st = RT_DNN(err, AddTensor, (g->h, &one, en->bias, b, &one, en->y, y)))) goto fail;
@@ -412,7 +473,7 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
         return SYMC_OK;
     }
     if ((st = RT_DNN(err, ConvolutionForward,
-                     (g->h, &one, en->x, x, en->w, w, en->conv, en->algo, dp(g->ws), en->ws, &zero, en->y, y))))
+                     (g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(g->ws), ws, &zero, en->y, y))))
         goto fail;
     if (z && (st = RT_DNN(err, AddTensor, (g->h, &one, en->y, z, &one, en->y, y)))) goto fail;
     if (p.bias != RT_NONE && (st = RT_DNN(err, AddTensor, (g->h, &one, en->bias, dp(c->ptr[p.bias]), &one, en->y, y))))
@@ -425,38 +486,27 @@ fail:
     return st;
 }
 
-symc_status rt_conv_find(rt_cuda *c, uint32_t step, const int64_t *slots, int32_t *algo, float *ms, int *n_tried,
-                         symc_error *err) {
+symc_status rt_conv_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, int32_t *ids, int cap, int *n,
+                               symc_error *err) {
     const rt_step *s = &c->e->steps[step];
     rt_conv_state *g = c->conv;
-    *algo = -1;
-    *ms = 0;
-    *n_tried = 0;
+    *n = 0;
     conv_problem p;
     symc_status st = plan(c->e, step, slots, &p, err);
     if (st || p.empty) return st;
     conv_entry *en;
     if ((st = find_entry(c, step, &p, &en, err))) goto fail;
-    /* let Find try algorithms with large workspaces, up to the cap */
-    size_t ws = en->ws > ((size_t)256 << 20) ? en->ws : ((size_t)256 << 20);
-    if ((st = ensure_ws(c, ws, err))) goto fail;
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    int n = 0;
-    if ((st = RT_DNN(err, SetStream, (g->h, NULL)))) goto fail;
-    if ((st = RT_DNN(err, FindConvolutionForwardAlgorithmEx,
-                     (g->h, en->x, dp(c->ptr[p.x]), en->w, dp(c->ptr[p.w]), en->conv, en->y, dp(c->ptr[p.y]),
-                      CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf, dp(g->ws), g->ws_size))))
+    int got = 0;
+    if ((st = RT_DNN(err, GetConvolutionForwardAlgorithm_v7,
+                     (g->h, en->x, en->w, en->conv, en->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf))))
         goto fail;
-    *n_tried = n;
-    for (int i = 0; i < n; i++) /* sorted by time */
-        if (perf[i].status == CUDNN_STATUS_SUCCESS) {
-            *algo = (int32_t)perf[i].algo;
-            *ms = perf[i].time;
-            return SYMC_OK;
-        }
-    st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "no cuDNN algorithm succeeded");
+    for (int i = 0; i < got && *n < cap; i++) /* ranked by the heuristic */
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= CONV_WORKSPACE_CAP)
+            ids[(*n)++] = (int32_t)perf[i].algo;
+    return SYMC_OK;
 fail:
-    symc_error_prefix(err, "node '%s': finding a convolution algorithm", rt_cuda_node_name(c->e, s));
+    symc_error_prefix(err, "node '%s': listing convolution algorithms", rt_cuda_node_name(c->e, s));
     return st;
 }
 

@@ -34,11 +34,11 @@
  *
  * Descriptors and the algorithm are cached per step and problem key (sizes,
  * strides, alignment), so steady-state enqueues only set the bias pointer
- * and call cublasLtMatmul. The algorithm is the step's tuned entry that
- * rt_tune_pick (runtime/cuda/tune.h) chooses for the sizes (the nearest one
- * within 2x in every size, or between two entries that agree), when the
- * pointers are aligned as it needs and cublasLtMatmulAlgoCheck accepts it;
- * otherwise the heuristic's first answer for this key. Either way it is
+ * and call cublasLtMatmul. The algorithm is the step's tuned entry nearest
+ * the sizes (rt_tune_order, runtime/cuda/tune.h: the tuned points cover the
+ * declared box) whose alignment the pointers meet and which
+ * cublasLtMatmulAlgoCheck accepts, the next nearest if not; the heuristic's
+ * first answer for this key when none does. Either way it is
  * chosen once per key and cached; nothing is allocated on the hot path. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -575,23 +575,27 @@ static symc_status make_call(rt_gemm_state *g, const rt_step *s, symc_dtype dt, 
     return st;
 }
 
-/* The tuned algorithm rt_tune_pick chooses for these sizes, when there is
- * one and it accepts this problem's alignment and descriptors. */
+/* The nearest tuned algorithm for these sizes (rt_tune_order) that accepts
+ * this problem's alignment and descriptors; the next nearest when it does
+ * not. */
 static int use_tuned(rt_gemm_state *g, const rt_step *s, const gemm_problem *p, gemm_entry *en) {
     const int64_t sizes[4] = {p->m, p->n, p->k, p->batch};
-    int pick = rt_tune_pick(s->tuned, s->n_tuned, sizes, RT_GEMM_ALGO_SIZE);
-    if (pick < 0) return 0;
-    cublasLtMatmulAlgo_t algo;
-    memcpy(&algo, s->tuned[pick].algo, sizeof algo);
-    if (!algo_alignment_ok(&algo, en->key.align)) return 0;
-    cublasLtMatmulHeuristicResult_t res;
-    memset(&res, 0, sizeof res);
-    if (rt_lt.MatmulAlgoCheck(g->h, en->op, en->la, en->lb, en->ld, en->ld, &algo, &res) != CUBLAS_STATUS_SUCCESS ||
-        res.workspaceSize > GEMM_WORKSPACE)
-        return 0;
-    en->algo = algo;
-    en->ws = res.workspaceSize;
-    return 1;
+    int order[RT_TUNE_ORDER_MAX];
+    uint32_t n = rt_tune_order(s->tuned, s->n_tuned, sizes, RT_GEMM_ALGO_SIZE, order, RT_TUNE_ORDER_MAX);
+    for (uint32_t i = 0; i < n; i++) {
+        cublasLtMatmulAlgo_t algo;
+        memcpy(&algo, s->tuned[order[i]].algo, sizeof algo);
+        if (!algo_alignment_ok(&algo, en->key.align)) continue;
+        cublasLtMatmulHeuristicResult_t res;
+        memset(&res, 0, sizeof res);
+        if (rt_lt.MatmulAlgoCheck(g->h, en->op, en->la, en->lb, en->ld, en->ld, &algo, &res) != CUBLAS_STATUS_SUCCESS ||
+            res.workspaceSize > GEMM_WORKSPACE)
+            continue;
+        en->algo = algo;
+        en->ws = res.workspaceSize;
+        return 1;
+    }
+    return 0;
 }
 
 static uint32_t align_of(uint32_t align, uint64_t v) {
@@ -864,6 +868,47 @@ symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, 
     for (int i = 0; i < *n; i++)
         if (res[i].state == CUBLAS_STATUS_SUCCESS) algos[kept++] = res[i].algo;
     *n = kept;
+    return SYMC_OK;
+}
+
+/* What a GEMM step computes at these slots with the tensors bound in
+ * c->ptr, as bytes: equal bytes are the same cuBLASLt problem (the call's
+ * key: sizes, leading dims, strides, transposes, bias, C, alignment; dtype,
+ * precision, epilogue, alpha and beta, and the loop over a mixed batch),
+ * whichever step asks. The tuner times each once. */
+symc_status rt_gemm_signature(rt_cuda *c, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap, size_t *len,
+                              symc_error *err) {
+    const rt_step *s = &c->e->steps[step];
+    gemm_problem p;
+    symc_status st = plan(c->e, step, slots, &p, err);
+    if (st) return st;
+    int k0 = p.k == 0;
+    CUdeviceptr pa = c->ptr[p.ta_t], pb = c->ptr[p.tb_t], pd = c->ptr[p.td_t];
+    CUdeviceptr pc = p.tc_t != RT_NONE && s->beta != 0.0f ? c->ptr[p.tc_t] : pd;
+    CUdeviceptr pbias = p.tbias_t != RT_NONE ? c->ptr[p.tbias_t] : pd;
+    const CUdeviceptr ptrs[5] = {pa, pb, pc, pd, pbias};
+    struct {
+        gemm_key key;
+        int64_t batch;
+        float alpha, beta;
+        int32_t dt;
+        uint8_t kind, precision, epilogue, loop, k0, pad[3];
+    } sig;
+    memset(&sig, 0, sizeof sig);
+    key_of(s, &p, ptrs, k0, &sig.key);
+    sig.batch = p.batch;
+    sig.alpha = s->alpha;
+    sig.beta = s->beta;
+    sig.dt = (int32_t)p.dt;
+    sig.kind = RT_STEP_GEMM;
+    sig.precision = s->precision;
+    sig.epilogue = s->epilogue;
+    sig.loop = (uint8_t)p.loop;
+    sig.k0 = (uint8_t)k0;
+    if (cap < sizeof sig)
+        return symc_error_setf(err, SYMC_ERR_INTERNAL, "a GEMM signature needs %zu bytes", sizeof sig);
+    memcpy(buf, &sig, sizeof sig);
+    *len = sizeof sig;
     return SYMC_OK;
 }
 

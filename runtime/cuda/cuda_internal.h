@@ -15,6 +15,13 @@ typedef struct rt_gemm_state rt_gemm_state; /* cuda_gemm.c */
 typedef struct rt_conv_state
     rt_conv_state; /* "cuBLASLt f16 m x n x k (batch b) + bias, relu" for a GEMM step at these slots */
 void rt_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap);
+/* The problem a library step solves at these slots (the tensors bound in
+ * c->ptr for a GEMM's alignment) as bytes into buf (*len of them): equal
+ * bytes, equal problem. */
+symc_status rt_gemm_signature(rt_cuda *c, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap, size_t *len,
+                              symc_error *err);
+symc_status rt_conv_signature(const rt_engine *e, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap,
+                              size_t *len, symc_error *err);
 
 /* cuda_conv.c */
 
@@ -49,32 +56,41 @@ struct rt_cuda {
     /* bad data a kernel found (an index out of range, an integer division by
      * zero): the module's `sc_error` word pair {code, node}, copied after
      * each run into pinned memory and read once `error_event` has passed */
-    /* CUDA graphs (opt-in): one instantiated graph per key = the slots, the
-     * pointer of every tensor, the stream and the memory generation; a key is
-     * captured the second time it is seen (the first run sizes every
-     * workspace and fills the library caches, none of which may happen
-     * inside a capture) */
+    /* CUDA graphs (on unless symrt_context_set_cuda_graphs turns them off):
+     * one instantiated graph per key = the slots, the pointer of every
+     * tensor and the memory generation. Graphs are captured on a stream the
+     * context owns and launched on the caller's, so any stream works, the
+     * legacy default stream included (capturing there is illegal). A new
+     * shape runs plainly the first time (that run sizes every workspace and
+     * fills the library caches, none of which may happen inside a capture)
+     * and is captured the second; a new key whose shape is already captured
+     * (only pointers changed) is captured at once. When the cache is full the
+     * least recently used graph is updated in place (cuGraphExecUpdate) if
+     * the new capture has its topology, else replaced. A key whose capture
+     * fails runs plainly from then on; other keys still try. */
     int graphs;          /* enabled */
-    int graphs_broken;   /* a capture failed: plain launches from now on */
+    CUstream capture;    /* the context's own stream for captures (created on first use) */
     uint64_t memory_gen; /* bumped whenever a workspace is reallocated */
     struct rt_graph_entry *graph_cache;
     uint32_t n_graphs;
     uint64_t graph_clock;
     uint64_t *graph_key; /* scratch for this call's key; a new cache entry takes it over, so a
                                 replayed shape allocates nothing */
+    symrt_graph_stats graph_stats;
     CUdeviceptr error_word;
     uint32_t *error_host;
     CUevent error_event;
     int error_pending;
 };
 
+enum { RT_GRAPH_SEEN, RT_GRAPH_CAPTURED, RT_GRAPH_FAILED };
 #define RT_GRAPH_CACHE 8
 typedef struct rt_graph_entry {
     uint64_t hash;
-    uint64_t *key; /* slots, then tensor pointers, then stream and memory generation */
+    uint64_t *key; /* slots, then tensor pointers, then the memory generation */
     size_t key_len;
     CUgraphExec exec;
-    int captured;  /* 0: seen once, run plainly */
+    int state;     /* RT_GRAPH_SEEN, RT_GRAPH_CAPTURED or RT_GRAPH_FAILED */
     uint64_t used; /* for least-recently-used eviction */
 } rt_graph_entry;
 
@@ -97,15 +113,22 @@ symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, 
 
 /* "cuBLASLt f16 m x n x k (batch b) + bias, relu" for a GEMM step at these slots */
 void rt_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap);
+/* The problem a library step solves at these slots (the tensors bound in
+ * c->ptr for a GEMM's alignment) as bytes into buf (*len of them): equal
+ * bytes, equal problem. */
+symc_status rt_gemm_signature(rt_cuda *c, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap, size_t *len,
+                              symc_error *err);
+symc_status rt_conv_signature(const rt_engine *e, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap,
+                              size_t *len, symc_error *err);
 
 /* cuda_conv.c */
 symc_status rt_conv_create(rt_cuda *c, symc_error *err);
 void rt_conv_destroy(rt_cuda *c);
 symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err);
-/* Times cuDNN's algorithms for a CONV step with cudnnFindConvolutionForwardAlgorithmEx
- * (on the tensors bound in c->ptr); the fastest that succeeded. */
-symc_status rt_conv_find(rt_cuda *c, uint32_t step, const int64_t *slots, int32_t *algo, float *ms, int *n_tried,
-                         symc_error *err);
+/* Up to `cap` of cuDNN's algorithm ids for a CONV step at these slots that
+ * the heuristic says run with a workspace under the cap, ranked. */
+symc_status rt_conv_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, int32_t *ids, int cap, int *n,
+                               symc_error *err);
 
 /* "cuDNN f16 x=[n, c, h, w] w=[o, c/g, kh, kw] g, algo N (name), fused bias+ReLU" for a
  * CONV step at these slots: the algorithm its cache holds for that shape */

@@ -8,12 +8,14 @@
  * GEMM path (rt_gemm_run, on the tensors the run bound) with the algorithm
  * forced through rt_cuda.force, which cuda_gemm.c honours for that step
  * only; the force is cleared before returning, so the rt_cuda is never left
- * in a state an enqueue would not expect. Candidates come from
- * rt_gemm_candidates, a CONV search from rt_conv_find. Algorithms are
- * copied into a local cublasLtMatmulAlgo_t both ways: the caller's bytes
- * carry no alignment. */
+ * in a state an enqueue would not expect. A CONV step likewise, through
+ * rt_conv_run with a cuDNN algorithm id forced: the fused call with its
+ * bias, activation and residual, as an enqueue runs it. Candidates come from
+ * rt_gemm_candidates and rt_conv_candidates. Algorithms are copied into
+ * local variables both ways: the caller's bytes carry no alignment. */
 #include "runtime/cuda/cuda_tuning.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +72,7 @@ symc_status rt_cuda_tuning_create(const rt_engine *e, rt_cuda_tuning **out, symc
     symc_status st = SYMC_OK;
     if (!s || !s->slots || !s->addr || !s->bufs) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
     if (!st) st = rt_cuda_create(e, NULL, &s->c, err);
+    if (!st) rt_cuda_set_graphs(s->c, 0); /* forced algorithms change what runs, not the graph key */
     if (!st) st = RT_CU(err, EventCreate, (&s->ev[0], CU_EVENT_DEFAULT));
     if (!st) st = RT_CU(err, EventCreate, (&s->ev[1], CU_EVENT_DEFAULT));
     if (st) {
@@ -142,39 +145,49 @@ symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, const int64_t *slots, uint64_t
     return RT_CU(err, CtxSynchronize, ());
 }
 
-static symc_status check_step(const rt_cuda_tuning *s, uint32_t step, uint8_t kind, symc_error *err) {
-    if (step >= s->e->n_steps || s->e->steps[step].kind != kind)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "tuning: step %u is not a %s step", step,
-                               kind == RT_STEP_GEMM ? "GEMM" : "CONV");
+static symc_status check_step(const rt_cuda_tuning *s, uint32_t step, symc_error *err) {
+    if (step >= s->e->n_steps || (s->e->steps[step].kind != RT_STEP_GEMM && s->e->steps[step].kind != RT_STEP_CONV))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "tuning: step %u is not a library step", step);
     return SYMC_OK;
 }
 
-symc_status rt_cuda_tuning_gemm_candidates(rt_cuda_tuning *s, uint32_t step, uint8_t *algos, int cap, int *n,
-                                           symc_error *err) {
+symc_status rt_cuda_tuning_candidates(rt_cuda_tuning *s, uint32_t step, uint8_t *algos, int cap, int *n,
+                                      uint32_t *algo_size, symc_error *err) {
     *n = 0;
-    symc_status st = check_step(s, step, RT_STEP_GEMM, err);
+    symc_status st = check_step(s, step, err);
     if (st || cap <= 0) return st;
-    cublasLtMatmulAlgo_t found[CANDIDATES_MAX];
     if (cap > CANDIDATES_MAX) cap = CANDIDATES_MAX;
+    if (s->e->steps[step].kind == RT_STEP_CONV) {
+        int32_t ids[CANDIDATES_MAX];
+        *algo_size = RT_CONV_ALGO_SIZE;
+        if ((st = rt_conv_candidates(s->c, step, s->slots, ids, cap, n, err))) return st;
+        for (int i = 0; i < *n; i++) memcpy(algos + (size_t)i * RT_ALGO_MAX, &ids[i], sizeof ids[i]);
+        return SYMC_OK;
+    }
+    cublasLtMatmulAlgo_t found[CANDIDATES_MAX];
+    *algo_size = RT_GEMM_ALGO_SIZE;
     if ((st = rt_gemm_candidates(s->c, step, s->slots, found, cap, n, err))) return st;
-    for (int i = 0; i < *n; i++) memcpy(algos + (size_t)i * RT_GEMM_ALGO_SIZE, &found[i], RT_GEMM_ALGO_SIZE);
+    for (int i = 0; i < *n; i++) memcpy(algos + (size_t)i * RT_ALGO_MAX, &found[i], RT_GEMM_ALGO_SIZE);
     return SYMC_OK;
 }
 
-symc_status rt_cuda_tuning_gemm_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, float *ms, symc_error *err) {
+symc_status rt_cuda_tuning_step_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, float *ms, symc_error *err) {
     if (ms) *ms = 0;
-    symc_status st = check_step(s, step, RT_STEP_GEMM, err);
+    symc_status st = check_step(s, step, err);
     if (st) return st;
+    int conv = s->e->steps[step].kind == RT_STEP_CONV;
     cublasLtMatmulAlgo_t forced;
-    memcpy(&forced, algo, sizeof forced);
+    int32_t id;
+    if (conv) memcpy(&id, algo, sizeof id);
+    else memcpy(&forced, algo, sizeof forced);
     rt_cuda *c = s->c;
-    c->force = (rt_cuda_force){step, &forced};
+    c->force = (rt_cuda_force){step, conv ? (const void *)&id : (const void *)&forced};
     if (!ms) {
-        st = rt_gemm_run(c, step, s->slots, NULL, err);
+        st = conv ? rt_conv_run(c, step, s->slots, NULL, err) : rt_gemm_run(c, step, s->slots, NULL, err);
         if (!st) st = RT_CU(err, CtxSynchronize, ());
     } else {
         st = RT_CU(err, EventRecord, (s->ev[0], NULL));
-        if (!st) st = rt_gemm_run(c, step, s->slots, NULL, err);
+        if (!st) st = conv ? rt_conv_run(c, step, s->slots, NULL, err) : rt_gemm_run(c, step, s->slots, NULL, err);
         if (!st) st = RT_CU(err, EventRecord, (s->ev[1], NULL));
         if (!st) st = RT_CU(err, EventSynchronize, (s->ev[1]));
         if (!st) st = RT_CU(err, EventElapsedTime, (ms, s->ev[0], s->ev[1]));
@@ -183,12 +196,20 @@ symc_status rt_cuda_tuning_gemm_run(rt_cuda_tuning *s, uint32_t step, const uint
     return st;
 }
 
-symc_status rt_cuda_tuning_conv_find(rt_cuda_tuning *s, uint32_t step, int32_t *algo, float *ms, symc_error *err) {
-    *algo = -1;
-    *ms = 0;
-    symc_status st = check_step(s, step, RT_STEP_CONV, err);
-    int tried = 0;
-    return st ? st : rt_conv_find(s->c, step, s->slots, algo, ms, &tried, err);
+symc_status rt_cuda_tuning_signature(rt_cuda_tuning *s, uint32_t step, uint8_t *buf, size_t cap, size_t *len,
+                                     symc_error *err) {
+    *len = 0;
+    symc_status st = check_step(s, step, err);
+    if (st) return st;
+    return s->e->steps[step].kind == RT_STEP_CONV ? rt_conv_signature(s->e, step, s->slots, buf, cap, len, err)
+                                                  : rt_gemm_signature(s->c, step, s->slots, buf, cap, len, err);
+}
+
+void rt_cuda_tuning_device(char *buf, size_t cap) {
+    const rt_cu_device *d = NULL;
+    if (!cap) return;
+    if (rt_cu_enter(&d, NULL) != SYMC_OK || !d) snprintf(buf, cap, "no device");
+    else snprintf(buf, cap, "%s sm_%u", d->name, d->sm);
 }
 
 void rt_cuda_tuning_versions(char *cublas, size_t cublas_cap, char *cudnn, size_t cudnn_cap) {

@@ -6,10 +6,10 @@
  * runs count, when to stop and what to keep; this is the mechanism under
  * it: a CUDA backend session on an in-memory engine (codegen's, before it is
  * encoded, or a decoded one), one point bound at a time with real inputs
- * and one full run, cuBLASLt's candidates for a GEMM step and one timed run
- * of the step with a candidate forced, and cuDNN's own search for a CONV
- * step. Algorithms travel as bytes (RT_GEMM_ALGO_SIZE, runtime/engine.h),
- * as they are stored in rt_tuned. */
+ * and one full run, the library's candidates for a GEMM or CONV step and
+ * one timed run of the step with a candidate forced, and the problem's
+ * signature. Algorithms travel as bytes (RT_GEMM_ALGO_SIZE,
+ * RT_CONV_ALGO_SIZE, runtime/engine.h), as they are stored in rt_tuned. */
 #ifndef SYMC_RUNTIME_CUDA_TUNING_H
 #define SYMC_RUNTIME_CUDA_TUNING_H
 
@@ -38,21 +38,27 @@ void rt_cuda_tuning_destroy(rt_cuda_tuning *s);
  * below work at this point. Out of device memory is SYMC_ERR_NOMEM. */
 symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, const int64_t *slots, uint64_t seed, symc_error *err);
 
-/* Up to `cap` (<= 16) of cuBLASLt's heuristic candidates for GEMM step
- * `step` at the bound point, best first, RT_GEMM_ALGO_SIZE bytes each into
- * algos; *n of them. None (*n = 0) for an empty problem. */
-symc_status rt_cuda_tuning_gemm_candidates(rt_cuda_tuning *s, uint32_t step, uint8_t *algos, int cap, int *n,
-                                           symc_error *err);
-/* Runs GEMM step `step` once at the bound point, as an enqueue would, with
- * `algo` (RT_GEMM_ALGO_SIZE bytes from above) forced. ms NULL: an untimed
- * run (a warm-up), then the device is synchronized; else *ms is its GPU
- * time between two events around it on the default stream. */
-symc_status rt_cuda_tuning_gemm_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, float *ms, symc_error *err);
-/* cuDNN's own timing of its algorithms for CONV step `step` at the bound
- * point (cudnnFindConvolutionForwardAlgorithmEx on the bound tensors): the
- * fastest that ran, as a cudnnConvolutionFwdAlgo_t id, and its time; *algo
- * = -1 for an empty convolution. */
-symc_status rt_cuda_tuning_conv_find(rt_cuda_tuning *s, uint32_t step, int32_t *algo, float *ms, symc_error *err);
+/* Up to `cap` (<= 16) of the library's candidates for library step `step`
+ * at the bound point, best first by its heuristic, RT_ALGO_MAX bytes apart
+ * in algos, *algo_size bytes each (a cublasLtMatmulAlgo_t for GEMM, a cuDNN
+ * algorithm id for CONV); *n of them. None (*n = 0) for an empty problem. */
+symc_status rt_cuda_tuning_candidates(rt_cuda_tuning *s, uint32_t step, uint8_t *algos, int cap, int *n,
+                                      uint32_t *algo_size, symc_error *err);
+/* Runs library step `step` once at the bound point, as an enqueue would
+ * (a convolution's fused bias, activation and residual included), with
+ * `algo` (from above) forced. ms NULL: an untimed run (a warm-up), then
+ * the device is synchronized; else *ms is its GPU time between two events
+ * around it on the default stream. */
+symc_status rt_cuda_tuning_step_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, float *ms, symc_error *err);
+/* The problem step `step` solves at the bound point, as bytes (*len of
+ * them, at most cap): equal bytes are the same library problem, whichever
+ * step, point or model asks (what the tuner times once and caches). */
+#define RT_TUNING_SIGNATURE_MAX 192
+symc_status rt_cuda_tuning_signature(rt_cuda_tuning *s, uint32_t step, uint8_t *buf, size_t cap, size_t *len,
+                                     symc_error *err);
+/* "NVIDIA H100 80GB HBM3 sm_90": the device the timings are of, for the
+ * timing cache's key. */
+void rt_cuda_tuning_device(char *buf, size_t cap);
 
 /* The versions of the libraries that timed ("13.1.0"; "none" when one does
  * not load), for the engine's header. A NULL buffer is skipped (and its

@@ -1,22 +1,19 @@
 /* The run-time half of library tuning (runtime/cuda/tune.h): which tuned entry
  * serves a shape, and the sizes a step's entries are keyed by. The points
- * they were tuned at are chosen at build time (codegen/tune_points.c).
+ * they were tuned at are chosen at build time (codegen/tune_points.c) to
+ * cover the declared box: its corners, each axis through opt, the diagonal.
  *
- * Pick: the nearest entry by log-size distance, trusted within 2x in every
- * size (what the single tuned choice of format 2 used); between two entries
- * that made the same choice, that choice; otherwise the heuristic. Log
- * distance makes "m = 3 vs 1" as far as "m = 3000 vs 1000". */
+ * Pick: the nearest entry by log-size distance. A step's buckets are thus
+ * the cells of its tuned points in log-size space, the boundary between
+ * two neighbours at the geometric midpoint of their sizes; adjacent cells
+ * with the same choice merge (symc inspect prints them). Log distance makes
+ * "m = 3 vs 1" as far as "m = 3000 vs 1000". The library may still refuse
+ * the nearest entry for a problem (an alignment, a workspace): callers then
+ * try the next in rt_tune_order, and the heuristic last. */
 #include "runtime/cuda/tune.h"
 
 #include <math.h>
 #include <string.h>
-
-/* x within 2x of t (both > 0), or equal */
-static int near2(int64_t x, int64_t t) {
-    if (x == t) return 1;
-    if (x <= 0 || t <= 0) return 0;
-    return x > t ? x - t <= t : t - x <= x;
-}
 
 /* a size 0 is a different problem from any other size (an empty or K = 0
  * product): as far as a 2^64 ratio */
@@ -38,37 +35,33 @@ static double log_distance(const int64_t a[4], const int64_t b[4]) {
 /* closer by more than rounding: equal distances (64 between 16 and 256) tie */
 static int closer(double d, double than) { return d < than - 1e-9; }
 
-static int same_choice(const rt_tuned *a, const rt_tuned *b) {
-    return a->algo_size == b->algo_size && !memcmp(a->algo, b->algo, a->algo_size);
-}
-
-int rt_tune_pick(const rt_tuned *entries, uint32_t n, const int64_t sizes[4], uint32_t algo_size) {
-    int best = -1, second = -1;
-    double best_d = 0, second_d = 0;
-    for (uint32_t i = 0; i < n; i++) {
+uint32_t rt_tune_order(const rt_tuned *entries, uint32_t n, const int64_t sizes[4], uint32_t algo_size, int *order,
+                       uint32_t cap) {
+    uint32_t count = 0;
+    double dist[RT_TUNE_ORDER_MAX];
+    if (cap > RT_TUNE_ORDER_MAX) cap = RT_TUNE_ORDER_MAX;
+    for (uint32_t i = 0; i < n && cap; i++) {
         const rt_tuned *t = &entries[i];
         if (t->algo_size != algo_size || !t->algo || !algo_size) continue;
         double d = log_distance(sizes, t->at);
-        if (best < 0 || closer(d, best_d)) {
-            second = best, second_d = best_d;
-            best = (int)i, best_d = d;
-        } else if (second < 0 || closer(d, second_d)) {
-            second = (int)i, second_d = d;
+        /* insertion by distance; an equal distance stays after the earlier entry */
+        uint32_t j = count < cap ? count : cap - 1;
+        if (count == cap && !closer(d, dist[j])) continue;
+        while (j > 0 && closer(d, dist[j - 1])) {
+            dist[j] = dist[j - 1];
+            order[j] = order[j - 1];
+            j--;
         }
+        dist[j] = d;
+        order[j] = (int)i;
+        if (count < cap) count++;
     }
-    if (best < 0) return -1;
-    const rt_tuned *b = &entries[best];
-    int near = 1;
-    for (int i = 0; i < 4 && near; i++) near = near2(sizes[i], b->at[i]);
-    if (near) return best;
-    if (second < 0 || !same_choice(b, &entries[second])) return -1;
-    const rt_tuned *c = &entries[second];
-    for (int i = 0; i < 4; i++) {
-        int64_t lo = b->at[i] < c->at[i] ? b->at[i] : c->at[i], hi = b->at[i] < c->at[i] ? c->at[i] : b->at[i];
-        int64_t x = sizes[i];
-        if ((x < lo || x > hi) && !near2(x, lo) && !near2(x, hi)) return -1;
-    }
-    return best;
+    return count;
+}
+
+int rt_tune_pick(const rt_tuned *entries, uint32_t n, const int64_t sizes[4], uint32_t algo_size) {
+    int best;
+    return rt_tune_order(entries, n, sizes, algo_size, &best, 1) ? best : -1;
 }
 
 symc_status rt_tune_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4], symc_error *err) {

@@ -16,15 +16,18 @@
 #include "runtime/engine.h"
 
 /* Which of a step's tuned entries serves a problem of these sizes (the same
- * four as rt_tuned.at): the index, or -1 for the library heuristic. Entries
- * whose algo_size differs from `algo_size` are ignored. The nearest entry in
- * log-size distance (sum over the sizes of |log(size / at)|, a 0 against
- * anything else counting as very far; ties go to the earlier entry) when
- * every size is within 2x of it (a size 0 only matches 0); otherwise the
- * nearest one still, when the second nearest made the same choice and every
- * size lies between the two or within 2x of one of them (both sides chose
- * it); otherwise -1. No allocation; called once per new shape key. */
+ * four as rt_tuned.at): the nearest in log-size distance (sum over the sizes
+ * of |log(size / at)|, a 0 against anything else counting as very far; ties
+ * go to the earlier entry), or -1 when the step has none. Entries whose
+ * algo_size differs from `algo_size` are ignored. No allocation; called
+ * once per new shape key. */
 int rt_tune_pick(const rt_tuned *entries, uint32_t n, const int64_t sizes[4], uint32_t algo_size);
+/* The same entries nearest first: up to min(cap, RT_TUNE_ORDER_MAX) indices
+ * into order, their count returned (the runtime tries them in turn when the
+ * library refuses one for a problem). */
+#define RT_TUNE_ORDER_MAX 4
+uint32_t rt_tune_order(const rt_tuned *entries, uint32_t n, const int64_t sizes[4], uint32_t algo_size, int *order,
+                       uint32_t cap);
 
 /* The sizes a library step's entries are keyed by, at these slots (see
  * rt_tuned.at); needs no GPU. */

@@ -10,9 +10,12 @@
  * run, so an element no kernel wrote shows; floats must match with
  * ||cuda - ref||_2 / ||ref||_2 < TOL and the same NaN/Inf pattern, integers
  * and booleans exactly. The engine is loaded and its module compiled once:
- * nothing is rebuilt between points. With SYMC_GPU_GRAPHS=1 the CUDA context
- * uses CUDA graphs and each point runs twice more (captured, then replayed),
- * poisoned each time, and must give bit-identical outputs. Every point also
+ * nothing is rebuilt between points. The CUDA context uses CUDA graphs (the
+ * default; SYMC_GPU_GRAPHS=0 turns them off) and each point runs three times
+ * more: captured on our stream, replayed on the legacy default stream, and
+ * with the outputs moved to new buffers (captured at once), poisoned each
+ * time; each must give bit-identical outputs, and the context's graph
+ * counters must show the replays and no failed capture. Every point also
  * runs once through symrt_context_profile (a CUDA event between steps),
  * which must give bit-identical outputs and a time for every step. Prints one line
  * per output and point; exit 1 on any mismatch or error. */
@@ -44,8 +47,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "sweep_check: %s\n", err.msg);
         return 1;
     }
-    int graphs = getenv("SYMC_GPU_GRAPHS") && atoi(getenv("SYMC_GPU_GRAPHS"));
-    if (graphs && symrt_context_set_cuda_graphs(gpu, 1, &err)) {
+    /* graphs are on by default, as for any context; SYMC_GPU_GRAPHS=0 turns them off */
+    int graphs = !getenv("SYMC_GPU_GRAPHS") || atoi(getenv("SYMC_GPU_GRAPHS"));
+    if (symrt_context_set_cuda_graphs(gpu, graphs, &err)) {
         fprintf(stderr, "sweep_check: %s\n", err.msg);
         return 1;
     }
@@ -162,21 +166,62 @@ int main(int argc, char **argv) {
                    pass ? "PASS" : "FAIL", argv[1], dir, info.name, n, rel, maxabs, pattern, mism);
             if (!pass) failures++;
         }
-        /* graphs: the capture and a replay must reproduce the plain run */
-        for (int rep = 0; graphs && ok && rep < 2; rep++) {
+        /* graphs: the capture (second sight, our stream), a replay on the
+         * legacy default stream, and a capture at once when only the output
+         * buffers moved (same shapes, on the default stream) must each
+         * reproduce the plain run bit for bit; the context's counters must
+         * show the captures and replays and no failed capture */
+        symrt_graph_stats g0 = {0}, g1 = {0};
+        if (graphs && ok && symrt_context_graph_stats(gpu, &g0, &err)) ok = 0;
+        static uint64_t moved[MAX_IO];
+        memset(moved, 0, sizeof moved);
+        for (int rep = 0; graphs && ok && rep < 3; rep++) {
+            void *on = rep == 0 ? stream : NULL;
+            for (uint32_t o = 0; o < no && ok && rep == 2; o++) {
+                symrt_io_info info;
+                symrt_engine_output(e, o, &info, NULL);
+                if (drv->mem_alloc(&moved[o], out_bytes[o] ? out_bytes[o] : 1) ||
+                    symrt_set_tensor_address(gpu, info.name, (void *)(uintptr_t)moved[o], out_bytes[o], &err))
+                    ok = 0;
+            }
+            uint64_t *outs = rep == 2 ? moved : &dev[MAX_IO];
             for (uint32_t o = 0; o < no && ok; o++)
-                if (drv->memset_d8(dev[MAX_IO + o], 0xff, out_bytes[o] ? out_bytes[o] : 1)) ok = 0;
-            if (ok && (symrt_enqueue(gpu, stream, &err) || drv->stream_synchronize(stream))) ok = 0;
+                if (drv->memset_d8(outs[o], 0xff, out_bytes[o] ? out_bytes[o] : 1)) ok = 0;
+            if (ok && drv->ctx_synchronize()) ok = 0;
+            if (ok && (symrt_enqueue(gpu, on, &err) || drv->stream_synchronize(on) || drv->stream_synchronize(stream)))
+                ok = 0;
             size_t diff = 0;
             for (uint32_t o = 0; o < no && ok; o++) {
                 void *again = malloc(out_bytes[o] ? out_bytes[o] : 1);
-                if (!again || drv->memcpy_dtoh(again, dev[MAX_IO + o], out_bytes[o])) ok = 0;
+                if (!again || drv->memcpy_dtoh(again, outs[o], out_bytes[o])) ok = 0;
                 else if (memcmp(again, dev_out_host[o], out_bytes[o])) diff++;
                 free(again);
             }
+            static const char *what[] = {"capture", "replay on the default stream", "moved outputs"};
             printf("%s %s %s graph %s: %zu outputs differ from the plain run\n", ok && !diff ? "PASS" : "FAIL", argv[1],
-                   dir, rep ? "replay" : "capture", diff);
+                   dir, what[rep], diff);
             if (!ok || diff) failures++;
+        }
+        if (graphs && ok) {
+            if (symrt_context_graph_stats(gpu, &g1, &err)) ok = 0;
+            uint64_t caps = g1.captures + g1.updates - g0.captures - g0.updates, reps = g1.replays - g0.replays,
+                     failed = g1.failed - g0.failed;
+            /* three replays (the capture, the default stream, the moved outputs: captured at
+             * once); captures may be fewer when an earlier point left graphs of these shapes
+             * and buffers (a point whose sizes equal the last one's, buffers at the same addresses) */
+            int good = ok && reps == 3 && failed == 0 && g1.plain == g0.plain;
+            printf("%s %s %s graph counters: %" PRIu64 " captured, %" PRIu64 " replayed, %" PRIu64 " plain, %" PRIu64
+                   " failed\n",
+                   good ? "PASS" : "FAIL", argv[1], dir, caps, reps, g1.plain - g0.plain, failed);
+            if (!good) failures++;
+        }
+        /* back to the first output buffers for the profiled run */
+        for (uint32_t o = 0; o < no && graphs && moved[o]; o++) {
+            symrt_io_info info;
+            symrt_engine_output(e, o, &info, NULL);
+            if (symrt_set_tensor_address(gpu, info.name, (void *)(uintptr_t)dev[MAX_IO + o], out_bytes[o], &err))
+                ok = 0;
+            drv->mem_free(moved[o]);
         }
         /* a profiled run (symrt_context_profile: events between the steps)
          * must reproduce the plain run and time every step */

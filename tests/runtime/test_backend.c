@@ -23,8 +23,8 @@ int main(void) {
     complete(SYMRT_BACKEND_REF, "reference");
     complete(SYMRT_BACKEND_CUDA, "CUDA");
     const rt_backend *ref = rt_backend_get(SYMRT_BACKEND_REF), *cuda = rt_backend_get(SYMRT_BACKEND_CUDA);
-    CHECK(ref && !ref->check_buffer && !ref->check_run && !ref->set_graphs && !ref->profile);
-    CHECK(cuda && cuda->check_buffer && cuda->check_run && cuda->set_graphs && cuda->profile);
+    CHECK(ref && !ref->check_buffer && !ref->check_run && !ref->set_graphs && !ref->graph_stats && !ref->profile);
+    CHECK(cuda && cuda->check_buffer && cuda->check_run && cuda->set_graphs && cuda->graph_stats && cuda->profile);
     CHECK(ref != cuda);
     CHECK(rt_backend_get((symrt_backend)2) == NULL);
     CHECK(rt_backend_get((symrt_backend)-1) == NULL);

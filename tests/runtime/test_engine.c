@@ -265,6 +265,26 @@ int main(void) {
     CHECK_CONTAINS(err.msg, "output 'z' buffer holds 16 bytes, the tensor needs 32");
     CHECK(symrt_set_tensor_address(c, "nope", buf, 4, &err) == SYMC_ERR_INVALID_ARG);
     CHECK_CONTAINS(err.msg, "no input or output named 'nope'");
+    /* the shape an input already has is taken at once; a refused shape
+     * changes nothing; a buffer grown in place is checked again */
+    symrt_set_tensor_address(c, "z", buf + 32, 32, &err);
+    CHECK_MSG(symrt_enqueue(c, NULL, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){2, 4}, 2, &err) == SYMC_OK);
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){9, 4}, 2, &err) == SYMC_ERR_RANGE);
+    CHECK(symrt_get_tensor_shape(c, "z", dims, &rank, &err) == SYMC_OK && rank == 2 && dims[0] == 2);
+    CHECK_MSG(symrt_enqueue(c, NULL, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(symrt_set_input_shape(c, "x", (int64_t[]){1, 4}, 2, &err) == SYMC_OK);
+    CHECK(symrt_get_tensor_shape(c, "z", dims, &rank, &err) == SYMC_OK && rank == 2 && dims[0] == 2); /* broadcast */
+    CHECK(symrt_set_tensor_address(c, "z", buf + 32, 16, &err) == SYMC_OK);
+    CHECK(symrt_enqueue(c, NULL, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "output 'z' buffer holds 16 bytes, the tensor needs 32");
+    symrt_set_tensor_address(c, "z", buf + 32, 32, &err);
+    /* graph counters: all zero on the reference backend */
+    symrt_graph_stats gs;
+    memset(&gs, 0xff, sizeof gs);
+    CHECK(symrt_context_graph_stats(c, &gs, &err) == SYMC_OK && !gs.replays && !gs.captures && !gs.plain);
+    CHECK(symrt_context_graph_stats(c, NULL, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK(symrt_context_graph_stats(NULL, &gs, &err) == SYMC_ERR_INVALID_ARG);
     /* per-step timing is the CUDA backend's */
     uint32_t n_steps = 7;
     symrt_step_profile prof[4];

@@ -1,10 +1,12 @@
 /* The run-time half of library tuning (runtime/cuda/tune.h), on the CPU: which
- * tuned entry serves a shape (rt_tune_pick: within 2x, nearest, ties,
- * between two entries that agree, zero sizes, other choice sizes ignored),
+ * tuned entry serves a shape (rt_tune_pick and rt_tune_order: the nearest
+ * in log size, midpoints, ties, a brute-force check of the order, zero
+ * sizes, other choice sizes ignored),
  * the sizes a step is keyed by (rt_tune_sizes on hand-made GEMM and CONV
  * steps, a broadcast batch folded into m; sizes that overflow int64 refused
  * by the GEMM and CONV plans), and the words `symc inspect` prints for a
  * choice. Where to tune is codegen's (tests/codegen/test_tune.c). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,53 +33,88 @@ static void test_pick(void) {
     memset(algo_a, 1, sizeof algo_a);
     memset(algo_b, 2, sizeof algo_b);
     memset(algo_c, 3, sizeof algo_c);
-    /* the MLP's first GEMM tuned along B = 1, 16, 256, 4096 */
+    /* the MLP's first GEMM tuned along B = 1, 16, 256, 4096: the buckets are
+     * the cells of the tuned points, boundaries at geometric midpoints */
     rt_tuned v[4] = {entry(1, 4096, 1024, 1, algo_a), entry(16, 4096, 1024, 1, algo_b),
                      entry(256, 4096, 1024, 1, algo_c), entry(4096, 4096, 1024, 1, algo_a)};
     CHECK(pick(v, 4, 256, 4096, 1024, 1) == 2); /* exact */
-    CHECK(pick(v, 4, 300, 4096, 1024, 1) == 2); /* within 2x */
-    CHECK(pick(v, 4, 512, 4096, 1024, 1) == 2); /* exactly 2x */
+    CHECK(pick(v, 4, 300, 4096, 1024, 1) == 2);
+    CHECK(pick(v, 4, 1024, 4096, 1024, 1) == 2); /* the midpoint of 256 and 4096: a tie, the earlier entry */
+    CHECK(pick(v, 4, 1025, 4096, 1024, 1) == 3);
     CHECK(pick(v, 4, 2, 4096, 1024, 1) == 0);
-    CHECK(pick(v, 4, 2048, 4096, 1024, 1) == 3); /* 2x from 4096, 8x from 256 */
-    CHECK(pick(v, 4, 3, 4096, 1024, 1) == -1);   /* 3x from 1 and 5.3x from 16, which disagree */
-    CHECK(pick(v, 4, 64, 4096, 1024, 1) == -1);  /* 4x from 16 and 256 (a tie), which disagree */
-    CHECK(pick(v, 4, 8192, 4096, 1024, 1) == 3); /* 2x above the largest */
-    CHECK(pick(v, 4, 8193, 4096, 1024, 1) == -1);
-    CHECK(pick(v, 4, 256, 4096, 4096, 1) == -1);  /* k 4x off */
-    CHECK(pick(v, 4, 256, 4096, 1024, 12) == -1); /* a batch the entries never saw */
+    CHECK(pick(v, 4, 3, 4096, 1024, 1) == 0);  /* 3x from 1, 5.3x from 16 */
+    CHECK(pick(v, 4, 5, 4096, 1024, 1) == 1);  /* 5x from 1, 3.2x from 16 */
+    CHECK(pick(v, 4, 64, 4096, 1024, 1) == 1); /* 4x from 16 and from 256: the earlier */
+    CHECK(pick(v, 4, 65, 4096, 1024, 1) == 2);
+    CHECK(pick(v, 4, 8193, 4096, 1024, 1) == 3); /* past the largest: still the nearest */
+    CHECK(pick(v, 4, 256, 4096, 4096, 1) == 2);  /* k off in every entry alike */
+    CHECK(pick(v, 4, 256, 4096, 1024, 12) == 2); /* a batch the entries never saw */
     CHECK(pick(v, 0, 256, 4096, 1024, 1) == -1);
     CHECK(rt_tune_pick(NULL, 0, (const int64_t[4]){1, 1, 1, 1}, RT_GEMM_ALGO_SIZE) == -1);
-    /* between two entries that chose the same algorithm: that algorithm */
-    v[1].algo = algo_c;
-    CHECK(pick(v, 4, 64, 4096, 1024, 1) == 1);  /* the tie goes to the earlier entry */
-    CHECK(pick(v, 4, 64, 4096, 2048, 1) == 1);  /* within 2x in k, between in m */
-    CHECK(pick(v, 4, 64, 4096, 4096, 1) == -1); /* k outside both */
-    v[0].algo = algo_c;
-    CHECK(pick(v, 4, 4, 4096, 1024, 1) == 0);
-    CHECK(pick(v, 4, 5, 4096, 1024, 1) == 1); /* nearer 16 (3.2x) than 1 (5x) */
+    /* the order the runtime tries them in when the library refuses one */
+    int order[RT_TUNE_ORDER_MAX] = {-1, -1, -1, -1};
+    const int64_t at40[4] = {40, 4096, 1024, 1};
+    CHECK(rt_tune_order(v, 4, at40, RT_GEMM_ALGO_SIZE, order, RT_TUNE_ORDER_MAX) == 4);
+    CHECK(order[0] == 1 && order[1] == 2 && order[2] == 0 && order[3] == 3);
+    CHECK(rt_tune_order(v, 4, at40, RT_GEMM_ALGO_SIZE, order, 2) == 2 && order[0] == 1 && order[1] == 2);
+    const int64_t at5000[4] = {5000, 4096, 1024, 1};
+    CHECK(rt_tune_order(v, 4, at5000, RT_GEMM_ALGO_SIZE, order, 3) == 3);
+    CHECK(order[0] == 3 && order[1] == 2 && order[2] == 1);
+    /* property: the order is by distance, the pick its first, against brute force */
+    uint64_t seed = 99;
+    for (int trial = 0; trial < 2000; trial++) {
+        rt_tuned r[6];
+        for (int i = 0; i < 6; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            r[i] = entry((int64_t)(seed >> 54) + 1, (int64_t)(seed >> 50 & 63) + 1, 64, 1,
+                         i % 3 == 0       ? algo_a
+                             : i % 3 == 1 ? algo_b
+                                          : algo_c);
+        }
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        const int64_t q[4] = {(int64_t)(seed >> 54) + 1, (int64_t)(seed >> 50 & 63) + 1, 64, 1};
+        int o[RT_TUNE_ORDER_MAX];
+        uint32_t got = rt_tune_order(r, 6, q, RT_GEMM_ALGO_SIZE, o, RT_TUNE_ORDER_MAX);
+        CHECK(got == RT_TUNE_ORDER_MAX && pick(r, 6, q[0], q[1], q[2], q[3]) == o[0]);
+        double prev = -1;
+        for (uint32_t i = 0; i < got; i++) {
+            double d = 0;
+            for (int j = 0; j < 2; j++) d += fabs(log((double)q[j]) - log((double)r[o[i]].at[j]));
+            CHECK(d >= prev - 1e-9);
+            prev = d;
+        }
+        for (int i = 0; i < 6; i++) { /* nothing left out is nearer than the last kept */
+            int kept = 0;
+            for (uint32_t j = 0; j < got; j++) kept |= o[j] == i;
+            double d = 0;
+            for (int j = 0; j < 2; j++) d += fabs(log((double)q[j]) - log((double)r[i].at[j]));
+            if (!kept) CHECK(d >= prev - 1e-9);
+        }
+    }
     /* the nearest entry wins in several dims at once */
     rt_tuned w[2] = {entry(100, 100, 64, 1, algo_a), entry(400, 50, 64, 1, algo_b)};
     CHECK(pick(w, 2, 200, 100, 64, 1) == 0);
     CHECK(pick(w, 2, 300, 60, 64, 1) == 1);
-    /* zero sizes: only an entry of zero matches a zero */
+    /* zero sizes: an entry of zero is far from any other size, and the reverse */
     rt_tuned z[2] = {entry(8, 8, 0, 1, algo_a), entry(8, 8, 1, 1, algo_b)};
     CHECK(pick(z, 2, 8, 8, 0, 1) == 0);
     CHECK(pick(z, 2, 8, 8, 2, 1) == 1);
-    CHECK(pick(z + 1, 1, 8, 8, 0, 1) == -1);
+    CHECK(pick(z, 2, 8, 8, 1000000, 1) == 1);
     /* choices of another size (another library's) are not candidates */
     rt_tuned c[2] = {entry(8, 8, 8, 1, algo_a), entry(64, 8, 8, 1, algo_b)};
     c[0].algo_size = RT_CONV_ALGO_SIZE;
-    CHECK(pick(c, 2, 8, 8, 8, 1) == -1);
+    CHECK(pick(c, 2, 8, 8, 8, 1) == 1);
     CHECK(pick(c, 2, 40, 8, 8, 1) == 1);
     c[1].algo = NULL;
     CHECK(pick(c, 2, 40, 8, 8, 1) == -1);
-    /* convolution entries: n, h, w */
-    int32_t id1 = 1, id6 = 6;
-    rt_tuned conv[2] = {{{1, 224, 224, 0}, 0.5f, RT_CONV_ALGO_SIZE, (const uint8_t *)&id1},
-                        {{32, 512, 512, 0}, 9.0f, RT_CONV_ALGO_SIZE, (const uint8_t *)&id6}};
+    /* convolution entries: n, h, w; a wide image nearer the wide corner */
+    int32_t id1 = 1, id6 = 6, id0 = 0;
+    rt_tuned conv[3] = {{{1, 224, 224, 0}, 0.5f, RT_CONV_ALGO_SIZE, (const uint8_t *)&id1},
+                        {{32, 512, 512, 0}, 9.0f, RT_CONV_ALGO_SIZE, (const uint8_t *)&id6},
+                        {{1, 128, 512, 0}, 0.4f, RT_CONV_ALGO_SIZE, (const uint8_t *)&id0}};
     CHECK(rt_tune_pick(conv, 2, (const int64_t[4]){2, 300, 300, 0}, RT_CONV_ALGO_SIZE) == 0);
     CHECK(rt_tune_pick(conv, 2, (const int64_t[4]){16, 384, 384, 0}, RT_CONV_ALGO_SIZE) == 1);
-    CHECK(rt_tune_pick(conv, 2, (const int64_t[4]){8, 224, 224, 0}, RT_CONV_ALGO_SIZE) == -1);
+    CHECK(rt_tune_pick(conv, 3, (const int64_t[4]){2, 150, 450, 0}, RT_CONV_ALGO_SIZE) == 2);
 }
 
 /* A hand-made engine: d = a @ b with a [B, M, K], b [K, N] (slots B, M, K, N),

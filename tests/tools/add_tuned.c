@@ -1,8 +1,9 @@
 /* add_tuned IN.symx OUT.symx: IN with tuned entries on every library step at
  * the sizes of each tuning point (cg_tune_points, codegen/tune.h), as a
  * build on a GPU records them, so `symc inspect` of a multi-entry engine is
- * tested on machines without one. The choices are placeholders (zeroed cuBLASLt algo bytes,
- * cuDNN algo 1) with made-up times; only their sizes and pick matter here. */
+ * tested on machines without one. The choices are placeholders (two cuBLASLt algo byte patterns,
+ * cuDNN algos 1 and 0, alternating over the points) with made-up times; only their sizes, pick
+ * and buckets matter here. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +35,10 @@ int main(int argc, char **argv) {
     int64_t *slots = calloc(e->num_slots + 1, sizeof *slots);
     rt_step *steps = calloc(e->n_steps + 1, sizeof *steps);
     rt_tuned *entries = calloc((size_t)e->n_steps * CG_TUNE_MAX_POINTS + 1, sizeof *entries);
-    static const uint8_t zero_algo[RT_GEMM_ALGO_SIZE];
-    static const int32_t conv_algo = 1;
+    /* two placeholder choices, alternating over the points, so buckets show */
+    static uint8_t gemm_algo[2][RT_GEMM_ALGO_SIZE];
+    static const int32_t conv_algo[2] = {1, 0};
+    gemm_algo[1][0] = 1;
     if (!slots || !steps || !entries) return 1;
     memcpy(steps, e->steps, e->n_steps * sizeof *steps);
     for (uint32_t p = 0; p < np; p++) {
@@ -53,7 +56,7 @@ int main(int argc, char **argv) {
                 return 1;
             }
             t->ms = 0.001f * (float)(p + 1);
-            t->algo = s->kind == RT_STEP_GEMM ? zero_algo : (const uint8_t *)&conv_algo;
+            t->algo = s->kind == RT_STEP_GEMM ? gemm_algo[p % 2] : (const uint8_t *)&conv_algo[p % 2];
             t->algo_size = s->kind == RT_STEP_GEMM ? RT_GEMM_ALGO_SIZE : RT_CONV_ALGO_SIZE;
             s->tuned = &entries[(size_t)i * CG_TUNE_MAX_POINTS];
             s->n_tuned++;

@@ -106,11 +106,12 @@ class Context:
         check(self._L.symrt_context_create(engine._h, backend, None, ctypes.byref(h), ctypes.byref(err)),
               err, f"creating a {name} context for {engine.path}")
         self._h = h
-        # CUDA graphs per shape key (issue 7: on in the Python module; SYMC_CUDA_GRAPHS=0 turns them
-        # off). They apply on a non-default stream; torch's caching allocator tends to hand the same
-        # addresses back for the same shapes, so steady-state loops replay one graph per shape.
-        if backend == _lib.BACKEND_CUDA and os.environ.get("SYMC_CUDA_GRAPHS", "1") != "0":
-            check(self._L.symrt_context_set_cuda_graphs(h, 1, ctypes.byref(err)), err)
+        # CUDA graphs per shape key are on in every CUDA context, on any stream (torch's default
+        # stream included); SYMC_CUDA_GRAPHS=0 turns them off here. torch's caching allocator tends
+        # to hand the same addresses back for the same shapes, so steady-state loops replay one
+        # graph per shape, and a moved buffer is captured at once.
+        if backend == _lib.BACKEND_CUDA and os.environ.get("SYMC_CUDA_GRAPHS", "1") == "0":
+            check(self._L.symrt_context_set_cuda_graphs(h, 0, ctypes.byref(err)), err)
 
     def run(self, tensors, stream=None):
         if self.backend == _lib.BACKEND_REF:
