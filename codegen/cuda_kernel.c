@@ -327,17 +327,17 @@ static void kernel_name(cg_kw *k, char *buf, size_t cap) {
  * body with the names it takes from tensor and slot numbers renumbered in
  * order of first use. Those names are t<n> (a tensor's pointer), v<n> and
  * q<n> (its values), s<n> (a slot): one letter and digits, never the name of
- * anything in the prelude or of CUDA's (a test checks the prelude). One map
- * from number to ordinal serves every letter, so the renaming is one to one
- * and two kernels with one key differ only in the names of their own
- * parameters and locals: the same code, each step passing its own
- * arguments. Numbers elsewhere (literals, a node index given to sc_report,
+ * anything in the prelude or of CUDA's (a test checks the prelude). Tensor
+ * numbers (t, v, q) and slot numbers (s) each have their map from number to
+ * ordinal, and the letter stays, so the renaming is one to one and two
+ * kernels with one key differ only in the names of their own parameters and
+ * locals: the same code, each step passing its own arguments. Numbers elsewhere (literals, a node index given to sc_report,
  * other names) stay as they are and must match exactly. */
 static int key_letter(char c) { return c == 't' || c == 'v' || c == 'q' || c == 's'; }
 
 static void kernel_key(const char *const *parts, int n_parts, uint32_t block, cg_str *out) {
-    unsigned long long seen[256];
-    unsigned n_seen = 0;
+    unsigned long long seen[2][256]; /* tensor numbers, slot numbers */
+    unsigned n_seen[2] = {0, 0};
     cg_str_appendf(out, "%u", block);
     for (int p = 0; p < n_parts; p++) {
         cg_str_appendf(out, "|");
@@ -352,10 +352,11 @@ static void kernel_key(const char *const *parts, int n_parts, uint32_t block, cg
                 for (size_t i = 1; numbered && i < len; i++) numbered = isdigit((unsigned char)start[i]) != 0;
                 if (numbered) {
                     unsigned long long v = strtoull(start + 1, NULL, 10);
-                    unsigned ord = 0;
-                    while (ord < n_seen && seen[ord] != v) ord++;
-                    if (ord == n_seen && n_seen < sizeof seen / sizeof seen[0]) seen[n_seen++] = v;
-                    if (ord < n_seen) {
+                    int space = start[0] == 's';
+                    unsigned ord = 0, *n = &n_seen[space];
+                    while (ord < *n && seen[space][ord] != v) ord++;
+                    if (ord == *n && *n < sizeof seen[0] / sizeof seen[0][0]) seen[space][(*n)++] = v;
+                    if (ord < *n) {
                         cg_str_appendf(out, "%c%u", start[0], ord);
                         continue;
                     }

@@ -384,6 +384,11 @@ static symc_status add_gpu_part(build *x) {
     e->cuda_version = b->cuda_version;
     e->cublas_version = b->cublas_version;
     e->cudnn_version = b->cudnn_version;
+    if (x->opt.stats) {
+        x->opt.stats->kernels = b->n_kernels;
+        x->opt.stats->kernel_steps = 0;
+        for (uint32_t i = 0; i < b->n_steps; i++) x->opt.stats->kernel_steps += b->steps[i].kind == RT_STEP_KERNEL;
+    }
     return SYMC_OK;
 }
 
