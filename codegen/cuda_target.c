@@ -488,7 +488,8 @@ static symc_status emit(cg_builder *b) {
 
 /* ---- compiling ----------------------------------------------------------------------------- */
 /* The kernels in modules compiled in parallel (cg_nvrtc_compile_modules):
- * min(online CPUs, kernels / 4, 16) of them, or opt->nvrtc_modules, each
+ * min(online CPUs, kernels / 4, 16) of them, or opt->nvrtc_modules (else
+ * $SYMC_NVRTC_MODULES, for tests) when set, each
  * the prelude and a run of consecutive kernels, the runs cut where the
  * kernel text reaches an equal share of the total (NVRTC's time grows
  * with the text), every module at least one kernel. Consecutive runs keep
@@ -496,6 +497,8 @@ static symc_status emit(cg_builder *b) {
  * same modules (and hits the build cache) on a machine with as many CPUs. */
 static uint32_t module_count(const cg_builder *b) {
     uint32_t n = b->opt->nvrtc_modules;
+    const char *env = getenv("SYMC_NVRTC_MODULES"); /* the same, for the tools' tests (the GPU sweep) */
+    if (!n && env && *env) n = (uint32_t)strtoul(env, NULL, 10);
     if (!n) {
         n = cg_nvrtc_cpus();
         if (n > (b->n_kernels + 3) / 4) n = (b->n_kernels + 3) / 4;

@@ -330,7 +330,8 @@ static void test_dedupe(void) {
         const char *end = strstr(e->cuda_source, "extern \"C\"");
         CHECK(end != NULL);
         for (const char *p = e->cuda_source; end && p < end; p++) {
-            if (!(isalpha((unsigned char)*p) || *p == '_') || (p > e->cuda_source && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+            if (!(isalpha((unsigned char)*p) || *p == '_') ||
+                (p > e->cuda_source && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
                 continue;
             const char *q = p + 1;
             while (isdigit((unsigned char)*q)) q++;
