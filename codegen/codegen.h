@@ -18,6 +18,14 @@
 extern "C" {
 #endif
 
+/* What a build did, when cg_options.stats asks (tests, tools). */
+typedef struct cg_build_stats {
+    uint32_t kernels;      /* distinct generated kernels */
+    uint32_t kernel_steps; /* the kernel launches using them */
+    uint32_t modules;      /* NVRTC programs the kernels were compiled in */
+    uint32_t cached;       /* of those, read from the build cache (codegen/cache.h) */
+} cg_build_stats;
+
 typedef struct cg_options {
     int gpu;                  /* 1: emit GPU code (CUDA target); 0: a reference-only engine */
     const char *arch;         /* "sm_90" etc.; NULL: the GPU present, else sm_90 */
@@ -26,6 +34,10 @@ typedef struct cg_options {
     /* progress lines for long work (NULL: quiet) */
     void (*progress)(void *ctx, const char *msg);
     void *progress_ctx;
+    /* NVRTC programs the kernels are split into, compiled in parallel: 0 =
+     * min(online CPUs, kernels / 4, 16); n = at most n (tests) */
+    uint32_t nvrtc_modules;
+    cg_build_stats *stats; /* filled when not NULL */
 } cg_options;
 
 /* gpu = 1, arch = NULL, fp32, tune = 1, quiet */

@@ -192,11 +192,20 @@ symc_status cg_emit_index(cg_cuda *c, uint32_t node);
 symc_status cg_emit_resize(cg_cuda *c, uint32_t node);
 
 /* ---- NVRTC (cuda_nvrtc.c) ------------------------------------------------------------ */
-/* Compiles `source` once to a cubin for sm_<sm> and once to PTX for
- * compute_<sm>. The error carries NVRTC's log. n_kernels only words the
- * message. Outputs are malloc'd. */
+/* Compiles `source` once for sm_<sm>, giving its cubin and its PTX (for
+ * compute_<sm>, which NVRTC emits on the way). The error carries NVRTC's
+ * log. n_kernels only words the message. Outputs are malloc'd. */
 symc_status cg_nvrtc_compile(const char *source, uint32_t sm, uint32_t n_kernels, uint8_t **cubin, size_t *cubin_size,
                              char **ptx, symc_error *err);
+/* Compiles n sources into n modules (out[i]: cubin and PTX, malloc'd),
+ * each through the build cache (codegen/cache.h) and the misses on up to
+ * as many threads as CPUs are online, saying its progress through
+ * opt->progress; n_kernels[i] words source i's error. *cached: how many
+ * came from the cache. On an error every out[i] is freed and zeroed. */
+symc_status cg_nvrtc_compile_modules(const char *const *sources, const uint32_t *n_kernels, uint32_t n, uint32_t sm,
+                                     const cg_options *opt, rt_module *out, uint32_t *cached, symc_error *err);
+/* Online CPUs (at least 1). */
+uint32_t cg_nvrtc_cpus(void);
 /* "13.0" */
 void cg_nvrtc_version(char *buf, size_t cap);
 /* Parses "sm_90", "sm_90a", "90", "compute_90" and checks the SM against

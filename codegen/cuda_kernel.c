@@ -323,6 +323,54 @@ static void kernel_name(cg_kw *k, char *buf, size_t cap) {
     snprintf(buf + j, cap - j, "_%u", k->c->b->n_kernels);
 }
 
+/* The kernel's key for cg_find_kernel: its launch bound, parameters and
+ * body with the names it takes from tensor and slot numbers renumbered in
+ * order of first use. Those names are t<n> (a tensor's pointer), v<n> and
+ * q<n> (its values), s<n> (a slot): one letter and digits, never the name of
+ * anything in the prelude or of CUDA's (a test checks the prelude). Tensor
+ * numbers (t, v, q) and slot numbers (s) each have their map from number to
+ * ordinal, and the letter stays, so the renaming is one to one and two
+ * kernels with one key differ only in the names of their own parameters and
+ * locals: the same code, each step passing its own arguments. Numbers elsewhere (literals, a node index given to sc_report,
+ * other names) stay as they are and must match exactly. */
+static int key_letter(char c) { return c == 't' || c == 'v' || c == 'q' || c == 's'; }
+
+static void kernel_key(const char *const *parts, int n_parts, uint32_t block, cg_str *out) {
+    unsigned long long seen[2][256]; /* tensor numbers, slot numbers */
+    unsigned n_seen[2] = {0, 0};
+    cg_str_appendf(out, "%u", block);
+    for (int p = 0; p < n_parts; p++) {
+        cg_str_appendf(out, "|");
+        for (const char *c = parts[p] ? parts[p] : ""; *c && !out->oom;) {
+            const char *start = c;
+            if (isdigit((unsigned char)*c)) { /* a literal, 0x1fu and 1.5e-3f included */
+                while (isalnum((unsigned char)*c) || *c == '_' || *c == '.') c++;
+            } else if (isalpha((unsigned char)*c) || *c == '_') {
+                while (isalnum((unsigned char)*c) || *c == '_') c++;
+                size_t len = (size_t)(c - start);
+                int numbered = len >= 2 && len <= 10 && key_letter(start[0]);
+                for (size_t i = 1; numbered && i < len; i++) numbered = isdigit((unsigned char)start[i]) != 0;
+                if (numbered) {
+                    unsigned long long v = strtoull(start + 1, NULL, 10);
+                    int space = start[0] == 's';
+                    unsigned ord = 0, *n = &n_seen[space];
+                    while (ord < *n && seen[space][ord] != v) ord++;
+                    if (ord == *n && *n < sizeof seen[0] / sizeof seen[0][0]) seen[space][(*n)++] = v;
+                    if (ord < *n) {
+                        cg_str_appendf(out, "%c%u", start[0], ord);
+                        continue;
+                    }
+                    out->oom = 1; /* too many names to renumber: no key */
+                    return;
+                }
+            } else {
+                c++;
+            }
+            cg_str_appendf(out, "%.*s", (int)(c - start), start);
+        }
+    }
+}
+
 symc_status kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per_block, uint32_t block) {
     cg_builder *b = k->c->b;
     if (k->too_many)
@@ -335,11 +383,18 @@ symc_status kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per
     if (b->failed || work_slot == RT_NONE)
         return b->failed ? SYMC_ERR_NOMEM
                          : cg_fail(k->c, k->node, SYMC_ERR_INTERNAL, "kernel work size is not an expression");
-    symc_status st = cg_source_appendf(
-        b, "\n/* %s */\nextern \"C\" __global__ void __launch_bounds__(%u) %s(%s) {\n%s}\n", comment, block, name,
-        k->params.p ? k->params.p : "", k->body.p ? k->body.p : "");
-    uint32_t index;
-    if (!st) st = cg_add_kernel(b, name, &index);
+    /* a kernel that is an earlier one's code, but for its names, is that kernel */
+    const char *parts[2] = {k->params.p, k->body.p};
+    cg_str key = {0};
+    kernel_key(parts, 2, block, &key);
+    uint32_t index = key.oom ? RT_NONE : cg_find_kernel(b, key.p);
+    symc_status st = SYMC_OK;
+    if (index == RT_NONE) {
+        st = cg_source_appendf(b, "\n/* %s */\nextern \"C\" __global__ void __launch_bounds__(%u) %s(%s) {\n%s}\n",
+                               comment, block, name, k->params.p ? k->params.p : "", k->body.p ? k->body.p : "");
+        if (!st) st = cg_add_kernel(b, name, key.oom ? NULL : key.p, &index);
+    }
+    cg_str_free(&key);
     if (st) return st;
     rt_step s;
     memset(&s, 0, sizeof s);
@@ -399,10 +454,14 @@ static const char prelude[] =
     "}\n"
     "/* Bad data a kernel cannot stop on (the reference backend refuses it): the\n"
     " * first {code, node} is kept in sc_error and reported by the runtime after\n"
-    " * the run (symrt_context_check). 1: index out of range, 2: integer / 0. */\n"
+    " * the run (symrt_context_check). 1: index out of range, 2: integer / 0.\n"
+    " * The kernels may be in several modules, each with its own sc_error: the\n"
+    " * runtime points every module's sc_error_at at one of them. */\n"
     "__device__ unsigned int sc_error[2];\n"
+    "__device__ unsigned int *sc_error_at;\n"
     "__device__ __noinline__ void sc_report(unsigned int code, unsigned int node) {\n"
-    "    if (atomicCAS(&sc_error[0], 0u, code) == 0u) sc_error[1] = node;\n"
+    "    unsigned int *e = sc_error_at ? sc_error_at : sc_error;\n"
+    "    if (atomicCAS(&e[0], 0u, code) == 0u) e[1] = node;\n"
     "}\n"
     "/* integer division truncates; by zero gives 0 and is reported */\n"
     "template <typename T> __device__ __forceinline__ T sc_idiv(T a, T b, unsigned int node) {\n"
@@ -562,4 +621,8 @@ static const char prelude[] =
     "}\n"
     "#endif\n";
 
-symc_status cg_emit_prelude(cg_cuda *c) { return cg_source_appendf(c->b, "%s", prelude); }
+symc_status cg_emit_prelude(cg_cuda *c) {
+    symc_status st = cg_source_appendf(c->b, "%s", prelude);
+    c->b->prelude_len = c->b->source_len;
+    return st;
+}

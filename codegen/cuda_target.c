@@ -486,9 +486,76 @@ static symc_status emit(cg_builder *b) {
     return st;
 }
 
+/* ---- compiling ----------------------------------------------------------------------------- */
+/* The kernels in modules compiled in parallel (cg_nvrtc_compile_modules):
+ * min(online CPUs, kernels / 4, 16) of them, or opt->nvrtc_modules (else
+ * $SYMC_NVRTC_MODULES, for tests) when set, each
+ * the prelude and a run of consecutive kernels, the runs cut where the
+ * kernel text reaches an equal share of the total (NVRTC's time grows
+ * with the text), every module at least one kernel. Consecutive runs keep
+ * the split a function of the source alone, so the same model makes the
+ * same modules (and hits the build cache) on a machine with as many CPUs. */
+static uint32_t module_count(const cg_builder *b) {
+    uint32_t n = b->opt->nvrtc_modules;
+    const char *env = getenv("SYMC_NVRTC_MODULES"); /* the same, for the tools' tests (the GPU sweep) */
+    if (!n && env && *env) n = (uint32_t)strtoul(env, NULL, 10);
+    if (!n) {
+        n = cg_nvrtc_cpus();
+        if (n > (b->n_kernels + 3) / 4) n = (b->n_kernels + 3) / 4;
+        if (n > 16) n = 16;
+    }
+    /* the runs must tile the source after the prelude */
+    if (b->n_kernels == 0 || b->kernel_end[b->n_kernels - 1] != b->source_len ||
+        b->prelude_len > (b->n_kernels ? b->kernel_end[0] : 0))
+        return 1;
+    return n < 1 ? 1 : n > b->n_kernels ? b->n_kernels : n;
+}
+
 static symc_status compile(cg_builder *b) {
-    return cg_nvrtc_compile(b->source ? b->source : "", b->sm, b->n_kernels, &b->cubin, &b->cubin_size, &b->ptx,
-                            b->err);
+    uint32_t n = module_count(b), nk = b->n_kernels;
+    const char *src = b->source ? b->source : "";
+    size_t pre = n > 1 ? b->prelude_len : 0, total = b->source_len - pre;
+    char **sources = calloc(n, sizeof *sources);
+    uint32_t *counts = calloc(n, sizeof *counts);
+    b->modules = calloc(n, sizeof *b->modules);
+    b->kernel_module = calloc(nk ? nk : 1, sizeof *b->kernel_module);
+    symc_status st = SYMC_OK;
+    if (!sources || !counts || !b->modules || !b->kernel_module)
+        st = symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory compiling kernels");
+    uint32_t k = 0; /* module i: kernels [first, k), text [begin, end) after the prelude */
+    for (uint32_t i = 0; i < n && !st; i++) {
+        uint32_t first = k;
+        size_t begin = k ? b->kernel_end[k - 1] : pre, share = total / n * (i + 1);
+        if (i + 1 == n) k = nk;
+        else /* at least one kernel, and one left for each module after this */
+            for (k++; k < nk - (n - 1 - i) && b->kernel_end[k - 1] - pre < share; k++) {
+            }
+        size_t end = i + 1 == n ? b->source_len : b->kernel_end[k - 1], len = pre + end - begin;
+        if (!(sources[i] = malloc(len + 1))) {
+            st = symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory compiling kernels");
+            break;
+        }
+        memcpy(sources[i], src, pre);
+        memcpy(sources[i] + pre, src + begin, end - begin);
+        sources[i][len] = '\0';
+        counts[i] = k - first;
+        for (uint32_t j = first; j < k; j++) b->kernel_module[j] = i;
+    }
+    uint32_t cached = 0;
+    if (!st) {
+        b->n_modules = n;
+        st = cg_nvrtc_compile_modules((const char *const *)sources, counts, n, b->sm, b->opt, b->modules, &cached,
+                                      b->err);
+        if (st) b->n_modules = 0;
+    }
+    if (!st && b->opt->stats) {
+        b->opt->stats->modules = n;
+        b->opt->stats->cached = cached;
+    }
+    for (uint32_t i = 0; sources && i < n; i++) free(sources[i]);
+    free(sources);
+    free(counts);
+    return st;
 }
 
 const cg_target cg_target_cuda = {"cuda", emit, compile, &cuda_fuse_rules};

@@ -84,20 +84,51 @@ symc_status cg_source_appendf(cg_builder *b, const char *fmt, ...) {
     }
 }
 
-symc_status cg_add_kernel(cg_builder *b, const char *name, uint32_t *index) {
+static uint64_t key_hash(const char *s) { /* FNV-1a: a filter; keys are compared in full */
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static char *dup_str(const char *s) {
+    char *d = malloc(strlen(s) + 1);
+    if (d) strcpy(d, s);
+    return d;
+}
+
+symc_status cg_add_kernel(cg_builder *b, const char *name, const char *key, uint32_t *index) {
     if (b->n_kernels == b->kernels_cap) {
         uint32_t cap = b->kernels_cap ? b->kernels_cap * 2 : 16;
         char **n = realloc(b->kernel_names, cap * sizeof *n);
-        if (!n) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating kernels");
-        b->kernel_names = n;
+        if (n) b->kernel_names = n;
+        size_t *e = n ? realloc(b->kernel_end, cap * sizeof *e) : NULL;
+        if (e) b->kernel_end = e;
+        char **k = e ? realloc(b->kernel_keys, cap * sizeof *k) : NULL;
+        if (k) b->kernel_keys = k;
+        uint64_t *h = k ? realloc(b->kernel_hash, cap * sizeof *h) : NULL;
+        if (!h) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating kernels");
+        b->kernel_hash = h;
         b->kernels_cap = cap;
     }
-    char *copy = malloc(strlen(name) + 1);
-    if (!copy) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating kernels");
-    strcpy(copy, name);
+    char *copy = dup_str(name), *key_copy = key ? dup_str(key) : NULL;
+    if (!copy || (key && !key_copy)) {
+        free(copy);
+        free(key_copy);
+        return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating kernels");
+    }
     b->kernel_names[b->n_kernels] = copy;
+    b->kernel_end[b->n_kernels] = b->source_len;
+    b->kernel_keys[b->n_kernels] = key_copy;
+    b->kernel_hash[b->n_kernels] = key ? key_hash(key) : 0;
     *index = b->n_kernels++;
     return SYMC_OK;
+}
+
+uint32_t cg_find_kernel(const cg_builder *b, const char *key) {
+    uint64_t h = key_hash(key);
+    for (uint32_t k = 0; k < b->n_kernels; k++)
+        if (b->kernel_keys[k] && b->kernel_hash[k] == h && !strcmp(b->kernel_keys[k], key)) return k;
+    return RT_NONE;
 }
 
 symc_status cg_add_step(cg_builder *b, const rt_step *s) {
@@ -151,13 +182,17 @@ static void free_builder(cg_builder *b) {
     free(b->slot_of);
     free(b->exprs);
     free(b->source);
-    for (uint32_t i = 0; i < b->n_kernels; i++) free(b->kernel_names[i]);
+    for (uint32_t i = 0; i < b->n_kernels; i++) free(b->kernel_names[i]), free(b->kernel_keys[i]);
     free(b->kernel_names);
+    free(b->kernel_end);
+    free(b->kernel_keys);
+    free(b->kernel_hash);
     for (uint32_t i = 0; i < b->n_steps; i++) free((void *)b->steps[i].args);
     free(b->steps);
     free(b->aliases);
-    free(b->cubin);
-    free(b->ptx);
+    for (uint32_t i = 0; i < b->n_modules; i++) free((void *)b->modules[i].cubin), free((void *)b->modules[i].ptx);
+    free(b->modules);
+    free(b->kernel_module);
 }
 
 /* One build: the module, the builder the target fills, the engine being
@@ -230,8 +265,7 @@ static symc_status add_gpu_code(build *x) {
     cg_progress(&x->opt, "%s: generating %s code for %u nodes", name, target->name, x->m->n_nodes);
     symc_status st = target->emit(&x->b);
     if (st || !x->b.n_kernels) return st;
-    cg_progress(&x->opt, "%s: NVRTC compiling %u kernels for sm_%u", name, x->b.n_kernels, x->b.sm);
-    return target->compile(&x->b);
+    return target->compile(&x->b); /* says its own progress */
 }
 
 /* The guards the runtime must check (implied ones cost nothing): the first
@@ -338,10 +372,10 @@ static symc_status add_gpu_part(build *x) {
     e->sm = b->sm;
     e->precision = (uint8_t)x->opt.precision;
     e->cuda_source = b->source ? b->source : "";
-    e->cubin = b->cubin;
-    e->cubin_size = b->cubin_size;
-    e->ptx = b->ptx ? b->ptx : "";
+    e->modules = b->modules;
+    e->n_modules = b->n_modules;
     e->kernel_names = (const char *const *)b->kernel_names;
+    e->kernel_module = b->kernel_module;
     e->n_kernels = b->n_kernels;
     e->steps = b->steps;
     e->n_steps = b->n_steps;
@@ -350,6 +384,11 @@ static symc_status add_gpu_part(build *x) {
     e->cuda_version = b->cuda_version;
     e->cublas_version = b->cublas_version;
     e->cudnn_version = b->cudnn_version;
+    if (x->opt.stats) {
+        x->opt.stats->kernels = b->n_kernels;
+        x->opt.stats->kernel_steps = 0;
+        for (uint32_t i = 0; i < b->n_steps; i++) x->opt.stats->kernel_steps += b->steps[i].kind == RT_STEP_KERNEL;
+    }
     return SYMC_OK;
 }
 

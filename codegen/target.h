@@ -7,7 +7,7 @@
  * point each), steps (kernel launches, library calls, copies) and tensor
  * aliases. A target is a struct of function pointers (DESIGN.md): `emit`
  * walks the module's fused groups (its plan, passes/fuse.c) and fills the
- * builder; `compile` turns `source` into cubin + PTX; `fuse` answers the
+ * builder; `compile` turns `source` into modules (cubin + PTX each); `fuse` answers the
  * fuse pass's questions about what the target can run fused. Targets may
  * intern new expressions (launch sizes, strides) in the module's symbol
  * table before the program is compiled. */
@@ -28,17 +28,23 @@ typedef struct cg_builder {
     uint32_t n_slots, exprs_cap;
     /* GPU part, filled by the target */
     uint32_t sm;  /* resolved target SM, e.g. 90 */
-    char *source; /* CUDA C of every kernel (malloc'd, grows) */
+    char *source; /* CUDA C: the prelude, then every kernel (malloc'd, grows) */
     size_t source_len, source_cap;
-    char **kernel_names; /* malloc'd strings */
+    size_t prelude_len;    /* the shared prelude: source[0, prelude_len) */
+    char **kernel_names;   /* malloc'd strings */
+    size_t *kernel_end;    /* per kernel: where its text ends in source (it starts where the one before ends) */
+    char **kernel_keys;    /* per kernel: its text up to names (cg_find_kernel), malloc'd; may be NULL */
+    uint64_t *kernel_hash; /* of each key */
     uint32_t n_kernels, kernels_cap;
     rt_step *steps; /* args of each step malloc'd separately */
     uint32_t n_steps, steps_cap;
     uint32_t *aliases; /* per tensor, RT_NONE = own storage; NULL until cg_alias */
     uint32_t n_aliases;
-    uint8_t *cubin; /* set by compile */
-    size_t cubin_size;
-    char *ptx;
+    /* set by compile: the modules (the kernels compiled together, in parts
+     * of the source) and which one holds each kernel; malloc'd */
+    rt_module *modules;
+    uint32_t n_modules;
+    uint32_t *kernel_module;
     char cuda_version[32], cublas_version[32], cudnn_version[32]; /* set by the target */
     int failed;                                                   /* cg_slot ran out of memory */
 } cg_builder;
@@ -52,9 +58,14 @@ symc_status cg_source_appendf(cg_builder *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Registers an entry point named `name` (must be defined in the source);
- * *index receives its kernel index. */
-symc_status cg_add_kernel(cg_builder *b, const char *name, uint32_t *index);
+/* Registers an entry point named `name`, defined by the source appended
+ * since the kernel before it (or the prelude: set prelude_len after
+ * appending it); *index receives its kernel index. `key` (NULL: none) is
+ * the kernel's text with every name of its own made canonical: a later
+ * kernel with the same key is the same code (cg_find_kernel). */
+symc_status cg_add_kernel(cg_builder *b, const char *name, const char *key, uint32_t *index);
+/* The kernel registered with this key, or RT_NONE. */
+uint32_t cg_find_kernel(const cg_builder *b, const char *key);
 /* Appends a step; the builder copies `s` and its args. */
 symc_status cg_add_step(cg_builder *b, const rt_step *s);
 /* Makes tensor t share the storage of tensor `of` (resolved to its root).

@@ -1,159 +1,87 @@
-/* The timing cache on disk (codegen/tune_cache.h).
+/* The timing cache on disk (codegen/tune_cache.h), an entry kind of the
+ * build cache (codegen/cache.h): <dir>/tuning/<SHA-256 of the key>.
  *
- * A result is one file, <dir>/tuning/<16 hex digits>.tc, the digits a hash
- * of the key: the device, the cuBLASLt and cuDNN versions and the problem's
- * signature (runtime/cuda/cuda_tuning.h). The file holds a magic line, the
- * key's length and bytes, the choice's size and bytes, the time, and an
- * FNV-1a checksum of everything before it. A read compares the whole key,
- * so two keys that share a hash are a miss, never a wrong answer; any
- * mismatch in magic, lengths or checksum is a miss too, and the next put
- * replaces the file. A put writes <name>.<pid>.tmp then renames it over the
- * name (atomic on POSIX), so a concurrent build reads the old file or the
- * new one, never half of one. The directory is made on open (mode 0755,
- * parents included); a cache that cannot be made or written is simply not
- * used: tuning goes on without it. */
+ * The key hashes the device, the cuBLASLt and cuDNN versions and the
+ * problem's signature (runtime/cuda/cuda_tuning.h), each with its length;
+ * the entry holds the choice's size, the choice and the time. The build
+ * cache checks every entry (its key and a SHA-256 of its bytes) and writes
+ * atomically, so a damaged entry is a miss and a concurrent build never
+ * reads half of one; an entry of the wrong size is a miss here too. A put
+ * that cannot write is dropped: tuning goes on without the cache. */
 #include "codegen/tune_cache.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "codegen/cache.h"
 #include "runtime/engine.h"
 
-#define TC_MAGIC "symc-tuning-cache 1\n"
-#define TC_KEY_MAX 1024
-#define TC_PATH_MAX 4096
+#define TC_KIND "tuning"
+#define TC_PREFIX_MAX 1024
 
 struct cg_tune_cache {
-    char dir[TC_PATH_MAX];
-    uint8_t prefix[TC_KEY_MAX]; /* device, versions: the start of every key */
-    size_t prefix_len;
+    char prefix[TC_PREFIX_MAX]; /* device and versions: the start of every key */
 };
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
-int cg_cache_root(char *buf, size_t cap) {
-    const char *env = getenv("SYMC_CACHE_DIR");
-    int n;
-    if (env) {
-        if (!*env || !strcmp(env, "off")) return 0;
-        n = snprintf(buf, cap, "%s", env);
-    } else if ((env = getenv("XDG_CACHE_HOME")) && *env) n = snprintf(buf, cap, "%s/symc", env);
-    else if ((env = getenv("HOME")) && *env) n = snprintf(buf, cap, "%s/.cache/symc", env);
-    else return 0;
-    return n > 0 && (size_t)n < cap;
-}
-
-/* mkdir -p */
-static int make_dirs(char *path) {
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        int bad = mkdir(path, 0755) && errno != EEXIST;
-        *p = '/';
-        if (bad) return 0;
-    }
-    return !mkdir(path, 0755) || errno == EEXIST;
-}
 
 cg_tune_cache *cg_tune_cache_open(const char *device, const char *cublas_version, const char *cudnn_version,
                                   char *where, size_t where_cap) {
-    char root[TC_PATH_MAX];
+    char dir[4096];
     if (where && where_cap) where[0] = '\0';
-    if (!cg_cache_root(root, sizeof root)) {
+    if (!cg_cache_dir(dir, sizeof dir)) {
         if (where && where_cap) snprintf(where, where_cap, "off (SYMC_CACHE_DIR=off, or no HOME)");
         return NULL;
     }
     cg_tune_cache *c = calloc(1, sizeof *c);
     if (!c) return NULL;
-    int n = snprintf(c->dir, sizeof c->dir, "%s/tuning", root);
-    int k = snprintf((char *)c->prefix, sizeof c->prefix, "%s\n%s\n%s\n", device ? device : "",
+    int k = snprintf(c->prefix, sizeof c->prefix, "%s\n%s\n%s", device ? device : "",
                      cublas_version ? cublas_version : "", cudnn_version ? cudnn_version : "");
-    if (n <= 0 || (size_t)n >= sizeof c->dir || k <= 0 || (size_t)k >= sizeof c->prefix || !make_dirs(c->dir)) {
-        if (where && where_cap) snprintf(where, where_cap, "not used: cannot make %s/tuning", root);
+    if (k <= 0 || (size_t)k >= sizeof c->prefix) {
         free(c);
         return NULL;
     }
-    c->prefix_len = (size_t)k;
-    if (where && where_cap) snprintf(where, where_cap, "%s", c->dir);
+    if (where && where_cap) snprintf(where, where_cap, "%s/%s", dir, TC_KIND);
     return c;
 }
 
 void cg_tune_cache_close(cg_tune_cache *c) { free(c); }
 
-/* The file of a key: prefix then signature. */
-static int path_of(const cg_tune_cache *c, const uint8_t *sig, size_t len, char *path, size_t cap) {
-    uint64_t h = fnv(fnv(1469598103934665603ull, c->prefix, c->prefix_len), sig, len);
-    int n = snprintf(path, cap, "%s/%016llx.tc", c->dir, (unsigned long long)h);
-    return n > 0 && (size_t)n < cap;
+static void key_of(const cg_tune_cache *c, const uint8_t *sig, size_t len, uint8_t key[CG_HASH_BYTES]) {
+    cg_hash h;
+    cg_hash_init(&h);
+    cg_hash_str(&h, "symc tuning 1");
+    cg_hash_str(&h, c->prefix);
+    uint64_t n = len;
+    cg_hash_update(&h, &n, sizeof n);
+    cg_hash_update(&h, sig, len);
+    cg_hash_final(&h, key);
 }
 
-int cg_tune_cache_get(cg_tune_cache *c, const uint8_t *sig, size_t len, uint8_t *algo, uint32_t *algo_size,
-                      float *ms) {
-    char path[TC_PATH_MAX + 32];
-    if (!c || len > TC_KEY_MAX || !path_of(c, sig, len, path, sizeof path)) return 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    uint8_t buf[sizeof TC_MAGIC + 4 + 2 * TC_KEY_MAX + 4 + RT_ALGO_MAX + 4 + 8];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    int extra = fgetc(f) != EOF;
-    fclose(f);
-    size_t m = sizeof TC_MAGIC - 1, key_len = c->prefix_len + len, at = m;
-    uint32_t klen, asize;
-    if (extra || n < m + 4 || memcmp(buf, TC_MAGIC, m)) return 0;
-    memcpy(&klen, buf + at, 4);
-    at += 4;
-    if (klen != key_len || n < at + klen + 4) return 0;
-    if (memcmp(buf + at, c->prefix, c->prefix_len) || memcmp(buf + at + c->prefix_len, sig, len)) return 0;
-    at += klen;
-    memcpy(&asize, buf + at, 4);
-    at += 4;
-    if (asize == 0 || asize > RT_ALGO_MAX || n != at + asize + 4 + 8) return 0;
-    uint64_t sum;
-    memcpy(&sum, buf + at + asize + 4, 8);
-    if (sum != fnv(1469598103934665603ull, buf, at + asize + 4)) return 0;
-    memcpy(algo, buf + at, asize);
-    memcpy(ms, buf + at + asize, 4);
-    *algo_size = asize;
-    return 1;
+int cg_tune_cache_get(cg_tune_cache *c, const uint8_t *sig, size_t len, uint8_t *algo, uint32_t *algo_size, float *ms) {
+    if (!c) return 0;
+    uint8_t key[CG_HASH_BYTES], *bytes = NULL;
+    size_t size = 0;
+    key_of(c, sig, len, key);
+    if (!cg_cache_get(TC_KIND, key, &bytes, &size)) return 0;
+    uint32_t n = 0;
+    int hit = size >= 8 && (memcpy(&n, bytes, 4), n > 0 && n <= RT_ALGO_MAX && size == 4 + (size_t)n + 4);
+    if (hit) {
+        memcpy(algo, bytes + 4, n);
+        memcpy(ms, bytes + 4 + n, 4);
+        *algo_size = n;
+    }
+    free(bytes);
+    return hit;
 }
 
 void cg_tune_cache_put(cg_tune_cache *c, const uint8_t *sig, size_t len, const uint8_t *algo, uint32_t algo_size,
                        float ms) {
-    char path[TC_PATH_MAX + 32], tmp[TC_PATH_MAX + 64];
-    if (!c || len > TC_KEY_MAX || !algo_size || algo_size > RT_ALGO_MAX || !path_of(c, sig, len, path, sizeof path))
-        return;
-    uint8_t buf[sizeof TC_MAGIC + 4 + 2 * TC_KEY_MAX + 4 + RT_ALGO_MAX + 4 + 8];
-    size_t m = sizeof TC_MAGIC - 1, at = 0;
-    uint32_t klen = (uint32_t)(c->prefix_len + len);
-    memcpy(buf, TC_MAGIC, m);
-    at = m;
-    memcpy(buf + at, &klen, 4);
-    at += 4;
-    memcpy(buf + at, c->prefix, c->prefix_len);
-    memcpy(buf + at + c->prefix_len, sig, len);
-    at += klen;
-    memcpy(buf + at, &algo_size, 4);
-    at += 4;
-    memcpy(buf + at, algo, algo_size);
-    at += algo_size;
-    memcpy(buf + at, &ms, 4);
-    at += 4;
-    uint64_t sum = fnv(1469598103934665603ull, buf, at);
-    memcpy(buf + at, &sum, 8);
-    at += 8;
-    int n = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    if (n <= 0 || (size_t)n >= sizeof tmp) return;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return;
-    int ok = fwrite(buf, 1, at, f) == at;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path)) remove(tmp);
+    if (!c || !algo_size || algo_size > RT_ALGO_MAX) return;
+    uint8_t key[CG_HASH_BYTES], buf[4 + RT_ALGO_MAX + 4];
+    key_of(c, sig, len, key);
+    memcpy(buf, &algo_size, 4);
+    memcpy(buf + 4, algo, algo_size);
+    memcpy(buf + 4 + algo_size, &ms, 4);
+    char why[256];
+    (void)cg_cache_put(TC_KIND, key, buf, 4 + (size_t)algo_size + 4, why, sizeof why);
 }

@@ -26,10 +26,12 @@ extern "C" {
 /* Format 3: a library step carries a list of tuned entries (rt_tuned), not
  * one choice. Format 4: a GEMM step may implement a 1x1 convolution (its
  * node a conv2d; see RT_STEP_GEMM), which a format-3 runtime would misread.
+ * Format 5: the generated kernels are in several modules (rt_module), each
+ * compiled on its own, and each kernel names its module.
  * Files of any other version are refused with a message that says
  * which versions are involved and to rebuild the engine (engines are build
  * artifacts tied to the library versions they were tuned with anyway). */
-#define RT_ENGINE_FORMAT_VERSION 4u
+#define RT_ENGINE_FORMAT_VERSION 5u
 #define RT_NONE 0xffffffffu
 
 typedef struct rt_symbol {
@@ -157,6 +159,15 @@ typedef struct rt_step {
     const rt_tuned *tuned;
 } rt_step;
 
+/* One module of generated code: a part of the kernels that NVRTC compiled
+ * together (with the shared prelude), as a cubin for the engine's SM and as
+ * PTX for newer GPUs (JIT-compiled by the driver). */
+typedef struct rt_module {
+    const uint8_t *cubin; /* for `sm` */
+    size_t cubin_size;
+    const char *ptx;
+} rt_module;
+
 typedef struct rt_engine {
     uint32_t format_version;
     const char *symc_version, *cuda_version, *cublas_version, *cudnn_version, *name;
@@ -180,11 +191,11 @@ typedef struct rt_engine {
     uint32_t n_constants;
     /* GPU part: empty (sm == 0) for an engine built without GPU code */
     uint8_t precision;       /* rt_precision */
-    const char *cuda_source; /* the generated CUDA C, for reading */
-    const uint8_t *cubin;    /* for `sm` */
-    size_t cubin_size;
-    const char *ptx;                 /* for newer GPUs (JIT by the driver) */
-    const char *const *kernel_names; /* entry points in the module */
+    const char *cuda_source; /* the generated CUDA C (prelude and every kernel), for reading */
+    const rt_module *modules;
+    uint32_t n_modules;
+    const char *const *kernel_names; /* entry points */
+    const uint32_t *kernel_module;   /* per kernel: the module that holds it */
     uint32_t n_kernels;
     const rt_step *steps;
     uint32_t n_steps;

@@ -75,8 +75,10 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                                "engine '%s' holds %zu bytes of constants; an engine file holds at most %zu", e->name,
                                const_bytes, kMaxConstantBytes);
-    size_t text = (e->cuda_source ? strlen(e->cuda_source) : 0) + (e->ptx ? strlen(e->ptx) : 0);
-    flatbuffers::FlatBufferBuilder b(4096 + const_bytes + e->program_size + e->cubin_size + text);
+    size_t text = e->cuda_source ? strlen(e->cuda_source) : 0;
+    for (uint32_t i = 0; i < e->n_modules; i++)
+        text += e->modules[i].cubin_size + (e->modules[i].ptx ? strlen(e->modules[i].ptx) : 0) + 64;
+    flatbuffers::FlatBufferBuilder b(4096 + const_bytes + e->program_size + text);
     auto str = [&](const char *s) { return b.CreateString(s ? s : ""); };
 
     std::vector<flatbuffers::Offset<fb::Symbol>> symbols;
@@ -138,16 +140,22 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
                                        s.trans_a != 0, s.trans_b != 0, s.epilogue, s.precision, s.alpha, s.beta,
                                        s.n_tuned ? b.CreateVector(tunings) : 0));
     }
-    b.ForceVectorAlignment(e->cubin_size, 1, 16);
-    auto cubin = b.CreateVector(e->cubin, e->cubin_size);
+    std::vector<flatbuffers::Offset<fb::CodeModule>> modules;
+    for (uint32_t i = 0; i < e->n_modules; i++) {
+        const rt_module &m = e->modules[i];
+        b.ForceVectorAlignment(m.cubin_size, 1, 16);
+        auto cubin = b.CreateVector(m.cubin, m.cubin_size);
+        modules.push_back(fb::CreateCodeModule(b, cubin, str(m.ptx)));
+    }
     /* e->format_version when set: tests write other versions to see them refused */
     auto root = fb::CreateEngine(
         b, e->format_version ? e->format_version : RT_ENGINE_FORMAT_VERSION, str(e->symc_version), str(e->cuda_version),
         str(e->cublas_version), str(e->cudnn_version), e->sm, str(e->name), b.CreateVector(symbols),
         b.CreateVector(sources), program, e->num_slots, b.CreateVector(guards), b.CreateVector(tensors),
         b.CreateVector(nodes), b.CreateVector(e->inputs, e->n_inputs), b.CreateVector(e->outputs, e->n_outputs),
-        b.CreateVector(constants), e->precision, str(e->cuda_source), cubin, str(e->ptx), b.CreateVector(knames),
-        b.CreateVector(steps), b.CreateVector(e->aliases, e->n_aliases));
+        b.CreateVector(constants), e->precision, str(e->cuda_source), b.CreateVector(knames), b.CreateVector(steps),
+        b.CreateVector(e->aliases, e->n_aliases), b.CreateVector(modules),
+        b.CreateVector(e->kernel_module, e->kernel_module ? e->n_kernels : 0));
     fb::FinishSizePrefixedEngineBuffer(b, root);
     size_t fb_size = b.GetSize();
     *size = fb_size + kTrailerSize;
@@ -208,14 +216,26 @@ symc_status check_tunings(const fb::Step *s, uint32_t i, const char *node, symc_
     return SYMC_OK;
 }
 
-/* The GPU part: every step's kernel, node, slots and tensors in range, the
- * counts each kind needs, aliases one level deep. */
+/* The GPU part: modules with code, every kernel in a module, every step's
+ * kernel, node, slots and tensors in range, the counts each kind needs,
+ * aliases one level deep. */
 symc_status check_gpu(const fb::Engine *e, uint32_t nt, uint32_t slots, symc_error *err) {
     uint32_t nk = len(e->kernel_names()), nn = len(e->nodes());
     if (e->precision() > RT_PREC_BF16) return bad(err, "engine precision %u is unknown", e->precision());
     if ((nk || len(e->steps())) && e->sm() == 0) return bad(err, "engine has GPU steps but no target SM");
-    if (nk && !len(e->cubin()) && (!e->ptx() || !e->ptx()->size()))
-        return bad(err, "engine has %u kernels but neither cubin nor PTX", nk);
+    uint32_t nm = len(e->modules());
+    if (nk && !nm) return bad(err, "engine has %u kernels but no module of code", nk);
+    for (uint32_t i = 0; i < nm; i++) {
+        const fb::CodeModule *m = e->modules()->Get(i);
+        if (!len(m->cubin()) && (!m->ptx() || !m->ptx()->size()))
+            return bad(err, "engine module %u of %u has neither cubin nor PTX", i, nm);
+    }
+    if (len(e->kernel_module()) != nk)
+        return bad(err, "engine has %u kernels but says which module holds %u", nk, len(e->kernel_module()));
+    for (uint32_t k = 0; k < nk; k++)
+        if (e->kernel_module()->Get(k) >= nm)
+            return bad(err, "kernel %u ('%s') is in module %u; the engine has %u", k,
+                       e->kernel_names()->Get(k)->c_str(), e->kernel_module()->Get(k), nm);
     /* tensors per step kind, fewest and most: a CONV step has a fifth, its residual, when it adds one */
     static const uint32_t need[RT_STEP_KIND_COUNT][2] = {{0, 0}, {5, 5}, {4, 5}, {2, 2}};
     for (uint32_t i = 0; i < len(e->steps()); i++) {
@@ -590,14 +610,21 @@ void copy_steps(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->steps = steps;
 }
 
-/* The GPU part: the generated source, cubin and PTX, kernel names, steps,
- * aliases. */
+/* The GPU part: the generated source, the modules (cubin and PTX each),
+ * kernel names and modules, steps, aliases. */
 void copy_gpu(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->precision = e->precision();
     r->cuda_source = own->str(e->cuda_source());
-    r->cubin_size = len(e->cubin());
-    r->cubin = own->copy(e->cubin());
-    r->ptx = own->str(e->ptx());
+    r->n_modules = len(e->modules());
+    rt_module *mods = own->array<rt_module>(r->n_modules);
+    for (uint32_t i = 0; i < r->n_modules; i++) {
+        const fb::CodeModule *m = e->modules()->Get(i);
+        mods[i].cubin_size = len(m->cubin());
+        mods[i].cubin = own->copy(m->cubin());
+        mods[i].ptx = own->str(m->ptx());
+    }
+    r->modules = mods;
+    r->kernel_module = own->copy(e->kernel_module());
     r->n_kernels = len(e->kernel_names());
     const char **kn = own->array<const char *>(r->n_kernels);
     for (uint32_t i = 0; i < r->n_kernels; i++) kn[i] = own->str(e->kernel_names()->Get(i));

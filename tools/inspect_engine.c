@@ -219,11 +219,16 @@ int symc_inspect_engine(const char *path, int show_source) {
     }
     static const char *prec[] = {"fp32", "tf32", "fp16", "bf16"};
     printf("engine %s (format %u, symc %s)\n", e->name, e->format_version, e->symc_version);
-    if (e->sm)
-        printf("gpu: sm_%u, %s; built with CUDA %s, cuBLAS %s, cuDNN %s; cubin %zu bytes, PTX %zu bytes, %u kernels\n",
-               e->sm, prec[e->precision & 3], e->cuda_version, e->cublas_version, e->cudnn_version, e->cubin_size,
-               strlen(e->ptx), e->n_kernels);
-    else printf("gpu: none (reference backend only)\n");
+    if (e->sm) {
+        size_t cubin = 0, ptx = 0;
+        uint32_t launches = 0;
+        for (uint32_t i = 0; i < e->n_modules; i++) cubin += e->modules[i].cubin_size, ptx += strlen(e->modules[i].ptx);
+        for (uint32_t i = 0; i < e->n_steps; i++) launches += e->steps[i].kind == RT_STEP_KERNEL;
+        printf("gpu: sm_%u, %s; built with CUDA %s, cuBLAS %s, cuDNN %s; cubin %zu bytes, PTX %zu bytes in %u "
+               "module%s, %u kernels for %u kernel steps\n",
+               e->sm, prec[e->precision & 3], e->cuda_version, e->cublas_version, e->cudnn_version, cubin, ptx,
+               e->n_modules, e->n_modules == 1 ? "" : "s", e->n_kernels, launches);
+    } else printf("gpu: none (reference backend only)\n");
     printf("symbols:\n");
     for (uint32_t s = 0; s < e->n_symbols; s++) {
         const rt_symbol *y = &e->symbols[s];
@@ -255,8 +260,9 @@ int symc_inspect_engine(const char *path, int show_source) {
         const rt_node *nd = &e->nodes[s->node];
         switch (s->kind) {
         case RT_STEP_KERNEL:
-            printf("  %3u kernel %-28s node %s, %u threads/block, %u items/block, %u args\n", i,
-                   e->kernel_names[s->kernel], nd->name, s->block, s->per_block, s->n_args);
+            printf("  %3u kernel %-28s node %s, %u threads/block, %u items/block, %u args, module %u\n", i,
+                   e->kernel_names[s->kernel], nd->name, s->block, s->per_block, s->n_args,
+                   e->kernel_module[s->kernel]);
             break;
         case RT_STEP_GEMM:
         case RT_STEP_CONV: {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "frontend/onnx.h"
@@ -108,8 +109,38 @@ static void dump_text(void *ctx, const char *pass, const char *text) {
     printf("; IR after %s\n%s", pass, text);
 }
 
-static void progress(void *ctx, const char *pass) {
-    if (*(int *)ctx) fprintf(stderr, "symc: %s...\n", pass);
+/* Progress of `symc compile` on stderr, each line with the seconds since
+ * the start: a build that ends within a second says nothing; a longer one
+ * prints the lines held so far once a line comes after the first second,
+ * then each as it comes. -q: none. */
+typedef struct progress_lines {
+    int quiet, live;
+    double start;
+    char held[4096];
+    size_t len;
+} progress_lines;
+
+static double seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void progress(void *ctx, const char *step) {
+    progress_lines *p = ctx;
+    if (p->quiet) return;
+    double t = seconds() - p->start;
+    char line[600];
+    int n = snprintf(line, sizeof line, "symc: [%5.1f s] %s\n", t, step);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof line) n = sizeof line - 1, line[n - 1] = '\n';
+    if (!p->live && t < 1.0) {
+        if (p->len + (size_t)n < sizeof p->held) memcpy(p->held + p->len, line, (size_t)n), p->len += (size_t)n;
+        return;
+    }
+    if (!p->live) fwrite(p->held, 1, p->len, stderr);
+    p->live = 1;
+    fputs(line, stderr);
 }
 
 static int cmd_compile(int argc, char **argv) {
@@ -117,6 +148,7 @@ static int cmd_compile(int argc, char **argv) {
     symc_compile_options opt;
     symc_compile_options_init(&opt);
     int n_prec = 0, n_multiple = 0, no_tf32 = 0;
+    progress_lines lines = {.start = seconds()};
     fe_shape_list shapes;
     fe_shape_list_init(&shapes);
     symc_error err;
@@ -158,12 +190,19 @@ static int cmd_compile(int argc, char **argv) {
                 "                    a few sizes across the declared ranges\n"
                 "                    (timing needs a GPU at build time; without one this is implied)\n"
                 "  --no-gpu          a reference-backend-only engine (no CUDA code)\n"
+                "  -q, --quiet       no progress lines (a build past a second prints them, with the\n"
+                "                    seconds since the start) and no 'wrote' line: errors only\n"
                 "  --dump-after=PASS print the IR after a pass, one of\n"
                 "                    %s\n"
                 "                    (after fuse with the fused groups; --no-gpu plans none)\n"
                 "Imports the model with every dynamic dim a symbol whose range comes from the\n"
                 "declared shapes, runs the pass pipeline, and writes an engine that runs at\n"
-                "every size inside those ranges.\n",
+                "every size inside those ranges.\n"
+                "Build cache: NVRTC's output for each part of the generated CUDA is kept under\n"
+                "$SYMC_CACHE_DIR (default $XDG_CACHE_HOME/symc, else $HOME/.cache/symc), keyed by\n"
+                "the SHA-256 of the source, NVRTC's version and options, so building the same model\n"
+                "again compiles nothing; SYMC_CACHE_DIR=off turns it off. Entries are checked on\n"
+                "every read and may be deleted at any time.\n",
                 passes);
             rc = 0;
             goto done;
@@ -208,6 +247,7 @@ static int cmd_compile(int argc, char **argv) {
         else if (!strcmp(argv[i], "--tf32")) opt.precision = SYMC_PRECISION_TF32, n_prec++;
         else if (!strcmp(argv[i], "--no-tune")) opt.tune = 0;
         else if (!strcmp(argv[i], "--no-gpu")) opt.gpu = 0;
+        else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) lines.quiet = 1;
         else if (argv[i][0] == '-') {
             rc = usage_error("compile: unknown flag '%s'", argv[i]);
             goto done;
@@ -252,6 +292,9 @@ static int cmd_compile(int argc, char **argv) {
         fprintf(stderr, "symc: %s\n", err.msg);
         goto done;
     }
+    char importing[600];
+    snprintf(importing, sizeof importing, "importing %s", model);
+    progress(&lines, importing);
     if (is_onnx) {
         /* the importer's messages start with the model's path already: one prefix */
         if (fe_shape_list_check(&shapes, &err) || fe_onnx_import_file(model, shapes.items, shapes.n, &m, &err)) {
@@ -262,15 +305,14 @@ static int cmd_compile(int argc, char **argv) {
         fprintf(stderr, "symc: %s\n", err.msg);
         goto done;
     }
-    int tty = isatty(2);
     opt.progress = progress;
     opt.dump = dump_text;
-    opt.ctx = &tty;
+    opt.ctx = &lines;
     if (symc_module_compile(m, &opt, out, &err) != SYMC_OK) {
         fprintf(stderr, "symc: %s: %s\n", model, err.msg);
         goto done;
     }
-    fprintf(stderr, "symc: wrote %s\n", out);
+    if (!lines.quiet) fprintf(stderr, "symc: wrote %s\n", out);
     rc = 0;
 done:
     symc_module_destroy(m);

@@ -1,10 +1,11 @@
 /* The CUDA backend: module, memory, kernel launches and copies; library
  * steps are delegated to cuda_gemm.c (cuBLASLt) and cuda_conv.c (cuDNN).
  *
- * Creation does everything that does not depend on input shapes: it picks
- * the cubin when the GPU's SM is the engine's, else the PTX for a newer GPU
- * (JIT-compiled by the driver, its log kept for the error), resolves every
- * entry point, raises the dynamic shared memory limit of kernels that need
+ * Creation does everything that does not depend on input shapes: it loads
+ * each of the engine's modules, the cubin when the GPU's SM is the engine's,
+ * else the PTX for a newer GPU (JIT-compiled by the driver, its log kept for
+ * the error), resolves every entry point in the module that holds it, points
+ * every module's error word at one, raises the dynamic shared memory limit of kernels that need
  * more than 48 KiB, uploads every constant once, and creates the library
  * handles only when the engine has such steps.
  *
@@ -90,8 +91,10 @@ void rt_cuda_destroy(rt_cuda *c) {
         if (c->capture) rt_cu.StreamDestroy(c->capture);
         if (c->error_host) rt_cu.MemFreeHost(c->error_host);
         if (c->error_event) rt_cu.EventDestroy(c->error_event);
-        if (c->module) rt_cu.ModuleUnload(c->module);
+        for (uint32_t i = 0; c->modules && i < c->e->n_modules; i++)
+            if (c->modules[i]) rt_cu.ModuleUnload(c->modules[i]);
     }
+    free(c->modules);
     rt_lifetimes_free(&c->lifetimes);
     for (uint32_t i = 0; i < c->n_graphs; i++) free(c->graph_cache[i].key);
     free(c->graph_cache);
@@ -105,22 +108,27 @@ void rt_cuda_destroy(rt_cuda *c) {
     free(c);
 }
 
-static symc_status load_module(rt_cuda *c, symc_error *err) {
+/* Module i of the engine: its cubin when the GPU's SM is the engine's, else
+ * its PTX JIT-compiled by the driver for a newer GPU. */
+static symc_status load_module(rt_cuda *c, uint32_t i, symc_error *err) {
     const rt_engine *e = c->e;
+    const rt_module *m = &e->modules[i];
     const rt_cu_device *d = c->dev;
     symc_status st;
-    if (d->sm == e->sm && e->cubin && e->cubin_size) {
-        st = RT_CU(err, ModuleLoadData, (&c->module, e->cubin));
-        if (st) symc_error_prefix(err, "engine '%s': loading its sm_%u cubin", engine_name(e), e->sm);
+    char which[32] = "";
+    if (e->n_modules > 1) snprintf(which, sizeof which, " (module %u of %u)", i, e->n_modules);
+    if (d->sm == e->sm && m->cubin && m->cubin_size) {
+        st = RT_CU(err, ModuleLoadData, (&c->modules[i], m->cubin));
+        if (st) symc_error_prefix(err, "engine '%s': loading its sm_%u cubin%s", engine_name(e), e->sm, which);
         return st;
     }
-    if (d->sm >= e->sm && e->ptx && *e->ptx) {
+    if (d->sm >= e->sm && m->ptx && *m->ptx) {
         /* keep the JIT log: it is the only clue when the driver is older
          * than the PTX or the JIT fails */
         char log[1024] = "";
         CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
         void *vals[] = {log, (void *)(uintptr_t)sizeof log};
-        st = RT_CU(err, ModuleLoadDataEx, (&c->module, e->ptx, 2, opts, vals));
+        st = RT_CU(err, ModuleLoadDataEx, (&c->modules[i], m->ptx, 2, opts, vals));
         if (st) {
             log[sizeof log - 1] = '\0';
             for (char *p = log; *p; p++)
@@ -130,8 +138,8 @@ static symc_status load_module(rt_cuda *c, symc_error *err) {
                 snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
                 symc_error_setf(err, st, "%s; JIT log: %s", msg, log);
             }
-            symc_error_prefix(err, "engine '%s': JIT-compiling its sm_%u PTX for this sm_%u GPU (%s)", engine_name(e),
-                              e->sm, d->sm, d->name);
+            symc_error_prefix(err, "engine '%s': JIT-compiling its sm_%u PTX%s for this sm_%u GPU (%s)", engine_name(e),
+                              e->sm, which, d->sm, d->name);
         }
         return st;
     }
@@ -139,6 +147,41 @@ static symc_status load_module(rt_cuda *c, symc_error *err) {
         err, SYMC_ERR_UNSUPPORTED,
         "engine '%s' was built for sm_%u; this GPU (%s) is sm_%u: compile it again with --arch sm_%u", engine_name(e),
         e->sm, d->name, d->sm, d->sm);
+}
+
+/* Every module, and every kernel from the module that holds it. The kernels
+ * report bad data into one word (sc_error): module 0's, whose address every
+ * module's sc_error_at is set to (the prelude, codegen/cuda_kernel.c). */
+static symc_status load_modules(rt_cuda *c, symc_error *err) {
+    const rt_engine *e = c->e;
+    symc_status st;
+    if (!(c->modules = calloc(e->n_modules + 1, sizeof *c->modules)))
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
+    for (uint32_t i = 0; i < e->n_modules; i++)
+        if ((st = load_module(c, i, err))) return st;
+    for (uint32_t k = 0; k < e->n_kernels; k++) {
+        st = RT_CU(err, ModuleGetFunction, (&c->fns[k], c->modules[e->kernel_module[k]], e->kernel_names[k]));
+        if (st) {
+            symc_error_prefix(err, "engine '%s': kernel '%s' (module %u)", engine_name(e), e->kernel_names[k],
+                              e->kernel_module[k]);
+            return st;
+        }
+    }
+    size_t bytes = 0;
+    if (rt_cu.ModuleGetGlobal(&c->error_word, &bytes, c->modules[0], "sc_error") != CUDA_SUCCESS || bytes < 8)
+        c->error_word = 0;
+    for (uint32_t i = 0; c->error_word && i < e->n_modules; i++) {
+        CUdeviceptr at = 0;
+        if (rt_cu.ModuleGetGlobal(&at, &bytes, c->modules[i], "sc_error_at") != CUDA_SUCCESS || bytes != 8) {
+            if (e->n_modules == 1) break; /* its own sc_error is the word */
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                   "engine '%s': module %u of %u has no sc_error_at to report bad data through",
+                                   engine_name(e), i, e->n_modules);
+        }
+        uint64_t word = (uint64_t)c->error_word;
+        if ((st = RT_CU(err, MemcpyHtoD, (at, &word, 8)))) return st;
+    }
+    return SYMC_OK;
 }
 
 symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc, rt_cuda **out, symc_error *err) {
@@ -174,14 +217,7 @@ symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc,
     for (uint32_t i = 0; i < c->max_args; i++) c->params[i] = &c->argv[i];
 
     if (e->n_kernels) {
-        if ((st = load_module(c, err))) goto fail;
-        for (uint32_t k = 0; k < e->n_kernels; k++) {
-            st = RT_CU(err, ModuleGetFunction, (&c->fns[k], c->module, e->kernel_names[k]));
-            if (st) {
-                symc_error_prefix(err, "engine '%s': kernel '%s'", engine_name(e), e->kernel_names[k]);
-                goto fail;
-            }
-        }
+        if ((st = load_modules(c, err))) goto fail;
         /* dynamic shared memory beyond 48 KiB must be opted into per function */
         for (uint32_t k = 0; k < e->n_kernels; k++) {
             uint32_t need = 0;
@@ -200,18 +236,13 @@ symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc,
             (void)rt_cu.FuncSetAttribute(c->fns[k], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
         }
     }
-    if (c->module) { /* the error word of the generated kernels (sc_error), when the module has one */
-        size_t bytes = 0;
-        if (rt_cu.ModuleGetGlobal(&c->error_word, &bytes, c->module, "sc_error") != CUDA_SUCCESS || bytes < 8)
-            c->error_word = 0;
-        if (c->error_word) {
-            void *host = NULL;
-            if ((st = RT_CU(err, MemAllocHost, (&host, 8)))) goto fail;
-            c->error_host = host;
-            c->error_host[0] = c->error_host[1] = 0;
-            if ((st = RT_CU(err, EventCreate, (&c->error_event, CU_EVENT_DISABLE_TIMING)))) goto fail;
-            if ((st = RT_CU(err, MemsetD8, (c->error_word, 0, 8)))) goto fail;
-        }
+    if (c->error_word) { /* the error word of the generated kernels (sc_error, load_modules) */
+        void *host = NULL;
+        if ((st = RT_CU(err, MemAllocHost, (&host, 8)))) goto fail;
+        c->error_host = host;
+        c->error_host[0] = c->error_host[1] = 0;
+        if ((st = RT_CU(err, EventCreate, (&c->error_event, CU_EVENT_DISABLE_TIMING)))) goto fail;
+        if ((st = RT_CU(err, MemsetD8, (c->error_word, 0, 8)))) goto fail;
     }
     for (uint32_t i = 0; i < e->n_constants; i++) {
         const rt_constant *k = &e->constants[i];

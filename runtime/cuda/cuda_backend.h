@@ -12,7 +12,7 @@
  * first use, so every program starts on a machine without a GPU driver and
  * the CUDA backend then fails in one line saying what is missing.
  *
- * An rt_cuda is one context's GPU state: the module (cubin when the GPU's SM
+ * An rt_cuda is one context's GPU state: the modules (cubin when the GPU's SM
  * equals the engine's, else PTX JIT-compiled by the driver for a newer GPU),
  * its functions, the engine's constants on the device, the library handles,
  * a grow-only activation workspace laid out per input shape, and a per-shape

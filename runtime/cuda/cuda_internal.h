@@ -36,13 +36,13 @@ struct rt_cuda {
     const rt_engine *e;
     const rt_cu_device *dev;
     symrt_allocator alloc; /* alloc.alloc NULL: cuMemAlloc/cuMemFree */
-    CUmodule module;
-    CUfunction *fns;     /* per kernel */
-    CUdeviceptr *consts; /* per constant: its device copy */
-    CUdeviceptr *ptr;    /* per tensor: where it lives during this enqueue */
-    size_t *offset;      /* per tensor: offset in the workspace, SIZE_MAX if not there */
-    uint64_t *argv;      /* kernel parameter values (8 bytes each) */
-    void **params;       /* pointers into argv, as cuLaunchKernel wants them */
+    CUmodule *modules;     /* per engine module (rt_module), NULL where not loaded */
+    CUfunction *fns;       /* per kernel */
+    CUdeviceptr *consts;   /* per constant: its device copy */
+    CUdeviceptr *ptr;      /* per tensor: where it lives during this enqueue */
+    size_t *offset;        /* per tensor: offset in the workspace, SIZE_MAX if not there */
+    uint64_t *argv;        /* kernel parameter values (8 bytes each) */
+    void **params;         /* pointers into argv, as cuLaunchKernel wants them */
     uint32_t max_args;
     CUdeviceptr workspace;
     size_t workspace_size;

@@ -1,8 +1,8 @@
 /* The timing cache on disk (codegen/tune_cache.h), on the CPU: a result put
  * is got back bit for bit; another signature, device or library version is
- * a miss; a truncated, bit-flipped or foreign file is a miss and the next
- * put repairs it; SYMC_CACHE_DIR=off and an unusable directory give no
- * cache, and every call then does nothing. */
+ * a miss; a truncated, bit-flipped or extended file is a miss and the next
+ * put repairs it; SYMC_CACHE_DIR=off gives no cache, an unwritable folder
+ * a cache that misses, and every call on either does nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 /* the one file in dir/tuning, its path into buf */
 static int only_file(const char *dir, char *buf, size_t cap) {
     char cmd[600];
-    snprintf(cmd, sizeof cmd, "ls %s/tuning/*.tc 2>/dev/null", dir);
+    snprintf(cmd, sizeof cmd, "ls %s/tuning/ 2>/dev/null | sed 's|^|%s/tuning/|'", dir, dir);
     FILE *p = popen(cmd, "r");
     if (!p) return 0;
     int n = 0;
@@ -104,12 +104,11 @@ int main(int argc, char **argv) {
     CHECK(cg_tune_cache_open("GPU X sm_90", "a", "b", where, sizeof where) == NULL);
     CHECK(strstr(where, "off") != NULL);
     setenv("SYMC_CACHE_DIR", "/proc/symc_no_such_dir", 1);
-    CHECK(cg_tune_cache_open("GPU X sm_90", "a", "b", where, sizeof where) == NULL);
-    CHECK(strstr(where, "cannot make") != NULL);
+    c = cg_tune_cache_open("GPU X sm_90", "a", "b", where, sizeof where);
+    cg_tune_cache_put(c, sig, sizeof sig, algo, RT_GEMM_ALGO_SIZE, 1.0f); /* dropped, no error */
+    CHECK(!cg_tune_cache_get(c, sig, sizeof sig, got, &size, &ms));
+    cg_tune_cache_close(c);
     CHECK(!cg_tune_cache_get(NULL, sig, sizeof sig, got, &size, &ms));
     cg_tune_cache_put(NULL, sig, sizeof sig, algo, RT_GEMM_ALGO_SIZE, 1.0f);
-    unsetenv("SYMC_CACHE_DIR");
-    setenv("XDG_CACHE_HOME", dir, 1);
-    CHECK(cg_cache_root(path, sizeof path) && strstr(path, "/symc") != NULL);
     return check_report("codegen.tune_cache");
 }

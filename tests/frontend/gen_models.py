@@ -196,6 +196,22 @@ def rotary():
     return model(nodes, [vi("x", F, ["B", "S", 2 * half]), vi("xt", F, ["B", 5])], [out("y"), out("t")], inits)
 
 
+def twin_chains():
+    """Chains that differ only in their tensors, which the CUDA target emits as one kernel each
+    pair (codegen/cuda_kernel.c, kw_finish): x and y through the same scale, shift, tanh and
+    product with their own constants, and a layer norm of each with its own weights; a third
+    chain on x with a Sub has a kernel of its own."""
+    def chain(v, k, op="Add"):
+        return [N("Mul", [v, "s" + k], ["m" + k]), N(op, ["m" + k, "b" + k], ["a" + k]),
+                N("Tanh", ["a" + k], ["t" + k]), N("Mul", ["t" + k, v], ["o" + k])]
+    nodes = chain("x", "1") + chain("y", "2") + chain("x", "3", "Sub")
+    nodes += [N("LayerNormalization", ["x", "g1", "h1"], ["n1"], axis=-1),
+              N("LayerNormalization", ["y", "g2", "h2"], ["n2"], axis=-1)]
+    inits = [floats(n, [16], seed=i) for i, n in enumerate(["s1", "b1", "s2", "b2", "s3", "b3", "g1", "h1", "g2", "h2"])]
+    return model(nodes, [vi("x", F, ["B", "S", 16]), vi("y", F, ["B", "S", 16])],
+                 [out("o1"), out("o2"), out("o3"), out("n1"), out("n2")], inits)
+
+
 def dw_res():
     """CNN blocks the CUDA target maps specially: depthwise convolutions (ConvNeXt's 7x7 with a
     bias, MobileNet's 3x3 stride 2, a dilated 5x5 with asymmetric pads, an odd channel count),
@@ -1014,6 +1030,7 @@ def main():
         "rotary": rotary(),
         "nan_inf": nan_inf(),
         "dw_res": dw_res(),
+        "twin_chains": twin_chains(),
         "convnext_blocks": convnext_blocks(),
         "reduce13": reductions(13),
         "reduce18": reductions(18),

@@ -4,7 +4,9 @@
  * needed, a buffer too small (by the size given, and by the allocation the
  * pointer lies in), an engine built for a newer GPU (sm_100 cubin and PTX),
  * an engine built without GPU code, a corrupted engine file. Then the same
- * context still runs correctly after all the refusals.
+ * context still runs correctly after all the refusals. Bad data a kernel
+ * finds (a gather index out of range, an integer division by zero, the two
+ * kernels in two modules) is reported naming the node.
  * Without a GPU it checks the one-line refusal of the CUDA backend and exits
  * 0, so it also runs in CI. */
 #include <math.h>
@@ -62,8 +64,14 @@ static uint8_t *build_bad_data(size_t *size) {
     symc_mark_output(m, g, &err);
     symc_mark_output(m, q, &err);
     CHECK_MSG(symc_module_infer_shapes(m, &err) == SYMC_OK, "%s", err.msg);
+    /* two modules: the division's kernel reports through module 0's error word (sc_error_at) */
+    cg_options o = cg_default_options();
+    o.nvrtc_modules = 2;
+    cg_build_stats stats = {0};
+    o.stats = &stats;
     uint8_t *bytes = NULL;
-    CHECK_MSG(cg_build_engine(m, NULL, &bytes, size, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(cg_build_engine(m, &o, &bytes, size, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(stats.modules == 2 && stats.kernels == 2, "%u modules, %u kernels", stats.modules, stats.kernels);
     symc_module_destroy(m);
     return bytes;
 }

@@ -9,7 +9,8 @@
  * creating a context or a tuning session on an engine whose PTX is not real
  * must fail cleanly in the JIT, and one with no GPU code must say so. The decoder
  * must refuse steps that point outside the engine (kernel, tensor, node,
- * argument slot), malformed tuned entries (on a kernel step, a negative size
+ * argument slot), a kernel in a module the engine does not have (or in none),
+ * a module with neither cubin nor PTX, malformed tuned entries (on a kernel step, a negative size
  * or time, a NaN time, a choice of the wrong size or none) and chained
  * aliases. */
 #include <math.h>
@@ -32,6 +33,8 @@ typedef struct fixture {
     uint32_t in[1], out[1];
     rt_node node;
     const char *kernel_names[1];
+    uint32_t kernel_module[1];
+    rt_module module;
     rt_arg args[3];
     rt_step step;
     uint32_t aliases[2];
@@ -92,8 +95,11 @@ static void make(fixture *f) {
     g->n_outputs = 1;
     g->cuda_source = "";
     /* not real PTX: enough for the decoder, and a clean JIT failure on a GPU */
-    g->ptx = "// not PTX\n";
+    f->module.ptx = "// not PTX\n";
+    g->modules = &f->module;
+    g->n_modules = 1;
     g->kernel_names = f->kernel_names;
+    g->kernel_module = f->kernel_module;
     g->n_kernels = 1;
     g->steps = &f->step;
     g->n_steps = 1;
@@ -195,7 +201,7 @@ static void test_backend(void) {
     g.e.sm = 0;
     g.e.n_steps = 0;
     g.e.n_kernels = 0;
-    g.e.ptx = "";
+    g.e.n_modules = 0;
     h = load(&g.e, &st, &err);
     CHECK_MSG(h != NULL, "load: %s", err.msg);
     if (h) {
@@ -264,8 +270,20 @@ static void test_decode(void) {
     f.step.kind = 9;
     expect_rejected(&f, "a step of kind 9");
     make(&f);
-    f.e.ptx = "";
+    f.module.ptx = "";
     expect_rejected(&f, "kernels without cubin or PTX");
+    make(&f);
+    f.e.n_modules = 0;
+    expect_rejected(&f, "kernels without a module");
+    make(&f);
+    f.kernel_module[0] = 1;
+    expect_rejected(&f, "a kernel in module 1 of 1");
+    make(&f);
+    f.kernel_module[0] = RT_NONE;
+    expect_rejected(&f, "a kernel in module 0xffffffff of 1");
+    make(&f);
+    f.e.kernel_module = NULL; /* no kernel_module vector at all */
+    expect_rejected(&f, "kernels without their modules");
     make(&f);
     f.aliases[0] = 1;
     f.aliases[1] = 0;
