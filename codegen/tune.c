@@ -6,23 +6,30 @@
  * backend's narrow runtime/cuda/cuda_tuning.h. cg_tune_points (tune_points.c)
  * chooses at most CG_TUNE_MAX_POINTS points: opt, max, min, the other
  * corners, each axis through opt, the diagonal's midpoints. At each point
- * the engine is run as a real context would run it: the shape program
- * evaluated for the point (a point that breaks a run-time guard is
- * skipped), inputs filled with random floats (integer and bool inputs with
- * zeros, so index inputs stay in range), and the whole engine enqueued once
- * so that intermediates hold realistic values (rt_cuda_tuning_run). Then
- * every library step whose sizes are new gets its problem's signature (the
- * exact cuBLASLt or cuDNN problem as bytes, rt_cuda_tuning_signature). A
- * problem already timed (by another step, at another point, or by an
+ * the shape program is evaluated (a point that breaks a run-time guard is
+ * skipped) and the point bound (buffers and pointers, rt_cuda_tuning_bind),
+ * and every library step whose sizes are new gets its problem's signature
+ * (the exact cuBLASLt or cuDNN problem as bytes, rt_cuda_tuning_signature).
+ * A problem already timed (by another step, at another point, or by an
  * earlier build through the timing cache on disk, codegen/tune_cache.c)
- * takes that result. Otherwise the library's candidates (cuBLASLt's
+ * takes that result, so a build whose problems are all cached runs nothing.
+ * Otherwise the engine is run as a real context would run it: inputs
+ * filled with random floats (integer and bool inputs with zeros, so index
+ * inputs stay in range), and the whole engine enqueued once so that
+ * intermediates hold realistic values (rt_cuda_tuning_run); then the
+ * library's candidates (cuBLASLt's
  * heuristic, up to 8; cuDNN's algorithms that fit the workspace cap) are
  * each timed in place through the normal call with the algorithm forced:
  * what the engine runs, a convolution's fused bias, activation and residual
- * included (a warm-up, then 3 to 10 runs timed with events, fewer for long
- * problems or candidates clearly slower than the best so far; the median
- * counts; no more candidates once a step has taken TUNE_STEP_S); a
- * candidate that fails is skipped.
+ * included: a warm-up, then 3 to 10 samples of back-to-back runs captured
+ * in a CUDA graph and timed with events (so the host's cost of issuing a
+ * small call is not mistaken for its GPU time), fewer for long problems or
+ * candidates clearly slower than the best so far; the median counts; no
+ * more candidates once a step has taken TUNE_STEP_S; a candidate that
+ * fails is skipped. The library's own first choice stands unless another
+ * is TUNE_MARGIN faster: measured alone, with warm caches, a small edge is
+ * noise or does not survive in the model (measured on ResNet-50, where
+ * taking every small edge made batch 1 slower than the heuristic).
  *
  * Every winner becomes an rt_tuned entry of its step (sizes, choice, time),
  * sorted by size; the runtime takes the nearest entry per shape
@@ -49,9 +56,12 @@
 
 #define TUNE_CANDIDATES 8
 #define TUNE_WARMUP 1   /* untimed: the first call of an algorithm may load its kernel */
-#define TUNE_RUNS_MIN 3 /* timed runs of a candidate, unless it is long or clearly slower */
+#define TUNE_RUNS_MIN 3 /* timed samples of a candidate, unless it is long or clearly slower */
 #define TUNE_RUNS_MAX 10
-#define TUNE_CANDIDATE_MS 25.0f /* GPU time after which a candidate's runs stop (>= 1 run) */
+#define TUNE_CANDIDATE_MS 25.0f /* GPU time after which a candidate's samples stop (>= 1 sample) */
+#define TUNE_SAMPLE_MS 0.2f     /* GPU time one sample of back-to-back runs aims at */
+#define TUNE_REPS_MAX 16u       /* runs in one sample, at most */
+#define TUNE_MARGIN 0.05f       /* how much faster than the library's first choice a candidate must be */
 #define TUNE_STEP_S 0.4         /* wall time after which a step's remaining candidates are not timed */
 #define TUNE_BUDGET_S 6.0       /* no new point starts after this long */
 #define TUNE_VERSION_CAP 32     /* bytes of a library version string */
@@ -67,6 +77,8 @@ typedef struct tuner {
     uint32_t *n_entries; /* per step */
     int64_t *sizes;      /* per step: its 4 sizes at the current point */
     uint8_t *todo;       /* per step: to be timed at the current point */
+    uint32_t *problem;   /* per step: its problem at the current point (index into problems) */
+    uint8_t *fresh;      /* per step: that problem is new here (to be timed) */
     uint32_t failed;     /* steps where no candidate ran, over all points */
     /* every problem met so far, by signature: timed once, shared by steps and points */
     struct tune_problem *problems;
@@ -96,23 +108,29 @@ static int cmp_float(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Median time of one library step with `algo` forced; < 0 when it fails.
- * best: the best median so far (0: none), to stop early on a clear loser.
- * Runs: TUNE_RUNS_MIN to TUNE_RUNS_MAX, fewer once TUNE_CANDIDATE_MS of GPU
- * time is spent (a 20 ms GEMM times precisely in one or two runs), or once
- * the candidate is clearly slower than the best (2x after one run, 1.25x
- * after TUNE_RUNS_MIN). */
+/* Median GPU time of one run of a library step with `algo` forced; < 0
+ * when it fails. best: the best median so far (0: none), to stop early on
+ * a clear loser. After a warm-up, one run alone (a graph of one) says how
+ * many back-to-back runs make a sample of about TUNE_SAMPLE_MS (1 to
+ * TUNE_REPS_MAX); samples: TUNE_RUNS_MIN to TUNE_RUNS_MAX, fewer once
+ * TUNE_CANDIDATE_MS of GPU time is spent (a 20 ms GEMM times precisely in
+ * one or two), or once the candidate is clearly slower than the best (2x
+ * after one sample, 1.25x after TUNE_RUNS_MIN). */
 static float time_candidate(tuner *t, uint32_t step, const uint8_t *algo, float best) {
-    float times[TUNE_RUNS_MAX], total = 0, fastest = 0;
+    float times[TUNE_RUNS_MAX], total = 0, fastest = 0, one = 0;
     int runs = 0;
     symc_error e = {0}; /* a candidate that fails is skipped, not an error */
     for (int i = 0; i < TUNE_WARMUP; i++)
-        if (rt_cuda_tuning_step_run(t->s, step, algo, NULL, &e)) return -1;
+        if (rt_cuda_tuning_step_run(t->s, step, algo, 0, NULL, &e)) return -1;
+    if (rt_cuda_tuning_step_run(t->s, step, algo, 1, &one, &e)) return -1;
+    uint32_t reps = one > 0 ? (uint32_t)(TUNE_SAMPLE_MS / one) : TUNE_REPS_MAX;
+    if (reps < 1) reps = 1;
+    if (reps > TUNE_REPS_MAX) reps = TUNE_REPS_MAX;
     while (runs < TUNE_RUNS_MAX) {
         float x = 0;
-        if (rt_cuda_tuning_step_run(t->s, step, algo, &x, &e)) return -1;
+        if (rt_cuda_tuning_step_run(t->s, step, algo, reps, &x, &e)) return -1;
         times[runs++] = x;
-        total += x;
+        total += x * (float)reps;
         if (runs == 1 || x < fastest) fastest = x;
         if (total >= TUNE_CANDIDATE_MS || (best > 0 && fastest > 2.0f * best)) break;
         if (runs >= TUNE_RUNS_MIN && best > 0 && fastest > 1.25f * best) break;
@@ -144,13 +162,17 @@ static symc_status time_problem(tuner *t, uint32_t i, tune_problem *p, symc_erro
     symc_status st = rt_cuda_tuning_candidates(t->s, i, &cand[0][0], TUNE_CANDIDATES, &n, &algo_size, err);
     if (st) return st;
     int best = -1;
-    float best_ms = 0;
+    float best_ms = 0, first_ms = -1;
     double start = now_s();
     for (int k = 0; k < n; k++) {
         if (best >= 0 && now_s() - start > TUNE_STEP_S) break; /* a huge problem: keep the best so far */
         float ms = time_candidate(t, i, cand[k], best < 0 ? 0 : best_ms);
+        if (k == 0) first_ms = ms;
         if (ms >= 0 && (best < 0 || ms < best_ms)) best = k, best_ms = ms;
     }
+    /* the library's own first choice stands unless another is clearly faster: a small edge
+     * measured in isolation (warm caches, no neighbours) does not survive in the model */
+    if (best > 0 && first_ms > 0 && best_ms > (1.0f - TUNE_MARGIN) * first_ms) best = 0, best_ms = first_ms;
     p->found = best >= 0;
     if (best >= 0) {
         memcpy(p->algo, cand[best], algo_size);
@@ -160,47 +182,39 @@ static symc_status time_problem(tuner *t, uint32_t i, tune_problem *p, symc_erro
     return SYMC_OK;
 }
 
-/* Step i's choice at the bound point: its problem's result, timed now
- * unless the build or the timing cache already has it. *found = 0 when no
- * candidate ran (the runtime heuristic then serves there). */
-static symc_status tune_step(tuner *t, uint32_t i, rt_tuned *out, uint8_t *algo, int *found, symc_error *err) {
-    *found = 0;
+/* The problem step i solves at the bound point, as an index into
+ * t->problems: one met earlier in the build (shared), one the timing cache
+ * has (found), or a new one still to time (*fresh = 1). */
+static symc_status problem_of(tuner *t, uint32_t i, uint32_t *index, int *fresh, symc_error *err) {
+    *fresh = 0;
     uint8_t sig[RT_TUNING_SIGNATURE_MAX];
     size_t len = 0;
     symc_status st = rt_cuda_tuning_signature(t->s, i, sig, sizeof sig, &len, err);
     if (st) return st;
     uint64_t h = hash_bytes(sig, len);
     tune_problem *p = find_problem(t, sig, len, h);
-    if (p) t->shared++;
-    else {
-        if (t->n_problems == t->cap_problems) {
-            uint32_t cap = t->cap_problems ? 2 * t->cap_problems : 64;
-            tune_problem *grown = realloc(t->problems, cap * sizeof *grown);
-            if (!grown) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
-            t->problems = grown;
-            t->cap_problems = cap;
-        }
-        p = &t->problems[t->n_problems];
-        memset(p, 0, sizeof *p);
-        p->hash = h;
-        p->len = len;
-        memcpy(p->sig, sig, len);
-        if (cg_tune_cache_get(t->cache, sig, len, p->algo, &p->algo_size, &p->ms)) {
-            p->found = 1;
-            t->cached++;
-        } else {
-            if ((st = time_problem(t, i, p, err))) return st;
-            if (p->found) cg_tune_cache_put(t->cache, sig, len, p->algo, p->algo_size, p->ms);
-            t->timed++;
-        }
-        t->n_problems++;
+    if (p) {
+        t->shared++;
+        *index = (uint32_t)(p - t->problems);
+        return SYMC_OK;
     }
-    if (!p->found) return SYMC_OK;
-    memcpy(algo, p->algo, p->algo_size);
-    out->algo = algo;
-    out->algo_size = p->algo_size;
-    out->ms = p->ms;
-    *found = 1;
+    if (t->n_problems == t->cap_problems) {
+        uint32_t cap = t->cap_problems ? 2 * t->cap_problems : 64;
+        tune_problem *grown = realloc(t->problems, cap * sizeof *grown);
+        if (!grown) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
+        t->problems = grown;
+        t->cap_problems = cap;
+    }
+    p = &t->problems[t->n_problems];
+    memset(p, 0, sizeof *p);
+    p->hash = h;
+    p->len = len;
+    memcpy(p->sig, sig, len);
+    if (cg_tune_cache_get(t->cache, sig, len, p->algo, &p->algo_size, &p->ms)) {
+        p->found = 1;
+        t->cached++;
+    } else *fresh = 1;
+    *index = t->n_problems++;
     return SYMC_OK;
 }
 
@@ -241,7 +255,7 @@ static symc_status tune_point(tuner *t, const int64_t *values, const char *label
                     np, e->guards[g].message);
         return SYMC_OK;
     }
-    if ((st = rt_cuda_tuning_run(t->s, t->slots, 0x9e3779b97f4a7c15ull + k, err))) return st;
+    if ((st = rt_cuda_tuning_bind(t->s, t->slots, err))) return st;
     uint32_t n_gemm = 0, n_conv = 0, n_known = 0;
     for (uint32_t i = 0; i < e->n_steps; i++) {
         t->todo[i] = 0;
@@ -266,18 +280,38 @@ static symc_status tune_point(tuner *t, const int64_t *values, const char *label
     if (n_known) snprintf(known_note, sizeof known_note, " (%u already tuned at these sizes)", n_known);
     cg_progress(t->opt, "tuning at %s (%s, %u/%u): %u GEMM steps, %u conv%s", label, kind, k + 1, np, n_gemm, n_conv,
                 known_note);
+    /* each step's problem; the engine runs here only when one is new to the build and the cache */
+    int need_run = 0;
     for (uint32_t i = 0; i < e->n_steps; i++) {
         if (!t->todo[i] || t->n_entries[i] >= CG_TUNE_MAX_POINTS) continue;
+        int fresh = 0;
+        if ((st = problem_of(t, i, &t->problem[i], &fresh, err))) return st;
+        t->fresh[i] = (uint8_t)fresh;
+        need_run |= fresh;
+    }
+    if (need_run && (st = rt_cuda_tuning_run(t->s, 0x9e3779b97f4a7c15ull + k, err))) return st;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        if (!t->todo[i] || t->n_entries[i] >= CG_TUNE_MAX_POINTS) continue;
+        tune_problem *p = &t->problems[t->problem[i]];
+        if (t->fresh[i]) {
+            if ((st = time_problem(t, i, p, err))) return st;
+            if (p->found) cg_tune_cache_put(t->cache, p->sig, p->len, p->algo, p->algo_size, p->ms);
+            t->timed++;
+        }
         size_t slot = (size_t)i * CG_TUNE_MAX_POINTS + t->n_entries[i];
         rt_tuned *out = &t->entries[slot];
         uint8_t *algo = &t->algo_store[slot * RT_ALGO_MAX];
-        int found = 0;
         memset(out, 0, sizeof *out);
         memcpy(out->at, &t->sizes[(size_t)i * 4], sizeof out->at);
-        st = tune_step(t, i, out, algo, &found, err);
-        if (st) return st;
-        if (found) t->n_entries[i]++;
-        else t->failed++;
+        if (!p->found) {
+            t->failed++;
+            continue;
+        }
+        memcpy(algo, p->algo, p->algo_size);
+        out->algo = algo;
+        out->algo_size = p->algo_size;
+        out->ms = p->ms;
+        t->n_entries[i]++;
     }
     return SYMC_OK;
 }
@@ -315,7 +349,10 @@ static symc_status alloc_tuner(tuner *t, cg_arena *a, int64_t **points, symc_err
     t->n_entries = cg_arena_calloc(a, (size_t)e->n_steps + 1, sizeof *t->n_entries);
     t->sizes = cg_arena_calloc(a, (size_t)e->n_steps * 4 + 1, sizeof *t->sizes);
     t->todo = cg_arena_calloc(a, (size_t)e->n_steps + 1, 1);
-    if (!*points || !t->slots || !t->steps || !t->entries || !t->algo_store || !t->n_entries || !t->sizes || !t->todo)
+    t->problem = cg_arena_calloc(a, (size_t)e->n_steps + 1, sizeof *t->problem);
+    t->fresh = cg_arena_calloc(a, (size_t)e->n_steps + 1, 1);
+    if (!*points || !t->slots || !t->steps || !t->entries || !t->algo_store || !t->n_entries || !t->sizes || !t->todo ||
+        !t->problem || !t->fresh)
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
     if (e->n_steps) memcpy(t->steps, e->steps, e->n_steps * sizeof *t->steps);
     return SYMC_OK;

@@ -31,7 +31,19 @@ struct rt_cuda_tuning {
     void **addr;    /* per tensor: our input/output buffers at the bound point */
     CUdeviceptr *bufs;
     CUevent ev[2];
+    /* the timed runs of the last candidate, captured into a graph on our own
+     * stream: its step, reps and algorithm bytes say whether it can be reused */
+    CUstream stream;
+    int filled; /* the bound point's inputs hold their random data */
+    CUgraphExec exec;
+    uint32_t exec_step, exec_reps;
+    uint8_t exec_algo[RT_ALGO_MAX];
 };
+
+static void drop_graph(rt_cuda_tuning *s) {
+    if (s->exec) rt_cu.GraphExecDestroy(s->exec);
+    s->exec = NULL;
+}
 
 /* the bound point's buffers, after the work that may still use them */
 static void release_io(rt_cuda_tuning *s) {
@@ -50,6 +62,8 @@ void rt_cuda_tuning_destroy(rt_cuda_tuning *s) {
         release_io(s);
         if (s->ev[0]) rt_cu.EventDestroy(s->ev[0]);
         if (s->ev[1]) rt_cu.EventDestroy(s->ev[1]);
+        drop_graph(s);
+        if (s->stream) rt_cu.StreamDestroy(s->stream);
         rt_cuda_destroy(s->c);
     }
     free(s->slots);
@@ -75,6 +89,7 @@ symc_status rt_cuda_tuning_create(const rt_engine *e, rt_cuda_tuning **out, symc
     if (!st) rt_cuda_set_graphs(s->c, 0); /* forced algorithms change what runs, not the graph key */
     if (!st) st = RT_CU(err, EventCreate, (&s->ev[0], CU_EVENT_DEFAULT));
     if (!st) st = RT_CU(err, EventCreate, (&s->ev[1], CU_EVENT_DEFAULT));
+    if (!st) st = RT_CU(err, StreamCreate, (&s->stream, CU_STREAM_NON_BLOCKING));
     if (st) {
         rt_cuda_tuning_destroy(s);
         return st;
@@ -123,9 +138,11 @@ static symc_status fill_random(rt_cuda_tuning *s, uint32_t tensor, size_t bytes,
     return st;
 }
 
-symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, const int64_t *slots, uint64_t seed, symc_error *err) {
+symc_status rt_cuda_tuning_bind(rt_cuda_tuning *s, const int64_t *slots, symc_error *err) {
     const rt_engine *e = s->e;
+    drop_graph(s); /* it holds the last point's pointers */
     release_io(s);
+    s->filled = 0;
     if (e->num_slots) memcpy(s->slots, slots, e->num_slots * sizeof *s->slots);
     symc_status st;
     for (uint32_t i = 0; i < e->n_tensors; i++) {
@@ -135,8 +152,18 @@ symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, const int64_t *slots, uint64_t
             return symc_error_setf(err, SYMC_ERR_OVERFLOW, "tensor '%s' is too large", e->tensors[i].name);
         if ((st = rt_cuda_alloc(s->c, n, &s->bufs[i], "a tuning buffer", err))) return st;
         s->addr[i] = (void *)(uintptr_t)s->bufs[i];
-        if ((st = fill_random(s, i, n, &seed, err))) return st;
     }
+    return rt_cuda_bind(s->c, s->slots, 1, s->addr, NULL, err);
+}
+
+symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, uint64_t seed, symc_error *err) {
+    const rt_engine *e = s->e;
+    symc_status st;
+    for (uint32_t i = 0; i < e->n_tensors && !s->filled; i++) {
+        if (!s->bufs[i]) continue;
+        if ((st = fill_random(s, i, rt_cuda_tensor_bytes(e, s->slots, i), &seed, err))) return st;
+    }
+    s->filled = 1;
     /* one full run: checks the engine and gives intermediates real values */
     if ((st = rt_cuda_enqueue(s->c, s->slots, 1, s->addr, NULL, NULL, err))) {
         symc_error_prefix(err, "running the engine");
@@ -171,7 +198,38 @@ symc_status rt_cuda_tuning_candidates(rt_cuda_tuning *s, uint32_t step, uint8_t 
     return SYMC_OK;
 }
 
-symc_status rt_cuda_tuning_step_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, float *ms, symc_error *err) {
+static symc_status run_forced(rt_cuda_tuning *s, uint32_t step, CUstream stream, symc_error *err) {
+    return s->e->steps[step].kind == RT_STEP_CONV ? rt_conv_run(s->c, step, s->slots, stream, err)
+                                                  : rt_gemm_run(s->c, step, s->slots, stream, err);
+}
+
+/* The graph of `reps` back-to-back runs of the step with the algorithm
+ * forced (c->force set by the caller), captured on our stream. */
+static symc_status capture_runs(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, uint32_t reps, symc_error *err) {
+    size_t size = s->e->steps[step].kind == RT_STEP_CONV ? RT_CONV_ALGO_SIZE : RT_GEMM_ALGO_SIZE;
+    if (s->exec && s->exec_step == step && s->exec_reps == reps && !memcmp(s->exec_algo, algo, size)) return SYMC_OK;
+    drop_graph(s);
+    symc_status st = RT_CU(err, StreamBeginCapture, (s->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+    if (st) return st;
+    symc_status run = SYMC_OK;
+    for (uint32_t r = 0; r < reps && !run; r++) run = run_forced(s, step, s->stream, err);
+    CUgraph graph = NULL;
+    CUresult end = rt_cu.StreamEndCapture(s->stream, &graph);
+    if (run || end != CUDA_SUCCESS || !graph) {
+        if (graph) rt_cu.GraphDestroy(graph);
+        return run ? run : rt_cu_ck(end, "cuStreamEndCapture", __FILE__, __LINE__, err);
+    }
+    st = RT_CU(err, GraphInstantiate, (&s->exec, graph, 0));
+    rt_cu.GraphDestroy(graph);
+    if (st) return st;
+    s->exec_step = step;
+    s->exec_reps = reps;
+    memcpy(s->exec_algo, algo, size);
+    return SYMC_OK;
+}
+
+symc_status rt_cuda_tuning_step_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, uint32_t reps, float *ms,
+                                    symc_error *err) {
     if (ms) *ms = 0;
     symc_status st = check_step(s, step, err);
     if (st) return st;
@@ -182,12 +240,21 @@ symc_status rt_cuda_tuning_step_run(rt_cuda_tuning *s, uint32_t step, const uint
     else memcpy(&forced, algo, sizeof forced);
     rt_cuda *c = s->c;
     c->force = (rt_cuda_force){step, conv ? (const void *)&id : (const void *)&forced};
-    if (!ms) {
-        st = conv ? rt_conv_run(c, step, s->slots, NULL, err) : rt_gemm_run(c, step, s->slots, NULL, err);
+    if (reps == 0 || !ms) {
+        st = run_forced(s, step, NULL, err);
         if (!st) st = RT_CU(err, CtxSynchronize, ());
+    } else if ((st = capture_runs(s, step, algo, reps, err)) == SYMC_OK) {
+        /* the runs go back to back on the GPU: no host time between them */
+        st = RT_CU(err, EventRecord, (s->ev[0], s->stream));
+        if (!st) st = RT_CU(err, GraphLaunch, (s->exec, s->stream));
+        if (!st) st = RT_CU(err, EventRecord, (s->ev[1], s->stream));
+        if (!st) st = RT_CU(err, EventSynchronize, (s->ev[1]));
+        if (!st) st = RT_CU(err, EventElapsedTime, (ms, s->ev[0], s->ev[1]));
+        if (!st) *ms /= (float)reps;
     } else {
+        /* a call that cannot be captured: timed as issued, host time between the events included */
         st = RT_CU(err, EventRecord, (s->ev[0], NULL));
-        if (!st) st = conv ? rt_conv_run(c, step, s->slots, NULL, err) : rt_gemm_run(c, step, s->slots, NULL, err);
+        if (!st) st = run_forced(s, step, NULL, err);
         if (!st) st = RT_CU(err, EventRecord, (s->ev[1], NULL));
         if (!st) st = RT_CU(err, EventSynchronize, (s->ev[1]));
         if (!st) st = RT_CU(err, EventElapsedTime, (ms, s->ev[0], s->ev[1]));

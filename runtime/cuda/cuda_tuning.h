@@ -31,12 +31,16 @@ void rt_cuda_tuning_destroy(rt_cuda_tuning *s);
 /* Binds a point: `slots` (e->num_slots values: the shape program evaluated
  * there; the caller checks the guards) are copied, the previous point's
  * buffers are freed, every input and output that is not a constant gets a
- * device buffer of its size at these slots, inputs are filled with
- * reproducible random data from `seed` (floats uniform in [-1, 1), integers
- * and bools 0, so index inputs stay in range), and the whole engine runs
- * once, waited for, so intermediates hold realistic values. The calls
- * below work at this point. Out of device memory is SYMC_ERR_NOMEM. */
-symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, const int64_t *slots, uint64_t seed, symc_error *err);
+ * device buffer of its size at these slots and every tensor its pointer,
+ * without running anything: enough for rt_cuda_tuning_signature. Out of
+ * device memory is SYMC_ERR_NOMEM. */
+symc_status rt_cuda_tuning_bind(rt_cuda_tuning *s, const int64_t *slots, symc_error *err);
+/* Runs the bound point: inputs filled (once per point) with reproducible
+ * random data from `seed` (floats uniform in [-1, 1), integers and bools 0,
+ * so index inputs stay in range), and the whole engine run once, waited
+ * for, so intermediates hold realistic values. The calls below that run a
+ * step need it first. */
+symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, uint64_t seed, symc_error *err);
 
 /* Up to `cap` (<= 16) of the library's candidates for library step `step`
  * at the bound point, best first by its heuristic, RT_ALGO_MAX bytes apart
@@ -44,12 +48,17 @@ symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, const int64_t *slots, uint64_t
  * algorithm id for CONV); *n of them. None (*n = 0) for an empty problem. */
 symc_status rt_cuda_tuning_candidates(rt_cuda_tuning *s, uint32_t step, uint8_t *algos, int cap, int *n,
                                       uint32_t *algo_size, symc_error *err);
-/* Runs library step `step` once at the bound point, as an enqueue would
- * (a convolution's fused bias, activation and residual included), with
- * `algo` (from above) forced. ms NULL: an untimed run (a warm-up), then
- * the device is synchronized; else *ms is its GPU time between two events
- * around it on the default stream. */
-symc_status rt_cuda_tuning_step_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, float *ms, symc_error *err);
+/* Runs library step `step` at the bound point, as an enqueue would (a
+ * convolution's fused bias, activation and residual included), with `algo`
+ * (from above) forced. reps 0 or ms NULL: one untimed run (a warm-up: it
+ * sizes the workspaces), then the device is synchronized. Else `reps` runs
+ * captured back to back into a CUDA graph (kept while the step, reps and
+ * algorithm stay the same) are launched between two events, and *ms is
+ * the GPU time per run: no host time between the runs, so a small problem
+ * is not timed as its call's host overhead. A call that cannot be captured
+ * is timed once as issued. */
+symc_status rt_cuda_tuning_step_run(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, uint32_t reps, float *ms,
+                                    symc_error *err);
 /* The problem step `step` solves at the bound point, as bytes (*len of
  * them, at most cap): equal bytes are the same library problem, whichever
  * step, point or model asks (what the tuner times once and caches). */
