@@ -301,8 +301,8 @@ def symc_bench(a, row, m, engine, points, extra, iters, warmup, what):
     def once(pts):
         if os.path.exists(bjson):
             os.remove(bjson)
-        cmd = [a.symc, "bench", engine, "--json", bjson, "--backend", "cuda", "--graphs", "--iters", str(iters),
-               "--warmup", str(warmup)] + extra
+        cmd = [a.symc, "bench", engine, "--json", bjson, "--backend", a.bench_backend, "--graphs", "--iters",
+               str(iters), "--warmup", str(warmup)] + extra
         for p in pts:
             cmd += ["--point", seed.point_arg(spec_of(m), p)]
         rc, out, err, _ = step(a, row, cmd, 1200)
@@ -480,7 +480,7 @@ def bench_model(a, torch, name, m, row, save):
         save()
         backend = "ref" if a.dry_run else "cuda"
         checks = [(t, p) for t, p in zip(m["tags"], m["points"]) if selected(a.check, t)]
-        if a.dry_run:  # the reference backend on the CPU: the min point and a small odd one
+        if a.dry_run and a.check != "none":  # the reference backend on the CPU: the min point and a small odd one
             odd = {**m["all_points"][3][1], "B": 1}
             checks = [("min", m["all_points"][0][1]), ("odd", odd)]
         row["check"] = []
@@ -589,16 +589,19 @@ def table(rows, meta):
             cells.append(seed.fmt(h, 1) if h else "-")
             L.append("| " + " | ".join(cells) + " |")
     L.append("")
-    n = len(best_r)
-    L.append(f"geomean eager / symc: {seed.geomean(eager_r):.2f} over {len(eager_r)} points; slower than eager: "
-             f"{len(slower_e)}" + (f" ({'; '.join(slower_e)})" if slower_e else ""))
-    if compile_on:
-        g = seed.geomean(comp_r)
-        L.append(f"geomean torch.compile / symc: {g:.2f} over {len(comp_r)} points (target >= 1.5: "
-                 f"{_met(g >= 1.5)}); slower than torch.compile: {len(slower_c)}" +
-                 (f" ({'; '.join(slower_c)})" if slower_c else ""))
-    L.append(f"geomean best peer / symc: {seed.geomean(best_r):.2f} over {n} points; points slower than the best "
-             f"peer: {len(slower)} (target 0: {_met(n and not slower)})" + (f": {'; '.join(slower)}" if slower else ""))
+    if not best_r:
+        L.append("no point timed on both sides" + (" (dry run)" if meta.get("dry_run") else ""))
+    else:
+        L.append(f"geomean eager / symc: {seed.geomean(eager_r):.2f} over {len(eager_r)} points; slower than eager: "
+                 f"{len(slower_e)}" + (f" ({'; '.join(slower_e)})" if slower_e else ""))
+        if compile_on and comp_r:
+            g = seed.geomean(comp_r)
+            L.append(f"geomean torch.compile / symc: {g:.2f} over {len(comp_r)} points (target >= 1.5: "
+                     f"{_met(g >= 1.5)}); slower than torch.compile: {len(slower_c)}" +
+                     (f" ({'; '.join(slower_c)})" if slower_c else ""))
+        L.append(f"geomean best peer / symc: {seed.geomean(best_r):.2f} over {len(best_r)} points; points slower "
+                 f"than the best peer: {len(slower)} (target 0: {_met(not slower)})" +
+                 (f": {'; '.join(slower)}" if slower else ""))
     if has_static:
         dyn_st.sort(reverse=True)
         over = sum(1 for x, _ in dyn_st if x > 1.10)
@@ -606,7 +609,7 @@ def table(rows, meta):
                  "; ".join(f"{w} {x:.2f}" for x, w in dyn_st[:5]) +
                  f"; over 1.10: {over} (target 0: {_met(not over)})")
     L += host_lines(rows)
-    L += build_lines(rows)
+    L += build_lines(rows, meta.get("dry_run"))
     fails = [f"{r['model']} {c['point']}: {c['rel_err']:.2e} {c['why']}" for r in rows for c in r.get("check", [])
              if not c["ok"]]
     nchk = sum(len(r.get("check", [])) for r in rows)
@@ -640,13 +643,13 @@ def host_lines(rows):
                     new.append((d["first_us"] + d["shape_us"], f"{r['model']} {pt} {what}"))
             g = "/".join(str(own.get(k, "-")) for k in ("graph_replays", "graph_captures", "graph_updates",
                                                          "graph_plain", "graph_failed"))
-            body.append(f"| {r['model']} | {pt} | {seed.fmt(own.get('host_us'), 1)} | {seed.fmt(dft.get('host_us'), 1)} "
-                        f"| {seed.fmt(own.get('shape_us'), 1)} | {seed.fmt(own.get('first_us'), 1)} | "
-                        f"{seed.fmt(dft.get('first_us'), 1)} | {g} |")
+            us = [seed.fmt(d.get(k), 1) for d, k in ((own, "host_us"), (dft, "host_us"), (own, "shape_us"),
+                                                     (own, "first_us"), (dft, "first_us"))]
+            body.append(f"| {r['model']} | {pt} | " + " | ".join(us) + f" | {g} |")
     if not body:
         return L
     L += ["", "| model | point | host us (own stream) | host us (default stream) | shape us | first us (own) | "
-              "first us (default) | graphs replays/captures/updates/plain/failed |", "|---|---|---|---|---|---|---|---|"]
+              "first us (default) | graphs replays/captures/updates/plain/failed |", "|" + "---|" * 8]
     L += body
     L.append("")
     if known:
@@ -660,7 +663,7 @@ def host_lines(rows):
     return L
 
 
-def build_lines(rows):
+def build_lines(rows, dry_run):
     L = ["", "| model | export s | build s (cold) | build s (from the cache) | static builds (n, mean s) | "
              "torch.compile first s | torch.compile graphs |", "|---|---|---|---|---|---|---|"]
     any_row = False
@@ -677,7 +680,9 @@ def build_lines(rows):
     cold = [r["build_s"] for r in rows if r.get("build_s")]
     warm = [r["build_warm_s"] for r in rows if r.get("build_warm_s")]
     L.append("")
-    if cold:
+    if cold and dry_run:
+        L.append(f"build: max {max(cold):.1f} s cold (dry run: on the CPU, heuristics, no tuning)")
+    elif cold:
         L.append(f"build: max {max(cold):.1f} s cold (target <= 10: {_met(max(cold) <= 10)})" +
                  (f", max {max(warm):.1f} s from the cache (target <= 2: {_met(max(warm) <= 2)})" if warm else ""))
     return L
@@ -735,6 +740,8 @@ def main():
                     "build when it is below the model's build time, and no command runs past it by more than 60 s")
     ap.add_argument("--dry-run", action="store_true",
                     help="no GPU: export, compile with heuristics, check on the reference backend, print the plan")
+    ap.add_argument("--bench-backend", default="cuda", choices=["cuda", "ref"],
+                    help="backend `symc bench` times (default cuda; ref only to test this script)")
     ap.add_argument("--table-from", nargs="+", default=None, metavar="JSON",
                     help="no run: one report from these models.json files")
     a = ap.parse_args()
