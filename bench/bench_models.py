@@ -296,7 +296,9 @@ def npy_dtype(a):
 
 
 def symc_check(a, row, torch, module, m, engine, point, backend, device):
-    """symc run on backend against the fp32 module in float64 on device"""
+    """symc run on backend against the fp32 module in float64 on device; returns (rel err,
+    why it failed, the rel err of the module itself in the precision's dtype on the same
+    inputs, which says how much of a half-precision error is the model's own)"""
     xs = np_inputs(m, point, np.random.default_rng(7))
     args = []
     for (n, _, kind), x in zip(m["inputs"], xs):
@@ -308,13 +310,20 @@ def symc_check(a, row, torch, module, m, engine, point, backend, device):
     if os.path.exists(fo):
         os.remove(fo)
     rc, out, err, _ = step(a, row, [a.symc, "run", engine, "--backend", backend] + args + ["--output", f"y={fo}"], 600)
-    if rc:
-        return float("nan"), seed.last_line(err or out)
+    dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[a.precision]
     with torch.inference_mode():
         ref = module.double()(*[torch.from_numpy(x).to(device) if x.dtype == np.int64 else
-                                torch.from_numpy(x).double().to(device) for x in xs])
+                                torch.from_numpy(x).double().to(device) for x in xs]).cpu().numpy()
+        try:
+            own = module.to(dtype)(*[torch.from_numpy(x).to(device) if x.dtype == np.int64 else
+                                     torch.from_numpy(x).to(device).to(dtype) for x in xs]).double().cpu().numpy()
+            peer_err = seed.rel_err(own, ref)[0]
+        except Exception:  # the CPU lacks some half kernels: the dry run goes on without
+            peer_err = None
         module.float()
-    return seed.rel_err(np.load(fo).astype(np.float64), ref.cpu().numpy())
+    if rc:
+        return float("nan"), seed.last_line(err or out), peer_err
+    return seed.rel_err(np.load(fo).astype(np.float64), ref) + (peer_err,)
 
 
 def symc_bench(a, row, m, engine, points, extra, iters, warmup, what):
@@ -513,10 +522,12 @@ def bench_model(a, torch, name, m, row, save):
             checks = [("min", m["all_points"][0][1]), ("odd", odd)]
         row["check"] = []
         for t, p in checks:
-            err, why = symc_check(a, row, torch, module, m, engine, p, backend, device)
+            err, why, peer_err = symc_check(a, row, torch, module, m, engine, p, backend, device)
             ok = math.isfinite(err) and err < TOL[a.precision]
-            row["check"].append({"point": label(m, t, p), "backend": backend, "rel_err": err, "ok": ok, "why": why})
-            log(f"{name}: check ({backend}) {label(m, t, p)}: rel err {err:.2e} {'PASS' if ok else 'FAIL ' + why}")
+            row["check"].append({"point": label(m, t, p), "backend": backend, "rel_err": err, "ok": ok, "why": why,
+                                 "eager_rel_err": peer_err})
+            log(f"{name}: check ({backend}) {label(m, t, p)}: rel err {err:.2e} {'PASS' if ok else 'FAIL ' + why}"
+                f" (eager {a.precision}: {seed.fmt(peer_err, 6) if peer_err is None else format(peer_err, '.2e')})")
             save()
         if a.dry_run:
             plan(a, row, [a.symc, "bench", engine, "--json", "...", "--backend", "cuda", "--graphs", "--iters",
@@ -543,6 +554,9 @@ def bench_model(a, torch, name, m, row, save):
                 res, _ = symc_bench(a, row, m, engine, m["points"], ["--stream", "default"], a.host_iters, 5,
                                     name + ".host")
                 row["host_default"] = res
+                for lab, r in zip(row["points"], res):
+                    if r.get("error"):
+                        row.setdefault("errors", []).append(f"symc bench --stream default at {lab}: {r['error']}")
                 save()
         if a.static and a.dry_run:
             static_oracle(a, row, name, m, src, flags, cache, save)
@@ -638,11 +652,18 @@ def table(rows, meta):
                  f"; over 1.10: {over} (target 0: {_met(not over)})")
     L += host_lines(rows)
     L += build_lines(rows, meta.get("dry_run"))
-    fails = [f"{r['model']} {c['point']}: {c['rel_err']:.2e} {c['why']}" for r in rows for c in r.get("check", [])
-             if not c["ok"]]
-    nchk = sum(len(r.get("check", [])) for r in rows)
+    checks = [(r["model"], c) for r in rows for c in r.get("check", [])]
+    fails = [f"{n} {c['point']}: {c['rel_err']:.2e} {c['why']}" +
+             (f" (eager in {prec}: {c['eager_rel_err']:.2e})" if c.get("eager_rel_err") is not None else "")
+             for n, c in checks if not c["ok"]]
+    worst = max(checks, key=lambda x: x[1]["rel_err"] if math.isfinite(x[1]["rel_err"]) else math.inf, default=None)
     L.append("")
-    L.append(f"correctness ({nchk} checks): " + ("all pass" if not fails else "FAIL " + "; ".join(fails)))
+    L.append(f"correctness ({len(checks)} checks, rel err against the fp32 module in float64 < {TOL.get(prec)}): " +
+             ("none run" if not checks else "all pass" if not fails else "FAIL " + "; ".join(fails)) +
+             (f"; largest {worst[1]['rel_err']:.2e} at {worst[0]} {worst[1]['point']}" if worst else ""))
+    peer = [c["eager_rel_err"] for _, c in checks if c.get("eager_rel_err") is not None]
+    if peer:
+        L.append(f"eager in {prec} on the same inputs: rel err up to {max(peer):.2e}")
     for r in rows:
         for e in ([f"model failed: {r['model_error']}"] if r.get("model_error") else []) + \
                  ([f"symc: {r['symc_error']}"] if r.get("symc_error") else []) + r.get("errors", []):
