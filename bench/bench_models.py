@@ -519,7 +519,7 @@ def bench_model(a, torch, name, m, row, save):
         checks = [(t, p) for t, p in zip(m["tags"], m["points"]) if selected(a.check, t)]
         if a.dry_run and a.check != "none":  # the reference backend on the CPU: the min point and a small odd one
             odd = {**m["all_points"][3][1], "B": 1}
-            checks = [("min", m["all_points"][0][1]), ("odd", odd)]
+            checks = [("min", m["all_points"][0][1])] + ([("odd", odd)] if odd != m["all_points"][0][1] else [])
         row["check"] = []
         for t, p in checks:
             err, why, peer_err = symc_check(a, row, torch, module, m, engine, p, backend, device)
@@ -825,9 +825,16 @@ def main():
     rows, walls = [], []
 
     def save():
-        json.dump(dict(meta, rows=rows, wall_s=time.perf_counter() - t_start),
-                  open(os.path.join(a.out, "models.json"), "w"), indent=1, default=lambda o: None)
-        open(os.path.join(a.out, "models.md"), "w").write(table(rows, meta) + "\n")
+        """models.json, then models.md; a report that cannot be written is said, never fatal"""
+        try:
+            with open(os.path.join(a.out, "models.json.part"), "w") as f:
+                json.dump(dict(meta, rows=rows, wall_s=time.perf_counter() - t_start), f, indent=1,
+                          default=lambda o: None)
+            os.replace(os.path.join(a.out, "models.json.part"), os.path.join(a.out, "models.json"))
+            with open(os.path.join(a.out, "models.md"), "w") as f:
+                f.write(table(rows, meta) + "\n")
+        except Exception as e:
+            log(f"cannot write the report: {type(e).__name__}: {e}")
 
     for n in names:
         row = {"model": n}
