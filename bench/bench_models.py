@@ -10,7 +10,7 @@ configs; EfficientNet's and MobileNet's BatchNorm statistics from one seeded bat
 their random-init ones shrink the activations to zero in fp16: _bn_calibrated):
   1. the fp32 torch module is exported to ONNX with the legacy exporter
      (dynamo=False, opset 17, traced at opt) with its dynamic axes as dim_param (an
-     export already in --work is reused: empty it when the models change), and compiled ONCE by `symc compile` for the
+     export already in --work is reused when its inputs and weights are the same), and compiled ONCE by `symc compile` for the
      model's ranges (min/opt/max below) with SYMC_CACHE_DIR a fresh folder under
      --work (a cold build; --cache-build compiles it a second time into a new file from
      that cache: the warm build); precision fp16/bf16 adds --fp16/--bf16 (half storage
@@ -242,6 +242,14 @@ def np_inputs(m, point, rs):
         out.append(rs.integers(0, 4, shape).astype(np.int64) if kind == "ids"
                    else rs.uniform(-1, 1, shape).astype(np.float32))
     return out
+
+
+def export_key(torch, module, m):
+    """what an export depends on: the inputs, the trace point and the weights (the sum of
+    every float tensor), so an export in --work is reused only for the same module"""
+    with torch.no_grad():
+        w = sum(float(t.double().sum()) for t in module.state_dict().values() if t.is_floating_point())
+    return json.dumps({"inputs": m["inputs"], "opt": m["opt"], "weights": f"{w:.17g}", "torch": torch.__version__})
 
 
 def export(torch, module, m, path):
@@ -494,10 +502,12 @@ def bench_model(a, torch, name, m, row, save):
     module = m["build"]().eval()
     onnx_path = os.path.join(a.work, f"{name}{'.hw' if m.get('cnn') and a.dynamic_hw else ''}.onnx")
     t0 = time.perf_counter()
-    if os.path.exists(onnx_path):
+    key = export_key(torch, module, m)
+    if os.path.exists(onnx_path) and os.path.exists(onnx_path + ".key") and open(onnx_path + ".key").read() == key:
         row["export_reused"] = True
     else:
         export(torch, module, m, onnx_path)
+        open(onnx_path + ".key", "w").write(key)
     row["export_s"] = time.perf_counter() - t0
     module.to(device)
     log(f"{name}: {'export reused' if row.get('export_reused') else 'exported'} in {row['export_s']:.1f} s; "
