@@ -10,17 +10,18 @@ configs; EfficientNet's and MobileNet's BatchNorm statistics from one seeded bat
 their random-init ones shrink the activations to zero in fp16: _bn_calibrated):
   1. the fp32 torch module is exported to ONNX with the legacy exporter
      (dynamo=False, opset 17, traced at opt) with its dynamic axes as dim_param (an
-     export already in --work is reused when its inputs and weights are the same), and compiled ONCE by `symc compile` for the
-     model's ranges (min/opt/max below) with SYMC_CACHE_DIR a fresh folder under
-     --work (a cold build; --cache-build compiles it a second time into a new file from
-     that cache: the warm build); precision fp16/bf16 adds --fp16/--bf16 (half storage
-     decided by symc's precision pass), or, with --half-via onnx, the ONNX model itself
-     is converted to f16 storage as model.half() would export it
-     (tests/gpu/half_models.py) and compiled as it is;
+     export already in --work is reused when its inputs and weights are the same), and
+     compiled ONCE by `symc compile` for the model's ranges (min/opt/max below) with
+     SYMC_CACHE_DIR a fresh folder under --work (a cold build; --cache-build compiles it
+     a second time into a new file from that cache: the warm build); precision fp16/bf16
+     adds --fp16/--bf16 (half storage decided by symc's precision pass), or, with
+     --half-via onnx, the ONNX model itself is converted to f16 storage as model.half()
+     would export it (tests/gpu/half_models.py) and compiled as it is;
   2. correctness at the --check points (default min, max and the first off-opt point):
      `symc run --backend cuda` on seeded inputs against the fp32 eager module in
      float64 on the GPU, ||out - ref|| / ||ref|| < 1e-4 for fp32, < 1e-2 for fp16,
-     < 2e-2 for bf16;
+     < 2e-2 for bf16, with the module's own error in the precision's dtype on the same
+     inputs next to it;
   3. symc timing: `symc bench ENGINE --point ... --graphs --json` (one process for every
      point, on the bench's own stream; CUDA events around each enqueue, median; per
      point also host_us, the median host time of one symrt_enqueue, first_us, the first
@@ -49,7 +50,9 @@ usage (device, repo root, build/bin and build/lib carried):
   python3 bench/bench_models.py --out $OUT --precision fp16            # all models
   python3 bench/bench_models.py --out $OUT --precision fp32 --models resnet50,bert
   python3 bench/bench_models.py --out $OUT --precision fp16 --half-via onnx --dynamic-hw --static \\
-      --static-points max,off --host --cache-build --budget-s 480 --iters 30 --warmup 5
+      --static-points off --host --cache-build --budget-s 450 --iters 30 --warmup 5 \\
+      --work build/models-work --models resnet50,convnext_t,efficientnet_b0
+      (the full-range run of docs/BENCHMARKS-SUITE.md: three models a 10-minute call)
   python3 bench/bench_models.py --out /tmp/o --dry-run --dynamic-hw --models efficientnet_b0,bert
       (no GPU: exports, compiles with heuristics, checks the min and a small odd point on
       the reference backend against the fp32 module on the CPU, prints the planned
@@ -59,7 +62,8 @@ usage (device, repo root, build/bin and build/lib carried):
 options: --symc PATH --iters 50 --warmup 10 --no-compile --half-via pass|onnx --work DIR
   --profile --models LIST|all --points all|min,opt,max,off[N] --check all|none|TAGS
   --dynamic-hw --static --static-points all|TAGS --host --host-iters 50 --cache-build
-  --budget-s S --dry-run --table-from FILE...
+  --budget-s S --dry-run --table-from FILE... --bench-backend cuda|ref (ref: to test this
+  script without a GPU)
 """
 import argparse
 import json
