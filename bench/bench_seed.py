@@ -221,10 +221,11 @@ def compile_shapes(spec):
     return args
 
 
-def run(cmd, timeout):
+def run(cmd, timeout, env=None):
+    """cmd's exit code, stdout, stderr and wall seconds; env: the child's environment (default ours)"""
     t0 = time.perf_counter()
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return 124, "", f"timed out after {timeout} s: {' '.join(cmd)}", time.perf_counter() - t0
     except OSError as e:
