@@ -211,7 +211,7 @@ static symc_status problem_of(tuner *t, uint32_t i, uint32_t *index, int *fresh,
     p->len = len;
     memcpy(p->sig, sig, len);
     if (cg_tune_cache_get(t->cache, sig, len, p->algo, &p->algo_size, &p->ms)) {
-        p->found = 1;
+        p->found = p->algo_size > 0; /* 0: no candidate ran when it was timed */
         t->cached++;
     } else *fresh = 1;
     *index = t->n_problems++;
@@ -295,7 +295,7 @@ static symc_status tune_point(tuner *t, const int64_t *values, const char *label
         tune_problem *p = &t->problems[t->problem[i]];
         if (t->fresh[i]) {
             if ((st = time_problem(t, i, p, err))) return st;
-            if (p->found) cg_tune_cache_put(t->cache, p->sig, p->len, p->algo, p->algo_size, p->ms);
+            cg_tune_cache_put(t->cache, p->sig, p->len, p->algo, p->found ? p->algo_size : 0, p->ms);
             t->timed++;
         }
         size_t slot = (size_t)i * CG_TUNE_MAX_POINTS + t->n_entries[i];

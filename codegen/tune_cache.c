@@ -3,7 +3,8 @@
  *
  * The key hashes the device, the cuBLASLt and cuDNN versions and the
  * problem's signature (runtime/cuda/cuda_tuning.h), each with its length;
- * the entry holds the choice's size, the choice and the time. The build
+ * the entry holds the choice's size, the choice and the time (size 0: no
+ * candidate ran for this problem, so the heuristic serves it). The build
  * cache checks every entry (its key and a SHA-256 of its bytes) and writes
  * atomically, so a damaged entry is a miss and a concurrent build never
  * reads half of one; an entry of the wrong size is a miss here too. A put
@@ -64,7 +65,7 @@ int cg_tune_cache_get(cg_tune_cache *c, const uint8_t *sig, size_t len, uint8_t 
     key_of(c, sig, len, key);
     if (!cg_cache_get(TC_KIND, key, &bytes, &size)) return 0;
     uint32_t n = 0;
-    int hit = size >= 8 && (memcpy(&n, bytes, 4), n > 0 && n <= RT_ALGO_MAX && size == 4 + (size_t)n + 4);
+    int hit = size >= 8 && (memcpy(&n, bytes, 4), n <= RT_ALGO_MAX && size == 4 + (size_t)n + 4);
     if (hit) {
         memcpy(algo, bytes + 4, n);
         memcpy(ms, bytes + 4 + n, 4);
@@ -76,7 +77,7 @@ int cg_tune_cache_get(cg_tune_cache *c, const uint8_t *sig, size_t len, uint8_t 
 
 void cg_tune_cache_put(cg_tune_cache *c, const uint8_t *sig, size_t len, const uint8_t *algo, uint32_t algo_size,
                        float ms) {
-    if (!c || !algo_size || algo_size > RT_ALGO_MAX) return;
+    if (!c || algo_size > RT_ALGO_MAX) return;
     uint8_t key[CG_HASH_BYTES], buf[4 + RT_ALGO_MAX + 4];
     key_of(c, sig, len, key);
     memcpy(buf, &algo_size, 4);

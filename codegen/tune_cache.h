@@ -25,9 +25,12 @@ cg_tune_cache *cg_tune_cache_open(const char *device, const char *cublas_version
 void cg_tune_cache_close(cg_tune_cache *c);
 
 /* The result stored for problem signature sig: 1 with the choice in algo
- * (RT_ALGO_MAX bytes of room), its size and its time; 0 on a miss. */
+ * (RT_ALGO_MAX bytes of room), its size and its time (size 0: no candidate
+ * ran, the heuristic serves: also a result, so it is not timed again); 0 on
+ * a miss. */
 int cg_tune_cache_get(cg_tune_cache *c, const uint8_t *sig, size_t len, uint8_t *algo, uint32_t *algo_size, float *ms);
-/* Stores a result; silently nothing when it cannot. */
+/* Stores a result (algo_size 0: no candidate ran); silently nothing when it
+ * cannot. */
 void cg_tune_cache_put(cg_tune_cache *c, const uint8_t *sig, size_t len, const uint8_t *algo, uint32_t algo_size,
                        float ms);
 

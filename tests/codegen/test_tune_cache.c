@@ -51,6 +51,11 @@ int main(int argc, char **argv) {
     CHECK(cg_tune_cache_get(c, sig, sizeof sig, got, &size, &ms));
     CHECK(size == RT_GEMM_ALGO_SIZE && ms == 0.125f && !memcmp(got, algo, size));
     CHECK(!cg_tune_cache_get(c, sig2, sizeof sig2, got, &size, &ms)); /* another problem */
+    /* "no candidate ran" is a result too */
+    uint8_t sig3[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    cg_tune_cache_put(c, sig3, sizeof sig3, algo, 0, 0.0f);
+    size = 99;
+    CHECK(cg_tune_cache_get(c, sig3, sizeof sig3, got, &size, &ms) && size == 0);
     CHECK(!cg_tune_cache_get(c, sig, 99, got, &size, &ms));
     /* another device or library version: another key */
     cg_tune_cache *d = cg_tune_cache_open("GPU Y sm_90", "13.1.0", "9.14.0", NULL, 0);
@@ -66,6 +71,11 @@ int main(int argc, char **argv) {
     CHECK(c && cg_tune_cache_get(c, sig, sizeof sig, got, &size, &ms) && ms == 0.125f);
     /* damaged files are misses, and a put repairs them */
     char path[512];
+    CHECK(only_file(dir, path, sizeof path) == 2);
+    /* the damage tests below work on sig's file alone */
+    snprintf(cmd, sizeof cmd, "rm -rf %s/tuning", dir);
+    CHECK(system(cmd) == 0);
+    cg_tune_cache_put(c, sig, sizeof sig, algo, RT_GEMM_ALGO_SIZE, 0.125f);
     CHECK(only_file(dir, path, sizeof path) == 1);
     struct stat stt;
     CHECK(stat(path, &stt) == 0);
