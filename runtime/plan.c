@@ -41,9 +41,14 @@ static symc_status sizes_at(const rt_engine *e, rt_lifetimes *l, const int64_t *
 }
 
 /* Largest-first first fit of the sizes in l->size; returns the total,
- * SIZE_MAX when an offset overflows. */
+ * SIZE_MAX when an offset overflows. Each tensor goes at the lowest offset
+ * where it overlaps no placed tensor alive at the same time: one sweep over
+ * the placed tensors in offset order (l->by_off, kept sorted as tensors are
+ * placed), moving past each one it overlaps and stopping at the first that
+ * starts beyond it, instead of rescanning every placed tensor until nothing
+ * moves. The same offsets, in one pass. */
 static size_t first_fit(const rt_engine *e, rt_lifetimes *l, size_t *offset) {
-    uint32_t n = 0;
+    uint32_t n = 0, placed = 0;
     size_t total = 0;
     for (uint32_t i = 0; i < e->n_tensors; i++) {
         offset[i] = SIZE_MAX;
@@ -58,25 +63,25 @@ static size_t first_fit(const rt_engine *e, rt_lifetimes *l, size_t *offset) {
         }
         l->order[j] = t;
     }
-    /* first fit against the placed tensors alive at the same time */
     for (uint32_t k = 0; k < n; k++) {
         uint32_t t = l->order[k];
         size_t at = 0, sz = l->size[t], end;
-        for (int moved = 1; moved;) {
-            moved = 0;
-            for (uint32_t p = 0; p < k; p++) {
-                uint32_t u = l->order[p];
-                if (l->last[u] < l->first[t] || l->last[t] < l->first[u]) continue; /* not alive together */
-                /* placed offsets and ends never overflow (checked below) */
-                if (at < offset[u] + l->size[u] && (offset[u] < at || offset[u] - at < sz)) {
-                    at = offset[u] + l->size[u];
-                    moved = 1;
-                }
-            }
+        for (uint32_t p = 0; p < placed; p++) {
+            uint32_t u = l->by_off[p];
+            if (l->last[u] < l->first[t] || l->last[t] < l->first[u]) continue; /* not alive together */
+            /* placed offsets and ends never overflow (checked below) */
+            if (offset[u] >= at && offset[u] - at >= sz) break; /* u and all after it start beyond [at, at + sz) */
+            if (at < offset[u] + l->size[u]) at = offset[u] + l->size[u];
         }
         if (__builtin_add_overflow(at, sz, &end)) return SIZE_MAX;
         offset[t] = at;
         if (end > total) total = end;
+        uint32_t j = placed++; /* into by_off, after the tensors at the same offset */
+        while (j > 0 && offset[l->by_off[j - 1]] > at) {
+            l->by_off[j] = l->by_off[j - 1];
+            j--;
+        }
+        l->by_off[j] = t;
     }
     return total;
 }
@@ -183,11 +188,13 @@ symc_status rt_lifetimes_compute(const rt_engine *e, rt_schedule s, rt_lifetimes
     out->first = malloc(n1 * sizeof *out->first);
     out->last = malloc(n1 * sizeof *out->last);
     out->order = malloc(n1 * sizeof *out->order);
+    out->by_off = malloc(n1 * sizeof *out->by_off);
     out->stack = malloc(n1 * sizeof *out->stack);
     out->below_at = malloc((n1 + 1) * sizeof *out->below_at);
     out->size = malloc(n1 * sizeof *out->size);
     out->stack_off = malloc(n1 * sizeof *out->stack_off);
-    if (!out->first || !out->last || !out->order || !out->stack || !out->below_at || !out->size || !out->stack_off) {
+    if (!out->first || !out->last || !out->order || !out->by_off || !out->stack || !out->below_at || !out->size ||
+        !out->stack_off) {
         rt_lifetimes_free(out);
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory planning activation memory");
     }
@@ -225,6 +232,7 @@ void rt_lifetimes_free(rt_lifetimes *l) {
     free(l->first);
     free(l->last);
     free(l->order);
+    free(l->by_off);
     free(l->stack);
     free(l->below_at);
     free(l->below);
