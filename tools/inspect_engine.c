@@ -76,11 +76,10 @@ static int64_t geo_floor(int64_t a, int64_t b) {
  * midpoints of neighbours, and neighbours with the same choice are shown
  * as one bucket; otherwise each entry serves the shapes nearest it. */
 static void print_buckets(const rt_step *s) {
-    int vary = -1, n_vary = 0;
+    int vary = -1, n_vary = 0, differs[4] = {0};
     for (int d = 0; d < 4; d++) {
-        int differs = 0;
-        for (uint32_t k = 1; k < s->n_tuned; k++) differs |= s->tuned[k].at[d] != s->tuned[0].at[d];
-        if (differs) vary = d, n_vary++;
+        for (uint32_t k = 1; k < s->n_tuned; k++) differs[d] |= s->tuned[k].at[d] != s->tuned[0].at[d];
+        if (differs[d]) vary = d, n_vary++;
     }
     if (n_vary == 0) {
         printf("        buckets: one, every shape: #1\n");
@@ -88,11 +87,8 @@ static void print_buckets(const rt_step *s) {
     }
     if (n_vary > 1) {
         printf("        buckets: each entry serves the shapes nearest it in log size (");
-        for (int d = 0, first = 1; d < 4; d++) {
-            int differs = 0;
-            for (uint32_t k = 1; k < s->n_tuned; k++) differs |= s->tuned[k].at[d] != s->tuned[0].at[d];
-            if (differs) printf("%s%s", first ? "" : ", ", size_name(s, d)), first = 0;
-        }
+        for (int d = 0, first = 1; d < 4; d++)
+            if (differs[d]) printf("%s%s", first ? "" : ", ", size_name(s, d)), first = 0;
         printf(")\n");
         return;
     }
