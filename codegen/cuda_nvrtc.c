@@ -31,6 +31,7 @@
 #include "codegen/build.h"
 #include "codegen/cache.h"
 #include "codegen/cuda_emit.h"
+#include "common/clock.h"
 
 void cg_nvrtc_version(char *buf, size_t cap) {
     int major = 0, minor = 0;
@@ -247,19 +248,13 @@ static void *worker(void *arg) {
     }
 }
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 symc_status cg_nvrtc_compile_modules(const char *const *sources, const uint32_t *n_kernels, uint32_t n, uint32_t sm,
                                      const cg_options *opt, rt_module *out, uint32_t *cached, symc_error *err) {
     *cached = 0;
     memset(out, 0, n * sizeof *out);
     part *parts = calloc(n ? n : 1, sizeof *parts);
     if (!parts) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory compiling kernels");
-    double t0 = now();
+    double t0 = symc_now_s();
     uint32_t kernels = 0;
     for (uint32_t i = 0; i < n; i++) {
         parts[i].source = sources[i];
@@ -319,7 +314,7 @@ symc_status cg_nvrtc_compile_modules(const char *const *sources, const uint32_t 
             free((void *)out[i].ptx);
             out[i] = (rt_module){0};
         }
-    else if (misses) cg_progress(opt, "NVRTC: %u modules in %.1f s (%u cached)", n, now() - t0, *cached);
+    else if (misses) cg_progress(opt, "NVRTC: %u modules in %.1f s (%u cached)", n, symc_now_s() - t0, *cached);
     free(parts);
     return st;
 }

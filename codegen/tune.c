@@ -43,6 +43,7 @@
 #include "codegen/tune.h"
 
 #include "codegen/tune_cache.h"
+#include "common/clock.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -96,12 +97,6 @@ typedef struct tune_problem {
     float ms;
     int found; /* 0: no candidate ran (the heuristic serves) */
 } tune_problem;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int cmp_float(const void *a, const void *b) {
     float x = *(const float *)a, y = *(const float *)b;
@@ -163,9 +158,9 @@ static symc_status time_problem(tuner *t, uint32_t i, tune_problem *p, symc_erro
     if (st) return st;
     int best = -1;
     float best_ms = 0, first_ms = -1;
-    double start = now_s();
+    double start = symc_now_s();
     for (int k = 0; k < n; k++) {
-        if (best >= 0 && now_s() - start > TUNE_STEP_S) break; /* a huge problem: keep the best so far */
+        if (best >= 0 && symc_now_s() - start > TUNE_STEP_S) break; /* a huge problem: keep the best so far */
         float ms = time_candidate(t, i, cand[k], best < 0 ? 0 : best_ms);
         if (k == 0) first_ms = ms;
         if (ms >= 0 && (best < 0 || ms < best_ms)) best = k, best_ms = ms;
@@ -361,7 +356,7 @@ static symc_status alloc_tuner(tuner *t, cg_arena *a, int64_t **points, symc_err
 /* Every point in turn, within the budget; then the entries into t->steps
  * and the summary line. */
 static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *kinds, uint32_t np, double start,
-                              int *has_gemm, int *has_conv, symc_error *err) {
+                              symc_error *err) {
     const rt_engine *e = t->e;
     uint32_t done_points = 0;
     for (uint32_t k = 0; k < np; k++) {
@@ -369,11 +364,11 @@ static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *ki
         const char *kind = cg_tune_point_name((cg_tune_point_kind)kinds[k]);
         char label[160];
         point_label(e, values, label, sizeof label);
-        if (k > 0 && now_s() - start > TUNE_BUDGET_S) {
+        if (k > 0 && symc_now_s() - start > TUNE_BUDGET_S) {
             cg_progress(t->opt,
                         "tuning: stopping after %u of %u points (%.1f s spent, budget %.0f s); the heuristic serves "
                         "sizes far from them",
-                        k, np, now_s() - start, TUNE_BUDGET_S);
+                        k, np, symc_now_s() - start, TUNE_BUDGET_S);
             break;
         }
         symc_status st = tune_point(t, values, label, kind, k, np, err);
@@ -396,8 +391,6 @@ static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *ki
     for (uint32_t i = 0; i < e->n_steps; i++) {
         if (!library_step(&e->steps[i])) continue;
         n_lib++;
-        *has_gemm |= e->steps[i].kind == RT_STEP_GEMM;
-        *has_conv |= e->steps[i].kind == RT_STEP_CONV;
         rt_tuned *v = &t->entries[(size_t)i * CG_TUNE_MAX_POINTS];
         sort_entries(v, t->n_entries[i]);
         t->steps[i].n_tuned = t->n_entries[i];
@@ -407,7 +400,7 @@ static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *ki
     cg_progress(t->opt,
                 "tuned %u library steps at %u of %u points in %.1f s: %u entries, %u distinct problems (%u timed, %u "
                 "from the timing cache), %u shared between steps and points%s",
-                n_lib, done_points, np, now_s() - start, total, t->n_problems, t->timed, t->cached, t->shared,
+                n_lib, done_points, np, symc_now_s() - start, total, t->n_problems, t->timed, t->cached, t->shared,
                 t->failed ? " (some problems had no candidate that ran; the heuristic serves them)" : "");
     return SYMC_OK;
 }
@@ -418,7 +411,7 @@ static symc_status tune(rt_engine *e, cg_arena *a, const cg_options *opt, symc_e
     memset(&t, 0, sizeof t);
     t.e = e;
     t.opt = opt;
-    double start = now_s();
+    double start = symc_now_s();
     int64_t *points = NULL;
     symc_status st = alloc_tuner(&t, a, &points, err);
     if (st) return st;
@@ -439,7 +432,7 @@ static symc_status tune(rt_engine *e, cg_arena *a, const cg_options *opt, symc_e
     rt_cuda_tuning_device(device, sizeof device);
     t.cache = cg_tune_cache_open(device, lt_version, dnn_version, where, sizeof where);
     cg_progress(opt, "tuning on %s at up to %u points; timing cache: %s", device, np, where);
-    st = run_points(&t, points, kinds, np, start, &has_gemm, &has_conv, err);
+    st = run_points(&t, points, kinds, np, start, err);
     rt_cuda_tuning_destroy(t.s);
     cg_tune_cache_close(t.cache);
     free(t.problems);

@@ -3,7 +3,8 @@
  * common/ holds what ir/ (which builds modules) and runtime/ (which runs
  * engines) must agree on and nothing else: the op table (ops.def), this
  * header, and the attribute codec of the two FlatBuffers schemas
- * (symir_fb.h). Headers only, no library: each side compiles them into its
+ * (symir_fb.h); besides them one utility both sides time with (clock.h,
+ * a monotonic clock). Headers only, no library: each side compiles them into its
  * own code, so the runtime needs no ir/ header or object. The names keep the
  * IR's prefix (ir_op, IR_OP_ADD, IR_MAX_RANK) because they are the IR's
  * vocabulary; ir/ir.h includes this header and adds the module API around

@@ -540,7 +540,7 @@ static symc_status profile(symrt_context *c, void *stream, symrt_step_profile *s
     symc_status st = ready_to_run(c, err);
     if (st) return st;
     if ((st = c->be->profile(c->state, c->slots, !c->planned, c->addr, stream, steps, cap, n_steps, err))) return st;
-    c->planned = 1;
+    if (cap) c->planned = 1; /* cap 0 only sizes the array: nothing ran */
     return SYMC_OK;
 }
 

@@ -85,7 +85,8 @@ typedef struct b_result {
     size_t nan_out; /* NaN elements in set 0's first float output (poison left = unwritten) */
     int mem;        /* the memory fields below are known (CUDA, with a formula) */
     uint64_t mem_measured, mem_workspace, mem_formula, mem_formula_held;
-    symrt_step_profile *prof; /* --profile: per step, the median over the profiled runs */
+    symrt_step_profile *prof;       /* --profile: per step, the median over the profiled runs */
+    symrt_step_profile *first_prof; /* --profile: the first call at this shape, profiled (host_us per step) */
     uint32_t n_prof;
     double prof_sum; /* ms, the steps' medians summed */
 } b_result;
@@ -349,6 +350,9 @@ static int b_point_profile(b_run *r, const b_point *p, int point_index, b_result
         res->prof[i] = all[(size_t)(runs - 1) * n + i];
         res->prof[i].ms = col[runs / 2];
         res->prof_sum += col[runs / 2];
+        for (int k = 0; k < runs; k++) col[k] = all[(size_t)k * n + i].host_us;
+        qsort(col, (size_t)runs, sizeof *col, b_cmp_float);
+        res->prof[i].host_us = col[runs / 2];
     }
     if (r->trace) {
         const symrt_step_profile *last = &all[(size_t)(runs - 1) * n];
@@ -391,13 +395,13 @@ static void b_print_profile(const b_result *x, double p50) {
     double sum = x->prof_sum > 0 ? x->prof_sum : 1;
     printf("  profile: %u steps, %.4f ms summed (a plain run: p50 %.4f ms; events between steps add a little)\n", n,
            x->prof_sum, p50);
-    printf("  %9s %6s %6s  %-6s %-10s %-28s %s\n", "ms", "%", "cum%", "kind", "op", "node", "what");
+    printf("  %9s %6s %6s %8s  %-6s %-10s %-28s %s\n", "ms", "%", "cum%", "host us", "kind", "op", "node", "what");
     double cum = 0;
     uint32_t shown = n < 40 ? n : 40;
     for (uint32_t i = 0; i < shown; i++) {
         cum += sorted[i].ms;
-        printf("  %9.4f %6.2f %6.2f  %-6s %-10s %-28.28s %s\n", sorted[i].ms, 100.0 * sorted[i].ms / sum,
-               100.0 * cum / sum, sorted[i].kind, sorted[i].op, sorted[i].node, sorted[i].detail);
+        printf("  %9.4f %6.2f %6.2f %8.1f  %-6s %-10s %-28.28s %s\n", sorted[i].ms, 100.0 * sorted[i].ms / sum,
+               100.0 * cum / sum, sorted[i].host_us, sorted[i].kind, sorted[i].op, sorted[i].node, sorted[i].detail);
     }
     if (shown < n) printf("  ... %u more steps, %.4f ms\n", n - shown, x->prof_sum - cum);
     /* per op and per kind */
@@ -431,6 +435,39 @@ static void b_print_profile(const b_result *x, double p50) {
             printf("%s %s %.4f ms (%d, %.1f%%)", a ? "," : "", names[a], ms[a], cnt[a], 100.0 * ms[a] / sum);
         printf("\n");
     }
+    free(sorted);
+    fflush(stdout);
+}
+
+/* --profile: the host side of the first call at this shape (a profiled
+ * run): its total over the steps, per kind of step, and the slowest steps. */
+static int b_cmp_host(const void *a, const void *b) {
+    const symrt_step_profile *x = a, *y = b;
+    return (x->host_us < y->host_us) - (x->host_us > y->host_us); /* slowest first */
+}
+
+static void b_print_first(const b_result *x) {
+    uint32_t n = x->n_prof;
+    symrt_step_profile *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!sorted) return;
+    memcpy(sorted, x->first_prof, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, b_cmp_host);
+    const char *kinds[] = {"conv", "gemm", "kernel", "copy"};
+    double sum = 0, by[4] = {0};
+    int cnt[4] = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        sum += sorted[i].host_us;
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(sorted[i].kind, kinds[k])) by[k] += sorted[i].host_us, cnt[k]++;
+    }
+    printf("  first call at this shape (profiled): %.1f us, of it %.1f us enqueueing the %u steps:", x->first_us, sum,
+           n);
+    for (int k = 0; k < 4; k++)
+        if (cnt[k]) printf(" %s %.1f us (%d)", kinds[k], by[k], cnt[k]);
+    printf("\n");
+    for (uint32_t i = 0; i < n && i < 8; i++)
+        printf("  %9.1f us  %-6s %-10s %-28.28s %s\n", sorted[i].host_us, sorted[i].kind, sorted[i].op, sorted[i].node,
+               sorted[i].detail);
     free(sorted);
     fflush(stdout);
 }
@@ -523,10 +560,18 @@ static int b_point_run(b_run *r, const b_point *p, int point_index, b_result *re
         if (symrt_set_tensor_address(r->c, info[i_].name, ptr_, bytes[i_], err)) goto out; \
     }
 
-    /* first call at this shape */
+    /* first call at this shape; with --profile a profiled run, which times the
+     * host side of every step (the libraries' per-shape setup is there) */
     BIND(0);
     double t0 = b_now_us();
-    if (symrt_enqueue(r->c, r->stream, err)) goto out;
+    if (r->profile) {
+        uint32_t n = 0, got = 0;
+        if (symrt_context_profile(r->c, r->stream, NULL, 0, &n, err)) goto out;
+        t0 = b_now_us(); /* sizing the array above ran nothing */
+        if (!(res->first_prof = calloc(n ? n : 1, sizeof *res->first_prof))) goto oom;
+        if (symrt_context_profile(r->c, r->stream, res->first_prof, n, &got, err)) goto out;
+        res->n_prof = n;
+    } else if (symrt_enqueue(r->c, r->stream, err)) goto out;
     res->first_us = b_now_us() - t0;
     if (r->drv) B_CU(r->drv->stream_synchronize(r->stream), "the first enqueue (cuStreamSynchronize)");
     /* with CUDA graphs every buffer set runs twice more first, so each has its
@@ -735,6 +780,12 @@ static int b_write_json(const char *path, const char *engine, const char *backen
                 b_json_str(f, q->op);
                 fprintf(f, ", \"kind\": \"%s\", \"ms\": ", q->kind);
                 b_json_num(f, q->ms);
+                fprintf(f, ", \"host_us\": ");
+                b_json_num(f, q->host_us);
+                if (x->first_prof) {
+                    fprintf(f, ", \"first_host_us\": ");
+                    b_json_num(f, x->first_prof[i].host_us);
+                }
                 fprintf(f, ", \"detail\": ");
                 b_json_str(f, q->detail);
                 fprintf(f, "}");
@@ -807,7 +858,10 @@ static void b_help(void) {
            "             legacy default stream (NULL), where most callers enqueue\n"
            "  --profile  per point, each step's GPU time (CUDA events around every step,\n"
            "             median of up to 25 runs), slowest first, with its op, fused\n"
-           "             kernel or library call and algorithm; then totals per op and kind\n"
+           "             kernel or library call and algorithm, and its host time; then totals\n"
+           "             per op and kind. The first call at each point is a profiled run\n"
+           "             too: its host time per step (the libraries' per-shape setup is\n"
+           "             there), per kind, the slowest steps first (first_us includes its events)\n"
            "  --trace F  writes the steps of the last profiled run of every point as a\n"
            "             Chrome trace (chrome://tracing, ui.perfetto.dev); implies --profile\n"
            "  --rotate   buffer sets rotated per run (default on cuda: enough to pass\n"
@@ -1218,6 +1272,7 @@ int symc_cmd_bench(int argc, char **argv) {
         }
         b_point_memory(&run, &pts[k], &res[k]);
         if (!o.quiet) b_print_row(&run, &pts[k], &res[k]);
+        if (!o.quiet && res[k].first_prof) b_print_first(&res[k]);
         if (!o.quiet && res[k].prof) b_print_profile(&res[k], res[k].p50);
     }
     if (o.json && b_write_json(o.json, o.engine, o.backend, device, &run, pts, res, n, &err)) goto fail;
@@ -1244,7 +1299,7 @@ done:
             rc = 1;
         }
     }
-    for (int k = 0; k < B_MAX_POINTS; k++) free(res[k].prof);
+    for (int k = 0; k < B_MAX_POINTS; k++) free(res[k].prof), free(res[k].first_prof);
     if (run.drv && run.stream) run.drv->stream_destroy(run.stream);
     symrt_context_destroy(run.c);
     symrt_engine_destroy(e);

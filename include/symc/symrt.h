@@ -162,11 +162,13 @@ typedef struct symrt_graph_stats {
 } symrt_graph_stats;
 symc_status symrt_context_graph_stats(symrt_context *c, symrt_graph_stats *out, symc_error *err);
 
-/* Per-step GPU time (CUDA backend): runs the model once like symrt_enqueue,
- * with a CUDA event recorded before every step and after the last, waits for
- * it, and fills steps[0..min(cap, n)) with each step's time and what it
- * runs; *n_steps gets the engine's step count (call with cap 0 to size the
- * array). A step is one generated kernel (a fused group of IR nodes, named
+/* Per-step GPU and host time (CUDA backend): runs the model once like
+ * symrt_enqueue, with a CUDA event recorded before every step and after the
+ * last, waits for it, and fills steps[0..min(cap, n)) with each step's time,
+ * the host time its enqueue took (at a shape's first run that holds the
+ * libraries' per-shape setup: descriptors, algorithm choice, plans) and what
+ * it runs; *n_steps gets the engine's step count (call with cap 0 to size the
+ * array: then nothing runs). A step is one generated kernel (a fused group of IR nodes, named
  * after the first), one cuBLASLt or cuDNN call, or one copy. Graphs are not
  * used for this run, and the events serialize the steps, so the sum of the
  * steps is a little more than a plain run. The reference backend refuses
@@ -178,6 +180,7 @@ typedef struct symrt_step_profile {
     char detail[192]; /* kernel name and launch, or the library call, its problem and algorithm */
     float start_ms;   /* from the first event of this run */
     float ms;         /* GPU time of the step */
+    float host_us;    /* host time enqueueing the step */
 } symrt_step_profile;
 symc_status symrt_context_profile(symrt_context *c, void *stream, symrt_step_profile *steps, uint32_t cap,
                                   uint32_t *n_steps, symc_error *err);

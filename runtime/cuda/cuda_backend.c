@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "runtime/backend.h"
 #include "runtime/cuda/cuda_internal.h"
 
@@ -463,6 +464,7 @@ symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed,
     CUstream stream = (CUstream)stream_;
     const rt_engine *e = c->e;
     *n_steps = e->n_steps;
+    if (!cap) return SYMC_OK; /* sizing the caller's array: nothing runs */
     symc_status st = rt_cu_enter(NULL, err);
     if (st) return st;
     if ((st = rt_cuda_check_run(c, 0, err))) return st;
@@ -474,13 +476,17 @@ symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed,
         if ((st = RT_CU(err, EventCreate, (&ev[made], CU_EVENT_DEFAULT)))) goto done;
     for (uint32_t i = 0; i < e->n_steps; i++) {
         if ((st = RT_CU(err, EventRecord, (ev[i], stream)))) goto done;
+        double h0 = 1e6 * symc_now_s();
         if ((st = run_step(c, i, slots, stream, err))) goto done;
+        if (i < cap) out[i].host_us = (float)(1e6 * symc_now_s() - h0);
     }
     if ((st = RT_CU(err, EventRecord, (ev[e->n_steps], stream)))) goto done;
     if ((st = copy_outputs(c, slots, addr, stream, err))) goto done;
     if ((st = RT_CU(err, EventSynchronize, (ev[e->n_steps])))) goto done;
     for (uint32_t i = 0; i < e->n_steps && i < cap; i++) {
+        float host_us = out[i].host_us;
         describe_step(c, i, slots, &out[i]);
+        out[i].host_us = host_us;
         float t0 = 0, dt = 0;
         if ((st = RT_CU(err, EventElapsedTime, (&t0, ev[0], ev[i])))) goto done;
         if ((st = RT_CU(err, EventElapsedTime, (&dt, ev[i], ev[i + 1])))) goto done;
@@ -502,18 +508,38 @@ static uint64_t hash_words(const uint64_t *w, size_t n) {
 /* Captures every step on the context's own stream into a graph and installs
  * it in entry g: updated in place when g already holds an instantiated graph
  * of the same topology, else instantiated anew. Nothing runs. */
+symc_status rt_cuda_capture(CUstream stream, rt_cuda_enqueue_fn run, void *ctx, CUgraph *graph, symc_error *err) {
+    *graph = NULL;
+    symc_status st = RT_CU(err, StreamBeginCapture, (stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+    if (st) return st;
+    symc_status ran = run(ctx, stream, err);
+    CUresult end = rt_cu.StreamEndCapture(stream, graph);
+    if (ran || end != CUDA_SUCCESS || !*graph) {
+        if (*graph) rt_cu.GraphDestroy(*graph);
+        *graph = NULL;
+        return ran ? ran : rt_cu_ck(end, "cuStreamEndCapture", __FILE__, __LINE__, err);
+    }
+    return SYMC_OK;
+}
+
+typedef struct steps_call {
+    rt_cuda *c;
+    const int64_t *slots;
+    void *const *addr;
+} steps_call;
+
+static symc_status enqueue_steps(void *ctx, CUstream stream, symc_error *err) {
+    const steps_call *k = ctx;
+    return run_steps(k->c, k->slots, k->addr, stream, err);
+}
+
 static symc_status capture_into(rt_cuda *c, rt_graph_entry *g, const int64_t *slots, void *const *addr,
                                 symc_error *err) {
     symc_status st = SYMC_OK;
     if (!c->capture && (st = RT_CU(err, StreamCreate, (&c->capture, CU_STREAM_NON_BLOCKING)))) return st;
-    if ((st = RT_CU(err, StreamBeginCapture, (c->capture, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)))) return st;
-    symc_status run = run_steps(c, slots, addr, c->capture, err);
-    CUgraph graph = NULL;
-    CUresult end = rt_cu.StreamEndCapture(c->capture, &graph);
-    if (run || end != CUDA_SUCCESS || !graph) {
-        if (graph) rt_cu.GraphDestroy(graph);
-        return run ? run : rt_cu_ck(end, "cuStreamEndCapture", __FILE__, __LINE__, err);
-    }
+    steps_call call = {c, slots, addr};
+    CUgraph graph;
+    if ((st = rt_cuda_capture(c->capture, enqueue_steps, &call, &graph, err))) return st;
     if (g->exec) {
         CUgraphExecUpdateResultInfo info;
         if (rt_cu.GraphExecUpdate(g->exec, graph, &info) == CUDA_SUCCESS) {
@@ -570,13 +596,9 @@ static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr
     key[len - 1] = c->memory_gen;
     uint64_t h = hash_words(key, len);
     rt_graph_entry *g = NULL;
-    int same_shape = 0;
     for (uint32_t i = 0; i < c->n_graphs && !g; i++) {
         rt_graph_entry *x = &c->graph_cache[i];
         if (x->hash == h && x->key_len == len && !memcmp(x->key, key, len * sizeof *key)) g = x;
-        else if (x->state == RT_GRAPH_CAPTURED && x->key_len == len && x->key[len - 1] == key[len - 1] &&
-                 !memcmp(x->key, key, e->num_slots * sizeof *key))
-            same_shape = 1;
     }
     c->graph_clock++;
     if (g) {
@@ -590,6 +612,13 @@ static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr
             return run_steps(c, slots, addr, stream, err);
         }
     } else {
+        /* a miss: is there a graph of these shapes (slots and memory generation)? */
+        int same_shape = 0;
+        for (uint32_t i = 0; i < c->n_graphs && !same_shape; i++) {
+            const rt_graph_entry *x = &c->graph_cache[i];
+            same_shape = x->state == RT_GRAPH_CAPTURED && x->key_len == len && x->key[len - 1] == key[len - 1] &&
+                !memcmp(x->key, key, e->num_slots * sizeof *key);
+        }
         if (!(g = new_entry(c, h, key, len, err))) return SYMC_ERR_NOMEM;
         if (!same_shape) { /* first sight of these shapes */
             c->graph_stats.plain++;

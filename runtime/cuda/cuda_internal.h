@@ -134,6 +134,12 @@ symc_status rt_conv_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, 
  * CONV step at these slots: the algorithm its cache holds for that shape */
 void rt_conv_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap);
 
+/* cuda_backend.c: captures what run(ctx, stream) enqueues on `stream` into
+ * a new graph (*graph, the caller's to instantiate and destroy); an error of
+ * run or of the capture leaves *graph NULL. Nothing runs on the GPU. */
+typedef symc_status (*rt_cuda_enqueue_fn)(void *ctx, CUstream stream, symc_error *err);
+symc_status rt_cuda_capture(CUstream stream, rt_cuda_enqueue_fn run, void *ctx, CUgraph *graph, symc_error *err);
+
 /* cuda_backend.c: binds tensors to device pointers for these slots (plans
  * the workspace when needed) without running anything; the tuner uses it. */
 symc_status rt_cuda_bind(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, CUstream stream,

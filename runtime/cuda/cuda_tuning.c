@@ -205,20 +205,26 @@ static symc_status run_forced(rt_cuda_tuning *s, uint32_t step, CUstream stream,
 
 /* The graph of `reps` back-to-back runs of the step with the algorithm
  * forced (c->force set by the caller), captured on our stream. */
+typedef struct reps_call {
+    rt_cuda_tuning *s;
+    uint32_t step, reps;
+} reps_call;
+
+static symc_status enqueue_reps(void *ctx, CUstream stream, symc_error *err) {
+    const reps_call *k = ctx;
+    symc_status st = SYMC_OK;
+    for (uint32_t r = 0; r < k->reps && !st; r++) st = run_forced(k->s, k->step, stream, err);
+    return st;
+}
+
 static symc_status capture_runs(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, uint32_t reps, symc_error *err) {
     size_t size = s->e->steps[step].kind == RT_STEP_CONV ? RT_CONV_ALGO_SIZE : RT_GEMM_ALGO_SIZE;
     if (s->exec && s->exec_step == step && s->exec_reps == reps && !memcmp(s->exec_algo, algo, size)) return SYMC_OK;
     drop_graph(s);
-    symc_status st = RT_CU(err, StreamBeginCapture, (s->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+    reps_call call = {s, step, reps};
+    CUgraph graph;
+    symc_status st = rt_cuda_capture(s->stream, enqueue_reps, &call, &graph, err);
     if (st) return st;
-    symc_status run = SYMC_OK;
-    for (uint32_t r = 0; r < reps && !run; r++) run = run_forced(s, step, s->stream, err);
-    CUgraph graph = NULL;
-    CUresult end = rt_cu.StreamEndCapture(s->stream, &graph);
-    if (run || end != CUDA_SUCCESS || !graph) {
-        if (graph) rt_cu.GraphDestroy(graph);
-        return run ? run : rt_cu_ck(end, "cuStreamEndCapture", __FILE__, __LINE__, err);
-    }
     st = RT_CU(err, GraphInstantiate, (&s->exec, graph, 0));
     rt_cu.GraphDestroy(graph);
     if (st) return st;

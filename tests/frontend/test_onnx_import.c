@@ -256,7 +256,7 @@ static void test_reductions(void) {
         CHECK_CONTAINS(text, "mean: f32[B, S, 1] = reduce_mean(x) {keepdims=1, axes=[-1]}");
         CHECK_CONTAINS(text, "max: f32[B, 16] = reduce_max(x) {keepdims=0, axes=[1]}");
         CHECK_CONTAINS(text, "sum: f32[B, 16] = reduce_sum(x) {keepdims=0, axes=[1]}");
-        CHECK_CONTAINS(text, "sum_all: f32[] = reduce_sum(x) {keepdims=0}");
+        CHECK_CONTAINS(text, "sum_all: f32[] = reduce_sum(xabs) {keepdims=0}");
         CHECK_CONTAINS(text, "sum_noop: f32[B, S, 16] = identity(x)");
         CHECK_CONTAINS(text, "sm: f32[B, S, 16] = softmax(x) {axis=-1}");
         CHECK_CONTAINS(text, "lsm: f32[B, S, 16] = log_softmax(x) {axis=1}");

@@ -17,7 +17,8 @@
  * time; each must give bit-identical outputs, and the context's graph
  * counters must show the replays and no failed capture. Every point also
  * runs once through symrt_context_profile (a CUDA event between steps),
- * which must give bit-identical outputs and a time for every step. Prints one line
+ * which must give bit-identical outputs and a GPU and host time for every
+ * step (sizing the array first with cap 0 runs nothing). Prints one line
  * per output and point; exit 1 on any mismatch or error. */
 #include <inttypes.h>
 #include <math.h>
@@ -229,7 +230,7 @@ int main(int argc, char **argv) {
             uint32_t n_steps = 0, got = 0;
             symrt_step_profile *prof = NULL;
             size_t diff = 0, bad_steps = 0;
-            double sum = 0;
+            double sum = 0, host_sum = 0;
             for (uint32_t o = 0; o < no && ok; o++)
                 if (drv->memset_d8(dev[MAX_IO + o], 0xff, out_bytes[o] ? out_bytes[o] : 1)) ok = 0;
             if (ok && symrt_context_profile(gpu, stream, NULL, 0, &n_steps, &err)) ok = 0;
@@ -239,9 +240,11 @@ int main(int argc, char **argv) {
                  drv->stream_synchronize(stream)))
                 ok = 0;
             for (uint32_t k = 0; ok && k < n_steps; k++) {
-                if (!(prof[k].ms >= 0) || !isfinite(prof[k].ms) || !prof[k].node || !prof[k].kind || !prof[k].detail[0])
+                if (!(prof[k].ms >= 0) || !isfinite(prof[k].ms) || !(prof[k].host_us >= 0) ||
+                    !isfinite(prof[k].host_us) || !prof[k].node || !prof[k].kind || !prof[k].detail[0])
                     bad_steps++;
                 sum += prof[k].ms;
+                host_sum += prof[k].host_us;
             }
             for (uint32_t o = 0; o < no && ok; o++) {
                 void *again = malloc(out_bytes[o] ? out_bytes[o] : 1);
@@ -249,10 +252,10 @@ int main(int argc, char **argv) {
                 else if (memcmp(again, dev_out_host[o], out_bytes[o])) diff++;
                 free(again);
             }
-            int pass = ok && !diff && !bad_steps && (n_steps == 0 || sum > 0);
-            printf("%s %s %s profile: %u steps, %.4f ms summed, %zu steps without a time or name, %zu outputs "
-                   "differ from the plain run%s%s\n",
-                   pass ? "PASS" : "FAIL", argv[1], dir, n_steps, sum, bad_steps, diff, ok ? "" : ": ",
+            int pass = ok && !diff && !bad_steps && (n_steps == 0 || (sum > 0 && host_sum > 0));
+            printf("%s %s %s profile: %u steps, %.4f ms summed (host %.1f us), %zu steps without a time or name, %zu "
+                   "outputs differ from the plain run%s%s\n",
+                   pass ? "PASS" : "FAIL", argv[1], dir, n_steps, sum, host_sum, bad_steps, diff, ok ? "" : ": ",
                    ok ? "" : err.msg);
             if (!pass) failures++;
             free(prof);
