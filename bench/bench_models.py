@@ -24,8 +24,8 @@ their random-init ones shrink the activations to zero in fp16: _bn_calibrated):
      inputs next to it;
   3. symc timing: `symc bench ENGINE --point ... --graphs --json` (one process for every
      point, on the bench's own stream; CUDA events around each enqueue, median; per
-     point also host_us, the median host time of one symrt_enqueue (each called with the
-     GPU idle, so a full launch queue does not make it wait), first_us, the first
+     point also host_us, the median host time of one symrt_enqueue (each called with at
+     most one run in flight, so a full launch queue does not make it wait), first_us, the first
      enqueue at the new shape, shape_us, setting the shapes and evaluating them, and the
      CUDA-graph counters); if that process fails, each point runs alone, so one bad
      point costs only itself; --host adds a pass on the legacy default stream

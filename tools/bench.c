@@ -14,10 +14,10 @@
  * memory on the reference backend), fill the inputs with seeded random
  * values and poison the outputs, time the first enqueue at the new shape,
  * warm up, then time `iters` enqueues. On CUDA each is bracketed by events on
- * the stream (GPU time); then `iters` more, each after a stream synchronize,
- * timed by clock_gettime around the symrt_enqueue call (host time per call
- * with the GPU idle: back to back, a full launch queue would make an enqueue
- * wait for the GPU); sets rotate per iteration so
+ * the stream (GPU time); then `iters` more, each after waiting for the run
+ * two before it, timed by clock_gettime around the symrt_enqueue call (host
+ * time per call with one run in flight: back to back, a full launch queue
+ * would make an enqueue wait for the GPU); sets rotate per iteration so
  * inputs that fit in L2 are not served from it. On the reference backend,
  * which runs synchronously, the host clock is the latency. Reported per
  * point: p50/p90/p99/mean/min latency, median host time per call, first-call
@@ -612,16 +612,19 @@ static int b_point_run(b_run *r, const b_point *p, int point_index, b_result *re
         float span = 0;
         B_CU(r->drv->event_elapsed_time(&span, ev[0], ev[2 * r->iters - 1]), "cuEventElapsedTime");
         res->stream_ms = span / r->iters;
-        /* host time per enqueue, each with the GPU idle: in the back-to-back loop
-         * above a run that outlasts its enqueue fills the launch queue, and from
-         * then on an enqueue waits for the GPU (at large shapes its host time
-         * reads as the GPU time) */
+        /* host time per enqueue with at most one run ahead of it on the stream: in
+         * the back-to-back loop above a run that outlasts its enqueue fills the
+         * launch queue, and from then on an enqueue waits for the GPU (at large
+         * shapes its host time reads as the GPU time). Each enqueue here first
+         * waits for the run before the previous one, so the GPU stays busy and
+         * the queue never fills, as in a server that keeps one batch in flight */
         for (int it = 0; it < r->iters; it++) {
             BIND((uint32_t)it % sets);
-            B_CU(r->drv->stream_synchronize(r->stream), "the host-time runs (cuStreamSynchronize)");
+            if (it >= 2) B_CU(r->drv->event_synchronize(ev[2 * (it - 2) + 1]), "cuEventSynchronize");
             double h0 = b_now_us();
             if (symrt_enqueue(r->c, r->stream, err)) goto out;
             host_us[it] = b_now_us() - h0;
+            B_CU(r->drv->event_record(ev[2 * it + 1], r->stream), "cuEventRecord");
         }
         B_CU(r->drv->stream_synchronize(r->stream), "the host-time runs (cuStreamSynchronize)");
     } else {
