@@ -505,9 +505,6 @@ static uint64_t hash_words(const uint64_t *w, size_t n) {
     return h;
 }
 
-/* Captures every step on the context's own stream into a graph and installs
- * it in entry g: updated in place when g already holds an instantiated graph
- * of the same topology, else instantiated anew. Nothing runs. */
 symc_status rt_cuda_capture(CUstream stream, rt_cuda_enqueue_fn run, void *ctx, CUgraph *graph, symc_error *err) {
     *graph = NULL;
     symc_status st = RT_CU(err, StreamBeginCapture, (stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
@@ -533,6 +530,9 @@ static symc_status enqueue_steps(void *ctx, CUstream stream, symc_error *err) {
     return run_steps(k->c, k->slots, k->addr, stream, err);
 }
 
+/* Captures every step on the context's own stream into a graph and installs
+ * it in entry g: updated in place when g already holds an instantiated graph
+ * of the same topology, else instantiated anew. Nothing runs. */
 static symc_status capture_into(rt_cuda *c, rt_graph_entry *g, const int64_t *slots, void *const *addr,
                                 symc_error *err) {
     symc_status st = SYMC_OK;

@@ -203,8 +203,6 @@ static symc_status run_forced(rt_cuda_tuning *s, uint32_t step, CUstream stream,
                                                   : rt_gemm_run(s->c, step, s->slots, stream, err);
 }
 
-/* The graph of `reps` back-to-back runs of the step with the algorithm
- * forced (c->force set by the caller), captured on our stream. */
 typedef struct reps_call {
     rt_cuda_tuning *s;
     uint32_t step, reps;
@@ -217,6 +215,8 @@ static symc_status enqueue_reps(void *ctx, CUstream stream, symc_error *err) {
     return st;
 }
 
+/* The graph of `reps` back-to-back runs of the step with the algorithm
+ * forced (c->force set by the caller), captured on our stream. */
 static symc_status capture_runs(rt_cuda_tuning *s, uint32_t step, const uint8_t *algo, uint32_t reps, symc_error *err) {
     size_t size = s->e->steps[step].kind == RT_STEP_CONV ? RT_CONV_ALGO_SIZE : RT_GEMM_ALGO_SIZE;
     if (s->exec && s->exec_step == step && s->exec_reps == reps && !memcmp(s->exec_algo, algo, size)) return SYMC_OK;
