@@ -33,7 +33,8 @@ typedef struct rt_lifetimes {
     uint32_t n;      /* tensors */
     uint32_t *first; /* per tensor: first schedule position, RT_NONE = needs no workspace */
     uint32_t *last;
-    uint32_t *order;  /* scratch for the layout */
+    uint32_t *order;  /* the workspace tensors, largest first at the last layout's sizes */
+    uint32_t n_order; /* their count; 0 until the first layout */
     uint32_t *by_off; /* scratch: the placed tensors by offset */
     /* the fixed-order plan: stack[0..n_stack) the workspace tensors in
      * placement order; below[below_at[q] .. below_at[q+1]) the positions

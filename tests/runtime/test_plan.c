@@ -233,6 +233,8 @@ static int stack_used, layouts; /* how often the fixed-order layout beat first f
 
 /* The decoded slot expressions and the formula against the numeric plans at
  * `samples` shapes, for both schedules and both backends' alignments. */
+static size_t naive_first_fit(const rt_engine *e, const rt_lifetimes *l);
+
 static void check_formula(const rt_engine *e, const char *what, int samples, int chain) {
     symc_error err;
     sym_table *t = NULL;
@@ -275,6 +277,9 @@ static void check_formula(const rt_engine *e, const char *what, int samples, int
                 int64_t fv = -1;
                 if (f[s][a] == SYM_NONE) continue;
                 CHECK(rt_plan_layout(e, &l[s], slots, aligns[a], off, &total, &err) == SYMC_OK);
+                size_t naive = naive_first_fit(e, &l[s]);
+                CHECK_MSG(naive == l[s].fit_total, "%s: first fit %zu, the naive first fit %zu", what, l[s].fit_total,
+                          naive);
                 CHECK_MSG(sym_eval(t, f[s][a], vals, e->n_symbols, &fv, &err) == SYMC_OK, "%s", err.msg);
                 CHECK_MSG(fv >= 0 && (size_t)fv == l[s].stack_total, "%s: formula %lld, fixed-order plan %zu", what,
                           (long long)fv, l[s].stack_total);
@@ -317,6 +322,53 @@ static void check_formula(const rt_engine *e, const char *what, int samples, int
     free(off);
     free(sx);
     sym_table_free(t);
+}
+
+/* First fit by its definition, for comparison with rt_plan_layout's: the
+ * workspace tensors largest first (ties by index), each at the lowest of 0
+ * and the ends of the placed tensors alive with it where it overlaps none of
+ * them; the sizes are the ones the last rt_plan_layout left in l->size.
+ * Cubic, for small engines. Returns the total. */
+static size_t naive_first_fit(const rt_engine *e, const rt_lifetimes *l) {
+    uint32_t n = 0, *o = malloc((e->n_tensors + 1) * sizeof *o);
+    size_t *at = malloc((e->n_tensors + 1) * sizeof *at), total = 0;
+    char *placed = calloc(e->n_tensors + 1, 1);
+    if (!o || !at || !placed) {
+        free(o), free(at), free(placed);
+        return SIZE_MAX;
+    }
+    for (uint32_t i = 0; i < e->n_tensors; i++)
+        if (l->first[i] != RT_NONE) o[n++] = i;
+    for (uint32_t a = 0; a < n; a++) /* selection sort: size descending, index ascending */
+        for (uint32_t b = a + 1; b < n; b++)
+            if (l->size[o[b]] > l->size[o[a]] || (l->size[o[b]] == l->size[o[a]] && o[b] < o[a])) {
+                uint32_t x = o[a];
+                o[a] = o[b], o[b] = x;
+            }
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t t = o[k];
+        size_t best = SIZE_MAX;
+        for (uint32_t c = 0; c <= n; c++) { /* candidates: 0, then each placed tensor's end */
+            size_t cand = 0;
+            if (c < n) {
+                if (!placed[o[c]]) continue;
+                cand = at[o[c]] + l->size[o[c]];
+            }
+            if (cand >= best) continue;
+            int ok = 1;
+            for (uint32_t d = 0; d < n && ok; d++) {
+                uint32_t u = o[d];
+                if (!placed[u] || l->last[u] < l->first[t] || l->last[t] < l->first[u]) continue;
+                ok = !(cand < at[u] + l->size[u] && at[u] < cand + l->size[t]);
+            }
+            if (ok) best = cand;
+        }
+        at[t] = best;
+        placed[t] = 1;
+        if (best + l->size[t] > total) total = best + l->size[t];
+    }
+    free(o), free(at), free(placed);
+    return total;
 }
 
 /* A hand-made engine: N bool tensors of rank 1 with random sizes (constants,
