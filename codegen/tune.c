@@ -49,7 +49,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "runtime/cuda/cuda_backend.h"
 #include "runtime/cuda/cuda_tuning.h"

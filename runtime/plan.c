@@ -47,8 +47,8 @@ static symc_status sizes_at(const rt_engine *e, rt_lifetimes *l, const int64_t *
  * placed), moving past each one alive with it that it overlaps and stopping
  * at the first placed tensor, alive with it or not, that starts beyond it.
  * The size order starts from the previous call's, so a new shape re-sorts
- * only what moved (GPT-2's 1.3k reference-backend tensors: 300 us of
- * quadratic scans became a few tens). */
+ * only what moved (GPT-2 on the reference backend: setting a shape and
+ * laying it out went from about 400 to 300 us). */
 static size_t first_fit(const rt_engine *e, rt_lifetimes *l, size_t *offset) {
     uint32_t placed = 0, *o = l->order;
     size_t total = 0;
