@@ -83,6 +83,7 @@ typedef struct cg_kw {
     cg_cuda *c;
     uint32_t node;
     rt_arg args[CG_KW_MAX_ARGS];
+    uint8_t arg_out[CG_KW_MAX_ARGS]; /* the kernel writes the tensor of args[i] */
     uint32_t n_args;
     uint32_t shared; /* bytes of dynamic shared memory the launch asks for (0: none) */
     int too_many;
@@ -180,9 +181,11 @@ symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node);
 /* cuda_emit_attention.c: softmax(f(Q·Kᵀ))·V as one flash-attention kernel.
  * cg_attention_claims answers the fuse pass: when the pattern around the
  * second matmul `node` is one the kernel runs, the nodes it computes
- * besides the matmul; cg_emit_attention emits the kernel at the matmul's
- * place (the root of its group in the plan). */
-uint32_t cg_attention_claims(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap);
+ * besides the matmul, and the tensors it reads that are no claimed node's
+ * input (pass_fuse_rules.attention); cg_emit_attention emits the kernel at
+ * the matmul's place (the root of its group in the plan). */
+uint32_t cg_attention_claims(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap,
+                             uint32_t *reads, uint32_t *n_reads);
 symc_status cg_emit_attention(cg_cuda *c, uint32_t node);
 /* cuda_emit_move.c */
 symc_status cg_emit_move(cg_cuda *c, uint32_t node);

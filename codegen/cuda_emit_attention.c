@@ -599,11 +599,49 @@ static int plan(cg_cuda *c, uint32_t mm2, att_plan *a) {
     return 1;
 }
 
-uint32_t cg_attention_claims(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap) {
+/* Every tensor the kernel reads (the scalars that are not literals too), each once, into
+ * reads (at most cap); 0 when there are more. */
+static uint32_t plan_reads(cg_cuda *c, const att_plan *a, uint32_t *reads, uint32_t cap) {
+    uint32_t all[3 + ATT_MAX_CHAIN * (3 + ATT_MAX_LEAF)], n = 0;
+    all[n++] = a->q.t, all[n++] = a->k.t, all[n++] = a->v.t;
+    for (uint32_t i = 0; i < a->n_ops; i++) {
+        const att_op *o = &a->ops[i];
+        double v;
+        if (o->scalar != RT_NONE && !scalar_value(c, o->scalar, &v)) all[n++] = o->scalar;
+        if (o->scalar2 != RT_NONE && !scalar_value(c, o->scalar2, &v)) all[n++] = o->scalar2;
+        if (o->kind == ATT_ADD_MASK || o->kind == ATT_WHERE) all[n++] = o->mask.t;
+        for (uint32_t j = 0; o->kind == ATT_ADD_SEL && j < o->n_leaf; j++)
+            if (o->leaf[j].kind == LEAF_VIEW) all[n++] = o->leaf[j].v.t;
+    }
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int seen = 0;
+        for (uint32_t j = 0; j < m && !seen; j++) seen = reads[j] == all[i];
+        if (seen) continue;
+        if (m == cap) return 0;
+        reads[m++] = all[i];
+    }
+    return m;
+}
+
+uint32_t cg_attention_claims(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap,
+                             uint32_t *reads, uint32_t *n_reads) {
     cg_cuda c = {.m = m, .uses = u};
     att_plan a;
-    if (!plan(&c, node, &a) || a.n_covered > cap) return 0;
+    uint32_t all[PASS_ATTENTION_READS], n_all;
+    *n_reads = 0;
+    if (!plan(&c, node, &a) || a.n_covered > cap || !(n_all = plan_reads(&c, &a, all, PASS_ATTENTION_READS))) return 0;
     memcpy(claimed, a.covered, a.n_covered * sizeof *claimed);
+    /* the reads that are no claimed node's input (nor the matmul's) come through nodes the kernel
+     * does not compute: the fuse pass must keep them stored */
+    for (uint32_t i = 0; i < n_all; i++) {
+        int edge = 0;
+        for (uint32_t j = 0; j <= a.n_covered && !edge; j++) {
+            const ir_node *n = &m->nodes[j < a.n_covered ? a.covered[j] : node];
+            for (uint32_t k = 0; k < n->n_in && !edge; k++) edge = n->in[k] == all[i];
+        }
+        if (!edge) reads[(*n_reads)++] = all[i];
+    }
     return a.n_covered;
 }
 
@@ -1067,8 +1105,11 @@ static void emit_cp_tile(cg_kw *k, const char *dst, int64_t ld, const char *ptr,
  * ldmatrix.trans; Q's by ldmatrix, kept in registers for D <= 64. The
  * score tile stays in the accumulator layout, which is the A fragment
  * layout of P·V once packed to half pairs: P never touches shared memory.
- * Online softmax in fp32 in base 2 (scores times log2(e), one FFMA and one
- * ex2 a probability), the running max and sum per row over the 4 lanes of a
+ * Online softmax in fp32 in base 2 (ex2 of the score's distance below the
+ * running max times log2(e); scaling the scores themselves first would turn
+ * the float32 lowest value that transformers' masks add into -inf, and a
+ * fully masked row, uniform in the model, into 0/0), the running max and
+ * sum per row over the 4 lanes of a
  * row; key bounds are int compares against the tile's remaining keys. P is
  * rounded to the half type for the product, as every flash attention does. */
 static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const char *ksr, const char *vsr,
@@ -1218,20 +1259,22 @@ static void emit_h16_body(cg_kw *k, const att_plan *a, const char *qsr, const ch
     emit_chain_h(k, a, 1);
     kw_body(
         k,
-        "                        v = kl < rem ? v * 1.4426950408889634f : NINF;\n"
+        "                        v = kl < rem ? v : NINF;\n"
         "                        s[mt][n][2 * h + u] = v;\n"
         "                        mx = fmaxf(mx, v);\n"
         "                    }\n"
         "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
         "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
-        "                const float mn = fmaxf(m[mt][h], mx), mu = mn == NINF ? 0.f : mn, re = sc_ex2(m[mt][h] - mu);\n"
+        "                const float mn = fmaxf(m[mt][h], mx), mu = mn == NINF ? 0.f : mn,\n"
+        "                            re = sc_ex2((m[mt][h] - mu) * 1.4426950408889634f);\n"
         "                m[mt][h] = mn;\n"
         "                l[mt][h] *= re;\n"
         "#pragma unroll\n"
         "                for (int n = 0; n < %lld; n++) o[mt][n][2 * h] *= re, o[mt][n][2 * h + 1] *= re;\n"
         "#pragma unroll\n"
         "                for (int n = 0; n < 8; n++) {\n"
-        "                    const float p0 = sc_ex2(s[mt][n][2 * h] - mu), p1 = sc_ex2(s[mt][n][2 * h + 1] - mu);\n"
+        "                    const float p0 = sc_ex2((s[mt][n][2 * h] - mu) * 1.4426950408889634f),\n"
+        "                                p1 = sc_ex2((s[mt][n][2 * h + 1] - mu) * 1.4426950408889634f);\n"
         "                    l[mt][h] += p0 + p1;\n"
         "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
         "                }\n"

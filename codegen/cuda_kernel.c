@@ -198,6 +198,7 @@ static int add_arg(cg_kw *k, uint8_t kind, uint32_t value) {
         k->too_many = 1;
         return 0;
     }
+    k->arg_out[k->n_args] = 0;
     k->args[k->n_args++] = (rt_arg){kind, value};
     return 1;
 }
@@ -211,7 +212,10 @@ static char *ring_next(cg_kw *k) {
 static const char *tensor_param(cg_kw *k, uint32_t t, int out) {
     char *name = ring_next(k);
     snprintf(name, sizeof k->ring[0], "t%u", t);
-    if (add_arg(k, RT_ARG_TENSOR, t))
+    int added = add_arg(k, RT_ARG_TENSOR, t);
+    for (uint32_t i = 0; out && i < k->n_args; i++)
+        if (k->args[i].kind == RT_ARG_TENSOR && k->args[i].value == t) k->arg_out[i] = 1;
+    if (added)
         cg_str_appendf(&k->params, "%s%s%s*%s %s", k->params.len ? ", " : "", out ? "" : "const ",
                        cg_stype(k->c->m->tensors[t].dtype), out ? "" : " __restrict__", name);
     return name;
@@ -408,7 +412,7 @@ symc_status kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per
     s.n_args = k->n_args;
     s.args = k->args;
     for (uint32_t i = 0; i < RT_STEP_MAX_TENSORS; i++) s.tensors[i] = RT_NONE;
-    return cg_add_step(b, &s);
+    return cg_add_kernel_step(b, &s, k->arg_out);
 }
 
 /* ---- prelude ------------------------------------------------------------------------------ */

@@ -131,24 +131,80 @@ uint32_t cg_find_kernel(const cg_builder *b, const char *key) {
     return RT_NONE;
 }
 
-symc_status cg_add_step(cg_builder *b, const rt_step *s) {
+symc_status cg_add_kernel_step(cg_builder *b, const rt_step *s, const uint8_t *out) {
     if (b->n_steps == b->steps_cap) {
         uint32_t cap = b->steps_cap ? b->steps_cap * 2 : 16;
         rt_step *n = realloc(b->steps, cap * sizeof *n);
         if (!n) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating steps");
         b->steps = n;
+        uint8_t **o = realloc(b->arg_out, cap * sizeof *o);
+        if (!o) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating steps");
+        b->arg_out = o;
         b->steps_cap = cap;
     }
     rt_step copy = *s;
     copy.args = NULL;
+    uint8_t *dir = NULL;
     if (s->n_args) {
         rt_arg *a = malloc(s->n_args * sizeof *a);
-        if (!a) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating steps");
+        dir = out ? malloc(s->n_args) : NULL;
+        if (!a || (out && !dir)) {
+            free(a);
+            free(dir);
+            return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating steps");
+        }
         memcpy(a, s->args, s->n_args * sizeof *a);
+        if (out) memcpy(dir, out, s->n_args);
         copy.args = a;
     }
+    b->arg_out[b->n_steps] = dir;
     b->steps[b->n_steps++] = copy;
     return SYMC_OK;
+}
+
+symc_status cg_add_step(cg_builder *b, const rt_step *s) { return cg_add_kernel_step(b, s, NULL); }
+
+/* the tensor of a library step's slot k is what the step writes (runtime/engine.h's layouts) */
+static int lib_writes(uint8_t kind, uint32_t k) {
+    return (kind == RT_STEP_GEMM && k == 4) || (kind == RT_STEP_CONV && k == 3) || (kind == RT_STEP_COPY && k == 1);
+}
+
+symc_status cg_check_dataflow(const cg_builder *b) {
+    const ir_module *m = b->m;
+    uint8_t *ready = calloc(m->n_tensors ? m->n_tensors : 1, 1); /* by storage root */
+    if (!ready) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory checking the steps");
+#define ROOT(t) (b->aliases && (t) < b->n_aliases && b->aliases[t] != RT_NONE ? b->aliases[t] : (t))
+    for (uint32_t i = 0; i < m->n_tensors; i++) {
+        uint32_t p = m->tensors[i].producer;
+        if (m->tensors[i].constant != IR_NONE || (p != IR_NONE && m->nodes[p].op == IR_OP_CONSTANT)) ready[ROOT(i)] = 1;
+    }
+    for (uint32_t k = 0; k < m->n_inputs; k++) ready[ROOT(m->inputs[k])] = 1;
+    symc_status st = SYMC_OK;
+    for (uint32_t i = 0; i < b->n_steps && !st; i++) {
+        const rt_step *s = &b->steps[i];
+        int kernel = s->kind == RT_STEP_KERNEL;
+        uint32_t n = kernel ? s->n_args : RT_STEP_MAX_TENSORS;
+        for (int pass = 0; pass < 2 && !st; pass++) /* reads first, then the writes become ready */
+            for (uint32_t k = 0; k < n && !st; k++) {
+                uint32_t t = kernel ? (s->args[k].kind == RT_ARG_TENSOR ? s->args[k].value : RT_NONE) : s->tensors[k];
+                if (t == RT_NONE || t >= m->n_tensors) continue;
+                int writes = kernel ? b->arg_out && b->arg_out[i] && b->arg_out[i][k] : lib_writes(s->kind, k);
+                if (pass == 1 && writes) ready[ROOT(t)] = 1;
+                if (pass == 0 && !writes && !ready[ROOT(t)]) {
+                    uint32_t p = m->tensors[t].producer;
+                    st = symc_error_setf(b->err, SYMC_ERR_INTERNAL,
+                                         "internal error: step %u (%s of node '%s') reads tensor '%s', which no "
+                                         "earlier step writes (its node '%s' runs inside another step's kernel and "
+                                         "does not store it); the engine would compute with uninitialized memory",
+                                         i, kernel ? b->kernel_names[s->kernel] : "a library call",
+                                         m->nodes[s->node].name, m->tensors[t].name,
+                                         p != IR_NONE ? m->nodes[p].name : "?");
+                }
+            }
+    }
+#undef ROOT
+    free(ready);
+    return st;
 }
 
 /* grows the alias table to the module's current tensor count */
@@ -187,8 +243,9 @@ static void free_builder(cg_builder *b) {
     free(b->kernel_end);
     free(b->kernel_keys);
     free(b->kernel_hash);
-    for (uint32_t i = 0; i < b->n_steps; i++) free((void *)b->steps[i].args);
+    for (uint32_t i = 0; i < b->n_steps; i++) free((void *)b->steps[i].args), free(b->arg_out[i]);
     free(b->steps);
+    free(b->arg_out);
     free(b->aliases);
     for (uint32_t i = 0; i < b->n_modules; i++) free((void *)b->modules[i].cubin), free((void *)b->modules[i].ptx);
     free(b->modules);
@@ -264,6 +321,7 @@ static symc_status add_gpu_code(build *x) {
     const char *name = x->m->name ? x->m->name : "model";
     cg_progress(&x->opt, "%s: generating %s code for %u nodes", name, target->name, x->m->n_nodes);
     symc_status st = target->emit(&x->b);
+    if (!st) st = cg_check_dataflow(&x->b);
     if (st || !x->b.n_kernels) return st;
     return target->compile(&x->b); /* says its own progress */
 }

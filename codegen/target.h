@@ -36,7 +36,8 @@ typedef struct cg_builder {
     char **kernel_keys;    /* per kernel: its text up to names (cg_find_kernel), malloc'd; may be NULL */
     uint64_t *kernel_hash; /* of each key */
     uint32_t n_kernels, kernels_cap;
-    rt_step *steps; /* args of each step malloc'd separately */
+    rt_step *steps;    /* args of each step malloc'd separately */
+    uint8_t **arg_out; /* per step: which of a kernel's args it writes (malloc'd; NULL for other steps) */
     uint32_t n_steps, steps_cap;
     uint32_t *aliases; /* per tensor, RT_NONE = own storage; NULL until cg_alias */
     uint32_t n_aliases;
@@ -68,6 +69,15 @@ symc_status cg_add_kernel(cg_builder *b, const char *name, const char *key, uint
 uint32_t cg_find_kernel(const cg_builder *b, const char *key);
 /* Appends a step; the builder copies `s` and its args. */
 symc_status cg_add_step(cg_builder *b, const rt_step *s);
+/* Appends a kernel step; out[i] says whether the kernel writes the tensor of
+ * s->args[i] (kept for cg_check_dataflow, not in the engine). */
+symc_status cg_add_kernel_step(cg_builder *b, const rt_step *s, const uint8_t *out);
+/* Every tensor a step reads is a graph input, a constant, or written by an
+ * earlier step (through any alias of its storage): else an INTERNAL error
+ * naming the step, its node and the tensor. A kernel reading memory no step
+ * wrote computes garbage that passes every size check, so the build refuses
+ * it instead. */
+symc_status cg_check_dataflow(const cg_builder *b);
 /* Makes tensor t share the storage of tensor `of` (resolved to its root).
  * Targets may add tensors to the module (ir_add_tensor) for temporaries:
  * every tensor that is not an input, output, constant or alias gets its own

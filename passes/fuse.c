@@ -90,15 +90,26 @@ static uint32_t private_reader(const fuser *f, uint32_t t, ir_op op) {
 /* ---- 2. attention ---------------------------------------------------------------------------- */
 static void plan_attention(fuser *f) {
     if (!f->r->attention) return;
-    uint32_t claimed[64];
+    uint32_t claimed[64], reads[PASS_ATTENTION_READS];
     for (uint32_t i = 0; i < f->m->n_nodes; i++) {
         if (covered(f, i) || f->m->nodes[i].op != IR_OP_MATMUL) continue;
-        uint32_t n = f->r->attention(f->m, &f->u, i, claimed, 64);
-        int clash = n > 64;
+        uint32_t n_reads = 0;
+        uint32_t n = f->r->attention(f->m, &f->u, i, claimed, 64, reads, &n_reads);
+        int clash = n > 64 || n_reads > PASS_ATTENTION_READS;
         for (uint32_t j = 0; j < n && !clash; j++) clash = claimed[j] == i || role(f, claimed[j]) != IR_FUSE_STEP;
+        /* what it reads past its own nodes must be made by a node that stores it: not one
+         * another attention computes inside its kernel */
+        for (uint32_t j = 0; j < n_reads && !clash; j++) {
+            uint32_t p = reads[j] < f->u.n_tensors ? f->m->tensors[reads[j]].producer : IR_NONE;
+            clash = reads[j] >= f->u.n_tensors || (p != IR_NONE && role(f, p) != IR_FUSE_STEP);
+        }
         if (!n || clash) continue;
         for (uint32_t j = 0; j < n; j++) set(f, claimed[j], IR_FUSE_CLAIMED, i);
         set(f, i, IR_FUSE_ATTENTION, i);
+        /* the kernel is one more reader of those tensors: they are no longer private to their
+         * one reader in the graph, so no later round computes them inside its kernel and
+         * leaves them unstored (the attention would read memory nothing wrote) */
+        for (uint32_t j = 0; j < n_reads; j++) f->u.n_consumers[reads[j]]++;
     }
 }
 

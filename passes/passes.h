@@ -88,6 +88,7 @@ enum {
     PASS_ROW_EPILOGUE = 2 /* and the result is per element of the row: an elementwise consumer of
                              the result's shape can be applied before the store */
 };
+#define PASS_ATTENTION_READS 16
 typedef struct pass_fuse_rules {
     const char *name; /* the target's; recorded in the plan */
     /* node runs as a library call (a GEMM, a convolution) */
@@ -107,8 +108,13 @@ typedef struct pass_fuse_rules {
      * it is a row kernel's input or epilogue */
     uint32_t max_group_nodes, row_input_leaves, epilogue_leaves;
     /* the nodes a fused attention kernel at matmul `node` would compute besides the matmul (at
-     * most cap, into claimed), or 0 when the pattern around it is not one it runs */
-    uint32_t (*attention)(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap);
+     * most cap, into claimed), or 0 when the pattern around it is not one it runs; into reads
+     * (at most PASS_ATTENTION_READS, *n_reads of them) the tensors its kernel reads that are no
+     * claimed node's input: a mask read through the expand, where and and that make it from
+     * smaller pieces. The pass keeps those stored (their producers are not computed inside
+     * another kernel), as it does any tensor with a reader outside its group. */
+    uint32_t (*attention)(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap,
+                          uint32_t *reads, uint32_t *n_reads);
     /* convolution `node` has a kernel reading its input and writing its result channels-last
      * (NHWC) when a transpose to NCHW makes its input and a transpose to NHWC reads its result
      * (IR_FUSE_LAYOUT); NULL: none */

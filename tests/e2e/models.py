@@ -10,7 +10,7 @@ RANGES = {"S": (1, 128, 512), "H3": (224, 256, 384), "W3": (224, 256, 384), "Bm"
           "seq": (1, 8, 16), "R5": (1, 4, 8), "H5": (64, 768, 4100), "R6": (1, 2, 4), "H6": (512, 4096, 8192),
           "Ba": (1, 2, 3), "Sa": (1, 77, 200),
           "Bt": (1, 2, 3), "Ht": (1, 17, 40), "Wt": (1, 30, 65), "Rt": (1, 64, 200), "Kt": (1, 33, 100),
-          "St": (1, 64, 130)}
+          "St": (1, 64, 130), "Bk": (1, 3, 5), "Sk": (1, 77, 200)}
 DEFAULT = (1, 3, 6)
 # models whose ops the CUDA target refuses (no kernel yet): the e2e test builds them with --no-gpu and
 # the GPU test checks that the refusal names the op
@@ -23,7 +23,9 @@ MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary"
           # issue 15: losses, quantized ops and windows, the expanded Attention's shape arithmetic
           "losses", "quant", "attention_shapes", "optionals", "if_known", "loops",
           # identical kernels emitted once (the CUDA target's dedupe): two steps launch each
-          "twin_chains"]
+          "twin_chains",
+          # issue 29: transformers' padding masks from a runtime attention_mask (padded and fully masked rows)
+          "mask_pad", "mask_causal_pad", "mask_bool_where"]
 # models checked in fp32 only: quantized integers are rounded from fp32 values, which half storage
 # changes (the e2e half runs and the GPU test's half sweeps skip them)
 FP32_ONLY = {"quant"}

@@ -79,7 +79,13 @@ def run_model(name, path, m, inputs, flags, sizes_of, suffix, extra):
         for inp in inputs:
             shape = [pick(t) for t in sizes_of[inp.name]]
             dt = NP[inp.type.tensor_type.elem_type]
-            if dt == np.float32 or dt == np.float64:
+            if inp.name == "attention_mask" and len(shape) == 2:  # padded rows; row 0 fully masked past min
+                a = np.ones(shape, dt)
+                for b in range(shape[0]):
+                    a[b, rng.integers(1, shape[1] + 1):] = 0
+                if label != "min":
+                    a[0, :] = 0
+            elif dt == np.float32 or dt == np.float64:
                 a = rng.standard_normal(shape).astype(dt)
             elif dt == np.bool_:
                 a = rng.integers(0, 2, shape).astype(np.bool_)

@@ -141,6 +141,91 @@ def attention():
     return model(nodes, [vi("x", F, ["batch", "seq", d])], [out("y")], inits)
 
 
+def hf_mask(form):
+    """Two attention layers sharing one padding mask built from a runtime attention_mask [batch, seq]
+    (int64, 1 = token, 0 = padding) the way transformers 5's eager attention exports it
+    (torch.onnx.export, dynamo=False): the mask is gathered from the flattened attention_mask by
+    batch * seq + key index, and-ed with a query-side piece (query index >= 0: a greater_equal
+    behind a bool cast, [1, 1, seq, 1]) and a constant true, expanded to [batch, 1, seq, seq] and
+    made additive by where(mask, 0, float32 min) (form "pad"); "causal_pad" ands in key <= query
+    (GPT-2 and Llama with a padding mask); "bool_where" keeps the scores where the expanded mask
+    holds and puts float32 min elsewhere (masked_fill). The CUDA target's fused attention reads the
+    pieces behind the where, expand and ands: once, one of them was computed inside another
+    kernel and never stored, so the GPU read memory nothing wrote (issue 29)."""
+    d, h = 64, 2
+    fmin = float(np.finfo(np.float32).min)
+    nodes = [
+        N("Shape", ["attention_mask"], ["ms"]),
+        N("Gather", ["ms", "i0"], ["bs"], axis=0), N("Gather", ["ms", "i1"], ["sq"], axis=0),
+        N("Range", ["zero", "bs", "one"], ["bidx"]), N("Range", ["zero", "sq", "one"], ["pos"]),
+        N("Unsqueeze", ["bidx", "ax123"], ["b4"]),  # [B, 1, 1, 1]
+        N("Unsqueeze", ["pos", "ax012"], ["k4"]),  # [1, 1, 1, S] key index
+        N("Unsqueeze", ["pos", "ax013"], ["q4"]),  # [1, 1, S, 1] query index
+        N("Cast", ["attention_mask"], ["mb"], to=TensorProto.BOOL),
+        N("Flatten", ["mb"], ["mflat"], axis=2),  # [B * S, 1]
+        N("Mul", ["b4", "sq"], ["boff"]), N("Add", ["k4", "boff"], ["gidx"]),  # [B, 1, 1, S]
+        N("Gather", ["mflat", "gidx"], ["g5"], axis=0),  # [B, 1, 1, S, 1]
+        N("Shape", ["gidx"], ["gshape"]), N("Reshape", ["g5", "gshape"], ["pad4"]),
+        N("Cast", ["pad4"], ["pad"], to=TensorProto.BOOL),
+        N("GreaterOrEqual", ["q4", "zero"], ["qok"]), N("Cast", ["qok"], ["qokb"], to=TensorProto.BOOL),
+        N("ConstantOfShape", ["empty"], ["true"], value=helper.make_tensor("v", TensorProto.BOOL, [1], [True])),
+        N("And", ["true", "qokb"], ["q_and"]),
+    ]
+    if form == "causal_pad":
+        nodes += [N("LessOrEqual", ["k4", "q4"], ["causal"]), N("And", ["q_and", "causal"], ["q_and2"]),
+                  N("And", ["q_and2", "pad"], ["allowed"])]
+    else:
+        nodes.append(N("And", ["q_and", "pad"], ["allowed"]))
+    nodes += [
+        N("Unsqueeze", ["bs", "ax0"], ["bsu"]), N("Unsqueeze", ["sq", "ax0"], ["squ"]),
+        N("Concat", ["bsu", "one1", "squ", "squ"], ["mshape"], axis=0),
+        N("Expand", ["allowed", "mshape"], ["allowed4"]),
+    ]
+    if form != "bool_where":
+        nodes.append(N("Where", ["allowed4", "fzero", "fmin"], ["addmask"]))
+    x = "x"
+    for layer in range(2):
+        p = f"l{layer}_"
+        nodes += [
+            N("MatMul", [x, p + "wq"], [p + "q"]), N("MatMul", [x, p + "wk"], [p + "k"]),
+            N("MatMul", [x, p + "wv"], [p + "v"]),
+            N("Concat", ["bsu", "squ", "hd"], [p + "split"], axis=0),
+            N("Reshape", [p + "q", p + "split"], [p + "q4"]), N("Reshape", [p + "k", p + "split"], [p + "k4"]),
+            N("Reshape", [p + "v", p + "split"], [p + "v4"]),
+            N("Transpose", [p + "q4"], [p + "qt"], perm=[0, 2, 1, 3]),
+            N("Transpose", [p + "k4"], [p + "kt"], perm=[0, 2, 3, 1]),
+            N("Transpose", [p + "v4"], [p + "vt"], perm=[0, 2, 1, 3]),
+            N("MatMul", [p + "qt", p + "kt"], [p + "s"]), N("Mul", [p + "s", "scale"], [p + "ss"]),
+        ]
+        if form == "bool_where":
+            nodes.append(N("Where", ["allowed4", p + "ss", "fmin"], [p + "sm"]))
+        else:
+            nodes.append(N("Add", [p + "ss", "addmask"], [p + "sm"]))
+        nodes += [
+            N("Softmax", [p + "sm"], [p + "pr"], axis=-1),
+            N("MatMul", [p + "pr", p + "vt"], [p + "ctx"]),
+            N("Transpose", [p + "ctx"], [p + "ctxt"], perm=[0, 2, 1, 3]),
+            N("Concat", ["bsu", "squ", "dm"], [p + "merge"], axis=0),
+            N("Reshape", [p + "ctxt", p + "merge"], [p + "mg"]),
+            N("MatMul", [p + "mg", p + "wo"], [p + "o"]), N("Add", [p + "o", x], [p + "res"]),
+            N("LayerNormalization", [p + "res", "ln_s", "ln_b"], [p + "y" if layer == 0 else "y"], axis=-1,
+              epsilon=1e-5),
+        ]
+        x = p + "y"
+    inits = [ints("i0", 0), ints("i1", 1), ints("zero", 0), ints("one", 1), ints("one1", [1]),
+             ints("ax0", [0]), ints("ax123", [1, 2, 3]), ints("ax012", [0, 1, 2]), ints("ax013", [0, 1, 3]),
+             ints("empty", np.zeros([0], np.int64)), ints("hd", [h, d // h]), ints("dm", [d]),
+             numpy_helper.from_array(np.array(1 / np.sqrt(d // h), np.float32), "scale"),
+             numpy_helper.from_array(np.array(0.0, np.float32), "fzero"),
+             numpy_helper.from_array(np.array(fmin, np.float32), "fmin"),
+             floats("ln_s", [d], 5), floats("ln_b", [d], 6)]
+    for layer in range(2):
+        inits += [numpy_helper.from_array((np.random.default_rng(10 * layer + k).standard_normal([d, d]) / 8)
+                                          .astype(np.float32), f"l{layer}_w{w}") for k, w in enumerate("qkvo")]
+    return model(nodes, [vi("x", F, ["Bk", "Sk", d]), vi("attention_mask", I64, ["Bk", "Sk"])], [out("y")],
+                 inits)
+
+
 def elementwise():
     """Every elementwise op on x[B, 8]; outputs are each op's result."""
     un = ["Sqrt", "Reciprocal", "Neg", "Exp", "Log", "Abs", "Erf", "Tanh", "Sigmoid", "Relu", "HardSwish",
@@ -1052,6 +1137,7 @@ def main():
         "relu21": relu_at(21), "reduce_ops": reduce_ops(), "index_ops": index_ops(),
         "losses": losses(), "quant": quant(), "attention_shapes": attention_shapes(), "optionals": optionals(),
         "if_known": if_known(), "loops": loops(),
+        "mask_pad": hf_mask("pad"), "mask_causal_pad": hf_mask("causal_pad"), "mask_bool_where": hf_mask("bool_where"),
     }
     models.update(errors())
     for name, m in models.items():

@@ -37,7 +37,11 @@ static int t_row_chain(ir_module *m, uint32_t first, uint32_t second) {
     return m->nodes[first].op != m->nodes[second].op;
 }
 /* matmul(softmax(s), v): the kernel computes the softmax */
-static uint32_t t_attention(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap) {
+static uint32_t t_attention(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap,
+                            uint32_t *reads, uint32_t *n_reads) {
+    *n_reads = 0;
+    uint32_t leaf; /* a tensor the kernel reads past its own nodes: the output of a node named "leaf" */
+    if (ir_find_node(m, "leaf", &leaf)) reads[(*n_reads)++] = m->nodes[leaf].out[0];
     uint32_t p = m->tensors[m->nodes[node].in[0]].producer;
     if (p == IR_NONE || m->nodes[p].op != IR_OP_SOFTMAX || !ir_uses_private(u, m->nodes[node].in[0]) || cap < 1)
         return 0;
@@ -292,6 +296,39 @@ static void test_attention(int with_rule) {
     symc_module_destroy(m);
 }
 
+/* The attention's kernel also reads `leaf` (as the CUDA target's reads a mask piece behind the
+ * where and and that make the mask): leaf's one reader in the graph (g) must not compute it inside
+ * its own kernel, or nothing would store what the attention reads. Without that read, it would. */
+static void test_attention_reads(int with_attention) {
+    symc_tensor x, y, v;
+    symc_module *m = module("att_reads", &x, &y, &v);
+    int64_t perm[2] = {1, 0};
+    symc_attr pa = symc_attr_ints("perm", perm, 2), ax = symc_attr_int("axis", -1);
+    symc_tensor leaf = node(m, "neg", "leaf", &y, 1, NULL, 0);
+    symc_tensor g = node(m, "abs", "g", &leaf, 1, NULL, 0);
+    symc_error err;
+    symc_mark_output(m, g, &err);
+    if (with_attention) {
+        symc_tensor p = node(m, "softmax", "p", &x, 1, &ax, 1);
+        symc_tensor yt = node(m, "transpose", "yt", &y, 1, &pa, 1);
+        symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, yt}, 2, NULL, 0);
+        symc_mark_output(m, o, &err);
+    }
+    pass_fuse_rules r = rules;
+    r.attention = t_attention;
+    char *text = plan(m, &r);
+    if (with_attention) {
+        CHECK_CONTAINS(text, "  o (matmul): attention with p (claimed)\n");
+        CHECK(!strstr(text, "leaf (inlined)"));
+        CHECK(m->fuse[node_index(m, "leaf")].role == IR_FUSE_STEP); /* its own kernel, which stores it */
+    } else {
+        CHECK_CONTAINS(text, "  g (abs): kernel with leaf (inlined)\n");
+        CHECK(m->fuse[node_index(m, "leaf")].role == IR_FUSE_INLINED);
+    }
+    free(text);
+    symc_module_destroy(m);
+}
+
 /* ---- corrupted plans ------------------------------------------------------------------------------ */
 static void set_role(symc_module *m, const char *node, ir_fuse_role r, const char *group) {
     m->fuse[node_index(m, node)] = (ir_fuse){(uint8_t)r, group ? node_index(m, group) : IR_NONE};
@@ -415,6 +452,8 @@ int main(void) {
     test_row_limit();
     test_attention(0);
     test_attention(1);
+    test_attention_reads(0);
+    test_attention_reads(1);
     test_refused();
     test_refused_order();
     test_refused_escape(0);
