@@ -11,13 +11,16 @@ error < 1e-4; the --tf32/--fp16/--bf16 builds of the matrix-heavy models
 
 Models: S1 (the ViT seed, C builder API), the 13 op-family ONNX models,
 BENCH.md's S2, S3, M1, an M3-like CNN and M5's pattern at small widths, and
-three attention patterns the CUDA target fuses (tests/e2e).
+three attention patterns the CUDA target fuses (tests/e2e). The mask models
+(mask_pad, mask_causal_pad, mask_bool_where: transformers' exported padding
+masks from a runtime attention_mask input) run every point with each mask
+form: no padding, padded rows of random lengths, and a fully masked row.
 
 usage: test_cuda_models.py SYMC SWEEP_CHECK VIT_SEED GEN_MODELS TMPDIR [MODEL...]
 environment: SYMC_GPU_POINTS=min,max (a subset of min,opt,opt+1,prime,max);
 SYMC_GPU_WRAP="compute-sanitizer --tool memcheck --error-exitcode 9" runs
 sweep_check under a wrapper; SYMC_GPU_PRECISIONS=0 skips the tf32/fp16/bf16
-builds; SYMC_GPU_HALF=0 skips the models converted to f16 storage
+builds (SYMC_GPU_PRECISION_FLAGS=--fp16 keeps only that one); SYMC_GPU_HALF=0 skips the models converted to f16 storage
 (half_models.py).
 """
 import os
@@ -64,6 +67,21 @@ def random_input(shape, dt):
     return rng.integers(1, 5, shape).astype(dt)  # valid indices and no zero divisors in the test models
 
 
+def attention_mask(shape, form):
+    """An attention_mask input [batch, seq] (1 = token, 0 = padding) in one of the forms real batches
+    have: "ones" (no padding), "pad" (each row a random length in [1, seq], zeros after it), "full"
+    (row 0 fully masked, the others padded: a sequence with no token at all)."""
+    m = np.ones(shape, np.int64)
+    if form == "ones" or len(shape) != 2:
+        return m
+    for b in range(shape[0]):
+        m[b, int(rng.integers(1, shape[1] + 1)):] = 0
+    if form == "full":
+        m[0, :] = 0
+    return m
+
+
+MASK_FORMS = ("ones", "pad", "full")
 WRAP = os.environ.get("SYMC_GPU_WRAP", "").split()
 WANT_POINTS = os.environ.get("SYMC_GPU_POINTS", "").split(",") if os.environ.get("SYMC_GPU_POINTS") else None
 
@@ -71,14 +89,19 @@ WANT_POINTS = os.environ.get("SYMC_GPU_POINTS", "").split(",") if os.environ.get
 def run_sweep(label, engine, inputs, tol):
     """inputs: [(name, dtype, [(min, opt, max)] per dim)]"""
     dirs = []
+    # a model with an attention_mask input runs every point with each mask form
+    forms = MASK_FORMS if any(name == "attention_mask" for name, _, _ in inputs) else (None,)
     for plabel, pick in POINTS:
         if WANT_POINTS and plabel not in WANT_POINTS:
             continue
-        d = os.path.join(tmp, f"{label}.{plabel}")
-        os.makedirs(d, exist_ok=True)
-        for name, dt, triples in inputs:
-            np.save(os.path.join(d, name + ".npy"), random_input([pick(t) for t in triples], dt))
-        dirs.append(d)
+        for form in forms:
+            d = os.path.join(tmp, f"{label}.{plabel}" + (f".{form}" if form else ""))
+            os.makedirs(d, exist_ok=True)
+            for name, dt, triples in inputs:
+                shape = [pick(t) for t in triples]
+                x = attention_mask(shape, form) if form and name == "attention_mask" else random_input(shape, dt)
+                np.save(os.path.join(d, name + ".npy"), x)
+            dirs.append(d)
     t0 = time.time()
     r = subprocess.run(WRAP + [sweep_check, engine, str(tol)] + dirs, capture_output=True, text=True)
     out = (r.stdout + r.stderr).strip()
@@ -149,12 +172,13 @@ for name in MODELS:
 # m4_causal (--fp16: small calibrated logits) run the half tensor-core attention on Q and K the
 # pass stored in half, read behind its widening casts; m5_fusion's softmax stores its epilogue's
 # cast to the f32 output itself
-for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m2_attn", "m4_causal") if os.environ.get("SYMC_GPU_PRECISIONS", "1") != "0" else ():
+for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m2_attn", "m4_causal", "mask_pad",
+             "mask_causal_pad", "mask_bool_where") if os.environ.get("SYMC_GPU_PRECISIONS", "1") != "0" else ():
     if only and name not in only:
         continue
     path = os.path.join(tmp, name + ".onnx")
     inputs, flags = onnx_inputs(path)
-    for prec in ("--tf32", "--fp16", "--bf16"):
+    for prec in os.environ.get("SYMC_GPU_PRECISION_FLAGS", "--tf32,--fp16,--bf16").split(","):
         label = f"{name}{prec.replace('--', '.')}"
         engine = compile_model(label, path, flags + [prec])
         if engine:

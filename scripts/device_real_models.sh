@@ -1,0 +1,62 @@
+#!/bin/bash
+# The real-model GPU differential sweep (tests/gpu/real_models.py) in parts side by side, one part a
+# GPU, in one call on a lent GPU machine (the `device` tool), from the repo root with build/bin and
+# build/lib carried (built here: scripts/build.sh build):
+#   bash scripts/device_real_models.sh [--seed N] [--budget-s S] [--frontends onnx,torch] PART...
+# Each PART is a comma list of models (tests/gpu/real_models.py's MODELS); part k runs on GPU k
+# (CUDA_VISIBLE_DEVICES), so a machine of 4 GPUs runs 4 parts in the time of the longest. The suite
+# in three parts of a 4-GPU call (about 8 minutes; GPU 0 free for the GPU tests):
+#   bash scripts/device_real_models.sh --gpu-offset 1 bert,gpt2,t5_encoder,llama \
+#        vit_s,swin_t,convnext_t,densenet121 resnet50,efficientnet_b0,mobilenet_v3_large
+# Every part uses the same --seed (printed; default: from the clock) and stops at --limit-s (default
+# 540 s: a part cut there keeps the models it finished; pass --budget-s below it so no model starts
+# too late). Logs and tables go to $OUT:
+# real_<k>.log per part, and every part's table (real_models.md) and numbers (real_models.json) in
+# real_models.tar.gz.
+set -u
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+seed=$(( $(date +%s%N) % 2147483647 ))
+args=()
+offset=0
+limit=540
+while [ $# -gt 0 ]; do
+  case $1 in
+    --seed) seed=$2; shift 2 ;;
+    --gpu-offset) offset=$2; shift 2 ;;
+    --limit-s) limit=$2; shift 2 ;;
+    --budget-s|--frontends|--modes|--random) args+=("$1" "$2"); shift 2 ;;
+    *) break ;;
+  esac
+done
+if ! ldconfig -p | grep -q libnvrtc.so.13 && [ ! -e /usr/local/cuda/lib64/libnvrtc.so.13 ]; then
+  nv=$(python3 -c 'import nvidia.cuda_nvrtc, os; print(os.path.dirname(nvidia.cuda_nvrtc.__file__) + "/lib")' 2>/dev/null)
+  export LD_LIBRARY_PATH=${nv}:${LD_LIBRARY_PATH:-}
+fi
+# timm (ViT-S) is not on the GPU machine's image: carry its wheel as .whl (scripts/device_zoo.sh says how)
+if ! python3 -c 'import timm' 2>/dev/null && ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+echo "== real models: seed $seed, $# parts"
+pids=()
+k=0
+for part in "$@"; do
+  gpu=$((k + offset))
+  mkdir -p "/tmp/real_$k"
+  CUDA_VISIBLE_DEVICES=$gpu PYTHONUNBUFFERED=1 timeout -k 5 "$limit" python3 tests/gpu/real_models.py --out "/tmp/real_$k" \
+    --work "/tmp/real_work_$k" --models "$part" --seed "$seed" "${args[@]}" > "$OUT/real_$k.log" 2>&1 &
+  pids+=($!)
+  k=$((k + 1))
+done
+rc=0
+for p in "${pids[@]}"; do wait "$p" || rc=1; done
+k=0
+for part in "$@"; do
+  echo "== part $k ($part)"
+  grep -E '^\|' "/tmp/real_$k/real_models.md" 2>/dev/null | grep -v -- '---' || tail -5 "$OUT/real_$k.log"
+  grep -E '^real_models: [0-9]' "$OUT/real_$k.log"
+  k=$((k + 1))
+done
+tar czf "$OUT/real_models.tar.gz" -C /tmp $(cd /tmp && ls -d real_[0-9]* 2>/dev/null) 2>/dev/null
+exit $rc
