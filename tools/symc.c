@@ -419,18 +419,25 @@ static int run_read_inputs(run_state *r, const run_opts *o, symc_error *err) {
         if (npy_read(eq + 1, &r->given[found], err)) return 1;
         symrt_engine_input(r->e, found, &info, NULL);
         npy_array *g = &r->given[found];
+        /* The two conversions symc run makes, both because NumPy has no bf16 of its own (README): an f32
+         * file for a half input, rounded once to nearest even, and a '<u2' file for a bf16 input, read as
+         * the raw bf16 bit patterns (what the ONNX test data holds). Any other difference is refused:
+         * a silent cast would run the engine on values the user did not give it. */
         if (g->dtype == SYMC_F32 && (info.dtype == SYMC_BF16 || info.dtype == SYMC_F16)) {
-            /* an f32 file for a half input (bf16 has no NumPy type of its own): rounded once to nearest even */
             size_t n = g->size / 4;
             for (size_t k = 0; k < n; k++)
                 symc_dtype_store(g->data, info.dtype, k, symc_dtype_load(g->data, SYMC_F32, k));
             g->dtype = info.dtype;
             g->size = n * 2;
         }
-        if (g->dtype == SYMC_U16 && info.dtype == SYMC_BF16) g->dtype = SYMC_BF16; /* the raw bf16 bit patterns */
-        if (r->given[found].dtype != info.dtype)
-            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--input %s: the file holds %s, the input is %s", spec,
-                                   symc_dtype_name(r->given[found].dtype), symc_dtype_name(info.dtype)),
+        if (g->dtype == SYMC_U16 && info.dtype == SYMC_BF16) g->dtype = SYMC_BF16;
+        if (g->dtype != info.dtype)
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                   "run: --input %s: '%s' holds %s ('%s'), input '%s' is %s; symc run does not "
+                                   "convert: save the array as %s%s",
+                                   spec, eq + 1, symc_dtype_name(g->dtype), g->descr, info.name,
+                                   symc_dtype_name(info.dtype), npy_numpy_name(info.dtype),
+                                   info.dtype == SYMC_BF16 || info.dtype == SYMC_F16 ? " or numpy.float32" : ""),
                    1;
     }
     return 0;

@@ -4,7 +4,11 @@
 --flag=value and --flag value alike; refusals for names the engine or model lacks (--output, --shapes)
 that list what there is; one file-name prefix per message; and --multiple: a reshape that needs
 S % 8 == 0 fails with a fix naming the exact flag, and following that advice builds an engine that
-runs and matches numpy.
+runs and matches numpy. Every dtype through .npy (issue 29): for each symc dtype an engine with an
+input of that dtype (y = x + x, or not x for bool, and z = x) runs on numpy-written files (little-endian,
+big-endian and Fortran order) and its outputs equal numpy's exactly, each written with its own descr (bf16
+widened to f32); a file of another dtype is refused naming the input, the file and both dtypes, except the
+documented conversions (f32 rounded for an f16/bf16 input, uint16 bit patterns for bf16).
 
 usage: cli_onnx_test.py SYMC TMPDIR
 """
@@ -13,6 +17,7 @@ import re
 import subprocess
 import sys
 
+import ml_dtypes  # a dependency of onnx: NumPy's bfloat16
 import numpy as np
 import onnx
 from onnx import TensorProto as T
@@ -155,6 +160,126 @@ for b in (1, 3, 8):
     np.save(path("x.npy"), x)
     out = run("run", e4, "--input", f"x={path('x.npy')}", "--output", f"y={path('y.npy')}")
     check(np.array_equal(np.load(path("y.npy")), x * np.float32(b)), f"x * Shape(x)[0] at B={b}: {out}")
+
+# ---- every dtype through .npy: read little-endian, big-endian and in Fortran order, written with its own descr ----
+DTYPES = [("bool", T.BOOL, np.bool_, "|b1"), ("i8", T.INT8, np.int8, "|i1"), ("u8", T.UINT8, np.uint8, "|u1"),
+          ("i16", T.INT16, np.int16, "<i2"), ("u16", T.UINT16, np.uint16, "<u2"), ("i32", T.INT32, np.int32, "<i4"),
+          ("u32", T.UINT32, np.uint32, "<u4"), ("i64", T.INT64, np.int64, "<i8"), ("u64", T.UINT64, np.uint64, "<u8"),
+          ("f16", T.FLOAT16, np.float16, "<f2"), ("f32", T.FLOAT, np.float32, "<f4"),
+          ("f64", T.DOUBLE, np.float64, "<f8"), ("bf16", T.BFLOAT16, ml_dtypes.bfloat16, "<f4")]  # bf16 written as f32
+
+
+def dtype_values(nt):
+    """A [4, 3] array of dtype nt with its edges: integers' min and max (x + x wraps, in numpy as in symc),
+    floats' max (x + x overflows), the smallest subnormal, -0, infinities and NaN."""
+    if nt is np.bool_:
+        return np.array([[True, False, True], [False, False, True], [True, True, False], [False, True, True]])
+    if np.issubdtype(np.dtype(nt), np.integer):
+        i = np.iinfo(nt)
+        v = [i.min, i.max, 0, 1, i.max // 2, i.max // 2 + 1, i.max - 1, i.min + 1, 7, 100, i.max // 3, 2]
+        if i.min < 0:
+            v[8] = -1
+        return np.array(v, dtype=nt).reshape(4, 3)
+    f = ml_dtypes.finfo(nt)
+    v = [0.0, -0.0, 1.5, -2.25, float(f.max), -float(f.max), float(f.smallest_subnormal), np.inf, -np.inf, np.nan,
+         3.14159, -1e-3]
+    return np.array(v, dtype=np.float64).astype(nt).reshape(4, 3)
+
+
+def same(got, want):
+    """Exactly equal: dtype, shape, every value; NaN where NaN, and the sign of a zero."""
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return False
+    if got.dtype.kind != "f":
+        return np.array_equal(got, want)
+    nan = np.isnan(want)
+    return (np.array_equal(np.isnan(got), nan) and np.array_equal(got[~nan], want[~nan]) and
+            np.array_equal(np.signbit(got[~nan]), np.signbit(want[~nan])))
+
+
+def header(f):
+    with open(f, "rb") as fh:
+        return fh.read(128).decode("latin-1")
+
+
+def run_io(engine, x_file):
+    """symc run with x from x_file -> (output text, exit status, y, z) (y, z None where not written)"""
+    for o in ("y.npy", "z.npy"):
+        if os.path.exists(path(o)):
+            os.remove(path(o))
+    p = subprocess.run([symc, "run", engine, "--backend", "ref", "--input", f"x={x_file}", "--output",
+                        f"y={path('y.npy')}", "--output", f"z={path('z.npy')}"], capture_output=True, text=True)
+    y = np.load(path("y.npy")) if os.path.exists(path("y.npy")) else None
+    z = np.load(path("z.npy")) if os.path.exists(path("z.npy")) else None
+    return p.stdout + p.stderr, p.returncode, y, z
+
+
+engines = {}
+for name, et, nt, out_descr in DTYPES:
+    node = h.make_node("Not", ["x"], ["y"]) if nt is np.bool_ else h.make_node("Add", ["x", "x"], ["y"])
+    model = save([node, h.make_node("Identity", ["x"], ["z"])], [h.make_tensor_value_info("x", et, ["N", 3])],
+                 [h.make_tensor_value_info("y", et, None), h.make_tensor_value_info("z", et, None)], [],
+                 f"dt_{name}.onnx")
+    engines[name] = path(f"dt_{name}.symx")
+    run("compile", model, "--shapes", "x:1x3,4x3,8x3", "--no-gpu", "-o", engines[name])
+    x = dtype_values(nt)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want_y = ~x if nt is np.bool_ else x + x
+    want_z = x
+    if nt is ml_dtypes.bfloat16:  # written widened (exactly) to f32
+        want_y, want_z = want_y.astype(np.float32), want_z.astype(np.float32)
+    files = {"little-endian": path(f"x_{name}.npy"), "big-endian": path(f"x_{name}_be.npy"),
+             "Fortran order": path(f"x_{name}_fo.npy")}
+    np.save(files["little-endian"], x)
+    np.save(files["big-endian"], x.astype(x.dtype.newbyteorder(">")))
+    np.save(files["Fortran order"], np.asfortranarray(x))
+    # the files are what the test means them to be (np.save chose these descrs and this order)
+    check(x.dtype.itemsize == 1 or "'descr': '>" in header(files["big-endian"]),
+          f"{name}: big-endian file: {header(files['big-endian'])}")
+    check("'fortran_order': True" in header(files["Fortran order"]),
+          f"{name}: Fortran-order file: {header(files['Fortran order'])}")
+    for kind, f in files.items():
+        out, rc, y, z = run_io(engines[name], f)
+        check(rc == 0 and y is not None and z is not None, f"{name} {kind}: exit {rc}: {out}")
+        if y is None or z is None:
+            continue
+        check(same(y, want_y), f"{name} {kind}: y = {y.dtype} {y.tolist()}, numpy gives {want_y.tolist()}")
+        check(same(z, want_z), f"{name} {kind}: z = {z.dtype} {z.tolist()}, numpy gives {want_z.tolist()}")
+        check(f"'descr': '{out_descr}'" in header(path("y.npy")), f"{name}: y written as {header(path('y.npy'))}")
+
+# a file of another dtype is refused naming the input, the file and both dtypes; nothing is converted silently
+for eng, f, held, want in (("i64", "x_i32.npy", "i32 ('<i4')", "input 'x' is i64"),
+                           ("i8", "x_u8.npy", "u8 ('|u1')", "input 'x' is i8"),
+                           ("u8", "x_i8.npy", "i8 ('|i1')", "input 'x' is u8"),
+                           ("f32", "x_f64.npy", "f64 ('<f8')", "input 'x' is f32"),
+                           ("f64", "x_f32.npy", "f32 ('<f4')", "input 'x' is f64"),
+                           ("u16", "x_bf16.npy", "bf16 ('<V2')", "input 'x' is u16"),
+                           ("bf16", "x_f16.npy", "f16 ('<f2')", "input 'x' is bf16")):
+    out, rc, y, _ = run_io(engines[eng], path(f))
+    check(rc == 1 and f"'{path(f)}' holds {held}, {want}; symc run does not convert" in out and y is None and
+          out.count("\n") == 1, f"{f} into the {eng} engine: exit {rc}: {out}")
+out, rc, _, _ = run_io(engines["i64"], path("x_i32.npy"))
+check("save the array as numpy.int64" in out, f"the mismatch says how to save the array: {out}")
+# NumPy's plain 2-byte void (an ml_dtypes file loaded and saved again without ml_dtypes) is not taken as bf16
+np.save(path("x_void.npy"), dtype_values(ml_dtypes.bfloat16).view(np.dtype("V2")))
+out, rc, y, _ = run_io(engines["bf16"], path("x_void.npy"))
+check(rc == 1 and "x_void.npy': dtype '|V2' is two raw bytes with no byte order" in out and y is None,
+      f"'|V2' into the bf16 engine: exit {rc}: {out}")
+
+# the documented conversions: an f32 file for an f16 or bf16 input, rounded once to nearest even (as numpy's and
+# ml_dtypes' astype), and uint16 bit patterns for a bf16 input (what the ONNX test data holds)
+x32 = np.random.default_rng(29).standard_normal((4, 3)).astype(np.float32) * np.float32(1000)
+np.save(path("x_f32r.npy"), x32)
+for eng, nt in (("f16", np.float16), ("bf16", ml_dtypes.bfloat16)):
+    out, rc, y, z = run_io(engines[eng], path("x_f32r.npy"))
+    xr = x32.astype(nt)
+    wy, wz = (xr + xr, xr) if nt is np.float16 else ((xr + xr).astype(np.float32), xr.astype(np.float32))
+    check(rc == 0 and y is not None and same(y, wy) and same(z, wz),
+          f"f32 file into the {eng} engine: exit {rc}: {out}\n{None if z is None else z.tolist()}\n{wz.tolist()}")
+xb = dtype_values(ml_dtypes.bfloat16)
+np.save(path("x_bits.npy"), xb.view(np.uint16))
+out, rc, y, z = run_io(engines["bf16"], path("x_bits.npy"))
+check(rc == 0 and z is not None and same(z, xb.astype(np.float32)), f"uint16 bits into the bf16 engine: {out}")
 
 print(f"cli_onnx_test: {len(failures)} failed")
 sys.exit(1 if failures else 0)
