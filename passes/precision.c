@@ -12,7 +12,9 @@
  * input, and on to the projections making that one's operands; in attention
  * whose calibrated logits are small, only back to the logits' matmul, so Q
  * and K are half: attention_logits), or its result
- * is discontinuous in its inputs (mod, floor, ceil, sign, comparisons).
+ * is discontinuous in its inputs (mod, floor, ceil, sign, comparisons), or it
+ * is index arithmetic: floats made from integers and scalar constants alone
+ * (index_arithmetic; T5's relative-position buckets, where(mask, 0, min)).
  * Those are the fp32 islands. Then, in one walk over the original nodes:
  *   - every f32 output of a half node becomes half; a graph output keeps the
  *     dtype the model declares: the node writes a new half tensor and a cast
@@ -298,10 +300,40 @@ static int is_view(ir_op op) {
         op == IR_OP_IDENTITY;
 }
 
-/* node i may run in half (before the tensors change) */
-static int node_half(const ir_module *m, uint32_t i, const pass_precision_options *o) {
+static int is_float(symc_dtype dt) { return dt == SYMC_F32 || dt == SYMC_F16 || dt == SYMC_BF16 || dt == SYMC_F64; }
+
+/* Index arithmetic: per tensor, 1 when its values come from integers and scalar constants alone
+ * (an integer or bool tensor; a one-element float constant; an elementwise op or a view of such
+ * tensors), as positions do on their way to T5's relative-position buckets (abs(i - j) as a
+ * float, divided, log, scaled, cast back to an integer) or an additive mask where(cond, 0, min).
+ * Such floats stay fp32, as eager code computes them whatever the model's dtype: a bucket
+ * computed from a half log lands one bucket off near the boundaries, and the tensors are small
+ * (positions, not activations). Node order is topological, so one pass suffices. */
+static uint8_t *index_arithmetic(const ir_module *m) {
+    uint8_t *ex = calloc(m->n_tensors ? m->n_tensors : 1, 1);
+    if (!ex) return NULL;
+    for (uint32_t t = 0; t < m->n_tensors; t++) {
+        const ir_tensor *x = &m->tensors[t];
+        if (!is_float(x->dtype)) ex[t] = 1;
+        else if (x->constant != IR_NONE && m->constants[x->constant].size <= symc_dtype_size(x->dtype)) ex[t] = 1;
+    }
+    for (uint32_t i = 0; i < m->n_nodes; i++) {
+        const ir_node *n = &m->nodes[i];
+        if (!ir_op_is_elementwise(n->op) && !is_view(n->op) && n->op != IR_OP_EXPAND) continue;
+        int all = 1;
+        for (uint32_t k = 0; k < n->n_in; k++) all &= ex[n->in[k]];
+        for (uint32_t k = 0; all && k < n->n_out; k++) ex[n->out[k]] = 1;
+    }
+    return ex;
+}
+
+/* node i may run in half (before the tensors change); exact: index_arithmetic's */
+static int node_half(const ir_module *m, uint32_t i, const pass_precision_options *o, const uint8_t *exact) {
     const ir_node *n = &m->nodes[i];
     if (n->op == IR_OP_CONSTANT || n->op == IR_OP_RANGE || discontinuous(n->op)) return 0;
+    int index = n->n_out > 0;
+    for (uint32_t k = 0; k < n->n_out; k++) index &= exact[n->out[k]];
+    if (index) return 0;
     /* a view making a graph output stays fp32: the boundary cast goes in front of it, right
      * after the node computing the values, whose kernel can store it (GPT-2's ln_f -> reshape) */
     if (is_view(n->op) && n->n_out == 1 && is_output(m, n->out[0])) return 0;
@@ -505,13 +537,14 @@ symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_e
     p.to_half = malloc((p.t0 ? p.t0 : 1) * sizeof *p.to_half);
     p.to_f32 = malloc((p.t0 ? p.t0 : 1) * sizeof *p.to_f32);
     p.made = calloc(p.t0 ? p.t0 : 1, 1);
-    if (!half || !seen || !all_half || !readers || !p.to_half || !p.to_f32 || !p.made) {
+    uint8_t *exact = index_arithmetic(m);
+    if (!half || !seen || !all_half || !readers || !p.to_half || !p.to_f32 || !p.made || !exact) {
         st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the precision pass");
         goto done;
     }
     for (uint32_t t = 0; t < p.t0; t++) p.to_half[t] = p.to_f32[t] = IR_NONE, all_half[t] = 1;
     /* without conversion every node stays as it is (half all 0): only the upcasts below */
-    for (uint32_t i = 0; convert && i < p.n0; i++) half[i] = (uint8_t)node_half(m, i, o);
+    for (uint32_t i = 0; convert && i < p.n0; i++) half[i] = (uint8_t)node_half(m, i, o, exact);
     for (uint32_t i = 0; convert && i < p.n0; i++)
         if (m->nodes[i].op == IR_OP_SOFTMAX || m->nodes[i].op == IR_OP_LOG_SOFTMAX || periodic(m->nodes[i].op))
             softmax_island(m, i, m->nodes[i].op == IR_OP_SOFTMAX ? released_logits(m, i, o) : IR_NONE, half, seen);
@@ -615,6 +648,7 @@ done:
     free(p.to_half);
     free(p.to_f32);
     free(p.made);
+    free(exact);
     free(p.anchor);
     free(p.after);
     return st;

@@ -13,7 +13,8 @@
  * (softmax(q·kᵀ / 8)·v), checks that Q and K are half (read by the fp32
  * logits through casts) when the calibrated logits are just under the limit
  * (PASS_LOGIT_ERR_F16 / _BF16), and in the island just over it or without
- * calibration. */
+ * calibration. A fourth, T5's relative-position buckets, checks that index
+ * arithmetic (floats made from integers and scalar constants) stays fp32. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +152,51 @@ static void check_w_bits(symc_module *m, symc_dtype half) {
     }
 }
 
+/* T5's relative-position buckets: d = abs(i - j) as a float, log(d / 8) / log(16) * 8, floored by
+ * a cast to i64, then an embedding lookup. The float chain is index arithmetic (integers and scalar
+ * constants only): it stays fp32, or a bucket lands one off where a half log crosses an integer
+ * (as it did on the GPU: T5's fp16 error 2.5x eager half's). The lookup reads a weight table, so
+ * it and what follows are half. */
+static void test_index_arithmetic(symc_precision p, symc_dtype H) {
+    symc_error err;
+    symc_module *m = symc_module_create("buckets", &err);
+    symc_dim S;
+    symc_declare_symbol(m, "S", 1, 8, 64, 1, &S, &err);
+    symc_tensor pos, x, eight, lg, k8, tab, d, df, q, l, sc, b, e, y;
+    symc_add_input(m, "pos", SYMC_I64, 1, (symc_dim[]){S}, &pos, &err);
+    symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){S, symc_dim_const(m, 4)}, &x, &err);
+    float v8 = 8.0f, vl = 2.7725887f, vk = 8.0f, t[32 * 4];
+    for (int i = 0; i < 32 * 4; i++) t[i] = (float)i / 64.0f;
+    CHECK(symc_add_constant(m, "eight", SYMC_F32, 0, NULL, &v8, sizeof v8, &eight, &err) == SYMC_OK);
+    CHECK(symc_add_constant(m, "log16", SYMC_F32, 0, NULL, &vl, sizeof vl, &lg, &err) == SYMC_OK);
+    CHECK(symc_add_constant(m, "k8", SYMC_F32, 0, NULL, &vk, sizeof vk, &k8, &err) == SYMC_OK);
+    CHECK(symc_add_constant(m, "table", SYMC_F32, 2, (int64_t[]){32, 4}, t, sizeof t, &tab, &err) == SYMC_OK);
+    symc_attr to_f = symc_attr_dtype("to", SYMC_F32), to_i = symc_attr_dtype("to", SYMC_I64);
+    CHECK(symc_add_node(m, "abs", "absd", &pos, 1, NULL, 0, &d, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "cast", "tofloat", &d, 1, &to_f, 1, &df, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "div", "ratio", (symc_tensor[]){df, eight}, 2, NULL, 0, &q, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "log", "lg", &q, 1, NULL, 0, &l, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "div", "norm", (symc_tensor[]){l, lg}, 2, NULL, 0, &sc, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "mul", "scaled", (symc_tensor[]){sc, k8}, 2, NULL, 0, &b, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "cast", "bucket", &b, 1, &to_i, 1, &e, 1, &err) == SYMC_OK);
+    symc_tensor g, s2;
+    symc_attr ax0 = symc_attr_int("axis", 0);
+    CHECK_MSG(symc_add_node(m, "gather", "bias", (symc_tensor[]){tab, e}, 2, &ax0, 1, &g, 1, &err) == SYMC_OK, "%s",
+              err.msg);
+    CHECK(symc_add_node(m, "add", "addx", (symc_tensor[]){g, x}, 2, NULL, 0, &s2, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "relu", "act", &s2, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
+    CHECK(symc_mark_output(m, y, &err) == SYMC_OK);
+    pass_options o = {.precision = p};
+    CHECK_MSG(pass_run_pipeline(m, &o, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(out_dt(m, "tofloat") == SYMC_F32 && out_dt(m, "ratio") == SYMC_F32 && out_dt(m, "lg") == SYMC_F32);
+    CHECK(out_dt(m, "norm") == SYMC_F32 && out_dt(m, "scaled") == SYMC_F32 && in_dt(m, "bucket", 0) == SYMC_F32);
+    CHECK(out_dt(m, "bias") == H && out_dt(m, "act") == H);
+    symc_module_destroy(m);
+}
+
 int main(void) {
+    test_index_arithmetic(SYMC_PRECISION_FP16, SYMC_F16);
+    test_index_arithmetic(SYMC_PRECISION_BF16, SYMC_BF16);
     /* every op may be half: x and the outputs keep their dtypes, one cast in, one out */
     for (int k = 0; k < 2; k++) {
         symc_precision p = k ? SYMC_PRECISION_BF16 : SYMC_PRECISION_FP16;
