@@ -12,7 +12,8 @@
  * with padding as "skip what falls outside" and groups as a channel offset.
  *
  * Threads (OpenMP, when the build has it: top-level CMakeLists.txt): the
- * outer loops over output rows (matmul, gemm), over (image, output channel)
+ * outer loops over output rows (matmul, gemm; over the products of a batch of
+ * small float matrices instead), over (image, output channel)
  * (conv2d) and over output elements (conv_transpose) are split among the
  * cores. Every output element is still one sum computed by one thread in the
  * same order as the single-threaded loop, so the results are bit-identical
@@ -45,13 +46,13 @@
  * keeps the reference backend usable at real model sizes. */
 enum { MM_BLOCK = 256 };
 static void matmul_block(const rt_ref_tensor *a, const rt_ref_tensor *b, rt_ref_tensor *out, int64_t a0, int64_t b0,
-                         int64_t o0, int64_t m, int64_t n, int64_t k) {
+                         int64_t o0, int64_t m, int64_t n, int64_t k, int serial) {
     int f32 = a->dtype == SYMC_F32;
     const float *af = a->data, *bf = b->data;
     const double *ad = a->data, *bd = b->data;
     float *of = out->data;
     double *od = out->data;
-    RT_OMP_FOR((double)m * n * k)
+    RT_OMP_FOR(serial ? 0.0 : (double)m * n * k)
     for (int64_t i = 0; i < m; i++)
         for (int64_t j0 = 0; j0 < n; j0 += MM_BLOCK) {
             double acc[MM_BLOCK]; /* one row's block: private to the thread computing row i */
@@ -122,10 +123,26 @@ symc_status rt_k_matmul(rt_ctx *c) {
         wide = malloc((size_t)(m * k + k * n + m * n) * sizeof *wide);
         if (!wide) return rt_fail(c, SYMC_ERR_NOMEM, "out of memory widening half operands");
     }
+    /* many small float matrices (window attention: Swin-T's first stage at batch 1 is 192
+     * products of 49x32 by 32x49): threads over the batch, each product on one thread, rather
+     * than a team started per product for its 49 rows (the start and the spinning waits cost
+     * more than the work: the fp16 calibration run of Swin-T took about 40 s). The same sums in
+     * the same order either way. */
+    if ((a->dtype == SYMC_F32 || a->dtype == SYMC_F64) && batches > 1 && m < 256) {
+        RT_OMP_FOR((double)batches * m * n * k)
+        for (int64_t bi = 0; bi < batches; bi++) {
+            int64_t co[RT_REF_MAX_RANK + 2], r = bi;
+            for (int32_t d = br - 1; d >= 0; d--) co[d] = r % bdims[d], r /= bdims[d];
+            matmul_block(a, b, &c->out[0], rt_offset(br, co, sa) * m * k, rt_offset(br, co, sb) * k * n, bi * m * n, m,
+                         n, k, 1);
+        }
+        free(wide);
+        return SYMC_OK;
+    }
     for (int64_t bi = 0; bi < batches; bi++, rt_next(br, bdims, bc)) {
         int64_t a0 = rt_offset(br, bc, sa) * m * k, b0 = rt_offset(br, bc, sb) * k * n;
         if (a->dtype == SYMC_F32 || a->dtype == SYMC_F64) {
-            matmul_block(a, b, &c->out[0], a0, b0, o, m, n, k);
+            matmul_block(a, b, &c->out[0], a0, b0, o, m, n, k, 0);
             o += m * n;
             continue;
         }
@@ -134,7 +151,7 @@ symc_status rt_k_matmul(rt_ctx *c) {
             rt_ref_tensor wo = {SYMC_F64, 1, {m * n}, wide + m * k + k * n};
             for (int64_t i = 0; i < m * k; i++) wide[i] = rt_ld_f(a, a0 + i);
             for (int64_t i = 0; i < k * n; i++) wide[m * k + i] = rt_ld_f(b, b0 + i);
-            matmul_block(&wa, &wb, &wo, 0, 0, 0, m, n, k);
+            matmul_block(&wa, &wb, &wo, 0, 0, 0, m, n, k, 0);
             for (int64_t i = 0; i < m * n; i++, o++) rt_st_f(&c->out[0], o, wide[m * k + k * n + i]);
             continue;
         }
