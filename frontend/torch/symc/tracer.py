@@ -21,7 +21,10 @@ from node.meta['stack_trace'].
 Nothing the trace assumed is dropped silently. A declared range wider than
 the one torch.export traced for is refused (_check_traced_range), and so is a
 runtime assert from Python code that branched on a size unless it holds over
-the whole declared range (check_assert). After lowering, symc's own shape
+the whole declared range (check_assert), and a declared size of 1 (or 0) where
+Python code branched on it with no guard, torch assuming sizes are never 0 or 1,
+and the other branch changes the program (SMALL_GUARDED, api._small_branches).
+After lowering, symc's own shape
 inference runs and every lowered node's dtype and shape must equal torch's at
 every size in range (check_lowering: by handle, proof, or evaluation at
 min/opt/max, mixed and random bindings); a difference is a lowering bug that
@@ -70,6 +73,114 @@ GUARD_SOURCES = {}
 # The symbols (by name) some Python code branched on through a plain guard (evaluate_expr), e.g.
 # `if x.shape[0] > 1:`: for them a narrowed range is never taken for torch's 0/1 assumption.
 CODE_GUARDED = set()
+# [(condition, ShapeEnv, symbols, size)]: a branch of Python code that torch decided statically (no guard, no
+# runtime assert) by its assumption that a dynamic size is never 0 or 1 (`if x.shape[0] > 1:` with a Dim of
+# min 1), and that goes the other way with those symbols at `size` (1 or 0): where that branch changes the
+# program, the traced program holds from size + 1 on, whatever range torch.export reports (small_guarded()
+# reads it; api.export_ranges drops the branches that do not change the program).
+SMALL_GUARDED = []
+# {input size's source name ("L['x'].size()[0]"): size}: while set, record_guard_sources answers the
+# conditions SMALL_GUARDED would record as at that size (api.export_ranges' second trace)
+FORCE_SMALL = {}
+
+
+def guard_state():
+    """A copy of what record_guard_sources recorded (GUARD_SOURCES, CODE_GUARDED, SMALL_GUARDED)."""
+    return dict(GUARD_SOURCES), set(CODE_GUARDED), list(SMALL_GUARDED)
+
+
+def set_guard_state(state=None):
+    """Puts back a guard_state() (None: clears the three)."""
+    GUARD_SOURCES.clear()
+    CODE_GUARDED.clear()
+    SMALL_GUARDED.clear()
+    if state is not None:
+        GUARD_SOURCES.update(state[0])
+        CODE_GUARDED.update(state[1])
+        SMALL_GUARDED.extend(state[2])
+
+
+def _shape_env(ep):
+    """The ShapeEnv of an exported program's symbolic input sizes, None for a static program."""
+    for n in ep.graph.nodes:
+        v = n.meta.get("val") if n.op == "placeholder" else None
+        for sz in (v.shape if isinstance(v, torch.Tensor) else ()):
+            if isinstance(sz, torch.SymInt):
+                return sz.node.shape_env
+    return None
+
+
+def small_guarded(ep):
+    """[(condition, size, {symbol names})] of the SMALL_GUARDED entries of ep's export, with the replacements
+    torch made after the branch (a symbol found equal to another, s77 -> s17) applied: the program's names.
+    The branch goes the other way with all those symbols at `size`."""
+    out = []
+    penv = _shape_env(ep)
+    for expr, env, moved, size in SMALL_GUARDED:
+        if env is not penv:
+            continue
+        try:
+            e, syms = env.replace(expr), set().union(*(env.replace(x).free_symbols for x in moved))
+        except Exception:  # noqa: BLE001 - the names as recorded
+            e, syms = expr, set(moved)
+        out.append((e, size, frozenset(str(x) for x in syms)))
+    return out
+
+
+def source_names(env, sym):
+    """The names of the input sizes torch took a symbol from ("L['x'].size()[0]")."""
+    out = set()
+    for src in (getattr(env, "var_to_sources", None) or {}).get(sym, []):
+        try:
+            out.add(src.name() if callable(src.name) else src.name)
+        except Exception:  # noqa: BLE001 - a source without a name
+            pass
+    return out
+
+
+def _hints(env, expr):
+    vals = getattr(env, "backed_var_to_val", None) or env.var_to_val
+    out = {}
+    for x in expr.free_symbols:
+        v = vals.get(x)
+        if v is None:
+            return None
+        out[x] = int(v)
+    return out
+
+
+def _note_small_size_branch(env, expr, result):
+    """Records in SMALL_GUARDED a condition torch decided statically (result) whose answer changes with one of
+    its symbols, or all, at 1 or 0 and the others as traced. A condition torch could not decide statically
+    became a guard, which Tracer.check_assert checks over the declared ranges; one decided statically under
+    torch's 0/1 assumption leaves no trace in the program."""
+    import sympy
+    hints = _hints(env, expr) if result in (sympy.true, sympy.false) else None
+    if not hints:
+        return
+    big = [x for x, v in hints.items() if v >= 2]
+    for size in (1, 0):
+        for moved in [[x] for x in big] + [big]:
+            alt = expr.xreplace({x: sympy.Integer(size if x in moved else v) for x, v in hints.items()})
+            if alt in (sympy.true, sympy.false) and alt != result:
+                SMALL_GUARDED.append((expr, env, moved, size))
+                return
+
+
+def _forced(env, expr):
+    """A condition's answer with the sizes FORCE_SMALL names at their size (the others as traced), None where
+    it names none of them."""
+    import sympy
+    hints = _hints(env, expr)
+    if not hints:
+        return None
+    sub, hit = {}, False
+    for x, v in hints.items():
+        size = next((FORCE_SMALL[nm] for nm in source_names(env, x) if nm in FORCE_SMALL), None)
+        hit = hit or size is not None
+        sub[x] = sympy.Integer(v if size is None else size)
+    alt = expr.xreplace(sub) if hit else None
+    return alt if alt in (sympy.true, sympy.false) else None
 
 
 class record_guard_sources:
@@ -124,22 +235,63 @@ class record_guard_sources:
         self.orig_eval = orig_eval = ss.ShapeEnv.evaluate_expr
 
         def wrapped_eval(env, orig_expr, *a, **kw):
+            static = None
             try:
                 if getattr(orig_expr, "free_symbols", None) and not orig_expr.is_number:
                     stack = traceback.extract_stack()[:-1]
                     if source(stack) == "code":
                         CODE_GUARDED.update(str(x) for x in orig_expr.free_symbols)
+                        # decided without a guard (by the ranges torch assumes): nothing in the program checks it
+                        static = env._maybe_evaluate_static(orig_expr)
             except Exception:  # noqa: BLE001 - recording must never break the export
                 pass
-            return orig_eval(env, orig_expr, *a, **kw)
+            r = orig_eval(env, orig_expr, *a, **kw)
+            if static is not None:
+                try:
+                    if FORCE_SMALL:
+                        forced = _forced(env, orig_expr)
+                        if forced is not None:
+                            return forced
+                    _note_small_size_branch(env, orig_expr, static)
+                except Exception:  # noqa: BLE001 - recording must never break the export
+                    pass
+            return r
 
         ss.ShapeEnv.guard_or_defer_runtime_assert = wrapped
         ss.ShapeEnv.evaluate_expr = wrapped_eval
+        # FORCE_SMALL: a size comparison of Python code answered as at the small size is a Python bool, as in
+        # eager at that size (a SymBool answered False would leak out of `q_length > 1 and ...` into an op's
+        # bool argument)
+        self.cmps = {}
+
+        def from_code(stack):
+            """Whether the innermost caller outside these wrappers is model code (torch.nn's included)."""
+            frames = [f for f in reversed(stack) if not f.filename.startswith(guard_files)]
+            return bool(frames) and (not frames[0].filename.startswith(tdir) or frames[0].filename.startswith(nn_dir))
+        if FORCE_SMALL:
+            for op in ("gt", "ge", "lt", "le", "eq", "ne"):
+                self.cmps[op] = orig_cmp = getattr(torch.SymInt, f"__{op}__")
+
+                def cmp(a, b, orig_cmp=orig_cmp):
+                    r = orig_cmp(a, b)
+                    try:
+                        if isinstance(r, torch.SymBool) and from_code(traceback.extract_stack()[:-1]):
+                            env, e = r.node.shape_env, r.node.expr
+                            if env._maybe_evaluate_static(e) is not None:
+                                forced = _forced(env, e)
+                                if forced is not None:
+                                    return bool(forced)
+                    except Exception:  # noqa: BLE001 - the comparison as torch answers it
+                        pass
+                    return r
+                setattr(torch.SymInt, f"__{op}__", cmp)
         return self
 
     def __exit__(self, *exc):
         self.cls.guard_or_defer_runtime_assert = self.orig
         self.cls.evaluate_expr = self.orig_eval
+        for op, f in self.cmps.items():
+            setattr(torch.SymInt, f"__{op}__", f)
         return False
 
 
@@ -263,6 +415,9 @@ class Tracer:
 
     def __init__(self, ep, name="model", input_opts=None, dim_names=None, ranges=None, decompose=True,
                  input_ranges=None, multiples=None, multiple_hints=False):
+        # [(condition, size, {symbol names})]: branches the export decided by torch's 0/1 assumption
+        self.small = small_guarded(ep)
+        self.lows = {}
         if decompose:
             try:
                 with record_guard_sources():
@@ -291,6 +446,7 @@ class Tracer:
         for sym, vr in ep.range_constraints.items():
             self.ranges.setdefault(sym, (vr.lower, vr.upper))
         self.sym_names = {}
+        self.sym_dims = {}  # {sympy symbol: (input index, input name, dim)}: the first input dim showing it bare
         self.sym_opts = {}
         self.symbols = {}
         self.dim_cache = {}
@@ -311,27 +467,40 @@ class Tracer:
         """torch.export narrows a symbol's range when the model's code (or an op's shape rule) branched on
         it: the traced program is then known to be right only inside torch's range. Running it outside
         (at a declared size torch never traced) could take the branch the trace did not, with right shapes
-        and wrong values, so a declared range wider than torch's is refused, with both ranges."""
+        and wrong values, so a declared range wider than torch's is refused, with both ranges. A branch torch
+        decided by assuming sizes are never 0 or 1 (self.small: `if x.shape[0] > 1:`, torch's range still
+        [1, max]) that changes the program narrows it the same way."""
         vr = self.ep.range_constraints.get(sym)
-        if vr is None:
-            return
-        tlo, thi = _int_bound(vr.lower), _int_bound(vr.upper)
+        tlo, thi = (None, None) if vr is None else (_int_bound(vr.lower), _int_bound(vr.upper))
         if tlo == 2 and lo == 1 and str(sym) not in CODE_GUARDED and "*" not in CODE_GUARDED:
             # torch's 0/1 specialization (Dim.AUTO, or a size-oblivious meta function) assumes sizes are not 1
             # without any guard; symc broadcasts a size that may be 1 at run time, and the lowerings that
             # would differ at 1 (squeeze of a symbolic dim) refuse it themselves. Not when Python code
             # branched on the symbol (CODE_GUARDED): then min 2 may be the branch's, e.g. `if B > 1:`
             tlo = 1
+        name = self.sym_names.get(sym, str(sym))
+        # a branch that goes the other way with this symbol and its companions at `size`, all declared down to it
+        cond, size = next(((c, z) for c, z, names in self.small if str(sym) in names and lo <= z and
+                           all(self.lows.get(x, 0) <= z for x in names)), (None, None))
+        why = f"the model's code (or an op's shape rule, e.g. a slice end clamped to the size) depends on {name} there"
+        if cond is not None and (tlo is None or tlo <= size):
+            # a branch torch decided by its 0/1 assumption (`if x.shape[0] > 1:`) that changes the program
+            # (api._small_branches traced the other side): torch.export reports the declared range, but the
+            # program holds from size + 1 on
+            tlo = size + 1
+            why = f"the model's code branches on {self.sym_text(cond)}, which torch.export decided by assuming " \
+                  f"{name} is never 0 or 1; at {name} = {size} the model takes the other branch, a different program"
         if (tlo is None or lo >= tlo) and (thi is None or hi <= thi):
             return
-        name = self.sym_names.get(sym, str(sym))
+        t_lo, t_hi = tlo if tlo is not None else lo, thi if thi is not None else hi
+        rest = " and ".join(f"[{a}, {b}]" for a, b in ((lo, min(hi, t_lo - 1)), (max(lo, t_hi + 1), hi)) if a <= b)
         raise SymcError(
             f"symbol {name}: declared range [{lo}, {hi}], but torch.export traced the model only for "
-            f"[{tlo if tlo is not None else '-inf'}, {thi if thi is not None else 'inf'}]: the model's code (or an "
-            f"op's shape rule, e.g. a slice end clamped to the size) depends on {name} there, and outside that "
-            f"range the traced program may compute something else. Declare {name} within "
-            f"[{tlo if tlo is not None else lo}, {thi if thi is not None else hi}], or compile one engine per "
-            f"part of the range", code="range")
+            f"[{tlo if tlo is not None else '-inf'}, {thi if thi is not None else 'inf'}]: {why}. Outside that "
+            f"range the traced program may compute something else. An engine holds one traced program; one "
+            f"engine for the whole range where the model branches (several graphs behind shape guards) is planned "
+            f"for a later symc. For now declare {name} within [{t_lo}, {t_hi}], and compile another engine for "
+            f"{rest} if you need those sizes", code="range")
 
     # ---- symbols and dims ----
     def _hint(self, sym):
@@ -593,6 +762,7 @@ class Tracer:
                         if sym in declared:  # one symbol for several dims: the intersection
                             lo, hi = max(lo, declared[sym][0]), min(hi, declared[sym][1])
                         declared[sym] = (lo, hi)
+                    self.sym_dims.setdefault(sym, (i, n.name, d))
                     if sym not in self.sym_names:
                         # the caller's name (symc.Input dim_names), the Dim's name, else "<input>_dim<d>"
                         self.sym_names[sym] = _sanitize(self.dim_names.get((i, d)) or self.user_names.get(sym) or
@@ -607,6 +777,9 @@ class Tracer:
                         hint = s.node.hint if hasattr(s.node, "hint") else None
                         if hint is not None:
                             self.sym_opts.setdefault(sym, int(hint))
+        # {symbol name: its least size}: declared, else torch's (for the branches of self.small)
+        self.lows = {str(k): _int_bound(v[0]) for k, v in self.ranges.items() if _int_bound(v[0]) is not None}
+        self.lows.update({str(k): lo for k, (lo, hi) in declared.items()})
         for sym, (lo, hi) in declared.items():
             if lo > hi:
                 raise SymcError(f"the declared ranges of the input dims that torch.export found equal ({sym}) do "
@@ -736,10 +909,18 @@ class Tracer:
             names = {s: sympy.Symbol(self.sym_names[s]) for s in syms}
             rng_txt = ", ".join(f"{self.sym_names[s]} in [{lo}, {hi}]" for s, (lo, hi) in zip(syms, bounds))
             self.cur = src
+            fix = "Narrow the declared range to sizes where it holds, or make the code size-independent"
+            if len(syms) == 2 and all(s in self.sym_dims for s in syms) and \
+                    bool(sympy.simplify(expr.xreplace({syms[1]: syms[0]}))) is True:
+                # a relation between two input dims that equal sizes satisfy (input_ids' S <= attention_mask's S)
+                (_, n0, d0), (_, n1, d1) = self.sym_dims[syms[0]], self.sym_dims[syms[1]]
+                names_txt = f"dim_names={{{d0}: 'S'}} in both" if d0 == d1 else \
+                    f"dim_names={{{d0}: 'S'}} and dim_names={{{d1}: 'S'}}"
+                fix = (f"If '{n0}' dim {d0} and '{n1}' dim {d1} always have the same size, declare them as one dim: "
+                       f"the same name in both symc.Inputs ({names_txt}) or one torch.export.Dim; else n" + fix[1:])
             self.fail(f"the model's code branched on a size: torch.export traced it assuming "
                       f"{expr.xreplace(names)}, which does not hold at {at} (declared {rng_txt}); at such sizes "
-                      f"the traced program may compute something else than the model. Narrow the declared "
-                      f"range to sizes where it holds, or make the code size-independent", code="range")
+                      f"the traced program may compute something else than the model. {fix}", code="range")
 
     # ---- the lowering checked against torch ----
     def _bindings(self):
