@@ -10,6 +10,10 @@
 - torch_tensorrt.compile's spellings: ir=, one Input not in a list, arg_inputs/kwarg_inputs,
   enabled_precisions={torch.float16} (half storage: within fp16 error of eager, and not the fp32
   engine), refusals by name; a wrong static dim wrapped with the input, dim and declared shapes.
+- Text inputs (issue 29): a decoder-style padding mask whose code asserts S of the input <= S of the mask
+  refused with the fix (the same dim_names in both Inputs), which the test follows (then eager's values at
+  several sizes, batch 1 and S 1 included); a branch on `x.shape[0] > 1` with a declared min of 1 refused
+  naming the traced range, the planned several-graph engine and the two engines to build now, both built.
 - m.save / symc.load (output structure kept, `symc run` reads the file), the engine cache in
   SYMC_CACHE_DIR (reused for the same model and ranges, a new entry for new ranges, trimmed to
   SYMC_CACHE_MAX_MB), and symc.Session's get_inputs() and run().
@@ -229,6 +233,69 @@ def test_trt_compat():
     log("torch_tensorrt spellings")
 
 
+class KeyMask(torch.nn.Module):
+    """Attention over keys with a padding mask, as transformers' masking code builds it for a decoder: the mask
+    may be longer than the input (cached keys), a shorter one is padded (a branch on the sizes), and it is read
+    at [batch, key] by two index tensors (aten.index with 2 index tensors, a gather_nd)."""
+
+    def forward(self, x, mask):
+        s = x.shape[1]
+        if mask.shape[1] < s:
+            mask = torch.nn.functional.pad(mask, (0, s - mask.shape[1]))
+        keep = mask.bool()[torch.arange(x.shape[0])[:, None, None], torch.arange(s)[None, None, :]]  # [B, 1, S]
+        return (x @ x.transpose(1, 2)).masked_fill(~keep, -1e9).softmax(-1) @ x
+
+
+class BatchBranch(torch.nn.Module):
+    def forward(self, x, y):
+        return (x + y) * 2 if x.shape[0] > 1 else (x + y) + 1
+
+
+def padding_mask(b, s):
+    """[b, s] int64: row i holds s - i ones (at least 1), then zeros."""
+    m = torch.ones(b, s, dtype=torch.int64)
+    for i in range(b):
+        m[i, max(1, s - i):] = 0
+    return m
+
+
+def test_text_inputs():
+    """Inputs declared as users declare a text model's (issue 29): two Inputs with dims of their own."""
+    xs = symc.Input(min_shape=(1, 1, 4), opt_shape=(8, 16, 4), max_shape=(16, 32, 4))
+    ms = symc.Input(min_shape=(1, 1), opt_shape=(8, 16), max_shape=(16, 32), dtype=torch.int64)
+    # the code asserts S of x <= S of the mask, which independent dims break: refused, the fix named
+    msg = raises("a relation between two inputs' dims", lambda: symc.compile(KeyMask(), inputs=[xs, ms]),
+                 "torch.export traced it assuming", "declare them as one dim: the same name in both symc.Inputs "
+                 "(dim_names={1: 'S'} in both)")
+    mm = re.search(r"\(dim_names=(\{\d+: 'S'\}) in both\)", msg)
+    check("the fix is parseable", mm is not None, msg)
+    if mm:  # follow it
+        names = eval(mm.group(1))  # noqa: S307 - {1: 'S'}, from the message just matched
+        xs.dim_names, ms.dim_names = dict(names), dict(names)
+        m = symc.compile(KeyMask(), inputs=[xs, ms])
+        for b, s in ((1, 1), (8, 16), (16, 32), (5, 9)):
+            x, mask = torch.randn(b, s, 4), padding_mask(b, s)
+            want = KeyMask()(x, mask)
+            check(f"padding mask at B={b} S={s}", torch.allclose(m(x, mask), want, rtol=1e-4, atol=1e-5), "")
+            if b > 1:
+                check(f"the padding matters at B={b} S={s}", not torch.allclose(
+                    KeyMask()(x, torch.ones_like(mask)), want, rtol=1e-4, atol=1e-5), "")
+    # Python code branching on the batch: torch traced [2, 4] only; the message says what symc will do and
+    # what to do now, and the two engines it names agree with eager on their sizes
+    spec = symc.Input(min_shape=(1, 6), opt_shape=(2, 6), max_shape=(4, 6))
+    raises("a branch on batch > 1", lambda: symc.compile(BatchBranch(), inputs=[spec, spec]),
+           "declared range [1, 4], but torch.export traced the model only for [2, 4]",
+           "one engine for the whole range where the model branches (several graphs behind shape guards) is "
+           "planned for a later symc", "declare x_dim0 within [2, 4], and compile another engine for [1, 1]")
+    big = symc.Input(min_shape=(2, 6), opt_shape=(2, 6), max_shape=(4, 6))
+    one = symc.Input(shape=(1, 6))
+    m2, m1 = symc.compile(BatchBranch(), inputs=[big, big]), symc.compile(BatchBranch(), inputs=[one, one])
+    for b in (1, 2, 4):
+        x, y = torch.randn(b, 6), torch.randn(b, 6)
+        check(f"batch branch at B={b}", torch.allclose((m1 if b == 1 else m2)(x, y), BatchBranch()(x, y)), "")
+    log("text inputs: a relation between two inputs' dims and a branch on the batch, each fix followed")
+
+
 class DictOut(torch.nn.Module):
     def forward(self, x):
         return {"double": x * 2, "rows": x.sum(1)}
@@ -304,6 +371,7 @@ def main():
     test_divisibility()
     test_trt_compat()
     test_save_load_cache_session()
+    test_text_inputs()
     common.finish("first-hour checks")
 
 

@@ -14,6 +14,12 @@ dtype, max relative error < 1e-4. The cases that symc cannot lower exactly
 compile time naming the ATen op, never run. A case that compiles but differs
 from eager is a failure, as is one expected to be refused that compiles.
 
+Advanced indexing (issue 29): x[i, j, ...] with 1 to 3 index tensors broadcast together (adjacent and
+not, None dims between, negative and int32 indices, dynamic index shapes, transformers' padding-mask
+read), index_put (broadcast values, accumulate with repeated indices, a static KV cache's writes and
+index_copy_, boolean masks with one value for all selected elements) against eager, and the mask write
+with a value per element refused.
+
 This test exists because of a silent wrong result (issue 13): x[:, 0] lowered
 to a gather with a 0-d index that numpy had made 1-D, so timm ViTs returned
 [B, 1, 1000] for [B, 1000]. The tracer now also checks every lowered node's
@@ -383,5 +389,77 @@ case("topk of 3 along the last dim and of the sequence length along dim 1, small
      lambda s, x: (*torch.topk(x, 3), torch.topk(x, x.shape[1], dim=1, largest=False)[1], x.topk(1, 0)[0]), [BS3])
 case("max / min with dim: values and indices", lambda s, x: (*torch.max(x, 1), *x.min(-1, keepdim=True)), [BS3])
 case("prod over a dim and over all", lambda s, x: (x.prod(1), x.prod(-1, keepdim=True), x[:, :2, :3].prod()), [BS3])
+
+# ---- advanced indexing (issue 29): several index tensors broadcast together (one gather_nd), index_put (at the
+# end, so the cases above keep their random inputs). Index values come from float inputs clamped to a dim's
+# range (negative ones included) or from constants and aranges; every run has B > 1 and several sizes.
+def ix(t, size):
+    """Float values as int64 indices into a dim of `size`, negative ones included (randn: mostly -2..1)."""
+    return t.clamp(-size, size - 1).long()
+
+
+P3 = ((1, 3), (2, 3), (4, 3))  # an index tensor [P, 3], P dynamic
+XS = ((4, 5, 2), (4, 5, 7), (4, 5, 11))  # data [4, 5, S], S dynamic
+case("x[i, j]: two index tensors on adjacent leading dims, [P, 3] broadcast with [3]",
+     lambda s, x, i, j: x[ix(i, 4), ix(j, 5)], [XS, P3, ((3,), (3,), (3,))])
+case("x[:, i, j]: adjacent dims after a full one, [P, 1] with [1, Q] (the result's B at the first indexed dim)",
+     lambda s, x, i, j: x[:, ix(i, 4), ix(j, 5)],
+     [((1, 4, 5), (2, 4, 5), (3, 4, 5)), ((1, 1), (2, 1), (5, 1)), ((1, 1), (1, 3), (1, 6))], noncontig=True)
+case("x[i, :, j]: a full dim between (not adjacent: B goes first)",
+     lambda s, x, i, j: x[ix(i, 4), :, ix(j, 5)], [((4, 2, 5), (4, 7, 5), (4, 11, 5)), ((1, 1), (2, 1), (4, 1)),
+                                                   ((3,), (3,), (3,))])
+case("x[i, k, :, arange(S)]: three index tensors (an input, a negative constant, an arange of a dynamic size)",
+     lambda s, x: x[ix(x[:, 0, 0, 0] * 3, 4)[:, None], s.k.long(), :, torch.arange(x.shape[3])],
+     [((4, 3, 5, 2), (4, 3, 5, 6), (4, 3, 5, 9))], params={"k": torch.tensor([-2.0])})
+case("x[i, j] with negative constant indices ([1, 4] with [3, 1])",
+     lambda s, x: x[s.i.long(), s.j.long()], [XS],
+     params={"i": torch.tensor([[-1.0, 0.0, 2.0, -4.0]]), "j": torch.tensor([[1.0], [-2.0], [0.0]])})
+case("mask[arange(B)[:, None, None, None], arange(S)] (transformers' padding mask, bool and float)",
+     lambda s, m: (lambda b, k: ((m > 0)[b, k], m[b, k] * 2.0))(torch.arange(m.shape[0])[:, None, None, None],
+                                                               torch.arange(m.shape[1])[None, None, None, :]),
+     [((1, 1), (8, 16), (9, 17))])
+case("x[i, j] of int64 data", lambda s, x, i, j: x[i.clamp(-3, 2), j.clamp(-4, 3)],
+     [((3, 4, 2), (3, 4, 5), (3, 4, 8)), ((1, 2), (3, 2), (4, 2)), ((1, 2), (3, 2), (4, 2))], dtype=torch.int64)
+case("x[i, j] with int32 index tensors", lambda s, x, i: x[ix(i, 4).int(), ix(i * 2.0, 5).int()], [XS, P3])
+
+
+def set_at(x, idx, v):
+    """A copy of x with x[idx] = v (torch.export makes the write an index_put)."""
+    y = x.clone()
+    y[idx] = v
+    return y
+
+
+def kv_update(s, c, t):
+    """A static KV cache's two ways to write S new positions: cache[:, :, pos] = k and index_copy_ (k [B, 2, S, 4]
+    from the cache's batch and t's S)."""
+    k = c[:, :, :1] * 0.5 + t
+    y, z = c.clone(), c.clone()
+    y[:, :, torch.arange(k.shape[2]) + 2] = k
+    z.index_copy_(2, torch.arange(k.shape[2]) + 1, k * 2.0)
+    return y + z
+
+
+def masked_writes(s, x):
+    """Writes through boolean masks of values the same for every selected element: a where."""
+    y, z = x.clone(), x.clone()
+    y[y > 0] = 0.5
+    z[:, z[0, :, 0] > 0] = z[:, :1] * 2.0 + 1.0  # [B, 1, 6]: one value a batch and channel
+    return y * z + torch.index_put(x, (x < 0,), x[0, 0, 0] - 1.0, accumulate=True)
+
+
+case("x[i, :, j] = v (index_put, distinct constant indices, values broadcast from [3, 1])",
+     lambda s, x, v: set_at(x, (s.i.long(), slice(None), s.j.long()), v),
+     [((4, 2, 5), (4, 7, 5), (4, 11, 5)), ((3, 1), (3, 1), (3, 1))],
+     params={"i": torch.tensor([0.0, -1.0, 2.0]), "j": torch.tensor([1.0, 3.0, -5.0])})
+case("index_put accumulate=True with repeated indices ([P, 1] with [3]), values [S] broadcast",
+     lambda s, x, i: torch.index_put(x, (ix(i, 4), s.j.long()), x[0, 0] * 2.0, accumulate=True),
+     [XS, ((1, 1), (3, 1), (6, 1))], params={"j": torch.tensor([1.0, -4.0, 1.0])})
+case("cache[:, :, arange(S) + 2] = k and index_copy_ (a static KV cache's update)", kv_update,
+     [((1, 2, 8, 4), (2, 2, 8, 4), (3, 2, 8, 4)), ((1, 1, 1, 1), (1, 1, 3, 1), (1, 1, 6, 1))])
+case("x[x > 0] = 0.5, x[:, m] = v [B, 1, 6], index_put((mask,), accumulate) (one value for all selected)",
+     masked_writes, [BS3])
+case("x[x > 0] = v with one value per selected element (a layout that depends on the data)",
+     lambda s, x: set_at(x, x > 0, s.v), [B3], params={"v": torch.randn(3)}, expect="refuse")
 
 finish("cases")

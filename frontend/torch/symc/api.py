@@ -30,7 +30,8 @@ import torch.utils._pytree as pytree
 from . import _lib
 from ._lib import SymcError
 from .runtime import EngineModule
-from .tracer import CODE_GUARDED, GUARD_SOURCES, Tracer, record_guard_sources
+from .tracer import (CODE_GUARDED, FORCE_SMALL, SMALL_GUARDED, Tracer, guard_state, record_guard_sources,
+                     set_guard_state, source_names)
 
 _counter = itertools.count()
 
@@ -490,20 +491,38 @@ def export_ranges(model, args, dims):
     dims: per positional arg, None or {dim: (name, lo, hi)}. First one named Dim(min, max) per dim, with
     guards turned into runtime asserts (symc ignores those: it infers every shape itself over the whole
     declared range, and its compile fails with a clear error where a declared size is really invalid).
-    Where torch still raises a constraint violation (dims it finds equal, say), export again with
-    Dim.AUTO(min, max), which takes torch's relations as they come; the caller hands the declared ranges
-    to the tracer (input_ranges), which puts them back on the program's symbols."""
+    Where torch raises a constraint violation because it finds declared dims equal (input_ids' and
+    attention_mask's [B, S]) and suggests "b1 = b0", export again with one named Dim for each group of equal
+    dims (twice at most). Where torch still raises, export with Dim.AUTO(min, max), which takes torch's
+    relations as they come but assumes sizes 0 and 1 away (min 2); the caller hands the declared ranges to
+    the tracer (input_ranges), which puts them back on the program's symbols where that is sound."""
     named = tuple(None if ds is None else {d: torch.export.Dim(nm, min=lo, max=hi) for d, (nm, lo, hi) in ds.items()}
                   for ds in dims)
     # guard sources are per model: torch reuses symbol names (s77) from one export to the next
-    GUARD_SOURCES.clear()
-    CODE_GUARDED.clear()
+    set_guard_state()
     try:
-        return _export(model, args, named)
+        return _small_branches(model, args, named, _export(model, args, named), dims)
     except Exception as e:  # noqa: BLE001
         first = e
         if "onstraint" not in str(e) and "specialized" not in str(e) and "must always be equal" not in str(e):
             raise
+    # torch found declared dims equal (input_ids' and attention_mask's [B, S]) and suggests "b1 = b0": one
+    # named Dim for each such group keeps the declared ranges (Dim.AUTO below would assume sizes 0 and 1
+    # away); twice at most, then Dim.AUTO
+    state = guard_state()
+    err, groups = first, {}
+    for _ in range(2):
+        shared = _suggested_equal(dims, str(err), groups)
+        if shared is None:
+            break
+        set_guard_state()
+        try:
+            ep = _export(model, args, shared)
+        except Exception as e:  # noqa: BLE001
+            err = e
+            continue
+        return _small_branches(model, args, shared, ep, dims)
+    set_guard_state(state)
     auto = getattr(torch.export.Dim, "AUTO", None)
     if auto is None:
         raise first
@@ -525,4 +544,125 @@ def export_ranges(model, args, dims):
                 raise SymcError(f"torch.export specialized input {i} dim {d} ({nm}) to {v.shape[d]}, but it is "
                                 f"declared dynamic in [{lo}, {hi}]: the model's code fixes that size (first "
                                 f"error: {first})", code="range") from first
+    return ep
+
+
+def _suggested_equal(dims, msg, groups):
+    """dynamic_shapes with torch's suggested fixes of the form "a = b" between declared dims applied (one named
+    Dim for the dims found equal, over the intersection of their declared ranges), added to `groups` ({name:
+    representative name}, updated); None where the message suggests no new such fix."""
+    names = {nm: (lo, hi) for ds in dims for nm, lo, hi in (ds or {}).values()}
+    fixes = re.findall(r"^\s*(\w+) = (\w+)\s*$", msg.split("Suggested fixes:", 1)[1], re.M) \
+        if "Suggested fixes:" in msg else []
+
+    def root(nm):
+        while groups.get(nm, nm) != nm:
+            nm = groups[nm]
+        return nm
+    new = False
+    for a, b in fixes:
+        if a in names and b in names and root(a) != root(b):
+            groups[root(a)] = root(b)
+            new = True
+    if not new:
+        return None
+    rng = {}
+    for nm, (lo, hi) in names.items():
+        r = rng.setdefault(root(nm), [lo, hi])
+        r[0], r[1] = max(r[0], lo), min(r[1], hi)
+    if any(lo > hi for lo, hi in rng.values()):
+        return None
+    dim = {r: torch.export.Dim(r, min=lo, max=hi) for r, (lo, hi) in rng.items()}
+    return tuple(None if ds is None else {d: dim[root(nm)] for d, (nm, lo, hi) in ds.items()} for ds in dims)
+
+
+def _small_branches(model, args, dynamic_shapes, ep, dims):
+    """ep, with the branches of tracer.SMALL_GUARDED that do not change the program dropped.
+
+    torch decides a condition like `q_length > 1` with no guard at all by assuming dynamic sizes are never 0
+    or 1, and the tracer refuses a declared range holding the size where such a branch goes the other way
+    (the program holds only above it). Most of them change nothing (transformers' `is_causal = q_length > 1
+    and attention_mask is None and is_causal`), so the model is exported once more per symbol concerned
+    (and once with all of them), those conditions answered as at that size (tracer.FORCE_SMALL): where the
+    program's code is the same, the branch did not change it, and its entries go."""
+    from .tracer import _shape_env
+    env = _shape_env(ep)
+    if env is None or not SMALL_GUARDED:
+        return ep
+    # {symbol: its declared min}, over the user inputs' dims (several dims of one symbol: the largest, as the
+    # tracer intersects their ranges); a symbol with none may be anything
+    user = [n for n in ep.graph.nodes if n.op == "placeholder" and n.name in ep.graph_signature.user_inputs]
+    lows = {}
+    for ds, ph in zip(dims, user):
+        v = ph.meta.get("val")
+        for d, (nm, lo, hi) in (ds or {}).items():
+            sz = v.shape[d] if isinstance(v, torch.Tensor) else None
+            if isinstance(sz, torch.SymInt) and sz.node.expr.is_Symbol:
+                lows[sz.node.expr] = max(lo, lows.get(sz.node.expr, lo))
+
+    def syms(t):
+        return {env.replace(x) for x in t[2]}
+
+    def relevant(t):  # every symbol the branch flips with may take the size in its declared range
+        return t[1] is env and all(lows.get(x, 0) <= t[3] for x in syms(t))
+    concerned = {}  # symbol -> the size its relevant branches flip at (the largest)
+    for t in SMALL_GUARDED:
+        for x in (syms(t) if relevant(t) else ()):
+            concerned[x] = max(t[3], concerned.get(x, t[3]))
+    if not concerned:
+        return ep
+    # every source torch took a concerned symbol from, also those it later replaced by it (s77 -> s17)
+    sources = {x: set() for x in concerned}
+    for sym in list(getattr(env, "var_to_sources", {}) or {}):
+        r = env.replace(sym)
+        if r in sources:
+            sources[r] |= source_names(env, sym)
+    variants = [{x} for x in concerned] + ([set(concerned)] if len(concerned) > 1 else [])
+    code, results = ep.graph_module.code, []
+    state = guard_state()
+    for vs in variants:
+        FORCE_SMALL.update({nm: concerned[x] for x in vs for nm in sources[x]})
+        set_guard_state()
+        try:  # a symbol with no input size to answer it by cannot be tried: it matters
+            same = all(sources[x] for x in vs) and _export(model, args, dynamic_shapes).graph_module.code == code
+        except Exception:  # noqa: BLE001 - the other branch does not even trace: it matters
+            same = False
+        finally:
+            FORCE_SMALL.clear()
+        results.append((vs, same))
+    set_guard_state(state)
+
+    def benign(t):  # every trace that answered it as at its size gave the same program
+        s = syms(t)
+        tried = [same for vs, same in results if s <= vs]
+        return relevant(t) and all(concerned[x] == t[3] for x in s) and tried and all(tried)
+    SMALL_GUARDED[:] = [t for t in SMALL_GUARDED if not benign(t)]
+    return ep
+    # every source torch took a concerned symbol from, also those it later replaced by it (s77 -> s17)
+    sources = {x: set() for x in concerned}
+    for sym in list(getattr(env, "var_to_sources", {}) or {}):
+        r = env.replace(sym)
+        if r in sources:
+            sources[r] |= source_names(env, sym)
+    variants = [[x] for x in concerned] + ([list(concerned)] if len(concerned) > 1 else [])
+    code, kept = ep.graph_module.code, set()
+    state = guard_state()
+    for syms in variants:
+        FORCE_SMALL.update({nm: concerned[x] for x in syms for nm in sources[x]})
+        set_guard_state()
+        try:  # a symbol with no input size to answer it by cannot be tried: it matters
+            same = all(sources[x] for x in vs) and _export(model, args, dynamic_shapes).graph_module.code == code
+        except Exception:  # noqa: BLE001 - the other branch does not even trace: it matters
+            same = False
+        finally:
+            FORCE_SMALL.clear()
+        if not same:
+            kept.update(syms)
+    set_guard_state(state)
+    # the entries of branches that change nothing at the size tried go (those of symbols no declared range
+    # lets be small stay: the tracer does not look at them)
+    def same_program(t):
+        syms = {env.replace(x) for x in t[2]}
+        return t[1] is env and syms <= set(concerned) - kept and all(concerned[x] == t[3] for x in syms)
+    SMALL_GUARDED[:] = [t for t in SMALL_GUARDED if not same_program(t)]
     return ep

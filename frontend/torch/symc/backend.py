@@ -21,6 +21,7 @@ import torch
 
 from ._lib import SymcError
 from .api import _export, build_engine
+from .tracer import set_guard_state
 
 
 def _eval(expr, env):
@@ -189,6 +190,7 @@ def symc_backend(gm, example_inputs, **kwargs):
     try:
         # outside dynamo's tracing context: export must not reuse (and constrain) dynamo's ShapeEnv
         with torch._guards.tracing(None):
+            set_guard_state()  # what the tracer reads of the guards is this export's alone
             ep = _export(wrapper, tuple(examples), tuple(dyn))  # guards become runtime asserts
     except Exception as e:
         raise SymcError(f"symc backend: torch.export of the dynamo graph failed: {e}", code="unsupported") from e

@@ -21,7 +21,10 @@ from node.meta['stack_trace'].
 Nothing the trace assumed is dropped silently. A declared range wider than
 the one torch.export traced for is refused (_check_traced_range), and so is a
 runtime assert from Python code that branched on a size unless it holds over
-the whole declared range (check_assert). After lowering, symc's own shape
+the whole declared range (check_assert), and a declared size of 1 (or 0) where
+Python code branched on it with no guard, torch assuming sizes are never 0 or 1,
+and the other branch changes the program (SMALL_GUARDED, api._small_branches).
+After lowering, symc's own shape
 inference runs and every lowered node's dtype and shape must equal torch's at
 every size in range (check_lowering: by handle, proof, or evaluation at
 min/opt/max, mixed and random bindings); a difference is a lowering bug that
@@ -70,6 +73,114 @@ GUARD_SOURCES = {}
 # The symbols (by name) some Python code branched on through a plain guard (evaluate_expr), e.g.
 # `if x.shape[0] > 1:`: for them a narrowed range is never taken for torch's 0/1 assumption.
 CODE_GUARDED = set()
+# [(condition, ShapeEnv, symbols, size)]: a branch of Python code that torch decided statically (no guard, no
+# runtime assert) by its assumption that a dynamic size is never 0 or 1 (`if x.shape[0] > 1:` with a Dim of
+# min 1), and that goes the other way with those symbols at `size` (1 or 0): where that branch changes the
+# program, the traced program holds from size + 1 on, whatever range torch.export reports (small_guarded()
+# reads it; api.export_ranges drops the branches that do not change the program).
+SMALL_GUARDED = []
+# {input size's source name ("L['x'].size()[0]"): size}: while set, record_guard_sources answers the
+# conditions SMALL_GUARDED would record as at that size (api.export_ranges' second trace)
+FORCE_SMALL = {}
+
+
+def guard_state():
+    """A copy of what record_guard_sources recorded (GUARD_SOURCES, CODE_GUARDED, SMALL_GUARDED)."""
+    return dict(GUARD_SOURCES), set(CODE_GUARDED), list(SMALL_GUARDED)
+
+
+def set_guard_state(state=None):
+    """Puts back a guard_state() (None: clears the three)."""
+    GUARD_SOURCES.clear()
+    CODE_GUARDED.clear()
+    SMALL_GUARDED.clear()
+    if state is not None:
+        GUARD_SOURCES.update(state[0])
+        CODE_GUARDED.update(state[1])
+        SMALL_GUARDED.extend(state[2])
+
+
+def _shape_env(ep):
+    """The ShapeEnv of an exported program's symbolic input sizes, None for a static program."""
+    for n in ep.graph.nodes:
+        v = n.meta.get("val") if n.op == "placeholder" else None
+        for sz in (v.shape if isinstance(v, torch.Tensor) else ()):
+            if isinstance(sz, torch.SymInt):
+                return sz.node.shape_env
+    return None
+
+
+def small_guarded(ep):
+    """[(condition, size, {symbol names})] of the SMALL_GUARDED entries of ep's export, with the replacements
+    torch made after the branch (a symbol found equal to another, s77 -> s17) applied: the program's names.
+    The branch goes the other way with all those symbols at `size`."""
+    out = []
+    penv = _shape_env(ep)
+    for expr, env, moved, size in SMALL_GUARDED:
+        if env is not penv:
+            continue
+        try:
+            e, syms = env.replace(expr), set().union(*(env.replace(x).free_symbols for x in moved))
+        except Exception:  # noqa: BLE001 - the names as recorded
+            e, syms = expr, set(moved)
+        out.append((e, size, frozenset(str(x) for x in syms)))
+    return out
+
+
+def source_names(env, sym):
+    """The names of the input sizes torch took a symbol from ("L['x'].size()[0]")."""
+    out = set()
+    for src in (getattr(env, "var_to_sources", None) or {}).get(sym, []):
+        try:
+            out.add(src.name() if callable(src.name) else src.name)
+        except Exception:  # noqa: BLE001 - a source without a name
+            pass
+    return out
+
+
+def _hints(env, expr):
+    vals = getattr(env, "backed_var_to_val", None) or env.var_to_val
+    out = {}
+    for x in expr.free_symbols:
+        v = vals.get(x)
+        if v is None:
+            return None
+        out[x] = int(v)
+    return out
+
+
+def _note_small_size_branch(env, expr, result):
+    """Records in SMALL_GUARDED a condition torch decided statically (result) whose answer changes with one of
+    its symbols, or all, at 1 or 0 and the others as traced. A condition torch could not decide statically
+    became a guard, which Tracer.check_assert checks over the declared ranges; one decided statically under
+    torch's 0/1 assumption leaves no trace in the program."""
+    import sympy
+    hints = _hints(env, expr) if result in (sympy.true, sympy.false) else None
+    if not hints:
+        return
+    big = [x for x, v in hints.items() if v >= 2]
+    for size in (1, 0):
+        for moved in [[x] for x in big] + [big]:
+            alt = expr.xreplace({x: sympy.Integer(size if x in moved else v) for x, v in hints.items()})
+            if alt in (sympy.true, sympy.false) and alt != result:
+                SMALL_GUARDED.append((expr, env, moved, size))
+                return
+
+
+def _forced(env, expr):
+    """A condition's answer with the sizes FORCE_SMALL names at their size (the others as traced), None where
+    it names none of them."""
+    import sympy
+    hints = _hints(env, expr)
+    if not hints:
+        return None
+    sub, hit = {}, False
+    for x, v in hints.items():
+        size = next((FORCE_SMALL[nm] for nm in source_names(env, x) if nm in FORCE_SMALL), None)
+        hit = hit or size is not None
+        sub[x] = sympy.Integer(v if size is None else size)
+    alt = expr.xreplace(sub) if hit else None
+    return alt if alt in (sympy.true, sympy.false) else None
 
 
 class record_guard_sources:
@@ -124,22 +235,63 @@ class record_guard_sources:
         self.orig_eval = orig_eval = ss.ShapeEnv.evaluate_expr
 
         def wrapped_eval(env, orig_expr, *a, **kw):
+            static = None
             try:
                 if getattr(orig_expr, "free_symbols", None) and not orig_expr.is_number:
                     stack = traceback.extract_stack()[:-1]
                     if source(stack) == "code":
                         CODE_GUARDED.update(str(x) for x in orig_expr.free_symbols)
+                        # decided without a guard (by the ranges torch assumes): nothing in the program checks it
+                        static = env._maybe_evaluate_static(orig_expr)
             except Exception:  # noqa: BLE001 - recording must never break the export
                 pass
-            return orig_eval(env, orig_expr, *a, **kw)
+            r = orig_eval(env, orig_expr, *a, **kw)
+            if static is not None:
+                try:
+                    if FORCE_SMALL:
+                        forced = _forced(env, orig_expr)
+                        if forced is not None:
+                            return forced
+                    _note_small_size_branch(env, orig_expr, static)
+                except Exception:  # noqa: BLE001 - recording must never break the export
+                    pass
+            return r
 
         ss.ShapeEnv.guard_or_defer_runtime_assert = wrapped
         ss.ShapeEnv.evaluate_expr = wrapped_eval
+        # FORCE_SMALL: a size comparison of Python code answered as at the small size is a Python bool, as in
+        # eager at that size (a SymBool answered False would leak out of `q_length > 1 and ...` into an op's
+        # bool argument)
+        self.cmps = {}
+
+        def from_code(stack):
+            """Whether the innermost caller outside these wrappers is model code (torch.nn's included)."""
+            frames = [f for f in reversed(stack) if not f.filename.startswith(guard_files)]
+            return bool(frames) and (not frames[0].filename.startswith(tdir) or frames[0].filename.startswith(nn_dir))
+        if FORCE_SMALL:
+            for op in ("gt", "ge", "lt", "le", "eq", "ne"):
+                self.cmps[op] = orig_cmp = getattr(torch.SymInt, f"__{op}__")
+
+                def cmp(a, b, orig_cmp=orig_cmp):
+                    r = orig_cmp(a, b)
+                    try:
+                        if isinstance(r, torch.SymBool) and from_code(traceback.extract_stack()[:-1]):
+                            env, e = r.node.shape_env, r.node.expr
+                            if env._maybe_evaluate_static(e) is not None:
+                                forced = _forced(env, e)
+                                if forced is not None:
+                                    return bool(forced)
+                    except Exception:  # noqa: BLE001 - the comparison as torch answers it
+                        pass
+                    return r
+                setattr(torch.SymInt, f"__{op}__", cmp)
         return self
 
     def __exit__(self, *exc):
         self.cls.guard_or_defer_runtime_assert = self.orig
         self.cls.evaluate_expr = self.orig_eval
+        for op, f in self.cmps.items():
+            setattr(torch.SymInt, f"__{op}__", f)
         return False
 
 
@@ -263,6 +415,9 @@ class Tracer:
 
     def __init__(self, ep, name="model", input_opts=None, dim_names=None, ranges=None, decompose=True,
                  input_ranges=None, multiples=None, multiple_hints=False):
+        # [(condition, size, {symbol names})]: branches the export decided by torch's 0/1 assumption
+        self.small = small_guarded(ep)
+        self.lows = {}
         if decompose:
             try:
                 with record_guard_sources():
@@ -291,6 +446,7 @@ class Tracer:
         for sym, vr in ep.range_constraints.items():
             self.ranges.setdefault(sym, (vr.lower, vr.upper))
         self.sym_names = {}
+        self.sym_dims = {}  # {sympy symbol: (input index, input name, dim)}: the first input dim showing it bare
         self.sym_opts = {}
         self.symbols = {}
         self.dim_cache = {}
@@ -311,27 +467,40 @@ class Tracer:
         """torch.export narrows a symbol's range when the model's code (or an op's shape rule) branched on
         it: the traced program is then known to be right only inside torch's range. Running it outside
         (at a declared size torch never traced) could take the branch the trace did not, with right shapes
-        and wrong values, so a declared range wider than torch's is refused, with both ranges."""
+        and wrong values, so a declared range wider than torch's is refused, with both ranges. A branch torch
+        decided by assuming sizes are never 0 or 1 (self.small: `if x.shape[0] > 1:`, torch's range still
+        [1, max]) that changes the program narrows it the same way."""
         vr = self.ep.range_constraints.get(sym)
-        if vr is None:
-            return
-        tlo, thi = _int_bound(vr.lower), _int_bound(vr.upper)
+        tlo, thi = (None, None) if vr is None else (_int_bound(vr.lower), _int_bound(vr.upper))
         if tlo == 2 and lo == 1 and str(sym) not in CODE_GUARDED and "*" not in CODE_GUARDED:
             # torch's 0/1 specialization (Dim.AUTO, or a size-oblivious meta function) assumes sizes are not 1
             # without any guard; symc broadcasts a size that may be 1 at run time, and the lowerings that
             # would differ at 1 (squeeze of a symbolic dim) refuse it themselves. Not when Python code
             # branched on the symbol (CODE_GUARDED): then min 2 may be the branch's, e.g. `if B > 1:`
             tlo = 1
+        name = self.sym_names.get(sym, str(sym))
+        # a branch that goes the other way with this symbol and its companions at `size`, all declared down to it
+        cond, size = next(((c, z) for c, z, names in self.small if str(sym) in names and lo <= z and
+                           all(self.lows.get(x, 0) <= z for x in names)), (None, None))
+        why = f"the model's code (or an op's shape rule, e.g. a slice end clamped to the size) depends on {name} there"
+        if cond is not None and (tlo is None or tlo <= size):
+            # a branch torch decided by its 0/1 assumption (`if x.shape[0] > 1:`) that changes the program
+            # (api._small_branches traced the other side): torch.export reports the declared range, but the
+            # program holds from size + 1 on
+            tlo = size + 1
+            why = f"the model's code branches on {self.sym_text(cond)}, which torch.export decided by assuming " \
+                  f"{name} is never 0 or 1; at {name} = {size} the model takes the other branch, a different program"
         if (tlo is None or lo >= tlo) and (thi is None or hi <= thi):
             return
-        name = self.sym_names.get(sym, str(sym))
+        t_lo, t_hi = tlo if tlo is not None else lo, thi if thi is not None else hi
+        rest = " and ".join(f"[{a}, {b}]" for a, b in ((lo, min(hi, t_lo - 1)), (max(lo, t_hi + 1), hi)) if a <= b)
         raise SymcError(
             f"symbol {name}: declared range [{lo}, {hi}], but torch.export traced the model only for "
-            f"[{tlo if tlo is not None else '-inf'}, {thi if thi is not None else 'inf'}]: the model's code (or an "
-            f"op's shape rule, e.g. a slice end clamped to the size) depends on {name} there, and outside that "
-            f"range the traced program may compute something else. Declare {name} within "
-            f"[{tlo if tlo is not None else lo}, {thi if thi is not None else hi}], or compile one engine per "
-            f"part of the range", code="range")
+            f"[{tlo if tlo is not None else '-inf'}, {thi if thi is not None else 'inf'}]: {why}. Outside that "
+            f"range the traced program may compute something else. An engine holds one traced program; one "
+            f"engine for the whole range where the model branches (several graphs behind shape guards) is planned "
+            f"for a later symc. For now declare {name} within [{t_lo}, {t_hi}], and compile another engine for "
+            f"{rest} if you need those sizes", code="range")
 
     # ---- symbols and dims ----
     def _hint(self, sym):
@@ -593,6 +762,7 @@ class Tracer:
                         if sym in declared:  # one symbol for several dims: the intersection
                             lo, hi = max(lo, declared[sym][0]), min(hi, declared[sym][1])
                         declared[sym] = (lo, hi)
+                    self.sym_dims.setdefault(sym, (i, n.name, d))
                     if sym not in self.sym_names:
                         # the caller's name (symc.Input dim_names), the Dim's name, else "<input>_dim<d>"
                         self.sym_names[sym] = _sanitize(self.dim_names.get((i, d)) or self.user_names.get(sym) or
@@ -607,6 +777,9 @@ class Tracer:
                         hint = s.node.hint if hasattr(s.node, "hint") else None
                         if hint is not None:
                             self.sym_opts.setdefault(sym, int(hint))
+        # {symbol name: its least size}: declared, else torch's (for the branches of self.small)
+        self.lows = {str(k): _int_bound(v[0]) for k, v in self.ranges.items() if _int_bound(v[0]) is not None}
+        self.lows.update({str(k): lo for k, (lo, hi) in declared.items()})
         for sym, (lo, hi) in declared.items():
             if lo > hi:
                 raise SymcError(f"the declared ranges of the input dims that torch.export found equal ({sym}) do "
@@ -736,10 +909,18 @@ class Tracer:
             names = {s: sympy.Symbol(self.sym_names[s]) for s in syms}
             rng_txt = ", ".join(f"{self.sym_names[s]} in [{lo}, {hi}]" for s, (lo, hi) in zip(syms, bounds))
             self.cur = src
+            fix = "Narrow the declared range to sizes where it holds, or make the code size-independent"
+            if len(syms) == 2 and all(s in self.sym_dims for s in syms) and \
+                    bool(sympy.simplify(expr.xreplace({syms[1]: syms[0]}))) is True:
+                # a relation between two input dims that equal sizes satisfy (input_ids' S <= attention_mask's S)
+                (_, n0, d0), (_, n1, d1) = self.sym_dims[syms[0]], self.sym_dims[syms[1]]
+                names_txt = f"dim_names={{{d0}: 'S'}} in both" if d0 == d1 else \
+                    f"dim_names={{{d0}: 'S'}} and dim_names={{{d1}: 'S'}}"
+                fix = (f"If '{n0}' dim {d0} and '{n1}' dim {d1} always have the same size, declare them as one dim: "
+                       f"the same name in both symc.Inputs ({names_txt}) or one torch.export.Dim; else n" + fix[1:])
             self.fail(f"the model's code branched on a size: torch.export traced it assuming "
                       f"{expr.xreplace(names)}, which does not hold at {at} (declared {rng_txt}); at such sizes "
-                      f"the traced program may compute something else than the model. Narrow the declared "
-                      f"range to sizes where it holds, or make the code size-independent", code="range")
+                      f"the traced program may compute something else than the model. {fix}", code="range")
 
     # ---- the lowering checked against torch ----
     def _bindings(self):
@@ -1886,21 +2067,159 @@ def _gather(tr, n, a, k):
     return tr.node("gather_elements", [tr.tensor(a[0]), tr.tensor(a[2])], [("axis", "int", _norm(tr, a[1], rank))])
 
 
+def _index_tensors(tr, n, a, what):
+    """The index tensors of aten.index / aten.index_put (argument 1: one entry per leading dim, None for a dim
+    taken whole, dims past the list taken whole too) as [(dim, value)], each an integer tensor. A boolean
+    mask (or uint8, torch's old mask) is refused: the number of elements it selects, and so the result's
+    shape, depends on the data."""
+    rank = tr.rank(n.args[0])
+    idx = list(a[1])
+    if len(idx) > rank:
+        tr.fail(f"{what} with {len(idx)} indices on a rank-{rank} tensor")
+    used = []
+    for d, t in enumerate(idx):
+        if t is None:
+            continue
+        dt = _arg_dtype(tr, n.args[1][d], t)
+        if dt in (torch.bool, torch.uint8):
+            tr.fail(f"{what} with a boolean mask is not supported: the number of elements it selects depends on "
+                    f"the data")
+        if dt not in (torch.int64, torch.int32):
+            tr.fail(f"{what} with an index tensor of dtype {dt} is not supported (int64 and int32 are)")
+        used.append((d, t, dt))
+    if not used:
+        tr.fail(f"{what} without an index tensor")
+    return used
+
+
+def _broadcast_sizes(shapes):
+    """torch's broadcast of several shapes (sizes: ints or SymInts): per dim, aligned at the end, the size that
+    is not 1, a static one first (torch.export has already proved the others equal to it or 1)."""
+    r = max(len(s) for s in shapes)
+    out = []
+    for i in range(r):
+        sizes = [_static(s[i - (r - len(s))]) for s in shapes if i - (r - len(s)) >= 0]
+        static = [v for v in sizes if isinstance(v, int) and v != 1]
+        dynamic = [v for v in sizes if not isinstance(v, int)]
+        out.append(static[0] if static else dynamic[0] if dynamic else 1)
+    return out
+
+
+def _index_layout(tr, n, a, used, what):
+    """Advanced indexing as gather_nd / scatter_nd see it. The indexed dims go first (perm: the data's
+    transpose, the indexed dims in order, then the others in order) and the index tensors, broadcast
+    together to B and cast to int64, are stacked on a new last dim: indices [B.., k]. Torch's result is
+    [B.., rest..] when the indexed dims are not adjacent, and [before.., B.., after..] when they are (B at
+    the first indexed dim): `front` is the number of dims before it (0 when B goes first).
+    Returns (perm, indices handle, B, front)."""
+    rank = tr.rank(n.args[0])
+    dims = [d for d, _, _ in used]
+    rest = [d for d in range(rank) if d not in dims]
+    shapes = [tr.shape(n.args[1][d]) if isinstance(n.args[1][d], torch.fx.Node) else list(t.shape)
+              for d, t, _ in used]
+    bshape = _broadcast_sizes(shapes)
+    if len(bshape) + 1 > 8 or len(bshape) + len(rest) > 8:
+        tr.fail(f"{what}: the index tensors broadcast to rank {len(bshape)}, too many dims for symc (at most 8)")
+    bdims = [tr.dim(s) for s in bshape]
+    cols = []
+    for (d, t, dt), shape in zip(used, shapes):
+        h = tr.tensor(_cast(tr, t, dt, torch.int64), torch.int64)
+        if len(shape) != len(bshape) or any(str(x) != str(y) for x, y in zip(shape, bshape)):
+            h = tr.node("expand", [h], [("shape", "dims", bdims)])
+        cols.append(tr.node("unsqueeze", [h], [("axes", "ints", [len(bshape)])]))
+    ind = cols[0] if len(cols) == 1 else tr.node("concat", cols, [("axis", "int", len(bshape))])
+    adjacent = dims == list(range(dims[0], dims[-1] + 1))
+    front = dims[0] if adjacent else 0
+    return dims + rest, ind, bshape, front
+
+
+def _index_put_mask(tr, n, a, accumulate):
+    """x[mask] = v (index_put with one boolean mask, None entries before it): the mask selects elements
+    [before.., nnz, after..] and the values broadcast to that; when they are the same for every selected
+    element (no dim at nnz, or a 1 there) this is where(mask, v, x) (x + v where accumulate), exactly. Values
+    that differ per selected element are refused: their layout depends on how many the mask selects."""
+    used = [d for d, t in enumerate(a[1]) if t is not None]
+    if len(used) != 1:
+        tr.fail("index_put with a boolean mask and other index tensors is not supported")
+    d0 = used[0]
+    mnode, mask = n.args[1][d0], a[1][d0]
+    mshape = tr.shape(mnode) if isinstance(mnode, torch.fx.Node) else list(mask.shape)
+    after = tr.rank(n.args[0]) - d0 - len(mshape)
+    dt = _dt(tr, n)
+    v = a[2]
+    vshape = tr.shape(n.args[2]) if isinstance(n.args[2], torch.fx.Node) else list(getattr(v, "shape", []))
+    u = tr.tensor(_cast(tr, v, _arg_dtype(tr, n.args[2], v), dt), dt)
+    if len(vshape) > after:
+        at = len(vshape) - after - 1  # the values' dim at the selected elements
+        if _static(vshape[at]) != 1:
+            tr.fail(f"index_put with a boolean mask and values of shape {vshape}, one per selected element, is "
+                    f"not supported: their layout depends on how many elements the mask selects (values the same "
+                    f"for every selected element, e.g. x[mask] = 0.0, are)")
+        u = tr.node("reshape", [u], [("shape", "dims", [tr.dim(s) for s in vshape[:at]] +
+                                      [tr.m.const(1)] * len(mshape) + [tr.dim(s) for s in vshape[at + 1:]])])
+    m = _cast(tr, mask, _arg_dtype(tr, mnode, mask), torch.bool)
+    m = tr.tensor(m, torch.bool)
+    if after:
+        m = tr.node("unsqueeze", [m], [("axes", "ints", list(range(len(mshape), len(mshape) + after)))])
+    x = tr.tensor(a[0], dt)
+    return tr.node("where", [m, tr.node("add", [x, u]) if accumulate else u, x])
+
+
+def _transposed(tr, h, perm):
+    return h if perm == sorted(perm) else tr.node("transpose", [h], [("perm", "ints", perm)])
+
+
 @_reg(_op("index"))
 def _index(tr, n, a, k):
-    """x[..., idx, ...] with one integer index tensor (the others None): a gather on that dim. Bool masks
-    and several index tensors (advanced indexing's broadcasting) need gather_nd."""
-    idx = list(a[1])
-    used = [i for i, t in enumerate(idx) if t is not None]
-    if len(used) != 1:
-        tr.fail(f"indexing with {len(used)} index tensors is not supported (with one it is; several need "
-                f"gather_nd)")
-    d = used[0]
-    inode = n.args[1][d]
-    idt = _arg_dtype(tr, inode, idx[d])
-    if idt in (torch.bool, torch.uint8):
-        tr.fail("indexing with a boolean mask is not supported: its output size depends on the data")
-    return tr.node("gather", [tr.tensor(a[0]), tr.tensor(idx[d])], [("axis", "int", d)])
+    """x[i0, i1, ..] (aten.index.Tensor) with integer index tensors, None for a dim taken whole: torch's
+    advanced indexing, exactly. One index tensor is a gather on its dim (result: the dims before, the index's,
+    the dims after). Several are broadcast together to B and read with one gather_nd from the data with the
+    indexed dims moved first (_index_layout): result [B.., rest..], which is torch's when the indexed dims
+    are not adjacent; when they are, B moves to the first indexed dim's place. Negative indices count from
+    the end, as in torch (gather and gather_nd wrap them); one out of range fails the run, naming it."""
+    used = _index_tensors(tr, n, a, "indexing")
+    if len(used) == 1:
+        d, t, _ = used[0]
+        return tr.node("gather", [tr.tensor(a[0]), tr.tensor(t, torch.int64)], [("axis", "int", d)])
+    perm, ind, bshape, front = _index_layout(tr, n, a, used, "indexing")
+    y = tr.node("gather_nd", [_transposed(tr, tr.tensor(a[0]), perm), ind])
+    nb, nrest = len(bshape), len(perm) - len(used)
+    return _transposed(tr, y, list(range(nb, nb + front)) + list(range(nb)) + list(range(nb + front, nb + nrest)))
+
+
+@_reg(_op("index_put"), _op("_index_put_impl"))
+def _index_put(tr, n, a, k):
+    """x[i0, i1, ..] = v (aten.index_put, and index_put_ as torch.export functionalizes it) with integer index
+    tensors: one scatter_nd into the data with the indexed dims moved first (_index_layout), then moved back.
+    The values are broadcast to torch's shape of x[i0, i1, ..] and laid out as scatter_nd reads them ([B..,
+    rest..]); accumulate=True adds them (reduction add, every duplicate index counted). Without accumulate
+    torch leaves a repeated index undefined; scatter_nd writes in index order, the last write wins."""
+    accumulate = bool(k.get("accumulate", a[3] if len(a) > 3 else False))
+    if any(t is not None and _arg_dtype(tr, n.args[1][d], t) in (torch.bool, torch.uint8) for d, t in
+           enumerate(a[1])):
+        return _index_put_mask(tr, n, a, accumulate)
+    used = _index_tensors(tr, n, a, "index_put")
+    dt = _dt(tr, n)
+    xshape = tr.shape(n.args[0])
+    perm, ind, bshape, front = _index_layout(tr, n, a, used, "index_put")
+    rest = [xshape[d] for d in perm[len(used):]]
+    # torch's shape of x[indices], which the values broadcast to
+    want = rest[:front] + bshape + rest[front:]
+    v = a[2]
+    vdt = _arg_dtype(tr, n.args[2], v)
+    vshape = tr.shape(n.args[2]) if isinstance(n.args[2], torch.fx.Node) else list(getattr(v, "shape", []))
+    if len(vshape) > len(want):
+        tr.fail(f"index_put values of shape {vshape} do not broadcast to the indexed shape {want}")
+    u = tr.tensor(_cast(tr, v, vdt, dt), dt)
+    if len(vshape) != len(want) or any(str(x) != str(y) for x, y in zip(vshape, want)):
+        u = tr.node("expand", [u], [("shape", "dims", [tr.dim(s) for s in want])])
+    nb = len(bshape)
+    u = _transposed(tr, u, list(range(front, front + nb)) + list(range(front)) +
+                    list(range(front + nb, len(want))))
+    attrs = [("reduction", "str", "add")] if accumulate else []
+    y = tr.node("scatter_nd", [_transposed(tr, tr.tensor(a[0], dt), perm), ind, u], attrs)
+    inv = [perm.index(d) for d in range(len(perm))]
+    return _transposed(tr, y, inv)
 
 
 def _pad_pairs(tr, n, pad):
