@@ -241,8 +241,11 @@ def torch_compile(symc, torch, module, m, prec):
     specs = []
     for _, dims, kind in m["inputs"]:
         lv = [[r[d][i] if isinstance(d, str) else d for d in dims] for i in range(3)]
+        # dims named by their symbol: ids and mask share B and S (transformers' decoders assert the
+        # mask is as long as the ids, which two independent Inputs would not promise)
+        names = {i: d for i, d in enumerate(dims) if isinstance(d, str)}
         specs.append(symc.Input(min_shape=lv[0], opt_shape=lv[1], max_shape=lv[2],
-                                dtype=torch.float32 if kind == "float" else torch.int64))
+                                dtype=torch.float32 if kind == "float" else torch.int64, dim_names=names))
     t0 = time.time()
     cm = symc.compile(module, inputs=specs, gpu=True, precision=prec)
     return cm, time.time() - t0
