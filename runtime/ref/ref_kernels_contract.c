@@ -52,6 +52,7 @@ static void matmul_block(const rt_ref_tensor *a, const rt_ref_tensor *b, rt_ref_
     const double *ad = a->data, *bd = b->data;
     float *of = out->data;
     double *od = out->data;
+    (void)serial; /* read by the pragma only, which a build without OpenMP drops */
     RT_OMP_FOR(serial ? 0.0 : (double)m * n * k)
     for (int64_t i = 0; i < m; i++)
         for (int64_t j0 = 0; j0 < n; j0 += MM_BLOCK) {
