@@ -638,31 +638,3 @@ def _small_branches(model, args, dynamic_shapes, ep, dims):
         return relevant(t) and all(concerned[x] == t[3] for x in s) and tried and all(tried)
     SMALL_GUARDED[:] = [t for t in SMALL_GUARDED if not benign(t)]
     return ep
-    # every source torch took a concerned symbol from, also those it later replaced by it (s77 -> s17)
-    sources = {x: set() for x in concerned}
-    for sym in list(getattr(env, "var_to_sources", {}) or {}):
-        r = env.replace(sym)
-        if r in sources:
-            sources[r] |= source_names(env, sym)
-    variants = [[x] for x in concerned] + ([list(concerned)] if len(concerned) > 1 else [])
-    code, kept = ep.graph_module.code, set()
-    state = guard_state()
-    for syms in variants:
-        FORCE_SMALL.update({nm: concerned[x] for x in syms for nm in sources[x]})
-        set_guard_state()
-        try:  # a symbol with no input size to answer it by cannot be tried: it matters
-            same = all(sources[x] for x in vs) and _export(model, args, dynamic_shapes).graph_module.code == code
-        except Exception:  # noqa: BLE001 - the other branch does not even trace: it matters
-            same = False
-        finally:
-            FORCE_SMALL.clear()
-        if not same:
-            kept.update(syms)
-    set_guard_state(state)
-    # the entries of branches that change nothing at the size tried go (those of symbols no declared range
-    # lets be small stay: the tracer does not look at them)
-    def same_program(t):
-        syms = {env.replace(x) for x in t[2]}
-        return t[1] is env and syms <= set(concerned) - kept and all(concerned[x] == t[3] for x in syms)
-    SMALL_GUARDED[:] = [t for t in SMALL_GUARDED if not same_program(t)]
-    return ep
