@@ -44,10 +44,24 @@ typedef struct steps {
     rt_arg args[8][4];
 } steps;
 
+/* an empty step list over m; the check names a step's kernel, k_a for step 0, k_b for step 1, ... */
 static void begin(steps *s, symc_module *m) {
+    static char *names[] = {"k_a", "k_b", "k_y", "k_3", "k_4"};
     memset(s, 0, sizeof *s);
     s->b.m = m;
     s->b.err = &s->err;
+    s->b.kernel_names = names;
+    s->b.n_kernels = 5;
+}
+
+/* a library step of `kind` for node `node` with tensors t (runtime/engine.h's slots) */
+static void library(steps *s, uint8_t kind, uint32_t node, const uint32_t t[RT_STEP_MAX_TENSORS]) {
+    rt_step st;
+    memset(&st, 0, sizeof st);
+    st.kind = kind;
+    st.node = node;
+    memcpy(st.tensors, t, sizeof st.tensors);
+    CHECK(cg_add_step(&s->b, &st) == SYMC_OK);
 }
 
 /* a kernel step of node `node` reading r[0..nr) and writing wt[0..nw) */
@@ -84,12 +98,6 @@ static void end(steps *s) {
     free(s->b.aliases);
 }
 
-static void names(steps *s) { /* the check names the kernel of a step */
-    static char *n[] = {"k_a", "k_b", "k_y", "k_3", "k_4"};
-    s->b.kernel_names = n;
-    s->b.n_kernels = 5;
-}
-
 int main(void) {
     uint32_t t[6];
     symc_module *m = chain(t);
@@ -99,7 +107,6 @@ int main(void) {
 
     /* in order: every read made by an earlier step, an input or a constant */
     begin(&s, m);
-    names(&s);
     kernel(&s, NA, (uint32_t[]){X, W}, 2, (uint32_t[]){A}, 1);
     kernel(&s, NB, (uint32_t[]){A}, 1, (uint32_t[]){B}, 1);
     CHECK(cg_alias(&s.b, C, B) == SYMC_OK); /* c is a view of b */
@@ -109,7 +116,6 @@ int main(void) {
 
     /* b computed inside y's kernel (never stored), but y's kernel reads it from memory */
     begin(&s, m);
-    names(&s);
     kernel(&s, NA, (uint32_t[]){X}, 1, (uint32_t[]){A}, 1);
     kernel(&s, NY, (uint32_t[]){A, B}, 2, (uint32_t[]){Y}, 1);
     CHECK(cg_check_dataflow(&s.b) == SYMC_ERR_INTERNAL);
@@ -119,7 +125,6 @@ int main(void) {
 
     /* a read of a tensor a later step writes */
     begin(&s, m);
-    names(&s);
     kernel(&s, NB, (uint32_t[]){A}, 1, (uint32_t[]){B}, 1);
     kernel(&s, NA, (uint32_t[]){X}, 1, (uint32_t[]){A}, 1);
     CHECK(cg_check_dataflow(&s.b) == SYMC_ERR_INTERNAL);
@@ -128,14 +133,12 @@ int main(void) {
 
     /* the view read before anything wrote its storage; then in place (read and written by one step) */
     begin(&s, m);
-    names(&s);
     CHECK(cg_alias(&s.b, C, B) == SYMC_OK);
     kernel(&s, NA, (uint32_t[]){C}, 1, (uint32_t[]){Y}, 1);
     CHECK(cg_check_dataflow(&s.b) == SYMC_ERR_INTERNAL);
     CHECK_CONTAINS(s.err.msg, "reads tensor 'c'");
     end(&s);
     begin(&s, m);
-    names(&s);
     kernel(&s, NA, (uint32_t[]){X}, 1, (uint32_t[]){A}, 1);
     kernel(&s, NB, (uint32_t[]){A}, 1, (uint32_t[]){A}, 1);
     CHECK(cg_check_dataflow(&s.b) == SYMC_OK);
@@ -143,27 +146,12 @@ int main(void) {
 
     /* library steps: a GEMM reads {a, b, c, bias} and writes d; a copy reads src and writes dst */
     begin(&s, m);
-    names(&s);
-    rt_step g;
-    memset(&g, 0, sizeof g);
-    g.kind = RT_STEP_GEMM;
-    g.node = NB;
-    uint32_t gt[RT_STEP_MAX_TENSORS] = {X, W, RT_NONE, RT_NONE, B};
-    memcpy(g.tensors, gt, sizeof gt);
-    CHECK(cg_add_step(&s.b, &g) == SYMC_OK);
-    rt_step cp = g;
-    cp.kind = RT_STEP_COPY;
-    cp.node = NY;
-    uint32_t ct[RT_STEP_MAX_TENSORS] = {B, Y, RT_NONE, RT_NONE, RT_NONE};
-    memcpy(cp.tensors, ct, sizeof ct);
-    CHECK(cg_add_step(&s.b, &cp) == SYMC_OK);
+    library(&s, RT_STEP_GEMM, NB, (uint32_t[RT_STEP_MAX_TENSORS]){X, W, RT_NONE, RT_NONE, B});
+    library(&s, RT_STEP_COPY, NY, (uint32_t[RT_STEP_MAX_TENSORS]){B, Y, RT_NONE, RT_NONE, RT_NONE});
     CHECK(cg_check_dataflow(&s.b) == SYMC_OK);
     end(&s);
-    begin(&s, m);
-    names(&s);
-    uint32_t gt2[RT_STEP_MAX_TENSORS] = {X, A, RT_NONE, RT_NONE, B}; /* b operand a: nothing wrote it */
-    memcpy(g.tensors, gt2, sizeof gt2);
-    CHECK(cg_add_step(&s.b, &g) == SYMC_OK);
+    begin(&s, m); /* b operand a: nothing wrote it */
+    library(&s, RT_STEP_GEMM, NB, (uint32_t[RT_STEP_MAX_TENSORS]){X, A, RT_NONE, RT_NONE, B});
     CHECK(cg_check_dataflow(&s.b) == SYMC_ERR_INTERNAL);
     CHECK_CONTAINS(s.err.msg, "step 0 (a library call of node 'b') reads tensor 'a'");
     end(&s);
