@@ -300,7 +300,7 @@ static int is_view(ir_op op) {
         op == IR_OP_IDENTITY;
 }
 
-static int is_float(symc_dtype dt) { return dt == SYMC_F32 || dt == SYMC_F16 || dt == SYMC_BF16 || dt == SYMC_F64; }
+static int one_element(const ir_module *m, uint32_t t);
 
 /* Index arithmetic: per tensor, 1 when its values come from integers and scalar constants alone
  * (an integer or bool tensor; a one-element float constant; an elementwise op or a view of such
@@ -314,8 +314,7 @@ static uint8_t *index_arithmetic(const ir_module *m) {
     if (!ex) return NULL;
     for (uint32_t t = 0; t < m->n_tensors; t++) {
         const ir_tensor *x = &m->tensors[t];
-        if (!is_float(x->dtype)) ex[t] = 1;
-        else if (x->constant != IR_NONE && m->constants[x->constant].size <= symc_dtype_size(x->dtype)) ex[t] = 1;
+        ex[t] = !ir_dtype_is_float(x->dtype) || (x->constant != IR_NONE && one_element(m, t));
     }
     for (uint32_t i = 0; i < m->n_nodes; i++) {
         const ir_node *n = &m->nodes[i];
