@@ -19,8 +19,8 @@
  * The precision pass keeps fp32 every tensor whose values would not fit fp16
  * with headroom, and stores attention's Q and K in half when the logits are
  * small enough. Their max |value| is measured here, where the runtime may be
- * used (passes may not): a copy of the module (serialized and read back)
- * marks every f32 intermediate as a graph output, is built as a
+ * used (passes may not): a copy of the module (ir_module_copy: the weights
+ * are lent, not copied) marks every f32 intermediate as a graph output, is built as a
  * reference-only engine and runs once on the CPU reference backend at the
  * symbols' min values (the smallest tensors: the double-precision reference
  * would take minutes on a real model at opt; a min the guards reject falls
@@ -92,10 +92,7 @@ static symc_status calibrate(void *ctx, ir_module *m, double *max_abs, symc_erro
     size_t size = 0;
     ir_module *copy = NULL;
     calib_run r = {0};
-    symc_status st = ir_serialize(m, &bytes, &size, err);
-    if (!st) st = ir_deserialize(bytes, size, &copy, err);
-    free(bytes);
-    bytes = NULL;
+    symc_status st = ir_module_copy(m, &copy, err); /* the weights are lent, not copied */
     for (uint32_t t = 0; !st && t < copy->n_tensors; t++) {
         const ir_tensor *x = &copy->tensors[t];
         int io = 0;

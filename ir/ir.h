@@ -120,6 +120,7 @@ struct symc_module {
     uint32_t n_nodes, cap_nodes;
     ir_constant *constants;
     uint32_t n_constants, cap_constants;
+    uint32_t n_lent;            /* the first n_lent constants' data belongs to another module (ir_module_copy) */
     uint32_t *inputs, *outputs; /* tensor indices, in declaration order */
     uint32_t n_inputs, cap_inputs, n_outputs, cap_outputs;
 
@@ -274,6 +275,10 @@ symc_status ir_serialize(ir_module *m, uint8_t **buf, size_t *size, symc_error *
 symc_status ir_deserialize(const uint8_t *buf, size_t size, ir_module **out, symc_error *err);
 symc_status ir_save(ir_module *m, const char *path, symc_error *err);
 symc_status ir_load(const char *path, ir_module **out, symc_error *err);
+/* A copy of m through the same writer and reader (symbols, guards, tensors, nodes, inputs,
+ * outputs; no fusion plan) whose constants are m's data, lent and not copied: m must outlive the
+ * copy and keep its constants unchanged meanwhile. Constants added to the copy are its own. */
+symc_status ir_module_copy(ir_module *m, ir_module **out, symc_error *err);
 /* Writes a whole file through "<path>.tmp" and a rename (file.c), so a failed
  * write never leaves a truncated file under the real name. */
 symc_status ir_write_file(const char *path, const uint8_t *bytes, size_t size, symc_error *err);

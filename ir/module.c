@@ -140,7 +140,7 @@ ir_module *ir_module_new(const char *name, symc_error *err) {
 
 void ir_module_free(ir_module *m) {
     if (!m) return;
-    for (uint32_t i = 0; i < m->n_constants; i++) free(m->constants[i].data);
+    for (uint32_t i = m->n_lent; i < m->n_constants; i++) free(m->constants[i].data);
     free(m->constants);
     free(m->tensors);
     free(m->nodes);

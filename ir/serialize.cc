@@ -312,7 +312,7 @@ template <typename T> void copy_vector(const flatbuffers::Vector<T> *v, std::vec
     if (have) memcpy(out.data(), v->Data(), have * sizeof(T));
 }
 
-symc_status build(const fb::Module *mod, ir_module *m, symc_error *err) {
+symc_status build(const fb::Module *mod, ir_module *m, const ir_constant *lend, symc_error *err) {
     symc_status st;
     sym_table *t = m->syms;
     for (uint32_t i = 0; i < len(mod->symbols()); i++) {
@@ -350,12 +350,17 @@ symc_status build(const fb::Module *mod, ir_module *m, symc_error *err) {
             return st;
     }
     for (uint32_t i = 0; i < len(mod->constants()); i++) {
+        uint32_t idx;
+        if (lend) { /* ir_module_copy: m's data, not a copy of it */
+            if ((st = ir_add_constant(m, lend[i].data, lend[i].size, &idx, err))) return st;
+            m->n_lent = i + 1;
+            continue;
+        }
         const flatbuffers::Vector<uint8_t> *d = mod->constants()->Get(i)->data();
         size_t size = d ? d->size() : 0;
         uint8_t *copy = (uint8_t *)malloc(size ? size : 1);
         if (!copy) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory loading constant %u", i);
         if (size) memcpy(copy, d->data(), size);
-        uint32_t idx;
         if ((st = ir_add_constant(m, copy, size, &idx, err))) return st;
     }
     for (uint32_t i = 0; i < len(mod->tensors()); i++) {
@@ -428,7 +433,7 @@ symc_status build(const fb::Module *mod, ir_module *m, symc_error *err) {
     return ir_verify(m, err);
 }
 
-symc_status deserialize(const uint8_t *buf, size_t size, ir_module **out, symc_error *err) {
+symc_status deserialize(const uint8_t *buf, size_t size, ir_module **out, const ir_constant *lend, symc_error *err) {
     *out = nullptr;
     if (!buf || size < 8) return bad(err, "not a .symir file: %zu bytes is too short for a header", buf ? size : 0);
     if (!fb::ModuleBufferHasIdentifier(buf)) {
@@ -463,7 +468,7 @@ symc_status deserialize(const uint8_t *buf, size_t size, ir_module **out, symc_e
     if (st) return st;
     ir_module *m = ir_module_new(mod->name() ? mod->name()->c_str() : "module", err);
     if (!m) return err ? err->code : SYMC_ERR_NOMEM;
-    if ((st = build(mod, m, err))) {
+    if ((st = build(mod, m, lend, err))) {
         ir_module_free(m);
         if (st == SYMC_ERR_VERIFY) symc_error_prefix(err, "invalid .symir module");
         return st;
@@ -490,12 +495,39 @@ extern "C" symc_status ir_serialize(ir_module *m, uint8_t **buf, size_t *size, s
 extern "C" symc_status ir_deserialize(const uint8_t *buf, size_t size, ir_module **out, symc_error *err) {
     if (!out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "ir_deserialize: NULL argument");
     try {
-        return deserialize(buf, size, out, err);
+        return deserialize(buf, size, out, nullptr, err);
     } catch (const std::bad_alloc &) {
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory loading a .symir module");
     } catch (...) {
         return symc_error_setf(err, SYMC_ERR_INTERNAL, "unexpected failure loading a .symir module");
     }
+}
+
+/* the writer sees every constant empty (their data stays where it is), the reader lends them back */
+extern "C" symc_status ir_module_copy(ir_module *m, ir_module **out, symc_error *err) {
+    if (!m || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "ir_module_copy: NULL argument");
+    *out = nullptr;
+    std::vector<ir_constant> lent;
+    uint8_t *buf = nullptr;
+    size_t size = 0;
+    symc_status st;
+    try {
+        lent.assign(m->constants, m->constants + m->n_constants);
+        for (uint32_t i = 0; i < m->n_constants; i++) m->constants[i] = ir_constant{nullptr, 0};
+        st = serialize(m, &buf, &size, err);
+    } catch (const std::bad_alloc &) {
+        st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory copying module '%s'", m->name);
+    }
+    if (lent.size() == m->n_constants)
+        for (uint32_t i = 0; i < m->n_constants; i++) m->constants[i] = lent[i];
+    if (st) return st;
+    try {
+        st = deserialize(buf, size, out, lent.data(), err);
+    } catch (const std::bad_alloc &) {
+        st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory copying module '%s'", m->name);
+    }
+    free(buf);
+    return st;
 }
 
 extern "C" symc_status ir_save(ir_module *m, const char *path, symc_error *err) {

@@ -207,7 +207,13 @@ static symc_status convert_constant(prec *p, uint32_t t) {
     size_t n = k->size / 4;
     uint8_t *h = malloc(n ? n * 2 : 1);
     if (!h) return symc_error_setf(p->err, SYMC_ERR_NOMEM, "out of memory converting constant '%s'", x->name);
-    for (size_t i = 0; i < n; i++) symc_dtype_store(h, p->half, i, symc_dtype_load(k->data, SYMC_F32, i));
+    uint16_t (*to_half)(float) = p->half == SYMC_F16 ? symc_f32_to_f16 : symc_f32_to_bf16;
+    for (size_t i = 0; i < n; i++) { /* rounded once, as a cast would: nearest even */
+        float v;
+        memcpy(&v, k->data + 4 * i, 4);
+        uint16_t b = to_half(v);
+        memcpy(h + 2 * i, &b, 2);
+    }
     uint32_t shared = 0;
     for (uint32_t i = 0; i < m->n_tensors; i++) shared += i != t && m->tensors[i].constant == x->constant;
     if (!shared) {
@@ -225,14 +231,15 @@ static symc_status convert_constant(prec *p, uint32_t t) {
     return SYMC_OK;
 }
 
-/* the constant's values all stay finite in the half type */
+/* the constant's values all stay finite in the half type: every finite |value| below the type's
+ * overflow point (one compare an element: this runs over every weight of the model) */
 static int constant_fits(const ir_module *m, uint32_t t, symc_dtype half) {
     const ir_constant *k = &m->constants[m->tensors[t].constant];
+    const double lim = symc_dtype_overflow(half);
     for (size_t i = 0; i < k->size / 4; i++) {
-        double v = symc_dtype_load(k->data, SYMC_F32, i);
-        uint16_t h = half == SYMC_F16 ? symc_f64_to_f16(v) : symc_f64_to_bf16(v);
-        double w = half == SYMC_F16 ? symc_f16_to_f64(h) : symc_bf16_to_f64(h);
-        if (isfinite(v) && !isfinite(w)) return 0;
+        float v;
+        memcpy(&v, (const char *)k->data + 4 * i, 4);
+        if (isfinite(v) && fabs((double)v) >= lim) return 0;
     }
     return 1;
 }

@@ -78,7 +78,12 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
     size_t text = e->cuda_source ? strlen(e->cuda_source) : 0;
     for (uint32_t i = 0; i < e->n_modules; i++)
         text += e->modules[i].cubin_size + (e->modules[i].ptx ? strlen(e->modules[i].ptx) : 0) + 64;
-    flatbuffers::FlatBufferBuilder b(4096 + const_bytes + e->program_size + text);
+    /* sized so the builder never grows: growing copies every byte written so far (the weights) into
+     * a buffer twice as large. Per item: the 16-byte alignment of each constant, and the tables,
+     * vectors and names of tensors, nodes, steps and symbols (a generous bound on each) */
+    size_t items = (size_t)e->n_tensors + e->n_nodes + e->n_steps + e->n_symbols + e->n_guards + e->n_kernels;
+    flatbuffers::FlatBufferBuilder b((1u << 20) + const_bytes + 16 * (size_t)e->n_constants + 1024 * items +
+                                     e->program_size + text);
     auto str = [&](const char *s) { return b.CreateString(s ? s : ""); };
 
     std::vector<flatbuffers::Offset<fb::Symbol>> symbols;

@@ -59,6 +59,10 @@ float symc_f16_to_f32(uint16_t h);
 float symc_bf16_to_f32(uint16_t h);
 uint16_t symc_f32_to_f16(float x);
 uint16_t symc_f32_to_bf16(float x);
+/* The smallest magnitude that rounds to infinity in dt: 65520 for f16,
+ * (2 - 2^-8) * 2^127 for bf16, INFINITY for every other dtype. A finite value
+ * x stays finite in dt exactly when |x| is below it. */
+double symc_dtype_overflow(symc_dtype dt);
 
 #ifdef __cplusplus
 }

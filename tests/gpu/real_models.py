@@ -228,12 +228,15 @@ def shapes_flags(m):
 
 
 def symc_compile(a, m, src, engine, prec):
-    cmd = [a.symc, "compile", src, "-o", engine, "-q"] + shapes_flags(m) + (["--fp16"] if prec == "fp16" else [])
+    """Builds with progress on: its lines (seconds since the start, per stage) are kept in the
+    JSON and logged, so a slow build says where its time went."""
+    cmd = [a.symc, "compile", src, "-o", engine] + shapes_flags(m) + (["--fp16"] if prec == "fp16" else [])
     t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.build_timeout)
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("symc: [")]
     if p.returncode:
         raise RuntimeError("symc compile: " + (p.stderr.strip().splitlines() or ["?"])[-1])
-    return time.time() - t0, " ".join(cmd)
+    return time.time() - t0, " ".join(cmd), lines
 
 
 def torch_compile(symc, torch, module, m, prec):
@@ -301,7 +304,9 @@ def sweep_model(a, torch, symc, name, row, save):
             try:
                 if fe == "onnx":
                     engine = os.path.join(a.work, f"{name}.{prec}.symx")
-                    secs, cmd = symc_compile(a, m, onnx_path, engine, prec)
+                    secs, cmd, progress = symc_compile(a, m, onnx_path, engine, prec)
+                    res["progress"] = progress
+                    log(f"{name} [{key}] build {secs:.1f} s:\n  " + "\n  ".join(progress))
                     from symc.runtime import EngineModule
                     run = EngineModule(engine, [n for n, _, _ in m["inputs"]], lambda outs: outs[0], gpu=True)
                     res["command"] = cmd

@@ -77,6 +77,51 @@ static void test_exhaustive(int is_bf16) {
     CHECK(symc_f32_to_f16(0.1f) == symc_f64_to_f16((double)0.1f));
 }
 
+/* An independent oracle for narrowing: the nearest value computed with
+ * frexp/ldexp in double precision (exact for 16-bit targets), then the
+ * encoding. The library narrows on the IEEE bit fields instead; random
+ * doubles over the whole exponent range (and every overflow threshold) must
+ * give the same bits. */
+static uint16_t oracle_narrow(double x, int ebits, int mbits) {
+    const int bias = (1 << (ebits - 1)) - 1;
+    const uint32_t inf = ((1u << ebits) - 1u) << mbits;
+    const uint16_t sign = signbit(x) ? 0x8000u : 0u;
+    if (isnan(x)) return (uint16_t)(sign | inf | (1u << (mbits - 1)));
+    double a = fabs(x);
+    if (a >= ldexp(2.0 - ldexp(1.0, -(mbits + 1)), bias)) return (uint16_t)(sign | inf);
+    if (a == 0.0) return sign;
+    int k;
+    frexp(a, &k);
+    int e = k - 1;
+    if (e < 1 - bias) e = 1 - bias;
+    double v = ldexp(a, mbits - e), f = floor(v), d = v - f;
+    double r = d > 0.5 ? f + 1.0 : d < 0.5 ? f : (fmod(f, 2.0) == 0.0 ? f : f + 1.0);
+    return (uint16_t)(sign | (((uint32_t)(e + bias - 1) << mbits) + (uint32_t)r));
+}
+
+static void test_narrow_oracle(void) {
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    int bad = 0;
+    for (int i = 0; i < 2000000; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t u = s;
+        /* exponents mostly near the 16-bit types' ranges, the rest anywhere (subnormals too) */
+        if (i % 4) u = (u & ~(UINT64_C(0x7ff) << 52)) | ((uint64_t)(1023 - 150 + (int)((s >> 33) % 290)) << 52);
+        double x;
+        memcpy(&x, &u, 8);
+        if (symc_f64_to_f16(x) != oracle_narrow(x, 5, 10) || symc_f64_to_bf16(x) != oracle_narrow(x, 8, 7)) bad++;
+    }
+    CHECK_MSG(bad == 0, "%d narrowings differ from the oracle", bad);
+    /* the overflow point: just below stays finite, at it rounds to infinity */
+    CHECK(symc_dtype_overflow(SYMC_F16) == 65520.0);
+    CHECK(symc_f64_to_f16(nextafter(65520.0, 0)) == 0x7bff && symc_f64_to_f16(-65520.0) == 0xfc00);
+    double lb = symc_dtype_overflow(SYMC_BF16);
+    CHECK(symc_f64_to_bf16(nextafter(lb, 0)) == 0x7f7f && symc_f64_to_bf16(lb) == 0x7f80);
+    CHECK(isinf(symc_dtype_overflow(SYMC_F32)) && isinf(symc_dtype_overflow(SYMC_I8)));
+    CHECK(symc_f64_to_f16(ldexp(1, -1074)) == 0 && symc_f64_to_f16(-ldexp(1, -1074)) == 0x8000);
+    CHECK(symc_f64_to_bf16(ldexp(1, -134)) == 0 && symc_f64_to_bf16(ldexp(1.0000001, -134)) == 1);
+}
+
 static void test_cast(void) {
     symc_attr to_i32 = symc_attr_dtype("to", SYMC_I32);
     rt_ref_tensor x = tf(SYMC_F32, SH(6), V(-1.7, 2.9, -0.0, NAN, 1e20, -1e20));
@@ -225,6 +270,7 @@ int main(void) {
     test_bf16_patterns();
     test_exhaustive(0);
     test_exhaustive(1);
+    test_narrow_oracle();
     test_cast();
     tfree_all();
     return check_report("runtime.convert");
