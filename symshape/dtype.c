@@ -91,9 +91,33 @@ uint16_t symc_f64_to_f16(double x) { return narrow(x, 5, 10); }
 uint16_t symc_f64_to_bf16(double x) { return narrow(x, 8, 7); }
 float symc_f16_to_f32(uint16_t h) { return (float)widen(h, 5, 10); }
 float symc_bf16_to_f32(uint16_t h) { return (float)widen(h, 8, 7); }
-/* float -> double is exact, so these round exactly once */
-uint16_t symc_f32_to_f16(float x) { return narrow((double)x, 5, 10); }
-uint16_t symc_f32_to_bf16(float x) { return narrow((double)x, 8, 7); }
+/* From f32 bits directly (the weights' conversion runs these once per weight), with the same
+ * rounding as narrow: once, to nearest, ties to even. */
+uint16_t symc_f32_to_f16(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    const uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu, ex = a >> 23;
+    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);  /* NaN: quiet */
+    if (a >= 0x47800000u) return (uint16_t)(sign | 0x7c00u); /* 2^16 and up, inf */
+    if (ex >= 113) {                                         /* normal in f16 (2^-14 and up) */
+        uint32_t r = a - ((uint32_t)(127 - 15) << 23);       /* rebias */
+        r += 0xfffu + ((r >> 13) & 1u);                      /* round the 13 dropped bits, ties to even */
+        return (uint16_t)(sign | (r >> 13));                 /* a carry steps into the next binade, or inf */
+    }
+    if (ex == 0) return (uint16_t)sign;                           /* f32 zero or subnormal: below 2^-126 */
+    const uint32_t M = (a & 0x7fffffu) | 0x800000u, s = 126 - ex; /* f16 subnormal: quantum 2^-24 */
+    if (s > 24) return (uint16_t)sign;
+    uint32_t m = M >> s, rest = M & ((1u << s) - 1u), half = 1u << (s - 1);
+    if (rest > half || (rest == half && (m & 1u))) m++; /* up to 0x400: the smallest normal */
+    return (uint16_t)(sign | m);
+}
+uint16_t symc_f32_to_bf16(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)(((u >> 16) & 0x8000u) | 0x7fc0u); /* NaN: quiet */
+    u += 0x7fffu + ((u >> 16) & 1u); /* ties to even; the largest finite's upper half carries into inf */
+    return (uint16_t)(u >> 16);
+}
 /* the midpoint between the largest finite value and 2^(bias+1) rounds to even: up */
 double symc_dtype_overflow(symc_dtype dt) {
     if (dt == SYMC_F16) return ldexp(2.0 - ldexp(1.0, -11), 15);

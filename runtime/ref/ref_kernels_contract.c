@@ -41,40 +41,76 @@
 
 /* ---- matmul ----------------------------------------------------------------------------- */
 /* f32/f64 matrices: the same f64 sums as the plain loop, in the same order
- * over p for every output element (so bit-identical results), but with j
- * innermost over a block of accumulators so the loads are contiguous. This
- * keeps the reference backend usable at real model sizes. */
-enum { MM_BLOCK = 256 };
+ * over p for every output element (so bit-identical results), computed in
+ * register tiles of MM_MR rows by MM_NR columns. Threads take blocks of
+ * MM_MB rows; within a block, for each panel of MM_NR columns of B, the
+ * panel is widened to f64 once per chunk of MM_KC steps of p (packed, on the
+ * stack) and every row tile of the block runs over it, its sums carried in an
+ * f64 block between chunks (so chunking changes nothing in the order). A
+ * short panel (n not a multiple of MM_NR) is padded with zeros that are never
+ * stored. This keeps the reference backend usable at real model sizes: the
+ * fp16 calibration runs whole models on it at build time. */
+enum { MM_MR = 4, MM_NR = 4, MM_MB = 64, MM_KC = 256 };
+
+static inline double mm_ld(const void *p, int f32, int64_t i) {
+    return f32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+/* rows [i, i + nr) of the block (nr <= MM_MR), sums in acc (MM_NR a row) over p in [p0, p0 + kc) */
+static inline void mm_tile(const void *a, int f32, int64_t arow, int64_t k, int64_t p0, int64_t kc, const double *wb,
+                           double *acc, int64_t nr) {
+    if (nr == MM_MR) { /* constant bounds: the sums stay in registers */
+        double t[MM_MR][MM_NR];
+        for (int r = 0; r < MM_MR; r++)
+            for (int q = 0; q < MM_NR; q++) t[r][q] = acc[r * MM_NR + q];
+        for (int64_t p = 0; p < kc; p++) {
+            const double *bp = wb + p * MM_NR;
+            for (int r = 0; r < MM_MR; r++) {
+                double x = mm_ld(a, f32, arow + r * k + p0 + p);
+                for (int q = 0; q < MM_NR; q++) t[r][q] += x * bp[q];
+            }
+        }
+        for (int r = 0; r < MM_MR; r++)
+            for (int q = 0; q < MM_NR; q++) acc[r * MM_NR + q] = t[r][q];
+        return;
+    }
+    for (int64_t r = 0; r < nr; r++)
+        for (int64_t p = 0; p < kc; p++) {
+            double x = mm_ld(a, f32, arow + r * k + p0 + p);
+            for (int q = 0; q < MM_NR; q++) acc[r * MM_NR + q] += x * wb[p * MM_NR + q];
+        }
+}
+
 static void matmul_block(const rt_ref_tensor *a, const rt_ref_tensor *b, rt_ref_tensor *out, int64_t a0, int64_t b0,
                          int64_t o0, int64_t m, int64_t n, int64_t k, int serial) {
     int f32 = a->dtype == SYMC_F32;
-    const float *af = a->data, *bf = b->data;
-    const double *ad = a->data, *bd = b->data;
-    float *of = out->data;
-    double *od = out->data;
+    int64_t row_blocks = (m + MM_MB - 1) / MM_MB;
     (void)serial; /* read by the pragma only, which a build without OpenMP drops */
     RT_OMP_FOR(serial ? 0.0 : (double)m * n * k)
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j0 = 0; j0 < n; j0 += MM_BLOCK) {
-            double acc[MM_BLOCK]; /* one row's block: private to the thread computing row i */
-            int64_t nj = n - j0 < MM_BLOCK ? n - j0 : MM_BLOCK;
-            for (int64_t jj = 0; jj < nj; jj++) acc[jj] = 0.0;
-            for (int64_t p = 0; p < k; p++) {
-                int64_t ai = a0 + i * k + p, bi = b0 + p * n + j0;
-                if (f32) {
-                    double x = af[ai];
-                    for (int64_t jj = 0; jj < nj; jj++) acc[jj] += x * (double)bf[bi + jj];
-                } else {
-                    double x = ad[ai];
-                    for (int64_t jj = 0; jj < nj; jj++) acc[jj] += x * bd[bi + jj];
+    for (int64_t ib = 0; ib < row_blocks; ib++) {
+        double wb[MM_KC * MM_NR];  /* B's panel, chunk of p, widened */
+        double acc[MM_MB * MM_NR]; /* the block's sums for the panel */
+        int64_t i0 = ib * MM_MB, mb = m - i0 < MM_MB ? m - i0 : MM_MB;
+        for (int64_t j0 = 0; j0 < n; j0 += MM_NR) {
+            int64_t nj = n - j0 < MM_NR ? n - j0 : MM_NR;
+            for (int64_t x = 0; x < mb * MM_NR; x++) acc[x] = 0.0;
+            for (int64_t p0 = 0; p0 < k; p0 += MM_KC) {
+                int64_t kc = k - p0 < MM_KC ? k - p0 : MM_KC;
+                for (int64_t p = 0; p < kc; p++)
+                    for (int64_t q = 0; q < MM_NR; q++)
+                        wb[p * MM_NR + q] = q < nj ? mm_ld(b->data, f32, b0 + (p0 + p) * n + j0 + q) : 0.0;
+                for (int64_t i = 0; i < mb; i += MM_MR)
+                    mm_tile(a->data, f32, a0 + (i0 + i) * k, k, p0, kc, wb, acc + i * MM_NR,
+                            mb - i < MM_MR ? mb - i : MM_MR);
+            }
+            for (int64_t i = 0; i < mb; i++)
+                for (int64_t q = 0; q < nj; q++) {
+                    int64_t oi = o0 + (i0 + i) * n + j0 + q;
+                    if (f32) ((float *)out->data)[oi] = (float)acc[i * MM_NR + q];
+                    else ((double *)out->data)[oi] = acc[i * MM_NR + q];
                 }
-            }
-            int64_t oi = o0 + i * n + j0;
-            for (int64_t jj = 0; jj < nj; jj++) {
-                if (f32) of[oi + jj] = (float)acc[jj];
-                else od[oi + jj] = acc[jj];
-            }
         }
+    }
 }
 
 symc_status rt_k_matmul(rt_ctx *c) {
@@ -229,6 +265,66 @@ symc_status rt_k_gemm(rt_ctx *c) {
 }
 
 /* ---- conv2d ------------------------------------------------------------------------------------ */
+/* f32/f64: the same sums as the direct loop below (bias first, then the taps in the order q, u,
+ * r, t, out-of-bounds taps skipped, f64), so bit-identical results, but one output row at a time:
+ * CONV_ROW accumulators over the row's positions j, and for each tap the run of j whose input
+ * position is in bounds, so the innermost loop is contiguous (stride 1) and vectorizes. */
+enum { CONV_ROW = 512 };
+static void conv_rows(const rt_ref_tensor *x, const rt_ref_tensor *w, const rt_ref_tensor *bias, rt_ref_tensor *y,
+                      int64_t nb, int64_t ci, int64_t co, int64_t cg, int64_t co_per_group, const int64_t in[3],
+                      const int64_t k[3], const int64_t st[3], const int64_t dl[3], const int64_t pb[3],
+                      const int64_t out[3]) {
+    const int f32 = x->dtype == SYMC_F32;
+    const int64_t in_n = in[0] * in[1] * in[2], k_n = k[0] * k[1] * k[2], rows = out[0] * out[1];
+    RT_OMP_FOR2((double)nb * co * out[0] * out[1] * out[2] * cg * k_n)
+    for (int64_t n = 0; n < nb; n++)
+        for (int64_t o = 0; o < co; o++) {
+            int64_t c0 = (o / co_per_group) * cg; /* first input channel of o's group */
+            double b0 = bias ? mm_ld(bias->data, f32, o) : 0.0;
+            for (int64_t row = 0; row < rows; row++) {
+                int64_t a = row / out[1], i = row % out[1];
+                for (int64_t j0 = 0; j0 < out[2]; j0 += CONV_ROW) {
+                    double acc[CONV_ROW];
+                    int64_t nj = out[2] - j0 < CONV_ROW ? out[2] - j0 : CONV_ROW;
+                    for (int64_t j = 0; j < nj; j++) acc[j] = b0;
+                    for (int64_t q = 0; q < cg; q++)
+                        for (int64_t u = 0; u < k[0]; u++) {
+                            int64_t z = a * st[0] - pb[0] + u * dl[0];
+                            if (z < 0 || z >= in[0]) continue;
+                            for (int64_t r = 0; r < k[1]; r++) {
+                                int64_t yy = i * st[1] - pb[1] + r * dl[1];
+                                if (yy < 0 || yy >= in[1]) continue;
+                                int64_t xrow = (n * ci + c0 + q) * in_n + (z * in[1] + yy) * in[2];
+                                for (int64_t t = 0; t < k[2]; t++) {
+                                    /* j in [lo, hi): 0 <= (j0 + j) * st - pb + t * dl < in */
+                                    int64_t base = t * dl[2] - pb[2], lo = 0, hi = nj;
+                                    while (lo < nj && (j0 + lo) * st[2] + base < 0) lo++;
+                                    while (hi > lo && (j0 + hi - 1) * st[2] + base >= in[2]) hi--;
+                                    double wv = mm_ld(w->data, f32, (o * cg + q) * k_n + (u * k[1] + r) * k[2] + t);
+                                    int64_t x0 = xrow + j0 * st[2] + base;
+                                    if (f32 && st[2] == 1) {
+                                        const float *xp = (const float *)x->data + x0;
+                                        for (int64_t j = lo; j < hi; j++) acc[j] += (double)xp[j] * wv;
+                                    } else if (st[2] == 1) {
+                                        const double *xp = (const double *)x->data + x0;
+                                        for (int64_t j = lo; j < hi; j++) acc[j] += xp[j] * wv;
+                                    } else {
+                                        for (int64_t j = lo; j < hi; j++)
+                                            acc[j] += mm_ld(x->data, f32, x0 + j * st[2]) * wv;
+                                    }
+                                }
+                            }
+                        }
+                    int64_t oi = ((n * co + o) * out[0] + a) * out[1] * out[2] + i * out[2] + j0;
+                    for (int64_t j = 0; j < nj; j++) {
+                        if (f32) ((float *)y->data)[oi + j] = (float)acc[j];
+                        else ((double *)y->data)[oi + j] = acc[j];
+                    }
+                }
+            }
+        }
+}
+
 symc_status rt_k_conv2d(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0], *w = &c->in[1];
     const rt_ref_tensor *bias = c->n_in >= 3 ? &c->in[2] : NULL;
@@ -273,6 +369,10 @@ symc_status rt_k_conv2d(rt_ctx *c) {
     if ((s = rt_check_out(c, 0, x->dtype, x->rank, od))) return s;
 
     int64_t co_per_group = co / group, in_n = in[0] * in[1] * in[2], k_n = k[0] * k[1] * k[2];
+    if (x->dtype == SYMC_F32 || x->dtype == SYMC_F64) {
+        conv_rows(x, w, bias, &c->out[0], nb, ci, co, cg, co_per_group, in, k, st, dl, pb, out);
+        return SYMC_OK;
+    }
     RT_OMP_FOR2((double)nb * co * out[0] * out[1] * out[2] * cg * k_n)
     for (int64_t n = 0; n < nb; n++)
         for (int64_t o = 0; o < co; o++) {

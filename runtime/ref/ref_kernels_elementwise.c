@@ -357,6 +357,22 @@ symc_status rt_k_binary(rt_ctx *c) {
      * the result is truncated into the base's dtype, as a cast would) */
     int float_domain = rt_is_float(a->dtype) || rt_is_float(b->dtype);
     int64_t n = rt_numel_dims(rank, dims);
+    if (a->dtype == SYMC_F32 && b->dtype == SYMC_F32 && rank > 0 &&
+        (c->op == IR_OP_ADD || c->op == IR_OP_SUB || c->op == IR_OP_MUL || c->op == IR_OP_DIV)) {
+        /* the common case without a load and a coordinate step per element: rows of the last dim
+         * (binary_f's f64 result rounded once, as rt_st_f stores it) */
+        const float *fa = a->data, *fb = b->data;
+        float *fy = y->data;
+        int64_t w = dims[rank - 1], la = sa[rank - 1], lb = sb[rank - 1];
+        for (int64_t i = 0; i < n; i += w) {
+            int64_t ia = rt_offset(rank, coord, sa), ib = rt_offset(rank, coord, sb);
+            for (int64_t j = 0; j < w; j++)
+                fy[i + j] = (float)binary_f(c->op, fa[ia + j * la], fb[ib + j * lb], python_mod);
+            coord[rank - 1] = w - 1;
+            rt_next(rank, dims, coord);
+        }
+        return SYMC_OK;
+    }
     for (int64_t i = 0; i < n; i++, rt_next(rank, dims, coord)) {
         int64_t ia = rt_offset(rank, coord, sa), ib = rt_offset(rank, coord, sb);
         if (float_domain) {

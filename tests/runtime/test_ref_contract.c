@@ -55,6 +55,37 @@ static void test_matmul(void) {
               0, in8, 2, &y, 1);
 }
 
+/* The tiled matmul (register tiles, row blocks, p in chunks, zero-padded column panels) against
+ * the plain loop it replaces, bit for bit: f64 sums over p in ascending order, then one rounding.
+ * Sizes cross every tile, block and chunk edge; batched shapes take the per-product path. */
+static void test_matmul_tiled(void) {
+    static const int64_t ms[] = {1, 3, 4, 5, 63, 64, 65, 130}, ns[] = {1, 3, 4, 5, 17}, ks[] = {1, 7, 256, 257, 600};
+    int bad = 0, runs = 0;
+    for (int f64 = 0; f64 < 2; f64++)
+        for (size_t im = 0; im < sizeof ms / sizeof *ms; im++)
+            for (size_t in = 0; in < sizeof ns / sizeof *ns; in++)
+                for (size_t ik = 0; ik < sizeof ks / sizeof *ks; ik++) {
+                    int64_t m = ms[im], n = ns[in], k = ks[ik], batch = (im + in + ik) % 3 == 0 ? 3 : 1;
+                    symc_dtype dt = f64 ? SYMC_F64 : SYMC_F32;
+                    rt_ref_tensor a = trandom(dt, SH(batch, m, k)), b = trandom(dt, SH(batch, k, n));
+                    rt_ref_tensor in2[2] = {a, b};
+                    rt_ref_tensor y = tz(dt, SH(batch, m, n));
+                    RUN_OK(IR_OP_MATMUL, NULL, 0, in2, 2, &y, 1);
+                    runs++;
+                    for (int64_t bi = 0; bi < batch; bi++)
+                        for (int64_t i = 0; i < m; i++)
+                            for (int64_t j = 0; j < n; j++) {
+                                double acc = 0.0;
+                                for (int64_t p = 0; p < k; p++)
+                                    acc += tget(&a, (bi * m + i) * k + p) * tget(&b, (bi * k + p) * n + j);
+                                double want = f64 ? acc : (double)(float)acc, got = tget(&y, (bi * m + i) * n + j);
+                                bad += memcmp(&want, &got, sizeof want) != 0;
+                            }
+                    tfree_all();
+                }
+    CHECK_MSG(bad == 0, "%d of the tiled matmul's elements differ from the plain loop's (%d products)", bad, runs);
+}
+
 static void test_gemm(void) {
     rt_ref_tensor a = tf(SYMC_F32, SH(2, 3), V(1, 2, 3, 4, 5, 6));
     rt_ref_tensor b = tf(SYMC_F32, SH(3, 2), V(7, 8, 9, 10, 11, 12));
@@ -122,6 +153,54 @@ static void test_conv2d(void) {
     rt_ref_tensor inb[2] = {x, tf(SYMC_F32, SH(1, 1, 4, 1), V(1, 1, 1, 1))};
     RUN_FAILS(SYMC_ERR_INVALID_ARG, "larger than the padded input (3) along height", IR_OP_CONV2D, NULL, 0, inb, 2, &y,
               1);
+}
+
+/* The row-at-a-time f32/f64 convolution against the plain direct loop, bit for bit (bias first,
+ * taps in the order channel, kh, kw, out-of-bounds taps skipped, f64 sums): strides, dilations,
+ * asymmetric pads (wider than the kernel too), groups, rows longer than one accumulator chunk. */
+static void test_conv_rows(void) {
+    static const struct {
+        int64_t n, c, h, w, o, kh, kw, sh, sw, dh, dw, pt, pl, pbm, pr, g;
+    } cs[] = {
+        {1, 3, 9, 11, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {2, 4, 8, 8, 6, 3, 2, 2, 2, 1, 1, 0, 1, 2, 0, 2},
+        {1, 4, 7, 13, 4, 3, 5, 1, 2, 2, 1, 3, 4, 0, 2, 4}, {1, 2, 3, 600, 2, 1, 7, 1, 1, 1, 3, 0, 9, 0, 9, 1},
+        {1, 3, 5, 5, 2, 5, 5, 3, 3, 1, 1, 6, 6, 6, 6, 1},  {2, 6, 6, 9, 3, 1, 1, 1, 3, 1, 1, 0, 0, 0, 0, 3},
+    };
+    int bad = 0;
+    for (int f64 = 0; f64 < 2; f64++)
+        for (size_t ci = 0; ci < sizeof cs / sizeof *cs; ci++) {
+            symc_dtype dt = f64 ? SYMC_F64 : SYMC_F32;
+            int64_t n = cs[ci].n, c = cs[ci].c, h = cs[ci].h, wd = cs[ci].w, o = cs[ci].o, g = cs[ci].g;
+            int64_t kh = cs[ci].kh, kw = cs[ci].kw, sh = cs[ci].sh, sw = cs[ci].sw, dh = cs[ci].dh, dw = cs[ci].dw;
+            int64_t pt = cs[ci].pt, pl = cs[ci].pl, pbm = cs[ci].pbm, pr = cs[ci].pr, cg = c / g;
+            int64_t oh = (h + pt + pbm - dh * (kh - 1) - 1) / sh + 1, ow = (wd + pl + pr - dw * (kw - 1) - 1) / sw + 1;
+            rt_ref_tensor x = trandom(dt, SH(n, c, h, wd)), w = trandom(dt, SH(o, cg, kh, kw)), b = trandom(dt, SH(o));
+            rt_ref_tensor in[3] = {x, w, b};
+            rt_ref_tensor y = tz(dt, SH(n, o, oh, ow));
+            symc_attr at[4] = {symc_attr_ints("pads", I(pt, pl, pbm, pr), 4), symc_attr_ints("strides", I(sh, sw), 2),
+                               symc_attr_ints("dilations", I(dh, dw), 2), symc_attr_int("group", g)};
+            RUN_OK(IR_OP_CONV2D, at, 4, in, 3, &y, 1);
+            for (int64_t bn = 0; bn < n; bn++)
+                for (int64_t oc = 0; oc < o; oc++)
+                    for (int64_t i = 0; i < oh; i++)
+                        for (int64_t j = 0; j < ow; j++) {
+                            double acc = tget(&b, oc);
+                            int64_t c0 = oc / (o / g) * cg;
+                            for (int64_t q = 0; q < cg; q++)
+                                for (int64_t r = 0; r < kh; r++)
+                                    for (int64_t t = 0; t < kw; t++) {
+                                        int64_t yy = i * sh - pt + r * dh, xx = j * sw - pl + t * dw;
+                                        if (yy < 0 || yy >= h || xx < 0 || xx >= wd) continue;
+                                        acc += tget(&x, ((bn * c + c0 + q) * h + yy) * wd + xx) *
+                                            tget(&w, ((oc * cg + q) * kh + r) * kw + t);
+                                    }
+                            double want = f64 ? acc : (double)(float)acc,
+                                   got = tget(&y, ((bn * o + oc) * oh + i) * ow + j);
+                            bad += memcmp(&want, &got, sizeof want) != 0;
+                        }
+            tfree_all();
+        }
+    CHECK_MSG(bad == 0, "%d of the convolution's elements differ from the direct loop's", bad);
 }
 
 static void test_pool(void) {
@@ -195,8 +274,10 @@ static void test_pool(void) {
 
 int main(void) {
     test_matmul();
+    test_matmul_tiled();
     test_gemm();
     test_conv2d();
+    test_conv_rows();
     test_pool();
     tfree_all();
     return check_report("runtime.contract");

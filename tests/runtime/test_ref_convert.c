@@ -122,6 +122,37 @@ static void test_narrow_oracle(void) {
     CHECK(symc_f64_to_bf16(ldexp(1, -134)) == 0 && symc_f64_to_bf16(ldexp(1.0000001, -134)) == 1);
 }
 
+/* The f32 entry points work on f32 bits (their own code): every f32 value exactly at, just
+ * below and just above each midpoint between adjacent 16-bit values, every 16-bit value itself,
+ * and random f32 patterns, against the f64 path (float -> double is exact). */
+static void test_f32_entry_points(void) {
+    int bad = 0;
+    for (int is_bf16 = 0; is_bf16 < 2; is_bf16++) {
+        double (*widen)(uint16_t) = is_bf16 ? symc_bf16_to_f64 : symc_f16_to_f64;
+        uint16_t (*n64)(double) = is_bf16 ? symc_f64_to_bf16 : symc_f64_to_f16;
+        uint16_t (*n32)(float) = is_bf16 ? symc_f32_to_bf16 : symc_f32_to_f16;
+        uint32_t inf = is_bf16 ? 0x7f80 : 0x7c00;
+        for (uint32_t h = 0; h <= inf; h++) {
+            double a = widen((uint16_t)h), b = h < inf ? widen((uint16_t)(h + 1)) : INFINITY;
+            float pts[5] = {(float)a, (float)(a + (b - a) / 2), 0, 0, -(float)a};
+            if (h == inf) pts[1] = (float)a;
+            pts[2] = nextafterf(pts[1], 0.0f);
+            pts[3] = nextafterf(pts[1], INFINITY);
+            for (int i = 0; i < 5; i++) bad += n32(pts[i]) != n64((double)pts[i]);
+        }
+        uint64_t s = 0x243f6a8885a308d3ull;
+        for (int i = 0; i < 4000000; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t u = (uint32_t)(s >> 32);
+            float f;
+            memcpy(&f, &u, 4);
+            uint16_t x = n32(f), y = n64((double)f);
+            bad += isnan(f) ? !isnan(widen(x)) || !isnan(widen(y)) : x != y;
+        }
+    }
+    CHECK_MSG(bad == 0, "%d f32 narrowings differ from the f64 path", bad);
+}
+
 static void test_cast(void) {
     symc_attr to_i32 = symc_attr_dtype("to", SYMC_I32);
     rt_ref_tensor x = tf(SYMC_F32, SH(6), V(-1.7, 2.9, -0.0, NAN, 1e20, -1e20));
@@ -271,6 +302,7 @@ int main(void) {
     test_exhaustive(0);
     test_exhaustive(1);
     test_narrow_oracle();
+    test_f32_entry_points();
     test_cast();
     tfree_all();
     return check_report("runtime.convert");

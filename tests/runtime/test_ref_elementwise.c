@@ -440,6 +440,44 @@ static void test_binary_more(void) {
     RUN_FAILS(SYMC_ERR_UNSUPPORTED, "dtype i32 of input 0 is not supported", IR_OP_BIT_SHIFT, &left, 1, si, 2, &sy, 1);
 }
 
+/* f32 add/sub/mul/div run row by row without per-element loads (their fast path): every
+ * broadcast pattern against the f64 operation rounded once, bit for bit */
+static void test_binary_f32_rows(void) {
+    static const ir_op ops[4] = {IR_OP_ADD, IR_OP_SUB, IR_OP_MUL, IR_OP_DIV};
+    static const struct {
+        int32_t ra, rb;
+        int64_t da[3], db[3], dy[3];
+    } cs[] = {
+        {3, 2, {3, 1, 5}, {4, 1}, {3, 4, 5}}, {2, 0, {2, 3}, {0}, {2, 3}},    {1, 1, {1}, {6}, {6}},
+        {2, 2, {4, 7}, {4, 7}, {4, 7}},       {2, 2, {4, 1}, {1, 9}, {4, 9}}, {1, 2, {5}, {3, 5}, {3, 5}},
+    };
+    int bad = 0;
+    for (size_t k = 0; k < sizeof cs / sizeof *cs; k++)
+        for (int o = 0; o < 4; o++) {
+            int32_t ry = cs[k].ra > cs[k].rb ? cs[k].ra : cs[k].rb;
+            rt_ref_tensor a = trandom(SYMC_F32, cs[k].ra, cs[k].da), b = trandom(SYMC_F32, cs[k].rb, cs[k].db);
+            rt_ref_tensor in[2] = {a, b};
+            rt_ref_tensor y = tz(SYMC_F32, ry, cs[k].dy);
+            RUN_OK(ops[o], NULL, 0, in, 2, &y, 1);
+            int64_t n = tnumel(&y);
+            for (int64_t i = 0; i < n; i++) {
+                int64_t rem = i, ia = 0, ib = 0, sa = 1, sb = 1;
+                for (int32_t d = ry - 1; d >= 0; d--) {
+                    int64_t c = rem % cs[k].dy[d];
+                    rem /= cs[k].dy[d];
+                    int32_t dA = d - (ry - cs[k].ra), dB = d - (ry - cs[k].rb);
+                    if (dA >= 0) ia += (cs[k].da[dA] == 1 ? 0 : c) * sa, sa *= cs[k].da[dA];
+                    if (dB >= 0) ib += (cs[k].db[dB] == 1 ? 0 : c) * sb, sb *= cs[k].db[dB];
+                }
+                double x = tget(&a, ia), z = tget(&b, ib);
+                double r = o == 0 ? x + z : o == 1 ? x - z : o == 2 ? x * z : x / z;
+                float want = (float)r, got = (float)tget(&y, i);
+                bad += memcmp(&want, &got, sizeof want) != 0;
+            }
+        }
+    CHECK_MSG(bad == 0, "%d f32 elements differ from the f64 operation rounded once", bad);
+}
+
 int main(void) {
     test_unary_math();
     test_unary_int_bool();
@@ -451,6 +489,7 @@ int main(void) {
     test_unary_more();
     test_int_dtypes();
     test_binary_more();
+    test_binary_f32_rows();
     tfree_all();
     return check_report("runtime.elementwise");
 }
