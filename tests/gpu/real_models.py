@@ -40,6 +40,9 @@ bound, result) printed and written to OUT/real_models.md, every number in OUT/re
 result or build failure; refusals of the torch path are listed, not failures (the torch path's
 known limits are docs/MODELS.md's).
 
+--prepare only exports and writes two points' inputs per model (scripts/device_real_builds.sh times
+the builds on an idle machine and runs compute-sanitizer on the engines with them).
+
 usage (the GPU machine, repo root, build/bin and build/lib carried; about 1-3 minutes a model):
   python3 tests/gpu/real_models.py --out $OUT --models bert,gpt2 [--modes fp32,fp16]
       [--frontends onnx,torch] [--seed N] [--random 3] [--budget-s 480] [--work DIR]
@@ -383,9 +386,41 @@ def table(rows, meta):
     return "\n".join(lines), n_fail
 
 
+def prepare(a, torch):
+    """--prepare: per model, the ONNX export (kept when there) and NAME.plan for builds and runs
+    outside this script (scripts/device_real_builds.sh): a "shapes" line (symc compile's --shapes
+    flags) and one "point" line per point (symc run's --shapes and --input flags; the inputs as .npy
+    beside it): min (all-ones mask) and one random point between min and opt (padded mask), drawn
+    from --seed."""
+    for name in a.names:
+        m = MODELS[name]
+        onnx_path = os.path.join(a.work, name + ".onnx")
+        t0 = time.time()
+        if not os.path.exists(onnx_path):
+            torch.manual_seed(0)
+            export_onnx(torch, m["build"]().eval(), m, onnx_path)
+        rng = np.random.default_rng(a.seed + sum(map(ord, name)))
+        r = m["ranges"]
+        pts = [("min", {s: v[0] for s, v in r.items()}, "ones"),
+               ("low", {s: int(rng.integers(v[0], v[1] + 1)) for s, v in r.items()}, "pad")]
+        lines = ["shapes " + " ".join(shapes_flags(m))]
+        for tag, p, form in pts:
+            args = []
+            for (n, dims, _), x in zip(m["inputs"], make_inputs(m, p, form, rng)):
+                f = os.path.join(a.work, f"{name}.{tag}.{n}.npy")
+                np.save(f, x)
+                args += ["--shapes", f"{n}:{'x'.join(map(str, x.shape))}", "--input", f"{n}={f}"]
+            lines.append(f"point {tag} " + " ".join(args))
+        with open(os.path.join(a.work, name + ".plan"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        log(f"prepared {name} in {time.time() - t0:.1f} s: " + "; ".join(f"{t} {p}" for t, p, _ in pts))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", default=None, help="required unless --prepare")
+    ap.add_argument("--prepare", action="store_true",
+                    help="only export each model and write NAME.plan with two points' inputs into --work")
     ap.add_argument("--models", default="all")
     ap.add_argument("--modes", default="fp32,fp16")
     ap.add_argument("--frontends", default="onnx,torch")
@@ -405,9 +440,17 @@ def main():
         sys.exit(f"unknown model, mode or frontend (models: {', '.join(MODELS)}; modes fp32,fp16; "
                  f"frontends onnx,torch)")
     a.seed = a.seed if a.seed is not None else time.time_ns() % 2**31
-    os.makedirs(a.out, exist_ok=True)
     a.work = a.work or os.path.join("/tmp", "symc_real_models")
     os.makedirs(a.work, exist_ok=True)
+    if a.prepare:
+        import torch
+        log(f"real_models --prepare: seed {a.seed}")
+        a.names = names
+        prepare(a, torch)
+        return
+    if not a.out:
+        sys.exit("--out is required")
+    os.makedirs(a.out, exist_ok=True)
     os.environ["SYMC_LIB"] = os.path.abspath(a.lib)
     os.environ.setdefault("SYMC_CACHE_DIR", os.path.join(a.work, "cache"))
     import torch
