@@ -2,7 +2,7 @@
 # The real models' build times and compute-sanitizer over their engines (issue 29), in one call on a
 # lent GPU machine (the `device` tool), from the repo root with build/bin, build/lib and .whl carried:
 #   bash scripts/device_real_builds.sh [--models a,b,...] [--tools memcheck,racecheck] [--seed N]
-#        [--sanitize-limit-s S]
+#        [--sanitize-limit-s S] [--skip-builds] [--budget-s S]
 # 1. exports: tests/gpu/real_models.py --prepare, the models split over as many processes as GPUs
 #    (CPU work), each model's ONNX file and two points' inputs (min with an all-ones mask, and a
 #    seeded random point between min and opt with a padded mask);
@@ -13,6 +13,10 @@
 # 3. compute-sanitizer, each tool over every engine at both points (`symc run --backend cuda` with
 #    the points' inputs), the runs spread over the GPUs; every run's ERROR SUMMARY in
 #    $OUT/sanitize.log, a run cut at --sanitize-limit-s (default 240 s) counted as not run.
+# --skip-builds uses the engines already in $WORK (NAME.fp32.symx, NAME.fp16.symx: a sweep's, say)
+# and exports only what is missing; --budget-s starts no sanitizer run after that many seconds (the
+# runs not started are listed as not run). Each GPU's sanitizer lines go to $OUT/sanitize_K.log as
+# they finish (a call cut short keeps them), joined into $OUT/sanitize.log at the end.
 # Exit 1 on a failed build or a sanitizer error.
 set -u
 OUT=${OUT:-/tmp/out}
@@ -22,12 +26,17 @@ models=bert,gpt2,llama,t5_encoder,vit_s,resnet50,convnext_t,efficientnet_b0,mobi
 tools=memcheck,racecheck
 seed=$(( $(date +%s%N) % 2147483647 ))
 slimit=240
+skip_builds=0
+budget=1000000
+start=$(date +%s)
 while [ $# -gt 0 ]; do
   case $1 in
     --models) models=$2; shift 2 ;;
     --tools) tools=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --sanitize-limit-s) slimit=$2; shift 2 ;;
+    --skip-builds) skip_builds=1; shift ;;
+    --budget-s) budget=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -68,6 +77,7 @@ echo "== builds, one at a time, cold"
 } > "$OUT/build_times.md"
 : > "$OUT/builds.log"
 for m in "${ms[@]}"; do
+  [ $skip_builds -eq 1 ] && break
   [ -f "$W/$m.plan" ] || { echo "| $m | - | no export | | | | | |" >> "$OUT/build_times.md"; rc=1; continue; }
   read -r -a shapes <<< "$(sed -n 's/^shapes //p' "$W/$m.plan")"
   for prec in fp32 fp16; do
@@ -102,22 +112,23 @@ print(f"| {m} | {prec} | {total:.1f} | {span('importing', 'verify')} | {span('pr
 EOF
   done
 done
-cat "$OUT/build_times.md"
+[ $skip_builds -eq 1 ] && rm -f "$OUT/build_times.md" "$OUT/builds.log" || cat "$OUT/build_times.md"
 
 echo "== compute-sanitizer: ${ts[*]} over the engines at two points, on $ngpu GPUs (limit ${slimit} s a run)"
 jobs=()
-for t in "${ts[@]}"; do
-  for m in "${ms[@]}"; do
-    for prec in fp32 fp16; do
-      [ -f "$W/$m.$prec.symx" ] || continue
-      while read -r _ tag rest; do jobs+=("$t|$m|$prec|$tag|$rest"); done < <(grep '^point ' "$W/$m.plan")
-    done
+for m in "${ms[@]}"; do # model-major: a budget that runs out leaves whole models, not a whole tool, unrun
+  for prec in fp32 fp16; do
+    [ -f "$W/$m.$prec.symx" ] || continue
+    while read -r _ tag rest; do
+      for t in "${ts[@]}"; do jobs+=("$t|$m|$prec|$tag|$rest"); done
+    done < <(grep '^point ' "$W/$m.plan")
   done
 done
 for ((g = 0; g < ngpu; g++)); do
   (
     for ((i = g; i < ${#jobs[@]}; i += ngpu)); do
       IFS='|' read -r t m prec tag rest <<< "${jobs[i]}"
+      if [ $(( $(date +%s) - start )) -gt "$budget" ]; then echo "$t $m $prec $tag: NOT RUN: the budget ran out"; continue; fi
       extra=(); [ "$t" = memcheck ] && extra=(--leak-check full)
       read -r -a args <<< "$rest"
       log="$W/san.$t.$m.$prec.$tag.log"
@@ -129,14 +140,14 @@ for ((g = 0; g < ngpu; g++)); do
       [ $r -eq 124 ] || [ $r -eq 137 ] && summary="NOT RUN: cut at ${slimit} s"
       echo "$t $m $prec $tag: rc $r, $(( $(date +%s) - s )) s: ${summary:-$(tail -1 "$log")}"
     done
-  ) > "$W/sanitize_$g.log" 2>&1 &
+  ) > "$OUT/sanitize_$g.log" 2>&1 &
 done
 wait
-cat "$W"/sanitize_*.log | sort > "$OUT/sanitize.log"
+cat "$OUT"/sanitize_*.log | sort > "$OUT/sanitize.log" && rm -f "$OUT"/sanitize_*.log
 cat "$OUT/sanitize.log"
 n=$(wc -l < "$OUT/sanitize.log")
 clean=$(grep -cE 'rc 0, .*SUMMARY: 0 (errors|hazards)' "$OUT/sanitize.log")
 cut=$(grep -c 'NOT RUN' "$OUT/sanitize.log")
-echo "sanitizer: $n runs, $clean clean, $cut cut at the limit, $((n - clean - cut)) with errors or failures"
+echo "sanitizer: $n runs, $clean clean, $cut not run (cut at the limit or past the budget), $((n - clean - cut)) with errors or failures"
 [ $((n - clean - cut)) -eq 0 ] || rc=1
 exit $rc
