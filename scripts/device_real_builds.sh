@@ -139,13 +139,17 @@ for ((g = 0; g < ngpu; g++)); do
       summary=$(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$log" | tail -1)
       [ $r -eq 124 ] || [ $r -eq 137 ] && summary="NOT RUN: cut at ${slimit} s"
       echo "$t $m $prec $tag: rc $r, $(( $(date +%s) - s )) s: ${summary:-$(tail -1 "$log")}"
+      if [ $r -ne 0 ] && [ $r -ne 124 ] && [ $r -ne 137 ]; then # what and where: the first reports, kernels named
+        grep -m4 -A3 'Race reported\|hazard detected\|Invalid\|Error:\|Barrier error' "$log" | cut -c1-400 |
+          sed "s/^/    $t $m $prec $tag | /"
+      fi
     done
   ) > "$OUT/sanitize_$g.log" 2>&1 &
 done
 wait
-cat "$OUT"/sanitize_*.log | sort > "$OUT/sanitize.log" && rm -f "$OUT"/sanitize_*.log
+cat "$OUT"/sanitize_*.log > "$OUT/sanitize.log" && rm -f "$OUT"/sanitize_*.log
 cat "$OUT/sanitize.log"
-n=$(wc -l < "$OUT/sanitize.log")
+n=$(grep -c '^[a-z]* [a-z0-9_]* fp[0-9]* [a-z]*: ' "$OUT/sanitize.log")
 clean=$(grep -cE 'rc 0, .*SUMMARY: 0 (errors|hazards)' "$OUT/sanitize.log")
 cut=$(grep -c 'NOT RUN' "$OUT/sanitize.log")
 echo "sanitizer: $n runs, $clean clean, $cut not run (cut at the limit or past the budget), $((n - clean - cut)) with errors or failures"
