@@ -166,18 +166,59 @@ const Onnx__AttributeProto *fe_attr(fe_ctx *c, const char *name) {
     return NULL;
 }
 
-int64_t fe_attr_i(fe_ctx *c, const char *name, int64_t dflt) {
+/* the attribute's type: its field, or where a file leaves it UNDEFINED, the field holding a value */
+int fe_attr_type(const Onnx__AttributeProto *a) {
+    if (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED) return (int)a->type;
+    if (a->n_ints) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    if (a->n_floats) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
+    if (a->n_strings) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS;
+    if (a->t) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+    if (a->g) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+    if (a->has_s) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    if (a->has_f) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+    return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT; /* i, or nothing set: 0 either way */
+}
+
+static const char *attr_type_name(int type) {
+    static const char *const names[] = {
+        "UNDEFINED", "FLOAT",   "INT",    "STRING",        "TENSOR",         "GRAPH",      "FLOATS",     "INTS",
+        "STRINGS",   "TENSORS", "GRAPHS", "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
+    return type >= 0 && type < (int)(sizeof names / sizeof names[0]) ? names[type] : "of an unknown type";
+}
+
+int fe_attr_is(fe_ctx *c, const Onnx__AttributeProto *a, int type) {
+    int have = fe_attr_type(a);
+    if (have == type) return 1;
+    if (!c->attr_st) {
+        c->attr_st = SYMC_ERR_FORMAT;
+        snprintf(c->attr_msg, sizeof c->attr_msg,
+                 "attribute '%.100s' is %s %s, but the op takes %s %s (onnx.helper.make_attribute's type comes "
+                 "from the Python value: write 1.0 for a FLOAT, [1] for INTS)",
+                 a->name, have == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT ? "an" : "a", attr_type_name(have),
+                 type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT ? "an" : "a", attr_type_name(type));
+    }
+    return 0;
+}
+
+const Onnx__AttributeProto *fe_attr_of(fe_ctx *c, const char *name, int type) {
     const Onnx__AttributeProto *a = fe_attr(c, name);
+    return a && fe_attr_is(c, a, type) ? a : NULL;
+}
+
+int64_t fe_attr_i(fe_ctx *c, const char *name, int64_t dflt) {
+    const Onnx__AttributeProto *a = fe_attr_of(c, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
     return a ? a->i : dflt;
 }
 
 double fe_attr_f(fe_ctx *c, const char *name, double dflt) {
     const Onnx__AttributeProto *a = fe_attr(c, name);
-    return a ? (double)a->f : dflt;
+    if (!a) return dflt;
+    if (fe_attr_type(a) == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT) return (double)a->i; /* alpha=2: exact */
+    return fe_attr_is(c, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT) ? (double)a->f : dflt;
 }
 
 const char *fe_attr_s(fe_ctx *c, const char *name, const char *dflt) {
-    const Onnx__AttributeProto *a = fe_attr(c, name);
+    const Onnx__AttributeProto *a = fe_attr_of(c, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
     if (!a) return dflt;
     char *s = ir_alloc(c->m, a->s.len + 1);
     if (!s) return dflt;
@@ -186,7 +227,7 @@ const char *fe_attr_s(fe_ctx *c, const char *name, const char *dflt) {
 }
 
 int fe_attr_ints(fe_ctx *c, const char *name, const int64_t **v, uint32_t *n) {
-    const Onnx__AttributeProto *a = fe_attr(c, name);
+    const Onnx__AttributeProto *a = fe_attr_of(c, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
     if (!a) return 0;
     *v = a->ints;
     *n = (uint32_t)a->n_ints;

@@ -35,6 +35,10 @@ typedef struct fe_ctx {
     const Onnx__NodeProto *node;
     const char *where; /* "node 'n' (Op, opset 17)" for messages */
     const char *source;
+    /* the first attribute of the node read as a type it does not have (fe_attr_i and the others
+     * record it and return the default; fe_translate_node then fails the node with it) */
+    symc_status attr_st;
+    char attr_msg[320];
 } fe_ctx;
 
 /* Error at the current node: "node 'n' (Op, opset 17): ..." */
@@ -48,13 +52,24 @@ int fe_has_in(fe_ctx *c, uint32_t k); /* input k present (non-empty name) */
 /* The tensor of input k; an absent or undefined input is an error. */
 symc_status fe_in(fe_ctx *c, uint32_t k, uint32_t *t);
 int fe_has_out(fe_ctx *c, uint32_t k); /* output k requested */
-const Onnx__AttributeProto *fe_attr(fe_ctx *c, const char *name);
+/* Attributes by name, checked against the type the op takes (never a value read from the wrong
+ * field: an INT attribute's f is 0). An attribute of another type is recorded as the node's error
+ * (attr_st) and reads as absent; the one conversion is INT where FLOAT is taken (exact: exporters
+ * write alpha=2 as an INT), and FLOATS from INTS likewise. A file that leaves the type UNDEFINED
+ * (IR version 1) has it inferred from the field that holds the value. */
+const Onnx__AttributeProto *fe_attr(fe_ctx *c, const char *name); /* any type: presence */
+/* the attribute when present with ONNX attribute type `type` (Onnx__AttributeProto__AttributeType) */
+const Onnx__AttributeProto *fe_attr_of(fe_ctx *c, const char *name, int type);
 int64_t fe_attr_i(fe_ctx *c, const char *name, int64_t dflt);
 double fe_attr_f(fe_ctx *c, const char *name, double dflt);
 /* A string attribute as text (its bytes copied into the module's arena); dflt if absent. */
 const char *fe_attr_s(fe_ctx *c, const char *name, const char *dflt);
 /* ints attribute; returns 0 when absent. */
 int fe_attr_ints(fe_ctx *c, const char *name, const int64_t **v, uint32_t *n);
+/* The node's attribute a as `type`, else the mismatch recorded (and 0); for the Constant op,
+ * which takes whichever value attribute it is given */
+int fe_attr_is(fe_ctx *c, const Onnx__AttributeProto *a, int type);
+int fe_attr_type(const Onnx__AttributeProto *a); /* its type (inferred where UNDEFINED) */
 
 /* ---- emitting IR -------------------------------------------------------------------- */
 /* Adds an IR node for the current ONNX node: checks it (ir_check_node),

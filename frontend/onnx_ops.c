@@ -453,7 +453,7 @@ static symc_status cast_const(fe_ctx *c, uint32_t x, symc_dtype dt, int *done) {
 }
 
 static symc_status h_cast(fe_ctx *c) {
-    const Onnx__AttributeProto *to = fe_attr(c, "to");
+    const Onnx__AttributeProto *to = fe_attr_of(c, "to", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
     symc_dtype dt;
     if (!to) return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'to' is missing");
     if (!fe_dtype((int32_t)to->i, &dt))
@@ -1100,7 +1100,7 @@ static symc_status h_eye_like(fe_ctx *c) {
     if (st) return st;
     if (T(c, x)->rank != 2) return fe_fail(c, SYMC_ERR_FORMAT, "input has rank %d, must be 2", (int)T(c, x)->rank);
     symc_dtype dt = T(c, x)->dtype;
-    const Onnx__AttributeProto *da = fe_attr(c, "dtype");
+    const Onnx__AttributeProto *da = fe_attr_of(c, "dtype", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
     if (da && !fe_dtype((int32_t)da->i, &dt))
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "dtype %s is not supported", fe_onnx_type_name((int32_t)da->i));
     int64_t k = fe_attr_i(c, "k", 0);
@@ -2601,7 +2601,7 @@ static symc_status h_quantize_linear(fe_ctx *c) {
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "scale '%s' is %s and input '%s' %s; they must have one type",
                        T(c, s)->name, symc_dtype_name(T(c, s)->dtype), T(c, x)->name, symc_dtype_name(T(c, x)->dtype));
     symc_dtype qt = SYMC_U8;
-    const Onnx__AttributeProto *od = fe_attr(c, "output_dtype");
+    const Onnx__AttributeProto *od = fe_attr_of(c, "output_dtype", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
     if (od && od->i != 0 && !fe_dtype((int32_t)od->i, &qt))
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attribute 'output_dtype' = %" PRId64 " (%s) is not supported", od->i,
                        fe_onnx_type_name((int32_t)od->i));
@@ -2995,7 +2995,7 @@ static symc_status nll_loss(fe_ctx *c, uint32_t x, uint32_t target, int have_w, 
                        xt->name, (int)xt->rank, tt->name, (int)tt->rank);
     if (have_w && T(c, w)->rank != 1)
         return fe_fail(c, SYMC_ERR_FORMAT, "weight '%s' has rank %d, must be 1", T(c, w)->name, (int)T(c, w)->rank);
-    const Onnx__AttributeProto *iia = fe_attr(c, "ignore_index");
+    const Onnx__AttributeProto *iia = fe_attr_of(c, "ignore_index", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
     int has_ii = iia != NULL;
     int64_t ii = has_ii ? iia->i : 0;
     if (has_ii && td == SYMC_I32 && (ii < INT32_MIN || ii > INT32_MAX))
@@ -3493,7 +3493,7 @@ static symc_status recurrent(fe_ctx *c, int kind) {
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attribute 'input_forget' = 1 is not supported");
     if (fe_attr(c, "activation_alpha") || fe_attr(c, "activation_beta"))
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attributes 'activation_alpha'/'activation_beta' are not supported");
-    const Onnx__AttributeProto *aa = fe_attr(c, "activations");
+    const Onnx__AttributeProto *aa = fe_attr_of(c, "activations", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS);
     int na = nact[kind];
     if (aa && aa->n_strings != (size_t)(na * r.dirs))
         return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'activations' has %zu entries, needs %d", aa->n_strings,
@@ -3837,7 +3837,7 @@ static symc_status h_constant(fe_ctx *c) {
         return fe_fail(c, SYMC_ERR_FORMAT, "needs exactly one value attribute, has %zu", c->node->n_attribute);
     const Onnx__AttributeProto *a = c->node->attribute[0];
     uint32_t out;
-    if (!strcmp(a->name, "value") && a->t) {
+    if (!strcmp(a->name, "value") && fe_attr_is(c, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR) && a->t) {
         symc_dtype dt;
         int32_t rank;
         int64_t dims[IR_MAX_RANK];
@@ -3848,18 +3848,34 @@ static symc_status h_constant(fe_ctx *c) {
         free(data);
         return st;
     }
-    if (!strcmp(a->name, "value_float")) {
-        float f = a->f;
-        return fe_const(c, SYMC_F32, 0, NULL, &f, 0, &out);
+    if (!strcmp(a->name, "value_float")) { /* an INT converts (exact), as fe_attr_f does */
+        float f = (float)fe_attr_f(c, "value_float", 0.0);
+        return c->attr_st ? SYMC_OK : fe_const(c, SYMC_F32, 0, NULL, &f, 0, &out);
     }
-    if (!strcmp(a->name, "value_int")) return fe_const(c, SYMC_I64, 0, NULL, &a->i, 0, &out);
+    if (!strcmp(a->name, "value_int"))
+        return fe_attr_is(c, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT)
+            ? fe_const(c, SYMC_I64, 0, NULL, &a->i, 0, &out)
+            : SYMC_OK;
     if (!strcmp(a->name, "value_floats")) {
-        int64_t d = (int64_t)a->n_floats;
-        return fe_const(c, SYMC_F32, 1, &d, a->floats, 0, &out);
+        int64_t d = (int64_t)(a->n_floats ? a->n_floats : a->n_ints);
+        if (fe_attr_type(a) ==
+            ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS) { /* INTS where FLOATS are taken: each converted (exactly, up to 2^24) */
+            float *f = malloc((size_t)(d ? d : 1) * sizeof *f);
+            if (!f) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory for 'value_floats'");
+            for (int64_t i = 0; i < d; i++) f[i] = (float)a->ints[i];
+            st = fe_const(c, SYMC_F32, 1, &d, f, 0, &out);
+            free(f);
+            return st;
+        }
+        return fe_attr_is(c, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS)
+            ? fe_const(c, SYMC_F32, 1, &d, a->floats, 0, &out)
+            : SYMC_OK;
     }
     if (!strcmp(a->name, "value_ints")) {
         int64_t d = (int64_t)a->n_ints;
-        return fe_const(c, SYMC_I64, 1, &d, a->ints, 0, &out);
+        return fe_attr_is(c, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS)
+            ? fe_const(c, SYMC_I64, 1, &d, a->ints, 0, &out)
+            : SYMC_OK;
     }
     return fe_fail(c, SYMC_ERR_UNSUPPORTED, "a constant given as '%s' is not supported", a->name);
 }
@@ -3873,7 +3889,7 @@ static symc_status h_constant_of_shape(fe_ctx *c) {
     if (!st) st = fe_values(c, s, 0, "the output shape", &v, &n);
     if (st) return st;
     if (n > IR_MAX_RANK) return fe_fail(c, SYMC_ERR_UNSUPPORTED, "output rank %u exceeds %d", n, IR_MAX_RANK);
-    const Onnx__AttributeProto *va = fe_attr(c, "value");
+    const Onnx__AttributeProto *va = fe_attr_of(c, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
     symc_dtype dt = SYMC_F32;
     uint8_t zero[8] = {0}, *data = zero;
     if (va && va->t) {
@@ -4003,7 +4019,7 @@ static symc_status h_if(fe_ctx *c) {
     if (ct->value && ct->n_value == 1 && sym_is_const(c->t, ct->value[0], &v)) d = (double)v;
     else if ((st = fe_const_scalar(c, cond, 0, "the condition", &d))) return st;
     const char *which = d != 0 ? "then_branch" : "else_branch";
-    const Onnx__AttributeProto *ba = fe_attr(c, which);
+    const Onnx__AttributeProto *ba = fe_attr_of(c, which, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
     if (!ba || !ba->g) return fe_fail(c, SYMC_ERR_FORMAT, "attribute '%s' (a graph) is missing", which);
     const Onnx__GraphProto *g = ba->g;
     if (g->n_output != c->node->n_output)
@@ -4041,7 +4057,7 @@ static symc_status stack_into(fe_ctx *c, const uint32_t *parts, uint32_t n, int6
 static symc_status h_loop(fe_ctx *c) {
     uint32_t n_in = (uint32_t)c->node->n_input, t;
     if (n_in < 2) return fe_fail(c, SYMC_ERR_FORMAT, "has %u inputs, needs at least 2 (M, cond)", n_in);
-    const Onnx__AttributeProto *ba = fe_attr(c, "body");
+    const Onnx__AttributeProto *ba = fe_attr_of(c, "body", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
     if (!ba || !ba->g) return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'body' (a graph) is missing");
     const Onnx__GraphProto *g = ba->g;
     uint32_t n_carried = n_in - 2, n_out = (uint32_t)c->node->n_output;
@@ -4134,7 +4150,7 @@ static symc_status h_loop(fe_ctx *c) {
  * slices bound, threads the states on, and stacks the scan outputs along
  * their axes. */
 static symc_status h_scan(fe_ctx *c) {
-    const Onnx__AttributeProto *ba = fe_attr(c, "body");
+    const Onnx__AttributeProto *ba = fe_attr_of(c, "body", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
     if (!ba || !ba->g) return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'body' (a graph) is missing");
     const Onnx__GraphProto *g = ba->g;
     int64_t n_scan_in = fe_attr_i(c, "num_scan_inputs", -1);
@@ -4428,9 +4444,24 @@ static const refused_op refused[] = {
     {"Unique", DATA_SIZED},
 };
 
+/* An attribute read as a type it does not have fails the node with that message, whatever the
+ * handler made of the default it got (the node's IR is discarded with the import). A body's
+ * nodes translate inside their parent's handler: the parent's record is kept across them. */
+static symc_status translate_checked(fe_ctx *c, symc_status (*fn)(fe_ctx *)) {
+    symc_status outer = c->attr_st;
+    char outer_msg[sizeof c->attr_msg];
+    memcpy(outer_msg, c->attr_msg, sizeof outer_msg);
+    c->attr_st = SYMC_OK;
+    symc_status st = fn(c);
+    if (c->attr_st) st = fe_fail(c, c->attr_st, "%s", c->attr_msg);
+    c->attr_st = outer;
+    memcpy(c->attr_msg, outer_msg, sizeof outer_msg);
+    return st;
+}
+
 symc_status fe_translate_node(fe_ctx *c) {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (!strcmp(ops[i].name, c->node->op_type)) return ops[i].fn(c);
+        if (!strcmp(ops[i].name, c->node->op_type)) return translate_checked(c, ops[i].fn);
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (!strcmp(refused[i].name, c->node->op_type))
             return fe_fail(c, SYMC_ERR_UNSUPPORTED, "ONNX op '%s' is not supported by symc's importer: %s",
