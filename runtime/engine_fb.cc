@@ -380,10 +380,59 @@ symc_status check_nodes(const fb::Engine *e, symc_error *err) {
     return SYMC_OK;
 }
 
+/* The node program's dataflow, as the reference backend runs it (in order): every tensor a node
+ * reads is an engine input, a constant or the output of an earlier node; every node writes tensors
+ * nothing else writes (no input, no constant but a constant node's own, no tensor twice); every
+ * output is written. A checksum
+ * only says the bytes are the writer's: an engine edited and re-checksummed (nodes reordered, a
+ * cycle, a node writing an input) would otherwise run on memory nothing wrote. */
+symc_status check_dataflow(const fb::Engine *e, symc_error *err) {
+    uint32_t nt = len(e->tensors()), nn = len(e->nodes());
+    std::vector<uint32_t> by(nt, RT_NONE); /* who made each tensor ready: a node, or kInput/kConstant */
+    const uint32_t kInput = RT_NONE - 1, kConstant = RT_NONE - 2;
+    auto tname = [&](uint32_t t) { return e->tensors()->Get(t)->name()->c_str(); };
+    for (uint32_t t = 0; t < nt; t++)
+        if (e->tensors()->Get(t)->constant() != RT_NONE) by[t] = kConstant;
+    for (uint32_t i = 0; i < len(e->inputs()); i++) by[e->inputs()->Get(i)] = kInput;
+    for (uint32_t i = 0; i < nn; i++) {
+        const fb::Node *n = e->nodes()->Get(i);
+        for (uint32_t k = 0; k < len(n->inputs()); k++) {
+            uint32_t t = n->inputs()->Get(k);
+            if (by[t] == RT_NONE)
+                return bad(err,
+                           "node %u of %u ('%s') reads tensor '%s', which no earlier node writes and which is no "
+                           "input or constant (nodes out of order, a cycle, or a tensor nothing computes)",
+                           i, nn, n->name()->c_str(), tname(t));
+        }
+        for (uint32_t k = 0; k < len(n->outputs()); k++) {
+            uint32_t t = n->outputs()->Get(k);
+            if (by[t] == kConstant && !strcmp(n->op()->c_str(), "constant")) { /* a constant node: its data */
+                by[t] = i;
+                continue;
+            }
+            if (by[t] != RT_NONE)
+                return bad(err, "node %u of %u ('%s') writes tensor '%s', which is %s%s%s", i, nn, n->name()->c_str(),
+                           tname(t),
+                           by[t] == kInput          ? "an engine input"
+                               : by[t] == kConstant ? "a constant"
+                                                    : "already written by node '",
+                           by[t] < nn ? e->nodes()->Get(by[t])->name()->c_str() : "", by[t] < nn ? "'" : "");
+            by[t] = i;
+        }
+    }
+    for (uint32_t i = 0; i < len(e->outputs()); i++) {
+        uint32_t t = e->outputs()->Get(i);
+        if (by[t] == RT_NONE) return bad(err, "output %u ('%s') is written by no node", i, tname(t));
+    }
+    return SYMC_OK;
+}
+
 /* The semantic pass, section by section, before anything is allocated. */
 symc_status check(const fb::Engine *e, symc_error *err) {
     symc_status st;
-    if ((st = check_symbols(e, err)) || (st = check_tensors(e, err)) || (st = check_nodes(e, err))) return st;
+    if ((st = check_symbols(e, err)) || (st = check_tensors(e, err)) || (st = check_nodes(e, err)) ||
+        (st = check_dataflow(e, err)))
+        return st;
     return check_gpu(e, len(e->tensors()), e->num_slots(), err);
 }
 

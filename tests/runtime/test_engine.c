@@ -206,6 +206,75 @@ static void check_tuned_roundtrip(const uint8_t *bytes, size_t size) {
     rt_engine_free(e);
 }
 
+/* Engines edited and re-checksummed (issue 30 item 6): the checksum is the writer's, so the
+ * loader checks the node program's dataflow itself. Nodes reversed, a cycle, a node writing an
+ * engine input, a tensor written twice, an output nothing writes: each refused naming the node and
+ * the tensor; the unedited engine, re-encoded the same way, loads. */
+static void check_dataflow_refusals(const uint8_t *bytes, size_t size) {
+    symc_error err;
+    rt_engine *e = NULL;
+    CHECK_MSG(rt_engine_decode(bytes, size, &e, &err) == SYMC_OK, "%s", err.msg);
+    if (!e || e->n_nodes < 4) {
+        rt_engine_free(e);
+        return;
+    }
+    uint32_t nn = e->n_nodes;
+    rt_node *nodes = malloc(nn * sizeof *nodes);
+    uint32_t outs[64][4];
+    static const char *const wants[] = {NULL,
+                                        "reads tensor",
+                                        "reads tensor",
+                                        "which is an engine input",
+                                        "already written by node",
+                                        "is written by no node"};
+    for (int kase = 0; kase < 6; kase++) {
+        memcpy(nodes, e->nodes, nn * sizeof *nodes);
+        for (uint32_t i = 0; i < nn && i < 64; i++) {
+            for (uint32_t k = 0; k < nodes[i].n_out && k < 4; k++) outs[i][k] = nodes[i].out[k];
+            nodes[i].out = outs[i];
+        }
+        rt_engine copy = *e;
+        copy.nodes = nodes;
+        copy.owned = NULL;
+        if (kase == 1) /* nodes reversed */
+            for (uint32_t i = 0; i < nn / 2; i++) {
+                rt_node t = nodes[i];
+                nodes[i] = nodes[nn - 1 - i];
+                nodes[nn - 1 - i] = t;
+            }
+        if (kase == 2) { /* a cycle: a node (not a constant's) and a later one reading its output swap places */
+            uint32_t a = 0, b2 = 0;
+            for (uint32_t j = 1; j < nn && !b2; j++)
+                for (uint32_t i = 0; i < j && !b2; i++)
+                    for (uint32_t k = 0; k < nodes[j].n_in; k++)
+                        if (e->nodes[i].op != IR_OP_CONSTANT && nodes[j].in[k] == e->nodes[i].out[0]) a = i, b2 = j;
+            CHECK(b2 > a);
+
+            rt_node t = nodes[a];
+            nodes[a] = nodes[b2];
+            nodes[b2] = t;
+        }
+        if (kase == 3) outs[0][0] = e->inputs[0];       /* a node writes an engine input */
+        if (kase == 4) outs[1][0] = e->nodes[0].out[0]; /* a tensor written twice */
+        if (kase == 5) copy.n_nodes = nn - 1; /* the last node dropped: its output (an engine output) unwritten */
+        uint8_t *b = NULL;
+        size_t n = 0;
+        CHECK_MSG(rt_engine_encode(&copy, &b, &n, &err) == SYMC_OK, "%s", err.msg);
+        symrt_engine *loaded = NULL;
+        symc_status st = b ? symrt_engine_load(b, n, &loaded, &err) : SYMC_ERR_NOMEM;
+        if (!wants[kase]) CHECK_MSG(st == SYMC_OK, "the unedited engine, re-encoded: %s", err.msg);
+        else {
+            CHECK_MSG(st == SYMC_ERR_FORMAT && !loaded, "case %d loaded", kase);
+            CHECK_CONTAINS(err.msg, wants[kase]);
+            CHECK_CONTAINS(err.msg, "node");
+        }
+        symrt_engine_destroy(loaded);
+        free(b);
+    }
+    free(nodes);
+    rt_engine_free(e);
+}
+
 int main(void) {
     size_t size = 0;
     uint8_t *bytes = build(&size);
@@ -213,6 +282,7 @@ int main(void) {
     symrt_engine *e = NULL;
     CHECK_MSG(bytes && symrt_engine_load(bytes, size, &e, &err) == SYMC_OK, "%s", err.msg);
     if (!e) return check_report("test_engine");
+    check_dataflow_refusals(bytes, size);
 
     CHECK(symrt_engine_num_inputs(e) == 2 && symrt_engine_num_outputs(e) == 2 && symrt_engine_num_symbols(e) == 2);
     symrt_symbol_info si;
