@@ -11,6 +11,7 @@
  * folder, then rename() puts it in place (atomic on POSIX within a folder),
  * so a reader sees the old entry, the new one, or none. */
 #include "codegen/cache.h"
+#include "ir/ir.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -160,7 +161,8 @@ int cg_cache_get(const char *kind, const uint8_t key[CG_HASH_BYTES], uint8_t **b
     *size = 0;
     char path[4096];
     if (!entry_path(path, sizeof path, kind, key)) return 0;
-    FILE *f = fopen(path, "rb");
+    const char *what;
+    FILE *f = ir_open_regular(path, &what); /* a FIFO or device at the entry's path: a miss, not a hang */
     if (!f) return 0;
     struct stat sb;
     uint8_t *data = NULL;

@@ -521,11 +521,16 @@ static symc_status read_external(fe_ctx *c, const Onnx__TensorProto *tp, const c
     char *path = malloc(plen);
     if (!path) return nomem(c);
     snprintf(path, plen, "%s/%s", c->model_dir, loc);
-    FILE *f = fopen(path, "rb");
+    const char *kind;
+    FILE *f = ir_open_regular(path, &kind); /* a FIFO there would block the import forever */
     symc_status st = SYMC_OK;
     off_t end = -1;
     if (f && fseeko(f, 0, SEEK_END) == 0) end = ftello(f);
-    if (!f) st = fe_fail(c, SYMC_ERR_IO, "%s: cannot open external data file '%s': %s", what, path, strerror(errno));
+    if (!f && kind)
+        st = fe_fail(c, SYMC_ERR_IO, "%s: external data file '%s' is %s; external data must be a regular file", what,
+                     path, kind);
+    else if (!f)
+        st = fe_fail(c, SYMC_ERR_IO, "%s: cannot open external data file '%s': %s", what, path, strerror(errno));
     else if (end < 0 || (uint64_t)end < (uint64_t)offset || (uint64_t)end - (uint64_t)offset < want)
         st = fe_fail(c, SYMC_ERR_FORMAT, "%s: external data file '%s' ends before offset %" PRId64 " + %zu bytes", what,
                      path, offset, want);
@@ -1178,15 +1183,10 @@ symc_status fe_onnx_import_file(const char *path, const fe_input_shape *shapes, 
                                 symc_error *err) {
     if (!path || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_onnx_import_file: NULL argument");
     *out = NULL;
-    /* before fopen: a directory opens and then reads as INT64_MAX bytes, and
-     * opening a FIFO blocks */
-    struct stat sb;
-    if (stat(path, &sb) != 0) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    if (S_ISDIR(sb.st_mode))
-        return symc_error_setf(err, SYMC_ERR_IO, "'%s' is a directory, not an ONNX model file", path);
-    if (!S_ISREG(sb.st_mode))
-        return symc_error_setf(err, SYMC_ERR_IO, "'%s' is not a regular file (a device, FIFO or socket)", path);
-    FILE *f = fopen(path, "rb");
+    /* a directory would open and then read as INT64_MAX bytes, and a FIFO would block the open */
+    const char *kind;
+    FILE *f = ir_open_regular(path, &kind);
+    if (!f && kind) return symc_error_setf(err, SYMC_ERR_IO, "'%s' is %s, not an ONNX model file", path, kind);
     if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     symc_status st = SYMC_OK;
     off_t size = -1;

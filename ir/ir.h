@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/ops.h" /* ir_op, IR_OP_COUNT, IR_MAX_RANK: shared with the runtime */
 #include "symc/symc.h"
@@ -279,9 +280,24 @@ symc_status ir_load(const char *path, ir_module **out, symc_error *err);
  * outputs; no fusion plan) whose constants are m's data, lent and not copied: m must outlive the
  * copy and keep its constants unchanged meanwhile. Constants added to the copy are its own. */
 symc_status ir_module_copy(ir_module *m, ir_module **out, symc_error *err);
-/* Writes a whole file through "<path>.tmp" and a rename (file.c), so a failed
- * write never leaves a truncated file under the real name. */
+/* Files where the user pointed (file.c). Over a regular file or a new name the bytes go to a
+ * temporary made exclusively beside it (never a predictable name a planted symlink could take)
+ * and renamed over the target once every write and the close succeeded, so a failed write never
+ * leaves a truncated file under the real name; a symlink, device or pipe at the path (/dev/stdout)
+ * is written directly, never replaced. ir_out_close commits (and reports a write error),
+ * ir_out_abort drops the temporary. */
+typedef struct ir_out {
+    FILE *f;
+    char *path, *tmp; /* tmp NULL: written in place */
+} ir_out;
+symc_status ir_out_open(ir_out *o, const char *path, symc_error *err);
+symc_status ir_out_close(ir_out *o, symc_error *err);
+void ir_out_abort(ir_out *o);
 symc_status ir_write_file(const char *path, const uint8_t *bytes, size_t size, symc_error *err);
+/* A regular file opened for reading; NULL with errno set, and *what naming the kind of file when the
+ * path is something else ("a FIFO (named pipe)", "a directory", "a device"). Opened non-blocking
+ * first, so a FIFO at the path is refused instead of blocking. */
+FILE *ir_open_regular(const char *path, const char **what);
 
 #ifdef __cplusplus
 }

@@ -543,13 +543,10 @@ extern "C" symc_status ir_save(ir_module *m, const char *path, symc_error *err) 
 extern "C" symc_status ir_load(const char *path, ir_module **out, symc_error *err) {
     if (!path || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "ir_load: NULL argument");
     *out = nullptr;
-    /* before fopen: a directory opens and then fails to read, a FIFO blocks */
-    struct stat sb;
-    if (stat(path, &sb) != 0) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    if (S_ISDIR(sb.st_mode)) return symc_error_setf(err, SYMC_ERR_IO, "'%s' is a directory, not a .symir file", path);
-    if (!S_ISREG(sb.st_mode))
-        return symc_error_setf(err, SYMC_ERR_IO, "'%s' is not a regular file (a device, FIFO or socket)", path);
-    FILE *f = fopen(path, "rb");
+    /* a directory would open and then fail to read, a FIFO would block the open */
+    const char *kind;
+    FILE *f = ir_open_regular(path, &kind);
+    if (!f && kind) return symc_error_setf(err, SYMC_ERR_IO, "'%s' is %s, not a .symir file", path, kind);
     if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     std::vector<uint8_t> data;
     uint8_t chunk[65536];

@@ -710,11 +710,9 @@ static void b_shape_text(const b_point *p, char *buf, size_t cap) {
 
 static int b_write_json(const char *path, const char *engine, const char *backend, const char *device, const b_run *r,
                         const b_point *pts, const b_result *res, int n, symc_error *err) {
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--json path too long"), 1;
-    FILE *f = fopen(tmp, "w");
-    if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot write %s", path), 1;
+    ir_out out; /* a regular file replaced whole, anything else (/dev/stdout) written in place */
+    if (ir_out_open(&out, path, err)) return 1;
+    FILE *f = out.f;
     fprintf(f, "{\n  \"engine\": ");
     b_json_str(f, engine);
     fprintf(f, ",\n  \"backend\": ");
@@ -812,12 +810,7 @@ static int b_write_json(const char *path, const char *engine, const char *backen
         fprintf(f, "}");
     }
     fprintf(f, "\n  ]\n}\n");
-    int bad = ferror(f);
-    if (fclose(f) || bad || rename(tmp, path)) {
-        remove(tmp);
-        return symc_error_setf(err, SYMC_ERR_IO, "cannot write %s", path), 1;
-    }
-    return 0;
+    return ir_out_close(&out, err) ? 1 : 0;
 }
 
 /* CUDA: the memory formula from a second decode of the engine file (the
@@ -1112,16 +1105,9 @@ static int b_write_sweep(const b_opts *o, const symrt_engine *e, const b_point *
     if (b_sweep_series(o, e, tmpl, run, pts, res, n, x, mem, &measured, sym, sizeof sym, err)) goto out;
     const char *mem_kind = measured ? "measured" : "formula";
     if (o->csv) {
-        char tmp[4200];
-        if (snprintf(tmp, sizeof tmp, "%s.tmp", o->csv) >= (int)sizeof tmp) {
-            symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--csv path too long");
-            goto out;
-        }
-        FILE *f = fopen(tmp, "w");
-        if (!f) {
-            symc_error_setf(err, SYMC_ERR_IO, "cannot write %s", o->csv);
-            goto out;
-        }
+        ir_out csv;
+        if (ir_out_open(&csv, o->csv, err)) goto out;
+        FILE *f = csv.f;
         fprintf(f,
                 "label,shapes,%s,p50_ms,p90_ms,p99_ms,mean_ms,min_ms,host_us,first_us,samples_per_s,memory_bytes,"
                 "memory_source\n",
@@ -1136,12 +1122,7 @@ static int b_write_sweep(const b_opts *o, const symrt_engine *e, const b_point *
                     res[k].p99, res[k].mean, res[k].min, res[k].host_us, res[k].first_us, res[k].throughput, mem[k],
                     mem_kind);
         }
-        int bad = ferror(f);
-        if (fclose(f) || bad || rename(tmp, o->csv)) {
-            remove(tmp);
-            symc_error_setf(err, SYMC_ERR_IO, "cannot write %s", o->csv);
-            goto out;
-        }
+        if (ir_out_close(&csv, err)) goto out;
     }
     if (o->plot) {
         for (int k = 0; k < n; k++) {

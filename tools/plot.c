@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/ir.h"
 #include "tools/plot.h"
 
 enum { W = 760, H = 440, ML = 80, MR = 90, MT = 70, MB = 60 };
@@ -83,11 +84,9 @@ static void series(FILE *f, const tool_plot *p, const axis *ax, const axis *ay, 
 
 int tool_plot_svg(const char *path, const tool_plot *p, symc_error *err) {
     if (p->n < 1) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--plot: no points to draw"), 1;
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "--plot path too long"), 1;
-    FILE *f = fopen(tmp, "w");
-    if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot write %s", path), 1;
+    ir_out out; /* a regular file replaced whole, anything else written in place */
+    if (ir_out_open(&out, path, err)) return 1;
+    FILE *f = out.f;
     double xmin = p->x[0], xmax = p->x[0];
     for (int i = 1; i < p->n; i++) {
         if (p->x[i] < xmin) xmin = p->x[i];
@@ -163,10 +162,5 @@ int tool_plot_svg(const char *path, const tool_plot *p, symc_error *err) {
             left + 10, top + 32, left + 40, top + 32, left + 46, top + 36);
     xml_text(f, p->y2_name);
     fprintf(f, "</text>\n</g>\n</svg>\n");
-    int bad = ferror(f);
-    if (fclose(f) || bad || rename(tmp, path)) {
-        remove(tmp);
-        return symc_error_setf(err, SYMC_ERR_IO, "cannot write %s", path), 1;
-    }
-    return 0;
+    return ir_out_close(&out, err) ? 1 : 0;
 }

@@ -11,14 +11,25 @@ FLOATS axis, a FLOAT value_int, a FLOAT Cast 'to') is refused naming the node, t
 and the type taken; an attribute whose type field is UNDEFINED (IR version 1 files) is typed by the
 field that holds its value.
 
+FIFOs (items 1, 2): a FIFO at a build-cache entry's path is a cache miss and a FIFO as an ONNX
+file's external data is refused naming it, instead of blocking the build forever.
+
+Where the user pointed (item 8): `-o`, `bench --csv/--json/--plot` replace a regular file through a
+temporary created exclusively beside it (a symlink planted at "<path>.tmp" is never followed, its
+target untouched); a symlink, device or FIFO at the path is written through, never replaced.
+
 usage: hostile_test.py SYMC TMPDIR
 """
+import shutil
+import stat
+import threading
 import os
 import subprocess
 import sys
 
 import numpy as np
 import onnx
+import onnx.numpy_helper
 from onnx import TensorProto as T
 from onnx import helper as h
 
@@ -37,8 +48,12 @@ def path(name):
     return os.path.join(tmp, name)
 
 
-def symc_run(*args):
-    p = subprocess.run([symc, *args], capture_output=True, text=True)
+def symc_run(*args, env=None, timeout=120):
+    """(rc, output); a run past the timeout (a hang) is rc -9 and says so"""
+    try:
+        p = subprocess.run([symc, *args], capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return -9, f"symc {' '.join(args)}: no answer in {timeout} s (it hangs)"
     return p.returncode, p.stdout + p.stderr
 
 
@@ -123,6 +138,94 @@ e = np.exp(x - x.max(axis=0, keepdims=True))
 rc, out, y = compile_run(model("softmax_untyped_axis", [sm], [("x", [2, 5])]), {"x": x})
 check(rc == 0 and y is not None and np.allclose(y, e / e.sum(axis=0, keepdims=True), rtol=1e-5),
       f"Softmax axis=0 with an UNDEFINED type: {out}")
+
+# ---- FIFOs: never opened blocking ----
+relu = model("relu", [h.make_node("Relu", ["x"], ["y"])], [("x", ["B", 5])])
+cache = path("cache")
+shutil.rmtree(cache, ignore_errors=True)
+env = dict(os.environ, SYMC_CACHE_DIR=cache)
+rc, out = symc_run("compile", relu, "-o", path("relu_gpu.symx"), "-q", "--shapes", "x:1x5,2x5,4x5", env=env)
+entries = [os.path.join(d, f) for d, _, fs in os.walk(cache) for f in fs]
+check(rc == 0 and entries, f"a GPU build fills the build cache: rc {rc}, {len(entries)} entries: {out}")
+for e in entries:
+    os.remove(e)
+    os.mkfifo(e)
+rc, out = symc_run("compile", relu, "-o", path("relu_gpu2.symx"), "-q", "--shapes", "x:1x5,2x5,4x5", env=env,
+                   timeout=90)
+check(rc == 0 and os.path.isfile(path("relu_gpu2.symx")), f"FIFOs at the cache entries' paths: rc {rc}: {out}")
+
+w = rng.standard_normal((5,)).astype(np.float32)
+ext = h.make_model(h.make_graph([h.make_node("Add", ["x", "w"], ["y"])], "ext",
+                                [h.make_tensor_value_info("x", T.FLOAT, ["B", 5])],
+                                [h.make_tensor_value_info("y", T.FLOAT, None)],
+                                [onnx.numpy_helper.from_array(w, "w")]), opset_imports=[h.make_opsetid("", 17)])
+shutil.rmtree(path("ext"), ignore_errors=True)  # a FIFO left by an earlier run
+os.makedirs(path("ext"))
+onnx.save_model(ext, path("ext/m.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
+                location="w.bin", size_threshold=0)
+rc, out, y = compile_run(path("ext/m.onnx"), {"x": x})
+check(rc == 0 and y is not None and np.allclose(y, x + w), f"external data as a file: {out}")
+os.remove(path("ext/w.bin"))
+os.mkfifo(path("ext/w.bin"))
+rc, out = symc_run("compile", path("ext/m.onnx"), "-o", path("ext.symx"), "--no-gpu", "-q", "--shapes", "x:2x5",
+                   timeout=60)
+check(rc != 0 and "is a FIFO" in out and "w.bin" in out, f"a FIFO as external data: rc {rc}: {out}")
+
+# ---- outputs: a regular file replaced whole, anything else written through ----
+shapes = ["--shapes", "x:1x5,2x5,4x5", "--no-gpu", "-q"]
+victim = path("victim.txt")
+with open(victim, "w") as f:
+    f.write("precious")
+target = path("planted.symx")
+for p in (target, target + ".tmp"):
+    if os.path.lexists(p):
+        os.remove(p)
+os.symlink(victim, target + ".tmp")  # a symlink planted where a predictable temporary would go
+rc, out = symc_run("compile", relu, "-o", target, *shapes)
+check(rc == 0 and open(victim, "rb").read() == b"precious" and os.path.isfile(target) and not os.path.islink(target),
+      f"-o with a symlink planted at <path>.tmp: rc {rc}, victim {open(victim, 'rb').read()[:16]!r}: {out}")
+real, link = path("real.symx"), path("link.symx")
+for p in (real, link):
+    if os.path.lexists(p):
+        os.remove(p)
+open(real, "w").close()
+os.symlink(real, link)
+rc, out = symc_run("compile", relu, "-o", link, *shapes)
+rc2, out2 = symc_run("run", link, "--backend", "ref", "--shapes", "x:3x5")
+check(rc == 0 and os.path.islink(link) and os.path.getsize(real) > 0 and rc2 == 0,
+      f"-o through a symlink: the link stays, its target gets the engine: {out} {out2}")
+null_link = path("null_link")
+if os.path.lexists(null_link):
+    os.remove(null_link)
+os.symlink("/dev/null", null_link)
+rc, out = symc_run("compile", relu, "-o", null_link, *shapes)
+check(rc == 0 and os.path.islink(null_link) and stat.S_ISCHR(os.stat("/dev/null").st_mode),
+      f"-o to a symlink to /dev/null: written through, the link kept: {out}")
+fifo = path("out.fifo")
+if os.path.lexists(fifo):
+    os.remove(fifo)
+os.mkfifo(fifo)
+got = []
+reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+reader.start()
+rc, out = symc_run("compile", relu, "-o", fifo, *shapes, timeout=60)
+reader.join(timeout=60)
+check(rc == 0 and stat.S_ISFIFO(os.lstat(fifo).st_mode) and got and len(got[0]) > 100,
+      f"-o to a FIFO: written into it, the FIFO kept: rc {rc}: {out}")
+eng = path("relu_ref.symx")
+rc, out = symc_run("compile", relu, "-o", eng, *shapes)
+for flag, name in (("--csv", "b.csv"), ("--json", "b.json"), ("--plot", "b.svg")):
+    real, link = path("real_" + name), path("link_" + name)
+    for p in (real, link, link + ".tmp"):
+        if os.path.lexists(p):
+            os.remove(p)
+    open(real, "w").close()
+    os.symlink(real, link)
+    os.symlink(victim, link + ".tmp")
+    rc, out = symc_run("bench", eng, "--backend", "ref", "--iters", "2", "--warmup", "0", "--sweep", "--shapes",
+                       "x:Bx5", flag, link)
+    check(rc == 0 and os.path.islink(link) and os.path.getsize(real) > 0 and open(victim, "rb").read() == b"precious",
+          f"bench {flag} through a symlink, a symlink planted at .tmp: rc {rc}: {out}")
 
 print(f"hostile_test: {len(failures)} failures")
 sys.exit(1 if failures else 0)
