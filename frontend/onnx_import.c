@@ -18,6 +18,7 @@
  * avoiding every ONNX name of the graph. An IR node is named after its first
  * output (unique, since every tensor has one producer) and its source is the
  * ONNX node name, or "<OpType>#<index>" for an unnamed node. */
+#define _XOPEN_SOURCE 700 /* realpath: the real path of external data */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -521,6 +522,23 @@ static symc_status read_external(fe_ctx *c, const Onnx__TensorProto *tp, const c
     char *path = malloc(plen);
     if (!path) return nomem(c);
     snprintf(path, plen, "%s/%s", c->model_dir, loc);
+    /* '..' and absolute paths are refused above; a symlink inside the folder could still point out
+     * of it (onnxruntime refuses that too): the real path must be inside the folder's real path */
+    char *real_dir = realpath(c->model_dir, NULL), *real = realpath(path, NULL);
+    size_t rd = real_dir ? strlen(real_dir) : 0;
+    int inside = real_dir && real && !strncmp(real, real_dir, rd) && (real[rd] == '/' || (rd == 1 && real[0] == '/'));
+    if (real_dir && real && !inside) {
+        symc_status st = fe_fail(c, SYMC_ERR_INVALID_ARG,
+                                 "%s: external data location '%s' resolves to '%s', outside the model's folder '%s' "
+                                 "(through a symbolic link); external data must stay inside the folder",
+                                 what, loc, real, real_dir);
+        free(real_dir);
+        free(real);
+        free(path);
+        return st;
+    }
+    free(real_dir);
+    free(real);
     const char *kind;
     FILE *f = ir_open_regular(path, &kind); /* a FIFO there would block the import forever */
     symc_status st = SYMC_OK;

@@ -12,7 +12,8 @@ and the type taken; an attribute whose type field is UNDEFINED (IR version 1 fil
 field that holds its value.
 
 FIFOs (items 1, 2): a FIFO at a build-cache entry's path is a cache miss and a FIFO as an ONNX
-file's external data is refused naming it, instead of blocking the build forever.
+file's external data is refused naming it, instead of blocking the build forever. External data
+reached through a symlink out of the model's folder (item 11) is refused; one inside it is read.
 
 Where the user pointed (item 8): `-o`, `bench --csv/--json/--plot` replace a regular file through a
 temporary created exclusively beside it (a symlink planted at "<path>.tmp" is never followed, its
@@ -155,10 +156,14 @@ rc, out = symc_run("compile", relu, "-o", path("relu_gpu2.symx"), "-q", "--shape
 check(rc == 0 and os.path.isfile(path("relu_gpu2.symx")), f"FIFOs at the cache entries' paths: rc {rc}: {out}")
 
 w = rng.standard_normal((5,)).astype(np.float32)
-ext = h.make_model(h.make_graph([h.make_node("Add", ["x", "w"], ["y"])], "ext",
-                                [h.make_tensor_value_info("x", T.FLOAT, ["B", 5])],
-                                [h.make_tensor_value_info("y", T.FLOAT, None)],
-                                [onnx.numpy_helper.from_array(w, "w")]), opset_imports=[h.make_opsetid("", 17)])
+def make_ext():  # saving as external data changes the proto: a fresh one per save
+    return h.make_model(h.make_graph([h.make_node("Add", ["x", "w"], ["y"])], "ext",
+                                     [h.make_tensor_value_info("x", T.FLOAT, ["B", 5])],
+                                     [h.make_tensor_value_info("y", T.FLOAT, None)],
+                                     [onnx.numpy_helper.from_array(w, "w")]), opset_imports=[h.make_opsetid("", 17)])
+
+
+ext = make_ext()
 shutil.rmtree(path("ext"), ignore_errors=True)  # a FIFO left by an earlier run
 os.makedirs(path("ext"))
 onnx.save_model(ext, path("ext/m.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
@@ -170,6 +175,26 @@ os.mkfifo(path("ext/w.bin"))
 rc, out = symc_run("compile", path("ext/m.onnx"), "-o", path("ext.symx"), "--no-gpu", "-q", "--shapes", "x:2x5",
                    timeout=60)
 check(rc != 0 and "is a FIFO" in out and "w.bin" in out, f"a FIFO as external data: rc {rc}: {out}")
+
+# external data through a symlink out of the model's folder (item 11): refused, as onnxruntime does
+outside = path("outside")
+shutil.rmtree(outside, ignore_errors=True)
+os.makedirs(outside)
+w.tofile(os.path.join(outside, "secret.bin"))
+shutil.rmtree(path("ext2"), ignore_errors=True)
+os.makedirs(path("ext2"))
+onnx.save_model(make_ext(), path("ext2/m.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
+                location="w.bin", size_threshold=0)
+os.remove(path("ext2/w.bin"))
+os.symlink(os.path.join(outside, "secret.bin"), path("ext2/w.bin"))
+rc, out = symc_run("compile", path("ext2/m.onnx"), "-o", path("ext2.symx"), "--no-gpu", "-q", "--shapes", "x:2x5")
+check(rc != 0 and "outside the model's folder" in out and "secret.bin" in out,
+      f"external data through a symlink out of the folder: rc {rc}: {out}")
+os.remove(path("ext2/w.bin"))
+os.symlink("w_real.bin", path("ext2/w.bin"))  # a symlink that stays inside the folder is fine
+w.tofile(path("ext2/w_real.bin"))
+rc, out, y = compile_run(path("ext2/m.onnx"), {"x": x})
+check(rc == 0 and y is not None and np.allclose(y, x + w), f"external data through a symlink inside: {out}")
 
 # ---- outputs: a regular file replaced whole, anything else written through ----
 shapes = ["--shapes", "x:1x5,2x5,4x5", "--no-gpu", "-q"]

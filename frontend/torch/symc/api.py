@@ -23,6 +23,7 @@ import itertools
 import os
 import re
 import tempfile
+import warnings
 
 import torch
 import torch.utils._pytree as pytree
@@ -97,33 +98,95 @@ class Input:
         return torch.zeros(self.trace_shape(), dtype=self.dtype, device=device)
 
 
+_warned = set()
+
+
+def _warn_once(what, text):
+    if what not in _warned:
+        _warned.add(what)
+        warnings.warn(text, stacklevel=3)
+
+
 def cache_dir():
-    """Where compiled engines go: SYMC_CACHE_DIR, else $XDG_CACHE_HOME/symc/engines (~/.cache/symc/engines)."""
+    """Where compiled engines go: SYMC_CACHE_DIR, else $XDG_CACHE_HOME/symc/engines (~/.cache/symc/engines);
+    None when SYMC_CACHE_DIR is "off" or empty (the C side's rule too) or the folder cannot be made (then a build
+    goes to a temporary folder, said once)."""
     d = os.environ.get("SYMC_CACHE_DIR")
+    if d is not None and d in ("", "off"):
+        return None
     if not d:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         d = os.path.join(base, "symc", "engines")
-    os.makedirs(d, exist_ok=True)
+    if os.path.exists(d) and not os.path.isdir(d):
+        raise SymcError(f"the engine cache SYMC_CACHE_DIR={d!r} is a file, not a folder: point SYMC_CACHE_DIR at a "
+                        f"folder, or set it to off", code="io")
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as e:
+        _warn_once(("mkdir", d), f"symc: the engine cache {d!r} cannot be created ({e.strerror}); building without "
+                                 f"the cache (set SYMC_CACHE_DIR to a writable folder, or to off)")
+        return None
     return d
 
 
 def _cache_limit():
     """The cache's size bound in bytes: SYMC_CACHE_MAX_MB (default 2048)."""
+    v = os.environ.get("SYMC_CACHE_MAX_MB", "2048")
     try:
-        return int(float(os.environ.get("SYMC_CACHE_MAX_MB", "2048")) * (1 << 20))
-    except ValueError:
-        raise SymcError(f"SYMC_CACHE_MAX_MB={os.environ['SYMC_CACHE_MAX_MB']!r} is not a number of megabytes",
+        mb = float(v)
+        if not mb >= 0:
+            raise ValueError
+        return int(mb * (1 << 20))
+    except (ValueError, OverflowError):
+        raise SymcError(f"SYMC_CACHE_MAX_MB={v!r} is not a number of megabytes (a finite number >= 0, e.g. 2048)",
                         code="invalid_arg") from None
 
 
+# A cache entry is NAME_KEY.symx and NAME_KEY.symx.key, the key file holding the format, the key and
+# the engine file's SHA-256, written after the engine. A hit is an entry whose key file names its key
+# and whose engine has that digest: an engine copied or linked onto another model's name, truncated
+# or edited is rebuilt, never trusted. Only such entries are the cache's: trimming removes nothing
+# else from the folder (a user's own engine kept there stays).
+_ENTRY = re.compile(r"^[A-Za-z0-9_.-]+_[0-9a-f]{32}\.symx$")
+_KEY_FORMAT = "symc-cache-1"
+
+
+def _file_digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _entry_valid(path, key):
+    """The entry at path is the cache's, for key when given (any key when None)."""
+    try:
+        with open(path + ".key") as f:
+            fmt, k, digest = f.read().split()
+        return fmt == _KEY_FORMAT and (key is None or k == key) and os.path.isfile(path) and \
+            not os.path.islink(path) and _file_digest(path) == digest
+    except (OSError, ValueError):
+        return False
+
+
+def _entry_remove(path):
+    for q in (path, path + ".key", path + ".json"):
+        try:
+            os.remove(q)
+        except OSError:
+            pass
+
+
 def _cache_trim(d, keep):
-    """Removes the least recently used engines (and their .json) until the cache fits its bound; never `keep`."""
+    """Removes the least recently used engines of the cache's own until it fits its bound; never `keep`,
+    never a file the cache did not write."""
     limit = _cache_limit()
     files = []
     for f in os.listdir(d):
-        if not f.endswith(".symx"):
-            continue
         p = os.path.join(d, f)
+        if not _ENTRY.match(f) or not os.path.isfile(p + ".key"):
+            continue
         try:
             st = os.stat(p)
         except OSError:
@@ -135,11 +198,8 @@ def _cache_trim(d, keep):
             break
         if os.path.abspath(p) == os.path.abspath(keep):
             continue
-        for q in (p, p + ".json"):
-            try:
-                os.remove(q)
-            except OSError:
-                pass
+        if _entry_valid(p, None):
+            _entry_remove(p)
         total -= sz
 
 
@@ -169,6 +229,37 @@ def _cache_key(m, gpu, precision, fp32_layers):
     return h.hexdigest()[:32]
 
 
+def _compile_into(m, d, path, gpu, precision, fp32_layers):
+    """Compiles m to the cache entry path (the engine, then its key file), or where the cache is off
+    or cannot be written, into a temporary folder of its own (said once); returns the engine's path."""
+    if path:
+        tmp = f"{path}.{os.getpid()}.{next(_counter)}.tmp"
+        try:
+            open(tmp, "wb").close()  # the folder takes files (read-only: built outside the cache)
+        except OSError as e:
+            _warn_once(("write", d), f"symc: the engine cache {d!r} cannot be written ({e.strerror or e}); "
+                                     f"building without the cache")
+            path = None
+    if path:
+        try:
+            m.compile(tmp, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
+            digest = _file_digest(tmp)
+            os.replace(tmp, path)  # atomic: another process never reads half an engine
+            with open(tmp, "w") as f:
+                f.write(f"{_KEY_FORMAT} {os.path.basename(path)[-37:-5]} {digest}\n")
+            os.replace(tmp, path + ".key")
+            return path
+        except OSError as e:
+            _warn_once(("write", d), f"symc: the engine cache {d!r} cannot be written ({e.strerror or e}); "
+                                     f"building without the cache")
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+    out = os.path.join(tempfile.mkdtemp(prefix="symc_engine_"), "model.symx")
+    m.compile(out, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
+    return out
+
+
 def gpu_available():
     try:
         return torch.cuda.is_available()
@@ -188,23 +279,22 @@ def build_engine(ep, name="model", gpu=None, input_opts=None, dim_names=None, ra
     m = tr.run()
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:80]  # a file name, whatever the model's name holds
     d = cache_dir()
+    limit = _cache_limit() if d else None  # a bad SYMC_CACHE_MAX_MB is said before the build
     try:
-        path = os.path.join(d, f"{safe}_{_cache_key(m, gpu, precision, fp32_layers)}.symx")
-        if os.environ.get("SYMC_SAVE_SYMIR"):
+        key = _cache_key(m, gpu, precision, fp32_layers)
+        path = os.path.join(d, f"{safe}_{key}.symx") if d else None
+        if path and os.environ.get("SYMC_SAVE_SYMIR"):
             m.save(path[:-5] + ".symir")
-        if os.path.exists(path):
+        if path and _entry_valid(path, key):
             os.utime(path)  # recently used: the last the trim removes
         else:
-            tmp = f"{path}.{os.getpid()}.{next(_counter)}.tmp"
-            try:
-                m.compile(tmp, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
-                os.replace(tmp, path)  # atomic: another process never reads half an engine
-            finally:
-                if os.path.exists(tmp):
-                    os.remove(tmp)
+            if path and (os.path.lexists(path) or os.path.lexists(path + ".key")):
+                _entry_remove(path)  # not this model's engine, or damaged: rebuilt
+            path = _compile_into(m, d, path, gpu, precision, fp32_layers)
     finally:
         m.close()
-    _cache_trim(d, path)
+    if d and limit is not None and os.path.dirname(path) == d:
+        _cache_trim(d, path)
     spec = tr.ep.call_spec.out_spec
 
     def unflatten(outs):
@@ -455,8 +545,21 @@ def load(path, gpu=None):
     meta = {}
     side = str(path) + ".json"
     if os.path.exists(side):
-        with open(side) as f:
-            meta = json.load(f)
+        try:
+            with open(side) as f:
+                meta = json.load(f)
+            if not isinstance(meta, dict):
+                raise ValueError("not an object")
+        except (OSError, ValueError) as e:
+            raise SymcError(f"{side} (the output structure saved with {path}) cannot be read ({e}); remove it to "
+                            f"load the engine with flat outputs, or save the module again", code="format") from None
+        digest = meta.get("engine_sha256")
+        if digest is None or not os.path.exists(str(path)) or _file_digest(str(path)) != digest:
+            raise SymcError(f"{side} describes another engine than {path} ("
+                            f"{'written before sidecars named their engine' if digest is None else 'the engine changed since it was saved'}"
+                            f"): its input names and output structure could relabel this engine's outputs. Save the "
+                            f"module again, or remove {side} to load the engine with flat outputs",
+                            code="format")
     spec = None
     if meta.get("out_spec"):
         spec = pytree.treespec_loads(meta["out_spec"])

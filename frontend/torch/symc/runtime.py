@@ -173,7 +173,12 @@ class EngineModule(torch.nn.Module):
         if os.path.abspath(path) != os.path.abspath(self.engine_path):
             shutil.copyfile(self.engine_path, path)
         spec = getattr(self, "out_spec", None)
-        meta = {"format": "symc-torch-1", "source": self.source, "gpu": bool(self.gpu),
+        import hashlib
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        meta = {"format": "symc-torch-2", "engine_sha256": h.hexdigest(), "source": self.source, "gpu": bool(self.gpu),
                 "input_names": list(getattr(self, "input_names", None) or [n for n, _, _ in self.engine.inputs]),
                 "out_spec": pytree.treespec_dumps(spec) if spec is not None else None}
         with open(path + ".json", "w") as f:
