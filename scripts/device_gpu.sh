@@ -11,10 +11,7 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 echo "== device"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-if ! ldconfig -p | grep -q libnvrtc.so.13 && [ ! -e /usr/local/cuda/lib64/libnvrtc.so.13 ]; then
-  nv=$(python3 -c 'import nvidia.cuda_nvrtc, os; print(os.path.dirname(nvidia.cuda_nvrtc.__file__) + "/lib")' 2>/dev/null)
-  export LD_LIBRARY_PATH=${nv}:${LD_LIBRARY_PATH:-}
-fi
+source "$(dirname "$0")/device_env.sh" || exit 1 # NVRTC and the carried timm wheel
 rc=0
 echo "== gpu.cuda_errors"
 $B/test_cuda_errors 2>&1 | tee "$OUT/cuda_errors.log" || rc=1

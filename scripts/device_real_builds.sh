@@ -40,14 +40,7 @@ while [ $# -gt 0 ]; do
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
-if ! ldconfig -p | grep -q libnvrtc.so.13 && [ ! -e /usr/local/cuda/lib64/libnvrtc.so.13 ]; then
-  nv=$(python3 -c 'import nvidia.cuda_nvrtc, os; print(os.path.dirname(nvidia.cuda_nvrtc.__file__) + "/lib")' 2>/dev/null)
-  export LD_LIBRARY_PATH=${nv}:${LD_LIBRARY_PATH:-}
-fi
-if ! python3 -c 'import timm' 2>/dev/null && ls .whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
-fi
+source "$(dirname "$0")/device_env.sh" || exit 1 # NVRTC and the carried timm wheel
 # the GPUs: CUDA_VISIBLE_DEVICES's list when set (the parts then use those), else every GPU
 if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then IFS=, read -r -a gpus <<< "$CUDA_VISIBLE_DEVICES"
 else mapfile -t gpus < <(seq 0 $(( ${NGPU:-$(nvidia-smi -L 2>/dev/null | wc -l)} - 1 ))); fi

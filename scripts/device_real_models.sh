@@ -32,15 +32,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-if ! ldconfig -p | grep -q libnvrtc.so.13 && [ ! -e /usr/local/cuda/lib64/libnvrtc.so.13 ]; then
-  nv=$(python3 -c 'import nvidia.cuda_nvrtc, os; print(os.path.dirname(nvidia.cuda_nvrtc.__file__) + "/lib")' 2>/dev/null)
-  export LD_LIBRARY_PATH=${nv}:${LD_LIBRARY_PATH:-}
-fi
-# timm (ViT-S) is not on the GPU machine's image: carry its wheel as .whl (scripts/device_zoo.sh says how)
-if ! python3 -c 'import timm' 2>/dev/null && ls .whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
-fi
+source "$(dirname "$0")/device_env.sh" || exit 1 # NVRTC and the carried timm wheel
 echo "== real models: seed $seed, $# parts"
 pids=()
 k=0

@@ -36,16 +36,7 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 echo "== device"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-if ! ldconfig -p | grep -q libnvrtc.so.13 && [ ! -e /usr/local/cuda/lib64/libnvrtc.so.13 ]; then
-  nv=$(python3 -c 'import nvidia.cuda_nvrtc, os; print(os.path.dirname(nvidia.cuda_nvrtc.__file__) + "/lib")' 2>/dev/null)
-  export LD_LIBRARY_PATH=${nv}:${LD_LIBRARY_PATH:-}
-fi
-if ! python3 -c 'import timm' 2>/dev/null; then
-  if ls .whl/*.whl >/dev/null 2>&1; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-    export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
-  fi
-fi
+source "$(dirname "$0")/device_env.sh" || exit 1 # NVRTC and the carried timm wheel
 missing=$(python3 -c '
 import importlib
 for m in ("torch", "torchvision", "transformers", "timm", "onnxscript"):
