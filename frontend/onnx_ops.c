@@ -3857,9 +3857,8 @@ static symc_status h_constant(fe_ctx *c) {
             ? fe_const(c, SYMC_I64, 0, NULL, &a->i, 0, &out)
             : SYMC_OK;
     if (!strcmp(a->name, "value_floats")) {
-        int64_t d = (int64_t)(a->n_floats ? a->n_floats : a->n_ints);
-        if (fe_attr_type(a) ==
-            ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS) { /* INTS where FLOATS are taken: each converted (exactly, up to 2^24) */
+        if (fe_attr_type(a) == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS) { /* INTS as FLOATS: each converted */
+            int64_t d = (int64_t)a->n_ints;
             float *f = malloc((size_t)(d ? d : 1) * sizeof *f);
             if (!f) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory for 'value_floats'");
             for (int64_t i = 0; i < d; i++) f[i] = (float)a->ints[i];
@@ -3867,6 +3866,7 @@ static symc_status h_constant(fe_ctx *c) {
             free(f);
             return st;
         }
+        int64_t d = (int64_t)a->n_floats; /* the list read is the one counted */
         return fe_attr_is(c, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS)
             ? fe_const(c, SYMC_F32, 1, &d, a->floats, 0, &out)
             : SYMC_OK;

@@ -235,13 +235,7 @@ def _compile_into(m, d, path, gpu, precision, fp32_layers):
     if path:
         tmp = f"{path}.{os.getpid()}.{next(_counter)}.tmp"
         try:
-            open(tmp, "wb").close()  # the folder takes files (read-only: built outside the cache)
-        except OSError as e:
-            _warn_once(("write", d), f"symc: the engine cache {d!r} cannot be written ({e.strerror or e}); "
-                                     f"building without the cache")
-            path = None
-    if path:
-        try:
+            open(tmp, "wb").close()  # the folder takes files (compile reports a read-only one as SymcError)
             m.compile(tmp, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
             digest = _file_digest(tmp)
             os.replace(tmp, path)  # atomic: another process never reads half an engine
