@@ -337,7 +337,12 @@ symc_status fe_parse_multiple(fe_shape_list *l, const char *spec, symc_error *er
         } else if (spec[p] != '=') {
             st = syntax(err, &r, spec, p, "expected '=' after the axis");
         } else if (++p, !read_count(spec, &p, &m) || m < 1) {
-            st = syntax(err, &r, spec, strchr(spec + colon, '=') - spec + 1, "expected a multiple (>= 1) after '='");
+            size_t at = (size_t)(strchr(spec + colon, '=') - spec) + 1, digits = 0;
+            while (is_digit(spec[at + digits])) digits++;
+            st = syntax(err, &r, spec, at,
+                        digits > 18 ? "the multiple is too large (at most 18 digits; a multiple past the dim's "
+                                      "maximum leaves no size)"
+                                    : "expected a multiple (>= 1) after '='");
         } else if (p != end) {
             st = syntax(err, &r, spec, p, "expected ',' or the end");
         }

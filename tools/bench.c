@@ -854,7 +854,8 @@ static void b_help(void) {
            "  --sweep    expands the --shapes template at the levels min, opt, opt+1, a prime\n"
            "             between opt and max, and max, every symbol at the same level\n"
            "             (levels that do not exist or repeat a point are skipped)\n"
-           "  --backend  cuda (default): GPU time with CUDA events around each enqueue on\n"
+           "  --backend  cuda (the default where a GPU driver loads; without one, ref, said\n"
+           "             once): GPU time with CUDA events around each enqueue on\n"
            "             a stream, host time with a monotonic clock around the call itself;\n"
            "             ref: the CPU reference backend, host time only\n"
            "  --iters    timed runs per point (default 100 on cuda, 5 on ref)\n"
@@ -899,12 +900,13 @@ typedef struct b_opts {
     long iters, warmup, rotate;
     uint64_t seed;
     symrt_backend be;
+    char fell_back[SYMC_ERROR_MSG_CAP]; /* without --backend and no usable driver: why the ref backend */
 } b_opts;
 
 /* Reads the flags into o. Returns -1 to go on, else the exit code: 0 after
  * --help, 2 after a usage error (said on stderr). */
 static int b_parse_args(int argc, char **argv, b_opts *o) {
-    *o = (b_opts){.backend = "cuda", .iters = -1, .warmup = -1, .seed = 1, .graphs = 1};
+    *o = (b_opts){.backend = NULL, .iters = -1, .warmup = -1, .seed = 1, .graphs = 1};
     for (int i = 0; i < argc; i++) {
         const char *v;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -937,8 +939,11 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
                  (v = b_flag(argc, argv, &i, "--rotate")) || (v = b_flag(argc, argv, &i, "--seed"))) {
             char *end;
             long long x = strtoll(v, &end, 10);
-            const char *f = argv[i][0] == '-' ? argv[i] : argv[i - 1];
-            if (!*v || *end || x < 0 || x > 10000000) return b_usage("%.10s needs a count, got '%s'", f, v);
+            /* the flag itself: argv[i] when given as --flag=value, else the word before the value */
+            const char *f = !strncmp(argv[i], "--", 2) ? argv[i] : argv[i - 1];
+            size_t fl = strcspn(f, "=");
+            if (!*v || *end || x < 0 || x > 10000000)
+                return b_usage("%.*s takes a whole number from 0 to 10000000, got '%s'", (int)fl, f, v);
             if (!strncmp(f, "--iters", 7)) {
                 if (x < 1) return b_usage("--iters needs at least 1");
                 o->iters = (long)x;
@@ -958,6 +963,11 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
         else o->engine = argv[i];
     }
     if (!o->engine) return b_usage("missing ENGINE.symx");
+    if (!o->backend) { /* the GPU when there is one, else the reference backend, as symc run, said once */
+        symc_error why = {0};
+        o->backend = rt_cuda_driver(&why) ? "cuda" : "ref";
+        if (!strcmp(o->backend, "ref")) snprintf(o->fell_back, sizeof o->fell_back, "%s", why.msg);
+    }
     if (!strcmp(o->backend, "ref")) o->be = SYMRT_BACKEND_REF;
     else if (!strcmp(o->backend, "cuda")) o->be = SYMRT_BACKEND_CUDA;
     else return b_usage("unknown backend '%s' (cuda or ref)", o->backend);
@@ -966,7 +976,9 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
     if (o->plot && !o->sweep)
         return b_usage("--plot draws latency and memory across a sweep: it needs --sweep (and --shapes with a symbol)");
     if ((o->profile || o->trace) && o->be != SYMRT_BACKEND_CUDA)
-        return b_usage("--profile and --trace time GPU steps: they need --backend cuda");
+        return b_usage(o->fell_back[0] ? "--profile and --trace time GPU steps: they need a GPU (%s)"
+                                       : "--profile and --trace time GPU steps: they need --backend cuda%s",
+                       o->fell_back);
     if (o->trace) o->profile = 1;
     if (o->iters < 0) o->iters = o->be == SYMRT_BACKEND_CUDA ? 100 : 5;
     if (o->warmup < 0) o->warmup = o->be == SYMRT_BACKEND_CUDA ? 10 : 1;
@@ -1253,6 +1265,11 @@ int symc_cmd_bench(int argc, char **argv) {
     const char *device;
     int n, failed = -1;
     if ((rc = b_parse_specs(&o, specs, &tmpl, parsed))) goto done;
+    if (o.fell_back[0] && !o.quiet)
+        fprintf(stderr,
+                "symc: bench: no GPU to time on (%s): timing on the reference backend, host time only "
+                "(--backend ref says so; --backend cuda insists)\n",
+                o.fell_back);
     rc = 1;
     if (tool_check_regular_file(o.engine, "engine", &err) || symrt_engine_load_file(o.engine, &e, &err)) goto fail;
     if ((n = b_points(e, &o, &tmpl, parsed, pts, msg, sizeof msg)) < 0) goto fail_msg;

@@ -10,6 +10,7 @@
  * progress and --dump-after callbacks, as any embedder would. */
 #include <inttypes.h>
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,29 @@ static void progress(void *ctx, const char *step) {
     fputs(line, stderr);
 }
 
+/* A --multiple narrows its dim's declared range to the multiples inside it: said, not silent
+ * (asked [8, 64] with a multiple of 24, the engine takes [24, 48]). An empty range is the
+ * importer's error. */
+static void note_multiples(const fe_shape_list *l, progress_lines *lines) {
+    for (uint32_t i = 0; i < l->n_mult; i++) {
+        const fe_multiple *mu = &l->mult[i];
+        for (uint32_t k = 0; k < l->n; k++) {
+            const fe_input_shape *s = &l->items[k];
+            if (strcmp(s->name, mu->name) || mu->axis >= s->rank || mu->m < 2) continue;
+            int64_t lo = s->min[mu->axis], hi = s->max[mu->axis];
+            int64_t rlo = (lo + mu->m - 1) / mu->m * mu->m, rhi = hi / mu->m * mu->m;
+            if ((rlo != lo || rhi != hi) && rlo <= rhi) {
+                char line[400];
+                snprintf(line, sizeof line,
+                         "note: --multiple %s:%d=%" PRId64 " narrows input '%s' dim %d from [%" PRId64 ", %" PRId64
+                         "] to [%" PRId64 ", %" PRId64 "] (its multiples of %" PRId64 ")",
+                         mu->name, (int)mu->axis, mu->m, mu->name, (int)mu->axis, lo, hi, rlo, rhi, mu->m);
+                if (!lines->quiet) fprintf(stderr, "symc: %s\n", line); /* a note: not held like progress */
+            }
+        }
+    }
+}
+
 static int cmd_compile(int argc, char **argv) {
     const char *model = NULL, *out = NULL;
     symc_compile_options opt;
@@ -240,8 +264,15 @@ static int cmd_compile(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--noTF32")) no_tf32 = 1;
         else if ((v = flag_value(argc, argv, &i, "--dump-after"))) opt.dump_after = v;
         else if ((v = flag_value(argc, argv, &i, "--arch"))) opt.arch = v;
-        else if ((v = flag_value(argc, argv, &i, "--fp32-layers"))) opt.fp32_layers = v;
-        else if (!strcmp(argv[i], "--no-calibrate")) opt.calibrate = 0;
+        else if ((v = flag_value(argc, argv, &i, "--fp32-layers"))) {
+            if (!*v || strspn(v, ", ") == strlen(v)) {
+                rc = usage_error("compile: --fp32-layers needs node names or op types, comma separated (e.g. "
+                                 "softmax,layer_norm), got '%s'",
+                                 v);
+                goto done;
+            }
+            opt.fp32_layers = v;
+        } else if (!strcmp(argv[i], "--no-calibrate")) opt.calibrate = 0;
         else if (!strcmp(argv[i], "--fp16")) opt.precision = SYMC_PRECISION_FP16, n_prec++;
         else if (!strcmp(argv[i], "--bf16")) opt.precision = SYMC_PRECISION_BF16, n_prec++;
         else if (!strcmp(argv[i], "--tf32")) opt.precision = SYMC_PRECISION_TF32, n_prec++;
@@ -297,7 +328,12 @@ static int cmd_compile(int argc, char **argv) {
     progress(&lines, importing);
     if (is_onnx) {
         /* the importer's messages start with the model's path already: one prefix */
-        if (fe_shape_list_check(&shapes, &err) || fe_onnx_import_file(model, shapes.items, shapes.n, &m, &err)) {
+        if (fe_shape_list_check(&shapes, &err)) {
+            fprintf(stderr, "symc: %s\n", err.msg);
+            goto done;
+        }
+        note_multiples(&shapes, &lines);
+        if (fe_onnx_import_file(model, shapes.items, shapes.n, &m, &err)) {
             fprintf(stderr, "symc: %s\n", err.msg);
             goto done;
         }
@@ -368,8 +404,13 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
             if (o->n_outputs == MAX_IO) return usage_error("run: too many --output%s", "");
             o->outputs[o->n_outputs++] = v;
         } else if ((v = flag_value(argc, argv, &i, "--backend"))) o->backend = v;
-        else if ((v = flag_value(argc, argv, &i, "--seed"))) o->seed = strtoull(v, NULL, 10);
-        else if ((v = flag_value(argc, argv, &i, "--loadEngine"))) {
+        else if ((v = flag_value(argc, argv, &i, "--seed"))) {
+            char *end;
+            errno = 0;
+            o->seed = strtoull(v, &end, 10);
+            if (!*v || *end || *v == '-' || *v == '+' || errno)
+                return usage_error("run: --seed takes a whole number from 0 to 18446744073709551615, got '%s'", v);
+        } else if ((v = flag_value(argc, argv, &i, "--loadEngine"))) {
             if (o->engine) return usage_error("run: takes one engine, got a second: '%s'", v);
             o->engine = v;
         } else if (!strcmp(argv[i], "--fp16") || !strcmp(argv[i], "--bf16") || !strcmp(argv[i], "--tf32") ||
@@ -384,6 +425,22 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
     for (int k = 0; k < o->n_outputs; k++)
         if (!strchr(o->outputs[k], '=') || o->outputs[k][0] == '=')
             return usage_error("run: --output needs NAME=FILE.npy, got '%s'", o->outputs[k]);
+    /* one file per name: a second --input x=... would silently win (and the first leak) */
+    for (int pass = 0; pass < 2; pass++) {
+        const char *const *list = pass ? o->outputs : o->inputs;
+        int n = pass ? o->n_outputs : o->n_inputs;
+        for (int a = 0; a < n; a++)
+            for (int b = a + 1; b < n; b++) {
+                const char *ea = strchr(list[a], '='), *eb = strchr(list[b], '=');
+                if (ea && eb && ea - list[a] == eb - list[b] && !strncmp(list[a], list[b], (size_t)(ea - list[a]))) {
+                    char msg[1200];
+                    snprintf(msg, sizeof msg,
+                             "run: %s names '%.*s' twice ('%.400s' and '%.400s'): give each name one file",
+                             pass ? "--output" : "--input", (int)(ea - list[a]), list[a], list[a], list[b]);
+                    return usage_error("%s", msg);
+                }
+            }
+    }
     if (!o->engine) return usage_error("run: missing ENGINE%s", "");
     if (!strcmp(o->backend, "ref")) o->be = SYMRT_BACKEND_REF;
     else if (!strcmp(o->backend, "cuda")) o->be = SYMRT_BACKEND_CUDA;

@@ -168,7 +168,7 @@ static void test_multiple(void) {
         {"x:1", "expected '=' after the axis at column 4"},
         {"x:1=", "expected a multiple (>= 1) after '=' at column 5"},
         {"x:1=0", "expected a multiple (>= 1) after '=' at column 5"},
-        {"x:1=99999999999999999999", "expected a multiple (>= 1) after '='"},
+        {"x:1=99999999999999999999", "the multiple is too large"},
         {"x:1=8x", "expected ',' or the end at column 6"},
         {"y:0=2,x:1=4", "input 'x' dim 1 is declared a multiple twice (column 7)"},
     };

@@ -114,8 +114,12 @@ assert len({e["pid"] for e in xs}) == len(p) and all(e["dur"] >= 0 for e in xs)
 print("profile: %d points, %d steps each" % (len(p), len(p[0]["profile"])))
 ' "$tmp/p.json" "$tmp/t.json"
 else
-  expect 1 "cuda without a GPU" -- "$symc" bench "$e" --shapes x:4x196x768; one_line "cuda without a GPU"
+  expect 1 "cuda without a GPU" -- "$symc" bench "$e" --shapes x:4x196x768 --backend cuda; one_line "cuda without a GPU"
   has "cuda without a GPU" "symc: bench: "
+  # without --backend: the reference backend, as symc run, said once (issue 30)
+  expect 0 "no GPU, no --backend" -- "$symc" bench "$e" --shapes x:4x196x768 --iters 1 --warmup 0
+  has "no GPU, no --backend" "timing on the reference backend"
+  has "no GPU, no --backend" "on cpu (reference backend)"
 fi
 
 echo "bench_test: $pass passed, $fail failed"

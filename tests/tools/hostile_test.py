@@ -19,6 +19,10 @@ Where the user pointed (item 8): `-o`, `bench --csv/--json/--plot` replace a reg
 temporary created exclusively beside it (a symlink planted at "<path>.tmp" is never followed, its
 target untouched); a symlink, device or FIFO at the path is written through, never replaced.
 
+The CLI's silent adjustments: a second --input or --output for one name, --seed -1, an empty
+--fp32-layers are refused; --iters -1 names the flag; a --multiple of 19 digits says it is too
+large; a --multiple that narrows the declared range says so.
+
 usage: hostile_test.py SYMC TMPDIR
 """
 import shutil
@@ -251,6 +255,32 @@ for flag, name in (("--csv", "b.csv"), ("--json", "b.json"), ("--plot", "b.svg")
                        "x:Bx5", flag, link)
     check(rc == 0 and os.path.islink(link) and os.path.getsize(real) > 0 and open(victim, "rb").read() == b"precious",
           f"bench {flag} through a symlink, a symlink planted at .tmp: rc {rc}: {out}")
+
+# ---- the CLI: no silent adjustment, messages that say the flag (issue 30, "Also") ----
+np.save(path("xa.npy"), x)
+cli = [
+    (["run", eng, "--backend", "ref", "--input", f"x={path('xa.npy')}", "--input", f"x={path('xa.npy')}"], 2,
+     "--input names 'x' twice"),
+    (["run", eng, "--backend", "ref", "--shapes", "x:2x5", "--output", "y=/tmp/a.npy", "--output", "y=/tmp/b.npy"], 2,
+     "--output names 'y' twice"),
+    (["run", eng, "--backend", "ref", "--shapes", "x:2x5", "--seed", "-1"], 2, "--seed takes a whole number"),
+    (["run", eng, "--backend", "ref", "--shapes", "x:2x5", "--seed", "12abc"], 2, "--seed takes a whole number"),
+    (["compile", relu, "-o", path("q.symx"), "--fp16", "--fp32-layers", "", "--shapes", "x:1x5,2x5,4x5"], 2,
+     "--fp32-layers needs node names or op types"),
+    (["bench", eng, "--backend", "ref", "--iters", "-1", "--shapes", "x:2x5"], 2,
+     "--iters takes a whole number from 0 to 10000000, got '-1'"),
+    (["bench", eng, "--backend", "ref", "--warmup=-3", "--shapes", "x:2x5"], 2,
+     "--warmup takes a whole number from 0 to 10000000, got '-3'"),
+    (["compile", relu, "-o", path("q.symx"), "--no-gpu", "--shapes", "x:1x5,2x5,4x5", "--multiple",
+      "x:0=1234567890123456789"], 2, "the multiple is too large"),
+]
+for args, want_rc, want in cli:
+    rc, out = symc_run(*args)
+    check(rc == want_rc and want in out, f"symc {' '.join(args)}: wanted rc {want_rc} and '{want}', got rc {rc}: {out}")
+rows = model("rows", [h.make_node("Relu", ["x"], ["y"])], [("x", ["B", "S"])])
+rc, out = symc_run("compile", rows, "-o", path("rows.symx"), "--no-gpu", "--shapes", "x:1x8,2x24,4x64", "--multiple",
+                   "x:1=24")
+check(rc == 0 and "narrows input 'x' dim 1 from [8, 64] to [24, 48]" in out, f"--multiple narrowing said: {out}")
 
 print(f"hostile_test: {len(failures)} failures")
 sys.exit(1 if failures else 0)
