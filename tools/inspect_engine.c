@@ -160,22 +160,27 @@ static void print_tuned(const rt_engine *e, uint32_t i, int64_t *const slots[3])
  * activations and of the weights per dtype; with `list`, every tensor with its type and shape. */
 static void print_storage(const rt_engine *e, int64_t *const slots[3], int list) {
     uint32_t count[2][SYMC_DTYPE_COUNT] = {{0}};
-    int64_t bytes[2][SYMC_DTYPE_COUNT] = {{0}};
+    int64_t bytes[2][SYMC_DTYPE_COUNT] = {{0}}; /* -1: past RT_MAX_BYTES (checked, never wrapped) */
     for (uint32_t t = 0; t < e->n_tensors; t++) {
         const rt_tensor *x = &e->tensors[t];
         if ((unsigned)x->dtype >= SYMC_DTYPE_COUNT) continue;
         int w = x->constant != RT_NONE;
-        int64_t n = (int64_t)symc_dtype_size(x->dtype);
-        for (int32_t d = 0; d < x->rank; d++) n *= slots[1][x->dims[d]];
+        int64_t n, *sum = &bytes[w][x->dtype];
         count[w][x->dtype]++;
-        bytes[w][x->dtype] += n;
+        if (*sum < 0) continue;
+        if (!rt_tensor_bytes(e, slots[1], t, &n) || n > RT_MAX_BYTES - *sum) *sum = -1;
+        else *sum += n;
     }
     printf("storage (tensors by type, bytes at opt):");
     for (int w = 0; w < 2; w++)
         for (int dt = 0; dt < SYMC_DTYPE_COUNT; dt++)
-            if (count[w][dt])
-                printf(" %s %s %u (%" PRId64 ")", w ? "weights" : "activations", symc_dtype_name((symc_dtype)dt),
-                       count[w][dt], bytes[w][dt]);
+            if (count[w][dt]) {
+                char b[40];
+                if (bytes[w][dt] < 0) snprintf(b, sizeof b, "over %" PRId64, (int64_t)RT_MAX_BYTES);
+                else snprintf(b, sizeof b, "%" PRId64, bytes[w][dt]);
+                printf(" %s %s %u (%s)", w ? "weights" : "activations", symc_dtype_name((symc_dtype)dt), count[w][dt],
+                       b);
+            }
     printf("\n");
     for (uint32_t t = 0; list && t < e->n_tensors; t++) {
         printf("  %s%s: ", e->tensors[t].name, e->tensors[t].constant != RT_NONE ? " (weight)" : "");

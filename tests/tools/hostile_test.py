@@ -19,6 +19,7 @@ Where the user pointed (item 8): `-o`, `bench --csv/--json/--plot` replace a reg
 temporary created exclusively beside it (a symlink planted at "<path>.tmp" is never followed, its
 target untouched); a symlink, device or FIFO at the path is written through, never replaced.
 
+symc inspect sums storage with checked arithmetic (item 7: B up to 2^58 printed a negative size).
 The CLI's silent adjustments: a second --input or --output for one name, --seed -1, an empty
 --fp32-layers are refused; --iters -1 names the flag; a --multiple of 19 digits says it is too
 large; a --multiple that narrows the declared range says so.
@@ -281,6 +282,13 @@ rows = model("rows", [h.make_node("Relu", ["x"], ["y"])], [("x", ["B", "S"])])
 rc, out = symc_run("compile", rows, "-o", path("rows.symx"), "--no-gpu", "--shapes", "x:1x8,2x24,4x64", "--multiple",
                    "x:1=24")
 check(rc == 0 and "narrows input 'x' dim 1 from [8, 64] to [24, 48]" in out, f"--multiple narrowing said: {out}")
+
+# symc inspect on a legal engine whose opt sizes pass 2^63 bytes in sum (item 7): said, never wrapped
+B = 1 << 58
+rc, out = symc_run("compile", relu, "-o", path("big.symx"), "--no-gpu", "-q", "--shapes", f"x:1x5,{B}x5,{B}x5")
+rc2, out2 = symc_run("inspect", path("big.symx"))
+check(rc == 0 and rc2 == 0 and "(over 9223372036854775807)" in out2 and "(-" not in out2,
+      f"inspect of an engine with B up to 2^58: {out} {out2}")
 
 print(f"hostile_test: {len(failures)} failures")
 sys.exit(1 if failures else 0)
