@@ -110,6 +110,28 @@ static const char *b_flag(int argc, char **argv, int *i, const char *flag) {
     return NULL;
 }
 
+/* trtexec's timing flags, which a trtexec user types first: each answered with symc bench's own
+ * spelling (their units differ: trtexec's --warmUp and --duration are milliseconds and seconds of
+ * time, symc's --warmup and --iters are counts of runs), NULL for another flag. */
+static const char *trtexec_flag(const char *arg) {
+    static const struct {
+        const char *name, *answer;
+    } map[] = {
+        {"--iterations", "--iterations is trtexec's; symc bench takes --iters N (timed runs per point)"},
+        {"--warmUp", "--warmUp is trtexec's (milliseconds); symc bench takes --warmup N (untimed runs first)"},
+        {"--duration", "--duration is trtexec's (seconds); symc bench times a count of runs: --iters N"},
+        {"--dumpProfile", "--dumpProfile is trtexec's; symc bench takes --profile (each step's GPU time)"},
+        {"--exportProfile", "--exportProfile is trtexec's; symc bench takes --trace FILE.json (a Chrome trace)"},
+        {"--exportTimes", "--exportTimes is trtexec's; symc bench takes --json FILE (or --csv FILE)"},
+        {"--exportOutput", "--exportOutput is trtexec's; symc run writes outputs: --output NAME=FILE.npy"},
+        {"--verbose", "--verbose is trtexec's; symc bench prints every point already (--quiet for less)"},
+    };
+    size_t n = strcspn(arg, "=");
+    for (size_t k = 0; k < sizeof map / sizeof *map; k++)
+        if (strlen(map[k].name) == n && !strncmp(arg, map[k].name, n)) return map[k].answer;
+    return NULL;
+}
+
 /* One parsed flag (or the --shapes flags together) as a point: p's items
  * borrow from `parsed`. Returns 0, or 1 when there are too many inputs. */
 static int b_point_of(const fe_point *parsed, b_point *p) {
@@ -952,6 +974,8 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
                 if (x < 1 || x > 64) return b_usage("--rotate takes 1 to 64");
                 o->rotate = (long)x;
             } else o->seed = (uint64_t)x;
+        } else if (argv[i][0] == '-' && trtexec_flag(argv[i])) {
+            return b_usage("%s", trtexec_flag(argv[i]));
         } else if (argv[i][0] == '-') {
             if (!strcmp(argv[i], "--shapes") || !strcmp(argv[i], "--point") || !strcmp(argv[i], "--backend") ||
                 !strcmp(argv[i], "--json") || !strcmp(argv[i], "--iters") || !strcmp(argv[i], "--warmup") ||

@@ -216,6 +216,8 @@ static int cmd_compile(int argc, char **argv) {
                 "  --no-gpu          a reference-backend-only engine (no CUDA code)\n"
                 "  -q, --quiet       no progress lines (a build past a second prints them, with the\n"
                 "                    seconds since the start) and no 'wrote' line: errors only\n"
+                "  --verbose         every progress line as it happens (trtexec's flag; by default a\n"
+                "                    build prints them once it passes a second)\n"
                 "  --dump-after=PASS print the IR after a pass, one of\n"
                 "                    %s\n"
                 "                    (after fuse with the fused groups; --no-gpu plans none)\n"
@@ -279,6 +281,7 @@ static int cmd_compile(int argc, char **argv) {
         else if (!strcmp(argv[i], "--no-tune")) opt.tune = 0;
         else if (!strcmp(argv[i], "--no-gpu")) opt.gpu = 0;
         else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) lines.quiet = 1;
+        else if (!strcmp(argv[i], "--verbose")) lines.live = 1; /* trtexec's: every progress line, at once */
         else if (argv[i][0] == '-') {
             rc = usage_error("compile: unknown flag '%s'", argv[i]);
             goto done;
@@ -418,6 +421,10 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
             return usage_error("run: '%s': the precision is chosen when the engine is compiled (symc compile "
                                "--fp16|--bf16|--tf32)",
                                argv[i]);
+        else if (!strncmp(argv[i], "--exportOutput", 14) && (argv[i][14] == '=' || !argv[i][14]))
+            return usage_error("run: --exportOutput is trtexec's; symc run writes each output with --output "
+                               "NAME=FILE.npy%s",
+                               "");
         else if (argv[i][0] == '-') return usage_error("run: unknown flag '%s'", argv[i]);
         else if (o->engine) return usage_error("run: takes one engine, got a second: '%s'", argv[i]);
         else o->engine = argv[i];

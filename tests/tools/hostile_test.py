@@ -275,9 +275,18 @@ cli = [
     (["compile", relu, "-o", path("q.symx"), "--no-gpu", "--shapes", "x:1x5,2x5,4x5", "--multiple",
       "x:0=1234567890123456789"], 2, "the multiple is too large"),
 ]
+cli += [
+    (["bench", eng, "--backend", "ref", "--shapes", "x:2x5", "--iterations=10"], 2, "symc bench takes --iters N"),
+    (["bench", eng, "--backend", "ref", "--shapes", "x:2x5", "--warmUp", "200"], 2, "symc bench takes --warmup N"),
+    (["bench", eng, "--backend", "ref", "--shapes", "x:2x5", "--duration=3"], 2, "--iters N"),
+    (["bench", eng, "--backend", "ref", "--shapes", "x:2x5", "--dumpProfile"], 2, "takes --profile"),
+    (["run", eng, "--backend", "ref", "--shapes", "x:2x5", "--exportOutput=o.json"], 2, "--output NAME=FILE.npy"),
+]
 for args, want_rc, want in cli:
     rc, out = symc_run(*args)
     check(rc == want_rc and want in out, f"symc {' '.join(args)}: wanted rc {want_rc} and '{want}', got rc {rc}: {out}")
+rc, out = symc_run("compile", relu, "-o", path("verbose.symx"), "--no-gpu", "--shapes", "x:1x5,2x5,4x5", "--verbose")
+check(rc == 0 and "] importing" in out and "] infer-shapes" in out, f"compile --verbose prints every progress line: {out}")
 rows = model("rows", [h.make_node("Relu", ["x"], ["y"])], [("x", ["B", "S"])])
 rc, out = symc_run("compile", rows, "-o", path("rows.symx"), "--no-gpu", "--shapes", "x:1x8,2x24,4x64", "--multiple",
                    "x:1=24")
