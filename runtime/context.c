@@ -216,13 +216,15 @@ symc_status symrt_engine_output(const symrt_engine *h, uint32_t i, symrt_io_info
     return io_info(h, h ? h->e->outputs : NULL, h ? h->e->n_outputs : 0, i, "output", out, err);
 }
 
-symc_status symrt_engine_input_dim(const symrt_engine *h, uint32_t i, int32_t d, char *buf, size_t cap,
-                                   symc_error *err) {
-    if (!h || !buf || !cap) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_engine_input_dim: NULL argument");
-    if (i >= h->e->n_inputs) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input %u does not exist", i);
-    const rt_tensor *t = &h->e->tensors[h->e->inputs[i]];
+/* dim d of tensor t (input or output `index` of the engine) as symbolic text */
+static symc_status io_dim(const symrt_engine *h, const char *what, uint32_t index, uint32_t n, const uint32_t *list,
+                          int32_t d, char *buf, size_t cap, symc_error *err) {
+    if (!h || !buf || !cap)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_engine_%s_dim: NULL argument", what);
+    if (index >= n) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s %u does not exist", what, index);
+    const rt_tensor *t = &h->e->tensors[list[index]];
     if (d < 0 || d >= t->rank)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s' has no dim %d (rank %d)", t->name, (int)d,
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s' has no dim %d (rank %d)", what, t->name, (int)d,
                                (int)t->rank);
     sym_table *tab;
     sym_expr *slots;
@@ -232,6 +234,16 @@ symc_status symrt_engine_input_dim(const symrt_engine *h, uint32_t i, int32_t d,
     sym_table_free(tab);
     free(slots);
     return SYMC_OK;
+}
+
+symc_status symrt_engine_input_dim(const symrt_engine *h, uint32_t i, int32_t d, char *buf, size_t cap,
+                                   symc_error *err) {
+    return io_dim(h, "input", i, h ? h->e->n_inputs : 0, h ? h->e->inputs : NULL, d, buf, cap, err);
+}
+
+symc_status symrt_engine_output_dim(const symrt_engine *h, uint32_t i, int32_t d, char *buf, size_t cap,
+                                    symc_error *err) {
+    return io_dim(h, "output", i, h ? h->e->n_outputs : 0, h ? h->e->outputs : NULL, d, buf, cap, err);
 }
 
 symc_status symrt_engine_symbol(const symrt_engine *h, uint32_t i, symrt_symbol_info *out, symc_error *err) {

@@ -75,11 +75,13 @@ uint32_t symrt_engine_num_inputs(const symrt_engine *e);
 uint32_t symrt_engine_num_outputs(const symrt_engine *e);
 symc_status symrt_engine_input(const symrt_engine *e, uint32_t i, symrt_io_info *out, symc_error *err);
 symc_status symrt_engine_output(const symrt_engine *e, uint32_t i, symrt_io_info *out, symc_error *err);
-/* Dim d of input i as text (snprintf semantics into buf): a number for a
- * fixed dim, the symbol's name ("B") or an expression over symbols ("(S*2)"),
- * as `symc inspect` prints shapes. */
+/* Dim d of input i (or output i) as text (snprintf semantics into buf): a
+ * number for a fixed dim, the symbol's name ("B") or an expression over
+ * symbols ("(S*2)"), as `symc inspect` prints shapes. */
 symc_status symrt_engine_input_dim(const symrt_engine *e, uint32_t i, int32_t d, char *buf, size_t cap,
                                    symc_error *err);
+symc_status symrt_engine_output_dim(const symrt_engine *e, uint32_t i, int32_t d, char *buf, size_t cap,
+                                    symc_error *err);
 
 /* The symbols the engine was compiled for: min <= value <= max, a multiple of
  * multiple_of; opt is the size it was tuned for. */

@@ -9,7 +9,9 @@
   that is not JSON give SymcError with the fix, never a raw OverflowError, FileExistsError or
   JSONDecodeError;
 - trimming removes only the cache's own entries: a user's precious.symx (and its .json) in the
-  cache folder stays at any SYMC_CACHE_MAX_MB.
+  cache folder stays at any SYMC_CACHE_MAX_MB;
+- symc.Session: get_outputs() gives symbolic shapes as onnxruntime does (it gave [None, None]), and a
+  provider symc does not run (TensorrtExecutionProvider) is refused by name.
 Every output is checked against eager.
 
 usage: test_torch_cache_hostile.py [path/to/libsymc.so]
@@ -106,6 +108,7 @@ t = Two().eval()
 ct = symc.compile(t, INP, gpu=False)
 d = tempfile.mkdtemp(prefix="symc_side_")
 p2 = ct.save(os.path.join(d, "two.symx"))
+ps = ct.save(os.path.join(d, "sess.symx"))  # for the Session checks, after the cache is trimmed
 lo = symc.load(p2)
 got = lo(x)
 check("load with its sidecar", isinstance(got, tuple) and torch.equal(got[0], x * 2) and torch.equal(got[1], x + 100))
@@ -179,5 +182,16 @@ for bad in ("inf", "-1", "lots"):
     raises(f"SYMC_CACHE_MAX_MB={bad}", lambda: symc.compile(Lin(3, 8).eval(), INP, gpu=False), "SYMC_CACHE_MAX_MB",
            "number of megabytes")
 del os.environ["SYMC_CACHE_MAX_MB"]
+# ---- symc.Session as onnxruntime users call it (issue 30, first-hour friction) ----
+sess = symc.Session(ps)
+outs = sess.get_outputs()
+check("Session.get_outputs gives symbolic shapes, as onnxruntime", len(outs) == 2 and
+      all(isinstance(o.shape[0], str) and o.shape[1] == 4 for o in outs), [o.shape for o in outs])
+check("input and output name the same batch symbol", outs and sess.get_inputs()[0].shape[0] == outs[0].shape[0],
+      (sess.get_inputs()[0].shape, outs[0].shape if outs else None))
+raises("Session with TensorRT's provider", lambda: symc.Session(ps, providers=["TensorrtExecutionProvider"]),
+       "'TensorrtExecutionProvider' is not one symc runs", "CUDAExecutionProvider")
+s_cpu = symc.Session(ps, providers=[("CPUExecutionProvider", {})])
+check("CPUExecutionProvider as a (name, options) pair", s_cpu.get_providers() == ["CPUExecutionProvider"])
 log("cache and sidecars against lying files")
 common.finish("cache and sidecar checks")

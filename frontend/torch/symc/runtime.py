@@ -274,23 +274,36 @@ class Session:
     def __init__(self, path, providers=None):
         self.engine = Engine(path)
         self.path = str(path)
-        want_cuda = any((p[0] if isinstance(p, tuple) else p) == "CUDAExecutionProvider" for p in (providers or []))
+        names = [p[0] if isinstance(p, (tuple, list)) else p for p in (providers or [])]
+        for p in names:
+            if p not in ("CUDAExecutionProvider", "CPUExecutionProvider"):
+                raise SymcError(f"provider {p!r} is not one symc runs: it takes CUDAExecutionProvider (the CUDA "
+                                f"backend) and CPUExecutionProvider (the reference backend)", code="unsupported")
+        want_cuda = "CUDAExecutionProvider" in names
         self.cuda = bool(want_cuda and torch.cuda.is_available())
+        if want_cuda and not self.cuda:
+            import warnings
+            warnings.warn("symc.Session: CUDAExecutionProvider asked for, but torch sees no CUDA device: running "
+                          "on the reference backend (CPUExecutionProvider)", stacklevel=2)
         self._ctx = None
         self._lock = threading.Lock()
         syms = {n: (lo, o, hi) for n, lo, o, hi, _ in self.engine.symbols}
         L, err = self.engine._L, _lib.Error()
-        self._inputs = []
-        for i, (name, dt, rank) in enumerate(self.engine.inputs):
-            shape = []
-            for d in range(rank):
-                buf = ctypes.create_string_buffer(256)
-                check(L.symrt_engine_input_dim(self.engine._h, i, d, buf, 256, ctypes.byref(err)), err)
-                text = buf.value.decode()
-                shape.append(int(text) if text.lstrip("-").isdigit() else text)
-            used = {n: r for n, r in syms.items() if any(isinstance(s, str) and n in s for s in shape)}
-            self._inputs.append(NodeArg(name, shape, dt, used))
-        self._outputs = [NodeArg(name, [None] * rank, dt, {}) for name, dt, rank in self.engine.outputs]
+        def node_args(ios, dim_fn):
+            """NodeArgs with onnxruntime's shapes: an int for a fixed dim, the symbolic text otherwise"""
+            args = []
+            for i, (name, dt, rank) in enumerate(ios):
+                shape = []
+                for d in range(rank):
+                    buf = ctypes.create_string_buffer(256)
+                    check(dim_fn(self.engine._h, i, d, buf, 256, ctypes.byref(err)), err)
+                    text = buf.value.decode()
+                    shape.append(int(text) if text.lstrip("-").isdigit() else text)
+                used = {n: r for n, r in syms.items() if any(isinstance(s, str) and n in s for s in shape)}
+                args.append(NodeArg(name, shape, dt, used))
+            return args
+        self._inputs = node_args(self.engine.inputs, L.symrt_engine_input_dim)
+        self._outputs = node_args(self.engine.outputs, L.symrt_engine_output_dim)
 
     def get_inputs(self):
         return list(self._inputs)
