@@ -170,8 +170,44 @@ static void cache_key(const char *source, uint32_t sm, uint8_t key[CG_HASH_BYTES
     cg_hash_final(&h, key);
 }
 
+/* An entry's bytes are checked against their key (cache.c), but whoever can write the folder can
+ * write a matching key and digest over anything: an entry is also checked against what it claims
+ * to be before use, else compiled again (and rewritten). The cubin is a 64-bit ELF for CUDA
+ * (e_machine 190); the PTX targets this sm and defines, as .entry, every kernel the source
+ * declares (extern "C" __global__ ... NAME(), and no other. */
+static int entry_matches(const char *source, uint32_t sm, const rt_module *m) {
+    const uint8_t *c = m->cubin;
+    if (m->cubin_size < 64 ||
+        memcmp(c,
+               "\x7f"
+               "ELF",
+               4) ||
+        c[4] != 2 || (c[18] | (c[19] << 8)) != 190)
+        return 0;
+    char target[32];
+    snprintf(target, sizeof target, ".target sm_%u", sm);
+    if (!m->ptx || !strstr(m->ptx, target)) return 0;
+    uint32_t declared = 0, entries = 0;
+    for (const char *p = m->ptx; (p = strstr(p, ".entry ")); p += 7) entries++;
+    static const char decl[] = "extern \"C\" __global__ void ";
+    for (const char *p = source; (p = strstr(p, decl)); declared++) {
+        p += sizeof decl - 1;
+        if (!strncmp(p, "__launch_bounds__(", 18)) p = strchr(p, ')') ? strchr(p, ')') + 1 : p;
+        while (*p == ' ') p++;
+        size_t n = 0;
+        while (p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+               (p[n] >= '0' && p[n] <= '9'))
+            n++;
+        char want[300];
+        if (!n || n > 250) return 0;
+        snprintf(want, sizeof want, ".entry %.*s(", (int)n, p);
+        if (!strstr(m->ptx, want)) return 0;
+    }
+    return declared == entries;
+}
+
 /* An entry: the cubin's size (u64, little endian), the cubin, the PTX. */
-static int cache_read(const uint8_t key[CG_HASH_BYTES], rt_module *m) {
+static int cache_read(const uint8_t key[CG_HASH_BYTES], const char *source, uint32_t sm, rt_module *m) {
     uint8_t *bytes;
     size_t size;
     if (!cg_cache_get("nvrtc", key, &bytes, &size)) return 0;
@@ -185,9 +221,12 @@ static int cache_read(const uint8_t key[CG_HASH_BYTES], rt_module *m) {
         memcpy(ptx, bytes + 8 + n, size - 8 - n);
         ptx[size - 8 - n] = '\0';
         *m = (rt_module){cubin, n, ptx};
-    } else {
+        ok = entry_matches(source, sm, m);
+    }
+    if (!ok) {
         free(cubin);
         free(ptx);
+        *m = (rt_module){0};
     }
     free(bytes);
     return ok;
@@ -260,7 +299,7 @@ symc_status cg_nvrtc_compile_modules(const char *const *sources, const uint32_t 
         parts[i].n_kernels = n_kernels[i];
         kernels += n_kernels[i];
         cache_key(sources[i], sm, parts[i].key);
-        if ((parts[i].cached = cache_read(parts[i].key, &out[i]))) ++*cached;
+        if ((parts[i].cached = cache_read(parts[i].key, sources[i], sm, &out[i]))) ++*cached;
     }
     uint32_t misses = n - *cached, threads = cg_nvrtc_cpus();
     if (threads > misses) threads = misses;

@@ -11,7 +11,8 @@ FLOATS axis, a FLOAT value_int, a FLOAT Cast 'to') is refused naming the node, t
 and the type taken; an attribute whose type field is UNDEFINED (IR version 1 files) is typed by the
 field that holds its value.
 
-FIFOs (items 1, 2): a FIFO at a build-cache entry's path is a cache miss and a FIFO as an ONNX
+FIFOs (items 1, 2): a FIFO at a build-cache entry's path is a cache miss, and a forged entry (a
+valid key and digest over garbage) is compiled again and rewritten; and a FIFO as an ONNX
 file's external data is refused naming it, instead of blocking the build forever. External data
 reached through a symlink out of the model's folder (item 11) is refused; one inside it is read.
 
@@ -159,6 +160,24 @@ for e in entries:
 rc, out = symc_run("compile", relu, "-o", path("relu_gpu2.symx"), "-q", "--shapes", "x:1x5,2x5,4x5", env=env,
                    timeout=90)
 check(rc == 0 and os.path.isfile(path("relu_gpu2.symx")), f"FIFOs at the cache entries' paths: rc {rc}: {out}")
+
+# a forged build-cache entry (valid header, key and digest over garbage) is compiled again, not used
+import hashlib  # noqa: E402
+forged = {}
+for e in entries:
+    os.remove(e)
+rc, out = symc_run("compile", relu, "-o", path("relu_gpu3.symx"), "-q", "--shapes", "x:1x5,2x5,4x5", env=env)
+entries = [os.path.join(d, f) for d, _, fs in os.walk(cache) for f in fs]
+for e in entries:
+    head = open(e, "rb").read()[:48]
+    cubin = b"\x7fELF" + bytes(range(256)) * 8  # the entry's own framing (cubin size, cubin, PTX) kept
+    garbage = len(cubin).to_bytes(8, "little") + cubin + b"// not PTX\n"
+    forged[e] = head + len(garbage).to_bytes(8, "little") + hashlib.sha256(garbage).digest() + garbage
+    with open(e, "wb") as f:
+        f.write(forged[e])
+rc, out = symc_run("compile", relu, "-o", path("relu_gpu4.symx"), "--verbose", "--shapes", "x:1x5,2x5,4x5", env=env)
+check(rc == 0 and entries and "(0 cached)" in out and all(open(e, "rb").read() != forged[e] for e in entries),
+      f"a forged cache entry is compiled again and rewritten: rc {rc}: {out}")
 
 w = rng.standard_normal((5,)).astype(np.float32)
 def make_ext():  # saving as external data changes the proto: a fresh one per save
