@@ -265,7 +265,7 @@ symc_status rt_k_gemm(rt_ctx *c) {
 }
 
 /* ---- conv2d ------------------------------------------------------------------------------------ */
-/* f32/f64: the same sums as the direct loop below (bias first, then the taps in the order q, u,
+/* f32/f64/f16/bf16: the same sums as the direct loop below (bias first, then the taps in the order q, u,
  * r, t, out-of-bounds taps skipped, f64), so bit-identical results, but one output row at a time:
  * CONV_ROW accumulators over the row's positions j, and for each tap the run of j whose input
  * position is in bounds, so the innermost loop is contiguous (stride 1) and vectorizes. */
@@ -274,13 +274,18 @@ static void conv_rows(const rt_ref_tensor *x, const rt_ref_tensor *w, const rt_r
                       int64_t nb, int64_t ci, int64_t co, int64_t cg, int64_t co_per_group, const int64_t in[3],
                       const int64_t k[3], const int64_t st[3], const int64_t dl[3], const int64_t pb[3],
                       const int64_t out[3]) {
-    const int f32 = x->dtype == SYMC_F32;
+    const int f32 = x->dtype == SYMC_F32, f64 = x->dtype == SYMC_F64;
+    /* half storage: each element widened exactly (the same f64 sums), the result rounded once */
+    double (*ld16)(uint16_t) = x->dtype == SYMC_BF16 ? symc_bf16_to_f64 : symc_f16_to_f64;
+    uint16_t (*st16)(double) = x->dtype == SYMC_BF16 ? symc_f64_to_bf16 : symc_f64_to_f16;
+#define CONV_LD(p, i) \
+    (f32 ? (double)((const float *)(p))[i] : f64 ? ((const double *)(p))[i] : ld16(((const uint16_t *)(p))[i]))
     const int64_t in_n = in[0] * in[1] * in[2], k_n = k[0] * k[1] * k[2], rows = out[0] * out[1];
     RT_OMP_FOR2((double)nb * co * out[0] * out[1] * out[2] * cg * k_n)
     for (int64_t n = 0; n < nb; n++)
         for (int64_t o = 0; o < co; o++) {
             int64_t c0 = (o / co_per_group) * cg; /* first input channel of o's group */
-            double b0 = bias ? mm_ld(bias->data, f32, o) : 0.0;
+            double b0 = bias ? CONV_LD(bias->data, o) : 0.0;
             for (int64_t row = 0; row < rows; row++) {
                 int64_t a = row / out[1], i = row % out[1];
                 for (int64_t j0 = 0; j0 < out[2]; j0 += CONV_ROW) {
@@ -300,17 +305,17 @@ static void conv_rows(const rt_ref_tensor *x, const rt_ref_tensor *w, const rt_r
                                     int64_t base = t * dl[2] - pb[2], lo = 0, hi = nj;
                                     while (lo < nj && (j0 + lo) * st[2] + base < 0) lo++;
                                     while (hi > lo && (j0 + hi - 1) * st[2] + base >= in[2]) hi--;
-                                    double wv = mm_ld(w->data, f32, (o * cg + q) * k_n + (u * k[1] + r) * k[2] + t);
+                                    double wv = CONV_LD(w->data, (o * cg + q) * k_n + (u * k[1] + r) * k[2] + t);
                                     int64_t x0 = xrow + j0 * st[2] + base;
                                     if (f32 && st[2] == 1) {
                                         const float *xp = (const float *)x->data + x0;
                                         for (int64_t j = lo; j < hi; j++) acc[j] += (double)xp[j] * wv;
-                                    } else if (st[2] == 1) {
+                                    } else if (f64 && st[2] == 1) {
                                         const double *xp = (const double *)x->data + x0;
                                         for (int64_t j = lo; j < hi; j++) acc[j] += xp[j] * wv;
                                     } else {
                                         for (int64_t j = lo; j < hi; j++)
-                                            acc[j] += mm_ld(x->data, f32, x0 + j * st[2]) * wv;
+                                            acc[j] += CONV_LD(x->data, x0 + j * st[2]) * wv;
                                     }
                                 }
                             }
@@ -318,11 +323,13 @@ static void conv_rows(const rt_ref_tensor *x, const rt_ref_tensor *w, const rt_r
                     int64_t oi = ((n * co + o) * out[0] + a) * out[1] * out[2] + i * out[2] + j0;
                     for (int64_t j = 0; j < nj; j++) {
                         if (f32) ((float *)y->data)[oi + j] = (float)acc[j];
-                        else ((double *)y->data)[oi + j] = acc[j];
+                        else if (f64) ((double *)y->data)[oi + j] = acc[j];
+                        else ((uint16_t *)y->data)[oi + j] = st16(acc[j]);
                     }
                 }
             }
         }
+#undef CONV_LD
 }
 
 symc_status rt_k_conv2d(rt_ctx *c) {
@@ -369,7 +376,7 @@ symc_status rt_k_conv2d(rt_ctx *c) {
     if ((s = rt_check_out(c, 0, x->dtype, x->rank, od))) return s;
 
     int64_t co_per_group = co / group, in_n = in[0] * in[1] * in[2], k_n = k[0] * k[1] * k[2];
-    if (x->dtype == SYMC_F32 || x->dtype == SYMC_F64) {
+    if (x->dtype == SYMC_F32 || x->dtype == SYMC_F64 || x->dtype == SYMC_F16 || x->dtype == SYMC_BF16) {
         conv_rows(x, w, bias, &c->out[0], nb, ci, co, cg, co_per_group, in, k, st, dl, pb, out);
         return SYMC_OK;
     }

@@ -155,7 +155,7 @@ static void test_conv2d(void) {
               1);
 }
 
-/* The row-at-a-time f32/f64 convolution against the plain direct loop, bit for bit (bias first,
+/* The row-at-a-time f32/f64/f16/bf16 convolution against the plain direct loop, bit for bit (bias first,
  * taps in the order channel, kh, kw, out-of-bounds taps skipped, f64 sums): strides, dilations,
  * asymmetric pads (wider than the kernel too), groups, rows longer than one accumulator chunk. */
 static void test_conv_rows(void) {
@@ -167,9 +167,10 @@ static void test_conv_rows(void) {
         {1, 3, 5, 5, 2, 5, 5, 3, 3, 1, 1, 6, 6, 6, 6, 1},  {2, 6, 6, 9, 3, 1, 1, 1, 3, 1, 1, 0, 0, 0, 0, 3},
     };
     int bad = 0;
-    for (int f64 = 0; f64 < 2; f64++)
+    static const symc_dtype dts[4] = {SYMC_F32, SYMC_F64, SYMC_F16, SYMC_BF16};
+    for (int di = 0; di < 4; di++)
         for (size_t ci = 0; ci < sizeof cs / sizeof *cs; ci++) {
-            symc_dtype dt = f64 ? SYMC_F64 : SYMC_F32;
+            symc_dtype dt = dts[di];
             int64_t n = cs[ci].n, c = cs[ci].c, h = cs[ci].h, wd = cs[ci].w, o = cs[ci].o, g = cs[ci].g;
             int64_t kh = cs[ci].kh, kw = cs[ci].kw, sh = cs[ci].sh, sw = cs[ci].sw, dh = cs[ci].dh, dw = cs[ci].dw;
             int64_t pt = cs[ci].pt, pl = cs[ci].pl, pbm = cs[ci].pbm, pr = cs[ci].pr, cg = c / g;
@@ -194,8 +195,11 @@ static void test_conv_rows(void) {
                                         acc += tget(&x, ((bn * c + c0 + q) * h + yy) * wd + xx) *
                                             tget(&w, ((oc * cg + q) * kh + r) * kw + t);
                                     }
-                            double want = f64 ? acc : (double)(float)acc,
-                                   got = tget(&y, ((bn * o + oc) * oh + i) * ow + j);
+                            double want = dt == SYMC_F64 ? acc
+                                : dt == SYMC_F32         ? (double)(float)acc
+                                : dt == SYMC_F16         ? symc_f16_to_f64(symc_f64_to_f16(acc))
+                                                         : symc_bf16_to_f64(symc_f64_to_bf16(acc));
+                            double got = tget(&y, ((bn * o + oc) * oh + i) * ow + j);
                             bad += memcmp(&want, &got, sizeof want) != 0;
                         }
             tfree_all();
