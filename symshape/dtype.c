@@ -89,8 +89,8 @@ double symc_bf16_to_f64(uint16_t h) {
 }
 uint16_t symc_f64_to_f16(double x) { return narrow(x, 5, 10); }
 uint16_t symc_f64_to_bf16(double x) { return narrow(x, 8, 7); }
-float symc_f16_to_f32(uint16_t h) { return (float)widen(h, 5, 10); }
-float symc_bf16_to_f32(uint16_t h) { return (float)widen(h, 8, 7); }
+float symc_f16_to_f32(uint16_t h) { return (float)symc_f16_to_f64(h); } /* exact either way */
+float symc_bf16_to_f32(uint16_t h) { return (float)symc_bf16_to_f64(h); }
 /* From f32 bits directly (the weights' conversion runs these once per weight), with the same
  * rounding as narrow: once, to nearest, ties to even. */
 uint16_t symc_f32_to_f16(float x) {

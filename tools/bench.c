@@ -82,6 +82,7 @@ typedef struct b_result {
     symrt_graph_stats graph; /* what the context's CUDA graphs did during this point */
     int64_t batch;
     uint32_t sets;
+    int iters; /* timed runs made (fewer than --iters only under the reference backend's time budget) */
     int64_t out_dims[B_MAX_IO][B_MAX_RANK];
     int32_t out_rank[B_MAX_IO];
     size_t nan_out; /* NaN elements in set 0's first float output (poison left = unwritten) */
@@ -236,7 +237,8 @@ typedef struct b_run {
     void *stream;
     uint32_t ni, no;
     int iters, warmup, rotate;
-    int graphs; /* CUDA graphs on in the context */
+    double budget_us; /* ref with the default counts: timed runs stop past this (at least one), 0 = none */
+    int graphs;       /* CUDA graphs on in the context */
     uint64_t seed;
     /* memory (CUDA only; mem NULL when unavailable) */
     symc_memory *mem;
@@ -602,6 +604,10 @@ static int b_point_run(b_run *r, const b_point *p, int point_index, b_result *re
      * graph (captured at its second run) before the timing: the timed runs are
      * the steady state, replays only */
     int warm = r->warmup + (r->graphs ? 2 * (int)sets : 0);
+    /* the reference backend's default: a first run of a second or more has
+     * already warmed what a warm-up would (it runs synchronously, nothing is
+     * compiled or captured later) */
+    if (r->budget_us > 0 && res->first_us >= 1e6) warm = 0;
     for (int w = 0; w < warm; w++) {
         BIND((uint32_t)(w + 1) % sets);
         if (symrt_enqueue(r->c, r->stream, err)) goto out;
@@ -616,6 +622,8 @@ static int b_point_run(b_run *r, const b_point *p, int point_index, b_result *re
         if (!ev) goto oom;
         for (; n_ev < 2 * r->iters; n_ev++) B_CU(r->drv->event_create(&ev[n_ev], 0), "cuEventCreate");
     }
+    int n = r->iters; /* timed runs made */
+    double spent = 0;
     for (int it = 0; it < r->iters; it++) {
         BIND((uint32_t)it % sets);
         if (r->drv) B_CU(r->drv->event_record(ev[2 * it], r->stream), "cuEventRecord");
@@ -623,7 +631,13 @@ static int b_point_run(b_run *r, const b_point *p, int point_index, b_result *re
         if (symrt_enqueue(r->c, r->stream, err)) goto out;
         host_us[it] = b_now_us() - h0;
         if (r->drv) B_CU(r->drv->event_record(ev[2 * it + 1], r->stream), "cuEventRecord");
+        spent += host_us[it];
+        if (!r->drv && r->budget_us > 0 && spent >= r->budget_us) {
+            n = it + 1;
+            break;
+        }
     }
+    res->iters = n;
     if (r->drv) {
         B_CU(r->drv->stream_synchronize(r->stream), "the timed runs (cuStreamSynchronize)");
         for (int it = 0; it < r->iters; it++) {
@@ -650,22 +664,22 @@ static int b_point_run(b_run *r, const b_point *p, int point_index, b_result *re
         }
         B_CU(r->drv->stream_synchronize(r->stream), "the host-time runs (cuStreamSynchronize)");
     } else {
-        for (int it = 0; it < r->iters; it++) gpu_ms[it] = host_us[it] / 1e3;
+        for (int it = 0; it < n; it++) gpu_ms[it] = host_us[it] / 1e3;
         double sum = 0;
-        for (int it = 0; it < r->iters; it++) sum += gpu_ms[it];
-        res->stream_ms = sum / r->iters;
+        for (int it = 0; it < n; it++) sum += gpu_ms[it];
+        res->stream_ms = sum / n;
     }
     double sum = 0;
-    for (int it = 0; it < r->iters; it++) sum += gpu_ms[it];
-    res->mean = sum / r->iters;
-    qsort(gpu_ms, (size_t)r->iters, sizeof *gpu_ms, b_cmp);
-    qsort(host_us, (size_t)r->iters, sizeof *host_us, b_cmp);
+    for (int it = 0; it < n; it++) sum += gpu_ms[it];
+    res->mean = sum / n;
+    qsort(gpu_ms, (size_t)n, sizeof *gpu_ms, b_cmp);
+    qsort(host_us, (size_t)n, sizeof *host_us, b_cmp);
     res->min = gpu_ms[0];
-    res->p50 = b_quant(gpu_ms, (size_t)r->iters, 0.50);
-    res->p90 = b_quant(gpu_ms, (size_t)r->iters, 0.90);
-    res->p99 = b_quant(gpu_ms, (size_t)r->iters, 0.99);
-    res->host_us = b_quant(host_us, (size_t)r->iters, 0.50);
-    res->host_p90_us = b_quant(host_us, (size_t)r->iters, 0.90);
+    res->p50 = b_quant(gpu_ms, (size_t)n, 0.50);
+    res->p90 = b_quant(gpu_ms, (size_t)n, 0.90);
+    res->p99 = b_quant(gpu_ms, (size_t)n, 0.99);
+    res->host_us = b_quant(host_us, (size_t)n, 0.50);
+    res->host_p90_us = b_quant(host_us, (size_t)n, 0.90);
     if (symrt_context_graph_stats(r->c, &res->graph, err)) goto out;
     res->graph.replays -= g0.replays;
     res->graph.captures -= g0.captures;
@@ -796,7 +810,7 @@ static int b_write_json(const char *path, const char *engine, const char *backen
                 x->graph.replays, x->graph.captures, x->graph.updates, x->graph.plain, x->graph.failed);
         fprintf(f, ",\n     \"batch\": %" PRId64 ", \"throughput\": ", x->batch);
         b_json_num(f, x->throughput);
-        fprintf(f, ", \"iters\": %d, \"sets\": %u, \"nan_out\": %zu", r->iters, x->sets, x->nan_out);
+        fprintf(f, ", \"iters\": %d, \"sets\": %u, \"nan_out\": %zu", x->iters, x->sets, x->nan_out);
         if (x->mem)
             fprintf(f,
                     ",\n     \"mem_measured_bytes\": %" PRIu64 ", \"mem_formula_bytes\": %" PRIu64
@@ -880,8 +894,10 @@ static void b_help(void) {
            "             once): GPU time with CUDA events around each enqueue on\n"
            "             a stream, host time with a monotonic clock around the call itself;\n"
            "             ref: the CPU reference backend, host time only\n"
-           "  --iters    timed runs per point (default 100 on cuda, 5 on ref)\n"
-           "  --warmup   untimed runs first (default 10 on cuda, 1 on ref)\n"
+           "  --iters    timed runs per point (default 100 on cuda; on ref 5, or fewer\n"
+           "             once the timed runs pass 5 s, at least 1)\n"
+           "  --warmup   untimed runs first (default 10 on cuda; on ref 1, none after a\n"
+           "             first run of 1 s or more)\n"
            "  --no-graphs  every enqueue launches step by step; by default CUDA graphs\n"
            "             capture each shape and buffer set once and replay it, as for any\n"
            "             context (symrt_context_set_cuda_graphs; --graphs is accepted);\n"
@@ -920,6 +936,7 @@ typedef struct b_opts {
     const char *shapes[B_MAX_IO], *points[B_MAX_POINTS];
     int n_shapes, n_points, sweep, quiet, graphs, profile, default_stream;
     long iters, warmup, rotate;
+    int ref_budget; /* ref with --iters and --warmup left to their defaults: bounded by time */
     uint64_t seed;
     symrt_backend be;
     char fell_back[SYMC_ERROR_MSG_CAP]; /* without --backend and no usable driver: why the ref backend */
@@ -1004,6 +1021,7 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
                                        : "--profile and --trace time GPU steps: they need --backend cuda%s",
                        o->fell_back);
     if (o->trace) o->profile = 1;
+    o->ref_budget = o->be == SYMRT_BACKEND_REF && o->iters < 0 && o->warmup < 0;
     if (o->iters < 0) o->iters = o->be == SYMRT_BACKEND_CUDA ? 100 : 5;
     if (o->warmup < 0) o->warmup = o->be == SYMRT_BACKEND_CUDA ? 10 : 1;
     return -1;
@@ -1226,6 +1244,7 @@ static int b_open(b_run *run, symrt_engine *e, const b_opts *o, rt_engine **mem_
     run->no = symrt_engine_num_outputs(e);
     run->iters = (int)o->iters;
     run->warmup = (int)o->warmup;
+    run->budget_us = o->ref_budget ? 5e6 : 0;
     run->rotate = (int)o->rotate;
     run->seed = o->seed;
     run->profile = o->profile;
@@ -1242,7 +1261,8 @@ static int b_open(b_run *run, symrt_engine *e, const b_opts *o, rt_engine **mem_
 static void b_print_header(const b_opts *o, const b_run *run, const char *device) {
     printf("# %s on %s, %s timer, %ld iters after %ld warm-up%s\n", o->engine, device, run->drv ? "CUDA-event" : "host",
            o->iters, o->warmup,
-           !run->drv               ? ""
+           o->ref_budget           ? " (fewer once the timed runs pass 5 s)"
+               : !run->drv         ? ""
                : o->default_stream ? (o->graphs ? ", default stream, CUDA graphs" : ", default stream, no graphs")
                                    : (o->graphs ? ", own stream, CUDA graphs" : ", own stream, no graphs"));
     printf("%-7s %-36s %10s %10s %10s %9s %9s %12s", "point", "shapes", "p50 ms", "p90 ms", "p99 ms", "host us",

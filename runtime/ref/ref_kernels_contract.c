@@ -268,18 +268,17 @@ symc_status rt_k_gemm(rt_ctx *c) {
 /* f32/f64/f16/bf16: the same sums as the direct loop below (bias first, then the taps in the order q, u,
  * r, t, out-of-bounds taps skipped, f64), so bit-identical results, but one output row at a time:
  * CONV_ROW accumulators over the row's positions j, and for each tap the run of j whose input
- * position is in bounds, so the innermost loop is contiguous (stride 1) and vectorizes. */
+ * position is in bounds, so the innermost loop is contiguous (stride 1) and vectorizes. Half
+ * operands come widened to f32 views (exact: every f16 and bf16 value is an f32 value) by the
+ * caller, so the loop reads them as f32; y's own dtype decides the one rounding on store. */
 enum { CONV_ROW = 512 };
 static void conv_rows(const rt_ref_tensor *x, const rt_ref_tensor *w, const rt_ref_tensor *bias, rt_ref_tensor *y,
                       int64_t nb, int64_t ci, int64_t co, int64_t cg, int64_t co_per_group, const int64_t in[3],
                       const int64_t k[3], const int64_t st[3], const int64_t dl[3], const int64_t pb[3],
                       const int64_t out[3]) {
     const int f32 = x->dtype == SYMC_F32, f64 = x->dtype == SYMC_F64;
-    /* half storage: each element widened exactly (the same f64 sums), the result rounded once */
-    double (*ld16)(uint16_t) = x->dtype == SYMC_BF16 ? symc_bf16_to_f64 : symc_f16_to_f64;
-    uint16_t (*st16)(double) = x->dtype == SYMC_BF16 ? symc_f64_to_bf16 : symc_f64_to_f16;
-#define CONV_LD(p, i) \
-    (f32 ? (double)((const float *)(p))[i] : f64 ? ((const double *)(p))[i] : ld16(((const uint16_t *)(p))[i]))
+    uint16_t (*st16)(double) = y->dtype == SYMC_BF16 ? symc_f64_to_bf16 : symc_f64_to_f16;
+#define CONV_LD(p, i) (f32 ? (double)((const float *)(p))[i] : ((const double *)(p))[i])
     const int64_t in_n = in[0] * in[1] * in[2], k_n = k[0] * k[1] * k[2], rows = out[0] * out[1];
     RT_OMP_FOR2((double)nb * co * out[0] * out[1] * out[2] * cg * k_n)
     for (int64_t n = 0; n < nb; n++)
@@ -322,8 +321,8 @@ static void conv_rows(const rt_ref_tensor *x, const rt_ref_tensor *w, const rt_r
                         }
                     int64_t oi = ((n * co + o) * out[0] + a) * out[1] * out[2] + i * out[2] + j0;
                     for (int64_t j = 0; j < nj; j++) {
-                        if (f32) ((float *)y->data)[oi + j] = (float)acc[j];
-                        else if (f64) ((double *)y->data)[oi + j] = acc[j];
+                        if (y->dtype == SYMC_F32) ((float *)y->data)[oi + j] = (float)acc[j];
+                        else if (y->dtype == SYMC_F64) ((double *)y->data)[oi + j] = acc[j];
                         else ((uint16_t *)y->data)[oi + j] = st16(acc[j]);
                     }
                 }
@@ -376,8 +375,28 @@ symc_status rt_k_conv2d(rt_ctx *c) {
     if ((s = rt_check_out(c, 0, x->dtype, x->rank, od))) return s;
 
     int64_t co_per_group = co / group, in_n = in[0] * in[1] * in[2], k_n = k[0] * k[1] * k[2];
-    if (x->dtype == SYMC_F32 || x->dtype == SYMC_F64 || x->dtype == SYMC_F16 || x->dtype == SYMC_BF16) {
+    if (x->dtype == SYMC_F32 || x->dtype == SYMC_F64) {
         conv_rows(x, w, bias, &c->out[0], nb, ci, co, cg, co_per_group, in, k, st, dl, pb, out);
+        return SYMC_OK;
+    }
+    if ((x->dtype == SYMC_F16 || x->dtype == SYMC_BF16) && w->dtype == x->dtype && (!bias || bias->dtype == x->dtype)) {
+        /* x, w and bias widened once to f32 (a call per element per tap was half the run time) */
+        int64_t nx = rt_ref_numel(x), nw = rt_ref_numel(w), nbias = bias ? co : 0;
+        float *wide = malloc((size_t)(nx + nw + nbias + 1) * sizeof *wide);
+        if (!wide)
+            return rt_fail(c, SYMC_ERR_NOMEM, "out of memory widening half operands (%lld elements)",
+                           (long long)(nx + nw + nbias));
+        float (*ld)(uint16_t) = x->dtype == SYMC_BF16 ? symc_bf16_to_f32 : symc_f16_to_f32;
+        const uint16_t *xs = x->data, *ws = w->data;
+        RT_OMP_FOR((double)nx)
+        for (int64_t i = 0; i < nx; i++) wide[i] = ld(xs[i]);
+        for (int64_t i = 0; i < nw; i++) wide[nx + i] = ld(ws[i]);
+        for (int64_t i = 0; i < nbias; i++) wide[nx + nw + i] = ld(((const uint16_t *)bias->data)[i]);
+        rt_ref_tensor xv = *x, wv = *w, bv = bias ? *bias : (rt_ref_tensor){0};
+        xv.dtype = wv.dtype = bv.dtype = SYMC_F32;
+        xv.data = wide, wv.data = wide + nx, bv.data = wide + nx + nw;
+        conv_rows(&xv, &wv, bias ? &bv : NULL, &c->out[0], nb, ci, co, cg, co_per_group, in, k, st, dl, pb, out);
+        free(wide);
         return SYMC_OK;
     }
     RT_OMP_FOR2((double)nb * co * out[0] * out[1] * out[2] * cg * k_n)
