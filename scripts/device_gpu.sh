@@ -1,11 +1,14 @@
 #!/bin/bash
 # The GPU checks of issue 5, in one call on a lent GPU machine (the `device`
 # tool), from the repo root with build/bin carried from a build made here:
-#   bash scripts/device_gpu.sh [models...]
+#   bash scripts/device_gpu.sh [--gpus N] [models...]
+# (--gpus N: the model builds split over N GPUs, one process each, logs cuda_models_K.log)
 # Runs: the CUDA backend's bad-input test, the runtime's CUDA unit test, and
 # every test model's sweep on the CUDA backend against the reference backend
 # (tests/gpu/test_cuda_models.py, what `ctest -L gpu` runs). Logs go to $OUT.
 set -u
+ngpu=1
+if [ "${1:-}" = --gpus ]; then ngpu=$2; shift 2; fi
 B=build/bin
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -19,8 +22,14 @@ if [ -x $B/runtime_test_cuda_backend ]; then
   echo "== runtime.cuda_backend"
   $B/runtime_test_cuda_backend 2>&1 | tail -20 || rc=1
 fi
-echo "== gpu.cuda_models"
-PYTHONUNBUFFERED=1 python3 tests/gpu/test_cuda_models.py $B/symc $B/sweep_check $B/vit_seed \
-  tests/frontend/gen_models.py /tmp/gpu_models "$@" > "$OUT/cuda_models.log" 2>&1 || rc=1
-grep -v '^PASS' "$OUT/cuda_models.log"
+echo "== gpu.cuda_models ($ngpu GPUs)"
+pids=()
+for ((k = 0; k < ngpu; k++)); do # part k on GPU k; each part writes its log as it goes
+  log="$OUT/cuda_models.log"; [ "$ngpu" -gt 1 ] && log="$OUT/cuda_models_$k.log"
+  CUDA_VISIBLE_DEVICES=$k SYMC_GPU_PART=$k/$ngpu PYTHONUNBUFFERED=1 python3 tests/gpu/test_cuda_models.py $B/symc \
+    $B/sweep_check $B/vit_seed tests/frontend/gen_models.py /tmp/gpu_models_$k "$@" > "$log" 2>&1 &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || rc=1; done
+grep -hv '^PASS' "$OUT"/cuda_models*.log
 exit $rc

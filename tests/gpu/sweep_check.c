@@ -122,6 +122,13 @@ int main(int argc, char **argv) {
                 symrt_set_tensor_address(gpu, info.name, (void *)(uintptr_t)dev[MAX_IO + o], n, &err))
                 ok = 0;
         }
+        /* the copies in and the poison ran on the legacy default stream, which a
+         * non-blocking stream does not wait for: without this the poison could land
+         * after the kernels (under load it did: an output read back all NaN) */
+        if (ok && drv->ctx_synchronize()) {
+            snprintf(err.msg, sizeof err.msg, "preparing the buffers failed (cuCtxSynchronize)");
+            ok = 0;
+        }
         if (ok && (symrt_enqueue(ref, NULL, &err) || symrt_enqueue(gpu, stream, &err))) ok = 0;
         if (ok && drv->stream_synchronize(stream)) {
             snprintf(err.msg, sizeof err.msg, "the GPU run failed (stream synchronize)");

@@ -17,7 +17,8 @@ masks from a runtime attention_mask input) run every point with each mask
 form: no padding, padded rows of random lengths, and a fully masked row.
 
 usage: test_cuda_models.py SYMC SWEEP_CHECK VIT_SEED GEN_MODELS TMPDIR [MODEL...]
-environment: SYMC_GPU_POINTS=min,max (a subset of min,opt,opt+1,prime,max);
+environment: SYMC_GPU_PART=k/n runs the k-th of n interleaved parts of the builds (one process a GPU);
+SYMC_GPU_POINTS=min,max (a subset of min,opt,opt+1,prime,max);
 SYMC_GPU_WRAP="compute-sanitizer --tool memcheck --error-exitcode 9" runs
 sweep_check under a wrapper; SYMC_GPU_PRECISIONS=0 skips the tf32/fp16/bf16
 builds (SYMC_GPU_PRECISION_FLAGS=--fp16 keeps only that one); SYMC_GPU_HALF=0 skips the models converted to f16 storage
@@ -112,7 +113,17 @@ def run_sweep(label, engine, inputs, tol):
     summary.append((label, len(dirs), "PASS" if r.returncode == 0 else "FAIL", worst, time.time() - t0))
 
 
+# SYMC_GPU_PART=k/n: only every n-th build from the k-th (0-based, in this file's fixed order), so n
+# processes, one a GPU, run the suite between them (scripts/device_gpu.sh --gpus n)
+part_k, part_n = (int(v) for v in os.environ.get("SYMC_GPU_PART", "0/1").split("/"))
+builds_seen = 0
+
+
 def compile_model(label, src, flags):
+    global builds_seen
+    builds_seen += 1
+    if (builds_seen - 1) % part_n != part_k:
+        return None
     engine = os.path.join(tmp, label + ".symx")
     t0 = time.time()
     r = subprocess.run([symc, "compile", src, "-o", engine] + flags, capture_output=True, text=True)
