@@ -12,7 +12,7 @@
 # Every part uses the same --seed (printed; default: from the clock) and stops at --limit-s (default
 # 540 s: a part cut there keeps the models it finished; pass --budget-s below it so no model starts
 # too late). Logs and tables go to $OUT:
-# every part's log (log.txt), table (real_models.md) and numbers (real_models.json) in
+# --dir D puts the parts' folders under D instead of /tmp. Every part's log (log.txt), table (real_models.md) and numbers (real_models.json) in
 # real_models.tar.gz (folders real_<k>); the tables are printed.
 set -u
 OUT=${OUT:-/tmp/out}
@@ -22,12 +22,14 @@ args=()
 offset=0
 limit=540
 ngpu=0
+dir=/tmp # the parts' folders (real_K, real_work_K): another --dir lets two runs share a machine
 while [ $# -gt 0 ]; do
   case $1 in
     --seed) seed=$2; shift 2 ;;
     --gpu-offset) offset=$2; shift 2 ;;
     --limit-s) limit=$2; shift 2 ;;
     --gpus) ngpu=$2; shift 2 ;;
+    --dir) dir=$2; shift 2 ;;
     --budget-s|--frontends|--modes|--random) args+=("$1" "$2"); shift 2 ;;
     *) break ;;
   esac
@@ -38,9 +40,9 @@ pids=()
 k=0
 for part in "$@"; do
   gpu=$((offset + (ngpu > 0 ? k % ngpu : k)))
-  mkdir -p "/tmp/real_$k"
-  CUDA_VISIBLE_DEVICES=$gpu PYTHONUNBUFFERED=1 timeout -k 5 "$limit" python3 tests/gpu/real_models.py --out "/tmp/real_$k" \
-    --work "/tmp/real_work_$k" --models "$part" --seed "$seed" "${args[@]}" > "/tmp/real_$k/log.txt" 2>&1 &
+  mkdir -p "$dir/real_$k"
+  CUDA_VISIBLE_DEVICES=$gpu PYTHONUNBUFFERED=1 timeout -k 5 "$limit" python3 tests/gpu/real_models.py --out "$dir/real_$k" \
+    --work "$dir/real_work_$k" --models "$part" --seed "$seed" "${args[@]}" > "$dir/real_$k/log.txt" 2>&1 &
   pids+=($!)
   k=$((k + 1))
 done
@@ -49,9 +51,9 @@ for p in "${pids[@]}"; do wait "$p" || rc=1; done
 k=0
 for part in "$@"; do
   echo "== part $k ($part)"
-  grep -E '^\|' "/tmp/real_$k/real_models.md" 2>/dev/null | grep -v -- '---' || tail -5 "/tmp/real_$k/log.txt"
-  grep -E '^real_models: [0-9]' "/tmp/real_$k/log.txt"
+  grep -E '^\|' "$dir/real_$k/real_models.md" 2>/dev/null | grep -v -- '---' || tail -5 "$dir/real_$k/log.txt"
+  grep -E '^real_models: [0-9]' "$dir/real_$k/log.txt"
   k=$((k + 1))
 done
-tar czf "$OUT/real_models.tar.gz" -C /tmp $(cd /tmp && ls -d real_[0-9]* 2>/dev/null) 2>/dev/null
+tar czf "$OUT/real_models.tar.gz" -C "$dir" $(cd "$dir" && ls -d real_[0-9]* 2>/dev/null) 2>/dev/null
 exit $rc

@@ -240,6 +240,7 @@ int main(int argc, char **argv) {
             double sum = 0, host_sum = 0;
             for (uint32_t o = 0; o < no && ok; o++)
                 if (drv->memset_d8(dev[MAX_IO + o], 0xff, out_bytes[o] ? out_bytes[o] : 1)) ok = 0;
+            if (ok && drv->ctx_synchronize()) ok = 0; /* the poison first (legacy stream; see above) */
             if (ok && symrt_context_profile(gpu, stream, NULL, 0, &n_steps, &err)) ok = 0;
             if (ok && !(prof = calloc(n_steps ? n_steps : 1, sizeof *prof))) ok = 0;
             if (ok &&
