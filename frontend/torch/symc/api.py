@@ -22,6 +22,7 @@ import inspect
 import itertools
 import os
 import re
+import stat
 import tempfile
 import warnings
 
@@ -159,15 +160,43 @@ def _file_digest(path):
     return h.hexdigest()
 
 
-def _entry_valid(path, key):
-    """The entry at path is the cache's, for key when given (any key when None)."""
+def _read_regular(path, limit):
+    """The bytes of the regular file at path (not through a symlink; a FIFO or device is never
+    opened for real: O_NONBLOCK, then a type check), at most limit of them; None otherwise."""
     try:
-        with open(path + ".key") as f:
-            fmt, k, digest = f.read().split()
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > limit:  # a folder, FIFO or device: never read
+        os.close(fd)
+        return None
+    with os.fdopen(fd, "rb") as f:
+        return f.read(limit + 1)
+
+
+def _entry_valid(path, key):
+    """The entry at path is the cache's, for key when given (any key when None): its key file and its
+    engine both regular files, not symlinks, the key file naming key and the engine's SHA-256."""
+    text = _read_regular(path + ".key", 4096)
+    try:
+        fmt, k, digest = text.decode().split()
         return fmt == _KEY_FORMAT and (key is None or k == key) and os.path.isfile(path) and \
             not os.path.islink(path) and _file_digest(path) == digest
-    except (OSError, ValueError):
+    except (AttributeError, OSError, UnicodeDecodeError, ValueError):
         return False
+
+
+def _create_exclusive(stem):
+    """A new file stem.PID.N.tmp, created here (O_EXCL: a name already taken, by a planted symlink or
+    FIFO say, is skipped, never followed or opened); (path, fd)."""
+    for _ in range(1000):
+        tmp = f"{stem}.{os.getpid()}.{next(_counter)}.tmp"
+        try:
+            return tmp, os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            continue
+    raise OSError(f"no free temporary name beside {stem!r} after 1000 tries")
 
 
 def _entry_remove(path):
@@ -233,22 +262,29 @@ def _compile_into(m, d, path, gpu, precision, fp32_layers):
     """Compiles m to the cache entry path (the engine, then its key file), or where the cache is off
     or cannot be written, into a temporary folder of its own (said once); returns the engine's path."""
     if path:
-        tmp = f"{path}.{os.getpid()}.{next(_counter)}.tmp"
+        made = []
         try:
-            open(tmp, "wb").close()  # the folder takes files (compile reports a read-only one as SymcError)
+            # the folder takes files (compile reports a read-only one as SymcError); every temporary is
+            # created exclusively, so nothing planted at a predictable name is followed
+            tmp, fd = _create_exclusive(path)
+            made.append(tmp)
+            os.close(fd)
             m.compile(tmp, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
             digest = _file_digest(tmp)
-            os.replace(tmp, path)  # atomic: another process never reads half an engine
-            with open(tmp, "w") as f:
+            ktmp, fd = _create_exclusive(path)
+            made.append(ktmp)
+            with os.fdopen(fd, "w") as f:
                 f.write(f"{_KEY_FORMAT} {os.path.basename(path)[-37:-5]} {digest}\n")
-            os.replace(tmp, path + ".key")
+            os.replace(tmp, path)  # atomic: another process never reads half an engine
+            os.replace(ktmp, path + ".key")
             return path
         except OSError as e:
             _warn_once(("write", d), f"symc: the engine cache {d!r} cannot be written ({e.strerror or e}); "
                                      f"building without the cache")
         finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
+            for t in made:
+                if os.path.lexists(t):
+                    os.remove(t)
     out = os.path.join(tempfile.mkdtemp(prefix="symc_engine_"), "model.symx")
     m.compile(out, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
     return out
