@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test suite on a fresh machine (what CI runs): install, then
-#   1. a normal build: every test but the gpu ones and the long fuzzers;
+#   1. a normal build: every test but the gpu ones and the long fuzzers; then the Python package's
+#      core (import symc, builder, Session) in a virtual environment without torch;
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build: the same tests;
 #   3. with clang, the libFuzzer targets for a bounded time;
 #   4. the build matrix: Release and Debug with gcc and clang, warnings as
@@ -15,6 +16,12 @@ skip='gpu|fuzz-long'
 echo "== normal build"
 bash scripts/build.sh build
 ctest --test-dir build -LE "$skip" --output-on-failure -j"$(nproc)"
+
+echo "== the Python core without torch (a virtual environment with numpy only)"
+rm -rf build/venv-notorch
+python3 -m venv build/venv-notorch
+build/venv-notorch/bin/pip install -q numpy
+build/venv-notorch/bin/python tests/torch/test_core_without_torch.py build/lib/libsymc.so
 
 echo "== ASan + UBSan build"
 bash scripts/build.sh build-asan -DSYMC_SANITIZE=ON

@@ -350,7 +350,7 @@ def test_save_load_cache_session():
     raises("Session unknown output", lambda: sess.run(["nope"], {"x": a}), "no output named 'nope' (outputs: ")
     raises("Session missing input", lambda: sess.run(None, {}), "missing input 'x' (inputs: x)")
     raises("Session wrong dtype", lambda: sess.run(None, {"x": a.astype(np.float64)}),
-           "input 'x' is torch.float64, the engine takes tensor(float)")
+           "input 'x' is float64, the engine takes tensor(float)")
     raises("Session out of range", lambda: sess.run(None, {"x": np.zeros((17, 3), np.float32)}),
            "symbol x_dim0 must be in [1, 16]")
     # the cache's bound: at a tiny SYMC_CACHE_MAX_MB only the newest engine stays

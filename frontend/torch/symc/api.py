@@ -31,7 +31,7 @@ import torch.utils._pytree as pytree
 
 from . import _lib
 from ._lib import SymcError
-from .runtime import EngineModule
+from .torch_module import EngineModule
 from .tracer import (CODE_GUARDED, FORCE_SMALL, SMALL_GUARDED, Tracer, guard_state, record_guard_sources,
                      set_guard_state, source_names)
 

@@ -1,37 +1,50 @@
-"""Engine and context wrappers, and the torch.nn.Module that runs an engine.
+"""Engine and context wrappers, and symc.Session: running an engine needs only numpy and the C
+library; torch is optional (symc/torch_module.py holds the torch.nn.Module, EngineModule).
 
 Approach: `Engine` owns a symrt_engine loaded from a .symx file and lists its
-inputs, outputs and symbols. `EngineModule` is the callable that symc.compile
-returns: per call it picks the backend from where the inputs live (all CUDA
-tensors -> the CUDA backend on torch's current stream, zero-copy via
-data_ptr(); otherwise the CPU reference backend on CPU tensors), sets every
-input shape (symrt checks the declared ranges and reports e.g. "input 'x' dim
-0 = 33: symbol B must be in [1, 32]", raised here as SymcError), asks symrt for
-the output shapes, allocates outputs with torch.empty and enqueues. One
-context per backend per module, created lazily and guarded by a lock.
-The first run on the reference backend in a process warns, once, that CPU
-tensors take the exact but slow path (ReferenceBackendWarning).
+inputs, outputs and symbols. `Context` runs it on one backend: per call it sets
+every input shape (symrt checks the declared ranges and reports e.g. "input 'x'
+dim 0 = 33: symbol B must be in [1, 32]", raised here as SymcError), asks symrt
+for the output shapes, allocates the outputs like the inputs (numpy arrays for
+numpy inputs, torch tensors on the inputs' device for torch tensors) and
+enqueues. `Session` is onnxruntime's shape of it: numpy in, numpy out, on the
+reference backend, or on the GPU through torch when torch sees one.
+The first run on the reference backend in a process warns, once, that it takes
+the exact but slow path (ReferenceBackendWarning).
 """
 import ctypes
-import functools
 import os
 import threading
 import warnings
 
-import torch
+import numpy as np
 
 from . import _lib
 from ._lib import SymcError, check
 
-# torch dtypes by their symc_dtype's name (the values come from the library: _lib)
-_TORCH_DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16, "F64": torch.float64,
-                 "I64": torch.int64, "I32": torch.int32, "BOOL": torch.bool}
+# numpy dtypes by their symc_dtype's name (bf16 has none in numpy: see _NP_CARRY)
+_NP_DTYPES = {"F32": "float32", "F16": "float16", "F64": "float64", "I64": "int64", "I32": "int32", "BOOL": "bool"}
+# what a numpy buffer of each dtype holds: bf16 travels as its uint16 bits (an ml_dtypes bfloat16 array is
+# taken as input; Session gives bf16 outputs back as float32, exactly)
+_NP_CARRY = dict(_NP_DTYPES, BF16="uint16")
+# onnxruntime's type strings
+_ORT_TYPES = {"F32": "tensor(float)", "F16": "tensor(float16)", "BF16": "tensor(bfloat16)", "F64": "tensor(double)",
+              "I64": "tensor(int64)", "I32": "tensor(int32)", "BOOL": "tensor(bool)"}
 
 
-@functools.cache
-def _torch_dtypes():
-    """symc_dtype value -> torch dtype."""
-    return {getattr(_lib, name): t for name, t in _TORCH_DTYPES.items()}
+def _dtype_name(dt):
+    for name in _NP_CARRY:
+        if getattr(_lib, name) == dt:
+            return name
+    return None
+
+
+def __getattr__(name):
+    """EngineModule lives in symc.torch_module (it needs torch); symc.runtime.EngineModule still finds it."""
+    if name == "EngineModule":
+        from .torch_module import EngineModule
+        return EngineModule
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Engine:
@@ -114,25 +127,38 @@ class Context:
             check(self._L.symrt_context_set_cuda_graphs(h, 0, ctypes.byref(err)), err)
 
     def run(self, tensors, stream=None):
+        """Runs the engine on tensors (the inputs in order: all numpy arrays, or all torch tensors, C
+        contiguous, of the engine's dtypes); returns the outputs, allocated the same way (torch tensors
+        on the inputs' device)."""
         if self.backend == _lib.BACKEND_REF:
             _warn_reference_backend()
         L, err = self._L, _lib.Error()
         eng = self.engine
+        is_torch = bool(tensors) and hasattr(tensors[0], "data_ptr")
         for (name, _, _), t in zip(eng.inputs, tensors):
-            dims = (ctypes.c_int64 * max(t.dim(), 1))(*t.shape)
-            check(L.symrt_set_input_shape(self._h, name.encode(), dims, t.dim(), ctypes.byref(err)), err)
+            dims = (ctypes.c_int64 * max(len(t.shape), 1))(*t.shape)
+            check(L.symrt_set_input_shape(self._h, name.encode(), dims, len(t.shape), ctypes.byref(err)), err)
         outs = []
-        dev = tensors[0].device if tensors else torch.device("cpu")
         for name, dt, _ in eng.outputs:
             dims = (ctypes.c_int64 * 8)()
             rank = ctypes.c_int32()
             check(L.symrt_get_tensor_shape(self._h, name.encode(), dims, ctypes.byref(rank), ctypes.byref(err)),
                   err)
-            outs.append(torch.empty([dims[i] for i in range(rank.value)], dtype=_torch_dtypes()[dt], device=dev))
+            shape = [dims[i] for i in range(rank.value)]
+            if is_torch:
+                import torch
+
+                from .torch_module import torch_dtypes
+                outs.append(torch.empty(shape, dtype=torch_dtypes()[dt], device=tensors[0].device))
+            else:
+                outs.append(np.empty(shape, dtype=_NP_CARRY[_dtype_name(dt)]))
         for (name, _, _), t in list(zip(eng.inputs, tensors)) + list(zip(eng.outputs, outs)):
-            nbytes = t.numel() * t.element_size()
-            # a zero-size tensor may have a null data_ptr; hand symrt a valid pointer anyway
-            check(L.symrt_set_tensor_address(self._h, name.encode(), ctypes.c_void_p(t.data_ptr()), nbytes,
+            if hasattr(t, "data_ptr"):
+                ptr, nbytes = t.data_ptr(), t.numel() * t.element_size()
+            else:
+                ptr, nbytes = t.ctypes.data, t.nbytes
+            # a zero-size tensor may have a null data pointer; hand symrt a valid pointer anyway
+            check(L.symrt_set_tensor_address(self._h, name.encode(), ctypes.c_void_p(ptr), nbytes,
                                              ctypes.byref(err)), err)
         check(L.symrt_enqueue(self._h, ctypes.c_void_p(stream) if stream else None, ctypes.byref(err)), err)
         return outs
@@ -144,108 +170,6 @@ class Context:
             self._h = None
 
 
-class EngineModule(torch.nn.Module):
-    """Runs a compiled engine. Call it with the model's tensor inputs, in order.
-
-    out_unflatten, if given, rebuilds the model's output structure from the flat
-    list of outputs (e.g. a pytree spec's unflatten)."""
-
-    def __init__(self, engine_path, input_names=None, out_unflatten=None, gpu=False, source=None):
-        super().__init__()
-        self.engine = Engine(engine_path)
-        self.engine_path = str(engine_path)
-        self.gpu = gpu
-        self.source = source
-        self._out_unflatten = out_unflatten
-        self._ctx = {}
-        self._lock = threading.Lock()
-
-    def save(self, path):
-        """Writes the engine to path (a .symx that `symc run` and symc.load read) and, next to it,
-        path + ".json" with what the Python side adds: the input names and the output structure."""
-        import json
-        import shutil
-        import torch.utils._pytree as pytree
-        if not os.path.exists(self.engine_path):
-            raise SymcError(f"the engine file {self.engine_path} is gone (removed from the cache?); compile the "
-                            f"model again to save it", code="io")
-        path = str(path)
-        if os.path.abspath(path) != os.path.abspath(self.engine_path):
-            shutil.copyfile(self.engine_path, path)
-        spec = getattr(self, "out_spec", None)
-        import hashlib
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-        meta = {"format": "symc-torch-2", "engine_sha256": h.hexdigest(), "source": self.source, "gpu": bool(self.gpu),
-                "input_names": list(getattr(self, "input_names", None) or [n for n, _, _ in self.engine.inputs]),
-                "out_spec": pytree.treespec_dumps(spec) if spec is not None else None}
-        with open(path + ".json", "w") as f:
-            json.dump(meta, f)
-        return path
-
-    def extra_repr(self):
-        syms = ", ".join(f"{n} in [{lo}, {hi}] opt {o}" for n, lo, o, hi, _ in self.engine.symbols)
-        return f"engine={self.engine_path!r}, symbols: {syms or 'none'}"
-
-    def _context(self, backend):
-        c = self._ctx.get(backend)
-        if c is None:
-            c = Context(self.engine, backend)
-            self._ctx[backend] = c
-        return c
-
-    def forward(self, *args):
-        ins = self.engine.inputs
-        tensors = [a for a in args if isinstance(a, torch.Tensor)]
-        if len(tensors) != len(ins):
-            raise SymcError(f"the engine takes {len(ins)} tensor input(s) ({', '.join(n for n, _, _ in ins)}), "
-                            f"got {len(tensors)}", code="invalid_arg")
-        prepared = []
-        for (name, dt, rank), t in zip(ins, tensors):
-            want = _torch_dtypes()[dt]
-            if t.dtype != want:
-                raise SymcError(f"input '{name}' has dtype {t.dtype}; the engine takes {want}", code="invalid_arg")
-            if t.dim() != rank:
-                raise SymcError(f"input '{name}' has rank {t.dim()} (shape {tuple(t.shape)}); the engine takes "
-                                f"rank {rank}", code="invalid_arg")
-            prepared.append(t.contiguous())
-        on_cuda = [t.is_cuda for t in prepared]
-        if prepared and all(on_cuda):
-            if not self.gpu:
-                raise SymcError("inputs are CUDA tensors but this engine was compiled without GPU code "
-                                "(torch.cuda was not available at compile time); pass CPU tensors", code="device")
-            dev = prepared[0].device
-            if any(t.device != dev for t in prepared):
-                raise SymcError("inputs are on different CUDA devices", code="invalid_arg")
-            with torch.cuda.device(dev), self._lock:
-                stream = torch.cuda.current_stream(dev).cuda_stream
-                outs = self._context(_lib.BACKEND_CUDA).run(prepared, stream)
-        elif any(on_cuda):
-            raise SymcError("inputs mix CUDA and CPU tensors", code="invalid_arg")
-        else:
-            with self._lock:
-                outs = self._context(_lib.BACKEND_REF).run(prepared)
-        if self._out_unflatten is not None:
-            return self._out_unflatten(outs)
-        return outs[0] if len(outs) == 1 else tuple(outs)
-
-
-# numpy dtypes by their symc_dtype's name (bf16 has none in numpy)
-_NP_DTYPES = {"F32": "float32", "F16": "float16", "F64": "float64", "I64": "int64", "I32": "int32", "BOOL": "bool"}
-# onnxruntime's type strings
-_ORT_TYPES = {"F32": "tensor(float)", "F16": "tensor(float16)", "BF16": "tensor(bfloat16)", "F64": "tensor(double)",
-              "I64": "tensor(int64)", "I32": "tensor(int32)", "BOOL": "tensor(bool)"}
-
-
-def _dtype_name(dt):
-    for name in _TORCH_DTYPES:
-        if getattr(_lib, name) == dt:
-            return name
-    return None
-
-
 class NodeArg:
     """An input or output of a Session, as onnxruntime describes it: name, shape (ints for fixed dims,
     symbol names or expressions as strings for dynamic ones), type ("tensor(float)"), plus dtype (numpy),
@@ -255,10 +179,15 @@ class NodeArg:
         self.name, self.shape = name, shape
         n = _dtype_name(dt)
         self.type = _ORT_TYPES.get(n, str(dt))
-        import numpy as np
         self.dtype = np.dtype(_NP_DTYPES[n]) if n in _NP_DTYPES else None
-        self.torch_dtype = _torch_dtypes().get(dt)
+        self._dt = dt
         self.ranges = ranges
+
+    @property
+    def torch_dtype(self):
+        """the torch dtype (imports torch)"""
+        from .torch_module import torch_dtypes
+        return torch_dtypes().get(self._dt)
 
     def __repr__(self):
         return f"NodeArg(name={self.name!r}, type={self.type!r}, shape={self.shape})"
@@ -268,8 +197,8 @@ class Session:
     """onnxruntime-style: symc.Session("m.symx").run(output_names, {name: ndarray}) -> [ndarray].
 
     providers: ["CUDAExecutionProvider", ...] runs on the GPU (inputs copied there and outputs back) when
-    torch.cuda is available; otherwise, and by default, the CPU reference backend runs (exact, and much
-    slower than a GPU)."""
+    torch is installed and torch.cuda is available; otherwise, and by default, the CPU reference backend
+    runs (exact, and much slower than a GPU), with numpy alone."""
 
     def __init__(self, path, providers=None):
         self.engine = Engine(path)
@@ -280,11 +209,12 @@ class Session:
                 raise SymcError(f"provider {p!r} is not one symc runs: it takes CUDAExecutionProvider (the CUDA "
                                 f"backend) and CPUExecutionProvider (the reference backend)", code="unsupported")
         want_cuda = "CUDAExecutionProvider" in names
-        self.cuda = bool(want_cuda and torch.cuda.is_available())
+        self.cuda = bool(want_cuda and _torch_cuda())
         if want_cuda and not self.cuda:
-            import warnings
-            warnings.warn("symc.Session: CUDAExecutionProvider asked for, but torch sees no CUDA device: running "
-                          "on the reference backend (CPUExecutionProvider)", stacklevel=2)
+            warnings.warn("symc.Session: CUDAExecutionProvider asked for, but " +
+                          ("torch sees no CUDA device" if _torch_cuda() is not None else "torch is not installed "
+                           "(the GPU path copies through it)") +
+                          ": running on the reference backend (CPUExecutionProvider)", stacklevel=2)
         self._ctx = None
         self._lock = threading.Lock()
         syms = {n: (lo, o, hi) for n, lo, o, hi, _ in self.engine.symbols}
@@ -316,7 +246,6 @@ class Session:
 
     def run(self, output_names, input_feed, run_options=None):
         """output_names: a list of names, or None for every output; input_feed: {name: numpy array}."""
-        import numpy as np
         names = [n for n, _, _ in self.engine.inputs]
         outs = [n for n, _, _ in self.engine.outputs]
         if not isinstance(input_feed, dict):
@@ -333,29 +262,81 @@ class Session:
         for n in wanted:
             if n not in outs:
                 raise SymcError(f"no output named {n!r} (outputs: {', '.join(outs)})", code="invalid_arg")
+        if self.cuda:
+            return self._run_cuda(wanted, input_feed)
+        arrays = []
+        for (name, dt, rank), arg in zip(self.engine.inputs, self._inputs):
+            a = input_feed[name]
+            bits = False  # a bf16 torch tensor's bits, as uint16
+            if hasattr(a, "detach"):  # a torch tensor
+                a = a.detach().cpu()
+                bits = str(a.dtype) == "torch.bfloat16"
+                a = a.view(_torch().int16).numpy().view(np.uint16) if bits else a.numpy()
+            a = np.ascontiguousarray(a)
+            got = "bfloat16" if bits else a.dtype.name
+            if dt == _lib.BF16 and got == "bfloat16":  # ml_dtypes' bfloat16, or a torch tensor's bits
+                a = a.view(np.uint16)
+            elif got != _NP_DTYPES.get(_dtype_name(dt)):
+                raise SymcError(f"input '{name}' is {got}, the engine takes {arg.type}", code="invalid_arg")
+            if a.ndim != rank:
+                raise SymcError(f"input '{name}' has rank {a.ndim} (shape {a.shape}); the engine takes "
+                                f"rank {rank} ({arg.shape})", code="invalid_arg")
+            arrays.append(a)
+        with self._lock:
+            if self._ctx is None:
+                self._ctx = Context(self.engine, _lib.BACKEND_REF)
+            res = self._ctx.run(arrays)
+        by_name = {n: (r, dt) for (n, dt, _), r in zip(self.engine.outputs, res)}
+        result = []
+        for n in wanted:
+            r, dt = by_name[n]
+            # bf16 bits widened to float32 exactly (a bf16 value is an f32 value with the low 16 bits zero)
+            result.append((r.astype(np.uint32) << 16).view(np.float32) if dt == _lib.BF16 else r)
+        return result
+
+    def _run_cuda(self, wanted, input_feed):
+        """the GPU path: inputs copied to torch's current device, run on its current stream, outputs back"""
+        torch = _torch()
+        from .torch_module import torch_dtypes
+        outs = [n for n, _, _ in self.engine.outputs]
         tensors = []
         for (name, dt, rank), arg in zip(self.engine.inputs, self._inputs):
             a = input_feed[name]
-            want = _torch_dtypes()[dt]
+            want = torch_dtypes()[dt]
             t = torch.as_tensor(np.ascontiguousarray(a)) if not isinstance(a, torch.Tensor) else a
             if t.dtype != want:
-                raise SymcError(f"input '{name}' is {t.dtype}, the engine takes {arg.type}", code="invalid_arg")
+                raise SymcError(f"input '{name}' is {str(t.dtype).replace('torch.', '')}, the engine takes "
+                                f"{arg.type}", code="invalid_arg")
             if t.dim() != rank:
                 raise SymcError(f"input '{name}' has rank {t.dim()} (shape {tuple(t.shape)}); the engine takes "
                                 f"rank {rank} ({arg.shape})", code="invalid_arg")
-            tensors.append(t.contiguous().cuda() if self.cuda else t.contiguous().cpu())
+            tensors.append(t.contiguous().cuda())
         with self._lock:
             if self._ctx is None:
-                self._ctx = Context(self.engine, _lib.BACKEND_CUDA if self.cuda else _lib.BACKEND_REF)
-            if self.cuda:
-                stream = torch.cuda.current_stream().cuda_stream
-                res = self._ctx.run(tensors, stream)
-                torch.cuda.current_stream().synchronize()
-            else:
-                res = self._ctx.run(tensors)
+                self._ctx = Context(self.engine, _lib.BACKEND_CUDA)
+            stream = torch.cuda.current_stream().cuda_stream
+            res = self._ctx.run(tensors, stream)
+            torch.cuda.current_stream().synchronize()
         by_name = dict(zip(outs, res))
         result = []
         for n in wanted:
             t = by_name[n].cpu()
             result.append(t.float().numpy() if t.dtype == torch.bfloat16 else t.numpy())
         return result
+
+
+def _torch():
+    import torch
+    return torch
+
+
+def _torch_cuda():
+    """True/False: whether torch sees a CUDA device; None without torch"""
+    try:
+        torch = _torch()
+    except ImportError:
+        return None
+    try:
+        return torch.cuda.is_available()
+    except Exception:  # noqa: BLE001
+        return False
