@@ -1,6 +1,7 @@
-/* Internals shared by the ONNX importer's files: onnx_import.c (model,
- * tensors, inputs, names, emitting IR nodes) and onnx_ops.c (one translation
- * function per ONNX op type). */
+/* Internals shared by the ONNX importer's files: onnx_context.c (what translating a node
+ * needs: names, attributes, emitting IR nodes, build-time values, tensor data), onnx_import.c
+ * (the model, its inputs and symbols, dead-node removal) and the op families (onnx_ops.h, one
+ * translation function per ONNX op type, found by onnx_op_table.c). */
 #ifndef SYMC_FRONTEND_ONNX_INTERNAL_H
 #define SYMC_FRONTEND_ONNX_INTERNAL_H
 
@@ -107,7 +108,15 @@ const char *fe_onnx_type_name(int32_t onnx_type);
 symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *what, symc_dtype *dt, int32_t *rank,
                            int64_t *dims, uint8_t **data, size_t *size);
 
-/* ---- ops (onnx_ops.c) -------------------------------------------------------------------- */
+/* ---- the import's tensors (onnx_context.c) ------------------------------------------------ */
+symc_status fe_nomem(fe_ctx *c); /* "out of memory" at the current node */
+/* A new IR tensor named name (which the caller made unique), recorded as taken. */
+symc_status fe_add_tensor(fe_ctx *c, const char *name, symc_dtype dt, int32_t rank, const sym_expr *dims, uint32_t *t);
+/* The tensor an ONNX value name stands for (an initializer made a constant on first use); *found 0
+ * when the name is unknown. */
+symc_status fe_lookup_value(fe_ctx *c, const char *name, uint32_t *t, int *found);
+
+/* ---- ops (onnx_op_table.c) ------------------------------------------------------------------ */
 /* Translates c->node; an unknown op type is an error naming it. */
 symc_status fe_translate_node(fe_ctx *c);
 

@@ -1,23 +1,9 @@
-/* The ONNX importer's driver: bytes -> protobuf-c message -> IR module.
- *
- * The model is unpacked whole (protobuf-c keeps every field in memory; ONNX
- * caps a model file at protobuf's 2 GiB, larger weights live in external
- * files). Graph inputs become IR inputs with symbolic dims whose ranges come
- * from the declared shapes; nodes are then translated in the model's order
- * (ONNX requires topological order), and each IR node is shape-inferred as
- * soon as it is added, so a later ONNX op can read an earlier tensor's
- * symbolic shape and, for shape sub-graphs, its symbolic element values.
- * Initializers become constant nodes only when first used, which skips
- * unused weights and keeps the module in use order. Sub-graphs that only
- * fed build-time values (Shape -> Gather -> Concat feeding a Reshape whose
- * sizes are now an attribute) are dead afterwards and removed, then the
- * result is verified.
- *
- * Names: a tensor keeps its ONNX value name; intermediate tensors of ops that
- * expand to several IR nodes get fresh names derived from the ONNX output,
- * avoiding every ONNX name of the graph. An IR node is named after its first
- * output (unique, since every tensor has one producer) and its source is the
- * ONNX node name, or "<OpType>#<index>" for an unnamed node. */
+/* The ONNX importer's context (frontend/onnx/onnx_internal.h): what translating a node needs from
+ * the import in progress: a string map, messages that name the node, fresh names, the node's
+ * inputs, outputs and type-checked attributes, emitting IR nodes (each checked and shape-inferred
+ * as it is added), build-time values of tensors, and ONNX tensor data (raw, typed or external, an
+ * initializer turned into a constant node on first use). The importer (onnx_import.c) drives it;
+ * the op families (onnx_ops.h) use it. */
 #define _XOPEN_SOURCE 700 /* realpath: the real path of external data */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "frontend/onnx_internal.h"
+#include "frontend/onnx/onnx_internal.h"
 
 /* ---- string map ------------------------------------------------------------------ */
 
@@ -103,7 +89,7 @@ const char *fe_txt(fe_ctx *c, sym_expr e) {
     return b;
 }
 
-static symc_status nomem(fe_ctx *c) { return fe_fail(c, SYMC_ERR_NOMEM, "out of memory"); }
+symc_status fe_nomem(fe_ctx *c) { return fe_fail(c, SYMC_ERR_NOMEM, "out of memory"); }
 
 /* ---- names --------------------------------------------------------------------------- */
 
@@ -116,11 +102,11 @@ static const char *fresh_name(fe_ctx *c, const char *base) {
     return ir_strdup(c->m, buf);
 }
 
-static symc_status add_tensor(fe_ctx *c, const char *name, symc_dtype dt, int32_t rank, const sym_expr *dims,
+symc_status fe_add_tensor(fe_ctx *c, const char *name, symc_dtype dt, int32_t rank, const sym_expr *dims,
                               uint32_t *out) {
     symc_status st = ir_add_tensor(c->m, name, dt, rank, dims, out, c->err);
     if (st) return st;
-    if (!fe_map_put(&c->taken, c->m->tensors[*out].name, *out)) return nomem(c);
+    if (!fe_map_put(&c->taken, c->m->tensors[*out].name, *out)) return fe_nomem(c);
     return SYMC_OK;
 }
 
@@ -139,7 +125,7 @@ int fe_has_out(fe_ctx *c, uint32_t k) { return k < c->node->n_output && c->node-
 static symc_status materialize_init(fe_ctx *c, const char *name, uint32_t idx, uint32_t *t);
 
 /* *found = 0 when no value has that name (the caller words the error). */
-static symc_status lookup_value(fe_ctx *c, const char *name, uint32_t *t, int *found) {
+symc_status fe_lookup_value(fe_ctx *c, const char *name, uint32_t *t, int *found) {
     *found = 1;
     if (fe_map_get(&c->values, name, t)) return SYMC_OK;
     uint32_t idx;
@@ -152,7 +138,7 @@ symc_status fe_in(fe_ctx *c, uint32_t k, uint32_t *t) {
     if (!fe_has_in(c, k)) return fe_fail(c, SYMC_ERR_VERIFY, "input %u is required but absent", k);
     const char *name = c->node->input[k];
     int found;
-    symc_status st = lookup_value(c, name, t, &found);
+    symc_status st = fe_lookup_value(c, name, t, &found);
     if (!st && !found)
         return fe_fail(c, SYMC_ERR_FORMAT,
                        "input %u '%s' is not a graph input, an initializer or the output of an "
@@ -261,7 +247,7 @@ symc_status fe_emit(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, cons
             snprintf(base, sizeof base, k ? "%.280s_out%u" : "%.280s", base_name(c, op), k);
             names[k] = fresh_name(c, base);
         }
-        if (!names[k]) return nomem(c);
+        if (!names[k]) return fe_nomem(c);
     }
     const char *node_name = n_out ? names[0] : fresh_name(c, base_name(c, op));
     symc_status st = ir_check_node(m, op, node_name, in, n_in, n_out, attrs, n_attrs, c->err);
@@ -273,10 +259,10 @@ symc_status fe_emit(fe_ctx *c, ir_op op, const uint32_t *in, uint32_t n_in, cons
     }
     for (uint32_t k = 0; k < n_out; k++) {
         /* name the tensor directly (names[k] is already unique) */
-        if ((st = add_tensor(c, names[k], dt, IR_RANK_UNKNOWN, NULL, &tmp[k]))) return st;
+        if ((st = fe_add_tensor(c, names[k], dt, IR_RANK_UNKNOWN, NULL, &tmp[k]))) return st;
         if (out_k && out_k[k] >= 0 && (size_t)out_k[k] < c->node->n_output &&
             !fe_map_put(&c->values, c->node->output[out_k[k]], tmp[k]))
-            return nomem(c);
+            return fe_nomem(c);
     }
     uint32_t idx;
     if ((st = ir_add_node(m, op, node_name, c->source, in, n_in, tmp, n_out, attrs, n_attrs, &idx, c->err))) return st;
@@ -301,7 +287,7 @@ static symc_status add_constant(fe_ctx *c, const char *name, symc_dtype dt, int3
     uint32_t ci, t, idx;
     symc_status st = ir_add_constant(c->m, data, size, &ci, c->err);
     if (st) return st;
-    if ((st = add_tensor(c, name, dt, rank, d, &t))) return st;
+    if ((st = fe_add_tensor(c, name, dt, rank, d, &t))) return st;
     c->m->tensors[t].constant = ci;
     if ((st = ir_add_node(c->m, IR_OP_CONSTANT, name, source, NULL, 0, &t, 1, NULL, 0, &idx, c->err))) return st;
     if ((st = pass_infer_node(c->m, idx, c->err))) return st;
@@ -314,24 +300,24 @@ symc_status fe_const(fe_ctx *c, symc_dtype dt, int32_t rank, const int64_t *dims
     size_t n = symc_dtype_size(dt);
     for (int32_t i = 0; i < rank; i++) n *= (size_t)dims[i];
     uint8_t *copy = malloc(n ? n : 1);
-    if (!copy) return nomem(c);
+    if (!copy) return fe_nomem(c);
     if (n) memcpy(copy, data, n);
     const char *onnx = out_k >= 0 && (size_t)out_k < c->node->n_output ? c->node->output[out_k] : NULL;
     const char *name = onnx && !fe_map_get(&c->taken, onnx, NULL) ? ir_strdup(c->m, onnx)
                                                                   : fresh_name(c, base_name(c, IR_OP_CONSTANT));
     if (!name) {
         free(copy);
-        return nomem(c);
+        return fe_nomem(c);
     }
     symc_status st = add_constant(c, name, dt, rank, dims, copy, n, c->source, out);
     if (st) return st;
-    if (onnx && !fe_map_put(&c->values, onnx, *out)) return nomem(c);
+    if (onnx && !fe_map_put(&c->values, onnx, *out)) return fe_nomem(c);
     return SYMC_OK;
 }
 
 symc_status fe_bind(fe_ctx *c, uint32_t k, uint32_t t) {
     if (!fe_has_out(c, k)) return SYMC_OK;
-    return fe_map_put(&c->values, c->node->output[k], t) ? SYMC_OK : nomem(c);
+    return fe_map_put(&c->values, c->node->output[k], t) ? SYMC_OK : fe_nomem(c);
 }
 
 /* ---- values ------------------------------------------------------------------------------------ */
@@ -520,7 +506,7 @@ static symc_status read_external(fe_ctx *c, const Onnx__TensorProto *tp, const c
                        length, want);
     size_t plen = strlen(c->model_dir) + strlen(loc) + 2;
     char *path = malloc(plen);
-    if (!path) return nomem(c);
+    if (!path) return fe_nomem(c);
     snprintf(path, plen, "%s/%s", c->model_dir, loc);
     /* '..' and absolute paths are refused above; a symlink inside the folder could still point out
      * of it (onnxruntime refuses that too): the real path must be inside the folder's real path */
@@ -689,555 +675,8 @@ static symc_status materialize_init(fe_ctx *c, const char *name, uint32_t idx, u
     const char *nm = fe_map_get(&c->taken, name, NULL) ? fresh_name(c, name) : ir_strdup(c->m, name);
     if (!nm) {
         free(data);
-        return nomem(c);
+        return fe_nomem(c);
     }
     if ((st = add_constant(c, nm, dt, rank, dims, data, size, "initializer", t))) return st;
-    return fe_map_put(&c->values, name, *t) ? SYMC_OK : nomem(c);
-}
-
-/* ---- graph inputs and symbols -------------------------------------------------------------------- */
-
-/* A dim_param's declared range and who declared it. */
-typedef struct param_range {
-    const char *param;
-    int64_t min, opt, max, mult; /* mult: the declared multiple, 1 when none */
-    const char *input;
-    int dim;
-    sym_expr sym; /* SYM_NONE until its symbol exists */
-} param_range;
-
-typedef struct inputs_ctx {
-    param_range *params;
-    uint32_t n_params;
-} inputs_ctx;
-
-static param_range *find_param(inputs_ctx *ic, const char *p) {
-    for (uint32_t i = 0; i < ic->n_params; i++)
-        if (!strcmp(ic->params[i].param, p)) return &ic->params[i];
-    return NULL;
-}
-
-/* A symbol name from text: letters, digits and '_' (what sym_parse reads
- * back), not starting with a digit, unique in the table. */
-static symc_status new_symbol(fe_ctx *c, const char *text, int64_t min, int64_t opt, int64_t max, int64_t mult,
-                              const char *input, int dim, const char *prov, sym_expr *out) {
-    char base[96], name[112];
-    size_t n = 0;
-    if (!text[0] || (text[0] >= '0' && text[0] <= '9')) base[n++] = 'd';
-    for (const char *p = text; *p && n + 1 < sizeof base; p++) {
-        char ch = *p;
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
-        base[n++] = ok ? ch : '_';
-    }
-    base[n] = '\0';
-    snprintf(name, sizeof name, "%s", base);
-    sym_id id;
-    for (int k = 1; sym_symbol_find(c->t, name, &id); k++) snprintf(name, sizeof name, "%s_%d", base, k);
-    sym_symbol_info info = {name, min, opt, max, mult > 1 ? mult : 1, prov};
-    symc_status st = sym_symbol_new(c->t, &info, &id, c->err);
-    if (st) return st;
-    /* a guard needing a multiple suggests the flag that declares it */
-    char hint[320];
-    snprintf(hint, sizeof hint, "--multiple %s:%d={m}", input, dim);
-    if ((st = sym_symbol_set_hint(c->t, id, hint, c->err))) return st;
-    *out = sym_var(c->t, id);
-    return SYMC_OK;
-}
-
-static const Onnx__TensorShapeProto *input_shape(const Onnx__ValueInfoProto *vi) {
-    if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type) return NULL;
-    return vi->type->tensor_type->shape;
-}
-
-/* The flag a person adds for this input: dynamic dims as MIN/OPT/MAX. */
-static void suggest_flag(const char *name, const Onnx__TensorShapeProto *sh, char *buf, size_t cap) {
-    static const char *const word[3] = {"MIN", "OPT", "MAX"};
-    size_t n = (size_t)snprintf(buf, cap, "--shapes %s:", name);
-    for (int w = 0; w < 3 && n < cap; w++) {
-        if (w) n += (size_t)snprintf(buf + n, cap - n, ",");
-        for (size_t d = 0; sh && d < sh->n_dim && n < cap; d++) {
-            const Onnx__TensorShapeProto__Dimension *dm = sh->dim[d];
-            if (d) n += (size_t)snprintf(buf + n, cap - n, "x");
-            if (n >= cap) break;
-            if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value >= 0)
-                n += (size_t)snprintf(buf + n, cap - n, "%" PRId64, dm->dim_value);
-            else n += (size_t)snprintf(buf + n, cap - n, "%s", word[w]);
-        }
-    }
-}
-
-static int is_dim_value(const Onnx__TensorShapeProto__Dimension *dm) {
-    return dm && dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value >= 0;
-}
-
-/* A dim's dim_param, or NULL (a value, or no name). */
-static const char *dim_param(const Onnx__TensorShapeProto__Dimension *dm) {
-    return dm && dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && dm->dim_param[0]
-        ? dm->dim_param
-        : NULL;
-}
-
-/* Which model input (not an initializer) declaration d is for, into *at. */
-static symc_status find_declared_input(fe_ctx *c, const fe_input_shape *d, uint32_t s, size_t *at) {
-    const Onnx__GraphProto *g = c->g;
-    if (!d->name) return fe_fail(c, SYMC_ERR_INVALID_ARG, "declared input shape %u has no name", s);
-    size_t i = 0;
-    while (i < g->n_input && (strcmp(g->input[i]->name, d->name) || fe_map_get(&c->inits, d->name, NULL))) i++;
-    if (i == g->n_input) {
-        char list[256];
-        size_t n = 0;
-        list[0] = '\0';
-        for (size_t k = 0; k < g->n_input && n < sizeof list; k++)
-            if (!fe_map_get(&c->inits, g->input[k]->name, NULL))
-                n += (size_t)snprintf(list + n, sizeof list - n, "%s'%s'", n ? ", " : "", g->input[k]->name);
-        return fe_fail(c, SYMC_ERR_INVALID_ARG,
-                       "shapes are declared for '%s', but there is no input named '%s' (inputs: %s)", d->name, d->name,
-                       n ? list : "none");
-    }
-    *at = i;
-    return SYMC_OK;
-}
-
-/* Declaration d against the model's shape sh of its input: rank, fixed dims,
- * min <= opt <= max; each dim_param's range goes into ic, and a dim_param
- * given two ranges is an error naming both. */
-static symc_status check_declaration(fe_ctx *c, inputs_ctx *ic, const fe_input_shape *d,
-                                     const Onnx__TensorShapeProto *sh) {
-    if (d->rank < 0 || d->rank > IR_MAX_RANK)
-        return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s': declared rank %d is outside [0, %d]", d->name,
-                       (int)d->rank, IR_MAX_RANK);
-    if (sh && (int32_t)sh->n_dim != d->rank)
-        return fe_fail(c, SYMC_ERR_INVALID_ARG,
-                       "input '%s' has rank %zu in the model, but its declared "
-                       "shapes have %d dims",
-                       d->name, sh->n_dim, (int)d->rank);
-    for (int32_t k = 0; k < d->rank; k++) {
-        if (d->min[k] < 0 || d->min[k] > d->opt[k] || d->opt[k] > d->max[k])
-            return fe_fail(c, SYMC_ERR_INVALID_ARG,
-                           "input '%s' dim %d: declared min %" PRId64 ", opt %" PRId64 ", max %" PRId64
-                           " must satisfy 0 <= min <= opt <= max",
-                           d->name, (int)k, d->min[k], d->opt[k], d->max[k]);
-        const Onnx__TensorShapeProto__Dimension *dm = sh ? sh->dim[k] : NULL;
-        const char *param = dim_param(dm);
-        if (is_dim_value(dm)) {
-            if (d->min[k] != dm->dim_value || d->opt[k] != dm->dim_value || d->max[k] != dm->dim_value)
-                return fe_fail(c, SYMC_ERR_INVALID_ARG,
-                               "input '%s' dim %d is %" PRId64 " in the model, but the "
-                               "declared shapes give min %" PRId64 ", opt %" PRId64 ", max %" PRId64,
-                               d->name, (int)k, dm->dim_value, d->min[k], d->opt[k], d->max[k]);
-        } else if (param) {
-            param_range *p = find_param(ic, param);
-            if (!p) {
-                p = &ic->params[ic->n_params++];
-                int64_t mult = d->multiple[k] > 1 ? d->multiple[k] : 1;
-                *p = (param_range){param, d->min[k], d->opt[k], d->max[k], mult, d->name, (int)k, SYM_NONE};
-            } else if (p->min != d->min[k] || p->opt != d->opt[k] || p->max != d->max[k]) {
-                return fe_fail(c, SYMC_ERR_INVALID_ARG,
-                               "symbol '%s' gets two ranges: [%" PRId64 ", %" PRId64 "] opt %" PRId64
-                               " from input '%s' dim %d, and [%" PRId64 ", %" PRId64 "] opt %" PRId64
-                               " from input '%s' dim %d",
-                               p->param, p->min, p->max, p->opt, p->input, p->dim, d->min[k], d->max[k], d->opt[k],
-                               d->name, (int)k);
-            } else if (d->multiple[k] > 1 && p->mult > 1 && d->multiple[k] != p->mult) {
-                return fe_fail(c, SYMC_ERR_INVALID_ARG,
-                               "symbol '%s' is declared a multiple of %" PRId64 " (--multiple %s:%d=%" PRId64
-                               ") and of %" PRId64 " (--multiple %s:%d=%" PRId64 "): declare one",
-                               p->param, p->mult, p->input, p->dim, p->mult, d->multiple[k], d->name, (int)k,
-                               d->multiple[k]);
-            } else if (d->multiple[k] > 1) {
-                p->mult = d->multiple[k];
-            }
-        }
-    }
-    return SYMC_OK;
-}
-
-/* A graph input's element type, after checking that it is a tensor whose
- * fixed dims are sizes (a negative dim_value is an invalid model, not a
- * dynamic dim). */
-static symc_status input_dtype(fe_ctx *c, const Onnx__ValueInfoProto *vi, symc_dtype *dt) {
-    const Onnx__TensorShapeProto *sh = input_shape(vi);
-    for (size_t k = 0; sh && k < sh->n_dim; k++) {
-        const Onnx__TensorShapeProto__Dimension *dm = sh->dim[k];
-        if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value < 0)
-            return fe_fail(c, SYMC_ERR_FORMAT,
-                           "input '%s' dim %zu has dim_value %" PRId64 ": a size must be >= 0 "
-                           "(a dynamic dim is a dim_param, or a dim with no value)",
-                           vi->name, k, dm->dim_value);
-    }
-    if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
-                       "input '%s' is not a tensor (sequences, maps and optionals are "
-                       "not supported)",
-                       vi->name);
-    int32_t et = vi->type->tensor_type->has_elem_type ? vi->type->tensor_type->elem_type : 0;
-    if (!fe_dtype(et, dt))
-        return fe_fail(
-            c, SYMC_ERR_UNSUPPORTED,
-            "input '%s' has ONNX type %s, which symc does not support "
-            "(supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64, BOOL)",
-            vi->name, fe_onnx_type_name(et));
-    return SYMC_OK;
-}
-
-/* Dim k of graph input vi (model shape sh, declaration d or NULL) as an
- * expression: a constant for a dim_value or an unnamed dim declared fixed,
- * the dim_param's symbol (made on first use), or a fresh symbol
- * "<input>_dim<k>" with the declared range. A dynamic dim with no
- * declaration is an error suggesting the flag to add. */
-static symc_status input_dim(fe_ctx *c, inputs_ctx *ic, const Onnx__ValueInfoProto *vi,
-                             const Onnx__TensorShapeProto *sh, const fe_input_shape *d, int32_t k, sym_expr *out) {
-    const Onnx__TensorShapeProto__Dimension *dm = sh ? sh->dim[k] : NULL;
-    char prov[300], fresh[200];
-    snprintf(prov, sizeof prov, "input '%s' dim %d", vi->name, (int)k);
-    if (is_dim_value(dm)) {
-        *out = sym_const(c->t, dm->dim_value);
-        return SYMC_OK;
-    }
-    const char *param = dim_param(dm);
-    param_range *p = param ? find_param(ic, param) : NULL;
-    if (p && p->sym != SYM_NONE) {
-        *out = p->sym;
-        return SYMC_OK;
-    }
-    if (p) {
-        symc_status st = new_symbol(c, param, p->min, p->opt, p->max, p->mult, p->input, p->dim, prov, &p->sym);
-        *out = p->sym;
-        return st;
-    }
-    snprintf(fresh, sizeof fresh, "%s_dim%d", vi->name, (int)k);
-    if (!d) {
-        char flag[256];
-        suggest_flag(vi->name, sh, flag, sizeof flag);
-        return fe_fail(c, SYMC_ERR_INVALID_ARG, "input '%s' dim %d (%s) is dynamic: add %s", vi->name, (int)k,
-                       param ? param : fresh, flag);
-    }
-    if (d->min[k] == d->max[k] && !param) { /* an unnamed dim declared fixed is a constant */
-        *out = sym_const(c->t, d->min[k]);
-        return SYMC_OK;
-    }
-    return new_symbol(c, param ? param : fresh, d->min[k], d->opt[k], d->max[k], d->multiple[k], vi->name, (int)k, prov,
-                      out);
-}
-
-/* One graph input (d: its declaration, or NULL) as an IR input tensor. */
-static symc_status import_input(fe_ctx *c, inputs_ctx *ic, const Onnx__ValueInfoProto *vi, const fe_input_shape *d) {
-    symc_dtype dt;
-    symc_status st = input_dtype(c, vi, &dt);
-    if (st) return st;
-    const Onnx__TensorShapeProto *sh = input_shape(vi);
-    if (!sh && !d)
-        return fe_fail(c, SYMC_ERR_INVALID_ARG,
-                       "input '%s' has no shape in the model: declare it with "
-                       "--shapes %s:MIN,OPT,MAX",
-                       vi->name, vi->name);
-    int32_t rank = sh ? (int32_t)sh->n_dim : d->rank;
-    if (rank > IR_MAX_RANK)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "input '%s' has rank %d, more than %d", vi->name, (int)rank,
-                       IR_MAX_RANK);
-    sym_expr dims[IR_MAX_RANK];
-    for (int32_t k = 0; k < rank; k++)
-        if ((st = input_dim(c, ic, vi, sh, d, k, &dims[k]))) return st;
-    uint32_t t;
-    if ((st = add_tensor(c, vi->name, dt, rank, dims, &t)) || (st = ir_mark_input(c->m, t, c->err))) return st;
-    return fe_map_put(&c->values, vi->name, t) ? SYMC_OK : nomem(c);
-}
-
-/* The graph inputs that are not initializers, in model order, with every
- * declared shape first matched to its input and checked (so the symbols a
- * dim_param names get one range, whichever input uses it first). */
-static symc_status import_inputs(fe_ctx *c, const fe_input_shape *shapes, uint32_t n_shapes) {
-    const Onnx__GraphProto *g = c->g;
-    symc_status st = SYMC_OK;
-    /* which model input each declaration is for */
-    int32_t *decl_of = malloc((g->n_input ? g->n_input : 1) * sizeof *decl_of);
-    inputs_ctx ic = {0};
-    size_t total_dims = 0;
-    for (size_t i = 0; i < g->n_input; i++) {
-        const Onnx__TensorShapeProto *sh = input_shape(g->input[i]);
-        total_dims += sh ? sh->n_dim : 0;
-    }
-    ic.params = malloc((total_dims ? total_dims : 1) * sizeof *ic.params);
-    if (!decl_of || !ic.params) {
-        st = nomem(c);
-        goto done;
-    }
-    for (size_t i = 0; i < g->n_input; i++) decl_of[i] = -1;
-    for (uint32_t s = 0; s < n_shapes && !st; s++) {
-        size_t i = 0;
-        if ((st = find_declared_input(c, &shapes[s], s, &i))) break;
-        if (decl_of[i] >= 0) {
-            st = fe_fail(c, SYMC_ERR_INVALID_ARG, "shapes for input '%s' are declared twice", shapes[s].name);
-            break;
-        }
-        decl_of[i] = (int32_t)s;
-        st = check_declaration(c, &ic, &shapes[s], input_shape(g->input[i]));
-    }
-    for (size_t i = 0; i < g->n_input && !st; i++) {
-        if (fe_map_get(&c->inits, g->input[i]->name, NULL)) continue; /* an initializer listed as input: a constant */
-        st = import_input(c, &ic, g->input[i], decl_of[i] >= 0 ? &shapes[decl_of[i]] : NULL);
-    }
-done:
-    free(decl_of);
-    free(ic.params);
-    return st;
-}
-
-/* ---- dead-node removal ---------------------------------------------------------------------------- */
-
-/* Drops nodes whose outputs reach no graph output (mostly shape sub-graphs
- * whose results became attributes), with their tensors and constants;
- * keeps graph inputs and the order of everything else. */
-static symc_status remove_dead(fe_ctx *c) {
-    ir_module *m = c->m;
-    uint8_t *live_t = calloc(m->n_tensors + 1, 1), *live_n = calloc(m->n_nodes + 1, 1);
-    uint32_t *tmap = malloc((m->n_tensors + 1) * sizeof *tmap), *nmap = malloc((m->n_nodes + 1) * sizeof *nmap);
-    uint32_t *cmap = malloc((m->n_constants + 1) * sizeof *cmap);
-    if (!live_t || !live_n || !tmap || !nmap || !cmap) {
-        free(live_t), free(live_n), free(tmap), free(nmap), free(cmap);
-        return nomem(c);
-    }
-    for (uint32_t i = 0; i < m->n_outputs; i++) live_t[m->outputs[i]] = 1;
-    for (uint32_t ni = m->n_nodes; ni-- > 0;) {
-        const ir_node *n = &m->nodes[ni];
-        for (uint32_t k = 0; k < n->n_out; k++) live_n[ni] |= live_t[n->out[k]];
-        if (live_n[ni])
-            for (uint32_t k = 0; k < n->n_in; k++) live_t[n->in[k]] = 1;
-    }
-    for (uint32_t i = 0; i < m->n_inputs; i++) live_t[m->inputs[i]] = 1;
-    uint32_t nt = 0, nn = 0, nc = 0;
-    for (uint32_t ci = 0; ci < m->n_constants; ci++) cmap[ci] = IR_NONE;
-    for (uint32_t ni = 0; ni < m->n_nodes; ni++) nmap[ni] = live_n[ni] ? nn++ : IR_NONE;
-    for (uint32_t ti = 0; ti < m->n_tensors; ti++) {
-        const ir_tensor *t = &m->tensors[ti];
-        int keep = t->producer == IR_NONE ? live_t[ti] : live_n[t->producer];
-        tmap[ti] = keep ? nt++ : IR_NONE;
-        if (keep && t->constant != IR_NONE) cmap[t->constant] = 1;
-    }
-    for (uint32_t ci = 0; ci < m->n_constants; ci++) {
-        if (cmap[ci] == IR_NONE) {
-            free(m->constants[ci].data);
-            continue;
-        }
-        cmap[ci] = nc;
-        m->constants[nc++] = m->constants[ci];
-    }
-    for (uint32_t ti = 0; ti < m->n_tensors; ti++) {
-        if (tmap[ti] == IR_NONE) continue;
-        ir_tensor t = m->tensors[ti];
-        if (t.producer != IR_NONE) t.producer = nmap[t.producer];
-        if (t.constant != IR_NONE) t.constant = cmap[t.constant];
-        m->tensors[tmap[ti]] = t;
-    }
-    for (uint32_t ni = 0; ni < m->n_nodes; ni++) {
-        if (nmap[ni] == IR_NONE) continue;
-        ir_node n = m->nodes[ni];
-        for (uint32_t k = 0; k < n.n_in; k++) n.in[k] = tmap[n.in[k]];
-        for (uint32_t k = 0; k < n.n_out; k++) n.out[k] = tmap[n.out[k]];
-        m->nodes[nmap[ni]] = n;
-    }
-    for (uint32_t i = 0; i < m->n_inputs; i++) m->inputs[i] = tmap[m->inputs[i]];
-    for (uint32_t i = 0; i < m->n_outputs; i++) m->outputs[i] = tmap[m->outputs[i]];
-    m->n_tensors = nt;
-    m->n_nodes = nn;
-    m->n_constants = nc;
-    free(live_t), free(live_n), free(tmap), free(nmap), free(cmap);
-    return SYMC_OK;
-}
-
-/* ---- the model ---------------------------------------------------------------------------------------- */
-
-static symc_status import_graph(fe_ctx *c, const fe_input_shape *shapes, uint32_t n_shapes) {
-    const Onnx__GraphProto *g = c->g;
-    symc_status st;
-    /* protobuf-c leaves absent strings NULL: refuse them once, here, so no
-     * later step sees a NULL name (found by the fuzz target) */
-    for (size_t i = 0; i < g->n_input; i++)
-        if (!g->input[i] || !g->input[i]->name || !*g->input[i]->name)
-            return fe_fail(c, SYMC_ERR_FORMAT, "graph input %zu has no name", i);
-    for (size_t i = 0; i < g->n_output; i++)
-        if (!g->output[i] || !g->output[i]->name || !*g->output[i]->name)
-            return fe_fail(c, SYMC_ERR_FORMAT, "graph output %zu has no name", i);
-    for (size_t i = 0; i < g->n_node; i++) {
-        const Onnx__NodeProto *n = g->node[i];
-        if (!n || !n->op_type || !*n->op_type) return fe_fail(c, SYMC_ERR_FORMAT, "node %zu has no op type", i);
-        if (n->n_output == 0) return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) has no outputs", i, n->op_type);
-        for (size_t k = 0; k < n->n_input; k++)
-            if (!n->input[k])
-                return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) input %zu is missing", i, n->op_type, k);
-        for (size_t k = 0; k < n->n_output; k++)
-            if (!n->output[k])
-                return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) output %zu is missing", i, n->op_type, k);
-        for (size_t k = 0; k < n->n_attribute; k++)
-            if (!n->attribute[k] || !n->attribute[k]->name || !*n->attribute[k]->name)
-                return fe_fail(c, SYMC_ERR_FORMAT, "node %zu (%s) attribute %zu has no name", i, n->op_type, k);
-    }
-    /* every ONNX value name is reserved before any fresh name is made */
-    for (size_t i = 0; i < g->n_initializer; i++) {
-        const char *nm = g->initializer[i]->name;
-        if (!nm || !*nm) return fe_fail(c, SYMC_ERR_FORMAT, "initializer %zu has no name", i);
-        if (!fe_map_put(&c->inits, nm, (uint32_t)i) || !fe_map_put(&c->reserved, nm, 0)) return nomem(c);
-    }
-    if (g->n_sparse_initializer)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED, "sparse initializers are not supported ('%s')",
-                       g->sparse_initializer[0]->values && g->sparse_initializer[0]->values->name
-                           ? g->sparse_initializer[0]->values->name
-                           : "?");
-    for (size_t i = 0; i < g->n_input; i++)
-        if (!fe_map_put(&c->reserved, g->input[i]->name, 0)) return nomem(c);
-    for (size_t i = 0; i < g->n_node; i++)
-        for (size_t k = 0; k < g->node[i]->n_output; k++)
-            if (!fe_map_put(&c->reserved, g->node[i]->output[k], 0)) return nomem(c);
-    if ((st = import_inputs(c, shapes, n_shapes))) return st;
-
-    char where[512], source[300];
-    for (size_t i = 0; i < g->n_node; i++) {
-        const Onnx__NodeProto *n = g->node[i];
-        c->node = n;
-        if (n->name && *n->name) snprintf(source, sizeof source, "%s", n->name);
-        else snprintf(source, sizeof source, "%s#%zu", n->op_type ? n->op_type : "?", i);
-        c->source = source;
-        snprintf(where, sizeof where, "node '%s' (%s, opset %" PRId64 ")", source, n->op_type ? n->op_type : "?",
-                 c->opset);
-        c->where = where;
-        if (!n->op_type || !*n->op_type) return fe_fail(c, SYMC_ERR_FORMAT, "the node has no op type");
-        if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
-            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
-                           "op '%s' of domain '%s' is not supported (only the default "
-                           "ONNX domain is)",
-                           n->op_type, n->domain);
-        for (size_t k = 0; k < n->n_output; k++)
-            if (n->output[k][0] && fe_map_get(&c->values, n->output[k], NULL))
-                return fe_fail(c, SYMC_ERR_FORMAT, "output '%s' is already defined (ONNX values are assigned once)",
-                               n->output[k]);
-        if ((st = fe_translate_node(c))) return st;
-        for (size_t k = 0; k < n->n_output; k++)
-            if (n->output[k][0] && !fe_map_get(&c->values, n->output[k], NULL))
-                return fe_fail(c, SYMC_ERR_INTERNAL, "output %zu '%s' was not produced", k, n->output[k]);
-    }
-    c->node = NULL;
-    c->where = NULL;
-    c->source = "";
-    for (size_t i = 0; i < g->n_output; i++) {
-        const char *nm = g->output[i]->name;
-        uint32_t t;
-        int found;
-        if ((st = lookup_value(c, nm, &t, &found))) return st;
-        if (!found)
-            return fe_fail(c, SYMC_ERR_FORMAT, "graph output '%s' is not produced by any node, initializer or input",
-                           nm);
-        int dup = 0;
-        for (uint32_t k = 0; k < c->m->n_outputs; k++) dup |= c->m->outputs[k] == t;
-        if (dup) /* the same value listed twice: a copy keeps outputs distinct */
-            return fe_fail(c, SYMC_ERR_UNSUPPORTED, "graph output '%s' is listed twice", nm);
-        if ((st = ir_mark_output(c->m, t, c->err))) return st;
-    }
-    if (c->m->n_outputs == 0) return fe_fail(c, SYMC_ERR_FORMAT, "the graph has no outputs");
-    if ((st = remove_dead(c))) return st;
-    if ((st = ir_verify(c->m, c->err))) {
-        symc_error_prefix(c->err, "imported module fails verification (a bug in symc's importer)");
-        return st;
-    }
-    for (uint32_t i = 0; i < c->m->n_tensors; i++)
-        if (c->m->tensors[i].rank < 0)
-            return fe_fail(c, SYMC_ERR_INTERNAL, "tensor '%s' has no inferred shape", c->m->tensors[i].name);
-    return SYMC_OK;
-}
-
-symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *model_dir, const fe_input_shape *shapes,
-                                  uint32_t n_shapes, ir_module **out, symc_error *err) {
-    if (!buf || !out || (n_shapes && !shapes))
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_onnx_import_buffer: NULL argument");
-    *out = NULL;
-    if (size > ((size_t)1 << 31))
-        return symc_error_setf(err, SYMC_ERR_FORMAT,
-                               "the model is %zu bytes, over protobuf's 2 GiB limit: store its weights as "
-                               "external data",
-                               size);
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, size, buf);
-    if (!mp) return symc_error_setf(err, SYMC_ERR_FORMAT, "not an ONNX model (the protobuf does not parse)");
-    symc_status st = SYMC_OK;
-    fe_ctx c;
-    memset(&c, 0, sizeof c);
-    c.err = err;
-    c.model_dir = model_dir;
-    c.source = "";
-    c.opset = -1;
-    for (size_t i = 0; i < mp->n_opset_import; i++) {
-        const Onnx__OperatorSetIdProto *o = mp->opset_import[i];
-        if (!o->domain || !*o->domain || !strcmp(o->domain, "ai.onnx")) c.opset = o->version;
-    }
-    if (!mp->graph) st = symc_error_setf(err, SYMC_ERR_FORMAT, "the ONNX model has no graph");
-    else if (c.opset < 0)
-        st = symc_error_setf(err, SYMC_ERR_FORMAT, "the ONNX model imports no opset of the default domain");
-    else if (c.opset < 13 || c.opset > 21) /* README: 13-21; an op's meaning can change in a newer opset */
-        st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
-                             "the model uses ONNX opset %" PRId64 "; symc imports opsets 13 to 21: convert it "
-                             "with onnx.version_converter.convert_version(model, %d)",
-                             c.opset, c.opset < 13 ? 17 : 21);
-    if (!st) {
-        c.g = mp->graph;
-        c.m = ir_module_new(mp->graph->name && *mp->graph->name ? mp->graph->name : "onnx", err);
-        if (!c.m) st = SYMC_ERR_NOMEM;
-    }
-    if (!st) {
-        c.t = c.m->syms;
-        st = import_graph(&c, shapes, n_shapes);
-    }
-    fe_map_free(&c.values);
-    fe_map_free(&c.inits);
-    fe_map_free(&c.reserved);
-    fe_map_free(&c.taken);
-    onnx__model_proto__free_unpacked(mp, NULL);
-    if (st) {
-        ir_module_free(c.m);
-        return st;
-    }
-    *out = c.m;
-    return SYMC_OK;
-}
-
-symc_status fe_onnx_import_file(const char *path, const fe_input_shape *shapes, uint32_t n_shapes, ir_module **out,
-                                symc_error *err) {
-    if (!path || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_onnx_import_file: NULL argument");
-    *out = NULL;
-    /* a directory would open and then read as INT64_MAX bytes, and a FIFO would block the open */
-    const char *kind;
-    FILE *f = ir_open_regular(path, &kind);
-    if (!f && kind) return symc_error_setf(err, SYMC_ERR_IO, "'%s' is %s, not an ONNX model file", path, kind);
-    if (!f) return symc_error_setf(err, SYMC_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    symc_status st = SYMC_OK;
-    off_t size = -1;
-    if (fseeko(f, 0, SEEK_END) == 0) size = ftello(f);
-    if (size < 0 || fseeko(f, 0, SEEK_SET) != 0)
-        st = symc_error_setf(err, SYMC_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-    else if ((uint64_t)size > ((uint64_t)1 << 31))
-        st = symc_error_setf(err, SYMC_ERR_FORMAT,
-                             "'%s' is %lld bytes, over protobuf's 2 GiB limit for a model: store its weights "
-                             "as external data",
-                             path, (long long)size);
-    uint8_t *buf = NULL;
-    if (!st) {
-        buf = malloc(size ? (size_t)size : 1);
-        if (!buf) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory reading '%s'", path);
-        else if (size && fread(buf, 1, (size_t)size, f) != (size_t)size)
-            st = symc_error_setf(err, SYMC_ERR_IO, "cannot read '%s'", path);
-    }
-    fclose(f);
-    if (!st) {
-        /* external data is relative to the model's folder */
-        char *dir = strdup(path);
-        if (!dir) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
-        else {
-            char *slash = strrchr(dir, '/');
-            if (!slash) strcpy(dir, ".");
-            else if (slash == dir) dir[1] = '\0';
-            else *slash = '\0';
-            st = fe_onnx_import_buffer(buf, (size_t)size, dir, shapes, n_shapes, out, err);
-            if (st) symc_error_prefix(err, "%s", path);
-            free(dir);
-        }
-    }
-    free(buf);
-    return st;
+    return fe_map_put(&c->values, name, *t) ? SYMC_OK : fe_nomem(c);
 }
