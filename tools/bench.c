@@ -52,10 +52,10 @@
 #include "ir/ir.h"
 #include "runtime/cuda/cuda_backend.h"
 #include "runtime/engine.h"
-#include "runtime/ref/ref_kernels.h"
 #include "symc/symrt.h"
 #include "tools/bench.h"
 #include "tools/checked.h"
+#include "tools/cli.h"
 #include "tools/memory.h"
 #include "tools/npy.h"
 #include "tools/plot.h"
@@ -102,13 +102,6 @@ static int b_usage(const char *fmt, ...) {
     fprintf(stderr, " (see 'symc bench --help')\n");
     va_end(ap);
     return 2;
-}
-
-static const char *b_flag(int argc, char **argv, int *i, const char *flag) {
-    size_t n = strlen(flag);
-    if (!strncmp(argv[*i], flag, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
-    if (!strcmp(argv[*i], flag) && *i + 1 < argc) return argv[++*i];
-    return NULL;
 }
 
 /* trtexec's timing flags, which a trtexec user types first: each answered with symc bench's own
@@ -956,26 +949,26 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
         else if (!strcmp(argv[i], "--quiet")) o->quiet = 1;
         else if (!strcmp(argv[i], "--graphs")) o->graphs = 1;
         else if (!strcmp(argv[i], "--no-graphs")) o->graphs = 0;
-        else if ((v = b_flag(argc, argv, &i, "--stream"))) {
+        else if ((v = tool_flag(argc, argv, &i, "--stream"))) {
             if (strcmp(v, "own") && strcmp(v, "default")) return b_usage("--stream takes own or default, got '%s'", v);
             o->default_stream = !strcmp(v, "default");
         } else if (!strcmp(argv[i], "--profile")) o->profile = 1;
-        else if ((v = b_flag(argc, argv, &i, "--trace"))) o->trace = v;
-        else if ((v = b_flag(argc, argv, &i, "--shapes"))) {
+        else if ((v = tool_flag(argc, argv, &i, "--trace"))) o->trace = v;
+        else if ((v = tool_flag(argc, argv, &i, "--shapes"))) {
             if (o->n_shapes == B_MAX_IO) return b_usage("too many --shapes");
             o->shapes[o->n_shapes++] = v;
-        } else if ((v = b_flag(argc, argv, &i, "--point"))) {
+        } else if ((v = tool_flag(argc, argv, &i, "--point"))) {
             if (o->n_points == B_MAX_POINTS) return b_usage("too many --point");
             o->points[o->n_points++] = v;
-        } else if ((v = b_flag(argc, argv, &i, "--loadEngine"))) {
+        } else if ((v = tool_flag(argc, argv, &i, "--loadEngine"))) {
             if (o->engine) return b_usage("takes one engine, got a second: '%s'", v);
             o->engine = v;
-        } else if ((v = b_flag(argc, argv, &i, "--backend"))) o->backend = v;
-        else if ((v = b_flag(argc, argv, &i, "--json"))) o->json = v;
-        else if ((v = b_flag(argc, argv, &i, "--plot"))) o->plot = v;
-        else if ((v = b_flag(argc, argv, &i, "--csv"))) o->csv = v;
-        else if ((v = b_flag(argc, argv, &i, "--iters")) || (v = b_flag(argc, argv, &i, "--warmup")) ||
-                 (v = b_flag(argc, argv, &i, "--rotate")) || (v = b_flag(argc, argv, &i, "--seed"))) {
+        } else if ((v = tool_flag(argc, argv, &i, "--backend"))) o->backend = v;
+        else if ((v = tool_flag(argc, argv, &i, "--json"))) o->json = v;
+        else if ((v = tool_flag(argc, argv, &i, "--plot"))) o->plot = v;
+        else if ((v = tool_flag(argc, argv, &i, "--csv"))) o->csv = v;
+        else if ((v = tool_flag(argc, argv, &i, "--iters")) || (v = tool_flag(argc, argv, &i, "--warmup")) ||
+                 (v = tool_flag(argc, argv, &i, "--rotate")) || (v = tool_flag(argc, argv, &i, "--seed"))) {
             char *end;
             long long x = strtoll(v, &end, 10);
             /* the flag itself: argv[i] when given as --flag=value, else the word before the value */

@@ -22,7 +22,6 @@
 #include <sys/stat.h>
 
 #include "runtime/engine.h"
-#include "runtime/ref/ref_kernels.h"
 
 symc_status tool_check_regular_file(const char *path, const char *what, symc_error *err) {
     struct stat sb;

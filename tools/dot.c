@@ -38,6 +38,7 @@
 #include "runtime/plan.h"
 #include "symc/symc.h"
 #include "tools/checked.h"
+#include "tools/cli.h"
 #include "tools/dot.h"
 
 #define DOT_NONE 0xffffffffu
@@ -430,18 +431,6 @@ static int dot_usage(const char *fmt, const char *arg) {
     return 2;
 }
 
-static int dot_has_suffix(const char *s, const char *suffix) {
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && !strcmp(s + a - b, suffix);
-}
-
-static const char *dot_flag(int argc, char **argv, int *i, const char *flag) {
-    size_t n = strlen(flag);
-    if (!strncmp(argv[*i], flag, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
-    if (!strcmp(argv[*i], flag) && *i + 1 < argc) return argv[++*i];
-    return NULL;
-}
-
 int symc_cmd_dot(int argc, char **argv) {
     const char *path = NULL;
     int fuse = 1, rc = 2, n_multiple = 0;
@@ -457,7 +446,6 @@ int symc_cmd_dot(int argc, char **argv) {
     uint8_t *bytes = NULL;
     for (int i = 0; i < argc; i++) {
         const char *v;
-        fe_shape_flag sf;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             printf("usage: symc dot MODEL.onnx --shapes NAME:MINxAxB,OPTxAxB,MAXxAxB ... [--multiple ...] > g.dot\n"
                    "       symc dot MODEL.symir > g.dot\n"
@@ -473,29 +461,17 @@ int symc_cmd_dot(int argc, char **argv) {
             rc = 0;
             goto done;
         }
-        const char *eq = strchr(argv[i], '=');
-        char flag[32] = "";
-        if (argv[i][0] == '-' && argv[i][1] == '-') {
-            size_t n = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
-            if (n < sizeof flag) memcpy(flag, argv[i], n), flag[n] = '\0';
-        }
-        if (*flag && fe_shape_flag_parse(flag, &sf)) {
-            if (!(v = dot_flag(argc, argv, &i, flag))) {
-                rc = dot_usage("%s needs a value", flag);
-                goto done;
-            }
-            if (fe_parse_shapes(&shapes, sf, v, &err)) {
-                fprintf(stderr, "symc: dot: %s\n", err.msg);
-                goto done;
-            }
-        } else if ((v = dot_flag(argc, argv, &i, "--multiple"))) {
-            if (fe_parse_multiple(&shapes, v, &err)) {
-                fprintf(stderr, "symc: dot: %s\n", err.msg);
-                goto done;
-            }
-            n_multiple++;
-        } else if (!strcmp(argv[i], "--no-fuse")) fuse = 0;
-        else if ((v = dot_flag(argc, argv, &i, "--onnx")) || (v = dot_flag(argc, argv, &i, "--loadEngine"))) {
+        char flag[32];
+        tool_shape_flag_result sr = tool_shape_flag(argc, argv, &i, &shapes, &n_multiple, flag, &err);
+        if (sr == TOOL_SHAPES_NO_VALUE) {
+            rc = dot_usage("%s needs a value", flag);
+            goto done;
+        } else if (sr == TOOL_SHAPES_BAD) {
+            fprintf(stderr, "symc: dot: %s\n", err.msg);
+            goto done;
+        } else if (sr == TOOL_SHAPES_READ) continue;
+        if (!strcmp(argv[i], "--no-fuse")) fuse = 0;
+        else if ((v = tool_flag(argc, argv, &i, "--onnx")) || (v = tool_flag(argc, argv, &i, "--loadEngine"))) {
             if (path) {
                 rc = dot_usage("takes one model or engine, got a second: '%s'", v);
                 goto done;
@@ -513,8 +489,8 @@ int symc_cmd_dot(int argc, char **argv) {
         rc = dot_usage("missing MODEL or ENGINE%s", "");
         goto done;
     }
-    int is_onnx = dot_has_suffix(path, ".onnx"), is_engine = dot_has_suffix(path, ".symx");
-    if (!is_onnx && !is_engine && !dot_has_suffix(path, ".symir")) {
+    int is_onnx = tool_has_suffix(path, ".onnx"), is_engine = tool_has_suffix(path, ".symx");
+    if (!is_onnx && !is_engine && !tool_has_suffix(path, ".symir")) {
         rc = dot_usage("'%s' is neither .onnx, .symir nor .symx", path);
         goto done;
     }

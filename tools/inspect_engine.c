@@ -21,7 +21,6 @@
 
 #include "runtime/engine.h"
 #include "runtime/plan.h"
-#include "runtime/ref/ref_kernels.h"
 #include "runtime/cuda/tune.h"
 #include "tools/inspect_engine.h"
 #include "tools/memory.h"

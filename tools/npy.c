@@ -32,7 +32,6 @@
  * own size (twice that for Fortran order, reordered into a second buffer). */
 #include "tools/npy.h"
 
-#include "runtime/ref/ref_kernels.h"
 #include "tools/checked.h"
 
 #include <errno.h>

@@ -21,11 +21,11 @@
 #include "ir/ir.h"
 #include "passes/pipeline.h"
 #include "runtime/cuda/cuda_backend.h"
-#include "runtime/ref/ref_kernels.h"
 #include "symc/symc.h"
 #include "symc/symrt.h"
 #include "tools/bench.h"
 #include "tools/checked.h"
+#include "tools/cli.h"
 #include "tools/dot.h"
 #include "tools/inspect_engine.h"
 #include "tools/npy.h"
@@ -43,8 +43,6 @@ static void write_stdout(void *ctx, const char *text, size_t len) {
     (void)ctx;
     fwrite(text, 1, len, stdout);
 }
-
-static int has_suffix(const char *s, const char *suffix);
 
 static int cmd_inspect(int argc, char **argv) {
     const char *path = NULL;
@@ -74,14 +72,14 @@ static int cmd_inspect(int argc, char **argv) {
         path = argv[i];
     }
     if (!path) return usage_error("inspect: missing FILE%s", "");
-    if (source && !has_suffix(path, ".symx"))
+    if (source && !tool_has_suffix(path, ".symx"))
         return usage_error("inspect: --source and --tensors are for engines (.symx)%s", "");
     symc_error err;
-    if (tool_check_regular_file(path, has_suffix(path, ".symx") ? "engine" : "module", &err)) {
+    if (tool_check_regular_file(path, tool_has_suffix(path, ".symx") ? "engine" : "module", &err)) {
         fprintf(stderr, "symc: %s\n", err.msg);
         return 1;
     }
-    if (has_suffix(path, ".symx")) return symc_inspect_engine(path, source);
+    if (tool_has_suffix(path, ".symx")) return symc_inspect_engine(path, source);
     symc_module *m;
     if (symc_module_load(path, &m, &err) != SYMC_OK) {
         fprintf(stderr, "symc: %s\n", err.msg);
@@ -90,19 +88,6 @@ static int cmd_inspect(int argc, char **argv) {
     ir_print(m, write_stdout, NULL);
     symc_module_destroy(m);
     return fflush(stdout) == 0 ? 0 : 1;
-}
-
-/* "--flag=value" or "--flag value": returns the value and advances *i. */
-static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
-    size_t n = strlen(flag);
-    if (!strncmp(argv[*i], flag, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
-    if (!strcmp(argv[*i], flag) && *i + 1 < argc) return argv[++*i];
-    return NULL;
-}
-
-static int has_suffix(const char *s, const char *suffix) {
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && !strcmp(s + a - b, suffix);
 }
 
 static void dump_text(void *ctx, const char *pass, const char *text) {
@@ -180,7 +165,6 @@ static int cmd_compile(int argc, char **argv) {
     symc_module *m = NULL;
     for (int i = 0; i < argc; i++) {
         const char *v;
-        fe_shape_flag sf;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             char passes[256];
             pass_names(passes, sizeof passes); /* the pipeline's table, in order */
@@ -233,40 +217,28 @@ static int cmd_compile(int argc, char **argv) {
             rc = 0;
             goto done;
         }
-        const char *eq = strchr(argv[i], '=');
-        char flag[32] = "";
-        if (argv[i][0] == '-' && argv[i][1] == '-') {
-            size_t n = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
-            if (n < sizeof flag) memcpy(flag, argv[i], n), flag[n] = '\0';
-        }
-        if (*flag && fe_shape_flag_parse(flag, &sf)) {
-            if (!(v = flag_value(argc, argv, &i, flag))) {
-                rc = usage_error("compile: %s needs a value", flag);
-                goto done;
-            }
-            if (fe_parse_shapes(&shapes, sf, v, &err)) {
-                fprintf(stderr, "symc: %s\n", err.msg);
-                goto done;
-            }
-        } else if ((v = flag_value(argc, argv, &i, "--multiple"))) {
-            if (fe_parse_multiple(&shapes, v, &err)) {
-                fprintf(stderr, "symc: %s\n", err.msg);
-                goto done;
-            }
-            n_multiple++;
-        } else if ((v = flag_value(argc, argv, &i, "-o")) || (v = flag_value(argc, argv, &i, "--output")) ||
-                   (v = flag_value(argc, argv, &i, "--saveEngine")))
+        char flag[32];
+        tool_shape_flag_result sr = tool_shape_flag(argc, argv, &i, &shapes, &n_multiple, flag, &err);
+        if (sr == TOOL_SHAPES_NO_VALUE) {
+            rc = usage_error("compile: %s needs a value", flag);
+            goto done;
+        } else if (sr == TOOL_SHAPES_BAD) {
+            fprintf(stderr, "symc: %s\n", err.msg);
+            goto done;
+        } else if (sr == TOOL_SHAPES_READ) continue;
+        if ((v = tool_flag(argc, argv, &i, "-o")) || (v = tool_flag(argc, argv, &i, "--output")) ||
+            (v = tool_flag(argc, argv, &i, "--saveEngine")))
             out = v;
-        else if ((v = flag_value(argc, argv, &i, "--onnx"))) {
+        else if ((v = tool_flag(argc, argv, &i, "--onnx"))) {
             if (model) {
                 rc = usage_error("compile: takes one model, got a second: '%s'", v);
                 goto done;
             }
             model = v;
         } else if (!strcmp(argv[i], "--noTF32")) no_tf32 = 1;
-        else if ((v = flag_value(argc, argv, &i, "--dump-after"))) opt.dump_after = v;
-        else if ((v = flag_value(argc, argv, &i, "--arch"))) opt.arch = v;
-        else if ((v = flag_value(argc, argv, &i, "--fp32-layers"))) {
+        else if ((v = tool_flag(argc, argv, &i, "--dump-after"))) opt.dump_after = v;
+        else if ((v = tool_flag(argc, argv, &i, "--arch"))) opt.arch = v;
+        else if ((v = tool_flag(argc, argv, &i, "--fp32-layers"))) {
             if (!*v || strspn(v, ", ") == strlen(v)) {
                 rc = usage_error("compile: --fp32-layers needs node names or op types, comma separated (e.g. "
                                  "softmax,layer_norm), got '%s'",
@@ -311,8 +283,8 @@ static int cmd_compile(int argc, char **argv) {
         rc = usage_error("compile: --no-gpu takes no --arch or --tf32%s", "");
         goto done;
     }
-    int is_onnx = has_suffix(model, ".onnx");
-    if (!is_onnx && !has_suffix(model, ".symir")) {
+    int is_onnx = tool_has_suffix(model, ".onnx");
+    if (!is_onnx && !tool_has_suffix(model, ".symir")) {
         rc = usage_error("compile: '%s' is neither .onnx nor .symir", model);
         goto done;
     }
@@ -397,23 +369,23 @@ static int run_parse_args(int argc, char **argv, run_opts *o) {
                    "names the engine too; every flag takes --flag=value or --flag value.\n");
             return 0;
         }
-        if ((v = flag_value(argc, argv, &i, "--shapes"))) {
+        if ((v = tool_flag(argc, argv, &i, "--shapes"))) {
             if (o->n_shapes == MAX_IO) return usage_error("run: too many --shapes%s", "");
             o->shapes[o->n_shapes++] = v;
-        } else if ((v = flag_value(argc, argv, &i, "--input"))) {
+        } else if ((v = tool_flag(argc, argv, &i, "--input"))) {
             if (o->n_inputs == MAX_IO) return usage_error("run: too many --input%s", "");
             o->inputs[o->n_inputs++] = v;
-        } else if ((v = flag_value(argc, argv, &i, "--output"))) {
+        } else if ((v = tool_flag(argc, argv, &i, "--output"))) {
             if (o->n_outputs == MAX_IO) return usage_error("run: too many --output%s", "");
             o->outputs[o->n_outputs++] = v;
-        } else if ((v = flag_value(argc, argv, &i, "--backend"))) o->backend = v;
-        else if ((v = flag_value(argc, argv, &i, "--seed"))) {
+        } else if ((v = tool_flag(argc, argv, &i, "--backend"))) o->backend = v;
+        else if ((v = tool_flag(argc, argv, &i, "--seed"))) {
             char *end;
             errno = 0;
             o->seed = strtoull(v, &end, 10);
             if (!*v || *end || *v == '-' || *v == '+' || errno)
                 return usage_error("run: --seed takes a whole number from 0 to 18446744073709551615, got '%s'", v);
-        } else if ((v = flag_value(argc, argv, &i, "--loadEngine"))) {
+        } else if ((v = tool_flag(argc, argv, &i, "--loadEngine"))) {
             if (o->engine) return usage_error("run: takes one engine, got a second: '%s'", v);
             o->engine = v;
         } else if (!strcmp(argv[i], "--fp16") || !strcmp(argv[i], "--bf16") || !strcmp(argv[i], "--tf32") ||

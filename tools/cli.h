@@ -1,0 +1,30 @@
+/* The driver's command-line reading, one copy for every command (tools/cli.c): a flag's value in
+ * either spelling, and the shape flags that compile, dot and the others share. */
+#ifndef SYMC_TOOLS_CLI_H
+#define SYMC_TOOLS_CLI_H
+
+#include "frontend/onnx.h"
+#include "symc/status.h"
+
+/* "--flag=value" or "--flag value" at argv[*i]: the value, with *i moved past it; NULL when
+ * argv[*i] is another flag, or the flag comes last with no value. */
+const char *tool_flag(int argc, char **argv, int *i, const char *flag);
+
+/* s ends with suffix */
+int tool_has_suffix(const char *s, const char *suffix);
+
+/* What tool_shape_flag found at argv[*i]. */
+typedef enum tool_shape_flag_result {
+    TOOL_NOT_SHAPES = 0, /* another argument: nothing read */
+    TOOL_SHAPES_READ,    /* a shape flag or --multiple, parsed into the list */
+    TOOL_SHAPES_NO_VALUE,/* a shape flag with no value: its name in flag */
+    TOOL_SHAPES_BAD,     /* its value does not parse: err says why */
+} tool_shape_flag_result;
+
+/* The shape flags at argv[*i]: --shapes and the --min-/--opt-/--max-shapes family in symc's and
+ * trtexec's spellings (fe_shape_flag_parse), each parsed into shapes; --multiple NAME:AXIS=M into
+ * shapes too, counted in *n_multiple. flag receives the flag's name (32 bytes). */
+tool_shape_flag_result tool_shape_flag(int argc, char **argv, int *i, fe_shape_list *shapes, int *n_multiple,
+                                       char flag[32], symc_error *err);
+
+#endif
