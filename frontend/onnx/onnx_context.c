@@ -103,7 +103,7 @@ static const char *fresh_name(fe_ctx *c, const char *base) {
 }
 
 symc_status fe_add_tensor(fe_ctx *c, const char *name, symc_dtype dt, int32_t rank, const sym_expr *dims,
-                              uint32_t *out) {
+                          uint32_t *out) {
     symc_status st = ir_add_tensor(c->m, name, dt, rank, dims, out, c->err);
     if (st) return st;
     if (!fe_map_put(&c->taken, c->m->tensors[*out].name, *out)) return fe_nomem(c);

@@ -401,8 +401,9 @@ static symc_status pool(fe_ctx *c, int kind) {
     uint32_t y;
     double taps = 1;
     for (int i = 0; i < nsp; i++) taps *= (double)kern[i];
-    if ((st = fe_emit1(c, IR_OP_AVG_POOL2D, &x, 1, a, na, -1, &y)) || (st = fe_emit_scalar(c, T(c, x)->dtype, taps, &e)) ||
-        (st = fe_emit_bin(c, IR_OP_MUL, y, e, -1, &y)) || (st = fe_emit_scalar(c, T(c, x)->dtype, 1.0 / p, &e)))
+    if ((st = fe_emit1(c, IR_OP_AVG_POOL2D, &x, 1, a, na, -1, &y)) ||
+        (st = fe_emit_scalar(c, T(c, x)->dtype, taps, &e)) || (st = fe_emit_bin(c, IR_OP_MUL, y, e, -1, &y)) ||
+        (st = fe_emit_scalar(c, T(c, x)->dtype, 1.0 / p, &e)))
         return st;
     uint32_t in2[2] = {y, e};
     (void)out;
@@ -414,11 +415,7 @@ static symc_status h_lp_pool(fe_ctx *c) { return pool(c, POOL_LP); }
 
 /* this family's ops, sorted by name (fe_translate_node searches it by bisection) */
 const fe_op fe_onnx_ops_conv[] = {
-    {"AveragePool", h_avg_pool},
-    {"Conv", h_conv},
-    {"ConvTranspose", h_conv_transpose},
-    {"Gemm", h_gemm},
-    {"LpPool", h_lp_pool},
-    {"MaxPool", h_max_pool},
+    {"AveragePool", h_avg_pool}, {"Conv", h_conv},        {"ConvTranspose", h_conv_transpose}, {"Gemm", h_gemm},
+    {"LpPool", h_lp_pool},       {"MaxPool", h_max_pool},
 };
 const uint32_t fe_onnx_n_ops_conv = sizeof fe_onnx_ops_conv / sizeof fe_onnx_ops_conv[0];

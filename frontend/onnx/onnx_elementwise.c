@@ -205,7 +205,6 @@ static symc_status h_sum(fe_ctx *c) { return variadic(c, IR_OP_ADD); }
 
 /* ---- elementwise with attributes --------------------------------------------------------------- */
 
-
 static symc_status h_leaky_relu(fe_ctx *c) {
     ir_attr a = symc_attr_float("alpha", fe_attr_f(c, "alpha", 0.01));
     return fe_emit_unary_attrs(c, IR_OP_LEAKY_RELU, &a, 1);

@@ -20,7 +20,6 @@ static symc_status arg_reduce(fe_ctx *c, ir_op op) {
 static symc_status h_argmax(fe_ctx *c) { return arg_reduce(c, IR_OP_ARGMAX); }
 static symc_status h_argmin(fe_ctx *c) { return arg_reduce(c, IR_OP_ARGMIN); }
 
-
 /* TopK: the core op gives the indices; the values are gathered with them.
  * The output is always sorted, which sorted=0 (any order) allows too. */
 static symc_status h_topk(fe_ctx *c) {
@@ -56,7 +55,6 @@ static symc_status iota_along(fe_ctx *c, sym_expr start, sym_expr n, int32_t axi
     ir_attr sh = symc_attr_dims("shape", dims, (uint32_t)(r - axis));
     return fe_emit1(c, IR_OP_RESHAPE, out, 1, &sh, 1, -1, out);
 }
-
 
 /* Hardmax: 1 at the first max along axis, else 0: argmax compared with the
  * positions along the axis. */
@@ -114,7 +112,8 @@ static symc_status h_one_hot(fe_ctx *c) {
     ir_attr to = symc_attr_dtype("to", dt), un = symc_attr_ints("axes", (int64_t[]){axis}, 1);
     sym_expr s0 = sym_const(c->t, 0), s1 = sym_const(c->t, 1), s2 = sym_const(c->t, 2);
     /* index + depth where the index is negative */
-    if ((st = fe_const(c, dt, 0, NULL, zbytes, -1, &zero)) || (st = fe_emit_binary(c, IR_OP_LESS, idx, zero, -1, &lt)) ||
+    if ((st = fe_const(c, dt, 0, NULL, zbytes, -1, &zero)) ||
+        (st = fe_emit_binary(c, IR_OP_LESS, idx, zero, -1, &lt)) ||
         (st = fe_emit1(c, IR_OP_CAST, &dep, 1, &to, 1, -1, &dep)) ||
         (st = fe_emit_binary(c, IR_OP_ADD, idx, dep, -1, &sum)))
         return st;

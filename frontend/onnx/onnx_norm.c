@@ -239,13 +239,9 @@ static symc_status h_batch_norm(fe_ctx *c) {
 
 /* this family's ops, sorted by name (fe_translate_node searches it by bisection) */
 const fe_op fe_onnx_ops_norm[] = {
-    {"BatchNormalization", h_batch_norm},
-    {"GroupNormalization", h_group_norm},
-    {"InstanceNormalization", h_instance_norm},
-    {"LRN", h_lrn},
-    {"LayerNormalization", h_layer_norm},
-    {"LogSoftmax", h_log_softmax},
-    {"MeanVarianceNormalization", h_mvn},
-    {"Softmax", h_softmax},
+    {"BatchNormalization", h_batch_norm},       {"GroupNormalization", h_group_norm},
+    {"InstanceNormalization", h_instance_norm}, {"LRN", h_lrn},
+    {"LayerNormalization", h_layer_norm},       {"LogSoftmax", h_log_softmax},
+    {"MeanVarianceNormalization", h_mvn},       {"Softmax", h_softmax},
 };
 const uint32_t fe_onnx_n_ops_norm = sizeof fe_onnx_ops_norm / sizeof fe_onnx_ops_norm[0];

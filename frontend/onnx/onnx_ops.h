@@ -23,8 +23,7 @@ typedef struct red_axes {
 symc_status fe_emit_bin(fe_ctx *c, ir_op op, uint32_t a, uint32_t b, int out_k, uint32_t *out);
 symc_status fe_emit_binary(fe_ctx *c, ir_op op, uint32_t a, uint32_t b, int out_k, uint32_t *out);
 symc_status fe_emit_cast(fe_ctx *c, uint32_t x, symc_dtype dt, int out_k, uint32_t *out);
-symc_status fe_emit_reduce(fe_ctx *c, ir_op op, uint32_t x, const red_axes *ra, int keep, int out_k,
-                               uint32_t *out);
+symc_status fe_emit_reduce(fe_ctx *c, ir_op op, uint32_t x, const red_axes *ra, int keep, int out_k, uint32_t *out);
 symc_status fe_emit_reshape(fe_ctx *c, uint32_t x, const sym_expr *dims, uint32_t n, int out_k, uint32_t *out);
 symc_status fe_emit_scalar(fe_ctx *c, symc_dtype dt, double v, uint32_t *out);
 symc_status fe_emit_un(fe_ctx *c, ir_op op, uint32_t x, int out_k, uint32_t *out);

@@ -21,7 +21,6 @@ symc_status fe_need_inputs(fe_ctx *c, uint32_t lo, uint32_t hi) {
     return SYMC_OK;
 }
 
-
 symc_status fe_set_values(fe_ctx *c, uint32_t t, const sym_expr *v, uint32_t n) {
     sym_expr *copy = ir_alloc(c->m, (n ? n : 1) * sizeof *copy);
     if (!copy) return fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
@@ -138,8 +137,7 @@ symc_status fe_emit_reshape(fe_ctx *c, uint32_t x, const sym_expr *dims, uint32_
     return fe_emit1(c, IR_OP_RESHAPE, &x, 1, &a, 1, out_k, out);
 }
 /* op over the axes (keepdims `keep`), or the identity for a noop */
-symc_status fe_emit_reduce(fe_ctx *c, ir_op op, uint32_t x, const red_axes *ra, int keep, int out_k,
-                               uint32_t *out) {
+symc_status fe_emit_reduce(fe_ctx *c, ir_op op, uint32_t x, const red_axes *ra, int keep, int out_k, uint32_t *out) {
     if (ra->noop) return fe_emit1(c, IR_OP_IDENTITY, &x, 1, NULL, 0, out_k, out);
     ir_attr a[2] = {symc_attr_int("keepdims", keep), symc_attr_ints("axes", ra->axes, ra->n)};
     return fe_emit1(c, op, &x, 1, a, ra->n ? 2 : 1, out_k, out);

@@ -112,7 +112,8 @@ static symc_status quantize(fe_ctx *c, uint32_t x, uint32_t s, uint32_t z, symc_
         return st;
     if (z != IR_NONE) {
         uint32_t z64;
-        if ((st = fe_emit_cast(c, z, SYMC_F64, -1, &z64)) || (st = fe_emit_bin(c, IR_OP_ADD, q, z64, -1, &q))) return st;
+        if ((st = fe_emit_cast(c, z, SYMC_F64, -1, &z64)) || (st = fe_emit_bin(c, IR_OP_ADD, q, z64, -1, &q)))
+            return st;
     }
     ir_attr cl[2] = {symc_attr_float("min", lo), symc_attr_float("max", hi)};
     if ((st = fe_emit1(c, IR_OP_CLIP, &q, 1, cl, 2, -1, &q))) return st;

@@ -98,7 +98,8 @@ static symc_status rec_dir(fe_ctx *c, const rec *r, int d, int reverse, uint32_t
             if (p &&
                 ((st = fe_emit_bin(c, IR_OP_MUL, pp[0], cc, -1, &u)) ||
                  (st = fe_emit_bin(c, IR_OP_ADD, g[0], u, -1, &g[0])) ||
-                 (st = fe_emit_bin(c, IR_OP_MUL, pp[2], cc, -1, &u)) || (st = fe_emit_bin(c, IR_OP_ADD, g[2], u, -1, &g[2]))))
+                 (st = fe_emit_bin(c, IR_OP_MUL, pp[2], cc, -1, &u)) ||
+                 (st = fe_emit_bin(c, IR_OP_ADD, g[2], u, -1, &g[2]))))
                 return st;
             uint32_t i, f, ct, o;
             if ((st = rec_act(c, r, act[0], g[0], &i)) || (st = rec_act(c, r, act[0], g[2], &f)) ||
@@ -106,7 +107,8 @@ static symc_status rec_dir(fe_ctx *c, const rec *r, int d, int reverse, uint32_t
                 (st = fe_emit_bin(c, IR_OP_MUL, i, ct, -1, &w)) || (st = fe_emit_bin(c, IR_OP_ADD, u, w, -1, &cc)))
                 return st;
             if (p &&
-                ((st = fe_emit_bin(c, IR_OP_MUL, pp[1], cc, -1, &u)) || (st = fe_emit_bin(c, IR_OP_ADD, g[1], u, -1, &g[1]))))
+                ((st = fe_emit_bin(c, IR_OP_MUL, pp[1], cc, -1, &u)) ||
+                 (st = fe_emit_bin(c, IR_OP_ADD, g[1], u, -1, &g[1]))))
                 return st;
             if ((st = rec_act(c, r, act[0], g[1], &o)) || (st = rec_act(c, r, act[2], cc, &u)) ||
                 (st = fe_emit_bin(c, IR_OP_MUL, o, u, -1, &h)))

@@ -11,7 +11,6 @@
 
 /* ---- reductions -------------------------------------------------------------------------------- */
 
-
 static symc_status read_reduce_axes(fe_ctx *c, int64_t axes_input_since, red_axes *ra) {
     symc_status st = fe_need_inputs(c, 1, 2);
     uint32_t ax;
@@ -45,10 +44,6 @@ static symc_status read_reduce_axes(fe_ctx *c, int64_t axes_input_since, red_axe
     ra->keep = fe_attr_i(c, "keepdims", 1) != 0;
     return st;
 }
-
-
-
-
 
 /* ReduceSum/Mean/Max/Min/Prod: one core reduction. Bool max/min (any/all)
  * run on i32 0/1 and are cast back. */
@@ -119,8 +114,10 @@ static symc_status h_reduce_log_sum_exp(fe_ctx *c) {
         return st;
     uint32_t w[3] = {inf, zero, m};
     if ((st = fe_emit1(c, IR_OP_WHERE, w, 3, NULL, 0, -1, &s)) || (st = fe_emit_binary(c, IR_OP_SUB, x, s, -1, &t)) ||
-        (st = fe_emit_unary(c, IR_OP_EXP, t, -1, &t)) || (st = fe_emit_reduce(c, IR_OP_REDUCE_SUM, t, &ra, 1, -1, &t)) ||
-        (st = fe_emit_unary(c, IR_OP_LOG, t, -1, &t)) || (st = fe_emit_binary(c, IR_OP_ADD, t, s, ra.keep ? 0 : -1, &t)))
+        (st = fe_emit_unary(c, IR_OP_EXP, t, -1, &t)) ||
+        (st = fe_emit_reduce(c, IR_OP_REDUCE_SUM, t, &ra, 1, -1, &t)) ||
+        (st = fe_emit_unary(c, IR_OP_LOG, t, -1, &t)) ||
+        (st = fe_emit_binary(c, IR_OP_ADD, t, s, ra.keep ? 0 : -1, &t)))
         return st;
     if (ra.keep) return SYMC_OK;
     int64_t all[IR_MAX_RANK];
@@ -138,15 +135,10 @@ static symc_status h_reduce_log_sum_exp(fe_ctx *c) {
 
 /* this family's ops, sorted by name (fe_translate_node searches it by bisection) */
 const fe_op fe_onnx_ops_reduce[] = {
-    {"ReduceL1", h_reduce_l1},
-    {"ReduceL2", h_reduce_l2},
-    {"ReduceLogSum", h_reduce_log_sum},
-    {"ReduceLogSumExp", h_reduce_log_sum_exp},
-    {"ReduceMax", h_reduce_max},
-    {"ReduceMean", h_reduce_mean},
-    {"ReduceMin", h_reduce_min},
-    {"ReduceProd", h_reduce_prod},
-    {"ReduceSum", h_reduce_sum},
-    {"ReduceSumSquare", h_reduce_sum_square},
+    {"ReduceL1", h_reduce_l1},          {"ReduceL2", h_reduce_l2},
+    {"ReduceLogSum", h_reduce_log_sum}, {"ReduceLogSumExp", h_reduce_log_sum_exp},
+    {"ReduceMax", h_reduce_max},        {"ReduceMean", h_reduce_mean},
+    {"ReduceMin", h_reduce_min},        {"ReduceProd", h_reduce_prod},
+    {"ReduceSum", h_reduce_sum},        {"ReduceSumSquare", h_reduce_sum_square},
 };
 const uint32_t fe_onnx_n_ops_reduce = sizeof fe_onnx_ops_reduce / sizeof fe_onnx_ops_reduce[0];

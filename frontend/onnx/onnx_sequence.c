@@ -207,10 +207,7 @@ static symc_status h_roi_align(fe_ctx *c) {
 
 /* this family's ops, sorted by name (fe_translate_node searches it by bisection) */
 const fe_op fe_onnx_ops_sequence[] = {
-    {"Col2Im", h_col2im},
-    {"Det", h_det},
-    {"MaxUnpool", h_max_unpool},
-    {"ReverseSequence", h_reverse_sequence},
+    {"Col2Im", h_col2im},      {"Det", h_det}, {"MaxUnpool", h_max_unpool}, {"ReverseSequence", h_reverse_sequence},
     {"RoiAlign", h_roi_align},
 };
 const uint32_t fe_onnx_n_ops_sequence = sizeof fe_onnx_ops_sequence / sizeof fe_onnx_ops_sequence[0];

@@ -264,11 +264,8 @@ static symc_status h_stft(fe_ctx *c) {
 
 /* this family's ops, sorted by name (fe_translate_node searches it by bisection) */
 const fe_op fe_onnx_ops_signal[] = {
-    {"BlackmanWindow", h_blackman_window},
-    {"DFT", h_dft},
-    {"HammingWindow", h_hamming_window},
-    {"HannWindow", h_hann_window},
-    {"MelWeightMatrix", h_mel_weight_matrix},
-    {"STFT", h_stft},
+    {"BlackmanWindow", h_blackman_window},    {"DFT", h_dft},
+    {"HammingWindow", h_hamming_window},      {"HannWindow", h_hann_window},
+    {"MelWeightMatrix", h_mel_weight_matrix}, {"STFT", h_stft},
 };
 const uint32_t fe_onnx_n_ops_signal = sizeof fe_onnx_ops_signal / sizeof fe_onnx_ops_signal[0];

@@ -13,8 +13,8 @@ static const struct {
     const char *name;
     const fe_op *ops;
     const uint32_t *n;
-} fams[] = {FAMILY(elementwise), FAMILY(norm),     FAMILY(reduce),  FAMILY(index),    FAMILY(einsum),
-            FAMILY(conv),        FAMILY(movement), FAMILY(resize),  FAMILY(quant),    FAMILY(signal),
+} fams[] = {FAMILY(elementwise), FAMILY(norm),      FAMILY(reduce),   FAMILY(index),   FAMILY(einsum),
+            FAMILY(conv),        FAMILY(movement),  FAMILY(resize),   FAMILY(quant),   FAMILY(signal),
             FAMILY(loss),        FAMILY(recurrent), FAMILY(sequence), FAMILY(sources), FAMILY(control)};
 
 int main(void) {
@@ -25,14 +25,16 @@ int main(void) {
             const fe_op *op = &fams[f].ops[i];
             total++;
             CHECK_MSG(op->name && op->fn, "family %s entry %u is empty", fams[f].name, i);
-            if (i) CHECK_MSG(strcmp(fams[f].ops[i - 1].name, op->name) < 0, "family %s: '%s' before '%s' (unsorted or twice)",
-                             fams[f].name, fams[f].ops[i - 1].name, op->name);
+            if (i)
+                CHECK_MSG(strcmp(fams[f].ops[i - 1].name, op->name) < 0,
+                          "family %s: '%s' before '%s' (unsorted or twice)", fams[f].name, fams[f].ops[i - 1].name,
+                          op->name);
             CHECK_MSG(fe_onnx_find_op(op->name) == op, "'%s' (family %s) not found to its own entry", op->name,
                       fams[f].name);
             for (size_t g = 0; g < f; g++)
                 for (uint32_t j = 0; j < *fams[g].n; j++)
-                    CHECK_MSG(strcmp(fams[g].ops[j].name, op->name), "'%s' in both %s and %s", op->name,
-                              fams[g].name, fams[f].name);
+                    CHECK_MSG(strcmp(fams[g].ops[j].name, op->name), "'%s' in both %s and %s", op->name, fams[g].name,
+                              fams[f].name);
         }
     }
     CHECK_MSG(total == 161, "%u ops in the tables (161 when this test was written: update it with the op list)", total);
