@@ -16,7 +16,8 @@ if [ -z "$cf" ] || ! "$cf" --version 2>/dev/null | grep -q "version $want"; then
   echo "format.sh: needs clang-format $want (pip install clang-format==$want, or set CLANG_FORMAT)" >&2
   exit 2
 fi
-files=$(git ls-files '*.c' '*.h' '*.cc')
+# tracked files and new ones not ignored (a file about to be added is formatted before its commit)
+files=$(git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cc')
 if [ "${1:-}" = "--check" ]; then
   # one clang-format run over every file; its warnings name the files
   if out=$(echo "$files" | xargs "$cf" --dry-run -Werror 2>&1); then

@@ -15,10 +15,10 @@ int tool_has_suffix(const char *s, const char *suffix);
 
 /* What tool_shape_flag found at argv[*i]. */
 typedef enum tool_shape_flag_result {
-    TOOL_NOT_SHAPES = 0, /* another argument: nothing read */
-    TOOL_SHAPES_READ,    /* a shape flag or --multiple, parsed into the list */
-    TOOL_SHAPES_NO_VALUE,/* a shape flag with no value: its name in flag */
-    TOOL_SHAPES_BAD,     /* its value does not parse: err says why */
+    TOOL_NOT_SHAPES = 0,  /* another argument: nothing read */
+    TOOL_SHAPES_READ,     /* a shape flag or --multiple, parsed into the list */
+    TOOL_SHAPES_NO_VALUE, /* a shape flag with no value: its name in flag */
+    TOOL_SHAPES_BAD,      /* its value does not parse: err says why */
 } tool_shape_flag_result;
 
 /* The shape flags at argv[*i]: --shapes and the --min-/--opt-/--max-shapes family in symc's and
