@@ -8,8 +8,16 @@
 #      errors (what users and packagers build), unit tests at -O3;
 #   5. a ThreadSanitizer build of only what the thread tests need, and those
 #      tests (label `threads`): any data race fails them.
+#
+# bash scripts/test.sh --quick: the local loop: no installs, the normal build and its unit tests
+# only (label unit, without the fuzzers and the long end-to-end ones), in a few minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --quick ]; then
+  bash scripts/build.sh build
+  ctest --test-dir build -L unit -LE 'gpu|fuzz|e2e|python|conformance' --output-on-failure -j"$(nproc)"
+  exit 0
+fi
 SYMC_DEPS_TORCH=1 bash scripts/deps.sh
 skip='gpu|fuzz-long'
 
