@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A/B of two symc builds on BENCH.md's models: what one change bought.
+"""A/B of two symc builds on docs/BENCHMARKS-SUITE.md's models: what one change bought.
 
 Each model of the suite (suite_models.py) is built as ONNX once, compiled
 by both `symc` binaries with the suite's ranges (tuning at opt on the GPU

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hardware proximity (BENCH.md "Near the hardware", "Host side", "Build"): how close
+"""Hardware proximity (docs/BENCHMARKS-SUITE.md, "Targets": near the hardware, host side, build): how close
 symc gets to cuBLAS alone and to the device's copy bandwidth, how long a build takes,
 and what one symrt_enqueue costs on the host. One process, four sections:
 
@@ -953,7 +953,7 @@ def main():
     ap.add_argument("--sections", default="gemm,bw,build,host")
     ap.add_argument("--precisions", default=None, help="GEMM precisions (fp32,tf32,fp16,bf16; quick: fp32,fp16)")
     ap.add_argument("--models", default=None, help="suite models for build/host (default all; quick: S1,M1,M2,M5)")
-    ap.add_argument("--iters", type=int, default=None, help="timed runs per point (100; BENCH.md: >= 100)")
+    ap.add_argument("--iters", type=int, default=None, help="timed runs per point (100; docs/BENCHMARKS-SUITE.md: >= 100)")
     ap.add_argument("--warmup", type=int, default=None, help="untimed runs first (20; 10 with --quick)")
     ap.add_argument("--check-via", default="auto", choices=["auto", "module", "run"],
                     help="run engines for the checks in-process via the symc Python module, or `symc run`")

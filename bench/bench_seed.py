@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""BENCH.md's seed models S1, S2, S3: symc against eager PyTorch and
+"""docs/BENCHMARKS-SUITE.md's seed models S1, S2, S3: symc against eager PyTorch and
 torch.compile (dynamic shapes), every sweep point in one process.
 
 Approach. Each model is built twice from the SAME numpy weights (fixed
 seed): as an ONNX graph with onnx.helper, its dynamic dims named by
 dim_param, and as a torch.nn.Module. The ONNX file is compiled ONCE by
-`symc compile` for the model's whole range (min/opt/max from BENCH.md);
+`symc compile` for the model's whole range (min/opt/max from docs/BENCHMARKS-SUITE.md);
 that engine serves every sweep point. Per point, correctness first:
 `symc run ENGINE --backend cuda --input ... --output ...` on seeded random
 inputs, compared with the module in float64 on the CPU (numpy float64 when

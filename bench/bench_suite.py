@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
-"""BENCH.md's whole suite (S1-S3, M1-M5): symc against its static oracle,
+"""docs/BENCHMARKS-SUITE.md's whole suite (S1-S3, M1-M5): symc against its static oracle,
 eager PyTorch and torch.compile (dynamic and static), every system in one
 process per model group, same inputs, fp32 (TF32 off for the peers).
 
 Per model (builders in bench/suite_models.py; S1-S3 are bench_seed.py's):
   1. the model is built twice from the same numpy weights (seed 1234): ONNX
      (dynamic dims as dim_param) and a torch.nn.Module;
-  2. symc dynamic: ONE engine for BENCH.md's min/opt/max (`symc compile`);
+  2. symc dynamic: ONE engine for docs/BENCHMARKS-SUITE.md's min/opt/max (`symc compile`);
   3. correctness at every point: `symc run ENGINE --backend cuda` on seeded
      inputs against the torch module in float64 on the CPU,
      ||out - ref|| / ||ref|| < 1e-4;
   4. symc timing: `symc bench ENGINE --point ... --json` (one process, every
      point; CUDA events per enqueue, median, rotated buffer sets);
   5. eager PyTorch and torch.compile dynamic (default mode, mark_dynamic with
-     BENCH.md's min/max; compiled first at opt; compile time, graphs and
+     docs/BENCHMARKS-SUITE.md's min/max; compiled first at opt; compile time, graphs and
      recompiles counted by wrapping inductor; a failure such as
      ConstraintViolationError is recorded, then the point is retried without
      marks on fresh tensors and its time is shown with a '*' (after two
@@ -41,7 +41,7 @@ them.  A failure in one system/point is recorded and the run goes on.
 Output (OUT): suite.md (tables), suite.json (every number), suite_<model>.png
 (latency per point, log scale); both files are rewritten after every model so
 a cut-off run keeps what it finished.  Printed LAST: the tables, then one
-summary line per model (geomeans and BENCH.md speed targets met), then totals.
+summary line per model (geomeans and docs/BENCHMARKS-SUITE.md speed targets met), then totals.
 Speedups are peer / symc (> 1: symc faster).  Targets per model: (1) geomean
 vs torch.compile dynamic >= 1.5, (2) geomean vs eager >= 2, (3) no point
 slower than the best peer (min of eager, compile dynamic, compile static and
@@ -403,7 +403,7 @@ def torch_static_phase(torch, name, spec, module, points, res, a, sets, budget):
 
 def symc_pymod_phase(torch, name, spec, module, points, res, a, sets):
     """symc through its Python module (frontend/torch): symc.compile(module, inputs=[symc.Input(...)]) once
-    for BENCH.md's ranges, then the returned module called on the same torch tensors as the peers"""
+    for docs/BENCHMARKS-SUITE.md's ranges, then the returned module called on the same torch tensors as the peers"""
     info = res.setdefault("symc_py", {"failures": []})
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if os.path.join(root, "frontend", "torch") not in sys.path:
@@ -774,7 +774,7 @@ def table(res, symc_only):
 
 
 def summary_lines(results):
-    L = ["## Summary (BENCH.md speed targets; speedups = peer / symc)", "",
+    L = ["## Summary (docs/BENCHMARKS-SUITE.md speed targets; speedups = peer / symc)", "",
          "| model | points correct | geomean vs eager | vs compile dyn | vs best peer | max symc/static | "
          "points slower than best peer | points >10% over static | targets met |",
          "|---|---|---|---|---|---|---|---|---|"]
@@ -889,7 +889,7 @@ def main():
     ap.add_argument("--budget-s", type=float, default=450,
                     help="wall budget of the run; the static oracle, compile static and autotune skip points past it")
     ap.add_argument("--ref-device", default="cpu", choices=["cpu", "cuda"],
-                    help="device of the float64 reference (cpu: BENCH.md's method; cuda: faster for M3's largest point)")
+                    help="device of the float64 reference (cpu: docs/BENCHMARKS-SUITE.md's method; cuda: faster for M3's largest point)")
     ap.add_argument("--points", default=None,
                     help="indices into each selected model's sweep, e.g. 0,3,6 (to split a long sweep over calls)")
     ap.add_argument("--check-backend", default=None, choices=["cuda", "ref"])

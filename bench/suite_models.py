@@ -1,4 +1,4 @@
-"""BENCH.md's suite models for bench/bench_suite.py.
+"""docs/BENCHMARKS-SUITE.md's suite models for bench/bench_suite.py.
 
 Each model is built twice from the SAME numpy weights (rng seeded by the
 harness): an ONNX graph made with onnx.helper (dynamic dims as dim_param) and
@@ -397,7 +397,7 @@ MODELS = {
                sweep=[{"R": 4096, "H": h} for h in (64, 767, 768, 1000, 4096, 8192)], small={"R": 5, "H": 67},
                opset=20, weights=m5_weights, onnx=m5_onnx, torch=m5_torch,
                notes="LN scale/shift are inputs g, b of shape [H] (an initializer cannot have a dynamic size); "
-                     "sweep at rows = 4096 (opt) since BENCH.md sweeps hidden only"),
+                     "sweep at rows = 4096 (opt) since docs/BENCHMARKS-SUITE.md sweeps hidden only"),
 }
 
 # --quick: a few points per model

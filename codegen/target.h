@@ -5,7 +5,7 @@
  * needs is a slot of one shape program (cg_slot dedupes by expression
  * handle), and a target adds kernels (CUDA C appended to `source`, one entry
  * point each), steps (kernel launches, library calls, copies) and tensor
- * aliases. A target is a struct of function pointers (DESIGN.md): `emit`
+ * aliases. A target is a struct of function pointers (docs/ARCHITECTURE.md, "A new backend"): `emit`
  * walks the module's fused groups (its plan, passes/fuse.c) and fills the
  * builder; `compile` turns `source` into modules (cubin + PTX each); `fuse` answers the
  * fuse pass's questions about what the target can run fused. Targets may

@@ -36,7 +36,7 @@
  * (rt_tune_order), so the points are the step's buckets. A point other than
  * opt that runs out of device memory is skipped with a progress line; no new
  * point starts once TUNE_BUDGET_S has passed, so a build stays inside
- * BENCH.md's 10 s. Progress: one line per point, then a summary. The
+ * docs/BENCHMARKS-SUITE.md's 10 s. Progress: one line per point, then a summary. The
  * entries go into a copy of the steps, installed in the engine with the
  * library versions once the session is gone (the session runs the engine as
  * it was built, so every point's full run uses the heuristic). */

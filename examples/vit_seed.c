@@ -1,4 +1,4 @@
-/* The bundled example model: BENCH.md's seed S1, the ViT pattern whose batch
+/* The bundled example model: docs/BENCHMARKS-SUITE.md's seed S1, the ViT pattern whose batch
  * dim trips static compilers: a class token expanded to the batch, concatenated
  * in front of the patch tokens, a qkv Linear, and a reshape with -1 into
  * (B, 197, 3, 12, 64). Built with the public builder API only, as an embedder

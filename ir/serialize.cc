@@ -1,4 +1,4 @@
-/* .symir (de)serialization: DESIGN.md's one C++ translation unit for this
+/* .symir (de)serialization: the one C++ translation unit for this
  * schema, using the official FlatBuffers runtime and code that flatc
  * generates from ir/symir.fbs at build time, behind the C API of ir/ir.h.
  *

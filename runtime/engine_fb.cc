@@ -1,5 +1,5 @@
-/* .symx codec: the one C++ translation unit for runtime/engine.fbs (DESIGN.md's
- * FlatBuffers exception), behind the C API of runtime/engine.h.
+/* .symx codec: the one C++ translation unit for runtime/engine.fbs (the project's
+ * one C++ exception: FlatBuffers' runtime is C++), behind the C API of runtime/engine.h.
  *
  * Decoding never trusts the bytes: identifier and size, then the FlatBuffers
  * verifier, then a semantic pass over every index (symbols, inputs, tensors,

@@ -4,7 +4,7 @@
 # memory formula and the generated CUDA C). Used to show that a refactor left
 # the generated code unchanged: run it before and after, then `diff -r`.
 # No GPU needed (NVRTC compiles for sm_90; tuning is skipped without a GPU, so
-# the output does not depend on timings). Models: BENCH.md's suite (S1-S3,
+# the output does not depend on timings). Models: docs/BENCHMARKS-SUITE.md's suite (S1-S3,
 # M1-M5, written by bench/bench_suite.py --symc-only) and the end-to-end test
 # models (build/tests/e2e/onnx/*.symx, compiled by the e2e tests).
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what symc needs to build and test on a fresh Debian 12 machine
-# (DESIGN.md "Dependencies"). Idempotent: installs only what is missing.
+# (README.md, "Two commands on a fresh machine"). Idempotent: installs only what is missing.
 # The CUDA 13 toolkit (NVRTC, cuBLAS/cuBLASLt, cuDNN) comes with the base image.
 set -euo pipefail
 pkgs=(cmake make gcc g++ git python3

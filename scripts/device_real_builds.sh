@@ -9,7 +9,7 @@
 # 2. builds, one at a time (so each has the machine to itself): `symc compile` of every model in
 #    fp32 and --fp16, cold (a fresh build cache and timing cache each), timed, with the progress
 #    lines that say where the time went (calibration, NVRTC, tuning) in $OUT/builds.log; the table
-#    ($OUT/build_times.md) has the total and each stage against BENCH.md's 10 s budget;
+#    ($OUT/build_times.md) has the total and each stage against docs/BENCHMARKS-SUITE.md's 10 s budget;
 # 3. compute-sanitizer, each tool over every engine at both points (`symc run --backend cuda` with
 #    the points' inputs), the runs spread over the GPUs; every run's ERROR SUMMARY in
 #    $OUT/sanitize.log, a run cut at --sanitize-limit-s (default 240 s) counted as not run.

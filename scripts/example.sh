@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install, build, compile the bundled example
-# (BENCH.md seed S1, built with the C builder API: batch B in [1, 32], opt 4)
+# (docs/BENCHMARKS-SUITE.md seed S1, built with the C builder API: batch B in [1, 32], opt 4)
 # into one engine (CUDA kernels compiled by NVRTC inside it), and run that
 # engine across shapes on the CPU reference backend (no GPU needed), and also
 # on the CUDA backend when a GPU is present. The embedding example runs it

@@ -6,7 +6,7 @@
  * canonical expressions get the same handle, so `a == b` on handles is a cheap,
  * sound (never wrong, sometimes incomplete) equality test. Every constructor
  * returns the canonical form (constants folded, sums sorted and merged, the
- * floordiv/mod rules of DESIGN.md applied using ranges and divisibility).
+ * floordiv/mod rules (docs/ARCHITECTURE.md, symshape) applied using ranges and divisibility).
  *
  * Errors while building (a constant division by zero, int64 overflow in
  * folding, out of memory) make a constructor return SYM_NONE and record the

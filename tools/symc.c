@@ -1,4 +1,4 @@
-/* symc: the command-line driver (trtexec conventions, DESIGN.md).
+/* symc: the command-line driver (trtexec's conventions: docs/ARCHITECTURE.md).
  *
  * Subcommands are rows of a table (name, one-line summary, handler), so the
  * help text and the dispatch cannot drift apart. Every failure is one line on

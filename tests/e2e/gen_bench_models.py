@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes BENCH.md's seed and model patterns as ONNX, at small widths, for the
+"""Writes docs/BENCHMARKS-SUITE.md's seed and model patterns as ONNX, at small widths, for the
 end-to-end test (test_onnx_models.py). Built with onnx.helper and seeded
 random weights, so no download is needed.
 

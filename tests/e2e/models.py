@@ -16,7 +16,7 @@ DEFAULT = (1, 3, 6)
 # the GPU test checks that the refusal names the op
 NO_CUDA = {"spatial_ref": "conv_transpose", "spatial_seq": "grid_sample"}
 MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary", "nan_inf", "dw_res", "convnext_blocks", "reduce13", "reduce18", "movement", "transposes", "int8", "int16", "int32_64", "activations", "split18", "expand_idiom", "unnamed_dims", "shared_symbol", "initializers", "reduce_ops", "index_ops", "norms", "spatial_ref", "resize_modes", "spatial_seq", "recurrent",
-          # BENCH.md patterns at small widths (gen_bench_models.py); m3_cnn runs
+          # docs/BENCHMARKS-SUITE.md patterns at small widths (gen_bench_models.py); m3_cnn runs
           # H, W in [128, 512] at odd (prime) and even sizes with no guard
           "s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m5_long",
           "m2_attn", "m4_causal", "attn3d",

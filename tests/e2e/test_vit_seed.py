@@ -1,4 +1,4 @@
-"""End to end on the bundled example (BENCH.md seed S1, B in [1, 32], opt 4).
+"""End to end on the bundled example (docs/BENCHMARKS-SUITE.md seed S1, B in [1, 32], opt 4).
 
 vit_seed -> .symir -> `symc compile` -> one engine, run by `symc run` on the
 CPU reference backend at min, opt, opt+1, a prime and max, each against an

@@ -28,7 +28,7 @@ Per model (random weights, seeded; nothing downloaded; the libraries' full-size 
        fp16: finite wherever the reference is, and ||symc - ref|| / ||ref|| <= max(2 * eager
              half's own error, 1e-3) (1e-3: about one f16 rounding of the output; eager half's own
              error on these models is 5e-4 to 6e-3), or 1e-2 where eager half itself gives NaN
-             or Inf (BENCH.md's half-precision target);
+             or Inf (docs/BENCHMARKS-SUITE.md's half-precision target);
      errors are taken over the elements where the model itself (fp64 and eager fp32) is finite
      (transformers' Llama gives NaN for a row with no token at all: its causal and padding masks
      add up to -inf); the log counts the others. An output of the wrong shape, or NaN or Inf
@@ -153,7 +153,7 @@ MODELS = {
 }
 FP32_TOL = 1e-4
 HALF_FLOOR = 1e-3
-HALF_BROKEN = 1e-2  # the half bound where eager half itself is not finite (BENCH.md's half-precision target)
+HALF_BROKEN = 1e-2  # the half bound where eager half itself is not finite (docs/BENCHMARKS-SUITE.md's half-precision target)
 
 
 def points(m, rng, n_random):

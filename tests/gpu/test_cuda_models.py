@@ -10,7 +10,7 @@ error < 1e-4; the --tf32/--fp16/--bf16 builds of the matrix-heavy models
 < 1e-2 (METHOD.md: tf32 ~3e-4, bf16 up to 1e-2).
 
 Models: S1 (the ViT seed, C builder API), the 13 op-family ONNX models,
-BENCH.md's S2, S3, M1, an M3-like CNN and M5's pattern at small widths, and
+docs/BENCHMARKS-SUITE.md's S2, S3, M1, an M3-like CNN and M5's pattern at small widths, and
 three attention patterns the CUDA target fuses (tests/e2e). The mask models
 (mask_pad, mask_causal_pad, mask_bool_where: transformers' exported padding
 masks from a runtime attention_mask input) run every point with each mask

@@ -36,7 +36,7 @@ static void test_op_table(void) {
     CHECK(ir_op_get((ir_op)IR_OP_COUNT) == NULL);
 }
 
-/* ---- the seed ViT pattern (BENCH.md S1) ---------------------------------- */
+/* ---- the seed ViT pattern (docs/BENCHMARKS-SUITE.md S1) ---------------------------------- */
 typedef struct vit {
     symc_module *m;
     symc_dim B;

@@ -1,5 +1,5 @@
 /* Shape inference tests: the symbolic output shape of each rule on the
- * patterns of BENCH.md's models, symbolic values through an ONNX-style shape
+ * patterns of docs/BENCHMARKS-SUITE.md's models, symbolic values through an ONNX-style shape
  * sub-graph, and the errors (disproven facts, guards that narrow declared
  * ranges, ambiguous squeezes). Every symbolic shape is also checked against
  * brute force: evaluated at every binding of its symbols it must equal the

@@ -3,7 +3,7 @@
 link `[text](target)` in README.md, BENCHMARKS.md, docs/*.md and frontend/torch/README.md that is not a
 web address or an anchor must name a file or folder that exists under the repository root once resolved
 from the linking file's folder (no absolute paths, no `../` out of the repository, no notes kept
-elsewhere such as a shared DESIGN.md).
+elsewhere, outside the repository).
 
 usage: docs_links_test.py REPO_ROOT
 """
