@@ -135,6 +135,10 @@ class Context:
         L, err = self._L, _lib.Error()
         eng = self.engine
         is_torch = bool(tensors) and hasattr(tensors[0], "data_ptr")
+        if is_torch:  # once per call, not per output
+            import torch
+
+            from .torch_module import torch_dtypes
         for (name, _, _), t in zip(eng.inputs, tensors):
             dims = (ctypes.c_int64 * max(len(t.shape), 1))(*t.shape)
             check(L.symrt_set_input_shape(self._h, name.encode(), dims, len(t.shape), ctypes.byref(err)), err)
@@ -146,9 +150,6 @@ class Context:
                   err)
             shape = [dims[i] for i in range(rank.value)]
             if is_torch:
-                import torch
-
-                from .torch_module import torch_dtypes
                 outs.append(torch.empty(shape, dtype=torch_dtypes()[dt], device=tensors[0].device))
             else:
                 outs.append(np.empty(shape, dtype=_NP_CARRY[_dtype_name(dt)]))
