@@ -158,6 +158,7 @@ symc_status cg_add_kernel_step(cg_builder *b, const rt_step *s, const uint8_t *o
         copy.args = a;
     }
     b->arg_out[b->n_steps] = dir;
+    copy.arg_writes = dir; /* written into the engine: the loader checks the steps' order with it */
     b->steps[b->n_steps++] = copy;
     return SYMC_OK;
 }
@@ -165,10 +166,6 @@ symc_status cg_add_kernel_step(cg_builder *b, const rt_step *s, const uint8_t *o
 symc_status cg_add_step(cg_builder *b, const rt_step *s) { return cg_add_kernel_step(b, s, NULL); }
 
 /* the tensor of a library step's slot k is what the step writes (runtime/engine.h's layouts) */
-static int lib_writes(uint8_t kind, uint32_t k) {
-    return (kind == RT_STEP_GEMM && k == 4) || (kind == RT_STEP_CONV && k == 3) || (kind == RT_STEP_COPY && k == 1);
-}
-
 symc_status cg_check_dataflow(const cg_builder *b) {
     const ir_module *m = b->m;
     uint8_t *ready = calloc(m->n_tensors ? m->n_tensors : 1, 1); /* by storage root */
@@ -188,7 +185,7 @@ symc_status cg_check_dataflow(const cg_builder *b) {
             for (uint32_t k = 0; k < n && !st; k++) {
                 uint32_t t = kernel ? (s->args[k].kind == RT_ARG_TENSOR ? s->args[k].value : RT_NONE) : s->tensors[k];
                 if (t == RT_NONE || t >= m->n_tensors) continue;
-                int writes = kernel ? b->arg_out && b->arg_out[i] && b->arg_out[i][k] : lib_writes(s->kind, k);
+                int writes = kernel ? b->arg_out && b->arg_out[i] && b->arg_out[i][k] : rt_step_lib_writes(s->kind, k);
                 if (pass == 1 && writes) ready[ROOT(t)] = 1;
                 if (pass == 0 && !writes && !ready[ROOT(t)]) {
                     uint32_t p = m->tensors[t].producer;

@@ -86,6 +86,12 @@ typedef enum rt_step_kind {
 } rt_step_kind;
 #define RT_STEP_KIND_COUNT 4
 
+/* 1 when a library or copy step writes its tensor k (GEMM d, CONV y, COPY dst), 0 when it reads it:
+ * the one statement of it, for the build's dataflow check (codegen/engine.c) and the loader's */
+static inline int rt_step_lib_writes(uint8_t kind, uint32_t k) {
+    return (kind == RT_STEP_GEMM && k == 4) || (kind == RT_STEP_CONV && k == 3) || (kind == RT_STEP_COPY && k == 1);
+}
+
 typedef enum rt_arg_kind {
     RT_ARG_TENSOR = 0, /* value: tensor index; passed as a device pointer */
     RT_ARG_SLOT = 1    /* value: program slot; passed as a 64-bit integer */
@@ -146,6 +152,10 @@ typedef struct rt_step {
     uint32_t shared;
     uint32_t n_args;
     const rt_arg *args;
+    /* per arg, 1 where the kernel writes that tensor (what the loader checks the steps' order
+     * against: every tensor read was written by an earlier step, or is an input or constant);
+     * NULL when unknown (engines written before it was recorded) */
+    const uint8_t *arg_writes;
     /* library calls and copies */
     uint32_t n_tensors;
     uint32_t tensors[RT_STEP_MAX_TENSORS]; /* RT_NONE where absent */

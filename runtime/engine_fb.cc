@@ -143,7 +143,8 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
         steps.push_back(fb::CreateStep(b, s.kind, s.node, s.kernel, s.work, s.per_block, s.block, s.shared,
                                        b.CreateVectorOfStructs(args), b.CreateVector(s.tensors, s.n_tensors),
                                        s.trans_a != 0, s.trans_b != 0, s.epilogue, s.precision, s.alpha, s.beta,
-                                       s.n_tuned ? b.CreateVector(tunings) : 0));
+                                       s.n_tuned ? b.CreateVector(tunings) : 0,
+                                       s.arg_writes ? b.CreateVector(s.arg_writes, s.n_args) : 0));
     }
     std::vector<flatbuffers::Offset<fb::CodeModule>> modules;
     for (uint32_t i = 0; i < e->n_modules; i++) {
@@ -427,13 +428,76 @@ symc_status check_dataflow(const fb::Engine *e, symc_error *err) {
     return SYMC_OK;
 }
 
+/* The GPU steps' order, as check_dataflow checks the nodes': every tensor a step reads is an
+ * engine input, a constant, or written by an earlier step (through its storage's alias root),
+ * and every engine output is written by some step, so an engine whose steps were reordered or
+ * edited (and re-checksummed) never runs a kernel on memory nothing wrote. A kernel's writes are
+ * its arg_writes, a library step's its kind's (rt_step_lib_writes); an engine written before
+ * kernels recorded their writes has none and its steps are not checked. */
+symc_status check_step_dataflow(const fb::Engine *e, symc_error *err) {
+    uint32_t ns = len(e->steps()), nt = len(e->tensors()), nn = len(e->nodes());
+    uint32_t recorded = 0, kernels = 0;
+    for (uint32_t i = 0; i < ns; i++) {
+        const fb::Step *s = e->steps()->Get(i);
+        if (s->kind() != RT_STEP_KERNEL) continue;
+        kernels++;
+        if (!s->arg_writes()) continue;
+        recorded++;
+        if (len(s->arg_writes()) != len(s->args()))
+            return bad(err, "step %u has %u argument write flags for %u arguments", i, len(s->arg_writes()),
+                       len(s->args()));
+    }
+    if (!ns || (kernels && !recorded)) return SYMC_OK;
+    if (recorded != kernels)
+        return bad(err, "%u of the engine's %u kernel steps say which arguments they write", recorded, kernels);
+    auto root = [&](uint32_t t) {
+        uint32_t a = t < len(e->aliases()) ? e->aliases()->Get(t) : RT_NONE;
+        return a == RT_NONE ? t : a;
+    };
+    auto tname = [&](uint32_t t) { return e->tensors()->Get(t)->name()->c_str(); };
+    std::vector<uint8_t> ready(nt, 0);
+    for (uint32_t t = 0; t < nt; t++)
+        if (e->tensors()->Get(t)->constant() != RT_NONE) ready[root(t)] = 1;
+    for (uint32_t i = 0; i < nn; i++) /* a constant node's outputs hold its data from the start */
+        if (!strcmp(e->nodes()->Get(i)->op()->c_str(), "constant"))
+            for (uint32_t k = 0; k < len(e->nodes()->Get(i)->outputs()); k++)
+                ready[root(e->nodes()->Get(i)->outputs()->Get(k))] = 1;
+    for (uint32_t i = 0; i < len(e->inputs()); i++) ready[root(e->inputs()->Get(i))] = 1;
+    for (uint32_t i = 0; i < ns; i++) {
+        const fb::Step *s = e->steps()->Get(i);
+        int kernel = s->kind() == RT_STEP_KERNEL;
+        uint32_t n = kernel ? len(s->args()) : len(s->tensors());
+        for (int pass = 0; pass < 2; pass++) /* the reads first, then the writes become ready */
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t t = kernel
+                    ? (s->args()->Get(k)->kind() == RT_ARG_TENSOR ? s->args()->Get(k)->value() : RT_NONE)
+                    : s->tensors()->Get(k);
+                if (t == RT_NONE) continue;
+                int writes = kernel ? s->arg_writes()->Get(k) != 0 : rt_step_lib_writes(s->kind(), k);
+                if (pass == 1 && writes) ready[root(t)] = 1;
+                if (pass == 0 && !writes && !ready[root(t)])
+                    return bad(err,
+                               "step %u of %u (%s of node '%s') reads tensor '%s', which no earlier step writes and "
+                               "which is no input or constant (steps out of order, or a tensor nothing computes)",
+                               i, ns, kernel ? e->kernel_names()->Get(s->kernel())->c_str() : "a library call",
+                               e->nodes()->Get(s->node())->name()->c_str(), tname(t));
+            }
+    }
+    for (uint32_t i = 0; i < len(e->outputs()); i++) {
+        uint32_t t = e->outputs()->Get(i);
+        if (!ready[root(t)]) return bad(err, "output %u ('%s') is written by no GPU step", i, tname(t));
+    }
+    return SYMC_OK;
+}
+
 /* The semantic pass, section by section, before anything is allocated. */
 symc_status check(const fb::Engine *e, symc_error *err) {
     symc_status st;
     if ((st = check_symbols(e, err)) || (st = check_tensors(e, err)) || (st = check_nodes(e, err)) ||
         (st = check_dataflow(e, err)))
         return st;
-    return check_gpu(e, len(e->tensors()), e->num_slots(), err);
+    if ((st = check_gpu(e, len(e->tensors()), e->num_slots(), err))) return st;
+    return check_step_dataflow(e, err);
 }
 
 /* Everything decoded lives in one arena: a vector of blocks freed together. */
@@ -650,6 +714,7 @@ void copy_steps(Owned *own, const fb::Engine *e, rt_engine *r) {
         rt_arg *args = own->array<rt_arg>(d.n_args);
         for (uint32_t k = 0; k < d.n_args; k++) args[k] = {s->args()->Get(k)->kind(), s->args()->Get(k)->value()};
         d.args = args;
+        d.arg_writes = s->arg_writes() ? own->copy(s->arg_writes()) : nullptr;
         d.n_tensors = len(s->tensors());
         for (uint32_t k = 0; k < RT_STEP_MAX_TENSORS; k++)
             d.tensors[k] = k < d.n_tensors ? s->tensors()->Get(k) : RT_NONE;

@@ -337,7 +337,7 @@ static void test_decode(void) {
     two[1].at[0] = 4096;
     f.step.kind = RT_STEP_GEMM;
     f.step.n_tensors = 5;
-    const uint32_t gt[5] = {0, 1, RT_NONE, RT_NONE, 1};
+    const uint32_t gt[5] = {0, 0, RT_NONE, RT_NONE, 1}; /* y = x x^T: reads the input, writes the output */
     memcpy(f.step.tensors, gt, sizeof gt);
     f.step.n_tuned = 2;
     f.step.tuned = two;
