@@ -34,6 +34,9 @@ extern "C" {
  * NULL when the backend has nothing to do there. */
 typedef struct rt_backend {
     const char *name; /* "reference", "CUDA" */
+    /* The byte alignment of every tensor's offset in the backend's layout
+     * (rt_plan_layout); the memory report (tools/memory.c) reads it here. */
+    size_t align;
     /* The state of one context of engine e: everything that does not depend
      * on input shapes. alloc: the context's allocator, NULL for the
      * backend's own; its memory is the backend's kind (host or device). */

@@ -237,7 +237,7 @@ int symc_cmd_bench(int argc, char **argv) {
     symrt_engine *e = NULL;
     b_run run = {0};
     rt_engine *mem_engine = NULL; /* the engine decoded again, for the memory formula */
-    symc_memory mem;
+    tool_memory mem;
     symc_error err = {0};
     const char *device;
     int n, failed = -1;
@@ -295,7 +295,7 @@ done:
     if (run.drv && run.stream) run.drv->stream_destroy(run.stream);
     symrt_context_destroy(run.c);
     symrt_engine_destroy(e);
-    if (run.mem) symc_memory_free(run.mem);
+    if (run.mem) tool_memory_free(run.mem);
     rt_engine_free(mem_engine);
     for (int k = 0; k <= o.n_points; k++) fe_point_free(&specs[k]);
     free(specs);

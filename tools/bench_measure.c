@@ -97,7 +97,7 @@ void tool_bench_point_memory(b_run *r, const b_point *p, b_result *res) {
     if (!r->mem || !r->drv || r->mem->e->n_symbols > 256) return;
     if (r->drv->ctx_synchronize() || r->drv->mem_get_info(&fr, &total)) return;
     if (fr < r->free_min) r->free_min = fr;
-    if (tool_bench_point_symbols(r->mem->e, p, vals) || symc_memory_eval(r->mem, vals, &ws, NULL)) return;
+    if (tool_bench_point_symbols(r->mem->e, p, vals) || tool_memory_eval(r->mem, vals, &ws, NULL)) return;
     if (ws > r->ws_held) r->ws_held = ws;
     uint64_t fixed = r->mem->weights + r->mem->library;
     res->mem = 1;
@@ -399,7 +399,7 @@ out:
  * symrt handle does not expose the engine), and the device's free memory
  * before the context exists. Any failure only drops the memory columns, with
  * a comment line saying why. */
-static void b_memory_begin(b_run *r, const char *path, int quiet, rt_engine **engine, symc_memory *mem) {
+static void b_memory_begin(b_run *r, const char *path, int quiet, rt_engine **engine, tool_memory *mem) {
     symc_error err = {0};
     uint8_t *bytes = NULL;
     size_t n = 0, total = 0;
@@ -407,7 +407,7 @@ static void b_memory_begin(b_run *r, const char *path, int quiet, rt_engine **en
     memset(mem, 0, sizeof *mem);
     if (!rt_read_file(path, &bytes, &n, &err) && !rt_engine_decode(bytes, n, engine, &err)) {
         if (!(*engine)->n_steps) symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "the engine has no GPU steps");
-        else if (!symc_memory_init(mem, *engine, RT_SCHEDULE_STEPS, &err) && !r->drv->ctx_synchronize() &&
+        else if (!tool_memory_init(mem, *engine, RT_SCHEDULE_STEPS, &err) && !r->drv->ctx_synchronize() &&
                  !r->drv->mem_get_info(&r->free0, &total)) {
             r->free_min = r->free0;
             r->mem = mem;
@@ -415,7 +415,7 @@ static void b_memory_begin(b_run *r, const char *path, int quiet, rt_engine **en
     }
     free(bytes);
     if (!r->mem) {
-        symc_memory_free(mem);
+        tool_memory_free(mem);
         if (!quiet) printf("# memory not measured: %s\n", err.msg);
     }
 }
@@ -424,7 +424,7 @@ static void b_memory_begin(b_run *r, const char *path, int quiet, rt_engine **en
  * the memory baseline and formula (mem, *mem_engine), the context (with CUDA
  * graphs when asked) and the stream. Returns 0 or 1 with err; whatever was
  * made is in run (and *mem_engine) for the caller to release. */
-int tool_bench_open(b_run *run, symrt_engine *e, const b_opts *o, rt_engine **mem_engine, symc_memory *mem,
+int tool_bench_open(b_run *run, symrt_engine *e, const b_opts *o, rt_engine **mem_engine, tool_memory *mem,
                     const char **device, symc_error *err) {
     *device = "cpu (reference backend)";
     run->e = e;

@@ -246,12 +246,12 @@ static int b_sweep_series(const b_opts *o, const symrt_engine *e, const b_point 
     uint8_t *bytes = NULL;
     size_t size = 0;
     rt_engine *re = NULL;
-    symc_memory m;
+    tool_memory m;
     memset(&m, 0, sizeof m);
     int rc = 1;
     int64_t *vals = NULL;
     if (rt_read_file(o->engine, &bytes, &size, err) || rt_engine_decode(bytes, size, &re, err)) goto out;
-    if (symc_memory_init(&m, re, run->drv && re->n_steps ? RT_SCHEDULE_STEPS : RT_SCHEDULE_NODES, err)) goto out;
+    if (tool_memory_init(&m, re, run->drv && re->n_steps ? RT_SCHEDULE_STEPS : RT_SCHEDULE_NODES, err)) goto out;
     vals = calloc(re->n_symbols ? re->n_symbols : 1, sizeof *vals);
     if (!vals) {
         symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
@@ -259,7 +259,7 @@ static int b_sweep_series(const b_opts *o, const symrt_engine *e, const b_point 
     }
     for (int k = 0; k < n; k++) {
         int64_t ws = 0;
-        if (tool_bench_point_symbols(re, &pts[k], vals) || symc_memory_eval(&m, vals, &ws, err)) {
+        if (tool_bench_point_symbols(re, &pts[k], vals) || tool_memory_eval(&m, vals, &ws, err)) {
             if (!err->msg[0]) symc_error_setf(err, SYMC_ERR_INVALID_ARG, "point %s binds no symbol", pts[k].label);
             goto out;
         }
@@ -268,7 +268,7 @@ static int b_sweep_series(const b_opts *o, const symrt_engine *e, const b_point 
     rc = 0;
 out:
     free(vals);
-    symc_memory_free(&m);
+    tool_memory_free(&m);
     rt_engine_free(re);
     free(bytes);
     return rc;

@@ -250,7 +250,7 @@ int symc_inspect_engine(const char *path, int show_source) {
     printf("run-time guards: %u\n", e->n_guards);
     for (uint32_t g = 0; g < e->n_guards; g++) printf("  %s\n", e->guards[g].message);
     /* activation memory: the runtime's own plans and their formulas (tools/memory.c) */
-    if (symc_memory_report(e, path)) {
+    if (tool_memory_report(e, path)) {
         rc = 1;
         goto done;
     }

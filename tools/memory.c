@@ -2,7 +2,7 @@
  *
  * Everything comes from the engine alone: the lifetimes and fixed-order plan
  * of runtime/plan.h for the chosen schedule, the slot expressions decoded
- * from the shape program, and symc_memory_formula (memory_formula.c) on
+ * from the shape program, and tool_memory_formula (memory_formula.c) on
  * top. The text form only rearranges what the simplifier produced: nested
  * maxes become one max(...) whose terms are sorted by their value at opt
  * (the dominant one first), so a reader sees which chain of tensors sets
@@ -18,15 +18,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/backend.h"
 #include "runtime/cuda/cuda_backend.h" /* the libraries' workspaces */
 
 #define MEMORY_TEXT_LIMIT 4096 /* characters of formula text before the remaining terms are only counted */
 
-symc_status symc_memory_init(symc_memory *m, const rt_engine *e, rt_schedule s, symc_error *err) {
+symc_status tool_memory_init(tool_memory *m, const rt_engine *e, rt_schedule s, symc_error *err) {
     memset(m, 0, sizeof *m);
     m->e = e;
     m->sched = s;
-    m->align = s == RT_SCHEDULE_STEPS ? 256 : 64; /* cuda_backend.c's RT_CUDA_ALIGN, context.c's 64 */
+    /* the backend that runs this schedule lays its tensors out at its own alignment */
+    const rt_backend *b = rt_backend_get(s == RT_SCHEDULE_STEPS ? SYMRT_BACKEND_CUDA : SYMRT_BACKEND_REF);
+    if (!b) return symc_error_setf(err, SYMC_ERR_INTERNAL, "memory report: no backend runs schedule %d", (int)s);
+    m->align = b->align;
     m->workspace = SYM_NONE;
     for (uint32_t c = 0; c < e->n_constants; c++) m->weights += e->constants[c].size;
     if (s == RT_SCHEDULE_STEPS)
@@ -36,11 +40,11 @@ symc_status symc_memory_init(symc_memory *m, const rt_engine *e, rt_schedule s, 
         }
     symc_status st = rt_lifetimes_compute(e, s, &m->l, err);
     if (!st) st = rt_engine_sym_table(e, &m->t, &m->slots, err);
-    if (!st) st = symc_memory_formula(e, &m->l, m->t, m->slots, m->align, &m->workspace, err);
+    if (!st) st = tool_memory_formula(e, &m->l, m->t, m->slots, m->align, &m->workspace, err);
     return st;
 }
 
-void symc_memory_free(symc_memory *m) {
+void tool_memory_free(tool_memory *m) {
     rt_lifetimes_free(&m->l);
     sym_table_free(m->t);
     free(m->slots);
@@ -48,7 +52,7 @@ void symc_memory_free(symc_memory *m) {
     m->workspace = SYM_NONE;
 }
 
-symc_status symc_memory_eval(const symc_memory *m, const int64_t *vals, int64_t *bytes, symc_error *err) {
+symc_status tool_memory_eval(const tool_memory *m, const int64_t *vals, int64_t *bytes, symc_error *err) {
     *bytes = 0;
     if (!m->t || m->workspace == SYM_NONE) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no workspace formula");
     return sym_eval(m->t, m->workspace, vals, m->e->n_symbols, bytes, err);
@@ -111,7 +115,7 @@ static size_t put_bare(char *buf, size_t cap, size_t len, const char *s) {
     return len + (size_t)(w > 0 ? w : 0);
 }
 
-size_t symc_memory_text(const symc_memory *m, char *buf, size_t cap) {
+size_t tool_memory_text(const tool_memory *m, char *buf, size_t cap) {
     if (cap) buf[0] = '\0';
     if (!m->t || m->workspace == SYM_NONE) return (size_t)snprintf(buf, cap, "?");
     terms c = {0};
@@ -161,7 +165,7 @@ static void print3(const char *fmt_each, const uint64_t v[3]) {
 static int report_schedule(const rt_engine *e, rt_schedule s, int64_t *const vals[3], int64_t *const slots[3],
                            const char *path) {
     symc_error err;
-    symc_memory m;
+    tool_memory m;
     const char *what = s == RT_SCHEDULE_STEPS ? "CUDA backend (GPU steps" : "reference backend (nodes";
     size_t *offset = calloc(e->n_tensors + 1, sizeof *offset);
     char *text = NULL;
@@ -170,7 +174,7 @@ static int report_schedule(const rt_engine *e, rt_schedule s, int64_t *const val
         fprintf(stderr, "symc: %s: out of memory planning memory\n", path);
         return 1;
     }
-    if (symc_memory_init(&m, e, s, &err)) {
+    if (tool_memory_init(&m, e, s, &err)) {
         fprintf(stderr, "symc: %s: the workspace formula of the %s): %s\n", path, what, err.msg);
         goto done;
     }
@@ -179,7 +183,7 @@ static int report_schedule(const rt_engine *e, rt_schedule s, int64_t *const val
         size_t total = 0;
         int64_t f = 0;
         if (rt_plan_layout(e, &m.l, slots[l], m.align, offset, &total, &err) ||
-            symc_memory_eval(&m, vals[l], &f, &err)) {
+            tool_memory_eval(&m, vals[l], &f, &err)) {
             fprintf(stderr, "symc: %s: planning memory at %s: %s\n", path,
                     l == 0       ? "min"
                         : l == 1 ? "opt"
@@ -196,12 +200,12 @@ static int report_schedule(const rt_engine *e, rt_schedule s, int64_t *const val
             flat[l] += (b + m.align - 1) / m.align * m.align;
         }
     }
-    size_t need = symc_memory_text(&m, NULL, 0) + 1;
+    size_t need = tool_memory_text(&m, NULL, 0) + 1;
     if (!(text = malloc(need))) {
         fprintf(stderr, "symc: %s: out of memory printing the workspace formula\n", path);
         goto done;
     }
-    symc_memory_text(&m, text, need);
+    tool_memory_text(&m, text, need);
     printf("  %s, %zu-byte offsets): activation workspace ", what, m.align);
     print3("%s%" PRIu64, peak);
     printf(" bytes at min | opt | max (");
@@ -220,13 +224,13 @@ static int report_schedule(const rt_engine *e, rt_schedule s, int64_t *const val
     printf("\n");
     rc = 0;
 done:
-    symc_memory_free(&m);
+    tool_memory_free(&m);
     free(offset);
     free(text);
     return rc;
 }
 
-int symc_memory_report(const rt_engine *e, const char *path) {
+int tool_memory_report(const rt_engine *e, const char *path) {
     int64_t *vals[3] = {0}, *slots[3] = {0};
     int rc = 0;
     for (int l = 0; l < 3 && !rc; l++) {

@@ -12,7 +12,7 @@
 #include "runtime/engine.h"
 #include "runtime/plan.h"
 
-typedef struct symc_memory {
+typedef struct tool_memory {
     const rt_engine *e;
     rt_schedule sched; /* nodes (reference backend) or steps (CUDA) */
     size_t align;      /* 64 or 256: the backend's offset alignment */
@@ -23,21 +23,21 @@ typedef struct symc_memory {
     uint64_t weights;   /* constants, bytes */
     uint64_t library;   /* fixed library workspace (CUDA: cuBLASLt's when there are GEMM steps) */
     int has_conv;       /* CUDA: a cuDNN workspace, chosen per shape, comes on top */
-} symc_memory;
+} tool_memory;
 
 /* Plans the engine's memory for one schedule (RT_SCHEDULE_STEPS needs GPU
- * steps) and builds the workspace formula. Free with symc_memory_free, also
+ * steps) and builds the workspace formula. Free with tool_memory_free, also
  * after an error. */
-symc_status symc_memory_init(symc_memory *m, const rt_engine *e, rt_schedule s, symc_error *err);
-void symc_memory_free(symc_memory *m);
+symc_status tool_memory_init(tool_memory *m, const rt_engine *e, rt_schedule s, symc_error *err);
+void tool_memory_free(tool_memory *m);
 /* The workspace formula at symbol values vals[0..n_symbols). */
-symc_status symc_memory_eval(const symc_memory *m, const int64_t *vals, int64_t *bytes, symc_error *err);
+symc_status tool_memory_eval(const tool_memory *m, const int64_t *vals, int64_t *bytes, symc_error *err);
 /* The formula as text: a top-level max flattened into one max(a, b, ...)
  * with the terms largest-at-opt first, each without its outer parentheses
  * (Python syntax otherwise). A long formula ends with ", ...[N more terms])"
  * once the text passes about 4 KB, and a single long term is cut by
  * sym_print (SYM_PRINT_CUT). snprintf semantics. */
-size_t symc_memory_text(const symc_memory *m, char *buf, size_t cap);
+size_t tool_memory_text(const tool_memory *m, char *buf, size_t cap);
 
 /* ---- the workspace formula (tools/memory_formula.c) -------------------- */
 /* The fixed-order plan's workspace bytes for alignment `align`, as an
@@ -46,15 +46,15 @@ size_t symc_memory_text(const symc_memory *m, char *buf, size_t cap);
  * with that align. Built as max over chains of sums; terms one proves never
  * larger than another are dropped, so the result is short for typical
  * graphs. */
-symc_status symc_memory_formula(const rt_engine *e, const rt_lifetimes *l, sym_table *t, const sym_expr *slots,
+symc_status tool_memory_formula(const rt_engine *e, const rt_lifetimes *l, sym_table *t, const sym_expr *slots,
                                 size_t align, sym_expr *out, symc_error *err);
 /* Bytes of tensor `tensor` at `slots` as an expression (dtype size * dims). */
-sym_expr symc_tensor_bytes_expr(const rt_engine *e, sym_table *t, const sym_expr *slots, uint32_t tensor);
+sym_expr tool_tensor_bytes_expr(const rt_engine *e, sym_table *t, const sym_expr *slots, uint32_t tensor);
 
 /* symc inspect's memory section: weights, then per schedule the engine runs
  * on (reference nodes; GPU steps when it has them) the runtime's workspace
  * at min | opt | max (and without reuse), the formula and its values, and
  * the total. 0, or 1 with one line on stderr naming `path`. */
-int symc_memory_report(const rt_engine *e, const char *path);
+int tool_memory_report(const rt_engine *e, const char *path);
 
 #endif

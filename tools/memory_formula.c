@@ -22,7 +22,7 @@
  * Later offsets build on that max, so a deep network with dynamic H and W
  * (MobileNetV3 at B, H, W) still gets a formula whose DAG is small but whose
  * tree is exponential: everything downstream must walk it per distinct node
- * (sym_eval memoizes, sym_print cuts its text, symc_memory_text collects the
+ * (sym_eval memoizes, sym_print cuts its text, tool_memory_text collects the
  * top-level max once per node). */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,7 @@
 
 #define CHAIN_CAP 12 /* sums kept per offset before folding them into one max */
 
-sym_expr symc_tensor_bytes_expr(const rt_engine *e, sym_table *t, const sym_expr *slots, uint32_t tensor) {
+sym_expr tool_tensor_bytes_expr(const rt_engine *e, sym_table *t, const sym_expr *slots, uint32_t tensor) {
     const rt_tensor *x = &e->tensors[tensor];
     sym_expr b = sym_const(t, (int64_t)symc_dtype_size(x->dtype));
     for (int d = 0; d < x->rank; d++) b = sym_mul(t, b, slots[x->dims[d]]);
@@ -73,11 +73,11 @@ static sym_expr chains_max(sym_table *t, const chains *c) {
     return m;
 }
 
-symc_status symc_memory_formula(const rt_engine *e, const rt_lifetimes *l, sym_table *t, const sym_expr *slots,
+symc_status tool_memory_formula(const rt_engine *e, const rt_lifetimes *l, sym_table *t, const sym_expr *slots,
                                 size_t align, sym_expr *out, symc_error *err) {
     *out = SYM_NONE;
     if (align == 0 || align > (size_t)INT64_MAX / 2)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_memory_formula: alignment %zu", align);
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "tool_memory_formula: alignment %zu", align);
     uint32_t n = l->n_stack;
     sym_expr *size = malloc(((size_t)n + 1) * sizeof *size);
     chains *off = calloc((size_t)n + 1, sizeof *off), top = {0};
@@ -86,7 +86,7 @@ symc_status symc_memory_formula(const rt_engine *e, const rt_lifetimes *l, sym_t
     if (!size || !off) goto nomem;
     sym_expr zero = sym_const(t, 0), a = sym_const(t, (int64_t)align);
     for (uint32_t q = 0; q < n; q++) {
-        sym_expr b = symc_tensor_bytes_expr(e, t, slots, l->stack[q]);
+        sym_expr b = tool_tensor_bytes_expr(e, t, slots, l->stack[q]);
         size[q] = align == 1
             ? b
             : sym_scale(t, sym_floordiv(t, sym_add_const(t, b, (int64_t)align - 1), a), (int64_t)align);

@@ -735,6 +735,7 @@ static symc_status b_profile(void *state, const int64_t *slots, int shape_change
 
 const rt_backend rt_cuda_backend = {
     .name = "CUDA",
+    .align = RT_CUDA_ALIGN,
     .create = b_create,
     .destroy = b_destroy,
     .layout = b_layout,

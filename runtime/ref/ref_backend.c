@@ -18,6 +18,7 @@
 #include "runtime/ref/ref_kernels.h"
 
 #define REF_MAX_IO 64 /* inputs or outputs of one node */
+#define REF_ALIGN 64  /* bytes: every tensor offset in the workspace (AVX-512 loads, cache lines) */
 
 typedef struct ref_state {
     const rt_engine *e;
@@ -86,7 +87,7 @@ static symc_status ref_create(const rt_engine *e, const symrt_allocator *alloc, 
 /* 64-byte aligned; tensors whose lifetimes do not overlap share memory. */
 static symc_status ref_layout(void *state, const int64_t *slots, symc_error *err) {
     ref_state *r = state;
-    return rt_plan_layout(r->e, &r->lifetimes, slots, 64, r->offset, &r->workspace_need, err);
+    return rt_plan_layout(r->e, &r->lifetimes, slots, REF_ALIGN, r->offset, &r->workspace_need, err);
 }
 
 /* Grows the workspace when this shape needs more than any before. */
@@ -170,6 +171,7 @@ static symc_status ref_enqueue(void *state, const int64_t *slots, int shape_chan
 
 const rt_backend rt_ref_backend = {
     .name = "reference",
+    .align = REF_ALIGN,
     .create = ref_create,
     .destroy = ref_destroy,
     .layout = ref_layout,

@@ -249,7 +249,7 @@ static void check_formula(const rt_engine *e, const char *what, int samples, int
         CHECK(rt_lifetimes_compute(e, (rt_schedule)s, &l[s], &err) == SYMC_OK);
         for (int a = 0; a < 2; a++) {
             f[s][a] = SYM_NONE;
-            CHECK_MSG(symc_memory_formula(e, &l[s], t, sx, aligns[a], &f[s][a], &err) == SYMC_OK, "%s: %s", what,
+            CHECK_MSG(tool_memory_formula(e, &l[s], t, sx, aligns[a], &f[s][a], &err) == SYMC_OK, "%s: %s", what,
                       err.msg);
             if (getenv("SYMC_TEST_PRINT_FORMULA")) {
                 char buf[4096];

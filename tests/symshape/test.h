@@ -1,44 +1,18 @@
-/* Tiny test harness for the symshape tests: CHECK records a failure with its
- * location and goes on, so one run reports every broken row; main returns
- * test_finish(). Tables are declared from a compact spec such as
+/* The symshape tests' helpers over tests/check.h (the one harness: CHECK and
+ * CHECK_MSG record a failure with its location and go on, so one run reports
+ * every broken row; main returns check_report()). Tables are declared from a compact spec such as
  * "B:1..32 N:8..64:8 H:1..224@56" (name:min..max[:multiple_of][@opt]) and
  * expressions are written in the printer's syntax and read with sym_parse. */
 #ifndef SYMC_TESTS_SYMSHAPE_TEST_H
 #define SYMC_TESTS_SYMSHAPE_TEST_H
 
 #include "symshape/sym.h"
+#include "tests/check.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int test_failures, test_checks;
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        test_checks++;                                                               \
-        if (!(cond)) {                                                               \
-            test_failures++;                                                         \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                            \
-    } while (0)
-
-#define CHECKF(cond, ...)                                                            \
-    do {                                                                             \
-        test_checks++;                                                               \
-        if (!(cond)) {                                                               \
-            test_failures++;                                                         \
-            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                            \
-            fputc('\n', stderr);                                                     \
-        }                                                                            \
-    } while (0)
-
-static inline int test_finish(const char *name) {
-    printf("%s: %d checks, %d failures\n", name, test_checks, test_failures);
-    return test_failures ? 1 : 0;
-}
 
 /* Declares the symbols of spec; aborts the test on a malformed spec. */
 static inline sym_table *test_table(const char *spec) {

@@ -110,7 +110,7 @@ static void build(deep *d) {
     for (int i = 0; i < STAGES; i++) {
         d->h[i + 1] = stage_sym(d->t, d->h[i], i);
         d->w[i + 1] = stage_sym(d->t, d->w[i], i);
-        CHECKF(d->h[i + 1] != SYM_NONE && d->w[i + 1] != SYM_NONE, "stage %d", i);
+        CHECK_MSG(d->h[i + 1] != SYM_NONE && d->w[i + 1] != SYM_NONE, "stage %d", i);
     }
     d->numel = sym_mul(d->t, sym_scale(d->t, sym_var(d->t, d->B), 24), sym_mul(d->t, d->h[STAGES], d->w[STAGES]));
     CHECK(d->numel != SYM_NONE && !sym_table_error(d->t));
@@ -134,10 +134,10 @@ static void phase_eval(deep *d) {
         want_chain(binds[b][1], wh);
         want_chain(binds[b][2], ww);
         for (int i = 0; i <= STAGES; i++) {
-            CHECKF(sym_eval(d->t, d->h[i], binds[b], 3, &v, &err) == SYMC_OK && v == wh[i],
-                   "H=%lld stage %d: got %lld want %lld", (long long)binds[b][1], i, (long long)v, (long long)wh[i]);
-            CHECKF(sym_eval(d->t, d->w[i], binds[b], 3, &v, &err) == SYMC_OK && v == ww[i],
-                   "W=%lld stage %d: got %lld want %lld", (long long)binds[b][2], i, (long long)v, (long long)ww[i]);
+            CHECK_MSG(sym_eval(d->t, d->h[i], binds[b], 3, &v, &err) == SYMC_OK && v == wh[i],
+                      "H=%lld stage %d: got %lld want %lld", (long long)binds[b][1], i, (long long)v, (long long)wh[i]);
+            CHECK_MSG(sym_eval(d->t, d->w[i], binds[b], 3, &v, &err) == SYMC_OK && v == ww[i],
+                      "W=%lld stage %d: got %lld want %lld", (long long)binds[b][2], i, (long long)v, (long long)ww[i]);
         }
         CHECK(sym_eval(d->t, d->numel, binds[b], 3, &v, &err) == SYMC_OK &&
               v == binds[b][0] * 24 * wh[STAGES] * ww[STAGES]);
@@ -156,17 +156,18 @@ static void phase_program(deep *d) {
     uint8_t *code = NULL;
     size_t size = 0;
     symc_error err;
-    CHECKF(sym_program_compile(d->t, outs, n, &code, &size, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(sym_program_compile(d->t, outs, n, &code, &size, &err) == SYMC_OK, "%s", err.msg);
     if (!code) return;
     /* shared subterms are computed once: the program is linear in the DAG */
-    CHECKF(size < (size_t)64 * sym_expr_count(d->t), "program of %zu bytes for %u nodes", size, sym_expr_count(d->t));
+    CHECK_MSG(size < (size_t)64 * sym_expr_count(d->t), "program of %zu bytes for %u nodes", size,
+              sym_expr_count(d->t));
     for (size_t b = 0; b < NBINDS; b++) {
         int64_t got[2 * STAGES + 3], wh[STAGES + 1], ww[STAGES + 1];
         want_chain(binds[b][1], wh);
         want_chain(binds[b][2], ww);
-        CHECKF(sym_program_eval(code, size, binds[b], 3, got, n, &err) == SYMC_OK, "%s", err.msg);
+        CHECK_MSG(sym_program_eval(code, size, binds[b], 3, got, n, &err) == SYMC_OK, "%s", err.msg);
         for (int i = 0; i <= STAGES; i++)
-            CHECKF(got[2 * i] == wh[i] && got[2 * i + 1] == ww[i], "bind %zu stage %d", b, i);
+            CHECK_MSG(got[2 * i] == wh[i] && got[2 * i + 1] == ww[i], "bind %zu stage %d", b, i);
         CHECK(got[n - 1] == binds[b][0] * 24 * wh[STAGES] * ww[STAGES]);
     }
     free(code);
@@ -179,11 +180,11 @@ static void phase_range(deep *d) {
         for (size_t b = 0; b < NBINDS; b++) {
             int64_t wh[STAGES + 1];
             want_chain(binds[b][1], wh);
-            CHECKF(r.lo <= wh[i] && wh[i] <= r.hi, "stage %d range [%lld, %lld] misses %lld", i, (long long)r.lo,
-                   (long long)r.hi, (long long)wh[i]);
+            CHECK_MSG(r.lo <= wh[i] && wh[i] <= r.hi, "stage %d range [%lld, %lld] misses %lld", i, (long long)r.lo,
+                      (long long)r.hi, (long long)wh[i]);
         }
-        CHECKF(r.lo >= 1 && r.hi <= 2 * (int64_t)HMAX, "stage %d range [%lld, %lld]", i, (long long)r.lo,
-               (long long)r.hi);
+        CHECK_MSG(r.lo >= 1 && r.hi <= 2 * (int64_t)HMAX, "stage %d range [%lld, %lld]", i, (long long)r.lo,
+                  (long long)r.hi);
         CHECK(sym_divisor_of(d->t, d->h[i]) >= 1);
     }
     sym_range r = sym_range_of(d->t, d->numel);
@@ -206,7 +207,7 @@ static void phase_prove(deep *d) {
     (void)sym_prove_divisible(t, d->numel, 8);
     CHECK(sym_prove_divisible(t, d->numel, 24) == SYM_TRUE);
     for (int i = 1; i <= STAGES; i++) {
-        CHECKF(sym_prove_le(t, one, d->h[i]) == SYM_TRUE, "stage %d", i);
+        CHECK_MSG(sym_prove_le(t, one, d->h[i]) == SYM_TRUE, "stage %d", i);
         (void)sym_prove_le(t, d->h[i], d->h[i - 1]);
         (void)sym_prove_le(t, d->h[i], d->w[i]);
     }
@@ -220,7 +221,7 @@ static void phase_print(deep *d) {
     char small[160];
     for (int i = 0; i <= STAGES; i++) {
         size_t n = sym_print(d->t, d->h[i], NULL, 0);
-        CHECKF(n <= SYM_PRINT_LIMIT, "stage %d prints %zu chars", i, n);
+        CHECK_MSG(n <= SYM_PRINT_LIMIT, "stage %d prints %zu chars", i, n);
         char *buf = malloc(n + 1);
         if (!buf) continue;
         CHECK(sym_print(d->t, d->h[i], buf, n + 1) == n && strlen(buf) == n);
@@ -228,10 +229,10 @@ static void phase_print(deep *d) {
         sym_expr back;
         symc_error err;
         if (!strstr(buf, SYM_PRINT_CUT))
-            CHECKF(sym_parse(d->t, buf, &back, &err) == SYMC_OK && back == d->h[i], "stage %d: %s", i, buf);
+            CHECK_MSG(sym_parse(d->t, buf, &back, &err) == SYMC_OK && back == d->h[i], "stage %d: %s", i, buf);
         else
-            CHECKF(n == SYM_PRINT_LIMIT && strcmp(buf + n - strlen(SYM_PRINT_CUT), SYM_PRINT_CUT) == 0,
-                   "stage %d: %zu chars, marker not at the end", i, n);
+            CHECK_MSG(n == SYM_PRINT_LIMIT && strcmp(buf + n - strlen(SYM_PRINT_CUT), SYM_PRINT_CUT) == 0,
+                      "stage %d: %zu chars, marker not at the end", i, n);
         free(buf);
         CHECK(sym_print(d->t, d->h[i], small, sizeof small) == n && strlen(small) < sizeof small);
     }
@@ -247,8 +248,8 @@ static void add_guard(deep *d, sym_rel rel, sym_expr l, sym_expr r, sym_guard_st
     sym_guard_state st = sym_guard_classify(d->t, idx);
     char line[512];
     size_t n = sym_guard_explain(d->t, idx, line, sizeof line);
-    CHECKF(st == want, "guard %u: %s, want %s: %s", idx, sym_guard_state_name(st), sym_guard_state_name(want), line);
-    CHECKF(n == strlen(line) && strstr(line, "deep: needs "), "%s", line);
+    CHECK_MSG(st == want, "guard %u: %s, want %s: %s", idx, sym_guard_state_name(st), sym_guard_state_name(want), line);
+    CHECK_MSG(n == strlen(line) && strstr(line, "deep: needs "), "%s", line);
     int holds = -1;
     CHECK(sym_guard_eval(d->t, idx, binds[3], 3, &holds, &err) == SYMC_OK && holds >= 0);
 }
@@ -260,7 +261,7 @@ static void phase_guard(deep *d) {
     sym_expr h = d->h[STAGES], w = d->w[STAGES];
     for (uint32_t g = 0; g < sym_guard_count(d->t); g++) {
         sym_guard_state st = sym_guard_classify(d->t, g);
-        CHECKF(st == SYM_GUARD_IMPLIED || st == SYM_GUARD_RUNTIME, "guard %u: %s", g, sym_guard_state_name(st));
+        CHECK_MSG(st == SYM_GUARD_IMPLIED || st == SYM_GUARD_RUNTIME, "guard %u: %s", g, sym_guard_state_name(st));
     }
     add_guard(d, SYM_REL_LE, sym_const(d->t, 1), h, SYM_GUARD_IMPLIED);
     add_guard(d, SYM_REL_DIVISIBLE, d->numel, sym_const(d->t, 8), SYM_GUARD_IMPLIED);
@@ -269,7 +270,7 @@ static void phase_guard(deep *d) {
     add_guard(d, SYM_REL_BROADCAST, h, w, SYM_GUARD_RUNTIME);
     char line[512];
     sym_guard_explain(d->t, sym_guard_count(d->t) - 3, line, sizeof line);
-    CHECKF(strstr(line, "H in [1, 1048576]") && strstr(line, "e.g. H = "), "%s", line);
+    CHECK_MSG(strstr(line, "H in [1, 1048576]") && strstr(line, "e.g. H = "), "%s", line);
     printf("example: %.200s\n", line);
 }
 
@@ -282,7 +283,7 @@ static void phase_assume(deep *d) {
     symc_error err;
     CHECK(sym_symbol_new(d->t, &info, &z, &err) == SYMC_OK);
     sym_expr ze = sym_var(d->t, z);
-    CHECKF(sym_assume_eq(d->t, ze, d->h[STAGES], &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(sym_assume_eq(d->t, ze, d->h[STAGES], &err) == SYMC_OK, "%s", err.msg);
     CHECK(sym_prove_le(d->t, sym_const(d->t, 1), ze) == SYM_TRUE);
     CHECK(sym_prove_eq(d->t, ze, d->h[STAGES]) == SYM_TRUE);
     (void)sym_prove_le(d->t, ze, d->w[STAGES]);
@@ -290,7 +291,7 @@ static void phase_assume(deep *d) {
         int64_t wh[STAGES + 1], v[4] = {binds[b][0], binds[b][1], binds[b][2], 0};
         want_chain(binds[b][1], wh);
         v[3] = wh[STAGES];
-        CHECKF(sym_check_binding(d->t, v, 4, &err) == SYMC_OK, "%s", err.msg);
+        CHECK_MSG(sym_check_binding(d->t, v, 4, &err) == SYMC_OK, "%s", err.msg);
         v[3] = wh[STAGES] + 1;
         CHECK(sym_check_binding(d->t, v, 4, &err) == SYMC_ERR_RANGE);
     }
@@ -302,7 +303,7 @@ static void phase_decode(deep *d) {
     uint8_t *code = NULL;
     size_t size = 0;
     symc_error err;
-    CHECKF(sym_program_compile(d->t, outs, 2, &code, &size, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(sym_program_compile(d->t, outs, 2, &code, &size, &err) == SYMC_OK, "%s", err.msg);
     if (!code) return;
     sym_table *t2 = sym_table_new(); /* the same symbols (the assume phase may have added Z) */
     for (uint32_t i = 0; t2 && i < sym_symbol_count(d->t); i++) {
@@ -311,7 +312,7 @@ static void phase_decode(deep *d) {
         CHECK(sym_symbol_new(t2, &info, NULL, &err) == SYMC_OK);
     }
     if (!t2) return;
-    CHECKF(sym_program_decode(t2, code, size, got, 2, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(sym_program_decode(t2, code, size, got, 2, &err) == SYMC_OK, "%s", err.msg);
     for (size_t b = 0; b < NBINDS; b++) {
         int64_t x, y;
         CHECK(sym_eval(d->t, outs[1], binds[b], 3, &x, &err) == SYMC_OK &&
@@ -350,8 +351,8 @@ int main(int argc, char **argv) {
         printf("%s: %.2f ms\n", phases[i].name, ms);
         fflush(stdout);
     }
-    CHECKF(total < BUDGET_MS, "took %.1f ms, budget %.0f ms", total, BUDGET_MS);
+    CHECK_MSG(total < BUDGET_MS, "took %.1f ms, budget %.0f ms", total, BUDGET_MS);
     printf("total: %.2f ms (budget %.0f ms)\n", total, BUDGET_MS);
     sym_table_free(d.t);
-    return test_finish("test_deep");
+    return check_report("test_deep");
 }

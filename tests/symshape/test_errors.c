@@ -4,7 +4,7 @@
  * hand-made programs that break each rule of the checker. */
 #include "test.h"
 
-#define HAS(msg, frag) CHECKF(strstr((msg), (frag)) != NULL, "'%s' lacks '%s'", (msg), (frag))
+#define HAS(msg, frag) CHECK_MSG(strstr((msg), (frag)) != NULL, "'%s' lacks '%s'", (msg), (frag))
 
 static void symbols(void) {
     sym_table *t = sym_table_new();
@@ -169,7 +169,7 @@ static void programs(void) {
     CHECK(sym_program_eval(code, size, v, 3, out, 7, &err) == SYMC_ERR_INVALID_ARG);
     /* every truncation is rejected by the checker and by the evaluator */
     for (size_t n = 0; n < size; n++) {
-        CHECKF(sym_program_check(code, n, &ns, &no, &err) == SYMC_ERR_FORMAT, "prefix %zu accepted", n);
+        CHECK_MSG(sym_program_check(code, n, &ns, &no, &err) == SYMC_ERR_FORMAT, "prefix %zu accepted", n);
         CHECK(sym_program_eval(code, n, v, 3, out, 8, &err) != SYMC_OK);
     }
     /* every single-byte corruption: checked or not, no crash; checked ones evaluate */
@@ -265,5 +265,5 @@ int main(void) {
     bindings();
     constructors();
     programs();
-    return test_finish("test_errors");
+    return check_report("test_errors");
 }

@@ -86,7 +86,7 @@ static void test_equalities(void) {
     /* a contradiction is reported with both symbols and ranges; nothing changes */
     symc_status s = sym_assume_eq(t, B, M, &err);
     CHECK(s == SYMC_ERR_CONTRADICTION);
-    CHECKF(strstr(err.msg, "B in [16, 32]") && strstr(err.msg, "M in [40, 64]"), "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "B in [16, 32]") && strstr(err.msg, "M in [40, 64]"), "%s", err.msg);
     sym_symbol_get(t, 2, &i);
     CHECK(i.min == 40 && i.max == 64);
     /* binding checks see the equality */
@@ -122,7 +122,7 @@ static void test_equalities(void) {
     sym_symbol_get(t, 0, &i);
     CHECK(i.min == 6 && i.max == 6 && i.multiple_of == 6);
     s = sym_assume_eq(t, test_parse(t, "X"), test_parse(t, "Z"), &err);
-    CHECKF(s == SYMC_ERR_CONTRADICTION && strstr(err.msg, "X"), "%s", err.msg);
+    CHECK_MSG(s == SYMC_ERR_CONTRADICTION && strstr(err.msg, "X"), "%s", err.msg);
     sym_table_free(t);
 }
 
@@ -133,9 +133,9 @@ int main(void) {
         sym_expr e = test_parse(t, r->e);
         sym_range g = sym_range_of(t, e);
         int64_t d = sym_divisor_of(t, e);
-        CHECKF(g.lo == r->lo && g.hi == r->hi && d == r->div, "%s: [%lld, %lld] div %lld, want [%lld, %lld] div %lld",
-               r->e, (long long)g.lo, (long long)g.hi, (long long)d, (long long)r->lo, (long long)r->hi,
-               (long long)r->div);
+        CHECK_MSG(g.lo == r->lo && g.hi == r->hi && d == r->div,
+                  "%s: [%lld, %lld] div %lld, want [%lld, %lld] div %lld", r->e, (long long)g.lo, (long long)g.hi,
+                  (long long)d, (long long)r->lo, (long long)r->hi, (long long)r->div);
         sym_table_free(t);
     }
     for (size_t i = 0; i < sizeof proofs / sizeof proofs[0]; i++) {
@@ -145,15 +145,15 @@ int main(void) {
         char eq = tri(sym_prove_eq(t, a, b)), ne = tri(sym_prove_ne(t, a, b)), le = tri(sym_prove_le(t, a, b)),
              lt = tri(sym_prove_lt(t, a, b));
         char want_ne = r->eq == 'T' ? 'F' : r->eq == 'F' ? 'T' : 'U';
-        CHECKF(eq == r->eq && ne == want_ne && le == r->le && lt == r->lt, "%s vs %s: eq %c le %c lt %c, want %c %c %c",
-               r->a, r->b, eq, le, lt, r->eq, r->le, r->lt);
+        CHECK_MSG(eq == r->eq && ne == want_ne && le == r->le && lt == r->lt,
+                  "%s vs %s: eq %c le %c lt %c, want %c %c %c", r->a, r->b, eq, le, lt, r->eq, r->le, r->lt);
         sym_table_free(t);
     }
     for (size_t i = 0; i < sizeof divs / sizeof divs[0]; i++) {
         const div_row *r = &divs[i];
         sym_table *t = test_table(r->spec);
         char got = tri(sym_prove_divisible(t, test_parse(t, r->e), r->k));
-        CHECKF(got == r->want, "%s divisible by %lld: %c, want %c", r->e, (long long)r->k, got, r->want);
+        CHECK_MSG(got == r->want, "%s divisible by %lld: %c, want %c", r->e, (long long)r->k, got, r->want);
         sym_table_free(t);
     }
     /* unbounded symbols: bounds saturate at the int64 limits */
@@ -179,5 +179,5 @@ int main(void) {
         sym_table_free(t);
     }
     test_equalities();
-    return test_finish("test_facts");
+    return check_report("test_facts");
 }

@@ -266,7 +266,7 @@ static sym_table *new_table(bool *data_dep) {
             symc_error err;
             sym_id id;
             if (sym_symbol_new(t, &info, &id, &err)) { /* no multiple in range: reported, retry */
-                CHECKF(err.code == SYMC_ERR_RANGE && strstr(err.msg, name), "%s", err.msg);
+                CHECK_MSG(err.code == SYMC_ERR_RANGE && strstr(err.msg, name), "%s", err.msg);
                 sym_table_free(t);
                 t = NULL;
                 break;
@@ -304,8 +304,8 @@ static sym_table *new_table(bool *data_dep) {
                 if (s) {
                     /* a reported contradiction must be real: no binding satisfies it */
                     enumerate_bindings();
-                    CHECKF(s == SYMC_ERR_CONTRADICTION && nbind == 0, "assume_eq failed (%s) with %d bindings", err.msg,
-                           nbind);
+                    CHECK_MSG(s == SYMC_ERR_CONTRADICTION && nbind == 0, "assume_eq failed (%s) with %d bindings",
+                              err.msg, nbind);
                     neq--;
                 }
             }
@@ -324,8 +324,8 @@ static void check_binding_api(sym_table *t) {
         if (in) j++;
         symc_error err;
         symc_status s = sym_check_binding(t, declared[i], nsym, &err);
-        CHECKF((s == SYMC_OK) == in, "check_binding says %s for a binding %s the domain", s ? err.msg : "ok",
-               in ? "inside" : "outside");
+        CHECK_MSG((s == SYMC_OK) == in, "check_binding says %s for a binding %s the domain", s ? err.msg : "ok",
+                  in ? "inside" : "outside");
     }
 }
 
@@ -346,8 +346,8 @@ static void check_tri(sym_table *t, sym_tri p, int holds, int fails, const char 
         char x[512], y[512];
         sym_print(t, a, x, sizeof x);
         sym_print(t, b, y, sizeof y);
-        CHECKF(0, "%s(%s, %s) = %s but it %s at some binding", what, x, y, p == SYM_TRUE ? "TRUE" : "FALSE",
-               p == SYM_TRUE ? "fails" : "holds");
+        CHECK_MSG(0, "%s(%s, %s) = %s but it %s at some binding", what, x, y, p == SYM_TRUE ? "TRUE" : "FALSE",
+                  p == SYM_TRUE ? "fails" : "holds");
         fail_ctx(t, a, 0, NULL);
     }
 }
@@ -381,7 +381,7 @@ static void check_guard(sym_table *t, sym_expr a, sym_expr b, bool data_dep) {
     uint32_t idx;
     symc_error err;
     if (sym_guard_add(t, rel, a, b, "fuzz op", &idx, &err)) {
-        CHECKF(0, "guard_add: %s", err.msg);
+        CHECK_MSG(0, "guard_add: %s", err.msg);
         return;
     }
     int holds = 0, fails = 0;
@@ -406,14 +406,14 @@ static void check_guard(sym_table *t, sym_expr a, sym_expr b, bool data_dep) {
         char x[512], y[512];
         sym_print(t, a, x, sizeof x);
         sym_print(t, b, y, sizeof y);
-        CHECKF(0, "guard %d(%s, %s) classified %s with %d holding, %d failing bindings", (int)rel, x, y,
-               sym_guard_state_name(st), holds, fails);
+        CHECK_MSG(0, "guard %d(%s, %s) classified %s with %d holding, %d failing bindings", (int)rel, x, y,
+                  sym_guard_state_name(st), holds, fails);
         fail_ctx(t, a, 0, NULL);
     }
     char line[1024];
     size_t n = sym_guard_explain(t, idx, line, sizeof line);
     CHECK(n > 0 && strstr(line, "fuzz op") != NULL);
-    if (st == SYM_GUARD_NARROWS) CHECKF(strstr(line, "fix:") || strstr(line, "no multiple"), "%s", line);
+    if (st == SYM_GUARD_NARROWS) CHECK_MSG(strstr(line, "fix:") || strstr(line, "no multiple"), "%s", line);
 }
 
 /* The program decoded into a fresh table (declared ranges, no equalities):
@@ -428,10 +428,10 @@ static void check_decode(sym_table *t, const uint8_t *code, size_t size, int n) 
         sym_symbol_get(t, i, &info);
         info.min = decl[i].min, info.max = decl[i].max, info.multiple_of = decl[i].mult;
         info.opt = decl[i].min;
-        CHECKF(sym_symbol_new(d, &info, &id, &err) == SYMC_OK, "declare: %s", err.msg);
+        CHECK_MSG(sym_symbol_new(d, &info, &id, &err) == SYMC_OK, "declare: %s", err.msg);
     }
     sym_expr out[64];
-    CHECKF(sym_program_decode(d, code, size, out, (uint32_t)n, &err) == SYMC_OK, "decode: %s", err.msg);
+    CHECK_MSG(sym_program_decode(d, code, size, out, (uint32_t)n, &err) == SYMC_OK, "decode: %s", err.msg);
     CHECK(sym_program_decode(d, code, size, out, (uint32_t)n - 1, &err) != SYMC_OK); /* too little room */
     for (int b = 0; b < ndeclared; b++) {
         int64_t want[64], got;
@@ -439,8 +439,8 @@ static void check_decode(sym_table *t, const uint8_t *code, size_t size, int n) 
         for (int i = 0; i < n; i++) {
             symc_status s = sym_eval(d, out[i], declared[b], nsym, &got, &err);
             if (s || got != want[i]) {
-                CHECKF(0, "decoded output %d: %s %" PRId64 ", program %" PRId64, i, s ? err.msg : "value", got,
-                       want[i]);
+                CHECK_MSG(0, "decoded output %d: %s %" PRId64 ", program %" PRId64, i, s ? err.msg : "value", got,
+                          want[i]);
                 char text[1024];
                 sym_print(d, out[i], text, sizeof text);
                 fprintf(stderr, "  decoded: %s at", text);
@@ -460,11 +460,11 @@ static void check_program(sym_table *t, const item *items, int n) {
     size_t size;
     symc_error err;
     if (sym_program_compile(t, es, (uint32_t)n, &code, &size, &err)) {
-        CHECKF(0, "compile: %s", err.msg);
+        CHECK_MSG(0, "compile: %s", err.msg);
         return;
     }
     uint32_t ps, po;
-    CHECKF(sym_program_check(code, size, &ps, &po, &err) == SYMC_OK, "check: %s", err.msg);
+    CHECK_MSG(sym_program_check(code, size, &ps, &po, &err) == SYMC_OK, "check: %s", err.msg);
     CHECK(ps == nsym && po == (uint32_t)n);
     stats.programs++;
     for (int b = 0; b < ndeclared; b++) {
@@ -478,12 +478,12 @@ static void check_program(sym_table *t, const item *items, int n) {
                 continue;
             }
             if (s == SYMC_OK && out[i] != want) {
-                CHECKF(0, "program output %d = %" PRId64 ", sym_eval %" PRId64, i, out[i], want);
+                CHECK_MSG(0, "program output %d = %" PRId64 ", sym_eval %" PRId64, i, out[i], want);
                 fail_ctx(t, es[i], items[i].tree, declared[b]);
             }
         }
-        CHECKF((s == SYMC_OK) == all_ok, "program status %s, sym_eval %s", s ? err.msg : "ok",
-               all_ok ? "all ok" : "some failed");
+        CHECK_MSG((s == SYMC_OK) == all_ok, "program status %s, sym_eval %s", s ? err.msg : "ok",
+                  all_ok ? "all ok" : "some failed");
     }
     check_decode(t, code, size, n);
     free(code);
@@ -506,12 +506,12 @@ static void one_table(long *budget) {
         if (e == SYM_NONE) {
             stats.built_fail++;
             const symc_error *te = sym_table_error(t);
-            CHECKF(te && (te->code == SYMC_ERR_DIV_ZERO || te->code == SYMC_ERR_OVERFLOW), "no table error");
+            CHECK_MSG(te && (te->code == SYMC_ERR_DIV_ZERO || te->code == SYMC_ERR_OVERFLOW), "no table error");
             if (te && te->code == SYMC_ERR_DIV_ZERO) {
                 /* only if the original fails everywhere in the declared ranges */
                 int dok = 0;
                 for (int i = 0; i < nbind; i++) dok += !ref(tree, bindings[i]).bad;
-                CHECKF(dok == 0, "constructor reported '%s' but the tree evaluates at %d bindings", te->msg, dok);
+                CHECK_MSG(dok == 0, "constructor reported '%s' but the tree evaluates at %d bindings", te->msg, dok);
                 if (dok) fail_ctx(t, e, tree, NULL);
             }
             continue;
@@ -527,7 +527,7 @@ static void one_table(long *budget) {
             symc_status s = sym_eval(t, e, bindings[i], nsym, &got, &err);
             stats.evals++;
             if (s != SYMC_OK || got != want.v) {
-                CHECKF(0, "eval %s: got %" PRId64 " want %" PRId64, s ? err.msg : "ok", got, want.v);
+                CHECK_MSG(0, "eval %s: got %" PRId64 " want %" PRId64, s ? err.msg : "ok", got, want.v);
                 fail_ctx(t, e, tree, bindings[i]);
                 break;
             }
@@ -539,7 +539,8 @@ static void one_table(long *budget) {
             stats.range_checks++;
             bool in = got >= r.lo && got <= r.hi, dv = d == 0 ? got == 0 : got % d == 0;
             if (!in || !dv) {
-                CHECKF(0, "value %" PRId64 " vs range [%" PRId64 ", %" PRId64 "] divisor %" PRId64, got, r.lo, r.hi, d);
+                CHECK_MSG(0, "value %" PRId64 " vs range [%" PRId64 ", %" PRId64 "] divisor %" PRId64, got, r.lo, r.hi,
+                          d);
                 fail_ctx(t, e, tree, bindings[i]);
                 break;
             }
@@ -569,12 +570,12 @@ int main(int argc, char **argv) {
     printf("test_fuzz: %ld expressions, seed %" PRIu64 "\n", iters, seed);
     rng_state = seed;
     long budget = iters;
-    while (budget > 0 && test_failures < 20) one_table(&budget);
+    while (budget > 0 && check_failures < 20) one_table(&budget);
     printf("  built %ld (%ld constructor errors), %ld evaluations, %ld range/divisor checks\n", stats.exprs,
            stats.built_fail, stats.evals, stats.range_checks);
     printf("  proofs: %ld TRUE, %ld FALSE, %ld UNKNOWN; %ld programs\n", stats.proofs_true, stats.proofs_false,
            stats.proofs_unknown, stats.programs);
     printf("  guards: %ld (implied %ld, runtime %ld, narrows %ld, false %ld)\n", stats.guards, stats.gstate[0],
            stats.gstate[1], stats.gstate[2], stats.gstate[3]);
-    return test_finish("test_fuzz");
+    return check_report("test_fuzz");
 }

@@ -71,11 +71,11 @@ int main(void) {
         sym_guard_state st = sym_guard_classify(t, idx);
         char line[512];
         size_t n = sym_guard_explain(t, idx, line, sizeof line);
-        CHECKF(st == r->want, "row %zu (%s ? %s): %s, want %s: %s", i, r->lhs, r->rhs, sym_guard_state_name(st),
-               sym_guard_state_name(r->want), line);
-        CHECKF(n == strlen(line) && strstr(line, "node 'Op_7'"), "%s", line);
-        CHECKF(!r->frag1 || strstr(line, r->frag1), "row %zu: '%s' lacks '%s'", i, line, r->frag1);
-        CHECKF(!r->frag2 || strstr(line, r->frag2), "row %zu: '%s' lacks '%s'", i, line, r->frag2);
+        CHECK_MSG(st == r->want, "row %zu (%s ? %s): %s, want %s: %s", i, r->lhs, r->rhs, sym_guard_state_name(st),
+                  sym_guard_state_name(r->want), line);
+        CHECK_MSG(n == strlen(line) && strstr(line, "node 'Op_7'"), "%s", line);
+        CHECK_MSG(!r->frag1 || strstr(line, r->frag1), "row %zu: '%s' lacks '%s'", i, line, r->frag1);
+        CHECK_MSG(!r->frag2 || strstr(line, r->frag2), "row %zu: '%s' lacks '%s'", i, line, r->frag2);
         if (i == 4) printf("example: %s\n", line);
         sym_table_free(t);
     }
@@ -111,5 +111,5 @@ int main(void) {
               SYMC_ERR_INVALID_ARG);
         sym_table_free(t);
     }
-    return test_finish("test_guard");
+    return check_report("test_guard");
 }

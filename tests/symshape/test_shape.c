@@ -64,18 +64,18 @@ static void test_broadcast(void) {
         symc_status s = sym_broadcast(t, a, na, b, nb, out, &no, "node 'Add_1'", &err);
         char gs[256];
         guard_states(t, gs);
-        CHECKF(s == r->status, "row %zu: status %d (%s)", i, s, s ? err.msg : "");
-        if (s) CHECKF(strstr(err.msg, "node 'Add_1'") != NULL, "%s", err.msg);
+        CHECK_MSG(s == r->status, "row %zu: status %d (%s)", i, s, s ? err.msg : "");
+        if (s) CHECK_MSG(strstr(err.msg, "node 'Add_1'") != NULL, "%s", err.msg);
         if (!s) {
             const char *got = dims_text(t, out, no);
             /* min(min(K, M), 1) prints nested; compare without the inner call */
             if (strcmp(got, r->want) != 0 && strstr(r->want, "min(1, K, M)")) {
-                CHECKF(strstr(got, "max(K, M)") != NULL, "row %zu: %s", i, got);
+                CHECK_MSG(strstr(got, "max(K, M)") != NULL, "row %zu: %s", i, got);
             } else {
-                CHECKF(strcmp(got, r->want) == 0, "row %zu: %s, want %s", i, got, r->want);
+                CHECK_MSG(strcmp(got, r->want) == 0, "row %zu: %s, want %s", i, got, r->want);
             }
         }
-        CHECKF(strcmp(gs, r->guards) == 0, "row %zu: guards %s, want %s", i, gs, r->guards);
+        CHECK_MSG(strcmp(gs, r->guards) == 0, "row %zu: guards %s, want %s", i, gs, r->guards);
         sym_table_free(t);
     }
     /* brute force: wherever NumPy accepts the pair, the result matches */
@@ -91,8 +91,8 @@ static void test_broadcast(void) {
             int holds;
             CHECK(sym_guard_eval(t, 0, v, 2, &holds, &err) == SYMC_OK && holds == ok);
             if (!ok) continue;
-            CHECKF(sym_eval(t, out[0], v, 2, &got, &err) == SYMC_OK && got == want, "K=%lld M=%lld: %lld want %lld",
-                   (long long)k, (long long)m, (long long)got, (long long)want);
+            CHECK_MSG(sym_eval(t, out[0], v, 2, &got, &err) == SYMC_OK && got == want, "K=%lld M=%lld: %lld want %lld",
+                      (long long)k, (long long)m, (long long)got, (long long)want);
         }
     sym_table_free(t);
 }
@@ -125,7 +125,7 @@ static void test_matmul_concat(void) {
     CHECK(sym_guard_count(t) == g0 + 1);
     nb = parse_dims(t, "65;N", b);
     CHECK(sym_matmul(t, a, na, b, nb, out, &no, "MatMul_5", &err) == SYMC_ERR_VERIFY);
-    CHECKF(strstr(err.msg, "MatMul_5") && strstr(err.msg, "K == 65"), "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "MatMul_5") && strstr(err.msg, "K == 65"), "%s", err.msg);
     CHECK(sym_matmul(t, a, 0, b, nb, out, &no, "MatMul_6", &err) == SYMC_ERR_INVALID_ARG);
 
     sym_expr x[2], y[2], z[2];
@@ -163,13 +163,13 @@ static void test_window(void) {
     sym_expr H = test_parse(t, "H"), o;
     symc_error err;
     CHECK(sym_window_out(t, H, 3, 2, 1, 1, 1, 0, "Conv_0", &o, &err) == SYMC_OK);
-    CHECKF(strcmp(test_print(t, o), "((H-1)//2+1)") == 0, "%s", test_print(t, o));
+    CHECK_MSG(strcmp(test_print(t, o), "((H-1)//2+1)") == 0, "%s", test_print(t, o));
     CHECK(sym_guard_count(t) == 0); /* >= 1 is implied */
     CHECK(sym_window_out(t, H, 3, 2, 0, 0, 1, 0, "Pool_1", &o, &err) == SYMC_OK);
     CHECK(sym_guard_count(t) == 1 && sym_guard_classify(t, 0) == SYM_GUARD_NARROWS);
     char line[512];
     sym_guard_explain(t, 0, line, sizeof line);
-    CHECKF(strstr(line, "Pool_1") && strstr(line, "narrow H to [3, 224]"), "%s", line);
+    CHECK_MSG(strstr(line, "Pool_1") && strstr(line, "narrow H to [3, 224]"), "%s", line);
     CHECK(sym_window_out(t, H, 300, 1, 0, 0, 1, 0, "Pool_2", &o, &err) == SYMC_ERR_VERIFY);
     CHECK(sym_window_out(t, H, 0, 1, 0, 0, 1, 0, "Pool_3", &o, &err) == SYMC_ERR_INVALID_ARG &&
           strstr(err.msg, "Pool_3"));
@@ -195,10 +195,10 @@ static void test_window(void) {
                             for (int64_t h = 1; h <= 24; h++) {
                                 int64_t want = torch_pool(h, k, s, pl, ph, d, cm), got;
                                 if (want < 1) continue;
-                                CHECKF(sym_eval(t, o, &h, 1, &got, &err) == SYMC_OK && got == want,
-                                       "k%lld s%lld p%lld,%lld d%lld ceil%d H=%lld: %lld want %lld (%s)", (long long)k,
-                                       (long long)s, (long long)pl, (long long)ph, (long long)d, cm, (long long)h,
-                                       (long long)got, (long long)want, test_print(t, o));
+                                CHECK_MSG(sym_eval(t, o, &h, 1, &got, &err) == SYMC_OK && got == want,
+                                          "k%lld s%lld p%lld,%lld d%lld ceil%d H=%lld: %lld want %lld (%s)",
+                                          (long long)k, (long long)s, (long long)pl, (long long)ph, (long long)d, cm,
+                                          (long long)h, (long long)got, (long long)want, test_print(t, o));
                             }
                             sym_table_free(t);
                         }
@@ -242,40 +242,40 @@ static void test_reshape(void) {
         symc_status s = sym_reshape(t, in, nin, tg, n, out, "node 'Reshape_3'", &err);
         char gs[256];
         guard_states(t, gs);
-        CHECKF(s == r->status, "row %zu: status %d (%s)", i, s, s ? err.msg : "");
-        if (s) CHECKF(strstr(err.msg, "Reshape_3"), "%s", err.msg);
+        CHECK_MSG(s == r->status, "row %zu: status %d (%s)", i, s, s ? err.msg : "");
+        if (s) CHECK_MSG(strstr(err.msg, "Reshape_3"), "%s", err.msg);
         if (!s) {
             const char *got = dims_text(t, out, n);
-            if (strcmp(r->want, "B") == 0) CHECKF(out[1] == test_parse(t, "B"), "row %zu: %s", i, got);
+            if (strcmp(r->want, "B") == 0) CHECK_MSG(out[1] == test_parse(t, "B"), "row %zu: %s", i, got);
             else if (strstr(r->want, "?")) { /* the inferred dim by value: S*16/128 at every multiple of 8 */
                 for (int64_t sv = 8; sv <= 64; sv += 8) {
                     int64_t vals[2] = {2, sv}, v = -1;
-                    CHECKF(sym_eval(t, out[1], vals, 2, &v, &err) == SYMC_OK && v == sv / 8, "row %zu: S=%lld: %lld", i,
-                           (long long)sv, (long long)v);
+                    CHECK_MSG(sym_eval(t, out[1], vals, 2, &v, &err) == SYMC_OK && v == sv / 8, "row %zu: S=%lld: %lld",
+                              i, (long long)sv, (long long)v);
                 }
-                CHECKF(out[0] == in[0] && out[2] == tg[2], "row %zu: %s", i, got);
-            } else CHECKF(strcmp(got, r->want) == 0, "row %zu: %s, want %s", i, got, r->want);
+                CHECK_MSG(out[0] == in[0] && out[2] == tg[2], "row %zu: %s", i, got);
+            } else CHECK_MSG(strcmp(got, r->want) == 0, "row %zu: %s, want %s", i, got, r->want);
         }
-        CHECKF(strcmp(gs, r->guards) == 0, "row %zu: guards %s, want %s", i, gs, r->guards);
+        CHECK_MSG(strcmp(gs, r->guards) == 0, "row %zu: guards %s, want %s", i, gs, r->guards);
         if (i == 4) {
             char line[512];
             sym_guard_explain(t, 0, line, sizeof line);
-            CHECKF(strstr(line, "declare S as a multiple of 8") && strstr(line, "Reshape_3"), "%s", line);
+            CHECK_MSG(strstr(line, "declare S as a multiple of 8") && strstr(line, "Reshape_3"), "%s", line);
         }
         if (i == 13) {
             /* the guard is S*16 % 128 == 0, and the fix quotes the symbol's hint with the multiple */
             char line[512];
             sym_guard_explain(t, 0, line, sizeof line);
-            CHECKF(strstr(line, "% 128 == 0") && strstr(line, "fix: declare S as a multiple of 8") &&
-                       !strstr(line, "--multiple"),
-                   "%s", line);
+            CHECK_MSG(strstr(line, "% 128 == 0") && strstr(line, "fix: declare S as a multiple of 8") &&
+                          !strstr(line, "--multiple"),
+                      "%s", line);
             sym_id sid;
             CHECK(sym_symbol_find(t, "S", &sid));
             CHECK(sym_symbol_set_hint(t, sid, "--multiple x:1={m} (or {m}x)", &err) == SYMC_OK);
             CHECK(!strcmp(sym_symbol_hint(t, sid), "--multiple x:1={m} (or {m}x)"));
             sym_guard_explain(t, 0, line, sizeof line);
             const char *want = "fix: declare S as a multiple of 8: --multiple x:1=8 (or 8x)";
-            CHECKF(strlen(line) >= strlen(want) && !strcmp(line + strlen(line) - strlen(want), want), "%s", line);
+            CHECK_MSG(strlen(line) >= strlen(want) && !strcmp(line + strlen(line) - strlen(want), want), "%s", line);
             CHECK(sym_symbol_set_hint(t, sid, NULL, &err) == SYMC_OK && !sym_symbol_hint(t, sid));
             CHECK(sym_symbol_set_hint(t, 99, "x", &err) == SYMC_ERR_INVALID_ARG);
         }
@@ -314,11 +314,11 @@ static void test_slice(void) {
     sym_expr D = test_parse(t, "D"), S = test_parse(t, "S"), E = test_parse(t, "E"), o;
     /* ends beyond any dim (ONNX uses INT64_MAX for "to the end") */
     CHECK(sym_slice_len(t, D, sym_const(t, 0), sym_const(t, INT64_MAX), 1, &o, "Slice_0", &err) == SYMC_OK);
-    CHECKF(o == D, "%s", test_print(t, o));
+    CHECK_MSG(o == D, "%s", test_print(t, o));
     CHECK(sym_slice_len(t, D, sym_const(t, 1), sym_const(t, INT64_MAX), 1, &o, "Slice_1", &err) == SYMC_OK);
-    CHECKF(strcmp(test_print(t, o), "max(0, (D-min(1, D)))") == 0, "%s", test_print(t, o));
+    CHECK_MSG(strcmp(test_print(t, o), "max(0, (D-min(1, D)))") == 0, "%s", test_print(t, o));
     CHECK(sym_slice_len(t, D, sym_const(t, -1), sym_const(t, INT64_MIN), -1, &o, "Slice_2", &err) == SYMC_OK);
-    CHECKF(o == D, "%s", test_print(t, o));
+    CHECK_MSG(o == D, "%s", test_print(t, o));
     CHECK(sym_slice_len(t, D, S, E, 0, &o, "Slice_3", &err) == SYMC_ERR_INVALID_ARG && strstr(err.msg, "Slice_3"));
     const int64_t consts[] = {0, 1, 2, 3, -1, -2, -5, 7, 11, -11, INT64_MAX, INT64_MIN};
     const int64_t steps[] = {1, 2, 3, -1, -2, -3};
@@ -330,9 +330,9 @@ static void test_slice(void) {
             for (int64_t s = -12; s <= 12; s++)
                 for (int64_t e = -12; e <= 12; e++) {
                     int64_t v[3] = {d, s, e}, got, want = onnx_slice(d, s, e, step);
-                    CHECKF(sym_eval(t, o, v, 3, &got, &err) == SYMC_OK && got == want,
-                           "dim %lld [%lld:%lld:%lld]: %lld want %lld", (long long)d, (long long)s, (long long)e,
-                           (long long)step, (long long)got, (long long)want);
+                    CHECK_MSG(sym_eval(t, o, v, 3, &got, &err) == SYMC_OK && got == want,
+                              "dim %lld [%lld:%lld:%lld]: %lld want %lld", (long long)d, (long long)s, (long long)e,
+                              (long long)step, (long long)got, (long long)want);
                 }
         /* constant start and end */
         for (size_t a = 0; a < sizeof consts / sizeof consts[0]; a++)
@@ -348,9 +348,9 @@ static void test_slice(void) {
                     e0 = e0 == INT64_MAX ? 100 : e0;
                     want = onnx_slice(d, s0, e0, step);
                     int64_t v[3] = {d, 0, 0};
-                    CHECKF(sym_eval(t, o, v, 3, &got, &err) == SYMC_OK && got == want,
-                           "dim %lld [%lld:%lld:%lld]: %lld want %lld", (long long)d, (long long)consts[a],
-                           (long long)consts[b], (long long)step, (long long)got, (long long)want);
+                    CHECK_MSG(sym_eval(t, o, v, 3, &got, &err) == SYMC_OK && got == want,
+                              "dim %lld [%lld:%lld:%lld]: %lld want %lld", (long long)d, (long long)consts[a],
+                              (long long)consts[b], (long long)step, (long long)got, (long long)want);
                 }
             }
     }
@@ -363,5 +363,5 @@ int main(void) {
     test_window();
     test_reshape();
     test_slice();
-    return test_finish("test_shape");
+    return check_report("test_shape");
 }

@@ -224,8 +224,8 @@ static void brute(sym_table *t, const char *in, sym_expr e) {
         if (!r.bad) {
             symc_error err;
             symc_status s = sym_eval(t, e, v, n, &got, &err);
-            CHECKF(s == SYMC_OK && got == want, "%s at B0=%lld: got %lld want %lld (%s)", in, (long long)v[0],
-                   (long long)got, (long long)want, s ? err.msg : "ok");
+            CHECK_MSG(s == SYMC_OK && got == want, "%s at B0=%lld: got %lld want %lld (%s)", in, (long long)v[0],
+                      (long long)got, (long long)want, s ? err.msg : "ok");
         }
         uint32_t i = 0;
         for (; i < n; i++) {
@@ -243,12 +243,12 @@ int main(void) {
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         sym_table *t = test_table(rows[i].spec);
         sym_expr e = test_parse(t, rows[i].in);
-        CHECKF(e != SYM_NONE, "row %zu: %s", i, rows[i].in);
+        CHECK_MSG(e != SYM_NONE, "row %zu: %s", i, rows[i].in);
         if (e != SYM_NONE) {
             const char *got = test_print(t, e);
-            CHECKF(strcmp(got, rows[i].want) == 0, "row %zu: %s -> %s, want %s", i, rows[i].in, got, rows[i].want);
+            CHECK_MSG(strcmp(got, rows[i].want) == 0, "row %zu: %s -> %s, want %s", i, rows[i].in, got, rows[i].want);
             sym_expr back = test_parse(t, got);
-            CHECKF(back == e, "row %zu: round trip of %s gave %s", i, got, test_print(t, back));
+            CHECK_MSG(back == e, "row %zu: round trip of %s gave %s", i, got, test_print(t, back));
             brute(t, rows[i].in, e);
         }
         sym_table_free(t);
@@ -279,8 +279,8 @@ int main(void) {
             sym_expr q = test_parse(t, qs), b = test_parse(t, bs), a = sym_mul(t, q, b);
             sym_expr d = sym_floordiv(t, a, b), m = sym_mod(t, a, b);
             int64_t mv;
-            CHECKF(d == q, "(%s)*(%s) // (%s) gave %s", qs, bs, bs, test_print(t, d));
-            CHECKF(sym_is_const(t, m, &mv) && mv == 0, "(%s)*(%s) %% (%s) gave %s", qs, bs, bs, test_print(t, m));
+            CHECK_MSG(d == q, "(%s)*(%s) // (%s) gave %s", qs, bs, bs, test_print(t, d));
+            CHECK_MSG(sym_is_const(t, m, &mv) && mv == 0, "(%s)*(%s) %% (%s) gave %s", qs, bs, bs, test_print(t, m));
             sym_expr ar = sym_add_const(t, a, r), dr = sym_floordiv(t, ar, b), mr = sym_mod(t, ar, b);
             int64_t v[3];
             for (v[0] = 1; v[0] <= 6; v[0]++)
@@ -291,14 +291,14 @@ int main(void) {
                         if (sym_eval(t, ar, v, 3, &av, &err) || sym_eval(t, b, v, 3, &bv, &err) || bv <= 0 ||
                             sym_eval(t, dr, v, 3, &gd, &err) || sym_eval(t, mr, v, 3, &gm, &err) ||
                             sym_eval(t, d, v, 3, &qv, &err)) {
-                            CHECKF(0, "(%s)*(%s)+%d: evaluation failed", qs, bs, r);
+                            CHECK_MSG(0, "(%s)*(%s)+%d: evaluation failed", qs, bs, r);
                             continue;
                         }
                         int64_t fq = av / bv - ((av % bv) != 0 && av < 0), fm = av - fq * bv;
-                        CHECKF(gd == fq && gm == fm,
-                               "(%s)*(%s)+%d at B=%lld N=%lld T=%lld: // %lld %% %lld, want %lld %lld", qs, bs, r,
-                               (long long)v[0], (long long)v[1], (long long)v[2], (long long)gd, (long long)gm,
-                               (long long)fq, (long long)fm);
+                        CHECK_MSG(gd == fq && gm == fm,
+                                  "(%s)*(%s)+%d at B=%lld N=%lld T=%lld: // %lld %% %lld, want %lld %lld", qs, bs, r,
+                                  (long long)v[0], (long long)v[1], (long long)v[2], (long long)gd, (long long)gm,
+                                  (long long)fq, (long long)fm);
                         CHECK(r != 0 || qv == fq);
                     }
         }
@@ -311,8 +311,8 @@ int main(void) {
         sym_expr B = test_parse(t, "B"), S = test_parse(t, "S"), k8 = sym_const(t, 8);
         CHECK(strcmp(test_print(t, sym_ceildiv(t, B, k8)), "(B+7)//8") == 0);
         CHECK(sym_ceildiv(t, S, k8) == test_parse(t, "S//8"));
-        CHECKF(strcmp(test_print(t, sym_ceildiv(t, B, S)), "((B-1)//S+1)") == 0, "%s",
-               test_print(t, sym_ceildiv(t, B, S)));
+        CHECK_MSG(strcmp(test_print(t, sym_ceildiv(t, B, S)), "((B-1)//S+1)") == 0, "%s",
+                  test_print(t, sym_ceildiv(t, B, S)));
         CHECK(sym_ceildiv(t, sym_scale(t, S, 3), k8) == test_parse(t, "S//8*3"));
         /* equal expressions built in different orders share a handle */
         CHECK(test_parse(t, "(B+1)*S") == test_parse(t, "S+S*B"));
@@ -337,5 +337,5 @@ int main(void) {
         CHECK(sym_print(t, test_parse(t, "B*197"), NULL, 0) == 7);
         sym_table_free(t);
     }
-    return test_finish("test_simplify");
+    return check_report("test_simplify");
 }
