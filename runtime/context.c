@@ -53,6 +53,8 @@ struct symrt_engine {
     atomic_uint contexts; /* contexts created, numbering them for messages */
 };
 
+const rt_engine *rt_engine_of(const symrt_engine *e) { return e ? e->e : NULL; }
+
 struct symrt_context {
     /* set while a call runs on this context: a second thread entering then
      * gets an error instead of racing (see enter()) */

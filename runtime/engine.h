@@ -267,6 +267,11 @@ symc_status rt_engine_encode(const rt_engine *e, uint8_t **bytes, size_t *size, 
  * everything; free it with rt_engine_free. */
 symc_status rt_engine_decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_error *err);
 void rt_engine_free(rt_engine *e);
+/* The decoded engine behind a loaded symrt handle (runtime/context.c), for the
+ * tools that read what the public API does not show (bench's memory formula):
+ * owned by the handle, valid while it is. */
+struct symrt_engine;
+const rt_engine *rt_engine_of(const struct symrt_engine *e);
 
 #ifdef __cplusplus
 }

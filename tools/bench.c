@@ -236,7 +236,6 @@ int symc_cmd_bench(int argc, char **argv) {
     }
     symrt_engine *e = NULL;
     b_run run = {0};
-    rt_engine *mem_engine = NULL; /* the engine decoded again, for the memory formula */
     tool_memory mem;
     symc_error err = {0};
     const char *device;
@@ -250,7 +249,7 @@ int symc_cmd_bench(int argc, char **argv) {
     rc = 1;
     if (tool_check_regular_file(o.engine, "engine", &err) || symrt_engine_load_file(o.engine, &e, &err)) goto fail;
     if ((n = tool_bench_points(e, &o, &tmpl, parsed, pts, msg, sizeof msg)) < 0) goto fail_msg;
-    if (tool_bench_open(&run, e, &o, &mem_engine, &mem, &device, &err)) goto fail;
+    if (tool_bench_open(&run, e, &o, &mem, &device, &err)) goto fail;
     for (int k = 0; k < n; k++) /* every point's shapes are valid before any timing */
         if (tool_bench_set_shapes(&run, &pts[k], &err)) {
             failed = k;
@@ -296,7 +295,6 @@ done:
     symrt_context_destroy(run.c);
     symrt_engine_destroy(e);
     if (run.mem) tool_memory_free(run.mem);
-    rt_engine_free(mem_engine);
     for (int k = 0; k <= o.n_points; k++) fe_point_free(&specs[k]);
     free(specs);
     free(parsed);

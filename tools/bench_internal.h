@@ -104,8 +104,8 @@ int tool_bench_set_shapes(const b_run *r, const b_point *p, symc_error *err);
 int tool_bench_point_symbols(const rt_engine *e, const b_point *p, int64_t *vals);
 void tool_bench_point_memory(b_run *r, const b_point *p, b_result *res);
 int tool_bench_point_run(b_run *r, const b_point *p, int point_index, b_result *res, symc_error *err);
-int tool_bench_open(b_run *run, symrt_engine *e, const b_opts *o, rt_engine **mem_engine, tool_memory *mem,
-                    const char **device, symc_error *err);
+int tool_bench_open(b_run *run, symrt_engine *e, const b_opts *o, tool_memory *mem, const char **device,
+                    symc_error *err);
 void tool_bench_print_profile(const b_result *x, double p50);
 void tool_bench_print_first(const b_result *x);
 void tool_bench_json_str(FILE *f, const char *s);

@@ -395,25 +395,19 @@ out:
 #undef BIND
 }
 
-/* CUDA: the memory formula from a second decode of the engine file (the
- * symrt handle does not expose the engine), and the device's free memory
- * before the context exists. Any failure only drops the memory columns, with
- * a comment line saying why. */
-static void b_memory_begin(b_run *r, const char *path, int quiet, rt_engine **engine, tool_memory *mem) {
+/* CUDA: the memory formula of the loaded engine (rt_engine_of), and the
+ * device's free memory before the context exists. Any failure only drops the
+ * memory columns, with a comment line saying why. */
+static void b_memory_begin(b_run *r, const rt_engine *engine, int quiet, tool_memory *mem) {
     symc_error err = {0};
-    uint8_t *bytes = NULL;
-    size_t n = 0, total = 0;
-    *engine = NULL;
+    size_t total = 0;
     memset(mem, 0, sizeof *mem);
-    if (!rt_read_file(path, &bytes, &n, &err) && !rt_engine_decode(bytes, n, engine, &err)) {
-        if (!(*engine)->n_steps) symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "the engine has no GPU steps");
-        else if (!tool_memory_init(mem, *engine, RT_SCHEDULE_STEPS, &err) && !r->drv->ctx_synchronize() &&
-                 !r->drv->mem_get_info(&r->free0, &total)) {
-            r->free_min = r->free0;
-            r->mem = mem;
-        } else if (!err.msg[0]) symc_error_setf(&err, SYMC_ERR_DEVICE, "cuMemGetInfo failed");
-    }
-    free(bytes);
+    if (!engine->n_steps) symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "the engine has no GPU steps");
+    else if (!tool_memory_init(mem, engine, RT_SCHEDULE_STEPS, &err) && !r->drv->ctx_synchronize() &&
+             !r->drv->mem_get_info(&r->free0, &total)) {
+        r->free_min = r->free0;
+        r->mem = mem;
+    } else if (!err.msg[0]) symc_error_setf(&err, SYMC_ERR_DEVICE, "cuMemGetInfo failed");
     if (!r->mem) {
         tool_memory_free(mem);
         if (!quiet) printf("# memory not measured: %s\n", err.msg);
@@ -421,11 +415,11 @@ static void b_memory_begin(b_run *r, const char *path, int quiet, rt_engine **en
 }
 
 /* What every point shares, into run: the CUDA driver (*device: its name),
- * the memory baseline and formula (mem, *mem_engine), the context (with CUDA
- * graphs when asked) and the stream. Returns 0 or 1 with err; whatever was
- * made is in run (and *mem_engine) for the caller to release. */
-int tool_bench_open(b_run *run, symrt_engine *e, const b_opts *o, rt_engine **mem_engine, tool_memory *mem,
-                    const char **device, symc_error *err) {
+ * the memory baseline and formula (mem), the context (with CUDA graphs when
+ * asked) and the stream. Returns 0 or 1 with err; whatever was made is in run
+ * for the caller to release. */
+int tool_bench_open(b_run *run, symrt_engine *e, const b_opts *o, tool_memory *mem, const char **device,
+                    symc_error *err) {
     *device = "cpu (reference backend)";
     run->e = e;
     if (o->be == SYMRT_BACKEND_CUDA) {
@@ -433,7 +427,7 @@ int tool_bench_open(b_run *run, symrt_engine *e, const b_opts *o, rt_engine **me
         if (!run->drv) return 1;
         *device = run->drv->device_name;
     }
-    if (run->drv) b_memory_begin(run, o->engine, o->quiet, mem_engine, mem);
+    if (run->drv) b_memory_begin(run, rt_engine_of(e), o->quiet, mem);
     if (symrt_context_create(e, o->be, NULL, &run->c, err)) return 1;
     if (run->mem) {
         size_t fr = 0, total = 0;

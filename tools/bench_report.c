@@ -243,14 +243,11 @@ static int b_sweep_series(const b_opts *o, const symrt_engine *e, const b_point 
         for (int k = 0; k < n; k++) mem[k] = (double)res[k].mem_measured;
         return 0;
     }
-    uint8_t *bytes = NULL;
-    size_t size = 0;
-    rt_engine *re = NULL;
+    const rt_engine *re = rt_engine_of(e);
     tool_memory m;
     memset(&m, 0, sizeof m);
     int rc = 1;
     int64_t *vals = NULL;
-    if (rt_read_file(o->engine, &bytes, &size, err) || rt_engine_decode(bytes, size, &re, err)) goto out;
     if (tool_memory_init(&m, re, run->drv && re->n_steps ? RT_SCHEDULE_STEPS : RT_SCHEDULE_NODES, err)) goto out;
     vals = calloc(re->n_symbols ? re->n_symbols : 1, sizeof *vals);
     if (!vals) {
@@ -269,8 +266,6 @@ static int b_sweep_series(const b_opts *o, const symrt_engine *e, const b_point 
 out:
     free(vals);
     tool_memory_free(&m);
-    rt_engine_free(re);
-    free(bytes);
     return rc;
 }
 
