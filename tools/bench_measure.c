@@ -176,42 +176,42 @@ static int b_point_profile(b_run *r, const b_point *p, int point_index, b_result
 }
 
 /* Runs one point; 0 or fills err. */
-int tool_bench_point_run(b_run *r, const b_point *p, int point_index, b_result *res, symc_error *err) {
-    int rc = 1;
-    uint32_t nio = r->ni + r->no;
-    size_t bytes[2 * B_MAX_IO] = {0}, elems[2 * B_MAX_IO] = {0}, set_bytes = 0;
+/* One point's inputs and outputs: their sizes at the point's shapes and their
+ * buffers (host ones for the reference backend; for CUDA device ones in
+ * `sets` rotating sets, dev[set * nio + tensor], with host staging). */
+typedef struct b_bufs {
+    uint32_t nio, sets;
+    size_t bytes[2 * B_MAX_IO], elems[2 * B_MAX_IO];
     symrt_io_info info[2 * B_MAX_IO];
-    void *host[2 * B_MAX_IO] = {0}; /* ref: the buffers; cuda: staging */
-    uint64_t *dev = NULL;           /* cuda: [set][tensor] */
-    void *hbufs = NULL;             /* ref: [set][tensor] host pointers (void*) */
-    void **ev = NULL;
-    double *gpu_ms = NULL, *host_us = NULL;
-    int n_ev = 0;
-    uint32_t sets = 1;
-    memset(res, 0, sizeof *res);
+    void *host[2 * B_MAX_IO];
+    uint64_t *dev;
+} b_bufs;
 
-    symrt_graph_stats g0;
-    if (symrt_context_graph_stats(r->c, &g0, err)) goto out;
+/* Sets the point's shapes (timing the first shape query, which evaluates the
+ * shape program and lays the memory out) and sizes every tensor; picks how
+ * many buffer sets rotate on CUDA. */
+static int b_point_sizes(b_run *r, const b_point *p, b_result *res, b_bufs *bf, symc_error *err) {
+    size_t set_bytes = 0;
     double s0 = b_now_us();
-    if (tool_bench_set_shapes(r, p, err)) goto out;
-    if (r->no) { /* the first query evaluates the shape program and lays the memory out */
+    if (tool_bench_set_shapes(r, p, err)) return 1;
+    if (r->no) {
         symrt_io_info o0;
         int64_t dims[B_MAX_RANK];
         int32_t rank;
         symrt_engine_output(r->e, 0, &o0, NULL);
-        if (symrt_get_tensor_shape(r->c, o0.name, dims, &rank, err)) goto out;
+        if (symrt_get_tensor_shape(r->c, o0.name, dims, &rank, err)) return 1;
     }
     res->shape_us = b_now_us() - s0;
-    for (uint32_t i = 0; i < r->ni; i++) symrt_engine_input(r->e, i, &info[i], NULL);
-    for (uint32_t i = 0; i < nio; i++) {
-        if (i >= r->ni) symrt_engine_output(r->e, i - r->ni, &info[i], NULL);
+    for (uint32_t i = 0; i < bf->nio; i++) {
+        if (i < r->ni) symrt_engine_input(r->e, i, &bf->info[i], NULL);
+        else symrt_engine_output(r->e, i - r->ni, &bf->info[i], NULL);
         int64_t dims[B_MAX_RANK];
         int32_t rank;
-        if (symrt_get_tensor_shape(r->c, info[i].name, dims, &rank, err)) goto out;
+        if (symrt_get_tensor_shape(r->c, bf->info[i].name, dims, &rank, err)) return 1;
         char what[160];
-        snprintf(what, sizeof what, "%s '%s'", i < r->ni ? "input" : "output", info[i].name);
-        if (tool_tensor_size(what, info[i].dtype, rank, dims, &elems[i], &bytes[i], err)) goto out;
-        size_t padded = (bytes[i] + 255) & ~(size_t)255; /* bytes <= INT64_MAX: no wrap */
+        snprintf(what, sizeof what, "%s '%s'", i < r->ni ? "input" : "output", bf->info[i].name);
+        if (tool_tensor_size(what, bf->info[i].dtype, rank, dims, &bf->elems[i], &bf->bytes[i], err)) return 1;
+        size_t padded = (bf->bytes[i] + 255) & ~(size_t)255; /* bytes <= INT64_MAX: no wrap */
         set_bytes = set_bytes > SIZE_MAX - padded ? SIZE_MAX : set_bytes + padded;
         if (i == 0) res->batch = rank > 0 ? dims[0] : 1;
         if (i >= r->ni && i - r->ni < B_MAX_IO) {
@@ -219,135 +219,167 @@ int tool_bench_point_run(b_run *r, const b_point *p, int point_index, b_result *
             memcpy(res->out_dims[i - r->ni], dims, sizeof(int64_t) * (size_t)rank);
         }
     }
+    bf->sets = 1;
     if (r->drv) {
-        if (r->rotate > 0) sets = (uint32_t)r->rotate;
+        if (r->rotate > 0) bf->sets = (uint32_t)r->rotate;
         else { /* enough sets to exceed 128 MiB (well past a 50 MB L2), at most 8 */
             size_t want = set_bytes ? (((size_t)128 << 20) + set_bytes - 1) / set_bytes : 1;
-            sets = want < 1 ? 1 : want > 8 ? 8 : (uint32_t)want;
+            bf->sets = want < 1 ? 1 : want > 8 ? 8 : (uint32_t)want;
         }
     }
-    res->sets = sets;
+    res->sets = bf->sets;
+    return 0;
+}
 
-    /* buffers */
+/* Allocates the buffers: inputs random (the run's seed), outputs poisoned
+ * with 0xff bytes (NaN in float), so an output never written shows. */
+static int b_point_buffers(b_run *r, const b_point *p, b_bufs *bf, symc_error *err) {
     uint64_t state = r->seed;
-    if (r->drv) {
-        dev = calloc((size_t)sets * nio, sizeof *dev);
-        if (!dev) goto oom;
-        for (uint32_t i = 0; i < nio; i++) {
-            host[i] = malloc(bytes[i] ? bytes[i] : 1);
-            if (!host[i]) goto oom;
-        }
-        for (uint32_t s = 0; s < sets; s++)
-            for (uint32_t i = 0; i < nio; i++) {
-                uint64_t *d = &dev[(size_t)s * nio + i];
-                B_CU(r->drv->mem_alloc(d, bytes[i] ? bytes[i] : 1), "cuMemAlloc (out of device memory?)");
-                if (i < r->ni) {
-                    symc_dtype_fill_random(host[i], info[i].dtype, elems[i], &state);
-                    if (bytes[i]) B_CU(r->drv->memcpy_htod(*d, host[i], bytes[i]), "cuMemcpyHtoD");
-                } else if (bytes[i]) B_CU(r->drv->memset_d8(*d, 0xff, bytes[i]), "cuMemsetD8");
-            }
-        B_CU(r->drv->ctx_synchronize(), "cuCtxSynchronize");
-    } else {
-        for (uint32_t i = 0; i < nio; i++) {
-            host[i] = malloc(bytes[i] ? bytes[i] : 1);
-            if (!host[i]) goto oom;
-            if (i < r->ni) symc_dtype_fill_random(host[i], info[i].dtype, elems[i], &state);
-            else memset(host[i], 0xff, bytes[i]);
-        }
+    uint32_t nio = bf->nio;
+    for (uint32_t i = 0; i < nio; i++)
+        if (!(bf->host[i] = malloc(bf->bytes[i] ? bf->bytes[i] : 1))) goto oom;
+    if (!r->drv) {
+        for (uint32_t i = 0; i < nio; i++)
+            if (i < r->ni) symc_dtype_fill_random(bf->host[i], bf->info[i].dtype, bf->elems[i], &state);
+            else memset(bf->host[i], 0xff, bf->bytes[i]);
+        return 0;
     }
-    (void)hbufs;
+    if (!(bf->dev = calloc((size_t)bf->sets * nio, sizeof *bf->dev))) goto oom;
+    for (uint32_t s = 0; s < bf->sets; s++)
+        for (uint32_t i = 0; i < nio; i++) {
+            uint64_t *d = &bf->dev[(size_t)s * nio + i];
+            size_t b = bf->bytes[i];
+            B_CU(r->drv->mem_alloc(d, b ? b : 1), "cuMemAlloc (out of device memory?)");
+            if (i < r->ni) {
+                symc_dtype_fill_random(bf->host[i], bf->info[i].dtype, bf->elems[i], &state);
+                if (b) B_CU(r->drv->memcpy_htod(*d, bf->host[i], b), "cuMemcpyHtoD");
+            } else if (b) B_CU(r->drv->memset_d8(*d, 0xff, b), "cuMemsetD8");
+        }
+    B_CU(r->drv->ctx_synchronize(), "cuCtxSynchronize");
+    return 0;
+oom:
+    symc_error_setf(err, SYMC_ERR_NOMEM, "out of host memory at point %s", p->label);
+out:
+    return 1;
+}
 
-#define BIND(s)                                                                            \
-    for (uint32_t i_ = 0; i_ < nio; i_++) {                                                \
-        void *ptr_ = r->drv ? (void *)(uintptr_t)dev[(size_t)(s) * nio + i_] : host[i_];   \
-        if (symrt_set_tensor_address(r->c, info[i_].name, ptr_, bytes[i_], err)) goto out; \
+static void b_bufs_free(b_run *r, b_bufs *bf) {
+    if (r->drv && bf->dev)
+        for (size_t k = 0; k < (size_t)bf->sets * bf->nio; k++)
+            if (bf->dev[k]) r->drv->mem_free(bf->dev[k]);
+    for (uint32_t i = 0; i < bf->nio; i++) free(bf->host[i]);
+    free(bf->dev);
+}
+
+/* Gives the context the addresses of buffer set s. */
+static int b_bind(b_run *r, const b_bufs *bf, uint32_t s, symc_error *err) {
+    for (uint32_t i = 0; i < bf->nio; i++) {
+        void *ptr = r->drv ? (void *)(uintptr_t)bf->dev[(size_t)s * bf->nio + i] : bf->host[i];
+        if (symrt_set_tensor_address(r->c, bf->info[i].name, ptr, bf->bytes[i], err)) return 1;
     }
+    return 0;
+}
 
-    /* first call at this shape; with --profile a profiled run, which times the
-     * host side of every step (the libraries' per-shape setup is there) */
-    BIND(0);
+/* The first call at this shape (with --profile a profiled run, which times
+ * the host side of every step: the libraries' per-shape setup is there), then
+ * the warm-up runs. */
+static int b_point_first(b_run *r, const b_point *p, const b_bufs *bf, b_result *res, symc_error *err) {
+    if (b_bind(r, bf, 0, err)) return 1;
     double t0 = b_now_us();
     if (r->profile) {
         uint32_t n = 0, got = 0;
-        if (symrt_context_profile(r->c, r->stream, NULL, 0, &n, err)) goto out;
+        if (symrt_context_profile(r->c, r->stream, NULL, 0, &n, err)) return 1;
         t0 = b_now_us(); /* sizing the array above ran nothing */
-        if (!(res->first_prof = calloc(n ? n : 1, sizeof *res->first_prof))) goto oom;
-        if (symrt_context_profile(r->c, r->stream, res->first_prof, n, &got, err)) goto out;
+        if (!(res->first_prof = calloc(n ? n : 1, sizeof *res->first_prof)))
+            return symc_error_setf(err, SYMC_ERR_NOMEM, "out of host memory at point %s", p->label), 1;
+        if (symrt_context_profile(r->c, r->stream, res->first_prof, n, &got, err)) return 1;
         res->n_prof = n;
-    } else if (symrt_enqueue(r->c, r->stream, err)) goto out;
+    } else if (symrt_enqueue(r->c, r->stream, err)) return 1;
     res->first_us = b_now_us() - t0;
     if (r->drv) B_CU(r->drv->stream_synchronize(r->stream), "the first enqueue (cuStreamSynchronize)");
     /* with CUDA graphs every buffer set runs twice more first, so each has its
      * graph (captured at its second run) before the timing: the timed runs are
      * the steady state, replays only */
-    int warm = r->warmup + (r->graphs ? 2 * (int)sets : 0);
+    int warm = r->warmup + (r->graphs ? 2 * (int)bf->sets : 0);
     /* the reference backend's default: a first run of a second or more has
      * already warmed what a warm-up would (it runs synchronously, nothing is
      * compiled or captured later) */
     if (r->budget_us > 0 && res->first_us >= 1e6) warm = 0;
-    for (int w = 0; w < warm; w++) {
-        BIND((uint32_t)(w + 1) % sets);
-        if (symrt_enqueue(r->c, r->stream, err)) goto out;
-    }
+    for (int w = 0; w < warm; w++)
+        if (b_bind(r, bf, (uint32_t)(w + 1) % bf->sets, err) || symrt_enqueue(r->c, r->stream, err)) return 1;
     if (r->drv) B_CU(r->drv->stream_synchronize(r->stream), "warm-up (cuStreamSynchronize)");
+    return 0;
+out:
+    return 1;
+}
 
-    gpu_ms = calloc((size_t)r->iters, sizeof *gpu_ms);
-    host_us = calloc((size_t)r->iters, sizeof *host_us);
-    if (!gpu_ms || !host_us) goto oom;
-    if (r->drv) {
-        ev = calloc(2 * (size_t)r->iters, sizeof *ev);
-        if (!ev) goto oom;
-        for (; n_ev < 2 * r->iters; n_ev++) B_CU(r->drv->event_create(&ev[n_ev], 0), "cuEventCreate");
-    }
-    int n = r->iters; /* timed runs made */
-    double spent = 0;
+/* CUDA: host time per enqueue with at most one run ahead of it on the
+ * stream. In the back-to-back timed loop a run that outlasts its enqueue
+ * fills the launch queue, and from then on an enqueue waits for the GPU (at
+ * large shapes its host time reads as the GPU time). Each enqueue here first
+ * waits for the run before the previous one, so the GPU stays busy and the
+ * queue never fills, as in a server that keeps one batch in flight. */
+static int b_host_times(b_run *r, const b_bufs *bf, void **ev, double *host_us, symc_error *err) {
     for (int it = 0; it < r->iters; it++) {
-        BIND((uint32_t)it % sets);
+        if (b_bind(r, bf, (uint32_t)it % bf->sets, err)) return 1;
+        if (it >= 2) B_CU(r->drv->event_synchronize(ev[2 * (it - 2) + 1]), "cuEventSynchronize");
+        double h0 = b_now_us();
+        if (symrt_enqueue(r->c, r->stream, err)) return 1;
+        host_us[it] = b_now_us() - h0;
+        B_CU(r->drv->event_record(ev[2 * it + 1], r->stream), "cuEventRecord");
+    }
+    B_CU(r->drv->stream_synchronize(r->stream), "the host-time runs (cuStreamSynchronize)");
+    return 0;
+out:
+    return 1;
+}
+
+/* The timed runs: per run the GPU time between CUDA events (the host time of
+ * enqueue on the reference backend, which runs synchronously) into gpu_ms and
+ * the host time into host_us; returns how many ran in *n (the reference
+ * backend stops at its time budget). ev: 2 * iters events on CUDA. */
+static int b_timed_runs(b_run *r, const b_bufs *bf, void **ev, double *gpu_ms, double *host_us, int *n, b_result *res,
+                        symc_error *err) {
+    double spent = 0;
+    *n = r->iters;
+    for (int it = 0; it < r->iters; it++) {
+        if (b_bind(r, bf, (uint32_t)it % bf->sets, err)) return 1;
         if (r->drv) B_CU(r->drv->event_record(ev[2 * it], r->stream), "cuEventRecord");
         double h0 = b_now_us();
-        if (symrt_enqueue(r->c, r->stream, err)) goto out;
+        if (symrt_enqueue(r->c, r->stream, err)) return 1;
         host_us[it] = b_now_us() - h0;
         if (r->drv) B_CU(r->drv->event_record(ev[2 * it + 1], r->stream), "cuEventRecord");
         spent += host_us[it];
         if (!r->drv && r->budget_us > 0 && spent >= r->budget_us) {
-            n = it + 1;
+            *n = it + 1;
             break;
         }
     }
-    res->iters = n;
-    if (r->drv) {
-        B_CU(r->drv->stream_synchronize(r->stream), "the timed runs (cuStreamSynchronize)");
-        for (int it = 0; it < r->iters; it++) {
-            float ms = 0;
-            B_CU(r->drv->event_elapsed_time(&ms, ev[2 * it], ev[2 * it + 1]), "cuEventElapsedTime");
-            gpu_ms[it] = ms;
-        }
-        float span = 0;
-        B_CU(r->drv->event_elapsed_time(&span, ev[0], ev[2 * r->iters - 1]), "cuEventElapsedTime");
-        res->stream_ms = span / r->iters;
-        /* host time per enqueue with at most one run ahead of it on the stream: in
-         * the back-to-back loop above a run that outlasts its enqueue fills the
-         * launch queue, and from then on an enqueue waits for the GPU (at large
-         * shapes its host time reads as the GPU time). Each enqueue here first
-         * waits for the run before the previous one, so the GPU stays busy and
-         * the queue never fills, as in a server that keeps one batch in flight */
-        for (int it = 0; it < r->iters; it++) {
-            BIND((uint32_t)it % sets);
-            if (it >= 2) B_CU(r->drv->event_synchronize(ev[2 * (it - 2) + 1]), "cuEventSynchronize");
-            double h0 = b_now_us();
-            if (symrt_enqueue(r->c, r->stream, err)) goto out;
-            host_us[it] = b_now_us() - h0;
-            B_CU(r->drv->event_record(ev[2 * it + 1], r->stream), "cuEventRecord");
-        }
-        B_CU(r->drv->stream_synchronize(r->stream), "the host-time runs (cuStreamSynchronize)");
-    } else {
-        for (int it = 0; it < n; it++) gpu_ms[it] = host_us[it] / 1e3;
+    if (!r->drv) {
         double sum = 0;
-        for (int it = 0; it < n; it++) sum += gpu_ms[it];
-        res->stream_ms = sum / n;
+        for (int it = 0; it < *n; it++) sum += gpu_ms[it] = host_us[it] / 1e3;
+        res->stream_ms = sum / *n;
+        return 0;
     }
+    B_CU(r->drv->stream_synchronize(r->stream), "the timed runs (cuStreamSynchronize)");
+    for (int it = 0; it < r->iters; it++) {
+        float ms = 0;
+        B_CU(r->drv->event_elapsed_time(&ms, ev[2 * it], ev[2 * it + 1]), "cuEventElapsedTime");
+        gpu_ms[it] = ms;
+    }
+    float span = 0;
+    B_CU(r->drv->event_elapsed_time(&span, ev[0], ev[2 * r->iters - 1]), "cuEventElapsedTime");
+    res->stream_ms = span / r->iters;
+    return b_host_times(r, bf, ev, host_us, err);
+out:
+    return 1;
+}
+
+/* The statistics of n timed runs into res (sorts the arrays). */
+static void b_point_stats(b_result *res, double *gpu_ms, double *host_us, int n) {
     double sum = 0;
     for (int it = 0; it < n; it++) sum += gpu_ms[it];
+    res->iters = n;
     res->mean = sum / n;
     qsort(gpu_ms, (size_t)n, sizeof *gpu_ms, b_cmp);
     qsort(host_us, (size_t)n, sizeof *host_us, b_cmp);
@@ -357,23 +389,53 @@ int tool_bench_point_run(b_run *r, const b_point *p, int point_index, b_result *
     res->p99 = b_quant(gpu_ms, (size_t)n, 0.99);
     res->host_us = b_quant(host_us, (size_t)n, 0.50);
     res->host_p90_us = b_quant(host_us, (size_t)n, 0.90);
+    res->throughput = res->p50 > 0 ? (double)res->batch / (res->p50 / 1e3) : 0;
+}
+
+/* Counts the NaNs left in the first float output of set 0: poison that no
+ * kernel overwrote. */
+static int b_point_nans(b_run *r, const b_bufs *bf, b_result *res, symc_error *err) {
+    for (uint32_t i = r->ni; i < bf->nio; i++) {
+        if (bf->info[i].dtype != SYMC_F32) continue;
+        if (r->drv && bf->bytes[i]) B_CU(r->drv->memcpy_dtoh(bf->host[i], bf->dev[i], bf->bytes[i]), "cuMemcpyDtoH");
+        for (size_t k = 0; k < bf->elems[i]; k++)
+            if (isnan(((const float *)bf->host[i])[k])) res->nan_out++;
+        break;
+    }
+    return 0;
+out:
+    return 1;
+}
+
+int tool_bench_point_run(b_run *r, const b_point *p, int point_index, b_result *res, symc_error *err) {
+    int rc = 1, n = 0, n_ev = 0;
+    b_bufs bf;
+    void **ev = NULL;
+    double *gpu_ms = NULL, *host_us = NULL;
+    symrt_graph_stats g0;
+    memset(res, 0, sizeof *res);
+    memset(&bf, 0, sizeof bf);
+    bf.nio = r->ni + r->no;
+    if (symrt_context_graph_stats(r->c, &g0, err) || b_point_sizes(r, p, res, &bf, err) ||
+        b_point_buffers(r, p, &bf, err) || b_point_first(r, p, &bf, res, err))
+        goto out;
+    gpu_ms = calloc((size_t)r->iters, sizeof *gpu_ms);
+    host_us = calloc((size_t)r->iters, sizeof *host_us);
+    if (!gpu_ms || !host_us) goto oom;
+    if (r->drv) {
+        if (!(ev = calloc(2 * (size_t)r->iters, sizeof *ev))) goto oom;
+        for (; n_ev < 2 * r->iters; n_ev++) B_CU(r->drv->event_create(&ev[n_ev], 0), "cuEventCreate");
+    }
+    if (b_timed_runs(r, &bf, ev, gpu_ms, host_us, &n, res, err)) goto out;
+    b_point_stats(res, gpu_ms, host_us, n);
     if (symrt_context_graph_stats(r->c, &res->graph, err)) goto out;
     res->graph.replays -= g0.replays;
     res->graph.captures -= g0.captures;
     res->graph.updates -= g0.updates;
     res->graph.plain -= g0.plain;
     res->graph.failed -= g0.failed;
-    res->throughput = res->p50 > 0 ? (double)res->batch / (res->p50 / 1e3) : 0;
     if (r->profile && b_point_profile(r, p, point_index, res, err)) goto out;
-
-    /* the first float output of set 0: NaN left means poison never overwritten */
-    for (uint32_t i = r->ni; i < nio; i++) {
-        if (info[i].dtype != SYMC_F32) continue;
-        if (r->drv && bytes[i]) B_CU(r->drv->memcpy_dtoh(host[i], dev[i], bytes[i]), "cuMemcpyDtoH");
-        for (size_t k = 0; k < elems[i]; k++)
-            if (isnan(((const float *)host[i])[k])) res->nan_out++;
-        break;
-    }
+    if (b_point_nans(r, &bf, res, err)) goto out;
     rc = 0;
     goto out;
 oom:
@@ -382,17 +444,12 @@ out:
     if (r->drv) {
         r->drv->ctx_synchronize();
         for (int k = 0; k < n_ev; k++) r->drv->event_destroy(ev[k]);
-        if (dev)
-            for (size_t k = 0; k < (size_t)sets * nio; k++)
-                if (dev[k]) r->drv->mem_free(dev[k]);
     }
-    for (uint32_t i = 0; i < nio; i++) free(host[i]);
-    free(dev);
+    b_bufs_free(r, &bf);
     free(ev);
     free(gpu_ms);
     free(host_us);
     return rc;
-#undef BIND
 }
 
 /* CUDA: the memory formula of the loaded engine (rt_engine_of), and the

@@ -152,182 +152,174 @@ static void note_multiples(const fe_shape_list *l, progress_lines *lines) {
     }
 }
 
-static int cmd_compile(int argc, char **argv) {
-    const char *model = NULL, *out = NULL;
+static void compile_help(void) {
+    char passes[256];
+    pass_names(passes, sizeof passes); /* the pipeline's table, in order */
+    printf("usage: symc compile MODEL.onnx --shapes NAME:MINxAxB,OPTxAxB,MAXxAxB ... -o OUT.symx\n"
+           "       symc compile MODEL.onnx --min-shapes a:1x3,b:1x7 --opt-shapes ... --max-shapes ... -o OUT.symx\n"
+           "       symc compile MODEL.symir -o OUT.symx\n"
+           "trtexec's spellings work too: --onnx=MODEL.onnx, --minShapes/--optShapes/--maxShapes,\n"
+           "--saveEngine=OUT.symx, --noTF32 (the default: true fp32); every flag takes --flag=value\n"
+           "or --flag value.\n"
+           "options:\n"
+           "  --multiple NAME:AXIS=M  input NAME's dim AXIS takes only multiples of M (repeatable;\n"
+           "                    comma separated items), e.g. --multiple x:1=8 for a reshape that\n"
+           "                    needs S %% 8 == 0; the range's ends round to multiples\n"
+           "  --arch sm_XY      target GPU (default: the GPU present, else sm_90); cubin for it\n"
+           "                    plus PTX that newer GPUs compile at load\n"
+           "  --fp16 | --bf16   layers may run in half precision: weights and activations stored\n"
+           "                    as fp16/bf16 (the precision pass), fp32 accumulation, fp32\n"
+           "                    islands where the target has no half kernel, for --fp32-layers\n"
+           "                    and (fp16) for tensors whose calibrated max |value| passes 4096;\n"
+           "                    attention's Q and K are half when the calibrated logits are small\n"
+           "                    enough (else fp32 back to their projections, with the softmax);\n"
+           "                    model inputs and outputs keep their dtypes (casts at the boundary)\n"
+           "  --fp32-layers L   keep these nodes and/or op types fp32 (comma separated, e.g.\n"
+           "                    softmax,layer_norm,/blocks.0/attn/MatMul)\n"
+           "  --no-calibrate    skip the range calibration of --fp16 (and of --bf16 with a softmax): a run\n"
+           "                    at min, else opt, with seeded random inputs on the reference backend;\n"
+           "                    without it attention's Q and K stay fp32\n"
+           "  --tf32            matrix products and convolutions in TF32 (default: true fp32)\n"
+           "  --no-tune         store library heuristics instead of timing candidates at opt and\n"
+           "                    a few sizes across the declared ranges\n"
+           "                    (timing needs a GPU at build time; without one this is implied)\n"
+           "  --no-gpu          a reference-backend-only engine (no CUDA code)\n"
+           "  -q, --quiet       no progress lines (a build past a second prints them, with the\n"
+           "                    seconds since the start) and no 'wrote' line: errors only\n"
+           "  --verbose         every progress line as it happens (trtexec's flag; by default a\n"
+           "                    build prints them once it passes a second)\n"
+           "  --dump-after=PASS print the IR after a pass, one of\n"
+           "                    %s\n"
+           "                    (after fuse with the fused groups; --no-gpu plans none)\n"
+           "Imports the model with every dynamic dim a symbol whose range comes from the\n"
+           "declared shapes, runs the pass pipeline, and writes an engine that runs at\n"
+           "every size inside those ranges.\n"
+           "Build cache: NVRTC's output for each part of the generated CUDA is kept under\n"
+           "$SYMC_CACHE_DIR (default $XDG_CACHE_HOME/symc, else $HOME/.cache/symc), keyed by\n"
+           "the SHA-256 of the source, NVRTC's version and options, so building the same model\n"
+           "again compiles nothing; SYMC_CACHE_DIR=off turns it off. Entries are checked on\n"
+           "every read and may be deleted at any time.\n",
+           passes);
+}
+
+/* What `symc compile` was asked, from its flags. */
+typedef struct compile_cli {
+    const char *model, *out;
     symc_compile_options opt;
-    symc_compile_options_init(&opt);
-    int n_prec = 0, n_multiple = 0, no_tf32 = 0;
-    progress_lines lines = {.start = seconds()};
+    int n_prec, n_multiple, no_tf32;
+    progress_lines lines;
     fe_shape_list shapes;
-    fe_shape_list_init(&shapes);
+} compile_cli;
+
+/* Reads compile's flags into a; returns -1 to go on, else the exit code (0
+ * after --help, 2 on a usage error, said). */
+static int compile_flags(int argc, char **argv, compile_cli *a) {
     symc_error err;
-    int rc = 2;
-    symc_module *m = NULL;
     for (int i = 0; i < argc; i++) {
         const char *v;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            char passes[256];
-            pass_names(passes, sizeof passes); /* the pipeline's table, in order */
-            printf(
-                "usage: symc compile MODEL.onnx --shapes NAME:MINxAxB,OPTxAxB,MAXxAxB ... -o OUT.symx\n"
-                "       symc compile MODEL.onnx --min-shapes a:1x3,b:1x7 --opt-shapes ... --max-shapes ... -o OUT.symx\n"
-                "       symc compile MODEL.symir -o OUT.symx\n"
-                "trtexec's spellings work too: --onnx=MODEL.onnx, --minShapes/--optShapes/--maxShapes,\n"
-                "--saveEngine=OUT.symx, --noTF32 (the default: true fp32); every flag takes --flag=value\n"
-                "or --flag value.\n"
-                "options:\n"
-                "  --multiple NAME:AXIS=M  input NAME's dim AXIS takes only multiples of M (repeatable;\n"
-                "                    comma separated items), e.g. --multiple x:1=8 for a reshape that\n"
-                "                    needs S %% 8 == 0; the range's ends round to multiples\n"
-                "  --arch sm_XY      target GPU (default: the GPU present, else sm_90); cubin for it\n"
-                "                    plus PTX that newer GPUs compile at load\n"
-                "  --fp16 | --bf16   layers may run in half precision: weights and activations stored\n"
-                "                    as fp16/bf16 (the precision pass), fp32 accumulation, fp32\n"
-                "                    islands where the target has no half kernel, for --fp32-layers\n"
-                "                    and (fp16) for tensors whose calibrated max |value| passes 4096;\n"
-                "                    attention's Q and K are half when the calibrated logits are small\n"
-                "                    enough (else fp32 back to their projections, with the softmax);\n"
-                "                    model inputs and outputs keep their dtypes (casts at the boundary)\n"
-                "  --fp32-layers L   keep these nodes and/or op types fp32 (comma separated, e.g.\n"
-                "                    softmax,layer_norm,/blocks.0/attn/MatMul)\n"
-                "  --no-calibrate    skip the range calibration of --fp16 (and of --bf16 with a softmax): a run\n"
-                "                    at min, else opt, with seeded random inputs on the reference backend;\n"
-                "                    without it attention's Q and K stay fp32\n"
-                "  --tf32            matrix products and convolutions in TF32 (default: true fp32)\n"
-                "  --no-tune         store library heuristics instead of timing candidates at opt and\n"
-                "                    a few sizes across the declared ranges\n"
-                "                    (timing needs a GPU at build time; without one this is implied)\n"
-                "  --no-gpu          a reference-backend-only engine (no CUDA code)\n"
-                "  -q, --quiet       no progress lines (a build past a second prints them, with the\n"
-                "                    seconds since the start) and no 'wrote' line: errors only\n"
-                "  --verbose         every progress line as it happens (trtexec's flag; by default a\n"
-                "                    build prints them once it passes a second)\n"
-                "  --dump-after=PASS print the IR after a pass, one of\n"
-                "                    %s\n"
-                "                    (after fuse with the fused groups; --no-gpu plans none)\n"
-                "Imports the model with every dynamic dim a symbol whose range comes from the\n"
-                "declared shapes, runs the pass pipeline, and writes an engine that runs at\n"
-                "every size inside those ranges.\n"
-                "Build cache: NVRTC's output for each part of the generated CUDA is kept under\n"
-                "$SYMC_CACHE_DIR (default $XDG_CACHE_HOME/symc, else $HOME/.cache/symc), keyed by\n"
-                "the SHA-256 of the source, NVRTC's version and options, so building the same model\n"
-                "again compiles nothing; SYMC_CACHE_DIR=off turns it off. Entries are checked on\n"
-                "every read and may be deleted at any time.\n",
-                passes);
-            rc = 0;
-            goto done;
-        }
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return compile_help(), 0;
         char flag[32];
-        tool_shape_flag_result sr = tool_shape_flag(argc, argv, &i, &shapes, &n_multiple, flag, &err);
-        if (sr == TOOL_SHAPES_NO_VALUE) {
-            rc = usage_error("compile: %s needs a value", flag);
-            goto done;
-        } else if (sr == TOOL_SHAPES_BAD) {
-            fprintf(stderr, "symc: %s\n", err.msg);
-            goto done;
-        } else if (sr == TOOL_SHAPES_READ) continue;
+        tool_shape_flag_result sr = tool_shape_flag(argc, argv, &i, &a->shapes, &a->n_multiple, flag, &err);
+        if (sr == TOOL_SHAPES_NO_VALUE) return usage_error("compile: %s needs a value", flag);
+        if (sr == TOOL_SHAPES_BAD) return fprintf(stderr, "symc: %s\n", err.msg), 2;
+        if (sr == TOOL_SHAPES_READ) continue;
         if ((v = tool_flag(argc, argv, &i, "-o")) || (v = tool_flag(argc, argv, &i, "--output")) ||
             (v = tool_flag(argc, argv, &i, "--saveEngine")))
-            out = v;
+            a->out = v;
         else if ((v = tool_flag(argc, argv, &i, "--onnx"))) {
-            if (model) {
-                rc = usage_error("compile: takes one model, got a second: '%s'", v);
-                goto done;
-            }
-            model = v;
-        } else if (!strcmp(argv[i], "--noTF32")) no_tf32 = 1;
-        else if ((v = tool_flag(argc, argv, &i, "--dump-after"))) opt.dump_after = v;
-        else if ((v = tool_flag(argc, argv, &i, "--arch"))) opt.arch = v;
+            if (a->model) return usage_error("compile: takes one model, got a second: '%s'", v);
+            a->model = v;
+        } else if (!strcmp(argv[i], "--noTF32")) a->no_tf32 = 1;
+        else if ((v = tool_flag(argc, argv, &i, "--dump-after"))) a->opt.dump_after = v;
+        else if ((v = tool_flag(argc, argv, &i, "--arch"))) a->opt.arch = v;
         else if ((v = tool_flag(argc, argv, &i, "--fp32-layers"))) {
-            if (!*v || strspn(v, ", ") == strlen(v)) {
-                rc = usage_error("compile: --fp32-layers needs node names or op types, comma separated (e.g. "
-                                 "softmax,layer_norm), got '%s'",
-                                 v);
-                goto done;
-            }
-            opt.fp32_layers = v;
-        } else if (!strcmp(argv[i], "--no-calibrate")) opt.calibrate = 0;
-        else if (!strcmp(argv[i], "--fp16")) opt.precision = SYMC_PRECISION_FP16, n_prec++;
-        else if (!strcmp(argv[i], "--bf16")) opt.precision = SYMC_PRECISION_BF16, n_prec++;
-        else if (!strcmp(argv[i], "--tf32")) opt.precision = SYMC_PRECISION_TF32, n_prec++;
-        else if (!strcmp(argv[i], "--no-tune")) opt.tune = 0;
-        else if (!strcmp(argv[i], "--no-gpu")) opt.gpu = 0;
-        else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) lines.quiet = 1;
-        else if (!strcmp(argv[i], "--verbose")) lines.live = 1; /* trtexec's: every progress line, at once */
-        else if (argv[i][0] == '-') {
-            rc = usage_error("compile: unknown flag '%s'", argv[i]);
-            goto done;
-        } else if (model) {
-            rc = usage_error("compile: takes one model, got a second: '%s'", argv[i]);
-            goto done;
-        } else model = argv[i];
+            if (!*v || strspn(v, ", ") == strlen(v))
+                return usage_error("compile: --fp32-layers needs node names or op types, comma separated (e.g. "
+                                   "softmax,layer_norm), got '%s'",
+                                   v);
+            a->opt.fp32_layers = v;
+        } else if (!strcmp(argv[i], "--no-calibrate")) a->opt.calibrate = 0;
+        else if (!strcmp(argv[i], "--fp16")) a->opt.precision = SYMC_PRECISION_FP16, a->n_prec++;
+        else if (!strcmp(argv[i], "--bf16")) a->opt.precision = SYMC_PRECISION_BF16, a->n_prec++;
+        else if (!strcmp(argv[i], "--tf32")) a->opt.precision = SYMC_PRECISION_TF32, a->n_prec++;
+        else if (!strcmp(argv[i], "--no-tune")) a->opt.tune = 0;
+        else if (!strcmp(argv[i], "--no-gpu")) a->opt.gpu = 0;
+        else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) a->lines.quiet = 1;
+        else if (!strcmp(argv[i], "--verbose")) a->lines.live = 1; /* trtexec's: every progress line, at once */
+        else if (argv[i][0] == '-') return usage_error("compile: unknown flag '%s'", argv[i]);
+        else if (a->model) return usage_error("compile: takes one model, got a second: '%s'", argv[i]);
+        else a->model = argv[i];
     }
-    if (!model || !out) {
-        rc = usage_error("compile: missing %s", !model ? "MODEL" : "-o OUT.symx");
-        goto done;
-    }
-    if (n_prec > 1) {
-        rc = usage_error("compile: --fp16, --bf16 and --tf32 exclude each other%s", "");
-        goto done;
-    }
-    if (no_tf32 && opt.precision == SYMC_PRECISION_TF32) {
-        rc = usage_error("compile: --noTF32 and --tf32 exclude each other%s", "");
-        goto done;
-    }
-    if (opt.fp32_layers && opt.precision != SYMC_PRECISION_FP16 && opt.precision != SYMC_PRECISION_BF16) {
-        rc = usage_error("compile: --fp32-layers needs --fp16 or --bf16%s", "");
-        goto done;
-    }
+    return -1;
+}
+
+/* The flags' combinations; -1 when they hold, else 2 (said). */
+static int compile_check(const compile_cli *a) {
+    const symc_compile_options *opt = &a->opt;
+    if (!a->model || !a->out) return usage_error("compile: missing %s", !a->model ? "MODEL" : "-o OUT.symx");
+    if (a->n_prec > 1) return usage_error("compile: --fp16, --bf16 and --tf32 exclude each other%s", "");
+    if (a->no_tf32 && opt->precision == SYMC_PRECISION_TF32)
+        return usage_error("compile: --noTF32 and --tf32 exclude each other%s", "");
+    if (opt->fp32_layers && opt->precision != SYMC_PRECISION_FP16 && opt->precision != SYMC_PRECISION_BF16)
+        return usage_error("compile: --fp32-layers needs --fp16 or --bf16%s", "");
     /* --fp16/--bf16 are half storage, which the reference backend runs too */
-    if (!opt.gpu && (opt.arch || opt.precision == SYMC_PRECISION_TF32)) {
-        rc = usage_error("compile: --no-gpu takes no --arch or --tf32%s", "");
-        goto done;
-    }
-    int is_onnx = tool_has_suffix(model, ".onnx");
-    if (!is_onnx && !tool_has_suffix(model, ".symir")) {
-        rc = usage_error("compile: '%s' is neither .onnx nor .symir", model);
-        goto done;
-    }
-    if (!is_onnx && (shapes.n || n_multiple)) {
-        rc = usage_error("compile: '%s' declares its own symbol ranges; --shapes and --multiple are for ONNX models",
-                         model);
-        goto done;
-    }
+    if (!opt->gpu && (opt->arch || opt->precision == SYMC_PRECISION_TF32))
+        return usage_error("compile: --no-gpu takes no --arch or --tf32%s", "");
+    int is_onnx = tool_has_suffix(a->model, ".onnx");
+    if (!is_onnx && !tool_has_suffix(a->model, ".symir"))
+        return usage_error("compile: '%s' is neither .onnx nor .symir", a->model);
+    if (!is_onnx && (a->shapes.n || a->n_multiple))
+        return usage_error("compile: '%s' declares its own symbol ranges; --shapes and --multiple are for ONNX models",
+                           a->model);
+    return -1;
+}
+
+static int cmd_compile(int argc, char **argv) {
+    compile_cli a;
+    memset(&a, 0, sizeof a);
+    symc_compile_options_init(&a.opt);
+    a.lines.start = seconds();
+    fe_shape_list_init(&a.shapes);
+    symc_error err;
+    symc_module *m = NULL;
+    int rc = compile_flags(argc, argv, &a);
+    if (rc < 0) rc = compile_check(&a);
+    if (rc >= 0) goto done;
     rc = 1;
-    if (tool_check_regular_file(model, "model", &err)) {
+    if (tool_check_regular_file(a.model, "model", &err)) {
         fprintf(stderr, "symc: %s\n", err.msg);
         goto done;
     }
     char importing[600];
-    snprintf(importing, sizeof importing, "importing %s", model);
-    progress(&lines, importing);
-    if (is_onnx) {
+    snprintf(importing, sizeof importing, "importing %s", a.model);
+    progress(&a.lines, importing);
+    if (tool_has_suffix(a.model, ".onnx")) {
         /* the importer's messages start with the model's path already: one prefix */
-        if (fe_shape_list_check(&shapes, &err)) {
+        if (fe_shape_list_check(&a.shapes, &err)) {
             fprintf(stderr, "symc: %s\n", err.msg);
             goto done;
         }
-        note_multiples(&shapes, &lines);
-        if (fe_onnx_import_file(model, shapes.items, shapes.n, &m, &err)) {
+        note_multiples(&a.shapes, &a.lines);
+        if (fe_onnx_import_file(a.model, a.shapes.items, a.shapes.n, &m, &err)) {
             fprintf(stderr, "symc: %s\n", err.msg);
             goto done;
         }
-    } else if (symc_module_load(model, &m, &err) != SYMC_OK) {
+    } else if (symc_module_load(a.model, &m, &err) != SYMC_OK) {
         fprintf(stderr, "symc: %s\n", err.msg);
         goto done;
     }
-    opt.progress = progress;
-    opt.dump = dump_text;
-    opt.ctx = &lines;
-    if (symc_module_compile(m, &opt, out, &err) != SYMC_OK) {
-        fprintf(stderr, "symc: %s: %s\n", model, err.msg);
+    a.opt.progress = progress;
+    a.opt.dump = dump_text;
+    a.opt.ctx = &a.lines;
+    if (symc_module_compile(m, &a.opt, a.out, &err) != SYMC_OK) {
+        fprintf(stderr, "symc: %s: %s\n", a.model, err.msg);
         goto done;
     }
-    if (!lines.quiet) fprintf(stderr, "symc: wrote %s\n", out);
+    if (!a.lines.quiet) fprintf(stderr, "symc: wrote %s\n", a.out);
     rc = 0;
 done:
     symc_module_destroy(m);
-    fe_shape_list_free(&shapes);
+    fe_shape_list_free(&a.shapes);
     return rc;
 }
 
