@@ -157,9 +157,76 @@ static symc_status rec_stack(fe_ctx *c, const uint32_t *xs, uint32_t n, int64_t 
     return st;
 }
 
-static symc_status recurrent(fe_ctx *c, int kind) {
+/* The activations attribute (or the op's defaults), one op per gate function and direction. */
+static symc_status rec_activations(fe_ctx *c, rec *r) {
     static const char *const defaults[3][3] = {{"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
-    static const int nact[3] = {1, 2, 3}, ngates[3] = {1, 3, 4};
+    static const int nact[3] = {1, 2, 3};
+    const Onnx__AttributeProto *aa = fe_attr_of(c, "activations", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS);
+    int na = nact[r->kind];
+    if (aa && aa->n_strings != (size_t)(na * r->dirs))
+        return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'activations' has %zu entries, needs %d", aa->n_strings,
+                       na * r->dirs);
+    for (int k = 0; k < na * r->dirs; k++) {
+        char name[32] = {0};
+        if (aa) {
+            size_t len = aa->strings[k].len < sizeof name - 1 ? aa->strings[k].len : sizeof name - 1;
+            memcpy(name, aa->strings[k].data, len);
+        } else {
+            memcpy(name, defaults[r->kind][k % na], strlen(defaults[r->kind][k % na]));
+        }
+        static const struct {
+            const char *n;
+            ir_op op;
+        } acts[] = {{"Sigmoid", IR_OP_SIGMOID},
+                    {"Tanh", IR_OP_TANH},
+                    {"Relu", IR_OP_RELU},
+                    {"Softsign", IR_OP_SOFTSIGN},
+                    {"Softplus", IR_OP_SOFTPLUS}};
+        int found = 0;
+        for (size_t i = 0; i < sizeof acts / sizeof *acts; i++)
+            if (!strcmp(acts[i].n, name)) r->act[k] = acts[i].op, found = 1;
+        if (!found)
+            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
+                           "activation '%s' is not supported (Sigmoid, Tanh, Relu, Softsign and Softplus are)", name);
+    }
+    return SYMC_OK;
+}
+
+/* The node's outputs from the unrolled steps: Y [seq, dirs, batch, H] (layout 1: [batch, seq, dirs, H]),
+ * Y_h and (LSTM) Y_c [dirs, batch, H] (layout 1: [batch, dirs, H]). steps: per direction, per time step. */
+static symc_status rec_outputs(fe_ctx *c, const rec *rp, int64_t layout, const uint32_t *steps, const uint32_t *last_h,
+                               const uint32_t *last_c) {
+    rec r = *rp;
+    symc_status st = SYMC_OK;
+    int64_t perm3[3] = {1, 0, 2};
+    if (!st && fe_has_out(c, 0)) { /* Y [seq, dirs, batch, H] (layout 1: [batch, seq, dirs, H]) */
+        uint32_t *per = malloc((size_t)r.seq * sizeof *per), y;
+        if (!per) st = fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
+        for (int64_t t = 0; t < r.seq && !st; t++) {
+            uint32_t both[2] = {steps[t], r.dirs == 2 ? steps[r.seq + t] : 0};
+            st = rec_stack(c, both, (uint32_t)r.dirs, 0, -1, &per[t]);
+        }
+        if (!st) st = rec_stack(c, per, (uint32_t)r.seq, 0, layout ? -1 : 0, &y);
+        if (!st && layout) {
+            int64_t perm4[4] = {2, 0, 1, 3};
+            st = rec_perm(c, y, perm4, 4, 0, &y);
+        }
+        free(per);
+    }
+    uint32_t y;
+    if (!st && fe_has_out(c, 1)) {
+        st = rec_stack(c, last_h, (uint32_t)r.dirs, 0, layout ? -1 : 1, &y);
+        if (!st && layout) st = rec_perm(c, y, perm3, 3, 1, &y);
+    }
+    if (!st && r.kind == REC_LSTM && fe_has_out(c, 2)) {
+        st = rec_stack(c, last_c, (uint32_t)r.dirs, 0, layout ? -1 : 2, &y);
+        if (!st && layout) st = rec_perm(c, y, perm3, 3, 2, &y);
+    }
+    return st;
+}
+
+static symc_status recurrent(fe_ctx *c, int kind) {
+    static const int ngates[3] = {1, 3, 4};
     symc_status st = fe_need_inputs(c, 3, kind == REC_LSTM ? 8 : 6);
     rec r = {.kind = kind, .gates = ngates[kind]};
     uint32_t x, w, rw;
@@ -187,34 +254,7 @@ static symc_status recurrent(fe_ctx *c, int kind) {
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attribute 'input_forget' = 1 is not supported");
     if (fe_attr(c, "activation_alpha") || fe_attr(c, "activation_beta"))
         return fe_fail(c, SYMC_ERR_UNSUPPORTED, "attributes 'activation_alpha'/'activation_beta' are not supported");
-    const Onnx__AttributeProto *aa = fe_attr_of(c, "activations", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS);
-    int na = nact[kind];
-    if (aa && aa->n_strings != (size_t)(na * r.dirs))
-        return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'activations' has %zu entries, needs %d", aa->n_strings,
-                       na * r.dirs);
-    for (int k = 0; k < na * r.dirs; k++) {
-        char name[32] = {0};
-        if (aa) {
-            size_t len = aa->strings[k].len < sizeof name - 1 ? aa->strings[k].len : sizeof name - 1;
-            memcpy(name, aa->strings[k].data, len);
-        } else {
-            memcpy(name, defaults[kind][k % na], strlen(defaults[kind][k % na]));
-        }
-        static const struct {
-            const char *n;
-            ir_op op;
-        } acts[] = {{"Sigmoid", IR_OP_SIGMOID},
-                    {"Tanh", IR_OP_TANH},
-                    {"Relu", IR_OP_RELU},
-                    {"Softsign", IR_OP_SOFTSIGN},
-                    {"Softplus", IR_OP_SOFTPLUS}};
-        int found = 0;
-        for (size_t i = 0; i < sizeof acts / sizeof *acts; i++)
-            if (!strcmp(acts[i].n, name)) r.act[k] = acts[i].op, found = 1;
-        if (!found)
-            return fe_fail(c, SYMC_ERR_UNSUPPORTED,
-                           "activation '%s' is not supported (Sigmoid, Tanh, Relu, Softsign and Softplus are)", name);
-    }
+    if ((st = rec_activations(c, &r))) return st;
     const ir_tensor *xt = T(c, x);
     if (xt->rank != 3) return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' must be 3-D", xt->name);
     if (layout) { /* [batch, seq, in] -> [seq, batch, in] */
@@ -295,30 +335,8 @@ static symc_status recurrent(fe_ctx *c, int kind) {
         if ((st = rec_dir(c, &r, d, dd, xw, rt, rb, h, cc, p, steps + d * r.seq, &last_c[d]))) break;
         last_h[d] = steps[d * r.seq + (dd ? 0 : r.seq - 1)];
     }
-    if (!st && fe_has_out(c, 0)) { /* Y [seq, dirs, batch, H] (layout 1: [batch, seq, dirs, H]) */
-        uint32_t *per = malloc((size_t)r.seq * sizeof *per), y;
-        if (!per) st = fe_fail(c, SYMC_ERR_NOMEM, "out of memory");
-        for (int64_t t = 0; t < r.seq && !st; t++) {
-            uint32_t both[2] = {steps[t], r.dirs == 2 ? steps[r.seq + t] : 0};
-            st = rec_stack(c, both, (uint32_t)r.dirs, 0, -1, &per[t]);
-        }
-        if (!st) st = rec_stack(c, per, (uint32_t)r.seq, 0, layout ? -1 : 0, &y);
-        if (!st && layout) {
-            int64_t perm4[4] = {2, 0, 1, 3};
-            st = rec_perm(c, y, perm4, 4, 0, &y);
-        }
-        free(per);
-    }
+    if (!st) st = rec_outputs(c, &r, layout, steps, last_h, last_c);
     free(steps);
-    uint32_t y;
-    if (!st && fe_has_out(c, 1)) {
-        st = rec_stack(c, last_h, (uint32_t)r.dirs, 0, layout ? -1 : 1, &y);
-        if (!st && layout) st = rec_perm(c, y, perm3, 3, 1, &y);
-    }
-    if (!st && kind == REC_LSTM && fe_has_out(c, 2)) {
-        st = rec_stack(c, last_c, (uint32_t)r.dirs, 0, layout ? -1 : 2, &y);
-        if (!st && layout) st = rec_perm(c, y, perm3, 3, 2, &y);
-    }
     return st;
 }
 static symc_status h_rnn(fe_ctx *c) { return recurrent(c, REC_RNN); }
