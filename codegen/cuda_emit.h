@@ -178,14 +178,9 @@ symc_status cg_emit_conv_depthwise(cg_cuda *c, uint32_t node);
 int cg_conv_nhwc_ok(const ir_module *m, uint32_t node);
 symc_status cg_emit_conv_depthwise_nhwc(cg_cuda *c, uint32_t node, uint32_t x, uint32_t y);
 symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node);
-/* cuda_emit_attention.c: softmax(f(Q·Kᵀ))·V as one flash-attention kernel.
- * cg_attention_claims answers the fuse pass: when the pattern around the
- * second matmul `node` is one the kernel runs, the nodes it computes
- * besides the matmul, and the tensors it reads that are no claimed node's
- * input (pass_fuse_rules.attention); cg_emit_attention emits the kernel at
- * the matmul's place (the root of its group in the plan). */
-uint32_t cg_attention_claims(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap,
-                             uint32_t *reads, uint32_t *n_reads);
+/* cuda_emit_attention.c: softmax(f(Q·Kᵀ))·V as one flash-attention kernel at the matmul
+ * `node`, the root of an attention group in the plan, from the match the fuse pass stored
+ * there (ir_fuse_attention_of; passes/fuse_attention.c). */
 symc_status cg_emit_attention(cg_cuda *c, uint32_t node);
 /* cuda_emit_move.c */
 symc_status cg_emit_move(cg_cuda *c, uint32_t node);

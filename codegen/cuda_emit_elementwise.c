@@ -11,6 +11,9 @@
  * in node order, which is a topological order. Values compute in the output
  * dtype's own C type, float in fp32 with the fp32 math functions (the
  * reference computes in f64 and rounds once; the difference is a few ulp).
+ * A node's expression (op_expr) comes from the part for its kind of op:
+ * unary math and tests, activations, clip, binary ops and casts, each a
+ * switch over its ops; the dtypes each op takes are checked after.
  *
  * A group whose root is itself inlined feeds a row kernel (softmax, a norm,
  * a row reduction): cg_emit_value writes the same per-element code inside
@@ -70,19 +73,29 @@ static void int64_literal(char *buf, size_t cap, int64_t v) {
     else snprintf(buf, cap, "(%lldLL)", (long long)v);
 }
 
-/* The expression of node n over its inputs' locals (v<tensor>), into buf. */
-static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
-    const ir_node *n = &c->m->nodes[node];
-    const ir_tensor *x = &c->m->tensors[n->in[0]], *y = &c->m->tensors[n->out[0]];
-    const char *T = cg_ctype(y->dtype);
+/* what op_expr's parts read: the node, its first input and result, the result's C type, the
+ * operands' value names (v<tensor>), whether the first input is a float, and where the
+ * expression goes */
+typedef struct ex_ctx {
+    cg_cuda *c;
+    const ir_node *n;
+    const ir_tensor *x, *y;
+    const char *T;
     char a[24], b[24], w[24];
-    snprintf(a, sizeof a, "v%u", n->in[0]);
-    snprintf(b, sizeof b, "v%u", n->n_in > 1 ? n->in[1] : n->in[0]);
-    snprintf(w, sizeof w, "v%u", n->n_in > 2 ? n->in[2] : n->in[0]);
-    int fl = ir_dtype_is_float(x->dtype);
-    char l1[96], l2[96];
-#define OUT(...) snprintf(buf, cap, __VA_ARGS__)
-    switch (n->op) {
+    int fl;
+    char *buf;
+    size_t cap;
+} ex_ctx;
+
+#define OUT(...) snprintf(e->buf, e->cap, __VA_ARGS__)
+
+/* the unary math ops, logic and tests: e's expression into e->buf; 0 when the op is not one */
+static int math_expr(const ex_ctx *e) {
+    const ir_node *n = e->n;
+    const char *T = e->T;
+    const char *a = e->a;
+    const int fl = e->fl;
+    switch (e->n->op) {
     case IR_OP_EXPAND: OUT("%s", a); break;
     case IR_OP_NEG: OUT(fl ? "(-%s)" : "((%s)(0ULL - (unsigned long long)%s))", fl ? a : T, a); break;
     case IR_OP_ABS:
@@ -105,6 +118,41 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     case IR_OP_SIN: OUT("sc_sin(%s)", a); break;
     case IR_OP_COS: OUT("sc_cos(%s)", a); break;
     case IR_OP_TAN: OUT("sc_tan(%s)", a); break;
+    case IR_OP_ROUND: OUT("sc_rint(%s)", a); break; /* the current rounding mode: to nearest even */
+    case IR_OP_ASIN: OUT("sc_asin(%s)", a); break;
+    case IR_OP_ACOS: OUT("sc_acos(%s)", a); break;
+    case IR_OP_ATAN: OUT("sc_atan(%s)", a); break;
+    case IR_OP_SINH: OUT("sc_sinh(%s)", a); break;
+    case IR_OP_COSH: OUT("sc_cosh(%s)", a); break;
+    case IR_OP_ASINH: OUT("sc_asinh(%s)", a); break;
+    case IR_OP_ACOSH: OUT("sc_acosh(%s)", a); break;
+    case IR_OP_ATANH: OUT("sc_atanh(%s)", a); break;
+    case IR_OP_SOFTPLUS: OUT("sc_softplus(%s)", a); break;
+    case IR_OP_SOFTSIGN: OUT("(%s / ((%s)1 + sc_fabs(%s)))", a, T, a); break;
+    case IR_OP_MISH: OUT("(%s * sc_tanh(sc_softplus(%s)))", a, a); break;
+    case IR_OP_EXPM1: OUT("sc_expm1(%s)", a); break;
+    case IR_OP_LOG1P: OUT("sc_log1p(%s)", a); break;
+    case IR_OP_NOT: OUT("(!%s)", a); break;
+    case IR_OP_IS_NAN: OUT("isnan(%s)", a); break;
+    case IR_OP_IS_INF: {
+        int pos = cg_attr_int(n, "detect_positive", 1) != 0, neg = cg_attr_int(n, "detect_negative", 1) != 0;
+        OUT("(isinf(%s) && (%s > 0 ? %d : %d))", a, a, pos, neg);
+        break;
+    }
+    default: return 0;
+    }
+    return 1;
+}
+
+/* the activations (their attributes as literals of the result dtype); 0 when the op is not one */
+static int activation_expr(const ex_ctx *e) {
+    const ir_node *n = e->n;
+    const ir_tensor *y = e->y;
+    const char *T = e->T;
+    const char *a = e->a;
+    const char *b = e->b;
+    char l1[96], l2[96];
+    switch (e->n->op) {
     case IR_OP_SIGMOID: OUT("((%s)1 / ((%s)1 + sc_exp(-%s)))", T, T, a); break;
     case IR_OP_RELU: OUT("(%s < (%s)0 ? (%s)0 : %s)", a, T, T, a); break; /* NaN stays NaN */
     case IR_OP_LEAKY_RELU:
@@ -124,6 +172,46 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
         OUT("sc_fmax((%s)0, sc_fmin((%s)1, %s * %s + %s))", T, T, l1, a, l2);
         break;
     case IR_OP_HARD_SWISH: OUT("(%s * sc_fmax((%s)0, sc_fmin((%s)1, %s / (%s)6 + (%s)0.5)))", a, T, T, a, T, T); break;
+    case IR_OP_ELU:
+        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 1.0), y->dtype);
+        OUT("(%s < (%s)0 ? %s * sc_expm1(%s) : %s)", a, T, l1, a, a);
+        break;
+    case IR_OP_SELU:
+        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 1.67326319217681884765625), y->dtype);
+        cg_float_literal(l2, sizeof l2, cg_attr_float(n, "gamma", 1.05070102214813232421875), y->dtype);
+        OUT("(%s * (%s <= (%s)0 ? %s * sc_expm1(%s) : %s))", l2, a, T, l1, a, a);
+        break;
+    case IR_OP_CELU:
+        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 1.0), y->dtype);
+        OUT("(%s != %s ? %s : sc_fmax((%s)0, %s) + sc_fmin((%s)0, %s * sc_expm1(%s / %s)))", a, a, a, T, a, T, l1, a,
+            l1);
+        break;
+    case IR_OP_THRESHOLDED_RELU:
+        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 1.0), y->dtype);
+        OUT("(%s > %s ? %s : (%s)0)", a, l1, a, T);
+        break;
+    case IR_OP_SHRINK:
+        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "lambd", 0.5), y->dtype);
+        cg_float_literal(l2, sizeof l2, cg_attr_float(n, "bias", 0.0), y->dtype);
+        OUT("(%s < -%s ? %s + %s : %s > %s ? %s - %s : (%s)0)", a, l1, a, l2, a, l1, a, l2, T);
+        break;
+    case IR_OP_PRELU: OUT("(%s < (%s)0 ? (%s)(%s * %s) : %s)", a, T, T, b, a, a); break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* clip: floats keep NaN; integers clamp to the integers inside [min, max], saturated to the
+ * dtype's range; 0 when the op is not clip */
+static int clip_expr(const ex_ctx *e) {
+    const ir_node *n = e->n;
+    const ir_tensor *x = e->x;
+    const ir_tensor *y = e->y;
+    const char *T = e->T;
+    const char *a = e->a;
+    const int fl = e->fl;
+    char l1[96], l2[96];
+    switch (e->n->op) {
     case IR_OP_CLIP: {
         const ir_attr *lo = ir_node_attr(n, "min"), *hi = ir_node_attr(n, "max");
         /* min > max: every value becomes max (ONNX, NumPy), as with min = max */
@@ -156,44 +244,23 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
         }
         break;
     }
-    case IR_OP_ROUND: OUT("sc_rint(%s)", a); break; /* the current rounding mode: to nearest even */
-    case IR_OP_ASIN: OUT("sc_asin(%s)", a); break;
-    case IR_OP_ACOS: OUT("sc_acos(%s)", a); break;
-    case IR_OP_ATAN: OUT("sc_atan(%s)", a); break;
-    case IR_OP_SINH: OUT("sc_sinh(%s)", a); break;
-    case IR_OP_COSH: OUT("sc_cosh(%s)", a); break;
-    case IR_OP_ASINH: OUT("sc_asinh(%s)", a); break;
-    case IR_OP_ACOSH: OUT("sc_acosh(%s)", a); break;
-    case IR_OP_ATANH: OUT("sc_atanh(%s)", a); break;
-    case IR_OP_ELU:
-        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 1.0), y->dtype);
-        OUT("(%s < (%s)0 ? %s * sc_expm1(%s) : %s)", a, T, l1, a, a);
-        break;
-    case IR_OP_SELU:
-        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 1.67326319217681884765625), y->dtype);
-        cg_float_literal(l2, sizeof l2, cg_attr_float(n, "gamma", 1.05070102214813232421875), y->dtype);
-        OUT("(%s * (%s <= (%s)0 ? %s * sc_expm1(%s) : %s))", l2, a, T, l1, a, a);
-        break;
-    case IR_OP_CELU:
-        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 1.0), y->dtype);
-        OUT("(%s != %s ? %s : sc_fmax((%s)0, %s) + sc_fmin((%s)0, %s * sc_expm1(%s / %s)))", a, a, a, T, a, T, l1, a,
-            l1);
-        break;
-    case IR_OP_SOFTPLUS: OUT("sc_softplus(%s)", a); break;
-    case IR_OP_SOFTSIGN: OUT("(%s / ((%s)1 + sc_fabs(%s)))", a, T, a); break;
-    case IR_OP_THRESHOLDED_RELU:
-        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "alpha", 1.0), y->dtype);
-        OUT("(%s > %s ? %s : (%s)0)", a, l1, a, T);
-        break;
-    case IR_OP_MISH: OUT("(%s * sc_tanh(sc_softplus(%s)))", a, a); break;
-    case IR_OP_EXPM1: OUT("sc_expm1(%s)", a); break;
-    case IR_OP_LOG1P: OUT("sc_log1p(%s)", a); break;
-    case IR_OP_SHRINK:
-        cg_float_literal(l1, sizeof l1, cg_attr_float(n, "lambd", 0.5), y->dtype);
-        cg_float_literal(l2, sizeof l2, cg_attr_float(n, "bias", 0.0), y->dtype);
-        OUT("(%s < -%s ? %s + %s : %s > %s ? %s - %s : (%s)0)", a, l1, a, l2, a, l1, a, l2, T);
-        break;
-    case IR_OP_PRELU: OUT("(%s < (%s)0 ? (%s)(%s * %s) : %s)", a, T, T, b, a, a); break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* the binary arithmetic, comparison, bitwise and select ops, and cast; 0 when the op is not one */
+static int binary_expr(const ex_ctx *e) {
+    const ir_node *n = e->n;
+    const ir_tensor *x = e->x;
+    const ir_tensor *y = e->y;
+    const char *T = e->T;
+    const char *a = e->a;
+    const char *b = e->b;
+    const char *w = e->w;
+    const int fl = e->fl;
+    cg_cuda *c = e->c;
+    switch (e->n->op) {
     case IR_OP_BITWISE_AND: OUT("((%s)(%s & %s))", T, a, b); break;
     case IR_OP_BITWISE_OR: OUT("((%s)(%s | %s))", T, a, b); break;
     case IR_OP_BITWISE_XOR: OUT("((%s)(%s ^ %s))", T, a, b); break;
@@ -201,13 +268,6 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
         int left = !strcmp(cg_attr_str(n, "direction", "left"), "left");
         OUT("(%s >= %uu ? (%s)0 : (%s)(%s %s %s))", b, (unsigned)(8 * symc_dtype_size(x->dtype)), T, T, a,
             left ? "<<" : ">>", b);
-        break;
-    }
-    case IR_OP_NOT: OUT("(!%s)", a); break;
-    case IR_OP_IS_NAN: OUT("isnan(%s)", a); break;
-    case IR_OP_IS_INF: {
-        int pos = cg_attr_int(n, "detect_positive", 1) != 0, neg = cg_attr_int(n, "detect_negative", 1) != 0;
-        OUT("(isinf(%s) && (%s > 0 ? %d : %d))", a, a, pos, neg);
         break;
     }
     case IR_OP_CAST:
@@ -255,9 +315,17 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
     case IR_OP_AND: OUT("(%s && %s)", a, b); break;
     case IR_OP_OR: OUT("(%s || %s)", a, b); break;
     case IR_OP_WHERE: OUT("(%s ? %s : %s)", a, b, w); break;
-    default: return cg_fail(c, node, SYMC_ERR_INTERNAL, "not an elementwise op");
+    default: return 0;
     }
+    return 1;
+}
+
 #undef OUT
+
+/* the dtypes op n takes beyond what the elementwise rules check: bitwise ops integers, bit
+ * shifts unsigned integers, the float-only math ops floats (the reference's ops.def dtype sets) */
+static symc_status op_dtype_check(cg_cuda *c, uint32_t node, const ir_tensor *x, int fl) {
+    const ir_node *n = &c->m->nodes[node];
     if ((n->op == IR_OP_BITWISE_AND || n->op == IR_OP_BITWISE_OR || n->op == IR_OP_BITWISE_XOR) &&
         (fl || x->dtype == SYMC_BOOL))
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; the op needs an integer dtype", x->name,
@@ -281,6 +349,21 @@ static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
         return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "input '%s' is %s; the op needs a float dtype", x->name,
                        symc_dtype_name(x->dtype));
     return SYMC_OK;
+}
+
+/* The expression of node n over its inputs' locals (v<tensor>), into buf: the op's part (math,
+ * activation, clip, binary) writes it, then its dtypes are checked. */
+static symc_status op_expr(cg_cuda *c, uint32_t node, char *buf, size_t cap) {
+    const ir_node *n = &c->m->nodes[node];
+    ex_ctx e = {.c = c, .n = n, .x = &c->m->tensors[n->in[0]], .y = &c->m->tensors[n->out[0]], .buf = buf, .cap = cap};
+    e.T = cg_ctype(e.y->dtype);
+    snprintf(e.a, sizeof e.a, "v%u", n->in[0]);
+    snprintf(e.b, sizeof e.b, "v%u", n->n_in > 1 ? n->in[1] : n->in[0]);
+    snprintf(e.w, sizeof e.w, "v%u", n->n_in > 2 ? n->in[2] : n->in[0]);
+    e.fl = ir_dtype_is_float(e.x->dtype);
+    if (!math_expr(&e) && !activation_expr(&e) && !clip_expr(&e) && !binary_expr(&e))
+        return cg_fail(c, node, SYMC_ERR_INTERNAL, "not an elementwise op");
+    return op_dtype_check(c, node, e.x, e.fl);
 }
 
 /* The group of `root` with its nodes in node (topological) order. */

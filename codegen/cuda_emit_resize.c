@@ -24,7 +24,13 @@
  * them through f64; not ported), and antialias when a resized axis's scale is
  * known only at run time (its filter width depends on it). An input axis of
  * length 0 resized to a non-empty one (the reference refuses it at run time)
- * is reported after the run (sc_report: the runtime then fails the run). */
+ * is reported after the run (sc_report: the runtime then fails the run).
+ *
+ * The emitter decodes and checks the attributes (rs_attrs), picks the
+ * resized axes with their taps (rs_axes, antialias's filter widths), then
+ * writes the kernel: output coordinates, and per resized axis its source
+ * coordinate (rs_emit_coord), filter weights (rs_emit_weights) and clamped
+ * taps (rs_emit_taps), then the tensor product. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,7 +55,23 @@ static const char *rs_lit(char *buf, size_t cap, double v) {
     return buf;
 }
 
-symc_status cg_emit_resize(cg_cuda *c, uint32_t node) {
+/* a resize node's decoded attributes and its resized axes (rs_attrs, rs_axes) */
+typedef struct rs_plan {
+    uint32_t node;
+    const ir_tensor *x, *y;
+    const char *mode_s, *coord_s;
+    int mode, coord, nearest, exclude, antialias, r;
+    double a, extrap;        /* cubic_coeff_a, extrapolation_value */
+    const ir_attr *sc, *roi; /* the model's scales and roi (NULL: none) */
+    /* the resized axes with their taps per output index; antialias: each one's first tap and
+     * filter scale */
+    int resized[IR_MAX_RANK], nr, taps[IR_MAX_RANK];
+    int64_t aa_start[IR_MAX_RANK];
+    double aa_s[IR_MAX_RANK];
+} rs_plan;
+
+/* the attributes, decoded and checked */
+static symc_status rs_attrs(cg_cuda *c, uint32_t node, rs_plan *p) {
     const ir_node *n = &c->m->nodes[node];
     const ir_tensor *x = &c->m->tensors[n->in[0]], *y = &c->m->tensors[n->out[0]];
     static const char *const modes[] = {"nearest", "linear", "cubic"};
@@ -80,12 +102,34 @@ symc_status cg_emit_resize(cg_cuda *c, uint32_t node) {
         return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "attribute 'roi' must be %d floats", 2 * r);
     if (coord == RS_TF_CROP && !roi)
         return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "tf_crop_and_resize needs the attribute 'roi'");
+    *p = (rs_plan){.node = node,
+                   .x = x,
+                   .y = y,
+                   .mode_s = mode_s,
+                   .coord_s = coord_s,
+                   .mode = mode,
+                   .coord = coord,
+                   .nearest = nearest,
+                   .exclude = exclude,
+                   .antialias = antialias,
+                   .r = r,
+                   .a = a,
+                   .extrap = extrap,
+                   .sc = sc,
+                   .roi = roi};
+    return SYMC_OK;
+}
 
+/* the axes that are resized, their taps, and antialias's filters */
+static symc_status rs_axes(cg_cuda *c, uint32_t node, rs_plan *p) {
+    const ir_tensor *x = p->x, *y = p->y;
+    const ir_attr *sc = p->sc, *roi = p->roi;
+    const int r = p->r, mode = p->mode, coord = p->coord, antialias = p->antialias;
     /* the axes that are read straight through whatever the sizes (same dim, scale 1, no crop), and the
      * resized ones with their taps per output index (the most any index needs) */
-    int resized[IR_MAX_RANK], nr = 0, taps[IR_MAX_RANK];
-    int64_t aa_start[IR_MAX_RANK];
-    double aa_s[IR_MAX_RANK];
+    int *resized = p->resized, *taps = p->taps, nr = 0;
+    int64_t *aa_start = p->aa_start;
+    double *aa_s = p->aa_s;
     for (int d = 0; d < r; d++) {
         double s1 = sc ? sc->floats[d] : 1.0;
         if (sc && (!(s1 > 0) || !isfinite(s1)))
@@ -121,9 +165,153 @@ symc_status cg_emit_resize(cg_cuda *c, uint32_t node) {
         }
         nr++;
     }
+    p->nr = nr;
+    return SYMC_OK;
+}
 
+/* resized axis j's declarations, and its source coordinate x of output index c[d] */
+static void rs_emit_coord(cg_kw *k, const rs_plan *p, int j) {
+    const ir_tensor *x = p->x, *y = p->y;
+    const ir_attr *sc = p->sc, *roi = p->roi;
+    const int r = p->r, coord = p->coord, *taps = p->taps;
+    const uint32_t node = p->node;
+    char lit[96], lit2[96];
+    int d = p->resized[j];
+    char in[48], out[48];
+    snprintf(in, sizeof in, "%s", kw_dim(k, x->dims[d]));
+    snprintf(out, sizeof out, "%s", kw_dim(k, y->dims[d]));
+    kw_body(k, "        long long ti%d[%d];\n        double tw%d[%d];\n        int tn%d = 0;\n", j, taps[j], j, taps[j],
+            j);
+    kw_body(k, "        {\n            const long long in = %s, out = %s;\n", in, out);
+    if (sc) kw_body(k, "            const double scale = %s;\n", rs_lit(lit, sizeof lit, sc->floats[d]));
+    else kw_body(k, "            const double scale = in ? (double)out / (double)in : 1.0;\n");
+    double r0 = roi ? roi->floats[d] : 0.0, r1 = roi ? roi->floats[d + r] : 1.0;
+    kw_body(k, "            const double roi0 = %s, roi1 = %s;\n", rs_lit(lit, sizeof lit, r0),
+            rs_lit(lit2, sizeof lit2, r1));
+    int cropped = coord == RS_TF_CROP && (fabs(r0) > 1e-9 || fabs(r1 - 1.0) > 1e-9);
+    kw_body(k,
+            "            if (in == 0) { sc_report(1u, %uu); outside = true; } /* the reference refuses it */\n"
+            "            else if (%s && fabs(scale - 1.0) <= 1e-9 && out == in) {\n"
+            "                tn%d = 1; ti%d[0] = c[%d]; tw%d[0] = 1.0;\n"
+            "            } else {\n"
+            "                const double ow = __dmul_rn(scale, (double)in), yy = (double)c[%d];\n"
+            "                double x;\n",
+            node, cropped ? "false" : "true", j, j, d, j, d);
+    switch (coord) {
+    case RS_HALF_PIXEL: kw_body(k, "                x = (yy + 0.5) / scale - 0.5;\n"); break;
+    case RS_HALF_PIXEL_SYMMETRIC:
+        kw_body(k,
+                "                const double adj = (double)out / ow, center = (double)in / 2.0;\n"
+                "                const double off = __dmul_rn(center, 1 - adj);\n"
+                "                x = __dadd_rn(off, (yy + 0.5) / scale) - 0.5;\n");
+        break;
+    case RS_PYTORCH_HALF_PIXEL: kw_body(k, "                x = ow == 1 ? -0.5 : (yy + 0.5) / scale - 0.5;\n"); break;
+    case RS_ALIGN_CORNERS:
+        kw_body(k, "                x = ow == 1 ? 0.0 : __dmul_rn(yy, (double)(in - 1)) / (ow - 1);\n");
+        break;
+    case RS_ASYMMETRIC: kw_body(k, "                x = yy / scale;\n"); break;
+    default:
+        kw_body(k,
+                "                x = ow == 1 ? __dmul_rn(roi1 - roi0, (double)(in - 1)) / 2\n"
+                "                            : __dmul_rn(__dmul_rn(yy, roi1 - roi0), (double)(in - 1)) / "
+                "(ow - 1);\n"
+                "                x = __dadd_rn(x, __dmul_rn(roi0, (double)(in - 1)));\n"
+                "                if (x < 0 || x > (double)(in - 1)) outside = true;\n");
+    }
+}
+
+/* resized axis j's filter: the weights tw<j> of its n taps around x */
+static void rs_emit_weights(cg_kw *k, const rs_plan *p, int j) {
+    const int mode = p->mode, nearest = p->nearest, antialias = p->antialias, *taps = p->taps;
+    const double a = p->a;
+    const int64_t *aa_start = p->aa_start;
+    const double *aa_s = p->aa_s;
+    char lit[96], lit2[96];
+    kw_body(k,
+            "                const double p0 = floor(x), ratio = x == p0 ? 1.0 : x - p0;\n"
+            "                int n = 0;\n");
+    if (mode == RS_NEAREST) {
+        const char *second = nearest == RS_PREFER_FLOOR ? "ratio > 0.5"
+            : nearest == RS_PREFER_CEIL                 ? "ratio >= 0.5"
+            : nearest == RS_CEIL                        ? "true"
+                                                        : "false";
+        kw_body(k,
+                "                const bool second = ratio == 1.0 ? true : (%s);\n"
+                "                tw%d[0] = second ? 0.0 : 1.0; tw%d[1] = second ? 1.0 : 0.0; n = 2;\n",
+                second, j, j);
+    } else if (!antialias && mode == RS_LINEAR) {
+        kw_body(k, "                tw%d[0] = 1 - ratio; tw%d[1] = ratio; n = 2;\n", j, j);
+    } else if (!antialias) {
+        const char *A = rs_lit(lit, sizeof lit, a);
+        kw_body(k,
+                "                const double a = %s, r = ratio, q = 1 - ratio;\n"
+                "                tw%d[0] = ((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a;\n"
+                "                tw%d[1] = ((a + 2) * r - (a + 3)) * r * r + 1;\n"
+                "                tw%d[2] = ((a + 2) * q - (a + 3)) * q * q + 1;\n"
+                "                tw%d[3] = ((a * (q + 1) - 5 * a) * (q + 1) + 8 * a) * (q + 1) - 4 * a;\n"
+                "                n = 4;\n",
+                A, j, j, j, j);
+    } else {
+        kw_body(k,
+                "                const double s = %s, a = %s;\n"
+                "                double sum = 0;\n"
+                "                for (int t = 0; t < %d; t++) {\n"
+                "                    const double arg = ((double)(%lldLL + t) - ratio) * s;\n",
+                rs_lit(lit, sizeof lit, aa_s[j]), rs_lit(lit2, sizeof lit2, a), taps[j], (long long)aa_start[j]);
+        if (mode == RS_LINEAR)
+            kw_body(k, "                    const double w = fmin(fmax(1 - fabs(arg), 0.0), 1.0);\n");
+        else
+            kw_body(
+                k,
+                "                    const double ax = fabs(arg);\n"
+                "                    const double w = ax <= 1 ? (a + 2) * ax * ax * ax - (a + 3) * ax * ax + 1\n"
+                "                        : ax < 2 ? a * ax * ax * ax - 5 * a * ax * ax + 8 * a * ax - 4 * a : 0.0;\n");
+        kw_body(k,
+                "                    tw%d[t] = w; sum += w;\n"
+                "                }\n"
+                "                for (int t = 0; t < %d; t++) tw%d[t] /= sum;\n"
+                "                n = %d;\n",
+                j, taps[j], j, taps[j]);
+    }
+}
+
+/* resized axis j's taps: the first input index, exclude_outside's renormalized weights, the
+ * indices ti<j> clamped to the edge */
+static void rs_emit_taps(cg_kw *k, const rs_plan *p, int j) {
+    const int exclude = p->exclude;
+    kw_body(k, "                const long long first = (long long)p0 + (x == p0 ? -(n / 2) : -(n / 2) + 1);\n");
+    if (exclude)
+        kw_body(k,
+                "                double wsum = 0;\n"
+                "                for (int t = 0; t < n; t++) {\n"
+                "                    const long long jj = first + t;\n"
+                "                    if (jj < 0 || jj >= in) tw%d[t] = 0;\n"
+                "                    wsum += tw%d[t];\n"
+                "                }\n"
+                "                if (wsum != 0)\n"
+                "                    for (int t = 0; t < n; t++) tw%d[t] /= wsum;\n",
+                j, j, j);
+    kw_body(k,
+            "                for (int t = 0; t < n; t++) {\n"
+            "                    const long long jj = first + t;\n"
+            "                    ti%d[t] = jj < 0 ? 0 : jj >= in ? in - 1 : jj;\n"
+            "                }\n"
+            "                tn%d = n;\n"
+            "            }\n"
+            "        }\n",
+            j, j);
+}
+
+symc_status cg_emit_resize(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    rs_plan p = {.node = node};
+    symc_status st0 = rs_attrs(c, node, &p);
+    if (!st0) st0 = rs_axes(c, node, &p);
+    if (st0) return st0;
+    const ir_tensor *x = p.x, *y = p.y;
+    const int r = p.r, nr = p.nr, *resized = p.resized;
     const char *CT = x->dtype == SYMC_F64 ? "double" : "float";
-    char lit[96], lit2[96], ld[160], st[160];
+    char lit[96], ld[160], st[160];
     cg_kw k;
     kw_begin(&k, c, node);
     const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
@@ -145,119 +333,11 @@ symc_status cg_emit_resize(cg_cuda *c, uint32_t node) {
         } else kw_body(&k, "        base += c[%d] * %s;\n", d, stride);
     }
     for (int j = 0; j < nr; j++) {
-        int d = resized[j];
-        char in[48], out[48];
-        snprintf(in, sizeof in, "%s", kw_dim(&k, x->dims[d]));
-        snprintf(out, sizeof out, "%s", kw_dim(&k, y->dims[d]));
-        kw_body(&k, "        long long ti%d[%d];\n        double tw%d[%d];\n        int tn%d = 0;\n", j, taps[j], j,
-                taps[j], j);
-        kw_body(&k, "        {\n            const long long in = %s, out = %s;\n", in, out);
-        if (sc) kw_body(&k, "            const double scale = %s;\n", rs_lit(lit, sizeof lit, sc->floats[d]));
-        else kw_body(&k, "            const double scale = in ? (double)out / (double)in : 1.0;\n");
-        double r0 = roi ? roi->floats[d] : 0.0, r1 = roi ? roi->floats[d + r] : 1.0;
-        kw_body(&k, "            const double roi0 = %s, roi1 = %s;\n", rs_lit(lit, sizeof lit, r0),
-                rs_lit(lit2, sizeof lit2, r1));
-        int cropped = coord == RS_TF_CROP && (fabs(r0) > 1e-9 || fabs(r1 - 1.0) > 1e-9);
-        kw_body(&k,
-                "            if (in == 0) { sc_report(1u, %uu); outside = true; } /* the reference refuses it */\n"
-                "            else if (%s && fabs(scale - 1.0) <= 1e-9 && out == in) {\n"
-                "                tn%d = 1; ti%d[0] = c[%d]; tw%d[0] = 1.0;\n"
-                "            } else {\n"
-                "                const double ow = __dmul_rn(scale, (double)in), yy = (double)c[%d];\n"
-                "                double x;\n",
-                node, cropped ? "false" : "true", j, j, d, j, d);
-        switch (coord) {
-        case RS_HALF_PIXEL: kw_body(&k, "                x = (yy + 0.5) / scale - 0.5;\n"); break;
-        case RS_HALF_PIXEL_SYMMETRIC:
-            kw_body(&k,
-                    "                const double adj = (double)out / ow, center = (double)in / 2.0;\n"
-                    "                const double off = __dmul_rn(center, 1 - adj);\n"
-                    "                x = __dadd_rn(off, (yy + 0.5) / scale) - 0.5;\n");
-            break;
-        case RS_PYTORCH_HALF_PIXEL:
-            kw_body(&k, "                x = ow == 1 ? -0.5 : (yy + 0.5) / scale - 0.5;\n");
-            break;
-        case RS_ALIGN_CORNERS:
-            kw_body(&k, "                x = ow == 1 ? 0.0 : __dmul_rn(yy, (double)(in - 1)) / (ow - 1);\n");
-            break;
-        case RS_ASYMMETRIC: kw_body(&k, "                x = yy / scale;\n"); break;
-        default:
-            kw_body(&k,
-                    "                x = ow == 1 ? __dmul_rn(roi1 - roi0, (double)(in - 1)) / 2\n"
-                    "                            : __dmul_rn(__dmul_rn(yy, roi1 - roi0), (double)(in - 1)) / "
-                    "(ow - 1);\n"
-                    "                x = __dadd_rn(x, __dmul_rn(roi0, (double)(in - 1)));\n"
-                    "                if (x < 0 || x > (double)(in - 1)) outside = true;\n");
-        }
-        kw_body(&k,
-                "                const double p0 = floor(x), ratio = x == p0 ? 1.0 : x - p0;\n"
-                "                int n = 0;\n");
-        if (mode == RS_NEAREST) {
-            const char *second = nearest == RS_PREFER_FLOOR ? "ratio > 0.5"
-                : nearest == RS_PREFER_CEIL                 ? "ratio >= 0.5"
-                : nearest == RS_CEIL                        ? "true"
-                                                            : "false";
-            kw_body(&k,
-                    "                const bool second = ratio == 1.0 ? true : (%s);\n"
-                    "                tw%d[0] = second ? 0.0 : 1.0; tw%d[1] = second ? 1.0 : 0.0; n = 2;\n",
-                    second, j, j);
-        } else if (!antialias && mode == RS_LINEAR) {
-            kw_body(&k, "                tw%d[0] = 1 - ratio; tw%d[1] = ratio; n = 2;\n", j, j);
-        } else if (!antialias) {
-            const char *A = rs_lit(lit, sizeof lit, a);
-            kw_body(&k,
-                    "                const double a = %s, r = ratio, q = 1 - ratio;\n"
-                    "                tw%d[0] = ((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a;\n"
-                    "                tw%d[1] = ((a + 2) * r - (a + 3)) * r * r + 1;\n"
-                    "                tw%d[2] = ((a + 2) * q - (a + 3)) * q * q + 1;\n"
-                    "                tw%d[3] = ((a * (q + 1) - 5 * a) * (q + 1) + 8 * a) * (q + 1) - 4 * a;\n"
-                    "                n = 4;\n",
-                    A, j, j, j, j);
-        } else {
-            kw_body(&k,
-                    "                const double s = %s, a = %s;\n"
-                    "                double sum = 0;\n"
-                    "                for (int t = 0; t < %d; t++) {\n"
-                    "                    const double arg = ((double)(%lldLL + t) - ratio) * s;\n",
-                    rs_lit(lit, sizeof lit, aa_s[j]), rs_lit(lit2, sizeof lit2, a), taps[j], (long long)aa_start[j]);
-            if (mode == RS_LINEAR)
-                kw_body(&k, "                    const double w = fmin(fmax(1 - fabs(arg), 0.0), 1.0);\n");
-            else
-                kw_body(
-                    &k,
-                    "                    const double ax = fabs(arg);\n"
-                    "                    const double w = ax <= 1 ? (a + 2) * ax * ax * ax - (a + 3) * ax * ax + 1\n"
-                    "                        : ax < 2 ? a * ax * ax * ax - 5 * a * ax * ax + 8 * a * ax - 4 * a : 0.0;\n");
-            kw_body(&k,
-                    "                    tw%d[t] = w; sum += w;\n"
-                    "                }\n"
-                    "                for (int t = 0; t < %d; t++) tw%d[t] /= sum;\n"
-                    "                n = %d;\n",
-                    j, taps[j], j, taps[j]);
-        }
-        kw_body(&k, "                const long long first = (long long)p0 + (x == p0 ? -(n / 2) : -(n / 2) + 1);\n");
-        if (exclude)
-            kw_body(&k,
-                    "                double wsum = 0;\n"
-                    "                for (int t = 0; t < n; t++) {\n"
-                    "                    const long long jj = first + t;\n"
-                    "                    if (jj < 0 || jj >= in) tw%d[t] = 0;\n"
-                    "                    wsum += tw%d[t];\n"
-                    "                }\n"
-                    "                if (wsum != 0)\n"
-                    "                    for (int t = 0; t < n; t++) tw%d[t] /= wsum;\n",
-                    j, j, j);
-        kw_body(&k,
-                "                for (int t = 0; t < n; t++) {\n"
-                "                    const long long jj = first + t;\n"
-                "                    ti%d[t] = jj < 0 ? 0 : jj >= in ? in - 1 : jj;\n"
-                "                }\n"
-                "                tn%d = n;\n"
-                "            }\n"
-                "        }\n",
-                j, j);
+        rs_emit_coord(&k, &p, j);
+        rs_emit_weights(&k, &p, j);
+        rs_emit_taps(&k, &p, j);
     }
-    cg_store(st, sizeof st, y->dtype, rs_lit(lit, sizeof lit, extrap));
+    cg_store(st, sizeof st, y->dtype, rs_lit(lit, sizeof lit, p.extrap));
     kw_body(&k, "        if (outside) {\n            %s[i] = %s;\n            continue;\n        }\n", yp, st);
     kw_body(&k, "        %s sum = 0;\n", CT);
     /* the tensor product of the resized axes' taps, axis 0 outermost */
@@ -276,8 +356,8 @@ symc_status cg_emit_resize(cg_cuda *c, uint32_t node) {
     cg_store(st, sizeof st, y->dtype, "sum");
     kw_body(&k, "        %s[i] = %s;\n    }\n", yp, st);
     char comment[256];
-    snprintf(comment, sizeof comment, "resize: %s, %s %s%s, one thread per output", n->name, mode_s, coord_s,
-             antialias ? " antialias" : "");
+    snprintf(comment, sizeof comment, "resize: %s, %s %s%s, one thread per output", n->name, p.mode_s, p.coord_s,
+             p.antialias ? " antialias" : "");
     symc_status s = kw_finish(&k, comment, numel, 256, 256);
     kw_free(&k);
     return s;

@@ -13,8 +13,9 @@
  * GEMM bias, relu after a convolution's own bias; a residual as the GEMM's
  * C with beta 1, unless the gemm has a C of its own), which nodes are row
  * kernels (cuda_emit_reduce.c: cg_row_kernel, cg_row_chain_ok), how large a
- * group computed inside a row kernel may be, and which attention patterns
- * its flash kernel runs (cuda_emit_attention.c). A module without a plan
+ * group computed inside a row kernel may be, and the largest head dim its
+ * flash attention kernel runs (cuda_emit_attention.c emits every pattern
+ * passes/fuse_attention.c matches up to it). A module without a plan
  * (cg_build_engine called without the pipeline, as tests do, or after a
  * pipeline run without rules) is planned here with the same rules, for this
  * build only, so the generated code is the same either way.
@@ -175,7 +176,7 @@ static const pass_fuse_rules cuda_fuse_rules = {
     .max_group_nodes = CG_GROUP_MAX_NODES,
     .row_input_leaves = 32,
     .epilogue_leaves = 24,
-    .attention = cg_attention_claims,
+    .attention_max_head = 128,
     .conv_channels_last = cg_conv_nhwc_ok,
 };
 

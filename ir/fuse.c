@@ -4,7 +4,9 @@
  *
  * The plan stores only who belongs to which group and as what; where a
  * member sits in its group follows from the graph, so the lookups below
- * walk it: a row kernel's epilogue is reached from its result through the
+ * walk it (a fused attention is the exception: what the attention pass
+ * matched, views and score function, is stored whole, ir_attention, since
+ * the emitter must not match again); a row kernel's epilogue is reached from its result through the
  * inlined nodes reading it, its "row first" op produces its data input, and
  * a library call's bias, activation and residual read its result one after
  * the other. The check is what lets the target trust a plan it did not
@@ -49,6 +51,23 @@ void ir_fuse_drop(ir_module *m) {
     m->fuse = NULL;
     m->n_fuse = 0;
     m->fuse_target = NULL;
+    free(m->attention);
+    m->attention = NULL;
+    m->n_attention = 0;
+}
+
+symc_status ir_fuse_add_attention(ir_module *m, const ir_attention *a, symc_error *err) {
+    ir_attention *grown = realloc(m->attention, (m->n_attention + 1) * sizeof *grown);
+    if (!grown) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory planning fusion");
+    m->attention = grown;
+    m->attention[m->n_attention++] = *a;
+    return SYMC_OK;
+}
+
+const ir_attention *ir_fuse_attention_of(const ir_module *m, uint32_t node) {
+    for (uint32_t i = 0; i < m->n_attention; i++)
+        if (m->attention[i].mm2 == node) return &m->attention[i];
+    return NULL;
 }
 
 /* ---- lookups ------------------------------------------------------------------------------ */
@@ -277,6 +296,30 @@ static symc_status check_groups(checker *c, uint32_t *last) {
     return SYMC_OK;
 }
 
+/* each attention root has one fused attention, computing exactly its claimed members */
+static symc_status check_attention(checker *c) {
+    ir_module *m = c->m;
+    for (uint32_t i = 0; i < m->n_attention; i++) {
+        uint32_t r = m->attention[i].mm2;
+        if (r >= m->n_nodes || role_of(m, r) != IR_FUSE_ATTENTION || ir_fuse_attention_of(m, r) != &m->attention[i])
+            return symc_error_setf(c->err, SYMC_ERR_VERIFY,
+                                   "fusion plan: fused attention %u is at no attention root of its own", i);
+    }
+    for (uint32_t i = 0; i < m->n_nodes; i++) {
+        if (role_of(m, i) != IR_FUSE_ATTENTION) continue;
+        const ir_attention *a = ir_fuse_attention_of(m, i);
+        if (!a) return bad(c, i, "an attention root needs its fused attention (the matched pattern)", "");
+        uint32_t claimed = 0;
+        for (uint32_t k = 0; k < m->n_nodes; k++) claimed += role_of(m, k) == IR_FUSE_CLAIMED && m->fuse[k].group == i;
+        int ok = a->n_covered == claimed;
+        for (uint32_t j = 0; j < a->n_covered && ok; j++)
+            ok = a->covered[j] < m->n_nodes && role_of(m, a->covered[j]) == IR_FUSE_CLAIMED &&
+                m->fuse[a->covered[j]].group == i;
+        if (!ok) return bad(c, i, "the nodes its fused attention computes are not its claimed members", "");
+    }
+    return SYMC_OK;
+}
+
 symc_status ir_fuse_check(ir_module *m, symc_error *err) {
     if (!m->fuse) return SYMC_OK;
     if (m->n_fuse != m->n_nodes)
@@ -293,6 +336,7 @@ symc_status ir_fuse_check(ir_module *m, symc_error *err) {
                   : symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory checking the fusion plan");
         free(last);
     }
+    if (!st) st = check_attention(&c);
     ir_uses_free(&c.u);
     return st;
 }

@@ -130,6 +130,10 @@ struct symc_module {
     struct ir_fuse *fuse;
     uint32_t n_fuse;
     const char *fuse_target; /* the name of the rules that made it (static) */
+    /* The plan's fused attentions (see "fused attention" below), one per
+     * IR_FUSE_ATTENTION root, in node order; freed with the plan. */
+    struct ir_attention *attention;
+    uint32_t n_attention;
 };
 typedef struct symc_module ir_module;
 
@@ -240,11 +244,79 @@ void ir_fuse_drop(ir_module *m);
 uint32_t ir_fuse_epilogue_of(const ir_module *m, const ir_uses *u, uint32_t node);
 uint32_t ir_fuse_row_first_of(const ir_module *m, uint32_t node);
 uint32_t ir_fuse_reader_in_group(const ir_module *m, const ir_uses *u, uint32_t node, uint32_t t);
+/* ---- fused attention (part of the plan) ------------------------------------------------- */
+/* What the fuse pass matched around an IR_FUSE_ATTENTION root (passes/fuse_attention.c says
+ * how): softmax(f(Q·Kᵀ))·V, with Q, K, V and O as strided views of the storage behind the
+ * transposes and widening casts the kernel computes, and the score function f as a chain of
+ * ops. Tensors and nodes are module indices, expressions interned in m->syms. The target's
+ * emitter reads it and matches nothing itself. */
+#define IR_ATT_MAX_CHAIN 6    /* score-function ops */
+#define IR_ATT_MAX_LEAF 4     /* leaves of an IR_ATT_ADD_SEL condition */
+#define IR_ATT_MAX_COVERED 64 /* nodes the kernel computes besides the root */
+
+/* a rank-4 strided view [b0, b1, rows, cols] of tensor t's storage */
+typedef struct ir_att_view {
+    uint32_t t;
+    sym_expr dims[4], strides[4];
+} ir_att_view;
+
+typedef enum ir_att_kind {
+    IR_ATT_MUL,         /* v * scalar */
+    IR_ATT_DIV,         /* v / scalar */
+    IR_ATT_ADD,         /* v + scalar */
+    IR_ATT_ADD_MASK,    /* v + mask[b0, b1, q, k] */
+    IR_ATT_WHERE,       /* mask ? (chain or scalar) : (scalar or chain) */
+    IR_ATT_ADD_SEL,     /* v + (leaf && leaf ... ? scalar : scalar2): an additive mask made by where(cond, a, b),
+                           read through the where, expands and ands to the leaves of its bool condition */
+    IR_ATT_WHERE_CAUSAL /* (k > q) ? ... */
+} ir_att_kind;
+
+/* a leaf of an IR_ATT_ADD_SEL condition: a bool view, or a causal comparison */
+typedef enum ir_att_leaf_kind { IR_ATT_LEAF_VIEW, IR_ATT_LEAF_K_GT_Q, IR_ATT_LEAF_K_LE_Q } ir_att_leaf_kind;
+typedef struct ir_att_leaf {
+    ir_att_leaf_kind kind;
+    ir_att_view v; /* IR_ATT_LEAF_VIEW */
+} ir_att_leaf;
+
+typedef struct ir_att_op {
+    ir_att_kind kind;
+    uint32_t node;
+    uint32_t scalar;                   /* scalar tensor (IR_NONE: none) */
+    uint32_t scalar2;                  /* IR_ATT_ADD_SEL: the value where the condition is false */
+    int chain_is_true;                 /* where: the chain is the value taken where cond holds */
+    ir_att_view mask;                  /* IR_ATT_ADD_MASK / IR_ATT_WHERE (WHERE_CAUSAL: mask.t is the condition) */
+    ir_att_leaf leaf[IR_ATT_MAX_LEAF]; /* IR_ATT_ADD_SEL: the condition is the and of these (none: true) */
+    uint32_t n_leaf;
+} ir_att_op;
+
+typedef struct ir_attention {
+    uint32_t mm1, mm2, softmax;      /* the score matmul, the root (P·V), the softmax */
+    ir_att_view q, k, v, o;          /* k: Kᵀ's storage read with its last two axes swapped */
+    sym_expr sq, sk, n0, n1;         /* query and key lengths, the two batch dims */
+    int64_t d, dv;                   /* head dims of Q/K and V */
+    ir_att_op ops[IR_ATT_MAX_CHAIN]; /* from the score to the softmax input */
+    uint32_t n_ops;
+    int causal_skip; /* a causal mask with value -inf (or <= -1e8) last: key tiles past the row block skip */
+    int zero_masked; /* the softmax's zero_masked_rows: a fully masked row gives zeros (L == 0), not NaN */
+    /* storage of Q, K, V and O (each f32, f16 or bf16; the kernel computes in fp32 and
+     * keeps scores and probabilities in fp32 whatever the graph stores them as) */
+    symc_dtype qdt, kdt, vdt, odt;
+    uint32_t covered[IR_ATT_MAX_COVERED]; /* the nodes it computes besides mm2 (its CLAIMED members) */
+    uint32_t n_covered;
+} ir_attention;
+
+/* Appends a to the plan (whose fuse entries the caller sets). */
+symc_status ir_fuse_add_attention(ir_module *m, const ir_attention *a, symc_error *err);
+/* The plan's attention whose root is `node`; NULL when there is none. */
+const ir_attention *ir_fuse_attention_of(const ir_module *m, uint32_t node);
+
 /* The plan's invariants (part of ir_verify): one entry per node, roots are
  * their own group, members name a root of the kind their role needs and
  * have an op their role allows, dead nodes are exactly those reaching no
  * output, every result but the group's last node's is read only inside the
- * group, and members read nothing computed after the root's place. */
+ * group, members read nothing computed after the root's place, and every
+ * attention root has one fused attention whose covered nodes are exactly its
+ * claimed members. */
 symc_status ir_fuse_check(ir_module *m, symc_error *err);
 
 /* ---- checks, text, files -------------------------------------------------------- */

@@ -147,6 +147,7 @@ void ir_module_free(ir_module *m) {
     free(m->inputs);
     free(m->outputs);
     free(m->fuse);
+    free(m->attention);
     if (m->arena) {
         for (ir_chunk *c = m->arena->head, *n; c; c = n) {
             n = c->next;

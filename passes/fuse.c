@@ -7,8 +7,10 @@
  * kernels and libraries can take. Decisions are made in rounds, each seeing
  * the earlier ones, and a node claimed once is never claimed again:
  *  1. dead nodes (no output reaches a graph output) get no step;
- *  2. attention: the target recognizes softmax(f(Q·Kᵀ))·V around each
- *     matmul and names the nodes its kernel computes (claimed);
+ *  2. attention (fuse_attention.c): softmax(f(Q·Kᵀ))·V around each matmul,
+ *     when the target runs fused attention of its head dims, claims the
+ *     nodes its kernel computes and stores the match in the plan
+ *     (ir_attention), which the target's emitter reads;
  *  3. library calls claim their neighbours: a private transpose making an
  *     operand (read through the trans flag), and on the result, each
  *     private to the next: an add of a 1-D vector of the last dim (the
@@ -85,32 +87,6 @@ static uint32_t private_reader(const fuser *f, uint32_t t, ir_op op) {
     if (!ir_uses_private(&f->u, t)) return IR_NONE;
     uint32_t k = f->u.consumer[t];
     return role(f, k) == IR_FUSE_STEP && (op == IR_OP_COUNT || f->m->nodes[k].op == op) ? k : IR_NONE;
-}
-
-/* ---- 2. attention ---------------------------------------------------------------------------- */
-static void plan_attention(fuser *f) {
-    if (!f->r->attention) return;
-    uint32_t claimed[64], reads[PASS_ATTENTION_READS];
-    for (uint32_t i = 0; i < f->m->n_nodes; i++) {
-        if (covered(f, i) || f->m->nodes[i].op != IR_OP_MATMUL) continue;
-        uint32_t n_reads = 0;
-        uint32_t n = f->r->attention(f->m, &f->u, i, claimed, 64, reads, &n_reads);
-        int clash = n > 64 || n_reads > PASS_ATTENTION_READS;
-        for (uint32_t j = 0; j < n && !clash; j++) clash = claimed[j] == i || role(f, claimed[j]) != IR_FUSE_STEP;
-        /* what it reads past its own nodes must be made by a node that stores it: not one
-         * another attention computes inside its kernel */
-        for (uint32_t j = 0; j < n_reads && !clash; j++) {
-            uint32_t p = reads[j] < f->u.n_tensors ? f->m->tensors[reads[j]].producer : IR_NONE;
-            clash = reads[j] >= f->u.n_tensors || (p != IR_NONE && role(f, p) != IR_FUSE_STEP);
-        }
-        if (!n || clash) continue;
-        for (uint32_t j = 0; j < n; j++) set(f, claimed[j], IR_FUSE_CLAIMED, i);
-        set(f, i, IR_FUSE_ATTENTION, i);
-        /* the kernel is one more reader of those tensors: they are no longer private to their
-         * one reader in the graph, so no later round computes them inside its kernel and
-         * leaves them unstored (the attention would read memory nothing wrote) */
-        for (uint32_t j = 0; j < n_reads; j++) f->u.n_consumers[reads[j]]++;
-    }
 }
 
 /* ---- 3. library calls ---------------------------------------------------------------------------- */
@@ -340,7 +316,10 @@ symc_status pass_fuse(ir_module *m, const pass_fuse_rules *rules, symc_error *er
     }
     for (uint32_t i = 0; i < m->n_nodes; i++)
         if (!f.u.live[i]) set(&f, i, IR_FUSE_DEAD, IR_NONE);
-    plan_attention(&f);
+    if ((st = pass_fuse_attention(m, &f.u, rules, err))) { /* round 2 (fuse_attention.c) */
+        ir_fuse_drop(m);
+        goto done;
+    }
     plan_library_calls(&f);
     plan_layouts(&f);
     plan_inlining(&f);

@@ -107,14 +107,9 @@ typedef struct pass_fuse_rules {
     /* a group computed inside another kernel: at most this many nodes, and leaf tensors when
      * it is a row kernel's input or epilogue */
     uint32_t max_group_nodes, row_input_leaves, epilogue_leaves;
-    /* the nodes a fused attention kernel at matmul `node` would compute besides the matmul (at
-     * most cap, into claimed), or 0 when the pattern around it is not one it runs; into reads
-     * (at most PASS_ATTENTION_READS, *n_reads of them) the tensors its kernel reads that are no
-     * claimed node's input: a mask read through the expand, where and and that make it from
-     * smaller pieces. The pass keeps those stored (their producers are not computed inside
-     * another kernel), as it does any tensor with a reader outside its group. */
-    uint32_t (*attention)(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap,
-                          uint32_t *reads, uint32_t *n_reads);
+    /* the largest head dim (D, Dv) of the target's fused attention kernel, which runs every
+     * pattern fuse_attention.c matches (head dims multiples of 4); 0: no fused attention */
+    int64_t attention_max_head;
     /* convolution `node` has a kernel reading its input and writing its result channels-last
      * (NHWC) when a transpose to NCHW makes its input and a transpose to NHWC reads its result
      * (IR_FUSE_LAYOUT); NULL: none */
@@ -125,6 +120,21 @@ typedef struct pass_fuse_rules {
  * elementwise nodes toward their cancellation, and the convolutions `rules` run channels-last
  * given NHWC operands (NULL rules: none), so a channels-last region keeps its activations NHWC. */
 symc_status pass_layout(ir_module *m, const pass_fuse_rules *rules, symc_error *err);
+
+/* ---- fused attention (fuse_attention.c) -------------------------------------------------- */
+/* The fuse pass's round 2 on plan m->fuse (just made, dead nodes marked; u its uses): each
+ * softmax(f(Q·Kᵀ))·V the rules' kernel runs becomes an attention root with its claimed members
+ * and its match stored in the plan (ir_fuse_add_attention). Tensors the kernel reads past its
+ * own nodes get one more reader in u. Nothing when rules->attention_max_head is 0. */
+symc_status pass_fuse_attention(ir_module *m, ir_uses *u, const pass_fuse_rules *rules, symc_error *err);
+/* The match at matmul `node` alone (1: found, into a; 0: none): what the round would claim, with
+ * the tensors its kernel reads that are no covered node's input (at most PASS_ATTENTION_READS,
+ * *n_reads of them); it interns expressions in m->syms. */
+int pass_attention_match(ir_module *m, const ir_uses *u, uint32_t node, int64_t max_head, ir_attention *a,
+                         uint32_t *reads, uint32_t *n_reads);
+/* scalar tensor t of a match (an op's scalar) is a constant: its value, which the kernel uses
+ * as a literal instead of reading t */
+int pass_attention_literal(const ir_module *m, uint32_t t, double *out);
 
 /* Fusion planning (fuse.c): groups the nodes into the steps a target with
  * these rules runs, and stores them as the module's plan (ir_fuse). NULL

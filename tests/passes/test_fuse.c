@@ -2,8 +2,9 @@
  * on the CPU, with rules of a made-up target (no codegen linked): f32
  * matmuls are library calls taking transposes, a bias, relu and a residual;
  * softmax and layer_norm are row kernels that take inlined inputs,
- * epilogues and each other as "row first"; a fake attention claims the
- * softmax in front of a matmul. Each case runs the pipeline with the rules,
+ * epilogues and each other as "row first"; fused attention (round 2,
+ * passes/fuse_attention.c) is the real match, given a head dim limit, and
+ * its match is stored in the plan. Each case runs the pipeline with the rules,
  * checks the printed groups (what --dump-after=fuse shows), and checks that
  * the pipeline without rules leaves no plan. Then plans are corrupted one
  * way at a time and ir_verify must refuse each with a message naming the
@@ -36,19 +37,6 @@ static unsigned t_row_kernel(ir_module *m, uint32_t node) {
 static int t_row_chain(ir_module *m, uint32_t first, uint32_t second) {
     return m->nodes[first].op != m->nodes[second].op;
 }
-/* matmul(softmax(s), v): the kernel computes the softmax */
-static uint32_t t_attention(ir_module *m, const ir_uses *u, uint32_t node, uint32_t *claimed, uint32_t cap,
-                            uint32_t *reads, uint32_t *n_reads) {
-    *n_reads = 0;
-    uint32_t leaf; /* a tensor the kernel reads past its own nodes: the output of a node named "leaf" */
-    if (ir_find_node(m, "leaf", &leaf)) reads[(*n_reads)++] = m->nodes[leaf].out[0];
-    uint32_t p = m->tensors[m->nodes[node].in[0]].producer;
-    if (p == IR_NONE || m->nodes[p].op != IR_OP_SOFTMAX || !ir_uses_private(u, m->nodes[node].in[0]) || cap < 1)
-        return 0;
-    claimed[0] = p;
-    return 1;
-}
-
 static const pass_fuse_rules rules = {
     .name = "test",
     .library = t_library,
@@ -275,54 +263,99 @@ static void test_row_limit(void) {
     symc_module_destroy(m);
 }
 
-/* matmul(softmax(x), y): the fake attention claims the softmax; without an
- * attention rule the matmul is a library call and the softmax a kernel */
-static void test_attention(int with_rule) {
-    symc_tensor x, y, v;
-    symc_module *m = module("att", &x, &y, &v);
+/* x, y: [B, 16] and mk: [1, B], f32; *B the symbol */
+static symc_module *att_module(const char *name, symc_tensor *x, symc_tensor *y, symc_tensor *mk, symc_dim *B) {
+    symc_error err;
+    symc_module *m = symc_module_create(name, &err);
+    symc_declare_symbol(m, "B", 1, 4, 64, 1, B, &err);
+    symc_dim d[2] = {*B, symc_dim_const(m, 16)}, md[2] = {symc_dim_const(m, 1), *B};
+    symc_add_input(m, "x", SYMC_F32, 2, d, x, &err);
+    symc_add_input(m, "y", SYMC_F32, 2, d, y, &err);
+    symc_add_input(m, "mk", SYMC_F32, 2, md, mk, &err);
+    return m;
+}
+
+/* matmul(softmax(matmul(x, transpose(y))), y): with an attention limit of at least the head
+ * dim (16) the attention claims the score matmul, the transpose and the softmax, and its match
+ * is in the plan; with none, or a smaller one, the matmuls are library calls and the softmax a
+ * kernel */
+static void test_attention(int64_t max_head) {
+    symc_tensor x, y, mk;
+    symc_dim B;
+    symc_module *m = att_module("att", &x, &y, &mk, &B);
     int64_t perm[2] = {1, 0};
     symc_attr pa = symc_attr_ints("perm", perm, 2), ax = symc_attr_int("axis", -1);
-    symc_tensor p = node(m, "softmax", "p", &x, 1, &ax, 1);
     symc_tensor yt = node(m, "transpose", "yt", &y, 1, &pa, 1);
-    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, yt}, 2, NULL, 0);
+    symc_tensor s = node(m, "matmul", "s", (symc_tensor[]){x, yt}, 2, NULL, 0);
+    symc_tensor p = node(m, "softmax", "p", &s, 1, &ax, 1);
+    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, y}, 2, NULL, 0);
     symc_error err;
     symc_mark_output(m, o, &err);
     pass_fuse_rules r = rules;
-    if (with_rule) r.attention = t_attention;
+    r.attention_max_head = max_head;
     char *text = plan(m, &r);
-    if (with_rule) CHECK_CONTAINS(text, "  o (matmul): attention with p (claimed)\n");
-    else CHECK_CONTAINS(text, "  o (matmul): library call with yt (transpose)\n");
+    if (max_head >= 16) {
+        CHECK_CONTAINS(text, "  o (matmul): attention with yt (claimed), s (claimed), p (claimed)\n");
+        const ir_attention *a = ir_fuse_attention_of(m, node_index(m, "o"));
+        CHECK(m->n_attention == 1 && a && a->mm1 == node_index(m, "s") && a->softmax == node_index(m, "p"));
+        CHECK(a && a->d == 16 && a->dv == 16 && a->n_ops == 0 && a->n_covered == 3);
+        CHECK(a && a->q.t == x && a->k.t == y && a->v.t == y && a->o.t == o);
+        CHECK(ir_verify(m, &err) == SYMC_OK);
+        /* the match is what the check holds the claimed members to */
+        m->attention[0].n_covered = 2;
+        CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
+        CHECK_CONTAINS(err.msg,
+                       "node 'o' (matmul), attention: the nodes its fused attention computes are not its "
+                       "claimed members");
+    } else {
+        CHECK_CONTAINS(text, "  s (matmul): library call with yt (transpose)\n");
+        CHECK(!m->n_attention && m->fuse[node_index(m, "p")].role == IR_FUSE_STEP);
+    }
     free(text);
     symc_module_destroy(m);
 }
 
-/* The attention's kernel also reads `leaf` (as the CUDA target's reads a mask piece behind the
- * where and and that make the mask): leaf's one reader in the graph (g) must not compute it inside
- * its own kernel, or nothing would store what the attention reads. Without that read, it would. */
+/* The attention's kernel reads the mask piece `leaf` behind the where, expand and and that make
+ * the mask it adds (transformers' where(and(causal, padding), 0, min) over pieces shared by
+ * every row: read once per key tile): leaf's one reader in the graph, the and, must not compute
+ * it inside its own kernel, or nothing would store what the attention reads. Without the
+ * attention, it would. */
 static void test_attention_reads(int with_attention) {
-    symc_tensor x, y, v;
-    symc_module *m = module("att_reads", &x, &y, &v);
+    symc_tensor x, y, mk;
+    symc_dim B;
+    symc_module *m = att_module("att_reads", &x, &y, &mk, &B);
     int64_t perm[2] = {1, 0};
     symc_attr pa = symc_attr_ints("perm", perm, 2), ax = symc_attr_int("axis", -1);
-    symc_tensor leaf = node(m, "neg", "leaf", &y, 1, NULL, 0);
-    symc_tensor g = node(m, "abs", "g", &leaf, 1, NULL, 0);
+    symc_attr ea = symc_attr_dims("shape", (symc_dim[]){B, B}, 2);
+    symc_attr ta = symc_attr_dtype("to", SYMC_BOOL);
     symc_error err;
-    symc_mark_output(m, g, &err);
-    if (with_attention) {
-        symc_tensor p = node(m, "softmax", "p", &x, 1, &ax, 1);
-        symc_tensor yt = node(m, "transpose", "yt", &y, 1, &pa, 1);
-        symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, yt}, 2, NULL, 0);
-        symc_mark_output(m, o, &err);
-    }
+    symc_tensor zero = SYMC_TENSOR_NONE, low = SYMC_TENSOR_NONE;
+    float zv = 0.f, lv = -1e9f;
+    CHECK(symc_add_constant(m, "zero", SYMC_F32, 0, NULL, &zv, 4, &zero, &err) == SYMC_OK);
+    CHECK(symc_add_constant(m, "low", SYMC_F32, 0, NULL, &lv, 4, &low, &err) == SYMC_OK);
+    symc_tensor mb = node(m, "cast", "mb", &mk, 1, &ta, 1);
+    symc_tensor leaf = node(m, "not", "leaf", &mb, 1, NULL, 0);
+    symc_tensor c = node(m, "and", "c", (symc_tensor[]){leaf, mb}, 2, NULL, 0);
+    symc_tensor ce = node(m, "expand", "ce", &c, 1, &ea, 1);
+    symc_tensor me = node(m, "where", "me", (symc_tensor[]){ce, zero, low}, 3, NULL, 0);
+    symc_tensor yt = node(m, "transpose", "yt", &y, 1, &pa, 1);
+    symc_tensor s = node(m, "matmul", "s", (symc_tensor[]){x, yt}, 2, NULL, 0);
+    symc_tensor sm = node(m, "add", "sm", (symc_tensor[]){s, me}, 2, NULL, 0);
+    symc_tensor p = node(m, "softmax", "p", &sm, 1, &ax, 1);
+    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, y}, 2, NULL, 0);
+    symc_mark_output(m, o, &err);
     pass_fuse_rules r = rules;
-    r.attention = t_attention;
+    r.attention_max_head = with_attention ? 128 : 0;
     char *text = plan(m, &r);
     if (with_attention) {
-        CHECK_CONTAINS(text, "  o (matmul): attention with p (claimed)\n");
+        CHECK_CONTAINS(text, "  o (matmul): attention with");
+        const ir_attention *a = ir_fuse_attention_of(m, node_index(m, "o"));
+        CHECK(a && a->n_ops == 1 && a->ops[0].kind == IR_ATT_ADD_SEL && a->ops[0].n_leaf == 2);
+        CHECK(a && a->ops[0].leaf[0].v.t == leaf && a->ops[0].scalar == zero && a->ops[0].scalar2 == low);
         CHECK(!strstr(text, "leaf (inlined)"));
         CHECK(m->fuse[node_index(m, "leaf")].role == IR_FUSE_STEP); /* its own kernel, which stores it */
     } else {
-        CHECK_CONTAINS(text, "  g (abs): kernel with leaf (inlined)\n");
+        CHECK_CONTAINS(text, "  c (and): kernel with leaf (inlined)\n");
         CHECK(m->fuse[node_index(m, "leaf")].role == IR_FUSE_INLINED);
     }
     free(text);
@@ -421,7 +454,7 @@ static void test_refused_escape(int read_outside) {
     if (read_outside) symc_mark_output(m, node(m, "exp", "z", &p, 1, NULL, 0), &err);
     else symc_mark_output(m, p, &err);
     pass_fuse_rules r = rules;
-    r.attention = t_attention;
+    r.attention_max_head = 128;
     char *text = plan(m, &r);
     CHECK_CONTAINS(text, "  o (matmul): library call with yt (transpose)\n");
     free(text);
@@ -451,7 +484,8 @@ int main(void) {
     test_rows(1);
     test_row_limit();
     test_attention(0);
-    test_attention(1);
+    test_attention(8);
+    test_attention(16);
     test_attention_reads(0);
     test_attention_reads(1);
     test_refused();

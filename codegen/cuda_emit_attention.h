@@ -1,0 +1,57 @@
+/* Fused attention's emitters, internal to codegen (cuda_emit_attention*.c): what the
+ * driver (cuda_emit_attention.c: the kernel's parameters, batch and view bases, the score
+ * function and the comment) shares with the three kernel bodies: half tensor cores
+ * (cuda_emit_attention_h16.c), TF32 tensor cores (cuda_emit_attention_tf32.c) and SIMT fp32
+ * (cuda_emit_attention_f32.c). Every body reads the match the fuse pass stored in the plan
+ * (ir_attention, ir/ir.h; passes/fuse_attention.c) and writes into the kernel k from the
+ * driver's `SC_ROWS(blk, ...) {` on, with qt, b0, b1, NINF, Sq, Sk and the views' bases qp, kp,
+ * vp, op (and the masks' mk<i>, mk<i>_<j>) declared. */
+#ifndef SYMC_CODEGEN_CUDA_EMIT_ATTENTION_H
+#define SYMC_CODEGEN_CUDA_EMIT_ATTENTION_H
+
+#include "codegen/cuda_emit.h"
+
+#define ATT_TILE 64            /* keys a tile; query rows a block of the f32 and TF32 kernels */
+#define H16_MT 2               /* the half kernel: 16-row m-tiles a warp */
+#define H16_ROWS (64 * H16_MT) /* query rows a block of the half kernel: 4 warps */
+
+/* row pitch >= n with pitch % 32 == want (bank-conflict-free fragment loads) */
+static inline int64_t cg_att_pitch(int64_t n, int64_t want) { return n + ((want - n % 32) % 32 + 32) % 32; }
+
+/* The row's 1/L, computed once: a division per output element would be 32-64
+ * IEEE divides a thread, whose slow-path calls (taken for some values) save
+ * registers to local memory and made the kernel 3x slower inside BERT. A
+ * zero_masked_rows row (L == 0) stores zeros; otherwise 0 * inf gives NaN,
+ * as the reference's 0 / 0 does. */
+#define RL_EXPR(a) ((a)->zero_masked ? "L == 0.f ? 0.f : 1.f / L" : "1.f / L")
+
+/* ---- shared (cuda_emit_attention.c) ---- */
+/* e's text in the kernel, into buf */
+void cg_att_dim(cg_kw *k, sym_expr e, char *buf, size_t cap);
+/* `(float)<element off of ptr>`: the typed load of the kernel's storage dtype */
+void cg_att_load(char *buf, size_t cap, symc_dtype dt, const char *ptr, const char *off);
+/* op's mask is the same for every query row (query stride 0: a padding mask [B, 1, 1, S]) */
+int cg_att_mask_row_shared(cg_cuda *c, const ir_att_op *op);
+/* an IR_ATT_ADD_SEL leaf viewed with query stride 0 (read once per key tile by the half kernel) */
+int cg_att_leaf_row_shared(cg_cuda *c, const ir_att_leaf *l);
+/* the key-shared masks' values of row qi, once per row and key tile: mr<i>, mrb<i>_<j> */
+void cg_att_emit_row_masks(cg_kw *k, const ir_attention *a);
+/* the score function, applied to `v` for query qi / key kj (in range when `ok`) */
+void cg_att_emit_chain(cg_kw *k, const ir_attention *a);
+/* the same; hoisted: row-shared masks were read once per key tile into mkv<i>[n][u] and
+ * mkb<i>_<j>[n][u] (the half kernel's score layout), key-shared ones once per row */
+void cg_att_emit_chain_h(cg_kw *k, const ir_attention *a, int hoisted);
+
+/* ---- the bodies ---- */
+/* the half kernel applies (cuda_emit_attention_h16.c) */
+int cg_att_h16_ok(cg_cuda *c, const ir_attention *a);
+/* qsr..osd: the views' row and element strides as text */
+void cg_att_emit_h16(cg_kw *k, const ir_attention *a, const char *qsr, const char *ksr, const char *vsr,
+                     const char *osr, const char *osd);
+/* split: 3xTF32 products (fp32 engines), else one TF32 product */
+void cg_att_emit_tf32(cg_kw *k, const ir_attention *a, int split, const char *qsr, const char *qsd, const char *ksr,
+                      const char *ksd, const char *vsr, const char *vsd, const char *osr, const char *osd);
+void cg_att_emit_f32(cg_kw *k, const ir_attention *a, const char *qsr, const char *qsd, const char *ksr,
+                     const char *ksd, const char *vsr, const char *vsd, const char *osr, const char *osd);
+
+#endif

@@ -1,0 +1,352 @@
+/* Fused attention's half tensor-core kernel (sm_80+; the driver and the
+ * score function are cuda_emit_attention.c's): Q, K and V stored in one half
+ * type (f16 or bf16) with head dims multiples of 16, rows copyable 16 bytes
+ * at a time. mma.sync m16n8k16 in the storage's half type with fp32
+ * accumulation; 4 warps, each H16_MT m-tiles of 16 query rows; K and V tiles
+ * of 64 keys double buffered in shared memory by cp.async; the score tile
+ * kept in the accumulator layout, which is P·V's A fragment layout once
+ * packed to half pairs. Masks shared by every row of a key tile or every key
+ * of a row are read once per tile or row (emit_tile_vals,
+ * cg_att_emit_row_masks). The body is emitted in its phases, one helper
+ * each: the first tiles and Q's fragments, the key-tile loop's head and
+ * Q·Kᵀ, the hoisted masks, the online softmax with P·V, the store. */
+#include <stdio.h>
+
+#include "codegen/cuda_emit_attention.h"
+
+/* `type name[8][2]`: the value `val` (of the tile's key kl) for this thread's
+ * 16 keys of the key tile, in the half kernel's score layout */
+static void emit_tile_vals(cg_kw *k, const char *type, const char *name, const char *val) {
+    kw_body(k,
+            "            %s %s[8][2];\n"
+            "#pragma unroll\n"
+            "            for (int n = 0; n < 8; n++)\n"
+            "#pragma unroll\n"
+            "                for (int u = 0; u < 2; u++) {\n"
+            "                    const int kl = n * 8 + 2 * t + u;\n"
+            "                    %s[n][u] = %s;\n"
+            "                }\n",
+            type, name, name, val);
+}
+
+/* 1 when view v's storage rows can be copied 8 halves (16 bytes) at a time:
+ * contiguous last dim, row and batch strides provably multiples of 8 */
+static int view_vec8(cg_cuda *c, const ir_att_view *v) {
+    int64_t one;
+    if (!sym_is_const(c->m->syms, v->strides[3], &one) || one != 1) return 0;
+    for (int d = 0; d < 3; d++)
+        if (sym_prove_divisible(c->m->syms, v->strides[d], 8) != SYM_TRUE) return 0;
+    return 1;
+}
+
+/* the half tensor-core kernel applies: Q, K, V stored in one half type, head
+ * dims multiples of 16 up to 128, rows copyable 16 bytes at a time, sm_80+ */
+int cg_att_h16_ok(cg_cuda *c, const ir_attention *a) {
+    return c->b->sm >= 80 && cg_is_half(a->qdt) && a->kdt == a->qdt && a->vdt == a->qdt && a->d % 16 == 0 &&
+        a->dv % 16 == 0 && view_vec8(c, &a->q) && view_vec8(c, &a->k) && view_vec8(c, &a->v);
+}
+
+#define H16_WARP_ROWS_TEXT "32" /* 16 * H16_MT, as text */
+#define H16_WARP_LAST_TEXT "31" /* 16 * H16_MT - 1 */
+_Static_assert(H16_MT == 2, "H16_WARP_ROWS_TEXT and H16_WARP_LAST_TEXT follow H16_MT");
+
+/* Q's fragments stay in registers for the row block when the head dim is
+ * small; from D = 128 they are read from shared memory at each use (the
+ * registers go to the output accumulators) */
+static int h16_q_in_regs(int64_t d) { return d <= 64; }
+
+/* stage `rows` rows [row0, row0 + rows) x `cols` halves of `ptr` (row
+ * stride rs) into shared `dst` (row pitch ld halves) with 16-byte cp.async,
+ * zeros past `lim` */
+static void emit_cp_tile(cg_kw *k, const char *dst, int64_t ld, const char *ptr, const char *rs, int64_t rows,
+                         int64_t cols, const char *row0, const char *lim) {
+    kw_body(k,
+            "            for (int e = threadIdx.x; e < %lld; e += 128) {\n"
+            "                const int r = e / %lld, c8 = (e - r * %lld) * 8;\n"
+            "                const bool in = %s + r < %s;\n"
+            "                sc_cp16(&%s[r * %lld + c8], %s + (in ? (%s + r) * %s + c8 : 0), in);\n"
+            "            }\n",
+            (long long)(rows * (cols / 8)), (long long)(cols / 8), (long long)(cols / 8), row0, lim, dst, (long long)ld,
+            ptr, row0, rs);
+}
+
+/* the half kernel's sizes: head dims D and DV, the shared row pitches QP and VP (halves), NV
+ * n-tiles of 8 output columns, KD k-steps of 16 along D; qreg: Q's fragments in registers; the
+ * mma and pack helpers of the storage's half type */
+typedef struct h16_shape {
+    int64_t D, DV, QP, VP, NV, KD;
+    int qreg;
+    const char *mma, *pack;
+} h16_shape;
+
+/* the row block's start: its key range (causal: up to its last row), Q's tile and the first K
+ * and V tiles in shared memory, and Q's fragments in registers when they stay there */
+static void h16_first_tiles(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *qsr, const char *ksr,
+                            const char *vsr) {
+    const int64_t D = h->D, DV = h->DV, QP = h->QP, VP = h->VP, KD = h->KD;
+    const int qreg = h->qreg;
+    kw_body(k,
+            "        const long long q0 = qt * %d;\n"
+            "        __syncthreads(); /* the previous row block is done with the tiles */\n",
+            H16_ROWS);
+    if (a->causal_skip)
+        kw_body(k, "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
+                H16_ROWS, H16_ROWS);
+    else kw_body(k, "        const long long kend = Sk;\n");
+    kw_body(k, "        const long long ntile = (kend + 63) / 64;\n        {\n");
+    emit_cp_tile(k, "Qs", QP, "qp", qsr, H16_ROWS, D, "q0", "Sq");
+    kw_body(k, "        }\n        if (ntile > 0) {\n            const long long k0 = 0;\n");
+    emit_cp_tile(k, "Ks", QP, "kp", ksr, 64, D, "k0", "Sk");
+    emit_cp_tile(k, "Vs", VP, "vp", vsr, 64, DV, "k0", "Sk");
+    kw_body(k,
+            "        }\n"
+            "        sc_cp_commit();\n"
+            "        sc_cp_wait<0>();\n"
+            "        __syncthreads();\n");
+    if (qreg)
+        kw_body(
+            k,
+            "        unsigned qf[%d][%lld][4];\n"
+            "#pragma unroll\n"
+            "        for (int mt = 0; mt < %d; mt++)\n"
+            "#pragma unroll\n"
+            "            for (int kk = 0; kk < %lld; kk++)\n"
+            "                sc_ldsm4(qf[mt][kk], &Qs[(w * %d + mt * 16 + (lane & 15)) * %lld + kk * 16 + (lane >> 4) * 8]);\n",
+            H16_MT, (long long)KD, H16_MT, (long long)KD, 16 * H16_MT, (long long)QP);
+}
+
+/* the key-tile loop's head (the accumulators, the next tile's cp.async into the other buffer)
+ * and the score tile Q·Kᵀ in the accumulator layout, s[mt][n][4] */
+static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *ksr, const char *vsr) {
+    const int64_t D = h->D, DV = h->DV, QP = h->QP, VP = h->VP, NV = h->NV, KD = h->KD;
+    const int qreg = h->qreg;
+    const char *mma = h->mma;
+    kw_body(k,
+            "        float m[%d][2], l[%d][2], o[%d][%lld][4];\n"
+            "#pragma unroll\n"
+            "        for (int mt = 0; mt < %d; mt++) {\n"
+            "            m[mt][0] = m[mt][1] = NINF;\n"
+            "            l[mt][0] = l[mt][1] = 0.f;\n"
+            "#pragma unroll\n"
+            "            for (int n = 0; n < %lld; n++) o[mt][n][0] = o[mt][n][1] = o[mt][n][2] = o[mt][n][3] = 0.f;\n"
+            "        }\n"
+            "        for (long long it = 0; it < ntile; it++) {\n"
+            "            const long long k0 = it * 64;\n"
+            "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n"
+            "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n"
+            "            if (it + 1 < ntile) { /* the next tile into the other buffer */\n"
+            "                unsigned short *Kn = Ks + ((it + 1) & 1) * %lld, *Vn = Vs + ((it + 1) & 1) * %lld;\n"
+            "                const long long k1 = k0 + 64;\n",
+            H16_MT, H16_MT, H16_MT, (long long)NV, H16_MT, (long long)NV, (long long)(64 * QP), (long long)(64 * VP),
+            (long long)(64 * QP), (long long)(64 * VP));
+    emit_cp_tile(k, "Kn", QP, "kp", ksr, 64, D, "k1", "Sk");
+    emit_cp_tile(k, "Vn", VP, "vp", vsr, 64, DV, "k1", "Sk");
+    kw_body(k,
+            "                sc_cp_commit();\n"
+            "                sc_cp_wait<1>();\n"
+            "            } else sc_cp_wait<0>();\n"
+            "            __syncthreads();\n"
+            "            if (%s) { /* else every key of the tile is after the warp's last row: masked (causal) */\n"
+            "            float s[%d][8][4];\n"
+            "#pragma unroll\n"
+            "            for (int mt = 0; mt < %d; mt++)\n"
+            "#pragma unroll\n"
+            "                for (int n = 0; n < 8; n++) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;\n"
+            "#pragma unroll\n"
+            "            for (int kk = 0; kk < %lld; kk++) {\n",
+            a->causal_skip ? "k0 <= q0 + w * " H16_WARP_ROWS_TEXT " + " H16_WARP_LAST_TEXT : "true", H16_MT, H16_MT,
+            (long long)KD);
+    if (!qreg)
+        kw_body(
+            k,
+            "                unsigned qa[%d][4];\n"
+            "#pragma unroll\n"
+            "                for (int mt = 0; mt < %d; mt++)\n"
+            "                    sc_ldsm4(qa[mt], &Qs[(w * %d + mt * 16 + (lane & 15)) * %lld + kk * 16 + (lane >> 4) * 8]);\n",
+            H16_MT, H16_MT, 16 * H16_MT, (long long)QP);
+    kw_body(
+        k,
+        "#pragma unroll\n"
+        "                for (int np = 0; np < 4; np++) {\n"
+        "                    unsigned b[4];\n"
+        "                    sc_ldsm4(b, &Kc[(np * 16 + (lane & 7) + ((lane >> 4) << 3)) * %lld + kk * 16 + ((lane >> 3) & 1) * 8]);\n"
+        "#pragma unroll\n"
+        "                    for (int mt = 0; mt < %d; mt++) {\n"
+        "                        %s(s[mt][2 * np], %s, b);\n"
+        "                        %s(s[mt][2 * np + 1], %s, b + 2);\n"
+        "                    }\n"
+        "                }\n"
+        "            }\n",
+        (long long)QP, H16_MT, mma, qreg ? "qf[mt][kk]" : "qa[mt]", mma, qreg ? "qf[mt][kk]" : "qa[mt]");
+}
+
+/* the row-shared masks (padding masks [B, 1, 1, S]) and IR_ATT_ADD_SEL leaves: this thread's 16
+ * keys read once a tile, mkv<i>[n][u] and mkb<i>_<j>[n][u] */
+static void h16_tile_masks(cg_kw *k, const ir_attention *a) {
+    for (uint32_t i = 0; i < a->n_ops; i++) {
+        const ir_att_op *op = &a->ops[i];
+        if (!cg_att_mask_row_shared(k->c, op)) continue;
+        char msk[48], off[96], ld[700];
+        cg_att_dim(k, op->mask.strides[3], msk, sizeof msk);
+        snprintf(off, sizeof off, "(k0 + kl) * %s", msk);
+        char mp[16];
+        snprintf(mp, sizeof mp, "mk%u", i);
+        const int fl = op->kind != IR_ATT_WHERE; /* a float added to the score */
+        if (op->kind == IR_ATT_ADD_MASK) cg_att_load(ld, sizeof ld, k->c->m->tensors[op->mask.t].dtype, mp, off);
+        else snprintf(ld, sizeof ld, "(%s[%s] != 0)", mp, off);
+        char name[24], val[800];
+        snprintf(name, sizeof name, "mkv%u", i);
+        snprintf(val, sizeof val, "kl < rem ? %s : %s", ld, fl ? "0.f" : "false");
+        emit_tile_vals(k, fl ? "float" : "bool", name, val);
+    }
+    for (uint32_t i = 0; i < a->n_ops; i++) {
+        const ir_att_op *op = &a->ops[i];
+        for (uint32_t j = 0; op->kind == IR_ATT_ADD_SEL && j < op->n_leaf; j++) {
+            if (!cg_att_leaf_row_shared(k->c, &op->leaf[j])) continue;
+            char msk[48];
+            cg_att_dim(k, op->leaf[j].v.strides[3], msk, sizeof msk);
+            char name[32], val[256];
+            snprintf(name, sizeof name, "mkb%u_%u", i, j);
+            snprintf(val, sizeof val, "kl < rem && mk%u_%u[(k0 + kl) * %s] != 0", i, j, msk);
+            emit_tile_vals(k, "bool", name, val);
+        }
+    }
+}
+
+/* the score function, the bounds and the online softmax over the 4 lanes of a row, in base 2,
+ * then P (the probabilities packed to half pairs: the A fragments) times the V tile; closes the
+ * key-tile loop */
+static void h16_softmax_pv(cg_kw *k, const ir_attention *a, const h16_shape *h) {
+    const int64_t DV = h->DV, VP = h->VP, NV = h->NV;
+    const char *mma = h->mma, *pack = h->pack;
+    kw_body(k,
+            "#pragma unroll\n"
+            "            for (int mt = 0; mt < %d; mt++)\n"
+            "#pragma unroll\n"
+            "            for (int h = 0; h < 2; h++) {\n"
+            "                const long long qi = q0 + w * %d + mt * 16 + g + 8 * h;\n"
+            "                float mx = NINF;\n",
+            H16_MT, 16 * H16_MT);
+    cg_att_emit_row_masks(k, a);
+    kw_body(k,
+            "#pragma unroll\n"
+            "                for (int n = 0; n < 8; n++)\n"
+            "#pragma unroll\n"
+            "                    for (int u = 0; u < 2; u++) {\n"
+            "                        const int kl = n * 8 + 2 * t + u;\n"
+            "                        const long long kj = k0 + kl;\n"
+            "                        const bool ok = qi < Sq && kl < rem;\n"
+            "                        float v = s[mt][n][2 * h + u];\n"
+            "                        (void)ok;\n"
+            "                        (void)kj;\n");
+    cg_att_emit_chain_h(k, a, 1);
+    kw_body(
+        k,
+        "                        v = kl < rem ? v : NINF;\n"
+        "                        s[mt][n][2 * h + u] = v;\n"
+        "                        mx = fmaxf(mx, v);\n"
+        "                    }\n"
+        "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
+        "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
+        "                const float mn = fmaxf(m[mt][h], mx), mu = mn == NINF ? 0.f : mn,\n"
+        "                            re = sc_ex2((m[mt][h] - mu) * 1.4426950408889634f);\n"
+        "                m[mt][h] = mn;\n"
+        "                l[mt][h] *= re;\n"
+        "#pragma unroll\n"
+        "                for (int n = 0; n < %lld; n++) o[mt][n][2 * h] *= re, o[mt][n][2 * h + 1] *= re;\n"
+        "#pragma unroll\n"
+        "                for (int n = 0; n < 8; n++) {\n"
+        "                    const float p0 = sc_ex2((s[mt][n][2 * h] - mu) * 1.4426950408889634f),\n"
+        "                                p1 = sc_ex2((s[mt][n][2 * h + 1] - mu) * 1.4426950408889634f);\n"
+        "                    l[mt][h] += p0 + p1;\n"
+        "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
+        "                }\n"
+        "            }\n"
+        "#pragma unroll\n"
+        "            for (int j = 0; j < 4; j++) { /* keys 16j..16j+15: P's A fragments from two score tiles */\n"
+        "                unsigned pa[%d][4];\n"
+        "#pragma unroll\n"
+        "                for (int mt = 0; mt < %d; mt++) {\n"
+        "                    pa[mt][0] = %s(s[mt][2 * j][0], s[mt][2 * j][1]);\n"
+        "                    pa[mt][1] = %s(s[mt][2 * j][2], s[mt][2 * j][3]);\n"
+        "                    pa[mt][2] = %s(s[mt][2 * j + 1][0], s[mt][2 * j + 1][1]);\n"
+        "                    pa[mt][3] = %s(s[mt][2 * j + 1][2], s[mt][2 * j + 1][3]);\n"
+        "                }\n"
+        "#pragma unroll\n"
+        "                for (int np = 0; np < %lld; np++) {\n"
+        "                    unsigned b[4];\n"
+        "                    sc_ldsm4_t(b, &Vc[(j * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * %lld + np * 16 + (lane >> 4) * 8]);\n"
+        "#pragma unroll\n"
+        "                    for (int mt = 0; mt < %d; mt++) {\n"
+        "                        %s(o[mt][2 * np], pa[mt], b);\n"
+        "                        %s(o[mt][2 * np + 1], pa[mt], b + 2);\n"
+        "                    }\n"
+        "                }\n"
+        "            }\n"
+        "            }\n"
+        "            __syncthreads(); /* everyone is done with this buffer before it is refilled */\n"
+        "        }\n",
+        (long long)NV, H16_MT, H16_MT, pack, pack, pack, pack, (long long)(DV / 16), (long long)VP, H16_MT, mma, mma);
+}
+
+/* O = o / L, stored through the output view (a fully masked row: see RL_EXPR) */
+static void h16_store(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *osr, const char *osd) {
+    const int64_t NV = h->NV;
+    char st0[160], st1[160];
+    cg_store(st0, sizeof st0, a->odt, "o[mt][n][2 * h] * rL");
+    cg_store(st1, sizeof st1, a->odt, "o[mt][n][2 * h + 1] * rL");
+    kw_body(k,
+            "#pragma unroll\n"
+            "        for (int mt = 0; mt < %d; mt++)\n"
+            "#pragma unroll\n"
+            "        for (int h = 0; h < 2; h++) {\n"
+            "            float L = l[mt][h];\n"
+            "            L += __shfl_xor_sync(0xffffffffu, L, 1);\n"
+            "            L += __shfl_xor_sync(0xffffffffu, L, 2);\n"
+            "            const float rL = %s;\n"
+            "            const long long qi = q0 + w * %d + mt * 16 + g + 8 * h;\n"
+            "            if (qi >= Sq) continue;\n"
+            "#pragma unroll\n"
+            "            for (int n = 0; n < %lld; n++) {\n"
+            "                op[qi * %s + (n * 8 + 2 * t) * %s] = %s;\n"
+            "                op[qi * %s + (n * 8 + 2 * t + 1) * %s] = %s;\n"
+            "            }\n"
+            "        }\n"
+            "    }\n",
+            H16_MT, RL_EXPR(a), 16 * H16_MT, (long long)NV, osr, osd, st0, osr, osd, st1);
+}
+
+/* The half tensor-core kernel (sm_80+): flash attention with mma.sync
+ * m16n8k16 in the storage's half type and fp32 accumulation. 4 warps, each
+ * H16_MT m-tiles of 16 query rows (a block: H16_ROWS rows), so every K and V
+ * fragment read from shared memory feeds H16_MT products. K and V tiles of
+ * 64 keys are double buffered in shared memory, the next tile's cp.async in
+ * flight while the current one is used; K fragments by ldmatrix, V's by
+ * ldmatrix.trans; Q's by ldmatrix, kept in registers for D <= 64. The
+ * score tile stays in the accumulator layout, which is the A fragment
+ * layout of P·V once packed to half pairs: P never touches shared memory.
+ * Online softmax in fp32 in base 2 (ex2 of the score's distance below the
+ * running max times log2(e); scaling the scores themselves first would turn
+ * the float32 lowest value that transformers' masks add into -inf, and a
+ * fully masked row, uniform in the model, into 0/0), the running max and
+ * sum per row over the 4 lanes of a
+ * row; key bounds are int compares against the tile's remaining keys. P is
+ * rounded to the half type for the product, as every flash attention does. */
+void cg_att_emit_h16(cg_kw *k, const ir_attention *a, const char *qsr, const char *ksr, const char *vsr,
+                     const char *osr, const char *osd) {
+    const int64_t D = a->d, DV = a->dv;
+    const h16_shape h = {.D = D,
+                         .DV = DV,
+                         .QP = D + 8,
+                         .VP = DV + 8,
+                         .NV = DV / 8,
+                         .KD = D / 16,
+                         .qreg = h16_q_in_regs(D),
+                         .mma = a->qdt == SYMC_BF16 ? "sc_mma_bf16" : "sc_mma_f16",
+                         .pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16"};
+    h16_first_tiles(k, a, &h, qsr, ksr, vsr);
+    h16_scores(k, a, &h, ksr, vsr);
+    h16_tile_masks(k, a);
+    h16_softmax_pv(k, a, &h);
+    h16_store(k, a, &h, osr, osd);
+}
