@@ -6,7 +6,7 @@
  * kernel: it collects the parameters as it goes (a tensor becomes a pointer
  * parameter "t<index>", a symbolic size a `long long` parameter "s<slot>", a
  * constant size a literal), so emitters write the body in one pass and never
- * track argument lists by hand; kw_finish prints the kernel into the
+ * track argument lists by hand; cg_kw_finish prints the kernel into the
  * module's source, registers it and adds its launch step. */
 #ifndef SYMC_CODEGEN_CUDA_EMIT_H
 #define SYMC_CODEGEN_CUDA_EMIT_H
@@ -90,28 +90,28 @@ typedef struct cg_kw {
     cg_str params, body;
     char ring[CG_KW_RING][48];
     uint32_t ring_at;
-    /* read-side substitutions (kw_subst): tensor -> text standing for its pointer */
+    /* read-side substitutions (cg_kw_subst): tensor -> text standing for its pointer */
     uint32_t subst_t[CG_KW_MAX_SUBST], n_subst;
     char subst[CG_KW_MAX_SUBST][48];
 } cg_kw;
 
-void kw_begin(cg_kw *k, cg_cuda *c, uint32_t node);
+void cg_kw_begin(cg_kw *k, cg_cuda *c, uint32_t node);
 /* pointer parameter for tensor t, read-only or written; returns "t<index>" */
-const char *kw_in(cg_kw *k, uint32_t t);
-const char *kw_out(cg_kw *k, uint32_t t);
-/* From now on kw_in(t) returns `text` instead of t's pointer parameter (and
+const char *cg_kw_in(cg_kw *k, uint32_t t);
+const char *cg_kw_out(cg_kw *k, uint32_t t);
+/* From now on cg_kw_in(t) returns `text` instead of t's pointer parameter (and
  * adds no parameter): code that reads "text[off]" then reads a value the
  * kernel already holds, e.g. "sc_reg<float>{q.x}" (the prelude's sc_reg
  * ignores the index). Row kernels use it to feed float4 lanes and their own
  * result to the elementwise code that cg_emit_value writes. text NULL
- * removes t's substitution; kw_subst_clear removes all. */
-void kw_subst(cg_kw *k, uint32_t t, const char *text);
-void kw_subst_clear(cg_kw *k);
+ * removes t's substitution; cg_kw_subst_clear removes all. */
+void cg_kw_subst(cg_kw *k, uint32_t t, const char *text);
+void cg_kw_subst_clear(cg_kw *k);
 /* a size in the body: a literal when constant, else the slot parameter.
  * SYM_NONE (-1 in a dims attribute) is the literal -1. The text lives in a
  * small ring, valid for the next CG_KW_RING calls. */
-const char *kw_dim(cg_kw *k, sym_expr e);
-void kw_body(cg_kw *k, const char *fmt, ...)
+const char *cg_kw_dim(cg_kw *k, sym_expr e);
+void cg_kw_body(cg_kw *k, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -121,13 +121,13 @@ void kw_body(cg_kw *k, const char *fmt, ...)
  * tensor right-aligned and broadcast (stride 0 where its dim is 1; a dim that
  * may be 1 at run time is tested at run time). A tensor whose shape is the
  * output's reads at idx directly. Emits code into the body. */
-void kw_bcast_offsets(cg_kw *k, const char *idx, const sym_expr *odims, int orank, uint32_t n,
-                      const ir_tensor *const *ts, const char *prefix);
+void cg_kw_bcast_offsets(cg_kw *k, const char *idx, const sym_expr *odims, int orank, uint32_t n,
+                         const ir_tensor *const *ts, const char *prefix);
 /* Prints the kernel (a comment listing the nodes it covers, then the
  * definition), registers it and appends its launch: ceil(work / per_block)
  * blocks of `block` threads. */
-symc_status kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per_block, uint32_t block);
-void kw_free(cg_kw *k);
+symc_status cg_kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per_block, uint32_t block);
+void cg_kw_free(cg_kw *k);
 
 /* "node 'n' (op)" comment text for the nodes[] of a fused group */
 void cg_describe_nodes(cg_cuda *c, const uint32_t *nodes, uint32_t n, cg_str *out);

@@ -43,15 +43,15 @@ static int key_shared_view(cg_cuda *c, const ir_att_view *v) {
     return sym_is_const(c->m->syms, v->strides[3], &z) && z == 0;
 }
 
-void cg_att_dim(cg_kw *k, sym_expr e, char *buf, size_t cap) { snprintf(buf, cap, "%s", kw_dim(k, e)); }
+void cg_att_dim(cg_kw *k, sym_expr e, char *buf, size_t cap) { snprintf(buf, cap, "%s", cg_kw_dim(k, e)); }
 
 /* base offset of view v for batch indices b0, b1, named <name> */
 static void view_base(cg_kw *k, const ir_att_view *v, const char *ptr, const char *name, int out) {
     char s0[48], s1[48];
     cg_att_dim(k, v->strides[0], s0, sizeof s0);
     cg_att_dim(k, v->strides[1], s1, sizeof s1);
-    kw_body(k, "        %s%s *%s = %s + b0 * %s + b1 * %s;\n", out ? "" : "const ",
-            cg_stype(k->c->m->tensors[v->t].dtype), name, ptr, s0, s1);
+    cg_kw_body(k, "        %s%s *%s = %s + b0 * %s + b1 * %s;\n", out ? "" : "const ",
+               cg_stype(k->c->m->tensors[v->t].dtype), name, ptr, s0, s1);
 }
 
 /* `(float)<element off of ptr>`: the typed load of the kernel's storage dtype */
@@ -64,7 +64,7 @@ void cg_att_load(char *buf, size_t cap, symc_dtype dt, const char *ptr, const ch
 static void scalar_text(cg_kw *k, uint32_t t, char *buf, size_t cap) {
     double v;
     if (pass_attention_literal(k->c->m, t, &v)) cg_float_literal(buf, cap, v, SYMC_F32);
-    else cg_att_load(buf, cap, k->c->m->tensors[t].dtype, kw_in(k, t), "0");
+    else cg_att_load(buf, cap, k->c->m->tensors[t].dtype, cg_kw_in(k, t), "0");
 }
 
 static void emit_chain_op(cg_kw *k, const ir_attention *a, uint32_t i);
@@ -127,8 +127,8 @@ void cg_att_emit_row_masks(cg_kw *k, const ir_attention *a) {
         snprintf(off, sizeof off, "qi * %s", msq);
         if (op->kind == IR_ATT_ADD_MASK) cg_att_load(ld, sizeof ld, k->c->m->tensors[op->mask.t].dtype, mp, off);
         else snprintf(ld, sizeof ld, "(%s[%s] != 0)", mp, off);
-        kw_body(k, "                const %s mr%u = qi < Sq ? %s : %s;\n", op->kind == IR_ATT_WHERE ? "bool" : "float",
-                i, ld, op->kind == IR_ATT_WHERE ? "false" : "0.f");
+        cg_kw_body(k, "                const %s mr%u = qi < Sq ? %s : %s;\n",
+                   op->kind == IR_ATT_WHERE ? "bool" : "float", i, ld, op->kind == IR_ATT_WHERE ? "false" : "0.f");
     }
     for (uint32_t i = 0; i < a->n_ops; i++) {
         const ir_att_op *op = &a->ops[i];
@@ -136,7 +136,7 @@ void cg_att_emit_row_masks(cg_kw *k, const ir_attention *a) {
             if (!leaf_key_shared(k->c, &op->leaf[j])) continue;
             char msq[48];
             cg_att_dim(k, op->leaf[j].v.strides[2], msq, sizeof msq);
-            kw_body(k, "                const bool mrb%u_%u = qi < Sq && mk%u_%u[qi * %s] != 0;\n", i, j, i, j, msq);
+            cg_kw_body(k, "                const bool mrb%u_%u = qi < Sq && mk%u_%u[qi * %s] != 0;\n", i, j, i, j, msq);
         }
     }
 }
@@ -149,26 +149,26 @@ void cg_att_emit_chain_h(cg_kw *k, const ir_attention *a, int hoisted) {
     for (uint32_t i = 0; i < a->n_ops; i++) {
         const ir_att_op *op = &a->ops[i];
         if (hoisted && cg_att_mask_row_shared(k->c, op)) {
-            if (op->kind == IR_ATT_ADD_MASK) kw_body(k, "                        v = v + mkv%u[n][u];\n", i);
+            if (op->kind == IR_ATT_ADD_MASK) cg_kw_body(k, "                        v = v + mkv%u[n][u];\n", i);
             else if (op->chain_is_true) {
                 char sv[240];
                 scalar_text(k, op->scalar, sv, sizeof sv);
-                kw_body(k, "                        v = mkv%u[n][u] ? v : %s;\n", i, sv);
+                cg_kw_body(k, "                        v = mkv%u[n][u] ? v : %s;\n", i, sv);
             } else {
                 char sv[240];
                 scalar_text(k, op->scalar, sv, sizeof sv);
-                kw_body(k, "                        v = mkv%u[n][u] ? %s : v;\n", i, sv);
+                cg_kw_body(k, "                        v = mkv%u[n][u] ? %s : v;\n", i, sv);
             }
             continue;
         }
         if (hoisted && mask_key_shared(k->c, op)) {
             if (op->kind == IR_ATT_ADD_MASK) {
-                kw_body(k, "                        v = v + mr%u;\n", i);
+                cg_kw_body(k, "                        v = v + mr%u;\n", i);
             } else {
                 char sv[240];
                 scalar_text(k, op->scalar, sv, sizeof sv);
-                if (op->chain_is_true) kw_body(k, "                        v = mr%u ? v : %s;\n", i, sv);
-                else kw_body(k, "                        v = mr%u ? %s : v;\n", i, sv);
+                if (op->chain_is_true) cg_kw_body(k, "                        v = mr%u ? v : %s;\n", i, sv);
+                else cg_kw_body(k, "                        v = mr%u ? %s : v;\n", i, sv);
             }
             continue;
         }
@@ -177,7 +177,7 @@ void cg_att_emit_chain_h(cg_kw *k, const ir_attention *a, int hoisted) {
             sel_cond(k, op, i, 1, cond, sizeof cond);
             scalar_text(k, op->scalar, s1, sizeof s1);
             scalar_text(k, op->scalar2, s2, sizeof s2);
-            kw_body(k, "                        v = v + (%s ? %s : %s);\n", cond, s1, s2);
+            cg_kw_body(k, "                        v = v + (%s ? %s : %s);\n", cond, s1, s2);
             continue;
         }
         emit_chain_op(k, a, i);
@@ -195,22 +195,22 @@ static void emit_chain_op(cg_kw *k, const ir_attention *a, uint32_t i) {
             cg_att_dim(k, op->mask.strides[3], msk, sizeof msk);
         }
         switch (op->kind) {
-        case IR_ATT_MUL: kw_body(k, "                    v = v * %s;\n", sv); break;
-        case IR_ATT_DIV: kw_body(k, "                    v = v / %s;\n", sv); break;
-        case IR_ATT_ADD: kw_body(k, "                    v = v + %s;\n", sv); break;
+        case IR_ATT_MUL: cg_kw_body(k, "                    v = v * %s;\n", sv); break;
+        case IR_ATT_DIV: cg_kw_body(k, "                    v = v / %s;\n", sv); break;
+        case IR_ATT_ADD: cg_kw_body(k, "                    v = v + %s;\n", sv); break;
         case IR_ATT_ADD_MASK: {
             char mp[16], off[128], ld[240];
             snprintf(mp, sizeof mp, "mk%u", i);
             snprintf(off, sizeof off, "qi * %s + kj * %s", msq, msk);
             cg_att_load(ld, sizeof ld, k->c->m->tensors[op->mask.t].dtype, mp, off);
-            kw_body(k, "                    v = v + (ok ? %s : 0.f);\n", ld);
+            cg_kw_body(k, "                    v = v + (ok ? %s : 0.f);\n", ld);
             break;
         }
         case IR_ATT_ADD_SEL: {
             char s2[240], sc[1024];
             scalar_text(k, op->scalar2, s2, sizeof s2);
             sel_cond(k, op, i, 0, sc, sizeof sc);
-            kw_body(k, "                    v = v + (ok ? (%s ? %s : %s) : 0.f);\n", sc, sv, s2);
+            cg_kw_body(k, "                    v = v + (ok ? (%s ? %s : %s) : 0.f);\n", sc, sv, s2);
             break;
         }
         case IR_ATT_WHERE:
@@ -218,8 +218,8 @@ static void emit_chain_op(cg_kw *k, const ir_attention *a, uint32_t i) {
             if (op->kind == IR_ATT_WHERE)
                 snprintf(cond, sizeof cond, "(ok && mk%u[qi * %s + kj * %s] != 0)", i, msq, msk);
             else snprintf(cond, sizeof cond, "(kj > qi)");
-            if (op->chain_is_true) kw_body(k, "                    v = %s ? v : %s;\n", cond, sv);
-            else kw_body(k, "                    v = %s ? %s : v;\n", cond, sv);
+            if (op->chain_is_true) cg_kw_body(k, "                    v = %s ? v : %s;\n", cond, sv);
+            else cg_kw_body(k, "                    v = %s ? %s : v;\n", cond, sv);
             break;
         }
     }
@@ -242,7 +242,7 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     const int64_t QLD = tc ? cg_att_pitch(D, 4) : D + 4, VLD = tc ? cg_att_pitch(DV, 8) : DV + 4,
                   PLD = tc ? cg_att_pitch(64, 4) : 68;
     cg_kw k;
-    kw_begin(&k, c, node);
+    cg_kw_begin(&k, c, node);
     if (h16) k.shared = (uint32_t)((H16_ROWS * (D + 8) + 2 * 64 * (D + 8) + 2 * 64 * (DV + 8)) * 2);
     else k.shared = (uint32_t)((2 * ATT_TILE * QLD + ATT_TILE * VLD + ATT_TILE * PLD) * (int64_t)sizeof(float));
     char sq[48], sk[48], n1[48], qsr[48], qsd[48], ksr[48], ksd[48], vsr[48], vsd[48], osr[48], osd[48];
@@ -264,29 +264,31 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     char wk[48];
     cg_att_dim(&k, work, wk, sizeof wk);
     if (h16)
-        kw_body(&k,
-                "    extern __shared__ float4 sc_smem4[];\n"
-                "    unsigned short *Qs = (unsigned short *)sc_smem4, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld;\n"
-                "    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;\n",
-                H16_ROWS, (long long)(D + 8), 2 * 64, (long long)(D + 8));
+        cg_kw_body(&k,
+                   "    extern __shared__ float4 sc_smem4[];\n"
+                   "    unsigned short *Qs = (unsigned short *)sc_smem4, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld;\n"
+                   "    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;\n",
+                   H16_ROWS, (long long)(D + 8), 2 * 64, (long long)(D + 8));
     else
-        kw_body(&k,
-                "    extern __shared__ float4 sc_smem4[];\n"
-                "    float *Qs = (float *)sc_smem4, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld, *Ps = Vs + %d * %lld;\n"
-                "    %s\n",
-                ATT_TILE, (long long)QLD, ATT_TILE, (long long)QLD, ATT_TILE, (long long)VLD,
-                tc ? "const int w = threadIdx.x >> 5, g = (threadIdx.x >> 2) & 7, t = threadIdx.x & 3;"
-                   : "const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;");
-    kw_body(&k,
-            "    const float NINF = __int_as_float(0xff800000);\n"
-            "    const long long Sq = %s, Sk = %s, nq = (Sq + %d) / %d;\n",
-            sq, sk, rows - 1, rows);
-    kw_body(&k, "    SC_ROWS(blk, %s) {\n", wk);
+        cg_kw_body(
+            &k,
+            "    extern __shared__ float4 sc_smem4[];\n"
+            "    float *Qs = (float *)sc_smem4, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld, *Ps = Vs + %d * %lld;\n"
+            "    %s\n",
+            ATT_TILE, (long long)QLD, ATT_TILE, (long long)QLD, ATT_TILE, (long long)VLD,
+            tc ? "const int w = threadIdx.x >> 5, g = (threadIdx.x >> 2) & 7, t = threadIdx.x & 3;"
+               : "const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;");
+    cg_kw_body(&k,
+               "    const float NINF = __int_as_float(0xff800000);\n"
+               "    const long long Sq = %s, Sk = %s, nq = (Sq + %d) / %d;\n",
+               sq, sk, rows - 1, rows);
+    cg_kw_body(&k, "    SC_ROWS(blk, %s) {\n", wk);
     /* causal: the row blocks with the most keys first (they finish last otherwise) */
-    kw_body(&k, "        const long long qt = %sblk %% nq, bb = blk / nq, b1 = bb %% %s, b0 = bb / %s;\n",
-            a.causal_skip ? "nq - 1 - " : "", n1, n1);
+    cg_kw_body(&k, "        const long long qt = %sblk %% nq, bb = blk / nq, b1 = bb %% %s, b0 = bb / %s;\n",
+               a.causal_skip ? "nq - 1 - " : "", n1, n1);
     {
-        const char *qp = kw_in(&k, a.q.t), *kp = kw_in(&k, a.k.t), *vp = kw_in(&k, a.v.t), *op = kw_out(&k, a.o.t);
+        const char *qp = cg_kw_in(&k, a.q.t), *kp = cg_kw_in(&k, a.k.t), *vp = cg_kw_in(&k, a.v.t),
+                   *op = cg_kw_out(&k, a.o.t);
         char qpn[32], kpn[32], vpn[32], opn[32];
         snprintf(qpn, sizeof qpn, "%s", qp);
         snprintf(kpn, sizeof kpn, "%s", kp);
@@ -303,21 +305,21 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
             const ir_att_view *lv = &o->leaf[j].v;
             if (o->leaf[j].kind != IR_ATT_LEAF_VIEW) continue;
             char ptr[32], s0[48], s1[48];
-            snprintf(ptr, sizeof ptr, "%s", kw_in(&k, lv->t));
+            snprintf(ptr, sizeof ptr, "%s", cg_kw_in(&k, lv->t));
             cg_att_dim(&k, lv->strides[0], s0, sizeof s0);
             cg_att_dim(&k, lv->strides[1], s1, sizeof s1);
-            kw_body(&k, "        const %s *mk%u_%u = %s + b0 * %s + b1 * %s;\n", cg_stype(c->m->tensors[lv->t].dtype),
-                    i, j, ptr, s0, s1);
+            cg_kw_body(&k, "        const %s *mk%u_%u = %s + b0 * %s + b1 * %s;\n",
+                       cg_stype(c->m->tensors[lv->t].dtype), i, j, ptr, s0, s1);
         }
         if (o->kind != IR_ATT_ADD_MASK && o->kind != IR_ATT_WHERE) continue;
         char name[16], ptr[32];
         snprintf(name, sizeof name, "mk%u", i);
-        snprintf(ptr, sizeof ptr, "%s", kw_in(&k, o->mask.t));
+        snprintf(ptr, sizeof ptr, "%s", cg_kw_in(&k, o->mask.t));
         char s0[48], s1[48];
         cg_att_dim(&k, o->mask.strides[0], s0, sizeof s0);
         cg_att_dim(&k, o->mask.strides[1], s1, sizeof s1);
-        kw_body(&k, "        const %s *%s = %s + b0 * %s + b1 * %s;\n", cg_stype(c->m->tensors[o->mask.t].dtype), name,
-                ptr, s0, s1);
+        cg_kw_body(&k, "        const %s *%s = %s + b0 * %s + b1 * %s;\n", cg_stype(c->m->tensors[o->mask.t].dtype),
+                   name, ptr, s0, s1);
     }
     /* 3xTF32 for fp32 engines; one TF32 product otherwise: f16 and bf16
      * values are exact in TF32, so Q·Kᵀ is exact and P is rounded to TF32's
@@ -344,8 +346,8 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     for (uint32_t i = 0; i < a.n_covered && nn < 72; i++) nodes[nn++] = a.covered[i];
     cg_describe_nodes(c, nodes, nn, &comment);
     symc_status st = comment.oom ? symc_error_setf(c->b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA source")
-                                 : kw_finish(&k, comment.p, work, 1, tc || h16 ? 128 : 256);
+                                 : cg_kw_finish(&k, comment.p, work, 1, tc || h16 ? 128 : 256);
     cg_str_free(&comment);
-    kw_free(&k);
+    cg_kw_free(&k);
     return st;
 }

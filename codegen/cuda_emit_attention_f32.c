@@ -26,75 +26,77 @@ void cg_att_emit_f32(cg_kw *k, const ir_attention *a, const char *qsr, const cha
     cg_att_load(vl, sizeof vl, a->vdt, "vp", off);
     cg_store(ost, sizeof ost, a->odt,
              a->zero_masked ? "(L == 0.f ? 0.f : acc[i][4 * g + u] / L)" : "acc[i][4 * g + u] / L");
-    kw_body(k,
-            "        const long long q0 = qt * %d;\n"
-            "        __syncthreads(); /* the previous row block is done with Qs */\n"
-            "        for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
-            "            const int r = e / %lld, d = e - r * %lld;\n"
-            "            Qs[r * %lld + d] = q0 + r < Sq ? %s : 0.f;\n"
-            "        }\n"
-            "        float m[4], l[4], acc[4][%lld];\n"
-            "#pragma unroll\n"
-            "        for (int i = 0; i < 4; i++) {\n"
-            "            m[i] = NINF;\n"
-            "            l[i] = 0.f;\n"
-            "#pragma unroll\n"
-            "            for (int j = 0; j < %lld; j++) acc[i][j] = 0.f;\n"
-            "        }\n",
-            ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, ql, (long long)(4 * G),
-            (long long)(4 * G));
+    cg_kw_body(k,
+               "        const long long q0 = qt * %d;\n"
+               "        __syncthreads(); /* the previous row block is done with Qs */\n"
+               "        for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
+               "            const int r = e / %lld, d = e - r * %lld;\n"
+               "            Qs[r * %lld + d] = q0 + r < Sq ? %s : 0.f;\n"
+               "        }\n"
+               "        float m[4], l[4], acc[4][%lld];\n"
+               "#pragma unroll\n"
+               "        for (int i = 0; i < 4; i++) {\n"
+               "            m[i] = NINF;\n"
+               "            l[i] = 0.f;\n"
+               "#pragma unroll\n"
+               "            for (int j = 0; j < %lld; j++) acc[i][j] = 0.f;\n"
+               "        }\n",
+               ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, ql, (long long)(4 * G),
+               (long long)(4 * G));
     if (a->causal_skip)
-        kw_body(k, "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
-                ATT_TILE, ATT_TILE);
-    else kw_body(k, "        const long long kend = Sk;\n");
-    kw_body(k,
-            "        for (long long k0 = 0; k0 < kend; k0 += %d) {\n"
-            "            __syncthreads();\n"
-            "            for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
-            "                const int r = e / %lld, d = e - r * %lld;\n"
-            "                Ks[r * %lld + d] = k0 + r < Sk ? %s : 0.f;\n"
-            "            }\n"
-            "            for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
-            "                const int r = e / %lld, d = e - r * %lld;\n"
-            "                Vs[r * %lld + d] = k0 + r < Sk ? %s : 0.f;\n"
-            "            }\n"
-            "            __syncthreads();\n"
-            "            float s[4][4];\n"
-            "#pragma unroll\n"
-            "            for (int i = 0; i < 4; i++)\n"
-            "#pragma unroll\n"
-            "                for (int j = 0; j < 4; j++) s[i][j] = 0.f;\n"
-            "#pragma unroll 4\n"
-            "            for (int d = 0; d < %lld; d += 4) {\n"
-            "                float4 qa[4], kb[4];\n"
-            "#pragma unroll\n"
-            "                for (int i = 0; i < 4; i++) qa[i] = *(const float4 *)&Qs[(ty * 4 + i) * %lld + d];\n"
-            "#pragma unroll\n"
-            "                for (int j = 0; j < 4; j++) kb[j] = *(const float4 *)&Ks[(tx + 16 * j) * %lld + d];\n"
-            "#pragma unroll\n"
-            "                for (int i = 0; i < 4; i++)\n"
-            "#pragma unroll\n"
-            "                    for (int j = 0; j < 4; j++) {\n"
-            "                        s[i][j] = fmaf(qa[i].x, kb[j].x, s[i][j]);\n"
-            "                        s[i][j] = fmaf(qa[i].y, kb[j].y, s[i][j]);\n"
-            "                        s[i][j] = fmaf(qa[i].z, kb[j].z, s[i][j]);\n"
-            "                        s[i][j] = fmaf(qa[i].w, kb[j].w, s[i][j]);\n"
-            "                    }\n"
-            "            }\n",
-            ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, kl, ATT_TILE, (long long)DV,
-            (long long)DV, (long long)DV, (long long)VLD, vl, (long long)D, (long long)QLD, (long long)QLD);
-    kw_body(k,
-            "#pragma unroll\n"
-            "            for (int i = 0; i < 4; i++) {\n"
-            "                const long long qi = q0 + ty * 4 + i;\n"
-            "#pragma unroll\n"
-            "                for (int j = 0; j < 4; j++) {\n"
-            "                    const long long kj = k0 + tx + 16 * j;\n"
-            "                    const bool ok = qi < Sq && kj < Sk;\n"
-            "                    float v = s[i][j];\n"
-            "                    (void)ok;\n");
+        cg_kw_body(k,
+                   "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
+                   ATT_TILE, ATT_TILE);
+    else cg_kw_body(k, "        const long long kend = Sk;\n");
+    cg_kw_body(k,
+               "        for (long long k0 = 0; k0 < kend; k0 += %d) {\n"
+               "            __syncthreads();\n"
+               "            for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
+               "                const int r = e / %lld, d = e - r * %lld;\n"
+               "                Ks[r * %lld + d] = k0 + r < Sk ? %s : 0.f;\n"
+               "            }\n"
+               "            for (int e = threadIdx.x; e < %d * %lld; e += 256) {\n"
+               "                const int r = e / %lld, d = e - r * %lld;\n"
+               "                Vs[r * %lld + d] = k0 + r < Sk ? %s : 0.f;\n"
+               "            }\n"
+               "            __syncthreads();\n"
+               "            float s[4][4];\n"
+               "#pragma unroll\n"
+               "            for (int i = 0; i < 4; i++)\n"
+               "#pragma unroll\n"
+               "                for (int j = 0; j < 4; j++) s[i][j] = 0.f;\n"
+               "#pragma unroll 4\n"
+               "            for (int d = 0; d < %lld; d += 4) {\n"
+               "                float4 qa[4], kb[4];\n"
+               "#pragma unroll\n"
+               "                for (int i = 0; i < 4; i++) qa[i] = *(const float4 *)&Qs[(ty * 4 + i) * %lld + d];\n"
+               "#pragma unroll\n"
+               "                for (int j = 0; j < 4; j++) kb[j] = *(const float4 *)&Ks[(tx + 16 * j) * %lld + d];\n"
+               "#pragma unroll\n"
+               "                for (int i = 0; i < 4; i++)\n"
+               "#pragma unroll\n"
+               "                    for (int j = 0; j < 4; j++) {\n"
+               "                        s[i][j] = fmaf(qa[i].x, kb[j].x, s[i][j]);\n"
+               "                        s[i][j] = fmaf(qa[i].y, kb[j].y, s[i][j]);\n"
+               "                        s[i][j] = fmaf(qa[i].z, kb[j].z, s[i][j]);\n"
+               "                        s[i][j] = fmaf(qa[i].w, kb[j].w, s[i][j]);\n"
+               "                    }\n"
+               "            }\n",
+               ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, kl, ATT_TILE,
+               (long long)DV, (long long)DV, (long long)DV, (long long)VLD, vl, (long long)D, (long long)QLD,
+               (long long)QLD);
+    cg_kw_body(k,
+               "#pragma unroll\n"
+               "            for (int i = 0; i < 4; i++) {\n"
+               "                const long long qi = q0 + ty * 4 + i;\n"
+               "#pragma unroll\n"
+               "                for (int j = 0; j < 4; j++) {\n"
+               "                    const long long kj = k0 + tx + 16 * j;\n"
+               "                    const bool ok = qi < Sq && kj < Sk;\n"
+               "                    float v = s[i][j];\n"
+               "                    (void)ok;\n");
     cg_att_emit_chain(k, a);
-    kw_body(
+    cg_kw_body(
         k,
         "                    s[i][j] = kj < Sk ? v : NINF;\n"
         "                }\n"
@@ -145,22 +147,22 @@ void cg_att_emit_f32(cg_kw *k, const ir_attention *a, const char *qsr, const cha
         "            }\n"
         "        }\n",
         (long long)(4 * G), (long long)PLD, ATT_TILE, (long long)PLD, (long long)G, (long long)DV, (long long)VLD);
-    kw_body(k,
-            "#pragma unroll\n"
-            "        for (int i = 0; i < 4; i++) {\n"
-            "            float L = l[i];\n"
-            "#pragma unroll\n"
-            "            for (int o = 8; o > 0; o >>= 1) L += __shfl_xor_sync(0xffffffffu, L, o);\n"
-            "            const long long qi = q0 + ty * 4 + i;\n"
-            "            if (qi >= Sq) continue;\n"
-            "#pragma unroll\n"
-            "            for (int g = 0; g < %lld; g++)\n"
-            "#pragma unroll\n"
-            "                for (int u = 0; u < 4; u++) {\n"
-            "                    const int col = 64 * g + tx * 4 + u;\n"
-            "                    if (col < %lld) op[qi * %s + col * %s] = %s;\n"
-            "                }\n"
-            "        }\n"
-            "    }\n",
-            (long long)G, (long long)DV, osr, osd, ost);
+    cg_kw_body(k,
+               "#pragma unroll\n"
+               "        for (int i = 0; i < 4; i++) {\n"
+               "            float L = l[i];\n"
+               "#pragma unroll\n"
+               "            for (int o = 8; o > 0; o >>= 1) L += __shfl_xor_sync(0xffffffffu, L, o);\n"
+               "            const long long qi = q0 + ty * 4 + i;\n"
+               "            if (qi >= Sq) continue;\n"
+               "#pragma unroll\n"
+               "            for (int g = 0; g < %lld; g++)\n"
+               "#pragma unroll\n"
+               "                for (int u = 0; u < 4; u++) {\n"
+               "                    const int col = 64 * g + tx * 4 + u;\n"
+               "                    if (col < %lld) op[qi * %s + col * %s] = %s;\n"
+               "                }\n"
+               "        }\n"
+               "    }\n",
+               (long long)G, (long long)DV, osr, osd, ost);
 }

@@ -17,16 +17,16 @@
 /* `type name[8][2]`: the value `val` (of the tile's key kl) for this thread's
  * 16 keys of the key tile, in the half kernel's score layout */
 static void emit_tile_vals(cg_kw *k, const char *type, const char *name, const char *val) {
-    kw_body(k,
-            "            %s %s[8][2];\n"
-            "#pragma unroll\n"
-            "            for (int n = 0; n < 8; n++)\n"
-            "#pragma unroll\n"
-            "                for (int u = 0; u < 2; u++) {\n"
-            "                    const int kl = n * 8 + 2 * t + u;\n"
-            "                    %s[n][u] = %s;\n"
-            "                }\n",
-            type, name, name, val);
+    cg_kw_body(k,
+               "            %s %s[8][2];\n"
+               "#pragma unroll\n"
+               "            for (int n = 0; n < 8; n++)\n"
+               "#pragma unroll\n"
+               "                for (int u = 0; u < 2; u++) {\n"
+               "                    const int kl = n * 8 + 2 * t + u;\n"
+               "                    %s[n][u] = %s;\n"
+               "                }\n",
+               type, name, name, val);
 }
 
 /* 1 when view v's storage rows can be copied 8 halves (16 bytes) at a time:
@@ -60,14 +60,14 @@ static int h16_q_in_regs(int64_t d) { return d <= 64; }
  * zeros past `lim` */
 static void emit_cp_tile(cg_kw *k, const char *dst, int64_t ld, const char *ptr, const char *rs, int64_t rows,
                          int64_t cols, const char *row0, const char *lim) {
-    kw_body(k,
-            "            for (int e = threadIdx.x; e < %lld; e += 128) {\n"
-            "                const int r = e / %lld, c8 = (e - r * %lld) * 8;\n"
-            "                const bool in = %s + r < %s;\n"
-            "                sc_cp16(&%s[r * %lld + c8], %s + (in ? (%s + r) * %s + c8 : 0), in);\n"
-            "            }\n",
-            (long long)(rows * (cols / 8)), (long long)(cols / 8), (long long)(cols / 8), row0, lim, dst, (long long)ld,
-            ptr, row0, rs);
+    cg_kw_body(k,
+               "            for (int e = threadIdx.x; e < %lld; e += 128) {\n"
+               "                const int r = e / %lld, c8 = (e - r * %lld) * 8;\n"
+               "                const bool in = %s + r < %s;\n"
+               "                sc_cp16(&%s[r * %lld + c8], %s + (in ? (%s + r) * %s + c8 : 0), in);\n"
+               "            }\n",
+               (long long)(rows * (cols / 8)), (long long)(cols / 8), (long long)(cols / 8), row0, lim, dst,
+               (long long)ld, ptr, row0, rs);
 }
 
 /* the half kernel's sizes: head dims D and DV, the shared row pitches QP and VP (halves), NV
@@ -85,26 +85,27 @@ static void h16_first_tiles(cg_kw *k, const ir_attention *a, const h16_shape *h,
                             const char *vsr) {
     const int64_t D = h->D, DV = h->DV, QP = h->QP, VP = h->VP, KD = h->KD;
     const int qreg = h->qreg;
-    kw_body(k,
-            "        const long long q0 = qt * %d;\n"
-            "        __syncthreads(); /* the previous row block is done with the tiles */\n",
-            H16_ROWS);
+    cg_kw_body(k,
+               "        const long long q0 = qt * %d;\n"
+               "        __syncthreads(); /* the previous row block is done with the tiles */\n",
+               H16_ROWS);
     if (a->causal_skip)
-        kw_body(k, "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
-                H16_ROWS, H16_ROWS);
-    else kw_body(k, "        const long long kend = Sk;\n");
-    kw_body(k, "        const long long ntile = (kend + 63) / 64;\n        {\n");
+        cg_kw_body(k,
+                   "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
+                   H16_ROWS, H16_ROWS);
+    else cg_kw_body(k, "        const long long kend = Sk;\n");
+    cg_kw_body(k, "        const long long ntile = (kend + 63) / 64;\n        {\n");
     emit_cp_tile(k, "Qs", QP, "qp", qsr, H16_ROWS, D, "q0", "Sq");
-    kw_body(k, "        }\n        if (ntile > 0) {\n            const long long k0 = 0;\n");
+    cg_kw_body(k, "        }\n        if (ntile > 0) {\n            const long long k0 = 0;\n");
     emit_cp_tile(k, "Ks", QP, "kp", ksr, 64, D, "k0", "Sk");
     emit_cp_tile(k, "Vs", VP, "vp", vsr, 64, DV, "k0", "Sk");
-    kw_body(k,
-            "        }\n"
-            "        sc_cp_commit();\n"
-            "        sc_cp_wait<0>();\n"
-            "        __syncthreads();\n");
+    cg_kw_body(k,
+               "        }\n"
+               "        sc_cp_commit();\n"
+               "        sc_cp_wait<0>();\n"
+               "        __syncthreads();\n");
     if (qreg)
-        kw_body(
+        cg_kw_body(
             k,
             "        unsigned qf[%d][%lld][4];\n"
             "#pragma unroll\n"
@@ -121,50 +122,52 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
     const int64_t D = h->D, DV = h->DV, QP = h->QP, VP = h->VP, NV = h->NV, KD = h->KD;
     const int qreg = h->qreg;
     const char *mma = h->mma;
-    kw_body(k,
-            "        float m[%d][2], l[%d][2], o[%d][%lld][4];\n"
-            "#pragma unroll\n"
-            "        for (int mt = 0; mt < %d; mt++) {\n"
-            "            m[mt][0] = m[mt][1] = NINF;\n"
-            "            l[mt][0] = l[mt][1] = 0.f;\n"
-            "#pragma unroll\n"
-            "            for (int n = 0; n < %lld; n++) o[mt][n][0] = o[mt][n][1] = o[mt][n][2] = o[mt][n][3] = 0.f;\n"
-            "        }\n"
-            "        for (long long it = 0; it < ntile; it++) {\n"
-            "            const long long k0 = it * 64;\n"
-            "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n"
-            "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n"
-            "            if (it + 1 < ntile) { /* the next tile into the other buffer */\n"
-            "                unsigned short *Kn = Ks + ((it + 1) & 1) * %lld, *Vn = Vs + ((it + 1) & 1) * %lld;\n"
-            "                const long long k1 = k0 + 64;\n",
-            H16_MT, H16_MT, H16_MT, (long long)NV, H16_MT, (long long)NV, (long long)(64 * QP), (long long)(64 * VP),
-            (long long)(64 * QP), (long long)(64 * VP));
+    cg_kw_body(
+        k,
+        "        float m[%d][2], l[%d][2], o[%d][%lld][4];\n"
+        "#pragma unroll\n"
+        "        for (int mt = 0; mt < %d; mt++) {\n"
+        "            m[mt][0] = m[mt][1] = NINF;\n"
+        "            l[mt][0] = l[mt][1] = 0.f;\n"
+        "#pragma unroll\n"
+        "            for (int n = 0; n < %lld; n++) o[mt][n][0] = o[mt][n][1] = o[mt][n][2] = o[mt][n][3] = 0.f;\n"
+        "        }\n"
+        "        for (long long it = 0; it < ntile; it++) {\n"
+        "            const long long k0 = it * 64;\n"
+        "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n"
+        "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n"
+        "            if (it + 1 < ntile) { /* the next tile into the other buffer */\n"
+        "                unsigned short *Kn = Ks + ((it + 1) & 1) * %lld, *Vn = Vs + ((it + 1) & 1) * %lld;\n"
+        "                const long long k1 = k0 + 64;\n",
+        H16_MT, H16_MT, H16_MT, (long long)NV, H16_MT, (long long)NV, (long long)(64 * QP), (long long)(64 * VP),
+        (long long)(64 * QP), (long long)(64 * VP));
     emit_cp_tile(k, "Kn", QP, "kp", ksr, 64, D, "k1", "Sk");
     emit_cp_tile(k, "Vn", VP, "vp", vsr, 64, DV, "k1", "Sk");
-    kw_body(k,
-            "                sc_cp_commit();\n"
-            "                sc_cp_wait<1>();\n"
-            "            } else sc_cp_wait<0>();\n"
-            "            __syncthreads();\n"
-            "            if (%s) { /* else every key of the tile is after the warp's last row: masked (causal) */\n"
-            "            float s[%d][8][4];\n"
-            "#pragma unroll\n"
-            "            for (int mt = 0; mt < %d; mt++)\n"
-            "#pragma unroll\n"
-            "                for (int n = 0; n < 8; n++) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;\n"
-            "#pragma unroll\n"
-            "            for (int kk = 0; kk < %lld; kk++) {\n",
-            a->causal_skip ? "k0 <= q0 + w * " H16_WARP_ROWS_TEXT " + " H16_WARP_LAST_TEXT : "true", H16_MT, H16_MT,
-            (long long)KD);
+    cg_kw_body(
+        k,
+        "                sc_cp_commit();\n"
+        "                sc_cp_wait<1>();\n"
+        "            } else sc_cp_wait<0>();\n"
+        "            __syncthreads();\n"
+        "            if (%s) { /* else every key of the tile is after the warp's last row: masked (causal) */\n"
+        "            float s[%d][8][4];\n"
+        "#pragma unroll\n"
+        "            for (int mt = 0; mt < %d; mt++)\n"
+        "#pragma unroll\n"
+        "                for (int n = 0; n < 8; n++) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;\n"
+        "#pragma unroll\n"
+        "            for (int kk = 0; kk < %lld; kk++) {\n",
+        a->causal_skip ? "k0 <= q0 + w * " H16_WARP_ROWS_TEXT " + " H16_WARP_LAST_TEXT : "true", H16_MT, H16_MT,
+        (long long)KD);
     if (!qreg)
-        kw_body(
+        cg_kw_body(
             k,
             "                unsigned qa[%d][4];\n"
             "#pragma unroll\n"
             "                for (int mt = 0; mt < %d; mt++)\n"
             "                    sc_ldsm4(qa[mt], &Qs[(w * %d + mt * 16 + (lane & 15)) * %lld + kk * 16 + (lane >> 4) * 8]);\n",
             H16_MT, H16_MT, 16 * H16_MT, (long long)QP);
-    kw_body(
+    cg_kw_body(
         k,
         "#pragma unroll\n"
         "                for (int np = 0; np < 4; np++) {\n"
@@ -219,28 +222,28 @@ static void h16_tile_masks(cg_kw *k, const ir_attention *a) {
 static void h16_softmax_pv(cg_kw *k, const ir_attention *a, const h16_shape *h) {
     const int64_t DV = h->DV, VP = h->VP, NV = h->NV;
     const char *mma = h->mma, *pack = h->pack;
-    kw_body(k,
-            "#pragma unroll\n"
-            "            for (int mt = 0; mt < %d; mt++)\n"
-            "#pragma unroll\n"
-            "            for (int h = 0; h < 2; h++) {\n"
-            "                const long long qi = q0 + w * %d + mt * 16 + g + 8 * h;\n"
-            "                float mx = NINF;\n",
-            H16_MT, 16 * H16_MT);
+    cg_kw_body(k,
+               "#pragma unroll\n"
+               "            for (int mt = 0; mt < %d; mt++)\n"
+               "#pragma unroll\n"
+               "            for (int h = 0; h < 2; h++) {\n"
+               "                const long long qi = q0 + w * %d + mt * 16 + g + 8 * h;\n"
+               "                float mx = NINF;\n",
+               H16_MT, 16 * H16_MT);
     cg_att_emit_row_masks(k, a);
-    kw_body(k,
-            "#pragma unroll\n"
-            "                for (int n = 0; n < 8; n++)\n"
-            "#pragma unroll\n"
-            "                    for (int u = 0; u < 2; u++) {\n"
-            "                        const int kl = n * 8 + 2 * t + u;\n"
-            "                        const long long kj = k0 + kl;\n"
-            "                        const bool ok = qi < Sq && kl < rem;\n"
-            "                        float v = s[mt][n][2 * h + u];\n"
-            "                        (void)ok;\n"
-            "                        (void)kj;\n");
+    cg_kw_body(k,
+               "#pragma unroll\n"
+               "                for (int n = 0; n < 8; n++)\n"
+               "#pragma unroll\n"
+               "                    for (int u = 0; u < 2; u++) {\n"
+               "                        const int kl = n * 8 + 2 * t + u;\n"
+               "                        const long long kj = k0 + kl;\n"
+               "                        const bool ok = qi < Sq && kl < rem;\n"
+               "                        float v = s[mt][n][2 * h + u];\n"
+               "                        (void)ok;\n"
+               "                        (void)kj;\n");
     cg_att_emit_chain_h(k, a, 1);
-    kw_body(
+    cg_kw_body(
         k,
         "                        v = kl < rem ? v : NINF;\n"
         "                        s[mt][n][2 * h + u] = v;\n"
@@ -295,25 +298,25 @@ static void h16_store(cg_kw *k, const ir_attention *a, const h16_shape *h, const
     char st0[160], st1[160];
     cg_store(st0, sizeof st0, a->odt, "o[mt][n][2 * h] * rL");
     cg_store(st1, sizeof st1, a->odt, "o[mt][n][2 * h + 1] * rL");
-    kw_body(k,
-            "#pragma unroll\n"
-            "        for (int mt = 0; mt < %d; mt++)\n"
-            "#pragma unroll\n"
-            "        for (int h = 0; h < 2; h++) {\n"
-            "            float L = l[mt][h];\n"
-            "            L += __shfl_xor_sync(0xffffffffu, L, 1);\n"
-            "            L += __shfl_xor_sync(0xffffffffu, L, 2);\n"
-            "            const float rL = %s;\n"
-            "            const long long qi = q0 + w * %d + mt * 16 + g + 8 * h;\n"
-            "            if (qi >= Sq) continue;\n"
-            "#pragma unroll\n"
-            "            for (int n = 0; n < %lld; n++) {\n"
-            "                op[qi * %s + (n * 8 + 2 * t) * %s] = %s;\n"
-            "                op[qi * %s + (n * 8 + 2 * t + 1) * %s] = %s;\n"
-            "            }\n"
-            "        }\n"
-            "    }\n",
-            H16_MT, RL_EXPR(a), 16 * H16_MT, (long long)NV, osr, osd, st0, osr, osd, st1);
+    cg_kw_body(k,
+               "#pragma unroll\n"
+               "        for (int mt = 0; mt < %d; mt++)\n"
+               "#pragma unroll\n"
+               "        for (int h = 0; h < 2; h++) {\n"
+               "            float L = l[mt][h];\n"
+               "            L += __shfl_xor_sync(0xffffffffu, L, 1);\n"
+               "            L += __shfl_xor_sync(0xffffffffu, L, 2);\n"
+               "            const float rL = %s;\n"
+               "            const long long qi = q0 + w * %d + mt * 16 + g + 8 * h;\n"
+               "            if (qi >= Sq) continue;\n"
+               "#pragma unroll\n"
+               "            for (int n = 0; n < %lld; n++) {\n"
+               "                op[qi * %s + (n * 8 + 2 * t) * %s] = %s;\n"
+               "                op[qi * %s + (n * 8 + 2 * t + 1) * %s] = %s;\n"
+               "            }\n"
+               "        }\n"
+               "    }\n",
+               H16_MT, RL_EXPR(a), 16 * H16_MT, (long long)NV, osr, osd, st0, osr, osd, st1);
 }
 
 /* The half tensor-core kernel (sm_80+): flash attention with mma.sync

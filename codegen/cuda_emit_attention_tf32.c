@@ -24,7 +24,7 @@ static void emit_stage(cg_kw *k, const char *dst, int64_t ld, const char *ptr, c
                        int64_t cols, const char *row0, const char *lim, int vec, int threads, symc_dtype dt) {
     if (vec && cg_is_half(dt)) { /* 4 halves (8 bytes) a load, widened to a float4 */
         const char *cv = dt == SYMC_F16 ? "sc_h2f" : "sc_b2f";
-        kw_body(
+        cg_kw_body(
             k,
             "            for (int e = threadIdx.x; e < 64 * %lld; e += %d) {\n"
             "                const int r = e / %lld, c4 = (e - r * %lld) * 4;\n"
@@ -36,25 +36,25 @@ static void emit_stage(cg_kw *k, const char *dst, int64_t ld, const char *ptr, c
             (long long)(cols / 4), threads, (long long)(cols / 4), (long long)(cols / 4), row0, lim, ptr, row0, rs, dst,
             (long long)ld, cv, cv, cv, cv);
     } else if (vec) {
-        kw_body(k,
-                "            for (int e = threadIdx.x; e < 64 * %lld; e += %d) {\n"
-                "                const int r = e / %lld, c4 = (e - r * %lld) * 4;\n"
-                "                float4 x = make_float4(0.f, 0.f, 0.f, 0.f);\n"
-                "                if (%s + r < %s) x = *(const float4 *)&%s[(%s + r) * %s + c4];\n"
-                "                *(float4 *)&%s[r * %lld + c4] = x;\n"
-                "            }\n",
-                (long long)(cols / 4), threads, (long long)(cols / 4), (long long)(cols / 4), row0, lim, ptr, row0, rs,
-                dst, (long long)ld);
+        cg_kw_body(k,
+                   "            for (int e = threadIdx.x; e < 64 * %lld; e += %d) {\n"
+                   "                const int r = e / %lld, c4 = (e - r * %lld) * 4;\n"
+                   "                float4 x = make_float4(0.f, 0.f, 0.f, 0.f);\n"
+                   "                if (%s + r < %s) x = *(const float4 *)&%s[(%s + r) * %s + c4];\n"
+                   "                *(float4 *)&%s[r * %lld + c4] = x;\n"
+                   "            }\n",
+                   (long long)(cols / 4), threads, (long long)(cols / 4), (long long)(cols / 4), row0, lim, ptr, row0,
+                   rs, dst, (long long)ld);
     } else {
         char off[160], x[240];
         snprintf(off, sizeof off, "(%s + r) * %s + d * %s", row0, rs, es);
         cg_att_load(x, sizeof x, dt, ptr, off);
-        kw_body(k,
-                "            for (int e = threadIdx.x; e < 64 * %lld; e += %d) {\n"
-                "                const int r = e / %lld, d = e - r * %lld;\n"
-                "                %s[r * %lld + d] = %s + r < %s ? %s : 0.f;\n"
-                "            }\n",
-                (long long)cols, threads, (long long)cols, (long long)cols, dst, (long long)ld, row0, lim, x);
+        cg_kw_body(k,
+                   "            for (int e = threadIdx.x; e < 64 * %lld; e += %d) {\n"
+                   "                const int r = e / %lld, d = e - r * %lld;\n"
+                   "                %s[r * %lld + d] = %s + r < %s ? %s : 0.f;\n"
+                   "            }\n",
+                   (long long)cols, threads, (long long)cols, (long long)cols, dst, (long long)ld, row0, lim, x);
     }
 }
 
@@ -75,120 +75,123 @@ void cg_att_emit_tf32(cg_kw *k, const ir_attention *a, int split, const char *qs
     char st0[160], st1[160];
     cg_store(st0, sizeof st0, a->odt, "o[n][2 * h] * rL");
     cg_store(st1, sizeof st1, a->odt, "o[n][2 * h + 1] * rL");
-    kw_body(k,
-            "        const long long q0 = qt * 64;\n"
-            "        __syncthreads(); /* the previous row block is done with Qs */\n");
+    cg_kw_body(k,
+               "        const long long q0 = qt * 64;\n"
+               "        __syncthreads(); /* the previous row block is done with Qs */\n");
     emit_stage(k, "Qs", QLD, "qp", qsr, qsd, D, "q0", "Sq", qv, 128, a->qdt);
-    kw_body(k,
-            "        float m[2] = {NINF, NINF}, l[2] = {0.f, 0.f}, o[%lld][4];\n"
-            "#pragma unroll\n"
-            "        for (int n = 0; n < %lld; n++) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;\n",
-            (long long)NV, (long long)NV);
+    cg_kw_body(k,
+               "        float m[2] = {NINF, NINF}, l[2] = {0.f, 0.f}, o[%lld][4];\n"
+               "#pragma unroll\n"
+               "        for (int n = 0; n < %lld; n++) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;\n",
+               (long long)NV, (long long)NV);
     if (a->causal_skip)
-        kw_body(k, "        const long long kend = Sk < q0 + 64 ? Sk : q0 + 64; /* causal: later keys are masked */\n");
-    else kw_body(k, "        const long long kend = Sk;\n");
-    kw_body(k, "        for (long long k0 = 0; k0 < kend; k0 += 64) {\n            __syncthreads();\n");
+        cg_kw_body(k,
+                   "        const long long kend = Sk < q0 + 64 ? Sk : q0 + 64; /* causal: later keys are masked */\n");
+    else cg_kw_body(k, "        const long long kend = Sk;\n");
+    cg_kw_body(k, "        for (long long k0 = 0; k0 < kend; k0 += 64) {\n            __syncthreads();\n");
     emit_stage(k, "Ks", QLD, "kp", ksr, ksd, D, "k0", "Sk", kv, 128, a->kdt);
     emit_stage(k, "Vs", VLD, "vp", vsr, vsd, DV, "k0", "Sk", vv, 128, a->vdt);
-    kw_body(k,
-            "            __syncthreads();\n"
-            "            float s[8][4];\n"
-            "#pragma unroll\n"
-            "            for (int n = 0; n < 8; n++) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;\n"
-            "#pragma unroll 2\n"
-            "            for (int kk = 0; kk < %lld; kk += 8) {\n"
-            "                const float *qa = &Qs[(w * 16 + g) * %lld + kk + t];\n"
-            "                unsigned ah[4], al[4];\n"
-            "                sc_split(qa[0], ah[0], al[0]);\n"
-            "                sc_split(qa[8 * %lld], ah[1], al[1]);\n"
-            "                sc_split(qa[4], ah[2], al[2]);\n"
-            "                sc_split(qa[8 * %lld + 4], ah[3], al[3]);\n"
-            "#pragma unroll\n"
-            "                for (int n = 0; n < 8; n++) {\n"
-            "                    const float *kb = &Ks[(n * 8 + g) * %lld + kk + t];\n"
-            "                    unsigned bh[2], bl[2];\n"
-            "                    sc_split(kb[0], bh[0], bl[0]);\n"
-            "                    sc_split(kb[4], bh[1], bl[1]);\n"
-            "%s"
-            "                    sc_mma_tf32(s[n], ah, bh);\n"
-            "                }\n"
-            "            }\n",
-            (long long)D, (long long)QLD, (long long)QLD, (long long)QLD, (long long)QLD,
-            split ? "                    sc_mma_tf32(s[n], al, bh);\n                    sc_mma_tf32(s[n], ah, bl);\n"
-                  : "");
+    cg_kw_body(k,
+               "            __syncthreads();\n"
+               "            float s[8][4];\n"
+               "#pragma unroll\n"
+               "            for (int n = 0; n < 8; n++) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;\n"
+               "#pragma unroll 2\n"
+               "            for (int kk = 0; kk < %lld; kk += 8) {\n"
+               "                const float *qa = &Qs[(w * 16 + g) * %lld + kk + t];\n"
+               "                unsigned ah[4], al[4];\n"
+               "                sc_split(qa[0], ah[0], al[0]);\n"
+               "                sc_split(qa[8 * %lld], ah[1], al[1]);\n"
+               "                sc_split(qa[4], ah[2], al[2]);\n"
+               "                sc_split(qa[8 * %lld + 4], ah[3], al[3]);\n"
+               "#pragma unroll\n"
+               "                for (int n = 0; n < 8; n++) {\n"
+               "                    const float *kb = &Ks[(n * 8 + g) * %lld + kk + t];\n"
+               "                    unsigned bh[2], bl[2];\n"
+               "                    sc_split(kb[0], bh[0], bl[0]);\n"
+               "                    sc_split(kb[4], bh[1], bl[1]);\n"
+               "%s"
+               "                    sc_mma_tf32(s[n], ah, bh);\n"
+               "                }\n"
+               "            }\n",
+               (long long)D, (long long)QLD, (long long)QLD, (long long)QLD, (long long)QLD,
+               split
+                   ? "                    sc_mma_tf32(s[n], al, bh);\n                    sc_mma_tf32(s[n], ah, bl);\n"
+                   : "");
     /* score function, bounds, online softmax over the 4 lanes of a row */
-    kw_body(k,
-            "#pragma unroll\n"
-            "            for (int h = 0; h < 2; h++) {\n"
-            "                const long long qi = q0 + w * 16 + g + 8 * h;\n"
-            "                float mx = NINF;\n"
-            "#pragma unroll\n"
-            "                for (int n = 0; n < 8; n++)\n"
-            "#pragma unroll\n"
-            "                    for (int u = 0; u < 2; u++) {\n"
-            "                        const long long kj = k0 + n * 8 + 2 * t + u;\n"
-            "                        const bool ok = qi < Sq && kj < Sk;\n"
-            "                        float v = s[n][2 * h + u];\n"
-            "                        (void)ok;\n");
+    cg_kw_body(k,
+               "#pragma unroll\n"
+               "            for (int h = 0; h < 2; h++) {\n"
+               "                const long long qi = q0 + w * 16 + g + 8 * h;\n"
+               "                float mx = NINF;\n"
+               "#pragma unroll\n"
+               "                for (int n = 0; n < 8; n++)\n"
+               "#pragma unroll\n"
+               "                    for (int u = 0; u < 2; u++) {\n"
+               "                        const long long kj = k0 + n * 8 + 2 * t + u;\n"
+               "                        const bool ok = qi < Sq && kj < Sk;\n"
+               "                        float v = s[n][2 * h + u];\n"
+               "                        (void)ok;\n");
     cg_att_emit_chain(k, a);
-    kw_body(k,
-            "                        v = kj < Sk ? v : NINF;\n"
-            "                        s[n][2 * h + u] = v;\n"
-            "                        mx = fmaxf(mx, v);\n"
-            "                    }\n"
-            "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
-            "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
-            "                const float mn = fmaxf(m[h], mx), mu = mn == NINF ? 0.f : mn, re = __expf(m[h] - mu);\n"
-            "                m[h] = mn;\n"
-            "                l[h] *= re;\n"
-            "#pragma unroll\n"
-            "                for (int n = 0; n < %lld; n++) o[n][2 * h] *= re, o[n][2 * h + 1] *= re;\n"
-            "#pragma unroll\n"
-            "                for (int n = 0; n < 8; n++) {\n"
-            "                    const float p0 = __expf(s[n][2 * h] - mu), p1 = __expf(s[n][2 * h + 1] - mu);\n"
-            "                    l[h] += p0 + p1;\n"
-            "                    *(float2 *)&Ps[(w * 16 + g + 8 * h) * %lld + n * 8 + 2 * t] = make_float2(p0, p1);\n"
-            "                }\n"
-            "            }\n"
-            "            __syncwarp();\n"
-            "#pragma unroll 2\n"
-            "            for (int kk = 0; kk < 64; kk += 8) {\n"
-            "                const float *pa = &Ps[(w * 16 + g) * %lld + kk + t];\n"
-            "                unsigned ah[4], al[4];\n"
-            "                sc_split(pa[0], ah[0], al[0]);\n"
-            "                sc_split(pa[8 * %lld], ah[1], al[1]);\n"
-            "                sc_split(pa[4], ah[2], al[2]);\n"
-            "                sc_split(pa[8 * %lld + 4], ah[3], al[3]);\n"
-            "#pragma unroll\n"
-            "                for (int n = 0; n < %lld; n++) {\n"
-            "                    const float *vb = &Vs[(kk + t) * %lld + n * 8 + g];\n"
-            "                    unsigned bh[2], bl[2];\n"
-            "                    sc_split(vb[0], bh[0], bl[0]);\n"
-            "                    sc_split(vb[4 * %lld], bh[1], bl[1]);\n"
-            "%s"
-            "                    sc_mma_tf32(o[n], ah, bh);\n"
-            "                }\n"
-            "            }\n"
-            "        }\n",
-            (long long)NV, (long long)PLD, (long long)PLD, (long long)PLD, (long long)PLD, (long long)NV,
-            (long long)VLD, (long long)VLD,
-            split ? "                    sc_mma_tf32(o[n], al, bh);\n                    sc_mma_tf32(o[n], ah, bl);\n"
-                  : "");
-    kw_body(k,
-            "#pragma unroll\n"
-            "        for (int h = 0; h < 2; h++) {\n"
-            "            float L = l[h];\n"
-            "            L += __shfl_xor_sync(0xffffffffu, L, 1);\n"
-            "            L += __shfl_xor_sync(0xffffffffu, L, 2);\n"
-            "            const float rL = %s;\n"
-            "            const long long qi = q0 + w * 16 + g + 8 * h;\n"
-            "            if (qi >= Sq) continue;\n"
-            "#pragma unroll\n"
-            "            for (int n = 0; n < %lld; n++) {\n"
-            "                op[qi * %s + (n * 8 + 2 * t) * %s] = %s;\n"
-            "                op[qi * %s + (n * 8 + 2 * t + 1) * %s] = %s;\n"
-            "            }\n"
-            "        }\n"
-            "    }\n",
-            RL_EXPR(a), (long long)NV, osr, osd, st0, osr, osd, st1);
+    cg_kw_body(
+        k,
+        "                        v = kj < Sk ? v : NINF;\n"
+        "                        s[n][2 * h + u] = v;\n"
+        "                        mx = fmaxf(mx, v);\n"
+        "                    }\n"
+        "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
+        "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
+        "                const float mn = fmaxf(m[h], mx), mu = mn == NINF ? 0.f : mn, re = __expf(m[h] - mu);\n"
+        "                m[h] = mn;\n"
+        "                l[h] *= re;\n"
+        "#pragma unroll\n"
+        "                for (int n = 0; n < %lld; n++) o[n][2 * h] *= re, o[n][2 * h + 1] *= re;\n"
+        "#pragma unroll\n"
+        "                for (int n = 0; n < 8; n++) {\n"
+        "                    const float p0 = __expf(s[n][2 * h] - mu), p1 = __expf(s[n][2 * h + 1] - mu);\n"
+        "                    l[h] += p0 + p1;\n"
+        "                    *(float2 *)&Ps[(w * 16 + g + 8 * h) * %lld + n * 8 + 2 * t] = make_float2(p0, p1);\n"
+        "                }\n"
+        "            }\n"
+        "            __syncwarp();\n"
+        "#pragma unroll 2\n"
+        "            for (int kk = 0; kk < 64; kk += 8) {\n"
+        "                const float *pa = &Ps[(w * 16 + g) * %lld + kk + t];\n"
+        "                unsigned ah[4], al[4];\n"
+        "                sc_split(pa[0], ah[0], al[0]);\n"
+        "                sc_split(pa[8 * %lld], ah[1], al[1]);\n"
+        "                sc_split(pa[4], ah[2], al[2]);\n"
+        "                sc_split(pa[8 * %lld + 4], ah[3], al[3]);\n"
+        "#pragma unroll\n"
+        "                for (int n = 0; n < %lld; n++) {\n"
+        "                    const float *vb = &Vs[(kk + t) * %lld + n * 8 + g];\n"
+        "                    unsigned bh[2], bl[2];\n"
+        "                    sc_split(vb[0], bh[0], bl[0]);\n"
+        "                    sc_split(vb[4 * %lld], bh[1], bl[1]);\n"
+        "%s"
+        "                    sc_mma_tf32(o[n], ah, bh);\n"
+        "                }\n"
+        "            }\n"
+        "        }\n",
+        (long long)NV, (long long)PLD, (long long)PLD, (long long)PLD, (long long)PLD, (long long)NV, (long long)VLD,
+        (long long)VLD,
+        split ? "                    sc_mma_tf32(o[n], al, bh);\n                    sc_mma_tf32(o[n], ah, bl);\n"
+              : "");
+    cg_kw_body(k,
+               "#pragma unroll\n"
+               "        for (int h = 0; h < 2; h++) {\n"
+               "            float L = l[h];\n"
+               "            L += __shfl_xor_sync(0xffffffffu, L, 1);\n"
+               "            L += __shfl_xor_sync(0xffffffffu, L, 2);\n"
+               "            const float rL = %s;\n"
+               "            const long long qi = q0 + w * 16 + g + 8 * h;\n"
+               "            if (qi >= Sq) continue;\n"
+               "#pragma unroll\n"
+               "            for (int n = 0; n < %lld; n++) {\n"
+               "                op[qi * %s + (n * 8 + 2 * t) * %s] = %s;\n"
+               "                op[qi * %s + (n * 8 + 2 * t + 1) * %s] = %s;\n"
+               "            }\n"
+               "        }\n"
+               "    }\n",
+               RL_EXPR(a), (long long)NV, osr, osd, st0, osr, osd, st1);
 }

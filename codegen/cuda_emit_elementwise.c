@@ -387,7 +387,7 @@ static symc_status group_nodes(cg_kw *k, const group *g) {
         char expr[1024];
         symc_status st = op_expr(c, g->nodes[i], expr, sizeof expr);
         if (st) return st;
-        kw_body(k, "        const %s v%u = %s;\n", cg_ctype(c->m->tensors[n->out[0]].dtype), n->out[0], expr);
+        cg_kw_body(k, "        const %s v%u = %s;\n", cg_ctype(c->m->tensors[n->out[0]].dtype), n->out[0], expr);
     }
     return SYMC_OK;
 }
@@ -398,14 +398,14 @@ static symc_status group_nodes(cg_kw *k, const group *g) {
 static symc_status group_element(cg_kw *k, const group *g, const ir_tensor *out, const char *idx) {
     const ir_tensor *lt[CG_KW_MAX_ARGS];
     for (uint32_t i = 0; i < g->n_leaves; i++) lt[i] = &k->c->m->tensors[g->leaves[i]];
-    kw_bcast_offsets(k, idx, out->dims, out->rank, g->n_leaves, lt, "o");
+    cg_kw_bcast_offsets(k, idx, out->dims, out->rank, g->n_leaves, lt, "o");
     for (uint32_t i = 0; i < g->n_leaves; i++) {
         char off[16];
         snprintf(off, sizeof off, "o%u", i);
         symc_dtype dt = lt[i]->dtype;
         char ld[96];
-        cg_load(ld, sizeof ld, dt, kw_in(k, g->leaves[i]), off);
-        kw_body(k, "        const %s v%u = %s;\n", cg_ctype(dt), g->leaves[i], ld);
+        cg_load(ld, sizeof ld, dt, cg_kw_in(k, g->leaves[i]), off);
+        cg_kw_body(k, "        const %s v%u = %s;\n", cg_ctype(dt), g->leaves[i], ld);
     }
     return group_nodes(k, g);
 }
@@ -469,51 +469,51 @@ static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n
     for (uint32_t i = 0; i < g->n_leaves; i++) {
         const ir_tensor *t = &c->m->tensors[g->leaves[i]];
         full[i] = is_scalar(c, t) ? 0 : ir_same_shape(t, out) ? 1 : 2;
-        snprintf(names[i], sizeof names[i], "%s", kw_in(k, g->leaves[i]));
+        snprintf(names[i], sizeof names[i], "%s", cg_kw_in(k, g->leaves[i]));
         if (full[i] == 2 && !row4[0])
             snprintf(row4, sizeof row4, "%s",
-                     kw_dim(k, sym_floordiv(c->m->syms, out->dims[out->rank - 1], sym_const(c->m->syms, lanes))));
+                     cg_kw_dim(k, sym_floordiv(c->m->syms, out->dims[out->rank - 1], sym_const(c->m->syms, lanes))));
     }
-    snprintf(names[g->n_leaves], sizeof names[0], "%s", kw_out(k, yt));
-    kw_body(k, "    const unsigned long long addr = (unsigned long long)%s", names[g->n_leaves]);
+    snprintf(names[g->n_leaves], sizeof names[0], "%s", cg_kw_out(k, yt));
+    cg_kw_body(k, "    const unsigned long long addr = (unsigned long long)%s", names[g->n_leaves]);
     for (uint32_t i = 0; i < g->n_leaves; i++)
-        if (full[i]) kw_body(k, " | (unsigned long long)%s", names[i]);
-    kw_body(k, ";\n    if ((addr & 15ull) == 0ull) {\n");
-    kw_body(k, "    SC_LOOP(q, %s) {\n", kw_dim(k, n4));
+        if (full[i]) cg_kw_body(k, " | (unsigned long long)%s", names[i]);
+    cg_kw_body(k, ";\n    if ((addr & 15ull) == 0ull) {\n");
+    cg_kw_body(k, "    SC_LOOP(q, %s) {\n", cg_kw_dim(k, n4));
     for (uint32_t i = 0; i < g->n_leaves; i++) {
         if (full[i] == 1) {
-            kw_body(k, "        const %s q%u = reinterpret_cast<const %s*>(%s)[q];\n", V, g->leaves[i], V, names[i]);
+            cg_kw_body(k, "        const %s q%u = reinterpret_cast<const %s*>(%s)[q];\n", V, g->leaves[i], V, names[i]);
         } else if (full[i] == 2) {
-            kw_body(k, "        const %s q%u = reinterpret_cast<const %s*>(%s)[q %% %s];\n", V, g->leaves[i], V,
-                    names[i], row4);
+            cg_kw_body(k, "        const %s q%u = reinterpret_cast<const %s*>(%s)[q %% %s];\n", V, g->leaves[i], V,
+                       names[i], row4);
         } else {
             char ld[96];
             symc_dtype dt = c->m->tensors[g->leaves[i]].dtype;
             cg_load(ld, sizeof ld, dt, names[i], "0");
-            kw_body(k, "        const %s v%u = %s;\n", cg_ctype(dt), g->leaves[i], ld);
+            cg_kw_body(k, "        const %s v%u = %s;\n", cg_ctype(dt), g->leaves[i], ld);
         }
     }
-    kw_body(k, "        %s y;\n", V);
+    cg_kw_body(k, "        %s y;\n", V);
     static const char comp[4] = {'x', 'y', 'z', 'w'};
     for (int l = 0; l < lanes; l++) {
-        kw_body(k, "        {\n");
+        cg_kw_body(k, "        {\n");
         for (uint32_t i = 0; i < g->n_leaves; i++)
             if (full[i]) {
                 char lv[96];
                 lane_value(lv, sizeof lv, out->dtype, g->leaves[i], l);
-                kw_body(k, "        const float v%u = %s;\n", g->leaves[i], lv);
+                cg_kw_body(k, "        const float v%u = %s;\n", g->leaves[i], lv);
             }
         symc_status st = group_nodes(k, g);
         if (st) return st;
-        if (lanes == 4) kw_body(k, "        y.%c = v%u;\n        }\n", comp[l], yt);
+        if (lanes == 4) cg_kw_body(k, "        y.%c = v%u;\n        }\n", comp[l], yt);
         else { /* two halves a 32-bit component, the even lane in the low bits */ char sv[64], v[16];
             snprintf(v, sizeof v, "v%u", yt);
             cg_store(sv, sizeof sv, out->dtype, v);
-            if (l % 2 == 0) kw_body(k, "        y.%c = (unsigned)%s;\n        }\n", comp[l / 2], sv);
-            else kw_body(k, "        y.%c |= (unsigned)%s << 16;\n        }\n", comp[l / 2], sv);
+            if (l % 2 == 0) cg_kw_body(k, "        y.%c = (unsigned)%s;\n        }\n", comp[l / 2], sv);
+            else cg_kw_body(k, "        y.%c |= (unsigned)%s << 16;\n        }\n", comp[l / 2], sv);
         }
     }
-    kw_body(k, "        reinterpret_cast<%s*>(%s)[q] = y;\n    }\n    return;\n    }\n", V, names[g->n_leaves]);
+    cg_kw_body(k, "        reinterpret_cast<%s*>(%s)[q] = y;\n    }\n    return;\n    }\n", V, names[g->n_leaves]);
     return SYMC_OK;
 }
 
@@ -525,7 +525,7 @@ symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root) {
     const ir_tensor *out = &c->m->tensors[yt];
     if ((st = cg_check_dtype(c, root, yt, 1))) return st;
     cg_kw k;
-    kw_begin(&k, c, g.nodes[0]);
+    cg_kw_begin(&k, c, g.nodes[0]);
     sym_expr numel = ir_tensor_numel(c->m, out), work = numel;
     int vec = vectorizable(c, &g, out, numel);
     if (vec) {
@@ -533,22 +533,22 @@ symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root) {
         st = vector_body(&k, &g, yt, work, vec);
     }
     if (vec) /* numel is lanes * work: no parameter of its own */
-        kw_body(&k, "    SC_LOOP(i, %dLL * %s) {\n", vec, kw_dim(&k, work));
-    else kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+        cg_kw_body(&k, "    SC_LOOP(i, %dLL * %s) {\n", vec, cg_kw_dim(&k, work));
+    else cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     if (!st) st = group_element(&k, &g, out, "i");
     char v[16], sv[64];
     snprintf(v, sizeof v, "v%u", yt);
     cg_store(sv, sizeof sv, out->dtype, v);
-    kw_body(&k, "        %s[i] = %s;\n    }\n", kw_out(&k, yt), sv);
+    cg_kw_body(&k, "        %s[i] = %s;\n    }\n", cg_kw_out(&k, yt), sv);
     cg_str comment = {0};
     cg_str_appendf(&comment, "elementwise%s: ",
                    vec == 4       ? " (float4 when aligned)"
                        : vec == 8 ? " (8 halves a 16-byte load when aligned)"
                                   : "");
     cg_describe_nodes(c, g.nodes, g.n_nodes, &comment);
-    if (!st) st = kw_finish(&k, comment.p ? comment.p : "", work, 256, 256);
+    if (!st) st = cg_kw_finish(&k, comment.p ? comment.p : "", work, 256, 256);
     cg_str_free(&comment);
-    kw_free(&k);
+    cg_kw_free(&k);
     return st;
 }
 
@@ -565,7 +565,7 @@ symc_status cg_emit_group_value(cg_kw *k, uint32_t root, const char *idx, const 
     group g;
     symc_status st = group_of(c, root, &g);
     if (!st) st = group_element(k, &g, x, idx);
-    kw_body(k, "            const %s %s = v%u;\n", cg_ctype(x->dtype), name, t);
+    cg_kw_body(k, "            const %s %s = v%u;\n", cg_ctype(x->dtype), name, t);
     return st;
 }
 
@@ -575,8 +575,8 @@ symc_status cg_emit_value(cg_kw *k, uint32_t t, const char *idx, const char *nam
     uint32_t root = inlined_root(c, t);
     if (root != IR_NONE) return cg_emit_group_value(k, root, idx, name);
     char ld[96];
-    cg_load(ld, sizeof ld, x->dtype, kw_in(k, t), idx);
-    kw_body(k, "            const %s %s = %s;\n", cg_ctype(x->dtype), name, ld);
+    cg_load(ld, sizeof ld, x->dtype, cg_kw_in(k, t), idx);
+    cg_kw_body(k, "            const %s %s = %s;\n", cg_ctype(x->dtype), name, ld);
     return SYMC_OK;
 }
 
@@ -594,17 +594,17 @@ void cg_describe_inlined(cg_cuda *c, uint32_t t, cg_str *out) {
 symc_status cg_emit_broadcast_copy(cg_cuda *c, uint32_t node, uint32_t src, uint32_t dst) {
     const ir_tensor *s = &c->m->tensors[src], *d = &c->m->tensors[dst];
     cg_kw k;
-    kw_begin(&k, c, node);
+    cg_kw_begin(&k, c, node);
     sym_expr numel = ir_tensor_numel(c->m, d);
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
-    kw_bcast_offsets(&k, "i", d->dims, d->rank, 1, &s, "o");
-    const char *sp = kw_in(&k, src);
-    kw_body(&k, "        %s[i] = %s[o0];\n    }\n", kw_out(&k, dst), sp);
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
+    cg_kw_bcast_offsets(&k, "i", d->dims, d->rank, 1, &s, "o");
+    const char *sp = cg_kw_in(&k, src);
+    cg_kw_body(&k, "        %s[i] = %s[o0];\n    }\n", cg_kw_out(&k, dst), sp);
     char comment[256];
     snprintf(comment, sizeof comment, "broadcast copy of '%s' to '%s' for node %s (%s)", s->name, d->name,
              c->m->nodes[node].name, ir_op_get(c->m->nodes[node].op)->name);
-    symc_status st = kw_finish(&k, comment, numel, 256, 256);
-    kw_free(&k);
+    symc_status st = cg_kw_finish(&k, comment, numel, 256, 256);
+    cg_kw_free(&k);
     return st;
 }
 
@@ -621,22 +621,22 @@ symc_status cg_emit_batch_norm(cg_cuda *c, uint32_t node) {
     char eps[96];
     cg_float_literal(eps, sizeof eps, cg_attr_float(n, "epsilon", 1e-5), x->dtype);
     cg_kw k;
-    kw_begin(&k, c, node);
+    cg_kw_begin(&k, c, node);
     sym_expr numel = ir_tensor_numel(c->m, x);
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
-    kw_body(&k, "        const long long ch = (i / %s) %% %s;\n", kw_dim(&k, cg_prod(c, x->dims, 2, x->rank)),
-            kw_dim(&k, x->dims[1]));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
+    cg_kw_body(&k, "        const long long ch = (i / %s) %% %s;\n", cg_kw_dim(&k, cg_prod(c, x->dims, 2, x->rank)),
+               cg_kw_dim(&k, x->dims[1]));
     char v[5][160], sv[96];
     for (int i = 0; i < 5; i++) /* x at i, the channel parameters at ch (typed loads: half storage reads as fp32) */
-        cg_load(v[i], sizeof v[i], c->m->tensors[n->in[i]].dtype, kw_in(&k, n->in[i]), i ? "ch" : "i");
-    kw_body(&k, "        const %s inv = (%s)1 / sc_sqrt((%s)%s + %s);\n", T, T, T, v[4], eps);
-    kw_body(&k, "        const %s y = ((%s)%s - (%s)%s) * inv * (%s)%s + (%s)%s;\n", T, T, v[0], T, v[3], T, v[1], T,
-            v[2]);
+        cg_load(v[i], sizeof v[i], c->m->tensors[n->in[i]].dtype, cg_kw_in(&k, n->in[i]), i ? "ch" : "i");
+    cg_kw_body(&k, "        const %s inv = (%s)1 / sc_sqrt((%s)%s + %s);\n", T, T, T, v[4], eps);
+    cg_kw_body(&k, "        const %s y = ((%s)%s - (%s)%s) * inv * (%s)%s + (%s)%s;\n", T, T, v[0], T, v[3], T, v[1], T,
+               v[2]);
     cg_store(sv, sizeof sv, c->m->tensors[n->out[0]].dtype, "y");
-    kw_body(&k, "        %s[i] = %s;\n    }\n", kw_out(&k, n->out[0]), sv);
+    cg_kw_body(&k, "        %s[i] = %s;\n    }\n", cg_kw_out(&k, n->out[0]), sv);
     char comment[256];
     snprintf(comment, sizeof comment, "batch_norm (inference): %s", n->name);
-    st = kw_finish(&k, comment, numel, 256, 256);
-    kw_free(&k);
+    st = cg_kw_finish(&k, comment, numel, 256, 256);
+    cg_kw_free(&k);
     return st;
 }

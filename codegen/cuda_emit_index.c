@@ -24,8 +24,8 @@ static symc_status finish(cg_kw *k, const char *how, sym_expr work) {
     const ir_node *n = &k->c->m->nodes[k->node];
     char comment[256];
     snprintf(comment, sizeof comment, "%s: %s, %s", ir_op_get(n->op)->name, n->name, how);
-    symc_status st = kw_finish(k, comment, work, 256, 256);
-    kw_free(k);
+    symc_status st = cg_kw_finish(k, comment, work, 256, 256);
+    cg_kw_free(k);
     return st;
 }
 
@@ -56,24 +56,24 @@ static symc_status arg_reduce(cg_cuda *c, uint32_t node) {
     int fl = ir_dtype_is_float(x->dtype);
     const char *T = cg_ctype(x->dtype);
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
     char nn[48], inner[48], ld0[160], ld[160];
-    snprintf(nn, sizeof nn, "%s", kw_dim(&k, l.n));
-    snprintf(inner, sizeof inner, "%s", kw_dim(&k, l.inner));
+    snprintf(nn, sizeof nn, "%s", cg_kw_dim(&k, l.n));
+    snprintf(inner, sizeof inner, "%s", cg_kw_dim(&k, l.inner));
     cg_load(ld0, sizeof ld0, x->dtype, xp, "base");
     cg_load(ld, sizeof ld, x->dtype, xp, "base + j * inner");
-    kw_body(&k, "    const long long inner = %s;\n    SC_LOOP(o, %s) {\n", inner, kw_dim(&k, l.lines));
-    kw_body(&k, "        const long long base = (o / inner) * %s * inner + o %% inner;\n", nn);
-    kw_body(&k, "        if (%s == 0) { sc_report(1u, %uu); %s[o] = 0; continue; } /* no index: reported */\n", nn,
-            node, yp);
-    kw_body(&k, "        long long best = 0;\n        %s bv = (%s)%s;\n", T, T, ld0);
-    kw_body(&k, "        for (long long j = 1; j < %s; j++) {\n            const %s v = (%s)%s;\n", nn, T, T, ld);
+    cg_kw_body(&k, "    const long long inner = %s;\n    SC_LOOP(o, %s) {\n", inner, cg_kw_dim(&k, l.lines));
+    cg_kw_body(&k, "        const long long base = (o / inner) * %s * inner + o %% inner;\n", nn);
+    cg_kw_body(&k, "        if (%s == 0) { sc_report(1u, %uu); %s[o] = 0; continue; } /* no index: reported */\n", nn,
+               node, yp);
+    cg_kw_body(&k, "        long long best = 0;\n        %s bv = (%s)%s;\n", T, T, ld0);
+    cg_kw_body(&k, "        for (long long j = 1; j < %s; j++) {\n            const %s v = (%s)%s;\n", nn, T, T, ld);
     if (fl)
-        kw_body(&k, "            const bool better = bv != bv ? (%s && v != v) : (v != v || v %s bv%s);\n",
-                last ? "true" : "false", is_max ? ">" : "<", last ? " || v == bv" : "");
-    else kw_body(&k, "            const bool better = v %s bv%s;\n", is_max ? ">" : "<", last ? " || v == bv" : "");
-    kw_body(&k, "            if (better) { best = j; bv = v; }\n        }\n        %s[o] = best;\n    }\n", yp);
+        cg_kw_body(&k, "            const bool better = bv != bv ? (%s && v != v) : (v != v || v %s bv%s);\n",
+                   last ? "true" : "false", is_max ? ">" : "<", last ? " || v == bv" : "");
+    else cg_kw_body(&k, "            const bool better = v %s bv%s;\n", is_max ? ">" : "<", last ? " || v == bv" : "");
+    cg_kw_body(&k, "            if (better) { best = j; bv = v; }\n        }\n        %s[o] = best;\n    }\n", yp);
     return finish(&k, "one thread per line", l.lines);
 }
 
@@ -87,29 +87,29 @@ static symc_status topk(cg_cuda *c, uint32_t node) {
     if (st) return st;
     const char *T = cg_ctype(x->dtype);
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
     char nn[48], inner[48], kk[48], lj[160], lp[160], lb[160];
-    snprintf(nn, sizeof nn, "%s", kw_dim(&k, l.n));
-    snprintf(inner, sizeof inner, "%s", kw_dim(&k, l.inner));
-    snprintf(kk, sizeof kk, "%s", kw_dim(&k, ka->dims[0]));
+    snprintf(nn, sizeof nn, "%s", cg_kw_dim(&k, l.n));
+    snprintf(inner, sizeof inner, "%s", cg_kw_dim(&k, l.inner));
+    snprintf(kk, sizeof kk, "%s", cg_kw_dim(&k, ka->dims[0]));
     cg_load(lj, sizeof lj, x->dtype, xp, "base + j * inner");
     cg_load(lp, sizeof lp, x->dtype, xp, "base + prev * inner");
     cg_load(lb, sizeof lb, x->dtype, xp, "base + best * inner");
-    kw_body(&k, "    const long long inner = %s;\n    const bool largest = %s;\n    SC_LOOP(o, %s) {\n", inner,
-            cg_attr_int(n, "largest", 1) ? "true" : "false", kw_dim(&k, l.lines));
-    kw_body(&k, "        const long long base = (o / inner) * %s * inner + o %% inner;\n", nn);
-    kw_body(&k, "        const long long obase = (o / inner) * %s * inner + o %% inner;\n", kk);
-    kw_body(&k, "        long long prev = -1;\n        for (long long r = 0; r < %s; r++) {\n", kk);
-    kw_body(&k, "            long long best = -1;\n            for (long long j = 0; j < %s; j++) {\n", nn);
-    kw_body(&k, "                const %s v = (%s)%s;\n", T, T, lj);
-    kw_body(&k,
-            "                if (prev >= 0 && !sc_topk_before((%s)%s, prev, v, j, largest)) continue; /* taken */\n", T,
-            lp);
-    kw_body(&k, "                if (best < 0 || sc_topk_before(v, j, (%s)%s, best, largest)) best = j;\n", T, lb);
-    kw_body(&k,
-            "            }\n            %s[obase + r * inner] = best;\n            prev = best;\n        }\n    }\n",
-            yp);
+    cg_kw_body(&k, "    const long long inner = %s;\n    const bool largest = %s;\n    SC_LOOP(o, %s) {\n", inner,
+               cg_attr_int(n, "largest", 1) ? "true" : "false", cg_kw_dim(&k, l.lines));
+    cg_kw_body(&k, "        const long long base = (o / inner) * %s * inner + o %% inner;\n", nn);
+    cg_kw_body(&k, "        const long long obase = (o / inner) * %s * inner + o %% inner;\n", kk);
+    cg_kw_body(&k, "        long long prev = -1;\n        for (long long r = 0; r < %s; r++) {\n", kk);
+    cg_kw_body(&k, "            long long best = -1;\n            for (long long j = 0; j < %s; j++) {\n", nn);
+    cg_kw_body(&k, "                const %s v = (%s)%s;\n", T, T, lj);
+    cg_kw_body(&k,
+               "                if (prev >= 0 && !sc_topk_before((%s)%s, prev, v, j, largest)) continue; /* taken */\n",
+               T, lp);
+    cg_kw_body(&k, "                if (best < 0 || sc_topk_before(v, j, (%s)%s, best, largest)) best = j;\n", T, lb);
+    cg_kw_body(&k,
+               "            }\n            %s[obase + r * inner] = best;\n            prev = best;\n        }\n    }\n",
+               yp);
     return finish(&k, "one thread per line, k scans", l.lines);
 }
 
@@ -123,24 +123,25 @@ static symc_status cumsum(cg_cuda *c, uint32_t node) {
     int fl = ir_dtype_is_float(x->dtype);
     const char *A = fl ? "double" : "unsigned long long"; /* integers wrap like the dtype */
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
     char nn[48], inner[48], ld[160], stv[200], cast[64];
-    snprintf(nn, sizeof nn, "%s", kw_dim(&k, l.n));
-    snprintf(inner, sizeof inner, "%s", kw_dim(&k, l.inner));
+    snprintf(nn, sizeof nn, "%s", cg_kw_dim(&k, l.n));
+    snprintf(inner, sizeof inner, "%s", cg_kw_dim(&k, l.inner));
     cg_load(ld, sizeof ld, x->dtype, xp, "at");
     snprintf(cast, sizeof cast, "(%s)acc", cg_ctype(x->dtype));
     cg_store(stv, sizeof stv, x->dtype, cast);
-    kw_body(&k, "    const long long inner = %s;\n    SC_LOOP(o, %s) {\n", inner, kw_dim(&k, l.lines));
-    kw_body(&k, "        const long long base = (o / inner) * %s * inner + o %% inner;\n        %s acc = 0;\n", nn, A);
-    kw_body(&k, "        for (long long s = 0; s < %s; s++) {\n", nn);
-    if (rev) kw_body(&k, "            const long long at = base + (%s - 1 - s) * inner;\n", nn);
-    else kw_body(&k, "            const long long at = base + s * inner;\n");
-    kw_body(&k, "            const %s v = (%s)%s;\n", A, A, ld);
-    if (!excl) kw_body(&k, "            acc += v;\n");
-    kw_body(&k, "            %s[at] = %s;\n", yp, stv);
-    if (excl) kw_body(&k, "            acc += v;\n");
-    kw_body(&k, "        }\n    }\n");
+    cg_kw_body(&k, "    const long long inner = %s;\n    SC_LOOP(o, %s) {\n", inner, cg_kw_dim(&k, l.lines));
+    cg_kw_body(&k, "        const long long base = (o / inner) * %s * inner + o %% inner;\n        %s acc = 0;\n", nn,
+               A);
+    cg_kw_body(&k, "        for (long long s = 0; s < %s; s++) {\n", nn);
+    if (rev) cg_kw_body(&k, "            const long long at = base + (%s - 1 - s) * inner;\n", nn);
+    else cg_kw_body(&k, "            const long long at = base + s * inner;\n");
+    cg_kw_body(&k, "            const %s v = (%s)%s;\n", A, A, ld);
+    if (!excl) cg_kw_body(&k, "            acc += v;\n");
+    cg_kw_body(&k, "            %s[at] = %s;\n", yp, stv);
+    if (excl) cg_kw_body(&k, "            acc += v;\n");
+    cg_kw_body(&k, "        }\n    }\n");
     return finish(&k, "one thread per line", l.lines);
 }
 
@@ -167,14 +168,14 @@ static symc_status nd_of(cg_cuda *c, uint32_t node, const ir_tensor *x, const ir
 /* `long long off` of index tuple q (counted over batch x tuples) in data,
  * batch bi = q / tuples; an entry out of range is reported and clamped to 0 */
 static void nd_offset(cg_kw *k, const ir_tensor *x, const nd *g, const char *ip, const char *q, uint32_t node) {
-    kw_body(k, "        long long off = (%s / %s) * %s;\n", q, kw_dim(k, g->tuples), kw_dim(k, g->bstride));
+    cg_kw_body(k, "        long long off = (%s / %s) * %s;\n", q, cg_kw_dim(k, g->tuples), cg_kw_dim(k, g->bstride));
     for (int j = 0; j < g->m; j++) {
         char dim[48];
-        snprintf(dim, sizeof dim, "%s", kw_dim(k, x->dims[g->b + j]));
-        kw_body(k, "        { long long v = %s[%s * %dLL + %d];\n", ip, q, g->m, j);
-        kw_body(k, "          if (v < 0) v += %s;\n          if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; }\n",
-                dim, dim, node);
-        kw_body(k, "          off += v * %s; }\n", kw_dim(k, cg_prod(k->c, x->dims, g->b + j + 1, x->rank)));
+        snprintf(dim, sizeof dim, "%s", cg_kw_dim(k, x->dims[g->b + j]));
+        cg_kw_body(k, "        { long long v = %s[%s * %dLL + %d];\n", ip, q, g->m, j);
+        cg_kw_body(k, "          if (v < 0) v += %s;\n          if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; }\n",
+                   dim, dim, node);
+        cg_kw_body(k, "          off += v * %s; }\n", cg_kw_dim(k, cg_prod(k->c, x->dims, g->b + j + 1, x->rank)));
     }
 }
 
@@ -185,14 +186,14 @@ static symc_status gather_nd(cg_cuda *c, uint32_t node) {
     symc_status st = nd_of(c, node, x, idx, cg_attr_int(n, "batch_dims", 0), &g);
     if (st) return st;
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *ip = kw_in(&k, n->in[1]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *ip = cg_kw_in(&k, n->in[1]), *yp = cg_kw_out(&k, n->out[0]);
     sym_expr numel = ir_tensor_numel(c->m, y);
     char slice[48];
-    snprintf(slice, sizeof slice, "%s", kw_dim(&k, g.slice));
-    kw_body(&k, "    SC_LOOP(i, %s) {\n        const long long q = i / %s;\n", kw_dim(&k, numel), slice);
+    snprintf(slice, sizeof slice, "%s", cg_kw_dim(&k, g.slice));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n        const long long q = i / %s;\n", cg_kw_dim(&k, numel), slice);
     nd_offset(&k, x, &g, ip, "q", node);
-    kw_body(&k, "        %s[i] = %s[off + i %% %s];\n    }\n", yp, xp, slice);
+    cg_kw_body(&k, "        %s[i] = %s[off + i %% %s];\n    }\n", yp, xp, slice);
     return finish(&k, "one thread per output", numel);
 }
 
@@ -200,10 +201,10 @@ static symc_status gather_nd(cg_cuda *c, uint32_t node) {
 static symc_status scatter_copy(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
     sym_expr numel = ir_tensor_numel(c->m, &c->m->tensors[n->in[0]]);
-    kw_body(&k, "    SC_LOOP(i, %s) %s[i] = %s[i];\n", kw_dim(&k, numel), yp, xp);
+    cg_kw_body(&k, "    SC_LOOP(i, %s) %s[i] = %s[i];\n", cg_kw_dim(&k, numel), yp, xp);
     return finish(&k, "the data copied, before the updates", numel);
 }
 
@@ -212,7 +213,7 @@ static symc_status combine(cg_cuda *c, uint32_t node, cg_kw *k, symc_dtype dt, c
                            const char *o, const char *ui) {
     const char *red = cg_attr_str(&c->m->nodes[node], "reduction", "none");
     if (!strcmp(red, "none")) {
-        kw_body(k, "            %s[%s] = %s[%s];\n", yp, o, up, ui);
+        cg_kw_body(k, "            %s[%s] = %s[%s];\n", yp, o, up, ui);
         return SYMC_OK;
     }
     const char *fn = !strcmp(red, "add") ? "+"
@@ -230,7 +231,7 @@ static symc_status combine(cg_cuda *c, uint32_t node, cg_kw *k, symc_dtype dt, c
     else /* integers wrap like the dtype */
         snprintf(v, sizeof v, "(%s)((unsigned long long)%s %s (unsigned long long)%s)", T, ya, fn, ua);
     cg_store(sv, sizeof sv, dt, v);
-    kw_body(k, "            %s[%s] = %s;\n", yp, o, sv);
+    cg_kw_body(k, "            %s[%s] = %s;\n", yp, o, sv);
     return SYMC_OK;
 }
 
@@ -241,20 +242,20 @@ static symc_status scatter_nd(cg_cuda *c, uint32_t node) {
     symc_status st = nd_of(c, node, x, idx, 0, &g);
     if (st || (st = scatter_copy(c, node))) return st;
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *ip = kw_in(&k, n->in[1]), *up = kw_in(&k, n->in[2]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *ip = cg_kw_in(&k, n->in[1]), *up = cg_kw_in(&k, n->in[2]), *yp = cg_kw_out(&k, n->out[0]);
     char slice[48];
-    snprintf(slice, sizeof slice, "%s", kw_dim(&k, g.slice));
-    kw_body(&k, "    SC_LOOP(t0, 1LL) for (long long q = 0; q < %s; q++) {\n", kw_dim(&k, g.tuples));
+    snprintf(slice, sizeof slice, "%s", cg_kw_dim(&k, g.slice));
+    cg_kw_body(&k, "    SC_LOOP(t0, 1LL) for (long long q = 0; q < %s; q++) {\n", cg_kw_dim(&k, g.tuples));
     nd_offset(&k, x, &g, ip, "q", node);
-    kw_body(&k, "        for (long long e = 0; e < %s; e++) {\n", slice);
+    cg_kw_body(&k, "        for (long long e = 0; e < %s; e++) {\n", slice);
     char ui[80];
     snprintf(ui, sizeof ui, "q * %s + e", slice);
     if ((st = combine(c, node, &k, x->dtype, yp, up, "off + e", ui))) {
-        kw_free(&k);
+        cg_kw_free(&k);
         return st;
     }
-    kw_body(&k, "        }\n    }\n");
+    cg_kw_body(&k, "        }\n    }\n");
     return finish(&k, "the updates in order, one thread", sym_const(c->m->syms, 1));
 }
 
@@ -267,26 +268,27 @@ static symc_status scatter_elements(cg_cuda *c, uint32_t node) {
     symc_status st = scatter_copy(c, node);
     if (st) return st;
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *ip = kw_in(&k, n->in[1]), *up = kw_in(&k, n->in[2]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *ip = cg_kw_in(&k, n->in[1]), *up = cg_kw_in(&k, n->in[2]), *yp = cg_kw_out(&k, n->out[0]);
     char dim[48];
-    snprintf(dim, sizeof dim, "%s", kw_dim(&k, x->dims[axis]));
-    kw_body(&k, "    SC_LOOP(t0, 1LL) for (long long q = 0; q < %s; q++) {\n", kw_dim(&k, ir_tensor_numel(c->m, idx)));
-    kw_body(&k, "        long long off = 0, r = q, cd;\n");
+    snprintf(dim, sizeof dim, "%s", cg_kw_dim(&k, x->dims[axis]));
+    cg_kw_body(&k, "    SC_LOOP(t0, 1LL) for (long long q = 0; q < %s; q++) {\n",
+               cg_kw_dim(&k, ir_tensor_numel(c->m, idx)));
+    cg_kw_body(&k, "        long long off = 0, r = q, cd;\n");
     for (int d = x->rank - 1; d >= 0; d--) {
-        kw_body(&k, "        cd = r %% %s; r /= %s;\n", kw_dim(&k, idx->dims[d]), kw_dim(&k, idx->dims[d]));
+        cg_kw_body(&k, "        cd = r %% %s; r /= %s;\n", cg_kw_dim(&k, idx->dims[d]), cg_kw_dim(&k, idx->dims[d]));
         if (d == axis) {
-            kw_body(&k, "        cd = %s[q];\n        if (cd < 0) cd += %s;\n", ip, dim);
-            kw_body(&k, "        if (cd < 0 || cd >= %s) { sc_report(1u, %uu); cd = 0; }\n", dim, node);
+            cg_kw_body(&k, "        cd = %s[q];\n        if (cd < 0) cd += %s;\n", ip, dim);
+            cg_kw_body(&k, "        if (cd < 0 || cd >= %s) { sc_report(1u, %uu); cd = 0; }\n", dim, node);
         }
-        kw_body(&k, "        off += cd * %s;\n", kw_dim(&k, cg_prod(c, x->dims, d + 1, x->rank)));
+        cg_kw_body(&k, "        off += cd * %s;\n", cg_kw_dim(&k, cg_prod(c, x->dims, d + 1, x->rank)));
     }
-    kw_body(&k, "        {\n");
+    cg_kw_body(&k, "        {\n");
     if ((st = combine(c, node, &k, x->dtype, yp, up, "off", "q"))) {
-        kw_free(&k);
+        cg_kw_free(&k);
         return st;
     }
-    kw_body(&k, "        }\n    }\n");
+    cg_kw_body(&k, "        }\n    }\n");
     return finish(&k, "the updates in order, one thread", sym_const(c->m->syms, 1));
 }
 

@@ -26,18 +26,19 @@
 
 /* `long long c[rank]`: the coordinate of flat index i over dims */
 static void coords(cg_kw *k, const ir_tensor *t, const char *idx) {
-    kw_body(k, "        long long c[%d];\n        {\n            long long r = %s;\n", t->rank > 0 ? t->rank : 1, idx);
+    cg_kw_body(k, "        long long c[%d];\n        {\n            long long r = %s;\n", t->rank > 0 ? t->rank : 1,
+               idx);
     for (int d = t->rank - 1; d > 0; d--) {
-        const char *dim = kw_dim(k, t->dims[d]);
-        kw_body(k, "            c[%d] = r %% %s; r /= %s;\n", d, dim, dim);
+        const char *dim = cg_kw_dim(k, t->dims[d]);
+        cg_kw_body(k, "            c[%d] = r %% %s; r /= %s;\n", d, dim, dim);
     }
-    if (t->rank > 0) kw_body(k, "            c[0] = r;\n");
-    kw_body(k, "        }\n");
+    if (t->rank > 0) cg_kw_body(k, "            c[0] = r;\n");
+    cg_kw_body(k, "        }\n");
 }
 
 /* row-major stride of dim d of t, as text in the ring */
 static const char *stride(cg_kw *k, const ir_tensor *t, int d) {
-    return kw_dim(k, cg_prod(k->c, t->dims, d + 1, t->rank));
+    return cg_kw_dim(k, cg_prod(k->c, t->dims, d + 1, t->rank));
 }
 
 static const ir_attr *attr(const ir_node *n, const char *name) { return ir_node_attr(n, name); }
@@ -46,8 +47,8 @@ static symc_status finish(cg_kw *k, const char *how, sym_expr work) {
     const ir_node *n = &k->c->m->nodes[k->node];
     char comment[256];
     snprintf(comment, sizeof comment, "%s: %s, %s", ir_op_get(n->op)->name, n->name, how);
-    symc_status st = kw_finish(k, comment, work, 256, 256);
-    kw_free(k);
+    symc_status st = cg_kw_finish(k, comment, work, 256, 256);
+    cg_kw_free(k);
     return st;
 }
 
@@ -105,35 +106,37 @@ static symc_status transpose_tiled(cg_cuda *c, uint32_t node, sym_expr nb, sym_e
     const size_t es = symc_dtype_size(x->dtype);
     const int T = es <= 2 ? 64 : 32, pitch = T + (es < 4 ? (int)(4 / es) : 1), block = 256;
     cg_kw k;
-    kw_begin(&k, c, node);
+    cg_kw_begin(&k, c, node);
     char xp[16], yp[16], A[48], B[48], TA[48], TB[48];
-    snprintf(xp, sizeof xp, "%s", kw_in(&k, n->in[0]));
-    snprintf(yp, sizeof yp, "%s", kw_out(&k, n->out[0]));
-    snprintf(A, sizeof A, "%s", kw_dim(&k, a));
-    snprintf(B, sizeof B, "%s", kw_dim(&k, b));
+    snprintf(xp, sizeof xp, "%s", cg_kw_in(&k, n->in[0]));
+    snprintf(yp, sizeof yp, "%s", cg_kw_out(&k, n->out[0]));
+    snprintf(A, sizeof A, "%s", cg_kw_dim(&k, a));
+    snprintf(B, sizeof B, "%s", cg_kw_dim(&k, b));
     sym_expr ta = sym_ceildiv(S, a, sym_const(S, T)), tb = sym_ceildiv(S, b, sym_const(S, T));
-    snprintf(TA, sizeof TA, "%s", kw_dim(&k, ta));
-    snprintf(TB, sizeof TB, "%s", kw_dim(&k, tb));
+    snprintf(TA, sizeof TA, "%s", cg_kw_dim(&k, ta));
+    snprintf(TB, sizeof TB, "%s", cg_kw_dim(&k, tb));
     sym_expr tiles = sym_mul(S, nb, sym_mul(S, ta, tb));
-    kw_body(&k, "    __shared__ %s sc_tile[%d][%d];\n", cg_stype(x->dtype), T, pitch);
-    kw_body(&k, "    const int tx = threadIdx.x %% %d, ty = threadIdx.x / %d;\n", T, T);
-    kw_body(&k, "    SC_ROWS(blk, %s) {\n", kw_dim(&k, tiles));
-    kw_body(&k, "        const long long rest = blk / %s, a0 = rest %% %s * %d, b0 = blk %% %s * %d;\n", TB, TA, T, TB,
-            T);
-    kw_body(&k, "        const long long base = rest / %s * %s * %s;\n", TA, A, B);
-    kw_body(&k, "#pragma unroll\n        for (int j = ty; j < %d; j += %d)\n", T, block / T);
-    kw_body(&k, "            if (a0 + j < %s && b0 + tx < %s) sc_tile[j][tx] = %s[base + (a0 + j) * %s + b0 + tx];\n",
-            A, B, xp, B);
-    kw_body(&k, "        __syncthreads();\n");
-    kw_body(&k, "#pragma unroll\n        for (int j = ty; j < %d; j += %d)\n", T, block / T);
-    kw_body(&k, "            if (b0 + j < %s && a0 + tx < %s) %s[base + (b0 + j) * %s + a0 + tx] = sc_tile[tx][j];\n",
-            B, A, yp, A);
-    kw_body(&k, "        __syncthreads(); /* the next tile overwrites sc_tile */\n    }\n");
+    cg_kw_body(&k, "    __shared__ %s sc_tile[%d][%d];\n", cg_stype(x->dtype), T, pitch);
+    cg_kw_body(&k, "    const int tx = threadIdx.x %% %d, ty = threadIdx.x / %d;\n", T, T);
+    cg_kw_body(&k, "    SC_ROWS(blk, %s) {\n", cg_kw_dim(&k, tiles));
+    cg_kw_body(&k, "        const long long rest = blk / %s, a0 = rest %% %s * %d, b0 = blk %% %s * %d;\n", TB, TA, T,
+               TB, T);
+    cg_kw_body(&k, "        const long long base = rest / %s * %s * %s;\n", TA, A, B);
+    cg_kw_body(&k, "#pragma unroll\n        for (int j = ty; j < %d; j += %d)\n", T, block / T);
+    cg_kw_body(&k,
+               "            if (a0 + j < %s && b0 + tx < %s) sc_tile[j][tx] = %s[base + (a0 + j) * %s + b0 + tx];\n", A,
+               B, xp, B);
+    cg_kw_body(&k, "        __syncthreads();\n");
+    cg_kw_body(&k, "#pragma unroll\n        for (int j = ty; j < %d; j += %d)\n", T, block / T);
+    cg_kw_body(&k,
+               "            if (b0 + j < %s && a0 + tx < %s) %s[base + (b0 + j) * %s + a0 + tx] = sc_tile[tx][j];\n", B,
+               A, yp, A);
+    cg_kw_body(&k, "        __syncthreads(); /* the next tile overwrites sc_tile */\n    }\n");
     char comment[256];
     snprintf(comment, sizeof comment,
              "transpose: %s, batched 2-D [nb, A, B] -> [nb, B, A] in %dx%d shared-memory tiles", n->name, T, T);
-    symc_status st = kw_finish(&k, comment, tiles, 1, (uint32_t)block);
-    kw_free(&k);
+    symc_status st = cg_kw_finish(&k, comment, tiles, 1, (uint32_t)block);
+    cg_kw_free(&k);
     return st;
 }
 
@@ -147,19 +150,19 @@ static symc_status transpose_or_tile(cg_cuda *c, uint32_t node) {
     if (n->op == IR_OP_TRANSPOSE && symc_dtype_size(x->dtype) > 0 && batched_2d(c, x, perm, &nb, &a, &b))
         return transpose_tiled(c, node, nb, a, b);
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
     sym_expr numel = ir_tensor_numel(c->m, y);
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     coords(&k, y, "i");
-    kw_body(&k, "        long long off = 0;\n");
+    cg_kw_body(&k, "        long long off = 0;\n");
     for (int d = 0; d < y->rank; d++) {
         if (n->op == IR_OP_TRANSPOSE) /* output axis d walks input axis perm[d] */
-            kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, (int)perm->ints[d]));
+            cg_kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, (int)perm->ints[d]));
         else /* tile: every repeat reads the input again */
-            kw_body(&k, "        off += (c[%d] %% %s) * %s;\n", d, kw_dim(&k, x->dims[d]), stride(&k, x, d));
+            cg_kw_body(&k, "        off += (c[%d] %% %s) * %s;\n", d, cg_kw_dim(&k, x->dims[d]), stride(&k, x, d));
     }
-    kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
+    cg_kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
     return finish(&k, "one thread per output", numel);
 }
 
@@ -169,8 +172,8 @@ static symc_status slice(cg_cuda *c, uint32_t node) {
     const ir_attr *starts = attr(n, "starts"), *axes = attr(n, "axes"), *steps = attr(n, "steps");
     if (!starts) return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "missing 'starts'");
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
     int64_t step[IR_MAX_RANK];
     int sliced[IR_MAX_RANK] = {0};
     for (int d = 0; d < x->rank; d++) step[d] = 1;
@@ -182,22 +185,22 @@ static symc_status slice(cg_cuda *c, uint32_t node) {
         if (step[a] == 0) return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "step 0 for axis %d", a);
         sliced[a] = 1;
         char dim[48];
-        snprintf(dim, sizeof dim, "%s", kw_dim(&k, x->dims[a]));
-        kw_body(&k, "    long long f%d = %s;\n    if (f%d < 0) f%d += %s;\n", a, kw_dim(&k, starts->dims[i]), a, a,
-                dim);
-        if (step[a] > 0) kw_body(&k, "    f%d = f%d < 0 ? 0 : f%d > %s ? %s : f%d;\n", a, a, a, dim, dim, a);
-        else kw_body(&k, "    f%d = f%d < 0 ? 0 : f%d > %s - 1 ? %s - 1 : f%d;\n", a, a, a, dim, dim, a);
+        snprintf(dim, sizeof dim, "%s", cg_kw_dim(&k, x->dims[a]));
+        cg_kw_body(&k, "    long long f%d = %s;\n    if (f%d < 0) f%d += %s;\n", a, cg_kw_dim(&k, starts->dims[i]), a,
+                   a, dim);
+        if (step[a] > 0) cg_kw_body(&k, "    f%d = f%d < 0 ? 0 : f%d > %s ? %s : f%d;\n", a, a, a, dim, dim, a);
+        else cg_kw_body(&k, "    f%d = f%d < 0 ? 0 : f%d > %s - 1 ? %s - 1 : f%d;\n", a, a, a, dim, dim, a);
     }
     sym_expr numel = ir_tensor_numel(c->m, y);
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     coords(&k, y, "i");
-    kw_body(&k, "        long long off = 0;\n");
+    cg_kw_body(&k, "        long long off = 0;\n");
     for (int d = 0; d < x->rank; d++) {
         if (sliced[d])
-            kw_body(&k, "        off += (f%d + c[%d] * %lldLL) * %s;\n", d, d, (long long)step[d], stride(&k, x, d));
-        else kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, d));
+            cg_kw_body(&k, "        off += (f%d + c[%d] * %lldLL) * %s;\n", d, d, (long long)step[d], stride(&k, x, d));
+        else cg_kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, d));
     }
-    kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
+    cg_kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
     return finish(&k, "one thread per output", numel);
 }
 
@@ -212,30 +215,30 @@ static symc_status concat_split(cg_cuda *c, uint32_t node) {
     uint32_t parts = concat ? n->n_in : n->n_out;
     const uint32_t *pt = concat ? n->in : n->out;
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *wp = concat ? kw_out(&k, n->out[0]) : kw_in(&k, n->in[0]);
+    cg_kw_begin(&k, c, node);
+    const char *wp = concat ? cg_kw_out(&k, n->out[0]) : cg_kw_in(&k, n->in[0]);
     char wname[16], inner[48], total[48];
     snprintf(wname, sizeof wname, "%s", wp);
-    snprintf(inner, sizeof inner, "%s", kw_dim(&k, cg_prod(c, whole->dims, axis + 1, whole->rank)));
-    snprintf(total, sizeof total, "%s", kw_dim(&k, whole->dims[axis]));
+    snprintf(inner, sizeof inner, "%s", cg_kw_dim(&k, cg_prod(c, whole->dims, axis + 1, whole->rank)));
+    snprintf(total, sizeof total, "%s", cg_kw_dim(&k, whole->dims[axis]));
     sym_expr numel = ir_tensor_numel(c->m, whole);
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
-    kw_body(&k, "        const long long j = i %% %s, o = i / (%s * %s);\n        long long a = (i / %s) %% %s;\n",
-            inner, inner, total, inner, total);
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
+    cg_kw_body(&k, "        const long long j = i %% %s, o = i / (%s * %s);\n        long long a = (i / %s) %% %s;\n",
+               inner, inner, total, inner, total);
     for (uint32_t p = 0; p < parts; p++) {
         const ir_tensor *t = &c->m->tensors[pt[p]];
         char len[48];
-        snprintf(len, sizeof len, "%s", kw_dim(&k, t->dims[axis]));
-        const char *tp = concat ? kw_in(&k, pt[p]) : kw_out(&k, pt[p]);
+        snprintf(len, sizeof len, "%s", cg_kw_dim(&k, t->dims[axis]));
+        const char *tp = concat ? cg_kw_in(&k, pt[p]) : cg_kw_out(&k, pt[p]);
         if (concat)
-            kw_body(&k, "        if (a < %s) { %s[i] = %s[(o * %s + a) * %s + j]; continue; }\n", len, wname, tp, len,
-                    inner);
+            cg_kw_body(&k, "        if (a < %s) { %s[i] = %s[(o * %s + a) * %s + j]; continue; }\n", len, wname, tp,
+                       len, inner);
         else
-            kw_body(&k, "        if (a < %s) { %s[(o * %s + a) * %s + j] = %s[i]; continue; }\n", len, tp, len, inner,
-                    wname);
-        kw_body(&k, "        a -= %s;\n", len);
+            cg_kw_body(&k, "        if (a < %s) { %s[(o * %s + a) * %s + j] = %s[i]; continue; }\n", len, tp, len,
+                       inner, wname);
+        cg_kw_body(&k, "        a -= %s;\n", len);
     }
-    kw_body(&k, "    }\n");
+    cg_kw_body(&k, "    }\n");
     return finish(&k, concat ? "one thread per output" : "one thread per input element", numel);
 }
 
@@ -246,20 +249,20 @@ static symc_status gather(cg_cuda *c, uint32_t node) {
     if (axis < 0 || (idx->dtype != SYMC_I64 && idx->dtype != SYMC_I32))
         return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "indices '%s' must be i32/i64 and the axis in range", idx->name);
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *ip = kw_in(&k, n->in[1]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *ip = cg_kw_in(&k, n->in[1]), *yp = cg_kw_out(&k, n->out[0]);
     char inner[48], nidx[48], dim[48];
-    snprintf(inner, sizeof inner, "%s", kw_dim(&k, cg_prod(c, x->dims, axis + 1, x->rank)));
-    snprintf(nidx, sizeof nidx, "%s", kw_dim(&k, ir_tensor_numel(c->m, idx)));
-    snprintf(dim, sizeof dim, "%s", kw_dim(&k, x->dims[axis]));
+    snprintf(inner, sizeof inner, "%s", cg_kw_dim(&k, cg_prod(c, x->dims, axis + 1, x->rank)));
+    snprintf(nidx, sizeof nidx, "%s", cg_kw_dim(&k, ir_tensor_numel(c->m, idx)));
+    snprintf(dim, sizeof dim, "%s", cg_kw_dim(&k, x->dims[axis]));
     sym_expr numel = ir_tensor_numel(c->m, y);
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
-    kw_body(&k, "        const long long j = i %% %s, q = (i / %s) %% %s, o = i / (%s * %s);\n", inner, inner, nidx,
-            inner, nidx);
-    kw_body(&k, "        long long v = %s[q];\n        if (v < 0) v += %s;\n", ip, dim);
-    kw_body(&k, "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n", dim,
-            node);
-    kw_body(&k, "        %s[i] = %s[(o * %s + v) * %s + j];\n    }\n", yp, xp, dim, inner);
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
+    cg_kw_body(&k, "        const long long j = i %% %s, q = (i / %s) %% %s, o = i / (%s * %s);\n", inner, inner, nidx,
+               inner, nidx);
+    cg_kw_body(&k, "        long long v = %s[q];\n        if (v < 0) v += %s;\n", ip, dim);
+    cg_kw_body(&k, "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n", dim,
+               node);
+    cg_kw_body(&k, "        %s[i] = %s[(o * %s + v) * %s + j];\n    }\n", yp, xp, dim, inner);
     return finish(&k, "one thread per output", numel);
 }
 
@@ -270,19 +273,19 @@ static symc_status gather_elements(cg_cuda *c, uint32_t node) {
     if (axis < 0 || idx->rank != x->rank || (idx->dtype != SYMC_I64 && idx->dtype != SYMC_I32))
         return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "indices '%s' must be i32/i64 of the data's rank", idx->name);
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *ip = kw_in(&k, n->in[1]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *ip = cg_kw_in(&k, n->in[1]), *yp = cg_kw_out(&k, n->out[0]);
     char dim[48];
-    snprintf(dim, sizeof dim, "%s", kw_dim(&k, x->dims[axis]));
+    snprintf(dim, sizeof dim, "%s", cg_kw_dim(&k, x->dims[axis]));
     sym_expr numel = ir_tensor_numel(c->m, idx);
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     coords(&k, idx, "i");
-    kw_body(&k, "        long long v = %s[i];\n        if (v < 0) v += %s;\n", ip, dim);
-    kw_body(&k, "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n", dim,
-            node);
-    kw_body(&k, "        c[%d] = v;\n        long long off = 0;\n", axis);
-    for (int d = 0; d < x->rank; d++) kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, d));
-    kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
+    cg_kw_body(&k, "        long long v = %s[i];\n        if (v < 0) v += %s;\n", ip, dim);
+    cg_kw_body(&k, "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n", dim,
+               node);
+    cg_kw_body(&k, "        c[%d] = v;\n        long long off = 0;\n", axis);
+    for (int d = 0; d < x->rank; d++) cg_kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, d));
+    cg_kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
     return finish(&k, "one thread per output", numel);
 }
 
@@ -306,28 +309,28 @@ static symc_status pad(cg_cuda *c, uint32_t node) {
     else if (cg_is_half(x->dtype)) cg_store(lit, sizeof lit, x->dtype, f); /* the value's half bits */
     else snprintf(lit, sizeof lit, "(%s)%s", cg_ctype(x->dtype), f);
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
     sym_expr numel = ir_tensor_numel(c->m, y);
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     coords(&k, y, "i");
-    kw_body(&k, "        long long off = 0;\n        bool outside = false;\n");
+    cg_kw_body(&k, "        long long off = 0;\n        bool outside = false;\n");
     for (int d = 0; d < x->rank; d++) {
         char dim[48];
-        snprintf(dim, sizeof dim, "%s", kw_dim(&k, x->dims[d]));
-        kw_body(&k, "        {\n            long long j = c[%d] - %s;\n", d, kw_dim(&k, pads->dims[d]));
-        kw_body(&k, "            if (j < 0 || j >= %s) {\n", dim);
-        if (constant) kw_body(&k, "                outside = true;\n");
-        else if (edge) kw_body(&k, "                j = j < 0 ? 0 : %s - 1;\n", dim);
+        snprintf(dim, sizeof dim, "%s", cg_kw_dim(&k, x->dims[d]));
+        cg_kw_body(&k, "        {\n            long long j = c[%d] - %s;\n", d, cg_kw_dim(&k, pads->dims[d]));
+        cg_kw_body(&k, "            if (j < 0 || j >= %s) {\n", dim);
+        if (constant) cg_kw_body(&k, "                outside = true;\n");
+        else if (edge) cg_kw_body(&k, "                j = j < 0 ? 0 : %s - 1;\n", dim);
         else { /* reflect without repeating the edge: period 2(dim-1) */
-            kw_body(&k, "                if (%s == 1) j = 0;\n                else {\n", dim);
-            kw_body(&k, "                    const long long period = 2 * (%s - 1);\n", dim);
-            kw_body(&k, "                    j %%= period;\n                    if (j < 0) j += period;\n");
-            kw_body(&k, "                    if (j >= %s) j = period - j;\n                }\n", dim);
+            cg_kw_body(&k, "                if (%s == 1) j = 0;\n                else {\n", dim);
+            cg_kw_body(&k, "                    const long long period = 2 * (%s - 1);\n", dim);
+            cg_kw_body(&k, "                    j %%= period;\n                    if (j < 0) j += period;\n");
+            cg_kw_body(&k, "                    if (j >= %s) j = period - j;\n                }\n", dim);
         }
-        kw_body(&k, "            }\n            off += j * %s;\n        }\n", stride(&k, x, d));
+        cg_kw_body(&k, "            }\n            off += j * %s;\n        }\n", stride(&k, x, d));
     }
-    kw_body(&k, "        %s[i] = outside ? %s : %s[outside ? 0 : off];\n    }\n", yp, lit, xp);
+    cg_kw_body(&k, "        %s[i] = outside ? %s : %s[outside ? 0 : off];\n    }\n", yp, lit, xp);
     return finish(&k, "one thread per output", numel);
 }
 
@@ -338,16 +341,16 @@ static symc_status trilu(cg_cuda *c, uint32_t node) {
     int upper = cg_attr_int(n, "upper", 1) != 0;
     long long kd = (long long)cg_attr_int(n, "k", 0);
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
     char rows[48], cols[48];
-    snprintf(rows, sizeof rows, "%s", kw_dim(&k, x->dims[x->rank - 2]));
-    snprintf(cols, sizeof cols, "%s", kw_dim(&k, x->dims[x->rank - 1]));
+    snprintf(rows, sizeof rows, "%s", cg_kw_dim(&k, x->dims[x->rank - 2]));
+    snprintf(cols, sizeof cols, "%s", cg_kw_dim(&k, x->dims[x->rank - 1]));
     sym_expr numel = ir_tensor_numel(c->m, x);
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
-    kw_body(&k, "        const long long diff = i %% %s - (i / %s) %% %s;\n", cols, cols, rows);
-    kw_body(&k, "        %s[i] = diff %s (%lldLL) ? %s[i] : (%s)0;\n    }\n", yp, upper ? ">=" : "<=", kd, xp,
-            cg_stype(x->dtype));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
+    cg_kw_body(&k, "        const long long diff = i %% %s - (i / %s) %% %s;\n", cols, cols, rows);
+    cg_kw_body(&k, "        %s[i] = diff %s (%lldLL) ? %s[i] : (%s)0;\n    }\n", yp, upper ? ">=" : "<=", kd, xp,
+               cg_stype(x->dtype));
     return finish(&k, "one thread per element", numel);
 }
 
@@ -358,12 +361,13 @@ static symc_status range(cg_cuda *c, uint32_t node) {
     if (!start || !delta || start->n != 1 || delta->n != 1 || y->dtype == SYMC_BOOL)
         return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "start and delta must be one value each, of a numeric dtype");
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *yp = cg_kw_out(&k, n->out[0]);
     sym_expr numel = ir_tensor_numel(c->m, y);
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
-    const char *s0 = kw_dim(&k, start->dims[0]);
-    kw_body(&k, "        %s[i] = (%s)(%s + i * %s);\n    }\n", yp, cg_ctype(y->dtype), s0, kw_dim(&k, delta->dims[0]));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
+    const char *s0 = cg_kw_dim(&k, start->dims[0]);
+    cg_kw_body(&k, "        %s[i] = (%s)(%s + i * %s);\n    }\n", yp, cg_ctype(y->dtype), s0,
+               cg_kw_dim(&k, delta->dims[0]));
     return finish(&k, "one thread per element", numel);
 }
 
@@ -371,14 +375,14 @@ static symc_status shape_of(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
     const ir_tensor *x = &c->m->tensors[n->in[0]];
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *yp = cg_kw_out(&k, n->out[0]);
     char y[16];
     snprintf(y, sizeof y, "%s", yp);
-    kw_body(&k, "    SC_LOOP(i, %dLL) {\n", x->rank);
+    cg_kw_body(&k, "    SC_LOOP(i, %dLL) {\n", x->rank);
     for (int d = 0; d < x->rank; d++)
-        kw_body(&k, "        if (i == %d) %s[%d] = %s;\n", d, y, d, kw_dim(&k, x->dims[d]));
-    kw_body(&k, "    }\n");
+        cg_kw_body(&k, "        if (i == %d) %s[%d] = %s;\n", d, y, d, cg_kw_dim(&k, x->dims[d]));
+    cg_kw_body(&k, "    }\n");
     return finish(&k, "the input's dims", sym_const(c->m->syms, x->rank));
 }
 

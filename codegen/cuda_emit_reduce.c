@@ -33,7 +33,7 @@
  * plan inlined (softmax(x * s + mask), layer_norm(x + residual)), the
  * group is computed right there and never stored; on the float4 paths each
  * leaf of the row's own shape is loaded as a float4 and handed to the
- * group's code lane by lane (kw_subst with sc_reg), other leaves are read
+ * group's code lane by lane (cg_kw_subst with sc_reg), other leaves are read
  * scalar through their broadcast offsets. A softmax or norm with an
  * epilogue in the fusion plan (an elementwise group of its own shape that
  * alone reads its result, e.g. gelu(softmax(x))) computes that group on
@@ -75,10 +75,10 @@ static const char *red_op(red_kind r) {
 
 /* "acc = ..." combining acc with value v */
 static void red_step(cg_kw *k, red_kind r, const char *v) {
-    if (r == RED_MAX) kw_body(k, "acc = sc_nanmax(acc, %s);", v);
-    else if (r == RED_MIN) kw_body(k, "acc = sc_nanmin(acc, %s);", v);
-    else if (r == RED_PROD) kw_body(k, "acc *= %s;", v);
-    else kw_body(k, "acc += %s;", v);
+    if (r == RED_MAX) cg_kw_body(k, "acc = sc_nanmax(acc, %s);", v);
+    else if (r == RED_MIN) cg_kw_body(k, "acc = sc_nanmin(acc, %s);", v);
+    else if (r == RED_PROD) cg_kw_body(k, "acc *= %s;", v);
+    else cg_kw_body(k, "acc += %s;", v);
 }
 
 /* the stored result: mean divides (integers truncate; an empty integer mean is 0) */
@@ -89,13 +89,13 @@ static void red_store(cg_kw *k, red_kind r, symc_dtype dt, const char *dst, cons
     else if (ir_dtype_is_float(dt)) snprintf(v, sizeof v, "(%s)(acc / (%s)%s)", T, A, count);
     else snprintf(v, sizeof v, "(%s)(%s == 0 ? 0 : acc / %s)", T, count, count);
     cg_store(sv, sizeof sv, dt, v);
-    kw_body(k, "%s = %s;\n", dst, sv);
+    cg_kw_body(k, "%s = %s;\n", dst, sv);
 }
 
 /* `(T)<element off of tensor t>` through the typed load (half storage reads as fp32) */
 static void load_as(cg_kw *k, char *buf, size_t cap, uint32_t t, const char *off, const char *as) {
     char ld[160];
-    cg_load(ld, sizeof ld, k->c->m->tensors[t].dtype, kw_in(k, t), off);
+    cg_load(ld, sizeof ld, k->c->m->tensors[t].dtype, cg_kw_in(k, t), off);
     snprintf(buf, cap, "(%s)%s", as, ld);
 }
 
@@ -200,7 +200,7 @@ static void lanes(cg_kw *k, const uint32_t *ts, uint32_t n, char lane) {
     for (uint32_t i = 0; i < n; i++) {
         char txt[48];
         snprintf(txt, sizeof txt, "sc_reg<float>{q%u.%c}", ts[i], lane);
-        kw_subst(k, ts[i], lane ? txt : NULL);
+        cg_kw_subst(k, ts[i], lane ? txt : NULL);
     }
 }
 
@@ -212,9 +212,11 @@ static void load4(cg_kw *k, const uint32_t *ts, uint32_t n, const char *at, uint
         if (*n_done == before) continue;
         symc_dtype dt = k->c->m->tensors[ts[i]].dtype;
         if (cg_is_half(dt))
-            kw_body(k, "            const float4 q%u = %s(t%u, %s);\n", ts[i], dt == SYMC_F16 ? "sc_ld4h" : "sc_ld4b",
-                    ts[i], at);
-        else kw_body(k, "            const float4 q%u = reinterpret_cast<const float4*>(t%u)[%s];\n", ts[i], ts[i], at);
+            cg_kw_body(k, "            const float4 q%u = %s(t%u, %s);\n", ts[i],
+                       dt == SYMC_F16 ? "sc_ld4h" : "sc_ld4b", ts[i], at);
+        else
+            cg_kw_body(k, "            const float4 q%u = reinterpret_cast<const float4*>(t%u)[%s];\n", ts[i], ts[i],
+                       at);
     }
 }
 
@@ -222,9 +224,9 @@ static void load4(cg_kw *k, const uint32_t *ts, uint32_t n, const char *at, uint
  * in a scope of its own; lane: read the float4 operands' lane */
 static symc_status emit_x(cg_kw *k, const row_spec *s, char lane, const char *dst) {
     if (lane) lanes(k, s->vin, s->n_vin, lane);
-    kw_body(k, "            {\n");
+    cg_kw_body(k, "            {\n");
     symc_status st = cg_emit_value(k, s->xt, "i", "xv");
-    kw_body(k, "            %s = xv;\n            }\n", dst);
+    cg_kw_body(k, "            %s = xv;\n            }\n", dst);
     if (lane) lanes(k, s->vin, s->n_vin, 0);
     return st;
 }
@@ -235,46 +237,46 @@ static symc_status emit_out(cg_kw *k, const row_spec *s, char lane, const char *
     cg_cuda *c = k->c;
     const char *T = cg_ctype(s->dt);
     symc_status st = SYMC_OK;
-    kw_body(k, "            {\n");
+    cg_kw_body(k, "            {\n");
     switch (s->kind) {
     case RK_SOFTMAX:
         if (s->zero_masked)
-            kw_body(k, "            const %s y = mx == %s ? (%s)0 : (%s)(sc_exp(v - mx) / sum);\n", T,
-                    red_init(RED_MAX, s->dt), T, T);
-        else kw_body(k, "            const %s y = (%s)(sc_exp(v - mx) / sum);\n", T, T);
+            cg_kw_body(k, "            const %s y = mx == %s ? (%s)0 : (%s)(sc_exp(v - mx) / sum);\n", T,
+                       red_init(RED_MAX, s->dt), T, T);
+        else cg_kw_body(k, "            const %s y = (%s)(sc_exp(v - mx) / sum);\n", T, T);
         break;
-    case RK_LOG_SOFTMAX: kw_body(k, "            const %s y = (%s)(v - mx - lse);\n", T, T); break;
+    case RK_LOG_SOFTMAX: cg_kw_body(k, "            const %s y = (%s)(v - mx - lse);\n", T, T); break;
     default: {
         const ir_tensor *aff[2];
         for (uint32_t i = 0; i < s->n_aff; i++) aff[i] = &c->m->tensors[s->aff[i]];
         if (lane) lanes(k, s->vaff, s->n_vaff, lane);
-        if (s->n_aff) kw_bcast_offsets(k, "j", s->aff_dims, s->aff_rank, s->n_aff, aff, "a");
-        kw_body(k, "            %s y = (v - mean) * inv;\n", T);
+        if (s->n_aff) cg_kw_bcast_offsets(k, "j", s->aff_dims, s->aff_rank, s->n_aff, aff, "a");
+        cg_kw_body(k, "            %s y = (v - mean) * inv;\n", T);
         char av[200];
         if (s->n_aff > 0) {
             load_as(k, av, sizeof av, s->aff[0], "a0", T);
-            kw_body(k, "            y *= %s;\n", av);
+            cg_kw_body(k, "            y *= %s;\n", av);
         }
         if (s->n_aff > 1) {
             load_as(k, av, sizeof av, s->aff[1], "a1", T);
-            kw_body(k, "            y += %s;\n", av);
+            cg_kw_body(k, "            y += %s;\n", av);
         }
         if (lane) lanes(k, s->vaff, s->n_vaff, 0);
     }
     }
     if (s->epi == IR_NONE) {
-        kw_body(k, "            %s = y;\n            }\n", dst);
+        cg_kw_body(k, "            %s = y;\n            }\n", dst);
         return SYMC_OK;
     }
     /* the epilogue group reads y where it would read the row kernel's output */
     char yv[48];
     snprintf(yv, sizeof yv, "sc_reg<%s>{y}", T);
-    kw_subst(k, s->yt, yv);
+    cg_kw_subst(k, s->yt, yv);
     if (lane) lanes(k, s->vepi, s->n_vepi, lane);
     st = cg_emit_group_value(k, s->epi, "i", "zv");
     if (lane) lanes(k, s->vepi, s->n_vepi, 0);
-    kw_subst(k, s->yt, NULL);
-    kw_body(k, "            %s = zv;\n            }\n", dst);
+    cg_kw_subst(k, s->yt, NULL);
+    cg_kw_body(k, "            %s = zv;\n            }\n", dst);
     return st;
 }
 
@@ -286,27 +288,27 @@ static int n_stat_passes(const row_spec *s) {
 static void emit_init(cg_kw *k, const row_spec *s) {
     const char *T = cg_ctype(s->dt);
     switch (s->kind) {
-    case RK_REDUCE: kw_body(k, "            %s acc = %s;\n", acc_type(s->dt), red_init(s->red, s->dt)); break;
+    case RK_REDUCE: cg_kw_body(k, "            %s acc = %s;\n", acc_type(s->dt), red_init(s->red, s->dt)); break;
     case RK_SOFTMAX:
-    case RK_LOG_SOFTMAX: kw_body(k, "            %s mx = %s, sum = 0;\n", T, red_init(RED_MAX, s->dt)); break;
-    default: kw_body(k, "            %s mean = 0, m2 = 0;\n", T);
+    case RK_LOG_SOFTMAX: cg_kw_body(k, "            %s mx = %s, sum = 0;\n", T, red_init(RED_MAX, s->dt)); break;
+    default: cg_kw_body(k, "            %s mean = 0, m2 = 0;\n", T);
     }
 }
 
 static void emit_step(cg_kw *k, const row_spec *s, int p) {
     const char *T = cg_ctype(s->dt);
-    kw_body(k, "            ");
+    cg_kw_body(k, "            ");
     switch (s->kind) {
     case RK_REDUCE: red_step(k, s->red, "v"); break;
     case RK_SOFTMAX:
-    case RK_LOG_SOFTMAX: kw_body(k, p == 0 ? "mx = sc_nanmax(mx, v);" : "sum += sc_exp(v - mx);"); break;
+    case RK_LOG_SOFTMAX: cg_kw_body(k, p == 0 ? "mx = sc_nanmax(mx, v);" : "sum += sc_exp(v - mx);"); break;
     case RK_LAYER_NORM:
-        if (p == 0) kw_body(k, "mean += v;");
-        else kw_body(k, "{ const %s d = v - mean; m2 += d * d; }", T);
+        if (p == 0) cg_kw_body(k, "mean += v;");
+        else cg_kw_body(k, "{ const %s d = v - mean; m2 += d * d; }", T);
         break;
-    case RK_RMS_NORM: kw_body(k, "m2 += v * v;"); break;
+    case RK_RMS_NORM: cg_kw_body(k, "m2 += v * v;"); break;
     }
-    kw_body(k, "\n");
+    cg_kw_body(k, "\n");
 }
 
 /* the team's reduction after pass p */
@@ -315,26 +317,26 @@ static void emit_after(cg_kw *k, const row_spec *s, int p, const char *red) {
     switch (s->kind) {
     case RK_REDUCE: {
         char dst[48];
-        snprintf(dst, sizeof dst, "%s[row]", kw_out(k, s->yt));
-        kw_body(k, "        acc = %s(acc, %s());\n        if (lane == 0) ", red, red_op(s->red));
+        snprintf(dst, sizeof dst, "%s[row]", cg_kw_out(k, s->yt));
+        cg_kw_body(k, "        acc = %s(acc, %s());\n        if (lane == 0) ", red, red_op(s->red));
         red_store(k, s->red, s->dt, dst, "ncols");
         break;
     }
     case RK_SOFTMAX:
     case RK_LOG_SOFTMAX:
-        if (p == 0) kw_body(k, "        mx = %s(mx, sc_max_op());\n", red);
+        if (p == 0) cg_kw_body(k, "        mx = %s(mx, sc_max_op());\n", red);
         else {
-            kw_body(k, "        sum = %s(sum, sc_add_op());\n", red);
-            if (s->kind == RK_LOG_SOFTMAX) kw_body(k, "        const %s lse = sc_log(sum);\n", T);
+            cg_kw_body(k, "        sum = %s(sum, sc_add_op());\n", red);
+            if (s->kind == RK_LOG_SOFTMAX) cg_kw_body(k, "        const %s lse = sc_log(sum);\n", T);
         }
         break;
     default:
         if (s->kind == RK_LAYER_NORM && p == 0) {
-            kw_body(k, "        mean = %s(mean, sc_add_op()) / (%s)ncols;\n", red, T);
+            cg_kw_body(k, "        mean = %s(mean, sc_add_op()) / (%s)ncols;\n", red, T);
             break;
         }
-        kw_body(k, "        m2 = %s(m2, sc_add_op());\n", red);
-        kw_body(k, "        const %s inv = (%s)1 / sc_sqrt(m2 / (%s)ncols + %s);\n", T, T, T, s->eps);
+        cg_kw_body(k, "        m2 = %s(m2, sc_add_op());\n", red);
+        cg_kw_body(k, "        const %s inv = (%s)1 / sc_sqrt(m2 / (%s)ncols + %s);\n", T, T, T, s->eps);
     }
 }
 
@@ -347,11 +349,11 @@ static symc_status emit_val(cg_kw *k, const row_spec *s, char lane, const char *
     if (!s->first) return emit_x(k, s, lane, dst);
     /* fresh names: dst is usually the caller's `v`, which emit_out's own `v` would shadow */
     const char *T = cg_ctype(s->first->dt);
-    kw_body(k, "            { %s fv, fo;\n", T);
+    cg_kw_body(k, "            { %s fv, fo;\n", T);
     symc_status st = emit_x(k, s->first, lane, "fv");
-    kw_body(k, "            { const %s v = fv;\n", T);
+    cg_kw_body(k, "            { const %s v = fv;\n", T);
     if (!st) st = emit_out(k, s->first, lane, "fo");
-    kw_body(k, "            }\n            %s = fo; }\n", dst);
+    cg_kw_body(k, "            }\n            %s = fo; }\n", dst);
     return st;
 }
 
@@ -388,69 +390,69 @@ static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *
     uint32_t done[CG_KW_MAX_ARGS + 8], n_done = 0;
     const row_spec *in = f ? f : s; /* whose input the kernel reads */
     if (mode == 2) {                /* load the row once */
-        kw_body(k, "        float4 cache[%d];\n", RK_CACHE);
-        kw_body(k, open[2], RK_CACHE);
+        cg_kw_body(k, "        float4 cache[%d];\n", RK_CACHE);
+        cg_kw_body(k, open[2], RK_CACHE);
         load4(k, in->vin, in->n_vin, "(rb >> 2) + q", done, &n_done);
         for (int l = 0; l < 4 && !st; l++) {
-            kw_body(k, "            { const long long i = i4 + %d;\n", l);
+            cg_kw_body(k, "            { const long long i = i4 + %d;\n", l);
             char dst[32];
             snprintf(dst, sizeof dst, "cache[u].%c", lane_ch[l]);
             st = emit_x(k, in, lane_ch[l], dst);
-            kw_body(k, "            }\n");
+            cg_kw_body(k, "            }\n");
         }
-        kw_body(k, "        }\n");
+        cg_kw_body(k, "        }\n");
     }
     /* the first op's statistics over its input */
     for (int p = 0; p < np1 && !st; p++) {
         n_done = 0;
-        kw_body(k, open[mode], RK_CACHE);
+        cg_kw_body(k, open[mode], RK_CACHE);
         if (mode == 0) {
-            kw_body(k, "            %s v;\n", T);
+            cg_kw_body(k, "            %s v;\n", T);
             st = emit_x(k, f, 0, "v");
             emit_step(k, f, p);
         } else {
             if (mode == 1) load4(k, f->vin, f->n_vin, "(rb >> 2) + q", done, &n_done);
             for (int l = 0; l < 4 && !st; l++) {
-                kw_body(k, "            { const long long i = i4 + %d, j = j4 + %d;\n", l, l);
-                if (mode == 2) kw_body(k, "            const float v = cache[u].%c;\n", lane_ch[l]);
+                cg_kw_body(k, "            { const long long i = i4 + %d, j = j4 + %d;\n", l, l);
+                if (mode == 2) cg_kw_body(k, "            const float v = cache[u].%c;\n", lane_ch[l]);
                 else {
-                    kw_body(k, "            float v;\n");
+                    cg_kw_body(k, "            float v;\n");
                     st = emit_x(k, f, lane_ch[l], "v");
                 }
                 emit_step(k, f, p);
-                kw_body(k, "            (void)i; (void)j; }\n");
+                cg_kw_body(k, "            (void)i; (void)j; }\n");
             }
         }
-        kw_body(k, "        }\n");
+        cg_kw_body(k, "        }\n");
         emit_after(k, f, p, red);
     }
     if (f && mode == 2 && !st) { /* the cached row becomes the first op's output */
         n_done = 0;
-        kw_body(k, open[2], RK_CACHE);
+        cg_kw_body(k, open[2], RK_CACHE);
         load4(k, f->vaff, f->n_vaff, "q", done, &n_done);
         for (int l = 0; l < 4 && !st; l++) {
-            kw_body(k, "            { const long long i = i4 + %d, j = j4 + %d;\n", l, l);
-            kw_body(k, "            const float v = cache[u].%c;\n", lane_ch[l]);
+            cg_kw_body(k, "            { const long long i = i4 + %d, j = j4 + %d;\n", l, l);
+            cg_kw_body(k, "            const float v = cache[u].%c;\n", lane_ch[l]);
             char dst[32];
             snprintf(dst, sizeof dst, "cache[u].%c", lane_ch[l]);
             st = emit_out(k, f, lane_ch[l], dst);
-            kw_body(k, "            (void)i; (void)j; }\n");
+            cg_kw_body(k, "            (void)i; (void)j; }\n");
         }
-        kw_body(k, "        }\n");
+        cg_kw_body(k, "        }\n");
     }
     for (int p = 0; p < np + final && !st; p++) {
         int last = p == np;
         n_done = 0;
-        kw_body(k, open[mode], RK_CACHE);
+        cg_kw_body(k, open[mode], RK_CACHE);
         if (mode == 0) {
-            kw_body(k, "            %s v;\n", T);
+            cg_kw_body(k, "            %s v;\n", T);
             st = emit_val(k, s, 0, "v");
             if (last) {
-                kw_body(k, "            %s o;\n", T);
+                cg_kw_body(k, "            %s o;\n", T);
                 if (!st) st = emit_out(k, s, 0, "o");
                 char sv[64];
                 cg_store(sv, sizeof sv, c_zdt(k, s), "o");
-                kw_body(k, "            %s[i] = %s;\n", kw_out(k, s->zt), sv);
+                cg_kw_body(k, "            %s[i] = %s;\n", cg_kw_out(k, s->zt), sv);
             } else {
                 emit_step(k, s, p);
             }
@@ -459,27 +461,28 @@ static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *
             if (last) {
                 load4(k, s->vepi, s->n_vepi, "(rb >> 2) + q", done, &n_done);
                 load4(k, s->vaff, s->n_vaff, "q", done, &n_done);
-                kw_body(k, "            float4 o;\n");
+                cg_kw_body(k, "            float4 o;\n");
             }
             for (int l = 0; l < 4 && !st; l++) {
-                kw_body(k, "            { const long long i = i4 + %d, j = j4 + %d;\n", l, l);
-                if (mode == 2) kw_body(k, "            const float v = cache[u].%c;\n", lane_ch[l]);
+                cg_kw_body(k, "            { const long long i = i4 + %d, j = j4 + %d;\n", l, l);
+                if (mode == 2) cg_kw_body(k, "            const float v = cache[u].%c;\n", lane_ch[l]);
                 else {
-                    kw_body(k, "            float v;\n");
+                    cg_kw_body(k, "            float v;\n");
                     st = emit_val(k, s, lane_ch[l], "v");
                 }
                 char dst[8];
                 snprintf(dst, sizeof dst, "o.%c", lane_ch[l]);
                 if (last && !st) st = emit_out(k, s, lane_ch[l], dst);
                 else if (!last) emit_step(k, s, p);
-                kw_body(k, "            (void)i; (void)j; }\n");
+                cg_kw_body(k, "            (void)i; (void)j; }\n");
             }
             if (last && cg_is_half(c_zdt(k, s)))
-                kw_body(k, "            %s(%s, i4 >> 2, o);\n", c_zdt(k, s) == SYMC_F16 ? "sc_st4h" : "sc_st4b",
-                        kw_out(k, s->zt));
-            else if (last) kw_body(k, "            reinterpret_cast<float4*>(%s)[i4 >> 2] = o;\n", kw_out(k, s->zt));
+                cg_kw_body(k, "            %s(%s, i4 >> 2, o);\n", c_zdt(k, s) == SYMC_F16 ? "sc_st4h" : "sc_st4b",
+                           cg_kw_out(k, s->zt));
+            else if (last)
+                cg_kw_body(k, "            reinterpret_cast<float4*>(%s)[i4 >> 2] = o;\n", cg_kw_out(k, s->zt));
         }
-        kw_body(k, "        }\n");
+        cg_kw_body(k, "        }\n");
         if (!last) emit_after(k, s, p, red);
     }
     return st;
@@ -491,38 +494,38 @@ static symc_status emit_team(cg_kw *k, const row_spec *s, int warp) {
     const char *red = warp ? "sc_warp_reduce" : "sc_block_reduce";
     symc_status st = SYMC_OK;
     if (warp)
-        kw_body(k,
-                "    /* short rows: one warp per row */\n"
-                "    const int lane = threadIdx.x & 31, team = 32, nw = blockDim.x >> 5;\n"
-                "    for (long long row = (long long)blockIdx.x * nw + (threadIdx.x >> 5); row < nrows; "
-                "row += (long long)gridDim.x * nw) {\n");
+        cg_kw_body(k,
+                   "    /* short rows: one warp per row */\n"
+                   "    const int lane = threadIdx.x & 31, team = 32, nw = blockDim.x >> 5;\n"
+                   "    for (long long row = (long long)blockIdx.x * nw + (threadIdx.x >> 5); row < nrows; "
+                   "row += (long long)gridDim.x * nw) {\n");
     else
-        kw_body(k,
-                "    /* long rows: one block per row */\n"
-                "    const int lane = threadIdx.x, team = blockDim.x;\n"
-                "    for (long long row = blockIdx.x; row < nrows; row += gridDim.x) {\n");
-    kw_body(k, "        const long long rb = row * ncols;\n");
+        cg_kw_body(k,
+                   "    /* long rows: one block per row */\n"
+                   "    const int lane = threadIdx.x, team = blockDim.x;\n"
+                   "    for (long long row = blockIdx.x; row < nrows; row += gridDim.x) {\n");
+    cg_kw_body(k, "        const long long rb = row * ncols;\n");
     int cached = s->kind != RK_REDUCE;
     if (s->vec) {
         if (cached) {
             /* warp rows (<= RK_SHORT = 32 lanes * RK_CACHE * 4) always fit */
-            if (warp) kw_body(k, "        if (vec) { /* float4, the row kept in registers */\n");
+            if (warp) cg_kw_body(k, "        if (vec) { /* float4, the row kept in registers */\n");
             else
-                kw_body(k, "        if (vec && ncols <= %dLL * team) { /* float4, the row kept in registers */\n",
-                        4 * RK_CACHE);
+                cg_kw_body(k, "        if (vec && ncols <= %dLL * team) { /* float4, the row kept in registers */\n",
+                           4 * RK_CACHE);
             st = emit_path(k, s, 2, red);
-            kw_body(k, "        } else ");
+            cg_kw_body(k, "        } else ");
         }
         if (!cached || !warp) {
-            kw_body(k, "%sif (vec) { /* float4, a pass per statistic */\n", cached ? "" : "        ");
+            cg_kw_body(k, "%sif (vec) { /* float4, a pass per statistic */\n", cached ? "" : "        ");
             if (!st) st = emit_path(k, s, 1, red);
-            kw_body(k, "        } else ");
+            cg_kw_body(k, "        } else ");
         }
-        kw_body(k, "{ /* scalar */\n");
+        cg_kw_body(k, "{ /* scalar */\n");
     }
     if (!st) st = emit_path(k, s, 0, red);
-    if (s->vec) kw_body(k, "        }\n");
-    kw_body(k, "    }\n");
+    if (s->vec) cg_kw_body(k, "        }\n");
+    cg_kw_body(k, "    }\n");
     return st;
 }
 
@@ -542,7 +545,7 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
     sym_table *syms = c->m->syms;
     const ir_tensor *x = &c->m->tensors[s->xt];
     cg_kw k;
-    kw_begin(&k, c, s->node);
+    cg_kw_begin(&k, c, s->node);
     /* float4 operands */
     s->vec = vec_dtype(s->dt) && sym_prove_divisible(syms, s->cols, 4) != SYM_FALSE;
     s->n_vin = s->n_vepi = s->n_vaff = 0;
@@ -573,8 +576,8 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
         per_block = 1;
         while (block < 1024 && (int64_t)block * 16 < opt) block *= 2;
     }
-    kw_body(&k, "    const long long nrows = %s", kw_dim(&k, s->rows));
-    kw_body(&k, ", ncols = %s;\n", kw_dim(&k, s->cols));
+    cg_kw_body(&k, "    const long long nrows = %s", cg_kw_dim(&k, s->rows));
+    cg_kw_body(&k, ", ncols = %s;\n", cg_kw_dim(&k, s->cols));
     if (s->vec) {
         uint32_t all[CG_KW_MAX_ARGS + 4], n_all = 0;
         for (uint32_t i = 0; i < s->n_vin; i++) add_unique(all, &n_all, s->vin[i]);
@@ -585,25 +588,25 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
             for (uint32_t i = 0; i < s->first->n_vaff; i++) add_unique(all, &n_all, s->first->vaff[i]);
         }
         /* 16 bytes of f32 or 8 bytes of half a load: the pointers aligned to that */
-        kw_body(&k,
-                "    /* float4 when the row length is a multiple of 4 and the pointers are 16-byte (f32) or 8-byte "
-                "(half) aligned */\n");
-        kw_body(&k, "    const bool vec = (ncols & 3LL) == 0");
+        cg_kw_body(&k,
+                   "    /* float4 when the row length is a multiple of 4 and the pointers are 16-byte (f32) or 8-byte "
+                   "(half) aligned */\n");
+        cg_kw_body(&k, "    const bool vec = (ncols & 3LL) == 0");
         if (s->kind != RK_REDUCE)
-            kw_body(&k, " && ((unsigned long long)%s & %dull) == 0ull", kw_out(&k, s->zt),
-                    cg_is_half(c->m->tensors[s->zt].dtype) ? 7 : 15);
+            cg_kw_body(&k, " && ((unsigned long long)%s & %dull) == 0ull", cg_kw_out(&k, s->zt),
+                       cg_is_half(c->m->tensors[s->zt].dtype) ? 7 : 15);
         for (uint32_t i = 0; i < n_all; i++)
-            kw_body(&k, " && ((unsigned long long)%s & %dull) == 0ull", kw_in(&k, all[i]),
-                    cg_is_half(c->m->tensors[all[i]].dtype) ? 7 : 15);
-        kw_body(&k, ";\n");
+            cg_kw_body(&k, " && ((unsigned long long)%s & %dull) == 0ull", cg_kw_in(&k, all[i]),
+                       cg_is_half(c->m->tensors[all[i]].dtype) ? 7 : 15);
+        cg_kw_body(&k, ";\n");
     }
     symc_status st = SYMC_OK;
     if (warp_path && block_path) {
-        kw_body(&k, "    if (ncols <= %dLL) {\n", RK_SHORT);
+        cg_kw_body(&k, "    if (ncols <= %dLL) {\n", RK_SHORT);
         st = emit_team(&k, s, 1);
-        kw_body(&k, "    } else {\n");
+        cg_kw_body(&k, "    } else {\n");
         if (!st) st = emit_team(&k, s, 0);
-        kw_body(&k, "    }\n");
+        cg_kw_body(&k, "    }\n");
     } else {
         st = emit_team(&k, s, warp_path);
     }
@@ -637,9 +640,9 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
         cg_str_appendf(&comment, "; epilogue before the store: ");
         cg_describe_nodes(c, nodes, n_nodes, &comment);
     }
-    if (!st) st = kw_finish(&k, comment.p ? comment.p : "", s->rows, per_block, block);
+    if (!st) st = cg_kw_finish(&k, comment.p ? comment.p : "", s->rows, per_block, block);
     cg_str_free(&comment);
-    kw_free(&k);
+    cg_kw_free(&k);
     return st;
 }
 
@@ -663,21 +666,21 @@ static symc_status row_reduce(cg_cuda *c, uint32_t node, red_kind r, uint32_t xt
 /* unravels `idx` over the dims of x whose mark equals `want`, adding each
  * coordinate times x's own stride to `off` */
 static void unravel_axes(cg_kw *k, const ir_tensor *x, const int *mark, int want, const char *idx, const char *off) {
-    kw_body(k, "            { long long r = %s, c;", idx);
+    cg_kw_body(k, "            { long long r = %s, c;", idx);
     int last = -1;
     for (int d = 0; d < x->rank; d++)
         if (mark[d] == want) last = last < 0 ? d : last;
     for (int d = x->rank - 1; d >= 0; d--) {
         if (mark[d] != want) continue;
-        const char *st = kw_dim(k, cg_prod(k->c, x->dims, d + 1, x->rank));
-        if (d == last) kw_body(k, " c = r;");
+        const char *st = cg_kw_dim(k, cg_prod(k->c, x->dims, d + 1, x->rank));
+        if (d == last) cg_kw_body(k, " c = r;");
         else {
-            const char *dim = kw_dim(k, x->dims[d]);
-            kw_body(k, " c = r %% %s; r /= %s;", dim, dim);
+            const char *dim = cg_kw_dim(k, x->dims[d]);
+            cg_kw_body(k, " c = r %% %s; r /= %s;", dim, dim);
         }
-        kw_body(k, " %s += c * %s;", off, st);
+        cg_kw_body(k, " %s += c * %s;", off, st);
     }
-    kw_body(k, " }\n");
+    cg_kw_body(k, " }\n");
 }
 
 /* marks the reduced axes of a reduce_* node; *suffix: they are the innermost
@@ -804,31 +807,31 @@ symc_status cg_emit_reduce(cg_cuda *c, uint32_t node) {
 
     /* generic: one thread per output */
     cg_kw k;
-    kw_begin(&k, c, node);
+    cg_kw_begin(&k, c, node);
     symc_dtype dt = x->dtype;
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
     char ns[48];
-    snprintf(ns, sizeof ns, "%s", kw_dim(&k, red));
-    kw_body(&k, "    SC_LOOP(o, %s) {\n        long long base = 0;\n", kw_dim(&k, kept));
+    snprintf(ns, sizeof ns, "%s", cg_kw_dim(&k, red));
+    cg_kw_body(&k, "    SC_LOOP(o, %s) {\n        long long base = 0;\n", cg_kw_dim(&k, kept));
     unravel_axes(&k, x, reduced, 0, "o", "base");
-    kw_body(&k,
-            "        %s acc = %s;\n        for (long long q = 0; q < %s; q++) {\n            long long off = base;\n",
-            acc_type(dt), red_init(r, dt), ns);
+    cg_kw_body(
+        &k, "        %s acc = %s;\n        for (long long q = 0; q < %s; q++) {\n            long long off = base;\n",
+        acc_type(dt), red_init(r, dt), ns);
     unravel_axes(&k, x, reduced, 1, "q", "off");
-    kw_body(&k, "            ");
+    cg_kw_body(&k, "            ");
     char v[200];
     (void)xp;
     load_as(&k, v, sizeof v, n->in[0], "off", acc_type(dt));
     red_step(&k, r, v);
-    kw_body(&k, "\n        }\n        ");
+    cg_kw_body(&k, "\n        }\n        ");
     char dst[64];
     snprintf(dst, sizeof dst, "%s[o]", yp);
     red_store(&k, r, dt, dst, ns);
-    kw_body(&k, "    }\n");
+    cg_kw_body(&k, "    }\n");
     char comment[256];
     snprintf(comment, sizeof comment, "reduction: %s (%s), one thread per output", n->name, ir_op_get(n->op)->name);
-    symc_status st = kw_finish(&k, comment, kept, 256, 256);
-    kw_free(&k);
+    symc_status st = cg_kw_finish(&k, comment, kept, 256, 256);
+    cg_kw_free(&k);
     return st;
 }
 
@@ -858,10 +861,10 @@ symc_status cg_emit_softmax(cg_cuda *c, uint32_t node) {
     const char *T = cg_ctype(x->dtype);
     const char *ninf = red_init(RED_MAX, x->dtype);
     cg_kw k;
-    kw_begin(&k, c, node);
+    cg_kw_begin(&k, c, node);
     sym_expr inner = cg_prod(c, x->dims, axis + 1, x->rank);
     char len[48];
-    snprintf(len, sizeof len, "%s", kw_dim(&k, x->dims[axis]));
+    snprintf(len, sizeof len, "%s", cg_kw_dim(&k, x->dims[axis]));
     char store[160];
     if (logsm) snprintf(store, sizeof store, "(%s)(v - mx - sc_log(sum))", T);
     else if (cg_attr_int(n, "zero_masked_rows", 0)) /* a row of -inf gives zeros */
@@ -870,30 +873,30 @@ symc_status cg_emit_softmax(cg_cuda *c, uint32_t node) {
     symc_status st = SYMC_OK;
     cg_str comment = {0};
     {
-        const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+        const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
         sym_expr work = sym_mul(c->m->syms, outer, inner);
         char in_s[48];
-        snprintf(in_s, sizeof in_s, "%s", kw_dim(&k, inner));
-        kw_body(&k, "    SC_LOOP(w, %s) {\n", kw_dim(&k, work));
+        snprintf(in_s, sizeof in_s, "%s", cg_kw_dim(&k, inner));
+        cg_kw_body(&k, "    SC_LOOP(w, %s) {\n", cg_kw_dim(&k, work));
         const char *S = cg_stype(x->dtype);
         char off[96], ld[160], st_v[320];
         snprintf(off, sizeof off, "j * %s", in_s);
         cg_load(ld, sizeof ld, x->dtype, "xr", off);
         cg_store(st_v, sizeof st_v, x->dtype, store);
-        kw_body(&k, "        const %s* xr = %s + (w / %s) * %s * %s + w %% %s;\n", S, xp, in_s, len, in_s, in_s);
-        kw_body(&k, "        %s* yr = %s + (w / %s) * %s * %s + w %% %s;\n", S, yp, in_s, len, in_s, in_s);
-        kw_body(&k, "        %s mx = %s, sum = 0;\n", T, ninf);
-        kw_body(&k, "        for (long long j = 0; j < %s; j++) mx = sc_nanmax(mx, (%s)%s);\n", len, T, ld);
-        kw_body(&k, "        for (long long j = 0; j < %s; j++) sum += sc_exp((%s)%s - mx);\n", len, T, ld);
-        kw_body(&k, "        for (long long j = 0; j < %s; j++) {\n", len);
-        kw_body(&k, "            const %s v = %s;\n            yr[j * %s] = %s;\n        }\n    }\n", T, ld, in_s,
-                st_v);
+        cg_kw_body(&k, "        const %s* xr = %s + (w / %s) * %s * %s + w %% %s;\n", S, xp, in_s, len, in_s, in_s);
+        cg_kw_body(&k, "        %s* yr = %s + (w / %s) * %s * %s + w %% %s;\n", S, yp, in_s, len, in_s, in_s);
+        cg_kw_body(&k, "        %s mx = %s, sum = 0;\n", T, ninf);
+        cg_kw_body(&k, "        for (long long j = 0; j < %s; j++) mx = sc_nanmax(mx, (%s)%s);\n", len, T, ld);
+        cg_kw_body(&k, "        for (long long j = 0; j < %s; j++) sum += sc_exp((%s)%s - mx);\n", len, T, ld);
+        cg_kw_body(&k, "        for (long long j = 0; j < %s; j++) {\n", len);
+        cg_kw_body(&k, "            const %s v = %s;\n            yr[j * %s] = %s;\n        }\n    }\n", T, ld, in_s,
+                   st_v);
         cg_str_appendf(&comment, "%s: %s over axis %d, one thread per (outer, inner)", ir_op_get(n->op)->name, n->name,
                        axis);
-        st = kw_finish(&k, comment.p ? comment.p : "", work, 256, 256);
+        st = cg_kw_finish(&k, comment.p ? comment.p : "", work, 256, 256);
     }
     cg_str_free(&comment);
-    kw_free(&k);
+    cg_kw_free(&k);
     return st;
 }
 

@@ -178,45 +178,47 @@ static void rs_emit_coord(cg_kw *k, const rs_plan *p, int j) {
     char lit[96], lit2[96];
     int d = p->resized[j];
     char in[48], out[48];
-    snprintf(in, sizeof in, "%s", kw_dim(k, x->dims[d]));
-    snprintf(out, sizeof out, "%s", kw_dim(k, y->dims[d]));
-    kw_body(k, "        long long ti%d[%d];\n        double tw%d[%d];\n        int tn%d = 0;\n", j, taps[j], j, taps[j],
-            j);
-    kw_body(k, "        {\n            const long long in = %s, out = %s;\n", in, out);
-    if (sc) kw_body(k, "            const double scale = %s;\n", rs_lit(lit, sizeof lit, sc->floats[d]));
-    else kw_body(k, "            const double scale = in ? (double)out / (double)in : 1.0;\n");
+    snprintf(in, sizeof in, "%s", cg_kw_dim(k, x->dims[d]));
+    snprintf(out, sizeof out, "%s", cg_kw_dim(k, y->dims[d]));
+    cg_kw_body(k, "        long long ti%d[%d];\n        double tw%d[%d];\n        int tn%d = 0;\n", j, taps[j], j,
+               taps[j], j);
+    cg_kw_body(k, "        {\n            const long long in = %s, out = %s;\n", in, out);
+    if (sc) cg_kw_body(k, "            const double scale = %s;\n", rs_lit(lit, sizeof lit, sc->floats[d]));
+    else cg_kw_body(k, "            const double scale = in ? (double)out / (double)in : 1.0;\n");
     double r0 = roi ? roi->floats[d] : 0.0, r1 = roi ? roi->floats[d + r] : 1.0;
-    kw_body(k, "            const double roi0 = %s, roi1 = %s;\n", rs_lit(lit, sizeof lit, r0),
-            rs_lit(lit2, sizeof lit2, r1));
+    cg_kw_body(k, "            const double roi0 = %s, roi1 = %s;\n", rs_lit(lit, sizeof lit, r0),
+               rs_lit(lit2, sizeof lit2, r1));
     int cropped = coord == RS_TF_CROP && (fabs(r0) > 1e-9 || fabs(r1 - 1.0) > 1e-9);
-    kw_body(k,
-            "            if (in == 0) { sc_report(1u, %uu); outside = true; } /* the reference refuses it */\n"
-            "            else if (%s && fabs(scale - 1.0) <= 1e-9 && out == in) {\n"
-            "                tn%d = 1; ti%d[0] = c[%d]; tw%d[0] = 1.0;\n"
-            "            } else {\n"
-            "                const double ow = __dmul_rn(scale, (double)in), yy = (double)c[%d];\n"
-            "                double x;\n",
-            node, cropped ? "false" : "true", j, j, d, j, d);
+    cg_kw_body(k,
+               "            if (in == 0) { sc_report(1u, %uu); outside = true; } /* the reference refuses it */\n"
+               "            else if (%s && fabs(scale - 1.0) <= 1e-9 && out == in) {\n"
+               "                tn%d = 1; ti%d[0] = c[%d]; tw%d[0] = 1.0;\n"
+               "            } else {\n"
+               "                const double ow = __dmul_rn(scale, (double)in), yy = (double)c[%d];\n"
+               "                double x;\n",
+               node, cropped ? "false" : "true", j, j, d, j, d);
     switch (coord) {
-    case RS_HALF_PIXEL: kw_body(k, "                x = (yy + 0.5) / scale - 0.5;\n"); break;
+    case RS_HALF_PIXEL: cg_kw_body(k, "                x = (yy + 0.5) / scale - 0.5;\n"); break;
     case RS_HALF_PIXEL_SYMMETRIC:
-        kw_body(k,
-                "                const double adj = (double)out / ow, center = (double)in / 2.0;\n"
-                "                const double off = __dmul_rn(center, 1 - adj);\n"
-                "                x = __dadd_rn(off, (yy + 0.5) / scale) - 0.5;\n");
+        cg_kw_body(k,
+                   "                const double adj = (double)out / ow, center = (double)in / 2.0;\n"
+                   "                const double off = __dmul_rn(center, 1 - adj);\n"
+                   "                x = __dadd_rn(off, (yy + 0.5) / scale) - 0.5;\n");
         break;
-    case RS_PYTORCH_HALF_PIXEL: kw_body(k, "                x = ow == 1 ? -0.5 : (yy + 0.5) / scale - 0.5;\n"); break;
+    case RS_PYTORCH_HALF_PIXEL:
+        cg_kw_body(k, "                x = ow == 1 ? -0.5 : (yy + 0.5) / scale - 0.5;\n");
+        break;
     case RS_ALIGN_CORNERS:
-        kw_body(k, "                x = ow == 1 ? 0.0 : __dmul_rn(yy, (double)(in - 1)) / (ow - 1);\n");
+        cg_kw_body(k, "                x = ow == 1 ? 0.0 : __dmul_rn(yy, (double)(in - 1)) / (ow - 1);\n");
         break;
-    case RS_ASYMMETRIC: kw_body(k, "                x = yy / scale;\n"); break;
+    case RS_ASYMMETRIC: cg_kw_body(k, "                x = yy / scale;\n"); break;
     default:
-        kw_body(k,
-                "                x = ow == 1 ? __dmul_rn(roi1 - roi0, (double)(in - 1)) / 2\n"
-                "                            : __dmul_rn(__dmul_rn(yy, roi1 - roi0), (double)(in - 1)) / "
-                "(ow - 1);\n"
-                "                x = __dadd_rn(x, __dmul_rn(roi0, (double)(in - 1)));\n"
-                "                if (x < 0 || x > (double)(in - 1)) outside = true;\n");
+        cg_kw_body(k,
+                   "                x = ow == 1 ? __dmul_rn(roi1 - roi0, (double)(in - 1)) / 2\n"
+                   "                            : __dmul_rn(__dmul_rn(yy, roi1 - roi0), (double)(in - 1)) / "
+                   "(ow - 1);\n"
+                   "                x = __dadd_rn(x, __dmul_rn(roi0, (double)(in - 1)));\n"
+                   "                if (x < 0 || x > (double)(in - 1)) outside = true;\n");
     }
 }
 
@@ -227,51 +229,51 @@ static void rs_emit_weights(cg_kw *k, const rs_plan *p, int j) {
     const int64_t *aa_start = p->aa_start;
     const double *aa_s = p->aa_s;
     char lit[96], lit2[96];
-    kw_body(k,
-            "                const double p0 = floor(x), ratio = x == p0 ? 1.0 : x - p0;\n"
-            "                int n = 0;\n");
+    cg_kw_body(k,
+               "                const double p0 = floor(x), ratio = x == p0 ? 1.0 : x - p0;\n"
+               "                int n = 0;\n");
     if (mode == RS_NEAREST) {
         const char *second = nearest == RS_PREFER_FLOOR ? "ratio > 0.5"
             : nearest == RS_PREFER_CEIL                 ? "ratio >= 0.5"
             : nearest == RS_CEIL                        ? "true"
                                                         : "false";
-        kw_body(k,
-                "                const bool second = ratio == 1.0 ? true : (%s);\n"
-                "                tw%d[0] = second ? 0.0 : 1.0; tw%d[1] = second ? 1.0 : 0.0; n = 2;\n",
-                second, j, j);
+        cg_kw_body(k,
+                   "                const bool second = ratio == 1.0 ? true : (%s);\n"
+                   "                tw%d[0] = second ? 0.0 : 1.0; tw%d[1] = second ? 1.0 : 0.0; n = 2;\n",
+                   second, j, j);
     } else if (!antialias && mode == RS_LINEAR) {
-        kw_body(k, "                tw%d[0] = 1 - ratio; tw%d[1] = ratio; n = 2;\n", j, j);
+        cg_kw_body(k, "                tw%d[0] = 1 - ratio; tw%d[1] = ratio; n = 2;\n", j, j);
     } else if (!antialias) {
         const char *A = rs_lit(lit, sizeof lit, a);
-        kw_body(k,
-                "                const double a = %s, r = ratio, q = 1 - ratio;\n"
-                "                tw%d[0] = ((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a;\n"
-                "                tw%d[1] = ((a + 2) * r - (a + 3)) * r * r + 1;\n"
-                "                tw%d[2] = ((a + 2) * q - (a + 3)) * q * q + 1;\n"
-                "                tw%d[3] = ((a * (q + 1) - 5 * a) * (q + 1) + 8 * a) * (q + 1) - 4 * a;\n"
-                "                n = 4;\n",
-                A, j, j, j, j);
+        cg_kw_body(k,
+                   "                const double a = %s, r = ratio, q = 1 - ratio;\n"
+                   "                tw%d[0] = ((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a;\n"
+                   "                tw%d[1] = ((a + 2) * r - (a + 3)) * r * r + 1;\n"
+                   "                tw%d[2] = ((a + 2) * q - (a + 3)) * q * q + 1;\n"
+                   "                tw%d[3] = ((a * (q + 1) - 5 * a) * (q + 1) + 8 * a) * (q + 1) - 4 * a;\n"
+                   "                n = 4;\n",
+                   A, j, j, j, j);
     } else {
-        kw_body(k,
-                "                const double s = %s, a = %s;\n"
-                "                double sum = 0;\n"
-                "                for (int t = 0; t < %d; t++) {\n"
-                "                    const double arg = ((double)(%lldLL + t) - ratio) * s;\n",
-                rs_lit(lit, sizeof lit, aa_s[j]), rs_lit(lit2, sizeof lit2, a), taps[j], (long long)aa_start[j]);
+        cg_kw_body(k,
+                   "                const double s = %s, a = %s;\n"
+                   "                double sum = 0;\n"
+                   "                for (int t = 0; t < %d; t++) {\n"
+                   "                    const double arg = ((double)(%lldLL + t) - ratio) * s;\n",
+                   rs_lit(lit, sizeof lit, aa_s[j]), rs_lit(lit2, sizeof lit2, a), taps[j], (long long)aa_start[j]);
         if (mode == RS_LINEAR)
-            kw_body(k, "                    const double w = fmin(fmax(1 - fabs(arg), 0.0), 1.0);\n");
+            cg_kw_body(k, "                    const double w = fmin(fmax(1 - fabs(arg), 0.0), 1.0);\n");
         else
-            kw_body(
+            cg_kw_body(
                 k,
                 "                    const double ax = fabs(arg);\n"
                 "                    const double w = ax <= 1 ? (a + 2) * ax * ax * ax - (a + 3) * ax * ax + 1\n"
                 "                        : ax < 2 ? a * ax * ax * ax - 5 * a * ax * ax + 8 * a * ax - 4 * a : 0.0;\n");
-        kw_body(k,
-                "                    tw%d[t] = w; sum += w;\n"
-                "                }\n"
-                "                for (int t = 0; t < %d; t++) tw%d[t] /= sum;\n"
-                "                n = %d;\n",
-                j, taps[j], j, taps[j]);
+        cg_kw_body(k,
+                   "                    tw%d[t] = w; sum += w;\n"
+                   "                }\n"
+                   "                for (int t = 0; t < %d; t++) tw%d[t] /= sum;\n"
+                   "                n = %d;\n",
+                   j, taps[j], j, taps[j]);
     }
 }
 
@@ -279,27 +281,27 @@ static void rs_emit_weights(cg_kw *k, const rs_plan *p, int j) {
  * indices ti<j> clamped to the edge */
 static void rs_emit_taps(cg_kw *k, const rs_plan *p, int j) {
     const int exclude = p->exclude;
-    kw_body(k, "                const long long first = (long long)p0 + (x == p0 ? -(n / 2) : -(n / 2) + 1);\n");
+    cg_kw_body(k, "                const long long first = (long long)p0 + (x == p0 ? -(n / 2) : -(n / 2) + 1);\n");
     if (exclude)
-        kw_body(k,
-                "                double wsum = 0;\n"
-                "                for (int t = 0; t < n; t++) {\n"
-                "                    const long long jj = first + t;\n"
-                "                    if (jj < 0 || jj >= in) tw%d[t] = 0;\n"
-                "                    wsum += tw%d[t];\n"
-                "                }\n"
-                "                if (wsum != 0)\n"
-                "                    for (int t = 0; t < n; t++) tw%d[t] /= wsum;\n",
-                j, j, j);
-    kw_body(k,
-            "                for (int t = 0; t < n; t++) {\n"
-            "                    const long long jj = first + t;\n"
-            "                    ti%d[t] = jj < 0 ? 0 : jj >= in ? in - 1 : jj;\n"
-            "                }\n"
-            "                tn%d = n;\n"
-            "            }\n"
-            "        }\n",
-            j, j);
+        cg_kw_body(k,
+                   "                double wsum = 0;\n"
+                   "                for (int t = 0; t < n; t++) {\n"
+                   "                    const long long jj = first + t;\n"
+                   "                    if (jj < 0 || jj >= in) tw%d[t] = 0;\n"
+                   "                    wsum += tw%d[t];\n"
+                   "                }\n"
+                   "                if (wsum != 0)\n"
+                   "                    for (int t = 0; t < n; t++) tw%d[t] /= wsum;\n",
+                   j, j, j);
+    cg_kw_body(k,
+               "                for (int t = 0; t < n; t++) {\n"
+               "                    const long long jj = first + t;\n"
+               "                    ti%d[t] = jj < 0 ? 0 : jj >= in ? in - 1 : jj;\n"
+               "                }\n"
+               "                tn%d = n;\n"
+               "            }\n"
+               "        }\n",
+               j, j);
 }
 
 symc_status cg_emit_resize(cg_cuda *c, uint32_t node) {
@@ -313,24 +315,24 @@ symc_status cg_emit_resize(cg_cuda *c, uint32_t node) {
     const char *CT = x->dtype == SYMC_F64 ? "double" : "float";
     char lit[96], ld[160], st[160];
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
     sym_expr numel = ir_tensor_numel(c->m, y);
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     /* output coordinates */
-    kw_body(&k, "        long long c[%d];\n        {\n            long long q = i;\n", r > 0 ? r : 1);
+    cg_kw_body(&k, "        long long c[%d];\n        {\n            long long q = i;\n", r > 0 ? r : 1);
     for (int d = r - 1; d > 0; d--) {
-        const char *dim = kw_dim(&k, y->dims[d]);
-        kw_body(&k, "            c[%d] = q %% %s; q /= %s;\n", d, dim, dim);
+        const char *dim = cg_kw_dim(&k, y->dims[d]);
+        cg_kw_body(&k, "            c[%d] = q %% %s; q /= %s;\n", d, dim, dim);
     }
-    if (r > 0) kw_body(&k, "            c[0] = q;\n");
-    kw_body(&k, "        }\n        long long base = 0;\n        bool outside = false;\n");
+    if (r > 0) cg_kw_body(&k, "            c[0] = q;\n");
+    cg_kw_body(&k, "        }\n        long long base = 0;\n        bool outside = false;\n");
     for (int d = 0, j = 0; d < r; d++) {
-        const char *stride = kw_dim(&k, cg_prod(c, x->dims, d + 1, r));
+        const char *stride = cg_kw_dim(&k, cg_prod(c, x->dims, d + 1, r));
         if (j < nr && resized[j] == d) {
-            kw_body(&k, "        const long long xs%d = %s;\n", j, stride);
+            cg_kw_body(&k, "        const long long xs%d = %s;\n", j, stride);
             j++;
-        } else kw_body(&k, "        base += c[%d] * %s;\n", d, stride);
+        } else cg_kw_body(&k, "        base += c[%d] * %s;\n", d, stride);
     }
     for (int j = 0; j < nr; j++) {
         rs_emit_coord(&k, &p, j);
@@ -338,27 +340,27 @@ symc_status cg_emit_resize(cg_cuda *c, uint32_t node) {
         rs_emit_taps(&k, &p, j);
     }
     cg_store(st, sizeof st, y->dtype, rs_lit(lit, sizeof lit, p.extrap));
-    kw_body(&k, "        if (outside) {\n            %s[i] = %s;\n            continue;\n        }\n", yp, st);
-    kw_body(&k, "        %s sum = 0;\n", CT);
+    cg_kw_body(&k, "        if (outside) {\n            %s[i] = %s;\n            continue;\n        }\n", yp, st);
+    cg_kw_body(&k, "        %s sum = 0;\n", CT);
     /* the tensor product of the resized axes' taps, axis 0 outermost */
     char wexpr[512] = "1.0", oexpr[512] = "base";
     for (int j = 0; j < nr; j++) {
-        kw_body(&k, "%*sfor (int k%d = 0; k%d < tn%d; k%d++) {\n", 8 + 4 * j, "", j, j, j, j);
+        cg_kw_body(&k, "%*sfor (int k%d = 0; k%d < tn%d; k%d++) {\n", 8 + 4 * j, "", j, j, j, j);
         size_t wl = strlen(wexpr), ol = strlen(oexpr);
         snprintf(wexpr + wl, sizeof wexpr - wl, " * tw%d[k%d]", j, j);
         snprintf(oexpr + ol, sizeof oexpr - ol, " + ti%d[k%d] * xs%d", j, j, j);
     }
     cg_load(ld, sizeof ld, x->dtype, xp, "off");
-    kw_body(&k, "%*sconst double w = %s;\n%*sconst long long off = %s;\n", 8 + 4 * nr, "", wexpr, 8 + 4 * nr, "",
-            oexpr);
-    kw_body(&k, "%*sif (w != 0.0) sum += (%s)w * (%s)%s;\n", 8 + 4 * nr, "", CT, CT, ld);
-    for (int j = nr - 1; j >= 0; j--) kw_body(&k, "%*s}\n", 8 + 4 * j, "");
+    cg_kw_body(&k, "%*sconst double w = %s;\n%*sconst long long off = %s;\n", 8 + 4 * nr, "", wexpr, 8 + 4 * nr, "",
+               oexpr);
+    cg_kw_body(&k, "%*sif (w != 0.0) sum += (%s)w * (%s)%s;\n", 8 + 4 * nr, "", CT, CT, ld);
+    for (int j = nr - 1; j >= 0; j--) cg_kw_body(&k, "%*s}\n", 8 + 4 * j, "");
     cg_store(st, sizeof st, y->dtype, "sum");
-    kw_body(&k, "        %s[i] = %s;\n    }\n", yp, st);
+    cg_kw_body(&k, "        %s[i] = %s;\n    }\n", yp, st);
     char comment[256];
     snprintf(comment, sizeof comment, "resize: %s, %s %s%s, one thread per output", n->name, p.mode_s, p.coord_s,
              p.antialias ? " antialias" : "");
-    symc_status s = kw_finish(&k, comment, numel, 256, 256);
-    kw_free(&k);
+    symc_status s = cg_kw_finish(&k, comment, numel, 256, 256);
+    cg_kw_free(&k);
     return s;
 }

@@ -25,10 +25,10 @@ static int64_t attr_ints_at(const ir_node *n, const char *name, uint32_t i, int6
 /* i -> (p = n*C + c plane, oi, oj) over an NCHW output */
 static void nchw_coords(cg_kw *k, const ir_tensor *y) {
     char wo[48];
-    snprintf(wo, sizeof wo, "%s", kw_dim(k, y->dims[3]));
-    kw_body(k, "        const long long oj = i %% %s, t = i / %s;\n", wo, wo);
-    const char *ho = kw_dim(k, y->dims[2]);
-    kw_body(k, "        const long long oi = t %% %s, p = t / %s;\n", ho, ho);
+    snprintf(wo, sizeof wo, "%s", cg_kw_dim(k, y->dims[3]));
+    cg_kw_body(k, "        const long long oj = i %% %s, t = i / %s;\n", wo, wo);
+    const char *ho = cg_kw_dim(k, y->dims[2]);
+    cg_kw_body(k, "        const long long oi = t %% %s, p = t / %s;\n", ho, ho);
 }
 
 symc_status cg_emit_pool(cg_cuda *c, uint32_t node) {
@@ -46,50 +46,52 @@ symc_status cg_emit_pool(cg_cuda *c, uint32_t node) {
     int64_t dh = is_max ? attr_ints_at(n, "dilations", 0, 1) : 1, dw = is_max ? attr_ints_at(n, "dilations", 1, 1) : 1;
     const char *T = cg_ctype(x->dtype);
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
     sym_expr numel = ir_tensor_numel(c->m, y);
     char H[48], W[48];
-    snprintf(H, sizeof H, "%s", kw_dim(&k, x->dims[2]));
-    snprintf(W, sizeof W, "%s", kw_dim(&k, x->dims[3]));
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    snprintf(H, sizeof H, "%s", cg_kw_dim(&k, x->dims[2]));
+    snprintf(W, sizeof W, "%s", cg_kw_dim(&k, x->dims[3]));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     nchw_coords(&k, y);
-    kw_body(&k, "        const %s* xp = %s + p * %s * %s;\n", cg_stype(x->dtype), xp, H, W);
+    cg_kw_body(&k, "        const %s* xp = %s + p * %s * %s;\n", cg_stype(x->dtype), xp, H, W);
     char ld[96], st_v[96];
     char xoff[96];
     snprintf(xoff, sizeof xoff, "yy * %s + xx", W);
     cg_load(ld, sizeof ld, x->dtype, "xp", xoff);
     if (is_max) {
-        kw_body(&k, "        %s mx = -(%s)__longlong_as_double(0x7ff0000000000000LL);\n", T, T);
-        kw_body(&k, "        for (long long r = 0; r < %lldLL; r++) {\n", (long long)kh);
-        kw_body(&k, "            const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh,
-                (long long)pt, (long long)dh);
-        kw_body(&k, "            if (yy < 0 || yy >= %s) continue;\n", H);
-        kw_body(&k, "            for (long long s = 0; s < %lldLL; s++) {\n", (long long)kw);
-        kw_body(&k, "                const long long xx = oj * %lldLL - %lldLL + s * %lldLL;\n", (long long)sw,
-                (long long)pl, (long long)dw);
-        kw_body(&k, "                if (xx >= 0 && xx < %s) mx = sc_nanmax(mx, (%s)%s);\n", W, T, ld);
+        cg_kw_body(&k, "        %s mx = -(%s)__longlong_as_double(0x7ff0000000000000LL);\n", T, T);
+        cg_kw_body(&k, "        for (long long r = 0; r < %lldLL; r++) {\n", (long long)kh);
+        cg_kw_body(&k, "            const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh,
+                   (long long)pt, (long long)dh);
+        cg_kw_body(&k, "            if (yy < 0 || yy >= %s) continue;\n", H);
+        cg_kw_body(&k, "            for (long long s = 0; s < %lldLL; s++) {\n", (long long)kw);
+        cg_kw_body(&k, "                const long long xx = oj * %lldLL - %lldLL + s * %lldLL;\n", (long long)sw,
+                   (long long)pl, (long long)dw);
+        cg_kw_body(&k, "                if (xx >= 0 && xx < %s) mx = sc_nanmax(mx, (%s)%s);\n", W, T, ld);
         cg_store(st_v, sizeof st_v, y->dtype, "mx");
-        kw_body(&k, "            }\n        }\n        %s[i] = %s;\n    }\n", yp, st_v);
+        cg_kw_body(&k, "            }\n        }\n        %s[i] = %s;\n    }\n", yp, st_v);
     } else {
         int include_pad = cg_attr_int(n, "count_include_pad", 0) != 0;
-        kw_body(&k, "        const long long y0 = oi * %lldLL - %lldLL, x0 = oj * %lldLL - %lldLL;\n", (long long)sh,
-                (long long)pt, (long long)sw, (long long)pl);
-        kw_body(&k, "        const long long y1 = min(y0 + %lldLL, %s + %lldLL), x1 = min(x0 + %lldLL, %s + %lldLL);\n",
-                (long long)kh, H, (long long)pb, (long long)kw, W, (long long)pr);
-        kw_body(&k, "        %s sum = 0;\n        long long count = 0;\n", T);
-        kw_body(&k, "        for (long long yy = max(y0, 0LL); yy < min(y1, %s); yy++)\n", H);
-        kw_body(&k, "            for (long long xx = max(x0, 0LL); xx < min(x1, %s); xx++, count++) sum += (%s)%s;\n",
-                W, T, ld);
+        cg_kw_body(&k, "        const long long y0 = oi * %lldLL - %lldLL, x0 = oj * %lldLL - %lldLL;\n", (long long)sh,
+                   (long long)pt, (long long)sw, (long long)pl);
+        cg_kw_body(&k,
+                   "        const long long y1 = min(y0 + %lldLL, %s + %lldLL), x1 = min(x0 + %lldLL, %s + %lldLL);\n",
+                   (long long)kh, H, (long long)pb, (long long)kw, W, (long long)pr);
+        cg_kw_body(&k, "        %s sum = 0;\n        long long count = 0;\n", T);
+        cg_kw_body(&k, "        for (long long yy = max(y0, 0LL); yy < min(y1, %s); yy++)\n", H);
+        cg_kw_body(&k,
+                   "            for (long long xx = max(x0, 0LL); xx < min(x1, %s); xx++, count++) sum += (%s)%s;\n", W,
+                   T, ld);
         char avg[96];
         snprintf(avg, sizeof avg, "sum / (%s)%s", T, include_pad ? "((y1 - y0) * (x1 - x0))" : "count");
         cg_store(st_v, sizeof st_v, y->dtype, avg);
-        kw_body(&k, "        %s[i] = %s;\n    }\n", yp, st_v);
+        cg_kw_body(&k, "        %s[i] = %s;\n    }\n", yp, st_v);
     }
     char comment[256];
     snprintf(comment, sizeof comment, "%s: %s, one thread per output", ir_op_get(n->op)->name, n->name);
-    symc_status st = kw_finish(&k, comment, numel, 256, 256);
-    kw_free(&k);
+    symc_status st = cg_kw_finish(&k, comment, numel, 256, 256);
+    cg_kw_free(&k);
     return st;
 }
 
@@ -105,50 +107,50 @@ symc_status cg_emit_conv_direct(cg_cuda *c, uint32_t node) {
     int64_t group = cg_attr_int(n, "group", 1);
     const char *T = cg_ctype(x->dtype);
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *wp = kw_in(&k, n->in[1]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *wp = cg_kw_in(&k, n->in[1]), *yp = cg_kw_out(&k, n->out[0]);
     sym_expr numel = ir_tensor_numel(c->m, y);
     char H[48], W[48], CI[48], CO[48], CG[48], KH[48], KW[48];
-    snprintf(H, sizeof H, "%s", kw_dim(&k, x->dims[2]));
-    snprintf(W, sizeof W, "%s", kw_dim(&k, x->dims[3]));
-    snprintf(CI, sizeof CI, "%s", kw_dim(&k, x->dims[1]));
-    snprintf(CO, sizeof CO, "%s", kw_dim(&k, w->dims[0]));
-    snprintf(CG, sizeof CG, "%s", kw_dim(&k, w->dims[1]));
-    snprintf(KH, sizeof KH, "%s", kw_dim(&k, w->dims[2]));
-    snprintf(KW, sizeof KW, "%s", kw_dim(&k, w->dims[3]));
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    snprintf(H, sizeof H, "%s", cg_kw_dim(&k, x->dims[2]));
+    snprintf(W, sizeof W, "%s", cg_kw_dim(&k, x->dims[3]));
+    snprintf(CI, sizeof CI, "%s", cg_kw_dim(&k, x->dims[1]));
+    snprintf(CO, sizeof CO, "%s", cg_kw_dim(&k, w->dims[0]));
+    snprintf(CG, sizeof CG, "%s", cg_kw_dim(&k, w->dims[1]));
+    snprintf(KH, sizeof KH, "%s", cg_kw_dim(&k, w->dims[2]));
+    snprintf(KW, sizeof KW, "%s", cg_kw_dim(&k, w->dims[3]));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     nchw_coords(&k, y);
-    kw_body(&k, "        const long long o = p %% %s, nb = p / %s;\n", CO, CO);
-    kw_body(&k, "        const long long c0 = (o / (%s / %lldLL)) * %s; /* first input channel of o's group */\n", CO,
-            (long long)group, CG);
+    cg_kw_body(&k, "        const long long o = p %% %s, nb = p / %s;\n", CO, CO);
+    cg_kw_body(&k, "        const long long c0 = (o / (%s / %lldLL)) * %s; /* first input channel of o's group */\n",
+               CO, (long long)group, CG);
     if (n->n_in > 2) {
         char bl[160];
-        cg_load(bl, sizeof bl, c->m->tensors[n->in[2]].dtype, kw_in(&k, n->in[2]), "o");
-        kw_body(&k, "        %s acc = (%s)%s;\n", T, T, bl);
+        cg_load(bl, sizeof bl, c->m->tensors[n->in[2]].dtype, cg_kw_in(&k, n->in[2]), "o");
+        cg_kw_body(&k, "        %s acc = (%s)%s;\n", T, T, bl);
     } else {
-        kw_body(&k, "        %s acc = 0;\n", T);
+        cg_kw_body(&k, "        %s acc = 0;\n", T);
     }
-    kw_body(&k, "        for (long long q = 0; q < %s; q++)\n", CG);
-    kw_body(&k, "            for (long long r = 0; r < %s; r++) {\n", KH);
-    kw_body(&k, "                const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh,
-            (long long)pt, (long long)dh);
-    kw_body(&k, "                if (yy < 0 || yy >= %s) continue;\n", H);
-    kw_body(&k, "                for (long long s = 0; s < %s; s++) {\n", KW);
-    kw_body(&k, "                    const long long xx = oj * %lldLL - %lldLL + s * %lldLL;\n", (long long)sw,
-            (long long)pl, (long long)dw);
-    kw_body(&k, "                    if (xx < 0 || xx >= %s) continue;\n", W);
+    cg_kw_body(&k, "        for (long long q = 0; q < %s; q++)\n", CG);
+    cg_kw_body(&k, "            for (long long r = 0; r < %s; r++) {\n", KH);
+    cg_kw_body(&k, "                const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh,
+               (long long)pt, (long long)dh);
+    cg_kw_body(&k, "                if (yy < 0 || yy >= %s) continue;\n", H);
+    cg_kw_body(&k, "                for (long long s = 0; s < %s; s++) {\n", KW);
+    cg_kw_body(&k, "                    const long long xx = oj * %lldLL - %lldLL + s * %lldLL;\n", (long long)sw,
+               (long long)pl, (long long)dw);
+    cg_kw_body(&k, "                    if (xx < 0 || xx >= %s) continue;\n", W);
     char xo[200], wo[200], xl[260], wl[260], sv[64];
     snprintf(xo, sizeof xo, "((nb * %s + c0 + q) * %s + yy) * %s + xx", CI, H, W);
     snprintf(wo, sizeof wo, "((o * %s + q) * %s + r) * %s + s", CG, KH, KW);
     cg_load(xl, sizeof xl, x->dtype, xp, xo);
     cg_load(wl, sizeof wl, w->dtype, wp, wo);
-    kw_body(&k, "                    acc += (%s)%s * (%s)%s;\n", T, xl, T, wl);
+    cg_kw_body(&k, "                    acc += (%s)%s * (%s)%s;\n", T, xl, T, wl);
     cg_store(sv, sizeof sv, y->dtype, "acc");
-    kw_body(&k, "                }\n            }\n        %s[i] = %s;\n    }\n", yp, sv);
+    cg_kw_body(&k, "                }\n            }\n        %s[i] = %s;\n    }\n", yp, sv);
     char comment[256];
     snprintf(comment, sizeof comment, "conv2d (direct): %s, one thread per output", n->name);
-    symc_status st = kw_finish(&k, comment, numel, 256, 256);
-    kw_free(&k);
+    symc_status st = cg_kw_finish(&k, comment, numel, 256, 256);
+    cg_kw_free(&k);
     return st;
 }
 
@@ -161,17 +163,17 @@ symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node) {
     const char *A = fl ? cg_ctype(dt) : "unsigned long long", *T = cg_ctype(dt);
     if (dt == SYMC_BOOL) return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "bool operands '%s'", a->name);
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *ap = kw_in(&k, n->in[0]), *bp = kw_in(&k, n->in[1]), *yp = kw_out(&k, n->out[0]);
+    cg_kw_begin(&k, c, node);
+    const char *ap = cg_kw_in(&k, n->in[0]), *bp = cg_kw_in(&k, n->in[1]), *yp = cg_kw_out(&k, n->out[0]);
     sym_expr numel = ir_tensor_numel(c->m, y);
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, numel));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     char M[48], N[48], K[48];
     if (n->op == IR_OP_GEMM) {
         int ta = cg_attr_int(n, "trans_a", 0) != 0, tb = cg_attr_int(n, "trans_b", 0) != 0;
-        snprintf(M, sizeof M, "%s", kw_dim(&k, y->dims[0]));
-        snprintf(N, sizeof N, "%s", kw_dim(&k, y->dims[1]));
-        snprintf(K, sizeof K, "%s", kw_dim(&k, a->dims[ta ? 0 : 1]));
-        kw_body(&k, "        const long long m = i / %s, nn = i %% %s;\n        %s acc = 0;\n", N, N, A);
+        snprintf(M, sizeof M, "%s", cg_kw_dim(&k, y->dims[0]));
+        snprintf(N, sizeof N, "%s", cg_kw_dim(&k, y->dims[1]));
+        snprintf(K, sizeof K, "%s", cg_kw_dim(&k, a->dims[ta ? 0 : 1]));
+        cg_kw_body(&k, "        const long long m = i / %s, nn = i %% %s;\n        %s acc = 0;\n", N, N, A);
         char ai[128], bi[128];
         if (ta) snprintf(ai, sizeof ai, "q * %s + m", M);
         else snprintf(ai, sizeof ai, "m * %s + q", K);
@@ -180,28 +182,29 @@ symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node) {
         char al[200], bl[200];
         cg_load(al, sizeof al, a->dtype, ap, ai);
         cg_load(bl, sizeof bl, b->dtype, bp, bi);
-        kw_body(&k, "        for (long long q = 0; q < %s; q++) acc += (%s)%s * (%s)%s;\n", K, A, al, A, bl);
+        cg_kw_body(&k, "        for (long long q = 0; q < %s; q++) acc += (%s)%s * (%s)%s;\n", K, A, al, A, bl);
         char alpha[96], beta[96];
         cg_float_literal(alpha, sizeof alpha, cg_attr_float(n, "alpha", 1.0), dt);
         cg_float_literal(beta, sizeof beta, cg_attr_float(n, "beta", 1.0), dt);
-        kw_body(&k, "        %s v = %s * acc;\n", T, alpha);
+        cg_kw_body(&k, "        %s v = %s * acc;\n", T, alpha);
         if (n->n_in > 2) {
             const ir_tensor *cc = &c->m->tensors[n->in[2]];
-            kw_bcast_offsets(&k, "i", y->dims, 2, 1, &cc, "oc");
+            cg_kw_bcast_offsets(&k, "i", y->dims, 2, 1, &cc, "oc");
             char cl[160];
-            cg_load(cl, sizeof cl, cc->dtype, kw_in(&k, n->in[2]), "oc0");
-            kw_body(&k, "        v += %s * (%s)%s;\n", beta, T, cl);
+            cg_load(cl, sizeof cl, cc->dtype, cg_kw_in(&k, n->in[2]), "oc0");
+            cg_kw_body(&k, "        v += %s * (%s)%s;\n", beta, T, cl);
         }
         char sv[64];
         cg_store(sv, sizeof sv, dt, "v");
-        kw_body(&k, "        %s[i] = %s;\n    }\n", yp, sv);
+        cg_kw_body(&k, "        %s[i] = %s;\n    }\n", yp, sv);
     } else {
         int am = a->rank >= 2, bm = b->rank >= 2;
-        snprintf(M, sizeof M, "%s", am ? kw_dim(&k, a->dims[a->rank - 2]) : "1LL");
-        snprintf(K, sizeof K, "%s", kw_dim(&k, a->dims[a->rank - 1]));
-        snprintf(N, sizeof N, "%s", bm ? kw_dim(&k, b->dims[b->rank - 1]) : "1LL");
+        snprintf(M, sizeof M, "%s", am ? cg_kw_dim(&k, a->dims[a->rank - 2]) : "1LL");
+        snprintf(K, sizeof K, "%s", cg_kw_dim(&k, a->dims[a->rank - 1]));
+        snprintf(N, sizeof N, "%s", bm ? cg_kw_dim(&k, b->dims[b->rank - 1]) : "1LL");
         int br = y->rank - am - bm;
-        kw_body(&k, "        const long long nn = i %% %s, m = (i / %s) %% %s, bi = i / (%s * %s);\n", N, N, M, N, M);
+        cg_kw_body(&k, "        const long long nn = i %% %s, m = (i / %s) %% %s, bi = i / (%s * %s);\n", N, N, M, N,
+                   M);
         /* batch dims as tensors of their own, broadcast to the result's */
         ir_tensor ab = {0}, bb = {0};
         ab.rank = am ? a->rank - 2 : 0;
@@ -209,24 +212,24 @@ symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node) {
         memcpy(ab.dims, a->dims, (size_t)ab.rank * sizeof(sym_expr));
         memcpy(bb.dims, b->dims, (size_t)bb.rank * sizeof(sym_expr));
         const ir_tensor *bt[2] = {&ab, &bb};
-        kw_bcast_offsets(&k, "bi", y->dims, br, 2, bt, "ob");
-        kw_body(&k, "        const %s* ar = %s + ob0 * %s * %s + m * %s;\n", cg_stype(dt), ap, M, K, K);
-        kw_body(&k, "        const %s* bc = %s + ob1 * %s * %s + nn;\n", cg_stype(dt), bp, K, N);
-        kw_body(&k, "        %s acc = 0;\n", A);
+        cg_kw_bcast_offsets(&k, "bi", y->dims, br, 2, bt, "ob");
+        cg_kw_body(&k, "        const %s* ar = %s + ob0 * %s * %s + m * %s;\n", cg_stype(dt), ap, M, K, K);
+        cg_kw_body(&k, "        const %s* bc = %s + ob1 * %s * %s + nn;\n", cg_stype(dt), bp, K, N);
+        cg_kw_body(&k, "        %s acc = 0;\n", A);
         char al[96], bl[96], bo[64], sv[96], cv[64];
         snprintf(bo, sizeof bo, "q * %s", N);
         cg_load(al, sizeof al, dt, "ar", "q");
         cg_load(bl, sizeof bl, dt, "bc", bo);
-        kw_body(&k, "        for (long long q = 0; q < %s; q++) acc += (%s)%s * (%s)%s;\n", K, A, al, A, bl);
+        cg_kw_body(&k, "        for (long long q = 0; q < %s; q++) acc += (%s)%s * (%s)%s;\n", K, A, al, A, bl);
         snprintf(cv, sizeof cv, "(%s)acc", T);
         cg_store(sv, sizeof sv, dt, cv);
-        kw_body(&k, "        %s[i] = %s;\n    }\n", yp, sv);
+        cg_kw_body(&k, "        %s[i] = %s;\n    }\n", yp, sv);
     }
     char comment[256];
     snprintf(comment, sizeof comment, "%s (plain, %s): %s, one thread per output", ir_op_get(n->op)->name,
              symc_dtype_name(dt), n->name);
-    symc_status st = kw_finish(&k, comment, numel, 256, 256);
-    kw_free(&k);
+    symc_status st = cg_kw_finish(&k, comment, numel, 256, 256);
+    cg_kw_free(&k);
     return st;
 }
 
@@ -278,60 +281,61 @@ symc_status cg_emit_conv_depthwise(cg_cuda *c, uint32_t node) {
     int64_t kh = const_dim(m, w->dims[2]), kw = const_dim(m, w->dims[3]);
     int64_t span = (DW_TW - 1) * sw + (kw - 1) * dw + 1;
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, n->in[0]), *wp = kw_in(&k, n->in[1]), *yp = kw_out(&k, n->out[0]);
-    const char *bp = n->n_in > 2 ? kw_in(&k, n->in[2]) : NULL;
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, n->in[0]), *wp = cg_kw_in(&k, n->in[1]), *yp = cg_kw_out(&k, n->out[0]);
+    const char *bp = n->n_in > 2 ? cg_kw_in(&k, n->in[2]) : NULL;
     char H[48], W[48], C[48], HO[48], WO[48];
-    snprintf(H, sizeof H, "%s", kw_dim(&k, x->dims[2]));
-    snprintf(W, sizeof W, "%s", kw_dim(&k, x->dims[3]));
-    snprintf(C, sizeof C, "%s", kw_dim(&k, x->dims[1]));
-    snprintf(HO, sizeof HO, "%s", kw_dim(&k, y->dims[2]));
-    snprintf(WO, sizeof WO, "%s", kw_dim(&k, y->dims[3]));
+    snprintf(H, sizeof H, "%s", cg_kw_dim(&k, x->dims[2]));
+    snprintf(W, sizeof W, "%s", cg_kw_dim(&k, x->dims[3]));
+    snprintf(C, sizeof C, "%s", cg_kw_dim(&k, x->dims[1]));
+    snprintf(HO, sizeof HO, "%s", cg_kw_dim(&k, y->dims[2]));
+    snprintf(WO, sizeof WO, "%s", cg_kw_dim(&k, y->dims[3]));
     /* work: N * C * HO * ceil(WO / DW_TW) */
     sym_table *S = m->syms;
     sym_expr tiles = sym_ceildiv(S, y->dims[3], sym_const(S, DW_TW));
     sym_expr work = sym_mul(S, sym_mul(S, sym_mul(S, y->dims[0], y->dims[1]), y->dims[2]), tiles);
     char WT[48];
-    snprintf(WT, sizeof WT, "%s", kw_dim(&k, tiles));
-    kw_body(&k, "    SC_LOOP(i, %s) {\n", kw_dim(&k, work));
-    kw_body(&k, "        const long long tj = i %% %s, t = i / %s;\n", WT, WT);
-    kw_body(&k, "        const long long oi = t %% %s, p = t / %s; /* p = n * C + channel */\n", HO, HO);
-    kw_body(&k, "        const long long ch = p %% %s, oj0 = tj * %d;\n", C, DW_TW);
+    snprintf(WT, sizeof WT, "%s", cg_kw_dim(&k, tiles));
+    cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, work));
+    cg_kw_body(&k, "        const long long tj = i %% %s, t = i / %s;\n", WT, WT);
+    cg_kw_body(&k, "        const long long oi = t %% %s, p = t / %s; /* p = n * C + channel */\n", HO, HO);
+    cg_kw_body(&k, "        const long long ch = p %% %s, oj0 = tj * %d;\n", C, DW_TW);
     char bl[200] = "0.0f";
     if (bp) cg_load(bl, sizeof bl, m->tensors[n->in[2]].dtype, bp, "ch");
-    kw_body(&k, "        float acc[%d];\n#pragma unroll\n        for (int u = 0; u < %d; u++) acc[u] = %s;\n", DW_TW,
-            DW_TW, bl);
-    kw_body(&k, "        const long long plane = p * %s * %s, x0 = oj0 * %lldLL - %lldLL;\n", H, W, (long long)sw,
-            (long long)pl);
-    kw_body(&k, "#pragma unroll\n        for (int r = 0; r < %lld; r++) {\n", (long long)kh);
-    kw_body(&k, "            const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh, (long long)pt,
-            (long long)dh);
-    kw_body(&k, "            if (yy < 0 || yy >= %s) continue;\n", H);
-    kw_body(&k, "            const long long row = plane + yy * %s;\n", W);
+    cg_kw_body(&k, "        float acc[%d];\n#pragma unroll\n        for (int u = 0; u < %d; u++) acc[u] = %s;\n", DW_TW,
+               DW_TW, bl);
+    cg_kw_body(&k, "        const long long plane = p * %s * %s, x0 = oj0 * %lldLL - %lldLL;\n", H, W, (long long)sw,
+               (long long)pl);
+    cg_kw_body(&k, "#pragma unroll\n        for (int r = 0; r < %lld; r++) {\n", (long long)kh);
+    cg_kw_body(&k, "            const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh,
+               (long long)pt, (long long)dh);
+    cg_kw_body(&k, "            if (yy < 0 || yy >= %s) continue;\n", H);
+    cg_kw_body(&k, "            const long long row = plane + yy * %s;\n", W);
     char xl[260], wl[260];
     cg_load(xl, sizeof xl, x->dtype, xp, "row + xx");
-    kw_body(&k, "            float v[%lld];\n#pragma unroll\n            for (int u = 0; u < %lld; u++) {\n",
-            (long long)span, (long long)span);
-    kw_body(&k, "                const long long xx = x0 + u;\n");
-    kw_body(&k, "                v[u] = xx >= 0 && xx < %s ? (float)%s : 0.0f;\n            }\n", W, xl);
+    cg_kw_body(&k, "            float v[%lld];\n#pragma unroll\n            for (int u = 0; u < %lld; u++) {\n",
+               (long long)span, (long long)span);
+    cg_kw_body(&k, "                const long long xx = x0 + u;\n");
+    cg_kw_body(&k, "                v[u] = xx >= 0 && xx < %s ? (float)%s : 0.0f;\n            }\n", W, xl);
     char wi[96];
     snprintf(wi, sizeof wi, "(ch * %lldLL + r) * %lldLL + s", (long long)kh, (long long)kw);
     cg_load(wl, sizeof wl, w->dtype, wp, wi);
-    kw_body(&k, "#pragma unroll\n            for (int s = 0; s < %lld; s++) {\n", (long long)kw);
-    kw_body(&k, "                const float wv = (float)%s;\n", wl);
-    kw_body(&k, "#pragma unroll\n                for (int u = 0; u < %d; u++) acc[u] += v[u * %lld + s * %lld] * wv;\n",
-            DW_TW, (long long)sw, (long long)dw);
-    kw_body(&k, "            }\n        }\n");
+    cg_kw_body(&k, "#pragma unroll\n            for (int s = 0; s < %lld; s++) {\n", (long long)kw);
+    cg_kw_body(&k, "                const float wv = (float)%s;\n", wl);
+    cg_kw_body(&k,
+               "#pragma unroll\n                for (int u = 0; u < %d; u++) acc[u] += v[u * %lld + s * %lld] * wv;\n",
+               DW_TW, (long long)sw, (long long)dw);
+    cg_kw_body(&k, "            }\n        }\n");
     char sv[64];
     cg_store(sv, sizeof sv, y->dtype, "acc[u]");
-    kw_body(&k, "        const long long out = (p * %s + oi) * %s + oj0;\n", HO, WO);
-    kw_body(&k, "#pragma unroll\n        for (int u = 0; u < %d; u++)\n", DW_TW);
-    kw_body(&k, "            if (oj0 + u < %s) %s[out + u] = %s;\n    }\n", WO, yp, sv);
+    cg_kw_body(&k, "        const long long out = (p * %s + oi) * %s + oj0;\n", HO, WO);
+    cg_kw_body(&k, "#pragma unroll\n        for (int u = 0; u < %d; u++)\n", DW_TW);
+    cg_kw_body(&k, "            if (oj0 + u < %s) %s[out + u] = %s;\n    }\n", WO, yp, sv);
     char comment[256];
     snprintf(comment, sizeof comment, "conv2d (depthwise %lldx%lld): %s, %d outputs of a row per thread", (long long)kh,
              (long long)kw, n->name, DW_TW);
-    symc_status st = kw_finish(&k, comment, work, 256, 256);
-    kw_free(&k);
+    symc_status st = cg_kw_finish(&k, comment, work, 256, 256);
+    cg_kw_free(&k);
     return st;
 }
 
@@ -377,62 +381,65 @@ symc_status cg_emit_conv_depthwise_nhwc(cg_cuda *c, uint32_t node, uint32_t xt, 
     if (lw < 8) lw = 32; /* few channels or an odd count: idle lanes rather than tiny rows */
     int64_t rows = 256 / lw, cvb = (cv + lw - 1) / lw, lwvc = lw * vc;
     cg_kw k;
-    kw_begin(&k, c, node);
-    const char *xp = kw_in(&k, xt), *wp = kw_in(&k, n->in[1]), *yp = kw_out(&k, yt);
-    const char *bp = n->n_in > 2 ? kw_in(&k, n->in[2]) : NULL;
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, xt), *wp = cg_kw_in(&k, n->in[1]), *yp = cg_kw_out(&k, yt);
+    const char *bp = n->n_in > 2 ? cg_kw_in(&k, n->in[2]) : NULL;
     char H[48], W[48], HO[48], WO[48], WT[48], NPT[48];
-    snprintf(H, sizeof H, "%s", kw_dim(&k, x->dims[1]));
-    snprintf(W, sizeof W, "%s", kw_dim(&k, x->dims[2]));
-    snprintf(HO, sizeof HO, "%s", kw_dim(&k, y->dims[1]));
-    snprintf(WO, sizeof WO, "%s", kw_dim(&k, y->dims[2]));
+    snprintf(H, sizeof H, "%s", cg_kw_dim(&k, x->dims[1]));
+    snprintf(W, sizeof W, "%s", cg_kw_dim(&k, x->dims[2]));
+    snprintf(HO, sizeof HO, "%s", cg_kw_dim(&k, y->dims[1]));
+    snprintf(WO, sizeof WO, "%s", cg_kw_dim(&k, y->dims[2]));
     sym_table *S = m->syms;
     sym_expr tiles = sym_ceildiv(S, y->dims[2], sym_const(S, tw));
     sym_expr npt = sym_mul(S, sym_mul(S, y->dims[0], y->dims[1]), tiles); /* pixel tiles */
     sym_expr blocks = sym_mul(S, sym_const(S, cvb), sym_ceildiv(S, npt, sym_const(S, rows)));
-    snprintf(WT, sizeof WT, "%s", kw_dim(&k, tiles));
-    snprintf(NPT, sizeof NPT, "%s", kw_dim(&k, npt));
+    snprintf(WT, sizeof WT, "%s", cg_kw_dim(&k, tiles));
+    snprintf(NPT, sizeof NPT, "%s", cg_kw_dim(&k, npt));
     /* a channel pair loads as one word where x is a plain tensor of f16, bf16 or f32 */
     int pair = vc == 2 && strncmp(xp, "sc_reg<", 7) &&
         (x->dtype == SYMC_F16 || x->dtype == SYMC_BF16 || x->dtype == SYMC_F32);
-    kw_body(&k, "    __shared__ float ws[%lld];\n", (long long)(taps * lwvc));
+    cg_kw_body(&k, "    __shared__ float ws[%lld];\n", (long long)(taps * lwvc));
     if (pair)
-        kw_body(&k, "    const bool pair_ok = ((unsigned long long)(%s) %% %dULL) == 0;\n", xp,
-                x->dtype == SYMC_F32 ? 8 : 4);
-    kw_body(&k, "    const int lane = threadIdx.x %% %lld, prow = threadIdx.x / %lld;\n", (long long)lw, (long long)lw);
-    kw_body(&k, "    SC_ROWS(b, %s) {\n", kw_dim(&k, blocks));
-    kw_body(&k, "        const long long cb = b %% %lld, pg = b / %lld;\n", (long long)cvb, (long long)cvb);
+        cg_kw_body(&k, "    const bool pair_ok = ((unsigned long long)(%s) %% %dULL) == 0;\n", xp,
+                   x->dtype == SYMC_F32 ? 8 : 4);
+    cg_kw_body(&k, "    const int lane = threadIdx.x %% %lld, prow = threadIdx.x / %lld;\n", (long long)lw,
+               (long long)lw);
+    cg_kw_body(&k, "    SC_ROWS(b, %s) {\n", cg_kw_dim(&k, blocks));
+    cg_kw_body(&k, "        const long long cb = b %% %lld, pg = b / %lld;\n", (long long)cvb, (long long)cvb);
     char wi[64], wl2[260];
     snprintf(wi, sizeof wi, "ch * %lldLL + tap", (long long)taps);
     cg_load(wl2, sizeof wl2, w->dtype, wp, wi);
-    kw_body(&k, "        __syncthreads();\n");
-    kw_body(&k, "        for (int j = threadIdx.x; j < %lld; j += blockDim.x) {\n", (long long)(taps * lwvc));
-    kw_body(&k, "            const long long tap = j / %lld, ch = cb * %lldLL + j %% %lld;\n", (long long)lwvc,
-            (long long)lwvc, (long long)lwvc);
-    kw_body(&k, "            ws[j] = ch < %lldLL ? (float)%s : 0.0f;\n        }\n", (long long)C, wl2);
-    kw_body(&k, "        __syncthreads();\n");
-    kw_body(&k, "        const long long cvi = cb * %lldLL + lane, pti = pg * %lldLL + prow;\n", (long long)lw,
-            (long long)rows);
-    kw_body(&k, "        if (cvi >= %lldLL || pti >= %s) continue;\n", (long long)cv, NPT);
-    kw_body(&k, "        const long long tj = pti %% %s, t = pti / %s;\n", WT, WT);
-    kw_body(&k, "        const long long oi = t %% %s, nb = t / %s, ch0 = cvi * %d, oj0 = tj * %d;\n", HO, HO, vc, tw);
-    kw_body(&k, "        float acc[%d][%d];\n", tw, vc);
+    cg_kw_body(&k, "        __syncthreads();\n");
+    cg_kw_body(&k, "        for (int j = threadIdx.x; j < %lld; j += blockDim.x) {\n", (long long)(taps * lwvc));
+    cg_kw_body(&k, "            const long long tap = j / %lld, ch = cb * %lldLL + j %% %lld;\n", (long long)lwvc,
+               (long long)lwvc, (long long)lwvc);
+    cg_kw_body(&k, "            ws[j] = ch < %lldLL ? (float)%s : 0.0f;\n        }\n", (long long)C, wl2);
+    cg_kw_body(&k, "        __syncthreads();\n");
+    cg_kw_body(&k, "        const long long cvi = cb * %lldLL + lane, pti = pg * %lldLL + prow;\n", (long long)lw,
+               (long long)rows);
+    cg_kw_body(&k, "        if (cvi >= %lldLL || pti >= %s) continue;\n", (long long)cv, NPT);
+    cg_kw_body(&k, "        const long long tj = pti %% %s, t = pti / %s;\n", WT, WT);
+    cg_kw_body(&k, "        const long long oi = t %% %s, nb = t / %s, ch0 = cvi * %d, oj0 = tj * %d;\n", HO, HO, vc,
+               tw);
+    cg_kw_body(&k, "        float acc[%d][%d];\n", tw, vc);
     char bl[200] = "0.0f";
     if (bp) cg_load(bl, sizeof bl, m->tensors[n->in[2]].dtype, bp, "ch0 + q");
-    kw_body(&k, "#pragma unroll\n        for (int q = 0; q < %d; q++) {\n            const float bq = %s;\n", vc, bl);
-    kw_body(&k, "#pragma unroll\n            for (int u = 0; u < %d; u++) acc[u][q] = bq;\n        }\n", tw);
-    kw_body(&k, "        const long long x0 = oj0 * %lldLL - %lldLL;\n", (long long)sw, (long long)pl);
-    kw_body(&k, "#pragma unroll\n        for (int r = 0; r < %lld; r++) {\n", (long long)kh);
-    kw_body(&k, "            const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh, (long long)pt,
-            (long long)dh);
-    kw_body(&k, "            if (yy < 0 || yy >= %s) continue;\n", H);
-    kw_body(&k, "            const long long row = (nb * %s + yy) * %s * %lldLL + ch0;\n", H, W, (long long)C);
+    cg_kw_body(&k, "#pragma unroll\n        for (int q = 0; q < %d; q++) {\n            const float bq = %s;\n", vc,
+               bl);
+    cg_kw_body(&k, "#pragma unroll\n            for (int u = 0; u < %d; u++) acc[u][q] = bq;\n        }\n", tw);
+    cg_kw_body(&k, "        const long long x0 = oj0 * %lldLL - %lldLL;\n", (long long)sw, (long long)pl);
+    cg_kw_body(&k, "#pragma unroll\n        for (int r = 0; r < %lld; r++) {\n", (long long)kh);
+    cg_kw_body(&k, "            const long long yy = oi * %lldLL - %lldLL + r * %lldLL;\n", (long long)sh,
+               (long long)pt, (long long)dh);
+    cg_kw_body(&k, "            if (yy < 0 || yy >= %s) continue;\n", H);
+    cg_kw_body(&k, "            const long long row = (nb * %s + yy) * %s * %lldLL + ch0;\n", H, W, (long long)C);
     char xi[64], xl2[260];
     snprintf(xi, sizeof xi, "row + xx * %lldLL + q", (long long)C);
     cg_load(xl2, sizeof xl2, x->dtype, xp, xi);
-    kw_body(&k, "            float v[%lld][%d];\n#pragma unroll\n            for (int u = 0; u < %lld; u++) {\n",
-            (long long)span, vc, (long long)span);
-    kw_body(&k, "                const long long xx = x0 + u;\n                const bool in = xx >= 0 && xx < %s;\n",
-            W);
+    cg_kw_body(&k, "            float v[%lld][%d];\n#pragma unroll\n            for (int u = 0; u < %lld; u++) {\n",
+               (long long)span, vc, (long long)span);
+    cg_kw_body(
+        &k, "                const long long xx = x0 + u;\n                const bool in = xx >= 0 && xx < %s;\n", W);
     if (pair) {
         /* both channels in one 4-byte (half) or 8-byte (f32) load: ch0 and C are even,
          * so the pair is aligned wherever the tensor is (checked once: pair_ok) */
@@ -441,46 +448,48 @@ symc_status cg_emit_conv_depthwise_nhwc(cg_cuda *c, uint32_t node, uint32_t xt, 
             const char *cv2 = x->dtype == SYMC_F16 ? "sc_h2f" : "sc_b2f";
             snprintf(lo, sizeof lo, "%s((unsigned short)(p2 & 0xffffu))", cv2);
             snprintf(hi, sizeof hi, "%s((unsigned short)(p2 >> 16))", cv2);
-            kw_body(&k,
-                    "                if (pair_ok) {\n                    const unsigned int p2 = in ? "
-                    "*(const unsigned int*)(%s + row + xx * %lldLL) : 0u;\n",
-                    xp, (long long)C);
+            cg_kw_body(&k,
+                       "                if (pair_ok) {\n                    const unsigned int p2 = in ? "
+                       "*(const unsigned int*)(%s + row + xx * %lldLL) : 0u;\n",
+                       xp, (long long)C);
         } else {
             snprintf(lo, sizeof lo, "p2.x");
             snprintf(hi, sizeof hi, "p2.y");
-            kw_body(&k,
-                    "                if (pair_ok) {\n                    const float2 p2 = in ? "
-                    "*(const float2*)(%s + row + xx * %lldLL) : make_float2(0.0f, 0.0f);\n",
-                    xp, (long long)C);
+            cg_kw_body(&k,
+                       "                if (pair_ok) {\n                    const float2 p2 = in ? "
+                       "*(const float2*)(%s + row + xx * %lldLL) : make_float2(0.0f, 0.0f);\n",
+                       xp, (long long)C);
         }
-        kw_body(&k, "                    v[u][0] = %s;\n                    v[u][1] = %s;\n                } else {\n",
-                lo, hi);
+        cg_kw_body(&k,
+                   "                    v[u][0] = %s;\n                    v[u][1] = %s;\n                } else {\n",
+                   lo, hi);
     }
-    kw_body(&k, "#pragma unroll\n                for (int q = 0; q < %d; q++) v[u][q] = in ? (float)%s : 0.0f;\n", vc,
-            xl2);
-    if (pair) kw_body(&k, "                }\n");
-    kw_body(&k, "            }\n#pragma unroll\n            for (int s = 0; s < %lld; s++) {\n", (long long)kw);
-    kw_body(&k, "                const float* wr = ws + (r * %lld + s) * %lld + lane * %d;\n", (long long)kw,
-            (long long)lwvc, vc);
-    kw_body(&k, "#pragma unroll\n                for (int q = 0; q < %d; q++) {\n", vc);
-    kw_body(&k, "                    const float wv = wr[q];\n");
-    kw_body(&k,
-            "#pragma unroll\n                    for (int u = 0; u < %d; u++) acc[u][q] += v[u * %lld + s * %lld][q] * "
-            "wv;\n",
-            tw, (long long)sw, (long long)dw);
-    kw_body(&k, "                }\n            }\n        }\n");
+    cg_kw_body(&k, "#pragma unroll\n                for (int q = 0; q < %d; q++) v[u][q] = in ? (float)%s : 0.0f;\n",
+               vc, xl2);
+    if (pair) cg_kw_body(&k, "                }\n");
+    cg_kw_body(&k, "            }\n#pragma unroll\n            for (int s = 0; s < %lld; s++) {\n", (long long)kw);
+    cg_kw_body(&k, "                const float* wr = ws + (r * %lld + s) * %lld + lane * %d;\n", (long long)kw,
+               (long long)lwvc, vc);
+    cg_kw_body(&k, "#pragma unroll\n                for (int q = 0; q < %d; q++) {\n", vc);
+    cg_kw_body(&k, "                    const float wv = wr[q];\n");
+    cg_kw_body(
+        &k,
+        "#pragma unroll\n                    for (int u = 0; u < %d; u++) acc[u][q] += v[u * %lld + s * %lld][q] * "
+        "wv;\n",
+        tw, (long long)sw, (long long)dw);
+    cg_kw_body(&k, "                }\n            }\n        }\n");
     char sv[64];
     cg_store(sv, sizeof sv, y->dtype, "acc[u][q]");
-    kw_body(&k, "        const long long out = ((nb * %s + oi) * %s + oj0) * %lldLL + ch0;\n", HO, WO, (long long)C);
-    kw_body(&k, "#pragma unroll\n        for (int u = 0; u < %d; u++)\n", tw);
-    kw_body(&k, "            if (oj0 + u < %s)\n#pragma unroll\n", WO);
-    kw_body(&k, "                for (int q = 0; q < %d; q++) %s[out + u * %lldLL + q] = %s;\n    }\n", vc, yp,
-            (long long)C, sv);
+    cg_kw_body(&k, "        const long long out = ((nb * %s + oi) * %s + oj0) * %lldLL + ch0;\n", HO, WO, (long long)C);
+    cg_kw_body(&k, "#pragma unroll\n        for (int u = 0; u < %d; u++)\n", tw);
+    cg_kw_body(&k, "            if (oj0 + u < %s)\n#pragma unroll\n", WO);
+    cg_kw_body(&k, "                for (int q = 0; q < %d; q++) %s[out + u * %lldLL + q] = %s;\n    }\n", vc, yp,
+               (long long)C, sv);
     char comment[256];
     snprintf(comment, sizeof comment,
              "conv2d (depthwise %lldx%lld, channels-last): %s, %d channels x %d outputs of a row per thread",
              (long long)kh, (long long)kw, n->name, vc, tw);
-    symc_status st = kw_finish(&k, comment, blocks, 1, 256);
-    kw_free(&k);
+    symc_status st = cg_kw_finish(&k, comment, blocks, 1, 256);
+    cg_kw_free(&k);
     return st;
 }

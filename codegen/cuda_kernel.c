@@ -10,7 +10,7 @@
  * chosen at run time ("dim == 1 ? 0 : stride"). Every kernel loops
  * grid-stride over its work items with int64 indices, so any grid the
  * runtime picks (it caps the block count) is correct. A kernel may
- * substitute a tensor's pointer by text of its own (kw_subst): the row
+ * substitute a tensor's pointer by text of its own (cg_kw_subst): the row
  * kernels feed registers (float4 lanes, their own results) to the
  * elementwise code that reads "pointer[offset]". */
 #include <ctype.h>
@@ -112,7 +112,7 @@ int cg_is_half(symc_dtype dt) { return dt == SYMC_F16 || dt == SYMC_BF16; }
 int cg_is_small_int(symc_dtype dt) { return dt == SYMC_I8 || dt == SYMC_U8 || dt == SYMC_I16 || dt == SYMC_U16; }
 
 void cg_load(char *buf, size_t cap, symc_dtype dt, const char *ptr, const char *off) {
-    /* a value the kernel already holds (kw_subst: sc_reg<T>{v}), in the compute type: no conversion */
+    /* a value the kernel already holds (cg_kw_subst: sc_reg<T>{v}), in the compute type: no conversion */
     if (!strncmp(ptr, "sc_reg<", 7)) snprintf(buf, cap, "%s[%s]", ptr, off);
     else if (dt == SYMC_F16) snprintf(buf, cap, "sc_h2f(%s[%s])", ptr, off);
     else if (dt == SYMC_BF16) snprintf(buf, cap, "sc_b2f(%s[%s])", ptr, off);
@@ -180,13 +180,13 @@ void cg_describe_nodes(cg_cuda *c, const uint32_t *nodes, uint32_t n, cg_str *ou
 }
 
 /* ---- one kernel --------------------------------------------------------------------- */
-void kw_begin(cg_kw *k, cg_cuda *c, uint32_t node) {
+void cg_kw_begin(cg_kw *k, cg_cuda *c, uint32_t node) {
     memset(k, 0, sizeof *k);
     k->c = c;
     k->node = node;
 }
 
-void kw_free(cg_kw *k) {
+void cg_kw_free(cg_kw *k) {
     cg_str_free(&k->params);
     cg_str_free(&k->body);
 }
@@ -221,13 +221,13 @@ static const char *tensor_param(cg_kw *k, uint32_t t, int out) {
     return name;
 }
 
-const char *kw_in(cg_kw *k, uint32_t t) {
+const char *cg_kw_in(cg_kw *k, uint32_t t) {
     for (uint32_t i = 0; i < k->n_subst; i++)
         if (k->subst_t[i] == t) return k->subst[i];
     return tensor_param(k, t, 0);
 }
 
-void kw_subst(cg_kw *k, uint32_t t, const char *text) {
+void cg_kw_subst(cg_kw *k, uint32_t t, const char *text) {
     for (uint32_t i = 0; i < k->n_subst; i++)
         if (k->subst_t[i] == t) {
             if (text) snprintf(k->subst[i], sizeof k->subst[i], "%s", text);
@@ -247,10 +247,10 @@ void kw_subst(cg_kw *k, uint32_t t, const char *text) {
     snprintf(k->subst[k->n_subst++], sizeof k->subst[0], "%s", text);
 }
 
-void kw_subst_clear(cg_kw *k) { k->n_subst = 0; }
-const char *kw_out(cg_kw *k, uint32_t t) { return tensor_param(k, t, 1); }
+void cg_kw_subst_clear(cg_kw *k) { k->n_subst = 0; }
+const char *cg_kw_out(cg_kw *k, uint32_t t) { return tensor_param(k, t, 1); }
 
-const char *kw_dim(cg_kw *k, sym_expr e) {
+const char *cg_kw_dim(cg_kw *k, sym_expr e) {
     char *s = ring_next(k);
     int64_t v;
     if (e == SYM_NONE) {
@@ -267,34 +267,34 @@ const char *kw_dim(cg_kw *k, sym_expr e) {
     return s;
 }
 
-void kw_body(cg_kw *k, const char *fmt, ...) {
+void cg_kw_body(cg_kw *k, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     str_vappendf(&k->body, fmt, ap);
     va_end(ap);
 }
 
-void kw_bcast_offsets(cg_kw *k, const char *idx, const sym_expr *odims, int orank, uint32_t n,
-                      const ir_tensor *const *ts, const char *prefix) {
+void cg_kw_bcast_offsets(cg_kw *k, const char *idx, const sym_expr *odims, int orank, uint32_t n,
+                         const ir_tensor *const *ts, const char *prefix) {
     sym_table *syms = k->c->m->syms;
     int need = 0;
     for (uint32_t j = 0; j < n; j++) {
         int same = ts[j]->rank == orank;
         for (int d = 0; same && d < orank; d++) same = ts[j]->dims[d] == odims[d];
-        if (same) kw_body(k, "        const long long %s%u = %s;\n", prefix, j, idx);
+        if (same) cg_kw_body(k, "        const long long %s%u = %s;\n", prefix, j, idx);
         else {
-            kw_body(k, "        long long %s%u = 0;\n", prefix, j);
+            cg_kw_body(k, "        long long %s%u = 0;\n", prefix, j);
             need = 1;
         }
     }
     if (!need) return;
-    kw_body(k, "        {\n            long long r = %s, c;\n", idx);
+    cg_kw_body(k, "        {\n            long long r = %s, c;\n", idx);
     for (int d = orank - 1; d >= 0; d--) {
         if (d > 0) {
-            const char *od = kw_dim(k, odims[d]);
-            kw_body(k, "            c = r %% %s; r /= %s;", od, od);
+            const char *od = cg_kw_dim(k, odims[d]);
+            cg_kw_body(k, "            c = r %% %s; r /= %s;", od, od);
         } else {
-            kw_body(k, "            c = r;");
+            cg_kw_body(k, "            c = r;");
         }
         for (uint32_t j = 0; j < n; j++) {
             const ir_tensor *t = ts[j];
@@ -307,14 +307,14 @@ void kw_bcast_offsets(cg_kw *k, const char *idx, const sym_expr *odims, int oran
             sym_expr tdim = t->dims[td];
             if (sym_is_const(syms, tdim, &v) && v == 1 && !(sym_is_const(syms, odims[d], &ov) && ov == 1)) continue;
             sym_expr stride = cg_prod(k->c, t->dims, td + 1, t->rank);
-            const char *st = kw_dim(k, stride);
-            if (tdim == odims[d] || sym_is_const(syms, tdim, &v)) kw_body(k, " %s%u += c * %s;", prefix, j, st);
+            const char *st = cg_kw_dim(k, stride);
+            if (tdim == odims[d] || sym_is_const(syms, tdim, &v)) cg_kw_body(k, " %s%u += c * %s;", prefix, j, st);
             else /* may be 1 while the output's dim is not: broadcast decided at run time */
-                kw_body(k, " %s%u += c * (%s == 1LL ? 0LL : %s);", prefix, j, kw_dim(k, tdim), st);
+                cg_kw_body(k, " %s%u += c * (%s == 1LL ? 0LL : %s);", prefix, j, cg_kw_dim(k, tdim), st);
         }
-        kw_body(k, "\n");
+        cg_kw_body(k, "\n");
     }
-    kw_body(k, "        }\n");
+    cg_kw_body(k, "        }\n");
 }
 
 /* A C identifier from the IR node name, made unique by the kernel index. */
@@ -375,7 +375,7 @@ static void kernel_key(const char *const *parts, int n_parts, uint32_t block, cg
     }
 }
 
-symc_status kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per_block, uint32_t block) {
+symc_status cg_kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per_block, uint32_t block) {
     cg_builder *b = k->c->b;
     if (k->too_many)
         return cg_fail(k->c, k->node, SYMC_ERR_UNSUPPORTED, "the kernel needs more than %d parameters", CG_KW_MAX_ARGS);
@@ -423,7 +423,7 @@ symc_status kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t per
  * the one-block-per-row kernels (warp shuffles, then one partial per warp
  * in shared memory; every thread gets the total), and sc_reg, a register
  * value read through an index (row kernels hand float4 lanes and their own
- * results to inlined elementwise code with it, see kw_subst). */
+ * results to inlined elementwise code with it, see cg_kw_subst). */
 static const char prelude[] =
     "/* generated by symc: CUDA target */\n"
     "#define SC_LOOP(i, n) for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \\\n"

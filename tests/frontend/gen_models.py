@@ -283,7 +283,7 @@ def rotary():
 
 def twin_chains():
     """Chains that differ only in their tensors, which the CUDA target emits as one kernel each
-    pair (codegen/cuda_kernel.c, kw_finish): x and y through the same scale, shift, tanh and
+    pair (codegen/cuda_kernel.c, cg_kw_finish): x and y through the same scale, shift, tanh and
     product with their own constants, and a layer norm of each with its own weights; a third
     chain on x with a Sub has a kernel of its own."""
     def chain(v, k, op="Add"):

@@ -1,0 +1,29 @@
+#!/bin/bash
+# Every global symbol a module's library defines carries its module's prefix (docs/ARCHITECTURE.md,
+# "Modules and prefixes"), or is public API: a symc_/symrt_ name declared in include/symc/*.h.
+# Reads the libraries with nm, so it sees what the linker sees (file-local helpers must be static);
+# C++ symbols (mangled _Z..., in namespaces) and weak ones (inline and template copies) are not C names.
+#   usage: check_prefixes.sh NM INCLUDE_DIR LIB=PREFIX[,PREFIX...] ...
+# e.g. check_prefixes.sh nm include build/ir/libsymc_ir.a=ir_ build/codegen/libsymc_codegen.a=cg_
+set -euo pipefail
+nm=${1:?usage: check_prefixes.sh NM INCLUDE_DIR LIB=PREFIXES...}
+inc=${2:?usage: check_prefixes.sh NM INCLUDE_DIR LIB=PREFIXES...}
+shift 2
+public=$(grep -ohE '\b(symc|symrt)_[A-Za-z0-9_]+' "$inc"/symc/*.h | sort -u)
+bad=0
+checked=0
+for arg in "$@"; do
+  lib=${arg%%=*}
+  prefixes=${arg#*=}
+  re="^(${prefixes//,/|})"
+  while read -r sym; do
+    checked=$((checked + 1))
+    [[ $sym =~ $re ]] && continue
+    if [[ $sym =~ ^(symc|symrt)_ ]] && grep -qxF "$sym" <<<"$public"; then continue; fi
+    echo "$(basename "$lib"): '$sym' has none of the prefixes ${prefixes//,/ } and is not public API (include/symc)"
+    bad=$((bad + 1))
+  done < <("$nm" -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /^[TDBRCGS]$/ && $3 !~ /^_Z/ {print $3}')
+done
+[ "$checked" -gt 0 ] || { echo "no symbols read: wrong libraries?"; exit 1; }
+[ "$bad" -eq 0 ] || { echo "$bad symbols without their module's prefix"; exit 1; }
+echo "$checked exported symbols carry their module's prefix"
