@@ -4,7 +4,10 @@
  * handed to a callback as text (the CLI's --dump-after=PASS). The rows'
  * functions take the pipeline's options; the passes that need none are
  * wrapped here. Fusion comes last: its plan describes the module as the
- * other passes leave it, so the pipeline drops an old plan before it starts. */
+ * other passes leave it, so the pipeline drops an old plan before it starts.
+ * pass_run_passes runs a range of the rows (by name), so a caller can do its
+ * own step between two passes, or test a pass before `dce` removes what it
+ * left unread. */
 #include "passes/pipeline.h"
 
 #include <stdio.h>
@@ -33,6 +36,10 @@ static symc_status layout(ir_module *m, const pass_options *o, symc_error *err) 
 static symc_status fold_scale(ir_module *m, const pass_options *o, symc_error *err) {
     (void)o;
     return pass_fold_scale(m, err);
+}
+static symc_status dce(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_remove_dead(m, NULL, err);
 }
 static symc_status fuse(ir_module *m, const pass_options *o, symc_error *err) {
     return pass_fuse(m, o ? o->fuse : NULL, err);
@@ -72,10 +79,15 @@ static symc_status precision(ir_module *m, const pass_options *o, symc_error *er
 }
 
 static const pass_info pipeline[] = {
-    {"verify", verify},           {"infer-shapes", infer_shapes},
-    {"check-sizes", check_sizes}, {"fold-batch-norm", fold_batch_norm},
-    {"layout", layout},           {"fold-scale", fold_scale},
-    {"precision", precision},     {"fuse", fuse},
+    {"verify", verify},
+    {"infer-shapes", infer_shapes},
+    {"check-sizes", check_sizes},
+    {"fold-batch-norm", fold_batch_norm},
+    {"layout", layout},
+    {"fold-scale", fold_scale},
+    {"dce", dce},
+    {"precision", precision},
+    {"fuse", fuse},
 };
 
 const pass_info *pass_list(uint32_t *count) {
@@ -92,21 +104,32 @@ void pass_names(char *buf, size_t cap) {
     }
 }
 
-symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error *err) {
-    uint32_t n;
-    const pass_info *list = pass_list(&n);
-    if (opt && opt->dump_after) {
-        int known = 0;
-        for (uint32_t i = 0; i < n; i++) known |= !strcmp(list[i].name, opt->dump_after);
-        if (!known) {
-            char names[256];
-            pass_names(names, sizeof names);
-            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown pass '%s' for --dump-after (passes: %s)",
-                                   opt->dump_after, names);
+static int row_of(const pass_info *list, uint32_t n, const char *name, uint32_t *at) {
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(list[i].name, name)) {
+            *at = i;
+            return 1;
         }
-    }
-    ir_fuse_drop(m);
-    for (uint32_t i = 0; i < n; i++) {
+    return 0;
+}
+
+symc_status pass_run_passes(ir_module *m, const pass_options *opt, const char *from, const char *until,
+                            symc_error *err) {
+    uint32_t n, first = 0, end;
+    const pass_info *list = pass_list(&n);
+    end = n;
+    char names[256];
+    pass_names(names, sizeof names);
+    if (opt && opt->dump_after && !row_of(list, n, opt->dump_after, &end))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown pass '%s' for --dump-after (passes: %s)",
+                               opt->dump_after, names);
+    end = n;
+    if (from && !row_of(list, n, from, &first))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown pass '%s' (passes: %s)", from, names);
+    if (until && !row_of(list, n, until, &end))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown pass '%s' (passes: %s)", until, names);
+    if (!from) ir_fuse_drop(m);
+    for (uint32_t i = first; i < end; i++) {
         if (opt && opt->progress) opt->progress(opt->ctx, list[i].name);
         symc_status st = list[i].run(m, opt, err);
         if (!st && i > 0) st = ir_verify(m, err);
@@ -122,6 +145,10 @@ symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error 
         }
     }
     return SYMC_OK;
+}
+
+symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error *err) {
+    return pass_run_passes(m, opt, NULL, NULL, err);
 }
 
 symc_status symc_module_infer_shapes(symc_module *m, symc_error *err) {

@@ -38,6 +38,12 @@ const pass_info *pass_list(uint32_t *count);
 void pass_names(char *buf, size_t cap);
 /* Drops any old fusion plan, then runs every pass with the verifier after each. */
 symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error *err);
+/* The rows from `from` up to, not including, `until` (pass names; NULL: from the first row, to
+ * the end), with the verifier after each but the first row; from NULL drops any old fusion plan.
+ * The compile driver runs the pipeline in two parts around its calibration step, tests run a
+ * prefix (a pass's result before the dead-node pass removes what it left unread). */
+symc_status pass_run_passes(ir_module *m, const pass_options *opt, const char *from, const char *until,
+                            symc_error *err);
 
 #ifdef __cplusplus
 }
