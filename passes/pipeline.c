@@ -7,7 +7,9 @@
  * other passes leave it, so the pipeline drops an old plan before it starts.
  * pass_run_passes runs a range of the rows (by name), so a caller can do its
  * own step between two passes, or test a pass before `dce` removes what it
- * left unread. */
+ * left unread. What a pass needs from outside passes/ comes as data: the
+ * target's rules, and the precision pass's range calibration, which the
+ * compile driver measures between the two parts (codegen/compile.c). */
 #include "passes/pipeline.h"
 
 #include <stdio.h>
@@ -45,6 +47,16 @@ static symc_status fuse(ir_module *m, const pass_options *o, symc_error *err) {
     return pass_fuse(m, o ? o->fuse : NULL, err);
 }
 
+int pass_calibration_wanted(const ir_module *m, symc_precision precision) {
+    /* fp16: the overflow islands; bf16: attention's logits (bf16 has f32's exponent range, so
+     * only a module with a softmax is calibrated); FP32/TF32 convert nothing */
+    if (precision == SYMC_PRECISION_FP16) return 1;
+    if (precision != SYMC_PRECISION_BF16) return 0;
+    for (uint32_t i = 0; i < m->n_nodes; i++)
+        if (m->nodes[i].op == IR_OP_SOFTMAX) return 1;
+    return 0;
+}
+
 static symc_status precision(ir_module *m, const pass_options *o, symc_error *err) {
     if (!o) return SYMC_OK;
     /* FP32/TF32: no conversion, but a target's rules still upcast half nodes it cannot run */
@@ -57,25 +69,16 @@ static symc_status precision(ir_module *m, const pass_options *o, symc_error *er
                                  NULL,
                                  0,
                                  PASS_FP16_SAFE_MAX};
-    double *max_abs = NULL;
-    /* fp16: the overflow islands; both: attention's logits (bf16 has f32's exponent range, so
-     * only a module with a softmax is calibrated) */
-    int softmax = 0;
-    for (uint32_t i = 0; i < m->n_nodes; i++) softmax |= m->nodes[i].op == IR_OP_SOFTMAX;
-    if ((po.half == SYMC_F16 || (po.half == SYMC_BF16 && softmax)) && o->calibrate) {
-        max_abs = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *max_abs);
-        if (!max_abs) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the fp16 calibration");
-        symc_status st = o->calibrate(o->calibrate_ctx, m, max_abs, err);
-        if (st) {
-            free(max_abs);
-            return st;
-        }
-        po.max_abs = max_abs;
-        po.n_max_abs = m->n_tensors;
+    if (o->max_abs && pass_calibration_wanted(m, o->precision)) {
+        if (o->n_max_abs != m->n_tensors)
+            return symc_error_setf(err, SYMC_ERR_INTERNAL,
+                                   "the calibration measured %u tensors, the module has %u (calibrate right "
+                                   "before the precision pass)",
+                                   o->n_max_abs, m->n_tensors);
+        po.max_abs = o->max_abs;
+        po.n_max_abs = o->n_max_abs;
     }
-    symc_status st = pass_precision(m, &po, err);
-    free(max_abs);
-    return st;
+    return pass_precision(m, &po, err);
 }
 
 static const pass_info pipeline[] = {
