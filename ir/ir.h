@@ -125,6 +125,12 @@ struct symc_module {
     uint32_t *inputs, *outputs; /* tensor indices, in declaration order */
     uint32_t n_inputs, cap_inputs, n_outputs, cap_outputs;
 
+    /* Every tensor has the shape shape inference gives it, for the module as it is: the ONNX
+     * importer infers each node as it adds it, and sets this at the end; ir_add_node clears it,
+     * and the pipeline's infer-shapes row, which then has nothing to do, consumes it (a pass
+     * after it may change nodes in place). 0 otherwise: inference runs. */
+    uint8_t shapes_inferred;
+
     /* The fusion plan (see "fused groups" below): one entry per node, made
      * by the fuse pass; NULL when the module has none. */
     struct ir_fuse *fuse;

@@ -22,6 +22,10 @@ static symc_status verify(ir_module *m, const pass_options *o, symc_error *err) 
 }
 static symc_status infer_shapes(ir_module *m, const pass_options *o, symc_error *err) {
     (void)o;
+    if (m->shapes_inferred) { /* the ONNX importer's, node by node: once is enough */
+        m->shapes_inferred = 0;
+        return SYMC_OK;
+    }
     return pass_infer_shapes(m, err);
 }
 static symc_status check_sizes(ir_module *m, const pass_options *o, symc_error *err) {

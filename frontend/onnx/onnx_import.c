@@ -416,6 +416,7 @@ static symc_status import_graph(fe_ctx *c, const fe_input_shape *shapes, uint32_
     for (uint32_t i = 0; i < c->m->n_tensors; i++)
         if (c->m->tensors[i].rank < 0)
             return fe_fail(c, SYMC_ERR_INTERNAL, "tensor '%s' has no inferred shape", c->m->tensors[i].name);
+    c->m->shapes_inferred = 1; /* the pipeline's infer-shapes row need not run them again */
     return SYMC_OK;
 }
 
