@@ -2,7 +2,9 @@
  * `symc compile` as a struct. It is the public entry point
  * (include/symc/symc.h) and the one place that turns symc_compile_options
  * into the pipeline's pass_options and codegen's cg_options; the command-line
- * tool fills the same struct and calls it, so the two cannot drift apart. It
+ * tool fills the same struct and calls it, so the two cannot drift apart. Its
+ * steps: the pipeline up to the precision pass, the range calibration (below;
+ * the pass gets its statistics as data), the rest of the pipeline, the engine. It
  * lives in codegen because it is the last stage; passes and ir do not depend
  * on it. */
 #include <float.h>
@@ -85,8 +87,7 @@ static symc_status calib_bind(calib_run *r, ir_module *copy, const int64_t *valu
     return SYMC_OK;
 }
 
-static symc_status calibrate(void *ctx, ir_module *m, double *max_abs, symc_error *err) {
-    const symc_compile_options *o = ctx;
+static symc_status calibrate(const symc_compile_options *o, ir_module *m, double *max_abs, symc_error *err) {
     for (uint32_t t = 0; t < m->n_tensors; t++) max_abs[t] = NAN;
     if (o->progress) o->progress(o->ctx, "precision: range calibration at min on the reference backend");
     uint8_t *bytes = NULL;
@@ -195,10 +196,25 @@ symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt,
                        .fuse = cg_fuse_rules(&cg),
                        .precision = o.precision,
                        .precision_rules = cg_precision_rules(&cg),
-                       .fp32_layers = o.fp32_layers,
-                       .calibrate = o.calibrate ? calibrate : NULL,
-                       .calibrate_ctx = &o};
-    symc_status st = pass_run_pipeline(m, &po, err);
+                       .fp32_layers = o.fp32_layers};
+    /* the pipeline up to the precision pass, the calibration (a step of the driver: it runs the
+     * module on the reference backend, which passes may not use), then the rest with its data */
+    symc_status st = pass_run_passes(m, &po, NULL, "precision", err);
+    if (st) return st;
+    double *max_abs = NULL;
+    if (o.calibrate && pass_calibration_wanted(m, o.precision)) {
+        max_abs = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *max_abs);
+        if (!max_abs) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the fp16 calibration");
+        if ((st = calibrate(&o, m, max_abs, err))) {
+            free(max_abs);
+            symc_error_prefix(err, "pass precision"); /* the message it had inside the pass */
+            return st;
+        }
+        po.max_abs = max_abs;
+        po.n_max_abs = m->n_tensors;
+    }
+    st = pass_run_passes(m, &po, "precision", NULL, err);
+    free(max_abs);
     if (st) return st;
     return cg_write_engine(m, &cg, path, err);
 }

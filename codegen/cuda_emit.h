@@ -71,7 +71,8 @@ symc_status cg_fail(cg_cuda *c, uint32_t node, symc_status code, const char *fmt
 int64_t cg_attr_int(const ir_node *n, const char *name, int64_t dflt);
 double cg_attr_float(const ir_node *n, const char *name, double dflt);
 const char *cg_attr_str(const ir_node *n, const char *name, const char *dflt);
-/* axis in [-rank, rank) to [0, rank); -1 when out of range */
+/* axis in [0, rank) as it is, -1 when out of range: a verified module's axes are non-negative
+ * (ir/axes.c), so nothing is normalized here any more */
 int cg_norm_axis(int64_t axis, int rank);
 
 /* ---- one kernel ------------------------------------------------------------------ */

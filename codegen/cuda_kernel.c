@@ -168,8 +168,8 @@ const char *cg_attr_str(const ir_node *n, const char *name, const char *dflt) {
 }
 
 int cg_norm_axis(int64_t axis, int rank) {
-    if (axis < -(int64_t)rank || axis >= rank) return -1;
-    return (int)(axis < 0 ? axis + rank : axis);
+    /* the module's axes are non-negative (ir_check_axes in ir_verify): only the range is checked */
+    return axis >= 0 && axis < rank ? (int)axis : -1;
 }
 
 void cg_describe_nodes(cg_cuda *c, const uint32_t *nodes, uint32_t n, cg_str *out) {

@@ -220,8 +220,13 @@ symc_status symc_add_node(symc_module *m, const char *op, const char *name, cons
         }
     }
     st = ir_add_node(m, id, name, "", inputs, n_in, outputs, n_out, attrs, n_attrs, NULL, err);
-    if (st) m->n_tensors = first;
-    return st;
+    if (st) {
+        m->n_tensors = first;
+        return st;
+    }
+    /* negative axes counted from the end: non-negative now when the input's rank is known, else
+     * at shape inference (ir/axes.c) */
+    return ir_normalize_axes(m, m->n_nodes - 1, err);
 }
 
 symc_status symc_mark_output(symc_module *m, symc_tensor t, symc_error *err) {

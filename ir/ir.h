@@ -125,6 +125,12 @@ struct symc_module {
     uint32_t *inputs, *outputs; /* tensor indices, in declaration order */
     uint32_t n_inputs, cap_inputs, n_outputs, cap_outputs;
 
+    /* Every tensor has the shape shape inference gives it, for the module as it is: the ONNX
+     * importer infers each node as it adds it, and sets this at the end; ir_add_node clears it,
+     * and the pipeline's infer-shapes row, which then has nothing to do, consumes it (a pass
+     * after it may change nodes in place). 0 otherwise: inference runs. */
+    uint8_t shapes_inferred;
+
     /* The fusion plan (see "fused groups" below): one entry per node, made
      * by the fuse pass; NULL when the module has none. */
     struct ir_fuse *fuse;
@@ -176,6 +182,18 @@ int ir_same_shape(const ir_tensor *a, const ir_tensor *b);
 /* Element count as an expression (product of dims); SYM_NONE if rank unknown. */
 sym_expr ir_tensor_numel(ir_module *m, const ir_tensor *t);
 int ir_dtype_parse(const char *name, symc_dtype *out);
+
+/* ---- axes (axes.c) ------------------------------------------------------------------ */
+/* The IR's axis attributes ("axis", "axes") are non-negative. ir_axis_norm: axis in
+ * [-rank, rank) made non-negative into *out (1), or 0 when out of range: the one definition
+ * of the arithmetic. ir_normalize_axes: the node's negative axes made non-negative in place,
+ * once the rank they index is known (its first input's; unsqueeze's result's), leaving those
+ * out of range for the shape rule; the builder, the .symir loader and shape inference call
+ * it. ir_check_axes (part of ir_verify): refuses a negative axis of a node whose rank is known,
+ * naming the node and the attribute. */
+int ir_axis_norm(int64_t axis, int32_t rank, int64_t *out);
+symc_status ir_normalize_axes(ir_module *m, uint32_t node, symc_error *err);
+symc_status ir_check_axes(const ir_module *m, uint32_t node, symc_error *err);
 int ir_dtype_is_float(symc_dtype dt);
 
 /* ---- uses (uses.c) ------------------------------------------------------------------ */

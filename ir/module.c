@@ -264,7 +264,8 @@ symc_status ir_add_node(ir_module *m, ir_op op, const char *name, const char *so
         if (out[i] < m->n_tensors) m->tensors[out[i]].producer = m->n_nodes;
     if (index) *index = m->n_nodes;
     m->n_nodes++;
-    ir_fuse_drop(m); /* the plan no longer covers every node */
+    ir_fuse_drop(m);        /* the plan no longer covers every node */
+    m->shapes_inferred = 0; /* and the new node has no inferred shape */
     return SYMC_OK;
 }
 

@@ -430,6 +430,9 @@ symc_status build(const fb::Module *mod, ir_module *m, const ir_constant *lend, 
         if ((st = ir_mark_input(m, mod->inputs()->Get(i), err))) return st;
     for (uint32_t i = 0; i < len(mod->outputs()); i++)
         if ((st = ir_mark_output(m, mod->outputs()->Get(i), err))) return st;
+    /* a file from before the IR's axes were non-negative (ir/axes.c) */
+    for (uint32_t i = 0; i < m->n_nodes; i++)
+        if ((st = ir_normalize_axes(m, i, err))) return st;
     return ir_verify(m, err);
 }
 

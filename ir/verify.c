@@ -6,7 +6,9 @@
  * its op and the tensor or attribute at fault. Per-node checks are split out
  * (ir_check_node, ir_infer_dtype) so the builder can refuse a bad node before
  * adding it, and the loader and verifier share one definition of "valid".
- * A module with a fusion plan has it checked last (ir_fuse_check, fuse.c). */
+ * Axis attributes are non-negative once the rank they index is known
+ * (ir_check_axes, axes.c). A module with a fusion plan has it checked last
+ * (ir_fuse_check, fuse.c). */
 #include "ir/ir.h"
 
 #include <stdlib.h>
@@ -348,6 +350,7 @@ symc_status ir_verify(ir_module *m, symc_error *err) {
             break;
         }
         st = ir_check_node(m, n->op, nm, n->in, n->n_in, n->n_out, n->attrs, n->n_attrs, err);
+        if (!st) st = ir_check_axes(m, ni, err); /* non-negative once their rank is known (axes.c) */
         if (st) break;
         const char *opn = ir_op_get(n->op)->name;
         for (uint32_t k = 0; k < n->n_in && !st; k++) {

@@ -32,6 +32,11 @@ symc_status pass_fold_batch_norm(ir_module *m, symc_error *err);
  * becomes x @ W' + b', the mul an identity nobody reads (ConvNeXt's layer
  * scale, so a residual add after it can be the GEMM's C). */
 symc_status pass_fold_scale(ir_module *m, symc_error *err);
+/* Dead-node removal (dce.c): deletes the nodes no graph output depends on (ir_uses' liveness;
+ * no op has a side effect), with their tensors and the constants only they held; keeps graph
+ * inputs and the order of the rest, and drops the fusion plan when it removes anything.
+ * *removed (may be NULL): how many nodes went. */
+symc_status pass_remove_dead(ir_module *m, uint32_t *removed, symc_error *err);
 
 /* ---- precision (precision.c) -------------------------------------------------------- */
 /* What a target can run in half precision: half_ok(m, node) says whether the

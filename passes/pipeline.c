@@ -4,7 +4,12 @@
  * handed to a callback as text (the CLI's --dump-after=PASS). The rows'
  * functions take the pipeline's options; the passes that need none are
  * wrapped here. Fusion comes last: its plan describes the module as the
- * other passes leave it, so the pipeline drops an old plan before it starts. */
+ * other passes leave it, so the pipeline drops an old plan before it starts.
+ * pass_run_passes runs a range of the rows (by name), so a caller can do its
+ * own step between two passes, or test a pass before `dce` removes what it
+ * left unread. What a pass needs from outside passes/ comes as data: the
+ * target's rules, and the precision pass's range calibration, which the
+ * compile driver measures between the two parts (codegen/compile.c). */
 #include "passes/pipeline.h"
 
 #include <stdio.h>
@@ -17,6 +22,10 @@ static symc_status verify(ir_module *m, const pass_options *o, symc_error *err) 
 }
 static symc_status infer_shapes(ir_module *m, const pass_options *o, symc_error *err) {
     (void)o;
+    if (m->shapes_inferred) { /* the ONNX importer's, node by node: once is enough */
+        m->shapes_inferred = 0;
+        return SYMC_OK;
+    }
     return pass_infer_shapes(m, err);
 }
 static symc_status check_sizes(ir_module *m, const pass_options *o, symc_error *err) {
@@ -34,8 +43,22 @@ static symc_status fold_scale(ir_module *m, const pass_options *o, symc_error *e
     (void)o;
     return pass_fold_scale(m, err);
 }
+static symc_status dce(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_remove_dead(m, NULL, err);
+}
 static symc_status fuse(ir_module *m, const pass_options *o, symc_error *err) {
     return pass_fuse(m, o ? o->fuse : NULL, err);
+}
+
+int pass_calibration_wanted(const ir_module *m, symc_precision precision) {
+    /* fp16: the overflow islands; bf16: attention's logits (bf16 has f32's exponent range, so
+     * only a module with a softmax is calibrated); FP32/TF32 convert nothing */
+    if (precision == SYMC_PRECISION_FP16) return 1;
+    if (precision != SYMC_PRECISION_BF16) return 0;
+    for (uint32_t i = 0; i < m->n_nodes; i++)
+        if (m->nodes[i].op == IR_OP_SOFTMAX) return 1;
+    return 0;
 }
 
 static symc_status precision(ir_module *m, const pass_options *o, symc_error *err) {
@@ -50,32 +73,28 @@ static symc_status precision(ir_module *m, const pass_options *o, symc_error *er
                                  NULL,
                                  0,
                                  PASS_FP16_SAFE_MAX};
-    double *max_abs = NULL;
-    /* fp16: the overflow islands; both: attention's logits (bf16 has f32's exponent range, so
-     * only a module with a softmax is calibrated) */
-    int softmax = 0;
-    for (uint32_t i = 0; i < m->n_nodes; i++) softmax |= m->nodes[i].op == IR_OP_SOFTMAX;
-    if ((po.half == SYMC_F16 || (po.half == SYMC_BF16 && softmax)) && o->calibrate) {
-        max_abs = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *max_abs);
-        if (!max_abs) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the fp16 calibration");
-        symc_status st = o->calibrate(o->calibrate_ctx, m, max_abs, err);
-        if (st) {
-            free(max_abs);
-            return st;
-        }
-        po.max_abs = max_abs;
-        po.n_max_abs = m->n_tensors;
+    if (o->max_abs && pass_calibration_wanted(m, o->precision)) {
+        if (o->n_max_abs != m->n_tensors)
+            return symc_error_setf(err, SYMC_ERR_INTERNAL,
+                                   "the calibration measured %u tensors, the module has %u (calibrate right "
+                                   "before the precision pass)",
+                                   o->n_max_abs, m->n_tensors);
+        po.max_abs = o->max_abs;
+        po.n_max_abs = o->n_max_abs;
     }
-    symc_status st = pass_precision(m, &po, err);
-    free(max_abs);
-    return st;
+    return pass_precision(m, &po, err);
 }
 
 static const pass_info pipeline[] = {
-    {"verify", verify},           {"infer-shapes", infer_shapes},
-    {"check-sizes", check_sizes}, {"fold-batch-norm", fold_batch_norm},
-    {"layout", layout},           {"fold-scale", fold_scale},
-    {"precision", precision},     {"fuse", fuse},
+    {"verify", verify},
+    {"infer-shapes", infer_shapes},
+    {"check-sizes", check_sizes},
+    {"fold-batch-norm", fold_batch_norm},
+    {"layout", layout},
+    {"fold-scale", fold_scale},
+    {"dce", dce},
+    {"precision", precision},
+    {"fuse", fuse},
 };
 
 const pass_info *pass_list(uint32_t *count) {
@@ -92,21 +111,32 @@ void pass_names(char *buf, size_t cap) {
     }
 }
 
-symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error *err) {
-    uint32_t n;
-    const pass_info *list = pass_list(&n);
-    if (opt && opt->dump_after) {
-        int known = 0;
-        for (uint32_t i = 0; i < n; i++) known |= !strcmp(list[i].name, opt->dump_after);
-        if (!known) {
-            char names[256];
-            pass_names(names, sizeof names);
-            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown pass '%s' for --dump-after (passes: %s)",
-                                   opt->dump_after, names);
+static int row_of(const pass_info *list, uint32_t n, const char *name, uint32_t *at) {
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(list[i].name, name)) {
+            *at = i;
+            return 1;
         }
-    }
-    ir_fuse_drop(m);
-    for (uint32_t i = 0; i < n; i++) {
+    return 0;
+}
+
+symc_status pass_run_passes(ir_module *m, const pass_options *opt, const char *from, const char *until,
+                            symc_error *err) {
+    uint32_t n, first = 0, end;
+    const pass_info *list = pass_list(&n);
+    end = n;
+    char names[256];
+    pass_names(names, sizeof names);
+    if (opt && opt->dump_after && !row_of(list, n, opt->dump_after, &end))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown pass '%s' for --dump-after (passes: %s)",
+                               opt->dump_after, names);
+    end = n;
+    if (from && !row_of(list, n, from, &first))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown pass '%s' (passes: %s)", from, names);
+    if (until && !row_of(list, n, until, &end))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown pass '%s' (passes: %s)", until, names);
+    if (!from) ir_fuse_drop(m);
+    for (uint32_t i = first; i < end; i++) {
         if (opt && opt->progress) opt->progress(opt->ctx, list[i].name);
         symc_status st = list[i].run(m, opt, err);
         if (!st && i > 0) st = ir_verify(m, err);
@@ -122,6 +152,10 @@ symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error 
         }
     }
     return SYMC_OK;
+}
+
+symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error *err) {
+    return pass_run_passes(m, opt, NULL, NULL, err);
 }
 
 symc_status symc_module_infer_shapes(symc_module *m, symc_error *err) {

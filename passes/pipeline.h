@@ -22,10 +22,13 @@ typedef struct pass_options {
     symc_precision precision;
     const pass_precision_rules *precision_rules; /* the target's (cg_precision_rules); NULL: every op */
     const char *fp32_layers;                     /* --fp32-layers; NULL: none */
-    /* fp16 range calibration (the driver's: codegen runs the module on the reference backend):
-     * fills max_abs[t] for each of the module's n tensors (NaN: not measured); NULL: none */
-    symc_status (*calibrate)(void *ctx, ir_module *m, double *max_abs, symc_error *err);
-    void *calibrate_ctx; /* handed to calibrate */
+    /* the range calibration's statistics, data the driver measured on the module as the
+     * precision pass receives it (codegen/compile.c runs the pipeline up to `precision`, runs
+     * the module on the reference backend, then the rest): max_abs[t] per tensor (NaN: not
+     * measured), n_max_abs = the module's tensor count then; NULL: no calibration. Used only
+     * where pass_calibration_wanted says so. */
+    const double *max_abs;
+    uint32_t n_max_abs;
 } pass_options;
 
 typedef struct pass_info {
@@ -34,10 +37,19 @@ typedef struct pass_info {
 } pass_info;
 
 const pass_info *pass_list(uint32_t *count);
+/* Whether the precision pass uses a range calibration of m at this precision: fp16 (the
+ * overflow islands), bf16 with a softmax (attention's logits). The driver calibrates only then. */
+int pass_calibration_wanted(const ir_module *m, symc_precision precision);
 /* The pass names in pipeline order, comma separated ("verify, infer-shapes, ..."), into buf. */
 void pass_names(char *buf, size_t cap);
 /* Drops any old fusion plan, then runs every pass with the verifier after each. */
 symc_status pass_run_pipeline(ir_module *m, const pass_options *opt, symc_error *err);
+/* The rows from `from` up to, not including, `until` (pass names; NULL: from the first row, to
+ * the end), with the verifier after each but the first row; from NULL drops any old fusion plan.
+ * The compile driver runs the pipeline in two parts around its calibration step, tests run a
+ * prefix (a pass's result before the dead-node pass removes what it left unread). */
+symc_status pass_run_passes(ir_module *m, const pass_options *opt, const char *from, const char *until,
+                            symc_error *err);
 
 #ifdef __cplusplus
 }

@@ -471,8 +471,8 @@ static uint32_t attention_logits(const ir_module *m, uint32_t sm, double *scale)
     if (s->op != IR_OP_SOFTMAX || s->n_in != 1 || s->n_out != 1) return IR_NONE;
     const ir_attr *ax = ir_node_attr(s, "axis");
     int32_t rank = m->tensors[s->out[0]].rank;
-    int64_t axis = ax && ax->kind == IR_ATTR_INT ? ax->i : -1;
-    if (rank < 2 || (axis != -1 && axis != rank - 1)) return IR_NONE;
+    int64_t axis = ax && ax->kind == IR_ATTR_INT ? ax->i : -1; /* non-negative: ir_check_axes */
+    if (rank < 2 || axis != rank - 1) return IR_NONE;
     /* the probabilities: read by a matmul as its first operand */
     uint32_t p = s->out[0];
     int found = 0;

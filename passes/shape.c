@@ -104,10 +104,12 @@ static int64_t attr_int(ctx *c, const char *name, int64_t dflt) {
 
 static const ir_attr *attr(ctx *c, const char *name) { return ir_node_attr(c->n, name); }
 
+/* An axis attribute's value in range: pass_infer_node made the node's negative axes
+ * non-negative before its rule (ir_normalize_axes), so a negative one here is out of range. */
 static symc_status norm_axis(ctx *c, int64_t axis, int32_t rank, const char *what, int32_t *outp) {
-    if (axis < -(int64_t)rank || axis >= (int64_t)rank)
+    if (axis < 0 || axis >= (int64_t)rank)
         return fail(c, SYMC_ERR_VERIFY, "%s %" PRId64 " is out of range for rank %d", what, axis, (int)rank);
-    *outp = (int32_t)(axis < 0 ? axis + rank : axis);
+    *outp = (int32_t)axis;
     return SYMC_OK;
 }
 
@@ -679,8 +681,7 @@ static symc_status r_unsqueeze(ctx *c) {
 
 static symc_status r_flatten(ctx *c) {
     const ir_tensor *x = in(c, 0);
-    int64_t axis = attr_int(c, "axis", 1);
-    if (axis < 0) axis += x->rank;
+    int64_t axis = attr_int(c, "axis", 1); /* non-negative when in range (ir_normalize_axes) */
     if (axis < 0 || axis > x->rank)
         return fail(c, SYMC_ERR_VERIFY, "axis %" PRId64 " is out of range for rank %d", attr_int(c, "axis", 1),
                     (int)x->rank);
@@ -1213,9 +1214,14 @@ symc_status pass_infer_node(ir_module *m, uint32_t node, symc_error *err) {
         if (in(&c, i)->rank < 0) return fail(&c, SYMC_ERR_VERIFY, "input '%s' has no inferred shape", in(&c, i)->name);
     rule_fn rule = rule_for(c.n->op);
     if (!rule) return fail(&c, SYMC_ERR_UNSUPPORTED, "no shape rule for this op");
+    /* the inputs have ranks now: negative axes made non-negative (ir/axes.c), so the rules see
+     * them as every later pass does; one out of range stays, for the rule's message */
+    symc_status st = ir_normalize_axes(m, node, err);
+    if (st) return st;
+    c.n = &m->nodes[node];
     for (uint32_t k = 0; k < c.n->n_out; k++) out(&c, k)->value = NULL, out(&c, k)->n_value = 0;
     uint32_t first_guard = sym_guard_count(c.t);
-    symc_status st = rule(&c);
+    st = rule(&c);
     if (st) return st;
     /* every output dim is a size: it must be provably non-negative */
     for (uint32_t k = 0; k < c.n->n_out; k++) {

@@ -10,7 +10,8 @@
  * Initializers become constant nodes only when first used, which skips
  * unused weights and keeps the module in use order. Sub-graphs that only
  * fed build-time values (Shape -> Gather -> Concat feeding a Reshape whose
- * sizes are now an attribute) are dead afterwards and removed, then the
+ * sizes are now an attribute) are dead afterwards and removed by the
+ * pipeline's dead-node pass (pass_remove_dead, passes/dce.c), then the
  * result is verified.
  *
  * Names: a tensor keeps its ONNX value name; intermediate tensors of ops that
@@ -318,68 +319,6 @@ done:
     return st;
 }
 
-/* ---- dead-node removal ---------------------------------------------------------------------------- */
-
-/* Drops nodes whose outputs reach no graph output (mostly shape sub-graphs
- * whose results became attributes), with their tensors and constants;
- * keeps graph inputs and the order of everything else. */
-static symc_status remove_dead(fe_ctx *c) {
-    ir_module *m = c->m;
-    uint8_t *live_t = calloc(m->n_tensors + 1, 1), *live_n = calloc(m->n_nodes + 1, 1);
-    uint32_t *tmap = malloc((m->n_tensors + 1) * sizeof *tmap), *nmap = malloc((m->n_nodes + 1) * sizeof *nmap);
-    uint32_t *cmap = malloc((m->n_constants + 1) * sizeof *cmap);
-    if (!live_t || !live_n || !tmap || !nmap || !cmap) {
-        free(live_t), free(live_n), free(tmap), free(nmap), free(cmap);
-        return fe_nomem(c);
-    }
-    for (uint32_t i = 0; i < m->n_outputs; i++) live_t[m->outputs[i]] = 1;
-    for (uint32_t ni = m->n_nodes; ni-- > 0;) {
-        const ir_node *n = &m->nodes[ni];
-        for (uint32_t k = 0; k < n->n_out; k++) live_n[ni] |= live_t[n->out[k]];
-        if (live_n[ni])
-            for (uint32_t k = 0; k < n->n_in; k++) live_t[n->in[k]] = 1;
-    }
-    for (uint32_t i = 0; i < m->n_inputs; i++) live_t[m->inputs[i]] = 1;
-    uint32_t nt = 0, nn = 0, nc = 0;
-    for (uint32_t ci = 0; ci < m->n_constants; ci++) cmap[ci] = IR_NONE;
-    for (uint32_t ni = 0; ni < m->n_nodes; ni++) nmap[ni] = live_n[ni] ? nn++ : IR_NONE;
-    for (uint32_t ti = 0; ti < m->n_tensors; ti++) {
-        const ir_tensor *t = &m->tensors[ti];
-        int keep = t->producer == IR_NONE ? live_t[ti] : live_n[t->producer];
-        tmap[ti] = keep ? nt++ : IR_NONE;
-        if (keep && t->constant != IR_NONE) cmap[t->constant] = 1;
-    }
-    for (uint32_t ci = 0; ci < m->n_constants; ci++) {
-        if (cmap[ci] == IR_NONE) {
-            free(m->constants[ci].data);
-            continue;
-        }
-        cmap[ci] = nc;
-        m->constants[nc++] = m->constants[ci];
-    }
-    for (uint32_t ti = 0; ti < m->n_tensors; ti++) {
-        if (tmap[ti] == IR_NONE) continue;
-        ir_tensor t = m->tensors[ti];
-        if (t.producer != IR_NONE) t.producer = nmap[t.producer];
-        if (t.constant != IR_NONE) t.constant = cmap[t.constant];
-        m->tensors[tmap[ti]] = t;
-    }
-    for (uint32_t ni = 0; ni < m->n_nodes; ni++) {
-        if (nmap[ni] == IR_NONE) continue;
-        ir_node n = m->nodes[ni];
-        for (uint32_t k = 0; k < n.n_in; k++) n.in[k] = tmap[n.in[k]];
-        for (uint32_t k = 0; k < n.n_out; k++) n.out[k] = tmap[n.out[k]];
-        m->nodes[nmap[ni]] = n;
-    }
-    for (uint32_t i = 0; i < m->n_inputs; i++) m->inputs[i] = tmap[m->inputs[i]];
-    for (uint32_t i = 0; i < m->n_outputs; i++) m->outputs[i] = tmap[m->outputs[i]];
-    m->n_tensors = nt;
-    m->n_nodes = nn;
-    m->n_constants = nc;
-    free(live_t), free(live_n), free(tmap), free(nmap), free(cmap);
-    return SYMC_OK;
-}
-
 /* ---- the model ---------------------------------------------------------------------------------------- */
 
 static symc_status import_graph(fe_ctx *c, const fe_input_shape *shapes, uint32_t n_shapes) {
@@ -468,7 +407,8 @@ static symc_status import_graph(fe_ctx *c, const fe_input_shape *shapes, uint32_
         if ((st = ir_mark_output(c->m, t, c->err))) return st;
     }
     if (c->m->n_outputs == 0) return fe_fail(c, SYMC_ERR_FORMAT, "the graph has no outputs");
-    if ((st = remove_dead(c))) return st;
+    /* shape sub-graphs whose values became attributes: the pipeline's dead-node pass (one owner) */
+    if ((st = pass_remove_dead(c->m, NULL, c->err))) return st;
     if ((st = ir_verify(c->m, c->err))) {
         symc_error_prefix(c->err, "imported module fails verification (a bug in symc's importer)");
         return st;
@@ -476,6 +416,7 @@ static symc_status import_graph(fe_ctx *c, const fe_input_shape *shapes, uint32_
     for (uint32_t i = 0; i < c->m->n_tensors; i++)
         if (c->m->tensors[i].rank < 0)
             return fe_fail(c, SYMC_ERR_INTERNAL, "tensor '%s' has no inferred shape", c->m->tensors[i].name);
+    c->m->shapes_inferred = 1; /* the pipeline's infer-shapes row need not run them again */
     return SYMC_OK;
 }
 

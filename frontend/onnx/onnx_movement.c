@@ -267,10 +267,9 @@ static symc_status h_slice(fe_ctx *c) {
                        fe_has_in(c, 3) ? na : ns, fe_has_in(c, 4) ? nst : ns);
     sym_expr s[IR_MAX_RANK], e[IR_MAX_RANK];
     for (uint32_t i = 0; i < ns; i++) {
-        int64_t ax = fe_has_in(c, 3) ? axes[i] : (int64_t)i;
-        if (ax < -r || ax >= r)
-            return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", ax, (int)r);
-        sym_expr dim = T(c, x)->dims[ax < 0 ? ax + r : ax];
+        int32_t ax;
+        if ((st = fe_norm_axis_of(c, fe_has_in(c, 3) ? axes[i] : (int64_t)i, r, &ax))) return st;
+        sym_expr dim = T(c, x)->dims[ax];
         s[i] = clamp_end(c, sv[i], dim);
         e[i] = clamp_end(c, ev[i], dim);
     }
@@ -288,10 +287,9 @@ static symc_status h_split(fe_ctx *c) {
     if (st) return st;
     if (n_out < 1 || n_out > 64) return fe_fail(c, SYMC_ERR_FORMAT, "has %u outputs", n_out);
     int64_t axis = fe_attr_i(c, "axis", 0);
-    int32_t r = T(c, x)->rank;
-    if (axis < -r || axis >= r)
-        return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", axis, (int)r);
-    sym_expr dim = T(c, x)->dims[axis < 0 ? axis + r : axis], sizes[64];
+    int32_t r = T(c, x)->rank, ax;
+    if ((st = fe_norm_axis_of(c, axis, r, &ax))) return st;
+    sym_expr dim = T(c, x)->dims[ax], sizes[64];
     if (fe_has_in(c, 1)) {
         const sym_expr *v;
         if ((st = fe_in(c, 1, &t)) || (st = fe_values(c, t, 1, "the split sizes", &v, &n))) return st;
@@ -342,9 +340,8 @@ static symc_status h_pad(fe_ctx *c) {
     sym_expr pads[2 * IR_MAX_RANK];
     for (int32_t i = 0; i < 2 * r; i++) pads[i] = sym_const(c->t, 0);
     for (uint32_t i = 0; i < na; i++) {
-        int64_t ax = axes[i] < 0 ? axes[i] + r : axes[i];
-        if (ax < 0 || ax >= r)
-            return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", axes[i], (int)r);
+        int32_t ax;
+        if ((st = fe_norm_axis_of(c, axes[i], r, &ax))) return st;
         pads[ax] = pv[i];
         pads[ax + r] = pv[i + na];
     }
@@ -373,9 +370,9 @@ static symc_status h_center_crop_pad(fe_ctx *c) {
     if (fe_attr_ints(c, "axes", &av, &na)) {
         if (na > (uint32_t)r) return fe_fail(c, SYMC_ERR_FORMAT, "axes has %u entries for rank %d", na, (int)r);
         for (uint32_t i = 0; i < na; i++) {
-            axes[i] = av[i] < 0 ? av[i] + r : av[i];
-            if (axes[i] < 0 || axes[i] >= r)
-                return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", av[i], (int)r);
+            int32_t ax;
+            if ((st = fe_norm_axis_of(c, av[i], r, &ax))) return st;
+            axes[i] = ax;
         }
     } else {
         for (int32_t i = 0; i < r; i++) axes[i] = i;

@@ -54,11 +54,10 @@ static symc_status h_layer_norm(fe_ctx *c) {
     if (st) return st;
     int64_t axis = fe_attr_i(c, "axis", -1);
     double eps = fe_attr_f(c, "epsilon", 1e-5);
-    int32_t r = T(c, in[0])->rank;
-    if (axis < -r || axis >= r)
-        return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", axis, (int)r);
-    if (axis < 0) axis += r;
-    ir_attr a[2] = {symc_attr_int("axis", fe_attr_i(c, "axis", -1)), symc_attr_float("epsilon", eps)};
+    int32_t r = T(c, in[0])->rank, ax;
+    if ((st = fe_norm_axis_of(c, axis, r, &ax))) return st;
+    axis = ax;
+    ir_attr a[2] = {symc_attr_int("axis", axis), symc_attr_float("epsilon", eps)};
     if ((st = fe_emit1(c, IR_OP_LAYER_NORM, in, n, a, 2, 0, &out))) return st;
     if (!fe_has_out(c, 1) && !fe_has_out(c, 2)) return SYMC_OK;
     symc_dtype sd;

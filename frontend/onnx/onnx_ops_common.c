@@ -176,8 +176,9 @@ symc_status fe_scalar_value(fe_ctx *c, uint32_t k, const char *role, sym_expr *e
     return st;
 }
 symc_status fe_norm_axis_of(fe_ctx *c, int64_t axis, int32_t r, int32_t *out) {
-    if (axis < -r || axis >= r)
+    int64_t v;
+    if (!ir_axis_norm(axis, r, &v))
         return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range for rank %d", axis, (int)r);
-    *out = (int32_t)(axis < 0 ? axis + r : axis);
+    *out = (int32_t)v;
     return SYMC_OK;
 }

@@ -93,7 +93,8 @@ static symc_status quant_axis(fe_ctx *c, int32_t r, int32_t *axis, int64_t *bloc
     if (*block < 0) return fe_fail(c, SYMC_ERR_FORMAT, "attribute 'block_size' = %" PRId64 " is negative", *block);
     int64_t a = fe_attr_i(c, "axis", 1);
     /* only a per-axis or blocked scale reads it: checked there */
-    *axis = a < -r || a >= r ? -1 : (int32_t)(a < 0 ? a + r : a);
+    int64_t v;
+    *axis = ir_axis_norm(a, r, &v) ? (int32_t)v : -1;
     return SYMC_OK;
 }
 

@@ -113,8 +113,8 @@ static symc_status h_resize(fe_ctx *c) {
             return fe_fail(c, SYMC_ERR_FORMAT, "axes has %u entries for rank %d", an, (int)r);
         int seen[IR_MAX_RANK] = {0};
         for (uint32_t i = 0; i < an; i++) {
-            int64_t a = av[i] < 0 ? av[i] + r : av[i];
-            if (a < 0 || a >= r || seen[a])
+            int64_t a;
+            if (!ir_axis_norm(av[i], r, &a) || seen[a])
                 return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range or repeated", av[i]);
             seen[a] = 1;
             axes[i] = a;

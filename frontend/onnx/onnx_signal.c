@@ -176,8 +176,9 @@ static symc_status h_dft(fe_ctx *c) {
     int32_t r = xt->rank;
     if (r < 2 || !sym_is_const(c->t, xt->dims[r - 1], &last) || (last != 1 && last != 2))
         return fe_fail(c, SYMC_ERR_FORMAT, "input '%s' must end in a dim of 1 (real) or 2 (complex)", xt->name);
-    if (axis < -(int64_t)r || axis >= r) return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range", axis);
-    if (axis < 0) axis += r;
+    int64_t ax;
+    if (!ir_axis_norm(axis, r, &ax)) return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is out of range", axis);
+    axis = ax;
     if (axis == r - 1)
         return fe_fail(c, SYMC_ERR_FORMAT, "axis %" PRId64 " is the last dim of '%s' (real and imaginary parts)", axis,
                        xt->name);
