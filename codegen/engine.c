@@ -256,14 +256,14 @@ typedef struct build {
     ir_module *m;
     cg_options opt;
     cg_builder b;
-    cg_arena arena;
+    cm_arena arena;
     rt_engine e;
     uint8_t *program; /* the shape program (sym_program_compile's, malloc'd) */
     symc_error *err;
 } build;
 
 static void *build_calloc(build *x, size_t n, size_t size) {
-    void *p = cg_arena_calloc(&x->arena, n, size);
+    void *p = cm_arena_calloc(&x->arena, n, size);
     if (!p) symc_error_setf(x->err, SYMC_ERR_NOMEM, "out of memory building the engine");
     return p;
 }
@@ -484,7 +484,7 @@ symc_status cg_build_engine(ir_module *m, const cg_options *opt, uint8_t **bytes
     if (!st) st = rt_engine_encode(&x.e, bytes, size, err);
     free(x.program);
     free_builder(&x.b);
-    cg_arena_free(&x.arena);
+    cm_arena_free(&x.arena);
     return st;
 }
 

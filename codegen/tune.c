@@ -332,19 +332,19 @@ static void sort_entries(rt_tuned *v, uint32_t n) {
 }
 
 /* The tuner's arrays, in the build's arena (the steps and entries become the engine's). */
-static symc_status alloc_tuner(tuner *t, cg_arena *a, int64_t **points, symc_error *err) {
+static symc_status alloc_tuner(tuner *t, cm_arena *a, int64_t **points, symc_error *err) {
     const rt_engine *e = t->e;
     size_t n_entries = (size_t)e->n_steps * CG_TUNE_MAX_POINTS;
-    *points = cg_arena_calloc(a, (size_t)CG_TUNE_MAX_POINTS * e->n_symbols + 1, sizeof **points);
-    t->slots = cg_arena_calloc(a, (size_t)e->num_slots + 1, sizeof *t->slots);
-    t->steps = cg_arena_calloc(a, (size_t)e->n_steps + 1, sizeof *t->steps);
-    t->entries = cg_arena_calloc(a, n_entries + 1, sizeof *t->entries);
-    t->algo_store = cg_arena_calloc(a, n_entries * RT_ALGO_MAX + 1, 1);
-    t->n_entries = cg_arena_calloc(a, (size_t)e->n_steps + 1, sizeof *t->n_entries);
-    t->sizes = cg_arena_calloc(a, (size_t)e->n_steps * 4 + 1, sizeof *t->sizes);
-    t->todo = cg_arena_calloc(a, (size_t)e->n_steps + 1, 1);
-    t->problem = cg_arena_calloc(a, (size_t)e->n_steps + 1, sizeof *t->problem);
-    t->fresh = cg_arena_calloc(a, (size_t)e->n_steps + 1, 1);
+    *points = cm_arena_calloc(a, (size_t)CG_TUNE_MAX_POINTS * e->n_symbols + 1, sizeof **points);
+    t->slots = cm_arena_calloc(a, (size_t)e->num_slots + 1, sizeof *t->slots);
+    t->steps = cm_arena_calloc(a, (size_t)e->n_steps + 1, sizeof *t->steps);
+    t->entries = cm_arena_calloc(a, n_entries + 1, sizeof *t->entries);
+    t->algo_store = cm_arena_calloc(a, n_entries * RT_ALGO_MAX + 1, 1);
+    t->n_entries = cm_arena_calloc(a, (size_t)e->n_steps + 1, sizeof *t->n_entries);
+    t->sizes = cm_arena_calloc(a, (size_t)e->n_steps * 4 + 1, sizeof *t->sizes);
+    t->todo = cm_arena_calloc(a, (size_t)e->n_steps + 1, 1);
+    t->problem = cm_arena_calloc(a, (size_t)e->n_steps + 1, sizeof *t->problem);
+    t->fresh = cm_arena_calloc(a, (size_t)e->n_steps + 1, 1);
     if (!*points || !t->slots || !t->steps || !t->entries || !t->algo_store || !t->n_entries || !t->sizes || !t->todo ||
         !t->problem || !t->fresh)
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
@@ -405,7 +405,7 @@ static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *ki
 }
 
 /* Tunes on a GPU known to be of e's SM. */
-static symc_status tune(rt_engine *e, cg_arena *a, const cg_options *opt, symc_error *err) {
+static symc_status tune(rt_engine *e, cm_arena *a, const cg_options *opt, symc_error *err) {
     tuner t;
     memset(&t, 0, sizeof t);
     t.e = e;
@@ -421,8 +421,8 @@ static symc_status tune(rt_engine *e, cg_arena *a, const cg_options *opt, symc_e
         has_gemm |= e->steps[i].kind == RT_STEP_GEMM;
         has_conv |= e->steps[i].kind == RT_STEP_CONV;
     }
-    char *lt_version = has_gemm ? cg_arena_calloc(a, TUNE_VERSION_CAP, 1) : NULL;
-    char *dnn_version = has_conv ? cg_arena_calloc(a, TUNE_VERSION_CAP, 1) : NULL;
+    char *lt_version = has_gemm ? cm_arena_calloc(a, TUNE_VERSION_CAP, 1) : NULL;
+    char *dnn_version = has_conv ? cm_arena_calloc(a, TUNE_VERSION_CAP, 1) : NULL;
     if ((has_gemm && !lt_version) || (has_conv && !dnn_version))
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
     if ((st = rt_cuda_tuning_create(e, &t.s, err))) return st;
@@ -442,7 +442,7 @@ static symc_status tune(rt_engine *e, cg_arena *a, const cg_options *opt, symc_e
     return SYMC_OK;
 }
 
-symc_status cg_tune_engine(rt_engine *e, cg_arena *a, const cg_options *opt, symc_error *err) {
+symc_status cg_tune_engine(rt_engine *e, cm_arena *a, const cg_options *opt, symc_error *err) {
     int has_library = 0;
     for (uint32_t i = 0; i < e->n_steps; i++) has_library |= library_step(&e->steps[i]);
     uint32_t sm;

@@ -62,6 +62,6 @@ uint32_t cg_tune_guard_broken(const rt_engine *e, const int64_t *slots);
  * e->cudnn_version the versions that timed them. The copy, the entries and
  * the strings live in `arena`. Progress lines go to opt->progress. Errors
  * are prefixed "tuning library calls". */
-symc_status cg_tune_engine(rt_engine *e, cg_arena *arena, const cg_options *opt, symc_error *err);
+symc_status cg_tune_engine(rt_engine *e, cm_arena *arena, const cg_options *opt, symc_error *err);
 
 #endif

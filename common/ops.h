@@ -1,11 +1,12 @@
 /* common/ops.h: the op codes and limits the compiler and the runtime share.
  *
  * common/ holds what ir/ (which builds modules) and runtime/ (which runs
- * engines) must agree on and nothing else: the op table (ops.def), this
- * header, and the attribute codec of the two FlatBuffers schemas
- * (symir_fb.h); besides them one utility both sides time with (clock.h,
- * a monotonic clock). Headers only, no library: each side compiles them into its
- * own code, so the runtime needs no ir/ header or object. The names keep the
+ * engines) must agree on and nothing else. Its library, symc_common
+ * (common/CMakeLists.txt), is the base every module links: the status
+ * channel, the element types' table and the arena. Its headers-only part:
+ * the op table (ops.def), this header, the attribute codec of the two
+ * FlatBuffers schemas (symir_fb.h) and the clock (clock.h). The runtime
+ * needs no ir/ header or object for any of it. The names here keep the
  * IR's prefix (ir_op, IR_OP_ADD, IR_MAX_RANK) because they are the IR's
  * vocabulary; ir/ir.h includes this header and adds the module API around
  * it. A common/ header includes only common/ and include/symc/ headers

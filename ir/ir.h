@@ -113,7 +113,7 @@ typedef struct ir_constant {
 struct symc_module {
     char *name;
     sym_table *syms;
-    struct ir_arena *arena;
+    struct cm_arena *arena; /* common/arena.h */
 
     ir_tensor *tensors;
     uint32_t n_tensors, cap_tensors;

@@ -1,9 +1,9 @@
 /* Module storage: the op table from ops.def, dtypes, attribute schemas, and
  * the growing tables of a module.
  *
- * Strings and per-node arrays go to a bump arena made of chunks that are
- * never moved, so pointers into it stay valid while the module lives and the
- * whole thing is freed at once. Tensors, nodes and constants are vectors that
+ * Strings and per-node arrays go to a bump arena (common/arena.h) whose
+ * chunks are never moved, so pointers into it stay valid while the module
+ * lives and the whole thing is freed at once. Tensors, nodes and constants are vectors that
  * grow by doubling; they are referenced by index, never by pointer, so growth
  * is safe. Constant data is malloc'd per constant because it can be large and
  * the serializer hands it straight to FlatBuffers. */
@@ -11,6 +11,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/arena.h"
 
 /* ---- op table ------------------------------------------------------------ */
 static const ir_op_info op_table[IR_OP_COUNT] = {
@@ -82,34 +84,7 @@ int ir_attr_schema_next(const char *schema, size_t *pos, ir_attr_spec *out) {
 }
 
 /* ---- arena ------------------------------------------------------------------- */
-typedef struct ir_chunk {
-    struct ir_chunk *next;
-    size_t used, cap;
-    _Alignas(16) unsigned char data[];
-} ir_chunk;
-
-struct ir_arena {
-    ir_chunk *head;
-};
-
-void *ir_alloc(ir_module *m, size_t size) {
-    size = (size + 15) & ~(size_t)15;
-    if (size == 0) size = 16;
-    ir_chunk *c = m->arena->head;
-    if (!c || c->cap - c->used < size) {
-        size_t cap = size > 65536 ? size : 65536;
-        c = malloc(sizeof *c + cap);
-        if (!c) return NULL;
-        c->next = m->arena->head;
-        c->used = 0;
-        c->cap = cap;
-        m->arena->head = c;
-    }
-    void *p = c->data + c->used;
-    c->used += size;
-    memset(p, 0, size);
-    return p;
-}
+void *ir_alloc(ir_module *m, size_t size) { return cm_arena_calloc(m->arena, 1, size); }
 
 char *ir_strdup(ir_module *m, const char *s) {
     if (!s) s = "";
@@ -149,10 +124,7 @@ void ir_module_free(ir_module *m) {
     free(m->fuse);
     free(m->attention);
     if (m->arena) {
-        for (ir_chunk *c = m->arena->head, *n; c; c = n) {
-            n = c->next;
-            free(c);
-        }
+        cm_arena_free(m->arena);
         free(m->arena);
     }
     sym_table_free(m->syms);

@@ -18,7 +18,7 @@ if [ "${1:-}" = "--files" ]; then files_mode=1; shift; fi
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 
-folders="symshape common ir passes frontend codegen runtime tools lib examples bench tests include"
+folders="common symshape ir passes frontend codegen runtime tools lib examples bench tests include"
 
 for src in $folders; do
   [ -d "$src" ] || continue

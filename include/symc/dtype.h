@@ -1,7 +1,8 @@
 /* Element types, shared by the build API (symc.h) and the runtime (symrt.h),
  * with the one definition of what an element is: its size and name, the
  * 16-bit float conversions and reading element i of a buffer as a double
- * (implemented in symshape/dtype.c, the base library every module links). */
+ * (implemented in common/dtype.c over the element types' one table,
+ * common/dtype_traits.h, in the base library every module links). */
 #ifndef SYMC_DTYPE_H
 #define SYMC_DTYPE_H
 

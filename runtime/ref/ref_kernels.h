@@ -54,10 +54,10 @@ symc_status rt_ref_run(ir_op op, const char *node_name, const symc_attr *attrs, 
 
 /* ---- helpers shared with tests and the GPU comparison harness ----------
  * (op and dtype names and sizes: ir_op_name in common/ops.h, symc_dtype_name
- * and symc_dtype_size in runtime/dtype.h) */
+ * and symc_dtype_size in symc/dtype.h) */
 int64_t rt_ref_numel(const rt_ref_tensor *t); /* product of dims, -1 on overflow/bad rank */
 
-/* the f16/bf16 conversions: runtime/dtype.h (symc_f16_to_f64, ...) */
+/* the f16/bf16 conversions: symc/dtype.h (symc_f16_to_f64, ...) */
 
 #ifdef __cplusplus
 }

@@ -1,17 +1,14 @@
-/* Helpers every reference kernel uses: dtype conversions, element access,
- * errors, attribute lookup, and shape arithmetic.
+/* Helpers every reference kernel uses: element access, errors, attribute
+ * lookup, and shape arithmetic.
  *
- * Exactness is the point of this file. f16/bf16 narrowing is written once,
- * for any small binary format, directly from an f64 value: scale the value so
- * the format's last mantissa bit has weight 1, round to nearest even with an
- * explicit floor-and-compare (no dependence on the FPU rounding mode), and
- * add the biased exponent so a carry out of the mantissa bumps the exponent
- * by itself. Integers too wide for f64 are first reduced to 53 bits with a
- * sticky bit (round to odd), so the final rounding to f16/bf16 still sees
- * whether anything was cut and never rounds twice. Float-to-integer
- * conversion truncates, saturates and maps NaN to 0 instead of invoking C's
- * undefined behaviour; integer results wrap like two's complement through
- * uint64 arithmetic for the same reason. */
+ * Elements are loaded and stored through the element types' one table
+ * (common/dtype_traits.h, common/dtype.c), which holds the exact conversions:
+ * f16/bf16 rounded once from an f64, integers too wide for f64 reduced with a
+ * sticky bit first so they never round twice, float-to-integer conversion
+ * truncated and saturated with NaN -> 0 instead of C's undefined behaviour,
+ * and narrower integer stores wrapped like two's complement through uint64
+ * arithmetic. The accessors (ref_kernels_internal.h) are calls through it;
+ * this file keeps the helpers around them. */
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -35,150 +32,11 @@ int64_t rt_ref_numel(const rt_ref_tensor *t) {
     return n;
 }
 
-/* ---- small floats ---------------------------------------------------------------- */
-/* v >= 0, integral part well below 2^52: round half to even */
-/* An integer as an f64 that rounds like the integer: exact below 2^53, else
- * cut to 53 bits with the lowest one set if anything was cut (round to odd),
- * which is enough for a later rounding to <= 51 mantissa bits to be correct. */
-static double u64_to_f64_sticky(uint64_t m) {
-    int shift = 0;
-    while ((m >> shift) >= (1ull << 53)) shift++;
-    uint64_t kept = m >> shift;
-    if (shift && (m & ((1ull << shift) - 1u))) kept |= 1u;
-    return ldexp((double)kept, shift);
-}
-static double i64_to_f64_sticky(int64_t v) {
-    double d = u64_to_f64_sticky(v < 0 ? 0u - (uint64_t)v : (uint64_t)v);
-    return v < 0 ? -d : d;
-}
-
+/* ---- element access -------------------------------------------------------------- */
 int64_t rt_f64_to_i64_sat(double v) {
     int64_t x = 0;
     symc_dtype_store(&x, SYMC_I64, 0, v); /* truncates toward zero, saturates, NaN -> 0 */
     return x;
-}
-
-/* two's-complement wrap of the low `bits` bits (8, 16 or 32), without
- * implementation-defined casts */
-static int64_t wrap_signed(int64_t v, int bits) {
-    uint64_t m = (1ull << bits) - 1u, u = (uint64_t)v & m;
-    return u <= (m >> 1) ? (int64_t)u : (int64_t)u - (int64_t)(m + 1u);
-}
-
-/* ---- element access -------------------------------------------------------------- */
-double rt_ld_f(const rt_ref_tensor *t, int64_t i) { return symc_dtype_load(t->data, t->dtype, (size_t)i); }
-
-int64_t rt_ld_i(const rt_ref_tensor *t, int64_t i) {
-    const char *p = (const char *)t->data;
-    switch (t->dtype) {
-    case SYMC_I64: {
-        int64_t v;
-        memcpy(&v, p + 8 * i, 8);
-        return v;
-    }
-    case SYMC_I32: {
-        int32_t v;
-        memcpy(&v, p + 4 * i, 4);
-        return v;
-    }
-    case SYMC_BOOL: return p[i] ? 1 : 0;
-    case SYMC_I8: return (int8_t)p[i];
-    case SYMC_U8: return (uint8_t)p[i];
-    case SYMC_I16: {
-        int16_t v;
-        memcpy(&v, p + 2 * i, 2);
-        return v;
-    }
-    case SYMC_U16: {
-        uint16_t v;
-        memcpy(&v, p + 2 * i, 2);
-        return v;
-    }
-    case SYMC_U32: {
-        uint32_t v;
-        memcpy(&v, p + 4 * i, 4);
-        return v;
-    }
-    case SYMC_U64: {
-        int64_t v; /* the bit pattern */
-        memcpy(&v, p + 8 * i, 8);
-        return v;
-    }
-    default: return rt_f64_to_i64_sat(rt_ld_f(t, i));
-    }
-}
-
-void rt_st_f(rt_ref_tensor *t, int64_t i, double v) { symc_dtype_store(t->data, t->dtype, (size_t)i, v); }
-
-void rt_st_i(rt_ref_tensor *t, int64_t i, int64_t v) {
-    char *p = (char *)t->data;
-    switch (t->dtype) {
-    case SYMC_I64: memcpy(p + 8 * i, &v, 8); break;
-    case SYMC_U64: memcpy(p + 8 * i, &v, 8); break;
-    case SYMC_I32: {
-        int32_t x = (int32_t)wrap_signed(v, 32);
-        memcpy(p + 4 * i, &x, 4);
-        break;
-    }
-    case SYMC_U32: {
-        uint32_t x = (uint32_t)((uint64_t)v & 0xffffffffu);
-        memcpy(p + 4 * i, &x, 4);
-        break;
-    }
-    case SYMC_I16: {
-        int16_t x = (int16_t)wrap_signed(v, 16);
-        memcpy(p + 2 * i, &x, 2);
-        break;
-    }
-    case SYMC_U16: {
-        uint16_t x = (uint16_t)((uint64_t)v & 0xffffu);
-        memcpy(p + 2 * i, &x, 2);
-        break;
-    }
-    case SYMC_I8: {
-        int8_t x = (int8_t)wrap_signed(v, 8);
-        memcpy(p + i, &x, 1);
-        break;
-    }
-    case SYMC_U8: {
-        uint8_t x = (uint8_t)((uint64_t)v & 0xffu);
-        memcpy(p + i, &x, 1);
-        break;
-    }
-    case SYMC_BOOL: p[i] = (char)(v != 0); break;
-    case SYMC_F64: {
-        double d = (double)v;
-        memcpy(p + 8 * i, &d, 8);
-        break;
-    } /* one rounding */
-    case SYMC_F32: {
-        float f = (float)v;
-        memcpy(p + 4 * i, &f, 4);
-        break;
-    } /* one rounding */
-    case SYMC_F16:
-    case SYMC_BF16: rt_st_f(t, i, i64_to_f64_sticky(v)); break;
-    default: break;
-    }
-}
-
-void rt_st_u(rt_ref_tensor *t, int64_t i, uint64_t v) {
-    char *p = (char *)t->data;
-    switch (t->dtype) {
-    case SYMC_F64: {
-        double d = (double)v; /* one rounding */
-        memcpy(p + 8 * i, &d, 8);
-        break;
-    }
-    case SYMC_F32: {
-        float f = (float)v; /* one rounding */
-        memcpy(p + 4 * i, &f, 4);
-        break;
-    }
-    case SYMC_F16:
-    case SYMC_BF16: rt_st_f(t, i, u64_to_f64_sticky(v)); break;
-    default: rt_st_i(t, i, (int64_t)v); break; /* the bit pattern, wrapped */
-    }
 }
 
 void rt_copy_elem(rt_ref_tensor *dst, int64_t di, const rt_ref_tensor *src, int64_t si) {

@@ -7,7 +7,8 @@
  * rest (other inputs, attributes, the output shape and dtype) and computes.
  *
  * Elements are read and written through two families of accessors, so a
- * kernel is written once for every dtype:
+ * kernel is written once for every dtype (each is a call through the dtype's
+ * row of common/dtype_traits.h):
  *   rt_ld_f / rt_st_f: float domain (f64). Loading f16/bf16/f32 is exact;
  *     storing rounds once to the destination (nearest even; to an integer
  *     dtype it truncates toward zero and saturates, NaN -> 0; to bool, != 0).
@@ -22,6 +23,7 @@
 
 #include <stdint.h>
 
+#include "common/dtype_traits.h"
 #include "runtime/ref/ref_kernels.h"
 
 typedef struct rt_ctx {
@@ -84,12 +86,24 @@ symc_status rt_attr_ints_n(rt_ctx *c, const char *name, uint32_t n, const int64_
 symc_status rt_norm_axis(rt_ctx *c, int64_t axis, int32_t rank, const char *what, int32_t *out);
 
 /* ---- elements ---------------------------------------------------------------- */
-double rt_ld_f(const rt_ref_tensor *t, int64_t i);
-int64_t rt_ld_i(const rt_ref_tensor *t, int64_t i);
-void rt_st_f(rt_ref_tensor *t, int64_t i, double v);
-void rt_st_i(rt_ref_tensor *t, int64_t i, int64_t v);
+/* Through the element types' one table (common/dtype_traits.h): one row
+ * lookup and one call an element, in place of a switch on the dtype. */
+static inline double rt_ld_f(const rt_ref_tensor *t, int64_t i) {
+    return cm_dtype_traits_of(t->dtype)->load_f64(t->data, (size_t)i);
+}
+static inline int64_t rt_ld_i(const rt_ref_tensor *t, int64_t i) {
+    return cm_dtype_traits_of(t->dtype)->load_i64(t->data, (size_t)i);
+}
+static inline void rt_st_f(rt_ref_tensor *t, int64_t i, double v) {
+    cm_dtype_traits_of(t->dtype)->store_f64(t->data, (size_t)i, v);
+}
+static inline void rt_st_i(rt_ref_tensor *t, int64_t i, int64_t v) {
+    cm_dtype_traits_of(t->dtype)->store_i64(t->data, (size_t)i, v);
+}
 /* an unsigned 64-bit value: one correct rounding to a float dtype, else as rt_st_i */
-void rt_st_u(rt_ref_tensor *t, int64_t i, uint64_t v);
+static inline void rt_st_u(rt_ref_tensor *t, int64_t i, uint64_t v) {
+    cm_dtype_traits_of(t->dtype)->store_u64(t->data, (size_t)i, v);
+}
 /* dst[di] = src[si], same dtype, bit for bit */
 void rt_copy_elem(rt_ref_tensor *dst, int64_t di, const rt_ref_tensor *src, int64_t si);
 /* float -> integer conversion of cast: truncate toward zero, saturate, NaN -> 0 */

@@ -1,8 +1,9 @@
-/* The shared error channel (include/symc/status.h). It lives in symshape
- * because symshape is the bottom of the dependency chain that every other
- * library links; the functions carry the public symc_ prefix because both
- * public headers expose them. Messages are formatted into the caller's fixed
- * buffer and cut with "..." when too long, so reporting never allocates. */
+/* The shared error channel (include/symc/status.h). It lives in common/,
+ * the base library (symc_common) at the bottom of the dependency chain that
+ * every other library links; the functions carry the public symc_ prefix
+ * because both public headers expose them. Messages are formatted into the
+ * caller's fixed buffer and cut with "..." when too long, so reporting never
+ * allocates. */
 #include "symc/status.h"
 
 #include <stdio.h>
