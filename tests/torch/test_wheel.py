@@ -36,6 +36,13 @@ plat = sysconfig.get_platform().replace("-", "_").replace(".", "_")
 name, files = build(os.path.abspath(lib), "native")
 if name and not (name.endswith(f"-py3-none-{plat}.whl") and "symc/libsymc.so" in files):
     failures.append(f"with the library: {name} (wanted -py3-none-{plat}.whl holding symc/libsymc.so)")
+# every module of the package, subpackages (symc.lowerings) included: one left out of pyproject.toml's
+# packages would install a symc that fails at import
+src = [os.path.relpath(os.path.join(r, f), pkg).replace(os.sep, "/") for r, _, fs in os.walk(os.path.join(pkg, "symc"))
+       for f in fs if f.endswith(".py")]
+missing = sorted(f for f in src if name and f not in files)
+if missing:
+    failures.append(f"the wheel lacks {', '.join(missing)} (a subpackage missing from pyproject.toml's packages?)")
 name, files = build(os.path.join(out, "no_such_libsymc.so"), "pure")
 if name and not (name.endswith("-py3-none-any.whl") and "symc/libsymc.so" not in files):
     failures.append(f"without the library: {name} (wanted -py3-none-any.whl without symc/libsymc.so)")

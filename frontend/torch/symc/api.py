@@ -32,8 +32,9 @@ import torch.utils._pytree as pytree
 from . import _lib
 from ._lib import SymcError
 from .torch_module import EngineModule
-from .tracer import (CODE_GUARDED, FORCE_SMALL, SMALL_GUARDED, Tracer, guard_state, record_guard_sources,
-                     set_guard_state, source_names)
+from .shape_env import (code_guard_every_symbol, drop_small_size_branches, forcing_small, guard_state,
+                        record_guard_sources, set_guard_state, shape_env_of, small_size_branches, source_names)
+from .tracer import Tracer
 
 _counter = itertools.count()
 
@@ -660,10 +661,9 @@ def export_ranges(model, args, dims):
     if auto is None:
         raise first
     loose = tuple(None if ds is None else {d: auto(min=lo, max=hi) for d, (nm, lo, hi) in ds.items()} for ds in dims)
-    if CODE_GUARDED:
-        # the first trace saw Python code branch on sizes, under symbol names the retry does not share:
-        # no 0/1 narrowing of the retry can be taken for torch's assumption alone (Tracer._check_traced_range)
-        CODE_GUARDED.add("*")
+    # where the first trace saw Python code branch on sizes, under symbol names the retry does not share:
+    # no 0/1 narrowing of the retry can be taken for torch's assumption alone (Tracer._check_traced_range)
+    code_guard_every_symbol()
     try:
         ep = _export(model, args, loose)
     except Exception as e:  # noqa: BLE001
@@ -710,17 +710,17 @@ def _suggested_equal(dims, msg, groups):
 
 
 def _small_branches(model, args, dynamic_shapes, ep, dims):
-    """ep, with the branches of tracer.SMALL_GUARDED that do not change the program dropped.
+    """ep, with the branches of shape_env.SMALL_GUARDED that do not change the program dropped.
 
     torch decides a condition like `q_length > 1` with no guard at all by assuming dynamic sizes are never 0
     or 1, and the tracer refuses a declared range holding the size where such a branch goes the other way
     (the program holds only above it). Most of them change nothing (transformers' `is_causal = q_length > 1
     and attention_mask is None and is_causal`), so the model is exported once more per symbol concerned
-    (and once with all of them), those conditions answered as at that size (tracer.FORCE_SMALL): where the
+    (and once with all of them), those conditions answered as at that size (shape_env.forcing_small): where the
     program's code is the same, the branch did not change it, and its entries go."""
-    from .tracer import _shape_env
-    env = _shape_env(ep)
-    if env is None or not SMALL_GUARDED:
+    env = shape_env_of(ep)
+    branches = small_size_branches()
+    if env is None or not branches:
         return ep
     # {symbol: its declared min}, over the user inputs' dims (several dims of one symbol: the largest, as the
     # tracer intersects their ranges); a symbol with none may be anything
@@ -739,7 +739,7 @@ def _small_branches(model, args, dynamic_shapes, ep, dims):
     def relevant(t):  # every symbol the branch flips with may take the size in its declared range
         return t[1] is env and all(lows.get(x, 0) <= t[3] for x in syms(t))
     concerned = {}  # symbol -> the size its relevant branches flip at (the largest)
-    for t in SMALL_GUARDED:
+    for t in branches:
         for x in (syms(t) if relevant(t) else ()):
             concerned[x] = max(t[3], concerned.get(x, t[3]))
     if not concerned:
@@ -754,14 +754,12 @@ def _small_branches(model, args, dynamic_shapes, ep, dims):
     code, results = ep.graph_module.code, []
     state = guard_state()
     for vs in variants:
-        FORCE_SMALL.update({nm: concerned[x] for x in vs for nm in sources[x]})
-        set_guard_state()
-        try:  # a symbol with no input size to answer it by cannot be tried: it matters
-            same = all(sources[x] for x in vs) and _export(model, args, dynamic_shapes).graph_module.code == code
-        except Exception:  # noqa: BLE001 - the other branch does not even trace: it matters
-            same = False
-        finally:
-            FORCE_SMALL.clear()
+        with forcing_small({nm: concerned[x] for x in vs for nm in sources[x]}):
+            set_guard_state()
+            try:  # a symbol with no input size to answer it by cannot be tried: it matters
+                same = all(sources[x] for x in vs) and _export(model, args, dynamic_shapes).graph_module.code == code
+            except Exception:  # noqa: BLE001 - the other branch does not even trace: it matters
+                same = False
         results.append((vs, same))
     set_guard_state(state)
 
@@ -769,5 +767,5 @@ def _small_branches(model, args, dynamic_shapes, ep, dims):
         s = syms(t)
         tried = [same for vs, same in results if s <= vs]
         return relevant(t) and all(concerned[x] == t[3] for x in s) and tried and all(tried)
-    SMALL_GUARDED[:] = [t for t in SMALL_GUARDED if not benign(t)]
+    drop_small_size_branches(benign)
     return ep

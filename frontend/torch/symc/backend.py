@@ -21,7 +21,7 @@ import torch
 
 from ._lib import SymcError
 from .api import _export, build_engine
-from .tracer import set_guard_state
+from .shape_env import set_guard_state
 
 
 def _eval(expr, env):

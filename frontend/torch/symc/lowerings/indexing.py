@@ -1,0 +1,190 @@
+"""Lowerings of indexing: embedding, index_select, gather, and advanced indexing (aten.index,
+aten.index_put) with integer index tensors or a boolean mask of same-for-every-element values.
+
+Approach: one index tensor is a gather on its dim; several are broadcast together and read (gather_nd)
+or written (scatter_nd) with the indexed dims moved first (_index_layout), then moved back into torch's
+layout. What depends on the data's values (a mask's selected count) is refused.
+"""
+import torch
+
+from .helpers import _arg_dtype, _cast, _dt, _norm, _static
+from .registry import _op, _reg
+
+
+@_reg(_op("embedding"))
+def _embedding(tr, n, a, k):
+    return tr.node("gather", [tr.tensor(a[0]), tr.tensor(a[1])], [("axis", "int", 0)])
+
+
+@_reg(_op("index_select"))
+def _index_select(tr, n, a, k):
+    rank = tr.rank(n.args[0])
+    return tr.node("gather", [tr.tensor(a[0]), tr.tensor(a[2])], [("axis", "int", _norm(tr, a[1], max(rank, 1)))])
+
+
+@_reg(_op("gather"))
+def _gather(tr, n, a, k):
+    rank = tr.rank(n.args[0])
+    if tr.shape(n.args[2]) != tr.shape(n.args[0]):
+        # torch allows a smaller index in the other dims; gather_elements reads the data with its own strides,
+        # so only the same-shape case is certain to agree
+        for d, (si, sx) in enumerate(zip(tr.shape(n.args[2]), tr.shape(n.args[0]))):
+            if d != _norm(tr, a[1], rank) and str(si) != str(sx):
+                tr.fail(f"gather with an index of shape {tr.shape(n.args[2])} smaller than the input "
+                        f"{tr.shape(n.args[0])} outside dim {a[1]} is not supported")
+    return tr.node("gather_elements", [tr.tensor(a[0]), tr.tensor(a[2])], [("axis", "int", _norm(tr, a[1], rank))])
+
+
+def _index_tensors(tr, n, a, what):
+    """The index tensors of aten.index / aten.index_put (argument 1: one entry per leading dim, None for a dim
+    taken whole, dims past the list taken whole too) as [(dim, value)], each an integer tensor. A boolean
+    mask (or uint8, torch's old mask) is refused: the number of elements it selects, and so the result's
+    shape, depends on the data."""
+    rank = tr.rank(n.args[0])
+    idx = list(a[1])
+    if len(idx) > rank:
+        tr.fail(f"{what} with {len(idx)} indices on a rank-{rank} tensor")
+    used = []
+    for d, t in enumerate(idx):
+        if t is None:
+            continue
+        dt = _arg_dtype(tr, n.args[1][d], t)
+        if dt in (torch.bool, torch.uint8):
+            tr.fail(f"{what} with a boolean mask is not supported: the number of elements it selects depends on "
+                    f"the data")
+        if dt not in (torch.int64, torch.int32):
+            tr.fail(f"{what} with an index tensor of dtype {dt} is not supported (int64 and int32 are)")
+        used.append((d, t, dt))
+    if not used:
+        tr.fail(f"{what} without an index tensor")
+    return used
+
+
+def _broadcast_sizes(shapes):
+    """torch's broadcast of several shapes (sizes: ints or SymInts): per dim, aligned at the end, the size that
+    is not 1, a static one first (torch.export has already proved the others equal to it or 1)."""
+    r = max(len(s) for s in shapes)
+    out = []
+    for i in range(r):
+        sizes = [_static(s[i - (r - len(s))]) for s in shapes if i - (r - len(s)) >= 0]
+        static = [v for v in sizes if isinstance(v, int) and v != 1]
+        dynamic = [v for v in sizes if not isinstance(v, int)]
+        out.append(static[0] if static else dynamic[0] if dynamic else 1)
+    return out
+
+
+def _index_layout(tr, n, a, used, what):
+    """Advanced indexing as gather_nd / scatter_nd see it. The indexed dims go first (perm: the data's
+    transpose, the indexed dims in order, then the others in order) and the index tensors, broadcast
+    together to B and cast to int64, are stacked on a new last dim: indices [B.., k]. Torch's result is
+    [B.., rest..] when the indexed dims are not adjacent, and [before.., B.., after..] when they are (B at
+    the first indexed dim): `front` is the number of dims before it (0 when B goes first).
+    Returns (perm, indices handle, B, front)."""
+    rank = tr.rank(n.args[0])
+    dims = [d for d, _, _ in used]
+    rest = [d for d in range(rank) if d not in dims]
+    shapes = [tr.shape(n.args[1][d]) if isinstance(n.args[1][d], torch.fx.Node) else list(t.shape)
+              for d, t, _ in used]
+    bshape = _broadcast_sizes(shapes)
+    if len(bshape) + 1 > 8 or len(bshape) + len(rest) > 8:
+        tr.fail(f"{what}: the index tensors broadcast to rank {len(bshape)}, too many dims for symc (at most 8)")
+    bdims = [tr.dim(s) for s in bshape]
+    cols = []
+    for (d, t, dt), shape in zip(used, shapes):
+        h = tr.tensor(_cast(tr, t, dt, torch.int64), torch.int64)
+        if len(shape) != len(bshape) or any(str(x) != str(y) for x, y in zip(shape, bshape)):
+            h = tr.node("expand", [h], [("shape", "dims", bdims)])
+        cols.append(tr.node("unsqueeze", [h], [("axes", "ints", [len(bshape)])]))
+    ind = cols[0] if len(cols) == 1 else tr.node("concat", cols, [("axis", "int", len(bshape))])
+    adjacent = dims == list(range(dims[0], dims[-1] + 1))
+    front = dims[0] if adjacent else 0
+    return dims + rest, ind, bshape, front
+
+
+def _index_put_mask(tr, n, a, accumulate):
+    """x[mask] = v (index_put with one boolean mask, None entries before it): the mask selects elements
+    [before.., nnz, after..] and the values broadcast to that; when they are the same for every selected
+    element (no dim at nnz, or a 1 there) this is where(mask, v, x) (x + v where accumulate), exactly. Values
+    that differ per selected element are refused: their layout depends on how many the mask selects."""
+    used = [d for d, t in enumerate(a[1]) if t is not None]
+    if len(used) != 1:
+        tr.fail("index_put with a boolean mask and other index tensors is not supported")
+    d0 = used[0]
+    mnode, mask = n.args[1][d0], a[1][d0]
+    mshape = tr.shape(mnode) if isinstance(mnode, torch.fx.Node) else list(mask.shape)
+    after = tr.rank(n.args[0]) - d0 - len(mshape)
+    dt = _dt(tr, n)
+    v = a[2]
+    vshape = tr.shape(n.args[2]) if isinstance(n.args[2], torch.fx.Node) else list(getattr(v, "shape", []))
+    u = tr.tensor(_cast(tr, v, _arg_dtype(tr, n.args[2], v), dt), dt)
+    if len(vshape) > after:
+        at = len(vshape) - after - 1  # the values' dim at the selected elements
+        if _static(vshape[at]) != 1:
+            tr.fail(f"index_put with a boolean mask and values of shape {vshape}, one per selected element, is "
+                    f"not supported: their layout depends on how many elements the mask selects (values the same "
+                    f"for every selected element, e.g. x[mask] = 0.0, are)")
+        u = tr.node("reshape", [u], [("shape", "dims", [tr.dim(s) for s in vshape[:at]] +
+                                      [tr.m.const(1)] * len(mshape) + [tr.dim(s) for s in vshape[at + 1:]])])
+    m = _cast(tr, mask, _arg_dtype(tr, mnode, mask), torch.bool)
+    m = tr.tensor(m, torch.bool)
+    if after:
+        m = tr.node("unsqueeze", [m], [("axes", "ints", list(range(len(mshape), len(mshape) + after)))])
+    x = tr.tensor(a[0], dt)
+    return tr.node("where", [m, tr.node("add", [x, u]) if accumulate else u, x])
+
+
+def _transposed(tr, h, perm):
+    return h if perm == sorted(perm) else tr.node("transpose", [h], [("perm", "ints", perm)])
+
+
+@_reg(_op("index"))
+def _index(tr, n, a, k):
+    """x[i0, i1, ..] (aten.index.Tensor) with integer index tensors, None for a dim taken whole: torch's
+    advanced indexing, exactly. One index tensor is a gather on its dim (result: the dims before, the index's,
+    the dims after). Several are broadcast together to B and read with one gather_nd from the data with the
+    indexed dims moved first (_index_layout): result [B.., rest..], which is torch's when the indexed dims
+    are not adjacent; when they are, B moves to the first indexed dim's place. Negative indices count from
+    the end, as in torch (gather and gather_nd wrap them); one out of range fails the run, naming it."""
+    used = _index_tensors(tr, n, a, "indexing")
+    if len(used) == 1:
+        d, t, _ = used[0]
+        return tr.node("gather", [tr.tensor(a[0]), tr.tensor(t, torch.int64)], [("axis", "int", d)])
+    perm, ind, bshape, front = _index_layout(tr, n, a, used, "indexing")
+    y = tr.node("gather_nd", [_transposed(tr, tr.tensor(a[0]), perm), ind])
+    nb, nrest = len(bshape), len(perm) - len(used)
+    return _transposed(tr, y, list(range(nb, nb + front)) + list(range(nb)) + list(range(nb + front, nb + nrest)))
+
+
+@_reg(_op("index_put"), _op("_index_put_impl"))
+def _index_put(tr, n, a, k):
+    """x[i0, i1, ..] = v (aten.index_put, and index_put_ as torch.export functionalizes it) with integer index
+    tensors: one scatter_nd into the data with the indexed dims moved first (_index_layout), then moved back.
+    The values are broadcast to torch's shape of x[i0, i1, ..] and laid out as scatter_nd reads them ([B..,
+    rest..]); accumulate=True adds them (reduction add, every duplicate index counted). Without accumulate
+    torch leaves a repeated index undefined; scatter_nd writes in index order, the last write wins."""
+    accumulate = bool(k.get("accumulate", a[3] if len(a) > 3 else False))
+    if any(t is not None and _arg_dtype(tr, n.args[1][d], t) in (torch.bool, torch.uint8) for d, t in
+           enumerate(a[1])):
+        return _index_put_mask(tr, n, a, accumulate)
+    used = _index_tensors(tr, n, a, "index_put")
+    dt = _dt(tr, n)
+    xshape = tr.shape(n.args[0])
+    perm, ind, bshape, front = _index_layout(tr, n, a, used, "index_put")
+    rest = [xshape[d] for d in perm[len(used):]]
+    # torch's shape of x[indices], which the values broadcast to
+    want = rest[:front] + bshape + rest[front:]
+    v = a[2]
+    vdt = _arg_dtype(tr, n.args[2], v)
+    vshape = tr.shape(n.args[2]) if isinstance(n.args[2], torch.fx.Node) else list(getattr(v, "shape", []))
+    if len(vshape) > len(want):
+        tr.fail(f"index_put values of shape {vshape} do not broadcast to the indexed shape {want}")
+    u = tr.tensor(_cast(tr, v, vdt, dt), dt)
+    if len(vshape) != len(want) or any(str(x) != str(y) for x, y in zip(vshape, want)):
+        u = tr.node("expand", [u], [("shape", "dims", [tr.dim(s) for s in want])])
+    nb = len(bshape)
+    u = _transposed(tr, u, list(range(front, front + nb)) + list(range(front)) +
+                    list(range(front + nb, len(want))))
+    attrs = [("reduction", "str", "add")] if accumulate else []
+    y = tr.node("scatter_nd", [_transposed(tr, tr.tensor(a[0], dt), perm), ind, u], attrs)
+    inv = [perm.index(d) for d in range(len(perm))]
+    return _transposed(tr, y, inv)
