@@ -2,8 +2,8 @@
  * the arena that owns the build's memory (common/arena.h), and its progress
  * lines.
  *
- * cg_build_engine (engine.c) assembles an rt_engine from arrays it
- * allocates as it goes, the tuner (tune.c) adds the tuned entries, and the
+ * cg_build_engine (build_engine.c) assembles an rt_engine from arrays it
+ * allocates as it goes, the tuner (tuner.c) adds the tuned entries, and the
  * engine is encoded once at the end: every one of those arrays lives in one
  * cm_arena and is freed with it, so no part of the build frees anything
  * itself. */

@@ -5,7 +5,7 @@
  * default), the CUDA target adds NVRTC-compiled kernels (cubin for the target
  * SM plus PTX), cuBLASLt/cuDNN call descriptors and copies, and, when a GPU is
  * present and tuning is on, the library choices timed at opt and at a few
- * representatives of the symbol ranges (codegen/tune.c), all before the
+ * representatives of the symbol ranges (codegen/tuner.c), all before the
  * engine is encoded once. */
 #ifndef SYMC_CODEGEN_CODEGEN_H
 #define SYMC_CODEGEN_CODEGEN_H

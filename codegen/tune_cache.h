@@ -1,5 +1,5 @@
 /* tune_cache.h: the timing cache on disk that build-time tuning reads and
- * writes (codegen/tune.c), so a later build of any model that meets the same
+ * writes (codegen/tuner.c), so a later build of any model that meets the same
  * library problem on the same GPU and libraries takes the result instead of
  * timing it again.
  *

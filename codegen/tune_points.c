@@ -1,4 +1,4 @@
-/* Where to tune (codegen/tune.h): the points of the symbol ranges a build
+/* Where to tune (codegen/tuner.h): the points of the symbol ranges a build
  * times library calls at, and whether a point breaks a run-time guard.
  *
  * Points cover the box the ranges declare, not only the diagonal: opt, the
@@ -12,11 +12,11 @@
  * run-time pick takes the nearest tuned point. Points are taken in order of
  * importance so a smaller cap (or the build's time budget) keeps the ones
  * that matter most. Plain functions of their arguments, tested on the CPU
- * (tests/codegen/test_tune.c). */
+ * (tests/codegen/test_tuner.c). */
 #include <math.h>
 #include <string.h>
 
-#include "codegen/tune.h"
+#include "codegen/tuner.h"
 
 /* symbols a point is assembled for on the stack; more are written in place */
 #define STACK_SYMBOLS 64

@@ -213,7 +213,7 @@ void ir_uses_free(ir_uses *u);
  * may compute it in place (0 for a tensor added after u was computed) */
 int ir_uses_private(const ir_uses *u, uint32_t t);
 
-/* ---- fused groups (fuse.c) ------------------------------------------------------------ */
+/* ---- fused groups (fuse_plan.c) ------------------------------------------------------------ */
 /* The fuse pass (passes/fuse.c) partitions the nodes into groups, each run
  * as one step at its root's place in node order: a generated kernel, a
  * library call or a fused attention. Every node gets a role and the root of

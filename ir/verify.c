@@ -8,7 +8,7 @@
  * adding it, and the loader and verifier share one definition of "valid".
  * Axis attributes are non-negative once the rank they index is known
  * (ir_check_axes, axes.c). A module with a fusion plan has it checked last
- * (ir_fuse_check, fuse.c). */
+ * (ir_fuse_check, fuse_plan.c). */
 #include "ir/ir.h"
 
 #include <stdlib.h>
@@ -412,6 +412,6 @@ symc_status ir_verify(ir_module *m, symc_error *err) {
     if (!st && m->n_outputs == 0 && m->n_nodes > 0)
         st = symc_error_setf(err, SYMC_ERR_VERIFY, "module '%s' has nodes but no outputs", m->name);
     free(names);
-    if (!st) st = ir_fuse_check(m, err); /* the fusion plan, when there is one (fuse.c) */
+    if (!st) st = ir_fuse_check(m, err); /* the fusion plan, when there is one (fuse_plan.c) */
     return st;
 }

@@ -41,7 +41,7 @@
  * A new fusion rule is a round here (or a condition in one) plus, when it
  * depends on what the target can do, a query in pass_fuse_rules that the
  * target answers; its role goes into ir_fuse_role, with its place checked
- * in ir/fuse.c and read by the target's emitter. */
+ * in ir/fuse_plan.c and read by the target's emitter. */
 #include <stdlib.h>
 
 #include "passes/passes.h"

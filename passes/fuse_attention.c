@@ -25,7 +25,7 @@
  * and V are followed back through private transposes and one private
  * widening cast from f16/bf16 to f32 (the precision pass's in front of fp32
  * logits when Q and K are stored in half: the kernel reads the half storage,
- * whose f32 values are exact; see passes/precision.c) (and the score's B is
+ * whose f32 values are exact; see passes/mixed_precision.c) (and the score's B is
  * read with its last two axes swapped), and O forward through private
  * transposes, so the head split and merge of a transformer cost nothing: the
  * kernel reads [B, S, H, D] storage with strides and writes O straight into

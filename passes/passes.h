@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-/* Symbolic shape inference (shape.c): gives every node output its symbolic
+/* Symbolic shape inference (infer_shapes.c): gives every node output its symbolic
  * shape from the op's rule, in node order. Facts a rule needs but cannot
  * prove become guards with the node as provenance; a guard that would narrow
  * a declared range, or never holds, fails the pass with the guard's
@@ -21,7 +21,7 @@ symc_status pass_infer_shapes(ir_module *m, symc_error *err);
 /* The same for one node, whose inputs must already have shapes. */
 symc_status pass_infer_node(ir_module *m, uint32_t node, symc_error *err);
 /* Refuses declared ranges under which some tensor's byte size can pass
- * INT64_MAX (sizes.c): the error names the tensor, the node producing it,
+ * INT64_MAX (size_check.c): the error names the tensor, the node producing it,
  * the symbols with their ranges, and the largest max that would fit. */
 symc_status pass_check_sizes(ir_module *m, symc_error *err);
 /* Inference batch_norm folded into the conv2d before it (fold.c): scaled
@@ -38,7 +38,7 @@ symc_status pass_fold_scale(ir_module *m, symc_error *err);
  * *removed (may be NULL): how many nodes went. */
 symc_status pass_remove_dead(ir_module *m, uint32_t *removed, symc_error *err);
 
-/* ---- precision (precision.c) -------------------------------------------------------- */
+/* ---- precision (mixed_precision.c) -------------------------------------------------------- */
 /* What a target can run in half precision: half_ok(m, node) says whether the
  * target's kernel for `node` reads and writes f16/bf16 storage (computing in
  * fp32). The CUDA target's answer is cg_cuda_half_ok (codegen/cuda_target.c),
@@ -58,7 +58,7 @@ typedef struct pass_precision_rules {
 /* Attention's Q and K are stored in half (the logits' matmul, fp32, reading them through
  * widening casts) when est = calibrated max |logit| times the half type's unit roundoff (2^-11
  * for f16, 2^-8 for bf16) is at most these; else they stay in the softmax's fp32 island, back
- * to the projections making them (precision.c, released_logits). est approximates the logits'
+ * to the projections making them (mixed_precision.c, released_logits). est approximates the logits'
  * absolute error, so the probabilities' relative error; on the e2e attention models the output
  * error the half Q and K add was 1.6-2.1 times est. The limits are 0.3 of the accuracy targets
  * (1e-2 for f16, 2e-2 for bf16), leaving the rest to the other roundings. */
@@ -75,7 +75,7 @@ typedef struct pass_precision_options {
     double fp16_limit; /* for f16: tensors whose max_abs exceeds it stay f32 (PASS_FP16_SAFE_MAX) */
 } pass_precision_options;
 
-/* Half storage (precision.c): converts the module's f32 tensors and constant
+/* Half storage (mixed_precision.c): converts the module's f32 tensors and constant
  * data to o->half, except the fp32 islands (ops the rules refuse, the
  * --fp32-layers list, calibrated tensors over the fp16 limit); graph inputs
  * and outputs keep their declared dtypes, with casts at the boundary. */

@@ -87,7 +87,7 @@ typedef enum rt_step_kind {
 #define RT_STEP_KIND_COUNT 4
 
 /* 1 when a library or copy step writes its tensor k (GEMM d, CONV y, COPY dst), 0 when it reads it:
- * the one statement of it, for the build's dataflow check (codegen/engine.c) and the loader's */
+ * the one statement of it, for the build's dataflow check (codegen/build_engine.c) and the loader's */
 static inline int rt_step_lib_writes(uint8_t kind, uint32_t k) {
     return (kind == RT_STEP_GEMM && k == 4) || (kind == RT_STEP_CONV && k == 3) || (kind == RT_STEP_COPY && k == 1);
 }
@@ -130,7 +130,7 @@ typedef symc_precision rt_precision;
  * broadcast batch into m; CONV: n, h, w of x, then 0), the choice
  * (cublasLtMatmulAlgo_t bytes, or a cuDNN forward algorithm id as int32) and
  * its median time there (0 when not recorded). The runtime picks among a
- * step's entries with rt_tune_pick (runtime/cuda/tune.h). */
+ * step's entries with rt_tune_pick (runtime/cuda/tuned_pick.h). */
 typedef struct rt_tuned {
     int64_t at[4];
     float ms;
@@ -162,7 +162,7 @@ typedef struct rt_step {
     uint8_t trans_a, trans_b, epilogue, precision;
     float alpha, beta;
     /* GEMM and CONV: the choices timed at build time, at opt and at a few
-     * representatives of the symbol ranges (codegen/tune.c), sorted by
+     * representatives of the symbol ranges (codegen/tuner.c), sorted by
      * size; none when the build had no GPU (the runtime then asks the
      * library's heuristic once per shape) */
     uint32_t n_tuned; /* <= RT_TUNED_MAX */

@@ -147,7 +147,7 @@ symc_status sym__eval_op(sym_kind kind, int64_t a, int64_t b, int64_t *out);
 int64_t sym__floordiv(int64_t a, int64_t b); /* b != 0, not (INT64_MIN, -1) */
 int64_t sym__mod(int64_t a, int64_t b);      /* b != 0 */
 
-/* ---- print.c ---- */
+/* ---- sym_print.c ---- */
 /* Prints e into a fixed buffer, cut with "..." (for messages). */
 const char *sym__text(const sym_table *t, sym_expr e, char *buf, size_t cap);
 const char *sym__range_text(int64_t lo, int64_t hi, char *buf, size_t cap);

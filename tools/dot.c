@@ -6,7 +6,7 @@
  *   - a model (.onnx with the --shapes family of `symc compile`, or .symir)
  *     runs the compile pipeline with the CUDA target's fusion rules, as
  *     `symc compile` would, but stops before code generation; the groups are
- *     the fuse pass's plan (ir/fuse.c): one cluster per group of two or more
+ *     the fuse pass's plan (ir/fuse_plan.c): one cluster per group of two or more
  *     nodes, labelled with its root and kind (kernel, library call,
  *     attention), each member labelled with its role (inlined, epilogue,
  *     bias, ...); dead nodes are drawn dashed. Shapes are the IR's symbolic

@@ -21,7 +21,7 @@
 
 #include "runtime/engine.h"
 #include "runtime/plan.h"
-#include "runtime/cuda/tune.h"
+#include "runtime/cuda/tuned_pick.h"
 #include "tools/inspect_engine.h"
 #include "tools/memory.h"
 
@@ -115,7 +115,7 @@ static void print_buckets(const rt_step *s) {
     printf("\n");
 }
 
-/* A library step's tuned entries (runtime/cuda/tune.h): which one the runtime's
+/* A library step's tuned entries (runtime/cuda/tuned_pick.h): which one the runtime's
  * pick would use at min, opt and max, then every entry with its sizes and
  * its choice in words. The pick shown is rt_tune_pick's; at run time the
  * library may still refuse an entry for a pointer alignment (then the

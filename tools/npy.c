@@ -23,7 +23,7 @@
  * bool, which must hold 0 or 1.
  *
  * Which file dtype may feed which input is the caller's rule (symc run, in
- * symc.c, also rounds an f32 file for an f16/bf16 input and takes '<u2' bit
+ * symc_main.c, also rounds an f32 file for an f16/bf16 input and takes '<u2' bit
  * patterns for a bf16 one).
  *
  * Sizes: the header's shape is believed only once its byte size fits in 64

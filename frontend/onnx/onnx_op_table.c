@@ -11,7 +11,7 @@
  * evaluate (comparisons, Where, Not, Expand of a known scalar, bool<->int
  * Cast) get their symbolic values here, decided by symshape's proofs, so
  * PyTorch's "Where(Equal(shape, -1), 1, shape)" idiom before Expand stays
- * symbolic; And, Or, Mod (passes/shape.c) and casts of one-element constants
+ * symbolic; And, Or, Mod (passes/infer_shapes.c) and casts of one-element constants
  * fold the same way, which ONNX's function-expanded Attention needs.
  *
  * Ops ONNX defines by a function body (SoftmaxCrossEntropyLoss,

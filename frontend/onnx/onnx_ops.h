@@ -8,7 +8,7 @@
 
 #include "frontend/onnx/onnx_internal.h"
 
-#define MAXV 64 /* symbolic values followed, as in passes/shape.c */
+#define MAXV 64 /* symbolic values followed, as in passes/infer_shapes.c */
 static inline ir_tensor *T(fe_ctx *c, uint32_t t) { return &c->m->tensors[t]; }
 /* The axes of a Reduce* node: an input since opset 13 (ReduceSum) or 18 (the
  * others), an attribute before. noop: noop_with_empty_axes with no (or empty)

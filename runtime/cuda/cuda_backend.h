@@ -4,7 +4,7 @@
  * (runtime/backend.h: the adapters at the end of cuda_backend.c), never by
  * name. The functions below are for what runs outside a context: the
  * build-time tuner's narrow interface (cuda_tuning.c, whose header
- * cuda_tuning.h is what codegen/tune.c includes), codegen (rt_cuda_device_sm: the present GPU's SM), and the tools
+ * cuda_tuning.h is what codegen/tuner.c includes), codegen (rt_cuda_device_sm: the present GPU's SM), and the tools
  * and GPU tests (rt_cuda_driver: device memory, streams, events).
  *
  * Nothing here links the driver: the CUDA driver (libcuda.so.1), cuBLASLt

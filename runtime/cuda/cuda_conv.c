@@ -21,7 +21,7 @@
  * every algorithm.
  *
  * Descriptors and the algorithm are cached per step and shape: the tuned id
- * of the nearest entry for N, H and W (rt_tune_order, runtime/cuda/tune.h)
+ * of the nearest entry for N, H and W (rt_tune_order, runtime/cuda/tuned_pick.h)
  * whose workspace fits, else the first answer of
  * cudnnGetConvolutionForwardAlgorithm_v7 that succeeds with a workspace
  * under the cap. The build-time tuner lists the heuristic's algorithms
@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "runtime/cuda/cuda_internal.h"
-#include "runtime/cuda/tune.h"
+#include "runtime/cuda/tuned_pick.h"
 
 _Static_assert(sizeof(int32_t) == RT_CONV_ALGO_SIZE, "a tuned cuDNN choice is an int32 id");
 

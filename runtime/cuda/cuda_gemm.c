@@ -35,7 +35,7 @@
  * Descriptors and the algorithm are cached per step and problem key (sizes,
  * strides, alignment), so steady-state enqueues only set the bias pointer
  * and call cublasLtMatmul. The algorithm is the step's tuned entry nearest
- * the sizes (rt_tune_order, runtime/cuda/tune.h: the tuned points cover the
+ * the sizes (rt_tune_order, runtime/cuda/tuned_pick.h: the tuned points cover the
  * declared box) whose alignment the pointers meet and which
  * cublasLtMatmulAlgoCheck accepts, the next nearest if not; the heuristic's
  * first answer for this key when none does. Either way it is
@@ -46,7 +46,7 @@
 #include <string.h>
 
 #include "runtime/cuda/cuda_internal.h"
-#include "runtime/cuda/tune.h"
+#include "runtime/cuda/tuned_pick.h"
 
 _Static_assert(sizeof(cublasLtMatmulAlgo_t) == RT_GEMM_ALGO_SIZE, "engine.h's RT_GEMM_ALGO_SIZE is stale");
 

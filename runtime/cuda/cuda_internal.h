@@ -106,7 +106,7 @@ const char *rt_cuda_node_name(const rt_engine *e, const rt_step *s);
 symc_status rt_gemm_create(rt_cuda *c, symc_error *err);
 void rt_gemm_destroy(rt_cuda *c);
 symc_status rt_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err);
-/* (the sizes a GEMM step solves at some slots: rt_gemm_sizes, runtime/cuda/tune.h) */
+/* (the sizes a GEMM step solves at some slots: rt_gemm_sizes, runtime/cuda/tuned_pick.h) */
 /* Up to `cap` heuristic candidates for a GEMM step at these slots. */
 symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos, int cap,
                                int *n, symc_error *err);

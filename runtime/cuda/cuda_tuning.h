@@ -1,5 +1,5 @@
 /* cuda_tuning.h: what build-time tuning needs from the CUDA backend, and no
- * more (internal to runtime/ and codegen's tuner, codegen/tune.c; never a
+ * more (internal to runtime/ and codegen's tuner, codegen/tuner.c; never a
  * public header, and no CUDA types in it).
  *
  * The tuner decides which points to tune at, which steps to time, how many

@@ -29,7 +29,7 @@
 #include "codegen/codegen.h"
 #include "codegen/cuda_emit.h"
 #include "passes/pipeline.h"
-#include "runtime/cuda/tune.h"
+#include "runtime/cuda/tuned_pick.h"
 #include "runtime/engine.h"
 #include "tests/check.h"
 

@@ -1,4 +1,4 @@
-/* The build's dataflow check (cg_check_dataflow, codegen/engine.c) on hand-made
+/* The build's dataflow check (cg_check_dataflow, codegen/build_engine.c) on hand-made
  * step lists: a kernel that reads a tensor no earlier step wrote (the fused
  * attention once read a mask piece that another kernel computed in registers
  * and never stored: garbage on the GPU, right on the reference backend) is an

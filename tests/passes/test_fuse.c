@@ -1,4 +1,4 @@
-/* The fuse pass (passes/fuse.c) and the fusion plan's check (ir/fuse.c),
+/* The fuse pass (passes/fuse.c) and the fusion plan's check (ir/fuse_plan.c),
  * on the CPU, with rules of a made-up target (no codegen linked): f32
  * matmuls are library calls taking transposes, a bias, relu and a residual;
  * softmax and layer_norm are row kernels that take inlined inputs,

@@ -1,4 +1,4 @@
-/* The precision pass (passes/precision.c) through the pipeline: which tensors
+/* The precision pass (passes/mixed_precision.c) through the pipeline: which tensors
  * become f16/bf16, the casts at the model's boundary, the fp32 islands (a
  * target's rule, --fp32-layers by node name and by op name, a calibrated
  * range over the fp16 limit, a constant that would overflow), constants

@@ -1,4 +1,4 @@
-/* The check-sizes pass (passes/sizes.c) in the pipeline: declared ranges
+/* The check-sizes pass (passes/size_check.c) in the pipeline: declared ranges
  * under which a tensor's byte size passes INT64_MAX are refused, with the
  * tensor, its producing node, the symbols and their ranges, and the largest
  * max that fits; ranges whose largest tensor fits, up to the last byte,

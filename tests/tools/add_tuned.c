@@ -1,5 +1,5 @@
 /* add_tuned IN.symx OUT.symx: IN with tuned entries on every library step at
- * the sizes of each tuning point (cg_tune_points, codegen/tune.h), as a
+ * the sizes of each tuning point (cg_tune_points, codegen/tuner.h), as a
  * build on a GPU records them, so `symc inspect` of a multi-entry engine is
  * tested on machines without one. The choices are placeholders (two cuBLASLt algo byte patterns,
  * cuDNN algos 1 and 0, alternating over the points) with made-up times; only their sizes, pick
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/tune.h"
+#include "codegen/tuner.h"
 #include "runtime/engine.h"
-#include "runtime/cuda/tune.h"
+#include "runtime/cuda/tuned_pick.h"
 
 int main(int argc, char **argv) {
     if (argc != 3) {

@@ -1,12 +1,12 @@
-/* tune.h: the run-time half of library tuning, and what the tools need to
+/* tuned_pick.h: the run-time half of library tuning, and what the tools need to
  * show it (internal to runtime/, codegen and tools/; no CUDA types).
  *
- * Build time (codegen/tune.c) times every GEMM/CONV step at a few points of
+ * Build time (codegen/tuner.c) times every GEMM/CONV step at a few points of
  * the symbol ranges and stores the winners as rt_tuned entries keyed by the
  * step's sizes (rt_tune_sizes); run time (cuda_gemm.c, cuda_conv.c) picks
  * one of a step's entries for the actual sizes with rt_tune_pick, once per
  * shape key. Both are plain functions of their arguments, tested on the CPU
- * (tests/runtime/test_tune.c). */
+ * (tests/runtime/test_tuned_pick.c). */
 #ifndef SYMC_RUNTIME_TUNE_H
 #define SYMC_RUNTIME_TUNE_H
 

@@ -1,16 +1,16 @@
-/* The run-time half of library tuning (runtime/cuda/tune.h), on the CPU: which
+/* The run-time half of library tuning (runtime/cuda/tuned_pick.h), on the CPU: which
  * tuned entry serves a shape (rt_tune_pick and rt_tune_order: the nearest
  * in log size, midpoints, ties, a brute-force check of the order, zero
  * sizes, other choice sizes ignored),
  * the sizes a step is keyed by (rt_tune_sizes on hand-made GEMM and CONV
  * steps, a broadcast batch folded into m; sizes that overflow int64 refused
  * by the GEMM and CONV plans), and the words `symc inspect` prints for a
- * choice. Where to tune is codegen's (tests/codegen/test_tune.c). */
+ * choice. Where to tune is codegen's (tests/codegen/test_tuner.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cuda/tune.h"
+#include "runtime/cuda/tuned_pick.h"
 #include "tests/check.h"
 
 static uint8_t algo_a[RT_GEMM_ALGO_SIZE], algo_b[RT_GEMM_ALGO_SIZE], algo_c[RT_GEMM_ALGO_SIZE];

@@ -1,22 +1,22 @@
-/* tune.h: build-time tuning of an engine's library steps (internal to
+/* tuner.h: build-time tuning of an engine's library steps (internal to
  * codegen/, its tests and the test tools; prefix cg_tune_).
  *
  * With a GPU of the engine's SM present, cg_tune_engine times the cuBLASLt
  * and cuDNN choices of every GEMM/CONV step at a few points of the symbol
- * ranges (tune.c, through the CUDA backend's narrow runtime/cuda/cuda_tuning.h)
+ * ranges (tuner.c, through the CUDA backend's narrow runtime/cuda/cuda_tuning.h)
  * and stores the winners in the in-memory engine before it is encoded. The
  * points are chosen by cg_tune_points, a plain function tested on the CPU
- * (tune_points.c, tests/codegen/test_tune.c); the run-time pick among the
- * entries is the runtime's (rt_tune_pick, runtime/cuda/tune.h). */
-#ifndef SYMC_CODEGEN_TUNE_H
-#define SYMC_CODEGEN_TUNE_H
+ * (tune_points.c, tests/codegen/test_tuner.c); the run-time pick among the
+ * entries is the runtime's (rt_tune_pick, runtime/cuda/tuned_pick.h). */
+#ifndef SYMC_CODEGEN_TUNER_H
+#define SYMC_CODEGEN_TUNER_H
 
 #include <stdint.h>
 
 #include "codegen/build.h"
 #include "runtime/engine.h"
 
-/* At most this many points. The build's tuning budget (codegen/tune.c)
+/* At most this many points. The build's tuning budget (codegen/tuner.c)
  * usually stops earlier on large models; problems repeated across steps
  * and points are timed once, and the timing cache serves later builds. */
 #define CG_TUNE_MAX_POINTS 16

@@ -1,4 +1,4 @@
-/* The run-time half of library tuning (runtime/cuda/tune.h): which tuned entry
+/* The run-time half of library tuning (runtime/cuda/tuned_pick.h): which tuned entry
  * serves a shape, and the sizes a step's entries are keyed by. The points
  * they were tuned at are chosen at build time (codegen/tune_points.c) to
  * cover the declared box: its corners, each axis through opt, the diagonal.
@@ -10,7 +10,7 @@
  * "m = 3 vs 1" as far as "m = 3000 vs 1000". The library may still refuse
  * the nearest entry for a problem (an alignment, a workspace): callers then
  * try the next in rt_tune_order, and the heuristic last. */
-#include "runtime/cuda/tune.h"
+#include "runtime/cuda/tuned_pick.h"
 
 #include <math.h>
 #include <string.h>

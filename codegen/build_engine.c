@@ -13,7 +13,7 @@
  * are handed out (assemble): symbols and their sources, the target's GPU
  * code, guards, tensors, nodes with their dim attributes, constants, the
  * shape program, the GPU part, and with a GPU present the tuned entries
- * (codegen/tune.c) on the engine still in memory. Every array of the engine
+ * (codegen/tuner.c) on the engine still in memory. Every array of the engine
  * lives in the build's arena (codegen/build.h) and goes with it after the
  * encode; the builder's growing tables (slots, source, kernels, steps,
  * aliases) are freed by free_builder. */
@@ -26,7 +26,7 @@
 
 #include "codegen/build.h"
 #include "codegen/target.h"
-#include "codegen/tune.h"
+#include "codegen/tuner.h"
 #include "runtime/engine.h"
 
 cg_options cg_default_options(void) {
@@ -460,7 +460,7 @@ static symc_status assemble(build *x) {
     if (!st) st = add_constants(x);
     if (!st) st = add_program(x);
     if (!st && x->opt.gpu) st = add_gpu_part(x);
-    /* with a GPU present, the library steps' tuned entries (codegen/tune.c) */
+    /* with a GPU present, the library steps' tuned entries (codegen/tuner.c) */
     if (!st && x->opt.gpu && x->opt.tune) st = cg_tune_engine(&x->e, &x->arena, &x->opt, x->err);
     return st;
 }

@@ -1,5 +1,5 @@
 /* Build-time tuning of an engine's library steps on the present GPU, at
- * points that cover the declared box of symbol ranges (codegen/tune.h).
+ * points that cover the declared box of symbol ranges (codegen/tuner.h).
  *
  * The engine tuned is the one cg_build_engine assembles, in memory, before
  * its one encode. The policy is here; the CUDA work goes through the
@@ -40,7 +40,7 @@
  * entries go into a copy of the steps, installed in the engine with the
  * library versions once the session is gone (the session runs the engine as
  * it was built, so every point's full run uses the heuristic). */
-#include "codegen/tune.h"
+#include "codegen/tuner.h"
 
 #include "codegen/tune_cache.h"
 #include "common/clock.h"
@@ -52,7 +52,7 @@
 
 #include "runtime/cuda/cuda_backend.h"
 #include "runtime/cuda/cuda_tuning.h"
-#include "runtime/cuda/tune.h"
+#include "runtime/cuda/tuned_pick.h"
 
 #define TUNE_CANDIDATES 8
 #define TUNE_WARMUP 1   /* untimed: the first call of an algorithm may load its kernel */

@@ -1,4 +1,4 @@
-/* Where a build tunes (codegen/tune.h), on the CPU: the points tuned at
+/* Where a build tunes (codegen/tuner.h), on the CPU: the points tuned at
  * (cg_tune_points: the suite's ranges, caps, snapping to multiple_of,
  * dropping duplicates and near midpoints, a random property check) and
  * whether a point breaks a run-time guard (cg_tune_guard_broken). The
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/tune.h"
+#include "codegen/tuner.h"
 #include "tests/check.h"
 
 static uint32_t points(const rt_symbol *s, uint32_t n, uint32_t cap, int64_t *v, uint8_t *kinds) {
