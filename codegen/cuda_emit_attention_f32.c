@@ -11,21 +11,9 @@
 
 #include "codegen/cuda_emit_attention.h"
 
-/* The SIMT kernel (any SM; D, Dv multiples of 4): 256 threads, each a 4x4
- * block of the score tile (rows ty*4+i, keys tx+16j) and 4 rows x 4 or 8
- * output columns; exact fp32 FMAs. */
-void cg_att_emit_f32(cg_kw *k, const ir_attention *a, const char *qsr, const char *qsd, const char *ksr,
-                     const char *ksd, const char *vsr, const char *vsd, const char *osr, const char *osd) {
-    const int64_t D = a->d, DV = a->dv, G = (DV + 63) / 64, QLD = D + 4, VLD = DV + 4, PLD = ATT_TILE + 4;
-    char off[128], ql[240], kl[240], vl[240], ost[160];
-    snprintf(off, sizeof off, "(q0 + r) * %s + d * %s", qsr, qsd);
-    cg_att_load(ql, sizeof ql, a->qdt, "qp", off);
-    snprintf(off, sizeof off, "(k0 + r) * %s + d * %s", ksr, ksd);
-    cg_att_load(kl, sizeof kl, a->kdt, "kp", off);
-    snprintf(off, sizeof off, "(k0 + r) * %s + d * %s", vsr, vsd);
-    cg_att_load(vl, sizeof vl, a->vdt, "vp", off);
-    cg_store(ost, sizeof ost, a->odt,
-             a->zero_masked ? "(L == 0.f ? 0.f : acc[i][4 * g + u] / L)" : "acc[i][4 * g + u] / L");
+/* A row block's start: Q's tile into shared memory (ql loads one element),
+ * the running max, sum and output accumulators cleared. */
+static void f32_row_block_start(cg_kw *k, int64_t D, int64_t G, int64_t QLD, const char *ql) {
     cg_kw_body(k,
                "        const long long q0 = qt * %d;\n"
                "        __syncthreads(); /* the previous row block is done with Qs */\n"
@@ -43,6 +31,24 @@ void cg_att_emit_f32(cg_kw *k, const ir_attention *a, const char *qsr, const cha
                "        }\n",
                ATT_TILE, ATT_TILE, (long long)D, (long long)D, (long long)D, (long long)QLD, ql, (long long)(4 * G),
                (long long)(4 * G));
+}
+
+/* The SIMT kernel (any SM; D, Dv multiples of 4): 256 threads, each a 4x4
+ * block of the score tile (rows ty*4+i, keys tx+16j) and 4 rows x 4 or 8
+ * output columns; exact fp32 FMAs. */
+void cg_att_emit_f32(cg_kw *k, const ir_attention *a, const char *qsr, const char *qsd, const char *ksr,
+                     const char *ksd, const char *vsr, const char *vsd, const char *osr, const char *osd) {
+    const int64_t D = a->d, DV = a->dv, G = (DV + 63) / 64, QLD = D + 4, VLD = DV + 4, PLD = ATT_TILE + 4;
+    char off[128], ql[240], kl[240], vl[240], ost[160];
+    snprintf(off, sizeof off, "(q0 + r) * %s + d * %s", qsr, qsd);
+    cg_att_load(ql, sizeof ql, a->qdt, "qp", off);
+    snprintf(off, sizeof off, "(k0 + r) * %s + d * %s", ksr, ksd);
+    cg_att_load(kl, sizeof kl, a->kdt, "kp", off);
+    snprintf(off, sizeof off, "(k0 + r) * %s + d * %s", vsr, vsd);
+    cg_att_load(vl, sizeof vl, a->vdt, "vp", off);
+    cg_store(ost, sizeof ost, a->odt,
+             a->zero_masked ? "(L == 0.f ? 0.f : acc[i][4 * g + u] / L)" : "acc[i][4 * g + u] / L");
+    f32_row_block_start(k, D, G, QLD, ql);
     if (a->causal_skip)
         cg_kw_body(k,
                    "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
