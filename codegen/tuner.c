@@ -33,7 +33,7 @@
  *
  * Every winner becomes an rt_tuned entry of its step (sizes, choice, time),
  * sorted by size; the runtime takes the nearest entry per shape
- * (rt_tune_order), so the points are the step's buckets. A point other than
+ * (rt_cuda_tune_order), so the points are the step's buckets. A point other than
  * opt that runs out of device memory is skipped with a progress line; no new
  * point starts once TUNE_BUDGET_S has passed, so a build stays inside
  * docs/BENCHMARKS-SUITE.md's 10 s. Progress: one line per point, then a summary. The
@@ -255,7 +255,7 @@ static symc_status tune_point(tuner *t, const int64_t *values, const char *label
         t->todo[i] = 0;
         if (!library_step(&e->steps[i])) continue;
         int64_t *sz = &t->sizes[(size_t)i * 4];
-        if ((st = rt_tune_sizes(e, i, t->slots, sz, err))) return st;
+        if ((st = rt_cuda_tune_sizes(e, i, t->slots, sz, err))) return st;
         int empty = e->steps[i].kind == RT_STEP_GEMM ? (sz[0] == 0 || sz[1] == 0 || sz[3] == 0)
                                                      : (sz[0] == 0 || sz[1] == 0 || sz[2] == 0);
         if (empty) continue;

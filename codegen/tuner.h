@@ -7,7 +7,7 @@
  * and stores the winners in the in-memory engine before it is encoded. The
  * points are chosen by cg_tune_points, a plain function tested on the CPU
  * (tune_points.c, tests/codegen/test_tuner.c); the run-time pick among the
- * entries is the runtime's (rt_tune_pick, runtime/cuda/tuned_pick.h). */
+ * entries is the runtime's (rt_cuda_tune_pick, runtime/cuda/tuned_pick.h). */
 #ifndef SYMC_CODEGEN_TUNER_H
 #define SYMC_CODEGEN_TUNER_H
 

@@ -130,7 +130,7 @@ typedef symc_precision rt_precision;
  * broadcast batch into m; CONV: n, h, w of x, then 0), the choice
  * (cublasLtMatmulAlgo_t bytes, or a cuDNN forward algorithm id as int32) and
  * its median time there (0 when not recorded). The runtime picks among a
- * step's entries with rt_tune_pick (runtime/cuda/tuned_pick.h). */
+ * step's entries with rt_cuda_tune_pick (runtime/cuda/tuned_pick.h). */
 typedef struct rt_tuned {
     int64_t at[4];
     float ms;

@@ -70,7 +70,7 @@ static int64_t geo_floor(int64_t a, int64_t b) {
 }
 
 /* The step's buckets: which shapes each tuned entry serves at run time (the
- * nearest entry in log size, rt_tune_order). When the entries differ in one
+ * nearest entry in log size, rt_cuda_tune_order). When the entries differ in one
  * size only, the buckets are intervals of it, bounded at the geometric
  * midpoints of neighbours, and neighbours with the same choice are shown
  * as one bucket; otherwise each entry serves the shapes nearest it. */
@@ -117,7 +117,7 @@ static void print_buckets(const rt_step *s) {
 
 /* A library step's tuned entries (runtime/cuda/tuned_pick.h): which one the runtime's
  * pick would use at min, opt and max, then every entry with its sizes and
- * its choice in words. The pick shown is rt_tune_pick's; at run time the
+ * its choice in words. The pick shown is rt_cuda_tune_pick's; at run time the
  * library may still refuse an entry for a pointer alignment (then the
  * heuristic serves). */
 static void print_tuned(const rt_engine *e, uint32_t i, int64_t *const slots[3]) {
@@ -132,11 +132,11 @@ static void print_tuned(const rt_engine *e, uint32_t i, int64_t *const slots[3])
         int64_t sizes[4];
         symc_error err;
         printf("%s", l ? " |" : "");
-        if (rt_tune_sizes(e, i, slots[l], sizes, &err)) {
+        if (rt_cuda_tune_sizes(e, i, slots[l], sizes, &err)) {
             printf(" ?");
             continue;
         }
-        int pick = rt_tune_pick(s->tuned, s->n_tuned, sizes, size);
+        int pick = rt_cuda_tune_pick(s->tuned, s->n_tuned, sizes, size);
         if (pick < 0) printf(" heuristic");
         else printf(" #%d", pick + 1);
     }
@@ -144,8 +144,8 @@ static void print_tuned(const rt_engine *e, uint32_t i, int64_t *const slots[3])
     for (uint32_t k = 0; k < s->n_tuned; k++) {
         const rt_tuned *t = &s->tuned[k];
         char what[192];
-        if (s->kind == RT_STEP_GEMM) rt_gemm_algo_describe(t->algo, t->algo_size, what, sizeof what);
-        else rt_conv_algo_describe(t->algo, t->algo_size, what, sizeof what);
+        if (s->kind == RT_STEP_GEMM) rt_cuda_gemm_algo_describe(t->algo, t->algo_size, what, sizeof what);
+        else rt_cuda_conv_algo_describe(t->algo, t->algo_size, what, sizeof what);
         printf("        #%u at ", k + 1);
         print_sizes(s, t->at);
         printf(": %s", what);

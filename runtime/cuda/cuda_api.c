@@ -23,9 +23,9 @@
 
 #include "runtime/cuda/cuda_backend.h"
 
-rt_cu_table rt_cu;
-rt_lt_table rt_lt;
-rt_dnn_table rt_dnn;
+rt_cu_table rt_cuda_cu;
+rt_lt_table rt_cuda_lt;
+rt_dnn_table rt_cuda_dnn;
 
 typedef struct lib_state {
     pthread_once_t once;
@@ -85,10 +85,10 @@ static void call_text(const char *call, char *buf, size_t cap) {
     snprintf(buf, cap, "%.*s...)", (int)(cap - 6), call);
 }
 
-symc_status rt_cu_fail(CUresult r, const char *call, const char *file, int line, symc_error *err) {
+symc_status rt_cuda_cu_fail(CUresult r, const char *call, const char *file, int line, symc_error *err) {
     const char *name = NULL, *str = NULL;
-    if (rt_cu.GetErrorName) rt_cu.GetErrorName(r, &name);
-    if (rt_cu.GetErrorString) rt_cu.GetErrorString(r, &str);
+    if (rt_cuda_cu.GetErrorName) rt_cuda_cu.GetErrorName(r, &name);
+    if (rt_cuda_cu.GetErrorString) rt_cuda_cu.GetErrorString(r, &str);
     char c[200], f[128];
     call_text(call, c, sizeof c);
     file_line(file, f, sizeof f);
@@ -97,9 +97,9 @@ symc_status rt_cu_fail(CUresult r, const char *call, const char *file, int line,
                            str ? str : "unknown error", f, line);
 }
 
-symc_status rt_lt_fail(cublasStatus_t r, const char *call, const char *file, int line, symc_error *err) {
-    const char *name = rt_lt.GetStatusName ? rt_lt.GetStatusName(r) : NULL;
-    const char *str = rt_lt.GetStatusString ? rt_lt.GetStatusString(r) : NULL;
+symc_status rt_cuda_lt_fail(cublasStatus_t r, const char *call, const char *file, int line, symc_error *err) {
+    const char *name = rt_cuda_lt.GetStatusName ? rt_cuda_lt.GetStatusName(r) : NULL;
+    const char *str = rt_cuda_lt.GetStatusString ? rt_cuda_lt.GetStatusString(r) : NULL;
     char c[200], f[128];
     call_text(call, c, sizeof c);
     file_line(file, f, sizeof f);
@@ -108,8 +108,8 @@ symc_status rt_lt_fail(cublasStatus_t r, const char *call, const char *file, int
                            str ? str : "unknown error", f, line);
 }
 
-symc_status rt_dnn_fail(cudnnStatus_t r, const char *call, const char *file, int line, symc_error *err) {
-    const char *str = rt_dnn.GetErrorString ? rt_dnn.GetErrorString(r) : NULL;
+symc_status rt_cuda_dnn_fail(cudnnStatus_t r, const char *call, const char *file, int line, symc_error *err) {
+    const char *str = rt_cuda_dnn.GetErrorString ? rt_cuda_dnn.GetErrorString(r) : NULL;
     char c[200], f[128];
     call_text(call, c, sizeof c);
     file_line(file, f, sizeof f);
@@ -131,12 +131,12 @@ static void cu_load(void) {
                    why ? why : "not found");
         return;
     }
-#define TABLE rt_cu
+#define TABLE rt_cuda_cu
     const sym_entry list[] = {RT_CU_FUNCS(RT_SYM_ENTRY)};
 #undef TABLE
     const char *missing = resolve(lib, list, sizeof list / sizeof list[0]);
     if (missing) {
-        memset(&rt_cu, 0, sizeof rt_cu);
+        memset(&rt_cuda_cu, 0, sizeof rt_cuda_cu);
         state_fail(s, SYMC_ERR_DEVICE,
                    "CUDA backend: libcuda.so.1 has no '%s' (the NVIDIA driver is too old for CUDA 13?)", missing);
         return;
@@ -166,7 +166,7 @@ static void cu_load(void) {
     /* the library stays loaded for the process: the tables point into it */
 }
 
-symc_status rt_cu_enter(const rt_cu_device **dev, symc_error *err) {
+symc_status rt_cuda_cu_enter(const rt_cu_device **dev, symc_error *err) {
     pthread_once(&cu_state.once, cu_load);
     if (cu_state.status) return symc_error_setf(err, cu_state.status, "%s", cu_state.msg);
     symc_status st = RT_CU(err, CtxSetCurrent, (cu_device.ctx));
@@ -205,12 +205,12 @@ static void lt_load(void) {
                    why);
         return;
     }
-#define TABLE rt_lt
+#define TABLE rt_cuda_lt
     const sym_entry list[] = {RT_LT_FUNCS(RT_SYM_ENTRY)};
 #undef TABLE
     const char *missing = resolve(lib, list, sizeof list / sizeof list[0]);
     if (missing) {
-        memset(&rt_lt, 0, sizeof rt_lt);
+        memset(&rt_cuda_lt, 0, sizeof rt_cuda_lt);
         state_fail(&lt_state, SYMC_ERR_DEVICE, "CUDA backend: libcublasLt.so.13 has no '%s'", missing);
     }
 }
@@ -225,31 +225,31 @@ static void dnn_load(void) {
                    why);
         return;
     }
-#define TABLE rt_dnn
+#define TABLE rt_cuda_dnn
     const sym_entry list[] = {RT_DNN_FUNCS(RT_SYM_ENTRY)};
 #undef TABLE
     const char *missing = resolve(lib, list, sizeof list / sizeof list[0]);
     if (missing) {
-        memset(&rt_dnn, 0, sizeof rt_dnn);
+        memset(&rt_cuda_dnn, 0, sizeof rt_cuda_dnn);
         state_fail(&dnn_state, SYMC_ERR_DEVICE, "CUDA backend: libcudnn.so.9 has no '%s'", missing);
         return;
     }
     /* the legacy convolution API this backend uses is stable across 9.x;
      * refuse an older major version loudly rather than misbehave */
-    size_t v = rt_dnn.GetVersion();
+    size_t v = rt_cuda_dnn.GetVersion();
     if (v < 90000) {
-        memset(&rt_dnn, 0, sizeof rt_dnn);
+        memset(&rt_cuda_dnn, 0, sizeof rt_cuda_dnn);
         state_fail(&dnn_state, SYMC_ERR_DEVICE, "CUDA backend: libcudnn.so.9 reports version %zu, need 9.x", v);
     }
 }
 
-symc_status rt_lt_load(symc_error *err) {
+symc_status rt_cuda_lt_load(symc_error *err) {
     pthread_once(&lt_state.once, lt_load);
     if (lt_state.status) return symc_error_setf(err, lt_state.status, "%s", lt_state.msg);
     return SYMC_OK;
 }
 
-symc_status rt_dnn_load(symc_error *err) {
+symc_status rt_cuda_dnn_load(symc_error *err) {
     pthread_once(&dnn_state.once, dnn_load);
     if (dnn_state.status) return symc_error_setf(err, dnn_state.status, "%s", dnn_state.msg);
     return SYMC_OK;
@@ -259,12 +259,12 @@ symc_status rt_dnn_load(symc_error *err) {
 static void version_string(size_t v, char *buf, size_t cap) {
     snprintf(buf, cap, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
 }
-void rt_lt_version(char *buf, size_t cap) {
-    if (rt_lt_load(NULL) == SYMC_OK) version_string(rt_lt.GetVersion(), buf, cap);
+void rt_cuda_lt_version(char *buf, size_t cap) {
+    if (rt_cuda_lt_load(NULL) == SYMC_OK) version_string(rt_cuda_lt.GetVersion(), buf, cap);
     else snprintf(buf, cap, "none");
 }
-void rt_dnn_version(char *buf, size_t cap) {
-    if (rt_dnn_load(NULL) == SYMC_OK) version_string(rt_dnn.GetVersion(), buf, cap);
+void rt_cuda_dnn_version(char *buf, size_t cap) {
+    if (rt_cuda_dnn_load(NULL) == SYMC_OK) version_string(rt_cuda_dnn.GetVersion(), buf, cap);
     else snprintf(buf, cap, "none");
 }
 
@@ -273,7 +273,7 @@ void rt_dnn_version(char *buf, size_t cap) {
  * uint64_t/void* (no cuda.h for the tools), and each wrapper makes the
  * primary context current so the tools may call from any thread. */
 
-static int enter_quiet(void) { return (int)rt_cu.CtxSetCurrent(cu_device.ctx); }
+static int enter_quiet(void) { return (int)rt_cuda_cu.CtxSetCurrent(cu_device.ctx); }
 #define ENTER()                 \
     do {                        \
         int r_ = enter_quiet(); \
@@ -283,71 +283,71 @@ static int enter_quiet(void) { return (int)rt_cu.CtxSetCurrent(cu_device.ctx); }
 static int w_mem_alloc(uint64_t *dptr, size_t bytes) {
     ENTER();
     CUdeviceptr p = 0;
-    int r = (int)rt_cu.MemAlloc(&p, bytes);
+    int r = (int)rt_cuda_cu.MemAlloc(&p, bytes);
     *dptr = (uint64_t)p;
     return r;
 }
 static int w_mem_free(uint64_t dptr) {
     ENTER();
-    return (int)rt_cu.MemFree((CUdeviceptr)dptr);
+    return (int)rt_cuda_cu.MemFree((CUdeviceptr)dptr);
 }
 static int w_memcpy_htod(uint64_t dst, const void *src, size_t bytes) {
     ENTER();
-    return (int)rt_cu.MemcpyHtoD((CUdeviceptr)dst, src, bytes);
+    return (int)rt_cuda_cu.MemcpyHtoD((CUdeviceptr)dst, src, bytes);
 }
 static int w_memcpy_dtoh(void *dst, uint64_t src, size_t bytes) {
     ENTER();
-    return (int)rt_cu.MemcpyDtoH(dst, (CUdeviceptr)src, bytes);
+    return (int)rt_cuda_cu.MemcpyDtoH(dst, (CUdeviceptr)src, bytes);
 }
 static int w_memset_d8(uint64_t dst, unsigned char v, size_t bytes) {
     ENTER();
-    return (int)rt_cu.MemsetD8((CUdeviceptr)dst, v, bytes);
+    return (int)rt_cuda_cu.MemsetD8((CUdeviceptr)dst, v, bytes);
 }
 static int w_stream_create(void **stream, unsigned flags) {
     ENTER();
     CUstream s = NULL;
-    int r = (int)rt_cu.StreamCreate(&s, flags);
+    int r = (int)rt_cuda_cu.StreamCreate(&s, flags);
     *stream = s;
     return r;
 }
 static int w_stream_destroy(void *stream) {
     ENTER();
-    return (int)rt_cu.StreamDestroy((CUstream)stream);
+    return (int)rt_cuda_cu.StreamDestroy((CUstream)stream);
 }
 static int w_stream_synchronize(void *stream) {
     ENTER();
-    return (int)rt_cu.StreamSynchronize((CUstream)stream);
+    return (int)rt_cuda_cu.StreamSynchronize((CUstream)stream);
 }
 static int w_event_create(void **event, unsigned flags) {
     ENTER();
     CUevent ev = NULL;
-    int r = (int)rt_cu.EventCreate(&ev, flags);
+    int r = (int)rt_cuda_cu.EventCreate(&ev, flags);
     *event = ev;
     return r;
 }
 static int w_event_destroy(void *event) {
     ENTER();
-    return (int)rt_cu.EventDestroy((CUevent)event);
+    return (int)rt_cuda_cu.EventDestroy((CUevent)event);
 }
 static int w_event_record(void *event, void *stream) {
     ENTER();
-    return (int)rt_cu.EventRecord((CUevent)event, (CUstream)stream);
+    return (int)rt_cuda_cu.EventRecord((CUevent)event, (CUstream)stream);
 }
 static int w_event_synchronize(void *event) {
     ENTER();
-    return (int)rt_cu.EventSynchronize((CUevent)event);
+    return (int)rt_cuda_cu.EventSynchronize((CUevent)event);
 }
 static int w_event_elapsed_time(float *ms, void *start, void *end) {
     ENTER();
-    return (int)rt_cu.EventElapsedTime(ms, (CUevent)start, (CUevent)end);
+    return (int)rt_cuda_cu.EventElapsedTime(ms, (CUevent)start, (CUevent)end);
 }
 static int w_ctx_synchronize(void) {
     ENTER();
-    return (int)rt_cu.CtxSynchronize();
+    return (int)rt_cuda_cu.CtxSynchronize();
 }
 static int w_mem_get_info(size_t *free_bytes, size_t *total_bytes) {
     ENTER();
-    return (int)rt_cu.MemGetInfo(free_bytes, total_bytes);
+    return (int)rt_cuda_cu.MemGetInfo(free_bytes, total_bytes);
 }
 
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
@@ -374,7 +374,7 @@ static void api_fill(void) {
 }
 
 const rt_cuda_driver_api *rt_cuda_driver(symc_error *err) {
-    if (rt_cu_enter(NULL, err)) return NULL;
+    if (rt_cuda_cu_enter(NULL, err)) return NULL;
     pthread_once(&api_once, api_fill);
     return &driver_api;
 }
@@ -383,7 +383,7 @@ symc_status rt_cuda_device_sm(uint32_t *sm, symc_error *err) {
     if (!sm) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_device_sm: NULL argument");
     *sm = 0;
     const rt_cu_device *d;
-    symc_status st = rt_cu_enter(&d, err);
+    symc_status st = rt_cuda_cu_enter(&d, err);
     if (st) return st;
     *sm = d->sm;
     return SYMC_OK;

@@ -141,9 +141,9 @@ typedef struct rt_dnn_table {
 
 /* The process-wide tables; valid only after the matching rt_*_load
  * returned SYMC_OK (immutable from then on). */
-extern rt_cu_table rt_cu;
-extern rt_lt_table rt_lt;
-extern rt_dnn_table rt_dnn;
+extern rt_cu_table rt_cuda_cu;
+extern rt_lt_table rt_cuda_lt;
+extern rt_dnn_table rt_cuda_dnn;
 
 /* The device everything runs on (device 0 of the visible ones). */
 typedef struct rt_cu_device {
@@ -157,31 +157,31 @@ typedef struct rt_cu_device {
 /* Loads and initializes the driver once, then makes the device's primary
  * context current on the calling thread (every rt_cuda entry point calls
  * it first, since callers may be on any thread). */
-symc_status rt_cu_enter(const rt_cu_device **dev, symc_error *err);
-/* Load cuBLASLt / cuDNN once (they need rt_cu_enter first). */
-symc_status rt_lt_load(symc_error *err);
-symc_status rt_dnn_load(symc_error *err);
+symc_status rt_cuda_cu_enter(const rt_cu_device **dev, symc_error *err);
+/* Load cuBLASLt / cuDNN once (they need rt_cuda_cu_enter first). */
+symc_status rt_cuda_lt_load(symc_error *err);
+symc_status rt_cuda_dnn_load(symc_error *err);
 /* "13.1.0" / "9.14.0" from the loaded libraries. */
-void rt_lt_version(char *buf, size_t cap);
-void rt_dnn_version(char *buf, size_t cap);
+void rt_cuda_lt_version(char *buf, size_t cap);
+void rt_cuda_dnn_version(char *buf, size_t cap);
 
-symc_status rt_cu_fail(CUresult r, const char *call, const char *file, int line, symc_error *err);
-symc_status rt_lt_fail(cublasStatus_t r, const char *call, const char *file, int line, symc_error *err);
-symc_status rt_dnn_fail(cudnnStatus_t r, const char *call, const char *file, int line, symc_error *err);
+symc_status rt_cuda_cu_fail(CUresult r, const char *call, const char *file, int line, symc_error *err);
+symc_status rt_cuda_lt_fail(cublasStatus_t r, const char *call, const char *file, int line, symc_error *err);
+symc_status rt_cuda_dnn_fail(cudnnStatus_t r, const char *call, const char *file, int line, symc_error *err);
 
 static inline symc_status rt_cu_ck(CUresult r, const char *call, const char *file, int line, symc_error *err) {
-    return r == CUDA_SUCCESS ? SYMC_OK : rt_cu_fail(r, call, file, line, err);
+    return r == CUDA_SUCCESS ? SYMC_OK : rt_cuda_cu_fail(r, call, file, line, err);
 }
 static inline symc_status rt_lt_ck(cublasStatus_t r, const char *call, const char *file, int line, symc_error *err) {
-    return r == CUBLAS_STATUS_SUCCESS ? SYMC_OK : rt_lt_fail(r, call, file, line, err);
+    return r == CUBLAS_STATUS_SUCCESS ? SYMC_OK : rt_cuda_lt_fail(r, call, file, line, err);
 }
 static inline symc_status rt_dnn_ck(cudnnStatus_t r, const char *call, const char *file, int line, symc_error *err) {
-    return r == CUDNN_STATUS_SUCCESS ? SYMC_OK : rt_dnn_fail(r, call, file, line, err);
+    return r == CUDNN_STATUS_SUCCESS ? SYMC_OK : rt_cuda_dnn_fail(r, call, file, line, err);
 }
 
 /* Each evaluates to SYMC_OK or the failure status (err filled). */
-#define RT_CU(err, fn, args) rt_cu_ck(rt_cu.fn args, "cu" #fn #args, __FILE__, __LINE__, err)
-#define RT_LT(err, fn, args) rt_lt_ck(rt_lt.fn args, "cublasLt" #fn #args, __FILE__, __LINE__, err)
-#define RT_DNN(err, fn, args) rt_dnn_ck(rt_dnn.fn args, "cudnn" #fn #args, __FILE__, __LINE__, err)
+#define RT_CU(err, fn, args) rt_cu_ck(rt_cuda_cu.fn args, "cu" #fn #args, __FILE__, __LINE__, err)
+#define RT_LT(err, fn, args) rt_lt_ck(rt_cuda_lt.fn args, "cublasLt" #fn #args, __FILE__, __LINE__, err)
+#define RT_DNN(err, fn, args) rt_dnn_ck(rt_cuda_dnn.fn args, "cudnn" #fn #args, __FILE__, __LINE__, err)
 
 #endif

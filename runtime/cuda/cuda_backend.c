@@ -60,7 +60,7 @@ symc_status rt_cuda_alloc(rt_cuda *c, size_t bytes, CUdeviceptr *p, const char *
 void rt_cuda_free(rt_cuda *c, CUdeviceptr p) {
     if (!p) return;
     if (c->alloc.alloc) c->alloc.free(c->alloc.ctx, (void *)(uintptr_t)p);
-    else rt_cu.MemFree(p); /* nothing useful to do with a failure while freeing */
+    else rt_cuda_cu.MemFree(p); /* nothing useful to do with a failure while freeing */
 }
 
 size_t rt_cuda_tensor_bytes(const rt_engine *e, const int64_t *slots, uint32_t t) {
@@ -79,21 +79,21 @@ static const char *engine_name(const rt_engine *e) { return e->name && *e->name 
 
 void rt_cuda_destroy(rt_cuda *c) {
     if (!c) return;
-    if (rt_cu_enter(NULL, NULL) == SYMC_OK) {
+    if (rt_cuda_cu_enter(NULL, NULL) == SYMC_OK) {
         /* queued work may still read constants or the workspace */
-        rt_cu.CtxSynchronize();
-        rt_gemm_destroy(c);
-        rt_conv_destroy(c);
+        rt_cuda_cu.CtxSynchronize();
+        rt_cuda_gemm_destroy(c);
+        rt_cuda_conv_destroy(c);
         if (c->consts)
             for (uint32_t i = 0; i < c->e->n_constants; i++) rt_cuda_free(c, c->consts[i]);
         rt_cuda_free(c, c->workspace);
         for (uint32_t i = 0; i < c->n_graphs; i++)
-            if (c->graph_cache[i].exec) rt_cu.GraphExecDestroy(c->graph_cache[i].exec);
-        if (c->capture) rt_cu.StreamDestroy(c->capture);
-        if (c->error_host) rt_cu.MemFreeHost(c->error_host);
-        if (c->error_event) rt_cu.EventDestroy(c->error_event);
+            if (c->graph_cache[i].exec) rt_cuda_cu.GraphExecDestroy(c->graph_cache[i].exec);
+        if (c->capture) rt_cuda_cu.StreamDestroy(c->capture);
+        if (c->error_host) rt_cuda_cu.MemFreeHost(c->error_host);
+        if (c->error_event) rt_cuda_cu.EventDestroy(c->error_event);
         for (uint32_t i = 0; c->modules && i < c->e->n_modules; i++)
-            if (c->modules[i]) rt_cu.ModuleUnload(c->modules[i]);
+            if (c->modules[i]) rt_cuda_cu.ModuleUnload(c->modules[i]);
     }
     free(c->modules);
     rt_lifetimes_free(&c->lifetimes);
@@ -169,11 +169,11 @@ static symc_status load_modules(rt_cuda *c, symc_error *err) {
         }
     }
     size_t bytes = 0;
-    if (rt_cu.ModuleGetGlobal(&c->error_word, &bytes, c->modules[0], "sc_error") != CUDA_SUCCESS || bytes < 8)
+    if (rt_cuda_cu.ModuleGetGlobal(&c->error_word, &bytes, c->modules[0], "sc_error") != CUDA_SUCCESS || bytes < 8)
         c->error_word = 0;
     for (uint32_t i = 0; c->error_word && i < e->n_modules; i++) {
         CUdeviceptr at = 0;
-        if (rt_cu.ModuleGetGlobal(&at, &bytes, c->modules[i], "sc_error_at") != CUDA_SUCCESS || bytes != 8) {
+        if (rt_cuda_cu.ModuleGetGlobal(&at, &bytes, c->modules[i], "sc_error_at") != CUDA_SUCCESS || bytes != 8) {
             if (e->n_modules == 1) break; /* its own sc_error is the word */
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
                                    "engine '%s': module %u of %u has no sc_error_at to report bad data through",
@@ -191,7 +191,7 @@ symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc,
     if (dev_alloc && (!dev_alloc->alloc || !dev_alloc->free))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "the device allocator needs both alloc and free");
     const rt_cu_device *dev;
-    symc_status st = rt_cu_enter(&dev, err);
+    symc_status st = rt_cuda_cu_enter(&dev, err);
     if (st) return st;
     if (e->sm == 0 || e->n_steps == 0)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "engine '%s' has no GPU code: compile it with GPU code on",
@@ -234,7 +234,7 @@ symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc,
             }
             /* and the L1/shared split it runs with: the most shared memory, so several blocks fit an SM
              * whatever split the kernels before it left (a hint: the driver may differ, no error) */
-            (void)rt_cu.FuncSetAttribute(c->fns[k], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
+            (void)rt_cuda_cu.FuncSetAttribute(c->fns[k], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
         }
     }
     if (c->error_word) { /* the error word of the generated kernels (sc_error, load_modules) */
@@ -258,8 +258,8 @@ symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc,
         has_gemm |= e->steps[i].kind == RT_STEP_GEMM;
         has_conv |= e->steps[i].kind == RT_STEP_CONV;
     }
-    if (has_gemm && (st = rt_gemm_create(c, err))) goto fail;
-    if (has_conv && (st = rt_conv_create(c, err))) goto fail;
+    if (has_gemm && (st = rt_cuda_gemm_create(c, err))) goto fail;
+    if (has_conv && (st = rt_cuda_conv_create(c, err))) goto fail;
     if ((st = rt_lifetimes_compute(e, RT_SCHEDULE_STEPS, &c->lifetimes, err))) goto fail;
     *out = c;
     return SYMC_OK;
@@ -365,7 +365,7 @@ symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed,
     (void)size; /* checked by the caller against the shapes and the allocations */
     if (!c || !slots) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_enqueue: NULL argument");
     CUstream stream = (CUstream)stream_;
-    symc_status st = rt_cu_enter(NULL, err);
+    symc_status st = rt_cuda_cu_enter(NULL, err);
     if (st) return st;
     if ((st = rt_cuda_check_run(c, 0, err))) return st;
     if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
@@ -391,8 +391,8 @@ static symc_status run_step(rt_cuda *c, uint32_t i, const int64_t *slots, CUstre
     const rt_step *s = &c->e->steps[i];
     switch ((rt_step_kind)s->kind) {
     case RT_STEP_KERNEL: return run_kernel(c, s, slots, stream, err);
-    case RT_STEP_GEMM: return rt_gemm_run(c, i, slots, stream, err);
-    case RT_STEP_CONV: return rt_conv_run(c, i, slots, stream, err);
+    case RT_STEP_GEMM: return rt_cuda_gemm_run(c, i, slots, stream, err);
+    case RT_STEP_CONV: return rt_cuda_conv_run(c, i, slots, stream, err);
     case RT_STEP_COPY: return run_copy(c, s, slots, stream, err);
     }
     return symc_error_setf(err, SYMC_ERR_FORMAT, "step %u has unknown kind %u", i, (unsigned)s->kind);
@@ -443,11 +443,11 @@ static void describe_step(rt_cuda *c, uint32_t i, const int64_t *slots, symrt_st
     }
     case RT_STEP_GEMM:
         o->kind = "gemm";
-        rt_gemm_describe(c, i, slots, o->detail, sizeof o->detail);
+        rt_cuda_gemm_describe(c, i, slots, o->detail, sizeof o->detail);
         break;
     case RT_STEP_CONV:
         o->kind = "conv";
-        rt_conv_describe(c, i, slots, o->detail, sizeof o->detail);
+        rt_cuda_conv_describe(c, i, slots, o->detail, sizeof o->detail);
         break;
     case RT_STEP_COPY: {
         size_t bytes = s->tensors[1] != RT_NONE ? rt_cuda_tensor_bytes(e, slots, s->tensors[1]) : 0;
@@ -465,7 +465,7 @@ symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed,
     const rt_engine *e = c->e;
     *n_steps = e->n_steps;
     if (!cap) return SYMC_OK; /* sizing the caller's array: nothing runs */
-    symc_status st = rt_cu_enter(NULL, err);
+    symc_status st = rt_cuda_cu_enter(NULL, err);
     if (st) return st;
     if ((st = rt_cuda_check_run(c, 0, err))) return st;
     if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
@@ -494,7 +494,7 @@ symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed,
         out[i].ms = dt;
     }
 done:
-    for (uint32_t k = 0; k < made; k++) rt_cu.EventDestroy(ev[k]);
+    for (uint32_t k = 0; k < made; k++) rt_cuda_cu.EventDestroy(ev[k]);
     free(ev);
     return st;
 }
@@ -510,9 +510,9 @@ symc_status rt_cuda_capture(CUstream stream, rt_cuda_enqueue_fn run, void *ctx, 
     symc_status st = RT_CU(err, StreamBeginCapture, (stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
     if (st) return st;
     symc_status ran = run(ctx, stream, err);
-    CUresult end = rt_cu.StreamEndCapture(stream, graph);
+    CUresult end = rt_cuda_cu.StreamEndCapture(stream, graph);
     if (ran || end != CUDA_SUCCESS || !*graph) {
-        if (*graph) rt_cu.GraphDestroy(*graph);
+        if (*graph) rt_cuda_cu.GraphDestroy(*graph);
         *graph = NULL;
         return ran ? ran : rt_cu_ck(end, "cuStreamEndCapture", __FILE__, __LINE__, err);
     }
@@ -542,16 +542,16 @@ static symc_status capture_into(rt_cuda *c, rt_graph_entry *g, const int64_t *sl
     if ((st = rt_cuda_capture(c->capture, enqueue_steps, &call, &graph, err))) return st;
     if (g->exec) {
         CUgraphExecUpdateResultInfo info;
-        if (rt_cu.GraphExecUpdate(g->exec, graph, &info) == CUDA_SUCCESS) {
-            rt_cu.GraphDestroy(graph);
+        if (rt_cuda_cu.GraphExecUpdate(g->exec, graph, &info) == CUDA_SUCCESS) {
+            rt_cuda_cu.GraphDestroy(graph);
             c->graph_stats.updates++;
             return SYMC_OK;
         }
-        rt_cu.GraphExecDestroy(g->exec);
+        rt_cuda_cu.GraphExecDestroy(g->exec);
         g->exec = NULL;
     }
     st = RT_CU(err, GraphInstantiate, (&g->exec, graph, 0));
-    rt_cu.GraphDestroy(graph);
+    rt_cuda_cu.GraphDestroy(graph);
     if (!st) c->graph_stats.captures++;
     return st;
 }
@@ -639,7 +639,7 @@ static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr
     }
     /* plain from now on for this key; the plain run reports a real error */
     g->state = RT_GRAPH_FAILED;
-    if (g->exec) rt_cu.GraphExecDestroy(g->exec);
+    if (g->exec) rt_cuda_cu.GraphExecDestroy(g->exec);
     g->exec = NULL;
     c->graph_stats.failed++;
     c->graph_stats.plain++;
@@ -657,12 +657,12 @@ symrt_graph_stats rt_cuda_graph_stats(const rt_cuda *c) {
 
 symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err) {
     if (!c || !c->error_word || !c->error_pending) return SYMC_OK;
-    symc_status st = rt_cu_enter(NULL, err);
+    symc_status st = rt_cuda_cu_enter(NULL, err);
     if (st) return st;
     if (wait) {
         if ((st = RT_CU(err, EventSynchronize, (c->error_event)))) return st;
     } else {
-        CUresult r = rt_cu.EventQuery(c->error_event);
+        CUresult r = rt_cuda_cu.EventQuery(c->error_event);
         if (r == CUDA_ERROR_NOT_READY) return SYMC_OK; /* still running: a later call reports it */
         if (r != CUDA_SUCCESS) return RT_CU(err, EventQuery, (c->error_event));
     }
@@ -686,11 +686,11 @@ symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name,
                                  symc_error *err) {
     (void)c;
     if (!ptr || !need) return SYMC_OK;
-    symc_status st = rt_cu_enter(NULL, err);
+    symc_status st = rt_cuda_cu_enter(NULL, err);
     if (st) return st;
     CUdeviceptr base = 0;
     size_t bytes = 0;
-    CUresult r = rt_cu.MemGetAddressRange(&base, &bytes, (CUdeviceptr)(uintptr_t)ptr);
+    CUresult r = rt_cuda_cu.MemGetAddressRange(&base, &bytes, (CUdeviceptr)(uintptr_t)ptr);
     if (r != CUDA_SUCCESS)
         return symc_error_setf(
             err, SYMC_ERR_INVALID_ARG,

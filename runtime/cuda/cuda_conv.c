@@ -21,11 +21,11 @@
  * every algorithm.
  *
  * Descriptors and the algorithm are cached per step and shape: the tuned id
- * of the nearest entry for N, H and W (rt_tune_order, runtime/cuda/tuned_pick.h)
+ * of the nearest entry for N, H and W (rt_cuda_tune_order, runtime/cuda/tuned_pick.h)
  * whose workspace fits, else the first answer of
  * cudnnGetConvolutionForwardAlgorithm_v7 that succeeds with a workspace
  * under the cap. The build-time tuner lists the heuristic's algorithms
- * (rt_conv_candidates) and times each in this very call with the algorithm
+ * (rt_cuda_conv_candidates) and times each in this very call with the algorithm
  * forced (rt_cuda.force), fused epilogue and residual included. The cuDNN
  * workspace is per context and grow-only. */
 #include <inttypes.h>
@@ -99,7 +99,7 @@ static symc_status attr_ints(const rt_node *n, const int64_t *slots, const char 
 
 static int fits_int(int64_t v) { return v >= 0 && v <= INT32_MAX; }
 
-/* Needs the engine only (no GPU): rt_conv_sizes checks it on the CPU. */
+/* Needs the engine only (no GPU): rt_cuda_conv_sizes checks it on the CPU. */
 static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots, conv_problem *p, symc_error *err) {
     const rt_step *s = &e->steps[step];
     const rt_node *node = &e->nodes[s->node];
@@ -192,7 +192,8 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
     return SYMC_OK;
 }
 
-symc_status rt_conv_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4], symc_error *err) {
+symc_status rt_cuda_conv_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4],
+                               symc_error *err) {
     if (step >= e->n_steps || e->steps[step].kind != RT_STEP_CONV)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "step %u is not a CONV step", step);
     conv_problem p;
@@ -205,8 +206,8 @@ symc_status rt_conv_sizes(const rt_engine *e, uint32_t step, const int64_t *slot
 /* What a CONV step computes at these slots, as bytes: equal bytes are the
  * same cuDNN problem (sizes, attributes, dtype, precision, fused epilogue
  * and residual), whichever step or model asks. The tuner times each once. */
-symc_status rt_conv_signature(const rt_engine *e, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap,
-                              size_t *len, symc_error *err) {
+symc_status rt_cuda_conv_signature(const rt_engine *e, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap,
+                                   size_t *len, symc_error *err) {
     conv_problem p;
     symc_status st = plan(e, step, slots, &p, err);
     if (st) return st;
@@ -238,8 +239,8 @@ symc_status rt_conv_signature(const rt_engine *e, uint32_t step, const int64_t *
 
 /* ---- state --------------------------------------------------------------------- */
 
-symc_status rt_conv_create(rt_cuda *c, symc_error *err) {
-    symc_status st = rt_dnn_load(err);
+symc_status rt_cuda_conv_create(rt_cuda *c, symc_error *err) {
+    symc_status st = rt_cuda_dnn_load(err);
     if (st) return st;
     rt_conv_state *g = calloc(1, sizeof *g);
     if (!g) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuDNN state");
@@ -251,21 +252,21 @@ symc_status rt_conv_create(rt_cuda *c, symc_error *err) {
 }
 
 static void entry_clear(conv_entry *en) {
-    if (en->x) rt_dnn.DestroyTensorDescriptor(en->x);
-    if (en->y) rt_dnn.DestroyTensorDescriptor(en->y);
-    if (en->bias) rt_dnn.DestroyTensorDescriptor(en->bias);
-    if (en->w) rt_dnn.DestroyFilterDescriptor(en->w);
-    if (en->conv) rt_dnn.DestroyConvolutionDescriptor(en->conv);
-    if (en->act) rt_dnn.DestroyActivationDescriptor(en->act);
+    if (en->x) rt_cuda_dnn.DestroyTensorDescriptor(en->x);
+    if (en->y) rt_cuda_dnn.DestroyTensorDescriptor(en->y);
+    if (en->bias) rt_cuda_dnn.DestroyTensorDescriptor(en->bias);
+    if (en->w) rt_cuda_dnn.DestroyFilterDescriptor(en->w);
+    if (en->conv) rt_cuda_dnn.DestroyConvolutionDescriptor(en->conv);
+    if (en->act) rt_cuda_dnn.DestroyActivationDescriptor(en->act);
     memset(en, 0, sizeof *en);
 }
 
-void rt_conv_destroy(rt_cuda *c) {
+void rt_cuda_conv_destroy(rt_cuda *c) {
     rt_conv_state *g = c->conv;
     if (!g) return;
     if (g->cache)
         for (size_t i = 0; i < (size_t)c->e->n_steps * CONV_CACHE; i++) entry_clear(&g->cache[i]);
-    if (g->h) rt_dnn.Destroy(g->h);
+    if (g->h) rt_cuda_dnn.Destroy(g->h);
     rt_cuda_free(c, g->ws);
     free(g->cache);
     free(g->next);
@@ -325,14 +326,14 @@ static symc_status choose_algo(rt_conv_state *g, const rt_step *s, const conv_pr
                                symc_error *err) {
     const int64_t sizes[4] = {p->key.n, p->key.h, p->key.w, 0};
     int order[RT_TUNE_ORDER_MAX];
-    uint32_t nt = rt_tune_order(s->tuned, s->n_tuned, sizes, RT_CONV_ALGO_SIZE, order, RT_TUNE_ORDER_MAX);
+    uint32_t nt = rt_cuda_tune_order(s->tuned, s->n_tuned, sizes, RT_CONV_ALGO_SIZE, order, RT_TUNE_ORDER_MAX);
     for (uint32_t i = 0; i < nt; i++) {
         int32_t id;
         memcpy(&id, s->tuned[order[i]].algo, sizeof id);
         size_t ws = 0;
         if (id >= 0 && id < CUDNN_CONVOLUTION_FWD_ALGO_COUNT &&
-            rt_dnn.GetConvolutionForwardWorkspaceSize(g->h, en->x, en->w, en->conv, en->y,
-                                                      (cudnnConvolutionFwdAlgo_t)id, &ws) == CUDNN_STATUS_SUCCESS &&
+            rt_cuda_dnn.GetConvolutionForwardWorkspaceSize(
+                g->h, en->x, en->w, en->conv, en->y, (cudnnConvolutionFwdAlgo_t)id, &ws) == CUDNN_STATUS_SUCCESS &&
             ws <= CONV_WORKSPACE_CAP) {
             en->algo = (cudnnConvolutionFwdAlgo_t)id;
             en->ws = ws;
@@ -397,7 +398,7 @@ static symc_status ensure_ws(rt_cuda *c, size_t need, symc_error *err) {
 
 static void *dp(CUdeviceptr p) { return (void *)(uintptr_t)p; }
 
-symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err) {
+symc_status rt_cuda_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err) {
     const rt_step *s = &c->e->steps[step];
     rt_conv_state *g = c->conv;
     const char *name = rt_cuda_node_name(c->e, s);
@@ -437,9 +438,9 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
         cudnnStatus_t r = CUDNN_STATUS_NOT_SUPPORTED;
         int split = !forced && en->split;
         if (!split)
-            r = rt_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(g->ws), ws,
-                                                        z ? &one : &zero, en->y, z ? z : y, en->bias, b, en->act, en->y,
-                                                        y);
+            r = rt_cuda_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(g->ws),
+                                                             ws, z ? &one : &zero, en->y, z ? z : y, en->bias, b,
+                                                             en->act, en->y, y);
         if (r == CUDNN_STATUS_NOT_SUPPORTED && !split && !forced && !en->from_tuning &&
             algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) {
             /* the heuristic's choice does not fuse: the one algorithm documented to fuse
@@ -452,13 +453,13 @@ symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstrea
             if ((st = ensure_ws(c, pws, err))) goto fail;
             en->algo = algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
             en->ws = ws = pws;
-            r = rt_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(g->ws), ws,
-                                                        z ? &one : &zero, en->y, z ? z : y, en->bias, b, en->act, en->y,
-                                                        y);
+            r = rt_cuda_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(g->ws),
+                                                             ws, z ? &one : &zero, en->y, z ? z : y, en->bias, b,
+                                                             en->act, en->y, y);
         }
         if (r == CUDNN_STATUS_SUCCESS) return SYMC_OK;
         if (r != CUDNN_STATUS_NOT_SUPPORTED) {
-            st = rt_dnn_fail(r, "cudnnConvolutionBiasActivationForward(bias + ReLU)", __FILE__, __LINE__, err);
+            st = rt_cuda_dnn_fail(r, "cudnnConvolutionBiasActivationForward(bias + ReLU)", __FILE__, __LINE__, err);
             goto fail;
         }
         /* no fused kernel for this configuration (some half-storage
@@ -486,8 +487,8 @@ fail:
     return st;
 }
 
-symc_status rt_conv_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, int32_t *ids, int cap, int *n,
-                               symc_error *err) {
+symc_status rt_cuda_conv_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, int32_t *ids, int cap, int *n,
+                                    symc_error *err) {
     const rt_step *s = &c->e->steps[step];
     rt_conv_state *g = c->conv;
     *n = 0;
@@ -510,7 +511,7 @@ fail:
     return st;
 }
 
-void rt_conv_algo_describe(const uint8_t *algo, uint32_t size, char *buf, size_t cap) {
+void rt_cuda_conv_algo_describe(const uint8_t *algo, uint32_t size, char *buf, size_t cap) {
     /* cudnnConvolutionFwdAlgo_t, stable across cuDNN 8 and 9 */
     static const char *const names[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING",
                                         "WINOGRAD",      "WINOGRAD_NONFUSED"};
@@ -526,7 +527,7 @@ void rt_conv_algo_describe(const uint8_t *algo, uint32_t size, char *buf, size_t
     else snprintf(buf, cap, "cuDNN algo %d (unknown to this runtime)", (int)id);
 }
 
-void rt_conv_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap) {
+void rt_cuda_conv_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap) {
     const rt_step *s = &c->e->steps[step];
     conv_problem p;
     symc_error err = {0};
@@ -543,7 +544,7 @@ void rt_conv_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf
     char algo[64] = "algo not chosen yet";
     if (en) {
         int32_t id = (int32_t)en->algo;
-        rt_conv_algo_describe((const uint8_t *)&id, sizeof id, algo, sizeof algo);
+        rt_cuda_conv_algo_describe((const uint8_t *)&id, sizeof id, algo, sizeof algo);
     }
     const char *epi = s->epilogue == RT_EPI_RELU ? (en && en->split ? ", bias+ReLU in 3 calls" : ", fused bias+ReLU")
         : p.bias != RT_NONE                      ? ", + AddTensor bias"

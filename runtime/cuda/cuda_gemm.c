@@ -35,7 +35,7 @@
  * Descriptors and the algorithm are cached per step and problem key (sizes,
  * strides, alignment), so steady-state enqueues only set the bias pointer
  * and call cublasLtMatmul. The algorithm is the step's tuned entry nearest
- * the sizes (rt_tune_order, runtime/cuda/tuned_pick.h: the tuned points cover the
+ * the sizes (rt_cuda_tune_order, runtime/cuda/tuned_pick.h: the tuned points cover the
  * declared box) whose alignment the pointers meet and which
  * cublasLtMatmulAlgoCheck accepts, the next nearest if not; the heuristic's
  * first answer for this key when none does. Either way it is
@@ -213,7 +213,7 @@ static symc_status plan_conv(const rt_engine *e, const rt_step *s, const int64_t
     return SYMC_OK;
 }
 
-/* Needs the engine only (no GPU): rt_gemm_sizes serves `symc inspect`. */
+/* Needs the engine only (no GPU): rt_cuda_gemm_sizes serves `symc inspect`. */
 static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots, gemm_problem *p, symc_error *err) {
     const rt_step *s = &e->steps[step];
     memset(p, 0, sizeof *p);
@@ -346,7 +346,8 @@ static symc_status plan(const rt_engine *e, uint32_t step, const int64_t *slots,
     return SYMC_OK;
 }
 
-symc_status rt_gemm_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4], symc_error *err) {
+symc_status rt_cuda_gemm_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4],
+                               symc_error *err) {
     if (step >= e->n_steps || e->steps[step].kind != RT_STEP_GEMM)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "step %u is not a GEMM step", step);
     gemm_problem p;
@@ -358,8 +359,8 @@ symc_status rt_gemm_sizes(const rt_engine *e, uint32_t step, const int64_t *slot
 
 /* ---- handle, workspace, cache ------------------------------------------------- */
 
-symc_status rt_gemm_create(rt_cuda *c, symc_error *err) {
-    symc_status st = rt_lt_load(err);
+symc_status rt_cuda_gemm_create(rt_cuda *c, symc_error *err) {
+    symc_status st = rt_cuda_lt_load(err);
     if (st) return st;
     rt_gemm_state *g = calloc(1, sizeof *g);
     if (!g) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuBLASLt state");
@@ -372,11 +373,11 @@ symc_status rt_gemm_create(rt_cuda *c, symc_error *err) {
 
 /* Destroys an entry's descriptors (the key stays). */
 static void descs_clear(gemm_entry *en) {
-    if (en->op) rt_lt.MatmulDescDestroy(en->op);
-    if (en->bop) rt_lt.MatmulDescDestroy(en->bop);
+    if (en->op) rt_cuda_lt.MatmulDescDestroy(en->op);
+    if (en->bop) rt_cuda_lt.MatmulDescDestroy(en->bop);
     cublasLtMatrixLayout_t *l[5] = {&en->la, &en->lb, &en->ld, &en->bla, &en->blb};
     for (int i = 0; i < 5; i++) {
-        if (*l[i]) rt_lt.MatrixLayoutDestroy(*l[i]);
+        if (*l[i]) rt_cuda_lt.MatrixLayoutDestroy(*l[i]);
         *l[i] = NULL;
     }
     en->op = en->bop = NULL;
@@ -387,12 +388,12 @@ static void entry_clear(gemm_entry *en) {
     memset(en, 0, sizeof *en);
 }
 
-void rt_gemm_destroy(rt_cuda *c) {
+void rt_cuda_gemm_destroy(rt_cuda *c) {
     rt_gemm_state *g = c->gemm;
     if (!g) return;
     if (g->cache)
         for (size_t i = 0; i < (size_t)c->e->n_steps * GEMM_CACHE; i++) entry_clear(&g->cache[i]);
-    if (g->h) rt_lt.Destroy(g->h);
+    if (g->h) rt_cuda_lt.Destroy(g->h);
     rt_cuda_free(c, g->ws);
     rt_cuda_free(c, g->zeros);
     for (int i = 0; i < 3; i++) rt_cuda_free(c, g->ones[i]);
@@ -523,7 +524,7 @@ static int algo_alignment_ok(const cublasLtMatmulAlgo_t *algo, uint32_t align) {
     for (int i = 0; i < 4; i++) {
         uint32_t need = 0;
         size_t written = 0;
-        if (rt_lt.MatmulAlgoCapGetAttribute(algo, caps[i], &need, sizeof need, &written) != CUBLAS_STATUS_SUCCESS)
+        if (rt_cuda_lt.MatmulAlgoCapGetAttribute(algo, caps[i], &need, sizeof need, &written) != CUBLAS_STATUS_SUCCESS)
             return 0;
         if (need > align) return 0;
     }
@@ -539,7 +540,7 @@ static symc_status heuristic(rt_gemm_state *g, cublasLtMatmulDesc_t op, cublasLt
     memset(res, 0, (size_t)cap * sizeof *res);
     symc_status st = preference(&pref, align, err);
     if (!st) st = RT_LT(err, MatmulAlgoGetHeuristic, (g->h, op, la, lb, ld, ld, pref, cap, res, n));
-    if (pref) rt_lt.MatmulPreferenceDestroy(pref);
+    if (pref) rt_cuda_lt.MatmulPreferenceDestroy(pref);
     return st;
 }
 
@@ -575,20 +576,21 @@ static symc_status make_call(rt_gemm_state *g, const rt_step *s, symc_dtype dt, 
     return st;
 }
 
-/* The nearest tuned algorithm for these sizes (rt_tune_order) that accepts
+/* The nearest tuned algorithm for these sizes (rt_cuda_tune_order) that accepts
  * this problem's alignment and descriptors; the next nearest when it does
  * not. */
 static int use_tuned(rt_gemm_state *g, const rt_step *s, const gemm_problem *p, gemm_entry *en) {
     const int64_t sizes[4] = {p->m, p->n, p->k, p->batch};
     int order[RT_TUNE_ORDER_MAX];
-    uint32_t n = rt_tune_order(s->tuned, s->n_tuned, sizes, RT_GEMM_ALGO_SIZE, order, RT_TUNE_ORDER_MAX);
+    uint32_t n = rt_cuda_tune_order(s->tuned, s->n_tuned, sizes, RT_GEMM_ALGO_SIZE, order, RT_TUNE_ORDER_MAX);
     for (uint32_t i = 0; i < n; i++) {
         cublasLtMatmulAlgo_t algo;
         memcpy(&algo, s->tuned[order[i]].algo, sizeof algo);
         if (!algo_alignment_ok(&algo, en->key.align)) continue;
         cublasLtMatmulHeuristicResult_t res;
         memset(&res, 0, sizeof res);
-        if (rt_lt.MatmulAlgoCheck(g->h, en->op, en->la, en->lb, en->ld, en->ld, &algo, &res) != CUBLAS_STATUS_SUCCESS ||
+        if (rt_cuda_lt.MatmulAlgoCheck(g->h, en->op, en->la, en->lb, en->ld, en->ld, &algo, &res) !=
+                CUBLAS_STATUS_SUCCESS ||
             res.workspaceSize > GEMM_WORKSPACE)
             continue;
         en->algo = algo;
@@ -800,7 +802,7 @@ fail:
     return st;
 }
 
-void rt_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap) {
+void rt_cuda_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap) {
     const rt_step *s = &c->e->steps[step];
     gemm_problem p;
     symc_error err = {0};
@@ -830,14 +832,14 @@ void rt_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf
                                : "heuristic algo");
 }
 
-symc_status rt_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err) {
+symc_status rt_cuda_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err) {
     const cublasLtMatmulAlgo_t *forced = NULL;
     if (c->force.algo && c->force.step == step) forced = c->force.algo;
     return run(c, step, slots, stream, forced, err);
 }
 
-symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos, int cap,
-                               int *n, symc_error *err) {
+symc_status rt_cuda_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos,
+                                    int cap, int *n, symc_error *err) {
     *n = 0;
     const rt_step *s = &c->e->steps[step];
     gemm_problem p;
@@ -876,8 +878,8 @@ symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, 
  * key: sizes, leading dims, strides, transposes, bias, C, alignment; dtype,
  * precision, epilogue, alpha and beta, and the loop over a mixed batch),
  * whichever step asks. The tuner times each once. */
-symc_status rt_gemm_signature(rt_cuda *c, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap, size_t *len,
-                              symc_error *err) {
+symc_status rt_cuda_gemm_signature(rt_cuda *c, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap,
+                                   size_t *len, symc_error *err) {
     const rt_step *s = &c->e->steps[step];
     gemm_problem p;
     symc_status st = plan(c->e, step, slots, &p, err);
@@ -937,7 +939,8 @@ static uint32_t algo_attr(const cublasLtMatmulAlgo_t *a, cublasLtMatmulAlgoConfi
                           int *ok) {
     uint8_t buf[8] = {0};
     size_t written = 0;
-    if (rt_lt.MatmulAlgoConfigGetAttribute(a, attr, buf, size, &written) != CUBLAS_STATUS_SUCCESS || written != size) {
+    if (rt_cuda_lt.MatmulAlgoConfigGetAttribute(a, attr, buf, size, &written) != CUBLAS_STATUS_SUCCESS ||
+        written != size) {
         *ok = 0;
         return 0;
     }
@@ -951,11 +954,11 @@ static uint32_t algo_attr(const cublasLtMatmulAlgo_t *a, cublasLtMatmulAlgoConfi
     return v;
 }
 
-void rt_gemm_algo_describe(const uint8_t *algo, uint32_t size, char *buf, size_t cap) {
+void rt_cuda_gemm_algo_describe(const uint8_t *algo, uint32_t size, char *buf, size_t cap) {
     if (!cap) return;
     uint64_t h = 1469598103934665603ull; /* FNV-1a: equal choices show equal hashes */
     for (uint32_t i = 0; algo && i < size; i++) h = (h ^ algo[i]) * 1099511628211ull;
-    if (!algo || size != sizeof(cublasLtMatmulAlgo_t) || rt_lt_load(NULL) != SYMC_OK) {
+    if (!algo || size != sizeof(cublasLtMatmulAlgo_t) || rt_cuda_lt_load(NULL) != SYMC_OK) {
         snprintf(buf, cap, "cuBLASLt algo #%08" PRIx32 " (%u bytes; %s)", (uint32_t)(h ^ (h >> 32)), size,
                  size != sizeof(cublasLtMatmulAlgo_t) ? "not this cuBLASLt's algo size"
                                                       : "libcublasLt not loadable here to decode it");

@@ -14,14 +14,14 @@
 typedef struct rt_gemm_state rt_gemm_state; /* cuda_gemm.c */
 typedef struct rt_conv_state
     rt_conv_state; /* "cuBLASLt f16 m x n x k (batch b) + bias, relu" for a GEMM step at these slots */
-void rt_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap);
+void rt_cuda_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap);
 /* The problem a library step solves at these slots (the tensors bound in
  * c->ptr for a GEMM's alignment) as bytes into buf (*len of them): equal
  * bytes, equal problem. */
-symc_status rt_gemm_signature(rt_cuda *c, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap, size_t *len,
-                              symc_error *err);
-symc_status rt_conv_signature(const rt_engine *e, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap,
-                              size_t *len, symc_error *err);
+symc_status rt_cuda_gemm_signature(rt_cuda *c, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap,
+                                   size_t *len, symc_error *err);
+symc_status rt_cuda_conv_signature(const rt_engine *e, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap,
+                                   size_t *len, symc_error *err);
 
 /* cuda_conv.c */
 
@@ -103,36 +103,36 @@ size_t rt_cuda_tensor_bytes(const rt_engine *e, const int64_t *slots, uint32_t t
 const char *rt_cuda_node_name(const rt_engine *e, const rt_step *s);
 
 /* cuda_gemm.c */
-symc_status rt_gemm_create(rt_cuda *c, symc_error *err);
-void rt_gemm_destroy(rt_cuda *c);
-symc_status rt_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err);
-/* (the sizes a GEMM step solves at some slots: rt_gemm_sizes, runtime/cuda/tuned_pick.h) */
+symc_status rt_cuda_gemm_create(rt_cuda *c, symc_error *err);
+void rt_cuda_gemm_destroy(rt_cuda *c);
+symc_status rt_cuda_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err);
+/* (the sizes a GEMM step solves at some slots: rt_cuda_gemm_sizes, runtime/cuda/tuned_pick.h) */
 /* Up to `cap` heuristic candidates for a GEMM step at these slots. */
-symc_status rt_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos, int cap,
-                               int *n, symc_error *err);
+symc_status rt_cuda_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos,
+                                    int cap, int *n, symc_error *err);
 
 /* "cuBLASLt f16 m x n x k (batch b) + bias, relu" for a GEMM step at these slots */
-void rt_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap);
+void rt_cuda_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap);
 /* The problem a library step solves at these slots (the tensors bound in
  * c->ptr for a GEMM's alignment) as bytes into buf (*len of them): equal
  * bytes, equal problem. */
-symc_status rt_gemm_signature(rt_cuda *c, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap, size_t *len,
-                              symc_error *err);
-symc_status rt_conv_signature(const rt_engine *e, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap,
-                              size_t *len, symc_error *err);
+symc_status rt_cuda_gemm_signature(rt_cuda *c, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap,
+                                   size_t *len, symc_error *err);
+symc_status rt_cuda_conv_signature(const rt_engine *e, uint32_t step, const int64_t *slots, uint8_t *buf, size_t cap,
+                                   size_t *len, symc_error *err);
 
 /* cuda_conv.c */
-symc_status rt_conv_create(rt_cuda *c, symc_error *err);
-void rt_conv_destroy(rt_cuda *c);
-symc_status rt_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err);
+symc_status rt_cuda_conv_create(rt_cuda *c, symc_error *err);
+void rt_cuda_conv_destroy(rt_cuda *c);
+symc_status rt_cuda_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err);
 /* Up to `cap` of cuDNN's algorithm ids for a CONV step at these slots that
  * the heuristic says run with a workspace under the cap, ranked. */
-symc_status rt_conv_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, int32_t *ids, int cap, int *n,
-                               symc_error *err);
+symc_status rt_cuda_conv_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, int32_t *ids, int cap, int *n,
+                                    symc_error *err);
 
 /* "cuDNN f16 x=[n, c, h, w] w=[o, c/g, kh, kw] g, algo N (name), fused bias+ReLU" for a
  * CONV step at these slots: the algorithm its cache holds for that shape */
-void rt_conv_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap);
+void rt_cuda_conv_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char *buf, size_t cap);
 
 /* cuda_backend.c: captures what run(ctx, stream) enqueues on `stream` into
  * a new graph (*graph, the caller's to instantiate and destroy); an error of

@@ -5,13 +5,13 @@
  * A point runs the engine through rt_cuda_enqueue on buffers of our own,
  * inputs filled by a xorshift generator (reproducible, and the process's
  * rand() untouched). A GEMM step is then run in place through the normal
- * GEMM path (rt_gemm_run, on the tensors the run bound) with the algorithm
+ * GEMM path (rt_cuda_gemm_run, on the tensors the run bound) with the algorithm
  * forced through rt_cuda.force, which cuda_gemm.c honours for that step
  * only; the force is cleared before returning, so the rt_cuda is never left
  * in a state an enqueue would not expect. A CONV step likewise, through
- * rt_conv_run with a cuDNN algorithm id forced: the fused call with its
+ * rt_cuda_conv_run with a cuDNN algorithm id forced: the fused call with its
  * bias, activation and residual, as an enqueue runs it. Candidates come from
- * rt_gemm_candidates and rt_conv_candidates. Algorithms are copied into
+ * rt_cuda_gemm_candidates and rt_cuda_conv_candidates. Algorithms are copied into
  * local variables both ways: the caller's bytes carry no alignment. */
 #include "runtime/cuda/cuda_tuning.h"
 
@@ -22,7 +22,7 @@
 #include "runtime/cuda/cuda_internal.h"
 #include "symc/dtype.h"
 
-#define CANDIDATES_MAX 16 /* what rt_gemm_candidates asks the heuristic for, at most */
+#define CANDIDATES_MAX 16 /* what rt_cuda_gemm_candidates asks the heuristic for, at most */
 
 struct rt_cuda_tuning {
     const rt_engine *e;
@@ -41,14 +41,14 @@ struct rt_cuda_tuning {
 };
 
 static void drop_graph(rt_cuda_tuning *s) {
-    if (s->exec) rt_cu.GraphExecDestroy(s->exec);
+    if (s->exec) rt_cuda_cu.GraphExecDestroy(s->exec);
     s->exec = NULL;
 }
 
 /* the bound point's buffers, after the work that may still use them */
 static void release_io(rt_cuda_tuning *s) {
     if (!s->c) return;
-    rt_cu.CtxSynchronize();
+    rt_cuda_cu.CtxSynchronize();
     for (uint32_t i = 0; i < s->e->n_tensors; i++) {
         rt_cuda_free(s->c, s->bufs[i]);
         s->bufs[i] = 0;
@@ -60,10 +60,10 @@ void rt_cuda_tuning_destroy(rt_cuda_tuning *s) {
     if (!s) return;
     if (s->c) {
         release_io(s);
-        if (s->ev[0]) rt_cu.EventDestroy(s->ev[0]);
-        if (s->ev[1]) rt_cu.EventDestroy(s->ev[1]);
+        if (s->ev[0]) rt_cuda_cu.EventDestroy(s->ev[0]);
+        if (s->ev[1]) rt_cuda_cu.EventDestroy(s->ev[1]);
         drop_graph(s);
-        if (s->stream) rt_cu.StreamDestroy(s->stream);
+        if (s->stream) rt_cuda_cu.StreamDestroy(s->stream);
         rt_cuda_destroy(s->c);
     }
     free(s->slots);
@@ -187,20 +187,20 @@ symc_status rt_cuda_tuning_candidates(rt_cuda_tuning *s, uint32_t step, uint8_t 
     if (s->e->steps[step].kind == RT_STEP_CONV) {
         int32_t ids[CANDIDATES_MAX];
         *algo_size = RT_CONV_ALGO_SIZE;
-        if ((st = rt_conv_candidates(s->c, step, s->slots, ids, cap, n, err))) return st;
+        if ((st = rt_cuda_conv_candidates(s->c, step, s->slots, ids, cap, n, err))) return st;
         for (int i = 0; i < *n; i++) memcpy(algos + (size_t)i * RT_ALGO_MAX, &ids[i], sizeof ids[i]);
         return SYMC_OK;
     }
     cublasLtMatmulAlgo_t found[CANDIDATES_MAX];
     *algo_size = RT_GEMM_ALGO_SIZE;
-    if ((st = rt_gemm_candidates(s->c, step, s->slots, found, cap, n, err))) return st;
+    if ((st = rt_cuda_gemm_candidates(s->c, step, s->slots, found, cap, n, err))) return st;
     for (int i = 0; i < *n; i++) memcpy(algos + (size_t)i * RT_ALGO_MAX, &found[i], RT_GEMM_ALGO_SIZE);
     return SYMC_OK;
 }
 
 static symc_status run_forced(rt_cuda_tuning *s, uint32_t step, CUstream stream, symc_error *err) {
-    return s->e->steps[step].kind == RT_STEP_CONV ? rt_conv_run(s->c, step, s->slots, stream, err)
-                                                  : rt_gemm_run(s->c, step, s->slots, stream, err);
+    return s->e->steps[step].kind == RT_STEP_CONV ? rt_cuda_conv_run(s->c, step, s->slots, stream, err)
+                                                  : rt_cuda_gemm_run(s->c, step, s->slots, stream, err);
 }
 
 typedef struct reps_call {
@@ -226,7 +226,7 @@ static symc_status capture_runs(rt_cuda_tuning *s, uint32_t step, const uint8_t 
     symc_status st = rt_cuda_capture(s->stream, enqueue_reps, &call, &graph, err);
     if (st) return st;
     st = RT_CU(err, GraphInstantiate, (&s->exec, graph, 0));
-    rt_cu.GraphDestroy(graph);
+    rt_cuda_cu.GraphDestroy(graph);
     if (st) return st;
     s->exec_step = step;
     s->exec_reps = reps;
@@ -274,18 +274,18 @@ symc_status rt_cuda_tuning_signature(rt_cuda_tuning *s, uint32_t step, uint8_t *
     *len = 0;
     symc_status st = check_step(s, step, err);
     if (st) return st;
-    return s->e->steps[step].kind == RT_STEP_CONV ? rt_conv_signature(s->e, step, s->slots, buf, cap, len, err)
-                                                  : rt_gemm_signature(s->c, step, s->slots, buf, cap, len, err);
+    return s->e->steps[step].kind == RT_STEP_CONV ? rt_cuda_conv_signature(s->e, step, s->slots, buf, cap, len, err)
+                                                  : rt_cuda_gemm_signature(s->c, step, s->slots, buf, cap, len, err);
 }
 
 void rt_cuda_tuning_device(char *buf, size_t cap) {
     const rt_cu_device *d = NULL;
     if (!cap) return;
-    if (rt_cu_enter(&d, NULL) != SYMC_OK || !d) snprintf(buf, cap, "no device");
+    if (rt_cuda_cu_enter(&d, NULL) != SYMC_OK || !d) snprintf(buf, cap, "no device");
     else snprintf(buf, cap, "%s sm_%u", d->name, d->sm);
 }
 
 void rt_cuda_tuning_versions(char *cublas, size_t cublas_cap, char *cudnn, size_t cudnn_cap) {
-    if (cublas && cublas_cap) rt_lt_version(cublas, cublas_cap);
-    if (cudnn && cudnn_cap) rt_dnn_version(cudnn, cudnn_cap);
+    if (cublas && cublas_cap) rt_cuda_lt_version(cublas, cublas_cap);
+    if (cudnn && cudnn_cap) rt_cuda_dnn_version(cudnn, cudnn_cap);
 }

@@ -9,7 +9,7 @@
  * with the same choice merge (symc inspect prints them). Log distance makes
  * "m = 3 vs 1" as far as "m = 3000 vs 1000". The library may still refuse
  * the nearest entry for a problem (an alignment, a workspace): callers then
- * try the next in rt_tune_order, and the heuristic last. */
+ * try the next in rt_cuda_tune_order, and the heuristic last. */
 #include "runtime/cuda/tuned_pick.h"
 
 #include <math.h>
@@ -35,8 +35,8 @@ static double log_distance(const int64_t a[4], const int64_t b[4]) {
 /* closer by more than rounding: equal distances (64 between 16 and 256) tie */
 static int closer(double d, double than) { return d < than - 1e-9; }
 
-uint32_t rt_tune_order(const rt_tuned *entries, uint32_t n, const int64_t sizes[4], uint32_t algo_size, int *order,
-                       uint32_t cap) {
+uint32_t rt_cuda_tune_order(const rt_tuned *entries, uint32_t n, const int64_t sizes[4], uint32_t algo_size, int *order,
+                            uint32_t cap) {
     uint32_t count = 0;
     double dist[RT_TUNE_ORDER_MAX];
     if (cap > RT_TUNE_ORDER_MAX) cap = RT_TUNE_ORDER_MAX;
@@ -59,15 +59,16 @@ uint32_t rt_tune_order(const rt_tuned *entries, uint32_t n, const int64_t sizes[
     return count;
 }
 
-int rt_tune_pick(const rt_tuned *entries, uint32_t n, const int64_t sizes[4], uint32_t algo_size) {
+int rt_cuda_tune_pick(const rt_tuned *entries, uint32_t n, const int64_t sizes[4], uint32_t algo_size) {
     int best;
-    return rt_tune_order(entries, n, sizes, algo_size, &best, 1) ? best : -1;
+    return rt_cuda_tune_order(entries, n, sizes, algo_size, &best, 1) ? best : -1;
 }
 
-symc_status rt_tune_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4], symc_error *err) {
+symc_status rt_cuda_tune_sizes(const rt_engine *e, uint32_t step, const int64_t *slots, int64_t sizes[4],
+                               symc_error *err) {
     if (step >= e->n_steps) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "step %u of %u", step, e->n_steps);
     const rt_step *s = &e->steps[step];
-    if (s->kind == RT_STEP_GEMM) return rt_gemm_sizes(e, step, slots, sizes, err);
+    if (s->kind == RT_STEP_GEMM) return rt_cuda_gemm_sizes(e, step, slots, sizes, err);
     const char *node = s->node < e->n_nodes && e->nodes[s->node].name ? e->nodes[s->node].name : "?";
     if (s->kind != RT_STEP_CONV)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "node '%s': step %u is not a library call", node, step);

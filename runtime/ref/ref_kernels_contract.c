@@ -113,22 +113,22 @@ static void matmul_block(const rt_ref_tensor *a, const rt_ref_tensor *b, rt_ref_
     }
 }
 
-symc_status rt_k_matmul(rt_ctx *c) {
+symc_status rt_ref_k_matmul(rt_ctx *c) {
     const rt_ref_tensor *a = &c->in[0], *b = &c->in[1];
     symc_status s;
     char sa_txt[160], sb_txt[160];
-    if ((s = rt_check_in_dtype(c, 1, a->dtype))) return s;
+    if ((s = rt_ref_check_in_dtype(c, 1, a->dtype))) return s;
     if (a->rank < 1 || b->rank < 1)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "operands %s and %s: matmul needs rank >= 1",
-                       rt_shape_str(sa_txt, sizeof sa_txt, a->rank, a->dims),
-                       rt_shape_str(sb_txt, sizeof sb_txt, b->rank, b->dims));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "operands %s and %s: matmul needs rank >= 1",
+                           rt_ref_shape_str(sa_txt, sizeof sa_txt, a->rank, a->dims),
+                           rt_ref_shape_str(sb_txt, sizeof sb_txt, b->rank, b->dims));
     int64_t m = a->rank == 1 ? 1 : a->dims[a->rank - 2], k = a->dims[a->rank - 1];
     int64_t kb = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2];
     int64_t n = b->rank == 1 ? 1 : b->dims[b->rank - 1];
     if (k != kb)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "operands %s and %s: contracted dims differ (%lld vs %lld)",
-                       rt_shape_str(sa_txt, sizeof sa_txt, a->rank, a->dims),
-                       rt_shape_str(sb_txt, sizeof sb_txt, b->rank, b->dims), (long long)k, (long long)kb);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "operands %s and %s: contracted dims differ (%lld vs %lld)",
+                           rt_ref_shape_str(sa_txt, sizeof sa_txt, a->rank, a->dims),
+                           rt_ref_shape_str(sb_txt, sizeof sb_txt, b->rank, b->dims), (long long)k, (long long)kb);
     /* batch dims as tensors of their own, so NumPy broadcasting applies */
     rt_ref_tensor ab = {a->dtype, a->rank > 2 ? a->rank - 2 : 0, {0}, NULL};
     rt_ref_tensor bb = {b->dtype, b->rank > 2 ? b->rank - 2 : 0, {0}, NULL};
@@ -137,20 +137,20 @@ symc_status rt_k_matmul(rt_ctx *c) {
     const rt_ref_tensor *ts[2] = {&ab, &bb};
     int32_t br;
     int64_t bdims[RT_REF_MAX_RANK + 2];
-    if ((s = rt_broadcast_shape(c, ts, 2, &br, bdims))) return s;
+    if ((s = rt_ref_broadcast_shape(c, ts, 2, &br, bdims))) return s;
     int64_t od[RT_REF_MAX_RANK + 2];
     int32_t orank = br;
     memcpy(od, bdims, (size_t)br * sizeof(int64_t));
     if (a->rank > 1) od[orank++] = m;
     if (b->rank > 1) od[orank++] = n;
     if (orank > RT_REF_MAX_RANK)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "the result would have rank %d > %d", (int)orank, RT_REF_MAX_RANK);
-    if ((s = rt_check_out(c, 0, a->dtype, orank, od))) return s;
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "the result would have rank %d > %d", (int)orank, RT_REF_MAX_RANK);
+    if ((s = rt_ref_check_out(c, 0, a->dtype, orank, od))) return s;
 
     int64_t sa[RT_REF_MAX_RANK], sb[RT_REF_MAX_RANK], bc[RT_REF_MAX_RANK] = {0};
-    rt_bcast_strides(&ab, br, sa);
-    rt_bcast_strides(&bb, br, sb);
-    int64_t batches = rt_numel_dims(br, bdims), o = 0;
+    rt_ref_bcast_strides(&ab, br, sa);
+    rt_ref_bcast_strides(&bb, br, sb);
+    int64_t batches = rt_ref_numel_dims(br, bdims), o = 0;
     int is_float = rt_is_float(a->dtype);
     /* half operands: each batch's blocks widened (exactly) to f64, the f64 block loop, and the
      * result rounded once on store: the same sums in the same order as the element loop below */
@@ -158,7 +158,7 @@ symc_status rt_k_matmul(rt_ctx *c) {
     double *wide = NULL;
     if (half && m * k + k * n + m * n > 0) {
         wide = malloc((size_t)(m * k + k * n + m * n) * sizeof *wide);
-        if (!wide) return rt_fail(c, SYMC_ERR_NOMEM, "out of memory widening half operands");
+        if (!wide) return rt_ref_fail(c, SYMC_ERR_NOMEM, "out of memory widening half operands");
     }
     /* many small float matrices (window attention: Swin-T's first stage at batch 1 is 192
      * products of 49x32 by 32x49): threads over the batch, each product on one thread, rather
@@ -214,42 +214,45 @@ symc_status rt_k_matmul(rt_ctx *c) {
 }
 
 /* ---- gemm ------------------------------------------------------------------------------------ */
-symc_status rt_k_gemm(rt_ctx *c) {
+symc_status rt_ref_k_gemm(rt_ctx *c) {
     const rt_ref_tensor *a = &c->in[0], *b = &c->in[1];
     const rt_ref_tensor *cc = c->n_in >= 3 ? &c->in[2] : NULL;
     int64_t ta, tb;
     double alpha, beta;
     symc_status s;
     char t1[160], t2[160];
-    if ((s = rt_check_in_dtype(c, 1, a->dtype))) return s;
-    if (cc && (s = rt_check_in_dtype(c, 2, a->dtype))) return s;
-    if ((s = rt_attr_int(c, "trans_a", 0, 0, &ta))) return s;
-    if ((s = rt_attr_int(c, "trans_b", 0, 0, &tb))) return s;
-    if ((s = rt_attr_float(c, "alpha", 0, 1.0, &alpha))) return s;
-    if ((s = rt_attr_float(c, "beta", 0, 1.0, &beta))) return s;
+    if ((s = rt_ref_check_in_dtype(c, 1, a->dtype))) return s;
+    if (cc && (s = rt_ref_check_in_dtype(c, 2, a->dtype))) return s;
+    if ((s = rt_ref_attr_int(c, "trans_a", 0, 0, &ta))) return s;
+    if ((s = rt_ref_attr_int(c, "trans_b", 0, 0, &tb))) return s;
+    if ((s = rt_ref_attr_float(c, "alpha", 0, 1.0, &alpha))) return s;
+    if ((s = rt_ref_attr_float(c, "beta", 0, 1.0, &beta))) return s;
     if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attributes 'trans_a' and 'trans_b' must be 0 or 1");
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "attributes 'trans_a' and 'trans_b' must be 0 or 1");
     if (a->rank != 2 || b->rank != 2)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "A %s and B %s must both be 2-D",
-                       rt_shape_str(t1, sizeof t1, a->rank, a->dims), rt_shape_str(t2, sizeof t2, b->rank, b->dims));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "A %s and B %s must both be 2-D",
+                           rt_ref_shape_str(t1, sizeof t1, a->rank, a->dims),
+                           rt_ref_shape_str(t2, sizeof t2, b->rank, b->dims));
     int64_t m = ta ? a->dims[1] : a->dims[0], k = ta ? a->dims[0] : a->dims[1];
     int64_t kb = tb ? b->dims[1] : b->dims[0], n = tb ? b->dims[0] : b->dims[1];
     if (k != kb)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                       "A %s (trans_a=%lld) and B %s (trans_b=%lld): contracted dims differ "
-                       "(%lld vs %lld)",
-                       rt_shape_str(t1, sizeof t1, a->rank, a->dims), (long long)ta,
-                       rt_shape_str(t2, sizeof t2, b->rank, b->dims), (long long)tb, (long long)k, (long long)kb);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG,
+                           "A %s (trans_a=%lld) and B %s (trans_b=%lld): contracted dims differ "
+                           "(%lld vs %lld)",
+                           rt_ref_shape_str(t1, sizeof t1, a->rank, a->dims), (long long)ta,
+                           rt_ref_shape_str(t2, sizeof t2, b->rank, b->dims), (long long)tb, (long long)k,
+                           (long long)kb);
     int64_t od[2] = {m, n}, cst[2] = {0, 0};
     if (cc) { /* C broadcasts one way, to [M, N] */
         int ok = cc->rank <= 2;
         for (int32_t d = 0; ok && d < cc->rank; d++) ok = cc->dims[d] == 1 || cc->dims[d] == od[2 - cc->rank + d];
         if (!ok)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "C %s does not broadcast to the result %s",
-                           rt_shape_str(t1, sizeof t1, cc->rank, cc->dims), rt_shape_str(t2, sizeof t2, 2, od));
-        rt_bcast_strides(cc, 2, cst);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "C %s does not broadcast to the result %s",
+                               rt_ref_shape_str(t1, sizeof t1, cc->rank, cc->dims),
+                               rt_ref_shape_str(t2, sizeof t2, 2, od));
+        rt_ref_bcast_strides(cc, 2, cst);
     }
-    if ((s = rt_check_out(c, 0, a->dtype, 2, od))) return s;
+    if ((s = rt_ref_check_out(c, 0, a->dtype, 2, od))) return s;
     /* element (i, p) of op(A) and (p, j) of op(B) in row-major storage */
     int64_t sai = ta ? 1 : k, sap = ta ? m : 1, sbp = tb ? 1 : n, sbj = tb ? k : 1;
     RT_OMP_FOR((double)m * n * k)
@@ -331,7 +334,7 @@ static void conv_rows(const rt_ref_tensor *x, const rt_ref_tensor *w, const rt_r
 #undef CONV_LD
 }
 
-symc_status rt_k_conv2d(rt_ctx *c) {
+symc_status rt_ref_k_conv2d(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0], *w = &c->in[1];
     const rt_ref_tensor *bias = c->n_in >= 3 ? &c->in[2] : NULL;
     static const int64_t ones[3] = {1, 1, 1}, zeros[6] = {0, 0, 0, 0, 0, 0};
@@ -340,25 +343,26 @@ symc_status rt_k_conv2d(rt_ctx *c) {
     symc_status s;
     char t1[160], t2[160];
     if ((x->rank != 4 && x->rank != 5) || w->rank != x->rank)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "x %s and w %s must both be 4-D (NCHW, OIHW) or 5-D (NCDHW, OIDHW)",
-                       rt_shape_str(t1, sizeof t1, x->rank, x->dims), rt_shape_str(t2, sizeof t2, w->rank, w->dims));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "x %s and w %s must both be 4-D (NCHW, OIHW) or 5-D (NCDHW, OIDHW)",
+                           rt_ref_shape_str(t1, sizeof t1, x->rank, x->dims),
+                           rt_ref_shape_str(t2, sizeof t2, w->rank, w->dims));
     uint32_t nsp = (uint32_t)x->rank - 2;
-    if ((s = rt_check_in_dtype(c, 1, x->dtype))) return s;
-    if (bias && (s = rt_check_in_dtype(c, 2, x->dtype))) return s;
-    if ((s = rt_attr_ints_n(c, "strides", nsp, ones, strides))) return s;
-    if ((s = rt_attr_ints_n(c, "pads", 2 * nsp, zeros, pads))) return s;
-    if ((s = rt_attr_ints_n(c, "dilations", nsp, ones, dil))) return s;
-    if ((s = rt_attr_int(c, "group", 0, 1, &group))) return s;
+    if ((s = rt_ref_check_in_dtype(c, 1, x->dtype))) return s;
+    if (bias && (s = rt_ref_check_in_dtype(c, 2, x->dtype))) return s;
+    if ((s = rt_ref_attr_ints_n(c, "strides", nsp, ones, strides))) return s;
+    if ((s = rt_ref_attr_ints_n(c, "pads", 2 * nsp, zeros, pads))) return s;
+    if ((s = rt_ref_attr_ints_n(c, "dilations", nsp, ones, dil))) return s;
+    if ((s = rt_ref_attr_int(c, "group", 0, 1, &group))) return s;
     int64_t nb = x->dims[0], ci = x->dims[1], co = w->dims[0], cg = w->dims[1];
     if (group < 1 || co % group != 0 || cg * group != ci)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                       "x %s and w %s with group %lld: need C = w.dim1 * group and O divisible "
-                       "by group",
-                       rt_shape_str(t1, sizeof t1, x->rank, x->dims), rt_shape_str(t2, sizeof t2, w->rank, w->dims),
-                       (long long)group);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG,
+                           "x %s and w %s with group %lld: need C = w.dim1 * group and O divisible "
+                           "by group",
+                           rt_ref_shape_str(t1, sizeof t1, x->rank, x->dims),
+                           rt_ref_shape_str(t2, sizeof t2, w->rank, w->dims), (long long)group);
     if (bias && (bias->rank != 1 || bias->dims[0] != co))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "bias %s must be [%lld] (the output channels)",
-                       rt_shape_str(t1, sizeof t1, bias->rank, bias->dims), (long long)co);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "bias %s must be [%lld] (the output channels)",
+                           rt_ref_shape_str(t1, sizeof t1, bias->rank, bias->dims), (long long)co);
     /* 2-D runs as 3-D with a leading spatial dim of 1 */
     int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, st[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pb[3] = {0, 0, 0},
             pe[3] = {0, 0, 0}, out[3] = {1, 1, 1};
@@ -367,12 +371,12 @@ symc_status rt_k_conv2d(rt_ctx *c) {
     for (uint32_t i = 0; i < nsp; i++) {
         in[off + i] = x->dims[2 + i], k[off + i] = w->dims[2 + i], st[off + i] = strides[i], dl[off + i] = dil[i];
         pb[off + i] = pads[i], pe[off + i] = pads[nsp + i];
-        if ((s = rt_window_out(c, axis[off + i], in[off + i], k[off + i], st[off + i], dl[off + i], pb[off + i],
-                               pe[off + i], 0, &out[off + i])))
+        if ((s = rt_ref_window_out(c, axis[off + i], in[off + i], k[off + i], st[off + i], dl[off + i], pb[off + i],
+                                   pe[off + i], 0, &out[off + i])))
             return s;
         od[2 + i] = out[off + i];
     }
-    if ((s = rt_check_out(c, 0, x->dtype, x->rank, od))) return s;
+    if ((s = rt_ref_check_out(c, 0, x->dtype, x->rank, od))) return s;
 
     int64_t co_per_group = co / group, in_n = in[0] * in[1] * in[2], k_n = k[0] * k[1] * k[2];
     if (x->dtype == SYMC_F32 || x->dtype == SYMC_F64) {
@@ -384,8 +388,8 @@ symc_status rt_k_conv2d(rt_ctx *c) {
         int64_t nx = rt_ref_numel(x), nw = rt_ref_numel(w), nbias = bias ? co : 0;
         float *wide = malloc((size_t)(nx + nw + nbias + 1) * sizeof *wide);
         if (!wide)
-            return rt_fail(c, SYMC_ERR_NOMEM, "out of memory widening half operands (%lld elements)",
-                           (long long)(nx + nw + nbias));
+            return rt_ref_fail(c, SYMC_ERR_NOMEM, "out of memory widening half operands (%lld elements)",
+                               (long long)(nx + nw + nbias));
         float (*ld)(uint16_t) = x->dtype == SYMC_BF16 ? symc_bf16_to_f32 : symc_f16_to_f32;
         const uint16_t *xs = x->data, *ws = w->data;
         RT_OMP_FOR((double)nx)
@@ -433,7 +437,7 @@ symc_status rt_k_conv2d(rt_ctx *c) {
  * spatial dim takes input position i through kernel tap t when
  * i * stride + t * dilation - pad_begin = o. Any pads, negative included
  * (they widen the output), and groups as a channel offset. */
-symc_status rt_k_conv_transpose(rt_ctx *c) {
+symc_status rt_ref_k_conv_transpose(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0], *w = &c->in[1];
     const rt_ref_tensor *bias = c->n_in >= 3 ? &c->in[2] : NULL;
     static const int64_t ones[3] = {1, 1, 1}, zeros[6] = {0};
@@ -442,41 +446,43 @@ symc_status rt_k_conv_transpose(rt_ctx *c) {
     char t1[160], t2[160];
     int32_t nsp = x->rank - 2;
     if (nsp < 1 || nsp > 3 || w->rank != x->rank)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "x %s and w %s must both have rank 3 to 5",
-                       rt_shape_str(t1, sizeof t1, x->rank, x->dims), rt_shape_str(t2, sizeof t2, w->rank, w->dims));
-    if ((st = rt_check_in_dtype(c, 1, x->dtype))) return st;
-    if (bias && (st = rt_check_in_dtype(c, 2, x->dtype))) return st;
-    if ((st = rt_attr_ints_n(c, "strides", (uint32_t)nsp, ones, s)) ||
-        (st = rt_attr_ints_n(c, "dilations", (uint32_t)nsp, ones, d)) ||
-        (st = rt_attr_ints_n(c, "pads", 2 * (uint32_t)nsp, zeros, p)) ||
-        (st = rt_attr_ints_n(c, "output_padding", (uint32_t)nsp, zeros, op)) ||
-        (st = rt_attr_int(c, "group", 0, 1, &group)))
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "x %s and w %s must both have rank 3 to 5",
+                           rt_ref_shape_str(t1, sizeof t1, x->rank, x->dims),
+                           rt_ref_shape_str(t2, sizeof t2, w->rank, w->dims));
+    if ((st = rt_ref_check_in_dtype(c, 1, x->dtype))) return st;
+    if (bias && (st = rt_ref_check_in_dtype(c, 2, x->dtype))) return st;
+    if ((st = rt_ref_attr_ints_n(c, "strides", (uint32_t)nsp, ones, s)) ||
+        (st = rt_ref_attr_ints_n(c, "dilations", (uint32_t)nsp, ones, d)) ||
+        (st = rt_ref_attr_ints_n(c, "pads", 2 * (uint32_t)nsp, zeros, p)) ||
+        (st = rt_ref_attr_ints_n(c, "output_padding", (uint32_t)nsp, zeros, op)) ||
+        (st = rt_ref_attr_int(c, "group", 0, 1, &group)))
         return st;
     int64_t ci = x->dims[1], cg = group > 0 ? ci / group : 0, ocg = w->dims[1], co = ocg * group;
     if (group < 1 || ci % group != 0 || w->dims[0] != ci)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "x %s and w %s with group %lld: need w.dim0 = C divisible by group",
-                       rt_shape_str(t1, sizeof t1, x->rank, x->dims), rt_shape_str(t2, sizeof t2, w->rank, w->dims),
-                       (long long)group);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "x %s and w %s with group %lld: need w.dim0 = C divisible by group",
+                           rt_ref_shape_str(t1, sizeof t1, x->rank, x->dims),
+                           rt_ref_shape_str(t2, sizeof t2, w->rank, w->dims), (long long)group);
     if (bias && (bias->rank != 1 || bias->dims[0] != co))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "bias %s must be [%lld] (the output channels)",
-                       rt_shape_str(t1, sizeof t1, bias->rank, bias->dims), (long long)co);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "bias %s must be [%lld] (the output channels)",
+                           rt_ref_shape_str(t1, sizeof t1, bias->rank, bias->dims), (long long)co);
     const int64_t lim = (int64_t)1 << 32;
     int64_t od[RT_REF_MAX_RANK] = {x->dims[0], co};
     for (int32_t i = 0; i < nsp; i++) {
         int64_t k = w->dims[2 + i];
         if (s[i] < 1 || s[i] > lim || d[i] < 1 || d[i] > lim || op[i] < 0 || op[i] > lim || p[i] < -lim || p[i] > lim ||
             p[nsp + i] < -lim || p[nsp + i] > lim || x->dims[2 + i] > lim || k > lim)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "strides, dilations, pads or output_padding of spatial dim %d",
-                           (int)i);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "strides, dilations, pads or output_padding of spatial dim %d",
+                               (int)i);
         od[2 + i] = (x->dims[2 + i] - 1) * s[i] + d[i] * (k - 1) + 1 - p[i] - p[nsp + i] + op[i];
         if (od[2 + i] < 0)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "output dim %d would be %lld", (int)(2 + i), (long long)od[2 + i]);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "output dim %d would be %lld", (int)(2 + i),
+                               (long long)od[2 + i]);
     }
-    if ((st = rt_check_out(c, 0, x->dtype, x->rank, od))) return st;
+    if ((st = rt_ref_check_out(c, 0, x->dtype, x->rank, od))) return st;
     int64_t xs[RT_REF_MAX_RANK], ws[RT_REF_MAX_RANK];
-    rt_strides(x->rank, x->dims, xs);
-    rt_strides(w->rank, w->dims, ws);
-    int64_t total = rt_numel_dims(x->rank, od), ntap = rt_numel_dims(nsp, w->dims + 2);
+    rt_ref_strides(x->rank, x->dims, xs);
+    rt_ref_strides(w->rank, w->dims, ws);
+    int64_t total = rt_ref_numel_dims(x->rank, od), ntap = rt_ref_numel_dims(nsp, w->dims + 2);
     RT_OMP_FOR((double)total * ntap * cg)
     for (int64_t e = 0; e < total; e++) {
         int64_t coord[RT_REF_MAX_RANK]; /* e's coordinates in the output */
@@ -505,18 +511,18 @@ symc_status rt_k_conv_transpose(rt_ctx *c) {
 }
 
 /* det: LU decomposition with partial pivoting of each matrix, in f64. */
-symc_status rt_k_det(rt_ctx *c) {
+symc_status rt_ref_k_det(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     int32_t r = x->rank;
     char t[160];
     if (r < 2 || x->dims[r - 1] != x->dims[r - 2] || x->dims[r - 1] > 4096)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 %s must end in a square matrix of at most 4096 x 4096",
-                       rt_shape_str(t, sizeof t, r, x->dims));
-    symc_status s = rt_check_out(c, 0, x->dtype, r - 2, x->dims);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "input 0 %s must end in a square matrix of at most 4096 x 4096",
+                           rt_ref_shape_str(t, sizeof t, r, x->dims));
+    symc_status s = rt_ref_check_out(c, 0, x->dtype, r - 2, x->dims);
     if (s) return s;
-    int64_t n = x->dims[r - 1], mats = rt_numel_dims(r - 2, x->dims);
+    int64_t n = x->dims[r - 1], mats = rt_ref_numel_dims(r - 2, x->dims);
     double *a = malloc((size_t)(n * n > 0 ? n * n : 1) * sizeof *a);
-    if (!a) return rt_fail(c, SYMC_ERR_NOMEM, "out of memory for a %lld x %lld matrix", (long long)n, (long long)n);
+    if (!a) return rt_ref_fail(c, SYMC_ERR_NOMEM, "out of memory for a %lld x %lld matrix", (long long)n, (long long)n);
     for (int64_t m = 0; m < mats; m++) {
         for (int64_t i = 0; i < n * n; i++) a[i] = rt_ld_f(x, m * n * n + i);
         double det = 1.0;

@@ -16,28 +16,28 @@
 
 #define DFT_PI 3.14159265358979323846 /* M_PI is not C11 */
 
-symc_status rt_k_dft(rt_ctx *c) {
+symc_status rt_ref_k_dft(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     int64_t axis, n, inverse, onesided;
     symc_status s;
-    if ((s = rt_attr_int(c, "axis", 1, 0, &axis)) || (s = rt_attr_int(c, "length", 1, 0, &n)) ||
-        (s = rt_attr_int(c, "inverse", 0, 0, &inverse)) || (s = rt_attr_int(c, "onesided", 0, 0, &onesided)))
+    if ((s = rt_ref_attr_int(c, "axis", 1, 0, &axis)) || (s = rt_ref_attr_int(c, "length", 1, 0, &n)) ||
+        (s = rt_ref_attr_int(c, "inverse", 0, 0, &inverse)) || (s = rt_ref_attr_int(c, "onesided", 0, 0, &onesided)))
         return s;
     int32_t r = x->rank;
     char t[160];
     if (r < 2 || axis < 0 || axis >= r - 1 || (x->dims[r - 1] != 1 && x->dims[r - 1] != 2))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                       "input 0 %s must end in a dim of 1 or 2 and axis %lld must be one of "
-                       "the dims before it",
-                       rt_shape_str(t, sizeof t, r, x->dims), (long long)axis);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG,
+                           "input 0 %s must end in a dim of 1 or 2 and axis %lld must be one of "
+                           "the dims before it",
+                           rt_ref_shape_str(t, sizeof t, r, x->dims), (long long)axis);
     if (n < 1 || n > ((int64_t)1 << 24))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "length %lld must be in [1, 2^24]", (long long)n);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "length %lld must be in [1, 2^24]", (long long)n);
     int irfft = inverse && onesided;
     int64_t nout = irfft ? n : onesided ? n / 2 + 1 : n, cin = x->dims[r - 1], cout = irfft ? 1 : 2;
     int64_t od[RT_REF_MAX_RANK];
     for (int32_t d = 0; d < r; d++) od[d] = x->dims[d];
     od[axis] = nout, od[r - 1] = cout;
-    if ((s = rt_check_out(c, 0, x->dtype, r, od))) return s;
+    if ((s = rt_ref_check_out(c, 0, x->dtype, r, od))) return s;
     int64_t lin = x->dims[axis], outer = 1, inner = 1;
     for (int32_t d = 0; d < axis; d++) outer *= x->dims[d];
     for (int32_t d = (int32_t)axis + 1; d < r - 1; d++) inner *= x->dims[d];

@@ -102,55 +102,55 @@ static int64_t unary_i(ir_op op, int64_t x, int64_t lo, int64_t hi) {
     }
 }
 
-symc_status rt_k_unary(rt_ctx *c) {
+symc_status rt_ref_k_unary(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     rt_ref_tensor *y = &c->out[0];
-    symc_status s = rt_check_out(c, 0, x->dtype, x->rank, x->dims);
+    symc_status s = rt_ref_check_out(c, 0, x->dtype, x->rank, x->dims);
     if (s) return s;
     unary_params p;
     memset(&p, 0, sizeof p);
     switch (c->op) {
     case IR_OP_LEAKY_RELU:
-        if ((s = rt_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
+        if ((s = rt_ref_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
         break;
     case IR_OP_HARD_SIGMOID:
-        if ((s = rt_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
-        if ((s = rt_attr_float(c, "beta", 1, 0, &p.beta))) return s;
+        if ((s = rt_ref_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
+        if ((s = rt_ref_attr_float(c, "beta", 1, 0, &p.beta))) return s;
         break;
     case IR_OP_ELU:
     case IR_OP_CELU:
     case IR_OP_THRESHOLDED_RELU:
-        if ((s = rt_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
-        if (c->op == IR_OP_CELU && p.alpha == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'alpha' is 0");
+        if ((s = rt_ref_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
+        if (c->op == IR_OP_CELU && p.alpha == 0) return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'alpha' is 0");
         break;
     case IR_OP_SELU:
-        if ((s = rt_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
-        if ((s = rt_attr_float(c, "gamma", 1, 0, &p.beta))) return s;
+        if ((s = rt_ref_attr_float(c, "alpha", 1, 0, &p.alpha))) return s;
+        if ((s = rt_ref_attr_float(c, "gamma", 1, 0, &p.beta))) return s;
         break;
     case IR_OP_SHRINK:
-        if ((s = rt_attr_float(c, "lambd", 1, 0, &p.alpha))) return s;
-        if ((s = rt_attr_float(c, "bias", 1, 0, &p.beta))) return s;
+        if ((s = rt_ref_attr_float(c, "lambd", 1, 0, &p.alpha))) return s;
+        if ((s = rt_ref_attr_float(c, "bias", 1, 0, &p.beta))) return s;
         break;
     case IR_OP_GELU: {
         const char *mode;
-        if ((s = rt_attr_str(c, "approximate", 0, "none", &mode))) return s;
+        if ((s = rt_ref_attr_str(c, "approximate", 0, "none", &mode))) return s;
         if (!strcmp(mode, "tanh")) p.tanh_gelu = 1;
         else if (strcmp(mode, "none"))
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'approximate' = '%s' must be none or tanh", mode);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'approximate' = '%s' must be none or tanh", mode);
         break;
     }
     case IR_OP_CLIP:
-        p.has_lo = rt_attr_find(c, "min") != NULL;
-        p.has_hi = rt_attr_find(c, "max") != NULL;
-        if ((s = rt_attr_float(c, "min", 0, 0, &p.lo))) return s;
-        if ((s = rt_attr_float(c, "max", 0, 0, &p.hi))) return s;
-        if (isnan(p.lo) || isnan(p.hi)) return rt_fail(c, SYMC_ERR_INVALID_ARG, "clip bounds must not be NaN");
+        p.has_lo = rt_ref_attr_find(c, "min") != NULL;
+        p.has_hi = rt_ref_attr_find(c, "max") != NULL;
+        if ((s = rt_ref_attr_float(c, "min", 0, 0, &p.lo))) return s;
+        if ((s = rt_ref_attr_float(c, "max", 0, 0, &p.hi))) return s;
+        if (isnan(p.lo) || isnan(p.hi)) return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "clip bounds must not be NaN");
         break;
     default: break;
     }
-    int64_t n = rt_numel_dims(x->rank, x->dims);
+    int64_t n = rt_ref_numel_dims(x->rank, x->dims);
     if (c->op == IR_OP_IDENTITY) {
-        for (int64_t i = 0; i < n; i++) rt_copy_elem(y, i, x, i); /* bit for bit, NaN payloads too */
+        for (int64_t i = 0; i < n; i++) rt_ref_copy_elem(y, i, x, i); /* bit for bit, NaN payloads too */
         return SYMC_OK;
     }
     if (rt_is_float(x->dtype)) {
@@ -175,33 +175,34 @@ symc_status rt_k_unary(rt_ctx *c) {
     }
     /* integers: clip bounds become the integers inside [min, max] */
     int64_t lo = INT64_MIN, hi = INT64_MAX;
-    if (p.has_lo) lo = rt_f64_to_i64_sat(ceil(p.lo));
-    if (p.has_hi) hi = rt_f64_to_i64_sat(floor(p.hi));
+    if (p.has_lo) lo = rt_ref_f64_to_i64_sat(ceil(p.lo));
+    if (p.has_hi) hi = rt_ref_f64_to_i64_sat(floor(p.hi));
     if (lo > hi) lo = hi; /* min > max: every value becomes max (ONNX, NumPy) */
     for (int64_t i = 0; i < n; i++) rt_st_i(y, i, unary_i(c->op, rt_ld_i(x, i), lo, hi));
     return SYMC_OK;
 }
 
-symc_status rt_k_not(rt_ctx *c) {
+symc_status rt_ref_k_not(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
-    symc_status s = rt_check_out(c, 0, SYMC_BOOL, x->rank, x->dims);
+    symc_status s = rt_ref_check_out(c, 0, SYMC_BOOL, x->rank, x->dims);
     if (s) return s;
-    int64_t n = rt_numel_dims(x->rank, x->dims);
+    int64_t n = rt_ref_numel_dims(x->rank, x->dims);
     for (int64_t i = 0; i < n; i++) rt_st_i(&c->out[0], i, !rt_ld_i(x, i));
     return SYMC_OK;
 }
 
 /* is_nan, is_inf (detect_positive / detect_negative, default 1): float in, bool out */
-symc_status rt_k_is_nan_inf(rt_ctx *c) {
+symc_status rt_ref_k_is_nan_inf(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
-    symc_status s = rt_check_out(c, 0, SYMC_BOOL, x->rank, x->dims);
+    symc_status s = rt_ref_check_out(c, 0, SYMC_BOOL, x->rank, x->dims);
     if (s) return s;
     int nan = c->op == IR_OP_IS_NAN;
     int64_t pos = 1, neg = 1;
     if (!nan &&
-        ((s = rt_attr_int(c, "detect_positive", 0, 1, &pos)) || (s = rt_attr_int(c, "detect_negative", 0, 1, &neg))))
+        ((s = rt_ref_attr_int(c, "detect_positive", 0, 1, &pos)) ||
+         (s = rt_ref_attr_int(c, "detect_negative", 0, 1, &neg))))
         return s;
-    int64_t n = rt_numel_dims(x->rank, x->dims);
+    int64_t n = rt_ref_numel_dims(x->rank, x->dims);
     for (int64_t i = 0; i < n; i++) {
         double v = rt_ld_f(x, i);
         rt_st_i(&c->out[0], i, nan ? isnan(v) : (isinf(v) && ((v > 0 && pos) || (v < 0 && neg))));
@@ -209,15 +210,15 @@ symc_status rt_k_is_nan_inf(rt_ctx *c) {
     return SYMC_OK;
 }
 
-symc_status rt_k_cast(rt_ctx *c) {
+symc_status rt_ref_k_cast(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     symc_dtype to;
-    symc_status s = rt_attr_dtype(c, "to", &to);
+    symc_status s = rt_ref_attr_dtype(c, "to", &to);
     if (s) return s;
-    if ((s = rt_check_out(c, 0, to, x->rank, x->dims))) return s;
-    int64_t n = rt_numel_dims(x->rank, x->dims);
+    if ((s = rt_ref_check_out(c, 0, to, x->rank, x->dims))) return s;
+    int64_t n = rt_ref_numel_dims(x->rank, x->dims);
     for (int64_t i = 0; i < n; i++) {
-        if (x->dtype == to) rt_copy_elem(&c->out[0], i, x, i);
+        if (x->dtype == to) rt_ref_copy_elem(&c->out[0], i, x, i);
         else if (rt_is_float(x->dtype)) rt_st_f(&c->out[0], i, rt_ld_f(x, i));
         else if (rt_is_u64(x->dtype)) rt_st_u(&c->out[0], i, (uint64_t)rt_ld_i(x, i));
         else rt_st_i(&c->out[0], i, rt_ld_i(x, i)); /* exact, then one rounding */
@@ -315,30 +316,31 @@ static uint64_t binary_u(ir_op op, uint64_t a, uint64_t b) {
     }
 }
 
-symc_status rt_k_binary(rt_ctx *c) {
+symc_status rt_ref_k_binary(rt_ctx *c) {
     const rt_ref_tensor *a = &c->in[0], *b = &c->in[1];
     rt_ref_tensor *y = &c->out[0];
     symc_status s;
     if (c->op == IR_OP_POW) {
         /* the exponent may have its own dtype (ops.def: KEEP) */
         if (!(RT_DT(b->dtype) & RT_NUMS))
-            return rt_fail(c, SYMC_ERR_UNSUPPORTED, "exponent dtype %s is not supported", symc_dtype_name(b->dtype));
-    } else if ((s = rt_check_in_dtype(c, 1, a->dtype))) {
+            return rt_ref_fail(c, SYMC_ERR_UNSUPPORTED, "exponent dtype %s is not supported",
+                               symc_dtype_name(b->dtype));
+    } else if ((s = rt_ref_check_in_dtype(c, 1, a->dtype))) {
         return s;
     }
     int64_t fmod_attr = 0;
     if (c->op == IR_OP_MOD) {
-        if ((s = rt_attr_int(c, "fmod", 0, 0, &fmod_attr))) return s;
+        if ((s = rt_ref_attr_int(c, "fmod", 0, 0, &fmod_attr))) return s;
         if (fmod_attr != 0 && fmod_attr != 1)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'fmod' = %lld must be 0 or 1", (long long)fmod_attr);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'fmod' = %lld must be 0 or 1", (long long)fmod_attr);
     }
     int python_mod = fmod_attr == 0;
     int shift_left = 0;
     if (c->op == IR_OP_BIT_SHIFT) {
         const char *dir;
-        if ((s = rt_attr_str(c, "direction", 1, NULL, &dir))) return s;
+        if ((s = rt_ref_attr_str(c, "direction", 1, NULL, &dir))) return s;
         if (strcmp(dir, "left") && strcmp(dir, "right"))
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'direction' = '%s' must be left or right", dir);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'direction' = '%s' must be left or right", dir);
         shift_left = !strcmp(dir, "left");
     }
     uint64_t width = 8u * (uint64_t)symc_dtype_size(a->dtype);
@@ -346,17 +348,17 @@ symc_status rt_k_binary(rt_ctx *c) {
     const rt_ref_tensor *ts[2] = {a, b};
     int32_t rank;
     int64_t dims[RT_REF_MAX_RANK];
-    if ((s = rt_broadcast_shape(c, ts, 2, &rank, dims))) return s;
+    if ((s = rt_ref_broadcast_shape(c, ts, 2, &rank, dims))) return s;
     int bool_out = is_compare(c->op) || c->op == IR_OP_AND || c->op == IR_OP_OR;
-    if ((s = rt_check_out(c, 0, bool_out ? SYMC_BOOL : a->dtype, rank, dims))) return s;
+    if ((s = rt_ref_check_out(c, 0, bool_out ? SYMC_BOOL : a->dtype, rank, dims))) return s;
 
     int64_t sa[RT_REF_MAX_RANK], sb[RT_REF_MAX_RANK], coord[RT_REF_MAX_RANK] = {0};
-    rt_bcast_strides(a, rank, sa);
-    rt_bcast_strides(b, rank, sb);
+    rt_ref_bcast_strides(a, rank, sa);
+    rt_ref_bcast_strides(b, rank, sb);
     /* floats compute in f64; an integer base with a float exponent too (then
      * the result is truncated into the base's dtype, as a cast would) */
     int float_domain = rt_is_float(a->dtype) || rt_is_float(b->dtype);
-    int64_t n = rt_numel_dims(rank, dims);
+    int64_t n = rt_ref_numel_dims(rank, dims);
     if (a->dtype == SYMC_F32 && b->dtype == SYMC_F32 && rank > 0 &&
         (c->op == IR_OP_ADD || c->op == IR_OP_SUB || c->op == IR_OP_MUL || c->op == IR_OP_DIV)) {
         /* the common case without a load and a coordinate step per element: rows of the last dim
@@ -388,21 +390,22 @@ symc_status rt_k_binary(rt_ctx *c) {
         int u64 = rt_is_u64(a->dtype) && (c->op != IR_OP_POW || rt_is_u64(b->dtype));
         if ((c->op == IR_OP_DIV || c->op == IR_OP_MOD) && vb == 0) {
             char where[160];
-            return rt_fail(c, SYMC_ERR_DIV_ZERO, "integer %s by zero at output element %s (%lld %s 0)",
-                           c->op == IR_OP_DIV ? "division" : "modulo", rt_shape_str(where, sizeof where, rank, coord),
-                           (long long)va, c->op == IR_OP_DIV ? "/" : "%");
+            return rt_ref_fail(c, SYMC_ERR_DIV_ZERO, "integer %s by zero at output element %s (%lld %s 0)",
+                               c->op == IR_OP_DIV ? "division" : "modulo",
+                               rt_ref_shape_str(where, sizeof where, rank, coord), (long long)va,
+                               c->op == IR_OP_DIV ? "/" : "%");
         }
         if (c->op == IR_OP_POW && vb < 0 && rt_is_u64(b->dtype)) {
             char where[160];
-            return rt_fail(c, SYMC_ERR_UNSUPPORTED, "u64 exponent %llu at output element %s is 2^63 or more",
-                           (unsigned long long)vb, rt_shape_str(where, sizeof where, rank, coord));
+            return rt_ref_fail(c, SYMC_ERR_UNSUPPORTED, "u64 exponent %llu at output element %s is 2^63 or more",
+                               (unsigned long long)vb, rt_ref_shape_str(where, sizeof where, rank, coord));
         }
         if (c->op == IR_OP_POW && vb < 0) {
             char where[160];
-            return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                           "integer %lld to the negative integer power %lld at output element %s "
-                           "(as in NumPy and PyTorch, not allowed)",
-                           (long long)va, (long long)vb, rt_shape_str(where, sizeof where, rank, coord));
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG,
+                               "integer %lld to the negative integer power %lld at output element %s "
+                               "(as in NumPy and PyTorch, not allowed)",
+                               (long long)va, (long long)vb, rt_ref_shape_str(where, sizeof where, rank, coord));
         }
         if (u64) rt_st_u(y, i, binary_u(c->op, (uint64_t)va, (uint64_t)vb));
         else rt_st_i(y, i, binary_i(c->op, va, vb, python_mod));
@@ -410,26 +413,26 @@ symc_status rt_k_binary(rt_ctx *c) {
     return SYMC_OK;
 }
 
-symc_status rt_k_where(rt_ctx *c) {
+symc_status rt_ref_k_where(rt_ctx *c) {
     const rt_ref_tensor *cond = &c->in[0], *x = &c->in[1], *yv = &c->in[2];
     symc_status s;
     if (yv->dtype != x->dtype)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 1 is %s but input 2 is %s; they must agree",
-                       symc_dtype_name(x->dtype), symc_dtype_name(yv->dtype));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "input 1 is %s but input 2 is %s; they must agree",
+                           symc_dtype_name(x->dtype), symc_dtype_name(yv->dtype));
     const rt_ref_tensor *ts[3] = {cond, x, yv};
     int32_t rank;
     int64_t dims[RT_REF_MAX_RANK];
-    if ((s = rt_broadcast_shape(c, ts, 3, &rank, dims))) return s;
-    if ((s = rt_check_out(c, 0, x->dtype, rank, dims))) return s;
+    if ((s = rt_ref_broadcast_shape(c, ts, 3, &rank, dims))) return s;
+    if ((s = rt_ref_check_out(c, 0, x->dtype, rank, dims))) return s;
     int64_t sc[RT_REF_MAX_RANK], sx[RT_REF_MAX_RANK], sy[RT_REF_MAX_RANK];
     int64_t coord[RT_REF_MAX_RANK] = {0};
-    rt_bcast_strides(cond, rank, sc);
-    rt_bcast_strides(x, rank, sx);
-    rt_bcast_strides(yv, rank, sy);
-    int64_t n = rt_numel_dims(rank, dims);
+    rt_ref_bcast_strides(cond, rank, sc);
+    rt_ref_bcast_strides(x, rank, sx);
+    rt_ref_bcast_strides(yv, rank, sy);
+    int64_t n = rt_ref_numel_dims(rank, dims);
     for (int64_t i = 0; i < n; i++, rt_next(rank, dims, coord)) {
-        if (rt_ld_i(cond, rt_offset(rank, coord, sc))) rt_copy_elem(&c->out[0], i, x, rt_offset(rank, coord, sx));
-        else rt_copy_elem(&c->out[0], i, yv, rt_offset(rank, coord, sy));
+        if (rt_ld_i(cond, rt_offset(rank, coord, sc))) rt_ref_copy_elem(&c->out[0], i, x, rt_offset(rank, coord, sx));
+        else rt_ref_copy_elem(&c->out[0], i, yv, rt_offset(rank, coord, sy));
     }
     return SYMC_OK;
 }

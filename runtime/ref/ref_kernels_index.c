@@ -39,28 +39,28 @@ static int topk_before(const rt_ref_tensor *x, int64_t oj, int64_t j, int64_t oi
     return j < i;
 }
 
-symc_status rt_k_topk(rt_ctx *c) {
+symc_status rt_ref_k_topk(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     const int64_t *kv;
     uint32_t nk;
     int64_t axis_attr, largest;
     int32_t axis;
     symc_status s;
-    if ((s = rt_attr_ints(c, "k", 1, &kv, &nk, NULL))) return s;
-    if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
-    if ((s = rt_attr_int(c, "largest", 0, 1, &largest))) return s;
-    if (nk != 1) return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'k' has %u entries, needs 1", nk);
-    if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; topk needs an axis");
-    if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
+    if ((s = rt_ref_attr_ints(c, "k", 1, &kv, &nk, NULL))) return s;
+    if ((s = rt_ref_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
+    if ((s = rt_ref_attr_int(c, "largest", 0, 1, &largest))) return s;
+    if (nk != 1) return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'k' has %u entries, needs 1", nk);
+    if (x->rank == 0) return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; topk needs an axis");
+    if ((s = rt_ref_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
     int64_t k = kv[0], n = x->dims[axis];
     if (k < 0 || k > n)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "k = %lld is outside [0, %lld] (the size of axis %d)", (long long)k,
-                       (long long)n, (int)axis);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "k = %lld is outside [0, %lld] (the size of axis %d)", (long long)k,
+                           (long long)n, (int)axis);
     int64_t od[RT_REF_MAX_RANK];
     memcpy(od, x->dims, sizeof od);
     od[axis] = k;
-    if ((s = rt_check_out(c, 0, SYMC_I64, x->rank, od))) return s;
-    int64_t outer = rt_numel_dims(axis, x->dims), inner = rt_numel_dims(x->rank - axis - 1, x->dims + axis + 1);
+    if ((s = rt_ref_check_out(c, 0, SYMC_I64, x->rank, od))) return s;
+    int64_t outer = rt_ref_numel_dims(axis, x->dims), inner = rt_ref_numel_dims(x->rank - axis - 1, x->dims + axis + 1);
     int lg = largest != 0;
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
@@ -80,19 +80,19 @@ symc_status rt_k_topk(rt_ctx *c) {
 }
 
 /* ---- cumsum ------------------------------------------------------------------------------- */
-symc_status rt_k_cumsum(rt_ctx *c) {
+symc_status rt_ref_k_cumsum(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     int64_t axis_attr, exclusive, reverse;
     int32_t axis;
     symc_status s;
-    if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
-    if ((s = rt_attr_int(c, "exclusive", 0, 0, &exclusive))) return s;
-    if ((s = rt_attr_int(c, "reverse", 0, 0, &reverse))) return s;
-    if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; cumsum needs an axis");
-    if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
-    if ((s = rt_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
-    int64_t outer = rt_numel_dims(axis, x->dims), n = x->dims[axis];
-    int64_t inner = rt_numel_dims(x->rank - axis - 1, x->dims + axis + 1);
+    if ((s = rt_ref_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
+    if ((s = rt_ref_attr_int(c, "exclusive", 0, 0, &exclusive))) return s;
+    if ((s = rt_ref_attr_int(c, "reverse", 0, 0, &reverse))) return s;
+    if (x->rank == 0) return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; cumsum needs an axis");
+    if ((s = rt_ref_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
+    if ((s = rt_ref_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
+    int64_t outer = rt_ref_numel_dims(axis, x->dims), n = x->dims[axis];
+    int64_t inner = rt_ref_numel_dims(x->rank - axis - 1, x->dims + axis + 1);
     int fl = rt_is_float(x->dtype);
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
@@ -126,27 +126,28 @@ static symc_status nd_check(rt_ctx *c, int64_t b, nd_shape *g) {
     const rt_ref_tensor *x = &c->in[0], *idx = &c->in[1];
     char t1[160], t2[160];
     if (idx->dtype != SYMC_I64 && idx->dtype != SYMC_I32)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices (input 1) are %s, must be i32 or i64",
-                       symc_dtype_name(idx->dtype));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "indices (input 1) are %s, must be i32 or i64",
+                           symc_dtype_name(idx->dtype));
     if (idx->rank < 1 || x->rank < 1 || b < 0 || b >= idx->rank || b >= x->rank)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices %s and data %s do not fit batch_dims = %lld",
-                       rt_shape_str(t1, sizeof t1, idx->rank, idx->dims), rt_shape_str(t2, sizeof t2, x->rank, x->dims),
-                       (long long)b);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "indices %s and data %s do not fit batch_dims = %lld",
+                           rt_ref_shape_str(t1, sizeof t1, idx->rank, idx->dims),
+                           rt_ref_shape_str(t2, sizeof t2, x->rank, x->dims), (long long)b);
     g->b = (int32_t)b;
     int64_t m = idx->dims[idx->rank - 1];
     if (m < 1 || m > x->rank - b)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "the last dim of indices %s is %lld; it must be in [1, %lld]",
-                       rt_shape_str(t1, sizeof t1, idx->rank, idx->dims), (long long)m, (long long)(x->rank - b));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "the last dim of indices %s is %lld; it must be in [1, %lld]",
+                           rt_ref_shape_str(t1, sizeof t1, idx->rank, idx->dims), (long long)m,
+                           (long long)(x->rank - b));
     g->m = (int32_t)m;
     for (int32_t d = 0; d < b; d++)
         if (idx->dims[d] != x->dims[d])
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "batch dim %d of indices %s and data %s differ", (int)d,
-                           rt_shape_str(t1, sizeof t1, idx->rank, idx->dims),
-                           rt_shape_str(t2, sizeof t2, x->rank, x->dims));
-    g->batch = rt_numel_dims(g->b, x->dims);
-    g->tuples = rt_numel_dims(idx->rank - 1 - g->b, idx->dims + g->b);
-    g->slice = rt_numel_dims(x->rank - g->b - g->m, x->dims + g->b + g->m);
-    rt_strides(x->rank, x->dims, g->dstride);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "batch dim %d of indices %s and data %s differ", (int)d,
+                               rt_ref_shape_str(t1, sizeof t1, idx->rank, idx->dims),
+                               rt_ref_shape_str(t2, sizeof t2, x->rank, x->dims));
+    g->batch = rt_ref_numel_dims(g->b, x->dims);
+    g->tuples = rt_ref_numel_dims(idx->rank - 1 - g->b, idx->dims + g->b);
+    g->slice = rt_ref_numel_dims(x->rank - g->b - g->m, x->dims + g->b + g->m);
+    rt_ref_strides(x->rank, x->dims, g->dstride);
     return SYMC_OK;
 }
 
@@ -158,34 +159,34 @@ static symc_status nd_offset(rt_ctx *c, const nd_shape *g, int64_t bi, int64_t t
     for (int32_t j = 0; j < g->m; j++) {
         int64_t v = rt_ld_i(idx, base + j), dim = x->dims[g->b + j];
         if (v < -dim || v >= dim)
-            return rt_fail(c, SYMC_ERR_RANGE,
-                           "index %lld (element %lld of indices) is out of range [%lld, %lld] for data dim %d",
-                           (long long)v, (long long)(base + j), (long long)-dim, (long long)dim - 1, (int)(g->b + j));
+            return rt_ref_fail(
+                c, SYMC_ERR_RANGE, "index %lld (element %lld of indices) is out of range [%lld, %lld] for data dim %d",
+                (long long)v, (long long)(base + j), (long long)-dim, (long long)dim - 1, (int)(g->b + j));
         o += (v < 0 ? v + dim : v) * g->dstride[g->b + j];
     }
     *off = o;
     return SYMC_OK;
 }
 
-symc_status rt_k_gather_nd(rt_ctx *c) {
+symc_status rt_ref_k_gather_nd(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0], *idx = &c->in[1];
     int64_t b;
     nd_shape g;
     symc_status s;
-    if ((s = rt_attr_int(c, "batch_dims", 0, 0, &b))) return s;
+    if ((s = rt_ref_attr_int(c, "batch_dims", 0, 0, &b))) return s;
     if ((s = nd_check(c, b, &g))) return s;
     int64_t od[RT_REF_MAX_RANK];
     int32_t orank = 0;
     for (int32_t d = 0; d < idx->rank - 1; d++) od[orank++] = idx->dims[d];
     for (int32_t d = g.b + g.m; d < x->rank; d++) od[orank++] = x->dims[d];
-    if (orank > RT_REF_MAX_RANK) return rt_fail(c, SYMC_ERR_INVALID_ARG, "output rank %d is too large", (int)orank);
-    if ((s = rt_check_out(c, 0, x->dtype, orank, od))) return s;
+    if (orank > RT_REF_MAX_RANK) return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "output rank %d is too large", (int)orank);
+    if ((s = rt_ref_check_out(c, 0, x->dtype, orank, od))) return s;
     for (int64_t bi = 0; bi < g.batch; bi++)
         for (int64_t t = 0; t < g.tuples; t++) {
             int64_t off;
             if ((s = nd_offset(c, &g, bi, t, &off))) return s;
             for (int64_t e = 0; e < g.slice; e++)
-                rt_copy_elem(&c->out[0], (bi * g.tuples + t) * g.slice + e, x, off + e);
+                rt_ref_copy_elem(&c->out[0], (bi * g.tuples + t) * g.slice + e, x, off + e);
         }
     return SYMC_OK;
 }
@@ -194,21 +195,21 @@ typedef enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN } red_mode;
 
 static symc_status read_reduction(rt_ctx *c, red_mode *r) {
     const char *s;
-    symc_status st = rt_attr_str(c, "reduction", 0, "none", &s);
+    symc_status st = rt_ref_attr_str(c, "reduction", 0, "none", &s);
     if (st) return st;
     if (!strcmp(s, "none")) *r = RED_NONE;
     else if (!strcmp(s, "add")) *r = RED_ADD;
     else if (!strcmp(s, "mul")) *r = RED_MUL;
     else if (!strcmp(s, "max")) *r = RED_MAX;
     else if (!strcmp(s, "min")) *r = RED_MIN;
-    else return rt_fail(c, SYMC_ERR_INVALID_ARG, "reduction '%s' is not none, add, mul, max or min", s);
+    else return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "reduction '%s' is not none, add, mul, max or min", s);
     return SYMC_OK;
 }
 
 /* out[o] = out[o] (reduction) u[ui] */
 static void combine(rt_ref_tensor *out, int64_t o, const rt_ref_tensor *u, int64_t ui, red_mode r) {
     if (r == RED_NONE) {
-        rt_copy_elem(out, o, u, ui);
+        rt_ref_copy_elem(out, o, u, ui);
     } else if (rt_is_float(out->dtype)) {
         double a = rt_ld_f(out, o), b = rt_ld_f(u, ui);
         double v = r == RED_ADD ? a + b : r == RED_MUL ? a * b : r == RED_MAX ? fmax(a, b) : fmin(a, b);
@@ -228,22 +229,23 @@ static symc_status check_updates(rt_ctx *c, int32_t rank, const int64_t *dims) {
     const rt_ref_tensor *u = &c->in[2];
     char t1[160], t2[160];
     if (u->dtype != c->in[0].dtype)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "updates (input 2) are %s but data is %s", symc_dtype_name(u->dtype),
-                       symc_dtype_name(c->in[0].dtype));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "updates (input 2) are %s but data is %s",
+                           symc_dtype_name(u->dtype), symc_dtype_name(c->in[0].dtype));
     int ok = u->rank == rank;
     for (int32_t d = 0; ok && d < rank; d++) ok = u->dims[d] == dims[d];
     if (!ok)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "updates have shape %s, must be %s",
-                       rt_shape_str(t1, sizeof t1, u->rank, u->dims), rt_shape_str(t2, sizeof t2, rank, dims));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "updates have shape %s, must be %s",
+                           rt_ref_shape_str(t1, sizeof t1, u->rank, u->dims),
+                           rt_ref_shape_str(t2, sizeof t2, rank, dims));
     return SYMC_OK;
 }
 
 static void copy_data(rt_ctx *c) {
-    int64_t n = rt_numel_dims(c->in[0].rank, c->in[0].dims);
-    for (int64_t i = 0; i < n; i++) rt_copy_elem(&c->out[0], i, &c->in[0], i);
+    int64_t n = rt_ref_numel_dims(c->in[0].rank, c->in[0].dims);
+    for (int64_t i = 0; i < n; i++) rt_ref_copy_elem(&c->out[0], i, &c->in[0], i);
 }
 
-symc_status rt_k_scatter_nd(rt_ctx *c) {
+symc_status rt_ref_k_scatter_nd(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0], *idx = &c->in[1];
     nd_shape g;
     red_mode r;
@@ -254,9 +256,10 @@ symc_status rt_k_scatter_nd(rt_ctx *c) {
     int32_t urank = 0;
     for (int32_t d = 0; d < idx->rank - 1; d++) ud[urank++] = idx->dims[d];
     for (int32_t d = g.m; d < x->rank; d++) ud[urank++] = x->dims[d];
-    if (urank > RT_REF_MAX_RANK) return rt_fail(c, SYMC_ERR_INVALID_ARG, "updates rank %d is too large", (int)urank);
+    if (urank > RT_REF_MAX_RANK)
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "updates rank %d is too large", (int)urank);
     if ((s = check_updates(c, urank, ud))) return s;
-    if ((s = rt_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
+    if ((s = rt_ref_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
     int64_t off;
     for (int64_t t = 0; t < g.tuples; t++) /* every index checked before anything is written */
         if ((s = nd_offset(c, &g, 0, t, &off))) return s;
@@ -269,41 +272,41 @@ symc_status rt_k_scatter_nd(rt_ctx *c) {
 }
 
 /* ---- scatter_elements ------------------------------------------------------------------------ */
-symc_status rt_k_scatter_elements(rt_ctx *c) {
+symc_status rt_ref_k_scatter_elements(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0], *idx = &c->in[1];
     int64_t axis_attr;
     int32_t axis;
     red_mode r;
     symc_status s;
     char t1[160], t2[160];
-    if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
+    if ((s = rt_ref_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
     if ((s = read_reduction(c, &r))) return s;
     if (idx->dtype != SYMC_I64 && idx->dtype != SYMC_I32)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices (input 1) are %s, must be i32 or i64",
-                       symc_dtype_name(idx->dtype));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "indices (input 1) are %s, must be i32 or i64",
+                           symc_dtype_name(idx->dtype));
     if (x->rank == 0 || idx->rank != x->rank)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices %s and data %s must have the same rank >= 1",
-                       rt_shape_str(t1, sizeof t1, idx->rank, idx->dims),
-                       rt_shape_str(t2, sizeof t2, x->rank, x->dims));
-    if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "indices %s and data %s must have the same rank >= 1",
+                           rt_ref_shape_str(t1, sizeof t1, idx->rank, idx->dims),
+                           rt_ref_shape_str(t2, sizeof t2, x->rank, x->dims));
+    if ((s = rt_ref_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
     for (int32_t d = 0; d < x->rank; d++)
         if (d != axis && idx->dims[d] > x->dims[d])
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "indices %s exceed data %s at axis %d",
-                           rt_shape_str(t1, sizeof t1, idx->rank, idx->dims),
-                           rt_shape_str(t2, sizeof t2, x->rank, x->dims), (int)d);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "indices %s exceed data %s at axis %d",
+                               rt_ref_shape_str(t1, sizeof t1, idx->rank, idx->dims),
+                               rt_ref_shape_str(t2, sizeof t2, x->rank, x->dims), (int)d);
     if ((s = check_updates(c, idx->rank, idx->dims))) return s;
-    if ((s = rt_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
-    int64_t dim = x->dims[axis], total = rt_numel_dims(idx->rank, idx->dims);
+    if ((s = rt_ref_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
+    int64_t dim = x->dims[axis], total = rt_ref_numel_dims(idx->rank, idx->dims);
     int64_t is[RT_REF_MAX_RANK], coord[RT_REF_MAX_RANK] = {0};
-    rt_strides(x->rank, x->dims, is);
+    rt_ref_strides(x->rank, x->dims, is);
     for (int64_t q = 0; q < total; q++) {
         int64_t v = rt_ld_i(idx, q);
         if (v < -dim || v >= dim) {
-            rt_unravel(q, idx->rank, idx->dims, coord);
-            return rt_fail(c, SYMC_ERR_RANGE,
-                           "index %lld at indices%s is out of range [%lld, %lld] for axis %d of size %lld",
-                           (long long)v, rt_shape_str(t1, sizeof t1, idx->rank, coord), (long long)-dim,
-                           (long long)dim - 1, (int)axis, (long long)dim);
+            rt_ref_unravel(q, idx->rank, idx->dims, coord);
+            return rt_ref_fail(c, SYMC_ERR_RANGE,
+                               "index %lld at indices%s is out of range [%lld, %lld] for axis %d of size %lld",
+                               (long long)v, rt_ref_shape_str(t1, sizeof t1, idx->rank, coord), (long long)-dim,
+                               (long long)dim - 1, (int)axis, (long long)dim);
         }
     }
     copy_data(c);

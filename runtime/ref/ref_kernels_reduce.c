@@ -17,32 +17,32 @@
 #include "runtime/ref/ref_kernels_internal.h"
 
 /* ---- reduce_sum / _mean / _max / _min / _prod ----------------------------------------- */
-symc_status rt_k_reduce(rt_ctx *c) {
+symc_status rt_ref_k_reduce(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     const int64_t *axes;
     uint32_t n_axes;
     int64_t keepdims;
     symc_status s;
-    if ((s = rt_attr_ints(c, "axes", 0, &axes, &n_axes, NULL))) return s;
-    if ((s = rt_attr_int(c, "keepdims", 0, 1, &keepdims))) return s;
+    if ((s = rt_ref_attr_ints(c, "axes", 0, &axes, &n_axes, NULL))) return s;
+    if ((s = rt_ref_attr_int(c, "keepdims", 0, 1, &keepdims))) return s;
     if (keepdims != 0 && keepdims != 1)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'keepdims' = %lld must be 0 or 1", (long long)keepdims);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'keepdims' = %lld must be 0 or 1", (long long)keepdims);
     int reduced[RT_REF_MAX_RANK] = {0};
     if (n_axes == 0) { /* absent or empty: every axis, as in ONNX */
         for (int32_t d = 0; d < x->rank; d++) reduced[d] = 1;
     }
     for (uint32_t k = 0; k < n_axes; k++) {
         int32_t a;
-        if ((s = rt_norm_axis(c, axes[k], x->rank, "axis", &a))) return s;
+        if ((s = rt_ref_norm_axis(c, axes[k], x->rank, "axis", &a))) return s;
         if (reduced[a])
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "axis %lld appears twice in 'axes'", (long long)axes[k]);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "axis %lld appears twice in 'axes'", (long long)axes[k]);
         reduced[a] = 1;
     }
 
     int64_t out_dims[RT_REF_MAX_RANK], strides[RT_REF_MAX_RANK];
     int64_t kd[RT_REF_MAX_RANK], ks[RT_REF_MAX_RANK], rd[RT_REF_MAX_RANK], rs[RT_REF_MAX_RANK];
     int32_t out_rank = 0, nk = 0, nr = 0;
-    rt_strides(x->rank, x->dims, strides);
+    rt_ref_strides(x->rank, x->dims, strides);
     for (int32_t d = 0; d < x->rank; d++) {
         if (reduced[d]) {
             rd[nr] = x->dims[d];
@@ -54,9 +54,9 @@ symc_status rt_k_reduce(rt_ctx *c) {
             out_dims[out_rank++] = x->dims[d];
         }
     }
-    if ((s = rt_check_out(c, 0, x->dtype, out_rank, out_dims))) return s;
+    if ((s = rt_ref_check_out(c, 0, x->dtype, out_rank, out_dims))) return s;
 
-    int64_t n_out = rt_numel_dims(nk, kd), n_red = rt_numel_dims(nr, rd);
+    int64_t n_out = rt_ref_numel_dims(nk, kd), n_red = rt_ref_numel_dims(nr, rd);
     ir_op op = c->op;
     int is_max = op == IR_OP_REDUCE_MAX, is_min = op == IR_OP_REDUCE_MIN, is_prod = op == IR_OP_REDUCE_PROD;
     /* an empty reduction gives the identity (ONNX opset 18): 0 for a sum, 1
@@ -66,8 +66,8 @@ symc_status rt_k_reduce(rt_ctx *c) {
     int64_t imin = x->dtype == SYMC_I32 ? INT32_MIN : INT64_MIN, imax = x->dtype == SYMC_I32 ? INT32_MAX : INT64_MAX;
     if (n_red == 0 && n_out > 0 && !rt_is_float(x->dtype) &&
         (op == IR_OP_REDUCE_MEAN || ((is_max || is_min) && x->dtype != SYMC_I32 && x->dtype != SYMC_I64)))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s of %s over an empty set of elements (a reduced dim is 0)",
-                       c->opname, symc_dtype_name(x->dtype));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "%s of %s over an empty set of elements (a reduced dim is 0)",
+                           c->opname, symc_dtype_name(x->dtype));
     int64_t kc[RT_REF_MAX_RANK] = {0};
     for (int64_t o = 0; o < n_out; o++, rt_next(nk, kd, kc)) {
         int64_t base = rt_offset(nk, kc, ks);
@@ -111,26 +111,26 @@ symc_status rt_k_reduce(rt_ctx *c) {
 /* ---- argmax / argmin --------------------------------------------------------------------- */
 /* The first index of the max (min) along axis, or the last one with
  * select_last_index; NaN counts as the extreme, as in NumPy's argmax. */
-symc_status rt_k_arg_reduce(rt_ctx *c) {
+symc_status rt_ref_k_arg_reduce(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     int64_t axis_attr, keepdims, last;
     int32_t axis;
     symc_status s;
-    if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
-    if ((s = rt_attr_int(c, "keepdims", 0, 1, &keepdims))) return s;
-    if ((s = rt_attr_int(c, "select_last_index", 0, 0, &last))) return s;
-    if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; %s needs an axis", c->opname);
-    if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
+    if ((s = rt_ref_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
+    if ((s = rt_ref_attr_int(c, "keepdims", 0, 1, &keepdims))) return s;
+    if ((s = rt_ref_attr_int(c, "select_last_index", 0, 0, &last))) return s;
+    if (x->rank == 0) return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; %s needs an axis", c->opname);
+    if ((s = rt_ref_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
     int64_t out_dims[RT_REF_MAX_RANK];
     int32_t out_rank = 0;
     for (int32_t d = 0; d < x->rank; d++)
         if (d != axis) out_dims[out_rank++] = x->dims[d];
         else if (keepdims) out_dims[out_rank++] = 1;
-    if ((s = rt_check_out(c, 0, SYMC_I64, out_rank, out_dims))) return s;
-    int64_t outer = rt_numel_dims(axis, x->dims), n = x->dims[axis];
-    int64_t inner = rt_numel_dims(x->rank - axis - 1, x->dims + axis + 1);
+    if ((s = rt_ref_check_out(c, 0, SYMC_I64, out_rank, out_dims))) return s;
+    int64_t outer = rt_ref_numel_dims(axis, x->dims), n = x->dims[axis];
+    int64_t inner = rt_ref_numel_dims(x->rank - axis - 1, x->dims + axis + 1);
     if (n == 0 && outer * inner > 0)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "%s over an empty axis %d has no index", c->opname, (int)axis);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "%s over an empty axis %d has no index", c->opname, (int)axis);
     int is_max = c->op == IR_OP_ARGMAX, fl = rt_is_float(x->dtype);
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
@@ -158,18 +158,18 @@ symc_status rt_k_arg_reduce(rt_ctx *c) {
 }
 
 /* ---- softmax / log_softmax ---------------------------------------------------------------- */
-symc_status rt_k_softmax(rt_ctx *c) {
+symc_status rt_ref_k_softmax(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     int64_t axis_attr, zero_masked = 0;
     int32_t axis;
     symc_status s;
-    if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
-    if (c->op == IR_OP_SOFTMAX && (s = rt_attr_int(c, "zero_masked_rows", 0, 0, &zero_masked))) return s;
-    if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; softmax needs an axis");
-    if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
-    if ((s = rt_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
-    int64_t outer = rt_numel_dims(axis, x->dims), n = x->dims[axis];
-    int64_t inner = rt_numel_dims(x->rank - axis - 1, x->dims + axis + 1);
+    if ((s = rt_ref_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
+    if (c->op == IR_OP_SOFTMAX && (s = rt_ref_attr_int(c, "zero_masked_rows", 0, 0, &zero_masked))) return s;
+    if (x->rank == 0) return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; softmax needs an axis");
+    if ((s = rt_ref_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
+    if ((s = rt_ref_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
+    int64_t outer = rt_ref_numel_dims(axis, x->dims), n = x->dims[axis];
+    int64_t inner = rt_ref_numel_dims(x->rank - axis - 1, x->dims + axis + 1);
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
             int64_t base = o * n * inner + i;
@@ -197,7 +197,7 @@ symc_status rt_k_softmax(rt_ctx *c) {
 static symc_status check_affine(rt_ctx *c, uint32_t k, const char *role, int32_t tr, const int64_t *tdims,
                                 int64_t *strides) {
     const rt_ref_tensor *t = &c->in[k];
-    symc_status s = rt_check_in_float(c, k, role);
+    symc_status s = rt_ref_check_in_float(c, k, role);
     if (s) return s;
     int ok = t->rank <= tr;
     for (int32_t d = 0; ok && d < t->rank; d++) {
@@ -206,12 +206,13 @@ static symc_status check_affine(rt_ctx *c, uint32_t k, const char *role, int32_t
     }
     if (!ok) {
         char a[160], b[160];
-        return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                       "%s (input %u) of shape %s does not broadcast to "
-                       "the normalized dims %s",
-                       role, k, rt_shape_str(a, sizeof a, t->rank, t->dims), rt_shape_str(b, sizeof b, tr, tdims));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG,
+                           "%s (input %u) of shape %s does not broadcast to "
+                           "the normalized dims %s",
+                           role, k, rt_ref_shape_str(a, sizeof a, t->rank, t->dims),
+                           rt_ref_shape_str(b, sizeof b, tr, tdims));
     }
-    rt_bcast_strides(t, tr, strides);
+    rt_ref_bcast_strides(t, tr, strides);
     return SYMC_OK;
 }
 
@@ -221,19 +222,19 @@ static symc_status norm_common(rt_ctx *c, int rms) {
     int32_t axis;
     double eps;
     symc_status s;
-    if ((s = rt_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
-    if ((s = rt_attr_float(c, "epsilon", 1, 0, &eps))) return s;
-    if (x->rank == 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; the norm needs an axis");
-    if ((s = rt_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
+    if ((s = rt_ref_attr_int(c, "axis", 1, 0, &axis_attr))) return s;
+    if ((s = rt_ref_attr_float(c, "epsilon", 1, 0, &eps))) return s;
+    if (x->rank == 0) return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "input 0 is a scalar; the norm needs an axis");
+    if ((s = rt_ref_norm_axis(c, axis_attr, x->rank, "axis", &axis))) return s;
     int32_t tr = x->rank - axis;
     const int64_t *tdims = x->dims + axis;
     int64_t sst[RT_REF_MAX_RANK], bst[RT_REF_MAX_RANK];
     int has_scale = c->n_in >= 2, has_bias = c->n_in >= 3;
     if (has_scale && (s = check_affine(c, 1, "scale", tr, tdims, sst))) return s;
     if (has_bias && (s = check_affine(c, 2, "bias", tr, tdims, bst))) return s;
-    if ((s = rt_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
+    if ((s = rt_ref_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
 
-    int64_t outer = rt_numel_dims(axis, x->dims), n = rt_numel_dims(tr, tdims);
+    int64_t outer = rt_ref_numel_dims(axis, x->dims), n = rt_ref_numel_dims(tr, tdims);
     for (int64_t o = 0; o < outer; o++) {
         int64_t base = o * n;
         double mean = 0.0, m2 = 0.0;
@@ -258,36 +259,36 @@ static symc_status norm_common(rt_ctx *c, int rms) {
     return SYMC_OK;
 }
 
-symc_status rt_k_layer_norm(rt_ctx *c) { return norm_common(c, 0); }
-symc_status rt_k_rms_norm(rt_ctx *c) { return norm_common(c, 1); }
+symc_status rt_ref_k_layer_norm(rt_ctx *c) { return norm_common(c, 0); }
+symc_status rt_ref_k_rms_norm(rt_ctx *c) { return norm_common(c, 1); }
 
 /* ---- batch_norm (inference) ----------------------------------------------------------------------- */
-symc_status rt_k_batch_norm(rt_ctx *c) {
+symc_status rt_ref_k_batch_norm(rt_ctx *c) {
     static const char *const roles[5] = {"x", "scale", "bias", "mean", "var"};
     const rt_ref_tensor *x = &c->in[0];
     double eps;
     symc_status s;
-    if ((s = rt_attr_float(c, "epsilon", 1, 0, &eps))) return s;
+    if ((s = rt_ref_attr_float(c, "epsilon", 1, 0, &eps))) return s;
     if (x->rank < 2) {
         char a[160];
-        return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                       "input 0 has shape %s; batch_norm needs rank >= 2 "
-                       "(channels on dim 1)",
-                       rt_shape_str(a, sizeof a, x->rank, x->dims));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG,
+                           "input 0 has shape %s; batch_norm needs rank >= 2 "
+                           "(channels on dim 1)",
+                           rt_ref_shape_str(a, sizeof a, x->rank, x->dims));
     }
     int64_t ch = x->dims[1];
     for (uint32_t k = 1; k < 5; k++) {
-        if ((s = rt_check_in_float(c, k, roles[k]))) return s;
+        if ((s = rt_ref_check_in_float(c, k, roles[k]))) return s;
         if (c->in[k].rank != 1 || c->in[k].dims[0] != ch) {
             char a[160];
-            return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                           "%s (input %u) has shape %s, must be [%lld] "
-                           "(the channels of x)",
-                           roles[k], k, rt_shape_str(a, sizeof a, c->in[k].rank, c->in[k].dims), (long long)ch);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG,
+                               "%s (input %u) has shape %s, must be [%lld] "
+                               "(the channels of x)",
+                               roles[k], k, rt_ref_shape_str(a, sizeof a, c->in[k].rank, c->in[k].dims), (long long)ch);
         }
     }
-    if ((s = rt_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
-    int64_t batch = x->dims[0], inner = rt_numel_dims(x->rank - 2, x->dims + 2);
+    if ((s = rt_ref_check_out(c, 0, x->dtype, x->rank, x->dims))) return s;
+    int64_t batch = x->dims[0], inner = rt_ref_numel_dims(x->rank - 2, x->dims + 2);
     for (int64_t b = 0; b < batch; b++)
         for (int64_t k = 0; k < ch; k++) {
             double scale = rt_ld_f(&c->in[1], k), bias = rt_ld_f(&c->in[2], k);

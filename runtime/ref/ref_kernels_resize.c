@@ -99,8 +99,8 @@ static symc_status taps_of(rt_ctx *c, const resize_p *p, int64_t in, int64_t out
         double s = scale < 1.0 ? scale : 1.0, sum = 0;
         int64_t start = (int64_t)floor((p->mode == LINEAR ? -1.0 : -2.0) / s) + 1, cnt = 2 - 2 * start;
         if (cnt > RESIZE_MAX_TAPS)
-            return rt_fail(c, SYMC_ERR_UNSUPPORTED, "antialias at scale %g needs %lld taps per axis, more than %d",
-                           scale, (long long)cnt, RESIZE_MAX_TAPS);
+            return rt_ref_fail(c, SYMC_ERR_UNSUPPORTED, "antialias at scale %g needs %lld taps per axis, more than %d",
+                               scale, (long long)cnt, RESIZE_MAX_TAPS);
         for (int64_t i = 0; i < cnt; i++) {
             double arg = p->mode == LINEAR ? ((double)(start + i) - ratio) * s : s * ((double)(start + i) - ratio);
             w[i] = p->mode == LINEAR ? fmin(fmax(1 - fabs(arg), 0.0), 1.0) : cubic_w(arg, p->a);
@@ -135,7 +135,7 @@ static int pick(const char *s, const char *const *names, int n) {
     return -1;
 }
 
-symc_status rt_k_resize(rt_ctx *c) {
+symc_status rt_ref_k_resize(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     rt_ref_tensor *y = &c->out[0];
     static const char *const modes[] = {"nearest", "linear", "cubic"};
@@ -147,47 +147,50 @@ symc_status rt_k_resize(rt_ctx *c) {
     resize_p p;
     symc_status s;
     int32_t r = x->rank;
-    if ((s = rt_attr_ints_n(c, "sizes", (uint32_t)r, NULL, sizes))) return s;
-    if ((s = rt_attr_str(c, "mode", 1, NULL, &mode_s)) || (s = rt_attr_str(c, "coord_mode", 1, NULL, &coord_s)) ||
-        (s = rt_attr_str(c, "nearest_mode", 0, "round_prefer_floor", &near_s)) ||
-        (s = rt_attr_float(c, "cubic_coeff_a", 0, -0.75, &p.a)) ||
-        (s = rt_attr_float(c, "extrapolation_value", 0, 0.0, &p.extrapolation)) ||
-        (s = rt_attr_int(c, "exclude_outside", 0, 0, &exclude)) || (s = rt_attr_int(c, "antialias", 0, 0, &antialias)))
+    if ((s = rt_ref_attr_ints_n(c, "sizes", (uint32_t)r, NULL, sizes))) return s;
+    if ((s = rt_ref_attr_str(c, "mode", 1, NULL, &mode_s)) ||
+        (s = rt_ref_attr_str(c, "coord_mode", 1, NULL, &coord_s)) ||
+        (s = rt_ref_attr_str(c, "nearest_mode", 0, "round_prefer_floor", &near_s)) ||
+        (s = rt_ref_attr_float(c, "cubic_coeff_a", 0, -0.75, &p.a)) ||
+        (s = rt_ref_attr_float(c, "extrapolation_value", 0, 0.0, &p.extrapolation)) ||
+        (s = rt_ref_attr_int(c, "exclude_outside", 0, 0, &exclude)) ||
+        (s = rt_ref_attr_int(c, "antialias", 0, 0, &antialias)))
         return s;
     p.mode = pick(mode_s, modes, 3);
     p.coord = pick(coord_s, coords, 6);
     p.nearest = pick(near_s, nearests, 4);
     if (p.mode < 0 || p.coord < 0 || p.nearest < 0)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "mode '%s', coord_mode '%s' or nearest_mode '%s' is not known", mode_s,
-                       coord_s, near_s);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "mode '%s', coord_mode '%s' or nearest_mode '%s' is not known",
+                           mode_s, coord_s, near_s);
     p.exclude = exclude != 0;
     p.antialias = antialias != 0;
     if (p.antialias && p.mode == NEAREST)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "antialias applies to linear and cubic modes, not nearest");
-    const symc_attr *sc = rt_attr_find(c, "scales"), *roi = rt_attr_find(c, "roi");
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "antialias applies to linear and cubic modes, not nearest");
+    const symc_attr *sc = rt_ref_attr_find(c, "scales"), *roi = rt_ref_attr_find(c, "roi");
     if (sc && (sc->kind != SYMC_ATTR_FLOATS || sc->n != (uint32_t)r))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'scales' must be %d floats", (int)r);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'scales' must be %d floats", (int)r);
     if (roi && (roi->kind != SYMC_ATTR_FLOATS || roi->n != 2u * (uint32_t)r))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'roi' must be %d floats", 2 * (int)r);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "attribute 'roi' must be %d floats", 2 * (int)r);
     if (p.coord == TF_CROP_AND_RESIZE && !roi)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "tf_crop_and_resize needs the attribute 'roi'");
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "tf_crop_and_resize needs the attribute 'roi'");
     p.roi = roi ? roi->floats : NULL;
-    if ((s = rt_check_out(c, 0, x->dtype, r, sizes))) return s;
+    if ((s = rt_ref_check_out(c, 0, x->dtype, r, sizes))) return s;
 
     double scale[RT_REF_MAX_RANK];
     int identity[RT_REF_MAX_RANK];
     for (int32_t d = 0; d < r; d++) {
         int64_t in = x->dims[d], out = sizes[d];
         if (in == 0 && out > 0)
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "axis %d is empty but resized to %lld", (int)d, (long long)out);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "axis %d is empty but resized to %lld", (int)d, (long long)out);
         scale[d] = sc ? sc->floats[d] : in ? (double)out / (double)in : 1.0;
         if (!(scale[d] > 0) || !isfinite(scale[d]))
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "the scale of axis %d is %g, must be positive", (int)d, scale[d]);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "the scale of axis %d is %g, must be positive", (int)d,
+                               scale[d]);
         int cropped = p.coord == TF_CROP_AND_RESIZE && (fabs(p.roi[d]) > 1e-9 || fabs(p.roi[d + r] - 1.0) > 1e-9);
         identity[d] = fabs(scale[d] - 1.0) <= 1e-9 && out == in && !cropped;
     }
-    int64_t total = rt_numel_dims(r, sizes), coord[RT_REF_MAX_RANK] = {0}, xs[RT_REF_MAX_RANK];
-    rt_strides(r, x->dims, xs);
+    int64_t total = rt_ref_numel_dims(r, sizes), coord[RT_REF_MAX_RANK] = {0}, xs[RT_REF_MAX_RANK];
+    rt_ref_strides(r, x->dims, xs);
     axis_taps taps[RT_REF_MAX_RANK];
     for (int64_t i = 0; i < total; i++, rt_next(r, sizes, coord)) {
         int outside = 0;

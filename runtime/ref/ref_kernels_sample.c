@@ -57,13 +57,14 @@ static void gs_cubic(double t, double *w) {
     w[3] = ((a * (2 - x) - 5 * a) * (2 - x) + 8 * a) * (2 - x) - 4 * a;
 }
 
-symc_status rt_k_grid_sample(rt_ctx *c) {
+symc_status rt_ref_k_grid_sample(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0], *g = &c->in[1];
     const char *mode_s, *pad_s;
     int64_t align;
     symc_status s;
-    if ((s = rt_attr_str(c, "mode", 1, NULL, &mode_s)) || (s = rt_attr_str(c, "padding_mode", 0, "zeros", &pad_s)) ||
-        (s = rt_attr_int(c, "align_corners", 0, 0, &align)) || (s = rt_check_in_float(c, 1, "grid")))
+    if ((s = rt_ref_attr_str(c, "mode", 1, NULL, &mode_s)) ||
+        (s = rt_ref_attr_str(c, "padding_mode", 0, "zeros", &pad_s)) ||
+        (s = rt_ref_attr_int(c, "align_corners", 0, 0, &align)) || (s = rt_ref_check_in_float(c, 1, "grid")))
         return s;
     int mode = !strcmp(mode_s, "nearest") ? GS_NEAREST
         : !strcmp(mode_s, "linear")       ? GS_LINEAR
@@ -73,22 +74,23 @@ symc_status rt_k_grid_sample(rt_ctx *c) {
         : !strcmp(pad_s, "border")     ? GS_BORDER
         : !strcmp(pad_s, "reflection") ? GS_REFLECTION
                                        : -1;
-    if (mode < 0) return rt_fail(c, SYMC_ERR_INVALID_ARG, "mode '%s' must be nearest, linear or cubic", mode_s);
+    if (mode < 0) return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "mode '%s' must be nearest, linear or cubic", mode_s);
     if (pad < 0)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "padding_mode '%s' must be zeros, border or reflection", pad_s);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "padding_mode '%s' must be zeros, border or reflection", pad_s);
     int32_t r = x->rank - 2;
     char t1[160], t2[160];
     if (r < 1 || r > 3 || g->rank != x->rank || g->dims[r + 1] != r || g->dims[0] != x->dims[0])
-        return rt_fail(c, SYMC_ERR_INVALID_ARG,
-                       "input %s and grid %s do not fit (x [N, C, 1 to 3 spatial dims], grid "
-                       "[N, spatial.., rank - 2])",
-                       rt_shape_str(t1, sizeof t1, x->rank, x->dims), rt_shape_str(t2, sizeof t2, g->rank, g->dims));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG,
+                           "input %s and grid %s do not fit (x [N, C, 1 to 3 spatial dims], grid "
+                           "[N, spatial.., rank - 2])",
+                           rt_ref_shape_str(t1, sizeof t1, x->rank, x->dims),
+                           rt_ref_shape_str(t2, sizeof t2, g->rank, g->dims));
     int64_t od[RT_REF_MAX_RANK];
     od[0] = x->dims[0], od[1] = x->dims[1];
     for (int32_t i = 0; i < r; i++) od[2 + i] = g->dims[1 + i];
-    if ((s = rt_check_out(c, 0, x->dtype, x->rank, od))) return s;
+    if ((s = rt_ref_check_out(c, 0, x->dtype, x->rank, od))) return s;
     const int64_t *dims = x->dims + 2;
-    int64_t plane = rt_numel_dims(r, dims), npos = rt_numel_dims(r, od + 2);
+    int64_t plane = rt_ref_numel_dims(r, dims), npos = rt_ref_numel_dims(r, od + 2);
     double lo[3], hi[3];
     for (int32_t i = 0; i < r; i++) {
         lo[i] = align ? 0.0 : -0.5;
@@ -168,37 +170,37 @@ symc_status rt_k_grid_sample(rt_ctx *c) {
  * than one element outside the image contributes 0, one inside the last
  * element's reach is clamped to it. Max mode takes the max over samples of
  * the largest weighted corner, as the reference does. */
-symc_status rt_k_roi_align(rt_ctx *c) {
+symc_status rt_ref_k_roi_align(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0], *rois = &c->in[1], *bi = &c->in[2];
     int64_t oh, ow, sr, hp;
     double scale;
     const char *mode_s;
     symc_status s;
-    if ((s = rt_attr_int(c, "output_height", 1, 1, &oh)) || (s = rt_attr_int(c, "output_width", 1, 1, &ow)) ||
-        (s = rt_attr_int(c, "sampling_ratio", 0, 0, &sr)) || (s = rt_attr_int(c, "half_pixel", 0, 1, &hp)) ||
-        (s = rt_attr_float(c, "spatial_scale", 0, 1.0, &scale)) || (s = rt_attr_str(c, "mode", 0, "avg", &mode_s)) ||
-        (s = rt_check_in_float(c, 1, "rois")))
+    if ((s = rt_ref_attr_int(c, "output_height", 1, 1, &oh)) || (s = rt_ref_attr_int(c, "output_width", 1, 1, &ow)) ||
+        (s = rt_ref_attr_int(c, "sampling_ratio", 0, 0, &sr)) || (s = rt_ref_attr_int(c, "half_pixel", 0, 1, &hp)) ||
+        (s = rt_ref_attr_float(c, "spatial_scale", 0, 1.0, &scale)) ||
+        (s = rt_ref_attr_str(c, "mode", 0, "avg", &mode_s)) || (s = rt_ref_check_in_float(c, 1, "rois")))
         return s;
     int is_max = !strcmp(mode_s, "max");
     if (!is_max && strcmp(mode_s, "avg"))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "mode '%s' must be avg or max", mode_s);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "mode '%s' must be avg or max", mode_s);
     char t1[160], t2[160];
     if (x->rank != 4 || rois->rank != 2 || rois->dims[1] != 4 || bi->rank != 1 || bi->dims[0] != rois->dims[0] ||
         (bi->dtype != SYMC_I64 && bi->dtype != SYMC_I32))
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "x %s must be 4-D, rois %s [R, 4], batch_indices [R] of i32/i64",
-                       rt_shape_str(t1, sizeof t1, x->rank, x->dims),
-                       rt_shape_str(t2, sizeof t2, rois->rank, rois->dims));
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "x %s must be 4-D, rois %s [R, 4], batch_indices [R] of i32/i64",
+                           rt_ref_shape_str(t1, sizeof t1, x->rank, x->dims),
+                           rt_ref_shape_str(t2, sizeof t2, rois->rank, rois->dims));
     if (oh < 1 || ow < 1 || sr < 0 || oh > ((int64_t)1 << 20) || ow > ((int64_t)1 << 20) || sr > 4096)
-        return rt_fail(c, SYMC_ERR_INVALID_ARG, "output %lld x %lld and sampling_ratio %lld are out of range",
-                       (long long)oh, (long long)ow, (long long)sr);
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "output %lld x %lld and sampling_ratio %lld are out of range",
+                           (long long)oh, (long long)ow, (long long)sr);
     int64_t nr = rois->dims[0], ch = x->dims[1], h = x->dims[2], w = x->dims[3];
     int64_t od[4] = {nr, ch, oh, ow};
-    if ((s = rt_check_out(c, 0, x->dtype, 4, od))) return s;
+    if ((s = rt_ref_check_out(c, 0, x->dtype, 4, od))) return s;
     for (int64_t r = 0; r < nr; r++) {
         int64_t b = rt_ld_i(bi, r);
         if (b < 0 || b >= x->dims[0])
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "batch index %lld of box %lld is outside [0, %lld)", (long long)b,
-                           (long long)r, (long long)x->dims[0]);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "batch index %lld of box %lld is outside [0, %lld)",
+                               (long long)b, (long long)r, (long long)x->dims[0]);
         double off = hp ? 0.5 : 0.0;
         double x0 = rt_ld_f(rois, r * 4) * scale - off, y0 = rt_ld_f(rois, r * 4 + 1) * scale - off;
         double x1 = rt_ld_f(rois, r * 4 + 2) * scale - off, y1 = rt_ld_f(rois, r * 4 + 3) * scale - off;
@@ -207,7 +209,8 @@ symc_status rt_k_roi_align(rt_ctx *c) {
         double bh = rh / (double)oh, bw = rw / (double)ow;
         double gh_d = sr > 0 ? (double)sr : ceil(rh / (double)oh), gw_d = sr > 0 ? (double)sr : ceil(rw / (double)ow);
         if (!(gh_d >= 0 && gh_d <= 4096 && gw_d >= 0 && gw_d <= 4096)) /* NaN or huge boxes */
-            return rt_fail(c, SYMC_ERR_INVALID_ARG, "box %lld needs a %g x %g sampling grid", (long long)r, gh_d, gw_d);
+            return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "box %lld needs a %g x %g sampling grid", (long long)r, gh_d,
+                               gw_d);
         int64_t gh = (int64_t)gh_d, gw = (int64_t)gw_d, count = gh * gw > 1 ? gh * gw : 1;
         for (int64_t ci = 0; ci < ch; ci++) {
             int64_t base = (b * ch + ci) * h * w;

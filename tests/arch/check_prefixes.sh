@@ -3,8 +3,9 @@
 # "Modules and prefixes"), or is public API: a symc_/symrt_ name declared in include/symc/*.h.
 # Reads the libraries with nm, so it sees what the linker sees (file-local helpers must be static);
 # C++ symbols (mangled _Z..., in namespaces) and weak ones (inline and template copies) are not C names.
-#   usage: check_prefixes.sh NM INCLUDE_DIR LIB=PREFIX[,PREFIX...] ...
+#   usage: check_prefixes.sh NM INCLUDE_DIR FILE[,FILE...]=PREFIX[,PREFIX...] ...
 # e.g. check_prefixes.sh nm include build/ir/libsymc_ir.a=ir_ build/codegen/libsymc_codegen.a=cg_
+# (a FILE list: a library's objects, e.g. one backend folder's, which take that backend's prefix)
 set -euo pipefail
 nm=${1:?usage: check_prefixes.sh NM INCLUDE_DIR LIB=PREFIXES...}
 inc=${2:?usage: check_prefixes.sh NM INCLUDE_DIR LIB=PREFIXES...}
@@ -13,9 +14,12 @@ public=$(grep -ohE '\b(symc|symrt)_[A-Za-z0-9_]+' "$inc"/symc/*.h | sort -u)
 bad=0
 checked=0
 for arg in "$@"; do
-  lib=${arg%%=*}
+  libs=${arg%%=*}
   prefixes=${arg#*=}
   re="^(${prefixes//,/|})"
+  [ -n "$libs" ] || { echo "no files given for the prefixes $prefixes"; exit 1; }
+  IFS=, read -r -a files <<<"$libs"
+  for lib in "${files[@]}"; do
   while read -r sym; do
     checked=$((checked + 1))
     [[ $sym =~ $re ]] && continue
@@ -23,6 +27,7 @@ for arg in "$@"; do
     echo "$(basename "$lib"): '$sym' has none of the prefixes ${prefixes//,/ } and is not public API (include/symc)"
     bad=$((bad + 1))
   done < <("$nm" -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /^[TDBRCGS]$/ && $3 !~ /^_Z/ {print $3}')
+  done
 done
 [ "$checked" -gt 0 ] || { echo "no symbols read: wrong libraries?"; exit 1; }
 [ "$bad" -eq 0 ] || { echo "$bad symbols without their module's prefix"; exit 1; }

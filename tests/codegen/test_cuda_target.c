@@ -1268,7 +1268,7 @@ static const rt_step *step_of(const rt_engine *e, const char *node) {
 
 /* 1x1 convolutions with stride 1, no pads and one group become cuBLASLt GEMM steps on their conv2d node (a = w, b = x,
  * c = the residual with beta 1, the bias per channel, the relu), in f32, f16 and bf16; a 3x3, a strided, a padded and
- * a grouped 1x1 convolution stay cuDNN CONV steps. The runtime's plan of the GEMM step (rt_gemm_sizes, no GPU) is one
+ * a grouped 1x1 convolution stay cuDNN CONV steps. The runtime's plan of the GEMM step (rt_cuda_gemm_sizes, no GPU) is one
  * GEMM per image, m = Cout, n = H * W, k = Cin, batch = B, and it refuses a GEMM step on a convolution that is not
  * such a 1x1 one. */
 static void test_conv1x1(symc_dtype dt) {
@@ -1331,11 +1331,11 @@ static void test_conv1x1(symc_dtype dt) {
             int64_t vals[1] = {bs[k]}, sz[4];
             CHECK(sym_program_eval(e->program, e->program_size, vals, e->n_symbols, slots, e->num_slots, &err) ==
                   SYMC_OK);
-            CHECK_MSG(rt_tune_sizes(e, (uint32_t)(g1 - e->steps), slots, sz, &err) == SYMC_OK, "%s", err.msg);
+            CHECK_MSG(rt_cuda_tune_sizes(e, (uint32_t)(g1 - e->steps), slots, sz, &err) == SYMC_OK, "%s", err.msg);
             CHECK_MSG(sz[0] == 32 && sz[1] == 63 && sz[2] == 16 && sz[3] == bs[k],
                       "c1 at B=%lld: m=%lld n=%lld k=%lld batch=%lld", (long long)bs[k], (long long)sz[0],
                       (long long)sz[1], (long long)sz[2], (long long)sz[3]);
-            CHECK(rt_tune_sizes(e, (uint32_t)(g2s - e->steps), slots, sz, &err) == SYMC_OK && sz[0] == 16 &&
+            CHECK(rt_cuda_tune_sizes(e, (uint32_t)(g2s - e->steps), slots, sz, &err) == SYMC_OK && sz[0] == 16 &&
                   sz[1] == 63 && sz[2] == 32 && sz[3] == bs[k]);
         }
         /* a GEMM step on a convolution that is not 1x1 / stride 1 / unpadded / one group is refused (a damaged or
@@ -1355,7 +1355,7 @@ static void test_conv1x1(symc_dtype dt) {
                 steps[k].tensors[2] = steps[k].tensors[3] = RT_NONE;
                 steps[k].tensors[4] = nd->out[0];
                 int64_t sz[4];
-                symc_status st = rt_tune_sizes(&fake, k, slots, sz, &err);
+                symc_status st = rt_cuda_tune_sizes(&fake, k, slots, sz, &err);
                 CHECK_MSG(st == SYMC_ERR_FORMAT && strstr(err.msg, cudnn[i]) &&
                               strstr(err.msg, "1x1 kernel, stride 1, no padding and one group"),
                           "%s as a GEMM: %d %s", cudnn[i], (int)st, st ? err.msg : "");

@@ -1,8 +1,8 @@
 /* The run-time half of library tuning (runtime/cuda/tuned_pick.h), on the CPU: which
- * tuned entry serves a shape (rt_tune_pick and rt_tune_order: the nearest
+ * tuned entry serves a shape (rt_cuda_tune_pick and rt_cuda_tune_order: the nearest
  * in log size, midpoints, ties, a brute-force check of the order, zero
  * sizes, other choice sizes ignored),
- * the sizes a step is keyed by (rt_tune_sizes on hand-made GEMM and CONV
+ * the sizes a step is keyed by (rt_cuda_tune_sizes on hand-made GEMM and CONV
  * steps, a broadcast batch folded into m; sizes that overflow int64 refused
  * by the GEMM and CONV plans), and the words `symc inspect` prints for a
  * choice. Where to tune is codegen's (tests/codegen/test_tuner.c). */
@@ -26,7 +26,7 @@ static rt_tuned entry(int64_t m, int64_t n, int64_t k, int64_t batch, const uint
 
 static int pick(const rt_tuned *v, uint32_t n, int64_t m, int64_t nn, int64_t k, int64_t batch) {
     const int64_t sizes[4] = {m, nn, k, batch};
-    return rt_tune_pick(v, n, sizes, RT_GEMM_ALGO_SIZE);
+    return rt_cuda_tune_pick(v, n, sizes, RT_GEMM_ALGO_SIZE);
 }
 
 static void test_pick(void) {
@@ -50,15 +50,15 @@ static void test_pick(void) {
     CHECK(pick(v, 4, 256, 4096, 4096, 1) == 2);  /* k off in every entry alike */
     CHECK(pick(v, 4, 256, 4096, 1024, 12) == 2); /* a batch the entries never saw */
     CHECK(pick(v, 0, 256, 4096, 1024, 1) == -1);
-    CHECK(rt_tune_pick(NULL, 0, (const int64_t[4]){1, 1, 1, 1}, RT_GEMM_ALGO_SIZE) == -1);
+    CHECK(rt_cuda_tune_pick(NULL, 0, (const int64_t[4]){1, 1, 1, 1}, RT_GEMM_ALGO_SIZE) == -1);
     /* the order the runtime tries them in when the library refuses one */
     int order[RT_TUNE_ORDER_MAX] = {-1, -1, -1, -1};
     const int64_t at40[4] = {40, 4096, 1024, 1};
-    CHECK(rt_tune_order(v, 4, at40, RT_GEMM_ALGO_SIZE, order, RT_TUNE_ORDER_MAX) == 4);
+    CHECK(rt_cuda_tune_order(v, 4, at40, RT_GEMM_ALGO_SIZE, order, RT_TUNE_ORDER_MAX) == 4);
     CHECK(order[0] == 1 && order[1] == 2 && order[2] == 0 && order[3] == 3);
-    CHECK(rt_tune_order(v, 4, at40, RT_GEMM_ALGO_SIZE, order, 2) == 2 && order[0] == 1 && order[1] == 2);
+    CHECK(rt_cuda_tune_order(v, 4, at40, RT_GEMM_ALGO_SIZE, order, 2) == 2 && order[0] == 1 && order[1] == 2);
     const int64_t at5000[4] = {5000, 4096, 1024, 1};
-    CHECK(rt_tune_order(v, 4, at5000, RT_GEMM_ALGO_SIZE, order, 3) == 3);
+    CHECK(rt_cuda_tune_order(v, 4, at5000, RT_GEMM_ALGO_SIZE, order, 3) == 3);
     CHECK(order[0] == 3 && order[1] == 2 && order[2] == 1);
     /* property: the order is by distance, the pick its first, against brute force */
     uint64_t seed = 99;
@@ -74,7 +74,7 @@ static void test_pick(void) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         const int64_t q[4] = {(int64_t)(seed >> 54) + 1, (int64_t)(seed >> 50 & 63) + 1, 64, 1};
         int o[RT_TUNE_ORDER_MAX];
-        uint32_t got = rt_tune_order(r, 6, q, RT_GEMM_ALGO_SIZE, o, RT_TUNE_ORDER_MAX);
+        uint32_t got = rt_cuda_tune_order(r, 6, q, RT_GEMM_ALGO_SIZE, o, RT_TUNE_ORDER_MAX);
         CHECK(got == RT_TUNE_ORDER_MAX && pick(r, 6, q[0], q[1], q[2], q[3]) == o[0]);
         double prev = -1;
         for (uint32_t i = 0; i < got; i++) {
@@ -112,9 +112,9 @@ static void test_pick(void) {
     rt_tuned conv[3] = {{{1, 224, 224, 0}, 0.5f, RT_CONV_ALGO_SIZE, (const uint8_t *)&id1},
                         {{32, 512, 512, 0}, 9.0f, RT_CONV_ALGO_SIZE, (const uint8_t *)&id6},
                         {{1, 128, 512, 0}, 0.4f, RT_CONV_ALGO_SIZE, (const uint8_t *)&id0}};
-    CHECK(rt_tune_pick(conv, 2, (const int64_t[4]){2, 300, 300, 0}, RT_CONV_ALGO_SIZE) == 0);
-    CHECK(rt_tune_pick(conv, 2, (const int64_t[4]){16, 384, 384, 0}, RT_CONV_ALGO_SIZE) == 1);
-    CHECK(rt_tune_pick(conv, 3, (const int64_t[4]){2, 150, 450, 0}, RT_CONV_ALGO_SIZE) == 2);
+    CHECK(rt_cuda_tune_pick(conv, 2, (const int64_t[4]){2, 300, 300, 0}, RT_CONV_ALGO_SIZE) == 0);
+    CHECK(rt_cuda_tune_pick(conv, 2, (const int64_t[4]){16, 384, 384, 0}, RT_CONV_ALGO_SIZE) == 1);
+    CHECK(rt_cuda_tune_pick(conv, 3, (const int64_t[4]){2, 150, 450, 0}, RT_CONV_ALGO_SIZE) == 2);
 }
 
 /* A hand-made engine: d = a @ b with a [B, M, K], b [K, N] (slots B, M, K, N),
@@ -153,23 +153,23 @@ static void test_sizes(void) {
     int64_t slots[9] = {4, 6, 32, 16, 3, 224, 200, 8, 3};
     int64_t sz[4];
     symc_error err = {0};
-    CHECK_MSG(rt_tune_sizes(&e, 0, slots, sz, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(rt_cuda_tune_sizes(&e, 0, slots, sz, &err) == SYMC_OK, "%s", err.msg);
     CHECK_MSG(sz[0] == 24 && sz[1] == 16 && sz[2] == 32 && sz[3] == 1, "m=%lld n=%lld k=%lld batch=%lld",
               (long long)sz[0], (long long)sz[1], (long long)sz[2], (long long)sz[3]); /* [B*M, K] x [K, N] */
-    CHECK_MSG(rt_tune_sizes(&e, 1, slots, sz, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(rt_cuda_tune_sizes(&e, 1, slots, sz, &err) == SYMC_OK, "%s", err.msg);
     CHECK(sz[0] == 4 && sz[1] == 224 && sz[2] == 200 && sz[3] == 0);
-    CHECK(rt_tune_sizes(&e, 2, slots, sz, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK(rt_cuda_tune_sizes(&e, 2, slots, sz, &err) == SYMC_ERR_INVALID_ARG);
     CHECK_CONTAINS(err.msg, "not a library call");
-    CHECK(rt_tune_sizes(&e, 3, slots, sz, &err) == SYMC_ERR_INVALID_ARG);
-    CHECK(rt_gemm_sizes(&e, 1, slots, sz, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK(rt_cuda_tune_sizes(&e, 3, slots, sz, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK(rt_cuda_gemm_sizes(&e, 1, slots, sz, &err) == SYMC_ERR_INVALID_ARG);
     /* a transposed b: [N, K]^T */
     t[1].dims[0] = 3, t[1].dims[1] = 2;
     steps[0].trans_b = 1;
-    CHECK_MSG(rt_tune_sizes(&e, 0, slots, sz, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(rt_cuda_tune_sizes(&e, 0, slots, sz, &err) == SYMC_OK, "%s", err.msg);
     CHECK(sz[0] == 24 && sz[1] == 16 && sz[2] == 32 && sz[3] == 1);
     /* inner dims that disagree: an error naming the node, never a crash */
     t[1].dims[1] = 3;
-    CHECK(rt_tune_sizes(&e, 0, slots, sz, &err) != SYMC_OK);
+    CHECK(rt_cuda_tune_sizes(&e, 0, slots, sz, &err) != SYMC_OK);
     CHECK_CONTAINS(err.msg, "node 'mm'");
 }
 
@@ -212,58 +212,58 @@ static void test_size_overflow(void) {
     int64_t slots[9] = {(int64_t)1 << 20, (int64_t)1 << 20, 1, (int64_t)1 << 30, 1, 8, 2, 5, 1};
     /* batch * M * N = 2^70 elements (a and b fit): wraps to 0, the output's
      * wrapped size too, without the checks */
-    CHECK(rt_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_OVERFLOW);
+    CHECK(rt_cuda_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_OVERFLOW);
     CHECK_CONTAINS(err.msg, "node 'mm' (GEMM step)");
     CHECK_CONTAINS(err.msg, "tensor 'd' of shape [1048576, 1048576, 1073741824] (f32) is too large");
     slots[2] = G; /* and an operand */
-    CHECK(rt_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_OVERFLOW);
+    CHECK(rt_cuda_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_OVERFLOW);
     CHECK_CONTAINS(err.msg, "tensor 'a' of shape [1048576, 1048576, 2147483648] (f32) is too large");
     slots[2] = 1;
     /* fits: B = 2^20 matrices of 2^10 x 2^10 */
     slots[0] = (int64_t)1 << 20, slots[1] = slots[3] = 1024;
-    CHECK_MSG(rt_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(rt_cuda_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_OK, "%s", err.msg);
     /* a batch of 2^31 + 1 matrices, both operands batched: cuBLASLt's count is an int32 */
     slots[0] = slots[4] = G + 1, slots[1] = slots[3] = 1;
-    CHECK(rt_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_UNSUPPORTED);
+    CHECK(rt_cuda_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.msg, "a batch of 2147483649 matrices; cuBLASLt takes at most 2147483647");
     slots[0] = slots[4] = G - 1;
-    CHECK_MSG(rt_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(rt_cuda_gemm_sizes(&e, 0, slots, sz, &err) == SYMC_OK, "%s", err.msg);
     CHECK(sz[3] == G - 1);
 
     /* CONV: x [B, C, H, H], w [C, CG, 1, 1], group 4 */
     slots[0] = 2;
-    CHECK_MSG(rt_conv_sizes(&e, 1, slots, sz, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(rt_cuda_conv_sizes(&e, 1, slots, sz, &err) == SYMC_OK, "%s", err.msg);
     CHECK(sz[0] == 2 && sz[1] == 5 && sz[2] == 5 && sz[3] == 0);
     /* CG = 2^62 with C = 0 (w is empty, so it fits): CG * group wraps to 0
      * == C without the check, and the plan went on */
     slots[5] = 0, slots[6] = (int64_t)1 << 62;
-    CHECK(rt_conv_sizes(&e, 1, slots, sz, &err) == SYMC_ERR_INTERNAL);
+    CHECK(rt_cuda_conv_sizes(&e, 1, slots, sz, &err) == SYMC_ERR_INTERNAL);
     CHECK_CONTAINS(err.msg, "node 'cv': x, w and y shapes disagree (group 4)");
     slots[5] = 8; /* w [8, 2^62, 1, 1] */
-    CHECK(rt_conv_sizes(&e, 1, slots, sz, &err) == SYMC_ERR_OVERFLOW);
+    CHECK(rt_cuda_conv_sizes(&e, 1, slots, sz, &err) == SYMC_ERR_OVERFLOW);
     CHECK_CONTAINS(err.msg, "node 'cv' (CONV step)");
     CHECK_CONTAINS(err.msg, "tensor 'w' of shape [8, 4611686018427387904, 1, 1] (f32) is too large");
-    CHECK(rt_conv_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK(rt_cuda_conv_sizes(&e, 0, slots, sz, &err) == SYMC_ERR_INVALID_ARG);
 }
 
 static void test_describe(void) {
     char store[192];
     char *buf = store;
     int32_t id = 1;
-    rt_conv_algo_describe((const uint8_t *)&id, 4, buf, sizeof store);
+    rt_cuda_conv_algo_describe((const uint8_t *)&id, 4, buf, sizeof store);
     CHECK_CONTAINS(buf, "cuDNN algo 1 (IMPLICIT_PRECOMP_GEMM)");
     id = 77;
-    rt_conv_algo_describe((const uint8_t *)&id, 4, buf, sizeof store);
+    rt_cuda_conv_algo_describe((const uint8_t *)&id, 4, buf, sizeof store);
     CHECK_CONTAINS(buf, "unknown");
-    rt_conv_algo_describe((const uint8_t *)&id, 3, buf, sizeof store);
+    rt_cuda_conv_algo_describe((const uint8_t *)&id, 3, buf, sizeof store);
     CHECK_CONTAINS(buf, "3 bytes");
     uint8_t zero[RT_GEMM_ALGO_SIZE] = {0};
-    rt_gemm_algo_describe(zero, sizeof zero, buf, sizeof store);
+    rt_cuda_gemm_algo_describe(zero, sizeof zero, buf, sizeof store);
     printf("a zeroed cuBLASLt algo reads: %s\n", buf);
     CHECK(!strncmp(buf, "cuBLASLt algo ", 14));
-    rt_gemm_algo_describe(zero, 12, buf, sizeof store);
+    rt_cuda_gemm_algo_describe(zero, 12, buf, sizeof store);
     CHECK_CONTAINS(buf, "12 bytes");
-    rt_gemm_algo_describe(zero, sizeof zero, buf, 8); /* cut, still terminated */
+    rt_cuda_gemm_algo_describe(zero, sizeof zero, buf, 8); /* cut, still terminated */
     CHECK(strlen(buf) == 7);
 }
 

@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
             rt_step *s = &steps[i];
             if (s->kind != RT_STEP_GEMM && s->kind != RT_STEP_CONV) continue;
             rt_tuned *t = &entries[(size_t)i * CG_TUNE_MAX_POINTS + s->n_tuned];
-            if (rt_tune_sizes(e, i, slots, t->at, &err)) {
+            if (rt_cuda_tune_sizes(e, i, slots, t->at, &err)) {
                 fprintf(stderr, "add_tuned: %s\n", err.msg);
                 return 1;
             }

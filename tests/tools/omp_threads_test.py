@@ -72,7 +72,7 @@ g = h.make_graph(nodes, "heavy", [h.make_tensor_value_info("x1", T.FLOAT, ["B", 
                  [h.make_tensor_value_info(n, T.FLOAT, None) for n in ("y1", "y2", "y3", "y4")], inits)
 onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path("heavy.onnx"))
 
-# the int32 matmul: the element loop of rt_k_matmul
+# the int32 matmul: the element loop of rt_ref_k_matmul
 wi = rng.integers(-50, 50, (64, 70)).astype(np.int32)
 gi = h.make_graph([h.make_node("MatMul", ["xi", "wi"], ["yi"])], "imm",
                   [h.make_tensor_value_info("xi", T.INT32, ["M", 64])], [h.make_tensor_value_info("yi", T.INT32, None)],
