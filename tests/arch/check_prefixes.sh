@@ -2,7 +2,8 @@
 # Every global symbol a module's library defines carries its module's prefix (docs/ARCHITECTURE.md,
 # "Modules and prefixes"), or is public API: a symc_/symrt_ name declared in include/symc/*.h.
 # Reads the libraries with nm, so it sees what the linker sees (file-local helpers must be static);
-# C++ symbols (mangled _Z..., in namespaces) and weak ones (inline and template copies) are not C names.
+# C++ symbols (mangled _Z..., in namespaces), weak ones (inline and template copies) and the
+# implementation's reserved __ names (e.g. gcc ASan's __odr_asan.<global>) are not the module's C names.
 #   usage: check_prefixes.sh NM INCLUDE_DIR FILE[,FILE...]=PREFIX[,PREFIX...] ...
 # e.g. check_prefixes.sh nm include build/ir/libsymc_ir.a=ir_ build/codegen/libsymc_codegen.a=cg_
 # (a FILE list: a library's objects, e.g. one backend folder's, which take that backend's prefix)
@@ -26,7 +27,7 @@ for arg in "$@"; do
     if [[ $sym =~ ^(symc|symrt)_ ]] && grep -qxF "$sym" <<<"$public"; then continue; fi
     echo "$(basename "$lib"): '$sym' has none of the prefixes ${prefixes//,/ } and is not public API (include/symc)"
     bad=$((bad + 1))
-  done < <("$nm" -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /^[TDBRCGS]$/ && $3 !~ /^_Z/ {print $3}')
+  done < <("$nm" -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /^[TDBRCGS]$/ && $3 !~ /^(_Z|__)/ {print $3}')
   done
 done
 [ "$checked" -gt 0 ] || { echo "no symbols read: wrong libraries?"; exit 1; }
