@@ -32,6 +32,10 @@ extern "C" {
  * which versions are involved and to rebuild the engine (engines are build
  * artifacts tied to the library versions they were tuned with anyway). */
 #define RT_ENGINE_FORMAT_VERSION 5u
+/* (Being built, issue 32: format 6 adds regions (rt_region); an engine
+ * without them stays format 5, byte for byte, so older runtimes still read
+ * it. The decoder will accept RT_ENGINE_FORMAT_MIN..VERSION.) */
+#define RT_ENGINE_FORMAT_MIN 5u
 #define RT_NONE 0xffffffffu
 
 typedef struct rt_symbol {
@@ -213,8 +217,50 @@ typedef struct rt_engine {
      * data), or RT_NONE; aliases never chain. Empty = none. */
     const uint32_t *aliases;
     uint32_t n_aliases;
+    /* Regions (format 6): an engine with several graphs, each for a part of
+     * the declared input box. Empty (n_regions == 0) for a one-graph engine:
+     * the fields above are then the graph. With regions, the root (this
+     * struct) keeps the name, versions, sm, precision, `symbols` (the declared
+     * hull of every region: each symbol's min is the least of its regions',
+     * max the largest), `sources` (how each root symbol is bound) and
+     * `constants` (each weight once); its tensors, nodes, steps, modules,
+     * program and guards are empty, and every region graph's `constants`
+     * points at the root's. region_program runs over the root symbols (in
+     * order, as sym_program_eval takes them) and fills region_slots slots,
+     * which the regions' conditions read. */
+    const uint8_t *region_program;
+    size_t region_program_size;
+    uint32_t region_slots;
+    const struct rt_region *regions;
+    uint32_t n_regions;
     void *owned; /* decoder-owned memory (NULL for an engine described by the compiler) */
 } rt_engine;
+
+/* One region of an engine: a whole graph (an rt_engine with no regions of
+ * its own and no constants of its own: its `constants` is the root's), the
+ * condition under which it runs, and how its symbols map to the root's.
+ * The runtime takes the first region whose every condition guard holds at
+ * the input shapes (runtime/context.c); a shape in no region is an error
+ * naming each region and its first failing guard. */
+typedef struct rt_region {
+    const char *name;     /* the condition as text: "B == 1", "2 <= B <= 32" */
+    const rt_guard *cond; /* a conjunction; lhs/rhs are slots of the root's region_program,
+                             message = the text of that one relation */
+    uint32_t n_cond;
+    const uint32_t *symbols; /* graph symbol i is root symbol symbols[i] */
+    uint32_t n_symbols;      /* = graph.n_symbols */
+    rt_engine graph;
+} rt_region;
+
+/* The graphs of an engine: 1 without regions (the engine itself), else one
+ * per region. */
+static inline uint32_t rt_engine_n_graphs(const rt_engine *e) { return e->n_regions ? e->n_regions : 1; }
+static inline const rt_engine *rt_engine_graph(const rt_engine *e, uint32_t r) {
+    return e->n_regions ? &e->regions[r].graph : e;
+}
+/* The graph whose inputs and outputs describe the engine's interface (names,
+ * dtypes, ranks: equal in every region, which the loader checks). */
+static inline const rt_engine *rt_engine_io(const rt_engine *e) { return rt_engine_graph(e, 0); }
 
 /* Whether tensor t is an input or output of the engine (user storage). */
 static inline int rt_engine_is_io(const rt_engine *e, uint32_t t) {

@@ -134,6 +134,32 @@ void symc_compile_options_init(symc_compile_options *o);
  * one compile driver: `symc compile` calls it too. */
 symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt, const char *path, symc_error *err);
 
+/* One engine for a declared box that no one graph serves (a model that
+ * branches on a size, or that a tracer specialized for part of the range):
+ * several modules, each a complete graph of the same inputs and outputs
+ * (names, dtypes, ranks, in order), each valid in a region of the input
+ * sizes. A region is its module's own symbol ranges (an input dim that is a
+ * symbol in another region but a constant c here adds "dim == c"), plus an
+ * optional condition text over its module's symbol names for what a box
+ * cannot say: relations joined by " and ", each "A <= B", "A < B",
+ * "A >= B", "A > B", "A == B", "A != B" or "A % k == 0", where A and B are
+ * dim expressions ("S1 <= S2 and S1 % 8 == 0"). Symbols of different
+ * modules are the same when they are read from the same input dim (not by
+ * name). The declared box is the hull of the regions; every point of it
+ * must lie in some region (checked at build time: a gap is an error naming
+ * a point in it); a point in several regions runs the first. Weights equal
+ * in content are stored once. */
+typedef struct symc_region {
+    symc_module *module;
+    const char *condition; /* NULL or "": the box alone */
+} symc_region;
+/* Compiles every region's module with the same options (each tuned and
+ * calibrated inside its own region) into one engine at path. n == 1 with no
+ * condition is symc_module_compile, byte for byte. The runtime picks the
+ * region when input shapes are set (symrt_context_region says which). */
+symc_status symc_compile_regions(const symc_region *regions, uint32_t n, const symc_compile_options *opt,
+                                 const char *path, symc_error *err);
+
 /* ---- for language bindings (libsymc.so) ----------------------------------- */
 /* Every public constant by its C name: the enumerators and integer macros of
  * the public headers ("SYMC_F32", "SYMRT_BACKEND_CUDA", "SYMC_DIM_NONE") and

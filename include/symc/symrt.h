@@ -92,6 +92,18 @@ typedef struct symrt_symbol_info {
 uint32_t symrt_engine_num_symbols(const symrt_engine *e);
 symc_status symrt_engine_symbol(const symrt_engine *e, uint32_t i, symrt_symbol_info *out, symc_error *err);
 
+/* Regions (an engine of several graphs, symc_compile_regions): 0 for an
+ * engine of one graph. Region r's name is its condition as text ("B == 1",
+ * "2 <= B <= 32 and S <= 64"); the runtime runs the first region whose
+ * condition holds at the input shapes. */
+typedef struct symrt_region_info {
+    const char *name;
+    uint32_t steps; /* GPU steps (0 for an engine without GPU code) */
+    uint32_t nodes; /* graph nodes */
+} symrt_region_info;
+uint32_t symrt_engine_num_regions(const symrt_engine *e);
+symc_status symrt_engine_region(const symrt_engine *e, uint32_t r, symrt_region_info *out, symc_error *err);
+
 /* ---- contexts ---------------------------------------------------------------
  * A context holds the shapes, addresses and activation memory of one run, and
  * belongs to one thread at a time. Every call below that takes a context
@@ -131,6 +143,12 @@ symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *p
  * stream; the CUDA backend queues the work on stream (a CUstream) and
  * returns. */
 symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err);
+
+/* The region the current input shapes run in (an engine with regions),
+ * once every input has a shape; -1 for an engine of one graph. A shape in no
+ * region is refused here as at symrt_enqueue, naming each region and the
+ * relation that fails there. */
+symc_status symrt_context_region(symrt_context *c, int32_t *region, symc_error *err);
 
 /* Bad data that only shows while running (a gather index outside its axis,
  * an integer division by zero): the reference backend refuses it in
