@@ -57,11 +57,6 @@ static int64_t attr_int(const ir_node *n, const char *name, int64_t dflt) {
     return a && (a->kind == IR_ATTR_INT || a->kind == IR_ATTR_DTYPE) ? a->i : dflt;
 }
 
-static int norm_axis(int64_t axis, int rank) {
-    if (axis < -(int64_t)rank || axis >= rank) return -1;
-    return (int)(axis < 0 ? axis + rank : axis);
-}
-
 static sym_expr prod(const att_ctx *c, const sym_expr *dims, int from, int to) {
     sym_expr p = sym_const(c->m->syms, 1);
     for (int d = from; d < to; d++) p = sym_mul(c->m->syms, p, dims[d]);
@@ -474,8 +469,9 @@ static int plan(const att_ctx *c, uint32_t mm2, ir_attention *a) {
     a->zero_masked = attr_int(&c->m->nodes[sm], "zero_masked_rows", 0) != 0;
     const ir_tensor *pt = &c->m->tensors[p];
     int rank = pt->rank;
+    int64_t axis;
     if (rank < 2 || rank > 4 || !att_dtype(pt->dtype) ||
-        norm_axis(attr_int(&c->m->nodes[sm], "axis", -1), rank) != rank - 1)
+        !ir_axis_norm(attr_int(&c->m->nodes[sm], "axis", -1), rank, &axis) || axis != rank - 1)
         return 0;
     /* the score function chain, back from the softmax input */
     uint32_t x = c->m->nodes[sm].in[0];

@@ -818,9 +818,9 @@ static symc_status r_trilu(ctx *c) {
     return same_as_input(c, 0);
 }
 
-/* gather_elements: the output is shaped like the indices; along the other
- * axes an index position must exist in the data too. */
-static symc_status r_gather_elements(ctx *c) {
+/* gather_elements and scatter_elements: data and indices of one rank; along
+ * every axis but `axis` an index position must exist in the data too. */
+static symc_status elements_indices(ctx *c) {
     const ir_tensor *x = in(c, 0), *idx = in(c, 1);
     if (x->rank != idx->rank)
         return fail(c, SYMC_ERR_VERIFY, "indices '%s' have rank %d but data '%s' has rank %d", idx->name,
@@ -834,7 +834,13 @@ static symc_status r_gather_elements(ctx *c) {
         snprintf(what, sizeof what, "dim %d of indices '%s' must not exceed that of data '%s'", d, idx->name, x->name);
         if ((st = need(c, SYM_REL_LE, idx->dims[d], x->dims[d], what))) return st;
     }
-    return same_as_input(c, 1);
+    return SYMC_OK;
+}
+
+/* gather_elements: the output is shaped like the indices. */
+static symc_status r_gather_elements(ctx *c) {
+    symc_status st = elements_indices(c);
+    return st ? st : same_as_input(c, 1);
 }
 
 /* ---- ops added for ONNX conformance: reductions and indexing ------------------- */
@@ -944,19 +950,9 @@ static symc_status r_scatter_nd(ctx *c) {
 }
 
 static symc_status r_scatter_elements(ctx *c) {
-    const ir_tensor *x = in(c, 0), *idx = in(c, 1);
-    if (x->rank != idx->rank)
-        return fail(c, SYMC_ERR_VERIFY, "indices '%s' have rank %d but data '%s' has rank %d", idx->name,
-                    (int)idx->rank, x->name, (int)x->rank);
-    int32_t ax = 0;
-    symc_status st = norm_axis(c, attr_int(c, "axis", 0), x->rank, "axis", &ax);
+    const ir_tensor *idx = in(c, 1);
+    symc_status st = elements_indices(c);
     if (st) return st;
-    for (int d = 0; d < x->rank; d++) {
-        if (d == ax) continue;
-        char what[200];
-        snprintf(what, sizeof what, "dim %d of indices '%s' must not exceed that of data '%s'", d, idx->name, x->name);
-        if ((st = need(c, SYM_REL_LE, idx->dims[d], x->dims[d], what))) return st;
-    }
     if ((st = need_updates(c, idx->dims, idx->rank))) return st;
     return same_as_input(c, 0);
 }
