@@ -403,21 +403,35 @@ static void check_refusals(rt_test_regions *f) {
     g1->sm = sm + 1;
     if (sm) refused(f, "sm", "region 1 ('2 <= B'): the region graph targets sm");
     g1->sm = sm;
-    /* steps out of order in region 1: today's step check, named by region */
-    if (g1->n_steps >= 2) {
-        rt_step *steps = malloc(g1->n_steps * sizeof *steps);
-        memcpy(steps, g1->steps, g1->n_steps * sizeof *steps);
-        for (uint32_t i = 0; i < g1->n_steps / 2; i++) {
-            rt_step t = steps[i];
-            steps[i] = steps[g1->n_steps - 1 - i];
-            steps[g1->n_steps - 1 - i] = t;
-        }
+    /* steps out of order in region 1: today's step check, named by region. The fixture's two steps
+     * are independent (s = x + b fused with y and r; z = x + w), so step 1 is made to read what
+     * step 0 writes instead of an input: loads in order, refused reversed */
+    if (g1->n_steps == 2 && g1->steps[0].arg_writes && g1->steps[1].arg_writes) {
+        rt_step steps[2] = {g1->steps[0], g1->steps[1]};
+        rt_arg args[16];
+        uint32_t written = RT_NONE, n = steps[1].n_args < 16 ? steps[1].n_args : 16;
+        for (uint32_t k = 0; k < steps[0].n_args; k++)
+            if (steps[0].arg_writes[k] && steps[0].args[k].kind == RT_ARG_TENSOR) written = steps[0].args[k].value;
+        if (written != RT_NONE && g1->n_aliases && g1->aliases[written] != RT_NONE) written = g1->aliases[written];
+        memcpy(args, steps[1].args, n * sizeof *args);
+        int edited = 0;
+        for (uint32_t k = 0; k < n && !edited; k++)
+            if (args[k].kind == RT_ARG_TENSOR && !steps[1].arg_writes[k] && args[k].value == g1->inputs[0])
+                args[k].value = written, edited = 1;
+        CHECK(edited && written != RT_NONE);
+        steps[1].args = args;
         const rt_step *saved = g1->steps;
         g1->steps = steps;
-        refused(f, "steps", "region 1 ('2 <= B'): step 0 of");
+        check_roundtrip(f); /* in order: loads */
+        rt_step t = steps[0];
+        steps[0] = steps[1];
+        steps[1] = t;
+        char want[160];
+        snprintf(want, sizeof want, "region 1 ('2 <= B'): step 0 of 2 (%s of node 'z') reads tensor '%s'",
+                 g1->kernel_names[steps[0].kernel], written < g1->n_tensors ? g1->tensors[written].name : "?");
+        refused(f, "steps", want);
         g1->steps = saved;
-        free(steps);
-    } else CHECK_MSG(0, "region 1 has %u steps; the fixture should have GPU steps", g1->n_steps);
+    } else CHECK_MSG(0, "region 1 has %u steps; the fixture should have 2 with their writes", g1->n_steps);
     /* a multi-region root with a graph of its own */
     f->root.tensors = f->region[0].graph.tensors;
     f->root.n_tensors = f->region[0].graph.n_tensors;
