@@ -19,7 +19,9 @@
  *     group is labelled with its steps (kernel name, cuBLASLt gemm, cuDNN
  *     conv, copy). Shapes are the shape program's slots recovered as
  *     expressions of the engine's symbols (rt_engine_sym_table). An engine
- *     without GPU steps is drawn without clusters.
+ *     without GPU steps is drawn without clusters. An engine with regions
+ *     (several graphs) draws each graph so inside a cluster of its own,
+ *     "cluster_region_<k>" labelled with its condition, ids prefixed "r<k>_".
  * Edges carry the tensor's name and its shape; weights (constants) are not
  * drawn as nodes, a node's label counts them. The graph's label lists the
  * symbols with their ranges. Output is DOT on stdout; every failure is one
@@ -195,11 +197,12 @@ static int dot_hidden(const dot_graph *g, uint32_t i) {
     return n->n_out > 0;
 }
 
-static void dot_node_stmt(FILE *f, const dot_graph *g, uint32_t i, const char *indent) {
+/* Node ids are "<p>n<i>", "<p>in<i>", "<p>out<i>": p is "" for one graph, "r<k>_" for region k's. */
+static void dot_node_stmt(FILE *f, const dot_graph *g, uint32_t i, const char *indent, const char *p) {
     const dot_node *n = &g->nodes[i];
     uint32_t consts = 0;
     for (uint32_t k = 0; k < n->n_in; k++) consts += n->in[k] < g->n_tensors && g->tensors[n->in[k]].constant;
-    fprintf(f, "%s\"n%u\" [label=\"", indent, i);
+    fprintf(f, "%s\"%sn%u\" [label=\"", indent, p, i);
     dot_str(f, n->name, 0);
     fprintf(f, "\\n");
     dot_str(f, n->op, 0);
@@ -214,14 +217,14 @@ static void dot_node_stmt(FILE *f, const dot_graph *g, uint32_t i, const char *i
 
 /* the DOT id of tensor t's source (its producer node, else the graph input it is)
  * into buf; 0 when it has neither */
-static int dot_source(const dot_graph *g, uint32_t t, char *buf, size_t cap) {
+static int dot_source(const dot_graph *g, uint32_t t, char *buf, size_t cap, const char *p) {
     if (g->tensors[t].producer < g->n_nodes) {
-        snprintf(buf, cap, "\"n%u\"", g->tensors[t].producer);
+        snprintf(buf, cap, "\"%sn%u\"", p, g->tensors[t].producer);
         return 1;
     }
     for (uint32_t j = 0; j < g->n_inputs; j++)
         if (g->inputs[j] == t) {
-            snprintf(buf, cap, "\"in%u\"", j);
+            snprintf(buf, cap, "\"%sin%u\"", p, j);
             return 1;
         }
     return 0;
@@ -235,18 +238,11 @@ static void dot_edge(FILE *f, const dot_graph *g, const char *from, const char *
     fprintf(f, "\"];\n");
 }
 
-static int dot_write(FILE *f, const dot_graph *g) {
-    fprintf(f, "digraph \"");
-    dot_str(f, g->title, 0);
-    fprintf(f, "\" {\n  graph [rankdir=TB, fontname=\"Helvetica\", labelloc=t, label=\"");
-    dot_str(f, g->title, 0);
-    dot_str(f, g->symbols ? g->symbols : "", 1);
-    fprintf(f,
-            "\"];\n  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=10];\n"
-            "  edge [fontname=\"Helvetica\", fontsize=9];\n");
+/* The graph's statements (inputs, outputs, clusters, nodes, edges), ids prefixed with p. */
+static int dot_write_body(FILE *f, const dot_graph *g, const char *p) {
     for (uint32_t i = 0; i < g->n_inputs; i++) {
         uint32_t t = g->inputs[i];
-        fprintf(f, "  \"in%u\" [shape=ellipse, style=filled, fillcolor=\"#dde8f8\", label=\"input ", i);
+        fprintf(f, "  \"%sin%u\" [shape=ellipse, style=filled, fillcolor=\"#dde8f8\", label=\"input ", p, i);
         dot_str(f, g->tensors[t].name, 0);
         fprintf(f, "\\n");
         dot_str(f, g->tensors[t].shape ? g->tensors[t].shape : "?", 0);
@@ -254,7 +250,7 @@ static int dot_write(FILE *f, const dot_graph *g) {
     }
     for (uint32_t i = 0; i < g->n_outputs; i++) {
         uint32_t t = g->outputs[i];
-        fprintf(f, "  \"out%u\" [shape=ellipse, style=filled, fillcolor=\"#e4f4e0\", label=\"output ", i);
+        fprintf(f, "  \"%sout%u\" [shape=ellipse, style=filled, fillcolor=\"#e4f4e0\", label=\"output ", p, i);
         dot_str(f, g->tensors[t].name, 0);
         fprintf(f, "\"];\n");
     }
@@ -265,34 +261,52 @@ static int dot_write(FILE *f, const dot_graph *g) {
         if (g->nodes[i].group < g->n_nodes && !dot_hidden(g, i)) size[g->nodes[i].group]++;
     for (uint32_t r = 0; r < g->n_nodes; r++) {
         if (size[r] < 2) continue;
-        fprintf(f, "  subgraph \"cluster_%u\" {\n    label=\"", r);
+        fprintf(f, "  subgraph \"cluster_%s%u\" {\n    label=\"", p, r);
         dot_str(f, g->group_label[r] ? g->group_label[r] : g->nodes[r].name, 0);
         fprintf(f, "\";\n    style=\"rounded,filled\"; fillcolor=\"#fdf6e3\"; color=\"#b58900\";\n");
         for (uint32_t i = 0; i < g->n_nodes; i++)
-            if (g->nodes[i].group == r && !dot_hidden(g, i)) dot_node_stmt(f, g, i, "    ");
+            if (g->nodes[i].group == r && !dot_hidden(g, i)) dot_node_stmt(f, g, i, "    ", p);
         fprintf(f, "  }\n");
     }
     for (uint32_t i = 0; i < g->n_nodes; i++)
         if ((g->nodes[i].group >= g->n_nodes || size[g->nodes[i].group] < 2) && !dot_hidden(g, i))
-            dot_node_stmt(f, g, i, "  ");
+            dot_node_stmt(f, g, i, "  ", p);
     free(size);
-    char from[32], to[32];
+    char from[48], to[48];
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         const dot_node *n = &g->nodes[i];
-        snprintf(to, sizeof to, "\"n%u\"", i);
+        snprintf(to, sizeof to, "\"%sn%u\"", p, i);
         for (uint32_t k = 0; k < n->n_in; k++) {
             uint32_t t = n->in[k];
-            if (t >= g->n_tensors || g->tensors[t].constant || !dot_source(g, t, from, sizeof from)) continue;
+            if (t >= g->n_tensors || g->tensors[t].constant || !dot_source(g, t, from, sizeof from, p)) continue;
             dot_edge(f, g, from, to, t);
         }
     }
     for (uint32_t i = 0; i < g->n_outputs; i++) {
         uint32_t t = g->outputs[i];
-        snprintf(to, sizeof to, "\"out%u\"", i);
-        if (dot_source(g, t, from, sizeof from)) dot_edge(f, g, from, to, t);
+        snprintf(to, sizeof to, "\"%sout%u\"", p, i);
+        if (dot_source(g, t, from, sizeof from, p)) dot_edge(f, g, from, to, t);
     }
-    fprintf(f, "}\n");
     return 0;
+}
+
+/* The digraph's header: its name, and its label (the title and the symbol lines). */
+static void dot_header(FILE *f, const char *title, const char *symbols) {
+    fprintf(f, "digraph \"");
+    dot_str(f, title, 0);
+    fprintf(f, "\" {\n  graph [rankdir=TB, fontname=\"Helvetica\", labelloc=t, label=\"");
+    dot_str(f, title, 0);
+    dot_str(f, symbols ? symbols : "", 1);
+    fprintf(f,
+            "\"];\n  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=10];\n"
+            "  edge [fontname=\"Helvetica\", fontsize=9];\n");
+}
+
+static int dot_write(FILE *f, const dot_graph *g) {
+    dot_header(f, g->title, g->symbols);
+    int rc = dot_write_body(f, g, "");
+    fprintf(f, "}\n");
+    return rc;
 }
 
 /* ---- a module: the fuse pass's plan -------------------------------------------------------- */
@@ -423,6 +437,52 @@ static int dot_from_engine(const rt_engine *e, sym_table *t, const sym_expr *slo
     return status;
 }
 
+/* An engine with regions: each region's graph inside "cluster_region_<k>", labelled with its
+ * condition and its symbols' ranges, its node ids prefixed "r<k>_" (its groups' clusters too);
+ * the digraph's label lists the root's symbols, the declared hull. Every graph is described
+ * before anything is written. */
+static int dot_write_regions(FILE *f, const rt_engine *e, symc_error *err) {
+    dot_graph *gs = calloc(e->n_regions, sizeof *gs);
+    if (!gs) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory"), 1;
+    int rc = 0;
+    for (uint32_t k = 0; k < e->n_regions && !rc; k++) {
+        sym_table *t = NULL;
+        sym_expr *slots = NULL;
+        rc = rt_engine_sym_table(&e->regions[k].graph, &t, &slots, err) != SYMC_OK ||
+            dot_from_engine(&e->regions[k].graph, t, slots, &gs[k], err);
+        free(slots);
+        if (t) sym_table_free(t);
+        if (rc) symc_error_prefix(err, "region %u", k);
+    }
+    dot_buf hull = {0};
+    for (uint32_t s = 0; s < e->n_symbols; s++)
+        dot_addf(&hull, "\\n%s in [%" PRId64 ", %" PRId64 "] opt %" PRId64, e->symbols[s].name, e->symbols[s].min,
+                 e->symbols[s].max, e->symbols[s].opt);
+    if (!rc && hull.oom) {
+        symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
+        rc = 1;
+    }
+    if (!rc) {
+        dot_header(f, e->name && *e->name ? e->name : "engine", hull.s);
+        for (uint32_t k = 0; k < e->n_regions && !rc; k++) {
+            char p[24];
+            snprintf(p, sizeof p, "r%u_", k);
+            fprintf(f, "  subgraph \"cluster_region_%u\" {\n    label=\"region %u: ", k, k);
+            dot_str(f, e->regions[k].name, 0);
+            dot_str(f, gs[k].symbols ? gs[k].symbols : "", 1);
+            fprintf(f, "\";\n    style=dashed; color=\"#586e75\";\n");
+            rc = dot_write_body(f, &gs[k], p);
+            fprintf(f, "  }\n");
+        }
+        fprintf(f, "}\n");
+        if (rc) symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t k = 0; k < e->n_regions; k++) dot_graph_free(&gs[k]);
+    free(gs);
+    free(hull.s);
+    return rc;
+}
+
 /* ---- the command ------------------------------------------------------------------------------- */
 static int dot_usage(const char *fmt, const char *arg) {
     fprintf(stderr, "symc: dot: ");
@@ -506,11 +566,12 @@ int symc_cmd_dot(int argc, char **argv) {
     if (tool_check_regular_file(path, is_engine ? "engine" : "model", &err)) goto fail;
     if (is_engine) {
         size_t n = 0;
-        if (rt_read_file(path, &bytes, &n, &err) || rt_engine_decode(bytes, n, &e, &err) ||
-            rt_engine_sym_table(e, &t, &slots, &err) || dot_from_engine(e, t, slots, &g, &err))
+        if (rt_read_file(path, &bytes, &n, &err) || rt_engine_decode(bytes, n, &e, &err)) goto fail;
+        if (e->n_regions ? dot_write_regions(stdout, e, &err)
+                         : rt_engine_sym_table(e, &t, &slots, &err) || dot_from_engine(e, t, slots, &g, &err))
             goto fail;
     } else if (dot_model(path, is_onnx, &shapes, fuse, &g, &err, &m)) goto fail;
-    dot_write(stdout, &g);
+    if (!e || !e->n_regions) dot_write(stdout, &g);
     rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
     if (rc) fprintf(stderr, "symc: dot: cannot write the graph to stdout\n");
     goto done;

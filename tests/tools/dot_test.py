@@ -3,12 +3,13 @@
 user's symbol names and the fuse pass's groups as clusters. Run on the bundled example (the module,
 and its engine, whose groups come from the GPU steps) and on an ONNX model written here with named
 dims B and S (a matmul with bias and ReLU that the CUDA target fuses into one cuBLASLt call, and a
-concat whose output has 2*S rows). Every output is parsed by a structural DOT reader below (statements,
+concat whose output has 2*S rows), and, given REGIONS_ENGINE (tests/tools/regions_engine), on an
+engine with 2 regions (each graph in a cluster of its own, ids prefixed r<k>_). Every output is parsed by a structural DOT reader below (statements,
 balanced braces, unique node ids, edges between declared nodes, clusters of two or more nodes) and,
 where Graphviz is installed (scripts/deps.sh installs it), rendered by `dot -Tsvg` and read back as
 XML. The expected symbols, shapes, clusters and roles are checked, and so are the refusals.
 
-usage: dot_test.py SYMC VIT_SEED TMPDIR
+usage: dot_test.py SYMC VIT_SEED TMPDIR [REGIONS_ENGINE]
 """
 import os
 import re
@@ -24,6 +25,7 @@ from onnx import numpy_helper as nh
 import numpy as np
 
 symc, vit_seed, tmp = sys.argv[1], sys.argv[2], sys.argv[3]
+regions_engine = sys.argv[4] if len(sys.argv) > 4 else None
 os.makedirs(tmp, exist_ok=True)
 failures = []
 
@@ -55,29 +57,31 @@ def unq(s):
 
 def parse_dot(text, what):
     """A structural reading of the DOT this tool writes: returns (graph label, nodes {id: label},
-    edges [(from, to, label)], clusters {id: (label, [node ids])}); each problem is a failure."""
+    edges [(from, to, label)], clusters {id: (label, [node ids])}); each problem is a failure. Clusters
+    nest only inside a region's ("cluster_region_<k>"), whose node list holds its nested clusters' too."""
     lines = [ln.strip() for ln in text.strip().splitlines()]
     check(bool(lines) and re.match(rf'^digraph {STR} {{$', lines[0]) and lines[-1] == "}",
           f"{what}: not one digraph {{ ... }}")
-    nodes, edges, clusters, depth, cur, glabel = {}, [], {}, 1, None, None
+    nodes, edges, clusters, stack, glabel = {}, [], {}, [], None
     for ln in lines[1:-1]:
+        cur = stack[-1] if stack else None
         if m := SUB_OPEN.match(ln):
-            check(cur is None, f"{what}: nested subgraph: {ln}")
-            cur = unq(m.group(1))
-            check(cur.startswith("cluster_") and cur not in clusters, f"{what}: bad cluster name {cur}")
-            clusters[cur] = [None, []]
-            depth += 1
+            check(cur is None or cur.startswith("cluster_region_"), f"{what}: nested subgraph: {ln}")
+            name = unq(m.group(1))
+            check(name.startswith("cluster_") and name not in clusters, f"{what}: bad cluster name {name}")
+            clusters[name] = [None, []]
+            stack.append(name)
         elif ln == "}":
             check(cur is not None, f"{what}: unbalanced '}}'")
-            cur, depth = None, depth - 1
+            stack = stack[:-1]
         elif m := EDGE.match(ln):
             edges.append((unq(m.group(1)), unq(m.group(2)), re.search(rf'label=({STR})', ln).group(1)))
         elif m := NODE.match(ln):
             nid = unq(m.group(1))
             check(nid not in nodes, f"{what}: node {nid} declared twice")
             nodes[nid] = unq(re.search(rf'label=({STR})', ln).group(1))
-            if cur is not None:
-                clusters[cur][1].append(nid)
+            for c in stack:
+                clusters[c][1].append(nid)
         elif m := DEFAULTS.match(ln):
             if m.group(1) == "graph":
                 glabel = unq(re.search(rf'label=({STR})', ln).group(1))
@@ -86,7 +90,7 @@ def parse_dot(text, what):
                 clusters[cur][0] = unq(lm.group(1))
         else:
             check(False, f"{what}: not a DOT statement this tool writes: {ln}")
-    check(depth == 1 and cur is None, f"{what}: unbalanced braces")
+    check(not stack, f"{what}: unbalanced braces")
     for a, b, _ in edges:
         check(a in nodes and b in nodes, f"{what}: edge {a} -> {b} between undeclared nodes")
     for c, (label, members) in clusters.items():
@@ -186,4 +190,24 @@ check(err.startswith("symc: dot: ") and "missing.symx" in err, f"a missing engin
 if failures:
     print(f"{len(failures)} failure(s)", file=sys.stderr)
     sys.exit(1)
-print("ok: symc dot on the example's module and engine and on an ONNX model")
+# ---- an engine with 2 regions: one cluster per region graph, ids prefixed r<k>_ ----
+if regions_engine:
+    rg = os.path.join(tmp, "regions.symx")
+    subprocess.run([regions_engine, rg], check=True, capture_output=True)
+    out, _ = run("dot", rg)
+    glabel, nodes, edges, clusters = parse_dot(out, "regions engine")
+    render(out, "regions engine")
+    check("B in [1, 8] opt 3" in (glabel or "") and "C in [1, 8] opt 3" in (glabel or ""),
+          f"regions: the graph label lists the root's symbols: {glabel}")
+    regs = {c: v for c, v in clusters.items() if c.startswith("cluster_region_")}
+    check(sorted(regs) == ["cluster_region_0", "cluster_region_1"], f"regions: 2 region clusters: {sorted(clusters)}")
+    for k, cond, op in ((0, "B <= 1", "relu"), (1, "2 <= B", "neg")):
+        label, members = regs.get(f"cluster_region_{k}", ("", []))
+        check(label.startswith(f"region {k}: {cond}"), f"regions: region {k}'s label: {label!r}")
+        check(members and all(n.startswith(f"r{k}_") for n in members), f"regions: region {k}'s ids: {members}")
+        check(any(nodes[n] == f"y\\n{op}" for n in members), f"regions: region {k} draws y = {op}: {members}")
+    check(all(n.startswith(("r0_", "r1_")) for n in nodes), f"regions: every id is a region's: {list(nodes)}")
+    check(any("f32[B, 2, 2]" in lab for lab in edge_labels(edges)) and
+          any("f32[1, 2, 2]" in lab for lab in edge_labels(edges)), "regions: each region's own shapes on its edges")
+
+print("ok: symc dot on the example's module and engine, on an ONNX model and on an engine with regions")
