@@ -594,7 +594,7 @@ static uint32_t sample_values(const regions *g, uint32_t k, int64_t *out) {
 
 /* The points: every one of the hull when there are few, else samples. */
 static symc_status check_coverage(regions *g) {
-    uint32_t nr = g->nr, per = 8 + 12 * g->n + 6 * g->n_conds;
+    uint32_t nr = g->nr, per = 8 + 8 * g->n + 12 * g->n_conds; /* add_candidate adds 2 at most */
     uint64_t full = 1, sampled = 1;
     for (uint32_t k = 0; k < nr; k++) {
         uint64_t c = (uint64_t)((g->rs[k].hi - g->rs[k].lo) / g->rs[k].mult) + 1;
@@ -721,6 +721,30 @@ static void root_fields(regions *g) {
     e->precision = e0->precision;
 }
 
+/* An input dim that no region reads as a symbol (so no root symbol and no
+ * condition tells the regions apart by it) must be the same constant in
+ * every region: else the first region would take every shape, and refuse
+ * the others' at its own dim check. */
+static symc_status check_fixed_dims(const regions *g) {
+    const ir_module *a = g->ms[0];
+    for (uint32_t i = 0; i < a->n_inputs; i++)
+        for (int32_t d = 0; d < a->tensors[a->inputs[i]].rank; d++) {
+            if (find_root(g, i, (uint32_t)d) != RT_NONE) continue;
+            int64_t c0, c;
+            if (sym_is_const(a->syms, a->tensors[a->inputs[i]].dims[d], &c0) != 1) continue;
+            for (uint32_t r = 1; r < g->n; r++) {
+                const ir_module *m = g->ms[r];
+                if (sym_is_const(m->syms, m->tensors[m->inputs[i]].dims[d], &c) == 1 && c != c0)
+                    return symc_error_setf(g->err, SYMC_ERR_INVALID_ARG,
+                                           "input '%s' dim %d is %" PRId64 " in region 0 (module '%s') and %" PRId64
+                                           " in region %u (module '%s'), and a symbol in no region: the regions "
+                                           "cannot be told apart by it; declare it a symbol in one of them",
+                                           io_name(a, 0, i), (int)d, c0, mod_name(a), c, r, mod_name(m));
+            }
+        }
+    return SYMC_OK;
+}
+
 /* The regions' root symbols and conditions (after every graph is assembled). */
 static symc_status root_conditions(regions *g) {
     symc_status st = SYMC_OK;
@@ -735,6 +759,7 @@ static symc_status root_conditions(regions *g) {
         for (uint32_t i = 0; !st && i < e->n_symbols; i++) st = root_of(g, r, i);
     }
     if (!st) st = widen_by_fixed(g);
+    if (!st) st = check_fixed_dims(g);
     if (!st) st = root_table(g);
     for (uint32_t r = 0; !st && r < g->n; r++) {
         st = box_conds(g, r);
