@@ -332,6 +332,10 @@ void rt_engine_free(rt_engine *e);
  * owned by the handle, valid while it is. */
 struct symrt_engine;
 const rt_engine *rt_engine_of(const struct symrt_engine *e);
+/* A symrt handle over an engine described in memory (the tests' region
+ * engines, before or without an encode): e is not copied nor freed, and
+ * must outlive the handle and its contexts. */
+symc_status rt_engine_handle(const rt_engine *e, struct symrt_engine **out, symc_error *err);
 
 #ifdef __cplusplus
 }
