@@ -16,6 +16,8 @@
  *    run the right module on each side; "S <= 64" / "S > 65" leaves S = 65;
  *  - regions that overlap build, and the progress callback says so;
  *  - n == 1 without a condition writes the bytes symc_module_compile writes;
+ *  - with GPU code (NVRTC for sm_90, no GPU needed) each region has its own
+ *    kernels and steps for the root's sm, and the weight is still once;
  *  - refusals: NULL, n == 0, a module twice, inputs or outputs differing
  *    (naming the input and both regions), multiple_of differing. */
 #include <math.h>
@@ -89,9 +91,9 @@ static symc_compile_options ref_options(void) {
 }
 
 /* Runs engine `path` on the reference backend with x of shape dims (rank 1
- * or 2), seeded values; y gets the output (room for n floats). 0 on
- * failure (reported). */
-static int run(const char *path, const int64_t *dims, int32_t rank, float *y, size_t n) {
+ * or 2), seeded values; y gets the output (room for n floats), *region the
+ * region that ran (-1 for an engine of one graph). 0 on failure (reported). */
+static int run_in(const char *path, const int64_t *dims, int32_t rank, float *y, size_t n, int32_t *region) {
     symc_error err;
     symrt_engine *e = NULL;
     symrt_context *c = NULL;
@@ -112,11 +114,17 @@ static int run(const char *path, const int64_t *dims, int32_t rank, float *y, si
     ok = ok && symrt_set_tensor_address(c, "x", x, nx * sizeof *x, &err) == SYMC_OK;
     ok = ok && symrt_set_tensor_address(c, out, y, n * sizeof *y, &err) == SYMC_OK;
     ok = ok && symrt_enqueue(c, NULL, &err) == SYMC_OK;
+    ok = ok && symrt_context_region(c, region, &err) == SYMC_OK;
     CHECK_MSG(ok, "running %s: %s", path, err.msg);
     symrt_context_destroy(c);
     symrt_engine_destroy(e);
     free(x);
     return ok;
+}
+
+static int run(const char *path, const int64_t *dims, int32_t rank, float *y, size_t n) {
+    int32_t region;
+    return run_in(path, dims, rank, y, n, &region);
 }
 
 static rt_engine *decode(const char *path) {
@@ -189,9 +197,12 @@ static void test_weight_once_and_results(const char *dir) {
         int64_t dims[] = {bs[k], 4};
         size_t n = (size_t)bs[k] * 4;
         float *got = calloc(n, sizeof *got), *want = calloc(n, sizeof *want);
-        if (run(path, dims, 2, got, n) && run(bs[k] == 1 ? pa : pb, dims, 2, want, n))
+        int32_t region = -2;
+        if (run_in(path, dims, 2, got, n, &region) && run(bs[k] == 1 ? pa : pb, dims, 2, want, n)) {
             CHECK_MSG(!memcmp(got, want, n * sizeof *got), "B = %lld: results differ from the module's own engine",
                       (long long)bs[k]);
+            CHECK_MSG(region == (bs[k] == 1 ? 0 : 1), "B = %lld ran in region %d", (long long)bs[k], (int)region);
+        }
         free(got);
         free(want);
     }
@@ -284,9 +295,12 @@ static void test_condition_text(const char *dir) {
     for (size_t k = 0; k < sizeof ss / sizeof *ss; k++) {
         size_t n = (size_t)ss[k];
         float *got = calloc(n, sizeof *got), *want = calloc(n, sizeof *want);
-        if (run(path, &ss[k], 1, got, n) && run(ss[k] <= 64 ? pp : pq, &ss[k], 1, want, n))
+        int32_t region = -2;
+        if (run_in(path, &ss[k], 1, got, n, &region) && run(ss[k] <= 64 ? pp : pq, &ss[k], 1, want, n)) {
             CHECK_MSG(!memcmp(got, want, n * sizeof *got), "S = %lld: results differ from the module's own engine",
                       (long long)ss[k]);
+            CHECK_MSG(region == (ss[k] <= 64 ? 0 : 1), "S = %lld ran in region %d", (long long)ss[k], (int)region);
+        }
         free(got);
         free(want);
     }
@@ -393,6 +407,32 @@ static void test_refusals(const char *dir) {
     symc_module_destroy(q);
 }
 
+/* With GPU code (NVRTC, no GPU needed): each region its own kernels and
+ * steps for the same sm, the weight still once; the loader's checks pass. */
+static void test_gpu_code(const char *dir) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/regions_gpu.symx", dir);
+    symc_error err;
+    symc_compile_options o = ref_options();
+    o.gpu = 1;
+    o.arch = "sm_90";
+    symc_module *a = relu_mul("a", 1, 1, 1, 1, 0), *b = relu_mul("b", 0, 2, 8, 32, 1);
+    symc_region r[] = {{a, NULL}, {b, NULL}};
+    CHECK_MSG(symc_compile_regions(r, 2, &o, path, &err) == SYMC_OK, "%s", err.msg);
+    symc_module_destroy(a);
+    symc_module_destroy(b);
+    rt_engine *e = decode(path);
+    if (!e) return;
+    CHECK_MSG(e->sm == 90 && e->n_regions == 2 && e->n_constants == 2, "sm %u, %u regions, %u constants", e->sm,
+              e->n_regions, e->n_constants);
+    for (uint32_t g = 0; g < e->n_regions; g++) {
+        const rt_engine *gr = &e->regions[g].graph;
+        CHECK_MSG(gr->sm == 90 && gr->n_steps >= 1 && gr->n_kernels >= 1 && gr->n_modules >= 1,
+                  "region %u: sm %u, %u steps, %u kernels", g, gr->sm, gr->n_steps, gr->n_kernels);
+    }
+    rt_engine_free(e);
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     test_refusals(dir);
@@ -400,5 +440,6 @@ int main(int argc, char **argv) {
     test_one_region(dir);
     test_condition_text(dir);
     test_weight_once_and_results(dir);
+    test_gpu_code(dir);
     return check_report("test_compile_regions");
 }
