@@ -15,6 +15,9 @@
  *  - condition texts over the same S range ("S <= 64", "S > 64") build and
  *    run the right module on each side; "S <= 64" / "S > 65" leaves S = 65;
  *  - regions that overlap build, and the progress callback says so;
+ *  - relations beyond a box ("S % 8 == 0", "S <= T"), symbols named
+ *    differently in each module (matched by input dim), and a hull too large
+ *    to enumerate where the samples still find the gap S == T;
  *  - n == 1 without a condition writes the bytes symc_module_compile writes;
  *  - with GPU code (NVRTC for sm_90, no GPU needed) each region has its own
  *    kernels and steps for the root's sm, and the weight is still once;
@@ -61,14 +64,41 @@ static symc_module *relu_mul(const char *name, int fixed, int64_t lo, int64_t op
     return m;
 }
 
-/* y = relu(x) (+ 1) over x: [S], S in [lo, hi] multiple of mult */
-static symc_module *over_s(const char *name, int64_t lo, int64_t hi, int64_t mult, int plus_one) {
+/* y = relu(x) (+ 1) over x: [S], S in [lo, hi] multiple of mult, named sym */
+static symc_module *over_named(const char *name, const char *sym, int64_t lo, int64_t hi, int64_t mult, int plus_one) {
     symc_error err;
     symc_module *m = symc_module_create(name, &err);
     symc_dim s = SYMC_DIM_NONE;
-    CHECK_MSG(symc_declare_symbol(m, "S", lo, lo, hi, mult, &s, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(symc_declare_symbol(m, sym, lo, lo, hi, mult, &s, &err) == SYMC_OK, "%s", err.msg);
     symc_tensor x, y;
     CHECK(symc_add_input(m, "x", SYMC_F32, 1, &s, &x, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "relu", plus_one ? "act" : "y", &x, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
+    if (plus_one) {
+        float one = 1.0f;
+        int64_t od[] = {1};
+        symc_tensor o, z;
+        CHECK(symc_add_constant(m, "one", SYMC_F32, 1, od, &one, sizeof one, &o, &err) == SYMC_OK);
+        symc_tensor ai[] = {y, o};
+        CHECK(symc_add_node(m, "add", "y", ai, 2, NULL, 0, &z, 1, &err) == SYMC_OK);
+        y = z;
+    }
+    CHECK(symc_mark_output(m, y, &err) == SYMC_OK);
+    return m;
+}
+
+static symc_module *over_s(const char *name, int64_t lo, int64_t hi, int64_t mult, int plus_one) {
+    return over_named(name, "S", lo, hi, mult, plus_one);
+}
+
+/* y = relu(x) (+ 1) over x: [S, T], both in [1, max] */
+static symc_module *over_st(const char *name, int64_t max, int plus_one) {
+    symc_error err;
+    symc_module *m = symc_module_create(name, &err);
+    symc_dim d[2] = {SYMC_DIM_NONE, SYMC_DIM_NONE};
+    CHECK(symc_declare_symbol(m, "S", 1, 8, max, 1, &d[0], &err) == SYMC_OK);
+    CHECK(symc_declare_symbol(m, "T", 1, 8, max, 1, &d[1], &err) == SYMC_OK);
+    symc_tensor x, y;
+    CHECK(symc_add_input(m, "x", SYMC_F32, 2, d, &x, &err) == SYMC_OK);
     CHECK(symc_add_node(m, "relu", plus_one ? "act" : "y", &x, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
     if (plus_one) {
         float one = 1.0f;
@@ -330,6 +360,56 @@ static void test_condition_text(const char *dir) {
     symc_module_destroy(q);
 }
 
+/* Relations beyond a box: symbols named differently in each module (matched
+ * by input dim), "%", and two symbols whose hull (1024 x 1024) is too large
+ * to enumerate, where the samples (corners, ends, opt) find the gap S == T. */
+static void test_relations(const char *dir) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/regions_rel.symx", dir);
+    symc_error err;
+    symc_compile_options o = ref_options();
+    const struct {
+        int two;             /* over [S, T] rather than [S] */
+        const char *c0, *c1; /* conditions of region 0 and 1 */
+        int64_t at[2];       /* a point */
+        int32_t region;      /* that runs in this region */
+        const char *name1;   /* region 1's name (as sym_print writes it) */
+        const char *gap;     /* or: the build fails naming this point */
+    } cases[] = {
+        {0, "S % 8 == 0", "seq % 8 != 0", {16, 0}, 0, "S%8 != 0", NULL},
+        {0, "S % 8 == 0", "seq % 8 != 0", {17, 0}, 1, "S%8 != 0", NULL},
+        {0, "S >= 100", "seq < 100", {99, 0}, 1, "S < 100", NULL},
+        {1, "S <= T", "S > T", {3, 5}, 0, "S > T", NULL},
+        {1, "S <= T", "S > T", {7, 2}, 1, "S > T", NULL},
+        {1, "S < T", "S > T", {0, 0}, 0, NULL, "S = 1, T = 1 is in no region"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        symc_module *p = cases[k].two ? over_st("p", 1024, 0) : over_s("p", 1, 128, 1, 0);
+        symc_module *q = cases[k].two ? over_st("q", 1024, 1) : over_named("q", "seq", 1, 128, 1, 1);
+        symc_region r[] = {{p, cases[k].c0}, {q, cases[k].c1}};
+        remove(path);
+        symc_status st = symc_compile_regions(r, 2, &o, path, &err);
+        symc_module_destroy(p);
+        symc_module_destroy(q);
+        if (cases[k].gap) {
+            CHECK_MSG(st == SYMC_ERR_RANGE, "'%s' / '%s': %s", cases[k].c0, cases[k].c1, err.msg);
+            CHECK_CONTAINS(err.msg, cases[k].gap);
+            continue;
+        }
+        CHECK_MSG(st == SYMC_OK, "'%s' / '%s': %s", cases[k].c0, cases[k].c1, err.msg);
+        rt_engine *e = decode(path);
+        if (e && e->n_regions == 2) CHECK_MSG(!strcmp(e->regions[1].name, cases[k].name1), "'%s'", e->regions[1].name);
+        if (e) rt_engine_free(e);
+        size_t n = (size_t)cases[k].at[0] * (size_t)(cases[k].two ? cases[k].at[1] : 1);
+        float *y = calloc(n, sizeof *y);
+        int32_t region = -2;
+        if (run_in(path, cases[k].at, cases[k].two ? 2 : 1, y, n, &region))
+            CHECK_MSG(region == cases[k].region, "'%s' / '%s' at %lld: region %d", cases[k].c0, cases[k].c1,
+                      (long long)cases[k].at[0], (int)region);
+        free(y);
+    }
+}
+
 static int same_file(const char *a, const char *b) {
     FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
     int same = fa && fb;
@@ -439,6 +519,7 @@ int main(int argc, char **argv) {
     test_gap_and_parse_errors(dir);
     test_one_region(dir);
     test_condition_text(dir);
+    test_relations(dir);
     test_weight_once_and_results(dir);
     test_gpu_code(dir);
     return check_report("test_compile_regions");
