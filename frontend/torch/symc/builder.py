@@ -220,7 +220,7 @@ def compile_regions(parts, path, gpu=False, precision=None, fp32_layers=None):
         raise SymcError("compile_regions: no parts (a list of (Module, condition or None))", code="invalid_arg")
     regions = (_lib.Region * len(parts))()
     for i, part in enumerate(parts):
-        if not (isinstance(part, tuple) and len(part) == 2 and isinstance(part[0], Module)
+        if not (isinstance(part, (tuple, list)) and len(part) == 2 and isinstance(part[0], Module)
                 and (part[1] is None or isinstance(part[1], str))):
             raise SymcError(f"compile_regions: part {i} is {part!r}, not (Module, condition or None)",
                             code="invalid_arg")
