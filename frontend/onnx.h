@@ -55,6 +55,28 @@ symc_status fe_onnx_import_file(const char *path, const fe_input_shape *shapes, 
 symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *model_dir, const fe_input_shape *shapes,
                                   uint32_t n_shapes, ir_module **out, symc_error *err);
 
+/* A model with If nodes whose condition is a comparison of input sizes that the declared ranges
+ * leave open (Shape -> Gather -> Greater -> If) imports as several modules, one per combination
+ * of branches taken: a region of the input sizes each (symc_compile_regions makes them one
+ * engine). A condition over one symbol narrows that symbol's range in each module ("S > 64":
+ * S in [65, max] on one side, [min, 64] on the other); any other becomes the region's condition
+ * text ("S1 <= S2"). At most FE_ONNX_MAX_REGIONS regions. fe_onnx_import_file refuses such a
+ * model, pointing here; a model without them imports as one region with no condition, the module
+ * fe_onnx_import_file makes. */
+#define FE_ONNX_MAX_REGIONS 8
+typedef struct fe_onnx_region {
+    ir_module *module;
+    char *condition; /* NULL, or the relations its ranges do not say, joined by " and " */
+    char *branches;  /* the If nodes it took and how ("'pick' then_branch (S > 64)"), for progress output */
+} fe_onnx_region;
+typedef struct fe_onnx_regions {
+    fe_onnx_region items[FE_ONNX_MAX_REGIONS];
+    uint32_t n;
+} fe_onnx_regions;
+symc_status fe_onnx_import_file_regions(const char *path, const fe_input_shape *shapes, uint32_t n_shapes,
+                                        fe_onnx_regions *out, symc_error *err);
+void fe_onnx_regions_free(fe_onnx_regions *r);
+
 /* ---- command-line shape flags ------------------------------------------------ */
 /* Which flag a spec came from:
  *   FE_SHAPES      --shapes x:1x3x224x224            (fixed: min = opt = max)

@@ -274,6 +274,19 @@ static int compile_check(const compile_cli *a) {
     return -1;
 }
 
+/* A model whose If nodes branch on its input sizes: one engine, a region per side
+ * (frontend/onnx/onnx_branch.c), said as a progress line each. */
+static symc_status compile_regions(compile_cli *a, const fe_onnx_regions *r, symc_error *err) {
+    symc_region parts[FE_ONNX_MAX_REGIONS];
+    for (uint32_t i = 0; i < r->n; i++) {
+        char line[900];
+        snprintf(line, sizeof line, "region %u of %u: %s", i, r->n, r->items[i].branches);
+        progress(&a->lines, line);
+        parts[i] = (symc_region){r->items[i].module, r->items[i].condition};
+    }
+    return symc_compile_regions(parts, r->n, &a->opt, a->out, err);
+}
+
 static int cmd_compile(int argc, char **argv) {
     compile_cli a;
     memset(&a, 0, sizeof a);
@@ -282,6 +295,7 @@ static int cmd_compile(int argc, char **argv) {
     fe_shape_list_init(&a.shapes);
     symc_error err;
     symc_module *m = NULL;
+    fe_onnx_regions regions = {0};
     int rc = compile_flags(argc, argv, &a);
     if (rc < 0) rc = compile_check(&a);
     if (rc >= 0) goto done;
@@ -300,9 +314,13 @@ static int cmd_compile(int argc, char **argv) {
             goto done;
         }
         note_multiples(&a.shapes, &a.lines);
-        if (fe_onnx_import_file(a.model, a.shapes.items, a.shapes.n, &m, &err)) {
+        if (fe_onnx_import_file_regions(a.model, a.shapes.items, a.shapes.n, &regions, &err)) {
             fprintf(stderr, "symc: %s\n", err.msg);
             goto done;
+        }
+        if (regions.n == 1 && !regions.items[0].condition) { /* no size branch: one graph, as always */
+            m = regions.items[0].module;
+            regions.items[0].module = NULL;
         }
     } else if (symc_module_load(a.model, &m, &err) != SYMC_OK) {
         fprintf(stderr, "symc: %s\n", err.msg);
@@ -311,7 +329,10 @@ static int cmd_compile(int argc, char **argv) {
     a.opt.progress = progress;
     a.opt.dump = dump_text;
     a.opt.ctx = &a.lines;
-    if (symc_module_compile(m, &a.opt, a.out, &err) != SYMC_OK) {
+    if (!m && compile_regions(&a, &regions, &err)) {
+        fprintf(stderr, "symc: %s: %s\n", a.model, err.msg);
+        goto done;
+    } else if (m && symc_module_compile(m, &a.opt, a.out, &err) != SYMC_OK) {
         fprintf(stderr, "symc: %s: %s\n", a.model, err.msg);
         goto done;
     }
@@ -319,6 +340,7 @@ static int cmd_compile(int argc, char **argv) {
     rc = 0;
 done:
     symc_module_destroy(m);
+    fe_onnx_regions_free(&regions);
     fe_shape_list_free(&a.shapes);
     return rc;
 }

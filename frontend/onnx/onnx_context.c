@@ -406,11 +406,6 @@ symc_status fe_const_scalar(fe_ctx *c, uint32_t t, uint32_t k, const char *role,
                        "input %u '%s' (%s) must be a constant: it is the graph input '%s', whose elements are only "
                        "known at run time",
                        k, c->node->input[k], role, x->name);
-    if (x->constant == IR_NONE && x->producer == IR_NONE)
-        return fe_fail(c, SYMC_ERR_UNSUPPORTED,
-                       "input %u '%s' (%s) is not known at build time: it is the graph input '%s', whose elements are "
-                       "only known at run time",
-                       k, c->node->input[k], role, x->name);
     uint32_t gi = x->constant == IR_NONE ? data_source(c, t) : IR_NONE;
     if (gi != IR_NONE)
         return fe_fail(c, SYMC_ERR_UNSUPPORTED,

@@ -1,5 +1,5 @@
-/* ONNX control flow and optionals: an If whose condition is known at build time is its chosen
- * branch, imported in place; Loop (constant trip count) and Scan (constant length) are unrolled,
+/* ONNX control flow and optionals: an If whose condition is known at build time, or decided by
+ * the input sizes (onnx_branch.c), is its chosen branch, imported in place; Loop (constant trip count) and Scan (constant length) are unrolled,
  * their bodies imported once per iteration (fe_translate_node for each body node);
  * OptionalHasElement and OptionalGetElement of a present value. */
 #include <inttypes.h>
@@ -74,10 +74,11 @@ static symc_status bind_name(fe_ctx *c, const char *name, uint32_t t) {
 }
 
 /* If whose condition is known at build time (a constant, or a value folded
- * from shapes, as in ONNX's function-expanded AffineGrid): the chosen
- * branch's nodes are imported in place and the If's outputs are the
- * branch's outputs. A condition known only at run time is refused: symc
- * compiles one graph. */
+ * from shapes, as in ONNX's function-expanded AffineGrid) or a comparison of
+ * input sizes (onnx_branch.c: proven over the ranges, or one region per
+ * side): the chosen branch's nodes are imported in place and the If's
+ * outputs are the branch's outputs. A condition known only at run time is
+ * refused: symc compiles the branches ahead of the data. */
 static symc_status h_if(fe_ctx *c) {
     symc_status st = fe_need_inputs(c, 1, 1);
     uint32_t cond;
@@ -86,7 +87,10 @@ static symc_status h_if(fe_ctx *c) {
     const ir_tensor *ct = T(c, cond);
     int64_t v;
     double d = 0;
+    int take = -1;
     if (ct->value && ct->n_value == 1 && sym_is_const(c->t, ct->value[0], &v)) d = (double)v;
+    else if (ct->constant == IR_NONE && (st = fe_shape_condition(c, cond, &take))) return st;
+    else if (take >= 0) d = take;
     else if ((st = fe_const_scalar(c, cond, 0, "the condition", &d))) return st;
     const char *which = d != 0 ? "then_branch" : "else_branch";
     const Onnx__AttributeProto *ba = fe_attr_of(c, which, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);

@@ -69,6 +69,8 @@ static symc_status new_symbol(fe_ctx *c, const char *text, int64_t min, int64_t 
     snprintf(name, sizeof name, "%s", base);
     sym_id id;
     for (int k = 1; sym_symbol_find(c->t, name, &id); k++) snprintf(name, sizeof name, "%s_%d", base, k);
+    if (!fe_branch_range(c, name, &min, &opt, &max, mult)) /* this region leaves it no size */
+        return fe_fail(c, SYMC_ERR_RANGE, "symbol '%s' has no size in this region", name);
     sym_symbol_info info = {name, min, opt, max, mult > 1 ? mult : 1, prov};
     symc_status st = sym_symbol_new(c->t, &info, &id, c->err);
     if (st) return st;
@@ -420,10 +422,8 @@ static symc_status import_graph(fe_ctx *c, const fe_input_shape *shapes, uint32_
     return SYMC_OK;
 }
 
-symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *model_dir, const fe_input_shape *shapes,
-                                  uint32_t n_shapes, ir_module **out, symc_error *err) {
-    if (!buf || !out || (n_shapes && !shapes))
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_onnx_import_buffer: NULL argument");
+symc_status fe_import_buffer(const uint8_t *buf, size_t size, const char *model_dir, const fe_input_shape *shapes,
+                             uint32_t n_shapes, fe_branching *br, ir_module **out, symc_error *err) {
     *out = NULL;
     if (size > ((size_t)1 << 31))
         return symc_error_setf(err, SYMC_ERR_FORMAT,
@@ -439,6 +439,7 @@ symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *m
     c.model_dir = model_dir;
     c.source = "";
     c.opset = -1;
+    c.br = br;
     for (size_t i = 0; i < mp->n_opset_import; i++) {
         const Onnx__OperatorSetIdProto *o = mp->opset_import[i];
         if (!o->domain || !*o->domain || !strcmp(o->domain, "ai.onnx")) c.opset = o->version;
@@ -473,10 +474,17 @@ symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *m
     return SYMC_OK;
 }
 
-symc_status fe_onnx_import_file(const char *path, const fe_input_shape *shapes, uint32_t n_shapes, ir_module **out,
-                                symc_error *err) {
-    if (!path || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_onnx_import_file: NULL argument");
-    *out = NULL;
+symc_status fe_onnx_import_buffer(const uint8_t *buf, size_t size, const char *model_dir, const fe_input_shape *shapes,
+                                  uint32_t n_shapes, ir_module **out, symc_error *err) {
+    if (!buf || !out || (n_shapes && !shapes))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_onnx_import_buffer: NULL argument");
+    return fe_import_buffer(buf, size, model_dir, shapes, n_shapes, NULL, out, err);
+}
+
+symc_status fe_read_model(const char *path, uint8_t **bufp, size_t *sizep, char **dirp, symc_error *err) {
+    *bufp = NULL;
+    *sizep = 0;
+    *dirp = NULL;
     /* a directory would open and then read as INT64_MAX bytes, and a FIFO would block the open */
     const char *kind;
     FILE *f = ir_open_regular(path, &kind);
@@ -500,20 +508,35 @@ symc_status fe_onnx_import_file(const char *path, const fe_input_shape *shapes, 
             st = symc_error_setf(err, SYMC_ERR_IO, "cannot read '%s'", path);
     }
     fclose(f);
-    if (!st) {
-        /* external data is relative to the model's folder */
-        char *dir = strdup(path);
-        if (!dir) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
-        else {
-            char *slash = strrchr(dir, '/');
-            if (!slash) strcpy(dir, ".");
-            else if (slash == dir) dir[1] = '\0';
-            else *slash = '\0';
-            st = fe_onnx_import_buffer(buf, (size_t)size, dir, shapes, n_shapes, out, err);
-            if (st) symc_error_prefix(err, "%s", path);
-            free(dir);
-        }
+    /* external data is relative to the model's folder */
+    char *dir = st ? NULL : strdup(path);
+    if (!st && !dir) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
+    if (st) {
+        free(buf);
+        return st;
     }
+    char *slash = strrchr(dir, '/');
+    if (!slash) strcpy(dir, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+    *bufp = buf;
+    *sizep = (size_t)size;
+    *dirp = dir;
+    return SYMC_OK;
+}
+
+symc_status fe_onnx_import_file(const char *path, const fe_input_shape *shapes, uint32_t n_shapes, ir_module **out,
+                                symc_error *err) {
+    if (!path || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "fe_onnx_import_file: NULL argument");
+    *out = NULL;
+    uint8_t *buf;
+    size_t size;
+    char *dir;
+    symc_status st = fe_read_model(path, &buf, &size, &dir, err);
+    if (st) return st;
+    st = fe_onnx_import_buffer(buf, size, dir, shapes, n_shapes, out, err);
+    if (st) symc_error_prefix(err, "%s", path);
+    free(dir);
     free(buf);
     return st;
 }

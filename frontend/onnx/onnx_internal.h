@@ -21,6 +21,29 @@ int fe_map_get(const fe_map *mp, const char *key, uint32_t *val);
 int fe_map_put(fe_map *mp, const char *key, uint32_t val); /* 0: out of memory */
 void fe_map_free(fe_map *mp);
 
+/* How one import of a model with shape-conditioned If nodes goes (onnx_branch.c): the branches
+ * decided for the Ifs whose condition the ranges leave open, the symbol ranges narrowed for this
+ * region, the condition text gathered, and the relation of the first If left undecided (the driver
+ * then imports the model once per side of it). */
+#define FE_MAX_REGIONS 8
+typedef struct fe_narrow {
+    char name[112]; /* the symbol's name (the same in every import of one model) */
+    int64_t lo, hi;
+} fe_narrow;
+typedef struct fe_branching {
+    uint8_t decide[FE_MAX_REGIONS];
+    uint32_t n_decide, met; /* decisions given; open Ifs met so far */
+    fe_narrow narrow[FE_MAX_REGIONS];
+    uint32_t n_narrow;
+    char cond[600]; /* "S1 <= S2 and ..." over the module's symbol names */
+    /* the open If met past the decisions: its relation, as text both ways, and the one symbol it
+     * reads with the intervals where it holds and where it fails (lo > hi: not one interval) */
+    int fork;
+    char fork_text[2][240], fork_sym[112], fork_node[300];
+    int64_t fork_lo[2], fork_hi[2];
+    int fork_runs[2]; /* intervals of each side: 0 none (no sizes), 1 a box, 2 more */
+} fe_branching;
+
 typedef struct fe_ctx {
     ir_module *m;
     sym_table *t;
@@ -40,6 +63,7 @@ typedef struct fe_ctx {
      * record it and return the default; fe_translate_node then fails the node with it) */
     symc_status attr_st;
     char attr_msg[320];
+    fe_branching *br; /* NULL: one module (an open shape condition is refused) */
 } fe_ctx;
 
 /* Error at the current node: "node 'n' (Op, opset 17): ..." */
@@ -115,6 +139,22 @@ symc_status fe_add_tensor(fe_ctx *c, const char *name, symc_dtype dt, int32_t ra
 /* The tensor an ONNX value name stands for (an initializer made a constant on first use); *found 0
  * when the name is unknown. */
 symc_status fe_lookup_value(fe_ctx *c, const char *name, uint32_t *t, int *found);
+
+/* ---- branches on shape conditions (onnx_branch.c) ---------------------------------------------- */
+/* The branch an If takes when its condition `cond` is a comparison of shape values (Greater,
+ * Less, Equal, ... of build-time integer values, through Not and Cast): *take 1 for
+ * then_branch, 0 for else_branch, -1 when cond is no such comparison. Decided by proof over the ranges when it can be; otherwise by
+ * the import's decisions (c->br), or it stops the import for the driver to fork (c->br->fork),
+ * or, without c->br, it is refused saying that symc compile imports both sides. */
+symc_status fe_shape_condition(fe_ctx *c, uint32_t cond, int *take);
+/* A new symbol's range within this import's region (the narrowings of c->br for `name`); 0 when
+ * the region leaves the symbol no value. */
+int fe_branch_range(const fe_ctx *c, const char *name, int64_t *min, int64_t *opt, int64_t *max, int64_t mult);
+/* One import of the bytes (onnx_import.c), under the decisions and narrowings of br (NULL: none). */
+symc_status fe_import_buffer(const uint8_t *buf, size_t size, const char *model_dir, const fe_input_shape *shapes,
+                             uint32_t n_shapes, fe_branching *br, ir_module **out, symc_error *err);
+/* The model file's bytes and folder (onnx_import.c), for the importers of one and of several modules. */
+symc_status fe_read_model(const char *path, uint8_t **buf, size_t *size, char **dir, symc_error *err);
 
 /* ---- ops (onnx_op_table.c) ------------------------------------------------------------------ */
 /* Translates c->node; an unknown op type is an error naming it. */

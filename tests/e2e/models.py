@@ -10,7 +10,7 @@ RANGES = {"S": (1, 128, 512), "H3": (224, 256, 384), "W3": (224, 256, 384), "Bm"
           "seq": (1, 8, 16), "R5": (1, 4, 8), "H5": (64, 768, 4100), "R6": (1, 2, 4), "H6": (512, 4096, 8192),
           "Ba": (1, 2, 3), "Sa": (1, 77, 200),
           "Bt": (1, 2, 3), "Ht": (1, 17, 40), "Wt": (1, 30, 65), "Rt": (1, 64, 200), "Kt": (1, 33, 100),
-          "St": (1, 64, 130), "Bk": (1, 3, 5), "Sk": (1, 77, 200)}
+          "St": (1, 64, 130), "Bk": (1, 3, 5), "Sk": (1, 77, 200), "T": (1, 100, 300)}
 DEFAULT = (1, 3, 6)
 # models whose ops the CUDA target refuses (no kernel yet): the e2e test builds them with --no-gpu and
 # the GPU test checks that the refusal names the op
@@ -22,6 +22,8 @@ MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary"
           "m2_attn", "m4_causal", "attn3d",
           # issue 15: losses, quantized ops and windows, the expanded Attention's shape arithmetic
           "losses", "quant", "attention_shapes", "optionals", "if_known", "loops",
+          # issue 32: If on input sizes, one engine with a region per side (S across 64; nested, S <= T)
+          "if_size", "if_nested",
           # identical kernels emitted once (the CUDA target's dedupe): two steps launch each
           "twin_chains",
           # issue 29: transformers' padding masks from a runtime attention_mask (padded and fully masked rows)

@@ -824,6 +824,39 @@ def if_known():
     return model(nodes, [vi("x", F, ["B", 4])], [vi("y", F, [4, "B"])], [ints("two", 2)], opset=18, check=False)
 
 
+def if_size():
+    """If on a size the ranges leave open (Shape -> Gather -> Greater -> If, as exporters write
+    `if x.shape[1] > 64`): the first 64 columns doubled on one side, x negated on the other. With
+    S open across 64 the model imports as two regions."""
+    then_g = helper.make_graph([N("Slice", ["x", "zero1", "c64", "one1"], ["xs"]), N("Add", ["xs", "xs"], ["y_then"])],
+                               "then", [], [vi("y_then", F, None)])
+    else_g = helper.make_graph([N("Neg", ["x"], ["y_else"])], "else", [], [vi("y_else", F, None)])
+    nodes = [N("Shape", ["x"], ["sx"]), N("Gather", ["sx", "i1"], ["s"]), N("Greater", ["s", "c64s"], ["big"]),
+             N("If", ["big"], ["y"], then_branch=then_g, else_branch=else_g)]
+    return model(nodes, [vi("x", F, ["B", "S"])], [vi("y", F, ["B", None])],
+                 [ints("zero1", [0]), ints("c64", [64]), ints("one1", [1]), ints("i1", 1), ints("c64s", 64)],
+                 opset=17, check=False)
+
+
+def if_nested():
+    """Two size Ifs, one inside the other (S > 128, then S > 64 in the else branch): three regions,
+    and a condition over two symbols (S <= T, not a box) that becomes the region's condition text."""
+    inner_then = helper.make_graph([N("Relu", ["x"], ["y_it"])], "it", [], [vi("y_it", F, None)])
+    inner_else = helper.make_graph([N("Neg", ["x"], ["y_ie"])], "ie", [], [vi("y_ie", F, None)])
+    outer_then = helper.make_graph([N("Add", ["x", "x"], ["y_ot"])], "ot", [], [vi("y_ot", F, None)])
+    outer_else = helper.make_graph([N("Greater", ["s", "c64"], ["mid"]),
+                                    N("If", ["mid"], ["y_oe"], then_branch=inner_then, else_branch=inner_else)],
+                                   "oe", [], [vi("y_oe", F, None)])
+    st_then = helper.make_graph([N("Sigmoid", ["y0"], ["z_t"])], "stt", [], [vi("z_t", F, None)])
+    st_else = helper.make_graph([N("Tanh", ["y0"], ["z_e"])], "ste", [], [vi("z_e", F, None)])
+    nodes = [N("Shape", ["x"], ["sx"]), N("Gather", ["sx", "i1"], ["s"]), N("Greater", ["s", "c128"], ["big"]),
+             N("If", ["big"], ["y0"], then_branch=outer_then, else_branch=outer_else),
+             N("Shape", ["m"], ["sm"]), N("Gather", ["sm", "i1"], ["t"]), N("LessOrEqual", ["s", "t"], ["fits"]),
+             N("If", ["fits"], ["y"], then_branch=st_then, else_branch=st_else)]
+    return model(nodes, [vi("x", F, ["B", "S"]), vi("m", F, ["B", "T"])], [vi("y", F, ["B", "S"])],
+                 [ints("i1", 1), ints("c64", 64), ints("c128", 128)], opset=17, check=False)
+
+
 def loops():
     """Loop with a constant trip count (loop-carried value, iteration number,
     scan output) and Scan over axis 1 (a running sum as the state, a forward
@@ -1136,7 +1169,7 @@ def main():
         "reduce_empty_axes": reduce_empty_axes(), "dropout_modes": dropout_modes(),
         "relu21": relu_at(21), "reduce_ops": reduce_ops(), "index_ops": index_ops(),
         "losses": losses(), "quant": quant(), "attention_shapes": attention_shapes(), "optionals": optionals(),
-        "if_known": if_known(), "loops": loops(),
+        "if_known": if_known(), "if_size": if_size(), "if_nested": if_nested(), "loops": loops(),
         "mask_pad": hf_mask("pad"), "mask_causal_pad": hf_mask("causal_pad"), "mask_bool_where": hf_mask("bool_where"),
     }
     models.update(errors())

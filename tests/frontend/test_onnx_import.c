@@ -432,6 +432,76 @@ static void test_inputs(void) {
     CHECK_CONTAINS(err.msg, "cannot open");
 }
 
+/* Imports dir/NAME.onnx as regions with one --shapes spec; the number of regions, or -1 (err). */
+static int regions(const char *name, const char *spec, fe_onnx_regions *r) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.onnx", dir, name);
+    fe_shape_list l;
+    fe_shape_list_init(&l);
+    symc_error_clear(&err);
+    symc_status st = fe_parse_shapes(&l, FE_SHAPES, spec, &err);
+    if (!st) st = fe_shape_list_check(&l, &err);
+    if (!st) st = fe_onnx_import_file_regions(path, l.items, l.n, r, &err);
+    fe_shape_list_free(&l);
+    return st ? -1 : (int)r->n;
+}
+
+/* The range of symbol `name` in module m, as "lo..hi". */
+static const char *range_of(ir_module *m, const char *name) {
+    static char buf[64];
+    sym_id id;
+    sym_symbol_info info;
+    if (!sym_symbol_find(m->syms, name, &id) || !sym_symbol_get(m->syms, id, &info)) return "none";
+    snprintf(buf, sizeof buf, "%lld..%lld", (long long)info.min, (long long)info.max);
+    return buf;
+}
+
+/* If nodes on input sizes: proven ones take their branch; open ones make a region per side, a
+ * one-symbol condition narrowing the ranges, any other one a condition text. */
+static void test_if_regions(void) {
+    fe_onnx_regions r;
+    /* S open across 64: two regions, the then side first, each with S narrowed */
+    CHECK_MSG(regions("if_size", "x:1x1,4x100,8x128", &r) == 2, "%s", err.msg);
+    if (r.n == 2) {
+        CHECK_MSG(!strcmp(range_of(r.items[0].module, "S"), "65..128"), "region 0: S %s",
+                  range_of(r.items[0].module, "S"));
+        CHECK_MSG(!strcmp(range_of(r.items[1].module, "S"), "1..64"), "region 1: S %s",
+                  range_of(r.items[1].module, "S"));
+        CHECK(!r.items[0].condition && !r.items[1].condition);
+        CHECK(!strcmp(range_of(r.items[1].module, "B"), "1..8"));
+        /* the then side sliced (a slice node), the else side negated (no slice) */
+        char *t0 = ir_print_to_string(r.items[0].module), *t1 = ir_print_to_string(r.items[1].module);
+        CHECK(t0 && strstr(t0, "slice") && !strstr(t0, "neg"));
+        CHECK(t1 && strstr(t1, "neg") && !strstr(t1, "slice"));
+        free(t0);
+        free(t1);
+    }
+    fe_onnx_regions_free(&r);
+    /* S never above 64: proven, one region, the module plain import makes */
+    CHECK_MSG(regions("if_size", "x:1x1,4x32,8x64", &r) == 1 && !r.items[0].condition, "%s", err.msg);
+    fe_onnx_regions_free(&r);
+    ir_module *m = imp("if_size", "--shapes", "x:1x1,4x32,8x64", NULL);
+    CHECK_MSG(m && strstr(text, "neg"), "%s", err.msg);
+    ir_module_free(m);
+    /* the one-module import refuses an open condition, pointing at regions */
+    m = imp("if_size", "--shapes", "x:1x1,4x100,8x128", NULL);
+    CHECK(!m && strstr(err.msg, "64 < S") && strstr(err.msg, "regions"));
+    ir_module_free(m);
+    /* nested ifs and a two-symbol condition: S > 128 | 64 < S <= 128 | S <= 64, each split by S <= T */
+    CHECK_MSG(regions("if_nested", "x:1x1,2x100,4x200,m:1x1,2x100,4x200", &r) == 6, "%s (%u regions)", err.msg, r.n);
+    int texts = 0;
+    for (uint32_t i = 0; i < r.n; i++)
+        texts += r.items[i].condition &&
+            (!strcmp(r.items[i].condition, "S <= T") || !strcmp(r.items[i].condition, "T < S"));
+    CHECK_MSG(texts == 6, "conditions: %s | %s", r.n ? r.items[0].condition : "", r.n > 1 ? r.items[1].condition : "");
+    if (r.n == 6) {
+        CHECK(!strcmp(range_of(r.items[0].module, "S"), "129..200"));
+        CHECK(!strcmp(range_of(r.items[2].module, "S"), "65..128"));
+        CHECK(!strcmp(range_of(r.items[4].module, "S"), "1..64"));
+    }
+    fe_onnx_regions_free(&r);
+}
+
 static void test_errors(void) {
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
                "node 'nz_1' (NonZero, opset 17): ONNX op 'NonZero' is not supported by symc's importer: the size of "
@@ -602,6 +672,7 @@ int main(int argc, char **argv) {
     test_movement();
     test_initializers();
     test_inputs();
+    test_if_regions();
     test_errors();
     free(text);
     return check_report("test_onnx_import");
