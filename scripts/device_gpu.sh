@@ -3,13 +3,15 @@
 # tool), from the repo root with build/bin carried from a build made here:
 #   bash scripts/device_gpu.sh [--gpus N] [models...]
 # (--gpus N: the model builds split over N GPUs, one process each, logs cuda_models_K.log)
-# Runs: the CUDA backend's bad-input test, the runtime's CUDA unit test, and
+# Runs: the CUDA backend's bad-input test, the runtime's CUDA unit test, the region engines'
+# GPU tests (gpu.cuda_regions, gpu.cuda_compile_regions), and
 # every test model's sweep on the CUDA backend against the reference backend
 # (tests/gpu/test_cuda_models.py, what `ctest -L gpu` runs). Logs go to $OUT.
 set -u
 ngpu=1
 if [ "${1:-}" = --gpus ]; then ngpu=$2; shift 2; fi
 B=build/bin
+root=$PWD
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 echo "== device"
@@ -22,6 +24,13 @@ if [ -x $B/runtime_test_cuda_backend ]; then
   echo "== runtime.cuda_backend"
   $B/runtime_test_cuda_backend 2>&1 | tail -20 || rc=1
 fi
+for t in test_cuda_regions test_cuda_compile_regions; do # engines with regions (issue 32)
+  if [ -x $B/$t ]; then
+    echo "== $t"
+    mkdir -p "/tmp/$t" && (cd "/tmp/$t" && "$root/$B/$t") > "$OUT/$t.log" 2>&1 || { rc=1; echo "FAILED: $t"; }
+    tail -5 "$OUT/$t.log"
+  fi
+done
 echo "== gpu.cuda_models ($ngpu GPUs)"
 pids=()
 for ((k = 0; k < ngpu; k++)); do # part k on GPU k; each part writes its log as it goes
