@@ -201,11 +201,14 @@ int fe_branch_range(const fe_ctx *c, const char *name, int64_t *min, int64_t *op
     const fe_branching *br = c->br;
     if (!br) return 1;
     int64_t m = mult > 1 ? mult : 1;
+    int narrowed = 0;
     for (uint32_t i = 0; i < br->n_narrow; i++) {
         if (strcmp(br->narrow[i].name, name)) continue;
         if (br->narrow[i].lo > *min) *min = br->narrow[i].lo;
         if (br->narrow[i].hi < *max) *max = br->narrow[i].hi;
+        narrowed = 1;
     }
+    if (!narrowed) return 1; /* the declaration's own checks speak for it */
     /* on the declared multiple's grid (the scan kept to it, so this changes nothing there) */
     if (*min % m) *min += m - *min % m;
     if (*max % m) *max -= *max % m;
