@@ -33,10 +33,15 @@ import torch
 from . import _lib
 from ._lib import SymcError
 from .builder import Module
-from .checks import TracerChecks
+from .checks import RangeNarrowed, TracerChecks
 from .lowerings import _ASSERTS, _IGNORED, _LOWER, _NO_FOLD, _SDPA_OPS, _SYM_OPS, _UPSAMPLE_KEPT, _op
 from .shape_env import record_guard_sources, small_guarded
 from .values import _SYMC_DTYPES, _T, _Unsupported, _int_bound, _op_name, _sanitize, _symc_dtype, source_line
+
+
+def _sympy_int(v):
+    import sympy
+    return sympy.Integer(int(v))
 
 
 def _decomp_table():
@@ -84,10 +89,12 @@ def _dim_debug_names(ep):
 
 class Tracer(TracerChecks):
     """Lowers one ExportedProgram. sym_info: {sympy symbol: dict(name=, min=, opt=, max=)} overrides;
-    input_opts: {(user input index, dim): opt}; dim_names: {(user input index, dim): name}."""
+    input_opts: {(user input index, dim): opt}; dim_names: {(user input index, dim): name}; part_conds: the
+    conditions of the part of the declared box this program is for (parts.py; sympy, over checks.dim_symbol
+    placeholders), which the checks of runtime asserts take as given."""
 
     def __init__(self, ep, name="model", input_opts=None, dim_names=None, ranges=None, decompose=True,
-                 input_ranges=None, multiples=None, multiple_hints=False):
+                 input_ranges=None, multiples=None, multiple_hints=False, part_conds=None):
         # [(condition, size, {symbol names})]: branches the export decided by torch's 0/1 assumption
         self.small = small_guarded(ep)
         self.lows = {}
@@ -120,6 +127,9 @@ class Tracer(TracerChecks):
             self.ranges.setdefault(sym, (vr.lower, vr.upper))
         self.sym_names = {}
         self.sym_dims = {}  # {sympy symbol: (input index, input name, dim)}: the first input dim showing it bare
+        self.sym_inputs = {}  # {sympy symbol: [(input index, dim)]}: every input dim showing it bare
+        self.dim_exprs = {}  # {(input index, dim): its size, a sympy expression (an Integer where static)}
+        self.part_conds = list(part_conds or [])
         self.sym_opts = {}
         self.symbols = {}
         self.dim_cache = {}
@@ -131,9 +141,12 @@ class Tracer(TracerChecks):
         self.output_names = []
 
     # ---- errors ----
-    def fail(self, msg, code="unsupported"):
+    def fail(self, msg, code="unsupported", narrowed=None):
+        """Raises SymcError with msg after where it happened; RangeNarrowed(**narrowed) when given."""
         n = self.cur
         where = f"{_op_name(n.target)} (node '{n.name}') at {source_line(n)}" if n is not None else "graph"
+        if narrowed is not None:
+            raise RangeNarrowed(f"{where}: {msg}", **narrowed)
         raise SymcError(f"{where}: {msg}", code=code)
 
     # ---- symbols and dims ----
@@ -363,10 +376,12 @@ class Tracer(TracerChecks):
         return len(self.shape(node_arg))
 
     # ---- the walk ----
-    def run(self):
+    def run(self, finish=True):
+        """The module: the program lowered, then (finish) its outputs marked and the lowering checked. Without
+        finish, call finish() later (parts.py: the outputs' names are known once every part is traced)."""
         ep = self.ep
         sig = ep.graph_signature
-        from torch.export.graph_signature import InputKind, OutputKind
+        from torch.export.graph_signature import InputKind
         consts = {}
         for spec in sig.input_specs:
             if spec.kind == InputKind.PARAMETER:
@@ -389,8 +404,10 @@ class Tracer(TracerChecks):
             if not isinstance(v, torch.Tensor):
                 continue
             for d, s in enumerate(v.shape):
+                self.dim_exprs[(i, d)] = s.node.expr if isinstance(s, torch.SymInt) else _sympy_int(s)
                 if isinstance(s, torch.SymInt) and s.node.expr.is_Symbol:
                     sym = s.node.expr
+                    self.sym_inputs.setdefault(sym, []).append((i, d))
                     if (i, d) in self.input_ranges:
                         lo, hi = self.input_ranges[(i, d)]
                         if sym in declared:  # one symbol for several dims: the intersection
@@ -457,12 +474,20 @@ class Tracer(TracerChecks):
             if n.op != "call_function":
                 self.fail(f"FX op kind '{n.op}' is not supported")
             env[n.name] = self.lower(n, env)
-        out_node = n
+        self._env, self._out_node = env, n
+        return self.finish() if finish else self.m
+
+    def finish(self, output_names=None):
+        """Marks the program's outputs and checks the lowering (check_lowering); returns the module.
+        output_names: each output as an identity node of that name (the regions of one engine have the same
+        outputs by name), instead of the names the program gives them."""
+        from torch.export.graph_signature import OutputKind
+        env, out_node, sig = self._env, self._out_node, self.ep.graph_signature
         self.cur = out_node
         flat = out_node.args[0]
         outs = []
         marked = set()
-        for spec, a in zip(sig.output_specs, flat):
+        for k, (spec, a) in enumerate(zip(sig.output_specs, flat)):
             if spec.kind != OutputKind.USER_OUTPUT:
                 self.fail(f"output of kind {spec.kind} (e.g. a buffer mutated in forward) is not supported")
             v = env[a.name] if isinstance(a, torch.fx.Node) else a
@@ -471,7 +496,9 @@ class Tracer(TracerChecks):
             h = self.tensor(v)
             # an output must be a tensor of its own: a graph input (x.squeeze(d) of a dim that is not 1, a
             # clone, a no-op slice, ...) or a constant gets a copy, and so does a second output of one tensor
-            if h in marked or int(h) in self.input_handles or isinstance(v, torch.Tensor) or \
+            if output_names is not None:
+                h = self._named_output(h, output_names[k])
+            elif h in marked or int(h) in self.input_handles or isinstance(v, torch.Tensor) or \
                     isinstance(a, torch.fx.Node) and a.op == "placeholder":
                 self.cur = out_node
                 h = self.node("identity", [h])
@@ -480,7 +507,18 @@ class Tracer(TracerChecks):
             outs.append(h)
         self.cur = None
         self.check_lowering(env)
+        self._env = None
         return self.m
+
+    def _named_output(self, h, name):
+        """h copied by an identity node called name (a name no node of this module has)."""
+        if name in self.name_count:
+            self.fail(f"output name {name} is taken by a node of the program", code="internal")
+        self.name_count[name] = 1
+        try:
+            return _T(self.m.node("identity", [int(h)], [], name=name))
+        except SymcError as e:
+            self.fail(f"symc op 'identity': {e}", code=e.code)
 
     def lower(self, n, env):
         def sub(a):
