@@ -9,14 +9,15 @@
  * a symbol that only appears inside expressions is refused here, at build
  * time, rather than becoming unbindable at run time.
  *
- * cg_build_engine assembles the engine in parts, in the order their slots
- * are handed out (assemble): symbols and their sources, the target's GPU
- * code, guards, tensors, nodes with their dim attributes, constants, the
+ * cg_assemble builds the engine in memory, in parts, in the order their
+ * slots are handed out (assemble): symbols and their sources, the target's
+ * GPU code, guards, tensors, nodes with their dim attributes, constants, the
  * shape program, the GPU part, and with a GPU present the tuned entries
- * (codegen/tuner.c) on the engine still in memory. Every array of the engine
- * lives in the build's arena (codegen/build.h) and goes with it after the
- * encode; the builder's growing tables (slots, source, kernels, steps,
- * aliases) are freed by free_builder. */
+ * (codegen/tuner.c) on the engine still in memory; cg_build_engine encodes
+ * it (an engine of regions encodes several: codegen/build_regions.c). Every
+ * array of the engine lives in the build's arena (codegen/build.h) and goes
+ * with it (cg_build_release) after the encode; the builder's growing tables
+ * (slots, source, kernels, steps, aliases) are freed by free_builder. */
 #include "codegen/codegen.h"
 
 #include <stdarg.h>
@@ -249,20 +250,7 @@ static void free_builder(cg_builder *b) {
     free(b->kernel_module);
 }
 
-/* One build: the module, the builder the target fills, the engine being
- * assembled from it, and the arena that owns every array of the engine
- * until its one encode. */
-typedef struct build {
-    ir_module *m;
-    cg_options opt;
-    cg_builder b;
-    cm_arena arena;
-    rt_engine e;
-    uint8_t *program; /* the shape program (sym_program_compile's, malloc'd) */
-    symc_error *err;
-} build;
-
-static void *build_calloc(build *x, size_t n, size_t size) {
+static void *build_calloc(cg_build *x, size_t n, size_t size) {
     void *p = cm_arena_calloc(&x->arena, n, size);
     if (!p) symc_error_setf(x->err, SYMC_ERR_NOMEM, "out of memory building the engine");
     return p;
@@ -278,7 +266,7 @@ static symc_status check_shapes(const ir_module *m, symc_error *err) {
 
 /* The symbols and where each is bound from: the first input dim that is
  * exactly the symbol. */
-static symc_status add_symbols(build *x) {
+static symc_status add_symbols(cg_build *x) {
     const ir_module *m = x->m;
     sym_table *t = m->syms;
     uint32_t nsym = sym_symbol_count(t);
@@ -313,7 +301,7 @@ static symc_status add_symbols(build *x) {
 
 /* GPU code first: a target may add tensors (temporaries) to the module, and
  * its slots come before the ones below. */
-static symc_status add_gpu_code(build *x) {
+static symc_status add_gpu_code(cg_build *x) {
     const cg_target *target = &cg_target_cuda;
     const char *name = x->m->name ? x->m->name : "model";
     cg_progress(&x->opt, "%s: generating %s code for %u nodes", name, target->name, x->m->n_nodes);
@@ -325,7 +313,7 @@ static symc_status add_gpu_code(build *x) {
 
 /* The guards the runtime must check (implied ones cost nothing): the first
  * `ng` of the table, as many as there were before the target ran. */
-static symc_status add_guards(build *x, uint32_t ng) {
+static symc_status add_guards(cg_build *x, uint32_t ng) {
     sym_table *t = x->m->syms;
     rt_guard *guards = build_calloc(x, ng, sizeof *guards);
     if (!guards) return SYMC_ERR_NOMEM;
@@ -341,7 +329,7 @@ static symc_status add_guards(build *x, uint32_t ng) {
     return SYMC_OK;
 }
 
-static symc_status add_tensors(build *x) {
+static symc_status add_tensors(cg_build *x) {
     const ir_module *m = x->m;
     rt_tensor *ts = build_calloc(x, m->n_tensors, sizeof *ts);
     if (!ts) return SYMC_ERR_NOMEM;
@@ -360,7 +348,7 @@ static symc_status add_tensors(build *x) {
 
 /* A node's attributes with every dim handle turned into a slot, in a copy
  * (the module's stay handles). */
-static symc_status dim_attrs(build *x, const ir_node *n, uint32_t ndims, const symc_attr **out) {
+static symc_status dim_attrs(cg_build *x, const ir_node *n, uint32_t ndims, const symc_attr **out) {
     symc_attr *attrs = build_calloc(x, n->n_attrs, sizeof *attrs);
     uint32_t *dims = build_calloc(x, ndims, sizeof *dims);
     if (!attrs || !dims) return SYMC_ERR_NOMEM;
@@ -376,7 +364,7 @@ static symc_status dim_attrs(build *x, const ir_node *n, uint32_t ndims, const s
     return SYMC_OK;
 }
 
-static symc_status add_nodes(build *x) {
+static symc_status add_nodes(cg_build *x) {
     const ir_module *m = x->m;
     rt_node *ns = build_calloc(x, m->n_nodes, sizeof *ns);
     if (!ns) return SYMC_ERR_NOMEM;
@@ -394,7 +382,7 @@ static symc_status add_nodes(build *x) {
     return SYMC_OK;
 }
 
-static symc_status add_constants(build *x) {
+static symc_status add_constants(cg_build *x) {
     const ir_module *m = x->m;
     rt_constant *cs = build_calloc(x, m->n_constants, sizeof *cs);
     if (!cs) return SYMC_ERR_NOMEM;
@@ -405,7 +393,7 @@ static symc_status add_constants(build *x) {
 }
 
 /* Every slot handed out so far becomes one shape program. */
-static symc_status add_program(build *x) {
+static symc_status add_program(cg_build *x) {
     if (x->b.failed) return SYMC_ERR_NOMEM; /* cg_slot set the message */
     size_t size = 0;
     symc_status st = sym_program_compile(x->m->syms, x->b.exprs, x->b.n_slots, &x->program, &size, x->err);
@@ -417,7 +405,7 @@ static symc_status add_program(build *x) {
 }
 
 /* What the target made: kernels, steps, aliases and versions. */
-static symc_status add_gpu_part(build *x) {
+static symc_status add_gpu_part(cg_build *x) {
     cg_builder *b = &x->b;
     rt_engine *e = &x->e;
     if (b->aliases) {
@@ -449,7 +437,7 @@ static symc_status add_gpu_part(build *x) {
 
 /* The parts in order; the order of the cg_slot calls (GPU code, guards,
  * tensors, dim attributes) is the order of the program's slots. */
-static symc_status assemble(build *x) {
+static symc_status assemble(cg_build *x) {
     uint32_t ng = sym_guard_count(x->m->syms);
     symc_status st = check_shapes(x->m, x->err);
     if (!st) st = add_symbols(x);
@@ -465,26 +453,37 @@ static symc_status assemble(build *x) {
     return st;
 }
 
+symc_status cg_assemble(cg_build *x, ir_module *m, const cg_options *opt, symc_error *err) {
+    *x = (cg_build){.m = m, .opt = opt ? *opt : cg_default_options(), .err = err};
+    x->b = (cg_builder){.m = m, .opt = &x->opt, .err = err};
+    x->e = (rt_engine){.format_version = RT_ENGINE_FORMAT_VERSION,
+                       .symc_version = SYMC_VERSION_STRING,
+                       .cuda_version = "",
+                       .cublas_version = "",
+                       .cudnn_version = "",
+                       .name = m->name,
+                       .inputs = m->inputs,
+                       .n_inputs = m->n_inputs,
+                       .outputs = m->outputs,
+                       .n_outputs = m->n_outputs};
+    return assemble(x);
+}
+
+void cg_build_release(cg_build *x) {
+    free(x->program);
+    x->program = NULL;
+    free_builder(&x->b);
+    x->b = (cg_builder){0};
+    cm_arena_free(&x->arena);
+}
+
 symc_status cg_build_engine(ir_module *m, const cg_options *opt, uint8_t **bytes, size_t *size, symc_error *err) {
     *bytes = NULL;
     *size = 0;
-    build x = {.m = m, .opt = opt ? *opt : cg_default_options(), .err = err};
-    x.b = (cg_builder){.m = m, .opt = &x.opt, .err = err};
-    x.e = (rt_engine){.format_version = RT_ENGINE_FORMAT_VERSION,
-                      .symc_version = SYMC_VERSION_STRING,
-                      .cuda_version = "",
-                      .cublas_version = "",
-                      .cudnn_version = "",
-                      .name = m->name,
-                      .inputs = m->inputs,
-                      .n_inputs = m->n_inputs,
-                      .outputs = m->outputs,
-                      .n_outputs = m->n_outputs};
-    symc_status st = assemble(&x);
+    cg_build x;
+    symc_status st = cg_assemble(&x, m, opt, err);
     if (!st) st = rt_engine_encode(&x.e, bytes, size, err);
-    free(x.program);
-    free_builder(&x.b);
-    cm_arena_free(&x.arena);
+    cg_build_release(&x);
     return st;
 }
 

@@ -64,6 +64,28 @@ symc_status cg_build_engine(ir_module *m, const cg_options *opt, uint8_t **bytes
 /* The same, written to a file (through a temporary file and rename). */
 symc_status cg_write_engine(ir_module *m, const cg_options *opt, const char *path, symc_error *err);
 
+/* One engine of n >= 1 regions (codegen/build_regions.c, symc_compile_regions'
+ * contract in symc/symc.h): ms[r] is region r's module, its passes run
+ * (shapes inferred), conds[r] its condition text (NULL or "": its box
+ * alone). Each module is assembled as cg_build_engine does; then the root
+ * symbols (by the input dim they are read from, ranges the hull), every
+ * region's condition as guards of one root program, the coverage of the
+ * hull (a point in no region is an error naming it; one in several is
+ * reported as progress: the first region runs it), and the constants stored
+ * once by content. Always an engine with regions, even for n == 1. */
+symc_status cg_build_regions(ir_module *const *ms, const char *const *conds, uint32_t n, const cg_options *opt,
+                             uint8_t **bytes, size_t *size, symc_error *err);
+/* The regions' modules take the same inputs and give the same outputs: count,
+ * names, dtypes and ranks (where both are known), in order; else an error
+ * naming the I/O and both regions. */
+symc_status cg_check_interface(ir_module *const *ms, uint32_t n, symc_error *err);
+/* Parses each region's condition text in its module's symbol table (no
+ * engine is built): the refusal cg_build_regions would give for a text,
+ * before any pass has run. */
+symc_status cg_check_conditions(ir_module *const *ms, const char *const *conds, uint32_t n, symc_error *err);
+symc_status cg_write_regions(ir_module *const *ms, const char *const *conds, uint32_t n, const cg_options *opt,
+                             const char *path, symc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,13 +6,18 @@
  * steps: the pipeline up to the precision pass, the range calibration (below;
  * the pass gets its statistics as data), the rest of the pipeline, the engine. It
  * lives in codegen because it is the last stage; passes and ir do not depend
- * on it. */
+ * on it. symc_compile_regions runs the same pipeline (compile_pipeline) on
+ * each region's module, each calibrated inside its own ranges, after the
+ * quick refusals (arguments, the I/O interface, the condition texts), then
+ * hands the modules to cg_build_regions (codegen/build_regions.c); one
+ * region without a condition is symc_module_compile itself. */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "codegen/build.h" /* cg_progress */
 #include "codegen/codegen.h"
 #include "passes/pipeline.h"
 #include "symc/symc.h"
@@ -173,39 +178,46 @@ void symc_compile_options_init(symc_compile_options *o) {
     *o = (symc_compile_options){.gpu = 1, .arch = NULL, .precision = SYMC_PRECISION_FP32, .tune = 1, .calibrate = 1};
 }
 
-symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt, const char *path, symc_error *err) {
-    if (!m || !path) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_module_compile: NULL argument");
-    symc_compile_options o;
-    symc_compile_options_init(&o);
-    if (opt) o = *opt;
-    if ((int)o.precision < 0 || o.precision > SYMC_PRECISION_BF16)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_module_compile: unknown precision %d",
-                               (int)o.precision);
-    cg_options cg = cg_default_options();
-    cg.gpu = o.gpu != 0;
-    cg.arch = o.arch;
-    cg.precision = o.precision;
-    cg.tune = o.tune != 0;
-    cg.progress = o.progress;
-    cg.progress_ctx = o.ctx;
+/* The options as the pipeline and codegen take them; `who` names the caller in
+ * the refusal of an unknown precision. */
+static symc_status driver_options(const symc_compile_options *opt, const char *who, symc_compile_options *o,
+                                  cg_options *cg, symc_error *err) {
+    symc_compile_options_init(o);
+    if (opt) *o = *opt;
+    if ((int)o->precision < 0 || o->precision > SYMC_PRECISION_BF16)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: unknown precision %d", who, (int)o->precision);
+    *cg = cg_default_options();
+    cg->gpu = o->gpu != 0;
+    cg->arch = o->arch;
+    cg->precision = o->precision;
+    cg->tune = o->tune != 0;
+    cg->progress = o->progress;
+    cg->progress_ctx = o->ctx;
+    return SYMC_OK;
+}
+
+/* One module's pipeline: the passes up to precision, the calibration (a step
+ * of the driver: it runs the module on the reference backend, which passes
+ * may not use) inside the module's own ranges, then the rest with its data.
+ * The module is then ready for codegen. */
+static symc_status compile_pipeline(ir_module *m, const symc_compile_options *o, const cg_options *cg,
+                                    symc_error *err) {
     /* the target's rules plan fusion (NULL without GPU code: no plan) */
-    pass_options po = {.dump_after = o.dump_after,
-                       .dump = o.dump,
-                       .progress = o.progress,
-                       .ctx = o.ctx,
-                       .fuse = cg_fuse_rules(&cg),
-                       .precision = o.precision,
-                       .precision_rules = cg_precision_rules(&cg),
-                       .fp32_layers = o.fp32_layers};
-    /* the pipeline up to the precision pass, the calibration (a step of the driver: it runs the
-     * module on the reference backend, which passes may not use), then the rest with its data */
+    pass_options po = {.dump_after = o->dump_after,
+                       .dump = o->dump,
+                       .progress = o->progress,
+                       .ctx = o->ctx,
+                       .fuse = cg_fuse_rules(cg),
+                       .precision = o->precision,
+                       .precision_rules = cg_precision_rules(cg),
+                       .fp32_layers = o->fp32_layers};
     symc_status st = pass_run_passes(m, &po, NULL, "precision", err);
     if (st) return st;
     double *max_abs = NULL;
-    if (o.calibrate && pass_calibration_wanted(m, o.precision)) {
+    if (o->calibrate && pass_calibration_wanted(m, o->precision)) {
         max_abs = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *max_abs);
         if (!max_abs) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the fp16 calibration");
-        if ((st = calibrate(&o, m, max_abs, err))) {
+        if ((st = calibrate(o, m, max_abs, err))) {
             free(max_abs);
             symc_error_prefix(err, "pass precision"); /* the message it had inside the pass */
             return st;
@@ -215,6 +227,62 @@ symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt,
     }
     st = pass_run_passes(m, &po, "precision", NULL, err);
     free(max_abs);
+    return st;
+}
+
+symc_status symc_module_compile(symc_module *m, const symc_compile_options *opt, const char *path, symc_error *err) {
+    if (!m || !path) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_module_compile: NULL argument");
+    symc_compile_options o;
+    cg_options cg;
+    symc_status st = driver_options(opt, "symc_module_compile", &o, &cg, err);
+    if (!st) st = compile_pipeline(m, &o, &cg, err);
     if (st) return st;
     return cg_write_engine(m, &cg, path, err);
+}
+
+/* Several modules, one engine: the arguments checked (every module given,
+ * once; the same inputs and outputs), each module's pipeline as
+ * symc_module_compile runs it (calibrated inside its own ranges), then
+ * codegen's build of the regions (codegen/build_regions.c). One region
+ * without a condition is symc_module_compile itself. */
+symc_status symc_compile_regions(const symc_region *regions, uint32_t n, const symc_compile_options *opt,
+                                 const char *path, symc_error *err) {
+    if (!regions || !path)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_compile_regions: NULL %s",
+                               regions ? "path" : "regions");
+    if (n == 0) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_compile_regions: no region (n == 0)");
+    if (n == 1 && (!regions[0].condition || !regions[0].condition[0]))
+        return symc_module_compile(regions[0].module, opt, path, err);
+    for (uint32_t r = 0; r < n; r++) {
+        if (!regions[r].module)
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symc_compile_regions: region %u has no module", r);
+        for (uint32_t k = 0; k < r; k++)
+            if (regions[k].module == regions[r].module)
+                return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                       "symc_compile_regions: region %u uses the module of region %u ('%s'); each "
+                                       "region needs a module of its own (its passes change it)",
+                                       r, k, regions[r].module->name ? regions[r].module->name : "");
+    }
+    symc_compile_options o;
+    cg_options cg;
+    symc_status st = driver_options(opt, "symc_compile_regions", &o, &cg, err);
+    ir_module **ms = st ? NULL : malloc(n * sizeof *ms);
+    const char **conds = ms ? malloc(n * sizeof *conds) : NULL;
+    if (!st && !conds) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory compiling %u regions", n);
+    for (uint32_t r = 0; !st && r < n; r++) {
+        ms[r] = regions[r].module;
+        conds[r] = regions[r].condition;
+    }
+    if (!st) st = cg_check_interface(ms, n, err); /* before the passes: quick refusals */
+    if (!st) st = cg_check_conditions(ms, conds, n, err);
+    for (uint32_t r = 0; !st && r < n; r++) {
+        const char *name = ms[r]->name ? ms[r]->name : "";
+        cg_progress(&cg, "region %u of %u (module '%s')%s%s", r, n, name, conds[r] && conds[r][0] ? ": " : "",
+                    conds[r] ? conds[r] : "");
+        if ((st = compile_pipeline(ms[r], &o, &cg, err))) symc_error_prefix(err, "region %u (module '%s')", r, name);
+    }
+    if (!st) st = cg_write_regions(ms, conds, n, &cg, path, err);
+    free(ms);
+    free(conds);
+    return st;
 }

@@ -27,8 +27,10 @@
 extern "C" {
 #endif
 
-/* Calls come from one thread at a time per state (the context's rule) and
- * in this order: create; then, per new set of input shapes, layout; per new
+/* Calls come from one thread at a time per state (the context's rule; the
+ * states of one context's regions are called by the same thread, one at a
+ * time) and in this order: create (and create_more per further region);
+ * then, per new set of input shapes, layout; per new
  * set of addresses or shapes, check_buffer for every input and output; then
  * enqueue, as often as the user asks; destroy last. Optional entries are
  * NULL when the backend has nothing to do there. */
@@ -41,6 +43,13 @@ typedef struct rt_backend {
      * on input shapes. alloc: the context's allocator, NULL for the
      * backend's own; its memory is the backend's kind (host or device). */
     symc_status (*create)(const rt_engine *e, const symrt_allocator *alloc, void **state, symc_error *err);
+    /* Optional: the state of another graph of the same engine (a region,
+     * engine.h rt_region) in the same context, made after `first` (graph
+     * 0's, from create) and destroyed before it. It shares what belongs to
+     * the engine rather than the graph (constants, library handles, the
+     * workspace: the graphs of one context run one at a time) and takes
+     * first's allocator. NULL: the core calls create for each graph. */
+    symc_status (*create_more)(void *first, const rt_engine *graph, void **state, symc_error *err);
     void (*destroy)(void *state); /* accepts NULL */
     /* Lays the backend's memory out for the sizes in slots, allocating
      * nothing: an error when it would not fit (int64 bytes). The next

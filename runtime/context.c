@@ -1,24 +1,40 @@
 /* The runtime API (include/symc/symrt.h): engines, contexts, shape binding,
- * and the calls into a context's backend (runtime/backend.h).
+ * the choice of a region, and the calls into a context's backends
+ * (runtime/backend.h).
  *
- * Binding: each symbol is read from the one input dim the compiler recorded
- * for it (rt_source) and checked against its range at once, so the error
- * names the input, dim, symbol and allowed set; a dim the model fixes (its
- * slot a constant: found once per engine by decoding the shape program) and
- * an input whose own size in bytes would overflow int64 are refused there
- * too. When every input has a shape, the shape program runs once and fills
- * all slots; then every input dim that is not a plain symbol (expressions, a
- * symbol's other uses) is compared with its slot, each run-time guard is
- * checked, every tensor's size is checked to fit int64 bytes
- * (runtime/sizes.c) and the backend lays its memory out for these sizes,
- * which must fit too. The result is cached until an input shape changes.
+ * Binding: each root symbol is read from the one input dim the compiler
+ * recorded for it (rt_source) and checked against its declared range (the
+ * hull of every region's) at once, so the error names the input, dim,
+ * symbol and allowed set; a dim the model fixes in every region (its slot a
+ * constant: found once per engine by decoding the shape programs,
+ * region_pick.c) and an input whose own size in bytes would overflow int64
+ * are refused there too. When every input has a shape, evaluate() picks the
+ * graph: the engine itself when it has no regions, else the first region
+ * whose condition holds at the root symbols (region_pick.c; a shape in no
+ * region is an error naming each region's failing relation), whose symbols
+ * are then mapped from the root's. The graph's shape program runs once and
+ * fills all slots; then every input dim that is not a plain symbol
+ * (expressions, a symbol's other uses, a dim the region fixes) is compared
+ * with its slot, each run-time guard is checked, every tensor's size is
+ * checked to fit int64 bytes (runtime/sizes.c) and the backend lays its
+ * memory out for these sizes, which must fit too. The result is cached
+ * until an input shape changes.
+ *
+ * Regions: a context holds one backend state per graph, all made at
+ * creation (module loads and their errors happen there, never mid-serving):
+ * the first with create, the others with create_more, which shares what
+ * belongs to the engine (constants, library handles, the workspace).
+ * Tensor indices differ between graphs, so the user's addresses are kept
+ * per input/output index and rebuilt into the current graph's per-tensor
+ * arrays when the region or an address changes. An engine without regions
+ * takes the same path with its one graph and one state.
  *
  * Execution: the backend chosen at context creation (one table of
  * functions, looked up in the registry runtime/backends.c; this file knows
  * no backend) lays its memory out once per input shape, checks each user
  * buffer once per address or shape when it has a check (the CUDA backend
  * asks the driver for the device allocation it lies in), and runs the
- * engine: the reference backend node by node on the CPU (runtime/ref/), the
+ * graph: the reference backend node by node on the CPU (runtime/ref/), the
  * CUDA backend its steps on the caller's stream (runtime/cuda/). Every
  * input and output is first checked here for an address and a buffer large
  * enough, the same way for every backend.
@@ -40,15 +56,15 @@
 #include "runtime/backend.h"
 #include "runtime/engine.h"
 #include "runtime/plan.h"
+#include "runtime/region_pick.h"
 #include "symc/symrt.h"
-
-#define DIM_FREE INT64_MIN /* an input dim the symbols decide */
 
 struct symrt_engine {
     rt_engine *e;
-    /* per input dim: its value when the model fixes it (its slot depends on
-     * no symbol), else DIM_FREE; NULL when the shape program could not be
-     * decoded (every dim is then compared once all inputs have shapes) */
+    int owned; /* e is freed with the handle (not for rt_engine_handle's) */
+    /* per input dim (of rt_engine_io): its value when every graph fixes it,
+     * else RT_DIM_FREE; NULL when a shape program could not be decoded
+     * (every dim is then compared once all inputs have shapes) */
     int64_t (*fixed)[IR_MAX_RANK];
     atomic_uint contexts; /* contexts created, numbering them for messages */
 };
@@ -59,46 +75,32 @@ struct symrt_context {
     /* set while a call runs on this context: a second thread entering then
      * gets an error instead of racing (see enter()) */
     atomic_flag busy;
-    uint32_t id; /* "context 3 of engine 'm'" in messages */
-    const rt_engine *e;
+    uint32_t id;                         /* "context 3 of engine 'm'" in messages */
+    const rt_engine *e;                  /* the root: name, symbols, sources, regions */
+    const rt_engine *io;                 /* the interface: names, dtypes, ranks (rt_engine_io) */
+    const rt_engine *g;                  /* the current graph: e itself without regions */
+    uint32_t cur;                        /* its index among the graphs (states[cur] runs it) */
+    uint32_t n_states;                   /* graphs */
     const int64_t (*fixed)[IR_MAX_RANK]; /* the engine's */
     const rt_backend *be;
-    void *state; /* the backend's, for this context */
-    int64_t *sym_values;
-    int64_t *slots;
+    void **states;                 /* per graph: the backend's, for this context */
+    int64_t *sym_values;           /* per root symbol */
+    int64_t *rsyms;                /* per symbol of the current region's graph (regions only) */
+    int64_t *cond;                 /* the region program's slots (regions only) */
+    int64_t *slots;                /* the current graph's (sized for the largest) */
     int64_t (*given)[IR_MAX_RANK]; /* dims given per input */
     char *given_set;               /* per input */
-    int evaluated;       /* slots hold the current input shapes (and the backend laid its memory out for them) */
-    int planned;         /* the backend has run at them */
-    void **addr;         /* per tensor: user address (inputs/outputs) */
-    size_t *size;        /* per tensor: user buffer size */
-    int buffers_checked; /* by the backend's check_buffer, for these addresses and shapes */
+    int evaluated;        /* slots hold the current input shapes (and the backend laid its memory out for them) */
+    int planned;          /* the backend has run at them */
+    void **io_addr;       /* per input, then per output: user address */
+    size_t *io_size;      /* likewise: user buffer size */
+    void **addr;          /* per tensor of g: user address (inputs/outputs) */
+    size_t *size;         /* per tensor of g: user buffer size */
+    uint32_t max_tensors; /* of the largest graph: the size of addr/size */
+    int buffers_checked;  /* by the backend's check_buffer, for these addresses and shapes */
 };
 
 /* ---- engines ------------------------------------------------------------------ */
-
-/* The input dims the model fixes: the shape program's expressions are
- * recovered (runtime/plan.h) and each input dim not bound to a symbol is
- * fixed when its expression is a constant over the declared ranges. NULL
- * when that fails; nothing is lost but the early check. */
-static int64_t (*fixed_dims(const rt_engine *e))[IR_MAX_RANK] {
-    sym_table *t = NULL;
-    sym_expr *x = NULL;
-    if (rt_engine_sym_table(e, &t, &x, NULL)) return NULL;
-    int64_t(*fixed)[IR_MAX_RANK] = malloc((e->n_inputs + 1) * sizeof *fixed);
-    for (uint32_t k = 0; fixed && k < e->n_inputs; k++) {
-        const rt_tensor *in = &e->tensors[e->inputs[k]];
-        for (int d = 0; d < IR_MAX_RANK; d++) {
-            int64_t v;
-            fixed[k][d] = d < in->rank && sym_is_const(t, x[in->dims[d]], &v) ? v : DIM_FREE;
-        }
-    }
-    /* a dim a symbol is read from keeps the symbol's message */
-    for (uint32_t s = 0; fixed && s < e->n_sources; s++) fixed[e->sources[s].input][e->sources[s].dim] = DIM_FREE;
-    sym_table_free(t);
-    free(x);
-    return fixed;
-}
 
 symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out, symc_error *err) {
     if (!out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_engine_load: NULL output");
@@ -110,7 +112,8 @@ symc_status symrt_engine_load(const void *data, size_t size, symrt_engine **out,
         free(h);
         return st;
     }
-    h->fixed = fixed_dims(h->e);
+    h->owned = 1;
+    h->fixed = rt_fixed_dims(h->e);
     atomic_init(&h->contexts, 0);
     *out = h;
     return SYMC_OK;
@@ -190,62 +193,85 @@ symc_status symrt_engine_load_file(const char *path, symrt_engine **out, symc_er
     return st;
 }
 
+symc_status rt_engine_handle(const rt_engine *e, symrt_engine **out, symc_error *err) {
+    if (!e || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_engine_handle: NULL argument");
+    *out = NULL;
+    symrt_engine *h = calloc(1, sizeof *h);
+    if (!h) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory wrapping an engine");
+    h->e = (rt_engine *)e; /* never written: owned stays 0 */
+    h->fixed = rt_fixed_dims(e);
+    atomic_init(&h->contexts, 0);
+    *out = h;
+    return SYMC_OK;
+}
+
 void symrt_engine_destroy(symrt_engine *h) {
     if (!h) return;
-    rt_engine_free(h->e);
+    if (h->owned) rt_engine_free(h->e);
     free(h->fixed);
     free(h);
 }
 
-uint32_t symrt_engine_num_inputs(const symrt_engine *h) { return h ? h->e->n_inputs : 0; }
-uint32_t symrt_engine_num_outputs(const symrt_engine *h) { return h ? h->e->n_outputs : 0; }
+uint32_t symrt_engine_num_inputs(const symrt_engine *h) { return h ? rt_engine_io(h->e)->n_inputs : 0; }
+uint32_t symrt_engine_num_outputs(const symrt_engine *h) { return h ? rt_engine_io(h->e)->n_outputs : 0; }
 uint32_t symrt_engine_num_symbols(const symrt_engine *h) { return h ? h->e->n_symbols : 0; }
 
-static symc_status io_info(const symrt_engine *h, const uint32_t *list, uint32_t n, uint32_t i, const char *what,
-                           symrt_io_info *out, symc_error *err) {
+static symc_status io_info(const symrt_engine *h, int output, uint32_t i, symrt_io_info *out, symc_error *err) {
+    const rt_engine *io = h ? rt_engine_io(h->e) : NULL;
+    uint32_t n = !io ? 0 : output ? io->n_outputs : io->n_inputs;
+    const char *what = output ? "output" : "input";
     if (!h || !out || i >= n)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s %u does not exist (the engine has %u)", what, i, n);
-    const rt_tensor *t = &h->e->tensors[list[i]];
+    const rt_tensor *t = &io->tensors[output ? io->outputs[i] : io->inputs[i]];
     *out = (symrt_io_info){t->name, t->dtype, t->rank};
     return SYMC_OK;
 }
 
 symc_status symrt_engine_input(const symrt_engine *h, uint32_t i, symrt_io_info *out, symc_error *err) {
-    return io_info(h, h ? h->e->inputs : NULL, h ? h->e->n_inputs : 0, i, "input", out, err);
+    return io_info(h, 0, i, out, err);
 }
 
 symc_status symrt_engine_output(const symrt_engine *h, uint32_t i, symrt_io_info *out, symc_error *err) {
-    return io_info(h, h ? h->e->outputs : NULL, h ? h->e->n_outputs : 0, i, "output", out, err);
+    return io_info(h, 1, i, out, err);
 }
 
-/* dim d of tensor t (input or output `index` of the engine) as symbolic text */
-static symc_status io_dim(const symrt_engine *h, const char *what, uint32_t index, uint32_t n, const uint32_t *list,
-                          int32_t d, char *buf, size_t cap, symc_error *err) {
+/* dim d of input or output `index` of the engine as symbolic text (over the
+ * root's symbols: where regions differ, each region's form, region_pick.c) */
+static symc_status io_dim(const symrt_engine *h, int output, uint32_t index, int32_t d, char *buf, size_t cap,
+                          symc_error *err) {
+    const char *what = output ? "output" : "input";
     if (!h || !buf || !cap)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_engine_%s_dim: NULL argument", what);
-    if (index >= n) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s %u does not exist", what, index);
-    const rt_tensor *t = &h->e->tensors[list[index]];
+    const rt_engine *io = rt_engine_io(h->e);
+    if (index >= (output ? io->n_outputs : io->n_inputs))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s %u does not exist", what, index);
+    const rt_tensor *t = &io->tensors[output ? io->outputs[index] : io->inputs[index]];
     if (d < 0 || d >= t->rank)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s '%s' has no dim %d (rank %d)", what, t->name, (int)d,
                                (int)t->rank);
-    sym_table *tab;
-    sym_expr *slots;
-    symc_status st = rt_engine_sym_table(h->e, &tab, &slots, err);
-    if (st) return st;
-    sym_print(tab, slots[t->dims[d]], buf, cap);
-    sym_table_free(tab);
-    free(slots);
-    return SYMC_OK;
+    return rt_region_io_dim(h->e, output, index, d, buf, cap, err);
 }
 
 symc_status symrt_engine_input_dim(const symrt_engine *h, uint32_t i, int32_t d, char *buf, size_t cap,
                                    symc_error *err) {
-    return io_dim(h, "input", i, h ? h->e->n_inputs : 0, h ? h->e->inputs : NULL, d, buf, cap, err);
+    return io_dim(h, 0, i, d, buf, cap, err);
 }
 
 symc_status symrt_engine_output_dim(const symrt_engine *h, uint32_t i, int32_t d, char *buf, size_t cap,
                                     symc_error *err) {
-    return io_dim(h, "output", i, h ? h->e->n_outputs : 0, h ? h->e->outputs : NULL, d, buf, cap, err);
+    return io_dim(h, 1, i, d, buf, cap, err);
+}
+
+uint32_t symrt_engine_num_regions(const symrt_engine *h) { return h ? h->e->n_regions : 0; }
+
+symc_status symrt_engine_region(const symrt_engine *h, uint32_t r, symrt_region_info *out, symc_error *err) {
+    if (!h || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_engine_region: NULL argument");
+    if (r >= h->e->n_regions)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "region %u does not exist (the engine has %u)", r,
+                               h->e->n_regions);
+    const rt_region *reg = &h->e->regions[r];
+    *out = (symrt_region_info){reg->name ? reg->name : "", reg->graph.n_steps, reg->graph.n_nodes};
+    return SYMC_OK;
 }
 
 symc_status symrt_engine_symbol(const symrt_engine *h, uint32_t i, symrt_symbol_info *out, symc_error *err) {
@@ -260,14 +286,41 @@ symc_status symrt_engine_symbol(const symrt_engine *h, uint32_t i, symrt_symbol_
 
 void symrt_context_destroy(symrt_context *c) {
     if (!c) return;
-    if (c->be) c->be->destroy(c->state);
+    /* the later states borrow from the first: they go first */
+    for (uint32_t r = c->n_states; c->be && c->states && r-- > 0;) c->be->destroy(c->states[r]);
+    free(c->states);
     free(c->sym_values);
+    free(c->rsyms);
+    free(c->cond);
     free(c->slots);
     free(c->given);
     free(c->given_set);
+    free(c->io_addr);
+    free(c->io_size);
     free(c->addr);
     free(c->size);
     free(c);
+}
+
+/* One backend state per graph: create for the first, create_more (sharing
+ * what belongs to the engine) for the others, or plain create where the
+ * backend has no create_more. Errors name the region. */
+static symc_status create_states(symrt_context *c, const symrt_allocator *alloc, symc_error *err) {
+    const rt_backend *be = c->be;
+    for (uint32_t r = 0; r < c->n_states; r++) {
+        const rt_engine *g = rt_engine_graph(c->e, r);
+        /* the allocator, if any, hands out the backend's kind of memory */
+        symc_status st = r && be->create_more ? be->create_more(c->states[0], g, &c->states[r], err)
+                                              : be->create(g, alloc, &c->states[r], err);
+        if (st) {
+            if (c->e->n_regions) {
+                const char *name = c->e->regions[r].name;
+                symc_error_prefix(err, "region %u ('%s')", r, name ? name : "?");
+            }
+            return st;
+        }
+    }
+    return SYMC_OK;
 }
 
 symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, const symrt_allocator *alloc,
@@ -284,24 +337,42 @@ symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, c
      * stay shareable across threads */
     c->id = atomic_fetch_add(&((symrt_engine *)h)->contexts, 1) + 1;
     c->e = e;
+    c->io = rt_engine_io(e);
+    c->g = c->io;
+    c->n_states = rt_engine_n_graphs(e);
     c->fixed = (const int64_t(*)[IR_MAX_RANK])h->fixed;
+    uint32_t max_slots = 0, max_syms = 0;
+    for (uint32_t r = 0; r < c->n_states; r++) {
+        const rt_engine *g = rt_engine_graph(e, r);
+        if (g->num_slots > max_slots) max_slots = g->num_slots;
+        if (g->n_tensors > c->max_tensors) c->max_tensors = g->n_tensors;
+        if (g->n_symbols > max_syms) max_syms = g->n_symbols;
+    }
+    uint32_t n_io = c->io->n_inputs + c->io->n_outputs;
+    c->states = calloc(c->n_states, sizeof *c->states);
     c->sym_values = calloc(e->n_symbols + 1, sizeof *c->sym_values);
-    c->slots = calloc(e->num_slots + 1, sizeof *c->slots);
-    c->given = calloc(e->n_inputs + 1, sizeof *c->given);
-    c->given_set = calloc(e->n_inputs + 1, 1);
-    c->addr = calloc(e->n_tensors + 1, sizeof *c->addr);
-    c->size = calloc(e->n_tensors + 1, sizeof *c->size);
-    if (!c->sym_values || !c->slots || !c->given || !c->given_set || !c->addr || !c->size) {
+    c->slots = calloc(max_slots + 1, sizeof *c->slots);
+    c->given = calloc(c->io->n_inputs + 1, sizeof *c->given);
+    c->given_set = calloc(c->io->n_inputs + 1, 1);
+    c->io_addr = calloc(n_io + 1, sizeof *c->io_addr);
+    c->io_size = calloc(n_io + 1, sizeof *c->io_size);
+    c->addr = calloc(c->max_tensors + 1, sizeof *c->addr);
+    c->size = calloc(c->max_tensors + 1, sizeof *c->size);
+    if (e->n_regions) {
+        c->rsyms = calloc(max_syms + 1, sizeof *c->rsyms);
+        c->cond = calloc(e->region_slots + 1, sizeof *c->cond);
+    }
+    if (!c->states || !c->sym_values || !c->slots || !c->given || !c->given_set || !c->io_addr || !c->io_size ||
+        !c->addr || !c->size || (e->n_regions && (!c->rsyms || !c->cond))) {
         symrt_context_destroy(c);
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
     }
-    /* the allocator, if any, hands out the backend's kind of memory */
-    symc_status st = be->create(e, alloc, &c->state, err);
+    c->be = be;
+    symc_status st = create_states(c, alloc, err);
     if (st) {
         symrt_context_destroy(c);
         return st;
     }
-    c->be = be;
     *out = c;
     return SYMC_OK;
 }
@@ -323,22 +394,12 @@ static void name_list(const rt_engine *e, const uint32_t *list, uint32_t n, char
         used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", e->tensors[list[i]].name);
 }
 
-static symc_status set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
-                                   symc_error *err) {
-    if (!c || !name || (rank > 0 && !dims))
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_set_input_shape: NULL argument");
+/* Checks dims against input k's rank, the dims every region fixes and the
+ * root symbols it binds (their declared ranges), before anything is kept. */
+static symc_status check_input_dims(symrt_context *c, uint32_t k, const char *name, const int64_t *dims, int32_t rank,
+                                    symc_error *err) {
     const rt_engine *e = c->e;
-    uint32_t k;
-    if (!find_io(e, e->inputs, e->n_inputs, name, &k)) {
-        char names[256];
-        name_list(e, e->inputs, e->n_inputs, names, sizeof names);
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no input named '%s' (inputs: %s)", name, names);
-    }
-    const rt_tensor *t = &e->tensors[e->inputs[k]];
-    /* the shape this input already has: nothing to check or redo (it was
-     * accepted, and everything derived from it still holds) */
-    if (c->given_set[k] && rank == t->rank && (rank == 0 || !memcmp(dims, c->given[k], (size_t)rank * sizeof *dims)))
-        return SYMC_OK;
+    const rt_tensor *t = &c->io->tensors[c->io->inputs[k]];
     if (rank != t->rank)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s' has rank %d, got a shape of rank %d", name,
                                (int)t->rank, (int)rank);
@@ -348,7 +409,7 @@ static symc_status set_input_shape(symrt_context *c, const char *name, const int
                                    dims[d]);
     /* dims the model fixes need no other input to be checked */
     for (int d = 0; c->fixed && d < rank; d++)
-        if (c->fixed[k][d] != DIM_FREE && dims[d] != c->fixed[k][d])
+        if (c->fixed[k][d] != RT_DIM_FREE && dims[d] != c->fixed[k][d])
             return symc_error_setf(err, SYMC_ERR_RANGE,
                                    "input '%s' dim %d = %" PRId64 " but the model needs %" PRId64 " (a fixed size)",
                                    name, d, dims[d], c->fixed[k][d]);
@@ -372,6 +433,27 @@ static symc_status set_input_shape(symrt_context *c, const char *name, const int
     int64_t bytes;
     if (!rt_checked_product(dims, rank, (int64_t)symc_dtype_size(t->dtype), &bytes))
         return rt_size_overflow(err, "input", name, dims, rank, t->dtype);
+    return SYMC_OK;
+}
+
+static symc_status set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
+                                   symc_error *err) {
+    if (!c || !name || (rank > 0 && !dims))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_set_input_shape: NULL argument");
+    const rt_engine *e = c->e, *io = c->io;
+    uint32_t k;
+    if (!find_io(io, io->inputs, io->n_inputs, name, &k)) {
+        char names[256];
+        name_list(io, io->inputs, io->n_inputs, names, sizeof names);
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no input named '%s' (inputs: %s)", name, names);
+    }
+    const rt_tensor *t = &io->tensors[io->inputs[k]];
+    /* the shape this input already has: nothing to check or redo (it was
+     * accepted, and everything derived from it still holds) */
+    if (c->given_set[k] && rank == t->rank && (rank == 0 || !memcmp(dims, c->given[k], (size_t)rank * sizeof *dims)))
+        return SYMC_OK;
+    symc_status st = check_input_dims(c, k, name, dims, rank, err);
+    if (st) return st;
     for (uint32_t s = 0; s < e->n_sources; s++)
         if (e->sources[s].input == k) c->sym_values[e->sources[s].symbol] = dims[e->sources[s].dim];
     for (int d = 0; d < rank; d++) c->given[k][d] = dims[d];
@@ -383,31 +465,69 @@ static symc_status set_input_shape(symrt_context *c, const char *name, const int
 }
 
 /* "input", "output" or "tensor" (an intermediate), for messages */
-static const char *io_kind(const rt_engine *e, uint32_t t) {
-    for (uint32_t i = 0; i < e->n_inputs; i++)
-        if (e->inputs[i] == t) return "input";
-    for (uint32_t i = 0; i < e->n_outputs; i++)
-        if (e->outputs[i] == t) return "output";
+static const char *io_kind(const rt_engine *g, uint32_t t) {
+    for (uint32_t i = 0; i < g->n_inputs; i++)
+        if (g->inputs[i] == t) return "input";
+    for (uint32_t i = 0; i < g->n_outputs; i++)
+        if (g->outputs[i] == t) return "output";
     return "tensor";
 }
 
-/* Runs the shape program for the current input shapes, then the checks that
- * need all inputs. */
-static symc_status evaluate(symrt_context *c, symc_error *err) {
-    if (c->evaluated) return SYMC_OK;
-    const rt_engine *e = c->e;
-    for (uint32_t k = 0; k < e->n_inputs; k++)
-        if (!c->given_set[k])
-            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s' has no shape yet: call symrt_set_input_shape",
-                                   e->tensors[e->inputs[k]].name);
-    symc_status st = sym_program_eval(e->program, e->program_size, c->sym_values, e->n_symbols, c->slots, e->num_slots,
-                                      err);
-    if (st) {
-        symc_error_prefix(err, "evaluating the shape program");
-        return st;
+/* The user's addresses (kept per I/O index) into the current graph's
+ * per-tensor arrays. An input that is also an output has one name and one
+ * address: both indices hold it. */
+static void bind_addresses(symrt_context *c) {
+    const rt_engine *g = c->g;
+    memset(c->addr, 0, (c->max_tensors + 1) * sizeof *c->addr);
+    memset(c->size, 0, (c->max_tensors + 1) * sizeof *c->size);
+    for (uint32_t i = 0; i < g->n_outputs; i++) {
+        c->addr[g->outputs[i]] = c->io_addr[g->n_inputs + i];
+        c->size[g->outputs[i]] = c->io_size[g->n_inputs + i];
     }
-    for (uint32_t k = 0; k < e->n_inputs; k++) {
-        const rt_tensor *t = &e->tensors[e->inputs[k]];
+    for (uint32_t i = 0; i < g->n_inputs; i++) {
+        c->addr[g->inputs[i]] = c->io_addr[i];
+        c->size[g->inputs[i]] = c->io_size[i];
+    }
+}
+
+/* The graph for the current input shapes: the engine's one graph, or the
+ * first region whose condition holds, its symbols mapped from the root's;
+ * a change of region rebinds the addresses. The values the graph's program
+ * takes come back in *values. */
+static symc_status pick_region(symrt_context *c, const int64_t **values, symc_error *err) {
+    const rt_engine *e = c->e;
+    *values = c->sym_values;
+    if (!e->n_regions) return SYMC_OK;
+    uint32_t r;
+    symc_status st = rt_region_pick(e, c->sym_values, c->cond, &r, err);
+    if (st) return st;
+    const rt_region *reg = &e->regions[r];
+    for (uint32_t i = 0; i < reg->n_symbols; i++) c->rsyms[i] = c->sym_values[reg->symbols[i]];
+    *values = c->rsyms;
+    if (r != c->cur) {
+        c->cur = r;
+        c->g = &reg->graph;
+        c->buffers_checked = 0;
+        bind_addresses(c);
+    }
+    return SYMC_OK;
+}
+
+/* "region 1 ('2 <= B <= 32')" before an error of a region's graph */
+static symc_status in_region(const symrt_context *c, symc_status st, symc_error *err) {
+    if (st && c->e->n_regions) {
+        const char *name = c->e->regions[c->cur].name;
+        symc_error_prefix(err, "region %u ('%s')", c->cur, name ? name : "?");
+    }
+    return st;
+}
+
+/* The checks of the current graph at the evaluated slots: input dims, the
+ * run-time guards, every tensor's size. */
+static symc_status check_slots(symrt_context *c, symc_error *err) {
+    const rt_engine *g = c->g;
+    for (uint32_t k = 0; k < g->n_inputs; k++) {
+        const rt_tensor *t = &g->tensors[g->inputs[k]];
         for (int d = 0; d < t->rank; d++)
             if (c->slots[t->dims[d]] != c->given[k][d])
                 return symc_error_setf(err, SYMC_ERR_RANGE,
@@ -415,8 +535,8 @@ static symc_status evaluate(symrt_context *c, symc_error *err) {
                                        " for these input shapes",
                                        t->name, d, c->given[k][d], c->slots[t->dims[d]]);
     }
-    for (uint32_t g = 0; g < e->n_guards; g++) {
-        const rt_guard *gd = &e->guards[g];
+    for (uint32_t i = 0; i < g->n_guards; i++) {
+        const rt_guard *gd = &g->guards[i];
         int64_t a = c->slots[gd->lhs], b = c->slots[gd->rhs];
         if (!sym_rel_holds(gd->rel, a, b))
             return symc_error_setf(err, SYMC_ERR_RANGE,
@@ -426,33 +546,57 @@ static symc_status evaluate(symrt_context *c, symc_error *err) {
     }
     /* every tensor's size fits int64 bytes (and size_t); constants hold
      * exactly theirs */
-    for (uint32_t i = 0; i < e->n_tensors; i++) {
-        const rt_tensor *t = &e->tensors[i];
+    for (uint32_t i = 0; i < g->n_tensors; i++) {
+        const rt_tensor *t = &g->tensors[i];
         int64_t n;
-        if (!rt_tensor_bytes(e, c->slots, i, &n))
-            return rt_tensor_overflow(err, e, c->slots, i, t->constant != RT_NONE ? "engine constant" : io_kind(e, i));
-        if (t->constant != RT_NONE && (uint64_t)n != (uint64_t)e->constants[t->constant].size)
+        if (!rt_tensor_bytes(g, c->slots, i, &n))
+            return rt_tensor_overflow(err, g, c->slots, i, t->constant != RT_NONE ? "engine constant" : io_kind(g, i));
+        if (t->constant != RT_NONE && (uint64_t)n != (uint64_t)g->constants[t->constant].size)
             return symc_error_setf(err, SYMC_ERR_FORMAT,
                                    "engine constant '%s' holds %zu bytes, its shape needs %" PRId64, t->name,
-                                   e->constants[t->constant].size, n);
+                                   g->constants[t->constant].size, n);
     }
+    return SYMC_OK;
+}
+
+/* Picks the graph, runs its shape program for the current input shapes,
+ * then the checks that need all inputs. */
+static symc_status evaluate(symrt_context *c, symc_error *err) {
+    if (c->evaluated) return SYMC_OK;
+    const rt_engine *io = c->io;
+    for (uint32_t k = 0; k < io->n_inputs; k++)
+        if (!c->given_set[k])
+            return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s' has no shape yet: call symrt_set_input_shape",
+                                   io->tensors[io->inputs[k]].name);
+    const int64_t *values;
+    symc_status st = pick_region(c, &values, err);
+    if (st) return st;
+    const rt_engine *g = c->g;
+    st = sym_program_eval(g->program, g->program_size, values, g->n_symbols, c->slots, g->num_slots, err);
+    if (st) {
+        symc_error_prefix(err, "evaluating the shape program");
+        return in_region(c, st, err);
+    }
+    if ((st = check_slots(c, err))) return in_region(c, st, err);
     /* the backend's memory for these shapes fits too (laid out here, allocated at enqueue) */
-    if ((st = c->be->layout(c->state, c->slots, err))) return st;
+    if ((st = c->be->layout(c->states[c->cur], c->slots, err))) return in_region(c, st, err);
     c->evaluated = 1;
     return SYMC_OK;
 }
 
-static int find_tensor(const rt_engine *e, const char *name, uint32_t *t) {
-    uint32_t k;
-    if (find_io(e, e->inputs, e->n_inputs, name, &k)) {
-        *t = e->inputs[k];
-        return 1;
-    }
-    if (find_io(e, e->outputs, e->n_outputs, name, &k)) {
-        *t = e->outputs[k];
-        return 1;
-    }
-    return 0;
+/* The I/O index of a name: inputs 0..n_in-1, then outputs; an input that is
+ * also an output is found as the input. */
+static int find_io_index(const rt_engine *io, const char *name, uint32_t *k) {
+    if (find_io(io, io->inputs, io->n_inputs, name, k)) return 1;
+    if (!find_io(io, io->outputs, io->n_outputs, name, k)) return 0;
+    *k += io->n_inputs;
+    return 1;
+}
+
+/* The tensor of the current graph at I/O index k. */
+static uint32_t io_tensor(const symrt_context *c, uint32_t k) {
+    const rt_engine *g = c->g;
+    return k < g->n_inputs ? g->inputs[k] : g->outputs[k - g->n_inputs];
 }
 
 static symc_status unknown_io(const rt_engine *e, const char *name, symc_error *err) {
@@ -466,11 +610,11 @@ static symc_status unknown_io(const rt_engine *e, const char *name, symc_error *
 static symc_status get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err) {
     if (!c || !name || !dims || !rank)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_get_tensor_shape: NULL argument");
-    uint32_t t;
-    if (!find_tensor(c->e, name, &t)) return unknown_io(c->e, name, err);
+    uint32_t k;
+    if (!find_io_index(c->io, name, &k)) return unknown_io(c->io, name, err);
     symc_status st = evaluate(c, err);
     if (st) return st;
-    const rt_tensor *x = &c->e->tensors[t];
+    const rt_tensor *x = &c->g->tensors[io_tensor(c, k)];
     *rank = x->rank;
     for (int d = 0; d < x->rank; d++) dims[d] = c->slots[x->dims[d]];
     return SYMC_OK;
@@ -478,53 +622,62 @@ static symc_status get_tensor_shape(symrt_context *c, const char *name, int64_t 
 
 static symc_status set_tensor_address(symrt_context *c, const char *name, void *ptr, size_t size, symc_error *err) {
     if (!c || !name) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_set_tensor_address: NULL argument");
-    uint32_t t;
-    if (!find_tensor(c->e, name, &t)) return unknown_io(c->e, name, err);
-    if (c->addr[t] == ptr && c->size[t] == size) return SYMC_OK; /* checked already, if it was */
-    c->addr[t] = ptr;
-    c->size[t] = size;
+    const rt_engine *io = c->io;
+    uint32_t k, n_in = io->n_inputs, n_io = n_in + io->n_outputs;
+    if (!find_io_index(io, name, &k)) return unknown_io(io, name, err);
+    if (c->io_addr[k] == ptr && c->io_size[k] == size) return SYMC_OK; /* checked already, if it was */
+    /* every index of this name: an input that is also an output is both */
+    for (uint32_t i = k; i < n_io; i++) {
+        uint32_t t = i < n_in ? io->inputs[i] : io->outputs[i - n_in];
+        if (i != k && strcmp(io->tensors[t].name, name)) continue;
+        c->io_addr[i] = ptr;
+        c->io_size[i] = size;
+        c->addr[io_tensor(c, i)] = ptr;
+        c->size[io_tensor(c, i)] = size;
+    }
     c->buffers_checked = 0;
     return SYMC_OK;
 }
 
-/* Bytes of tensor t at the current shape, which evaluate() checked fits. */
+/* Bytes of tensor t of the current graph at the current shape, which
+ * evaluate() checked fits. */
 static size_t tensor_bytes(const symrt_context *c, uint32_t t) {
     int64_t n = 0;
-    return rt_tensor_bytes(c->e, c->slots, t, &n) ? (size_t)n : SIZE_MAX;
+    return rt_tensor_bytes(c->g, c->slots, t, &n) ? (size_t)n : SIZE_MAX;
 }
 
 /* What every run checks first: the shapes evaluated, every input and output
  * bound to a buffer large enough, the backend's own buffer checks. */
 static symc_status ready_to_run(symrt_context *c, symc_error *err) {
-    const rt_engine *e = c->e;
     symc_status st = evaluate(c, err);
     if (st) return st;
+    const rt_engine *g = c->g;
     /* every input and output, constant outputs included (they are copied
      * into the caller's buffer) */
     for (int io = 0; io < 2; io++) {
-        const uint32_t *list = io ? e->outputs : e->inputs;
-        uint32_t n = io ? e->n_outputs : e->n_inputs;
+        const uint32_t *list = io ? g->outputs : g->inputs;
+        uint32_t n = io ? g->n_outputs : g->n_inputs;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t t = list[i];
             size_t need = tensor_bytes(c, t);
             if (!c->addr[t] && need)
                 return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
                                        "%s '%s' has no address: call symrt_set_tensor_address", io ? "output" : "input",
-                                       e->tensors[t].name);
+                                       g->tensors[t].name);
             if (c->size[t] < need)
                 return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
                                        "%s '%s' buffer holds %zu bytes, the tensor needs %zu at this shape",
-                                       io ? "output" : "input", e->tensors[t].name, c->size[t], need);
+                                       io ? "output" : "input", g->tensors[t].name, c->size[t], need);
         }
     }
     if (c->be->check_buffer && !c->buffers_checked) {
         for (int io = 0; io < 2; io++) {
-            const uint32_t *list = io ? e->outputs : e->inputs;
-            uint32_t n = io ? e->n_outputs : e->n_inputs;
+            const uint32_t *list = io ? g->outputs : g->inputs;
+            uint32_t n = io ? g->n_outputs : g->n_inputs;
             for (uint32_t i = 0; i < n; i++) {
                 uint32_t t = list[i];
-                if ((st = c->be->check_buffer(c->state, io ? "output" : "input", e->tensors[t].name, c->addr[t],
-                                              tensor_bytes(c, t), err)))
+                if ((st = c->be->check_buffer(c->states[c->cur], io ? "output" : "input", g->tensors[t].name,
+                                              c->addr[t], tensor_bytes(c, t), err)))
                     return st;
             }
         }
@@ -537,11 +690,23 @@ static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_enqueue: NULL context");
     symc_status st = ready_to_run(c, err);
     if (st) return st;
-    if ((st = c->be->enqueue(c->state, c->slots, !c->planned, c->addr, c->size, stream, err))) return st;
+    if ((st = c->be->enqueue(c->states[c->cur], c->slots, !c->planned, c->addr, c->size, stream, err)))
+        return in_region(c, st, err);
     c->planned = 1;
     return SYMC_OK;
 }
 
+static symc_status context_region(symrt_context *c, int32_t *region, symc_error *err) {
+    if (!region) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_region: NULL argument");
+    *region = -1;
+    if (!c->e->n_regions) return SYMC_OK;
+    symc_status st = evaluate(c, err);
+    if (st) return st;
+    *region = (int32_t)c->cur;
+    return SYMC_OK;
+}
+
+/* Profiles the current region's graph. */
 static symc_status profile(symrt_context *c, void *stream, symrt_step_profile *steps, uint32_t cap, uint32_t *n_steps,
                            symc_error *err) {
     if (!n_steps || (cap && !steps))
@@ -553,26 +718,40 @@ static symc_status profile(symrt_context *c, void *stream, symrt_step_profile *s
                                c->be->name);
     symc_status st = ready_to_run(c, err);
     if (st) return st;
-    if ((st = c->be->profile(c->state, c->slots, !c->planned, c->addr, stream, steps, cap, n_steps, err))) return st;
+    if ((st = c->be->profile(c->states[c->cur], c->slots, !c->planned, c->addr, stream, steps, cap, n_steps, err)))
+        return in_region(c, st, err);
     if (cap) c->planned = 1; /* cap 0 only sizes the array: nothing ran */
     return SYMC_OK;
 }
 
+/* Every state's runs (bad data may come from a run of another region). */
 static symc_status context_check(symrt_context *c, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_check: NULL context");
-    return c->be->check_run ? c->be->check_run(c->state, err) : SYMC_OK;
+    for (uint32_t r = 0; c->be->check_run && r < c->n_states; r++) {
+        symc_status st = c->be->check_run(c->states[r], err);
+        if (st) return st;
+    }
+    return SYMC_OK;
 }
 
 static symc_status context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_set_cuda_graphs: NULL context");
-    if (c->be->set_graphs) c->be->set_graphs(c->state, enable);
+    for (uint32_t r = 0; c->be->set_graphs && r < c->n_states; r++) c->be->set_graphs(c->states[r], enable);
     return SYMC_OK;
 }
 
+/* Summed over the regions' states. */
 static symc_status context_graph_stats(symrt_context *c, symrt_graph_stats *out, symc_error *err) {
     if (!c || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_graph_stats: NULL argument");
     memset(out, 0, sizeof *out);
-    if (c->be->graph_stats) *out = c->be->graph_stats(c->state);
+    for (uint32_t r = 0; c->be->graph_stats && r < c->n_states; r++) {
+        symrt_graph_stats s = c->be->graph_stats(c->states[r]);
+        out->replays += s.replays;
+        out->captures += s.captures;
+        out->updates += s.updates;
+        out->plain += s.plain;
+        out->failed += s.failed;
+    }
     return SYMC_OK;
 }
 
@@ -626,6 +805,13 @@ symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *p
 symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err) {
     ENTER(c, "symrt_enqueue");
     symc_status st = enqueue(c, stream, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_context_region(symrt_context *c, int32_t *region, symc_error *err) {
+    ENTER(c, "symrt_context_region");
+    symc_status st = context_region(c, region, err);
     leave(c);
     return st;
 }

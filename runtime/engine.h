@@ -28,13 +28,17 @@ extern "C" {
  * node a conv2d; see RT_STEP_GEMM), which a format-3 runtime would misread.
  * Format 5: the generated kernels are in several modules (rt_module), each
  * compiled on its own, and each kernel names its module.
- * Files of any other version are refused with a message that says
- * which versions are involved and to rebuild the engine (engines are build
- * artifacts tied to the library versions they were tuned with anyway). */
-#define RT_ENGINE_FORMAT_VERSION 5u
-/* (Being built, issue 32: format 6 adds regions (rt_region); an engine
- * without them stays format 5, byte for byte, so older runtimes still read
- * it. The decoder will accept RT_ENGINE_FORMAT_MIN..VERSION.) */
+ * Format 6: regions (rt_region), several graphs in one engine. Only an engine
+ * with regions is written as format 6: one without them is written as
+ * format 5, byte for byte as before regions existed, so older runtimes still
+ * read it (and a format-5 runtime refuses a regions engine by its version
+ * instead of running its empty root). The decoder accepts
+ * RT_ENGINE_FORMAT_MIN..RT_ENGINE_FORMAT_VERSION and refuses a format-5 file
+ * that carries regions. Files of any other version are refused with a
+ * message that says which versions are involved and to rebuild the engine
+ * (engines are build artifacts tied to the library versions they were tuned
+ * with anyway). */
+#define RT_ENGINE_FORMAT_VERSION 6u
 #define RT_ENGINE_FORMAT_MIN 5u
 #define RT_NONE 0xffffffffu
 
@@ -306,11 +310,21 @@ uint64_t rt_engine_checksum(const uint8_t *bytes, size_t size);
 #define RT_ENGINE_FILE_MAX (((uint64_t)1 << 31) + 16)
 symc_status rt_read_file(const char *path, uint8_t **bytes, size_t *size, symc_error *err);
 
-/* Encodes an engine (malloc'd bytes; free() them), as format
- * e->format_version (0: RT_ENGINE_FORMAT_VERSION; only tests write another). */
+/* Encodes an engine (malloc'd bytes; free() them). The version written:
+ * e->format_version when it is neither 0 nor RT_ENGINE_FORMAT_VERSION (only
+ * tests write another, to see it refused); otherwise 5 for an engine without
+ * regions (n_regions == 0) and RT_ENGINE_FORMAT_VERSION with regions. The
+ * root writes the constants once; a region's graph is written without
+ * constants, unless its `constants` is a table other than the root's (which
+ * the decoder refuses: only tests write one). A region graph's own regions
+ * are written too (refused: only tests nest). */
 symc_status rt_engine_encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error *err);
-/* Decodes and checks untrusted bytes. The engine keeps its own copy of
- * everything; free it with rt_engine_free. */
+/* Decodes and checks untrusted bytes (format RT_ENGINE_FORMAT_MIN to
+ * RT_ENGINE_FORMAT_VERSION). The engine keeps its own copy of everything;
+ * free it with rt_engine_free. format_version is the file's (5 for a one-graph
+ * engine). With regions, each region graph's `constants`/`n_constants` are the
+ * root's table, its format_version the root's, and it has no regions and
+ * owned == NULL (the root owns everything). */
 symc_status rt_engine_decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_error *err);
 void rt_engine_free(rt_engine *e);
 /* The decoded engine behind a loaded symrt handle (runtime/context.c), for the
@@ -318,6 +332,10 @@ void rt_engine_free(rt_engine *e);
  * owned by the handle, valid while it is. */
 struct symrt_engine;
 const rt_engine *rt_engine_of(const struct symrt_engine *e);
+/* A symrt handle over an engine described in memory (the tests' region
+ * engines, before or without an encode): e is not copied nor freed, and
+ * must outlive the handle and its contexts. */
+symc_status rt_engine_handle(const rt_engine *e, struct symrt_engine **out, symc_error *err);
 
 #ifdef __cplusplus
 }

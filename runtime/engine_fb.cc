@@ -13,8 +13,22 @@
  * engine is a copy in one malloc'd block plus the constant data, so the
  * caller's buffer can go away. No exception escapes: allocation failures
  * become SYMC_ERR_NOMEM. decode() reads as those three stages: open_engine
- * (the container), check (check_symbols, check_tensors, check_nodes,
- * check_gpu), then one copy_* per section.
+ * (the container), check_engine (one graph: check, i.e. check_symbols,
+ * check_tensors, check_nodes, check_dataflow, check_gpu,
+ * check_step_dataflow), then one copy_* per section.
+ *
+ * Regions (format 6): an engine with several graphs is a root (names,
+ * versions, the symbols' hull, their sources, the constants once, a region
+ * program) and one Region per graph, each a whole Engine table without
+ * constants. encode writes each graph with encode_graph (the root's with the
+ * constants, the regions' without); one without regions is written as format
+ * 5 with the format-5 encoder's expressions, byte for byte. check_regions runs
+ * every one-graph check on each region graph (their tensors index the root's
+ * constants; errors prefixed "region k ('name'): ") and checks what ties the
+ * graphs together: the region program and conditions, each region's symbol
+ * map, ranges and sources against the root's, one interface (inputs and
+ * outputs) across regions, no nesting. copy_graph copies each graph; the
+ * regions' `constants` point at the root's table.
  *
  * Alignment: FlatBuffers reads scalars through typed pointers, and its
  * verifier checks a scalar's alignment relative to the buffer's start, and
@@ -46,6 +60,11 @@ namespace fb = symc::fb;
 namespace {
 
 const size_t kMaxConstantBytes = (size_t)2047 * 1024 * 1024;
+/* The last format without regions: what an engine without them is written as. */
+const uint32_t kLastOneGraphFormat = 5;
+static_assert(RT_ENGINE_FORMAT_MIN == kLastOneGraphFormat, "the oldest format read is the last without regions");
+/* The first format with regions. */
+const uint32_t kFirstRegionsFormat = 6;
 
 /* After the size-prefixed FlatBuffer: "SXCK" and a 64-bit FNV-1a hash of
  * everything before it, so a flipped bit anywhere (weights and kernels
@@ -68,22 +87,78 @@ uint64_t checksum(const uint8_t *p, size_t n) {
     return h ^ n;
 }
 
-symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error *err) {
-    size_t const_bytes = 0;
-    for (uint32_t i = 0; i < e->n_constants; i++) const_bytes += e->constants[i].size;
-    if (const_bytes > kMaxConstantBytes)
-        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
-                               "engine '%s' holds %zu bytes of constants; an engine file holds at most %zu", e->name,
-                               const_bytes, kMaxConstantBytes);
-    size_t text = e->cuda_source ? strlen(e->cuda_source) : 0;
+/* The tables, vectors and names of one graph, a generous bound on each (see encode). */
+size_t graph_items(const rt_engine *e) {
+    size_t n = (size_t)e->n_tensors + e->n_nodes + e->n_steps + e->n_symbols + e->n_guards + e->n_kernels;
+    for (uint32_t r = 0; r < e->n_regions; r++) n += 1 + e->regions[r].n_cond + graph_items(&e->regions[r].graph);
+    return n;
+}
+
+/* Bytes of the program, generated source and modules of one graph and its regions'. */
+size_t graph_text(const rt_engine *e) {
+    size_t text = e->program_size + e->region_program_size + (e->cuda_source ? strlen(e->cuda_source) : 0);
     for (uint32_t i = 0; i < e->n_modules; i++)
         text += e->modules[i].cubin_size + (e->modules[i].ptx ? strlen(e->modules[i].ptx) : 0) + 64;
-    /* sized so the builder never grows: growing copies every byte written so far (the weights) into
-     * a buffer twice as large. Per item: the 16-byte alignment of each constant, and the tables,
-     * vectors and names of tensors, nodes, steps and symbols (a generous bound on each) */
-    size_t items = (size_t)e->n_tensors + e->n_nodes + e->n_steps + e->n_symbols + e->n_guards + e->n_kernels;
-    flatbuffers::FlatBufferBuilder b((1u << 20) + const_bytes + 16 * (size_t)e->n_constants + 1024 * items +
-                                     e->program_size + text);
+    for (uint32_t r = 0; r < e->n_regions; r++) text += graph_text(&e->regions[r].graph);
+    return text;
+}
+
+/* Whether a region graph's constants are written: only a table other than its root's (which the
+ * decoder refuses; tests write one to see it), never the root's again. */
+bool own_constants(const rt_engine *root, const rt_engine *g) {
+    return g->n_constants && g->constants != root->constants;
+}
+
+/* Bytes of the constants written (the root's and any region graph's own); *count of them. */
+size_t constant_bytes(const rt_engine *e, size_t *count) {
+    size_t n = 0;
+    *count += e->n_constants;
+    for (uint32_t i = 0; i < e->n_constants; i++) n += e->constants[i].size;
+    for (uint32_t r = 0; r < e->n_regions; r++)
+        if (own_constants(e, &e->regions[r].graph)) n += constant_bytes(&e->regions[r].graph, count);
+    return n;
+}
+
+symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, bool with_constants, uint32_t version,
+                         flatbuffers::Offset<fb::Engine> *out, symc_error *err);
+
+/* The regions of e (none: empty offsets, so a one-graph engine's bytes are format 5's), each
+ * graph written before the root's own vectors (FlatBuffers builds one table at a time). */
+symc_status encode_regions(flatbuffers::FlatBufferBuilder &b, const rt_engine *e,
+                           flatbuffers::Offset<flatbuffers::Vector<uint8_t>> *program,
+                           flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Region>>> *out,
+                           symc_error *err) {
+    if (!e->n_regions) return SYMC_OK;
+    std::vector<flatbuffers::Offset<fb::Region>> regions;
+    for (uint32_t r = 0; r < e->n_regions; r++) {
+        const rt_region &rg = e->regions[r];
+        flatbuffers::Offset<fb::Engine> graph;
+        symc_status st = encode_graph(b, &rg.graph, own_constants(e, &rg.graph), 0, &graph, err);
+        if (st) return st;
+        std::vector<flatbuffers::Offset<fb::Guard>> cond;
+        for (uint32_t i = 0; i < rg.n_cond; i++)
+            cond.push_back(fb::CreateGuard(b, (fb::Rel)rg.cond[i].rel, rg.cond[i].lhs, rg.cond[i].rhs,
+                                           b.CreateString(rg.cond[i].message ? rg.cond[i].message : "")));
+        auto name = b.CreateString(rg.name ? rg.name : "");
+        auto cv = b.CreateVector(cond);
+        auto sv = b.CreateVector(rg.symbols, rg.symbols ? rg.n_symbols : 0);
+        regions.push_back(fb::CreateRegion(b, name, cv, sv, graph));
+    }
+    b.ForceVectorAlignment(e->region_program_size, 1, 16);
+    *program = b.CreateVector(e->region_program, e->region_program_size);
+    *out = b.CreateVector(regions);
+    return SYMC_OK;
+}
+
+/* One graph: everything of e but its constants when !with_constants (a region's graph: its
+ * tensors index the root's), and its regions (the root's). The expressions and their order are
+ * the format-5 encoder's, so an engine without regions is written byte for byte as before. */
+symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, bool with_constants, uint32_t version,
+                         flatbuffers::Offset<fb::Engine> *out, symc_error *err) {
+    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> region_program = 0;
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Region>>> regions = 0;
+    symc_status st = encode_regions(b, e, &region_program, &regions, err);
+    if (st) return st;
     auto str = [&](const char *s) { return b.CreateString(s ? s : ""); };
 
     std::vector<flatbuffers::Offset<fb::Symbol>> symbols;
@@ -119,7 +194,7 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
                                        b.CreateVector(attrs)));
     }
     std::vector<flatbuffers::Offset<fb::Constant>> constants;
-    for (uint32_t i = 0; i < e->n_constants; i++) {
+    for (uint32_t i = 0; with_constants && i < e->n_constants; i++) {
         b.ForceVectorAlignment(e->constants[i].size, 1, 16);
         constants.push_back(fb::CreateConstant(b, b.CreateVector(e->constants[i].data, e->constants[i].size)));
     }
@@ -133,7 +208,7 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
         for (uint32_t k = 0; k < s.n_args; k++) args.push_back(fb::StepArg(s.args[k].kind, s.args[k].value));
         if (s.n_tuned > RT_TUNED_MAX || (s.n_tuned && !s.tuned))
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "step %u of engine '%s' has %u tuned entries; at most %u",
-                                   i, e->name, s.n_tuned, RT_TUNED_MAX);
+                                   i, e->name, s.n_tuned, (unsigned)RT_TUNED_MAX);
         std::vector<flatbuffers::Offset<fb::Tuned>> tunings;
         for (uint32_t k = 0; k < s.n_tuned; k++) {
             const rt_tuned &t = s.tuned[k];
@@ -153,15 +228,36 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
         auto cubin = b.CreateVector(m.cubin, m.cubin_size);
         modules.push_back(fb::CreateCodeModule(b, cubin, str(m.ptx)));
     }
-    /* e->format_version when set: tests write other versions to see them refused */
-    auto root = fb::CreateEngine(
-        b, e->format_version ? e->format_version : RT_ENGINE_FORMAT_VERSION, str(e->symc_version), str(e->cuda_version),
-        str(e->cublas_version), str(e->cudnn_version), e->sm, str(e->name), b.CreateVector(symbols),
-        b.CreateVector(sources), program, e->num_slots, b.CreateVector(guards), b.CreateVector(tensors),
-        b.CreateVector(nodes), b.CreateVector(e->inputs, e->n_inputs), b.CreateVector(e->outputs, e->n_outputs),
-        b.CreateVector(constants), e->precision, str(e->cuda_source), b.CreateVector(knames), b.CreateVector(steps),
-        b.CreateVector(e->aliases, e->n_aliases), b.CreateVector(modules),
-        b.CreateVector(e->kernel_module, e->kernel_module ? e->n_kernels : 0));
+    *out = fb::CreateEngine(
+        b, version, str(e->symc_version), str(e->cuda_version), str(e->cublas_version), str(e->cudnn_version), e->sm,
+        str(e->name), b.CreateVector(symbols), b.CreateVector(sources), program, e->num_slots, b.CreateVector(guards),
+        b.CreateVector(tensors), b.CreateVector(nodes), b.CreateVector(e->inputs, e->n_inputs),
+        b.CreateVector(e->outputs, e->n_outputs), b.CreateVector(constants), e->precision, str(e->cuda_source),
+        b.CreateVector(knames), b.CreateVector(steps), b.CreateVector(e->aliases, e->n_aliases),
+        b.CreateVector(modules), b.CreateVector(e->kernel_module, e->kernel_module ? e->n_kernels : 0), region_program,
+        e->region_slots, regions);
+    return SYMC_OK;
+}
+
+symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error *err) {
+    size_t n_constants = 0, const_bytes = constant_bytes(e, &n_constants);
+    if (const_bytes > kMaxConstantBytes)
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                               "engine '%s' holds %zu bytes of constants; an engine file holds at most %zu", e->name,
+                               const_bytes, kMaxConstantBytes);
+    /* sized so the builder never grows: growing copies every byte written so far (the weights) into
+     * a buffer twice as large. Per item: the tables, vectors and names of tensors, nodes, steps and
+     * symbols of every graph (a generous bound on each); constants with their 16-byte alignment */
+    flatbuffers::FlatBufferBuilder b((1u << 20) + const_bytes + 16 * n_constants + 1024 * graph_items(e) +
+                                     graph_text(e));
+    /* e->format_version other than 0 and this version's: tests write other versions to see them
+     * refused. Else 5 without regions, so a one-graph engine is format 5's bytes exactly */
+    uint32_t version = e->format_version;
+    if (version == 0 || version == RT_ENGINE_FORMAT_VERSION)
+        version = e->n_regions ? RT_ENGINE_FORMAT_VERSION : kLastOneGraphFormat;
+    flatbuffers::Offset<fb::Engine> root;
+    symc_status st = encode_graph(b, e, true, version, &root, err);
+    if (st) return st;
     fb::FinishSizePrefixedEngineBuffer(b, root);
     size_t fb_size = b.GetSize();
     *size = fb_size + kTrailerSize;
@@ -329,9 +425,10 @@ symc_status check_symbols(const fb::Engine *e, symc_error *err) {
     return SYMC_OK;
 }
 
-/* Every tensor's dtype, rank, dim slots and constant. */
-symc_status check_tensors(const fb::Engine *e, symc_error *err) {
-    uint32_t nt = len(e->tensors()), nc = len(e->constants()), slots = e->num_slots();
+/* Every tensor's dtype, rank, dim slots and constant (one of nc: a region graph's tensors index
+ * the root's constants). */
+symc_status check_tensors(const fb::Engine *e, uint32_t nc, symc_error *err) {
+    uint32_t nt = len(e->tensors()), slots = e->num_slots();
     for (uint32_t i = 0; i < nt; i++) {
         const fb::Tensor *t = e->tensors()->Get(i);
         if ((int)t->dtype() < 0 || (int)t->dtype() >= SYMC_DTYPE_COUNT || t->rank() < 0 || t->rank() > IR_MAX_RANK ||
@@ -490,14 +587,182 @@ symc_status check_step_dataflow(const fb::Engine *e, symc_error *err) {
     return SYMC_OK;
 }
 
-/* The semantic pass, section by section, before anything is allocated. */
-symc_status check(const fb::Engine *e, symc_error *err) {
+/* The semantic pass over one graph, section by section, before anything is allocated; nc: the
+ * constants its tensors may use (its own, or a region graph's root's). */
+symc_status check(const fb::Engine *e, uint32_t nc, symc_error *err) {
     symc_status st;
-    if ((st = check_symbols(e, err)) || (st = check_tensors(e, err)) || (st = check_nodes(e, err)) ||
+    if ((st = check_symbols(e, err)) || (st = check_tensors(e, nc, err)) || (st = check_nodes(e, err)) ||
         (st = check_dataflow(e, err)))
         return st;
     if ((st = check_gpu(e, len(e->tensors()), e->num_slots(), err))) return st;
     return check_step_dataflow(e, err);
+}
+
+/* The root of an engine with regions: no graph of its own, a known precision, its symbols'
+ * ranges (the hull), and the region program over them, which fills region_slots slots. */
+symc_status check_region_root(const fb::Engine *e, symc_error *err) {
+    uint32_t nsym = len(e->symbols());
+    if (len(e->tensors()) || len(e->nodes()) || len(e->steps()) || len(e->guards()) || len(e->program()) ||
+        e->num_slots() || len(e->inputs()) || len(e->outputs()) || len(e->kernel_names()) || len(e->modules()) ||
+        len(e->kernel_module()) || len(e->aliases()))
+        return bad(err,
+                   "an engine with regions has no tensors, nodes, steps, guards or shape program of its own (nor "
+                   "inputs, outputs, kernels, modules or aliases); this one has %u tensors, %u nodes, %u steps, %u "
+                   "guards, %u inputs, %u outputs, %u kernels and a %u-byte program",
+                   len(e->tensors()), len(e->nodes()), len(e->steps()), len(e->guards()), len(e->inputs()),
+                   len(e->outputs()), len(e->kernel_names()), len(e->program()));
+    if (e->precision() > RT_PREC_BF16) return bad(err, "engine precision %u is unknown", e->precision());
+    for (uint32_t i = 0; i < nsym; i++) {
+        const fb::Symbol *s = e->symbols()->Get(i);
+        if (s->min() > s->max() || s->opt() < s->min() || s->opt() > s->max() || s->multiple_of() < 1)
+            return bad(err, "symbol '%s' has an invalid range [%" PRId64 ", %" PRId64 "] opt %" PRId64,
+                       s->name()->c_str(), s->min(), s->max(), s->opt());
+    }
+    uint32_t psym = nsym, pout = 0;
+    if (len(e->region_program())) {
+        symc_status st = sym_program_check(e->region_program()->data(), len(e->region_program()), &psym, &pout, err);
+        if (st) {
+            symc_error_prefix(err, "engine region program");
+            return SYMC_ERR_FORMAT;
+        }
+    }
+    if (psym != nsym || pout != e->region_slots())
+        return bad(err, "the region program expects %u symbols and %u outputs, the engine has %u and %u", psym, pout,
+                   nsym, e->region_slots());
+    return SYMC_OK;
+}
+
+/* The root's sources: exactly one per root symbol, each an existing dim of an input of the
+ * engine's interface (io: region 0's graph, checked). */
+symc_status check_root_sources(const fb::Engine *e, const fb::Engine *io, symc_error *err) {
+    uint32_t nsym = len(e->symbols()), nin = len(io->inputs());
+    std::vector<uint32_t> by(nsym, RT_NONE);
+    for (uint32_t i = 0; i < len(e->sources()); i++) {
+        const fb::SymbolSource *s = e->sources()->Get(i);
+        if (s->symbol() >= nsym || s->input() >= nin)
+            return bad(err, "symbol source %u refers to symbol %u / input %u out of range", i, s->symbol(), s->input());
+        if (s->dim() >= (uint32_t)std::max(0, io->tensors()->Get(io->inputs()->Get(s->input()))->rank()))
+            return bad(err, "symbol source %u refers to a dim that input %u lacks", i, s->input());
+        if (by[s->symbol()] != RT_NONE)
+            return bad(err, "symbol '%s' has two sources (%u and %u); a root symbol of an engine with regions has one",
+                       e->symbols()->Get(s->symbol())->name()->c_str(), by[s->symbol()], i);
+        by[s->symbol()] = i;
+    }
+    for (uint32_t i = 0; i < nsym; i++)
+        if (by[i] == RT_NONE)
+            return bad(err, "symbol '%s' has no input dim to be bound from", e->symbols()->Get(i)->name()->c_str());
+    return SYMC_OK;
+}
+
+/* Region k's graph on its own: present, no constants and no regions of its own (no nesting, so a
+ * crafted file cannot recurse), the engine's SM or none, every check of a one-graph engine (its
+ * tensors index the root's constants), and its condition's guards over the region program. */
+symc_status check_region_graph(const fb::Engine *root, const fb::Region *rg, symc_error *err) {
+    const fb::Engine *g = rg->graph();
+    if (!g) return bad(err, "the region has no graph");
+    if (len(g->constants()))
+        return bad(err, "the region graph holds %u constants of its own; a region's tensors use the root's constants",
+                   len(g->constants()));
+    if (len(g->regions()))
+        return bad(err, "the region graph has %u regions of its own; regions do not nest", len(g->regions()));
+    if (len(g->region_program()) || g->region_slots())
+        return bad(err, "the region graph has a region program of its own; regions do not nest");
+    if (g->sm() && g->sm() != root->sm())
+        return bad(err, "the region graph targets sm %u, the engine sm %u", g->sm(), root->sm());
+    symc_status st = check(g, len(root->constants()), err);
+    if (st) return st;
+    for (uint32_t i = 0; i < len(rg->condition()); i++) {
+        const fb::Guard *c = rg->condition()->Get(i);
+        if ((int)c->rel() < (int)fb::Rel::MIN || (int)c->rel() > (int)fb::Rel::MAX ||
+            c->lhs() >= root->region_slots() || c->rhs() >= root->region_slots())
+            return bad(err, "condition %u ('%s') is malformed (relation %d, slots %u and %u of %u)", i,
+                       c->provenance() ? c->provenance()->c_str() : "", (int)c->rel(), c->lhs(), c->rhs(),
+                       root->region_slots());
+    }
+    return SYMC_OK;
+}
+
+/* Region k's symbols against the root's: the map in range, injective, one entry per graph symbol;
+ * each graph symbol's range within its root symbol's; each bound from the (input, dim) its root
+ * symbol is (check_root_sources made that one source per root symbol). */
+symc_status check_region_symbols(const fb::Engine *root, const fb::Region *rg, symc_error *err) {
+    const fb::Engine *g = rg->graph();
+    uint32_t ng = len(g->symbols()), nr = len(root->symbols());
+    if (len(rg->symbols()) != ng)
+        return bad(err, "the symbol map has %u entries for the graph's %u symbols", len(rg->symbols()), ng);
+    auto gname = [&](uint32_t i) { return g->symbols()->Get(i)->name()->c_str(); };
+    auto rname = [&](uint32_t i) { return root->symbols()->Get(i)->name()->c_str(); };
+    std::vector<uint32_t> seen(nr, RT_NONE);
+    for (uint32_t i = 0; i < ng; i++) {
+        uint32_t m = rg->symbols()->Get(i);
+        if (m >= nr) return bad(err, "graph symbol %u ('%s') is root symbol %u; the root has %u", i, gname(i), m, nr);
+        if (seen[m] != RT_NONE)
+            return bad(err, "graph symbols %u ('%s') and %u ('%s') are both root symbol %u ('%s')", seen[m],
+                       gname(seen[m]), i, gname(i), m, rname(m));
+        seen[m] = i;
+        const fb::Symbol *s = g->symbols()->Get(i), *t = root->symbols()->Get(m);
+        if (s->min() < t->min() || s->max() > t->max())
+            return bad(err,
+                       "symbol '%s' in [%" PRId64 ", %" PRId64 "] is not within the root's '%s' in [%" PRId64
+                       ", %" PRId64 "]",
+                       gname(i), s->min(), s->max(), rname(m), t->min(), t->max());
+    }
+    for (uint32_t i = 0; i < len(g->sources()); i++) {
+        const fb::SymbolSource *s = g->sources()->Get(i);
+        uint32_t m = rg->symbols()->Get(s->symbol());
+        const fb::SymbolSource *t = nullptr;
+        for (uint32_t j = 0; j < len(root->sources()) && !t; j++)
+            if (root->sources()->Get(j)->symbol() == m) t = root->sources()->Get(j);
+        if (s->input() != t->input() || s->dim() != t->dim())
+            return bad(err, "symbol '%s' is bound from input %u dim %u; the root's '%s' from input %u dim %u",
+                       gname(s->symbol()), s->input(), s->dim(), rname(m), t->input(), t->dim());
+    }
+    return SYMC_OK;
+}
+
+/* The interface of a region graph: inputs, then outputs, as region 0's (count, names, dtypes,
+ * ranks, in order). */
+symc_status check_region_io(const fb::Engine *g0, const fb::Engine *g, symc_error *err) {
+    if (len(g->inputs()) != len(g0->inputs()) || len(g->outputs()) != len(g0->outputs()))
+        return bad(err, "the graph has %u inputs and %u outputs; region 0's has %u and %u", len(g->inputs()),
+                   len(g->outputs()), len(g0->inputs()), len(g0->outputs()));
+    for (int out = 0; out < 2; out++) {
+        const flatbuffers::Vector<uint32_t> *a = out ? g0->outputs() : g0->inputs(),
+                                            *b = out ? g->outputs() : g->inputs();
+        for (uint32_t i = 0; i < len(a); i++) {
+            const fb::Tensor *s = g->tensors()->Get(b->Get(i)), *t = g0->tensors()->Get(a->Get(i));
+            if (strcmp(s->name()->c_str(), t->name()->c_str()) || s->dtype() != t->dtype() || s->rank() != t->rank())
+                return bad(err, "%s %u is '%s' (%s, rank %d); region 0's is '%s' (%s, rank %d)",
+                           out ? "output" : "input", i, s->name()->c_str(), symc_dtype_name((symc_dtype)s->dtype()),
+                           s->rank(), t->name()->c_str(), symc_dtype_name((symc_dtype)t->dtype()), t->rank());
+        }
+    }
+    return SYMC_OK;
+}
+
+/* An engine with regions (docs/PLAN-regions.md, section 1): the root, then each region, its
+ * errors prefixed "region k ('name'): ". Coverage of the declared box is proven at build time,
+ * not here: the runtime refuses a shape no region takes. */
+symc_status check_regions(const fb::Engine *e, symc_error *err) {
+    symc_status st = check_region_root(e, err);
+    for (uint32_t k = 0; !st && k < len(e->regions()); k++) {
+        const fb::Region *rg = e->regions()->Get(k);
+        st = check_region_graph(e, rg, err);
+        if (!st && k == 0 && (st = check_root_sources(e, rg->graph(), err))) return st;
+        if (!st) st = check_region_symbols(e, rg, err);
+        if (!st && k > 0) st = check_region_io(e->regions()->Get(0)->graph(), rg->graph(), err);
+        if (st) symc_error_prefix(err, "region %u ('%s')", k, rg->name() ? rg->name()->c_str() : "");
+    }
+    return st;
+}
+
+/* A one-graph engine, or the regions of one. */
+symc_status check_engine(const fb::Engine *e, symc_error *err) {
+    if (len(e->regions())) return check_regions(e, err);
+    if (len(e->region_program()) || e->region_slots())
+        return bad(err, "engine has a region program of %u bytes (%u slots) but no regions", len(e->region_program()),
+                   e->region_slots());
+    return check(e, len(e->constants()), err);
 }
 
 /* Everything decoded lives in one arena: a vector of blocks freed together. */
@@ -569,12 +834,17 @@ symc_status open_engine(const uint8_t *bytes, size_t size, const fb::Engine **ou
     if (!fb::VerifySizePrefixedEngineBuffer(v))
         return bad(err, "corrupt engine (%zu bytes): the FlatBuffers verifier rejects it", size);
     const fb::Engine *e = fb::GetSizePrefixedEngine(bytes);
-    if (e->format_version() != RT_ENGINE_FORMAT_VERSION)
+    if (e->format_version() < RT_ENGINE_FORMAT_MIN || e->format_version() > RT_ENGINE_FORMAT_VERSION)
         return bad(err,
-                   "engine format version %u (built by symc %s); this runtime (symc %s) reads version %u only: "
+                   "engine format version %u (built by symc %s); this runtime (symc %s) reads versions %u to %u: "
                    "rebuild the engine with 'symc compile'",
                    e->format_version(), e->symc_version() ? e->symc_version()->c_str() : "?", SYMC_VERSION_STRING,
-                   RT_ENGINE_FORMAT_VERSION);
+                   RT_ENGINE_FORMAT_MIN, RT_ENGINE_FORMAT_VERSION);
+    if (e->format_version() < kFirstRegionsFormat && len(e->regions()))
+        return bad(err,
+                   "engine format version %u holds %u regions; regions are format %u (a corrupt file: a runtime of "
+                   "format %u would run its empty root)",
+                   e->format_version(), len(e->regions()), kFirstRegionsFormat, e->format_version());
     *out = e;
     return SYMC_OK;
 }
@@ -607,7 +877,7 @@ void copy_symbols(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->guards = guards;
 }
 
-/* Tensors, the engine's inputs and outputs, and the constants' data. */
+/* Tensors, the engine's inputs and outputs. */
 void copy_tensors(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->n_tensors = len(e->tensors());
     rt_tensor *ts = own->array<rt_tensor>(r->n_tensors);
@@ -624,6 +894,10 @@ void copy_tensors(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->n_outputs = len(e->outputs());
     r->inputs = own->copy(e->inputs());
     r->outputs = own->copy(e->outputs());
+}
+
+/* The constants' data: the root's (a region graph's constants are the root's table). */
+void copy_constants(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->n_constants = len(e->constants());
     rt_constant *cs = own->array<rt_constant>(r->n_constants);
     for (uint32_t i = 0; i < r->n_constants; i++) {
@@ -753,16 +1027,8 @@ void copy_gpu(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->aliases = own->copy(e->aliases());
 }
 
-symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_error *err) {
-    *out = nullptr;
-    const fb::Engine *e = nullptr;
-    symc_status st = open_engine(bytes, size, &e, err);
-    if (st || (st = check(e, err))) return st;
-
-    std::unique_ptr<Owned> holder(new Owned());
-    Owned *own = holder.get();
-    rt_engine *r = own->array<rt_engine>(1);
-    r->format_version = e->format_version();
+/* One graph: names, versions, and every section but the constants and regions. */
+void copy_graph(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->symc_version = own->str(e->symc_version());
     r->cuda_version = own->str(e->cuda_version());
     r->cublas_version = own->str(e->cublas_version());
@@ -773,6 +1039,50 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
     copy_tensors(own, e, r);
     copy_nodes(own, e, r);
     copy_gpu(own, e, r);
+}
+
+/* The regions, after the root's constants: each graph's constants are the root's table and its
+ * format version the root's. */
+void copy_regions(Owned *own, const fb::Engine *e, rt_engine *r) {
+    r->region_program_size = len(e->region_program());
+    r->region_program = own->copy(e->region_program());
+    r->region_slots = e->region_slots();
+    r->n_regions = len(e->regions());
+    rt_region *regions = own->array<rt_region>(r->n_regions);
+    for (uint32_t k = 0; k < r->n_regions; k++) {
+        const fb::Region *rg = e->regions()->Get(k);
+        rt_region &d = regions[k];
+        d.name = own->str(rg->name());
+        d.n_cond = len(rg->condition());
+        rt_guard *cond = own->array<rt_guard>(d.n_cond);
+        for (uint32_t i = 0; i < d.n_cond; i++) {
+            const fb::Guard *g = rg->condition()->Get(i);
+            cond[i] = {(sym_rel)g->rel(), g->lhs(), g->rhs(), own->str(g->provenance())};
+        }
+        d.cond = cond;
+        d.n_symbols = len(rg->symbols());
+        d.symbols = own->copy(rg->symbols());
+        copy_graph(own, rg->graph(), &d.graph);
+        d.graph.format_version = r->format_version;
+        d.graph.constants = r->constants;
+        d.graph.n_constants = r->n_constants;
+    }
+    r->regions = regions;
+}
+
+symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_error *err) {
+    *out = nullptr;
+    const fb::Engine *e = nullptr;
+    symc_status st = open_engine(bytes, size, &e, err);
+    if (st || (st = check_engine(e, err))) return st;
+
+    std::unique_ptr<Owned> holder(new Owned());
+    Owned *own = holder.get();
+    rt_engine *r = own->array<rt_engine>(1);
+    r->format_version = e->format_version();
+    copy_graph(own, e, r);
+    copy_constants(own, e, r);
+    if (len(e->regions())) copy_regions(own, e, r);
     r->owned = holder.release();
     *out = r;
     return SYMC_OK;

@@ -47,5 +47,5 @@ bash scripts/build_matrix.sh build-matrix
 
 echo "== ThreadSanitizer: the thread tests"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYMC_TSAN=ON >/dev/null
-cmake --build build-tsan -j"$(nproc)" --target runtime_test_threads
+cmake --build build-tsan -j"$(nproc)" --target runtime_test_threads runtime_test_regions
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --test-dir build-tsan -L '^threads$' --output-on-failure

@@ -10,6 +10,9 @@
  * would pick at min, opt and max, or "heuristic per shape" when the build
  * had no GPU. --source prints the
  * generated CUDA C.
+ * An engine with regions (format 6) shows a regions section first (each
+ * region's condition and symbol ranges, then the declared hull), then every
+ * section above once per region graph, at that graph's own min, opt and max.
  * Reads the file through the runtime's decoder, so every check of a load
  * applies. The memory section (tools/memory.c) also shows the activation
  * workspace as a formula in the symbols. */
@@ -188,72 +191,8 @@ static void print_storage(const rt_engine *e, int64_t *const slots[3], int list)
     }
 }
 
-int symc_inspect_engine(const char *path, int show_source) {
-    symc_error err;
-    uint8_t *buf;
-    size_t n;
-    if (rt_read_file(path, &buf, &n, &err)) {
-        fprintf(stderr, "symc: %s\n", err.msg);
-        return 1;
-    }
-    rt_engine *e;
-    if (rt_engine_decode(buf, n, &e, &err)) {
-        free(buf);
-        fprintf(stderr, "symc: %s: %s\n", path, err.msg);
-        return 1;
-    }
-    free(buf);
-    int64_t *slots[3] = {0};
-    int64_t *vals = calloc(e->n_symbols + 1, sizeof *vals);
-    int rc = 0;
-    for (int l = 0; l < 3; l++) {
-        slots[l] = calloc(e->num_slots + 1, sizeof(int64_t));
-        for (uint32_t s = 0; s < e->n_symbols; s++)
-            vals[s] = l == 0 ? e->symbols[s].min : l == 1 ? e->symbols[s].opt : e->symbols[s].max;
-        if (!slots[l] ||
-            sym_program_eval(e->program, e->program_size, vals, e->n_symbols, slots[l], e->num_slots, &err)) {
-            fprintf(stderr, "symc: %s: evaluating its shape program at %s: %s\n", path, level_name[l], err.msg);
-            rc = 1;
-            goto done;
-        }
-    }
+static void print_steps(const rt_engine *e, int64_t *const slots[3]) {
     static const char *prec[] = {"fp32", "tf32", "fp16", "bf16"};
-    printf("engine %s (format %u, symc %s)\n", e->name, e->format_version, e->symc_version);
-    if (e->sm) {
-        size_t cubin = 0, ptx = 0;
-        uint32_t launches = 0;
-        for (uint32_t i = 0; i < e->n_modules; i++) cubin += e->modules[i].cubin_size, ptx += strlen(e->modules[i].ptx);
-        for (uint32_t i = 0; i < e->n_steps; i++) launches += e->steps[i].kind == RT_STEP_KERNEL;
-        printf("gpu: sm_%u, %s; built with CUDA %s, cuBLAS %s, cuDNN %s; cubin %zu bytes, PTX %zu bytes in %u "
-               "module%s, %u kernels for %u kernel steps\n",
-               e->sm, prec[e->precision & 3], e->cuda_version, e->cublas_version, e->cudnn_version, cubin, ptx,
-               e->n_modules, e->n_modules == 1 ? "" : "s", e->n_kernels, launches);
-    } else printf("gpu: none (reference backend only)\n");
-    printf("symbols:\n");
-    for (uint32_t s = 0; s < e->n_symbols; s++) {
-        const rt_symbol *y = &e->symbols[s];
-        printf("  %s in [%" PRId64 ", %" PRId64 "] opt %" PRId64, y->name, y->min, y->max, y->opt);
-        if (y->multiple_of > 1) printf(" multiple of %" PRId64, y->multiple_of);
-        printf("\n");
-    }
-    printf("shapes as min|opt|max:\n");
-    for (int io = 0; io < 2; io++) {
-        const uint32_t *list = io ? e->outputs : e->inputs;
-        uint32_t cnt = io ? e->n_outputs : e->n_inputs;
-        for (uint32_t i = 0; i < cnt; i++) {
-            printf("  %s %s: ", io ? "output" : "input ", e->tensors[list[i]].name);
-            print_shape(e, &e->tensors[list[i]], slots);
-            printf("\n");
-        }
-    }
-    print_storage(e, slots, show_source & SYMC_INSPECT_TENSORS);
-    printf("run-time guards: %u\n", e->n_guards);
-    for (uint32_t g = 0; g < e->n_guards; g++) printf("  %s\n", e->guards[g].message);
-    /* activation memory: the runtime's own plans and their formulas (tools/memory.c) */
-    if (tool_memory_report(e, path)) {
-        rc = 1;
-        goto done;
-    }
     if (e->n_steps) printf("steps (%u, in order):\n", e->n_steps);
     for (uint32_t i = 0; i < e->n_steps; i++) {
         const rt_step *s = &e->steps[i];
@@ -293,6 +232,65 @@ int symc_inspect_engine(const char *path, int show_source) {
             break;
         }
     }
+}
+
+/* One graph's sections: the engine's own, or region `region`'s (named `name`) after the regions
+ * section, with min/opt/max from that graph's symbol ranges. */
+static int inspect_graph(const rt_engine *e, const char *path, int show_source, int region, const char *name) {
+    int64_t *slots[3] = {0};
+    int64_t *vals = calloc(e->n_symbols + 1, sizeof *vals);
+    int rc = 0;
+    symc_error err;
+    for (int l = 0; l < 3; l++) {
+        slots[l] = calloc(e->num_slots + 1, sizeof(int64_t));
+        for (uint32_t s = 0; s < e->n_symbols; s++)
+            vals[s] = l == 0 ? e->symbols[s].min : l == 1 ? e->symbols[s].opt : e->symbols[s].max;
+        if (!slots[l] ||
+            sym_program_eval(e->program, e->program_size, vals, e->n_symbols, slots[l], e->num_slots, &err)) {
+            fprintf(stderr, "symc: %s: evaluating its shape program at %s: %s\n", path, level_name[l], err.msg);
+            rc = 1;
+            goto done;
+        }
+    }
+    static const char *prec[] = {"fp32", "tf32", "fp16", "bf16"};
+    if (region < 0) printf("engine %s (format %u, symc %s)\n", e->name, e->format_version, e->symc_version);
+    else printf("\nregion %d '%s':\n", region, name);
+    if (e->sm) {
+        size_t cubin = 0, ptx = 0;
+        uint32_t launches = 0;
+        for (uint32_t i = 0; i < e->n_modules; i++) cubin += e->modules[i].cubin_size, ptx += strlen(e->modules[i].ptx);
+        for (uint32_t i = 0; i < e->n_steps; i++) launches += e->steps[i].kind == RT_STEP_KERNEL;
+        printf("gpu: sm_%u, %s; built with CUDA %s, cuBLAS %s, cuDNN %s; cubin %zu bytes, PTX %zu bytes in %u "
+               "module%s, %u kernels for %u kernel steps\n",
+               e->sm, prec[e->precision & 3], e->cuda_version, e->cublas_version, e->cudnn_version, cubin, ptx,
+               e->n_modules, e->n_modules == 1 ? "" : "s", e->n_kernels, launches);
+    } else printf("gpu: none (reference backend only)\n");
+    printf("symbols:\n");
+    for (uint32_t s = 0; s < e->n_symbols; s++) {
+        const rt_symbol *y = &e->symbols[s];
+        printf("  %s in [%" PRId64 ", %" PRId64 "] opt %" PRId64, y->name, y->min, y->max, y->opt);
+        if (y->multiple_of > 1) printf(" multiple of %" PRId64, y->multiple_of);
+        printf("\n");
+    }
+    printf("shapes as min|opt|max:\n");
+    for (int io = 0; io < 2; io++) {
+        const uint32_t *list = io ? e->outputs : e->inputs;
+        uint32_t cnt = io ? e->n_outputs : e->n_inputs;
+        for (uint32_t i = 0; i < cnt; i++) {
+            printf("  %s %s: ", io ? "output" : "input ", e->tensors[list[i]].name);
+            print_shape(e, &e->tensors[list[i]], slots);
+            printf("\n");
+        }
+    }
+    print_storage(e, slots, show_source & SYMC_INSPECT_TENSORS);
+    printf("run-time guards: %u\n", e->n_guards);
+    for (uint32_t g = 0; g < e->n_guards; g++) printf("  %s\n", e->guards[g].message);
+    /* activation memory: the runtime's own plans and their formulas (tools/memory.c) */
+    if (tool_memory_report(e, path)) {
+        rc = 1;
+        goto done;
+    }
+    print_steps(e, slots);
     uint32_t n_alias = 0;
     for (uint32_t i = 0; i < e->n_aliases; i++) n_alias += e->aliases[i] != RT_NONE;
     if (n_alias) printf("views (no data moved): %u tensors share another's storage\n", n_alias);
@@ -301,6 +299,54 @@ int symc_inspect_engine(const char *path, int show_source) {
 done:
     for (int l = 0; l < 3; l++) free(slots[l]);
     free(vals);
+    return rc;
+}
+
+/* The regions of an engine with several graphs: each one's condition and symbol ranges, then the
+ * root's symbols (the declared hull every region lies in). */
+static void print_regions(const rt_engine *e) {
+    printf("engine %s (format %u, symc %s)\n", e->name, e->format_version, e->symc_version);
+    printf("regions: %u (the first whose condition holds runs)\n", e->n_regions);
+    for (uint32_t k = 0; k < e->n_regions; k++) {
+        const rt_region *r = &e->regions[k];
+        printf("  region %u '%s': condition ", k, r->name);
+        for (uint32_t i = 0; i < r->n_cond; i++) printf("%s%s", i ? " and " : "", r->cond[i].message);
+        if (!r->n_cond) printf("(none: always)");
+        printf("; symbols");
+        for (uint32_t i = 0; i < r->graph.n_symbols; i++) {
+            const rt_symbol *y = &r->graph.symbols[i];
+            printf("%s %s in [%" PRId64 ", %" PRId64 "] opt %" PRId64, i ? "," : "", y->name, y->min, y->max, y->opt);
+        }
+        if (!r->graph.n_symbols) printf(" none");
+        printf("\n");
+    }
+    printf("symbols (the declared hull):\n");
+    for (uint32_t s = 0; s < e->n_symbols; s++) {
+        const rt_symbol *y = &e->symbols[s];
+        printf("  %s in [%" PRId64 ", %" PRId64 "] opt %" PRId64 "\n", y->name, y->min, y->max, y->opt);
+    }
+}
+
+int symc_inspect_engine(const char *path, int show_source) {
+    symc_error err;
+    uint8_t *buf;
+    size_t n;
+    if (rt_read_file(path, &buf, &n, &err)) {
+        fprintf(stderr, "symc: %s\n", err.msg);
+        return 1;
+    }
+    rt_engine *e;
+    if (rt_engine_decode(buf, n, &e, &err)) {
+        free(buf);
+        fprintf(stderr, "symc: %s: %s\n", path, err.msg);
+        return 1;
+    }
+    free(buf);
+    int rc = 0;
+    if (!e->n_regions) rc = inspect_graph(e, path, show_source, -1, NULL);
+    else print_regions(e);
+    for (uint32_t k = 0; k < e->n_regions && !rc; k++)
+        rc = inspect_graph(&e->regions[k].graph, path, show_source, (int)k, e->regions[k].name);
     rt_engine_free(e);
     if (fflush(stdout)) rc = 1;
     return rc;

@@ -79,29 +79,34 @@ static const char *engine_name(const rt_engine *e) { return e->name && *e->name 
 
 void rt_cuda_destroy(rt_cuda *c) {
     if (!c) return;
+    int owner = c->owner == c || !c->owner; /* frees what the engine's states share */
     if (rt_cuda_cu_enter(NULL, NULL) == SYMC_OK) {
         /* queued work may still read constants or the workspace */
         rt_cuda_cu.CtxSynchronize();
         rt_cuda_gemm_destroy(c);
         rt_cuda_conv_destroy(c);
-        if (c->consts)
+        if (owner && c->consts)
             for (uint32_t i = 0; i < c->e->n_constants; i++) rt_cuda_free(c, c->consts[i]);
-        rt_cuda_free(c, c->workspace);
+        if (owner) rt_cuda_free(c, c->workspace);
         for (uint32_t i = 0; i < c->n_graphs; i++)
             if (c->graph_cache[i].exec) rt_cuda_cu.GraphExecDestroy(c->graph_cache[i].exec);
-        if (c->capture) rt_cuda_cu.StreamDestroy(c->capture);
-        if (c->error_host) rt_cuda_cu.MemFreeHost(c->error_host);
-        if (c->error_event) rt_cuda_cu.EventDestroy(c->error_event);
+        if (owner && c->capture) rt_cuda_cu.StreamDestroy(c->capture);
+        if (c->errs == c || !c->errs) { /* the pinned copy and event of a word this state holds */
+            if (c->error_host) rt_cuda_cu.MemFreeHost(c->error_host);
+            if (c->error_event) rt_cuda_cu.EventDestroy(c->error_event);
+        }
         for (uint32_t i = 0; c->modules && i < c->e->n_modules; i++)
             if (c->modules[i]) rt_cuda_cu.ModuleUnload(c->modules[i]);
     }
+    if (!owner && c->index && c->index < c->owner->n_family) c->owner->family[c->index] = NULL;
     free(c->modules);
     rt_lifetimes_free(&c->lifetimes);
     for (uint32_t i = 0; i < c->n_graphs; i++) free(c->graph_cache[i].key);
     free(c->graph_cache);
     free(c->graph_key);
     free(c->fns);
-    free(c->consts);
+    if (owner) free(c->consts);
+    if (owner) free(c->family);
     free(c->ptr);
     free(c->offset);
     free(c->argv);
@@ -152,7 +157,9 @@ static symc_status load_module(rt_cuda *c, uint32_t i, symc_error *err) {
 
 /* Every module, and every kernel from the module that holds it. The kernels
  * report bad data into one word (sc_error): module 0's, whose address every
- * module's sc_error_at is set to (the prelude, codegen/cuda_kernel.c). */
+ * module's sc_error_at is set to (the prelude, codegen/cuda_kernel.c); in a
+ * region's state (rt_cuda_create_more), the owner's word when it has one,
+ * so a context has one word whichever region ran. */
 static symc_status load_modules(rt_cuda *c, symc_error *err) {
     const rt_engine *e = c->e;
     symc_status st;
@@ -169,12 +176,14 @@ static symc_status load_modules(rt_cuda *c, symc_error *err) {
         }
     }
     size_t bytes = 0;
-    if (rt_cuda_cu.ModuleGetGlobal(&c->error_word, &bytes, c->modules[0], "sc_error") != CUDA_SUCCESS || bytes < 8)
+    int borrowed = c->owner != c && c->owner->error_word;
+    if (borrowed) c->error_word = c->owner->error_word;
+    else if (rt_cuda_cu.ModuleGetGlobal(&c->error_word, &bytes, c->modules[0], "sc_error") != CUDA_SUCCESS || bytes < 8)
         c->error_word = 0;
     for (uint32_t i = 0; c->error_word && i < e->n_modules; i++) {
         CUdeviceptr at = 0;
         if (rt_cuda_cu.ModuleGetGlobal(&at, &bytes, c->modules[i], "sc_error_at") != CUDA_SUCCESS || bytes != 8) {
-            if (e->n_modules == 1) break; /* its own sc_error is the word */
+            if (e->n_modules == 1 && !borrowed) break; /* its own sc_error is the word */
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
                                    "engine '%s': module %u of %u has no sc_error_at to report bad data through",
                                    engine_name(e), i, e->n_modules);
@@ -182,6 +191,76 @@ static symc_status load_modules(rt_cuda *c, symc_error *err) {
         uint64_t word = (uint64_t)c->error_word;
         if ((st = RT_CU(err, MemcpyHtoD, (at, &word, 8)))) return st;
     }
+    return SYMC_OK;
+}
+
+/* What a state of graph e needs whatever it shares: its arrays, modules
+ * and functions, shared-memory limits, the pinned copy of an error word it
+ * holds, library states, lifetimes. c->e, dev, alloc, owner and (for a
+ * region's state) consts are set. */
+static symc_status init_graph(rt_cuda *c, symc_error *err) {
+    const rt_engine *e = c->e;
+    symc_status st;
+    c->graphs = 1;
+    c->errs = c;
+    for (uint32_t i = 0; i < e->n_steps; i++)
+        if (e->steps[i].kind == RT_STEP_KERNEL && e->steps[i].n_args > c->max_args) c->max_args = e->steps[i].n_args;
+    c->fns = calloc(e->n_kernels + 1, sizeof *c->fns);
+    if (!c->consts) c->consts = calloc(e->n_constants + 1, sizeof *c->consts);
+    c->ptr = calloc(e->n_tensors + 1, sizeof *c->ptr);
+    c->offset = calloc(e->n_tensors + 1, sizeof *c->offset);
+    c->argv = calloc(c->max_args + 1, sizeof *c->argv);
+    c->params = calloc(c->max_args + 1, sizeof *c->params);
+    if (!c->fns || !c->consts || !c->ptr || !c->offset || !c->argv || !c->params)
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
+    for (uint32_t i = 0; i < c->max_args; i++) c->params[i] = &c->argv[i];
+
+    if (e->n_kernels) {
+        if ((st = load_modules(c, err))) return st;
+        /* dynamic shared memory beyond 48 KiB must be opted into per function */
+        for (uint32_t k = 0; k < e->n_kernels; k++) {
+            uint32_t need = 0;
+            for (uint32_t i = 0; i < e->n_steps; i++)
+                if (e->steps[i].kind == RT_STEP_KERNEL && e->steps[i].kernel == k && e->steps[i].shared > need)
+                    need = e->steps[i].shared;
+            if (need <= RT_STATIC_SHARED_LIMIT) continue;
+            st = RT_CU(err, FuncSetAttribute, (c->fns[k], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)need));
+            if (st) {
+                symc_error_prefix(err, "engine '%s': kernel '%s' asks for %u bytes of shared memory", engine_name(e),
+                                  e->kernel_names[k], need);
+                return st;
+            }
+            /* and the L1/shared split it runs with: the most shared memory, so several blocks fit an SM
+             * whatever split the kernels before it left (a hint: the driver may differ, no error) */
+            (void)rt_cuda_cu.FuncSetAttribute(c->fns[k], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
+        }
+    }
+    if (c->error_word && c->owner != c && c->error_word == c->owner->error_word)
+        c->errs = c->owner; /* reported through the owner's copy, event and bookkeeping */
+    else if (c->error_word) { /* the error word of the generated kernels (sc_error, load_modules) */ void *host = NULL;
+        if ((st = RT_CU(err, MemAllocHost, (&host, 8)))) return st;
+        c->error_host = host;
+        c->error_host[0] = c->error_host[1] = 0;
+        if ((st = RT_CU(err, EventCreate, (&c->error_event, CU_EVENT_DISABLE_TIMING)))) return st;
+        if ((st = RT_CU(err, MemsetD8, (c->error_word, 0, 8)))) return st;
+    }
+    int has_gemm = 0, has_conv = 0;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        has_gemm |= e->steps[i].kind == RT_STEP_GEMM;
+        has_conv |= e->steps[i].kind == RT_STEP_CONV;
+    }
+    if (has_gemm && (st = rt_cuda_gemm_create(c, err))) return st;
+    if (has_conv && (st = rt_cuda_conv_create(c, err))) return st;
+    return rt_lifetimes_compute(e, RT_SCHEDULE_STEPS, &c->lifetimes, err);
+}
+
+/* The owner's list of its states' graphs, for naming nodes (grown by one). */
+static symc_status add_to_family(rt_cuda *owner, rt_cuda *c, symc_error *err) {
+    const rt_engine **f = realloc(owner->family, (owner->n_family + 1) * sizeof *f);
+    if (!f) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
+    owner->family = f;
+    c->index = owner->n_family;
+    f[owner->n_family++] = c->e;
     return SYMC_OK;
 }
 
@@ -201,50 +280,10 @@ symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc,
     if (!c) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
     c->e = e;
     c->dev = dev;
-    c->graphs = 1;
+    c->owner = c;
     if (dev_alloc) c->alloc = *dev_alloc;
-    for (uint32_t i = 0; i < e->n_steps; i++)
-        if (e->steps[i].kind == RT_STEP_KERNEL && e->steps[i].n_args > c->max_args) c->max_args = e->steps[i].n_args;
-    c->fns = calloc(e->n_kernels + 1, sizeof *c->fns);
-    c->consts = calloc(e->n_constants + 1, sizeof *c->consts);
-    c->ptr = calloc(e->n_tensors + 1, sizeof *c->ptr);
-    c->offset = calloc(e->n_tensors + 1, sizeof *c->offset);
-    c->argv = calloc(c->max_args + 1, sizeof *c->argv);
-    c->params = calloc(c->max_args + 1, sizeof *c->params);
-    if (!c->fns || !c->consts || !c->ptr || !c->offset || !c->argv || !c->params) {
-        rt_cuda_destroy(c);
-        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
-    }
-    for (uint32_t i = 0; i < c->max_args; i++) c->params[i] = &c->argv[i];
-
-    if (e->n_kernels) {
-        if ((st = load_modules(c, err))) goto fail;
-        /* dynamic shared memory beyond 48 KiB must be opted into per function */
-        for (uint32_t k = 0; k < e->n_kernels; k++) {
-            uint32_t need = 0;
-            for (uint32_t i = 0; i < e->n_steps; i++)
-                if (e->steps[i].kind == RT_STEP_KERNEL && e->steps[i].kernel == k && e->steps[i].shared > need)
-                    need = e->steps[i].shared;
-            if (need <= RT_STATIC_SHARED_LIMIT) continue;
-            st = RT_CU(err, FuncSetAttribute, (c->fns[k], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)need));
-            if (st) {
-                symc_error_prefix(err, "engine '%s': kernel '%s' asks for %u bytes of shared memory", engine_name(e),
-                                  e->kernel_names[k], need);
-                goto fail;
-            }
-            /* and the L1/shared split it runs with: the most shared memory, so several blocks fit an SM
-             * whatever split the kernels before it left (a hint: the driver may differ, no error) */
-            (void)rt_cuda_cu.FuncSetAttribute(c->fns[k], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
-        }
-    }
-    if (c->error_word) { /* the error word of the generated kernels (sc_error, load_modules) */
-        void *host = NULL;
-        if ((st = RT_CU(err, MemAllocHost, (&host, 8)))) goto fail;
-        c->error_host = host;
-        c->error_host[0] = c->error_host[1] = 0;
-        if ((st = RT_CU(err, EventCreate, (&c->error_event, CU_EVENT_DISABLE_TIMING)))) goto fail;
-        if ((st = RT_CU(err, MemsetD8, (c->error_word, 0, 8)))) goto fail;
-    }
+    if ((st = add_to_family(c, c, err)) || (st = init_graph(c, err))) goto fail;
+    /* every constant once: a region's state (rt_cuda_create_more) uses these */
     for (uint32_t i = 0; i < e->n_constants; i++) {
         const rt_constant *k = &e->constants[i];
         if ((st = rt_cuda_alloc(c, k->size, &c->consts[i], "an engine constant", err))) goto fail;
@@ -253,19 +292,45 @@ symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc,
             goto fail;
         }
     }
-    int has_gemm = 0, has_conv = 0;
-    for (uint32_t i = 0; i < e->n_steps; i++) {
-        has_gemm |= e->steps[i].kind == RT_STEP_GEMM;
-        has_conv |= e->steps[i].kind == RT_STEP_CONV;
-    }
-    if (has_gemm && (st = rt_cuda_gemm_create(c, err))) goto fail;
-    if (has_conv && (st = rt_cuda_conv_create(c, err))) goto fail;
-    if ((st = rt_lifetimes_compute(e, RT_SCHEDULE_STEPS, &c->lifetimes, err))) goto fail;
     *out = c;
     return SYMC_OK;
 fail:
     rt_cuda_destroy(c);
     return st;
+}
+
+symc_status rt_cuda_create_more(rt_cuda *first, const rt_engine *graph, rt_cuda **out, symc_error *err) {
+    if (!first || !graph || !out)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_create_more: NULL argument");
+    *out = NULL;
+    rt_cuda *owner = first->owner;
+    const rt_engine *e0 = owner->e;
+    /* the constants uploaded by the owner are the ones this graph's tensors index */
+    if (graph->constants != e0->constants || graph->n_constants != e0->n_constants)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "engine '%s': a region's graph must share the first graph's constants (%u at %p, not %u "
+                               "at %p)",
+                               engine_name(e0), e0->n_constants, (const void *)e0->constants, graph->n_constants,
+                               (const void *)graph->constants);
+    symc_status st = rt_cuda_cu_enter(NULL, err);
+    if (st) return st;
+    if (graph->sm == 0 || graph->n_steps == 0)
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "engine '%s' has no GPU code: compile it with GPU code on",
+                               engine_name(e0));
+    rt_cuda *c = calloc(1, sizeof *c);
+    if (!c) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
+    c->e = graph;
+    c->dev = owner->dev;
+    c->owner = owner;
+    c->alloc = owner->alloc;
+    c->consts = owner->consts; /* borrowed: the weights are on the device once */
+    if ((st = add_to_family(owner, c, err)) || (st = init_graph(c, err))) {
+        rt_cuda_destroy(c);
+        return st;
+    }
+    c->graphs = owner->graphs;
+    *out = c;
+    return SYMC_OK;
 }
 
 /* ---- enqueue ------------------------------------------------------------------- */
@@ -279,25 +344,30 @@ symc_status rt_cuda_layout(rt_cuda *c, const int64_t *slots, symc_error *err) {
     return st;
 }
 
+/* The workspace is the owner's, shared by the regions' states (a context
+ * runs one at a time): it grows to the largest need of any, and memory_gen
+ * (the owner's too) changes with it, so no region replays a graph captured
+ * on the old one. */
 static symc_status plan_workspace(rt_cuda *c, const int64_t *slots, symc_error *err) {
+    rt_cuda *o = c->owner;
     size_t total = c->layout_total;
     if (!c->laid_out) { /* no rt_cuda_layout for these slots (the tuner binds directly) */
         symc_status st0 = rt_plan_layout(c->e, &c->lifetimes, slots, RT_CUDA_ALIGN, c->offset, &total, err);
         if (st0) return st0;
     }
     c->laid_out = 0;
-    if (total > c->workspace_size) {
+    if (total > o->workspace_size) {
         symc_status st;
-        if (c->workspace) {
-            /* work queued earlier (on any stream) may still use the old one */
+        if (o->workspace) {
+            /* work queued earlier (on any stream, by any region) may still use the old one */
             if ((st = RT_CU(err, CtxSynchronize, ()))) return st;
-            rt_cuda_free(c, c->workspace);
-            c->workspace = 0;
-            c->workspace_size = 0;
+            rt_cuda_free(o, o->workspace);
+            o->workspace = 0;
+            o->workspace_size = 0;
         }
-        if ((st = rt_cuda_alloc(c, total, &c->workspace, "the activation workspace", err))) return st;
-        c->workspace_size = total;
-        c->memory_gen++;
+        if ((st = rt_cuda_alloc(o, total, &o->workspace, "the activation workspace", err))) return st;
+        o->workspace_size = total;
+        o->memory_gen++;
     }
     return SYMC_OK;
 }
@@ -315,7 +385,7 @@ symc_status rt_cuda_bind(rt_cuda *c, const int64_t *slots, int shape_changed, vo
     for (uint32_t t = 0; t < e->n_tensors; t++) {
         const rt_tensor *x = &e->tensors[t];
         if (x->constant != RT_NONE) c->ptr[t] = c->consts[x->constant];
-        else if (c->offset[t] != SIZE_MAX) c->ptr[t] = c->workspace + c->offset[t];
+        else if (c->offset[t] != SIZE_MAX) c->ptr[t] = c->owner->workspace + c->offset[t];
         else c->ptr[t] = addr ? (CUdeviceptr)(uintptr_t)addr[t] : 0;
     }
     /* aliases never chain (the decoder checks), so one pass suffices */
@@ -376,12 +446,19 @@ symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed,
     }
     if (st) return st;
     /* what the kernels flagged comes back with the run; read at the next call */
-    if (c->error_word && !c->error_pending) {
-        if ((st = RT_CU(err, MemcpyDtoHAsync, (c->error_host, c->error_word, 8, stream))) ||
-            (st = RT_CU(err, EventRecord, (c->error_event, stream))))
-            return st;
-        c->error_pending = 1;
+    rt_cuda *h = c->errs;
+    if (!c->error_word) return SYMC_OK;
+    uint64_t bit = (uint64_t)1 << (c->index < 63 ? c->index : 63);
+    h->error_ran |= bit;
+    if (h->error_pending) {
+        h->error_ran_after |= bit;
+        return SYMC_OK;
     }
+    if ((st = RT_CU(err, MemcpyDtoHAsync, (h->error_host, h->error_word, 8, stream))) ||
+        (st = RT_CU(err, EventRecord, (h->error_event, stream))))
+        return st;
+    h->error_pending = 1;
+    h->error_ran_after = 0;
     return SYMC_OK;
 }
 
@@ -536,10 +613,11 @@ static symc_status enqueue_steps(void *ctx, CUstream stream, symc_error *err) {
 static symc_status capture_into(rt_cuda *c, rt_graph_entry *g, const int64_t *slots, void *const *addr,
                                 symc_error *err) {
     symc_status st = SYMC_OK;
-    if (!c->capture && (st = RT_CU(err, StreamCreate, (&c->capture, CU_STREAM_NON_BLOCKING)))) return st;
+    rt_cuda *o = c->owner; /* one capture stream per context */
+    if (!o->capture && (st = RT_CU(err, StreamCreate, (&o->capture, CU_STREAM_NON_BLOCKING)))) return st;
     steps_call call = {c, slots, addr};
     CUgraph graph;
-    if ((st = rt_cuda_capture(c->capture, enqueue_steps, &call, &graph, err))) return st;
+    if ((st = rt_cuda_capture(o->capture, enqueue_steps, &call, &graph, err))) return st;
     if (g->exec) {
         CUgraphExecUpdateResultInfo info;
         if (rt_cuda_cu.GraphExecUpdate(g->exec, graph, &info) == CUDA_SUCCESS) {
@@ -593,7 +671,7 @@ static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr
     uint64_t *key = c->graph_key;
     for (uint32_t i = 0; i < e->num_slots; i++) key[i] = (uint64_t)slots[i];
     for (uint32_t t = 0; t < e->n_tensors; t++) key[e->num_slots + t] = (uint64_t)c->ptr[t];
-    key[len - 1] = c->memory_gen;
+    key[len - 1] = c->owner->memory_gen; /* the owner's: a workspace any region grew changes it */
     uint64_t h = hash_words(key, len);
     rt_graph_entry *g = NULL;
     for (uint32_t i = 0; i < c->n_graphs && !g; i++) {
@@ -625,8 +703,8 @@ static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr
             symc_status st = run_steps(c, slots, addr, stream, err);
             /* the run may have grown a library workspace (allocated at first use): the
              * key to expect next time has the generation after it */
-            if (g->key[len - 1] != c->memory_gen) {
-                g->key[len - 1] = c->memory_gen;
+            if (g->key[len - 1] != c->owner->memory_gen) {
+                g->key[len - 1] = c->owner->memory_gen;
                 g->hash = hash_words(g->key, len);
             }
             return st;
@@ -655,7 +733,27 @@ symrt_graph_stats rt_cuda_graph_stats(const rt_cuda *c) {
     return c ? c->graph_stats : z;
 }
 
+/* "node 'x'", or "node 'x' (region 0) or 'y' (region 1)" when states of
+ * several regions ran since the word was last seen clear */
+static void flagged_node(const rt_cuda *h, uint32_t node, char *buf, size_t cap) {
+    const rt_cuda *o = h->owner;
+    int n = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < o->n_family && used < cap; i++) {
+        if (!(h->error_ran & ((uint64_t)1 << (i < 63 ? i : 63))) || !o->family[i]) continue;
+        const rt_engine *e = o->family[i];
+        const char *name = node < e->n_nodes ? e->nodes[node].name : "?";
+        int k = o->n_family > 1 ? snprintf(buf + used, cap - used, "%s'%s' (region %u)", n ? " or " : "node ", name, i)
+                                : snprintf(buf + used, cap - used, "node '%s'", name);
+        used += k > 0 ? (size_t)k : 0;
+        n++;
+    }
+    if (!n) snprintf(buf, cap, "node '%s'", node < h->e->n_nodes ? h->e->nodes[node].name : "?");
+}
+
 symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err) {
+    if (c) c = c->errs; /* a region's state reports through the word it shares */
     if (!c || !c->error_word || !c->error_pending) return SYMC_OK;
     symc_status st = rt_cuda_cu_enter(NULL, err);
     if (st) return st;
@@ -668,18 +766,23 @@ symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err) {
     }
     c->error_pending = 0;
     uint32_t code = c->error_host[0], node = c->error_host[1];
-    if (!code) return SYMC_OK;
+    if (!code) { /* clear up to the copy: only the runs queued after it may still set it */
+        c->error_ran = c->error_ran_after;
+        c->error_ran_after = 0;
+        return SYMC_OK;
+    }
     c->error_host[0] = c->error_host[1] = 0;
+    char where[256];
+    flagged_node(c, node, where, sizeof where);
+    c->error_ran = c->error_ran_after = 0;
     if ((st = RT_CU(err, MemsetD8, (c->error_word, 0, 8)))) return st;
-    const rt_engine *e = c->e;
-    const char *name = node < e->n_nodes ? e->nodes[node].name : "?";
     const char *what = code == 1 ? "an index was outside the range of its axis"
         : code == 2              ? "an integer was divided by zero"
                                  : "a kernel reported bad data";
     return symc_error_setf(err, SYMC_ERR_RANGE,
-                           "a run on this context read bad data at node '%s': %s; that run's outputs are invalid (the "
+                           "a run on this context read bad data at %s: %s; that run's outputs are invalid (the "
                            "reference backend names the element)",
-                           name, what);
+                           where, what);
 }
 
 symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name, const void *ptr, size_t need,
@@ -713,6 +816,12 @@ static symc_status b_create(const rt_engine *e, const symrt_allocator *alloc, vo
     *state = c;
     return st;
 }
+static symc_status b_create_more(void *first, const rt_engine *graph, void **state, symc_error *err) {
+    rt_cuda *c = NULL;
+    symc_status st = rt_cuda_create_more(first, graph, &c, err);
+    *state = c;
+    return st;
+}
 static void b_destroy(void *state) { rt_cuda_destroy(state); }
 static symc_status b_layout(void *state, const int64_t *slots, symc_error *err) {
     return rt_cuda_layout(state, slots, err);
@@ -737,6 +846,7 @@ const rt_backend rt_cuda_backend = {
     .name = "CUDA",
     .align = RT_CUDA_ALIGN,
     .create = b_create,
+    .create_more = b_create_more,
     .destroy = b_destroy,
     .layout = b_layout,
     .check_buffer = b_check_buffer,

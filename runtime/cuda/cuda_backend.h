@@ -70,6 +70,11 @@ symc_status rt_cuda_device_sm(uint32_t *sm, symc_error *err);
 
 /* dev_alloc: allocates device memory (NULL: cuMemAlloc/cuMemFree). */
 symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc, rt_cuda **out, symc_error *err);
+/* The state of another graph of first's engine (a region, runtime/engine.h
+ * rt_region) in the same context: it shares first's constants on the
+ * device, workspace, library handles, capture stream and error word (see
+ * cuda_internal.h) and must be destroyed before first. */
+symc_status rt_cuda_create_more(rt_cuda *first, const rt_engine *graph, rt_cuda **out, symc_error *err);
 void rt_cuda_destroy(rt_cuda *c);
 /* Lays the activation workspace out for the sizes in `slots` without
  * allocating or touching the GPU: an error when it would overflow int64

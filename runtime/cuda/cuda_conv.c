@@ -58,9 +58,14 @@ typedef struct conv_entry {
     int from_tuning; /* algo is a build-time tuning choice: timed as it runs, split or not */
 } conv_entry;
 
+/* The handle and workspace belong to the context's first state (rt_cuda
+ * owner); a region's state borrows them (h a copy of the owner's handle,
+ * ws through c->owner->conv) and keeps its own per-step cache, since its
+ * step indices are its graph's. */
 struct rt_conv_state {
     cudnnHandle_t h;
-    CUdeviceptr ws;
+    int borrowed;   /* h is the owner's: not destroyed here */
+    CUdeviceptr ws; /* the owner's is the one used */
     size_t ws_size;
     conv_entry *cache; /* CONV_CACHE per step */
     uint32_t *next;
@@ -242,12 +247,19 @@ symc_status rt_cuda_conv_signature(const rt_engine *e, uint32_t step, const int6
 symc_status rt_cuda_conv_create(rt_cuda *c, symc_error *err) {
     symc_status st = rt_cuda_dnn_load(err);
     if (st) return st;
+    /* a region's state: the handle is made once, in the owner, whichever region needs it first */
+    if (c->owner != c && !c->owner->conv && (st = rt_cuda_conv_create(c->owner, err))) return st;
     rt_conv_state *g = calloc(1, sizeof *g);
     if (!g) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuDNN state");
     c->conv = g;
-    g->cache = calloc((size_t)c->e->n_steps * CONV_CACHE, sizeof *g->cache);
-    g->next = calloc(c->e->n_steps, sizeof *g->next);
+    g->cache = calloc((size_t)c->e->n_steps * CONV_CACHE + 1, sizeof *g->cache);
+    g->next = calloc((size_t)c->e->n_steps + 1, sizeof *g->next);
     if (!g->cache || !g->next) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuDNN state");
+    if (c->owner != c) {
+        g->h = c->owner->conv->h;
+        g->borrowed = 1;
+        return SYMC_OK;
+    }
     return RT_DNN(err, Create, (&g->h));
 }
 
@@ -266,8 +278,8 @@ void rt_cuda_conv_destroy(rt_cuda *c) {
     if (!g) return;
     if (g->cache)
         for (size_t i = 0; i < (size_t)c->e->n_steps * CONV_CACHE; i++) entry_clear(&g->cache[i]);
-    if (g->h) rt_cuda_dnn.Destroy(g->h);
-    rt_cuda_free(c, g->ws);
+    if (g->h && !g->borrowed) rt_cuda_dnn.Destroy(g->h);
+    rt_cuda_free(c, g->ws); /* 0 in a borrowing state */
     free(g->cache);
     free(g->next);
     free(g);
@@ -380,7 +392,7 @@ static symc_status find_entry(rt_cuda *c, uint32_t step, const conv_problem *p, 
 }
 
 static symc_status ensure_ws(rt_cuda *c, size_t need, symc_error *err) {
-    rt_conv_state *g = c->conv;
+    rt_conv_state *g = c->owner->conv; /* the workspace is the owner's */
     if (need <= g->ws_size) return SYMC_OK;
     symc_status st;
     if (g->ws) {
@@ -392,7 +404,7 @@ static symc_status ensure_ws(rt_cuda *c, size_t need, symc_error *err) {
     }
     if ((st = rt_cuda_alloc(c, need, &g->ws, "the cuDNN workspace", err))) return st;
     g->ws_size = need;
-    c->memory_gen++; /* captured graphs that used the old workspace are stale */
+    c->owner->memory_gen++; /* captured graphs (of every region) that used the old workspace are stale */
     return SYMC_OK;
 }
 
@@ -438,9 +450,9 @@ symc_status rt_cuda_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CU
         cudnnStatus_t r = CUDNN_STATUS_NOT_SUPPORTED;
         int split = !forced && en->split;
         if (!split)
-            r = rt_cuda_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(g->ws),
-                                                             ws, z ? &one : &zero, en->y, z ? z : y, en->bias, b,
-                                                             en->act, en->y, y);
+            r = rt_cuda_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, algo,
+                                                             dp(c->owner->conv->ws), ws, z ? &one : &zero, en->y,
+                                                             z ? z : y, en->bias, b, en->act, en->y, y);
         if (r == CUDNN_STATUS_NOT_SUPPORTED && !split && !forced && !en->from_tuning &&
             algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) {
             /* the heuristic's choice does not fuse: the one algorithm documented to fuse
@@ -453,9 +465,9 @@ symc_status rt_cuda_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CU
             if ((st = ensure_ws(c, pws, err))) goto fail;
             en->algo = algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
             en->ws = ws = pws;
-            r = rt_cuda_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(g->ws),
-                                                             ws, z ? &one : &zero, en->y, z ? z : y, en->bias, b,
-                                                             en->act, en->y, y);
+            r = rt_cuda_dnn.ConvolutionBiasActivationForward(g->h, &one, en->x, x, en->w, w, en->conv, algo,
+                                                             dp(c->owner->conv->ws), ws, z ? &one : &zero, en->y,
+                                                             z ? z : y, en->bias, b, en->act, en->y, y);
         }
         if (r == CUDNN_STATUS_SUCCESS) return SYMC_OK;
         if (r != CUDNN_STATUS_NOT_SUPPORTED) {
@@ -465,8 +477,9 @@ symc_status rt_cuda_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CU
         /* no fused kernel for this configuration (some half-storage
          * shapes): the three calls, each valid with every algorithm */
         if (!forced) en->split = 1;
-        if ((st = RT_DNN(err, ConvolutionForward,
-                         (g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(g->ws), ws, &zero, en->y, y))))
+        if ((st = RT_DNN(
+                 err, ConvolutionForward,
+                 (g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(c->owner->conv->ws), ws, &zero, en->y, y))))
             goto fail;
         if (z && (st = RT_DNN(err, AddTensor, (g->h, &one, en->y, z, &one, en->y, y)))) goto fail;
         if ((st = RT_DNN(err, AddTensor, (g->h, &one, en->bias, b, &one, en->y, y)))) goto fail;
@@ -474,7 +487,7 @@ symc_status rt_cuda_conv_run(rt_cuda *c, uint32_t step, const int64_t *slots, CU
         return SYMC_OK;
     }
     if ((st = RT_DNN(err, ConvolutionForward,
-                     (g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(g->ws), ws, &zero, en->y, y))))
+                     (g->h, &one, en->x, x, en->w, w, en->conv, algo, dp(c->owner->conv->ws), ws, &zero, en->y, y))))
         goto fail;
     if (z && (st = RT_DNN(err, AddTensor, (g->h, &one, en->y, z, &one, en->y, y)))) goto fail;
     if (p.bias != RT_NONE && (st = RT_DNN(err, AddTensor, (g->h, &one, en->bias, dp(c->ptr[p.bias]), &one, en->y, y))))

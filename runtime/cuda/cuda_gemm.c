@@ -82,8 +82,13 @@ typedef struct gemm_entry {
     size_t bws;
 } gemm_entry;
 
+/* The handle and the buffers belong to the context's first state (rt_cuda
+ * owner); a region's state borrows them (h a copy of the owner's handle,
+ * the buffers through c->owner->gemm) and keeps its own per-step cache,
+ * since its step indices are its graph's. */
 struct rt_gemm_state {
     cublasLtHandle_t h;
+    int borrowed;      /* h is the owner's: not destroyed here; the buffers below stay 0 */
     CUdeviceptr ws;    /* GEMM_WORKSPACE bytes, allocated at first use */
     CUdeviceptr zeros; /* for K == 0 */
     size_t zeros_size;
@@ -362,12 +367,19 @@ symc_status rt_cuda_gemm_sizes(const rt_engine *e, uint32_t step, const int64_t 
 symc_status rt_cuda_gemm_create(rt_cuda *c, symc_error *err) {
     symc_status st = rt_cuda_lt_load(err);
     if (st) return st;
+    /* a region's state: the handle is made once, in the owner, whichever region needs it first */
+    if (c->owner != c && !c->owner->gemm && (st = rt_cuda_gemm_create(c->owner, err))) return st;
     rt_gemm_state *g = calloc(1, sizeof *g);
     if (!g) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuBLASLt state");
     c->gemm = g;
-    g->cache = calloc((size_t)c->e->n_steps * GEMM_CACHE, sizeof *g->cache);
-    g->next = calloc(c->e->n_steps, sizeof *g->next);
+    g->cache = calloc((size_t)c->e->n_steps * GEMM_CACHE + 1, sizeof *g->cache);
+    g->next = calloc((size_t)c->e->n_steps + 1, sizeof *g->next);
     if (!g->cache || !g->next) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuBLASLt state");
+    if (c->owner != c) {
+        g->h = c->owner->gemm->h;
+        g->borrowed = 1;
+        return SYMC_OK;
+    }
     return RT_LT(err, Create, (&g->h));
 }
 
@@ -393,8 +405,8 @@ void rt_cuda_gemm_destroy(rt_cuda *c) {
     if (!g) return;
     if (g->cache)
         for (size_t i = 0; i < (size_t)c->e->n_steps * GEMM_CACHE; i++) entry_clear(&g->cache[i]);
-    if (g->h) rt_cuda_lt.Destroy(g->h);
-    rt_cuda_free(c, g->ws);
+    if (g->h && !g->borrowed) rt_cuda_lt.Destroy(g->h);
+    rt_cuda_free(c, g->ws); /* the buffers: 0 in a borrowing state */
     rt_cuda_free(c, g->zeros);
     for (int i = 0; i < 3; i++) rt_cuda_free(c, g->ones[i]);
     free(g->cache);
@@ -678,11 +690,11 @@ static symc_status find_entry(rt_cuda *c, uint32_t step, const gemm_problem *p, 
 }
 
 static symc_status ensure_buffers(rt_cuda *c, const gemm_problem *p, int k0, symc_error *err) {
-    rt_gemm_state *g = c->gemm;
+    rt_gemm_state *g = c->owner->gemm; /* the buffers are the owner's */
     symc_status st;
     if (!g->ws) {
         if ((st = rt_cuda_alloc(c, GEMM_WORKSPACE, &g->ws, "the cuBLASLt workspace", err))) return st;
-        c->memory_gen++;
+        c->owner->memory_gen++;
     }
     if (k0) {
         size_t need = (size_t)(p->m > p->n ? p->m : p->n) * p->esize;
@@ -696,6 +708,7 @@ static symc_status ensure_buffers(rt_cuda *c, const gemm_problem *p, int k0, sym
             if ((st = rt_cuda_alloc(c, need, &g->zeros, "zeros for a K = 0 GEMM", err))) return st;
             if ((st = RT_CU(err, MemsetD8, (g->zeros, 0, need)))) return st;
             g->zeros_size = need;
+            c->owner->memory_gen++; /* captured graphs that read the old buffer are stale */
         }
     }
     return SYMC_OK;
@@ -703,7 +716,7 @@ static symc_status ensure_buffers(rt_cuda *c, const gemm_problem *p, int k0, sym
 
 /* At least n ones of dtype dt on the device (the bias pass's A). */
 static symc_status ensure_ones(rt_cuda *c, symc_dtype dt, int64_t n, symc_error *err) {
-    rt_gemm_state *g = c->gemm;
+    rt_gemm_state *g = c->owner->gemm; /* the buffers are the owner's */
     int i = dt == SYMC_F16 ? 1 : dt == SYMC_BF16 ? 2 : 0;
     if ((size_t)n <= g->ones_n[i]) return SYMC_OK;
     symc_status st;
@@ -723,7 +736,7 @@ static symc_status ensure_ones(rt_cuda *c, symc_dtype dt, int64_t n, symc_error 
     free(host);
     if (st) return st;
     g->ones_n[i] = (size_t)n;
-    c->memory_gen++; /* captured graphs that read the old buffer are stale */
+    c->owner->memory_gen++; /* captured graphs (of every region) that read the old buffer are stale */
     return SYMC_OK;
 }
 
@@ -742,7 +755,7 @@ static symc_status run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream
     CUdeviceptr pc = p.tc_t != RT_NONE && s->beta != 0.0f ? c->ptr[p.tc_t] : pd;
     CUdeviceptr pbias = p.tbias_t != RT_NONE ? c->ptr[p.tbias_t] : 0;
     if ((st = ensure_buffers(c, &p, k0, err))) return st;
-    if (k0) pa = pb = g->zeros;
+    if (k0) pa = pb = c->owner->gemm->zeros;
     const CUdeviceptr ptrs[5] = {pa, pb, pc, pd, pbias ? pbias : pd};
     gemm_key key;
     key_of(s, &p, ptrs, k0, &key);
@@ -784,14 +797,16 @@ static symc_status run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream
         void *D = (void *)(uintptr_t)(pd + (CUdeviceptr)od * p.esize);
         st = RT_LT(err, Matmul,
                    (g->h, en->op, alpha, A, en->la, B, en->lb, beta, C, en->ld, D, en->ld, algo,
-                    (void *)(uintptr_t)g->ws, GEMM_WORKSPACE, stream));
+                    (void *)(uintptr_t)c->owner->gemm->ws, GEMM_WORKSPACE, stream));
         if (st) goto fail;
         if (en->split) { /* D = ones bias + D, then the activation (the top) */
             const float one = 1.0f;
-            const void *O = (const void *)(uintptr_t)c->gemm->ones[p.dt == SYMC_F16 ? 1 : p.dt == SYMC_BF16 ? 2 : 0];
+            const void *O = (const void *)(uintptr_t)c->owner->gemm->ones[p.dt == SYMC_F16        ? 1
+                                                                              : p.dt == SYMC_BF16 ? 2
+                                                                                                  : 0];
             st = RT_LT(err, Matmul,
                        (g->h, en->bop, &one, O, en->bla, (const void *)(uintptr_t)pbias, en->blb, &one, D, en->ld, D,
-                        en->ld, &en->balgo, (void *)(uintptr_t)g->ws, GEMM_WORKSPACE, stream));
+                        en->ld, &en->balgo, (void *)(uintptr_t)c->owner->gemm->ws, GEMM_WORKSPACE, stream));
             if (st) goto fail;
         }
     }
@@ -850,7 +865,7 @@ symc_status rt_cuda_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *sl
     CUdeviceptr pc = p.tc_t != RT_NONE && s->beta != 0.0f ? c->ptr[p.tc_t] : pd;
     CUdeviceptr pbias = p.tbias_t != RT_NONE ? c->ptr[p.tbias_t] : pd;
     if ((st = ensure_buffers(c, &p, k0, err))) return st;
-    if (k0) pa = pb = c->gemm->zeros;
+    if (k0) pa = pb = c->owner->gemm->zeros;
     const CUdeviceptr ptrs[5] = {pa, pb, pc, pd, pbias};
     gemm_key key;
     key_of(s, &p, ptrs, k0, &key);

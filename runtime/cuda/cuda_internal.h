@@ -32,8 +32,24 @@ typedef struct rt_cuda_force {
     const void *algo; /* cublasLtMatmulAlgo_t* or int32 cuDNN algo id* */
 } rt_cuda_force;
 
+/* A context of an engine with regions holds one rt_cuda per region graph
+ * (rt_cuda_create_more): the first is the owner of what belongs to the
+ * engine and is shared: the constants on the device (consts), the
+ * workspace and memory_gen, the capture stream, the library handles and
+ * their buffers (cuda_gemm.c, cuda_conv.c), and the error word with its
+ * pinned copy and event. The others borrow them through `owner` and never
+ * free them; each keeps its modules, functions, per-tensor pointers and
+ * offsets, lifetimes, kernel arguments, library step caches and graph
+ * cache. Without regions, owner is the state itself. */
 struct rt_cuda {
     const rt_engine *e;
+    rt_cuda *owner; /* the context's first state (itself when it is the first) */
+    uint32_t index; /* among the owner's states: 0 for the owner */
+    rt_cuda *errs;  /* the state whose error word, pinned copy and event this one reports through */
+    /* in the owner: each state's graph by index, for naming the node of bad
+     * data a state reported through the shared word */
+    const rt_engine **family;
+    uint32_t n_family;
     const rt_cu_device *dev;
     symrt_allocator alloc; /* alloc.alloc NULL: cuMemAlloc/cuMemFree */
     CUmodule *modules;     /* per engine module (rt_module), NULL where not loaded */
@@ -81,6 +97,11 @@ struct rt_cuda {
     uint32_t *error_host;
     CUevent error_event;
     int error_pending;
+    /* in the state holding the word: which states (bit = index, the last bit
+     * for 63 and above) ran since the word was last seen clear, and which
+     * of them after the pending copy was queued: a flag names the node of
+     * the one graph that can have set it, or each candidate */
+    uint64_t error_ran, error_ran_after;
 };
 
 enum { RT_GRAPH_SEEN, RT_GRAPH_CAPTURED, RT_GRAPH_FAILED };

@@ -9,7 +9,13 @@
  * used in place, and an output the engine holds as a constant is copied
  * into the caller's buffer. Each node's dim attributes arrive as program
  * slots and are turned into integers in a scratch array before its kernel
- * runs, since the kernels take plain SYMC_ATTR_INTS. */
+ * runs, since the kernels take plain SYMC_ATTR_INTS.
+ *
+ * The states of an engine's other regions (create_more) use the first
+ * one's workspace, which grows to the largest need of any of them: the
+ * backend is synchronous and a context runs one region at a time, so they
+ * never use it together. Constants are host pointers into the engine and
+ * are shared already. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,17 +26,19 @@
 #define REF_MAX_IO 64 /* inputs or outputs of one node */
 #define REF_ALIGN 64  /* bytes: every tensor offset in the workspace (AVX-512 loads, cache lines) */
 
-typedef struct ref_state {
+typedef struct ref_state ref_state;
+struct ref_state {
     const rt_engine *e;
+    ref_state *owner;       /* the state whose workspace this one uses: itself, or the context's first */
     symrt_allocator alloc;  /* host memory */
     rt_lifetimes lifetimes; /* per tensor, over the nodes */
-    uint8_t *workspace;
+    uint8_t *workspace;     /* the owner's is the one used */
     size_t workspace_size;
     size_t workspace_need; /* for the current shapes (layout) */
     size_t *offset;        /* per tensor: offset in the workspace, SIZE_MAX if not there */
     symc_attr *scratch_attrs;
     int64_t *scratch_ints;
-} ref_state;
+};
 
 static void *default_alloc(void *ctx, size_t size, size_t alignment) {
     (void)ctx;
@@ -53,11 +61,14 @@ static void ref_destroy(void *state) {
     free(r);
 }
 
-static symc_status ref_create(const rt_engine *e, const symrt_allocator *alloc, void **state, symc_error *err) {
+/* A state of graph e using owner's workspace (NULL: its own) and allocator. */
+static symc_status new_state(const rt_engine *e, ref_state *owner, const symrt_allocator *alloc, void **state,
+                             symc_error *err) {
     *state = NULL;
     ref_state *r = calloc(1, sizeof *r);
     if (!r) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
     r->e = e;
+    r->owner = owner ? owner : r;
     r->alloc = alloc ? *alloc : (symrt_allocator){default_alloc, default_free, NULL};
     /* scratch for the largest node's attributes and dim entries */
     uint32_t max_attrs = 0, max_dims = 0;
@@ -84,15 +95,25 @@ static symc_status ref_create(const rt_engine *e, const symrt_allocator *alloc, 
     return SYMC_OK;
 }
 
+static symc_status ref_create(const rt_engine *e, const symrt_allocator *alloc, void **state, symc_error *err) {
+    return new_state(e, NULL, alloc, state, err);
+}
+
+static symc_status ref_create_more(void *first, const rt_engine *graph, void **state, symc_error *err) {
+    ref_state *owner = first;
+    return new_state(graph, owner, &owner->alloc, state, err);
+}
+
 /* 64-byte aligned; tensors whose lifetimes do not overlap share memory. */
 static symc_status ref_layout(void *state, const int64_t *slots, symc_error *err) {
     ref_state *r = state;
     return rt_plan_layout(r->e, &r->lifetimes, slots, REF_ALIGN, r->offset, &r->workspace_need, err);
 }
 
-/* Grows the workspace when this shape needs more than any before. */
-static symc_status grow_workspace(ref_state *r, symc_error *err) {
-    size_t total = r->workspace_need;
+/* Grows the (owner's) workspace when this shape needs more than any before. */
+static symc_status grow_workspace(ref_state *state, symc_error *err) {
+    size_t total = state->workspace_need;
+    ref_state *r = state->owner;
     if (total > r->workspace_size) {
         void *w = r->alloc.alloc(r->alloc.ctx, total, 64);
         if (!w) return symc_error_setf(err, SYMC_ERR_NOMEM, "cannot allocate %zu bytes of activation memory", total);
@@ -106,7 +127,7 @@ static symc_status grow_workspace(ref_state *r, symc_error *err) {
 static void *data_of(const ref_state *r, void *const *addr, uint32_t t) {
     const rt_tensor *x = &r->e->tensors[t];
     if (x->constant != RT_NONE) return (void *)r->e->constants[x->constant].data;
-    if (r->offset[t] != SIZE_MAX) return r->workspace + r->offset[t];
+    if (r->offset[t] != SIZE_MAX) return r->owner->workspace + r->offset[t];
     return addr[t];
 }
 
@@ -173,6 +194,7 @@ const rt_backend rt_ref_backend = {
     .name = "reference",
     .align = REF_ALIGN,
     .create = ref_create,
+    .create_more = ref_create_more,
     .destroy = ref_destroy,
     .layout = ref_layout,
     .check_buffer = NULL, /* host memory: nothing to ask anyone */

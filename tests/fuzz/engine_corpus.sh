@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Seed corpus of the engine fuzzer (fuzz_engine.c): engines without their
 # 12-byte checksum trailer, which the harness re-seals.
-#   engine_corpus.sh SYMC ADD_TUNED PYTHON SOURCE_DIR CORPUS_DIR
+#   engine_corpus.sh SYMC ADD_TUNED PYTHON SOURCE_DIR CORPUS_DIR [REGIONS_ENGINE]
 # A small attention block with GPU code (kernels, cuBLASLt steps, cubin, PTX),
 # the same with tuned entries on its library steps (tests/tools/add_tuned),
-# and reference-only engines of a convolution/pooling model, elementwise ops,
-# data movement and reductions, so the fuzzed runs reach those kernels.
+# reference-only engines of a convolution/pooling model, elementwise ops,
+# data movement and reductions, so the fuzzed runs reach those kernels, and
+# (given tests/tools/regions_engine) an engine with 2 regions (format 6), so
+# mutations reach the region checks.
 set -euo pipefail
-symc=$1 add_tuned=$2 python=$3 src=$4 corpus=$5
+symc=$1 add_tuned=$2 python=$3 src=$4 corpus=$5 regions=${6:-}
 models=$corpus/../engine_models
 mkdir -p "$corpus" "$models"
 "$python" "$src/tests/frontend/gen_models.py" "$models" >/dev/null
@@ -33,3 +35,7 @@ compile "$models/movement.onnx" --shapes x:1x2x6,4x3x6,8x6x6 --shapes sq:2x2,3x3
 seal_off "$models/mv.symx" movement
 compile "$models/reduce13.onnx" --shapes x:1x1x16,4x8x16,8x16x16 --no-gpu -o "$models/r13.symx"
 seal_off "$models/r13.symx" reduce13
+if [ -n "$regions" ]; then
+  "$regions" "$models/rg.symx"
+  seal_off "$models/rg.symx" regions
+fi

@@ -15,8 +15,8 @@
  * must not time out); shapes are still set and evaluated, which is where
  * sizes overflowing int64 are refused. The seed corpus is a small
  * attention-block engine with GPU steps (kernels, cuBLASLt calls, cubin and
- * PTX), the same with tuned entries, and reference-only engines of a few
- * other models (tests/fuzz/engine_corpus.sh). FUZZ_ENGINE_VERBOSE=1 prints
+ * PTX), the same with tuned entries, reference-only engines of a few
+ * other models and an engine with 2 regions (tests/fuzz/engine_corpus.sh). FUZZ_ENGINE_VERBOSE=1 prints
  * each run's outcome. */
 #include <stdint.h>
 #include <stdio.h>

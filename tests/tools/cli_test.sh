@@ -2,10 +2,12 @@
 # End-to-end checks of the symc driver and the bundled example: the main job's
 # path (build a module with the builder API, save, inspect), exit codes and
 # one-line errors for bad usage and bad files, and an independent reader
-# (flatc --json with ir/symir.fbs) decoding the file we wrote.
-# usage: cli_test.sh SYMC VIT_SEED SCHEMA TMPDIR HUGE_ENGINE
+# (flatc --json with ir/symir.fbs) decoding the file we wrote; given
+# REGIONS_ENGINE (tests/tools/regions_engine), `symc inspect` of an engine with
+# 2 regions, and flatc with runtime/engine.fbs reading its regions.
+# usage: cli_test.sh SYMC VIT_SEED SCHEMA TMPDIR HUGE_ENGINE [REGIONS_ENGINE]
 set -u
-symc=$1 vit=$2 schema=$3 tmp=$4 huge=$5
+symc=$1 vit=$2 schema=$3 tmp=$4 huge=$5 regions=${6:-}
 mkdir -p "$tmp"
 pass=0 fail=0
 ok()   { pass=$((pass + 1)); }
@@ -149,6 +151,28 @@ for f in "$(dirname "$0")"/../fuzz/regressions/onnx-*; do
   out=$("$symc" compile "$f" --shapes x:1x196x768,4x196x768,32x196x768 -o "$tmp/regression.symx" 2>&1); rc=$?
   if [ "$rc" = 0 ] || { [ "$rc" = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ]; }; then ok; else bad "regression $f: exit $rc: $out"; fi
 done
+
+# an engine with 2 regions (format 6): the regions section (conditions, each region's symbol
+# ranges), the declared hull, then every graph's sections with its own ranges
+if [ -n "$regions" ]; then
+  expect 0 "regions_engine" -- "$regions" "$tmp/regions.symx"
+  expect 0 "inspect regions" -- "$symc" inspect "$tmp/regions.symx"
+  for want in "engine small_regions (format 6," "regions: 2 (the first whose condition holds runs)" \
+      "region 0 'B <= 1': condition B <= 1; symbols C in [1, 8] opt 3" \
+      "region 1 '2 <= B': condition 2 <= B; symbols B in [2, 8] opt 3, C in [1, 8] opt 3" \
+      "symbols (the declared hull):" "region 0 'B <= 1':" "region 1 '2 <= B':" "input  x: f32[1, 4]" \
+      "input  x: f32[2|3|8, 4]" "output r: f32[2|3|8, 2, 2]"; do
+    has "inspect regions" "$want"
+  done
+  if command -v flatc >/dev/null; then
+    rm -f "$tmp/regions.json"
+    expect 0 "flatc --json regions" -- flatc --json --raw-binary --size-prefixed --strict-json -I "$(dirname "$schema")" \
+      -o "$tmp" "$(dirname "$schema")/../runtime/engine.fbs" -- "$tmp/regions.symx"
+    for want in '"format_version": 6' '"name": "B <= 1"' '"name": "2 <= B"' '"region_slots": 3'; do
+      if grep -qF -- "$want" "$tmp/regions.json"; then ok; else bad "flatc: no '$want' in $tmp/regions.json"; fi
+    done
+  fi
+fi
 
 # an independent FlatBuffers reader agrees with ours
 if command -v flatc >/dev/null; then

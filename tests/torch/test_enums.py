@@ -80,7 +80,7 @@ for name in sorted(table):
 
 # 2. the ctypes structs against the C ones
 structs = {L.Error: "symc_error", L.Attr: "symc_attr", L.CompileOptions: "symc_compile_options",
-           L.IoInfo: "symrt_io_info", L.SymbolInfo: "symrt_symbol_info"}
+           L.Region: "symc_region", L.IoInfo: "symrt_io_info", L.SymbolInfo: "symrt_symbol_info"}
 for cls, cname in structs.items():
     size = table.get(f"sizeof({cname})")
     if size is None:

@@ -18,7 +18,7 @@ import ctypes
 import os
 import pathlib
 
-__all__ = ["lib", "SymcError", "Error", "Attr", "CompileOptions", "IoInfo", "SymbolInfo",
+__all__ = ["lib", "SymcError", "Error", "Attr", "CompileOptions", "Region", "IoInfo", "SymbolInfo",
            "check", "find_library", "constants", "status_name", "DIM_NONE", "ATTR_INT", "ATTR_FLOAT",
            "ATTR_INTS", "ATTR_FLOATS", "ATTR_STR", "ATTR_DIMS", "ATTR_DTYPE", "BACKEND_REF", "BACKEND_CUDA",
            "F32", "F16", "BF16", "F64", "I64", "I32", "BOOL"]
@@ -52,6 +52,11 @@ class CompileOptions(ctypes.Structure):
                 ("dump", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)),
                 ("ctx", ctypes.c_void_p),
                 ("fp32_layers", ctypes.c_char_p), ("calibrate", ctypes.c_int)]
+
+
+class Region(ctypes.Structure):
+    """symc_region: one region's module (a symc_module handle) and its condition text (NULL: the box alone)."""
+    _fields_ = [("module", ctypes.c_void_p), ("condition", ctypes.c_char_p)]
 
 
 class IoInfo(ctypes.Structure):
@@ -126,6 +131,8 @@ def _declare(L):
         "symc_constants": (ctypes.POINTER(_Constant), [ctypes.POINTER(U32)]),
         "symc_compile_options_init": (None, [ctypes.POINTER(CompileOptions)]),
         "symc_module_compile": (S, [P, ctypes.POINTER(CompileOptions), ctypes.c_char_p, E]),
+        "symc_compile_regions": (S, [ctypes.POINTER(Region), U32, ctypes.POINTER(CompileOptions), ctypes.c_char_p,
+                                     E]),
         "symrt_engine_load_file": (S, [ctypes.c_char_p, ctypes.POINTER(P), E]),
         "symrt_engine_destroy": (None, [P]),
         "symrt_engine_num_inputs": (U32, [P]),

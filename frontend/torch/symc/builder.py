@@ -5,7 +5,9 @@ points at alive for the duration of each call, interns symbolic dims, and turns
 every failing call into a SymcError with the library's message. Attributes are
 given as (name, kind, value) with kind one of "int", "float", "ints",
 "floats", "str", "dims", "dtype"; a "dims" value is a list of symc_dim handles
-(DIM_NONE stands for -1 where the op allows it).
+(DIM_NONE stands for -1 where the op allows it). `compile_regions` compiles
+several modules, each valid in a region of the input sizes, into one engine
+(symc_compile_regions): the torch frontend hands it the parts it traced.
 """
 import ctypes
 
@@ -185,13 +187,50 @@ class Module:
         """precision: a symc_precision value (None: the library's default, fp32). fp32_layers: node and/or
         op names kept fp32 under fp16/bf16 (a list or a comma-separated string)."""
         err = _lib.Error()
-        o = _lib.CompileOptions()
-        self.L.symc_compile_options_init(ctypes.byref(o))
-        o.gpu = 1 if gpu else 0
-        if precision is not None:
-            o.precision = precision
-        if fp32_layers:
-            layers = fp32_layers if isinstance(fp32_layers, str) else ",".join(fp32_layers)
-            o.fp32_layers = layers.encode()
+        o = _options(self.L, gpu, precision, fp32_layers)
         check(self.L.symc_module_compile(self.h, ctypes.byref(o), str(path).encode(), ctypes.byref(err)), err,
               "symc_module_compile")
+
+
+def _options(L, gpu, precision, fp32_layers):
+    """symc_compile_options from the library's defaults (the struct keeps its fp32_layers bytes alive)."""
+    o = _lib.CompileOptions()
+    L.symc_compile_options_init(ctypes.byref(o))
+    o.gpu = 1 if gpu else 0
+    if precision is not None:
+        o.precision = precision
+    if fp32_layers:
+        layers = fp32_layers if isinstance(fp32_layers, str) else ",".join(fp32_layers)
+        o.fp32_layers = layers.encode()  # ctypes keeps the bytes in the struct's _objects
+    return o
+
+
+def compile_regions(parts, path, gpu=False, precision=None, fp32_layers=None):
+    """One engine at path from several modules, each a complete graph of the same inputs and outputs and
+    valid in a region of the input sizes (symc_compile_regions): parts is a list of (Module, condition),
+    condition None (the module's own symbol ranges alone) or a text over the module's symbol names for what
+    a box cannot say ("S1 <= S2 and S1 % 8 == 0"; relations <=, <, >=, >, ==, != joined by " and ").
+    Symbols of different modules are the same when read from the same input dim. Every point of the hull
+    of the regions must be in one (a gap raises SymcError naming a point); where several hold, the first
+    runs. Weights equal in content are stored once. One part without a condition is Module.compile
+    itself. The modules are compiled in place, as Module.compile does; gpu, precision and fp32_layers
+    apply to every part."""
+    parts = list(parts)
+    if not parts:
+        raise SymcError("compile_regions: no parts (a list of (Module, condition or None))", code="invalid_arg")
+    regions = (_lib.Region * len(parts))()
+    for i, part in enumerate(parts):
+        if not (isinstance(part, tuple) and len(part) == 2 and isinstance(part[0], Module)
+                and (part[1] is None or isinstance(part[1], str))):
+            raise SymcError(f"compile_regions: part {i} is {part!r}, not (Module, condition or None)",
+                            code="invalid_arg")
+        m, cond = part
+        if m.h is None:
+            raise SymcError(f"compile_regions: part {i}'s module is closed", code="invalid_arg")
+        regions[i].module = m.h.value
+        regions[i].condition = cond.encode() if cond is not None else None
+    L = parts[0][0].L
+    err = _lib.Error()
+    o = _options(L, gpu, precision, fp32_layers)
+    check(L.symc_compile_regions(regions, len(parts), ctypes.byref(o), str(path).encode(), ctypes.byref(err)), err,
+          "symc_compile_regions")
