@@ -142,11 +142,11 @@ class TracerChecks:
             return
         if not isinstance(cond, torch.SymBool):
             return
-        expr = cond.node.expr
+        expr = cond.node.expr.xreplace(self.sym_alias)  # dims declared as one (Tracer unify_names)
         # where the condition was computed (the assert node itself carries the stack of the pass that
         # inserted it)
         src = n.args[0] if n.args and isinstance(n.args[0], torch.fx.Node) else n
-        if guard_source(expr) == "dispatch":
+        if guard_source(cond.node.expr) == "dispatch":
             return
         # the part's conditions (parts.py: a region of the declared box, e.g. S_ids <= S_mask) bound to this
         # program's symbols: points outside the part are not the traced program's to answer for

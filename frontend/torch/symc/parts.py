@@ -260,7 +260,7 @@ def trace_parts(model, decl, name, export_ranges, export_error):
             p = pending.pop(0)
             set_guard_state(state)
             tr = Tracer(ep, name, input_opts=decl.opts, dim_names=decl.names, input_ranges=p.box,
-                        multiples=decl.mults, multiple_hints=True, part_conds=p.conds)
+                        multiples=decl.mults, multiple_hints=True, part_conds=p.conds, unify_names=True)
             try:
                 tr.run(finish=False)
             except RangeNarrowed as e:

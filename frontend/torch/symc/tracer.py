@@ -91,10 +91,11 @@ class Tracer(TracerChecks):
     """Lowers one ExportedProgram. sym_info: {sympy symbol: dict(name=, min=, opt=, max=)} overrides;
     input_opts: {(user input index, dim): opt}; dim_names: {(user input index, dim): name}; part_conds: the
     conditions of the part of the declared box this program is for (parts.py; sympy, over checks.dim_symbol
-    placeholders), which the checks of runtime asserts take as given."""
+    placeholders), which the checks of runtime asserts take as given; unify_names: input dims that dim_names
+    names alike are one symbol, whatever symbols the export gave them."""
 
     def __init__(self, ep, name="model", input_opts=None, dim_names=None, ranges=None, decompose=True,
-                 input_ranges=None, multiples=None, multiple_hints=False, part_conds=None):
+                 input_ranges=None, multiples=None, multiple_hints=False, part_conds=None, unify_names=False):
         # [(condition, size, {symbol names})]: branches the export decided by torch's 0/1 assumption
         self.small = small_guarded(ep)
         self.lows = {}
@@ -130,6 +131,8 @@ class Tracer(TracerChecks):
         self.sym_inputs = {}  # {sympy symbol: [(input index, dim)]}: every input dim showing it bare
         self.dim_exprs = {}  # {(input index, dim): its size, a sympy expression (an Integer where static)}
         self.part_conds = list(part_conds or [])
+        # dims declared under one name are one symbol (sym_alias: {symbol: the one it stands for})
+        self.unify_names, self.sym_alias = unify_names, {}
         self.sym_opts = {}
         self.symbols = {}
         self.dim_cache = {}
@@ -156,6 +159,9 @@ class Tracer(TracerChecks):
     def symbol(self, sym):
         d = self.symbols.get(sym)
         if d is not None:
+            return d
+        if sym in self.sym_alias:
+            d = self.symbols[sym] = self.symbol(self.sym_alias[sym])
             return d
         lo, hi = self.ranges.get(sym, (None, None))
         lo_i, hi_i = _int_bound(lo), _int_bound(hi)
@@ -437,8 +443,17 @@ class Tracer(TracerChecks):
                                 f"not overlap", code="range")
             self._check_traced_range(sym, lo, hi)
             self.ranges[sym] = (lo, hi)
+        if self.unify_names:
+            # dims the caller declared under one name (symc.Input dim_names) are one dim, also where this export
+            # gave them symbols of their own (Dim.AUTO keeps no names): one symc symbol, read from each
+            first = {}
+            for sym, nm in self.sym_names.items():
+                if any(self.dim_names.get(k) == nm for k in self.sym_inputs.get(sym, ())):
+                    if first.setdefault(nm, sym) is not sym:
+                        self.sym_alias[sym] = first[nm]
         used = set(self.sym_names.values())
-        if len(used) != len(set(self.sym_names)):  # a duplicate name: fall back to the sympy names
+        if len(used) != len(set(self.sym_names) - set(self.sym_alias)):  # a duplicate: fall back to sympy names
+            self.sym_alias = {}
             for sym in self.sym_names:
                 self.sym_names[sym] = _sanitize(str(sym))
         self._derived_inputs(users)
