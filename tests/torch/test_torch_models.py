@@ -92,8 +92,17 @@ def text_batch(b, s, vocab=100, device="cpu"):
     return torch.randint(0, vocab, (b, s)).to(device), mask.to(device)
 
 
-def check_text_model(name, model, sizes, hi=(12, 24), device="cpu"):
-    """One engine for B in [1, hi[0]] (opt 8) and S in [1, hi[1]], both inputs declared with the same dims."""
+def num_regions(cm):
+    """The engine's region count (symrt_engine_num_regions; 0: one graph)."""
+    import ctypes
+    fn = cm.engine._L.symrt_engine_num_regions
+    fn.restype, fn.argtypes = ctypes.c_uint32, [ctypes.c_void_p]
+    return int(fn(cm.engine._h))
+
+
+def check_text_model(name, model, sizes, hi=(12, 24), device="cpu", regions=0):
+    """One engine for B in [1, hi[0]] (opt 8) and S in [1, hi[1]], both inputs declared with the same dims, of
+    `regions` regions (0: one graph)."""
     model = TextModel(model).eval().to(device)
     spec = symc.Input(min_shape=(1, 1), opt_shape=(8, 16), max_shape=hi, dtype=torch.int64,
                       dim_names={0: "B", 1: "S"})
@@ -103,6 +112,10 @@ def check_text_model(name, model, sizes, hi=(12, 24), device="cpu"):
         failures.append(f"{name}: compile failed: {e}")
         log(f"FAIL {name}: compile failed: {e}")
         return
+    n = num_regions(cm)
+    if n != regions:
+        failures.append(f"{name}: {n} regions, expected {regions}")
+    log(f"{'ok  ' if n == regions else 'FAIL'} {name}: one engine of {n} regions")
     for b, s in sizes:
         ids, mask = text_batch(b, s, device=device)
         with torch.no_grad():
@@ -117,16 +130,17 @@ def check_text_model(name, model, sizes, hi=(12, 24), device="cpu"):
 
 
 def text_models():
-    """GPT-2, Llama and the T5 encoder, tiny and random, as (name, model)."""
+    """GPT-2, Llama and the T5 encoder, tiny and random, as (name, model, regions): Llama's grouped-query
+    attention takes another program at S = 1 (transformers' sdpa integration, pack_gqa), a region of its own."""
     import transformers as tf
     torch.manual_seed(0)
     yield "hf gpt2", tf.GPT2LMHeadModel(tf.GPT2Config(n_embd=32, n_layer=1, n_head=4, vocab_size=100,
-                                                      n_positions=64))
+                                                      n_positions=64)), 0
     yield "hf llama", tf.LlamaForCausalLM(tf.LlamaConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
                                                          num_key_value_heads=2, intermediate_size=64, vocab_size=100,
-                                                         max_position_embeddings=64))
+                                                         max_position_embeddings=64)), 2
     yield "hf t5_encoder", tf.T5EncoderModel(tf.T5Config(d_model=32, num_layers=1, num_heads=4, d_ff=64, d_kv=8,
-                                                         vocab_size=100))
+                                                         vocab_size=100)), 0
 
 
 try:
@@ -136,8 +150,8 @@ except Exception as e:  # noqa: BLE001
     HAVE_TF = False
     log(f"SKIP text models: transformers not installed ({e})")
 if CPU and HAVE_TF:
-    for name, model in text_models():
-        check_text_model(name, model, [(1, 1), (1, 7), (5, 9), (12, 24)])
+    for name, model, regions in text_models():
+        check_text_model(name, model, [(1, 1), (1, 7), (5, 9), (12, 24)], regions=regions)
 
 # on a GPU machine (the device; CI has none): the issue's vit_small, whose torch-path engine had relative
 # error 2.7 on an H100, on the CUDA backend at min, off-opt and max
@@ -151,8 +165,9 @@ if torch.cuda.is_available():
                 (1, 3, 64, 64), (4, 3, 160, 160), (8, 3, 256, 256),
                 [(1, 3, 64, 64), (3, 3, 97, 131), (8, 3, 256, 256)], device="cuda")
     if HAVE_TF:
-        for name, model in text_models():
-            check_text_model("CUDA " + name, model, [(1, 1), (1, 7), (5, 9), (12, 24)], device="cuda")
+        for name, model, regions in text_models():
+            check_text_model("CUDA " + name, model, [(1, 1), (1, 7), (5, 9), (12, 24)], device="cuda",
+                             regions=regions)
 else:
     log("no CUDA device: the CUDA-backend models run on the device only")
 

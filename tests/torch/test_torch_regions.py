@@ -57,6 +57,13 @@ class Three(torch.nn.Module):
         return x + 1
 
 
+class Fourth(torch.nn.Module):
+    """A branch on S % 4: intervals would be 32 parts; the condition and its negation are two."""
+
+    def forward(self, x):
+        return x * 2 if x.shape[1] % 4 == 0 else x + 1
+
+
 class Many(torch.nn.Module):
     """One branch every 12 sizes: 11 programs over [2, 128], more than an engine's parts."""
 
@@ -130,11 +137,11 @@ def test_split():
     got = split(Three(), [spec((2, 2), (2, 32), (2, 128))])
     check("3-way split", sorted(got) == [("x0_dim1 in [17, 64]", None), ("x0_dim1 in [2, 16]", None),
                                          ("x0_dim1 in [65, 128]", None)], got)
+    got = split(Fourth(), [spec((2, 2), (2, 32), (2, 128))])
+    check("S % 4 split", got == [("x0_dim1 in [4, 128] and (x0_dim1 % 4) == 0", "(x0_dim1 % 4) == 0"),
+                                 ("x0_dim1 in [2, 127] and (x0_dim1 % 4) != 0", "(x0_dim1 % 4) != 0")], got)
     got = split(Plain(), [spec((1, 3, 4), (8, 3, 4), (32, 3, 4))])
     check("no split: one part, no condition", got == [("the declared ranges", None)], got)
-    got = split(KeyMask(), key_mask_inputs())
-    check("a relation between two inputs' dims: the relation, then its negation", len(got) >= 2 and
-          got[0][1] == "x0_dim1 <= x1_dim1" and all(c == "x0_dim1 > x1_dim1" for _, c in got[1:]), got)
     try:
         split(Many(), [spec((2, 2), (2, 32), (2, 128))])
         fail("past the cap: no exception")
@@ -148,6 +155,10 @@ def test_split():
     log("the split: parts and conditions")
 
 
+class RegionInfo(ctypes.Structure):  # symrt_region_info
+    _fields_ = [("name", ctypes.c_char_p), ("steps", ctypes.c_uint32), ("nodes", ctypes.c_uint32)]
+
+
 def num_regions(m):
     L = m.engine._L
     fn = getattr(L, "symrt_engine_num_regions", None)
@@ -155,6 +166,19 @@ def num_regions(m):
         return None
     fn.restype, fn.argtypes = ctypes.c_uint32, [ctypes.c_void_p]
     return int(fn(m.engine._h))
+
+
+def region_names(m):
+    """Each region's name: its condition as text (symrt_engine_region)."""
+    L, out = m.engine._L, []
+    fn = L.symrt_engine_region
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(RegionInfo), ctypes.c_void_p]
+    for r in range(num_regions(m) or 0):
+        info, err = RegionInfo(), symc._lib.Error()
+        fn(m.engine._h, r, ctypes.byref(info), ctypes.byref(err))
+        out.append(info.name.decode() if info.name else "")
+    return out
 
 
 def close(name, got, want):
@@ -187,13 +211,20 @@ def test_engines():
     compiled("3-way", Three(), [spec((2, 2), (2, 32), (2, 128))], 3, [2, 16, 17, 40, 64, 65, 128],
              lambda s: (torch.randn(2, s),))
 
+    compiled("S % 4", Fourth(), [spec((2, 2), (2, 32), (2, 128))], 2, [2, 3, 4, 5, 8, 127, 128],
+             lambda s: (torch.randn(2, s),))
+
     def km(s):
         sx, sm = s
         mask = torch.ones(3, sm, dtype=torch.int64)
         mask[1, sm // 2:] = 0
         return torch.randn(3, sx, 4), mask
-    compiled("S_x <= S_mask", KeyMask(), key_mask_inputs(), None, [(8, 8), (4, 12), (12, 4), (16, 2), (2, 16)],
-             km)
+    m = compiled("S_x <= S_mask", KeyMask(), key_mask_inputs(), None,
+                 [(8, 8), (4, 12), (12, 4), (16, 2), (2, 16)], km)
+    names = region_names(m)
+    check("S_x <= S_mask: the relation, then its negation, as the regions' conditions", len(names) >= 2 and
+          "x_dim1 <= mask_dim1" in names[0] and all("x_dim1 > mask_dim1" in n for n in names[1:]), names)
+    log(f"S_x <= S_mask: regions {names}")
     # no split: the engine of one graph, as before regions
     m = compiled("no split", Plain(), [spec((1, 3, 4), (8, 3, 4), (32, 3, 4))], 0, [1, 7, 32],
                  lambda b: (torch.randn(b, 3, 4),))

@@ -7,9 +7,12 @@ torch.export, one Dim(min, max) per dim whose min and max differ, with example
 inputs at opt_shape; (2) an ExportedProgram is taken as it is, its
 range_constraints giving the ranges. Either way the program is lowered by
 tracer.Tracer and compiled with symc_module_compile (GPU code when torch.cuda
-is available) into the engine cache (cache_dir(): SYMC_CACHE_DIR, else
-~/.cache/symc/engines), under a key hashed from the saved module (graph,
-weights, symbols with their ranges), the options, the GPU architecture and the
+is available); where the nn.Module's program holds on part of the declared
+ranges only (a size branch), parts.py traces each part and the engine gets a
+region per part (builder.compile_regions). The engine goes into the engine
+cache (cache_dir(): SYMC_CACHE_DIR, else ~/.cache/symc/engines), under a key
+hashed from the saved modules (graph, weights, symbols with their ranges; each
+region's condition), the options, the GPU architecture and the
 library, so compiling the same model for the same ranges again reuses the
 engine; the least recently used engines go when the cache passes
 SYMC_CACHE_MAX_MB (2048). The engine is wrapped in runtime.EngineModule, which

@@ -202,17 +202,16 @@ class TracerChecks:
 
     def _assert_split(self, sympy, expr, syms, bounds):
         """What parts.py splits a failed assert's part on: for a condition over one symbol, the intervals of
-        its range where it holds; over several, the condition itself over input-dim placeholders."""
+        its range where it holds; and the condition itself over input-dim placeholders (for several symbols, or
+        one whose intervals are many: x % 4 == 0)."""
         free = sorted(expr.free_symbols, key=str)
         sym = free[0]
         lo, hi = bounds[syms.index(sym)]
         info = dict(sym_name=self.sym_names[sym], inputs=self.sym_inputs.get(sym, ()), declared=(lo, hi),
                     why=f"the model's code branches on {self.sym_text(expr)}")
-        if len(free) == 1:
-            if hi - lo < 2_000_000:
-                vals = np.arange(lo, hi + 1, dtype=np.int64)
-                info["holds"] = _intervals(vals, _holds(sympy, [sym], expr, [vals]))
-            return info
+        if len(free) == 1 and hi - lo < 2_000_000:
+            vals = np.arange(lo, hi + 1, dtype=np.int64)
+            info["holds"] = _intervals(vals, _holds(sympy, [sym], expr, [vals]))
         if all(self.sym_inputs.get(s) for s in free):
             rel = expr.xreplace({s: dim_symbol(*self.sym_inputs[s][0]) for s in free})
             info.update(relation=rel, condition=self.sym_text(expr),

@@ -169,17 +169,52 @@ def _example_sizes(decl, part):
     return None
 
 
+def _tightened(decl, part):
+    """The part with each dim its conditions name narrowed to the sizes where they hold (all points tried where
+    there are at most 200k), so that a dim they fix is exported static (x_dim1 = 2 where x_dim1 > mask_dim1
+    and x_dim1 <= 2); _Empty where no point satisfies them."""
+    import numpy as np
+    import sympy
+    used = set().union(*(c.free_symbols for c in part.conds)) if part.conds else set()
+    groups = {}
+    for k in sorted(part.box):
+        if dim_symbol(*k) in used:
+            groups.setdefault(decl.names.get(k, k), []).append(k)
+    keys = list(groups.values())
+    total = 1
+    for g in keys:
+        total *= part.box[g[0]][1] - part.box[g[0]][0] + 1
+    if not keys or total > 200_000:
+        return part
+    grids = np.meshgrid(*[np.arange(part.box[g[0]][0], part.box[g[0]][1] + 1) for g in keys], indexing="ij")
+    pts = [x.ravel() for x in grids]
+    gs = [sympy.Symbol(f"_g{j}") for j in range(len(keys))]
+    ok = np.ones(pts[0].shape, dtype=bool)
+    for c in part.conds:
+        c = c.xreplace({dim_symbol(*k): gs[j] for j, g in enumerate(keys) for k in g})
+        if c.free_symbols - set(gs):
+            return part  # over a dim the box has no range for
+        ok &= np.broadcast_to(np.asarray(sympy.lambdify(gs, c, "numpy")(*pts), dtype=bool), ok.shape)
+    if not ok.any():
+        raise _Empty()
+    box = dict(part.box)
+    for p, g in zip(pts, keys):
+        for k in g:
+            box[k] = (int(p[ok].min()), int(p[ok].max()))
+    return Part(box, part.conds)
+
+
 def _nonempty(decl, parts_):
-    """The parts that hold a point (a part whose conditions no size satisfies is dropped: it covers nothing)."""
+    """The parts that hold a point (a part whose conditions no size satisfies is dropped: it covers nothing),
+    tightened to their conditions (_tightened)."""
     out = []
     for p in parts_:
         if p.empty():
             continue
         try:
-            _example_sizes(decl, p)
+            out.append(_tightened(decl, p))
         except _Empty:
             continue
-        out.append(p)
     return out
 
 
@@ -209,7 +244,9 @@ def _split(decl, part, e):
     """(pieces the traced program holds on, the rest) of part by e (a RangeNarrowed); None where e cannot split
     it (no intervals or relation, or no progress). The dims narrowed are the symbol's and every dim declared
     under the same name (one dim, even where an export gave them symbols of their own)."""
-    if e.relation is not None:
+    if e.relation is not None and (e.holds is None or len(e.holds) > 2):
+        # a relation between dims, or a condition on one that intervals would cut into many parts (x % 4 == 0):
+        # the condition and its negation
         neg = _negate(e.relation)
         if neg is None:
             return None
@@ -255,12 +292,16 @@ def trace_parts(model, decl, name, export_ranges, export_error):
             raise _failure(first, done, decl, part, f"torch.export failed there: {type(e).__name__}: "
                                                     f"{str(e).strip().splitlines()[0] if str(e).strip() else ''}") \
                 from e
-        pending = [part]
+        pending, dep = [part], None
         while pending:
             p = pending.pop(0)
             set_guard_state(state)
+            # the pieces of one export share its decomposition (and the guards it recorded)
             tr = Tracer(ep, name, input_opts=decl.opts, dim_names=decl.names, input_ranges=p.box,
-                        multiples=decl.mults, multiple_hints=True, part_conds=p.conds, unify_names=True)
+                        multiples=decl.mults, multiple_hints=True, part_conds=p.conds, unify_names=True,
+                        decomposed=dep)
+            if dep is None:
+                dep, state = tr.ep, guard_state()
             try:
                 tr.run(finish=False)
             except RangeNarrowed as e:

@@ -92,14 +92,18 @@ class Tracer(TracerChecks):
     input_opts: {(user input index, dim): opt}; dim_names: {(user input index, dim): name}; part_conds: the
     conditions of the part of the declared box this program is for (parts.py; sympy, over checks.dim_symbol
     placeholders), which the checks of runtime asserts take as given; unify_names: input dims that dim_names
-    names alike are one symbol, whatever symbols the export gave them."""
+    names alike are one symbol, whatever symbols the export gave them; decomposed: ep as another Tracer
+    decomposed it (its .ep), to lower without decomposing again."""
 
     def __init__(self, ep, name="model", input_opts=None, dim_names=None, ranges=None, decompose=True,
-                 input_ranges=None, multiples=None, multiple_hints=False, part_conds=None, unify_names=False):
+                 input_ranges=None, multiples=None, multiple_hints=False, part_conds=None, unify_names=False,
+                 decomposed=None):
         # [(condition, size, {symbol names})]: branches the export decided by torch's 0/1 assumption
         self.small = small_guarded(ep)
         self.lows = {}
-        if decompose:
+        if decomposed is not None:  # ep decomposed already (by a Tracer of another part of the same export)
+            ep = decomposed
+        elif decompose:
             try:
                 with record_guard_sources():
                     ep = ep.run_decompositions(_decomp_table())
