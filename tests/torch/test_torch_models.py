@@ -7,7 +7,11 @@ Why: symc.compile(timm vit_tiny_patch16_224) returned [B, 1, 1000] for eager's [
 class-token select x[:, 0] became a gather whose 0-d index numpy had turned 1-D). The ViT family covers
 the pooling forms timm has: the class token (x[:, 0]), distillation's two tokens averaged, register
 tokens skipped by a slice, and average pooling over the patch tokens.
-Prints SKIP where torch, timm or torchvision is not installed.
+Then transformers' text models as users call them (issue 32, stage 7 of docs/PLAN-regions.md): GPT-2, Llama and
+the T5 encoder (tiny configs, random weights) with input_ids and a padding attention_mask, B and S from 1, opt
+B 8: one engine each (Llama's grouped-query attention takes another program at S = 1 with transformers 5.23: a
+region of its own), against eager at B = 1, 5 and max.
+Prints SKIP where torch, timm or torchvision is not installed (the text models: where transformers is not).
 
 usage: test_torch_models.py [path/to/libsymc.so]
 """
@@ -69,6 +73,87 @@ if CPU:
     check_model("torchvision mobilenet_v3_small B,H,W", torchvision.models.mobilenet_v3_small(),
                 (1, 3, 64, 64), (2, 3, 96, 96), (3, 3, 128, 144), [(1, 3, 64, 64), (2, 3, 97, 131), (3, 3, 128, 144)])
 
+class TextModel(torch.nn.Module):
+    """A Hugging Face model called with input_ids and attention_mask, its first output."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, ids, mask):
+        return self.m(input_ids=ids, attention_mask=mask)[0]
+
+
+def text_batch(b, s, vocab=100, device="cpu"):
+    """ids [b, s] and a padding mask: row i holds s - i ones (at least 1), then zeros."""
+    mask = torch.ones(b, s, dtype=torch.int64)
+    for i in range(b):
+        mask[i, max(1, s - i):] = 0
+    return torch.randint(0, vocab, (b, s)).to(device), mask.to(device)
+
+
+def num_regions(cm):
+    """The engine's region count (symrt_engine_num_regions; 0: one graph)."""
+    import ctypes
+    fn = cm.engine._L.symrt_engine_num_regions
+    fn.restype, fn.argtypes = ctypes.c_uint32, [ctypes.c_void_p]
+    return int(fn(cm.engine._h))
+
+
+def check_text_model(name, model, sizes, hi=(12, 24), device="cpu", regions=(0,)):
+    """One engine for B in [1, hi[0]] (opt 8) and S in [1, hi[1]], both inputs declared with the same dims, of
+    one of `regions` regions (0: one graph)."""
+    model = TextModel(model).eval().to(device)
+    spec = symc.Input(min_shape=(1, 1), opt_shape=(8, 16), max_shape=hi, dtype=torch.int64,
+                      dim_names={0: "B", 1: "S"})
+    try:
+        cm = symc.compile(model, inputs=[spec, spec], gpu=device == "cuda")
+    except Exception as e:  # noqa: BLE001
+        failures.append(f"{name}: compile failed: {e}")
+        log(f"FAIL {name}: compile failed: {e}")
+        return
+    n = num_regions(cm)
+    if n not in regions:
+        failures.append(f"{name}: {n} regions, expected {' or '.join(map(str, regions))}")
+    log(f"{'ok  ' if n in regions else 'FAIL'} {name}: one engine of {n} regions")
+    for b, s in sizes:
+        ids, mask = text_batch(b, s, device=device)
+        with torch.no_grad():
+            ref, got = model(ids, mask), cm(ids, mask)
+        err = ((got.double() - ref.double()).norm() / ref.double().norm()).item() \
+            if got.shape == ref.shape else float("inf")
+        ok = err < 1e-4
+        if not ok:
+            failures.append(f"{name} at B={b} S={s}: shape {tuple(got.shape)} vs {tuple(ref.shape)}, "
+                            f"relative error {err:.3g}")
+        log(f"{'ok  ' if ok else 'FAIL'} {name} at B={b} S={s}: relative error {err:.2g}")
+
+
+def text_models():
+    """GPT-2, Llama and the T5 encoder, tiny and random, as (name, model, region counts allowed): Llama's
+    grouped-query attention takes another program at S = 1 with transformers 5.23 (its sdpa integration,
+    pack_gqa), a region of its own; 5.17 traces one program for every S."""
+    import transformers as tf
+    torch.manual_seed(0)
+    yield "hf gpt2", tf.GPT2LMHeadModel(tf.GPT2Config(n_embd=32, n_layer=1, n_head=4, vocab_size=100,
+                                                      n_positions=64)), (0,)
+    yield "hf llama", tf.LlamaForCausalLM(tf.LlamaConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+                                                         num_key_value_heads=2, intermediate_size=64, vocab_size=100,
+                                                         max_position_embeddings=64)), (0, 2)
+    yield "hf t5_encoder", tf.T5EncoderModel(tf.T5Config(d_model=32, num_layers=1, num_heads=4, d_ff=64, d_kv=8,
+                                                         vocab_size=100)), (0,)
+
+
+try:
+    import transformers  # noqa: F401
+    HAVE_TF = True
+except Exception as e:  # noqa: BLE001
+    HAVE_TF = False
+    log(f"SKIP text models: transformers not installed ({e})")
+if CPU and HAVE_TF:
+    for name, model, regions in text_models():
+        check_text_model(name, model, [(1, 1), (1, 7), (5, 9), (12, 24)], regions=regions)
+
 # on a GPU machine (the device; CI has none): the issue's vit_small, whose torch-path engine had relative
 # error 2.7 on an H100, on the CUDA backend at min, off-opt and max
 if torch.cuda.is_available():
@@ -80,6 +165,10 @@ if torch.cuda.is_available():
     check_model("CUDA torchvision resnet18 B,H,W", torchvision.models.resnet18(),
                 (1, 3, 64, 64), (4, 3, 160, 160), (8, 3, 256, 256),
                 [(1, 3, 64, 64), (3, 3, 97, 131), (8, 3, 256, 256)], device="cuda")
+    if HAVE_TF:
+        for name, model, regions in text_models():
+            check_text_model("CUDA " + name, model, [(1, 1), (1, 7), (5, 9), (12, 24)], device="cuda",
+                             regions=regions)
 else:
     log("no CUDA device: the CUDA-backend models run on the device only")
 

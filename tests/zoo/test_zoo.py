@@ -73,17 +73,9 @@ EXPECTED = {
     # torch's legacy exporter has no conversion for scaled_dot_product_attention(enable_gqa=True)
     ("hf qwen2", "onnx"): "scaled_dot_product_attention not implemented if enable_gqa is True",
     ("hf mistral", "onnx"): "scaled_dot_product_attention not implemented if enable_gqa is True",
-    # issue 29: with S from 1, Qwen2's masking code branches on S == 1 (torch.export decides it by assuming S is
-    # never 1), a different program at S = 1: one engine holds one program, and several graphs behind shape
-    # guards are for a later symc; the refusal names the traced range, that plan and what to do now
-    ("hf qwen2 +mask", "torch"): "traced the model only for [2, 16]: the model's code branches on Eq(S, 1)",
 }
 # the whole refusal of an EXPECTED entry that names the remedy, checked too
-EXPECTED_ALSO = {
-    ("hf qwen2 +mask", "torch"): "one engine for the whole range where the model branches (several graphs behind "
-                                 "shape guards) is planned for a later symc. For now declare S within [2, 16], and "
-                                 "compile another engine for [1, 1] if you need those sizes",
-}
+EXPECTED_ALSO = {}
 # entries whose refusal comes from the torch/transformers versions installed, not from symc: with other
 # versions the exporter does not emit the op (transformers 5.17 with torch 2.11 on the device exports
 # Qwen2 through the legacy exporter), and the path must then pass like any other

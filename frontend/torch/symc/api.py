@@ -7,9 +7,12 @@ torch.export, one Dim(min, max) per dim whose min and max differ, with example
 inputs at opt_shape; (2) an ExportedProgram is taken as it is, its
 range_constraints giving the ranges. Either way the program is lowered by
 tracer.Tracer and compiled with symc_module_compile (GPU code when torch.cuda
-is available) into the engine cache (cache_dir(): SYMC_CACHE_DIR, else
-~/.cache/symc/engines), under a key hashed from the saved module (graph,
-weights, symbols with their ranges), the options, the GPU architecture and the
+is available); where the nn.Module's program holds on part of the declared
+ranges only (a size branch), parts.py traces each part and the engine gets a
+region per part (builder.compile_regions). The engine goes into the engine
+cache (cache_dir(): SYMC_CACHE_DIR, else ~/.cache/symc/engines), under a key
+hashed from the saved modules (graph, weights, symbols with their ranges; each
+region's condition), the options, the GPU architecture and the
 library, so compiling the same model for the same ranges again reuses the
 engine; the least recently used engines go when the cache passes
 SYMC_CACHE_MAX_MB (2048). The engine is wrapped in runtime.EngineModule, which
@@ -35,6 +38,7 @@ from .torch_module import EngineModule
 from .shape_env import (code_guard_every_symbol, drop_small_size_branches, forcing_small, guard_state,
                         record_guard_sources, set_guard_state, shape_env_of, small_size_branches, source_names)
 from .tracer import Tracer
+from .parts import finish_parts, trace_parts
 
 _counter = itertools.count()
 
@@ -233,16 +237,20 @@ def _cache_trim(d, keep):
         total -= sz
 
 
-def _cache_key(m, gpu, precision, fp32_layers):
-    """sha256 of what decides the engine: the module as saved (its graph, weights, symbols and their
-    ranges), the compile options, the GPU's architecture, and the library (version, size, mtime)."""
+def _cache_key(parts, gpu, precision, fp32_layers):
+    """sha256 of what decides the engine: each region's module as saved (its graph, weights, symbols and their
+    ranges) and its condition (one module with no condition: the module alone, as before regions), the compile
+    options, the GPU's architecture, and the library (version, size, mtime)."""
     h = hashlib.sha256()
     with tempfile.TemporaryDirectory(prefix="symc_key_") as t:
-        p = os.path.join(t, "m.symir")
-        m.save(p)
-        with open(p, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
+        for k, (m, cond) in enumerate(parts):
+            if len(parts) > 1 or cond:
+                h.update(f"region {k} of {len(parts)}: {cond or ''}\n".encode())
+            p = os.path.join(t, f"m{k}.symir")
+            m.save(p)
+            with open(p, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
     arch = ""
     if gpu:
         try:
@@ -259,9 +267,24 @@ def _cache_key(m, gpu, precision, fp32_layers):
     return h.hexdigest()[:32]
 
 
+def _compile_parts_to(parts, out, gpu, precision, fp32_layers):
+    """One module and no condition: Module.compile (today's single-graph engine, byte for byte); else one
+    engine with a region per (module, condition) (builder.compile_regions)."""
+    if len(parts) == 1 and not parts[0][1]:
+        parts[0][0].compile(out, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
+        return
+    from . import builder
+    compile_regions = getattr(builder, "compile_regions", None)
+    if compile_regions is None:
+        raise SymcError(f"this symc cannot build an engine of {len(parts)} regions (symc.builder has no "
+                        f"compile_regions): the model traces to {len(parts)} programs over the declared ranges",
+                        code="unsupported")
+    compile_regions(list(parts), out, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
+
+
 def _compile_into(m, d, path, gpu, precision, fp32_layers):
-    """Compiles m to the cache entry path (the engine, then its key file), or where the cache is off
-    or cannot be written, into a temporary folder of its own (said once); returns the engine's path."""
+    """Compiles m (a list of (module, condition)) to the cache entry path (the engine, then its key file), or
+    where the cache is off or cannot be written, into a temporary folder of its own (said once); returns the engine's path."""
     if path:
         made = []
         try:
@@ -270,7 +293,7 @@ def _compile_into(m, d, path, gpu, precision, fp32_layers):
             tmp, fd = _create_exclusive(path)
             made.append(tmp)
             os.close(fd)
-            m.compile(tmp, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
+            _compile_parts_to(m, tmp, gpu, precision, fp32_layers)
             digest = _file_digest(tmp)
             ktmp, fd = _create_exclusive(path)
             made.append(ktmp)
@@ -287,7 +310,7 @@ def _compile_into(m, d, path, gpu, precision, fp32_layers):
                 if os.path.lexists(t):
                     os.remove(t)
     out = os.path.join(tempfile.mkdtemp(prefix="symc_engine_"), "model.symx")
-    m.compile(out, gpu=gpu, precision=precision, fp32_layers=fp32_layers)
+    _compile_parts_to(m, out, gpu, precision, fp32_layers)
     return out
 
 
@@ -303,27 +326,35 @@ def build_engine(ep, name="model", gpu=None, input_opts=None, dim_names=None, ra
     """Lower an ExportedProgram and compile it; returns an EngineModule. The engine lands in the cache
     (cache_dir()) under a key of the module and options, and a second build of the same module for the
     same ranges and options reuses it instead of compiling again."""
-    if gpu is None:
-        gpu = gpu_available()
     tr = Tracer(ep, name, input_opts=input_opts, dim_names=dim_names, ranges=ranges, input_ranges=input_ranges,
                 multiples=multiples, multiple_hints=multiple_hints)
-    m = tr.run()
+    return engine_module([(tr.run(), None)], tr, name, gpu, precision, fp32_layers)
+
+
+def engine_module(parts, tr, name, gpu=None, precision=None, fp32_layers=None):
+    """The engine of parts ([(module, condition text or None)]: one region each; one module with no condition
+    is today's single-graph engine) from the cache or compiled into it, as an EngineModule with tr's (a
+    Tracer of one of them) input names and output structure. Closes the modules."""
+    if gpu is None:
+        gpu = gpu_available()
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:80]  # a file name, whatever the model's name holds
     d = cache_dir()
-    limit = _cache_limit() if d else None  # a bad SYMC_CACHE_MAX_MB is said before the build
     try:
-        key = _cache_key(m, gpu, precision, fp32_layers)
+        limit = _cache_limit() if d else None  # a bad SYMC_CACHE_MAX_MB is said before the build
+        key = _cache_key(parts, gpu, precision, fp32_layers)
         path = os.path.join(d, f"{safe}_{key}.symx") if d else None
         if path and os.environ.get("SYMC_SAVE_SYMIR"):
-            m.save(path[:-5] + ".symir")
+            for k, (m, _) in enumerate(parts):
+                m.save(path[:-5] + (f".{k}" if len(parts) > 1 else "") + ".symir")
         if path and _entry_valid(path, key):
             os.utime(path)  # recently used: the last the trim removes
         else:
             if path and (os.path.lexists(path) or os.path.lexists(path + ".key")):
                 _entry_remove(path)  # not this model's engine, or damaged: rebuilt
-            path = _compile_into(m, d, path, gpu, precision, fp32_layers)
+            path = _compile_into(parts, d, path, gpu, precision, fp32_layers)
     finally:
-        m.close()
+        for m, _ in parts:
+            m.close()
     if d and limit is not None and os.path.dirname(path) == d:
         _cache_trim(d, path)
     spec = tr.ep.call_spec.out_spec
@@ -533,7 +564,7 @@ def compile(model, inputs=None, example_inputs=None, *, ir="default", arg_inputs
             p.kind == p.VAR_POSITIONAL for p in inspect.signature(model.forward).parameters.values()):
         raise SymcError(f"{len(inputs)} inputs given, but {type(model).__name__}.forward takes "
                         f"{len(params)} ({', '.join(p.name for p in params)})", code="invalid_arg")
-    examples, dyn, opts, names, ranges, mults = [], [], {}, {}, {}, {}
+    opts, names, ranges, mults = {}, {}, {}, {}
     arg_names = _arg_names(model, len(inputs))
     specs = []
     for i, spec in enumerate(inputs):
@@ -542,31 +573,34 @@ def compile(model, inputs=None, example_inputs=None, *, ir="default", arg_inputs
         if not isinstance(spec, Input):
             raise SymcError(f"inputs[{i}] is a {type(spec).__name__}; give symc.Input or a tensor", code="invalid_arg")
         specs.append(spec)
-        examples.append(spec.example(device))
-        ds = {}
         base = spec.name or arg_names[i]
         for d, (lo, o, hi) in enumerate(zip(spec.min_shape, spec.opt_shape, spec.max_shape)):
             opts[(i, d)] = o
             if lo != hi:
                 nm = spec.dim_names.get(d, f"{base}_dim{d}")
                 names[(i, d)] = nm
-                ds[d] = (nm, lo, hi)
                 ranges[(i, d)] = (lo, hi)
         for d, m in spec.multiple_of.items():
             mults[(i, d)] = m
-        dyn.append(ds or None)
+    decl = _Declared(specs, opts, names, ranges, mults, device)
+    name = name or type(model).__name__
     was_training = model.training
     model.eval()
-    try:
-        ep = export_ranges(model, tuple(examples), dyn)
-    except SymcError:
-        raise
-    except Exception as e:  # noqa: BLE001 - torch.export's own errors, with which input and shape
-        raise _export_error(model, specs, [s.name or arg_names[i] for i, s in enumerate(specs)], e) from e
+    try:  # torch.export's own errors, with which input and shape
+        done = trace_parts(model, decl, name, export_ranges, lambda e: _export_error(
+            model, specs, [s.name or arg_names[i] for i, s in enumerate(specs)], e))
     finally:
         model.train(was_training)
-    return build_engine(ep, name or type(model).__name__, gpu, input_opts=opts, dim_names=names, precision=prec,
-                        input_ranges=ranges, fp32_layers=fp32_layers, multiples=mults, multiple_hints=True)
+    return engine_module(finish_parts(done), done[0][1], name, gpu, prec, fp32_layers)
+
+
+class _Declared:
+    """What symc.compile was given for an nn.Module, as parts.py reads it: specs (symc.Input per input),
+    opts/names/ranges/mults keyed by (input, dim) (ranges and names: the dynamic dims), device."""
+
+    def __init__(self, specs, opts, names, ranges, mults, device):
+        self.specs, self.opts, self.names, self.ranges, self.mults = specs, opts, names, ranges, mults
+        self.device = device
 
 
 def load(path, gpu=None):

@@ -19,6 +19,66 @@ from .shape_env import code_guarded, guard_source
 from .values import _T, _dtype_text, _int_bound, _symc_dtype
 
 
+class RangeNarrowed(SymcError):
+    """The traced program is valid only on part of a declared range (code "range", the message as before).
+    sym_name: the symbol's name; inputs: every (user input index, dim) bound to it; declared: its (lo, hi) in
+    the traced part; holds: [(lo, hi)] intervals of the declared range where the traced program is valid (None:
+    not known as intervals); why: the reason in words. A condition over several symbols (check_assert) is
+    carried as relation (sympy, over parts.dim_symbol(i, d) placeholders, one per input dim) and condition (the
+    text over the symc names): the program holds where it does. parts.py splits on it."""
+
+    def __init__(self, msg, sym_name=None, inputs=(), declared=None, holds=None, why="", relation=None,
+                 condition=None):
+        super().__init__(msg, code="range")
+        self.sym_name, self.inputs, self.declared, self.holds, self.why = sym_name, list(inputs), declared, holds, why
+        self.relation, self.condition = relation, condition
+
+
+def dim_symbol(i, d):
+    """The placeholder of user input i's dim d in a part's conditions (parts.py): conditions are kept over
+    input dims, because each export names its symbols anew."""
+    import sympy
+    return sympy.Symbol(f"_in{i}_{d}", integer=True)
+
+
+def _grid(bounds):
+    """Points of the box (per symbol (lo, hi)) as one array per symbol: all of them where there are at most 2
+    million, else corners and 200k random ones."""
+    total = 1
+    for lo, hi in bounds:
+        total *= hi - lo + 1
+    if total <= 2_000_000:
+        grids = np.meshgrid(*[np.arange(lo, hi + 1, dtype=np.int64) for lo, hi in bounds], indexing="ij")
+        return [g.ravel() for g in grids]
+    import itertools
+    rng = np.random.default_rng(7)
+    corners = np.array(list(itertools.product(*[(lo, hi) for lo, hi in bounds])), dtype=np.int64).T
+    return [np.concatenate([corners[i], rng.integers(lo, hi + 1, 200_000)]) for i, (lo, hi) in enumerate(bounds)]
+
+
+def _holds(sympy, syms, expr, pts):
+    """expr (over syms) at the points pts, as a bool array."""
+    f = sympy.lambdify(syms, expr, modules=[{"floor": np.floor, "Mod": np.mod, "FloorDiv": np.floor_divide,
+                                              "PythonMod": np.mod}, "numpy"])
+    try:
+        return np.array(np.broadcast_to(np.asarray(f(*pts), dtype=bool), pts[0].shape))
+    except Exception:  # noqa: BLE001 - a function lambdify cannot map: try each point with sympy
+        n = min(len(pts[0]), 20000)
+        return np.array([bool(expr.xreplace({s: sympy.Integer(int(p[i])) for s, p in zip(syms, pts)}))
+                         for i in range(n)] + [True] * (len(pts[0]) - n))
+
+
+def _intervals(vals, ok):
+    """[(lo, hi)] runs of consecutive vals where ok holds."""
+    out = []
+    for v, k in zip(vals.tolist(), ok.tolist()):
+        if k and out and out[-1][1] == v - 1:
+            out[-1] = (out[-1][0], v)
+        elif k:
+            out.append((v, v))
+    return out
+
+
 class TracerChecks:
     """Tracer's checks: of the declared ranges against the traced program (_check_traced_range,
     check_assert) and of the lowering against torch (check_lowering)."""
@@ -55,13 +115,15 @@ class TracerChecks:
             return
         t_lo, t_hi = tlo if tlo is not None else lo, thi if thi is not None else hi
         rest = " and ".join(f"[{a}, {b}]" for a, b in ((lo, min(hi, t_lo - 1)), (max(lo, t_hi + 1), hi)) if a <= b)
-        raise SymcError(
+        holds = [(max(lo, t_lo), min(hi, t_hi))] if max(lo, t_lo) <= min(hi, t_hi) else []
+        raise RangeNarrowed(
             f"symbol {name}: declared range [{lo}, {hi}], but torch.export traced the model only for "
             f"[{tlo if tlo is not None else '-inf'}, {thi if thi is not None else 'inf'}]: {why}. Outside that "
             f"range the traced program may compute something else. An engine holds one traced program; one "
             f"engine for the whole range where the model branches (several graphs behind shape guards) is planned "
             f"for a later symc. For now declare {name} within [{t_lo}, {t_hi}], and compile another engine for "
-            f"{rest} if you need those sizes", code="range")
+            f"{rest} if you need those sizes", sym_name=name, inputs=self.sym_inputs.get(sym, ()), declared=(lo, hi),
+            holds=holds, why=why)
 
     def check_assert(self, n, args):
         """A runtime assert torch.export left for a guard (prefer_deferred_runtime_asserts_over_guards).
@@ -80,13 +142,18 @@ class TracerChecks:
             return
         if not isinstance(cond, torch.SymBool):
             return
-        expr = cond.node.expr
+        expr = cond.node.expr.xreplace(self.sym_alias)  # dims declared as one (Tracer unify_names)
         # where the condition was computed (the assert node itself carries the stack of the pass that
         # inserted it)
         src = n.args[0] if n.args and isinstance(n.args[0], torch.fx.Node) else n
-        if guard_source(expr) == "dispatch":
+        if guard_source(cond.node.expr) == "dispatch":
             return
-        syms = sorted(expr.free_symbols, key=str)
+        # the part's conditions (parts.py: a region of the declared box, e.g. S_ids <= S_mask) bound to this
+        # program's symbols: points outside the part are not the traced program's to answer for
+        conds = [c for c in self.part_conditions() if c is not True]
+        if any(c is False for c in conds):
+            return
+        syms = sorted(expr.free_symbols.union(*(c.free_symbols for c in conds)), key=str)
         bounds = []
         for sym in syms:
             lo, hi = self.ranges.get(sym, (None, None))
@@ -98,25 +165,10 @@ class TracerChecks:
             if not bool(expr):
                 self.fail(f"the traced program asserts {expr}, which is false", code="range")
             return
-        f = sympy.lambdify(syms, expr, modules=[{"floor": np.floor, "Mod": np.mod, "FloorDiv": np.floor_divide,
-                                                  "PythonMod": np.mod}, "numpy"])
-        total = 1
-        for lo, hi in bounds:
-            total *= hi - lo + 1
-        rng = np.random.default_rng(7)
-        if total <= 2_000_000:
-            grids = np.meshgrid(*[np.arange(lo, hi + 1, dtype=np.int64) for lo, hi in bounds], indexing="ij")
-            pts = [g.ravel() for g in grids]
-        else:
-            import itertools
-            corners = np.array(list(itertools.product(*[(lo, hi) for lo, hi in bounds])), dtype=np.int64).T
-            pts = [np.concatenate([corners[i], rng.integers(lo, hi + 1, 200_000)]) for i, (lo, hi) in
-                   enumerate(bounds)]
-        try:
-            ok = np.broadcast_to(np.asarray(f(*pts), dtype=bool), pts[0].shape)
-        except Exception:  # noqa: BLE001 - a function lambdify cannot map: try each point with sympy
-            ok = np.array([bool(expr.xreplace({s: sympy.Integer(int(p[i])) for s, p in zip(syms, pts)}))
-                           for i in range(min(len(pts[0]), 20000))])
+        pts = _grid(bounds)
+        ok = _holds(sympy, syms, expr, pts)
+        for c in conds:
+            ok |= ~_holds(sympy, syms, c, pts)
         bad = np.flatnonzero(~ok)
         if bad.size:
             i = int(bad[0])
@@ -135,7 +187,36 @@ class TracerChecks:
                        f"the same name in both symc.Inputs ({names_txt}) or one torch.export.Dim; else n" + fix[1:])
             self.fail(f"the model's code branched on a size: torch.export traced it assuming "
                       f"{expr.xreplace(names)}, which does not hold at {at} (declared {rng_txt}); at such sizes "
-                      f"the traced program may compute something else than the model. {fix}", code="range")
+                      f"the traced program may compute something else than the model. {fix}", code="range",
+                      narrowed=self._assert_split(sympy, expr, syms, bounds))
+
+    def part_conditions(self):
+        """The part's conditions (self.part_conds, over parts' input-dim placeholders) over this program's
+        symbols: True/False where one is decided by the sizes this program fixes."""
+        out = []
+        for c in self.part_conds:
+            sub = {dim_symbol(i, d): e for (i, d), e in self.dim_exprs.items()}
+            c = c.xreplace(sub)
+            out.append(True if c == True else False if c == False else c)  # noqa: E712 - sympy's booleans
+        return out
+
+    def _assert_split(self, sympy, expr, syms, bounds):
+        """What parts.py splits a failed assert's part on: for a condition over one symbol, the intervals of
+        its range where it holds; and the condition itself over input-dim placeholders (for several symbols, or
+        one whose intervals are many: x % 4 == 0)."""
+        free = sorted(expr.free_symbols, key=str)
+        sym = free[0]
+        lo, hi = bounds[syms.index(sym)]
+        info = dict(sym_name=self.sym_names[sym], inputs=self.sym_inputs.get(sym, ()), declared=(lo, hi),
+                    why=f"the model's code branches on {self.sym_text(expr)}")
+        if len(free) == 1 and hi - lo < 2_000_000:
+            vals = np.arange(lo, hi + 1, dtype=np.int64)
+            info["holds"] = _intervals(vals, _holds(sympy, [sym], expr, [vals]))
+        if all(self.sym_inputs.get(s) for s in free):
+            rel = expr.xreplace({s: dim_symbol(*self.sym_inputs[s][0]) for s in free})
+            info.update(relation=rel, condition=self.sym_text(expr),
+                        sym_name=", ".join(self.sym_names[s] for s in free))
+        return info
 
     # ---- the lowering checked against torch ----
     def _bindings(self):

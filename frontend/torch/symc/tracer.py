@@ -33,10 +33,15 @@ import torch
 from . import _lib
 from ._lib import SymcError
 from .builder import Module
-from .checks import TracerChecks
+from .checks import RangeNarrowed, TracerChecks
 from .lowerings import _ASSERTS, _IGNORED, _LOWER, _NO_FOLD, _SDPA_OPS, _SYM_OPS, _UPSAMPLE_KEPT, _op
 from .shape_env import record_guard_sources, small_guarded
 from .values import _SYMC_DTYPES, _T, _Unsupported, _int_bound, _op_name, _sanitize, _symc_dtype, source_line
+
+
+def _sympy_int(v):
+    import sympy
+    return sympy.Integer(int(v))
 
 
 def _decomp_table():
@@ -84,14 +89,21 @@ def _dim_debug_names(ep):
 
 class Tracer(TracerChecks):
     """Lowers one ExportedProgram. sym_info: {sympy symbol: dict(name=, min=, opt=, max=)} overrides;
-    input_opts: {(user input index, dim): opt}; dim_names: {(user input index, dim): name}."""
+    input_opts: {(user input index, dim): opt}; dim_names: {(user input index, dim): name}; part_conds: the
+    conditions of the part of the declared box this program is for (parts.py; sympy, over checks.dim_symbol
+    placeholders), which the checks of runtime asserts take as given; unify_names: input dims that dim_names
+    names alike are one symbol, whatever symbols the export gave them; decomposed: ep as another Tracer
+    decomposed it (its .ep), to lower without decomposing again."""
 
     def __init__(self, ep, name="model", input_opts=None, dim_names=None, ranges=None, decompose=True,
-                 input_ranges=None, multiples=None, multiple_hints=False):
+                 input_ranges=None, multiples=None, multiple_hints=False, part_conds=None, unify_names=False,
+                 decomposed=None):
         # [(condition, size, {symbol names})]: branches the export decided by torch's 0/1 assumption
         self.small = small_guarded(ep)
         self.lows = {}
-        if decompose:
+        if decomposed is not None:  # ep decomposed already (by a Tracer of another part of the same export)
+            ep = decomposed
+        elif decompose:
             try:
                 with record_guard_sources():
                     ep = ep.run_decompositions(_decomp_table())
@@ -120,6 +132,11 @@ class Tracer(TracerChecks):
             self.ranges.setdefault(sym, (vr.lower, vr.upper))
         self.sym_names = {}
         self.sym_dims = {}  # {sympy symbol: (input index, input name, dim)}: the first input dim showing it bare
+        self.sym_inputs = {}  # {sympy symbol: [(input index, dim)]}: every input dim showing it bare
+        self.dim_exprs = {}  # {(input index, dim): its size, a sympy expression (an Integer where static)}
+        self.part_conds = list(part_conds or [])
+        # dims declared under one name are one symbol (sym_alias: {symbol: the one it stands for})
+        self.unify_names, self.sym_alias = unify_names, {}
         self.sym_opts = {}
         self.symbols = {}
         self.dim_cache = {}
@@ -131,9 +148,12 @@ class Tracer(TracerChecks):
         self.output_names = []
 
     # ---- errors ----
-    def fail(self, msg, code="unsupported"):
+    def fail(self, msg, code="unsupported", narrowed=None):
+        """Raises SymcError with msg after where it happened; RangeNarrowed(**narrowed) when given."""
         n = self.cur
         where = f"{_op_name(n.target)} (node '{n.name}') at {source_line(n)}" if n is not None else "graph"
+        if narrowed is not None:
+            raise RangeNarrowed(f"{where}: {msg}", **narrowed)
         raise SymcError(f"{where}: {msg}", code=code)
 
     # ---- symbols and dims ----
@@ -143,6 +163,9 @@ class Tracer(TracerChecks):
     def symbol(self, sym):
         d = self.symbols.get(sym)
         if d is not None:
+            return d
+        if sym in self.sym_alias:
+            d = self.symbols[sym] = self.symbol(self.sym_alias[sym])
             return d
         lo, hi = self.ranges.get(sym, (None, None))
         lo_i, hi_i = _int_bound(lo), _int_bound(hi)
@@ -363,10 +386,12 @@ class Tracer(TracerChecks):
         return len(self.shape(node_arg))
 
     # ---- the walk ----
-    def run(self):
+    def run(self, finish=True):
+        """The module: the program lowered, then (finish) its outputs marked and the lowering checked. Without
+        finish, call finish() later (parts.py: the outputs' names are known once every part is traced)."""
         ep = self.ep
         sig = ep.graph_signature
-        from torch.export.graph_signature import InputKind, OutputKind
+        from torch.export.graph_signature import InputKind
         consts = {}
         for spec in sig.input_specs:
             if spec.kind == InputKind.PARAMETER:
@@ -389,8 +414,10 @@ class Tracer(TracerChecks):
             if not isinstance(v, torch.Tensor):
                 continue
             for d, s in enumerate(v.shape):
+                self.dim_exprs[(i, d)] = s.node.expr if isinstance(s, torch.SymInt) else _sympy_int(s)
                 if isinstance(s, torch.SymInt) and s.node.expr.is_Symbol:
                     sym = s.node.expr
+                    self.sym_inputs.setdefault(sym, []).append((i, d))
                     if (i, d) in self.input_ranges:
                         lo, hi = self.input_ranges[(i, d)]
                         if sym in declared:  # one symbol for several dims: the intersection
@@ -420,8 +447,17 @@ class Tracer(TracerChecks):
                                 f"not overlap", code="range")
             self._check_traced_range(sym, lo, hi)
             self.ranges[sym] = (lo, hi)
+        if self.unify_names:
+            # dims the caller declared under one name (symc.Input dim_names) are one dim, also where this export
+            # gave them symbols of their own (Dim.AUTO keeps no names): one symc symbol, read from each
+            first = {}
+            for sym, nm in self.sym_names.items():
+                if any(self.dim_names.get(k) == nm for k in self.sym_inputs.get(sym, ())):
+                    if first.setdefault(nm, sym) is not sym:
+                        self.sym_alias[sym] = first[nm]
         used = set(self.sym_names.values())
-        if len(used) != len(set(self.sym_names)):  # a duplicate name: fall back to the sympy names
+        if len(used) != len(set(self.sym_names) - set(self.sym_alias)):  # a duplicate: fall back to sympy names
+            self.sym_alias = {}
             for sym in self.sym_names:
                 self.sym_names[sym] = _sanitize(str(sym))
         self._derived_inputs(users)
@@ -457,12 +493,20 @@ class Tracer(TracerChecks):
             if n.op != "call_function":
                 self.fail(f"FX op kind '{n.op}' is not supported")
             env[n.name] = self.lower(n, env)
-        out_node = n
+        self._env, self._out_node = env, n
+        return self.finish() if finish else self.m
+
+    def finish(self, output_names=None):
+        """Marks the program's outputs and checks the lowering (check_lowering); returns the module.
+        output_names: each output as an identity node of that name (the regions of one engine have the same
+        outputs by name), instead of the names the program gives them."""
+        from torch.export.graph_signature import OutputKind
+        env, out_node, sig = self._env, self._out_node, self.ep.graph_signature
         self.cur = out_node
         flat = out_node.args[0]
         outs = []
         marked = set()
-        for spec, a in zip(sig.output_specs, flat):
+        for k, (spec, a) in enumerate(zip(sig.output_specs, flat)):
             if spec.kind != OutputKind.USER_OUTPUT:
                 self.fail(f"output of kind {spec.kind} (e.g. a buffer mutated in forward) is not supported")
             v = env[a.name] if isinstance(a, torch.fx.Node) else a
@@ -471,7 +515,9 @@ class Tracer(TracerChecks):
             h = self.tensor(v)
             # an output must be a tensor of its own: a graph input (x.squeeze(d) of a dim that is not 1, a
             # clone, a no-op slice, ...) or a constant gets a copy, and so does a second output of one tensor
-            if h in marked or int(h) in self.input_handles or isinstance(v, torch.Tensor) or \
+            if output_names is not None:
+                h = self._named_output(h, output_names[k])
+            elif h in marked or int(h) in self.input_handles or isinstance(v, torch.Tensor) or \
                     isinstance(a, torch.fx.Node) and a.op == "placeholder":
                 self.cur = out_node
                 h = self.node("identity", [h])
@@ -480,7 +526,18 @@ class Tracer(TracerChecks):
             outs.append(h)
         self.cur = None
         self.check_lowering(env)
+        self._env = None
         return self.m
+
+    def _named_output(self, h, name):
+        """h copied by an identity node called name (a name no node of this module has)."""
+        if name in self.name_count:
+            self.fail(f"output name {name} is taken by a node of the program", code="internal")
+        self.name_count[name] = 1
+        try:
+            return _T(self.m.node("identity", [int(h)], [], name=name))
+        except SymcError as e:
+            self.fail(f"symc op 'identity': {e}", code=e.code)
 
     def lower(self, n, env):
         def sub(a):
