@@ -163,10 +163,17 @@ symc_status sym_check_binding(const sym_table *t, const int64_t *values, uint32_
                                    p ? ")" : "");
         }
     }
-    /* one binding: the equalities share one memo */
+    /* one binding: the bounds and equalities share one memo */
     evctx c;
     symc_status s = SYMC_OK;
     ev_init(&c, t, values, n, err);
+    for (uint32_t i = 0; i < t->nsyms && !s; i++) {
+        int64_t b;
+        if (t->syms[i].ubound == SYM_NONE || (s = ev(&c, t->syms[i].ubound, &b))) continue;
+        if (values[i] > b)
+            s = symc_error_setf(err, SYMC_ERR_RANGE, "symbol %s = %lld exceeds its bound %s = %lld", t->syms[i].name,
+                                (long long)values[i], sym__text(t, t->syms[i].ubound, ta, sizeof ta), (long long)b);
+    }
     for (uint32_t i = 0; i < t->neqs && !s; i++) {
         int64_t a, b;
         if ((s = ev(&c, t->eqs[i].a, &a)) || (s = ev(&c, t->eqs[i].b, &b))) break;

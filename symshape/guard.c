@@ -2,7 +2,9 @@
  *
  * The domain of a guard is every binding of its symbols inside the current
  * (declared, possibly narrowed by sym_assume_eq) ranges and multiples that
- * satisfies the assumed equalities; bindings at which the guard's own
+ * satisfies the assumed equalities and keeps every unbacked symbol within
+ * its bound (sym_symbol_new_unbacked; the bound's symbols join the guard's);
+ * bindings at which the guard's own
  * expressions fail to evaluate (a division by zero) are not part of it,
  * because the shape program reports those itself. Classification:
  *   IMPLIED  the guard holds on the whole domain (proof or enumeration);
@@ -165,6 +167,13 @@ static void collect(const sym_table *t, const sym_gd *g, gctx *c) {
     add_syms(t, c, g->rhs);
     for (bool grew = true; grew && !c->overflowed;) {
         grew = false;
+        for (uint32_t i = 0; i < c->nids && !c->overflowed; i++) { /* an unbacked symbol's bound: its domain */
+            sym_expr ub = t->syms[c->ids[i]].ubound;
+            if (ub == SYM_NONE) continue;
+            uint32_t before = c->nids;
+            add_syms(t, c, ub);
+            grew |= c->nids != before;
+        }
         for (uint32_t i = 0; i < t->neqs; i++) {
             if (!eq_touches(t, c, &t->eqs[i])) continue;
             uint32_t before = c->nids;
@@ -183,6 +192,11 @@ static void collect(const sym_table *t, const sym_gd *g, gctx *c) {
 }
 
 static bool in_domain(const sym_table *t, const gctx *c) {
+    for (uint32_t i = 0; i < c->nids; i++) { /* an unbacked symbol never exceeds its bound */
+        sym_expr ub = t->syms[c->ids[i]].ubound;
+        int64_t b;
+        if (ub != SYM_NONE && (sym_eval(t, ub, c->vals, t->nsyms, &b, NULL) || c->vals[c->ids[i]] > b)) return false;
+    }
     for (uint32_t i = 0; i < t->neqs; i++) {
         if (!c->touch || !c->touch[i]) continue;
         int64_t a, b;

@@ -12,7 +12,14 @@
  * non-constant divisors) and the prover builds differences with the
  * canonicalizer, so speculative construction runs "quiet" (errors are not
  * recorded in the table) and a depth limit turns runaway re-entrancy into
- * UNKNOWN, which is always a safe answer. */
+ * UNKNOWN, which is always a safe answer.
+ *
+ * An unbacked symbol u (a size produced at run time) has an upper bound
+ * over earlier symbols: u <= bound(u) for every binding. An inequality the
+ * ranges leave open gets one more try: in the difference b - a, each term
+ * that falls as u grows is replaced by its value at u = bound(u), a lower
+ * bound of the difference (bound_toward); if that is >= 0, a <= b, and if
+ * the upper bound made the same way is < 0, never. */
 #include "symshape/sym_internal.h"
 
 #include <stdio.h>
@@ -94,6 +101,63 @@ uint32_t sym__symbols_of(const sym_table *t, sym_expr e, uint32_t *ids, uint32_t
 
 /* ---- proofs ------------------------------------------------------------------------- */
 
+/* The unbacked symbol x is (or, for a product, its one unbacked factor
+ * with every other factor >= 0), else UINT32_MAX. */
+static uint32_t unbacked_in(sym_table *t, sym_expr x) {
+    const sym_node *n = sym__node(t, x);
+    if (n->kind == SYM_SYMBOL) return t->syms[n->value].ubound != SYM_NONE ? (uint32_t)n->value : UINT32_MAX;
+    if (n->kind != SYM_MUL) return UINT32_MAX;
+    uint32_t u = UINT32_MAX;
+    for (uint32_t i = 0; i < n->n; i++) {
+        sym_expr f = sym__ops(t, x)[i];
+        const sym_node *nf = sym__node(t, f);
+        if (nf->kind == SYM_SYMBOL && t->syms[nf->value].ubound != SYM_NONE && u == UINT32_MAX) u = (uint32_t)nf->value;
+        else if (sym_range_of(t, f).lo < 0 || (nf->kind == SYM_SYMBOL && (uint32_t)nf->value == u)) return UINT32_MAX;
+    }
+    return u;
+}
+
+/* A bound of d from the unbacked symbols' bounds: a lower one (dir < 0)
+ * replaces each term c*x of d whose value falls as its unbacked symbol u
+ * grows (c times x's constant factor < 0, x = u or u times factors >= 0)
+ * by the same term at u = bound(u), which is no larger since u <= bound(u);
+ * an upper one (dir > 0) likewise each term that rises with u. SYM_NONE
+ * when no term changes (or building fails). */
+static sym_expr bound_toward(sym_table *t, sym_expr d, int dir) {
+    const sym_node *n = sym__node(t, d);
+    uint32_t nt = n->kind == SYM_ADD ? n->n : 1;
+    if (nt > 64) return SYM_NONE;
+    sym_expr terms[64];
+    int64_t coefs[64];
+    if (n->kind == SYM_ADD) {
+        memcpy(terms, sym__ops(t, d), nt * sizeof *terms);
+        memcpy(coefs, sym__coefs(t, d), nt * sizeof *coefs);
+    } else {
+        terms[0] = d;
+        coefs[0] = 1;
+    }
+    sym_expr out = d;
+    bool changed = false;
+    t->quiet++;
+    for (uint32_t i = 0; i < nt && out != SYM_NONE; i++) {
+        uint32_t u = unbacked_in(t, terms[i]);
+        if (u == UINT32_MAX) continue;
+        const sym_node *x = sym__node(t, terms[i]);
+        int64_t sign = x->kind == SYM_MUL ? (x->value < 0 ? -coefs[i] : coefs[i]) : coefs[i];
+        if (sign == 0 || (sign < 0) != (dir < 0)) continue;
+        sym_expr at = sym_const(t, x->kind == SYM_MUL ? x->value : 1); /* the term at u = bound(u) */
+        for (uint32_t k = 0; k < (x->kind == SYM_MUL ? x->n : 1) && at != SYM_NONE; k++) {
+            sym_expr f = x->kind == SYM_MUL ? sym__ops(t, terms[i])[k] : terms[i];
+            const sym_node *nf = sym__node(t, f);
+            at = sym_mul(t, at, nf->kind == SYM_SYMBOL && (uint32_t)nf->value == u ? t->syms[u].ubound : f);
+        }
+        out = sym_add(t, out, sym_scale(t, sym_sub(t, at, terms[i]), coefs[i]));
+        changed = true;
+    }
+    t->quiet--;
+    return changed ? out : SYM_NONE;
+}
+
 static sym_tri le_core(sym_table *t, sym_expr a, sym_expr b) {
     if (a == b) return SYM_TRUE;
     sym_range ra = sym_range_of(t, a), rb = sym_range_of(t, b);
@@ -104,6 +168,18 @@ static sym_tri le_core(sym_table *t, sym_expr a, sym_expr b) {
     sym_range rd = sym_range_of(t, d);
     if (rd.lo >= 0) return SYM_TRUE;
     if (rd.hi < 0) return SYM_FALSE;
+    /* b - a between bounds from the unbacked symbols' bounds; a few rounds,
+     * for bounds that mention other unbacked symbols */
+    for (int dir = -1; dir <= 1; dir += 2) {
+        sym_expr x = d;
+        for (int round = 0; round < 4; round++) {
+            x = bound_toward(t, x, dir);
+            if (x == SYM_NONE) break;
+            sym_range rx = sym_range_of(t, x);
+            if (dir < 0 && rx.lo >= 0) return SYM_TRUE;
+            if (dir > 0 && rx.hi < 0) return SYM_FALSE;
+        }
+    }
     return SYM_UNKNOWN;
 }
 

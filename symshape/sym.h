@@ -74,6 +74,20 @@ int sym_symbol_find(const sym_table *t, const char *name, sym_id *out); /* 1 if 
  * sym_guard_state). Error only for a bad id. */
 symc_status sym_symbol_set_data_dependent(sym_table *t, sym_id id, int on);
 int sym_symbol_is_data_dependent(const sym_table *t, sym_id id);
+/* Declares an "unbacked" symbol: a size known only after a kernel runs (the
+ * row count of a NonZero, the boxes an NMS keeps), never an input dim. Its
+ * upper bound is an expression over the symbols declared before it (the
+ * producer's derived bound, e.g. B*N, or one the user declared); its range
+ * is [0, the bound's largest value], its opt the bound at every symbol's opt
+ * (memory is planned at the bound, so kernels are tuned there), and it is
+ * data-dependent (guards on it are RUNTIME, never NARROWS). Proofs use the
+ * bound: u <= bound(u) holds for every binding, and a guard's domain
+ * leaves out bindings above it. Errors: a bad handle, a bound that may be
+ * negative or has no finite maximum, the errors of sym_symbol_new. */
+symc_status sym_symbol_new_unbacked(sym_table *t, const char *name, sym_expr bound, const char *provenance, sym_id *out,
+                                    symc_error *err);
+/* The upper bound of an unbacked symbol; SYM_NONE for any other symbol. */
+sym_expr sym_symbol_bound(const sym_table *t, sym_id id);
 /* How the user declares this symbol's dim a multiple, in the words of the
  * frontend that declared it ("--multiple x:1={m}", "symc.Input(...,
  * multiple_of={1: {m}})"): "{m}" stands for the multiple. A guard that
@@ -238,8 +252,10 @@ const char *sym_guard_state_name(sym_guard_state s); /* "implied", "runtime", ..
 
 /* ---- evaluation -------------------------------------------------------- */
 /* values[i] is the value of symbol i. Checks every value against its symbol's
- * range and multiple_of, and assumed equalities; the error names the symbol,
- * the value and the allowed set, e.g. "symbol B = 40 must be in [1, 32]". */
+ * range and multiple_of, an unbacked symbol's against its bound, and assumed
+ * equalities; the error names the symbol, the value and the allowed set,
+ * e.g. "symbol B = 40 must be in [1, 32]", "symbol u0 = 7 exceeds its bound
+ * (B*N) = 6". */
 symc_status sym_check_binding(const sym_table *t, const int64_t *values, uint32_t n, symc_error *err);
 /* Exact int64 evaluation; overflow, division by zero and a missing symbol
  * (n too small) are errors. Does not check ranges (see sym_check_binding). */

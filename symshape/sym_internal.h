@@ -36,6 +36,7 @@ typedef struct sym_sym {
     int64_t min, opt, max, mult; /* current (possibly narrowed) facts */
     uint32_t parent;             /* union-find over symbols */
     sym_expr bound;              /* root only: expression the class equals, or SYM_NONE */
+    sym_expr ubound;             /* an unbacked symbol's upper bound (over earlier symbols), or SYM_NONE */
     bool data_dependent;
 } sym_sym;
 

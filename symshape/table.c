@@ -306,6 +306,7 @@ symc_status sym_symbol_new(sym_table *t, const sym_symbol_info *info, sym_id *ou
     s->mult = info->multiple_of;
     s->parent = t->nsyms;
     s->bound = SYM_NONE;
+    s->ubound = SYM_NONE;
     if (out) *out = t->nsyms;
     t->nsyms++;
     return SYMC_OK;
@@ -342,6 +343,37 @@ symc_status sym_symbol_set_data_dependent(sym_table *t, sym_id id, int on) {
     t->syms[id].data_dependent = on != 0;
     return SYMC_OK;
 }
+
+symc_status sym_symbol_new_unbacked(sym_table *t, const char *name, sym_expr bound, const char *provenance, sym_id *out,
+                                    symc_error *err) {
+    char r[64];
+    if (!t || !sym__valid(t, bound))
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unbacked symbol %s: bad bound expression",
+                               name ? name : "(null)");
+    sym_range rb = sym_range_of(t, bound);
+    if (rb.lo < 0 || rb.hi == SYM_POS_INF)
+        return symc_error_setf(err, SYMC_ERR_RANGE,
+                               "unbacked symbol %s: its bound lies in %s, which must be finite "
+                               "and not negative",
+                               name ? name : "(null)", sym__range_text(rb.lo, rb.hi, r, sizeof r));
+    /* opt: the bound at every earlier symbol's opt (the largest value where that fails) */
+    int64_t opt = rb.hi, *opts = malloc((t->nsyms ? t->nsyms : 1) * sizeof *opts);
+    if (!opts) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory declaring symbol %s", name ? name : "");
+    for (uint32_t i = 0; i < t->nsyms; i++) opts[i] = t->syms[i].opt;
+    int64_t v;
+    if (!sym_eval(t, bound, opts, t->nsyms, &v, NULL) && v >= 0 && v <= rb.hi) opt = v;
+    free(opts);
+    sym_symbol_info info = {name, 0, opt, rb.hi, 1, provenance};
+    sym_id id;
+    symc_status st = sym_symbol_new(t, &info, &id, err);
+    if (st) return st;
+    t->syms[id].ubound = bound;
+    t->syms[id].data_dependent = true;
+    if (out) *out = id;
+    return SYMC_OK;
+}
+
+sym_expr sym_symbol_bound(const sym_table *t, sym_id id) { return t && id < t->nsyms ? t->syms[id].ubound : SYM_NONE; }
 
 symc_status sym_symbol_set_hint(sym_table *t, sym_id id, const char *hint, symc_error *err) {
     if (!t || id >= t->nsyms) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "sym_symbol_set_hint: bad symbol");
