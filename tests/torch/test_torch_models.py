@@ -130,13 +130,15 @@ def check_text_model(name, model, sizes, hi=(12, 24), device="cpu", regions=(0,)
 
 
 def text_models():
-    """GPT-2, Llama and the T5 encoder, tiny and random, as (name, model, region counts allowed): Llama's
-    grouped-query attention takes another program at S = 1 with transformers 5.23 (its sdpa integration,
-    pack_gqa), a region of its own; 5.17 traces one program for every S."""
+    """GPT-2, Llama and the T5 encoder, tiny and random, as (name, model, region counts allowed): the decoders'
+    sdpa integration may take another program at S = 1, a region of its own, depending on the transformers
+    version and the device (Llama's grouped-query attention with 5.23 on the CPU; GPT-2 and Llama with 5.17
+    on CUDA, seen on an H200); 1 graph or 2 regions, each one engine right at every point. The region
+    logic itself is tested exactly by test_torch_regions.py."""
     import transformers as tf
     torch.manual_seed(0)
     yield "hf gpt2", tf.GPT2LMHeadModel(tf.GPT2Config(n_embd=32, n_layer=1, n_head=4, vocab_size=100,
-                                                      n_positions=64)), (0,)
+                                                      n_positions=64)), (0, 2)
     yield "hf llama", tf.LlamaForCausalLM(tf.LlamaConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
                                                          num_key_value_heads=2, intermediate_size=64, vocab_size=100,
                                                          max_position_embeddings=64)), (0, 2)

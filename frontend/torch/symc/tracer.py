@@ -578,9 +578,11 @@ class Tracer(TracerChecks):
         leaves = list(args) + list(kwargs.values())
         if isinstance(t, torch._ops.OpOverload) and not has_sym(leaves) and \
                 any(isinstance(a, torch.Tensor) for a in leaves) and t not in _NO_FOLD:
+            # on the CPU: a model moved to the GPU mixes its CUDA weights with the constants the
+            # trace makes (position ids, masks), and the result is a constant of the module anyway
             with torch.no_grad():
                 try:
-                    return t(*args, **kwargs)
+                    return t(*_on_cpu(args), **_on_cpu(kwargs))
                 except Exception as e:
                     self.fail(f"folding on constants failed: {e}")
         fn = _LOWER.get(t)
@@ -589,6 +591,19 @@ class Tracer(TracerChecks):
         if fn is None:
             self.fail(f"unsupported ATen op {_op_name(t)}; symc has no lowering for it")
         return fn(self, n, args, kwargs)
+
+
+def _on_cpu(a):
+    """Arguments of a fold with every tensor and device on the CPU."""
+    if isinstance(a, torch.Tensor):
+        return a.cpu()
+    if isinstance(a, torch.device):
+        return torch.device("cpu")
+    if isinstance(a, dict):
+        return {k: _on_cpu(v) for k, v in a.items()}
+    if isinstance(a, (list, tuple)):
+        return type(a)(_on_cpu(x) for x in a)
+    return a
 
 
 def lower(ep, name="model", **kw):
