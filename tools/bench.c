@@ -236,7 +236,7 @@ int symc_cmd_bench(int argc, char **argv) {
     }
     symrt_engine *e = NULL;
     b_run run = {0};
-    tool_memory mem;
+    tool_memory_set mem = {0};
     symc_error err = {0};
     const char *device;
     int n, failed = -1;
@@ -294,7 +294,7 @@ done:
     if (run.drv && run.stream) run.drv->stream_destroy(run.stream);
     symrt_context_destroy(run.c);
     symrt_engine_destroy(e);
-    if (run.mem) tool_memory_free(run.mem);
+    if (run.mem) tool_memory_set_free(run.mem);
     for (int k = 0; k <= o.n_points; k++) fe_point_free(&specs[k]);
     free(specs);
     free(parsed);

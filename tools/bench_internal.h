@@ -72,7 +72,7 @@ typedef struct b_run {
     int graphs;       /* CUDA graphs on in the context */
     uint64_t seed;
     /* memory (CUDA only; mem NULL when unavailable) */
-    tool_memory *mem;
+    tool_memory_set *mem;
     size_t free0, free_min; /* device free bytes before the context, least seen since */
     uint64_t mem_context;   /* held right after creation (constants, module, handles) */
     int64_t ws_held;        /* largest workspace formula value so far */
@@ -104,7 +104,7 @@ int tool_bench_set_shapes(const b_run *r, const b_point *p, symc_error *err);
 int tool_bench_point_symbols(const rt_engine *e, const b_point *p, int64_t *vals);
 void tool_bench_point_memory(b_run *r, const b_point *p, b_result *res);
 int tool_bench_point_run(b_run *r, const b_point *p, int point_index, b_result *res, symc_error *err);
-int tool_bench_open(b_run *run, symrt_engine *e, const b_opts *o, tool_memory *mem, const char **device,
+int tool_bench_open(b_run *run, symrt_engine *e, const b_opts *o, tool_memory_set *mem, const char **device,
                     symc_error *err);
 void tool_bench_print_profile(const b_result *x, double p50);
 void tool_bench_print_first(const b_result *x);

@@ -77,9 +77,10 @@ int tool_bench_set_shapes(const b_run *r, const b_point *p, symc_error *err) {
  * them); 0, or 1 when an input of the point is missing. */
 int tool_bench_point_symbols(const rt_engine *e, const b_point *p, int64_t *vals) {
     for (uint32_t s = 0; s < e->n_symbols; s++) vals[s] = e->symbols[s].opt;
+    const rt_engine *io = rt_engine_io(e); /* a regions root's sources index its graphs' inputs */
     for (uint32_t s = 0; s < e->n_sources; s++) {
         const rt_source *src = &e->sources[s];
-        const char *name = e->tensors[e->inputs[src->input]].name;
+        const char *name = io->tensors[io->inputs[src->input]].name;
         const fe_point_input *it = NULL;
         for (uint32_t k = 0; k < p->n; k++)
             if (!strcmp(p->items[k].name, name)) it = &p->items[k];
@@ -94,12 +95,13 @@ int tool_bench_point_symbols(const rt_engine *e, const b_point *p, int64_t *vals
 void tool_bench_point_memory(b_run *r, const b_point *p, b_result *res) {
     size_t fr = 0, total = 0;
     int64_t vals[256], ws = 0;
-    if (!r->mem || !r->drv || r->mem->e->n_symbols > 256) return;
+    uint64_t fixed = 0;
+    if (!r->mem || !r->drv || r->mem->root->n_symbols > 256) return;
     if (r->drv->ctx_synchronize() || r->drv->mem_get_info(&fr, &total)) return;
     if (fr < r->free_min) r->free_min = fr;
-    if (tool_bench_point_symbols(r->mem->e, p, vals) || tool_memory_eval(r->mem, vals, &ws, NULL)) return;
+    if (tool_bench_point_symbols(r->mem->root, p, vals) || tool_memory_set_eval(r->mem, vals, &ws, &fixed, NULL))
+        return;
     if (ws > r->ws_held) r->ws_held = ws;
-    uint64_t fixed = r->mem->weights + r->mem->library;
     res->mem = 1;
     res->mem_measured = r->free0 > r->free_min ? r->free0 - r->free_min : 0;
     res->mem_workspace = (uint64_t)ws;
@@ -455,18 +457,18 @@ out:
 /* CUDA: the memory formula of the loaded engine (rt_engine_of), and the
  * device's free memory before the context exists. Any failure only drops the
  * memory columns, with a comment line saying why. */
-static void b_memory_begin(b_run *r, const rt_engine *engine, int quiet, tool_memory *mem) {
+static void b_memory_begin(b_run *r, const rt_engine *engine, int quiet, tool_memory_set *mem) {
     symc_error err = {0};
     size_t total = 0;
     memset(mem, 0, sizeof *mem);
-    if (!engine->n_steps) symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "the engine has no GPU steps");
-    else if (!tool_memory_init(mem, engine, RT_SCHEDULE_STEPS, &err) && !r->drv->ctx_synchronize() &&
+    if (!rt_engine_io(engine)->n_steps) symc_error_setf(&err, SYMC_ERR_UNSUPPORTED, "the engine has no GPU steps");
+    else if (!tool_memory_set_init(mem, engine, RT_SCHEDULE_STEPS, &err) && !r->drv->ctx_synchronize() &&
              !r->drv->mem_get_info(&r->free0, &total)) {
         r->free_min = r->free0;
         r->mem = mem;
     } else if (!err.msg[0]) symc_error_setf(&err, SYMC_ERR_DEVICE, "cuMemGetInfo failed");
     if (!r->mem) {
-        tool_memory_free(mem);
+        tool_memory_set_free(mem);
         if (!quiet) printf("# memory not measured: %s\n", err.msg);
     }
 }
@@ -475,7 +477,7 @@ static void b_memory_begin(b_run *r, const rt_engine *engine, int quiet, tool_me
  * the memory baseline and formula (mem), the context (with CUDA graphs when
  * asked) and the stream. Returns 0 or 1 with err; whatever was made is in run
  * for the caller to release. */
-int tool_bench_open(b_run *run, symrt_engine *e, const b_opts *o, tool_memory *mem, const char **device,
+int tool_bench_open(b_run *run, symrt_engine *e, const b_opts *o, tool_memory_set *mem, const char **device,
                     symc_error *err) {
     *device = "cpu (reference backend)";
     run->e = e;

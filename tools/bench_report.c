@@ -244,11 +244,12 @@ static int b_sweep_series(const b_opts *o, const symrt_engine *e, const b_point 
         return 0;
     }
     const rt_engine *re = rt_engine_of(e);
-    tool_memory m;
-    memset(&m, 0, sizeof m);
+    tool_memory_set m = {0};
     int rc = 1;
     int64_t *vals = NULL;
-    if (tool_memory_init(&m, re, run->drv && re->n_steps ? RT_SCHEDULE_STEPS : RT_SCHEDULE_NODES, err)) goto out;
+    if (tool_memory_set_init(&m, re, run->drv && rt_engine_io(re)->n_steps ? RT_SCHEDULE_STEPS : RT_SCHEDULE_NODES,
+                             err))
+        goto out;
     vals = calloc(re->n_symbols ? re->n_symbols : 1, sizeof *vals);
     if (!vals) {
         symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
@@ -256,16 +257,17 @@ static int b_sweep_series(const b_opts *o, const symrt_engine *e, const b_point 
     }
     for (int k = 0; k < n; k++) {
         int64_t ws = 0;
-        if (tool_bench_point_symbols(re, &pts[k], vals) || tool_memory_eval(&m, vals, &ws, err)) {
+        uint64_t fixed = 0;
+        if (tool_bench_point_symbols(re, &pts[k], vals) || tool_memory_set_eval(&m, vals, &ws, &fixed, err)) {
             if (!err->msg[0]) symc_error_setf(err, SYMC_ERR_INVALID_ARG, "point %s binds no symbol", pts[k].label);
             goto out;
         }
-        mem[k] = (double)(m.weights + m.library) + (double)ws;
+        mem[k] = (double)fixed + (double)ws;
     }
     rc = 0;
 out:
     free(vals);
-    tool_memory_free(&m);
+    tool_memory_set_free(&m);
     return rc;
 }
 

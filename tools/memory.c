@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "runtime/backend.h"
+#include "runtime/region_pick.h"
 #include "runtime/cuda/cuda_backend.h" /* the libraries' workspaces */
 
 #define MEMORY_TEXT_LIMIT 4096 /* characters of formula text before the remaining terms are only counted */
@@ -56,6 +57,58 @@ symc_status tool_memory_eval(const tool_memory *m, const int64_t *vals, int64_t 
     *bytes = 0;
     if (!m->t || m->workspace == SYM_NONE) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no workspace formula");
     return sym_eval(m->t, m->workspace, vals, m->e->n_symbols, bytes, err);
+}
+
+symc_status tool_memory_set_init(tool_memory_set *s, const rt_engine *root, rt_schedule sched, symc_error *err) {
+    memset(s, 0, sizeof *s);
+    s->root = root;
+    uint32_t n = rt_engine_n_graphs(root);
+    if (!(s->g = calloc(n, sizeof *s->g))) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
+    s->n = n;
+    for (uint32_t r = 0; r < n; r++) {
+        symc_status st = tool_memory_init(&s->g[r], rt_engine_graph(root, r), sched, err);
+        if (st) {
+            if (root->n_regions) symc_error_prefix(err, "region %u ('%s')", r, root->regions[r].name);
+            return st;
+        }
+        s->weights = s->g[r].weights;
+        if (s->g[r].library > s->library) s->library = s->g[r].library;
+        s->has_conv |= s->g[r].has_conv;
+    }
+    return SYMC_OK;
+}
+
+void tool_memory_set_free(tool_memory_set *s) {
+    for (uint32_t r = 0; s->g && r < s->n; r++) tool_memory_free(&s->g[r]);
+    free(s->g);
+    memset(s, 0, sizeof *s);
+}
+
+symc_status tool_memory_set_eval(const tool_memory_set *s, const int64_t *vals, int64_t *ws, uint64_t *fixed,
+                                 symc_error *err) {
+    *ws = 0;
+    *fixed = 0;
+    if (!s->g) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no workspace formula");
+    const rt_engine *root = s->root;
+    if (!root->n_regions) {
+        *fixed = s->g[0].weights + s->g[0].library;
+        return tool_memory_eval(&s->g[0], vals, ws, err);
+    }
+    uint32_t r = 0;
+    const rt_region *reg = NULL;
+    int64_t *cond = calloc(root->region_slots ? root->region_slots : 1, sizeof *cond);
+    int64_t *gv = calloc(root->n_symbols ? root->n_symbols : 1, sizeof *gv);
+    symc_status st = cond && gv ? rt_region_pick(root, vals, cond, &r, err)
+                                : symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
+    if (!st) {
+        reg = &root->regions[r];
+        for (uint32_t i = 0; i < reg->n_symbols; i++) gv[i] = vals[reg->symbols[i]];
+        *fixed = s->g[r].weights + s->g[r].library;
+        st = tool_memory_eval(&s->g[r], gv, ws, err);
+    }
+    free(cond);
+    free(gv);
+    return st;
 }
 
 typedef struct term {

@@ -39,6 +39,23 @@ symc_status tool_memory_eval(const tool_memory *m, const int64_t *vals, int64_t 
  * sym_print (SYM_PRINT_CUT). snprintf semantics. */
 size_t tool_memory_text(const tool_memory *m, char *buf, size_t cap);
 
+/* The formulas of every graph of an engine (one; or one per region, whose
+ * graphs share the root's weights), and the one that runs at a point: the
+ * region the runtime picks at those root symbol values (rt_region_pick). */
+typedef struct tool_memory_set {
+    const rt_engine *root;
+    tool_memory *g; /* rt_engine_n_graphs(root) of them */
+    uint32_t n;
+    uint64_t weights, library; /* the weights (held once), the largest fixed library workspace */
+    int has_conv;              /* some graph has cuDNN steps */
+} tool_memory_set;
+symc_status tool_memory_set_init(tool_memory_set *s, const rt_engine *root, rt_schedule sched, symc_error *err);
+void tool_memory_set_free(tool_memory_set *s); /* accepts a zeroed set */
+/* At root symbol values vals[0..root->n_symbols): the workspace bytes of the graph that runs
+ * there, and its fixed bytes (weights and the libraries' fixed workspace). */
+symc_status tool_memory_set_eval(const tool_memory_set *s, const int64_t *vals, int64_t *ws, uint64_t *fixed,
+                                 symc_error *err);
+
 /* ---- the workspace formula (tools/memory_formula.c) -------------------- */
 /* The fixed-order plan's workspace bytes for alignment `align`, as an
  * expression of t over `slots` (from rt_engine_sym_table, runtime/plan.h):

@@ -281,5 +281,39 @@ np.save(path("x_bits.npy"), xb.view(np.uint16))
 out, rc, y, z = run_io(engines["bf16"], path("x_bits.npy"))
 check(rc == 0 and z is not None and same(z, xb.astype(np.float32)), f"uint16 bits into the bf16 engine: {out}")
 
+# ---- an If on a size (issue 32): one engine, a region per side, through every command ----
+then_g = h.make_graph([h.make_node("Slice", ["x", "z1", "c64", "o1"], ["xs"]), h.make_node("Add", ["xs", "xs"], ["yt"])],
+                      "then", [], [h.make_tensor_value_info("yt", T.FLOAT, None)])
+else_g = h.make_graph([h.make_node("Neg", ["x"], ["ye"])], "else", [], [h.make_tensor_value_info("ye", T.FLOAT, None)])
+branch = save([h.make_node("Shape", ["x"], ["sx"]), h.make_node("Gather", ["sx", "i1"], ["s"]),
+               h.make_node("Greater", ["s", "c64s"], ["big"]),
+               h.make_node("If", ["big"], ["y"], then_branch=then_g, else_branch=else_g, name="pick")],
+              [h.make_tensor_value_info("x", T.FLOAT, ["B", "S"])], [h.make_tensor_value_info("y", T.FLOAT, None)],
+              [h.make_tensor("z1", T.INT64, [1], [0]), h.make_tensor("c64", T.INT64, [1], [64]),
+               h.make_tensor("o1", T.INT64, [1], [1]), h.make_tensor("i1", T.INT64, [], [1]),
+               h.make_tensor("c64s", T.INT64, [], [64])], "branch.onnx")
+out = run("compile", branch, "--shapes", "x:1x1,2x100,4x200", "-o", path("branch.symx"), "--verbose")
+check("region 0 of 2: 65 <= S <= 200" in out and "region 1 of 2: 1 <= S <= 64" in out, f"regions said: {out}")
+out = run("inspect", path("branch.symx"))
+check("regions: 2" in out and "region 0 '65 <= S <= 200'" in out, f"inspect shows the regions: {out}")
+out = run("dot", path("branch.symx"))
+check(out.count("subgraph \"cluster_region_") == 2, f"dot draws a cluster per region: {out[:300]}")
+for s_ in (1, 64, 65, 200):
+    x = np.random.default_rng(s_).standard_normal((3, s_)).astype(np.float32)
+    np.save(path("xb.npy"), x)
+    out = run("run", path("branch.symx"), "--input", f"x={path('xb.npy')}", "--output", f"y={path('yb.npy')}")
+    want = x[:, :64] * 2 if s_ > 64 else -x
+    got = np.load(path("yb.npy")) if os.path.exists(path("yb.npy")) else None
+    check(got is not None and got.shape == want.shape and np.array_equal(got, want), f"branch at S = {s_}: {out}")
+    os.remove(path("yb.npy")) if os.path.exists(path("yb.npy")) else None
+out = run("run", path("branch.symx"), "--shapes", "x:2x201", want=1)
+check("S must be in [1, 200]" in out, f"a size outside the hull: {out}")
+out = run("bench", path("branch.symx"), "--backend", "ref", "--sweep", "--shapes", "x:BxS", "--iters", "1",
+          "--plot", path("branch.svg"))
+check(os.path.exists(path("branch.svg")) and "max" in out, f"bench sweeps across the regions and plots: {out}")
+# the plain import refuses what only regions can take, naming the way
+out = run("dot", branch, "--shapes", "x:1x1,2x100,4x200", want=1)
+check("64 < S" in out and "regions" in out, f"a one-graph command on the open If: {out}")
+
 print(f"cli_onnx_test: {len(failures)} failed")
 sys.exit(1 if failures else 0)
