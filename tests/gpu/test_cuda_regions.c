@@ -23,6 +23,7 @@
 #include "symc/symrt.h"
 #include "symshape/sym.h"
 #include "tests/check.h"
+#include "tests/runtime/regions_two.h"
 
 enum { D = 1024, MAXB = 4, MAXS = 8, N = MAXB * MAXS * D };
 
@@ -60,77 +61,19 @@ static rt_engine *compile_graph(int region1) {
     return e;
 }
 
-typedef struct fixture {
-    rt_engine *g[2];
-    rt_engine root;
-    rt_symbol symbols[2];
-    rt_source sources[2];
-    rt_region regions[2];
-    rt_guard cond0[2], cond1[1];
-    uint32_t map0[1], map1[2];
-    uint8_t *program;
-} fixture;
+/* The 2-region engine (regions_two.h), as tests/runtime/test_regions.c's. */
+typedef rt_test_two fixture;
 
-/* As tests/runtime/test_regions.c's: conditions 'B == 1 and S <= 6', '2 <= B'. */
 static int make_fixture(fixture *f) {
-    memset(f, 0, sizeof *f);
     for (int i = 0; i < D * D; i++) W[i] = (float)((i * 37) % 23 - 11) / 1024.0f;
     for (int i = 0; i < D; i++) BIAS[i] = (float)(i % 3) - 1.0f;
-    f->g[0] = compile_graph(0);
-    f->g[1] = compile_graph(1);
-    if (!f->g[0] || !f->g[1]) return 0;
+    if (!rt_test_two_assemble(f, compile_graph(0), compile_graph(1), MAXB, MAXS)) return 0;
     CHECK(f->g[0]->n_constants >= 1 && f->g[1]->n_constants >= f->g[0]->n_constants);
     for (uint32_t k = 0; k < f->g[0]->n_constants; k++) /* region 0's constants are region 1's first ones */
         if (f->g[0]->constants[k].size != f->g[1]->constants[k].size ||
             memcmp(f->g[0]->constants[k].data, f->g[1]->constants[k].data, f->g[0]->constants[k].size))
             return 0;
-    f->symbols[0] = (rt_symbol){"B", 1, 2, MAXB, 1};
-    f->symbols[1] = (rt_symbol){"S", 1, 4, MAXS, 1};
-    f->sources[0] = (rt_source){0, 0, 0};
-    f->sources[1] = (rt_source){1, 0, 1};
-    sym_table *t = sym_table_new();
-    symc_error err;
-    sym_id b, s;
-    sym_symbol_new(t, &(sym_symbol_info){"B", 1, 2, MAXB, 1, ""}, &b, &err);
-    sym_symbol_new(t, &(sym_symbol_info){"S", 1, 4, MAXS, 1, ""}, &s, &err);
-    sym_expr x[5] = {sym_var(t, b), sym_const(t, 1), sym_var(t, s), sym_const(t, 6), sym_const(t, 2)};
-    size_t size = 0;
-    CHECK_MSG(sym_program_compile(t, x, 5, &f->program, &size, &err) == SYMC_OK, "%s", err.msg);
-    sym_table_free(t);
-    f->cond0[0] = (rt_guard){SYM_REL_EQ, 0, 1, "B == 1"};
-    f->cond0[1] = (rt_guard){SYM_REL_LE, 2, 3, "S <= 6"};
-    f->cond1[0] = (rt_guard){SYM_REL_LE, 4, 0, "2 <= B"};
-    f->map0[0] = 1;
-    f->map1[0] = 0;
-    f->map1[1] = 1;
-    rt_engine *root = &f->root;
-    *root = *f->g[1];
-    root->name = "regions";
-    root->symbols = f->symbols, root->n_symbols = 2;
-    root->sources = f->sources, root->n_sources = 2;
-    root->program = NULL, root->program_size = 0, root->num_slots = 0;
-    root->guards = NULL, root->n_guards = 0;
-    root->tensors = NULL, root->n_tensors = 0;
-    root->nodes = NULL, root->n_nodes = 0;
-    root->inputs = root->outputs = NULL, root->n_inputs = root->n_outputs = 0;
-    root->steps = NULL, root->n_steps = 0;
-    root->modules = NULL, root->n_modules = 0;
-    root->kernel_names = NULL, root->kernel_module = NULL, root->n_kernels = 0;
-    root->aliases = NULL, root->n_aliases = 0;
-    root->owned = NULL;
-    root->region_program = f->program;
-    root->region_program_size = size;
-    root->region_slots = 5;
-    f->regions[0] = (rt_region){"B == 1 and S <= 6", f->cond0, 2, f->map0, 1, *f->g[0]};
-    f->regions[1] = (rt_region){"2 <= B", f->cond1, 1, f->map1, 2, *f->g[1]};
-    for (int r = 0; r < 2; r++) {
-        f->regions[r].graph.constants = root->constants;
-        f->regions[r].graph.n_constants = root->n_constants;
-        f->regions[r].graph.owned = NULL;
-    }
-    root->regions = f->regions;
-    root->n_regions = 2;
-    return f->program != NULL;
+    return 1;
 }
 
 static float X[N], Y[N], R[N];
@@ -189,9 +132,7 @@ int main(void) {
         }
         symrt_context_destroy(ref);
         symrt_engine_destroy(h);
-        rt_engine_free(f.g[0]);
-        rt_engine_free(f.g[1]);
-        free(f.program);
+        rt_test_two_free(&f);
         return check_report("gpu.cuda_regions");
     }
     const rt_cuda_driver_api *drv = rt_cuda_driver(&err);
@@ -261,8 +202,6 @@ int main(void) {
     symrt_context_destroy(ref);
     symrt_engine_destroy(h);
     symrt_engine_destroy(h1);
-    rt_engine_free(f.g[0]);
-    rt_engine_free(f.g[1]);
-    free(f.program);
+    rt_test_two_free(&f);
     return check_report("gpu.cuda_regions");
 }
