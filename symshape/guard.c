@@ -501,6 +501,25 @@ static void suggest(sym_table *t, const sym_gd *g, out *o) {
     emit(o, "; fix: change the declared ranges so that it holds for every shape");
 }
 
+/* A guard over a size known only at run time (an unbacked or data-dependent
+ * symbol) cannot be fixed by declaring other ranges for it: the fix names
+ * what produces it instead of suggesting "narrow u0". Returns whether it
+ * wrote the fix. */
+static bool produced_fix(const sym_table *t, const gctx *c, out *o) {
+    for (uint32_t i = 0; i < c->nids; i++) {
+        const sym_sym *s = &t->syms[c->ids[i]];
+        if (!s->data_dependent) continue;
+        emit(o, "; fix: change the graph: %s is %s, known only at run time", s->name,
+             s->provenance[0] ? s->provenance : "a size produced at run time");
+        if (s->ubound != SYM_NONE) {
+            char b[160];
+            emit(o, " (at most %s)", sym__text(t, s->ubound, b, sizeof b));
+        }
+        return true;
+    }
+    return false;
+}
+
 size_t sym_guard_explain(sym_table *t, uint32_t index, char *buf, size_t cap) {
     out o = {buf, buf ? cap : 0, 0};
     if (o.cap) buf[0] = '\0';
@@ -527,7 +546,7 @@ size_t sym_guard_explain(sym_table *t, uint32_t index, char *buf, size_t cap) {
             for (uint32_t i = 0; i < c.nids; i++)
                 emit(&o, "%s%s = %" PRId64, i ? ", " : "", t->syms[c.ids[i]].name, c.witness[i]);
         }
-        suggest(t, &g, &o);
+        if (!produced_fix(t, &c, &o)) suggest(t, &g, &o);
         break;
     }
     return o.len;

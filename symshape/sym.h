@@ -137,6 +137,17 @@ sym_expr sym_max(sym_table *t, sym_expr a, sym_expr b);
 sym_expr sym_make(sym_table *t, sym_kind kind, int64_t value, uint32_t n, const sym_expr *ops, const int64_t *coefs);
 
 int sym_is_const(const sym_table *t, sym_expr e, int64_t *value); /* 1 and *value if constant */
+/* e with symbol id replaced by the expression by (memory planning puts an
+ * unbacked symbol's bound in its place: size[u := bound(u)]). The result is
+ * canonical and equals e wherever by's value is one symbol id may take (in its
+ * range and a multiple of its multiple_of: e was simplified under those
+ * facts); elsewhere it is some expression. SYM_NONE for SYM_NONE operands; a
+ * bad handle or id, or a constructor's error (a divisor that becomes 0), is
+ * recorded as the table's error and gives SYM_NONE. */
+sym_expr sym_substitute(sym_table *t, sym_expr e, sym_id id, sym_expr by);
+/* 1 when e's canonical form mentions symbol id (syntactically; equalities are
+ * not followed); 0 otherwise or for a bad handle. Out of memory answers 1. */
+int sym_mentions(const sym_table *t, sym_expr e, sym_id id);
 
 /* Readable text, e.g. "(B*197)", "((H-1)//2+1)". snprintf semantics: returns
  * the length the full text needs; writes at most cap bytes, NUL-terminated.

@@ -1,7 +1,11 @@
 /* Brute-force fuzzer for symshape.
  *
  * Random tables (2-3 symbols, small ranges that include negatives, zero and
- * multiples, sometimes an assumed equality or a data-dependent symbol) and
+ * multiples, sometimes an assumed equality, a data-dependent symbol, or an
+ * unbacked third symbol whose bound is a random expression over the first
+ * two: the domain then holds only bindings where the bound evaluates and the
+ * unbacked symbol does not exceed it, so every TRUE proof is checked against
+ * enumeration within the bound) and
  * random expression trees over them. The trees are kept here and evaluated by
  * a naive reference evaluator (Python semantics, overflow and division by zero
  * detected) that never touches the interning table. For every binding of the
@@ -186,6 +190,8 @@ typedef struct symdecl {
 static symdecl decl[3];
 static int eq_a[4], eq_b[4], neq;   /* assumed equalities as reference trees (for messages) */
 static sym_expr eq_ha[4], eq_hb[4]; /* ... and as the handles the table was given */
+static sym_expr ub_h = SYM_NONE;    /* the unbacked symbol's bound (symbol nsym - 1), or SYM_NONE */
+static int ub_tree;
 static sym_table *cur;
 #define MAXB 2048
 static int64_t bindings[MAXB][3];
@@ -211,6 +217,11 @@ static void fail_ctx(sym_table *t, sym_expr e, int tree, const int64_t *v) {
     }
     for (uint32_t i = 0; i < nsym; i++)
         if (sym_symbol_is_data_dependent(t, i)) fprintf(stderr, "  %c is data-dependent\n", (char)('a' + i));
+    if (ub_h != SYM_NONE) {
+        char u[1024];
+        tree_text(ub_tree, u, sizeof u);
+        fprintf(stderr, "  %c is unbacked, bound max(%s, 0)\n", (char)('a' + nsym - 1), u);
+    }
     for (uint32_t i = 0; i < nsym; i++)
         fprintf(stderr, "  %c in [%" PRId64 ", %" PRId64 "] mult %" PRId64 "%s", (char)('a' + i), decl[i].min,
                 decl[i].max, decl[i].mult, v ? "" : "\n");
@@ -235,6 +246,10 @@ static void enumerate_bindings(void) {
             int64_t x, y;
             ok = !sym_eval(cur, eq_ha[q], v, nsym, &x, NULL) && !sym_eval(cur, eq_hb[q], v, nsym, &y, NULL) && x == y;
         }
+        if (ok && ub_h != SYM_NONE) { /* within the bound, where the bound evaluates */
+            int64_t b;
+            ok = !sym_eval(cur, ub_h, v, nsym, &b, NULL) && v[nsym - 1] <= b;
+        }
         if (ok) memcpy(bindings[nbind++], v, sizeof v);
         uint32_t i = 0;
         for (; i < nsym; i++) {
@@ -246,6 +261,36 @@ static void enumerate_bindings(void) {
         }
         if (i == nsym) return;
     }
+}
+
+/* A third symbol c <= max(tree over a and b, 0), when that bound builds and
+ * its largest value is small enough to enumerate. */
+static void add_unbacked(sym_table *t, bool *data_dep) {
+    ub_tree = gen(2); /* over a and b: nsym is still 2 */
+    sym_expr b = sym_max(t, build(t, ub_tree), sym_const(t, 0));
+    sym_table_clear_error(t);
+    int64_t hi = sym_range_of(t, b).hi, na = (decl[0].max - decl[0].min) / decl[0].mult + 1,
+            nb = (decl[1].max - decl[1].min) / decl[1].mult + 1;
+    if (b == SYM_NONE || hi > 12 || na * nb * (hi + 1) > MAXB) return;
+    /* Bounds that evaluate everywhere only, as a producer's do (numel, a dim):
+     * a guard's domain follows the bounds of the symbols it mentions, so a
+     * bound failing at some binding (a // b at b = 0) would leave out, for
+     * sym_check_binding only, bindings of guards that never mention c. */
+    for (int64_t x = decl[0].min; x <= decl[0].max; x += decl[0].mult)
+        for (int64_t y = decl[1].min; y <= decl[1].max; y += decl[1].mult) {
+            int64_t v[2] = {x, y}, r;
+            if (sym_eval(t, b, v, 2, &r, NULL)) return;
+        }
+    sym_id id;
+    symc_error err;
+    CHECK_MSG(sym_symbol_new_unbacked(t, "c", b, "fuzz producer", &id, &err) == SYMC_OK, "unbacked: %s", err.msg);
+    if (id != 2) return;
+    sym_symbol_info got;
+    sym_symbol_get(t, id, &got);
+    decl[2] = (symdecl){got.min, got.max, got.multiple_of};
+    nsym = 3;
+    ub_h = b;
+    *data_dep = true;
 }
 
 static sym_table *new_table(bool *data_dep) {
@@ -280,8 +325,12 @@ static sym_table *new_table(bool *data_dep) {
             }
         }
         if (!t) continue;
+        ub_h = SYM_NONE;
+        if (nsym == 2 && rnd() % 3 == 0) add_unbacked(t, data_dep);
         neq = 0;
-        if (rnd() % 4 == 0) { /* an assumed equality: symbol == symbol or expression */
+        /* an assumed equality: symbol == symbol or expression (not beside an unbacked
+         * symbol: equalities that tie one to a declared symbol are not handled yet) */
+        if (ub_h == SYM_NONE && rnd() % 4 == 0) {
             int x = mk(T_SYM, 0, -1, -1);
             int y;
             if (rnd() % 2) {

@@ -4,7 +4,11 @@
  * bound: the proofs that need u <= bound(u) (UNKNOWN from ranges alone), the
  * guard states (IMPLIED rather than RUNTIME once the domain stops at the
  * bound; RUNTIME, never NARROWS, for a relation that holds for some counts),
- * the declared range and opt, the binding check, and the refusals. */
+ * the declared range and opt, the binding check, and the refusals; the
+ * explanation of a guard on u that can never hold (it names u's producer,
+ * never "narrow u0"); and sym_substitute, checked against brute-force
+ * evaluation: e[u := by] evaluates like e with u set to by's value at every
+ * binding where that value is one u may take. */
 #include "test.h"
 
 #include <stdint.h>
@@ -119,10 +123,80 @@ static void test_binding(void) {
     sym_table_free(t);
 }
 
+static void test_explain(void) {
+    sym_id u, v;
+    sym_table *t = table(&u, &v);
+    uint32_t k;
+    symc_error err = {0};
+    CHECK(sym_guard_add(t, SYM_REL_LT, P(t, "B*N"), P(t, "u0"), "node 'r'", &k, &err) == SYMC_OK);
+    CHECK(sym_guard_classify(t, k) == SYM_GUARD_FALSE);
+    char line[512];
+    sym_guard_explain(t, k, line, sizeof line);
+    CHECK_MSG(strstr(line, "holds for no declared shape") && !strstr(line, "narrow") &&
+                  strstr(line, "u0 is rows of NonZero 'nz', known only at run time (at most (B*N))"),
+              "%s", line);
+    sym_table_free(t);
+}
+
+/* e[u := by] against evaluation: every binding of B, N, C with by's value in
+ * u's range gives e's value at u = that value. */
+static void check_subst(sym_table *t, sym_id u, const char *es, const char *bys) {
+    sym_expr e = P(t, es), by = P(t, bys), r = sym_substitute(t, e, u, by);
+    CHECK_MSG(r != SYM_NONE, "%s[u := %s] failed", es, bys);
+    if (r == SYM_NONE) return;
+    sym_symbol_info ui;
+    sym_symbol_get(t, u, &ui);
+    int64_t vals[4];
+    int checked = 0;
+    for (vals[0] = 1; vals[0] <= 4; vals[0]++)
+        for (vals[1] = 0; vals[1] <= 5; vals[1]++)
+            for (vals[2] = 1; vals[2] <= 3; vals[2]++) {
+                int64_t want, got;
+                vals[3] = 0;
+                if (sym_eval(t, by, vals, 4, &vals[3], NULL) || vals[3] < ui.min || vals[3] > ui.max) continue;
+                symc_status s1 = sym_eval(t, e, vals, 4, &want, NULL), s2 = sym_eval(t, r, vals, 4, &got, NULL);
+                if (s1) continue; /* e fails there: nothing is promised */
+                checked++;
+                CHECK_MSG(!s2 && got == want, "%s[u := %s] at B=%lld N=%lld C=%lld: %lld, want %lld", es, bys,
+                          (long long)vals[0], (long long)vals[1], (long long)vals[2], (long long)got, (long long)want);
+            }
+    CHECK_MSG(checked > 0, "%s[u := %s]: no binding checked", es, bys);
+}
+
+static void test_substitute(void) {
+    sym_table *t = test_table("B:1..4 N:0..5 C:1..3");
+    sym_id u;
+    symc_error err = {0};
+    CHECK(sym_symbol_new_unbacked(t, "u", P(t, "B*N"), "rows of NonZero 'nz'", &u, &err) == SYMC_OK);
+    const char *es[] = {"u",     "u*C*8",      "(u+3)//2",    "max(u, N)", "min(1000, u)*4",  "u%3+B",
+                        "u*u-N", "(B*N-u)//C", "max(u-1, 0)", "u//C*C",    "min(u, B)*(u+1)", "7"};
+    const char *bys[] = {"B*N", "N", "B*N-N", "min(B*N, 3)"};
+    for (size_t i = 0; i < sizeof es / sizeof *es; i++)
+        for (size_t j = 0; j < sizeof bys / sizeof *bys; j++) check_subst(t, u, es[i], bys[j]);
+    /* canonical results; a symbol not mentioned leaves e as it is */
+    CHECK(sym_substitute(t, P(t, "u*C"), u, P(t, "B*N")) == P(t, "B*N*C"));
+    CHECK(sym_substitute(t, P(t, "B*N"), 0, sym_const(t, 2)) == P(t, "2*N"));
+    CHECK(sym_substitute(t, P(t, "N*C"), u, P(t, "B")) == P(t, "N*C"));
+    CHECK(sym_mentions(t, P(t, "max(u*C, N)//2"), u) && !sym_mentions(t, P(t, "B*N"), u));
+    CHECK(!sym_mentions(t, SYM_NONE, u));
+    /* errors: a divisor that becomes 0, a bad id or handle; SYM_NONE in, SYM_NONE out */
+    sym_table_clear_error(t);
+    CHECK(sym_substitute(t, P(t, "N//(u-3)"), u, sym_const(t, 3)) == SYM_NONE);
+    CHECK(sym_table_error(t) && sym_table_error(t)->code == SYMC_ERR_DIV_ZERO);
+    sym_table_clear_error(t);
+    CHECK(sym_substitute(t, P(t, "u"), 99, P(t, "B")) == SYM_NONE);
+    CHECK(sym_table_error(t) && sym_table_error(t)->code == SYMC_ERR_INVALID_ARG);
+    CHECK(sym_substitute(t, SYM_NONE, u, P(t, "B")) == SYM_NONE);
+    CHECK(sym_substitute(t, P(t, "u"), u, SYM_NONE) == SYM_NONE);
+    sym_table_free(t);
+}
+
 int main(void) {
     test_declare();
     test_proofs();
     test_guards();
     test_binding();
+    test_explain();
+    test_substitute();
     return check_report("test_unbacked");
 }
