@@ -731,7 +731,7 @@ symc_status check_region_io(const fb::Engine *g0, const fb::Engine *g, symc_erro
                                             *b = out ? g->outputs() : g->inputs();
         for (uint32_t i = 0; i < len(a); i++) {
             const fb::Tensor *s = g->tensors()->Get(b->Get(i)), *t = g0->tensors()->Get(a->Get(i));
-            if (strcmp(s->name()->c_str(), t->name()->c_str()) || s->dtype() != t->dtype() || s->rank() != t->rank())
+            if (s->name()->str() != t->name()->str() || s->dtype() != t->dtype() || s->rank() != t->rank())
                 return bad(err, "%s %u is '%s' (%s, rank %d); region 0's is '%s' (%s, rank %d)",
                            out ? "output" : "input", i, s->name()->c_str(), symc_dtype_name((symc_dtype)s->dtype()),
                            s->rank(), t->name()->c_str(), symc_dtype_name((symc_dtype)t->dtype()), t->rank());
