@@ -107,8 +107,8 @@ static uint32_t unbacked_in(sym_table *t, sym_expr x) {
     const sym_node *n = sym__node(t, x);
     if (n->kind == SYM_SYMBOL) return t->syms[n->value].ubound != SYM_NONE ? (uint32_t)n->value : UINT32_MAX;
     if (n->kind != SYM_MUL) return UINT32_MAX;
-    uint32_t u = UINT32_MAX;
-    for (uint32_t i = 0; i < n->n; i++) {
+    uint32_t u = UINT32_MAX, nn = n->n; /* n is not read again: sym_range_of may grow the table */
+    for (uint32_t i = 0; i < nn; i++) {
         sym_expr f = sym__ops(t, x)[i];
         const sym_node *nf = sym__node(t, f);
         if (nf->kind == SYM_SYMBOL && t->syms[nf->value].ubound != SYM_NONE && u == UINT32_MAX) u = (uint32_t)nf->value;
@@ -142,14 +142,22 @@ static sym_expr bound_toward(sym_table *t, sym_expr d, int dir) {
     for (uint32_t i = 0; i < nt && out != SYM_NONE; i++) {
         uint32_t u = unbacked_in(t, terms[i]);
         if (u == UINT32_MAX) continue;
+        /* the term's node read once: every constructor below may grow (move) the table */
         const sym_node *x = sym__node(t, terms[i]);
-        int64_t sign = x->kind == SYM_MUL ? (x->value < 0 ? -coefs[i] : coefs[i]) : coefs[i];
+        int is_mul = x->kind == SYM_MUL;
+        int64_t factor = is_mul ? x->value : 1;
+        uint32_t nf = is_mul ? x->n : 1;
+        sym_expr fs[64];
+        if (nf > 64) continue;
+        if (is_mul) memcpy(fs, sym__ops(t, terms[i]), nf * sizeof *fs);
+        else fs[0] = terms[i];
+        int64_t sign = is_mul ? (factor < 0 ? -coefs[i] : coefs[i]) : coefs[i];
         if (sign == 0 || (sign < 0) != (dir < 0)) continue;
-        sym_expr at = sym_const(t, x->kind == SYM_MUL ? x->value : 1); /* the term at u = bound(u) */
-        for (uint32_t k = 0; k < (x->kind == SYM_MUL ? x->n : 1) && at != SYM_NONE; k++) {
-            sym_expr f = x->kind == SYM_MUL ? sym__ops(t, terms[i])[k] : terms[i];
-            const sym_node *nf = sym__node(t, f);
-            at = sym_mul(t, at, nf->kind == SYM_SYMBOL && (uint32_t)nf->value == u ? t->syms[u].ubound : f);
+        sym_expr at = sym_const(t, factor); /* the term at u = bound(u) */
+        for (uint32_t k = 0; k < nf && at != SYM_NONE; k++) {
+            const sym_node *n_f = sym__node(t, fs[k]);
+            int is_u = n_f->kind == SYM_SYMBOL && (uint32_t)n_f->value == u;
+            at = sym_mul(t, at, is_u ? t->syms[u].ubound : fs[k]);
         }
         out = sym_add(t, out, sym_scale(t, sym_sub(t, at, terms[i]), coefs[i]));
         changed = true;
