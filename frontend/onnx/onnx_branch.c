@@ -190,7 +190,6 @@ symc_status fe_shape_condition(fe_ctx *c, uint32_t cond, int *take) {
     br->fork = 1;
     snprintf(br->fork_text[0], sizeof br->fork_text[0], "%s", text);
     rel_text(c, negated(r), br->fork_text[1], sizeof br->fork_text[1]);
-    snprintf(br->fork_node, sizeof br->fork_node, "%s", c->source ? c->source : "?");
     snprintf(br->fork_sym, sizeof br->fork_sym, "%s", scan.fork_sym);
     for (int k = 0; k < 2; k++)
         br->fork_lo[k] = scan.fork_lo[k], br->fork_hi[k] = scan.fork_hi[k], br->fork_runs[k] = scan.fork_runs[k];

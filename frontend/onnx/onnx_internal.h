@@ -39,7 +39,7 @@ typedef struct fe_branching {
     /* the open If met past the decisions: its relation, as text both ways, and the one symbol it
      * reads with the intervals where it holds and where it fails (lo > hi: not one interval) */
     int fork;
-    char fork_text[2][240], fork_sym[112], fork_node[300];
+    char fork_text[2][240], fork_sym[112];
     int64_t fork_lo[2], fork_hi[2];
     int fork_runs[2]; /* intervals of each side: 0 none (no sizes), 1 a box, 2 more */
 } fe_branching;
