@@ -105,6 +105,18 @@ typedef struct ir_node {
     ir_attr *attrs;
 } ir_node;
 
+/* A size known only after a node runs (docs/PLAN-data-dependent.md): dim `dim` of output
+ * `output` of node `node` is the unbacked symbol `symbol` (sym_symbol_new_unbacked), whose
+ * upper bound is `bound` (over earlier symbols), derived from the op (nonzero: numel of its
+ * input) or declared by the user (`declared` 1: a run can exceed it, so it is checked). */
+typedef struct ir_produced {
+    sym_id symbol;
+    uint32_t node, output;
+    int32_t dim;
+    sym_expr bound;
+    uint8_t declared;
+} ir_produced;
+
 typedef struct ir_constant {
     uint8_t *data; /* malloc'd, owned by the module */
     size_t size;   /* bytes */
@@ -130,6 +142,10 @@ struct symc_module {
      * and the pipeline's infer-shapes row, which then has nothing to do, consumes it (a pass
      * after it may change nodes in place). 0 otherwise: inference runs. */
     uint8_t shapes_inferred;
+
+    /* The producers of the unbacked symbols, one entry a symbol (ir_add_produced). */
+    ir_produced *produced;
+    uint32_t n_produced, cap_produced;
 
     /* The fusion plan (see "fused groups" below): one entry per node, made
      * by the fuse pass; NULL when the module has none. */
@@ -171,6 +187,17 @@ uint32_t ir_constant_source(const ir_module *m, uint32_t t);
 enum { IR_PERM_NONE = 0, IR_PERM_TO_NHWC = 1, IR_PERM_TO_NCHW = 2 };
 int ir_layout_perm(const ir_module *m, uint32_t node);
 int ir_find_node(const ir_module *m, const char *name, uint32_t *out);
+/* Records p (the producer of an unbacked symbol); refuses a symbol that already has one or is
+ * not unbacked, naming it. ir_produced_find: the entry for that output dim, or IR_NONE;
+ * ir_produced_of: the entry of a symbol, or IR_NONE. */
+symc_status ir_add_produced(ir_module *m, const ir_produced *p, symc_error *err);
+uint32_t ir_produced_find(const ir_module *m, uint32_t node, uint32_t output, int32_t dim);
+uint32_t ir_produced_of(const ir_module *m, sym_id symbol);
+/* The produced-symbol table's invariants (part of ir_verify): each entry names an unbacked
+ * symbol, a node, an output and a dim in range whose expression is that symbol, one producer a
+ * symbol, and no graph input and no node before the producer has a dim (or dim attribute) that
+ * mentions the symbol: the error names the reader and the producer. */
+symc_status ir_check_produced(ir_module *m, symc_error *err);
 const ir_attr *ir_node_attr(const ir_node *n, const char *name);
 
 /* An op computed one output element at a time from the elements of its

@@ -412,6 +412,7 @@ symc_status ir_verify(ir_module *m, symc_error *err) {
     if (!st && m->n_outputs == 0 && m->n_nodes > 0)
         st = symc_error_setf(err, SYMC_ERR_VERIFY, "module '%s' has nodes but no outputs", m->name);
     free(names);
-    if (!st) st = ir_fuse_check(m, err); /* the fusion plan, when there is one (fuse_plan.c) */
+    if (!st) st = ir_check_produced(m, err); /* producers of unbacked symbols (produced.c) */
+    if (!st) st = ir_fuse_check(m, err);     /* the fusion plan, when there is one (fuse_plan.c) */
     return st;
 }
