@@ -322,7 +322,7 @@ static symc_status add_guards(cg_build *x, uint32_t ng) {
         if (sym_guard_classify(t, g) == SYM_GUARD_IMPLIED) continue;
         sym_guard gd;
         sym_guard_get(t, g, &gd);
-        guards[n++] = (rt_guard){gd.rel, cg_slot(&x->b, gd.lhs), cg_slot(&x->b, gd.rhs), gd.provenance};
+        guards[n++] = (rt_guard){gd.rel, cg_slot(&x->b, gd.lhs), cg_slot(&x->b, gd.rhs), gd.provenance, 0};
     }
     x->e.guards = guards;
     x->e.n_guards = n;

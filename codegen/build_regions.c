@@ -456,7 +456,7 @@ static symc_status region_program(regions *g, rt_region *out) {
             uint32_t a = slot_of(g, x->lhs), b = slot_of(g, x->rhs);
             if (a == RT_NONE || b == RT_NONE)
                 return symc_error_setf(g->err, SYMC_ERR_NOMEM, "out of memory building the regions");
-            gs[k] = (rt_guard){x->rel, a, b, x->text};
+            gs[k] = (rt_guard){x->rel, a, b, x->text, 0};
             if (x->name && len < cap)
                 len += (size_t)snprintf(name + len, cap - len, "%s%s", len ? " and " : "", x->name);
             k++;

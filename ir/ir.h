@@ -105,18 +105,6 @@ typedef struct ir_node {
     ir_attr *attrs;
 } ir_node;
 
-/* A size known only after a node runs (docs/PLAN-data-dependent.md): dim `dim` of output
- * `output` of node `node` is the unbacked symbol `symbol` (sym_symbol_new_unbacked), whose
- * upper bound is `bound` (over earlier symbols), derived from the op (nonzero: numel of its
- * input) or declared by the user (`declared` 1: a run can exceed it, so it is checked). */
-typedef struct ir_produced {
-    sym_id symbol;
-    uint32_t node, output;
-    int32_t dim;
-    sym_expr bound;
-    uint8_t declared;
-} ir_produced;
-
 typedef struct ir_constant {
     uint8_t *data; /* malloc'd, owned by the module */
     size_t size;   /* bytes */
@@ -142,10 +130,6 @@ struct symc_module {
      * and the pipeline's infer-shapes row, which then has nothing to do, consumes it (a pass
      * after it may change nodes in place). 0 otherwise: inference runs. */
     uint8_t shapes_inferred;
-
-    /* The producers of the unbacked symbols, one entry a symbol (ir_add_produced). */
-    ir_produced *produced;
-    uint32_t n_produced, cap_produced;
 
     /* The fusion plan (see "fused groups" below): one entry per node, made
      * by the fuse pass; NULL when the module has none. */
@@ -187,16 +171,19 @@ uint32_t ir_constant_source(const ir_module *m, uint32_t t);
 enum { IR_PERM_NONE = 0, IR_PERM_TO_NHWC = 1, IR_PERM_TO_NCHW = 2 };
 int ir_layout_perm(const ir_module *m, uint32_t node);
 int ir_find_node(const ir_module *m, const char *name, uint32_t *out);
-/* Records p (the producer of an unbacked symbol); refuses a symbol that already has one or is
- * not unbacked, naming it. ir_produced_find: the entry for that output dim, or IR_NONE;
- * ir_produced_of: the entry of a symbol, or IR_NONE. */
-symc_status ir_add_produced(ir_module *m, const ir_produced *p, symc_error *err);
-uint32_t ir_produced_find(const ir_module *m, uint32_t node, uint32_t output, int32_t dim);
-uint32_t ir_produced_of(const ir_module *m, sym_id symbol);
-/* The produced-symbol table's invariants (part of ir_verify): each entry names an unbacked
- * symbol, a node, an output and a dim in range whose expression is that symbol, one producer a
- * symbol, and no graph input and no node before the producer has a dim (or dim attribute) that
- * mentions the symbol: the error names the reader and the producer. */
+/* Sizes known only after a node runs (docs/PLAN-data-dependent.md; ir/produced.c).
+ * ir_produced_dim: 1 when op produces one (nonzero, unique, nms), with the
+ * output and dim that are the size; that dim of a node's output is an unbacked
+ * symbol (sym_symbol_new_unbacked, declared by its shape rule), and the node
+ * is the symbol's producer: the link lives in the graph itself, so passes that
+ * reorder or rewrite nodes keep it without a table to update.
+ * ir_producer_of: the node producing symbol s, or IR_NONE.
+ * ir_check_produced (part of ir_verify): every unbacked symbol a tensor dim or
+ * a dim attribute mentions has one producer, and no graph input and no node
+ * before the producer mentions it; the error names the reader and the
+ * producer. */
+int ir_produced_dim(ir_op op, uint32_t *output, int32_t *dim);
+uint32_t ir_producer_of(const ir_module *m, sym_id s);
 symc_status ir_check_produced(ir_module *m, symc_error *err);
 const ir_attr *ir_node_attr(const ir_node *n, const char *name);
 

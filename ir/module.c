@@ -122,7 +122,6 @@ void ir_module_free(ir_module *m) {
     free(m->inputs);
     free(m->outputs);
     free(m->fuse);
-    free(m->produced);
     free(m->attention);
     if (m->arena) {
         cm_arena_free(m->arena);

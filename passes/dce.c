@@ -75,13 +75,6 @@ symc_status pass_remove_dead(ir_module *m, uint32_t *removed, symc_error *err) {
         for (uint32_t k = 0; k < n.n_out; k++) n.out[k] = tmap[n.out[k]];
         m->nodes[nmap[ni]] = n;
     }
-    uint32_t np = 0; /* a produced symbol whose producer is dead has no producer left */
-    for (uint32_t i = 0; i < m->n_produced; i++)
-        if (nmap[m->produced[i].node] != IR_NONE) {
-            m->produced[np] = m->produced[i];
-            m->produced[np++].node = nmap[m->produced[i].node];
-        }
-    m->n_produced = np;
     for (uint32_t i = 0; i < m->n_inputs; i++) m->inputs[i] = tmap[m->inputs[i]];
     for (uint32_t i = 0; i < m->n_outputs; i++) m->outputs[i] = tmap[m->outputs[i]];
     m->n_tensors = nt;

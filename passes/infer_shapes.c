@@ -880,6 +880,48 @@ static symc_status r_topk(ctx *c) {
     return set_out(c, 0, x->rank, o);
 }
 
+/* ---- data-dependent sizes (docs/PLAN-data-dependent.md) ------------------------------- */
+
+/* The unbacked symbol for output k dim d of this node, bounded by `bound`:
+ * the one already there when a previous inference declared it with this
+ * bound (the pipeline infers shapes again after its passes), else a new one,
+ * named u<i> for the first free i, whose provenance says what it counts. */
+static symc_status produced_symbol(ctx *c, uint32_t k, int32_t d, sym_expr bound, const char *what, sym_expr *outp) {
+    const ir_tensor *o = out(c, k);
+    sym_view v;
+    if (o->rank > d && o->dims[d] != SYM_NONE && sym_expr_view(c->t, o->dims[d], &v) && v.kind == SYM_SYMBOL &&
+        sym_symbol_bound(c->t, (sym_id)v.value) == bound) {
+        *outp = o->dims[d];
+        return SYMC_OK;
+    }
+    if (bound == SYM_NONE) return fail(c, SYMC_ERR_INTERNAL, "the bound of %s could not be built", what);
+    char name[32], prov[SYMC_ERROR_MSG_CAP];
+    sym_id id;
+    for (uint32_t i = 0;; i++) {
+        snprintf(name, sizeof name, "u%u", i);
+        if (!sym_symbol_find(c->t, name, &id)) break;
+    }
+    snprintf(prov, sizeof prov, "%s of %s, known only at run time", what, c->prov);
+    symc_status st = sym_symbol_new_unbacked(c->t, name, bound, prov, &id, c->err);
+    if (st) return st;
+    *outp = sym_var(c->t, id);
+    return SYMC_OK;
+}
+
+static sym_expr numel_of(ctx *c, const ir_tensor *x) {
+    sym_expr n = sym_const(c->t, 1);
+    for (int d = 0; d < x->rank; d++) n = sym_mul(c->t, n, x->dims[d]);
+    return n;
+}
+
+/* nonzero: [rank, u], u <= numel(x) */
+static symc_status r_nonzero(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    sym_expr o[2] = {sym_const(c->t, x->rank), SYM_NONE};
+    symc_status st = produced_symbol(c, 0, 1, numel_of(c, x), "the count of non-zero elements", &o[1]);
+    return st ? st : set_out(c, 0, 2, o);
+}
+
 static symc_status r_cumsum(ctx *c) {
     int32_t ax = 0;
     symc_status st = norm_axis(c, attr_int(c, "axis", 0), in(c, 0)->rank, "axis", &ax);
@@ -1183,6 +1225,7 @@ static rule_fn rule_for(ir_op op) {
     case IR_OP_COL2IM: return r_col2im;
     case IR_OP_DET: return r_det;
     case IR_OP_ROI_ALIGN: return r_roi_align;
+    case IR_OP_NONZERO: return r_nonzero;
     default: return NULL;
     }
 }

@@ -34,6 +34,16 @@ extern "C" {
  * set of addresses or shapes, check_buffer for every input and output; then
  * enqueue, as often as the user asks; destroy last. Optional entries are
  * NULL when the backend has nothing to do there. */
+/* The core's side of a run with produced symbols (runtime/context.c):
+ * produced(ctx, k, count, &slots, err) checks count against produced[k]'s
+ * bound (SYMC_ERR_RANGE naming the node, the count and the bound), stores
+ * it, evaluates the shape program again and checks the guards that wait for
+ * it; *slots then points at the real slots for every later node. */
+typedef struct rt_run_hook {
+    void *ctx;
+    symc_status (*produced)(void *ctx, uint32_t k, int64_t count, const int64_t **slots, symc_error *err);
+} rt_run_hook;
+
 typedef struct rt_backend {
     const char *name; /* "reference", "CUDA" */
     /* The byte alignment of every tensor's offset in the backend's layout
@@ -64,9 +74,15 @@ typedef struct rt_backend {
      * enqueue that succeeded (layout ran for them). addr/size: per tensor,
      * the user's buffers (inputs and outputs; NULL/0 elsewhere), checked
      * against the shapes; outputs the engine holds as constants are the
-     * backend's to copy. stream: the caller's (a CUstream for CUDA). */
+     * backend's to copy. stream: the caller's (a CUstream for CUDA).
+     * With produced symbols (rt_engine.produced), slots are the capacity
+     * slots the layout was made for; after node produced[k].node has run,
+     * the backend calls hook->produced with the count it wrote and runs
+     * every later node at the slots that call returns (the real sizes,
+     * never above the capacity ones: memory stays where the layout put
+     * it). hook is NULL for an engine without produced symbols. */
     symc_status (*enqueue)(void *state, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
-                           void *stream, symc_error *err);
+                           void *stream, const struct rt_run_hook *hook, symc_error *err);
     /* Optional: waits for the last run and reports bad data its kernels
      * found and could not stop on (symrt_context_check). */
     symc_status (*check_run)(void *state, symc_error *err);

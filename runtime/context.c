@@ -690,7 +690,7 @@ static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_enqueue: NULL context");
     symc_status st = ready_to_run(c, err);
     if (st) return st;
-    if ((st = c->be->enqueue(c->states[c->cur], c->slots, !c->planned, c->addr, c->size, stream, err)))
+    if ((st = c->be->enqueue(c->states[c->cur], c->slots, !c->planned, c->addr, c->size, stream, NULL, err)))
         return in_region(c, st, err);
     c->planned = 1;
     return SYMC_OK;

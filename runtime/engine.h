@@ -37,8 +37,12 @@ extern "C" {
  * that carries regions. Files of any other version are refused with a
  * message that says which versions are involved and to rebuild the engine
  * (engines are build artifacts tied to the library versions they were tuned
- * with anyway). */
-#define RT_ENGINE_FORMAT_VERSION 6u
+ * with anyway).
+ * Format 7: sizes known only after a node runs (rt_produced: nonzero's
+ * count). Written only when an engine has produced symbols; every other
+ * engine stays format 5 (or 6 with regions) byte for byte, and a format-6
+ * runtime refuses a format-7 file by its version. */
+#define RT_ENGINE_FORMAT_VERSION 7u
 #define RT_ENGINE_FORMAT_MIN 5u
 #define RT_NONE 0xffffffffu
 
@@ -55,7 +59,30 @@ typedef struct rt_guard {
     sym_rel rel;
     uint32_t lhs, rhs;   /* program slots */
     const char *message; /* the node and relation, shown when it fails */
+    /* 0: checked once the input shapes are set; k > 0: it mentions a produced
+     * symbol, and is checked after produced[k-1] (the last of them to be
+     * produced) has run, at the real values (format 7) */
+    uint32_t after;
 } rt_guard;
+
+/* A size known only after a node runs (format 7; docs/PLAN-data-dependent.md):
+ * symbol `symbol` is dim `dim` of output `output` of node `node`, the
+ * producer (ir_produced_dim: nonzero's count). It is no input dim: no
+ * rt_source binds it. Memory is planned at its capacity, output k of the
+ * engine's capacity_program (the bound with every produced symbol in it
+ * replaced by its own bound, so it reads input-dim symbols only); the kernel
+ * writes at most that many and reports the real value, which must not exceed
+ * slot `bound` of the shape program (the bound at the real values of the
+ * symbols produced before it). Produced symbols are listed in the order
+ * their producers run. */
+typedef struct rt_produced {
+    uint32_t symbol;  /* index into symbols */
+    uint32_t node;    /* index into nodes */
+    uint32_t output;  /* index into that node's outputs */
+    uint32_t dim;     /* a dim of that output, whose slot is the symbol */
+    uint32_t bound;   /* program slot */
+    const char *what; /* for messages: "the count of non-zero elements of node 'nz' (nonzero)" */
+} rt_produced;
 
 typedef struct rt_tensor {
     const char *name;
@@ -237,6 +264,17 @@ typedef struct rt_engine {
     uint32_t region_slots;
     const struct rt_region *regions;
     uint32_t n_regions;
+    /* Produced symbols (format 7): empty for an engine whose every size is
+     * known from the input shapes. Never with regions (the build refuses the
+     * combination; the loader too), and never with GPU code yet (sm == 0: the
+     * CUDA backend refuses such an engine at context creation).
+     * capacity_program runs over every symbol's value (as sym_program_eval
+     * takes them; it reads input-dim symbols only) and fills n_produced
+     * slots: slot k is produced[k]'s capacity. */
+    const rt_produced *produced;
+    uint32_t n_produced;
+    const uint8_t *capacity_program;
+    size_t capacity_program_size;
     void *owned; /* decoder-owned memory (NULL for an engine described by the compiler) */
 } rt_engine;
 

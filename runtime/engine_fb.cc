@@ -65,6 +65,7 @@ const uint32_t kLastOneGraphFormat = 5;
 static_assert(RT_ENGINE_FORMAT_MIN == kLastOneGraphFormat, "the oldest format read is the last without regions");
 /* The first format with regions. */
 const uint32_t kFirstRegionsFormat = 6;
+const uint32_t kFirstProducedFormat = 7; /* produced symbols (rt_produced) */
 
 /* After the size-prefixed FlatBuffer: "SXCK" and a 64-bit FNV-1a hash of
  * everything before it, so a flipped bit anywhere (weights and kernels
@@ -254,7 +255,7 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
      * refused. Else 5 without regions, so a one-graph engine is format 5's bytes exactly */
     uint32_t version = e->format_version;
     if (version == 0 || version == RT_ENGINE_FORMAT_VERSION)
-        version = e->n_regions ? RT_ENGINE_FORMAT_VERSION : kLastOneGraphFormat;
+        version = e->n_produced ? kFirstProducedFormat : e->n_regions ? kFirstRegionsFormat : kLastOneGraphFormat;
     flatbuffers::Offset<fb::Engine> root;
     symc_status st = encode_graph(b, e, true, version, &root, err);
     if (st) return st;
@@ -872,7 +873,7 @@ void copy_symbols(Owned *own, const fb::Engine *e, rt_engine *r) {
     rt_guard *guards = own->array<rt_guard>(r->n_guards);
     for (uint32_t i = 0; i < r->n_guards; i++) {
         const fb::Guard *g = e->guards()->Get(i);
-        guards[i] = {(sym_rel)g->rel(), g->lhs(), g->rhs(), own->str(g->provenance())};
+        guards[i] = {(sym_rel)g->rel(), g->lhs(), g->rhs(), own->str(g->provenance()), 0};
     }
     r->guards = guards;
 }
@@ -1057,7 +1058,7 @@ void copy_regions(Owned *own, const fb::Engine *e, rt_engine *r) {
         rt_guard *cond = own->array<rt_guard>(d.n_cond);
         for (uint32_t i = 0; i < d.n_cond; i++) {
             const fb::Guard *g = rg->condition()->Get(i);
-            cond[i] = {(sym_rel)g->rel(), g->lhs(), g->rhs(), own->str(g->provenance())};
+            cond[i] = {(sym_rel)g->rel(), g->lhs(), g->rhs(), own->str(g->provenance()), 0};
         }
         d.cond = cond;
         d.n_symbols = len(rg->symbols());

@@ -831,7 +831,8 @@ static symc_status b_check_buffer(void *state, const char *what, const char *nam
     return rt_cuda_check_buffer(state, what, name, ptr, need, err);
 }
 static symc_status b_enqueue(void *state, const int64_t *slots, int shape_changed, void *const *addr,
-                             const size_t *size, void *stream, symc_error *err) {
+                             const size_t *size, void *stream, const rt_run_hook *hook, symc_error *err) {
+    (void)hook; /* engines with produced symbols are refused at create (no GPU code yet) */
     return rt_cuda_enqueue(state, slots, shape_changed, addr, size, stream, err);
 }
 static symc_status b_check_run(void *state, symc_error *err) { return rt_cuda_check_run(state, 1, err); }

@@ -158,8 +158,9 @@ static const symc_attr *evaluated_attrs(ref_state *r, const int64_t *slots, cons
 }
 
 static symc_status ref_enqueue(void *state, const int64_t *slots, int shape_changed, void *const *addr,
-                               const size_t *size, void *stream, symc_error *err) {
+                               const size_t *size, void *stream, const rt_run_hook *hook, symc_error *err) {
     (void)size; /* checked by the core against the shapes */
+    (void)hook; /* produced symbols: not yet */
     (void)stream;
     ref_state *r = state;
     const rt_engine *e = r->e;

@@ -154,6 +154,7 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     [IR_OP_COL2IM] = {rt_ref_k_col2im, RT_FLOATS},
     [IR_OP_DET] = {rt_ref_k_det, RT_FLOATS},
     [IR_OP_ROI_ALIGN] = {rt_ref_k_roi_align, RT_FLOATS},
+    [IR_OP_NONZERO] = {rt_ref_k_nonzero, RT_ALL},
     /* IR_OP_CONSTANT: no kernel; the engine holds the data */
 };
 

@@ -21,7 +21,13 @@
  * The kernels never allocate, print or abort, and keep no state: bad input
  * (wrong arity, ranks, axes, indices, integer division by zero, unsupported
  * dtype) yields a status and a message in *err that starts with
- * "node '<name>' (<op>): ". Output buffers must not overlap input buffers. */
+ * "node '<name>' (<op>): ". Output buffers must not overlap input buffers.
+ *
+ * An op whose output size depends on the data (nonzero, unique, nms: the
+ * dim ir_produced_dim names) is called with that dim of out[k].dims at its
+ * capacity, the size memory was planned for; the kernel writes the output
+ * contiguous at its real size, sets that dim to the real size, and fails
+ * with SYMC_ERR_RANGE when the real size exceeds the capacity. */
 #ifndef SYMC_RUNTIME_REF_KERNELS_H
 #define SYMC_RUNTIME_REF_KERNELS_H
 

@@ -81,6 +81,22 @@ symc_status rt_ref_check_out(rt_ctx *c, uint32_t k, symc_dtype dt, int32_t rank,
                        k, symc_dtype_name(o->dtype), got, symc_dtype_name(dt), want);
 }
 
+symc_status rt_ref_produced_out(rt_ctx *c, uint32_t k, symc_dtype dt, int32_t rank, const int64_t *dims, int32_t dim,
+                                int64_t count) {
+    rt_ref_tensor *o = &c->out[k];
+    int64_t want[RT_REF_MAX_RANK];
+    for (int32_t d = 0; d < rank; d++) want[d] = d == dim ? (o->rank == rank ? o->dims[dim] : count) : dims[d];
+    symc_status s = rt_ref_check_out(c, k, dt, rank, want);
+    if (s) return s;
+    if (count > o->dims[dim])
+        return rt_ref_fail(c, SYMC_ERR_RANGE,
+                           "output %u has %lld entries along dim %d, more than the %lld its memory was planned for "
+                           "(the size's bound)",
+                           k, (long long)count, (int)dim, (long long)o->dims[dim]);
+    o->dims[dim] = count;
+    return SYMC_OK;
+}
+
 symc_status rt_ref_check_in_dtype(rt_ctx *c, uint32_t k, symc_dtype dt) {
     if (c->in[k].dtype == dt) return SYMC_OK;
     return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "input %u is %s but must be %s (as input 0)", k,

@@ -1,5 +1,7 @@
 /* Index-computing ops added for ONNX conformance: topk, cumsum, gather_nd,
- * scatter_nd, scatter_elements.
+ * scatter_nd, scatter_elements; and nonzero, whose output size is known only
+ * once it has counted (rt_ref_produced_out: the caller planned memory for
+ * the bound, numel(x), and reads the real count back from the output dims).
  *
  * Like the other reference kernels these never allocate. topk writes its
  * output (the indices) in rank order and finds the next one by a scan over
@@ -315,6 +317,31 @@ symc_status rt_ref_k_scatter_elements(rt_ctx *c) {
         if (v < 0) v += dim;
         for (int32_t d = 0; d < x->rank; d++) off += (d == axis ? v : coord[d]) * is[d];
         combine(&c->out[0], off, &c->in[2], q, r);
+    }
+    return SYMC_OK;
+}
+
+/* ---- nonzero ------------------------------------------------------------------------------ */
+/* Two passes: count, then write each non-zero element's coordinates as a
+ * column of [rank, count], in row-major order (numpy's and ONNX's). NaN is
+ * non-zero, as in numpy. */
+static int elem_nonzero(const rt_ref_tensor *x, int64_t i) {
+    if (rt_is_float(x->dtype)) return rt_ld_f(x, i) != 0.0;
+    return rt_ld_i(x, i) != 0;
+}
+
+symc_status rt_ref_k_nonzero(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    int64_t n = rt_ref_numel_dims(x->rank, x->dims), count = 0;
+    for (int64_t i = 0; i < n; i++) count += elem_nonzero(x, i);
+    int64_t dims[2] = {x->rank, count};
+    symc_status s = rt_ref_produced_out(c, 0, SYMC_I64, 2, dims, 1, count);
+    if (s) return s;
+    int64_t coord[RT_REF_MAX_RANK] = {0}, j = 0;
+    for (int64_t i = 0; i < n; i++, rt_next(x->rank, x->dims, coord)) {
+        if (!elem_nonzero(x, i)) continue;
+        for (int32_t d = 0; d < x->rank; d++) rt_st_i(&c->out[0], d * count + j, coord[d]);
+        j++;
     }
     return SYMC_OK;
 }

@@ -65,6 +65,14 @@ const char *rt_ref_shape_str(char *buf, size_t cap, int32_t rank, const int64_t 
 /* The caller's out[k] must have this dtype and shape; SYMC_ERR_INTERNAL if not. */
 symc_status rt_ref_check_out(rt_ctx *c, uint32_t k, symc_dtype dt, int32_t rank, const int64_t *dims);
 /* in[k] must have dtype dt (SYMC_ERR_INVALID_ARG naming both otherwise). */
+/* For an op that produces a size (ir_produced_dim): output k must be dt,
+ * of this rank, with dims equal to dims[] except at `dim`, where the caller
+ * gave the capacity (the memory planned at the bound); count, the real
+ * size, must not exceed it. On success the output's dim becomes count: the
+ * kernel writes it contiguous at the real shape and the caller reads the
+ * count back from there. */
+symc_status rt_ref_produced_out(rt_ctx *c, uint32_t k, symc_dtype dt, int32_t rank, const int64_t *dims, int32_t dim,
+                                int64_t count);
 symc_status rt_ref_check_in_dtype(rt_ctx *c, uint32_t k, symc_dtype dt);
 /* in[k] must be a float dtype (norm scale/bias/statistics may differ from x). */
 symc_status rt_ref_check_in_float(rt_ctx *c, uint32_t k, const char *role);
@@ -193,6 +201,7 @@ symc_status rt_ref_k_resize(rt_ctx *c);
 /* ref_kernels_sample.c */
 symc_status rt_ref_k_grid_sample(rt_ctx *c);
 symc_status rt_ref_k_roi_align(rt_ctx *c);
+symc_status rt_ref_k_nonzero(rt_ctx *c);
 /* ref_kernels_dft.c */
 symc_status rt_ref_k_dft(rt_ctx *c);
 /* ref_kernels_window.c */

@@ -134,8 +134,8 @@ static void test_points(void) {
 
 /* guards at a point: M divisible by 3, B broadcasting against K */
 static void test_guards(void) {
-    rt_guard guards[2] = {{SYM_REL_DIVISIBLE, 1, 8, "node 'r': M divisible by 3"},
-                          {SYM_REL_BROADCAST, 0, 2, "node 'z': B broadcasts against K"}};
+    rt_guard guards[2] = {{SYM_REL_DIVISIBLE, 1, 8, "node 'r': M divisible by 3", 0},
+                          {SYM_REL_BROADCAST, 0, 2, "node 'z': B broadcasts against K", 0}};
     rt_engine e;
     memset(&e, 0, sizeof e);
     e.guards = guards;

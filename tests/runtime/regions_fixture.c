@@ -63,8 +63,8 @@ static symc_status make_conditions(rt_test_regions *f, symc_error *err) {
     if (st) return st;
     f->root.region_program = f->region_program;
     f->root.region_slots = 3;
-    f->cond[0] = (rt_guard){SYM_REL_LE, 0, 1, "B <= 1"};
-    f->cond[1] = (rt_guard){SYM_REL_LE, 2, 0, "2 <= B"};
+    f->cond[0] = (rt_guard){SYM_REL_LE, 0, 1, "B <= 1", 0};
+    f->cond[1] = (rt_guard){SYM_REL_LE, 2, 0, "2 <= B", 0};
     return SYMC_OK;
 }
 

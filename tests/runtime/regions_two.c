@@ -31,9 +31,9 @@ int rt_test_two_assemble(rt_test_two *f, rt_engine *g0, rt_engine *g1, int64_t m
     symc_status st = sym_program_compile(t, x, 5, &f->program, &size, &err);
     sym_table_free(t);
     if (st) return 0;
-    f->cond0[0] = (rt_guard){SYM_REL_EQ, 0, 1, "B == 1"};
-    f->cond0[1] = (rt_guard){SYM_REL_LE, 2, 3, "S <= 6"};
-    f->cond1[0] = (rt_guard){SYM_REL_LE, 4, 0, "2 <= B"};
+    f->cond0[0] = (rt_guard){SYM_REL_EQ, 0, 1, "B == 1", 0};
+    f->cond0[1] = (rt_guard){SYM_REL_LE, 2, 3, "S <= 6", 0};
+    f->cond1[0] = (rt_guard){SYM_REL_LE, 4, 0, "2 <= B", 0};
     f->map0[0] = 1;
     f->map1[0] = 0;
     f->map1[1] = 1;
