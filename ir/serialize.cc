@@ -105,6 +105,9 @@ symc_status serialize(ir_module *m, uint8_t **buf, size_t *size, symc_error *err
                 for (uint32_t k = 0; k < at.n; k++)
                     if (!w.add(at.dims[k], err)) return err ? err->code : SYMC_ERR_VERIFY;
         }
+    for (sym_id i = 0; i < sym_symbol_count(m->syms); i++)
+        if (sym_symbol_bound(m->syms, i) != SYM_NONE && !w.add(sym_symbol_bound(m->syms, i), err))
+            return err ? err->code : SYMC_ERR_VERIFY;
     uint32_t ng = sym_guard_count(m->syms);
     for (uint32_t i = 0; i < ng; i++) {
         sym_guard g;
@@ -130,8 +133,10 @@ symc_status serialize(ir_module *m, uint8_t **buf, size_t *size, symc_error *err
     for (sym_id i = 0; i < sym_symbol_count(m->syms); i++) {
         sym_symbol_info s;
         sym_symbol_get(m->syms, i, &s);
+        sym_expr bound = sym_symbol_bound(m->syms, i);
         symbols.push_back(fb::CreateSymbol(b, b.CreateString(s.name), s.min, s.opt, s.max, s.multiple_of,
-                                           b.CreateString(s.provenance ? s.provenance : "")));
+                                           b.CreateString(s.provenance ? s.provenance : ""),
+                                           bound == SYM_NONE ? -1 : (int32_t)w.idx(bound)));
     }
 
     std::vector<flatbuffers::Offset<fb::Guard>> guards;
@@ -199,6 +204,9 @@ symc_status check(const fb::Module *mod, symc_error *err) {
                        "symbol %u '%s' has an invalid range [%" PRId64 ", %" PRId64 "] opt %" PRId64
                        " multiple of %" PRId64,
                        i, s->name()->c_str(), s->min(), s->max(), s->opt(), s->multiple_of());
+        if (s->bound() < -1 || s->bound() >= (int64_t)nexpr)
+            return bad(err, "symbol %u '%s' has bound %d, but the file has %u expressions", i, s->name()->c_str(),
+                       (int)s->bound(), nexpr);
     }
     for (uint32_t i = 0; i < nexpr; i++) {
         const fb::Expr *e = mod->exprs()->Get(i);
@@ -312,36 +320,64 @@ template <typename T> void copy_vector(const flatbuffers::Vector<T> *v, std::vec
     if (have) memcpy(out.data(), v->Data(), have * sizeof(T));
 }
 
+/* Pool entry i into map[i] (its operands, earlier entries, are built). */
+symc_status build_expr(const fb::Module *mod, sym_table *t, uint32_t i, std::vector<sym_expr> &map,
+                       std::vector<sym_expr> &ops, std::vector<int64_t> &coefs, symc_error *err) {
+    const fb::Expr *e = mod->exprs()->Get(i);
+    uint32_t n = len(e->ops());
+    ops.resize(n);
+    coefs.resize(n);
+    for (uint32_t k = 0; k < n; k++) ops[k] = map[e->ops()->Get(k)];
+    copy_vector(e->coefs(), coefs, n);
+    if (e->kind() == fb::ExprKind::Const) map[i] = sym_const(t, e->value());
+    else if (e->kind() == fb::ExprKind::Symbol) map[i] = sym_var(t, (sym_id)e->value());
+    else
+        map[i] = sym_make(t, (sym_kind)e->kind(), e->value(), n, ops.data(),
+                          e->kind() == fb::ExprKind::Add ? coefs.data() : nullptr);
+    if (map[i] == SYM_NONE) {
+        const symc_error *why = sym_table_error(t);
+        return bad(err, "expression %u cannot be rebuilt: %s", i, why ? why->msg : "invalid");
+    }
+    return SYMC_OK;
+}
+
 symc_status build(const fb::Module *mod, ir_module *m, const ir_constant *lend, symc_error *err) {
     symc_status st;
     sym_table *t = m->syms;
-    for (uint32_t i = 0; i < len(mod->symbols()); i++) {
-        const fb::Symbol *s = mod->symbols()->Get(i);
-        sym_symbol_info info = {s->name()->c_str(), s->min(),         s->opt(),
-                                s->max(),           s->multiple_of(), s->provenance() ? s->provenance()->c_str() : ""};
-        sym_id id;
-        if ((st = sym_symbol_new(t, &info, &id, err))) return st;
-    }
-    std::vector<sym_expr> map(len(mod->exprs()));
+    std::vector<sym_expr> map(len(mod->exprs()), SYM_NONE);
     std::vector<sym_expr> ops;
     std::vector<int64_t> coefs;
-    for (uint32_t i = 0; i < map.size(); i++) {
-        const fb::Expr *e = mod->exprs()->Get(i);
-        uint32_t n = len(e->ops());
-        ops.resize(n);
-        coefs.resize(n);
-        for (uint32_t k = 0; k < n; k++) ops[k] = map[e->ops()->Get(k)];
-        copy_vector(e->coefs(), coefs, n);
-        if (e->kind() == fb::ExprKind::Const) map[i] = sym_const(t, e->value());
-        else if (e->kind() == fb::ExprKind::Symbol) map[i] = sym_var(t, (sym_id)e->value());
-        else
-            map[i] = sym_make(t, (sym_kind)e->kind(), e->value(), n, ops.data(),
-                              e->kind() == fb::ExprKind::Add ? coefs.data() : nullptr);
-        if (map[i] == SYM_NONE) {
-            const symc_error *why = sym_table_error(t);
-            return bad(err, "expression %u cannot be rebuilt: %s", i, why ? why->msg : "invalid");
+    std::vector<uint8_t> need;
+    uint32_t nsym = len(mod->symbols());
+    for (uint32_t i = 0; i < nsym; i++) {
+        const fb::Symbol *s = mod->symbols()->Get(i);
+        const char *prov = s->provenance() ? s->provenance()->c_str() : "";
+        sym_id id;
+        if (s->bound() < 0) {
+            sym_symbol_info info = {s->name()->c_str(), s->min(), s->opt(), s->max(), s->multiple_of(), prov};
+            if ((st = sym_symbol_new(t, &info, &id, err))) return st;
+            continue;
         }
+        /* an unbacked symbol: its bound first, from the pool entries it
+         * reaches (operands come before their users: one pass down marks
+         * them, one pass up builds them), which may name earlier symbols only */
+        uint32_t bi = (uint32_t)s->bound();
+        need.assign(bi + 1, 0);
+        need[bi] = 1;
+        for (uint32_t k = bi + 1; k-- > 0;) {
+            if (!need[k]) continue;
+            const fb::Expr *e = mod->exprs()->Get(k);
+            if (e->kind() == fb::ExprKind::Symbol && (uint64_t)e->value() >= i)
+                return bad(err, "the bound of symbol %u '%s' refers to symbol %" PRId64 ", which is not an earlier one",
+                           i, s->name()->c_str(), e->value());
+            for (uint32_t j = 0; j < len(e->ops()); j++) need[e->ops()->Get(j)] = 1;
+        }
+        for (uint32_t k = 0; k <= bi; k++)
+            if (need[k] && map[k] == SYM_NONE && (st = build_expr(mod, t, k, map, ops, coefs, err))) return st;
+        if ((st = sym_symbol_new_unbacked(t, s->name()->c_str(), map[bi], prov, &id, err))) return st;
     }
+    for (uint32_t i = 0; i < map.size(); i++)
+        if (map[i] == SYM_NONE && (st = build_expr(mod, t, i, map, ops, coefs, err))) return st;
     for (uint32_t i = 0; i < len(mod->guards()); i++) {
         const fb::Guard *g = mod->guards()->Get(i);
         uint32_t index;

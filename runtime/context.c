@@ -56,6 +56,7 @@
 #include "runtime/backend.h"
 #include "runtime/engine.h"
 #include "runtime/plan.h"
+#include "runtime/produced.h"
 #include "runtime/region_pick.h"
 #include "symc/symrt.h"
 
@@ -98,6 +99,10 @@ struct symrt_context {
     size_t *size;         /* per tensor of g: user buffer size */
     uint32_t max_tensors; /* of the largest graph: the size of addr/size */
     int buffers_checked;  /* by the backend's check_buffer, for these addresses and shapes */
+    /* sizes known only after a node runs (e->n_produced > 0; never with
+     * regions): slots are then the capacity slots, and run the last run's */
+    rt_produced_run run;
+    int synced; /* symrt_context_sync_shapes saw the last run finish */
 };
 
 /* ---- engines ------------------------------------------------------------------ */
@@ -215,6 +220,7 @@ void symrt_engine_destroy(symrt_engine *h) {
 uint32_t symrt_engine_num_inputs(const symrt_engine *h) { return h ? rt_engine_io(h->e)->n_inputs : 0; }
 uint32_t symrt_engine_num_outputs(const symrt_engine *h) { return h ? rt_engine_io(h->e)->n_outputs : 0; }
 uint32_t symrt_engine_num_symbols(const symrt_engine *h) { return h ? h->e->n_symbols : 0; }
+uint32_t symrt_engine_num_produced(const symrt_engine *h) { return h ? rt_engine_io(h->e)->n_produced : 0; }
 
 static symc_status io_info(const symrt_engine *h, int output, uint32_t i, symrt_io_info *out, symc_error *err) {
     const rt_engine *io = h ? rt_engine_io(h->e) : NULL;
@@ -299,6 +305,7 @@ void symrt_context_destroy(symrt_context *c) {
     free(c->io_size);
     free(c->addr);
     free(c->size);
+    rt_produced_free(&c->run);
     free(c);
 }
 
@@ -368,7 +375,8 @@ symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, c
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
     }
     c->be = be;
-    symc_status st = create_states(c, alloc, err);
+    symc_status st = e->n_produced ? rt_produced_init(&c->run, e, err) : SYMC_OK;
+    if (!st) st = create_states(c, alloc, err);
     if (st) {
         symrt_context_destroy(c);
         return st;
@@ -537,6 +545,7 @@ static symc_status check_slots(symrt_context *c, symc_error *err) {
     }
     for (uint32_t i = 0; i < g->n_guards; i++) {
         const rt_guard *gd = &g->guards[i];
+        if (gd->after) continue; /* waits for a size known only at run time (produced.c) */
         int64_t a = c->slots[gd->lhs], b = c->slots[gd->rhs];
         if (!sym_rel_holds(gd->rel, a, b))
             return symc_error_setf(err, SYMC_ERR_RANGE,
@@ -572,6 +581,9 @@ static symc_status evaluate(symrt_context *c, symc_error *err) {
     symc_status st = pick_region(c, &values, err);
     if (st) return st;
     const rt_engine *g = c->g;
+    c->synced = 0;
+    /* sizes known only at run time: at their capacity (values is sym_values: no regions) */
+    if (g->n_produced && (st = rt_produced_capacity(&c->run, c->sym_values, err))) return st;
     st = sym_program_eval(g->program, g->program_size, values, g->n_symbols, c->slots, g->num_slots, err);
     if (st) {
         symc_error_prefix(err, "evaluating the shape program");
@@ -616,7 +628,46 @@ static symc_status get_tensor_shape(symrt_context *c, const char *name, int64_t 
     if (st) return st;
     const rt_tensor *x = &c->g->tensors[io_tensor(c, k)];
     *rank = x->rank;
-    for (int d = 0; d < x->rank; d++) dims[d] = c->slots[x->dims[d]];
+    /* a dim that depends on a size known only at run time: the last synced
+     * run's, else -1 (TensorRT's convention for a data-dependent dim) */
+    const rt_produced_run *r = &c->run;
+    for (int d = 0; d < x->rank; d++) {
+        uint32_t s = x->dims[d];
+        dims[d] = !c->g->n_produced || !r->dependent[s] ? c->slots[s] : c->synced ? r->slots[s] : -1;
+    }
+    return SYMC_OK;
+}
+
+/* The shape of an output of an engine with sizes known only at run time:
+ * at the capacity (max = 1: what its buffer must hold) or the last synced
+ * run's (max = 0). Without such sizes both are get_tensor_shape's. */
+static symc_status get_shape_of(symrt_context *c, const char *fn, int max, const char *name, int64_t *dims,
+                                int32_t *rank, symc_error *err) {
+    if (!c || !name || !dims || !rank) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "%s: NULL argument", fn);
+    uint32_t k;
+    if (!find_io_index(c->io, name, &k)) return unknown_io(c->io, name, err);
+    symc_status st = evaluate(c, err);
+    if (st) return st;
+    if (!max && c->g->n_produced && !c->synced)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "%s: the shape of '%s' is known once a run has finished: call symrt_enqueue, then "
+                               "symrt_context_sync_shapes",
+                               fn, name);
+    const rt_tensor *x = &c->g->tensors[io_tensor(c, k)];
+    const int64_t *slots = max || !c->g->n_produced ? c->slots : c->run.slots;
+    *rank = x->rank;
+    for (int d = 0; d < x->rank; d++) dims[d] = slots[x->dims[d]];
+    return SYMC_OK;
+}
+
+static symc_status sync_shapes(symrt_context *c, symc_error *err) {
+    if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_sync_shapes: NULL context");
+    if (!c->g->n_produced) return SYMC_OK;
+    if (!c->evaluated || !c->run.finished)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "symrt_context_sync_shapes: no finished run at the current input shapes: call "
+                               "symrt_enqueue first");
+    c->synced = 1;
     return SYMC_OK;
 }
 
@@ -690,10 +741,15 @@ static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_enqueue: NULL context");
     symc_status st = ready_to_run(c, err);
     if (st) return st;
-    if ((st = c->be->enqueue(c->states[c->cur], c->slots, !c->planned, c->addr, c->size, stream, NULL, err)))
+    const rt_engine *g = c->g;
+    rt_run_hook hook;
+    c->synced = 0;
+    if (g->n_produced) hook = rt_produced_begin(&c->run, c->sym_values, c->slots);
+    if ((st = c->be->enqueue(c->states[c->cur], c->slots, !c->planned, c->addr, c->size, stream,
+                             g->n_produced ? &hook : NULL, err)))
         return in_region(c, st, err);
     c->planned = 1;
-    return SYMC_OK;
+    return g->n_produced ? rt_produced_end(&c->run, err) : SYMC_OK;
 }
 
 static symc_status context_region(symrt_context *c, int32_t *region, symc_error *err) {
@@ -791,6 +847,28 @@ symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int6
 symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err) {
     ENTER(c, "symrt_get_tensor_shape");
     symc_status st = get_tensor_shape(c, name, dims, rank, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_get_tensor_max_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank,
+                                       symc_error *err) {
+    ENTER(c, "symrt_get_tensor_max_shape");
+    symc_status st = get_shape_of(c, "symrt_get_tensor_max_shape", 1, name, dims, rank, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_get_output_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err) {
+    ENTER(c, "symrt_get_output_shape");
+    symc_status st = get_shape_of(c, "symrt_get_output_shape", 0, name, dims, rank, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_context_sync_shapes(symrt_context *c, symc_error *err) {
+    ENTER(c, "symrt_context_sync_shapes");
+    symc_status st = sync_shapes(c, err);
     leave(c);
     return st;
 }

@@ -602,7 +602,9 @@ static symc_status run_bind_all(run_state *r, uint64_t seed, symc_error *err) {
         int32_t rank;
         char what[160];
         snprintf(what, sizeof what, "%s '%s'", i < r->ni ? "input" : "output", info.name);
-        symc_status st = symrt_get_tensor_shape(r->c, info.name, dims, &rank, err);
+        /* an output at the most it can hold: its size may depend on the data */
+        symc_status st = i < r->ni ? symrt_get_tensor_shape(r->c, info.name, dims, &rank, err)
+                                   : symrt_get_tensor_max_shape(r->c, info.name, dims, &rank, err);
         if (!st) st = tool_tensor_size(what, info.dtype, rank, dims, &r->elems[i], &r->sizes[i], err);
         if (!st) st = run_bind(r, i, &info, &state, err);
         if (st) return st;
@@ -626,19 +628,24 @@ static symc_status run_execute(run_state *r, symc_error *err) {
     return SYMC_OK;
 }
 
-/* Each output's shape and checksums on stdout, and the --output files. */
+/* Each output's shape (the run's real one: sizes known only after the run
+ * are synced first) and checksums on stdout, and the --output files. */
 static symc_status run_report(const run_state *r, const run_opts *o, symc_error *err) {
+    symc_status st = symrt_context_sync_shapes(r->c, err);
+    if (st) return st;
     for (uint32_t i = 0; i < r->no; i++) {
         symrt_io_info info;
         symrt_engine_output(r->e, i, &info, NULL);
         int64_t dims[8];
         int32_t rank;
-        symrt_get_tensor_shape(r->c, info.name, dims, &rank, err);
+        if ((st = symrt_get_output_shape(r->c, info.name, dims, &rank, err))) return st;
         const void *data = r->bufs[r->ni + i];
+        size_t elems = 1; /* at most the elements allocated (r->elems), which the max shape had */
+        for (int d = 0; d < rank; d++) elems *= (size_t)dims[d];
         printf("%s: %s[", info.name, symc_dtype_name(info.dtype));
         for (int d = 0; d < rank; d++) printf("%s%" PRId64, d ? ", " : "", dims[d]);
         double sum = 0, asum = 0;
-        for (size_t k = 0; k < r->elems[r->ni + i]; k++) {
+        for (size_t k = 0; k < elems; k++) {
             double v = symc_dtype_load(data, info.dtype, k);
             sum += v;
             asum += fabs(v);
@@ -646,7 +653,6 @@ static symc_status run_report(const run_state *r, const run_opts *o, symc_error 
         printf("]  sum %.9g  abs-sum %.9g\n", sum, asum);
         for (int k = 0; k < o->n_outputs; k++) {
             const char *eq = strchr(o->outputs[k], '=');
-            symc_status st = SYMC_OK;
             if (eq && names_tensor(o->outputs[k], eq, info.name))
                 st = npy_write(eq + 1, info.dtype, rank, dims, data, err);
             if (st) return st;

@@ -91,6 +91,11 @@ typedef struct symrt_symbol_info {
 } symrt_symbol_info;
 uint32_t symrt_engine_num_symbols(const symrt_engine *e);
 symc_status symrt_engine_symbol(const symrt_engine *e, uint32_t i, symrt_symbol_info *out, symc_error *err);
+/* How many of those symbols are sizes known only after a run (NonZero's
+ * count: see symrt_context_sync_shapes); their range is [0, the most their
+ * bound can be]. 0 for an engine whose every size follows from the input
+ * shapes. */
+uint32_t symrt_engine_num_produced(const symrt_engine *e);
 
 /* Regions (an engine of several graphs, symc_compile_regions): 0 for an
  * engine of one graph. Region r's name is its condition as text ("B == 1",
@@ -129,8 +134,31 @@ void symrt_context_destroy(symrt_context *c);
  * with the same message. */
 symc_status symrt_set_input_shape(symrt_context *c, const char *name, const int64_t *dims, int32_t rank,
                                   symc_error *err);
-/* Shape of any input or output for the current input shapes. dims has room for 8. */
+/* Shape of any input or output for the current input shapes. dims has room
+ * for 8. A dim known only after a run is -1 until the run's shapes are
+ * synced (see symrt_context_sync_shapes below). */
 symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err);
+/* Sizes known only after a run (an engine built from a model with NonZero,
+ * Compress, Unique or NonMaxSuppression: outputs whose size depends on the
+ * data). Memory is planned for each such size's bound, and
+ * symrt_get_tensor_shape reports -1 for a dim that depends on one until a
+ * run's shapes are synced. The sequence:
+ *   symrt_get_tensor_max_shape(c, "y", max, &rank, &err); // what y's buffer must hold
+ *   symrt_set_tensor_address(c, "y", y, bytes_of(max), &err);
+ *   symrt_enqueue(c, stream, &err);
+ *   symrt_context_sync_shapes(c, &err);     // waits for the run (the reference backend has finished already)
+ *   symrt_get_output_shape(c, "y", dims, &rank, &err); // y's real shape; its data is at the start of the buffer,
+ *                                                      // contiguous at that shape
+ * A run whose data exceed a declared bound, or break a condition of the
+ * model that depends on such a size, fails (that run's outputs must not be
+ * used) with a message naming the node, the size and its bound. For an
+ * engine without such sizes the max shape is the shape, sync returns at
+ * once, and symrt_get_output_shape equals symrt_get_tensor_shape. Setting an
+ * input shape again forgets the last run's shapes. */
+symc_status symrt_get_tensor_max_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank,
+                                       symc_error *err);
+symc_status symrt_context_sync_shapes(symrt_context *c, symc_error *err);
+symc_status symrt_get_output_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank, symc_error *err);
 /* Binds an input or output to memory of `size` bytes (host memory for the
  * reference backend, device memory for the CUDA backend). Every input and
  * output needs one, an output the engine holds as a constant too (it is

@@ -11,6 +11,13 @@
  * slots and are turned into integers in a scratch array before its kernel
  * runs, since the kernels take plain SYMC_ATTR_INTS.
  *
+ * Sizes known only after a node runs (rt_engine.produced): the layout is
+ * made at their capacity; a producer's kernel writes its output at the real
+ * size and leaves it in the output's dims, which goes to the core through
+ * the run hook, and every later node runs at the real slots the hook
+ * returns, in memory laid out for the capacity (no tensor grows: the core
+ * checks it).
+ *
  * The states of an engine's other regions (create_more) use the first
  * one's workspace, which grows to the largest need of any of them: the
  * backend is synchronous and a context runs one region at a time, so they
@@ -160,7 +167,6 @@ static const symc_attr *evaluated_attrs(ref_state *r, const int64_t *slots, cons
 static symc_status ref_enqueue(void *state, const int64_t *slots, int shape_changed, void *const *addr,
                                const size_t *size, void *stream, const rt_run_hook *hook, symc_error *err) {
     (void)size; /* checked by the core against the shapes */
-    (void)hook; /* produced symbols: not yet */
     (void)stream;
     ref_state *r = state;
     const rt_engine *e = r->e;
@@ -169,6 +175,7 @@ static symc_status ref_enqueue(void *state, const int64_t *slots, int shape_chan
     if (shape_changed && (st = grow_workspace(r, err))) return st;
 
     rt_ref_tensor in[REF_MAX_IO], out[REF_MAX_IO];
+    uint32_t next = 0; /* the next produced size (e->produced, in node order) */
     for (uint32_t i = 0; i < e->n_nodes; i++) {
         const rt_node *n = &e->nodes[i];
         if (n->op == IR_OP_CONSTANT) continue;
@@ -178,6 +185,12 @@ static symc_status ref_enqueue(void *state, const int64_t *slots, int shape_chan
         for (uint32_t k = 0; k < n->n_out; k++) to_ref(r, slots, addr, n->out[k], &out[k]);
         const symc_attr *attrs = evaluated_attrs(r, slots, n);
         if ((st = rt_ref_run(n->op, n->name, attrs, n->n_attrs, in, n->n_in, out, n->n_out, err))) return st;
+        /* a producer wrote its output at the real size and left it in the dims:
+         * every later node runs at the real sizes */
+        for (; hook && next < e->n_produced && e->produced[next].node == i; next++) {
+            const rt_produced *p = &e->produced[next];
+            if ((st = hook->produced(hook->ctx, next, out[p->output].dims[p->dim], &slots, err))) return st;
+        }
     }
     /* an output that is a constant is written by no node (its buffer was
      * checked like every other); one that is also an input shares its

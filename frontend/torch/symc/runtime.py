@@ -66,6 +66,8 @@ class Engine:
             s = _lib.SymbolInfo()
             check(L.symrt_engine_symbol(h, i, ctypes.byref(s), ctypes.byref(err)), err)
             self.symbols.append((s.name.decode(), s.min, s.opt, s.max, s.multiple_of))
+        # sizes known only after a run (NonZero's count): outputs are cut to their real shapes then
+        self.data_dependent = L.symrt_engine_num_produced(h) > 0
 
     def _io(self, count, get):
         err = _lib.Error()
@@ -144,11 +146,8 @@ class Context:
             check(L.symrt_set_input_shape(self._h, name.encode(), dims, len(t.shape), ctypes.byref(err)), err)
         outs = []
         for name, dt, _ in eng.outputs:
-            dims = (ctypes.c_int64 * 8)()
-            rank = ctypes.c_int32()
-            check(L.symrt_get_tensor_shape(self._h, name.encode(), dims, ctypes.byref(rank), ctypes.byref(err)),
-                  err)
-            shape = [dims[i] for i in range(rank.value)]
+            # at the most the output can hold: its size may depend on the data (NonZero), known after the run
+            shape = self._shape(L.symrt_get_tensor_max_shape, name)
             if is_torch:
                 outs.append(torch.empty(shape, dtype=torch_dtypes()[dt], device=tensors[0].device))
             else:
@@ -162,7 +161,26 @@ class Context:
             check(L.symrt_set_tensor_address(self._h, name.encode(), ctypes.c_void_p(ptr), nbytes,
                                              ctypes.byref(err)), err)
         check(L.symrt_enqueue(self._h, ctypes.c_void_p(stream) if stream else None, ctypes.byref(err)), err)
-        return outs
+        if not eng.data_dependent:
+            return outs
+        # sizes known only after the run: wait for it, then cut each output to its real shape (a view of
+        # the buffer allocated at the most it can hold: the data lie at its start, contiguous)
+        check(L.symrt_context_sync_shapes(self._h, ctypes.byref(err)), err)
+        real = []
+        for (name, _, _), t in zip(eng.outputs, outs):
+            shape = self._shape(L.symrt_get_output_shape, name)
+            n = 1
+            for d in shape:
+                n *= d
+            real.append(t.reshape(-1)[:n].reshape(shape))
+        return real
+
+    def _shape(self, fn, name):
+        dims = (ctypes.c_int64 * 8)()
+        rank = ctypes.c_int32()
+        err = _lib.Error()
+        check(fn(self._h, name.encode(), dims, ctypes.byref(rank), ctypes.byref(err)), err)
+        return [dims[i] for i in range(rank.value)]
 
     def __del__(self):
         h = getattr(self, "_h", None)
