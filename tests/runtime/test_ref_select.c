@@ -242,6 +242,11 @@ static void test_nms(void) {
     nms_inputs(in, half, 1, 1, 2, hs, 5, 0.49, 0.0);
     CHECK_MSG(run_nms(in, 5, 0, 2, &y) == SYMC_OK, "%s", terr.msg);
     EXPECT_I(y, 0, 0, 0);
+    /* the ONNX test at the boundary: IoU 0.25 / 1.75 against the f32 threshold 1/7, equal, not above */
+    double bnd[8] = {0, 0, 1, 1, 0.5, 0.5, 1.5, 1.5};
+    nms_inputs(in, bnd, 1, 1, 2, hs, 3, 0.1428571492433548, 0.0);
+    CHECK_MSG(run_nms(in, 5, 0, 2, &y) == SYMC_OK, "%s", terr.msg);
+    EXPECT_I(y, 0, 0, 0, 0, 0, 1);
     /* a zero-area box never suppresses nor is suppressed */
     double flat[8] = {0, 0, 0, 1, 0, 0, 1, 1};
     nms_inputs(in, flat, 1, 1, 2, hs, 5, 0.0, 0.0);
