@@ -922,6 +922,65 @@ static symc_status r_nonzero(ctx *c) {
     return st ? st : set_out(c, 0, 2, o);
 }
 
+/* unique: indices [u], inverse [n], counts [u], where n is x's dim `axis`
+ * (whole slices compared) or, without an axis, numel(x); u <= n. */
+static symc_status r_unique(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *ax = attr(c, "axis");
+    sym_expr n = numel_of(c, x);
+    if (ax) {
+        int32_t a = 0;
+        symc_status st = norm_axis(c, ax->i, x->rank, "axis", &a);
+        if (st) return st;
+        n = x->dims[a];
+    }
+    int64_t sorted = attr_int(c, "sorted", 1);
+    if (sorted != 0 && sorted != 1) return fail(c, SYMC_ERR_VERIFY, "sorted = %" PRId64 " must be 0 or 1", sorted);
+    sym_expr u;
+    symc_status st = produced_symbol(c, 0, 0, n, "the count of distinct values", &u);
+    if (!st) st = set_out(c, 0, 1, &u);
+    if (!st) st = set_out(c, 1, 1, &n);
+    return st ? st : set_out(c, 2, 1, &u);
+}
+
+/* nms: selected [u, 3] (batch, class, box) from boxes [B, N, 4] and scores
+ * [B, C, N]; u <= B*C*N. The optional inputs (max_output_boxes_per_class,
+ * iou_threshold, score_threshold) are data read at run time, one element
+ * each. */
+static symc_status r_nms(ctx *c) {
+    const ir_tensor *b = in(c, 0), *s = in(c, 1);
+    int64_t four, cpb = attr_int(c, "center_point_box", 0);
+    if (b->rank != 3 || !const_of(c, b->dims[2], &four) || four != 4)
+        return fail(c, SYMC_ERR_VERIFY, "boxes '%s' must be [B, N, 4]", b->name);
+    if (s->rank != 3) return fail(c, SYMC_ERR_VERIFY, "scores '%s' must be [B, C, N]", s->name);
+    if (cpb != 0 && cpb != 1) return fail(c, SYMC_ERR_VERIFY, "center_point_box = %" PRId64 " must be 0 or 1", cpb);
+    static const char *const role[] = {"", "", "max_output_boxes_per_class", "iou_threshold", "score_threshold"};
+    for (uint32_t k = 0; k < 2; k++)
+        if (!(ir_dtype_is_float(in(c, k)->dtype)))
+            return fail(c, SYMC_ERR_VERIFY, "%s '%s' must be a float tensor, is %s", k ? "scores" : "boxes",
+                        in(c, k)->name, symc_dtype_name(in(c, k)->dtype));
+    for (uint32_t k = 2; k < c->n->n_in; k++) {
+        const ir_tensor *t = in(c, k);
+        if (k == 2 ? !is_int(t->dtype) : !ir_dtype_is_float(t->dtype))
+            return fail(c, SYMC_ERR_VERIFY, "%s '%s' must be %s, is %s", role[k], t->name,
+                        k == 2 ? "an integer tensor" : "a float tensor", symc_dtype_name(t->dtype));
+        char what[200];
+        snprintf(what, sizeof what, "%s '%s' must hold one element", role[k], t->name);
+        symc_status st = need(c, SYM_REL_EQ, numel_of(c, t), sym_const(c->t, 1), what);
+        if (st) return st;
+    }
+    char what[200];
+    snprintf(what, sizeof what, "boxes '%s' and scores '%s' must have the same batch", b->name, s->name);
+    symc_status st = need(c, SYM_REL_EQ, s->dims[0], b->dims[0], what);
+    if (st) return st;
+    snprintf(what, sizeof what, "scores '%s' must have one entry a box of '%s'", s->name, b->name);
+    if ((st = need(c, SYM_REL_EQ, s->dims[2], b->dims[1], what))) return st;
+    sym_expr o[2] = {SYM_NONE, sym_const(c->t, 3)};
+    sym_expr bound = sym_mul(c->t, sym_mul(c->t, s->dims[0], s->dims[1]), s->dims[2]);
+    st = produced_symbol(c, 0, 0, bound, "the count of boxes selected", &o[0]);
+    return st ? st : set_out(c, 0, 2, o);
+}
+
 static symc_status r_cumsum(ctx *c) {
     int32_t ax = 0;
     symc_status st = norm_axis(c, attr_int(c, "axis", 0), in(c, 0)->rank, "axis", &ax);
@@ -1226,6 +1285,8 @@ static rule_fn rule_for(ir_op op) {
     case IR_OP_DET: return r_det;
     case IR_OP_ROI_ALIGN: return r_roi_align;
     case IR_OP_NONZERO: return r_nonzero;
+    case IR_OP_UNIQUE: return r_unique;
+    case IR_OP_NMS: return r_nms;
     default: return NULL;
     }
 }

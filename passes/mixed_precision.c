@@ -12,7 +12,8 @@
  * input, and on to the projections making that one's operands; in attention
  * whose calibrated logits are small, only back to the logits' matmul, so Q
  * and K are half: attention_logits), or its result
- * is discontinuous in its inputs (mod, floor, ceil, sign, comparisons), or it
+ * is discontinuous in its inputs (mod, floor, ceil, sign, comparisons, and the
+ * ops that select by value: nonzero, unique, nms), or it
  * is index arithmetic: floats made from integers and scalar constants alone
  * (index_arithmetic; T5's relative-position buckets, where(mask, 0, min)).
  * Those are the fp32 islands. Then, in one walk over the original nodes:
@@ -296,7 +297,10 @@ static int discontinuous(ir_op op) {
     case IR_OP_ARGMIN:
     case IR_OP_TOPK:
     case IR_OP_GRID_SAMPLE: /* grid coordinates: a half-rounded one moves the sample (by pixels, at large sizes) */
-    case IR_OP_ROI_ALIGN: /* box coordinates, likewise */ return 1;
+    case IR_OP_ROI_ALIGN:   /* box coordinates, likewise */
+    case IR_OP_NONZERO:     /* a value rounded to 0 drops out, */
+    case IR_OP_UNIQUE:      /* two rounded to one merge, */
+    case IR_OP_NMS: /* and a rounded IoU or score flips a suppression (docs/PLAN-data-dependent.md §10) */ return 1;
     default: return 0;
     }
 }

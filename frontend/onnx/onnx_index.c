@@ -1,6 +1,14 @@
 /* ONNX ops over indices and positions: ArgMax / ArgMin, Hardmax, LpNormalization, GatherND,
  * ScatterElements, ScatterND, OneHot, CumSum, TopK, EyeLike; an axis is made non-negative against
- * the input's rank and refused outside it. */
+ * the input's rank and refused outside it.
+ *
+ * And the ops whose output size depends on the data (docs/PLAN-data-dependent.md §6): each becomes
+ * one IR op that produces a size (nonzero, unique, nms: the shape rule declares the unbacked symbol
+ * and its bound) plus existing ops around it. Compress is no op of its own: gather(x, the nonzero
+ * positions of its condition, axis), the condition cut to the axis length first and x flattened
+ * without an axis; Unique's values are gather(x, indices, axis) likewise. NonMaxSuppression's
+ * optional inputs stay tensors read at run time (the conformance models feed them as graph inputs);
+ * one left out before a given one becomes its default as a constant (0 boxes, IoU threshold 0). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -206,18 +214,118 @@ static symc_status scatter(fe_ctx *c, ir_op op) {
 static symc_status h_scatter_nd(fe_ctx *c) { return scatter(c, IR_OP_SCATTER_ND); }
 static symc_status h_scatter_elements(fe_ctx *c) { return scatter(c, IR_OP_SCATTER_ELEMENTS); }
 
+/* ---- sizes that depend on the data ------------------------------------------------------------- */
+
+static symc_status h_nonzero(fe_ctx *c) {
+    symc_status st = fe_need_inputs(c, 1, 1);
+    uint32_t x, out;
+    if (!st) st = fe_in(c, 0, &x);
+    return st ? st : fe_emit1(c, IR_OP_NONZERO, &x, 1, NULL, 0, 0, &out);
+}
+
+/* x flattened to one dim, for the ops that work on its elements without an axis */
+static symc_status flat(fe_ctx *c, uint32_t x, uint32_t *out) {
+    const ir_tensor *t = T(c, x);
+    if (t->rank == 1) return *out = x, SYMC_OK;
+    sym_expr n = sym_const(c->t, 1);
+    for (int32_t d = 0; d < t->rank; d++) n = sym_mul(c->t, n, t->dims[d]);
+    return fe_emit_reshape(c, x, &n, 1, -1, out);
+}
+
+/* Compress: the slices (elements, without an axis) at the true entries of
+ * the condition; entries past the axis length are cut off, and a shorter
+ * condition leaves the slices after it out, as the spec says. */
+static symc_status h_compress(fe_ctx *c) {
+    symc_status st = fe_need_inputs(c, 2, 2);
+    uint32_t x, cond, nz, idx, out;
+    if (!st) st = fe_in(c, 0, &x);
+    if (!st) st = fe_in(c, 1, &cond);
+    if (st) return st;
+    if (T(c, cond)->rank != 1)
+        return fe_fail(c, SYMC_ERR_FORMAT, "the condition '%s' has rank %d, must be 1", T(c, cond)->name,
+                       (int)T(c, cond)->rank);
+    int32_t axis = 0;
+    if (fe_attr(c, "axis")) {
+        if ((st = fe_norm_axis_of(c, fe_attr_i(c, "axis", 0), T(c, x)->rank, &axis))) return st;
+    } else if ((st = flat(c, x, &x))) {
+        return st;
+    }
+    sym_expr len = T(c, x)->dims[axis], clen = T(c, cond)->dims[0];
+    if (sym_prove_le(c->t, clen, len) != SYM_TRUE) {
+        sym_expr zero = sym_const(c->t, 0), end = sym_min(c->t, clen, len);
+        ir_attr a[2] = {symc_attr_dims("starts", &zero, 1), symc_attr_dims("ends", &end, 1)};
+        if ((st = fe_emit1(c, IR_OP_SLICE, &cond, 1, a, 2, -1, &cond))) return st;
+    }
+    int64_t zero_axis = 0;
+    ir_attr sq = symc_attr_ints("axes", &zero_axis, 1), g = symc_attr_int("axis", axis);
+    if ((st = fe_emit1(c, IR_OP_NONZERO, &cond, 1, NULL, 0, -1, &nz)) ||
+        (st = fe_emit1(c, IR_OP_SQUEEZE, &nz, 1, &sq, 1, -1, &idx)))
+        return st;
+    uint32_t in[2] = {x, idx};
+    return fe_emit1(c, IR_OP_GATHER, in, 2, &g, 1, 0, &out);
+}
+
+/* Unique: the core op gives indices, inverse_indices and counts (ONNX
+ * outputs 1-3); the values Y (output 0) are gathered with the indices. */
+static symc_status h_unique(fe_ctx *c) {
+    symc_status st = fe_need_inputs(c, 1, 1);
+    uint32_t x, outs[3], y;
+    if (!st) st = fe_in(c, 0, &x);
+    if (st) return st;
+    int64_t sorted = fe_attr_i(c, "sorted", 1);
+    if (sorted != 0 && sorted != 1) return fe_fail(c, SYMC_ERR_FORMAT, "sorted = %" PRId64 " must be 0 or 1", sorted);
+    ir_attr a[2] = {symc_attr_int("sorted", sorted)};
+    uint32_t na = 1;
+    int32_t axis = 0;
+    if (fe_attr(c, "axis")) {
+        if ((st = fe_norm_axis_of(c, fe_attr_i(c, "axis", 0), T(c, x)->rank, &axis))) return st;
+        a[na++] = symc_attr_int("axis", axis);
+    }
+    int out_k[3];
+    for (int k = 0; k < 3; k++) out_k[k] = fe_has_out(c, (uint32_t)k + 1) ? k + 1 : -1;
+    if ((st = fe_emit(c, IR_OP_UNIQUE, &x, 1, a, na, out_k, 3, outs))) return st;
+    if (!fe_has_out(c, 0)) return SYMC_OK;
+    if (na == 1 && (st = flat(c, x, &x))) return st;
+    uint32_t in[2] = {x, outs[0]};
+    ir_attr g = symc_attr_int("axis", axis);
+    return fe_emit1(c, IR_OP_GATHER, in, 2, &g, 1, 0, &y);
+}
+
+/* NonMaxSuppression: nms over the inputs as given, read at run time; an
+ * input left out before a later one given becomes its default. */
+static symc_status h_nms(fe_ctx *c) {
+    symc_status st = fe_need_inputs(c, 2, 5);
+    uint32_t in[5], n = fe_n_in(c), out;
+    for (uint32_t k = 0; k < n && !st; k++) {
+        if (fe_has_in(c, k)) {
+            st = fe_in(c, k, &in[k]);
+        } else if (k == 2) {
+            int64_t zero = 0, one = 1; /* no boxes */
+            st = fe_const(c, SYMC_I64, 1, &one, &zero, -1, &in[k]);
+        } else if (k == 3) {
+            float zero = 0.0f;
+            int64_t one = 1;
+            st = fe_const(c, SYMC_F32, 1, &one, &zero, -1, &in[k]);
+        } else {
+            st = fe_in(c, k, &in[k]); /* boxes and scores are not optional: the error says so */
+        }
+    }
+    if (st) return st;
+    int64_t cpb = fe_attr_i(c, "center_point_box", 0);
+    if (cpb != 0 && cpb != 1) return fe_fail(c, SYMC_ERR_FORMAT, "center_point_box = %" PRId64 " must be 0 or 1", cpb);
+    ir_attr a = symc_attr_int("center_point_box", cpb);
+    return fe_emit1(c, IR_OP_NMS, in, n, &a, 1, 0, &out);
+}
+
 /* this family's ops, sorted by name (fe_translate_node searches it by bisection) */
 const fe_op fe_onnx_ops_index[] = {
-    {"ArgMax", h_argmax},
-    {"ArgMin", h_argmin},
-    {"CumSum", h_cumsum},
-    {"EyeLike", h_eye_like},
-    {"GatherND", h_gather_nd},
-    {"Hardmax", h_hardmax},
-    {"LpNormalization", h_lp_normalization},
-    {"OneHot", h_one_hot},
-    {"ScatterElements", h_scatter_elements},
-    {"ScatterND", h_scatter_nd},
-    {"TopK", h_topk},
+    {"ArgMax", h_argmax},         {"ArgMin", h_argmin},
+    {"Compress", h_compress},     {"CumSum", h_cumsum},
+    {"EyeLike", h_eye_like},      {"GatherND", h_gather_nd},
+    {"Hardmax", h_hardmax},       {"LpNormalization", h_lp_normalization},
+    {"NonMaxSuppression", h_nms}, {"NonZero", h_nonzero},
+    {"OneHot", h_one_hot},        {"ScatterElements", h_scatter_elements},
+    {"ScatterND", h_scatter_nd},  {"TopK", h_topk},
+    {"Unique", h_unique},
 };
 const uint32_t fe_onnx_n_ops_index = sizeof fe_onnx_ops_index / sizeof fe_onnx_ops_index[0];

@@ -68,27 +68,23 @@ const fe_op *fe_onnx_find_op(const char *name) {
 }
 
 /* Ops refused by design, with the reason: a random draw no compiled engine
- * can reproduce, or an output whose size depends on the input's values
- * (symc compiles every size from the input shapes alone). */
+ * can reproduce, or a size or content symc cannot bound. (Ops whose output
+ * size depends on the input's values with a bound from the op, NonZero,
+ * Compress, Unique and NonMaxSuppression, are translated: onnx_index.c.) */
 typedef struct refused_op {
     const char *name, *why;
 } refused_op;
 
 #define RANDOM_OP "it draws random numbers, which a compiled engine cannot reproduce"
-#define DATA_SIZED "the size of its output depends on the input's values, not only its shape"
 static const refused_op refused[] = {
     {"Bernoulli", RANDOM_OP},
-    {"Compress", DATA_SIZED},
     {"ImageDecoder", "it decodes compressed image bytes, whose decoded size depends on the data"},
     {"Multinomial", RANDOM_OP},
-    {"NonMaxSuppression", DATA_SIZED},
-    {"NonZero", DATA_SIZED},
     {"RandomNormal", RANDOM_OP},
     {"RandomNormalLike", RANDOM_OP},
     {"RandomUniform", RANDOM_OP},
     {"RandomUniformLike", RANDOM_OP},
     {"TfIdfVectorizer", "it counts n-grams of its input into a table of strings and pools"},
-    {"Unique", DATA_SIZED},
 };
 
 /* An attribute read as a type it does not have fails the node with that message, whatever the

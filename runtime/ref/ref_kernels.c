@@ -155,6 +155,8 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     [IR_OP_DET] = {rt_ref_k_det, RT_FLOATS},
     [IR_OP_ROI_ALIGN] = {rt_ref_k_roi_align, RT_FLOATS},
     [IR_OP_NONZERO] = {rt_ref_k_nonzero, RT_ALL},
+    [IR_OP_UNIQUE] = {rt_ref_k_unique, RT_ALL},
+    [IR_OP_NMS] = {rt_ref_k_nms, RT_FLOATS},
     /* IR_OP_CONSTANT: no kernel; the engine holds the data */
 };
 

@@ -201,7 +201,11 @@ symc_status rt_ref_k_resize(rt_ctx *c);
 /* ref_kernels_sample.c */
 symc_status rt_ref_k_grid_sample(rt_ctx *c);
 symc_status rt_ref_k_roi_align(rt_ctx *c);
+/* ref_kernels_index.c */
 symc_status rt_ref_k_nonzero(rt_ctx *c);
+/* ref_kernels_select.c */
+symc_status rt_ref_k_unique(rt_ctx *c);
+symc_status rt_ref_k_nms(rt_ctx *c);
 /* ref_kernels_dft.c */
 symc_status rt_ref_k_dft(rt_ctx *c);
 /* ref_kernels_window.c */

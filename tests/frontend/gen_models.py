@@ -1031,7 +1031,7 @@ def bad_external(location):
 
 def errors():
     m = {}
-    m["err_unsupported"] = model([N("NonZero", ["x"], ["i"], name="nz_1")], [vi("x", F, [4])], [out("i")])
+    m["err_unsupported"] = model([N("Bernoulli", ["x"], ["i"], name="bern_1")], [vi("x", F, [4])], [out("i")])
     m["err_einsum_diagonal"] = model([N("Einsum", ["x"], ["y"], equation="bii->bi", name="ein")],
                                      [vi("x", F, ["B", "K", "K"])], [out("y")])
     m["err_einsum_three"] = model([N("Einsum", ["x", "x", "x"], ["y"], equation="ij,jk,kl->il", name="ein3")],
@@ -1140,6 +1140,57 @@ def errors():
     return m
 
 
+def data_sized():
+    """Ops whose output size depends on the data: NonZero; Compress with an axis, without one,
+    with a condition shorter than the axis (symbolic) and longer than it; Unique with all four
+    outputs, with and without an axis, and with Y alone; NonMaxSuppression with its optional inputs
+    as graph inputs, and with max_output_boxes_per_class left out before a given iou_threshold."""
+    B = TensorProto.BOOL
+    nodes = [N("NonZero", ["x"], ["nz"]),
+             N("Compress", ["x", "cond"], ["c_axis"], axis=1),
+             N("Compress", ["x", "c3"], ["c_flat"]),
+             N("Compress", ["x", "c3"], ["c_short"], axis=-2),
+             N("Compress", ["x", "c40"], ["c_long"], axis=1),
+             N("Unique", ["x"], ["u_y", "u_idx", "u_inv", "u_cnt"]),
+             N("Unique", ["x"], ["ua_y", "ua_idx", "ua_inv", "ua_cnt"], axis=1, sorted=0),
+             N("Unique", ["x"], ["uy_only"]),
+             N("NonMaxSuppression", ["boxes", "scores", "mo", "iou", "thr"], ["sel"], center_point_box=1),
+             N("NonMaxSuppression", ["boxes", "scores", "", "iou"], ["sel_gap"])]
+    inputs = [vi("x", F, ["B", "L"]), vi("cond", B, ["L"]), vi("c3", B, [3]), vi("c40", B, [40]),
+              vi("boxes", F, ["NB", "N", 4]), vi("scores", F, ["NB", "C", "N"]), vi("mo", I64, [1]),
+              vi("iou", F, [1]), vi("thr", F, [1])]
+    outs = ["nz", "c_axis", "c_flat", "c_short", "c_long", "u_y", "u_idx", "u_inv", "u_cnt", "ua_y", "ua_idx",
+            "ua_inv", "ua_cnt", "uy_only", "sel", "sel_gap"]
+    return model(nodes, inputs, [out(o) for o in outs])
+
+
+def data_sized_e2e():
+    """The data-sized ops on values that make their counts vary, for the e2e run against onnxruntime
+    (tests/e2e): NonZero of Relu(x) (about half zero), Compress of x by x > 0 along an axis and
+    flattened, Unique of Round(2 x) (repeated values; with an axis over rows of Round(x / 2), mostly
+    zero), NonMaxSuppression of random boxes (corners in either order) with constant limits."""
+    nodes = [N("Relu", ["x"], ["rx"]), N("NonZero", ["rx"], ["nz"]),
+             N("ReduceSum", ["x", "ax0"], ["colsum"], keepdims=0), N("Greater", ["colsum", "zero"], ["pos"]),
+             N("Compress", ["x", "pos"], ["c_axis"], axis=1),
+             N("Greater", ["x", "zero"], ["xpos"]), N("Reshape", ["xpos", "flat"], ["xpos_flat"]),
+             N("Compress", ["x", "xpos_flat"], ["c_flat"]),
+             N("Mul", ["x", "two"], ["x2"]), N("Round", ["x2"], ["xr"]),
+             N("Unique", ["xr"], ["u_y", "u_idx", "u_inv", "u_cnt"]),
+             N("Div", ["x", "two"], ["xh"]), N("Round", ["xh"], ["xhr"]),
+             N("Unique", ["xhr"], ["ua_y", "ua_idx", "ua_inv", "ua_cnt"], axis=0, sorted=0),
+             N("NonMaxSuppression", ["boxes", "scores", "mo", "iou", "thr"], ["sel"]),
+             N("NonMaxSuppression", ["boxes", "scores", "mo", "iou"], ["sel_all"])]
+    inits = [ints("ax0", [0]), ints("flat", [-1]), ints("mo", [2]),
+             numpy_helper.from_array(np.array(0.0, np.float32), "zero"),
+             numpy_helper.from_array(np.array(2.0, np.float32), "two"),
+             numpy_helper.from_array(np.array([0.3], np.float32), "iou"),
+             numpy_helper.from_array(np.array([0.0], np.float32), "thr")]
+    outs = ["nz", "c_axis", "c_flat", "u_y", "u_idx", "u_inv", "u_cnt", "ua_y", "ua_idx", "ua_inv", "ua_cnt", "sel",
+            "sel_all"]
+    return model(nodes, [vi("x", F, ["B", "L"]), vi("boxes", F, ["Bn", "Nb", 4]), vi("scores", F, ["Bn", "Cn", "Nb"])],
+                 [out(o) for o in outs], inits)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: gen_models.py OUTDIR")
@@ -1170,6 +1221,7 @@ def main():
         "relu21": relu_at(21), "reduce_ops": reduce_ops(), "index_ops": index_ops(),
         "losses": losses(), "quant": quant(), "attention_shapes": attention_shapes(), "optionals": optionals(),
         "if_known": if_known(), "if_size": if_size(), "if_nested": if_nested(), "loops": loops(),
+        "data_sized": data_sized(), "data_sized_e2e": data_sized_e2e(),
         "mask_pad": hf_mask("pad"), "mask_causal_pad": hf_mask("causal_pad"), "mask_bool_where": hf_mask("bool_where"),
     }
     models.update(errors())

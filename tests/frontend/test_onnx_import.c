@@ -502,10 +502,56 @@ static void test_if_regions(void) {
     fe_onnx_regions_free(&r);
 }
 
+/* NonZero, Compress, Unique and NonMaxSuppression: one producing IR op each,
+ * whose size is an unbacked symbol u<i> with the bound the op derives. */
+static void test_data_sized(void) {
+    ir_module *m = ok(imp("data_sized", "--shapes", "x:1x2,2x8,4x32", "--shapes", "boxes:1x1x4,1x10x4,2x100x4",
+                          "--shapes", "scores:1x1x1,1x2x10,2x3x100", NULL),
+                      "data_sized");
+    if (!m) return;
+    static const char *const lines[] = {
+        "u0 in [0, 128] opt 16  # the count of non-zero elements of node 'nz' (nonzero), known only at run time",
+        "u5 in [0, 128] opt 16  # the count of distinct values of node 'u_idx' (unique), known only at run time",
+        "u8 in [0, 600] opt 20  # the count of boxes selected of node 'sel' (nms), known only at run time",
+        "nz: i64[2, u0] = nonzero(x)",
+        /* Compress along an axis: the positions of the true entries, gathered */
+        "c_axis/nonzero: i64[1, u1] = nonzero(cond)",
+        "c_axis/squeeze: i64[u1] = squeeze(c_axis/nonzero) {axes=[0]}",
+        "c_axis: f32[B, u1] = gather(x, c_axis/squeeze) {axis=1}",
+        /* without one: x flattened; a condition that may be longer than the axis is cut to it */
+        "c_flat/reshape: f32[(B*L)] = reshape(x) {shape=[(B*L)]}",
+        "c_flat/slice: bool[min(3, (B*L))] = slice(c3) {starts=[0], ends=[min(3, (B*L))]}",
+        "c_flat: f32[u2] = gather(c_flat/reshape, c_flat/squeeze) {axis=0}",
+        "c_short: f32[u3, L] = gather(x, c_short/squeeze) {axis=0}",
+        "c_long/slice: bool[L] = slice(c40) {starts=[0], ends=[L]}",
+        "c_long: f32[B, u4] = gather(x, c_long/squeeze) {axis=1}",
+        /* Unique: indices, inverse and counts from the op, the values gathered */
+        "u_idx: i64[u5], u_inv: i64[(B*L)], u_cnt: i64[u5] = unique(x) {sorted=1}",
+        "u_y: f32[u5] = gather(u_y/reshape, u_idx) {axis=0}",
+        "ua_idx: i64[u6], ua_inv: i64[L], ua_cnt: i64[u6] = unique(x) {sorted=0, axis=1}",
+        "ua_y: f32[B, u6] = gather(x, ua_idx) {axis=1}",
+        "uy_only: f32[u7] = gather(uy_only/reshape, uy_only/unique) {axis=0}",
+        /* NonMaxSuppression: the optional inputs stay graph inputs; one left out before a given one is its
+         * default, 0 boxes */
+        "sel: i64[u8, 3] = nms(boxes, scores, mo, iou, thr) {center_point_box=1}",
+        "sel_gap: i64[u9, 3] = nms(boxes, scores, sel_gap/constant, iou) {center_point_box=0}",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) CHECK_CONTAINS(text, lines[i]);
+    sym_id u;
+    CHECK(sym_symbol_find(m->syms, "u3", &u));
+    char b[64] = "";
+    sym_print(m->syms, sym_symbol_bound(m->syms, u), b, sizeof b);
+    CHECK_MSG(!strcmp(b, "min(3, B)"), "bound of u3: %s", b);
+    CHECK(sym_symbol_find(m->syms, "u9", &u));
+    sym_print(m->syms, sym_symbol_bound(m->syms, u), b, sizeof b);
+    CHECK_MSG(!strcmp(b, "(C*N*NB)"), "bound of u9: %s", b); /* B*C*N */
+    ir_module_free(m);
+}
+
 static void test_errors(void) {
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
-               "node 'nz_1' (NonZero, opset 17): ONNX op 'NonZero' is not supported by symc's importer: the size of "
-               "its output depends on the input's values, not only its shape",
+               "node 'bern_1' (Bernoulli, opset 17): ONNX op 'Bernoulli' is not supported by symc's importer: it draws "
+               "random numbers, which a compiled engine cannot reproduce",
                "err_unsupported");
     EXPECT_ERR(SYMC_ERR_UNSUPPORTED,
                "node 'ein' (Einsum, opset 17): the diagonal of index 'i' in the term 'bii' needs equal constant "
@@ -673,6 +719,7 @@ int main(int argc, char **argv) {
     test_initializers();
     test_inputs();
     test_if_regions();
+    test_data_sized();
     test_errors();
     free(text);
     return check_report("test_onnx_import");

@@ -1,7 +1,8 @@
 /* Shape rules of the four ops added for the ONNX importer (range, tile,
  * trilu, gather_elements) and the elementwise ops of issue 15 (prelu,
  * bit_shift, bitwise_*, celu, shrink) and the spatial ops for conformance
- * (grid_sample, dft, col2im, det, 3-D pooling), built with the public builder API: symbolic
+ * (grid_sample, dft, col2im, det, 3-D pooling) and the ops whose output size depends on the
+ * data (nonzero, unique, nms: the unbacked symbol and its bound), built with the public builder API: symbolic
  * lengths and sizes, symbolic element values of a short range, and the
  * errors each rule reports. The importer tests exercise them through ONNX
  * models; these cover the cases a model does not reach easily. */
@@ -232,10 +233,108 @@ static void test_spatial_rules(void) {
     symc_module_destroy(f.m);
 }
 
+/* The bound of the unbacked symbol that is dim d of t, as text ("" if none). */
+static const char *bound_of(fx *f, symc_tensor t, int d) {
+    static char buf[128];
+    buf[0] = 0;
+    sym_view v;
+    const ir_tensor *x = &f->m->tensors[t];
+    if (x->rank <= d || !sym_expr_view(f->m->syms, x->dims[d], &v) || v.kind != SYM_SYMBOL) return buf;
+    sym_expr b = sym_symbol_bound(f->m->syms, (sym_id)v.value);
+    if (b != SYM_NONE) sym_print(f->m->syms, b, buf, sizeof buf);
+    return buf;
+}
+
+/* nonzero, unique and nms: each output dim the op produces is a new
+ * unbacked symbol u<i> with the bound the op derives; inferring the node
+ * again keeps it (the pipeline re-runs inference after its passes). */
+static void test_data_dependent(void) {
+    fx f = setup();
+    symc_tensor c23, y, y2, u3[3];
+    symc_dim cd[2] = {symc_dim_const(f.m, 2), symc_dim_const(f.m, 3)};
+    symc_add_input(f.m, "c23", SYMC_BOOL, 2, cd, &c23, &err);
+    CHECK_MSG(add(&f, "nonzero", &c23, 1, NULL, 0, &y) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(!strcmp(shape(&f, y), "[2, u0]"), "%s", shape(&f, y));
+    CHECK_MSG(!strcmp(bound_of(&f, y, 1), "6"), "bound %s", bound_of(&f, y, 1));
+    CHECK(f.m->tensors[y].dtype == SYMC_I64);
+    sym_id u0;
+    CHECK(sym_symbol_find(f.m->syms, "u0", &u0) && sym_range_of(f.m->syms, sym_var(f.m->syms, u0)).hi == 6);
+    CHECK_MSG(pass_infer_node(f.m, f.m->n_nodes - 1, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(!strcmp(shape(&f, y), "[2, u0]"), "again: %s", shape(&f, y));
+    CHECK_MSG(add(&f, "nonzero", &f.x, 1, NULL, 0, &y2) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(!strcmp(shape(&f, y2), "[2, u1]") && !strcmp(bound_of(&f, y2, 1), "(B*3)"), "%s bound %s", shape(&f, y2),
+              bound_of(&f, y2, 1));
+
+    /* unique: without an axis over numel, with one over that dim */
+    symc_error_clear(&err);
+    CHECK_MSG(symc_add_node(f.m, "unique", NULL, &f.x, 1, NULL, 0, u3, 3, &err) == SYMC_OK &&
+                  pass_infer_node(f.m, f.m->n_nodes - 1, &err) == SYMC_OK,
+              "%s", err.msg);
+    CHECK_MSG(!strcmp(shape(&f, u3[0]), "[u2]") && !strcmp(bound_of(&f, u3[0], 0), "(B*3)"), "%s bound %s",
+              shape(&f, u3[0]), bound_of(&f, u3[0], 0));
+    CHECK_MSG(!strcmp(shape(&f, u3[1]), "[(B*3)]"), "%s", shape(&f, u3[1]));
+    CHECK_MSG(!strcmp(shape(&f, u3[2]), "[u2]"), "%s", shape(&f, u3[2]));
+    symc_attr ax = symc_attr_int("axis", -2);
+    CHECK_MSG(symc_add_node(f.m, "unique", NULL, &f.x, 1, &ax, 1, u3, 3, &err) == SYMC_OK &&
+                  pass_infer_node(f.m, f.m->n_nodes - 1, &err) == SYMC_OK,
+              "%s", err.msg);
+    CHECK_MSG(!strcmp(shape(&f, u3[0]), "[u3]") && !strcmp(bound_of(&f, u3[0], 0), "B") &&
+                  !strcmp(shape(&f, u3[1]), "[B]"),
+              "%s %s bound %s", shape(&f, u3[0]), shape(&f, u3[1]), bound_of(&f, u3[0], 0));
+    symc_attr srt = symc_attr_int("sorted", 3);
+    CHECK(symc_add_node(f.m, "unique", NULL, &f.x, 1, &srt, 1, u3, 3, &err) == SYMC_OK);
+    CHECK(pass_infer_node(f.m, f.m->n_nodes - 1, &err) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "sorted = 3 must be 0 or 1");
+
+    /* nms: [u, 3], u <= B*C*N */
+    symc_dim C, N;
+    symc_declare_symbol(f.m, "C", 1, 2, 4, 1, &C, &err);
+    symc_declare_symbol(f.m, "N", 1, 10, 100, 1, &N, &err);
+    symc_tensor boxes, scores, mo, iou, thr, two, boxes5;
+    symc_dim one = symc_dim_const(f.m, 1);
+    symc_add_input(f.m, "boxes", SYMC_F32, 3, (symc_dim[]){f.B, N, symc_dim_const(f.m, 4)}, &boxes, &err);
+    symc_add_input(f.m, "boxes5", SYMC_F32, 3, (symc_dim[]){f.B, N, symc_dim_const(f.m, 5)}, &boxes5, &err);
+    symc_add_input(f.m, "scores", SYMC_F32, 3, (symc_dim[]){f.B, C, N}, &scores, &err);
+    symc_add_input(f.m, "mo", SYMC_I64, 1, &one, &mo, &err);
+    symc_add_input(f.m, "iou", SYMC_F32, 1, &one, &iou, &err);
+    symc_add_input(f.m, "thr", SYMC_F32, 0, NULL, &thr, &err);
+    symc_add_input(f.m, "two", SYMC_F32, 1, (symc_dim[]){symc_dim_const(f.m, 2)}, &two, &err);
+    symc_tensor in5[5] = {boxes, scores, mo, iou, thr};
+    CHECK_MSG(add(&f, "nms", in5, 5, NULL, 0, &y) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(!strcmp(shape(&f, y), "[u4, 3]") && !strcmp(bound_of(&f, y, 0), "(B*C*N)"), "%s bound %s", shape(&f, y),
+              bound_of(&f, y, 0));
+    CHECK_MSG(add(&f, "nms", in5, 2, NULL, 0, &y) == SYMC_OK, "%s", err.msg); /* the optional inputs left out */
+    CHECK_MSG(!strcmp(shape(&f, y), "[u5, 3]"), "%s", shape(&f, y));
+    CHECK(add(&f, "nms", (symc_tensor[]){boxes5, scores}, 2, NULL, 0, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "boxes 'boxes5' must be [B, N, 4]");
+    CHECK(add(&f, "nms", (symc_tensor[]){boxes, f.x}, 2, NULL, 0, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "scores 'x' must be [B, C, N]");
+    CHECK(add(&f, "nms", (symc_tensor[]){boxes, scores, mo, two}, 4, NULL, 0, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "iou_threshold 'two' must hold one element");
+    CHECK(add(&f, "nms", (symc_tensor[]){boxes, scores, iou}, 3, NULL, 0, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "max_output_boxes_per_class 'iou' must be an integer tensor, is f32");
+    /* scores whose box count is another declared symbol: the ranges say nothing ties them */
+    symc_dim M;
+    symc_declare_symbol(f.m, "M", 1, 10, 100, 1, &M, &err);
+    symc_tensor sm;
+    symc_add_input(f.m, "sm", SYMC_F32, 3, (symc_dim[]){f.B, C, M}, &sm, &err);
+    CHECK(add(&f, "nms", (symc_tensor[]){boxes, sm}, 2, NULL, 0, &y) == SYMC_ERR_RANGE);
+    CHECK_CONTAINS(err.msg, "fix: declare M and N as one symbol");
+    symc_tensor s7;
+    symc_add_input(f.m, "s7", SYMC_F32, 3, (symc_dim[]){f.B, C, symc_dim_const(f.m, 7)}, &s7, &err);
+    symc_tensor b8;
+    symc_add_input(f.m, "b8", SYMC_F32, 3, (symc_dim[]){f.B, symc_dim_const(f.m, 8), symc_dim_const(f.m, 4)}, &b8,
+                   &err);
+    CHECK(add(&f, "nms", (symc_tensor[]){b8, s7}, 2, NULL, 0, &y) == SYMC_ERR_VERIFY);
+    CHECK_CONTAINS(err.msg, "scores 's7' must have one entry a box of 'b8': 7 == 8 never holds");
+    symc_module_destroy(f.m);
+}
+
 int main(void) {
     test_range();
     test_tile_trilu_gather_elements();
     test_elementwise_more();
     test_spatial_rules();
+    test_data_dependent();
     return check_report("test_onnx_op_rules");
 }
