@@ -11,7 +11,8 @@ relu + maxpool), F.scaled_dot_product_attention (plain, is_causal, bool and floa
 masks) at several sequence lengths, the backend-specific SDPA ops (efficient,
 flash, cudnn, flash_for_cpu, math: what torch.export on CUDA can leave) called
 directly, and an M3-like ResNet CNN with H, W in [128, 512] (a range torch's own
-guards would narrow) at odd and even sizes. Then the errors: an out-of-range input raises with symrt's
+guards would narrow) at odd and even sizes; sizes known only at run time (x[x > 0], nonzero,
+masked_select, torch.where(cond), a mask over dim 1) at counts 0, 1, some and all. Then the errors: an out-of-range input raises with symrt's
 message; an unsupported op names the op and the source line. On CPU it runs the
 reference backend; where torch.cuda is available the models also run with CUDA
 tensors (zero-copy on the current stream). Without torch it prints SKIP and
@@ -201,6 +202,16 @@ class ResNetish(nn.Module):
 class Cummax(nn.Module):
     def forward(self, x):
         return torch.cummax(x, dim=1)[0] + 1.0
+
+
+class Masks(nn.Module):
+    """Sizes known only at run time: a boolean mask's selection, nonzero, masked_select, torch.where(cond)
+    (which export decomposes into nonzero), a mask over dim 1."""
+
+    def forward(self, x):
+        w = torch.where(x > 0.25)
+        return (x[x > 0] * 2, torch.nonzero(x > 0.5), torch.masked_select(x, x < -0.5) + 1, w[0] + w[1],
+                x[:, x[0] > 0])
 
 
 def randomize_bn(m):
@@ -431,6 +442,31 @@ def test_resnetish(dev):
             close(f"resnetish/{dev} n={n} h={h} w={w}", m(x), model(x))
 
 
+def test_masks():
+    """Masks on the reference backend against eager, at counts 0, 1, some and all, at several batches from one
+    engine; the outputs come back at their real sizes. On a GPU build the engine is refused with the way out."""
+    model = Masks().eval()
+    m = symc.compile(model, inputs=[symc.Input(min_shape=(1, 6), opt_shape=(2, 6), max_shape=(8, 6))], gpu=False)
+    log(f"masks: built: {m.extra_repr()}")
+    g = torch.Generator().manual_seed(3)
+    for b in (1, 2, 5, 8):
+        base = torch.randn(b, 6, generator=g)
+        cases = {"none": -base.abs() - 0.01, "one": -base.abs() - 0.01, "some": base, "all": base.abs() + 0.6}
+        cases["one"][b // 2, 3] = 0.75
+        for what, x in cases.items():
+            got, want = m(x), model(x)
+            for i, (p, q) in enumerate(zip(got, want)):
+                if p.dtype != q.dtype:
+                    failures.append(f"masks b={b} {what} output {i}: dtype {p.dtype} != {q.dtype}")
+                close(f"masks b={b} {what} output {i}", p, q)
+    if CUDA:
+        try:
+            symc.compile(model, inputs=[symc.Input(min_shape=(1, 6), opt_shape=(2, 6), max_shape=(8, 6))], gpu=True)
+            check("masks: a GPU build is refused", False, "no exception")
+        except symc.SymcError as e:
+            check("masks: a GPU build is refused with the way out", "gpu=False" in str(e), str(e))
+
+
 def test_unsupported():
     try:
         symc.compile(Cummax(), inputs=[symc.Input(min_shape=(1, 8), opt_shape=(2, 8), max_shape=(4, 8))])
@@ -446,6 +482,7 @@ def main():
     log(f"torch {torch.__version__}, CUDA {'yes: ' + torch.cuda.get_device_name(0) if CUDA else 'no'}, "
         f"libsymc {symc.find_library()}")
     test_unsupported()
+    test_masks()
     for dev in DEVICES:
         test_matmul(dev)
         test_sdpa(dev)

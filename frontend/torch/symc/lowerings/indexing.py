@@ -1,12 +1,19 @@
 """Lowerings of indexing: embedding, index_select, gather, and advanced indexing (aten.index,
-aten.index_put) with integer index tensors or a boolean mask of same-for-every-element values.
+aten.index_put) with integer index tensors or a boolean mask; nonzero and masked_select.
 
 Approach: one index tensor is a gather on its dim; several are broadcast together and read (gather_nd)
 or written (scatter_nd) with the indexed dims moved first (_index_layout), then moved back into torch's
-layout. What depends on the data's values (a mask's selected count) is refused.
+layout. What a mask selects is a size known only at run time: symc's nonzero op produces it (its shape
+rule declares an unbacked symbol bounded by the mask's element count, docs/PLAN-data-dependent.md), and
+torch's own unbacked symbol for that size (u0) is mapped to symc's (_produced), so every later shape that
+mentions it is symbolic in the same size. x[mask] is a gather_nd at the mask's non-zero coordinates;
+masked_select the same on the broadcast, flattened pair; torch.where(cond) decomposes to nonzero.
+Writing through a mask (index_put) needs no data-dependent size where the values are the same for every
+selected element (a where); values per selected element are refused.
 """
 import torch
 
+from .. import _lib
 from .helpers import _arg_dtype, _cast, _dt, _norm, _static
 from .registry import _op, _reg
 
@@ -50,8 +57,8 @@ def _index_tensors(tr, n, a, what):
             continue
         dt = _arg_dtype(tr, n.args[1][d], t)
         if dt in (torch.bool, torch.uint8):
-            tr.fail(f"{what} with a boolean mask is not supported: the number of elements it selects depends on "
-                    f"the data")
+            tr.fail(f"{what} with a boolean mask together with other index tensors is not supported (one mask, "
+                    f"with None for the dims before it, is)")
         if dt not in (torch.int64, torch.int32):
             tr.fail(f"{what} with an index tensor of dtype {dt} is not supported (int64 and int32 are)")
         used.append((d, t, dt))
@@ -145,6 +152,9 @@ def _index(tr, n, a, k):
     indexed dims moved first (_index_layout): result [B.., rest..], which is torch's when the indexed dims
     are not adjacent; when they are, B moves to the first indexed dim's place. Negative indices count from
     the end, as in torch (gather and gather_nd wrap them); one out of range fails the run, naming it."""
+    if any(t is not None and _arg_dtype(tr, n.args[1][d], t) in (torch.bool, torch.uint8) for d, t in
+           enumerate(a[1])) and sum(t is not None for t in a[1]) == 1:
+        return _index_mask(tr, n, a)
     used = _index_tensors(tr, n, a, "indexing")
     if len(used) == 1:
         d, t, _ = used[0]
@@ -188,3 +198,75 @@ def _index_put(tr, n, a, k):
     y = tr.node("scatter_nd", [_transposed(tr, tr.tensor(a[0], dt), perm), ind, u], attrs)
     inv = [perm.index(d) for d in range(len(perm))]
     return _transposed(tr, y, inv)
+
+
+# ---- sizes known only at run time -------------------------------------------------------------
+
+def _produced(tr, n, h, out_dim, size):
+    """Maps torch's size `size` (a SymInt of node n's value: an unbacked symbol such as u0) to the symbol
+    symc's shape rule declared for dim out_dim of h, so that later shapes mentioning it are symc's. Shape
+    inference runs over the module so far to learn it (a few producers a model: cheap)."""
+    tr.m.infer_shapes()
+    _, dims = tr.m.tensor_info(int(h))
+    u = dims[out_dim]
+    e = size.node.expr if isinstance(size, torch.SymInt) else None
+    if e is None or not e.is_Symbol:
+        tr.fail(f"the size torch gives this data-dependent output ({size}) is not a fresh symbol", code="internal")
+    if e in tr.symbols and tr.symbols[e] != u:
+        tr.fail(f"torch's size {e} stands for two sizes symc computes apart", code="internal")
+    tr.symbols[e] = u
+    return u
+
+
+def _nonzero_rows(tr, n, mask_h, size):
+    """The coordinates of mask's non-zero elements, one row each, [u, rank] (torch's layout): symc's nonzero
+    ([rank, u], ONNX's) transposed; u mapped to torch's size."""
+    nz = tr.node("nonzero", [mask_h])
+    _produced(tr, n, nz, 1, size)
+    return tr.node("transpose", [nz], [("perm", "ints", [1, 0])])
+
+
+@_reg(_op("nonzero"), _op("argwhere"))
+def _nonzero(tr, n, a, k):
+    """torch.nonzero(x) / argwhere: [u, rank] int64, row-major order, u known only at run time (<= numel)."""
+    return _nonzero_rows(tr, n, tr.tensor(a[0]), tr.val(n).shape[0])
+
+
+def _index_mask(tr, n, a):
+    """x[mask] (aten.index with one boolean mask at dim d, None before it): the mask's k dims are x's dims
+    d..d+k-1; torch's result is [x[:d].., u, x[d+k:]..] with u the selected count. gather_nd reads x with those
+    dims moved first at the mask's non-zero coordinates ([u, k]), giving [u, x[:d].., x[d+k:]..], and u moves
+    back to dim d."""
+    d = next(i for i, t in enumerate(a[1]) if t is not None)
+    mnode, mask = n.args[1][d], a[1][d]
+    kdims = len(tr.shape(mnode) if isinstance(mnode, torch.fx.Node) else list(mask.shape))
+    rank = tr.rank(n.args[0])
+    if kdims == 0 or d + kdims > rank:
+        tr.fail(f"indexing a rank-{rank} tensor with a rank-{kdims} boolean mask at dim {d} is not supported")
+    m = tr.tensor(mask)
+    rows = _nonzero_rows(tr, n, m, tr.val(n).shape[d])
+    perm = list(range(d, d + kdims)) + list(range(d)) + list(range(d + kdims, rank))
+    y = tr.node("gather_nd", [_transposed(tr, tr.tensor(a[0]), perm), rows])
+    out_rank = rank - kdims + 1
+    return _transposed(tr, y, list(range(1, d + 1)) + [0] + list(range(d + 1, out_rank)))
+
+
+@_reg(_op("masked_select"))
+def _masked_select(tr, n, a, k):
+    """torch.masked_select(x, mask): x and mask broadcast together, the elements where mask is set, in
+    row-major order, as [u]."""
+    xs = tr.shape(n.args[0]) if isinstance(n.args[0], torch.fx.Node) else list(a[0].shape)
+    ms = tr.shape(n.args[1]) if isinstance(n.args[1], torch.fx.Node) else list(a[1].shape)
+    b = _broadcast_sizes([xs, ms])
+    bdims = [tr.dim(s) for s in b]
+    x, m = tr.tensor(a[0]), tr.tensor(a[1])
+    if len(xs) != len(b) or any(str(p) != str(q) for p, q in zip(xs, b)):
+        x = tr.node("expand", [x], [("shape", "dims", bdims)])
+    if len(ms) != len(b) or any(str(p) != str(q) for p, q in zip(ms, b)):
+        m = tr.node("expand", [m], [("shape", "dims", bdims)])
+    one = [("shape", "dims", [_lib.DIM_NONE])]  # flattened: [-1]
+    xf = tr.node("reshape", [x], one)
+    mf = tr.node("reshape", [m], one)
+    rows = _nonzero_rows(tr, n, mf, tr.val(n).shape[0])
+    return tr.node("gather_nd", [xf, rows])
+
