@@ -26,7 +26,8 @@ typedef struct cg_build {
     cg_builder b;
     cm_arena arena;
     rt_engine e;
-    uint8_t *program; /* the shape program (sym_program_compile's, malloc'd) */
+    uint8_t *program;  /* the shape program (sym_program_compile's, malloc'd) */
+    uint8_t *capacity; /* the capacity program of the produced sizes (likewise; NULL without them) */
     symc_error *err;
 } cg_build;
 

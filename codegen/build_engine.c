@@ -9,8 +9,22 @@
  * a symbol that only appears inside expressions is refused here, at build
  * time, rather than becoming unbindable at run time.
  *
+ * The one exception is a size a node produces (an unbacked symbol,
+ * docs/PLAN-data-dependent.md §3, format 7): it is found in the graph
+ * (ir_producer_of) and written as an rt_produced, sorted by producer, with
+ * its bound as a slot. Memory is planned at capacity, every produced symbol
+ * at its bound: check_monotone proves per tensor that its size there is no
+ * smaller than at any real count (else the build is refused, naming the
+ * tensor, its node and the symbol), and the capacity program computes the
+ * bounds with every produced symbol in them replaced by its own bound
+ * (sym_substitute until none is left), a second small program over the
+ * input-dim symbols. A guard that mentions produced sizes is checked after
+ * the last of them is produced (rt_guard.after). The CUDA backend runs no
+ * such model yet: a GPU build is refused at once, naming the producer.
+ *
  * cg_assemble builds the engine in memory, in parts, in the order their
- * slots are handed out (assemble): symbols and their sources, the target's
+ * slots are handed out (assemble): symbols and their sources (and the
+ * produced sizes' bounds), the monotonicity check, the capacity program, the target's
  * GPU code, guards, tensors, nodes with their dim attributes, constants, the
  * shape program, the GPU part, and with a GPU present the tuned entries
  * (codegen/tuner.c) on the engine still in memory; cg_build_engine encodes
@@ -20,6 +34,7 @@
  * (slots, source, kernels, steps, aliases) are freed by free_builder. */
 #include "codegen/codegen.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,26 +279,60 @@ static symc_status check_shapes(const ir_module *m, symc_error *err) {
     return SYMC_OK;
 }
 
+/* A size a node produces: its producer (ir_producer_of; engine node i is
+ * module node i) into *out, the bound's slot handed out here (so its slot
+ * comes right after the symbols'). */
+static symc_status produced_of(cg_build *x, sym_id i, const sym_symbol_info *info, rt_produced *out) {
+    const ir_module *m = x->m;
+    uint32_t p = ir_producer_of(m, i), o;
+    int32_t d;
+    if (p == IR_NONE || !ir_produced_dim(m->nodes[p].op, &o, &d))
+        return symc_error_setf(x->err, SYMC_ERR_UNSUPPORTED,
+                               "symbol '%s' (%s) is a size known only at run time, but no node of the model produces "
+                               "it (a producer whose result nothing uses is removed, its symbol stays); an engine "
+                               "cannot bind such a symbol yet",
+                               info->name, info->provenance && *info->provenance ? info->provenance : "no provenance");
+    *out = (rt_produced){i,
+                         p,
+                         o,
+                         (uint32_t)d,
+                         cg_slot(&x->b, sym_symbol_bound(m->syms, i)),
+                         info->provenance && *info->provenance ? info->provenance : info->name};
+    return SYMC_OK;
+}
+
 /* The symbols and where each is bound from: the first input dim that is
- * exactly the symbol. */
+ * exactly the symbol, or for an unbacked one (a size a node produces) its
+ * producer, the produced sizes sorted by producer (the order they run in). */
 static symc_status add_symbols(cg_build *x) {
     const ir_module *m = x->m;
     sym_table *t = m->syms;
-    uint32_t nsym = sym_symbol_count(t);
+    uint32_t nsym = sym_symbol_count(t), ns = 0, np = 0;
     rt_symbol *syms = build_calloc(x, nsym, sizeof *syms);
     rt_source *src = build_calloc(x, nsym, sizeof *src);
-    if (!syms || !src) return SYMC_ERR_NOMEM;
+    rt_produced *prod = build_calloc(x, nsym, sizeof *prod);
+    if (!syms || !src || !prod) return SYMC_ERR_NOMEM;
     for (sym_id i = 0; i < nsym; i++) {
         sym_symbol_info info;
         sym_symbol_get(t, i, &info);
         syms[i] = (rt_symbol){info.name, info.min, info.opt, info.max, info.multiple_of};
+        if (sym_symbol_bound(t, i) != SYM_NONE) {
+            symc_status st = produced_of(x, i, &info, &prod[np]);
+            if (st) return st;
+            for (uint32_t k = np++; k > 0 && prod[k - 1].node > prod[k].node; k--) { /* by producer */
+                rt_produced tmp = prod[k];
+                prod[k] = prod[k - 1];
+                prod[k - 1] = tmp;
+            }
+            continue;
+        }
         sym_expr v = sym_var(t, i);
         int found = 0;
         for (uint32_t k = 0; k < m->n_inputs && !found; k++) {
             const ir_tensor *in = &m->tensors[m->inputs[k]];
             for (int d = 0; d < in->rank && !found; d++)
                 if (in->dims[d] == v) {
-                    src[i] = (rt_source){i, k, (uint32_t)d};
+                    src[ns++] = (rt_source){i, k, (uint32_t)d};
                     found = 1;
                 }
         }
@@ -294,8 +343,175 @@ static symc_status add_symbols(cg_build *x) {
                                    info.name, info.name);
     }
     x->e.symbols = syms;
-    x->e.n_symbols = x->e.n_sources = nsym;
+    x->e.n_symbols = nsym;
+    x->e.n_sources = ns;
     x->e.sources = src;
+    x->e.produced = np ? prod : NULL;
+    x->e.n_produced = np;
+    return SYMC_OK;
+}
+
+/* The CUDA backend runs no model with produced sizes yet (docs/PLAN-data-dependent.md §5): the
+ * build says so, naming the first producer, before any GPU code is made. */
+static symc_status refuse_gpu_produced(const cg_build *x) {
+    const rt_produced *p = &x->e.produced[0];
+    const ir_node *n = &x->m->nodes[p->node];
+    return symc_error_setf(x->err, SYMC_ERR_UNSUPPORTED,
+                           "node '%s' (%s) produces %s (%s), a size known only at run time; the CUDA backend does not "
+                           "run such models yet: build without GPU code (symc compile --no-gpu, "
+                           "symc_compile_options.gpu = 0, builder gpu=False)",
+                           n->name, ir_op_name(n->op), x->e.symbols[p->symbol].name, p->what);
+}
+
+/* e with every produced symbol in it replaced by its bound, until none is left (bounds are over
+ * earlier symbols, so each round removes the latest mentioned: at most n_produced rounds). */
+static sym_expr at_capacity(cg_build *x, sym_expr e) {
+    sym_table *t = x->m->syms;
+    for (uint32_t round = 0; e != SYM_NONE && round <= x->e.n_produced; round++) {
+        int any = 0;
+        for (uint32_t k = x->e.n_produced; k-- > 0;) {
+            sym_id s = x->e.produced[k].symbol;
+            if (!sym_mentions(t, e, s)) continue;
+            e = sym_substitute(t, e, s, sym_symbol_bound(t, s));
+            any = 1;
+        }
+        if (!any) return e;
+    }
+    return SYM_NONE;
+}
+
+/* The capacity program: output k is produced[k]'s bound at capacity (at_capacity), over the
+ * table's symbols like the shape program, so it reads input-dim symbols only. */
+static symc_status add_capacity_program(cg_build *x) {
+    uint32_t np = x->e.n_produced;
+    if (!np) return SYMC_OK;
+    sym_table *t = x->m->syms;
+    sym_expr *caps = build_calloc(x, np, sizeof *caps);
+    if (!caps) return SYMC_ERR_NOMEM;
+    for (uint32_t k = 0; k < np; k++) {
+        sym_id s = x->e.produced[k].symbol;
+        caps[k] = at_capacity(x, sym_symbol_bound(t, s));
+        if (caps[k] == SYM_NONE)
+            return symc_error_setf(x->err, SYMC_ERR_INTERNAL,
+                                   "internal error: the capacity of %s (%s) could not be written over the input "
+                                   "dims",
+                                   x->e.symbols[s].name, x->e.produced[k].what);
+    }
+    size_t size = 0;
+    symc_status st = sym_program_compile(t, caps, np, &x->capacity, &size, x->err);
+    if (st) {
+        symc_error_prefix(x->err, "the capacity program of the sizes known only at run time");
+        return st;
+    }
+    x->e.capacity_program = x->capacity;
+    x->e.capacity_program_size = size;
+    return SYMC_OK;
+}
+
+/* Whether e never decreases as symbol u grows, every other symbol fixed: a structural, sufficient
+ * answer (1) for sums with non-negative coefficients, products of non-negative factors, min, max
+ * and floor division by a positive divisor free of u, over parts that never decrease; 0 when it
+ * cannot tell. A view's arrays are copied before any call that may grow the table. */
+static int nondecreasing(sym_table *t, sym_expr e, sym_id u, int depth) {
+    if (!sym_mentions(t, e, u)) return 1;
+    sym_view v;
+    if (depth > 64 || !sym_expr_view(t, e, &v)) return 0;
+    if (v.kind == SYM_SYMBOL) return 1; /* u itself */
+    enum { MAXN = 64 };
+    sym_expr ops[MAXN];
+    int64_t coefs[MAXN];
+    sym_kind kind = v.kind;
+    int64_t value = v.value;
+    uint32_t n = v.n;
+    if (n > MAXN) return 0;
+    memcpy(ops, v.ops, n * sizeof *ops);
+    if (v.coefs) memcpy(coefs, v.coefs, n * sizeof *coefs);
+    switch (kind) {
+    case SYM_ADD:
+        for (uint32_t i = 0; i < n; i++)
+            if (sym_mentions(t, ops[i], u) && (coefs[i] < 0 || !nondecreasing(t, ops[i], u, depth + 1))) return 0;
+        return 1;
+    case SYM_MUL:
+        if (value < 0) return 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (sym_range_of(t, ops[i]).lo < 0 || !nondecreasing(t, ops[i], u, depth + 1)) return 0;
+        return 1;
+    case SYM_MIN:
+    case SYM_MAX: return nondecreasing(t, ops[0], u, depth + 1) && nondecreasing(t, ops[1], u, depth + 1);
+    case SYM_FLOORDIV:
+        return !sym_mentions(t, ops[1], u) && sym_range_of(t, ops[1]).lo >= 1 && nondecreasing(t, ops[0], u, depth + 1);
+    default: return 0;
+    }
+}
+
+/* How n fails to be largest at u's bound, in words: "shrinks as u0 grows (at opt: 40 elements
+ * with u0 = 0, 28 with u0 = 12)" when the symbols' opt values (0 and the bound's value for u) show
+ * it, else "may shrink as u0 grows (symc cannot prove otherwise)". */
+static void shrink_witness(sym_table *t, sym_expr n, sym_id u, sym_expr bound, const char *name, char *buf,
+                           size_t cap) {
+    uint32_t nsym = sym_symbol_count(t);
+    int64_t *vals = calloc(nsym ? nsym : 1, sizeof *vals), lo = 0, hi = 0, b = 0;
+    for (sym_id i = 0; vals && i < nsym; i++) {
+        sym_symbol_info si = {0};
+        sym_symbol_get(t, i, &si);
+        vals[i] = si.opt;
+    }
+    int shown = 0;
+    if (vals && !sym_eval(t, bound, vals, nsym, &b, NULL)) {
+        vals[u] = 0;
+        int ok = !sym_eval(t, n, vals, nsym, &lo, NULL);
+        vals[u] = b;
+        if (ok && !sym_eval(t, n, vals, nsym, &hi, NULL) && lo > hi) {
+            snprintf(buf, cap,
+                     "shrinks as %s grows (with every symbol at opt: %" PRId64 " elements with %s = 0, %" PRId64
+                     " with %s = %" PRId64 ")",
+                     name, lo, name, hi, name, b);
+            shown = 1;
+        }
+    }
+    if (!shown) snprintf(buf, cap, "may shrink as %s grows (symc cannot prove otherwise)", name);
+    free(vals);
+}
+
+/* Memory is planned at capacity (every produced symbol at its bound), which is sound only where
+ * no tensor is larger at the real counts than there. Per tensor whose dims mention produced
+ * symbols, its element count n: for each of them, latest symbol first (bounds are over earlier
+ * symbols, so each substitution leaves only earlier ones), n with it at its bound must be no
+ * smaller (sym_prove_le with the prover's bound step, or n never decreases in it), then n is
+ * taken there; what is left is n at capacity. Else the build is refused, naming the tensor, its
+ * node and the symbol. */
+static symc_status check_monotone(cg_build *x) {
+    const ir_module *m = x->m;
+    sym_table *t = m->syms;
+    uint32_t nsym = sym_symbol_count(t);
+    for (uint32_t i = 0; i < m->n_tensors && x->e.n_produced; i++) {
+        const ir_tensor *tn = &m->tensors[i];
+        sym_expr n = sym_const(t, 1);
+        for (int d = 0; d < tn->rank; d++) n = sym_mul(t, n, tn->dims[d]);
+        for (sym_id s = nsym; s-- > 0 && n != SYM_NONE;) {
+            sym_expr bound = sym_symbol_bound(t, s);
+            if (bound == SYM_NONE || !sym_mentions(t, n, s)) continue;
+            sym_expr at = sym_substitute(t, n, s, bound);
+            sym_tri proof = at != SYM_NONE ? sym_prove_le(t, n, at) : SYM_UNKNOWN;
+            if (proof == SYM_TRUE || (at != SYM_NONE && proof != SYM_FALSE && nondecreasing(t, n, s, 0))) {
+                n = at;
+                continue;
+            }
+            uint32_t p = tn->producer;
+            sym_symbol_info si = {0};
+            sym_symbol_get(t, s, &si);
+            char size[256], btxt[256], how[256];
+            sym_print(t, n, size, sizeof size);
+            sym_print(t, bound, btxt, sizeof btxt);
+            shrink_witness(t, n, s, bound, si.name, how, sizeof how);
+            return symc_error_setf(x->err, SYMC_ERR_UNSUPPORTED,
+                                   "tensor '%s' of node '%s' (%s) has %s elements: its size %s, so its memory cannot "
+                                   "be planned at %s's bound (%s <= %s; %s is %s)",
+                                   tn->name, p != IR_NONE ? m->nodes[p].name : "(an input)",
+                                   p != IR_NONE ? ir_op_name(m->nodes[p].op) : "input", size, how, si.name, si.name,
+                                   btxt, si.name, si.provenance ? si.provenance : "");
+        }
+    }
     return SYMC_OK;
 }
 
@@ -322,7 +538,12 @@ static symc_status add_guards(cg_build *x, uint32_t ng) {
         if (sym_guard_classify(t, g) == SYM_GUARD_IMPLIED) continue;
         sym_guard gd;
         sym_guard_get(t, g, &gd);
-        guards[n++] = (rt_guard){gd.rel, cg_slot(&x->b, gd.lhs), cg_slot(&x->b, gd.rhs), gd.provenance, 0};
+        /* one that mentions produced sizes waits for the last of them to be produced */
+        uint32_t after = 0;
+        for (uint32_t k = 0; k < x->e.n_produced; k++)
+            if (sym_mentions(t, gd.lhs, x->e.produced[k].symbol) || sym_mentions(t, gd.rhs, x->e.produced[k].symbol))
+                after = k + 1;
+        guards[n++] = (rt_guard){gd.rel, cg_slot(&x->b, gd.lhs), cg_slot(&x->b, gd.rhs), gd.provenance, after};
     }
     x->e.guards = guards;
     x->e.n_guards = n;
@@ -441,6 +662,9 @@ static symc_status assemble(cg_build *x) {
     uint32_t ng = sym_guard_count(x->m->syms);
     symc_status st = check_shapes(x->m, x->err);
     if (!st) st = add_symbols(x);
+    if (!st && x->opt.gpu && x->e.n_produced) st = refuse_gpu_produced(x);
+    if (!st) st = check_monotone(x);
+    if (!st) st = add_capacity_program(x);
     if (!st && x->opt.gpu) st = add_gpu_code(x);
     if (!st) st = add_guards(x, ng);
     if (!st) st = add_tensors(x);
@@ -472,6 +696,8 @@ symc_status cg_assemble(cg_build *x, ir_module *m, const cg_options *opt, symc_e
 void cg_build_release(cg_build *x) {
     free(x->program);
     x->program = NULL;
+    free(x->capacity);
+    x->capacity = NULL;
     free_builder(&x->b);
     x->b = (cg_builder){0};
     cm_arena_free(&x->arena);

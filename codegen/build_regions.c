@@ -33,7 +33,9 @@
  * runs them). Constants are stored once by content: a (size, checksum) hash
  * table (rt_engine_checksum's lanes), a hit confirmed with memcmp; each
  * region graph's tensors are rewritten to the root's indices and its
- * constants are the root's. */
+ * constants are the root's. A region whose model has sizes known only at
+ * run time (rt_produced) is refused: the root's symbols are input dims only.
+ */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -799,6 +801,14 @@ symc_status cg_build_regions(ir_module *const *ms, const char *const *conds, uin
     for (uint32_t r = 0; !st && r < n; r++) {
         st = cg_assemble(&g.xs[r], ms[r], g.opt, err);
         built = r + 1;
+        if (!st && g.xs[r].e.n_produced) {
+            const rt_produced *p = &g.xs[r].e.produced[0];
+            st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                                 "node '%s' (%s) produces %s (%s), a size known only at run time; an engine of "
+                                 "several regions cannot hold such a model yet: build it as one graph",
+                                 g.xs[r].e.nodes[p->node].name, ir_op_name(g.xs[r].e.nodes[p->node].op),
+                                 g.xs[r].e.symbols[p->symbol].name, p->what);
+        }
         if (st) symc_error_prefix(err, "region %u (module '%s')", r, mod_name(ms[r]));
     }
     if (!st) st = cg_check_interface(ms, n, err); /* with the output ranks inferred */

@@ -350,8 +350,11 @@ symc_status rt_read_file(const char *path, uint8_t **bytes, size_t *size, symc_e
 
 /* Encodes an engine (malloc'd bytes; free() them). The version written:
  * e->format_version when it is neither 0 nor RT_ENGINE_FORMAT_VERSION (only
- * tests write another, to see it refused); otherwise 5 for an engine without
- * regions (n_regions == 0) and RT_ENGINE_FORMAT_VERSION with regions. The
+ * tests write another, to see it refused); otherwise 7 with produced sizes
+ * (n_produced > 0), else 6 with regions, else 5. The produced sizes, the
+ * capacity program and the guards' `after` are written only when they hold
+ * something (an `after` only when some guard's is not 0), so an engine
+ * without them has the bytes of format 5 or 6 exactly. The
  * root writes the constants once; a region's graph is written without
  * constants, unless its `constants` is a table other than the root's (which
  * the decoder refuses: only tests write one). A region graph's own regions

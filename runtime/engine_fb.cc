@@ -30,6 +30,19 @@
  * outputs) across regions, no nesting. copy_graph copies each graph; the
  * regions' `constants` point at the root's table.
  *
+ * Produced sizes (format 7): Engine.produced (one Produced per symbol a
+ * node's output dim is, nonzero's count), the capacity program beside them
+ * and guard_after (per guard, when it is checked: rt_guard.after; written
+ * only when some guard's is not 0). encode writes all three only when they
+ * hold something, so every other engine keeps the bytes of format 5 or 6;
+ * the version is 7 exactly when there are produced sizes. The loader refuses
+ * them in an older format, with regions or with GPU code; check_symbols
+ * makes every symbol bound once (an input dim or a producer, never both),
+ * check_produced ties each to its node's op (produced_dim, the runtime's
+ * copy of ir_produced_dim), output and dim, its bound to a slot, the
+ * producers to their run order, and checks the capacity program as the
+ * shape program is checked (n_symbols inputs, one output per produced size).
+ *
  * Alignment: FlatBuffers reads scalars through typed pointers, and its
  * verifier checks a scalar's alignment relative to the buffer's start, and
  * not at all for the elements of a vector (only its 4-byte length). Bytes
@@ -90,14 +103,16 @@ uint64_t checksum(const uint8_t *p, size_t n) {
 
 /* The tables, vectors and names of one graph, a generous bound on each (see encode). */
 size_t graph_items(const rt_engine *e) {
-    size_t n = (size_t)e->n_tensors + e->n_nodes + e->n_steps + e->n_symbols + e->n_guards + e->n_kernels;
+    size_t n = (size_t)e->n_tensors + e->n_nodes + e->n_steps + e->n_symbols + e->n_guards + e->n_kernels +
+        e->n_produced;
     for (uint32_t r = 0; r < e->n_regions; r++) n += 1 + e->regions[r].n_cond + graph_items(&e->regions[r].graph);
     return n;
 }
 
 /* Bytes of the program, generated source and modules of one graph and its regions'. */
 size_t graph_text(const rt_engine *e) {
-    size_t text = e->program_size + e->region_program_size + (e->cuda_source ? strlen(e->cuda_source) : 0);
+    size_t text = e->program_size + e->region_program_size + e->capacity_program_size +
+        (e->cuda_source ? strlen(e->cuda_source) : 0);
     for (uint32_t i = 0; i < e->n_modules; i++)
         text += e->modules[i].cubin_size + (e->modules[i].ptx ? strlen(e->modules[i].ptx) : 0) + 64;
     for (uint32_t r = 0; r < e->n_regions; r++) text += graph_text(&e->regions[r].graph);
@@ -222,6 +237,30 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, 
                                        s.n_tuned ? b.CreateVector(tunings) : 0,
                                        s.arg_writes ? b.CreateVector(s.arg_writes, s.n_args) : 0));
     }
+    /* format 7: written only when there is something (0 offsets otherwise, so every other engine's
+     * bytes stay those of format 5 or 6) */
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Produced>>> produced = 0;
+    if (e->n_produced) {
+        std::vector<flatbuffers::Offset<fb::Produced>> ps;
+        for (uint32_t i = 0; i < e->n_produced; i++) {
+            const rt_produced &p = e->produced[i];
+            ps.push_back(fb::CreateProduced(b, p.symbol, p.node, p.output, p.dim, p.bound, str(p.what)));
+        }
+        produced = b.CreateVector(ps);
+    }
+    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> capacity = 0;
+    if (e->capacity_program_size) {
+        b.ForceVectorAlignment(e->capacity_program_size, 1, 16);
+        capacity = b.CreateVector(e->capacity_program, e->capacity_program_size);
+    }
+    flatbuffers::Offset<flatbuffers::Vector<uint32_t>> guard_after = 0;
+    bool any_after = false;
+    for (uint32_t i = 0; i < e->n_guards; i++) any_after |= e->guards[i].after != 0;
+    if (any_after) {
+        std::vector<uint32_t> after;
+        for (uint32_t i = 0; i < e->n_guards; i++) after.push_back(e->guards[i].after);
+        guard_after = b.CreateVector(after);
+    }
     std::vector<flatbuffers::Offset<fb::CodeModule>> modules;
     for (uint32_t i = 0; i < e->n_modules; i++) {
         const rt_module &m = e->modules[i];
@@ -236,7 +275,7 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, 
         b.CreateVector(e->outputs, e->n_outputs), b.CreateVector(constants), e->precision, str(e->cuda_source),
         b.CreateVector(knames), b.CreateVector(steps), b.CreateVector(e->aliases, e->n_aliases),
         b.CreateVector(modules), b.CreateVector(e->kernel_module, e->kernel_module ? e->n_kernels : 0), region_program,
-        e->region_slots, regions);
+        e->region_slots, regions, produced, capacity, guard_after);
     return SYMC_OK;
 }
 
@@ -403,7 +442,9 @@ symc_status check_symbols(const fb::Engine *e, symc_error *err) {
             return bad(err, "symbol '%s' has an invalid range [%" PRId64 ", %" PRId64 "] opt %" PRId64,
                        s->name()->c_str(), s->min(), s->max(), s->opt());
     }
+    /* how each symbol is bound: 1 from an input dim, 2 produced by a node */
     std::vector<char> bound(nsym, 0);
+    auto sname = [&](uint32_t i) { return e->symbols()->Get(i)->name()->c_str(); };
     for (uint32_t i = 0; i < len(e->sources()); i++) {
         const fb::SymbolSource *s = e->sources()->Get(i);
         if (s->symbol() >= nsym || s->input() >= nin)
@@ -413,16 +454,114 @@ symc_status check_symbols(const fb::Engine *e, symc_error *err) {
             return bad(err, "symbol source %u refers to a dim that input %u lacks", i, s->input());
         bound[s->symbol()] = 1;
     }
+    uint32_t np = len(e->produced());
+    for (uint32_t i = 0; i < np; i++) {
+        uint32_t s = e->produced()->Get(i)->symbol();
+        if (s >= nsym) return bad(err, "produced size %u is symbol %u; the engine has %u symbols", i, s, nsym);
+        if (bound[s])
+            return bad(err, "symbol '%s' is produced (produced size %u) and also %s; a symbol is bound once", sname(s),
+                       i, bound[s] == 1 ? "read from an input dim" : "produced by an earlier entry");
+        bound[s] = 2;
+    }
     for (uint32_t i = 0; i < nsym; i++)
         if (!bound[i])
-            return bad(err, "symbol '%s' has no input dim to be bound from", e->symbols()->Get(i)->name()->c_str());
+            return bad(err, "symbol '%s' has no input dim to be bound from and no node produces it", sname(i));
+    uint32_t na = len(e->guard_after());
+    if (na && na != len(e->guards()))
+        return bad(err, "engine has %u guards but says when to check %u of them (guard_after)", len(e->guards()), na);
     for (uint32_t i = 0; i < len(e->guards()); i++) {
         const fb::Guard *g = e->guards()->Get(i);
         if ((int)g->rel() < (int)fb::Rel::MIN || (int)g->rel() > (int)fb::Rel::MAX || g->lhs() >= slots ||
             g->rhs() >= slots)
             return bad(err, "guard %u is malformed (relation %d, slots %u and %u of %u)", i, (int)g->rel(), g->lhs(),
                        g->rhs(), slots);
+        if (na && e->guard_after()->Get(i) > np)
+            return bad(err,
+                       "guard %u ('%s') is checked after produced size %u; the engine has %u produced sizes (after "
+                       "must be 0, at set-input-shape time, to %u)",
+                       i, g->provenance() ? g->provenance()->c_str() : "", e->guard_after()->Get(i), np, np);
     }
+    return SYMC_OK;
+}
+
+/* The output and dim of the size op produces: ir/produced.c's ir_produced_dim, which the runtime
+ * may not link (runtime/CMakeLists.txt: no ir/ object); tests/codegen/test_build_produced.c checks
+ * that the two agree on every op. */
+bool produced_dim(ir_op op, uint32_t *output, uint32_t *dim) {
+    switch (op) {
+    case IR_OP_NONZERO: *output = 0, *dim = 1; return true; /* [rank, u] */
+    case IR_OP_UNIQUE: *output = 0, *dim = 0; return true;  /* indices [u] */
+    case IR_OP_NMS: *output = 0, *dim = 0; return true;     /* selected [u, 3] */
+    default: return false;
+    }
+}
+
+/* The produced sizes (format 7; open_engine refused them in older formats): none with GPU code
+ * yet; each the dim its node's op produces (produced_dim), of an output the node has and a dim that
+ * output has, with its bound a slot; producers in the order they run (strictly increasing nodes);
+ * the capacity program over every symbol with one output per produced size, and none without
+ * them. check_symbols made sure each symbol is bound once. */
+symc_status check_produced(const fb::Engine *e, symc_error *err) {
+    uint32_t np = len(e->produced()), nn = len(e->nodes()), nsym = len(e->symbols());
+    if (!np) {
+        if (len(e->capacity_program()))
+            return bad(err, "engine has a capacity program of %u bytes but no produced sizes",
+                       len(e->capacity_program()));
+        return SYMC_OK;
+    }
+    auto sname = [&](uint32_t i) { return e->symbols()->Get(i)->name()->c_str(); };
+    if (e->sm() || len(e->steps()) || len(e->kernel_names()))
+        return bad(err,
+                   "engine has %u sizes known only at run time (the first: %s) and GPU code (sm %u, %u steps); the "
+                   "CUDA backend does not run such engines yet, and a build never writes one",
+                   np, sname(e->produced()->Get(0)->symbol()), e->sm(), len(e->steps()));
+    uint32_t last = RT_NONE;
+    for (uint32_t i = 0; i < np; i++) {
+        const fb::Produced *p = e->produced()->Get(i);
+        const char *sym = sname(p->symbol());
+        if (p->node() >= nn)
+            return bad(err, "produced size %u (%s) names node %u; the engine has %u", i, sym, p->node(), nn);
+        const fb::Node *n = e->nodes()->Get(p->node());
+        const char *node = n->name()->c_str();
+        ir_op op = IR_OP_COUNT;
+        find_op(n->op()->c_str(), &op); /* check_nodes: a known op */
+        uint32_t o, d;
+        if (!produced_dim(op, &o, &d))
+            return bad(err, "produced size %u (%s) names node '%s' (%s), an op that produces no size", i, sym, node,
+                       n->op()->c_str());
+        if (p->output() != o || p->dim() != d)
+            return bad(err,
+                       "produced size %u (%s) is output %u dim %u of node '%s' (%s); that op produces output %u dim "
+                       "%u",
+                       i, sym, p->output(), p->dim(), node, n->op()->c_str(), o, d);
+        if (p->output() >= len(n->outputs()))
+            return bad(err, "produced size %u (%s) is output %u of node '%s' (%s), which has %u outputs", i, sym,
+                       p->output(), node, n->op()->c_str(), len(n->outputs()));
+        const fb::Tensor *t = e->tensors()->Get(n->outputs()->Get(p->output()));
+        if (p->dim() >= (uint32_t)std::max(0, t->rank()))
+            return bad(err, "produced size %u (%s) is dim %u of tensor '%s' (node '%s'), which has rank %d", i, sym,
+                       p->dim(), t->name()->c_str(), node, t->rank());
+        if (p->bound() >= e->num_slots())
+            return bad(err, "produced size %u (%s) has its bound in slot %u of %u", i, sym, p->bound(), e->num_slots());
+        if (last != RT_NONE && p->node() <= last)
+            return bad(err,
+                       "produced size %u (%s) is produced by node %u ('%s'), not after the previous one's node %u: "
+                       "produced sizes are listed in the order their producers run",
+                       i, sym, p->node(), node, last);
+        last = p->node();
+    }
+    uint32_t psym = 0, pout = 0;
+    symc_status st = sym_program_check(e->capacity_program() ? e->capacity_program()->data() : nullptr,
+                                       len(e->capacity_program()), &psym, &pout, err);
+    if (st) {
+        symc_error_prefix(err, "engine capacity program");
+        return SYMC_ERR_FORMAT;
+    }
+    if (psym != nsym || pout != np)
+        return bad(err,
+                   "the capacity program expects %u symbols and %u outputs; the engine has %u symbols and %u "
+                   "produced sizes",
+                   psym, pout, nsym, np);
     return SYMC_OK;
 }
 
@@ -593,7 +732,7 @@ symc_status check_step_dataflow(const fb::Engine *e, symc_error *err) {
 symc_status check(const fb::Engine *e, uint32_t nc, symc_error *err) {
     symc_status st;
     if ((st = check_symbols(e, err)) || (st = check_tensors(e, nc, err)) || (st = check_nodes(e, err)) ||
-        (st = check_dataflow(e, err)))
+        (st = check_produced(e, err)) || (st = check_dataflow(e, err)))
         return st;
     if ((st = check_gpu(e, len(e->tensors()), e->num_slots(), err))) return st;
     return check_step_dataflow(e, err);
@@ -613,6 +752,11 @@ symc_status check_region_root(const fb::Engine *e, symc_error *err) {
                    len(e->tensors()), len(e->nodes()), len(e->steps()), len(e->guards()), len(e->inputs()),
                    len(e->outputs()), len(e->kernel_names()), len(e->program()));
     if (e->precision() > RT_PREC_BF16) return bad(err, "engine precision %u is unknown", e->precision());
+    if (len(e->produced()) || len(e->capacity_program()) || len(e->guard_after()))
+        return bad(err,
+                   "an engine with regions has %u sizes known only at run time; regions and produced sizes do not "
+                   "mix (a build never writes one)",
+                   len(e->produced()));
     for (uint32_t i = 0; i < nsym; i++) {
         const fb::Symbol *s = e->symbols()->Get(i);
         if (s->min() > s->max() || s->opt() < s->min() || s->opt() > s->max() || s->multiple_of() < 1)
@@ -668,6 +812,11 @@ symc_status check_region_graph(const fb::Engine *root, const fb::Region *rg, sym
         return bad(err, "the region graph has %u regions of its own; regions do not nest", len(g->regions()));
     if (len(g->region_program()) || g->region_slots())
         return bad(err, "the region graph has a region program of its own; regions do not nest");
+    if (len(g->produced()) || len(g->capacity_program()) || len(g->guard_after()))
+        return bad(err,
+                   "the region graph has %u sizes known only at run time; regions and produced sizes do not mix (a "
+                   "build never writes one)",
+                   len(g->produced()));
     if (g->sm() && g->sm() != root->sm())
         return bad(err, "the region graph targets sm %u, the engine sm %u", g->sm(), root->sm());
     symc_status st = check(g, len(root->constants()), err);
@@ -846,6 +995,12 @@ symc_status open_engine(const uint8_t *bytes, size_t size, const fb::Engine **ou
                    "engine format version %u holds %u regions; regions are format %u (a corrupt file: a runtime of "
                    "format %u would run its empty root)",
                    e->format_version(), len(e->regions()), kFirstRegionsFormat, e->format_version());
+    if (e->format_version() < kFirstProducedFormat &&
+        (len(e->produced()) || len(e->capacity_program()) || len(e->guard_after())))
+        return bad(err,
+                   "engine format version %u holds %u sizes known only at run time (or their capacity program or "
+                   "guard order); those are format %u (a corrupt file: a runtime of format %u would not produce them)",
+                   e->format_version(), len(e->produced()), kFirstProducedFormat, e->format_version());
     *out = e;
     return SYMC_OK;
 }
@@ -873,9 +1028,23 @@ void copy_symbols(Owned *own, const fb::Engine *e, rt_engine *r) {
     rt_guard *guards = own->array<rt_guard>(r->n_guards);
     for (uint32_t i = 0; i < r->n_guards; i++) {
         const fb::Guard *g = e->guards()->Get(i);
-        guards[i] = {(sym_rel)g->rel(), g->lhs(), g->rhs(), own->str(g->provenance()), 0};
+        uint32_t after = len(e->guard_after()) ? e->guard_after()->Get(i) : 0;
+        guards[i] = {(sym_rel)g->rel(), g->lhs(), g->rhs(), own->str(g->provenance()), after};
     }
     r->guards = guards;
+}
+
+/* The produced sizes and their capacity program (format 7; empty otherwise). */
+void copy_produced(Owned *own, const fb::Engine *e, rt_engine *r) {
+    r->n_produced = len(e->produced());
+    rt_produced *ps = own->array<rt_produced>(r->n_produced);
+    for (uint32_t i = 0; i < r->n_produced; i++) {
+        const fb::Produced *p = e->produced()->Get(i);
+        ps[i] = {p->symbol(), p->node(), p->output(), p->dim(), p->bound(), own->str(p->what())};
+    }
+    r->produced = ps;
+    r->capacity_program_size = len(e->capacity_program());
+    r->capacity_program = own->copy(e->capacity_program());
 }
 
 /* Tensors, the engine's inputs and outputs. */
@@ -1037,6 +1206,7 @@ void copy_graph(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->name = own->str(e->name());
     r->sm = e->sm();
     copy_symbols(own, e, r);
+    copy_produced(own, e, r);
     copy_tensors(own, e, r);
     copy_nodes(own, e, r);
     copy_gpu(own, e, r);

@@ -15,7 +15,13 @@
  * section above once per region graph, at that graph's own min, opt and max.
  * Reads the file through the runtime's decoder, so every check of a load
  * applies. The memory section (tools/memory.c) also shows the activation
- * workspace as a formula in the symbols. */
+ * workspace as a formula in the symbols.
+ * An engine with sizes known only after a node runs (format 7) is shown at
+ * capacity, as the runtime plans it: each produced symbol at its capacity
+ * (the capacity program at min, opt and max) wherever shapes and storage are
+ * evaluated; a "produced sizes" section names each symbol, what it counts,
+ * its producer, its bound and capacity as formulas (decoded from the
+ * programs), and each guard that waits for one says after which node. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -234,18 +240,59 @@ static void print_steps(const rt_engine *e, int64_t *const slots[3]) {
     }
 }
 
+/* Sizes known only after a node runs (format 7): per produced symbol its name, what it counts, its
+ * producer, its bound as a formula (decoded from the shape program, rt_engine_sym_table) and its
+ * capacity (the capacity program's formula, over the input dims) at min, opt and max. */
+static void print_produced(const rt_engine *e, int64_t *const caps[3]) {
+    if (!e->n_produced) return;
+    sym_table *t = NULL;
+    sym_expr *slots = NULL, *capx = calloc(e->n_produced, sizeof *capx);
+    symc_error err;
+    int formulas = capx && !rt_engine_sym_table(e, &t, &slots, &err) &&
+        !sym_program_decode(t, e->capacity_program, e->capacity_program_size, capx, e->n_produced, &err);
+    printf("produced sizes (known only after their node runs; memory is planned at their capacity, each count is "
+           "checked against its bound at run time):\n");
+    for (uint32_t k = 0; k < e->n_produced; k++) {
+        const rt_produced *p = &e->produced[k];
+        const rt_node *n = &e->nodes[p->node];
+        char bound[512] = "?", cap[512] = "?";
+        if (formulas) {
+            sym_print(t, slots[p->bound], bound, sizeof bound);
+            sym_print(t, capx[k], cap, sizeof cap);
+        }
+        printf("  %s: %s\n", e->symbols[p->symbol].name, p->what);
+        printf("    produced by node %s (%s), output %u dim %u; %s <= %s; capacity %s = %" PRId64 "|%" PRId64
+               "|%" PRId64 " at min|opt|max\n",
+               n->name, ir_op_name(n->op), p->output, p->dim, e->symbols[p->symbol].name, bound, cap, caps[0][k],
+               caps[1][k], caps[2][k]);
+    }
+    sym_table_free(t);
+    free(slots);
+    free(capx);
+}
+
 /* One graph's sections: the engine's own, or region `region`'s (named `name`) after the regions
  * section, with min/opt/max from that graph's symbol ranges. */
 static int inspect_graph(const rt_engine *e, const char *path, int show_source, int region, const char *name) {
-    int64_t *slots[3] = {0};
+    int64_t *slots[3] = {0}, *caps[3] = {0};
     int64_t *vals = calloc(e->n_symbols + 1, sizeof *vals);
     int rc = 0;
     symc_error err;
     for (int l = 0; l < 3; l++) {
         slots[l] = calloc(e->num_slots + 1, sizeof(int64_t));
+        caps[l] = calloc(e->n_produced + 1, sizeof(int64_t));
         for (uint32_t s = 0; s < e->n_symbols; s++)
             vals[s] = l == 0 ? e->symbols[s].min : l == 1 ? e->symbols[s].opt : e->symbols[s].max;
-        if (!slots[l] ||
+        /* a produced size at its capacity there, as the runtime plans memory */
+        if (e->n_produced && caps[l] &&
+            sym_program_eval(e->capacity_program, e->capacity_program_size, vals, e->n_symbols, caps[l], e->n_produced,
+                             &err)) {
+            fprintf(stderr, "symc: %s: evaluating its capacity program at %s: %s\n", path, level_name[l], err.msg);
+            rc = 1;
+            goto done;
+        }
+        for (uint32_t k = 0; caps[l] && k < e->n_produced; k++) vals[e->produced[k].symbol] = caps[l][k];
+        if (!slots[l] || !caps[l] ||
             sym_program_eval(e->program, e->program_size, vals, e->n_symbols, slots[l], e->num_slots, &err)) {
             fprintf(stderr, "symc: %s: evaluating its shape program at %s: %s\n", path, level_name[l], err.msg);
             rc = 1;
@@ -283,8 +330,15 @@ static int inspect_graph(const rt_engine *e, const char *path, int show_source, 
         }
     }
     print_storage(e, slots, show_source & SYMC_INSPECT_TENSORS);
+    print_produced(e, caps);
     printf("run-time guards: %u\n", e->n_guards);
-    for (uint32_t g = 0; g < e->n_guards; g++) printf("  %s\n", e->guards[g].message);
+    for (uint32_t g = 0; g < e->n_guards; g++) {
+        const uint32_t a = e->guards[g].after;
+        if (a && a <= e->n_produced)
+            printf("  %s (checked after node %s produces %s)\n", e->guards[g].message,
+                   e->nodes[e->produced[a - 1].node].name, e->symbols[e->produced[a - 1].symbol].name);
+        else printf("  %s\n", e->guards[g].message);
+    }
     /* activation memory: the runtime's own plans and their formulas (tools/memory.c) */
     if (tool_memory_report(e, path)) {
         rc = 1;
@@ -297,7 +351,7 @@ static int inspect_graph(const rt_engine *e, const char *path, int show_source, 
     if ((show_source & SYMC_INSPECT_SOURCE) && e->cuda_source[0])
         printf("\n// ---- generated CUDA C ----\n%s\n", e->cuda_source);
 done:
-    for (int l = 0; l < 3; l++) free(slots[l]);
+    for (int l = 0; l < 3; l++) free(slots[l]), free(caps[l]);
     free(vals);
     return rc;
 }

@@ -7,7 +7,9 @@
  * the error), resolves every entry point in the module that holds it, points
  * every module's error word at one, raises the dynamic shared memory limit of kernels that need
  * more than 48 KiB, uploads every constant once, and creates the library
- * handles only when the engine has such steps.
+ * handles only when the engine has such steps. An engine with sizes known
+ * only at run time (rt_produced, format 7) is refused at creation, before
+ * the driver is asked anything: no GPU code produces them yet.
  *
  * Each enqueue resolves one device pointer per tensor: constants use their
  * device copy, inputs and outputs the caller's pointers, other tensors an
@@ -264,11 +266,26 @@ static symc_status add_to_family(rt_cuda *owner, rt_cuda *c, symc_error *err) {
     return SYMC_OK;
 }
 
+/* An engine with sizes known only after a node runs (rt_produced): its GPU code would have to write
+ * the counts and run later kernels at them, which it does not yet (a build refuses to make one;
+ * this is the defence for an engine made by hand). */
+static symc_status produced_refusal(const rt_engine *e, symc_error *err) {
+    const rt_produced *p = &e->produced[0];
+    const char *node = p->node < e->n_nodes ? e->nodes[p->node].name : "?";
+    const char *sym = p->symbol < e->n_symbols ? e->symbols[p->symbol].name : "?";
+    return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                           "engine '%s' has %u size%s known only at run time (%s, produced by node '%s'); the CUDA "
+                           "backend does not run such engines yet: use the reference backend",
+                           engine_name(e), e->n_produced, e->n_produced == 1 ? "" : "s", sym, node);
+}
+
 symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc, rt_cuda **out, symc_error *err) {
     if (!e || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_create: NULL argument");
     *out = NULL;
     if (dev_alloc && (!dev_alloc->alloc || !dev_alloc->free))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "the device allocator needs both alloc and free");
+    if (e->n_produced) /* before the driver: the refusal holds on any machine */
+        return produced_refusal(e, err);
     const rt_cu_device *dev;
     symc_status st = rt_cuda_cu_enter(&dev, err);
     if (st) return st;
@@ -312,6 +329,7 @@ symc_status rt_cuda_create_more(rt_cuda *first, const rt_engine *graph, rt_cuda 
                                "at %p)",
                                engine_name(e0), e0->n_constants, (const void *)e0->constants, graph->n_constants,
                                (const void *)graph->constants);
+    if (graph->n_produced) return produced_refusal(graph, err);
     symc_status st = rt_cuda_cu_enter(NULL, err);
     if (st) return st;
     if (graph->sm == 0 || graph->n_steps == 0)

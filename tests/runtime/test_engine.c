@@ -5,12 +5,17 @@
  * message; and corrupt engines (every truncation, bit flips, wrong identifier,
  * a .symir given as an engine) refused without crashing; library steps with
  * several tuned entries round-tripped, their bit flips refused, and engines
- * of another format version refused with a message. */
+ * of another format version refused with a message. Format 7 (sizes known only after a node
+ * runs): a literal engine round-tripped byte for byte and field for field, every loader check of
+ * its produced sizes, capacity program and guard order refused on a mutated copy, the codec's
+ * table of producing ops checked against ir_produced_dim on every op, regions with produced sizes
+ * refused, the CUDA backend's refusal at context creation, and a format-5 engine unchanged. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "ir/ir.h"
 #include "passes/passes.h"
 #include "runtime/engine.h"
 #include "symc/symrt.h"
@@ -275,6 +280,320 @@ static void check_dataflow_refusals(const uint8_t *bytes, size_t size) {
     rt_engine_free(e);
 }
 
+/* ---- format 7: sizes known only after a node runs (rt_produced) -----------------------------
+ * A literal engine: symbols B [1, 8], u0 and u1 (each the count of a nonzero of x [B, 4], bounded by
+ * 4*B); nodes nz0 (x -> y0 [2, u0]) and nz1 (x -> y1 [2, u1]); guards checked at set-input-shape
+ * time (after 0), after u0 (1) and after u1 (2); a capacity program {4*B, 4*B}. Node nz0 may be
+ * given 3 outputs (y0, ya, yb) for ops with several. Every field plain and mutable. */
+typedef struct lit7 {
+    rt_engine e;
+    rt_symbol symbols[3];
+    rt_source sources[1];
+    rt_produced produced[2];
+    rt_guard guards[3];
+    rt_tensor tensors[5];
+    rt_node nodes[2];
+    uint32_t inputs[1], outputs[2], in0[1], out0[3], in1[1], out1[1];
+    uint8_t *program, *capacity;
+    size_t program_size, capacity_size;
+} lit7;
+
+/* slots: B, 4, 2, u0, u1, 4*B, u0 + u1, 8 */
+static void lit7_make(lit7 *l) {
+    memset(l, 0, sizeof *l);
+    sym_table *t = sym_table_new();
+    sym_id B = 0, u0 = 1, u1 = 2;
+    symc_error err;
+    sym_symbol_info bi = {"B", 1, 3, 8, 1, "input 'x' dim 0"}, ui = {"u0", 0, 12, 32, 1, "nz0"},
+                    vi = {"u1", 0, 12, 32, 1, "nz1"};
+    CHECK(sym_symbol_new(t, &bi, &B, &err) == SYMC_OK && sym_symbol_new(t, &ui, &u0, &err) == SYMC_OK &&
+          sym_symbol_new(t, &vi, &u1, &err) == SYMC_OK);
+    sym_expr b = sym_var(t, B), x0 = sym_var(t, u0), x1 = sym_var(t, u1), four_b = sym_scale(t, b, 4);
+    sym_expr slots[8] = {b, sym_const(t, 4), sym_const(t, 2), x0, x1, four_b, sym_add(t, x0, x1), sym_const(t, 8)};
+    CHECK(sym_program_compile(t, slots, 8, &l->program, &l->program_size, &err) == SYMC_OK);
+    sym_expr caps[2] = {four_b, four_b};
+    CHECK(sym_program_compile(t, caps, 2, &l->capacity, &l->capacity_size, &err) == SYMC_OK);
+    sym_table_free(t);
+    l->symbols[0] = (rt_symbol){"B", 1, 3, 8, 1};
+    l->symbols[1] = (rt_symbol){"u0", 0, 12, 32, 1};
+    l->symbols[2] = (rt_symbol){"u1", 0, 12, 32, 1};
+    l->sources[0] = (rt_source){0, 0, 0};
+    l->produced[0] = (rt_produced){1, 0, 0, 1, 5, "the count of non-zero elements of node 'nz0' (nonzero)"};
+    l->produced[1] = (rt_produced){2, 1, 0, 1, 5, "the count of non-zero elements of node 'nz1' (nonzero)"};
+    l->guards[0] = (rt_guard){SYM_REL_LE, 0, 7, "B <= 8", 0};
+    l->guards[1] = (rt_guard){SYM_REL_LE, 3, 5, "u0 <= 4*B", 1};
+    l->guards[2] = (rt_guard){SYM_REL_LE, 6, 6, "u0 + u1 <= u0 + u1", 2};
+    l->tensors[0] = (rt_tensor){"x", SYMC_F32, 2, {0, 1}, RT_NONE};
+    l->tensors[1] = (rt_tensor){"y0", SYMC_I64, 2, {2, 3}, RT_NONE};
+    l->tensors[2] = (rt_tensor){"y1", SYMC_I64, 2, {2, 4}, RT_NONE};
+    l->tensors[3] = (rt_tensor){"ya", SYMC_I64, 2, {2, 3}, RT_NONE};
+    l->tensors[4] = (rt_tensor){"yb", SYMC_I64, 2, {2, 3}, RT_NONE};
+    l->in0[0] = l->in1[0] = 0;
+    l->out0[0] = 1, l->out0[1] = 3, l->out0[2] = 4;
+    l->out1[0] = 2;
+    l->nodes[0] = (rt_node){IR_OP_NONZERO, "nz0", "", 1, 1, 0, l->in0, l->out0, NULL};
+    l->nodes[1] = (rt_node){IR_OP_NONZERO, "nz1", "", 1, 1, 0, l->in1, l->out1, NULL};
+    l->inputs[0] = 0;
+    l->outputs[0] = 1, l->outputs[1] = 2;
+    l->e = (rt_engine){.symc_version = "0.0.0-lit7",
+                       .cuda_version = "",
+                       .cublas_version = "",
+                       .cudnn_version = "",
+                       .name = "lit7",
+                       .symbols = l->symbols,
+                       .n_symbols = 3,
+                       .sources = l->sources,
+                       .n_sources = 1,
+                       .program = l->program,
+                       .program_size = l->program_size,
+                       .num_slots = 8,
+                       .guards = l->guards,
+                       .n_guards = 3,
+                       .tensors = l->tensors,
+                       .n_tensors = 5,
+                       .nodes = l->nodes,
+                       .n_nodes = 2,
+                       .inputs = l->inputs,
+                       .n_inputs = 1,
+                       .outputs = l->outputs,
+                       .n_outputs = 2,
+                       .cuda_source = "",
+                       .produced = l->produced,
+                       .n_produced = 2,
+                       .capacity_program = l->capacity,
+                       .capacity_program_size = l->capacity_size};
+}
+
+static void lit7_free(lit7 *l) {
+    free(l->program);
+    free(l->capacity);
+}
+
+/* Encodes e and decodes it: the status of the decode, its message in err. */
+static symc_status encode_decode(const rt_engine *e, rt_engine **out, symc_error *err) {
+    uint8_t *b = NULL;
+    size_t n = 0;
+    *out = NULL;
+    symc_status st = rt_engine_encode(e, &b, &n, err);
+    CHECK_MSG(st == SYMC_OK, "encode: %s", err->msg);
+    if (!st) st = rt_engine_decode(b, n, out, err);
+    free(b);
+    return st;
+}
+
+/* One refusal: e encodes, and its decode is SYMC_ERR_FORMAT with a message holding want. */
+static void refused(const rt_engine *e, const char *want, const char *what) {
+    symc_error err = {0};
+    rt_engine *d = NULL;
+    symc_status st = encode_decode(e, &d, &err);
+    CHECK_MSG(st == SYMC_ERR_FORMAT && d == NULL, "%s: decoded (status %d)", what, (int)st);
+    CHECK_MSG(strstr(err.msg, want) != NULL, "%s: message '%s' lacks '%s'", what, err.msg, want);
+    rt_engine_free(d);
+}
+
+/* A format-7 engine: encoded as format 7, decoded with every field back, encoded again to the
+ * same bytes; the CUDA backend refuses it at context creation (on any machine). */
+static void check_format7_roundtrip(void) {
+    lit7 l;
+    lit7_make(&l);
+    symc_error err;
+    uint8_t *b1 = NULL, *b2 = NULL;
+    size_t s1 = 0, s2 = 0;
+    rt_engine *d = NULL;
+    CHECK_MSG(rt_engine_encode(&l.e, &b1, &s1, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(b1 && rt_engine_decode(b1, s1, &d, &err) == SYMC_OK, "%s", err.msg);
+    if (d) {
+        CHECK(d->format_version == 7 && d->n_symbols == 3 && d->n_sources == 1 && d->sources[0].symbol == 0);
+        CHECK(d->n_produced == 2);
+        for (uint32_t k = 0; k < 2 && d->n_produced == 2; k++) {
+            const rt_produced *p = &d->produced[k], *q = &l.produced[k];
+            CHECK_MSG(p->symbol == q->symbol && p->node == q->node && p->output == q->output && p->dim == q->dim &&
+                          p->bound == q->bound && !strcmp(p->what, q->what),
+                      "produced %u differs", k);
+        }
+        CHECK(d->capacity_program_size == l.capacity_size && !memcmp(d->capacity_program, l.capacity, l.capacity_size));
+        CHECK(d->program_size == l.program_size && !memcmp(d->program, l.program, l.program_size));
+        CHECK(d->n_guards == 3);
+        for (uint32_t g = 0; g < 3 && d->n_guards == 3; g++)
+            CHECK_MSG(d->guards[g].after == l.guards[g].after && d->guards[g].lhs == l.guards[g].lhs &&
+                          !strcmp(d->guards[g].message, l.guards[g].message),
+                      "guard %u differs", g);
+        /* the capacity program reads B only: 4*B whatever u0 and u1 hold */
+        int64_t vals[3] = {5, 777, -3}, caps[2] = {0};
+        CHECK(sym_program_eval(d->capacity_program, d->capacity_program_size, vals, 3, caps, 2, &err) == SYMC_OK);
+        CHECK(caps[0] == 20 && caps[1] == 20);
+        CHECK_MSG(rt_engine_encode(d, &b2, &s2, &err) == SYMC_OK, "%s", err.msg);
+        CHECK_MSG(b2 && s2 == s1 && !memcmp(b1, b2, s1), "re-encoding a format-7 engine changed it (%zu -> %zu)", s1,
+                  s2);
+    }
+    rt_engine_free(d);
+    /* guards all checked at set-input-shape time: no guard_after written, still format 7 */
+    for (int g = 0; g < 3; g++) l.guards[g].after = 0;
+    d = NULL;
+    CHECK_MSG(encode_decode(&l.e, &d, &err) == SYMC_OK, "%s", err.msg);
+    if (d) CHECK(d->format_version == 7 && d->guards[1].after == 0 && d->guards[2].after == 0);
+    rt_engine_free(d);
+    l.guards[1].after = 1, l.guards[2].after = 2;
+    /* the CUDA backend's defence, before any driver is asked */
+    symrt_engine *h = NULL;
+    symrt_context *c = NULL;
+    CHECK(rt_engine_handle(&l.e, &h, &err) == SYMC_OK);
+    CHECK(h && symrt_context_create(h, SYMRT_BACKEND_CUDA, NULL, &c, &err) == SYMC_ERR_UNSUPPORTED && c == NULL);
+    CHECK_CONTAINS(err.msg, "2 sizes known only at run time (u0, produced by node 'nz0')");
+    CHECK_CONTAINS(err.msg, "the CUDA backend does not run such engines yet");
+    symrt_engine_destroy(h);
+    free(b1);
+    free(b2);
+    lit7_free(&l);
+}
+
+/* Each loader check of the produced sizes, by mutating the good literal engine (and a format-5
+ * one, bytes5, for what only format 7 may hold). */
+static void check_format7_refusals(const uint8_t *bytes5, size_t size5) {
+    lit7 l;
+    lit7_make(&l);
+    symc_error err;
+    rt_engine *d = NULL;
+    CHECK_MSG(encode_decode(&l.e, &d, &err) == SYMC_OK, "the good engine: %s", err.msg);
+    rt_engine_free(d);
+    rt_engine e;
+    rt_produced p[3];
+#define MUTATE(stmt, want)                        \
+    do {                                          \
+        e = l.e;                                  \
+        memcpy(p, l.produced, sizeof l.produced); \
+        e.produced = p;                           \
+        stmt;                                     \
+        refused(&e, want, #stmt);                 \
+    } while (0)
+    MUTATE(e.format_version = 6, "engine format version 6 holds 2 sizes known only at run time");
+    MUTATE(p[0].symbol = 3, "produced size 0 is symbol 3; the engine has 3 symbols");
+    MUTATE(p[0].symbol = 0, "symbol 'B' is produced (produced size 0) and also read from an input dim");
+    MUTATE(p[1].symbol = 1, "symbol 'u0' is produced (produced size 1) and also produced by an earlier entry");
+    MUTATE((e.n_produced = 1, e.capacity_program_size = 0),
+           "symbol 'u1' has no input dim to be bound from and no node produces it");
+    MUTATE(p[0].node = 2, "produced size 0 (u0) names node 2; the engine has 2");
+    MUTATE(p[0].output = 1,
+           "produced size 0 (u0) is output 1 dim 1 of node 'nz0' (nonzero); that op produces output 0 "
+           "dim 1");
+    MUTATE(p[1].dim = 0, "produced size 1 (u1) is output 0 dim 0 of node 'nz1' (nonzero)");
+    MUTATE(p[0].bound = 8, "produced size 0 (u0) has its bound in slot 8 of 8");
+    MUTATE((p[0] = l.produced[1], p[1] = l.produced[0]),
+           "produced size 1 (u0) is produced by node 0 ('nz0'), not after");
+    MUTATE(e.sm = 90, "engine has 2 sizes known only at run time (the first: u0) and GPU code (sm 90");
+    MUTATE(e.capacity_program_size = 7, "engine capacity program");
+    MUTATE((e.capacity_program = l.program, e.capacity_program_size = l.program_size),
+           "the capacity program expects 3 symbols and 8 outputs; the engine has 3 symbols and 2 produced sizes");
+    rt_guard g[3];
+    memcpy(g, l.guards, sizeof g);
+    MUTATE((e.guards = g, g[2].after = 3),
+           "guard 2 ('u0 + u1 <= u0 + u1') is checked after produced size 3; the engine has 2 produced sizes");
+    /* a node of an op that produces nothing, and a produced dim its output lacks */
+    rt_node nodes[2];
+    rt_tensor ts[5];
+    memcpy(nodes, l.nodes, sizeof nodes);
+    MUTATE((e.nodes = nodes, nodes[1].op = IR_OP_RELU),
+           "produced size 1 (u1) names node 'nz1' (relu), an op that produces no size");
+    memcpy(nodes, l.nodes, sizeof nodes);
+    memcpy(ts, l.tensors, sizeof ts);
+    MUTATE((e.tensors = ts, ts[2].rank = 1),
+           "produced size 1 (u1) is dim 1 of tensor 'y1' (node 'nz1'), which has "
+           "rank 1");
+    /* every op: the codec's table of who produces what is ir_produced_dim's (its output must exist:
+     * node nz0 gets three) */
+    uint32_t agree = 0;
+    for (int op = 0; op < IR_OP_COUNT; op++) {
+        memcpy(nodes, l.nodes, sizeof nodes);
+        nodes[0].op = (ir_op)op;
+        nodes[0].n_out = 3;
+        uint32_t o = 0;
+        int32_t dd = 1;
+        int produces = ir_produced_dim((ir_op)op, &o, &dd);
+        e = l.e;
+        memcpy(p, l.produced, sizeof l.produced);
+        e.produced = p;
+        e.nodes = nodes;
+        p[0].output = o;
+        p[0].dim = (uint32_t)dd;
+        d = NULL;
+        symc_status st = encode_decode(&e, &d, &err);
+        rt_engine_free(d);
+        CHECK_MSG((st == SYMC_OK) == (produces != 0), "op %s: ir_produced_dim says %d, the loader %s (%s)",
+                  ir_op_name((ir_op)op), produces, st ? "refuses" : "accepts", st ? err.msg : "");
+        if (!produces) continue;
+        p[0].dim ^= 1; /* another dim of that output: refused */
+        d = NULL;
+        st = encode_decode(&e, &d, &err);
+        rt_engine_free(d);
+        CHECK_MSG(st == SYMC_ERR_FORMAT, "op %s: dim %u accepted", ir_op_name((ir_op)op), p[0].dim);
+        agree++;
+    }
+    CHECK_MSG(agree >= 3, "only %u ops produce sizes", agree);
+    /* regions: no produced sizes in the root nor in a region's graph */
+    {
+        sym_table *t = sym_table_new();
+        sym_id B;
+        sym_symbol_info bi = {"B", 1, 3, 8, 1, "input 'x' dim 0"};
+        uint8_t *rp = NULL;
+        size_t rn = 0;
+        CHECK(sym_symbol_new(t, &bi, &B, &err) == SYMC_OK);
+        sym_expr one = sym_var(t, B);
+        CHECK(sym_program_compile(t, &one, 1, &rp, &rn, &err) == SYMC_OK);
+        sym_table_free(t);
+        uint32_t map[3] = {0, 1, 2};
+        rt_region reg = {"always", NULL, 0, map, 3, l.e};
+        reg.graph.guards = NULL, reg.graph.n_guards = 0; /* a region graph's guards: fine, but keep it small */
+        rt_engine root = {.symc_version = "0.0.0-lit7",
+                          .cuda_version = "",
+                          .cublas_version = "",
+                          .cudnn_version = "",
+                          .name = "lit7r",
+                          .symbols = l.symbols,
+                          .n_symbols = 1,
+                          .sources = l.sources,
+                          .n_sources = 1,
+                          .cuda_source = "",
+                          .region_program = rp,
+                          .region_program_size = rn,
+                          .region_slots = 1,
+                          .regions = &reg,
+                          .n_regions = 1};
+        refused(&root, "the region graph has 2 sizes known only at run time; regions and produced sizes do not mix",
+                "a region graph with produced sizes");
+        root.produced = l.produced, root.n_produced = 2;
+        root.capacity_program = l.capacity, root.capacity_program_size = l.capacity_size;
+        refused(&root, "an engine with regions has 2 sizes known only at run time", "a regions root with produced");
+        free(rp);
+    }
+#undef MUTATE
+    /* what only format 7 holds, in a format-5 engine (re-encoded after an edit) */
+    CHECK_MSG(rt_engine_decode(bytes5, size5, &d, &err) == SYMC_OK, "%s", err.msg);
+    if (d) {
+        CHECK(d->format_version == 5 && d->n_produced == 0 && d->capacity_program_size == 0);
+        for (uint32_t k = 0; k < d->n_guards; k++) CHECK(d->guards[k].after == 0);
+        uint8_t *b = NULL;
+        size_t n = 0;
+        CHECK_MSG(rt_engine_encode(d, &b, &n, &err) == SYMC_OK && n == size5 && !memcmp(b, bytes5, n),
+                  "a format-5 engine re-encoded differs");
+        free(b);
+        rt_engine e5 = *d;
+        e5.owned = NULL;
+        e5.capacity_program = l.capacity, e5.capacity_program_size = l.capacity_size;
+        refused(&e5, "engine format version 5 holds 0 sizes known only at run time", "a capacity program in format 5");
+        e5.capacity_program = NULL, e5.capacity_program_size = 0;
+        if (d->n_guards) {
+            rt_guard *gs = malloc(d->n_guards * sizeof *gs);
+            memcpy(gs, d->guards, d->n_guards * sizeof *gs);
+            gs[0].after = 1;
+            e5.guards = gs;
+            refused(&e5, "engine format version 5 holds 0 sizes", "a guard's after in format 5");
+            free(gs);
+        }
+    }
+    rt_engine_free(d);
+    lit7_free(&l);
+}
+
 int main(void) {
     size_t size = 0;
     uint8_t *bytes = build(&size);
@@ -396,6 +715,8 @@ int main(void) {
     CHECK_CONTAINS(err.msg, "this is a .symir module: compile it with 'symc compile'");
     free(copy);
     check_tuned_roundtrip(bytes, size);
+    check_format7_roundtrip();
+    check_format7_refusals(bytes, size);
     CHECK(symrt_engine_load_file("/nonexistent/m.symx", &e, &err) == SYMC_ERR_IO);
     CHECK_CONTAINS(err.msg, "/nonexistent/m.symx");
     free(bytes);
