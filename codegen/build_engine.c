@@ -284,8 +284,9 @@ static symc_status check_shapes(const ir_module *m, symc_error *err) {
  * comes right after the symbols'). */
 static symc_status produced_of(cg_build *x, sym_id i, const sym_symbol_info *info, rt_produced *out) {
     const ir_module *m = x->m;
-    uint32_t p = ir_producer_of(m, i), o;
-    int32_t d;
+    uint32_t p = ir_producer_of(m, i);
+    unsigned o;
+    int d;
     if (p == IR_NONE || !ir_produced_dim(m->nodes[p].op, &o, &d))
         return symc_error_setf(x->err, SYMC_ERR_UNSUPPORTED,
                                "symbol '%s' (%s) is a size known only at run time, but no node of the model produces "

@@ -40,6 +40,18 @@ static inline const char *ir_op_name(ir_op op) {
     return (unsigned)op < IR_OP_COUNT ? names[op] : "?";
 }
 
+/* Whether op produces a size known only after it runs (docs/PLAN-data-dependent.md): 1 with the output
+ * and dim that are the size (ir/produced.c finds the producer of such a size by it; the engine loader
+ * checks a produced size's node against it). */
+static inline int ir_produced_dim(ir_op op, unsigned *output, int *dim) {
+    switch (op) {
+    case IR_OP_NONZERO: *output = 0, *dim = 1; return 1; /* [rank, u] */
+    case IR_OP_UNIQUE: *output = 0, *dim = 0; return 1;  /* indices [u] */
+    case IR_OP_NMS: *output = 0, *dim = 0; return 1;     /* selected [u, 3] */
+    default: return 0;
+    }
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -172,8 +172,8 @@ enum { IR_PERM_NONE = 0, IR_PERM_TO_NHWC = 1, IR_PERM_TO_NCHW = 2 };
 int ir_layout_perm(const ir_module *m, uint32_t node);
 int ir_find_node(const ir_module *m, const char *name, uint32_t *out);
 /* Sizes known only after a node runs (docs/PLAN-data-dependent.md; ir/produced.c).
- * ir_produced_dim: 1 when op produces one (nonzero, unique, nms), with the
- * output and dim that are the size; that dim of a node's output is an unbacked
+ * ir_produced_dim (common/ops.h): 1 when op produces one (nonzero, unique,
+ * nms), with the output and dim that are the size; that dim of a node's output is an unbacked
  * symbol (sym_symbol_new_unbacked, declared by its shape rule), and the node
  * is the symbol's producer: the link lives in the graph itself, so passes that
  * reorder or rewrite nodes keep it without a table to update.
@@ -182,7 +182,6 @@ int ir_find_node(const ir_module *m, const char *name, uint32_t *out);
  * a dim attribute mentions has one producer, and no graph input and no node
  * before the producer mentions it; the error names the reader and the
  * producer. */
-int ir_produced_dim(ir_op op, uint32_t *output, int32_t *dim);
 uint32_t ir_producer_of(const ir_module *m, sym_id s);
 symc_status ir_check_produced(ir_module *m, symc_error *err);
 const ir_attr *ir_node_attr(const ir_node *n, const char *name);

@@ -17,20 +17,11 @@
 
 #include "ir/ir.h"
 
-int ir_produced_dim(ir_op op, uint32_t *output, int32_t *dim) {
-    switch (op) {
-    case IR_OP_NONZERO: *output = 0, *dim = 1; return 1; /* [rank, u] */
-    case IR_OP_UNIQUE: *output = 0, *dim = 0; return 1;  /* indices [u] */
-    case IR_OP_NMS: *output = 0, *dim = 0; return 1;     /* selected [u, 3] */
-    default: return 0;
-    }
-}
-
 /* The unbacked symbol node ni produces, or SYM_NONE. */
 static sym_id produced_by(const ir_module *m, uint32_t ni) {
     const ir_node *n = &m->nodes[ni];
-    uint32_t k;
-    int32_t d;
+    unsigned k;
+    int d;
     if (!ir_produced_dim(n->op, &k, &d) || k >= n->n_out) return SYM_NONE;
     const ir_tensor *t = &m->tensors[n->out[k]];
     sym_view v;

@@ -56,7 +56,7 @@
 #include "runtime/backend.h"
 #include "runtime/engine.h"
 #include "runtime/plan.h"
-#include "runtime/produced.h"
+#include "runtime/produced_run.h"
 #include "runtime/region_pick.h"
 #include "symc/symrt.h"
 
@@ -545,7 +545,7 @@ static symc_status check_slots(symrt_context *c, symc_error *err) {
     }
     for (uint32_t i = 0; i < g->n_guards; i++) {
         const rt_guard *gd = &g->guards[i];
-        if (gd->after) continue; /* waits for a size known only at run time (produced.c) */
+        if (gd->after) continue; /* waits for a size known only at run time (produced_run.c) */
         int64_t a = c->slots[gd->lhs], b = c->slots[gd->rhs];
         if (!sym_rel_holds(gd->rel, a, b))
             return symc_error_setf(err, SYMC_ERR_RANGE,

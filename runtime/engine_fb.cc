@@ -38,8 +38,8 @@
  * the version is 7 exactly when there are produced sizes. The loader refuses
  * them in an older format, with regions or with GPU code; check_symbols
  * makes every symbol bound once (an input dim or a producer, never both),
- * check_produced ties each to its node's op (produced_dim, the runtime's
- * copy of ir_produced_dim), output and dim, its bound to a slot, the
+ * check_produced ties each to its node's op (common/ops.h's
+ * ir_produced_dim), output and dim, its bound to a slot, the
  * producers to their run order, and checks the capacity program as the
  * shape program is checked (n_symbols inputs, one output per produced size).
  *
@@ -484,20 +484,8 @@ symc_status check_symbols(const fb::Engine *e, symc_error *err) {
     return SYMC_OK;
 }
 
-/* The output and dim of the size op produces: ir/produced.c's ir_produced_dim, which the runtime
- * may not link (runtime/CMakeLists.txt: no ir/ object); tests/codegen/test_build_produced.c checks
- * that the two agree on every op. */
-bool produced_dim(ir_op op, uint32_t *output, uint32_t *dim) {
-    switch (op) {
-    case IR_OP_NONZERO: *output = 0, *dim = 1; return true; /* [rank, u] */
-    case IR_OP_UNIQUE: *output = 0, *dim = 0; return true;  /* indices [u] */
-    case IR_OP_NMS: *output = 0, *dim = 0; return true;     /* selected [u, 3] */
-    default: return false;
-    }
-}
-
 /* The produced sizes (format 7; open_engine refused them in older formats): none with GPU code
- * yet; each the dim its node's op produces (produced_dim), of an output the node has and a dim that
+ * yet; each the dim its node's op produces (ir_produced_dim), of an output the node has and a dim that
  * output has, with its bound a slot; producers in the order they run (strictly increasing nodes);
  * the capacity program over every symbol with one output per produced size, and none without
  * them. check_symbols made sure each symbol is bound once. */
@@ -525,11 +513,12 @@ symc_status check_produced(const fb::Engine *e, symc_error *err) {
         const char *node = n->name()->c_str();
         ir_op op = IR_OP_COUNT;
         find_op(n->op()->c_str(), &op); /* check_nodes: a known op */
-        uint32_t o, d;
-        if (!produced_dim(op, &o, &d))
+        unsigned o;
+        int d;
+        if (!ir_produced_dim(op, &o, &d))
             return bad(err, "produced size %u (%s) names node '%s' (%s), an op that produces no size", i, sym, node,
                        n->op()->c_str());
-        if (p->output() != o || p->dim() != d)
+        if (p->output() != o || p->dim() != (uint32_t)d)
             return bad(err,
                        "produced size %u (%s) is output %u dim %u of node '%s' (%s); that op produces output %u dim "
                        "%u",

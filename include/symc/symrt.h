@@ -153,8 +153,9 @@ symc_status symrt_get_tensor_shape(symrt_context *c, const char *name, int64_t *
  * model that depends on such a size, fails (that run's outputs must not be
  * used) with a message naming the node, the size and its bound. For an
  * engine without such sizes the max shape is the shape, sync returns at
- * once, and symrt_get_output_shape equals symrt_get_tensor_shape. Setting an
- * input shape again forgets the last run's shapes. */
+ * once, and symrt_get_output_shape equals symrt_get_tensor_shape. Setting a
+ * different input shape forgets the last run's shapes; a new symrt_enqueue
+ * replaces them once synced. */
 symc_status symrt_get_tensor_max_shape(symrt_context *c, const char *name, int64_t *dims, int32_t *rank,
                                        symc_error *err);
 symc_status symrt_context_sync_shapes(symrt_context *c, symc_error *err);

@@ -506,8 +506,8 @@ static void check_format7_refusals(const uint8_t *bytes5, size_t size5) {
         memcpy(nodes, l.nodes, sizeof nodes);
         nodes[0].op = (ir_op)op;
         nodes[0].n_out = 3;
-        uint32_t o = 0;
-        int32_t dd = 1;
+        unsigned o = 0;
+        int dd = 1;
         int produces = ir_produced_dim((ir_op)op, &o, &dd);
         e = l.e;
         memcpy(p, l.produced, sizeof l.produced);

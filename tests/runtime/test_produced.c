@@ -96,11 +96,13 @@ static void run_case(symrt_context *c, int64_t B, int64_t N, int which) {
     /* outputs are named after their nodes (idx, z, pairs) */
     CHECK_MSG(symrt_get_tensor_max_shape(c, "idx", dims, &rank, &err) == SYMC_OK, "%s", err.msg);
     CHECK(rank == 2 && dims[0] == 2 && dims[1] == n);
-    CHECK_MSG(symrt_get_tensor_shape(c, "idx", dims, &rank, &err) == SYMC_OK, "%s", err.msg);
-    CHECK(rank == 2 && dims[0] == 2 && dims[1] == -1); /* known after the run */
-    CHECK_MSG(symrt_get_output_shape(c, "idx", dims, &rank, &err) == SYMC_ERR_INVALID_ARG &&
-                  strstr(err.msg, "symrt_context_sync_shapes"),
-              "%s", err.msg);
+    if (which == 0) { /* a new shape (the cases of one shape follow each other): the last run's shapes are gone */
+        CHECK_MSG(symrt_get_tensor_shape(c, "idx", dims, &rank, &err) == SYMC_OK, "%s", err.msg);
+        CHECK(rank == 2 && dims[0] == 2 && dims[1] == -1); /* known after the run */
+        CHECK_MSG(symrt_get_output_shape(c, "idx", dims, &rank, &err) == SYMC_ERR_INVALID_ARG &&
+                      strstr(err.msg, "symrt_context_sync_shapes"),
+                  "%s", err.msg);
+    }
     int64_t idx[2 * MAXN];
     float z[MAXN];
     memset(idx, 0xff, sizeof idx);

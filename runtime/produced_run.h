@@ -1,4 +1,4 @@
-/* produced.h: the runtime's side of sizes known only after a node runs
+/* produced_run.h: the runtime's side of sizes known only after a node runs
  * (rt_engine.produced, format 7; docs/PLAN-data-dependent.md §4), kept
  * apart from the context code (context.c) that calls it.
  *
@@ -11,8 +11,8 @@
  * slots, every tensor is checked to fit where the layout put it, and the
  * guards waiting for that symbol are checked. After the run, the real slots
  * are the shapes the user reads (symrt_context_sync_shapes). */
-#ifndef SYMC_RUNTIME_PRODUCED_H
-#define SYMC_RUNTIME_PRODUCED_H
+#ifndef SYMC_RUNTIME_PRODUCED_RUN_H
+#define SYMC_RUNTIME_PRODUCED_RUN_H
 
 #include <stdint.h>
 

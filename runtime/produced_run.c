@@ -1,4 +1,4 @@
-/* Sizes known only after a node runs, on the runtime's side (produced.h).
+/* Sizes known only after a node runs, on the runtime's side (produced_run.h).
  *
  * Capacity first: the capacity program reads the input-dim symbols and
  * gives each produced symbol the most it can be (its bound with every
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "runtime/plan.h"
-#include "runtime/produced.h"
+#include "runtime/produced_run.h"
 
 void rt_produced_free(rt_produced_run *r) {
     if (!r) return;
