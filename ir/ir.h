@@ -356,6 +356,8 @@ symc_status ir_fuse_check(ir_module *m, symc_error *err);
  * one (ir_fuse_check). The first problem is reported, naming the node, its
  * op and the tensor or attribute at fault. */
 symc_status ir_verify(ir_module *m, symc_error *err);
+/* The same for a module still being built: it may have no outputs yet. */
+symc_status ir_verify_open(ir_module *m, symc_error *err);
 /* The per-node part of the verifier, usable before a node exists: arity,
  * input indices, attributes against the op's schema and their values. `name`
  * is used in messages. */

@@ -92,7 +92,10 @@ symc_status symc_module_verify(symc_module *m, symc_error *err);
 /* Symbolic shape inference: every node output gets its shape as expressions
  * over the declared symbols. Facts that cannot be proven become guards; one
  * that would reject sizes you declared valid is an error naming the node, the
- * relation and a fix (e.g. "declare S as a multiple of 8"). */
+ * relation and a fix (e.g. "declare S as a multiple of 8"). It may run before
+ * any output is marked (a frontend asking for a shape while it builds), and
+ * again after more nodes: shapes it gave stay (a size a node produces at run
+ * time keeps its symbol). */
 symc_status symc_module_infer_shapes(symc_module *m, symc_error *err);
 /* .symir files (FlatBuffers, ir/symir.fbs). Loading verifies the buffer, then
  * checks indices and sizes, before building anything. */

@@ -30,11 +30,6 @@ MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary"
           "mask_pad", "mask_causal_pad", "mask_bool_where",
           # docs/PLAN-data-dependent.md stage 4: NonZero, Compress, Unique, NonMaxSuppression (sizes known after the run)
           "data_sized_e2e"]
-# Models whose engines need the runtime of produced sizes (engine format 7, PLAN-data-dependent.md stages 3-4),
-# which is not merged yet: until it is, `symc compile` refuses them ("... cannot be bound from the input shapes
-# at run time") and the e2e test accepts exactly that refusal; once it compiles they run and are compared like
-# every other model. Empty this set when the runtime has merged.
-PENDING_RUNTIME = {"data_sized_e2e"}
 # models checked in fp32 only: quantized integers are rounded from fp32 values, which half storage
 # changes (the e2e half runs and the GPU test's half sweeps skip them)
 FP32_ONLY = {"quant", "data_sized_e2e"}  # data_sized_e2e: rounded values decide its sizes

@@ -40,7 +40,7 @@ gen_bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen_bench_
 subprocess.run([sys.executable, gen_bench, tmp], check=True, capture_output=True)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from models import DEFAULT, FP32_ONLY, MODELS, NO_CUDA, PENDING_RUNTIME, POINTS, RANGES  # noqa: E402
+from models import DEFAULT, FP32_ONLY, MODELS, NO_CUDA, POINTS, RANGES  # noqa: E402
 
 NP = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32,
       onnx.TensorProto.BOOL: np.bool_, onnx.TensorProto.DOUBLE: np.float64, onnx.TensorProto.INT8: np.int8,
@@ -69,9 +69,6 @@ def dims_of(value_info):
 def run_model(name, path, m, inputs, flags, sizes_of, suffix, extra):
     engine = os.path.join(tmp, name + suffix + ".symx")
     r = subprocess.run([symc, "compile", path, "-o", engine] + flags + extra, capture_output=True, text=True)
-    if name in PENDING_RUNTIME and r.returncode == 1 and "cannot be bound from the input shapes" in r.stderr:
-        print(f"{name}{suffix}: refused until the runtime of produced sizes merges (models.PENDING_RUNTIME)")
-        return
     check(r.returncode == 0, f"{name}{suffix}: compile: {r.stderr.strip()}")
     if r.returncode:
         return
