@@ -12,7 +12,8 @@ masks) at several sequence lengths, the backend-specific SDPA ops (efficient,
 flash, cudnn, flash_for_cpu, math: what torch.export on CUDA can leave) called
 directly, and an M3-like ResNet CNN with H, W in [128, 512] (a range torch's own
 guards would narrow) at odd and even sizes; sizes known only at run time (x[x > 0], nonzero,
-masked_select, torch.where(cond), a mask over dim 1) at counts 0, 1, some and all. Then the errors: an out-of-range input raises with symrt's
+masked_select, torch.where(cond), a mask over dim 1) at counts 0, 1, some and all, and
+torchvision.ops.nms at N = 1 .. 64. Then the errors: an out-of-range input raises with symrt's
 message; an unsupported op names the op and the source line. On CPU it runs the
 reference backend; where torch.cuda is available the models also run with CUDA
 tensors (zero-copy on the current stream). Without torch it prints SKIP and
@@ -471,6 +472,36 @@ def test_masks():
             check("masks: a GPU build is refused with the way out", "gpu=False" in str(e), str(e))
 
 
+class Nms(nn.Module):
+    def forward(self, boxes, scores):
+        import torchvision
+        keep = torchvision.ops.nms(boxes, scores, 0.5)
+        return keep, boxes[keep] * 2, scores[keep] + 1
+
+
+def test_nms():
+    """torchvision.ops.nms on the reference backend against eager: the same boxes kept, in the same order, at
+    N = 1 .. 64 from one engine (distinct scores: NMS is discontinuous at ties)."""
+    try:
+        import torchvision  # noqa: F401
+    except Exception as e:  # noqa: BLE001
+        log(f"SKIP nms: torchvision not installed ({e})")
+        return
+    model = Nms().eval()
+    m = symc.compile(model, inputs=[symc.Input(min_shape=(1, 4), opt_shape=(16, 4), max_shape=(64, 4)),
+                                    symc.Input(min_shape=(1,), opt_shape=(16,), max_shape=(64,))], gpu=False)
+    g = torch.Generator().manual_seed(5)
+    for n in (1, 2, 7, 16, 40, 64):
+        for trial in range(3):
+            xy = torch.rand(n, 2, generator=g) * 20
+            wh = torch.rand(n, 2, generator=g) * 8 + 0.5
+            b = torch.cat([xy, xy + wh], 1)
+            s = torch.randperm(n * 10, generator=g)[:n].float() / (n * 10)
+            for i, (p, q) in enumerate(zip(m(b, s), model(b, s))):
+                check(f"nms n={n} trial {trial} output {i}", p.shape == q.shape and torch.equal(p, q),
+                      f"{p.tolist()} != {q.tolist()}")
+
+
 def test_unsupported():
     try:
         symc.compile(Cummax(), inputs=[symc.Input(min_shape=(1, 8), opt_shape=(2, 8), max_shape=(4, 8))])
@@ -487,6 +518,7 @@ def main():
         f"libsymc {symc.find_library()}")
     test_unsupported()
     test_masks()
+    test_nms()
     for dev in DEVICES:
         test_matmul(dev)
         test_sdpa(dev)

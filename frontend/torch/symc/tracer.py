@@ -588,6 +588,8 @@ class Tracer(TracerChecks):
         fn = _LOWER.get(t)
         if fn is None and isinstance(t, torch._ops.OpOverload):
             fn = _LOWER.get(t._overloadpacket)
+        if fn is None and isinstance(t, torch._ops.OpOverload):
+            fn = _LOWER.get(t.name())  # an op of a library that registers it when imported (torchvision::nms)
         if fn is None:
             self.fail(f"unsupported ATen op {_op_name(t)}; symc has no lowering for it")
         return fn(self, n, args, kwargs)

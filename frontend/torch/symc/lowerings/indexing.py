@@ -14,6 +14,7 @@ selected element (a where); values per selected element are refused.
 import torch
 
 from .. import _lib
+from ..values import _T
 from .helpers import _arg_dtype, _cast, _dt, _norm, _static
 from .registry import _op, _reg
 
@@ -270,3 +271,26 @@ def _masked_select(tr, n, a, k):
     rows = _nonzero_rows(tr, n, mf, tr.val(n).shape[0])
     return tr.node("gather_nd", [xf, rows])
 
+
+
+@_reg("torchvision::nms")
+def _torchvision_nms(tr, n, a, k):
+    """torchvision.ops.nms(boxes [N, 4] as (x1, y1, x2, y2), scores [N], iou_threshold): the indices kept, by
+    score descending, [u] with u known only at run time. symc's nms (ONNX NonMaxSuppression: one batch, one
+    class, every box may be kept, no score threshold) suppresses a box whose IoU with a kept one is above the
+    threshold, as torchvision does (equal scores: the lower index first; torchvision's order there is its
+    sort's), and column 2 of its [u, 3] rows is the box. torchvision's fake kernel declares u >= 2, an assert
+    eager torch does not keep (0 or 1 boxes are kept without error): symc does not check it."""
+    import numpy as np
+    boxes, scores, iou = a[0], a[1], a[2]
+    for what, v, node in (("boxes", boxes, n.args[0]), ("scores", scores, n.args[1])):
+        if _arg_dtype(tr, node, v) != torch.float32:
+            tr.fail(f"torchvision nms with {what} of dtype {_arg_dtype(tr, node, v)} is not supported (float32 is)")
+    b = tr.node("unsqueeze", [tr.tensor(boxes)], [("axes", "ints", [0])])
+    s = tr.node("unsqueeze", [tr.tensor(scores)], [("axes", "ints", [0, 1])])
+    most = _T(tr.m.constant(tr.const_name("most"), np.array([1 << 62], dtype=np.int64)))  # every box may be kept
+    thr = _T(tr.m.constant(tr.const_name("iou"), np.array([float(iou)], dtype=np.float32)))
+    sel = tr.node("nms", [b, s, most, thr])
+    _produced(tr, n, sel, 0, tr.val(n).shape[0])
+    col = _T(tr.m.constant(tr.const_name("index"), np.array(2, dtype=np.int64)))
+    return tr.node("gather", [sel, col], [("axis", "int", 1)])

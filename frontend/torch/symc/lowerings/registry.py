@@ -20,6 +20,8 @@ _NO_FOLD = set()
 
 
 def _reg(*targets):
+    """Registers fn for each target: an op overload or packet, or a "namespace::name" string for an op a
+    library registers when it is imported (torchvision::nms), matched by the overload's name()."""
     def deco(fn):
         for t in targets:
             if t is not None:
