@@ -66,7 +66,8 @@ int tool_bench_set_shapes(const b_run *r, const b_point *p, symc_error *err) {
         else symrt_engine_output(r->e, i - r->ni, &info, NULL);
         char what[160];
         snprintf(what, sizeof what, "%s '%s'", i < r->ni ? "input" : "output", info.name);
-        if (symrt_get_tensor_shape(r->c, info.name, dims, &rank, err) ||
+        /* an output's size may depend on the data: its buffer holds the most it can be */
+        if (symrt_get_tensor_max_shape(r->c, info.name, dims, &rank, err) ||
             tool_tensor_size(what, info.dtype, rank, dims, NULL, NULL, err))
             return 1;
     }
@@ -87,6 +88,12 @@ int tool_bench_point_symbols(const rt_engine *e, const b_point *p, int64_t *vals
         if (!it || (int32_t)src->dim >= it->rank) return 1;
         vals[src->symbol] = it->dims[src->dim];
     }
+    /* sizes known only after a run: at their capacity, what memory is planned for */
+    int64_t cap[64];
+    if (e->n_produced && e->n_produced <= 64 &&
+        sym_program_eval(e->capacity_program, e->capacity_program_size, vals, e->n_symbols, cap, e->n_produced, NULL) ==
+            SYMC_OK)
+        for (uint32_t k = 0; k < e->n_produced; k++) vals[e->produced[k].symbol] = cap[k];
     return 0;
 }
 
@@ -209,7 +216,7 @@ static int b_point_sizes(b_run *r, const b_point *p, b_result *res, b_bufs *bf, 
         else symrt_engine_output(r->e, i - r->ni, &bf->info[i], NULL);
         int64_t dims[B_MAX_RANK];
         int32_t rank;
-        if (symrt_get_tensor_shape(r->c, bf->info[i].name, dims, &rank, err)) return 1;
+        if (symrt_get_tensor_max_shape(r->c, bf->info[i].name, dims, &rank, err)) return 1;
         char what[160];
         snprintf(what, sizeof what, "%s '%s'", i < r->ni ? "input" : "output", bf->info[i].name);
         if (tool_tensor_size(what, bf->info[i].dtype, rank, dims, &bf->elems[i], &bf->bytes[i], err)) return 1;
@@ -400,7 +407,16 @@ static int b_point_nans(b_run *r, const b_bufs *bf, b_result *res, symc_error *e
     for (uint32_t i = r->ni; i < bf->nio; i++) {
         if (bf->info[i].dtype != SYMC_F32) continue;
         if (r->drv && bf->bytes[i]) B_CU(r->drv->memcpy_dtoh(bf->host[i], bf->dev[i], bf->bytes[i]), "cuMemcpyDtoH");
-        for (size_t k = 0; k < bf->elems[i]; k++)
+        /* an output whose size depends on the data fills only its real shape (the last run's) */
+        size_t elems = bf->elems[i];
+        int64_t dims[B_MAX_RANK];
+        int32_t rank;
+        if (symrt_engine_num_produced(r->e) && !symrt_context_sync_shapes(r->c, NULL) &&
+            !symrt_get_output_shape(r->c, bf->info[i].name, dims, &rank, NULL)) {
+            elems = 1;
+            for (int32_t d = 0; d < rank; d++) elems *= (size_t)dims[d];
+        }
+        for (size_t k = 0; k < elems && k < bf->elems[i]; k++)
             if (isnan(((const float *)bf->host[i])[k])) res->nan_out++;
         break;
     }

@@ -126,6 +126,16 @@ typedef struct terms {
 /* The leaves of the top-level max tree, each distinct one once. The tree is a
  * DAG (one max can sit under several others), so it is walked with a visited
  * set: as a tree it could take exponential time. */
+/* Sizes known only after a run (rt_engine.produced) at their capacity for these input-dim symbol
+ * values: the memory is planned for it. */
+static void at_capacity(const rt_engine *e, int64_t *vals) {
+    int64_t cap[64];
+    if (!e->n_produced || e->n_produced > 64 ||
+        sym_program_eval(e->capacity_program, e->capacity_program_size, vals, e->n_symbols, cap, e->n_produced, NULL))
+        return;
+    for (uint32_t k = 0; k < e->n_produced; k++) vals[e->produced[k].symbol] = cap[k];
+}
+
 static void collect(const sym_table *t, sym_expr e, terms *c) {
     sym_view v;
     if (c->oom || e >= sym_expr_count(t) || c->seen[e]) return;
@@ -180,6 +190,7 @@ size_t tool_memory_text(const tool_memory *m, char *buf, size_t cap) {
     collect(m->t, m->workspace, &c);
     if (c.oom) goto done;
     for (uint32_t s = 0; s < m->e->n_symbols; s++) opt[s] = m->e->symbols[s].opt;
+    at_capacity(m->e, opt);
     for (uint32_t i = 0; i < c.n; i++)
         if (sym_eval(m->t, c.v[i].e, opt, m->e->n_symbols, &c.v[i].at_opt, NULL)) c.v[i].at_opt = INT64_MIN;
     qsort(c.v, c.n, sizeof *c.v, by_opt_desc);
@@ -296,6 +307,7 @@ int tool_memory_report(const rt_engine *e, const char *path) {
         }
         for (uint32_t s = 0; s < e->n_symbols; s++)
             vals[l][s] = l == 0 ? e->symbols[s].min : l == 1 ? e->symbols[s].opt : e->symbols[s].max;
+        at_capacity(e, vals[l]);
         symc_error err;
         if (sym_program_eval(e->program, e->program_size, vals[l], e->n_symbols, slots[l], e->num_slots, &err)) {
             fprintf(stderr, "symc: %s: evaluating its shape program: %s\n", path, err.msg);
