@@ -8,7 +8,10 @@ runs and matches numpy. Every dtype through .npy (issue 29): for each symc dtype
 input of that dtype (y = x + x, or not x for bool, and z = x) runs on numpy-written files (little-endian,
 big-endian and Fortran order) and its outputs equal numpy's exactly, each written with its own descr (bf16
 widened to f32); a file of another dtype is refused naming the input, the file and both dtypes, except the
-documented conversions (f32 rounded for an f16/bf16 input, uint16 bit patterns for bf16).
+documented conversions (f32 rounded for an f16/bf16 input, uint16 bit patterns for bf16). An If on a size
+gives a regions engine through every command; a NonZero model (a size known only after the run) is refused
+for the GPU naming --no-gpu, lists its produced size in inspect, and runs with outputs written at their real
+shapes.
 
 usage: cli_onnx_test.py SYMC TMPDIR
 """
@@ -314,6 +317,31 @@ check(os.path.exists(path("branch.svg")) and "max" in out, f"bench sweeps across
 # the plain import refuses what only regions can take, naming the way
 out = run("dot", branch, "--shapes", "x:1x1,2x100,4x200", want=1)
 check("64 < S" in out and "regions" in out, f"a one-graph command on the open If: {out}")
+
+# ---- sizes known only after the run (NonZero): --no-gpu for now, outputs written at their real shapes ----
+nzm = save([h.make_node("NonZero", ["x"], ["idx"]), h.make_node("Transpose", ["idx"], ["rows"], perm=[1, 0]),
+            h.make_node("GatherND", ["x", "rows"], ["vals"])],
+           [h.make_tensor_value_info("x", T.FLOAT, ["B", 5])],
+           [h.make_tensor_value_info("idx", T.INT64, None), h.make_tensor_value_info("vals", T.FLOAT, None)], [],
+           "nz.onnx")
+out = run("compile", nzm, "--shapes", "x:1x5,2x5,8x5", "-o", path("nz.symx"), want=1)
+check("known only at run time" in out and "--no-gpu" in out, f"a GPU build names the way out: {out}")
+run("compile", nzm, "--shapes", "x:1x5,2x5,8x5", "-o", path("nz.symx"), "--no-gpu")
+out = run("inspect", path("nz.symx"))
+check("produced sizes" in out and "u0" in out and "(B*5)" in out, f"inspect lists the produced size: {out}")
+for b in (1, 3, 8):
+    x = np.random.default_rng(b).standard_normal((b, 5)).astype(np.float32)
+    x[x < 0.2] = 0
+    np.save(path("xn.npy"), x)
+    out = run("run", path("nz.symx"), "--input", f"x={path('xn.npy')}", "--output", f"idx={path('idx.npy')}",
+              "--output", f"vals={path('vals.npy')}")
+    want_idx = np.array(np.nonzero(x), dtype=np.int64)
+    got_idx, got_vals = np.load(path("idx.npy")), np.load(path("vals.npy"))
+    check(np.array_equal(got_idx, want_idx) and np.array_equal(got_vals, x[x != 0]),
+          f"NonZero at B = {b}: idx {got_idx.shape} vals {got_vals.shape}, want {want_idx.shape}: {out}")
+    check(f"idx: i64[2, {want_idx.shape[1]}]" in out, f"run prints the real shape: {out}")
+out = run("bench", path("nz.symx"), "--backend", "ref", "--shapes", "x:4x5", "--iters", "2")
+check("NaN" not in out, f"bench counts no poison outside the real shapes: {out}")
 
 print(f"cli_onnx_test: {len(failures)} failed")
 sys.exit(1 if failures else 0)
