@@ -123,6 +123,22 @@ with warnings.catch_warnings():
     if ml_dtypes is not None:
         (yb,) = sb.run(None, {"x": np.array([1.5, -3, 2.25], ml_dtypes.bfloat16)})
         check("bfloat16 in, float32 out", yb.dtype == np.float32 and np.array_equal(yb, [3, -6, 4.5]), yb)
+# a size known only after the run: nonzero(x) through the builder, Session returns arrays at their real shapes
+mz = builder.Module("nz")
+Bz = mz.symbol("B", 1, 2, 8)
+xz = mz.input("x", _lib.F32, [Bz, mz.const(3)])
+mz.output(mz.node("nonzero", [xz], name="idx"))
+engz = os.path.join(d, "nz.symx")
+mz.compile(engz, gpu=False)
+mz.close()
+sz = symc.Session(engz)
+check("a produced size in the output's shape", sz.get_outputs()[0].shape == [2, "u0"], sz.get_outputs()[0].shape)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", symc.ReferenceBackendWarning)
+    for xa in (np.zeros((2, 3), np.float32), np.array([[0, 1, 0], [2, 0, 3]], np.float32), np.ones((8, 3), np.float32)):
+        (iz,) = sz.run(None, {"x": xa})
+        check(f"nonzero of {xa.shape} with {np.count_nonzero(xa)} set", iz.dtype == np.int64 and
+              np.array_equal(iz, np.array(np.nonzero(xa))), iz)
 for name in ("compile", "Input", "load", "EngineModule", "symc_backend"):
     if torchless:
         raises(f"symc.{name} without torch", lambda: getattr(symc, name), "needs PyTorch", "symc.Session")
