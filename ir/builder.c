@@ -52,6 +52,12 @@ symc_dim symc_dim_mul(symc_module *m, symc_dim a, symc_dim b) {
 symc_dim symc_dim_floordiv(symc_module *m, symc_dim a, symc_dim b) {
     return m && dim_ok(m, a) && dim_ok(m, b) ? sym_floordiv(m->syms, a, b) : SYM_NONE;
 }
+symc_dim symc_dim_min(symc_module *m, symc_dim a, symc_dim b) {
+    return m && dim_ok(m, a) && dim_ok(m, b) ? sym_min(m->syms, a, b) : SYM_NONE;
+}
+symc_dim symc_dim_max(symc_module *m, symc_dim a, symc_dim b) {
+    return m && dim_ok(m, a) && dim_ok(m, b) ? sym_max(m->syms, a, b) : SYM_NONE;
+}
 
 size_t symc_dim_print(symc_module *m, symc_dim d, char *buf, size_t cap) {
     if (!m || !dim_ok(m, d)) return (size_t)snprintf(buf, cap, "<invalid dim>");

@@ -59,6 +59,8 @@ symc_dim symc_dim_const(symc_module *m, int64_t v);
 symc_dim symc_dim_add(symc_module *m, symc_dim a, symc_dim b);
 symc_dim symc_dim_mul(symc_module *m, symc_dim a, symc_dim b);
 symc_dim symc_dim_floordiv(symc_module *m, symc_dim a, symc_dim b);
+symc_dim symc_dim_min(symc_module *m, symc_dim a, symc_dim b); /* e.g. min(300, u0): the k of a top-k over a count */
+symc_dim symc_dim_max(symc_module *m, symc_dim a, symc_dim b);
 /* Readable text of a dimension, snprintf semantics. */
 size_t symc_dim_print(symc_module *m, symc_dim d, char *buf, size_t cap);
 /* Whether a == b at every size inside the declared ranges: 1 proven for all of

@@ -30,7 +30,6 @@
 #include "runtime/plan.h"
 #include "runtime/ref/ref_kernels.h"
 
-#define REF_MAX_IO 64 /* inputs or outputs of one node */
 #define REF_ALIGN 64  /* bytes: every tensor offset in the workspace (AVX-512 loads, cache lines) */
 
 typedef struct ref_state ref_state;
@@ -45,6 +44,7 @@ struct ref_state {
     size_t *offset;        /* per tensor: offset in the workspace, SIZE_MAX if not there */
     symc_attr *scratch_attrs;
     int64_t *scratch_ints;
+    rt_ref_tensor *in, *out; /* one node's, sized for the engine's widest (a concat of 90 inputs) */
 };
 
 static void *default_alloc(void *ctx, size_t size, size_t alignment) {
@@ -65,6 +65,8 @@ static void ref_destroy(void *state) {
     free(r->offset);
     free(r->scratch_attrs);
     free(r->scratch_ints);
+    free(r->in);
+    free(r->out);
     free(r);
 }
 
@@ -78,9 +80,11 @@ static symc_status new_state(const rt_engine *e, ref_state *owner, const symrt_a
     r->owner = owner ? owner : r;
     r->alloc = alloc ? *alloc : (symrt_allocator){default_alloc, default_free, NULL};
     /* scratch for the largest node's attributes and dim entries */
-    uint32_t max_attrs = 0, max_dims = 0;
+    uint32_t max_attrs = 0, max_dims = 0, max_in = 0, max_out = 0;
     for (uint32_t i = 0; i < e->n_nodes; i++) {
         uint32_t nd = 0;
+        if (e->nodes[i].n_in > max_in) max_in = e->nodes[i].n_in;
+        if (e->nodes[i].n_out > max_out) max_out = e->nodes[i].n_out;
         for (uint32_t a = 0; a < e->nodes[i].n_attrs; a++)
             if (e->nodes[i].attrs[a].kind == SYMC_ATTR_DIMS) nd += e->nodes[i].attrs[a].n;
         if (e->nodes[i].n_attrs > max_attrs) max_attrs = e->nodes[i].n_attrs;
@@ -89,7 +93,9 @@ static symc_status new_state(const rt_engine *e, ref_state *owner, const symrt_a
     r->offset = calloc(e->n_tensors + 1, sizeof *r->offset);
     r->scratch_attrs = calloc(max_attrs + 1, sizeof *r->scratch_attrs);
     r->scratch_ints = calloc(max_dims + 1, sizeof *r->scratch_ints);
-    if (!r->offset || !r->scratch_attrs || !r->scratch_ints) {
+    r->in = calloc(max_in + 1, sizeof *r->in);
+    r->out = calloc(max_out + 1, sizeof *r->out);
+    if (!r->offset || !r->scratch_attrs || !r->scratch_ints || !r->in || !r->out) {
         ref_destroy(r);
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
     }
@@ -174,13 +180,11 @@ static symc_status ref_enqueue(void *state, const int64_t *slots, int shape_chan
     /* the layout depends only on the shapes: allocate once per new shape, not per call */
     if (shape_changed && (st = grow_workspace(r, err))) return st;
 
-    rt_ref_tensor in[REF_MAX_IO], out[REF_MAX_IO];
+    rt_ref_tensor *in = r->in, *out = r->out;
     uint32_t next = 0; /* the next produced size (e->produced, in node order) */
     for (uint32_t i = 0; i < e->n_nodes; i++) {
         const rt_node *n = &e->nodes[i];
         if (n->op == IR_OP_CONSTANT) continue;
-        if (n->n_in > REF_MAX_IO || n->n_out > REF_MAX_IO)
-            return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s' has more than 64 inputs or outputs", n->name);
         for (uint32_t k = 0; k < n->n_in; k++) to_ref(r, slots, addr, n->in[k], &in[k]);
         for (uint32_t k = 0; k < n->n_out; k++) to_ref(r, slots, addr, n->out[k], &out[k]);
         const symc_attr *attrs = evaluated_attrs(r, slots, n);

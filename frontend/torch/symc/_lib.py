@@ -112,6 +112,8 @@ def _declare(L):
         "symc_dim_add": (U32, [P, U32, U32]),
         "symc_dim_mul": (U32, [P, U32, U32]),
         "symc_dim_floordiv": (U32, [P, U32, U32]),
+        "symc_dim_min": (U32, [P, U32, U32]),
+        "symc_dim_max": (U32, [P, U32, U32]),
         "symc_dim_print": (SZ, [P, U32, ctypes.c_char_p, SZ]),
         "symc_dim_equal": (ctypes.c_int, [P, U32, U32]),
         "symc_dim_eval": (S, [P, U32, ctypes.POINTER(I64), U32, ctypes.POINTER(I64), E]),

@@ -20,6 +20,7 @@ rebuilds the program's output pytree. torch_tensorrt.compile's spellings (ir=,
 arg_inputs=, kwarg_inputs=, enabled_precisions=, one Input not in a list) map
 onto the same path; its other options are refused by name.
 """
+import contextlib
 import hashlib
 import inspect
 import itertools
@@ -640,17 +641,51 @@ def load(path, gpu=None):
     return mod
 
 
+def _batched_nms_traced(boxes, scores, idxs, iou_threshold):
+    """torchvision.ops.batched_nms as torchvision computes it for up to 4000 boxes (its coordinate trick: each
+    class's boxes moved apart by class * (max coordinate + 1), one nms), without the two Python branches on the
+    number of boxes, which is known only at run time: above 4000 torchvision loops over the classes instead (the
+    same boxes kept: its own equivalence), and with no boxes it returns an empty result, which the trick gives
+    too (nms of no boxes). Only while symc exports a model (_export_patches)."""
+    import torchvision
+    max_coordinate = boxes.max()
+    offsets = idxs.to(boxes) * (max_coordinate + torch.tensor(1).to(boxes))
+    return torchvision.ops.nms(boxes + offsets[:, None], scores, iou_threshold)
+
+
+@contextlib.contextmanager
+def _export_patches():
+    """What torch.export cannot trace as a library wrote it, replaced by an equivalent while symc exports:
+    torchvision's batched_nms branches on a size known only at run time (_batched_nms_traced). Restored after."""
+    saved = []
+    try:
+        import torchvision.ops
+        import torchvision.ops.boxes
+        for mod in (torchvision.ops.boxes, torchvision.ops):
+            if getattr(mod, "batched_nms", None) is not None:
+                saved.append((mod, mod.batched_nms))
+                mod.batched_nms = _batched_nms_traced
+    except Exception:  # noqa: BLE001 - no torchvision: nothing to replace
+        pass
+    try:
+        yield
+    finally:
+        for mod, fn in saved:
+            mod.batched_nms = fn
+
+
 def _export(model, args, dynamic_shapes):
     """torch.export.export with torch's shape guards turned into runtime asserts (which the tracer drops)
-    instead of narrowing the declared ranges."""
+    instead of narrowing the declared ranges, and torchvision's batched_nms traceable (_export_patches)."""
     try:
-        with record_guard_sources():
+        with record_guard_sources(), _export_patches():
             return torch.export.export(model, args, dynamic_shapes=dynamic_shapes,
                                        prefer_deferred_runtime_asserts_over_guards=True)
     except TypeError as e:  # a torch without the flag
         if "prefer_deferred_runtime_asserts_over_guards" not in str(e):
             raise
-        return torch.export.export(model, args, dynamic_shapes=dynamic_shapes)
+        with _export_patches():
+            return torch.export.export(model, args, dynamic_shapes=dynamic_shapes)
 
 
 def export_ranges(model, args, dims):

@@ -70,6 +70,12 @@ class Module:
     def floordiv(self, a, b):
         return self.L.symc_dim_floordiv(self.h, a, b)
 
+    def min(self, a, b):
+        return self.L.symc_dim_min(self.h, a, b)
+
+    def max(self, a, b):
+        return self.L.symc_dim_max(self.h, a, b)
+
     def dim_equal(self, a, b):
         """1: a == b at every size in the declared ranges; 0: at none; -1: not proven either way."""
         return self.L.symc_dim_equal(self.h, a, b)

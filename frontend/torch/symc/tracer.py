@@ -214,6 +214,11 @@ class Tracer(TracerChecks):
                 d = self.m.mul(d, a)
         elif isinstance(v, FloorDiv):
             d = self.m.floordiv(self.dim(v.args[0]), self.dim(v.args[1]))
+        elif type(v).__name__ in ("Min", "Max"):  # sympy's or torch's: min(300, u0), a top-k over a count
+            args = [self.dim(a) for a in v.args]
+            d = args[0]
+            for a in args[1:]:
+                d = self.m.min(d, a) if type(v).__name__ == "Min" else self.m.max(d, a)
         else:
             self.fail(f"shape expression {v} ({type(v).__name__}) has no symc equivalent")
         if d == _lib.DIM_NONE:

@@ -127,6 +127,19 @@ def _rsub(tr, n, a, k):
         tr.fail("rsub with alpha != 1 is not supported")
 
 
+@_reg(_op("copy"))
+def _copy(tr, n, a, k):
+    """aten.copy(self, src) (a functionalized self.copy_(src), e.g. torchvision's batch_images writing an image
+    into a slice of the batch): src in self's dtype, broadcast to self's shape; self's values are not read."""
+    src_dt = _arg_dtype(tr, n.args[1], a[1])
+    dst = _dt(tr, n)
+    h = tr.tensor(_cast(tr, a[1], src_dt, dst) if src_dt != dst else a[1], dst)
+    want, have = tr.shape(n), (tr.shape(n.args[1]) if isinstance(n.args[1], torch.fx.Node) else list(a[1].shape))
+    if len(want) != len(have) or any(str(p) != str(q) for p, q in zip(want, have)):
+        h = tr.node("expand", [h], [("shape", "dims", [tr.dim(d) for d in want])])
+    return h
+
+
 @_reg(_op("_to_copy"), _op("to"), _op("_to_dim_order_copy"), _op("type_as"))
 def _to(tr, n, a, k):
     src, dst = _in_dtype(tr, n), _dt(tr, n)

@@ -221,10 +221,21 @@ def _produced(tr, n, h, out_dim, size):
 
 def _nonzero_rows(tr, n, mask_h, size):
     """The coordinates of mask's non-zero elements, one row each, [u, rank] (torch's layout): symc's nonzero
-    ([rank, u], ONNX's) transposed; u mapped to torch's size."""
-    nz = tr.node("nonzero", [mask_h])
-    _produced(tr, n, nz, 1, size)
-    return tr.node("transpose", [nz], [("perm", "ints", [1, 0])])
+    ([rank, u], ONNX's) transposed; u mapped to torch's size. One nonzero per mask: indexing several tensors
+    with one mask (torchvision's score[keep], box[keep]) gives torch one size, and symc one symbol too."""
+    cache = tr.__dict__.setdefault("_nonzero_rows", {})
+    hit = cache.get(int(mask_h))
+    if hit is None:
+        nz = tr.node("nonzero", [mask_h])
+        u = _produced(tr, n, nz, 1, size)
+        hit = cache[int(mask_h)] = (tr.node("transpose", [nz], [("perm", "ints", [1, 0])]), u)
+    else:  # torch's size for this selection is the same symbol (or a new name for it)
+        u = hit[1]
+        e = size.node.expr if isinstance(size, torch.SymInt) else None
+        if e is None or not e.is_Symbol or tr.symbols.setdefault(e, u) != u:
+            tr.fail(f"torch's size {size} of a selection by a mask already selected from is not its count",
+                    code="internal")
+    return hit[0]
 
 
 @_reg(_op("nonzero"), _op("argwhere"))

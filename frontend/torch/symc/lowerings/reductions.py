@@ -58,7 +58,12 @@ _LOWER[aten.sum] = _reduce_cast("reduce_sum")
 _LOWER[aten.amax] = _reduce("reduce_max")
 
 
-@_reg(_op("amin"))
+# torch.max(x) / torch.min(x) over every element (a 0-d result); over no elements torch raises, symc gives the
+# identity (-inf / +inf for floats: torchvision's batched_nms over no boxes then keeps none, as it should)
+_LOWER[_op("max.default")] = _reduce("reduce_max")
+
+
+@_reg(_op("amin"), _op("min.default"))
 def _amin(tr, n, a, k):
     neg = tr.node("neg", [tr.tensor(a[0])])
     return tr.node("neg", [_reduce("reduce_max")(tr, n, [neg] + list(a[1:]), k)])
