@@ -379,7 +379,9 @@ int cg_cuda_half_ok(const ir_module *m, uint32_t node) {
     case IR_OP_MAX_POOL2D:
     case IR_OP_AVG_POOL2D:
     case IR_OP_GLOBAL_AVG_POOL:
-    case IR_OP_RESIZE: return 1;
+    case IR_OP_RESIZE:
+    case IR_OP_NONZERO:          /* a value compared with 0 */
+    case IR_OP_UNIQUE: return 1; /* values compared in fp32 */
     default: return 0;
     }
 }
@@ -439,6 +441,9 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
     case IR_OP_SCATTER_ND:
     case IR_OP_SCATTER_ELEMENTS: return cg_emit_index(c, i);
     case IR_OP_RESIZE: return cg_emit_resize(c, i);
+    case IR_OP_NONZERO:
+    case IR_OP_UNIQUE:
+    case IR_OP_NMS: return cg_emit_select(c, i);
     default: return cg_emit_move(c, i);
     }
 }

@@ -165,7 +165,7 @@ symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, uint64_t seed, symc_error *err
     }
     s->filled = 1;
     /* one full run: checks the engine and gives intermediates real values */
-    if ((st = rt_cuda_enqueue(s->c, s->slots, 1, s->addr, NULL, NULL, err))) {
+    if ((st = rt_cuda_enqueue(s->c, s->slots, 1, s->addr, NULL, NULL, NULL, err))) {
         symc_error_prefix(err, "running the engine");
         return st;
     }
