@@ -25,6 +25,10 @@
  * epilogue and its row-first op, any other kernel, a copy or an alias), a
  * library call (reading its members: transposes, bias, activation,
  * residual), or a fused attention. Members and dead nodes emit nothing.
+ * The ops whose output size depends on the data (nonzero, nms, unique
+ * without an axis) are cuda_emit_select.c's: each adds a count cell the
+ * backend reads after the producer (cg_count_cell); unique with an axis is
+ * refused (reference backend only).
  *
  * A library convolution with a 1x1 kernel, stride 1, no padding and one
  * group is a GEMM per image on NCHW data (Y[b] = W X[b]): it becomes a
