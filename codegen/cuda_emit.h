@@ -189,6 +189,9 @@ symc_status cg_emit_move(cg_cuda *c, uint32_t node);
 symc_status cg_emit_index(cg_cuda *c, uint32_t node);
 /* cuda_emit_resize.c: resize, every mode of the reference (runtime/ref/ref_kernels_resize.c) */
 symc_status cg_emit_resize(cg_cuda *c, uint32_t node);
+/* cuda_emit_select.c: the ops whose output size depends on the data (nonzero, nms, unique without an axis),
+ * each writing its real count into a count cell (cg_count_cell, codegen/target.h) */
+symc_status cg_emit_select(cg_cuda *c, uint32_t node);
 
 /* ---- NVRTC (cuda_nvrtc.c) ------------------------------------------------------------ */
 /* Compiles `source` once for sm_<sm>, giving its cubin and its PTX (for

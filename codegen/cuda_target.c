@@ -25,6 +25,10 @@
  * epilogue and its row-first op, any other kernel, a copy or an alias), a
  * library call (reading its members: transposes, bias, activation,
  * residual), or a fused attention. Members and dead nodes emit nothing.
+ * The ops whose output size depends on the data (nonzero, nms, unique
+ * without an axis) are cuda_emit_select.c's: each adds a count cell the
+ * backend reads after the producer (cg_count_cell); unique with an axis is
+ * refused (reference backend only).
  *
  * A library convolution with a 1x1 kernel, stride 1, no padding and one
  * group is a GEMM per image on NCHW data (Y[b] = W X[b]): it becomes a
@@ -379,7 +383,9 @@ int cg_cuda_half_ok(const ir_module *m, uint32_t node) {
     case IR_OP_MAX_POOL2D:
     case IR_OP_AVG_POOL2D:
     case IR_OP_GLOBAL_AVG_POOL:
-    case IR_OP_RESIZE: return 1;
+    case IR_OP_RESIZE:
+    case IR_OP_NONZERO:          /* a value compared with 0 */
+    case IR_OP_UNIQUE: return 1; /* values compared in fp32 */
     default: return 0;
     }
 }
@@ -439,6 +445,9 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
     case IR_OP_SCATTER_ND:
     case IR_OP_SCATTER_ELEMENTS: return cg_emit_index(c, i);
     case IR_OP_RESIZE: return cg_emit_resize(c, i);
+    case IR_OP_NONZERO:
+    case IR_OP_UNIQUE:
+    case IR_OP_NMS: return cg_emit_select(c, i);
     default: return cg_emit_move(c, i);
     }
 }

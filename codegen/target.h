@@ -84,6 +84,13 @@ symc_status cg_check_dataflow(const cg_builder *b);
  * workspace storage at run time. */
 symc_status cg_alias(cg_builder *b, uint32_t t, uint32_t of);
 
+/* The count cell of producer `node` (a nonzero, unique or nms node: ir_produced_dim): the i64 [1] temporary
+ * "<node>.count" that one of the node's kernel steps writes and the CUDA backend reads after the node's last
+ * step (codegen/cuda_emit_select.c), or RT_NONE when the steps have none (no GPU code). steps: the builder's
+ * (b->steps, b->n_steps, after the target's emit) or an engine's; arg_writes must be set. For the engine's
+ * rt_produced.count_tensor. */
+uint32_t cg_count_cell(const ir_module *m, const rt_step *steps, uint32_t n_steps, uint32_t node);
+
 typedef struct cg_target {
     const char *name;
     symc_status (*emit)(cg_builder *b);

@@ -82,6 +82,13 @@ typedef struct rt_produced {
     uint32_t dim;     /* a dim of that output, whose slot is the symbol */
     uint32_t bound;   /* program slot */
     const char *what; /* for messages: "the count of non-zero elements of node 'nz' (nonzero)" */
+    /* With GPU code: the tensor (i64 [1], a workspace temporary the CUDA
+     * target adds; codegen cg_cuda_count_cell) into which the producer's
+     * kernels write the real count; the CUDA backend copies it to the host
+     * after the producer's last step (a sync point) and calls the run hook
+     * with it. The producer's last step reads it, so the memory planner
+     * keeps it alive up to that copy. RT_NONE without GPU code. */
+    uint32_t count_tensor;
 } rt_produced;
 
 typedef struct rt_tensor {

@@ -21,6 +21,14 @@
  * another tensor) are copied into the caller's buffer at the end, which the
  * reference backend does too for constants.
  *
+ * An engine with sizes known only after a node runs (rt_engine.produced:
+ * nonzero, unique, nms) is bound at the capacity slots; after each
+ * producer's last step its count cell is copied to pinned memory and the
+ * stream synchronized (a sync point per producer: correct first, plan
+ * stage 6), the core's run hook checks the count and returns the real
+ * slots, and every later step, launch grid and output copy uses them.
+ * Such an engine runs without CUDA graphs (counted as plain runs).
+ *
  * Every entry point makes the device's primary context current first:
  * contexts may be used from any thread (one stream each). */
 #include <inttypes.h>
@@ -93,6 +101,7 @@ void rt_cuda_destroy(rt_cuda *c) {
         for (uint32_t i = 0; i < c->n_graphs; i++)
             if (c->graph_cache[i].exec) rt_cuda_cu.GraphExecDestroy(c->graph_cache[i].exec);
         if (owner && c->capture) rt_cuda_cu.StreamDestroy(c->capture);
+        if (c->count_host) rt_cuda_cu.MemFreeHost(c->count_host);
         if (c->errs == c || !c->errs) { /* the pinned copy and event of a word this state holds */
             if (c->error_host) rt_cuda_cu.MemFreeHost(c->error_host);
             if (c->error_event) rt_cuda_cu.EventDestroy(c->error_event);
@@ -106,6 +115,7 @@ void rt_cuda_destroy(rt_cuda *c) {
     for (uint32_t i = 0; i < c->n_graphs; i++) free(c->graph_cache[i].key);
     free(c->graph_cache);
     free(c->graph_key);
+    free(c->produced_step);
     free(c->fns);
     if (owner) free(c->consts);
     if (owner) free(c->family);
@@ -196,6 +206,40 @@ static symc_status load_modules(rt_cuda *c, symc_error *err) {
     return SYMC_OK;
 }
 
+/* Sizes known only after a node runs: the last step of each producer (its
+ * count is read after it: a sync point) and the pinned cells the counts are
+ * copied into. The count cell (rt_produced.count_tensor) is an i64 tensor
+ * one of the producer's kernels writes; producers run in the order they are
+ * listed. */
+static symc_status init_produced(rt_cuda *c, symc_error *err) {
+    const rt_engine *e = c->e;
+    if (!e->n_produced) return SYMC_OK;
+    if (!(c->produced_step = calloc(e->n_produced, sizeof *c->produced_step)))
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
+    for (uint32_t k = 0; k < e->n_produced; k++) {
+        const rt_produced *p = &e->produced[k];
+        const char *node = p->node < e->n_nodes && e->nodes[p->node].name ? e->nodes[p->node].name : "?";
+        uint32_t t = p->count_tensor, last = RT_NONE;
+        if (t >= e->n_tensors || e->tensors[t].dtype != SYMC_I64 || e->tensors[t].constant != RT_NONE)
+            return symc_error_setf(err, SYMC_ERR_FORMAT,
+                                   "engine '%s': node '%s' produces a size at run time but its GPU code has no count "
+                                   "cell to read it from: build the engine again with GPU code",
+                                   engine_name(e), node);
+        for (uint32_t i = 0; i < e->n_steps; i++)
+            if (e->steps[i].node == p->node) last = i;
+        if (last == RT_NONE || (k && last < c->produced_step[k - 1]))
+            return symc_error_setf(err, SYMC_ERR_FORMAT,
+                                   "engine '%s': node '%s' produces a size at run time but has %s", engine_name(e),
+                                   node, last == RT_NONE ? "no step" : "its steps before an earlier producer's");
+        c->produced_step[k] = last;
+    }
+    void *host = NULL;
+    symc_status st = RT_CU(err, MemAllocHost, (&host, (size_t)e->n_produced * sizeof *c->count_host));
+    if (st) return st;
+    c->count_host = host;
+    return SYMC_OK;
+}
+
 /* What a state of graph e needs whatever it shares: its arrays, modules
  * and functions, shared-memory limits, the pinned copy of an error word it
  * holds, library states, lifetimes. c->e, dev, alloc, owner and (for a
@@ -253,6 +297,7 @@ static symc_status init_graph(rt_cuda *c, symc_error *err) {
     }
     if (has_gemm && (st = rt_cuda_gemm_create(c, err))) return st;
     if (has_conv && (st = rt_cuda_conv_create(c, err))) return st;
+    if ((st = init_produced(c, err))) return st;
     return rt_lifetimes_compute(e, RT_SCHEDULE_STEPS, &c->lifetimes, err);
 }
 
@@ -445,22 +490,35 @@ static symc_status run_copy(rt_cuda *c, const rt_step *s, const int64_t *slots, 
     return st;
 }
 
-static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err);
+static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream,
+                             const rt_run_hook *hook, symc_error *err);
 static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err);
 
+/* A run of an engine with produced sizes needs the core's hook to report them to */
+static symc_status need_hook(const rt_cuda *c, const rt_run_hook *hook, const char *what, symc_error *err) {
+    if (!c->e->n_produced || (hook && hook->produced)) return SYMC_OK;
+    const rt_produced *p = &c->e->produced[0];
+    return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                           "%s: engine '%s' has sizes known only after a node runs (node '%s'), and this call has no "
+                           "run hook to report them to",
+                           what, engine_name(c->e), p->node < c->e->n_nodes ? c->e->nodes[p->node].name : "?");
+}
+
 symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
-                            void *stream_, symc_error *err) {
+                            void *stream_, const rt_run_hook *hook, symc_error *err) {
     (void)size; /* checked by the caller against the shapes and the allocations */
     if (!c || !slots) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_enqueue: NULL argument");
     CUstream stream = (CUstream)stream_;
-    symc_status st = rt_cuda_cu_enter(NULL, err);
+    symc_status st = need_hook(c, hook, "rt_cuda_enqueue", err);
+    if (!st) st = rt_cuda_cu_enter(NULL, err);
     if (st) return st;
     if ((st = rt_cuda_check_run(c, 0, err))) return st;
     if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
-    if (c->graphs) st = run_graph(c, slots, addr, stream, err);
+    /* produced sizes: a sync point after each producer, so no graph (yet: stage 7 of the plan) */
+    if (c->graphs && !c->e->n_produced) st = run_graph(c, slots, addr, stream, err);
     else {
         c->graph_stats.plain++;
-        st = run_steps(c, slots, addr, stream, err);
+        st = run_steps(c, slots, addr, stream, hook, err);
     }
     if (st) return st;
     /* what the kernels flagged comes back with the run; read at the next call */
@@ -513,10 +571,36 @@ static symc_status copy_outputs(rt_cuda *c, const int64_t *slots, void *const *a
     return SYMC_OK;
 }
 
-static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err) {
+/* After step i: for each size produced by the node that step ends, the
+ * count copied from its cell to pinned memory, the stream synchronized (a
+ * sync point), the core's hook told; *slots becomes the real slots the hook
+ * returns. */
+static symc_status after_step(rt_cuda *c, uint32_t i, CUstream stream, const rt_run_hook *hook, const int64_t **slots,
+                              uint32_t *next, symc_error *err) {
+    const rt_engine *e = c->e;
+    for (; *next < e->n_produced && c->produced_step[*next] == i; (*next)++) {
+        uint32_t k = *next;
+        const rt_produced *p = &e->produced[k];
+        symc_status st = RT_CU(err, MemcpyDtoHAsync, (&c->count_host[k], c->ptr[p->count_tensor], 8, stream));
+        if (!st) st = RT_CU(err, StreamSynchronize, (stream));
+        if (st) {
+            symc_error_prefix(err, "node '%s': reading the size it produced (%s)", rt_cuda_node_name(e, &e->steps[i]),
+                              p->what ? p->what : "its count");
+            return st;
+        }
+        if ((st = hook->produced(hook->ctx, k, c->count_host[k], slots, err))) return st;
+    }
+    return SYMC_OK;
+}
+
+static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream,
+                             const rt_run_hook *hook, symc_error *err) {
     symc_status st;
+    uint32_t next = 0;
     for (uint32_t i = 0; i < c->e->n_steps; i++)
-        if ((st = run_step(c, i, slots, stream, err))) return st;
+        if ((st = run_step(c, i, slots, stream, err)) ||
+            (c->e->n_produced && (st = after_step(c, i, stream, hook, &slots, &next, err))))
+            return st;
     return copy_outputs(c, slots, addr, stream, err);
 }
 
@@ -555,18 +639,21 @@ static void describe_step(rt_cuda *c, uint32_t i, const int64_t *slots, symrt_st
 }
 
 symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, void *stream_,
-                            symrt_step_profile *out, uint32_t cap, uint32_t *n_steps, symc_error *err) {
+                            const rt_run_hook *hook, symrt_step_profile *out, uint32_t cap, uint32_t *n_steps,
+                            symc_error *err) {
     CUstream stream = (CUstream)stream_;
     const rt_engine *e = c->e;
     *n_steps = e->n_steps;
     if (!cap) return SYMC_OK; /* sizing the caller's array: nothing runs */
-    symc_status st = rt_cuda_cu_enter(NULL, err);
+    symc_status st = need_hook(c, hook, "symrt_context_profile", err);
+    if (st) return st;
+    st = rt_cuda_cu_enter(NULL, err);
     if (st) return st;
     if ((st = rt_cuda_check_run(c, 0, err))) return st;
     if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
     CUevent *ev = calloc((size_t)e->n_steps + 1, sizeof *ev);
     if (!ev) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of host memory for %u events", e->n_steps + 1);
-    uint32_t made = 0;
+    uint32_t made = 0, next = 0;
     for (; made <= e->n_steps; made++)
         if ((st = RT_CU(err, EventCreate, (&ev[made], CU_EVENT_DEFAULT)))) goto done;
     for (uint32_t i = 0; i < e->n_steps; i++) {
@@ -574,6 +661,8 @@ symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed,
         double h0 = 1e6 * symc_now_s();
         if ((st = run_step(c, i, slots, stream, err))) goto done;
         if (i < cap) out[i].host_us = (float)(1e6 * symc_now_s() - h0);
+        /* a producer's sync point: its time counts in the next step's gap, not in any step */
+        if (e->n_produced && (st = after_step(c, i, stream, hook, &slots, &next, err))) goto done;
     }
     if ((st = RT_CU(err, EventRecord, (ev[e->n_steps], stream)))) goto done;
     if ((st = copy_outputs(c, slots, addr, stream, err))) goto done;
@@ -622,7 +711,7 @@ typedef struct steps_call {
 
 static symc_status enqueue_steps(void *ctx, CUstream stream, symc_error *err) {
     const steps_call *k = ctx;
-    return run_steps(k->c, k->slots, k->addr, stream, err);
+    return run_steps(k->c, k->slots, k->addr, stream, NULL, err);
 }
 
 /* Captures every step on the context's own stream into a graph and installs
@@ -705,7 +794,7 @@ static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr
         }
         if (g->state == RT_GRAPH_FAILED) {
             c->graph_stats.plain++;
-            return run_steps(c, slots, addr, stream, err);
+            return run_steps(c, slots, addr, stream, NULL, err);
         }
     } else {
         /* a miss: is there a graph of these shapes (slots and memory generation)? */
@@ -718,7 +807,7 @@ static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr
         if (!(g = new_entry(c, h, key, len, err))) return SYMC_ERR_NOMEM;
         if (!same_shape) { /* first sight of these shapes */
             c->graph_stats.plain++;
-            symc_status st = run_steps(c, slots, addr, stream, err);
+            symc_status st = run_steps(c, slots, addr, stream, NULL, err);
             /* the run may have grown a library workspace (allocated at first use): the
              * key to expect next time has the generation after it */
             if (g->key[len - 1] != c->owner->memory_gen) {
@@ -739,7 +828,7 @@ static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr
     g->exec = NULL;
     c->graph_stats.failed++;
     c->graph_stats.plain++;
-    return run_steps(c, slots, addr, stream, err);
+    return run_steps(c, slots, addr, stream, NULL, err);
 }
 
 void rt_cuda_set_graphs(rt_cuda *c, int on) {
@@ -850,15 +939,15 @@ static symc_status b_check_buffer(void *state, const char *what, const char *nam
 }
 static symc_status b_enqueue(void *state, const int64_t *slots, int shape_changed, void *const *addr,
                              const size_t *size, void *stream, const rt_run_hook *hook, symc_error *err) {
-    (void)hook; /* engines with produced symbols are refused at create (no GPU code yet) */
-    return rt_cuda_enqueue(state, slots, shape_changed, addr, size, stream, err);
+    return rt_cuda_enqueue(state, slots, shape_changed, addr, size, stream, hook, err);
 }
 static symc_status b_check_run(void *state, symc_error *err) { return rt_cuda_check_run(state, 1, err); }
 static void b_set_graphs(void *state, int on) { rt_cuda_set_graphs(state, on); }
 static symrt_graph_stats b_graph_stats(void *state) { return rt_cuda_graph_stats(state); }
 static symc_status b_profile(void *state, const int64_t *slots, int shape_changed, void *const *addr, void *stream,
                              symrt_step_profile *out, uint32_t cap, uint32_t *n_steps, symc_error *err) {
-    return rt_cuda_profile(state, slots, shape_changed, addr, stream, out, cap, n_steps, err);
+    /* the core's profile passes no run hook yet: an engine with produced sizes is refused (need_hook) */
+    return rt_cuda_profile(state, slots, shape_changed, addr, stream, NULL, out, cap, n_steps, err);
 }
 
 const rt_backend rt_cuda_backend = {

@@ -85,14 +85,22 @@ symc_status rt_cuda_layout(rt_cuda *c, const int64_t *slots, symc_error *err);
  * `stream` (a CUstream; NULL = the default stream). shape_changed: slots
  * differ from the previous call (lay the workspace out again). addr/size:
  * per tensor, the user's device pointers and buffer sizes (inputs and
- * outputs; NULL/0 elsewhere), already checked against the shapes. */
+ * outputs; NULL/0 elsewhere), already checked against the shapes.
+ * With produced sizes (rt_engine.produced; hook required, else NULL),
+ * slots are the capacity slots: after each producer's last step the count
+ * is copied to the host, the stream synchronized and hook->produced called,
+ * and every later step (and the outputs' copies) runs at the slots it
+ * returns (runtime/backend.h). Graphs are off for such an engine. */
+struct rt_run_hook;
 symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
-                            void *stream, symc_error *err);
+                            void *stream, const struct rt_run_hook *hook, symc_error *err);
 
 /* One run with every step timed by CUDA events (symrt_context_profile):
- * out[0..min(cap, steps)) gets each step's time and what it ran. */
+ * out[0..min(cap, steps)) gets each step's time and what it ran. hook as
+ * for rt_cuda_enqueue (the steps after a producer at the real sizes). */
 symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, void *stream,
-                            symrt_step_profile *out, uint32_t cap, uint32_t *n_steps, symc_error *err);
+                            const struct rt_run_hook *hook, symrt_step_profile *out, uint32_t cap, uint32_t *n_steps,
+                            symc_error *err);
 /* CUDA graphs per shape key (on by default): see symrt_context_set_cuda_graphs. */
 void rt_cuda_set_graphs(rt_cuda *c, int on);
 /* What the graphs did so far (symrt_context_graph_stats). */

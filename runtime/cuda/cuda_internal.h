@@ -102,6 +102,13 @@ struct rt_cuda {
      * of them after the pending copy was queued: a flag names the node of
      * the one graph that can have set it, or each candidate */
     uint64_t error_ran, error_ran_after;
+    /* sizes known only after a node runs (rt_engine.produced): per produced
+     * symbol, the last step of its producer, after which the count cell
+     * (rt_produced.count_tensor) is copied into count_host (pinned) and the
+     * stream synchronized before the run hook gets it (a sync point; graphs
+     * are off for such an engine) */
+    uint32_t *produced_step;
+    int64_t *count_host;
 };
 
 enum { RT_GRAPH_SEEN, RT_GRAPH_CAPTURED, RT_GRAPH_FAILED };

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/backend.h"
 #include "runtime/cuda/cuda_internal.h"
 #include "symc/dtype.h"
 
@@ -156,6 +157,16 @@ symc_status rt_cuda_tuning_bind(rt_cuda_tuning *s, const int64_t *slots, symc_er
     return rt_cuda_bind(s->c, s->slots, 1, s->addr, NULL, err);
 }
 
+/* Sizes known only after a node runs: a tuning run keeps the point's slots
+ * after each producer (the library steps are timed at the sizes the tuner
+ * chose, whatever the random data's counts), so steps after a producer may
+ * read rows past its count: bad data they report is dropped below. */
+static symc_status keep_slots(void *ctx, uint32_t k, int64_t count, const int64_t **slots, symc_error *err) {
+    (void)k, (void)count, (void)err;
+    *slots = ctx;
+    return SYMC_OK;
+}
+
 symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, uint64_t seed, symc_error *err) {
     const rt_engine *e = s->e;
     symc_status st;
@@ -165,11 +176,15 @@ symc_status rt_cuda_tuning_run(rt_cuda_tuning *s, uint64_t seed, symc_error *err
     }
     s->filled = 1;
     /* one full run: checks the engine and gives intermediates real values */
-    if ((st = rt_cuda_enqueue(s->c, s->slots, 1, s->addr, NULL, NULL, err))) {
+    rt_run_hook keep = {s->slots, keep_slots};
+    if ((st = rt_cuda_enqueue(s->c, s->slots, 1, s->addr, NULL, NULL, e->n_produced ? &keep : NULL, err))) {
         symc_error_prefix(err, "running the engine");
         return st;
     }
-    return RT_CU(err, CtxSynchronize, ());
+    if ((st = RT_CU(err, CtxSynchronize, ()))) return st;
+    symc_error ignored;
+    if (e->n_produced) (void)rt_cuda_check_run(s->c, 1, &ignored); /* rows past a count: not the tuner's concern */
+    return SYMC_OK;
 }
 
 static symc_status check_step(const rt_cuda_tuning *s, uint32_t step, symc_error *err) {
