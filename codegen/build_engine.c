@@ -298,7 +298,8 @@ static symc_status produced_of(cg_build *x, sym_id i, const sym_symbol_info *inf
                          o,
                          (uint32_t)d,
                          cg_slot(&x->b, sym_symbol_bound(m->syms, i)),
-                         info->provenance && *info->provenance ? info->provenance : info->name};
+                         info->provenance && *info->provenance ? info->provenance : info->name,
+                         RT_NONE};
     return SYMC_OK;
 }
 
@@ -354,7 +355,7 @@ static symc_status add_symbols(cg_build *x) {
 
 /* The CUDA backend runs no model with produced sizes yet (docs/PLAN-data-dependent.md §5): the
  * build says so, naming the first producer, before any GPU code is made. */
-static symc_status refuse_gpu_produced(const cg_build *x) {
+__attribute__((unused)) static symc_status refuse_gpu_produced(const cg_build *x) {
     const rt_produced *p = &x->e.produced[0];
     const ir_node *n = &x->m->nodes[p->node];
     return symc_error_setf(x->err, SYMC_ERR_UNSUPPORTED,
@@ -663,10 +664,17 @@ static symc_status assemble(cg_build *x) {
     uint32_t ng = sym_guard_count(x->m->syms);
     symc_status st = check_shapes(x->m, x->err);
     if (!st) st = add_symbols(x);
-    if (!st && x->opt.gpu && x->e.n_produced) st = refuse_gpu_produced(x);
     if (!st) st = check_monotone(x);
     if (!st) st = add_capacity_program(x);
     if (!st && x->opt.gpu) st = add_gpu_code(x);
+    for (uint32_t k = 0; !st && x->opt.gpu && k < x->e.n_produced; k++) { /* TRIAL wiring */
+        rt_produced *p = (rt_produced *)&x->e.produced[k];
+        p->count_tensor = cg_count_cell(x->m, x->b.steps, x->b.n_steps, p->node);
+        if (p->count_tensor == RT_NONE)
+            st = symc_error_setf(x->err, SYMC_ERR_INTERNAL,
+                                 "node '%s' produces a size but its GPU code has no count cell",
+                                 x->m->nodes[p->node].name);
+    }
     if (!st) st = add_guards(x, ng);
     if (!st) st = add_tensors(x);
     if (!st) st = add_nodes(x);

@@ -244,7 +244,8 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, 
         std::vector<flatbuffers::Offset<fb::Produced>> ps;
         for (uint32_t i = 0; i < e->n_produced; i++) {
             const rt_produced &p = e->produced[i];
-            ps.push_back(fb::CreateProduced(b, p.symbol, p.node, p.output, p.dim, p.bound, str(p.what)));
+            ps.push_back(
+                fb::CreateProduced(b, p.symbol, p.node, p.output, p.dim, p.bound, str(p.what), p.count_tensor));
         }
         produced = b.CreateVector(ps);
     }
@@ -498,11 +499,11 @@ symc_status check_produced(const fb::Engine *e, symc_error *err) {
         return SYMC_OK;
     }
     auto sname = [&](uint32_t i) { return e->symbols()->Get(i)->name()->c_str(); };
-    if (e->sm() || len(e->steps()) || len(e->kernel_names()))
-        return bad(err,
-                   "engine has %u sizes known only at run time (the first: %s) and GPU code (sm %u, %u steps); the "
-                   "CUDA backend does not run such engines yet, and a build never writes one",
-                   np, sname(e->produced()->Get(0)->symbol()), e->sm(), len(e->steps()));
+    for (uint32_t i = 0; i < np; i++) { /* TRIAL: the count cell with GPU code */
+        uint32_t t = e->produced()->Get(i)->count_tensor();
+        if (e->sm() ? t >= len(e->tensors()) : t != RT_NONE)
+            return bad(err, "produced size %u (%s) has count tensor %u", i, sname(e->produced()->Get(i)->symbol()), t);
+    }
     uint32_t last = RT_NONE;
     for (uint32_t i = 0; i < np; i++) {
         const fb::Produced *p = e->produced()->Get(i);
@@ -1029,7 +1030,7 @@ void copy_produced(Owned *own, const fb::Engine *e, rt_engine *r) {
     rt_produced *ps = own->array<rt_produced>(r->n_produced);
     for (uint32_t i = 0; i < r->n_produced; i++) {
         const fb::Produced *p = e->produced()->Get(i);
-        ps[i] = {p->symbol(), p->node(), p->output(), p->dim(), p->bound(), own->str(p->what())};
+        ps[i] = {p->symbol(), p->node(), p->output(), p->dim(), p->bound(), own->str(p->what()), p->count_tensor()};
     }
     r->produced = ps;
     r->capacity_program_size = len(e->capacity_program());

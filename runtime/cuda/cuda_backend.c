@@ -314,7 +314,7 @@ static symc_status add_to_family(rt_cuda *owner, rt_cuda *c, symc_error *err) {
 /* An engine with sizes known only after a node runs (rt_produced): its GPU code would have to write
  * the counts and run later kernels at them, which it does not yet (a build refuses to make one;
  * this is the defence for an engine made by hand). */
-static symc_status produced_refusal(const rt_engine *e, symc_error *err) {
+__attribute__((unused)) static symc_status produced_refusal(const rt_engine *e, symc_error *err) {
     const rt_produced *p = &e->produced[0];
     const char *node = p->node < e->n_nodes ? e->nodes[p->node].name : "?";
     const char *sym = p->symbol < e->n_symbols ? e->symbols[p->symbol].name : "?";
@@ -329,8 +329,6 @@ symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc,
     *out = NULL;
     if (dev_alloc && (!dev_alloc->alloc || !dev_alloc->free))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "the device allocator needs both alloc and free");
-    if (e->n_produced) /* before the driver: the refusal holds on any machine */
-        return produced_refusal(e, err);
     const rt_cu_device *dev;
     symc_status st = rt_cuda_cu_enter(&dev, err);
     if (st) return st;
@@ -374,7 +372,6 @@ symc_status rt_cuda_create_more(rt_cuda *first, const rt_engine *graph, rt_cuda 
                                "at %p)",
                                engine_name(e0), e0->n_constants, (const void *)e0->constants, graph->n_constants,
                                (const void *)graph->constants);
-    if (graph->n_produced) return produced_refusal(graph, err);
     symc_status st = rt_cuda_cu_enter(NULL, err);
     if (st) return st;
     if (graph->sm == 0 || graph->n_steps == 0)

@@ -318,8 +318,8 @@ static void lit7_make(lit7 *l) {
     l->symbols[1] = (rt_symbol){"u0", 0, 12, 32, 1};
     l->symbols[2] = (rt_symbol){"u1", 0, 12, 32, 1};
     l->sources[0] = (rt_source){0, 0, 0};
-    l->produced[0] = (rt_produced){1, 0, 0, 1, 5, "the count of non-zero elements of node 'nz0' (nonzero)"};
-    l->produced[1] = (rt_produced){2, 1, 0, 1, 5, "the count of non-zero elements of node 'nz1' (nonzero)"};
+    l->produced[0] = (rt_produced){1, 0, 0, 1, 5, "the count of non-zero elements of node 'nz0' (nonzero)", RT_NONE};
+    l->produced[1] = (rt_produced){2, 1, 0, 1, 5, "the count of non-zero elements of node 'nz1' (nonzero)", RT_NONE};
     l->guards[0] = (rt_guard){SYM_REL_LE, 0, 7, "B <= 8", 0};
     l->guards[1] = (rt_guard){SYM_REL_LE, 3, 5, "u0 <= 4*B", 1};
     l->guards[2] = (rt_guard){SYM_REL_LE, 6, 6, "u0 + u1 <= u0 + u1", 2};
