@@ -90,10 +90,12 @@ typedef struct rt_backend {
      * (symrt_context_set_cuda_graphs), and what they did so far. */
     void (*set_graphs)(void *state, int on);
     symrt_graph_stats (*graph_stats)(void *state);
-    /* Optional: one run like enqueue (shape_changed likewise) with every
-     * step timed (symrt_context_profile); fills out[0..min(cap, steps)). */
+    /* Optional: one run like enqueue (shape_changed and hook likewise) with
+     * every step timed (symrt_context_profile); fills out[0..min(cap,
+     * steps)). cap 0 only counts the steps: nothing runs, hook is NULL. */
     symc_status (*profile)(void *state, const int64_t *slots, int shape_changed, void *const *addr, void *stream,
-                           symrt_step_profile *out, uint32_t cap, uint32_t *n_steps, symc_error *err);
+                           const struct rt_run_hook *hook, symrt_step_profile *out, uint32_t cap, uint32_t *n_steps,
+                           symc_error *err);
 } rt_backend;
 
 /* The table serving `which`, NULL when there is none (runtime/backends.c). */

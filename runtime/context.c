@@ -774,10 +774,19 @@ static symc_status profile(symrt_context *c, void *stream, symrt_step_profile *s
                                c->be->name);
     symc_status st = ready_to_run(c, err);
     if (st) return st;
-    if ((st = c->be->profile(c->states[c->cur], c->slots, !c->planned, c->addr, stream, steps, cap, n_steps, err)))
+    /* a run with sizes known only after a node: the hook as for enqueue (cap 0 runs nothing) */
+    const rt_engine *g = c->g;
+    int hooked = g->n_produced && cap;
+    rt_run_hook hook;
+    if (hooked) {
+        c->synced = 0;
+        hook = rt_produced_begin(&c->run, c->sym_values, c->slots);
+    }
+    if ((st = c->be->profile(c->states[c->cur], c->slots, !c->planned, c->addr, stream, hooked ? &hook : NULL, steps,
+                             cap, n_steps, err)))
         return in_region(c, st, err);
     if (cap) c->planned = 1; /* cap 0 only sizes the array: nothing ran */
-    return SYMC_OK;
+    return hooked ? rt_produced_end(&c->run, err) : SYMC_OK;
 }
 
 /* Every state's runs (bad data may come from a run of another region). */

@@ -273,8 +273,9 @@ typedef struct rt_engine {
     uint32_t n_regions;
     /* Produced symbols (format 7): empty for an engine whose every size is
      * known from the input shapes. Never with regions (the build refuses the
-     * combination; the loader too), and never with GPU code yet (sm == 0: the
-     * CUDA backend refuses such an engine at context creation).
+     * combination; the loader too). With GPU code each names its count cell
+     * (rt_produced.count_tensor), which the CUDA backend reads back after the
+     * producer's last step (a sync point: such an engine runs without graphs).
      * capacity_program runs over every symbol's value (as sym_program_eval
      * takes them; it reads input-dim symbols only) and fills n_produced
      * slots: slot k is produced[k]'s capacity. */

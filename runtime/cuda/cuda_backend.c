@@ -942,9 +942,9 @@ static symc_status b_check_run(void *state, symc_error *err) { return rt_cuda_ch
 static void b_set_graphs(void *state, int on) { rt_cuda_set_graphs(state, on); }
 static symrt_graph_stats b_graph_stats(void *state) { return rt_cuda_graph_stats(state); }
 static symc_status b_profile(void *state, const int64_t *slots, int shape_changed, void *const *addr, void *stream,
-                             symrt_step_profile *out, uint32_t cap, uint32_t *n_steps, symc_error *err) {
-    /* the core's profile passes no run hook yet: an engine with produced sizes is refused (need_hook) */
-    return rt_cuda_profile(state, slots, shape_changed, addr, stream, NULL, out, cap, n_steps, err);
+                             const rt_run_hook *hook, symrt_step_profile *out, uint32_t cap, uint32_t *n_steps,
+                             symc_error *err) {
+    return rt_cuda_profile(state, slots, shape_changed, addr, stream, hook, out, cap, n_steps, err);
 }
 
 const rt_backend rt_cuda_backend = {

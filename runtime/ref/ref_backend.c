@@ -30,7 +30,7 @@
 #include "runtime/plan.h"
 #include "runtime/ref/ref_kernels.h"
 
-#define REF_ALIGN 64  /* bytes: every tensor offset in the workspace (AVX-512 loads, cache lines) */
+#define REF_ALIGN 64 /* bytes: every tensor offset in the workspace (AVX-512 loads, cache lines) */
 
 typedef struct ref_state ref_state;
 struct ref_state {

@@ -14,7 +14,7 @@ RANGES = {"S": (1, 128, 512), "H3": (224, 256, 384), "W3": (224, 256, 384), "Bm"
 DEFAULT = (1, 3, 6)
 # models whose ops the CUDA target refuses (no kernel yet): the e2e test builds them with --no-gpu and
 # the GPU test checks that the refusal names the op
-NO_CUDA = {"spatial_ref": "conv_transpose", "spatial_seq": "grid_sample", "data_sized_e2e": "nonzero"}
+NO_CUDA = {"spatial_ref": "conv_transpose", "spatial_seq": "grid_sample", "data_sized_e2e": "unique"}
 MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary", "nan_inf", "dw_res", "convnext_blocks", "reduce13", "reduce18", "movement", "transposes", "int8", "int16", "int32_64", "activations", "split18", "expand_idiom", "unnamed_dims", "shared_symbol", "initializers", "reduce_ops", "index_ops", "norms", "spatial_ref", "resize_modes", "spatial_seq", "recurrent",
           # docs/BENCHMARKS-SUITE.md patterns at small widths (gen_bench_models.py); m3_cnn runs
           # H, W in [128, 512] at odd (prime) and even sizes with no guard
@@ -28,11 +28,12 @@ MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary"
           "twin_chains",
           # issue 29: transformers' padding masks from a runtime attention_mask (padded and fully masked rows)
           "mask_pad", "mask_causal_pad", "mask_bool_where",
-          # docs/PLAN-data-dependent.md stage 4: NonZero, Compress, Unique, NonMaxSuppression (sizes known after the run)
-          "data_sized_e2e"]
+          # docs/PLAN-data-dependent.md stage 4: NonZero, Compress, Unique, NonMaxSuppression (sizes known after the run);
+          # data_sized_gpu without the Unique with an axis (reference only), so the GPU runs the rest
+          "data_sized_e2e", "data_sized_gpu"]
 # models checked in fp32 only: quantized integers are rounded from fp32 values, which half storage
 # changes (the e2e half runs and the GPU test's half sweeps skip them)
-FP32_ONLY = {"quant", "data_sized_e2e"}  # data_sized_e2e: rounded values decide its sizes
+FP32_ONLY = {"quant", "data_sized_e2e", "data_sized_gpu"}  # data_sized_e2e: rounded values decide its sizes
 
 
 def prime_in(t):

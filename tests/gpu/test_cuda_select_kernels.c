@@ -78,8 +78,8 @@ static int gm_open(gm *g, symc_module *mod, const char *producer) {
     for (g->producer = 0; g->producer < g->m->n_nodes && strcmp(g->m->nodes[g->producer].name, producer);
          g->producer++) {
     }
-    uint32_t k;
-    int32_t d;
+    unsigned k = 0;
+    int d = 0;
     CHECK(ir_produced_dim(g->m->nodes[g->producer].op, &k, &d));
     sym_view v;
     CHECK(sym_expr_view(g->m->syms, g->m->tensors[g->m->nodes[g->producer].out[k]].dims[d], &v) &&

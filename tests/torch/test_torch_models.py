@@ -11,15 +11,18 @@ Then transformers' text models as users call them (issue 32, stage 7 of docs/PLA
 the T5 encoder (tiny configs, random weights) with input_ids and a padding attention_mask, B and S from 1, opt
 B 8: one engine each (Llama's grouped-query attention takes another program at S = 1 with transformers 5.23: a
 region of its own), against eager at B = 1, 5 and max.
+Then a detection model with its post-processing (issue 32 item 5): torchvision's SSDlite320-MobileNetV3 over
+image sizes 240x240 .. 480x640, the same detections as eager.
 Prints SKIP where torch, timm or torchvision is not installed (the text models: where transformers is not).
 
 usage: test_torch_models.py [path/to/libsymc.so]
 """
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from torch_test_common import failures, finish, log, setup  # noqa: E402
+from torch_test_common import fail, failures, finish, log, setup  # noqa: E402
 
 symc = setup("timm", "torchvision")
 import timm  # noqa: E402
@@ -156,6 +159,73 @@ if CPU and HAVE_TF:
     for name, model, regions in text_models():
         check_text_model(name, model, [(1, 1), (1, 7), (5, 9), (12, 24)], regions=regions)
 
+class Detector(torch.nn.Module):
+    """A torchvision detection model called as users do (a list of images), on a batch of one: its boxes,
+    scores and labels."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        d = self.m([x[0]])[0]
+        return d["boxes"], d["scores"], d["labels"]
+
+
+def ssdlite():
+    """torchvision's SSDlite320-MobileNetV3 in eval mode with random weights, its BatchNorm statistics taken
+    from random images (untrained, the features would vanish and every score tie at 1/91), and a score
+    threshold of 0.8: the detections are then few and well apart, as NMS, a discontinuous function, needs for
+    two implementations to agree."""
+    torch.manual_seed(0)
+    m = torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
+    for mm in m.modules():
+        if isinstance(mm, torch.nn.BatchNorm2d):
+            mm.momentum = 1.0
+            mm.train()
+    with torch.no_grad():
+        m.head(list(m.backbone(torch.rand(4, 3, 320, 320)).values()))
+    m.eval()
+    m.score_thresh = 0.8
+    return Detector(m).eval()
+
+
+def check_detector(name, det, lo, opt, hi, sizes, device="cpu"):
+    """Compiled once over the image-size range (the model resizes to 320 x 320 and scales its boxes back):
+    at each size the same number of detections as eager, the same labels in the same order, scores to 1e-3
+    and boxes to 1e-4 of the image size. (The resize alone differs from eager's by fp32 rounding, 1e-5, as
+    torch's own f32 and f64 resizes do; the network carries that to about 1e-4 in the scores.)"""
+    t0 = time.time()
+    try:
+        cm = symc.compile(det, inputs=[symc.Input(min_shape=lo, opt_shape=opt, max_shape=hi)],
+                          gpu=device == "cuda")
+    except Exception as e:  # noqa: BLE001
+        fail(f"{name}: compile: {type(e).__name__}: {e}")
+        return
+    log(f"{name}: built in {time.time() - t0:.0f} s")
+    g = torch.Generator().manual_seed(11)
+    for shape in sizes:
+        x = torch.rand(*shape, generator=g).to(device)
+        with torch.no_grad():
+            want = [t.cpu() for t in det.to(device)(x)]
+        got = [t.cpu() for t in cm(x)]
+        n, wn = len(got[1]), len(want[1])
+        scale = max(shape[2:])
+        ok = n == wn and torch.equal(got[2], want[2]) and \
+            (n == 0 or ((got[1] - want[1]).abs().max().item() < 1e-3 and
+                        (got[0] - want[0]).abs().max().item() < 1e-4 * scale))
+        msg = (f"{name} at {shape}: {n} detections (eager {wn}), labels {'equal' if n == wn and torch.equal(got[2], want[2]) else 'differ'}"
+               + (f", max score err {(got[1] - want[1]).abs().max().item():.2g}, max box err "
+                  f"{(got[0] - want[0]).abs().max().item():.2g} px" if n == wn and n else ""))
+        log(("ok   " if ok else "FAIL ") + msg)
+        if not ok:
+            fail(msg)
+
+
+if CPU:
+    check_detector("torchvision ssdlite320_mobilenet_v3_large (post-processing: NMS, top-k)", ssdlite(),
+                   (1, 3, 240, 240), (1, 3, 320, 320), (1, 3, 480, 640), [(1, 3, 320, 320), (1, 3, 300, 417)])
+
 # on a GPU machine (the device; CI has none): the issue's vit_small, whose torch-path engine had relative
 # error 2.7 on an H100, on the CUDA backend at min, off-opt and max
 if torch.cuda.is_available():
@@ -171,6 +241,9 @@ if torch.cuda.is_available():
         for name, model, regions in text_models():
             check_text_model("CUDA " + name, model, [(1, 1), (1, 7), (5, 9), (12, 24)], device="cuda",
                              regions=regions)
+    check_detector("CUDA torchvision ssdlite320_mobilenet_v3_large", ssdlite(), (1, 3, 240, 240), (1, 3, 320, 320),
+                   (1, 3, 480, 640), [(1, 3, 320, 320), (1, 3, 300, 417), (1, 3, 480, 640), (1, 3, 240, 251)],
+                   device="cuda")
 else:
     log("no CUDA device: the CUDA-backend models run on the device only")
 
