@@ -306,7 +306,13 @@ case("adaptive_avg_pool2d (3, 3) of 8x8 (uneven windows)", lambda s, x: F.adapti
      expect="refuse")
 case("integer division with rounding_mode", lambda s, x: torch.div(x, 2.0, rounding_mode="floor"), [BS3],
      expect="refuse")
-case("index with a boolean mask", lambda s, x: x[x > 0], [BS3], expect="refuse")
+
+# ---- sizes known only at run time (docs/PLAN-data-dependent.md): the count a mask selects -------------------
+case("index with a boolean mask", lambda s, x: x[x > 0] * 2, [BS3])
+case("index with a boolean mask over dim 1", lambda s, x: x[:, x[0] > 0] + 1, [BS3])
+case("nonzero", lambda s, x: torch.nonzero(x > 0.3), [BS3], dtype=torch.float32)
+case("masked_select broadcast", lambda s, x: torch.masked_select(x, x[:1] > 0), [BS3])
+case("where(cond) (nonzero)", lambda s, x: torch.where(x > 0)[1] * 3, [BS3])
 
 # ---- the ops real models decompose to (Hugging Face text models, timm, torchvision) ---------------------------
 IDS = ((1, 2), (1, 7), (3, 11))                 # [B, S] token ids, batch-1 serving: min and opt 1
