@@ -1,4 +1,5 @@
-/* Data movement kernels: transpose, concat, slice, gather, gather_elements,
+/* Data movement kernels: transpose, concat (in chunks of operands when they are
+ * many: concat_chunks), slice, gather, gather_elements,
  * pad, tile, trilu, range, split, shape_of.
  *
  * Each is one thread per output element (split: per input element, so one
@@ -204,11 +205,55 @@ static symc_status slice(cg_cuda *c, uint32_t node) {
     return finish(&k, "one thread per output", numel);
 }
 
+/* A concat of more operands than one kernel's parameters take (torchvision's detection heads concatenate
+ * one tensor per class: 90): one input-driven kernel per chunk of CONCAT_CHUNK operands, each writing its
+ * operands' blocks of the axis (three parameters an operand: its pointer, axis length and size). */
+#define CONCAT_CHUNK 24
+static symc_status concat_chunks(cg_cuda *c, uint32_t node) {
+    const ir_node *n = &c->m->nodes[node];
+    const ir_tensor *whole = &c->m->tensors[n->out[0]];
+    int axis = cg_norm_axis(cg_attr_int(n, "axis", 0), whole->rank);
+    if (axis < 0) return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "axis out of range");
+    sym_table *t = c->m->syms;
+    sym_expr before = sym_const(t, 0);
+    for (uint32_t p0 = 0; p0 < n->n_in; p0 += CONCAT_CHUNK) {
+        uint32_t p1 = p0 + CONCAT_CHUNK < n->n_in ? p0 + CONCAT_CHUNK : n->n_in;
+        cg_kw k;
+        cg_kw_begin(&k, c, node);
+        char yp[16], inner[48], total[48], start[48];
+        snprintf(yp, sizeof yp, "%s", cg_kw_out(&k, n->out[0]));
+        snprintf(inner, sizeof inner, "%s", cg_kw_dim(&k, cg_prod(c, whole->dims, axis + 1, whole->rank)));
+        snprintf(total, sizeof total, "%s", cg_kw_dim(&k, whole->dims[axis]));
+        snprintf(start, sizeof start, "%s", cg_kw_dim(&k, before));
+        sym_expr work = sym_const(t, 0);
+        for (uint32_t p = p0; p < p1; p++) work = sym_add(t, work, ir_tensor_numel(c->m, &c->m->tensors[n->in[p]]));
+        cg_kw_body(&k, "    SC_LOOP(i, %s) {\n        long long r = i, a0 = %s;\n", cg_kw_dim(&k, work), start);
+        for (uint32_t p = p0; p < p1; p++) {
+            const ir_tensor *x = &c->m->tensors[n->in[p]];
+            char len[48], cnt[48];
+            snprintf(len, sizeof len, "%s", cg_kw_dim(&k, x->dims[axis]));
+            snprintf(cnt, sizeof cnt, "%s", cg_kw_dim(&k, ir_tensor_numel(c->m, x)));
+            const char *xp = cg_kw_in(&k, n->in[p]);
+            cg_kw_body(&k,
+                       "        if (r < %s) { const long long j = r %% %s, a = (r / %s) %% %s, o = r / (%s * %s);\n"
+                       "            %s[(o * %s + a0 + a) * %s + j] = %s[r]; continue; }\n"
+                       "        r -= %s; a0 += %s;\n",
+                       cnt, inner, inner, len, inner, len, yp, total, inner, xp, cnt, len);
+            before = sym_add(t, before, x->dims[axis]);
+        }
+        cg_kw_body(&k, "    }\n");
+        symc_status st = finish(&k, "one thread per input element, a chunk of the operands", work);
+        if (st) return st;
+    }
+    return SYMC_OK;
+}
+
 /* concat (output-driven) and split (input-driven): the axis is cut into
  * consecutive blocks, one per operand */
 static symc_status concat_split(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
     int concat = n->op == IR_OP_CONCAT;
+    if (concat && n->n_in > CONCAT_CHUNK) return concat_chunks(c, node);
     const ir_tensor *whole = &c->m->tensors[concat ? n->out[0] : n->in[0]];
     int axis = cg_norm_axis(cg_attr_int(n, "axis", 0), whole->rank);
     if (axis < 0) return cg_fail(c, node, SYMC_ERR_INVALID_ARG, "axis out of range");

@@ -281,6 +281,18 @@ def rotary():
     return model(nodes, [vi("x", F, ["B", "S", 2 * half]), vi("xt", F, ["B", 5])], [out("y"), out("t")], inits)
 
 
+def concat_wide():
+    """A concat of more operands than one CUDA kernel's parameters take (torchvision's detection models
+    concatenate one tensor per class, 90): x [B, S, 40] split into 40 columns, each scaled by its own
+    constant, concatenated in reverse order (the CUDA target writes it in chunks: cuda_emit_move.c)."""
+    nodes = [N("Split", ["x", "ones"], [f"c{i}" for i in range(40)], axis=2)]
+    nodes += [N("Mul", [f"c{i}", f"k{i}"], [f"m{i}"]) for i in range(40)]
+    nodes += [N("Concat", [f"m{i}" for i in reversed(range(40))], ["y"], axis=2)]
+    inits = [ints("ones", [1] * 40)] + [numpy_helper.from_array(np.array(i + 1.5, np.float32), f"k{i}")
+                                        for i in range(40)]
+    return model(nodes, [vi("x", F, ["B", "S", 40])], [out("y")], inits)
+
+
 def twin_chains():
     """Chains that differ only in their tensors, which the CUDA target emits as one kernel each
     pair (codegen/cuda_kernel.c, cg_kw_finish): x and y through the same scale, shift, tanh and
@@ -1209,6 +1221,7 @@ def main():
         "nan_inf": nan_inf(),
         "dw_res": dw_res(),
         "twin_chains": twin_chains(),
+        "concat_wide": concat_wide(),
         "convnext_blocks": convnext_blocks(),
         "reduce13": reductions(13),
         "reduce18": reductions(18),
