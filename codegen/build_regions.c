@@ -33,8 +33,10 @@
  * runs them). Constants are stored once by content: a (size, checksum) hash
  * table (rt_engine_checksum's lanes), a hit confirmed with memcmp; each
  * region graph's tensors are rewritten to the root's indices and its
- * constants are the root's. A region whose model has sizes known only at
- * run time (rt_produced) is refused: the root's symbols are input dims only.
+ * constants are the root's. A size a region's model knows only at run time
+ * (rt_produced: a detection model's box count) is its region graph's own: it
+ * maps to no root symbol (RT_NONE in the symbol map), the root's symbols
+ * being input dims only.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -147,7 +149,13 @@ static uint32_t find_root(const regions *g, uint32_t input, uint32_t dim) {
 static symc_status root_of(regions *g, uint32_t r, uint32_t i) {
     const rt_engine *e = &g->xs[r].e;
     const rt_symbol *s = &e->symbols[i];
-    const rt_source *src = &e->sources[i];
+    const rt_source *src = NULL;
+    for (uint32_t k = 0; k < e->n_sources && !src; k++)
+        if (e->sources[k].symbol == i) src = &e->sources[k];
+    if (!src) { /* a size the graph produces at run time: its own, no root symbol */
+        g->map[r][i] = RT_NONE;
+        return SYMC_OK;
+    }
     uint32_t k = find_root(g, src->input, src->dim);
     int inside = s->min < s->opt && s->opt < s->max;
     if (k == RT_NONE) {
@@ -263,7 +271,9 @@ static sym_expr translate(regions *g, uint32_t r, sym_expr e) {
     if (!sym_expr_view(mt, e, &v)) return SYM_NONE;
     if (v.kind == SYM_CONST) return sym_const(g->t, v.value);
     if (v.kind == SYM_SYMBOL)
-        return v.value >= 0 && (uint64_t)v.value < g->xs[r].e.n_symbols ? sym_var(g->t, g->map[r][v.value]) : SYM_NONE;
+        return v.value >= 0 && (uint64_t)v.value < g->xs[r].e.n_symbols && g->map[r][v.value] != RT_NONE
+            ? sym_var(g->t, g->map[r][v.value])
+            : SYM_NONE;
     sym_expr *ops = malloc(v.n * sizeof *ops);
     if (!ops) return SYM_NONE;
     sym_expr out = SYM_NONE;
@@ -801,14 +811,6 @@ symc_status cg_build_regions(ir_module *const *ms, const char *const *conds, uin
     for (uint32_t r = 0; !st && r < n; r++) {
         st = cg_assemble(&g.xs[r], ms[r], g.opt, err);
         built = r + 1;
-        if (!st && g.xs[r].e.n_produced) {
-            const rt_produced *p = &g.xs[r].e.produced[0];
-            st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
-                                 "node '%s' (%s) produces %s (%s), a size known only at run time; an engine of "
-                                 "several regions cannot hold such a model yet: build it as one graph",
-                                 g.xs[r].e.nodes[p->node].name, ir_op_name(g.xs[r].e.nodes[p->node].op),
-                                 g.xs[r].e.symbols[p->symbol].name, p->what);
-        }
         if (st) symc_error_prefix(err, "region %u (module '%s')", r, mod_name(ms[r]));
     }
     if (!st) st = cg_check_interface(ms, n, err); /* with the output ranks inferred */

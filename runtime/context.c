@@ -99,9 +99,11 @@ struct symrt_context {
     size_t *size;         /* per tensor of g: user buffer size */
     uint32_t max_tensors; /* of the largest graph: the size of addr/size */
     int buffers_checked;  /* by the backend's check_buffer, for these addresses and shapes */
-    /* sizes known only after a node runs (e->n_produced > 0; never with
-     * regions): slots are then the capacity slots, and run the last run's */
-    rt_produced_run run;
+    /* sizes known only after a node runs (a graph's n_produced > 0): slots
+     * are then the capacity slots, and runs[cur] the last run's; values is
+     * the current graph's symbol values (sym_values, or rsyms in a region) */
+    rt_produced_run *runs; /* per graph */
+    int64_t *values;
     int synced; /* symrt_context_sync_shapes saw the last run finish */
 };
 
@@ -220,7 +222,12 @@ void symrt_engine_destroy(symrt_engine *h) {
 uint32_t symrt_engine_num_inputs(const symrt_engine *h) { return h ? rt_engine_io(h->e)->n_inputs : 0; }
 uint32_t symrt_engine_num_outputs(const symrt_engine *h) { return h ? rt_engine_io(h->e)->n_outputs : 0; }
 uint32_t symrt_engine_num_symbols(const symrt_engine *h) { return h ? h->e->n_symbols : 0; }
-uint32_t symrt_engine_num_produced(const symrt_engine *h) { return h ? rt_engine_io(h->e)->n_produced : 0; }
+uint32_t symrt_engine_num_produced(const symrt_engine *h) { /* the most of any graph */
+    uint32_t n = 0;
+    for (uint32_t r = 0; h && r < rt_engine_n_graphs(h->e); r++)
+        if (rt_engine_graph(h->e, r)->n_produced > n) n = rt_engine_graph(h->e, r)->n_produced;
+    return n;
+}
 
 static symc_status io_info(const symrt_engine *h, int output, uint32_t i, symrt_io_info *out, symc_error *err) {
     const rt_engine *io = h ? rt_engine_io(h->e) : NULL;
@@ -305,7 +312,8 @@ void symrt_context_destroy(symrt_context *c) {
     free(c->io_size);
     free(c->addr);
     free(c->size);
-    rt_produced_free(&c->run);
+    for (uint32_t r = 0; c->runs && r < c->n_states; r++) rt_produced_free(&c->runs[r]);
+    free(c->runs);
     free(c);
 }
 
@@ -375,7 +383,10 @@ symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, c
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
     }
     c->be = be;
-    symc_status st = e->n_produced ? rt_produced_init(&c->run, e, err) : SYMC_OK;
+    symc_status st = SYMC_OK;
+    if (!(c->runs = calloc(c->n_states, sizeof *c->runs))) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
+    for (uint32_t r = 0; !st && r < c->n_states; r++)
+        if (rt_engine_graph(e, r)->n_produced) st = rt_produced_init(&c->runs[r], rt_engine_graph(e, r), err);
     if (!st) st = create_states(c, alloc, err);
     if (st) {
         symrt_context_destroy(c);
@@ -502,7 +513,7 @@ static void bind_addresses(symrt_context *c) {
  * first region whose condition holds, its symbols mapped from the root's;
  * a change of region rebinds the addresses. The values the graph's program
  * takes come back in *values. */
-static symc_status pick_region(symrt_context *c, const int64_t **values, symc_error *err) {
+static symc_status pick_region(symrt_context *c, int64_t **values, symc_error *err) {
     const rt_engine *e = c->e;
     *values = c->sym_values;
     if (!e->n_regions) return SYMC_OK;
@@ -510,7 +521,9 @@ static symc_status pick_region(symrt_context *c, const int64_t **values, symc_er
     symc_status st = rt_region_pick(e, c->sym_values, c->cond, &r, err);
     if (st) return st;
     const rt_region *reg = &e->regions[r];
-    for (uint32_t i = 0; i < reg->n_symbols; i++) c->rsyms[i] = c->sym_values[reg->symbols[i]];
+    /* a size the graph produces at run time has no root symbol: set at its capacity in evaluate() */
+    for (uint32_t i = 0; i < reg->n_symbols; i++)
+        c->rsyms[i] = reg->symbols[i] == RT_NONE ? 0 : c->sym_values[reg->symbols[i]];
     *values = c->rsyms;
     if (r != c->cur) {
         c->cur = r;
@@ -577,13 +590,14 @@ static symc_status evaluate(symrt_context *c, symc_error *err) {
         if (!c->given_set[k])
             return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "input '%s' has no shape yet: call symrt_set_input_shape",
                                    io->tensors[io->inputs[k]].name);
-    const int64_t *values;
+    int64_t *values;
     symc_status st = pick_region(c, &values, err);
     if (st) return st;
     const rt_engine *g = c->g;
     c->synced = 0;
-    /* sizes known only at run time: at their capacity (values is sym_values: no regions) */
-    if (g->n_produced && (st = rt_produced_capacity(&c->run, c->sym_values, err))) return st;
+    /* sizes known only at run time: at their capacity */
+    c->values = values;
+    if (g->n_produced && (st = rt_produced_capacity(&c->runs[c->cur], values, err))) return in_region(c, st, err);
     st = sym_program_eval(g->program, g->program_size, values, g->n_symbols, c->slots, g->num_slots, err);
     if (st) {
         symc_error_prefix(err, "evaluating the shape program");
@@ -630,7 +644,7 @@ static symc_status get_tensor_shape(symrt_context *c, const char *name, int64_t 
     *rank = x->rank;
     /* a dim that depends on a size known only at run time: the last synced
      * run's, else -1 (TensorRT's convention for a data-dependent dim) */
-    const rt_produced_run *r = &c->run;
+    const rt_produced_run *r = &c->runs[c->cur];
     for (int d = 0; d < x->rank; d++) {
         uint32_t s = x->dims[d];
         dims[d] = !c->g->n_produced || !r->dependent[s] ? c->slots[s] : c->synced ? r->slots[s] : -1;
@@ -654,7 +668,7 @@ static symc_status get_shape_of(symrt_context *c, const char *fn, int max, const
                                "symrt_context_sync_shapes",
                                fn, name);
     const rt_tensor *x = &c->g->tensors[io_tensor(c, k)];
-    const int64_t *slots = max || !c->g->n_produced ? c->slots : c->run.slots;
+    const int64_t *slots = max || !c->g->n_produced ? c->slots : c->runs[c->cur].slots;
     *rank = x->rank;
     for (int d = 0; d < x->rank; d++) dims[d] = slots[x->dims[d]];
     return SYMC_OK;
@@ -663,7 +677,7 @@ static symc_status get_shape_of(symrt_context *c, const char *fn, int max, const
 static symc_status sync_shapes(symrt_context *c, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_sync_shapes: NULL context");
     if (!c->g->n_produced) return SYMC_OK;
-    if (!c->evaluated || !c->run.finished)
+    if (!c->evaluated || !c->runs[c->cur].finished)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
                                "symrt_context_sync_shapes: no finished run at the current input shapes: call "
                                "symrt_enqueue first");
@@ -744,12 +758,12 @@ static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
     const rt_engine *g = c->g;
     rt_run_hook hook;
     c->synced = 0;
-    if (g->n_produced) hook = rt_produced_begin(&c->run, c->sym_values, c->slots);
+    if (g->n_produced) hook = rt_produced_begin(&c->runs[c->cur], c->values, c->slots);
     if ((st = c->be->enqueue(c->states[c->cur], c->slots, !c->planned, c->addr, c->size, stream,
                              g->n_produced ? &hook : NULL, err)))
         return in_region(c, st, err);
     c->planned = 1;
-    return g->n_produced ? rt_produced_end(&c->run, err) : SYMC_OK;
+    return g->n_produced ? in_region(c, rt_produced_end(&c->runs[c->cur], err), err) : SYMC_OK;
 }
 
 static symc_status context_region(symrt_context *c, int32_t *region, symc_error *err) {
@@ -780,13 +794,13 @@ static symc_status profile(symrt_context *c, void *stream, symrt_step_profile *s
     rt_run_hook hook;
     if (hooked) {
         c->synced = 0;
-        hook = rt_produced_begin(&c->run, c->sym_values, c->slots);
+        hook = rt_produced_begin(&c->runs[c->cur], c->values, c->slots);
     }
     if ((st = c->be->profile(c->states[c->cur], c->slots, !c->planned, c->addr, stream, hooked ? &hook : NULL, steps,
                              cap, n_steps, err)))
         return in_region(c, st, err);
     if (cap) c->planned = 1; /* cap 0 only sizes the array: nothing ran */
-    return hooked ? rt_produced_end(&c->run, err) : SYMC_OK;
+    return hooked ? in_region(c, rt_produced_end(&c->runs[c->cur], err), err) : SYMC_OK;
 }
 
 /* Every state's runs (bad data may come from a run of another region). */

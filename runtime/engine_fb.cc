@@ -72,6 +72,14 @@ namespace fb = symc::fb;
 
 namespace {
 
+/* Produced sizes in the engine or any of its region graphs: format 7. */
+bool any_produced(const rt_engine *e) {
+    if (e->n_produced) return true;
+    for (uint32_t r = 0; r < e->n_regions; r++)
+        if (e->regions[r].graph.n_produced) return true;
+    return false;
+}
+
 const size_t kMaxConstantBytes = (size_t)2047 * 1024 * 1024;
 /* The last format without regions: what an engine without them is written as. */
 const uint32_t kLastOneGraphFormat = 5;
@@ -295,7 +303,7 @@ symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error
      * refused. Else 5 without regions, so a one-graph engine is format 5's bytes exactly */
     uint32_t version = e->format_version;
     if (version == 0 || version == RT_ENGINE_FORMAT_VERSION)
-        version = e->n_produced ? kFirstProducedFormat : e->n_regions ? kFirstRegionsFormat : kLastOneGraphFormat;
+        version = any_produced(e) ? kFirstProducedFormat : e->n_regions ? kFirstRegionsFormat : kLastOneGraphFormat;
     flatbuffers::Offset<fb::Engine> root;
     symc_status st = encode_graph(b, e, true, version, &root, err);
     if (st) return st;
@@ -499,7 +507,7 @@ symc_status check_produced(const fb::Engine *e, symc_error *err) {
         return SYMC_OK;
     }
     auto sname = [&](uint32_t i) { return e->symbols()->Get(i)->name()->c_str(); };
-    for (uint32_t i = 0; i < np; i++) { /* TRIAL: the count cell with GPU code */
+    for (uint32_t i = 0; i < np; i++) { /* the count cell: a tensor with GPU code, none without */
         uint32_t t = e->produced()->Get(i)->count_tensor();
         if (e->sm() ? t >= len(e->tensors()) : t != RT_NONE)
             return bad(err, "produced size %u (%s) has count tensor %u", i, sname(e->produced()->Get(i)->symbol()), t);
@@ -802,11 +810,6 @@ symc_status check_region_graph(const fb::Engine *root, const fb::Region *rg, sym
         return bad(err, "the region graph has %u regions of its own; regions do not nest", len(g->regions()));
     if (len(g->region_program()) || g->region_slots())
         return bad(err, "the region graph has a region program of its own; regions do not nest");
-    if (len(g->produced()) || len(g->capacity_program()) || len(g->guard_after()))
-        return bad(err,
-                   "the region graph has %u sizes known only at run time; regions and produced sizes do not mix (a "
-                   "build never writes one)",
-                   len(g->produced()));
     if (g->sm() && g->sm() != root->sm())
         return bad(err, "the region graph targets sm %u, the engine sm %u", g->sm(), root->sm());
     symc_status st = check(g, len(root->constants()), err);
@@ -833,8 +836,17 @@ symc_status check_region_symbols(const fb::Engine *root, const fb::Region *rg, s
     auto gname = [&](uint32_t i) { return g->symbols()->Get(i)->name()->c_str(); };
     auto rname = [&](uint32_t i) { return root->symbols()->Get(i)->name()->c_str(); };
     std::vector<uint32_t> seen(nr, RT_NONE);
+    /* a size the graph produces at run time is the graph's own: it maps to no root symbol (RT_NONE) */
+    std::vector<char> produced(ng, 0);
+    for (uint32_t k = 0; k < len(g->produced()); k++)
+        if (g->produced()->Get(k)->symbol() < ng) produced[g->produced()->Get(k)->symbol()] = 1;
     for (uint32_t i = 0; i < ng; i++) {
         uint32_t m = rg->symbols()->Get(i);
+        if (produced[i] != (m == RT_NONE))
+            return bad(err, "graph symbol %u ('%s') is %s but maps to %s", i, gname(i),
+                       produced[i] ? "a size the graph produces at run time" : "bound from an input dim",
+                       m == RT_NONE ? "no root symbol" : "a root symbol");
+        if (produced[i]) continue;
         if (m >= nr) return bad(err, "graph symbol %u ('%s') is root symbol %u; the root has %u", i, gname(i), m, nr);
         if (seen[m] != RT_NONE)
             return bad(err, "graph symbols %u ('%s') and %u ('%s') are both root symbol %u ('%s')", seen[m],
@@ -985,8 +997,13 @@ symc_status open_engine(const uint8_t *bytes, size_t size, const fb::Engine **ou
                    "engine format version %u holds %u regions; regions are format %u (a corrupt file: a runtime of "
                    "format %u would run its empty root)",
                    e->format_version(), len(e->regions()), kFirstRegionsFormat, e->format_version());
+    bool graphs_produce = false;
+    for (uint32_t r = 0; r < len(e->regions()) && !graphs_produce; r++) {
+        const fb::Engine *g = e->regions()->Get(r)->graph();
+        graphs_produce = g && (len(g->produced()) || len(g->capacity_program()) || len(g->guard_after()));
+    }
     if (e->format_version() < kFirstProducedFormat &&
-        (len(e->produced()) || len(e->capacity_program()) || len(e->guard_after())))
+        (graphs_produce || len(e->produced()) || len(e->capacity_program()) || len(e->guard_after())))
         return bad(err,
                    "engine format version %u holds %u sizes known only at run time (or their capacity program or "
                    "guard order); those are format %u (a corrupt file: a runtime of format %u would not produce them)",

@@ -53,6 +53,16 @@ void tool_memory_free(tool_memory *m) {
     m->workspace = SYM_NONE;
 }
 
+/* Sizes known only after a run (rt_engine.produced) at their capacity for these input-dim symbol
+ * values: the memory is planned for it. */
+static void at_capacity(const rt_engine *e, int64_t *vals) {
+    int64_t cap[64];
+    if (!e->n_produced || e->n_produced > 64 ||
+        sym_program_eval(e->capacity_program, e->capacity_program_size, vals, e->n_symbols, cap, e->n_produced, NULL))
+        return;
+    for (uint32_t k = 0; k < e->n_produced; k++) vals[e->produced[k].symbol] = cap[k];
+}
+
 symc_status tool_memory_eval(const tool_memory *m, const int64_t *vals, int64_t *bytes, symc_error *err) {
     *bytes = 0;
     if (!m->t || m->workspace == SYM_NONE) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "no workspace formula");
@@ -97,12 +107,16 @@ symc_status tool_memory_set_eval(const tool_memory_set *s, const int64_t *vals, 
     uint32_t r = 0;
     const rt_region *reg = NULL;
     int64_t *cond = calloc(root->region_slots ? root->region_slots : 1, sizeof *cond);
-    int64_t *gv = calloc(root->n_symbols ? root->n_symbols : 1, sizeof *gv);
+    uint32_t most = 1; /* a region graph's symbols: the root's it reads, and the sizes it produces */
+    for (uint32_t k = 0; k < root->n_regions; k++)
+        if (root->regions[k].n_symbols > most) most = root->regions[k].n_symbols;
+    int64_t *gv = calloc(most, sizeof *gv);
     symc_status st = cond && gv ? rt_region_pick(root, vals, cond, &r, err)
                                 : symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
     if (!st) {
         reg = &root->regions[r];
-        for (uint32_t i = 0; i < reg->n_symbols; i++) gv[i] = vals[reg->symbols[i]];
+        for (uint32_t i = 0; i < reg->n_symbols; i++) gv[i] = reg->symbols[i] == RT_NONE ? 0 : vals[reg->symbols[i]];
+        at_capacity(&reg->graph, gv);
         *fixed = s->g[r].weights + s->g[r].library;
         st = tool_memory_eval(&s->g[r], gv, ws, err);
     }
@@ -126,15 +140,6 @@ typedef struct terms {
 /* The leaves of the top-level max tree, each distinct one once. The tree is a
  * DAG (one max can sit under several others), so it is walked with a visited
  * set: as a tree it could take exponential time. */
-/* Sizes known only after a run (rt_engine.produced) at their capacity for these input-dim symbol
- * values: the memory is planned for it. */
-static void at_capacity(const rt_engine *e, int64_t *vals) {
-    int64_t cap[64];
-    if (!e->n_produced || e->n_produced > 64 ||
-        sym_program_eval(e->capacity_program, e->capacity_program_size, vals, e->n_symbols, cap, e->n_produced, NULL))
-        return;
-    for (uint32_t k = 0; k < e->n_produced; k++) vals[e->produced[k].symbol] = cap[k];
-}
 
 static void collect(const sym_table *t, sym_expr e, terms *c) {
     sym_view v;

@@ -551,8 +551,9 @@ static void check_format7_refusals(const uint8_t *bytes5, size_t size5) {
                           .region_slots = 1,
                           .regions = &reg,
                           .n_regions = 1};
-        refused(&root, "the region graph has 2 sizes known only at run time; regions and produced sizes do not mix",
-                "a region graph with produced sizes");
+        /* a size the region graph produces is its own: mapped to a root symbol, refused */
+        refused(&root, "graph symbol 1 ('u0') is a size the graph produces at run time but maps to a root symbol",
+                "a region graph's produced size mapped to a root symbol");
         root.produced = l.produced, root.n_produced = 2;
         root.capacity_program = l.capacity, root.capacity_program_size = l.capacity_size;
         refused(&root, "an engine with regions has 2 sizes known only at run time", "a regions root with produced");

@@ -6,7 +6,9 @@ engine (reference backend) and run with symc.Session at B = 1, 5, 32, 1 against 
 its region's graph. Then the refusals, each a SymcError with the library's message and code: a gap
 ([1, 1] and [3, 32]) names B = 2; a condition text that does not parse names the column; inputs
 that differ name the input and both regions; parts that are not (Module, condition) are refused
-before the library is called. One part without a condition writes the bytes of Module.compile.
+before the library is called. One part without a condition writes the bytes of Module.compile. Two regions
+whose graphs each produce a size known only at run time (a nonzero) run at both sides with outputs at their
+real shapes.
 With --block-torch, `import torch` fails in this process (as in python.core_without_torch).
 usage: test_compile_regions.py [--block-torch] path/to/libsymc.so
 """
@@ -118,5 +120,30 @@ builder.compile_regions([(relu_mul("b", 2, 32, True), None)], one)
 relu_mul("b", 2, 32, True).compile(ref)
 check("one part = Module.compile", pathlib.Path(one).read_bytes() == pathlib.Path(ref).read_bytes())
 check("no torch loaded", "torch" not in sys.modules or sys.modules["torch"] is None, "torch was imported")
+# regions whose graphs produce sizes known only at run time (a nonzero in each): each graph keeps its own
+# produced symbol, which maps to no root symbol; the outputs come back at their real shapes in either region
+def nz_part(lo, hi, plus):
+    m = builder.Module("nzp")
+    B = m.symbol("B", lo, lo, hi) if lo != hi else m.const(1)
+    xx = m.input("x", _lib.F32, [B, m.const(4)])
+    nz = m.node("nonzero", [xx], name="idx")
+    v = m.node("gather_nd", [xx, m.node("transpose", [nz], [("perm", "ints", [1, 0])])])
+    m.output(nz)
+    m.output(m.node("add", [v, m.constant("c", np.array(plus, np.float32))], name="vals"))
+    return m
+
+
+nzeng = os.path.join(d, "nz_regions.symx")
+builder.compile_regions([(nz_part(1, 1, 10.0), None), (nz_part(2, 8, 20.0), None)], nzeng, gpu=False)
+snz = symc.Session(nzeng)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", symc.ReferenceBackendWarning)
+    for b in (1, 3, 8, 1, 2):
+        xa = np.random.default_rng(b).standard_normal((b, 4)).astype(np.float32)
+        xa[xa < 0] = 0
+        idx, vals = snz.run(None, {"x": xa})
+        check(f"nonzero regions at B = {b}", np.array_equal(idx, np.array(np.nonzero(xa))) and
+              np.array_equal(vals, xa[xa != 0] + np.float32(10 if b == 1 else 20)), (idx.shape, vals.shape))
+
 print(f"compile_regions: {len(failures)} failures")
 sys.exit(1 if failures else 0)
