@@ -135,15 +135,21 @@ def nz_part(lo, hi, plus):
 
 nzeng = os.path.join(d, "nz_regions.symx")
 builder.compile_regions([(nz_part(1, 1, 10.0), None), (nz_part(2, 8, 20.0), None)], nzeng, gpu=False)
-snz = symc.Session(nzeng)
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", symc.ReferenceBackendWarning)
+
+
+def check_nz_regions(sess, where):
+    """B = 1 (region 0: + 10) and 2..8 (region 1: + 20), back and forth: indices and values against numpy."""
     for b in (1, 3, 8, 1, 2):
         xa = np.random.default_rng(b).standard_normal((b, 4)).astype(np.float32)
         xa[xa < 0] = 0
-        idx, vals = snz.run(None, {"x": xa})
-        check(f"nonzero regions at B = {b}", np.array_equal(idx, np.array(np.nonzero(xa))) and
+        idx, vals = sess.run(None, {"x": xa})
+        check(f"nonzero regions{where} at B = {b}", np.array_equal(idx, np.array(np.nonzero(xa))) and
               np.array_equal(vals, xa[xa != 0] + np.float32(10 if b == 1 else 20)), (idx.shape, vals.shape))
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", symc.ReferenceBackendWarning)
+    check_nz_regions(symc.Session(nzeng), "")
 
 # on a GPU machine, with torch (the device; CI blocks torch and has no GPU): the same regions as GPU code, run
 # through the CUDA backend against the same numpy results
@@ -157,12 +163,7 @@ if gpu_here:
     builder.compile_regions([(nz_part(1, 1, 10.0), None), (nz_part(2, 8, 20.0), None)], gpueng, gpu=True)
     sg = symc.Session(gpueng, providers=["CUDAExecutionProvider"])
     check("the GPU session runs on CUDA", sg.get_providers()[0] == "CUDAExecutionProvider", sg.get_providers())
-    for b in (1, 3, 8, 1, 2):
-        xa = np.random.default_rng(b).standard_normal((b, 4)).astype(np.float32)
-        xa[xa < 0] = 0
-        idx, vals = sg.run(None, {"x": xa})
-        check(f"nonzero regions on CUDA at B = {b}", np.array_equal(idx, np.array(np.nonzero(xa))) and
-              np.array_equal(vals, xa[xa != 0] + np.float32(10 if b == 1 else 20)), (idx.shape, vals.shape))
+    check_nz_regions(sg, " on CUDA")
     print("nonzero regions on CUDA: checked", flush=True)
 
 print(f"compile_regions: {len(failures)} failures")
