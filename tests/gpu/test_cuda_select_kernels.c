@@ -227,7 +227,7 @@ static symc_module *nonzero_module(symc_dtype dt, int32_t rank) {
     symc_module *m = symc_module_create("nz", &err);
     symc_dim d[4];
     for (int32_t i = 0; i < rank; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "D%d", i);
         symc_declare_symbol(m, name, 0, 4, rank == 1 ? (int64_t)1 << 21 : 2048, 1, &d[i], &err);
     }
