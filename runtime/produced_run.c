@@ -6,8 +6,9 @@
  * program with those values, so every size and the backend's layout are
  * planned for the largest run. The build proved that no tensor shrinks as
  * a produced symbol grows; the run checks it again, per producer, for
- * every tensor (a few hundred comparisons), so a wrong proof is an error,
- * never a write past the planned memory.
+ * every tensor whose dims mention a produced size (listed once, at context
+ * creation), so a wrong proof is an error, never a write past the planned
+ * memory.
  *
  * During a run: the backend calls the hook after each producer with the
  * count it wrote. The count must be at most the bound at the real values
@@ -32,6 +33,7 @@ void rt_produced_free(rt_produced_run *r) {
     free(r->values);
     free(r->slots);
     free(r->dependent);
+    free(r->watch);
     memset(r, 0, sizeof *r);
 }
 
@@ -64,6 +66,16 @@ symc_status rt_produced_init(rt_produced_run *r, const rt_engine *e, symc_error 
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
     }
     find_dependent(r);
+    /* the tensors a count can resize: checked per producer in a run, the others are as planned */
+    if (!(r->watch = calloc(e->n_tensors + 1, sizeof *r->watch))) {
+        rt_produced_free(r);
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
+    }
+    for (uint32_t i = 0; i < e->n_tensors; i++) {
+        int dep = 0;
+        for (int32_t d = 0; d < e->tensors[i].rank && !dep; d++) dep = r->dependent[e->tensors[i].dims[d]];
+        if (dep) r->watch[r->n_watch++] = i;
+    }
     return SYMC_OK;
 }
 
@@ -103,8 +115,9 @@ static symc_status on_produced(void *ctx, uint32_t k, int64_t count, const int64
     if (st)
         return symc_error_prefix(err, "evaluating the shape program after node '%s' (%s)", n->name, ir_op_name(n->op)),
                st;
-    /* every tensor stays inside the memory planned at the capacity */
-    for (uint32_t i = 0; i < e->n_tensors; i++) {
+    /* every tensor a count resizes stays inside the memory planned at the capacity */
+    for (uint32_t w = 0; w < r->n_watch; w++) {
+        uint32_t i = r->watch[w];
         int64_t real = 0, planned = 0;
         if (!rt_tensor_bytes(e, r->slots, i, &real) || !rt_tensor_bytes(e, r->cap_slots, i, &planned) || real > planned)
             return symc_error_setf(err, SYMC_ERR_INTERNAL,

@@ -27,8 +27,10 @@ typedef struct rt_produced_run {
     int64_t *values;          /* per symbol: the run's values */
     int64_t *slots;           /* the run's slots (real sizes once every producer ran) */
     uint8_t *dependent;       /* per slot: 1 when it may depend on a produced symbol */
-    uint32_t done;            /* producers that ran in the current (or last) run */
-    int finished;             /* the last run completed: slots hold its real sizes */
+    uint32_t *watch;          /* the tensors with such a slot among their dims: the only ones a count resizes */
+    uint32_t n_watch;
+    uint32_t done; /* producers that ran in the current (or last) run */
+    int finished;  /* the last run completed: slots hold its real sizes */
 } rt_produced_run;
 
 /* Allocates for engine e (n_produced > 0) and finds which slots depend on a
