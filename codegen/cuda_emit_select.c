@@ -46,7 +46,9 @@
  * among the kept values (in value order, NaN after every number, -0.0 equal
  * to 0.0, or in order of first occurrence) and their number of equals; the
  * inverse reads the position of each element's first equal. unique with an
- * axis is refused: it runs on the reference backend only. */
+ * axis is refused: it runs on the reference backend only.
+ *
+ * item is one kernel: the value read is the count, and 0..v-1 the output. */
 #include <stdio.h>
 #include <string.h>
 
@@ -429,11 +431,36 @@ static symc_status unique(cg_cuda *c, uint32_t node) {
     return finish(&k, "the inverse: the position of each element's first equal", numel, 256, 256);
 }
 
+/* ---- item ----------------------------------------------------------------------------------- */
+/* One kernel: every thread reads the one element v; thread 0 writes it into the count cell (a negative v
+ * as -1, which the run hook refuses) and the threads write 0, 1, ..., v-1 when v fits the capacity. */
+static symc_status item(cg_cuda *c, uint32_t node) {
+    uint32_t cell;
+    symc_status st = count_cell(c, node, &cell);
+    if (st) return st;
+    const ir_node *n = &c->m->nodes[node];
+    uint32_t xin = n->in[0], yout = n->out[0];
+    const ir_tensor *x = &c->m->tensors[xin], *y = &c->m->tensors[yout];
+    if (!is_int(x->dtype))
+        return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "item reads an integer, not %s", symc_dtype_name(x->dtype));
+    sym_expr cap = y->dims[0];
+    cg_kw k;
+    cg_kw_begin(&k, c, node);
+    const char *xp = cg_kw_in(&k, xin), *cp = cg_kw_out(&k, cell), *yp = cg_kw_out(&k, yout);
+    char ld[160];
+    cg_load(ld, sizeof ld, x->dtype, xp, "0");
+    cg_kw_body(&k, "    const long long v = (long long)(%s), cap = %s;\n", ld, cg_kw_dim(&k, cap));
+    cg_kw_body(&k, "    if (blockIdx.x == 0 && threadIdx.x == 0) %s[0] = v < 0 ? -1LL : v;\n", cp);
+    cg_kw_body(&k, "    SC_LOOP(i, cap) if (v <= cap && i < v) %s[i] = i;\n", yp);
+    return finish(&k, "the value read as a size, and 0..v-1", cap, 256, 256);
+}
+
 symc_status cg_emit_select(cg_cuda *c, uint32_t node) {
     switch (c->m->nodes[node].op) {
     case IR_OP_NONZERO: return nonzero(c, node);
     case IR_OP_NMS: return nms(c, node);
     case IR_OP_UNIQUE: return unique(c, node);
+    case IR_OP_ITEM: return item(c, node);
     default: return cg_fail(c, node, SYMC_ERR_UNSUPPORTED, "the CUDA target has no kernel for this op");
     }
 }

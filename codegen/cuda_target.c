@@ -447,7 +447,8 @@ static symc_status emit_node(cg_cuda *c, uint32_t i) {
     case IR_OP_RESIZE: return cg_emit_resize(c, i);
     case IR_OP_NONZERO:
     case IR_OP_UNIQUE:
-    case IR_OP_NMS: return cg_emit_select(c, i);
+    case IR_OP_NMS:
+    case IR_OP_ITEM: return cg_emit_select(c, i);
     default: return cg_emit_move(c, i);
     }
 }

@@ -48,6 +48,7 @@ static inline int ir_produced_dim(ir_op op, unsigned *output, int *dim) {
     case IR_OP_NONZERO: *output = 0, *dim = 1; return 1; /* [rank, u] */
     case IR_OP_UNIQUE: *output = 0, *dim = 0; return 1;  /* indices [u] */
     case IR_OP_NMS: *output = 0, *dim = 0; return 1;     /* selected [u, 3] */
+    case IR_OP_ITEM: *output = 0, *dim = 0; return 1;    /* 0, 1, ..., u-1 */
     default: return 0;
     }
 }

@@ -173,7 +173,7 @@ int ir_layout_perm(const ir_module *m, uint32_t node);
 int ir_find_node(const ir_module *m, const char *name, uint32_t *out);
 /* Sizes known only after a node runs (docs/PLAN-data-dependent.md; ir/produced.c).
  * ir_produced_dim (common/ops.h): 1 when op produces one (nonzero, unique,
- * nms), with the output and dim that are the size; that dim of a node's output is an unbacked
+ * nms, item), with the output and dim that are the size; that dim of a node's output is an unbacked
  * symbol (sym_symbol_new_unbacked, declared by its shape rule), and the node
  * is the symbol's producer: the link lives in the graph itself, so passes that
  * reorder or rewrite nodes keep it without a table to update.
@@ -183,6 +183,13 @@ int ir_find_node(const ir_module *m, const char *name, uint32_t *out);
  * before the producer mentions it; the error names the reader and the
  * producer. */
 uint32_t ir_producer_of(const ir_module *m, sym_id s);
+/* ir_produced_live (ir_uses_compute's liveness): producers are live while a
+ * live node mentions their size, even where nothing reads their outputs (an
+ * `item` whose value is a TopK's k): for each producer node p, sets live[p]
+ * when some live node after it reads its symbol. Walks the nodes backwards
+ * once per producer, only where the module has producers. Returns the number
+ * of producers it made live (the caller walks again from them). */
+uint32_t ir_produced_live(const ir_module *m, uint8_t *live);
 symc_status ir_check_produced(ir_module *m, symc_error *err);
 const ir_attr *ir_node_attr(const ir_node *n, const char *name);
 

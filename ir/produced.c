@@ -8,6 +8,9 @@
  * Passes that move, rename or drop nodes need to do nothing to keep the link
  * (a model has a few such nodes; the scans are linear).
  *
+ * A producer is live while a live node mentions its size (ir_produced_live),
+ * even where nothing reads its outputs: dead-node removal keeps it.
+ *
  * The verifier's part checks, per unbacked symbol that any tensor dim or dim
  * attribute mentions: one producer, and nothing reads the symbol before it
  * runs (no graph input dim, no dim or dim attribute of an earlier node): the
@@ -56,6 +59,22 @@ static int node_reads(const ir_module *m, uint32_t ni, sym_id s, const char **wh
                 if (n->attrs[a].dims[k] != SYM_NONE && sym_mentions(m->syms, n->attrs[a].dims[k], s))
                     return *where = n->attrs[a].name, 1;
     return 0;
+}
+
+uint32_t ir_produced_live(const ir_module *m, uint8_t *live) {
+    uint32_t made = 0;
+    for (uint32_t p = 0; p < m->n_nodes; p++) {
+        if (live[p]) continue;
+        sym_id s = produced_by(m, p);
+        if (s == SYM_NONE) continue;
+        const char *where;
+        for (uint32_t i = p + 1; i < m->n_nodes; i++)
+            if (live[i] && node_reads(m, i, s, &where)) {
+                live[p] = 1, made++;
+                break;
+            }
+    }
+    return made;
 }
 
 static symc_status check_symbol(ir_module *m, sym_id s, symc_error *err) {

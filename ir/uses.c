@@ -2,7 +2,9 @@
  *
  * Consumers come after producers (the verifier's SSA order), so one walk
  * backwards from the graph outputs finds the live nodes, and one forward
- * walk counts each tensor's distinct live readers. Fusion decisions read
+ * walk counts each tensor's distinct live readers. A node producing a size
+ * (ir_produced_live) is live while a live node mentions the size, even where
+ * nothing reads its outputs; the walk repeats from such producers. Fusion decisions read
  * this (a result with one reader may be computed inside it), and so does
  * the check of a fusion plan. */
 #include "ir/ir.h"
@@ -24,11 +26,15 @@ symc_status ir_uses_compute(const ir_module *m, ir_uses *u, symc_error *err) {
     }
     for (uint32_t i = 0; i < m->n_outputs; i++)
         if (m->outputs[i] < m->n_tensors) u->is_output[m->outputs[i]] = 1;
-    for (uint32_t i = m->n_nodes; i-- > 0;) {
-        const ir_node *n = &m->nodes[i];
-        for (uint32_t k = 0; k < n->n_out; k++) u->live[i] |= u->is_output[n->out[k]] || used[n->out[k]];
-        if (u->live[i])
-            for (uint32_t k = 0; k < n->n_in; k++) used[n->in[k]] = 1;
+    for (;;) {
+        for (uint32_t i = m->n_nodes; i-- > 0;) {
+            const ir_node *n = &m->nodes[i];
+            for (uint32_t k = 0; k < n->n_out; k++) u->live[i] |= u->is_output[n->out[k]] || used[n->out[k]];
+            if (u->live[i])
+                for (uint32_t k = 0; k < n->n_in; k++) used[n->in[k]] = 1;
+        }
+        /* a producer whose size a live node reads is live too, with what it reads (rare: walk again) */
+        if (!ir_produced_live(m, u->live)) break;
     }
     free(used);
     for (uint32_t i = 0; i < m->n_nodes; i++) {

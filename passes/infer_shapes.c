@@ -981,6 +981,26 @@ static symc_status r_nms(ctx *c) {
     return st ? st : set_out(c, 0, 2, o);
 }
 
+/* item: i64 [u], u the value of a one-element integer tensor, u <= bound */
+static symc_status r_item(ctx *c) {
+    const ir_tensor *x = in(c, 0);
+    const ir_attr *b = attr(c, "bound");
+    if (!is_int(x->dtype))
+        return fail(c, SYMC_ERR_VERIFY, "'%s' must be an integer tensor, is %s", x->name, symc_dtype_name(x->dtype));
+    if (!b || b->n != 1 || b->dims[0] == SYM_NONE)
+        return fail(c, SYMC_ERR_VERIFY, "attribute 'bound' must hold one expression");
+    if (sym_range_of(c->t, b->dims[0]).lo < 0)
+        return fail(c, SYMC_ERR_VERIFY, "the bound %s may be negative", txt(c, b->dims[0]));
+    char what[200];
+    snprintf(what, sizeof what, "'%s' must hold one element", x->name);
+    symc_status st = need(c, SYM_REL_EQ, numel_of(c, x), sym_const(c->t, 1), what);
+    if (st) return st;
+    sym_expr u;
+    snprintf(what, sizeof what, "the value of '%s'", x->name);
+    st = produced_symbol(c, 0, 0, b->dims[0], what, &u);
+    return st ? st : set_out(c, 0, 1, &u);
+}
+
 static symc_status r_cumsum(ctx *c) {
     int32_t ax = 0;
     symc_status st = norm_axis(c, attr_int(c, "axis", 0), in(c, 0)->rank, "axis", &ax);
@@ -1287,6 +1307,7 @@ static rule_fn rule_for(ir_op op) {
     case IR_OP_NONZERO: return r_nonzero;
     case IR_OP_UNIQUE: return r_unique;
     case IR_OP_NMS: return r_nms;
+    case IR_OP_ITEM: return r_item;
     default: return NULL;
     }
 }

@@ -103,7 +103,12 @@ static symc_status on_produced(void *ctx, uint32_t k, int64_t count, const int64
     const rt_node *n = &e->nodes[p->node];
     const char *sym = e->symbols[p->symbol].name;
     int64_t bound = r->slots[p->bound];
-    if (count < 0 || count > bound || count > r->cap[k])
+    if (count < 0)
+        return symc_error_setf(err, SYMC_ERR_RANGE,
+                               "node '%s' (%s): %s is negative (%s); a size must be >= 0; the run's outputs are not "
+                               "valid",
+                               n->name, ir_op_name(n->op), sym, p->what);
+    if (count > bound || count > r->cap[k])
         return symc_error_setf(err, SYMC_ERR_RANGE,
                                "node '%s' (%s): %s = %" PRId64 " exceeds its bound %" PRId64
                                " (%s); the run's outputs are not valid",

@@ -29,16 +29,32 @@ static symc_status h_argmax(fe_ctx *c) { return arg_reduce(c, IR_OP_ARGMAX); }
 static symc_status h_argmin(fe_ctx *c) { return arg_reduce(c, IR_OP_ARGMIN); }
 
 /* TopK: the core op gives the indices; the values are gathered with them.
- * The output is always sorted, which sorted=0 (any order) allows too. */
+ * The output is always sorted, which sorted=0 (any order) allows too. A k
+ * known only at run time (a graph input, or computed from one) is read by an
+ * item node as a size bounded by the axis dim: memory is planned for the
+ * whole axis, the real k sizes every later shape, and a k above the dim or
+ * below 0 is an error at run time. */
 static symc_status h_topk(fe_ctx *c) {
     symc_status st = fe_need_inputs(c, 2, 2);
-    uint32_t x, idx, vals;
+    uint32_t x, idx, vals, kt;
     sym_expr k;
     if (!st) st = fe_in(c, 0, &x);
-    if (!st) st = fe_scalar_value(c, 1, "k", &k);
+    if (!st) st = fe_in(c, 1, &kt);
     if (st) return st;
-    if (sym_range_of(c->t, k).lo < 0) return fe_fail(c, SYMC_ERR_FORMAT, "k = %s may be negative", fe_txt(c, k));
     int64_t axis = fe_attr_i(c, "axis", -1);
+    const ir_tensor *ktt = T(c, kt);
+    if (ir_dtype_is_float(ktt->dtype) || ktt->value) {
+        if ((st = fe_scalar_value(c, 1, "k", &k))) return st;
+    } else {
+        int32_t ax = 0;
+        if ((st = fe_norm_axis_of(c, axis, T(c, x)->rank, &ax))) return st;
+        sym_expr bound = T(c, x)->dims[ax];
+        uint32_t u;
+        ir_attr b = symc_attr_dims("bound", &bound, 1);
+        if ((st = fe_emit1(c, IR_OP_ITEM, &kt, 1, &b, 1, -1, &u))) return st;
+        k = T(c, u)->dims[0];
+    }
+    if (sym_range_of(c->t, k).lo < 0) return fe_fail(c, SYMC_ERR_FORMAT, "k = %s may be negative", fe_txt(c, k));
     ir_attr a[3] = {symc_attr_dims("k", &k, 1), symc_attr_int("axis", axis),
                     symc_attr_int("largest", fe_attr_i(c, "largest", 1) != 0)};
     if ((st = fe_emit1(c, IR_OP_TOPK, &x, 1, a, 3, fe_has_out(c, 1) ? 1 : -1, &idx))) return st;

@@ -157,6 +157,7 @@ static const kernel_entry kernels[IR_OP_COUNT] = {
     [IR_OP_NONZERO] = {rt_ref_k_nonzero, RT_ALL},
     [IR_OP_UNIQUE] = {rt_ref_k_unique, RT_ALL},
     [IR_OP_NMS] = {rt_ref_k_nms, RT_FLOATS},
+    [IR_OP_ITEM] = {rt_ref_k_item, RT_DT(SYMC_I32) | RT_DT(SYMC_I64)},
     /* IR_OP_CONSTANT: no kernel; the engine holds the data */
 };
 

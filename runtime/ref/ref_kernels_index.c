@@ -330,6 +330,25 @@ static int elem_nonzero(const rt_ref_tensor *x, int64_t i) {
     return rt_ld_i(x, i) != 0;
 }
 
+/* item: the value v of in[0]'s one element as a size: [v] holding 0, 1, ..., v-1 */
+symc_status rt_ref_k_item(rt_ctx *c) {
+    const rt_ref_tensor *x = &c->in[0];
+    if (rt_ref_numel_dims(x->rank, x->dims) != 1)
+        return rt_ref_fail(c, SYMC_ERR_INVALID_ARG, "input 0 holds %lld elements; item reads one",
+                           (long long)rt_ref_numel_dims(x->rank, x->dims));
+    int64_t v = rt_ld_i(x, 0);
+    if (v < 0)
+        return rt_ref_fail(c, SYMC_ERR_RANGE, "the value read, %lld, is negative: a size must be >= 0", (long long)v);
+    if (c->out[0].rank == 1 && v > c->out[0].dims[0])
+        return rt_ref_fail(c, SYMC_ERR_RANGE, "the value read, %lld, is above its bound %lld", (long long)v,
+                           (long long)c->out[0].dims[0]);
+    int64_t dims[1] = {v};
+    symc_status s = rt_ref_produced_out(c, 0, SYMC_I64, 1, dims, 0, v);
+    if (s) return s;
+    for (int64_t i = 0; i < v; i++) rt_st_i(&c->out[0], i, i);
+    return SYMC_OK;
+}
+
 symc_status rt_ref_k_nonzero(rt_ctx *c) {
     const rt_ref_tensor *x = &c->in[0];
     int64_t n = rt_ref_numel_dims(x->rank, x->dims), count = 0;

@@ -203,6 +203,7 @@ symc_status rt_ref_k_grid_sample(rt_ctx *c);
 symc_status rt_ref_k_roi_align(rt_ctx *c);
 /* ref_kernels_index.c */
 symc_status rt_ref_k_nonzero(rt_ctx *c);
+symc_status rt_ref_k_item(rt_ctx *c);
 /* ref_kernels_select.c */
 symc_status rt_ref_k_unique(rt_ctx *c);
 symc_status rt_ref_k_nms(rt_ctx *c);

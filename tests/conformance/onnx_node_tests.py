@@ -18,7 +18,7 @@ compiler (string, complex, float8, 4-bit). Each in-scope test is compiled by
 ref` on the test's inputs; outputs are compared with the expected ones (rtol 1e-3,
 atol 1e-7 like onnx's backend runner, looser for the few tests in ATOL; NaN where
 NaN is expected; integers and booleans exactly; shapes and dtypes must match). An input symc needs at build time (Reshape's
-shape, a Reduce's axes, TopK's k: the compile error names it as a graph input known
+shape, a Reduce's axes: the compile error names it as a graph input known
 only at run time) is made an initializer holding the test's value and the test
 compiled again, as onnx-mlir's backend tests do (CONSTANT_INPUT); the op is then
 checked at that value. Every test ends as
@@ -251,7 +251,7 @@ def run_test(symc, work, name, m, node_dir):
         npy = os.path.join(d, f"in{k}.npy")
         np.save(npy, a)
         feeds[vi.name] = (npy, a)
-    # An input symc needs at build time (Reshape's shape, a Reduce's axes, TopK's k)
+    # An input symc needs at build time (Reshape's shape, a Reduce's axes)
     # is refused as "the graph input 'X', whose elements are only known at run
     # time"; the test is then compiled again with X an initializer holding the
     # test's value (what onnx-mlir's backend tests call CONSTANT_INPUT): the op

@@ -4,6 +4,8 @@
  *   idx = nonzero(x > 0); z = gather_nd(x, transpose(idx)) * 2
  *   sel = nms(boxes, scores, max_out, iou, thr)   (well separated boxes, distinct scores)
  *   indices, inverse, counts = unique(x)          (sorted, no axis)
+ *   idx = topk(x, k = item(kin)); vals = gather_elements(x, idx)  (k read at run time;
+ *     k above the axis dim and negative k fail naming the item node)
  * each run on both backends at counts 0, 1, some and all (nonzero also at
  * 1023, 1024, 1025 and 2^20 + 3 elements), twice in a row with different
  * counts and then at another input shape, on the same contexts: the max
@@ -274,6 +276,75 @@ static void test_unique(void) {
     symrt_engine_destroy(e);
 }
 
+/* ---- topk with k read at run time (item, whose output nothing reads: kept for its size) ---- */
+static void test_item_topk(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("gpu_item", &err);
+    symc_dim B, N;
+    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+    symc_declare_symbol(m, "N", 1, 64, 3000, 1, &N, &err);
+    symc_dim dims[] = {B, N}, one[1] = {symc_dim_const(m, 1)};
+    symc_tensor x, k, u, idx, vals;
+    symc_add_input(m, "x", SYMC_F32, 2, dims, &x, &err);
+    symc_add_input(m, "k", SYMC_I64, 1, one, &k, &err);
+    symc_attr ba = symc_attr_dims("bound", &N, 1);
+    symc_add_node(m, "item", "kval", &k, 1, &ba, 1, &u, 1, &err);
+    symc_dim kd = 0, ud[8];
+    symc_dtype udt;
+    int32_t ur = 0;
+    CHECK_MSG(symc_module_infer_shapes(m, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(symc_tensor_info(m, u, &udt, &ur, ud, &err) == SYMC_OK && ur == 1, "%s", err.msg);
+    kd = ud[0];
+    symc_attr ta[2] = {symc_attr_dims("k", &kd, 1), symc_attr_int("axis", 1)};
+    symc_add_node(m, "topk", "top", &x, 1, ta, 2, &idx, 1, &err);
+    symc_tensor g_in[] = {x, idx};
+    symc_attr ga = symc_attr_int("axis", 1);
+    symc_add_node(m, "gather_elements", "vals", g_in, 2, &ga, 1, &vals, 1, &err);
+    symc_mark_output(m, idx, &err);
+    symc_mark_output(m, vals, &err);
+    symrt_engine *e = compile(m, "gpu_item");
+    if (!e) return;
+    symrt_context *gpu = NULL, *ref = NULL;
+    CHECK_MSG(symrt_context_create(e, SYMRT_BACKEND_CUDA, NULL, &gpu, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &ref, &err) == SYMC_OK, "%s", err.msg);
+    static float xv[8 * 3000];
+    static const int64_t cases[][3] = {{2, 64, 5}, {1, 1, 0}, {1, 1, 1}, {8, 3000, 3000}, {3, 100, 17}, {2, 64, 64}};
+    for (size_t c = 0; gpu && ref && c < sizeof cases / sizeof *cases; c++) {
+        int64_t n = cases[c][0] * cases[c][1];
+        for (int64_t i = 0; i < n; i++) xv[i] = (float)(rnd() % 100000) * 0.01f; /* ties too: lower index first */
+        input in[2] = {{xv, 2, {cases[c][0], cases[c][1]}}, {&cases[c][2], 1, {1}}};
+        char what[64];
+        snprintf(what, sizeof what, "topk [%lld, %lld] k %lld", (long long)cases[c][0], (long long)cases[c][1],
+                 (long long)cases[c][2]);
+        run_both(e, gpu, ref, in, what);
+    }
+    /* k above the axis dim, and negative: the run fails naming the node, on both backends */
+    static const int64_t bad[] = {65, -2};
+    for (size_t c = 0; gpu && ref && c < 2; c++) {
+        int64_t d[2] = {2, 64}, kd1 = 1;
+        uint64_t dx = 0, dk = 0;
+        CHECK(drv->mem_alloc(&dx, 2 * 64 * 4) == 0 && drv->mem_alloc(&dk, 8) == 0);
+        CHECK(drv->memcpy_htod(dk, &bad[c], 8) == 0);
+        symrt_context *ctx[2] = {gpu, ref};
+        for (int w = 0; w < 2; w++) {
+            CHECK(symrt_set_input_shape(ctx[w], "x", d, 2, &err) == SYMC_OK);
+            CHECK(symrt_set_input_shape(ctx[w], "k", &kd1, 1, &err) == SYMC_OK);
+            CHECK(symrt_set_tensor_address(ctx[w], "x", w ? (void *)xv : (void *)(uintptr_t)dx, 2 * 64 * 4, &err) ==
+                  SYMC_OK);
+            CHECK(symrt_set_tensor_address(ctx[w], "k", w ? (void *)&bad[c] : (void *)(uintptr_t)dk, 8, &err) ==
+                  SYMC_OK);
+            symc_status st = symrt_enqueue(ctx[w], NULL, &err);
+            if (!st) st = symrt_context_sync_shapes(ctx[w], &err);
+            CHECK_MSG(st == SYMC_ERR_RANGE && strstr(err.msg, "kval"), "%s k = %lld: status %d: %s",
+                      w ? "reference" : "CUDA", (long long)bad[c], (int)st, err.msg);
+        }
+        drv->mem_free(dx), drv->mem_free(dk);
+    }
+    symrt_context_destroy(gpu);
+    symrt_context_destroy(ref);
+    symrt_engine_destroy(e);
+}
+
 int main(void) {
     symc_error err;
     uint32_t sm;
@@ -288,5 +359,6 @@ int main(void) {
     test_nonzero();
     test_nms();
     test_unique();
+    test_item_topk();
     return check_report("gpu.cuda_produced");
 }

@@ -10,7 +10,8 @@ big-endian and Fortran order) and its outputs equal numpy's exactly, each writte
 widened to f32); a file of another dtype is refused naming the input, the file and both dtypes, except the
 documented conversions (f32 rounded for an f16/bf16 input, uint16 bit patterns for bf16). An If on a size
 gives a regions engine through every command; a NonZero model (a size known only after the run) builds with
-and without GPU code, lists its produced size in inspect, and runs with outputs written at their real shapes.
+and without GPU code, lists its produced size in inspect, and runs with outputs written at their real shapes; so does a TopK whose k is a graph input (read at run
+time), and a k above the axis dim or below 0 is refused.
 
 usage: cli_onnx_test.py SYMC TMPDIR
 """
@@ -340,6 +341,32 @@ for b in (1, 3, 8):
     check(f"idx: i64[2, {want_idx.shape[1]}]" in out, f"run prints the real shape: {out}")
 out = run("bench", path("nz.symx"), "--backend", "ref", "--shapes", "x:4x5", "--iters", "2")
 check("NaN" not in out, f"bench counts no poison outside the real shapes: {out}")
+
+# ---- TopK with k a graph input: an item node reads k at run time as a size bounded by the axis dim ----
+tkm = save([h.make_node("TopK", ["x", "k"], ["v", "i"], axis=1)],
+           [h.make_tensor_value_info("x", T.FLOAT, ["B", "N"]), h.make_tensor_value_info("k", T.INT64, [1])],
+           [h.make_tensor_value_info("v", T.FLOAT, None), h.make_tensor_value_info("i", T.INT64, None)], [],
+           "topk_k.onnx")
+run("compile", tkm, "--shapes", "x:1x4,2x16,4x32", "-o", path("tk_gpu.symx"))  # GPU code too (NVRTC)
+run("compile", tkm, "--shapes", "x:1x4,2x16,4x32", "-o", path("tk.symx"), "--no-gpu")
+out = run("inspect", path("tk.symx"))
+check("the value of 'k'" in out and "u0 <= N" in out, f"inspect lists k as a produced size bounded by N: {out}")
+rng = np.random.default_rng(5)
+for b, n, k in ((1, 4, 0), (2, 16, 5), (4, 32, 32), (3, 9, 9), (2, 7, 1)):
+    x = rng.permutation(b * n).reshape(b, n).astype(np.float32)  # distinct values: one right order
+    np.save(path("xt.npy"), x)
+    np.save(path("kt.npy"), np.array([k], dtype=np.int64))
+    out = run("run", path("tk.symx"), "--input", f"x={path('xt.npy')}", "--input", f"k={path('kt.npy')}",
+              "--output", f"v={path('v.npy')}", "--output", f"i={path('i.npy')}")
+    want_i = np.argsort(-x, axis=1, kind="stable")[:, :k]
+    got_v, got_i = np.load(path("v.npy")), np.load(path("i.npy"))
+    check(np.array_equal(got_i, want_i) and np.array_equal(got_v, np.take_along_axis(x, want_i, 1)),
+          f"TopK at {b}x{n}, k = {k}: {got_i.shape}, want {want_i.shape}: {out}")
+for k, why in ((17, "above its bound 16"), (-1, "negative")):
+    np.save(path("xt.npy"), np.zeros((2, 16), np.float32))
+    np.save(path("kt.npy"), np.array([k], dtype=np.int64))
+    out = run("run", path("tk.symx"), "--input", f"x={path('xt.npy')}", "--input", f"k={path('kt.npy')}", want=1)
+    check(why in out and "item" in out, f"TopK with k = {k} is refused naming the node and why: {out}")
 
 print(f"cli_onnx_test: {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -13,7 +13,7 @@ flash, cudnn, flash_for_cpu, math: what torch.export on CUDA can leave) called
 directly, and an M3-like ResNet CNN with H, W in [128, 512] (a range torch's own
 guards would narrow) at odd and even sizes; sizes known only at run time (x[x > 0], nonzero,
 masked_select, torch.where(cond), a mask over dim 1) at counts 0, 1, some and all, and
-torchvision.ops.nms at N = 1 .. 64. Then the errors: an out-of-range input raises with symrt's
+torchvision.ops.nms at N = 1 .. 64, and k.item() as a size (topk, a slice, arange). Then the errors: an out-of-range input raises with symrt's
 message; an unsupported op names the op and the source line. On CPU it runs the
 reference backend; where torch.cuda is available the models also run with CUDA
 tensors (zero-copy on the current stream). Without torch it prints SKIP and
@@ -513,6 +513,37 @@ def test_nms():
                           p.shape == q.shape and torch.equal(p.cpu(), q), f"{p.tolist()} != {q.tolist()}")
 
 
+class Item(nn.Module):
+    def forward(self, x, k):
+        n = k.item()
+        torch._check(n >= 0)
+        torch._check(n <= 10)
+        return x.topk(n, dim=1).values, x[:, :n] * 2, torch.arange(n) * 3
+
+
+def test_item():
+    """k.item() used as a size (topk, a slice, arange), its bound from torch._check: read at run time, the
+    outputs at its real value against eager at k = 0, 1, some and the bound; k above the bound raises."""
+    model = Item().eval()
+    ins = [symc.Input(min_shape=(1, 10), opt_shape=(3, 10), max_shape=(8, 10)), torch.tensor(4)]
+    engines = [("ref", symc.compile(model, inputs=ins, gpu=False), "cpu")]
+    if CUDA:
+        engines.append(("cuda", symc.compile(model, inputs=ins, gpu=True), "cuda"))
+    g = torch.Generator().manual_seed(9)
+    for what, m, dev in engines:
+        for b, kk in ((1, 0), (3, 4), (8, 10), (5, 1), (2, 7)):
+            x = torch.randn(b, 10, generator=g)
+            got = [t.cpu() for t in m(x.to(dev), torch.tensor(kk).to(dev))]
+            for i, (p, q) in enumerate(zip(got, model(x, torch.tensor(kk)))):
+                check(f"item/{what} b={b} k={kk} output {i}", p.shape == q.shape and torch.equal(p, q),
+                      f"{tuple(p.shape)} {p.tolist()} != {tuple(q.shape)} {q.tolist()}")
+        try:
+            m(torch.randn(2, 10).to(dev), torch.tensor(11).to(dev))
+            check(f"item/{what} k above the bound raises", False, "no exception")
+        except symc.SymcError as e:
+            check(f"item/{what} k above the bound names it", "bound" in str(e) and "10" in str(e), str(e))
+
+
 def test_unsupported():
     try:
         symc.compile(Cummax(), inputs=[symc.Input(min_shape=(1, 8), opt_shape=(2, 8), max_shape=(4, 8))])
@@ -530,6 +561,7 @@ def main():
     test_unsupported()
     test_masks()
     test_nms()
+    test_item()
     for dev in DEVICES:
         test_matmul(dev)
         test_sdpa(dev)

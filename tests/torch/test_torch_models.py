@@ -12,7 +12,8 @@ the T5 encoder (tiny configs, random weights) with input_ids and a padding atten
 B 8: one engine each (Llama's grouped-query attention takes another program at S = 1 with transformers 5.23: a
 region of its own), against eager at B = 1, 5 and max.
 Then a detection model with its post-processing (issue 32 item 5): torchvision's SSDlite320-MobileNetV3 over
-image sizes 240x240 .. 480x640, the same detections as eager.
+image sizes 240x240 .. 480x640 and batches of 1 and 2 (3 on the GPU) called as users do (`list(x)`, a region per
+batch size), the same detections as eager.
 Prints SKIP where torch, timm or torchvision is not installed (the text models: where transformers is not).
 
 usage: test_torch_models.py [path/to/libsymc.so]
@@ -172,6 +173,22 @@ class Detector(torch.nn.Module):
         return d["boxes"], d["scores"], d["labels"]
 
 
+class BatchDetector(torch.nn.Module):
+    """The detection model on a batch of images as users call it (`list(x)`): every image's detections
+    concatenated, with the index of the image each came from. The per-image loop fixes the batch in a traced
+    program, so symc traces one region per batch size."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        out = self.m(list(x))
+        return (torch.cat([d["boxes"] for d in out]), torch.cat([d["scores"] for d in out]),
+                torch.cat([d["labels"] for d in out]),
+                torch.cat([torch.full_like(d["labels"], i) for i, d in enumerate(out)]))
+
+
 def ssdlite():
     """torchvision's SSDlite320-MobileNetV3 in eval mode with random weights, its BatchNorm statistics taken
     from random images (untrained, the features would vanish and every score tie at 1/91), and a score
@@ -192,8 +209,8 @@ def ssdlite():
 
 def check_detector(name, det, lo, opt, hi, sizes, device="cpu"):
     """Compiled once over the image-size range (the model resizes to 320 x 320 and scales its boxes back):
-    at each size the same number of detections as eager, the same labels in the same order, scores to 1e-3
-    and boxes to 1e-4 of the image size. (The resize alone differs from eager's by fp32 rounding, 1e-5, as
+    at each size the same number of detections as eager, the same labels (and images, batched) in the same
+    order, scores to 1e-3 and boxes to 1e-4 of the image size. (The resize alone differs from eager's by fp32 rounding, 1e-5, as
     torch's own f32 and f64 resizes do; the network carries that to about 1e-4 in the scores.)"""
     t0 = time.time()
     try:
@@ -211,7 +228,7 @@ def check_detector(name, det, lo, opt, hi, sizes, device="cpu"):
         got = [t.cpu() for t in cm(x)]
         n, wn = len(got[1]), len(want[1])
         scale = max(shape[2:])
-        ok = n == wn and torch.equal(got[2], want[2]) and \
+        ok = n == wn and all(torch.equal(g, w) for g, w in zip(got[2:], want[2:])) and \
             (n == 0 or ((got[1] - want[1]).abs().max().item() < 1e-3 and
                         (got[0] - want[0]).abs().max().item() < 1e-4 * scale))
         msg = (f"{name} at {shape}: {n} detections (eager {wn}), labels {'equal' if n == wn and torch.equal(got[2], want[2]) else 'differ'}"
@@ -223,8 +240,10 @@ def check_detector(name, det, lo, opt, hi, sizes, device="cpu"):
 
 
 if CPU:
-    check_detector("torchvision ssdlite320_mobilenet_v3_large (post-processing: NMS, top-k)", ssdlite(),
-                   (1, 3, 240, 240), (1, 3, 320, 320), (1, 3, 480, 640), [(1, 3, 320, 320), (1, 3, 300, 417)])
+    # batches of 1 and 2 images (a region each) over the image sizes
+    check_detector("torchvision ssdlite320_mobilenet_v3_large, batched (post-processing: NMS, top-k)",
+                   BatchDetector(ssdlite().m), (1, 3, 240, 240), (2, 3, 320, 320), (2, 3, 480, 640),
+                   [(1, 3, 320, 320), (2, 3, 300, 417)])
 
 # on a GPU machine (the device; CI has none): the issue's vit_small, whose torch-path engine had relative
 # error 2.7 on an H100, on the CUDA backend at min, off-opt and max
@@ -243,6 +262,10 @@ if torch.cuda.is_available():
                              regions=regions)
     check_detector("CUDA torchvision ssdlite320_mobilenet_v3_large", ssdlite(), (1, 3, 240, 240), (1, 3, 320, 320),
                    (1, 3, 480, 640), [(1, 3, 320, 320), (1, 3, 300, 417), (1, 3, 480, 640), (1, 3, 240, 251)],
+                   device="cuda")
+    check_detector("CUDA torchvision ssdlite320_mobilenet_v3_large, batched", BatchDetector(ssdlite().m),
+                   (1, 3, 240, 240), (2, 3, 320, 320), (3, 3, 480, 640),
+                   [(1, 3, 320, 320), (2, 3, 300, 417), (3, 3, 480, 640), (3, 3, 240, 251), (2, 3, 240, 240)],
                    device="cuda")
 else:
     log("no CUDA device: the CUDA-backend models run on the device only")

@@ -148,6 +148,37 @@ class TracerChecks:
         src = n.args[0] if n.args and isinstance(n.args[0], torch.fx.Node) else n
         if guard_source(cond.node.expr) == "dispatch":
             return
+        self._check_condition(sympy, expr, src, "the model's code branched on a size: torch.export traced it "
+                                                "assuming")
+
+    def check_counts(self, graph):
+        """An op whose number of results is a size (unbind, which `list(x)` and `for t in x` become) fixes
+        that size in the traced program: torch.export keeps the dim symbolic but the program returns as many
+        results as the example had, with no guard. Run before decomposition (which turns unbind into pieces
+        no longer showing the count); the size must equal the count at every declared size, else parts.py
+        traces the other sizes (one region each)."""
+        import sympy
+        for n in graph.nodes:
+            if n.op != "call_function" or str(n.target).split(".")[:2] not in (["aten", "unbind"],
+                                                                              ["aten", "unbind_copy"]):
+                continue
+            v, src = n.meta.get("val"), n.args[0] if n.args else None
+            sv = src.meta.get("val") if isinstance(src, torch.fx.Node) else None
+            if not isinstance(v, (list, tuple)) or not isinstance(sv, torch.Tensor):
+                continue
+            d = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)
+            size = sv.shape[d % sv.dim()]
+            if isinstance(size, torch.SymInt):
+                self.cur = n
+                self._check_condition(sympy, sympy.Eq(size.node.expr.xreplace(self.sym_alias), len(v)), n,
+                                      f"the model takes {len(v)} results of an unbind over a dim of size "
+                                      f"{self.sym_text(size.node.expr)} (`list(x)`, `for t in x`, x.unbind()): "
+                                      f"torch.export traced it for")
+        self.cur = None
+
+    def _check_condition(self, sympy, expr, src, what):
+        """expr (a sympy condition over the program's symbols) must hold at every declared size: else the
+        build fails naming it, a size that breaks it and src's source line, with what parts.py splits on."""
         # the part's conditions (parts.py: a region of the declared box, e.g. S_ids <= S_mask) bound to this
         # program's symbols: points outside the part are not the traced program's to answer for
         conds = [c for c in self.part_conditions() if c is not True]
@@ -185,8 +216,7 @@ class TracerChecks:
                     f"dim_names={{{d0}: 'S'}} and dim_names={{{d1}: 'S'}}"
                 fix = (f"If '{n0}' dim {d0} and '{n1}' dim {d1} always have the same size, declare them as one dim: "
                        f"the same name in both symc.Inputs ({names_txt}) or one torch.export.Dim; else n" + fix[1:])
-            self.fail(f"the model's code branched on a size: torch.export traced it assuming "
-                      f"{expr.xreplace(names)}, which does not hold at {at} (declared {rng_txt}); at such sizes "
+            self.fail(f"{what} {expr.xreplace(names)}, which does not hold at {at} (declared {rng_txt}); at such sizes "
                       f"the traced program may compute something else than the model. {fix}", code="range",
                       narrowed=self._assert_split(sympy, expr, syms, bounds))
 

@@ -100,6 +100,7 @@ class Tracer(TracerChecks):
                  decomposed=None):
         # [(condition, size, {symbol names})]: branches the export decided by torch's 0/1 assumption
         self.small = small_guarded(ep)
+        self.count_graph = ep.graph  # as exported: checked by run() once the symbols are known (check_counts)
         self.lows = {}
         if decomposed is not None:  # ep decomposed already (by a Tracer of another part of the same export)
             ep = decomposed
@@ -183,6 +184,23 @@ class Tracer(TracerChecks):
         d = self.m.symbol(name, lo_i, opt, hi_i, self.sym_mults.get(sym, 1), hint=self.sym_hints.get(sym))
         self.symbols[sym] = d
         return d
+
+    def point_value(self, v):
+        """v (SymInt or sympy expr) as an int where every symbol in it has a range of one size (a part of the
+        declared range fixing B = 2 in a program torch.export kept symbolic in B); else None."""
+        if isinstance(v, torch.SymInt):
+            v = v.node.expr
+        if isinstance(v, int):
+            return v
+        sub = {}
+        for sym in v.free_symbols:
+            lo, hi = self.ranges.get(sym, (None, None))
+            lo, hi = _int_bound(lo), _int_bound(hi)
+            if lo is None or lo != hi:
+                return None
+            sub[sym] = lo
+        v = v.xreplace(sub)
+        return int(v) if v.is_Integer else None
 
     def dim(self, v):
         """int | SymInt | sympy expr -> symc_dim."""
@@ -466,6 +484,7 @@ class Tracer(TracerChecks):
             for sym in self.sym_names:
                 self.sym_names[sym] = _sanitize(str(sym))
         self._derived_inputs(users)
+        self.check_counts(self.count_graph)
         env = {}
         for n in placeholders:
             self.cur = n
@@ -597,7 +616,26 @@ class Tracer(TracerChecks):
             fn = _LOWER.get(t.name())  # an op of a library that registers it when imported (torchvision::nms)
         if fn is None:
             self.fail(f"unsupported ATen op {_op_name(t)}; symc has no lowering for it")
-        return fn(self, n, args, kwargs)
+        out = fn(self, n, args, kwargs)
+        self._map_unbacked(n, out)
+        return out
+
+    def _map_unbacked(self, n, out):
+        """torch gives some results of a data-dependent size a fresh unbacked symbol of their own (nms's keep
+        sliced to [:300]: u91 <= u90) where symc's shape rule computes that size from the producer's symbol
+        (min(300, u0)): the fresh symbol stands for symc's size, so that later shapes mentioning it are symc's.
+        (Producers map their own symbol: indexing._produced.)"""
+        v = n.meta.get("val")
+        if not isinstance(v, torch.Tensor) or not isinstance(out, _T):
+            return
+        fresh = [(d, s.node.expr) for d, s in enumerate(v.shape) if isinstance(s, torch.SymInt) and
+                 s.node.expr.is_Symbol and str(s.node.expr).startswith("u") and s.node.expr not in self.symbols]
+        if not fresh:
+            return
+        self.m.infer_shapes()
+        _, dims = self.m.tensor_info(int(out))
+        for d, e in fresh:
+            self.symbols[e] = dims[d]
 
 
 def _on_cpu(a):

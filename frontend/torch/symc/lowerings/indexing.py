@@ -14,7 +14,7 @@ selected element (a where); values per selected element are refused.
 import torch
 
 from .. import _lib
-from ..values import _T
+from ..values import _T, _int_bound
 from .helpers import _arg_dtype, _cast, _dt, _norm, _static
 from .registry import _op, _reg
 
@@ -217,6 +217,25 @@ def _produced(tr, n, h, out_dim, size):
         tr.fail(f"torch's size {e} stands for two sizes symc computes apart", code="internal")
     tr.symbols[e] = u
     return u
+
+
+@_reg(_op("item"), _op("_local_scalar_dense"))
+def _item(tr, n, a, k):
+    """x.item() of an integer tensor used as a size (torch.arange(n), x[:n], x.topk(n)): symc's item op reads it
+    at run time as a size bounded by torch's range for it (torch._check(n <= N) gives one); the run fails
+    where the value is negative or above the bound. The value itself is torch's unbacked symbol, mapped to
+    symc's."""
+    v = tr.val(n)
+    e = v.node.expr if isinstance(v, torch.SymInt) else None
+    if e is None or not e.is_Symbol:
+        tr.fail(f".item() gives {type(v).__name__} {v}; symc reads only integers used as sizes")
+    hi = _int_bound(tr.ranges.get(e, (None, None))[1])
+    if hi is None:
+        tr.fail(f".item() gives {e}, a size with no upper bound: declare one with torch._check({e} <= N) (symc "
+                f"plans memory for the bound and checks it at run time)", code="range")
+    h = tr.node("item", [tr.tensor(a[0])], [("bound", "dims", [tr.m.const(hi)])])
+    _produced(tr, n, h, 0, v)
+    return v
 
 
 def _nonzero_rows(tr, n, mask_h, size):

@@ -163,6 +163,8 @@ def _squeeze(tr, n, a, k):
     axes = []
     for d in sorted({_norm(tr, d, rank) for d in dims}):
         sz = _static(shape[d])
+        if not isinstance(sz, int) and tr.point_value(sz) is not None:
+            sz = tr.point_value(sz)  # a part of the declared range that fixes the size
         if isinstance(sz, int):
             if sz == 1:
                 axes.append(d)
