@@ -544,6 +544,23 @@ def test_item():
             check(f"item/{what} k above the bound names it", "bound" in str(e) and "10" in str(e), str(e))
 
 
+def test_modes():
+    """symc.compile traces in eval mode and gives every submodule its own mode back: a model in eval mode inside a
+    wrapper left in training mode stays in eval mode (it once came back training, and eager then diverged)."""
+    class Wrap(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn = nn.BatchNorm1d(4).eval()
+            self.drop = nn.Dropout(0.5)
+
+        def forward(self, x):
+            return self.drop(self.bn(x))
+    w = Wrap()
+    symc.compile(w, inputs=[symc.Input(min_shape=(1, 4), opt_shape=(2, 4), max_shape=(4, 4))], gpu=False)
+    check("compile keeps each submodule's mode", (w.training, w.bn.training, w.drop.training) == (True, False, True),
+          f"wrapper {w.training}, bn {w.bn.training}, dropout {w.drop.training}")
+
+
 def test_unsupported():
     try:
         symc.compile(Cummax(), inputs=[symc.Input(min_shape=(1, 8), opt_shape=(2, 8), max_shape=(4, 8))])
@@ -562,6 +579,7 @@ def main():
     test_masks()
     test_nms()
     test_item()
+    test_modes()
     for dev in DEVICES:
         test_matmul(dev)
         test_sdpa(dev)

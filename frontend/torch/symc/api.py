@@ -585,13 +585,16 @@ def compile(model, inputs=None, example_inputs=None, *, ir="default", arg_inputs
             mults[(i, d)] = m
     decl = _Declared(specs, opts, names, ranges, mults, device)
     name = name or type(model).__name__
-    was_training = model.training
+    # traced in eval mode; afterwards every submodule gets its own mode back (model.train(flag) would set the
+    # wrapper's flag on all of them: a detector in eval mode inside a wrapper never put in eval would train)
+    modes = [(mm, mm.training) for mm in model.modules()]
     model.eval()
     try:  # torch.export's own errors, with which input and shape
         done = trace_parts(model, decl, name, export_ranges, lambda e: _export_error(
             model, specs, [s.name or arg_names[i] for i, s in enumerate(specs)], e))
     finally:
-        model.train(was_training)
+        for mm, flag in modes:
+            mm.training = flag
     return engine_module(finish_parts(done), done[0][1], name, gpu, prec, fp32_layers)
 
 
