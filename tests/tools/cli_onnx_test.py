@@ -11,7 +11,8 @@ widened to f32); a file of another dtype is refused naming the input, the file a
 documented conversions (f32 rounded for an f16/bf16 input, uint16 bit patterns for bf16). An If on a size
 gives a regions engine through every command; a NonZero model (a size known only after the run) builds with
 and without GPU code, lists its produced size in inspect, and runs with outputs written at their real shapes; so does a TopK whose k is a graph input (read at run
-time), and a k above the axis dim or below 0 is refused.
+time), and a k above the axis dim or below 0 is refused; a NonZero whose count alone sizes an output keeps
+its producer.
 
 usage: cli_onnx_test.py SYMC TMPDIR
 """
@@ -367,6 +368,25 @@ for k, why in ((17, "above its bound 16"), (-1, "negative")):
     np.save(path("kt.npy"), np.array([k], dtype=np.int64))
     out = run("run", path("tk.symx"), "--input", f"x={path('xt.npy')}", "--input", f"k={path('kt.npy')}", want=1)
     check(why in out and "item" in out, f"TopK with k = {k} is refused naming the node and why: {out}")
+
+# ---- a NonZero whose result nothing reads but whose count sizes an output: the producer stays (it was dropped
+# as dead, then refused as "no node produces it") ----
+cnt = save([h.make_node("NonZero", ["x"], ["nz"]), h.make_node("Shape", ["nz"], ["s"]),
+            h.make_node("Slice", ["s", "one", "two"], ["u"]),
+            h.make_node("ConstantOfShape", ["u"], ["y"],
+                        value=onnx.numpy_helper.from_array(np.array([7.0], np.float32)))],
+           [h.make_tensor_value_info("x", T.FLOAT, ["B", 5])], [h.make_tensor_value_info("y", T.FLOAT, None)],
+           [onnx.numpy_helper.from_array(np.array([1], np.int64), "one"),
+            onnx.numpy_helper.from_array(np.array([2], np.int64), "two")], "nz_count.onnx")
+run("compile", cnt, "--shapes", "x:1x5,2x5,4x5", "-o", path("nz_count.symx"), "--no-gpu")
+for b in (1, 2, 4):
+    x = np.random.default_rng(30 + b).standard_normal((b, 5)).astype(np.float32)
+    x[x < 0.3] = 0
+    np.save(path("xc.npy"), x)
+    out = run("run", path("nz_count.symx"), "--input", f"x={path('xc.npy')}", "--output", f"y={path('yc.npy')}")
+    got = np.load(path("yc.npy"))
+    check(np.array_equal(got, np.full(np.count_nonzero(x), 7.0, np.float32)),
+          f"the count of a NonZero nothing else reads, at B = {b}: {got.shape}, want {np.count_nonzero(x)}: {out}")
 
 print(f"cli_onnx_test: {len(failures)} failed")
 sys.exit(1 if failures else 0)
