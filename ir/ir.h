@@ -186,9 +186,9 @@ uint32_t ir_producer_of(const ir_module *m, sym_id s);
 /* ir_produced_live (ir_uses_compute's liveness): producers are live while a
  * live node mentions their size, even where nothing reads their outputs (an
  * `item` whose value is a TopK's k): for each producer node p, sets live[p]
- * when some live node after it reads its symbol. Walks the nodes backwards
- * once per producer, only where the module has producers. Returns the number
- * of producers it made live (the caller walks again from them). */
+ * when some live node after it reads its symbol. Scans the nodes after each
+ * producer not yet live (none where the module has no producers). Returns the
+ * number of producers it made live (the caller walks again from them). */
 uint32_t ir_produced_live(const ir_module *m, uint8_t *live);
 symc_status ir_check_produced(ir_module *m, symc_error *err);
 const ir_attr *ir_node_attr(const ir_node *n, const char *name);
