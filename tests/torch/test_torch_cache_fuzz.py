@@ -179,7 +179,8 @@ while time.time() - t0 < budget:
                 i = int(rng.integers(0, len(b)))
                 b[i] ^= 1 << int(rng.integers(0, 8))
                 data = bytes(b)
-            elif kind == "lying":  # a key file naming this key and the other model's engine digest
+            elif kind == "lying":  # a key file naming this key and the other model's engine's plain digest
+                # (a forger who computes the cache's binding of key and engine is out of scope: api.py)
                 data = own_key.split()[0] + b" " + own_key.split()[1] + b" " + \
                     hashlib.sha256(src_engine).hexdigest().encode() + b"\n"
             elif kind == "empty":

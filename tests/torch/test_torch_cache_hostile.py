@@ -16,6 +16,7 @@ Every output is checked against eager.
 
 usage: test_torch_cache_hostile.py [path/to/libsymc.so]
 """
+import hashlib
 import json
 import os
 import shutil
@@ -85,7 +86,8 @@ check("A compiled", torch.allclose(ca(x), wa, atol=1e-5))
 pa, pb = ca.engine_path, cb.engine_path
 check("two entries", pa != pb and os.path.dirname(pa) == CACHE and os.path.isfile(pa + ".key"), entries())
 del ca
-for how in ("copy", "symlink", "copy with its key file", "truncated"):
+for how in ("copy", "symlink", "copy with its key file", "copy with a key file naming A's key and B's digest",
+            "copy with an older format's key file", "truncated"):
     os.remove(pa)
     if how == "symlink":
         os.symlink(pb, pa)
@@ -97,6 +99,12 @@ for how in ("copy", "symlink", "copy with its key file", "truncated"):
         shutil.copyfile(pb, pa)
         if how == "copy with its key file":
             shutil.copyfile(pb + ".key", pa + ".key")
+        elif how.startswith("copy with a"):  # B's engine beside a key file that names A's key
+            fmt, key_a = open(pa + ".key").read().split()[:2]
+            if "older" in how:
+                fmt = "symc-cache-1"  # that format's digest: the engine's alone
+            with open(pa + ".key", "w") as f:
+                f.write(f"{fmt} {key_a} {hashlib.sha256(open(pb, 'rb').read()).hexdigest()}\n")
     c = symc.compile(A, INP, gpu=False)
     check(f"B's engine put on A's cache name ({how}): A's results", torch.allclose(c(x), wa, atol=1e-5),
           "B's outputs came back" if torch.allclose(c(x), wb, atol=1e-5) else "")

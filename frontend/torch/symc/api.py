@@ -128,7 +128,7 @@ def cache_dir():
         raise SymcError(f"the engine cache SYMC_CACHE_DIR={d!r} is a file, not a folder: point SYMC_CACHE_DIR at a "
                         f"folder, or set it to off", code="io")
     try:
-        os.makedirs(d, exist_ok=True)
+        os.makedirs(d, mode=0o700, exist_ok=True)  # a new folder is the user's alone (only the last part)
     except OSError as e:
         _warn_once(("mkdir", d), f"symc: the engine cache {d!r} cannot be created ({e.strerror}); building without "
                                  f"the cache (set SYMC_CACHE_DIR to a writable folder, or to off)")
@@ -149,21 +149,31 @@ def _cache_limit():
                         code="invalid_arg") from None
 
 
-# A cache entry is NAME_KEY.symx and NAME_KEY.symx.key, the key file holding the format, the key and
-# the engine file's SHA-256, written after the engine. A hit is an entry whose key file names its key
-# and whose engine has that digest: an engine copied or linked onto another model's name, truncated
-# or edited is rebuilt, never trusted. Only such entries are the cache's: trimming removes nothing
+# A cache entry is NAME_KEY.symx and NAME_KEY.symx.key, the key file holding the format, the key and a
+# digest binding the two: SHA-256 over the key and then the engine file's bytes, written after the
+# engine. A hit is an entry whose key file names its key and whose binding holds for that key and the
+# engine as it is: an engine copied or linked onto another model's name, truncated or edited, and a key
+# file that names the key beside another engine's plain digest (or a key file of another model, or of an
+# older format) are rebuilt, never trusted. This guards against accidents, not against a person who
+# writes to the folder on purpose: such a person could as well replace the library, so the folder is
+# made private (0700) when symc creates it. Only such entries are the cache's: trimming removes nothing
 # else from the folder (a user's own engine kept there stays).
 _ENTRY = re.compile(r"^[A-Za-z0-9_.-]+_[0-9a-f]{32}\.symx$")
-_KEY_FORMAT = "symc-cache-1"
+_KEY_FORMAT = "symc-cache-2"
 
 
-def _file_digest(path):
-    h = hashlib.sha256()
+def _file_digest(path, prefix=b""):
+    """SHA-256 of prefix and then the file's bytes."""
+    h = hashlib.sha256(prefix)
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def _binding(path, key):
+    """The key file's digest for key and the engine at path."""
+    return _file_digest(path, f"{_KEY_FORMAT} {key}\n".encode())
 
 
 def _read_regular(path, limit):
@@ -183,12 +193,12 @@ def _read_regular(path, limit):
 
 def _entry_valid(path, key):
     """The entry at path is the cache's, for key when given (any key when None): its key file and its
-    engine both regular files, not symlinks, the key file naming key and the engine's SHA-256."""
+    engine both regular files, not symlinks, the key file naming key and the binding of key and engine."""
     text = _read_regular(path + ".key", 4096)
     try:
         fmt, k, digest = text.decode().split()
         return fmt == _KEY_FORMAT and (key is None or k == key) and os.path.isfile(path) and \
-            not os.path.islink(path) and _file_digest(path) == digest
+            not os.path.islink(path) and _binding(path, k) == digest
     except (AttributeError, OSError, UnicodeDecodeError, ValueError):
         return False
 
@@ -295,11 +305,12 @@ def _compile_into(m, d, path, gpu, precision, fp32_layers):
             made.append(tmp)
             os.close(fd)
             _compile_parts_to(m, tmp, gpu, precision, fp32_layers)
-            digest = _file_digest(tmp)
+            key = os.path.basename(path)[-37:-5]
+            digest = _binding(tmp, key)
             ktmp, fd = _create_exclusive(path)
             made.append(ktmp)
             with os.fdopen(fd, "w") as f:
-                f.write(f"{_KEY_FORMAT} {os.path.basename(path)[-37:-5]} {digest}\n")
+                f.write(f"{_KEY_FORMAT} {key} {digest}\n")
             os.replace(tmp, path)  # atomic: another process never reads half an engine
             os.replace(ktmp, path + ".key")
             return path
