@@ -53,4 +53,26 @@ if [ "${SYMC_DEPS_TORCH:-0}" = 1 ] && python3 -c 'import torch' 2>/dev/null &&
   timeout 900 python3 -m pip install --quiet --disable-pip-version-check transformers==5.23.0 onnxscript==0.7.2 ||
     echo "deps: transformers/onnxscript could not be installed; the transformers tests will fail"
 fi
+# the Triton Inference Server test (tests/triton, ctest triton.serve), asked for by scripts/test.sh with
+# SYMC_DEPS_TORCH=1 like the other test-only packages: tritonserver 2.51 as the nvidia-pytriton wheel
+# ships it (the binary and its libraries; --no-deps: the test runs only the binary, and the wheel's own
+# Python needs, numpy<2 among them, are not wanted), and the clients. Pinned exactly and installed last:
+# tritonclient 2.51 downgrades numpy and protobuf and breaks onnx; 2.73 with numpy>=2 and protobuf>=6.31.1
+# keeps onnx importable (checked below). Where they cannot be installed, triton.serve prints SKIP.
+triton_ok() {
+  python3 - <<'EOF' 2>/dev/null
+import importlib.metadata as m, importlib.util as u, sys
+ok = m.version("nvidia-pytriton") == "0.7.0" and m.version("tritonclient") == "2.73.0" and u.find_spec("pytriton")
+import tritonclient.grpc, tritonclient.http  # noqa: E401,F401
+sys.exit(0 if ok else 1)
+EOF
+}
+if [ "${SYMC_DEPS_TORCH:-0}" = 1 ] && ! triton_ok; then
+  echo "deps: pip installing nvidia-pytriton==0.7.0 (tritonserver) tritonclient[http,grpc]==2.73.0"
+  { timeout 900 python3 -m pip install --quiet --disable-pip-version-check --no-deps nvidia-pytriton==0.7.0 &&
+    timeout 900 python3 -m pip install --quiet --disable-pip-version-check 'tritonclient[http,grpc]==2.73.0' \
+      'numpy>=2' 'protobuf>=6.31.1'; } ||
+    echo "deps: nvidia-pytriton/tritonclient could not be installed; the Triton test will SKIP"
+  python3 -c 'import onnx, numpy' || { echo "deps: onnx or numpy no longer imports after the Triton clients"; exit 1; }
+fi
 echo "deps: ok"

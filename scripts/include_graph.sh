@@ -18,7 +18,7 @@ if [ "${1:-}" = "--files" ]; then files_mode=1; shift; fi
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 
-folders="common symshape ir passes frontend codegen runtime tools lib examples bench tests include"
+folders="common symshape ir passes frontend codegen runtime tools lib triton examples bench tests include"
 
 for src in $folders; do
   [ -d "$src" ] || continue
@@ -33,7 +33,7 @@ done | while read -r f; do
     if [ "$inc" != "$top" ]; then
       case "$top" in
         symc) to=include/symc ;;
-        symshape|common|ir|passes|frontend|codegen|runtime|tools|lib|examples|bench|tests) to=$top ;;
+        symshape|common|ir|passes|frontend|codegen|runtime|tools|lib|triton|examples|bench|tests) to=$top ;;
         onnx) to='(generated)' ;;   # onnx/onnx.pb-c.h, protoc-c output
         *) continue ;;              # system headers with a folder (sys/stat.h, flatbuffers/...)
       esac

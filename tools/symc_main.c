@@ -29,6 +29,7 @@
 #include "tools/dot.h"
 #include "tools/inspect_engine.h"
 #include "tools/npy.h"
+#include "tools/triton_repo.h"
 
 enum { EXIT_USAGE = 2 };
 
@@ -719,6 +720,8 @@ static const command commands[] = {
     {"inspect", "print a module (symbols, guards, symbolic shapes) or an engine (GPU steps, memory)", cmd_inspect},
     {"dot", "a model or engine as a Graphviz graph: symbolic shapes on the edges, fused groups as clusters",
      symc_cmd_dot},
+    {"triton", "write an engine's Triton Inference Server model-repository entry (config.pbtxt and the engine)",
+     symc_cmd_triton},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -15,7 +15,9 @@
 #              compiler and the runtime share);
 #   symshape/  only symshape/ and include/symc/ but symc/symc.h;
 #   ir/        nothing from passes/, frontend/, codegen/, runtime/, tools/;
-#   passes/    nothing from codegen/, frontend/, runtime/, tools/.
+#   passes/    nothing from codegen/, frontend/, runtime/, tools/;
+#   triton/    only triton/ and include/symc/ but symc/symc.h: the Triton
+#              backend is a client of the public runtime API, nothing more.
 #
 # Any violation fails the test; move what both sides need into common/ or a
 # public header instead.
@@ -53,7 +55,7 @@ target_of() { # $1 includer, $2 quote kind, $3 path
   if [ "$inc" != "$top" ]; then
     case "$top" in
       symc) if [ "$inc" = symc/symc.h ]; then echo symc.h; else echo symc; fi ;;
-      common|symshape|ir|passes|frontend|codegen|runtime|tools|lib|examples|bench|tests) module_of_path "$inc" ;;
+      common|symshape|ir|passes|frontend|codegen|runtime|tools|lib|examples|bench|tests|triton) module_of_path "$inc" ;;
       *) echo "" ;;
     esac
   elif [ "$kind" = '"' ]; then
@@ -86,11 +88,14 @@ allowed() { # $1 including file, $2 its module, $3 target -> 0 when allowed
     passes)
       case "$to" in codegen|frontend|runtime|runtime/*|tools|gen:*) return 1 ;; esac
       return 0 ;;
+    triton)
+      case "$to" in triton|symc) return 0 ;; esac
+      return 1 ;;
   esac
   return 0
 }
 
-found=$(for dir in runtime common symshape ir passes; do
+found=$(for dir in runtime common symshape ir passes triton; do
   [ -d "$dir" ] || continue
   find "$dir" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cc' -o -name '*.cpp' -o -name '*.def' -o -name '*.inc' \) |
     sort | while read -r f; do
@@ -110,7 +115,8 @@ if [ -n "$found" ]; then
   echo "  runtime/ may include only runtime/, common/, symshape/, include/symc/ (not symc/symc.h) and its"
   echo "  generated schema headers; its core no backend folder, a backend no other backend; common/ and"
   echo "  symshape/ only themselves and include/symc/ (not symc/symc.h); ir/ nothing from"
-  echo "  passes/frontend/codegen/runtime/tools; passes/ nothing from codegen/frontend/runtime/tools."
+  echo "  passes/frontend/codegen/runtime/tools; passes/ nothing from codegen/frontend/runtime/tools;"
+  echo "  triton/ only itself and include/symc/ (not symc/symc.h)."
   echo "  Move what both sides need into common/ or a public header (include/symc/)."
   exit 1
 fi

@@ -6,7 +6,7 @@
 #   usage: check_test_names.sh BUILD_DIR
 set -euo pipefail
 build=${1:?usage: check_test_names.sh BUILD_DIR}
-modules='arch|style|symshape|ir|passes|frontend|codegen|runtime|tools|e2e|gpu|python|conformance|install'
+modules='arch|style|symshape|ir|passes|frontend|codegen|runtime|tools|e2e|gpu|python|conformance|install|triton'
 names=$(ctest --test-dir "$build" -N | sed -n 's/^ *Test *#[0-9]*: //p')
 [ -n "$names" ] || { echo "no tests listed in $build"; exit 1; }
 bad=$(printf '%s\n' "$names" | grep -Ev "^($modules)\.[a-z0-9]+(_[a-z0-9]+)*$" || true)

@@ -12,7 +12,7 @@ fails=0
 fresh() {
   rm -rf "$work/tree"
   mkdir -p "$work/tree"
-  cp -r "$root/runtime" "$root/common" "$root/symshape" "$root/ir" "$root/passes" "$work/tree/"
+  cp -r "$root/runtime" "$root/common" "$root/symshape" "$root/ir" "$root/passes" "$root/triton" "$work/tree/"
 }
 # expect_fail NAME PATTERN: the check must fail and print PATTERN
 expect_fail() {
@@ -66,6 +66,10 @@ fresh; add_line passes/fold.c '#include "codegen/codegen.h"'
 expect_fail "passes includes codegen" "passes/fold.c -> codegen/codegen.h"
 fresh; add_line passes/infer_shapes.c '#include "frontend/onnx.h"'
 expect_fail "passes includes frontend" "passes/infer_shapes.c -> frontend/onnx.h"
+fresh; add_line triton/tb_backend.c '#include "runtime/engine.h"'
+expect_fail "triton includes the runtime's internals" "triton/tb_backend.c -> runtime/engine.h"
+fresh; add_line triton/tb_json.c '#include "symc/symc.h"'
+expect_fail "triton includes the builder header" "triton/tb_json.c -> symc/symc.h"
 
 rm -rf "$work/tree"
 [ $fails = 0 ] && echo "check_includes self-test: all cases behave" || echo "check_includes self-test: $fails case(s) wrong"

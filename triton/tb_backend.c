@@ -1,0 +1,726 @@
+/* tb_backend.c: symc engines in NVIDIA Triton Inference Server, as the
+ * backend "symc" (libtriton_symc.so in <backend-directory>/symc/).
+ *
+ * A model is one engine, <repository>/<model>/<version>/model.symx (or the
+ * configuration's default_model_filename), loaded once and shared by the
+ * model's instances. Loading checks the configuration against the engine
+ * (every engine input named with its data type, ranks and fixed dims that
+ * agree, and with max_batch_size > 0 a batch axis: dim 0 of every input and
+ * output one symbol whose range holds 1..max_batch_size), so a mismatch is a
+ * load error naming the tensor rather than a failure per request.
+ *
+ * Each instance owns a symrt context; KIND_CPU instances run the reference
+ * backend. A batch Triton hands over (its dynamic batcher gathers requests
+ * that may differ in batch size and, with ragged batching, in other dims) is
+ * run request by request at each request's own shape, so every response is
+ * exactly what `symc run` gives for that request's inputs. Inputs are read
+ * in place when Triton holds them in one CPU buffer aligned for their type,
+ * and otherwise gathered into a per-instance scratch buffer; outputs are
+ * written straight into the response's buffers at the engine's computed
+ * shapes (an engine with sizes known only after a run writes into scratch
+ * and copies once the real shapes are known).
+ *
+ * Every request gets exactly one response, with its results or with an
+ * error carrying symc's message (a shape out of range names the input, the
+ * dim, the symbol and its range), and is released once; the server never
+ * sees a crash for a malformed request. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "symc/symrt.h"
+#include "triton/tb_api.h"
+#include "triton/tb_json.h"
+
+/* ---- errors ---------------------------------------------------------------- */
+
+static TRITONSERVER_Error *tb_error(TRITONSERVER_Error_Code code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static TRITONSERVER_Error *tb_error(TRITONSERVER_Error_Code code, const char *fmt, ...) {
+    char msg[1024] = "symc: ";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + 6, sizeof msg - 6, fmt, ap);
+    va_end(ap);
+    return TRITONSERVER_ErrorNew(code, msg);
+}
+
+/* the code Triton reports for a symc status: what the request got wrong is
+ * INVALID_ARG (HTTP 400), the rest INTERNAL */
+static TRITONSERVER_Error_Code tb_code(symc_status s) {
+    switch (s) {
+    case SYMC_ERR_INVALID_ARG:
+    case SYMC_ERR_RANGE:
+    case SYMC_ERR_OVERFLOW:
+    case SYMC_ERR_DIV_ZERO:
+    case SYMC_ERR_UNBOUND:
+    case SYMC_ERR_CONTRADICTION: return TRITONSERVER_ERROR_INVALID_ARG;
+    case SYMC_ERR_UNSUPPORTED: return TRITONSERVER_ERROR_UNSUPPORTED;
+    case SYMC_ERR_NOMEM: return TRITONSERVER_ERROR_UNAVAILABLE;
+    default: return TRITONSERVER_ERROR_INTERNAL;
+    }
+}
+
+#define TB_TRY(call)                        \
+    do {                                    \
+        TRITONSERVER_Error *tb_e_ = (call); \
+        if (tb_e_) return tb_e_;            \
+    } while (0)
+
+static uint64_t tb_now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* ---- data types ------------------------------------------------------------ */
+
+static const struct {
+    symc_dtype symc;
+    TRITONSERVER_DataType triton;
+    const char *config; /* the name config.pbtxt uses */
+} tb_types[] = {
+    {SYMC_F32, TRITONSERVER_TYPE_FP32, "TYPE_FP32"},     {SYMC_F16, TRITONSERVER_TYPE_FP16, "TYPE_FP16"},
+    {SYMC_BF16, TRITONSERVER_TYPE_BF16, "TYPE_BF16"},    {SYMC_F64, TRITONSERVER_TYPE_FP64, "TYPE_FP64"},
+    {SYMC_I64, TRITONSERVER_TYPE_INT64, "TYPE_INT64"},   {SYMC_I32, TRITONSERVER_TYPE_INT32, "TYPE_INT32"},
+    {SYMC_BOOL, TRITONSERVER_TYPE_BOOL, "TYPE_BOOL"},    {SYMC_I8, TRITONSERVER_TYPE_INT8, "TYPE_INT8"},
+    {SYMC_U8, TRITONSERVER_TYPE_UINT8, "TYPE_UINT8"},    {SYMC_I16, TRITONSERVER_TYPE_INT16, "TYPE_INT16"},
+    {SYMC_U16, TRITONSERVER_TYPE_UINT16, "TYPE_UINT16"}, {SYMC_U32, TRITONSERVER_TYPE_UINT32, "TYPE_UINT32"},
+    {SYMC_U64, TRITONSERVER_TYPE_UINT64, "TYPE_UINT64"},
+};
+enum { TB_NTYPES = sizeof tb_types / sizeof tb_types[0] };
+
+static int tb_type_of(symc_dtype dt) {
+    for (int i = 0; i < TB_NTYPES; i++)
+        if (tb_types[i].symc == dt) return i;
+    return -1;
+}
+
+/* a Triton data type's name as its API and clients write it ("FP32") */
+static const char *tb_triton_name(TRITONSERVER_DataType t) {
+    for (int i = 0; i < TB_NTYPES; i++)
+        if (tb_types[i].triton == t) return tb_types[i].config + 5;
+    return t == TRITONSERVER_TYPE_BYTES ? "BYTES" : "INVALID";
+}
+
+/* ---- state ----------------------------------------------------------------- */
+
+typedef struct tb_model {
+    symrt_engine *engine;
+    char *name;
+    uint64_t version;
+    int64_t max_batch; /* config max_batch_size (0: no batch axis) */
+    uint32_t n_in, n_out;
+    symrt_io_info *in, *out; /* names point into the engine */
+    int *in_type, *out_type; /* index into tb_types */
+    int produced;            /* sizes known only after a run */
+} tb_model;
+
+typedef struct tb_buf {
+    void *p;
+    size_t cap;
+} tb_buf;
+
+typedef struct tb_instance {
+    tb_model *m;
+    char *name;
+    symrt_context *ctx;
+    tb_buf *in_scratch, *out_scratch;
+    TRITONBACKEND_Output **outs; /* per engine output: its response output for this request, or NULL */
+    void **out_dst;              /* per engine output: where its result goes (response buffer), or NULL */
+} tb_instance;
+
+static char *tb_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* buf grown to at least n bytes (64-aligned, at least 64 so an empty tensor has an address) */
+static void *tb_reserve(tb_buf *b, size_t n) {
+    if (n < 64) n = 64;
+    if (b->cap >= n) return b->p;
+    size_t cap = (n + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, cap);
+    if (!p) return NULL;
+    free(b->p);
+    b->p = p;
+    b->cap = cap;
+    return p;
+}
+
+static void tb_model_free(tb_model *m) {
+    if (!m) return;
+    symrt_engine_destroy(m->engine);
+    free(m->name);
+    free(m->in);
+    free(m->out);
+    free(m->in_type);
+    free(m->out_type);
+    free(m);
+}
+
+/* ---- the backend ----------------------------------------------------------- */
+
+TRITONSERVER_Error *TRITONBACKEND_Initialize(TRITONBACKEND_Backend *backend) {
+    (void)backend;
+    uint32_t major = 0, minor = 0;
+    TB_TRY(TRITONBACKEND_ApiVersion(&major, &minor));
+    if (major != TB_API_MAJOR || minor < TB_API_MINOR)
+        return tb_error(TRITONSERVER_ERROR_UNSUPPORTED,
+                        "the symc backend needs Triton's backend API %d.%d or a later 1.x; this server has %u.%u",
+                        TB_API_MAJOR, TB_API_MINOR, major, minor);
+    return NULL;
+}
+
+TRITONSERVER_Error *TRITONBACKEND_Finalize(TRITONBACKEND_Backend *backend) {
+    (void)backend;
+    return NULL;
+}
+
+/* ---- models: the engine against config.pbtxt ------------------------------- */
+
+/* dims text of input (is_in) or output k, dim d */
+static void tb_dim(const tb_model *m, int is_in, uint32_t k, int32_t d, char *buf, size_t cap) {
+    symc_status s = is_in ? symrt_engine_input_dim(m->engine, k, d, buf, cap, NULL)
+                          : symrt_engine_output_dim(m->engine, k, d, buf, cap, NULL);
+    if (s != SYMC_OK) snprintf(buf, cap, "?");
+}
+
+static int tb_is_number(const char *s, int64_t *v) {
+    char *end;
+    if (!*s) return 0;
+    long long x = strtoll(s, &end, 10);
+    if (*end) return 0;
+    *v = x;
+    return 1;
+}
+
+/* max_batch_size > 0: dim 0 of every input and output is one symbol whose range holds 1..max */
+static TRITONSERVER_Error *tb_check_batch(const tb_model *m) {
+    char sym[128], d0[128];
+    if (!m->n_in)
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "model '%s': max_batch_size %lld needs inputs", m->name,
+                        (long long)m->max_batch);
+    sym[0] = '\0';
+    for (int is_in = 1; is_in >= 0; is_in--)
+        for (uint32_t k = 0; k < (is_in ? m->n_in : m->n_out); k++) {
+            const symrt_io_info *io = is_in ? &m->in[k] : &m->out[k];
+            if (io->rank < 1)
+                return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                                "model '%s': config max_batch_size %lld needs a batch dim, but %s '%s' has rank 0 "
+                                "(set max_batch_size: 0)",
+                                m->name, (long long)m->max_batch, is_in ? "input" : "output", io->name);
+            tb_dim(m, is_in, k, 0, d0, sizeof d0);
+            if (!sym[0]) snprintf(sym, sizeof sym, "%s", d0);
+            if (strcmp(sym, d0))
+                return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                                "model '%s': config max_batch_size %lld needs one batch symbol at dim 0 of every "
+                                "input and output; input '%s' has '%s' there, %s '%s' has '%s' (set max_batch_size: 0)",
+                                m->name, (long long)m->max_batch, m->in[0].name, sym, is_in ? "input" : "output",
+                                io->name, d0);
+        }
+    for (uint32_t s = 0; s < symrt_engine_num_symbols(m->engine); s++) {
+        symrt_symbol_info si;
+        if (symrt_engine_symbol(m->engine, s, &si, NULL) != SYMC_OK || strcmp(si.name, sym)) continue;
+        if (si.min > 1 || si.max < m->max_batch || si.multiple_of > 1)
+            return tb_error(
+                TRITONSERVER_ERROR_INVALID_ARG,
+                "model '%s': config max_batch_size %lld: the engine's batch symbol '%s' takes [%lld, %lld]%s"
+                ", but Triton sends every batch size from 1 to %lld (rebuild the engine for that range, "
+                "or lower max_batch_size)",
+                m->name, (long long)m->max_batch, sym, (long long)si.min, (long long)si.max,
+                si.multiple_of > 1 ? " in multiples" : "", (long long)m->max_batch);
+        return NULL;
+    }
+    return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                    "model '%s': config max_batch_size %lld needs a batch symbol at dim 0 of every input and output; "
+                    "it is '%s', not a symbol (set max_batch_size: 0)",
+                    m->name, (long long)m->max_batch, sym);
+}
+
+/* one config entry (input or output) against the engine's tensor */
+static TRITONSERVER_Error *tb_check_entry(const tb_model *m, const tb_json *e, int is_in) {
+    const char *what = is_in ? "input" : "output";
+    const tb_json *jn = tb_json_get(e, "name");
+    if (!jn || jn->kind != TB_JSON_STR)
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "model '%s': a config %s has no name", m->name, what);
+    uint32_t n = is_in ? m->n_in : m->n_out;
+    const symrt_io_info *ios = is_in ? m->in : m->out;
+    uint32_t k = 0;
+    while (k < n && strcmp(ios[k].name, jn->str)) k++;
+    if (k == n) {
+        char names[512] = "";
+        for (uint32_t i = 0; i < n; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s'%s'", i ? ", " : "", ios[i].name);
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                        "model '%s': config %s '%s' is not an %s of the engine (its %ss: %s)", m->name, what, jn->str,
+                        what, what, names);
+    }
+    int t = is_in ? m->in_type[k] : m->out_type[k];
+    const tb_json *jt = tb_json_get(e, "data_type");
+    if (!jt || jt->kind != TB_JSON_STR || strcmp(jt->str, tb_types[t].config))
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "model '%s': config %s '%s' is %s; the engine's is %s", m->name,
+                        what, jn->str, jt && jt->kind == TB_JSON_STR ? jt->str : "without data_type",
+                        tb_types[t].config);
+    const tb_json *reshape = tb_json_get(e, "reshape");
+    if (reshape) return NULL; /* Triton reshapes to reshape.shape before the backend sees it */
+    const tb_json *dims = tb_json_get(e, "dims");
+    int64_t lead = m->max_batch > 0;
+    if ((int64_t)tb_json_len(dims) + lead != ios[k].rank)
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                        "model '%s': config %s '%s' has %zu dims%s; the engine's has rank %d", m->name, what, jn->str,
+                        tb_json_len(dims), lead ? " after the batch dim" : "", ios[k].rank);
+    int32_t d = (int32_t)lead;
+    for (const tb_json *c = dims ? dims->child : NULL; c; c = c->next, d++) {
+        int64_t want, got;
+        char text[128];
+        tb_dim(m, is_in, k, d, text, sizeof text);
+        if (!tb_json_int(c, &got))
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "model '%s': config %s '%s' dim %d is not an integer",
+                            m->name, what, jn->str, d);
+        if (got != -1 && tb_is_number(text, &want) && want != got)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                            "model '%s': config %s '%s' dim %d is %lld; the engine's is %lld", m->name, what, jn->str,
+                            d, (long long)got, (long long)want);
+    }
+    return NULL;
+}
+
+static TRITONSERVER_Error *tb_check_config(tb_model *m, const tb_json *cfg) {
+    const tb_json *mb = tb_json_get(cfg, "max_batch_size");
+    m->max_batch = 0;
+    if (mb && !tb_json_int(mb, &m->max_batch))
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "model '%s': config max_batch_size is not an integer", m->name);
+    if (m->max_batch < 0)
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "model '%s': config max_batch_size %lld is negative", m->name,
+                        (long long)m->max_batch);
+    if (m->max_batch > 0) TB_TRY(tb_check_batch(m));
+    for (int is_in = 1; is_in >= 0; is_in--) {
+        const tb_json *list = tb_json_get(cfg, is_in ? "input" : "output");
+        for (const tb_json *e = list ? list->child : NULL; e; e = e->next) TB_TRY(tb_check_entry(m, e, is_in));
+    }
+    const tb_json *list = tb_json_get(cfg, "input");
+    for (uint32_t k = 0; k < m->n_in; k++) {
+        const tb_json *e = list ? list->child : NULL;
+        while (e) {
+            const tb_json *jn = tb_json_get(e, "name");
+            if (jn && jn->kind == TB_JSON_STR && !strcmp(jn->str, m->in[k].name)) break;
+            e = e->next;
+        }
+        if (!e)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                            "model '%s': the engine's input '%s' is missing from config.pbtxt (Triton would never "
+                            "pass it; `symc triton` writes a complete config)",
+                            m->name, m->in[k].name);
+    }
+    return NULL;
+}
+
+/* the engine file's name inside the version folder */
+static TRITONSERVER_Error *tb_engine_file(const tb_model *m, const tb_json *cfg, const char **file) {
+    const tb_json *f = tb_json_get(cfg, "default_model_filename");
+    *file = "model.symx";
+    if (!f || f->kind != TB_JSON_STR || !f->str[0]) return NULL;
+    if (strchr(f->str, '/') || !strcmp(f->str, "..") || !strcmp(f->str, "."))
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                        "model '%s': default_model_filename '%s' must name a file in the version folder", m->name,
+                        f->str);
+    *file = f->str;
+    return NULL;
+}
+
+static TRITONSERVER_Error *tb_model_load(tb_model *m, TRITONBACKEND_Model *model) {
+    const char *name = NULL, *location = NULL;
+    TB_TRY(TRITONBACKEND_ModelName(model, &name));
+    if (!(m->name = tb_strdup(name ? name : "?"))) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
+    TB_TRY(TRITONBACKEND_ModelVersion(model, &m->version));
+    TRITONBACKEND_ArtifactType kind;
+    TB_TRY(TRITONBACKEND_ModelRepository(model, &kind, &location));
+    if (kind != TRITONBACKEND_ARTIFACT_FILESYSTEM || !location)
+        return tb_error(TRITONSERVER_ERROR_UNSUPPORTED, "model '%s': the repository is not on a file system", m->name);
+
+    TRITONSERVER_Message *msg = NULL;
+    TB_TRY(TRITONBACKEND_ModelConfig(model, 1, &msg));
+    const char *text = NULL;
+    size_t n = 0;
+    TRITONSERVER_Error *e = TRITONSERVER_MessageSerializeToJson(msg, &text, &n);
+    char perr[256] = "";
+    tb_json *cfg = e ? NULL : tb_json_parse(text, n, perr, sizeof perr);
+    TRITONSERVER_MessageDelete(msg);
+    if (e) return e;
+    if (!cfg) return tb_error(TRITONSERVER_ERROR_INTERNAL, "model '%s': %s", m->name, perr);
+
+    const char *file;
+    e = tb_engine_file(m, cfg, &file);
+    char path[4096];
+    if (!e &&
+        snprintf(path, sizeof path, "%s/%llu/%s", location, (unsigned long long)m->version, file) >= (int)sizeof path)
+        e = tb_error(TRITONSERVER_ERROR_INVALID_ARG, "model '%s': the engine's path is too long", m->name);
+    symc_error err;
+    if (!e && symrt_engine_load_file(path, &m->engine, &err) != SYMC_OK)
+        e = tb_error(tb_code(err.code) == TRITONSERVER_ERROR_INVALID_ARG ? TRITONSERVER_ERROR_INVALID_ARG
+                                                                         : TRITONSERVER_ERROR_NOT_FOUND,
+                     "model '%s' version %llu: cannot load the engine %s: %s", m->name, (unsigned long long)m->version,
+                     path, err.msg);
+    if (e) {
+        tb_json_free(cfg);
+        return e;
+    }
+    m->n_in = symrt_engine_num_inputs(m->engine);
+    m->n_out = symrt_engine_num_outputs(m->engine);
+    m->produced = symrt_engine_num_produced(m->engine) > 0;
+    m->in = calloc(m->n_in + 1, sizeof *m->in);
+    m->out = calloc(m->n_out + 1, sizeof *m->out);
+    m->in_type = calloc(m->n_in + 1, sizeof *m->in_type);
+    m->out_type = calloc(m->n_out + 1, sizeof *m->out_type);
+    if (!m->in || !m->out || !m->in_type || !m->out_type) e = tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
+    for (int is_in = 1; is_in >= 0 && !e; is_in--)
+        for (uint32_t k = 0; k < (is_in ? m->n_in : m->n_out) && !e; k++) {
+            symrt_io_info *io = is_in ? &m->in[k] : &m->out[k];
+            symc_status s = is_in ? symrt_engine_input(m->engine, k, io, &err)
+                                  : symrt_engine_output(m->engine, k, io, &err);
+            if (s != SYMC_OK) {
+                e = tb_error(TRITONSERVER_ERROR_INTERNAL, "model '%s': %s", m->name, err.msg);
+                break;
+            }
+            int t = tb_type_of(io->dtype);
+            if (t < 0)
+                e = tb_error(TRITONSERVER_ERROR_UNSUPPORTED, "model '%s': %s '%s' is of type %s, which Triton lacks",
+                             m->name, is_in ? "input" : "output", io->name, symc_dtype_name(io->dtype));
+            (is_in ? m->in_type : m->out_type)[k] = t;
+        }
+    if (!e) e = tb_check_config(m, cfg);
+    tb_json_free(cfg);
+    return e;
+}
+
+TRITONSERVER_Error *TRITONBACKEND_ModelInitialize(TRITONBACKEND_Model *model) {
+    tb_model *m = calloc(1, sizeof *m);
+    if (!m) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
+    TRITONSERVER_Error *e = tb_model_load(m, model);
+    if (!e) e = TRITONBACKEND_ModelSetState(model, m);
+    if (e) tb_model_free(m);
+    return e;
+}
+
+TRITONSERVER_Error *TRITONBACKEND_ModelFinalize(TRITONBACKEND_Model *model) {
+    void *state = NULL;
+    TB_TRY(TRITONBACKEND_ModelState(model, &state)); /* NULL when its initialization failed */
+    tb_model_free(state);
+    return TRITONBACKEND_ModelSetState(model, NULL);
+}
+
+/* ---- instances ------------------------------------------------------------- */
+
+static void tb_instance_free(tb_instance *in) {
+    if (!in) return;
+    symrt_context_destroy(in->ctx);
+    for (uint32_t k = 0; in->in_scratch && k < in->m->n_in; k++) free(in->in_scratch[k].p);
+    for (uint32_t k = 0; in->out_scratch && k < in->m->n_out; k++) free(in->out_scratch[k].p);
+    free(in->in_scratch);
+    free(in->out_scratch);
+    free(in->outs);
+    free(in->out_dst);
+    free(in->name);
+    free(in);
+}
+
+TRITONSERVER_Error *TRITONBACKEND_ModelInstanceInitialize(TRITONBACKEND_ModelInstance *instance) {
+    TRITONBACKEND_Model *model = NULL;
+    void *state = NULL;
+    const char *name = NULL;
+    TRITONSERVER_InstanceGroupKind kind;
+    TB_TRY(TRITONBACKEND_ModelInstanceModel(instance, &model));
+    TB_TRY(TRITONBACKEND_ModelState(model, &state));
+    TB_TRY(TRITONBACKEND_ModelInstanceName(instance, &name));
+    TB_TRY(TRITONBACKEND_ModelInstanceKind(instance, &kind));
+    tb_model *m = state;
+    if (!m) return tb_error(TRITONSERVER_ERROR_INTERNAL, "instance '%s' of a model that did not load", name);
+    if (kind != TRITONSERVER_INSTANCEGROUPKIND_CPU)
+        return tb_error(TRITONSERVER_ERROR_UNSUPPORTED,
+                        "model '%s' instance '%s' is %s: this symc backend runs KIND_CPU instances (the reference "
+                        "backend) so far; set instance_group [ { kind: KIND_CPU } ] in config.pbtxt",
+                        m->name, name ? name : "?",
+                        kind == TRITONSERVER_INSTANCEGROUPKIND_GPU ? "KIND_GPU" : "KIND_MODEL");
+    tb_instance *in = calloc(1, sizeof *in);
+    if (!in) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
+    in->m = m;
+    in->name = tb_strdup(name ? name : "?");
+    in->in_scratch = calloc(m->n_in + 1, sizeof *in->in_scratch);
+    in->out_scratch = calloc(m->n_out + 1, sizeof *in->out_scratch);
+    in->outs = calloc(m->n_out + 1, sizeof *in->outs);
+    in->out_dst = calloc(m->n_out + 1, sizeof *in->out_dst);
+    TRITONSERVER_Error *e = NULL;
+    symc_error err;
+    if (!in->name || !in->in_scratch || !in->out_scratch || !in->outs || !in->out_dst)
+        e = tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
+    else if (symrt_context_create(m->engine, SYMRT_BACKEND_REF, NULL, &in->ctx, &err) != SYMC_OK)
+        e = tb_error(tb_code(err.code), "model '%s' instance '%s': %s", m->name, in->name, err.msg);
+    if (!e) e = TRITONBACKEND_ModelInstanceSetState(instance, in);
+    if (e) tb_instance_free(in);
+    return e;
+}
+
+TRITONSERVER_Error *TRITONBACKEND_ModelInstanceFinalize(TRITONBACKEND_ModelInstance *instance) {
+    void *state = NULL;
+    TB_TRY(TRITONBACKEND_ModelInstanceState(instance, &state));
+    tb_instance_free(state);
+    return TRITONBACKEND_ModelInstanceSetState(instance, NULL);
+}
+
+/* ---- execution ------------------------------------------------------------- */
+
+/* elements of a shape; 0 and an error on overflow (the runtime has checked the
+ * shapes it accepted, so this guards only what it has not seen) */
+static int tb_bytes(const int64_t *dims, int32_t rank, size_t esize, uint64_t *out) {
+    uint64_t n = esize;
+    for (int32_t d = 0; d < rank; d++) {
+        if (dims[d] < 0) return 0;
+        if (dims[d] && n > UINT64_MAX / (uint64_t)dims[d]) return 0;
+        n *= (uint64_t)dims[d];
+    }
+    *out = n;
+    return 1;
+}
+
+static void tb_shape_text(const int64_t *dims, uint32_t rank, char *buf, size_t cap) {
+    size_t o = (size_t)snprintf(buf, cap, "[");
+    for (uint32_t d = 0; d < rank && o < cap; d++)
+        o += (size_t)snprintf(buf + o, cap - o, "%s%lld", d ? ", " : "", (long long)dims[d]);
+    if (o < cap) snprintf(buf + o, cap - o, "]");
+}
+
+/* input k of the request bound to the context; *rows its dim 0 */
+static TRITONSERVER_Error *tb_bind_input(tb_instance *in, TRITONBACKEND_Request *req, uint32_t k, int64_t *rows) {
+    const tb_model *m = in->m;
+    const symrt_io_info *io = &m->in[k];
+    TRITONBACKEND_Input *input = NULL;
+    if (TRITONBACKEND_RequestInput(req, io->name, &input) || !input) {
+        char names[512] = "";
+        for (uint32_t i = 0; i < m->n_in; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s'%s'", i ? ", " : "", m->in[i].name);
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                        "model '%s' needs input '%s'; the request has none (it needs %s)", m->name, io->name, names);
+    }
+    const char *name;
+    TRITONSERVER_DataType dt;
+    const int64_t *shape;
+    uint32_t rank, nbuf;
+    uint64_t bytes;
+    TB_TRY(TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &bytes, &nbuf));
+    const int t = m->in_type[k];
+    if (dt != tb_types[t].triton)
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' is %s; model '%s' takes %s", io->name,
+                        tb_triton_name(dt), m->name, tb_types[t].config + 5);
+    symc_error err;
+    if (rank > 8 || symrt_set_input_shape(in->ctx, io->name, shape, (int32_t)rank, &err) != SYMC_OK) {
+        char s[160];
+        tb_shape_text(shape, rank, s, sizeof s);
+        if (rank > 8)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' of shape %s has %u dims; the engine's has %d",
+                            io->name, s, rank, io->rank);
+        return tb_error(tb_code(err.code), "input shape: %s", err.msg);
+    }
+    uint64_t need = 0;
+    if (!tb_bytes(shape, (int32_t)rank, symc_dtype_size(io->dtype), &need) || need != bytes || need > SIZE_MAX) {
+        char s[160];
+        tb_shape_text(shape, rank, s, sizeof s);
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' holds %llu bytes; shape %s of %s takes %llu",
+                        io->name, (unsigned long long)bytes, s, tb_types[t].config + 5, (unsigned long long)need);
+    }
+    *rows = rank ? shape[0] : 1;
+    const void *data = NULL;
+    uint64_t got = 0;
+    size_t esize = symc_dtype_size(io->dtype);
+    if (nbuf == 1) {
+        TRITONSERVER_MemoryType mt = TRITONSERVER_MEMORY_CPU;
+        int64_t mt_id = 0;
+        TB_TRY(TRITONBACKEND_InputBuffer(input, 0, &data, &got, &mt, &mt_id));
+        if (mt == TRITONSERVER_MEMORY_GPU)
+            return tb_error(TRITONSERVER_ERROR_UNSUPPORTED,
+                            "input '%s' arrived in GPU memory; model '%s' instance '%s' runs on the CPU", io->name,
+                            m->name, in->name);
+        if (got != need)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffer holds %llu bytes, not %llu", io->name,
+                            (unsigned long long)got, (unsigned long long)need);
+    }
+    if (nbuf != 1 || (need && (uintptr_t)data % esize)) {
+        /* gathered (several buffers) or realigned into the instance's scratch */
+        uint8_t *dst = tb_reserve(&in->in_scratch[k], (size_t)need);
+        if (!dst) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory for input '%s'", io->name);
+        uint64_t at = 0;
+        for (uint32_t b = 0; b < nbuf; b++) {
+            const void *p;
+            uint64_t sz;
+            TRITONSERVER_MemoryType mt = TRITONSERVER_MEMORY_CPU;
+            int64_t mt_id = 0;
+            TB_TRY(TRITONBACKEND_InputBuffer(input, b, &p, &sz, &mt, &mt_id));
+            if (mt == TRITONSERVER_MEMORY_GPU)
+                return tb_error(TRITONSERVER_ERROR_UNSUPPORTED,
+                                "input '%s' arrived in GPU memory; model '%s' instance '%s' runs on the CPU", io->name,
+                                m->name, in->name);
+            if (sz > need - at)
+                return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold more than its %llu bytes",
+                                io->name, (unsigned long long)need);
+            if (sz) memcpy(dst + at, p, (size_t)sz);
+            at += sz;
+        }
+        if (at != need)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold %llu bytes, not %llu", io->name,
+                            (unsigned long long)at, (unsigned long long)need);
+        data = dst;
+    }
+    if (!data) data = tb_reserve(&in->in_scratch[k], 0); /* an empty tensor still needs an address */
+    if (!data) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory for input '%s'", io->name);
+    /* the runtime reads inputs only */
+    if (symrt_set_tensor_address(in->ctx, io->name, (void *)(uintptr_t)data, (size_t)need, &err) != SYMC_OK)
+        return tb_error(tb_code(err.code), "input '%s': %s", io->name, err.msg);
+    return NULL;
+}
+
+/* the response's output k at dims, its buffer in *dst (CPU memory) */
+static TRITONSERVER_Error *tb_new_output(tb_instance *in, TRITONBACKEND_Response *resp, uint32_t k, const int64_t *dims,
+                                         int32_t rank, uint64_t bytes, void **dst) {
+    const tb_model *m = in->m;
+    TB_TRY(TRITONBACKEND_ResponseOutput(resp, &in->outs[k], m->out[k].name, tb_types[m->out_type[k]].triton, dims,
+                                        (uint32_t)rank));
+    TRITONSERVER_MemoryType mt = TRITONSERVER_MEMORY_CPU;
+    int64_t mt_id = 0;
+    *dst = NULL;
+    TB_TRY(TRITONBACKEND_OutputBuffer(in->outs[k], dst, bytes, &mt, &mt_id));
+    if (mt == TRITONSERVER_MEMORY_GPU)
+        return tb_error(TRITONSERVER_ERROR_UNSUPPORTED, "output '%s': Triton gave GPU memory to a CPU instance",
+                        m->out[k].name);
+    if (bytes && !*dst)
+        return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "output '%s': Triton gave no buffer", m->out[k].name);
+    return NULL;
+}
+
+static TRITONSERVER_Error *tb_run(tb_instance *in, TRITONBACKEND_Request *req, TRITONBACKEND_Response *resp,
+                                  int64_t *rows, uint64_t *compute_start, uint64_t *compute_end) {
+    const tb_model *m = in->m;
+    symc_error err;
+    uint32_t n_req_in = 0;
+    TB_TRY(TRITONBACKEND_RequestInputCount(req, &n_req_in));
+    for (uint32_t i = 0; i < n_req_in; i++) { /* Triton checks names against the config; the engine agrees */
+        TRITONBACKEND_Input *input;
+        const char *name;
+        TRITONSERVER_DataType dt;
+        const int64_t *shape;
+        uint32_t rank, nbuf;
+        uint64_t bytes;
+        TB_TRY(TRITONBACKEND_RequestInputByIndex(req, i, &input));
+        TB_TRY(TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &bytes, &nbuf));
+        uint32_t k = 0;
+        while (k < m->n_in && strcmp(m->in[k].name, name)) k++;
+        if (k == m->n_in)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "model '%s' has no input '%s'", m->name, name);
+    }
+    *rows = 1;
+    for (uint32_t k = 0; k < m->n_in; k++) {
+        int64_t r = 1;
+        TB_TRY(tb_bind_input(in, req, k, &r));
+        if (k == 0) *rows = r;
+    }
+    /* which outputs the request asked for */
+    uint32_t n_req_out = 0;
+    TB_TRY(TRITONBACKEND_RequestOutputCount(req, &n_req_out));
+    for (uint32_t k = 0; k < m->n_out; k++) {
+        in->outs[k] = NULL;
+        in->out_dst[k] = NULL;
+    }
+    for (uint32_t k = 0; k < m->n_out; k++) {
+        int want = 0;
+        for (uint32_t i = 0; i < n_req_out && !want; i++) {
+            const char *name;
+            TB_TRY(TRITONBACKEND_RequestOutputName(req, i, &name));
+            want = name && !strcmp(name, m->out[k].name);
+        }
+        int64_t dims[8];
+        int32_t rank = 0;
+        if (symrt_get_tensor_max_shape(in->ctx, m->out[k].name, dims, &rank, &err) != SYMC_OK)
+            return tb_error(tb_code(err.code), "input shapes: %s", err.msg);
+        uint64_t bytes;
+        if (!tb_bytes(dims, rank, symc_dtype_size(m->out[k].dtype), &bytes) || bytes > SIZE_MAX)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "output '%s' would not fit in memory", m->out[k].name);
+        void *p = NULL;
+        if (want && !m->produced) {
+            TB_TRY(tb_new_output(in, resp, k, dims, rank, bytes, &p));
+            if (bytes && (uintptr_t)p % symc_dtype_size(m->out[k].dtype)) { /* misaligned: compute, then copy */
+                in->out_dst[k] = p;
+                p = NULL;
+            }
+        }
+        if (!p && !(p = tb_reserve(&in->out_scratch[k], (size_t)bytes)))
+            return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory for output '%s'", m->out[k].name);
+        if (want && m->produced) in->out_dst[k] = in->out_scratch[k].p; /* marks it wanted: shaped after the run */
+        if (symrt_set_tensor_address(in->ctx, m->out[k].name, p, (size_t)(bytes ? bytes : 64), &err) != SYMC_OK)
+            return tb_error(tb_code(err.code), "output '%s': %s", m->out[k].name, err.msg);
+    }
+    *compute_start = tb_now_ns();
+    if (symrt_enqueue(in->ctx, NULL, &err) != SYMC_OK || symrt_context_sync_shapes(in->ctx, &err) != SYMC_OK)
+        return tb_error(tb_code(err.code), "model '%s': %s", m->name, err.msg);
+    *compute_end = tb_now_ns();
+    for (uint32_t k = 0; k < m->n_out; k++) {
+        if (!in->out_dst[k]) continue;
+        int64_t dims[8];
+        int32_t rank = 0;
+        if (symrt_get_output_shape(in->ctx, m->out[k].name, dims, &rank, &err) != SYMC_OK)
+            return tb_error(tb_code(err.code), "output '%s': %s", m->out[k].name, err.msg);
+        uint64_t bytes;
+        if (!tb_bytes(dims, rank, symc_dtype_size(m->out[k].dtype), &bytes))
+            return tb_error(TRITONSERVER_ERROR_INTERNAL, "output '%s': a shape out of range", m->out[k].name);
+        void *dst = in->out_dst[k];
+        if (m->produced) TB_TRY(tb_new_output(in, resp, k, dims, rank, bytes, &dst));
+        if (bytes) memcpy(dst, in->out_scratch[k].p, (size_t)bytes);
+    }
+    return NULL;
+}
+
+TRITONSERVER_Error *TRITONBACKEND_ModelInstanceExecute(TRITONBACKEND_ModelInstance *instance,
+                                                       TRITONBACKEND_Request **requests, const uint32_t request_count) {
+    void *state = NULL;
+    const uint64_t exec_start = tb_now_ns();
+    TRITONSERVER_Error *se = TRITONBACKEND_ModelInstanceState(instance, &state);
+    tb_instance *in = state;
+    uint64_t rows_total = 0, compute_first = 0, compute_last = 0;
+    for (uint32_t r = 0; r < request_count; r++) {
+        TRITONBACKEND_Request *req = requests[r];
+        if (!req) continue;
+        const uint64_t start = r ? tb_now_ns() : exec_start;
+        uint64_t c0 = 0, c1 = 0;
+        int64_t rows = 1;
+        TRITONBACKEND_Response *resp = NULL;
+        TRITONSERVER_Error *e = TRITONBACKEND_ResponseNew(&resp, req);
+        if (!e) {
+            if (se) e = tb_error(TRITONSERVER_ERROR_INTERNAL, "instance state: %s", TRITONSERVER_ErrorMessage(se));
+            else if (!in) e = tb_error(TRITONSERVER_ERROR_INTERNAL, "an instance that did not initialize");
+            else e = tb_run(in, req, resp, &rows, &c0, &c1);
+            TRITONSERVER_Error *sent = TRITONBACKEND_ResponseSend(resp, TRITONSERVER_RESPONSE_COMPLETE_FINAL, e);
+            if (sent) TRITONSERVER_ErrorDelete(sent); /* the response could not go: nothing more to do for it */
+        }
+        const uint64_t end = tb_now_ns();
+        if (!c0) c0 = c1 = end;
+        if (!compute_first) compute_first = c0;
+        compute_last = c1;
+        if (!e && in) rows_total += in->m->max_batch > 0 ? (uint64_t)rows : 1;
+        TRITONSERVER_Error *st = TRITONBACKEND_ModelInstanceReportStatistics(instance, req, e == NULL, start, c0, c1,
+                                                                             end);
+        if (st) TRITONSERVER_ErrorDelete(st);
+        if (e) TRITONSERVER_ErrorDelete(e);
+        TRITONSERVER_Error *rel = TRITONBACKEND_RequestRelease(req, TRITONSERVER_REQUEST_RELEASE_ALL);
+        if (rel) TRITONSERVER_ErrorDelete(rel);
+    }
+    if (rows_total) {
+        TRITONSERVER_Error *st = TRITONBACKEND_ModelInstanceReportBatchStatistics(
+            instance, rows_total, exec_start, compute_first, compute_last, tb_now_ns());
+        if (st) TRITONSERVER_ErrorDelete(st);
+    }
+    if (se) TRITONSERVER_ErrorDelete(se);
+    return NULL; /* every request was answered and released here */
+}
