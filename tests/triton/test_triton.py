@@ -14,6 +14,11 @@ from the build's backend folder. Then:
      a wrong dtype, an unknown input, a missing input, x and attention_mask disagreeing in S or in
      the batch, a wrong rank, an unknown model; and the output named in the request, and JSON
      (not binary) tensors over HTTP, give the same bits;
+  2b. for SYMC_TRITON_FUZZ_S seconds (default 10), malformed requests over raw HTTP and raw gRPC
+     (tests/triton/malformed.py: lying byte counts, negative, zero, huge and overflowing dims, wrong ranks,
+     data types and names, missing and duplicate inputs, unknown outputs, broken JSON headers) and unbroken
+     controls: every one gets an answer, an error or results equal to symc.Session on the data sent (Triton
+     reads some broken requests as the intact one, e.g. a later input's batch dim 0), and the server stays up;
   3. `cnn` is unloaded and loaded again over gRPC while threads keep sending to it: every request gets
      a response or an error (30 s timeouts on every call: a hang fails), and after the reload requests
      succeed again;
@@ -464,6 +469,50 @@ try:
                       "differs from symc.Session" if got is not None else "no output")
             except Exception as e:  # noqa: BLE001
                 check(f"2. {m} {shapes(arrays)}: {what}", False, f"{type(e).__name__}: {e}")
+
+    # ------------------------------------------------------------ 2b. malformed requests for a bounded time
+    import malformed  # noqa: E402 (tests/triton/malformed.py)
+    frng = np.random.default_rng(seed + 7)
+    channel, stub = malformed.grpc_stub(GRPC_URL)
+    fuzz_s = float(os.environ.get("SYMC_TRITON_FUZZ_S", "10"))
+    t_end, n_sent, outcomes, messages, lenient = time.monotonic() + fuzz_s, 0, {}, set(), set()
+    while time.monotonic() < t_end:
+        m = "cnn" if frng.random() < 0.5 else "bert"
+        c = malformed.make(frng, m, D, OUT[m])
+        for proto in ("HTTP", "gRPC"):
+            res = malformed.send_http(HTTP_URL, c, TIMEOUT) if proto == "HTTP" else \
+                malformed.send_grpc(stub, c, TIMEOUT)
+            if res is None:
+                continue
+            kind, val = res
+            n_sent += 1
+            what = f"2b. {m} over {proto}, {'; '.join(c.what) or 'unbroken'}"
+            outcomes[kind] = outcomes.get(kind, 0) + 1
+            if server.poll() is not None:
+                fail_now(f"tritonserver exited ({server.returncode}) after: {what}")
+            if kind == "unclean":
+                check(what + ": an answer", False, val)
+            elif kind == "error":
+                messages.add(val.split("] ", 1)[-1][:160])
+            else:  # results: for a broken request too where Triton reads it as the intact one (a batch dim 0
+                # of a later input is taken as the request's batch size): they must be that request's
+                got = val.get(OUT[m])
+                if not (c.intact() or c.valid):
+                    lenient.add("; ".join(c.what))
+                check(what + ": equals symc.Session on the data sent",
+                      got is not None and np.array_equal(got, expect(m, c.arrays)),
+                      "differs" if got is not None else f"no {OUT[m]} in {list(val)}")
+    channel.close()
+    ours = {e for e in messages if "symc: " in e}
+    check("2b. some malformed requests reach the backend and are refused by symc", len(ours) > 0, "none did")
+    log(f"2b. {n_sent} malformed or control requests in {fuzz_s:.0f} s: {outcomes}; {len(messages)} distinct "
+        f"errors, {len(ours)} of them symc's (the rest Triton's own checks), e.g." +
+        "".join(f"\n      {e}" for e in (sorted(ours)[:8] + sorted(messages - ours)[:4])) +
+        (f"\n    answered as the intact request by Triton: {sorted(lenient)}" if lenient else ""))
+    for proto, client in (("HTTP", hc), ("gRPC", gc)):
+        got = infer(client, "bert", good["bert"])
+        check(f"2b. bert after the malformed requests ({proto})", np.array_equal(got, expect("bert", good["bert"])),
+              "differs")
 
     # ------------------------------------------------------------ 3. unload and reload cnn under traffic
     stop = threading.Event()
