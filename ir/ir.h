@@ -216,6 +216,20 @@ symc_status ir_normalize_axes(ir_module *m, uint32_t node, symc_error *err);
 symc_status ir_check_axes(const ir_module *m, uint32_t node, symc_error *err);
 int ir_dtype_is_float(symc_dtype dt);
 
+/* ---- batch rows (rows.c) ------------------------------------------------------------ */
+/* Whether a server may join requests along the batch: batched when dim 0 of
+ * every input is one symbol B (bare) that sizes no other input dim;
+ * independent when, moreover, the graph provably computes every output row b
+ * from input rows b alone, with every output's dim 0 exactly B. A proof, so
+ * conservative: an op or use it does not cover leaves independent 0, and why
+ * names the output, the node and the reason. Needs the shapes inferred. */
+typedef struct ir_batch_rows_result {
+    int batched, independent;
+    sym_id batch;
+    char why[256];
+} ir_batch_rows_result;
+symc_status ir_batch_rows(ir_module *m, ir_batch_rows_result *out, symc_error *err);
+
 /* ---- uses (uses.c) ------------------------------------------------------------------ */
 /* Who reads each tensor. A node is live when one of its outputs is a graph
  * output or is read by a live node; only live readers are counted, so a

@@ -53,7 +53,8 @@ static int cmd_inspect(int argc, char **argv) {
             printf("usage: symc inspect FILE.symir\n"
                    "       symc inspect FILE.symx [--source] [--tensors]\n"
                    "A module: symbols with their ranges, guards, inputs, nodes with their\n"
-                   "symbolic output shapes, and outputs. An engine: versions and GPU target,\n"
+                   "symbolic output shapes, outputs, and whether its batch rows are proved\n"
+                   "independent (a server may join requests along dim 0). An engine: versions and GPU target,\n"
                    "shapes and activation memory at min|opt|max, and every GPU step in order\n"
                    "with its library choice, and the tensors' storage types (count and\n"
                    "bytes at opt per type); --tensors lists every tensor with its type,\n"
@@ -87,6 +88,18 @@ static int cmd_inspect(int argc, char **argv) {
         return 1;
     }
     ir_print(m, write_stdout, NULL);
+    /* whether requests may be joined along the batch (ir_batch_rows), for the shapes as inferred */
+    ir_batch_rows_result rows;
+    if (symc_module_infer_shapes(m, &err) == SYMC_OK && ir_batch_rows(m, &rows, &err) == SYMC_OK) {
+        sym_symbol_info b = {0};
+        if (!rows.batched) printf("batch rows: no batch axis: %s\n", rows.why);
+        else if (!sym_symbol_get(m->syms, rows.batch, &b) || !rows.independent)
+            printf("batch rows: not proved independent: %s\n", rows.why);
+        else
+            printf("batch rows: independent over %s (each output row b is computed from input rows b alone: "
+                   "requests may run joined along dim 0)\n",
+                   b.name);
+    }
     symc_module_destroy(m);
     return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -159,6 +172,8 @@ static void compile_help(void) {
     printf("usage: symc compile MODEL.onnx --shapes NAME:MINxAxB,OPTxAxB,MAXxAxB ... -o OUT.symx\n"
            "       symc compile MODEL.onnx --min-shapes a:1x3,b:1x7 --opt-shapes ... --max-shapes ... -o OUT.symx\n"
            "       symc compile MODEL.symir -o OUT.symx\n"
+           "       symc compile MODEL.onnx --shapes ... -o OUT.symir   (the imported module, not compiled:\n"
+           "                                                          for `symc inspect` or a later compile)\n"
            "trtexec's spellings work too: --onnx=MODEL.onnx, --minShapes/--optShapes/--maxShapes,\n"
            "--saveEngine=OUT.symx, --noTF32 (the default: true fp32); every flag takes --flag=value\n"
            "or --flag value.\n"
@@ -330,7 +345,19 @@ static int cmd_compile(int argc, char **argv) {
     a.opt.progress = progress;
     a.opt.dump = dump_text;
     a.opt.ctx = &a.lines;
-    if (!m && compile_regions(&a, &regions, &err)) {
+    if (tool_has_suffix(a.out, ".symir")) { /* the imported module, for `symc inspect` or a later compile */
+        if (!m) {
+            fprintf(stderr,
+                    "symc: %s: the model branches on its input sizes and imports to %u modules, one a region; "
+                    "-o FILE.symir writes one module: compile it to an engine (-o FILE.symx)\n",
+                    a.model, regions.n);
+            goto done;
+        }
+        if (symc_module_infer_shapes(m, &err) != SYMC_OK || symc_module_save(m, a.out, &err) != SYMC_OK) {
+            fprintf(stderr, "symc: %s: %s\n", a.model, err.msg);
+            goto done;
+        }
+    } else if (!m && compile_regions(&a, &regions, &err)) {
         fprintf(stderr, "symc: %s: %s\n", a.model, err.msg);
         goto done;
     } else if (m && symc_module_compile(m, &a.opt, a.out, &err) != SYMC_OK) {

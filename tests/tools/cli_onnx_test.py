@@ -388,5 +388,24 @@ for b in (1, 2, 4):
     check(np.array_equal(got, np.full(np.count_nonzero(x), 7.0, np.float32)),
           f"the count of a NonZero nothing else reads, at B = {b}: {got.shape}, want {np.count_nonzero(x)}: {out}")
 
+# ---- compile -o FILE.symir: the imported module, not an engine; inspect says whether its batch rows are independent
+# (ir_batch_rows): a per-row model yes, one that adds the mean over the batch no, naming the node ----
+run("compile", relu, "--shapes", "x:1x4,2x4,8x4", "-o", path("relu.symir"), "-q")
+with open(path("relu.symir"), "rb") as f:
+    check(f.read(8)[4:8] == b"SYMI", "compile -o relu.symir writes a module (identifier SYMI)")
+out = run("inspect", path("relu.symir"))
+check("batch rows: independent over B" in out, f"inspect relu.symir: {out}")
+run("compile", path("relu.symir"), "-o", path("relu_from_symir.symx"), "--no-gpu", "-q")  # and it compiles on
+mix = save([h.make_node("ReduceMean", ["x"], ["m"], axes=[0], keepdims=1, name="batch_mean"),
+            h.make_node("Add", ["x", "m"], ["y"])],
+           [h.make_tensor_value_info("x", T.FLOAT, ["B", 4])], [h.make_tensor_value_info("y", T.FLOAT, None)],
+           [], "batch_mean.onnx")
+run("compile", mix, "--shapes", "x:1x4,2x4,8x4", "-o", path("batch_mean.symir"), "-q")
+out = run("inspect", path("batch_mean.symir"))
+check("batch rows: not proved independent: output 'y' depends on node 'm' (reduce_mean, from 'batch_mean'): a "
+      "reduction over the batch axis" in out, f"inspect batch_mean.symir: {out}")
+out = run("inspect", path("nz_count.symx"))
+check("batch rows" not in out, f"inspect of an engine prints no batch-rows line (the engine has no graph proof yet): {out}")
+
 print(f"cli_onnx_test: {len(failures)} failed")
 sys.exit(1 if failures else 0)
