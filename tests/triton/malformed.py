@@ -59,6 +59,20 @@ class Case:
                 self.header_cut is None and self.garbage_header is None and not self.header_len_delta)
 
 
+    def sent(self):
+        """{name: ndarray} as the request's bytes, types and shapes say, where they agree with one another (a
+        payload changed within its size: the server computes on those bytes), else self.arrays"""
+        got = {}
+        for i in self.inputs:
+            dt = {v: k for k, v in TRITON.items()}.get(i["datatype"])
+            want = self.arrays.get(i["name"])
+            if (dt is None or want is None or i["json"] is not None or i["name"] in got or dt != want.dtype or
+                    any(v < 0 for v in i["shape"]) or len(i["raw"]) != int(np.prod(i["shape"])) * dt.itemsize):
+                return self.arrays
+            got[i["name"]] = np.frombuffer(i["raw"], dt).reshape(i["shape"])
+        return got if set(got) == set(self.arrays) else self.arrays
+
+
 def make(rng, model, d, out):
     """a case: a valid request, broken in one or two ways (none for a control)"""
     c = Case(model, _valid(rng, model, d), out)

@@ -500,7 +500,7 @@ try:
                 if not (c.intact() or c.valid):
                     lenient.add("; ".join(c.what))
                 check(what + ": equals symc.Session on the data sent",
-                      got is not None and np.array_equal(got, expect(m, c.arrays)),
+                      got is not None and np.array_equal(got, expect(m, c.sent())),
                       "differs" if got is not None else f"no {OUT[m]} in {list(val)}")
     channel.close()
     ours = {e for e in messages if "symc: " in e}
