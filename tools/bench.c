@@ -45,11 +45,9 @@
 int tool_bench_usage(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "symc: bench: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see 'symc bench --help')\n");
+    int rc = tool_vusage("bench", fmt, ap);
     va_end(ap);
-    return 2;
+    return rc;
 }
 
 /* trtexec's timing flags, which a trtexec user types first: each answered with symc bench's own

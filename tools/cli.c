@@ -4,6 +4,8 @@
  * read them alike. */
 #include "tools/cli.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *tool_flag(int argc, char **argv, int *i, const char *flag) {
@@ -16,6 +18,54 @@ const char *tool_flag(int argc, char **argv, int *i, const char *flag) {
 int tool_has_suffix(const char *s, const char *suffix) {
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && !strcmp(s + a - b, suffix);
+}
+
+int tool_vusage(const char *cmd, const char *fmt, va_list ap) {
+    fprintf(stderr, "symc: %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see 'symc %s --help')\n", cmd);
+    return 2;
+}
+
+int tool_usage(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = tool_vusage(cmd, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* room for n more bytes and the terminator */
+static int buf_room(tool_buf *b, size_t n) {
+    if (b->oom) return 0;
+    if (b->len + n + 1 <= b->cap) return 1;
+    size_t cap = (b->len + n + 1) * 2;
+    char *s = realloc(b->s, cap);
+    if (!s) {
+        b->oom = 1;
+        return 0;
+    }
+    b->s = s, b->cap = cap;
+    return 1;
+}
+
+void tool_buf_add(tool_buf *b, const char *text, size_t n) {
+    if (!buf_room(b, n)) return;
+    memcpy(b->s + b->len, text, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void tool_buf_addf(tool_buf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !buf_room(b, (size_t)n)) return;
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
 }
 
 tool_shape_flag_result tool_shape_flag(int argc, char **argv, int *i, fe_shape_list *shapes, int *n_multiple,

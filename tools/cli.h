@@ -3,6 +3,9 @@
 #ifndef SYMC_TOOLS_CLI_H
 #define SYMC_TOOLS_CLI_H
 
+#include <stdarg.h>
+#include <stddef.h>
+
 #include "frontend/onnx.h"
 #include "symc/status.h"
 
@@ -12,6 +15,22 @@ const char *tool_flag(int argc, char **argv, int *i, const char *flag);
 
 /* s ends with suffix */
 int tool_has_suffix(const char *s, const char *suffix);
+
+/* A usage error of command cmd on stderr, "symc: CMD: message (see 'symc CMD --help')"; returns 2,
+ * the exit code of a usage error. */
+int tool_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tool_vusage(const char *cmd, const char *fmt, va_list ap);
+
+/* A growing string for the commands that compose text (dot's labels, triton's config.pbtxt):
+ * s is NUL-terminated once anything was added; after a failed allocation oom is set and nothing
+ * more is added. Start from {0}; the caller frees s. */
+typedef struct tool_buf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} tool_buf;
+void tool_buf_add(tool_buf *b, const char *text, size_t n);
+void tool_buf_addf(tool_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* What tool_shape_flag found at argv[*i]. */
 typedef enum tool_shape_flag_result {

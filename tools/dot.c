@@ -93,84 +93,54 @@ static int dot_graph_alloc(dot_graph *g, uint32_t n_nodes, uint32_t n_tensors, s
     return 0;
 }
 
-/* A growing string (snprintf semantics; NULL after out of memory). */
-typedef struct dot_buf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} dot_buf;
-
-static void dot_addf(dot_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void dot_addf(dot_buf *b, const char *fmt, ...) {
-    if (b->oom) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->len + (size_t)n + 1) * 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = 1;
-            return;
-        }
-        b->s = s, b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
 /* The text of expression e (malloc'd into b). */
-static void dot_add_expr(dot_buf *b, const sym_table *t, sym_expr e) {
+static void dot_add_expr(tool_buf *b, const sym_table *t, sym_expr e) {
     if (e == SYM_NONE) {
-        dot_addf(b, "?");
+        tool_buf_addf(b, "?");
         return;
     }
     char small[256];
     size_t n = sym_print(t, e, small, sizeof small);
     if (n < sizeof small) {
-        dot_addf(b, "%s", small);
+        tool_buf_addf(b, "%s", small);
         return;
     }
     char *big = malloc(n + 1);
     if (!big) {
-        dot_addf(b, "%s", small);
+        tool_buf_addf(b, "%s", small);
         return;
     }
     sym_print(t, e, big, n + 1);
-    dot_addf(b, "%s", big);
+    tool_buf_addf(b, "%s", big);
     free(big);
 }
 
 static char *dot_shape(const sym_table *t, symc_dtype dt, int32_t rank, const sym_expr *dims) {
-    dot_buf b = {0};
-    dot_addf(&b, "%s", symc_dtype_name(dt));
-    if (rank < 0) dot_addf(&b, "[?]");
+    tool_buf b = {0};
+    tool_buf_addf(&b, "%s", symc_dtype_name(dt));
+    if (rank < 0) tool_buf_addf(&b, "[?]");
     else {
-        dot_addf(&b, "[");
+        tool_buf_addf(&b, "[");
         for (int32_t d = 0; d < rank; d++) {
-            if (d) dot_addf(&b, ", ");
+            if (d) tool_buf_addf(&b, ", ");
             dot_add_expr(&b, t, dims[d]);
         }
-        dot_addf(&b, "]");
+        tool_buf_addf(&b, "]");
     }
     if (b.oom) free(b.s), b.s = NULL;
     return b.s;
 }
 
 static char *dot_symbols(const sym_table *t) {
-    dot_buf b = {0};
+    tool_buf b = {0};
     uint32_t ns = sym_symbol_count(t);
     for (sym_id i = 0; i < ns; i++) {
         sym_symbol_info s;
         if (!sym_symbol_get(t, i, &s)) continue;
-        dot_addf(&b, "\\n%s in [%" PRId64 ", %" PRId64 "] opt %" PRId64, s.name, s.min, s.max, s.opt);
-        if (s.multiple_of > 1) dot_addf(&b, " multiple of %" PRId64, s.multiple_of);
+        tool_buf_addf(&b, "\\n%s in [%" PRId64 ", %" PRId64 "] opt %" PRId64, s.name, s.min, s.max, s.opt);
+        if (s.multiple_of > 1) tool_buf_addf(&b, " multiple of %" PRId64, s.multiple_of);
     }
-    if (!b.s) dot_addf(&b, "%s", "");
+    if (!b.s) tool_buf_addf(&b, "%s", "");
     if (b.oom) free(b.s), b.s = NULL;
     return b.s;
 }
@@ -332,8 +302,8 @@ static int dot_from_module(ir_module *m, dot_graph *g, symc_error *err) {
         d->group = d->dead ? DOT_NONE : m->fuse[i].group;
         d->role = ir_fuse_is_root(r) ? "" : d->dead ? "dead" : ir_fuse_role_name(r);
         if (ir_fuse_is_root(r) && m->fuse[i].group == i) {
-            dot_buf b = {0};
-            dot_addf(&b, "%s: %s", r == IR_FUSE_STEP ? "fused kernel" : ir_fuse_role_name(r), n->name);
+            tool_buf b = {0};
+            tool_buf_addf(&b, "%s: %s", r == IR_FUSE_STEP ? "fused kernel" : ir_fuse_role_name(r), n->name);
             g->group_label[i] = b.oom ? (free(b.s), NULL) : b.s;
         }
     }
@@ -409,16 +379,17 @@ static int dot_from_engine(const rt_engine *e, sym_table *t, const sym_expr *slo
                 if (a != b) parent[a > b ? a : b] = a < b ? a : b;
             }
     int status = 0;
-    dot_buf *labels = calloc(e->n_nodes ? e->n_nodes : 1, sizeof *labels);
+    tool_buf *labels = calloc(e->n_nodes ? e->n_nodes : 1, sizeof *labels);
     if (!labels) status = 1;
     for (uint32_t s = 0; !status && s < e->n_steps; s++) {
         const rt_step *st = &e->steps[s];
         if (st->node >= e->n_nodes) continue;
         uint32_t r = dot_find(parent, st->node);
-        dot_buf *b = &labels[r];
+        tool_buf *b = &labels[r];
         static const char *const kind[] = {"kernel", "gemm (cuBLASLt)", "conv (cuDNN)", "copy"};
-        dot_addf(b, "%sstep %u: %s", b->len ? ", " : "", s, st->kind < 4 ? kind[st->kind] : "?");
-        if (st->kind == RT_STEP_KERNEL && st->kernel < e->n_kernels) dot_addf(b, " %s", e->kernel_names[st->kernel]);
+        tool_buf_addf(b, "%sstep %u: %s", b->len ? ", " : "", s, st->kind < 4 ? kind[st->kind] : "?");
+        if (st->kind == RT_STEP_KERNEL && st->kernel < e->n_kernels)
+            tool_buf_addf(b, " %s", e->kernel_names[st->kernel]);
     }
     for (uint32_t i = 0; !status && i < e->n_nodes; i++) {
         uint32_t r = dot_find(parent, i);
@@ -454,10 +425,10 @@ static int dot_write_regions(FILE *f, const rt_engine *e, symc_error *err) {
         if (t) sym_table_free(t);
         if (rc) symc_error_prefix(err, "region %u", k);
     }
-    dot_buf hull = {0};
+    tool_buf hull = {0};
     for (uint32_t s = 0; s < e->n_symbols; s++)
-        dot_addf(&hull, "\\n%s in [%" PRId64 ", %" PRId64 "] opt %" PRId64, e->symbols[s].name, e->symbols[s].min,
-                 e->symbols[s].max, e->symbols[s].opt);
+        tool_buf_addf(&hull, "\\n%s in [%" PRId64 ", %" PRId64 "] opt %" PRId64, e->symbols[s].name, e->symbols[s].min,
+                      e->symbols[s].max, e->symbols[s].opt);
     if (!rc && hull.oom) {
         symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
         rc = 1;

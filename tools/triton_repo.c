@@ -43,6 +43,7 @@
 #include "tools/checked.h" /* and with it symrt.h, the API this command reads engines through */
 #include "tools/cli.h"     /* tool_flag; and with it symc.h (symc_version) */
 #include "tools/triton_repo.h"
+#include "triton/tb_dtypes.h" /* the type names, shared with the backend that reads the config */
 
 #define ENGINE_FILE_MAX (((uint64_t)1 << 31) + 16) /* symrt.h: the most an engine file holds */
 #define DIM_CAP 512
@@ -64,16 +65,7 @@ typedef struct io_ref {
     symrt_io_info info;
 } io_ref;
 
-static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "symc: triton: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see 'symc triton --help')\n");
-    va_end(ap);
-    return 2;
-}
+#define usage(...) tool_usage("triton", __VA_ARGS__)
 
 static void help(void) {
     printf("usage: symc triton ENGINE.symx REPO [--name NAME] [--instances K] [--kind cpu|gpu]\n"
@@ -209,79 +201,30 @@ static symc_status read_engine(const char *path, uint8_t **bytes, size_t *size, 
 
 /* ---- the config text ---------------------------------------------------------------------- */
 
-typedef struct strbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} strbuf;
-
-static void sb_add(strbuf *b, const char *s, size_t n) {
-    if (b->oom) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p, b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(strbuf *b, const char *fmt, ...) {
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n < sizeof line) {
-        sb_add(b, line, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        b->oom = 1;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb_add(b, big, (size_t)n);
-    free(big);
-}
-
 /* s as a protobuf text-format string: quoted, '"' and '\' escaped, control bytes as octal
  * escapes (other bytes, UTF-8 included, as they are). */
-static void sb_quoted(strbuf *b, const char *s) {
-    sb_add(b, "\"", 1);
+static void pbtxt_quoted(tool_buf *b, const char *s) {
+    tool_buf_add(b, "\"", 1);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\') sb_printf(b, "\\%c", *c);
-        else if (*c == '\n') sb_add(b, "\\n", 2);
-        else if (*c == '\t') sb_add(b, "\\t", 2);
-        else if (*c < 0x20 || *c == 0x7f) sb_printf(b, "\\%03o", *c);
-        else sb_add(b, (const char *)c, 1);
+        if (*c == '"' || *c == '\\') tool_buf_addf(b, "\\%c", *c);
+        else if (*c == '\n') tool_buf_add(b, "\\n", 2);
+        else if (*c == '\t') tool_buf_add(b, "\\t", 2);
+        else if (*c < 0x20 || *c == 0x7f) tool_buf_addf(b, "\\%03o", *c);
+        else tool_buf_add(b, (const char *)c, 1);
     }
-    sb_add(b, "\"", 1);
+    tool_buf_add(b, "\"", 1);
 }
 
 /* s inside the comment line: a control byte (a newline would end the comment) as '?'. */
-static void sb_comment(strbuf *b, const char *s) {
+static void pbtxt_comment(tool_buf *b, const char *s) {
     for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-        sb_add(b, *c < 0x20 || *c == 0x7f ? "?" : (const char *)c, 1);
+        tool_buf_add(b, *c < 0x20 || *c == 0x7f ? "?" : (const char *)c, 1);
 }
 
 static const char *triton_type(symc_dtype dt) {
-    static const char *const names[SYMC_DTYPE_COUNT] = {
-        [SYMC_F32] = "TYPE_FP32",  [SYMC_F16] = "TYPE_FP16",  [SYMC_BF16] = "TYPE_BF16",  [SYMC_F64] = "TYPE_FP64",
-        [SYMC_I64] = "TYPE_INT64", [SYMC_I32] = "TYPE_INT32", [SYMC_BOOL] = "TYPE_BOOL",  [SYMC_I8] = "TYPE_INT8",
-        [SYMC_U8] = "TYPE_UINT8",  [SYMC_I16] = "TYPE_INT16", [SYMC_U16] = "TYPE_UINT16", [SYMC_U32] = "TYPE_UINT32",
-        [SYMC_U64] = "TYPE_UINT64"};
+#define TB_CONFIG_NAME(d, NAME) [d] = "TYPE_" #NAME,
+    static const char *const names[SYMC_DTYPE_COUNT] = {TB_DTYPES(TB_CONFIG_NAME)};
+#undef TB_CONFIG_NAME
     return (unsigned)dt < SYMC_DTYPE_COUNT ? names[dt] : NULL;
 }
 
@@ -360,25 +303,25 @@ static symc_status batch_axis(const symrt_engine *e, const io_ref *io, uint32_t 
 }
 
 /* One `{ name: ... }` entry of the input or output list; dim 0 left out when batching. */
-static symc_status tensor_entry(strbuf *b, const symrt_engine *e, const io_ref *r, int batching, symc_error *err) {
+static symc_status tensor_entry(tool_buf *b, const symrt_engine *e, const io_ref *r, int batching, symc_error *err) {
     const char *type = triton_type(r->info.dtype);
     if (!type)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "%s '%s' has dtype %s, for which Triton has no type",
                                io_kind(r), r->info.name, symc_dtype_name(r->info.dtype));
-    sb_add(b, "  { name: ", 10);
-    sb_quoted(b, r->info.name);
-    sb_printf(b, " data_type: %s dims: [ ", type);
+    tool_buf_add(b, "  { name: ", 10);
+    pbtxt_quoted(b, r->info.name);
+    tool_buf_addf(b, " data_type: %s dims: [ ", type);
     int32_t from = batching ? 1 : 0;
     if (r->info.rank <= from) {
-        sb_printf(b, "1 ] reshape: { shape: [ ] } }");
+        tool_buf_addf(b, "1 ] reshape: { shape: [ ] } }");
         return SYMC_OK;
     }
     for (int32_t d = from; d < r->info.rank; d++) {
         char t[DIM_CAP];
         if (io_dim(e, r, d, t, err)) return err->code;
-        sb_printf(b, "%s%s", d > from ? ", " : "", is_number(t) ? t : "-1");
+        tool_buf_addf(b, "%s%s", d > from ? ", " : "", is_number(t) ? t : "-1");
     }
-    sb_add(b, " ] }", 4);
+    tool_buf_add(b, " ] }", 4);
     return SYMC_OK;
 }
 
@@ -389,7 +332,7 @@ typedef struct config_facts {
     char why[1024]; /* why max_batch_size is 0 ("" after --no-batching) */
 } config_facts;
 
-static symc_status build_config(const symrt_engine *e, const triton_cli *a, const char *name, strbuf *b,
+static symc_status build_config(const symrt_engine *e, const triton_cli *a, const char *name, tool_buf *b,
                                 config_facts *f, symc_error *err) {
     uint32_t ni = symrt_engine_num_inputs(e), no = symrt_engine_num_outputs(e), n = ni + no;
     io_ref *io = calloc(n ? n : 1, sizeof *io);
@@ -413,39 +356,39 @@ static symc_status build_config(const symrt_engine *e, const triton_cli *a, cons
     }
     f->gpu = a->kind > 0;
 
-    sb_add(b, "# written by symc triton from ", 30);
-    sb_comment(b, a->engine);
-    sb_printf(b, " (symc %s); the engine's symbols: ", symc_version());
+    tool_buf_add(b, "# written by symc triton from ", 30);
+    pbtxt_comment(b, a->engine);
+    tool_buf_addf(b, " (symc %s); the engine's symbols: ", symc_version());
     uint32_t n_sym = symrt_engine_num_symbols(e);
-    if (!n_sym) sb_add(b, "none", 4);
+    if (!n_sym) tool_buf_add(b, "none", 4);
     for (uint32_t k = 0; k < n_sym; k++) {
         symrt_symbol_info si;
         if ((s = symrt_engine_symbol(e, k, &si, err))) goto done;
-        if (k) sb_add(b, ", ", 2);
-        sb_comment(b, si.name);
-        sb_printf(b, " in [%" PRId64 ", %" PRId64 "] opt %" PRId64, si.min, si.max, si.opt);
-        if (si.multiple_of > 1) sb_printf(b, " multiple of %" PRId64, si.multiple_of);
+        if (k) tool_buf_add(b, ", ", 2);
+        pbtxt_comment(b, si.name);
+        tool_buf_addf(b, " in [%" PRId64 ", %" PRId64 "] opt %" PRId64, si.min, si.max, si.opt);
+        if (si.multiple_of > 1) tool_buf_addf(b, " multiple of %" PRId64, si.multiple_of);
     }
-    sb_add(b, "\nname: ", 7);
-    sb_quoted(b, name);
-    sb_printf(b, "\nbackend: \"symc\"\nmax_batch_size: %" PRId64 "\ndefault_model_filename: \"model.symx\"\n",
-              f->max_batch);
+    tool_buf_add(b, "\nname: ", 7);
+    pbtxt_quoted(b, name);
+    tool_buf_addf(b, "\nbackend: \"symc\"\nmax_batch_size: %" PRId64 "\ndefault_model_filename: \"model.symx\"\n",
+                  f->max_batch);
     for (int out = 0; out < 2; out++) {
-        sb_printf(b, "%s [\n", out ? "output" : "input");
+        tool_buf_addf(b, "%s [\n", out ? "output" : "input");
         uint32_t lo = out ? ni : 0, hi = out ? n : ni;
         for (uint32_t k = lo; k < hi; k++) {
             if ((s = tensor_entry(b, e, &io[k], batch >= 0, err))) goto done;
-            sb_add(b, k + 1 < hi ? ",\n" : "\n", k + 1 < hi ? 2 : 1);
+            tool_buf_add(b, k + 1 < hi ? ",\n" : "\n", k + 1 < hi ? 2 : 1);
         }
-        sb_add(b, "]\n", 2);
+        tool_buf_add(b, "]\n", 2);
     }
     if (batch >= 0) {
-        sb_printf(b, "dynamic_batching {\n  preferred_batch_size: [ %" PRId64, f->pref[0]);
-        if (f->n_pref > 1) sb_printf(b, ", %" PRId64, f->pref[1]);
-        sb_printf(b, " ]\n  max_queue_delay_microseconds: %" PRId64 "\n}\n", a->delay_us);
+        tool_buf_addf(b, "dynamic_batching {\n  preferred_batch_size: [ %" PRId64, f->pref[0]);
+        if (f->n_pref > 1) tool_buf_addf(b, ", %" PRId64, f->pref[1]);
+        tool_buf_addf(b, " ]\n  max_queue_delay_microseconds: %" PRId64 "\n}\n", a->delay_us);
     }
-    sb_printf(b, "instance_group [ { count: %" PRId64 " kind: %s } ]\n", a->instances,
-              f->gpu ? "KIND_GPU" : "KIND_CPU");
+    tool_buf_addf(b, "instance_group [ { count: %" PRId64 " kind: %s } ]\n", a->instances,
+                  f->gpu ? "KIND_GPU" : "KIND_CPU");
     if (b->oom) s = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory writing the config");
 done:
     free(io);
@@ -596,7 +539,7 @@ int symc_cmd_triton(int argc, char **argv) {
     uint8_t *bytes = NULL;
     size_t size = 0;
     symrt_engine *e = NULL;
-    strbuf cfg = {0};
+    tool_buf cfg = {0};
     config_facts f = {0};
     char *shown = NULL;
     rc = 1;
@@ -615,7 +558,7 @@ int symc_cmd_triton(int argc, char **argv) {
         goto fail;
     }
     snprintf(shown, cap, "%.*s%s%s", (int)rl, a.repo, a.repo[rl - 1] == '/' ? "" : "/", name);
-    if (write_entry(a.repo, name, shown, cfg.p, cfg.len, bytes, size, &err)) goto fail;
+    if (write_entry(a.repo, name, shown, cfg.s, cfg.len, bytes, size, &err)) goto fail;
 
     if (!a.no_batching && !f.max_batch) printf("no batching: %s\n", f.why);
     printf("wrote %s/config.pbtxt (max_batch_size %" PRId64, shown, f.max_batch);
@@ -629,7 +572,7 @@ fail:
     fprintf(stderr, "symc: triton: %s\n", err.msg);
 done:
     free(shown);
-    free(cfg.p);
+    free(cfg.s);
     symrt_engine_destroy(e);
     free(bytes);
     return rc;

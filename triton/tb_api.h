@@ -116,11 +116,8 @@ TRITONBACKEND_ModelInstanceReportBatchStatistics(TRITONBACKEND_ModelInstance *in
                                                  const uint64_t exec_start_ns, const uint64_t compute_start_ns,
                                                  const uint64_t compute_end_ns, const uint64_t exec_end_ns);
 TRITONSERVER_Error *TRITONBACKEND_RequestId(TRITONBACKEND_Request *request, const char **id);
-TRITONSERVER_Error *TRITONBACKEND_RequestInputCount(TRITONBACKEND_Request *request, uint32_t *count);
 TRITONSERVER_Error *TRITONBACKEND_RequestInput(TRITONBACKEND_Request *request, const char *name,
                                                TRITONBACKEND_Input **input);
-TRITONSERVER_Error *TRITONBACKEND_RequestInputByIndex(TRITONBACKEND_Request *request, const uint32_t index,
-                                                      TRITONBACKEND_Input **input);
 TRITONSERVER_Error *TRITONBACKEND_InputProperties(TRITONBACKEND_Input *input, const char **name,
                                                   TRITONSERVER_DataType *datatype, const int64_t **shape,
                                                   uint32_t *dims_count, uint64_t *byte_size, uint32_t *buffer_count);

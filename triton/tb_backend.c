@@ -33,6 +33,7 @@
 
 #include "symc/symrt.h"
 #include "triton/tb_api.h"
+#include "triton/tb_dtypes.h"
 #include "triton/tb_json.h"
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -78,19 +79,13 @@ static uint64_t tb_now_ns(void) {
 
 /* ---- data types ------------------------------------------------------------ */
 
+#define TB_TYPE_ROW(dt, NAME) {dt, TRITONSERVER_TYPE_##NAME, "TYPE_" #NAME},
 static const struct {
     symc_dtype symc;
     TRITONSERVER_DataType triton;
-    const char *config; /* the name config.pbtxt uses */
-} tb_types[] = {
-    {SYMC_F32, TRITONSERVER_TYPE_FP32, "TYPE_FP32"},     {SYMC_F16, TRITONSERVER_TYPE_FP16, "TYPE_FP16"},
-    {SYMC_BF16, TRITONSERVER_TYPE_BF16, "TYPE_BF16"},    {SYMC_F64, TRITONSERVER_TYPE_FP64, "TYPE_FP64"},
-    {SYMC_I64, TRITONSERVER_TYPE_INT64, "TYPE_INT64"},   {SYMC_I32, TRITONSERVER_TYPE_INT32, "TYPE_INT32"},
-    {SYMC_BOOL, TRITONSERVER_TYPE_BOOL, "TYPE_BOOL"},    {SYMC_I8, TRITONSERVER_TYPE_INT8, "TYPE_INT8"},
-    {SYMC_U8, TRITONSERVER_TYPE_UINT8, "TYPE_UINT8"},    {SYMC_I16, TRITONSERVER_TYPE_INT16, "TYPE_INT16"},
-    {SYMC_U16, TRITONSERVER_TYPE_UINT16, "TYPE_UINT16"}, {SYMC_U32, TRITONSERVER_TYPE_UINT32, "TYPE_UINT32"},
-    {SYMC_U64, TRITONSERVER_TYPE_UINT64, "TYPE_UINT64"},
-};
+    const char *config; /* the name config.pbtxt uses; without "TYPE_" the name clients use */
+} tb_types[] = {TB_DTYPES(TB_TYPE_ROW)};
+#undef TB_TYPE_ROW
 enum { TB_NTYPES = sizeof tb_types / sizeof tb_types[0] };
 
 static int tb_type_of(symc_dtype dt) {
@@ -200,6 +195,13 @@ static int tb_is_number(const char *s, int64_t *v) {
     return 1;
 }
 
+/* "'a', 'b'": the tensors' names, for messages */
+static void tb_names(const symrt_io_info *ios, uint32_t n, char *buf, size_t cap) {
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s'%s'", i ? ", " : "", ios[i].name);
+}
+
 /* max_batch_size > 0: dim 0 of every input and output is one symbol whose range holds 1..max */
 static TRITONSERVER_Error *tb_check_batch(const tb_model *m) {
     char sym[128], d0[128];
@@ -254,9 +256,8 @@ static TRITONSERVER_Error *tb_check_entry(const tb_model *m, const tb_json *e, i
     uint32_t k = 0;
     while (k < n && strcmp(ios[k].name, jn->str)) k++;
     if (k == n) {
-        char names[512] = "";
-        for (uint32_t i = 0; i < n; i++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s'%s'", i ? ", " : "", ios[i].name);
+        char names[512];
+        tb_names(ios, n, names, sizeof names);
         return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
                         "model '%s': config %s '%s' is not an %s of the engine (its %ss: %s)", m->name, what, jn->str,
                         what, what, names);
@@ -495,15 +496,27 @@ static void tb_shape_text(const int64_t *dims, uint32_t rank, char *buf, size_t 
     if (o < cap) snprintf(buf + o, cap - o, "]");
 }
 
+/* buffer b of input k in CPU memory (a CPU instance cannot read GPU memory) */
+static TRITONSERVER_Error *tb_input_buffer(const tb_instance *in, TRITONBACKEND_Input *input, uint32_t k, uint32_t b,
+                                           const void **p, uint64_t *size) {
+    TRITONSERVER_MemoryType mt = TRITONSERVER_MEMORY_CPU;
+    int64_t mt_id = 0;
+    TB_TRY(TRITONBACKEND_InputBuffer(input, b, p, size, &mt, &mt_id));
+    if (mt == TRITONSERVER_MEMORY_GPU)
+        return tb_error(TRITONSERVER_ERROR_UNSUPPORTED,
+                        "input '%s' arrived in GPU memory; model '%s' instance '%s' runs on the CPU", in->m->in[k].name,
+                        in->m->name, in->name);
+    return NULL;
+}
+
 /* input k of the request bound to the context; *rows its dim 0 */
 static TRITONSERVER_Error *tb_bind_input(tb_instance *in, TRITONBACKEND_Request *req, uint32_t k, int64_t *rows) {
     const tb_model *m = in->m;
     const symrt_io_info *io = &m->in[k];
     TRITONBACKEND_Input *input = NULL;
     if (TRITONBACKEND_RequestInput(req, io->name, &input) || !input) {
-        char names[512] = "";
-        for (uint32_t i = 0; i < m->n_in; i++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s'%s'", i ? ", " : "", m->in[i].name);
+        char names[512];
+        tb_names(m->in, m->n_in, names, sizeof names);
         return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
                         "model '%s' needs input '%s'; the request has none (it needs %s)", m->name, io->name, names);
     }
@@ -538,13 +551,7 @@ static TRITONSERVER_Error *tb_bind_input(tb_instance *in, TRITONBACKEND_Request 
     uint64_t got = 0;
     size_t esize = symc_dtype_size(io->dtype);
     if (nbuf == 1) {
-        TRITONSERVER_MemoryType mt = TRITONSERVER_MEMORY_CPU;
-        int64_t mt_id = 0;
-        TB_TRY(TRITONBACKEND_InputBuffer(input, 0, &data, &got, &mt, &mt_id));
-        if (mt == TRITONSERVER_MEMORY_GPU)
-            return tb_error(TRITONSERVER_ERROR_UNSUPPORTED,
-                            "input '%s' arrived in GPU memory; model '%s' instance '%s' runs on the CPU", io->name,
-                            m->name, in->name);
+        TB_TRY(tb_input_buffer(in, input, k, 0, &data, &got));
         if (got != need)
             return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffer holds %llu bytes, not %llu", io->name,
                             (unsigned long long)got, (unsigned long long)need);
@@ -557,13 +564,7 @@ static TRITONSERVER_Error *tb_bind_input(tb_instance *in, TRITONBACKEND_Request 
         for (uint32_t b = 0; b < nbuf; b++) {
             const void *p;
             uint64_t sz;
-            TRITONSERVER_MemoryType mt = TRITONSERVER_MEMORY_CPU;
-            int64_t mt_id = 0;
-            TB_TRY(TRITONBACKEND_InputBuffer(input, b, &p, &sz, &mt, &mt_id));
-            if (mt == TRITONSERVER_MEMORY_GPU)
-                return tb_error(TRITONSERVER_ERROR_UNSUPPORTED,
-                                "input '%s' arrived in GPU memory; model '%s' instance '%s' runs on the CPU", io->name,
-                                m->name, in->name);
+            TB_TRY(tb_input_buffer(in, input, k, b, &p, &sz));
             if (sz > need - at)
                 return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold more than its %llu bytes",
                                 io->name, (unsigned long long)need);
@@ -605,22 +606,8 @@ static TRITONSERVER_Error *tb_run(tb_instance *in, TRITONBACKEND_Request *req, T
                                   int64_t *rows, uint64_t *compute_start, uint64_t *compute_end) {
     const tb_model *m = in->m;
     symc_error err;
-    uint32_t n_req_in = 0;
-    TB_TRY(TRITONBACKEND_RequestInputCount(req, &n_req_in));
-    for (uint32_t i = 0; i < n_req_in; i++) { /* Triton checks names against the config; the engine agrees */
-        TRITONBACKEND_Input *input;
-        const char *name;
-        TRITONSERVER_DataType dt;
-        const int64_t *shape;
-        uint32_t rank, nbuf;
-        uint64_t bytes;
-        TB_TRY(TRITONBACKEND_RequestInputByIndex(req, i, &input));
-        TB_TRY(TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &bytes, &nbuf));
-        uint32_t k = 0;
-        while (k < m->n_in && strcmp(m->in[k].name, name)) k++;
-        if (k == m->n_in)
-            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "model '%s' has no input '%s'", m->name, name);
-    }
+    /* every input the request names is an engine input: Triton takes only the config's, and the config's
+     * were checked against the engine at load */
     *rows = 1;
     for (uint32_t k = 0; k < m->n_in; k++) {
         int64_t r = 1;
