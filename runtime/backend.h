@@ -49,10 +49,13 @@ typedef struct rt_backend {
     /* The byte alignment of every tensor's offset in the backend's layout
      * (rt_plan_layout); the memory report (tools/memory.c) reads it here. */
     size_t align;
-    /* The state of one context of engine e: everything that does not depend
-     * on input shapes. alloc: the context's allocator, NULL for the
-     * backend's own; its memory is the backend's kind (host or device). */
-    symc_status (*create)(const rt_engine *e, const symrt_allocator *alloc, void **state, symc_error *err);
+    /* The state of one context of engine e on `device` (the backend's own
+     * numbering: an ordinal among the visible GPUs, 0 for the CPU): everything
+     * that does not depend on input shapes. alloc: the context's allocator,
+     * NULL for the backend's own; its memory is the backend's kind (host or
+     * device). */
+    symc_status (*create)(const rt_engine *e, int32_t device, const symrt_allocator *alloc, void **state,
+                          symc_error *err);
     /* Optional: the state of another graph of the same engine (a region,
      * engine.h rt_region) in the same context, made after `first` (graph
      * 0's, from create) and destroyed before it. It shares what belongs to
@@ -96,6 +99,14 @@ typedef struct rt_backend {
     symc_status (*profile)(void *state, const int64_t *slots, int shape_changed, void *const *addr, void *stream,
                            const struct rt_run_hook *hook, symrt_step_profile *out, uint32_t cap, uint32_t *n_steps,
                            symc_error *err);
+    /* Optional: host I/O on or off (symrt_context_set_host_io), called on
+     * the first state; the others follow it. While on, the addresses enqueue
+     * gets are host memory, stream is NULL and enqueue returns once the
+     * outputs are in host memory. NULL: the backend's memory is host memory
+     * already. */
+    symc_status (*set_host_io)(void *first, int on, symc_error *err);
+    /* Optional: how many devices create accepts (0..count-1); NULL: one. */
+    symc_status (*device_count)(int32_t *count, symc_error *err);
 } rt_backend;
 
 /* The table serving `which`, NULL when there is none (runtime/backends.c). */

@@ -104,7 +104,9 @@ struct symrt_context {
      * the current graph's symbol values (sym_values, or rsyms in a region) */
     rt_produced_run *runs; /* per graph */
     int64_t *values;
-    int synced; /* symrt_context_sync_shapes saw the last run finish */
+    int synced;     /* symrt_context_sync_shapes saw the last run finish */
+    int32_t device; /* the backend's device this context runs on */
+    int host_io;    /* symrt_context_set_host_io: the caller's buffers are host memory */
 };
 
 /* ---- engines ------------------------------------------------------------------ */
@@ -320,13 +322,13 @@ void symrt_context_destroy(symrt_context *c) {
 /* One backend state per graph: create for the first, create_more (sharing
  * what belongs to the engine) for the others, or plain create where the
  * backend has no create_more. Errors name the region. */
-static symc_status create_states(symrt_context *c, const symrt_allocator *alloc, symc_error *err) {
+static symc_status create_states(symrt_context *c, int32_t device, const symrt_allocator *alloc, symc_error *err) {
     const rt_backend *be = c->be;
     for (uint32_t r = 0; r < c->n_states; r++) {
         const rt_engine *g = rt_engine_graph(c->e, r);
         /* the allocator, if any, hands out the backend's kind of memory */
         symc_status st = r && be->create_more ? be->create_more(c->states[0], g, &c->states[r], err)
-                                              : be->create(g, alloc, &c->states[r], err);
+                                              : be->create(g, device, alloc, &c->states[r], err);
         if (st) {
             if (c->e->n_regions) {
                 const char *name = c->e->regions[r].name;
@@ -338,12 +340,32 @@ static symc_status create_states(symrt_context *c, const symrt_allocator *alloc,
     return SYMC_OK;
 }
 
+symc_status symrt_device_count(symrt_backend backend, int32_t *count, symc_error *err) {
+    if (!count) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_device_count: NULL argument");
+    *count = 0;
+    const rt_backend *be = rt_backend_get(backend);
+    if (!be) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown backend %d", (int)backend);
+    if (!be->device_count) {
+        *count = 1;
+        return SYMC_OK;
+    }
+    return be->device_count(count, err);
+}
+
 symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, const symrt_allocator *alloc,
                                  symrt_context **out, symc_error *err) {
+    return symrt_context_create_on(h, backend, 0, alloc, out, err);
+}
+
+symc_status symrt_context_create_on(const symrt_engine *h, symrt_backend backend, int32_t device,
+                                    const symrt_allocator *alloc, symrt_context **out, symc_error *err) {
     if (!h || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_create: NULL argument");
     *out = NULL;
     const rt_backend *be = rt_backend_get(backend);
     if (!be) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "unknown backend %d", (int)backend);
+    if (device < 0)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_create: device %d: devices count from 0",
+                               (int)device);
     const rt_engine *e = h->e;
     symrt_context *c = calloc(1, sizeof *c);
     if (!c) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a context");
@@ -387,7 +409,8 @@ symc_status symrt_context_create(const symrt_engine *h, symrt_backend backend, c
     if (!(c->runs = calloc(c->n_states, sizeof *c->runs))) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
     for (uint32_t r = 0; !st && r < c->n_states; r++)
         if (rt_engine_graph(e, r)->n_produced) st = rt_produced_init(&c->runs[r], rt_engine_graph(e, r), err);
-    if (!st) st = create_states(c, alloc, err);
+    c->device = device;
+    if (!st) st = create_states(c, device, alloc, err);
     if (st) {
         symrt_context_destroy(c);
         return st;
@@ -753,6 +776,11 @@ static symc_status ready_to_run(symrt_context *c, symc_error *err) {
 
 static symc_status enqueue(symrt_context *c, void *stream, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_enqueue: NULL context");
+    if (c->host_io && stream)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "symrt_enqueue: context %u is in host I/O mode, whose runs use the context's own stream "
+                               "and return with the outputs in host memory: pass NULL as the stream",
+                               c->id);
     symc_status st = ready_to_run(c, err);
     if (st) return st;
     const rt_engine *g = c->g;
@@ -786,6 +814,11 @@ static symc_status profile(symrt_context *c, void *stream, symrt_step_profile *s
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                                "symrt_context_profile: the %s backend does not time steps (the CUDA backend does)",
                                c->be->name);
+    if (c->host_io)
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                               "symrt_context_profile: context %u is in host I/O mode; profiling times the steps on "
+                               "device buffers (turn host I/O off)",
+                               c->id);
     symc_status st = ready_to_run(c, err);
     if (st) return st;
     /* a run with sizes known only after a node: the hook as for enqueue (cap 0 runs nothing) */
@@ -810,6 +843,16 @@ static symc_status context_check(symrt_context *c, symc_error *err) {
         symc_status st = c->be->check_run(c->states[r], err);
         if (st) return st;
     }
+    return SYMC_OK;
+}
+
+static symc_status context_set_host_io(symrt_context *c, int enable, symc_error *err) {
+    if (c->be->set_host_io) {
+        symc_status st = c->be->set_host_io(c->states[0], enable != 0, err);
+        if (st) return st;
+    }
+    c->host_io = enable != 0;
+    c->buffers_checked = 0; /* the same addresses mean another kind of memory now */
     return SYMC_OK;
 }
 
@@ -927,6 +970,13 @@ symc_status symrt_context_check(symrt_context *c, symc_error *err) {
 symc_status symrt_context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
     ENTER(c, "symrt_context_set_cuda_graphs");
     symc_status st = context_set_cuda_graphs(c, enable, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_context_set_host_io(symrt_context *c, int enable, symc_error *err) {
+    ENTER(c, "symrt_context_set_host_io");
+    symc_status st = context_set_host_io(c, enable, err);
     leave(c);
     return st;
 }

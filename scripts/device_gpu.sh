@@ -5,7 +5,7 @@
 # (--gpus N: the model builds split over N GPUs, one process each, logs cuda_models_K.log)
 # Runs: the CUDA backend's bad-input test, the runtime's CUDA unit test, the region engines'
 # GPU tests (gpu.cuda_regions, gpu.cuda_compile_regions), the produced sizes' GPU tests
-# (gpu.cuda_select_kernels, gpu.cuda_produced), and
+# (gpu.cuda_select_kernels, gpu.cuda_produced), contexts on every visible GPU with host I/O (gpu.cuda_devices), and
 # every test model's sweep on the CUDA backend against the reference backend
 # (tests/gpu/test_cuda_models.py, what `ctest -L gpu` runs). Logs go to $OUT.
 set -u
@@ -26,7 +26,7 @@ if [ -x $B/runtime_test_cuda_backend ]; then
   $B/runtime_test_cuda_backend 2>&1 | tail -20 || rc=1
 fi
 # engines with regions (issue 32); the kernels of produced sizes by hand, then through the engine (produced sizes)
-for t in test_cuda_regions test_cuda_compile_regions test_cuda_select_kernels test_cuda_produced; do
+for t in test_cuda_devices test_cuda_regions test_cuda_compile_regions test_cuda_select_kernels test_cuda_produced; do
   if [ -x $B/$t ]; then
     echo "== $t"
     mkdir -p "/tmp/$t" && (cd "/tmp/$t" && "$root/$B/$t") > "$OUT/$t.log" 2>&1 || { rc=1; echo "FAILED: $t"; }

@@ -17,12 +17,15 @@
  * thread or stream). Every call returns a status and fills the optional
  * symc_error.
  *
- * The CUDA backend (SYMRT_BACKEND_CUDA) runs the engine's GPU code on
- * device 0 of the visible GPUs, in its primary context (the one the CUDA
- * runtime uses too): addresses are device pointers, stream is a CUstream /
- * cudaStream_t (NULL = the default stream), and symrt_enqueue only queues
- * work: synchronize the stream before reading outputs. The driver and the
- * CUDA libraries are loaded at run time; without them context creation fails
+ * The CUDA backend (SYMRT_BACKEND_CUDA) runs the engine's GPU code on one of
+ * the visible GPUs (device 0 unless symrt_context_create_on names another),
+ * in its primary context (the one the CUDA runtime uses too): addresses are
+ * device pointers on that GPU, stream is a CUstream / cudaStream_t (NULL =
+ * the default stream), and symrt_enqueue only queues work: synchronize the
+ * stream before reading outputs. symrt_context_set_host_io makes a context
+ * take host memory instead and return with the outputs there, for callers
+ * without the CUDA toolkit (a server backend). The driver and the CUDA
+ * libraries are loaded at run time; without them context creation fails
  * with SYMC_ERR_DEVICE and one line saying what is missing. */
 #ifndef SYMC_SYMRT_H
 #define SYMC_SYMRT_H
@@ -121,6 +124,17 @@ symc_status symrt_engine_region(const symrt_engine *e, uint32_t r, symrt_region_
 symc_status symrt_context_create(const symrt_engine *e, symrt_backend backend, const symrt_allocator *alloc,
                                  symrt_context **out, symc_error *err);
 void symrt_context_destroy(symrt_context *c);
+/* A context on one device of the backend: for SYMRT_BACKEND_CUDA an ordinal
+ * among the GPUs this process sees (CUDA_VISIBLE_DEVICES decides which),
+ * for the reference backend 0. A device outside 0..count-1 is refused,
+ * naming the count. symrt_context_create is this on device 0. The
+ * context's memory, streams and buffers are that GPU's: a device pointer of
+ * another GPU is refused at symrt_enqueue, naming both. */
+symc_status symrt_context_create_on(const symrt_engine *e, symrt_backend backend, int32_t device,
+                                    const symrt_allocator *alloc, symrt_context **out, symc_error *err);
+/* How many devices the backend offers this process (1 for the reference
+ * backend; the visible GPUs for CUDA, an error naming why when none). */
+symc_status symrt_device_count(symrt_backend backend, int32_t *count, symc_error *err);
 
 /* Checks at once what this input alone decides: its rank, the symbols it
  * binds against their ranges, the dims the model fixes (a wrong one names
@@ -172,6 +186,17 @@ symc_status symrt_set_tensor_address(symrt_context *c, const char *name, void *p
  * stream; the CUDA backend queues the work on stream (a CUstream) and
  * returns. */
 symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err);
+
+/* Host I/O (enable = 1; 0 turns it off): the addresses given to
+ * symrt_set_tensor_address are host memory whatever the backend. On the
+ * CUDA backend each run copies the inputs to device buffers the context
+ * keeps (grown to the largest size seen), runs on a stream the context
+ * owns, copies the outputs back and returns once they are in host memory,
+ * reporting bad data a kernel flagged in that run at once; the stream given
+ * to symrt_enqueue must be NULL, and symrt_context_profile is refused. On
+ * the reference backend, whose memory is host memory already, it changes
+ * nothing but the stream rule. */
+symc_status symrt_context_set_host_io(symrt_context *c, int enable, symc_error *err);
 
 /* The region the current input shapes run in (an engine with regions),
  * once every input has a shape; -1 for an engine of one graph. A shape in no

@@ -6,16 +6,20 @@
  * explicitly). A load either fills a whole table or records one message
  * saying what is missing; that outcome is kept for the process, so a machine
  * without a driver answers every later call with the same line, cheaply.
- * The driver load also initializes CUDA, picks device 0 of the visible ones
- * and retains its primary context for the life of the process (the runtime
- * shares it with CUDA runtime users in the same process, as cudart does).
- * These tables are the module's only globals and never change after load.
+ * The driver load also initializes CUDA and counts the visible GPUs; the
+ * first use of device k (rt_cuda_cu_enter) reads its name and SM and retains
+ * its primary context for the life of the process (the runtime shares it
+ * with CUDA runtime users in the same process, as cudart does). The tables
+ * and the per-device records are the module's only globals: a table never
+ * changes after its load, a device record after its first use (made under a
+ * mutex, published with a release store).
  *
  * The error helpers turn a library status into one line: the call as
  * written, the status name and string, and file:line. */
 #include "runtime/cuda/cuda_api.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,7 +40,10 @@ typedef struct lib_state {
 static lib_state cu_state = {PTHREAD_ONCE_INIT, SYMC_OK, ""};
 static lib_state lt_state = {PTHREAD_ONCE_INIT, SYMC_OK, ""};
 static lib_state dnn_state = {PTHREAD_ONCE_INIT, SYMC_OK, ""};
-static rt_cu_device cu_device;
+static int cu_count;                               /* visible GPUs, set by cu_load */
+static rt_cu_device cu_devices[RT_CU_MAX_DEVICES]; /* filled on each one's first use */
+static _Atomic int cu_ready[RT_CU_MAX_DEVICES];    /* 1 once cu_devices[k] is filled */
+static pthread_mutex_t cu_dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static rt_cuda_driver_api driver_api;
 
 static void state_fail(lib_state *s, symc_status code, const char *fmt, ...)
@@ -143,37 +150,70 @@ static void cu_load(void) {
     }
     symc_error e = {0};
     int count = 0;
-    rt_cu_device *d = &cu_device;
     symc_status st = RT_CU(&e, Init, (0));
     if (!st) st = RT_CU(&e, DeviceGetCount, (&count));
-    if (!st && count < 1) {
+    if (st) {
+        state_fail(s, st, "CUDA backend: cannot initialize the driver: %s", e.msg);
+        return;
+    }
+    if (count < 1) {
         state_fail(s, SYMC_ERR_DEVICE, "CUDA backend: the driver sees no GPU; use the reference backend");
         return;
     }
-    int major = 0, minor = 0;
-    if (!st) st = RT_CU(&e, DeviceGet, (&d->dev, 0));
-    if (!st) st = RT_CU(&e, DeviceGetName, (d->name, (int)sizeof d->name, d->dev));
-    if (!st) st = RT_CU(&e, DeviceGetAttribute, (&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->dev));
-    if (!st) st = RT_CU(&e, DeviceGetAttribute, (&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev));
-    if (!st) st = RT_CU(&e, DriverGetVersion, (&d->driver_version));
-    if (!st) st = RT_CU(&e, DevicePrimaryCtxRetain, (&d->ctx, d->dev));
-    if (st) {
-        state_fail(s, st, "CUDA backend: cannot initialize the GPU: %s", e.msg);
-        return;
-    }
-    d->name[sizeof d->name - 1] = '\0';
-    d->sm = (uint32_t)(major * 10 + minor);
+    cu_count = count < RT_CU_MAX_DEVICES ? count : RT_CU_MAX_DEVICES;
     /* the library stays loaded for the process: the tables point into it */
 }
 
-symc_status rt_cuda_cu_enter(const rt_cu_device **dev, symc_error *err) {
+/* Device k's record and primary context, on its first use. */
+static symc_status device_open(int k, symc_error *err) {
+    pthread_mutex_lock(&cu_dev_lock);
+    symc_status st = SYMC_OK;
+    if (!atomic_load_explicit(&cu_ready[k], memory_order_relaxed)) {
+        rt_cu_device *d = &cu_devices[k];
+        int major = 0, minor = 0;
+        st = RT_CU(err, DeviceGet, (&d->dev, k));
+        if (!st) st = RT_CU(err, DeviceGetName, (d->name, (int)sizeof d->name, d->dev));
+        if (!st) st = RT_CU(err, DeviceGetAttribute, (&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->dev));
+        if (!st) st = RT_CU(err, DeviceGetAttribute, (&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev));
+        if (!st) st = RT_CU(err, DriverGetVersion, (&d->driver_version));
+        if (!st) st = RT_CU(err, DevicePrimaryCtxRetain, (&d->ctx, d->dev));
+        if (st) symc_error_prefix(err, "CUDA backend: cannot initialize GPU %d", k);
+        else {
+            d->name[sizeof d->name - 1] = '\0';
+            d->sm = (uint32_t)(major * 10 + minor);
+            d->ordinal = k;
+            atomic_store_explicit(&cu_ready[k], 1, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&cu_dev_lock);
+    return st;
+}
+
+symc_status rt_cuda_device_count(int *count, symc_error *err) {
+    *count = 0;
     pthread_once(&cu_state.once, cu_load);
     if (cu_state.status) return symc_error_setf(err, cu_state.status, "%s", cu_state.msg);
-    symc_status st = RT_CU(err, CtxSetCurrent, (cu_device.ctx));
-    if (st) return st;
-    if (dev) *dev = &cu_device;
+    *count = cu_count;
     return SYMC_OK;
 }
+
+symc_status rt_cuda_cu_enter(int device, const rt_cu_device **dev, symc_error *err) {
+    pthread_once(&cu_state.once, cu_load);
+    if (cu_state.status) return symc_error_setf(err, cu_state.status, "%s", cu_state.msg);
+    if (device < 0 || device >= cu_count)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "CUDA backend: no GPU %d: this process sees %d (0..%d; CUDA_VISIBLE_DEVICES chooses "
+                               "which)",
+                               device, cu_count, cu_count - 1);
+    symc_status st;
+    if (!atomic_load_explicit(&cu_ready[device], memory_order_acquire) && (st = device_open(device, err))) return st;
+    const rt_cu_device *d = &cu_devices[device];
+    if ((st = RT_CU(err, CtxSetCurrent, (d->ctx)))) return st;
+    if (dev) *dev = d;
+    return SYMC_OK;
+}
+
+symc_status rt_cuda_cu_use(const rt_cu_device *d, symc_error *err) { return RT_CU(err, CtxSetCurrent, (d->ctx)); }
 
 /* ---- cuBLASLt and cuDNN ---------------------------------------------------- */
 
@@ -273,7 +313,7 @@ void rt_cuda_dnn_version(char *buf, size_t cap) {
  * uint64_t/void* (no cuda.h for the tools), and each wrapper makes the
  * primary context current so the tools may call from any thread. */
 
-static int enter_quiet(void) { return (int)rt_cuda_cu.CtxSetCurrent(cu_device.ctx); }
+static int enter_quiet(void) { return (int)rt_cuda_cu.CtxSetCurrent(cu_devices[0].ctx); }
 #define ENTER()                 \
     do {                        \
         int r_ = enter_quiet(); \
@@ -368,13 +408,13 @@ static void api_fill(void) {
     a->event_elapsed_time = w_event_elapsed_time;
     a->ctx_synchronize = w_ctx_synchronize;
     a->mem_get_info = w_mem_get_info;
-    snprintf(a->device_name, sizeof a->device_name, "%s", cu_device.name);
-    a->sm = cu_device.sm;
-    a->driver_version = cu_device.driver_version;
+    snprintf(a->device_name, sizeof a->device_name, "%s", cu_devices[0].name);
+    a->sm = cu_devices[0].sm;
+    a->driver_version = cu_devices[0].driver_version;
 }
 
 const rt_cuda_driver_api *rt_cuda_driver(symc_error *err) {
-    if (rt_cuda_cu_enter(NULL, err)) return NULL;
+    if (rt_cuda_cu_enter(0, NULL, err)) return NULL;
     pthread_once(&api_once, api_fill);
     return &driver_api;
 }
@@ -383,7 +423,7 @@ symc_status rt_cuda_device_sm(uint32_t *sm, symc_error *err) {
     if (!sm) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_device_sm: NULL argument");
     *sm = 0;
     const rt_cu_device *d;
-    symc_status st = rt_cuda_cu_enter(&d, err);
+    symc_status st = rt_cuda_cu_enter(0, &d, err);
     if (st) return st;
     *sm = d->sm;
     return SYMC_OK;

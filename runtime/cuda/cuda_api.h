@@ -145,8 +145,12 @@ extern rt_cu_table rt_cuda_cu;
 extern rt_lt_table rt_cuda_lt;
 extern rt_dnn_table rt_cuda_dnn;
 
-/* The device everything runs on (device 0 of the visible ones). */
+/* A visible GPU, by its ordinal among the visible ones (CUDA_VISIBLE_DEVICES
+ * decides which): a context runs on one, chosen at creation; the tools, the
+ * tuner and rt_cuda_device_sm use device 0. */
+#define RT_CU_MAX_DEVICES 64
 typedef struct rt_cu_device {
+    int ordinal;
     CUdevice dev;
     CUcontext ctx; /* its primary context, retained for the process */
     char name[256];
@@ -154,10 +158,15 @@ typedef struct rt_cu_device {
     int driver_version;
 } rt_cu_device;
 
-/* Loads and initializes the driver once, then makes the device's primary
- * context current on the calling thread (every rt_cuda entry point calls
- * it first, since callers may be on any thread). */
-symc_status rt_cuda_cu_enter(const rt_cu_device **dev, symc_error *err);
+/* Loads and initializes the driver once, opens GPU `device` on its first
+ * use, then makes its primary context current on the calling thread (every
+ * rt_cuda entry point enters its context's device first, since callers may
+ * be on any thread). A device outside 0..count-1 is refused, naming the
+ * count. rt_cuda_cu_use makes an opened device's context current. */
+symc_status rt_cuda_cu_enter(int device, const rt_cu_device **dev, symc_error *err);
+symc_status rt_cuda_cu_use(const rt_cu_device *d, symc_error *err);
+/* How many GPUs this process sees (after loading the driver). */
+symc_status rt_cuda_device_count(int *count, symc_error *err);
 /* Load cuBLASLt / cuDNN once (they need rt_cuda_cu_enter first). */
 symc_status rt_cuda_lt_load(symc_error *err);
 symc_status rt_cuda_dnn_load(symc_error *err);

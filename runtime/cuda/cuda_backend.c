@@ -90,7 +90,7 @@ static const char *engine_name(const rt_engine *e) { return e->name && *e->name 
 void rt_cuda_destroy(rt_cuda *c) {
     if (!c) return;
     int owner = c->owner == c || !c->owner; /* frees what the engine's states share */
-    if (rt_cuda_cu_enter(NULL, NULL) == SYMC_OK) {
+    if (c->dev && rt_cuda_cu_use(c->dev, NULL) == SYMC_OK) {
         /* queued work may still read constants or the workspace */
         rt_cuda_cu.CtxSynchronize();
         rt_cuda_gemm_destroy(c);
@@ -101,6 +101,9 @@ void rt_cuda_destroy(rt_cuda *c) {
         for (uint32_t i = 0; i < c->n_graphs; i++)
             if (c->graph_cache[i].exec) rt_cuda_cu.GraphExecDestroy(c->graph_cache[i].exec);
         if (owner && c->capture) rt_cuda_cu.StreamDestroy(c->capture);
+        if (owner && c->io_stream) rt_cuda_cu.StreamDestroy(c->io_stream);
+        for (uint32_t i = 0; owner && c->io_dev && i < c->e->n_inputs + c->e->n_outputs; i++)
+            if (c->io_dev[i]) rt_cuda_free(c, c->io_dev[i]);
         if (c->count_host) rt_cuda_cu.MemFreeHost(c->count_host);
         if (c->errs == c || !c->errs) { /* the pinned copy and event of a word this state holds */
             if (c->error_host) rt_cuda_cu.MemFreeHost(c->error_host);
@@ -111,6 +114,9 @@ void rt_cuda_destroy(rt_cuda *c) {
     }
     if (!owner && c->index && c->index < c->owner->n_family) c->owner->family[c->index] = NULL;
     free(c->modules);
+    if (owner) free(c->io_dev);
+    if (owner) free(c->io_cap);
+    free(c->host_addr);
     rt_lifetimes_free(&c->lifetimes);
     for (uint32_t i = 0; i < c->n_graphs; i++) free(c->graph_cache[i].key);
     free(c->graph_cache);
@@ -324,13 +330,14 @@ __attribute__((unused)) static symc_status produced_refusal(const rt_engine *e, 
                            engine_name(e), e->n_produced, e->n_produced == 1 ? "" : "s", sym, node);
 }
 
-symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc, rt_cuda **out, symc_error *err) {
+symc_status rt_cuda_create(const rt_engine *e, int device, const symrt_allocator *dev_alloc, rt_cuda **out,
+                           symc_error *err) {
     if (!e || !out) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_create: NULL argument");
     *out = NULL;
     if (dev_alloc && (!dev_alloc->alloc || !dev_alloc->free))
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "the device allocator needs both alloc and free");
     const rt_cu_device *dev;
-    symc_status st = rt_cuda_cu_enter(&dev, err);
+    symc_status st = rt_cuda_cu_enter(device, &dev, err);
     if (st) return st;
     if (e->sm == 0 || e->n_steps == 0)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "engine '%s' has no GPU code: compile it with GPU code on",
@@ -372,7 +379,7 @@ symc_status rt_cuda_create_more(rt_cuda *first, const rt_engine *graph, rt_cuda 
                                "at %p)",
                                engine_name(e0), e0->n_constants, (const void *)e0->constants, graph->n_constants,
                                (const void *)graph->constants);
-    symc_status st = rt_cuda_cu_enter(NULL, err);
+    symc_status st = rt_cuda_cu_use(owner->dev, err);
     if (st) return st;
     if (graph->sm == 0 || graph->n_steps == 0)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "engine '%s' has no GPU code: compile it with GPU code on",
@@ -490,6 +497,8 @@ static symc_status run_copy(rt_cuda *c, const rt_step *s, const int64_t *slots, 
 static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream,
                              const rt_run_hook *hook, symc_error *err);
 static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err);
+static symc_status host_run(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
+                            const rt_run_hook *hook, symc_error *err);
 
 /* A run of an engine with produced sizes needs the core's hook to report them to */
 static symc_status need_hook(const rt_cuda *c, const rt_run_hook *hook, const char *what, symc_error *err) {
@@ -501,13 +510,11 @@ static symc_status need_hook(const rt_cuda *c, const rt_run_hook *hook, const ch
                            what, engine_name(c->e), p->node < c->e->n_nodes ? c->e->nodes[p->node].name : "?");
 }
 
-symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
-                            void *stream_, const rt_run_hook *hook, symc_error *err) {
+static symc_status device_run(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
+                              const size_t *size, CUstream stream, const rt_run_hook *hook, symc_error *err) {
     (void)size; /* checked by the caller against the shapes and the allocations */
-    if (!c || !slots) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_enqueue: NULL argument");
-    CUstream stream = (CUstream)stream_;
     symc_status st = need_hook(c, hook, "rt_cuda_enqueue", err);
-    if (!st) st = rt_cuda_cu_enter(NULL, err);
+    if (!st) st = rt_cuda_cu_use(c->dev, err);
     if (st) return st;
     if ((st = rt_cuda_check_run(c, 0, err))) return st;
     if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
@@ -533,6 +540,16 @@ symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed,
     h->error_pending = 1;
     h->error_ran_after = 0;
     return SYMC_OK;
+}
+
+symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
+                            void *stream, const rt_run_hook *hook, symc_error *err) {
+    if (!c || !slots) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_enqueue: NULL argument");
+    if (c->owner->host_io) {
+        symc_status st = rt_cuda_cu_use(c->dev, err);
+        return st ? st : host_run(c, slots, shape_changed, addr, size, hook, err);
+    }
+    return device_run(c, slots, shape_changed, addr, size, (CUstream)stream, hook, err);
 }
 
 /* Every step in order, then outputs that live elsewhere copied into the
@@ -644,7 +661,7 @@ symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed,
     if (!cap) return SYMC_OK; /* sizing the caller's array: nothing runs */
     symc_status st = need_hook(c, hook, "symrt_context_profile", err);
     if (st) return st;
-    st = rt_cuda_cu_enter(NULL, err);
+    st = rt_cuda_cu_use(c->dev, err);
     if (st) return st;
     if ((st = rt_cuda_check_run(c, 0, err))) return st;
     if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
@@ -859,7 +876,7 @@ static void flagged_node(const rt_cuda *h, uint32_t node, char *buf, size_t cap)
 symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err) {
     if (c) c = c->errs; /* a region's state reports through the word it shares */
     if (!c || !c->error_word || !c->error_pending) return SYMC_OK;
-    symc_status st = rt_cuda_cu_enter(NULL, err);
+    symc_status st = rt_cuda_cu_use(c->dev, err);
     if (st) return st;
     if (wait) {
         if ((st = RT_CU(err, EventSynchronize, (c->error_event)))) return st;
@@ -891,9 +908,8 @@ symc_status rt_cuda_check_run(rt_cuda *c, int wait, symc_error *err) {
 
 symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name, const void *ptr, size_t need,
                                  symc_error *err) {
-    (void)c;
-    if (!ptr || !need) return SYMC_OK;
-    symc_status st = rt_cuda_cu_enter(NULL, err);
+    if (!ptr || !need || c->owner->host_io) return SYMC_OK; /* host I/O: the caller's memory is host memory */
+    symc_status st = rt_cuda_cu_use(c->dev, err);
     if (st) return st;
     CUdeviceptr base = 0;
     size_t bytes = 0;
@@ -901,8 +917,16 @@ symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name,
     if (r != CUDA_SUCCESS)
         return symc_error_setf(
             err, SYMC_ERR_INVALID_ARG,
-            "%s '%s' address %p is not device memory on this GPU (CUDA backend needs device pointers)", what, name,
-            ptr);
+            "%s '%s' address %p is not device memory on this GPU (CUDA backend needs device pointers; "
+            "symrt_context_set_host_io takes host memory)",
+            what, name, ptr);
+    int ordinal = -1;
+    if (rt_cuda_cu.PointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)(uintptr_t)ptr) ==
+            CUDA_SUCCESS &&
+        ordinal != c->dev->ordinal)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "%s '%s' address %p is memory of GPU %d; this context runs on GPU %d", what, name, ptr,
+                               ordinal, c->dev->ordinal);
     size_t have = (size_t)(base + bytes - (CUdeviceptr)(uintptr_t)ptr);
     if (have < need)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
@@ -912,11 +936,96 @@ symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name,
     return SYMC_OK;
 }
 
+/* ---- host I/O ---------------------------------------------------------------------
+ * The caller's buffers are host memory (symrt_context_set_host_io): per input
+ * and output position, the owner keeps a device buffer grown to the largest
+ * size seen; a run copies the inputs in on the owner's stream, runs there
+ * with those buffers in place of the caller's (so CUDA graphs still replay:
+ * the buffers move only when they grow), copies the outputs back and waits,
+ * and reports bad data a kernel flagged in that run at once. Nothing is
+ * pending between runs, so a buffer can be freed and grown safely. */
+
+symc_status rt_cuda_set_host_io(rt_cuda *c, int on, symc_error *err) {
+    rt_cuda *o = c->owner;
+    symc_status st = rt_cuda_cu_use(o->dev, err);
+    if (st) return st;
+    if (on && !o->io_stream && (st = RT_CU(err, StreamCreate, (&o->io_stream, CU_STREAM_NON_BLOCKING)))) return st;
+    uint32_t n = o->e->n_inputs + o->e->n_outputs;
+    if (on && !o->io_dev) {
+        o->io_dev = calloc(n + 1, sizeof *o->io_dev);
+        o->io_cap = calloc(n + 1, sizeof *o->io_cap);
+        if (!o->io_dev || !o->io_cap) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for host I/O");
+    }
+    o->host_io = on;
+    return SYMC_OK;
+}
+
+static symc_status io_buffer(rt_cuda *o, uint32_t k, size_t bytes, const char *what, CUdeviceptr *out,
+                             symc_error *err) {
+    if (bytes < 256) bytes = 256; /* a real address even for an empty tensor */
+    if (o->io_cap[k] < bytes) {
+        if (o->io_dev[k]) rt_cuda_free(o, o->io_dev[k]);
+        o->io_dev[k] = 0;
+        o->io_cap[k] = 0;
+        symc_status st = rt_cuda_alloc(o, bytes, &o->io_dev[k], what, err);
+        if (st) return st;
+        o->io_cap[k] = bytes;
+    }
+    *out = o->io_dev[k];
+    return SYMC_OK;
+}
+
+static symc_status host_run(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
+                            const rt_run_hook *hook, symc_error *err) {
+    rt_cuda *o = c->owner;
+    const rt_engine *e = c->e;
+    CUstream stream = o->io_stream;
+    if (e->n_inputs + e->n_outputs > o->e->n_inputs + o->e->n_outputs)
+        return symc_error_setf(err, SYMC_ERR_FORMAT,
+                               "engine '%s': a region graph has more inputs and outputs than "
+                               "the engine",
+                               engine_name(e));
+    if (!c->host_addr && !(c->host_addr = calloc(e->n_tensors + 1, sizeof *c->host_addr)))
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for host I/O");
+    memcpy(c->host_addr, addr, e->n_tensors * sizeof *addr);
+    symc_status st = SYMC_OK;
+    for (uint32_t i = 0; !st && i < e->n_inputs; i++) {
+        uint32_t t = e->inputs[i];
+        size_t bytes = rt_cuda_tensor_bytes(e, slots, t);
+        CUdeviceptr d = 0;
+        if (!(st = io_buffer(o, i, bytes, "a host input's device copy", &d, err)) && bytes && addr[t])
+            st = RT_CU(err, MemcpyHtoDAsync, (d, addr[t], bytes, stream));
+        c->host_addr[t] = (void *)(uintptr_t)d;
+    }
+    for (uint32_t i = 0; !st && i < e->n_outputs; i++) {
+        uint32_t t = e->outputs[i];
+        int is_input = 0;
+        for (uint32_t k = 0; k < e->n_inputs; k++) is_input |= e->inputs[k] == t;
+        if (is_input) continue; /* an input passed through: its device copy is the output */
+        CUdeviceptr d = 0;
+        st = io_buffer(o, e->n_inputs + i, rt_cuda_tensor_bytes(e, slots, t), "a host output's device buffer", &d, err);
+        c->host_addr[t] = (void *)(uintptr_t)d;
+    }
+    if (!st) st = device_run(c, slots, shape_changed, c->host_addr, size, stream, hook, err);
+    for (uint32_t i = 0; !st && i < e->n_outputs; i++) {
+        uint32_t t = e->outputs[i];
+        size_t bytes = rt_cuda_tensor_bytes(e, slots, t);
+        if (bytes && addr[t])
+            st = RT_CU(err, MemcpyDtoHAsync, (addr[t], (CUdeviceptr)(uintptr_t)c->host_addr[t], bytes, stream));
+    }
+    /* wait even after a failure: nothing may stay queued on the buffers */
+    symc_status sync = RT_CU(st ? NULL : err, StreamSynchronize, (stream));
+    if (!st) st = sync;
+    if (!st) st = rt_cuda_check_run(c, 1, err);
+    return st;
+}
+
 /* ---- the backend table (runtime/backend.h) --------------------------------------- */
 
-static symc_status b_create(const rt_engine *e, const symrt_allocator *alloc, void **state, symc_error *err) {
+static symc_status b_create(const rt_engine *e, int32_t device, const symrt_allocator *alloc, void **state,
+                            symc_error *err) {
     rt_cuda *c = NULL;
-    symc_status st = rt_cuda_create(e, alloc, &c, err);
+    symc_status st = rt_cuda_create(e, device, alloc, &c, err);
     *state = c;
     return st;
 }
@@ -941,6 +1050,13 @@ static symc_status b_enqueue(void *state, const int64_t *slots, int shape_change
 static symc_status b_check_run(void *state, symc_error *err) { return rt_cuda_check_run(state, 1, err); }
 static void b_set_graphs(void *state, int on) { rt_cuda_set_graphs(state, on); }
 static symrt_graph_stats b_graph_stats(void *state) { return rt_cuda_graph_stats(state); }
+static symc_status b_set_host_io(void *state, int on, symc_error *err) { return rt_cuda_set_host_io(state, on, err); }
+static symc_status b_device_count(int32_t *count, symc_error *err) {
+    int n = 0;
+    symc_status st = rt_cuda_device_count(&n, err);
+    *count = n;
+    return st;
+}
 static symc_status b_profile(void *state, const int64_t *slots, int shape_changed, void *const *addr, void *stream,
                              const rt_run_hook *hook, symrt_step_profile *out, uint32_t cap, uint32_t *n_steps,
                              symc_error *err) {
@@ -960,4 +1076,6 @@ const rt_backend rt_cuda_backend = {
     .set_graphs = b_set_graphs,
     .graph_stats = b_graph_stats,
     .profile = b_profile,
+    .set_host_io = b_set_host_io,
+    .device_count = b_device_count,
 };

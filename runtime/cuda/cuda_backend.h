@@ -68,8 +68,13 @@ const rt_cuda_driver_api *rt_cuda_driver(symc_error *err);
 /* The present GPU's SM (e.g. 90); an error when there is none. */
 symc_status rt_cuda_device_sm(uint32_t *sm, symc_error *err);
 
-/* dev_alloc: allocates device memory (NULL: cuMemAlloc/cuMemFree). */
-symc_status rt_cuda_create(const rt_engine *e, const symrt_allocator *dev_alloc, rt_cuda **out, symc_error *err);
+/* A context's state on GPU `device` (an ordinal among the visible ones).
+ * dev_alloc: allocates device memory (NULL: cuMemAlloc/cuMemFree). */
+symc_status rt_cuda_create(const rt_engine *e, int device, const symrt_allocator *dev_alloc, rt_cuda **out,
+                           symc_error *err);
+/* Host I/O on or off for the context whose first state is c (see
+ * symrt_context_set_host_io). */
+symc_status rt_cuda_set_host_io(rt_cuda *c, int on, symc_error *err);
 /* The state of another graph of first's engine (a region, runtime/engine.h
  * rt_region) in the same context: it shares first's constants on the
  * device, workspace, library handles, capture stream and error word (see

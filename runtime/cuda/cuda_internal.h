@@ -109,6 +109,15 @@ struct rt_cuda {
      * are off for such an engine) */
     uint32_t *produced_step;
     int64_t *count_host;
+    /* host I/O (symrt_context_set_host_io; cuda_backend.c host_run): in the
+     * owner, the switch, the stream its runs use and per input then output
+     * position a device buffer (io_dev) of io_cap bytes; per state, the
+     * tensor-address table a run uses in place of the caller's */
+    int host_io;
+    CUstream io_stream;
+    CUdeviceptr *io_dev;
+    size_t *io_cap;
+    void **host_addr;
 };
 
 enum { RT_GRAPH_SEEN, RT_GRAPH_CAPTURED, RT_GRAPH_FAILED };

@@ -86,7 +86,7 @@ symc_status rt_cuda_tuning_create(const rt_engine *e, rt_cuda_tuning **out, symc
     }
     symc_status st = SYMC_OK;
     if (!s || !s->slots || !s->addr || !s->bufs) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
-    if (!st) st = rt_cuda_create(e, NULL, &s->c, err);
+    if (!st) st = rt_cuda_create(e, 0, NULL, &s->c, err);
     if (!st) rt_cuda_set_graphs(s->c, 0); /* forced algorithms change what runs, not the graph key */
     if (!st) st = RT_CU(err, EventCreate, (&s->ev[0], CU_EVENT_DEFAULT));
     if (!st) st = RT_CU(err, EventCreate, (&s->ev[1], CU_EVENT_DEFAULT));
@@ -296,7 +296,7 @@ symc_status rt_cuda_tuning_signature(rt_cuda_tuning *s, uint32_t step, uint8_t *
 void rt_cuda_tuning_device(char *buf, size_t cap) {
     const rt_cu_device *d = NULL;
     if (!cap) return;
-    if (rt_cuda_cu_enter(&d, NULL) != SYMC_OK || !d) snprintf(buf, cap, "no device");
+    if (rt_cuda_cu_enter(0, &d, NULL) != SYMC_OK || !d) snprintf(buf, cap, "no device");
     else snprintf(buf, cap, "%s sm_%u", d->name, d->sm);
 }
 

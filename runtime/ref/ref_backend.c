@@ -108,7 +108,11 @@ static symc_status new_state(const rt_engine *e, ref_state *owner, const symrt_a
     return SYMC_OK;
 }
 
-static symc_status ref_create(const rt_engine *e, const symrt_allocator *alloc, void **state, symc_error *err) {
+static symc_status ref_create(const rt_engine *e, int32_t device, const symrt_allocator *alloc, void **state,
+                              symc_error *err) {
+    if (device != 0)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "the reference backend runs on the CPU, device 0 only (device %d given)", (int)device);
     return new_state(e, NULL, alloc, state, err);
 }
 

@@ -411,7 +411,7 @@ static void test_unique(symc_dtype dt, int sorted) {
 int main(void) {
     symc_error err;
     const rt_cu_device *dev;
-    if (rt_cuda_cu_enter(&dev, &err)) {
+    if (rt_cuda_cu_enter(0, &dev, &err)) {
         printf("no GPU (%s): skipped\n", err.msg);
         return 0;
     }
