@@ -109,16 +109,19 @@ def _warn_reference_backend():
 
 
 class Context:
-    """A symrt context on one backend."""
+    """A symrt context on one backend; device: the GPU (an ordinal among the visible ones, torch's
+    numbering) for the CUDA backend, 0 for the reference backend."""
 
-    def __init__(self, engine, backend):
+    def __init__(self, engine, backend, device=0):
         self.engine = engine
         self.backend = backend
+        self.device = int(device)
         self._L = engine._L
         err = _lib.Error()
         h = ctypes.c_void_p()
-        name = "CUDA" if backend == _lib.BACKEND_CUDA else "reference"
-        check(self._L.symrt_context_create(engine._h, backend, None, ctypes.byref(h), ctypes.byref(err)),
+        name = f"CUDA (GPU {self.device})" if backend == _lib.BACKEND_CUDA else "reference"
+        check(self._L.symrt_context_create_on(engine._h, backend, self.device, None, ctypes.byref(h),
+                                              ctypes.byref(err)),
               err, f"creating a {name} context for {engine.path}")
         self._h = h
         # CUDA graphs per shape key are on in every CUDA context, on any stream (torch's default
@@ -331,8 +334,9 @@ class Session:
                                 f"rank {rank} ({arg.shape})", code="invalid_arg")
             tensors.append(t.contiguous().cuda())
         with self._lock:
-            if self._ctx is None:
-                self._ctx = Context(self.engine, _lib.BACKEND_CUDA)
+            dev = torch.cuda.current_device()  # the context runs on the GPU torch copied the inputs to
+            if self._ctx is None or self._ctx.backend != _lib.BACKEND_CUDA or self._ctx.device != dev:
+                self._ctx = Context(self.engine, _lib.BACKEND_CUDA, dev)
             stream = torch.cuda.current_stream().cuda_stream
             res = self._ctx.run(tensors, stream)
             torch.cuda.current_stream().synchronize()

@@ -72,11 +72,12 @@ class EngineModule(torch.nn.Module):
         syms = ", ".join(f"{n} in [{lo}, {hi}] opt {o}" for n, lo, o, hi, _ in self.engine.symbols)
         return f"engine={self.engine_path!r}, symbols: {syms or 'none'}"
 
-    def _context(self, backend):
-        c = self._ctx.get(backend)
+    def _context(self, backend, device=0):
+        """one context per backend and GPU (inputs on cuda:k run on GPU k)"""
+        c = self._ctx.get((backend, device))
         if c is None:
-            c = Context(self.engine, backend)
-            self._ctx[backend] = c
+            c = Context(self.engine, backend, device)
+            self._ctx[(backend, device)] = c
         return c
 
     def forward(self, *args):
@@ -104,7 +105,7 @@ class EngineModule(torch.nn.Module):
                 raise SymcError("inputs are on different CUDA devices", code="invalid_arg")
             with torch.cuda.device(dev), self._lock:
                 stream = torch.cuda.current_stream(dev).cuda_stream
-                outs = self._context(_lib.BACKEND_CUDA).run(prepared, stream)
+                outs = self._context(_lib.BACKEND_CUDA, dev.index or 0).run(prepared, stream)
         elif any(on_cuda):
             raise SymcError("inputs mix CUDA and CPU tensors", code="invalid_arg")
         else:

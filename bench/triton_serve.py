@@ -1,0 +1,526 @@
+#!/usr/bin/env python3
+"""Serving symc engines with Triton Inference Server on the GPU (issue 33, item 5): throughput and
+p50/p99 latency at concurrency 1..64, every response checked against eager PyTorch fp32.
+
+Per model (ResNet-50 over x [B,3,224,224]; BERT-base over input_ids and a padding mask [B,128];
+random weights, seeded, nothing downloaded; tests/gpu/real_models.py's builders and ONNX export):
+  1. the fp32 module is exported to ONNX with a dynamic batch B in [1, --max-batch] and compiled by
+     `symc compile --fp16` (the precision pass, as trtexec users build);
+  2. a pool of --pool requests of batch 1 (BERT: masks of random lengths, zeros after) and their
+     oracle outputs, eager PyTorch fp32 on the GPU (TF32 off);
+  3. `symc triton ENGINE REPO --kind gpu --instances N` writes the repository entry; a copy with the
+     config parameter symc_join "off" serves the same engine with each request run alone, so the
+     join's effect is measured by itself;
+  4. tritonserver (the nvidia-pytriton wheel's, unpacked from --server) serves the repository with
+     the symc backend (KIND_GPU instances: the CUDA backend, host I/O);
+  5. load: for each concurrency C, C closed-loop clients (threads over several processes, HTTP/1.1
+     keep-alive, binary tensors) send pool requests for --seconds after a warm-up; every response
+     is compared with its oracle, ||y - ref|| / ||ref|| <= --tol (a wrong or failed response is
+     counted and fails the run); throughput (requests/s), p50 and p99 latency per mode;
+  6. the in-process peer: the same engine through symc's Python runtime (symc.runtime.Context on the
+     CUDA backend, torch tensors) at batch C in one call: the throughput ceiling of batching with no
+     server, and at batch 1 in a loop: serving without batching; checked against the oracle too;
+  7. --python-peer: Triton serving the eager PyTorch fp16 module through its Python backend (the
+     wheel's stub for this Python), dynamic batching on, where that backend can be made to run here.
+Output: OUT/serve.md (a table per model) and OUT/serve.json, rewritten after each measurement.
+
+usage (device, repo root, build/bin and build/lib carried, the server packed by scripts/triton_pack.sh):
+  python3 bench/triton_serve.py --server build/triton_server.tar.xz --out $OUT [--models resnet50,bert]
+      [--conc 1,4,16,64] [--seconds 5] [--instances 2] [--max-batch 64] [--python-peer]
+"""
+import argparse
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+import urllib.request
+
+import numpy as np
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+T0 = time.monotonic()
+
+
+def log(*a):
+    print(f"[{time.monotonic() - T0:7.1f}s]", *a, flush=True)
+
+
+# ------------------------------------------------------------------ the client (HTTP, binary tensors)
+NP_TO_TRITON = {np.dtype("float32"): "FP32", np.dtype("float16"): "FP16", np.dtype("int64"): "INT64",
+                np.dtype("int32"): "INT32"}
+
+
+def request_body(names, arrays, out_name):
+    """a KServe v2 request with binary tensors: (headers, body)"""
+    head = {"inputs": [{"name": n, "shape": list(a.shape), "datatype": NP_TO_TRITON[a.dtype],
+                        "parameters": {"binary_data_size": a.nbytes}} for n, a in zip(names, arrays)],
+            "outputs": [{"name": out_name, "parameters": {"binary_data": True}}]}
+    hj = json.dumps(head).encode()
+    body = hj + b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)
+    return {"Inference-Header-Content-Length": str(len(hj)), "Content-Type": "application/octet-stream"}, body
+
+
+def parse_response(resp_headers, data):
+    hl = resp_headers.get("Inference-Header-Content-Length")
+    if hl is None:
+        raise RuntimeError("no binary output: " + data[:300].decode(errors="replace"))
+    hl = int(hl)
+    head = json.loads(data[:hl])
+    o = head["outputs"][0]
+    dt = {"FP32": np.float32, "FP16": np.float16}[o["datatype"]]
+    return np.frombuffer(data, dtype=dt, offset=hl).reshape(o["shape"])
+
+
+def rel_err(y, ref):
+    y, ref = y.astype(np.float64).ravel(), ref.astype(np.float64).ravel()
+    if y.shape != ref.shape:
+        return float("inf")
+    return float(np.linalg.norm(y - ref) / max(np.linalg.norm(ref), 1e-30))
+
+
+def client_main(argv):
+    """--client PORT MODEL POOL.npz THREADS WARMUP SECONDS TOL OUT.json: THREADS closed-loop clients"""
+    port, model, pool_path, threads, warm, secs, tol, out = argv
+    port, threads, warm, secs, tol = int(port), int(threads), float(warm), float(secs), float(tol)
+    pool = np.load(pool_path)
+    names = [str(n) for n in pool["names"]]
+    n_pool = int(pool["n"])
+    reqs = [request_body(names, [pool[f"in{k}_{i}"] for k in range(len(names))], str(pool["out"]))
+            for i in range(n_pool)]
+    refs = [pool[f"ref_{i}"] for i in range(n_pool)]
+    lat, errs, fails, worst = [], [], [0], [0.0]
+    lock = threading.Lock()
+    start = time.monotonic() + warm
+    stop = start + secs
+
+    def one(tid):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        i = tid * 7919
+        mine, bad, w = [], 0, 0.0
+        msgs = []
+        while True:
+            i += 1
+            k = i % n_pool
+            h, b = reqs[k]
+            t = time.monotonic()
+            if t >= stop:
+                break
+            try:
+                conn.request("POST", f"/v2/models/{model}/infer", body=b, headers=h)
+                r = conn.getresponse()
+                data = r.read()
+                if r.status != 200:
+                    raise RuntimeError(f"HTTP {r.status}: {data[:300].decode(errors='replace')}")
+                y = parse_response(r.headers, data)
+                e = rel_err(y, refs[k])
+                t1 = time.monotonic()
+                if t >= start:
+                    w = max(w, e)
+                    if not e <= tol:
+                        bad += 1
+                        msgs.append(f"request {k}: error {e:.3g} > {tol}")
+                    mine.append(t1 - t)
+            except Exception as ex:  # noqa: BLE001 - every failure is counted and reported
+                if t >= start:
+                    bad += 1
+                    msgs.append(f"request {k}: {ex}")
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        with lock:
+            lat.extend(mine)
+            fails[0] += bad
+            worst[0] = max(worst[0], w)
+            errs.extend(msgs[:3])
+
+    ts = [threading.Thread(target=one, args=(t,)) for t in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    with open(out, "w") as f:
+        json.dump({"lat": lat, "fails": fails[0], "worst": worst[0], "errors": errs[:5]}, f)
+
+
+# ------------------------------------------------------------------ the server
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def unpack_server(path, work):
+    """the packed server (scripts/triton_pack.sh): a .tar.xz or a folder with bin/tritonserver and lib/"""
+    if os.path.isdir(path):
+        return os.path.abspath(path)
+    dest = os.path.join(work, "tritonserver")
+    if not os.path.isfile(os.path.join(dest, "bin", "tritonserver")):
+        shutil.rmtree(dest, ignore_errors=True)
+        with tarfile.open(path) as t:
+            t.extractall(work, filter="tar") if sys.version_info >= (3, 12) else t.extractall(work)
+    return dest
+
+
+class Server:
+    def __init__(self, root, repo, backend_dir, models, logpath):
+        self.http = free_port()
+        env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(root, "lib") + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
+        self.logf = open(logpath, "wb")
+        self.logpath = logpath
+        # the symc backend from the build; the Python backend (its stub for this Python) from the pack
+        bdir = os.path.join(os.path.dirname(repo), "backends")
+        shutil.rmtree(bdir, ignore_errors=True)
+        os.makedirs(bdir)
+        os.symlink(os.path.abspath(os.path.join(backend_dir, "symc")), os.path.join(bdir, "symc"))
+        if os.path.isdir(os.path.join(root, "backends", "python")):
+            os.symlink(os.path.join(root, "backends", "python"), os.path.join(bdir, "python"))
+        cmd = [os.path.join(root, "bin", "tritonserver"), f"--model-repository={repo}", f"--backend-directory={bdir}",
+               "--model-control-mode=explicit"] + [f"--load-model={m}" for m in models] + [
+               f"--http-port={self.http}", f"--grpc-port={free_port()}", "--allow-metrics=false",
+               "--allow-grpc=false", "--http-address=127.0.0.1", "--exit-timeout-secs=20",
+               f"--http-thread-count={min(64, os.cpu_count() * 2)}"]
+        self.p = subprocess.Popen(cmd, stdout=self.logf, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + 300
+        while True:
+            if self.p.poll() is not None:
+                raise RuntimeError(f"tritonserver exited with {self.p.returncode}:\n{self.tail()}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.http}/v2/health/ready", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("tritonserver not ready after 300 s:\n" + self.tail())
+            time.sleep(0.5)
+
+    def tail(self, n=30):
+        self.logf.flush()
+        with open(self.logpath, errors="replace") as f:
+            return "\n".join(ln for ln in f.read().splitlines() if not ln.startswith(("|", "+")))[-4000:]
+
+    def stats(self, model):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.http}/v2/models/{model}/stats", timeout=10) as r:
+            s = json.loads(r.read())["model_stats"][0]
+        return int(s["inference_count"]), int(s["execution_count"])
+
+    def stop(self):
+        self.p.send_signal(signal.SIGTERM)
+        try:
+            rc = self.p.wait(60)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            rc = "killed"
+        self.logf.close()
+        return rc
+
+
+def load(a, port, model, pool_path, conc):
+    """C clients over up to --client-procs processes; the merged results"""
+    procs = min(conc, a.client_procs)
+    per = [conc // procs + (1 if i < conc % procs else 0) for i in range(procs)]
+    outs, ps = [], []
+    for i, t in enumerate(per):
+        o = os.path.join(a.work, f"client_{i}.json")
+        outs.append(o)
+        ps.append(subprocess.Popen([sys.executable, os.path.abspath(__file__), "--client", str(port), model, pool_path,
+                                    str(t), str(a.warmup), str(a.seconds), str(a.tol), o]))
+    for p in ps:
+        p.wait()
+    lat, fails, worst, errs = [], 0, 0.0, []
+    for o in outs:
+        with open(o) as f:
+            r = json.load(f)
+        lat += r["lat"]
+        fails += r["fails"]
+        worst = max(worst, r["worst"])
+        errs += r["errors"]
+    return summarize(lat, a.seconds, fails, worst, errs)
+
+
+def summarize(lat, secs, fails, worst, errs):
+    lat = sorted(lat)
+    if not lat:
+        return {"rps": 0.0, "p50_ms": None, "p99_ms": None, "n": 0, "fails": fails, "worst": worst, "errors": errs[:5]}
+    return {"rps": len(lat) / secs, "p50_ms": 1e3 * lat[len(lat) // 2],
+            "p99_ms": 1e3 * lat[min(len(lat) - 1, int(0.99 * len(lat)))], "n": len(lat), "fails": fails,
+            "worst": worst, "errors": errs[:5]}
+
+
+# ------------------------------------------------------------------ models, engines, oracle
+def build(a, name, torch, rm):
+    m = dict(rm.MODELS[name])
+    if name == "bert":
+        m["ranges"] = {"B": (1, 32, a.max_batch), "S": (a.seq, a.seq, a.seq)}
+    else:
+        m["inputs"] = rm.IMG_IN
+        m["ranges"] = {"B": (1, 32, a.max_batch)}
+    torch.manual_seed(0)
+    module = m["build"]().eval().cuda()
+    d = os.path.join(a.work, name)
+    os.makedirs(d, exist_ok=True)
+    onnx_path, engine = os.path.join(d, "model.onnx"), os.path.join(d, "model.symx")
+    if not os.path.isfile(engine):
+        log(f"{name}: export and symc compile --fp16")
+        rm.export_onnx(torch, module.cpu(), m, onnx_path)
+        module.cuda()
+        cmd = [a.symc, "compile", onnx_path, "-o", engine, "--fp16"] + rm.shapes_flags(m)
+        t = time.monotonic()
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode:
+            raise RuntimeError("symc compile: " + p.stderr[-2000:])
+        log(f"{name}: built in {time.monotonic() - t:.1f} s")
+    # the pool and its oracle (eager fp32 on the GPU, TF32 off)
+    rng = np.random.default_rng(1)
+    point = {s: 1 for s in m["ranges"]}
+    if name == "bert":
+        point["S"] = a.seq
+    names = [n for n, _, _ in m["inputs"]]
+    pool = {"names": np.array(names), "n": a.pool, "out": "y"}
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    with torch.no_grad():
+        for i in range(a.pool):
+            xs = rm.make_inputs(m, point, "pad" if i % 3 else "ones", rng)
+            for k, x in enumerate(xs):
+                pool[f"in{k}_{i}"] = x
+            ref = module(*[torch.from_numpy(x).cuda() for x in xs]).float().cpu().numpy()
+            pool[f"ref_{i}"] = ref
+    pool_path = os.path.join(d, "pool.npz")
+    np.savez(pool_path, **pool)
+    return m, module, engine, pool_path, pool
+
+
+def repo_entry(a, engine, repo, name, join):
+    cmd = [a.symc, "triton", engine, repo, "--name", name, "--kind", "gpu", "--instances", str(a.instances),
+           "--max-queue-delay-us", str(a.delay_us)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError("symc triton: " + p.stderr)
+    log(p.stdout.strip())
+    if not join:
+        with open(os.path.join(repo, name, "config.pbtxt"), "a") as f:
+            f.write('parameters { key: "symc_join" value: { string_value: "off" } }\n')
+
+
+def python_entry(a, repo, name, module_path, m):
+    """the eager fp16 peer through Triton's Python backend"""
+    d = os.path.join(repo, name)
+    os.makedirs(os.path.join(d, "1"), exist_ok=True)
+    shutil.copy(module_path, os.path.join(d, "1", "module.pt"))
+    types = {"float": "TYPE_FP32", "ids": "TYPE_INT64", "mask": "TYPE_INT64"}
+    ins = "".join(f'input {{ name: "{n}" data_type: {types[k]} dims: [{", ".join(str(x if isinstance(x, int) else (a.seq if x == "S" else -1)) for x in dims[1:])}] }}\n'
+                  for n, dims, k in m["inputs"])
+    with open(os.path.join(d, "config.pbtxt"), "w") as f:
+        f.write(f'name: "{name}"\nbackend: "python"\nmax_batch_size: {a.max_batch}\n{ins}'
+                f'output {{ name: "y" data_type: TYPE_FP32 dims: [-1] }}\n'
+                f'dynamic_batching {{ max_queue_delay_microseconds: {a.delay_us} }}\n'
+                f'instance_group [ {{ kind: KIND_GPU count: {a.instances} gpus: [0] }} ]\n'
+                f'parameters {{ key: "EXECUTION_ENV_PATH" value: {{ string_value: "" }} }}\n')
+    names = [n for n, _, _ in m["inputs"]]
+    with open(os.path.join(d, "1", "model.py"), "w") as f:
+        f.write(f'''import os
+import numpy as np
+import torch
+import triton_python_backend_utils as pb_utils
+
+NAMES = {names!r}
+
+
+class TritonPythonModel:
+    def initialize(self, args):
+        self.m = torch.load(os.path.join(os.path.dirname(__file__), "module.pt"), weights_only=False).half().cuda().eval()
+
+    def execute(self, requests):
+        xs = [[pb_utils.get_input_tensor_by_name(r, n).as_numpy() for n in NAMES] for r in requests]
+        rows = [x[0].shape[0] for x in xs]
+        with torch.no_grad():
+            ins = []
+            for k in range(len(NAMES)):
+                t = torch.from_numpy(np.concatenate([x[k] for x in xs])).cuda()
+                ins.append(t.half() if t.is_floating_point() else t)
+            y = self.m(*ins).float().cpu().numpy()
+        out, at = [], 0
+        for r in rows:
+            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("y", np.ascontiguousarray(y[at:at + r]))]))
+            at += r
+        return out
+''')
+
+
+def in_process(a, torch, engine, pool, conc_list, names):
+    """symc.runtime.Context on the CUDA backend: batch C in one call, and batch 1 in a loop"""
+    sys.path.insert(0, os.path.join(REPO_ROOT, "frontend", "torch"))
+    os.environ.setdefault("SYMC_LIB", a.lib)
+    from symc import runtime as rt
+    from symc import _lib
+    eng = rt.Engine(engine)
+    ctx = rt.Context(eng, _lib.BACKEND_CUDA)
+    n = int(pool["n"])
+    res = {}
+    for c in conc_list:
+        idx = [i % n for i in range(c)]
+        xs = [torch.from_numpy(np.concatenate([pool[f"in{k}_{i}"] for i in idx])).cuda() for k in range(len(names))]
+        for _ in range(5):
+            y = ctx.run(xs)[0]
+        torch.cuda.synchronize()
+        worst = max(rel_err(y[j:j + 1].float().cpu().numpy(), pool[f"ref_{i}"]) for j, i in enumerate(idx))
+        ts = []
+        end = time.monotonic() + a.seconds
+        while time.monotonic() < end:
+            t = time.monotonic()
+            ctx.run(xs)
+            torch.cuda.synchronize()
+            ts.append(time.monotonic() - t)
+        ts.sort()
+        res[c] = {"rps": c * len(ts) / sum(ts), "p50_ms": 1e3 * ts[len(ts) // 2],
+                  "p99_ms": 1e3 * ts[min(len(ts) - 1, int(0.99 * len(ts)))], "n": len(ts) * c,
+                  "fails": int(not worst <= a.tol), "worst": worst, "errors": []}
+        log(f"  in-process batch {c}: {res[c]['rps']:.0f}/s, p50 {res[c]['p50_ms']:.2f} ms, worst {worst:.2e}")
+    return res
+
+
+def table(results):
+    lines = []
+    for model, r in results.items():
+        lines.append(f"\n### {model}\n")
+        lines.append("| mode | concurrency | requests/s | p50 ms | p99 ms | responses | worst rel err | failed |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for mode, per in r.get("modes", {}).items():
+            for c, v in per.items():
+                p50 = f"{v['p50_ms']:.2f}" if v.get("p50_ms") is not None else "-"
+                p99 = f"{v['p99_ms']:.2f}" if v.get("p99_ms") is not None else "-"
+                lines.append(f"| {mode} | {c} | {v['rps']:.0f} | {p50} | {p99} | {v['n']} | {v['worst']:.2e} | "
+                             f"{v['fails']} |")
+        for k in ("batching", "notes"):
+            for line in r.get(k, []):
+                lines.append(f"\n{line}")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--client":
+        return client_main(sys.argv[2:])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--server", required=True, help="the packed tritonserver (scripts/triton_pack.sh)")
+    ap.add_argument("--symc", default="build/bin/symc")
+    ap.add_argument("--backend-dir", default="build/lib/triton")
+    ap.add_argument("--lib", default="build/lib/libsymc.so")
+    ap.add_argument("--work", default="/tmp/serve")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--models", default="resnet50,bert")
+    ap.add_argument("--conc", default="1,4,16,64")
+    ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--warmup", type=float, default=2)
+    ap.add_argument("--instances", type=int, default=2)
+    ap.add_argument("--max-batch", type=int, default=64)
+    ap.add_argument("--seq", type=int, default=128)
+    ap.add_argument("--pool", type=int, default=32)
+    ap.add_argument("--delay-us", type=int, default=200)
+    ap.add_argument("--tol", type=float, default=1e-2)
+    ap.add_argument("--client-procs", type=int, default=8)
+    ap.add_argument("--modes", default="join,nojoin,inproc")
+    ap.add_argument("--python-peer", action="store_true")
+    a = ap.parse_args()
+    for k in ("symc", "backend_dir", "lib"):
+        setattr(a, k, os.path.abspath(getattr(a, k)))
+    os.makedirs(a.work, exist_ok=True)
+    os.makedirs(a.out, exist_ok=True)
+    sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "gpu"))
+    import real_models as rm
+    import torch
+    root = unpack_server(a.server, a.work)
+    conc = [int(c) for c in a.conc.split(",")]
+    modes = a.modes.split(",")
+    results, failed = {}, 0
+
+    def save():
+        with open(os.path.join(a.out, "serve.json"), "w") as f:
+            json.dump(results, f, indent=1)
+        with open(os.path.join(a.out, "serve.md"), "w") as f:
+            f.write(table(results))
+
+    for name in a.models.split(","):
+        r = results[name] = {"modes": {}, "batching": [], "notes": []}
+        try:
+            m, module, engine, pool_path, pool = build(a, name, torch, rm)
+        except Exception as e:  # noqa: BLE001 - recorded, the next model goes on
+            r["notes"].append(f"build failed: {e}")
+            failed += 1
+            save()
+            continue
+        names = [n for n, _, _ in m["inputs"]]
+        repo = os.path.join(a.work, f"repo_{name}")
+        shutil.rmtree(repo, ignore_errors=True)
+        served = []
+        if "join" in modes:
+            repo_entry(a, engine, repo, f"{name}_join", True)
+            served.append(("triton join", f"{name}_join"))
+        if "nojoin" in modes:
+            repo_entry(a, engine, repo, f"{name}_nojoin", False)
+            served.append(("triton no join", f"{name}_nojoin"))
+        if a.python_peer:
+            mp = os.path.join(a.work, name, "module.pt")
+            torch.save(module.cpu(), mp)
+            module.cuda()
+            python_entry(a, repo, f"{name}_torch", mp, m)
+        if served or a.python_peer:
+            server = None
+            try:
+                models = [s for _, s in served] + ([f"{name}_torch"] if a.python_peer else [])
+                try:
+                    server = Server(root, repo, a.backend_dir, models, os.path.join(a.out, f"tritonserver_{name}.log"))
+                except RuntimeError as e:
+                    if not a.python_peer:
+                        raise
+                    r["notes"].append(f"the Python-backend peer did not load; served without it: {str(e)[-600:]}")
+                    os.remove(os.path.join(repo, f"{name}_torch", "config.pbtxt"))
+                    a_models = [s for _, s in served]
+                    server = Server(root, repo, a.backend_dir, a_models, os.path.join(a.out, f"tritonserver_{name}.log"))
+                    models = a_models
+                if f"{name}_torch" in models:
+                    served.append(("triton python eager fp16", f"{name}_torch"))
+                log(f"{name}: tritonserver ready on {server.http} ({', '.join(models)})")
+                for mode, mname in served:
+                    r["modes"][mode] = {}
+                    for c in conc:
+                        i0, e0 = server.stats(mname)
+                        v = load(a, server.http, mname, pool_path, c)
+                        i1, e1 = server.stats(mname)
+                        v["rows_per_run"] = (i1 - i0) / max(e1 - e0, 1)
+                        r["modes"][mode][c] = v
+                        failed += v["fails"] > 0
+                        log(f"  {mode} C={c}: {v['rps']:.0f}/s, p50 {v['p50_ms'] or 0:.2f} ms, p99 "
+                            f"{v['p99_ms'] or 0:.2f} ms, {v['rows_per_run']:.1f} rows a run, worst "
+                            f"{v['worst']:.2e}, failed {v['fails']} {v['errors'][:2]}")
+                        r["batching"].append(f"{mode} at concurrency {c}: {v['rows_per_run']:.1f} rows per model run")
+                        save()
+            except Exception as e:  # noqa: BLE001
+                r["notes"].append(f"serving failed: {e}")
+                failed += 1
+                log(f"{name}: serving failed: {e}")
+            finally:
+                if server is not None:
+                    rc = server.stop()
+                    r["notes"].append(f"tritonserver exit status after SIGTERM: {rc}")
+                    failed += rc != 0
+        if "inproc" in modes:
+            r["modes"]["symc in-process, batch C in one call"] = in_process(a, torch, engine, pool, conc, names)
+            failed += sum(v["fails"] > 0 for v in r["modes"]["symc in-process, batch C in one call"].values())
+        save()
+    print(table(results))
+    log(f"done: {failed} failure(s)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

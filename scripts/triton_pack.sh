@@ -1,0 +1,34 @@
+#!/bin/bash
+# Packs the tritonserver that the nvidia-pytriton wheel ships (scripts/deps.sh installs it) into one
+# .tar.xz for a machine without pip (the GPU machine): bin/tritonserver, the wheel's libraries it and
+# the Python backend load (lib/), and the Python backend with its stub for one Python version
+# (backends/python/), under a top folder tritonserver/. bench/triton_serve.py unpacks and runs it.
+#   bash scripts/triton_pack.sh [OUT.tar.xz (default build/triton_server.tar.xz)] [PYTHON_VERSION (default 3.12)]
+set -euo pipefail
+out=${1:-build/triton_server.tar.xz}
+pyver=${2:-3.12}
+pkg=$(python3 -c 'import importlib.util as u; s = u.find_spec("pytriton"); print(s.submodule_search_locations[0])') || {
+  echo "triton_pack: the nvidia-pytriton wheel is not installed (SYMC_DEPS_TORCH=1 bash scripts/deps.sh)" >&2
+  exit 1
+}
+libs=$(dirname "$pkg")/nvidia_pytriton.libs
+srv=$pkg/tritonserver
+stub=$srv/python_backend_stubs/$pyver/triton_python_backend_stub
+for f in "$srv/bin/tritonserver" "$srv/backends/python/libtriton_python.so" "$stub"; do
+  [ -f "$f" ] || { echo "triton_pack: $f is missing from the wheel" >&2; exit 1; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+top=$tmp/tritonserver
+mkdir -p "$top/bin" "$top/lib" "$top/backends/python"
+cp "$srv/bin/tritonserver" "$top/bin/"
+cp "$srv/backends/python/libtriton_python.so" "$srv/backends/python/triton_python_backend_utils.py" "$top/backends/python/"
+cp "$stub" "$top/backends/python/triton_python_backend_stub"
+# the wheel's libraries in the load closure of the three (the system's own stay out)
+for f in "$top/bin/tritonserver" "$top/backends/python/libtriton_python.so" "$top/backends/python/triton_python_backend_stub"; do
+  LD_LIBRARY_PATH=$libs ldd "$f" | awk '{print $3}' | grep -F "$libs" || true
+done | sort -u | while read -r lib; do cp "$lib" "$top/lib/"; done
+mkdir -p "$(dirname "$out")"
+tar -C "$tmp" -cJf "$out.part" tritonserver
+mv "$out.part" "$out"
+echo "triton_pack: $out ($(du -h "$out" | cut -f1); $(ls "$top/lib" | wc -l) libraries, Python $pyver stub)"
