@@ -24,7 +24,8 @@
  *
  * cg_assemble builds the engine in memory, in parts, in the order their
  * slots are handed out (assemble): symbols and their sources (and the
- * produced sizes' bounds), the monotonicity check, the capacity program, the target's
+ * produced sizes' bounds), the batch-row verdict (ir_batch_rows on the module
+ * as built: may a server join requests along dim 0), the monotonicity check, the capacity program, the target's
  * GPU code, guards, tensors, nodes with their dim attributes, constants, the
  * shape program, the GPU part, and with a GPU present the tuned entries
  * (codegen/tuner.c) on the engine still in memory; cg_build_engine encodes
@@ -658,12 +659,32 @@ static symc_status add_gpu_part(cg_build *x) {
     return SYMC_OK;
 }
 
+/* The batch-row proof (ir_batch_rows) of the module as it is built, after
+ * the passes: the graph the engine runs, so the verdict needs no pass to be
+ * right (on every test model it equals the proof of the module as imported,
+ * at every precision). Engine symbol i is module symbol i. With regions the
+ * root's verdict is made from each graph's (codegen/build_regions.c). */
+static symc_status add_batch_rows(cg_build *x) {
+    ir_batch_rows_result r;
+    symc_status st = ir_batch_rows(x->m, &r, x->err);
+    if (st) return st;
+    char *why = build_calloc(x, strlen(r.why) + 1, 1);
+    if (!why) return SYMC_ERR_NOMEM;
+    memcpy(why, r.why, strlen(r.why));
+    x->e.batch_rows = (rt_batch_rows){(uint8_t)(!r.batched          ? RT_BATCH_ROWS_NONE
+                                                    : r.independent ? RT_BATCH_ROWS_INDEPENDENT
+                                                                    : RT_BATCH_ROWS_BATCHED),
+                                      r.batched ? (uint32_t)r.batch : RT_NONE, why};
+    return SYMC_OK;
+}
+
 /* The parts in order; the order of the cg_slot calls (GPU code, guards,
  * tensors, dim attributes) is the order of the program's slots. */
 static symc_status assemble(cg_build *x) {
     uint32_t ng = sym_guard_count(x->m->syms);
     symc_status st = check_shapes(x->m, x->err);
     if (!st) st = add_symbols(x);
+    if (!st) st = add_batch_rows(x);
     if (!st) st = check_monotone(x);
     if (!st) st = add_capacity_program(x);
     if (!st && x->opt.gpu) st = add_gpu_code(x);

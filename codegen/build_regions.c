@@ -36,7 +36,9 @@
  * constants are the root's. A size a region's model knows only at run time
  * (rt_produced: a detection model's box count) is its region graph's own: it
  * maps to no root symbol (RT_NONE in the symbol map), the root's symbols
- * being input dims only.
+ * being input dims only. The root's batch-row verdict combines the graphs'
+ * (root_batch_rows): independent only when every region is proved and no
+ * condition mentions the batch symbol.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -486,6 +488,54 @@ static symc_status region_program(regions *g, rt_region *out) {
     return SYMC_OK;
 }
 
+/* ---- the batch-row verdict ------------------------------------------------------------------ */
+
+/* The root's verdict from the regions' (each cg_assemble's proof on its own module), the
+ * conservative one: independent only when every region is proved over the root symbol of input
+ * 0 dim 0 and no condition mentions it, so a batch joined from requests runs the same graph each
+ * request alone would (else a request of B = 1 alone might run region "B == 1" and, joined, the
+ * other: a different graph, which nothing proves computes the same rows). The encoder writes
+ * the root's only. */
+static symc_status root_batch_rows(regions *g, rt_region *regs) {
+    rt_batch_rows *out = &g->root.batch_rows;
+    uint32_t kb = find_root(g, 0, 0), none = 0, bad = RT_NONE;
+    char why[600];
+    for (uint32_t r = 0; r < g->n; r++) {
+        const rt_batch_rows *v = &g->xs[r].e.batch_rows;
+        if (v->state == RT_BATCH_ROWS_NONE) none++;
+        if (bad == RT_NONE && v->state != RT_BATCH_ROWS_INDEPENDENT) bad = r;
+    }
+    uint32_t cond = RT_NONE;
+    for (uint32_t c = 0; kb != RT_NONE && c < g->n_conds && cond == RT_NONE; c++)
+        if (sym_mentions(g->t, g->conds[c].lhs, kb) || sym_mentions(g->t, g->conds[c].rhs, kb)) cond = c;
+    if (kb == RT_NONE || none == g->n) { /* the reason of a region reading input 0 dim 0 as a symbol, if any */
+        uint32_t r = 0;
+        while (kb != RT_NONE && r + 1 < g->n && graph_sym(g, r, kb) == RT_NONE) r++;
+        *out = (rt_batch_rows){RT_BATCH_ROWS_NONE, RT_NONE, NULL};
+        snprintf(why, sizeof why, "region %u ('%s'): %s", r, regs[r].name, g->xs[r].e.batch_rows.why);
+    } else if (cond != RT_NONE) {
+        uint32_t r = g->conds[cond].region;
+        *out = (rt_batch_rows){RT_BATCH_ROWS_BATCHED, kb, NULL};
+        snprintf(why, sizeof why,
+                 "the engine's regions are chosen by the batch size %s (region %u '%s'): a batch joined from "
+                 "requests may run another region's graph than each request alone",
+                 g->root.symbols[kb].name, r, regs[r].name);
+    } else if (bad != RT_NONE) {
+        *out = (rt_batch_rows){RT_BATCH_ROWS_BATCHED, kb, NULL};
+        snprintf(why, sizeof why, "region %u ('%s'): %s", bad, regs[bad].name, g->xs[bad].e.batch_rows.why);
+    } else {
+        *out = (rt_batch_rows){RT_BATCH_ROWS_INDEPENDENT, kb, NULL};
+        why[0] = '\0';
+        for (uint32_t r = 0; r < g->n && out->state == RT_BATCH_ROWS_INDEPENDENT; r++)
+            if (g->map[r][g->xs[r].e.batch_rows.symbol] != kb) { /* a bare dim 0 of input 0 is kb: a safeguard */
+                out->state = RT_BATCH_ROWS_BATCHED;
+                snprintf(why, sizeof why, "region %u ('%s') is batched over another symbol than input 0 dim 0", r,
+                         regs[r].name);
+            }
+    }
+    return (out->why = r_strdup(g, why)) ? SYMC_OK : SYMC_ERR_NOMEM;
+}
+
 /* ---- coverage ------------------------------------------------------------------------------- */
 
 typedef struct cover {
@@ -819,6 +869,7 @@ symc_status cg_build_regions(ir_module *const *ms, const char *const *conds, uin
     rt_region *regs = st ? NULL : r_calloc(&g, n, sizeof *regs);
     if (!st && !regs) st = SYMC_ERR_NOMEM;
     if (!st) st = region_program(&g, regs);
+    if (!st) st = root_batch_rows(&g, regs);
     if (!st) st = check_coverage(&g);
     if (!st) {
         root_fields(&g);

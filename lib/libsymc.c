@@ -72,6 +72,10 @@ static const symc_constant constants[] = {
     /* symrt.h */
     K(SYMRT_BACKEND_REF),
     K(SYMRT_BACKEND_CUDA),
+    K(SYMRT_BATCH_ROWS_UNKNOWN),
+    K(SYMRT_BATCH_ROWS_NONE),
+    K(SYMRT_BATCH_ROWS_BATCHED),
+    K(SYMRT_BATCH_ROWS_INDEPENDENT),
     /* the structs a binding lays out itself */
     SIZE(symc_error),
     OFF(symc_error, code),

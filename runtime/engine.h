@@ -41,7 +41,11 @@ extern "C" {
  * Format 7: sizes known only after a node runs (rt_produced: nonzero's
  * count). Written only when an engine has produced symbols; every other
  * engine stays format 5 (or 6 with regions) byte for byte, and a format-6
- * runtime refuses a format-7 file by its version. */
+ * runtime refuses a format-7 file by its version.
+ * The batch-row verdict (rt_batch_rows) is an optional table of any format,
+ * as Step.arg_writes was: it changes no number, since a runtime that
+ * predates it skips it and loses nothing (it claims nothing), and an engine
+ * built before it reads as RT_BATCH_ROWS_UNKNOWN. */
 #define RT_ENGINE_FORMAT_VERSION 7u
 #define RT_ENGINE_FORMAT_MIN 5u
 #define RT_NONE 0xffffffffu
@@ -113,6 +117,25 @@ typedef struct rt_constant {
     const uint8_t *data;
     size_t size;
 } rt_constant;
+
+/* The batch-row proof made at build time (ir_batch_rows, ir/rows.c: every
+ * output row b computed from input rows b alone), the public
+ * symrt_batch_rows' states and numbers: whether a server may join requests
+ * along dim 0. UNKNOWN: an engine built before the verdict was stored (the
+ * field is absent), never treated as independent. NONE: no batch axis (dim
+ * 0 of the inputs is not one symbol). BATCHED: a batch symbol, independence
+ * not proved (why says where). INDEPENDENT: proved for every graph the engine
+ * may run. The root holds it: a region graph's is not written (the encoder
+ * skips it; the decoder refuses one and leaves it UNKNOWN). */
+#define RT_BATCH_ROWS_UNKNOWN 0
+#define RT_BATCH_ROWS_NONE 1
+#define RT_BATCH_ROWS_BATCHED 2
+#define RT_BATCH_ROWS_INDEPENDENT 3
+typedef struct rt_batch_rows {
+    uint8_t state;   /* RT_BATCH_ROWS_* */
+    uint32_t symbol; /* BATCHED, INDEPENDENT: index into symbols (bound from input 0 dim 0); else RT_NONE */
+    const char *why; /* NONE, BATCHED: the output, node and reason; NULL or "" otherwise */
+} rt_batch_rows;
 
 /* ---- GPU part (format 2 on). The reference backend runs `nodes`; the CUDA
  * backend runs `steps`, in order, on one stream. ------------------------- */
@@ -283,7 +306,8 @@ typedef struct rt_engine {
     uint32_t n_produced;
     const uint8_t *capacity_program;
     size_t capacity_program_size;
-    void *owned; /* decoder-owned memory (NULL for an engine described by the compiler) */
+    rt_batch_rows batch_rows; /* the root's; state 0 (UNKNOWN) writes nothing */
+    void *owned;              /* decoder-owned memory (NULL for an engine described by the compiler) */
 } rt_engine;
 
 /* One region of an engine: a whole graph (an rt_engine with no regions of
@@ -366,14 +390,17 @@ symc_status rt_read_file(const char *path, uint8_t **bytes, size_t *size, symc_e
  * root writes the constants once; a region's graph is written without
  * constants, unless its `constants` is a table other than the root's (which
  * the decoder refuses: only tests write one). A region graph's own regions
- * are written too (refused: only tests nest). */
+ * are written too (refused: only tests nest). The batch-row verdict is
+ * written for the root alone, and only when its state is not UNKNOWN (an
+ * engine described without one keeps the bytes it had before the field). */
 symc_status rt_engine_encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error *err);
 /* Decodes and checks untrusted bytes (format RT_ENGINE_FORMAT_MIN to
  * RT_ENGINE_FORMAT_VERSION). The engine keeps its own copy of everything;
  * free it with rt_engine_free. format_version is the file's (5 for a one-graph
  * engine). With regions, each region graph's `constants`/`n_constants` are the
  * root's table, its format_version the root's, and it has no regions and
- * owned == NULL (the root owns everything). */
+ * owned == NULL (the root owns everything); the root's batch_rows is the
+ * file's, UNKNOWN (why "") where the file has none. */
 symc_status rt_engine_decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_error *err);
 void rt_engine_free(rt_engine *e);
 /* The decoded engine behind a loaded symrt handle (runtime/context.c), for the

@@ -43,6 +43,12 @@
  * producers to their run order, and checks the capacity program as the
  * shape program is checked (n_symbols inputs, one output per produced size).
  *
+ * The batch-row verdict (Engine.batch_rows, rt_batch_rows): an optional table of the root in
+ * any format, written when known (state 0 writes nothing) and never for a region graph; an engine
+ * without it (built before it) decodes as unknown. check_batch_rows allows states 0 to 3 and a
+ * batch symbol exactly in states 2 and 3, one the root binds from input 0 dim 0, and refuses a
+ * verdict in a region graph.
+ *
  * Alignment: FlatBuffers reads scalars through typed pointers, and its
  * verifier checks a scalar's alignment relative to the buffer's start, and
  * not at all for the elements of a vector (only its 4-byte length). Bytes
@@ -277,6 +283,15 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, 
         auto cubin = b.CreateVector(m.cubin, m.cubin_size);
         modules.push_back(fb::CreateCodeModule(b, cubin, str(m.ptx)));
     }
+    /* the batch-row verdict: the root's (version 0 is a region graph's, whose is never written: the
+     * root's covers every region), only when known (state 0 writes nothing, so an engine described
+     * without it keeps the bytes it had before the field existed) */
+    flatbuffers::Offset<fb::BatchRows> batch_rows = 0;
+    if (version && e->batch_rows.state != RT_BATCH_ROWS_UNKNOWN) {
+        const rt_batch_rows &r = e->batch_rows;
+        bool sym = r.state == RT_BATCH_ROWS_BATCHED || r.state == RT_BATCH_ROWS_INDEPENDENT;
+        batch_rows = fb::CreateBatchRows(b, r.state, sym ? r.symbol : RT_NONE, r.why && r.why[0] ? str(r.why) : 0);
+    }
     *out = fb::CreateEngine(
         b, version, str(e->symc_version), str(e->cuda_version), str(e->cublas_version), str(e->cudnn_version), e->sm,
         str(e->name), b.CreateVector(symbols), b.CreateVector(sources), program, e->num_slots, b.CreateVector(guards),
@@ -284,7 +299,7 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, 
         b.CreateVector(e->outputs, e->n_outputs), b.CreateVector(constants), e->precision, str(e->cuda_source),
         b.CreateVector(knames), b.CreateVector(steps), b.CreateVector(e->aliases, e->n_aliases),
         b.CreateVector(modules), b.CreateVector(e->kernel_module, e->kernel_module ? e->n_kernels : 0), region_program,
-        e->region_slots, regions, produced, capacity, guard_after);
+        e->region_slots, regions, produced, capacity, guard_after, batch_rows);
     return SYMC_OK;
 }
 
@@ -908,13 +923,43 @@ symc_status check_regions(const fb::Engine *e, symc_error *err) {
     return st;
 }
 
-/* A one-graph engine, or the regions of one. */
+/* The batch-row verdict of the root (the root's symbols and sources checked): a known state; a
+ * batch symbol exactly in states 2 and 3, bound from input 0 dim 0 (where every input's batch
+ * is). A region graph has none: the root's covers every region. */
+symc_status check_batch_rows(const fb::Engine *e, symc_error *err) {
+    for (uint32_t k = 0; k < len(e->regions()); k++)
+        if (e->regions()->Get(k)->graph()->batch_rows())
+            return bad(err, "region %u has a batch-row verdict of its own; the root's covers every region", k);
+    const fb::BatchRows *r = e->batch_rows();
+    if (!r) return SYMC_OK;
+    if (r->state() > RT_BATCH_ROWS_INDEPENDENT)
+        return bad(err, "batch-row state %u is unknown (0 to %u)", r->state(), (unsigned)RT_BATCH_ROWS_INDEPENDENT);
+    bool sym = r->state() == RT_BATCH_ROWS_BATCHED || r->state() == RT_BATCH_ROWS_INDEPENDENT;
+    if (!sym) {
+        if (r->symbol() != RT_NONE)
+            return bad(err, "batch-row state %u names batch symbol %u; only states 2 and 3 have one", r->state(),
+                       r->symbol());
+        return SYMC_OK;
+    }
+    if (r->symbol() >= len(e->symbols()))
+        return bad(err, "the batch symbol is %u; the engine has %u symbols", r->symbol(), len(e->symbols()));
+    for (uint32_t i = 0; i < len(e->sources()); i++) {
+        const fb::SymbolSource *s = e->sources()->Get(i);
+        if (s->symbol() == r->symbol() && s->input() == 0 && s->dim() == 0) return SYMC_OK;
+    }
+    return bad(err, "the batch symbol '%s' is not bound from input 0 dim 0",
+               e->symbols()->Get(r->symbol())->name()->c_str());
+}
+
+/* A one-graph engine, or the regions of one; then the root's batch-row verdict. */
 symc_status check_engine(const fb::Engine *e, symc_error *err) {
-    if (len(e->regions())) return check_regions(e, err);
-    if (len(e->region_program()) || e->region_slots())
+    symc_status st;
+    if (len(e->regions())) st = check_regions(e, err);
+    else if (len(e->region_program()) || e->region_slots())
         return bad(err, "engine has a region program of %u bytes (%u slots) but no regions", len(e->region_program()),
                    e->region_slots());
-    return check(e, len(e->constants()), err);
+    else st = check(e, len(e->constants()), err);
+    return st ? st : check_batch_rows(e, err);
 }
 
 /* Everything decoded lives in one arena: a vector of blocks freed together. */
@@ -1052,6 +1097,13 @@ void copy_produced(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->produced = ps;
     r->capacity_program_size = len(e->capacity_program());
     r->capacity_program = own->copy(e->capacity_program());
+}
+
+/* The root's batch-row verdict (checked: check_batch_rows); absent: unknown. */
+void copy_batch_rows(Owned *own, const fb::Engine *e, rt_engine *r) {
+    const fb::BatchRows *b = e->batch_rows();
+    r->batch_rows = {b ? b->state() : (uint8_t)RT_BATCH_ROWS_UNKNOWN, b ? b->symbol() : (uint32_t)RT_NONE,
+                     own->str(b ? b->why() : nullptr)};
 }
 
 /* Tensors, the engine's inputs and outputs. */
@@ -1259,6 +1311,7 @@ symc_status decode(const uint8_t *bytes, size_t size, rt_engine **out, symc_erro
     rt_engine *r = own->array<rt_engine>(1);
     r->format_version = e->format_version();
     copy_graph(own, e, r);
+    copy_batch_rows(own, e, r);
     copy_constants(own, e, r);
     if (len(e->regions())) copy_regions(own, e, r);
     r->owned = holder.release();

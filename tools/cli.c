@@ -20,6 +20,22 @@ int tool_has_suffix(const char *s, const char *suffix) {
     return a >= b && !strcmp(s + a - b, suffix);
 }
 
+void tool_batch_rows_line(symrt_batch_rows state, const char *batch, const char *why, char *buf, size_t cap) {
+    why = why && why[0] ? why : "no reason recorded";
+    if (state == SYMRT_BATCH_ROWS_NONE) snprintf(buf, cap, "batch rows: no batch axis: %s", why);
+    else if (state == SYMRT_BATCH_ROWS_INDEPENDENT && batch)
+        snprintf(buf, cap,
+                 "batch rows: independent over %s (each output row b is computed from input rows b alone: requests "
+                 "may run joined along dim 0)",
+                 batch);
+    else if (state == SYMRT_BATCH_ROWS_BATCHED || state == SYMRT_BATCH_ROWS_INDEPENDENT)
+        snprintf(buf, cap, "batch rows: not proved independent: %s", why);
+    else
+        snprintf(buf, cap,
+                 "batch rows: unknown (the engine was built before symc stored the batch-row proof: rebuild it to "
+                 "know whether requests may run joined along dim 0)");
+}
+
 int tool_vusage(const char *cmd, const char *fmt, va_list ap) {
     fprintf(stderr, "symc: %s: ", cmd);
     vfprintf(stderr, fmt, ap);

@@ -8,6 +8,7 @@
 
 #include "frontend/onnx.h"
 #include "symc/status.h"
+#include "symc/symrt.h" /* symrt_batch_rows */
 
 /* "--flag=value" or "--flag value" at argv[*i]: the value, with *i moved past it; NULL when
  * argv[*i] is another flag, or the flag comes last with no value. */
@@ -31,6 +32,12 @@ typedef struct tool_buf {
 } tool_buf;
 void tool_buf_add(tool_buf *b, const char *text, size_t n);
 void tool_buf_addf(tool_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The "batch rows: ..." line (no newline) that symc inspect ends with for a module (ir_batch_rows)
+ * and an engine (the verdict stored in it) alike, and symc triton repeats: the state, batch the
+ * batch symbol's name (BATCHED, INDEPENDENT; NULL where unknown), why the reason (NONE, BATCHED).
+ * snprintf semantics into buf. */
+void tool_batch_rows_line(symrt_batch_rows state, const char *batch, const char *why, char *buf, size_t cap);
 
 /* What tool_shape_flag found at argv[*i]. */
 typedef enum tool_shape_flag_result {

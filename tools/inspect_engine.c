@@ -21,7 +21,9 @@
  * (the capacity program at min, opt and max) wherever shapes and storage are
  * evaluated; a "produced sizes" section names each symbol, what it counts,
  * its producer, its bound and capacity as formulas (decoded from the
- * programs), and each guard that waits for one says after which node. */
+ * programs), and each guard that waits for one says after which node.
+ * Last, the batch-row verdict the build stored (the root's, over every
+ * region), in the line `symc inspect` ends a module with (tool_batch_rows_line). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@
 #include "runtime/engine.h"
 #include "runtime/plan.h"
 #include "runtime/cuda/tuned_pick.h"
+#include "tools/cli.h" /* tool_batch_rows_line */
 #include "tools/inspect_engine.h"
 #include "tools/memory.h"
 
@@ -401,6 +404,12 @@ int symc_inspect_engine(const char *path, int show_source) {
     else print_regions(e);
     for (uint32_t k = 0; k < e->n_regions && !rc; k++)
         rc = inspect_graph(&e->regions[k].graph, path, show_source, (int)k, e->regions[k].name);
+    /* last, as for a module: the build's batch-row verdict (the root's, over every region) */
+    const rt_batch_rows *br = &e->batch_rows;
+    char line[512];
+    tool_batch_rows_line((symrt_batch_rows)br->state, br->symbol < e->n_symbols ? e->symbols[br->symbol].name : NULL,
+                         br->why, line, sizeof line);
+    if (!rc) printf("%s\n", line);
     rt_engine_free(e);
     if (fflush(stdout)) rc = 1;
     return rc;

@@ -57,8 +57,9 @@ static int cmd_inspect(int argc, char **argv) {
                    "independent (a server may join requests along dim 0). An engine: versions and GPU target,\n"
                    "shapes and activation memory at min|opt|max, and every GPU step in order\n"
                    "with its library choice, and the tensors' storage types (count and\n"
-                   "bytes at opt per type); --tensors lists every tensor with its type,\n"
-                   "--source prints the generated CUDA C.\n");
+                   "bytes at opt per type), then the batch-row verdict its build stored (the\n"
+                   "module's line; 'unknown' for an engine built before symc stored it);\n"
+                   "--tensors lists every tensor with its type, --source prints the generated CUDA C.\n");
             return 0;
         }
         if (!strcmp(argv[i], "--source")) {
@@ -92,13 +93,13 @@ static int cmd_inspect(int argc, char **argv) {
     ir_batch_rows_result rows;
     if (symc_module_infer_shapes(m, &err) == SYMC_OK && ir_batch_rows(m, &rows, &err) == SYMC_OK) {
         sym_symbol_info b = {0};
-        if (!rows.batched) printf("batch rows: no batch axis: %s\n", rows.why);
-        else if (!sym_symbol_get(m->syms, rows.batch, &b) || !rows.independent)
-            printf("batch rows: not proved independent: %s\n", rows.why);
-        else
-            printf("batch rows: independent over %s (each output row b is computed from input rows b alone: "
-                   "requests may run joined along dim 0)\n",
-                   b.name);
+        char line[512];
+        int named = rows.batched && sym_symbol_get(m->syms, rows.batch, &b);
+        tool_batch_rows_line(!rows.batched          ? SYMRT_BATCH_ROWS_NONE
+                                 : rows.independent ? SYMRT_BATCH_ROWS_INDEPENDENT
+                                                    : SYMRT_BATCH_ROWS_BATCHED,
+                             named ? b.name : NULL, rows.why, line, sizeof line);
+        printf("%s\n", line);
     }
     symc_module_destroy(m);
     return fflush(stdout) == 0 ? 0 : 1;

@@ -15,7 +15,12 @@
  * (multiple_of) and B's max fits Triton's int32. Then max_batch_size is B's max, the dims leave
  * dim 0 out and dynamic batching prefers B's opt and max. Otherwise max_batch_size is 0, the
  * dims are full, and one line says the first reason found. The shapes cannot tell whether a
- * model mixes the rows of its batch (a mean over dim 0): such a model needs --no-batching.
+ * model mixes the rows of its batch (a mean over dim 0); the batch-row proof the engine carries
+ * can (symrt_engine_batch_rows): with dynamic batching, one line says its verdict and whether the
+ * symc backend may join the requests of a batch into one run (proved independent) or runs each
+ * request separately, and the config carries it as the parameter "symc_batch_rows"
+ * ("independent", "not proved: WHY", "no batch axis: WHY" or "unknown") for its readers; the
+ * backend reads the engine itself.
  * A fixed dim is its number, any other -1; a tensor left with no dims (rank 0, or rank 1 when
  * batching) is Triton's documented `dims: [ 1 ] reshape: { shape: [ ] }`.
  *
@@ -76,7 +81,10 @@ static void help(void) {
            "When dim 0 of every input and output is one symbol B that occurs in no other dim,\n"
            "starts at 1 and has no divisibility, the model batches: max_batch_size is B's max,\n"
            "the dims leave dim 0 out, and dynamic batching prefers B's opt and max. Otherwise\n"
-           "max_batch_size is 0 with full dims, and a line 'no batching: ...' says why. Existing\n"
+           "max_batch_size is 0 with full dims, and a line 'no batching: ...' says why. With\n"
+           "batching, a line says the engine's batch-row verdict (symc inspect's last line): proved\n"
+           "independent, the symc backend may run a batch's requests joined; else it runs each\n"
+           "request separately; the config's parameter symc_batch_rows carries it. Existing\n"
            "files are replaced atomically; a link planted at their names is replaced, not followed.\n"
            "options:\n"
            "  --name NAME              the model's name (default: ENGINE's file name without .symx):\n"
@@ -329,8 +337,36 @@ static symc_status tensor_entry(tool_buf *b, const symrt_engine *e, const io_ref
 typedef struct config_facts {
     int64_t max_batch, pref[2];
     int n_pref, gpu;
-    char why[1024]; /* why max_batch_size is 0 ("" after --no-batching) */
+    char why[1024];  /* why max_batch_size is 0 ("" after --no-batching) */
+    char rows[1024]; /* with dynamic batching: the batch-row verdict and what the backend does with it */
 } config_facts;
+
+/* With dynamic batching: the engine's batch-row verdict (symrt_engine_batch_rows), as symc inspect
+ * says it, and what it means for a batch Triton gathers, into f->rows; the config's
+ * "symc_batch_rows" parameter into b ("independent", "not proved: WHY", "no batch axis: WHY" or
+ * "unknown"), for whoever reads the config (the backend reads the engine itself). */
+static symc_status batch_rows_facts(const symrt_engine *e, tool_buf *b, config_facts *f, symc_error *err) {
+    symrt_batch_rows state;
+    uint32_t sym;
+    char why[512], line[768];
+    symc_status s = symrt_engine_batch_rows(e, &state, &sym, why, sizeof why, err);
+    if (s) return s;
+    symrt_symbol_info si = {0};
+    if (sym != UINT32_MAX && (s = symrt_engine_symbol(e, sym, &si, err))) return s;
+    tool_batch_rows_line(state, si.name, why, line, sizeof line);
+    int joined = state == SYMRT_BATCH_ROWS_INDEPENDENT;
+    snprintf(f->rows, sizeof f->rows, "%s; the symc backend %s", line,
+             joined ? "may run the requests of a batch joined, as one run" : "runs each request of a batch separately");
+    const char *head = joined               ? "independent"
+        : state == SYMRT_BATCH_ROWS_BATCHED ? "not proved: "
+        : state == SYMRT_BATCH_ROWS_NONE    ? "no batch axis: "
+                                            : "unknown";
+    snprintf(line, sizeof line, "%s%s", head, joined || state == SYMRT_BATCH_ROWS_UNKNOWN ? "" : why);
+    tool_buf_addf(b, "parameters {\n  key: \"symc_batch_rows\"\n  value: { string_value: ");
+    pbtxt_quoted(b, line);
+    tool_buf_addf(b, " }\n}\n");
+    return SYMC_OK;
+}
 
 static symc_status build_config(const symrt_engine *e, const triton_cli *a, const char *name, tool_buf *b,
                                 config_facts *f, symc_error *err) {
@@ -386,6 +422,7 @@ static symc_status build_config(const symrt_engine *e, const triton_cli *a, cons
         tool_buf_addf(b, "dynamic_batching {\n  preferred_batch_size: [ %" PRId64, f->pref[0]);
         if (f->n_pref > 1) tool_buf_addf(b, ", %" PRId64, f->pref[1]);
         tool_buf_addf(b, " ]\n  max_queue_delay_microseconds: %" PRId64 "\n}\n", a->delay_us);
+        if ((s = batch_rows_facts(e, b, f, err))) goto done;
     }
     tool_buf_addf(b, "instance_group [ { count: %" PRId64 " kind: %s } ]\n", a->instances,
                   f->gpu ? "KIND_GPU" : "KIND_CPU");
@@ -561,6 +598,7 @@ int symc_cmd_triton(int argc, char **argv) {
     if (write_entry(a.repo, name, shown, cfg.s, cfg.len, bytes, size, &err)) goto fail;
 
     if (!a.no_batching && !f.max_batch) printf("no batching: %s\n", f.why);
+    if (f.rows[0]) printf("%s\n", f.rows);
     printf("wrote %s/config.pbtxt (max_batch_size %" PRId64, shown, f.max_batch);
     if (f.n_pref == 1) printf(", dynamic batching preferred [%" PRId64 "]", f.pref[0]);
     if (f.n_pref == 2) printf(", dynamic batching preferred [%" PRId64 ", %" PRId64 "]", f.pref[0], f.pref[1]);

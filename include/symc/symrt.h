@@ -112,6 +112,38 @@ typedef struct symrt_region_info {
 uint32_t symrt_engine_num_regions(const symrt_engine *e);
 symc_status symrt_engine_region(const symrt_engine *e, uint32_t r, symrt_region_info *out, symc_error *err);
 
+/* Whether a server may join requests along the batch (dim 0 of every input)
+ * into one run and split the outputs' rows back: the batch-row proof made
+ * when the engine was built (every output row b computed from input rows b
+ * alone, by every graph the engine may run, whatever the batch size):
+ *   SYMRT_BATCH_ROWS_UNKNOWN      the engine was built before symc stored the
+ *                                 verdict: nothing is known; run requests
+ *                                 separately (or rebuild the engine);
+ *   SYMRT_BATCH_ROWS_NONE         no batch axis: dim 0 of the inputs is not
+ *                                 one symbol (a fixed size, or two symbols);
+ *   SYMRT_BATCH_ROWS_BATCHED      dim 0 of every input is one symbol, but row
+ *                                 independence is not proved (a reduction or
+ *                                 softmax over the batch, a reshape that mixes
+ *                                 rows, an op the proof does not cover, regions
+ *                                 chosen by the batch size): run requests
+ *                                 separately;
+ *   SYMRT_BATCH_ROWS_INDEPENDENT  proved: requests may run joined along dim 0.
+ * The proof is over the computation as written, exact on the reference
+ * backend; a library call (a GEMM) may round a row differently at another
+ * batch size on the GPU. *batch_symbol: the batch symbol's index
+ * (symrt_engine_symbol) for BATCHED and INDEPENDENT, else UINT32_MAX. why
+ * (snprintf semantics into cap bytes; may be NULL with cap 0): for NONE and
+ * BATCHED the reason, naming the input, or the output, node and op where the
+ * proof stops; "" otherwise. batch_symbol may be NULL. */
+typedef enum symrt_batch_rows {
+    SYMRT_BATCH_ROWS_UNKNOWN = 0,
+    SYMRT_BATCH_ROWS_NONE = 1,
+    SYMRT_BATCH_ROWS_BATCHED = 2,
+    SYMRT_BATCH_ROWS_INDEPENDENT = 3
+} symrt_batch_rows;
+symc_status symrt_engine_batch_rows(const symrt_engine *e, symrt_batch_rows *state, uint32_t *batch_symbol, char *why,
+                                    size_t cap, symc_error *err);
+
 /* ---- contexts ---------------------------------------------------------------
  * A context holds the shapes, addresses and activation memory of one run, and
  * belongs to one thread at a time. Every call below that takes a context

@@ -22,7 +22,11 @@
  *  - with GPU code (NVRTC for sm_90, no GPU needed) each region has its own
  *    kernels and steps for the root's sm, and the weight is still once;
  *  - refusals: NULL, n == 0, a module twice, inputs or outputs differing
- *    (naming the input and both regions), multiple_of differing. */
+ *    (naming the input and both regions), multiple_of differing;
+ *  - the batch-row verdict the root holds (symrt_engine_batch_rows): not
+ *    proved when the regions are chosen by the batch size, independent when
+ *    they are chosen by another dim and each is proved, not proved (naming the
+ *    region) when one region mixes rows. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -513,6 +517,75 @@ static void test_gpu_code(const char *dir) {
     rt_engine_free(e);
 }
 
+/* The engine's batch-row verdict (symrt_engine_batch_rows) and, when want_sym, its batch symbol's name. */
+static void verdict_is(const char *path, symrt_batch_rows want, const char *want_sym, const char *why_has,
+                       const char *what) {
+    symc_error err;
+    symrt_engine *e = NULL;
+    symrt_batch_rows state = SYMRT_BATCH_ROWS_UNKNOWN;
+    uint32_t sym = 0;
+    char why[512] = "";
+    symrt_symbol_info si = {0};
+    CHECK_MSG(symrt_engine_load_file(path, &e, &err) == SYMC_OK &&
+                  symrt_engine_batch_rows(e, &state, &sym, why, sizeof why, &err) == SYMC_OK,
+              "%s: %s", what, err.msg);
+    if (sym != UINT32_MAX) symrt_engine_symbol(e, sym, &si, &err);
+    CHECK_MSG(state == want && (want_sym ? si.name && !strcmp(si.name, want_sym) : sym == UINT32_MAX) &&
+                  strstr(why, why_has) != NULL,
+              "%s: state %d (want %d), symbol %s (want %s), '%s' (want '%s' in it)", what, (int)state, (int)want,
+              si.name ? si.name : "none", want_sym ? want_sym : "none", why, why_has);
+    symrt_engine_destroy(e);
+}
+
+/* y = relu(x), or a softmax of x over S (the batch axis: it mixes rows), over x: [S, T] in [1, 64] */
+static symc_module *st_rows(const char *name, int mix) {
+    if (!mix) return over_st(name, 64, 0);
+    symc_error err;
+    symc_module *m = symc_module_create(name, &err);
+    symc_dim d[2] = {SYMC_DIM_NONE, SYMC_DIM_NONE};
+    CHECK(symc_declare_symbol(m, "S", 1, 8, 64, 1, &d[0], &err) == SYMC_OK);
+    CHECK(symc_declare_symbol(m, "T", 1, 8, 64, 1, &d[1], &err) == SYMC_OK);
+    symc_tensor x, y;
+    symc_attr axis = symc_attr_int("axis", 0);
+    CHECK(symc_add_input(m, "x", SYMC_F32, 2, d, &x, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "softmax", "y", &x, 1, &axis, 1, &y, 1, &err) == SYMC_OK);
+    CHECK(symc_mark_output(m, y, &err) == SYMC_OK);
+    return m;
+}
+
+/* The root's verdict over every region: regions chosen by the batch size (B == 1 and 2 <= B <= 32)
+ * are not proved even though each graph is (a joined batch may run the other graph), and each
+ * one-graph engine carries its own (B fixed to 1: no batch axis); regions chosen by T alone, each
+ * proved over S, are independent over S; one region that mixes rows (softmax over S) makes the
+ * root not proved, naming that region and its node. */
+static void test_batch_rows(const char *dir) {
+    char path[4096], pa[4096], pb[4096];
+    snprintf(path, sizeof path, "%s/regions_ab.symx", dir);
+    snprintf(pa, sizeof pa, "%s/regions_a.symx", dir);
+    snprintf(pb, sizeof pb, "%s/regions_b.symx", dir);
+    verdict_is(path, SYMRT_BATCH_ROWS_BATCHED, "B",
+               "the engine's regions are chosen by the batch size B (region 0 'B == 1'): a batch joined from "
+               "requests may run another region's graph than each request alone",
+               "regions on B");
+    verdict_is(pa, SYMRT_BATCH_ROWS_NONE, NULL, "input 'x' has no symbol at dim 0", "B fixed to 1");
+    verdict_is(pb, SYMRT_BATCH_ROWS_INDEPENDENT, "B", "", "B in [2, 32]");
+    symc_error err;
+    symc_compile_options o = ref_options();
+    snprintf(path, sizeof path, "%s/regions_rows.symx", dir);
+    for (int mix = 0; mix < 2; mix++) {
+        symc_module *p = st_rows("p", 0), *q = st_rows("q", mix);
+        symc_region r[] = {{p, "T <= 8"}, {q, "T > 8"}};
+        remove(path);
+        CHECK_MSG(symc_compile_regions(r, 2, &o, path, &err) == SYMC_OK, "%s", err.msg);
+        symc_module_destroy(p);
+        symc_module_destroy(q);
+        if (!mix) verdict_is(path, SYMRT_BATCH_ROWS_INDEPENDENT, "S", "", "regions on T");
+        else
+            verdict_is(path, SYMRT_BATCH_ROWS_BATCHED, "S",
+                       "region 1 ('T > 8'): output 'y' depends on node 'y' (softmax", "a region mixing rows");
+    }
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     test_refusals(dir);
@@ -521,6 +594,7 @@ int main(int argc, char **argv) {
     test_condition_text(dir);
     test_relations(dir);
     test_weight_once_and_results(dir);
+    test_batch_rows(dir); /* on test_weight_once_and_results' engines */
     test_gpu_code(dir);
     return check_report("test_compile_regions");
 }

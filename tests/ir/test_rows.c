@@ -14,8 +14,12 @@
  *     same way at any batch size);
  *   - a chain with a mixing step must not be proved, and the stacked run
  *     must indeed differ (the negative is real).
- * Plus the inputs' rules (no bare symbol at dim 0, two batch symbols, B in
- * another dim) and the reason naming the node. Seeded (SYMC_ROWS_SEED). */
+ * Every engine carries the verdict (codegen's build runs the proof on the
+ * module it builds from): symrt_engine_batch_rows must give the state, batch
+ * symbol and reason of ir_batch_rows on the compiled module, for every chain
+ * and for the inputs' rules. Plus the inputs' rules (no bare symbol at dim 0,
+ * two batch symbols, B in another dim) and the reason naming the node.
+ * Seeded (SYMC_ROWS_SEED). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -316,6 +320,27 @@ static double stacked_diff(const char *path, uint64_t *rng) {
     return diff;
 }
 
+/* The verdict engine `path` carries equals r, the proof on the module it was compiled from. */
+static void engine_verdict(const char *path, const ir_batch_rows_result *r, const char *what) {
+    symc_error err;
+    symrt_engine *e = NULL;
+    symrt_batch_rows state = SYMRT_BATCH_ROWS_UNKNOWN;
+    uint32_t sym = 0;
+    char why[sizeof r->why];
+    CHECK_MSG(symrt_engine_load_file(path, &e, &err) == SYMC_OK &&
+                  symrt_engine_batch_rows(e, &state, &sym, why, sizeof why, &err) == SYMC_OK,
+              "%s: %s", what, err.msg);
+    symrt_batch_rows want = !r->batched ? SYMRT_BATCH_ROWS_NONE
+        : r->independent                ? SYMRT_BATCH_ROWS_INDEPENDENT
+                                        : SYMRT_BATCH_ROWS_BATCHED;
+    uint32_t want_sym = r->batched ? (uint32_t)r->batch : UINT32_MAX;
+    if (e)
+        CHECK_MSG(state == want && sym == want_sym && !strcmp(why, r->independent ? "" : r->why),
+                  "%s: the engine says state %d, symbol %u, '%s'; the module's proof state %d, symbol %u, '%s'", what,
+                  (int)state, sym, why, (int)want, want_sym, r->why);
+    symrt_engine_destroy(e);
+}
+
 static void chain_case(const char *dir, int k, uint64_t *rng, int *proved_keep, int *mixed_differ, int *n_mixed) {
     bld b;
     CHECK_MSG(begin(&b, next(rng)), "%s", b.err.msg);
@@ -348,6 +373,9 @@ static void chain_case(const char *dir, int k, uint64_t *rng, int *proved_keep, 
     o.gpu = 0;
     CHECK_MSG(symc_module_compile(b.m, &o, path, &err) == SYMC_OK, "chain %d (%s): %s", k, what, err.msg);
     CHECK(ir_batch_rows(m, &after, &err) == SYMC_OK);
+    char label[600];
+    snprintf(label, sizeof label, "chain %d (%s)", k, what);
+    engine_verdict(path, &after, label);
     double diff = stacked_diff(path, rng);
     CHECK_MSG(diff >= 0, "chain %d (%s): a run failed", k, what);
     if (!with_mix) {
@@ -366,8 +394,21 @@ static void chain_case(const char *dir, int k, uint64_t *rng, int *proved_keep, 
     symc_module_destroy(b.m);
 }
 
-/* the inputs' rules and the reason's text */
-static void input_rules(void) {
+/* m (shapes inferred, proved into r) compiled for the reference backend: its engine says r */
+static void compiled_verdict(const char *dir, symc_module *m, const ir_batch_rows_result *r) {
+    char path[4096];
+    symc_error err;
+    snprintf(path, sizeof path, "%s/rows_%s.symx", dir, ((ir_module *)m)->name);
+    symc_compile_options o;
+    symc_compile_options_init(&o);
+    o.gpu = 0;
+    CHECK_MSG(symc_module_compile(m, &o, path, &err) == SYMC_OK, "%s: %s", path, err.msg);
+    engine_verdict(path, r, path);
+    remove(path);
+}
+
+/* the inputs' rules and the reason's text, each as its engine says it too */
+static void input_rules(const char *dir) {
     symc_error err;
     ir_batch_rows_result r;
     /* x [3, S]: no symbol at dim 0 */
@@ -382,7 +423,7 @@ static void input_rules(void) {
     symc_mark_output(m, y, &err);
     CHECK(symc_module_infer_shapes(m, &err) == SYMC_OK && ir_batch_rows((ir_module *)m, &r, &err) == SYMC_OK);
     CHECK(!r.batched && !r.independent);
-    CHECK_CONTAINS(r.why, "input 'x' has no symbol at dim 0");
+    CHECK_CONTAINS(r.why, "input 'x' has no symbol at dim 0"); /* (B and C bind no input: no engine) */
     symc_module_destroy(m);
     /* x [B, S], w [C, S]: two batch symbols */
     m = symc_module_create("two", &err);
@@ -395,6 +436,7 @@ static void input_rules(void) {
     CHECK(symc_module_infer_shapes(m, &err) == SYMC_OK && ir_batch_rows((ir_module *)m, &r, &err) == SYMC_OK);
     CHECK(!r.batched);
     CHECK_CONTAINS(r.why, "different symbols at dim 0");
+    compiled_verdict(dir, m, &r);
     symc_module_destroy(m);
     /* x [B, B]: B sizes another dim */
     m = symc_module_create("square", &err);
@@ -405,6 +447,7 @@ static void input_rules(void) {
     CHECK(symc_module_infer_shapes(m, &err) == SYMC_OK && ir_batch_rows((ir_module *)m, &r, &err) == SYMC_OK);
     CHECK(r.batched && !r.independent);
     CHECK_CONTAINS(r.why, "B also sizes another of its dims");
+    compiled_verdict(dir, m, &r);
     symc_module_destroy(m);
     /* the reason names the output, the node and its op */
     bld b;
@@ -414,6 +457,7 @@ static void input_rules(void) {
     CHECK(ir_batch_rows((ir_module *)b.m, &r, &err) == SYMC_OK && r.batched && !r.independent);
     CHECK_CONTAINS(r.why, "(softmax): an operation along the batch axis");
     CHECK_CONTAINS(r.why, "output '");
+    compiled_verdict(dir, b.m, &r);
     symc_module_destroy(b.m);
 }
 
@@ -422,7 +466,7 @@ int main(int argc, char **argv) {
     const char *env = getenv("SYMC_ROWS_SEED");
     uint64_t seed = env ? strtoull(env, NULL, 10) : 20261129u;
     printf("ir.rows: seed %llu (SYMC_ROWS_SEED replays it)\n", (unsigned long long)seed);
-    input_rules();
+    input_rules(dir);
     uint64_t rng = seed;
     int proved = 0, differ = 0, n_mixed = 0, n = 120;
     for (int k = 0; k < n; k++) chain_case(dir, k, &rng, &proved, &differ, &n_mixed);

@@ -9,7 +9,9 @@
  * runs): a literal engine round-tripped byte for byte and field for field, every loader check of
  * its produced sizes, capacity program and guard order refused on a mutated copy, the codec's
  * table of producing ops checked against ir_produced_dim on every op, regions with produced sizes
- * refused, the CUDA backend's refusal at context creation, and a format-5 engine unchanged. */
+ * refused, the CUDA backend's refusal at context creation, and a format-5 engine unchanged. The
+ * batch-row verdict: read back through symrt_engine_batch_rows, UNKNOWN for an engine without the
+ * field (as built before it), round-tripped, and its malformed forms refused. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -588,6 +590,82 @@ static void check_format7_refusals(const uint8_t *bytes5, size_t size5) {
     lit7_free(&l);
 }
 
+/* The batch-row verdict (symrt_engine_batch_rows): build()'s engine has two batch symbols (x's B,
+ * w's C), so no batch axis; the same engine without the field (as every engine built before it
+ * was: the verdict cleared and re-encoded) loads and says UNKNOWN, never independent; a batched
+ * verdict round-trips byte for byte; the loader's refusals of a malformed one; the API's. */
+static void check_batch_rows(const uint8_t *bytes, size_t size) {
+    symc_error err;
+    symrt_engine *e = NULL;
+    symrt_batch_rows state = SYMRT_BATCH_ROWS_INDEPENDENT;
+    uint32_t sym = 0;
+    char why[256];
+    CHECK_MSG(symrt_engine_load(bytes, size, &e, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(symrt_engine_batch_rows(e, &state, &sym, why, sizeof why, &err) == SYMC_OK);
+    CHECK_MSG(state == SYMRT_BATCH_ROWS_NONE && sym == UINT32_MAX &&
+                  !strcmp(why, "inputs 'x' and 'w' have different symbols at dim 0"),
+              "build(): state %d, symbol %u, '%s'", (int)state, sym, why);
+    /* snprintf semantics; batch_symbol and why optional; NULL refused */
+    char small[8];
+    CHECK(symrt_engine_batch_rows(e, &state, NULL, small, sizeof small, &err) == SYMC_OK && !strcmp(small, "inputs "));
+    CHECK(symrt_engine_batch_rows(e, &state, NULL, NULL, 0, &err) == SYMC_OK && state == SYMRT_BATCH_ROWS_NONE);
+    CHECK(symrt_engine_batch_rows(NULL, &state, &sym, why, sizeof why, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "symrt_engine_batch_rows: NULL engine");
+    CHECK(symrt_engine_batch_rows(e, NULL, &sym, why, sizeof why, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK(symrt_engine_batch_rows(e, &state, &sym, NULL, 4, &err) == SYMC_ERR_INVALID_ARG);
+    symrt_engine_destroy(e);
+
+    rt_engine *d = NULL;
+    CHECK_MSG(rt_engine_decode(bytes, size, &d, &err) == SYMC_OK, "%s", err.msg);
+    if (!d) return;
+    CHECK(d->batch_rows.state == RT_BATCH_ROWS_NONE && d->batch_rows.symbol == RT_NONE);
+    rt_engine x = *d;
+    x.owned = NULL;
+    /* an engine built before the verdict: no field at all (fewer bytes), format unchanged */
+    x.batch_rows = (rt_batch_rows){RT_BATCH_ROWS_UNKNOWN, RT_NONE, NULL};
+    uint8_t *old = NULL;
+    size_t n_old = 0;
+    CHECK_MSG(rt_engine_encode(&x, &old, &n_old, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(n_old < size, "without the verdict the engine is %zu bytes, with it %zu", n_old, size);
+    e = NULL;
+    CHECK_MSG(old && symrt_engine_load(old, n_old, &e, &err) == SYMC_OK, "an engine without the verdict: %s", err.msg);
+    state = SYMRT_BATCH_ROWS_INDEPENDENT;
+    sym = 0;
+    snprintf(why, sizeof why, "stale");
+    if (e) CHECK(symrt_engine_batch_rows(e, &state, &sym, why, sizeof why, &err) == SYMC_OK);
+    CHECK_MSG(state == SYMRT_BATCH_ROWS_UNKNOWN && sym == UINT32_MAX && !strcmp(why, ""),
+              "an engine without the verdict: state %d, symbol %u, '%s'", (int)state, sym, why);
+    CHECK(e && rt_engine_of(e)->format_version == RT_ENGINE_FORMAT_MIN);
+    symrt_engine_destroy(e);
+    free(old);
+    /* batched over B (symbol 0, input 0 dim 0), with a reason: round-trips, re-encodes to its bytes */
+    x.batch_rows = (rt_batch_rows){RT_BATCH_ROWS_BATCHED, 0, "output 'r' depends on node 'q': \"quoted\""};
+    uint8_t *b1 = NULL, *b2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    rt_engine *d1 = NULL;
+    CHECK(rt_engine_encode(&x, &b1, &n1, &err) == SYMC_OK && rt_engine_decode(b1, n1, &d1, &err) == SYMC_OK);
+    if (d1) {
+        CHECK(d1->batch_rows.state == RT_BATCH_ROWS_BATCHED && d1->batch_rows.symbol == 0 &&
+              !strcmp(d1->batch_rows.why, x.batch_rows.why));
+        CHECK(rt_engine_encode(d1, &b2, &n2, &err) == SYMC_OK && n2 == n1 && !memcmp(b1, b2, n1));
+    }
+    rt_engine_free(d1);
+    free(b1);
+    free(b2);
+    x.batch_rows = (rt_batch_rows){RT_BATCH_ROWS_INDEPENDENT, 0, NULL};
+    CHECK(encode_decode(&x, &d1, &err) == SYMC_OK && d1 && d1->batch_rows.state == RT_BATCH_ROWS_INDEPENDENT &&
+          !strcmp(d1->batch_rows.why, ""));
+    rt_engine_free(d1);
+    /* malformed verdicts */
+    x.batch_rows = (rt_batch_rows){4, RT_NONE, NULL};
+    refused(&x, "batch-row state 4 is unknown", "a batch-row state past 3");
+    x.batch_rows = (rt_batch_rows){RT_BATCH_ROWS_INDEPENDENT, 2, NULL};
+    refused(&x, "the batch symbol is 2; the engine has 2 symbols", "a batch symbol out of range");
+    x.batch_rows = (rt_batch_rows){RT_BATCH_ROWS_INDEPENDENT, 1, NULL};
+    refused(&x, "the batch symbol 'C' is not bound from input 0 dim 0", "a batch symbol read from input 1");
+    rt_engine_free(d);
+}
+
 int main(void) {
     size_t size = 0;
     uint8_t *bytes = build(&size);
@@ -596,6 +674,7 @@ int main(void) {
     CHECK_MSG(bytes && symrt_engine_load(bytes, size, &e, &err) == SYMC_OK, "%s", err.msg);
     if (!e) return check_report("test_engine");
     check_dataflow_refusals(bytes, size);
+    check_batch_rows(bytes, size);
 
     CHECK(symrt_engine_num_inputs(e) == 2 && symrt_engine_num_outputs(e) == 2 && symrt_engine_num_symbols(e) == 2);
     symrt_symbol_info si;

@@ -4,7 +4,8 @@
  * same bytes; its constants are stored once; an engine without regions is still written as
  * format 5, byte for byte as before regions existed (a golden checksum of a literal engine that
  * fills every field, taken from the format-5 encoder); and every load check of regions refuses a
- * crafted engine with its own message, each made by editing one field of the fixture. */
+ * crafted engine with its own message, each made by editing one field of the fixture. The batch-row
+ * verdict is the root's alone (check_batch_rows). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -447,6 +448,33 @@ static void check_refusals(rt_test_regions *f) {
     check_roundtrip(f); /* every edit undone */
 }
 
+/* The batch-row verdict of an engine with regions is the root's: the fixture, described without
+ * one, reads UNKNOWN; a root verdict round-trips while the region graphs' own (each compile's,
+ * NONE here) are not written; a root verdict over C, which input 1 binds, is refused. */
+static void check_batch_rows(rt_test_regions *f) {
+    symc_error err;
+    rt_engine *d = NULL;
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    CHECK(f->root.batch_rows.state == RT_BATCH_ROWS_UNKNOWN &&
+          f->region[0].graph.batch_rows.state == RT_BATCH_ROWS_NONE);
+    f->root.batch_rows = (rt_batch_rows){RT_BATCH_ROWS_BATCHED, 0, "regions chosen by B"};
+    CHECK_MSG(rt_engine_encode(&f->root, &bytes, &size, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(bytes && rt_engine_decode(bytes, size, &d, &err) == SYMC_OK, "%s", err.msg);
+    if (d) {
+        CHECK(d->batch_rows.state == RT_BATCH_ROWS_BATCHED && d->batch_rows.symbol == 0 &&
+              !strcmp(d->batch_rows.why, "regions chosen by B"));
+        for (uint32_t k = 0; k < d->n_regions; k++)
+            CHECK(d->regions[k].graph.batch_rows.state == RT_BATCH_ROWS_UNKNOWN);
+    }
+    rt_engine_free(d);
+    free(bytes);
+    f->root.batch_rows = (rt_batch_rows){RT_BATCH_ROWS_INDEPENDENT, 1, NULL};
+    refused(f, "batch over C", "the batch symbol 'C' is not bound from input 0 dim 0");
+    f->root.batch_rows = (rt_batch_rows){RT_BATCH_ROWS_UNKNOWN, RT_NONE, NULL};
+    check_roundtrip(f);
+}
+
 int main(void) {
     rt_test_regions f;
     symc_error err;
@@ -457,6 +485,7 @@ int main(void) {
     check_roundtrip(&f);
     check_constants_once(&f);
     check_refusals(&f);
+    check_batch_rows(&f);
     rt_test_regions_free(&f);
     return check_report("test_engine_regions");
 }

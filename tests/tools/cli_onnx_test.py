@@ -404,8 +404,14 @@ run("compile", mix, "--shapes", "x:1x4,2x4,8x4", "-o", path("batch_mean.symir"),
 out = run("inspect", path("batch_mean.symir"))
 check("batch rows: not proved independent: output 'y' depends on node 'm' (reduce_mean, from 'batch_mean'): a "
       "reduction over the batch axis" in out, f"inspect batch_mean.symir: {out}")
-out = run("inspect", path("nz_count.symx"))
-check("batch rows" not in out, f"inspect of an engine prints no batch-rows line (the engine has no graph proof yet): {out}")
+# an engine ends with the verdict its build stored, the same line as its module's
+out = run("inspect", path("relu_from_symir.symx"))
+check(out.rstrip("\n").splitlines()[-1].startswith("batch rows: independent over B (each output row b"),
+      f"inspect relu_from_symir.symx ends with the verdict: {out}")
+run("compile", path("batch_mean.symir"), "-o", path("batch_mean.symx"), "--no-gpu", "-q")
+out = run("inspect", path("batch_mean.symx"))
+check(out.rstrip("\n").splitlines()[-1] == "batch rows: not proved independent: output 'y' depends on node 'm' "
+      "(reduce_mean, from 'batch_mean'): a reduction over the batch axis", f"inspect batch_mean.symx: {out}")
 
 print(f"cli_onnx_test: {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -57,6 +57,11 @@ has "inspect engine" "CUDA backend (GPU steps, 256-byte offsets): activation wor
 has "inspect engine" "    workspace <= B*"
 has "inspect engine" "(cuBLASLt workspace) + workspace = "
 if printf '%s' "$out" | grep -q ' copy '; then bad "inspect engine: S1 should need no copy: $out"; else ok; fi
+# the engine's last line is the batch-row verdict its build stored, the line inspect prints for the module
+rows_line="batch rows: independent over B (each output row b is computed from input rows b alone: requests may run joined along dim 0)"
+if [ "$(printf '%s\n' "$out" | tail -n 1)" = "$rows_line" ]; then ok; else bad "inspect engine: last line not '$rows_line': $out"; fi
+expect 0 "inspect module rows" -- "$symc" inspect "$tmp/vit.symir"
+if [ "$(printf '%s\n' "$out" | tail -n 1)" = "$rows_line" ]; then ok; else bad "inspect module: last line not '$rows_line': $out"; fi
 expect 0 "inspect --source" -- "$symc" inspect "$tmp/vit.symx" --source
 has "inspect --source" 'extern "C" __global__'
 expect 2 "--source on a module" -- "$symc" inspect "$tmp/vit.symir" --source; one_line "--source on a module"
@@ -164,6 +169,8 @@ if [ -n "$regions" ]; then
       "input  x: f32[2|3|8, 4]" "output r: f32[2|3|8, 2, 2]"; do
     has "inspect regions" "$want"
   done
+  # the fixture is assembled without a batch-row verdict, as every engine built before it: unknown
+  has "inspect regions" "batch rows: unknown (the engine was built before symc stored the batch-row proof"
   if command -v flatc >/dev/null; then
     rm -f "$tmp/regions.json"
     expect 0 "flatc --json regions" -- flatc --json --raw-binary --size-prefixed --strict-json -I "$(dirname "$schema")" \
@@ -171,6 +178,7 @@ if [ -n "$regions" ]; then
     for want in '"format_version": 6' '"name": "B <= 1"' '"name": "2 <= B"' '"region_slots": 3'; do
       if grep -qF -- "$want" "$tmp/regions.json"; then ok; else bad "flatc: no '$want' in $tmp/regions.json"; fi
     done
+    if grep -qF '"batch_rows"' "$tmp/regions.json"; then bad "flatc: a batch_rows table in the fixture"; else ok; fi
   fi
 fi
 
@@ -181,6 +189,12 @@ if command -v flatc >/dev/null; then
   for want in '"name": "B"' '"op": "reshape"' '"producer": "symc 0.' '"min": 1' '"max": 32' '"opt": 4'; do
     if grep -qF -- "$want" "$tmp/vit.json"; then ok; else bad "flatc: no '$want' in $tmp/vit.json"; fi
   done
+  # the engine's batch-row verdict as the schema reads it: state 3 (independent) over symbol 0 (B)
+  rm -f "$tmp/vit_ref.json"
+  expect 0 "flatc --json engine" -- flatc --json --raw-binary --size-prefixed --strict-json -I "$(dirname "$schema")" \
+    -o "$tmp" "$(dirname "$schema")/../runtime/engine.fbs" -- "$tmp/vit_ref.symx"
+  if tr -d ' \n' <"$tmp/vit_ref.json" | grep -qF '"batch_rows":{"state":3,"symbol":0}'; then ok
+  else bad "flatc: no batch_rows state 3 over symbol 0 in $tmp/vit_ref.json"; fi
 else
   bad "flatc not installed"
 fi

@@ -13,6 +13,11 @@ says of the same engine (each symbol's range and opt, each tensor's dtype and di
   - models that do not batch, each with its reason on a `no batching:` line: different leading
     symbols, a fixed leading dim, B at another dim too, an output whose dim 0 is an expression of B,
     B starting at 2; max_batch_size 0 with full dims and no dynamic_batching;
+  - with dynamic batching, a line with the engine's batch-row verdict (symc inspect's) and what the symc
+    backend does with a batch (joins the requests into one run when proved independent, else runs each
+    separately), and a `symc_batch_rows` parameter in the config: "independent" for the batching
+    model, "not proved: ..." naming the node for a model whose softmax over the batch mixes rows, and
+    "unknown" for the same engine with the verdict cut out (as built before symc stored it);
   - --no-batching on the batching model;
   - refusals (a bad --name or a file name that makes none, a bad --instances, --max-queue-delay-us or
     --kind, a missing engine, a file that is no engine, a directory): a non-zero exit, one message,
@@ -26,6 +31,7 @@ says of the same engine (each symbol's range and opt, each tensor's dtype and di
 
 usage: triton_repo_test.py SYMC TMPDIR [REGIONS_ENGINE]
 """
+import json
 import os
 import re
 import shutil
@@ -249,10 +255,14 @@ bat = compile_engine(model("bat", [h.make_node("MatMul", ["x", "w"], ["y"]), h.m
 repo = path("repo")
 out, err = run("triton", bat, repo, "--instances", "3", "--max-queue-delay-us=250")
 cfg_path = os.path.join(repo, "bat", "config.pbtxt")
-check(out.splitlines() == [f"wrote {repo}/bat/config.pbtxt (max_batch_size 8, dynamic batching preferred [4, 8], "
-                           f"3 instances KIND_CPU)", f"wrote {repo}/bat/1/model.symx"] and not err,
+JOINED = ("batch rows: independent over B (each output row b is computed from input rows b alone: requests may run "
+          "joined along dim 0); the symc backend may run the requests of a batch joined, as one run")
+check(out.splitlines() == [JOINED, f"wrote {repo}/bat/config.pbtxt (max_batch_size 8, dynamic batching preferred "
+                           f"[4, 8], 3 instances KIND_CPU)", f"wrote {repo}/bat/1/model.symx"] and not err,
       f"batching: the lines said: {out!r} {err!r}")
 cfg = check_config(cfg_path, bat, "bat", batch_sym="B", instances=3, delay=250)
+check(cfg.get("parameters") == [{"key": ["symc_batch_rows"], "value": [{"string_value": ["independent"]}]}],
+      f"batching: the symc_batch_rows parameter: {cfg.get('parameters')}")
 check(cfg.get("input", [{}])[0].get("dims") == [-1, 4], f"batching: x dims [-1, 4]: {cfg.get('input')}")
 check(open(bat, "rb").read() == open(os.path.join(repo, "bat", "1", "model.symx"), "rb").read(),
       "batching: the engine copied byte for byte")
@@ -267,10 +277,75 @@ out, _ = run("triton", flat, repo, "--max-queue-delay-us", "0")
 check("(max_batch_size 4, dynamic batching preferred [4], 1 instance KIND_CPU)" in out, f"opt == max: {out!r}")
 check_config(os.path.join(repo, "flat", "config.pbtxt"), flat, "flat", batch_sym="N", delay=0)
 
+# rows the model mixes (a softmax over the batch): it batches, but each request runs separately
+mixes = compile_engine(model("mixes", [h.make_node("Softmax", ["x"], ["y"], axis=0, name="over_batch")],
+                             [F("x", ["B", 4])], ["y"]), "x:1x4,2x4,8x4")
+out, err = run("triton", mixes, repo)
+why = "output 'y' depends on node 'y' (softmax, from 'over_batch'): an operation along the batch axis"
+check(out.splitlines()[0] == f"batch rows: not proved independent: {why}; the symc backend runs each request of a "
+      "batch separately" and "(max_batch_size 8, dynamic batching preferred [2, 8]" in out and not err,
+      f"mixes: the lines said: {out!r} {err!r}")
+cfg = check_config(os.path.join(repo, "mixes", "config.pbtxt"), mixes, "mixes", batch_sym="B")
+check(cfg.get("parameters") == [{"key": ["symc_batch_rows"], "value": [{"string_value": [f"not proved: {why}"]}]}],
+      f"mixes: the symc_batch_rows parameter: {cfg.get('parameters')}")
+
+
+def without_verdict(engine, dest):
+    """engine with its batch_rows table cut out, as every engine built before it: the FlatBuffer through
+    flatc --json and back (engine.fbs), resealed with the checksum trailer (runtime/engine_fb.cc's
+    rt_engine_checksum: eight interleaved FNV-1a lanes, folded, xor the length)"""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    schema, include = os.path.join(root, "runtime", "engine.fbs"), os.path.join(root, "ir")
+    data = open(engine, "rb").read()
+    fb = os.path.join(tmp, "strip.bin")
+    open(fb, "wb").write(data[:-12])
+    subprocess.run(["flatc", "--json", "--raw-binary", "--size-prefixed", "--strict-json", "--defaults-json",
+                    "-I", include, "-o", tmp, schema, "--", fb], check=True)
+    j = json.load(open(os.path.join(tmp, "strip.json")))
+    check("batch_rows" in j, f"{engine}: flatc shows a batch_rows table")
+    j.pop("batch_rows", None)
+    json.dump(j, open(os.path.join(tmp, "strip.json"), "w"))
+    subprocess.run(["flatc", "--binary", "--size-prefixed", "-I", include, "-o", tmp, schema,
+                    os.path.join(tmp, "strip.json")], check=True)
+    body = open(os.path.join(tmp, "strip.symx"), "rb").read()  # the schema's file_extension
+    lanes = [1469598103934665603 ^ i for i in range(8)]
+    M = (1 << 64) - 1
+    n8 = len(body) // 8 * 8
+    for i in range(0, n8, 8):
+        for k in range(8):
+            lanes[k] = ((lanes[k] ^ body[i + k]) * 1099511628211) & M
+    for i in range(n8, len(body)):
+        lanes[0] = ((lanes[0] ^ body[i]) * 1099511628211) & M
+    hsh = 1469598103934665603
+    for k in range(8):
+        for b in range(8):
+            hsh = ((hsh ^ ((lanes[k] >> (8 * b)) & 0xff)) * 1099511628211) & M
+    open(dest, "wb").write(body + b"SXCK" + ((hsh ^ len(body)) & M).to_bytes(8, "little"))
+
+
+if shutil.which("flatc"):
+    old = path("old.symx")
+    without_verdict(bat, old)
+    out, err = run("inspect", old)
+    check("batch rows: unknown (the engine was built before symc stored the batch-row proof" in out,
+          f"old engine: inspect says {out[-300:]!r} {err!r}")
+    out, err = run("triton", old, repo)
+    check(out.splitlines()[0].startswith("batch rows: unknown (") and
+          out.splitlines()[0].endswith("; the symc backend runs each request of a batch separately") and not err,
+          f"old engine: the lines said: {out!r} {err!r}")
+    cfg = check_config(os.path.join(repo, "old", "config.pbtxt"), old, "old", batch_sym="B")
+    check(cfg.get("parameters") == [{"key": ["symc_batch_rows"], "value": [{"string_value": ["unknown"]}]}],
+          f"old engine: the symc_batch_rows parameter: {cfg.get('parameters')}")
+else:
+    check(False, "flatc not installed")
+
 # ---- (3) --no-batching ----
 out, _ = run("triton", bat, repo, "--name", "nobatch", "--no-batching")
 check_config(os.path.join(repo, "nobatch", "config.pbtxt"), bat, "nobatch")
-check("no batching" not in out and "max_batch_size 0" in out, f"--no-batching: said {out!r}")
+check("no batching" not in out and "max_batch_size 0" in out and "batch rows" not in out,
+      f"--no-batching: said {out!r}")
+check("parameters" not in parse_pbtxt(open(os.path.join(repo, "nobatch", "config.pbtxt")).read()),
+      "--no-batching: no symc_batch_rows parameter")
 
 # ---- (2) models that do not batch, and why ----
 two = compile_engine(model("two", [h.make_node("MatMul", ["x", "w"], ["y"]), h.make_node("MatMul", ["m", "w"], ["z"])],

@@ -5,7 +5,10 @@ with the two stacked, its rows must equal the two runs' bitwise. Models: transfo
 with input_ids and a padding attention_mask (the batch and sequence dims named alike in both symc.Input, so
 they are one symbol: without the names torch.export leaves the mask's batch its own symbol, which the proof
 reports as two batch symbols, checked too), torchvision ResNet-18, and Swin-T (its window partition is a
-reshape that groups rows: [B*nW, w, w, C]). Small configs and random weights; nothing is downloaded.
+reshape that groups rows: [B*nW, w, w, C]). Each engine carries the verdict its build proved on the module it
+ran the passes on: `symc inspect` of the engine ends with the module's line, and symc.Engine's batch_rows says
+("independent", "") over the module's batch symbol (("none", the reason) without dim names). Small configs and
+random weights; nothing is downloaded.
 
 usage: test_torch_batch_rows.py path/to/libsymc.so path/to/symc"""
 import glob
@@ -57,7 +60,19 @@ def verdict(name, model, inputs):
         fail(f"{name}: {len(mods)} modules saved, wanted 1: {mods}")
         return "", c.engine_path
     out = subprocess.run([SYMC, "inspect", mods[0]], capture_output=True, text=True)
-    return out.stdout.strip().splitlines()[-1] if out.returncode == 0 else out.stderr, c.engine_path
+    line = out.stdout.strip().splitlines()[-1] if out.returncode == 0 else out.stderr
+    eng = subprocess.run([SYMC, "inspect", c.engine_path], capture_output=True, text=True)
+    if eng.returncode != 0 or eng.stdout.strip().splitlines()[-1] != line:
+        fail(f"{name}: the engine's verdict {eng.stdout.strip().splitlines()[-1:]} {eng.stderr} is not the "
+             f"module's: {line}")
+    return line, c.engine_path
+
+
+def engine_says(name, engine, state, why="", batch=None):
+    """symc.Engine's batch_rows and batch_symbol (symrt_engine_batch_rows)"""
+    e = symc.Engine(engine)
+    if e.batch_rows != (state, why) or e.batch_symbol != batch:
+        fail(f"{name}: symc.Engine says {e.batch_rows} over {e.batch_symbol}, want {(state, why)} over {batch}")
 
 
 def stacked_equal(name, engine, make):
@@ -105,12 +120,15 @@ for name, model, text, make in cases:
     if not line.startswith("batch rows: independent over"):
         fail(f"{name}: not proved: {line}")
         continue
+    engine_says(name, engine, "independent", batch=line.split()[4])
     stacked_equal(name, engine, make)
 
 # without dim names the mask's batch is a symbol of its own: reported, not proved
-line, _ = verdict("bert_unnamed", cases[0][1], text_inputs(False))
+line, engine = verdict("bert_unnamed", cases[0][1], text_inputs(False))
 log(f"bert without dim names: {line}")
 if "no batch axis: inputs 'input_ids' and 'attention_mask' have different symbols at dim 0" not in line:
     fail(f"bert without dim names: {line}")
+engine_says("bert without dim names", engine, "none", "inputs 'input_ids' and 'attention_mask' have different "
+            "symbols at dim 0")
 shutil.rmtree(ROOT, ignore_errors=True)
 common.finish("batch-row proofs")

@@ -146,6 +146,7 @@ def _declare(L):
         "symrt_engine_symbol": (S, [P, U32, ctypes.POINTER(SymbolInfo), E]),
         "symrt_engine_input_dim": (S, [P, U32, ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t, E]),
         "symrt_engine_output_dim": (S, [P, U32, ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t, E]),
+        "symrt_engine_batch_rows": (S, [P, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(U32), ctypes.c_char_p, SZ, E]),
         "symrt_context_create": (S, [P, ctypes.c_int, P, ctypes.POINTER(P), E]),
         "symrt_context_destroy": (None, [P]),
         "symrt_set_input_shape": (S, [P, ctypes.c_char_p, ctypes.POINTER(I64), I32, E]),

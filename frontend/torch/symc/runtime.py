@@ -68,6 +68,16 @@ class Engine:
             self.symbols.append((s.name.decode(), s.min, s.opt, s.max, s.multiple_of))
         # sizes known only after a run (NonZero's count): outputs are cut to their real shapes then
         self.data_dependent = L.symrt_engine_num_produced(h) > 0
+        # the build's batch-row proof (symrt_engine_batch_rows): batch_rows is (state, why), state one of
+        # "independent" (requests may run joined along dim 0), "batched" (not proved), "none" (no batch
+        # axis), "unknown" (an engine built before symc stored it); batch_symbol the batch symbol's name
+        state, sym, why = ctypes.c_int(), ctypes.c_uint32(), ctypes.create_string_buffer(512)
+        check(L.symrt_engine_batch_rows(h, ctypes.byref(state), ctypes.byref(sym), why, len(why), ctypes.byref(err)),
+              err)
+        states = {v: k[len("SYMRT_BATCH_ROWS_"):].lower() for k, v in _lib.constants().items()
+                  if k.startswith("SYMRT_BATCH_ROWS_")}
+        self.batch_rows = (states.get(state.value, "unknown"), why.value.decode("utf-8", "replace"))
+        self.batch_symbol = self.symbols[sym.value][0] if sym.value < len(self.symbols) else None
 
     def _io(self, count, get):
         err = _lib.Error()
