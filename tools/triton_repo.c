@@ -83,8 +83,9 @@ static void help(void) {
            "the dims leave dim 0 out, and dynamic batching prefers B's opt and max. Otherwise\n"
            "max_batch_size is 0 with full dims, and a line 'no batching: ...' says why. With\n"
            "batching, a line says the engine's batch-row verdict (symc inspect's last line): proved\n"
-           "independent, the symc backend may run a batch's requests joined; else it runs each\n"
-           "request separately; the config's parameter symc_batch_rows carries it. Existing\n"
+           "independent, the symc backend joins a batch's requests whose other dims agree into one\n"
+           "run (config parameter symc_join \"off\" stops it); else it runs each request separately;\n"
+           "the config's parameter symc_batch_rows carries the verdict. Existing\n"
            "files are replaced atomically; a link planted at their names is replaced, not followed.\n"
            "options:\n"
            "  --name NAME              the model's name (default: ENGINE's file name without .symx):\n"
@@ -355,8 +356,11 @@ static symc_status batch_rows_facts(const symrt_engine *e, tool_buf *b, config_f
     if (sym != UINT32_MAX && (s = symrt_engine_symbol(e, sym, &si, err))) return s;
     tool_batch_rows_line(state, si.name, why, line, sizeof line);
     int joined = state == SYMRT_BATCH_ROWS_INDEPENDENT;
-    snprintf(f->rows, sizeof f->rows, "%s; the symc backend %s", line,
-             joined ? "may run the requests of a batch joined, as one run" : "runs each request of a batch separately");
+    snprintf(
+        f->rows, sizeof f->rows, "%s; the symc backend %s", line,
+        joined
+            ? "joins the requests of a batch whose other dims agree into one run (config parameter symc_join \"off\" stops it)"
+            : "runs each request of a batch separately");
     const char *head = joined               ? "independent"
         : state == SYMRT_BATCH_ROWS_BATCHED ? "not proved: "
         : state == SYMRT_BATCH_ROWS_NONE    ? "no batch axis: "

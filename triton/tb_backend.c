@@ -9,11 +9,19 @@
  * output one symbol whose range holds 1..max_batch_size), so a mismatch is a
  * load error naming the tensor rather than a failure per request.
  *
- * Each instance owns a symrt context; KIND_CPU instances run the reference
- * backend. A batch Triton hands over (its dynamic batcher gathers requests
- * that may differ in batch size and, with ragged batching, in other dims) is
- * run request by request at each request's own shape, so every response is
- * exactly what `symc run` gives for that request's inputs. Inputs are read
+ * Each instance owns a symrt context in host I/O mode: KIND_CPU instances
+ * run the reference backend, KIND_GPU ones the CUDA backend on their GPU
+ * (the instance's device id), which copies inputs in and outputs out on the
+ * context's own stream, so instances on one GPU overlap. A batch Triton
+ * hands over (its dynamic batcher gathers requests that may differ in batch
+ * size and in other dims) is run in as few runs as the engine allows: when
+ * the engine proves every output row depends only on the same input rows
+ * (symrt_engine_batch_rows), requests whose dims past the batch agree are
+ * concatenated and run once, up to max_batch_size rows, and each response
+ * gets its rows; any other request runs alone at its own shape. Either way a
+ * response is what `symc run` gives for that request's inputs (bitwise on
+ * the reference backend; on a GPU a library may pick another algorithm for
+ * another batch). Inputs are read
  * in place when Triton holds them in one CPU buffer aligned for their type,
  * and otherwise gathered into a per-instance scratch buffer; outputs are
  * written straight into the response's buffers at the engine's computed
@@ -112,6 +120,10 @@ typedef struct tb_model {
     symrt_io_info *in, *out; /* names point into the engine */
     int *in_type, *out_type; /* index into tb_types */
     int produced;            /* sizes known only after a run */
+    /* requests whose non-batch dims agree may run as one (tb_execute_joined):
+     * the engine proves each output row depends on the same input rows alone
+     * (symrt_engine_batch_rows), and the config does not turn it off */
+    int join;
 } tb_model;
 
 typedef struct tb_buf {
@@ -123,6 +135,7 @@ typedef struct tb_instance {
     tb_model *m;
     char *name;
     symrt_context *ctx;
+    int gpu; /* KIND_GPU: the CUDA backend on the instance's GPU */
     tb_buf *in_scratch, *out_scratch;
     TRITONBACKEND_Output **outs; /* per engine output: its response output for this request, or NULL */
     void **out_dst;              /* per engine output: where its result goes (response buffer), or NULL */
@@ -292,6 +305,25 @@ static TRITONSERVER_Error *tb_check_entry(const tb_model *m, const tb_json *e, i
     return NULL;
 }
 
+/* Whether requests may be joined: the engine's proof, a batch axis, sizes
+ * all known before a run, and the config's parameter symc_join ("on", the
+ * default, or "off"). */
+static TRITONSERVER_Error *tb_check_join(tb_model *m, const tb_json *cfg) {
+    const tb_json *p = tb_json_get(tb_json_get(tb_json_get(cfg, "parameters"), "symc_join"), "string_value");
+    int off = 0;
+    if (p) {
+        if (p->kind != TB_JSON_STR || (strcmp(p->str, "on") && strcmp(p->str, "off")))
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                            "model '%s': config parameter symc_join must be \"on\" or \"off\"", m->name);
+        off = !strcmp(p->str, "off");
+    }
+    /* symc triton prints the engine's verdict and why; here it only decides */
+    symrt_batch_rows rows = SYMRT_BATCH_ROWS_UNKNOWN;
+    if (symrt_engine_batch_rows(m->engine, &rows, NULL, NULL, 0, NULL) != SYMC_OK) rows = SYMRT_BATCH_ROWS_UNKNOWN;
+    m->join = !off && m->max_batch > 0 && !m->produced && rows == SYMRT_BATCH_ROWS_INDEPENDENT;
+    return NULL;
+}
+
 static TRITONSERVER_Error *tb_check_config(tb_model *m, const tb_json *cfg) {
     const tb_json *mb = tb_json_get(cfg, "max_batch_size");
     m->max_batch = 0;
@@ -301,6 +333,7 @@ static TRITONSERVER_Error *tb_check_config(tb_model *m, const tb_json *cfg) {
         return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "model '%s': config max_batch_size %lld is negative", m->name,
                         (long long)m->max_batch);
     if (m->max_batch > 0) TB_TRY(tb_check_batch(m));
+    TB_TRY(tb_check_join(m, cfg));
     for (int is_in = 1; is_in >= 0; is_in--) {
         const tb_json *list = tb_json_get(cfg, is_in ? "input" : "output");
         for (const tb_json *e = list ? list->child : NULL; e; e = e->next) TB_TRY(tb_check_entry(m, e, is_in));
@@ -442,15 +475,17 @@ TRITONSERVER_Error *TRITONBACKEND_ModelInstanceInitialize(TRITONBACKEND_ModelIns
     TB_TRY(TRITONBACKEND_ModelInstanceKind(instance, &kind));
     tb_model *m = state;
     if (!m) return tb_error(TRITONSERVER_ERROR_INTERNAL, "instance '%s' of a model that did not load", name);
-    if (kind != TRITONSERVER_INSTANCEGROUPKIND_CPU)
+    int32_t device = 0;
+    if (kind == TRITONSERVER_INSTANCEGROUPKIND_GPU) TB_TRY(TRITONBACKEND_ModelInstanceDeviceId(instance, &device));
+    else if (kind != TRITONSERVER_INSTANCEGROUPKIND_CPU)
         return tb_error(TRITONSERVER_ERROR_UNSUPPORTED,
-                        "model '%s' instance '%s' is %s: this symc backend runs KIND_CPU instances (the reference "
-                        "backend) so far; set instance_group [ { kind: KIND_CPU } ] in config.pbtxt",
-                        m->name, name ? name : "?",
-                        kind == TRITONSERVER_INSTANCEGROUPKIND_GPU ? "KIND_GPU" : "KIND_MODEL");
+                        "model '%s' instance '%s' is KIND_MODEL: the symc backend runs KIND_CPU instances (the "
+                        "reference backend) and KIND_GPU ones (the CUDA backend); set instance_group in config.pbtxt",
+                        m->name, name ? name : "?");
     tb_instance *in = calloc(1, sizeof *in);
     if (!in) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
     in->m = m;
+    in->gpu = kind == TRITONSERVER_INSTANCEGROUPKIND_GPU;
     in->name = tb_strdup(name ? name : "?");
     in->in_scratch = calloc(m->n_in + 1, sizeof *in->in_scratch);
     in->out_scratch = calloc(m->n_out + 1, sizeof *in->out_scratch);
@@ -460,8 +495,11 @@ TRITONSERVER_Error *TRITONBACKEND_ModelInstanceInitialize(TRITONBACKEND_ModelIns
     symc_error err;
     if (!in->name || !in->in_scratch || !in->out_scratch || !in->outs || !in->out_dst)
         e = tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
-    else if (symrt_context_create(m->engine, SYMRT_BACKEND_REF, NULL, &in->ctx, &err) != SYMC_OK)
-        e = tb_error(tb_code(err.code), "model '%s' instance '%s': %s", m->name, in->name, err.msg);
+    else if (symrt_context_create_on(m->engine, in->gpu ? SYMRT_BACKEND_CUDA : SYMRT_BACKEND_REF, device, NULL,
+                                     &in->ctx, &err) != SYMC_OK ||
+             symrt_context_set_host_io(in->ctx, 1, &err) != SYMC_OK)
+        e = tb_error(tb_code(err.code), "model '%s' instance '%s' (%s %d): %s", m->name, in->name,
+                     in->gpu ? "GPU" : "CPU", (int)device, err.msg);
     if (!e) e = TRITONBACKEND_ModelInstanceSetState(instance, in);
     if (e) tb_instance_free(in);
     return e;
@@ -496,7 +534,8 @@ static void tb_shape_text(const int64_t *dims, uint32_t rank, char *buf, size_t 
     if (o < cap) snprintf(buf + o, cap - o, "]");
 }
 
-/* buffer b of input k in CPU memory (a CPU instance cannot read GPU memory) */
+/* buffer b of input k in CPU memory (instances take host memory: a GPU
+ * instance's context copies it in, symrt_context_set_host_io) */
 static TRITONSERVER_Error *tb_input_buffer(const tb_instance *in, TRITONBACKEND_Input *input, uint32_t k, uint32_t b,
                                            const void **p, uint64_t *size) {
     TRITONSERVER_MemoryType mt = TRITONSERVER_MEMORY_CPU;
@@ -504,8 +543,9 @@ static TRITONSERVER_Error *tb_input_buffer(const tb_instance *in, TRITONBACKEND_
     TB_TRY(TRITONBACKEND_InputBuffer(input, b, p, size, &mt, &mt_id));
     if (mt == TRITONSERVER_MEMORY_GPU)
         return tb_error(TRITONSERVER_ERROR_UNSUPPORTED,
-                        "input '%s' arrived in GPU memory; model '%s' instance '%s' runs on the CPU", in->m->in[k].name,
-                        in->m->name, in->name);
+                        "input '%s' arrived in GPU memory; model '%s' instance '%s' takes inputs in CPU memory "
+                        "(send them in the request, not in CUDA shared memory)",
+                        in->m->in[k].name, in->m->name, in->name);
     return NULL;
 }
 
@@ -595,7 +635,8 @@ static TRITONSERVER_Error *tb_new_output(tb_instance *in, TRITONBACKEND_Response
     *dst = NULL;
     TB_TRY(TRITONBACKEND_OutputBuffer(in->outs[k], dst, bytes, &mt, &mt_id));
     if (mt == TRITONSERVER_MEMORY_GPU)
-        return tb_error(TRITONSERVER_ERROR_UNSUPPORTED, "output '%s': Triton gave GPU memory to a CPU instance",
+        return tb_error(TRITONSERVER_ERROR_UNSUPPORTED,
+                        "output '%s': Triton gave GPU memory; the symc backend writes outputs into CPU memory",
                         m->out[k].name);
     if (bytes && !*dst)
         return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "output '%s': Triton gave no buffer", m->out[k].name);
@@ -669,45 +710,277 @@ static TRITONSERVER_Error *tb_run(tb_instance *in, TRITONBACKEND_Request *req, T
     return NULL;
 }
 
+/* ---- joined runs -----------------------------------------------------------
+ * Requests of a model whose engine proves its batch rows independent (each
+ * output row b computed from input rows b alone, every output's dim 0 the
+ * batch) are joined when every input's dims past the batch agree: their
+ * inputs are concatenated along dim 0 into the instance's scratch, the
+ * engine runs once at the summed batch (at most max_batch_size), and each
+ * response gets its own rows of every output it asked for. A request that
+ * cannot join (a malformed one, one that agrees with no other) runs alone
+ * through tb_run, and when a joined run fails its requests are run alone
+ * too, so each gets the answer it would have had by itself. */
+
+typedef struct tb_probe {
+    TRITONBACKEND_Request *req;
+    int64_t rows;
+    uint32_t group; /* index into the groups, or UINT32_MAX: runs alone */
+} tb_probe;
+
+/* Whether request req can take part in a join: every engine input present,
+ * of the engine's type and rank, with a consistent byte count and dim 0 the
+ * same rows everywhere. *rows its batch; key (n_in x 8 dims) its dims past
+ * the batch. Anything else runs alone, where tb_run names the problem. */
+static int tb_probe_request(const tb_model *m, TRITONBACKEND_Request *req, int64_t *rows, int64_t *key) {
+    *rows = -1;
+    for (uint32_t k = 0; k < m->n_in; k++) {
+        TRITONBACKEND_Input *input = NULL;
+        const char *name;
+        TRITONSERVER_DataType dt;
+        const int64_t *shape;
+        uint32_t rank, nbuf;
+        uint64_t bytes, need;
+        if (TRITONBACKEND_RequestInput(req, m->in[k].name, &input) || !input ||
+            TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &bytes, &nbuf))
+            return 0;
+        if (dt != tb_types[m->in_type[k]].triton || rank < 1 || rank > 8 || (int32_t)rank != m->in[k].rank ||
+            !tb_bytes(shape, (int32_t)rank, symc_dtype_size(m->in[k].dtype), &need) || need != bytes || shape[0] < 1)
+            return 0;
+        if (*rows < 0) *rows = shape[0];
+        if (shape[0] != *rows) return 0;
+        for (uint32_t d = 0; d < 8; d++) key[k * 8 + d] = d + 1 < rank ? shape[d + 1] : -1;
+    }
+    return *rows >= 1 && *rows <= m->max_batch;
+}
+
+/* the request's input k copied to dst (its bytes, checked by the probe) */
+static TRITONSERVER_Error *tb_copy_input(tb_instance *in, TRITONBACKEND_Request *req, uint32_t k, uint8_t *dst,
+                                         uint64_t *copied) {
+    TRITONBACKEND_Input *input = NULL;
+    const char *name;
+    TRITONSERVER_DataType dt;
+    const int64_t *shape;
+    uint32_t rank, nbuf;
+    uint64_t bytes, at = 0;
+    TB_TRY(TRITONBACKEND_RequestInput(req, in->m->in[k].name, &input));
+    TB_TRY(TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &bytes, &nbuf));
+    for (uint32_t b = 0; b < nbuf; b++) {
+        const void *p;
+        uint64_t sz;
+        TB_TRY(tb_input_buffer(in, input, k, b, &p, &sz));
+        if (sz > bytes - at)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold more than its %llu bytes",
+                            in->m->in[k].name, (unsigned long long)bytes);
+        if (sz) memcpy(dst + at, p, (size_t)sz);
+        at += sz;
+    }
+    if (at != bytes)
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold %llu bytes, not %llu",
+                        in->m->in[k].name, (unsigned long long)at, (unsigned long long)bytes);
+    *copied = bytes;
+    return NULL;
+}
+
+/* One run of the n requests in reqs (rows[i] each) joined; on success every
+ * one is answered and released. NULL: done; an error: nothing was answered,
+ * run them alone. */
+static TRITONSERVER_Error *tb_run_joined(tb_instance *in, TRITONBACKEND_ModelInstance *instance,
+                                         TRITONBACKEND_Request **reqs, const int64_t *rows, uint32_t n,
+                                         uint64_t exec_start) {
+    const tb_model *m = in->m;
+    symc_error err;
+    int64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) total += rows[i];
+    for (uint32_t k = 0; k < m->n_in; k++) {
+        TRITONBACKEND_Input *input = NULL;
+        const char *name;
+        TRITONSERVER_DataType dt;
+        const int64_t *shape;
+        uint32_t rank, nbuf;
+        uint64_t bytes, sum = 0;
+        TB_TRY(TRITONBACKEND_RequestInput(reqs[0], m->in[k].name, &input));
+        TB_TRY(TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &bytes, &nbuf));
+        int64_t dims[8];
+        memcpy(dims, shape, rank * sizeof *dims);
+        dims[0] = total;
+        if (!tb_bytes(dims, (int32_t)rank, symc_dtype_size(m->in[k].dtype), &sum) || sum > SIZE_MAX)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "joined input '%s' too large", m->in[k].name);
+        if (symrt_set_input_shape(in->ctx, m->in[k].name, dims, (int32_t)rank, &err) != SYMC_OK)
+            return tb_error(tb_code(err.code), "joined: %s", err.msg);
+        uint8_t *dst = tb_reserve(&in->in_scratch[k], (size_t)sum);
+        if (!dst) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory joining input '%s'", m->in[k].name);
+        uint64_t at = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t got = 0;
+            TB_TRY(tb_copy_input(in, reqs[i], k, dst + at, &got));
+            at += got;
+        }
+        if (at != sum)
+            return tb_error(TRITONSERVER_ERROR_INTERNAL, "joined input '%s': %llu bytes, not %llu", m->in[k].name,
+                            (unsigned long long)at, (unsigned long long)sum);
+        if (symrt_set_tensor_address(in->ctx, m->in[k].name, dst, (size_t)(sum ? sum : 64), &err) != SYMC_OK)
+            return tb_error(tb_code(err.code), "joined input '%s': %s", m->in[k].name, err.msg);
+    }
+    for (uint32_t k = 0; k < m->n_out; k++) {
+        int64_t dims[8];
+        int32_t rank = 0;
+        uint64_t bytes;
+        if (symrt_get_tensor_shape(in->ctx, m->out[k].name, dims, &rank, &err) != SYMC_OK)
+            return tb_error(tb_code(err.code), "joined: %s", err.msg);
+        if (rank < 1 || dims[0] != total) /* the proof says it is; never split what is not rows */
+            return tb_error(TRITONSERVER_ERROR_INTERNAL, "joined output '%s' is not %lld rows", m->out[k].name,
+                            (long long)total);
+        if (!tb_bytes(dims, rank, symc_dtype_size(m->out[k].dtype), &bytes) || bytes > SIZE_MAX)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "joined output '%s' too large", m->out[k].name);
+        void *p = tb_reserve(&in->out_scratch[k], (size_t)bytes);
+        if (!p) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory for output '%s'", m->out[k].name);
+        if (symrt_set_tensor_address(in->ctx, m->out[k].name, p, (size_t)(bytes ? bytes : 64), &err) != SYMC_OK)
+            return tb_error(tb_code(err.code), "joined output '%s': %s", m->out[k].name, err.msg);
+    }
+    const uint64_t c0 = tb_now_ns();
+    if (symrt_enqueue(in->ctx, NULL, &err) != SYMC_OK) return tb_error(tb_code(err.code), "joined run: %s", err.msg);
+    const uint64_t c1 = tb_now_ns();
+    /* every request answered from its rows */
+    int64_t first = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        TRITONBACKEND_Response *resp = NULL;
+        TRITONSERVER_Error *e = TRITONBACKEND_ResponseNew(&resp, reqs[i]);
+        uint32_t n_req_out = 0;
+        if (!e) e = TRITONBACKEND_RequestOutputCount(reqs[i], &n_req_out);
+        for (uint32_t k = 0; !e && k < m->n_out; k++) {
+            int want = 0;
+            for (uint32_t j = 0; j < n_req_out && !want && !e; j++) {
+                const char *name = NULL;
+                e = TRITONBACKEND_RequestOutputName(reqs[i], j, &name);
+                want = !e && name && !strcmp(name, m->out[k].name);
+            }
+            if (e || !want) continue;
+            int64_t dims[8];
+            int32_t rank = 0;
+            uint64_t all = 0, bytes = 0;
+            if (symrt_get_tensor_shape(in->ctx, m->out[k].name, dims, &rank, &err) != SYMC_OK) {
+                e = tb_error(tb_code(err.code), "output '%s': %s", m->out[k].name, err.msg);
+                break;
+            }
+            tb_bytes(dims, rank, symc_dtype_size(m->out[k].dtype), &all);
+            uint64_t row = all / (uint64_t)total;
+            dims[0] = rows[i];
+            bytes = row * (uint64_t)rows[i];
+            void *dst = NULL;
+            if (!(e = tb_new_output(in, resp, k, dims, rank, bytes, &dst)) && bytes)
+                memcpy(dst, (uint8_t *)in->out_scratch[k].p + row * (uint64_t)first, (size_t)bytes);
+        }
+        first += rows[i];
+        if (resp) {
+            TRITONSERVER_Error *sent = TRITONBACKEND_ResponseSend(resp, TRITONSERVER_RESPONSE_COMPLETE_FINAL, e);
+            if (sent) TRITONSERVER_ErrorDelete(sent);
+        }
+        const uint64_t end = tb_now_ns();
+        TRITONSERVER_Error *st = TRITONBACKEND_ModelInstanceReportStatistics(instance, reqs[i], e == NULL, exec_start,
+                                                                             c0, c1, end);
+        if (st) TRITONSERVER_ErrorDelete(st);
+        if (e) TRITONSERVER_ErrorDelete(e);
+        TRITONSERVER_Error *rel = TRITONBACKEND_RequestRelease(reqs[i], TRITONSERVER_REQUEST_RELEASE_ALL);
+        if (rel) TRITONSERVER_ErrorDelete(rel);
+    }
+    TRITONSERVER_Error *st = TRITONBACKEND_ModelInstanceReportBatchStatistics(instance, (uint64_t)total, exec_start, c0,
+                                                                              c1, tb_now_ns());
+    if (st) TRITONSERVER_ErrorDelete(st);
+    return NULL;
+}
+
+/* One request run by itself and answered (se: the instance state's error). */
+static void tb_answer_alone(tb_instance *in, TRITONBACKEND_ModelInstance *instance, TRITONBACKEND_Request *req,
+                            TRITONSERVER_Error *se, uint64_t start) {
+    uint64_t c0 = 0, c1 = 0;
+    int64_t rows = 1;
+    TRITONBACKEND_Response *resp = NULL;
+    TRITONSERVER_Error *e = TRITONBACKEND_ResponseNew(&resp, req);
+    if (!e) {
+        if (se) e = tb_error(TRITONSERVER_ERROR_INTERNAL, "instance state: %s", TRITONSERVER_ErrorMessage(se));
+        else if (!in) e = tb_error(TRITONSERVER_ERROR_INTERNAL, "an instance that did not initialize");
+        else e = tb_run(in, req, resp, &rows, &c0, &c1);
+        TRITONSERVER_Error *sent = TRITONBACKEND_ResponseSend(resp, TRITONSERVER_RESPONSE_COMPLETE_FINAL, e);
+        if (sent) TRITONSERVER_ErrorDelete(sent); /* the response could not go: nothing more to do for it */
+    }
+    const uint64_t end = tb_now_ns();
+    if (!c0) c0 = c1 = end;
+    TRITONSERVER_Error *st = TRITONBACKEND_ModelInstanceReportStatistics(instance, req, e == NULL, start, c0, c1, end);
+    if (st) TRITONSERVER_ErrorDelete(st);
+    if (!e && in) {
+        st = TRITONBACKEND_ModelInstanceReportBatchStatistics(instance, in->m->max_batch > 0 ? (uint64_t)rows : 1,
+                                                              start, c0, c1, end);
+        if (st) TRITONSERVER_ErrorDelete(st);
+    }
+    if (e) TRITONSERVER_ErrorDelete(e);
+    TRITONSERVER_Error *rel = TRITONBACKEND_RequestRelease(req, TRITONSERVER_REQUEST_RELEASE_ALL);
+    if (rel) TRITONSERVER_ErrorDelete(rel);
+}
+
+/* The requests grouped by their dims past the batch (up to max_batch_size
+ * rows a group), each group of two or more run joined; the rest alone.
+ * 0 when there was no memory to group (then nothing was answered). */
+static int tb_execute_joined(tb_instance *in, TRITONBACKEND_ModelInstance *instance, TRITONBACKEND_Request **requests,
+                             uint32_t n, uint64_t exec_start) {
+    const tb_model *m = in->m;
+    size_t kn = (size_t)m->n_in * 8;
+    tb_probe *pr = calloc(n, sizeof *pr);
+    int64_t *keys = calloc((size_t)n * kn + 1, sizeof *keys); /* per group, its key */
+    int64_t *sum = calloc(n, sizeof *sum);                    /* per group, its rows */
+    uint32_t *count = calloc(n, sizeof *count);               /* per group, its requests */
+    TRITONBACKEND_Request **reqs = calloc(n, sizeof *reqs);
+    int64_t *rows = calloc(n, sizeof *rows);
+    int64_t *key = calloc(kn + 1, sizeof *key);
+    int ok = pr && keys && sum && count && reqs && rows && key;
+    uint32_t n_groups = 0;
+    for (uint32_t r = 0; ok && r < n; r++) {
+        pr[r].req = requests[r];
+        pr[r].group = UINT32_MAX;
+        if (!requests[r] || !tb_probe_request(m, requests[r], &pr[r].rows, key)) continue;
+        uint32_t g = 0;
+        while (g < n_groups && (memcmp(&keys[g * kn], key, kn * sizeof *key) || sum[g] + pr[r].rows > m->max_batch))
+            g++;
+        if (g == n_groups) memcpy(&keys[n_groups++ * kn], key, kn * sizeof *key);
+        pr[r].group = g;
+        sum[g] += pr[r].rows;
+        count[g]++;
+    }
+    for (uint32_t g = 0; ok && g < n_groups; g++) {
+        if (count[g] < 2) continue;
+        uint32_t j = 0;
+        for (uint32_t r = 0; r < n; r++)
+            if (pr[r].group == g) {
+                reqs[j] = pr[r].req;
+                rows[j++] = pr[r].rows;
+            }
+        TRITONSERVER_Error *e = tb_run_joined(in, instance, reqs, rows, j, exec_start);
+        if (!e) {
+            for (uint32_t r = 0; r < n; r++)
+                if (pr[r].group == g) pr[r].req = NULL; /* answered */
+        } else TRITONSERVER_ErrorDelete(e);             /* its requests run alone below */
+    }
+    for (uint32_t r = 0; ok && r < n; r++)
+        if (pr[r].req) tb_answer_alone(in, instance, pr[r].req, NULL, r ? tb_now_ns() : exec_start);
+    free(pr);
+    free(keys);
+    free(sum);
+    free(count);
+    free(reqs);
+    free(rows);
+    free(key);
+    return ok;
+}
+
 TRITONSERVER_Error *TRITONBACKEND_ModelInstanceExecute(TRITONBACKEND_ModelInstance *instance,
                                                        TRITONBACKEND_Request **requests, const uint32_t request_count) {
     void *state = NULL;
     const uint64_t exec_start = tb_now_ns();
     TRITONSERVER_Error *se = TRITONBACKEND_ModelInstanceState(instance, &state);
     tb_instance *in = state;
-    uint64_t rows_total = 0, compute_first = 0, compute_last = 0;
-    for (uint32_t r = 0; r < request_count; r++) {
-        TRITONBACKEND_Request *req = requests[r];
-        if (!req) continue;
-        const uint64_t start = r ? tb_now_ns() : exec_start;
-        uint64_t c0 = 0, c1 = 0;
-        int64_t rows = 1;
-        TRITONBACKEND_Response *resp = NULL;
-        TRITONSERVER_Error *e = TRITONBACKEND_ResponseNew(&resp, req);
-        if (!e) {
-            if (se) e = tb_error(TRITONSERVER_ERROR_INTERNAL, "instance state: %s", TRITONSERVER_ErrorMessage(se));
-            else if (!in) e = tb_error(TRITONSERVER_ERROR_INTERNAL, "an instance that did not initialize");
-            else e = tb_run(in, req, resp, &rows, &c0, &c1);
-            TRITONSERVER_Error *sent = TRITONBACKEND_ResponseSend(resp, TRITONSERVER_RESPONSE_COMPLETE_FINAL, e);
-            if (sent) TRITONSERVER_ErrorDelete(sent); /* the response could not go: nothing more to do for it */
-        }
-        const uint64_t end = tb_now_ns();
-        if (!c0) c0 = c1 = end;
-        if (!compute_first) compute_first = c0;
-        compute_last = c1;
-        if (!e && in) rows_total += in->m->max_batch > 0 ? (uint64_t)rows : 1;
-        TRITONSERVER_Error *st = TRITONBACKEND_ModelInstanceReportStatistics(instance, req, e == NULL, start, c0, c1,
-                                                                             end);
-        if (st) TRITONSERVER_ErrorDelete(st);
-        if (e) TRITONSERVER_ErrorDelete(e);
-        TRITONSERVER_Error *rel = TRITONBACKEND_RequestRelease(req, TRITONSERVER_REQUEST_RELEASE_ALL);
-        if (rel) TRITONSERVER_ErrorDelete(rel);
-    }
-    if (rows_total) {
-        TRITONSERVER_Error *st = TRITONBACKEND_ModelInstanceReportBatchStatistics(
-            instance, rows_total, exec_start, compute_first, compute_last, tb_now_ns());
-        if (st) TRITONSERVER_ErrorDelete(st);
-    }
+    if (se || !in || !in->m->join || request_count < 2 ||
+        !tb_execute_joined(in, instance, requests, request_count, exec_start))
+        for (uint32_t r = 0; r < request_count; r++)
+            if (requests[r]) tb_answer_alone(in, instance, requests[r], se, r ? tb_now_ns() : exec_start);
     if (se) TRITONSERVER_ErrorDelete(se);
     return NULL; /* every request was answered and released here */
 }

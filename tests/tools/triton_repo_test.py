@@ -256,7 +256,8 @@ repo = path("repo")
 out, err = run("triton", bat, repo, "--instances", "3", "--max-queue-delay-us=250")
 cfg_path = os.path.join(repo, "bat", "config.pbtxt")
 JOINED = ("batch rows: independent over B (each output row b is computed from input rows b alone: requests may run "
-          "joined along dim 0); the symc backend may run the requests of a batch joined, as one run")
+          "joined along dim 0); the symc backend joins the requests of a batch whose other dims agree into one run "
+          "(config parameter symc_join \"off\" stops it)")
 check(out.splitlines() == [JOINED, f"wrote {repo}/bat/config.pbtxt (max_batch_size 8, dynamic batching preferred "
                            f"[4, 8], 3 instances KIND_CPU)", f"wrote {repo}/bat/1/model.symx"] and not err,
       f"batching: the lines said: {out!r} {err!r}")

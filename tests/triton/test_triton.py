@@ -9,6 +9,10 @@ from the build's backend folder. Then:
      bitwise, what symc.Session (the Python package on the same libsymc.so, the reference backend)
      gives for the same inputs: the reference backend is deterministic, and a row's result does not
      depend on the rows the dynamic batcher put next to it;
+  1b. the attention engine served twice more behind a 300 ms batching delay: 8 threads send batch-1 and
+     batch-2 requests at once, 3 rounds; bert_join (the engine proves its batch rows independent) must run
+     them in fewer model runs than requests, bert_alone (config parameter symc_join "off") in one run each,
+     and every output equals symc.Session bitwise either way;
   2. refusals each give an error response naming what is wrong, and the server stays up (the next
      request succeeds): a batch over the max, a size out of its declared range (symc's range text),
      a wrong dtype, an unknown input, a missing input, x and attention_mask disagreeing in S or in
@@ -189,10 +193,20 @@ for name, eng in (("cnn", cnn_symx), ("bert", bert_symx)):
     log(f"{name}/config.pbtxt:\n" + "\n".join("    " + line for line in text.splitlines()))
     check(f"{name} config: backend symc, max_batch_size 4",
           'backend: "symc"' in text and "max_batch_size: 4" in text, text)
+# the same attention engine twice more, behind a long batching delay so concurrent requests meet in one
+# execution: bert_join joins them into one run (the engine's batch rows are proved independent), bert_alone
+# has the config parameter symc_join "off" and runs each alone (phase 1b)
+for name in ("bert_join", "bert_alone"):
+    out = symc_cmd("triton", bert_symx, REPO, "--name", name, "--max-queue-delay-us", "300000")
+    if name == "bert_alone":
+        with open(os.path.join(REPO, name, "config.pbtxt"), "a") as f:
+            f.write('parameters { key: "symc_join" value: { string_value: "off" } }\n')
+    else:
+        check("symc triton says the backend joins the engine's requests", "into one run" in out, out)
 log("engines compiled, repository written")
 
 REF = {"cnn": symc.Session(cnn_symx), "bert": symc.Session(bert_symx)}
-OUT = {"cnn": "y", "bert": "hidden"}
+OUT = {"cnn": "y", "bert": "hidden", "bert_join": "hidden", "bert_alone": "hidden"}
 
 # ---------------------------------------------------------------- the server
 pkg = spec.submodule_search_locations[0]
@@ -255,7 +269,8 @@ def start_server():
     logf = open(server_log, "wb")
     server = subprocess.Popen(
         [server_bin, f"--model-repository={REPO}", f"--backend-directory={BACKEND_DIR}",
-         "--model-control-mode=explicit", "--load-model=cnn", "--load-model=bert", f"--http-port={http_port}",
+         "--model-control-mode=explicit", "--load-model=cnn", "--load-model=bert", "--load-model=bert_join",
+         "--load-model=bert_alone", f"--http-port={http_port}",
          f"--grpc-port={grpc_port}", f"--metrics-port={metrics_port}", "--allow-metrics=false",
          "--allow-gpu-metrics=false", "--pinned-memory-pool-byte-size=0", "--cuda-memory-pool-byte-size=0:0",
          "--exit-timeout-secs=10", "--http-address=127.0.0.1", "--grpc-address=127.0.0.1"],
@@ -413,6 +428,56 @@ try:
     log(f"  {joined} requests ran joined with another" + ("" if joined else " (none: the bitwise check saw no "
                                                                              "joined batch this time)"))
 
+    # ------------------------------------------------------------ 1b. joined runs, and the switch that stops them
+    # 8 threads send a batch-1 or batch-2 request each at once (S = 8, a barrier before each round), 3 rounds:
+    # the batcher's 300 ms delay puts them in shared executions; bert_join must run them in fewer model runs
+    # than requests (each run reports its rows as one execution), bert_alone in one run each; every output
+    # equals symc.Session bitwise either way (a row's result does not depend on the rows beside it)
+    for m, joins in (("bert_join", True), ("bert_alone", False)):
+        st0 = hc.get_inference_statistics(m)["model_stats"][0]
+        barrier = threading.Barrier(8)
+        jreqs = [[random_request(rng, "bert", same=True) for _ in range(8)] for _ in range(3)]
+        for rnd in jreqs:
+            for arrays in rnd:
+                if arrays["x"].shape[0] > 2:
+                    arrays["x"], arrays["attention_mask"] = arrays["x"][:2], arrays["attention_mask"][:2]
+        jres = [[None] * 8 for _ in range(3)]
+
+        def jworker(k, m=m, barrier=barrier, jreqs=jreqs, jres=jres):
+            client = make_http() if k % 2 == 0 else make_grpc()
+            try:
+                for rnd in range(3):
+                    barrier.wait(timeout=60)
+                    try:
+                        jres[rnd][k] = infer(client, m, jreqs[rnd][k])
+                    except Exception as e:  # noqa: BLE001
+                        jres[rnd][k] = f"{type(e).__name__}: {e}"
+            finally:
+                client.close()
+
+        jthreads = [threading.Thread(target=jworker, args=(k,), daemon=True) for k in range(8)]
+        for t in jthreads:
+            t.start()
+        for t in jthreads:
+            t.join(timeout=120)
+        same = 0
+        for rnd in range(3):
+            for k in range(8):
+                got, want = jres[rnd][k], expect("bert", jreqs[rnd][k])
+                ok = isinstance(got, np.ndarray) and got.shape == want.shape and np.array_equal(got, want)
+                same += ok
+                check(f"1b. {m} round {rnd} request {k} {shapes(jreqs[rnd][k])} equals symc.Session bitwise", ok,
+                      got if not isinstance(got, np.ndarray) else "differs")
+        st1 = hc.get_inference_statistics(m)["model_stats"][0]
+        n_req = int(st1["inference_stats"]["success"]["count"]) - int(st0["inference_stats"]["success"]["count"])
+        n_exec = int(st1["execution_count"]) - int(st0["execution_count"])
+        log(f"1b. {m}: {same}/24 bitwise equal; {n_req} requests in {n_exec} model runs")
+        if joins:
+            check(f"1b. {m} joins requests into shared runs", n_exec < n_req, f"{n_req} requests, {n_exec} runs")
+        else:
+            check(f"1b. {m} (symc_join off) runs each request alone", n_exec == n_req,
+                  f"{n_req} requests, {n_exec} runs")
+
     # ------------------------------------------------------------ 2. refusals; the server stays up
     good = {"cnn": {"x": np.ones((2, 3, 20, 24), np.float32)},
             "bert": {"x": np.ones((2, 5, D), np.float32), "attention_mask": np.array([[1] * 5, [1, 1, 0, 0, 0]])}}
@@ -476,7 +541,10 @@ try:
     channel, stub = malformed.grpc_stub(GRPC_URL)
     fuzz_s = float(os.environ.get("SYMC_TRITON_FUZZ_S", "10"))
     t_end, n_sent, outcomes, messages, lenient = time.monotonic() + fuzz_s, 0, {}, set(), set()
-    while time.monotonic() < t_end:
+    # past the time, on until one request has reached symc and been refused (a loaded machine sends fewer in
+    # the time; most malformed requests stop at Triton's own checks), for at most twice as long again
+    while time.monotonic() < t_end or (time.monotonic() < t_end + 2 * fuzz_s and
+                                       not any("symc: " in e for e in messages)):
         m = "cnn" if frng.random() < 0.5 else "bert"
         c = malformed.make(frng, m, D, OUT[m])
         for proto in ("HTTP", "gRPC"):
