@@ -173,7 +173,12 @@ def unpack_server(path, work):
 class Server:
     def __init__(self, root, repo, backend_dir, models, logpath):
         self.http = free_port()
-        env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(root, "lib") + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
+        # the Python backend's stub runs this Python's libpython and packages (torch, numpy)
+        import site
+        import sysconfig
+        libdirs = [os.path.join(root, "lib"), sysconfig.get_config_var("LIBDIR") or ""]
+        env = dict(os.environ, LD_LIBRARY_PATH=":".join(libdirs + [os.environ.get("LD_LIBRARY_PATH", "")]),
+                   PYTHONPATH=":".join(site.getsitepackages() + [os.environ.get("PYTHONPATH", "")]))
         self.logf = open(logpath, "wb")
         self.logpath = logpath
         # the symc backend from the build; the Python backend (its stub for this Python) from the pack
@@ -307,16 +312,18 @@ def repo_entry(a, engine, repo, name, join):
     if p.returncode:
         raise RuntimeError("symc triton: " + p.stderr)
     log(p.stdout.strip())
-    if not join:
-        with open(os.path.join(repo, name, "config.pbtxt"), "a") as f:
+    with open(os.path.join(repo, name, "config.pbtxt"), "a") as f:
+        if not join:
             f.write('parameters { key: "symc_join" value: { string_value: "off" } }\n')
+        if a.graphs:
+            f.write('parameters { key: "symc_cuda_graphs" value: { string_value: "on" } }\n')
 
 
-def python_entry(a, repo, name, module_path, m):
+def python_entry(a, repo, name, module_path, m, model_name):
     """the eager fp16 peer through Triton's Python backend"""
     d = os.path.join(repo, name)
     os.makedirs(os.path.join(d, "1"), exist_ok=True)
-    shutil.copy(module_path, os.path.join(d, "1", "module.pt"))
+    shutil.copy(module_path, os.path.join(d, "1", "weights.pt"))
     types = {"float": "TYPE_FP32", "ids": "TYPE_INT64", "mask": "TYPE_INT64"}
     ins = "".join(f'input {{ name: "{n}" data_type: {types[k]} dims: [{", ".join(str(x if isinstance(x, int) else (a.seq if x == "S" else -1)) for x in dims[1:])}] }}\n'
                   for n, dims, k in m["inputs"])
@@ -338,7 +345,13 @@ NAMES = {names!r}
 
 class TritonPythonModel:
     def initialize(self, args):
-        self.m = torch.load(os.path.join(os.path.dirname(__file__), "module.pt"), weights_only=False).half().cuda().eval()
+        import sys
+        sys.path.insert(0, {os.path.join(REPO_ROOT, "tests", "gpu")!r})
+        import real_models
+        torch.manual_seed(0)
+        m = real_models.MODELS[{model_name!r}]["build"]()
+        m.load_state_dict(torch.load(os.path.join(os.path.dirname(__file__), "weights.pt")))
+        self.m = m.half().cuda().eval()
 
     def execute(self, requests):
         xs = [[pb_utils.get_input_tensor_by_name(r, n).as_numpy() for n in NAMES] for r in requests]
@@ -430,6 +443,8 @@ def main():
     ap.add_argument("--client-procs", type=int, default=8)
     ap.add_argument("--modes", default="join,nojoin,inproc")
     ap.add_argument("--python-peer", action="store_true")
+    ap.add_argument("--graphs", action="store_true",
+                    help="CUDA graphs on in the symc instances (config parameter symc_cuda_graphs; off by default)")
     a = ap.parse_args()
     for k in ("symc", "backend_dir", "lib"):
         setattr(a, k, os.path.abspath(getattr(a, k)))
@@ -469,10 +484,9 @@ def main():
             repo_entry(a, engine, repo, f"{name}_nojoin", False)
             served.append(("triton no join", f"{name}_nojoin"))
         if a.python_peer:
-            mp = os.path.join(a.work, name, "module.pt")
-            torch.save(module.cpu(), mp)
-            module.cuda()
-            python_entry(a, repo, f"{name}_torch", mp, m)
+            mp = os.path.join(a.work, name, "weights.pt")
+            torch.save(module.state_dict(), mp)
+            python_entry(a, repo, f"{name}_torch", mp, m, name)
         if served or a.python_peer:
             server = None
             try:

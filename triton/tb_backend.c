@@ -124,6 +124,7 @@ typedef struct tb_model {
      * the engine proves each output row depends on the same input rows alone
      * (symrt_engine_batch_rows), and the config does not turn it off */
     int join;
+    int graphs; /* CUDA graphs in KIND_GPU instances (config parameter symc_cuda_graphs, default "off") */
 } tb_model;
 
 typedef struct tb_buf {
@@ -308,15 +309,26 @@ static TRITONSERVER_Error *tb_check_entry(const tb_model *m, const tb_json *e, i
 /* Whether requests may be joined: the engine's proof, a batch axis, sizes
  * all known before a run, and the config's parameter symc_join ("on", the
  * default, or "off"). */
+/* config parameter `key`: "on" or "off" into *on (dflt when absent) */
+static TRITONSERVER_Error *tb_switch(const tb_model *m, const tb_json *cfg, const char *key, int dflt, int *on) {
+    const tb_json *p = tb_json_get(tb_json_get(tb_json_get(cfg, "parameters"), key), "string_value");
+    *on = dflt;
+    if (!p) return NULL;
+    if (p->kind != TB_JSON_STR || (strcmp(p->str, "on") && strcmp(p->str, "off")))
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "model '%s': config parameter %s must be \"on\" or \"off\"",
+                        m->name, key);
+    *on = !strcmp(p->str, "on");
+    return NULL;
+}
+
 static TRITONSERVER_Error *tb_check_join(tb_model *m, const tb_json *cfg) {
-    const tb_json *p = tb_json_get(tb_json_get(tb_json_get(cfg, "parameters"), "symc_join"), "string_value");
-    int off = 0;
-    if (p) {
-        if (p->kind != TB_JSON_STR || (strcmp(p->str, "on") && strcmp(p->str, "off")))
-            return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
-                            "model '%s': config parameter symc_join must be \"on\" or \"off\"", m->name);
-        off = !strcmp(p->str, "off");
-    }
+    int on = 1;
+    TB_TRY(tb_switch(m, cfg, "symc_join", 1, &on));
+    int off = !on;
+    /* off unless asked for: under load at large joined batches, graphs in a GPU instance met
+     * CUDA_ERROR_ILLEGAL_INSTRUCTION inside tritonserver (H200; not seen in one process with
+     * several contexts, docs/PLAN-triton.md), which ends the GPU for every instance */
+    TB_TRY(tb_switch(m, cfg, "symc_cuda_graphs", 0, &m->graphs));
     /* symc triton prints the engine's verdict and why; here it only decides */
     symrt_batch_rows rows = SYMRT_BATCH_ROWS_UNKNOWN;
     if (symrt_engine_batch_rows(m->engine, &rows, NULL, NULL, 0, NULL) != SYMC_OK) rows = SYMRT_BATCH_ROWS_UNKNOWN;
@@ -497,7 +509,8 @@ TRITONSERVER_Error *TRITONBACKEND_ModelInstanceInitialize(TRITONBACKEND_ModelIns
         e = tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
     else if (symrt_context_create_on(m->engine, in->gpu ? SYMRT_BACKEND_CUDA : SYMRT_BACKEND_REF, device, NULL,
                                      &in->ctx, &err) != SYMC_OK ||
-             symrt_context_set_host_io(in->ctx, 1, &err) != SYMC_OK)
+             symrt_context_set_host_io(in->ctx, 1, &err) != SYMC_OK ||
+             (!m->graphs && symrt_context_set_cuda_graphs(in->ctx, 0, &err) != SYMC_OK))
         e = tb_error(tb_code(err.code), "model '%s' instance '%s' (%s %d): %s", m->name, in->name,
                      in->gpu ? "GPU" : "CPU", (int)device, err.msg);
     if (!e) e = TRITONBACKEND_ModelInstanceSetState(instance, in);

@@ -92,7 +92,8 @@ void rt_cuda_destroy(rt_cuda *c) {
     int owner = c->owner == c || !c->owner; /* frees what the engine's states share */
     if (c->dev && rt_cuda_cu_use(c->dev, NULL) == SYMC_OK) {
         /* queued work may still read constants or the workspace */
-        rt_cuda_cu.CtxSynchronize();
+        rt_cuda_quiesce(c, NULL); /* the owner's table: every state's runs */
+        for (uint32_t i = 0; owner && i < c->n_run_streams; i++) rt_cuda_cu.EventDestroy(c->run_event[i]);
         rt_cuda_gemm_destroy(c);
         rt_cuda_conv_destroy(c);
         if (owner && c->consts)
@@ -427,7 +428,7 @@ static symc_status plan_workspace(rt_cuda *c, const int64_t *slots, symc_error *
         symc_status st;
         if (o->workspace) {
             /* work queued earlier (on any stream, by any region) may still use the old one */
-            if ((st = RT_CU(err, CtxSynchronize, ()))) return st;
+            if ((st = rt_cuda_quiesce(o, err))) return st;
             rt_cuda_free(o, o->workspace);
             o->workspace = 0;
             o->workspace_size = 0;
@@ -510,9 +511,57 @@ static symc_status need_hook(const rt_cuda *c, const rt_run_hook *hook, const ch
                            what, engine_name(c->e), p->node < c->e->n_nodes ? c->e->nodes[p->node].name : "?");
 }
 
+/* ---- the streams a context ran on (rt_cuda_quiesce) ---------------------------- */
+
+static void run_begin(rt_cuda *c, CUstream stream) {
+    c->owner->in_run = 1;
+    c->owner->cur_stream = stream;
+}
+
+/* an event after this run on its stream */
+static symc_status run_end(rt_cuda *c, CUstream stream, symc_error *err) {
+    rt_cuda *o = c->owner;
+    o->in_run = 0;
+    uint32_t i = 0;
+    while (i < o->n_run_streams && o->run_stream[i] != stream) i++;
+    if (i == o->n_run_streams) {
+        if (i == RT_CUDA_RUN_STREAMS) {
+            o->run_streams_full = 1;
+            return SYMC_OK;
+        }
+        symc_status st = RT_CU(err, EventCreate, (&o->run_event[i], CU_EVENT_DISABLE_TIMING));
+        if (st) return st;
+        o->run_stream[i] = stream;
+        o->n_run_streams++;
+    }
+    return RT_CU(err, EventRecord, (o->run_event[i], stream));
+}
+
+symc_status rt_cuda_quiesce(rt_cuda *c, symc_error *err) {
+    rt_cuda *o = c->owner;
+    if (o->run_streams_full) return RT_CU(err, CtxSynchronize, ());
+    symc_status st = SYMC_OK;
+    for (uint32_t i = 0; !st && i < o->n_run_streams; i++) st = RT_CU(err, EventSynchronize, (o->run_event[i]));
+    if (!st && o->in_run) st = RT_CU(err, StreamSynchronize, (o->cur_stream));
+    return st;
+}
+
+static symc_status device_run_steps(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
+                                    CUstream stream, const rt_run_hook *hook, symc_error *err);
+
 static symc_status device_run(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
                               const size_t *size, CUstream stream, const rt_run_hook *hook, symc_error *err) {
     (void)size; /* checked by the caller against the shapes and the allocations */
+    symc_status st = rt_cuda_cu_use(c->dev, err);
+    if (st) return st;
+    run_begin(c, stream);
+    st = device_run_steps(c, slots, shape_changed, addr, stream, hook, err);
+    symc_status end = run_end(c, stream, st ? NULL : err);
+    return st ? st : end;
+}
+
+static symc_status device_run_steps(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
+                                    CUstream stream, const rt_run_hook *hook, symc_error *err) {
     symc_status st = need_hook(c, hook, "rt_cuda_enqueue", err);
     if (!st) st = rt_cuda_cu_use(c->dev, err);
     if (st) return st;
@@ -663,11 +712,15 @@ symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed,
     if (st) return st;
     st = rt_cuda_cu_use(c->dev, err);
     if (st) return st;
-    if ((st = rt_cuda_check_run(c, 0, err))) return st;
-    if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
-    CUevent *ev = calloc((size_t)e->n_steps + 1, sizeof *ev);
-    if (!ev) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of host memory for %u events", e->n_steps + 1);
+    CUevent *ev = NULL;
     uint32_t made = 0, next = 0;
+    run_begin(c, stream);
+    if ((st = rt_cuda_check_run(c, 0, err)) || (st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err)))
+        goto done;
+    if (!(ev = calloc((size_t)e->n_steps + 1, sizeof *ev))) {
+        st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of host memory for %u events", e->n_steps + 1);
+        goto done;
+    }
     for (; made <= e->n_steps; made++)
         if ((st = RT_CU(err, EventCreate, (&ev[made], CU_EVENT_DEFAULT)))) goto done;
     for (uint32_t i = 0; i < e->n_steps; i++) {
@@ -691,7 +744,9 @@ symc_status rt_cuda_profile(rt_cuda *c, const int64_t *slots, int shape_changed,
         out[i].start_ms = t0;
         out[i].ms = dt;
     }
-done:
+done:;
+    symc_status end = run_end(c, stream, st ? NULL : err);
+    if (!st) st = end;
     for (uint32_t k = 0; k < made; k++) rt_cuda_cu.EventDestroy(ev[k]);
     free(ev);
     return st;

@@ -397,7 +397,7 @@ static symc_status ensure_ws(rt_cuda *c, size_t need, symc_error *err) {
     symc_status st;
     if (g->ws) {
         /* queued convolutions may still use the old one */
-        if ((st = RT_CU(err, CtxSynchronize, ()))) return st;
+        if ((st = rt_cuda_quiesce(c, err))) return st;
         rt_cuda_free(c, g->ws);
         g->ws = 0;
         g->ws_size = 0;

@@ -700,7 +700,7 @@ static symc_status ensure_buffers(rt_cuda *c, const gemm_problem *p, int k0, sym
         size_t need = (size_t)(p->m > p->n ? p->m : p->n) * p->esize;
         if (need > g->zeros_size) {
             if (g->zeros) {
-                if ((st = RT_CU(err, CtxSynchronize, ()))) return st;
+                if ((st = rt_cuda_quiesce(c, err))) return st;
                 rt_cuda_free(c, g->zeros);
                 g->zeros = 0;
                 g->zeros_size = 0;
@@ -721,7 +721,7 @@ static symc_status ensure_ones(rt_cuda *c, symc_dtype dt, int64_t n, symc_error 
     if ((size_t)n <= g->ones_n[i]) return SYMC_OK;
     symc_status st;
     if (g->ones[i]) { /* queued calls may still read the old one */
-        if ((st = RT_CU(err, CtxSynchronize, ()))) return st;
+        if ((st = rt_cuda_quiesce(c, err))) return st;
         rt_cuda_free(c, g->ones[i]);
         g->ones[i] = 0;
         g->ones_n[i] = 0;

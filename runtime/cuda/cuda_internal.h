@@ -41,6 +41,7 @@ typedef struct rt_cuda_force {
  * free them; each keeps its modules, functions, per-tensor pointers and
  * offsets, lifetimes, kernel arguments, library step caches and graph
  * cache. Without regions, owner is the state itself. */
+#define RT_CUDA_RUN_STREAMS 8
 struct rt_cuda {
     const rt_engine *e;
     rt_cuda *owner; /* the context's first state (itself when it is the first) */
@@ -115,6 +116,18 @@ struct rt_cuda {
      * tensor-address table a run uses in place of the caller's */
     int host_io;
     CUstream io_stream;
+    /* in the owner: the streams this context's runs were queued on, each with
+     * an event recorded after its last run there, and the stream of the run
+     * in progress (cur_stream while in_run): rt_cuda_quiesce waits for these
+     * rather than for the whole CUDA context, which fails while another
+     * context of the process (a server's other instance) captures a graph.
+     * More streams than the table: run_streams_full, and quiesce waits for
+     * the whole CUDA context after all. */
+    CUstream run_stream[RT_CUDA_RUN_STREAMS];
+    CUevent run_event[RT_CUDA_RUN_STREAMS];
+    uint32_t n_run_streams;
+    int run_streams_full, in_run;
+    CUstream cur_stream;
     CUdeviceptr *io_dev;
     size_t *io_cap;
     void **host_addr;
@@ -133,6 +146,10 @@ typedef struct rt_graph_entry {
 
 /* Device memory through the user's allocator or cuMemAlloc (256-aligned). */
 symc_status rt_cuda_alloc(rt_cuda *c, size_t bytes, CUdeviceptr *p, const char *what, symc_error *err);
+/* Waits until no work this context queued (earlier runs on any stream, and
+ * the run in progress) can still use its memory: before a buffer it owns is
+ * freed or replaced. */
+symc_status rt_cuda_quiesce(rt_cuda *c, symc_error *err);
 void rt_cuda_free(rt_cuda *c, CUdeviceptr p);
 /* Bytes of tensor t at these slots; SIZE_MAX on overflow. */
 size_t rt_cuda_tensor_bytes(const rt_engine *e, const int64_t *slots, uint32_t t);
