@@ -562,6 +562,39 @@ static TRITONSERVER_Error *tb_input_buffer(const tb_instance *in, TRITONBACKEND_
     return NULL;
 }
 
+/* whether the request asks for output `name` */
+static TRITONSERVER_Error *tb_wants(TRITONBACKEND_Request *req, const char *name, int *want) {
+    uint32_t n = 0;
+    *want = 0;
+    TB_TRY(TRITONBACKEND_RequestOutputCount(req, &n));
+    for (uint32_t i = 0; i < n && !*want; i++) {
+        const char *asked = NULL;
+        TB_TRY(TRITONBACKEND_RequestOutputName(req, i, &asked));
+        *want = asked && !strcmp(asked, name);
+    }
+    return NULL;
+}
+
+/* the buffers of input k (need bytes in all) copied one after another to dst */
+static TRITONSERVER_Error *tb_gather_input(const tb_instance *in, TRITONBACKEND_Input *input, uint32_t k, uint32_t nbuf,
+                                           uint64_t need, uint8_t *dst) {
+    uint64_t at = 0;
+    for (uint32_t b = 0; b < nbuf; b++) {
+        const void *p;
+        uint64_t sz;
+        TB_TRY(tb_input_buffer(in, input, k, b, &p, &sz));
+        if (sz > need - at)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold more than its %llu bytes",
+                            in->m->in[k].name, (unsigned long long)need);
+        if (sz) memcpy(dst + at, p, (size_t)sz);
+        at += sz;
+    }
+    if (at != need)
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold %llu bytes, not %llu",
+                        in->m->in[k].name, (unsigned long long)at, (unsigned long long)need);
+    return NULL;
+}
+
 /* input k of the request bound to the context; *rows its dim 0 */
 static TRITONSERVER_Error *tb_bind_input(tb_instance *in, TRITONBACKEND_Request *req, uint32_t k, int64_t *rows) {
     const tb_model *m = in->m;
@@ -613,20 +646,7 @@ static TRITONSERVER_Error *tb_bind_input(tb_instance *in, TRITONBACKEND_Request 
         /* gathered (several buffers) or realigned into the instance's scratch */
         uint8_t *dst = tb_reserve(&in->in_scratch[k], (size_t)need);
         if (!dst) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory for input '%s'", io->name);
-        uint64_t at = 0;
-        for (uint32_t b = 0; b < nbuf; b++) {
-            const void *p;
-            uint64_t sz;
-            TB_TRY(tb_input_buffer(in, input, k, b, &p, &sz));
-            if (sz > need - at)
-                return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold more than its %llu bytes",
-                                io->name, (unsigned long long)need);
-            if (sz) memcpy(dst + at, p, (size_t)sz);
-            at += sz;
-        }
-        if (at != need)
-            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold %llu bytes, not %llu", io->name,
-                            (unsigned long long)at, (unsigned long long)need);
+        TB_TRY(tb_gather_input(in, input, k, nbuf, need, dst));
         data = dst;
     }
     if (!data) data = tb_reserve(&in->in_scratch[k], 0); /* an empty tensor still needs an address */
@@ -668,20 +688,13 @@ static TRITONSERVER_Error *tb_run(tb_instance *in, TRITONBACKEND_Request *req, T
         TB_TRY(tb_bind_input(in, req, k, &r));
         if (k == 0) *rows = r;
     }
-    /* which outputs the request asked for */
-    uint32_t n_req_out = 0;
-    TB_TRY(TRITONBACKEND_RequestOutputCount(req, &n_req_out));
     for (uint32_t k = 0; k < m->n_out; k++) {
         in->outs[k] = NULL;
         in->out_dst[k] = NULL;
     }
     for (uint32_t k = 0; k < m->n_out; k++) {
         int want = 0;
-        for (uint32_t i = 0; i < n_req_out && !want; i++) {
-            const char *name;
-            TB_TRY(TRITONBACKEND_RequestOutputName(req, i, &name));
-            want = name && !strcmp(name, m->out[k].name);
-        }
+        TB_TRY(tb_wants(req, m->out[k].name, &want));
         int64_t dims[8];
         int32_t rank = 0;
         if (symrt_get_tensor_max_shape(in->ctx, m->out[k].name, dims, &rank, &err) != SYMC_OK)
@@ -766,34 +779,6 @@ static int tb_probe_request(const tb_model *m, TRITONBACKEND_Request *req, int64
     return *rows >= 1 && *rows <= m->max_batch;
 }
 
-/* the request's input k copied to dst (its bytes, checked by the probe) */
-static TRITONSERVER_Error *tb_copy_input(tb_instance *in, TRITONBACKEND_Request *req, uint32_t k, uint8_t *dst,
-                                         uint64_t *copied) {
-    TRITONBACKEND_Input *input = NULL;
-    const char *name;
-    TRITONSERVER_DataType dt;
-    const int64_t *shape;
-    uint32_t rank, nbuf;
-    uint64_t bytes, at = 0;
-    TB_TRY(TRITONBACKEND_RequestInput(req, in->m->in[k].name, &input));
-    TB_TRY(TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &bytes, &nbuf));
-    for (uint32_t b = 0; b < nbuf; b++) {
-        const void *p;
-        uint64_t sz;
-        TB_TRY(tb_input_buffer(in, input, k, b, &p, &sz));
-        if (sz > bytes - at)
-            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold more than its %llu bytes",
-                            in->m->in[k].name, (unsigned long long)bytes);
-        if (sz) memcpy(dst + at, p, (size_t)sz);
-        at += sz;
-    }
-    if (at != bytes)
-        return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold %llu bytes, not %llu",
-                        in->m->in[k].name, (unsigned long long)at, (unsigned long long)bytes);
-    *copied = bytes;
-    return NULL;
-}
-
 /* One run of the n requests in reqs (rows[i] each) joined; on success every
  * one is answered and released. NULL: done; an error: nothing was answered,
  * run them alone. */
@@ -825,7 +810,12 @@ static TRITONSERVER_Error *tb_run_joined(tb_instance *in, TRITONBACKEND_ModelIns
         uint64_t at = 0;
         for (uint32_t i = 0; i < n; i++) {
             uint64_t got = 0;
-            TB_TRY(tb_copy_input(in, reqs[i], k, dst + at, &got));
+            uint32_t nb = 0;
+            TB_TRY(TRITONBACKEND_RequestInput(reqs[i], m->in[k].name, &input));
+            TB_TRY(TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &got, &nb));
+            if (got > sum - at)
+                return tb_error(TRITONSERVER_ERROR_INTERNAL, "joined input '%s' overflows", m->in[k].name);
+            TB_TRY(tb_gather_input(in, input, k, nb, got, dst + at));
             at += got;
         }
         if (at != sum)
@@ -858,16 +848,9 @@ static TRITONSERVER_Error *tb_run_joined(tb_instance *in, TRITONBACKEND_ModelIns
     for (uint32_t i = 0; i < n; i++) {
         TRITONBACKEND_Response *resp = NULL;
         TRITONSERVER_Error *e = TRITONBACKEND_ResponseNew(&resp, reqs[i]);
-        uint32_t n_req_out = 0;
-        if (!e) e = TRITONBACKEND_RequestOutputCount(reqs[i], &n_req_out);
         for (uint32_t k = 0; !e && k < m->n_out; k++) {
             int want = 0;
-            for (uint32_t j = 0; j < n_req_out && !want && !e; j++) {
-                const char *name = NULL;
-                e = TRITONBACKEND_RequestOutputName(reqs[i], j, &name);
-                want = !e && name && !strcmp(name, m->out[k].name);
-            }
-            if (e || !want) continue;
+            if ((e = tb_wants(reqs[i], m->out[k].name, &want)) || !want) continue;
             int64_t dims[8];
             int32_t rank = 0;
             uint64_t all = 0, bytes = 0;
