@@ -34,15 +34,24 @@
 
 /* RW_INDEX: ROWS(a, 1) whose every value is its own index along a (arange(B) and its views: a batch row
  * index, as masks built by index functions use it); RW_NDINDEX: ROWS(a, 1) gather_nd indices whose first
- * component (along the last axis) is such an index and whose others are row values. Both are rows as far
- * as shapes go, but as data they are not (the index of a row changes when requests are joined): only views,
- * a concat into gather_nd indices and gather_nd itself may read them. */
-enum { RW_FREE, RW_ROWS, RW_MIXED, RW_INDEX, RW_NDINDEX };
+ * component (along the last axis) is such an index and whose others are row values; RW_FLAT: ROWS(a, 1)
+ * whose value at row b is b * k (the row index times a free scalar k); RW_FLATIDX: ROWS(a, 1) whose value
+ * at row b lies in [b * k, b * k + k) (RW_FLAT plus free values in [0, k): the flat index of row b's
+ * elements in a tensor of rows of k, as transformers' masks index the flattened [B*S] mask). All are rows as
+ * far as shapes go, but as data they are not (the index of a row changes when requests are joined): only
+ * views, the arithmetic that builds them, a concat into gather_nd indices and the gathers that read a row
+ * with them may use them.
+ *
+ * Shape values: a tensor whose every element shape inference knows as an expression of the symbols
+ * (ir_tensor.value: shape_of and what is computed from it) depends on nothing but the symbols, so it is FREE
+ * when no element mentions B, however it was computed (element 1 of shape_of([B, S]) is S). */
+enum { RW_FREE, RW_ROWS, RW_MIXED, RW_INDEX, RW_NDINDEX, RW_FLAT, RW_FLATIDX };
 
 typedef struct rw {
     int kind;
     int32_t axis;
     sym_expr g;
+    sym_expr k;         /* RW_FREE: every value lies in [0, k) (SYM_NONE: not known); RW_FLAT(IDX): the stride */
     uint32_t node;      /* RW_MIXED: the node that made it so (IR_NONE: an input) */
     const char *reason; /* RW_MIXED: why (static text) */
 } rw;
@@ -75,9 +84,12 @@ static int factor(const rows_ctx *c, sym_expr e, sym_expr *g) {
     return 1;
 }
 
-static rw mixed(uint32_t node, const char *reason) { return (rw){RW_MIXED, 0, SYM_NONE, node, reason}; }
-static rw rows(int32_t axis, sym_expr g) { return (rw){RW_ROWS, axis, g, IR_NONE, NULL}; }
-static const rw free_state = {RW_FREE, 0, SYM_NONE, IR_NONE, NULL};
+static rw mixed(uint32_t node, const char *reason) { return (rw){RW_MIXED, 0, SYM_NONE, SYM_NONE, node, reason}; }
+static rw rows(int32_t axis, sym_expr g) { return (rw){RW_ROWS, axis, g, SYM_NONE, IR_NONE, NULL}; }
+static rw index_state(int kind, int32_t axis, sym_expr g, sym_expr k) { return (rw){kind, axis, g, k, IR_NONE, NULL}; }
+static const rw free_state = {RW_FREE, 0, SYM_NONE, SYM_NONE, IR_NONE, NULL};
+
+static int is_index(int kind) { return kind >= RW_INDEX; }
 
 static int64_t attr_int(const ir_node *n, const char *name, int64_t dflt) {
     const ir_attr *a = ir_node_attr(n, name);
@@ -99,7 +111,7 @@ static int first_mixed(const rows_ctx *c, const ir_node *n, int *n_rows) {
     for (uint32_t k = 0; k < n->n_in; k++) {
         rw s = in_s(c, n, k);
         if (s.kind == RW_MIXED && first < 0) first = (int)k;
-        *n_rows += s.kind == RW_ROWS || s.kind == RW_INDEX || s.kind == RW_NDINDEX;
+        *n_rows += s.kind == RW_ROWS || is_index(s.kind);
     }
     return first;
 }
@@ -260,7 +272,7 @@ static rw grow(const rows_ctx *c, const ir_node *n, uint32_t node, const ir_tens
             p = d;
         }
     sym_expr g;
-    if (p < 0) return free_state;
+    if (p < 0) return s; /* free, with its bound on the values */
     if (!factor(c, out->dims[p], &g)) return mixed(node, "an expand or tile to a size that is not a multiple of B");
     return rows(p, g);
 }
@@ -277,6 +289,30 @@ static int attrs_mention(const rows_ctx *c, const ir_node *n) {
     return 0;
 }
 
+/* every element of t known (ir_tensor.value) and one expression, free of B: *v */
+static int uniform_value(const rows_ctx *c, const ir_tensor *t, sym_expr *v) {
+    int64_t n;
+    sym_expr numel = ir_tensor_numel(c->m, t);
+    if (!t->value || !t->n_value || numel == SYM_NONE || !sym_is_const(c->t, numel, &n) || n != (int64_t)t->n_value)
+        return 0;
+    for (uint32_t i = 0; i < t->n_value; i++)
+        if (t->value[i] == SYM_NONE || mentions(c, t->value[i]) || !eq(c, t->value[i], t->value[0])) return 0;
+    *v = t->value[0];
+    return 1;
+}
+
+/* every element of t known and free of B, and its dims too: its values are the same at every batch size */
+static int known_free(const rows_ctx *c, const ir_tensor *t) {
+    int64_t n;
+    sym_expr numel = ir_tensor_numel(c->m, t);
+    if (!t->value || numel == SYM_NONE || !sym_is_const(c->t, numel, &n) || n != (int64_t)t->n_value) return 0;
+    for (int32_t d = 0; d < t->rank; d++)
+        if (mentions(c, t->dims[d])) return 0;
+    for (uint32_t i = 0; i < t->n_value; i++)
+        if (t->value[i] == SYM_NONE || mentions(c, t->value[i])) return 0;
+    return 1;
+}
+
 static const char *index_as_data = "the batch row index (arange(B)) used as data: it changes when requests are joined";
 
 /* arange(B): the row index */
@@ -284,10 +320,15 @@ static rw range_rule(const rows_ctx *c, const ir_node *n, uint32_t node) {
     const ir_attr *st = ir_node_attr(n, "start"), *li = ir_node_attr(n, "limit"), *de = ir_node_attr(n, "delta");
     int any = (st && st->n && mentions(c, st->dims[0])) || (li && li->n && mentions(c, li->dims[0])) ||
         (de && de->n && mentions(c, de->dims[0]));
-    if (!any) return free_state;
+    if (!any) { /* arange(L): values in [0, L) */
+        rw f = free_state;
+        if (st && li && de && st->n && li->n && de->n && is_const(c, st->dims[0], 0) && is_const(c, de->dims[0], 1))
+            f.k = li->dims[0];
+        return f;
+    }
     if (st && li && de && st->n && li->n && de->n && is_const(c, st->dims[0], 0) && is_const(c, de->dims[0], 1) &&
         eq(c, li->dims[0], c->vb))
-        return (rw){RW_INDEX, 0, sym_const(c->t, 1), IR_NONE, NULL};
+        return index_state(RW_INDEX, 0, sym_const(c->t, 1), SYM_NONE);
     return mixed(node, "a range whose bounds depend on the batch size");
 }
 
@@ -306,7 +347,7 @@ static rw index_rule(const rows_ctx *c, const ir_node *n, uint32_t node, const i
     case IR_OP_UNSQUEEZE:
     case IR_OP_TRANSPOSE:
     case IR_OP_EXPAND: {
-        if (s.kind != RW_INDEX || n->n_in != 1) break;
+        if (!is_index(s.kind) || s.kind == RW_NDINDEX || n->n_in != 1) break;
         rw r = s;
         r.kind = RW_ROWS;
         if (n->op == IR_OP_TRANSPOSE) {
@@ -318,8 +359,33 @@ static rw index_rule(const rows_ctx *c, const ir_node *n, uint32_t node, const i
             r = n->op == IR_OP_EXPAND ? grow(c, n, node, x, r, out) : view(c, node, x, r, out);
         }
         if (r.kind != RW_ROWS || !is_const(c, r.g, 1)) break;
-        r.kind = RW_INDEX;
+        r.kind = s.kind;
+        r.k = s.k;
         return r;
+    }
+    case IR_OP_MUL:   /* row index * k: RW_FLAT */
+    case IR_OP_ADD: { /* RW_FLAT + values in [0, k): RW_FLATIDX */
+        if (n->n_in != 2) break;
+        uint32_t ki = is_index(in_s(c, n, 0).kind) ? 0 : 1;
+        rw si = in_s(c, n, ki), sf = in_s(c, n, 1 - ki);
+        const ir_tensor *ti = in_t(c, n, ki), *tf = in_t(c, n, 1 - ki);
+        if (sf.kind != RW_FREE || !ti || !tf || !is_const(c, si.g, 1)) break;
+        int32_t p = si.axis + (out->rank - ti->rank), ak = p - (out->rank - tf->rank);
+        if (ak >= 0 && !is_const(c, tf->dims[ak], 1)) break;
+        sym_expr v;
+        if (n->op == IR_OP_MUL && si.kind == RW_INDEX && uniform_value(c, tf, &v))
+            return index_state(RW_FLAT, p, si.g, v);
+        if (n->op == IR_OP_ADD && si.kind == RW_FLAT && sf.k != SYM_NONE && sym_prove_le(c->t, sf.k, si.k) == SYM_TRUE)
+            return index_state(RW_FLATIDX, p, si.g, si.k);
+        break;
+    }
+    case IR_OP_GATHER: { /* data of rows of k along the gather axis, read at [b*k, b*k + k): row b reads row b */
+        rw si = in_s(c, n, 1);
+        int64_t ax;
+        if (s.kind == RW_ROWS && si.kind == RW_FLATIDX && ir_axis_norm(attr_int(n, "axis", 0), x->rank, &ax) &&
+            ax == s.axis && eq(c, s.g, si.k))
+            return rows((int32_t)ax + si.axis, si.g);
+        break;
     }
     case IR_OP_CONCAT: { /* gather_nd indices: the row index first, row values after, along the last axis */
         int64_t ax;
@@ -330,7 +396,7 @@ static rw index_rule(const rows_ctx *c, const ir_node *n, uint32_t node, const i
             rw sk = in_s(c, n, k);
             if (sk.kind != RW_ROWS || sk.axis != s.axis || !is_const(c, sk.g, 1)) return mixed(node, index_as_data);
         }
-        return (rw){RW_NDINDEX, s.axis, s.g, IR_NONE, NULL};
+        return index_state(RW_NDINDEX, s.axis, s.g, SYM_NONE);
     }
     case IR_OP_GATHER_ND: { /* data[idx[..., 0], idx[..., 1:]...]: row b of the result reads row b of data */
         rw si = in_s(c, n, 1);
@@ -350,18 +416,23 @@ static rw transfer(const rows_ctx *c, uint32_t node, uint32_t out_k) {
     const ir_tensor *x = in_t(c, n, 0);
     rw s = in_s(c, n, 0);
     int n_rows;
+    if (known_free(c, out)) return free_state; /* a shape value without B (element 1 of shape_of([B, S])) */
     int mk = first_mixed(c, n, &n_rows);
     if (mk >= 0) return c->st[n->in[mk]];
     if (attrs_mention(c, n)) return mixed(node, "an attribute that depends on the batch size");
     if (n->op == IR_OP_RANGE) return range_rule(c, n, node);
     for (uint32_t k = 0; k < n->n_in; k++) {
         int kind = in_s(c, n, k).kind;
-        if (kind == RW_INDEX || kind == RW_NDINDEX) return index_rule(c, n, node, out);
+        if (is_index(kind)) return index_rule(c, n, node, out);
     }
     const ir_op_info *info = ir_op_get(n->op);
     if (n->op == IR_OP_EXPAND || n->op == IR_OP_TILE) return grow(c, n, node, x, s, out);
-    if (!n_rows) /* every input free: so is the result, unless its shape or values bring in B (checked after) */
-        return free_state;
+    if (!n_rows) { /* every input free: so is the result, unless its shape or values bring in B (checked after) */
+        int keeps = n->op == IR_OP_IDENTITY || n->op == IR_OP_RESHAPE || n->op == IR_OP_FLATTEN ||
+            n->op == IR_OP_SQUEEZE || n->op == IR_OP_UNSQUEEZE ||
+            (n->op == IR_OP_CAST && (out->dtype == SYMC_I64 || out->dtype == SYMC_I32));
+        return keeps ? s : free_state; /* views keep the bound on the values */
+    }
     if (info && info->category == IR_CAT_UNARY) return s;
     if (info && info->category == IR_CAT_BINARY) return broadcast(c, n, node, out);
     switch (n->op) {

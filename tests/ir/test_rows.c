@@ -5,7 +5,8 @@
  * a reshape to [B*S, D] and back, transposes, attention over S, a concat and
  * a slice on D, the mask broadcast in) and some mixing them (softmax or
  * cumsum over B, a mean over B added back, a transpose of B and S read back
- * as [B, S, D], row 0 broadcast, arange(B) added, a roll of the rows). Each
+ * as [B, S, D], row 0 broadcast, arange(B) added, a roll of the rows, B as
+ * data). Each
  * chain is compiled for the reference backend and run at B = b1, B = b2 and
  * at b1 + b2 with the two inputs stacked:
  *   - a chain of keeping steps must be proved (before and after the compile
@@ -13,7 +14,12 @@
  *     rows (soundness, bitwise: the reference kernels compute an element the
  *     same way at any batch size);
  *   - a chain with a mixing step must not be proved, and the stacked run
- *     must indeed differ (the negative is real).
+ *     must indeed differ (the negative is real; S >= 2 there, so that a
+ *     transpose of B and S is seen).
+ * Shape values as data: the flattened mask [B*S, 1] gathered at
+ * arange(B) * S + arange(S) with S read from shape_of(mask) (transformers
+ * 5's ONNX form of the padding mask) keeps the rows; the same read of the
+ * transposed mask, and B read from shape_of(mask) as data, mix them.
  * Every engine carries the verdict (codegen's build runs the proof on the
  * module it builds from): symrt_engine_batch_rows must give the state, batch
  * symbol and reason of ir_batch_rows on the compiled module, for every chain
@@ -177,6 +183,41 @@ static symc_tensor k_mask_gather_nd(bld *b, symc_tensor x) {
     return node2(b, "mul", x, node(b, "unsqueeze", &mb, 1, &a, 1));
 }
 
+/* element k of shape_of(t) as i64[1]: a shape value (S for the mask's k = 1, B for k = 0) */
+static symc_tensor shape_elem(bld *b, symc_tensor t, int64_t k) {
+    int64_t one = 1;
+    symc_tensor idx = SYMC_TENSOR_NONE;
+    char name[32];
+    snprintf(name, sizeof name, "c%d", b->n_const++);
+    if (b->ok && symc_add_constant(b->m, name, SYMC_I64, 1, &one, &k, sizeof k, &idx, &b->err) != SYMC_OK) b->ok = 0;
+    symc_attr a = symc_attr_int("axis", 0);
+    symc_tensor in[2] = {node1(b, "shape_of", t), idx};
+    return node(b, "gather", in, 2, &a, 1);
+}
+
+static symc_tensor arange(bld *b, symc_dim limit, const symc_dim *shape, uint32_t n) { /* i64, reshaped */
+    symc_dim z[1] = {symc_dim_const(b->m, 0)}, d1[1] = {symc_dim_const(b->m, 1)}, l[1] = {limit};
+    symc_attr a[4] = {symc_attr_dims("start", z, 1), symc_attr_dims("limit", l, 1), symc_attr_dims("delta", d1, 1),
+                      symc_attr_dtype("to", SYMC_I64)};
+    return reshape(b, node(b, "range", NULL, 0, a, 4), shape, n);
+}
+
+/* flat [B*S, 1] read as [B, S, 1] the way transformers 5's ONNX export reads the flattened padding mask: gathered
+ * at arange(B)[:, None] * S + arange(S)[None, :], with S read as data from shape_of(mask) */
+static symc_tensor flat_read(bld *b, symc_tensor flat) {
+    symc_dim b1[2] = {b->B, symc_dim_const(b->m, 1)}, s1[2] = {symc_dim_const(b->m, 1), b->S};
+    symc_tensor idx = node2(b, "add", arange(b, b->S, s1, 2),
+                            node2(b, "mul", arange(b, b->B, b1, 2), shape_elem(b, b->mask, 1)));
+    symc_attr a = symc_attr_int("axis", 0);
+    symc_tensor in[2] = {flat, idx};
+    return node(b, "gather", in, 2, &a, 1);
+}
+static symc_tensor flatten2(bld *b, symc_tensor t) { /* [P, Q] -> [P*Q, 1] */
+    symc_attr a = symc_attr_int("axis", 2);
+    return node(b, "flatten", &t, 1, &a, 1);
+}
+static symc_tensor k_mask_flat(bld *b, symc_tensor x) { return node2(b, "mul", x, flat_read(b, flatten2(b, b->mask))); }
+
 static symc_tensor m_softmax_b(bld *b, symc_tensor x) { return with_axis(b, "softmax", x, 0); }
 static symc_tensor m_index_data(bld *b, symc_tensor x) { /* + arange(B) cast to f32, as [B, 1, 1] */
     symc_dim z[1] = {symc_dim_const(b->m, 0)}, d1[1] = {symc_dim_const(b->m, 1)}, lb[1] = {b->B};
@@ -223,6 +264,16 @@ static symc_tensor m_roll(bld *b, symc_tensor x) { /* rows 1.. then row 0 */
     return node(b, "concat", in, 2, &a, 1);
 }
 
+static symc_tensor m_mask_flat_t(bld *b, symc_tensor x) { /* the same read of the transposed mask, flattened */
+    static const int64_t p[2] = {1, 0};
+    return node2(b, "mul", x, flat_read(b, flatten2(b, transpose(b, b->mask, p, 2))));
+}
+static symc_tensor m_batch_size(bld *b, symc_tensor x) { /* times B, read from shape_of(mask) and cast */
+    symc_attr to = symc_attr_dtype("to", SYMC_F32);
+    symc_tensor n = shape_elem(b, b->mask, 0);
+    return node2(b, "mul", x, node(b, "cast", &n, 1, &to, 1));
+}
+
 static const struct {
     const char *name;
     step_fn fn;
@@ -241,11 +292,18 @@ static const struct {
             {"concat on D, slice", k_concat_slice},
             {"unsqueeze, squeeze", k_unsqueeze},
             {"mask broadcast", k_mask},
-            {"mask through gather_nd at (arange(B), arange(S))", k_mask_gather_nd}},
-  mix[] = {{"softmax over B", m_softmax_b}, {"cumsum over B", m_cumsum_b},
-           {"mean over B added", m_mean_b}, {"transpose B,S read as [B,S,D]", m_transpose_reread},
-           {"row 0 broadcast", m_row0},     {"arange(B) added", m_arange},
-           {"roll of the rows", m_roll},    {"arange(B) cast and added", m_index_data}};
+            {"mask through gather_nd at (arange(B), arange(S))", k_mask_gather_nd},
+            {"flattened mask gathered at arange(B) * shape(mask)[1] + arange(S)", k_mask_flat}},
+  mix[] = {{"softmax over B", m_softmax_b},
+           {"cumsum over B", m_cumsum_b},
+           {"mean over B added", m_mean_b},
+           {"transpose B,S read as [B,S,D]", m_transpose_reread},
+           {"row 0 broadcast", m_row0},
+           {"arange(B) added", m_arange},
+           {"roll of the rows", m_roll},
+           {"arange(B) cast and added", m_index_data},
+           {"transposed mask flattened, gathered at arange(B) * S + arange(S)", m_mask_flat_t},
+           {"times shape(mask)[0] (B)", m_batch_size}};
 enum { N_KEEP = sizeof keep / sizeof keep[0], N_MIX = sizeof mix / sizeof mix[0] };
 
 static int begin(bld *b, uint64_t seed) {
@@ -294,7 +352,7 @@ out:
 
 /* max |stacked - (run b1; run b2)| over the output, or -1 when a run failed */
 static double stacked_diff(const char *path, uint64_t *rng) {
-    int64_t b1 = 1 + (int64_t)(next(rng) % 3), b2 = 1 + (int64_t)(next(rng) % 3), s = 1 + (int64_t)(next(rng) % 5);
+    int64_t b1 = 1 + (int64_t)(next(rng) % 3), b2 = 1 + (int64_t)(next(rng) % 3), s = 2 + (int64_t)(next(rng) % 4);
     size_t nx = (size_t)((b1 + b2) * s * D), nm = (size_t)((b1 + b2) * s);
     float *x = malloc(nx * sizeof *x), *m = malloc(nm * sizeof *m);
     for (size_t i = 0; i < nx; i++) x[i] = (float)((double)(next(rng) % 2000) / 1000.0 - 1.0);

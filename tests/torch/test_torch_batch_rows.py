@@ -4,7 +4,9 @@ model's module (SYMC_SAVE_SYMIR keeps it beside the engine) must be proved row-i
 with the two stacked, its rows must equal the two runs' bitwise. Models: transformers BERT and GPT-2 called
 with input_ids and a padding attention_mask (the batch and sequence dims named alike in both symc.Input, so
 they are one symbol: without the names torch.export leaves the mask's batch its own symbol, which the proof
-reports as two batch symbols, checked too), torchvision ResNet-18, and Swin-T (its window partition is a
+reports as two batch symbols, checked too), the same two exported to ONNX and compiled with `symc compile`
+(transformers 5 indexes the flattened mask at arange(B) * S + arange(S) there, S read by Shape), torchvision
+ResNet-18, and Swin-T (its window partition is a
 reshape that groups rows: [B*nW, w, w, C]). Each engine carries the verdict its build proved on the module it
 ran the passes on: `symc inspect` of the engine ends with the module's line, and symc.Engine's batch_rows says
 ("independent", "") over the module's batch symbol (("none", the reason) without dim names). Small configs and
@@ -122,6 +124,41 @@ for name, model, text, make in cases:
         continue
     engine_says(name, engine, "independent", batch=line.split()[4])
     stacked_equal(name, engine, make)
+
+# the same text models through ONNX, exported as users export them (torch.onnx.export, opset 17, dynamic B and S):
+# transformers 5 builds the padding mask there by gathering the flattened mask at arange(B) * S + arange(S), with S
+# read by Shape; compiled with `symc compile`, the module and the engine must say independent, and the rows agree
+def onnx_verdict(name, model):
+    path = os.path.join(ROOT, name + ".onnx")
+    ex = text_batch(2, 8)
+    torch.onnx.export(model, tuple(torch.from_numpy(ex[k]) for k in ("input_ids", "attention_mask")), path,
+                      dynamo=False, opset_version=17, input_names=["input_ids", "attention_mask"],
+                      output_names=["y"], dynamic_axes={k: {0: "B", 1: "S"} for k in ("input_ids", "attention_mask")})
+    shapes = [a for k in ("input_ids", "attention_mask") for a in ("--shapes", f"{k}:1x2,2x8,4x32")]
+    lines = []
+    for out in (name + ".symir", name + ".symx"):
+        r = subprocess.run([SYMC, "compile", path, *shapes, "-o", os.path.join(ROOT, out), "--no-gpu", "-q"],
+                           capture_output=True, text=True)
+        i = subprocess.run([SYMC, "inspect", os.path.join(ROOT, out)], capture_output=True, text=True)
+        if r.returncode or i.returncode:
+            fail(f"{name}: symc compile/inspect {out}: {r.stderr} {i.stderr}")
+            return "", ""
+        lines.append(i.stdout.strip().splitlines()[-1])
+    if lines[0] != lines[1]:
+        fail(f"{name}: the engine's verdict {lines[1]} is not the module's: {lines[0]}")
+    return lines[1], os.path.join(ROOT, name + ".symx")
+
+
+for name, model, text, make in cases:
+    if not text:
+        continue
+    line, engine = onnx_verdict(name + "_onnx", model)
+    log(f"{name} through ONNX: {line}")
+    if not line.startswith("batch rows: independent over B"):
+        fail(f"{name} through ONNX: not proved: {line}")
+        continue
+    engine_says(name + " through ONNX", engine, "independent", batch="B")
+    stacked_equal(name + " through ONNX", engine, make)
 
 # without dim names the mask's batch is a symbol of its own: reported, not proved
 line, engine = verdict("bert_unnamed", cases[0][1], text_inputs(False))
