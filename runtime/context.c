@@ -104,9 +104,8 @@ struct symrt_context {
      * the current graph's symbol values (sym_values, or rsyms in a region) */
     rt_produced_run *runs; /* per graph */
     int64_t *values;
-    int synced;     /* symrt_context_sync_shapes saw the last run finish */
-    int32_t device; /* the backend's device this context runs on */
-    int host_io;    /* symrt_context_set_host_io: the caller's buffers are host memory */
+    int synced;  /* symrt_context_sync_shapes saw the last run finish */
+    int host_io; /* symrt_context_set_host_io: the caller's buffers are host memory */
 };
 
 /* ---- engines ------------------------------------------------------------------ */
@@ -409,7 +408,6 @@ symc_status symrt_context_create_on(const symrt_engine *h, symrt_backend backend
     if (!(c->runs = calloc(c->n_states, sizeof *c->runs))) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
     for (uint32_t r = 0; !st && r < c->n_states; r++)
         if (rt_engine_graph(e, r)->n_produced) st = rt_produced_init(&c->runs[r], rt_engine_graph(e, r), err);
-    c->device = device;
     if (!st) st = create_states(c, device, alloc, err);
     if (st) {
         symrt_context_destroy(c);

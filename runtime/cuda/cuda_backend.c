@@ -498,7 +498,7 @@ static symc_status run_copy(rt_cuda *c, const rt_step *s, const int64_t *slots, 
 static symc_status run_steps(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream,
                              const rt_run_hook *hook, symc_error *err);
 static symc_status run_graph(rt_cuda *c, const int64_t *slots, void *const *addr, CUstream stream, symc_error *err);
-static symc_status host_run(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
+static symc_status host_run(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
                             const rt_run_hook *hook, symc_error *err);
 
 /* A run of an engine with produced sizes needs the core's hook to report them to */
@@ -547,25 +547,9 @@ symc_status rt_cuda_quiesce(rt_cuda *c, symc_error *err) {
 }
 
 static symc_status device_run_steps(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
-                                    CUstream stream, const rt_run_hook *hook, symc_error *err);
-
-static symc_status device_run(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
-                              const size_t *size, CUstream stream, const rt_run_hook *hook, symc_error *err) {
-    (void)size; /* checked by the caller against the shapes and the allocations */
-    symc_status st = rt_cuda_cu_use(c->dev, err);
-    if (st) return st;
-    run_begin(c, stream);
-    st = device_run_steps(c, slots, shape_changed, addr, stream, hook, err);
-    symc_status end = run_end(c, stream, st ? NULL : err);
-    return st ? st : end;
-}
-
-static symc_status device_run_steps(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
                                     CUstream stream, const rt_run_hook *hook, symc_error *err) {
     symc_status st = need_hook(c, hook, "rt_cuda_enqueue", err);
-    if (!st) st = rt_cuda_cu_use(c->dev, err);
-    if (st) return st;
-    if ((st = rt_cuda_check_run(c, 0, err))) return st;
+    if (st || (st = rt_cuda_check_run(c, 0, err))) return st;
     if ((st = rt_cuda_bind(c, slots, shape_changed, addr, stream, err))) return st;
     /* produced sizes: a sync point after each producer, so no graph (yet: stage 7 of the plan) */
     if (c->graphs && !c->e->n_produced) st = run_graph(c, slots, addr, stream, err);
@@ -591,14 +575,24 @@ static symc_status device_run_steps(rt_cuda *c, const int64_t *slots, int shape_
     return SYMC_OK;
 }
 
+/* A run on the caller's stream (its GPU's context current), between the
+ * marks rt_cuda_quiesce waits for. */
+static symc_status device_run(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, CUstream stream,
+                              const rt_run_hook *hook, symc_error *err) {
+    run_begin(c, stream);
+    symc_status st = device_run_steps(c, slots, shape_changed, addr, stream, hook, err);
+    symc_status end = run_end(c, stream, st ? NULL : err);
+    return st ? st : end;
+}
+
 symc_status rt_cuda_enqueue(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
                             void *stream, const rt_run_hook *hook, symc_error *err) {
+    (void)size; /* checked by the caller against the shapes and the allocations */
     if (!c || !slots) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_cuda_enqueue: NULL argument");
-    if (c->owner->host_io) {
-        symc_status st = rt_cuda_cu_use(c->dev, err);
-        return st ? st : host_run(c, slots, shape_changed, addr, size, hook, err);
-    }
-    return device_run(c, slots, shape_changed, addr, size, (CUstream)stream, hook, err);
+    symc_status st = rt_cuda_cu_use(c->dev, err);
+    if (st) return st;
+    return c->owner->host_io ? host_run(c, slots, shape_changed, addr, hook, err)
+                             : device_run(c, slots, shape_changed, addr, (CUstream)stream, hook, err);
 }
 
 /* Every step in order, then outputs that live elsewhere copied into the
@@ -1030,15 +1024,14 @@ static symc_status io_buffer(rt_cuda *o, uint32_t k, size_t bytes, const char *w
     return SYMC_OK;
 }
 
-static symc_status host_run(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr, const size_t *size,
+static symc_status host_run(rt_cuda *c, const int64_t *slots, int shape_changed, void *const *addr,
                             const rt_run_hook *hook, symc_error *err) {
     rt_cuda *o = c->owner;
     const rt_engine *e = c->e;
     CUstream stream = o->io_stream;
     if (e->n_inputs + e->n_outputs > o->e->n_inputs + o->e->n_outputs)
         return symc_error_setf(err, SYMC_ERR_FORMAT,
-                               "engine '%s': a region graph has more inputs and outputs than "
-                               "the engine",
+                               "engine '%s': a region graph has more inputs and outputs than the engine",
                                engine_name(e));
     if (!c->host_addr && !(c->host_addr = calloc(e->n_tensors + 1, sizeof *c->host_addr)))
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for host I/O");
@@ -1061,7 +1054,7 @@ static symc_status host_run(rt_cuda *c, const int64_t *slots, int shape_changed,
         st = io_buffer(o, e->n_inputs + i, rt_cuda_tensor_bytes(e, slots, t), "a host output's device buffer", &d, err);
         c->host_addr[t] = (void *)(uintptr_t)d;
     }
-    if (!st) st = device_run(c, slots, shape_changed, c->host_addr, size, stream, hook, err);
+    if (!st) st = device_run(c, slots, shape_changed, c->host_addr, stream, hook, err);
     for (uint32_t i = 0; !st && i < e->n_outputs; i++) {
         uint32_t t = e->outputs[i];
         size_t bytes = rt_cuda_tensor_bytes(e, slots, t);
