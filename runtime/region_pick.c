@@ -15,7 +15,10 @@
  *
  * Dim text: a graph's expressions are printed with the root's names for its
  * symbols (a region graph may name them otherwise), so the forms of the
- * regions compare as text. */
+ * regions compare as text. A dim that is root symbol B in some regions and,
+ * in the others, the constant an input dim B is read from pins B to there
+ * ("1" in the region of B == 1) is B everywhere, and prints as "B": what a
+ * caller feeds it (Triton's batch dim, for `symc triton`). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +181,50 @@ static symc_status graph_dim(const rt_engine *root, uint32_t r, int output, uint
     return st;
 }
 
+static int is_digits(const char *t) { return *t && strspn(t, "0123456789") == strlen(t); }
+
+/* In graph r, root symbol s is pinned to *v: an input dim the root reads s from is the constant *v there (the region
+ * takes only shapes with that dim, so s == *v whenever region r runs). */
+static symc_status pinned(const rt_engine *root, uint32_t r, uint32_t s, int64_t *v, int *yes, symc_error *err) {
+    char t[128];
+    *yes = 0;
+    for (uint32_t k = 0; k < root->n_sources && !*yes; k++) {
+        if (root->sources[k].symbol != s) continue;
+        symc_status st = graph_dim(root, r, 0, root->sources[k].input, (int32_t)root->sources[k].dim, t, sizeof t, err);
+        if (st) return st;
+        if (is_digits(t)) *v = strtoll(t, NULL, 10), *yes = 1;
+    }
+    return SYMC_OK;
+}
+
+/* The dim is root symbol `name` in every region: there it prints as the symbol, or as the constant the region
+ * pins the symbol to ("1" in the region of B == 1 is B). Then the symbol is its text: what a caller feeds. */
+static symc_status is_symbol_everywhere(const rt_engine *root, int output, uint32_t index, int32_t d, int *yes,
+                                        char *name, size_t cap, symc_error *err) {
+    char here[128];
+    uint32_t n = rt_engine_n_graphs(root), s = RT_NONE;
+    *yes = 0;
+    for (uint32_t r = 0; r < n && s == RT_NONE; r++) {
+        symc_status st = graph_dim(root, r, output, index, d, here, sizeof here, err);
+        if (st) return st;
+        for (uint32_t k = 0; k < root->n_symbols && s == RT_NONE; k++)
+            if (root->symbols[k].name && !strcmp(here, root->symbols[k].name)) s = k;
+    }
+    if (s == RT_NONE) return SYMC_OK;
+    for (uint32_t r = 0; r < n; r++) {
+        symc_status st = graph_dim(root, r, output, index, d, here, sizeof here, err);
+        if (st) return st;
+        if (!strcmp(here, root->symbols[s].name)) continue;
+        int64_t v;
+        int pin;
+        if (!is_digits(here) || (st = pinned(root, r, s, &v, &pin, err))) return st;
+        if (!pin || v != strtoll(here, NULL, 10)) return SYMC_OK;
+    }
+    snprintf(name, cap, "%s", root->symbols[s].name);
+    *yes = 1;
+    return SYMC_OK;
+}
+
 symc_status rt_region_io_dim(const rt_engine *root, int output, uint32_t index, int32_t d, char *buf, size_t cap,
                              symc_error *err) {
     uint32_t n = rt_engine_n_graphs(root);
@@ -198,6 +245,8 @@ symc_status rt_region_io_dim(const rt_engine *root, int output, uint32_t index, 
         snprintf(buf, cap, "%s", first);
         return SYMC_OK;
     }
+    int sym = 0;
+    if ((st = is_symbol_everywhere(root, output, index, d, &sym, buf, cap, err)) || sym) return st;
     size_t used = 0;
     buf[0] = '\0';
     if (base) append(buf, cap, &used, "%s%s%s", base, "", "");

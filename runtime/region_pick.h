@@ -31,8 +31,10 @@ symc_status rt_region_pick(const rt_engine *root, const int64_t *sym_values, int
 
 /* Dim d of input (output = 0) or output (output = 1) `index` as symbolic
  * text over the root's symbol names: the one form when every region has
- * it; else the root symbol the dim is bound to followed by each region
- * where it differs ("B (1 in region 0)"), or each region's form. */
+ * it, or a root symbol B when each region has B or the constant it pins B
+ * to (an input dim B is read from is that constant there); else the root
+ * symbol the dim is bound to followed by each region where it differs
+ * ("S (4 in region 0)"), or each region's form. */
 symc_status rt_region_io_dim(const rt_engine *root, int output, uint32_t index, int32_t d, char *buf, size_t cap,
                              symc_error *err);
 

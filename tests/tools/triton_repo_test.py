@@ -26,8 +26,10 @@ says of the same engine (each symbol's range and opt, each tensor's dtype and di
     their targets unchanged; a link planted as the model's folder is refused, nothing written through
     it; writing again over an entry leaves no temporary behind;
   - given REGIONS_ENGINE (tests/tools/regions_engine: 2 regions, each with GPU steps), the instance
-    kind is KIND_CPU unless --kind gpu; a dim whose form differs by region is symbolic (-1) and no
-    batch axis.
+    kind is KIND_CPU unless --kind gpu; a dim whose form differs by region is symbolic (-1), and two
+    batch symbols (B, C) no batch axis;
+  - an engine whose regions are chosen by the batch size (an ONNX If on Shape(x)[0]: B == 1 in one
+    region) batches over B's whole range, each request of a batch run alone.
 
 usage: triton_repo_test.py SYMC TMPDIR [REGIONS_ENGINE]
 """
@@ -290,6 +292,32 @@ cfg = check_config(os.path.join(repo, "mixes", "config.pbtxt"), mixes, "mixes", 
 check(cfg.get("parameters") == [{"key": ["symc_batch_rows"], "value": [{"string_value": [f"not proved: {why}"]}]}],
       f"mixes: the symc_batch_rows parameter: {cfg.get('parameters')}")
 
+# regions chosen by the batch size (an ONNX If on Shape(x)[0] > 1): B is 1 in one region's graph and a symbol in the
+# other's, B all the same (the region of B == 1 takes only x [1, 4]), so the model batches over B's whole range; its
+# rows are not called independent (a joined batch may run the other region's graph), so each request runs alone
+branch = lambda op, o: h.make_graph([h.make_node(op, ["x"], [o])], op, [], [h.make_tensor_value_info(o, T.FLOAT, None)])
+ifb = compile_engine(model("ifb", [h.make_node("Shape", ["x"], ["sh"]), h.make_node("Gather", ["sh", "zero"], ["b"]),
+                                   h.make_node("Greater", ["b", "one"], ["c"]),
+                                   h.make_node("If", ["c"], ["y0"], then_branch=branch("Relu", "t"),
+                                               else_branch=branch("Neg", "e")),
+                                   h.make_node("Add", ["y0", "v"], ["y"])],
+                           [F("x", ["B", 4]), F("v", ["B", 4])], ["y"],
+                           [nh.from_array(np.array(0, np.int64), "zero"), nh.from_array(np.array(1, np.int64), "one")]),
+                     "x:1x4,3x4,8x4", "v:1x4,3x4,8x4")
+out, err = run("inspect", ifb)
+check("regions: 2" in out and "B in [1, 1]" in out, f"ifb: an engine with a region of B == 1: {out}")
+out, err = run("triton", ifb, repo)
+lines = out.splitlines()
+check(len(lines) == 3 and lines[0].startswith("batch rows: not proved independent: the engine's regions are chosen "
+                                              "by the batch size B") and
+      lines[0].endswith("the symc backend runs each request of a batch separately") and
+      "(max_batch_size 8, dynamic batching preferred [3, 8], 1 instance KIND_CPU)" in lines[1] and not err,
+      f"ifb: the lines said: {out!r} {err!r}")
+cfg = parse_pbtxt(open(os.path.join(repo, "ifb", "config.pbtxt")).read())
+got = {io: [(g["name"][0], g["dims"]) for g in cfg.get(io, [])] for io in ("input", "output")}
+check(got == {"input": [("x", [4]), ("v", [4])], "output": [("y", [4])]} and cfg.get("max_batch_size") == [8],
+      f"ifb: batching over B, dims past it: {got} {cfg.get('max_batch_size')}")
+
 
 def without_verdict(engine, dest):
     """engine with its batch_rows table cut out, as every engine built before it: the FlatBuffer through
@@ -450,13 +478,14 @@ check("symbolic link" in err and sorted(os.listdir(outside)) == ["config.pbtxt",
 
 # ---- an engine with regions (GPU steps): KIND_CPU unless --kind gpu ----
 # (`symc inspect` lists each region's shapes apart, so the config is checked against the fixture's
-# known dims: x [B, 4] with B == 1 in region 0, w [C, 4], r [B, 2, 2], z [C, 4])
+# known dims: x [B, 4] with B == 1 in region 0, w [C, 4], r [B, 2, 2], z [C, 4]; x's dim 0 is B in
+# every region, as region 0 takes only B == 1, so the batch axis is refused for w's C alone)
 if regions_engine:
     rg = path("regions.symx")
     subprocess.run([regions_engine, rg], check=True, capture_output=True)
     for args, kind in [([], "KIND_CPU"), (["--kind", "gpu", "--name", "regions_gpu"], "KIND_GPU")]:
         out, _ = run("triton", rg, repo, *args)
-        check(out.startswith("no batching: input 'x' dim 0 is 'B (1 in region 0)', not a bare symbol\n") and
+        check(out.startswith("no batching: input 'w' dim 0 is 'C', input 'x' dim 0 is 'B'\n") and
               f"max_batch_size 0, 1 instance {kind})" in out, f"regions {args}: {out!r}")
         name = args[-1] if args else "regions"
         cfg = parse_pbtxt(open(os.path.join(repo, name, "config.pbtxt")).read())
