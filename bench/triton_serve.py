@@ -101,8 +101,20 @@ def client_main(argv):
     start = time.monotonic() + warm
     stop = start + secs
 
+    def connect():
+        # no Nagle on the requests; quick ACKs (set again before each response: Linux clears it) so that the
+        # server's last segment of a large response is not held for a delayed ACK (a 40 ms stall)
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        c.connect()
+        c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return c
+
+    def quickack(c):
+        if hasattr(socket, "TCP_QUICKACK") and c.sock:
+            c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+
     def one(tid):
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn = connect()
         i = tid * 7919
         mine, bad, w = [], 0, 0.0
         msgs = []
@@ -115,6 +127,7 @@ def client_main(argv):
                 break
             try:
                 conn.request("POST", f"/v2/models/{model}/infer", body=b, headers=h)
+                quickack(conn)
                 r = conn.getresponse()
                 data = r.read()
                 if r.status != 200:
@@ -133,7 +146,7 @@ def client_main(argv):
                     bad += 1
                     msgs.append(f"request {k}: {ex}")
                 conn.close()
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                conn = connect()
         with lock:
             lat.extend(mine)
             fails[0] += bad
@@ -193,7 +206,8 @@ class Server:
                f"--http-port={self.http}", f"--grpc-port={free_port()}", "--allow-metrics=false",
                "--allow-grpc=false", "--http-address=127.0.0.1", "--exit-timeout-secs=20",
                f"--http-thread-count={min(64, os.cpu_count() * 2)}"]
-        self.p = subprocess.Popen(cmd, stdout=self.logf, stderr=subprocess.STDOUT, env=env)
+        wrap = os.environ.get("SYMC_SERVE_WRAP", "").split()  # e.g. "compute-sanitizer --tool memcheck"
+        self.p = subprocess.Popen(wrap + cmd, stdout=self.logf, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 300
         while True:
             if self.p.poll() is not None:
@@ -214,9 +228,13 @@ class Server:
             return "\n".join(ln for ln in f.read().splitlines() if not ln.startswith(("|", "+")))[-4000:]
 
     def stats(self, model):
+        """(inferences, executions, {part: (count, ns)}) for the server's time per request: success (in the
+        server, end to end), queue, compute_input, compute_infer, compute_output (Triton's statistics)"""
         with urllib.request.urlopen(f"http://127.0.0.1:{self.http}/v2/models/{model}/stats", timeout=10) as r:
             s = json.loads(r.read())["model_stats"][0]
-        return int(s["inference_count"]), int(s["execution_count"])
+        parts = {k: (int(v.get("count", 0)), int(v.get("ns", 0))) for k, v in s.get("inference_stats", {}).items()
+                 if isinstance(v, dict)}
+        return int(s["inference_count"]), int(s["execution_count"]), parts
 
     def stop(self):
         self.p.send_signal(signal.SIGTERM)
@@ -507,10 +525,15 @@ def main():
                 for mode, mname in served:
                     r["modes"][mode] = {}
                     for c in conc:
-                        i0, e0 = server.stats(mname)
+                        i0, e0, p0 = server.stats(mname)
                         v = load(a, server.http, mname, pool_path, c)
-                        i1, e1 = server.stats(mname)
+                        i1, e1, p1 = server.stats(mname)
                         v["rows_per_run"] = (i1 - i0) / max(e1 - e0, 1)
+                        # the server's own time per request, by part (microseconds): where a latency goes
+                        v["server_us"] = {k: (p1[k][1] - p0.get(k, (0, 0))[1]) / 1e3 /
+                                          max(p1[k][0] - p0.get(k, (0, 0))[0], 1) for k in p1}
+                        log("    server per request (us): " + ", ".join(f"{k} {x:.0f}" for k, x in
+                                                                       sorted(v["server_us"].items())))
                         r["modes"][mode][c] = v
                         failed += v["fails"] > 0
                         log(f"  {mode} C={c}: {v['rps']:.0f}/s, p50 {v['p50_ms'] or 0:.2f} ms, p99 "

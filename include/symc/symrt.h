@@ -252,7 +252,7 @@ symc_status symrt_context_check(symrt_context *c, symc_error *err);
  * captured at once. Any stream works, the legacy default stream (NULL)
  * included: graphs are captured on a stream the context owns and launched
  * on the caller's. Up to 8 keys per context are kept; past that the least
- * recently used graph is updated in place (cuGraphExecUpdate) or replaced.
+ * recently used graph is replaced (destroyed, the new capture instantiated).
  * A key whose capture fails runs plainly from then on; the others keep
  * their graphs. No-op on the reference backend. */
 symc_status symrt_context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err);
@@ -262,7 +262,7 @@ symc_status symrt_context_set_cuda_graphs(symrt_context *c, int enable, symc_err
 typedef struct symrt_graph_stats {
     uint64_t replays;  /* enqueues that launched a captured graph (the capturing one included) */
     uint64_t captures; /* graphs captured and instantiated */
-    uint64_t updates;  /* captured graphs installed into an existing one (cuGraphExecUpdate) */
+    uint64_t updates;  /* always 0: symc no longer installs a capture into an existing graph */
     uint64_t plain;    /* enqueues run step by step: graphs off, a shape's first run, a failed key */
     uint64_t failed;   /* captures that failed (that key runs plainly from then on) */
 } symrt_graph_stats;

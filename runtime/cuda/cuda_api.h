@@ -69,8 +69,7 @@
     X(GraphInstantiate, "cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags) \
     X(GraphLaunch, "cuGraphLaunch", cuGraphLaunch)                                  \
     X(GraphExecDestroy, "cuGraphExecDestroy", cuGraphExecDestroy)                   \
-    X(GraphDestroy, "cuGraphDestroy", cuGraphDestroy)                               \
-    X(GraphExecUpdate, "cuGraphExecUpdate_v2", cuGraphExecUpdate)
+    X(GraphDestroy, "cuGraphDestroy", cuGraphDestroy)
 
 #define RT_LT_FUNCS(X)                                                                                            \
     X(Create, "cublasLtCreate", cublasLtCreate)                                                                   \

@@ -777,9 +777,9 @@ static symc_status enqueue_steps(void *ctx, CUstream stream, symc_error *err) {
     return run_steps(k->c, k->slots, k->addr, stream, NULL, err);
 }
 
-/* Captures every step on the context's own stream into a graph and installs
- * it in entry g: updated in place when g already holds an instantiated graph
- * of the same topology, else instantiated anew. Nothing runs. */
+/* Captures every step on the context's own stream into a graph and
+ * instantiates it in entry g (never cuGraphExecUpdate: see new_entry).
+ * Nothing runs. */
 static symc_status capture_into(rt_cuda *c, rt_graph_entry *g, const int64_t *slots, void *const *addr,
                                 symc_error *err) {
     symc_status st = SYMC_OK;
@@ -788,16 +788,8 @@ static symc_status capture_into(rt_cuda *c, rt_graph_entry *g, const int64_t *sl
     steps_call call = {c, slots, addr};
     CUgraph graph;
     if ((st = rt_cuda_capture(o->capture, enqueue_steps, &call, &graph, err))) return st;
-    if (g->exec) {
-        CUgraphExecUpdateResultInfo info;
-        if (rt_cuda_cu.GraphExecUpdate(g->exec, graph, &info) == CUDA_SUCCESS) {
-            rt_cuda_cu.GraphDestroy(graph);
-            c->graph_stats.updates++;
-            return SYMC_OK;
-        }
-        rt_cuda_cu.GraphExecDestroy(g->exec);
-        g->exec = NULL;
-    }
+    if (g->exec) rt_cuda_cu.GraphExecDestroy(g->exec);
+    g->exec = NULL;
     st = RT_CU(err, GraphInstantiate, (&g->exec, graph, 0));
     rt_cuda_cu.GraphDestroy(graph);
     if (!st) c->graph_stats.captures++;
@@ -812,16 +804,19 @@ static rt_graph_entry *new_entry(rt_cuda *c, uint64_t h, uint64_t *key, size_t l
         return NULL;
     }
     rt_graph_entry *g;
-    CUgraphExec keep = NULL;
     if (c->n_graphs < RT_GRAPH_CACHE) g = &c->graph_cache[c->n_graphs++];
     else {
         g = &c->graph_cache[0];
         for (uint32_t i = 1; i < c->n_graphs; i++)
             if (c->graph_cache[i].used < g->used) g = &c->graph_cache[i];
-        keep = g->exec;
+        /* the evicted graph is destroyed, not updated in place with the next capture: after
+         * cuGraphExecUpdate installed a capture whose cuDNN kernels differed (another shape), cuDNN's
+         * sm90 implicit-GEMM kernel met CUDA_ERROR_ILLEGAL_INSTRUCTION on replay (H200, ResNet-50 fp16
+         * served by Triton, compute-sanitizer); a fresh instantiation costs more once and is always exact */
+        if (g->exec) rt_cuda_cu.GraphExecDestroy(g->exec);
         free(g->key);
     }
-    *g = (rt_graph_entry){h, key, len, keep, RT_GRAPH_SEEN, c->graph_clock};
+    *g = (rt_graph_entry){h, key, len, NULL, RT_GRAPH_SEEN, c->graph_clock};
     c->graph_key = NULL; /* the entry owns it now */
     return g;
 }

@@ -82,9 +82,9 @@ struct rt_cuda {
      * fills the library caches, none of which may happen inside a capture)
      * and is captured the second; a new key whose shape is already captured
      * (only pointers changed) is captured at once. When the cache is full the
-     * least recently used graph is updated in place (cuGraphExecUpdate) if
-     * the new capture has its topology, else replaced. A key whose capture
-     * fails runs plainly from then on; other keys still try. */
+     * least recently used graph is destroyed and the new capture instantiated
+     * (never cuGraphExecUpdate: see new_entry). A key whose capture fails
+     * runs plainly from then on; other keys still try. */
     int graphs;          /* enabled */
     CUstream capture;    /* the context's own stream for captures (created on first use) */
     uint64_t memory_gen; /* bumped whenever a workspace is reallocated */
