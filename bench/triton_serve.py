@@ -22,11 +22,26 @@ random weights, seeded, nothing downloaded; tests/gpu/real_models.py's builders 
      server, and at batch 1 in a loop: serving without batching; checked against the oracle too;
   7. --python-peer: Triton serving the eager PyTorch fp16 module through its Python backend (the
      wheel's stub for this Python), dynamic batching on, where that backend can be made to run here.
+--ragged (BERT; issue 33 item 3): sequences of different lengths. The engine takes S in [16, --seq]
+(opt --seq), the pool's requests have random lengths in that range (batch 1, masks with trailing
+zeros in two of three), each with its own oracle, and the same engine is served two ways, each at
+every concurrency of --conc with every response checked: "pad" (`symc triton --pad-mask
+attention_mask`: requests of different lengths padded to the longest of a batch and run joined, after
+the command's padding check on the reference backend) and "group" (no --pad-mask: Triton batches only
+requests of equal shapes, so one run per distinct length). Besides requests/s and latency, each
+point records rows per model run and, for "pad", the padded share of the positions those runs
+computed, estimated from the pool's lengths; the in-process peer is left out (its batch needs one
+length).
+--dry: the same paths without a GPU, to check them here: a 2-layer BERT (hidden 128) built fp32 with
+--no-gpu, KIND_CPU instances (the reference backend), the oracle on the CPU, and the wheel's
+tritonserver when --server is not given; its figures mean nothing.
 Output: OUT/serve.md (a table per model) and OUT/serve.json, rewritten after each measurement.
 
 usage (device, repo root, build/bin and build/lib carried, the server packed by scripts/triton_pack.sh):
   python3 bench/triton_serve.py --server build/triton_server.tar.xz --out $OUT [--models resnet50,bert]
       [--conc 1,4,16,64] [--seconds 5] [--instances 2] [--max-batch 64] [--python-peer]
+  python3 bench/triton_serve.py --server build/triton_server.tar.xz --out $OUT --ragged [--seq 128]
+  python3 bench/triton_serve.py --dry --ragged --out /tmp/serve_dry --conc 1,4 --seconds 2   # no GPU
 """
 import argparse
 import http.client
@@ -183,13 +198,23 @@ def unpack_server(path, work):
     return dest
 
 
+def wheel_server():
+    """--dry without --server: the nvidia-pytriton wheel's tritonserver, (its folder, its library folders)"""
+    import importlib.util
+    spec = importlib.util.find_spec("pytriton")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("--dry needs --server or the nvidia-pytriton wheel (pip install --no-deps nvidia-pytriton)")
+    pkg = spec.submodule_search_locations[0]
+    return os.path.join(pkg, "tritonserver"), [os.path.join(os.path.dirname(pkg), "nvidia_pytriton.libs")]
+
+
 class Server:
-    def __init__(self, root, repo, backend_dir, models, logpath):
+    def __init__(self, root, repo, backend_dir, models, logpath, libdirs=()):
         self.http = free_port()
         # the Python backend's stub runs this Python's libpython and packages (torch, numpy)
         import site
         import sysconfig
-        libdirs = [os.path.join(root, "lib"), sysconfig.get_config_var("LIBDIR") or ""]
+        libdirs = [os.path.join(root, "lib"), *libdirs, sysconfig.get_config_var("LIBDIR") or ""]
         env = dict(os.environ, LD_LIBRARY_PATH=":".join(libdirs + [os.environ.get("LD_LIBRARY_PATH", "")]),
                    PYTHONPATH=":".join(site.getsitepackages() + [os.environ.get("PYTHONPATH", "")]))
         self.logf = open(logpath, "wb")
@@ -280,29 +305,47 @@ def summarize(lat, secs, fails, worst, errs):
 
 
 # ------------------------------------------------------------------ models, engines, oracle
+RAGGED_MIN = 16  # --ragged: the shortest sequence
+
+
+def dry_bert():
+    """--dry: a 2-layer BERT of hidden 128 (fast on the reference backend)"""
+    import real_models as rm
+    from transformers import BertConfig, BertModel
+    return rm._text(BertModel(BertConfig(attn_implementation="eager", num_hidden_layers=2, hidden_size=128,
+                                         num_attention_heads=2, intermediate_size=512), add_pooling_layer=False))
+
+
 def build(a, name, torch, rm):
+    """the engine (built once into WORK/NAME[_ragged][_dry]/model.symx), the pool of requests and their
+    oracle; --ragged: S in [RAGGED_MIN, --seq], each request its own random length"""
     m = dict(rm.MODELS[name])
     if name == "bert":
-        m["ranges"] = {"B": (1, 32, a.max_batch), "S": (a.seq, a.seq, a.seq)}
+        lo = RAGGED_MIN if a.ragged else a.seq
+        m["ranges"] = {"B": (1, min(32, a.max_batch), a.max_batch), "S": (lo, a.seq, a.seq)}
+        if a.dry:
+            m["build"] = dry_bert
     else:
         m["inputs"] = rm.IMG_IN
-        m["ranges"] = {"B": (1, 32, a.max_batch)}
+        m["ranges"] = {"B": (1, min(32, a.max_batch), a.max_batch)}
+    dev = "cpu" if a.dry else "cuda"
     torch.manual_seed(0)
-    module = m["build"]().eval().cuda()
-    d = os.path.join(a.work, name)
+    module = m["build"]().eval().to(dev)
+    d = os.path.join(a.work, name + ("_ragged" if a.ragged else "") + ("_dry" if a.dry else ""))
     os.makedirs(d, exist_ok=True)
     onnx_path, engine = os.path.join(d, "model.onnx"), os.path.join(d, "model.symx")
     if not os.path.isfile(engine):
-        log(f"{name}: export and symc compile --fp16")
+        prec = ["--no-gpu"] if a.dry else ["--fp16"]
+        log(f"{name}: export and symc compile {' '.join(prec)}")
         rm.export_onnx(torch, module.cpu(), m, onnx_path)
-        module.cuda()
-        cmd = [a.symc, "compile", onnx_path, "-o", engine, "--fp16"] + rm.shapes_flags(m)
+        module.to(dev)
+        cmd = [a.symc, "compile", onnx_path, "-o", engine] + prec + rm.shapes_flags(m)
         t = time.monotonic()
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode:
             raise RuntimeError("symc compile: " + p.stderr[-2000:])
         log(f"{name}: built in {time.monotonic() - t:.1f} s")
-    # the pool and its oracle (eager fp32 on the GPU, TF32 off)
+    # the pool and its oracle (eager fp32, on the GPU with TF32 off)
     rng = np.random.default_rng(1)
     point = {s: 1 for s in m["ranges"]}
     if name == "bert":
@@ -313,28 +356,50 @@ def build(a, name, torch, rm):
     torch.backends.cudnn.allow_tf32 = False
     with torch.no_grad():
         for i in range(a.pool):
+            if a.ragged:
+                point["S"] = int(rng.integers(RAGGED_MIN, a.seq + 1))
             xs = rm.make_inputs(m, point, "pad" if i % 3 else "ones", rng)
             for k, x in enumerate(xs):
                 pool[f"in{k}_{i}"] = x
-            ref = module(*[torch.from_numpy(x).cuda() for x in xs]).float().cpu().numpy()
+            ref = module(*[torch.from_numpy(x).to(dev) for x in xs]).float().cpu().numpy()
             pool[f"ref_{i}"] = ref
     pool_path = os.path.join(d, "pool.npz")
     np.savez(pool_path, **pool)
     return m, module, engine, pool_path, pool
 
 
-def repo_entry(a, engine, repo, name, join):
-    cmd = [a.symc, "triton", engine, repo, "--name", name, "--kind", "gpu", "--instances", str(a.instances),
-           "--max-queue-delay-us", str(a.delay_us)]
+def pad_share(lengths, rows_per_run):
+    """--ragged, mode pad: the expected share of padded positions in a run of rows_per_run requests drawn
+    from the pool's lengths (batch 1 each): 1 - mean(length) / E[max of rows_per_run lengths]. An
+    estimate: the backend's cap (padded positions at most twice the real ones) splits a group before
+    that, and Triton's batches are not uniform draws"""
+    if rows_per_run <= 1:
+        return 0.0
+    lens = np.sort(np.asarray(lengths, np.float64))
+    n, k = len(lens), max(1, int(round(rows_per_run)))
+    # P(max of k draws with replacement <= lens[j]) = ((j+1)/n)^k
+    cdf = (np.arange(1, n + 1) / n) ** k
+    e_max = float(np.sum(lens * np.diff(np.concatenate([[0.0], cdf]))))
+    return 1.0 - float(lens.mean()) / e_max
+
+
+def repo_entry(a, engine, repo, name, join, pad_mask=None):
+    """the entry through `symc triton` (--pad-mask for --ragged's mode pad); its lines"""
+    cmd = [a.symc, "triton", engine, repo, "--name", name, "--kind", "cpu" if a.dry else "gpu",
+           "--instances", str(a.instances), "--max-queue-delay-us", str(a.delay_us)]
+    if pad_mask:
+        cmd += ["--pad-mask", pad_mask]
+    t = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
         raise RuntimeError("symc triton: " + p.stderr)
-    log(p.stdout.strip())
+    log(p.stdout.strip() + (f"\n  (symc triton took {time.monotonic() - t:.1f} s)" if pad_mask else ""))
     with open(os.path.join(repo, name, "config.pbtxt"), "a") as f:
         if not join:
             f.write('parameters { key: "symc_join" value: { string_value: "off" } }\n')
         if a.graphs:
             f.write('parameters { key: "symc_cuda_graphs" value: { string_value: "on" } }\n')
+    return p.stdout.splitlines()
 
 
 def python_entry(a, repo, name, module_path, m, model_name):
@@ -442,13 +507,13 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--client":
         return client_main(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--server", required=True, help="the packed tritonserver (scripts/triton_pack.sh)")
+    ap.add_argument("--server", help="the packed tritonserver (scripts/triton_pack.sh); required but with --dry")
     ap.add_argument("--symc", default="build/bin/symc")
     ap.add_argument("--backend-dir", default="build/lib/triton")
     ap.add_argument("--lib", default="build/lib/libsymc.so")
     ap.add_argument("--work", default="/tmp/serve")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--models", default="resnet50,bert")
+    ap.add_argument("--models", default=None, help="resnet50,bert (the default); bert with --ragged or --dry")
     ap.add_argument("--conc", default="1,4,16,64")
     ap.add_argument("--seconds", type=float, default=5)
     ap.add_argument("--warmup", type=float, default=2)
@@ -459,11 +524,34 @@ def main():
     ap.add_argument("--delay-us", type=int, default=200)
     ap.add_argument("--tol", type=float, default=1e-2)
     ap.add_argument("--client-procs", type=int, default=8)
-    ap.add_argument("--modes", default="join,nojoin,inproc")
+    ap.add_argument("--modes", default=None,
+                    help="join,nojoin,inproc (the default); with --ragged pad,group (the default)")
+    ap.add_argument("--ragged", action="store_true",
+                    help="BERT with S in [16, --seq], requests of random lengths; modes pad (symc triton --pad-mask) "
+                         "and group (equal lengths only)")
+    ap.add_argument("--dry", action="store_true",
+                    help="no GPU: a small BERT, fp32 --no-gpu engines, KIND_CPU instances (checks the paths; its "
+                         "figures mean nothing)")
     ap.add_argument("--python-peer", action="store_true")
     ap.add_argument("--graphs", action="store_true",
                     help="CUDA graphs on in the symc instances (config parameter symc_cuda_graphs; off by default)")
     a = ap.parse_args()
+    if a.modes is None:
+        a.modes = "pad,group" if a.ragged else "join,nojoin" if a.dry else "join,nojoin,inproc"
+    allowed = {"pad", "group"} if a.ragged else {"join", "nojoin"} if a.dry else {"join", "nojoin", "inproc"}
+    if not set(a.modes.split(",")) <= allowed:
+        ap.error(f"--modes takes {','.join(sorted(allowed))}{' with --ragged' if a.ragged else ''}"
+                 f"{' with --dry' if a.dry else ''}, got {a.modes}")
+    if a.models is None:
+        a.models = "bert" if a.ragged or a.dry else "resnet50,bert"
+    if (a.ragged or a.dry) and a.models != "bert":
+        ap.error(f"{'--ragged' if a.ragged else '--dry'} serves BERT only (--models bert)")
+    if a.ragged and a.seq <= RAGGED_MIN:
+        ap.error(f"--ragged needs --seq above {RAGGED_MIN}")
+    if a.dry and a.python_peer:
+        ap.error("--dry leaves the Python-backend peer out (it runs on the GPU)")
+    if not a.server and not a.dry:
+        ap.error("--server is required (scripts/triton_pack.sh packs it), but with --dry")
     for k in ("symc", "backend_dir", "lib"):
         setattr(a, k, os.path.abspath(getattr(a, k)))
     os.makedirs(a.work, exist_ok=True)
@@ -471,7 +559,7 @@ def main():
     sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "gpu"))
     import real_models as rm
     import torch
-    root = unpack_server(a.server, a.work)
+    root, libdirs = (unpack_server(a.server, a.work), []) if a.server else wheel_server()
     conc = [int(c) for c in a.conc.split(",")]
     modes = a.modes.split(",")
     results, failed = {}, 0
@@ -495,6 +583,22 @@ def main():
         repo = os.path.join(a.work, f"repo_{name}")
         shutil.rmtree(repo, ignore_errors=True)
         served = []
+        lengths = [int(pool[f"in0_{i}"].shape[1]) for i in range(a.pool)] if a.ragged else []
+        if a.ragged:
+            r["notes"].append(f"pool: {a.pool} requests of batch 1, lengths in [{min(lengths)}, {max(lengths)}], "
+                              f"mean {np.mean(lengths):.1f}")
+        if "pad" in modes:
+            try:
+                lines = repo_entry(a, engine, repo, f"{name}_pad", True, pad_mask="attention_mask")
+                r["notes"] += [ln for ln in lines if ln.startswith(("padding check", "requests of different"))]
+                served.append(("triton pad to the longest", f"{name}_pad"))
+            except RuntimeError as e:  # symc triton refused --pad-mask: recorded, group still measured
+                r["notes"].append(f"mode pad refused: {e}")
+                failed += 1
+                log(f"{name}: mode pad refused: {e}")
+        if "group" in modes:
+            repo_entry(a, engine, repo, f"{name}_group", True)
+            served.append(("triton group by length", f"{name}_group"))
         if "join" in modes:
             repo_entry(a, engine, repo, f"{name}_join", True)
             served.append(("triton join", f"{name}_join"))
@@ -510,14 +614,16 @@ def main():
             try:
                 models = [s for _, s in served] + ([f"{name}_torch"] if a.python_peer else [])
                 try:
-                    server = Server(root, repo, a.backend_dir, models, os.path.join(a.out, f"tritonserver_{name}.log"))
+                    server = Server(root, repo, a.backend_dir, models, os.path.join(a.out, f"tritonserver_{name}.log"),
+                                    libdirs)
                 except RuntimeError as e:
                     if not a.python_peer:
                         raise
                     r["notes"].append(f"the Python-backend peer did not load; served without it: {str(e)[-600:]}")
                     os.remove(os.path.join(repo, f"{name}_torch", "config.pbtxt"))
                     a_models = [s for _, s in served]
-                    server = Server(root, repo, a.backend_dir, a_models, os.path.join(a.out, f"tritonserver_{name}.log"))
+                    server = Server(root, repo, a.backend_dir, a_models,
+                                    os.path.join(a.out, f"tritonserver_{name}.log"), libdirs)
                     models = a_models
                 if f"{name}_torch" in models:
                     served.append(("triton python eager fp16", f"{name}_torch"))
@@ -539,7 +645,11 @@ def main():
                         log(f"  {mode} C={c}: {v['rps']:.0f}/s, p50 {v['p50_ms'] or 0:.2f} ms, p99 "
                             f"{v['p99_ms'] or 0:.2f} ms, {v['rows_per_run']:.1f} rows a run, worst "
                             f"{v['worst']:.2e}, failed {v['fails']} {v['errors'][:2]}")
-                        r["batching"].append(f"{mode} at concurrency {c}: {v['rows_per_run']:.1f} rows per model run")
+                        line = f"{mode} at concurrency {c}: {v['rows_per_run']:.1f} rows per model run"
+                        if mname.endswith("_pad"):
+                            v["pad_share"] = pad_share(lengths, v["rows_per_run"])
+                            line += f", about {100 * v['pad_share']:.0f}% of the positions computed are padding"
+                        r["batching"].append(line)
                         save()
             except Exception as e:  # noqa: BLE001
                 r["notes"].append(f"serving failed: {e}")

@@ -24,8 +24,22 @@
  * A fixed dim is its number, any other -1; a tensor left with no dims (rank 0, or rank 1 when
  * batching) is Triton's documented `dims: [ 1 ] reshape: { shape: [ ] }`.
  *
- * Instance kind. KIND_CPU (the reference backend, which runs every engine) unless --kind gpu:
- * the symc backend runs CPU instances so far and refuses a KIND_GPU one at load, naming it.
+ * Padding (--pad-mask NAME). Requests of different sequence lengths may run joined, padded with
+ * zeros to the longest of a batch, when the model ignores padded positions under its mask NAME
+ * ([B, S], 1 real and 0 padding). What the shapes decide is checked exactly: the model batches,
+ * its batch rows are proved independent (else the backend joins nothing), S is dim 1 of every
+ * input and in no other dim of one (padding extends dim 1), and every output has S at dim 1 (a
+ * request gets its own first positions back) or not at all (its rows). What the shapes cannot
+ * decide, that the mask really hides the padded positions, is checked numerically on the
+ * reference backend: PAD_CASES seeded requests (S at its min padded to its max among them), each
+ * run at its length and padded longer, must agree at the real positions to PAD_TOL relative; a
+ * model that does not is refused, naming the output and the difference. It is a test, not a
+ * proof: a model whose padding dependence shows only for other data or lengths passes it. On
+ * success the config gets the parameter symc_pad_mask and allow_ragged_batch on every input
+ * (Triton's dynamic batcher otherwise batches only requests of equal shapes).
+ *
+ * Instance kind. KIND_CPU (the reference backend, which runs every engine) unless --kind gpu
+ * (the CUDA backend on the instance's GPU; the engine needs GPU code).
  *
  * Writing. REPO and the folders under it are created as needed (those created here are removed
  * again after a failure). The model and version folders are opened relative to REPO with
@@ -37,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,12 +70,17 @@
 #define NAME_CAP 256 /* a model name is a folder name */
 #define MAX_INSTANCES 64
 #define MAX_QUEUE_DELAY_US 10000000
+#define PAD_CASES 4      /* --pad-mask: the seeded requests the padding check runs */
+#define PAD_INT_RANGE 50 /* their integer inputs (but the mask) in [0, PAD_INT_RANGE) */
+#define PAD_TOL 1e-5     /* ||padded - alone|| / ||alone|| at the real positions, at most */
+#define PAD_TOL_TEXT "1e-5"
 
 typedef struct triton_cli {
     const char *engine, *repo, *name;
     int64_t instances, delay_us;
     int no_batching;
-    int kind; /* 0: KIND_CPU (the default); 1: KIND_GPU */
+    int kind;             /* 0: KIND_CPU (the default); 1: KIND_GPU */
+    const char *pad_mask; /* --pad-mask NAME, or NULL */
 } triton_cli;
 
 /* An input or output. */
@@ -74,7 +94,7 @@ typedef struct io_ref {
 
 static void help(void) {
     printf("usage: symc triton ENGINE.symx REPO [--name NAME] [--instances K] [--kind cpu|gpu]\n"
-           "                   [--max-queue-delay-us U] [--no-batching]\n"
+           "                   [--max-queue-delay-us U] [--no-batching] [--pad-mask NAME]\n"
            "Writes the engine's entry in a Triton Inference Server model repository:\n"
            "REPO/NAME/config.pbtxt (backend \"symc\", every input and output with its data type\n"
            "and dims, -1 for a symbolic dim) and REPO/NAME/1/model.symx (the engine, copied).\n"
@@ -92,13 +112,28 @@ static void help(void) {
            "                           letters, digits, '_', '-' and '.', not starting with '.'\n"
            "  --instances K            model instances, 1 to %d (default 1)\n"
            "  --kind cpu|gpu           instance kind (default cpu): KIND_CPU runs the reference\n"
-           "                           backend; KIND_GPU is for the CUDA backend, which the symc\n"
-           "                           backend does not run yet (it refuses such an instance)\n"
+           "                           backend; KIND_GPU the CUDA backend on the instance's GPU\n"
+           "                           (the engine needs GPU code: built without --no-gpu)\n"
            "  --max-queue-delay-us U   dynamic batching's max_queue_delay_microseconds, 0 to %d\n"
            "                           (default 100)\n"
            "  --no-batching            max_batch_size 0 with full dims, even when the engine batches\n"
-           "                           (for a model that mixes the rows of its batch)\n",
-           MAX_INSTANCES, MAX_QUEUE_DELAY_US);
+           "                           (for a model that mixes the rows of its batch)\n"
+           "  --pad-mask NAME          pad requests of different sequence lengths to the longest of\n"
+           "                           a batch and run them joined (else only equal lengths join).\n"
+           "                           NAME is the engine's padding mask input [B, S] (1 a real\n"
+           "                           position, 0 padding). Refused unless the model batches, its\n"
+           "                           batch rows are proved independent, every input has S at\n"
+           "                           dim 1 and nowhere else, and every output has S at dim 1 or\n"
+           "                           not at all. Then it is checked on the reference backend:\n"
+           "                           %d seeded requests of batch 1..2 (S at its min, and padded to\n"
+           "                           its max, among them; masks with trailing zeros; integer\n"
+           "                           inputs random in [0, %d), so ids must be valid below %d;\n"
+           "                           float inputs normal) run at their length and padded longer\n"
+           "                           (0 in every input) must agree at their real positions to\n"
+           "                           " PAD_TOL_TEXT " relative (||a-b||/||b||); the worst difference is\n"
+           "                           printed, and a model that fails is refused, naming the\n"
+           "                           output. Writes config parameter symc_pad_mask \"NAME\"\n",
+           MAX_INSTANCES, MAX_QUEUE_DELAY_US, PAD_CASES, PAD_INT_RANGE, PAD_INT_RANGE);
 }
 
 /* A decimal count in [lo, hi]: digits only. */
@@ -127,9 +162,13 @@ static int parse_args(int argc, char **argv, triton_cli *a) {
         } else if ((v = tool_flag(argc, argv, &i, "--kind"))) {
             if (strcmp(v, "cpu") && strcmp(v, "gpu")) return usage("--kind takes cpu or gpu, got '%s'", v);
             a->kind = !strcmp(v, "gpu");
+        } else if ((v = tool_flag(argc, argv, &i, "--pad-mask"))) {
+            if (!*v)
+                return usage("--pad-mask takes the name of the engine's padding mask input, got an empty one%s", "");
+            a->pad_mask = v;
         } else if (!strcmp(argv[i], "--no-batching")) a->no_batching = 1;
         else if (!strcmp(argv[i], "--name") || !strcmp(argv[i], "--instances") || !strcmp(argv[i], "--kind") ||
-                 !strcmp(argv[i], "--max-queue-delay-us"))
+                 !strcmp(argv[i], "--max-queue-delay-us") || !strcmp(argv[i], "--pad-mask"))
             return usage("%s needs a value", argv[i]);
         else if (argv[i][0] == '-' && argv[i][1]) return usage("unknown flag '%s'", argv[i]);
         else if (!a->engine) a->engine = argv[i];
@@ -138,6 +177,8 @@ static int parse_args(int argc, char **argv, triton_cli *a) {
     }
     if (!a->engine || !a->repo) return usage("missing %s", !a->engine ? "ENGINE and REPO" : "REPO");
     if (!*a->repo) return usage("REPO is an empty path%s", "");
+    if (a->pad_mask && a->no_batching)
+        return usage("--pad-mask '%s' pads the requests of a batch, and --no-batching makes no batches", a->pad_mask);
     return -1;
 }
 
@@ -311,8 +352,11 @@ static symc_status batch_axis(const symrt_engine *e, const io_ref *io, uint32_t 
     return SYMC_OK;
 }
 
-/* One `{ name: ... }` entry of the input or output list; dim 0 left out when batching. */
-static symc_status tensor_entry(tool_buf *b, const symrt_engine *e, const io_ref *r, int batching, symc_error *err) {
+/* One `{ name: ... }` entry of the input or output list; dim 0 left out when batching; ragged: the
+ * input may differ in shape from the others of a batch (allow_ragged_batch, for --pad-mask: Triton's
+ * dynamic batcher otherwise batches only requests whose inputs agree in shape). */
+static symc_status tensor_entry(tool_buf *b, const symrt_engine *e, const io_ref *r, int batching, int ragged,
+                                symc_error *err) {
     const char *type = triton_type(r->info.dtype);
     if (!type)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "%s '%s' has dtype %s, for which Triton has no type",
@@ -330,7 +374,9 @@ static symc_status tensor_entry(tool_buf *b, const symrt_engine *e, const io_ref
         if (io_dim(e, r, d, t, err)) return err->code;
         tool_buf_addf(b, "%s%s", d > from ? ", " : "", is_number(t) ? t : "-1");
     }
-    tool_buf_add(b, " ] }", 4);
+    tool_buf_add(b, " ]", 2);
+    if (ragged) tool_buf_add(b, " allow_ragged_batch: true", 25);
+    tool_buf_add(b, " }", 2);
     return SYMC_OK;
 }
 
@@ -340,6 +386,7 @@ typedef struct config_facts {
     int n_pref, gpu;
     char why[1024];  /* why max_batch_size is 0 ("" after --no-batching) */
     char rows[1024]; /* with dynamic batching: the batch-row verdict and what the backend does with it */
+    char pad[2048];  /* --pad-mask: what the padding check ran and found, and what the backend does */
 } config_facts;
 
 /* With dynamic batching: the engine's batch-row verdict (symrt_engine_batch_rows), as symc inspect
@@ -370,6 +417,368 @@ static symc_status batch_rows_facts(const symrt_engine *e, tool_buf *b, config_f
     pbtxt_quoted(b, line);
     tool_buf_addf(b, " }\n}\n");
     return SYMC_OK;
+}
+
+/* ---- --pad-mask: the shapes that allow padding, and the numeric check ------------------------ */
+
+/* The sequence symbol's facts for the padding check: per input its dims past S as numbers. */
+typedef struct pad_plan {
+    const io_ref *io; /* the inputs, then the outputs */
+    uint32_t ni, no, mask;
+    const char *seq;                  /* S's name */
+    int64_t seq_lo, seq_hi, seq_mult; /* S's values: multiples of seq_mult in [seq_lo, seq_hi] */
+    int64_t bmax;                     /* the most rows a check request has (2, or B's max) */
+    int64_t (*dims)[8];               /* per input: its dims at the check (dims 0 and 1 set per run) */
+    size_t *inner;                    /* per input: elements of one position (the product of dims 2..) */
+    int *out_seq;                     /* per output: S is its dim 1 (else it does not mention S) */
+} pad_plan;
+
+/* Appends "; " and a formatted item to the list in buf (cap bytes), up to its room. */
+static void list_add(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void list_add(char *buf, size_t cap, const char *fmt, ...) {
+    size_t n = strlen(buf);
+    if (n + 8 >= cap) return;
+    if (n) n += (size_t)snprintf(buf + n, cap - n, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
+/* What --pad-mask asks of the engine's shapes (the model batches over B, checked before): the mask
+ * an input [B, S] with S a symbol that takes more than one value; S at dim 1 of every input and in
+ * no other dim of an input; every output with S at dim 1 or without S; other dims of the inputs
+ * numbers or bare symbols (the check runs them at the symbol's opt). Fills the plan. */
+static symc_status pad_shapes(const symrt_engine *e, const triton_cli *a, pad_plan *p, symc_error *err) {
+    const char *mask = a->pad_mask;
+    char t[DIM_CAP], s1[DIM_CAP], bad[768] = "";
+    uint32_t k = 0;
+    while (k < p->ni && strcmp(p->io[k].info.name, mask)) k++;
+    if (k == p->ni) {
+        char names[512];
+        tool_input_names(e, names, sizeof names);
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "--pad-mask '%s' is not an input of the engine (its inputs: %s)", mask, names);
+    }
+    p->mask = k;
+    const io_ref *m = &p->io[k];
+    if (m->info.rank != 2)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "--pad-mask '%s': the input has rank %d; a padding mask is [B, S] (rank 2: the batch, "
+                               "then the positions, 1 real and 0 padding)",
+                               mask, m->info.rank);
+    if (io_dim(e, m, 1, s1, err)) return err->code;
+    symrt_symbol_info si;
+    if (find_symbol(e, s1, &si) < 0)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "--pad-mask '%s': its dim 1 is '%s', not a symbol: requests cannot differ in length",
+                               mask, s1);
+    p->seq = si.name;
+    p->seq_mult = si.multiple_of > 1 ? si.multiple_of : 1;
+    p->seq_lo = (si.min + p->seq_mult - 1) / p->seq_mult * p->seq_mult;
+    p->seq_hi = si.max / p->seq_mult * p->seq_mult;
+    if (p->seq_lo >= p->seq_hi)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "--pad-mask '%s': its length '%s' takes one value (%" PRId64
+                               "): every request has the same length, there is nothing to pad",
+                               mask, s1, p->seq_lo);
+    /* every input: S at dim 1 and nowhere else; dims past it numbers or bare symbols (values for the check) */
+    for (uint32_t i = 0; i < p->ni; i++) {
+        const io_ref *r = &p->io[i];
+        if (r->info.rank < 2) {
+            list_add(bad, sizeof bad, "input '%s' has rank %d (no dim 1)", r->info.name, r->info.rank);
+            continue;
+        }
+        if (io_dim(e, r, 1, t, err)) return err->code;
+        if (strcmp(t, s1)) list_add(bad, sizeof bad, "input '%s' has '%s' at dim 1", r->info.name, t);
+        p->inner[i] = 1;
+        for (int32_t d = 2; d < r->info.rank; d++) {
+            symrt_symbol_info o;
+            if (io_dim(e, r, d, t, err)) return err->code;
+            if (mentions(t, s1)) list_add(bad, sizeof bad, "input '%s' has '%s' at dim %d too", r->info.name, t, d);
+            else if (is_number(t)) p->dims[i][d] = strtoll(t, NULL, 10);
+            else if (find_symbol(e, t, &o) >= 0) p->dims[i][d] = o.opt;
+            else
+                return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                                       "--pad-mask '%s': input '%s' dim %d is '%s', an expression: the padding check "
+                                       "gives inputs the symbols' opt values and cannot size it",
+                                       mask, r->info.name, d, t);
+            p->inner[i] *= (size_t)p->dims[i][d];
+        }
+    }
+    if (bad[0])
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "--pad-mask '%s': every input needs the length '%s' at dim 1 and nowhere else (padding "
+                               "extends dim 1 of every input): %s",
+                               mask, s1, bad);
+    /* every output: S at dim 1 (each request gets its own first positions) or nowhere (split by rows) */
+    for (uint32_t o = 0; o < p->no; o++) {
+        const io_ref *r = &p->io[p->ni + o];
+        p->out_seq[o] = 0;
+        for (int32_t d = 1; d < r->info.rank; d++) {
+            if (io_dim(e, r, d, t, err)) return err->code;
+            if (d == 1 && !strcmp(t, s1)) p->out_seq[o] = 1;
+            else if (mentions(t, s1)) list_add(bad, sizeof bad, "output '%s' has '%s' at dim %d", r->info.name, t, d);
+        }
+    }
+    if (bad[0])
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "--pad-mask '%s': an output may have the length '%s' at dim 1 (each request gets its "
+                               "own positions) or not at all (split by rows), else a padded run changes its shape: %s",
+                               mask, s1, bad);
+    return SYMC_OK;
+}
+
+/* splitmix64: the check's seeded random numbers */
+static uint64_t pad_rand(uint64_t *st) {
+    uint64_t z = (*st += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* uniform in [lo, hi] */
+static int64_t pad_uniform(uint64_t *st, int64_t lo, int64_t hi) {
+    return lo + (int64_t)(pad_rand(st) % (uint64_t)(hi - lo + 1));
+}
+
+/* a multiple of S's step in [lo, hi] (both multiples of it) */
+static int64_t pad_length(const pad_plan *p, uint64_t *st, int64_t lo, int64_t hi) {
+    return pad_uniform(st, lo / p->seq_mult, hi / p->seq_mult) * p->seq_mult;
+}
+
+static double pad_normal(uint64_t *st) {
+    double u1 = ((double)(pad_rand(st) >> 11) + 1.0) / 9007199254740993.0,
+           u2 = (double)(pad_rand(st) >> 11) / 9007199254740992.0;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+static int is_float(symc_dtype dt) { return dt == SYMC_F32 || dt == SYMC_F16 || dt == SYMC_BF16 || dt == SYMC_F64; }
+
+/* "x[1, 5, 64], m[1, 5]": the inputs at a run, for messages */
+static void pad_shapes_text(const pad_plan *p, char *buf, size_t cap) {
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < p->ni; i++) {
+        char s[160];
+        tool_shape_text(p->io[i].info.rank, p->dims[i], s, sizeof s);
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s%s", i ? ", " : "", p->io[i].info.name, s);
+    }
+}
+
+/* One run on the reference backend: the inputs at b rows and length len (p->dims), data in[k];
+ * outputs into out[k] (malloc'd here, freed by the caller) at shapes odims/orank. */
+static symc_status pad_run(symrt_context *c, pad_plan *p, int64_t b, int64_t len, void **in, void **out,
+                           int64_t (*odims)[8], int32_t *orank, symc_error *err) {
+    for (uint32_t i = 0; i < p->ni; i++) {
+        p->dims[i][0] = b;
+        p->dims[i][1] = len;
+    }
+    symc_status s = SYMC_OK;
+    for (uint32_t i = 0; i < p->ni && !s; i++) {
+        size_t bytes = (size_t)b * (size_t)len * p->inner[i] * symc_dtype_size(p->io[i].info.dtype);
+        s = symrt_set_input_shape(c, p->io[i].info.name, p->dims[i], p->io[i].info.rank, err);
+        if (!s) s = symrt_set_tensor_address(c, p->io[i].info.name, in[i], bytes ? bytes : 1, err);
+    }
+    for (uint32_t o = 0; o < p->no && !s; o++) {
+        const char *name = p->io[p->ni + o].info.name;
+        size_t bytes = 0;
+        s = symrt_get_tensor_shape(c, name, odims[o], &orank[o], err);
+        if (!s) s = tool_tensor_size(name, p->io[p->ni + o].info.dtype, orank[o], odims[o], NULL, &bytes, err);
+        if (!s && !(out[o] = calloc(1, bytes ? bytes : 1)))
+            s = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for output '%s' (%zu bytes)", name, bytes);
+        if (!s) s = symrt_set_tensor_address(c, name, out[o], bytes ? bytes : 1, err);
+    }
+    if (!s) s = symrt_enqueue(c, NULL, err);
+    if (s) {
+        char shapes[512];
+        pad_shapes_text(p, shapes, sizeof shapes);
+        symc_error_prefix(err, "--pad-mask '%s': the padding check's run at %s", p->io[p->mask].info.name, shapes);
+    }
+    return s;
+}
+
+/* ||a - b|| over ||b|| accumulated: NaN against NaN and equal values (infinities too) agree; any
+ * other non-finite value is a difference of infinity */
+typedef struct pad_acc {
+    double num, den;
+    int bad;
+} pad_acc;
+
+static void pad_acc_add(pad_acc *acc, const void *a, size_t ia, const void *b, size_t ib, size_t n, symc_dtype dt) {
+    for (size_t j = 0; j < n; j++) {
+        double x = symc_dtype_load(a, dt, ia + j), y = symc_dtype_load(b, dt, ib + j);
+        if (isfinite(y)) acc->den += y * y;
+        if (x == y || (isnan(x) && isnan(y))) continue;
+        if (!isfinite(x) || !isfinite(y)) acc->bad = 1;
+        else acc->num += (x - y) * (x - y);
+    }
+}
+
+static double pad_acc_rel(const pad_acc *acc) {
+    if (acc->bad) return INFINITY;
+    if (acc->num == 0) return 0;
+    return acc->den > 0 ? sqrt(acc->num / acc->den) : INFINITY;
+}
+
+/* The numeric check: PAD_CASES seeded requests, each run at its length s and padded to a longer p
+ * (0 in every input past s, so the mask is 0 there); every output with S at dim 1 must agree at
+ * each row's first s positions, every other output whole, to PAD_TOL. The summary into f->pad. */
+static symc_status pad_check(const symrt_engine *e, pad_plan *p, config_facts *f, symc_error *err) {
+    const char *mask = p->io[p->mask].info.name;
+    symrt_context *c = NULL;
+    symc_status s = symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, err);
+    if (s) return symc_error_prefix(err, "--pad-mask '%s': the padding check", mask), s;
+    uint32_t ni = p->ni, no = p->no;
+    void **buf = calloc(2 * (size_t)(ni + no) + 1, sizeof *buf); /* alone and padded: inputs, outputs */
+    int64_t(*odims)[8] = calloc(2 * (size_t)no + 1, sizeof *odims);
+    int32_t *orank = calloc(2 * (size_t)no + 1, sizeof *orank);
+    if (!buf || !odims || !orank) s = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
+    void **in0 = buf, **in1 = buf + ni, **out0 = buf + 2 * ni, **out1 = buf + 2 * ni + no;
+    uint64_t st = 0x5eed0033u;
+    double worst = 0;
+    const char *worst_out = NULL;
+    char lens[128] = "", pads[128] = "";
+    const int64_t lo = p->seq_lo, hi = p->seq_hi, m = p->seq_mult;
+    for (int n = 0; n < PAD_CASES && !s; n++) {
+        /* S at its min padded to its max; a random length padded to the max; the min and a random
+         * length padded to random longer ones */
+        int64_t len = n == 0 || n == 2 ? lo : pad_length(p, &st, lo, hi - m);
+        int64_t pad = n < 2 ? hi : pad_length(p, &st, len + m, hi);
+        int64_t b = pad_uniform(&st, 1, p->bmax);
+        snprintf(lens + strlen(lens), sizeof lens - strlen(lens), "%s%" PRId64, n ? ", " : "", len);
+        snprintf(pads + strlen(pads), sizeof pads - strlen(pads), "%s%" PRId64, n ? ", " : "", pad);
+        for (uint32_t i = 0; i < 2 * (ni + no); i++) free(buf[i]), buf[i] = NULL;
+        for (uint32_t i = 0; i < ni && !s; i++) {
+            symc_dtype dt = p->io[i].info.dtype;
+            size_t es = symc_dtype_size(dt), row = p->inner[i], n0 = 0, n1 = 0;
+            p->dims[i][0] = b;
+            p->dims[i][1] = pad; /* the larger of the two: its size must fit */
+            if ((s = tool_tensor_size(p->io[i].info.name, dt, p->io[i].info.rank, p->dims[i], &n1, NULL, err))) {
+                symc_error_prefix(err, "--pad-mask '%s': the padding check", mask);
+                break;
+            }
+            n0 = n1 / (size_t)pad * (size_t)len;
+            in0[i] = calloc(n0 ? n0 : 1, es);
+            in1[i] = calloc(n1 ? n1 : 1, es);
+            if (!in0[i] || !in1[i]) {
+                s = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the padding check's input '%s'",
+                                    p->io[i].info.name);
+                break;
+            }
+            for (int64_t r = 0; r < b; r++) {
+                int64_t ones = i == p->mask && len ? pad_uniform(&st, 1, len)
+                                                   : 0; /* the mask: a 1 first, trailing 0s */
+                for (size_t j = 0; j < (size_t)len * row; j++) {
+                    double v = i == p->mask ? (int64_t)j < ones
+                        : is_float(dt)      ? pad_normal(&st)
+                        : dt == SYMC_BOOL   ? (double)(pad_rand(&st) & 1)
+                                            : (double)pad_uniform(&st, 0, PAD_INT_RANGE - 1);
+                    symc_dtype_store(in0[i], dt, (size_t)r * (size_t)len * row + j, v);
+                }
+                /* the padded request: the same positions first, zeros (calloc) after */
+                memcpy((char *)in1[i] + (size_t)r * (size_t)pad * row * es,
+                       (char *)in0[i] + (size_t)r * (size_t)len * row * es, (size_t)len * row * es);
+            }
+        }
+        if (!s) s = pad_run(c, p, b, len, in0, out0, odims, orank, err);
+        if (!s) s = pad_run(c, p, b, pad, in1, out1, odims + no, orank + no, err);
+        for (uint32_t o = 0; o < no && !s; o++) {
+            const char *name = p->io[ni + o].info.name;
+            symc_dtype dt = p->io[ni + o].info.dtype;
+            const int64_t *d0 = odims[o], *d1 = odims[no + o];
+            int same = orank[o] == orank[no + o];
+            size_t inner = 1, count = 1;
+            for (int32_t d = 0; same && d < orank[o]; d++) {
+                same = d0[d] == d1[d] || (p->out_seq[o] && d == 1 && d0[1] == len && d1[1] == pad);
+                if (d >= 2) inner *= (size_t)d0[d];
+                count *= (size_t)d0[d];
+            }
+            if (!same || (p->out_seq[o] && (d0[0] != b || d0[1] != len))) {
+                char t0[160], t1[160];
+                tool_shape_text(orank[o], d0, t0, sizeof t0);
+                tool_shape_text(orank[no + o], d1, t1, sizeof t1);
+                s = symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                                    "--pad-mask '%s': output '%s' is %s at length %" PRId64 " and %s padded to %" PRId64
+                                    ": padding changes its shape",
+                                    mask, name, t0, len, t1, pad);
+                break;
+            }
+            pad_acc acc = {0};
+            if (p->out_seq[o])
+                for (int64_t r = 0; r < b; r++)
+                    pad_acc_add(&acc, out1[o], (size_t)r * (size_t)pad * inner, out0[o],
+                                (size_t)r * (size_t)len * inner, (size_t)len * inner, dt);
+            else pad_acc_add(&acc, out1[o], 0, out0[o], 0, count, dt);
+            double rel = pad_acc_rel(&acc);
+            if (!(rel <= PAD_TOL))
+                s = symc_error_setf(
+                    err, SYMC_ERR_INVALID_ARG,
+                    "padding changes output '%s' by %.3g (||padded - alone|| / ||alone||%s, a request of "
+                    "batch %" PRId64 " at length %" PRId64 " padded to %" PRId64 "; at most " PAD_TOL_TEXT
+                    " allowed): the model is not padding-invariant under mask '%s'",
+                    name, rel, p->out_seq[o] ? " at the real positions" : "", b, len, pad, mask);
+            if (!worst_out || rel > worst) worst = rel, worst_out = name;
+        }
+    }
+    if (!s)
+        snprintf(f->pad, sizeof f->pad,
+                 "padding check under mask '%s' on the reference backend: %d seeded requests of batch 1..%" PRId64
+                 " at %s = %s, each padded to %s, agree with themselves unpadded at their real positions: worst "
+                 "relative difference %.3g (output '%s'; at most " PAD_TOL_TEXT " allowed)\n"
+                 "requests of different lengths are padded to the longest of a batch and run joined, while the "
+                 "padded positions stay at most half of a run (config parameter symc_pad_mask \"%s\")",
+                 mask, PAD_CASES, p->bmax, p->seq, lens, pads, worst, worst_out ? worst_out : "none", mask);
+    for (uint32_t i = 0; buf && i < 2 * (ni + no); i++) free(buf[i]);
+    free(buf);
+    free(odims);
+    free(orank);
+    symrt_context_destroy(c);
+    return s;
+}
+
+/* --pad-mask: the engine checked (its batch rows proved, its shapes, the numeric check), the config's
+ * parameter symc_pad_mask into b and the lines to print into f->pad; an error refuses it. */
+static symc_status pad_mask_facts(const symrt_engine *e, const triton_cli *a, const io_ref *io, uint32_t ni,
+                                  uint32_t no, const symrt_symbol_info *bs, tool_buf *b, config_facts *f,
+                                  symc_error *err) {
+    if (!f->max_batch)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "--pad-mask '%s' pads the requests of a batch, but the model does not batch: %s",
+                               a->pad_mask, f->why);
+    symrt_batch_rows state;
+    char why[512];
+    symc_status s = symrt_engine_batch_rows(e, &state, NULL, why, sizeof why, err);
+    if (s) return s;
+    if (state != SYMRT_BATCH_ROWS_INDEPENDENT)
+        return symc_error_setf(
+            err, SYMC_ERR_INVALID_ARG,
+            "--pad-mask '%s' needs joined runs, but the engine's batch rows are %s%s%s: the symc backend runs each "
+            "request of this model alone and would pad none",
+            a->pad_mask,
+            state == SYMRT_BATCH_ROWS_UNKNOWN ? "unknown (an engine built before symc stored the proof)"
+                                              : "not proved independent",
+            why[0] ? ": " : "", why);
+    if (symrt_engine_num_produced(e))
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                               "--pad-mask '%s' needs joined runs, but the engine has sizes known only after a run "
+                               "(NonZero and kin): the symc backend runs each request alone",
+                               a->pad_mask);
+    pad_plan p = {.io = io, .ni = ni, .no = no, .bmax = bs->max < 2 ? bs->max : 2};
+    p.dims = calloc(ni + 1, sizeof *p.dims);
+    p.inner = calloc(ni + 1, sizeof *p.inner);
+    p.out_seq = calloc(no + 1, sizeof *p.out_seq);
+    if (!p.dims || !p.inner || !p.out_seq) s = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
+    if (!s) s = pad_shapes(e, a, &p, err);
+    if (!s) s = pad_check(e, &p, f, err);
+    if (!s) {
+        tool_buf_addf(b, "parameters {\n  key: \"symc_pad_mask\"\n  value: { string_value: ");
+        pbtxt_quoted(b, a->pad_mask);
+        tool_buf_addf(b, " }\n}\n");
+    }
+    free(p.dims);
+    free(p.inner);
+    free(p.out_seq);
+    return s;
 }
 
 static symc_status build_config(const symrt_engine *e, const triton_cli *a, const char *name, tool_buf *b,
@@ -417,7 +826,7 @@ static symc_status build_config(const symrt_engine *e, const triton_cli *a, cons
         tool_buf_addf(b, "%s [\n", out ? "output" : "input");
         uint32_t lo = out ? ni : 0, hi = out ? n : ni;
         for (uint32_t k = lo; k < hi; k++) {
-            if ((s = tensor_entry(b, e, &io[k], batch >= 0, err))) goto done;
+            if ((s = tensor_entry(b, e, &io[k], batch >= 0, batch >= 0 && a->pad_mask && !out, err))) goto done;
             tool_buf_add(b, k + 1 < hi ? ",\n" : "\n", k + 1 < hi ? 2 : 1);
         }
         tool_buf_add(b, "]\n", 2);
@@ -428,6 +837,7 @@ static symc_status build_config(const symrt_engine *e, const triton_cli *a, cons
         tool_buf_addf(b, " ]\n  max_queue_delay_microseconds: %" PRId64 "\n}\n", a->delay_us);
         if ((s = batch_rows_facts(e, b, f, err))) goto done;
     }
+    if (a->pad_mask && (s = pad_mask_facts(e, a, io, ni, no, &bs, b, f, err))) goto done;
     tool_buf_addf(b, "instance_group [ { count: %" PRId64 " kind: %s } ]\n", a->instances,
                   f->gpu ? "KIND_GPU" : "KIND_CPU");
     if (b->oom) s = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory writing the config");
@@ -603,6 +1013,7 @@ int symc_cmd_triton(int argc, char **argv) {
 
     if (!a.no_batching && !f.max_batch) printf("no batching: %s\n", f.why);
     if (f.rows[0]) printf("%s\n", f.rows);
+    if (f.pad[0]) printf("%s\n", f.pad);
     printf("wrote %s/config.pbtxt (max_batch_size %" PRId64, shown, f.max_batch);
     if (f.n_pref == 1) printf(", dynamic batching preferred [%" PRId64 "]", f.pref[0]);
     if (f.n_pref == 2) printf(", dynamic batching preferred [%" PRId64 ", %" PRId64 "]", f.pref[0], f.pref[1]);

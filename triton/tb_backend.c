@@ -18,7 +18,13 @@
  * the engine proves every output row depends only on the same input rows
  * (symrt_engine_batch_rows), requests whose dims past the batch agree are
  * concatenated and run once, up to max_batch_size rows, and each response
- * gets its rows; any other request runs alone at its own shape. Either way a
+ * gets its rows; any other request runs alone at its own shape. With the
+ * config parameter symc_pad_mask (symc triton --pad-mask, after its check
+ * that the model ignores positions its mask marks as padding), requests that
+ * differ in their length too (dim 1 of every input) are joined padded with
+ * zeros to the longest of the group, and each gets its own positions back
+ * (tb_run_joined); a group grows in arrival order while its padded positions
+ * stay at most twice its real ones. Either way a
  * response is what `symc run` gives for that request's inputs (bitwise on
  * the reference backend; on a GPU a library may pick another algorithm for
  * another batch). Inputs are read
@@ -124,7 +130,11 @@ typedef struct tb_model {
      * the engine proves each output row depends on the same input rows alone
      * (symrt_engine_batch_rows), and the config does not turn it off */
     int join;
-    int graphs; /* CUDA graphs in KIND_GPU instances (config parameter symc_cuda_graphs, default "off") */
+    /* config parameter symc_pad_mask (with join): requests whose inputs differ in dim 1 too (the
+     * length S, dim 1 of every input) join, padded with zeros to the longest of the group */
+    int pad;
+    int *out_seq; /* per output: S is its dim 1 (each request gets its own first positions), else no S */
+    int graphs;   /* CUDA graphs in KIND_GPU instances (config parameter symc_cuda_graphs, default "off") */
 } tb_model;
 
 typedef struct tb_buf {
@@ -170,6 +180,7 @@ static void tb_model_free(tb_model *m) {
     free(m->out);
     free(m->in_type);
     free(m->out_type);
+    free(m->out_seq);
     free(m);
 }
 
@@ -336,6 +347,122 @@ static TRITONSERVER_Error *tb_check_join(tb_model *m, const tb_json *cfg) {
     return NULL;
 }
 
+static int tb_ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* symbol `name` occurs in dim text t (itself, or as a whole word of an expression) */
+static int tb_mentions(const char *t, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = t; n && (p = strstr(p, name)); p++)
+        if ((p == t || !tb_ident_char(p[-1])) && !tb_ident_char(p[n])) return 1;
+    return 0;
+}
+
+/* Config parameter symc_pad_mask "NAME" (symc triton --pad-mask writes it after checking that the
+ * model is padding-invariant under that mask): NAME is an input [B, S] with S a symbol, S is dim 1
+ * of every input and in no other dim of an input, and every output has S at dim 1 or nowhere, so a
+ * joined run may pad each request's inputs along dim 1 and hand back each request's own positions.
+ * Anything else fails the load, naming the tensor. With joins on, the engine must allow them. */
+static TRITONSERVER_Error *tb_check_pad(tb_model *m, const tb_json *cfg) {
+    const tb_json *p = tb_json_get(tb_json_get(tb_json_get(cfg, "parameters"), "symc_pad_mask"), "string_value");
+    if (!p) return NULL;
+    if (p->kind != TB_JSON_STR || !p->str[0])
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                        "model '%s': config parameter symc_pad_mask must name the engine's padding mask input",
+                        m->name);
+    const char *mask = p->str;
+    uint32_t k = 0;
+    while (k < m->n_in && strcmp(m->in[k].name, mask)) k++;
+    if (k == m->n_in) {
+        char names[512];
+        tb_names(m->in, m->n_in, names, sizeof names);
+        return tb_error(
+            TRITONSERVER_ERROR_INVALID_ARG,
+            "model '%s': config parameter symc_pad_mask '%s' is not an input of the engine (its inputs: %s)", m->name,
+            mask, names);
+    }
+    if (m->max_batch <= 0)
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                        "model '%s': config parameter symc_pad_mask '%s' pads the requests of a batch, but "
+                        "max_batch_size is 0",
+                        m->name, mask);
+    if (m->in[k].rank != 2)
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                        "model '%s': config parameter symc_pad_mask '%s': the input has rank %d; a padding mask is "
+                        "[B, S] (rank 2)",
+                        m->name, mask, m->in[k].rank);
+    char seq[128], t[128];
+    tb_dim(m, 1, k, 1, seq, sizeof seq);
+    symrt_symbol_info si = {0};
+    uint32_t s = 0;
+    while (s < symrt_engine_num_symbols(m->engine) &&
+           (symrt_engine_symbol(m->engine, s, &si, NULL) != SYMC_OK || strcmp(si.name, seq)))
+        s++;
+    if (s == symrt_engine_num_symbols(m->engine))
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                        "model '%s': config parameter symc_pad_mask '%s': its dim 1 is '%s', not a symbol (a length "
+                        "requests may differ in)",
+                        m->name, mask, seq);
+    for (uint32_t i = 0; i < m->n_in; i++) {
+        if (m->in[i].rank >= 2) tb_dim(m, 1, i, 1, t, sizeof t);
+        if (m->in[i].rank < 2 || strcmp(t, seq))
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                            "model '%s': config parameter symc_pad_mask '%s': padding extends dim 1 of every input, "
+                            "but input '%s' has %s%s%s there, not the mask's '%s'",
+                            m->name, mask, m->in[i].name, m->in[i].rank < 2 ? "no dim" : "'",
+                            m->in[i].rank < 2 ? "" : t, m->in[i].rank < 2 ? "" : "'", seq);
+        for (int32_t d = 2; d < m->in[i].rank; d++) {
+            tb_dim(m, 1, i, d, t, sizeof t);
+            if (tb_mentions(t, seq))
+                return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                                "model '%s': config parameter symc_pad_mask '%s': input '%s' has '%s' at dim %d too "
+                                "(padding extends dim 1 only)",
+                                m->name, mask, m->in[i].name, t, d);
+        }
+    }
+    for (uint32_t o = 0; o < m->n_out; o++) {
+        m->out_seq[o] = 0;
+        for (int32_t d = 1; d < m->out[o].rank; d++) {
+            tb_dim(m, 0, o, d, t, sizeof t);
+            if (d == 1 && !strcmp(t, seq)) m->out_seq[o] = 1;
+            else if (tb_mentions(t, seq))
+                return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                                "model '%s': config parameter symc_pad_mask '%s': output '%s' has '%s' at dim %d; an "
+                                "output may have the length '%s' at dim 1 or not at all",
+                                m->name, mask, m->out[o].name, t, d, seq);
+        }
+    }
+    /* Triton's dynamic batcher hands over requests of different shapes together only for inputs that
+     * allow ragged batches; without it padding would never happen */
+    const tb_json *list = tb_json_get(cfg, "input");
+    for (const tb_json *e = list ? list->child : NULL; e; e = e->next) {
+        const tb_json *jn = tb_json_get(e, "name"), *rb = tb_json_get(e, "allow_ragged_batch");
+        if (!rb || rb->kind != TB_JSON_BOOL || !rb->boolean)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                            "model '%s': config parameter symc_pad_mask '%s': config input '%s' needs "
+                            "allow_ragged_batch: true, else Triton never batches requests of different lengths "
+                            "(symc triton --pad-mask writes it)",
+                            m->name, mask, jn && jn->kind == TB_JSON_STR ? jn->str : "?");
+    }
+    int on = 1;
+    TB_TRY(tb_switch(m, cfg, "symc_join", 1, &on));
+    if (on && !m->join) {
+        symrt_batch_rows rows = SYMRT_BATCH_ROWS_UNKNOWN;
+        if (symrt_engine_batch_rows(m->engine, &rows, NULL, NULL, 0, NULL) != SYMC_OK) rows = SYMRT_BATCH_ROWS_UNKNOWN;
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                        "model '%s': config parameter symc_pad_mask '%s' needs joined runs, but the engine %s (set "
+                        "symc_join \"off\" or drop symc_pad_mask)",
+                        m->name, mask,
+                        m->produced ? "has sizes known only after a run"
+                            : rows == SYMRT_BATCH_ROWS_UNKNOWN
+                            ? "carries no batch-row proof (built before symc stored it)"
+                            : "does not prove its batch rows independent (symc inspect says why)");
+    }
+    m->pad = m->join;
+    return NULL;
+}
+
 static TRITONSERVER_Error *tb_check_config(tb_model *m, const tb_json *cfg) {
     const tb_json *mb = tb_json_get(cfg, "max_batch_size");
     m->max_batch = 0;
@@ -346,6 +473,7 @@ static TRITONSERVER_Error *tb_check_config(tb_model *m, const tb_json *cfg) {
                         (long long)m->max_batch);
     if (m->max_batch > 0) TB_TRY(tb_check_batch(m));
     TB_TRY(tb_check_join(m, cfg));
+    TB_TRY(tb_check_pad(m, cfg));
     for (int is_in = 1; is_in >= 0; is_in--) {
         const tb_json *list = tb_json_get(cfg, is_in ? "input" : "output");
         for (const tb_json *e = list ? list->child : NULL; e; e = e->next) TB_TRY(tb_check_entry(m, e, is_in));
@@ -424,7 +552,9 @@ static TRITONSERVER_Error *tb_model_load(tb_model *m, TRITONBACKEND_Model *model
     m->out = calloc(m->n_out + 1, sizeof *m->out);
     m->in_type = calloc(m->n_in + 1, sizeof *m->in_type);
     m->out_type = calloc(m->n_out + 1, sizeof *m->out_type);
-    if (!m->in || !m->out || !m->in_type || !m->out_type) e = tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
+    m->out_seq = calloc(m->n_out + 1, sizeof *m->out_seq);
+    if (!m->in || !m->out || !m->in_type || !m->out_type || !m->out_seq)
+        e = tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory");
     for (int is_in = 1; is_in >= 0 && !e; is_in--)
         for (uint32_t k = 0; k < (is_in ? m->n_in : m->n_out) && !e; k++) {
             symrt_io_info *io = is_in ? &m->in[k] : &m->out[k];
@@ -745,20 +875,35 @@ static TRITONSERVER_Error *tb_run(tb_instance *in, TRITONBACKEND_Request *req, T
  * response gets its own rows of every output it asked for. A request that
  * cannot join (a malformed one, one that agrees with no other) runs alone
  * through tb_run, and when a joined run fails its requests are run alone
- * too, so each gets the answer it would have had by itself. */
+ * too, so each gets the answer it would have had by itself.
+ *
+ * Padded joins (config parameter symc_pad_mask, tb_check_pad): the inputs'
+ * dim 1 (the length S) may differ too. Each request's rows are copied into
+ * the joined inputs at the group's longest S with zeros after its own
+ * positions (in every input, so the mask is 0 there); outputs with S at dim
+ * 1 give each request its own first S_i positions of its rows, the others
+ * its rows. symc triton --pad-mask checked numerically that padding leaves
+ * the real positions' results alone under the mask; what only the shapes
+ * decide is checked here on every request: its own shapes must be ones the
+ * engine accepts (the joined run sees only the longest) and pick the region
+ * the joined run picks, else it runs alone. A group stops growing where its
+ * padded positions would pass twice its real ones (tb_pad_fits). */
 
 typedef struct tb_probe {
     TRITONBACKEND_Request *req;
-    int64_t rows;
-    uint32_t group; /* index into the groups, or UINT32_MAX: runs alone */
+    int64_t rows, seq; /* seq: dim 1 of every input (padded joins), else -1 */
+    uint32_t group;    /* index into the groups, or UINT32_MAX: runs alone */
 } tb_probe;
 
 /* Whether request req can take part in a join: every engine input present,
  * of the engine's type and rank, with a consistent byte count and dim 0 the
- * same rows everywhere. *rows its batch; key (n_in x 8 dims) its dims past
- * the batch. Anything else runs alone, where tb_run names the problem. */
-static int tb_probe_request(const tb_model *m, TRITONBACKEND_Request *req, int64_t *rows, int64_t *key) {
+ * same rows everywhere (for padded joins dim 1 the same length everywhere
+ * too, *seq). *rows its batch; key (n_in x 8 dims) its dims past the batch
+ * (past the length for padded joins). Anything else runs alone, where tb_run
+ * names the problem. */
+static int tb_probe_request(const tb_model *m, TRITONBACKEND_Request *req, int64_t *rows, int64_t *seq, int64_t *key) {
     *rows = -1;
+    *seq = -1;
     for (uint32_t k = 0; k < m->n_in; k++) {
         TRITONBACKEND_Input *input = NULL;
         const char *name;
@@ -775,16 +920,87 @@ static int tb_probe_request(const tb_model *m, TRITONBACKEND_Request *req, int64
         if (*rows < 0) *rows = shape[0];
         if (shape[0] != *rows) return 0;
         for (uint32_t d = 0; d < 8; d++) key[k * 8 + d] = d + 1 < rank ? shape[d + 1] : -1;
+        if (m->pad) { /* tb_check_pad: every input has rank 2 or more, the length at dim 1 */
+            if (*seq < 0) *seq = shape[1];
+            if (shape[1] != *seq) return 0;
+            key[k * 8] = -2;
+        }
     }
     return *rows >= 1 && *rows <= m->max_batch;
 }
 
+/* Padded joins: whether the request's own shapes are ones the engine takes
+ * (every check symrt_enqueue makes on shapes: ranges, guards, the other
+ * symbols), and the region they pick into *region (-1 for an engine of one
+ * graph). The joined run sees only the group's longest length, so a request
+ * joins only where it would have run alone. */
+static int tb_probe_shapes(tb_instance *in, TRITONBACKEND_Request *req, int32_t *region) {
+    const tb_model *m = in->m;
+    for (uint32_t k = 0; k < m->n_in; k++) {
+        TRITONBACKEND_Input *input = NULL;
+        const char *name;
+        TRITONSERVER_DataType dt;
+        const int64_t *shape;
+        uint32_t rank, nbuf;
+        uint64_t bytes;
+        if (TRITONBACKEND_RequestInput(req, m->in[k].name, &input) || !input ||
+            TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &bytes, &nbuf) ||
+            symrt_set_input_shape(in->ctx, m->in[k].name, shape, (int32_t)rank, NULL) != SYMC_OK)
+            return 0;
+    }
+    int64_t dims[8];
+    int32_t rank = 0;
+    if (m->n_out && symrt_get_tensor_shape(in->ctx, m->out[0].name, dims, &rank, NULL) != SYMC_OK) return 0;
+    return symrt_context_region(in->ctx, region, NULL) == SYMC_OK;
+}
+
+/* Input k's buffers (need bytes in all, rows of src_row bytes) copied to dst
+ * as rows of dst_row bytes (>= src_row), zeros after each row's own bytes. */
+static TRITONSERVER_Error *tb_gather_padded(const tb_instance *in, TRITONBACKEND_Input *input, uint32_t k,
+                                            uint32_t nbuf, uint64_t need, uint64_t src_row, uint64_t dst_row,
+                                            uint8_t *dst) {
+    if (src_row == dst_row) return tb_gather_input(in, input, k, nbuf, need, dst);
+    if (!src_row || need % src_row)
+        return tb_error(TRITONSERVER_ERROR_INTERNAL, "input '%s': %llu bytes are no whole rows of %llu",
+                        in->m->in[k].name, (unsigned long long)need, (unsigned long long)src_row);
+    memset(dst, 0, (size_t)(need / src_row * dst_row));
+    uint64_t at = 0;
+    for (uint32_t b = 0; b < nbuf; b++) {
+        const void *buf;
+        uint64_t sz;
+        TB_TRY(tb_input_buffer(in, input, k, b, &buf, &sz));
+        const uint8_t *p = buf;
+        if (sz > need - at)
+            return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold more than its %llu bytes",
+                            in->m->in[k].name, (unsigned long long)need);
+        while (sz) { /* a buffer may end inside a row */
+            uint64_t row = at / src_row, off = at % src_row, take = src_row - off < sz ? src_row - off : sz;
+            memcpy(dst + row * dst_row + off, p, (size_t)take);
+            p += take;
+            sz -= take;
+            at += take;
+        }
+    }
+    if (at != need)
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' buffers hold %llu bytes, not %llu",
+                        in->m->in[k].name, (unsigned long long)at, (unsigned long long)need);
+    return NULL;
+}
+
+/* bytes of one position of a tensor of dims (the product of dims 2..) */
+static uint64_t tb_position_bytes(const int64_t *dims, int32_t rank, size_t esize) {
+    uint64_t b = 0;
+    return rank >= 2 && tb_bytes(dims + 2, rank - 2, esize, &b) ? b : 0;
+}
+
 /* One run of the n requests in reqs (rows[i] each) joined; on success every
- * one is answered and released. NULL: done; an error: nothing was answered,
- * run them alone. */
+ * one is answered and released. seq: for a padded join each request's
+ * length, the inputs padded to smax, and region the one every request's own
+ * shapes pick (the joined run must pick it too); NULL otherwise. NULL: done;
+ * an error: nothing was answered, run them alone. */
 static TRITONSERVER_Error *tb_run_joined(tb_instance *in, TRITONBACKEND_ModelInstance *instance,
-                                         TRITONBACKEND_Request **reqs, const int64_t *rows, uint32_t n,
-                                         uint64_t exec_start) {
+                                         TRITONBACKEND_Request **reqs, const int64_t *rows, const int64_t *seq,
+                                         int64_t smax, int32_t region, uint32_t n, uint64_t exec_start) {
     const tb_model *m = in->m;
     symc_error err;
     int64_t total = 0;
@@ -801,28 +1017,45 @@ static TRITONSERVER_Error *tb_run_joined(tb_instance *in, TRITONBACKEND_ModelIns
         int64_t dims[8];
         memcpy(dims, shape, rank * sizeof *dims);
         dims[0] = total;
-        if (!tb_bytes(dims, (int32_t)rank, symc_dtype_size(m->in[k].dtype), &sum) || sum > SIZE_MAX)
+        if (seq) dims[1] = smax;
+        const size_t esize = symc_dtype_size(m->in[k].dtype);
+        if (!tb_bytes(dims, (int32_t)rank, esize, &sum) || sum > SIZE_MAX)
             return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "joined input '%s' too large", m->in[k].name);
         if (symrt_set_input_shape(in->ctx, m->in[k].name, dims, (int32_t)rank, &err) != SYMC_OK)
             return tb_error(tb_code(err.code), "joined: %s", err.msg);
         uint8_t *dst = tb_reserve(&in->in_scratch[k], (size_t)sum);
         if (!dst) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory joining input '%s'", m->in[k].name);
+        const uint64_t pos = seq ? tb_position_bytes(dims, (int32_t)rank, esize) : 0;
         uint64_t at = 0;
         for (uint32_t i = 0; i < n; i++) {
             uint64_t got = 0;
             uint32_t nb = 0;
             TB_TRY(TRITONBACKEND_RequestInput(reqs[i], m->in[k].name, &input));
             TB_TRY(TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &got, &nb));
-            if (got > sum - at)
+            /* a padded request's rows take smax positions each here */
+            uint64_t span = seq ? pos * (uint64_t)smax * (uint64_t)rows[i] : got;
+            if (span > sum - at || (seq && got != pos * (uint64_t)seq[i] * (uint64_t)rows[i]))
                 return tb_error(TRITONSERVER_ERROR_INTERNAL, "joined input '%s' overflows", m->in[k].name);
-            TB_TRY(tb_gather_input(in, input, k, nb, got, dst + at));
-            at += got;
+            if (seq)
+                TB_TRY(tb_gather_padded(in, input, k, nb, got, pos * (uint64_t)seq[i], pos * (uint64_t)smax, dst + at));
+            else TB_TRY(tb_gather_input(in, input, k, nb, got, dst + at));
+            at += span;
         }
         if (at != sum)
             return tb_error(TRITONSERVER_ERROR_INTERNAL, "joined input '%s': %llu bytes, not %llu", m->in[k].name,
                             (unsigned long long)at, (unsigned long long)sum);
         if (symrt_set_tensor_address(in->ctx, m->in[k].name, dst, (size_t)(sum ? sum : 64), &err) != SYMC_OK)
             return tb_error(tb_code(err.code), "joined input '%s': %s", m->in[k].name, err.msg);
+    }
+    if (seq) { /* the padded shapes run the graph each request's own shapes would */
+        int32_t r = -1;
+        if (symrt_context_region(in->ctx, &r, &err) != SYMC_OK)
+            return tb_error(tb_code(err.code), "joined: %s", err.msg);
+        if (r != region)
+            return tb_error(TRITONSERVER_ERROR_INTERNAL,
+                            "joined: padded to %lld positions the engine runs region %d, "
+                            "the requests alone region %d",
+                            (long long)smax, (int)r, (int)region);
     }
     for (uint32_t k = 0; k < m->n_out; k++) {
         int64_t dims[8];
@@ -833,6 +1066,9 @@ static TRITONSERVER_Error *tb_run_joined(tb_instance *in, TRITONBACKEND_ModelIns
         if (rank < 1 || dims[0] != total) /* the proof says it is; never split what is not rows */
             return tb_error(TRITONSERVER_ERROR_INTERNAL, "joined output '%s' is not %lld rows", m->out[k].name,
                             (long long)total);
+        if (seq && m->out_seq[k] && (rank < 2 || dims[1] != smax)) /* tb_check_pad says it is */
+            return tb_error(TRITONSERVER_ERROR_INTERNAL, "joined output '%s' does not have %lld positions",
+                            m->out[k].name, (long long)smax);
         if (!tb_bytes(dims, rank, symc_dtype_size(m->out[k].dtype), &bytes) || bytes > SIZE_MAX)
             return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "joined output '%s' too large", m->out[k].name);
         void *p = tb_reserve(&in->out_scratch[k], (size_t)bytes);
@@ -843,7 +1079,7 @@ static TRITONSERVER_Error *tb_run_joined(tb_instance *in, TRITONBACKEND_ModelIns
     const uint64_t c0 = tb_now_ns();
     if (symrt_enqueue(in->ctx, NULL, &err) != SYMC_OK) return tb_error(tb_code(err.code), "joined run: %s", err.msg);
     const uint64_t c1 = tb_now_ns();
-    /* every request answered from its rows */
+    /* every request answered from its rows (and, padded, its own positions of them) */
     int64_t first = 0;
     for (uint32_t i = 0; i < n; i++) {
         TRITONBACKEND_Response *resp = NULL;
@@ -853,18 +1089,27 @@ static TRITONSERVER_Error *tb_run_joined(tb_instance *in, TRITONBACKEND_ModelIns
             if ((e = tb_wants(reqs[i], m->out[k].name, &want)) || !want) continue;
             int64_t dims[8];
             int32_t rank = 0;
-            uint64_t all = 0, bytes = 0;
+            uint64_t all = 0;
             if (symrt_get_tensor_shape(in->ctx, m->out[k].name, dims, &rank, &err) != SYMC_OK) {
                 e = tb_error(tb_code(err.code), "output '%s': %s", m->out[k].name, err.msg);
                 break;
             }
-            tb_bytes(dims, rank, symc_dtype_size(m->out[k].dtype), &all);
-            uint64_t row = all / (uint64_t)total;
+            const size_t esize = symc_dtype_size(m->out[k].dtype);
+            tb_bytes(dims, rank, esize, &all);
+            const uint64_t row = all / (uint64_t)total; /* one joined row */
+            const int strided = seq && m->out_seq[k];
+            const uint64_t own = strided ? tb_position_bytes(dims, rank, esize) * (uint64_t)seq[i] : row;
             dims[0] = rows[i];
-            bytes = row * (uint64_t)rows[i];
+            if (strided) dims[1] = seq[i];
+            const uint64_t bytes = own * (uint64_t)rows[i];
+            const uint8_t *src = (const uint8_t *)in->out_scratch[k].p + row * (uint64_t)first;
             void *dst = NULL;
-            if (!(e = tb_new_output(in, resp, k, dims, rank, bytes, &dst)) && bytes)
-                memcpy(dst, (uint8_t *)in->out_scratch[k].p + row * (uint64_t)first, (size_t)bytes);
+            if (!(e = tb_new_output(in, resp, k, dims, rank, bytes, &dst)) && bytes) {
+                if (own == row) memcpy(dst, src, (size_t)bytes);
+                else
+                    for (int64_t r = 0; r < rows[i]; r++) /* the first S_i positions of each of its rows */
+                        memcpy((uint8_t *)dst + own * (uint64_t)r, src + row * (uint64_t)r, (size_t)own);
+            }
         }
         first += rows[i];
         if (resp) {
@@ -913,32 +1158,53 @@ static void tb_answer_alone(tb_instance *in, TRITONBACKEND_ModelInstance *instan
     if (rel) TRITONSERVER_ErrorDelete(rel);
 }
 
-/* The requests grouped by their dims past the batch (up to max_batch_size
- * rows a group), each group of two or more run joined; the rest alone.
- * 0 when there was no memory to group (then nothing was answered). */
+/* Padded joins: whether a request of `rows` rows at length `seq` may join a
+ * group of `sum` rows, `real` real positions and longest length `smax`:
+ * the group's padded positions (its rows times its longest length) stay at
+ * most twice its real ones, so at most half of a run's work is padding. */
+static int tb_pad_fits(int64_t sum, int64_t real, int64_t smax, int64_t rows, int64_t seq) {
+    double longest = (double)(seq > smax ? seq : smax);
+    return (double)(sum + rows) * longest <= 2.0 * ((double)real + (double)rows * (double)seq);
+}
+
+/* The requests grouped in arrival order by their dims past the batch (past
+ * the length too for padded joins, and by the region their shapes pick), a
+ * request going to the first group it fits (up to max_batch_size rows, and
+ * tb_pad_fits), each group of two or more run joined; the rest alone. 0 when
+ * there was no memory to group (then nothing was answered). */
 static int tb_execute_joined(tb_instance *in, TRITONBACKEND_ModelInstance *instance, TRITONBACKEND_Request **requests,
                              uint32_t n, uint64_t exec_start) {
     const tb_model *m = in->m;
-    size_t kn = (size_t)m->n_in * 8;
+    size_t kn = (size_t)m->n_in * 8 + 1; /* the dims past the batch, then the region (padded joins) */
     tb_probe *pr = calloc(n, sizeof *pr);
     int64_t *keys = calloc((size_t)n * kn + 1, sizeof *keys); /* per group, its key */
     int64_t *sum = calloc(n, sizeof *sum);                    /* per group, its rows */
+    int64_t *real = calloc(n, sizeof *real);                  /* per group, its real positions (padded joins) */
+    int64_t *smax = calloc(n, sizeof *smax);                  /* per group, its longest length (padded joins) */
     uint32_t *count = calloc(n, sizeof *count);               /* per group, its requests */
     TRITONBACKEND_Request **reqs = calloc(n, sizeof *reqs);
     int64_t *rows = calloc(n, sizeof *rows);
+    int64_t *seq = calloc(n, sizeof *seq);
     int64_t *key = calloc(kn + 1, sizeof *key);
-    int ok = pr && keys && sum && count && reqs && rows && key;
+    int ok = pr && keys && sum && real && smax && count && reqs && rows && seq && key;
     uint32_t n_groups = 0;
     for (uint32_t r = 0; ok && r < n; r++) {
         pr[r].req = requests[r];
         pr[r].group = UINT32_MAX;
-        if (!requests[r] || !tb_probe_request(m, requests[r], &pr[r].rows, key)) continue;
+        if (!requests[r] || !tb_probe_request(m, requests[r], &pr[r].rows, &pr[r].seq, key)) continue;
+        int32_t region = -1;
+        if (m->pad && !tb_probe_shapes(in, requests[r], &region)) continue; /* refused alone: its error */
+        key[kn - 1] = region;
         uint32_t g = 0;
-        while (g < n_groups && (memcmp(&keys[g * kn], key, kn * sizeof *key) || sum[g] + pr[r].rows > m->max_batch))
+        while (g < n_groups &&
+               (memcmp(&keys[g * kn], key, kn * sizeof *key) || sum[g] + pr[r].rows > m->max_batch ||
+                (m->pad && !tb_pad_fits(sum[g], real[g], smax[g], pr[r].rows, pr[r].seq))))
             g++;
         if (g == n_groups) memcpy(&keys[n_groups++ * kn], key, kn * sizeof *key);
         pr[r].group = g;
         sum[g] += pr[r].rows;
+        real[g] += pr[r].rows * (m->pad ? pr[r].seq : 1);
+        if (pr[r].seq > smax[g]) smax[g] = pr[r].seq;
         count[g]++;
     }
     for (uint32_t g = 0; ok && g < n_groups; g++) {
@@ -947,9 +1213,11 @@ static int tb_execute_joined(tb_instance *in, TRITONBACKEND_ModelInstance *insta
         for (uint32_t r = 0; r < n; r++)
             if (pr[r].group == g) {
                 reqs[j] = pr[r].req;
+                seq[j] = pr[r].seq;
                 rows[j++] = pr[r].rows;
             }
-        TRITONSERVER_Error *e = tb_run_joined(in, instance, reqs, rows, j, exec_start);
+        TRITONSERVER_Error *e = tb_run_joined(in, instance, reqs, rows, m->pad ? seq : NULL, smax[g],
+                                              (int32_t)keys[g * kn + kn - 1], j, exec_start);
         if (!e) {
             for (uint32_t r = 0; r < n; r++)
                 if (pr[r].group == g) pr[r].req = NULL; /* answered */
@@ -960,9 +1228,12 @@ static int tb_execute_joined(tb_instance *in, TRITONBACKEND_ModelInstance *insta
     free(pr);
     free(keys);
     free(sum);
+    free(real);
+    free(smax);
     free(count);
     free(reqs);
     free(rows);
+    free(seq);
     free(key);
     return ok;
 }

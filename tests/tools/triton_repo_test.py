@@ -29,7 +29,15 @@ says of the same engine (each symbol's range and opt, each tensor's dtype and di
     kind is KIND_CPU unless --kind gpu; a dim whose form differs by region is symbolic (-1), and two
     batch symbols (B, C) no batch axis;
   - an engine whose regions are chosen by the batch size (an ONNX If on Shape(x)[0]: B == 1 in one
-    region) batches over B's whole range, each request of a batch run alone.
+    region) batches over B's whole range, each request of a batch run alone;
+  - --pad-mask: accepted for a padding-invariant model (x [B, S, 4] and an int64 mask m [B, S]; y = (x w)
+    * m per position and pooled = the masked sum over S): the padding check's line with its worst
+    difference (0: zeros add nothing), the line saying requests of different lengths are padded, the
+    config parameter symc_pad_mask and allow_ragged_batch on every input; refused, each with its message,
+    a non-zero exit and nothing written, for an unknown input name, a mask of rank 3, an engine whose
+    batch rows are not proved independent (a softmax over the batch), an input without S at dim 1, an
+    output with S at dim 2, --no-batching, and a model that is not padding-invariant (a mean over S that
+    divides by S rather than by the mask's count: the check names the output and the difference).
 
 usage: triton_repo_test.py SYMC TMPDIR [REGIONS_ENGINE]
 """
@@ -443,10 +451,93 @@ _, err = run("triton", text_file, path("new_repo"), want=1)
 check(not os.path.exists(path("new_repo")), "a refused engine creates no REPO")
 out, _ = run("triton", "--help")
 check(out.startswith("usage: symc triton ENGINE.symx REPO") and
-      all(f in out for f in ("--name", "--instances", "--kind", "--max-queue-delay-us", "--no-batching")),
+      all(f in out for f in ("--name", "--instances", "--kind", "--max-queue-delay-us", "--no-batching",
+                             "--pad-mask", "[0, 50)")),
       f"--help: {out}")
 out, _ = run("--help")
 check(re.search(r"^  triton +\S", out, re.M) is not None, f"symc --help lists triton: {out}")
+
+# ---- (4b) --pad-mask: padding to the longest of a batch, checked on the reference backend ----
+def masked(name, nodes, inputs, outputs, opset=17):
+    """a model over x [B, S, 4] and the int64 mask m [B, S] (mu: the mask as float [B, S, 1])"""
+    p = path(name + ".onnx")
+    pre = [h.make_node("Cast", ["m"], ["mf"], to=1), h.make_node("Unsqueeze", ["mf", "ax2"], ["mu"])]
+    g = h.make_graph(pre + nodes, name, [F("x", ["B", "S", 4]), h.make_tensor_value_info("m", T.INT64, ["B", "S"])] +
+                     inputs, [h.make_tensor_value_info(o, T.FLOAT, None) for o in outputs],
+                     [nh.from_array(np.array([2], np.int64), "ax2"), nh.from_array(np.array([1], np.int64), "ax1"),
+                      nh.from_array(np.linspace(-1, 1, 16, dtype=np.float32).reshape(4, 4), "w4")])
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", opset)]), p)
+    return p
+
+
+SEQ_SHAPES = ("x:1x1x4,2x8x4,4x16x4", "m:1x1,2x8,4x16")
+padok = compile_engine(masked("padok", [h.make_node("MatMul", ["x", "w4"], ["xw"]), h.make_node("Mul", ["xw", "mu"], ["y"]),
+                                        h.make_node("ReduceSum", ["y", "ax1"], ["pooled"], keepdims=0)], [],
+                              ["y", "pooled"]), *SEQ_SHAPES)
+pad_repo = path("pad_repo")
+out, err = run("triton", padok, pad_repo, "--pad-mask", "m")
+lines = out.splitlines()
+check(len(lines) == 5 and lines[0] == JOINED and
+      re.fullmatch(r"padding check under mask 'm' on the reference backend: 4 seeded requests of batch 1\.\.2 at "
+                   r"S = 1, \d+, 1, \d+, each padded to 16, 16, \d+, \d+, agree with themselves unpadded at their real "
+                   r"positions: worst relative difference 0 \(output '(y|pooled)'; at most 1e-5 allowed\)", lines[1])
+      is not None and
+      lines[2] == "requests of different lengths are padded to the longest of a batch and run joined, while the padded "
+      "positions stay at most half of a run (config parameter symc_pad_mask \"m\")" and
+      lines[3].startswith(f"wrote {pad_repo}/padok/config.pbtxt (max_batch_size 4") and not err,
+      f"--pad-mask m: the lines said: {out!r} {err!r}")
+cfg = check_config(os.path.join(pad_repo, "padok", "config.pbtxt"), padok, "padok", batch_sym="B")
+check(cfg.get("parameters") == [{"key": ["symc_batch_rows"], "value": [{"string_value": ["independent"]}]},
+                                {"key": ["symc_pad_mask"], "value": [{"string_value": ["m"]}]}],
+      f"--pad-mask m: the parameters: {cfg.get('parameters')}")
+check([g.get("allow_ragged_batch") for g in cfg.get("input", [])] == [["true"], ["true"]] and
+      all("allow_ragged_batch" not in g for g in cfg.get("output", [])),
+      f"--pad-mask m: allow_ragged_batch on every input, on no output: {cfg.get('input')} {cfg.get('output')}")
+out, _ = run("triton", padok, pad_repo, "--name", "plain")
+check("allow_ragged_batch" not in open(os.path.join(pad_repo, "plain", "config.pbtxt")).read() and
+      "padding" not in out, f"without --pad-mask: no allow_ragged_batch, no padding line: {out!r}")
+
+# refusals: one message each, nothing written
+pad_bad = path("pad_bad")
+rank3 = path("rank3.onnx")
+onnx.save(h.make_model(h.make_graph([h.make_node("Mul", ["x", "m3"], ["y"])], "rank3",
+                                    [F("x", ["B", "S", 4]), F("m3", ["B", "S", 1])], [F("y", None)]),
+                       opset_imports=[h.make_opsetid("", 17)]), rank3)
+rank3 = compile_engine(rank3, "x:1x1x4,2x8x4,4x16x4", "m3:1x1x1,2x8x1,4x16x1")
+over_b = compile_engine(masked("over_b", [h.make_node("Mul", ["x", "mu"], ["xm"]),
+                                          h.make_node("Softmax", ["xm"], ["y"], axis=0, name="over_batch")], [], ["y"]),
+                        *SEQ_SHAPES)
+no_s = compile_engine(masked("no_s", [h.make_node("Mul", ["x", "mu"], ["y"]), h.make_node("MatMul", ["v", "w4"], ["z"])],
+                             [F("v", ["B", 4])], ["y", "z"]), *SEQ_SHAPES, "v:1x4,2x4,4x4")
+s_late = compile_engine(masked("s_late", [h.make_node("Mul", ["x", "mu"], ["xm"]),
+                                          h.make_node("Transpose", ["xm"], ["t"], perm=[0, 2, 1])], [], ["t"]),
+                        *SEQ_SHAPES)
+mean_s = compile_engine(masked("mean_s", [h.make_node("Mul", ["x", "mu"], ["xm"]),
+                                          h.make_node("ReduceMean", ["xm"], ["y"], axes=[1], keepdims=0)], [], ["y"]),
+                        *SEQ_SHAPES)
+for engine, args, msg in [
+    (padok, ["--pad-mask", "mask"], "--pad-mask 'mask' is not an input of the engine (its inputs: 'x', 'm')"),
+    (rank3, ["--pad-mask", "m3"], "--pad-mask 'm3': the input has rank 3; a padding mask is [B, S] (rank 2"),
+    (over_b, ["--pad-mask", "m"], "--pad-mask 'm' needs joined runs, but the engine's batch rows are not proved "
+     "independent: output 'y' depends on node 'y' (softmax, from 'over_batch'): an operation along the batch axis"),
+    (no_s, ["--pad-mask", "m"], "--pad-mask 'm': every input needs the length 'S' at dim 1 and nowhere else "
+     "(padding extends dim 1 of every input): input 'v' has '4' at dim 1"),
+    (s_late, ["--pad-mask", "m"], "--pad-mask 'm': an output may have the length 'S' at dim 1 (each request gets its "
+     "own positions) or not at all (split by rows), else a padded run changes its shape: output 't' has 'S' at dim 2"),
+    (padok, ["--pad-mask", "m", "--no-batching"], "--pad-mask 'm' pads the requests of a batch, and --no-batching "
+     "makes no batches"),
+    (mean_s, ["--pad-mask", "m"], "padding changes output 'y' by "),
+    (padok, ["--pad-mask"], "--pad-mask needs a value"),
+]:
+    _, err = run("triton", engine, pad_bad, *args, want=1)
+    check(err.startswith("symc: triton: ") and msg in err and err.count("\n") == 1,
+          f"{os.path.basename(engine)} {args}: the message: {err!r}, want {msg!r}")
+    if engine == mean_s:
+        m = re.search(r"padding changes output 'y' by ([0-9.e+-]+) \(\|\|padded - alone\|\| / \|\|alone\|\|, a request "
+                      r"of batch [12] at length \d+ padded to \d+; at most 1e-5 allowed\): the model is not "
+                      r"padding-invariant under mask 'm'", err)
+        check(m is not None and float(m.group(1)) > 1e-5, f"mean over S: the difference named: {err!r}")
+check(not os.path.exists(pad_bad), "--pad-mask refusals create no REPO")
 
 # ---- (5) links planted at the destinations are replaced, never followed ----
 outside = path("outside")

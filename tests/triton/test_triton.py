@@ -13,6 +13,15 @@ from the build's backend folder. Then:
      batch-2 requests at once, 3 rounds; bert_join (the engine proves its batch rows independent) must run
      them in fewer model runs than requests, bert_alone (config parameter symc_join "off") in one run each,
      and every output equals symc.Session bitwise either way;
+  1c. the attention engine served once more as bert_pad, written by `symc triton --pad-mask attention_mask`
+     (the command's padding check must pass and print its worst difference; the config gets symc_pad_mask
+     and allow_ragged_batch on every input) behind the same delay: 8 threads send batch-1 and batch-2
+     requests of 8 different lengths at once (S in [12, 24] for two rounds, so no group reaches the padding
+     cap, then in [1, 24]), 3 rounds; the model must run them in fewer runs than requests, which with
+     distinct lengths means requests of different lengths ran padded together, and every output must
+     equal symc.Session on that request alone bitwise: padded keys add exact zeros to the softmax (x = 0
+     there gives k = v = 0 and the mask's bias -1e4, whose exp is 0 in fp32) and the reference backend
+     sums in position order, so padding changes no bit of the real positions;
   2. refusals each give an error response naming what is wrong, and the server stays up (the next
      request succeeds): a batch over the max, a size out of its declared range (symc's range text),
      a wrong dtype, an unknown input, a missing input, x and attention_mask disagreeing in S or in
@@ -25,7 +34,9 @@ from the build's backend folder. Then:
      reads some broken requests as the intact one, e.g. a later input's batch dim 0), and the server stays up;
   2c. the CNN's engine (no GPU code) as KIND_GPU instances: loading it over gRPC fails with a message
      naming the model and the reason (without a GPU Triton's own "no GPUs are available"; with one the
-     symc backend's, naming the instance, GPU 0 and "no GPU code"), and `cnn` still answers;
+     symc backend's, naming the instance, GPU 0 and "no GPU code"), and `cnn` still answers; so do
+     configs whose symc_pad_mask the backend refuses at load: one naming x (rank 3, no mask) and one
+     without allow_ragged_batch on its inputs, each with its message;
   3. `cnn` is unloaded and loaded again over gRPC while threads keep sending to it: every request gets
      a response or an error (30 s timeouts on every call: a hang fails), and after the reload requests
      succeed again;
@@ -206,13 +217,36 @@ for name in ("bert_join", "bert_alone"):
             f.write('parameters { key: "symc_join" value: { string_value: "off" } }\n')
     else:
         check("symc triton says the backend joins the engine's requests", "into one run" in out, out)
+# bert_pad: requests of different lengths padded to the longest of a batch (phase 1c); symc triton checks the
+# padding on the reference backend first and prints its worst difference
+out = symc_cmd("triton", bert_symx, REPO, "--name", "bert_pad", "--max-queue-delay-us", "300000", "--pad-mask",
+               "attention_mask")
+log("symc triton --pad-mask attention_mask: " + "\n    ".join(out.splitlines()))
+pad_line = next((ln for ln in out.splitlines() if ln.startswith("padding check under mask 'attention_mask'")), "")
+check("symc triton --pad-mask prints its padding check and the worst difference",
+      "worst relative difference" in pad_line, out)
+check("symc triton --pad-mask says requests of different lengths are padded",
+      "requests of different lengths are padded to the longest of a batch" in out, out)
+with open(os.path.join(REPO, "bert_pad", "config.pbtxt")) as f:
+    text = f.read()
+check("bert_pad config: symc_pad_mask and allow_ragged_batch on both inputs",
+      'key: "symc_pad_mask"\n  value: { string_value: "attention_mask" }' in text and
+      text.count("allow_ragged_batch: true") == 2, text)
+# configs the backend refuses at load (phase 2c): a mask that is no [B, S] input, and inputs without
+# allow_ragged_batch (Triton would never batch requests of different lengths)
+for bad, edit in (("bert_pad_rank3", lambda t: t.replace('string_value: "attention_mask"', 'string_value: "x"')),
+                  ("bert_pad_uneven", lambda t: t.replace(" allow_ragged_batch: true", ""))):
+    os.makedirs(os.path.join(REPO, bad, "1"))
+    shutil.copy(bert_symx, os.path.join(REPO, bad, "1", "model.symx"))
+    with open(os.path.join(REPO, bad, "config.pbtxt"), "w") as f:
+        f.write(edit(text).replace('name: "bert_pad"', f'name: "{bad}"'))
 # the CNN as KIND_GPU instances: its engine has no GPU code (--no-gpu), so loading it must fail with a
 # message naming the model, the instance and the reason, on any machine (phase 2c), and the server carry on
 symc_cmd("triton", cnn_symx, REPO, "--name", "cnn_gpu", "--kind", "gpu")
 log("engines compiled, repository written")
 
 REF = {"cnn": symc.Session(cnn_symx), "bert": symc.Session(bert_symx)}
-OUT = {"cnn": "y", "bert": "hidden", "bert_join": "hidden", "bert_alone": "hidden"}
+OUT = {"cnn": "y", "bert": "hidden", "bert_join": "hidden", "bert_alone": "hidden", "bert_pad": "hidden"}
 
 # ---------------------------------------------------------------- the server
 pkg = spec.submodule_search_locations[0]
@@ -276,7 +310,7 @@ def start_server():
     server = subprocess.Popen(
         [server_bin, f"--model-repository={REPO}", f"--backend-directory={BACKEND_DIR}",
          "--model-control-mode=explicit", "--load-model=cnn", "--load-model=bert", "--load-model=bert_join",
-         "--load-model=bert_alone", f"--http-port={http_port}",
+         "--load-model=bert_alone", "--load-model=bert_pad", f"--http-port={http_port}",
          f"--grpc-port={grpc_port}", f"--metrics-port={metrics_port}", "--allow-metrics=false",
          "--allow-gpu-metrics=false", "--pinned-memory-pool-byte-size=0", "--cuda-memory-pool-byte-size=0:0",
          "--exit-timeout-secs=10", "--http-address=127.0.0.1", "--grpc-address=127.0.0.1"],
@@ -434,25 +468,17 @@ try:
     log(f"  {joined} requests ran joined with another" + ("" if joined else " (none: the bitwise check saw no "
                                                                              "joined batch this time)"))
 
-    # ------------------------------------------------------------ 1b. joined runs, and the switch that stops them
-    # 8 threads send a batch-1 or batch-2 request each at once (S = 8, a barrier before each round), 3 rounds:
-    # the batcher's 300 ms delay puts them in shared executions; bert_join must run them in fewer model runs
-    # than requests (each run reports its rows as one execution), bert_alone in one run each; every output
-    # equals symc.Session bitwise either way (a row's result does not depend on the rows beside it)
-    for m, joins in (("bert_join", True), ("bert_alone", False)):
+    def rounds(m, jreqs):
+        """8 threads (half HTTP, half gRPC) send jreqs[rnd][k] to model m at once (a barrier before each
+        round); (responses or error texts, requests and model runs by Triton's statistics, runs by batch size)"""
         st0 = hc.get_inference_statistics(m)["model_stats"][0]
         barrier = threading.Barrier(8)
-        jreqs = [[random_request(rng, "bert", same=True) for _ in range(8)] for _ in range(3)]
-        for rnd in jreqs:
-            for arrays in rnd:
-                if arrays["x"].shape[0] > 2:
-                    arrays["x"], arrays["attention_mask"] = arrays["x"][:2], arrays["attention_mask"][:2]
-        jres = [[None] * 8 for _ in range(3)]
+        jres = [[None] * 8 for _ in jreqs]
 
-        def jworker(k, m=m, barrier=barrier, jreqs=jreqs, jres=jres):
+        def jworker(k):
             client = make_http() if k % 2 == 0 else make_grpc()
             try:
-                for rnd in range(3):
+                for rnd in range(len(jreqs)):
                     barrier.wait(timeout=60)
                     try:
                         jres[rnd][k] = infer(client, m, jreqs[rnd][k])
@@ -466,6 +492,27 @@ try:
             t.start()
         for t in jthreads:
             t.join(timeout=120)
+        st1 = hc.get_inference_statistics(m)["model_stats"][0]
+        n_req = int(st1["inference_stats"]["success"]["count"]) - int(st0["inference_stats"]["success"]["count"])
+        n_exec = int(st1["execution_count"]) - int(st0["execution_count"])
+        before = {int(b["batch_size"]): int(b["compute_infer"]["count"]) for b in st0.get("batch_stats", [])}
+        sizes = {int(b["batch_size"]): int(b["compute_infer"]["count"]) - before.get(int(b["batch_size"]), 0)
+                 for b in st1.get("batch_stats", [])}
+        return jres, n_req, n_exec, {k: v for k, v in sorted(sizes.items()) if v}
+
+    def at_most_2(arrays):
+        if arrays["x"].shape[0] > 2:
+            arrays["x"], arrays["attention_mask"] = arrays["x"][:2], arrays["attention_mask"][:2]
+        return arrays
+
+    # ------------------------------------------------------------ 1b. joined runs, and the switch that stops them
+    # 8 threads send a batch-1 or batch-2 request each at once (S = 8, a barrier before each round), 3 rounds:
+    # the batcher's 300 ms delay puts them in shared executions; bert_join must run them in fewer model runs
+    # than requests (each run reports its rows as one execution), bert_alone in one run each; every output
+    # equals symc.Session bitwise either way (a row's result does not depend on the rows beside it)
+    for m, joins in (("bert_join", True), ("bert_alone", False)):
+        jreqs = [[at_most_2(random_request(rng, "bert", same=True)) for _ in range(8)] for _ in range(3)]
+        jres, n_req, n_exec, _ = rounds(m, jreqs)
         same = 0
         for rnd in range(3):
             for k in range(8):
@@ -474,15 +521,44 @@ try:
                 same += ok
                 check(f"1b. {m} round {rnd} request {k} {shapes(jreqs[rnd][k])} equals symc.Session bitwise", ok,
                       got if not isinstance(got, np.ndarray) else "differs")
-        st1 = hc.get_inference_statistics(m)["model_stats"][0]
-        n_req = int(st1["inference_stats"]["success"]["count"]) - int(st0["inference_stats"]["success"]["count"])
-        n_exec = int(st1["execution_count"]) - int(st0["execution_count"])
         log(f"1b. {m}: {same}/24 bitwise equal; {n_req} requests in {n_exec} model runs")
         if joins:
             check(f"1b. {m} joins requests into shared runs", n_exec < n_req, f"{n_req} requests, {n_exec} runs")
         else:
             check(f"1b. {m} (symc_join off) runs each request alone", n_exec == n_req,
                   f"{n_req} requests, {n_exec} runs")
+
+    # ------------------------------------------------------------ 1c. requests of different lengths, padded
+    # bert_pad (symc triton --pad-mask attention_mask): 8 threads send batch-1 and batch-2 requests of 8
+    # distinct lengths at once, 3 rounds (S in [12, 24] twice: any group stays within the padding cap, as
+    # every length is at least half the longest; then S in [1, 24]); distinct lengths never join unpadded,
+    # so fewer runs than requests means padded joins; each output must equal symc.Session on that request
+    # alone, bitwise (the docstring says why)
+    def ragged_request(s):
+        b = int(rng.integers(1, 3))
+        mask = np.ones((b, s), np.int64)
+        for row in range(b):
+            mask[row, int(rng.integers(1, s + 1)):] = 0  # trailing zeros, at least one 1
+        return {"x": rng.standard_normal((b, s, D)).astype(np.float32), "attention_mask": mask}
+
+    preqs = [[ragged_request(int(s)) for s in rng.choice(np.arange(lo, 25), 8, replace=False)]
+             for lo in (12, 12, 1)]
+    pres, n_req, n_exec, sizes = rounds("bert_pad", preqs)
+    same = 0
+    for rnd in range(3):
+        for k in range(8):
+            got, want = pres[rnd][k], expect("bert", preqs[rnd][k])
+            ok = isinstance(got, np.ndarray) and got.shape == want.shape and np.array_equal(got, want)
+            same += ok
+            detail = got if not isinstance(got, np.ndarray) else (
+                f"shape {got.shape} vs {want.shape}" if got.shape != want.shape else
+                f"||diff||/||ref|| {np.linalg.norm((got - want).astype(np.float64)) / np.linalg.norm(want):.3g}")
+            check(f"1c. bert_pad round {rnd} request {k} {shapes(preqs[rnd][k])} equals symc.Session alone, "
+                  "bitwise", ok, detail)
+    log(f"1c. bert_pad: {same}/24 bitwise equal; {n_req} requests of lengths "
+        f"{[[r['x'].shape[1] for r in rnd] for rnd in preqs]} in {n_exec} model runs; runs by rows {sizes}")
+    check("1c. bert_pad runs requests of different lengths padded together", n_exec < n_req,
+          f"{n_req} requests, {n_exec} runs")
 
     # ------------------------------------------------------------ 2. refusals; the server stays up
     good = {"cnn": {"x": np.ones((2, 3, 20, 24), np.float32)},
@@ -607,6 +683,22 @@ try:
         fail_now(f"tritonserver exited ({server.returncode}) after a KIND_GPU model failed to load")
     got = infer(hc, "cnn", good["cnn"])
     check("2c. cnn after cnn_gpu failed to load", np.array_equal(got, expect("cnn", good["cnn"])), "differs")
+    # configs whose symc_pad_mask the backend refuses at load
+    for bad, wants in (("bert_pad_rank3", ["bert_pad_rank3", "symc_pad_mask 'x'", "rank 3", "[B, S]"]),
+                       ("bert_pad_uneven", ["bert_pad_uneven", "symc_pad_mask 'attention_mask'", "input 'x'",
+                                            "allow_ragged_batch: true"])):
+        try:
+            gc.load_model(bad, client_timeout=TIMEOUT)
+            check(f"2c. loading {bad} fails", False, "it loaded")
+        except InferenceServerException as e:
+            msg = e.message() or str(e)
+            log(f"2c. {bad}: {msg}")
+            check(f"2c. the {bad} load error names the model, the mask and the reason", all(w in msg for w in wants),
+                  f"message lacks {wants}: {msg}")
+        if server.poll() is not None:
+            fail_now(f"tritonserver exited ({server.returncode}) after {bad} failed to load")
+    got = infer(hc, "bert_pad", good["bert"])
+    check("2c. bert_pad after the refused configs", np.array_equal(got, expect("bert", good["bert"])), "differs")
 
     # ------------------------------------------------------------ 3. unload and reload cnn under traffic
     stop = threading.Event()
