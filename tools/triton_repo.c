@@ -63,6 +63,7 @@
 #include "tools/checked.h" /* and with it symrt.h, the API this command reads engines through */
 #include "tools/cli.h"     /* tool_flag; and with it symc.h (symc_version) */
 #include "tools/triton_repo.h"
+#include "triton/tb_dims.h"   /* dim text, read as the backend reads it */
 #include "triton/tb_dtypes.h" /* the type names, shared with the backend that reads the config */
 
 #define ENGINE_FILE_MAX (((uint64_t)1 << 31) + 16) /* symrt.h: the most an engine file holds */
@@ -294,18 +295,6 @@ static int find_symbol(const symrt_engine *e, const char *t, symrt_symbol_info *
     return -1;
 }
 
-static int ident_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* Symbol `name` occurs in dim text t (itself, or as a whole word of an expression). */
-static int mentions(const char *t, const char *name) {
-    size_t n = strlen(name);
-    for (const char *p = t; n && (p = strstr(p, name)); p++)
-        if ((p == t || !ident_char(p[-1])) && !ident_char(p[n])) return 1;
-    return 0;
-}
-
 /* The batch symbol: *batch its index and *sym its range, or *batch = -1 with the reason in why.
  * io: the inputs, then the outputs. */
 static symc_status batch_axis(const symrt_engine *e, const io_ref *io, uint32_t n, uint32_t n_inputs, int *batch,
@@ -332,7 +321,7 @@ static symc_status batch_axis(const symrt_engine *e, const io_ref *io, uint32_t 
     for (uint32_t k = 0; k < n; k++)
         for (int32_t d = 1; d < io[k].info.rank; d++) {
             if (io_dim(e, &io[k], d, t, err)) return err->code;
-            if (!mentions(t, first)) continue;
+            if (!tb_dim_mentions(t, first)) continue;
             if (!strcmp(t, first))
                 snprintf(why, cap, "'%s' also appears at %s '%s' dim %d", first, io_kind(&io[k]), io[k].info.name, d);
             else
@@ -495,7 +484,8 @@ static symc_status pad_shapes(const symrt_engine *e, const triton_cli *a, pad_pl
         for (int32_t d = 2; d < r->info.rank; d++) {
             symrt_symbol_info o;
             if (io_dim(e, r, d, t, err)) return err->code;
-            if (mentions(t, s1)) list_add(bad, sizeof bad, "input '%s' has '%s' at dim %d too", r->info.name, t, d);
+            if (tb_dim_mentions(t, s1))
+                list_add(bad, sizeof bad, "input '%s' has '%s' at dim %d too", r->info.name, t, d);
             else if (is_number(t)) p->dims[i][d] = strtoll(t, NULL, 10);
             else if (find_symbol(e, t, &o) >= 0) p->dims[i][d] = o.opt;
             else
@@ -518,7 +508,8 @@ static symc_status pad_shapes(const symrt_engine *e, const triton_cli *a, pad_pl
         for (int32_t d = 1; d < r->info.rank; d++) {
             if (io_dim(e, r, d, t, err)) return err->code;
             if (d == 1 && !strcmp(t, s1)) p->out_seq[o] = 1;
-            else if (mentions(t, s1)) list_add(bad, sizeof bad, "output '%s' has '%s' at dim %d", r->info.name, t, d);
+            else if (tb_dim_mentions(t, s1))
+                list_add(bad, sizeof bad, "output '%s' has '%s' at dim %d", r->info.name, t, d);
         }
     }
     if (bad[0])

@@ -47,6 +47,7 @@
 
 #include "symc/symrt.h"
 #include "triton/tb_api.h"
+#include "triton/tb_dims.h"
 #include "triton/tb_dtypes.h"
 #include "triton/tb_json.h"
 
@@ -336,27 +337,16 @@ static TRITONSERVER_Error *tb_check_join(tb_model *m, const tb_json *cfg) {
     int on = 1;
     TB_TRY(tb_switch(m, cfg, "symc_join", 1, &on));
     int off = !on;
-    /* off unless asked for: under load at large joined batches, graphs in a GPU instance met
-     * CUDA_ERROR_ILLEGAL_INSTRUCTION inside tritonserver (H200; not seen in one process with
-     * several contexts, docs/PLAN-triton.md), which ends the GPU for every instance */
+    /* off unless asked for: under joined load, graphs in a GPU instance met
+     * CUDA_ERROR_ILLEGAL_INSTRUCTION (cuDNN's sm90 kernel replayed after the runtime updated an
+     * evicted graph in place; it no longer does, and the same load runs clean); on by default
+     * after a longer soak (docs/PLAN-triton.md) */
     TB_TRY(tb_switch(m, cfg, "symc_cuda_graphs", 0, &m->graphs));
     /* symc triton prints the engine's verdict and why; here it only decides */
     symrt_batch_rows rows = SYMRT_BATCH_ROWS_UNKNOWN;
     if (symrt_engine_batch_rows(m->engine, &rows, NULL, NULL, 0, NULL) != SYMC_OK) rows = SYMRT_BATCH_ROWS_UNKNOWN;
     m->join = !off && m->max_batch > 0 && !m->produced && rows == SYMRT_BATCH_ROWS_INDEPENDENT;
     return NULL;
-}
-
-static int tb_ident_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* symbol `name` occurs in dim text t (itself, or as a whole word of an expression) */
-static int tb_mentions(const char *t, const char *name) {
-    size_t n = strlen(name);
-    for (const char *p = t; n && (p = strstr(p, name)); p++)
-        if ((p == t || !tb_ident_char(p[-1])) && !tb_ident_char(p[n])) return 1;
-    return 0;
 }
 
 /* Config parameter symc_pad_mask "NAME" (symc triton --pad-mask writes it after checking that the
@@ -414,7 +404,7 @@ static TRITONSERVER_Error *tb_check_pad(tb_model *m, const tb_json *cfg) {
                             m->in[i].rank < 2 ? "" : t, m->in[i].rank < 2 ? "" : "'", seq);
         for (int32_t d = 2; d < m->in[i].rank; d++) {
             tb_dim(m, 1, i, d, t, sizeof t);
-            if (tb_mentions(t, seq))
+            if (tb_dim_mentions(t, seq))
                 return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
                                 "model '%s': config parameter symc_pad_mask '%s': input '%s' has '%s' at dim %d too "
                                 "(padding extends dim 1 only)",
@@ -426,7 +416,7 @@ static TRITONSERVER_Error *tb_check_pad(tb_model *m, const tb_json *cfg) {
         for (int32_t d = 1; d < m->out[o].rank; d++) {
             tb_dim(m, 0, o, d, t, sizeof t);
             if (d == 1 && !strcmp(t, seq)) m->out_seq[o] = 1;
-            else if (tb_mentions(t, seq))
+            else if (tb_dim_mentions(t, seq))
                 return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
                                 "model '%s': config parameter symc_pad_mask '%s': output '%s' has '%s' at dim %d; an "
                                 "output may have the length '%s' at dim 1 or not at all",
@@ -725,23 +715,42 @@ static TRITONSERVER_Error *tb_gather_input(const tb_instance *in, TRITONBACKEND_
     return NULL;
 }
 
-/* input k of the request bound to the context; *rows its dim 0 */
-static TRITONSERVER_Error *tb_bind_input(tb_instance *in, TRITONBACKEND_Request *req, uint32_t k, int64_t *rows) {
-    const tb_model *m = in->m;
-    const symrt_io_info *io = &m->in[k];
-    TRITONBACKEND_Input *input = NULL;
-    if (TRITONBACKEND_RequestInput(req, io->name, &input) || !input) {
-        char names[512];
-        tb_names(m->in, m->n_in, names, sizeof names);
-        return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
-                        "model '%s' needs input '%s'; the request has none (it needs %s)", m->name, io->name, names);
-    }
+/* The request's input `name` and its properties: 0 when it has none or they cannot be read (Triton's
+ * error object deleted, not leaked: malformed requests come by the thousand). */
+typedef struct tb_req_input {
+    TRITONBACKEND_Input *input;
     const char *name;
     TRITONSERVER_DataType dt;
     const int64_t *shape;
     uint32_t rank, nbuf;
     uint64_t bytes;
-    TB_TRY(TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &bytes, &nbuf));
+} tb_req_input;
+
+static int tb_request_input(TRITONBACKEND_Request *req, const char *name, tb_req_input *p) {
+    memset(p, 0, sizeof *p);
+    TRITONSERVER_Error *e = TRITONBACKEND_RequestInput(req, name, &p->input);
+    if (!e && !p->input) return 0;
+    if (!e) e = TRITONBACKEND_InputProperties(p->input, &p->name, &p->dt, &p->shape, &p->rank, &p->bytes, &p->nbuf);
+    if (e) TRITONSERVER_ErrorDelete(e);
+    return !e;
+}
+
+/* input k of the request bound to the context; *rows its dim 0 */
+static TRITONSERVER_Error *tb_bind_input(tb_instance *in, TRITONBACKEND_Request *req, uint32_t k, int64_t *rows) {
+    const tb_model *m = in->m;
+    const symrt_io_info *io = &m->in[k];
+    tb_req_input ri;
+    if (!tb_request_input(req, io->name, &ri)) {
+        char names[512];
+        tb_names(m->in, m->n_in, names, sizeof names);
+        return tb_error(TRITONSERVER_ERROR_INVALID_ARG,
+                        "model '%s' needs input '%s'; the request has none (it needs %s)", m->name, io->name, names);
+    }
+    TRITONBACKEND_Input *input = ri.input;
+    const TRITONSERVER_DataType dt = ri.dt;
+    const int64_t *shape = ri.shape;
+    const uint32_t rank = ri.rank, nbuf = ri.nbuf;
+    const uint64_t bytes = ri.bytes;
     const int t = m->in_type[k];
     if (dt != tb_types[t].triton)
         return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "input '%s' is %s; model '%s' takes %s", io->name,
@@ -905,16 +914,13 @@ static int tb_probe_request(const tb_model *m, TRITONBACKEND_Request *req, int64
     *rows = -1;
     *seq = -1;
     for (uint32_t k = 0; k < m->n_in; k++) {
-        TRITONBACKEND_Input *input = NULL;
-        const char *name;
-        TRITONSERVER_DataType dt;
-        const int64_t *shape;
-        uint32_t rank, nbuf;
-        uint64_t bytes, need;
-        if (TRITONBACKEND_RequestInput(req, m->in[k].name, &input) || !input ||
-            TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &bytes, &nbuf))
-            return 0;
-        if (dt != tb_types[m->in_type[k]].triton || rank < 1 || rank > 8 || (int32_t)rank != m->in[k].rank ||
+        tb_req_input ri;
+        uint64_t need;
+        if (!tb_request_input(req, m->in[k].name, &ri)) return 0;
+        const int64_t *shape = ri.shape;
+        const uint32_t rank = ri.rank;
+        const uint64_t bytes = ri.bytes;
+        if (ri.dt != tb_types[m->in_type[k]].triton || rank < 1 || rank > 8 || (int32_t)rank != m->in[k].rank ||
             !tb_bytes(shape, (int32_t)rank, symc_dtype_size(m->in[k].dtype), &need) || need != bytes || shape[0] < 1)
             return 0;
         if (*rows < 0) *rows = shape[0];
@@ -937,15 +943,9 @@ static int tb_probe_request(const tb_model *m, TRITONBACKEND_Request *req, int64
 static int tb_probe_shapes(tb_instance *in, TRITONBACKEND_Request *req, int32_t *region) {
     const tb_model *m = in->m;
     for (uint32_t k = 0; k < m->n_in; k++) {
-        TRITONBACKEND_Input *input = NULL;
-        const char *name;
-        TRITONSERVER_DataType dt;
-        const int64_t *shape;
-        uint32_t rank, nbuf;
-        uint64_t bytes;
-        if (TRITONBACKEND_RequestInput(req, m->in[k].name, &input) || !input ||
-            TRITONBACKEND_InputProperties(input, &name, &dt, &shape, &rank, &bytes, &nbuf) ||
-            symrt_set_input_shape(in->ctx, m->in[k].name, shape, (int32_t)rank, NULL) != SYMC_OK)
+        tb_req_input ri;
+        if (!tb_request_input(req, m->in[k].name, &ri) ||
+            symrt_set_input_shape(in->ctx, m->in[k].name, ri.shape, (int32_t)ri.rank, NULL) != SYMC_OK)
             return 0;
     }
     int64_t dims[8];
