@@ -35,10 +35,14 @@ length).
 --dry: the same paths without a GPU, to check them here: a 2-layer BERT (hidden 128) built fp32 with
 --no-gpu, KIND_CPU instances (the reference backend), the oracle on the CPU, and the wheel's
 tritonserver when --server is not given; its figures mean nothing.
+Every point also records Triton's own time per request inside the server, by part (queue, input,
+run, output; the model statistics), to tell the server from the clients. SYMC_SERVE_WRAP prefixes
+the server's command (e.g. "compute-sanitizer --tool memcheck --log-file $OUT/cs_%p.log").
 Output: OUT/serve.md (a table per model) and OUT/serve.json, rewritten after each measurement.
 
 usage (device, repo root, build/bin and build/lib carried, the server packed by scripts/triton_pack.sh):
   python3 bench/triton_serve.py --server build/triton_server.tar.xz --out $OUT [--models resnet50,bert]
+      [--protocol http|grpc]   (grpc: tritonclient, from the pack's client/ folder on a machine without pip)
       [--conc 1,4,16,64] [--seconds 5] [--instances 2] [--max-batch 64] [--python-peer]
   python3 bench/triton_serve.py --server build/triton_server.tar.xz --out $OUT --ragged [--seq 128]
   python3 bench/triton_serve.py --dry --ragged --out /tmp/serve_dry --conc 1,4 --seconds 2   # no GPU
@@ -101,15 +105,29 @@ def rel_err(y, ref):
     return float(np.linalg.norm(y - ref) / max(np.linalg.norm(ref), 1e-30))
 
 
+def grpc_client(port):
+    """a tritonclient gRPC client (the packages from the pack's client/ folder, or this Python's)"""
+    extra = os.environ.get("SYMC_SERVE_CLIENT_PATH")
+    if extra and extra not in sys.path:
+        sys.path.insert(0, extra)
+    try:
+        import tritonclient.grpc as grpcclient
+    except ImportError as e:
+        raise SystemExit(f"--protocol grpc needs tritonclient[grpc] ({e}): pip install 'tritonclient[grpc]', or "
+                         "scripts/triton_pack.sh packs it for a machine without pip") from e
+    return grpcclient, grpcclient.InferenceServerClient(f"127.0.0.1:{port}")
+
+
 def client_main(argv):
-    """--client PORT MODEL POOL.npz THREADS WARMUP SECONDS TOL OUT.json: THREADS closed-loop clients"""
-    port, model, pool_path, threads, warm, secs, tol, out = argv
+    """--client PROTOCOL PORT MODEL POOL.npz THREADS WARMUP SECONDS TOL OUT.json: THREADS closed-loop clients"""
+    protocol, port, model, pool_path, threads, warm, secs, tol, out = argv
     port, threads, warm, secs, tol = int(port), int(threads), float(warm), float(secs), float(tol)
     pool = np.load(pool_path)
     names = [str(n) for n in pool["names"]]
     n_pool = int(pool["n"])
-    reqs = [request_body(names, [pool[f"in{k}_{i}"] for k in range(len(names))], str(pool["out"]))
-            for i in range(n_pool)]
+    arrays = [[pool[f"in{k}_{i}"] for k in range(len(names))] for i in range(n_pool)]
+    out_name = str(pool["out"])
+    reqs = [request_body(names, xs, out_name) for xs in arrays]
     refs = [pool[f"ref_{i}"] for i in range(n_pool)]
     lat, errs, fails, worst = [], [], [0], [0.0]
     lock = threading.Lock()
@@ -128,7 +146,50 @@ def client_main(argv):
         if hasattr(socket, "TCP_QUICKACK") and c.sock:
             c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
 
+    def one_grpc(tid):
+        """the same loop over gRPC (tritonclient): binary protobuf tensors, no HTTP framing"""
+        gc, cli = grpc_client(port)
+        inputs = []
+        for xs in arrays:
+            ins = []
+            for n, x in zip(names, xs):
+                t = gc.InferInput(n, list(x.shape), NP_TO_TRITON[x.dtype])
+                t.set_data_from_numpy(np.ascontiguousarray(x))
+                ins.append(t)
+            inputs.append(ins)
+        outs = [gc.InferRequestedOutput(out_name)]
+        i = tid * 7919
+        mine, bad, w, msgs = [], 0, 0.0, []
+        while True:
+            i += 1
+            k = i % n_pool
+            t = time.monotonic()
+            if t >= stop:
+                break
+            try:
+                y = cli.infer(model, inputs[k], outputs=outs, client_timeout=60).as_numpy(out_name)
+                e = rel_err(y, refs[k])
+                t1 = time.monotonic()
+                if t >= start:
+                    w = max(w, e)
+                    if not e <= tol:
+                        bad += 1
+                        msgs.append(f"request {k}: error {e:.3g} > {tol}")
+                    mine.append(t1 - t)
+            except Exception as ex:  # noqa: BLE001 - every failure is counted and reported
+                if t >= start:
+                    bad += 1
+                    msgs.append(f"request {k}: {ex}")
+        cli.close()
+        with lock:
+            lat.extend(mine)
+            fails[0] += bad
+            worst[0] = max(worst[0], w)
+            errs.extend(msgs[:3])
+
     def one(tid):
+        if protocol == "grpc":
+            return one_grpc(tid)
         conn = connect()
         i = tid * 7919
         mine, bad, w = [], 0, 0.0
@@ -209,8 +270,9 @@ def wheel_server():
 
 
 class Server:
-    def __init__(self, root, repo, backend_dir, models, logpath, libdirs=()):
+    def __init__(self, root, repo, backend_dir, models, logpath, libdirs=(), grpc=False):
         self.http = free_port()
+        self.grpc = free_port()
         # the Python backend's stub runs this Python's libpython and packages (torch, numpy)
         import site
         import sysconfig
@@ -228,8 +290,9 @@ class Server:
             os.symlink(os.path.join(root, "backends", "python"), os.path.join(bdir, "python"))
         cmd = [os.path.join(root, "bin", "tritonserver"), f"--model-repository={repo}", f"--backend-directory={bdir}",
                "--model-control-mode=explicit"] + [f"--load-model={m}" for m in models] + [
-               f"--http-port={self.http}", f"--grpc-port={free_port()}", "--allow-metrics=false",
-               "--allow-grpc=false", "--http-address=127.0.0.1", "--exit-timeout-secs=20",
+               f"--http-port={self.http}", f"--grpc-port={self.grpc}", "--allow-metrics=false",
+               f"--allow-grpc={'true' if grpc else 'false'}", "--grpc-address=127.0.0.1",
+               "--http-address=127.0.0.1", "--exit-timeout-secs=20",
                f"--http-thread-count={min(64, os.cpu_count() * 2)}"]
         wrap = os.environ.get("SYMC_SERVE_WRAP", "").split()  # e.g. "compute-sanitizer --tool memcheck"
         self.p = subprocess.Popen(wrap + cmd, stdout=self.logf, stderr=subprocess.STDOUT, env=env)
@@ -280,8 +343,11 @@ def load(a, port, model, pool_path, conc):
     for i, t in enumerate(per):
         o = os.path.join(a.work, f"client_{i}.json")
         outs.append(o)
-        ps.append(subprocess.Popen([sys.executable, os.path.abspath(__file__), "--client", str(port), model, pool_path,
-                                    str(t), str(a.warmup), str(a.seconds), str(a.tol), o]))
+        env = dict(os.environ)
+        if a.client_path:
+            env["SYMC_SERVE_CLIENT_PATH"] = a.client_path
+        ps.append(subprocess.Popen([sys.executable, os.path.abspath(__file__), "--client", a.protocol, str(port), model,
+                                    pool_path, str(t), str(a.warmup), str(a.seconds), str(a.tol), o], env=env))
     for p in ps:
         p.wait()
     lat, fails, worst, errs = [], 0, 0.0, []
@@ -529,6 +595,9 @@ def main():
     ap.add_argument("--ragged", action="store_true",
                     help="BERT with S in [16, --seq], requests of random lengths; modes pad (symc triton --pad-mask) "
                          "and group (equal lengths only)")
+    ap.add_argument("--protocol", choices=("http", "grpc"), default="http",
+                    help="the clients' protocol: HTTP/1.1 with binary tensors (the default), or gRPC through "
+                         "tritonclient (packed by scripts/triton_pack.sh for a machine without pip)")
     ap.add_argument("--dry", action="store_true",
                     help="no GPU: a small BERT, fp32 --no-gpu engines, KIND_CPU instances (checks the paths; its "
                          "figures mean nothing)")
@@ -560,6 +629,8 @@ def main():
     import real_models as rm
     import torch
     root, libdirs = (unpack_server(a.server, a.work), []) if a.server else wheel_server()
+    # the gRPC client's packages the pack carries (client/), for a machine without pip
+    a.client_path = os.path.join(root, "client") if os.path.isdir(os.path.join(root, "client")) else None
     conc = [int(c) for c in a.conc.split(",")]
     modes = a.modes.split(",")
     results, failed = {}, 0
@@ -615,7 +686,7 @@ def main():
                 models = [s for _, s in served] + ([f"{name}_torch"] if a.python_peer else [])
                 try:
                     server = Server(root, repo, a.backend_dir, models, os.path.join(a.out, f"tritonserver_{name}.log"),
-                                    libdirs)
+                                    libdirs, grpc=a.protocol == "grpc")
                 except RuntimeError as e:
                     if not a.python_peer:
                         raise
@@ -623,7 +694,8 @@ def main():
                     os.remove(os.path.join(repo, f"{name}_torch", "config.pbtxt"))
                     a_models = [s for _, s in served]
                     server = Server(root, repo, a.backend_dir, a_models,
-                                    os.path.join(a.out, f"tritonserver_{name}.log"), libdirs)
+                                    os.path.join(a.out, f"tritonserver_{name}.log"), libdirs,
+                                    grpc=a.protocol == "grpc")
                     models = a_models
                 if f"{name}_torch" in models:
                     served.append(("triton python eager fp16", f"{name}_torch"))
@@ -632,7 +704,7 @@ def main():
                     r["modes"][mode] = {}
                     for c in conc:
                         i0, e0, p0 = server.stats(mname)
-                        v = load(a, server.http, mname, pool_path, c)
+                        v = load(a, server.grpc if a.protocol == "grpc" else server.http, mname, pool_path, c)
                         i1, e1, p1 = server.stats(mname)
                         v["rows_per_run"] = (i1 - i0) / max(e1 - e0, 1)
                         # the server's own time per request, by part (microseconds): where a latency goes
