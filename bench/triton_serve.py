@@ -468,7 +468,7 @@ def repo_entry(a, engine, repo, name, join, pad_mask=None):
     return p.stdout.splitlines()
 
 
-def python_entry(a, repo, name, module_path, m, model_name):
+def python_entry(a, repo, name, module_path, m, model_name, out_rank):
     """the eager fp16 peer through Triton's Python backend"""
     d = os.path.join(repo, name)
     os.makedirs(os.path.join(d, "1"), exist_ok=True)
@@ -476,11 +476,12 @@ def python_entry(a, repo, name, module_path, m, model_name):
     types = {"float": "TYPE_FP32", "ids": "TYPE_INT64", "mask": "TYPE_INT64"}
     ins = "".join(f'input {{ name: "{n}" data_type: {types[k]} dims: [{", ".join(str(x if isinstance(x, int) else (a.seq if x == "S" else -1)) for x in dims[1:])}] }}\n'
                   for n, dims, k in m["inputs"])
+    group = ("instance_group [ { kind: KIND_CPU count: 1 } ]\n" if a.dry else
+             f"instance_group [ {{ kind: KIND_GPU count: {a.instances} gpus: [0] }} ]\n")
     with open(os.path.join(d, "config.pbtxt"), "w") as f:
         f.write(f'name: "{name}"\nbackend: "python"\nmax_batch_size: {a.max_batch}\n{ins}'
-                f'output {{ name: "y" data_type: TYPE_FP32 dims: [-1] }}\n'
-                f'dynamic_batching {{ max_queue_delay_microseconds: {a.delay_us} }}\n'
-                f'instance_group [ {{ kind: KIND_GPU count: {a.instances} gpus: [0] }} ]\n'
+                f'output {{ name: "y" data_type: TYPE_FP32 dims: [{", ".join(["-1"] * (out_rank - 1))}] }}\n'
+                f'dynamic_batching {{ max_queue_delay_microseconds: {a.delay_us} }}\n{group}'
                 f'parameters {{ key: "EXECUTION_ENV_PATH" value: {{ string_value: "" }} }}\n')
     names = [n for n, _, _ in m["inputs"]]
     with open(os.path.join(d, "1", "model.py"), "w") as f:
@@ -496,11 +497,16 @@ class TritonPythonModel:
     def initialize(self, args):
         import sys
         sys.path.insert(0, {os.path.join(REPO_ROOT, "tests", "gpu")!r})
+        sys.path.insert(0, {os.path.join(REPO_ROOT, "bench")!r})
         import real_models
         torch.manual_seed(0)
-        m = real_models.MODELS[{model_name!r}]["build"]()
+        if {a.dry!r}:  # --dry: the small BERT, fp32 on the CPU
+            import triton_serve
+            m = triton_serve.dry_bert()
+        else:
+            m = real_models.MODELS[{model_name!r}]["build"]()
         m.load_state_dict(torch.load(os.path.join(os.path.dirname(__file__), "weights.pt")))
-        self.m = m.half().cuda().eval()
+        self.m = m.eval() if {a.dry!r} else m.half().cuda().eval()
 
     def execute(self, requests):
         xs = [[pb_utils.get_input_tensor_by_name(r, n).as_numpy() for n in NAMES] for r in requests]
@@ -508,8 +514,11 @@ class TritonPythonModel:
         with torch.no_grad():
             ins = []
             for k in range(len(NAMES)):
-                t = torch.from_numpy(np.concatenate([x[k] for x in xs])).cuda()
-                ins.append(t.half() if t.is_floating_point() else t)
+                t = torch.from_numpy(np.concatenate([x[k] for x in xs]))
+                if not {a.dry!r}:
+                    t = t.cuda()
+                    t = t.half() if t.is_floating_point() else t
+                ins.append(t)
             y = self.m(*ins).float().cpu().numpy()
         out, at = [], 0
         for r in rows:
@@ -617,8 +626,6 @@ def main():
         ap.error(f"{'--ragged' if a.ragged else '--dry'} serves BERT only (--models bert)")
     if a.ragged and a.seq <= RAGGED_MIN:
         ap.error(f"--ragged needs --seq above {RAGGED_MIN}")
-    if a.dry and a.python_peer:
-        ap.error("--dry leaves the Python-backend peer out (it runs on the GPU)")
     if not a.server and not a.dry:
         ap.error("--server is required (scripts/triton_pack.sh packs it), but with --dry")
     for k in ("symc", "backend_dir", "lib"):
@@ -677,9 +684,9 @@ def main():
             repo_entry(a, engine, repo, f"{name}_nojoin", False)
             served.append(("triton no join", f"{name}_nojoin"))
         if a.python_peer:
-            mp = os.path.join(a.work, name, "weights.pt")
+            mp = os.path.join(os.path.dirname(engine), "weights.pt")  # beside the engine (WORK/NAME[_ragged][_dry])
             torch.save(module.state_dict(), mp)
-            python_entry(a, repo, f"{name}_torch", mp, m, name)
+            python_entry(a, repo, f"{name}_torch", mp, m, name, pool["ref_0"].ndim)
         if served or a.python_peer:
             server = None
             try:
