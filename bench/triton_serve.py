@@ -146,8 +146,8 @@ def client_main(argv):
         if hasattr(socket, "TCP_QUICKACK") and c.sock:
             c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
 
-    def one_grpc(tid):
-        """the same loop over gRPC (tritonclient): binary protobuf tensors, no HTTP framing"""
+    def grpc_sender():
+        """send(k) -> output over gRPC (tritonclient): binary protobuf tensors, no HTTP framing; and close()"""
         gc, cli = grpc_client(port)
         inputs = []
         for xs in arrays:
@@ -158,6 +158,31 @@ def client_main(argv):
                 ins.append(t)
             inputs.append(ins)
         outs = [gc.InferRequestedOutput(out_name)]
+        return (lambda k: cli.infer(model, inputs[k], outputs=outs, client_timeout=60).as_numpy(out_name)), cli.close
+
+    def http_sender():
+        """send(k) -> output over HTTP/1.1 keep-alive with binary tensors (a new connection after a failure);
+        and close()"""
+        conn = [connect()]
+
+        def send(k):
+            h, b = reqs[k]
+            try:
+                conn[0].request("POST", f"/v2/models/{model}/infer", body=b, headers=h)
+                quickack(conn[0])
+                r = conn[0].getresponse()
+                data = r.read()
+                if r.status != 200:
+                    raise RuntimeError(f"HTTP {r.status}: {data[:300].decode(errors='replace')}")
+                return parse_response(r.headers, data)
+            except Exception:
+                conn[0].close()
+                conn[0] = connect()
+                raise
+        return send, lambda: conn[0].close()
+
+    def one(tid):
+        send, close = grpc_sender() if protocol == "grpc" else http_sender()
         i = tid * 7919
         mine, bad, w, msgs = [], 0, 0.0, []
         while True:
@@ -167,7 +192,7 @@ def client_main(argv):
             if t >= stop:
                 break
             try:
-                y = cli.infer(model, inputs[k], outputs=outs, client_timeout=60).as_numpy(out_name)
+                y = send(k)
                 e = rel_err(y, refs[k])
                 t1 = time.monotonic()
                 if t >= start:
@@ -180,49 +205,7 @@ def client_main(argv):
                 if t >= start:
                     bad += 1
                     msgs.append(f"request {k}: {ex}")
-        cli.close()
-        with lock:
-            lat.extend(mine)
-            fails[0] += bad
-            worst[0] = max(worst[0], w)
-            errs.extend(msgs[:3])
-
-    def one(tid):
-        if protocol == "grpc":
-            return one_grpc(tid)
-        conn = connect()
-        i = tid * 7919
-        mine, bad, w = [], 0, 0.0
-        msgs = []
-        while True:
-            i += 1
-            k = i % n_pool
-            h, b = reqs[k]
-            t = time.monotonic()
-            if t >= stop:
-                break
-            try:
-                conn.request("POST", f"/v2/models/{model}/infer", body=b, headers=h)
-                quickack(conn)
-                r = conn.getresponse()
-                data = r.read()
-                if r.status != 200:
-                    raise RuntimeError(f"HTTP {r.status}: {data[:300].decode(errors='replace')}")
-                y = parse_response(r.headers, data)
-                e = rel_err(y, refs[k])
-                t1 = time.monotonic()
-                if t >= start:
-                    w = max(w, e)
-                    if not e <= tol:
-                        bad += 1
-                        msgs.append(f"request {k}: error {e:.3g} > {tol}")
-                    mine.append(t1 - t)
-            except Exception as ex:  # noqa: BLE001 - every failure is counted and reported
-                if t >= start:
-                    bad += 1
-                    msgs.append(f"request {k}: {ex}")
-                conn.close()
-                conn = connect()
+        close()
         with lock:
             lat.extend(mine)
             fails[0] += bad
