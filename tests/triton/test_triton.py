@@ -500,6 +500,20 @@ try:
                  for b in st1.get("batch_stats", [])}
         return jres, n_req, n_exec, {k: v for k, v in sorted(sizes.items()) if v}
 
+    def bitwise_rounds(tag, reqs, res):
+        """each round's responses against symc.Session on each request alone, bitwise; how many agree"""
+        same = 0
+        for rnd, (sent, got_all) in enumerate(zip(reqs, res)):
+            for k, (req, got) in enumerate(zip(sent, got_all)):
+                want = expect("bert", req)
+                ok = isinstance(got, np.ndarray) and got.shape == want.shape and np.array_equal(got, want)
+                same += ok
+                detail = got if not isinstance(got, np.ndarray) else (
+                    f"shape {got.shape} vs {want.shape}" if got.shape != want.shape else
+                    f"||diff||/||ref|| {np.linalg.norm((got - want).astype(np.float64)) / np.linalg.norm(want):.3g}")
+                check(f"{tag} round {rnd} request {k} {shapes(req)} equals symc.Session alone, bitwise", ok, detail)
+        return same
+
     def at_most_2(arrays):
         if arrays["x"].shape[0] > 2:
             arrays["x"], arrays["attention_mask"] = arrays["x"][:2], arrays["attention_mask"][:2]
@@ -513,14 +527,7 @@ try:
     for m, joins in (("bert_join", True), ("bert_alone", False)):
         jreqs = [[at_most_2(random_request(rng, "bert", same=True)) for _ in range(8)] for _ in range(3)]
         jres, n_req, n_exec, _ = rounds(m, jreqs)
-        same = 0
-        for rnd in range(3):
-            for k in range(8):
-                got, want = jres[rnd][k], expect("bert", jreqs[rnd][k])
-                ok = isinstance(got, np.ndarray) and got.shape == want.shape and np.array_equal(got, want)
-                same += ok
-                check(f"1b. {m} round {rnd} request {k} {shapes(jreqs[rnd][k])} equals symc.Session bitwise", ok,
-                      got if not isinstance(got, np.ndarray) else "differs")
+        same = bitwise_rounds(f"1b. {m}", jreqs, jres)
         log(f"1b. {m}: {same}/24 bitwise equal; {n_req} requests in {n_exec} model runs")
         if joins:
             check(f"1b. {m} joins requests into shared runs", n_exec < n_req, f"{n_req} requests, {n_exec} runs")
@@ -544,17 +551,7 @@ try:
     preqs = [[ragged_request(int(s)) for s in rng.choice(np.arange(lo, 25), 8, replace=False)]
              for lo in (12, 12, 1)]
     pres, n_req, n_exec, sizes = rounds("bert_pad", preqs)
-    same = 0
-    for rnd in range(3):
-        for k in range(8):
-            got, want = pres[rnd][k], expect("bert", preqs[rnd][k])
-            ok = isinstance(got, np.ndarray) and got.shape == want.shape and np.array_equal(got, want)
-            same += ok
-            detail = got if not isinstance(got, np.ndarray) else (
-                f"shape {got.shape} vs {want.shape}" if got.shape != want.shape else
-                f"||diff||/||ref|| {np.linalg.norm((got - want).astype(np.float64)) / np.linalg.norm(want):.3g}")
-            check(f"1c. bert_pad round {rnd} request {k} {shapes(preqs[rnd][k])} equals symc.Session alone, "
-                  "bitwise", ok, detail)
+    same = bitwise_rounds("1c. bert_pad", preqs, pres)
     log(f"1c. bert_pad: {same}/24 bitwise equal; {n_req} requests of lengths "
         f"{[[r['x'].shape[1] for r in rnd] for rnd in preqs]} in {n_exec} model runs; runs by rows {sizes}")
     check("1c. bert_pad runs requests of different lengths padded together", n_exec < n_req,
