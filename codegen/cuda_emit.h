@@ -183,6 +183,20 @@ symc_status cg_emit_matmul_generic(cg_cuda *c, uint32_t node);
  * `node`, the root of an attention group in the plan, from the match the fuse pass stored
  * there (ir_fuse_attention_of; passes/fuse_attention.c). */
 symc_status cg_emit_attention(cg_cuda *c, uint32_t node);
+/* cuda_emit_gemm.c: a library GEMM whose result an elementwise group reads (its IR_FUSE_EPILOGUE)
+ * as one kernel of symc's own: y = act(a · b + res + bias), then the group rooted at `root` on
+ * y, stored as the root's result. RT_NONE for an absent bias or residual; act an RT_EPI_*. */
+typedef struct cg_gemm_call {
+    uint32_t a, b; /* b [K, N], or [N, K] when trans_b */
+    int trans_b;
+    uint32_t bias, res, y, root;
+    uint8_t act;
+} cg_gemm_call;
+/* The kernel takes these operands: a and b in the result's half type, b 2-D with K and N
+ * constant, K a multiple of 32 and N of 32 (*K, *N set). */
+int cg_gemm_kernel_shape(const ir_module *m, uint32_t node, uint32_t a, uint32_t b, int trans_b, int64_t *K,
+                         int64_t *N);
+symc_status cg_emit_gemm_kernel(cg_cuda *c, uint32_t node, const cg_gemm_call *g);
 /* cuda_emit_move.c */
 symc_status cg_emit_move(cg_cuda *c, uint32_t node);
 /* cuda_emit_index.c: argmax/argmin, topk, cumsum, gather_nd, scatter_nd, scatter_elements */

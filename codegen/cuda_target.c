@@ -160,6 +160,45 @@ static int rule_library_takes(ir_module *m, uint32_t lib, uint32_t k, ir_fuse_ro
     }
 }
 
+/* The GEMM kernel with an epilogue (cuda_emit_gemm.c) where it wins: a GEMM of half operands
+ * the kernel takes, whose arithmetic intensity N*K / (N + K) (multiply-adds per element moved,
+ * as M grows) is at most GEMM_EPI_MAX_INTENSITY. Below it the GEMM is bound by memory, and the
+ * separate pass over the result that the kernel saves (its write and read in half, then the
+ * group's write) costs more than the speed cuBLASLt's Hopper kernels have over mma.sync; above
+ * it cuBLASLt's GEMM and the group's own kernel stay. SYMC_GEMM_EPILOGUE=kernel takes every
+ * GEMM the kernel can run, =library none (for A/B measurements and the tests). */
+#define GEMM_EPI_MAX_INTENSITY 400
+
+/* the operands a library GEMM reads and whether B is [N, K]; 0 when A is behind a transpose
+ * member (the kernel reads A's rows as they are stored) */
+static int gemm_operands(const ir_module *m, uint32_t lib, uint32_t *a, uint32_t *b, int *trans_b) {
+    const ir_node *n = &m->nodes[lib];
+    *a = n->in[0];
+    *b = n->in[1];
+    *trans_b = n->op == IR_OP_GEMM && cg_attr_int(n, "trans_b", 0) != 0;
+    if (n->op == IR_OP_GEMM && cg_attr_int(n, "trans_a", 0) != 0) return 0;
+    uint32_t pa = m->tensors[*a].producer, pb = m->tensors[*b].producer;
+    if (m->fuse && pa != IR_NONE && m->fuse[pa].role == IR_FUSE_TRANSPOSE && m->fuse[pa].group == lib) return 0;
+    if (m->fuse && pb != IR_NONE && m->fuse[pb].role == IR_FUSE_TRANSPOSE && m->fuse[pb].group == lib) {
+        *b = m->nodes[pb].in[0];
+        *trans_b ^= 1;
+    }
+    return 1;
+}
+
+static int rule_library_epilogue(ir_module *m, uint32_t lib) {
+    const ir_node *n = &m->nodes[lib];
+    const char *env = getenv("SYMC_GEMM_EPILOGUE");
+    if ((env && !strcmp(env, "library")) || !gemm_ok(m, n)) return 0;
+    if (n->op == IR_OP_GEMM && (cg_attr_float(n, "alpha", 1.0) != 1.0 || (n->n_in > 2 && !gemm_c_is_bias(m, n))))
+        return 0;
+    uint32_t a, b;
+    int trans_b;
+    int64_t K, N;
+    if (!gemm_operands(m, lib, &a, &b, &trans_b) || !cg_gemm_kernel_shape(m, lib, a, b, trans_b, &K, &N)) return 0;
+    return (env && !strcmp(env, "kernel")) || N * K <= GEMM_EPI_MAX_INTENSITY * (N + K);
+}
+
 static unsigned rule_row_kernel(ir_module *m, uint32_t node) {
     cg_cuda c = {.m = m};
     ir_op op = m->nodes[node].op;
@@ -175,6 +214,7 @@ static const pass_fuse_rules cuda_fuse_rules = {
     .library = rule_library,
     .library_has_bias = rule_library_has_bias,
     .library_takes = rule_library_takes,
+    .library_epilogue = rule_library_epilogue,
     .row_kernel = rule_row_kernel,
     .row_chain = cg_row_chain_ok,
     .max_group_nodes = CG_GROUP_MAX_NODES,
@@ -238,6 +278,16 @@ static symc_status emit_gemm(cg_cuda *c, uint32_t node) {
     const ir_node *n = &c->m->nodes[node];
     epilogue_plan e;
     plan_epilogue(c, node, &e);
+    /* an elementwise group on the result: one kernel of symc's own from sm_80 (cuda_emit_gemm.c);
+     * else cuBLASLt, then the group as its own kernel */
+    uint32_t epi = ir_fuse_epilogue_of(c->m, c->uses, node);
+    if (epi != IR_NONE && c->b->sm >= 80) {
+        cg_gemm_call g = {.bias = e.bias, .res = e.res, .y = e.result, .root = epi, .act = e.epi};
+        int64_t K, N;
+        if (gemm_operands(c->m, node, &g.a, &g.b, &g.trans_b) &&
+            cg_gemm_kernel_shape(c->m, node, g.a, g.b, g.trans_b, &K, &N))
+            return cg_emit_gemm_kernel(c, node, &g);
+    }
     rt_step s;
     init_lib_step(&s, RT_STEP_GEMM, node, 5);
     s.tensors[0] = n->in[0];
@@ -275,7 +325,8 @@ static symc_status emit_gemm(cg_cuda *c, uint32_t node) {
     uint32_t ta = folded_transpose(c, node, s.tensors[0]), tb = folded_transpose(c, node, s.tensors[1]);
     if (ta != IR_NONE) s.tensors[0] = ta, s.trans_a ^= 1;
     if (tb != IR_NONE) s.tensors[1] = tb, s.trans_b ^= 1;
-    return cg_add_step(c->b, &s);
+    symc_status st = cg_add_step(c->b, &s);
+    return st || epi == IR_NONE ? st : cg_emit_elementwise(c, epi);
 }
 
 /* A 1x1 convolution as a cuBLASLt GEMM step (the top): a = w, b = x, c = the residual (beta 1), the bias per

@@ -73,12 +73,25 @@ const ir_attention *ir_fuse_attention_of(const ir_module *m, uint32_t node) {
 /* ---- lookups ------------------------------------------------------------------------------ */
 static ir_fuse_role role_of(const ir_module *m, uint32_t node) { return (ir_fuse_role)m->fuse[node].role; }
 
+static int epilogue_rank(ir_fuse_role r);
+
 uint32_t ir_fuse_epilogue_of(const ir_module *m, const ir_uses *u, uint32_t node) {
     const ir_node *n = &m->nodes[node];
     if (!m->fuse || n->n_out != 1) return IR_NONE;
     uint32_t t = n->out[0];
+    int lib = role_of(m, node) == IR_FUSE_LIBRARY;
+    if (lib) /* a library call's epilogue reads the result of its last member (bias, residual, activation) */
+        for (int hops = 0; hops < 3; hops++) {
+            uint32_t k = ir_fuse_reader_in_group(m, u, node, t);
+            if (k == IR_NONE || !epilogue_rank(role_of(m, k))) break;
+            t = m->nodes[k].out[0];
+        }
     for (int hops = 0; hops < 256; hops++) {
-        if (!ir_uses_private(u, t)) return IR_NONE;
+        /* a library call's result may have several readers in the group (the fuse pass checks that
+         * all are; ir_fuse_check that none is outside it): the last one leads to the group's root */
+        int shared = hops == 0 && lib;
+        if (shared ? t >= u->n_tensors || u->is_output[t] || !u->n_consumers[t] : !ir_uses_private(u, t))
+            return IR_NONE;
         uint32_t k = u->consumer[t];
         if (role_of(m, k) == IR_FUSE_EPILOGUE) return m->fuse[k].group == node ? k : IR_NONE;
         if (role_of(m, k) != IR_FUSE_INLINED || m->nodes[k].n_out != 1) return IR_NONE;
@@ -208,9 +221,13 @@ static symc_status check_entry(checker *c, uint32_t i) {
     if (!op_fits(n->op, r)) return bad(c, i, "its op cannot have this role", "");
     if (ir_fuse_is_root(r)) return e.group == i ? SYMC_OK : bad(c, i, "a root must be its own group", "");
     if (e.group >= m->n_nodes || e.group == i) return bad(c, i, "its group names no other node", "");
-    if (role_of(m, e.group) != root_for(r)) {
+    /* an elementwise group is a library call's epilogue, its nodes under the library root */
+    ir_fuse_role want = (r == IR_FUSE_EPILOGUE || r == IR_FUSE_INLINED) && role_of(m, e.group) == IR_FUSE_LIBRARY
+        ? IR_FUSE_LIBRARY
+        : root_for(r);
+    if (role_of(m, e.group) != want) {
         char detail[96];
-        snprintf(detail, sizeof detail, "'%s', not '%s'", ir_fuse_role_name(root_for(r)),
+        snprintf(detail, sizeof detail, "'%s', not '%s'", ir_fuse_role_name(want),
                  ir_fuse_role_name(role_of(m, e.group)));
         return bad(c, i, "its root must have role ", detail);
     }

@@ -261,8 +261,9 @@ typedef enum ir_fuse_role {
     IR_FUSE_ATTENTION,  /* root: the second matmul of softmax(f(Q·Kᵀ))·V, one kernel */
     IR_FUSE_DEAD,       /* no step: no output of it reaches a graph output */
     IR_FUSE_INLINED,    /* elementwise, computed inside the code of its result's one reader */
-    IR_FUSE_EPILOGUE,   /* last node of an elementwise group the root (a row kernel) applies
-                           to its result before the store */
+    IR_FUSE_EPILOGUE,   /* last node of an elementwise group the root (a row kernel, or a library
+                           call the target runs as its own kernel) applies to its result (after
+                           the library call's members) before the store */
     IR_FUSE_ROW_FIRST,  /* a row op (softmax, norm) the root, a row op reading its result,
                            computes first in its own kernel */
     IR_FUSE_TRANSPOSE,  /* a transpose of the last two axes the root (a library GEMM) reads
@@ -290,7 +291,9 @@ int ir_fuse_is_root(ir_fuse_role r);
 symc_status ir_fuse_new(ir_module *m, const char *target, symc_error *err);
 void ir_fuse_drop(ir_module *m);
 /* Lookups through the plan (IR_NONE when absent): the EPILOGUE member of
- * row kernel `node` (reached from its result through INLINED readers), the
+ * row kernel or library call `node` (reached from its result, a library
+ * call's after its bias, residual and activation members, through INLINED
+ * readers), the
  * ROW_FIRST member producing its in[0], and the member of library call
  * `node` that privately reads tensor t (its result, then each member's). */
 uint32_t ir_fuse_epilogue_of(const ir_module *m, const ir_uses *u, uint32_t node);

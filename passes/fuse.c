@@ -34,6 +34,11 @@
  *     are ready at the row kernel's place; the group may change the float
  *     storage type (f32, f16, bf16: the precision pass's cast of a half
  *     layer norm to the model's f32 output is stored by the norm's kernel);
+ *     a library call the target can run as a kernel of its own with an
+ *     epilogue (library_epilogue: a GEMM whose erf-GELU cuBLASLt cannot
+ *     apply) takes the same, from the result of its last member, read by
+ *     any number of the group's nodes (x * 0.5 * (1 + erf(x / sqrt 2))
+ *     reads x twice) and by nothing else;
  *  7. a row op reading the private result of another row op over the same
  *     rows (softmax after layer_norm, or the reverse) computes the first
  *     one in its own kernel (row first), when that one has no epilogue.
@@ -230,14 +235,45 @@ static int group_ready(const fuser *f, uint32_t node, uint32_t at, uint32_t skip
 /* f32, f16 or bf16: row kernels compute them in fp32 and store any of them */
 static int float_storage(symc_dtype dt) { return dt == SYMC_F32 || dt == SYMC_F16 || dt == SYMC_BF16; }
 
+/* the tensor library call `lib`'s step writes: its result after its bias, residual and
+ * activation members */
+static uint32_t library_result(const fuser *f, uint32_t lib) {
+    uint32_t t = f->m->nodes[lib].out[0];
+    for (int hops = 0; hops < 3; hops++) {
+        uint32_t k = ir_fuse_reader_in_group(f->m, &f->u, lib, t);
+        ir_fuse_role r = k == IR_NONE ? IR_FUSE_STEP : role(f, k);
+        if (r != IR_FUSE_BIAS && r != IR_FUSE_RESIDUAL && r != IR_FUSE_ACTIVATION) break;
+        t = f->m->nodes[k].out[0];
+    }
+    return t;
+}
+
+/* every live reader of t is a node of the group rooted at r, and t is no graph output */
+static int group_reads_all(fuser *f, uint32_t r, uint32_t t) {
+    uint32_t nn = 0, nl = 0, readers = 0;
+    if (f->u.is_output[t] || !count_group(f, r, f->r->epilogue_leaves, &nn, &nl)) return 0;
+    for (uint32_t j = 0; j < nn; j++) {
+        const ir_node *g = &f->m->nodes[f->gnodes[j]];
+        for (uint32_t k = 0; k < g->n_in; k++)
+            if (g->in[k] == t) {
+                readers++;
+                break;
+            }
+    }
+    return readers == f->u.n_consumers[t];
+}
+
 static void plan_epilogues(fuser *f) {
     ir_module *m = f->m;
     for (uint32_t i = 0; i < m->n_nodes; i++) {
         const ir_node *n = &m->nodes[i];
-        if (covered(f, i) || role(f, i) == IR_FUSE_INLINED || n->n_out != 1 || !row_kernel(f, i, PASS_ROW_EPILOGUE))
+        int lib = role(f, i) == IR_FUSE_LIBRARY && n->n_out == 1 && f->r->library_epilogue &&
+            f->r->library_epilogue(m, i);
+        if (!lib &&
+            (covered(f, i) || role(f, i) == IR_FUSE_INLINED || n->n_out != 1 || !row_kernel(f, i, PASS_ROW_EPILOGUE)))
             continue;
-        uint32_t y = n->out[0];
-        if (!ir_uses_private(&f->u, y)) continue;
+        uint32_t y = lib ? library_result(f, i) : n->out[0];
+        if (lib ? f->u.is_output[y] || !f->u.n_consumers[y] : !ir_uses_private(&f->u, y)) continue;
         /* the group reading y: up through inlined nodes to its root */
         uint32_t r = f->u.consumer[y];
         for (int hops = 0; r != IR_NONE && role(f, r) == IR_FUSE_INLINED && hops < 256; hops++) {
@@ -248,7 +284,8 @@ static void plan_epilogues(fuser *f) {
         const ir_tensor *yt = &m->tensors[y], *zt = &m->tensors[m->nodes[r].out[0]];
         if (!ir_same_shape(yt, zt) ||
             !(yt->dtype == zt->dtype || (float_storage(yt->dtype) && float_storage(zt->dtype))) ||
-            !group_fits(f, r, f->r->epilogue_leaves) || !group_ready(f, r, i, y, 0))
+            !group_fits(f, r, f->r->epilogue_leaves) || !group_ready(f, r, i, y, 0) ||
+            (lib && !group_reads_all(f, r, y)))
             continue;
         set(f, r, IR_FUSE_EPILOGUE, i);
     }

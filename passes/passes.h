@@ -104,6 +104,10 @@ typedef struct pass_fuse_rules {
      * operands), IR_FUSE_BIAS, IR_FUSE_ACTIVATION or IR_FUSE_RESIDUAL (k reads its result);
      * the pass has checked the structure (see fuse.c) */
     int (*library_takes)(ir_module *m, uint32_t lib, uint32_t k, ir_fuse_role role);
+    /* library call `lib` (with its members chosen) can run as a kernel of the target's own that
+     * applies an elementwise group to its result before the store (IR_FUSE_EPILOGUE under a
+     * library root); NULL or 0: the group stays a kernel of its own */
+    int (*library_epilogue)(ir_module *m, uint32_t lib);
     /* PASS_ROW_* flags of node's kernel (0: not a row kernel) */
     unsigned (*row_kernel)(ir_module *m, uint32_t node);
     /* row kernel `second` can compute row kernel `first` (one with a per-element result, whose

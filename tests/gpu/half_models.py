@@ -237,3 +237,57 @@ def conv1x1_models(tmp):
         onnx.save(m, f"{tmp}/conv1x1_{sfx}.onnx")
         out.append(f"conv1x1_{sfx}")
     return out
+
+
+def gemm_epilogue_models(tmp):
+    """GEMMs whose result an elementwise group reads, which the CUDA target runs as one kernel of
+    its own in half precision (codegen/cuda_emit_gemm.c): a ConvNeXt/BERT MLP (bias, then the erf
+    GELU as ONNX exports write it, x * (1 + erf(x / sqrt 2)) * 0.5, reading x twice; K 96 N 384 with
+    tiles 128 wide, then K 384 N 96 with tiles 32 wide, a layer scale and the residual), a Llama
+    gate (gate and up projections, silu(gate) * up; N 192: tiles 64 wide) and a Gemm with B as
+    [N, K] (transB), its C as the bias, a ReLU (the library-style activation) and then a group
+    (x * 2 - 1). M = B * S takes every size of the sweep (rows past M on the tile edge). Written in
+    f32 (_f: built with --fp16 and --bf16) and f16 (_h); returns the file names written to tmp."""
+    from onnx import helper
+    out = []
+    for elem, sfx in ((F32, "f"), (onnx.TensorProto.FLOAT16, "h")):
+        rng = np.random.default_rng(13)
+
+        def init(name, a):
+            t = numpy_helper.from_array(np.asarray(a, np.float32), name)
+            return t if elem == F32 else _tensor(t, elem)
+
+        nodes = [helper.make_node("MatMul", ["x", "w1"], ["m1"]),
+                 helper.make_node("Add", ["m1", "b1"], ["a1"]),
+                 helper.make_node("Div", ["a1", "sqrt2"], ["d"]),
+                 helper.make_node("Erf", ["d"], ["e"]),
+                 helper.make_node("Add", ["e", "one"], ["e1"]),
+                 helper.make_node("Mul", ["a1", "e1"], ["p"]),
+                 helper.make_node("Mul", ["p", "half"], ["gl"]),
+                 helper.make_node("MatMul", ["gl", "w2"], ["m2"]),
+                 helper.make_node("Add", ["m2", "b2"], ["a2"]),
+                 helper.make_node("Mul", ["a2", "gamma"], ["sc"]),
+                 helper.make_node("Add", ["sc", "x"], ["y"])]
+        inits = [init("w1", rng.standard_normal((96, 384)) / np.sqrt(96)), init("b1", rng.standard_normal(384)),
+                 init("w2", rng.standard_normal((384, 96)) / np.sqrt(384)), init("b2", rng.standard_normal(96)),
+                 init("gamma", rng.standard_normal(96)), init("sqrt2", np.array(np.sqrt(2.0))),
+                 init("one", np.array(1.0)), init("half", np.array(0.5))]
+        onnx.save(_model("gemm_gelu", nodes, [("x", ["B", "S", 96])], inits, elem), f"{tmp}/gemm_gelu_{sfx}.onnx")
+        nodes = [helper.make_node("MatMul", ["x", "wu"], ["up"]),
+                 helper.make_node("MatMul", ["x", "wg"], ["gate"]),
+                 helper.make_node("Sigmoid", ["gate"], ["sg"]),
+                 helper.make_node("Mul", ["gate", "sg"], ["silu"]),
+                 helper.make_node("Mul", ["silu", "up"], ["h"]),
+                 helper.make_node("MatMul", ["h", "wd"], ["y"])]
+        inits = [init("wu", rng.standard_normal((64, 192)) / 8), init("wg", rng.standard_normal((64, 192)) / 8),
+                 init("wd", rng.standard_normal((192, 64)) / np.sqrt(192))]
+        onnx.save(_model("gemm_silu", nodes, [("x", ["B", "S", 64])], inits, elem), f"{tmp}/gemm_silu_{sfx}.onnx")
+        nodes = [helper.make_node("Gemm", ["x", "w", "c"], ["g"], transB=1),
+                 helper.make_node("Relu", ["g"], ["r"]),
+                 helper.make_node("Mul", ["r", "two"], ["r2"]),
+                 helper.make_node("Sub", ["r2", "one"], ["y"])]
+        inits = [init("w", rng.standard_normal((128, 64)) / 8), init("c", rng.standard_normal(128)),
+                 init("two", np.array(2.0)), init("one", np.array(1.0))]
+        onnx.save(_model("gemm_relu", nodes, [("x", ["S", 64])], inits, elem), f"{tmp}/gemm_relu_{sfx}.onnx")
+        out += [f"gemm_gelu_{sfx}", f"gemm_silu_{sfx}", f"gemm_relu_{sfx}"]
+    return out

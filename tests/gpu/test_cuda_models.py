@@ -237,6 +237,30 @@ if os.environ.get("SYMC_GPU_HALF", "1") != "0":
                          f"{r.stdout}{r.stderr}")
                 run_sweep(label, engine, inputs, 2e-2 if prec or name.endswith("_h") else 1e-4)
 
+    # GEMMs with an elementwise epilogue (half_models.gemm_epilogue_models): symc's GEMM kernel
+    # (SYMC_GEMM_EPILOGUE=kernel, the source must have one kernel per GEMM), and cuBLASLt then the
+    # group's own kernel (=library), both against the reference to 2e-2
+    from half_models import gemm_epilogue_models  # noqa: E402
+    for name in gemm_epilogue_models(tmp):
+        for prec in (("--fp16", "--bf16") if name.endswith("_f") else ("",)):
+            for route in ("kernel", "library"):
+                label = f"{name}{prec.replace('--', '.')}.{route}"
+                if only and label not in only and "gemm_epilogue" not in only:
+                    continue
+                inputs, flags = onnx_inputs(os.path.join(tmp, name + ".onnx"))
+                os.environ["SYMC_GEMM_EPILOGUE"] = route
+                engine = compile_model(label, os.path.join(tmp, name + ".onnx"), flags + ([prec] if prec else []))
+                del os.environ["SYMC_GEMM_EPILOGUE"]
+                if engine:
+                    r = subprocess.run([symc, "inspect", engine, "--source"], capture_output=True, text=True)
+                    # the f32 models' last GEMM also stores the cast to the f32 output as its epilogue
+                    want = {"gemm_gelu_f": 2, "gemm_gelu_h": 1, "gemm_silu_f": 2, "gemm_silu_h": 1, "gemm_relu_f": 1,
+                            "gemm_relu_h": 1}[name] if route == "kernel" else 0
+                    got = r.stdout.count(") with its epilogue: ")
+                    if got != want:
+                        fail(f"{label}: {got} GEMM kernels with an epilogue, expected {want}")
+                    run_sweep(label, engine, inputs, 2e-2)
+
 print("\n| model | points | result | worst rel err | seconds |\n|---|---|---|---|---|")
 for label, n, res, worst, secs in summary:
     print(f"| {label} | {n} | {res} | {worst:.2e} | {secs:.1f} |")

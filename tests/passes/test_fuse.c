@@ -367,6 +367,55 @@ static void set_role(symc_module *m, const char *node, ir_fuse_role r, const cha
     m->fuse[node_index(m, node)] = (ir_fuse){(uint8_t)r, group ? node_index(m, group) : IR_NONE};
 }
 
+/* matmul + bias, then a * exp(a): the library call applies the group, which reads the biased
+ * result twice, when the target runs it as a kernel of its own (library_epilogue); with the
+ * biased result read outside the group too, or no such kernel, the group stays a kernel of its
+ * own. A forged plan with the outside reader is refused. */
+static int t_epilogue(ir_module *m, uint32_t lib) { return !strcmp(m->nodes[lib].name, "mm"); }
+
+static void test_library_epilogue(int outside, int kernel) {
+    symc_tensor x, y, v;
+    symc_module *m = module("libepi", &x, &y, &v);
+    int64_t perm[2] = {1, 0};
+    symc_attr pa = symc_attr_ints("perm", perm, 2);
+    symc_tensor xt = node(m, "transpose", "xt", &x, 1, &pa, 1);                  /* [16, B] */
+    symc_tensor w = node(m, "matmul", "w", (symc_tensor[]){xt, y}, 2, NULL, 0);  /* [16, 16] */
+    symc_tensor mm = node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0); /* [B, 16] */
+    symc_tensor a = node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
+    symc_error err;
+    /* before the group's nodes: the last reader of a is in the group, the plan's check must look further */
+    if (outside) symc_mark_output(m, node(m, "neg", "z", &a, 1, NULL, 0), &err);
+    symc_tensor e = node(m, "exp", "e", &a, 1, NULL, 0);
+    symc_tensor p = node(m, "mul", "p", (symc_tensor[]){a, e}, 2, NULL, 0);
+    symc_mark_output(m, p, &err);
+    pass_fuse_rules r = rules;
+    if (kernel) r.library_epilogue = t_epilogue;
+    char *text = plan(m, &r);
+    CHECK_MSG(ir_verify(m, &err) == SYMC_OK, "%s", err.msg);
+    if (kernel && !outside) {
+        CHECK_CONTAINS(text, "  mm (matmul): library call with a (bias), e (inlined), p (epilogue)\n");
+        CHECK(m->fuse[node_index(m, "e")].group == node_index(m, "mm"));
+        ir_uses u;
+        CHECK(ir_uses_compute(m, &u, &err) == SYMC_OK);
+        CHECK(ir_fuse_epilogue_of(m, &u, node_index(m, "mm")) == node_index(m, "p"));
+        CHECK(ir_fuse_epilogue_of(m, &u, node_index(m, "w")) == IR_NONE);
+        ir_uses_free(&u);
+    } else {
+        CHECK_CONTAINS(text, "  mm (matmul): library call with a (bias)\n");
+        CHECK_CONTAINS(text, "  p (mul): kernel with e (inlined)\n");
+    }
+    if (outside && kernel) { /* the group forged onto the call while z reads its source */
+        set_role(m, "p", IR_FUSE_EPILOGUE, "mm");
+        set_role(m, "e", IR_FUSE_INLINED, "mm");
+        CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
+        CHECK_CONTAINS(err.msg,
+                       "node 'a' (add), bias of 'mm': only the last node of a group may make a result read "
+                       "outside it; node 'z' (neg), outside the group, reads its result 'a'");
+    }
+    free(text);
+    symc_module_destroy(m);
+}
+
 /* each one way to break the plan of rows_module(0) (s, t, e inlined and f the
  * epilogue of p; q the row first of n) */
 static void bad_root(symc_module *m) { set_role(m, "e", IR_FUSE_EPILOGUE, "s"); } /* s is inlined */
@@ -477,6 +526,9 @@ int main(void) {
     test_chain();
     test_library(0);
     test_library(1);
+    test_library_epilogue(0, 1);
+    test_library_epilogue(1, 1);
+    test_library_epilogue(0, 0);
     test_residual();
     test_bias_residual_activation(0);
     test_bias_residual_activation(1);
