@@ -23,16 +23,22 @@
  * that the model ignores positions its mask marks as padding), requests that
  * differ in their length too (dim 1 of every input) are joined padded with
  * zeros to the longest of the group, and each gets its own positions back
- * (tb_run_joined); a group grows in arrival order while its padded positions
- * stay at most twice its real ones. Either way a
- * response is what `symc run` gives for that request's inputs (bitwise on
- * the reference backend; on a GPU a library may pick another algorithm for
- * another batch). Inputs are read
- * in place when Triton holds them in one CPU buffer aligned for their type,
- * and otherwise gathered into a per-instance scratch buffer; outputs are
- * written straight into the response's buffers at the engine's computed
- * shapes (an engine with sizes known only after a run writes into scratch
- * and copies once the real shapes are known).
+ * (tb_run_joined). A batch is grouped after sorting it by length (stable),
+ * so requests of similar lengths share a run, and a group grows while its
+ * padded positions stay at most twice its real ones: sorting picks who
+ * meets but bounds no group's padding (one long request pads every short one
+ * beside it), so the 2x cap stays; and since first-fit in length order can
+ * lose to arrival order (short requests grouped before the long ones that
+ * could carry them), both plans are made and the better kept: never more
+ * runs than arrival order, nor as many with more padding (tb_group.c).
+ * Either way a response is what `symc run` gives for that request's inputs
+ * (bitwise on the reference backend; on a GPU a library may pick another
+ * algorithm for another batch). Inputs are read in place when Triton holds
+ * them in one CPU buffer aligned for their type, and otherwise gathered
+ * into a per-instance scratch buffer; outputs are written straight into the
+ * response's buffers at the engine's computed shapes (an engine with sizes
+ * known only after a run writes into scratch and copies once the real
+ * shapes are known).
  *
  * Every request gets exactly one response, with its results or with an
  * error carrying symc's message (a shape out of range names the input, the
@@ -49,6 +55,7 @@
 #include "triton/tb_api.h"
 #include "triton/tb_dims.h"
 #include "triton/tb_dtypes.h"
+#include "triton/tb_group.h"
 #include "triton/tb_json.h"
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -896,12 +903,11 @@ static TRITONSERVER_Error *tb_run(tb_instance *in, TRITONBACKEND_Request *req, T
  * decide is checked here on every request: its own shapes must be ones the
  * engine accepts (the joined run sees only the longest) and pick the region
  * the joined run picks, else it runs alone. A group stops growing where its
- * padded positions would pass twice its real ones (tb_pad_fits). */
+ * padded positions would pass twice its real ones (tb_pad_fits, tb_group.c). */
 
 typedef struct tb_probe {
     TRITONBACKEND_Request *req;
     int64_t rows, seq; /* seq: dim 1 of every input (padded joins), else -1 */
-    uint32_t group;    /* index into the groups, or UINT32_MAX: runs alone */
 } tb_probe;
 
 /* Whether request req can take part in a join: every engine input present,
@@ -1158,79 +1164,65 @@ static void tb_answer_alone(tb_instance *in, TRITONBACKEND_ModelInstance *instan
     if (rel) TRITONSERVER_ErrorDelete(rel);
 }
 
-/* Padded joins: whether a request of `rows` rows at length `seq` may join a
- * group of `sum` rows, `real` real positions and longest length `smax`:
- * the group's padded positions (its rows times its longest length) stay at
- * most twice its real ones, so at most half of a run's work is padding. */
-static int tb_pad_fits(int64_t sum, int64_t real, int64_t smax, int64_t rows, int64_t seq) {
-    double longest = (double)(seq > smax ? seq : smax);
-    return (double)(sum + rows) * longest <= 2.0 * ((double)real + (double)rows * (double)seq);
-}
-
-/* The requests grouped in arrival order by their dims past the batch (past
- * the length too for padded joins, and by the region their shapes pick), a
- * request going to the first group it fits (up to max_batch_size rows, and
- * tb_pad_fits), each group of two or more run joined; the rest alone. 0 when
- * there was no memory to group (then nothing was answered). */
+/* The requests grouped by tb_group_plan: by their dims past the batch (past
+ * the length too for padded joins, and by the region their shapes pick),
+ * sorted by length, up to max_batch_size rows and, padded, within the 2x
+ * cap (tb_group.c says why); each group of two or more run joined, the rest
+ * alone. 0 when there was no memory to group (then nothing was answered). */
 static int tb_execute_joined(tb_instance *in, TRITONBACKEND_ModelInstance *instance, TRITONBACKEND_Request **requests,
                              uint32_t n, uint64_t exec_start) {
     const tb_model *m = in->m;
     size_t kn = (size_t)m->n_in * 8 + 1; /* the dims past the batch, then the region (padded joins) */
     tb_probe *pr = calloc(n, sizeof *pr);
-    int64_t *keys = calloc((size_t)n * kn + 1, sizeof *keys); /* per group, its key */
-    int64_t *sum = calloc(n, sizeof *sum);                    /* per group, its rows */
-    int64_t *real = calloc(n, sizeof *real);                  /* per group, its real positions (padded joins) */
-    int64_t *smax = calloc(n, sizeof *smax);                  /* per group, its longest length (padded joins) */
-    uint32_t *count = calloc(n, sizeof *count);               /* per group, its requests */
+    int64_t *keys = calloc((size_t)n * kn + 1, sizeof *keys); /* per join class, its key */
+    tb_group_item *items = calloc(n, sizeof *items);          /* per request, its class, rows and length */
+    tb_group_work *work = calloc(n, sizeof *work);
+    uint32_t *group = calloc(n, sizeof *group); /* per request, its group or TB_GROUP_ALONE */
     TRITONBACKEND_Request **reqs = calloc(n, sizeof *reqs);
     int64_t *rows = calloc(n, sizeof *rows);
     int64_t *seq = calloc(n, sizeof *seq);
     int64_t *key = calloc(kn + 1, sizeof *key);
-    int ok = pr && keys && sum && real && smax && count && reqs && rows && seq && key;
-    uint32_t n_groups = 0;
+    int ok = pr && keys && items && work && group && reqs && rows && seq && key;
+    uint32_t n_cls = 0, n_groups = 0;
     for (uint32_t r = 0; ok && r < n; r++) {
         pr[r].req = requests[r];
-        pr[r].group = UINT32_MAX;
+        items[r].cls = TB_GROUP_ALONE;
         if (!requests[r] || !tb_probe_request(m, requests[r], &pr[r].rows, &pr[r].seq, key)) continue;
         int32_t region = -1;
         if (m->pad && !tb_probe_shapes(in, requests[r], &region)) continue; /* refused alone: its error */
         key[kn - 1] = region;
-        uint32_t g = 0;
-        while (g < n_groups &&
-               (memcmp(&keys[g * kn], key, kn * sizeof *key) || sum[g] + pr[r].rows > m->max_batch ||
-                (m->pad && !tb_pad_fits(sum[g], real[g], smax[g], pr[r].rows, pr[r].seq))))
-            g++;
-        if (g == n_groups) memcpy(&keys[n_groups++ * kn], key, kn * sizeof *key);
-        pr[r].group = g;
-        sum[g] += pr[r].rows;
-        real[g] += pr[r].rows * (m->pad ? pr[r].seq : 1);
-        if (pr[r].seq > smax[g]) smax[g] = pr[r].seq;
-        count[g]++;
+        uint32_t c = 0;
+        while (c < n_cls && memcmp(&keys[c * kn], key, kn * sizeof *key)) c++;
+        if (c == n_cls) memcpy(&keys[n_cls++ * kn], key, kn * sizeof *key);
+        items[r] = (tb_group_item){c, pr[r].rows, pr[r].seq};
     }
+    if (ok) n_groups = tb_group_plan(items, n, m->max_batch, m->pad, group, work);
     for (uint32_t g = 0; ok && g < n_groups; g++) {
-        if (count[g] < 2) continue;
-        uint32_t j = 0;
-        for (uint32_t r = 0; r < n; r++)
-            if (pr[r].group == g) {
+        uint32_t j = 0, c = 0;
+        int64_t smax = 0;
+        for (uint32_t r = 0; r < n; r++) /* its requests, in arrival order */
+            if (group[r] == g) {
                 reqs[j] = pr[r].req;
                 seq[j] = pr[r].seq;
                 rows[j++] = pr[r].rows;
+                if (pr[r].seq > smax) smax = pr[r].seq;
+                c = items[r].cls;
             }
-        TRITONSERVER_Error *e = tb_run_joined(in, instance, reqs, rows, m->pad ? seq : NULL, smax[g],
-                                              (int32_t)keys[g * kn + kn - 1], j, exec_start);
+        if (j < 2) continue;
+        TRITONSERVER_Error *e = tb_run_joined(in, instance, reqs, rows, m->pad ? seq : NULL, smax,
+                                              (int32_t)keys[c * kn + kn - 1], j, exec_start);
         if (!e) {
             for (uint32_t r = 0; r < n; r++)
-                if (pr[r].group == g) pr[r].req = NULL; /* answered */
-        } else TRITONSERVER_ErrorDelete(e);             /* its requests run alone below */
+                if (group[r] == g) pr[r].req = NULL; /* answered */
+        } else TRITONSERVER_ErrorDelete(e);          /* its requests run alone below */
     }
     for (uint32_t r = 0; ok && r < n; r++)
         if (pr[r].req) tb_answer_alone(in, instance, pr[r].req, NULL, r ? tb_now_ns() : exec_start);
     free(pr);
     free(keys);
-    free(sum);
-    free(real);
-    free(smax);
-    free(count);
+    free(items);
+    free(work);
+    free(group);
     free(reqs);
     free(rows);
     free(seq);
