@@ -21,7 +21,8 @@ random weights, seeded, nothing downloaded; tests/gpu/real_models.py's builders 
      CUDA backend, torch tensors) at batch C in one call: the throughput ceiling of batching with no
      server, and at batch 1 in a loop: serving without batching; checked against the oracle too;
   7. --python-peer: Triton serving the eager PyTorch fp16 module through its Python backend (the
-     wheel's stub for this Python), dynamic batching on, where that backend can be made to run here.
+     wheel's stub for this Python), dynamic batching on; its model.py passes tensors through DLPack
+     (the stub's pybind11 predates numpy 2: its numpy exchange is wrong under numpy 2).
 --ragged (BERT; issue 33 item 3): sequences of different lengths. The engine takes S in [16, --seq]
 (opt --seq), the pool's requests have random lengths in that range (batch 1, masks with trailing
 zeros in two of three), each with its own oracle, and the same engine is served two ways, each at
@@ -54,7 +55,6 @@ import os
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tarfile
@@ -256,12 +256,16 @@ class Server:
     def __init__(self, root, repo, backend_dir, models, logpath, libdirs=(), grpc=False):
         self.http = free_port()
         self.grpc = free_port()
-        # the Python backend's stub runs this Python's libpython and packages (torch, numpy)
+        # the Python backend's stub runs this Python's libpython (LD_LIBRARY_PATH) and packages (torch, numpy).
+        # Its interpreter is isolated (PyConfig_InitIsolatedConfig): it ignores PYTHONPATH and takes its prefix,
+        # so its site-packages, from the `python3` on PATH, hence this Python's folder first on PATH. PYTHONPATH
+        # still reaches the stub's environment, and the peer's model.py puts its entries on sys.path itself.
         import site
         import sysconfig
         libdirs = [os.path.join(root, "lib"), *libdirs, sysconfig.get_config_var("LIBDIR") or ""]
         env = dict(os.environ, LD_LIBRARY_PATH=":".join(libdirs + [os.environ.get("LD_LIBRARY_PATH", "")]),
-                   PYTHONPATH=":".join(site.getsitepackages() + [os.environ.get("PYTHONPATH", "")]))
+                   PYTHONPATH=":".join([os.environ.get("PYTHONPATH", "")] + site.getsitepackages()).strip(":"),
+                   PATH=":".join(p for p in (os.path.dirname(sys.executable), os.environ.get("PATH")) if p))
         self.logf = open(logpath, "wb")
         self.logpath = logpath
         # the symc backend from the build; the Python backend (its stub for this Python) from the pack
@@ -469,9 +473,12 @@ def python_entry(a, repo, name, module_path, m, model_name, out_rank):
     names = [n for n, _, _ in m["inputs"]]
     with open(os.path.join(d, "1", "model.py"), "w") as f:
         f.write(f'''import os
-import numpy as np
-import torch
-import triton_python_backend_utils as pb_utils
+import sys
+# the stub's interpreter is isolated (PYTHONPATH ignored): the bench's PYTHONPATH entries, by hand
+sys.path[:0] = [p for p in os.environ.get("PYTHONPATH", "").split(":") if p and p not in sys.path]
+import torch  # noqa: E402
+import triton_python_backend_utils as pb_utils  # noqa: E402
+from torch.utils import dlpack  # noqa: E402
 
 NAMES = {names!r}
 
@@ -492,20 +499,24 @@ class TritonPythonModel:
         self.m = m.eval() if {a.dry!r} else m.half().cuda().eval()
 
     def execute(self, requests):
-        xs = [[pb_utils.get_input_tensor_by_name(r, n).as_numpy() for n in NAMES] for r in requests]
+        # tensors in and out through DLPack, never numpy: the wheel's stub is built with a pybind11 that predates
+        # numpy 2 (pytriton pins numpy<2), and with numpy 2 its as_numpy() reads zeros and pb_utils.Tensor(name,
+        # ndarray) sends 0 bytes (the client's "output tensor shape does not match size of output")
+        xs = [[dlpack.from_dlpack(pb_utils.get_input_tensor_by_name(r, n).to_dlpack()) for n in NAMES]
+              for r in requests]
         rows = [x[0].shape[0] for x in xs]
         with torch.no_grad():
             ins = []
             for k in range(len(NAMES)):
-                t = torch.from_numpy(np.concatenate([x[k] for x in xs]))
+                t = torch.cat([x[k] for x in xs])  # a copy: the inputs' shared memory goes with the requests
                 if not {a.dry!r}:
                     t = t.cuda()
                     t = t.half() if t.is_floating_point() else t
                 ins.append(t)
-            y = self.m(*ins).float().cpu().numpy()
+            y = self.m(*ins).float().cpu()
         out, at = [], 0
         for r in rows:
-            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("y", np.ascontiguousarray(y[at:at + r]))]))
+            out.append(pb_utils.InferenceResponse([pb_utils.Tensor.from_dlpack("y", y[at:at + r].contiguous())]))
             at += r
         return out
 ''')

@@ -4,6 +4,10 @@
 # the Python backend load (lib/), and the Python backend with its stub for one Python version
 # (backends/python/), and the gRPC client packages for that Python (client/, for bench/triton_serve.py
 # --protocol grpc), under a top folder tritonserver/. bench/triton_serve.py unpacks and runs it.
+# The stub is built with a pybind11 older than 2.12 (pytriton pins numpy<2): under numpy 2, which the GPU
+# machine has, its numpy exchange is wrong (as_numpy() reads zeros, pb_utils.Tensor(name, ndarray) sends 0
+# bytes), so a model.py run by it passes tensors through DLPack (bench/triton_serve.py's peer does). Its
+# interpreter is isolated: it ignores PYTHONPATH and takes site-packages from the `python3` on PATH.
 #   bash scripts/triton_pack.sh [OUT.tar.xz (default build/triton_server.tar.xz)] [PYTHON_VERSION (default 3.12)]
 set -euo pipefail
 out=${1:-build/triton_server.tar.xz}
