@@ -86,7 +86,8 @@ typedef struct cg_kw {
     rt_arg args[CG_KW_MAX_ARGS];
     uint8_t arg_out[CG_KW_MAX_ARGS]; /* the kernel writes the tensor of args[i] */
     uint32_t n_args;
-    uint32_t shared; /* bytes of dynamic shared memory the launch asks for (0: none) */
+    uint32_t shared;     /* bytes of dynamic shared memory the launch asks for (0: none) */
+    uint32_t min_blocks; /* __launch_bounds__'s blocks an SM should hold at once (0: the compiler's choice) */
     int too_many;
     cg_str params, body;
     char ring[CG_KW_RING][48];

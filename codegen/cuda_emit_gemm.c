@@ -13,8 +13,8 @@
  * K a multiple of 32 and N of 32, both constant. mma.sync m16n8k16 in the
  * storage's half type with fp32 accumulation, as the half attention kernel
  * (its sc_mma_*, sc_ldsm4*, sc_cp16 helpers from the prelude): a block of 8
- * warps computes a 128 x BN tile (BN 128, 64 or 32, the largest dividing
- * N), the warps 2 x 4, 4 x 2 or 8 x 1 over it; K in steps of 32 through a
+ * warps computes a 64 x 128, 128 x 64 or 256 x 32 tile (BN the largest of
+ * 128, 64 and 32 dividing N), each warp 32 x 32, two blocks an SM; K in steps of 32 through a
  * 3-stage cp.async ring in dynamic shared memory (rows padded by 8 halves,
  * so the ldmatrix rows of one 8x8 matrix fall in distinct banks); A's
  * fragments by ldmatrix, B's by ldmatrix.trans ([K, N]) or ldmatrix
@@ -33,7 +33,6 @@
 
 #include "codegen/cuda_emit.h"
 
-#define GK_BM 128   /* rows of a block's tile */
 #define GK_BK 32    /* K per stage */
 #define GK_STAGES 3 /* cp.async ring */
 #define GK_THREADS 256
@@ -53,12 +52,14 @@ int cg_gemm_kernel_shape(const ir_module *m, uint32_t node, uint32_t a, uint32_t
     return *K > 0 && *K % GK_BK == 0 && *N > 0 && *N % 32 == 0;
 }
 
-/* the block's tile width and its warps' arrangement */
+/* the block's tile and its warps' arrangement: every warp computes 32 x 32 (two m16 by four
+ * n8 tiles), so a block's tile is 64 x 128, 128 x 64 or 256 x 32 (8192 results, 32 fp32
+ * accumulators a thread, at most 128 registers: two blocks an SM) */
 typedef struct gk_shape {
     int64_t K, N;
-    int bn, warps_n, wm, wn, mt, nt; /* tile columns; warps along N; a warp's rows and columns; its m16 and n8 tiles */
+    int bm, bn, warps_n, wm, wn, mt, nt; /* tile rows, columns; warps along N; a warp's rows, columns, m16, n8 tiles */
     int trans_b;
-    int64_t bstage; /* halves of a staged B tile */
+    int64_t astage, bstage; /* halves of a staged A and B tile */
 } gk_shape;
 
 static gk_shape gk_shape_of(int64_t K, int64_t N, int trans_b) {
@@ -66,23 +67,25 @@ static gk_shape gk_shape_of(int64_t K, int64_t N, int trans_b) {
     s.bn = N % 128 == 0 ? 128 : N % 64 == 0 ? 64 : 32;
     s.warps_n = s.bn / 32;
     s.wn = 32;
-    s.wm = GK_BM / (8 / s.warps_n);
+    s.wm = 32;
+    s.bm = s.wm * (8 / s.warps_n);
+    s.astage = (int64_t)s.bm * GK_PITCH;
     s.mt = s.wm / 16;
     s.nt = s.wn / 8;
     s.bstage = trans_b ? (int64_t)s.bn * GK_PITCH : (int64_t)GK_BK * (s.bn + 8);
     return s;
 }
 
-/* one stage's cp.async loads: A's rows [m0, m0 + 128) and B's tile of k-tile `kt` into stage `st` */
+/* one stage's cp.async loads: A's rows [m0, m0 + bm) and B's tile of k-tile `kt` into stage `st` */
 static void gk_emit_load(cg_kw *k, const gk_shape *s, const char *ap, const char *bp, const char *st, const char *kt) {
     cg_kw_body(
         k,
         "            for (int e = threadIdx.x; e < %d; e += %d) {\n"
         "                const int r = e >> 2, c8 = (e & 3) * 8;\n"
         "                const bool in = m0 + r < M;\n"
-        "                sc_cp16(&As[(%s) * %d + r * %d + c8], %s + (in ? (m0 + r) * %lldLL + (long long)(%s) * %d + c8 : 0), in);\n"
+        "                sc_cp16(&As[(%s) * %lld + r * %d + c8], %s + (in ? (m0 + r) * %lldLL + (long long)(%s) * %d + c8 : 0), in);\n"
         "            }\n",
-        GK_BM * GK_BK / 8, GK_THREADS, st, GK_BM * GK_PITCH, GK_PITCH, ap, (long long)s->K, kt, GK_BK);
+        s->bm * GK_BK / 8, GK_THREADS, st, (long long)s->astage, GK_PITCH, ap, (long long)s->K, kt, GK_BK);
     if (s->trans_b)
         cg_kw_body(
             k,
@@ -112,6 +115,45 @@ static void gk_emit_act(cg_kw *k, uint8_t act, const char *v) {
             v, v, v, v, v, v);
 }
 
+/* the pair v0, v1 (columns col and col + 1 of row `row`, flat index i0) through the bias, the
+ * residual, the activation and the group, stored as one word */
+static symc_status gk_emit_store(cg_kw *k, const cg_gemm_call *g, symc_dtype zdt) {
+    char l0[160], l1[160];
+    if (g->bias != RT_NONE) {
+        const char *bias = cg_kw_in(k, g->bias);
+        cg_load(l0, sizeof l0, k->c->m->tensors[g->bias].dtype, bias, "col");
+        cg_load(l1, sizeof l1, k->c->m->tensors[g->bias].dtype, bias, "col + 1");
+        cg_kw_body(k, "                    v0 += %s;\n                    v1 += %s;\n", l0, l1);
+    }
+    if (g->res != RT_NONE) {
+        const char *res = cg_kw_in(k, g->res);
+        cg_load(l0, sizeof l0, k->c->m->tensors[g->res].dtype, res, "i0");
+        cg_load(l1, sizeof l1, k->c->m->tensors[g->res].dtype, res, "i0 + 1");
+        cg_kw_body(k, "                    v0 += %s;\n                    v1 += %s;\n", l0, l1);
+    }
+    gk_emit_act(k, g->act, "v0");
+    gk_emit_act(k, g->act, "v1");
+    /* the group, once per column, in a block of its own (its names repeat) */
+    symc_status st = SYMC_OK;
+    cg_kw_body(k, "                    float z0, z1;\n");
+    for (int u = 0; u < 2 && !st; u++) {
+        char reg[32];
+        snprintf(reg, sizeof reg, "sc_reg<float>{v%d}", u);
+        cg_kw_subst(k, g->y, reg);
+        cg_kw_body(k, "                    { const long long i = i0 + %d;\n", u);
+        st = cg_emit_group_value(k, g->root, "i", "zv");
+        cg_kw_body(k, "                    z%d = zv; (void)i; }\n", u);
+        cg_kw_subst(k, g->y, NULL);
+    }
+    const char *zp = cg_kw_out(k, k->c->m->nodes[g->root].out[0]);
+    if (zdt == SYMC_F32)
+        cg_kw_body(k, "                    reinterpret_cast<float2 *>(%s + i0)[0] = make_float2(z0, z1);\n", zp);
+    else
+        cg_kw_body(k, "                    reinterpret_cast<unsigned *>(%s + i0)[0] = %s(z0, z1);\n", zp,
+                   zdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16");
+    return st;
+}
+
 symc_status cg_emit_gemm_kernel(cg_cuda *c, uint32_t node, const cg_gemm_call *g) {
     int64_t K, N;
     if (!cg_gemm_kernel_shape(c->m, node, g->a, g->b, g->trans_b, &K, &N))
@@ -121,10 +163,11 @@ symc_status cg_emit_gemm_kernel(cg_cuda *c, uint32_t node, const cg_gemm_call *g
     const symc_dtype dt = at->dtype, zdt = zt->dtype;
     sym_table *T = c->m->syms;
     sym_expr M = cg_prod(c, at->dims, 0, at->rank - 1);
-    sym_expr tiles = sym_mul(T, sym_ceildiv(T, M, sym_const(T, GK_BM)), sym_const(T, N / s.bn));
+    sym_expr tiles = sym_mul(T, sym_ceildiv(T, M, sym_const(T, s.bm)), sym_const(T, N / s.bn));
     cg_kw k;
     cg_kw_begin(&k, c, node);
-    k.shared = (uint32_t)(GK_STAGES * (GK_BM * GK_PITCH + s.bstage) * 2);
+    k.shared = (uint32_t)(GK_STAGES * (s.astage + s.bstage) * 2);
+    k.min_blocks = 2;
     char ap[32], bp[32], Ms[48], Ts[48];
     snprintf(ap, sizeof ap, "%s", cg_kw_in(&k, g->a));
     snprintf(bp, sizeof bp, "%s", cg_kw_in(&k, g->b));
@@ -134,7 +177,7 @@ symc_status cg_emit_gemm_kernel(cg_cuda *c, uint32_t node, const cg_gemm_call *g
     cg_kw_body(
         &k,
         "    extern __shared__ float4 sc_smem4[];\n"
-        "    unsigned short *As = (unsigned short *)sc_smem4, *Bs = As + %d;\n"
+        "    unsigned short *As = (unsigned short *)sc_smem4, *Bs = As + %lld;\n"
         "    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, wm = w / %d, wn = w %% %d;\n"
         "    const long long M = %s;\n"
         "    SC_ROWS(blk, %s) {\n"
@@ -149,8 +192,8 @@ symc_status cg_emit_gemm_kernel(cg_cuda *c, uint32_t node, const cg_gemm_call *g
         "#pragma unroll\n"
         "        for (int st = 0; st < %d; st++) {\n"
         "            if (st < %lld) {\n",
-        GK_STAGES * GK_BM * GK_PITCH, s.warps_n, s.warps_n, Ms, Ts, (long long)(N / s.bn), GK_BM, (long long)(N / s.bn),
-        s.bn, s.mt, s.nt, s.mt, s.nt, GK_STAGES - 1, (long long)(K / GK_BK));
+        (long long)(GK_STAGES * s.astage), s.warps_n, s.warps_n, Ms, Ts, (long long)(N / s.bn), s.bm,
+        (long long)(N / s.bn), s.bn, s.mt, s.nt, s.mt, s.nt, GK_STAGES - 1, (long long)(K / GK_BK));
     gk_emit_load(&k, &s, ap, bp, "st", "st");
     cg_kw_body(&k,
                "            }\n"
@@ -169,7 +212,7 @@ symc_status cg_emit_gemm_kernel(cg_cuda *c, uint32_t node, const cg_gemm_call *g
         &k,
         "            }\n"
         "            sc_cp_commit();\n"
-        "            const unsigned short *Ac = As + (kt %% %d) * %d, *Bc = Bs + (kt %% %d) * %lld;\n"
+        "            const unsigned short *Ac = As + (kt %% %d) * %lld, *Bc = Bs + (kt %% %d) * %lld;\n"
         "#pragma unroll\n"
         "            for (int kk = 0; kk < %d; kk++) {\n"
         "                unsigned af[%d][4];\n"
@@ -179,7 +222,8 @@ symc_status cg_emit_gemm_kernel(cg_cuda *c, uint32_t node, const cg_gemm_call *g
         "#pragma unroll\n"
         "                for (int np = 0; np < %d; np++) {\n"
         "                    unsigned b[4];\n",
-        GK_STAGES, GK_BM * GK_PITCH, GK_STAGES, (long long)s.bstage, GK_BK / 16, s.mt, s.mt, s.wm, GK_PITCH, s.nt / 2);
+        GK_STAGES, (long long)s.astage, GK_STAGES, (long long)s.bstage, GK_BK / 16, s.mt, s.mt, s.wm, GK_PITCH,
+        s.nt / 2);
     if (s.trans_b)
         cg_kw_body(
             &k,
@@ -212,39 +256,7 @@ symc_status cg_emit_gemm_kernel(cg_cuda *c, uint32_t node, const cg_gemm_call *g
                "                    const long long i0 = row * %lldLL + col;\n"
                "                    float v0 = acc[mt][nt][2 * h], v1 = acc[mt][nt][2 * h + 1];\n",
                s.mt, mma, mma, s.mt, s.wm, s.nt, s.wn, (long long)N);
-    char l0[160], l1[160];
-    if (g->bias != RT_NONE) {
-        const char *bias = cg_kw_in(&k, g->bias);
-        cg_load(l0, sizeof l0, c->m->tensors[g->bias].dtype, bias, "col");
-        cg_load(l1, sizeof l1, c->m->tensors[g->bias].dtype, bias, "col + 1");
-        cg_kw_body(&k, "                    v0 += %s;\n                    v1 += %s;\n", l0, l1);
-    }
-    if (g->res != RT_NONE) {
-        const char *res = cg_kw_in(&k, g->res);
-        cg_load(l0, sizeof l0, c->m->tensors[g->res].dtype, res, "i0");
-        cg_load(l1, sizeof l1, c->m->tensors[g->res].dtype, res, "i0 + 1");
-        cg_kw_body(&k, "                    v0 += %s;\n                    v1 += %s;\n", l0, l1);
-    }
-    gk_emit_act(&k, g->act, "v0");
-    gk_emit_act(&k, g->act, "v1");
-    /* the group, once per column, in a block of its own (its names repeat) */
-    symc_status st = SYMC_OK;
-    cg_kw_body(&k, "                    float z0, z1;\n");
-    for (int u = 0; u < 2 && !st; u++) {
-        char reg[32];
-        snprintf(reg, sizeof reg, "sc_reg<float>{v%d}", u);
-        cg_kw_subst(&k, g->y, reg);
-        cg_kw_body(&k, "                    { const long long i = i0 + %d;\n", u);
-        st = cg_emit_group_value(&k, g->root, "i", "zv");
-        cg_kw_body(&k, "                    z%d = zv; (void)i; }\n", u);
-        cg_kw_subst(&k, g->y, NULL);
-    }
-    const char *zp = cg_kw_out(&k, c->m->nodes[g->root].out[0]);
-    if (zdt == SYMC_F32)
-        cg_kw_body(&k, "                    reinterpret_cast<float2 *>(%s + i0)[0] = make_float2(z0, z1);\n", zp);
-    else
-        cg_kw_body(&k, "                    reinterpret_cast<unsigned *>(%s + i0)[0] = %s(z0, z1);\n", zp,
-                   zdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16");
+    symc_status st = gk_emit_store(&k, g, zdt);
     cg_kw_body(&k,
                "                }\n"
                "            }\n"
@@ -255,8 +267,8 @@ symc_status cg_emit_gemm_kernel(cg_cuda *c, uint32_t node, const cg_gemm_call *g
     }
     /* the comment: the GEMM, its members and the epilogue group */
     cg_str comment = {0};
-    cg_str_appendf(&comment, "GEMM %lldx%lld (K x N%s, tile 128x%d) with its epilogue: ", (long long)K, (long long)N,
-                   g->trans_b ? ", B as [N, K]" : "", s.bn);
+    cg_str_appendf(&comment, "GEMM %lldx%lld (K x N%s, tile %dx%d) with its epilogue: ", (long long)K, (long long)N,
+                   g->trans_b ? ", B as [N, K]" : "", s.bm, s.bn);
     uint32_t nodes[CG_GROUP_MAX_NODES + 8], nn = 0;
     nodes[nn++] = node;
     for (uint32_t i = 0; i < c->m->n_nodes && nn < CG_GROUP_MAX_NODES + 8; i++)

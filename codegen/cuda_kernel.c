@@ -390,12 +390,15 @@ symc_status cg_kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t 
     /* a kernel that is an earlier one's code, but for its names, is that kernel */
     const char *parts[2] = {k->params.p, k->body.p};
     cg_str key = {0};
-    kernel_key(parts, 2, block, &key);
+    kernel_key(parts, 2, block | k->min_blocks << 16, &key);
     uint32_t index = key.oom ? RT_NONE : cg_find_kernel(b, key.p);
     symc_status st = SYMC_OK;
     if (index == RT_NONE) {
-        st = cg_source_appendf(b, "\n/* %s */\nextern \"C\" __global__ void __launch_bounds__(%u) %s(%s) {\n%s}\n",
-                               comment, block, name, k->params.p ? k->params.p : "", k->body.p ? k->body.p : "");
+        char bounds[32];
+        if (k->min_blocks) snprintf(bounds, sizeof bounds, "%u, %u", block, k->min_blocks);
+        else snprintf(bounds, sizeof bounds, "%u", block);
+        st = cg_source_appendf(b, "\n/* %s */\nextern \"C\" __global__ void __launch_bounds__(%s) %s(%s) {\n%s}\n",
+                               comment, bounds, name, k->params.p ? k->params.p : "", k->body.p ? k->body.p : "");
         if (!st) st = cg_add_kernel(b, name, key.oom ? NULL : key.p, &index);
     }
     cg_str_free(&key);
