@@ -41,6 +41,12 @@ def _tensor(t, elem):
     return out
 
 
+def _init(name, a, elem):
+    """an initializer from float values: f32 when elem is FLOAT, else rounded to elem (f16, bf16)"""
+    t = numpy_helper.from_array(np.asarray(a, np.float32), name)
+    return t if elem == F32 else _tensor(t, elem)
+
+
 def _value_infos(g, elem):
     for vi in list(g.input) + list(g.output) + list(g.value_info):
         tt = vi.type.tensor_type
@@ -94,8 +100,7 @@ def extra_models(tmp, elem=onnx.TensorProto.FLOAT16):
     sfx = "h" if elem != F32 else "f"
 
     def init(name, a):
-        t = numpy_helper.from_array(np.asarray(a, np.float32), name)
-        return t if elem == F32 else _tensor(t, elem)
+        return _init(name, a, elem)
 
     out = []
     nodes = [helper.make_node("Softmax", ["x"], ["p"], axis=-1),
@@ -213,9 +218,8 @@ def conv1x1_models(tmp):
     for elem, sfx in ((F32, "f"), (onnx.TensorProto.FLOAT16, "h")):
         rng = np.random.default_rng(11)
 
-        def init(name, a):
-            t = numpy_helper.from_array(np.asarray(a, np.float32), name)
-            return t if elem == F32 else _tensor(t, elem)
+        def init(name, a, elem=elem):
+            return _init(name, a, elem)
 
         def weight(name, o, i):
             return init(name, rng.standard_normal((o, i, 1, 1)) / np.sqrt(i))
@@ -253,9 +257,8 @@ def gemm_epilogue_models(tmp):
     for elem, sfx in ((F32, "f"), (onnx.TensorProto.FLOAT16, "h")):
         rng = np.random.default_rng(13)
 
-        def init(name, a):
-            t = numpy_helper.from_array(np.asarray(a, np.float32), name)
-            return t if elem == F32 else _tensor(t, elem)
+        def init(name, a, elem=elem):
+            return _init(name, a, elem)
 
         nodes = [helper.make_node("MatMul", ["x", "w1"], ["m1"]),
                  helper.make_node("Add", ["m1", "b1"], ["a1"]),
