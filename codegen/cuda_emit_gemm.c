@@ -3,9 +3,10 @@
  * IR_FUSE_EPILOGUE under a library root; cuda_target.c's rule says which):
  * cuBLASLt's epilogues stop at a bias, a residual and relu or the tanh
  * GELU, so the exact erf GELU of BERT, ViT or ConvNeXt (x * 0.5 * (1 +
- * erf(x / sqrt 2)) in an ONNX export), SiLU gates or a layer scale would
- * otherwise be a separate, memory-bound pass over the whole result: written
- * in half, read back, written again.
+ * erf(x / sqrt 2)) in an ONNX export), SiLU gates or a layer scale are
+ * otherwise a separate pass over the whole result: written in half, read
+ * back, written again. Opt-in (SYMC_GEMM_EPILOGUE=kernel): measured slower
+ * than that separate pass on an H200, see cuda_target.c and BENCHMARKS.md.
  *
  * D[M, N] = epi(act(A[M, K] · B + C + bias)) with A the rows of a row-major
  * half tensor (every dim but the last folded into M, which may be any
