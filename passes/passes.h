@@ -32,6 +32,11 @@ symc_status pass_fold_batch_norm(ir_module *m, symc_error *err);
  * becomes x @ W' + b', the mul an identity nobody reads (ConvNeXt's layer
  * scale, so a residual add after it can be the GEMM's C). */
 symc_status pass_fold_scale(ir_module *m, symc_error *err);
+/* The exact GELU decomposed by exporters, x * 0.5 * (1 + erf(x / sqrt 2)) in
+ * its two node orders (fold_gelu.c), rewritten into one gelu node (approximate
+ * "none") in place of its last mul, the rest left unread for dce; only when
+ * the chain is private, of one float dtype and x's shape. */
+symc_status pass_fold_gelu(ir_module *m, symc_error *err);
 /* Dead-node removal (dce.c): deletes the nodes no graph output depends on (ir_uses' liveness;
  * no op has a side effect), with their tensors and the constants only they held; keeps graph
  * inputs and the order of the rest, and drops the fusion plan when it removes anything.

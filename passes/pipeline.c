@@ -43,6 +43,10 @@ static symc_status fold_scale(ir_module *m, const pass_options *o, symc_error *e
     (void)o;
     return pass_fold_scale(m, err);
 }
+static symc_status fold_gelu(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_fold_gelu(m, err);
+}
 static symc_status dce(ir_module *m, const pass_options *o, symc_error *err) {
     (void)o;
     return pass_remove_dead(m, NULL, err);
@@ -92,6 +96,8 @@ static const pass_info pipeline[] = {
     {"fold-batch-norm", fold_batch_norm},
     {"layout", layout},
     {"fold-scale", fold_scale},
+    {"fold-gelu", fold_gelu}, /* before dce, which removes the chains it leaves unread, and before the
+                                 calibration that codegen/compile.c measures right before precision */
     {"dce", dce},
     {"precision", precision},
     {"fuse", fuse},
