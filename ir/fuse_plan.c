@@ -75,17 +75,22 @@ static ir_fuse_role role_of(const ir_module *m, uint32_t node) { return (ir_fuse
 
 static int epilogue_rank(ir_fuse_role r);
 
+uint32_t ir_fuse_library_result(const ir_module *m, const ir_uses *u, uint32_t lib) {
+    uint32_t t = m->nodes[lib].out[0];
+    for (int hops = 0; m->fuse && hops < 3; hops++) {
+        uint32_t k = ir_fuse_reader_in_group(m, u, lib, t);
+        if (k == IR_NONE || !epilogue_rank(role_of(m, k))) break;
+        t = m->nodes[k].out[0];
+    }
+    return t;
+}
+
 uint32_t ir_fuse_epilogue_of(const ir_module *m, const ir_uses *u, uint32_t node) {
     const ir_node *n = &m->nodes[node];
     if (!m->fuse || n->n_out != 1) return IR_NONE;
-    uint32_t t = n->out[0];
     int lib = role_of(m, node) == IR_FUSE_LIBRARY;
-    if (lib) /* a library call's epilogue reads the result of its last member (bias, residual, activation) */
-        for (int hops = 0; hops < 3; hops++) {
-            uint32_t k = ir_fuse_reader_in_group(m, u, node, t);
-            if (k == IR_NONE || !epilogue_rank(role_of(m, k))) break;
-            t = m->nodes[k].out[0];
-        }
+    /* a library call's epilogue reads the result of its last member (bias, residual, activation) */
+    uint32_t t = lib ? ir_fuse_library_result(m, u, node) : n->out[0];
     for (int hops = 0; hops < 256; hops++) {
         /* a library call's result may have several readers in the group (the fuse pass checks that
          * all are; ir_fuse_check that none is outside it): the last one leads to the group's root */

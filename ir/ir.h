@@ -297,6 +297,9 @@ void ir_fuse_drop(ir_module *m);
  * ROW_FIRST member producing its in[0], and the member of library call
  * `node` that privately reads tensor t (its result, then each member's). */
 uint32_t ir_fuse_epilogue_of(const ir_module *m, const ir_uses *u, uint32_t node);
+/* the tensor library call `lib`'s step writes: its result after its bias,
+ * residual and activation members (its own result when it has none) */
+uint32_t ir_fuse_library_result(const ir_module *m, const ir_uses *u, uint32_t lib);
 uint32_t ir_fuse_row_first_of(const ir_module *m, uint32_t node);
 uint32_t ir_fuse_reader_in_group(const ir_module *m, const ir_uses *u, uint32_t node, uint32_t t);
 /* ---- fused attention (part of the plan) ------------------------------------------------- */

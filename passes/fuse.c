@@ -235,23 +235,11 @@ static int group_ready(const fuser *f, uint32_t node, uint32_t at, uint32_t skip
 /* f32, f16 or bf16: row kernels compute them in fp32 and store any of them */
 static int float_storage(symc_dtype dt) { return dt == SYMC_F32 || dt == SYMC_F16 || dt == SYMC_BF16; }
 
-/* the tensor library call `lib`'s step writes: its result after its bias, residual and
- * activation members */
-static uint32_t library_result(const fuser *f, uint32_t lib) {
-    uint32_t t = f->m->nodes[lib].out[0];
-    for (int hops = 0; hops < 3; hops++) {
-        uint32_t k = ir_fuse_reader_in_group(f->m, &f->u, lib, t);
-        ir_fuse_role r = k == IR_NONE ? IR_FUSE_STEP : role(f, k);
-        if (r != IR_FUSE_BIAS && r != IR_FUSE_RESIDUAL && r != IR_FUSE_ACTIVATION) break;
-        t = f->m->nodes[k].out[0];
-    }
-    return t;
-}
-
-/* every live reader of t is a node of the group rooted at r, and t is no graph output */
-static int group_reads_all(fuser *f, uint32_t r, uint32_t t) {
-    uint32_t nn = 0, nl = 0, readers = 0;
-    if (f->u.is_output[t] || !count_group(f, r, f->r->epilogue_leaves, &nn, &nl)) return 0;
+/* every live reader of t is one of the nn nodes count_group just left in f->gnodes, and t is no
+ * graph output */
+static int group_reads_all(const fuser *f, uint32_t nn, uint32_t t) {
+    uint32_t readers = 0;
+    if (f->u.is_output[t]) return 0;
     for (uint32_t j = 0; j < nn; j++) {
         const ir_node *g = &f->m->nodes[f->gnodes[j]];
         for (uint32_t k = 0; k < g->n_in; k++)
@@ -272,7 +260,7 @@ static void plan_epilogues(fuser *f) {
         if (!lib &&
             (covered(f, i) || role(f, i) == IR_FUSE_INLINED || n->n_out != 1 || !row_kernel(f, i, PASS_ROW_EPILOGUE)))
             continue;
-        uint32_t y = lib ? library_result(f, i) : n->out[0];
+        uint32_t y = lib ? ir_fuse_library_result(m, &f->u, i) : n->out[0];
         if (lib ? f->u.is_output[y] || !f->u.n_consumers[y] : !ir_uses_private(&f->u, y)) continue;
         /* the group reading y: up through inlined nodes to its root */
         uint32_t r = f->u.consumer[y];
@@ -282,10 +270,11 @@ static void plan_epilogues(fuser *f) {
         }
         if (r == IR_NONE || role(f, r) != IR_FUSE_STEP || !elementwise(f, r) || m->nodes[r].n_out != 1) continue;
         const ir_tensor *yt = &m->tensors[y], *zt = &m->tensors[m->nodes[r].out[0]];
+        uint32_t nn = 0, nl = 0;
         if (!ir_same_shape(yt, zt) ||
             !(yt->dtype == zt->dtype || (float_storage(yt->dtype) && float_storage(zt->dtype))) ||
-            !group_fits(f, r, f->r->epilogue_leaves) || !group_ready(f, r, i, y, 0) ||
-            (lib && !group_reads_all(f, r, y)))
+            !count_group(f, r, f->r->epilogue_leaves, &nn, &nl) || (lib && !group_reads_all(f, nn, y)) ||
+            !group_ready(f, r, i, y, 0))
             continue;
         set(f, r, IR_FUSE_EPILOGUE, i);
     }

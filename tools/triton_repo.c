@@ -71,6 +71,8 @@
 #define NAME_CAP 256 /* a model name is a folder name */
 #define MAX_INSTANCES 64
 #define MAX_QUEUE_DELAY_US 10000000
+#define MAX_GPUS 16      /* ids in --gpus, at most */
+#define MAX_GPU_ID 1023  /* a GPU id in --gpus, at most */
 #define PAD_CASES 4      /* --pad-mask: the seeded requests the padding check runs */
 #define PAD_INT_RANGE 50 /* their integer inputs (but the mask) in [0, PAD_INT_RANGE) */
 #define PAD_TOL 1e-5     /* ||padded - alone|| / ||alone|| at the real positions, at most */
@@ -80,8 +82,10 @@ typedef struct triton_cli {
     const char *engine, *repo, *name;
     int64_t instances, delay_us;
     int no_batching;
-    int kind;             /* 0: KIND_CPU (the default); 1: KIND_GPU */
-    const char *pad_mask; /* --pad-mask NAME, or NULL */
+    int kind;               /* 0: KIND_CPU (the default); 1: KIND_GPU */
+    const char *pad_mask;   /* --pad-mask NAME, or NULL */
+    int64_t gpus[MAX_GPUS]; /* --gpus: the KIND_GPU instances' GPUs (n_gpus 0: every GPU Triton sees) */
+    int n_gpus;
 } triton_cli;
 
 /* An input or output. */
@@ -95,7 +99,7 @@ typedef struct io_ref {
 
 static void help(void) {
     printf("usage: symc triton ENGINE.symx REPO [--name NAME] [--instances K] [--kind cpu|gpu]\n"
-           "                   [--max-queue-delay-us U] [--no-batching] [--pad-mask NAME]\n"
+           "                   [--gpus G[,G...]] [--max-queue-delay-us U] [--no-batching] [--pad-mask NAME]\n"
            "Writes the engine's entry in a Triton Inference Server model repository:\n"
            "REPO/NAME/config.pbtxt (backend \"symc\", every input and output with its data type\n"
            "and dims, -1 for a symbolic dim) and REPO/NAME/1/model.symx (the engine, copied).\n"
@@ -111,10 +115,12 @@ static void help(void) {
            "options:\n"
            "  --name NAME              the model's name (default: ENGINE's file name without .symx):\n"
            "                           letters, digits, '_', '-' and '.', not starting with '.'\n"
-           "  --instances K            model instances, 1 to %d (default 1)\n"
+           "  --instances K            model instances, 1 to %d (default 1); KIND_GPU: K on each GPU\n"
            "  --kind cpu|gpu           instance kind (default cpu): KIND_CPU runs the reference\n"
            "                           backend; KIND_GPU the CUDA backend on the instance's GPU\n"
            "                           (the engine needs GPU code: built without --no-gpu)\n"
+           "  --gpus G[,G...]          KIND_GPU: the instances' GPUs, K on each (default: every GPU\n"
+           "                           the server sees); distinct ids, at most %d\n"
            "  --max-queue-delay-us U   dynamic batching's max_queue_delay_microseconds, 0 to %d\n"
            "                           (default 100)\n"
            "  --no-batching            max_batch_size 0 with full dims, even when the engine batches\n"
@@ -134,7 +140,7 @@ static void help(void) {
            "                           " PAD_TOL_TEXT " relative (||a-b||/||b||); the worst difference is\n"
            "                           printed, and a model that fails is refused, naming the\n"
            "                           output. Writes config parameter symc_pad_mask \"NAME\"\n",
-           MAX_INSTANCES, MAX_QUEUE_DELAY_US, PAD_CASES, PAD_INT_RANGE, PAD_INT_RANGE);
+           MAX_INSTANCES, MAX_GPUS, MAX_QUEUE_DELAY_US, PAD_CASES, PAD_INT_RANGE, PAD_INT_RANGE);
 }
 
 /* A decimal count in [lo, hi]: digits only. */
@@ -145,6 +151,25 @@ static int parse_count(const char *v, int64_t lo, int64_t hi, int64_t *out) {
     if (x < lo || x > hi) return 0;
     *out = x;
     return 1;
+}
+
+/* --gpus' list into a: distinct decimal ids in [0, MAX_GPU_ID], comma-separated. */
+static int parse_gpus(const char *v, triton_cli *a) {
+    a->n_gpus = 0;
+    for (const char *p = v;;) {
+        size_t n = strcspn(p, ",");
+        char id[20];
+        if (!n || n >= sizeof id || a->n_gpus == MAX_GPUS) return 0;
+        memcpy(id, p, n);
+        id[n] = 0;
+        int64_t g;
+        if (!parse_count(id, 0, MAX_GPU_ID, &g)) return 0;
+        for (int k = 0; k < a->n_gpus; k++)
+            if (a->gpus[k] == g) return 0;
+        a->gpus[a->n_gpus++] = g;
+        if (!p[n]) return 1;
+        p += n + 1;
+    }
 }
 
 /* Reads the flags into a; -1 to go on, else the exit code (0 after --help, 2 after a usage error, said). */
@@ -163,13 +188,18 @@ static int parse_args(int argc, char **argv, triton_cli *a) {
         } else if ((v = tool_flag(argc, argv, &i, "--kind"))) {
             if (strcmp(v, "cpu") && strcmp(v, "gpu")) return usage("--kind takes cpu or gpu, got '%s'", v);
             a->kind = !strcmp(v, "gpu");
+        } else if ((v = tool_flag(argc, argv, &i, "--gpus"))) {
+            if (!parse_gpus(v, a))
+                return usage("--gpus takes distinct GPU ids from 0 to %d separated by commas (at most %d), got '%s'",
+                             MAX_GPU_ID, MAX_GPUS, v);
         } else if ((v = tool_flag(argc, argv, &i, "--pad-mask"))) {
             if (!*v)
                 return usage("--pad-mask takes the name of the engine's padding mask input, got an empty one%s", "");
             a->pad_mask = v;
         } else if (!strcmp(argv[i], "--no-batching")) a->no_batching = 1;
         else if (!strcmp(argv[i], "--name") || !strcmp(argv[i], "--instances") || !strcmp(argv[i], "--kind") ||
-                 !strcmp(argv[i], "--max-queue-delay-us") || !strcmp(argv[i], "--pad-mask"))
+                 !strcmp(argv[i], "--max-queue-delay-us") || !strcmp(argv[i], "--pad-mask") ||
+                 !strcmp(argv[i], "--gpus"))
             return usage("%s needs a value", argv[i]);
         else if (argv[i][0] == '-' && argv[i][1]) return usage("unknown flag '%s'", argv[i]);
         else if (!a->engine) a->engine = argv[i];
@@ -178,6 +208,7 @@ static int parse_args(int argc, char **argv, triton_cli *a) {
     }
     if (!a->engine || !a->repo) return usage("missing %s", !a->engine ? "ENGINE and REPO" : "REPO");
     if (!*a->repo) return usage("REPO is an empty path%s", "");
+    if (a->n_gpus && !a->kind) return usage("--gpus places KIND_GPU instances: add --kind gpu%s", "");
     if (a->pad_mask && a->no_batching)
         return usage("--pad-mask '%s' pads the requests of a batch, and --no-batching makes no batches", a->pad_mask);
     return -1;
@@ -829,8 +860,9 @@ static symc_status build_config(const symrt_engine *e, const triton_cli *a, cons
         if ((s = batch_rows_facts(e, b, f, err))) goto done;
     }
     if (a->pad_mask && (s = pad_mask_facts(e, a, io, ni, no, &bs, b, f, err))) goto done;
-    tool_buf_addf(b, "instance_group [ { count: %" PRId64 " kind: %s } ]\n", a->instances,
-                  f->gpu ? "KIND_GPU" : "KIND_CPU");
+    tool_buf_addf(b, "instance_group [ { count: %" PRId64 " kind: %s", a->instances, f->gpu ? "KIND_GPU" : "KIND_CPU");
+    for (int k = 0; k < a->n_gpus; k++) tool_buf_addf(b, "%s%" PRId64, k ? ", " : " gpus: [ ", a->gpus[k]);
+    tool_buf_addf(b, "%s } ]\n", a->n_gpus ? " ]" : "");
     if (b->oom) s = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory writing the config");
 done:
     free(io);
@@ -1008,7 +1040,9 @@ int symc_cmd_triton(int argc, char **argv) {
     printf("wrote %s/config.pbtxt (max_batch_size %" PRId64, shown, f.max_batch);
     if (f.n_pref == 1) printf(", dynamic batching preferred [%" PRId64 "]", f.pref[0]);
     if (f.n_pref == 2) printf(", dynamic batching preferred [%" PRId64 ", %" PRId64 "]", f.pref[0], f.pref[1]);
-    printf(", %" PRId64 " instance%s %s)\n", a.instances, a.instances > 1 ? "s" : "", f.gpu ? "KIND_GPU" : "KIND_CPU");
+    printf(", %" PRId64 " instance%s %s", a.instances, a.instances > 1 ? "s" : "", f.gpu ? "KIND_GPU" : "KIND_CPU");
+    for (int k = 0; k < a.n_gpus; k++) printf("%s%" PRId64, k ? ", " : " on each of GPUs ", a.gpus[k]);
+    printf(")\n");
     printf("wrote %s/1/model.symx\n", shown);
     rc = fflush(stdout) == 0 ? 0 : 1;
     goto done;

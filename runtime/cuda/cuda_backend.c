@@ -778,8 +778,8 @@ static symc_status enqueue_steps(void *ctx, CUstream stream, symc_error *err) {
 }
 
 /* Captures every step on the context's own stream into a graph and
- * instantiates it in entry g (never cuGraphExecUpdate: see new_entry).
- * Nothing runs. */
+ * instantiates it in entry g, a fresh one from new_entry (no graph yet:
+ * never cuGraphExecUpdate, see new_entry). Nothing runs. */
 static symc_status capture_into(rt_cuda *c, rt_graph_entry *g, const int64_t *slots, void *const *addr,
                                 symc_error *err) {
     symc_status st = SYMC_OK;
@@ -788,8 +788,6 @@ static symc_status capture_into(rt_cuda *c, rt_graph_entry *g, const int64_t *sl
     steps_call call = {c, slots, addr};
     CUgraph graph;
     if ((st = rt_cuda_capture(o->capture, enqueue_steps, &call, &graph, err))) return st;
-    if (g->exec) rt_cuda_cu.GraphExecDestroy(g->exec);
-    g->exec = NULL;
     st = RT_CU(err, GraphInstantiate, (&g->exec, graph, 0));
     rt_cuda_cu.GraphDestroy(graph);
     if (!st) c->graph_stats.captures++;
@@ -797,7 +795,7 @@ static symc_status capture_into(rt_cuda *c, rt_graph_entry *g, const int64_t *sl
 }
 
 /* An entry for a new key: a free one, else the least recently used (its
- * graph kept, for capture_into to update). */
+ * graph destroyed). */
 static rt_graph_entry *new_entry(rt_cuda *c, uint64_t h, uint64_t *key, size_t len, symc_error *err) {
     if (!c->graph_cache && !(c->graph_cache = calloc(RT_GRAPH_CACHE, sizeof *c->graph_cache))) {
         symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for the CUDA graph cache");

@@ -186,7 +186,7 @@ def expected_dims(dims, batching):
     return (d, False) if d else ([1], True)  # no dims left: dims [ 1 ] with reshape [ ]
 
 
-def check_config(cfg_path, engine, name, batch_sym=None, instances=1, delay=100, kind="KIND_CPU"):
+def check_config(cfg_path, engine, name, batch_sym=None, instances=1, delay=100, kind="KIND_CPU", gpus=None):
     """The config at cfg_path against inspect's account of engine; batch_sym: the batch symbol, or
     None for max_batch_size 0. Returns the parsed config."""
     text = open(cfg_path, encoding="utf-8").read()
@@ -229,7 +229,8 @@ def check_config(cfg_path, engine, name, batch_sym=None, instances=1, delay=100,
         check(db.get("max_queue_delay_microseconds") == [delay], f"{name}: max_queue_delay {db}")
     else:
         check("dynamic_batching" not in cfg, f"{name}: no dynamic_batching without a batch axis")
-    check(cfg.get("instance_group") == [{"count": [instances], "kind": [kind]}],
+    group = {"count": [instances], "kind": [kind], **({"gpus": gpus} if gpus else {})}
+    check(cfg.get("instance_group") == [group],
           f"{name}: instance_group {cfg.get('instance_group')}")
     return cfg
 
@@ -281,6 +282,10 @@ check(entry_files(repo) == ["bat/1/model.symx", "bat/config.pbtxt"],
       f"batching: the entry's files: {entry_files(repo)}")
 run("triton", bat, repo, "--name", "b-2.v1", "--kind", "gpu")
 check_config(os.path.join(repo, "b-2.v1", "config.pbtxt"), bat, "b-2.v1", batch_sym="B", kind="KIND_GPU")
+out, _ = run("triton", bat, repo, "--name", "b-gpus", "--kind", "gpu", "--instances", "2", "--gpus", "1,0,7")
+check("2 instances KIND_GPU on each of GPUs 1, 0, 7)" in out, f"--gpus: the line said: {out!r}")
+check_config(os.path.join(repo, "b-gpus", "config.pbtxt"), bat, "b-gpus", batch_sym="B", instances=2,
+             kind="KIND_GPU", gpus=[1, 0, 7])
 
 # opt == max: one preferred size
 flat = compile_engine(model("flat", [h.make_node("Relu", ["x"], ["y"])], [F("x", ["N", 5])], ["y"]), "x:1x5,4x5,4x5")
@@ -431,6 +436,14 @@ for args, msg in [
     (["--max-queue-delay-us", "-1"], "--max-queue-delay-us takes microseconds"),
     (["--max-queue-delay-us", "10000001"], "--max-queue-delay-us takes microseconds"),
     (["--kind", "tpu"], "--kind takes cpu or gpu"),
+    (["--gpus", "0"], "--gpus places KIND_GPU instances: add --kind gpu"),
+    (["--kind", "gpu", "--gpus", "0,0"], "--gpus takes distinct GPU ids"),
+    (["--kind", "gpu", "--gpus", "0,,1"], "--gpus takes distinct GPU ids"),
+    (["--kind", "gpu", "--gpus", "1,"], "--gpus takes distinct GPU ids"),
+    (["--kind", "gpu", "--gpus", "-1"], "--gpus takes distinct GPU ids"),
+    (["--kind", "gpu", "--gpus", "1024"], "--gpus takes distinct GPU ids"),
+    (["--kind", "gpu", "--gpus", ",".join(str(g) for g in range(17))], "--gpus takes distinct GPU ids"),
+    (["--kind", "gpu", "--gpus"], "--gpus needs a value"),
     (["--batch"], "unknown flag '--batch'"),
 ]:
     _, err = run("triton", bat, bad_repo, *args, want=1)
