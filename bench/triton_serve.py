@@ -44,7 +44,7 @@ Output: OUT/serve.md (a table per model) and OUT/serve.json, rewritten after eac
 usage (device, repo root, build/bin and build/lib carried, the server packed by scripts/triton_pack.sh):
   python3 bench/triton_serve.py --server build/triton_server.tar.xz --out $OUT [--models resnet50,bert]
       [--protocol http|grpc]   (grpc: tritonclient, from the pack's client/ folder on a machine without pip)
-      [--conc 1,4,16,64] [--seconds 5] [--instances 2] [--max-batch 64] [--python-peer]
+      [--conc 1,4,16,64] [--seconds 5] [--instances 2] [--gpus 1] [--max-batch 64] [--python-peer]
   python3 bench/triton_serve.py --server build/triton_server.tar.xz --out $OUT --ragged [--seq 128]
   python3 bench/triton_serve.py --dry --ragged --out /tmp/serve_dry --conc 1,4 --seconds 2   # no GPU
 """
@@ -256,7 +256,7 @@ def wheel_server():
 
 
 class Server:
-    def __init__(self, root, repo, backend_dir, models, logpath, libdirs=(), grpc=False):
+    def __init__(self, root, repo, backend_dir, models, logpath, libdirs=(), grpc=False, gpus=0):
         self.http = free_port()
         self.grpc = free_port()
         # the Python backend's stub runs this Python's libpython (LD_LIBRARY_PATH) and packages (torch, numpy).
@@ -269,6 +269,8 @@ class Server:
         env = dict(os.environ, LD_LIBRARY_PATH=":".join(libdirs + [os.environ.get("LD_LIBRARY_PATH", "")]),
                    PYTHONPATH=":".join([os.environ.get("PYTHONPATH", "")] + site.getsitepackages()).strip(":"),
                    PATH=":".join(p for p in (os.path.dirname(sys.executable), os.environ.get("PATH")) if p))
+        if gpus:  # --gpus N: the server sees GPUs 0..N-1 only
+            env["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in range(gpus))
         self.logf = open(logpath, "wb")
         self.logpath = logpath
         # the symc backend from the build; the Python backend (its stub for this Python) from the pack
@@ -447,6 +449,8 @@ def repo_entry(a, engine, repo, name, join, pad_mask=None):
            "--instances", str(a.instances), "--max-queue-delay-us", str(a.delay_us)]
     if pad_mask:
         cmd += ["--pad-mask", pad_mask]
+    if a.gpus and not a.dry:
+        cmd += ["--gpus", ",".join(str(g) for g in range(a.gpus))]
     t = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
@@ -455,8 +459,8 @@ def repo_entry(a, engine, repo, name, join, pad_mask=None):
     with open(os.path.join(repo, name, "config.pbtxt"), "a") as f:
         if not join:
             f.write('parameters { key: "symc_join" value: { string_value: "off" } }\n')
-        if a.graphs:
-            f.write('parameters { key: "symc_cuda_graphs" value: { string_value: "on" } }\n')
+        if a.graphs == "off":
+            f.write('parameters { key: "symc_cuda_graphs" value: { string_value: "off" } }\n')
     return p.stdout.splitlines()
 
 
@@ -469,7 +473,7 @@ def python_entry(a, repo, name, module_path, m, model_name, out_rank):
     ins = "".join(f'input {{ name: "{n}" data_type: {types[k]} dims: [{", ".join(str(x if isinstance(x, int) else (a.seq if x == "S" else -1)) for x in dims[1:])}] }}\n'
                   for n, dims, k in m["inputs"])
     group = ("instance_group [ { kind: KIND_CPU count: 1 } ]\n" if a.dry else
-             f"instance_group [ {{ kind: KIND_GPU count: {a.instances} gpus: [0] }} ]\n")
+             f"instance_group [ {{ kind: KIND_GPU count: {a.instances} gpus: [{', '.join(str(g) for g in range(max(1, a.gpus)))}] }} ]\n")
     with open(os.path.join(d, "config.pbtxt"), "w") as f:
         f.write(f'name: "{name}"\nbackend: "python"\nmax_batch_size: {a.max_batch}\n{ins}'
                 f'output {{ name: "y" data_type: TYPE_FP32 dims: [{", ".join(["-1"] * (out_rank - 1))}] }}\n'
@@ -538,6 +542,9 @@ def in_process(a, torch, engine, pool, conc_list, names):
     n = int(pool["n"])
     res = {}
     for c in conc_list:
+        if c > a.max_batch:  # one call holds at most the engine's max batch
+            log(f"  in-process batch {c}: skipped, above the engine's max batch {a.max_batch}")
+            continue
         idx = [i % n for i in range(c)]
         xs = [torch.from_numpy(np.concatenate([pool[f"in{k}_{i}"] for i in idx])).cuda() for k in range(len(names))]
         for _ in range(5):
@@ -591,7 +598,10 @@ def main():
     ap.add_argument("--conc", default="1,4,16,64")
     ap.add_argument("--seconds", type=float, default=5)
     ap.add_argument("--warmup", type=float, default=2)
-    ap.add_argument("--instances", type=int, default=2)
+    ap.add_argument("--instances", type=int, default=2, help="instances on each GPU")
+    ap.add_argument("--gpus", type=int, default=1,
+                    help="the server's GPUs, 0..N-1 (CUDA_VISIBLE_DEVICES), --instances on each; the in-process "
+                         "peer runs on GPU 0 alone")
     ap.add_argument("--max-batch", type=int, default=64)
     ap.add_argument("--seq", type=int, default=128)
     ap.add_argument("--pool", type=int, default=32)
@@ -610,8 +620,9 @@ def main():
                     help="no GPU: a small BERT, fp32 --no-gpu engines, KIND_CPU instances (checks the paths; its "
                          "figures mean nothing)")
     ap.add_argument("--python-peer", action="store_true")
-    ap.add_argument("--graphs", action="store_true",
-                    help="CUDA graphs on in the symc instances (config parameter symc_cuda_graphs; off by default)")
+    ap.add_argument("--graphs", nargs="?", const="on", default="on", choices=("on", "off"),
+                    help="CUDA graphs in the symc instances (config parameter symc_cuda_graphs; the backend's "
+                         "default, on)")
     a = ap.parse_args()
     if a.modes is None:
         a.modes = "pad,group" if a.ragged else "join,nojoin" if a.dry else "join,nojoin,inproc"
@@ -648,7 +659,10 @@ def main():
             f.write(table(results))
 
     for name in a.models.split(","):
-        r = results[name] = {"modes": {}, "batching": [], "notes": []}
+        r = results[name] = {"modes": {}, "batching": [], "notes": [], "gpus": a.gpus, "instances": a.instances}
+        if not a.dry:
+            r["notes"].append(f"served on {a.gpus} GPU{'s' if a.gpus > 1 else ''}, {a.instances} instance"
+                              f"{'s' if a.instances > 1 else ''} on each; {a.client_procs} client processes at most")
         try:
             m, module, engine, pool_path, pool = build(a, name, torch, rm)
         except Exception as e:  # noqa: BLE001 - recorded, the next model goes on
@@ -692,7 +706,7 @@ def main():
                 models = [s for _, s in served] + ([f"{name}_torch"] if a.python_peer else [])
                 try:
                     server = Server(root, repo, a.backend_dir, models, os.path.join(a.out, f"tritonserver_{name}.log"),
-                                    libdirs, grpc=a.protocol == "grpc")
+                                    libdirs, grpc=a.protocol == "grpc", gpus=a.gpus)
                 except RuntimeError as e:
                     if not a.python_peer:
                         raise
@@ -701,7 +715,7 @@ def main():
                     a_models = [s for _, s in served]
                     server = Server(root, repo, a.backend_dir, a_models,
                                     os.path.join(a.out, f"tritonserver_{name}.log"), libdirs,
-                                    grpc=a.protocol == "grpc")
+                                    grpc=a.protocol == "grpc", gpus=a.gpus)
                     models = a_models
                 if f"{name}_torch" in models:
                     served.append(("triton python eager fp16", f"{name}_torch"))

@@ -956,13 +956,26 @@ symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name,
     CUdeviceptr base = 0;
     size_t bytes = 0;
     CUresult r = rt_cuda_cu.MemGetAddressRange(&base, &bytes, (CUdeviceptr)(uintptr_t)ptr);
+    unsigned int type = 0;
+    int ordinal = -1;
+    /* another GPU's memory has no range in this GPU's context: named as such (its ordinal is known
+     * to any context under unified addressing) */
+    if (r != CUDA_SUCCESS &&
+        rt_cuda_cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr) ==
+            CUDA_SUCCESS &&
+        type == CU_MEMORYTYPE_DEVICE &&
+        rt_cuda_cu.PointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)(uintptr_t)ptr) ==
+            CUDA_SUCCESS &&
+        ordinal != c->dev->ordinal)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "%s '%s' address %p is memory of GPU %d; this context runs on GPU %d", what, name, ptr,
+                               ordinal, c->dev->ordinal);
     if (r != CUDA_SUCCESS)
         return symc_error_setf(
             err, SYMC_ERR_INVALID_ARG,
             "%s '%s' address %p is not device memory on this GPU (CUDA backend needs device pointers; "
             "symrt_context_set_host_io takes host memory)",
             what, name, ptr);
-    int ordinal = -1;
     if (rt_cuda_cu.PointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)(uintptr_t)ptr) ==
             CUDA_SUCCESS &&
         ordinal != c->dev->ordinal)
