@@ -243,6 +243,10 @@ typedef struct ir_uses {
 } ir_uses;
 symc_status ir_uses_compute(const ir_module *m, ir_uses *u, symc_error *err);
 void ir_uses_free(ir_uses *u);
+/* live readers of each tensor (distinct live nodes), a graph output counting
+ * one more: a calloc'd array of m->n_tensors (at least 1) for the caller to
+ * free, NULL when out of memory */
+uint32_t *ir_uses_counts(const ir_module *m);
 /* t has exactly one live reader and is not a graph output, so the reader
  * may compute it in place (0 for a tensor added after u was computed) */
 int ir_uses_private(const ir_uses *u, uint32_t t);

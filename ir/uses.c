@@ -50,6 +50,19 @@ symc_status ir_uses_compute(const ir_module *m, ir_uses *u, symc_error *err) {
     return SYMC_OK;
 }
 
+uint32_t *ir_uses_counts(const ir_module *m) {
+    uint32_t *n = calloc(m->n_tensors ? m->n_tensors : 1, sizeof *n);
+    ir_uses u;
+    symc_error err;
+    if (!n || ir_uses_compute(m, &u, &err)) {
+        free(n);
+        return NULL;
+    }
+    for (uint32_t t = 0; t < m->n_tensors; t++) n[t] = u.n_consumers[t] + u.is_output[t];
+    ir_uses_free(&u);
+    return n;
+}
+
 void ir_uses_free(ir_uses *u) {
     free(u->live);
     free(u->n_consumers);

@@ -43,21 +43,6 @@
 
 #include "passes/passes.h"
 
-/* live consumers of each tensor (distinct nodes), and graph outputs counted too; dead nodes
- * (the transposes the layout pass leaves unread) read nothing */
-static uint32_t *use_counts(ir_module *m) {
-    uint32_t *u = calloc(m->n_tensors ? m->n_tensors : 1, sizeof *u);
-    ir_uses lu;
-    symc_error err;
-    if (!u || ir_uses_compute(m, &lu, &err)) {
-        free(u);
-        return NULL;
-    }
-    for (uint32_t t = 0; t < m->n_tensors; t++) u[t] = lu.n_consumers[t] + lu.is_output[t];
-    ir_uses_free(&lu);
-    return u;
-}
-
 /* the data of constant tensor t of dtype dt with exactly n elements, or NULL */
 static void *const_data(ir_module *m, uint32_t t, symc_dtype dt, int64_t n) {
     const ir_tensor *x = &m->tensors[t];
@@ -170,7 +155,7 @@ static int fold_one(ir_module *m, uint32_t bn, const uint32_t *uses) {
 symc_status pass_fold_batch_norm(ir_module *m, symc_error *err) {
     for (uint32_t i = 0; i < m->n_nodes; i++) {
         if (m->nodes[i].op != IR_OP_BATCH_NORM) continue;
-        uint32_t *uses = use_counts(m); /* recounted: a fold moves uses */
+        uint32_t *uses = ir_uses_counts(m); /* recounted: a fold moves uses */
         if (!uses) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory folding batch norms");
         int r = fold_one(m, i, uses);
         free(uses);
@@ -371,7 +356,7 @@ symc_status pass_fold_scale(ir_module *m, symc_error *err) {
     uint32_t *uses = NULL;
     for (uint32_t i = 0; i < m->n_nodes; i++) {
         if (m->nodes[i].op != IR_OP_MUL) continue;
-        if (!uses && !(uses = use_counts(m)))
+        if (!uses && !(uses = ir_uses_counts(m)))
             return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory folding scales into matmuls");
         int r = fold_scale_one(m, i, uses);
         if (r < 0) {

@@ -146,27 +146,13 @@ static int same_shapes(const ir_module *m, uint32_t x, uint32_t i) {
     return 1;
 }
 
-/* live readers of each tensor, graph outputs counted too */
-static uint32_t *use_counts(const ir_module *m) {
-    uint32_t *u = calloc(m->n_tensors ? m->n_tensors : 1, sizeof *u);
-    ir_uses lu;
-    symc_error err;
-    if (!u || ir_uses_compute(m, &lu, &err)) {
-        free(u);
-        return NULL;
-    }
-    for (uint32_t t = 0; t < m->n_tensors; t++) u[t] = lu.n_consumers[t] + lu.is_output[t];
-    ir_uses_free(&lu);
-    return u;
-}
-
 symc_status pass_fold_gelu(ir_module *m, symc_error *err) {
     uint32_t *uses = NULL, folded = 0;
     const char *name = ir_strdup(m, "approximate"), *none = ir_strdup(m, "none");
     if (!name || !none) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory folding GELUs");
     for (uint32_t i = 0; i < m->n_nodes; i++) {
         if (m->nodes[i].op != IR_OP_MUL) continue;
-        if (!uses && !(uses = use_counts(m)))
+        if (!uses && !(uses = ir_uses_counts(m)))
             return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory folding GELUs");
         uint32_t x = match(m, uses, i);
         if (x == IR_NONE || !same_shapes(m, x, i)) continue;
