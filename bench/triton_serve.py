@@ -37,8 +37,10 @@ length).
 --no-gpu, KIND_CPU instances (the reference backend), the oracle on the CPU, and the wheel's
 tritonserver when --server is not given; its figures mean nothing.
 Every point also records Triton's own time per request inside the server, by part (queue, input,
-run, output; the model statistics), to tell the server from the clients. SYMC_SERVE_WRAP prefixes
-the server's command (e.g. "compute-sanitizer --tool memcheck --log-file $OUT/cs_%p.log").
+run, output; the model statistics), to tell the server from the clients, and what was busy over
+the point: each GPU's utilization (nvidia-smi), the cores the server and the clients kept busy.
+SYMC_SERVE_WRAP prefixes the server's command (e.g. "compute-sanitizer --tool memcheck
+--log-file $OUT/cs_%p.log").
 Output: OUT/serve.md (a table per model) and OUT/serve.json, rewritten after each measurement.
 
 usage (device, repo root, build/bin and build/lib carried, the server packed by scripts/triton_pack.sh):
@@ -327,8 +329,73 @@ class Server:
         return rc
 
 
-def load(a, port, model, pool_path, conc):
-    """C clients over up to --client-procs processes; the merged results"""
+class Usage:
+    """what was busy during a point's measured window, to tell a GPU-bound server from a CPU-bound one:
+    each visible GPU's utilization (nvidia-smi sampled every 200 ms; absent without it), and the cores
+    the server process and the client processes kept busy (CPU seconds over the wall time)"""
+
+    def __init__(self, server_pid, t_measure):
+        import resource
+        import threading
+        self.pid, self.t_measure, self.samples = server_pid, t_measure, {}
+        self.t0 = time.monotonic()
+        self.cpu0 = self.server_cpu()
+        self.child0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.smi = None
+        if shutil.which("nvidia-smi"):
+            self.smi = subprocess.Popen(["nvidia-smi", "--query-gpu=index,utilization.gpu",
+                                         "--format=csv,noheader,nounits", "-lms", "200"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            self.reader = threading.Thread(target=self.read, daemon=True)
+            self.reader.start()
+
+    def read(self):
+        for line in self.smi.stdout:
+            if time.monotonic() < self.t_measure:  # the warm-up
+                continue
+            try:
+                i, u = (int(x) for x in line.split(","))
+            except ValueError:
+                continue
+            self.samples.setdefault(i, []).append(u)
+
+    def server_cpu(self):
+        try:
+            with open(f"/proc/{self.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def stop(self):
+        import resource
+        wall = time.monotonic() - self.t0
+        c1, child1 = self.server_cpu(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        if self.smi:
+            self.smi.terminate()
+            self.smi.wait()
+        out = {"cores": os.cpu_count(),
+               "client_cores": (child1.ru_utime + child1.ru_stime - self.child0.ru_utime - self.child0.ru_stime) / wall}
+        if c1 is not None and self.cpu0 is not None:
+            out["server_cores"] = (c1 - self.cpu0) / wall
+        if self.samples:
+            out["gpu_busy"] = {str(i): sum(v) / len(v) for i, v in sorted(self.samples.items())}
+        return out
+
+    @staticmethod
+    def line(u):
+        parts = []
+        if u.get("gpu_busy"):
+            parts.append("GPU busy " + ", ".join(f"{i}: {b:.0f}%" for i, b in u["gpu_busy"].items()))
+        if u.get("server_cores") is not None:
+            parts.append(f"server {u['server_cores']:.1f} cores")
+        parts.append(f"clients {u['client_cores']:.1f} cores, of {u['cores']}")
+        return "; ".join(parts)
+
+
+def load(a, port, model, pool_path, conc, server_pid=None):
+    """C clients over up to --client-procs processes; the merged results, with what was busy (Usage)"""
+    usage = Usage(server_pid, time.monotonic() + a.warmup) if server_pid else None
     procs = min(conc, a.client_procs)
     per = [conc // procs + (1 if i < conc % procs else 0) for i in range(procs)]
     outs, ps = [], []
@@ -352,7 +419,10 @@ def load(a, port, model, pool_path, conc):
         fails += r["fails"]
         worst = max(worst, r["worst"])
         errs += r["errors"]
-    return summarize(lat, a.seconds, fails, worst, errs)
+    v = summarize(lat, a.seconds, fails, worst, errs)
+    if usage:
+        v["usage"] = usage.stop()
+    return v
 
 
 def summarize(lat, secs, fails, worst, errs):
@@ -724,7 +794,8 @@ def main():
                     r["modes"][mode] = {}
                     for c in conc:
                         i0, e0, p0 = server.stats(mname)
-                        v = load(a, server.grpc if a.protocol == "grpc" else server.http, mname, pool_path, c)
+                        v = load(a, server.grpc if a.protocol == "grpc" else server.http, mname, pool_path, c,
+                                 server.p.pid)
                         i1, e1, p1 = server.stats(mname)
                         v["rows_per_run"] = (i1 - i0) / max(e1 - e0, 1)
                         # the server's own time per request, by part (microseconds): where a latency goes
@@ -741,6 +812,8 @@ def main():
                         if mname.endswith("_pad"):
                             v["pad_share"] = pad_share(lengths, v["rows_per_run"])
                             line += f", about {100 * v['pad_share']:.0f}% of the positions computed are padding"
+                        if v.get("usage"):
+                            line += "; " + Usage.line(v["usage"])
                         r["batching"].append(line)
                         save()
             except Exception as e:  # noqa: BLE001
