@@ -678,6 +678,21 @@ static symc_status add_batch_rows(cg_build *x) {
     return SYMC_OK;
 }
 
+/* The precision pass's fp32 islands (ir_island), for symc inspect; the strings stay the module's. */
+static symc_status add_islands(cg_build *x) {
+    const ir_module *m = x->m;
+    if (!m->n_islands) return SYMC_OK;
+    rt_island *is = build_calloc(x, m->n_islands, sizeof *is);
+    if (!is) return SYMC_ERR_NOMEM;
+    for (uint32_t i = 0; i < m->n_islands; i++) {
+        const ir_island *s = &m->islands[i];
+        is[i] = (rt_island){s->node, s->op, s->kind, s->why};
+    }
+    x->e.islands = is;
+    x->e.n_islands = m->n_islands;
+    return SYMC_OK;
+}
+
 /* The parts in order; the order of the cg_slot calls (GPU code, guards,
  * tensors, dim attributes) is the order of the program's slots. */
 static symc_status assemble(cg_build *x) {
@@ -685,6 +700,7 @@ static symc_status assemble(cg_build *x) {
     symc_status st = check_shapes(x->m, x->err);
     if (!st) st = add_symbols(x);
     if (!st) st = add_batch_rows(x);
+    if (!st) st = add_islands(x);
     if (!st) st = check_monotone(x);
     if (!st) st = add_capacity_program(x);
     if (!st && x->opt.gpu) st = add_gpu_code(x);

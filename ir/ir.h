@@ -140,8 +140,19 @@ struct symc_module {
      * IR_FUSE_ATTENTION root, in node order; freed with the plan. */
     struct ir_attention *attention;
     uint32_t n_attention;
+    /* The precision pass's fp32 islands (--fp16/--bf16): the nodes it kept fp32 though they
+     * read or write f32, in node order, each with why (arena memory; none without conversion). */
+    struct ir_island *islands;
+    uint32_t n_islands;
 };
 typedef struct symc_module ir_module;
+
+/* An fp32 island: node `node` (op `op`) kept fp32 in a half module. kind is a short label of
+ * the reason ("softmax logits", "calibrated range", ...: passes/mixed_precision.c), why the
+ * reason with its numbers and names. */
+typedef struct ir_island {
+    const char *node, *op, *kind, *why;
+} ir_island;
 
 /* ---- module lifetime and growth (module.c) ------------------------------------ */
 ir_module *ir_module_new(const char *name, symc_error *err);

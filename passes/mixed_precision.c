@@ -16,7 +16,9 @@
  * ops that select by value: nonzero, unique, nms), or it
  * is index arithmetic: floats made from integers and scalar constants alone
  * (index_arithmetic; T5's relative-position buckets, where(mask, 0, min)).
- * Those are the fp32 islands. Then, in one walk over the original nodes:
+ * Those are the fp32 islands; each is listed with its reason in m->islands
+ * (why_text: the kind, the names and numbers), which the engine keeps for
+ * `symc inspect --islands`. Then, in one walk over the original nodes:
  *   - every f32 output of a half node becomes half; a graph output keeps the
  *     dtype the model declares: the node writes a new half tensor and a cast
  *     after it writes the output;
@@ -337,33 +339,58 @@ static uint8_t *index_arithmetic(const ir_module *m) {
     return ex;
 }
 
-/* node i may run in half (before the tensors change); exact: index_arithmetic's */
-static int node_half(const ir_module *m, uint32_t i, const pass_precision_options *o, const uint8_t *exact) {
+/* Why a node stays fp32 (an fp32 island), kept per node while deciding and written out as text
+ * at the end (islands): the reason, and the tensor or node it names, and a number. */
+typedef enum why_kind {
+    W_NONE,
+    W_LOGITS,   /* ref: the softmax or sin/cos/tan node the island is for */
+    W_RANGE,    /* ref: the tensor, v: its calibrated max |value| */
+    W_NO_HALF,  /* the target's rules */
+    W_LAYERS,   /* v: 1 when --fp32-layers names the op, 0 the node */
+    W_STEP,     /* discontinuous in its inputs */
+    W_INDEX,    /* index arithmetic (or a float range) */
+    W_OUT_VIEW, /* ref: the graph output the view makes */
+    W_UPCAST,   /* ref: the half tensor the model casts up */
+    W_CONSTANT, /* ref: the constant whose values overflow the half type */
+} why_kind;
+
+typedef struct why {
+    uint8_t kind;
+    uint32_t ref;
+    double v;
+} why;
+
+/* node i may run in half (before the tensors change): 1; else 0 when it touches f32 (an island:
+ * *w says why) or -1 when it does not (no island); exact: index_arithmetic's */
+static int node_half(const ir_module *m, uint32_t i, const pass_precision_options *o, const uint8_t *exact, why *w) {
     const ir_node *n = &m->nodes[i];
-    if (n->op == IR_OP_CONSTANT || n->op == IR_OP_RANGE || discontinuous(n->op)) return 0;
-    int index = n->n_out > 0;
-    for (uint32_t k = 0; k < n->n_out; k++) index &= exact[n->out[k]];
-    if (index) return 0;
-    /* a view making a graph output stays fp32: the boundary cast goes in front of it, right
-     * after the node computing the values, whose kernel can store it (GPT-2's ln_f -> reshape) */
-    if (is_view(n->op) && n->n_out == 1 && is_output(m, n->out[0])) return 0;
-    /* a cast from half the model makes itself (an fp16 model's own upcast) is its island */
-    if (n->op == IR_OP_CAST && n->n_in == 1 &&
-        (m->tensors[n->in[0]].dtype == SYMC_F16 || m->tensors[n->in[0]].dtype == SYMC_BF16))
-        return 0;
     int f32 = 0;
     for (uint32_t k = 0; k < n->n_in; k++) f32 |= m->tensors[n->in[k]].dtype == SYMC_F32 && !reads_any(n->op);
     for (uint32_t k = 0; k < n->n_out; k++) f32 |= m->tensors[n->out[k]].dtype == SYMC_F32;
-    if (!f32) return 0;
-    if (o->fp32_layers && (listed(o->fp32_layers, n->name) || listed(o->fp32_layers, ir_op_get(n->op)->name))) return 0;
-    if (o->rules && o->rules->half_ok && !o->rules->half_ok(m, i)) return 0;
+    if (n->op == IR_OP_CONSTANT || !f32) return -1;
+    *w = (why){W_NONE, IR_NONE, 0};
+    int index = n->n_out > 0;
+    for (uint32_t k = 0; k < n->n_out; k++) index &= exact[n->out[k]];
+    if (n->op == IR_OP_RANGE || index) return w->kind = W_INDEX, 0;
+    if (discontinuous(n->op)) return w->kind = W_STEP, 0;
+    /* a view making a graph output stays fp32: the boundary cast goes in front of it, right
+     * after the node computing the values, whose kernel can store it (GPT-2's ln_f -> reshape) */
+    if (is_view(n->op) && n->n_out == 1 && is_output(m, n->out[0])) return *w = (why){W_OUT_VIEW, n->out[0], 0}, 0;
+    /* a cast from half the model makes itself (an fp16 model's own upcast) is its island */
+    if (n->op == IR_OP_CAST && n->n_in == 1 &&
+        (m->tensors[n->in[0]].dtype == SYMC_F16 || m->tensors[n->in[0]].dtype == SYMC_BF16))
+        return *w = (why){W_UPCAST, n->in[0], 0}, 0;
+    if (o->fp32_layers && listed(o->fp32_layers, n->name)) return *w = (why){W_LAYERS, IR_NONE, 0}, 0;
+    if (o->fp32_layers && listed(o->fp32_layers, ir_op_get(n->op)->name)) return *w = (why){W_LAYERS, IR_NONE, 1}, 0;
+    if (o->rules && o->rules->half_ok && !o->rules->half_ok(m, i)) return w->kind = W_NO_HALF, 0;
     if (o->half == SYMC_F16 && o->max_abs) {
         /* the calibrated range: every f32 tensor the node stores or reads as half must fit */
         for (uint32_t k = 0; k < n->n_out + n->n_in; k++) {
             uint32_t t = k < n->n_out ? n->out[k] : n->in[k - n->n_out];
             if (k >= n->n_out && reads_any(n->op)) continue;
             if (m->tensors[t].dtype != SYMC_F32 || t >= o->n_max_abs) continue;
-            if (!(o->max_abs[t] <= o->fp16_limit) && !isnan(o->max_abs[t])) return 0;
+            if (!(o->max_abs[t] <= o->fp16_limit) && !isnan(o->max_abs[t]))
+                return *w = (why){W_RANGE, t, o->max_abs[t]}, 0;
         }
     }
     return 1;
@@ -387,8 +414,14 @@ static int node_half(const ir_module *m, uint32_t i, const pass_precision_option
  * angles in fp16 the e2e rotary model's outputs moved by 6% at S = 32. */
 static int periodic(ir_op op) { return op == IR_OP_SIN || op == IR_OP_COS || op == IR_OP_TAN; }
 
-static void softmax_island(const ir_module *m, uint32_t node, uint32_t released, uint8_t *half, uint8_t *seen) {
+/* a node of the island of node `cause` goes fp32; the first reason a node got stays its own */
+static void to_island(uint8_t *half, why *w, uint32_t node, uint32_t cause) {
+    if (half[node]) w[node] = (why){W_LOGITS, cause, 0};
     half[node] = 0;
+}
+
+static void softmax_island(const ir_module *m, uint32_t node, uint32_t released, uint8_t *half, uint8_t *seen, why *w) {
+    to_island(half, w, node, node);
     uint32_t stack[128], level[128], n = 0; /* level: contractions passed on the way */
     stack[n] = m->nodes[node].in[0], level[n++] = 0;
     while (n) {
@@ -399,7 +432,7 @@ static void softmax_island(const ir_module *m, uint32_t node, uint32_t released,
         ir_category cat = ir_op_get(op)->category;
         if (op == IR_OP_CONSTANT) continue;
         seen[p] = 1;
-        half[p] = 0;
+        to_island(half, w, p, node);
         if (cat == IR_CAT_CONTRACT) {
             if (p == released) continue; /* attention's logits: Q and K may be half (attention_logits) */
             if (lv++ > 0) continue;      /* a projection: its own inputs may be half */
@@ -534,6 +567,105 @@ static uint32_t released_logits(const ir_module *m, uint32_t sm, const pass_prec
     return est <= (o->half == SYMC_F16 ? PASS_LOGIT_ERR_F16 : PASS_LOGIT_ERR_BF16) ? mm : IR_NONE;
 }
 
+/* the text of why w for node i of a half module (kind: its short label) */
+static void why_text(const ir_module *m, uint32_t i, const why *w, symc_dtype half, const char **kind, char *buf,
+                     size_t cap) {
+    const ir_node *n = &m->nodes[i];
+    const char *hn = symc_dtype_name(half), *ref_t = w->ref < m->n_tensors ? m->tensors[w->ref].name : "?";
+    switch ((why_kind)w->kind) {
+    case W_LOGITS: {
+        const ir_node *c = &m->nodes[w->ref];
+        int angle = periodic(c->op);
+        const char *u = half == SYMC_F16 ? "2^-11" : "2^-8";
+        *kind = angle ? "angles" : "softmax logits";
+        int k = w->ref == i
+            ? snprintf(buf, cap, "reads its %s in fp32: stored in %s, ", angle ? "angles" : "logits", hn)
+            : snprintf(buf, cap, "computes the %s of %s '%s': stored in %s, ", angle ? "angles" : "logits",
+                       ir_op_get(c->op)->name, c->name, hn);
+        if (k <= 0 || (size_t)k >= cap) return;
+        if (angle)
+            snprintf(buf + k, cap - (size_t)k,
+                     "an angle would carry |angle| x %s of error (rotary angles reach thousands of radians)", u);
+        else
+            snprintf(buf + k, cap - (size_t)k,
+                     "a logit would carry |logit| x %s of error, which exp turns into a relative error of the "
+                     "probabilities",
+                     u);
+        return;
+    }
+    case W_RANGE:
+        *kind = "calibrated range";
+        snprintf(buf, cap,
+                 "tensor '%s' reached max |value| %.4g in the calibration run, above the %g kept under "
+                 "%s's overflow at 65504",
+                 ref_t, w->v, PASS_FP16_SAFE_MAX, hn);
+        return;
+    case W_NO_HALF:
+        *kind = "no half kernel";
+        snprintf(buf, cap, "the target has no half kernel for %s", ir_op_get(n->op)->name);
+        return;
+    case W_LAYERS:
+        *kind = "--fp32-layers";
+        snprintf(buf, cap, "--fp32-layers names its %s", w->v != 0 ? "op" : "node");
+        return;
+    case W_STEP:
+        *kind = "discontinuous";
+        snprintf(buf, cap,
+                 "%s is discontinuous in its inputs: an input rounded to %s can move its result by a "
+                 "whole step",
+                 ir_op_get(n->op)->name, hn);
+        return;
+    case W_INDEX:
+        *kind = "index arithmetic";
+        snprintf(buf, cap,
+                 "its floats come from integers and scalar constants alone (positions), computed in fp32 "
+                 "as eager code does");
+        return;
+    case W_OUT_VIEW:
+        *kind = "output boundary";
+        snprintf(buf, cap,
+                 "a view making graph output '%s': the cast to its declared type goes before it, into the "
+                 "kernel computing the values",
+                 ref_t);
+        return;
+    case W_UPCAST:
+        *kind = "model upcast";
+        snprintf(buf, cap, "the model's own cast of '%s' up from %s", ref_t,
+                 w->ref < m->n_tensors ? symc_dtype_name(m->tensors[w->ref].dtype) : hn);
+        return;
+    case W_CONSTANT:
+        *kind = "constant overflow";
+        snprintf(buf, cap, "reads constant '%s', whose values overflow %s", ref_t, hn);
+        return;
+    case W_NONE: break;
+    }
+    *kind = "other";
+    snprintf(buf, cap, "kept fp32");
+}
+
+/* m->islands: the original nodes left fp32 that touch f32 (w[i].kind set), in node order */
+static symc_status islands(prec *p, const uint8_t *half, const why *w) {
+    ir_module *m = p->m;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n0; i++) n += !half[i] && w[i].kind != W_NONE;
+    m->islands = NULL;
+    m->n_islands = 0;
+    if (!n) return SYMC_OK;
+    ir_island *is = ir_alloc(m, n * sizeof *is);
+    if (!is) return symc_error_setf(p->err, SYMC_ERR_NOMEM, "out of memory listing fp32 islands");
+    for (uint32_t i = 0, k = 0; i < p->n0; i++) {
+        if (half[i] || w[i].kind == W_NONE) continue;
+        char buf[512];
+        const char *kind = NULL;
+        why_text(m, i, &w[i], p->half, &kind, buf, sizeof buf);
+        is[k] = (ir_island){m->nodes[i].name, ir_op_get(m->nodes[i].op)->name, kind, ir_strdup(m, buf)};
+        if (!is[k++].why) return symc_error_setf(p->err, SYMC_ERR_NOMEM, "out of memory listing fp32 islands");
+    }
+    m->islands = is;
+    m->n_islands = n;
+    return SYMC_OK;
+}
+
 symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_error *err) {
     int convert = o && (o->half == SYMC_F16 || o->half == SYMC_BF16);
     if (!o || (!convert && !(o->rules && o->rules->half_ok))) return SYMC_OK;
@@ -548,22 +680,23 @@ symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_e
     p.to_f32 = malloc((p.t0 ? p.t0 : 1) * sizeof *p.to_f32);
     p.made = calloc(p.t0 ? p.t0 : 1, 1);
     uint8_t *exact = index_arithmetic(m);
-    if (!half || !seen || !all_half || !readers || !p.to_half || !p.to_f32 || !p.made || !exact) {
+    why *w = calloc(p.n0 ? p.n0 : 1, sizeof *w); /* per node: why it stays fp32 */
+    if (!half || !seen || !all_half || !readers || !p.to_half || !p.to_f32 || !p.made || !exact || !w) {
         st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the precision pass");
         goto done;
     }
     for (uint32_t t = 0; t < p.t0; t++) p.to_half[t] = p.to_f32[t] = IR_NONE, all_half[t] = 1;
     /* without conversion every node stays as it is (half all 0): only the upcasts below */
-    for (uint32_t i = 0; convert && i < p.n0; i++) half[i] = (uint8_t)node_half(m, i, o, exact);
+    for (uint32_t i = 0; convert && i < p.n0; i++) half[i] = node_half(m, i, o, exact, &w[i]) == 1;
     for (uint32_t i = 0; convert && i < p.n0; i++)
         if (m->nodes[i].op == IR_OP_SOFTMAX || m->nodes[i].op == IR_OP_LOG_SOFTMAX || periodic(m->nodes[i].op))
-            softmax_island(m, i, m->nodes[i].op == IR_OP_SOFTMAX ? released_logits(m, i, o) : IR_NONE, half, seen);
+            softmax_island(m, i, m->nodes[i].op == IR_OP_SOFTMAX ? released_logits(m, i, o) : IR_NONE, half, seen, w);
     /* a constant whose values overflow the half type keeps its readers fp32 (a cast would overflow too) */
     for (uint32_t i = 0; convert && i < p.n0; i++)
         for (uint32_t k = 0; half[i] && !reads_any(m->nodes[i].op) && k < m->nodes[i].n_in; k++) {
             uint32_t t = m->nodes[i].in[k];
             if (m->tensors[t].dtype == SYMC_F32 && m->tensors[t].constant != IR_NONE && !constant_fits(m, t, o->half))
-                half[i] = 0;
+                half[i] = 0, w[i] = (why){W_CONSTANT, t, 0};
         }
     for (uint32_t i = 0; i < p.n0; i++)
         for (uint32_t k = 0; k < m->nodes[i].n_in; k++) {
@@ -648,6 +781,7 @@ symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_e
             if ((st = add_cast(&p, w, t, dt, i, 1))) goto done;
         }
     }
+    if (convert && (st = islands(&p, half, w))) goto done;
     if (p.n_new) st = reorder(&p);
     if (!st) ir_fuse_drop(m);
 done:
@@ -659,6 +793,7 @@ done:
     free(p.to_f32);
     free(p.made);
     free(exact);
+    free(w);
     free(p.anchor);
     free(p.after);
     return st;

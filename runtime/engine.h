@@ -131,6 +131,13 @@ typedef struct rt_constant {
 #define RT_BATCH_ROWS_NONE 1
 #define RT_BATCH_ROWS_BATCHED 2
 #define RT_BATCH_ROWS_INDEPENDENT 3
+/* An fp32 island of a half engine (the precision pass's, ir_island): node `node` (op `op`) kept
+ * fp32 though it reads or writes f32; kind a short label of the reason, why the reason. For
+ * `symc inspect`; nothing runs from it. */
+typedef struct rt_island {
+    const char *node, *op, *kind, *why;
+} rt_island;
+
 typedef struct rt_batch_rows {
     uint8_t state;   /* RT_BATCH_ROWS_* */
     uint32_t symbol; /* BATCHED, INDEPENDENT: index into symbols (bound from input 0 dim 0); else RT_NONE */
@@ -306,8 +313,10 @@ typedef struct rt_engine {
     uint32_t n_produced;
     const uint8_t *capacity_program;
     size_t capacity_program_size;
-    rt_batch_rows batch_rows; /* the root's; state 0 (UNKNOWN) writes nothing */
-    void *owned;              /* decoder-owned memory (NULL for an engine described by the compiler) */
+    rt_batch_rows batch_rows;        /* the root's; state 0 (UNKNOWN) writes nothing */
+    const struct rt_island *islands; /* this graph's fp32 islands (--fp16/--bf16; informative) */
+    uint32_t n_islands;
+    void *owned; /* decoder-owned memory (NULL for an engine described by the compiler) */
 } rt_engine;
 
 /* One region of an engine: a whole graph (an rt_engine with no regions of

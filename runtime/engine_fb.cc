@@ -49,6 +49,10 @@
  * batch symbol exactly in states 2 and 3, one the root binds from input 0 dim 0, and refuses a
  * verdict in a region graph.
  *
+ * The fp32 islands (Engine.islands, rt_island): an optional vector of each graph, written when
+ * the precision pass kept nodes fp32 in a half engine; informative (symc inspect), never read by
+ * a run, so it needs no check beyond the verifier's.
+ *
  * Alignment: FlatBuffers reads scalars through typed pointers, and its
  * verifier checks a scalar's alignment relative to the buffer's start, and
  * not at all for the elements of a vector (only its 4-byte length). Bytes
@@ -292,6 +296,16 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, 
         bool sym = r.state == RT_BATCH_ROWS_BATCHED || r.state == RT_BATCH_ROWS_INDEPENDENT;
         batch_rows = fb::CreateBatchRows(b, r.state, sym ? r.symbol : RT_NONE, r.why && r.why[0] ? str(r.why) : 0);
     }
+    /* the fp32 islands: written only when there are some (every other engine keeps its bytes) */
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Island>>> islands = 0;
+    if (e->n_islands) {
+        std::vector<flatbuffers::Offset<fb::Island>> is;
+        for (uint32_t i = 0; i < e->n_islands; i++) {
+            const rt_island &x = e->islands[i];
+            is.push_back(fb::CreateIsland(b, str(x.node), str(x.op), str(x.kind), str(x.why)));
+        }
+        islands = b.CreateVector(is);
+    }
     *out = fb::CreateEngine(
         b, version, str(e->symc_version), str(e->cuda_version), str(e->cublas_version), str(e->cudnn_version), e->sm,
         str(e->name), b.CreateVector(symbols), b.CreateVector(sources), program, e->num_slots, b.CreateVector(guards),
@@ -299,7 +313,7 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, 
         b.CreateVector(e->outputs, e->n_outputs), b.CreateVector(constants), e->precision, str(e->cuda_source),
         b.CreateVector(knames), b.CreateVector(steps), b.CreateVector(e->aliases, e->n_aliases),
         b.CreateVector(modules), b.CreateVector(e->kernel_module, e->kernel_module ? e->n_kernels : 0), region_program,
-        e->region_slots, regions, produced, capacity, guard_after, batch_rows);
+        e->region_slots, regions, produced, capacity, guard_after, batch_rows, islands);
     return SYMC_OK;
 }
 
@@ -1099,6 +1113,17 @@ void copy_produced(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->capacity_program = own->copy(e->capacity_program());
 }
 
+/* The graph's fp32 islands (absent: none). */
+void copy_islands(Owned *own, const fb::Engine *e, rt_engine *r) {
+    r->n_islands = len(e->islands());
+    rt_island *is = own->array<rt_island>(r->n_islands);
+    for (uint32_t i = 0; i < r->n_islands; i++) {
+        const fb::Island *x = e->islands()->Get(i);
+        is[i] = {own->str(x->node()), own->str(x->op()), own->str(x->kind()), own->str(x->why())};
+    }
+    r->islands = is;
+}
+
 /* The root's batch-row verdict (checked: check_batch_rows); absent: unknown. */
 void copy_batch_rows(Owned *own, const fb::Engine *e, rt_engine *r) {
     const fb::BatchRows *b = e->batch_rows();
@@ -1269,6 +1294,7 @@ void copy_graph(Owned *own, const fb::Engine *e, rt_engine *r) {
     copy_tensors(own, e, r);
     copy_nodes(own, e, r);
     copy_gpu(own, e, r);
+    copy_islands(own, e, r);
 }
 
 /* The regions, after the root's constants: each graph's constants are the root's table and its

@@ -276,6 +276,23 @@ static void print_produced(const rt_engine *e, int64_t *const caps[3]) {
 
 /* One graph's sections: the engine's own, or region `region`'s (named `name`) after the regions
  * section, with min/opt/max from that graph's symbol ranges. */
+/* A half engine's fp32 islands (the precision pass's): their count by reason, and with `list`
+ * each node with its reason. */
+static void print_islands(const rt_engine *e, int list) {
+    if (!e->n_islands) return;
+    printf("fp32 islands (nodes kept fp32 in this half engine): %u:", e->n_islands);
+    for (uint32_t i = 0; i < e->n_islands; i++) { /* by kind, in the order kinds first occur */
+        uint32_t first = 0, n = 0;
+        while (strcmp(e->islands[first].kind, e->islands[i].kind)) first++;
+        if (first != i) continue;
+        for (uint32_t k = i; k < e->n_islands; k++) n += !strcmp(e->islands[k].kind, e->islands[i].kind);
+        printf("%s %s %u", i ? "," : "", e->islands[i].kind, n);
+    }
+    printf("%s\n", list ? "" : " (--islands lists each)");
+    for (uint32_t i = 0; list && i < e->n_islands; i++)
+        printf("  %s (%s): %s: %s\n", e->islands[i].node, e->islands[i].op, e->islands[i].kind, e->islands[i].why);
+}
+
 static int inspect_graph(const rt_engine *e, const char *path, int show_source, int region, const char *name) {
     int64_t *slots[3] = {0}, *caps[3] = {0};
     int64_t *vals = calloc(e->n_symbols + 1, sizeof *vals);
@@ -333,6 +350,7 @@ static int inspect_graph(const rt_engine *e, const char *path, int show_source, 
         }
     }
     print_storage(e, slots, show_source & SYMC_INSPECT_TENSORS);
+    print_islands(e, show_source & SYMC_INSPECT_ISLANDS);
     print_produced(e, caps);
     printf("run-time guards: %u\n", e->n_guards);
     for (uint32_t g = 0; g < e->n_guards; g++) {

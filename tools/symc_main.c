@@ -51,15 +51,17 @@ static int cmd_inspect(int argc, char **argv) {
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             printf("usage: symc inspect FILE.symir\n"
-                   "       symc inspect FILE.symx [--source] [--tensors]\n"
+                   "       symc inspect FILE.symx [--source] [--tensors] [--islands]\n"
                    "A module: symbols with their ranges, guards, inputs, nodes with their\n"
                    "symbolic output shapes, outputs, and whether its batch rows are proved\n"
                    "independent (a server may join requests along dim 0). An engine: versions and GPU target,\n"
                    "shapes and activation memory at min|opt|max, and every GPU step in order\n"
                    "with its library choice, and the tensors' storage types (count and\n"
-                   "bytes at opt per type), then the batch-row verdict its build stored (the\n"
+                   "bytes at opt per type), a half engine's fp32 islands counted by reason,\n"
+                   "then the batch-row verdict its build stored (the\n"
                    "module's line; 'unknown' for an engine built before symc stored it);\n"
-                   "--tensors lists every tensor with its type, --source prints the generated CUDA C.\n");
+                   "--tensors lists every tensor with its type, --islands every fp32 island with\n"
+                   "its reason, --source prints the generated CUDA C.\n");
             return 0;
         }
         if (!strcmp(argv[i], "--source")) {
@@ -70,13 +72,17 @@ static int cmd_inspect(int argc, char **argv) {
             source |= SYMC_INSPECT_TENSORS;
             continue;
         }
+        if (!strcmp(argv[i], "--islands")) {
+            source |= SYMC_INSPECT_ISLANDS;
+            continue;
+        }
         if (argv[i][0] == '-' && argv[i][1]) return usage_error("inspect: unknown flag '%s'", argv[i]);
         if (path) return usage_error("inspect: takes one file, got a second: '%s'", argv[i]);
         path = argv[i];
     }
     if (!path) return usage_error("inspect: missing FILE%s", "");
     if (source && !tool_has_suffix(path, ".symx"))
-        return usage_error("inspect: --source and --tensors are for engines (.symx)%s", "");
+        return usage_error("inspect: --source, --tensors and --islands are for engines (.symx)%s", "");
     symc_error err;
     if (tool_check_regular_file(path, tool_has_suffix(path, ".symx") ? "engine" : "module", &err)) {
         fprintf(stderr, "symc: %s\n", err.msg);

@@ -21,6 +21,9 @@
    output cast runs inside the last layer norm's kernel (no step of its
    own); with large logits the island keeps Q and K f32. Both against fp32
    onnxruntime, for the reference-only and the CUDA-rules builds.
+`symc inspect --islands` (2 and 5) lists every node kept fp32 with its reason, read back from
+the engine file: the calibrated tensors with their max |value|, the softmax island's nodes; an
+fp32 engine has no islands line.
 
 Relative error = max |got - want| / max |want| over the output; limits 1e-2
 for fp16 and 2e-2 for bf16, at min, opt, an off-opt size and max.
@@ -134,6 +137,15 @@ for suffix, flags in ((".ref", ["--no-gpu"]), (".cuda", [])):
         print(f"fp16 ONNX model{suffix} at {label}: relative error {e:.2e}")
 
 
+def islands(engine):
+    """node -> (kind, why) from `symc inspect --islands`, and its summary line (None without one)"""
+    out = run("inspect", engine, "--islands").stdout
+    summary = next((ln for ln in out.splitlines() if ln.startswith("fp32 islands")), None)
+    got = {m.group(1): (m.group(3), m.group(4)) for m in
+           re.finditer(r"\n  (\S+) \((\w+)\): ([^:]+): ([^\n]+)", out.split("fp32 islands", 1)[-1].split("\nrun-time")[0])}
+    return got, summary
+
+
 # ---- 2. activations past 65504 ----------------------------------------------------------------
 def scalar(name, v):
     return numpy_helper.from_array(np.array(v, np.float32), name)
@@ -158,6 +170,15 @@ check(r.returncode == 0, f"big --fp16: {r.stderr.strip()}")
 check(re.search(r"\n  big: f32\[", r.stdout) is not None and re.search(r"\n  a: f32\[", r.stdout) is not None,
       f"big: the over-range tensors are not f32:\n{r.stdout}")
 check(re.search(r"\n  t: f16\[", r.stdout) is not None, f"big: tanh is not half:\n{r.stdout}")
+isl, summary = islands(ebig)
+check(summary == "fp32 islands (nodes kept fp32 in this half engine): 3: calibrated range 3" and
+      sorted(isl) == ["a", "big", "small"] and all(k == "calibrated range" for k, _ in isl.values()),
+      f"big: the islands {summary!r} {isl}")
+check("tensor 'big' reached max |value| 1.1" in isl.get("big", ("", ""))[1] and
+      "tensor 'a' reached max |value| 2.9" in isl.get("a", ("", ""))[1], f"big: the islands' reasons {isl}")
+ebig32 = os.path.join(tmp, "big32.symx")
+if compile_ok(pbig, ebig32, "--shapes", SHB, "--no-gpu"):
+    check(islands(ebig32) == ({}, None), f"big fp32: an islands line: {islands(ebig32)}")
 ebig_nc = os.path.join(tmp, "big_nocal.symx")
 compile_ok(pbig, ebig_nc, "--shapes", SHB, "--fp16", "--no-gpu", "--no-calibrate")
 for label, b in (("min", 1), ("opt", 4), ("off-opt", 7), ("max", 9)):
@@ -312,6 +333,15 @@ for kind, qk_scale in (("small", 0.05), ("large", 0.5)):
             for t, want in (("v1", hname), ("logits", "f32"), ("s2", "f32"), ("p", "f32"), ("c", hname),
                             ("o1", hname), ("x", "f32"), ("y", "f32")):
                 check(types.get(t) == want, f"attn_{kind} {prec}{suffix}: {t} is {types.get(t)}, want {want}")
+            # the islands: the logits and the softmax, and with large logits the Q and K projections too
+            isl, _ = islands(engine)
+            for t in ("logits",) + (("q1", "k1") if kind == "large" else ()):
+                check(isl.get(t, ("",))[0] == "softmax logits", f"attn_{kind} {prec}{suffix}: island {t}: {isl.get(t)}")
+            # the softmax reads the masked logits (the mask adds -1e4: past fp16's safe range) in fp32
+            want_p = "calibrated range" if prec == "fp16" else "softmax logits"
+            check(isl.get("p", ("",))[0] == want_p, f"attn_{kind} {prec}{suffix}: island p: {isl.get('p')}")
+            for t in ("v1", "c", "o1") + (("q1", "k1") if kind == "small" else ()):
+                check(t not in isl, f"attn_{kind} {prec}{suffix}: {t} is an island: {isl.get(t)}")
             if suffix == ".cuda":
                 # the fused attention kernel: half tensor cores on half Q, K and V, reading Q and K
                 # behind the widening casts; the output cast runs in the last layer norm's kernel

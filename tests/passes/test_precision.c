@@ -14,7 +14,10 @@
  * logits through casts) when the calibrated logits are just under the limit
  * (PASS_LOGIT_ERR_F16 / _BF16), and in the island just over it or without
  * calibration. A fourth, T5's relative-position buckets, checks that index
- * arithmetic (floats made from integers and scalar constants) stays fp32. */
+ * arithmetic (floats made from integers and scalar constants) stays fp32. Each case also checks
+ * the module's list of fp32 islands (m->islands, which `symc inspect --islands` prints): exactly
+ * the nodes kept fp32, in node order, each with the kind of its reason and the names and numbers
+ * its text must give. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +74,28 @@ static uint32_t casts(symc_module *m) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->n_nodes; i++) n += m->nodes[i].op == IR_OP_CAST;
     return n;
+}
+
+/* m's fp32 islands are exactly `want`: "node=kind" items joined by ';', in node order ("" for
+ * none) */
+static void check_islands(symc_module *m, const char *want, const char *ctx) {
+    char got[1024] = "";
+    size_t n = 0;
+    for (uint32_t i = 0; i < m->n_islands && n < sizeof got; i++) {
+        const ir_island *x = &m->islands[i];
+        n += (size_t)snprintf(got + n, sizeof got - n, "%s%s=%s", i ? ";" : "", x->node, x->kind);
+        CHECK_MSG(x->why && x->why[0] && x->op && ir_op_find(x->op, &(ir_op){0}), "%s: island %s: op %s why %s", ctx,
+                  x->node, x->op, x->why);
+    }
+    CHECK_MSG(!strcmp(got, want), "%s: islands '%s', want '%s'", ctx, got, want);
+}
+
+/* the why of island `node` contains `text` */
+static void check_why(symc_module *m, const char *node, const char *text, const char *ctx) {
+    const char *why = NULL;
+    for (uint32_t i = 0; i < m->n_islands; i++)
+        if (!strcmp(m->islands[i].node, node)) why = m->islands[i].why;
+    CHECK_MSG(why && strstr(why, text), "%s: island %s's why '%s' lacks '%s'", ctx, node, why ? why : "(none)", text);
 }
 
 static int no_sigmoid(const ir_module *m, uint32_t node) { return m->nodes[node].op != IR_OP_SIGMOID; }
@@ -204,6 +229,11 @@ static void test_index_arithmetic(symc_precision p, symc_dtype H) {
     CHECK(out_dt(m, "tofloat") == SYMC_F32 && out_dt(m, "ratio") == SYMC_F32 && out_dt(m, "lg") == SYMC_F32);
     CHECK(out_dt(m, "norm") == SYMC_F32 && out_dt(m, "scaled") == SYMC_F32 && in_dt(m, "bucket", 0) == SYMC_F32);
     CHECK(out_dt(m, "bias") == H && out_dt(m, "act") == H);
+    check_islands(m,
+                  "tofloat=index arithmetic;ratio=index arithmetic;lg=index arithmetic;norm=index arithmetic;"
+                  "scaled=index arithmetic", /* the cast to i64 reads any dtype and writes no f32: no island */
+                  "index arithmetic");
+    check_why(m, "lg", "integers and scalar constants", "index arithmetic");
     symc_module_destroy(m);
 }
 
@@ -222,6 +252,7 @@ int main(void) {
         CHECK(in_dt(m, "shp", 0) == SYMC_F32); /* shape_of reads any dtype: no cast */
         CHECK_MSG(casts(m) == 2, "%u casts", casts(m));
         check_w_bits(m, H);
+        check_islands(m, "", "all half");
         symc_module_destroy(m);
     }
     /* the target cannot run sigmoid in half: an island with casts around it */
@@ -230,6 +261,8 @@ int main(void) {
         CHECK(out_dt(m, "mm") == SYMC_F16 && in_dt(m, "sm", 0) == SYMC_F32 && out_dt(m, "sm") == SYMC_F32);
         CHECK(in_dt(m, "act", 0) == SYMC_F16 && out_dt(m, "act") == SYMC_F16);
         CHECK_MSG(casts(m) == 4, "%u casts", casts(m));
+        check_islands(m, "sm=no half kernel", "no half sigmoid");
+        check_why(m, "sm", "no half kernel for sigmoid", "no half sigmoid");
         symc_module_destroy(m);
     }
     /* --fp32-layers by node name and by op name; w read only by an fp32 node stays f32 */
@@ -237,6 +270,9 @@ int main(void) {
         symc_module *m = run(SYMC_PRECISION_FP16, NULL, "act, matmul", 0, 3.0f, SYMC_OK);
         CHECK(out_dt(m, "mm") == SYMC_F32 && dt_of(m, "w") == SYMC_F32 && out_dt(m, "act") == SYMC_F32);
         CHECK(out_dt(m, "sm") == SYMC_F16 && out_dt(m, "addb") == SYMC_F16 && in_dt(m, "addb", 0) == SYMC_F16);
+        check_islands(m, "mm=--fp32-layers;act=--fp32-layers", "--fp32-layers");
+        check_why(m, "mm", "names its op", "--fp32-layers");
+        check_why(m, "act", "names its node", "--fp32-layers");
         symc_module_destroy(m);
         m = run(SYMC_PRECISION_BF16, NULL, "act,nosuch", 0, 3.0f, SYMC_ERR_INVALID_ARG);
         symc_module_destroy(m);
@@ -247,14 +283,19 @@ int main(void) {
         symc_module *m = run(SYMC_PRECISION_FP16, NULL, NULL, 1, 3.0f, SYMC_OK);
         CHECK(out_dt(m, "mm") == SYMC_F32 && in_dt(m, "sm", 0) == SYMC_F32 && out_dt(m, "sm") == SYMC_F32);
         CHECK(out_dt(m, "act") == SYMC_F16);
+        check_islands(m, "mm=calibrated range;sm=calibrated range", "calibrated");
+        check_why(m, "mm", "max |value| 1e+05", "calibrated");
+        check_why(m, "sm", "max |value| 1e+05", "calibrated");
         symc_module_destroy(m);
         fake_h_max = PASS_FP16_SAFE_MAX; /* at the limit: half */
         m = run(SYMC_PRECISION_FP16, NULL, NULL, 1, 3.0f, SYMC_OK);
         CHECK(out_dt(m, "mm") == SYMC_F16 && out_dt(m, "sm") == SYMC_F16);
+        check_islands(m, "", "calibrated at the limit");
         symc_module_destroy(m);
         fake_h_max = 1e5;
         m = run(SYMC_PRECISION_BF16, NULL, NULL, 1, 3.0f, SYMC_OK);
         CHECK(out_dt(m, "mm") == SYMC_BF16 && out_dt(m, "sm") == SYMC_BF16);
+        check_islands(m, "", "calibrated, bf16");
         symc_module_destroy(m);
     }
     /* a constant that would overflow fp16 stays f32 with its reader (an island); bf16 converts it */
@@ -263,9 +304,12 @@ int main(void) {
         CHECK(dt_of(m, "b") == SYMC_F32 && in_dt(m, "addb", 1) == SYMC_F32 && out_dt(m, "addb") == SYMC_F32);
         CHECK(in_dt(m, "addb", 0) == SYMC_F32 && out_dt(m, "act") == SYMC_F16);
         CHECK_MSG(casts(m) == 2, "%u casts", casts(m));
+        check_islands(m, "addb=constant overflow", "constant overflow");
+        check_why(m, "addb", "constant 'b', whose values overflow f16", "constant overflow");
         symc_module_destroy(m);
         m = run(SYMC_PRECISION_BF16, NULL, NULL, 0, 1e6f, SYMC_OK);
         CHECK(dt_of(m, "b") == SYMC_BF16);
+        check_islands(m, "", "constant, bf16");
         symc_module_destroy(m);
     }
     /* softmax's logits stay fp32 back to the matmul making them; its result is half again */
@@ -293,6 +337,9 @@ int main(void) {
         CHECK(out_dt(m, "mm") == SYMC_F32 && out_dt(m, "scale") == SYMC_F32 && out_dt(m, "sm") == SYMC_F32);
         CHECK(dt_of(m, "w") == SYMC_F32 && dt_of(m, "c") == SYMC_F32);
         CHECK(in_dt(m, "act", 0) == SYMC_BF16 && out_dt(m, "act") == SYMC_BF16);
+        check_islands(m, "mm=softmax logits;scale=softmax logits;sm=softmax logits", "softmax");
+        check_why(m, "mm", "computes the logits of softmax 'sm': stored in bf16", "softmax");
+        check_why(m, "sm", "reads its logits in fp32", "softmax");
         symc_module_destroy(m);
     }
     /* attention: Q and K half when the calibrated logits are small, else the island */
@@ -333,6 +380,11 @@ int main(void) {
                 CHECK_MSG(cast == cases[ci].released, "case %zu: logits operand %u %s a cast", ci, k,
                           cast ? "is" : "is not");
             }
+            check_islands(m,
+                          cases[ci].released ? "logits=softmax logits;scale=softmax logits;sm=softmax logits"
+                                             : "pq=softmax logits;pk=softmax logits;tk=softmax logits;"
+                                               "logits=softmax logits;scale=softmax logits;sm=softmax logits",
+                          "attention");
             symc_module_destroy(m);
         }
     }
@@ -356,6 +408,7 @@ int main(void) {
         CHECK(in_dt(m, "mm", 0) == SYMC_F32 && in_dt(m, "mm", 1) == SYMC_F32 && out_dt(m, "mm") == SYMC_F32);
         CHECK(dt_of(m, "w") == SYMC_F16 && dt_of(m, "x") == SYMC_F16);
         CHECK(in_dt(m, "act", 0) == SYMC_F16 && out_dt(m, "act") == SYMC_F16);
+        check_islands(m, "", "fp16 model, no conversion"); /* no conversion, no islands */
         /* x and mm's result are cast at run time; w is read through an f32 copy made at build time */
         CHECK_MSG(casts(m) == 2, "%u casts", casts(m));
         uint32_t mm = 0;
@@ -372,6 +425,7 @@ int main(void) {
     {
         symc_module *m = run(SYMC_PRECISION_TF32, NULL, NULL, 1, 3.0f, SYMC_OK);
         CHECK(out_dt(m, "mm") == SYMC_F32 && casts(m) == 0 && dt_of(m, "w") == SYMC_F32);
+        check_islands(m, "", "tf32");
         symc_module_destroy(m);
     }
     return check_report("passes.precision");
