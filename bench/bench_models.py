@@ -41,7 +41,8 @@ Points per model: min, opt and max of every symbol together, and off-opt points 
 sizes (CNNs B=5; with --dynamic-hw 5x3x161x317 and 13x3x289x145; ViT-S B=5; BERT and
 GPT-2 3x77 and 13x300). --dynamic-hw makes H and W of the CNNs symbols too (128/224/320).
 Output: markdown tables (per point: symc ms, eager ms, compile ms, best peer / symc,
-static ms and dyn / static, host us; host and build tables; summary lines against the
+static ms and dyn / static, host us; host and build tables, the build table with each
+engine's fp32 islands by reason from `symc inspect`; summary lines against the
 targets) printed last and written to OUT/models.md, every number in OUT/models.json;
 both are rewritten after every step, so a run cut short leaves what it measured.
 One model's failure is recorded and the run goes on; --budget-s stops starting new
@@ -71,6 +72,7 @@ import json
 import math
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -524,6 +526,11 @@ def bench_model(a, torch, name, m, row, save):
         engine = os.path.join(a.work, f"{name}.{a.precision}.symx")
         row["build_s"] = symc_compile(a, row, src, flags, spec_of(m), engine, cache)
         log(f"{name}: symc compile {row['build_s']:.1f} s")
+        # the precision pass's fp32 islands by reason (symc inspect's line; none in fp32 engines)
+        ins = subprocess.run([a.symc, "inspect", engine], capture_output=True, text=True)
+        isl = [ln for ln in ins.stdout.splitlines() if ln.startswith("fp32 islands")]
+        row["islands"] = isl[0].split(": ", 1)[1].replace(" (--islands lists each)", "") if isl else "none"
+        log(f"{name}: fp32 islands {row['islands']}")
         if a.cache_build:
             warm = os.path.join(a.work, f"{name}.{a.precision}.warm.symx")
             row["build_warm_s"] = symc_compile(a, row, src, flags, spec_of(m), warm, cache)
@@ -729,7 +736,7 @@ def host_lines(rows):
 
 def build_lines(rows, dry_run):
     L = ["", "| model | export s | build s (cold) | build s (from the cache) | static builds (n, mean s) | "
-             "torch.compile first s | torch.compile graphs | model wall s |", "|" + "---|" * 8]
+             "torch.compile first s | torch.compile graphs | model wall s | fp32 islands |", "|" + "---|" * 9]
     any_row = False
     for r in rows:
         if r.get("skipped") or "export_s" not in r:
@@ -738,7 +745,7 @@ def build_lines(rows, dry_run):
         st = [x for x in (r.get("static_build_s") or []) if x]
         cells = [seed.fmt(r.get(k), 1) for k in ("export_s", "build_s", "build_warm_s")]
         cells += [f"{len(st)}, {sum(st) / len(st):.1f}" if st else "-", seed.fmt(r.get("compile_s"), 1),
-                  str(r.get("compile_graphs", "-")), seed.fmt(r.get("wall_s"), 0)]
+                  str(r.get("compile_graphs", "-")), seed.fmt(r.get("wall_s"), 0), r.get("islands", "-")]
         L.append(f"| {r['model']} | " + " | ".join(cells) + " |")
     if not any_row:
         return []
