@@ -33,6 +33,7 @@
 #include "passes/pipeline.h"
 #include "symc/symrt.h"
 #include "tests/check.h"
+#include "tests/passes/run_module.h"
 
 #define C 3
 #define W 5
@@ -169,48 +170,11 @@ static void check_structure(symc_module *m, symc_module *plain, symc_dtype dt, v
 /* Output 0 of module m (shapes inferred) on the reference backend at batch `batch`, as
  * doubles (non-finite values too). */
 static int run_ref(symc_module *m, int64_t batch, symc_dtype dt, const double *xv, double *out) {
-    symc_error err;
-    cg_options o = cg_default_options();
-    o.gpu = 0;
-    o.tune = 0;
-    uint8_t *bytes = NULL;
-    size_t size = 0;
-    symrt_engine *e = NULL;
-    symrt_context *c = NULL;
-    void *bufs[4] = {NULL, NULL, NULL, NULL};
     int64_t xd[3] = {batch, C, W}, nx = batch * C * W, n0 = 0;
-    size_t es = symc_dtype_size(dt);
     symc_dtype ot = dt;
-    symc_status st = cg_build_engine(m, &o, &bytes, &size, &err);
-    if (!st) st = symrt_engine_load(bytes, size, &e, &err);
-    free(bytes);
-    if (!st) st = symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err);
-    if (!st) st = symrt_set_input_shape(c, "x", xd, 3, &err);
-    if (!st && !(bufs[0] = malloc((size_t)nx * es))) st = SYMC_ERR_NOMEM;
-    for (int64_t i = 0; !st && i < nx; i++) symc_dtype_store(bufs[0], dt, (size_t)i, xv[i]);
-    if (!st) st = symrt_set_tensor_address(c, "x", bufs[0], (size_t)nx * es, &err);
-    uint32_t no = st ? 0 : symrt_engine_num_outputs(e);
-    for (uint32_t i = 0; !st && i < no && i < 3; i++) {
-        symrt_io_info info;
-        int64_t dims[8];
-        int32_t r = 0;
-        st = symrt_engine_output(e, i, &info, &err);
-        if (!st) st = symrt_get_tensor_shape(c, info.name, dims, &r, &err);
-        int64_t n = 1;
-        for (int32_t d = 0; d < r; d++) n *= dims[d];
-        if (i == 0) n0 = n, ot = info.dtype;
-        if (!st && !(bufs[i + 1] = malloc((size_t)n * symc_dtype_size(info.dtype) + 1))) st = SYMC_ERR_NOMEM;
-        if (!st)
-            st = symrt_set_tensor_address(c, info.name, bufs[i + 1], (size_t)n * symc_dtype_size(info.dtype), &err);
-    }
-    if (!st) st = symrt_enqueue(c, NULL, &err);
-    CHECK_MSG(!st, "%s: %s", m->name, err.msg);
-    CHECK(st || (n0 == nx && ot == dt));
-    for (int64_t i = 0; !st && i < n0 && i < nx; i++) out[i] = symc_dtype_load(bufs[1], dt, (size_t)i);
-    for (int i = 0; i < 4; i++) free(bufs[i]);
-    symrt_context_destroy(c);
-    symrt_engine_destroy(e);
-    return !st;
+    int ok = run_module_ref(m, xd, 3, dt, xv, out, nx, &n0, &ot);
+    CHECK(!ok || (n0 == nx && ot == dt));
+    return ok;
 }
 
 static double unit_roundoff(symc_dtype dt) {

@@ -30,6 +30,7 @@
 #include "runtime/engine.h"
 #include "symc/symrt.h"
 #include "tests/check.h"
+#include "tests/passes/run_module.h"
 
 #define K 8
 #define N 8
@@ -221,50 +222,12 @@ static void check_structure(const model *md) {
 
 /* Output 0 of module m (shapes inferred) on the reference backend at batch B, as doubles. */
 static int run_ref(symc_module *m, int64_t batch, int rank, symc_dtype dt, const double *xv, double *out) {
-    symc_error err;
-    cg_options o = cg_default_options();
-    o.gpu = 0;
-    o.tune = 0;
-    uint8_t *bytes = NULL;
-    size_t size = 0;
-    symrt_engine *e = NULL;
-    symrt_context *c = NULL;
-    void *bufs[4] = {NULL, NULL, NULL, NULL};
     int64_t xd[4] = {batch, K, 0, 0};
     if (rank == 4) xd[1] = 2, xd[2] = 3, xd[3] = K;
-    int64_t nx = batch * (rank == 4 ? 6 : 1) * K;
-    size_t es = symc_dtype_size(dt);
-    symc_status st = cg_build_engine(m, &o, &bytes, &size, &err);
-    if (!st) st = symrt_engine_load(bytes, size, &e, &err);
-    free(bytes);
-    if (!st) st = symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, &err);
-    if (!st) st = symrt_set_input_shape(c, "x", xd, rank, &err);
-    if (!st && !(bufs[0] = malloc((size_t)nx * es))) st = SYMC_ERR_NOMEM;
-    for (int64_t i = 0; !st && i < nx; i++) symc_dtype_store(bufs[0], dt, (size_t)i, xv[i]);
-    if (!st) st = symrt_set_tensor_address(c, "x", bufs[0], (size_t)nx * es, &err);
-    uint32_t no = st ? 0 : symrt_engine_num_outputs(e);
-    int64_t n0 = 0;
-    for (uint32_t i = 0; !st && i < no && i < 3; i++) {
-        symrt_io_info info;
-        int64_t dims[8];
-        int32_t r = 0;
-        st = symrt_engine_output(e, i, &info, &err);
-        if (!st) st = symrt_get_tensor_shape(c, info.name, dims, &r, &err);
-        int64_t n = 1;
-        for (int32_t d = 0; d < r; d++) n *= dims[d];
-        if (i == 0) n0 = n;
-        if (!st && !(bufs[i + 1] = malloc((size_t)n * symc_dtype_size(info.dtype) + 1))) st = SYMC_ERR_NOMEM;
-        if (!st)
-            st = symrt_set_tensor_address(c, info.name, bufs[i + 1], (size_t)n * symc_dtype_size(info.dtype), &err);
-    }
-    if (!st) st = symrt_enqueue(c, NULL, &err);
-    CHECK_MSG(!st, "%s: %s", m->name, err.msg);
-    CHECK(st || n0 == nx / K * N);
-    for (int64_t i = 0; !st && i < n0 && i < nx / K * N; i++) out[i] = symc_dtype_load(bufs[1], dt, (size_t)i);
-    for (int i = 0; i < 4; i++) free(bufs[i]);
-    symrt_context_destroy(c);
-    symrt_engine_destroy(e);
-    return !st;
+    int64_t nx = batch * (rank == 4 ? 6 : 1) * K, n0 = 0;
+    int ok = run_module_ref(m, xd, rank, dt, xv, out, nx / K * N, &n0, NULL);
+    CHECK(!ok || n0 == nx / K * N);
+    return ok;
 }
 
 /* folded (pipeline) and unfolded (shape inference only) against y in double */
