@@ -54,6 +54,7 @@ import argparse
 import http.client
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -335,8 +336,6 @@ class Usage:
     the server process and the client processes kept busy (CPU seconds over the wall time)"""
 
     def __init__(self, server_pid, t_measure):
-        import resource
-        import threading
         self.pid, self.t_measure, self.samples = server_pid, t_measure, {}
         self.t0 = time.monotonic()
         self.cpu0 = self.server_cpu()
@@ -368,7 +367,6 @@ class Usage:
             return None
 
     def stop(self):
-        import resource
         wall = time.monotonic() - self.t0
         c1, child1 = self.server_cpu(), resource.getrusage(resource.RUSAGE_CHILDREN)
         if self.smi:

@@ -274,8 +274,6 @@ static void print_produced(const rt_engine *e, int64_t *const caps[3]) {
     free(capx);
 }
 
-/* One graph's sections: the engine's own, or region `region`'s (named `name`) after the regions
- * section, with min/opt/max from that graph's symbol ranges. */
 /* A half engine's fp32 islands (the precision pass's): their count by reason, and with `list`
  * each node with its reason. */
 static void print_islands(const rt_engine *e, int list) {
@@ -293,6 +291,8 @@ static void print_islands(const rt_engine *e, int list) {
         printf("  %s (%s): %s: %s\n", e->islands[i].node, e->islands[i].op, e->islands[i].kind, e->islands[i].why);
 }
 
+/* One graph's sections: the engine's own, or region `region`'s (named `name`) after the regions
+ * section, with min/opt/max from that graph's symbol ranges. */
 static int inspect_graph(const rt_engine *e, const char *path, int show_source, int region, const char *name) {
     int64_t *slots[3] = {0}, *caps[3] = {0};
     int64_t *vals = calloc(e->n_symbols + 1, sizeof *vals);

@@ -53,6 +53,7 @@ for cmd in (["build/bin/vit_seed", "build/example/vit_seed.symir"],
         print(f"FAIL: {' '.join(cmd)}: {p.stderr.strip()[-2000:]}")
         sys.exit(1)
 
+
 def group_alive(pgid):
     try:
         os.killpg(pgid, 0)
