@@ -448,7 +448,8 @@ def build(a, name, torch, rm):
     """the engine (built once into WORK/NAME[_ragged][_dry]/model.symx), the pool of requests and their
     oracle; --ragged: S in [RAGGED_MIN, --seq], each request its own random length"""
     m = dict(rm.MODELS[name])
-    if name == "bert":
+    text = "S" in m["ranges"]
+    if text:
         lo = RAGGED_MIN if a.ragged else a.seq
         m["ranges"] = {"B": (1, min(32, a.max_batch), a.max_batch), "S": (lo, a.seq, a.seq)}
         if a.dry:
@@ -476,7 +477,7 @@ def build(a, name, torch, rm):
     # the pool and its oracle (eager fp32, on the GPU with TF32 off)
     rng = np.random.default_rng(1)
     point = {s: 1 for s in m["ranges"]}
-    if name == "bert":
+    if text:
         point["S"] = a.seq
     names = [n for n, _, _ in m["inputs"]]
     pool = {"names": np.array(names), "n": a.pool, "out": "y"}

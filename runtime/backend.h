@@ -105,6 +105,10 @@ typedef struct rt_backend {
      * outputs are in host memory. NULL: the backend's memory is host memory
      * already. */
     symc_status (*set_host_io)(void *first, int on, symc_error *err);
+    /* Optional: host memory the backend's host I/O copies run fastest from
+     * (symrt_context_host_alloc), and its free; NULL: plain aligned memory. */
+    symc_status (*host_alloc)(void *first, size_t bytes, void **ptr, symc_error *err);
+    void (*host_free)(void *first, void *ptr);
     /* Optional: how many devices create accepts (0..count-1); NULL: one. */
     symc_status (*device_count)(int32_t *count, symc_error *err);
 } rt_backend;

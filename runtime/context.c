@@ -979,6 +979,34 @@ symc_status symrt_context_set_host_io(symrt_context *c, int enable, symc_error *
     return st;
 }
 
+/* plain memory where the backend has no host allocator: aligned for every
+ * tensor type, as the CUDA backend's page-locked memory is (page-aligned) */
+#define HOST_ALIGN 256
+
+symc_status symrt_context_host_alloc(symrt_context *c, size_t bytes, void **ptr, symc_error *err) {
+    if (!ptr) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_host_alloc: NULL ptr");
+    *ptr = NULL;
+    ENTER(c, "symrt_context_host_alloc");
+    symc_status st = SYMC_OK;
+    if (c->be->host_alloc) {
+        st = c->be->host_alloc(c->states[0], bytes ? bytes : 1, ptr, err);
+    } else {
+        /* aligned_alloc wants a multiple of the alignment; 0 bytes still gets a pointer */
+        size_t round = bytes <= SIZE_MAX - HOST_ALIGN ? (bytes / HOST_ALIGN + 1) * HOST_ALIGN : 0;
+        if (!round || !(*ptr = aligned_alloc(HOST_ALIGN, round)))
+            st = symc_error_setf(err, SYMC_ERR_NOMEM, "symrt_context_host_alloc: out of host memory for %zu bytes",
+                                 bytes);
+    }
+    leave(c);
+    return st;
+}
+
+void symrt_context_host_free(symrt_context *c, void *ptr) {
+    if (!c || !ptr) return;
+    if (c->be->host_free) c->be->host_free(c->states[0], ptr);
+    else free(ptr);
+}
+
 symc_status symrt_context_profile(symrt_context *c, void *stream, symrt_step_profile *steps, uint32_t cap,
                                   uint32_t *n_steps, symc_error *err) {
     ENTER(c, "symrt_context_profile");

@@ -35,7 +35,9 @@
  * (bitwise on the reference backend; on a GPU a library may pick another
  * algorithm for another batch). Inputs are read in place when Triton holds
  * them in one CPU buffer aligned for their type, and otherwise gathered
- * into a per-instance scratch buffer; outputs are written straight into the
+ * into a per-instance scratch buffer (page-locked in a KIND_GPU instance,
+ * symrt_context_host_alloc, so the run's copies to the GPU go by DMA from
+ * it: joined runs gather there); outputs are written straight into the
  * response's buffers at the engine's computed shapes (an engine with sizes
  * known only after a run writes into scratch and copies once the real
  * shapes are known).
@@ -148,6 +150,7 @@ typedef struct tb_model {
 typedef struct tb_buf {
     void *p;
     size_t cap;
+    int pinned; /* from symrt_context_host_alloc, else aligned_alloc */
 } tb_buf;
 
 typedef struct tb_instance {
@@ -160,6 +163,14 @@ typedef struct tb_instance {
     void **out_dst;              /* per engine output: where its result goes (response buffer), or NULL */
 } tb_instance;
 
+static void tb_buf_free(const tb_instance *in, tb_buf *b) {
+    if (b->pinned) symrt_context_host_free(in->ctx, b->p);
+    else free(b->p);
+    b->p = NULL;
+    b->cap = 0;
+    b->pinned = 0;
+}
+
 static char *tb_strdup(const char *s) {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
@@ -167,16 +178,27 @@ static char *tb_strdup(const char *s) {
     return d;
 }
 
-/* buf grown to at least n bytes (64-aligned, at least 64 so an empty tensor has an address) */
-static void *tb_reserve(tb_buf *b, size_t n) {
+/* b grown to at least n bytes (at least 64, so an empty tensor has an address), from the instance
+ * context's host allocator: page-locked memory in a KIND_GPU instance, so the run's copies to and
+ * from the GPU go by DMA straight from the gathered inputs (plain memory where the host has no
+ * page-locked memory to give). Grown by half again at least, so a batch that grows a little at a
+ * time does not allocate each time (page-locked allocations are slow). */
+static void *tb_reserve(const tb_instance *in, tb_buf *b, size_t n) {
     if (n < 64) n = 64;
     if (b->cap >= n) return b->p;
-    size_t cap = (n + 63) & ~(size_t)63;
-    void *p = aligned_alloc(64, cap);
-    if (!p) return NULL;
-    free(b->p);
+    size_t cap = b->cap + b->cap / 2 > n ? b->cap + b->cap / 2 : n;
+    cap = (cap + 63) & ~(size_t)63;
+    void *p = NULL;
+    int pinned = 1;
+    symc_error err;
+    if (symrt_context_host_alloc(in->ctx, cap, &p, &err) != SYMC_OK) {
+        pinned = 0;
+        if (!(p = aligned_alloc(64, cap))) return NULL;
+    }
+    tb_buf_free(in, b);
     b->p = p;
     b->cap = cap;
+    b->pinned = pinned;
     return p;
 }
 
@@ -593,9 +615,10 @@ TRITONSERVER_Error *TRITONBACKEND_ModelFinalize(TRITONBACKEND_Model *model) {
 
 static void tb_instance_free(tb_instance *in) {
     if (!in) return;
+    /* the scratch first: page-locked memory goes back to the context that gave it */
+    for (uint32_t k = 0; in->in_scratch && k < in->m->n_in; k++) tb_buf_free(in, &in->in_scratch[k]);
+    for (uint32_t k = 0; in->out_scratch && k < in->m->n_out; k++) tb_buf_free(in, &in->out_scratch[k]);
     symrt_context_destroy(in->ctx);
-    for (uint32_t k = 0; in->in_scratch && k < in->m->n_in; k++) free(in->in_scratch[k].p);
-    for (uint32_t k = 0; in->out_scratch && k < in->m->n_out; k++) free(in->out_scratch[k].p);
     free(in->in_scratch);
     free(in->out_scratch);
     free(in->outs);
@@ -791,12 +814,12 @@ static TRITONSERVER_Error *tb_bind_input(tb_instance *in, TRITONBACKEND_Request 
     }
     if (nbuf != 1 || (need && (uintptr_t)data % esize)) {
         /* gathered (several buffers) or realigned into the instance's scratch */
-        uint8_t *dst = tb_reserve(&in->in_scratch[k], (size_t)need);
+        uint8_t *dst = tb_reserve(in, &in->in_scratch[k], (size_t)need);
         if (!dst) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory for input '%s'", io->name);
         TB_TRY(tb_gather_input(in, input, k, nbuf, need, dst));
         data = dst;
     }
-    if (!data) data = tb_reserve(&in->in_scratch[k], 0); /* an empty tensor still needs an address */
+    if (!data) data = tb_reserve(in, &in->in_scratch[k], 0); /* an empty tensor still needs an address */
     if (!data) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory for input '%s'", io->name);
     /* the runtime reads inputs only */
     if (symrt_set_tensor_address(in->ctx, io->name, (void *)(uintptr_t)data, (size_t)need, &err) != SYMC_OK)
@@ -857,7 +880,7 @@ static TRITONSERVER_Error *tb_run(tb_instance *in, TRITONBACKEND_Request *req, T
                 p = NULL;
             }
         }
-        if (!p && !(p = tb_reserve(&in->out_scratch[k], (size_t)bytes)))
+        if (!p && !(p = tb_reserve(in, &in->out_scratch[k], (size_t)bytes)))
             return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory for output '%s'", m->out[k].name);
         if (want && m->produced) in->out_dst[k] = in->out_scratch[k].p; /* marks it wanted: shaped after the run */
         if (symrt_set_tensor_address(in->ctx, m->out[k].name, p, (size_t)(bytes ? bytes : 64), &err) != SYMC_OK)
@@ -1030,7 +1053,7 @@ static TRITONSERVER_Error *tb_run_joined(tb_instance *in, TRITONBACKEND_ModelIns
             return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "joined input '%s' too large", m->in[k].name);
         if (symrt_set_input_shape(in->ctx, m->in[k].name, dims, (int32_t)rank, &err) != SYMC_OK)
             return tb_error(tb_code(err.code), "joined: %s", err.msg);
-        uint8_t *dst = tb_reserve(&in->in_scratch[k], (size_t)sum);
+        uint8_t *dst = tb_reserve(in, &in->in_scratch[k], (size_t)sum);
         if (!dst) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory joining input '%s'", m->in[k].name);
         const uint64_t pos = seq ? tb_position_bytes(dims, (int32_t)rank, esize) : 0;
         uint64_t at = 0;
@@ -1078,7 +1101,7 @@ static TRITONSERVER_Error *tb_run_joined(tb_instance *in, TRITONBACKEND_ModelIns
                             m->out[k].name, (long long)smax);
         if (!tb_bytes(dims, rank, symc_dtype_size(m->out[k].dtype), &bytes) || bytes > SIZE_MAX)
             return tb_error(TRITONSERVER_ERROR_INVALID_ARG, "joined output '%s' too large", m->out[k].name);
-        void *p = tb_reserve(&in->out_scratch[k], (size_t)bytes);
+        void *p = tb_reserve(in, &in->out_scratch[k], (size_t)bytes);
         if (!p) return tb_error(TRITONSERVER_ERROR_UNAVAILABLE, "out of memory for output '%s'", m->out[k].name);
         if (symrt_set_tensor_address(in->ctx, m->out[k].name, p, (size_t)(bytes ? bytes : 64), &err) != SYMC_OK)
             return tb_error(tb_code(err.code), "joined output '%s': %s", m->out[k].name, err.msg);

@@ -230,6 +230,18 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err);
  * nothing but the stream rule. */
 symc_status symrt_context_set_host_io(symrt_context *c, int enable, symc_error *err);
 
+/* Host memory for a host-I/O context's buffers that its copies run fastest
+ * from: page-locked on the CUDA backend (the copies go by DMA, with no
+ * staging copy through the driver's own pinned buffers), plain memory on the
+ * reference backend. *ptr is aligned for every tensor type; bytes 0 gives a
+ * valid pointer. Free it with symrt_context_host_free on the same context
+ * before the context is destroyed. Pinned memory is a scarce resource of
+ * the host: allocate it once and reuse it, as Triton's backend does for its
+ * gather buffers. */
+symc_status symrt_context_host_alloc(symrt_context *c, size_t bytes, void **ptr, symc_error *err);
+/* Frees what symrt_context_host_alloc gave (NULL: nothing). */
+void symrt_context_host_free(symrt_context *c, void *ptr);
+
 /* The region the current input shapes run in (an engine with regions),
  * once every input has a shape; -1 for an engine of one graph. A shape in no
  * region is refused here as at symrt_enqueue, naming each region and the

@@ -953,15 +953,11 @@ symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name,
     if (!ptr || !need || c->owner->host_io) return SYMC_OK; /* host I/O: the caller's memory is host memory */
     symc_status st = rt_cuda_cu_use(c->dev, err);
     if (st) return st;
-    CUdeviceptr base = 0;
-    size_t bytes = 0;
-    CUresult r = rt_cuda_cu.MemGetAddressRange(&base, &bytes, (CUdeviceptr)(uintptr_t)ptr);
+    /* another GPU's device memory is named as such, whether or not this GPU's context finds an
+     * address range for it (under unified addressing its ordinal is known to any context) */
     unsigned int type = 0;
     int ordinal = -1;
-    /* another GPU's memory has no range in this GPU's context: named as such (its ordinal is known
-     * to any context under unified addressing) */
-    if (r != CUDA_SUCCESS &&
-        rt_cuda_cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr) ==
+    if (rt_cuda_cu.PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr) ==
             CUDA_SUCCESS &&
         type == CU_MEMORYTYPE_DEVICE &&
         rt_cuda_cu.PointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)(uintptr_t)ptr) ==
@@ -970,18 +966,14 @@ symc_status rt_cuda_check_buffer(rt_cuda *c, const char *what, const char *name,
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
                                "%s '%s' address %p is memory of GPU %d; this context runs on GPU %d", what, name, ptr,
                                ordinal, c->dev->ordinal);
-    if (r != CUDA_SUCCESS)
+    CUdeviceptr base = 0;
+    size_t bytes = 0;
+    if (rt_cuda_cu.MemGetAddressRange(&base, &bytes, (CUdeviceptr)(uintptr_t)ptr) != CUDA_SUCCESS)
         return symc_error_setf(
             err, SYMC_ERR_INVALID_ARG,
             "%s '%s' address %p is not device memory on this GPU (CUDA backend needs device pointers; "
             "symrt_context_set_host_io takes host memory)",
             what, name, ptr);
-    if (rt_cuda_cu.PointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)(uintptr_t)ptr) ==
-            CUDA_SUCCESS &&
-        ordinal != c->dev->ordinal)
-        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
-                               "%s '%s' address %p is memory of GPU %d; this context runs on GPU %d", what, name, ptr,
-                               ordinal, c->dev->ordinal);
     size_t have = (size_t)(base + bytes - (CUdeviceptr)(uintptr_t)ptr);
     if (have < need)
         return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
@@ -1105,6 +1097,23 @@ static symc_status b_check_run(void *state, symc_error *err) { return rt_cuda_ch
 static void b_set_graphs(void *state, int on) { rt_cuda_set_graphs(state, on); }
 static symrt_graph_stats b_graph_stats(void *state) { return rt_cuda_graph_stats(state); }
 static symc_status b_set_host_io(void *state, int on, symc_error *err) { return rt_cuda_set_host_io(state, on, err); }
+static symc_status b_host_alloc(void *state, size_t bytes, void **ptr, symc_error *err) {
+    rt_cuda *o = ((rt_cuda *)state)->owner;
+    symc_status st = rt_cuda_cu_use(o->dev, err);
+    if (st) return st;
+    CUresult r = rt_cuda_cu.MemAllocHost(ptr, bytes);
+    if (r == CUDA_SUCCESS) return SYMC_OK;
+    *ptr = NULL;
+    const char *name = NULL;
+    rt_cuda_cu.GetErrorName(r, &name);
+    return symc_error_setf(err, r == CUDA_ERROR_OUT_OF_MEMORY ? SYMC_ERR_NOMEM : SYMC_ERR_DEVICE,
+                           "symrt_context_host_alloc: page-locked host memory of %zu bytes for GPU %d: %s", bytes,
+                           o->dev->ordinal, name ? name : "CUDA error");
+}
+static void b_host_free(void *state, void *ptr) {
+    rt_cuda *o = ((rt_cuda *)state)->owner;
+    if (rt_cuda_cu_use(o->dev, NULL) == SYMC_OK) rt_cuda_cu.MemFreeHost(ptr);
+}
 static symc_status b_device_count(int32_t *count, symc_error *err) {
     int n = 0;
     symc_status st = rt_cuda_device_count(&n, err);
@@ -1131,5 +1140,7 @@ const rt_backend rt_cuda_backend = {
     .graph_stats = b_graph_stats,
     .profile = b_profile,
     .set_host_io = b_set_host_io,
+    .host_alloc = b_host_alloc,
+    .host_free = b_host_free,
     .device_count = b_device_count,
 };

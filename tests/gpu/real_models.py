@@ -97,6 +97,13 @@ def _bert():
     return _text(BertModel(BertConfig(attn_implementation="eager"), add_pooling_layer=False))
 
 
+def _bert_cls():
+    """BERT-base with its sequence-classification head (pooler and a 2-label classifier), the form a
+    text classifier is served in: logits [B, 2]"""
+    from transformers import BertConfig, BertForSequenceClassification
+    return _text(BertForSequenceClassification(BertConfig(attn_implementation="eager", num_labels=2)))
+
+
 def _gpt2():
     from transformers import GPT2Config, GPT2Model
     return _text(GPT2Model(GPT2Config(use_cache=False, attn_implementation="eager")))
@@ -139,6 +146,7 @@ IMG_IN = [("x", ["B", 3, 224, 224], "float")]
 B_RANGE = (1, 8, 32)
 MODELS = {
     "bert": dict(build=_bert, inputs=TEXT_IN, ranges={"B": B_RANGE, "S": (1, 128, 512)}, vocab=30522),
+    "bert_cls": dict(build=_bert_cls, inputs=TEXT_IN, ranges={"B": B_RANGE, "S": (1, 128, 512)}, vocab=30522),
     "gpt2": dict(build=_gpt2, inputs=TEXT_IN, ranges={"B": B_RANGE, "S": (1, 128, 1024)}, vocab=50257),
     "llama": dict(build=_llama, inputs=TEXT_IN, ranges={"B": (1, 8, 16), "S": (1, 128, 512)}, vocab=32000),
     "t5_encoder": dict(build=_t5_encoder, inputs=TEXT_IN, ranges={"B": B_RANGE, "S": (1, 128, 512)}, vocab=32128),

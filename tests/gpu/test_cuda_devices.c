@@ -17,6 +17,7 @@
  * stream rule of host I/O) and the CUDA backend's one-line refusal, and
  * exits 0, so it also runs in CI. */
 #include <math.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -126,6 +127,41 @@ static void expect(const io *a, io *want) {
     CHECK_MSG(run(ref, want, NULL, &err) == SYMC_OK, "reference: %s", err.msg);
 }
 
+/* a's inputs copied into buffers from symrt_context_host_alloc (aligned for every tensor type; NULL
+ * freed as nothing), run there and checked against want; bytes 0 gives a pointer too. *pinned: what
+ * the CUDA driver says of x's buffer (1: page-locked host memory; 0: not known to the driver) */
+static void host_alloc_run(symrt_context *c, const io *a, const io *want, int *pinned, const char *where) {
+    symc_error err;
+    size_t n = (size_t)(a->B * a->S);
+    io h = {.B = a->B, .S = a->S};
+    void *p[5] = {0};
+    size_t bytes[5] = {n * K * sizeof *a->x, n * sizeof *a->idx, n * N * sizeof *a->y, n * N * sizeof *a->g, 0};
+    for (int k = 0; k < 5; k++) {
+        CHECK_MSG(symrt_context_host_alloc(c, bytes[k], &p[k], &err) == SYMC_OK && p[k], "%s: %s", where, err.msg);
+        CHECK_MSG(((uintptr_t)p[k] & 255) == 0, "%s: host_alloc gave %p, not 256-byte aligned", where, p[k]);
+    }
+    if (!p[0] || !p[1] || !p[2] || !p[3]) goto out;
+    h.x = p[0], h.idx = p[1], h.y = p[2], h.g = p[3];
+    memcpy(h.x, a->x, bytes[0]);
+    memcpy(h.idx, a->idx, bytes[1]);
+    memset(h.y, 0, bytes[2]);
+    memset(h.g, 0, bytes[3]);
+    CHECK_MSG(run(c, &h, NULL, &err) == SYMC_OK, "%s: %s", where, err.msg);
+    int wrong = compare(&h, want);
+    CHECK_MSG(wrong == 0, "%s: %d wrong in host_alloc buffers", where, wrong);
+    *pinned = 0;
+    /* cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE (2), ptr): CU_MEMORYTYPE_HOST (1) */
+    void *cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    int (*attr)(void *, int, unsigned long long) = NULL;
+    if (cu) *(void **)&attr = dlsym(cu, "cuPointerGetAttribute");
+    unsigned type = 0;
+    if (attr && attr(&type, 2, (unsigned long long)(uintptr_t)h.x) == 0 && type == 1) *pinned = 1;
+    if (cu) dlclose(cu);
+out:
+    for (int k = 0; k < 5; k++) symrt_context_host_free(c, p[k]);
+    symrt_context_host_free(c, NULL);
+}
+
 typedef struct worker {
     symrt_context *c;
     int device, index;
@@ -174,6 +210,16 @@ static void reference_side(void) {
     CHECK_MSG(run(c, &a, NULL, &err) == SYMC_OK, "%s", err.msg);
     expect(&a, &want);
     CHECK(compare(&a, &want) == 0);
+    int pinned = -1;
+    host_alloc_run(c, &a, &want, &pinned, "reference backend");
+    CHECK(pinned == 0);
+    void *p = (void *)&p;
+    CHECK(symrt_context_host_alloc(c, 8, NULL, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "NULL ptr");
+    CHECK(symrt_context_host_alloc(NULL, 8, &p, &err) == SYMC_ERR_INVALID_ARG && !p);
+    CHECK_CONTAINS(err.msg, "NULL context");
+    CHECK(symrt_context_host_alloc(c, SIZE_MAX - 8, &p, &err) == SYMC_ERR_NOMEM && !p);
+    CHECK_CONTAINS(err.msg, "out of host memory");
     io_free(&a);
     io_free(&want);
     symrt_context_destroy(c);
@@ -264,6 +310,12 @@ int main(void) {
         CHECK(symrt_context_set_host_io(c, 1, &err) == SYMC_OK);
         CHECK_MSG(run(c, &cases[4], NULL, &err) == SYMC_OK, "%s", err.msg);
         CHECK(compare(&cases[4], &want[4]) == 0);
+        /* inputs and outputs in the context's page-locked host memory */
+        int pinned = -1;
+        char where[32];
+        snprintf(where, sizeof where, "GPU %d", d);
+        host_alloc_run(c, &cases[6], &want[6], &pinned, where);
+        CHECK_MSG(pinned == 1, "GPU %d: symrt_context_host_alloc's memory is not page-locked", d);
         symrt_context_destroy(c);
     }
 
