@@ -2,8 +2,10 @@
 """Serving symc engines with Triton Inference Server on the GPU (issue 33, item 5): throughput and
 p50/p99 latency at concurrency 1..64, every response checked against eager PyTorch fp32.
 
-Per model (ResNet-50 over x [B,3,224,224]; BERT-base over input_ids and a padding mask [B,128];
-random weights, seeded, nothing downloaded; tests/gpu/real_models.py's builders and ONNX export):
+Per model (ResNet-50 over x [B,3,224,224]; BERT-base over input_ids and a padding mask [B,--seq],
+its last hidden state out; bert_cls, BERT-base with its classification head: 2 logits out, the form
+a text classifier is served in; random weights, seeded, nothing downloaded; tests/gpu/real_models.py's
+builders and ONNX export):
   1. the fp32 module is exported to ONNX with a dynamic batch B in [1, --max-batch] and compiled by
      `symc compile --fp16` (the precision pass, as trtexec users build);
   2. a pool of --pool requests of batch 1 (BERT: masks of random lengths, zeros after) and their
@@ -15,8 +17,11 @@ random weights, seeded, nothing downloaded; tests/gpu/real_models.py's builders 
      the symc backend (KIND_GPU instances: the CUDA backend, host I/O);
   5. load: for each concurrency C, C closed-loop clients (threads over several processes, HTTP/1.1
      keep-alive, binary tensors) send pool requests for --seconds after a warm-up; every response
-     is compared with its oracle, ||y - ref|| / ||ref|| <= --tol (a wrong or failed response is
-     counted and fails the run); throughput (requests/s), p50 and p99 latency per mode;
+     is compared with its oracle, ||y - ref|| / ||ref|| <= that request's bound (a wrong or failed
+     response is counted and fails the run): --tol, or twice eager fp16's own error on the request
+     where that is larger (the real-model sweep's rule; a classifier's logits can be small against
+     the hidden states they come from, and then half precision itself is 3% off); throughput
+     (requests/s), p50 and p99 latency per mode;
   6. the in-process peer: the same engine through symc's Python runtime (symc.runtime.Context on the
      CUDA backend, torch tensors) at batch C in one call: the throughput ceiling of batching with no
      server, and at batch 1 in a loop: serving without batching; checked against the oracle too;
@@ -36,6 +41,11 @@ length).
 --dry: the same paths without a GPU, to check them here: a 2-layer BERT (hidden 128) built fp32 with
 --no-gpu, KIND_CPU instances (the reference backend), the oracle on the CPU, and the wheel's
 tritonserver when --server is not given; its figures mean nothing.
+--shm: the clients put no input bytes on the wire: the pool's inputs lie in a POSIX shared memory
+object registered with the server (Triton's system shared memory extension), each request names its
+offset, as a client on the server's host feeds it at high rates (HTTP carries the JSON header and
+the output). ResNet-50's 602 KB images over HTTP bound the server at ~6 GB/s of request bodies
+before its GPUs (session 25: two GPUs 55% busy); with --shm the GPUs are what is measured.
 Every point also records Triton's own time per request inside the server, by part (queue, input,
 run, output; the model statistics), to tell the server from the clients, and what was busy over
 the point: each GPU's utilization (nvidia-smi), the cores the server and the clients kept busy.
@@ -46,11 +56,12 @@ Output: OUT/serve.md (a table per model) and OUT/serve.json, rewritten after eac
 usage (device, repo root, build/bin and build/lib carried, the server packed by scripts/triton_pack.sh):
   python3 bench/triton_serve.py --server build/triton_server.tar.xz --out $OUT [--models resnet50,bert]
       [--protocol http|grpc]   (grpc: tritonclient, from the pack's client/ folder on a machine without pip)
-      [--conc 1,4,16,64] [--seconds 5] [--instances 2] [--gpus 1] [--max-batch 64] [--python-peer]
+      [--conc 1,4,16,64] [--seconds 5] [--instances 2] [--gpus 1] [--max-batch 64] [--python-peer] [--shm]
   python3 bench/triton_serve.py --server build/triton_server.tar.xz --out $OUT --ragged [--seq 128]
   python3 bench/triton_serve.py --dry --ragged --out /tmp/serve_dry --conc 1,4 --seconds 2   # no GPU
 """
 import argparse
+import copy
 import http.client
 import json
 import os
@@ -88,6 +99,50 @@ def request_body(names, arrays, out_name):
     hj = json.dumps(head).encode()
     body = hj + b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)
     return {"Inference-Header-Content-Length": str(len(hj)), "Content-Type": "application/octet-stream"}, body
+
+
+def shm_layout(arrays):
+    """--shm: where each request's inputs lie in the shared region ([[offset per input] per request], 256-byte
+    aligned) and its size; the server's side and the clients' compute it from the same pool"""
+    offs, at = [], 0
+    for xs in arrays:
+        row = []
+        for x in xs:
+            row.append(at)
+            at += (x.nbytes + 255) // 256 * 256
+        offs.append(row)
+    return offs, max(at, 256)
+
+
+def request_body_shm(names, arrays, out_name, region, offs):
+    """--shm: a KServe v2 request whose inputs are in Triton's registered system shared memory region (the
+    body is only its JSON header): (headers, body)"""
+    head = {"inputs": [{"name": n, "shape": list(a.shape), "datatype": NP_TO_TRITON[a.dtype],
+                        "parameters": {"shared_memory_region": region, "shared_memory_byte_size": a.nbytes,
+                                       "shared_memory_offset": o}} for n, a, o in zip(names, arrays, offs)],
+            "outputs": [{"name": out_name, "parameters": {"binary_data": True}}]}
+    return {"Content-Type": "application/json"}, json.dumps(head).encode()
+
+
+def shm_create(name, arrays):
+    """--shm: the pool's inputs in a POSIX shared memory object (/dev/shm), laid out by shm_layout"""
+    from multiprocessing import shared_memory
+    offs, total = shm_layout(arrays)
+    shm = shared_memory.SharedMemory(name=name, create=True, size=total)
+    for xs, row in zip(arrays, offs):
+        for x, o in zip(xs, row):
+            shm.buf[o:o + x.nbytes] = np.ascontiguousarray(x).tobytes()
+    return shm, total
+
+
+def shm_register(port, region, key, size):
+    """registers the region with the server (its system shared memory extension, over HTTP)"""
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/v2/systemsharedmemory/region/{region}/register",
+                                 data=json.dumps({"key": key, "offset": 0, "byte_size": size}).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=10) as r:
+        if r.status != 200:
+            raise RuntimeError(f"registering shared memory {key}: HTTP {r.status}")
 
 
 def parse_response(resp_headers, data):
@@ -133,8 +188,14 @@ def client_main(argv):
     n_pool = int(pool["n"])
     arrays = [[pool[f"in{k}_{i}"] for k in range(len(names))] for i in range(n_pool)]
     out_name = str(pool["out"])
-    reqs = [request_body(names, xs, out_name) for xs in arrays]
+    region = os.environ.get("SYMC_SERVE_SHM")  # --shm: the inputs are in this registered region
+    if region:
+        offs, _ = shm_layout(arrays)
+        reqs = [request_body_shm(names, xs, out_name, region, o) for xs, o in zip(arrays, offs)]
+    else:
+        reqs = [request_body(names, xs, out_name) for xs in arrays]
     refs = [pool[f"ref_{i}"] for i in range(n_pool)]
+    tols = [max(tol, float(pool[f"tol_{i}"])) if f"tol_{i}" in pool else tol for i in range(n_pool)]
     lat, errs, fails, worst = [], [], [0], [0.0]
     lock = threading.Lock()
     start = time.monotonic() + warm
@@ -203,9 +264,9 @@ def client_main(argv):
                 e = rel_err(y, refs[k])
                 if t >= start:
                     w = max(w, e)
-                    if not e <= tol:
+                    if not e <= tols[k]:
                         bad += 1
-                        msgs.append(f"request {k}: error {e:.3g} > {tol}")
+                        msgs.append(f"request {k}: error {e:.3g} > {tols[k]:.3g}")
                     mine.append(t1 - t)
             except Exception as ex:  # noqa: BLE001 - every failure is counted and reported
                 if t >= start:
@@ -405,6 +466,8 @@ def load(a, port, model, pool_path, conc, server_pid=None):
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         if a.client_path:
             env["SYMC_SERVE_CLIENT_PATH"] = a.client_path
+        if getattr(a, "shm_region", None):
+            env["SYMC_SERVE_SHM"] = a.shm_region
         ps.append(subprocess.Popen([sys.executable, os.path.abspath(__file__), "--client", a.protocol, str(port), model,
                                     pool_path, str(t), str(a.warmup), str(a.seconds), str(a.tol), o], env=env))
     for p in ps:
@@ -483,6 +546,10 @@ def build(a, name, torch, rm):
     pool = {"names": np.array(names), "n": a.pool, "out": "y"}
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+    # each request's bound: --tol, or twice eager fp16's own error on that request where it is larger
+    # (the real-model sweep's rule): a classifier's logits can be small against the hidden states they
+    # come from (BERT's 2 logits of norm 0.01 where most are 0.3), and then eager fp16 itself is 3% off
+    half = None if a.dry else copy.deepcopy(module).half()
     with torch.no_grad():
         for i in range(a.pool):
             if a.ragged:
@@ -490,8 +557,16 @@ def build(a, name, torch, rm):
             xs = rm.make_inputs(m, point, "pad" if i % 3 else "ones", rng)
             for k, x in enumerate(xs):
                 pool[f"in{k}_{i}"] = x
-            ref = module(*[torch.from_numpy(x).to(dev) for x in xs]).float().cpu().numpy()
+            ts = [torch.from_numpy(x).to(dev) for x in xs]
+            ref = module(*ts).float().cpu().numpy()
             pool[f"ref_{i}"] = ref
+            tol = a.tol
+            if half is not None:
+                eh = half(*[t.half() if t.is_floating_point() else t for t in ts]).float().cpu().numpy()
+                if np.isfinite(eh).all():
+                    tol = max(tol, 2 * rel_err(eh, ref))
+            pool[f"tol_{i}"] = np.float64(tol)
+    del half
     pool_path = os.path.join(d, "pool.npz")
     np.savez(pool_path, **pool)
     return m, module, engine, pool_path, pool
@@ -619,7 +694,10 @@ def in_process(a, torch, engine, pool, conc_list, names):
         for _ in range(5):
             y = ctx.run(xs)[0]
         torch.cuda.synchronize()
-        worst = max(rel_err(y[j:j + 1].float().cpu().numpy(), pool[f"ref_{i}"]) for j, i in enumerate(idx))
+        errs = [(rel_err(y[j:j + 1].float().cpu().numpy(), pool[f"ref_{i}"]), float(pool[f"tol_{i}"]))
+                for j, i in enumerate(idx)]
+        worst = max(e for e, _ in errs)
+        bad = sum(not e <= t for e, t in errs)
         ts = []
         end = time.monotonic() + a.seconds
         while time.monotonic() < end:
@@ -630,7 +708,7 @@ def in_process(a, torch, engine, pool, conc_list, names):
         ts.sort()
         res[c] = {"rps": c * len(ts) / sum(ts), "p50_ms": 1e3 * ts[len(ts) // 2],
                   "p99_ms": 1e3 * ts[min(len(ts) - 1, int(0.99 * len(ts)))], "n": len(ts) * c,
-                  "fails": int(not worst <= a.tol), "worst": worst, "errors": []}
+                  "fails": bad, "worst": worst, "errors": []}
         log(f"  in-process batch {c}: {res[c]['rps']:.0f}/s, p50 {res[c]['p50_ms']:.2f} ms, worst {worst:.2e}")
     return res
 
@@ -689,6 +767,9 @@ def main():
                     help="no GPU: a small BERT, fp32 --no-gpu engines, KIND_CPU instances (checks the paths; its "
                          "figures mean nothing)")
     ap.add_argument("--python-peer", action="store_true")
+    ap.add_argument("--shm", action="store_true",
+                    help="the clients' inputs by Triton's system shared memory (HTTP carries only the JSON "
+                         "header and the output), as a client on the server's host feeds it at high rates")
     ap.add_argument("--graphs", nargs="?", const="on", default="on", choices=("on", "off"),
                     help="CUDA graphs in the symc instances (config parameter symc_cuda_graphs; the backend's "
                          "default, on)")
@@ -705,6 +786,8 @@ def main():
         ap.error(f"{'--ragged' if a.ragged else '--dry'} serves BERT only (--models bert)")
     if a.ragged and a.seq <= RAGGED_MIN:
         ap.error(f"--ragged needs --seq above {RAGGED_MIN}")
+    if a.shm and a.protocol != "http":
+        ap.error("--shm goes with --protocol http")
     if not a.server and not a.dry:
         ap.error("--server is required (scripts/triton_pack.sh packs it), but with --dry")
     for k in ("symc", "backend_dir", "lib"):
@@ -770,7 +853,7 @@ def main():
             torch.save(module.state_dict(), mp)
             python_entry(a, repo, f"{name}_torch", mp, m, name, pool["ref_0"].ndim)
         if served or a.python_peer:
-            server = None
+            server, shm = None, None
             try:
                 models = [s for _, s in served] + ([f"{name}_torch"] if a.python_peer else [])
                 try:
@@ -789,6 +872,13 @@ def main():
                 if f"{name}_torch" in models:
                     served.append(("triton python eager fp16", f"{name}_torch"))
                 log(f"{name}: tritonserver ready on {server.http} ({', '.join(models)})")
+                if a.shm:
+                    shm, size = shm_create(f"symc_serve_{os.getpid()}_{name}",
+                                           [[pool[f"in{k}_{i}"] for k in range(len(names))] for i in range(a.pool)])
+                    a.shm_region = f"pool_{name}"
+                    shm_register(server.http, a.shm_region, "/" + shm.name, size)
+                    r["notes"].append(f"inputs by system shared memory: a {size / 2**20:.1f} MiB region holds the "
+                                      "pool's inputs, each request names its offset (no input bytes over HTTP)")
                 for mode, mname in served:
                     r["modes"][mode] = {}
                     for c in conc:
@@ -824,6 +914,10 @@ def main():
                     rc = server.stop()
                     r["notes"].append(f"tritonserver exit status after SIGTERM: {rc}")
                     failed += rc != 0
+                if shm is not None:
+                    shm.close()
+                    shm.unlink()
+                    shm, a.shm_region = None, None
         if "inproc" in modes:
             r["modes"]["symc in-process, batch C in one call"] = in_process(a, torch, engine, pool, conc, names)
             failed += sum(v["fails"] > 0 for v in r["modes"]["symc in-process, batch C in one call"].values())
