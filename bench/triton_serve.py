@@ -17,11 +17,10 @@ builders and ONNX export):
      the symc backend (KIND_GPU instances: the CUDA backend, host I/O);
   5. load: for each concurrency C, C closed-loop clients (threads over several processes, HTTP/1.1
      keep-alive, binary tensors) send pool requests for --seconds after a warm-up; every response
-     is compared with its oracle, ||y - ref|| / ||ref|| <= that request's bound (a wrong or failed
-     response is counted and fails the run): --tol, or twice eager fp16's own error on the request
-     where that is larger (the real-model sweep's rule; a classifier's logits can be small against
-     the hidden states they come from, and then half precision itself is 3% off); throughput
-     (requests/s), p50 and p99 latency per mode;
+     is compared with its oracle, ||y - ref|| / max(||ref||, the pool's median ||ref||) <= --tol (a
+     wrong or failed response is counted and fails the run; the median: an error small against the
+     model's typical output is rounding, where one request's output is tiny, as a classifier's
+     logits can be); throughput (requests/s), p50 and p99 latency per mode;
   6. the in-process peer: the same engine through symc's Python runtime (symc.runtime.Context on the
      CUDA backend, torch tensors) at batch C in one call: the throughput ceiling of batching with no
      server, and at batch 1 in a loop: serving without batching; checked against the oracle too;
@@ -61,7 +60,6 @@ usage (device, repo root, build/bin and build/lib carried, the server packed by 
   python3 bench/triton_serve.py --dry --ragged --out /tmp/serve_dry --conc 1,4 --seconds 2   # no GPU
 """
 import argparse
-import copy
 import http.client
 import json
 import os
@@ -156,14 +154,15 @@ def parse_response(resp_headers, data):
     return np.frombuffer(data, dtype=dt, offset=hl).reshape(o["shape"])
 
 
-def rel_err(y, ref):
-    """||y - ref|| / ||ref|| in float64, without BLAS: np.linalg.norm goes through OpenBLAS, whose
-    threads (one per core in every client process) made one check of a 393 KB response take 10-90 ms
-    on a busy machine, which the clients then waited for (session 23: the 'HTTP gap')"""
+def rel_err(y, ref, scale=0.0):
+    """||y - ref|| / max(||ref||, scale) in float64 (scale: the pool's median output norm), without BLAS:
+    np.linalg.norm goes through OpenBLAS, whose threads (one per core in every client process) made one
+    check of a 393 KB response take 10-90 ms on a busy machine, which the clients then waited for
+    (session 23: the 'HTTP gap')"""
     y, ref = y.astype(np.float64).ravel(), ref.astype(np.float64).ravel()
     if y.shape != ref.shape:
         return float("inf")
-    return float(np.sqrt(np.square(y - ref).sum()) / max(np.sqrt(np.square(ref).sum()), 1e-30))
+    return float(np.sqrt(np.square(y - ref).sum()) / max(np.sqrt(np.square(ref).sum()), scale, 1e-30))
 
 
 def grpc_client(port):
@@ -195,7 +194,7 @@ def client_main(argv):
     else:
         reqs = [request_body(names, xs, out_name) for xs in arrays]
     refs = [pool[f"ref_{i}"] for i in range(n_pool)]
-    tols = [max(tol, float(pool[f"tol_{i}"])) if f"tol_{i}" in pool else tol for i in range(n_pool)]
+    scale = float(pool["scale"]) if "scale" in pool else 0.0
     lat, errs, fails, worst = [], [], [0], [0.0]
     lock = threading.Lock()
     start = time.monotonic() + warm
@@ -261,12 +260,12 @@ def client_main(argv):
             try:
                 y = send(k)
                 t1 = time.monotonic()  # the response is in; checking it is the client's time, not the server's
-                e = rel_err(y, refs[k])
+                e = rel_err(y, refs[k], scale)
                 if t >= start:
                     w = max(w, e)
-                    if not e <= tols[k]:
+                    if not e <= tol:
                         bad += 1
-                        msgs.append(f"request {k}: error {e:.3g} > {tols[k]:.3g}")
+                        msgs.append(f"request {k}: error {e:.3g} > {tol}")
                     mine.append(t1 - t)
             except Exception as ex:  # noqa: BLE001 - every failure is counted and reported
                 if t >= start:
@@ -546,10 +545,12 @@ def build(a, name, torch, rm):
     pool = {"names": np.array(names), "n": a.pool, "out": "y"}
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
-    # each request's bound: --tol, or twice eager fp16's own error on that request where it is larger
-    # (the real-model sweep's rule): a classifier's logits can be small against the hidden states they
-    # come from (BERT's 2 logits of norm 0.01 where most are 0.3), and then eager fp16 itself is 3% off
-    half = None if a.dry else copy.deepcopy(module).half()
+    # each response's error is taken against the larger of its reference's norm and the pool's median norm
+    # (pool["scale"]): an error small against the model's typical output is rounding, whatever one request's
+    # output is. A classifier's logits can be tiny for one input (BERT's 2 logits of norm 0.013 where the
+    # median is 0.3): there half precision itself is 1-3% off relative to that request (eager fp16 on the
+    # GPU 0.7%, on the CPU 3.0%, symc's reference backend 2.1%), 1e-3 of the typical output; a mixed-up or
+    # wrong response is off by the output's whole size either way
     with torch.no_grad():
         for i in range(a.pool):
             if a.ragged:
@@ -557,16 +558,10 @@ def build(a, name, torch, rm):
             xs = rm.make_inputs(m, point, "pad" if i % 3 else "ones", rng)
             for k, x in enumerate(xs):
                 pool[f"in{k}_{i}"] = x
-            ts = [torch.from_numpy(x).to(dev) for x in xs]
-            ref = module(*ts).float().cpu().numpy()
+            ref = module(*[torch.from_numpy(x).to(dev) for x in xs]).float().cpu().numpy()
             pool[f"ref_{i}"] = ref
-            tol = a.tol
-            if half is not None:
-                eh = half(*[t.half() if t.is_floating_point() else t for t in ts]).float().cpu().numpy()
-                if np.isfinite(eh).all():
-                    tol = max(tol, 2 * rel_err(eh, ref))
-            pool[f"tol_{i}"] = np.float64(tol)
-    del half
+    pool["scale"] = np.float64(np.median([np.sqrt(np.square(pool[f"ref_{i}"].astype(np.float64)).sum())
+                                          for i in range(a.pool)]))
     pool_path = os.path.join(d, "pool.npz")
     np.savez(pool_path, **pool)
     return m, module, engine, pool_path, pool
@@ -694,10 +689,10 @@ def in_process(a, torch, engine, pool, conc_list, names):
         for _ in range(5):
             y = ctx.run(xs)[0]
         torch.cuda.synchronize()
-        errs = [(rel_err(y[j:j + 1].float().cpu().numpy(), pool[f"ref_{i}"]), float(pool[f"tol_{i}"]))
+        errs = [rel_err(y[j:j + 1].float().cpu().numpy(), pool[f"ref_{i}"], float(pool["scale"]))
                 for j, i in enumerate(idx)]
-        worst = max(e for e, _ in errs)
-        bad = sum(not e <= t for e, t in errs)
+        worst = max(errs)
+        bad = sum(not e <= a.tol for e in errs)
         ts = []
         end = time.monotonic() + a.seconds
         while time.monotonic() < end:
