@@ -22,6 +22,10 @@ from the build's backend folder. Then:
      equal symc.Session on that request alone bitwise: padded keys add exact zeros to the softmax (x = 0
      there gives k = v = 0 and the mask's bias -1e4, whose exp is 0 in fp32) and the reference backend
      sums in position order, so padding changes no bit of the real positions;
+  1d. inputs by system shared memory: 6 requests whose inputs lie in one registered POSIX shared memory
+     region (one at offsets that misalign its FP32 and INT64 data), each sent over HTTP and gRPC naming
+     its offsets, every output equal to symc.Session bitwise (how bench/triton_serve.py --shm feeds the
+     server at high rates);
   2. refusals each give an error response naming what is wrong, and the server stays up (the next
      request succeeds): a batch over the max, a size out of its declared range (symc's range text),
      a wrong dtype, an unknown input, a missing input, x and attention_mask disagreeing in S or in
@@ -556,6 +560,54 @@ try:
         f"{[[r['x'].shape[1] for r in rnd] for rnd in preqs]} in {n_exec} model runs; runs by rows {sizes}")
     check("1c. bert_pad runs requests of different lengths padded together", n_exec < n_req,
           f"{n_req} requests, {n_exec} runs")
+
+    # ------------------------------------------------------------ 1d. inputs by system shared memory
+    # one POSIX shared memory region registered with the server holds 6 requests' inputs (cnn and bert, each
+    # input at a 256-byte offset, but one set at offsets that misalign its FP32 and INT64 data: the backend
+    # must realign, not misread); each request is sent over HTTP and over gRPC naming its offsets, no input
+    # bytes on the wire, and each output must equal symc.Session bitwise; the region is unregistered after
+    from multiprocessing import shared_memory
+    sreqs = [random_request(rng, m) for m in ("cnn", "bert", "cnn", "bert", "bert", "cnn")]
+    offs, at = [], 0
+    for i, arrays in enumerate(sreqs):
+        row = {}
+        for name, a in arrays.items():
+            at = (at + 255) // 256 * 256 + (4 if i == 4 else 0)  # request 4: FP32 at 4 mod 8, INT64 at 4 mod 8
+            row[name] = at
+            at += a.nbytes
+        offs.append(row)
+    shm = shared_memory.SharedMemory(create=True, size=at + 256)
+    try:
+        for arrays, row in zip(sreqs, offs):
+            for name, a in arrays.items():
+                shm.buf[row[name]:row[name] + a.nbytes] = np.ascontiguousarray(a).tobytes()
+        hc.register_system_shared_memory("pool", "/" + shm.name, at + 256)
+        n_same = 0
+        for i, (arrays, row) in enumerate(zip(sreqs, offs)):
+            model = "cnn" if "attention_mask" not in arrays else "bert"
+            for client, mod, proto in ((hc, httpclient, "HTTP"), (gc, grpcclient, "gRPC")):
+                ins = []
+                for name, a in arrays.items():
+                    t = mod.InferInput(name, list(a.shape), "FP32" if a.dtype == np.float32 else "INT64")
+                    t.set_shared_memory("pool", a.nbytes, offset=row[name])
+                    ins.append(t)
+                try:
+                    r = (client.infer(model, ins, timeout=int(TIMEOUT * 1e6)) if mod is httpclient
+                         else client.infer(model, ins, client_timeout=TIMEOUT))
+                    got = r.as_numpy(OUT.get(model, "y"))
+                except Exception as e:  # noqa: BLE001
+                    got = f"{type(e).__name__}: {e}"
+                want = expect(model, arrays)
+                ok = isinstance(got, np.ndarray) and got.shape == want.shape and np.array_equal(got, want)
+                n_same += ok
+                check(f"1d. {model} {shapes(arrays)} by shared memory at offsets {list(row.values())} over {proto} "
+                      "equals symc.Session bitwise", ok, got if not isinstance(got, np.ndarray) else
+                      f"shape {got.shape} vs {want.shape}")
+        hc.unregister_system_shared_memory("pool")
+        log(f"1d. {n_same}/{2 * len(sreqs)} requests with inputs in system shared memory bitwise equal")
+    finally:
+        shm.close()
+        shm.unlink()
 
     # ------------------------------------------------------------ 2. refusals; the server stays up
     good = {"cnn": {"x": np.ones((2, 3, 20, 24), np.float32)},
