@@ -20,6 +20,8 @@
 
 #define TC_KIND "tuning"
 #define TC_PREFIX_MAX 1024
+#define TC_RESULT "symc tuning 1"
+#define TC_POINTS "symc tuning points 1"
 
 struct cg_tune_cache {
     char prefix[TC_PREFIX_MAX]; /* device and versions: the start of every key */
@@ -47,10 +49,13 @@ cg_tune_cache *cg_tune_cache_open(const char *device, const char *cublas_version
 
 void cg_tune_cache_close(cg_tune_cache *c) { free(c); }
 
-static void key_of(const cg_tune_cache *c, const uint8_t *sig, size_t len, uint8_t key[CG_HASH_BYTES]) {
+/* tag: what the entry holds ("symc tuning 1": a problem's result; "symc tuning points 1": a job's
+ * point count), so the two never share a key */
+static void key_of(const cg_tune_cache *c, const char *tag, const uint8_t *sig, size_t len,
+                   uint8_t key[CG_HASH_BYTES]) {
     cg_hash h;
     cg_hash_init(&h);
-    cg_hash_str(&h, "symc tuning 1");
+    cg_hash_str(&h, tag);
     cg_hash_str(&h, c->prefix);
     uint64_t n = len;
     cg_hash_update(&h, &n, sizeof n);
@@ -62,7 +67,7 @@ int cg_tune_cache_get(cg_tune_cache *c, const uint8_t *sig, size_t len, uint8_t 
     if (!c) return 0;
     uint8_t key[CG_HASH_BYTES], *bytes = NULL;
     size_t size = 0;
-    key_of(c, sig, len, key);
+    key_of(c, TC_RESULT, sig, len, key);
     if (!cg_cache_get(TC_KIND, key, &bytes, &size)) return 0;
     uint32_t n = 0;
     int hit = size >= 8 && (memcpy(&n, bytes, 4), n <= RT_ALGO_MAX && size == 4 + (size_t)n + 4);
@@ -79,10 +84,30 @@ void cg_tune_cache_put(cg_tune_cache *c, const uint8_t *sig, size_t len, const u
                        float ms) {
     if (!c || algo_size > RT_ALGO_MAX) return;
     uint8_t key[CG_HASH_BYTES], buf[4 + RT_ALGO_MAX + 4];
-    key_of(c, sig, len, key);
+    key_of(c, TC_RESULT, sig, len, key);
     memcpy(buf, &algo_size, 4);
     memcpy(buf + 4, algo, algo_size);
     memcpy(buf + 4 + algo_size, &ms, 4);
     char why[256];
     (void)cg_cache_put(TC_KIND, key, buf, 4 + (size_t)algo_size + 4, why, sizeof why);
+}
+
+int cg_tune_cache_get_points(cg_tune_cache *c, const uint8_t *job, size_t len, uint32_t *points) {
+    if (!c) return 0;
+    uint8_t key[CG_HASH_BYTES], *bytes = NULL;
+    size_t size = 0;
+    key_of(c, TC_POINTS, job, len, key);
+    if (!cg_cache_get(TC_KIND, key, &bytes, &size)) return 0;
+    int hit = size == 4;
+    if (hit) memcpy(points, bytes, 4);
+    free(bytes);
+    return hit;
+}
+
+void cg_tune_cache_put_points(cg_tune_cache *c, const uint8_t *job, size_t len, uint32_t points) {
+    if (!c) return;
+    uint8_t key[CG_HASH_BYTES];
+    key_of(c, TC_POINTS, job, len, key);
+    char why[256];
+    (void)cg_cache_put(TC_KIND, key, &points, 4, why, sizeof why);
 }

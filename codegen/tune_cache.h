@@ -34,4 +34,14 @@ int cg_tune_cache_get(cg_tune_cache *c, const uint8_t *sig, size_t len, uint8_t 
 void cg_tune_cache_put(cg_tune_cache *c, const uint8_t *sig, size_t len, const uint8_t *algo, uint32_t algo_size,
                        float ms);
 
+/* How many of its points the first build of a tuning job tuned at before its
+ * budget stopped it (or all of them). job: bytes that identify the job (the
+ * points and every library problem at opt, codegen/tuner.c). A later build
+ * of the same job on the same GPU and libraries tunes at exactly as many, so
+ * it makes the same engine from the cached results, in a fraction of the
+ * time, instead of timing the points the first build left out. 1 with
+ * *points; 0 on a miss. */
+int cg_tune_cache_get_points(cg_tune_cache *c, const uint8_t *job, size_t len, uint32_t *points);
+void cg_tune_cache_put_points(cg_tune_cache *c, const uint8_t *job, size_t len, uint32_t points);
+
 #endif

@@ -36,7 +36,10 @@
  * (rt_cuda_tune_order), so the points are the step's buckets. A point other than
  * opt that runs out of device memory is skipped with a progress line; no new
  * point starts once TUNE_BUDGET_S has passed, so a build stays inside
- * docs/BENCHMARKS-SUITE.md's 10 s. Progress: one line per point, then a summary. The
+ * docs/BENCHMARKS-SUITE.md's 10 s; the timing cache keeps how many points
+ * that first build of the job reached, and a later build of the same job
+ * tunes at exactly as many (from the cache: the same engine, in a fraction
+ * of the time) rather than timing the points the budget left out. Progress: one line per point, then a summary. The
  * entries go into a copy of the steps, installed in the engine with the
  * library versions once the session is gone (the session runs the engine as
  * it was built, so every point's full run uses the heuristic). */
@@ -352,22 +355,64 @@ static symc_status alloc_tuner(tuner *t, cm_arena *a, int64_t **points, symc_err
     return SYMC_OK;
 }
 
+/* The bytes that identify this tuning job for the timing cache's point
+ * count (cg_tune_cache_get_points): the points, then every library step's
+ * problem signature at the first point (opt), in step order; NULL when out
+ * of memory (then no count is read or kept). The caller frees it. */
+static uint8_t *job_bytes(const tuner *t, const int64_t *points, uint32_t np, size_t *len) {
+    const rt_engine *e = t->e;
+    size_t n = 8 + (size_t)np * e->n_symbols * sizeof *points;
+    for (uint32_t i = 0; i < e->n_steps; i++) n += 8 + (t->todo[i] ? t->problems[t->problem[i]].len : 0);
+    uint8_t *b = malloc(n), *at = b;
+    if (!b) return NULL;
+    uint32_t head[2] = {np, e->n_symbols};
+    memcpy(at, head, 8), at += 8;
+    memcpy(at, points, (size_t)np * e->n_symbols * sizeof *points), at += (size_t)np * e->n_symbols * sizeof *points;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        const tune_problem *p = t->todo[i] ? &t->problems[t->problem[i]] : NULL;
+        uint32_t step[2] = {i, p ? (uint32_t)p->len : 0};
+        memcpy(at, step, 8), at += 8;
+        if (p) memcpy(at, p->sig, p->len), at += p->len;
+    }
+    *len = n;
+    return b;
+}
+
 /* Every point in turn, within the budget; then the entries into t->steps
- * and the summary line. */
+ * and the summary line. The number of points is the first build's: a
+ * build whose job the timing cache knows (the same points and problems on
+ * the same GPU and libraries) tunes at as many points as that build did,
+ * so it makes the same engine from the cache, quickly; only the first
+ * build of a job is cut by the time budget, and its count is kept. To tune
+ * at more points, build with a fresh cache (SYMC_CACHE_DIR). */
 static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *kinds, uint32_t np, double start,
                               symc_error *err) {
     const rt_engine *e = t->e;
-    uint32_t done_points = 0;
+    uint32_t done_points = 0, recorded = 0;
+    uint8_t *job = NULL;
+    size_t job_len = 0;
+    int known = 0, cut = 0;
     for (uint32_t k = 0; k < np; k++) {
         const int64_t *values = points + (size_t)k * e->n_symbols;
         const char *kind = cg_tune_point_name((cg_tune_point_kind)kinds[k]);
         char label[160];
         point_label(e, values, label, sizeof label);
-        if (k > 0 && symc_now_s() - start > TUNE_BUDGET_S) {
+        if (k == 1 && t->cache && (job = job_bytes(t, points, np, &job_len)))
+            known = cg_tune_cache_get_points(t->cache, job, job_len, &recorded);
+        if (k > 0 && known && k >= recorded) {
+            cg_progress(t->opt,
+                        "tuning: stopping after %u of %u points, as this model's first build on this GPU did (the "
+                        "timing cache holds its results: the same engine)",
+                        k, np);
+            break;
+        }
+        if (k > 0 && !known && symc_now_s() - start > TUNE_BUDGET_S) {
             cg_progress(t->opt,
                         "tuning: stopping after %u of %u points (%.1f s spent, budget %.0f s); the heuristic serves "
                         "sizes far from them",
                         k, np, symc_now_s() - start, TUNE_BUDGET_S);
+            cut = 1;
+            if (job) cg_tune_cache_put_points(t->cache, job, job_len, k);
             break;
         }
         symc_status st = tune_point(t, values, label, kind, k, np, err);
@@ -382,10 +427,13 @@ static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *ki
         }
         if (st) {
             symc_error_prefix(err, "tuning at %s (%s)", label, kind);
+            free(job);
             return st;
         }
         done_points++;
     }
+    if (job && !known && !cut) cg_tune_cache_put_points(t->cache, job, job_len, np);
+    free(job);
     uint32_t total = 0, n_lib = 0;
     for (uint32_t i = 0; i < e->n_steps; i++) {
         if (!library_step(&e->steps[i])) continue;

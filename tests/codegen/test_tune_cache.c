@@ -108,6 +108,25 @@ int main(int argc, char **argv) {
     cg_tune_cache_put(c, sig, sizeof sig, algo, RT_GEMM_ALGO_SIZE, 0.125f);
     CHECK(cg_tune_cache_get(c, sig, sizeof sig, got, &size, &ms));
     CHECK(only_file(dir, path, sizeof path) == 1); /* no temporary left behind */
+    /* a job's point count: its own keys (the same bytes as a problem's signature are another entry),
+     * kept across a reopen, per device, replaced by a later put */
+    uint32_t pts = 0;
+    CHECK(!cg_tune_cache_get_points(c, sig, sizeof sig, &pts));
+    cg_tune_cache_put_points(c, sig, sizeof sig, 10);
+    CHECK(cg_tune_cache_get_points(c, sig, sizeof sig, &pts) && pts == 10);
+    CHECK(cg_tune_cache_get(c, sig, sizeof sig, got, &size, &ms) && size == RT_GEMM_ALGO_SIZE); /* untouched */
+    CHECK(!cg_tune_cache_get_points(c, sig2, sizeof sig2, &pts));
+    CHECK(!cg_tune_cache_get_points(c, sig, 99, &pts));
+    cg_tune_cache_close(c);
+    c = cg_tune_cache_open("GPU X sm_90", "13.1.0", "9.14.0", NULL, 0);
+    pts = 0;
+    CHECK(c && cg_tune_cache_get_points(c, sig, sizeof sig, &pts) && pts == 10);
+    d = cg_tune_cache_open("GPU Y sm_90", "13.1.0", "9.14.0", NULL, 0);
+    CHECK(d && !cg_tune_cache_get_points(d, sig, sizeof sig, &pts));
+    cg_tune_cache_close(d);
+    cg_tune_cache_put_points(c, sig, sizeof sig, 16);
+    CHECK(cg_tune_cache_get_points(c, sig, sizeof sig, &pts) && pts == 16);
+    CHECK(only_file(dir, path, sizeof path) == 2);
     cg_tune_cache_close(c);
     /* off, and unusable: no cache; calls on NULL do nothing */
     setenv("SYMC_CACHE_DIR", "off", 1);
@@ -120,5 +139,7 @@ int main(int argc, char **argv) {
     cg_tune_cache_close(c);
     CHECK(!cg_tune_cache_get(NULL, sig, sizeof sig, got, &size, &ms));
     cg_tune_cache_put(NULL, sig, sizeof sig, algo, RT_GEMM_ALGO_SIZE, 1.0f);
+    CHECK(!cg_tune_cache_get_points(NULL, sig, sizeof sig, &pts));
+    cg_tune_cache_put_points(NULL, sig, sizeof sig, 3);
     return check_report("codegen.tune_cache");
 }
