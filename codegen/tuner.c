@@ -87,7 +87,9 @@ typedef struct tuner {
     struct tune_problem *problems;
     uint32_t n_problems, cap_problems;
     uint32_t timed, shared, cached; /* results timed here, shared within the build, read from the cache */
-    cg_tune_cache *cache;           /* the timing cache on disk (NULL: none) */
+    int64_t *done;                  /* the points tuned at, n_symbols values each, in order (the engine's) */
+    uint32_t n_done;
+    cg_tune_cache *cache; /* the timing cache on disk (NULL: none) */
 } tuner;
 
 typedef struct tune_problem {
@@ -348,8 +350,9 @@ static symc_status alloc_tuner(tuner *t, cm_arena *a, int64_t **points, symc_err
     t->todo = cm_arena_calloc(a, (size_t)e->n_steps + 1, 1);
     t->problem = cm_arena_calloc(a, (size_t)e->n_steps + 1, sizeof *t->problem);
     t->fresh = cm_arena_calloc(a, (size_t)e->n_steps + 1, 1);
+    t->done = cm_arena_calloc(a, (size_t)CG_TUNE_MAX_POINTS * e->n_symbols + 1, sizeof *t->done);
     if (!*points || !t->slots || !t->steps || !t->entries || !t->algo_store || !t->n_entries || !t->sizes || !t->todo ||
-        !t->problem || !t->fresh)
+        !t->problem || !t->fresh || !t->done)
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory tuning");
     if (e->n_steps) memcpy(t->steps, e->steps, e->n_steps * sizeof *t->steps);
     return SYMC_OK;
@@ -430,6 +433,7 @@ static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *ki
             free(job);
             return st;
         }
+        memcpy(t->done + (size_t)t->n_done++ * e->n_symbols, values, e->n_symbols * sizeof *values);
         done_points++;
     }
     if (job && !known && !cut) cg_tune_cache_put_points(t->cache, job, job_len, np);
@@ -485,6 +489,8 @@ static symc_status tune(rt_engine *e, cm_arena *a, const cg_options *opt, symc_e
     free(t.problems);
     if (st) return st;
     e->steps = t.steps;
+    e->tuned_points = t.n_done ? t.done : NULL; /* what symrt_context_warm runs */
+    e->n_tuned_points = t.n_done;
     if (lt_version) e->cublas_version = lt_version;
     if (dnn_version) e->cudnn_version = dnn_version;
     return SYMC_OK;

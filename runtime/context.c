@@ -104,8 +104,9 @@ struct symrt_context {
      * the current graph's symbol values (sym_values, or rsyms in a region) */
     rt_produced_run *runs; /* per graph */
     int64_t *values;
-    int synced;  /* symrt_context_sync_shapes saw the last run finish */
-    int host_io; /* symrt_context_set_host_io: the caller's buffers are host memory */
+    int synced;     /* symrt_context_sync_shapes saw the last run finish */
+    int host_io;    /* symrt_context_set_host_io: the caller's buffers are host memory */
+    int graphs_off; /* symrt_context_set_cuda_graphs(c, 0) was the last word (graphs are on by default) */
 };
 
 /* ---- engines ------------------------------------------------------------------ */
@@ -857,6 +858,7 @@ static symc_status context_set_host_io(symrt_context *c, int enable, symc_error 
 static symc_status context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
     if (!c) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "symrt_context_set_cuda_graphs: NULL context");
     for (uint32_t r = 0; c->be->set_graphs && r < c->n_states; r++) c->be->set_graphs(c->states[r], enable);
+    c->graphs_off = !enable;
     return SYMC_OK;
 }
 
@@ -873,6 +875,105 @@ static symc_status context_graph_stats(symrt_context *c, symrt_graph_stats *out,
         out->failed += s.failed;
     }
     return SYMC_OK;
+}
+
+/* ---- warming up (symrt_context_warm) ------------------------------------------------
+ * The engine run once at each point its build tuned library calls at
+ * (rt_engine.tuned_points, per graph; opt where a graph records none), with
+ * zero inputs in host memory through the host-I/O path (synchronous, and no
+ * device buffers of the caller's needed) and CUDA graphs off (nothing worth
+ * capturing): every library kernel the tuned choices name is loaded and run
+ * once, so a first call at a new shape later pays no module loading. A
+ * point the model's conditions refuse is skipped, and bad data the zeros
+ * make (an integer division by zero) is no error here. Afterwards the
+ * context has no input shapes and no addresses, its host-I/O and graph
+ * settings as before. A backend without host I/O computes in host memory
+ * and has nothing to load: no point runs. */
+
+/* One point of graph g (its symbol values): 1 in *ran when it ran. */
+static symc_status warm_point(symrt_context *c, const rt_engine *g, const int64_t *values, int64_t *slots, int *ran,
+                              symc_error *err) {
+    *ran = 0;
+    symc_error quiet;
+    if (sym_program_eval(g->program, g->program_size, values, g->n_symbols, slots, g->num_slots, &quiet))
+        return SYMC_OK;
+    for (uint32_t i = 0; i < g->n_inputs; i++) {
+        const rt_tensor *t = &g->tensors[g->inputs[i]];
+        int64_t dims[IR_MAX_RANK];
+        for (int32_t d = 0; d < t->rank; d++) dims[d] = slots[t->dims[d]];
+        if (set_input_shape(c, t->name, dims, t->rank, &quiet)) return SYMC_OK; /* refused: not a point to run */
+    }
+    if (evaluate(c, &quiet)) return SYMC_OK;
+    const rt_engine *cur = c->g;
+    uint32_t n = cur->n_inputs + cur->n_outputs;
+    void **bufs = calloc(n + 1, sizeof *bufs);
+    if (!bufs) return symc_error_setf(err, SYMC_ERR_NOMEM, "symrt_context_warm: out of memory");
+    symc_status st = SYMC_OK;
+    for (uint32_t i = 0; !st && i < n; i++) {
+        uint32_t t = i < cur->n_inputs ? cur->inputs[i] : cur->outputs[i - cur->n_inputs];
+        size_t bytes = tensor_bytes(c, t);
+        if (bytes == SIZE_MAX || !(bufs[i] = calloc(bytes ? bytes : 1, 1)))
+            st = symc_error_setf(err, SYMC_ERR_NOMEM, "symrt_context_warm: out of host memory for '%s' (%zu bytes)",
+                                 cur->tensors[t].name, bytes);
+        else st = set_tensor_address(c, cur->tensors[t].name, bufs[i], bytes, err);
+    }
+    if (!st) {
+        st = enqueue(c, NULL, err);
+        *ran = st == SYMC_OK;
+        if (st == SYMC_ERR_RANGE) st = SYMC_OK; /* a condition or bad data of the zeros: the kernels ran or will */
+    }
+    for (uint32_t i = 0; i < n; i++) free(bufs[i]);
+    free(bufs);
+    return st;
+}
+
+/* No input shapes and no addresses: what the caller sets after a warm-up. */
+static void forget_inputs(symrt_context *c) {
+    const rt_engine *io = c->io;
+    memset(c->given_set, 0, io->n_inputs + 1);
+    memset(c->io_addr, 0, (io->n_inputs + io->n_outputs + 1) * sizeof *c->io_addr);
+    memset(c->io_size, 0, (io->n_inputs + io->n_outputs + 1) * sizeof *c->io_size);
+    memset(c->addr, 0, (c->max_tensors + 1) * sizeof *c->addr);
+    memset(c->size, 0, (c->max_tensors + 1) * sizeof *c->size);
+    c->evaluated = c->planned = c->buffers_checked = 0;
+}
+
+static symc_status context_warm(symrt_context *c, uint32_t *points, symc_error *err) {
+    if (points) *points = 0;
+    if (!c->be->set_host_io || c->e->n_produced) return SYMC_OK;
+    int host_io = c->host_io, graphs_off = c->graphs_off;
+    symc_status st = context_set_host_io(c, 1, err);
+    if (st) return st;
+    (void)context_set_cuda_graphs(c, 0, err);
+    uint32_t max_slots = 0, max_syms = 0, ran_total = 0;
+    for (uint32_t r = 0; r < c->n_states; r++) {
+        const rt_engine *g = rt_engine_graph(c->e, r);
+        if (g->num_slots > max_slots) max_slots = g->num_slots;
+        if (g->n_symbols > max_syms) max_syms = g->n_symbols;
+    }
+    int64_t *slots = calloc(max_slots + 1, sizeof *slots), *opt = calloc(max_syms + 1, sizeof *opt);
+    if (!slots || !opt) st = symc_error_setf(err, SYMC_ERR_NOMEM, "symrt_context_warm: out of memory");
+    for (uint32_t r = 0; !st && r < c->n_states; r++) {
+        const rt_engine *g = rt_engine_graph(c->e, r);
+        for (uint32_t s = 0; s < g->n_symbols; s++) opt[s] = g->symbols[s].opt;
+        uint32_t n = g->n_tuned_points ? g->n_tuned_points : 1;
+        for (uint32_t k = 0; !st && k < n; k++) {
+            int ran = 0;
+            st = warm_point(c, g, g->n_tuned_points ? g->tuned_points + (size_t)k * g->n_symbols : opt, slots, &ran,
+                            err);
+            ran_total += (uint32_t)ran;
+        }
+    }
+    free(slots);
+    free(opt);
+    if (st) symc_error_prefix(err, "symrt_context_warm");
+    symc_error quiet;
+    (void)context_set_cuda_graphs(c, !graphs_off, &quiet);
+    symc_status back = context_set_host_io(c, host_io, st ? &quiet : err);
+    if (!st) st = back;
+    forget_inputs(c);
+    if (points) *points = ran_total;
+    return st;
 }
 
 /* ---- entry points: one thread at a time per context ---------------------------
@@ -968,6 +1069,13 @@ symc_status symrt_context_check(symrt_context *c, symc_error *err) {
 symc_status symrt_context_set_cuda_graphs(symrt_context *c, int enable, symc_error *err) {
     ENTER(c, "symrt_context_set_cuda_graphs");
     symc_status st = context_set_cuda_graphs(c, enable, err);
+    leave(c);
+    return st;
+}
+
+symc_status symrt_context_warm(symrt_context *c, uint32_t *points, symc_error *err) {
+    ENTER(c, "symrt_context_warm");
+    symc_status st = context_warm(c, points, err);
     leave(c);
     return st;
 }

@@ -316,6 +316,11 @@ typedef struct rt_engine {
     rt_batch_rows batch_rows;        /* the root's; state 0 (UNKNOWN) writes nothing */
     const struct rt_island *islands; /* this graph's fp32 islands (--fp16/--bf16; informative) */
     uint32_t n_islands;
+    /* the points the build tuned this graph's library calls at: n_tuned_points
+     * rows of n_symbols values (this graph's symbols); what
+     * symrt_context_warm runs (none: it takes opt) */
+    const int64_t *tuned_points;
+    uint32_t n_tuned_points;
     void *owned; /* decoder-owned memory (NULL for an engine described by the compiler) */
 } rt_engine;
 

@@ -306,6 +306,10 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, 
         }
         islands = b.CreateVector(is);
     }
+    /* the tuned points: written only when there are some (every other engine keeps its bytes) */
+    flatbuffers::Offset<flatbuffers::Vector<int64_t>> tuned_points = 0;
+    if (e->n_tuned_points && e->n_symbols)
+        tuned_points = b.CreateVector(e->tuned_points, (size_t)e->n_tuned_points * e->n_symbols);
     *out = fb::CreateEngine(
         b, version, str(e->symc_version), str(e->cuda_version), str(e->cublas_version), str(e->cudnn_version), e->sm,
         str(e->name), b.CreateVector(symbols), b.CreateVector(sources), program, e->num_slots, b.CreateVector(guards),
@@ -313,7 +317,7 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, 
         b.CreateVector(e->outputs, e->n_outputs), b.CreateVector(constants), e->precision, str(e->cuda_source),
         b.CreateVector(knames), b.CreateVector(steps), b.CreateVector(e->aliases, e->n_aliases),
         b.CreateVector(modules), b.CreateVector(e->kernel_module, e->kernel_module ? e->n_kernels : 0), region_program,
-        e->region_slots, regions, produced, capacity, guard_after, batch_rows, islands);
+        e->region_slots, regions, produced, capacity, guard_after, batch_rows, islands, tuned_points);
     return SYMC_OK;
 }
 
@@ -504,6 +508,17 @@ symc_status check_symbols(const fb::Engine *e, symc_error *err) {
     for (uint32_t i = 0; i < nsym; i++)
         if (!bound[i])
             return bad(err, "symbol '%s' has no input dim to be bound from and no node produces it", sname(i));
+    /* the tuned points: whole rows, each value within its symbol's range */
+    uint32_t ntp = len(e->tuned_points());
+    if (ntp && (!nsym || ntp % nsym))
+        return bad(err, "engine has %u tuned point values, not a whole number of points of %u symbols", ntp, nsym);
+    for (uint32_t i = 0; i < ntp; i++) {
+        const fb::Symbol *s = e->symbols()->Get(i % nsym);
+        int64_t v = e->tuned_points()->Get(i);
+        if (v < s->min() || v > s->max())
+            return bad(err, "tuned point %u has %s = %" PRId64 ", outside its range [%" PRId64 ", %" PRId64 "]",
+                       i / nsym, s->name()->c_str(), v, s->min(), s->max());
+    }
     uint32_t na = len(e->guard_after());
     if (na && na != len(e->guards()))
         return bad(err, "engine has %u guards but says when to check %u of them (guard_after)", len(e->guards()), na);
@@ -1113,6 +1128,15 @@ void copy_produced(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->capacity_program = own->copy(e->capacity_program());
 }
 
+/* The graph's tuned points (absent: none; check_symbols checked them). */
+void copy_tuned_points(Owned *own, const fb::Engine *e, rt_engine *r) {
+    uint32_t n = len(e->tuned_points()), nsym = len(e->symbols());
+    r->n_tuned_points = nsym ? n / nsym : 0;
+    int64_t *v = own->array<int64_t>(n);
+    for (uint32_t i = 0; i < n; i++) v[i] = e->tuned_points()->Get(i);
+    r->tuned_points = n ? v : nullptr;
+}
+
 /* The graph's fp32 islands (absent: none). */
 void copy_islands(Owned *own, const fb::Engine *e, rt_engine *r) {
     r->n_islands = len(e->islands());
@@ -1295,6 +1319,7 @@ void copy_graph(Owned *own, const fb::Engine *e, rt_engine *r) {
     copy_nodes(own, e, r);
     copy_gpu(own, e, r);
     copy_islands(own, e, r);
+    copy_tuned_points(own, e, r);
 }
 
 /* The regions, after the root's constants: each graph's constants are the root's table and its

@@ -78,7 +78,7 @@ static void b_help(void) {
            "       symc bench ENGINE.symx --sweep --shapes NAME:Bx196x768\n"
            "options: [--backend cuda|ref] [--iters N] [--warmup N] [--rotate N] [--seed N]\n"
            "         [--json FILE] [--csv FILE] [--plot FILE.svg] [--profile] [--trace FILE.json]\n"
-           "         [--no-graphs] [--stream own|default] [--quiet]\n"
+           "         [--no-graphs] [--stream own|default] [--warm] [--quiet]\n"
            "trtexec's --loadEngine=ENGINE.symx names the engine too; every flag takes --flag=value\n"
            "or --flag value.\n"
            "Times symrt_enqueue at each point (one shape per input) in one context.\n"
@@ -101,6 +101,9 @@ static void b_help(void) {
            "             context (symrt_context_set_cuda_graphs; --graphs is accepted);\n"
            "             with graphs each buffer set runs twice more in the warm-up, so\n"
            "             the timed runs are replays\n"
+           "  --warm     symrt_context_warm once before the first point: the engine runs at\n"
+           "             each point its build tuned at, so the first call at each point\n"
+           "             (first_us) pays no library module loading\n"
            "  --stream   own (default): a non-blocking stream of the bench's; default: the\n"
            "             legacy default stream (NULL), where most callers enqueue\n"
            "  --profile  per point, each step's GPU time (CUDA events around every step,\n"
@@ -142,6 +145,7 @@ static int b_parse_args(int argc, char **argv, b_opts *o) {
         else if (!strcmp(argv[i], "--quiet")) o->quiet = 1;
         else if (!strcmp(argv[i], "--graphs")) o->graphs = 1;
         else if (!strcmp(argv[i], "--no-graphs")) o->graphs = 0;
+        else if (!strcmp(argv[i], "--warm")) o->warm = 1;
         else if ((v = tool_flag(argc, argv, &i, "--stream"))) {
             if (strcmp(v, "own") && strcmp(v, "default"))
                 return tool_bench_usage("--stream takes own or default, got '%s'", v);

@@ -87,6 +87,7 @@ typedef struct b_opts {
     const char *engine, *backend, *json, *trace, *plot, *csv;
     const char *shapes[B_MAX_IO], *points[B_MAX_POINTS];
     int n_shapes, n_points, sweep, quiet, graphs, profile, default_stream;
+    int warm; /* --warm: symrt_context_warm once, after creating the context */
     long iters, warmup, rotate;
     int ref_budget; /* ref with --iters and --warmup left to their defaults: bounded by time */
     uint64_t seed;

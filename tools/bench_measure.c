@@ -511,6 +511,12 @@ int tool_bench_open(b_run *run, symrt_engine *e, const b_opts *o, tool_memory_se
     }
     if (symrt_context_set_cuda_graphs(run->c, o->graphs, err)) return 1;
     run->graphs = o->graphs && run->drv;
+    if (o->warm) {
+        uint32_t n = 0;
+        double t0 = b_now_us();
+        if (symrt_context_warm(run->c, &n, err)) return 1;
+        if (!o->quiet) printf("warm-up: %u point%s in %.1f ms\n", n, n == 1 ? "" : "s", (b_now_us() - t0) / 1e3);
+    }
     if (run->drv && !o->default_stream) {
         int cu = run->drv->stream_create(&run->stream, 1 /* CU_STREAM_NON_BLOCKING */);
         if (cu) return symc_error_setf(err, SYMC_ERR_DEVICE, "CUDA driver error %d in cuStreamCreate", cu), 1;

@@ -12,7 +12,9 @@
  * Each instance owns a symrt context in host I/O mode: KIND_CPU instances
  * run the reference backend, KIND_GPU ones the CUDA backend on their GPU
  * (the instance's device id), which copies inputs in and outputs out on the
- * context's own stream, so instances on one GPU overlap. A batch Triton
+ * context's own stream, so instances on one GPU overlap; a GPU instance
+ * warms its context up when it starts (symrt_context_warm: the engine run at
+ * each tuned point; config parameter symc_warm "off" skips it). A batch Triton
  * hands over (its dynamic batcher gathers requests that may differ in batch
  * size and in other dims) is run in as few runs as the engine allows: when
  * the engine proves every output row depends only on the same input rows
@@ -145,6 +147,7 @@ typedef struct tb_model {
     int pad;
     int *out_seq; /* per output: S is its dim 1 (each request gets its own first positions), else no S */
     int graphs;   /* CUDA graphs in KIND_GPU instances (config parameter symc_cuda_graphs, default "on") */
+    int warm;     /* a warm-up at instance start (symrt_context_warm; config parameter symc_warm, default "on") */
 } tb_model;
 
 typedef struct tb_buf {
@@ -372,6 +375,9 @@ static TRITONSERVER_Error *tb_check_join(tb_model *m, const tb_json *cfg) {
      * after the runtime updated an evicted graph in place); the runtime no longer updates graphs in
      * place, and the soak of docs/PLAN-triton.md ran clean */
     TB_TRY(tb_switch(m, cfg, "symc_cuda_graphs", 1, &m->graphs));
+    /* on unless the config says "off": each GPU instance runs its engine once at every tuned point when it
+     * starts, so the first request at a new shape pays no library module loading (3-16 ms a kernel) */
+    TB_TRY(tb_switch(m, cfg, "symc_warm", 1, &m->warm));
     /* symc triton prints the engine's verdict and why; here it only decides */
     symrt_batch_rows rows = SYMRT_BATCH_ROWS_UNKNOWN;
     if (symrt_engine_batch_rows(m->engine, &rows, NULL, NULL, 0, NULL) != SYMC_OK) rows = SYMRT_BATCH_ROWS_UNKNOWN;
@@ -661,7 +667,8 @@ TRITONSERVER_Error *TRITONBACKEND_ModelInstanceInitialize(TRITONBACKEND_ModelIns
     else if (symrt_context_create_on(m->engine, in->gpu ? SYMRT_BACKEND_CUDA : SYMRT_BACKEND_REF, device, NULL,
                                      &in->ctx, &err) != SYMC_OK ||
              symrt_context_set_host_io(in->ctx, 1, &err) != SYMC_OK ||
-             (!m->graphs && symrt_context_set_cuda_graphs(in->ctx, 0, &err) != SYMC_OK))
+             (!m->graphs && symrt_context_set_cuda_graphs(in->ctx, 0, &err) != SYMC_OK) ||
+             (m->warm && symrt_context_warm(in->ctx, NULL, &err) != SYMC_OK))
         e = tb_error(tb_code(err.code), "model '%s' instance '%s' (%s %d): %s", m->name, in->name,
                      in->gpu ? "GPU" : "CPU", (int)device, err.msg);
     if (!e) e = TRITONBACKEND_ModelInstanceSetState(instance, in);

@@ -230,6 +230,22 @@ symc_status symrt_enqueue(symrt_context *c, void *stream, symc_error *err);
  * nothing but the stream rule. */
 symc_status symrt_context_set_host_io(symrt_context *c, int enable, symc_error *err);
 
+/* Warm-up: runs the engine once at each point its build tuned library calls
+ * at (per graph; opt where the engine records none), with zero inputs, so
+ * that every library kernel the tuned choices name is loaded and has run
+ * before the first real call at a new shape: a cuBLASLt or cuDNN kernel's
+ * first launch in a process costs 3-16 ms of module loading. Call it once
+ * after creating a context (a server's instance start-up); it is
+ * synchronous, runs through the host-I/O path with CUDA graphs off, and
+ * needs no buffers from the caller. A point the model's conditions refuse
+ * is skipped, and bad data the zeros make is no error here. Afterwards the
+ * context has no input shapes and no addresses (set them again), its
+ * host-I/O and graph settings as before; a context not in host-I/O mode
+ * keeps device buffers of its inputs' and outputs' largest warm sizes.
+ * *points (may be NULL): how many ran. The reference backend has nothing to
+ * load: none runs. */
+symc_status symrt_context_warm(symrt_context *c, uint32_t *points, symc_error *err);
+
 /* Host memory for a host-I/O context's buffers that its copies run fastest
  * from: page-locked on the CUDA backend (the copies go by DMA, with no
  * staging copy through the driver's own pinned buffers), plain memory on the

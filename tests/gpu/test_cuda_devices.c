@@ -1,5 +1,6 @@
 /* Contexts on any visible GPU, and host I/O (symrt_context_create_on,
- * symrt_device_count, symrt_context_set_host_io), on a real GPU against the
+ * symrt_device_count, symrt_context_set_host_io, symrt_context_host_alloc,
+ * symrt_context_warm), on a real GPU against the
  * reference backend:
  *  - every visible GPU runs a model of a GEMM, a bias, a softmax and a
  *    gather (a cuBLASLt call and generated kernels) in host I/O mode at its
@@ -316,6 +317,29 @@ int main(void) {
         snprintf(where, sizeof where, "GPU %d", d);
         host_alloc_run(c, &cases[6], &want[6], &pinned, where);
         CHECK_MSG(pinned == 1, "GPU %d: symrt_context_host_alloc's memory is not page-locked", d);
+        symrt_context_destroy(c);
+        /* a warm-up (symrt_context_warm): the build's tuned points run; afterwards no shapes and no
+         * addresses, host I/O still off and graphs still on, and every shape right */
+        c = NULL;
+        CHECK_MSG(symrt_context_create_on(e, SYMRT_BACKEND_CUDA, d, NULL, &c, &err) == SYMC_OK, "%s", err.msg);
+        if (!c) continue;
+        uint32_t warmed = 0;
+        CHECK_MSG(symrt_context_warm(c, &warmed, &err) == SYMC_OK, "GPU %d warm: %s", d, err.msg);
+        CHECK_MSG(warmed >= 1, "GPU %d: the warm-up ran no point", d);
+        CHECK(symrt_enqueue(c, NULL, &err) != SYMC_OK);               /* no shapes */
+        CHECK(run(c, &cases[2], NULL, &err) == SYMC_ERR_INVALID_ARG); /* host pointers: host I/O is still off */
+        CHECK_CONTAINS(err.msg, "not device memory");
+        CHECK_MSG(symrt_context_set_host_io(c, 1, &err) == SYMC_OK, "%s", err.msg);
+        for (int round = 0; round < 2; round++)
+            for (int i = 0; i < CASES; i++) {
+                memset(cases[i].y, 0, (size_t)(cases[i].B * cases[i].S) * N * sizeof(float));
+                CHECK_MSG(run(c, &cases[i], NULL, &err) == SYMC_OK, "GPU %d after warm: %s", d, err.msg);
+                CHECK_MSG(compare(&cases[i], &want[i]) == 0, "GPU %d after warm: shape %d wrong", d, i);
+            }
+        for (int k = 0; k < 3; k++) CHECK(run(c, &cases[1], NULL, &err) == SYMC_OK);
+        CHECK(symrt_context_graph_stats(c, &gs, &err) == SYMC_OK);
+        CHECK_MSG(gs.replays >= 1, "GPU %d: no graph replay after the warm-up (graphs left off?)", d);
+        printf("GPU %d: warm-up ran %u points; %d shapes x 2 rounds after it match the reference\n", d, warmed, CASES);
         symrt_context_destroy(c);
     }
 

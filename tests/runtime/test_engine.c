@@ -213,6 +213,43 @@ static void check_tuned_roundtrip(const uint8_t *bytes, size_t size) {
     rt_engine_free(e);
 }
 
+static void refused(const rt_engine *e, const char *want, const char *what);
+
+/* The tuned points (rt_engine.tuned_points, what symrt_context_warm runs): an engine without them
+ * encodes to the bytes it had; with three points of (B, C) every value comes back and re-encodes to
+ * the same bytes; a value outside its symbol's range is refused naming the point and the symbol. */
+static void check_tuned_points(const uint8_t *bytes, size_t size) {
+    symc_error err;
+    rt_engine *e = NULL;
+    CHECK_MSG(rt_engine_decode(bytes, size, &e, &err) == SYMC_OK, "%s", err.msg);
+    if (!e) return;
+    CHECK(e->n_tuned_points == 0 && e->tuned_points == NULL && e->n_symbols == 2);
+    uint8_t *b0 = NULL, *b1 = NULL, *b2 = NULL;
+    size_t s0 = 0, s1 = 0, s2 = 0;
+    CHECK_MSG(rt_engine_encode(e, &b0, &s0, &err) == SYMC_OK, "%s", err.msg);
+    CHECK(b0 && s0 == size && !memcmp(b0, bytes, size)); /* none: the bytes it had */
+    int64_t pts[6] = {4, 4, 8, 1, 1, 8};
+    rt_engine copy = *e;
+    copy.owned = NULL;
+    copy.tuned_points = pts;
+    copy.n_tuned_points = 3;
+    rt_engine *d = NULL;
+    CHECK_MSG(rt_engine_encode(&copy, &b1, &s1, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(b1 && rt_engine_decode(b1, s1, &d, &err) == SYMC_OK, "%s", err.msg);
+    if (d) {
+        CHECK(d->n_tuned_points == 3 && d->tuned_points && !memcmp(d->tuned_points, pts, sizeof pts));
+        CHECK_MSG(rt_engine_encode(d, &b2, &s2, &err) == SYMC_OK, "%s", err.msg);
+        CHECK(b2 && s2 == s1 && !memcmp(b1, b2, s1));
+        rt_engine_free(d);
+    }
+    pts[2] = 9; /* point 1: B = 9, above B's max 8 */
+    refused(&copy, "tuned point 1 has B = 9, outside its range [1, 8]", "a tuned point out of range");
+    free(b0);
+    free(b1);
+    free(b2);
+    rt_engine_free(e);
+}
+
 /* Engines edited and re-checksummed (issue 30 item 6): the checksum is the writer's, so the
  * loader checks the node program's dataflow itself. Nodes reversed, a cycle, a node writing an
  * engine input, a tensor written twice, an output nothing writes: each refused naming the node and
@@ -675,6 +712,15 @@ int main(void) {
     if (!e) return check_report("test_engine");
     check_dataflow_refusals(bytes, size);
     check_batch_rows(bytes, size);
+    check_tuned_points(bytes, size);
+    /* a warm-up on the reference backend has nothing to load: no point runs, and it is no error */
+    symrt_context *wc = NULL;
+    uint32_t warmed = 99;
+    CHECK_MSG(symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &wc, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(wc && symrt_context_warm(wc, &warmed, &err) == SYMC_OK && warmed == 0, "%s", err.msg);
+    CHECK(symrt_context_warm(NULL, &warmed, &err) == SYMC_ERR_INVALID_ARG);
+    CHECK_CONTAINS(err.msg, "NULL context");
+    symrt_context_destroy(wc);
 
     CHECK(symrt_engine_num_inputs(e) == 2 && symrt_engine_num_outputs(e) == 2 && symrt_engine_num_symbols(e) == 2);
     symrt_symbol_info si;
