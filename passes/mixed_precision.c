@@ -358,6 +358,7 @@ typedef struct why {
     uint8_t kind;
     uint32_t ref;
     double v;
+    double limit; /* W_RANGE: the options' fp16_limit that v exceeded */
 } why;
 
 /* node i may run in half (before the tensors change): 1; else 0 when it touches f32 (an island:
@@ -368,20 +369,20 @@ static int node_half(const ir_module *m, uint32_t i, const pass_precision_option
     for (uint32_t k = 0; k < n->n_in; k++) f32 |= m->tensors[n->in[k]].dtype == SYMC_F32 && !reads_any(n->op);
     for (uint32_t k = 0; k < n->n_out; k++) f32 |= m->tensors[n->out[k]].dtype == SYMC_F32;
     if (n->op == IR_OP_CONSTANT || !f32) return -1;
-    *w = (why){W_NONE, IR_NONE, 0};
+    *w = (why){W_NONE, IR_NONE, 0, 0};
     int index = n->n_out > 0;
     for (uint32_t k = 0; k < n->n_out; k++) index &= exact[n->out[k]];
     if (n->op == IR_OP_RANGE || index) return w->kind = W_INDEX, 0;
     if (discontinuous(n->op)) return w->kind = W_STEP, 0;
     /* a view making a graph output stays fp32: the boundary cast goes in front of it, right
      * after the node computing the values, whose kernel can store it (GPT-2's ln_f -> reshape) */
-    if (is_view(n->op) && n->n_out == 1 && is_output(m, n->out[0])) return *w = (why){W_OUT_VIEW, n->out[0], 0}, 0;
+    if (is_view(n->op) && n->n_out == 1 && is_output(m, n->out[0])) return *w = (why){W_OUT_VIEW, n->out[0], 0, 0}, 0;
     /* a cast from half the model makes itself (an fp16 model's own upcast) is its island */
     if (n->op == IR_OP_CAST && n->n_in == 1 &&
         (m->tensors[n->in[0]].dtype == SYMC_F16 || m->tensors[n->in[0]].dtype == SYMC_BF16))
-        return *w = (why){W_UPCAST, n->in[0], 0}, 0;
-    if (o->fp32_layers && listed(o->fp32_layers, n->name)) return *w = (why){W_LAYERS, IR_NONE, 0}, 0;
-    if (o->fp32_layers && listed(o->fp32_layers, ir_op_get(n->op)->name)) return *w = (why){W_LAYERS, IR_NONE, 1}, 0;
+        return *w = (why){W_UPCAST, n->in[0], 0, 0}, 0;
+    if (o->fp32_layers && listed(o->fp32_layers, n->name)) return *w = (why){W_LAYERS, IR_NONE, 0, 0}, 0;
+    if (o->fp32_layers && listed(o->fp32_layers, ir_op_get(n->op)->name)) return *w = (why){W_LAYERS, IR_NONE, 1, 0}, 0;
     if (o->rules && o->rules->half_ok && !o->rules->half_ok(m, i)) return w->kind = W_NO_HALF, 0;
     if (o->half == SYMC_F16 && o->max_abs) {
         /* the calibrated range: every f32 tensor the node stores or reads as half must fit */
@@ -390,7 +391,7 @@ static int node_half(const ir_module *m, uint32_t i, const pass_precision_option
             if (k >= n->n_out && reads_any(n->op)) continue;
             if (m->tensors[t].dtype != SYMC_F32 || t >= o->n_max_abs) continue;
             if (!(o->max_abs[t] <= o->fp16_limit) && !isnan(o->max_abs[t]))
-                return *w = (why){W_RANGE, t, o->max_abs[t]}, 0;
+                return *w = (why){W_RANGE, t, o->max_abs[t], o->fp16_limit}, 0;
         }
     }
     return 1;
@@ -416,7 +417,7 @@ static int periodic(ir_op op) { return op == IR_OP_SIN || op == IR_OP_COS || op 
 
 /* a node of the island of node `cause` goes fp32; the first reason a node got stays its own */
 static void to_island(uint8_t *half, why *w, uint32_t node, uint32_t cause) {
-    if (half[node]) w[node] = (why){W_LOGITS, cause, 0};
+    if (half[node]) w[node] = (why){W_LOGITS, cause, 0, 0};
     half[node] = 0;
 }
 
@@ -598,7 +599,7 @@ static void why_text(const ir_module *m, uint32_t i, const why *w, symc_dtype ha
         snprintf(buf, cap,
                  "tensor '%s' reached max |value| %.4g in the calibration run, above the %g kept under "
                  "%s's overflow at 65504",
-                 ref_t, w->v, PASS_FP16_SAFE_MAX, hn);
+                 ref_t, w->v, w->limit, hn);
         return;
     case W_NO_HALF:
         *kind = "no half kernel";
@@ -696,7 +697,7 @@ symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_e
         for (uint32_t k = 0; half[i] && !reads_any(m->nodes[i].op) && k < m->nodes[i].n_in; k++) {
             uint32_t t = m->nodes[i].in[k];
             if (m->tensors[t].dtype == SYMC_F32 && m->tensors[t].constant != IR_NONE && !constant_fits(m, t, o->half))
-                half[i] = 0, w[i] = (why){W_CONSTANT, t, 0};
+                half[i] = 0, w[i] = (why){W_CONSTANT, t, 0, 0};
         }
     for (uint32_t i = 0; i < p.n0; i++)
         for (uint32_t k = 0; k < m->nodes[i].n_in; k++) {

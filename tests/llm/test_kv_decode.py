@@ -138,6 +138,12 @@ def run_model(name):
     eng = Engine(engine)
     ctx = Context(eng, _lib.BACKEND_CUDA if cuda else _lib.BACKEND_REF)
     dev = torch.device("cuda" if cuda else "cpu")
+    # a warm-up first (symrt_context_warm): the reference backend has nothing to load (no point runs); on
+    # the GPU the build's tuned points run with zero inputs (past lengths 0 among them), and every step
+    # below must still be right after it
+    n_warm = ctx.warm()
+    if (n_warm == 0) == cuda:
+        fail(f"{name}: the warm-up ran {n_warm} points on the {'GPU' if cuda else 'reference backend'}")
 
     def symc_step(ids, mask, past):
         return [t.cpu() for t in ctx.run([t.to(dev).contiguous() for t in [ids, mask] + past])]

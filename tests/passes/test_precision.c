@@ -285,6 +285,7 @@ int main(void) {
         CHECK(out_dt(m, "act") == SYMC_F16);
         check_islands(m, "mm=calibrated range;sm=calibrated range", "calibrated");
         check_why(m, "mm", "max |value| 1e+05", "calibrated");
+        check_why(m, "mm", "above the 4096 kept under", "calibrated: the limit the options carry");
         check_why(m, "sm", "max |value| 1e+05", "calibrated");
         symc_module_destroy(m);
         fake_h_max = PASS_FP16_SAFE_MAX; /* at the limit: half */

@@ -159,6 +159,7 @@ def _declare(L):
         "symrt_context_set_cuda_graphs": (S, [P, ctypes.c_int, E]),
         "symrt_context_create_on": (S, [P, ctypes.c_int, I32, P, ctypes.POINTER(P), E]),
         "symrt_context_set_host_io": (S, [P, ctypes.c_int, E]),
+        "symrt_context_warm": (S, [P, ctypes.POINTER(ctypes.c_uint32), E]),
         "symrt_device_count": (S, [ctypes.c_int, ctypes.POINTER(I32), E]),
     }
     for name, (res, args) in sig.items():

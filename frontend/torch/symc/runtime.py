@@ -141,6 +141,15 @@ class Context:
         if backend == _lib.BACKEND_CUDA and os.environ.get("SYMC_CUDA_GRAPHS", "1") == "0":
             check(self._L.symrt_context_set_cuda_graphs(h, 0, ctypes.byref(err)), err)
 
+    def warm(self):
+        """Runs the engine once at each point its build tuned at (symrt_context_warm), so a first call at
+        a new shape pays no library module loading; returns how many points ran (0 on the reference
+        backend, which has nothing to load)."""
+        err, n = _lib.Error(), ctypes.c_uint32(0)
+        check(self._L.symrt_context_warm(self._h, ctypes.byref(n), ctypes.byref(err)), err,
+              f"warming up a context of {self.engine.path}")
+        return n.value
+
     def run(self, tensors, stream=None):
         """Runs the engine on tensors (the inputs in order: all numpy arrays, or all torch tensors, C
         contiguous, of the engine's dtypes); returns the outputs, allocated the same way (torch tensors
