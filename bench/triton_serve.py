@@ -154,6 +154,11 @@ def parse_response(resp_headers, data):
     return np.frombuffer(data, dtype=dt, offset=hl).reshape(o["shape"])
 
 
+def norm(x):
+    """||x|| in float64, without BLAS (see rel_err)"""
+    return float(np.sqrt(np.square(np.asarray(x, dtype=np.float64)).sum()))
+
+
 def rel_err(y, ref, scale=0.0):
     """||y - ref|| / max(||ref||, scale) in float64 (scale: the pool's median output norm), without BLAS:
     np.linalg.norm goes through OpenBLAS, whose threads (one per core in every client process) made one
@@ -162,7 +167,7 @@ def rel_err(y, ref, scale=0.0):
     y, ref = y.astype(np.float64).ravel(), ref.astype(np.float64).ravel()
     if y.shape != ref.shape:
         return float("inf")
-    return float(np.sqrt(np.square(y - ref).sum()) / max(np.sqrt(np.square(ref).sum()), scale, 1e-30))
+    return norm(y - ref) / max(norm(ref), scale, 1e-30)
 
 
 def grpc_client(port):
@@ -560,8 +565,7 @@ def build(a, name, torch, rm):
                 pool[f"in{k}_{i}"] = x
             ref = module(*[torch.from_numpy(x).to(dev) for x in xs]).float().cpu().numpy()
             pool[f"ref_{i}"] = ref
-    pool["scale"] = np.float64(np.median([np.sqrt(np.square(pool[f"ref_{i}"].astype(np.float64)).sum())
-                                          for i in range(a.pool)]))
+    pool["scale"] = np.float64(np.median([norm(pool[f"ref_{i}"]) for i in range(a.pool)]))
     pool_path = os.path.join(d, "pool.npz")
     np.savez(pool_path, **pool)
     return m, module, engine, pool_path, pool

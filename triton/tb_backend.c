@@ -153,7 +153,7 @@ typedef struct tb_model {
 typedef struct tb_buf {
     void *p;
     size_t cap;
-    int pinned; /* from symrt_context_host_alloc, else aligned_alloc */
+    int from_ctx; /* from symrt_context_host_alloc (page-locked in a KIND_GPU instance), else aligned_alloc */
 } tb_buf;
 
 typedef struct tb_instance {
@@ -167,11 +167,11 @@ typedef struct tb_instance {
 } tb_instance;
 
 static void tb_buf_free(const tb_instance *in, tb_buf *b) {
-    if (b->pinned) symrt_context_host_free(in->ctx, b->p);
+    if (b->from_ctx) symrt_context_host_free(in->ctx, b->p);
     else free(b->p);
     b->p = NULL;
     b->cap = 0;
-    b->pinned = 0;
+    b->from_ctx = 0;
 }
 
 static char *tb_strdup(const char *s) {
@@ -192,16 +192,16 @@ static void *tb_reserve(const tb_instance *in, tb_buf *b, size_t n) {
     size_t cap = b->cap + b->cap / 2 > n ? b->cap + b->cap / 2 : n;
     cap = (cap + 63) & ~(size_t)63;
     void *p = NULL;
-    int pinned = 1;
+    int from_ctx = 1;
     symc_error err;
     if (symrt_context_host_alloc(in->ctx, cap, &p, &err) != SYMC_OK) {
-        pinned = 0;
+        from_ctx = 0;
         if (!(p = aligned_alloc(64, cap))) return NULL;
     }
     tb_buf_free(in, b);
     b->p = p;
     b->cap = cap;
-    b->pinned = pinned;
+    b->from_ctx = from_ctx;
     return p;
 }
 
