@@ -208,9 +208,16 @@ symc_status cg_emit_resize(cg_cuda *c, uint32_t node);
  * each writing its real count into a count cell (cg_count_cell, codegen/target.h) */
 symc_status cg_emit_select(cg_cuda *c, uint32_t node);
 
+/* cuda_emit_attention_wg.c: the wgmma helpers of the Hopper attention kernel, into the prelude
+ * of an sm_90 source (nothing for other targets) */
+symc_status cg_att_wg_prelude(cg_builder *b);
+/* A kernel that uses sm_90a's instructions (wgmma) says so in its body; a source holding one is
+ * compiled for sm_90a (cuda_nvrtc.c), whose cubin and PTX run on sm_90 GPUs only. */
+#define CG_SM90A_MARK "/* needs sm_90a */"
+
 /* ---- NVRTC (cuda_nvrtc.c) ------------------------------------------------------------ */
-/* Compiles `source` once for sm_<sm>, giving its cubin and its PTX (for
- * compute_<sm>, which NVRTC emits on the way). The error carries NVRTC's
+/* Compiles `source` once for sm_<sm> (sm_90a when it holds CG_SM90A_MARK), giving its cubin
+ * and its PTX (for compute_<sm>, which NVRTC emits on the way). The error carries NVRTC's
  * log. n_kernels only words the message. Outputs are malloc'd. */
 symc_status cg_nvrtc_compile(const char *source, uint32_t sm, uint32_t n_kernels, uint8_t **cubin, size_t *cubin_size,
                              char **ptx, symc_error *err);

@@ -16,6 +16,8 @@
  *     stored in one half type with head dims multiples of 16: mma.sync
  *     m16n8k16 in f16 or bf16, 128 query rows a block, cp.async double
  *     buffering, P rounded to the half type (as every flash attention does);
+ *     on an sm_90 target with head dims 64 or 128, its wgmma variant
+ *     (cuda_emit_attention_wg.c: two warpgroups, swizzled tiles);
  *   - TF32 tensor cores (cuda_emit_attention_tf32.c) from sm_80 when the
  *     head dims are multiples of 8: 3xTF32 for fp32 engines (about fp32
  *     accuracy);
@@ -237,13 +239,14 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     const int64_t D = a.d, DV = a.dv;
     /* half tensor cores for half Q, K, V; TF32 tensor cores from sm_80 when the head dims are
      * multiples of 8; else the SIMT kernel */
-    const int h16 = cg_att_h16_ok(c, &a);
+    const int h16 = cg_att_h16_ok(c, &a), wg = h16 && cg_att_wg_ok(c, &a);
     const int tc = c->b->sm >= 80 && D % 8 == 0 && DV % 8 == 0;
     const int64_t QLD = tc ? cg_att_pitch(D, 4) : D + 4, VLD = tc ? cg_att_pitch(DV, 8) : DV + 4,
                   PLD = tc ? cg_att_pitch(64, 4) : 68;
     cg_kw k;
     cg_kw_begin(&k, c, node);
-    if (h16) k.shared = (uint32_t)((H16_ROWS * (D + 8) + 2 * 64 * (D + 8) + 2 * 64 * (DV + 8)) * 2);
+    if (wg) k.shared = (uint32_t)((H16_ROWS * D + 2 * 64 * D + 2 * 64 * DV) * 2 + 1024); /* + 1024: alignment */
+    else if (h16) k.shared = (uint32_t)((H16_ROWS * (D + 8) + 2 * 64 * (D + 8) + 2 * 64 * (DV + 8)) * 2);
     else k.shared = (uint32_t)((2 * ATT_TILE * QLD + ATT_TILE * VLD + ATT_TILE * PLD) * (int64_t)sizeof(float));
     char sq[48], sk[48], n1[48], qsr[48], qsd[48], ksr[48], ksd[48], vsr[48], vsd[48], osr[48], osd[48];
     cg_att_dim(&k, a.sq, sq, sizeof sq);
@@ -263,12 +266,22 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     sym_expr work = sym_mul(T, sym_mul(T, a.n0, a.n1), nq);
     char wk[48];
     cg_att_dim(&k, work, wk, sizeof wk);
-    if (h16)
+    if (wg) /* the swizzled tiles' atoms are 1024-byte aligned; rb: the warp's first row in the block */
+        cg_kw_body(&k,
+                   "    extern __shared__ float4 sc_smem4[];\n"
+                   "    unsigned short *Qs = (unsigned short *)((char *)sc_smem4 + ((1024u - (sc_smem_addr(sc_smem4) & "
+                   "1023u)) & 1023u)),\n"
+                   "                   *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld;\n"
+                   "    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3,\n"
+                   "              rb = (w >> 2) * 64 + (w & 3) * 16;\n",
+                   H16_ROWS, (long long)D, 2 * 64, (long long)D);
+    else if (h16)
         cg_kw_body(&k,
                    "    extern __shared__ float4 sc_smem4[];\n"
                    "    unsigned short *Qs = (unsigned short *)sc_smem4, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld;\n"
-                   "    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;\n",
-                   H16_ROWS, (long long)(D + 8), 2 * 64, (long long)(D + 8));
+                   "    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3,\n"
+                   "              rb = w * %d;\n",
+                   H16_ROWS, (long long)(D + 8), 2 * 64, (long long)(D + 8), 16 * H16_MT);
     else
         cg_kw_body(
             &k,
@@ -326,7 +339,7 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
      * 10 mantissa bits, as an f16 P would be */
     const int split = c->b->opt->precision == RT_PREC_FP32 &&
         (a.qdt == SYMC_F32 || a.kdt == SYMC_F32 || a.vdt == SYMC_F32);
-    if (h16) cg_att_emit_h16(&k, &a, qsr, ksr, vsr, osr, osd);
+    if (h16) cg_att_emit_h16(&k, &a, wg, qsr, ksr, vsr, osr, osd);
     else if (tc) cg_att_emit_tf32(&k, &a, split, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
     else cg_att_emit_f32(&k, &a, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
     /* the comment lists the fused nodes */
@@ -336,7 +349,8 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
         snprintf(storage, sizeof storage, ", storage q %s k %s v %s o %s", symc_dtype_name(a.qdt),
                  symc_dtype_name(a.kdt), symc_dtype_name(a.vdt), symc_dtype_name(a.odt));
     cg_str_appendf(&comment, "fused attention (flash, %s%s%s, D %lld, Dv %lld) of ",
-                   h16         ? (a.qdt == SYMC_BF16 ? "bf16 tensor cores" : "f16 tensor cores")
+                   wg          ? (a.qdt == SYMC_BF16 ? "bf16 wgmma" : "f16 wgmma")
+                       : h16   ? (a.qdt == SYMC_BF16 ? "bf16 tensor cores" : "f16 tensor cores")
                        : !tc   ? "fp32"
                        : split ? "3xTF32 tensor cores"
                                : "TF32 tensor cores",
@@ -346,7 +360,10 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     for (uint32_t i = 0; i < a.n_covered && nn < 72; i++) nodes[nn++] = a.covered[i];
     cg_describe_nodes(c, nodes, nn, &comment);
     symc_status st = comment.oom ? symc_error_setf(c->b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA source")
-                                 : cg_kw_finish(&k, comment.p, work, 1, tc || h16 ? 128 : 256);
+                                 : cg_kw_finish(&k, comment.p, work, 1,
+                                                wg              ? 256
+                                                    : tc || h16 ? 128
+                                                                : 256);
     cg_str_free(&comment);
     cg_kw_free(&k);
     return st;

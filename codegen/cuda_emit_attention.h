@@ -1,7 +1,7 @@
 /* Fused attention's emitters, internal to codegen (cuda_emit_attention*.c): what the
  * driver (cuda_emit_attention.c: the kernel's parameters, batch and view bases, the score
  * function and the comment) shares with the three kernel bodies: half tensor cores
- * (cuda_emit_attention_h16.c), TF32 tensor cores (cuda_emit_attention_tf32.c) and SIMT fp32
+ * (cuda_emit_attention_h16.c, with its wgmma variant in cuda_emit_attention_wg.c), TF32 tensor cores (cuda_emit_attention_tf32.c) and SIMT fp32
  * (cuda_emit_attention_f32.c). Every body reads the match the fuse pass stored in the plan
  * (ir_attention, ir/ir.h; passes/fuse_attention.c) and writes into the kernel k from the
  * driver's `SC_ROWS(blk, ...) {` on, with qt, b0, b1, NINF, Sq, Sk and the views' bases qp, kp,
@@ -45,9 +45,15 @@ void cg_att_emit_chain_h(cg_kw *k, const ir_attention *a, int hoisted);
 /* ---- the bodies ---- */
 /* the half kernel applies (cuda_emit_attention_h16.c) */
 int cg_att_h16_ok(cg_cuda *c, const ir_attention *a);
-/* qsr..osd: the views' row and element strides as text */
-void cg_att_emit_h16(cg_kw *k, const ir_attention *a, const char *qsr, const char *ksr, const char *vsr,
+/* qsr..osd: the views' row and element strides as text; wg: the wgmma variant (cg_att_wg_ok) */
+void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, const char *ksr, const char *vsr,
                      const char *osr, const char *osd);
+/* the wgmma variant (cuda_emit_attention_wg.c): whether it applies, and its pieces of the half
+ * kernel's body (the first tiles, the key-tile loop's head with S = Q·Kᵀ, P·V closing the loop) */
+int cg_att_wg_ok(cg_cuda *c, const ir_attention *a);
+void cg_att_wg_first_tiles(cg_kw *k, const ir_attention *a, const char *qsr, const char *ksr, const char *vsr);
+void cg_att_wg_scores(cg_kw *k, const ir_attention *a, const char *ksr, const char *vsr);
+void cg_att_wg_pv(cg_kw *k, const ir_attention *a);
 /* split: 3xTF32 products (fp32 engines), else one TF32 product */
 void cg_att_emit_tf32(cg_kw *k, const ir_attention *a, int split, const char *qsr, const char *qsd, const char *ksr,
                       const char *ksd, const char *vsr, const char *vsd, const char *osr, const char *osd);

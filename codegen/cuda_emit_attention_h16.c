@@ -75,7 +75,7 @@ static void emit_cp_tile(cg_kw *k, const char *dst, int64_t ld, const char *ptr,
  * mma and pack helpers of the storage's half type */
 typedef struct h16_shape {
     int64_t D, DV, QP, VP, NV, KD;
-    int qreg;
+    int qreg, mt; /* mt: 16-row m-tiles a warp (H16_MT; 1 in the wgmma kernel) */
     const char *mma, *pack;
 } h16_shape;
 
@@ -216,20 +216,17 @@ static void h16_tile_masks(cg_kw *k, const ir_attention *a) {
     }
 }
 
-/* the score function, the bounds and the online softmax over the 4 lanes of a row, in base 2,
- * then P (the probabilities packed to half pairs: the A fragments) times the V tile; closes the
- * key-tile loop */
-static void h16_softmax_pv(cg_kw *k, const ir_attention *a, const h16_shape *h) {
-    const int64_t DV = h->DV, VP = h->VP, NV = h->NV;
-    const char *mma = h->mma, *pack = h->pack;
+/* the score function, the bounds and the online softmax over the 4 lanes of a row, in base 2 */
+static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
+    const int64_t NV = h->NV;
     cg_kw_body(k,
                "#pragma unroll\n"
                "            for (int mt = 0; mt < %d; mt++)\n"
                "#pragma unroll\n"
                "            for (int h = 0; h < 2; h++) {\n"
-               "                const long long qi = q0 + w * %d + mt * 16 + g + 8 * h;\n"
+               "                const long long qi = q0 + rb + mt * 16 + g + 8 * h;\n"
                "                float mx = NINF;\n",
-               H16_MT, 16 * H16_MT);
+               h->mt);
     cg_att_emit_row_masks(k, a);
     cg_kw_body(k,
                "#pragma unroll\n"
@@ -243,28 +240,37 @@ static void h16_softmax_pv(cg_kw *k, const ir_attention *a, const h16_shape *h) 
                "                        (void)ok;\n"
                "                        (void)kj;\n");
     cg_att_emit_chain_h(k, a, 1);
+    cg_kw_body(k,
+               "                        v = kl < rem ? v : NINF;\n"
+               "                        s[mt][n][2 * h + u] = v;\n"
+               "                        mx = fmaxf(mx, v);\n"
+               "                    }\n"
+               "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
+               "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
+               "                const float mn = fmaxf(m[mt][h], mx), mu = mn == NINF ? 0.f : mn,\n"
+               "                            re = sc_ex2((m[mt][h] - mu) * 1.4426950408889634f);\n"
+               "                m[mt][h] = mn;\n"
+               "                l[mt][h] *= re;\n"
+               "#pragma unroll\n"
+               "                for (int n = 0; n < %lld; n++) o[mt][n][2 * h] *= re, o[mt][n][2 * h + 1] *= re;\n"
+               "#pragma unroll\n"
+               "                for (int n = 0; n < 8; n++) {\n"
+               "                    const float p0 = sc_ex2((s[mt][n][2 * h] - mu) * 1.4426950408889634f),\n"
+               "                                p1 = sc_ex2((s[mt][n][2 * h + 1] - mu) * 1.4426950408889634f);\n"
+               "                    l[mt][h] += p0 + p1;\n"
+               "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
+               "                }\n"
+               "            }\n",
+               (long long)NV);
+}
+
+/* P (the probabilities packed to half pairs: the A fragments) times the V tile; closes the
+ * key-tile loop */
+static void h16_pv(cg_kw *k, const h16_shape *h) {
+    const int64_t DV = h->DV, VP = h->VP;
+    const char *mma = h->mma, *pack = h->pack;
     cg_kw_body(
         k,
-        "                        v = kl < rem ? v : NINF;\n"
-        "                        s[mt][n][2 * h + u] = v;\n"
-        "                        mx = fmaxf(mx, v);\n"
-        "                    }\n"
-        "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
-        "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
-        "                const float mn = fmaxf(m[mt][h], mx), mu = mn == NINF ? 0.f : mn,\n"
-        "                            re = sc_ex2((m[mt][h] - mu) * 1.4426950408889634f);\n"
-        "                m[mt][h] = mn;\n"
-        "                l[mt][h] *= re;\n"
-        "#pragma unroll\n"
-        "                for (int n = 0; n < %lld; n++) o[mt][n][2 * h] *= re, o[mt][n][2 * h + 1] *= re;\n"
-        "#pragma unroll\n"
-        "                for (int n = 0; n < 8; n++) {\n"
-        "                    const float p0 = sc_ex2((s[mt][n][2 * h] - mu) * 1.4426950408889634f),\n"
-        "                                p1 = sc_ex2((s[mt][n][2 * h + 1] - mu) * 1.4426950408889634f);\n"
-        "                    l[mt][h] += p0 + p1;\n"
-        "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
-        "                }\n"
-        "            }\n"
         "#pragma unroll\n"
         "            for (int j = 0; j < 4; j++) { /* keys 16j..16j+15: P's A fragments from two score tiles */\n"
         "                unsigned pa[%d][4];\n"
@@ -289,7 +295,7 @@ static void h16_softmax_pv(cg_kw *k, const ir_attention *a, const h16_shape *h) 
         "            }\n"
         "            __syncthreads(); /* everyone is done with this buffer before it is refilled */\n"
         "        }\n",
-        (long long)NV, H16_MT, H16_MT, pack, pack, pack, pack, (long long)(DV / 16), (long long)VP, H16_MT, mma, mma);
+        H16_MT, H16_MT, pack, pack, pack, pack, (long long)(DV / 16), (long long)VP, H16_MT, mma, mma);
 }
 
 /* O = o / L, stored through the output view (a fully masked row: see RL_EXPR) */
@@ -307,7 +313,7 @@ static void h16_store(cg_kw *k, const ir_attention *a, const h16_shape *h, const
                "            L += __shfl_xor_sync(0xffffffffu, L, 1);\n"
                "            L += __shfl_xor_sync(0xffffffffu, L, 2);\n"
                "            const float rL = %s;\n"
-               "            const long long qi = q0 + w * %d + mt * 16 + g + 8 * h;\n"
+               "            const long long qi = q0 + rb + mt * 16 + g + 8 * h;\n"
                "            if (qi >= Sq) continue;\n"
                "#pragma unroll\n"
                "            for (int n = 0; n < %lld; n++) {\n"
@@ -316,7 +322,7 @@ static void h16_store(cg_kw *k, const ir_attention *a, const h16_shape *h, const
                "            }\n"
                "        }\n"
                "    }\n",
-               H16_MT, RL_EXPR(a), 16 * H16_MT, (long long)NV, osr, osd, st0, osr, osd, st1);
+               h->mt, RL_EXPR(a), (long long)NV, osr, osd, st0, osr, osd, st1);
 }
 
 /* The half tensor-core kernel (sm_80+): flash attention with mma.sync
@@ -335,7 +341,7 @@ static void h16_store(cg_kw *k, const ir_attention *a, const h16_shape *h, const
  * sum per row over the 4 lanes of a
  * row; key bounds are int compares against the tile's remaining keys. P is
  * rounded to the half type for the product, as every flash attention does. */
-void cg_att_emit_h16(cg_kw *k, const ir_attention *a, const char *qsr, const char *ksr, const char *vsr,
+void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, const char *ksr, const char *vsr,
                      const char *osr, const char *osd) {
     const int64_t D = a->d, DV = a->dv;
     const h16_shape h = {.D = D,
@@ -345,11 +351,19 @@ void cg_att_emit_h16(cg_kw *k, const ir_attention *a, const char *qsr, const cha
                          .NV = DV / 8,
                          .KD = D / 16,
                          .qreg = h16_q_in_regs(D),
+                         .mt = wg ? 1 : H16_MT,
                          .mma = a->qdt == SYMC_BF16 ? "sc_mma_bf16" : "sc_mma_f16",
                          .pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16"};
-    h16_first_tiles(k, a, &h, qsr, ksr, vsr);
-    h16_scores(k, a, &h, ksr, vsr);
+    if (wg) {
+        cg_att_wg_first_tiles(k, a, qsr, ksr, vsr);
+        cg_att_wg_scores(k, a, ksr, vsr);
+    } else {
+        h16_first_tiles(k, a, &h, qsr, ksr, vsr);
+        h16_scores(k, a, &h, ksr, vsr);
+    }
     h16_tile_masks(k, a);
-    h16_softmax_pv(k, a, &h);
+    h16_softmax(k, a, &h);
+    if (wg) cg_att_wg_pv(k, a);
+    else h16_pv(k, &h);
     h16_store(k, a, &h, osr, osd);
 }

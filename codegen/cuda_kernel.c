@@ -630,6 +630,7 @@ static const char prelude[] =
 
 symc_status cg_emit_prelude(cg_cuda *c) {
     symc_status st = cg_source_appendf(c->b, "%s", prelude);
+    if (!st) st = cg_att_wg_prelude(c->b);
     c->b->prelude_len = c->b->source_len;
     return st;
 }

@@ -76,9 +76,9 @@ symc_status cg_nvrtc_parse_arch(const char *arch, uint32_t *sm, symc_error *err)
 
 #define N_OPTS 6
 
-/* the options after --gpu-architecture (opts[0]) */
-static void options(const char *opts[N_OPTS], char *arch, size_t cap, uint32_t sm) {
-    snprintf(arch, cap, "--gpu-architecture=sm_%u", sm);
+/* the options after --gpu-architecture (opts[0]): sm_90a for a source with a kernel that needs it */
+static void options(const char *opts[N_OPTS], char *arch, size_t cap, uint32_t sm, const char *source) {
+    snprintf(arch, cap, "--gpu-architecture=sm_%u%s", sm, sm == 90 && strstr(source, CG_SM90A_MARK) ? "a" : "");
     opts[0] = arch;
     opts[1] = "--std=c++17";
     opts[2] = "-default-device";
@@ -115,7 +115,7 @@ symc_status cg_nvrtc_compile(const char *source, uint32_t sm, uint32_t n_kernels
         return symc_error_setf(err, SYMC_ERR_INTERNAL, "nvrtcCreateProgram failed: %s", nvrtcGetErrorString(r));
     const char *opts[N_OPTS];
     char arch[48];
-    options(opts, arch, sizeof arch, sm);
+    options(opts, arch, sizeof arch, sm, source);
     r = nvrtcCompileProgram(prog, N_OPTS, opts);
     symc_status st = SYMC_OK;
     if (r != NVRTC_SUCCESS) {
@@ -159,7 +159,7 @@ uint32_t cg_nvrtc_cpus(void) {
 static void cache_key(const char *source, uint32_t sm, uint8_t key[CG_HASH_BYTES]) {
     const char *opts[N_OPTS];
     char arch[48], version[32];
-    options(opts, arch, sizeof arch, sm);
+    options(opts, arch, sizeof arch, sm, source);
     cg_nvrtc_version(version, sizeof version);
     cg_hash h;
     cg_hash_init(&h);

@@ -391,7 +391,7 @@ static uint8_t *job_bytes(const tuner *t, const int64_t *points, uint32_t np, si
 static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *kinds, uint32_t np, double start,
                               symc_error *err) {
     const rt_engine *e = t->e;
-    uint32_t done_points = 0, recorded = 0;
+    uint32_t recorded = 0;
     uint8_t *job = NULL;
     size_t job_len = 0;
     int known = 0, cut = 0;
@@ -434,7 +434,6 @@ static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *ki
             return st;
         }
         memcpy(t->done + (size_t)t->n_done++ * e->n_symbols, values, e->n_symbols * sizeof *values);
-        done_points++;
     }
     if (job && !known && !cut) cg_tune_cache_put_points(t->cache, job, job_len, np);
     free(job);
@@ -451,7 +450,7 @@ static symc_status run_points(tuner *t, const int64_t *points, const uint8_t *ki
     cg_progress(t->opt,
                 "tuned %u library steps at %u of %u points in %.1f s: %u entries, %u distinct problems (%u timed, %u "
                 "from the timing cache), %u shared between steps and points%s",
-                n_lib, done_points, np, symc_now_s() - start, total, t->n_problems, t->timed, t->cached, t->shared,
+                n_lib, t->n_done, np, symc_now_s() - start, total, t->n_problems, t->timed, t->cached, t->shared,
                 t->failed ? " (some problems had no candidate that ran; the heuristic serves them)" : "");
     return SYMC_OK;
 }

@@ -1132,9 +1132,7 @@ void copy_produced(Owned *own, const fb::Engine *e, rt_engine *r) {
 void copy_tuned_points(Owned *own, const fb::Engine *e, rt_engine *r) {
     uint32_t n = len(e->tuned_points()), nsym = len(e->symbols());
     r->n_tuned_points = nsym ? n / nsym : 0;
-    int64_t *v = own->array<int64_t>(n);
-    for (uint32_t i = 0; i < n; i++) v[i] = e->tuned_points()->Get(i);
-    r->tuned_points = n ? v : nullptr;
+    r->tuned_points = n ? own->copy(e->tuned_points()) : nullptr;
 }
 
 /* The graph's fp32 islands (absent: none). */

@@ -134,7 +134,9 @@ void rt_cuda_destroy(rt_cuda *c) {
 }
 
 /* Module i of the engine: its cubin when the GPU's SM is the engine's, else
- * its PTX JIT-compiled by the driver for a newer GPU. */
+ * its PTX JIT-compiled by the driver for a newer GPU; a module compiled for
+ * sm_90a (the wgmma attention kernel) has no PTX another GPU can run, and is
+ * refused as such. */
 static symc_status load_module(rt_cuda *c, uint32_t i, symc_error *err) {
     const rt_engine *e = c->e;
     const rt_module *m = &e->modules[i];
@@ -147,6 +149,11 @@ static symc_status load_module(rt_cuda *c, uint32_t i, symc_error *err) {
         if (st) symc_error_prefix(err, "engine '%s': loading its sm_%u cubin%s", engine_name(e), e->sm, which);
         return st;
     }
+    if (d->sm != e->sm && m->ptx && strstr(m->ptx, ".target sm_90a"))
+        return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
+                               "engine '%s'%s holds Hopper-only kernels (wgmma, sm_90a), which run on sm_90 GPUs only; "
+                               "this GPU (%s) is sm_%u: compile it again with --arch sm_%u",
+                               engine_name(e), which, d->name, d->sm, d->sm);
     if (d->sm >= e->sm && m->ptx && *m->ptx) {
         /* keep the JIT log: it is the only clue when the driver is older
          * than the PTX or the JIT fails */

@@ -920,12 +920,13 @@ static symc_module *attention_module(int variant) {
     symc_error err;
     int zero_masked = (variant & 4) != 0;
     symc_dtype dt = variant & 8 ? SYMC_F16 : variant & 16 ? SYMC_BF16 : SYMC_F32;
+    const int wide = variant & 32 ? 64 : variant & 64 ? 128 : 0; /* head dim 64 or 128 */
     variant &= 3;
     symc_module *m = symc_module_create("attn", &err);
     symc_dim B, S;
     symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
     symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
-    symc_dim c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, variant == 2 ? 6 : variant == 3 ? 12 : 16);
+    symc_dim c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, wide ? wide : variant == 2 ? 6 : variant == 3 ? 12 : 16);
     symc_tensor q, k, v;
     symc_add_input(m, "q", dt, 4, (symc_dim[]){B, S, c2, hd}, &q, &err);
     symc_add_input(m, "k", dt, 4, (symc_dim[]){B, c2, S, hd}, &k, &err);
@@ -944,6 +945,63 @@ static symc_module *attention_module(int variant) {
     symc_mark_output(m, ot, &err);
     if (variant == 1) symc_mark_output(m, scores, &err);
     return m;
+}
+
+/* how many modules of e have PTX for exactly `target` (".target sm_90a" holds ".target sm_90") */
+static uint32_t modules_for(const rt_engine *e, const char *target) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < e->n_modules; i++) {
+        const char *t = e->modules[i].ptx ? strstr(e->modules[i].ptx, ".target ") : NULL;
+        size_t len = strlen(target);
+        n += t && !strncmp(t + 8, target, len) && (t[8 + len] == '\n' || t[8 + len] == ' ' || t[8 + len] == ',');
+    }
+    return n;
+}
+
+/* half attention: with head dim 128 on sm_90 the wgmma kernel (two warpgroups of 128 threads,
+ * swizzled tiles, its module compiled for sm_90a), with head dim 64 only under
+ * SYMC_ATTENTION=wgmma; on sm_80, with SYMC_ATTENTION=mma, or head dim 64 by default, the
+ * mma.sync kernel for plain sm_<n> */
+static void test_attention_wgmma(void) {
+    static const struct {
+        int hd; /* 64 or 128 */
+        const char *arch, *env, *target;
+        int wg;
+    } cases[] = {
+        {128, "sm_90", NULL, "sm_90a", 1}, {64, "sm_90", NULL, "sm_90", 0},   {64, "sm_90", "wgmma", "sm_90a", 1},
+        {128, "sm_80", NULL, "sm_80", 0},  {128, "sm_90", "mma", "sm_90", 0}, {128, "sm_80", "wgmma", "sm_80", 0},
+    };
+    for (int bf = 0; bf < 2; bf++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            symc_error err;
+            symc_module *m = attention_module((cases[i].hd == 64 ? 32 : 64) | (bf ? 16 : 8));
+            if (cases[i].env) setenv("SYMC_ATTENTION", cases[i].env, 1);
+            rt_engine *e = compile_module(m, cases[i].arch, &err);
+            unsetenv("SYMC_ATTENTION");
+            CHECK_MSG(e, "%s", err.msg);
+            if (e) {
+                const int wg = cases[i].wg, d = cases[i].hd;
+                const char *h = bf ? "bf16" : "f16";
+                char want[128];
+                snprintf(want, sizeof want, "fused attention (flash, %s %s, storage q %s k %s v %s o %s, D %d, Dv %d)",
+                         h, wg ? "wgmma" : "tensor cores", h, h, h, h, d, d);
+                CHECK_MSG(strstr(e->cuda_source, want), "case %zu: no '%s'", i, want);
+                CHECK(!strstr(e->cuda_source, CG_SM90A_MARK) == !wg);
+                /* the attention's module for sm_90a, the others (if any) as before */
+                if (wg) CHECK(modules_for(e, "sm_90a") == 1 && modules_for(e, "sm_90") == e->n_modules - 1);
+                else CHECK_MSG(modules_for(e, cases[i].target) == e->n_modules, "case %zu", i);
+                const rt_step *s = first_step(e, RT_STEP_KERNEL);
+                if (wg) {
+                    snprintf(want, sizeof want, "sc_wg_ss_n64_%s(&s[0][0][0],", h);
+                    CHECK_CONTAINS(e->cuda_source, want);
+                    snprintf(want, sizeof want, "sc_wg_rs_n%d_%s(&o[0][0][0], pa[j],", d, h);
+                    CHECK_CONTAINS(e->cuda_source, want);
+                    CHECK(s && s->block == 256 && s->shared == (uint32_t)((128 * d + 4 * 64 * d) * 2 + 1024));
+                } else CHECK(s && s->block == 128);
+                rt_engine_free(e);
+            }
+            symc_module_destroy(m);
+        }
 }
 
 /* (m2) transformers 5's masks in the half kernel: where(expand(keep[B,1,1,S] > 0), 0, -inf) added (a
@@ -1508,6 +1566,7 @@ int main(void) {
     test_attention(6);
     test_attention(8);      /* f16 */
     test_attention(16 + 4); /* bf16, zero_masked_rows */
+    test_attention_wgmma();
     test_attention_hf_masks(0);
     test_attention_hf_masks(1); /* and(causal, padding) */
     test_views_and_dims();

@@ -26,16 +26,18 @@ Per model (random weights, seeded; nothing downloaded; the libraries' full-size 
      to eager fp32 (TF32 off) and eager half (model.half()) on the same inputs:
        fp32: ||symc - eager32|| / ||eager32|| < 1e-4;
        fp16: finite wherever the reference is, and ||symc - ref|| / ||ref|| <= max(2 * eager
-             half's own error, 1e-3) (1e-3: about one f16 rounding of the output; eager half's own
-             error on these models is 5e-4 to 6e-3), or 1e-2 where eager half itself gives NaN
-             or Inf (docs/BENCHMARKS-SUITE.md's half-precision target);
+             half's own error, 2 * its median over the model's points, 1e-3) (1e-3: about one f16
+             rounding of the output; eager half's own error on these models is 5e-4 to 6e-3; the
+             median keeps a point where eager half is luckier than usual, e.g. the 2 logits of a
+             classifier, from setting a bound below the model's typical half error), or 1e-2 where
+             eager half itself gives NaN or Inf (docs/BENCHMARKS-SUITE.md's half-precision target);
      errors are taken over the elements where the model itself (fp64 and eager fp32) is finite
      (transformers' Llama gives NaN for a row with no token at all: its causal and padding masks
      add up to -inf); the log counts the others. An output of the wrong shape, or NaN or Inf
      where the model is finite, fails.
 
-Output: one line per check; a table last (model, frontend, precision, points, worst error, the
-bound, result) printed and written to OUT/real_models.md, every number in OUT/real_models.json
+Output: one line per check; a table last (model, frontend, precision, points, worst error, that
+point's bound, result) printed and written to OUT/real_models.md, every number in OUT/real_models.json
 (rewritten after each model, so a run cut short keeps what it measured). Exit 1 on any wrong
 result or build failure; refusals of the torch path are listed, not failures (the torch path's
 known limits are docs/MODELS.md's).
@@ -116,6 +118,15 @@ def _llama():
                                        max_position_embeddings=2048, use_cache=False, attn_implementation="eager")))
 
 
+def _llama_hd128():
+    """a Llama with the head dim of Llama 2/3 (128) and grouped-query attention: 8 heads of 128 over
+    2 key/value heads, 2 layers (the half kernels pick the Hopper attention kernel at this head dim)"""
+    from transformers import LlamaConfig, LlamaModel
+    return _text(LlamaModel(LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=2,
+                                       num_attention_heads=8, num_key_value_heads=2, head_dim=128, vocab_size=32000,
+                                       max_position_embeddings=2048, use_cache=False, attn_implementation="eager")))
+
+
 def _t5_encoder():
     from transformers import T5Config, T5EncoderModel
     return _text(T5EncoderModel(T5Config(use_cache=False, attn_implementation="eager")))
@@ -149,6 +160,8 @@ MODELS = {
     "bert_cls": dict(build=_bert_cls, inputs=TEXT_IN, ranges={"B": B_RANGE, "S": (1, 128, 512)}, vocab=30522),
     "gpt2": dict(build=_gpt2, inputs=TEXT_IN, ranges={"B": B_RANGE, "S": (1, 128, 1024)}, vocab=50257),
     "llama": dict(build=_llama, inputs=TEXT_IN, ranges={"B": (1, 8, 16), "S": (1, 128, 512)}, vocab=32000),
+    "llama_hd128": dict(build=_llama_hd128, inputs=TEXT_IN, ranges={"B": (1, 8, 16), "S": (1, 128, 512)},
+                        vocab=32000),
     "t5_encoder": dict(build=_t5_encoder, inputs=TEXT_IN, ranges={"B": B_RANGE, "S": (1, 128, 512)}, vocab=32128),
     "vit_s": dict(build=_vision("vit_s"), inputs=IMG_IN, ranges={"B": B_RANGE}),
     "resnet50": dict(build=_vision("resnet50"), inputs=[("x", ["B", 3, "H", "W"], "float")],
@@ -331,6 +344,10 @@ def sweep_model(a, torch, symc, name, row, save):
                 save()
                 continue
             errs, bounds, bad = [], [], []
+            # eager half's typical error on this model: a point where eager half happens to be far
+            # more accurate than usual (a classifier's few logits) must not set symc a bound below it
+            ehs = sorted(eh for _, _, eh in refs if eh is not None)
+            eh_med = ehs[len(ehs) // 2] if ehs else None
             with torch.inference_mode():
                 for (tag, p, form), xs, (ref, e32, eh) in zip(pts, inputs, refs):
                     tx = [torch.from_numpy(x).to(dev) for x in xs]
@@ -349,11 +366,13 @@ def sweep_model(a, torch, symc, name, row, save):
                     if not bool(torch.isfinite(got)[fin].all()):
                         bad.append(f"{tag}: NaN/Inf where the reference is finite")
                         errs.append(float("nan"))
+                        bounds.append(None)
                         continue
                     if prec == "fp32":
                         err, bound = rel(got, e32, fin), FP32_TOL
                     else:
-                        err, bound = rel(got, ref, fin), max(2 * eh, HALF_FLOOR) if eh is not None else HALF_BROKEN
+                        err, bound = rel(got, ref, fin), (max(2 * eh, 2 * eh_med, HALF_FLOOR) if eh is not None
+                                                          else HALF_BROKEN)
                     errs.append(err)
                     bounds.append(bound)
                     ok = err <= bound
@@ -362,8 +381,10 @@ def sweep_model(a, torch, symc, name, row, save):
                         f"{f'; {n_nf} elements not finite in the model itself' if n_nf else ''})")
                     if not ok:
                         bad.append(f"{tag}: rel err {err:.3g} > {bound:.3g}")
-            res.update(status="FAIL" if bad else "PASS", worst=max(errs) if errs else None,
-                       bound=min(bounds) if bounds else None, n=len(pts), failures=bad)
+            # the worst point's error beside its own bound (bounds differ per point)
+            wi = max(range(len(errs)), key=lambda i: (errs[i] != errs[i], errs[i])) if errs else None
+            res.update(status="FAIL" if bad else "PASS", worst=errs[wi] if errs else None,
+                       bound=bounds[wi] if errs else None, n=len(pts), failures=bad)
             del run
             torch.cuda.empty_cache()
             save()

@@ -1,0 +1,215 @@
+/* Fused attention's Hopper kernel pieces (sm_90a: wgmma), the variant of the
+ * half tensor-core kernel (cuda_emit_attention_h16.c, which drives the body
+ * and shares its hoisted masks, online softmax and store) for Q, K and V in
+ * one half type with head dims 64 or 128 on an sm_90 target.
+ *
+ * Two warpgroups a block, each 64 of the block's 128 query rows. Q's rows
+ * and each 64-key tile of K and V are staged by cp.async into shared memory
+ * in the 128-byte-swizzled layout the wgmma descriptors name: atoms of 64
+ * halves (128 bytes) by as many rows, a row's 16-byte chunk c stored at chunk
+ * c ^ (row % 8), every atom 1024-byte aligned. S = Q·Kᵀ is wgmma m64n64k16
+ * with both operands from shared memory (K-major: 32 bytes further along the
+ * atom per k-step); O += P·V is wgmma m64n{DV}k16 with P from registers (the
+ * score accumulators packed to half pairs are its A fragments, as in the
+ * mma.sync kernel) and V from shared memory read MN-major (the transposed
+ * B). The accumulators' layout per warp is mma.sync's m16n8 one repeated
+ * over n, so s[0][n][4] and o[0][n][4] are the h16 kernel's arrays with one
+ * m-tile, and everything between the products is shared with it. Writes by
+ * cp.async reach wgmma's async proxy through fence.proxy.async before the
+ * barrier; each product is waited for before its registers are read.
+ *
+ * The helpers (sc_wg_*) are emitted into the prelude of sm_90 sources under
+ * __CUDA_ARCH_FEAT_SM90_ALL; a kernel that uses them carries
+ * CG_SM90A_MARK, and codegen/cuda_nvrtc.c compiles its module for sm_90a. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cuda_emit_attention.h"
+
+/* the wgmma kernel applies: the half kernel would (cg_att_h16_ok), on an sm_90 target, with
+ * head dims 128 (measured on an H200, bench/bench_attention.py: 1.14-1.25x the mma.sync kernel;
+ * at head dim 64 it is 0.91-1.04x, so that stays mma.sync). SYMC_ATTENTION=mma keeps mma.sync
+ * everywhere, SYMC_ATTENTION=wgmma takes wgmma for head dims 64 too (for comparison and tests). */
+int cg_att_wg_ok(cg_cuda *c, const ir_attention *a) {
+    const char *env = getenv("SYMC_ATTENTION");
+    if (env && !strcmp(env, "mma")) return 0;
+    if (c->b->sm != 90 || !cg_att_h16_ok(c, a)) return 0;
+    if (env && !strcmp(env, "wgmma")) return (a->d == 64 || a->d == 128) && (a->dv == 64 || a->dv == 128);
+    return a->d == 128 && a->dv == 128;
+}
+
+/* one wgmma wrapper: m64n<n>k16, f32 accumulators d[n / 2], A from shared memory (ss) or
+ * registers, B from shared memory, K-major unless trans_b; scale_d 0 ignores d's old values */
+static symc_status emit_mma(cg_builder *b, int n, int ss, const char *type, const char *tname) {
+    const int nreg = n / 2;
+    char ops[1200] = "", cons[2000] = "";
+    size_t po = 0, pc = 0;
+    for (int i = 0; i < nreg; i++) {
+        po += (size_t)snprintf(ops + po, sizeof ops - po, "%s%%%d", i ? ", " : "", i);
+        pc += (size_t)snprintf(cons + pc, sizeof cons - pc, "%s\"+f\"(d[%d])", i ? ", " : "", i);
+    }
+    if (ss)
+        return cg_source_appendf(
+            b,
+            "__device__ __forceinline__ void sc_wg_ss_n%d_%s(float *d, unsigned long long da, unsigned long long db, "
+            "int sd) {\n"
+            "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n"
+            "                 \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {%s}, %%%d, %%%d, p, 1, 1, 0, 0;\\n}\\n\"\n"
+            "                 : %s\n"
+            "                 : \"l\"(da), \"l\"(db), \"r\"(sd));\n"
+            "}\n",
+            n, tname, nreg + 2, n, type, type, ops, nreg, nreg + 1, cons);
+    return cg_source_appendf(
+        b,
+        "__device__ __forceinline__ void sc_wg_rs_n%d_%s(float *d, const unsigned *a, unsigned long long db, int sd) "
+        "{\n"
+        "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n"
+        "                 \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {%s}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, "
+        "1;\\n}\\n\"\n"
+        "                 : %s\n"
+        "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db), \"r\"(sd));\n"
+        "}\n",
+        n, tname, nreg + 5, n, type, type, ops, nreg, nreg + 1, nreg + 2, nreg + 3, nreg + 4, cons);
+}
+
+symc_status cg_att_wg_prelude(cg_builder *b) {
+    if (b->sm != 90) return SYMC_OK;
+    symc_status st = cg_source_appendf(
+        b,
+        "/* wgmma helpers (sm_90a: the Hopper attention kernel, codegen/cuda_emit_attention_wg.c): the\n"
+        " * shared-memory matrix descriptor (128-byte swizzle), fences, commit and wait, and the products */\n"
+        "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+        "__device__ __forceinline__ unsigned long long sc_wg_desc(unsigned addr, unsigned lbo, unsigned sbo) {\n"
+        "    return (unsigned long long)((addr & 0x3FFFFu) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |\n"
+        "           ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);\n"
+        "}\n"
+        "__device__ __forceinline__ void sc_wg_fence() { asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); }\n"
+        "__device__ __forceinline__ void sc_wg_commit() { asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: "
+        "\"memory\"); }\n"
+        "__device__ __forceinline__ void sc_wg_wait0() { asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: "
+        "\"memory\"); }\n"
+        "__device__ __forceinline__ void sc_wg_fence_smem() { asm volatile(\"fence.proxy.async.shared::cta;\" ::: "
+        "\"memory\"); }\n"
+        "template <int N> __device__ __forceinline__ void sc_wg_fence_acc(float *d) {\n"
+        "#pragma unroll\n"
+        "    for (int i = 0; i < N; i++) asm volatile(\"\" : \"+f\"(d[i])::\"memory\");\n"
+        "}\n");
+    static const char *const types[2][2] = {{"f16", "f16"}, {"bf16", "bf16"}};
+    for (int t = 0; t < 2 && !st; t++) {
+        st = emit_mma(b, 64, 1, types[t][0], types[t][1]);
+        if (!st) st = emit_mma(b, 64, 0, types[t][0], types[t][1]);
+        if (!st) st = emit_mma(b, 128, 0, types[t][0], types[t][1]);
+    }
+    if (!st) st = cg_source_appendf(b, "#endif\n");
+    return st;
+}
+
+/* stage `rows` rows [row0, row0 + rows) x `cols` halves of `ptr` (row stride rs) into the
+ * swizzled atoms at `dst` ([cols / 64][rows][64]) with 16-byte cp.async by 256 threads, zeros
+ * past `lim` */
+static void wg_stage(cg_kw *k, const char *dst, int64_t rows, int64_t cols, const char *ptr, const char *rs,
+                     const char *row0, const char *lim) {
+    cg_kw_body(k,
+               "            for (int e = threadIdx.x; e < %lld; e += 256) {\n"
+               "                const int r = e / %lld, c8 = e - r * %lld;\n"
+               "                const bool in = %s + r < %s;\n"
+               "                sc_cp16(&%s[(c8 >> 3) * %lld + r * 64 + (((c8 & 7) ^ (r & 7)) << 3)],\n"
+               "                        %s + (in ? (%s + r) * %s + c8 * 8 : 0), in);\n"
+               "            }\n",
+               (long long)(rows * (cols / 8)), (long long)(cols / 8), (long long)(cols / 8), row0, lim, dst,
+               (long long)(rows * 64), ptr, row0, rs);
+}
+
+void cg_att_wg_first_tiles(cg_kw *k, const ir_attention *a, const char *qsr, const char *ksr, const char *vsr) {
+    cg_kw_body(k,
+               "        /* needs sm_90a */\n"
+               "        const long long q0 = qt * %d;\n"
+               "        __syncthreads(); /* the previous row block is done with the tiles */\n",
+               H16_ROWS);
+    if (a->causal_skip)
+        cg_kw_body(k,
+                   "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
+                   H16_ROWS, H16_ROWS);
+    else cg_kw_body(k, "        const long long kend = Sk;\n");
+    cg_kw_body(k, "        const long long ntile = (kend + 63) / 64;\n        {\n");
+    wg_stage(k, "Qs", H16_ROWS, a->d, "qp", qsr, "q0", "Sq");
+    cg_kw_body(k, "        }\n        if (ntile > 0) {\n            const long long k0 = 0;\n");
+    wg_stage(k, "Ks", 64, a->d, "kp", ksr, "k0", "Sk");
+    wg_stage(k, "Vs", 64, a->dv, "vp", vsr, "k0", "Sk");
+    cg_kw_body(k,
+               "        }\n"
+               "        sc_cp_commit();\n"
+               "        sc_cp_wait<0>();\n"
+               "        sc_wg_fence_smem();\n"
+               "        __syncthreads();\n");
+}
+
+void cg_att_wg_scores(cg_kw *k, const ir_attention *a, const char *ksr, const char *vsr) {
+    const int64_t D = a->d, DV = a->dv, NV = DV / 8;
+    cg_kw_body(k,
+               "        float m[1][2], l[1][2], o[1][%lld][4];\n"
+               "        m[0][0] = m[0][1] = NINF;\n"
+               "        l[0][0] = l[0][1] = 0.f;\n"
+               "#pragma unroll\n"
+               "        for (int n = 0; n < %lld; n++) o[0][n][0] = o[0][n][1] = o[0][n][2] = o[0][n][3] = 0.f;\n"
+               "        for (long long it = 0; it < ntile; it++) {\n"
+               "            const long long k0 = it * 64;\n"
+               "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n"
+               "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n"
+               "            if (it + 1 < ntile) { /* the next tile into the other buffer */\n"
+               "                unsigned short *Kn = Ks + ((it + 1) & 1) * %lld, *Vn = Vs + ((it + 1) & 1) * %lld;\n"
+               "                const long long k1 = k0 + 64;\n",
+               (long long)NV, (long long)NV, (long long)(64 * D), (long long)(64 * DV), (long long)(64 * D),
+               (long long)(64 * DV));
+    wg_stage(k, "Kn", 64, D, "kp", ksr, "k1", "Sk");
+    wg_stage(k, "Vn", 64, DV, "vp", vsr, "k1", "Sk");
+    /* a warpgroup's products are collective: the causal skip is per warpgroup (its 64 rows) */
+    cg_kw_body(
+        k,
+        "                sc_cp_commit();\n"
+        "                sc_cp_wait<1>();\n"
+        "            } else sc_cp_wait<0>();\n"
+        "            sc_wg_fence_smem();\n"
+        "            __syncthreads();\n"
+        "            if (%s) { /* else every key of the tile is after the warpgroup's last row: masked */\n"
+        "            float s[1][8][4];\n"
+        "            sc_wg_fence();\n"
+        "#pragma unroll\n"
+        "            for (int kk = 0; kk < %lld; kk++)\n"
+        "                sc_wg_ss_n64_%s(&s[0][0][0],\n"
+        "                    sc_wg_desc(sc_smem_addr(Qs) + (kk >> 2) * %d + (w >> 2) * 8192 + (kk & 3) * 32, 16, "
+        "1024),\n"
+        "                    sc_wg_desc(sc_smem_addr(Kc) + (kk >> 2) * 8192 + (kk & 3) * 32, 16, 1024), kk > 0);\n"
+        "            sc_wg_commit();\n"
+        "            sc_wg_wait0();\n"
+        "            sc_wg_fence_acc<32>(&s[0][0][0]);\n",
+        a->causal_skip ? "k0 <= q0 + (w >> 2) * 64 + 63" : "true", (long long)(D / 16),
+        a->qdt == SYMC_BF16 ? "bf16" : "f16", H16_ROWS * 128);
+}
+
+void cg_att_wg_pv(cg_kw *k, const ir_attention *a) {
+    const char *pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16";
+    cg_kw_body(
+        k,
+        "            unsigned pa[4][4]; /* P's A fragments: keys 16j..16j+15 from two score tiles */\n"
+        "#pragma unroll\n"
+        "            for (int j = 0; j < 4; j++) {\n"
+        "                pa[j][0] = %s(s[0][2 * j][0], s[0][2 * j][1]);\n"
+        "                pa[j][1] = %s(s[0][2 * j][2], s[0][2 * j][3]);\n"
+        "                pa[j][2] = %s(s[0][2 * j + 1][0], s[0][2 * j + 1][1]);\n"
+        "                pa[j][3] = %s(s[0][2 * j + 1][2], s[0][2 * j + 1][3]);\n"
+        "            }\n"
+        "            sc_wg_fence();\n"
+        "#pragma unroll\n"
+        "            for (int j = 0; j < 4; j++)\n"
+        "                sc_wg_rs_n%lld_%s(&o[0][0][0], pa[j], sc_wg_desc(sc_smem_addr(Vc) + j * 2048, 8192, 1024), "
+        "1);\n"
+        "            sc_wg_commit();\n"
+        "            sc_wg_wait0();\n"
+        "            sc_wg_fence_acc<%lld>(&o[0][0][0]);\n"
+        "            }\n"
+        "            __syncthreads(); /* everyone is done with this buffer before it is refilled */\n"
+        "        }\n",
+        pack, pack, pack, pack, (long long)a->dv, a->qdt == SYMC_BF16 ? "bf16" : "f16", (long long)(a->dv / 2));
+}
