@@ -245,8 +245,9 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
                   PLD = tc ? cg_att_pitch(64, 4) : 68;
     cg_kw k;
     cg_kw_begin(&k, c, node);
-    if (wg) k.shared = (uint32_t)((H16_ROWS * D + 2 * 64 * D + 2 * 64 * DV) * 2 + 1024); /* + 1024: alignment */
-    else if (h16) k.shared = (uint32_t)((H16_ROWS * (D + 8) + 2 * 64 * (D + 8) + 2 * 64 * (DV + 8)) * 2);
+    const int64_t HP = cg_att_h16_pitch(D, wg), HVP = cg_att_h16_pitch(DV, wg); /* the half kernel's pitches */
+    if (h16) /* Q's rows, two K and V tiles of 64 keys; wg: + 1024 bytes to align the swizzled atoms */
+        k.shared = (uint32_t)((H16_ROWS * HP + 2 * 64 * HP + 2 * 64 * HVP) * 2 + (wg ? 1024 : 0));
     else k.shared = (uint32_t)((2 * ATT_TILE * QLD + ATT_TILE * VLD + ATT_TILE * PLD) * (int64_t)sizeof(float));
     char sq[48], sk[48], n1[48], qsr[48], qsd[48], ksr[48], ksd[48], vsr[48], vsd[48], osr[48], osd[48];
     cg_att_dim(&k, a.sq, sq, sizeof sq);
@@ -266,22 +267,17 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     sym_expr work = sym_mul(T, sym_mul(T, a.n0, a.n1), nq);
     char wk[48];
     cg_att_dim(&k, work, wk, sizeof wk);
-    if (wg) /* the swizzled tiles' atoms are 1024-byte aligned; rb: the warp's first row in the block */
+    char rb[48]; /* the warp's first row in the block; wg: a warpgroup's 4 warps 16 rows each */
+    if (wg) snprintf(rb, sizeof rb, "(w >> 2) * 64 + (w & 3) * 16");
+    else snprintf(rb, sizeof rb, "w * %d", 16 * H16_MT);
+    if (h16) /* wg: the swizzled atoms 1024-byte aligned */
         cg_kw_body(&k,
                    "    extern __shared__ float4 sc_smem4[];\n"
-                   "    unsigned short *Qs = (unsigned short *)((char *)sc_smem4 + ((1024u - (sc_smem_addr(sc_smem4) & "
-                   "1023u)) & 1023u)),\n"
-                   "                   *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld;\n"
+                   "    unsigned short *Qs = (unsigned short *)%s, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld;\n"
                    "    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3,\n"
-                   "              rb = (w >> 2) * 64 + (w & 3) * 16;\n",
-                   H16_ROWS, (long long)D, 2 * 64, (long long)D);
-    else if (h16)
-        cg_kw_body(&k,
-                   "    extern __shared__ float4 sc_smem4[];\n"
-                   "    unsigned short *Qs = (unsigned short *)sc_smem4, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld;\n"
-                   "    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3,\n"
-                   "              rb = w * %d;\n",
-                   H16_ROWS, (long long)(D + 8), 2 * 64, (long long)(D + 8), 16 * H16_MT);
+                   "              rb = %s;\n",
+                   wg ? "((char *)sc_smem4 + ((1024u - (sc_smem_addr(sc_smem4) & 1023u)) & 1023u))" : "sc_smem4",
+                   H16_ROWS, (long long)HP, 2 * 64, (long long)HP, rb);
     else
         cg_kw_body(
             &k,

@@ -48,11 +48,13 @@ int cg_att_h16_ok(cg_cuda *c, const ir_attention *a);
 /* qsr..osd: the views' row and element strides as text; wg: the wgmma variant (cg_att_wg_ok) */
 void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, const char *ksr, const char *vsr,
                      const char *osr, const char *osd);
-/* the wgmma variant (cuda_emit_attention_wg.c): whether it applies, and its pieces of the half
- * kernel's body (the first tiles, the key-tile loop's head with S = Q·Kᵀ, P·V closing the loop) */
+/* the half kernel's shared row pitch (halves) for a head dim n: padded against bank conflicts,
+ * or n in the wgmma variant (its swizzled atoms need none) */
+static inline int64_t cg_att_h16_pitch(int64_t n, int wg) { return wg ? n : n + 8; }
+/* the wgmma variant (cuda_emit_attention_wg.c): whether it applies, and its two products in the
+ * half kernel's body (S = Q·Kᵀ into s, O += P·V from s) */
 int cg_att_wg_ok(cg_cuda *c, const ir_attention *a);
-void cg_att_wg_first_tiles(cg_kw *k, const ir_attention *a, const char *qsr, const char *ksr, const char *vsr);
-void cg_att_wg_scores(cg_kw *k, const ir_attention *a, const char *ksr, const char *vsr);
+void cg_att_wg_qk(cg_kw *k, const ir_attention *a);
 void cg_att_wg_pv(cg_kw *k, const ir_attention *a);
 /* split: 3xTF32 products (fp32 engines), else one TF32 product */
 void cg_att_emit_tf32(cg_kw *k, const ir_attention *a, int split, const char *qsr, const char *qsd, const char *ksr,

@@ -55,36 +55,50 @@ _Static_assert(H16_MT == 2, "H16_WARP_ROWS_TEXT and H16_WARP_LAST_TEXT follow H1
  * registers go to the output accumulators) */
 static int h16_q_in_regs(int64_t d) { return d <= 64; }
 
-/* stage `rows` rows [row0, row0 + rows) x `cols` halves of `ptr` (row
- * stride rs) into shared `dst` (row pitch ld halves) with 16-byte cp.async,
- * zeros past `lim` */
-static void emit_cp_tile(cg_kw *k, const char *dst, int64_t ld, const char *ptr, const char *rs, int64_t rows,
-                         int64_t cols, const char *row0, const char *lim) {
-    cg_kw_body(k,
-               "            for (int e = threadIdx.x; e < %lld; e += 128) {\n"
-               "                const int r = e / %lld, c8 = (e - r * %lld) * 8;\n"
-               "                const bool in = %s + r < %s;\n"
-               "                sc_cp16(&%s[r * %lld + c8], %s + (in ? (%s + r) * %s + c8 : 0), in);\n"
-               "            }\n",
-               (long long)(rows * (cols / 8)), (long long)(cols / 8), (long long)(cols / 8), row0, lim, dst,
-               (long long)ld, ptr, row0, rs);
-}
-
 /* the half kernel's sizes: head dims D and DV, the shared row pitches QP and VP (halves), NV
- * n-tiles of 8 output columns, KD k-steps of 16 along D; qreg: Q's fragments in registers; the
- * mma and pack helpers of the storage's half type */
+ * n-tiles of 8 output columns, KD k-steps of 16 along D; qreg: Q's fragments in registers; mt:
+ * 16-row m-tiles a warp; the mma and pack helpers of the storage's half type. wg: the wgmma
+ * variant (cuda_emit_attention_wg.c): 256 threads, the tiles in swizzled 64-column atoms
+ * (pitches D and DV), one m-tile a warp, its own products for Q·Kᵀ and P·V. */
 typedef struct h16_shape {
     int64_t D, DV, QP, VP, NV, KD;
-    int qreg, mt; /* mt: 16-row m-tiles a warp (H16_MT; 1 in the wgmma kernel) */
+    int qreg, mt, wg;
     const char *mma, *pack;
 } h16_shape;
+
+/* stage `rows` rows [row0, row0 + rows) x `cols` halves of `ptr` (row stride rs) into shared
+ * `dst` with 16-byte cp.async, zeros past `lim`: rows of pitch `ld` halves, or (wg) the swizzled
+ * atoms [cols / 64][rows][64], whose row r holds its 16-byte chunk c at chunk c ^ (r % 8) */
+static void emit_cp_tile(cg_kw *k, const h16_shape *h, const char *dst, int64_t ld, const char *ptr, const char *rs,
+                         int64_t rows, int64_t cols, const char *row0, const char *lim) {
+    char idx[96];
+    if (h->wg)
+        snprintf(idx, sizeof idx, "(c8 >> 6) * %lld + r * 64 + ((((c8 >> 3) & 7) ^ (r & 7)) << 3)",
+                 (long long)(rows * 64));
+    else snprintf(idx, sizeof idx, "r * %lld + c8", (long long)ld);
+    cg_kw_body(k,
+               "            for (int e = threadIdx.x; e < %lld; e += %d) {\n"
+               "                const int r = e / %lld, c8 = (e - r * %lld) * 8;\n"
+               "                const bool in = %s + r < %s;\n"
+               "                sc_cp16(&%s[%s], %s + (in ? (%s + r) * %s + c8 : 0), in);\n"
+               "            }\n",
+               (long long)(rows * (cols / 8)), h->wg ? 256 : 128, (long long)(cols / 8), (long long)(cols / 8), row0,
+               lim, dst, idx, ptr, row0, rs);
+}
+
+/* the key tile from row0 of K and V into Kdst and Vdst */
+static void emit_kv_tile(cg_kw *k, const h16_shape *h, const char *kdst, const char *vdst, const char *ksr,
+                         const char *vsr, const char *row0) {
+    emit_cp_tile(k, h, kdst, h->QP, "kp", ksr, 64, h->D, row0, "Sk");
+    emit_cp_tile(k, h, vdst, h->VP, "vp", vsr, 64, h->DV, row0, "Sk");
+}
 
 /* the row block's start: its key range (causal: up to its last row), Q's tile and the first K
  * and V tiles in shared memory, and Q's fragments in registers when they stay there */
 static void h16_first_tiles(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *qsr, const char *ksr,
                             const char *vsr) {
-    const int64_t D = h->D, DV = h->DV, QP = h->QP, VP = h->VP, KD = h->KD;
-    const int qreg = h->qreg;
+    const int64_t D = h->D, QP = h->QP, KD = h->KD;
+    if (h->wg) cg_kw_body(k, "        %s\n", CG_SM90A_MARK);
     cg_kw_body(k,
                "        const long long q0 = qt * %d;\n"
                "        __syncthreads(); /* the previous row block is done with the tiles */\n",
@@ -95,16 +109,17 @@ static void h16_first_tiles(cg_kw *k, const ir_attention *a, const h16_shape *h,
                    H16_ROWS, H16_ROWS);
     else cg_kw_body(k, "        const long long kend = Sk;\n");
     cg_kw_body(k, "        const long long ntile = (kend + 63) / 64;\n        {\n");
-    emit_cp_tile(k, "Qs", QP, "qp", qsr, H16_ROWS, D, "q0", "Sq");
+    emit_cp_tile(k, h, "Qs", QP, "qp", qsr, H16_ROWS, D, "q0", "Sq");
     cg_kw_body(k, "        }\n        if (ntile > 0) {\n            const long long k0 = 0;\n");
-    emit_cp_tile(k, "Ks", QP, "kp", ksr, 64, D, "k0", "Sk");
-    emit_cp_tile(k, "Vs", VP, "vp", vsr, 64, DV, "k0", "Sk");
+    emit_kv_tile(k, h, "Ks", "Vs", ksr, vsr, "k0");
     cg_kw_body(k,
                "        }\n"
                "        sc_cp_commit();\n"
                "        sc_cp_wait<0>();\n"
-               "        __syncthreads();\n");
-    if (qreg)
+               "%s"
+               "        __syncthreads();\n",
+               h->wg ? "        sc_wg_fence_smem(); /* cp.async's writes, for wgmma's reads */\n" : "");
+    if (h->qreg && !h->wg)
         cg_kw_body(
             k,
             "        unsigned qf[%d][%lld][4];\n"
@@ -116,49 +131,16 @@ static void h16_first_tiles(cg_kw *k, const ir_attention *a, const h16_shape *h,
             H16_MT, (long long)KD, H16_MT, (long long)KD, 16 * H16_MT, (long long)QP);
 }
 
-/* the key-tile loop's head (the accumulators, the next tile's cp.async into the other buffer)
- * and the score tile Q·Kᵀ in the accumulator layout, s[mt][n][4] */
-static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *ksr, const char *vsr) {
-    const int64_t D = h->D, DV = h->DV, QP = h->QP, VP = h->VP, NV = h->NV, KD = h->KD;
+/* Q·Kᵀ by mma.sync into s[mt][n][4] (the accumulator layout): Q's fragments from registers or
+ * shared memory, K's by ldmatrix */
+static void h16_qk(cg_kw *k, const h16_shape *h) {
+    const int64_t QP = h->QP, KD = h->KD;
     const int qreg = h->qreg;
     const char *mma = h->mma;
-    cg_kw_body(
-        k,
-        "        float m[%d][2], l[%d][2], o[%d][%lld][4];\n"
-        "#pragma unroll\n"
-        "        for (int mt = 0; mt < %d; mt++) {\n"
-        "            m[mt][0] = m[mt][1] = NINF;\n"
-        "            l[mt][0] = l[mt][1] = 0.f;\n"
-        "#pragma unroll\n"
-        "            for (int n = 0; n < %lld; n++) o[mt][n][0] = o[mt][n][1] = o[mt][n][2] = o[mt][n][3] = 0.f;\n"
-        "        }\n"
-        "        for (long long it = 0; it < ntile; it++) {\n"
-        "            const long long k0 = it * 64;\n"
-        "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n"
-        "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n"
-        "            if (it + 1 < ntile) { /* the next tile into the other buffer */\n"
-        "                unsigned short *Kn = Ks + ((it + 1) & 1) * %lld, *Vn = Vs + ((it + 1) & 1) * %lld;\n"
-        "                const long long k1 = k0 + 64;\n",
-        H16_MT, H16_MT, H16_MT, (long long)NV, H16_MT, (long long)NV, (long long)(64 * QP), (long long)(64 * VP),
-        (long long)(64 * QP), (long long)(64 * VP));
-    emit_cp_tile(k, "Kn", QP, "kp", ksr, 64, D, "k1", "Sk");
-    emit_cp_tile(k, "Vn", VP, "vp", vsr, 64, DV, "k1", "Sk");
-    cg_kw_body(
-        k,
-        "                sc_cp_commit();\n"
-        "                sc_cp_wait<1>();\n"
-        "            } else sc_cp_wait<0>();\n"
-        "            __syncthreads();\n"
-        "            if (%s) { /* else every key of the tile is after the warp's last row: masked (causal) */\n"
-        "            float s[%d][8][4];\n"
-        "#pragma unroll\n"
-        "            for (int mt = 0; mt < %d; mt++)\n"
-        "#pragma unroll\n"
-        "                for (int n = 0; n < 8; n++) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;\n"
-        "#pragma unroll\n"
-        "            for (int kk = 0; kk < %lld; kk++) {\n",
-        a->causal_skip ? "k0 <= q0 + w * " H16_WARP_ROWS_TEXT " + " H16_WARP_LAST_TEXT : "true", H16_MT, H16_MT,
-        (long long)KD);
+    cg_kw_body(k,
+               "#pragma unroll\n"
+               "            for (int kk = 0; kk < %lld; kk++) {\n",
+               (long long)KD);
     if (!qreg)
         cg_kw_body(
             k,
@@ -181,6 +163,58 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
         "                }\n"
         "            }\n",
         (long long)QP, H16_MT, mma, qreg ? "qf[mt][kk]" : "qa[mt]", mma, qreg ? "qf[mt][kk]" : "qa[mt]");
+}
+
+/* the key-tile loop's head (the accumulators, the next tile's cp.async into the other buffer)
+ * and the score tile Q·Kᵀ in the accumulator layout, s[mt][n][4]. The causal skip is per warp,
+ * per warpgroup in the wgmma kernel (whose products are warpgroup-collective). */
+static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *ksr, const char *vsr) {
+    const int64_t QP = h->QP, VP = h->VP, NV = h->NV;
+    cg_kw_body(
+        k,
+        "        float m[%d][2], l[%d][2], o[%d][%lld][4];\n"
+        "#pragma unroll\n"
+        "        for (int mt = 0; mt < %d; mt++) {\n"
+        "            m[mt][0] = m[mt][1] = NINF;\n"
+        "            l[mt][0] = l[mt][1] = 0.f;\n"
+        "#pragma unroll\n"
+        "            for (int n = 0; n < %lld; n++) o[mt][n][0] = o[mt][n][1] = o[mt][n][2] = o[mt][n][3] = 0.f;\n"
+        "        }\n"
+        "        for (long long it = 0; it < ntile; it++) {\n"
+        "            const long long k0 = it * 64;\n"
+        "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n"
+        "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n"
+        "            if (it + 1 < ntile) { /* the next tile into the other buffer */\n"
+        "                unsigned short *Kn = Ks + ((it + 1) & 1) * %lld, *Vn = Vs + ((it + 1) & 1) * %lld;\n"
+        "                const long long k1 = k0 + 64;\n",
+        h->mt, h->mt, h->mt, (long long)NV, h->mt, (long long)NV, (long long)(64 * QP), (long long)(64 * VP),
+        (long long)(64 * QP), (long long)(64 * VP));
+    emit_kv_tile(k, h, "Kn", "Vn", ksr, vsr, "k1");
+    cg_kw_body(k,
+               "                sc_cp_commit();\n"
+               "                sc_cp_wait<1>();\n"
+               "            } else sc_cp_wait<0>();\n"
+               "%s"
+               "            __syncthreads();\n"
+               "            if (%s) { /* else every key of the tile is after the %s last row: masked (causal) */\n"
+               "            float s[%d][8][4];\n",
+               h->wg ? "            sc_wg_fence_smem(); /* cp.async's writes, for wgmma's reads */\n" : "",
+               !a->causal_skip ? "true"
+                   : h->wg     ? "k0 <= q0 + (w >> 2) * 64 + 63"
+                               : "k0 <= q0 + w * " H16_WARP_ROWS_TEXT " + " H16_WARP_LAST_TEXT,
+               h->wg ? "warpgroup's" : "warp's", h->mt);
+    if (h->wg) { /* its first product ignores s's values */
+        cg_att_wg_qk(k, a);
+        return;
+    }
+    cg_kw_body(
+        k,
+        "#pragma unroll\n"
+        "            for (int mt = 0; mt < %d; mt++)\n"
+        "#pragma unroll\n"
+        "                for (int n = 0; n < 8; n++) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;\n",
+        h->mt);
+    h16_qk(k, h);
 }
 
 /* the row-shared masks (padding masks [B, 1, 1, S]) and IR_ATT_ADD_SEL leaves: this thread's 16
@@ -264,8 +298,7 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
                (long long)NV);
 }
 
-/* P (the probabilities packed to half pairs: the A fragments) times the V tile; closes the
- * key-tile loop */
+/* P (the probabilities packed to half pairs: the A fragments) times the V tile by mma.sync */
 static void h16_pv(cg_kw *k, const h16_shape *h) {
     const int64_t DV = h->DV, VP = h->VP;
     const char *mma = h->mma, *pack = h->pack;
@@ -291,10 +324,7 @@ static void h16_pv(cg_kw *k, const h16_shape *h) {
         "                        %s(o[mt][2 * np + 1], pa[mt], b + 2);\n"
         "                    }\n"
         "                }\n"
-        "            }\n"
-        "            }\n"
-        "            __syncthreads(); /* everyone is done with this buffer before it is refilled */\n"
-        "        }\n",
+        "            }\n",
         H16_MT, H16_MT, pack, pack, pack, pack, (long long)(DV / 16), (long long)VP, H16_MT, mma, mma);
 }
 
@@ -346,24 +376,24 @@ void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, c
     const int64_t D = a->d, DV = a->dv;
     const h16_shape h = {.D = D,
                          .DV = DV,
-                         .QP = D + 8,
-                         .VP = DV + 8,
+                         .QP = cg_att_h16_pitch(D, wg),
+                         .VP = cg_att_h16_pitch(DV, wg),
                          .NV = DV / 8,
                          .KD = D / 16,
                          .qreg = h16_q_in_regs(D),
                          .mt = wg ? 1 : H16_MT,
+                         .wg = wg,
                          .mma = a->qdt == SYMC_BF16 ? "sc_mma_bf16" : "sc_mma_f16",
                          .pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16"};
-    if (wg) {
-        cg_att_wg_first_tiles(k, a, qsr, ksr, vsr);
-        cg_att_wg_scores(k, a, ksr, vsr);
-    } else {
-        h16_first_tiles(k, a, &h, qsr, ksr, vsr);
-        h16_scores(k, a, &h, ksr, vsr);
-    }
+    h16_first_tiles(k, a, &h, qsr, ksr, vsr);
+    h16_scores(k, a, &h, ksr, vsr);
     h16_tile_masks(k, a);
     h16_softmax(k, a, &h);
     if (wg) cg_att_wg_pv(k, a);
     else h16_pv(k, &h);
+    cg_kw_body(k,
+               "            }\n"
+               "            __syncthreads(); /* everyone is done with this buffer before it is refilled */\n"
+               "        }\n");
     h16_store(k, a, &h, osr, osd);
 }

@@ -18,9 +18,11 @@
  * cp.async reach wgmma's async proxy through fence.proxy.async before the
  * barrier; each product is waited for before its registers are read.
  *
- * The helpers (sc_wg_*) are emitted into the prelude of sm_90 sources under
- * __CUDA_ARCH_FEAT_SM90_ALL; a kernel that uses them carries
- * CG_SM90A_MARK, and codegen/cuda_nvrtc.c compiles its module for sm_90a. */
+ * The staging (the swizzled tiles' index), the loop and the rest of the body are the h16
+ * kernel's (its h16_shape.wg); this file holds what is wgmma's own: when it applies, its helpers
+ * and its two products. The helpers (sc_wg_*) are emitted into the prelude of sm_90 sources
+ * under __CUDA_ARCH_FEAT_SM90_ALL; a kernel that uses them carries CG_SM90A_MARK, and
+ * codegen/cuda_nvrtc.c compiles its module for sm_90a. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,75 +107,11 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
     return st;
 }
 
-/* stage `rows` rows [row0, row0 + rows) x `cols` halves of `ptr` (row stride rs) into the
- * swizzled atoms at `dst` ([cols / 64][rows][64]) with 16-byte cp.async by 256 threads, zeros
- * past `lim` */
-static void wg_stage(cg_kw *k, const char *dst, int64_t rows, int64_t cols, const char *ptr, const char *rs,
-                     const char *row0, const char *lim) {
-    cg_kw_body(k,
-               "            for (int e = threadIdx.x; e < %lld; e += 256) {\n"
-               "                const int r = e / %lld, c8 = e - r * %lld;\n"
-               "                const bool in = %s + r < %s;\n"
-               "                sc_cp16(&%s[(c8 >> 3) * %lld + r * 64 + (((c8 & 7) ^ (r & 7)) << 3)],\n"
-               "                        %s + (in ? (%s + r) * %s + c8 * 8 : 0), in);\n"
-               "            }\n",
-               (long long)(rows * (cols / 8)), (long long)(cols / 8), (long long)(cols / 8), row0, lim, dst,
-               (long long)(rows * 64), ptr, row0, rs);
-}
-
-void cg_att_wg_first_tiles(cg_kw *k, const ir_attention *a, const char *qsr, const char *ksr, const char *vsr) {
-    cg_kw_body(k,
-               "        /* needs sm_90a */\n"
-               "        const long long q0 = qt * %d;\n"
-               "        __syncthreads(); /* the previous row block is done with the tiles */\n",
-               H16_ROWS);
-    if (a->causal_skip)
-        cg_kw_body(k,
-                   "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
-                   H16_ROWS, H16_ROWS);
-    else cg_kw_body(k, "        const long long kend = Sk;\n");
-    cg_kw_body(k, "        const long long ntile = (kend + 63) / 64;\n        {\n");
-    wg_stage(k, "Qs", H16_ROWS, a->d, "qp", qsr, "q0", "Sq");
-    cg_kw_body(k, "        }\n        if (ntile > 0) {\n            const long long k0 = 0;\n");
-    wg_stage(k, "Ks", 64, a->d, "kp", ksr, "k0", "Sk");
-    wg_stage(k, "Vs", 64, a->dv, "vp", vsr, "k0", "Sk");
-    cg_kw_body(k,
-               "        }\n"
-               "        sc_cp_commit();\n"
-               "        sc_cp_wait<0>();\n"
-               "        sc_wg_fence_smem();\n"
-               "        __syncthreads();\n");
-}
-
-void cg_att_wg_scores(cg_kw *k, const ir_attention *a, const char *ksr, const char *vsr) {
-    const int64_t D = a->d, DV = a->dv, NV = DV / 8;
-    cg_kw_body(k,
-               "        float m[1][2], l[1][2], o[1][%lld][4];\n"
-               "        m[0][0] = m[0][1] = NINF;\n"
-               "        l[0][0] = l[0][1] = 0.f;\n"
-               "#pragma unroll\n"
-               "        for (int n = 0; n < %lld; n++) o[0][n][0] = o[0][n][1] = o[0][n][2] = o[0][n][3] = 0.f;\n"
-               "        for (long long it = 0; it < ntile; it++) {\n"
-               "            const long long k0 = it * 64;\n"
-               "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n"
-               "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n"
-               "            if (it + 1 < ntile) { /* the next tile into the other buffer */\n"
-               "                unsigned short *Kn = Ks + ((it + 1) & 1) * %lld, *Vn = Vs + ((it + 1) & 1) * %lld;\n"
-               "                const long long k1 = k0 + 64;\n",
-               (long long)NV, (long long)NV, (long long)(64 * D), (long long)(64 * DV), (long long)(64 * D),
-               (long long)(64 * DV));
-    wg_stage(k, "Kn", 64, D, "kp", ksr, "k1", "Sk");
-    wg_stage(k, "Vn", 64, DV, "vp", vsr, "k1", "Sk");
-    /* a warpgroup's products are collective: the causal skip is per warpgroup (its 64 rows) */
+/* S = Q·Kᵀ: m64n64k16 from shared memory, D / 16 k-steps (32 bytes along an atom each, the
+ * next atom every 4), into s[0][8][4]; this warpgroup's 64 rows of Q start 8192 bytes apart */
+void cg_att_wg_qk(cg_kw *k, const ir_attention *a) {
     cg_kw_body(
         k,
-        "                sc_cp_commit();\n"
-        "                sc_cp_wait<1>();\n"
-        "            } else sc_cp_wait<0>();\n"
-        "            sc_wg_fence_smem();\n"
-        "            __syncthreads();\n"
-        "            if (%s) { /* else every key of the tile is after the warpgroup's last row: masked */\n"
-        "            float s[1][8][4];\n"
         "            sc_wg_fence();\n"
         "#pragma unroll\n"
         "            for (int kk = 0; kk < %lld; kk++)\n"
@@ -184,15 +122,16 @@ void cg_att_wg_scores(cg_kw *k, const ir_attention *a, const char *ksr, const ch
         "            sc_wg_commit();\n"
         "            sc_wg_wait0();\n"
         "            sc_wg_fence_acc<32>(&s[0][0][0]);\n",
-        a->causal_skip ? "k0 <= q0 + (w >> 2) * 64 + 63" : "true", (long long)(D / 16),
-        a->qdt == SYMC_BF16 ? "bf16" : "f16", H16_ROWS * 128);
+        (long long)(a->d / 16), a->qdt == SYMC_BF16 ? "bf16" : "f16", H16_ROWS * 128);
 }
 
+/* O += P·V: P's A fragments from the probabilities (keys 16j..16j+15 from two score tiles), V
+ * read MN-major (its 64-column atoms 8192 bytes apart), m64n{DV}k16 a 16-key step */
 void cg_att_wg_pv(cg_kw *k, const ir_attention *a) {
     const char *pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16";
     cg_kw_body(
         k,
-        "            unsigned pa[4][4]; /* P's A fragments: keys 16j..16j+15 from two score tiles */\n"
+        "            unsigned pa[4][4];\n"
         "#pragma unroll\n"
         "            for (int j = 0; j < 4; j++) {\n"
         "                pa[j][0] = %s(s[0][2 * j][0], s[0][2 * j][1]);\n"
@@ -207,9 +146,6 @@ void cg_att_wg_pv(cg_kw *k, const ir_attention *a) {
         "1);\n"
         "            sc_wg_commit();\n"
         "            sc_wg_wait0();\n"
-        "            sc_wg_fence_acc<%lld>(&o[0][0][0]);\n"
-        "            }\n"
-        "            __syncthreads(); /* everyone is done with this buffer before it is refilled */\n"
-        "        }\n",
+        "            sc_wg_fence_acc<%lld>(&o[0][0][0]);\n",
         pack, pack, pack, pack, (long long)a->dv, a->qdt == SYMC_BF16 ? "bf16" : "f16", (long long)(a->dv / 2));
 }
