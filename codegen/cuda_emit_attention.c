@@ -71,6 +71,61 @@ static void scalar_text(cg_kw *k, uint32_t t, char *buf, size_t cap) {
 
 static void emit_chain_op(cg_kw *k, const ir_attention *a, uint32_t i);
 
+/* a literal scalar that keeps scores bounded: finite with |x| <= 1e6 (mask values: see below) */
+static int tail_normal(const ir_module *m, uint32_t t, double *v) {
+    return t != IR_NONE && pass_attention_literal(m, t, v) && *v >= -1e6 && *v <= 1e6;
+}
+/* a literal mask value: <= -1e30 (float32's lowest, -inf) */
+static int tail_masked(const ir_module *m, uint32_t t) {
+    double v;
+    return t != IR_NONE && pass_attention_literal(m, t, &v) && v <= -1e30;
+}
+
+/* The causal tail (see cuda_emit_attention.h). Every score before the last op is bounded: f16
+ * Q and K give |Q·Kᵀ| <= 256 * 65504^2 < 1.1e12, then scales and additions of literals of at
+ * most 1e6 and masks of at most -1e30 (which only lower a score), so an unmasked score stays
+ * within B < 1e19 of 0. A key after the row then scores at most B - 1e30; where the row's running
+ * max is above -1e29 (it has an unmasked score) that is 9e29 below it and its probability is
+ * exactly 0, as the reference's; a row whose max is below -1e29 has no unmasked score yet and
+ * takes every tile. */
+int cg_att_causal_tail(cg_cuda *c, const ir_attention *a) {
+    const ir_module *m = c->m;
+    if (a->causal_skip || a->n_ops == 0 || a->qdt != SYMC_F16 || a->kdt != SYMC_F16 || a->d > 256) return 0;
+    const ir_att_op *last = &a->ops[a->n_ops - 1];
+    double v;
+    int le = 0;
+    if (last->kind != IR_ATT_ADD_SEL || !tail_normal(m, last->scalar, &v) || !tail_masked(m, last->scalar2)) return 0;
+    for (uint32_t j = 0; j < last->n_leaf; j++) le |= last->leaf[j].kind == IR_ATT_LEAF_K_LE_Q;
+    if (!le) return 0;
+    for (uint32_t i = 0; i + 1 < a->n_ops; i++) {
+        const ir_att_op *op = &a->ops[i];
+        switch (op->kind) {
+        case IR_ATT_MUL:
+        case IR_ATT_ADD:
+            if (!tail_normal(m, op->scalar, &v)) return 0;
+            break;
+        case IR_ATT_DIV:
+            if (!tail_normal(m, op->scalar, &v) || (v > -1e-6 && v < 1e-6)) return 0;
+            break;
+        case IR_ATT_ADD_SEL:
+            if (!(tail_normal(m, op->scalar, &v) || tail_masked(m, op->scalar)) ||
+                !(tail_normal(m, op->scalar2, &v) || tail_masked(m, op->scalar2)))
+                return 0;
+            break;
+        default: return 0;
+        }
+    }
+    return 1;
+}
+
+/* `rows` m-tiles' rows of this thread have an unmasked score: the condition, as text */
+void cg_att_rows_seen(char *buf, size_t cap, int mt) {
+    size_t n = (size_t)snprintf(buf, cap, "(true");
+    for (int i = 0; i < mt && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, " && m[%d][0] > -1e29f && m[%d][1] > -1e29f", i, i);
+    if (n < cap) snprintf(buf + n, cap - n, ")");
+}
+
 /* 1 when op's mask is the same for every query row (its query stride is 0:
  * a padding mask [B, 1, 1, S]) */
 int cg_att_mask_row_shared(cg_cuda *c, const ir_att_op *op) {
@@ -246,8 +301,10 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     cg_kw k;
     cg_kw_begin(&k, c, node);
     const int64_t HP = cg_att_h16_pitch(D, wg), HVP = cg_att_h16_pitch(DV, wg); /* the half kernel's pitches */
-    if (h16) /* Q's rows, two K and V tiles of 64 keys; wg: + 1024 bytes to align the swizzled atoms */
-        k.shared = (uint32_t)((H16_ROWS * HP + 2 * 64 * HP + 2 * 64 * HVP) * 2 + (wg ? 1024 : 0));
+    /* the half kernel's K and V buffers: two, or the wgmma kernel's ring of stages */
+    const int nst = wg ? CG_ATT_WG_STAGES : 2;
+    if (h16) /* Q's rows, the K and V tiles of 64 keys; wg: + 1024 bytes to align the swizzled atoms, the mbarriers */
+        k.shared = (uint32_t)((H16_ROWS * HP + nst * 64 * HP + nst * 64 * HVP) * 2 + (wg ? 1024 + CG_ATT_WG_BARS : 0));
     else k.shared = (uint32_t)((2 * ATT_TILE * QLD + ATT_TILE * VLD + ATT_TILE * PLD) * (int64_t)sizeof(float));
     char sq[48], sk[48], n1[48], qsr[48], qsd[48], ksr[48], ksd[48], vsr[48], vsd[48], osr[48], osd[48];
     cg_att_dim(&k, a.sq, sq, sizeof sq);
@@ -270,15 +327,21 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     char rb[48]; /* the warp's first row in the block; wg: a warpgroup's 4 warps 16 rows each */
     if (wg) snprintf(rb, sizeof rb, "(w >> 2) * 64 + (w & 3) * 16");
     else snprintf(rb, sizeof rb, "w * %d", 16 * H16_MT);
-    if (h16) /* wg: the swizzled atoms 1024-byte aligned */
+    if (h16) { /* wg: the swizzled atoms 1024-byte aligned */
         cg_kw_body(&k,
                    "    extern __shared__ float4 sc_smem4[];\n"
                    "    unsigned short *Qs = (unsigned short *)%s, *Ks = Qs + %d * %lld, *Vs = Ks + %d * %lld;\n"
                    "    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3,\n"
                    "              rb = %s;\n",
                    wg ? "((char *)sc_smem4 + ((1024u - (sc_smem_addr(sc_smem4) & 1023u)) & 1023u))" : "sc_smem4",
-                   H16_ROWS, (long long)HP, 2 * 64, (long long)HP, rb);
-    else
+                   H16_ROWS, (long long)HP, nst * 64, (long long)HP, rb);
+        if (wg) {
+            char bars[64];
+            snprintf(bars, sizeof bars, "Vs + %lld", (long long)(nst * 64 * HVP));
+            cg_att_wg_preamble(&k, bars);
+            k.min_blocks = 1; /* three warpgroups: the registers of one block an SM */
+        }
+    } else
         cg_kw_body(
             &k,
             "    extern __shared__ float4 sc_smem4[];\n"
@@ -357,7 +420,7 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     cg_describe_nodes(c, nodes, nn, &comment);
     symc_status st = comment.oom ? symc_error_setf(c->b->err, SYMC_ERR_NOMEM, "out of memory generating CUDA source")
                                  : cg_kw_finish(&k, comment.p, work, 1,
-                                                wg              ? 256
+                                                wg              ? 384
                                                     : tc || h16 ? 128
                                                                 : 256);
     cg_str_free(&comment);

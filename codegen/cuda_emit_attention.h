@@ -42,6 +42,16 @@ void cg_att_emit_chain(cg_kw *k, const ir_attention *a);
  * mkb<i>_<j>[n][u] (the half kernel's score layout), key-shared ones once per row */
 void cg_att_emit_chain_h(cg_kw *k, const ir_attention *a, int hoisted);
 
+/* The causal tail: transformers' causal mask, an additive where(key <= query && ..., 0, lowest)
+ * last, on f16 Q and K, after bounded ops only (cg_att_causal_tail says which). The half kernel
+ * then stops at the first key tile past its row block (a warp or warpgroup skips tiles past its
+ * own rows) once every row has an unmasked score: the keys left score at least 9e29 below the
+ * row's max, probability exactly 0. A row that has none yet (fully masked so far: softmax is
+ * uniform over every key) keeps the whole key range, as before. */
+int cg_att_causal_tail(cg_cuda *c, const ir_attention *a);
+/* `(true && m[0][0] > -1e29f && ...)`: this thread's rows of mt m-tiles have an unmasked score */
+void cg_att_rows_seen(char *buf, size_t cap, int mt);
+
 /* ---- the bodies ---- */
 /* the half kernel applies (cuda_emit_attention_h16.c) */
 int cg_att_h16_ok(cg_cuda *c, const ir_attention *a);
@@ -54,6 +64,13 @@ static inline int64_t cg_att_h16_pitch(int64_t n, int wg) { return wg ? n : n + 
 /* the wgmma variant (cuda_emit_attention_wg.c): whether it applies, and its two products in the
  * half kernel's body (S = Q·Kᵀ into s, O += P·V from s) */
 int cg_att_wg_ok(cg_cuda *c, const ir_attention *a);
+/* the wgmma kernel's K and V stages (a ring filled by its producer warpgroup) */
+#define CG_ATT_WG_STAGES 3
+/* its shared bytes past the tiles: the mbarriers qfull, qempty, full[stages], empty[stages] */
+#define CG_ATT_WG_BARS (8 * (2 + 2 * CG_ATT_WG_STAGES))
+/* its preamble, before the row-block loop: the mbarriers at `bars` (their shared address mb),
+ * initialized once, and the counters gt (key tiles so far) and rq (row blocks so far) */
+void cg_att_wg_preamble(cg_kw *k, const char *bars);
 void cg_att_wg_qk(cg_kw *k, const ir_attention *a);
 void cg_att_wg_pv(cg_kw *k, const ir_attention *a);
 /* split: 3xTF32 products (fp32 engines), else one TF32 product */

@@ -8,8 +8,11 @@
  * packed to half pairs. Masks shared by every row of a key tile or every key
  * of a row are read once per tile or row (emit_tile_vals,
  * cg_att_emit_row_masks). The body is emitted in its phases, one helper
- * each: the first tiles and Q's fragments, the key-tile loop's head and
- * Q·Kᵀ, the hoisted masks, the online softmax with P·V, the store. */
+ * each: the first tiles and Q's fragments (the wgmma variant: its producer
+ * warpgroup), the key-tile loop's head and Q·Kᵀ, the hoisted masks, the
+ * online softmax with P·V, the store. With transformers' causal mask
+ * (cg_att_causal_tail) a row block stops at its diagonal once every row has
+ * an unmasked score. */
 #include <stdio.h>
 
 #include "codegen/cuda_emit_attention.h"
@@ -59,67 +62,107 @@ static int h16_q_in_regs(int64_t d) { return d <= 64; }
  * n-tiles of 8 output columns, KD k-steps of 16 along D; qreg: Q's fragments in registers; mt:
  * 16-row m-tiles a warp; the mma and pack helpers of the storage's half type. wg: the wgmma
  * variant (cuda_emit_attention_wg.c): 256 threads, the tiles in swizzled 64-column atoms
- * (pitches D and DV), one m-tile a warp, its own products for Q·Kᵀ and P·V. */
+ * (pitches D and DV), one m-tile a warp, its own products for Q·Kᵀ and P·V. tail: the causal tail
+ * (cg_att_causal_tail). */
 typedef struct h16_shape {
     int64_t D, DV, QP, VP, NV, KD;
-    int qreg, mt, wg;
+    int qreg, mt, wg, tail;
     const char *mma, *pack;
 } h16_shape;
 
 /* stage `rows` rows [row0, row0 + rows) x `cols` halves of `ptr` (row stride rs) into shared
- * `dst` with 16-byte cp.async, zeros past `lim`: rows of pitch `ld` halves, or (wg) the swizzled
- * atoms [cols / 64][rows][64], whose row r holds its 16-byte chunk c at chunk c ^ (r % 8) */
+ * `dst` with 16-byte cp.async by 128 threads (`tid` their index), zeros past `lim`: rows of pitch
+ * `ld` halves, or (wg) the swizzled atoms [cols / 64][rows][64], whose row r holds its 16-byte
+ * chunk c at chunk c ^ (r % 8) */
 static void emit_cp_tile(cg_kw *k, const h16_shape *h, const char *dst, int64_t ld, const char *ptr, const char *rs,
-                         int64_t rows, int64_t cols, const char *row0, const char *lim) {
+                         int64_t rows, int64_t cols, const char *row0, const char *lim, const char *tid) {
     char idx[96];
     if (h->wg)
         snprintf(idx, sizeof idx, "(c8 >> 6) * %lld + r * 64 + ((((c8 >> 3) & 7) ^ (r & 7)) << 3)",
                  (long long)(rows * 64));
     else snprintf(idx, sizeof idx, "r * %lld + c8", (long long)ld);
     cg_kw_body(k,
-               "            for (int e = threadIdx.x; e < %lld; e += %d) {\n"
+               "            for (int e = %s; e < %lld; e += 128) {\n"
                "                const int r = e / %lld, c8 = (e - r * %lld) * 8;\n"
                "                const bool in = %s + r < %s;\n"
                "                sc_cp16(&%s[%s], %s + (in ? (%s + r) * %s + c8 : 0), in);\n"
                "            }\n",
-               (long long)(rows * (cols / 8)), h->wg ? 256 : 128, (long long)(cols / 8), (long long)(cols / 8), row0,
-               lim, dst, idx, ptr, row0, rs);
+               tid, (long long)(rows * (cols / 8)), (long long)(cols / 8), (long long)(cols / 8), row0, lim, dst, idx,
+               ptr, row0, rs);
 }
 
 /* the key tile from row0 of K and V into Kdst and Vdst */
 static void emit_kv_tile(cg_kw *k, const h16_shape *h, const char *kdst, const char *vdst, const char *ksr,
-                         const char *vsr, const char *row0) {
-    emit_cp_tile(k, h, kdst, h->QP, "kp", ksr, 64, h->D, row0, "Sk");
-    emit_cp_tile(k, h, vdst, h->VP, "vp", vsr, 64, h->DV, row0, "Sk");
+                         const char *vsr, const char *row0, const char *tid) {
+    emit_cp_tile(k, h, kdst, h->QP, "kp", ksr, 64, h->D, row0, "Sk", tid);
+    emit_cp_tile(k, h, vdst, h->VP, "vp", vsr, 64, h->DV, row0, "Sk", tid);
 }
 
-/* the row block's start: its key range (causal: up to its last row), Q's tile and the first K
- * and V tiles in shared memory, and Q's fragments in registers when they stay there */
-static void h16_first_tiles(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *qsr, const char *ksr,
-                            const char *vsr) {
-    const int64_t D = h->D, QP = h->QP, KD = h->KD;
-    if (h->wg) cg_kw_body(k, "        %s\n", CG_SM90A_MARK);
-    cg_kw_body(k,
-               "        const long long q0 = qt * %d;\n"
-               "        __syncthreads(); /* the previous row block is done with the tiles */\n",
-               H16_ROWS);
+/* the row block's key range (causal: up to its last row) */
+static void h16_key_range(cg_kw *k, const ir_attention *a) {
+    cg_kw_body(k, "        const long long q0 = qt * %d;\n", H16_ROWS);
     if (a->causal_skip)
         cg_kw_body(k,
                    "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
                    H16_ROWS, H16_ROWS);
     else cg_kw_body(k, "        const long long kend = Sk;\n");
-    cg_kw_body(k, "        const long long ntile = (kend + 63) / 64;\n        {\n");
-    emit_cp_tile(k, h, "Qs", QP, "qp", qsr, H16_ROWS, D, "q0", "Sq");
+    cg_kw_body(k, "        const long long ntile = (kend + 63) / 64;\n");
+}
+
+/* the wgmma kernel's producer warpgroup (threads 256..383): for each row block, Q's rows once
+ * the consumers are done with the previous ones (mbarrier qempty), then every key tile of K and
+ * V into the ring of CG_ATT_WG_STAGES stages, each once its consumers released it (empty[st]);
+ * cp.async's completion arrives on qfull and full[st] (cp.async.mbarrier.arrive.noinc: 128
+ * arrivals a phase). gt counts the kernel's key tiles so far, the ring's position and phase,
+ * the same in every warpgroup. Then the consumers' branch opens: they wait for Q. */
+static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const char *ksr, const char *vsr) {
+    cg_kw_body(k,
+               "        %s\n"
+               "        if (threadIdx.x >= 256) { /* the producer warpgroup */\n"
+               "            const int pt = threadIdx.x - 256;\n"
+               "            sc_mb_wait(mb + 8, (rq & 1u) ^ 1u); /* the consumers are done with the last Q */\n"
+               "            {\n",
+               CG_SM90A_MARK);
+    emit_cp_tile(k, h, "Qs", h->QP, "qp", qsr, H16_ROWS, h->D, "q0", "Sq", "pt");
+    cg_kw_body(k,
+               "            }\n"
+               "            sc_mb_cp_arrive(mb);\n"
+               "            for (long long it = 0; it < ntile; it++) {\n"
+               "                const unsigned long long gi = gt + (unsigned long long)it;\n"
+               "                const int st = (int)(gi %% %d);\n"
+               "                sc_mb_wait(mb + %d + 8 * st, ((unsigned)(gi / %d) & 1u) ^ 1u); /* stage st is free */\n"
+               "                unsigned short *Kn = Ks + st * %lld, *Vn = Vs + st * %lld;\n"
+               "                const long long k1 = it * 64;\n",
+               CG_ATT_WG_STAGES, 16 + 8 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, (long long)(64 * h->QP),
+               (long long)(64 * h->VP));
+    emit_kv_tile(k, h, "Kn", "Vn", ksr, vsr, "k1", "pt");
+    cg_kw_body(k,
+               "                sc_mb_cp_arrive(mb + 16 + 8 * st);\n"
+               "            }\n"
+               "        } else {\n"
+               "        sc_mb_wait(mb, rq & 1u); /* Q's rows are in */\n");
+}
+
+/* the row block's start: its key range, Q's tile and the first K and V tiles in shared memory,
+ * and Q's fragments in registers when they stay there (the wgmma kernel: its producer) */
+static void h16_first_tiles(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *qsr, const char *ksr,
+                            const char *vsr) {
+    const int64_t D = h->D, QP = h->QP, KD = h->KD;
+    h16_key_range(k, a);
+    if (h->wg) {
+        h16_wg_producer(k, h, qsr, ksr, vsr);
+        return;
+    }
+    cg_kw_body(k, "        __syncthreads(); /* the previous row block is done with the tiles */\n        {\n");
+    emit_cp_tile(k, h, "Qs", QP, "qp", qsr, H16_ROWS, D, "q0", "Sq", "threadIdx.x");
     cg_kw_body(k, "        }\n        if (ntile > 0) {\n            const long long k0 = 0;\n");
-    emit_kv_tile(k, h, "Ks", "Vs", ksr, vsr, "k0");
+    emit_kv_tile(k, h, "Ks", "Vs", ksr, vsr, "k0", "threadIdx.x");
     cg_kw_body(k,
                "        }\n"
                "        sc_cp_commit();\n"
                "        sc_cp_wait<0>();\n"
-               "%s"
-               "        __syncthreads();\n",
-               h->wg ? "        sc_wg_fence_smem(); /* cp.async's writes, for wgmma's reads */\n" : "");
-    if (h->qreg && !h->wg)
+               "        __syncthreads();\n");
+    if (h->qreg)
         cg_kw_body(
             k,
             "        unsigned qf[%d][%lld][4];\n"
@@ -165,9 +208,11 @@ static void h16_qk(cg_kw *k, const h16_shape *h) {
         (long long)QP, H16_MT, mma, qreg ? "qf[mt][kk]" : "qa[mt]", mma, qreg ? "qf[mt][kk]" : "qa[mt]");
 }
 
-/* the key-tile loop's head (the accumulators, the next tile's cp.async into the other buffer)
- * and the score tile Q·Kᵀ in the accumulator layout, s[mt][n][4]. The causal skip is per warp,
- * per warpgroup in the wgmma kernel (whose products are warpgroup-collective). */
+/* the key-tile loop's head (the accumulators; the next tile's cp.async into the other buffer, or
+ * in the wgmma kernel the wait for this tile's stage) and the score tile Q·Kᵀ in the accumulator
+ * layout, s[mt][n][4]. The causal skip is per warp, per warpgroup in the wgmma kernel (whose
+ * products are warpgroup-collective; a skipping warpgroup still waits for the stage, so that its
+ * release counts in the stage's phase). */
 static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *ksr, const char *vsr) {
     const int64_t QP = h->QP, VP = h->VP, NV = h->NV;
     cg_kw_body(
@@ -182,27 +227,58 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
         "        }\n"
         "        for (long long it = 0; it < ntile; it++) {\n"
         "            const long long k0 = it * 64;\n"
-        "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n"
-        "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n"
-        "            if (it + 1 < ntile) { /* the next tile into the other buffer */\n"
-        "                unsigned short *Kn = Ks + ((it + 1) & 1) * %lld, *Vn = Vs + ((it + 1) & 1) * %lld;\n"
-        "                const long long k1 = k0 + 64;\n",
-        h->mt, h->mt, h->mt, (long long)NV, h->mt, (long long)NV, (long long)(64 * QP), (long long)(64 * VP),
-        (long long)(64 * QP), (long long)(64 * VP));
-    emit_kv_tile(k, h, "Kn", "Vn", ksr, vsr, "k1");
+        "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n",
+        h->mt, h->mt, h->mt, (long long)NV, h->mt, (long long)NV);
+    if (h->wg)
+        cg_kw_body(k,
+                   "            const unsigned long long gi = gt + (unsigned long long)it;\n"
+                   "            const int st = (int)(gi %% %d);\n"
+                   "            sc_mb_wait(mb + 16 + 8 * st, (unsigned)(gi / %d) & 1u); /* the tile is in */\n"
+                   "            sc_wg_fence_smem(); /* cp.async's writes, for wgmma's reads */\n"
+                   "            const unsigned short *Kc = Ks + st * %lld, *Vc = Vs + st * %lld;\n",
+                   CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, (long long)(64 * QP), (long long)(64 * VP));
+    else {
+        cg_kw_body(k, "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n",
+                   (long long)(64 * QP), (long long)(64 * VP));
+        if (h->tail) {
+            char seen[200];
+            cg_att_rows_seen(seen, sizeof seen, h->mt);
+            cg_kw_body(
+                k,
+                "            if (k0 >= q0 + %d && __syncthreads_and(%s)) {\n"
+                "                /* the causal tail: every row has an unmasked score, the keys left are all after\n"
+                "                 * the block's rows (probability 0); this tile's copies land before a reuse */\n"
+                "                sc_cp_wait<0>();\n"
+                "                break;\n"
+                "            }\n",
+                H16_ROWS, seen);
+        }
+        cg_kw_body(
+            k,
+            "            if (it + 1 < ntile) { /* the next tile into the other buffer */\n"
+            "                unsigned short *Kn = Ks + ((it + 1) & 1) * %lld, *Vn = Vs + ((it + 1) & 1) * %lld;\n"
+            "                const long long k1 = k0 + 64;\n",
+            (long long)(64 * QP), (long long)(64 * VP));
+        emit_kv_tile(k, h, "Kn", "Vn", ksr, vsr, "k1", "threadIdx.x");
+        cg_kw_body(k,
+                   "                sc_cp_commit();\n"
+                   "                sc_cp_wait<1>();\n"
+                   "            } else sc_cp_wait<0>();\n"
+                   "            __syncthreads();\n");
+    }
+    const char *mine = h->wg ? "k0 <= q0 + (w >> 2) * 64 + 63" /* the tile has keys up to this warp(group)'s rows */
+                             : "k0 <= q0 + w * " H16_WARP_ROWS_TEXT " + " H16_WARP_LAST_TEXT;
+    char cond[480], seen[200];
+    cg_att_rows_seen(seen, sizeof seen, h->mt);
+    if (a->causal_skip) snprintf(cond, sizeof cond, "%s", mine);
+    else if (h->tail) /* the causal tail: past its rows only while a row has no unmasked score */
+        snprintf(cond, sizeof cond, "%s || !%s%s)", mine,
+                 h->wg ? "sc_wg_all(1 + (w >> 2), " : "__all_sync(0xffffffffu, ", seen);
+    else snprintf(cond, sizeof cond, "true");
     cg_kw_body(k,
-               "                sc_cp_commit();\n"
-               "                sc_cp_wait<1>();\n"
-               "            } else sc_cp_wait<0>();\n"
-               "%s"
-               "            __syncthreads();\n"
                "            if (%s) { /* else every key of the tile is after the %s last row: masked (causal) */\n"
                "            float s[%d][8][4];\n",
-               h->wg ? "            sc_wg_fence_smem(); /* cp.async's writes, for wgmma's reads */\n" : "",
-               !a->causal_skip ? "true"
-                   : h->wg     ? "k0 <= q0 + (w >> 2) * 64 + 63"
-                               : "k0 <= q0 + w * " H16_WARP_ROWS_TEXT " + " H16_WARP_LAST_TEXT,
-               h->wg ? "warpgroup's" : "warp's", h->mt);
+               cond, h->wg ? "warpgroup's" : "warp's", h->mt);
     if (h->wg) { /* its first product ignores s's values */
         cg_att_wg_qk(k, a);
         return;
@@ -350,8 +426,7 @@ static void h16_store(cg_kw *k, const ir_attention *a, const h16_shape *h, const
                "                op[qi * %s + (n * 8 + 2 * t) * %s] = %s;\n"
                "                op[qi * %s + (n * 8 + 2 * t + 1) * %s] = %s;\n"
                "            }\n"
-               "        }\n"
-               "    }\n",
+               "        }\n",
                h->mt, RL_EXPR(a), (long long)NV, osr, osd, st0, osr, osd, st1);
 }
 
@@ -383,17 +458,35 @@ void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, c
                          .qreg = h16_q_in_regs(D),
                          .mt = wg ? 1 : H16_MT,
                          .wg = wg,
+                         .tail = cg_att_causal_tail(k->c, a),
                          .mma = a->qdt == SYMC_BF16 ? "sc_mma_bf16" : "sc_mma_f16",
                          .pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16"};
     h16_first_tiles(k, a, &h, qsr, ksr, vsr);
     h16_scores(k, a, &h, ksr, vsr);
     h16_tile_masks(k, a);
     h16_softmax(k, a, &h);
-    if (wg) cg_att_wg_pv(k, a);
-    else h16_pv(k, &h);
+    if (wg) {
+        cg_att_wg_pv(k, a);
+        cg_kw_body(k,
+                   "            }\n"
+                   "            sc_mb_arrive(mb + %d + 8 * st); /* this stage may be refilled */\n"
+                   "        }\n"
+                   "        sc_mb_arrive(mb + 8); /* Q may be refilled */\n",
+                   16 + 8 * CG_ATT_WG_STAGES);
+        h16_store(k, a, &h, osr, osd);
+        cg_kw_body(k,
+                   "        }\n"
+                   "        gt += (unsigned long long)ntile;\n"
+                   "        rq++;\n"
+                   "    }\n"
+                   "    sc_cp_wait<0>(); /* the producer's last copies have landed */\n");
+        return;
+    }
+    h16_pv(k, &h);
     cg_kw_body(k,
                "            }\n"
                "            __syncthreads(); /* everyone is done with this buffer before it is refilled */\n"
                "        }\n");
     h16_store(k, a, &h, osr, osd);
+    cg_kw_body(k, "    }\n");
 }

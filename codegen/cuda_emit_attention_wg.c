@@ -3,10 +3,18 @@
  * and shares its hoisted masks, online softmax and store) for Q, K and V in
  * one half type with head dims 64 or 128 on an sm_90 target.
  *
- * Two warpgroups a block, each 64 of the block's 128 query rows. Q's rows
- * and each 64-key tile of K and V are staged by cp.async into shared memory
- * in the 128-byte-swizzled layout the wgmma descriptors name: atoms of 64
- * halves (128 bytes) by as many rows, a row's 16-byte chunk c stored at chunk
+ * Three warpgroups a block, warp-specialized: two consumers, each 64 of the
+ * block's 128 query rows, and a producer (threads 256..383) that stages Q's
+ * rows and every 64-key tile of K and V by cp.async into a ring of
+ * CG_ATT_WG_STAGES shared-memory stages, ahead of the consumers. mbarriers
+ * order the two sides: the producer's copies arrive on qfull / full[st] as
+ * they land (cp.async.mbarrier.arrive.noinc), the consumers release Q and each
+ * stage on qempty / empty[st]; the ring's position and phases follow the
+ * kernel's count of key tiles (gt) and row blocks (rq), the same on both
+ * sides. A consumer that waited for a stage issues fence.proxy.async before
+ * wgmma reads what cp.async (the generic proxy) wrote. Tiles are stored in the
+ * 128-byte-swizzled layout the wgmma descriptors name: atoms of 64 halves
+ * (128 bytes) by as many rows, a row's 16-byte chunk c stored at chunk
  * c ^ (row % 8), every atom 1024-byte aligned. S = Q·Kᵀ is wgmma m64n64k16
  * with both operands from shared memory (K-major: 32 bytes further along the
  * atom per k-step); O += P·V is wgmma m64n{DV}k16 with P from registers (the
@@ -14,9 +22,8 @@
  * mma.sync kernel) and V from shared memory read MN-major (the transposed
  * B). The accumulators' layout per warp is mma.sync's m16n8 one repeated
  * over n, so s[0][n][4] and o[0][n][4] are the h16 kernel's arrays with one
- * m-tile, and everything between the products is shared with it. Writes by
- * cp.async reach wgmma's async proxy through fence.proxy.async before the
- * barrier; each product is waited for before its registers are read.
+ * m-tile, and everything between the products is shared with it; each
+ * product is waited for before its registers are read.
  *
  * The staging (the swizzled tiles' index), the loop and the rest of the body are the h16
  * kernel's (its h16_shape.wg); this file holds what is wgmma's own: when it applies, its helpers
@@ -30,8 +37,9 @@
 #include "codegen/cuda_emit_attention.h"
 
 /* the wgmma kernel applies: the half kernel would (cg_att_h16_ok), on an sm_90 target, with
- * head dims 128 (measured on an H200, bench/bench_attention.py: 1.14-1.25x the mma.sync kernel;
- * at head dim 64 it is 0.91-1.04x, so that stays mma.sync). SYMC_ATTENTION=mma keeps mma.sync
+ * head dims 128 (measured on an H200, bench/bench_attention.py: the warp-specialized kernel
+ * 1.21-1.34x the mma.sync kernel; at head dim 64 it is 0.97-1.15x, and slower causal, so that
+ * stays mma.sync). SYMC_ATTENTION=mma keeps mma.sync
  * everywhere, SYMC_ATTENTION=wgmma takes wgmma for head dims 64 too (for comparison and tests). */
 int cg_att_wg_ok(cg_cuda *c, const ir_attention *a) {
     const char *env = getenv("SYMC_ATTENTION");
@@ -96,6 +104,32 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
         "template <int N> __device__ __forceinline__ void sc_wg_fence_acc(float *d) {\n"
         "#pragma unroll\n"
         "    for (int i = 0; i < N; i++) asm volatile(\"\" : \"+f\"(d[i])::\"memory\");\n"
+        "}\n"
+        "/* mbarriers (shared addresses): init with an arrival count, arrive, arrive when this thread's\n"
+        " * cp.async copies so far have landed (noinc: counted in the init's count), wait for a phase */\n"
+        "__device__ __forceinline__ void sc_mb_init(unsigned a, unsigned n) {\n"
+        "    asm volatile(\"mbarrier.init.shared::cta.b64 [%%0], %%1;\" ::\"r\"(a), \"r\"(n) : \"memory\");\n"
+        "}\n"
+        "__device__ __forceinline__ void sc_mb_init_fence() {\n"
+        "    asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n"
+        "}\n"
+        "__device__ __forceinline__ void sc_mb_arrive(unsigned a) {\n"
+        "    asm volatile(\"{\\n.reg .b64 st;\\nmbarrier.arrive.shared::cta.b64 st, [%%0];\\n}\" ::\"r\"(a) : \"memory\");\n"
+        "}\n"
+        "__device__ __forceinline__ void sc_mb_cp_arrive(unsigned a) {\n"
+        "    asm volatile(\"cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%%0];\" ::\"r\"(a) : \"memory\");\n"
+        "}\n"
+        "/* every thread of warpgroup barrier `id`'s 128 has p (bar.red.and over the warpgroup) */\n"
+        "__device__ __forceinline__ bool sc_wg_all(int id, bool p) {\n"
+        "    unsigned r;\n"
+        "    asm volatile(\"{\\n.reg .pred a, b;\\nsetp.ne.u32 a, %%1, 0;\\nbarrier.red.and.pred b, %%2, 128, a;\\n\"\n"
+        "                 \"selp.u32 %%0, 1, 0, b;\\n}\" : \"=r\"(r) : \"r\"((unsigned)p), \"r\"(id) : \"memory\");\n"
+        "    return r != 0;\n"
+        "}\n"
+        "__device__ __forceinline__ void sc_mb_wait(unsigned a, unsigned parity) {\n"
+        "    asm volatile(\"{\\n.reg .pred p;\\nSC_MB_WAIT:\\n\"\n"
+        "                 \"mbarrier.try_wait.parity.shared::cta.b64 p, [%%0], %%1;\\n@!p bra SC_MB_WAIT;\\n}\"\n"
+        "                 ::\"r\"(a), \"r\"(parity) : \"memory\");\n"
         "}\n");
     static const char *const types[2][2] = {{"f16", "f16"}, {"bf16", "bf16"}};
     for (int t = 0; t < 2 && !st; t++) {
@@ -105,6 +139,24 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
     }
     if (!st) st = cg_source_appendf(b, "#endif\n");
     return st;
+}
+
+void cg_att_wg_preamble(cg_kw *k, const char *bars) {
+    cg_kw_body(k,
+               "    const unsigned mb = sc_smem_addr(%s); /* qfull, qempty, full[%d], empty[%d] */\n"
+               "    if (threadIdx.x == 0) {\n"
+               "        sc_mb_init(mb, 128);\n"
+               "        sc_mb_init(mb + 8, 256);\n"
+               "        for (int i = 0; i < %d; i++) {\n"
+               "            sc_mb_init(mb + 16 + 8 * i, 128);\n"
+               "            sc_mb_init(mb + %d + 8 * i, 256);\n"
+               "        }\n"
+               "        sc_mb_init_fence();\n"
+               "    }\n"
+               "    __syncthreads();\n"
+               "    unsigned long long gt = 0; /* key tiles so far: the stage ring's position and phase */\n"
+               "    unsigned rq = 0; /* row blocks so far: Q's phase */\n",
+               bars, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, 16 + 8 * CG_ATT_WG_STAGES);
 }
 
 /* S = Q·Kᵀ: m64n64k16 from shared memory, D / 16 k-steps (32 bytes along an atom each, the

@@ -22,12 +22,14 @@
  * Resize: a kernel NVRTC compiles for every mode of the reference kernel,
  * and its refusals. Transposes that move the last axis and are a batched
  * 2-D transpose run as shared-memory tiles; others one thread per output. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
 #include "codegen/cuda_emit.h"
+#include "codegen/cuda_emit_attention.h"
 #include "passes/pipeline.h"
 #include "runtime/cuda/tuned_pick.h"
 #include "runtime/engine.h"
@@ -958,8 +960,8 @@ static uint32_t modules_for(const rt_engine *e, const char *target) {
     return n;
 }
 
-/* half attention: with head dim 128 on sm_90 the wgmma kernel (two warpgroups of 128 threads,
- * swizzled tiles, its module compiled for sm_90a), with head dim 64 only under
+/* half attention: with head dim 128 on sm_90 the wgmma kernel (a producer warpgroup filling a
+ * ring of swizzled K and V tiles for two consumer warpgroups, its module compiled for sm_90a), with head dim 64 only under
  * SYMC_ATTENTION=wgmma; on sm_80, with SYMC_ATTENTION=mma, or head dim 64 by default, the
  * mma.sync kernel for plain sm_<n> */
 static void test_attention_wgmma(void) {
@@ -996,7 +998,14 @@ static void test_attention_wgmma(void) {
                     CHECK_CONTAINS(e->cuda_source, want);
                     snprintf(want, sizeof want, "sc_wg_rs_n%d_%s(&o[0][0][0], pa[j],", d, h);
                     CHECK_CONTAINS(e->cuda_source, want);
-                    CHECK(s && s->block == 256 && s->shared == (uint32_t)((128 * d + 4 * 64 * d) * 2 + 1024));
+                    /* three warpgroups (two consumers, the producer), Q's 128 rows, CG_ATT_WG_STAGES
+                     * K and V tiles of 64 keys, the alignment pad and the mbarriers; the ring's waits */
+                    CHECK(s && s->block == 384 &&
+                          s->shared ==
+                              (uint32_t)((128 * d + 2 * CG_ATT_WG_STAGES * 64 * d) * 2 + 1024 + CG_ATT_WG_BARS));
+                    CHECK_CONTAINS(e->cuda_source, "__launch_bounds__(384, 1)");
+                    CHECK_CONTAINS(e->cuda_source, "if (threadIdx.x >= 256) { /* the producer warpgroup */");
+                    CHECK_CONTAINS(e->cuda_source, "sc_mb_wait(mb + 16 + 8 * st, (unsigned)(gi / 3) & 1u);");
                 } else CHECK(s && s->block == 128);
                 rt_engine_free(e);
             }
@@ -1087,6 +1096,80 @@ static void test_attention_hf_masks(int causal) {
         rt_engine_free(e);
     }
     symc_module_destroy(m);
+}
+
+/* the causal tail (cg_att_causal_tail): transformers' causal mask, where(kv <= q && keep, 0, fill) added
+ * last to the f32 product of f16 Q and K (as --fp16 engines keep the logits), stops at the row block's
+ * diagonal once every row has an unmasked score: the half kernel breaks out of its key loop and a
+ * warp skips tiles past its rows while one has none. A fill above -1e30, bf16 Q and K, or an op
+ * after the mask keep the whole key range. */
+static void test_attention_causal_tail(void) {
+    static const struct {
+        symc_dtype dt;
+        float fill;
+        int extra, tail;
+    } cases[] = {
+        {SYMC_F16, -3.40282347e38f, 0, 1},  {SYMC_F16, -INFINITY, 0, 1},       {SYMC_F16, -1e4f, 0, 0},
+        {SYMC_BF16, -3.40282347e38f, 0, 0}, {SYMC_F16, -3.40282347e38f, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        symc_error err;
+        symc_module *m = symc_module_create("attn_tail", &err);
+        symc_dim B, S;
+        symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+        symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
+        symc_dim c1 = symc_dim_const(m, 1), c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, 16);
+        const symc_dtype dt = cases[i].dt;
+        symc_tensor q, k, v, keep;
+        symc_add_input(m, "q", dt, 4, (symc_dim[]){B, c2, S, hd}, &q, &err);
+        symc_add_input(m, "k", dt, 4, (symc_dim[]){B, c2, S, hd}, &k, &err);
+        symc_add_input(m, "v", dt, 4, (symc_dim[]){B, c2, S, hd}, &v, &err);
+        symc_add_input(m, "keep", SYMC_BOOL, 4, (symc_dim[]){B, c1, c1, S}, &keep, &err);
+        int64_t perm[4] = {0, 1, 3, 2};
+        symc_attr pe = symc_attr_ints("perm", perm, 4), tof = symc_attr_dtype("to", SYMC_F32);
+        /* Q, K and V widened to f32 (the kernel reads their half storage) */
+        symc_tensor q32 = node(m, "cast", "q32", &q, 1, &tof, 1), k32 = node(m, "cast", "k32", &k, 1, &tof, 1),
+                    v32 = node(m, "cast", "v32", &v, 1, &tof, 1);
+        symc_tensor kt = node(m, "transpose", "kt", &k32, 1, &pe, 1);
+        symc_tensor scf = node(m, "matmul", "scores", (symc_tensor[]){q32, kt}, 2, NULL, 0);
+        const float quarter = 0.25f, zero = 0.f, one = 1.f;
+        symc_tensor scale = SYMC_TENSOR_NONE, z = SYMC_TENSOR_NONE, fill = SYMC_TENSOR_NONE, bias = SYMC_TENSOR_NONE;
+        CHECK(symc_add_constant(m, "scale", SYMC_F32, 0, NULL, &quarter, 4, &scale, &err) == SYMC_OK);
+        CHECK(symc_add_constant(m, "zero", SYMC_F32, 0, NULL, &zero, 4, &z, &err) == SYMC_OK);
+        CHECK(symc_add_constant(m, "fill", SYMC_F32, 0, NULL, &cases[i].fill, 4, &fill, &err) == SYMC_OK);
+        CHECK(symc_add_constant(m, "bias", SYMC_F32, 0, NULL, &one, 4, &bias, &err) == SYMC_OK);
+        symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scf, scale}, 2, NULL, 0);
+        symc_dim zero_d = symc_dim_const(m, 0), one_d = symc_dim_const(m, 1), full[4] = {B, c1, S, S};
+        symc_attr ra[4] = {symc_attr_dims("start", &zero_d, 1), symc_attr_dims("limit", &S, 1),
+                           symc_attr_dims("delta", &one_d, 1), symc_attr_dtype("to", SYMC_I64)};
+        symc_tensor rk = node(m, "range", "rk", NULL, 0, ra, 4), rq = node(m, "range", "rq", NULL, 0, ra, 4);
+        int64_t ak[3] = {0, 1, 2}, aq[3] = {0, 1, 3};
+        symc_attr uk = symc_attr_ints("axes", ak, 3), uq = symc_attr_ints("axes", aq, 3),
+                  ex = symc_attr_dims("shape", full, 4);
+        symc_tensor kv = node(m, "unsqueeze", "kvidx", &rk, 1, &uk, 1),
+                    qv = node(m, "unsqueeze", "qidx", &rq, 1, &uq, 1);
+        symc_tensor le = node(m, "less_equal", "le", (symc_tensor[]){kv, qv}, 2, NULL, 0);
+        symc_tensor both = node(m, "and", "both", (symc_tensor[]){le, keep}, 2, NULL, 0);
+        symc_tensor kbe = node(m, "expand", "kbe", &both, 1, &ex, 1);
+        symc_tensor am = node(m, "where", "am", (symc_tensor[]){kbe, z, fill}, 3, NULL, 0);
+        symc_tensor s2 = node(m, "add", "s2", (symc_tensor[]){scaled, am}, 2, NULL, 0);
+        if (cases[i].extra) s2 = node(m, "add", "s3", (symc_tensor[]){s2, bias}, 2, NULL, 0);
+        symc_attr ax = symc_attr_int("axis", -1);
+        symc_tensor p = node(m, "softmax", "p", &s2, 1, &ax, 1);
+        symc_mark_output(m, node(m, "matmul", "o", (symc_tensor[]){p, v32}, 2, NULL, 0), &err);
+        rt_engine *e = compile_module(m, "sm_80", &err);
+        CHECK_MSG(e, "case %zu: %s", i, err.msg);
+        if (e) {
+            CHECK_MSG(strstr(e->cuda_source, "tensor cores, storage q"), "case %zu: not the half kernel", i);
+            const int tail = strstr(e->cuda_source,
+                                    "if (k0 >= q0 + 128 && __syncthreads_and((true && m[0][0] > -1e29f") &&
+                strstr(e->cuda_source, "|| !__all_sync(0xffffffffu, (true && m[0][0] > -1e29f");
+            CHECK_MSG(tail == cases[i].tail, "case %zu: causal tail %d, want %d", i, tail, cases[i].tail);
+            CHECK_MSG(!strstr(e->cuda_source, "__syncthreads_and(") == !cases[i].tail, "case %zu", i);
+            rt_engine_free(e);
+        }
+        symc_module_destroy(m);
+    }
 }
 
 static void test_attention(int variant) {
@@ -1569,6 +1652,7 @@ int main(void) {
     test_attention_wgmma();
     test_attention_hf_masks(0);
     test_attention_hf_masks(1); /* and(causal, padding) */
+    test_attention_causal_tail();
     test_views_and_dims();
     test_errors();
     test_every_family();

@@ -20,7 +20,9 @@ Per model (random weights, seeded; nothing downloaded; the libraries' full-size 
   3. points: min, opt and max of every symbol together, and --random points (default 3), each
      symbol drawn uniformly in its range from --seed (the log prints it: replay with --seed);
      attention masks at each point: "pad" (rows of random lengths, zeros after) at opt and max,
-     "ones" at min, and the random points cycle ones, pad and "full" (row 0 has no token at all);
+     "ones" at min, and the random points cycle "left" (padding first, as generation batches pad:
+     with a causal mask the rows before a row's first token see no token), pad and "full" (row 0
+     has no token at all);
   4. checks: the engine's output (one process per model: the engine is loaded once and run at
      every point with torch CUDA tensors) against the fp64 module on the GPU (the reference), next
      to eager fp32 (TF32 off) and eager half (model.half()) on the same inputs:
@@ -182,7 +184,7 @@ def points(m, rng, n_random):
     r = m["ranges"]
     out = [("min", {s: v[0] for s, v in r.items()}, "ones"), ("opt", {s: v[1] for s, v in r.items()}, "pad"),
            ("max", {s: v[2] for s, v in r.items()}, "pad")]
-    forms = ("ones", "pad", "full")
+    forms = ("left", "pad", "full")  # "ones" is min's
     for i in range(n_random):
         out.append((f"rand{i + 1}", {s: int(rng.integers(v[0], v[2] + 1)) for s, v in r.items()}, forms[i % 3]))
     return out
@@ -197,6 +199,9 @@ def make_inputs(m, point, form, rng):
             xs.append(rng.integers(0, m["vocab"], shape).astype(np.int64))
         elif kind == "mask":
             a = np.ones(shape, np.int64)
+            if form == "left":  # padding first, as generation batches pad
+                for b in range(shape[0]):
+                    a[b, :int(rng.integers(0, shape[1]))] = 0
             if form in ("pad", "full"):
                 for b in range(shape[0]):
                     a[b, int(rng.integers(1, shape[1] + 1)):] = 0

@@ -14,7 +14,8 @@ docs/BENCHMARKS-SUITE.md's S2, S3, M1, an M3-like CNN and M5's pattern at small 
 three attention patterns the CUDA target fuses (tests/e2e). The mask models
 (mask_pad, mask_causal_pad, mask_bool_where: transformers' exported padding
 masks from a runtime attention_mask input) run every point with each mask
-form: no padding, padded rows of random lengths, and a fully masked row.
+form: no padding, padded rows of random lengths, a fully masked row, and
+padding first (left padding).
 
 usage: test_cuda_models.py SYMC SWEEP_CHECK VIT_SEED GEN_MODELS TMPDIR [MODEL...]
 environment: SYMC_GPU_PART=k/n runs the k-th of n interleaved parts of the builds (one process a GPU);
@@ -71,18 +72,23 @@ def random_input(shape, dt):
 def attention_mask(shape, form):
     """An attention_mask input [batch, seq] (1 = token, 0 = padding) in one of the forms real batches
     have: "ones" (no padding), "pad" (each row a random length in [1, seq], zeros after it), "full"
-    (row 0 fully masked, the others padded: a sequence with no token at all)."""
+    (row 0 fully masked, the others padded: a sequence with no token at all), "left" (each row's
+    padding first, as generation batches pad: with a causal mask the query rows before a row's first
+    token see no token at all, and the rows after it do)."""
     m = np.ones(shape, np.int64)
     if form == "ones" or len(shape) != 2:
         return m
     for b in range(shape[0]):
-        m[b, int(rng.integers(1, shape[1] + 1)):] = 0
+        if form == "left":
+            m[b, :int(rng.integers(0, shape[1]))] = 0
+        else:
+            m[b, int(rng.integers(1, shape[1] + 1)):] = 0
     if form == "full":
         m[0, :] = 0
     return m
 
 
-MASK_FORMS = ("ones", "pad", "full")
+MASK_FORMS = ("ones", "pad", "full", "left")
 WRAP = os.environ.get("SYMC_GPU_WRAP", "").split()
 WANT_POINTS = os.environ.get("SYMC_GPU_POINTS", "").split(",") if os.environ.get("SYMC_GPU_POINTS") else None
 
