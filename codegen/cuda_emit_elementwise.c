@@ -292,8 +292,15 @@ static int binary_expr(const ex_ctx *e) {
         break;
     case IR_OP_POW: {
         symc_dtype eb = c->m->tensors[n->in[1]].dtype;
+        double ex;
         if (!fl && !ir_dtype_is_float(eb)) OUT("((%s)sc_ipow((long long)%s, (long long)%s))", T, a, b);
-        else {
+        else if (fl && ir_scalar_constant(c->m, n->in[1], &ex) && (ex == 2.0 || ex == 3.0)) {
+            /* a constant square or cube (GPT-2's tanh GELU: x^3) as products: powf's log and exp
+             * made that GELU kernel ALU-bound; x * x * x is within an ulp of it, NaN and the
+             * infinities and signed zeros as pow's */
+            if (ex == 2.0) OUT("((%s)%s * (%s)%s)", T, a, T, a);
+            else OUT("((%s)%s * (%s)%s * (%s)%s)", T, a, T, a, T, a);
+        } else {
             const char *D = x->dtype == SYMC_F64 || eb == SYMC_F64 ? "double" : "float";
             OUT("((%s)sc_pow((%s)%s, (%s)%s))", T, D, a, D, b);
         }

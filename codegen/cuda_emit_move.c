@@ -267,6 +267,48 @@ static symc_status concat_split(cg_cuda *c, uint32_t node) {
     snprintf(inner, sizeof inner, "%s", cg_kw_dim(&k, cg_prod(c, whole->dims, axis + 1, whole->rank)));
     snprintf(total, sizeof total, "%s", cg_kw_dim(&k, whole->dims[axis]));
     sym_expr numel = ir_tensor_numel(c->m, whole);
+    /* 16 bytes a thread when every part's block of a row (its length on the axis times the inner
+     * size) is a whole number of 16-byte vectors for every binding, and the pointers are aligned
+     * (checked at run time; else the element loop below) */
+    sym_table *T = c->m->syms;
+    const size_t es = symc_dtype_size(whole->dtype);
+    const int64_t V = es && es <= 16 && 16 % es == 0 ? (int64_t)(16 / es) : 0;
+    const sym_expr sv = sym_const(T, V ? V : 1), row = cg_prod(c, whole->dims, axis, whole->rank);
+    int vec = V > 1 && sym_prove_divisible(T, row, V) == SYM_TRUE;
+    for (uint32_t p = 0; p < parts && vec; p++)
+        vec = sym_prove_divisible(T, cg_prod(c, c->m->tensors[pt[p]].dims, axis, whole->rank), V) == SYM_TRUE;
+    const sym_expr work = vec ? sym_floordiv(T, numel, sv) : numel;
+    if (vec) {
+        cg_kw_body(&k, "    if ((((unsigned long long)%s", wname);
+        for (uint32_t p = 0; p < parts; p++)
+            cg_kw_body(&k, " | (unsigned long long)%s", concat ? cg_kw_in(&k, pt[p]) : cg_kw_out(&k, pt[p]));
+        char rowu[48];
+        snprintf(rowu, sizeof rowu, "%s", cg_kw_dim(&k, sym_floordiv(T, row, sv)));
+        cg_kw_body(&k,
+                   ") & 15ull) == 0ull) { /* 16-byte vectors, a row's %s of them */\n"
+                   "    SC_LOOP(i, %s) {\n"
+                   "        const long long o = i / %s;\n"
+                   "        long long a = i %% %s;\n",
+                   rowu, cg_kw_dim(&k, work), rowu, rowu);
+        for (uint32_t p = 0; p < parts; p++) {
+            char len[48];
+            snprintf(len, sizeof len, "%s",
+                     cg_kw_dim(&k, sym_floordiv(T, cg_prod(c, c->m->tensors[pt[p]].dims, axis, whole->rank), sv)));
+            const char *tp = concat ? cg_kw_in(&k, pt[p]) : cg_kw_out(&k, pt[p]);
+            if (concat)
+                cg_kw_body(&k,
+                           "        if (a < %s) { reinterpret_cast<uint4 *>(%s)[i] = "
+                           "reinterpret_cast<const uint4 *>(%s)[o * %s + a]; continue; }\n",
+                           len, wname, tp, len);
+            else
+                cg_kw_body(&k,
+                           "        if (a < %s) { reinterpret_cast<uint4 *>(%s)[o * %s + a] = "
+                           "reinterpret_cast<const uint4 *>(%s)[i]; continue; }\n",
+                           len, tp, len, wname);
+            cg_kw_body(&k, "        a -= %s;\n", len);
+        }
+        cg_kw_body(&k, "    }\n    return;\n    }\n");
+    }
     cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     cg_kw_body(&k, "        const long long j = i %% %s, o = i / (%s * %s);\n        long long a = (i / %s) %% %s;\n",
                inner, inner, total, inner, total);
@@ -284,7 +326,12 @@ static symc_status concat_split(cg_cuda *c, uint32_t node) {
         cg_kw_body(&k, "        a -= %s;\n", len);
     }
     cg_kw_body(&k, "    }\n");
-    return finish(&k, concat ? "one thread per output" : "one thread per input element", numel);
+    return finish(&k,
+                  vec          ? (concat ? "16 bytes a thread when aligned, else one thread per output"
+                                         : "16 bytes a thread when aligned, else one thread per input element")
+                      : concat ? "one thread per output"
+                               : "one thread per input element",
+                  work);
 }
 
 static symc_status gather(cg_cuda *c, uint32_t node) {

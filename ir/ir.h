@@ -177,6 +177,9 @@ int ir_find_tensor(const ir_module *m, const char *name, uint32_t *out);
 /* The constant tensor holding t's values: t itself when it is a constant, the constant
  * behind a chain of identities (exporters alias shared initializers that way), else IR_NONE. */
 uint32_t ir_constant_source(const ir_module *m, uint32_t t);
+/* 1 and *v = its value when t is a constant of one element (every dim the constant 1), of any
+ * numeric dtype; else 0 (t itself must hold the constant: see ir_constant_source). */
+int ir_scalar_constant(const ir_module *m, uint32_t t, double *v);
 /* A rank-4 transpose node between the NCHW and NHWC layouts: IR_PERM_TO_NHWC for perm
  * (0,2,3,1), IR_PERM_TO_NCHW for (0,3,1,2), else IR_PERM_NONE (also for node IR_NONE). */
 enum { IR_PERM_NONE = 0, IR_PERM_TO_NHWC = 1, IR_PERM_TO_NCHW = 2 };

@@ -309,6 +309,20 @@ uint32_t ir_constant_source(const ir_module *m, uint32_t t) {
     return IR_NONE;
 }
 
+int ir_scalar_constant(const ir_module *m, uint32_t t, double *v) {
+    if (t >= m->n_tensors) return 0;
+    const ir_tensor *x = &m->tensors[t];
+    if (x->constant == IR_NONE || x->rank < 0 || x->dtype == SYMC_BOOL || symc_dtype_size(x->dtype) == 0) return 0;
+    for (int32_t d = 0; d < x->rank; d++) {
+        int64_t n;
+        if (!sym_is_const(m->syms, x->dims[d], &n) || n != 1) return 0;
+    }
+    const ir_constant *k = &m->constants[x->constant];
+    if (k->size != symc_dtype_size(x->dtype)) return 0;
+    *v = symc_dtype_load(k->data, x->dtype, 0);
+    return 1;
+}
+
 int ir_layout_perm(const ir_module *m, uint32_t node) {
     static const int64_t to_nhwc[4] = {0, 2, 3, 1}, to_nchw[4] = {0, 3, 1, 2};
     if (node == IR_NONE || m->nodes[node].op != IR_OP_TRANSPOSE) return IR_PERM_NONE;

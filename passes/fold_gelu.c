@@ -36,17 +36,7 @@
  * every dim is 1 (or a scalar): 1 with *v set, else 0. */
 static int scalar_const(const ir_module *m, uint32_t t, symc_dtype dt, double *v) {
     uint32_t c = ir_constant_source(m, t);
-    if (c == IR_NONE) return 0;
-    const ir_tensor *x = &m->tensors[c];
-    if (x->dtype != dt || x->rank < 0) return 0;
-    for (int32_t d = 0; d < x->rank; d++) {
-        int64_t n;
-        if (!sym_is_const(m->syms, x->dims[d], &n) || n != 1) return 0;
-    }
-    const ir_constant *k = &m->constants[x->constant];
-    if (k->size != symc_dtype_size(dt)) return 0;
-    *v = symc_dtype_load(k->data, dt, 0);
-    return 1;
+    return c != IR_NONE && m->tensors[c].dtype == dt && ir_scalar_constant(m, c, v);
 }
 
 /* v is `want` (irrational) as a constant of dtype dt holds it: within 1e-6 relative, or

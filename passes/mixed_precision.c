@@ -471,11 +471,8 @@ static int one_element(const ir_module *m, uint32_t t) {
 
 /* |value| of a one-element f32/f16/bf16 constant, NaN when t is not one */
 static double scalar_abs(const ir_module *m, uint32_t t) {
-    const ir_tensor *x = &m->tensors[t];
-    if (x->constant == IR_NONE || !ir_dtype_is_float(x->dtype) || !one_element(m, t)) return NAN;
-    const ir_constant *k = &m->constants[x->constant];
-    if (k->size < symc_dtype_size(x->dtype)) return NAN;
-    return fabs(symc_dtype_load(k->data, x->dtype, 0));
+    double v;
+    return ir_dtype_is_float(m->tensors[t].dtype) && ir_scalar_constant(m, t, &v) ? fabs(v) : NAN;
 }
 
 /* a float cast or an identity, one input and one output */

@@ -1098,6 +1098,66 @@ static void test_attention_hf_masks(int causal) {
     symc_module_destroy(m);
 }
 
+/* split and concat along the last axis move 16 bytes a thread when every part's block of a row is
+ * a whole number of 16-byte vectors for every binding (GPT-2's qkv split: 2304 -> 3 x 768 halves),
+ * with the element loop behind a run-time alignment test; a part of 12 halves keeps the element
+ * loop only. A constant exponent 2 or 3 is products (GPT-2's tanh GELU cubes), 2.5 is powf. */
+static void test_move_vectors(void) {
+    for (int odd = 0; odd < 2; odd++) {
+        symc_error err;
+        symc_module *m = symc_module_create("moves", &err);
+        symc_dim B;
+        symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+        const int64_t w0 = 8, w1 = odd ? 12 : 16;
+        symc_dim wd = symc_dim_const(m, w0 + w1);
+        symc_tensor x, h;
+        symc_add_input(m, "x", SYMC_F16, 2, (symc_dim[]){B, wd}, &x, &err);
+        symc_add_input(m, "h", SYMC_F32, 2, (symc_dim[]){B, symc_dim_const(m, 8)}, &h, &err);
+        symc_dim sz[2] = {symc_dim_const(m, w0), symc_dim_const(m, w1)};
+        symc_attr sp[2] = {symc_attr_int("axis", -1), symc_attr_dims("sizes", sz, 2)};
+        symc_tensor parts[2];
+        CHECK_MSG(symc_add_node(m, "split", "split", &x, 1, sp, 2, parts, 2, &err) == SYMC_OK, "%s", err.msg);
+        symc_attr ax = symc_attr_int("axis", -1);
+        symc_mark_output(m, node(m, "concat", "cat", (symc_tensor[]){parts[1], parts[0], parts[1]}, 3, &ax, 1), &err);
+        const float two = 2.f, three = 3.f, half5 = 2.5f;
+        symc_tensor e2 = SYMC_TENSOR_NONE, e3 = SYMC_TENSOR_NONE, e25 = SYMC_TENSOR_NONE;
+        CHECK(symc_add_constant(m, "two", SYMC_F32, 0, NULL, &two, 4, &e2, &err) == SYMC_OK);
+        CHECK(symc_add_constant(m, "three", SYMC_F32, 0, NULL, &three, 4, &e3, &err) == SYMC_OK);
+        CHECK(symc_add_constant(m, "two_and_half", SYMC_F32, 0, NULL, &half5, 4, &e25, &err) == SYMC_OK);
+        symc_mark_output(m, node(m, "pow", "sq", (symc_tensor[]){h, e2}, 2, NULL, 0), &err);
+        symc_mark_output(m, node(m, "pow", "cube", (symc_tensor[]){h, e3}, 2, NULL, 0), &err);
+        symc_mark_output(m, node(m, "pow", "p25", (symc_tensor[]){h, e25}, 2, NULL, 0), &err);
+        rt_engine *e = compile_module(m, "sm_90", &err);
+        CHECK_MSG(e, "%s", err.msg);
+        if (e) {
+            const char *src = e->cuda_source;
+            if (odd) CHECK(!strstr(src, "16-byte vectors, a row's"));
+            else {
+                CHECK_CONTAINS(src,
+                               "/* split: split, 16 bytes a thread when aligned, else one thread per input element */");
+                CHECK_CONTAINS(src, "/* concat: cat, 16 bytes a thread when aligned, else one thread per output */");
+                CHECK_CONTAINS(src, "16-byte vectors, a row's 3LL of them");
+                CHECK_CONTAINS(src, "16-byte vectors, a row's 5LL of them");
+                CHECK_CONTAINS(src, "if (a < 2LL) { reinterpret_cast<uint4 *>(");
+            }
+            /* each kernel's text up to the next kernel's comment */
+            const char *sq = strstr(src, "/* elementwise (float4 when aligned): sq (pow) */"),
+                       *cube = strstr(src, "/* elementwise (float4 when aligned): cube (pow) */"),
+                       *p25 = strstr(src, "/* elementwise (float4 when aligned): p25 (pow) */");
+            CHECK_MSG(sq && cube && p25 && sq < cube && cube < p25, "the three pow kernels, in order");
+            if (sq && cube && p25) {
+                const char *pw = strstr(sq, "sc_pow((float)");
+                CHECK_MSG(pw && pw > p25, "powf only in the 2.5 kernel");
+                CHECK(strstr(sq, "((float)v1 * (float)v1);") && strstr(sq, "((float)v1 * (float)v1);") < cube);
+                CHECK(strstr(cube, "((float)v1 * (float)v1 * (float)v1);") &&
+                      strstr(cube, "((float)v1 * (float)v1 * (float)v1);") < p25);
+            }
+            rt_engine_free(e);
+        }
+        symc_module_destroy(m);
+    }
+}
+
 /* the causal tail (cg_att_causal_tail): transformers' causal mask, where(kv <= q && keep, 0, fill) added
  * last to the f32 product of f16 Q and K (as --fp16 engines keep the logits), stops at the row block's
  * diagonal once every row has an unmasked score: the half kernel breaks out of its key loop and a
@@ -1653,6 +1713,7 @@ int main(void) {
     test_attention_hf_masks(0);
     test_attention_hf_masks(1); /* and(causal, padding) */
     test_attention_causal_tail();
+    test_move_vectors();
     test_views_and_dims();
     test_errors();
     test_every_family();
