@@ -1,5 +1,6 @@
-/* The on-disk build cache (codegen/cache.h): SHA-256 keys, the folder, and
- * checked entries written atomically.
+/* The on-disk build cache (codegen/cache.h): SHA-256 keys (and XXH64, the
+ * fast digest of bulk bytes a key may take), the folder, and checked entries
+ * written atomically.
  *
  * SHA-256 is FIPS 180-4 written out plainly (the test checks it against the
  * standard's vectors): a key must never collide, since a wrong cubin would
@@ -91,6 +92,63 @@ void cg_hash_final(cg_hash *s, uint8_t out[CG_HASH_BYTES]) {
     cg_hash_update(s, pad, npad + 8);
     for (int i = 0; i < 8; i++)
         for (int j = 0; j < 4; j++) out[4 * i + j] = (uint8_t)(s->h[i] >> (24 - 8 * j));
+}
+
+/* ---- XXH64 ----------------------------------------------------------------------------- */
+/* xxHash's 64-bit algorithm as its specification gives it: four lanes over 32-byte stripes, then
+ * the tail in 8, 4 and 1-byte steps, then the avalanche. Words are read little endian (memcpy: any
+ * alignment), so the digest is the reference one on every host. */
+#define P1 0x9E3779B185EBCA87ull
+#define P2 0xC2B2AE3D27D4EB4Full
+#define P3 0x165667B19E3779F9ull
+#define P4 0x85EBCA77C2B2AE63ull
+#define P5 0x27D4EB2F165667C5ull
+
+static uint64_t rotl64(uint64_t x, int n) { return (x << n) | (x >> (64 - n)); }
+
+static uint64_t read64(const uint8_t *p) {
+    uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&v, p, 8);
+#else
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+#endif
+    return v;
+}
+
+static uint64_t xxround(uint64_t acc, uint64_t input) { return rotl64(acc + input * P2, 31) * P1; }
+
+static uint64_t xxmerge(uint64_t acc, uint64_t v) { return (acc ^ xxround(0, v)) * P1 + P4; }
+
+uint64_t cg_hash64(const void *data, size_t n, uint64_t seed) {
+    const uint8_t *p = data, *end = p + n;
+    uint64_t h;
+    if (n >= 32) {
+        uint64_t v1 = seed + P1 + P2, v2 = seed + P2, v3 = seed, v4 = seed - P1;
+        for (; end - p >= 32; p += 32) {
+            v1 = xxround(v1, read64(p));
+            v2 = xxround(v2, read64(p + 8));
+            v3 = xxround(v3, read64(p + 16));
+            v4 = xxround(v4, read64(p + 24));
+        }
+        h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
+        h = xxmerge(xxmerge(xxmerge(xxmerge(h, v1), v2), v3), v4);
+    } else {
+        h = seed + P5;
+    }
+    h += (uint64_t)n;
+    for (; end - p >= 8; p += 8) h = rotl64(h ^ xxround(0, read64(p)), 27) * P1 + P4;
+    if (end - p >= 4) {
+        uint64_t w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+        h = rotl64(h ^ w * P1, 23) * P2 + P3;
+        p += 4;
+    }
+    for (; p < end; p++) h = rotl64(h ^ *p * P5, 11) * P1;
+    h ^= h >> 33;
+    h *= P2;
+    h ^= h >> 29;
+    h *= P3;
+    return h ^ (h >> 32);
 }
 
 /* ---- the folder ---------------------------------------------------------------------- */

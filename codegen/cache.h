@@ -1,7 +1,8 @@
 /* cache.h: the on-disk build cache (internal to codegen/, prefix cg_cache_).
  *
  * Build outputs that are a pure function of their inputs (NVRTC's cubin and
- * PTX for one source, later the library tuner's timings) are kept under
+ * PTX for one source, the library tuner's timings, the fp16 range
+ * calibration of one module) are kept under
  * cg_cache_dir(), one file per entry: <dir>/<kind>/<64 hex digits>, named by
  * the SHA-256 of everything the output depends on (cg_hash_*). Each file
  * carries its key, its size and the SHA-256 of its bytes, checked on every
@@ -31,6 +32,13 @@ void cg_hash_update(cg_hash *h, const void *p, size_t n);
 /* A string with its length first, so ("ab", "c") and ("a", "bc") differ. */
 void cg_hash_str(cg_hash *h, const char *s);
 void cg_hash_final(cg_hash *h, uint8_t out[CG_HASH_BYTES]);
+
+/* XXH64 (xxHash's 64-bit hash; its reference values in the test): a fast,
+ * non-cryptographic digest of bulk bytes (a model's weights) that a key then
+ * takes in place of the bytes, where SHA-256 over hundreds of megabytes would
+ * cost more than the cache saves. Not collision resistant: whoever keys with
+ * it says why that is acceptable there (codegen/compile.c). */
+uint64_t cg_hash64(const void *p, size_t n, uint64_t seed);
 
 /* The cache folder: $SYMC_CACHE_DIR, else $XDG_CACHE_HOME/symc, else
  * $HOME/.cache/symc. 0 (and "" in buf) when the cache is off: SYMC_CACHE_DIR

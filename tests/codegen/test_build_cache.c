@@ -16,7 +16,19 @@
  * elementwise chains that differ only in their tensors are one kernel both
  * steps launch (with their own arguments); a third with another op is a
  * kernel of its own. The prelude names nothing the dedupe renames (t<n>,
- * v<n>, q<n>, s<n>). */
+ * v<n>, q<n>, s<n>). XXH64 (cg_hash64) gives xxHash's reference values.
+ *
+ * The fp16 range calibration's entries ("calib", codegen/compile.c): a module
+ * with a matmul and a softmax compiled --fp16 twice with a cache reads the
+ * second calibration back (its progress line says so) and gives the same
+ * islands and engine bytes as a build without the cache; one weight changed
+ * (to 1e5, which makes an island) is another key, calibrated again, island
+ * found; the entry with a changed byte, cut short, replaced by whole entries
+ * of the wrong count or size (values that would change the islands), or with
+ * a value no calibration writes, is a miss: calibrated again, the same
+ * result, and the entry rewritten byte for byte as the first build wrote it;
+ * SYMC_CACHE_DIR=off calibrates every time and writes nothing; a folder that
+ * cannot be made fails nothing and says why. */
 #include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -61,6 +73,28 @@ static void test_sha256(void) {
         CHECK_MSG(!strcmp(got, v[i].digest), "sha256 vector %zu: %s", i, got);
         free(buf);
     }
+}
+
+/* XXH64 against xxHash's own values (the python xxhash package, seeds 0 and 0x5eed): every path of
+ * the algorithm (under 32 bytes, stripes, 8/4/1-byte tails) */
+static void test_xxh64(void) {
+    static const struct {
+        size_t n;
+        uint64_t seed0, seed5eed;
+    } v[] = {
+        {0, 0xef46db3751d8e999ull, 0x4e167d2026e7365cull},    {3, 0x31d2363f52e564c9ull, 0x907c35e191ba3f5bull},
+        {7, 0x9a7b149959ce60d8ull, 0xb1abb2ee077af106ull},    {8, 0xdab99d95c6f90092ull, 0x105fcf88a24212c6ull},
+        {31, 0xa2aa5f33cc4a6119ull, 0x1d3bd1a2a64d640full},   {32, 0x23c3c17ef790fd97ull, 0x56bc51db378cd80eull},
+        {33, 0x50a7cfc7ba588784ull, 0x63a2f07e4f4acb91ull},   {100, 0xa61f8d4c170fe531ull, 0xc5491e324458f8fcull},
+        {1000, 0x5f235fa033f1a3fbull, 0x79ab3458459e839full},
+    };
+    uint8_t d[1001];
+    for (int i = 0; i < 1000; i++) d[i + 1] = (uint8_t)(i * 7 + 3); /* d + 1: not 8-byte aligned */
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        CHECK_MSG(cg_hash64(d + 1, v[i].n, 0) == v[i].seed0, "xxh64 of %zu bytes", v[i].n);
+        CHECK_MSG(cg_hash64(d + 1, v[i].n, 0x5eed) == v[i].seed5eed, "xxh64 of %zu bytes, seed 0x5eed", v[i].n);
+    }
+    CHECK(cg_hash64("abc", 3, 0) == 0x44bc2cf5ad770999ull);
 }
 
 static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n_in) {
@@ -121,10 +155,10 @@ static symc_status build(symc_module *m, uint32_t modules, uint8_t **bytes, size
     return cg_build_engine(m, &o, bytes, size, err);
 }
 
-/* the files in dir/nvrtc, sorted by name into names[] (up to cap); count */
-static int entries(const char *dir, char names[][1024], int cap) {
+/* the files in dir/kind, sorted by name into names[] (up to cap); count */
+static int entries(const char *dir, const char *kind, char names[][1024], int cap) {
     char path[512];
-    snprintf(path, sizeof path, "%s/nvrtc", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, kind);
     DIR *d = opendir(path);
     int n = 0;
     if (!d) return 0;
@@ -198,7 +232,7 @@ static void test_modules_and_cache(const char *dir) {
         rt_engine_free(e);
     }
     char names[8][1024];
-    CHECK(entries(cache, names, 8) == 3);
+    CHECK(entries(cache, "nvrtc", names, 8) == 3);
 
     /* the same build again: every module from the cache, the same bytes */
     CHECK_MSG(build(m, 3, &again, &again_size, &s, &l, &err) == SYMC_OK, "%s", err.msg);
@@ -281,6 +315,218 @@ static void test_modules_and_cache(const char *dir) {
     symc_module_destroy(m);
 }
 
+/* ---- the fp16 range calibration in the cache (codegen/compile.c) ---- */
+/* x[B, 16] -> h = x·w -> y = relu(h), and p = softmax(x): every weight 0.01 but w[0][0] = w00. With
+ * w00 = 1e5, h passes fp16's limit at calibration: h is an fp32 island ("calibrated range"). */
+static symc_module *calib_module(float w00) {
+    symc_error err;
+    symc_module *m = symc_module_create("calib", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+    float w[16 * 16];
+    for (int i = 0; i < 16 * 16; i++) w[i] = 0.01f;
+    w[0] = w00;
+    symc_tensor x, wt, h, y, p;
+    symc_attr axis = symc_attr_int("axis", -1);
+    symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){B, symc_dim_const(m, 16)}, &x, &err);
+    CHECK(symc_add_constant(m, "w", SYMC_F32, 2, (int64_t[]){16, 16}, w, sizeof w, &wt, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "matmul", "mm", (symc_tensor[]){x, wt}, 2, NULL, 0, &h, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "relu", "act", &h, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
+    CHECK(symc_add_node(m, "softmax", "sm", &x, 1, &axis, 1, &p, 1, &err) == SYMC_OK);
+    symc_mark_output(m, y, &err);
+    symc_mark_output(m, p, &err);
+    return m;
+}
+
+typedef struct calib_result {
+    lines l;
+    char islands[1024];
+    uint8_t *engine; /* the .symx's bytes (malloc'd) */
+    long size;
+} calib_result;
+
+/* a whole file (malloc'd), NULL when it cannot be read */
+static uint8_t *read_all(const char *path, long *size) {
+    *size = file_size(path);
+    FILE *f = fopen(path, "rb");
+    uint8_t *b = f && *size > 0 ? malloc((size_t)*size) : NULL;
+    if (b && fread(b, 1, (size_t)*size, f) != (size_t)*size) {
+        free(b);
+        b = NULL;
+    }
+    if (f) fclose(f);
+    return b;
+}
+
+/* calib_module(w00) compiled with --fp16 (reference engine) to dir/calib.symx: its progress lines,
+ * its fp32 islands and the engine's bytes */
+static void calib_build(const char *dir, float w00, calib_result *r) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/calib.symx", dir);
+    memset(r, 0, sizeof *r);
+    symc_module *m = calib_module(w00);
+    symc_compile_options o;
+    symc_compile_options_init(&o);
+    o.gpu = 0;
+    o.precision = SYMC_PRECISION_FP16;
+    o.progress = on_progress;
+    o.ctx = &r->l;
+    symc_error err;
+    CHECK_MSG(symc_module_compile(m, &o, path, &err) == SYMC_OK, "%s", err.msg);
+    size_t n = 0;
+    for (uint32_t i = 0; i < m->n_islands; i++)
+        n += (size_t)snprintf(r->islands + n, sizeof r->islands - n, "%s=%s;", m->islands[i].node, m->islands[i].kind);
+    r->engine = read_all(path, &r->size);
+    CHECK(r->engine != NULL);
+    symc_module_destroy(m);
+}
+
+static int same_result(const calib_result *a, const calib_result *b) {
+    return !strcmp(a->islands, b->islands) && a->size == b->size && a->engine && b->engine &&
+        !memcmp(a->engine, b->engine, (size_t)a->size);
+}
+
+#define CALIBRATED "precision: range calibration at min on the reference backend"
+#define FROM_CACHE "precision: range calibration from the cache"
+
+static void test_calibration_cache(const char *dir) {
+    char cache[400], names[8][1024];
+    snprintf(cache, sizeof cache, "%s/calib_cache", dir);
+    calib_result truth, big_truth, r;
+
+    /* the truth, without the cache: small weights give no calibrated island, one of 1e5 does */
+    setenv("SYMC_CACHE_DIR", "off", 1);
+    calib_build(dir, 0.01f, &truth);
+    CHECK_CONTAINS(truth.l.text, CALIBRATED);
+    CHECK_MSG(!strstr(truth.islands, "calibrated range"), "islands %s", truth.islands);
+    calib_build(dir, 1e5f, &big_truth);
+    CHECK_MSG(strstr(big_truth.islands, "mm=calibrated range"), "islands %s", big_truth.islands);
+    CHECK(!same_result(&truth, &big_truth));
+
+    /* (a) built twice with a cache: the second calibration is read back, the result the same */
+    setenv("SYMC_CACHE_DIR", cache, 1);
+    calib_build(dir, 0.01f, &r);
+    CHECK_CONTAINS(r.l.text, CALIBRATED);
+    CHECK(!strstr(r.l.text, FROM_CACHE));
+    CHECK(same_result(&r, &truth));
+    free(r.engine);
+    CHECK(entries(cache, "calib", names, 8) == 1);
+    long first_size = 0;
+    uint8_t *first = read_all(names[0], &first_size);
+    CHECK(first != NULL);
+    calib_build(dir, 0.01f, &r);
+    CHECK_CONTAINS(r.l.text, FROM_CACHE);
+    CHECK(!strstr(r.l.text, CALIBRATED));
+    CHECK_MSG(same_result(&r, &truth), "islands %s, want %s", r.islands, truth.islands);
+    free(r.engine);
+
+    /* (b) one weight changed: another key, so calibrated again (and its island found), then read back */
+    calib_build(dir, 1e5f, &r);
+    CHECK_CONTAINS(r.l.text, CALIBRATED);
+    CHECK_MSG(same_result(&r, &big_truth), "islands %s, want %s", r.islands, big_truth.islands);
+    free(r.engine);
+    CHECK(entries(cache, "calib", names, 8) == 2);
+    calib_build(dir, 1e5f, &r);
+    CHECK_CONTAINS(r.l.text, FROM_CACHE);
+    CHECK(same_result(&r, &big_truth));
+    free(r.engine);
+
+    /* (c) the first entry damaged (a changed byte, cut short, a foreign payload under its key):
+     * each a miss, calibrated again with the same result, and rewritten as it was, bit for bit */
+    const char *base = strrchr(first ? names[0] : "", '/');
+    char path[1024];
+    snprintf(path, sizeof path, "%s/calib/%s", cache, base ? base + 1 : "");
+    uint8_t key[CG_HASH_BYTES] = {0};
+    for (int i = 0; base && i < CG_HASH_BYTES; i++) {
+        unsigned v = 0;
+        sscanf(base + 1 + 2 * i, "%2x", &v);
+        key[i] = (uint8_t)v;
+    }
+    size_t header = 8 + 4 + 4 + CG_HASH_BYTES + 8 + CG_HASH_BYTES; /* codegen/cache.c */
+    uint32_t nt = first_size > (long)(header + 4) ? (uint32_t)(((size_t)first_size - header - 4) / 8) : 0;
+    CHECK(nt >= 5); /* x, w, mm, act, sm */
+    for (int damage = 0; damage < 6; damage++) {
+        char why[512];
+        if (damage == 0) { /* one byte of a max |value| */
+            FILE *f = fopen(path, "r+b");
+            CHECK(f != NULL);
+            if (f) {
+                fseek(f, -3, SEEK_END);
+                int c = fgetc(f);
+                fseek(f, -3, SEEK_END);
+                fputc(c ^ 0x10, f);
+                fclose(f);
+            }
+        } else if (damage == 1) {
+            CHECK(truncate(path, first_size - 8) == 0);
+        } else if (damage == 2 || damage == 3) {
+            /* whole entries (their checksums right) of plausible values (1e5 each: were they used,
+             * every tensor would be an island) but another tensor count: one more value, or the
+             * right number of values under a count of one more */
+            uint32_t n = damage == 2 ? nt + 1 : nt, count = nt + 1;
+            uint8_t *other = malloc(4 + 8 * (size_t)n);
+            double v = 1e5;
+            CHECK(other != NULL);
+            if (other) {
+                memcpy(other, &count, 4); /* little endian, as the entry */
+                for (uint32_t t = 0; t < n; t++) memcpy(other + 4 + 8 * (size_t)t, &v, 8);
+                CHECK(cg_cache_put("calib", key, other, 4 + 8 * (size_t)n, why, sizeof why) == 0);
+            }
+            free(other);
+        } else if (damage == 4) { /* a whole entry of too few bytes */
+            uint8_t other[4 + 8] = {1};
+            CHECK(cg_cache_put("calib", key, other, sizeof other, why, sizeof why) == 0);
+        } else { /* the right count, but a value no calibration writes (negative) */
+            long n = 0;
+            uint8_t *payload = read_all(path, &n);
+            CHECK(payload && n == first_size && (size_t)n > header + 12);
+            if (payload && (size_t)n > header + 12) {
+                payload[n - 1] |= 0x80; /* the last value's sign bit */
+                CHECK(cg_cache_put("calib", key, payload + header, (size_t)n - header, why, sizeof why) == 0);
+            }
+            free(payload);
+        }
+        calib_build(dir, 0.01f, &r);
+        CHECK_MSG(strstr(r.l.text, CALIBRATED) && !strstr(r.l.text, FROM_CACHE), "damage %d: %s", damage, r.l.text);
+        CHECK_MSG(same_result(&r, &truth), "damage %d: islands %s", damage, r.islands);
+        free(r.engine);
+        long again_size = 0;
+        uint8_t *again = read_all(path, &again_size);
+        CHECK_MSG(again && first && again_size == first_size && !memcmp(again, first, (size_t)first_size),
+                  "damage %d: the entry rewritten as it was", damage);
+        free(again);
+    }
+
+    /* (d) off: calibrated every time, nothing written (here or in a folder named "off") */
+    setenv("SYMC_CACHE_DIR", "off", 1);
+    for (int i = 0; i < 2; i++) {
+        calib_build(dir, 0.01f, &r);
+        CHECK_CONTAINS(r.l.text, CALIBRATED);
+        CHECK(!strstr(r.l.text, FROM_CACHE));
+        CHECK(same_result(&r, &truth));
+        free(r.engine);
+    }
+    CHECK(entries(cache, "calib", names, 8) == 2);
+    CHECK(file_size("off") < 0);
+
+    /* a cache folder that cannot be made: calibrated and built anyway, the reason said */
+    char blocked[600];
+    snprintf(blocked, sizeof blocked, "%s/afile", dir);
+    FILE *f = fopen(blocked, "w");
+    if (f) fclose(f);
+    snprintf(blocked, sizeof blocked, "%s/afile/cache", dir);
+    setenv("SYMC_CACHE_DIR", blocked, 1);
+    calib_build(dir, 0.01f, &r);
+    CHECK_CONTAINS(r.l.text, CALIBRATED);
+    CHECK_CONTAINS(r.l.text, "build cache: cannot create");
+    CHECK(same_result(&r, &truth));
+    free(r.engine);
+
+    free(first);
+    free(truth.engine);
+    free(big_truth.engine);
+}
+
 /* two chains that differ only in their tensors share one kernel; one with another op does not */
 static void test_dedupe(void) {
     symc_error err;
@@ -352,8 +598,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     test_sha256();
+    test_xxh64();
     test_dedupe();
     test_modules_and_cache(dir);
+    test_calibration_cache(dir);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
