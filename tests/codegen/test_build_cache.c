@@ -205,6 +205,18 @@ static void check_modules(const rt_engine *e, uint32_t want) {
     for (uint32_t i = 0; i < e->n_modules && i < 16; i++) CHECK_MSG(per[i] >= 1, "module %u has no kernel", i);
 }
 
+/* the byte `back` bytes before the end of file `path`, xor mask (a damaged cache entry) */
+static void flip_byte(const char *path, long back, int mask) {
+    FILE *f = fopen(path, "r+b");
+    CHECK(f != NULL);
+    if (!f) return;
+    fseek(f, -back, SEEK_END);
+    int c = fgetc(f);
+    fseek(f, -back, SEEK_END);
+    fputc(c ^ mask, f);
+    fclose(f);
+}
+
 static void test_modules_and_cache(const char *dir) {
     char cache[400];
     snprintf(cache, sizeof cache, "%s/cache", dir);
@@ -251,15 +263,7 @@ static void test_modules_and_cache(const char *dir) {
     free(again);
 
     /* so is an entry with one byte changed (its checksum fails) */
-    FILE *f = fopen(names[1], "r+b");
-    CHECK(f != NULL);
-    if (f) {
-        fseek(f, -10, SEEK_END);
-        int c = fgetc(f);
-        fseek(f, -10, SEEK_END);
-        fputc(c ^ 0x40, f);
-        fclose(f);
-    }
+    flip_byte(names[1], 10, 0x40);
     CHECK_MSG(build(m, 3, &again, &again_size, &s, &l, &err) == SYMC_OK, "%s", err.msg);
     CHECK_MSG(s.cached == 2, "%u of 3 cached after a changed byte", s.cached);
     CHECK(again_size == first_size && again && !memcmp(again, first, first_size));
@@ -282,7 +286,7 @@ static void test_modules_and_cache(const char *dir) {
     /* a cache folder that cannot be made (below a file): built anyway, said once */
     char blocked[600];
     snprintf(blocked, sizeof blocked, "%s/afile", dir);
-    f = fopen(blocked, "w");
+    FILE *f = fopen(blocked, "w");
     if (f) fclose(f);
     snprintf(blocked, sizeof blocked, "%s/afile/cache", dir);
     setenv("SYMC_CACHE_DIR", blocked, 1);
@@ -448,15 +452,7 @@ static void test_calibration_cache(const char *dir) {
     for (int damage = 0; damage < 6; damage++) {
         char why[512];
         if (damage == 0) { /* one byte of a max |value| */
-            FILE *f = fopen(path, "r+b");
-            CHECK(f != NULL);
-            if (f) {
-                fseek(f, -3, SEEK_END);
-                int c = fgetc(f);
-                fseek(f, -3, SEEK_END);
-                fputc(c ^ 0x10, f);
-                fclose(f);
-            }
+            flip_byte(path, 3, 0x10);
         } else if (damage == 1) {
             CHECK(truncate(path, first_size - 8) == 0);
         } else if (damage == 2 || damage == 3) {

@@ -1013,21 +1013,44 @@ static void test_attention_wgmma(void) {
         }
 }
 
+/* transformers' attention inputs: B in [1, 8], S in [100, 300], q, k, v [B, 2, S, 16] of dt and
+ * keep [B, 1, 1, S] (the padding mask) */
+static symc_module *hf_attention_inputs(const char *name, symc_dtype dt, symc_dim *B, symc_dim *S, symc_tensor *q,
+                                        symc_tensor *k, symc_tensor *v, symc_tensor *keep) {
+    symc_error err;
+    symc_module *m = symc_module_create(name, &err);
+    symc_declare_symbol(m, "B", 1, 2, 8, 1, B, &err);
+    symc_declare_symbol(m, "S", 1, 100, 300, 1, S, &err);
+    symc_dim c1 = symc_dim_const(m, 1), c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, 16);
+    symc_add_input(m, "q", dt, 4, (symc_dim[]){*B, c2, *S, hd}, q, &err);
+    symc_add_input(m, "k", dt, 4, (symc_dim[]){*B, c2, *S, hd}, k, &err);
+    symc_add_input(m, "v", dt, 4, (symc_dim[]){*B, c2, *S, hd}, v, &err);
+    symc_add_input(m, "keep", SYMC_BOOL, 4, (symc_dim[]){*B, c1, c1, *S}, keep, &err);
+    return m;
+}
+
+/* GPT-2's condition in transformers 5: and(kv_idx <= q_idx, keep), the indices from two ranges */
+static symc_tensor hf_causal_keep(symc_module *m, symc_dim S, symc_tensor keep) {
+    symc_dim zero_d = symc_dim_const(m, 0), one_d = symc_dim_const(m, 1);
+    symc_attr ra[4] = {symc_attr_dims("start", &zero_d, 1), symc_attr_dims("limit", &S, 1),
+                       symc_attr_dims("delta", &one_d, 1), symc_attr_dtype("to", SYMC_I64)};
+    symc_tensor rk = node(m, "range", "rk", NULL, 0, ra, 4), rq = node(m, "range", "rq", NULL, 0, ra, 4);
+    int64_t ak[3] = {0, 1, 2}, aq[3] = {0, 1, 3};
+    symc_attr uk = symc_attr_ints("axes", ak, 3), uq = symc_attr_ints("axes", aq, 3);
+    symc_tensor kv = node(m, "unsqueeze", "kvidx", &rk, 1, &uk, 1), qv = node(m, "unsqueeze", "qidx", &rq, 1, &uq, 1);
+    symc_tensor le = node(m, "less_equal", "le", (symc_tensor[]){kv, qv}, 2, NULL, 0);
+    return node(m, "and", "both", (symc_tensor[]){le, keep}, 2, NULL, 0);
+}
+
 /* (m2) transformers 5's masks in the half kernel: where(expand(keep[B,1,1,S] > 0), 0, -inf) added (a
  * padding mask read through the where and the expand once per key tile), expand(rowbias[B,1,S,1])
  * added and where(expand(rowkeep[B,1,S,1]), scores, fill) (read once per row), not per score */
 static void test_attention_hf_masks(int causal) {
     symc_error err;
-    symc_module *m = symc_module_create("attn_hf", &err);
     symc_dim B, S;
-    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
-    symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
-    symc_dim c1 = symc_dim_const(m, 1), c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, 16);
     symc_tensor q, k, v, keep, rowbias, rowkeep;
-    symc_add_input(m, "q", SYMC_F16, 4, (symc_dim[]){B, c2, S, hd}, &q, &err);
-    symc_add_input(m, "k", SYMC_F16, 4, (symc_dim[]){B, c2, S, hd}, &k, &err);
-    symc_add_input(m, "v", SYMC_F16, 4, (symc_dim[]){B, c2, S, hd}, &v, &err);
-    symc_add_input(m, "keep", SYMC_BOOL, 4, (symc_dim[]){B, c1, c1, S}, &keep, &err);
+    symc_module *m = hf_attention_inputs("attn_hf", SYMC_F16, &B, &S, &q, &k, &v, &keep);
+    symc_dim c1 = symc_dim_const(m, 1);
     symc_add_input(m, "rowbias", SYMC_F16, 4, (symc_dim[]){B, c1, S, c1}, &rowbias, &err);
     symc_add_input(m, "rowkeep", SYMC_BOOL, 4, (symc_dim[]){B, c1, S, c1}, &rowkeep, &err);
     int64_t perm[4] = {0, 1, 3, 2};
@@ -1039,18 +1062,7 @@ static void test_attention_hf_masks(int causal) {
     symc_tensor scale = constant(m, "scale", SYMC_F16, 0, NULL), zero = constant(m, "zero", SYMC_F16, 0, NULL);
     symc_tensor fill = constant(m, "fill", SYMC_F16, 0, NULL);
     symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
-    if (causal) { /* GPT-2 in transformers 5: and(kv_idx <= q_idx, padding), two ranges */
-        symc_dim zero_d = symc_dim_const(m, 0), one_d = symc_dim_const(m, 1);
-        symc_attr ra[4] = {symc_attr_dims("start", &zero_d, 1), symc_attr_dims("limit", &S, 1),
-                           symc_attr_dims("delta", &one_d, 1), symc_attr_dtype("to", SYMC_I64)};
-        symc_tensor rk = node(m, "range", "rk", NULL, 0, ra, 4), rq = node(m, "range", "rq", NULL, 0, ra, 4);
-        int64_t ak[3] = {0, 1, 2}, aq[3] = {0, 1, 3};
-        symc_attr uk = symc_attr_ints("axes", ak, 3), uq = symc_attr_ints("axes", aq, 3);
-        symc_tensor kv = node(m, "unsqueeze", "kvidx", &rk, 1, &uk, 1),
-                    qv = node(m, "unsqueeze", "qidx", &rq, 1, &uq, 1);
-        symc_tensor le = node(m, "less_equal", "le", (symc_tensor[]){kv, qv}, 2, NULL, 0);
-        keep = node(m, "and", "both", (symc_tensor[]){le, keep}, 2, NULL, 0);
-    }
+    if (causal) keep = hf_causal_keep(m, S, keep);
     symc_tensor kbe = node(m, "expand", "kbe", &keep, 1, &ex, 1);
     symc_tensor am = node(m, "where", "am", (symc_tensor[]){kbe, zero, fill}, 3, NULL, 0);
     symc_tensor s2 = node(m, "add", "s2", (symc_tensor[]){scaled, am}, 2, NULL, 0);
@@ -1174,17 +1186,10 @@ static void test_attention_causal_tail(void) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         symc_error err;
-        symc_module *m = symc_module_create("attn_tail", &err);
         symc_dim B, S;
-        symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
-        symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
-        symc_dim c1 = symc_dim_const(m, 1), c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, 16);
-        const symc_dtype dt = cases[i].dt;
         symc_tensor q, k, v, keep;
-        symc_add_input(m, "q", dt, 4, (symc_dim[]){B, c2, S, hd}, &q, &err);
-        symc_add_input(m, "k", dt, 4, (symc_dim[]){B, c2, S, hd}, &k, &err);
-        symc_add_input(m, "v", dt, 4, (symc_dim[]){B, c2, S, hd}, &v, &err);
-        symc_add_input(m, "keep", SYMC_BOOL, 4, (symc_dim[]){B, c1, c1, S}, &keep, &err);
+        symc_module *m = hf_attention_inputs("attn_tail", cases[i].dt, &B, &S, &q, &k, &v, &keep);
+        symc_dim c1 = symc_dim_const(m, 1);
         int64_t perm[4] = {0, 1, 3, 2};
         symc_attr pe = symc_attr_ints("perm", perm, 4), tof = symc_attr_dtype("to", SYMC_F32);
         /* Q, K and V widened to f32 (the kernel reads their half storage) */
@@ -1199,17 +1204,9 @@ static void test_attention_causal_tail(void) {
         CHECK(symc_add_constant(m, "fill", SYMC_F32, 0, NULL, &cases[i].fill, 4, &fill, &err) == SYMC_OK);
         CHECK(symc_add_constant(m, "bias", SYMC_F32, 0, NULL, &one, 4, &bias, &err) == SYMC_OK);
         symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scf, scale}, 2, NULL, 0);
-        symc_dim zero_d = symc_dim_const(m, 0), one_d = symc_dim_const(m, 1), full[4] = {B, c1, S, S};
-        symc_attr ra[4] = {symc_attr_dims("start", &zero_d, 1), symc_attr_dims("limit", &S, 1),
-                           symc_attr_dims("delta", &one_d, 1), symc_attr_dtype("to", SYMC_I64)};
-        symc_tensor rk = node(m, "range", "rk", NULL, 0, ra, 4), rq = node(m, "range", "rq", NULL, 0, ra, 4);
-        int64_t ak[3] = {0, 1, 2}, aq[3] = {0, 1, 3};
-        symc_attr uk = symc_attr_ints("axes", ak, 3), uq = symc_attr_ints("axes", aq, 3),
-                  ex = symc_attr_dims("shape", full, 4);
-        symc_tensor kv = node(m, "unsqueeze", "kvidx", &rk, 1, &uk, 1),
-                    qv = node(m, "unsqueeze", "qidx", &rq, 1, &uq, 1);
-        symc_tensor le = node(m, "less_equal", "le", (symc_tensor[]){kv, qv}, 2, NULL, 0);
-        symc_tensor both = node(m, "and", "both", (symc_tensor[]){le, keep}, 2, NULL, 0);
+        symc_dim full[4] = {B, c1, S, S};
+        symc_attr ex = symc_attr_dims("shape", full, 4);
+        symc_tensor both = hf_causal_keep(m, S, keep);
         symc_tensor kbe = node(m, "expand", "kbe", &both, 1, &ex, 1);
         symc_tensor am = node(m, "where", "am", (symc_tensor[]){kbe, z, fill}, 3, NULL, 0);
         symc_tensor s2 = node(m, "add", "s2", (symc_tensor[]){scaled, am}, 2, NULL, 0);
