@@ -156,6 +156,8 @@ static int rule_library_takes(ir_module *m, uint32_t lib, uint32_t k, ir_fuse_ro
             (gemm && kn->op == IR_OP_GELU && !strcmp(cg_attr_str(kn, "approximate", "none"), "tanh"));
     case IR_FUSE_RESIDUAL: /* cuBLASLt's C, unless the GEMM has one; cuDNN's z (alpha2 = 1) */
         return (gemm && (!own_c || gemm_c_is_bias(m, n))) || conv_ok(m, n);
+    case IR_FUSE_VIEW: /* a reshape before a GEMM's residual: C and D are dense, read as [M, N] */
+        return gemm && (!own_c || gemm_c_is_bias(m, n));
     default: return 0;
     }
 }
@@ -251,7 +253,7 @@ static void plan_epilogue(cg_cuda *c, uint32_t node, epilogue_plan *e) {
     e->epi = RT_EPI_NONE;
     e->result = n->out[0];
     if (n->op == IR_OP_GEMM && gemm_c_is_bias(c->m, n)) e->bias = n->in[2];
-    for (int hops = 0; hops < 3; hops++) {
+    for (int hops = 0; hops < 4; hops++) {
         uint32_t k = ir_fuse_reader_in_group(c->m, c->uses, node, e->result);
         if (k == IR_NONE) return;
         const ir_node *kn = &c->m->nodes[k];
@@ -260,6 +262,7 @@ static void plan_epilogue(cg_cuda *c, uint32_t node, epilogue_plan *e) {
         case IR_FUSE_BIAS: e->bias = other; break;
         case IR_FUSE_ACTIVATION: e->epi = kn->op == IR_OP_RELU ? RT_EPI_RELU : RT_EPI_GELU; break;
         case IR_FUSE_RESIDUAL: e->res = other; break;
+        case IR_FUSE_VIEW: break; /* the same elements: the call writes what reads them */
         default: return;
         }
         e->result = kn->out[0];

@@ -28,7 +28,7 @@ static const char *const role_names[IR_FUSE_ROLE_COUNT] = {
     [IR_FUSE_ROW_FIRST] = "row first", [IR_FUSE_TRANSPOSE] = "transpose",
     [IR_FUSE_BIAS] = "bias",           [IR_FUSE_ACTIVATION] = "activation",
     [IR_FUSE_RESIDUAL] = "residual",   [IR_FUSE_CLAIMED] = "claimed",
-    [IR_FUSE_LAYOUT] = "layout",
+    [IR_FUSE_LAYOUT] = "layout",       [IR_FUSE_VIEW] = "view",
 };
 
 const char *ir_fuse_role_name(ir_fuse_role r) { return (unsigned)r < IR_FUSE_ROLE_COUNT ? role_names[r] : "?"; }
@@ -77,7 +77,7 @@ static int epilogue_rank(ir_fuse_role r);
 
 uint32_t ir_fuse_library_result(const ir_module *m, const ir_uses *u, uint32_t lib) {
     uint32_t t = m->nodes[lib].out[0];
-    for (int hops = 0; m->fuse && hops < 3; hops++) {
+    for (int hops = 0; m->fuse && hops < 4; hops++) {
         uint32_t k = ir_fuse_reader_in_group(m, u, lib, t);
         if (k == IR_NONE || !epilogue_rank(role_of(m, k))) break;
         t = m->nodes[k].out[0];
@@ -125,7 +125,8 @@ static ir_fuse_role root_for(ir_fuse_role r) {
     case IR_FUSE_TRANSPOSE:
     case IR_FUSE_BIAS:
     case IR_FUSE_ACTIVATION:
-    case IR_FUSE_RESIDUAL: return IR_FUSE_LIBRARY;
+    case IR_FUSE_RESIDUAL:
+    case IR_FUSE_VIEW: return IR_FUSE_LIBRARY;
     case IR_FUSE_CLAIMED: return IR_FUSE_ATTENTION;
     default: return IR_FUSE_STEP;
     }
@@ -148,6 +149,7 @@ static int op_fits(ir_op op, ir_fuse_role r) {
     case IR_FUSE_BIAS:
     case IR_FUSE_RESIDUAL: return op == IR_OP_ADD;
     case IR_FUSE_ACTIVATION: return ir_op_get(op)->category == IR_CAT_UNARY;
+    case IR_FUSE_VIEW: return op == IR_OP_RESHAPE;
     default: return 1;
     }
 }
@@ -183,25 +185,32 @@ static symc_status bad(checker *c, uint32_t node, const char *what, const char *
 }
 
 /* position of an epilogue role in the chain the libraries compute:
- * act(op + residual + bias), each at most once */
+ * act(op + residual + bias), each at most once; a view (the same elements reshaped) only
+ * right before the residual */
 static int epilogue_rank(ir_fuse_role r) {
-    return r == IR_FUSE_BIAS ? 1 : r == IR_FUSE_RESIDUAL ? 2 : r == IR_FUSE_ACTIVATION ? 3 : 0;
+    return r == IR_FUSE_BIAS ? 1 : r == IR_FUSE_VIEW ? 2 : r == IR_FUSE_RESIDUAL ? 3 : r == IR_FUSE_ACTIVATION ? 4 : 0;
 }
 
-/* the library-call epilogue chain from root g's result: bias, residual,
+/* the library-call epilogue chain from root g's result: bias, a view, residual,
  * activation, each reading the one before, in that order (any may be
- * absent); node i must be on it */
+ * absent; a view only when the residual follows it); node i must be on it */
 static symc_status check_chain(checker *c, uint32_t g, uint32_t i) {
     const ir_module *m = c->m;
     uint32_t t = m->nodes[g].out[0];
     int prev = 0;
-    for (int hops = 0; hops < 3; hops++) {
+    for (int hops = 0; hops < 4; hops++) {
         uint32_t k = ir_fuse_reader_in_group(m, &c->u, g, t);
         if (k == IR_NONE) break;
         int r = epilogue_rank(role_of(m, k));
         if (!r) break;
         if (r <= prev)
-            return bad(c, k, "the library call's epilogue must be bias, then a residual, then an activation", "");
+            return bad(
+                c, k, "the library call's epilogue must be bias, then a view and its residual, then an activation", "");
+        if (role_of(m, k) == IR_FUSE_VIEW) {
+            uint32_t after = ir_fuse_reader_in_group(m, &c->u, g, m->nodes[k].out[0]);
+            if (m->nodes[k].n_in != 1 || after == IR_NONE || role_of(m, after) != IR_FUSE_RESIDUAL)
+                return bad(c, k, "a view must reshape the result alone and be read by the call's residual add", "");
+        }
         if (k == i) return SYMC_OK;
         prev = r;
         t = m->nodes[k].out[0];
@@ -273,6 +282,7 @@ static symc_status check_entry(checker *c, uint32_t i) {
     case IR_FUSE_BIAS:
     case IR_FUSE_ACTIVATION:
     case IR_FUSE_RESIDUAL:
+    case IR_FUSE_VIEW:
         if (g->n_out != 1 || y == IR_NONE) return bad(c, i, "the root and the member must make one result each", "");
         return check_chain(c, e.group, i);
     default: return SYMC_OK;

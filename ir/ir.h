@@ -293,6 +293,9 @@ typedef enum ir_fuse_role {
     IR_FUSE_LAYOUT,     /* a transpose making the root's data input in[0], or the one reader of
                            its result: the root's kernel (a channels-last convolution) reads
                            the transpose's input, or stores the transposed result */
+    IR_FUSE_VIEW,       /* a reshape of the root's (biased) result whose one reader is its residual
+                           add: the call writes the add's result, the same elements in the same
+                           order (GPT-2's Conv1D: Gemm on [B*S, N], Reshape, Add) */
     IR_FUSE_ROLE_COUNT
 } ir_fuse_role;
 

@@ -16,7 +16,9 @@
  *     private to the next: an add of a 1-D vector of the last dim (the
  *     bias, unless the call has one of its own), then an activation (only
  *     after a bias), or with no activation an add of a tensor of the
- *     result's shape and dtype (the residual, C with beta 1). What a
+ *     result's shape and dtype (the residual, C with beta 1), also through
+ *     a reshape of the result alone (a view: the call writes the add's
+ *     result, the same elements in the same order). What a
  *     library call reads must be computed before its place in node order.
  *     Then a convolution the target runs channels-last (conv_channels_last)
  *     claims a private transpose to NCHW making its input and the transpose
@@ -146,8 +148,17 @@ static void plan_library_calls(fuser *f) {
         }
         /* the libraries compute act(alpha * op + residual + bias): a residual add right after the
          * call (and its bias), then an activation; activations only follow a bias (the library
-         * epilogues' BIAS forms). An activation before the add ends the group there. */
-        if ((k = residual_add(f, i, res)) != IR_NONE && r->library_takes(m, i, k, IR_FUSE_RESIDUAL)) {
+         * epilogues' BIAS forms). An activation before the add ends the group there. A reshape
+         * alone between the result and the add (a view: the same elements in the same order) is
+         * the call's too: it writes the add's result. */
+        uint32_t v = private_reader(f, res, IR_OP_RESHAPE), kv;
+        if (v != IR_NONE && m->nodes[v].n_in == 1 && m->nodes[v].n_out == 1 &&
+            (kv = residual_add(f, i, m->nodes[v].out[0])) != IR_NONE && r->library_takes(m, i, v, IR_FUSE_VIEW) &&
+            r->library_takes(m, i, kv, IR_FUSE_RESIDUAL)) {
+            set(f, v, IR_FUSE_VIEW, i);
+            set(f, kv, IR_FUSE_RESIDUAL, i);
+            res = m->nodes[kv].out[0];
+        } else if ((k = residual_add(f, i, res)) != IR_NONE && r->library_takes(m, i, k, IR_FUSE_RESIDUAL)) {
             set(f, k, IR_FUSE_RESIDUAL, i);
             res = m->nodes[k].out[0];
         }

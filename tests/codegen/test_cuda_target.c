@@ -1110,6 +1110,35 @@ static void test_attention_hf_masks(int causal) {
     symc_module_destroy(m);
 }
 
+/* GPT-2's Conv1D: Gemm(x2d, W, bias) on [B*S, N], Reshape to [B, S, N], then the residual add:
+ * one cuBLASLt call writing the add's result with the residual as C (beta 1), no add kernel */
+static void test_gemm_residual_view(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("conv1d", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+    symc_dim c2 = symc_dim_const(m, 2), c16 = symc_dim_const(m, 16), b2 = symc_dim_mul(m, B, c2);
+    symc_tensor x, res;
+    symc_add_input(m, "x", SYMC_F16, 2, (symc_dim[]){b2, c16}, &x, &err);
+    symc_add_input(m, "res", SYMC_F16, 3, (symc_dim[]){B, c2, c16}, &res, &err);
+    symc_tensor w = constant(m, "w", SYMC_F16, 2, (int64_t[]){16, 16}),
+                bias = constant(m, "bias", SYMC_F16, 1, (int64_t[]){16});
+    symc_tensor g = node(m, "gemm", "proj", (symc_tensor[]){x, w, bias}, 3, NULL, 0);
+    symc_attr rs = symc_attr_dims("shape", (symc_dim[]){B, c2, c16}, 3);
+    symc_tensor v = node(m, "reshape", "view", &g, 1, &rs, 1);
+    symc_mark_output(m, node(m, "add", "sum", (symc_tensor[]){v, res}, 2, NULL, 0), &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        const rt_step *s = first_step(e, RT_STEP_GEMM);
+        CHECK(s && s->tensors[2] == tensor_index(e, "res") && s->tensors[4] == tensor_index(e, "sum") &&
+              s->tensors[3] == tensor_index(e, "bias"));
+        CHECK(!first_step(e, RT_STEP_KERNEL)); /* no add kernel */
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
 /* split and concat along the last axis move 16 bytes a thread when every part's block of a row is
  * a whole number of 16-byte vectors for every binding (GPT-2's qkv split: 2304 -> 3 x 768 halves),
  * with the element loop behind a run-time alignment test; a part of 12 halves keeps the element
@@ -1711,6 +1740,7 @@ int main(void) {
     test_attention_hf_masks(1); /* and(causal, padding) */
     test_attention_causal_tail();
     test_move_vectors();
+    test_gemm_residual_view();
     test_views_and_dims();
     test_errors();
     test_every_family();

@@ -58,11 +58,14 @@ static symc_tensor node(symc_module *m, const char *op, const char *name, const 
     return out;
 }
 
+static symc_dim module_B; /* the last module's B */
+
 static symc_module *module(const char *name, symc_tensor *x, symc_tensor *y, symc_tensor *vec) {
     symc_error err;
     symc_module *m = symc_module_create(name, &err);
     symc_dim B;
     symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+    module_B = B;
     symc_dim d[2] = {B, symc_dim_const(m, 16)};
     symc_add_input(m, "x", SYMC_F32, 2, d, x, &err);
     symc_add_input(m, "y", SYMC_F32, 2, d, y, &err);
@@ -165,6 +168,42 @@ static void test_residual(void) {
     symc_module_destroy(m);
 }
 
+/* matmul, a reshape of its result alone, and an add of a tensor of the reshaped shape (GPT-2's
+ * Conv1D: Gemm on [B*S, N], Reshape to [B, S, N], the residual add): the reshape is the call's
+ * view and the add its residual (the call writes the add's result). With the reshape's result
+ * also a graph output, neither; a plan claiming that view anyway is refused. */
+static void test_residual_view(int shared) {
+    symc_tensor x, y, v;
+    symc_module *m = module("resview", &x, &y, &v);
+    int64_t perm[2] = {1, 0};
+    symc_attr pa = symc_attr_ints("perm", perm, 2);
+    symc_dim B = module_B, shape[3] = {symc_dim_const(m, 1), B, B};
+    symc_attr rs = symc_attr_dims("shape", shape, 3);
+    symc_tensor w = node(m, "transpose", "w", &y, 1, &pa, 1);
+    symc_tensor sq = node(m, "matmul", "sq", (symc_tensor[]){x, w}, 2, NULL, 0); /* [B, B] */
+    symc_tensor sqr = node(m, "reshape", "sqr", &sq, 1, &rs, 1);                 /* [1, B, B]: the residual */
+    symc_tensor r0 = node(m, "matmul", "r0", (symc_tensor[]){x, w}, 2, NULL, 0);
+    symc_tensor vw = node(m, "reshape", "vw", &r0, 1, &rs, 1);
+    symc_tensor s = node(m, "add", "s", (symc_tensor[]){vw, sqr}, 2, NULL, 0);
+    symc_error err;
+    symc_mark_output(m, s, &err);
+    if (shared) symc_mark_output(m, vw, &err);
+    char *text = plan(m, &rules);
+    if (!shared) {
+        CHECK_CONTAINS(text, "  r0 (matmul): library call with vw (view), s (residual)\n");
+        CHECK(m->fuse[node_index(m, "sqr")].role == IR_FUSE_STEP);
+    } else {
+        CHECK_CONTAINS(text, "  r0 (matmul): library call\n");
+        m->fuse[node_index(m, "vw")] = (ir_fuse){IR_FUSE_VIEW, node_index(m, "r0")};
+        CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
+        CHECK_CONTAINS(err.msg,
+                       "node 'vw' (reshape), view of 'r0': a view must reshape the result alone and be read "
+                       "by the call's residual add");
+    }
+    free(text);
+    symc_module_destroy(m);
+}
+
 /* matmul + bias + residual + relu: one library call computing act(op + residual + bias);
  * with the relu before the residual add, the add stays out (a plan claiming it is refused) */
 static void test_bias_residual_activation(int relu_first) {
@@ -197,7 +236,7 @@ static void test_bias_residual_activation(int relu_first) {
         CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
         CHECK_CONTAINS(err.msg,
                        "node 's' (add), residual of 'mm': the library call's epilogue must be bias, then a "
-                       "residual, then an activation");
+                       "view and its residual, then an activation");
     }
     free(text);
     symc_module_destroy(m);
@@ -440,7 +479,7 @@ static void test_refused(void) {
         {bad_op, "node 'q' (layer_norm), inlined of 'n': its op cannot have this role"},
         {bad_dead, "node 's' (mul), dead: it is marked dead, but a graph output needs its result"},
         {bad_live, "node 'n' (softmax), step: a root must be its own group"},
-        {bad_role, "fusion plan: node 'e' (exp) has role 13, which is not a role"},
+        {bad_role, "fusion plan: node 'e' (exp) has role 14, which is not a role"},
         {bad_count, "fusion plan: 6 entries for 7 nodes"},
         {bad_first, "node 'q' (layer_norm), row first of 'p': its result must be the root's data input (in[0])"},
         {bad_epilogue, "node 'f' (add), epilogue of 'p': it is not reached from the root's result through inlined"},
@@ -530,6 +569,8 @@ int main(void) {
     test_library_epilogue(1, 1);
     test_library_epilogue(0, 0);
     test_residual();
+    test_residual_view(0);
+    test_residual_view(1);
     test_bias_residual_activation(0);
     test_bias_residual_activation(1);
     test_rows(0);
