@@ -39,6 +39,10 @@ symc_status cg_assemble(cg_build *x, ir_module *m, const cg_options *opt, symc_e
 /* Frees what cg_assemble made (the engine's arrays with it); m stays. */
 void cg_build_release(cg_build *x);
 
+/* Encodes e straight into the file at path (rt_engine_encode_to; through ir_out: a temporary
+ * renamed over path once every byte is written, removed on a failure). */
+symc_status cg_write_encoded(const rt_engine *e, const char *path, symc_error *err);
+
 /* One progress line through o->progress (nothing when it is NULL), cut at
  * 511 characters. */
 void cg_progress(const cg_options *o, const char *fmt, ...)

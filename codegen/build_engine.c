@@ -29,12 +29,15 @@
  * GPU code, guards, tensors, nodes with their dim attributes, constants, the
  * shape program, the GPU part, and with a GPU present the tuned entries
  * (codegen/tuner.c) on the engine still in memory; cg_build_engine encodes
- * it (an engine of regions encodes several: codegen/build_regions.c). Every
+ * it (an engine of regions encodes several: codegen/build_regions.c), and
+ * cg_write_engine streams it to the file (cg_write_encoded: the weights go
+ * from the engine to the file, never copied to an engine-sized block). Every
  * array of the engine lives in the build's arena (codegen/build.h) and goes
  * with it (cg_build_release) after the encode; the builder's growing tables
  * (slots, source, kernels, steps, aliases) are freed by free_builder. */
 #include "codegen/codegen.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -759,12 +762,41 @@ symc_status cg_build_engine(ir_module *m, const cg_options *opt, uint8_t **bytes
     return st;
 }
 
+/* The output of cg_write_encoded: opened at the first piece, so an engine that cannot be
+ * encoded leaves no file, as when the whole engine was encoded first. */
+typedef struct engine_file {
+    const char *path;
+    ir_out out;
+    int open;
+} engine_file;
+
+static symc_status to_file(void *ctx, const uint8_t *bytes, size_t size, symc_error *err) {
+    engine_file *f = ctx;
+    if (!f->open) {
+        symc_status st = ir_out_open(&f->out, f->path, err);
+        if (st) return st;
+        f->open = 1;
+    }
+    if (fwrite(bytes, 1, size, f->out.f) != size)
+        return symc_error_setf(err, SYMC_ERR_IO, "cannot write '%s': %s", f->path, strerror(errno));
+    return SYMC_OK;
+}
+
+symc_status cg_write_encoded(const rt_engine *e, const char *path, symc_error *err) {
+    engine_file f = {.path = path};
+    symc_status st = rt_engine_encode_to(e, to_file, &f, err);
+    if (!f.open) return st;
+    if (st) {
+        ir_out_abort(&f.out); /* the temporary goes: nothing is left under the path */
+        return st;
+    }
+    return ir_out_close(&f.out, err);
+}
+
 symc_status cg_write_engine(ir_module *m, const cg_options *opt, const char *path, symc_error *err) {
-    uint8_t *bytes;
-    size_t size;
-    symc_status st = cg_build_engine(m, opt, &bytes, &size, err);
-    if (st) return st;
-    st = ir_write_file(path, bytes, size, err);
-    free(bytes);
+    cg_build x;
+    symc_status st = cg_assemble(&x, m, opt, err);
+    if (!st) st = cg_write_encoded(&x.e, path, err);
+    cg_build_release(&x);
     return st;
 }

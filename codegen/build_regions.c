@@ -2,7 +2,8 @@
  * include/symc/symc.h; docs/PLAN-regions.md §3): each region's module is
  * assembled as one engine is (cg_assemble: its own symbols, program,
  * guards, GPU code, tuning inside its own ranges), every build kept alive,
- * and the root is made over them, then encoded once.
+ * and the root is made over them, then encoded once (into the output file
+ * for cg_write_regions: cg_write_encoded).
  *
  * Root symbols are keyed by the input dim they are read from (rt_source:
  * input index, dim), not by name: the first region reading (input, dim) as a
@@ -848,10 +849,9 @@ symc_status cg_check_conditions(ir_module *const *ms, const char *const *conds, 
     return st;
 }
 
-symc_status cg_build_regions(ir_module *const *ms, const char *const *conds, uint32_t n, const cg_options *opt,
-                             uint8_t **bytes, size_t *size, symc_error *err) {
-    *bytes = NULL;
-    *size = 0;
+/* The engine of regions into *bytes, or with path != NULL into that file. */
+static symc_status build_regions(ir_module *const *ms, const char *const *conds, uint32_t n, const cg_options *opt,
+                                 const char *path, uint8_t **bytes, size_t *size, symc_error *err) {
     if (!ms || !conds || !n) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "cg_build_regions: no region");
     cg_options def = cg_default_options();
     regions g = {.ms = ms, .texts = conds, .n = n, .opt = opt ? opt : &def, .err = err};
@@ -874,19 +874,20 @@ symc_status cg_build_regions(ir_module *const *ms, const char *const *conds, uin
     if (!st) {
         root_fields(&g);
         cg_progress(g.opt, "regions: %u graphs over %u root symbols, %u condition slots", n, g.nr, g.n_slots);
-        st = rt_engine_encode(&g.root, bytes, size, err);
+        st = path ? cg_write_encoded(&g.root, path, err) : rt_engine_encode(&g.root, bytes, size, err);
     }
     regions_free(&g, built);
     return st;
 }
 
+symc_status cg_build_regions(ir_module *const *ms, const char *const *conds, uint32_t n, const cg_options *opt,
+                             uint8_t **bytes, size_t *size, symc_error *err) {
+    *bytes = NULL;
+    *size = 0;
+    return build_regions(ms, conds, n, opt, NULL, bytes, size, err);
+}
+
 symc_status cg_write_regions(ir_module *const *ms, const char *const *conds, uint32_t n, const cg_options *opt,
                              const char *path, symc_error *err) {
-    uint8_t *bytes;
-    size_t size;
-    symc_status st = cg_build_regions(ms, conds, n, opt, &bytes, &size, err);
-    if (st) return st;
-    st = ir_write_file(path, bytes, size, err);
-    free(bytes);
-    return st;
+    return build_regions(ms, conds, n, opt, path, NULL, NULL, err);
 }

@@ -87,10 +87,9 @@ uint16_t symc_f64_to_bf16(double x) { return narrow(x, 8, 7); }
 float symc_f16_to_f32(uint16_t h) { return (float)symc_f16_to_f64(h); } /* exact either way */
 float symc_bf16_to_f32(uint16_t h) { return (float)symc_bf16_to_f64(h); }
 /* From f32 bits directly (the weights' conversion runs these once per weight), with the same
- * rounding as narrow: once, to nearest, ties to even. */
-uint16_t symc_f32_to_f16(float x) {
-    uint32_t u;
-    memcpy(&u, &x, 4);
+ * rounding as narrow: once, to nearest, ties to even. Inline, so cm_f32_to_half runs the very
+ * same code without a call an element. */
+static inline uint16_t f16_of_bits(uint32_t u) {
     const uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu, ex = a >> 23;
     if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);  /* NaN: quiet */
     if (a >= 0x47800000u) return (uint16_t)(sign | 0x7c00u); /* 2^16 and up, inf */
@@ -106,12 +105,32 @@ uint16_t symc_f32_to_f16(float x) {
     if (rest > half || (rest == half && (m & 1u))) m++; /* up to 0x400: the smallest normal */
     return (uint16_t)(sign | m);
 }
-uint16_t symc_f32_to_bf16(float x) {
-    uint32_t u;
-    memcpy(&u, &x, 4);
+static inline uint16_t bf16_of_bits(uint32_t u) {
     if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)(((u >> 16) & 0x8000u) | 0x7fc0u); /* NaN: quiet */
     u += 0x7fffu + ((u >> 16) & 1u); /* ties to even; the largest finite's upper half carries into inf */
     return (uint16_t)(u >> 16);
+}
+uint16_t symc_f32_to_f16(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return f16_of_bits(u);
+}
+uint16_t symc_f32_to_bf16(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return bf16_of_bits(u);
+}
+void cm_f32_to_half(void *dst, const void *src, size_t n, symc_dtype half) {
+    /* element i is read before half i is written, and half i lands at byte 2i, within floats
+     * 0..i: in place, every float is read before anything overwrites it */
+    const unsigned char *s = src;
+    unsigned char *d = dst;
+    uint32_t u;
+    uint16_t h;
+    if (half == SYMC_BF16)
+        for (size_t i = 0; i < n; i++) memcpy(&u, s + 4 * i, 4), h = bf16_of_bits(u), memcpy(d + 2 * i, &h, 2);
+    else
+        for (size_t i = 0; i < n; i++) memcpy(&u, s + 4 * i, 4), h = f16_of_bits(u), memcpy(d + 2 * i, &h, 2);
 }
 /* the midpoint between the largest finite value and 2^(bias+1) rounds to even: up */
 double symc_dtype_overflow(symc_dtype dt) {

@@ -54,6 +54,12 @@ static inline const cm_dtype_traits *cm_dtype_traits_of(symc_dtype dt) {
     return &cm_dtype_table[(unsigned)dt < SYMC_DTYPE_COUNT ? (unsigned)dt : (unsigned)SYMC_DTYPE_COUNT];
 }
 
+/* n floats (f32, any alignment) at src narrowed to half at dst: each as symc_f32_to_bf16 rounds
+ * it for half == SYMC_BF16, as symc_f32_to_f16 does otherwise (the same code, inlined: this runs
+ * once per weight of a model). dst may be src: the conversion in place, the halves then the
+ * block's first 2n bytes. */
+void cm_f32_to_half(void *dst, const void *src, size_t n, symc_dtype half);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dtype_traits.h" /* cm_f32_to_half */
 #include "passes/passes.h"
 
 /* token `name` is one of the comma-separated items of list */
@@ -94,6 +95,7 @@ typedef struct prec {
     uint32_t *to_half; /* per original tensor: its half version (IR_NONE: none yet) */
     uint32_t *to_f32;  /* per original tensor: its f32 version */
     uint8_t *made;     /* per original tensor: made half by this pass */
+    uint8_t *fits;     /* per original constant tensor: 0 not yet asked, 1 its values fit the half type, 2 not */
     uint32_t *anchor;  /* per new node: the original node it goes before (or after) */
     uint8_t *after;    /* per new node: placed after its anchor */
     uint32_t n_new, cap_new;
@@ -208,26 +210,29 @@ static symc_status convert_constant(prec *p, uint32_t t) {
     ir_tensor *x = &m->tensors[t];
     ir_constant *k = &m->constants[x->constant];
     size_t n = k->size / 4;
-    uint8_t *h = malloc(n ? n * 2 : 1);
-    if (!h) return symc_error_setf(p->err, SYMC_ERR_NOMEM, "out of memory converting constant '%s'", x->name);
-    uint16_t (*to_half)(float) = p->half == SYMC_F16 ? symc_f32_to_f16 : symc_f32_to_bf16;
-    for (size_t i = 0; i < n; i++) { /* rounded once, as a cast would: nearest even */
-        float v;
-        memcpy(&v, k->data + 4 * i, 4);
-        uint16_t b = to_half(v);
-        memcpy(h + 2 * i, &b, 2);
-    }
     uint32_t shared = 0;
     for (uint32_t i = 0; i < m->n_tensors; i++) shared += i != t && m->tensors[i].constant == x->constant;
-    if (!shared) {
-        free(k->data);
-        k->data = h;
+    if (!shared && x->constant >= m->n_lent) {
+        /* the module's own block, read by this tensor alone: converted where it is (no second
+         * block of the model's size to fault in), then shrunk to the halves */
+        cm_f32_to_half(k->data, k->data, n, p->half); /* rounded once, as a cast would: nearest even */
+        uint8_t *h = realloc(k->data, n ? n * 2 : 1);
+        if (h) k->data = h; /* a shrink that fails keeps the larger block, as good */
         k->size = n * 2;
     } else {
-        uint32_t c;
-        symc_status st = ir_add_constant(m, h, n * 2, &c, p->err);
-        if (st) return st;
-        m->tensors[t].constant = c;
+        uint8_t *h = malloc(n ? n * 2 : 1);
+        if (!h) return symc_error_setf(p->err, SYMC_ERR_NOMEM, "out of memory converting constant '%s'", x->name);
+        cm_f32_to_half(h, k->data, n, p->half);
+        if (!shared) {
+            free(k->data);
+            k->data = h;
+            k->size = n * 2;
+        } else {
+            uint32_t c;
+            symc_status st = ir_add_constant(m, h, n * 2, &c, p->err);
+            if (st) return st;
+            m->tensors[t].constant = c;
+        }
     }
     m->tensors[t].dtype = p->half;
     p->made[t] = 1;
@@ -235,16 +240,28 @@ static symc_status convert_constant(prec *p, uint32_t t) {
 }
 
 /* the constant's values all stay finite in the half type: every finite |value| below the type's
- * overflow point (one compare an element: this runs over every weight of the model) */
-static int constant_fits(const ir_module *m, uint32_t t, symc_dtype half) {
-    const ir_constant *k = &m->constants[m->tensors[t].constant];
-    const double lim = symc_dtype_overflow(half);
-    for (size_t i = 0; i < k->size / 4; i++) {
-        float v;
-        memcpy(&v, (const char *)k->data + 4 * i, 4);
-        if (isfinite(v) && fabs((double)v) >= lim) return 0;
-    }
-    return 1;
+ * overflow point. This runs over every weight of the model, so on the bits, with no branch an
+ * element: the limit is a float (65520 for f16, (2 - 2^-8) * 2^127 for bf16) and finite
+ * non-negative floats order as their bits do, so isfinite(v) && |v| >= limit is
+ * lim <= a < inf for a = bits & 0x7fffffff, one unsigned compare: a - lim < inf - lim. Blocks of a
+ * fixed 1024 (the compiler's cheapest vectorization takes such a loop, -O2 included), stopping at
+ * the first block over. Once per tensor (p->fits: asked once per half reader, then once more). */
+static int constant_fits(prec *p, uint32_t t) {
+    if (p->fits[t]) return p->fits[t] == 1;
+    const ir_constant *k = &p->m->constants[p->m->tensors[t].constant];
+    const float lim = (float)symc_dtype_overflow(p->half);
+    uint32_t lo;
+    memcpy(&lo, &lim, 4);
+    const uint32_t range = 0x7f800000u - lo;
+    const unsigned char *d = k->data;
+    const size_t n = k->size / 4;
+    uint32_t over = 0, u;
+    size_t i = 0;
+    for (; n - i >= 1024 && !over; i += 1024)
+        for (size_t j = 0; j < 1024; j++) memcpy(&u, d + 4 * (i + j), 4), over |= ((u & 0x7fffffffu) - lo) < range;
+    for (; i < n; i++) memcpy(&u, d + 4 * i, 4), over |= ((u & 0x7fffffffu) - lo) < range;
+    p->fits[t] = over ? 2 : 1;
+    return !over;
 }
 
 /* places the new nodes at their anchors (casts of inputs before their first reader, casts of
@@ -677,9 +694,10 @@ symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_e
     p.to_half = malloc((p.t0 ? p.t0 : 1) * sizeof *p.to_half);
     p.to_f32 = malloc((p.t0 ? p.t0 : 1) * sizeof *p.to_f32);
     p.made = calloc(p.t0 ? p.t0 : 1, 1);
+    p.fits = calloc(p.t0 ? p.t0 : 1, 1);
     uint8_t *exact = index_arithmetic(m);
     why *w = calloc(p.n0 ? p.n0 : 1, sizeof *w); /* per node: why it stays fp32 */
-    if (!half || !seen || !all_half || !readers || !p.to_half || !p.to_f32 || !p.made || !exact || !w) {
+    if (!half || !seen || !all_half || !readers || !p.to_half || !p.to_f32 || !p.made || !p.fits || !exact || !w) {
         st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the precision pass");
         goto done;
     }
@@ -693,7 +711,7 @@ symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_e
     for (uint32_t i = 0; convert && i < p.n0; i++)
         for (uint32_t k = 0; half[i] && !reads_any(m->nodes[i].op) && k < m->nodes[i].n_in; k++) {
             uint32_t t = m->nodes[i].in[k];
-            if (m->tensors[t].dtype == SYMC_F32 && m->tensors[t].constant != IR_NONE && !constant_fits(m, t, o->half))
+            if (m->tensors[t].dtype == SYMC_F32 && m->tensors[t].constant != IR_NONE && !constant_fits(&p, t))
                 half[i] = 0, w[i] = (why){W_CONSTANT, t, 0, 0};
         }
     for (uint32_t i = 0; i < p.n0; i++)
@@ -707,7 +725,7 @@ symc_status pass_precision(ir_module *m, const pass_precision_options *o, symc_e
     for (uint32_t t = 0; t < p.t0; t++) {
         ir_tensor *x = &m->tensors[t];
         if (x->dtype != SYMC_F32 || x->constant == IR_NONE || !readers[t] || !all_half[t] || is_output(m, t)) continue;
-        if (!constant_fits(m, t, o->half)) continue;
+        if (!constant_fits(&p, t)) continue;
         if ((st = convert_constant(&p, t))) goto done;
     }
     /* results of half nodes */
@@ -790,6 +808,7 @@ done:
     free(p.to_half);
     free(p.to_f32);
     free(p.made);
+    free(p.fits);
     free(exact);
     free(w);
     free(p.anchor);

@@ -384,8 +384,18 @@ symc_status rt_tensor_overflow(symc_error *err, const rt_engine *e, const int64_
 
 /* The checksum of the trailer (FNV-1a lanes) over the FlatBuffer part of an
  * engine file; rt_engine_encode appends "SXCK" and it, little endian. Exposed
- * for the engine fuzzer, which mutates the FlatBuffer and re-seals it. */
+ * for the engine fuzzer, which mutates the FlatBuffer and re-seals it
+ * (runtime/engine_checksum.c). The same value fed in pieces: rt_checksum_init
+ * with the total size n, rt_checksum_add each piece in order (any sizes adding
+ * up to n), rt_checksum_finish. */
 uint64_t rt_engine_checksum(const uint8_t *bytes, size_t size);
+typedef struct rt_checksum {
+    uint64_t lane[8];
+    size_t n, whole, at; /* the total, its whole 8-byte words' bytes, the bytes added so far */
+} rt_checksum;
+void rt_checksum_init(rt_checksum *c, size_t n);
+void rt_checksum_add(rt_checksum *c, const uint8_t *bytes, size_t size);
+uint64_t rt_checksum_finish(const rt_checksum *c);
 
 /* An engine file into malloc'd bytes (used by symrt and the tools): a
  * regular file only (a directory, device, FIFO or socket is refused with
@@ -408,6 +418,15 @@ symc_status rt_read_file(const char *path, uint8_t **bytes, size_t *size, symc_e
  * written for the root alone, and only when its state is not UNKNOWN (an
  * engine described without one keeps the bytes it had before the field). */
 symc_status rt_engine_encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error *err);
+/* Where rt_engine_encode_to puts the bytes: called in order with consecutive pieces (the
+ * constants straight from e, the rest in chunks, the trailer last) that together are exactly
+ * rt_engine_encode's bytes; a status other than SYMC_OK (with err set) stops the encoding and is
+ * returned. */
+typedef symc_status (*rt_engine_sink)(void *ctx, const uint8_t *bytes, size_t size, symc_error *err);
+/* rt_engine_encode without the whole engine in memory once more: the compiler writes the file
+ * with it (codegen), so a 200 MB engine's weights are not copied to a block first. Nothing goes
+ * to sink when the engine cannot be encoded. */
+symc_status rt_engine_encode_to(const rt_engine *e, rt_engine_sink sink, void *ctx, symc_error *err);
 /* Decodes and checks untrusted bytes (format RT_ENGINE_FORMAT_MIN to
  * RT_ENGINE_FORMAT_VERSION). The engine keeps its own copy of everything;
  * free it with rt_engine_free. format_version is the file's (5 for a one-graph

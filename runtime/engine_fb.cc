@@ -59,7 +59,14 @@
  * handed over at an address that is not 8-aligned are therefore copied to
  * an aligned block first, and the 8-byte vectors (int64 attributes, tuned
  * sizes, float64 attributes) are read element by element with memcpy, so a
- * crafted file that puts one at 4 mod 8 still reads cleanly. */
+ * crafted file that puts one at 4 mod 8 still reads cleanly.
+ *
+ * Writing: the FlatBuffer is built with each constant's place reserved, not filled (a Hole), and
+ * the bytes then go out in order to a sink (write_out): the builder's between the constants, each
+ * constant straight from the engine, the trailer, checksummed on the way (rt_checksum,
+ * engine_checksum.c, fed the same pieces). So a 200 MB engine is
+ * never copied whole in memory: rt_engine_encode's sink is one malloc'd block of the final size,
+ * the compiler's (rt_engine_encode_to) the output file. */
 #include "runtime/engine.h"
 
 #include <cinttypes>
@@ -104,20 +111,15 @@ const uint32_t kFirstProducedFormat = 7; /* produced symbols (rt_produced) */
 const char kTrailerTag[4] = {'S', 'X', 'C', 'K'};
 const size_t kTrailerSize = 12;
 
-uint64_t checksum(const uint8_t *p, size_t n) {
-    /* eight interleaved FNV-1a lanes, folded: ~8x faster than one lane on
-     * multi-megabyte engines, same detection of any single change */
-    uint64_t lane[8];
-    for (int i = 0; i < 8; i++) lane[i] = 1469598103934665603ull ^ (uint64_t)i;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int k = 0; k < 8; k++) lane[k] = (lane[k] ^ p[i + k]) * 1099511628211ull;
-    for (; i < n; i++) lane[0] = (lane[0] ^ p[i]) * 1099511628211ull;
-    uint64_t h = 1469598103934665603ull;
-    for (int k = 0; k < 8; k++)
-        for (int byte = 0; byte < 8; byte++) h = (h ^ ((lane[k] >> (8 * byte)) & 0xff)) * 1099511628211ull;
-    return h ^ n;
-}
+/* A constant's bytes, left out of the builder: encode_graph reserves their place
+ * (CreateUninitializedVector, which lays the vector out as CreateVector does) and write_out
+ * writes them from the engine itself. `end`: the distance from the buffer's end to the data,
+ * which whatever is built later (in front: FlatBuffers builds back to front) leaves as it is. */
+struct Hole {
+    size_t end;
+    const uint8_t *data;
+    size_t size;
+};
 
 /* The tables, vectors and names of one graph, a generous bound on each (see encode). */
 size_t graph_items(const rt_engine *e) {
@@ -153,12 +155,12 @@ size_t constant_bytes(const rt_engine *e, size_t *count) {
     return n;
 }
 
-symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, bool with_constants, uint32_t version,
-                         flatbuffers::Offset<fb::Engine> *out, symc_error *err);
+symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, std::vector<Hole> &holes, const rt_engine *e,
+                         bool with_constants, uint32_t version, flatbuffers::Offset<fb::Engine> *out, symc_error *err);
 
 /* The regions of e (none: empty offsets, so a one-graph engine's bytes are format 5's), each
  * graph written before the root's own vectors (FlatBuffers builds one table at a time). */
-symc_status encode_regions(flatbuffers::FlatBufferBuilder &b, const rt_engine *e,
+symc_status encode_regions(flatbuffers::FlatBufferBuilder &b, std::vector<Hole> &holes, const rt_engine *e,
                            flatbuffers::Offset<flatbuffers::Vector<uint8_t>> *program,
                            flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Region>>> *out,
                            symc_error *err) {
@@ -167,7 +169,7 @@ symc_status encode_regions(flatbuffers::FlatBufferBuilder &b, const rt_engine *e
     for (uint32_t r = 0; r < e->n_regions; r++) {
         const rt_region &rg = e->regions[r];
         flatbuffers::Offset<fb::Engine> graph;
-        symc_status st = encode_graph(b, &rg.graph, own_constants(e, &rg.graph), 0, &graph, err);
+        symc_status st = encode_graph(b, holes, &rg.graph, own_constants(e, &rg.graph), 0, &graph, err);
         if (st) return st;
         std::vector<flatbuffers::Offset<fb::Guard>> cond;
         for (uint32_t i = 0; i < rg.n_cond; i++)
@@ -186,12 +188,13 @@ symc_status encode_regions(flatbuffers::FlatBufferBuilder &b, const rt_engine *e
 
 /* One graph: everything of e but its constants when !with_constants (a region's graph: its
  * tensors index the root's), and its regions (the root's). The expressions and their order are
- * the format-5 encoder's, so an engine without regions is written byte for byte as before. */
-symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, bool with_constants, uint32_t version,
-                         flatbuffers::Offset<fb::Engine> *out, symc_error *err) {
+ * the format-5 encoder's, so an engine without regions is written byte for byte as before. The
+ * constants' data is a hole each (see Hole). */
+symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, std::vector<Hole> &holes, const rt_engine *e,
+                         bool with_constants, uint32_t version, flatbuffers::Offset<fb::Engine> *out, symc_error *err) {
     flatbuffers::Offset<flatbuffers::Vector<uint8_t>> region_program = 0;
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Region>>> regions = 0;
-    symc_status st = encode_regions(b, e, &region_program, &regions, err);
+    symc_status st = encode_regions(b, holes, e, &region_program, &regions, err);
     if (st) return st;
     auto str = [&](const char *s) { return b.CreateString(s ? s : ""); };
 
@@ -229,8 +232,12 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, 
     }
     std::vector<flatbuffers::Offset<fb::Constant>> constants;
     for (uint32_t i = 0; with_constants && i < e->n_constants; i++) {
-        b.ForceVectorAlignment(e->constants[i].size, 1, 16);
-        constants.push_back(fb::CreateConstant(b, b.CreateVector(e->constants[i].data, e->constants[i].size)));
+        const rt_constant &k = e->constants[i];
+        b.ForceVectorAlignment(k.size, 1, 16);
+        uint8_t *data;
+        flatbuffers::Offset<flatbuffers::Vector<uint8_t>> v = b.CreateUninitializedVector(k.size, 1, &data);
+        if (k.size) holes.push_back({(size_t)(b.GetCurrentBufferPointer() + b.GetSize() - data), k.data, k.size});
+        constants.push_back(fb::CreateConstant(b, v));
     }
     /* GPU part */
     std::vector<flatbuffers::Offset<flatbuffers::String>> knames;
@@ -321,35 +328,92 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, const rt_engine *e, 
     return SYMC_OK;
 }
 
-symc_status encode(const rt_engine *e, uint8_t **bytes, size_t *size, symc_error *err) {
+/* Sends the engine's bytes to sink in order: the builder's, each hole's constant in its place, the
+ * trailer. In chunks, each checksummed and then handed over while it is in cache. */
+symc_status write_out(const flatbuffers::FlatBufferBuilder &b, std::vector<Hole> &holes, rt_engine_sink sink, void *ctx,
+                      symc_error *err) {
+    const size_t kChunk = (size_t)1 << 20;
+    const uint8_t *base = b.GetBufferPointer();
+    const size_t fb_size = b.GetSize();
+    rt_checksum ck;
+    rt_checksum_init(&ck, fb_size);
+    auto put = [&](const uint8_t *p, size_t n) {
+        for (size_t done = 0; done < n;) {
+            size_t m = std::min(n - done, kChunk);
+            rt_checksum_add(&ck, p + done, m);
+            symc_status st = sink(ctx, p + done, m, err);
+            if (st) return st;
+            done += m;
+        }
+        return SYMC_OK;
+    };
+    std::sort(holes.begin(), holes.end(), [](const Hole &x, const Hole &y) { return x.end > y.end; });
+    size_t at = 0;
+    for (const Hole &h : holes) {
+        size_t pos = fb_size - h.end;
+        symc_status st = put(base + at, pos - at);
+        if (!st) st = put(h.data, h.size);
+        if (st) return st;
+        at = pos + h.size;
+    }
+    symc_status st = put(base + at, fb_size - at);
+    if (st) return st;
+    uint8_t trailer[kTrailerSize];
+    memcpy(trailer, kTrailerTag, 4);
+    uint64_t h = rt_checksum_finish(&ck);
+    for (int i = 0; i < 8; i++) trailer[4 + i] = (uint8_t)(h >> (8 * i));
+    return sink(ctx, trailer, kTrailerSize, err);
+}
+
+/* rt_engine_encode's sink: the bytes into one block of the final size. */
+struct Block {
+    uint8_t *bytes;
+    size_t at;
+};
+symc_status to_block(void *ctx, const uint8_t *p, size_t n, symc_error *) {
+    Block *m = (Block *)ctx;
+    memcpy(m->bytes + m->at, p, n);
+    m->at += n;
+    return SYMC_OK;
+}
+
+/* The engine to sink, or with bytes != NULL into one malloc'd block (*bytes, *size). */
+symc_status encode(const rt_engine *e, rt_engine_sink sink, void *ctx, uint8_t **bytes, size_t *size, symc_error *err) {
     size_t n_constants = 0, const_bytes = constant_bytes(e, &n_constants);
     if (const_bytes > kMaxConstantBytes)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                                "engine '%s' holds %zu bytes of constants; an engine file holds at most %zu", e->name,
                                const_bytes, kMaxConstantBytes);
-    /* sized so the builder never grows: growing copies every byte written so far (the weights) into
-     * a buffer twice as large. Per item: the tables, vectors and names of tensors, nodes, steps and
-     * symbols of every graph (a generous bound on each); constants with their 16-byte alignment */
+    /* sized so the builder never grows: growing copies every byte written so far into a buffer
+     * twice as large. Per item: the tables, vectors and names of tensors, nodes, steps and symbols
+     * of every graph (a generous bound on each); constants with their 16-byte alignment, whose
+     * place is reserved but never written (they go out from the engine: a hole each), so those
+     * pages of the block are never touched */
     flatbuffers::FlatBufferBuilder b((1u << 20) + const_bytes + 16 * n_constants + 1024 * graph_items(e) +
                                      graph_text(e));
+    std::vector<Hole> holes;
+    holes.reserve(n_constants);
     /* e->format_version other than 0 and this version's: tests write other versions to see them
      * refused. Else 5 without regions, so a one-graph engine is format 5's bytes exactly */
     uint32_t version = e->format_version;
     if (version == 0 || version == RT_ENGINE_FORMAT_VERSION)
         version = any_produced(e) ? kFirstProducedFormat : e->n_regions ? kFirstRegionsFormat : kLastOneGraphFormat;
     flatbuffers::Offset<fb::Engine> root;
-    symc_status st = encode_graph(b, e, true, version, &root, err);
+    symc_status st = encode_graph(b, holes, e, true, version, &root, err);
     if (st) return st;
     fb::FinishSizePrefixedEngineBuffer(b, root);
-    size_t fb_size = b.GetSize();
-    *size = fb_size + kTrailerSize;
+    if (!bytes) return write_out(b, holes, sink, ctx, err);
+    *size = b.GetSize() + kTrailerSize;
     *bytes = (uint8_t *)malloc(*size);
     if (!*bytes) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory encoding engine '%s'", e->name);
-    memcpy(*bytes, b.GetBufferPointer(), fb_size);
-    memcpy(*bytes + fb_size, kTrailerTag, 4);
-    uint64_t h = checksum(*bytes, fb_size);
-    for (int i = 0; i < 8; i++) (*bytes)[fb_size + 4 + i] = (uint8_t)(h >> (8 * i));
-    return SYMC_OK;
+    Block m = {*bytes, 0};
+    st = write_out(b, holes, to_block, &m, err);
+    if (st) {
+        free(*bytes);
+        *bytes = nullptr;
+        *size = 0;
+    }
+    return st;
 }
 
 using symc::fbutil::bad;
@@ -1052,7 +1116,7 @@ symc_status open_engine(const uint8_t *bytes, size_t size, const fb::Engine **ou
     size = (size_t)declared + 4;
     uint64_t h = 0;
     for (int i = 0; i < 8; i++) h |= (uint64_t)bytes[size + 4 + i] << (8 * i);
-    if (memcmp(bytes + size, kTrailerTag, 4) || h != checksum(bytes, size))
+    if (memcmp(bytes + size, kTrailerTag, 4) || h != rt_engine_checksum(bytes, size))
         return bad(err,
                    "corrupt engine: its checksum does not match its contents (the file was damaged or modified "
                    "after symc wrote it)");
@@ -1375,7 +1439,24 @@ extern "C" symc_status rt_engine_encode(const rt_engine *e, uint8_t **bytes, siz
     *bytes = nullptr;
     *size = 0;
     try {
-        return encode(e, bytes, size, err);
+        return encode(e, nullptr, nullptr, bytes, size, err);
+    } catch (const std::bad_alloc &) {
+        free(*bytes);
+        *bytes = nullptr;
+        *size = 0;
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory encoding an engine");
+    } catch (...) {
+        free(*bytes);
+        *bytes = nullptr;
+        *size = 0;
+        return symc_error_setf(err, SYMC_ERR_INTERNAL, "unexpected failure encoding an engine");
+    }
+}
+
+extern "C" symc_status rt_engine_encode_to(const rt_engine *e, rt_engine_sink sink, void *ctx, symc_error *err) {
+    if (!e || !sink) return symc_error_setf(err, SYMC_ERR_INVALID_ARG, "rt_engine_encode_to: NULL argument");
+    try {
+        return encode(e, sink, ctx, nullptr, nullptr, err);
     } catch (const std::bad_alloc &) {
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory encoding an engine");
     } catch (...) {
@@ -1407,8 +1488,6 @@ extern "C" symc_status rt_engine_decode(const uint8_t *bytes, size_t size, rt_en
     *out = r;
     return SYMC_OK;
 }
-
-extern "C" uint64_t rt_engine_checksum(const uint8_t *bytes, size_t size) { return checksum(bytes, size); }
 
 extern "C" void rt_engine_free(rt_engine *e) {
     if (e && e->owned) delete (Owned *)e->owned; /* e itself is one of its blocks */

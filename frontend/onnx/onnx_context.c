@@ -2,7 +2,8 @@
  * the import in progress: a string map, messages that name the node, fresh names, the node's
  * inputs, outputs and type-checked attributes, emitting IR nodes (each checked and shape-inferred
  * as it is added), build-time values of tensors, and ONNX tensor data (raw, typed or external, an
- * initializer turned into a constant node on first use). The importer (onnx_import.c) drives it;
+ * initializer turned into a constant node on first use, its raw data taken from the unpacked
+ * message rather than copied). The importer (onnx_import.c) drives it;
  * the op families (onnx_ops.h) use it. */
 #define _XOPEN_SOURCE 700 /* realpath: the real path of external data */
 #include <errno.h>
@@ -549,8 +550,13 @@ static symc_status read_external(fe_ctx *c, const Onnx__TensorProto *tp, const c
     return st;
 }
 
-symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *what, symc_dtype *dt, int32_t *rank,
-                           int64_t *dims, uint8_t **data, size_t *size) {
+/* fe_tensor_data; with take (tp's own raw_data field) a raw_data block of the size wanted is taken
+ * from the message (the field emptied) instead of copied: onnx__model_proto__unpack(NULL, ...)
+ * mallocs each bytes field on its own, and its free_unpacked skips a NULL one. For initializers,
+ * whose message is the import's own and each read once (materialize_init): a model's weights are
+ * not copied once more. */
+static symc_status tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, ProtobufCBinaryData *take, const char *what,
+                               symc_dtype *dt, int32_t *rank, int64_t *dims, uint8_t **data, size_t *size) {
     if (!tp->has_data_type || !fe_dtype(tp->data_type, dt))
         return fe_fail(c, SYMC_ERR_UNSUPPORTED,
                        "%s has ONNX type %s, which symc does not support (supported: FLOAT, FLOAT16, "
@@ -585,17 +591,22 @@ symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *w
             return fe_fail(c, SYMC_ERR_FORMAT, "%s holds %zu elements, its shape needs %" PRIu64, what, n, numel);
     }
     uint8_t *d = NULL;
+    int taken = !external && take && tp->has_raw_data && want && take->data; /* its length is want: checked above */
     if (external) {
         symc_status st = read_external(c, tp, what, want, &d);
         if (st) return st;
+    } else if (taken) {
+        d = take->data;
+        take->data = NULL;
+        take->len = 0;
     } else if (!(d = malloc(want ? want : 1))) {
         return fe_fail(c, SYMC_ERR_NOMEM, "out of memory for %s (%zu bytes)", what, want);
     }
     symc_status st = SYMC_OK;
     size_t have = 0; /* elements in the typed field used, to check against numel */
     int typed = 0;
-    if (external) {
-        /* read above */
+    if (external || taken) {
+        /* read or taken above */
     } else if (tp->has_raw_data) {
         /* raw_data is little-endian, as the hosts symc builds for */
         if (tp->raw_data.len != want)
@@ -655,8 +666,13 @@ symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *w
     return SYMC_OK;
 }
 
+symc_status fe_tensor_data(fe_ctx *c, const Onnx__TensorProto *tp, const char *what, symc_dtype *dt, int32_t *rank,
+                           int64_t *dims, uint8_t **data, size_t *size) {
+    return tensor_data(c, tp, NULL, what, dt, rank, dims, data, size);
+}
+
 static symc_status materialize_init(fe_ctx *c, const char *name, uint32_t idx, uint32_t *t) {
-    const Onnx__TensorProto *tp = c->g->initializer[idx];
+    Onnx__TensorProto *tp = c->g->initializer[idx];
     char what[300];
     snprintf(what, sizeof what, "initializer '%s'", name);
     symc_dtype dt;
@@ -664,7 +680,7 @@ static symc_status materialize_init(fe_ctx *c, const char *name, uint32_t idx, u
     int64_t dims[IR_MAX_RANK];
     uint8_t *data;
     size_t size;
-    symc_status st = fe_tensor_data(c, tp, what, &dt, &rank, dims, &data, &size);
+    symc_status st = tensor_data(c, tp, &tp->raw_data, what, &dt, &rank, dims, &data, &size);
     if (st) return st;
     /* the initializer's own name is reserved for it and not yet taken */
     const char *nm = fe_map_get(&c->taken, name, NULL) ? fresh_name(c, name) : ir_strdup(c->m, name);

@@ -4,6 +4,8 @@
  * the element types' table and element loads (symc/dtype.h). */
 #include "ref_test.h"
 
+#include "common/dtype_traits.h" /* cm_f32_to_half */
+
 static void test_f16_patterns(void) {
     CHECK(symc_f64_to_f16(1.0) == 0x3c00);
     CHECK(symc_f64_to_f16(-2.0) == 0xc000);
@@ -151,6 +153,49 @@ static void test_f32_entry_points(void) {
         }
     }
     CHECK_MSG(bad == 0, "%d f32 narrowings differ from the f64 path", bad);
+}
+
+/* The bulk conversion the precision pass narrows weights with (cm_f32_to_half): element for
+ * element symc_f32_to_f16 / symc_f32_to_bf16, in place and between blocks at odd addresses, on
+ * every sign, exponent and top 11 mantissa bits with the low 12 bits 0, 1, around 0x800 and all
+ * ones (with the bits above them, every halfway case of both types, just below and just above
+ * it), and on random patterns. */
+static void test_bulk_narrowing(void) {
+    static const uint32_t low[] = {0, 1, 0x7fe, 0x7ff, 0x800, 0x801, 0xfff};
+    const size_t n = ((size_t)1 << 20) * (sizeof low / sizeof low[0]) + 4099;
+    uint32_t *f = malloc(n * 4);
+    unsigned char *buf = malloc(n * 4 + 8), *out = malloc(n * 2 + 8);
+    if (!f || !buf || !out) {
+        CHECK(!"out of memory");
+        free(f), free(buf), free(out);
+        return;
+    }
+    size_t k = 0;
+    for (uint32_t hi = 0; hi < (1u << 20); hi++)
+        for (size_t l = 0; l < sizeof low / sizeof low[0]; l++) f[k++] = hi << 12 | low[l];
+    uint64_t s = 0x13198a2e03707344ull;
+    for (; k < n; k++) s = s * 6364136223846793005ull + 1442695040888963407ull, f[k] = (uint32_t)(s >> 32);
+    int bad = 0;
+    for (int is_bf16 = 0; is_bf16 < 2; is_bf16++) {
+        uint16_t (*n32)(float) = is_bf16 ? symc_f32_to_bf16 : symc_f32_to_f16;
+        symc_dtype dt = is_bf16 ? SYMC_BF16 : SYMC_F16;
+        for (int at = 0; at < 2; at++) { /* aligned, then odd addresses */
+            unsigned char *src = buf + (at ? 3 : 0), *dst = out + (at ? 1 : 0);
+            memcpy(src, f, n * 4);
+            cm_f32_to_half(dst, src, n, dt);
+            cm_f32_to_half(src, src, n, dt); /* in place */
+            for (size_t i = 0; i < n; i++) {
+                float v;
+                memcpy(&v, &f[i], 4);
+                uint16_t want = n32(v), a, b;
+                memcpy(&a, dst + 2 * i, 2);
+                memcpy(&b, src + 2 * i, 2);
+                bad += a != want || b != want;
+            }
+        }
+    }
+    CHECK_MSG(bad == 0, "%d bulk narrowings differ from symc_f32_to_f16/bf16", bad);
+    free(f), free(buf), free(out);
 }
 
 static void test_cast(void) {
@@ -301,6 +346,7 @@ int main(void) {
     test_bf16_patterns();
     test_exhaustive(0);
     test_exhaustive(1);
+    test_bulk_narrowing();
     test_narrow_oracle();
     test_f32_entry_points();
     test_cast();
