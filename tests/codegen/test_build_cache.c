@@ -205,6 +205,16 @@ static void check_modules(const rt_engine *e, uint32_t want) {
     for (uint32_t i = 0; i < e->n_modules && i < 16; i++) CHECK_MSG(per[i] >= 1, "module %u has no kernel", i);
 }
 
+/* SYMC_CACHE_DIR set to a folder that cannot be made: below the file dir/afile */
+static void block_cache(const char *dir) {
+    char blocked[600];
+    snprintf(blocked, sizeof blocked, "%s/afile", dir);
+    FILE *f = fopen(blocked, "w");
+    if (f) fclose(f);
+    snprintf(blocked, sizeof blocked, "%s/afile/cache", dir);
+    setenv("SYMC_CACHE_DIR", blocked, 1);
+}
+
 /* the byte `back` bytes before the end of file `path`, xor mask (a damaged cache entry) */
 static void flip_byte(const char *path, long back, int mask) {
     FILE *f = fopen(path, "r+b");
@@ -284,12 +294,7 @@ static void test_modules_and_cache(const char *dir) {
     CHECK(cg_cache_get("test", key, &bytes, &size) == 0 && bytes == NULL);
 
     /* a cache folder that cannot be made (below a file): built anyway, said once */
-    char blocked[600];
-    snprintf(blocked, sizeof blocked, "%s/afile", dir);
-    FILE *f = fopen(blocked, "w");
-    if (f) fclose(f);
-    snprintf(blocked, sizeof blocked, "%s/afile/cache", dir);
-    setenv("SYMC_CACHE_DIR", blocked, 1);
+    block_cache(dir);
     CHECK_MSG(build(m, 3, &again, &again_size, &s, &l, &err) == SYMC_OK, "%s", err.msg);
     CHECK(s.cached == 0 && again_size == first_size && again && !memcmp(again, first, first_size));
     CHECK_CONTAINS(l.text, "build cache: cannot create");
@@ -392,6 +397,17 @@ static int same_result(const calib_result *a, const calib_result *b) {
 
 #define CALIBRATED "precision: range calibration at min on the reference backend"
 #define FROM_CACHE "precision: range calibration from the cache"
+/* one calib_build whose calibration ran (from_cache 0) or was read back (1), and whose result is
+ * want's; what names the case in a failure */
+static void build_expect(const char *dir, float w00, int from_cache, const calib_result *want, const char *what) {
+    calib_result r;
+    calib_build(dir, w00, &r);
+    CHECK_MSG(strstr(r.l.text, from_cache ? FROM_CACHE : CALIBRATED) &&
+                  !strstr(r.l.text, from_cache ? CALIBRATED : FROM_CACHE),
+              "%s: %s", what, r.l.text);
+    CHECK_MSG(same_result(&r, want), "%s: islands %s, want %s", what, r.islands, want->islands);
+    free(r.engine);
+}
 
 static void test_calibration_cache(const char *dir) {
     char cache[400], names[8][1024];
@@ -409,20 +425,12 @@ static void test_calibration_cache(const char *dir) {
 
     /* (a) built twice with a cache: the second calibration is read back, the result the same */
     setenv("SYMC_CACHE_DIR", cache, 1);
-    calib_build(dir, 0.01f, &r);
-    CHECK_CONTAINS(r.l.text, CALIBRATED);
-    CHECK(!strstr(r.l.text, FROM_CACHE));
-    CHECK(same_result(&r, &truth));
-    free(r.engine);
+    build_expect(dir, 0.01f, 0, &truth, "(a) first");
     CHECK(entries(cache, "calib", names, 8) == 1);
     long first_size = 0;
     uint8_t *first = read_all(names[0], &first_size);
     CHECK(first != NULL);
-    calib_build(dir, 0.01f, &r);
-    CHECK_CONTAINS(r.l.text, FROM_CACHE);
-    CHECK(!strstr(r.l.text, CALIBRATED));
-    CHECK_MSG(same_result(&r, &truth), "islands %s, want %s", r.islands, truth.islands);
-    free(r.engine);
+    build_expect(dir, 0.01f, 1, &truth, "(a) again");
 
     /* (b) one weight changed: another key, so calibrated again (and its island found), then read back */
     calib_build(dir, 1e5f, &r);
@@ -482,10 +490,9 @@ static void test_calibration_cache(const char *dir) {
             }
             free(payload);
         }
-        calib_build(dir, 0.01f, &r);
-        CHECK_MSG(strstr(r.l.text, CALIBRATED) && !strstr(r.l.text, FROM_CACHE), "damage %d: %s", damage, r.l.text);
-        CHECK_MSG(same_result(&r, &truth), "damage %d: islands %s", damage, r.islands);
-        free(r.engine);
+        char what[32];
+        snprintf(what, sizeof what, "damage %d", damage);
+        build_expect(dir, 0.01f, 0, &truth, what);
         long again_size = 0;
         uint8_t *again = read_all(path, &again_size);
         CHECK_MSG(again && first && again_size == first_size && !memcmp(again, first, (size_t)first_size),
@@ -495,23 +502,12 @@ static void test_calibration_cache(const char *dir) {
 
     /* (d) off: calibrated every time, nothing written (here or in a folder named "off") */
     setenv("SYMC_CACHE_DIR", "off", 1);
-    for (int i = 0; i < 2; i++) {
-        calib_build(dir, 0.01f, &r);
-        CHECK_CONTAINS(r.l.text, CALIBRATED);
-        CHECK(!strstr(r.l.text, FROM_CACHE));
-        CHECK(same_result(&r, &truth));
-        free(r.engine);
-    }
+    for (int i = 0; i < 2; i++) build_expect(dir, 0.01f, 0, &truth, "(d) off");
     CHECK(entries(cache, "calib", names, 8) == 2);
     CHECK(file_size("off") < 0);
 
     /* a cache folder that cannot be made: calibrated and built anyway, the reason said */
-    char blocked[600];
-    snprintf(blocked, sizeof blocked, "%s/afile", dir);
-    FILE *f = fopen(blocked, "w");
-    if (f) fclose(f);
-    snprintf(blocked, sizeof blocked, "%s/afile/cache", dir);
-    setenv("SYMC_CACHE_DIR", blocked, 1);
+    block_cache(dir);
     calib_build(dir, 0.01f, &r);
     CHECK_CONTAINS(r.l.text, CALIBRATED);
     CHECK_CONTAINS(r.l.text, "build cache: cannot create");
