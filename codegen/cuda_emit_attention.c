@@ -118,6 +118,19 @@ int cg_att_causal_tail(cg_cuda *c, const ir_attention *a) {
     return 1;
 }
 
+/* The score function is one positive scale of Q·Kᵀ on f16 Q and K: *c is the multiplier (1 / x for
+ * a division). Scores then stay within 256 * 65504^2 * 1e6 of 0, so the half kernel takes the row
+ * max of the raw products and folds the scale into the exponent's multiply-add. */
+int cg_att_pure_scale(cg_cuda *c, const ir_attention *a, double *mul) {
+    double v;
+    if (a->n_ops != 1 || a->qdt != SYMC_F16 || a->kdt != SYMC_F16 || a->d > 256) return 0;
+    const ir_att_op *op = &a->ops[0];
+    if (op->kind == IR_ATT_MUL && tail_normal(c->m, op->scalar, &v) && v > 1e-6) *mul = v;
+    else if (op->kind == IR_ATT_DIV && tail_normal(c->m, op->scalar, &v) && v > 1e-6) *mul = 1.0 / v;
+    else return 0;
+    return 1;
+}
+
 /* `rows` m-tiles' rows of this thread have an unmasked score: the condition, as text */
 void cg_att_rows_seen(char *buf, size_t cap, int mt) {
     size_t n = (size_t)snprintf(buf, cap, "(true");

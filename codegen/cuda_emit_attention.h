@@ -49,6 +49,9 @@ void cg_att_emit_chain_h(cg_kw *k, const ir_attention *a, int hoisted);
  * row's max, probability exactly 0. A row that has none yet (fully masked so far: softmax is
  * uniform over every key) keeps the whole key range, as before. */
 int cg_att_causal_tail(cg_cuda *c, const ir_attention *a);
+/* the score function is one positive scale (a literal multiplier or divisor within [1e-6, 1e6]) of
+ * Q·Kᵀ on f16 Q and K: *mul the multiplier */
+int cg_att_pure_scale(cg_cuda *c, const ir_attention *a, double *mul);
 /* `(true && m[0][0] > -1e29f && ...)`: this thread's rows of mt m-tiles have an unmasked score */
 void cg_att_rows_seen(char *buf, size_t cap, int mt);
 
@@ -69,7 +72,8 @@ int cg_att_wg_ok(cg_cuda *c, const ir_attention *a);
 /* its shared bytes past the tiles: the mbarriers qfull, qempty, full[stages], empty[stages] */
 #define CG_ATT_WG_BARS (8 * (2 + 2 * CG_ATT_WG_STAGES))
 /* its preamble, before the row-block loop: the mbarriers at `bars` (their shared address mb),
- * initialized once, and the counters gt (key tiles so far) and rq (row blocks so far) */
+ * initialized once, and the counters gs (key tiles so far modulo twice the stages: the ring's
+ * stage and phase) and rq (row blocks so far) */
 void cg_att_wg_preamble(cg_kw *k, const char *bars);
 void cg_att_wg_qk(cg_kw *k, const ir_attention *a);
 void cg_att_wg_pv(cg_kw *k, const ir_attention *a);

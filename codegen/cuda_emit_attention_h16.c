@@ -113,7 +113,8 @@ static void h16_key_range(cg_kw *k, const ir_attention *a) {
  * the consumers are done with the previous ones (mbarrier qempty), then every key tile of K and
  * V into the ring of CG_ATT_WG_STAGES stages, each once its consumers released it (empty[st]);
  * cp.async's completion arrives on qfull and full[st] (cp.async.mbarrier.arrive.noinc: 128
- * arrivals a phase). gt counts the kernel's key tiles so far, the ring's position and phase,
+ * arrivals a phase). gs is the ring's position, key tiles so far modulo twice the stages (the stage
+ * and the phase),
  * the same in every warpgroup. Then the consumers' branch opens: they wait for Q. */
 static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const char *ksr, const char *vsr) {
     cg_kw_body(k,
@@ -127,14 +128,13 @@ static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const
     cg_kw_body(k,
                "            }\n"
                "            sc_mb_cp_arrive(mb);\n"
-               "            for (long long it = 0; it < ntile; it++) {\n"
-               "                const unsigned long long gi = gt + (unsigned long long)it;\n"
-               "                const int st = (int)(gi %% %d);\n"
-               "                sc_mb_wait(mb + %d + 8 * st, ((unsigned)(gi / %d) & 1u) ^ 1u); /* stage st is free */\n"
+               "            for (long long it = 0; it < ntile; it++, gs = gs == %du ? 0u : gs + 1u) {\n"
+               "                const int st = gs < %du ? (int)gs : (int)gs - %d;\n"
+               "                sc_mb_wait(mb + %d + 8 * st, (unsigned)(gs >= %du) ^ 1u); /* stage st is free */\n"
                "                unsigned short *Kn = Ks + st * %lld, *Vn = Vs + st * %lld;\n"
                "                const long long k1 = it * 64;\n",
-               CG_ATT_WG_STAGES, 16 + 8 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, (long long)(64 * h->QP),
-               (long long)(64 * h->VP));
+               2 * CG_ATT_WG_STAGES - 1, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, 16 + 8 * CG_ATT_WG_STAGES,
+               CG_ATT_WG_STAGES, (long long)(64 * h->QP), (long long)(64 * h->VP));
     emit_kv_tile(k, h, "Kn", "Vn", ksr, vsr, "k1", "pt");
     cg_kw_body(k,
                "                sc_mb_cp_arrive(mb + 16 + 8 * st);\n"
@@ -215,6 +215,8 @@ static void h16_qk(cg_kw *k, const h16_shape *h) {
  * release counts in the stage's phase). */
 static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *ksr, const char *vsr) {
     const int64_t QP = h->QP, VP = h->VP, NV = h->NV;
+    char ring_step[64]; /* the wgmma kernel's ring position, a step a key tile */
+    snprintf(ring_step, sizeof ring_step, ", gs = gs == %du ? 0u : gs + 1u", 2 * CG_ATT_WG_STAGES - 1);
     cg_kw_body(
         k,
         "        float m[%d][2], l[%d][2], o[%d][%lld][4];\n"
@@ -225,18 +227,17 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
         "#pragma unroll\n"
         "            for (int n = 0; n < %lld; n++) o[mt][n][0] = o[mt][n][1] = o[mt][n][2] = o[mt][n][3] = 0.f;\n"
         "        }\n"
-        "        for (long long it = 0; it < ntile; it++) {\n"
+        "        for (long long it = 0; it < ntile; it++%s) {\n"
         "            const long long k0 = it * 64;\n"
         "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n",
-        h->mt, h->mt, h->mt, (long long)NV, h->mt, (long long)NV);
+        h->mt, h->mt, h->mt, (long long)NV, h->mt, (long long)NV, h->wg ? ring_step : "");
     if (h->wg)
         cg_kw_body(k,
-                   "            const unsigned long long gi = gt + (unsigned long long)it;\n"
-                   "            const int st = (int)(gi %% %d);\n"
-                   "            sc_mb_wait(mb + 16 + 8 * st, (unsigned)(gi / %d) & 1u); /* the tile is in */\n"
+                   "            const int st = gs < %du ? (int)gs : (int)gs - %d;\n"
+                   "            sc_mb_wait(mb + 16 + 8 * st, (unsigned)(gs >= %du)); /* the tile is in */\n"
                    "            sc_wg_fence_smem(); /* cp.async's writes, for wgmma's reads */\n"
                    "            const unsigned short *Kc = Ks + st * %lld, *Vc = Vs + st * %lld;\n",
-                   CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, (long long)(64 * QP), (long long)(64 * VP));
+                   CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, (long long)(64 * QP), (long long)(64 * VP));
     else {
         cg_kw_body(k, "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n",
                    (long long)(64 * QP), (long long)(64 * VP));
@@ -326,52 +327,100 @@ static void h16_tile_masks(cg_kw *k, const ir_attention *a) {
     }
 }
 
-/* the score function, the bounds and the online softmax over the 4 lanes of a row, in base 2 */
+/* The score function, the bounds and the online softmax over the 4 lanes of a row, in base 2.
+ *
+ * The scores and each row's max come first, in two copies: a tile whose 64 keys are all in range
+ * (every tile but the last) has no bound compare. The row's max m is then kept stale while the
+ * tile's max stays within TAU (8 in base 2) above it: a probability is then at most 2^8, nothing
+ * a float or a half cannot hold, and the sum and the output, taken against the same m, come out
+ * the same (FlashAttention-4's rule). A row whose max moves past it rescales its sum and its
+ * output columns, the warp's output only when one of its rows moved (a vote): most tiles after
+ * the first skip those 2 * DV / 8 multiplies a row. The probability is ex2(v * A + B), one
+ * multiply-add: A = log2(e) and B = -m * log2(e), except in a row whose max is below -1e38 (every
+ * score so far masked by float32's lowest; m * log2(e) would overflow), which takes A = 1, B = -m:
+ * there every score differs from m by 0 or by at least 2^103, whose exponential is 0 in either
+ * base, so both give the reference's uniform row. When the score function is one positive scale
+ * on f16 Q and K (cg_att_pure_scale) the max is taken of the raw products and the scale folds
+ * into A (no multiply a score). */
 static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
     const int64_t NV = h->NV;
+    double mul = 1.0;
+    const int pure = cg_att_pure_scale(k->c, a, &mul);
+    char a0[64], tau[64];
+    cg_float_literal(a0, sizeof a0, 1.4426950408889634 * mul, SYMC_F32);
+    cg_float_literal(tau, sizeof tau, 8.0 * 0.6931471805599453 / mul, SYMC_F32); /* 8 in base 2, in v's units */
+    cg_kw_body(k, "            float mxa[%d][2];\n", h->mt);
+    for (int part = 0; part < 2; part++) {
+        cg_kw_body(k,
+                   "            %s\n"
+                   "#pragma unroll\n"
+                   "            for (int mt = 0; mt < %d; mt++)\n"
+                   "#pragma unroll\n"
+                   "            for (int h = 0; h < 2; h++) {\n"
+                   "                const long long qi = q0 + rb + mt * 16 + g + 8 * h;\n"
+                   "                float mx = NINF;\n",
+                   part ? "} else { /* the last tile: keys past Sk are -inf */"
+                        : "if (rem == 64) { /* every key of the tile in range */",
+                   h->mt);
+        cg_att_emit_row_masks(k, a);
+        cg_kw_body(k,
+                   "#pragma unroll\n"
+                   "                for (int n = 0; n < 8; n++)\n"
+                   "#pragma unroll\n"
+                   "                    for (int u = 0; u < 2; u++) {\n"
+                   "                        const int kl = n * 8 + 2 * t + u;\n"
+                   "                        const long long kj = k0 + kl;\n"
+                   "                        const bool ok = qi < Sq && kl < rem;\n"
+                   "                        float v = s[mt][n][2 * h + u];\n"
+                   "                        (void)ok;\n"
+                   "                        (void)kj;\n");
+        if (pure) cg_kw_body(k, "                        /* the scale (%.17g) is folded into the exponent */\n", mul);
+        else cg_att_emit_chain_h(k, a, 1);
+        if (part) cg_kw_body(k, "                        v = kl < rem ? v : NINF;\n");
+        cg_kw_body(k,
+                   "                        s[mt][n][2 * h + u] = v;\n"
+                   "                        mx = fmaxf(mx, v);\n"
+                   "                    }\n"
+                   "                mxa[mt][h] = mx;\n"
+                   "            }\n");
+    }
     cg_kw_body(k,
+               "            }\n"
+               "            float re[%d][2];\n"
+               "            bool up = false; /* a row of this thread moved its max */\n"
                "#pragma unroll\n"
                "            for (int mt = 0; mt < %d; mt++)\n"
                "#pragma unroll\n"
                "            for (int h = 0; h < 2; h++) {\n"
-               "                const long long qi = q0 + rb + mt * 16 + g + 8 * h;\n"
-               "                float mx = NINF;\n",
-               h->mt);
-    cg_att_emit_row_masks(k, a);
-    cg_kw_body(k,
-               "#pragma unroll\n"
-               "                for (int n = 0; n < 8; n++)\n"
-               "#pragma unroll\n"
-               "                    for (int u = 0; u < 2; u++) {\n"
-               "                        const int kl = n * 8 + 2 * t + u;\n"
-               "                        const long long kj = k0 + kl;\n"
-               "                        const bool ok = qi < Sq && kl < rem;\n"
-               "                        float v = s[mt][n][2 * h + u];\n"
-               "                        (void)ok;\n"
-               "                        (void)kj;\n");
-    cg_att_emit_chain_h(k, a, 1);
-    cg_kw_body(k,
-               "                        v = kl < rem ? v : NINF;\n"
-               "                        s[mt][n][2 * h + u] = v;\n"
-               "                        mx = fmaxf(mx, v);\n"
-               "                    }\n"
+               "                float mx = mxa[mt][h];\n"
                "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
                "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
-               "                const float mn = fmaxf(m[mt][h], mx), mu = mn == NINF ? 0.f : mn,\n"
-               "                            re = sc_ex2((m[mt][h] - mu) * 1.4426950408889634f);\n"
-               "                m[mt][h] = mn;\n"
-               "                l[mt][h] *= re;\n"
-               "#pragma unroll\n"
-               "                for (int n = 0; n < %lld; n++) o[mt][n][2 * h] *= re, o[mt][n][2 * h + 1] *= re;\n"
+               "                re[mt][h] = 1.f;\n"
+               "                if (mx > m[mt][h] + %s) { /* past the stale max's margin: rescale */\n"
+               "                    re[mt][h] = sc_ex2((m[mt][h] - mx) * %s);\n"
+               "                    m[mt][h] = mx;\n"
+               "                    l[mt][h] *= re[mt][h];\n"
+               "                    up = true;\n"
+               "                }\n"
+               "                const float mu = m[mt][h] == NINF ? 0.f : m[mt][h], A = mu < -1e38f ? 1.f : %s,\n"
+               "                            B = -mu * A;\n"
                "#pragma unroll\n"
                "                for (int n = 0; n < 8; n++) {\n"
-               "                    const float p0 = sc_ex2((s[mt][n][2 * h] - mu) * 1.4426950408889634f),\n"
-               "                                p1 = sc_ex2((s[mt][n][2 * h + 1] - mu) * 1.4426950408889634f);\n"
+               "                    const float p0 = sc_ex2(fmaf(s[mt][n][2 * h], A, B)),\n"
+               "                                p1 = sc_ex2(fmaf(s[mt][n][2 * h + 1], A, B));\n"
                "                    l[mt][h] += p0 + p1;\n"
                "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
                "                }\n"
-               "            }\n",
-               (long long)NV);
+               "            }\n"
+               "            if (__any_sync(0xffffffffu, up))\n"
+               "#pragma unroll\n"
+               "                for (int mt = 0; mt < %d; mt++)\n"
+               "#pragma unroll\n"
+               "                    for (int n = 0; n < %lld; n++) {\n"
+               "                        o[mt][n][0] *= re[mt][0], o[mt][n][1] *= re[mt][0];\n"
+               "                        o[mt][n][2] *= re[mt][1], o[mt][n][3] *= re[mt][1];\n"
+               "                    }\n",
+               h->mt, h->mt, tau, a0, a0, h->mt, (long long)NV);
 }
 
 /* P (the probabilities packed to half pairs: the A fragments) times the V tile by mma.sync */
@@ -439,13 +488,12 @@ static void h16_store(cg_kw *k, const ir_attention *a, const h16_shape *h, const
  * ldmatrix.trans; Q's by ldmatrix, kept in registers for D <= 64. The
  * score tile stays in the accumulator layout, which is the A fragment
  * layout of P·V once packed to half pairs: P never touches shared memory.
- * Online softmax in fp32 in base 2 (ex2 of the score's distance below the
- * running max times log2(e); scaling the scores themselves first would turn
- * the float32 lowest value that transformers' masks add into -inf, and a
- * fully masked row, uniform in the model, into 0/0), the running max and
- * sum per row over the 4 lanes of a
- * row; key bounds are int compares against the tile's remaining keys. P is
- * rounded to the half type for the product, as every flash attention does. */
+ * Online softmax in fp32 in base 2 (one multiply-add and ex2 a score, the
+ * max kept stale within a margin: h16_softmax says how, and why the float32
+ * lowest value that transformers' masks add stays exact), the running max
+ * and sum per row over the 4 lanes of a row; key bounds are int compares
+ * against the tile's remaining keys, on the last tile only. P is rounded to
+ * the half type for the product, as every flash attention does. */
 void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, const char *ksr, const char *vsr,
                      const char *osr, const char *osd) {
     const int64_t D = a->d, DV = a->dv;
@@ -476,7 +524,6 @@ void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, c
         h16_store(k, a, &h, osr, osd);
         cg_kw_body(k,
                    "        }\n"
-                   "        gt += (unsigned long long)ntile;\n"
                    "        rq++;\n"
                    "    }\n"
                    "    sc_cp_wait<0>(); /* the producer's last copies have landed */\n");

@@ -10,7 +10,7 @@
  * order the two sides: the producer's copies arrive on qfull / full[st] as
  * they land (cp.async.mbarrier.arrive.noinc), the consumers release Q and each
  * stage on qempty / empty[st]; the ring's position and phases follow the
- * kernel's count of key tiles (gt) and row blocks (rq), the same on both
+ * kernel's count of key tiles (gs, modulo twice the stages) and row blocks (rq), the same on both
  * sides. A consumer that waited for a stage issues fence.proxy.async before
  * wgmma reads what cp.async (the generic proxy) wrote. Tiles are stored in the
  * 128-byte-swizzled layout the wgmma descriptors name: atoms of 64 halves
@@ -37,16 +37,19 @@
 #include "codegen/cuda_emit_attention.h"
 
 /* the wgmma kernel applies: the half kernel would (cg_att_h16_ok), on an sm_90 target, with
- * head dims 128 (measured on an H200, bench/bench_attention.py: the warp-specialized kernel
- * 1.21-1.34x the mma.sync kernel; at head dim 64 it is 0.97-1.15x, and slower causal, so that
- * stays mma.sync). SYMC_ATTENTION=mma keeps mma.sync
- * everywhere, SYMC_ATTENTION=wgmma takes wgmma for head dims 64 too (for comparison and tests). */
+ * head dims 64 or 128, except at head dim 64 under the causal tail (cg_att_causal_tail). Measured
+ * on an H200 (session 28, with h16_softmax's softmax): alone (bench/bench_attention.py) head dim
+ * 128 1.19-1.26x the mma.sync kernel, head dim 64 1.00-1.24x (causal 1.03-1.09x); in BERT-base
+ * --fp16 0.2-4% faster at every point. Under the causal tail its producer still loads every key
+ * tile where the mma.sync kernel's block stops at its diagonal: GPT-2 at 32x512 was 1.2% slower.
+ * SYMC_ATTENTION=mma keeps mma.sync everywhere, SYMC_ATTENTION=wgmma takes wgmma under the tail
+ * too (for comparison and tests). */
 int cg_att_wg_ok(cg_cuda *c, const ir_attention *a) {
     const char *env = getenv("SYMC_ATTENTION");
     if (env && !strcmp(env, "mma")) return 0;
     if (c->b->sm != 90 || !cg_att_h16_ok(c, a)) return 0;
-    if (env && !strcmp(env, "wgmma")) return (a->d == 64 || a->d == 128) && (a->dv == 64 || a->dv == 128);
-    return a->d == 128 && a->dv == 128;
+    if (!(env && !strcmp(env, "wgmma")) && a->d == 64 && cg_att_causal_tail(c, a)) return 0;
+    return (a->d == 64 || a->d == 128) && (a->dv == 64 || a->dv == 128);
 }
 
 /* one wgmma wrapper: m64n<n>k16, f32 accumulators d[n / 2], A from shared memory (ss) or
@@ -90,9 +93,14 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
         "/* wgmma helpers (sm_90a: the Hopper attention kernel, codegen/cuda_emit_attention_wg.c): the\n"
         " * shared-memory matrix descriptor (128-byte swizzle), fences, commit and wait, and the products */\n"
         "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
-        "__device__ __forceinline__ unsigned long long sc_wg_desc(unsigned addr, unsigned lbo, unsigned sbo) {\n"
-        "    return (unsigned long long)((addr & 0x3FFFFu) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |\n"
-        "           ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);\n"
+        "/* the descriptor's low word (address / 16 in bits 0-13, the leading byte offset / 16 above), and\n"
+        " * the descriptor from it (the stride byte offset / 16 and the swizzle mode in the high word):\n"
+        " * stepping the address is a 32-bit add to the low word (shared addresses are below 2^18) */\n"
+        "__device__ __forceinline__ unsigned sc_wg_lo(unsigned addr, unsigned lbo) {\n"
+        "    return ((addr & 0x3FFFFu) >> 4) | ((lbo >> 4) << 16);\n"
+        "}\n"
+        "__device__ __forceinline__ unsigned long long sc_wg_d(unsigned lo, unsigned sbo) {\n"
+        "    return ((unsigned long long)((sbo >> 4) | (1u << 30)) << 32) | lo;\n"
         "}\n"
         "__device__ __forceinline__ void sc_wg_fence() { asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); }\n"
         "__device__ __forceinline__ void sc_wg_commit() { asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: "
@@ -142,35 +150,39 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
 }
 
 void cg_att_wg_preamble(cg_kw *k, const char *bars) {
-    cg_kw_body(k,
-               "    const unsigned mb = sc_smem_addr(%s); /* qfull, qempty, full[%d], empty[%d] */\n"
-               "    if (threadIdx.x == 0) {\n"
-               "        sc_mb_init(mb, 128);\n"
-               "        sc_mb_init(mb + 8, 256);\n"
-               "        for (int i = 0; i < %d; i++) {\n"
-               "            sc_mb_init(mb + 16 + 8 * i, 128);\n"
-               "            sc_mb_init(mb + %d + 8 * i, 256);\n"
-               "        }\n"
-               "        sc_mb_init_fence();\n"
-               "    }\n"
-               "    __syncthreads();\n"
-               "    unsigned long long gt = 0; /* key tiles so far: the stage ring's position and phase */\n"
-               "    unsigned rq = 0; /* row blocks so far: Q's phase */\n",
-               bars, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, 16 + 8 * CG_ATT_WG_STAGES);
+    cg_kw_body(
+        k,
+        "    const unsigned mb = sc_smem_addr(%s); /* qfull, qempty, full[%d], empty[%d] */\n"
+        "    if (threadIdx.x == 0) {\n"
+        "        sc_mb_init(mb, 128);\n"
+        "        sc_mb_init(mb + 8, 256);\n"
+        "        for (int i = 0; i < %d; i++) {\n"
+        "            sc_mb_init(mb + 16 + 8 * i, 128);\n"
+        "            sc_mb_init(mb + %d + 8 * i, 256);\n"
+        "        }\n"
+        "        sc_mb_init_fence();\n"
+        "    }\n"
+        "    __syncthreads();\n"
+        "    unsigned gs = 0; /* key tiles so far modulo %d: the ring's stage (gs %% %d) and phase (gs >= %d) */\n"
+        "    unsigned rq = 0; /* row blocks so far: Q's phase */\n",
+        bars, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, 16 + 8 * CG_ATT_WG_STAGES, 2 * CG_ATT_WG_STAGES,
+        CG_ATT_WG_STAGES, CG_ATT_WG_STAGES);
 }
 
 /* S = Q·Kᵀ: m64n64k16 from shared memory, D / 16 k-steps (32 bytes along an atom each, the
- * next atom every 4), into s[0][8][4]; this warpgroup's 64 rows of Q start 8192 bytes apart */
+ * next atom every 4), into s[0][8][4]; this warpgroup's 64 rows of Q start 8192 bytes apart. The
+ * descriptors' low words are made once a tile and stepped by a 32-bit add to their address field
+ * (bits 0-13, the address / 16: shared addresses stay below 2^18, so nothing carries out of it) */
 void cg_att_wg_qk(cg_kw *k, const ir_attention *a) {
     cg_kw_body(
         k,
+        "            const unsigned dq = sc_wg_lo(sc_smem_addr(Qs) + (w >> 2) * 8192, 16),\n"
+        "                           dk = sc_wg_lo(sc_smem_addr(Kc), 16);\n"
         "            sc_wg_fence();\n"
         "#pragma unroll\n"
-        "            for (int kk = 0; kk < %lld; kk++)\n"
-        "                sc_wg_ss_n64_%s(&s[0][0][0],\n"
-        "                    sc_wg_desc(sc_smem_addr(Qs) + (kk >> 2) * %d + (w >> 2) * 8192 + (kk & 3) * 32, 16, "
-        "1024),\n"
-        "                    sc_wg_desc(sc_smem_addr(Kc) + (kk >> 2) * 8192 + (kk & 3) * 32, 16, 1024), kk > 0);\n"
+        "            for (int kk = 0; kk < %lld; kk++) /* the address field counts 16 bytes */\n"
+        "                sc_wg_ss_n64_%s(&s[0][0][0], sc_wg_d(dq + (unsigned)((kk >> 2) * %d + (kk & 3) * 32) / 16u, 1024),\n"
+        "                    sc_wg_d(dk + (unsigned)((kk >> 2) * 8192 + (kk & 3) * 32) / 16u, 1024), kk > 0);\n"
         "            sc_wg_commit();\n"
         "            sc_wg_wait0();\n"
         "            sc_wg_fence_acc<32>(&s[0][0][0]);\n",
@@ -191,11 +203,10 @@ void cg_att_wg_pv(cg_kw *k, const ir_attention *a) {
         "                pa[j][2] = %s(s[0][2 * j + 1][0], s[0][2 * j + 1][1]);\n"
         "                pa[j][3] = %s(s[0][2 * j + 1][2], s[0][2 * j + 1][3]);\n"
         "            }\n"
+        "            const unsigned dv = sc_wg_lo(sc_smem_addr(Vc), 8192);\n"
         "            sc_wg_fence();\n"
         "#pragma unroll\n"
-        "            for (int j = 0; j < 4; j++)\n"
-        "                sc_wg_rs_n%lld_%s(&o[0][0][0], pa[j], sc_wg_desc(sc_smem_addr(Vc) + j * 2048, 8192, 1024), "
-        "1);\n"
+        "            for (int j = 0; j < 4; j++) sc_wg_rs_n%lld_%s(&o[0][0][0], pa[j], sc_wg_d(dv + j * 128u, 1024), 1);\n"
         "            sc_wg_commit();\n"
         "            sc_wg_wait0();\n"
         "            sc_wg_fence_acc<%lld>(&o[0][0][0]);\n",

@@ -923,6 +923,7 @@ static symc_module *attention_module(int variant) {
     int zero_masked = (variant & 4) != 0;
     symc_dtype dt = variant & 8 ? SYMC_F16 : variant & 16 ? SYMC_BF16 : SYMC_F32;
     const int wide = variant & 32 ? 64 : variant & 64 ? 128 : 0; /* head dim 64 or 128 */
+    const int eighth = (variant & 128) != 0;                     /* the scale 1/8, else 0 */
     variant &= 3;
     symc_module *m = symc_module_create("attn", &err);
     symc_dim B, S;
@@ -939,6 +940,12 @@ static symc_module *attention_module(int variant) {
     symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pe, 1);
     symc_tensor scores = node(m, "matmul", "scores", (symc_tensor[]){qh, kt}, 2, NULL, 0);
     symc_tensor scale = constant(m, "scale", dt, 0, NULL);
+    if (eighth) {
+        const uint16_t h = dt == SYMC_F16 ? 0x3000 : 0x3e00; /* 0.125 in f16 / bf16 */
+        const float f = 0.125f;
+        CHECK(symc_add_constant(m, "eighth", dt, 0, NULL, dt == SYMC_F32 ? (const void *)&f : (const void *)&h,
+                                dt == SYMC_F32 ? 4 : 2, &scale, &err) == SYMC_OK);
+    }
     symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
     symc_attr ax[2] = {symc_attr_int("axis", -1), symc_attr_int("zero_masked_rows", 1)};
     symc_tensor p = node(m, "softmax", "p", &scaled, 1, ax, zero_masked ? 2 : 1);
@@ -960,18 +967,18 @@ static uint32_t modules_for(const rt_engine *e, const char *target) {
     return n;
 }
 
-/* half attention: with head dim 128 on sm_90 the wgmma kernel (a producer warpgroup filling a
- * ring of swizzled K and V tiles for two consumer warpgroups, its module compiled for sm_90a), with head dim 64 only under
- * SYMC_ATTENTION=wgmma; on sm_80, with SYMC_ATTENTION=mma, or head dim 64 by default, the
- * mma.sync kernel for plain sm_<n> */
+/* half attention: with head dims 64 and 128 on sm_90 the wgmma kernel (a producer warpgroup
+ * filling a ring of swizzled K and V tiles for two consumer warpgroups, its module compiled for
+ * sm_90a); on sm_80, with SYMC_ATTENTION=mma, or head dims other than 64 and 128 (test_attention's
+ * 16), the mma.sync kernel for plain sm_<n> */
 static void test_attention_wgmma(void) {
     static const struct {
         int hd; /* 64 or 128 */
         const char *arch, *env, *target;
         int wg;
     } cases[] = {
-        {128, "sm_90", NULL, "sm_90a", 1}, {64, "sm_90", NULL, "sm_90", 0},   {64, "sm_90", "wgmma", "sm_90a", 1},
-        {128, "sm_80", NULL, "sm_80", 0},  {128, "sm_90", "mma", "sm_90", 0}, {128, "sm_80", "wgmma", "sm_80", 0},
+        {128, "sm_90", NULL, "sm_90a", 1}, {64, "sm_90", NULL, "sm_90a", 1},  {64, "sm_90", "mma", "sm_90", 0},
+        {128, "sm_80", NULL, "sm_80", 0},  {128, "sm_90", "mma", "sm_90", 0}, {64, "sm_80", NULL, "sm_80", 0},
     };
     for (int bf = 0; bf < 2; bf++)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1005,7 +1012,9 @@ static void test_attention_wgmma(void) {
                               (uint32_t)((128 * d + 2 * CG_ATT_WG_STAGES * 64 * d) * 2 + 1024 + CG_ATT_WG_BARS));
                     CHECK_CONTAINS(e->cuda_source, "__launch_bounds__(384, 1)");
                     CHECK_CONTAINS(e->cuda_source, "if (threadIdx.x >= 256) { /* the producer warpgroup */");
-                    CHECK_CONTAINS(e->cuda_source, "sc_mb_wait(mb + 16 + 8 * st, (unsigned)(gi / 3) & 1u);");
+                    CHECK_CONTAINS(e->cuda_source, "sc_mb_wait(mb + 16 + 8 * st, (unsigned)(gs >= 3u));");
+                    CHECK_CONTAINS(e->cuda_source, "sc_mb_wait(mb + 40 + 8 * st, (unsigned)(gs >= 3u) ^ 1u);");
+                    CHECK_CONTAINS(e->cuda_source, "gs = gs == 5u ? 0u : gs + 1u");
                 } else CHECK(s && s->block == 128);
                 rt_engine_free(e);
             }
@@ -1015,13 +1024,13 @@ static void test_attention_wgmma(void) {
 
 /* transformers' attention inputs: B in [1, 8], S in [100, 300], q, k, v [B, 2, S, 16] of dt and
  * keep [B, 1, 1, S] (the padding mask) */
-static symc_module *hf_attention_inputs(const char *name, symc_dtype dt, symc_dim *B, symc_dim *S, symc_tensor *q,
-                                        symc_tensor *k, symc_tensor *v, symc_tensor *keep) {
+static symc_module *hf_attention_inputs(const char *name, symc_dtype dt, int64_t head_dim, symc_dim *B, symc_dim *S,
+                                        symc_tensor *q, symc_tensor *k, symc_tensor *v, symc_tensor *keep) {
     symc_error err;
     symc_module *m = symc_module_create(name, &err);
     symc_declare_symbol(m, "B", 1, 2, 8, 1, B, &err);
     symc_declare_symbol(m, "S", 1, 100, 300, 1, S, &err);
-    symc_dim c1 = symc_dim_const(m, 1), c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, 16);
+    symc_dim c1 = symc_dim_const(m, 1), c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, head_dim);
     symc_add_input(m, "q", dt, 4, (symc_dim[]){*B, c2, *S, hd}, q, &err);
     symc_add_input(m, "k", dt, 4, (symc_dim[]){*B, c2, *S, hd}, k, &err);
     symc_add_input(m, "v", dt, 4, (symc_dim[]){*B, c2, *S, hd}, v, &err);
@@ -1049,7 +1058,7 @@ static void test_attention_hf_masks(int causal) {
     symc_error err;
     symc_dim B, S;
     symc_tensor q, k, v, keep, rowbias, rowkeep;
-    symc_module *m = hf_attention_inputs("attn_hf", SYMC_F16, &B, &S, &q, &k, &v, &keep);
+    symc_module *m = hf_attention_inputs("attn_hf", SYMC_F16, 16, &B, &S, &q, &k, &v, &keep);
     symc_dim c1 = symc_dim_const(m, 1);
     symc_add_input(m, "rowbias", SYMC_F16, 4, (symc_dim[]){B, c1, S, c1}, &rowbias, &err);
     symc_add_input(m, "rowkeep", SYMC_BOOL, 4, (symc_dim[]){B, c1, S, c1}, &rowkeep, &err);
@@ -1213,11 +1222,17 @@ static void test_attention_causal_tail(void) {
         {SYMC_F16, -3.40282347e38f, 0, 1},  {SYMC_F16, -INFINITY, 0, 1},       {SYMC_F16, -1e4f, 0, 0},
         {SYMC_BF16, -3.40282347e38f, 0, 0}, {SYMC_F16, -3.40282347e38f, 1, 0},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    /* i >= n: the cases again at head dim 64 on sm_90, where the tail keeps the mma.sync kernel (its
+     * block stops at the diagonal; the wgmma kernel's producer would load every key tile) and the
+     * others take wgmma */
+    const size_t n = sizeof cases / sizeof cases[0];
+    for (size_t j = 0; j < 2 * n; j++) {
         symc_error err;
         symc_dim B, S;
         symc_tensor q, k, v, keep;
-        symc_module *m = hf_attention_inputs("attn_tail", cases[i].dt, &B, &S, &q, &k, &v, &keep);
+        const size_t i = j % n;
+        const int hopper = j >= n;
+        symc_module *m = hf_attention_inputs("attn_tail", cases[i].dt, hopper ? 64 : 16, &B, &S, &q, &k, &v, &keep);
         symc_dim c1 = symc_dim_const(m, 1);
         int64_t perm[4] = {0, 1, 3, 2};
         symc_attr pe = symc_attr_ints("perm", perm, 4), tof = symc_attr_dtype("to", SYMC_F32);
@@ -1243,8 +1258,15 @@ static void test_attention_causal_tail(void) {
         symc_attr ax = symc_attr_int("axis", -1);
         symc_tensor p = node(m, "softmax", "p", &s2, 1, &ax, 1);
         symc_mark_output(m, node(m, "matmul", "o", (symc_tensor[]){p, v32}, 2, NULL, 0), &err);
-        rt_engine *e = compile_module(m, "sm_80", &err);
+        rt_engine *e = compile_module(m, hopper ? "sm_90" : "sm_80", &err);
         CHECK_MSG(e, "case %zu: %s", i, err.msg);
+        if (e && hopper) {
+            CHECK_MSG(!!strstr(e->cuda_source, "tensor cores, storage q") == !!cases[i].tail &&
+                          !!strstr(e->cuda_source, "wgmma, storage q") == !cases[i].tail,
+                      "case %zu at head dim 64 on sm_90: the wgmma kernel iff no tail", i);
+            rt_engine_free(e);
+            e = NULL;
+        }
         if (e) {
             CHECK_MSG(strstr(e->cuda_source, "tensor cores, storage q"), "case %zu: not the half kernel", i);
             const int tail = strstr(e->cuda_source,
@@ -1252,6 +1274,42 @@ static void test_attention_causal_tail(void) {
                 strstr(e->cuda_source, "|| !__all_sync(0xffffffffu, (true && m[0][0] > -1e29f");
             CHECK_MSG(tail == cases[i].tail, "case %zu: causal tail %d, want %d", i, tail, cases[i].tail);
             CHECK_MSG(!strstr(e->cuda_source, "__syncthreads_and(") == !cases[i].tail, "case %zu", i);
+            rt_engine_free(e);
+        }
+        symc_module_destroy(m);
+    }
+}
+
+/* the half kernel's online softmax (h16_softmax): the bound compare on the last key tile only, the
+ * row max kept stale within its margin with the output rescaled on a warp's vote, one multiply-add
+ * a score into ex2; a positive literal scale of f16 Q·Kᵀ folded into that multiply-add (not a zero
+ * scale, not bf16's unbounded products, not with a mask after it: test_attention_causal_tail) */
+static void test_attention_softmax(void) {
+    static const struct {
+        int variant, fold;
+        const char *arch;
+    } cases[] = {{8 | 128, 1, "sm_80"},
+                 {8 | 64 | 128, 1, "sm_90"},
+                 {16 | 128, 0, "sm_80"},
+                 {8, 0, "sm_80"},
+                 {8 | 64, 0, "sm_90"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        symc_error err;
+        symc_module *m = attention_module(cases[i].variant);
+        rt_engine *e = compile_module(m, cases[i].arch, &err);
+        CHECK_MSG(e, "case %zu: %s", i, err.msg);
+        if (e) {
+            CHECK_CONTAINS(e->cuda_source, "if (rem == 64) { /* every key of the tile in range */");
+            CHECK_CONTAINS(e->cuda_source, "} else { /* the last tile: keys past Sk are -inf */");
+            CHECK(strstr(e->cuda_source, "kl < rem ? v : NINF") > strstr(e->cuda_source, "if (rem == 64) {"));
+            CHECK_CONTAINS(e->cuda_source, "if (__any_sync(0xffffffffu, up))");
+            CHECK_CONTAINS(e->cuda_source, "A = mu < -1e38f ? 1.f : ");
+            CHECK_CONTAINS(e->cuda_source, "sc_ex2(fmaf(s[mt][n][2 * h], A, B))");
+            const char *fold = strstr(e->cuda_source, "/* the scale (0.125) is folded into the exponent */");
+            CHECK_MSG(!fold == !cases[i].fold, "case %zu: fold %d", i, !!fold);
+            /* folded: A = log2(e) / 8, and the margin 8 ln 2 in raw products (x8) */
+            if (cases[i].fold) CHECK_CONTAINS(e->cuda_source, "? 1.f : ((float)0.180336880111");
+            else CHECK_CONTAINS(e->cuda_source, "? 1.f : ((float)1.44269504088");
             rt_engine_free(e);
         }
         symc_module_destroy(m);
@@ -1739,6 +1797,7 @@ int main(void) {
     test_attention_hf_masks(0);
     test_attention_hf_masks(1); /* and(causal, padding) */
     test_attention_causal_tail();
+    test_attention_softmax();
     test_move_vectors();
     test_gemm_residual_view();
     test_views_and_dims();
