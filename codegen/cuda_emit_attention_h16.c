@@ -33,10 +33,10 @@ static void emit_tile_vals(cg_kw *k, const char *type, const char *name, const c
 }
 
 /* 1 when view v's storage rows can be copied 8 halves (16 bytes) at a time:
- * contiguous last dim, row and batch strides provably multiples of 8 */
+ * contiguous last dim, offset, row and batch strides provably multiples of 8 */
 static int view_vec8(cg_cuda *c, const ir_att_view *v) {
     int64_t one;
-    if (!sym_is_const(c->m->syms, v->strides[3], &one) || one != 1) return 0;
+    if (!sym_is_const(c->m->syms, v->strides[3], &one) || one != 1 || v->off % 8) return 0;
     for (int d = 0; d < 3; d++)
         if (sym_prove_divisible(c->m->syms, v->strides[d], 8) != SYM_TRUE) return 0;
     return 1;

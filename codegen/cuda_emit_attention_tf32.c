@@ -8,11 +8,11 @@
 
 #include "codegen/cuda_emit_attention.h"
 
-/* 1 when the row stride and batch strides of v are provably multiples of 4
- * and its last dim is contiguous: 16-byte loads of whole rows */
+/* 1 when the offset, row stride and batch strides of v are provably multiples
+ * of 4 and its last dim is contiguous: 16-byte loads of whole rows */
 static int view_vec4(cg_cuda *c, const ir_att_view *v) {
     int64_t one;
-    if (!sym_is_const(c->m->syms, v->strides[3], &one) || one != 1) return 0;
+    if (!sym_is_const(c->m->syms, v->strides[3], &one) || one != 1 || v->off % 4) return 0;
     for (int d = 0; d < 3; d++)
         if (sym_prove_divisible(c->m->syms, v->strides[d], 4) != SYM_TRUE) return 0;
     return 1;

@@ -26,7 +26,10 @@
  * widening cast from f16/bf16 to f32 (the precision pass's in front of fp32
  * logits when Q and K are stored in half: the kernel reads the half storage,
  * whose f32 values are exact; see passes/mixed_precision.c) (and the score's B is
- * read with its last two axes swapped), and O forward through private
+ * read with its last two axes swapped), behind them through the head split of a
+ * fused projection (GPT-2's c_attn: a split of one tensor along its last axis,
+ * each part reshaped to heads, read at its offset in the split's input: the
+ * split and the reshapes are covered), and O forward through private
  * transposes, so the head split and merge of a transformer cost nothing: the
  * kernel reads [B, S, H, D] storage with strides and writes O straight into
  * the merged layout. Batch dims must be the same expressions in Q, K, V and
@@ -80,6 +83,7 @@ static void contiguous_view(const att_ctx *c, uint32_t t, ir_att_view *v) {
     const ir_tensor *x = &c->m->tensors[t];
     int pad = 4 - x->rank;
     v->t = t;
+    v->off = 0;
     for (int d = 0; d < 4; d++) {
         if (d < pad) {
             v->dims[d] = sym_const(c->m->syms, 1);
@@ -107,10 +111,56 @@ static int is_widening(const att_ctx *c, const ir_node *n) {
         c->m->tensors[n->out[0]].dtype == SYMC_F32;
 }
 
+/* The head split of a fused projection (GPT-2's c_attn: one GEMM makes [B, S, 3 * H * D], split
+ * along its last axis into Q, K and V, each reshaped to [B, S, H, D]): when `base` is such a
+ * reshape's private output (only its last dim split, into [.., H, D]) of a private split output
+ * along the last axis of a rank-3 tensor X with the same leading dims and a constant row length,
+ * *b is base's dims over X's storage, offset by the parts before it, and the reshape is covered.
+ * The split itself is covered by plan() once the kernel reads all of its outputs this way. */
+static int split_view(const att_ctx *c, uint32_t base, ir_attention *a, ir_att_view *b) {
+    const ir_tensor *bt = &c->m->tensors[base];
+    uint32_t rp = bt->producer;
+    if (bt->rank != 4 || rp == IR_NONE || !ir_uses_private(c->uses, base)) return 0;
+    const ir_node *rn = &c->m->nodes[rp];
+    if (rn->op != IR_OP_RESHAPE || rn->n_out != 1) return 0;
+    uint32_t si = rn->in[0];
+    const ir_tensor *st = &c->m->tensors[si];
+    uint32_t sp = st->producer;
+    if (st->rank != 3 || sp == IR_NONE || !ir_uses_private(c->uses, si)) return 0;
+    const ir_node *sn = &c->m->nodes[sp];
+    if (sn->op != IR_OP_SPLIT || sn->n_in < 1) return 0;
+    const ir_tensor *xt = &c->m->tensors[sn->in[0]];
+    int64_t axis, h, d, w, part;
+    if (xt->rank != 3 || !ir_axis_norm(attr_int(sn, "axis", 0), 3, &axis) || axis != 2 || xt->dims[0] != st->dims[0] ||
+        xt->dims[1] != st->dims[1] || bt->dims[0] != st->dims[0] || bt->dims[1] != st->dims[1] ||
+        !sym_is_const(c->m->syms, bt->dims[2], &h) || !sym_is_const(c->m->syms, bt->dims[3], &d) ||
+        !sym_is_const(c->m->syms, st->dims[2], &part) || h * d != part || !sym_is_const(c->m->syms, xt->dims[2], &w))
+        return 0;
+    /* the part's first column: the sizes of the outputs before it (every output's last dim, constant) */
+    int64_t off = -1, at = 0;
+    for (uint32_t i = 0; i < sn->n_out; i++) {
+        int64_t n;
+        if (!sym_is_const(c->m->syms, c->m->tensors[sn->out[i]].dims[2], &n)) return 0;
+        if (sn->out[i] == si) off = at;
+        at += n;
+    }
+    if (off < 0 || at != w || !cover(a, rp)) return 0;
+    sym_table *y = c->m->syms;
+    b->t = sn->in[0];
+    b->dims[0] = bt->dims[0], b->dims[1] = bt->dims[1], b->dims[2] = bt->dims[2], b->dims[3] = bt->dims[3];
+    b->strides[0] = sym_mul(y, xt->dims[1], sym_const(y, w));
+    b->strides[1] = sym_const(y, w);
+    b->strides[2] = sym_const(y, d);
+    b->strides[3] = sym_const(y, 1);
+    b->off = off;
+    return 1;
+}
+
 /* Tensor t (rank 2..4) as a strided view of the storage behind the private
  * transposes that produce it, and behind a private widening cast (the
  * precision pass's in front of fp32 logits: Q and K stored in half); those
- * nodes are covered. */
+ * nodes are covered. Behind them, a head split of a fused projection is read
+ * in the projection's output (split_view). */
 static int read_view(const att_ctx *c, uint32_t t, ir_attention *a, ir_att_view *v) {
     int r = c->m->tensors[t].rank;
     int perm[4] = {0, 1, 2, 3}; /* logical dim d of t is dim perm[d] of `base` */
@@ -133,7 +183,8 @@ static int read_view(const att_ctx *c, uint32_t t, ir_attention *a, ir_att_view 
         base = c->m->nodes[p].in[0];
     }
     ir_att_view b;
-    contiguous_view(c, base, &b);
+    memset(&b, 0, sizeof b);
+    if (r != 4 || !split_view(c, base, a, &b)) contiguous_view(c, base, &b);
     int pad = 4 - r;
     *v = b;
     for (int d = 0; d < r; d++) {
@@ -141,6 +192,30 @@ static int read_view(const att_ctx *c, uint32_t t, ir_attention *a, ir_att_view 
         v->strides[pad + d] = b.strides[pad + perm[d]];
     }
     return 1;
+}
+
+/* the split node whose outputs view v's reshapes read (split_view), when each of its outputs'
+ * reshape is covered: the kernel reads them all in its input, so the split goes too */
+static uint32_t split_done(const att_ctx *c, const ir_attention *a, const ir_att_view *v) {
+    uint32_t found = IR_NONE;
+    for (uint32_t i = 0; i < a->n_covered && found == IR_NONE; i++) {
+        const ir_node *rn = &c->m->nodes[a->covered[i]];
+        if (rn->op != IR_OP_RESHAPE) continue;
+        uint32_t sp = c->m->tensors[rn->in[0]].producer;
+        if (sp != IR_NONE && c->m->nodes[sp].op == IR_OP_SPLIT && c->m->nodes[sp].in[0] == v->t) found = sp;
+    }
+    if (found == IR_NONE) return IR_NONE;
+    const ir_node *sn = &c->m->nodes[found];
+    for (uint32_t o = 0; o < sn->n_out; o++) {
+        if (!ir_uses_private(c->uses, sn->out[o])) return IR_NONE;
+        uint32_t reader = c->uses->consumer[sn->out[o]];
+        int in = 0;
+        for (uint32_t i = 0; i < a->n_covered; i++) in |= a->covered[i] == reader;
+        if (!in) return IR_NONE;
+    }
+    for (uint32_t i = 0; i < a->n_covered; i++)
+        if (a->covered[i] == found) return IR_NONE; /* already */
+    return found;
 }
 
 /* O (= t) written through the private transposes that consume it: the
@@ -166,6 +241,7 @@ static int write_view(const att_ctx *c, uint32_t t, ir_attention *a, ir_att_view
     contiguous_view(c, dst, &b);
     int pad = 4 - r;
     v->t = dst;
+    v->off = 0;
     for (int d = 0; d < 4; d++) v->dims[d] = v->strides[d] = sym_const(c->m->syms, d < pad ? 1 : 0);
     for (int d = 0; d < r; d++) {
         v->dims[pad + d] = c->m->tensors[t].dims[d];
@@ -542,6 +618,11 @@ static int plan(const att_ctx *c, uint32_t mm2, ir_attention *a) {
     if (!read_view(c, n1->in[0], a, &a->q) || !read_view(c, n1->in[1], a, &a->k) || !read_view(c, vt, a, &a->v) ||
         !write_view(c, n2->out[0], a, &a->o))
         return 0;
+    const ir_att_view *qkv[3] = {&a->q, &a->k, &a->v};
+    for (int i = 0; i < 3; i++) {
+        uint32_t sp = split_done(c, a, qkv[i]);
+        if (sp != IR_NONE && !cover(a, sp)) return 0;
+    }
     /* the storage read, behind a widening cast */
     a->qdt = c->m->tensors[a->q.t].dtype, a->kdt = c->m->tensors[a->k.t].dtype, a->vdt = c->m->tensors[a->v.t].dtype;
     /* B is [.., D, Sk]: K is its last two axes swapped */

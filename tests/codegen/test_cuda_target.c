@@ -1280,6 +1280,46 @@ static void test_attention_causal_tail(void) {
     }
 }
 
+/* GPT-2's fused projection split into Q, K and V ([B, S, 96] along its last axis, each reshaped
+ * to [B, S, 2, 16] and transposed to heads), in f16: the half kernel reads the three parts in the
+ * split's input at their offsets, and the engine has no split step: one kernel, the attention */
+static void test_attention_split_qkv(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("qkv", &err);
+    symc_dim B, S;
+    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+    symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
+    symc_tensor x;
+    symc_add_input(m, "x", SYMC_F16, 3, (symc_dim[]){B, S, symc_dim_const(m, 96)}, &x, &err);
+    symc_dim c32 = symc_dim_const(m, 32);
+    symc_attr sa[2] = {symc_attr_int("axis", 2), symc_attr_dims("sizes", (symc_dim[]){c32, c32, c32}, 3)};
+    symc_tensor parts[3];
+    CHECK_MSG(symc_add_node(m, "split", "split", &x, 1, sa, 2, parts, 3, &err) == SYMC_OK, "%s", err.msg);
+    symc_attr rs = symc_attr_dims("shape", (symc_dim[]){B, S, symc_dim_const(m, 2), symc_dim_const(m, 16)}, 4);
+    static const char *const rn[3] = {"qr", "kr", "vr"}, *const tn[3] = {"qh", "kt", "vh"};
+    int64_t heads[4] = {0, 2, 1, 3}, keys[4] = {0, 2, 3, 1};
+    symc_attr ph = symc_attr_ints("perm", heads, 4), pk = symc_attr_ints("perm", keys, 4);
+    symc_tensor h[3];
+    for (int i = 0; i < 3; i++) {
+        symc_tensor r = node(m, "reshape", rn[i], &parts[i], 1, &rs, 1);
+        h[i] = node(m, "transpose", tn[i], &r, 1, i == 1 ? &pk : &ph, 1);
+    }
+    symc_attr ax = symc_attr_int("axis", -1);
+    symc_tensor sc = node(m, "matmul", "s", (symc_tensor[]){h[0], h[1]}, 2, NULL, 0);
+    symc_tensor p = node(m, "softmax", "p", &sc, 1, &ax, 1);
+    symc_mark_output(m, node(m, "matmul", "o", (symc_tensor[]){p, h[2]}, 2, NULL, 0), &err);
+    rt_engine *e = compile_module(m, "sm_80", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        CHECK_CONTAINS(e->cuda_source, "fused attention (flash, f16 tensor cores");
+        CHECK(strstr(e->cuda_source, " + 0LL + b0 * ") && strstr(e->cuda_source, " + 32LL + b0 * ") &&
+              strstr(e->cuda_source, " + 64LL + b0 * "));
+        CHECK(count_steps(e, RT_STEP_KERNEL) == 1 && count_steps(e, RT_STEP_GEMM) == 0);
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
 /* the half kernel's online softmax (h16_softmax): the bound compare on the last key tile only, the
  * row max kept stale within its margin with the output rescaled on a warp's vote, one multiply-add
  * a score into ex2; a positive literal scale of f16 Q·Kᵀ folded into that multiply-add (not a zero
@@ -1798,6 +1838,7 @@ int main(void) {
     test_attention_hf_masks(1); /* and(causal, padding) */
     test_attention_causal_tail();
     test_attention_softmax();
+    test_attention_split_qkv();
     test_move_vectors();
     test_gemm_residual_view();
     test_views_and_dims();
