@@ -7,7 +7,9 @@
 # GPU tests (gpu.cuda_regions, gpu.cuda_compile_regions), the produced sizes' GPU tests
 # (gpu.cuda_select_kernels, gpu.cuda_produced), contexts on every visible GPU with host I/O (gpu.cuda_devices), and
 # every test model's sweep on the CUDA backend against the reference backend
-# (tests/gpu/test_cuda_models.py, what `ctest -L gpu` runs). Logs go to $OUT.
+# (tests/gpu/test_cuda_models.py), and LLM decoding with a KV cache on CUDA (gpu.kv_decode,
+# tests/llm/test_kv_decode.py --cuda, in the background on the last GPU from the start): what
+# `ctest -L gpu` runs. Logs go to $OUT.
 set -u
 ngpu=1
 if [ "${1:-}" = --gpus ]; then ngpu=$2; shift 2; fi
@@ -19,6 +21,11 @@ echo "== device"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 source "$(dirname "$0")/device_env.sh" || exit 1 # NVRTC and the carried timm wheel
 rc=0
+# the KV-cache decoder (GPT-2, Llama: export, build, 64 greedy steps against eager transformers) runs
+# beside the rest; mostly CPU work
+CUDA_VISIBLE_DEVICES=$((ngpu - 1)) PYTHONUNBUFFERED=1 python3 tests/llm/test_kv_decode.py $B/symc \
+  build/lib/libsymc.so /tmp/gpu_kv_decode --cuda > "$OUT/kv_decode.log" 2>&1 &
+kv=$!
 echo "== gpu.cuda_errors"
 $B/test_cuda_errors 2>&1 | tee "$OUT/cuda_errors.log" || rc=1
 if [ -x $B/runtime_test_cuda_backend ]; then
@@ -43,4 +50,7 @@ for ((k = 0; k < ngpu; k++)); do # part k on GPU k; each part writes its log as 
 done
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
 grep -hv '^PASS' "$OUT"/cuda_models*.log
+echo "== gpu.kv_decode"
+wait "$kv" || { rc=1; echo "FAILED: gpu.kv_decode"; }
+tail -n 5 "$OUT/kv_decode.log"
 exit $rc
