@@ -34,6 +34,7 @@
 #include "runtime/cuda/tuned_pick.h"
 #include "runtime/engine.h"
 #include "tests/check.h"
+#include "tests/qkv_split.h"
 
 /* Builds the engine for sm_90 and decodes it (NULL on failure; err says why). */
 static rt_engine *compile_module(symc_module *m, const char *arch, symc_error *err) {
@@ -1280,34 +1281,13 @@ static void test_attention_causal_tail(void) {
     }
 }
 
-/* GPT-2's fused projection split into Q, K and V ([B, S, 96] along its last axis, each reshaped
- * to [B, S, 2, 16] and transposed to heads), in f16: the half kernel reads the three parts in the
+/* GPT-2's fused projection split into Q, K and V (tests/qkv_split.h: [B, S, 96] along its last
+ * axis, each reshaped to [B, S, 2, 16] and transposed to heads), in f16: the half kernel reads the three parts in the
  * split's input at their offsets, and the engine has no split step: one kernel, the attention */
 static void test_attention_split_qkv(void) {
     symc_error err;
-    symc_module *m = symc_module_create("qkv", &err);
-    symc_dim B, S;
-    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
-    symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
-    symc_tensor x;
-    symc_add_input(m, "x", SYMC_F16, 3, (symc_dim[]){B, S, symc_dim_const(m, 96)}, &x, &err);
-    symc_dim c32 = symc_dim_const(m, 32);
-    symc_attr sa[2] = {symc_attr_int("axis", 2), symc_attr_dims("sizes", (symc_dim[]){c32, c32, c32}, 3)};
-    symc_tensor parts[3];
-    CHECK_MSG(symc_add_node(m, "split", "split", &x, 1, sa, 2, parts, 3, &err) == SYMC_OK, "%s", err.msg);
-    symc_attr rs = symc_attr_dims("shape", (symc_dim[]){B, S, symc_dim_const(m, 2), symc_dim_const(m, 16)}, 4);
-    static const char *const rn[3] = {"qr", "kr", "vr"}, *const tn[3] = {"qh", "kt", "vh"};
-    int64_t heads[4] = {0, 2, 1, 3}, keys[4] = {0, 2, 3, 1};
-    symc_attr ph = symc_attr_ints("perm", heads, 4), pk = symc_attr_ints("perm", keys, 4);
-    symc_tensor h[3];
-    for (int i = 0; i < 3; i++) {
-        symc_tensor r = node(m, "reshape", rn[i], &parts[i], 1, &rs, 1);
-        h[i] = node(m, "transpose", tn[i], &r, 1, i == 1 ? &pk : &ph, 1);
-    }
-    symc_attr ax = symc_attr_int("axis", -1);
-    symc_tensor sc = node(m, "matmul", "s", (symc_tensor[]){h[0], h[1]}, 2, NULL, 0);
-    symc_tensor p = node(m, "softmax", "p", &sc, 1, &ax, 1);
-    symc_mark_output(m, node(m, "matmul", "o", (symc_tensor[]){p, h[2]}, 2, NULL, 0), &err);
+    symc_tensor x, parts[3], r[3], o;
+    symc_module *m = qkv_split_module(SYMC_F16, &x, parts, r, &o);
     rt_engine *e = compile_module(m, "sm_80", &err);
     CHECK_MSG(e, "%s", err.msg);
     if (e) {

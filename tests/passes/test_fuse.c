@@ -15,6 +15,7 @@
 #include "passes/passes.h"
 #include "passes/pipeline.h"
 #include "tests/check.h"
+#include "tests/qkv_split.h"
 
 /* ---- a made-up target -------------------------------------------------------------------- */
 static int t_library(ir_module *m, uint32_t node) {
@@ -354,35 +355,14 @@ static void test_attention(int64_t max_head) {
     symc_module_destroy(m);
 }
 
-/* GPT-2's fused projection: q, k and v split from one [B, S, 96] tensor along its last axis, each
- * reshaped to [B, S, 2, 16] and transposed to heads. The attention reads them in the split's input
+/* GPT-2's fused projection (tests/qkv_split.h): q, k and v split from one [B, S, 96] tensor along its
+ * last axis, each reshaped to [B, S, 2, 16] and transposed to heads. The attention reads them in the split's input
  * at offsets 0, 32 and 64 (row stride 96) and claims the reshapes and the split. When the v part
  * is also a graph output (`shared`), v is read from its reshape and the split stays a step. */
 static void test_attention_split(int shared) {
     symc_error err;
-    symc_module *m = symc_module_create("att_split", &err);
-    symc_dim B, S;
-    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
-    symc_declare_symbol(m, "S", 1, 16, 64, 1, &S, &err);
-    symc_tensor x;
-    symc_add_input(m, "x", SYMC_F32, 3, (symc_dim[]){B, S, symc_dim_const(m, 96)}, &x, &err);
-    symc_dim c32 = symc_dim_const(m, 32);
-    symc_attr sa[2] = {symc_attr_int("axis", -1), symc_attr_dims("sizes", (symc_dim[]){c32, c32, c32}, 3)};
-    symc_tensor parts[3];
-    CHECK_MSG(symc_add_node(m, "split", "split", &x, 1, sa, 2, parts, 3, &err) == SYMC_OK, "%s", err.msg);
-    symc_attr rs = symc_attr_dims("shape", (symc_dim[]){B, S, symc_dim_const(m, 2), symc_dim_const(m, 16)}, 4);
-    static const char *const rn[3] = {"qr", "kr", "vr"}, *const tn[3] = {"qh", "kt", "vh"};
-    int64_t heads[4] = {0, 2, 1, 3}, keys[4] = {0, 2, 3, 1};
-    symc_attr ph = symc_attr_ints("perm", heads, 4), pk = symc_attr_ints("perm", keys, 4);
-    symc_tensor r[3], h[3];
-    for (int i = 0; i < 3; i++) {
-        r[i] = node(m, "reshape", rn[i], &parts[i], 1, &rs, 1);
-        h[i] = node(m, "transpose", tn[i], &r[i], 1, i == 1 ? &pk : &ph, 1);
-    }
-    symc_attr ax = symc_attr_int("axis", -1);
-    symc_tensor sc = node(m, "matmul", "s", (symc_tensor[]){h[0], h[1]}, 2, NULL, 0);
-    symc_tensor p = node(m, "softmax", "p", &sc, 1, &ax, 1);
-    symc_mark_output(m, node(m, "matmul", "o", (symc_tensor[]){p, h[2]}, 2, NULL, 0), &err);
+    symc_tensor x, parts[3], r[3], o;
+    symc_module *m = qkv_split_module(SYMC_F32, &x, parts, r, &o);
     if (shared) symc_mark_output(m, parts[2], &err);
     pass_fuse_rules rl = rules;
     rl.attention_max_head = 64;
