@@ -18,6 +18,7 @@ The table gives both medians, the ratio and the achieved TFLOP/s (4·B·H·S²·
 multiply-adds x2 ... counted as 4·B·H·S²·D flops, halved when causal).
 
 usage: bench_attention.py --symc build/bin/symc --lib build/lib/libsymc.so --out DIR [--dtype f16|bf16]
+       [--sweep]   (issue 34's table: S = 128 ... 8192 at 16K tokens, D 64 and 128, causal and not)
 """
 import argparse
 import json
@@ -31,6 +32,11 @@ import torch
 import torch.nn.functional as F
 from onnx import TensorProto, helper, numpy_helper
 
+# --sweep: issue 34's table, S = 128 ... 8192 at 16K tokens (B = 16384 / S), causal and not, head dims 64
+# and 128; one engine per point (so no box spans B 128 and S 8192 at once)
+SWEEP_S = (128, 256, 512, 1024, 2048, 4096, 8192)
+SWEEP = [(h, d, causal, [(max(1, 16384 // s), s)]) for h, d in ((12, 64), (16, 128)) for causal in (False, True)
+         for s in SWEEP_S]
 CONFIGS = [  # (H, D, causal, points [(B, S)])
     (12, 64, False, [(32, 512), (8, 1024), (1, 4096)]),
     (16, 64, True, [(8, 1024), (2, 4096)]),
@@ -109,6 +115,8 @@ def main():
     ap.add_argument("--merged", action="store_true",
                     help="Q, K, V, O as [B, S, H*D] split into heads by Reshape/Transpose (a transformer's layout)")
     ap.add_argument("--configs", default=None, help="indices into CONFIGS, comma separated (default all)")
+    ap.add_argument("--sweep", action="store_true",
+                    help="instead of CONFIGS: S = 128 ... 8192 at 16K tokens, causal and not, D 64 and 128")
     a = ap.parse_args()
     os.environ["SYMC_LIB"] = os.path.abspath(a.lib)
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "frontend", "torch"))
@@ -116,9 +124,12 @@ def main():
     dt = torch.float16 if a.dtype == "f16" else torch.bfloat16
     os.makedirs(a.out, exist_ok=True)
     rows, fails = [], 0
-    pick = [int(i) for i in a.configs.split(",")] if a.configs else range(len(CONFIGS))
-    for h, d, causal, points in (CONFIGS[i] for i in pick):
+    configs = SWEEP if a.sweep else CONFIGS
+    pick = [int(i) for i in a.configs.split(",")] if a.configs else range(len(configs))
+    for h, d, causal, points in (configs[i] for i in pick):
         name = f"attn_h{h}_d{d}{'_causal' if causal else ''}{'_merged' if a.merged else ''}_{a.dtype}"
+        if a.sweep:
+            name += f"_s{points[0][1]}"
         path, eng = os.path.join(a.out, name + ".onnx"), os.path.join(a.out, name + ".symx")
         onnx.save(model(h, d, causal, dt, a.merged), path)
         bmax = max(b for b, _ in points)
