@@ -81,6 +81,10 @@ static int tail_masked(const ir_module *m, uint32_t t) {
     return t != IR_NONE && pass_attention_literal(m, t, &v) && v <= -1e30;
 }
 
+/* f16 Q and K with head dims up to 256: |Q·Kᵀ| <= 256 * 65504^2 < 1.1e12 (the bound the causal tail
+ * and the folded scale rest on) */
+static int bounded_products(const ir_attention *a) { return a->qdt == SYMC_F16 && a->kdt == SYMC_F16 && a->d <= 256; }
+
 /* The causal tail (see cuda_emit_attention.h). Every score before the last op is bounded: f16
  * Q and K give |Q·Kᵀ| <= 256 * 65504^2 < 1.1e12, then scales and additions of literals of at
  * most 1e6 and masks of at most -1e30 (which only lower a score), so an unmasked score stays
@@ -90,7 +94,7 @@ static int tail_masked(const ir_module *m, uint32_t t) {
  * takes every tile. */
 int cg_att_causal_tail(cg_cuda *c, const ir_attention *a) {
     const ir_module *m = c->m;
-    if (a->causal_skip || a->n_ops == 0 || a->qdt != SYMC_F16 || a->kdt != SYMC_F16 || a->d > 256) return 0;
+    if (a->causal_skip || a->n_ops == 0 || !bounded_products(a)) return 0;
     const ir_att_op *last = &a->ops[a->n_ops - 1];
     double v;
     int le = 0;
@@ -123,7 +127,7 @@ int cg_att_causal_tail(cg_cuda *c, const ir_attention *a) {
  * max of the raw products and folds the scale into the exponent's multiply-add. */
 int cg_att_pure_scale(cg_cuda *c, const ir_attention *a, double *mul) {
     double v;
-    if (a->n_ops != 1 || a->qdt != SYMC_F16 || a->kdt != SYMC_F16 || a->d > 256) return 0;
+    if (a->n_ops != 1 || !bounded_products(a)) return 0;
     const ir_att_op *op = &a->ops[0];
     if (op->kind == IR_ATT_MUL && tail_normal(c->m, op->scalar, &v) && v > 1e-6) *mul = v;
     else if (op->kind == IR_ATT_DIV && tail_normal(c->m, op->scalar, &v) && v > 1e-6) *mul = 1.0 / v;

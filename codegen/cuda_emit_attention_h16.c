@@ -109,14 +109,23 @@ static void h16_key_range(cg_kw *k, const ir_attention *a) {
     cg_kw_body(k, "        const long long ntile = (kend + 63) / 64;\n");
 }
 
+/* The wgmma kernel's ring position gs, the same in every warpgroup: `step`, the key-tile loop's
+ * increment that moves it (modulo twice the stages), and `stage`, the declaration of this tile's
+ * stage st; its phase is gs >= stages. */
+static void wg_ring(char *step, size_t step_cap, char *stage, size_t stage_cap) {
+    snprintf(step, step_cap, ", gs = gs == %du ? 0u : gs + 1u", 2 * CG_ATT_WG_STAGES - 1);
+    snprintf(stage, stage_cap, "const int st = gs < %du ? (int)gs : (int)gs - %d;", CG_ATT_WG_STAGES, CG_ATT_WG_STAGES);
+}
+
 /* the wgmma kernel's producer warpgroup (threads 256..383): for each row block, Q's rows once
  * the consumers are done with the previous ones (mbarrier qempty), then every key tile of K and
  * V into the ring of CG_ATT_WG_STAGES stages, each once its consumers released it (empty[st]);
  * cp.async's completion arrives on qfull and full[st] (cp.async.mbarrier.arrive.noinc: 128
- * arrivals a phase). gs is the ring's position, key tiles so far modulo twice the stages (the stage
- * and the phase),
- * the same in every warpgroup. Then the consumers' branch opens: they wait for Q. */
+ * arrivals a phase), at the ring's position gs (wg_ring). Then the consumers' branch opens: they
+ * wait for Q. */
 static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const char *ksr, const char *vsr) {
+    char step[64], stage[80];
+    wg_ring(step, sizeof step, stage, sizeof stage);
     cg_kw_body(k,
                "        %s\n"
                "        if (threadIdx.x >= 256) { /* the producer warpgroup */\n"
@@ -128,13 +137,13 @@ static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const
     cg_kw_body(k,
                "            }\n"
                "            sc_mb_cp_arrive(mb);\n"
-               "            for (long long it = 0; it < ntile; it++, gs = gs == %du ? 0u : gs + 1u) {\n"
-               "                const int st = gs < %du ? (int)gs : (int)gs - %d;\n"
+               "            for (long long it = 0; it < ntile; it++%s) {\n"
+               "                %s\n"
                "                sc_mb_wait(mb + %d + 8 * st, (unsigned)(gs >= %du) ^ 1u); /* stage st is free */\n"
                "                unsigned short *Kn = Ks + st * %lld, *Vn = Vs + st * %lld;\n"
                "                const long long k1 = it * 64;\n",
-               2 * CG_ATT_WG_STAGES - 1, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, 16 + 8 * CG_ATT_WG_STAGES,
-               CG_ATT_WG_STAGES, (long long)(64 * h->QP), (long long)(64 * h->VP));
+               step, stage, 16 + 8 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, (long long)(64 * h->QP),
+               (long long)(64 * h->VP));
     emit_kv_tile(k, h, "Kn", "Vn", ksr, vsr, "k1", "pt");
     cg_kw_body(k,
                "                sc_mb_cp_arrive(mb + 16 + 8 * st);\n"
@@ -215,8 +224,8 @@ static void h16_qk(cg_kw *k, const h16_shape *h) {
  * release counts in the stage's phase). */
 static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *ksr, const char *vsr) {
     const int64_t QP = h->QP, VP = h->VP, NV = h->NV;
-    char ring_step[64]; /* the wgmma kernel's ring position, a step a key tile */
-    snprintf(ring_step, sizeof ring_step, ", gs = gs == %du ? 0u : gs + 1u", 2 * CG_ATT_WG_STAGES - 1);
+    char step[64], stage[80]; /* the wgmma kernel's ring position */
+    wg_ring(step, sizeof step, stage, sizeof stage);
     cg_kw_body(
         k,
         "        float m[%d][2], l[%d][2], o[%d][%lld][4];\n"
@@ -230,14 +239,14 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
         "        for (long long it = 0; it < ntile; it++%s) {\n"
         "            const long long k0 = it * 64;\n"
         "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n",
-        h->mt, h->mt, h->mt, (long long)NV, h->mt, (long long)NV, h->wg ? ring_step : "");
+        h->mt, h->mt, h->mt, (long long)NV, h->mt, (long long)NV, h->wg ? step : "");
     if (h->wg)
         cg_kw_body(k,
-                   "            const int st = gs < %du ? (int)gs : (int)gs - %d;\n"
+                   "            %s\n"
                    "            sc_mb_wait(mb + 16 + 8 * st, (unsigned)(gs >= %du)); /* the tile is in */\n"
                    "            sc_wg_fence_smem(); /* cp.async's writes, for wgmma's reads */\n"
                    "            const unsigned short *Kc = Ks + st * %lld, *Vc = Vs + st * %lld;\n",
-                   CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, (long long)(64 * QP), (long long)(64 * VP));
+                   stage, CG_ATT_WG_STAGES, (long long)(64 * QP), (long long)(64 * VP));
     else {
         cg_kw_body(k, "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n",
                    (long long)(64 * QP), (long long)(64 * VP));

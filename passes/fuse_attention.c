@@ -116,7 +116,7 @@ static int is_widening(const att_ctx *c, const ir_node *n) {
  * reshape's private output (only its last dim split, into [.., H, D]) of a private split output
  * along the last axis of a rank-3 tensor X with the same leading dims and a constant row length,
  * *b is base's dims over X's storage, offset by the parts before it, and the reshape is covered.
- * The split itself is covered by plan() once the kernel reads all of its outputs this way. */
+ * The split itself is covered by cover_splits once the kernel reads all of its outputs this way. */
 static int split_view(const att_ctx *c, uint32_t base, ir_attention *a, ir_att_view *b) {
     const ir_tensor *bt = &c->m->tensors[base];
     uint32_t rp = bt->producer;
@@ -183,7 +183,6 @@ static int read_view(const att_ctx *c, uint32_t t, ir_attention *a, ir_att_view 
         base = c->m->nodes[p].in[0];
     }
     ir_att_view b;
-    memset(&b, 0, sizeof b);
     if (r != 4 || !split_view(c, base, a, &b)) contiguous_view(c, base, &b);
     int pad = 4 - r;
     *v = b;
@@ -194,28 +193,27 @@ static int read_view(const att_ctx *c, uint32_t t, ir_attention *a, ir_att_view 
     return 1;
 }
 
-/* the split node whose outputs view v's reshapes read (split_view), when each of its outputs'
- * reshape is covered: the kernel reads them all in its input, so the split goes too */
-static uint32_t split_done(const att_ctx *c, const ir_attention *a, const ir_att_view *v) {
-    uint32_t found = IR_NONE;
-    for (uint32_t i = 0; i < a->n_covered && found == IR_NONE; i++) {
-        const ir_node *rn = &c->m->nodes[a->covered[i]];
-        if (rn->op != IR_OP_RESHAPE) continue;
-        uint32_t sp = c->m->tensors[rn->in[0]].producer;
-        if (sp != IR_NONE && c->m->nodes[sp].op == IR_OP_SPLIT && c->m->nodes[sp].in[0] == v->t) found = sp;
-    }
-    if (found == IR_NONE) return IR_NONE;
-    const ir_node *sn = &c->m->nodes[found];
-    for (uint32_t o = 0; o < sn->n_out; o++) {
-        if (!ir_uses_private(c->uses, sn->out[o])) return IR_NONE;
-        uint32_t reader = c->uses->consumer[sn->out[o]];
-        int in = 0;
-        for (uint32_t i = 0; i < a->n_covered; i++) in |= a->covered[i] == reader;
-        if (!in) return IR_NONE;
-    }
+static int is_covered(const ir_attention *a, uint32_t node) {
     for (uint32_t i = 0; i < a->n_covered; i++)
-        if (a->covered[i] == found) return IR_NONE; /* already */
-    return found;
+        if (a->covered[i] == node) return 1;
+    return 0;
+}
+
+/* A split whose every output is read through a covered reshape (split_view covers them): the kernel
+ * reads all its parts in its input, so the split is covered too, once. */
+static int cover_splits(const att_ctx *c, ir_attention *a) {
+    const uint32_t n = a->n_covered;
+    for (uint32_t i = 0; i < n; i++) {
+        const ir_node *rn = &c->m->nodes[a->covered[i]];
+        uint32_t sp = rn->op == IR_OP_RESHAPE ? c->m->tensors[rn->in[0]].producer : IR_NONE;
+        if (sp == IR_NONE || c->m->nodes[sp].op != IR_OP_SPLIT || is_covered(a, sp)) continue;
+        const ir_node *sn = &c->m->nodes[sp];
+        int all = 1;
+        for (uint32_t o = 0; o < sn->n_out && all; o++)
+            all = ir_uses_private(c->uses, sn->out[o]) && is_covered(a, c->uses->consumer[sn->out[o]]);
+        if (all && !cover(a, sp)) return 0;
+    }
+    return 1;
 }
 
 /* O (= t) written through the private transposes that consume it: the
@@ -618,11 +616,7 @@ static int plan(const att_ctx *c, uint32_t mm2, ir_attention *a) {
     if (!read_view(c, n1->in[0], a, &a->q) || !read_view(c, n1->in[1], a, &a->k) || !read_view(c, vt, a, &a->v) ||
         !write_view(c, n2->out[0], a, &a->o))
         return 0;
-    const ir_att_view *qkv[3] = {&a->q, &a->k, &a->v};
-    for (int i = 0; i < 3; i++) {
-        uint32_t sp = split_done(c, a, qkv[i]);
-        if (sp != IR_NONE && !cover(a, sp)) return 0;
-    }
+    if (!cover_splits(c, a)) return 0;
     /* the storage read, behind a widening cast */
     a->qdt = c->m->tensors[a->q.t].dtype, a->kdt = c->m->tensors[a->k.t].dtype, a->vdt = c->m->tensors[a->v.t].dtype;
     /* B is [.., D, Sk]: K is its last two axes swapped */
