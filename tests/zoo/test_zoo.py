@@ -30,10 +30,14 @@ EXPECTED: the test asserts that path fails with the clear error naming the op, s
 path starts working (flip the entry then) or fails differently. A wrong number is never expected.
 docs/MODELS.md holds the coverage table this test checks.
 
+Its exports and engines (about 1 GB) go to a temporary folder removed at exit; SYMC_ZOO_KEEP=1 keeps it.
+
 usage: test_zoo.py [path/to/libsymc.so [path/to/symc]]
 """
+import atexit
 import copy
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -64,7 +68,9 @@ try:
     HAVE_DYNAMO_ONNX = True
 except Exception:  # noqa: BLE001
     HAVE_DYNAMO_ONNX = False
-TMP = tempfile.mkdtemp(prefix="symc_zoo_")
+TMP = tempfile.mkdtemp(prefix="symc_zoo_")  # exports and engines, about 1 GB: removed at exit
+if os.environ.get("SYMC_ZOO_KEEP") != "1":
+    atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 RTOL = 1e-4  # the reference backend, and the CUDA backend's true-fp32 engines (the file-top paragraph says why)
 
 # (model, frontend) -> a piece of the error the path raises today (the op another helper's IR op will
