@@ -344,13 +344,21 @@ static void h16_tile_masks(cg_kw *k, const ir_attention *a) {
  * a float or a half cannot hold, and the sum and the output, taken against the same m, come out
  * the same (FlashAttention-4's rule). A row whose max moves past it rescales its sum and its
  * output columns, the warp's output only when one of its rows moved (a vote): most tiles after
- * the first skip those 2 * DV / 8 multiplies a row. The probability is ex2(v * A + B), one
- * multiply-add: A = log2(e) and B = -m * log2(e), except in a row whose max is below -1e38 (every
- * score so far masked by float32's lowest; m * log2(e) would overflow), which takes A = 1, B = -m:
- * there every score differs from m by 0 or by at least 2^103, whose exponential is 0 in either
- * base, so both give the reference's uniform row. When the score function is one positive scale
- * on f16 Q and K (cg_att_pure_scale) the max is taken of the raw products and the scale folds
- * into A (no multiply a score). */
+ * the first skip those 2 * DV / 8 multiplies a row.
+ *
+ * The probability is ex2(v * A + B), one multiply-add (A = log2(e), B = -m * A rounded): fmaf
+ * forms v * A + B exactly before its one rounding, so every probability of a row is 2^((v - m) * A +
+ * e) with the same e = m * A + B, the rounding of B, exactly representable (fmaf(m, A, B)). The sum
+ * and the output carry the common factor 2^e, which the final o / L cancels, and a rescale from max
+ * m to m' multiplies by ex2((m - m') * A + e' - e), so tiles taken against different maxima add
+ * exactly. |e| is at most half an ulp of m * A: a row with |m * A| < 2^22 (every row of a model
+ * with sane scores) has |e| <= 1/8. A row beyond that (a fully masked row under a -1e9 fill, bf16
+ * products near float32's largest, a row masked by float32's lowest) would hold a factor no half
+ * could carry, so such a row takes e = 0 and the probabilities as ex2((v - m) * A), two operations
+ * a score, for every row of the warp while one of them needs it (a vote); there the subtraction
+ * is exact or the exponential is 0 in any base, as in the reference. When the score function is
+ * one positive scale on f16 Q and K (cg_att_pure_scale) the max is taken of the raw products and
+ * the scale folds into A (no multiply a score). */
 static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
     const int64_t NV = h->NV;
     double mul = 1.0;
@@ -393,34 +401,55 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
                    "                mxa[mt][h] = mx;\n"
                    "            }\n");
     }
+    cg_kw_body(
+        k,
+        "            }\n"
+        "            const float ea = %s; /* A: log2(e), times a folded scale */\n"
+        "            float re[%d][2], bq[%d][2], cq[%d][2];\n"
+        "            bool up = false, big = false; /* a row of this thread moved its max; needs the subtraction */\n"
+        "#pragma unroll\n"
+        "            for (int mt = 0; mt < %d; mt++)\n"
+        "#pragma unroll\n"
+        "            for (int h = 0; h < 2; h++) {\n"
+        "                float mx = mxa[mt][h];\n"
+        "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
+        "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
+        "                const float mo = m[mt][h];\n"
+        "                re[mt][h] = 1.f;\n"
+        "                if (mx > mo + %s) { /* past the stale max's margin: rescale */\n"
+        "                    re[mt][h] = sc_ex2(fmaf(mo - mx, ea, sc_att_e(mx, ea) - sc_att_e(mo, ea)));\n"
+        "                    m[mt][h] = mx;\n"
+        "                    l[mt][h] *= re[mt][h];\n"
+        "                    up = true;\n"
+        "                }\n"
+        "                const float mu = m[mt][h] == NINF ? 0.f : m[mt][h], b = __fmul_rn(-mu, ea);\n"
+        "                const bool sub = !(fabsf(b) < 4194304.f); /* |m * A| >= 2^22: e would not fit */\n"
+        "                bq[mt][h] = sub ? 0.f : b;\n"
+        "                cq[mt][h] = sub ? mu : 0.f;\n"
+        "                big |= sub;\n"
+        "            }\n",
+        a0, h->mt, h->mt, h->mt, h->mt, tau);
+    for (int sub = 1; sub >= 0; sub--) {
+        char arg0[64], arg1[64];
+        snprintf(arg0, sizeof arg0, sub ? "s[mt][n][2 * h] - cq[mt][h]" : "s[mt][n][2 * h]");
+        snprintf(arg1, sizeof arg1, sub ? "s[mt][n][2 * h + 1] - cq[mt][h]" : "s[mt][n][2 * h + 1]");
+        cg_kw_body(k,
+                   "            %s\n"
+                   "#pragma unroll\n"
+                   "            for (int mt = 0; mt < %d; mt++)\n"
+                   "#pragma unroll\n"
+                   "            for (int h = 0; h < 2; h++)\n"
+                   "#pragma unroll\n"
+                   "                for (int n = 0; n < 8; n++) {\n"
+                   "                    const float p0 = sc_ex2(fmaf(%s, ea, bq[mt][h])),\n"
+                   "                                p1 = sc_ex2(fmaf(%s, ea, bq[mt][h]));\n"
+                   "                    l[mt][h] += p0 + p1;\n"
+                   "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
+                   "                }\n",
+                   sub ? "if (__any_sync(0xffffffffu, big)) /* a row beyond 2^22: by the subtraction */" : "else",
+                   h->mt, arg0, arg1);
+    }
     cg_kw_body(k,
-               "            }\n"
-               "            float re[%d][2];\n"
-               "            bool up = false; /* a row of this thread moved its max */\n"
-               "#pragma unroll\n"
-               "            for (int mt = 0; mt < %d; mt++)\n"
-               "#pragma unroll\n"
-               "            for (int h = 0; h < 2; h++) {\n"
-               "                float mx = mxa[mt][h];\n"
-               "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
-               "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
-               "                re[mt][h] = 1.f;\n"
-               "                if (mx > m[mt][h] + %s) { /* past the stale max's margin: rescale */\n"
-               "                    re[mt][h] = sc_ex2((m[mt][h] - mx) * %s);\n"
-               "                    m[mt][h] = mx;\n"
-               "                    l[mt][h] *= re[mt][h];\n"
-               "                    up = true;\n"
-               "                }\n"
-               "                const float mu = m[mt][h] == NINF ? 0.f : m[mt][h], A = mu < -1e38f ? 1.f : %s,\n"
-               "                            B = -mu * A;\n"
-               "#pragma unroll\n"
-               "                for (int n = 0; n < 8; n++) {\n"
-               "                    const float p0 = sc_ex2(fmaf(s[mt][n][2 * h], A, B)),\n"
-               "                                p1 = sc_ex2(fmaf(s[mt][n][2 * h + 1], A, B));\n"
-               "                    l[mt][h] += p0 + p1;\n"
-               "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
-               "                }\n"
-               "            }\n"
                "            if (__any_sync(0xffffffffu, up))\n"
                "#pragma unroll\n"
                "                for (int mt = 0; mt < %d; mt++)\n"
@@ -429,7 +458,7 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
                "                        o[mt][n][0] *= re[mt][0], o[mt][n][1] *= re[mt][0];\n"
                "                        o[mt][n][2] *= re[mt][1], o[mt][n][3] *= re[mt][1];\n"
                "                    }\n",
-               h->mt, h->mt, tau, a0, a0, h->mt, (long long)NV);
+               h->mt, (long long)NV);
 }
 
 /* P (the probabilities packed to half pairs: the A fragments) times the V tile by mma.sync */

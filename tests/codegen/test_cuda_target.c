@@ -1323,13 +1323,19 @@ static void test_attention_softmax(void) {
             CHECK_CONTAINS(e->cuda_source, "} else { /* the last tile: keys past Sk are -inf */");
             CHECK(strstr(e->cuda_source, "kl < rem ? v : NINF") > strstr(e->cuda_source, "if (rem == 64) {"));
             CHECK_CONTAINS(e->cuda_source, "if (__any_sync(0xffffffffu, up))");
-            CHECK_CONTAINS(e->cuda_source, "A = mu < -1e38f ? 1.f : ");
-            CHECK_CONTAINS(e->cuda_source, "sc_ex2(fmaf(s[mt][n][2 * h], A, B))");
+            /* the rescale carries both maxima's exponent offsets; a row beyond 2^22 takes the subtraction,
+             * the whole warp on its vote, the others one multiply-add a score */
+            CHECK_CONTAINS(e->cuda_source, "sc_ex2(fmaf(mo - mx, ea, sc_att_e(mx, ea) - sc_att_e(mo, ea)))");
+            CHECK_CONTAINS(e->cuda_source, "const bool sub = !(fabsf(b) < 4194304.f);");
+            const char *slow = strstr(e->cuda_source, "if (__any_sync(0xffffffffu, big))");
+            CHECK(slow && strstr(slow, "sc_ex2(fmaf(s[mt][n][2 * h] - cq[mt][h], ea, bq[mt][h]))") &&
+                  strstr(slow, "sc_ex2(fmaf(s[mt][n][2 * h], ea, bq[mt][h]))") >
+                      strstr(slow, "sc_ex2(fmaf(s[mt][n][2 * h] - cq[mt][h], ea, bq[mt][h]))"));
             const char *fold = strstr(e->cuda_source, "/* the scale (0.125) is folded into the exponent */");
             CHECK_MSG(!fold == !cases[i].fold, "case %zu: fold %d", i, !!fold);
             /* folded: A = log2(e) / 8, and the margin 8 ln 2 in raw products (x8) */
-            if (cases[i].fold) CHECK_CONTAINS(e->cuda_source, "? 1.f : ((float)0.180336880111");
-            else CHECK_CONTAINS(e->cuda_source, "? 1.f : ((float)1.44269504088");
+            if (cases[i].fold) CHECK_CONTAINS(e->cuda_source, "const float ea = ((float)0.180336880111");
+            else CHECK_CONTAINS(e->cuda_source, "const float ea = ((float)1.44269504088");
             rt_engine_free(e);
         }
         symc_module_destroy(m);

@@ -28,6 +28,8 @@ MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary"
           "twin_chains",
           # issue 29: transformers' padding masks from a runtime attention_mask (padded and fully masked rows)
           "mask_pad", "mask_causal_pad", "mask_bool_where",
+          # masked_fill(-1e9), as hand-written transformers mask: a fully masked row's max near -1e9
+          "mask_fill_1e9",
           # docs/PLAN-data-dependent.md stage 4: NonZero, Compress, Unique, NonMaxSuppression (sizes known after the run);
           # data_sized_gpu without the Unique with an axis (reference only), so the GPU runs the rest
           "data_sized_e2e", "data_sized_gpu",

@@ -141,7 +141,7 @@ def attention():
     return model(nodes, [vi("x", F, ["batch", "seq", d])], [out("y")], inits)
 
 
-def hf_mask(form):
+def hf_mask(form, fill=None):
     """Two attention layers sharing one padding mask built from a runtime attention_mask [batch, seq]
     (int64, 1 = token, 0 = padding) the way transformers 5's eager attention exports it
     (torch.onnx.export, dynamo=False): the mask is gathered from the flattened attention_mask by
@@ -151,9 +151,11 @@ def hf_mask(form):
     (GPT-2 and Llama with a padding mask); "bool_where" keeps the scores where the expanded mask
     holds and puts float32 min elsewhere (masked_fill). The CUDA target's fused attention reads the
     pieces behind the where, expand and ands: once, one of them was computed inside another
-    kernel and never stored, so the GPU read memory nothing wrote (issue 29)."""
+    kernel and never stored, so the GPU read memory nothing wrote (issue 29). fill replaces float32
+    min: -1e9 is the masked_fill of hand-written transformers, whose fully masked rows put the
+    half kernel's row max near -1e9 (its probabilities then by a subtraction, h16_softmax)."""
     d, h = 64, 2
-    fmin = float(np.finfo(np.float32).min)
+    fmin = float(np.finfo(np.float32).min) if fill is None else fill
     nodes = [
         N("Shape", ["attention_mask"], ["ms"]),
         N("Gather", ["ms", "i0"], ["bs"], axis=0), N("Gather", ["ms", "i1"], ["sq"], axis=0),
@@ -1242,6 +1244,7 @@ def main():
         "data_sized": data_sized(), "data_sized_e2e": data_sized_e2e(),
         "data_sized_gpu": data_sized_e2e(with_axis=False),
         "mask_pad": hf_mask("pad"), "mask_causal_pad": hf_mask("causal_pad"), "mask_bool_where": hf_mask("bool_where"),
+        "mask_fill_1e9": hf_mask("bool_where", -1e9),
     }
     models.update(errors())
     for name, m in models.items():

@@ -13,7 +13,7 @@ Models: S1 (the ViT seed, C builder API), the 13 op-family ONNX models,
 docs/BENCHMARKS-SUITE.md's S2, S3, M1, an M3-like CNN and M5's pattern at small widths, and
 three attention patterns the CUDA target fuses (tests/e2e). The mask models
 (mask_pad, mask_causal_pad, mask_bool_where: transformers' exported padding
-masks from a runtime attention_mask input) run every point with each mask
+masks from a runtime attention_mask input; mask_fill_1e9: masked_fill(-1e9)) run every point with each mask
 form: no padding, padded rows of random lengths, a fully masked row, and
 padding first (left padding).
 
@@ -191,7 +191,7 @@ for name in MODELS:
 # pass stored in half, read behind its widening casts; m5_fusion's softmax stores its epilogue's
 # cast to the f32 output itself
 for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m2_attn", "m4_causal", "mask_pad",
-             "mask_causal_pad", "mask_bool_where") if os.environ.get("SYMC_GPU_PRECISIONS", "1") != "0" else ():
+             "mask_causal_pad", "mask_bool_where", "mask_fill_1e9") if os.environ.get("SYMC_GPU_PRECISIONS", "1") != "0" else ():
     if only and name not in only:
         continue
     path = os.path.join(tmp, name + ".onnx")
