@@ -19,8 +19,12 @@ The points, in this order in each process (the first pays the process's first li
 opt, max, off1, off2, min.
 Output: OUT/first_call.md (tables) and OUT/first_call.json.
 
+With --profile a third process (warmed, `symc bench --profile`) gives each point's first-call
+breakdown (host time per kind of step), printed after the table; the timings above it are not profiled. The setups column: cuBLASLt setups made at that first call
+and those taken from another step making the same call (runtime/cuda/setup_pool.h).
+
 usage (device, repo root, build/bin and build/lib carried):
-  python3 bench/first_call.py --out $OUT [--models resnet50,bert] [--work /tmp/fc]
+  python3 bench/first_call.py --out $OUT [--models resnet50,bert] [--work /tmp/fc] [--profile]
 """
 import argparse
 import json
@@ -70,19 +74,25 @@ def compile_once(a, onnx_path, engine, m, rm, cache):
     return secs, tuned
 
 
-def bench(a, engine, m, warm, out_json):
+def bench(a, engine, m, warm, out_json, profile=False):
+    """first_us per point, cuBLASLt setups (made, shared) per point, the warm-up (points, ms) and, with
+    --profile on the warmed run, each point's "first call at this shape (profiled)" line"""
     cmd = [a.symc, "bench", engine, "--json", out_json, "--iters", "5", "--warmup", "1"]
     for _, values in POINTS[a.cur]:
         cmd += ["--point", point_flag(m, values)]
     if warm:
         cmd.append("--warm")
+    if profile:
+        cmd.append("--profile")
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
         raise RuntimeError("symc bench: " + (p.stderr or p.stdout)[-2000:])
     w = re.search(r"warm-up: (\d+) points? in ([0-9.]+) ms", p.stdout)
     with open(out_json) as f:
         pts = json.load(f)["points"]
-    return [x["first_us"] for x in pts], (int(w.group(1)), float(w.group(2))) if w else None
+    prof = [ln.strip() for ln in p.stdout.splitlines() if "first call at this shape (profiled)" in ln]
+    return ([x["first_us"] for x in pts], [(x.get("setups_made"), x.get("setups_shared")) for x in pts],
+            (int(w.group(1)), float(w.group(2))) if w else None, prof)
 
 
 def check(a, engine, m, module, rm, torch):
@@ -112,6 +122,8 @@ def main():
     ap.add_argument("--symc", default="build/bin/symc")
     ap.add_argument("--lib", default="build/lib/libsymc.so")
     ap.add_argument("--work", default="/tmp/first_call")
+    ap.add_argument("--profile", action="store_true",
+                    help="the warmed run with symc bench --profile: where each first call's host time goes")
     a = ap.parse_args()
     a.symc = os.path.abspath(a.symc)
     os.environ.setdefault("SYMC_LIB", os.path.abspath(a.lib))
@@ -143,8 +155,9 @@ def main():
         same = open(e1, "rb").read() == open(e2, "rb").read()
         log(f"{name}: built cold in {cold_s:.1f} s, from the cache in {cached_s:.1f} s, "
             f"{'the same engine' if same else 'DIFFERENT engines'}")
-        first_cold, _ = bench(a, e1, m, False, os.path.join(d, "b_cold.json"))
-        first_warm, warm = bench(a, e1, m, True, os.path.join(d, "b_warm.json"))
+        first_cold, _, _, _ = bench(a, e1, m, False, os.path.join(d, "b_cold.json"))
+        first_warm, setups, warm, _ = bench(a, e1, m, True, os.path.join(d, "b_warm.json"))
+        prof = bench(a, e1, m, True, os.path.join(d, "b_prof.json"), True)[3] if a.profile else []
         n_warm, errs = check(a, e1, m, module, rm, torch)
         bad = [t for (t, _), e in zip(POINTS[name], errs) if not e <= TOL]
         failed += len(bad)
@@ -152,7 +165,8 @@ def main():
                          "tuning_cached": cached_t, "points": [t for t, _ in POINTS[name]],
                          "shapes": [point_flag(m, v) for _, v in POINTS[name]], "first_us_cold": first_cold,
                          "first_us_warm": first_warm, "warm_points": warm[0] if warm else None,
-                         "warm_ms": warm[1] if warm else None, "check_warm_points": n_warm, "rel_err": errs}
+                         "warm_ms": warm[1] if warm else None, "check_warm_points": n_warm, "rel_err": errs,
+                         "setups_warm": setups, "profile_warm": prof}
         log(f"{name}: first call us cold {[round(x) for x in first_cold]}, warmed {[round(x) for x in first_warm]}"
             f" (warm-up {warm}); errors {['%.1e' % e for e in errs]}{'; WRONG at ' + ','.join(bad) if bad else ''}")
         with open(os.path.join(a.out, "first_call.json"), "w") as f:
@@ -163,11 +177,15 @@ def main():
                      f"{'the same engine' if r['same_engine'] else 'different engines'}; tuning: "
                      f"{' / '.join(r['tuning_cold'][-1:] + r['tuning_cached'][-1:])}; warm-up "
                      f"{r['warm_points']} points in {r['warm_ms']} ms\n")
-        lines.append("| point | shapes | first call us, cold | first call us, warmed | rel err (warmed) |")
-        lines.append("|---|---|---:|---:|---:|")
+        lines.append("| point | shapes | first call us, cold | first call us, warmed | cuBLASLt setups made / "
+                     "shared (warmed) | rel err (warmed) |")
+        lines.append("|---|---|---:|---:|---:|---:|")
         for i, t in enumerate(r["points"]):
+            made, shared = r["setups_warm"][i]
             lines.append(f"| {t} | {r['shapes'][i]} | {r['first_us_cold'][i]:.0f} | {r['first_us_warm'][i]:.0f} | "
-                         f"{r['rel_err'][i]:.1e} |")
+                         f"{made} / {shared} | {r['rel_err'][i]:.1e} |")
+        for ln in r["profile_warm"]:
+            lines.append(f"\n    {ln}")
     with open(os.path.join(a.out, "first_call.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

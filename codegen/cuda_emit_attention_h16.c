@@ -229,6 +229,7 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
     cg_kw_body(
         k,
         "        float m[%d][2], l[%d][2], o[%d][%lld][4];\n"
+        "        bool wbig = false; /* a row of the warp past 2^22 (h16_softmax) */\n"
         "#pragma unroll\n"
         "        for (int mt = 0; mt < %d; mt++) {\n"
         "            m[mt][0] = m[mt][1] = NINF;\n"
@@ -355,8 +356,9 @@ static void h16_tile_masks(cg_kw *k, const ir_attention *a) {
  * with sane scores) has |e| <= 1/8. A row beyond that (a fully masked row under a -1e9 fill, bf16
  * products near float32's largest, a row masked by float32's lowest) would hold a factor no half
  * could carry, so such a row takes e = 0 and the probabilities as ex2((v - m) * A), two operations
- * a score, for every row of the warp while one of them needs it (a vote); there the subtraction
- * is exact or the exponential is 0 in any base, as in the reference. When the score function is
+ * a score, and so does every row of its warp while it is there (the warp's mode, voted when a max
+ * moves; a row's own formula for the others, B = 0 marking the subtracting rows); the subtraction
+ * is exact there or the exponential is 0 in any base, as in the reference. When the score function is
  * one positive scale on f16 Q and K (cg_att_pure_scale) the max is taken of the raw products and
  * the scale folds into A (no multiply a score). */
 static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
@@ -405,7 +407,7 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
         k,
         "            }\n"
         "            const float ea = %s; /* A: log2(e), times a folded scale */\n"
-        "            float re[%d][2], bq[%d][2], cq[%d][2];\n"
+        "            float re[%d][2], bq[%d][2];\n"
         "            bool up = false, big = false; /* a row of this thread moved its max; needs the subtraction */\n"
         "#pragma unroll\n"
         "            for (int mt = 0; mt < %d; mt++)\n"
@@ -425,40 +427,40 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
         "                const float mu = m[mt][h] == NINF ? 0.f : m[mt][h], b = __fmul_rn(-mu, ea);\n"
         "                const bool sub = !(fabsf(b) < 4194304.f); /* |m * A| >= 2^22: e would not fit */\n"
         "                bq[mt][h] = sub ? 0.f : b;\n"
-        "                cq[mt][h] = sub ? mu : 0.f;\n"
         "                big |= sub;\n"
+        "            }\n"
+        "            if (__any_sync(0xffffffffu, up)) { /* a max moved: the output rescaled, the warp's mode anew */\n"
+        "                wbig = __any_sync(0xffffffffu, big);\n"
+        "#pragma unroll\n"
+        "                for (int mt = 0; mt < %d; mt++)\n"
+        "#pragma unroll\n"
+        "                    for (int n = 0; n < %lld; n++) {\n"
+        "                        o[mt][n][0] *= re[mt][0], o[mt][n][1] *= re[mt][0];\n"
+        "                        o[mt][n][2] *= re[mt][1], o[mt][n][3] *= re[mt][1];\n"
+        "                    }\n"
         "            }\n",
-        a0, h->mt, h->mt, h->mt, h->mt, tau);
-    for (int sub = 1; sub >= 0; sub--) {
-        char arg0[64], arg1[64];
-        snprintf(arg0, sizeof arg0, sub ? "s[mt][n][2 * h] - cq[mt][h]" : "s[mt][n][2 * h]");
-        snprintf(arg1, sizeof arg1, sub ? "s[mt][n][2 * h + 1] - cq[mt][h]" : "s[mt][n][2 * h + 1]");
-        cg_kw_body(k,
-                   "            %s\n"
-                   "#pragma unroll\n"
-                   "            for (int mt = 0; mt < %d; mt++)\n"
-                   "#pragma unroll\n"
-                   "            for (int h = 0; h < 2; h++)\n"
-                   "#pragma unroll\n"
-                   "                for (int n = 0; n < 8; n++) {\n"
-                   "                    const float p0 = sc_ex2(fmaf(%s, ea, bq[mt][h])),\n"
-                   "                                p1 = sc_ex2(fmaf(%s, ea, bq[mt][h]));\n"
-                   "                    l[mt][h] += p0 + p1;\n"
-                   "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
-                   "                }\n",
-                   sub ? "if (__any_sync(0xffffffffu, big)) /* a row beyond 2^22: by the subtraction */" : "else",
-                   h->mt, arg0, arg1);
-    }
-    cg_kw_body(k,
-               "            if (__any_sync(0xffffffffu, up))\n"
-               "#pragma unroll\n"
-               "                for (int mt = 0; mt < %d; mt++)\n"
-               "#pragma unroll\n"
-               "                    for (int n = 0; n < %lld; n++) {\n"
-               "                        o[mt][n][0] *= re[mt][0], o[mt][n][1] *= re[mt][0];\n"
-               "                        o[mt][n][2] *= re[mt][1], o[mt][n][3] *= re[mt][1];\n"
-               "                    }\n",
-               h->mt, (long long)NV);
+        a0, h->mt, h->mt, h->mt, tau, h->mt, (long long)NV);
+    for (int sub = 1; sub >= 0; sub--)
+        cg_kw_body(
+            k,
+            "            %s\n"
+            "#pragma unroll\n"
+            "            for (int mt = 0; mt < %d; mt++)\n"
+            "#pragma unroll\n"
+            "            for (int h = 0; h < 2; h++) {\n"
+            "                %s\n"
+            "#pragma unroll\n"
+            "                for (int n = 0; n < 8; n++) {\n"
+            "                    const float p0 = sc_ex2(fmaf(%s, ea, bq[mt][h])),\n"
+            "                                p1 = sc_ex2(fmaf(%s, ea, bq[mt][h]));\n"
+            "                    l[mt][h] += p0 + p1;\n"
+            "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
+            "                }\n"
+            "            }\n",
+            sub ? "if (wbig) /* a row of the warp beyond 2^22: by the subtraction (B = 0 there) */" : "else", h->mt,
+            sub ? "const float c = bq[mt][h] == 0.f && m[mt][h] != NINF ? m[mt][h] : 0.f;"
+                : "/* one multiply-add a score */",
+            sub ? "s[mt][n][2 * h] - c" : "s[mt][n][2 * h]", sub ? "s[mt][n][2 * h + 1] - c" : "s[mt][n][2 * h + 1]");
 }
 
 /* P (the probabilities packed to half pairs: the A fragments) times the V tile by mma.sync */

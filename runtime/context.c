@@ -873,6 +873,8 @@ static symc_status context_graph_stats(symrt_context *c, symrt_graph_stats *out,
         out->updates += s.updates;
         out->plain += s.plain;
         out->failed += s.failed;
+        out->setups_made += s.setups_made;
+        out->setups_shared += s.setups_shared;
     }
     return SYMC_OK;
 }

@@ -452,6 +452,8 @@ int tool_bench_point_run(b_run *r, const b_point *p, int point_index, b_result *
     res->graph.updates -= g0.updates;
     res->graph.plain -= g0.plain;
     res->graph.failed -= g0.failed;
+    res->graph.setups_made -= g0.setups_made;
+    res->graph.setups_shared -= g0.setups_shared;
     if (r->profile && b_point_profile(r, p, point_index, res, err)) goto out;
     if (b_point_nans(r, &bf, res, err)) goto out;
     rc = 0;

@@ -173,8 +173,10 @@ int tool_bench_write_json(const char *path, const char *engine, const char *back
         b_json_num(f, x->shape_us);
         fprintf(f,
                 ",\n     \"graph_replays\": %" PRIu64 ", \"graph_captures\": %" PRIu64 ", \"graph_updates\": %" PRIu64
-                ", \"graph_plain\": %" PRIu64 ", \"graph_failed\": %" PRIu64,
-                x->graph.replays, x->graph.captures, x->graph.updates, x->graph.plain, x->graph.failed);
+                ", \"graph_plain\": %" PRIu64 ", \"graph_failed\": %" PRIu64 ", \"setups_made\": %" PRIu64
+                ", \"setups_shared\": %" PRIu64,
+                x->graph.replays, x->graph.captures, x->graph.updates, x->graph.plain, x->graph.failed,
+                x->graph.setups_made, x->graph.setups_shared);
         fprintf(f, ",\n     \"batch\": %" PRId64 ", \"throughput\": ", x->batch);
         b_json_num(f, x->throughput);
         fprintf(f, ", \"iters\": %d, \"sets\": %u, \"nan_out\": %zu", x->iters, x->sets, x->nan_out);

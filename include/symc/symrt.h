@@ -293,6 +293,11 @@ typedef struct symrt_graph_stats {
     uint64_t updates;  /* always 0: symc no longer installs a capture into an existing graph */
     uint64_t plain;    /* enqueues run step by step: graphs off, a shape's first run, a failed key */
     uint64_t failed;   /* captures that failed (that key runs plainly from then on) */
+    /* the first call at a new shape: cuBLASLt setups (descriptors and a checked algorithm, 15-25 us
+     * each) made, and those a step took from another step making the same call (a transformer's
+     * layers: made once per distinct GEMM, not per layer) */
+    uint64_t setups_made;
+    uint64_t setups_shared;
 } symrt_graph_stats;
 symc_status symrt_context_graph_stats(symrt_context *c, symrt_graph_stats *out, symc_error *err);
 

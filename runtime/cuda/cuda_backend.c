@@ -900,7 +900,10 @@ void rt_cuda_set_graphs(rt_cuda *c, int on) {
 
 symrt_graph_stats rt_cuda_graph_stats(const rt_cuda *c) {
     symrt_graph_stats z = {0};
-    return c ? c->graph_stats : z;
+    if (!c) return z;
+    symrt_graph_stats s = c->graph_stats;
+    rt_cuda_gemm_setup_stats(c, &s.setups_made, &s.setups_shared);
+    return s;
 }
 
 /* "node 'x'", or "node 'x' (region 0) or 'y' (region 1)" when states of

@@ -32,9 +32,11 @@
  * exactly and applies the activation: D = ones(HW x 1) bias(1 x Cout) + D
  * (C = D, beta 1, one fp32 sum and one rounding per element).
  *
- * Descriptors and the algorithm are cached per step and problem key (sizes,
- * strides, alignment), so steady-state enqueues only set the bias pointer
- * and call cublasLtMatmul. The algorithm is the step's tuned entry nearest
+ * Descriptors and the algorithm are cached per problem key (sizes, strides,
+ * alignment, dtype) and shared by the steps of one class (the same precision,
+ * epilogue and tuned choices: runtime/cuda/setup_pool.h), so a transformer's
+ * layers make each setup once at a new shape, and steady-state enqueues only
+ * set the bias pointer and call cublasLtMatmul. The algorithm is the step's tuned entry nearest
  * the sizes (rt_cuda_tune_order, runtime/cuda/tuned_pick.h: the tuned points cover the
  * declared box) whose alignment the pointers meet and which
  * cublasLtMatmulAlgoCheck accepts, the next nearest if not; the heuristic's
@@ -46,12 +48,13 @@
 #include <string.h>
 
 #include "runtime/cuda/cuda_internal.h"
+#include "runtime/cuda/setup_pool.h"
 #include "runtime/cuda/tuned_pick.h"
 
 _Static_assert(sizeof(cublasLtMatmulAlgo_t) == RT_GEMM_ALGO_SIZE, "engine.h's RT_GEMM_ALGO_SIZE is stale");
 
 #define GEMM_WORKSPACE RT_CUDA_GEMM_WORKSPACE
-#define GEMM_CACHE 8 /* shape keys remembered per step */
+#define GEMM_CACHE 8 /* setups remembered per step */
 #define GEMM_MAX_BATCH_RANK 8
 
 typedef struct gemm_key {
@@ -64,9 +67,19 @@ typedef struct gemm_key {
     uint32_t align; /* bytes every pointer, ld and stride is a multiple of (<= 256) */
 } gemm_key;
 
-typedef struct gemm_entry {
-    int used;
+/* What a setup is for: the call's key, the problem's batch (the tuned pick reads it; a loop's key
+ * says 1), the step's class (rt_cuda_setup_classes) and dtype. */
+typedef struct gemm_pkey {
     gemm_key key;
+    int64_t batch;
+    uint32_t cls;
+    int32_t dt;
+} gemm_pkey;
+
+typedef struct gemm_entry {
+    rt_cuda_setup base; /* first: the pool's header */
+    gemm_pkey pk;
+    gemm_key key; /* = pk.key */
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t la, lb, ld;
     cublasLtMatmulAlgo_t algo;
@@ -94,8 +107,8 @@ struct rt_gemm_state {
     size_t zeros_size;
     CUdeviceptr ones[3]; /* f32, f16, bf16 ones: the A of a 1x1 convolution's bias pass */
     size_t ones_n[3];
-    gemm_entry *cache; /* GEMM_CACHE per step */
-    uint32_t *next;    /* per step: the entry to evict next */
+    rt_cuda_setups setups; /* gemm_entry, GEMM_CACHE per step, shared within a class */
+    uint32_t *cls;         /* per step: its class */
 };
 
 /* The problem a step solves at these slots, in row-major terms, and how its
@@ -364,6 +377,8 @@ symc_status rt_cuda_gemm_sizes(const rt_engine *e, uint32_t step, const int64_t 
 
 /* ---- handle, workspace, cache ------------------------------------------------- */
 
+static void entry_destroy(rt_cuda_setup *s);
+
 symc_status rt_cuda_gemm_create(rt_cuda *c, symc_error *err) {
     symc_status st = rt_cuda_lt_load(err);
     if (st) return st;
@@ -372,9 +387,10 @@ symc_status rt_cuda_gemm_create(rt_cuda *c, symc_error *err) {
     rt_gemm_state *g = calloc(1, sizeof *g);
     if (!g) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuBLASLt state");
     c->gemm = g;
-    g->cache = calloc((size_t)c->e->n_steps * GEMM_CACHE + 1, sizeof *g->cache);
-    g->next = calloc((size_t)c->e->n_steps + 1, sizeof *g->next);
-    if (!g->cache || !g->next) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuBLASLt state");
+    g->cls = calloc((size_t)c->e->n_steps + 1, sizeof *g->cls);
+    if (!g->cls) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating the cuBLASLt state");
+    rt_cuda_setup_classes(c->e, RT_STEP_GEMM, g->cls);
+    if ((st = rt_cuda_setups_init(&g->setups, c->e->n_steps, GEMM_CACHE, entry_destroy, err))) return st;
     if (c->owner != c) {
         g->h = c->owner->gemm->h;
         g->borrowed = 1;
@@ -400,17 +416,20 @@ static void entry_clear(gemm_entry *en) {
     memset(en, 0, sizeof *en);
 }
 
+static void entry_destroy(rt_cuda_setup *s) {
+    descs_clear((gemm_entry *)s);
+    free(s);
+}
+
 void rt_cuda_gemm_destroy(rt_cuda *c) {
     rt_gemm_state *g = c->gemm;
     if (!g) return;
-    if (g->cache)
-        for (size_t i = 0; i < (size_t)c->e->n_steps * GEMM_CACHE; i++) entry_clear(&g->cache[i]);
+    rt_cuda_setups_free(&g->setups);
     if (g->h && !g->borrowed) rt_cuda_lt.Destroy(g->h);
     rt_cuda_free(c, g->ws); /* the buffers: 0 in a borrowing state */
     rt_cuda_free(c, g->zeros);
     for (int i = 0; i < 3; i++) rt_cuda_free(c, g->ones[i]);
-    free(g->cache);
-    free(g->next);
+    free(g->cls);
     free(g);
     c->gemm = NULL;
 }
@@ -652,19 +671,29 @@ static void key_of(const rt_step *s, const gemm_problem *p, const CUdeviceptr pt
     key->align = al;
 }
 
+/* The setup for this step and key: the step's own, another step's of its class (the same call),
+ * or made now (descriptors and the algorithm). */
 static symc_status find_entry(rt_cuda *c, uint32_t step, const gemm_problem *p, const gemm_key *key, gemm_entry **out,
                               symc_error *err) {
     rt_gemm_state *g = c->gemm;
     const rt_step *s = &c->e->steps[step];
-    gemm_entry *row = &g->cache[(size_t)step * GEMM_CACHE];
-    for (int i = 0; i < GEMM_CACHE; i++)
-        if (row[i].used && !memcmp(&row[i].key, key, sizeof *key)) {
-            *out = &row[i];
-            return SYMC_OK;
-        }
-    gemm_entry *en = &row[g->next[step]];
-    g->next[step] = (g->next[step] + 1) % GEMM_CACHE;
-    entry_clear(en);
+    gemm_pkey pk;
+    memset(&pk, 0, sizeof pk); /* memcmp'd: no padding garbage */
+    pk.key = *key;
+    pk.batch = p->batch;
+    pk.cls = g->cls[step];
+    pk.dt = (int32_t)p->dt;
+    rt_cuda_setup *got = rt_cuda_setups_row(&g->setups, step, &pk, sizeof pk);
+    if (!got) got = rt_cuda_setups_take(&g->setups, step, &pk, sizeof pk);
+    if (got) {
+        *out = (gemm_entry *)got;
+        return SYMC_OK;
+    }
+    gemm_entry *en = calloc(1, sizeof *en);
+    if (!en)
+        return symc_error_setf(err, SYMC_ERR_NOMEM, "node '%s': out of host memory for a cuBLASLt setup",
+                               rt_cuda_node_name(c->e, s));
+    en->pk = pk;
     en->key = *key;
     symc_status st = make_call(g, s, p->dt, en, err);
     if (!st) en->from_tuning = use_tuned(g, s, p, en);
@@ -681,10 +710,12 @@ static symc_status find_entry(rt_cuda *c, uint32_t step, const gemm_problem *p, 
     if (st) {
         symc_error_prefix(err, "node '%s': GEMM m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " batch=%" PRId64,
                           rt_cuda_node_name(c->e, s), p->m, p->n, p->k, p->batch);
-        entry_clear(en);
+        entry_destroy(&en->base);
         return st;
     }
-    en->used = 1;
+    en->base.key = &en->pk;
+    en->base.key_len = sizeof en->pk;
+    rt_cuda_setups_put(&g->setups, step, &en->base);
     *out = en;
     return SYMC_OK;
 }
@@ -759,7 +790,7 @@ static symc_status run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream
     const CUdeviceptr ptrs[5] = {pa, pb, pc, pd, pbias ? pbias : pd};
     gemm_key key;
     key_of(s, &p, ptrs, k0, &key);
-    gemm_entry *en;
+    gemm_entry *en = NULL;
     if ((st = find_entry(c, step, &p, &key, &en, err))) return st;
     const cublasLtMatmulAlgo_t *algo = forced ? forced : &en->algo;
     if (en->split && (st = ensure_ones(c, p.dt, p.n, err))) goto fail;
@@ -828,13 +859,14 @@ void rt_cuda_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char
     }
     int from_tuning = -1;
     const char *form = p.conv ? " (1x1 conv)" : "";
-    const gemm_entry *row = c->gemm ? &c->gemm->cache[(size_t)step * GEMM_CACHE] : NULL;
-    for (int i = 0; row && i < GEMM_CACHE; i++)
-        if (row[i].used && row[i].key.m == p.n && row[i].key.n == p.m && row[i].key.k == p.k) {
-            from_tuning = row[i].from_tuning;
-            if (row[i].row) form = " (1x1 conv, row order, bias epilogue)";
-            if (row[i].split) form = " (1x1 conv, bias in a K=1 call)";
+    for (uint32_t i = 0; c->gemm && i < GEMM_CACHE; i++) {
+        const gemm_entry *en = (const gemm_entry *)rt_cuda_setups_way(&c->gemm->setups, step, i);
+        if (en && en->key.m == p.n && en->key.n == p.m && en->key.k == p.k) {
+            from_tuning = en->from_tuning;
+            if (en->row) form = " (1x1 conv, row order, bias epilogue)";
+            if (en->split) form = " (1x1 conv, bias in a K=1 call)";
         }
+    }
     snprintf(buf, cap, "cuBLASLt %s%s m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " batch=%" PRId64 "%s%s%s%s%s, %s",
              symc_dtype_name(p.dt), form, p.m, p.n, p.k, p.batch, p.ta ? " A^T" : "", p.tb ? " B^T" : "",
              p.tbias_t != RT_NONE ? (p.conv ? " +bias per channel" : " +bias") : "",
@@ -845,6 +877,11 @@ void rt_cuda_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char
              from_tuning < 0   ? "algo not chosen yet"
                  : from_tuning ? "tuned algo"
                                : "heuristic algo");
+}
+
+void rt_cuda_gemm_setup_stats(const rt_cuda *c, uint64_t *made, uint64_t *shared) {
+    *made = c->gemm ? c->gemm->setups.made : 0;
+    *shared = c->gemm ? c->gemm->setups.shared : 0;
 }
 
 symc_status rt_cuda_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err) {

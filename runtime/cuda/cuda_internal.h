@@ -160,6 +160,8 @@ const char *rt_cuda_node_name(const rt_engine *e, const rt_step *s);
 symc_status rt_cuda_gemm_create(rt_cuda *c, symc_error *err);
 void rt_cuda_gemm_destroy(rt_cuda *c);
 symc_status rt_cuda_gemm_run(rt_cuda *c, uint32_t step, const int64_t *slots, CUstream stream, symc_error *err);
+/* cuBLASLt setups made and taken from another step of the same call, so far (0 without GEMM steps) */
+void rt_cuda_gemm_setup_stats(const rt_cuda *c, uint64_t *made, uint64_t *shared);
 /* (the sizes a GEMM step solves at some slots: rt_cuda_gemm_sizes, runtime/cuda/tuned_pick.h) */
 /* Up to `cap` heuristic candidates for a GEMM step at these slots. */
 symc_status rt_cuda_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *slots, cublasLtMatmulAlgo_t *algos,

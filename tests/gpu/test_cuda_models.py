@@ -119,6 +119,26 @@ def run_sweep(label, engine, inputs, tol):
     summary.append((label, len(dirs), "PASS" if r.returncode == 0 else "FAIL", worst, time.time() - t0))
 
 
+def check_setups(label, engine):
+    """mask_pad's two layers make 8 GEMMs, two calls (q, k, v: x W; o: x W + C): at each new shape
+    the first call makes each cuBLASLt setup once and the other steps take it (the setup pool,
+    runtime/cuda/setup_pool.h), so made + shared = 8 a point and shared >= 6"""
+    js = os.path.join(tmp, label + ".setups.json")
+    r = subprocess.run([symc, "bench", engine, "--point", "x:3x77x64,attention_mask:3x77", "--point",
+                        "x:5x200x64,attention_mask:5x200", "--iters", "3", "--warmup", "1", "--json", js],
+                       capture_output=True, text=True)
+    if r.returncode:
+        fail(f"{label}: symc bench: {r.stderr.strip()}")
+        return
+    import json
+    for pt in json.load(open(js))["points"]:
+        made, shared = pt["setups_made"], pt["setups_shared"]
+        print(f"{label}: {pt.get('label', '')} cuBLASLt setups made {made}, shared {shared}", flush=True)
+        if made + shared != 8 or shared < 6:
+            fail(f"{label}: at a new shape the 8 GEMM steps made {made} setups and shared {shared} "
+                 "(want made + shared = 8, shared >= 6)")
+
+
 # SYMC_GPU_PART=k/n: only every n-th build from the k-th (0-based, in this file's fixed order), so n
 # processes, one a GPU, run the suite between them (scripts/device_gpu.sh --gpus n)
 part_k, part_n = (int(v) for v in os.environ.get("SYMC_GPU_PART", "0/1").split("/"))
@@ -183,6 +203,8 @@ for name in MODELS:
     engine = compile_model(name, path, flags)
     if engine:
         run_sweep(name, engine, inputs, 1e-4)
+        if name == "mask_pad":
+            check_setups(name, engine)
 
 # reduced-precision library math on the matrix-heavy models; with --fp16/--bf16 the precision pass
 # also stores the elementwise ops' tensors in half (casts fused into kernels): m5_fusion and m2_attn
