@@ -229,18 +229,20 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
     cg_kw_body(
         k,
         "        float m[%d][2], l[%d][2], o[%d][%lld][4];\n"
-        "        bool wbig = false; /* a row of the warp past 2^22 (h16_softmax) */\n"
+        "        float bq[%d][2]; /* per row: the exponent's B, 0 where it subtracts its max (h16_softmax) */\n"
+        "        bool big = false; /* a row of this thread past 2^22 (h16_softmax) */\n"
         "#pragma unroll\n"
         "        for (int mt = 0; mt < %d; mt++) {\n"
         "            m[mt][0] = m[mt][1] = NINF;\n"
         "            l[mt][0] = l[mt][1] = 0.f;\n"
+        "            bq[mt][0] = bq[mt][1] = 0.f;\n"
         "#pragma unroll\n"
         "            for (int n = 0; n < %lld; n++) o[mt][n][0] = o[mt][n][1] = o[mt][n][2] = o[mt][n][3] = 0.f;\n"
         "        }\n"
         "        for (long long it = 0; it < ntile; it++%s) {\n"
         "            const long long k0 = it * 64;\n"
         "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n",
-        h->mt, h->mt, h->mt, (long long)NV, h->mt, (long long)NV, h->wg ? step : "");
+        h->mt, h->mt, h->mt, (long long)NV, h->mt, h->mt, (long long)NV, h->wg ? step : "");
     if (h->wg)
         cg_kw_body(k,
                    "            %s\n"
@@ -355,10 +357,12 @@ static void h16_tile_masks(cg_kw *k, const ir_attention *a) {
  * exactly. |e| is at most half an ulp of m * A: a row with |m * A| < 2^22 (every row of a model
  * with sane scores) has |e| <= 1/8. A row beyond that (a fully masked row under a -1e9 fill, bf16
  * products near float32's largest, a row masked by float32's lowest) would hold a factor no half
- * could carry, so such a row takes e = 0 and the probabilities as ex2((v - m) * A), two operations
- * a score, and so does every row of its warp while it is there (the warp's mode, voted when a max
- * moves; a row's own formula for the others, B = 0 marking the subtracting rows); the subtraction
- * is exact there or the exponential is 0 in any base, as in the reference. When the score function is
+ * could carry, so such a row takes e = 0 and the probabilities as ex2((v - m) * A): its scores
+ * are made v - m first, and the warp's others v - 0, in a tile where one of its rows needs it (a
+ * vote a tile on each thread's mode, which changes only when a max moves; a few instructions in
+ * the loop, not a second copy of the exponentials); the subtraction is exact there or the exponential is 0 in any
+ * base, as in the reference. A row's B and subtrahend change with its max only, so a tile whose
+ * maxima stay costs the max and one multiply-add a score, nothing more a row. When the score function is
  * one positive scale on f16 Q and K (cg_att_pure_scale) the max is taken of the raw products and
  * the scale folds into A (no multiply a score). */
 static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
@@ -407,8 +411,8 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
         k,
         "            }\n"
         "            const float ea = %s; /* A: log2(e), times a folded scale */\n"
-        "            float re[%d][2], bq[%d][2];\n"
-        "            bool up = false, big = false; /* a row of this thread moved its max; needs the subtraction */\n"
+        "            float re[%d][2];\n"
+        "            bool up = false; /* a row of this thread moved its max */\n"
         "#pragma unroll\n"
         "            for (int mt = 0; mt < %d; mt++)\n"
         "#pragma unroll\n"
@@ -418,49 +422,56 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
         "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
         "                const float mo = m[mt][h];\n"
         "                re[mt][h] = 1.f;\n"
-        "                if (mx > mo + %s) { /* past the stale max's margin: rescale */\n"
+        "                if (mx > mo + %s) { /* past the stale max's margin: rescale, the row's B anew */\n"
         "                    re[mt][h] = sc_ex2(fmaf(mo - mx, ea, sc_att_e(mx, ea) - sc_att_e(mo, ea)));\n"
         "                    m[mt][h] = mx;\n"
         "                    l[mt][h] *= re[mt][h];\n"
         "                    up = true;\n"
+        "                    const float b = __fmul_rn(-mx, ea);\n"
+        "                    const bool sub = !(fabsf(b) < 4194304.f); /* |m * A| >= 2^22: e would not fit */\n"
+        "                    bq[mt][h] = sub ? 0.f : b;\n"
         "                }\n"
-        "                const float mu = m[mt][h] == NINF ? 0.f : m[mt][h], b = __fmul_rn(-mu, ea);\n"
-        "                const bool sub = !(fabsf(b) < 4194304.f); /* |m * A| >= 2^22: e would not fit */\n"
-        "                bq[mt][h] = sub ? 0.f : b;\n"
-        "                big |= sub;\n"
         "            }\n"
-        "            if (__any_sync(0xffffffffu, up)) { /* a max moved: the output rescaled, the warp's mode anew */\n"
-        "                wbig = __any_sync(0xffffffffu, big);\n"
+        "            if (up) { /* this thread's mode: B = 0 subtracts (or a max of 0, where both agree) */\n"
+        "                big = false;\n"
+        "#pragma unroll\n"
+        "                for (int mt = 0; mt < %d; mt++)\n"
+        "                    big |= (bq[mt][0] == 0.f && m[mt][0] != NINF) || (bq[mt][1] == 0.f && m[mt][1] != NINF);\n"
+        "            }\n",
+        a0, h->mt, h->mt, tau, h->mt);
+    cg_kw_body(
+        k,
+        "            if (__any_sync(0xffffffffu, big)) /* a row of the warp past 2^22: it subtracts its max */\n"
         "#pragma unroll\n"
         "                for (int mt = 0; mt < %d; mt++)\n"
         "#pragma unroll\n"
-        "                    for (int n = 0; n < %lld; n++) {\n"
-        "                        o[mt][n][0] *= re[mt][0], o[mt][n][1] *= re[mt][0];\n"
-        "                        o[mt][n][2] *= re[mt][1], o[mt][n][3] *= re[mt][1];\n"
+        "                    for (int h = 0; h < 2; h++) {\n"
+        "                        const float c = bq[mt][h] == 0.f && m[mt][h] != NINF ? m[mt][h] : 0.f; /* B = 0 */\n"
+        "#pragma unroll\n"
+        "                        for (int n = 0; n < 8; n++) s[mt][n][2 * h] -= c, s[mt][n][2 * h + 1] -= c;\n"
         "                    }\n"
-        "            }\n",
-        a0, h->mt, h->mt, h->mt, tau, h->mt, (long long)NV);
-    for (int sub = 1; sub >= 0; sub--)
-        cg_kw_body(
-            k,
-            "            %s\n"
-            "#pragma unroll\n"
-            "            for (int mt = 0; mt < %d; mt++)\n"
-            "#pragma unroll\n"
-            "            for (int h = 0; h < 2; h++) {\n"
-            "                %s\n"
-            "#pragma unroll\n"
-            "                for (int n = 0; n < 8; n++) {\n"
-            "                    const float p0 = sc_ex2(fmaf(%s, ea, bq[mt][h])),\n"
-            "                                p1 = sc_ex2(fmaf(%s, ea, bq[mt][h]));\n"
-            "                    l[mt][h] += p0 + p1;\n"
-            "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
-            "                }\n"
-            "            }\n",
-            sub ? "if (wbig) /* a row of the warp beyond 2^22: by the subtraction (B = 0 there) */" : "else", h->mt,
-            sub ? "const float c = bq[mt][h] == 0.f && m[mt][h] != NINF ? m[mt][h] : 0.f;"
-                : "/* one multiply-add a score */",
-            sub ? "s[mt][n][2 * h] - c" : "s[mt][n][2 * h]", sub ? "s[mt][n][2 * h + 1] - c" : "s[mt][n][2 * h + 1]");
+        "#pragma unroll\n"
+        "            for (int mt = 0; mt < %d; mt++)\n"
+        "#pragma unroll\n"
+        "            for (int h = 0; h < 2; h++)\n"
+        "#pragma unroll\n"
+        "                for (int n = 0; n < 8; n++) { /* one multiply-add a score */\n"
+        "                    const float p0 = sc_ex2(fmaf(s[mt][n][2 * h], ea, bq[mt][h])),\n"
+        "                                p1 = sc_ex2(fmaf(s[mt][n][2 * h + 1], ea, bq[mt][h]));\n"
+        "                    l[mt][h] += p0 + p1;\n"
+        "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
+        "                }\n",
+        h->mt, h->mt);
+    cg_kw_body(k,
+               "            if (__any_sync(0xffffffffu, up)) /* a max moved: the output rescaled */\n"
+               "#pragma unroll\n"
+               "                for (int mt = 0; mt < %d; mt++)\n"
+               "#pragma unroll\n"
+               "                    for (int n = 0; n < %lld; n++) {\n"
+               "                        o[mt][n][0] *= re[mt][0], o[mt][n][1] *= re[mt][0];\n"
+               "                        o[mt][n][2] *= re[mt][1], o[mt][n][3] *= re[mt][1];\n"
+               "                    }\n",
+               h->mt, (long long)NV);
 }
 
 /* P (the probabilities packed to half pairs: the A fragments) times the V tile by mma.sync */

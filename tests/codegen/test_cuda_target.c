@@ -1327,12 +1327,15 @@ static void test_attention_softmax(void) {
              * the whole warp on its vote, the others one multiply-add a score */
             CHECK_CONTAINS(e->cuda_source, "sc_ex2(fmaf(mo - mx, ea, sc_att_e(mx, ea) - sc_att_e(mo, ea)))");
             CHECK_CONTAINS(e->cuda_source, "const bool sub = !(fabsf(b) < 4194304.f);");
-            const char *vote = strstr(e->cuda_source, "if (__any_sync(0xffffffffu, up)) {");
-            CHECK(vote && strstr(vote, "wbig = __any_sync(0xffffffffu, big);"));
-            const char *slow = strstr(e->cuda_source, "if (wbig) ");
-            CHECK(slow && strstr(slow, "sc_ex2(fmaf(s[mt][n][2 * h] - c, ea, bq[mt][h]))") &&
+            /* B and the subtrahend change with the max only: set inside the rescale */
+            CHECK(strstr(e->cuda_source, "bq[mt][h] = sub ? 0.f : b;") > strstr(e->cuda_source, "if (mx > mo + "));
+            const char *mode = strstr(e->cuda_source, "if (up) { /* this thread's mode");
+            CHECK(mode && strstr(mode, "big |= (bq[mt][0] == 0.f && m[mt][0] != NINF)"));
+            const char *slow = strstr(e->cuda_source, "if (__any_sync(0xffffffffu, big)) ");
+            CHECK(slow && strstr(slow, "s[mt][n][2 * h] -= c, s[mt][n][2 * h + 1] -= c;") &&
                   strstr(slow, "sc_ex2(fmaf(s[mt][n][2 * h], ea, bq[mt][h]))") >
-                      strstr(slow, "sc_ex2(fmaf(s[mt][n][2 * h] - c, ea, bq[mt][h]))"));
+                      strstr(slow, "s[mt][n][2 * h] -= c, s[mt][n][2 * h + 1] -= c;"));
+            CHECK(!strstr(e->cuda_source, "sc_ex2(fmaf(s[mt][n][2 * h] - ")); /* one copy of the exponentials */
             const char *fold = strstr(e->cuda_source, "/* the scale (0.125) is folded into the exponent */");
             CHECK_MSG(!fold == !cases[i].fold, "case %zu: fold %d", i, !!fold);
             /* folded: A = log2(e) / 8, and the margin 8 ln 2 in raw products (x8) */
