@@ -230,7 +230,7 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
         k,
         "        float m[%d][2], l[%d][2], o[%d][%lld][4];\n"
         "        float bq[%d][2]; /* per row: the exponent's B, 0 where it subtracts its max (h16_softmax) */\n"
-        "        bool big = false; /* a row of this thread past 2^22 (h16_softmax) */\n"
+        "        bool big = false; /* a row of this thread was past 2^22 (h16_softmax) */\n"
         "#pragma unroll\n"
         "        for (int mt = 0; mt < %d; mt++) {\n"
         "            m[mt][0] = m[mt][1] = NINF;\n"
@@ -358,9 +358,9 @@ static void h16_tile_masks(cg_kw *k, const ir_attention *a) {
  * with sane scores) has |e| <= 1/8. A row beyond that (a fully masked row under a -1e9 fill, bf16
  * products near float32's largest, a row masked by float32's lowest) would hold a factor no half
  * could carry, so such a row takes e = 0 and the probabilities as ex2((v - m) * A): its scores
- * are made v - m first, and the warp's others v - 0, in a tile where one of its rows needs it (a
- * vote a tile on each thread's mode, which changes only when a max moves; a few instructions in
- * the loop, not a second copy of the exponentials); the subtraction is exact there or the exponential is 0 in any
+ * are made v - m first, and the thread's other rows v - 0 (a flag the rescale sets and never
+ * clears: one branch a tile and a few instructions in the loop, not a second copy of the
+ * exponentials); the subtraction is exact there or the exponential is 0 in any
  * base, as in the reference. A row's B and subtrahend change with its max only, so a tile whose
  * maxima stay costs the max and one multiply-add a score, nothing more a row. When the score function is
  * one positive scale on f16 Q and K (cg_att_pure_scale) the max is taken of the raw products and
@@ -407,41 +407,35 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
                    "                mxa[mt][h] = mx;\n"
                    "            }\n");
     }
+    cg_kw_body(k,
+               "            }\n"
+               "            const float ea = %s; /* A: log2(e), times a folded scale */\n"
+               "            float re[%d][2];\n"
+               "            bool up = false; /* a row of this thread moved its max */\n"
+               "#pragma unroll\n"
+               "            for (int mt = 0; mt < %d; mt++)\n"
+               "#pragma unroll\n"
+               "            for (int h = 0; h < 2; h++) {\n"
+               "                float mx = mxa[mt][h];\n"
+               "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
+               "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
+               "                const float mo = m[mt][h];\n"
+               "                re[mt][h] = 1.f;\n"
+               "                if (mx > mo + %s) { /* past the stale max's margin: rescale, the row's B anew */\n"
+               "                    re[mt][h] = sc_ex2(fmaf(mo - mx, ea, sc_att_e(mx, ea) - sc_att_e(mo, ea)));\n"
+               "                    m[mt][h] = mx;\n"
+               "                    l[mt][h] *= re[mt][h];\n"
+               "                    up = true;\n"
+               "                    const float b = __fmul_rn(-mx, ea);\n"
+               "                    const bool sub = !(fabsf(b) < 4194304.f); /* |m * A| >= 2^22: e would not fit */\n"
+               "                    bq[mt][h] = sub ? 0.f : b;\n"
+               "                    big |= sub; /* sticky: a row that stops subtracting just subtracts 0 */\n"
+               "                }\n"
+               "            }\n",
+               a0, h->mt, h->mt, tau);
     cg_kw_body(
         k,
-        "            }\n"
-        "            const float ea = %s; /* A: log2(e), times a folded scale */\n"
-        "            float re[%d][2];\n"
-        "            bool up = false; /* a row of this thread moved its max */\n"
-        "#pragma unroll\n"
-        "            for (int mt = 0; mt < %d; mt++)\n"
-        "#pragma unroll\n"
-        "            for (int h = 0; h < 2; h++) {\n"
-        "                float mx = mxa[mt][h];\n"
-        "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
-        "                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
-        "                const float mo = m[mt][h];\n"
-        "                re[mt][h] = 1.f;\n"
-        "                if (mx > mo + %s) { /* past the stale max's margin: rescale, the row's B anew */\n"
-        "                    re[mt][h] = sc_ex2(fmaf(mo - mx, ea, sc_att_e(mx, ea) - sc_att_e(mo, ea)));\n"
-        "                    m[mt][h] = mx;\n"
-        "                    l[mt][h] *= re[mt][h];\n"
-        "                    up = true;\n"
-        "                    const float b = __fmul_rn(-mx, ea);\n"
-        "                    const bool sub = !(fabsf(b) < 4194304.f); /* |m * A| >= 2^22: e would not fit */\n"
-        "                    bq[mt][h] = sub ? 0.f : b;\n"
-        "                }\n"
-        "            }\n"
-        "            if (up) { /* this thread's mode: B = 0 subtracts (or a max of 0, where both agree) */\n"
-        "                big = false;\n"
-        "#pragma unroll\n"
-        "                for (int mt = 0; mt < %d; mt++)\n"
-        "                    big |= (bq[mt][0] == 0.f && m[mt][0] != NINF) || (bq[mt][1] == 0.f && m[mt][1] != NINF);\n"
-        "            }\n",
-        a0, h->mt, h->mt, tau, h->mt);
-    cg_kw_body(
-        k,
-        "            if (__any_sync(0xffffffffu, big)) /* a row of the warp past 2^22: it subtracts its max */\n"
+        "            if (big) /* a row of this thread past 2^22: it subtracts its max */\n"
         "#pragma unroll\n"
         "                for (int mt = 0; mt < %d; mt++)\n"
         "#pragma unroll\n"
