@@ -88,6 +88,22 @@ def model(h, d, causal, dt, merged=False):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def sweep_table(rows):
+    """--sweep's rows as issue 34's table: a line per S, a column per head dim and mask, each cell
+    'symc / SDPA TFLOP/s (symc / SDPA)'; a failed point is marked FAIL"""
+    cols, cells = [], {}
+    for n, b, s, sy, th, sp, ts, tt, err, ok in rows:
+        col = n.split("_f16")[0].split("_bf16")[0].split("_", 2)[-1].replace("_", " ")  # "d64", "d64 causal"
+        if col not in cols:
+            cols.append(col)
+        cells[(s, col)] = f"{ts:.0f} / {tt:.0f} ({ts / tt:.2f}x){'' if ok else ' FAIL'}"
+    lines = ["| S | " + " | ".join(f"{c}: symc / SDPA TFLOP/s" for c in cols) + " |",
+             "|---|" + "---|" * len(cols)]
+    for s in sorted({k[0] for k in cells}):
+        lines.append(f"| {s} | " + " | ".join(cells.get((s, c), "-") for c in cols) + " |")
+    return "\n".join(lines)
+
+
 def median_ms(fn, iters, warmup):
     for _ in range(warmup):
         fn()
@@ -116,7 +132,8 @@ def main():
                     help="Q, K, V, O as [B, S, H*D] split into heads by Reshape/Transpose (a transformer's layout)")
     ap.add_argument("--configs", default=None, help="indices into CONFIGS, comma separated (default all)")
     ap.add_argument("--sweep", action="store_true",
-                    help="instead of CONFIGS: S = 128 ... 8192 at 16K tokens, causal and not, D 64 and 128")
+                    help="instead of CONFIGS: S = 128 ... 8192 at 16K tokens, causal and not, D 64 and 128; "
+                         "also writes OUT/attention_sweep.md, a line per S (issue 34's table)")
     a = ap.parse_args()
     os.environ["SYMC_LIB"] = os.path.abspath(a.lib)
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "frontend", "torch"))
@@ -183,6 +200,12 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     for n, b, s, sy, th, sp, ts, tt, err, ok in rows:
         print(f"| {n} | {b} | {s} | {sy:.3f} | {th:.3f} | {sp:.2f}x | {ts:.0f} | {tt:.0f} | {err:.1e}{'' if ok else ' FAIL'} |")
+    if a.sweep:
+        table = sweep_table(rows)
+        print("\n" + table)
+        with open(os.path.join(a.out, "attention_sweep.md"), "w") as f:
+            f.write(f"{torch.cuda.get_device_name()} torch {torch.__version__}, {a.dtype}, {a.iters} iterations\n\n"
+                    + table + "\n")
     json.dump([dict(zip(("model", "B", "S", "symc_ms", "torch_ms", "speedup", "symc_tflops", "torch_tflops",
                          "rel_err", "ok"), r)) for r in rows], open(os.path.join(a.out, "attention.json"), "w"),
               indent=1)
