@@ -20,7 +20,9 @@ opt, max, off1, off2, min.
 Output: OUT/first_call.md (tables) and OUT/first_call.json.
 
 With --profile a third process (warmed, `symc bench --profile`) gives each point's first-call
-breakdown (host time per kind of step), printed after the table; the timings above it are not profiled. The setups column: cuBLASLt setups made at that first call
+breakdown (host time per kind of step), printed after the table; the timings above it are not profiled. The "no
+graph" column is `symc bench --no-graphs` at each point once warmed: the host time of an enqueue
+that launches every step itself, i.e. the floor of a first call once its setups exist. The setups column: cuBLASLt setups made at that first call
 and those taken from another step making the same call (runtime/cuda/setup_pool.h).
 
 usage (device, repo root, build/bin and build/lib carried):
@@ -74,7 +76,7 @@ def compile_once(a, onnx_path, engine, m, rm, cache):
     return secs, tuned
 
 
-def bench(a, engine, m, warm, out_json, profile=False):
+def bench(a, engine, m, warm, out_json, profile=False, plain=False):
     """first_us per point, cuBLASLt setups (made, shared) per point, the warm-up (points, ms) and, with
     --profile on the warmed run, each point's "first call at this shape (profiled)" line"""
     cmd = [a.symc, "bench", engine, "--json", out_json, "--iters", "5", "--warmup", "1"]
@@ -84,6 +86,8 @@ def bench(a, engine, m, warm, out_json, profile=False):
         cmd.append("--warm")
     if profile:
         cmd.append("--profile")
+    if plain:  # every enqueue step by step: host_us is then what a known shape costs without a graph
+        cmd += ["--no-graphs", "--iters", "20"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
         raise RuntimeError("symc bench: " + (p.stderr or p.stdout)[-2000:])
@@ -92,7 +96,7 @@ def bench(a, engine, m, warm, out_json, profile=False):
         pts = json.load(f)["points"]
     prof = [ln.strip() for ln in p.stdout.splitlines() if "first call at this shape (profiled)" in ln]
     return ([x["first_us"] for x in pts], [(x.get("setups_made"), x.get("setups_shared")) for x in pts],
-            (int(w.group(1)), float(w.group(2))) if w else None, prof)
+            (int(w.group(1)), float(w.group(2))) if w else None, prof, [x.get("host_us") for x in pts])
 
 
 def check(a, engine, m, module, rm, torch):
@@ -155,8 +159,9 @@ def main():
         same = open(e1, "rb").read() == open(e2, "rb").read()
         log(f"{name}: built cold in {cold_s:.1f} s, from the cache in {cached_s:.1f} s, "
             f"{'the same engine' if same else 'DIFFERENT engines'}")
-        first_cold, _, _, _ = bench(a, e1, m, False, os.path.join(d, "b_cold.json"))
-        first_warm, setups, warm, _ = bench(a, e1, m, True, os.path.join(d, "b_warm.json"))
+        first_cold = bench(a, e1, m, False, os.path.join(d, "b_cold.json"))[0]
+        first_warm, setups, warm, _, _ = bench(a, e1, m, True, os.path.join(d, "b_warm.json"))
+        plain_us = bench(a, e1, m, True, os.path.join(d, "b_plain.json"), plain=True)[4]
         prof = bench(a, e1, m, True, os.path.join(d, "b_prof.json"), True)[3] if a.profile else []
         n_warm, errs = check(a, e1, m, module, rm, torch)
         bad = [t for (t, _), e in zip(POINTS[name], errs) if not e <= TOL]
@@ -166,7 +171,7 @@ def main():
                          "shapes": [point_flag(m, v) for _, v in POINTS[name]], "first_us_cold": first_cold,
                          "first_us_warm": first_warm, "warm_points": warm[0] if warm else None,
                          "warm_ms": warm[1] if warm else None, "check_warm_points": n_warm, "rel_err": errs,
-                         "setups_warm": setups, "profile_warm": prof}
+                         "setups_warm": setups, "profile_warm": prof, "plain_host_us": plain_us}
         log(f"{name}: first call us cold {[round(x) for x in first_cold]}, warmed {[round(x) for x in first_warm]}"
             f" (warm-up {warm}); errors {['%.1e' % e for e in errs]}{'; WRONG at ' + ','.join(bad) if bad else ''}")
         with open(os.path.join(a.out, "first_call.json"), "w") as f:
@@ -178,12 +183,13 @@ def main():
                      f"{' / '.join(r['tuning_cold'][-1:] + r['tuning_cached'][-1:])}; warm-up "
                      f"{r['warm_points']} points in {r['warm_ms']} ms\n")
         lines.append("| point | shapes | first call us, cold | first call us, warmed | cuBLASLt setups made / "
-                     "shared (warmed) | rel err (warmed) |")
-        lines.append("|---|---|---:|---:|---:|---:|")
+                     "shared (warmed) | known shape, no graph: host us an enqueue | rel err (warmed) |")
+        lines.append("|---|---|---:|---:|---:|---:|---:|")
         for i, t in enumerate(r["points"]):
             made, shared = r["setups_warm"][i]
+            plain = r["plain_host_us"][i]
             lines.append(f"| {t} | {r['shapes'][i]} | {r['first_us_cold'][i]:.0f} | {r['first_us_warm'][i]:.0f} | "
-                         f"{made} / {shared} | {r['rel_err'][i]:.1e} |")
+                         f"{made} / {shared} | {plain if plain is None else round(plain)} | {r['rel_err'][i]:.1e} |")
         for ln in r["profile_warm"]:
             lines.append(f"\n    {ln}")
     with open(os.path.join(a.out, "first_call.md"), "w") as f:
