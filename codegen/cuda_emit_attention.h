@@ -14,6 +14,7 @@
 #define ATT_TILE 64            /* keys a tile; query rows a block of the f32 and TF32 kernels */
 #define H16_MT 2               /* the half kernel: 16-row m-tiles a warp */
 #define H16_ROWS (64 * H16_MT) /* query rows a block of the half kernel: 4 warps */
+#define H16_KT 64              /* keys a tile of the half kernels (both products, the stages, the masks) */
 
 /* row pitch >= n with pitch % 32 == want (bank-conflict-free fragment loads) */
 static inline int64_t cg_att_pitch(int64_t n, int64_t want) { return n + ((want - n % 32) % 32 + 32) % 32; }

@@ -17,19 +17,19 @@
 
 #include "codegen/cuda_emit_attention.h"
 
-/* `type name[8][2]`: the value `val` (of the tile's key kl) for this thread's
- * 16 keys of the key tile, in the half kernel's score layout */
+/* `type name[H16_KT / 8][2]`: the value `val` (of the tile's key kl) for this thread's
+ * H16_KT / 4 keys of the key tile, in the half kernel's score layout */
 static void emit_tile_vals(cg_kw *k, const char *type, const char *name, const char *val) {
     cg_kw_body(k,
-               "            %s %s[8][2];\n"
+               "            %s %s[%d][2];\n"
                "#pragma unroll\n"
-               "            for (int n = 0; n < 8; n++)\n"
+               "            for (int n = 0; n < %d; n++)\n"
                "#pragma unroll\n"
                "                for (int u = 0; u < 2; u++) {\n"
                "                    const int kl = n * 8 + 2 * t + u;\n"
                "                    %s[n][u] = %s;\n"
                "                }\n",
-               type, name, name, val);
+               type, name, H16_KT / 8, H16_KT / 8, name, val);
 }
 
 /* 1 when view v's storage rows can be copied 8 halves (16 bytes) at a time:
@@ -94,8 +94,8 @@ static void emit_cp_tile(cg_kw *k, const h16_shape *h, const char *dst, int64_t 
 /* the key tile from row0 of K and V into Kdst and Vdst */
 static void emit_kv_tile(cg_kw *k, const h16_shape *h, const char *kdst, const char *vdst, const char *ksr,
                          const char *vsr, const char *row0, const char *tid) {
-    emit_cp_tile(k, h, kdst, h->QP, "kp", ksr, 64, h->D, row0, "Sk", tid);
-    emit_cp_tile(k, h, vdst, h->VP, "vp", vsr, 64, h->DV, row0, "Sk", tid);
+    emit_cp_tile(k, h, kdst, h->QP, "kp", ksr, H16_KT, h->D, row0, "Sk", tid);
+    emit_cp_tile(k, h, vdst, h->VP, "vp", vsr, H16_KT, h->DV, row0, "Sk", tid);
 }
 
 /* the row block's key range (causal: up to its last row) */
@@ -106,7 +106,7 @@ static void h16_key_range(cg_kw *k, const ir_attention *a) {
                    "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
                    H16_ROWS, H16_ROWS);
     else cg_kw_body(k, "        const long long kend = Sk;\n");
-    cg_kw_body(k, "        const long long ntile = (kend + 63) / 64;\n");
+    cg_kw_body(k, "        const long long ntile = (kend + %d) / %d;\n", H16_KT - 1, H16_KT);
 }
 
 /* The wgmma kernel's ring position gs, the same in every warpgroup: `step`, the key-tile loop's
@@ -141,9 +141,9 @@ static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const
                "                %s\n"
                "                sc_mb_wait(mb + %d + 8 * st, (unsigned)(gs >= %du) ^ 1u); /* stage st is free */\n"
                "                unsigned short *Kn = Ks + st * %lld, *Vn = Vs + st * %lld;\n"
-               "                const long long k1 = it * 64;\n",
-               step, stage, 16 + 8 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, (long long)(64 * h->QP),
-               (long long)(64 * h->VP));
+               "                const long long k1 = it * %d;\n",
+               step, stage, 16 + 8 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, (long long)(H16_KT * h->QP),
+               (long long)(H16_KT * h->VP), H16_KT);
     emit_kv_tile(k, h, "Kn", "Vn", ksr, vsr, "k1", "pt");
     cg_kw_body(k,
                "                sc_mb_cp_arrive(mb + 16 + 8 * st);\n"
@@ -204,7 +204,7 @@ static void h16_qk(cg_kw *k, const h16_shape *h) {
     cg_kw_body(
         k,
         "#pragma unroll\n"
-        "                for (int np = 0; np < 4; np++) {\n"
+        "                for (int np = 0; np < %d; np++) {\n"
         "                    unsigned b[4];\n"
         "                    sc_ldsm4(b, &Kc[(np * 16 + (lane & 7) + ((lane >> 4) << 3)) * %lld + kk * 16 + ((lane >> 3) & 1) * 8]);\n"
         "#pragma unroll\n"
@@ -214,7 +214,7 @@ static void h16_qk(cg_kw *k, const h16_shape *h) {
         "                    }\n"
         "                }\n"
         "            }\n",
-        (long long)QP, H16_MT, mma, qreg ? "qf[mt][kk]" : "qa[mt]", mma, qreg ? "qf[mt][kk]" : "qa[mt]");
+        H16_KT / 16, (long long)QP, H16_MT, mma, qreg ? "qf[mt][kk]" : "qa[mt]", mma, qreg ? "qf[mt][kk]" : "qa[mt]");
 }
 
 /* the key-tile loop's head (the accumulators; the next tile's cp.async into the other buffer, or
@@ -240,19 +240,19 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
         "            for (int n = 0; n < %lld; n++) o[mt][n][0] = o[mt][n][1] = o[mt][n][2] = o[mt][n][3] = 0.f;\n"
         "        }\n"
         "        for (long long it = 0; it < ntile; it++%s) {\n"
-        "            const long long k0 = it * 64;\n"
-        "            const int rem = Sk - k0 < 64 ? (int)(Sk - k0) : 64; /* keys of this tile in range */\n",
-        h->mt, h->mt, h->mt, (long long)NV, h->mt, h->mt, (long long)NV, h->wg ? step : "");
+        "            const long long k0 = it * %d;\n"
+        "            const int rem = Sk - k0 < %d ? (int)(Sk - k0) : %d; /* keys of this tile in range */\n",
+        h->mt, h->mt, h->mt, (long long)NV, h->mt, h->mt, (long long)NV, h->wg ? step : "", H16_KT, H16_KT, H16_KT);
     if (h->wg)
         cg_kw_body(k,
                    "            %s\n"
                    "            sc_mb_wait(mb + 16 + 8 * st, (unsigned)(gs >= %du)); /* the tile is in */\n"
                    "            sc_wg_fence_smem(); /* cp.async's writes, for wgmma's reads */\n"
                    "            const unsigned short *Kc = Ks + st * %lld, *Vc = Vs + st * %lld;\n",
-                   stage, CG_ATT_WG_STAGES, (long long)(64 * QP), (long long)(64 * VP));
+                   stage, CG_ATT_WG_STAGES, (long long)(H16_KT * QP), (long long)(H16_KT * VP));
     else {
         cg_kw_body(k, "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n",
-                   (long long)(64 * QP), (long long)(64 * VP));
+                   (long long)(H16_KT * QP), (long long)(H16_KT * VP));
         if (h->tail) {
             char seen[200];
             cg_att_rows_seen(seen, sizeof seen, h->mt);
@@ -270,8 +270,8 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
             k,
             "            if (it + 1 < ntile) { /* the next tile into the other buffer */\n"
             "                unsigned short *Kn = Ks + ((it + 1) & 1) * %lld, *Vn = Vs + ((it + 1) & 1) * %lld;\n"
-            "                const long long k1 = k0 + 64;\n",
-            (long long)(64 * QP), (long long)(64 * VP));
+            "                const long long k1 = k0 + %d;\n",
+            (long long)(H16_KT * QP), (long long)(H16_KT * VP), H16_KT);
         emit_kv_tile(k, h, "Kn", "Vn", ksr, vsr, "k1", "threadIdx.x");
         cg_kw_body(k,
                    "                sc_cp_commit();\n"
@@ -290,8 +290,8 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
     else snprintf(cond, sizeof cond, "true");
     cg_kw_body(k,
                "            if (%s) { /* else every key of the tile is after the %s last row: masked (causal) */\n"
-               "            float s[%d][8][4];\n",
-               cond, h->wg ? "warpgroup's" : "warp's", h->mt);
+               "            float s[%d][%d][4];\n",
+               cond, h->wg ? "warpgroup's" : "warp's", h->mt, H16_KT / 8);
     if (h->wg) { /* its first product ignores s's values */
         cg_att_wg_qk(k, a);
         return;
@@ -301,8 +301,8 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
         "#pragma unroll\n"
         "            for (int mt = 0; mt < %d; mt++)\n"
         "#pragma unroll\n"
-        "                for (int n = 0; n < 8; n++) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;\n",
-        h->mt);
+        "                for (int n = 0; n < %d; n++) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;\n",
+        h->mt, H16_KT / 8);
     h16_qk(k, h);
 }
 
@@ -373,6 +373,8 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
     cg_float_literal(a0, sizeof a0, 1.4426950408889634 * mul, SYMC_F32);
     cg_float_literal(tau, sizeof tau, 8.0 * 0.6931471805599453 / mul, SYMC_F32); /* 8 in base 2, in v's units */
     cg_kw_body(k, "            float mxa[%d][2];\n", h->mt);
+    char full[64];
+    snprintf(full, sizeof full, "if (rem == %d) { /* every key of the tile in range */", H16_KT);
     for (int part = 0; part < 2; part++) {
         cg_kw_body(k,
                    "            %s\n"
@@ -382,13 +384,11 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
                    "            for (int h = 0; h < 2; h++) {\n"
                    "                const long long qi = q0 + rb + mt * 16 + g + 8 * h;\n"
                    "                float mx = NINF;\n",
-                   part ? "} else { /* the last tile: keys past Sk are -inf */"
-                        : "if (rem == 64) { /* every key of the tile in range */",
-                   h->mt);
+                   part ? "} else { /* the last tile: keys past Sk are -inf */" : full, h->mt);
         cg_att_emit_row_masks(k, a);
         cg_kw_body(k,
                    "#pragma unroll\n"
-                   "                for (int n = 0; n < 8; n++)\n"
+                   "                for (int n = 0; n < %d; n++)\n"
                    "#pragma unroll\n"
                    "                    for (int u = 0; u < 2; u++) {\n"
                    "                        const int kl = n * 8 + 2 * t + u;\n"
@@ -396,7 +396,8 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
                    "                        const bool ok = qi < Sq && kl < rem;\n"
                    "                        float v = s[mt][n][2 * h + u];\n"
                    "                        (void)ok;\n"
-                   "                        (void)kj;\n");
+                   "                        (void)kj;\n",
+                   H16_KT / 8);
         if (pure) cg_kw_body(k, "                        /* the scale (%.17g) is folded into the exponent */\n", mul);
         else cg_att_emit_chain_h(k, a, 1);
         if (part) cg_kw_body(k, "                        v = kl < rem ? v : NINF;\n");
@@ -442,20 +443,20 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
         "                    for (int h = 0; h < 2; h++) {\n"
         "                        const float c = bq[mt][h] == 0.f && m[mt][h] != NINF ? m[mt][h] : 0.f; /* B = 0 */\n"
         "#pragma unroll\n"
-        "                        for (int n = 0; n < 8; n++) s[mt][n][2 * h] -= c, s[mt][n][2 * h + 1] -= c;\n"
+        "                        for (int n = 0; n < %d; n++) s[mt][n][2 * h] -= c, s[mt][n][2 * h + 1] -= c;\n"
         "                    }\n"
         "#pragma unroll\n"
         "            for (int mt = 0; mt < %d; mt++)\n"
         "#pragma unroll\n"
         "            for (int h = 0; h < 2; h++)\n"
         "#pragma unroll\n"
-        "                for (int n = 0; n < 8; n++) { /* one multiply-add a score */\n"
+        "                for (int n = 0; n < %d; n++) { /* one multiply-add a score */\n"
         "                    const float p0 = sc_ex2(fmaf(s[mt][n][2 * h], ea, bq[mt][h])),\n"
         "                                p1 = sc_ex2(fmaf(s[mt][n][2 * h + 1], ea, bq[mt][h]));\n"
         "                    l[mt][h] += p0 + p1;\n"
         "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
         "                }\n",
-        h->mt, h->mt);
+        h->mt, H16_KT / 8, h->mt, H16_KT / 8);
     cg_kw_body(k,
                "            if (__any_sync(0xffffffffu, up)) /* a max moved: the output rescaled */\n"
                "#pragma unroll\n"
@@ -475,7 +476,7 @@ static void h16_pv(cg_kw *k, const h16_shape *h) {
     cg_kw_body(
         k,
         "#pragma unroll\n"
-        "            for (int j = 0; j < 4; j++) { /* keys 16j..16j+15: P's A fragments from two score tiles */\n"
+        "            for (int j = 0; j < %d; j++) { /* keys 16j..16j+15: P's A fragments from two score tiles */\n"
         "                unsigned pa[%d][4];\n"
         "#pragma unroll\n"
         "                for (int mt = 0; mt < %d; mt++) {\n"
@@ -495,7 +496,7 @@ static void h16_pv(cg_kw *k, const h16_shape *h) {
         "                    }\n"
         "                }\n"
         "            }\n",
-        H16_MT, H16_MT, pack, pack, pack, pack, (long long)(DV / 16), (long long)VP, H16_MT, mma, mma);
+        H16_KT / 16, H16_MT, H16_MT, pack, pack, pack, pack, (long long)(DV / 16), (long long)VP, H16_MT, mma, mma);
 }
 
 /* O = o / L, stored through the output view (a fully masked row: see RL_EXPR) */

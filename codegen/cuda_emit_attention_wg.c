@@ -141,7 +141,7 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
         "}\n");
     static const char *const types[2][2] = {{"f16", "f16"}, {"bf16", "bf16"}};
     for (int t = 0; t < 2 && !st; t++) {
-        st = emit_mma(b, 64, 1, types[t][0], types[t][1]);
+        st = emit_mma(b, H16_KT, 1, types[t][0], types[t][1]); /* S = Q·Kᵀ: a key tile */
         if (!st) st = emit_mma(b, 64, 0, types[t][0], types[t][1]);
         if (!st) st = emit_mma(b, 128, 0, types[t][0], types[t][1]);
     }
@@ -181,12 +181,12 @@ void cg_att_wg_qk(cg_kw *k, const ir_attention *a) {
         "            sc_wg_fence();\n"
         "#pragma unroll\n"
         "            for (int kk = 0; kk < %lld; kk++) /* the address field counts 16 bytes */\n"
-        "                sc_wg_ss_n64_%s(&s[0][0][0], sc_wg_d(dq + (unsigned)((kk >> 2) * %d + (kk & 3) * 32) / 16u, 1024),\n"
-        "                    sc_wg_d(dk + (unsigned)((kk >> 2) * 8192 + (kk & 3) * 32) / 16u, 1024), kk > 0);\n"
+        "                sc_wg_ss_n%d_%s(&s[0][0][0], sc_wg_d(dq + (unsigned)((kk >> 2) * %d + (kk & 3) * 32) / 16u, 1024),\n"
+        "                    sc_wg_d(dk + (unsigned)((kk >> 2) * %d + (kk & 3) * 32) / 16u, 1024), kk > 0);\n"
         "            sc_wg_commit();\n"
         "            sc_wg_wait0();\n"
-        "            sc_wg_fence_acc<32>(&s[0][0][0]);\n",
-        (long long)(a->d / 16), a->qdt == SYMC_BF16 ? "bf16" : "f16", H16_ROWS * 128);
+        "            sc_wg_fence_acc<%d>(&s[0][0][0]);\n",
+        (long long)(a->d / 16), H16_KT, a->qdt == SYMC_BF16 ? "bf16" : "f16", H16_ROWS * 128, H16_KT * 128, H16_KT / 2);
 }
 
 /* O += P·V: P's A fragments from the probabilities (keys 16j..16j+15 from two score tiles), V
@@ -195,20 +195,21 @@ void cg_att_wg_pv(cg_kw *k, const ir_attention *a) {
     const char *pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16";
     cg_kw_body(
         k,
-        "            unsigned pa[4][4];\n"
+        "            unsigned pa[%d][4];\n"
         "#pragma unroll\n"
-        "            for (int j = 0; j < 4; j++) {\n"
+        "            for (int j = 0; j < %d; j++) {\n"
         "                pa[j][0] = %s(s[0][2 * j][0], s[0][2 * j][1]);\n"
         "                pa[j][1] = %s(s[0][2 * j][2], s[0][2 * j][3]);\n"
         "                pa[j][2] = %s(s[0][2 * j + 1][0], s[0][2 * j + 1][1]);\n"
         "                pa[j][3] = %s(s[0][2 * j + 1][2], s[0][2 * j + 1][3]);\n"
         "            }\n"
-        "            const unsigned dv = sc_wg_lo(sc_smem_addr(Vc), 8192);\n"
+        "            const unsigned dv = sc_wg_lo(sc_smem_addr(Vc), %d);\n"
         "            sc_wg_fence();\n"
         "#pragma unroll\n"
-        "            for (int j = 0; j < 4; j++) sc_wg_rs_n%lld_%s(&o[0][0][0], pa[j], sc_wg_d(dv + j * 128u, 1024), 1);\n"
+        "            for (int j = 0; j < %d; j++) sc_wg_rs_n%lld_%s(&o[0][0][0], pa[j], sc_wg_d(dv + j * 128u, 1024), 1);\n"
         "            sc_wg_commit();\n"
         "            sc_wg_wait0();\n"
         "            sc_wg_fence_acc<%lld>(&o[0][0][0]);\n",
-        pack, pack, pack, pack, (long long)a->dv, a->qdt == SYMC_BF16 ? "bf16" : "f16", (long long)(a->dv / 2));
+        H16_KT / 16, H16_KT / 16, pack, pack, pack, pack, H16_KT * 128, H16_KT / 16, (long long)a->dv,
+        a->qdt == SYMC_BF16 ? "bf16" : "f16", (long long)(a->dv / 2));
 }
