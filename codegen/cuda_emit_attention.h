@@ -14,7 +14,15 @@
 #define ATT_TILE 64            /* keys a tile; query rows a block of the f32 and TF32 kernels */
 #define H16_MT 2               /* the half kernel: 16-row m-tiles a warp */
 #define H16_ROWS (64 * H16_MT) /* query rows a block of the half kernel: 4 warps */
-#define H16_KT 64              /* keys a tile of the half kernels (both products, the stages, the masks) */
+
+/* keys a tile of the half kernels (both products, the stages, the masks), for the mma.sync
+ * kernel or (wg) the wgmma one: 64 for both. (FlashAttention-3 takes 128-176 at head dim 128 on
+ * Hopper: with 128 the wgmma kernel's consumers need more than the 168 registers three
+ * warpgroups leave them, i.e. setmaxnreg; not measured yet.) */
+static inline int cg_att_h16_kt(int wg) {
+    (void)wg;
+    return 64;
+}
 
 /* row pitch >= n with pitch % 32 == want (bank-conflict-free fragment loads) */
 static inline int64_t cg_att_pitch(int64_t n, int64_t want) { return n + ((want - n % 32) % 32 + 32) % 32; }
@@ -76,8 +84,9 @@ int cg_att_wg_ok(cg_cuda *c, const ir_attention *a);
  * initialized once, and the counters gs (key tiles so far modulo twice the stages: the ring's
  * stage and phase) and rq (row blocks so far) */
 void cg_att_wg_preamble(cg_kw *k, const char *bars);
-void cg_att_wg_qk(cg_kw *k, const ir_attention *a);
-void cg_att_wg_pv(cg_kw *k, const ir_attention *a);
+/* its two products over a key tile of kt keys (cg_att_h16_kt) */
+void cg_att_wg_qk(cg_kw *k, const ir_attention *a, int kt);
+void cg_att_wg_pv(cg_kw *k, const ir_attention *a, int kt);
 /* split: 3xTF32 products (fp32 engines), else one TF32 product */
 void cg_att_emit_tf32(cg_kw *k, const ir_attention *a, int split, const char *qsr, const char *qsd, const char *ksr,
                       const char *ksd, const char *vsr, const char *vsd, const char *osr, const char *osd);

@@ -17,9 +17,9 @@
 
 #include "codegen/cuda_emit_attention.h"
 
-/* `type name[H16_KT / 8][2]`: the value `val` (of the tile's key kl) for this thread's
- * H16_KT / 4 keys of the key tile, in the half kernel's score layout */
-static void emit_tile_vals(cg_kw *k, const char *type, const char *name, const char *val) {
+/* `type name[kt / 8][2]`: the value `val` (of the tile's key kl) for this thread's
+ * kt / 4 keys of the key tile of kt keys, in the half kernel's score layout */
+static void emit_tile_vals(cg_kw *k, int kt, const char *type, const char *name, const char *val) {
     cg_kw_body(k,
                "            %s %s[%d][2];\n"
                "#pragma unroll\n"
@@ -29,7 +29,7 @@ static void emit_tile_vals(cg_kw *k, const char *type, const char *name, const c
                "                    const int kl = n * 8 + 2 * t + u;\n"
                "                    %s[n][u] = %s;\n"
                "                }\n",
-               type, name, H16_KT / 8, H16_KT / 8, name, val);
+               type, name, kt / 8, kt / 8, name, val);
 }
 
 /* 1 when view v's storage rows can be copied 8 halves (16 bytes) at a time:
@@ -63,9 +63,10 @@ static int h16_q_in_regs(int64_t d) { return d <= 64; }
  * 16-row m-tiles a warp; the mma and pack helpers of the storage's half type. wg: the wgmma
  * variant (cuda_emit_attention_wg.c): 256 threads, the tiles in swizzled 64-column atoms
  * (pitches D and DV), one m-tile a warp, its own products for Q·Kᵀ and P·V. tail: the causal tail
- * (cg_att_causal_tail). */
+ * (cg_att_causal_tail). kt: keys a tile. */
 typedef struct h16_shape {
     int64_t D, DV, QP, VP, NV, KD;
+    int kt; /* keys a tile (cg_att_h16_kt) */
     int qreg, mt, wg, tail;
     const char *mma, *pack;
 } h16_shape;
@@ -94,19 +95,19 @@ static void emit_cp_tile(cg_kw *k, const h16_shape *h, const char *dst, int64_t 
 /* the key tile from row0 of K and V into Kdst and Vdst */
 static void emit_kv_tile(cg_kw *k, const h16_shape *h, const char *kdst, const char *vdst, const char *ksr,
                          const char *vsr, const char *row0, const char *tid) {
-    emit_cp_tile(k, h, kdst, h->QP, "kp", ksr, H16_KT, h->D, row0, "Sk", tid);
-    emit_cp_tile(k, h, vdst, h->VP, "vp", vsr, H16_KT, h->DV, row0, "Sk", tid);
+    emit_cp_tile(k, h, kdst, h->QP, "kp", ksr, h->kt, h->D, row0, "Sk", tid);
+    emit_cp_tile(k, h, vdst, h->VP, "vp", vsr, h->kt, h->DV, row0, "Sk", tid);
 }
 
 /* the row block's key range (causal: up to its last row) */
-static void h16_key_range(cg_kw *k, const ir_attention *a) {
+static void h16_key_range(cg_kw *k, const ir_attention *a, int kt) {
     cg_kw_body(k, "        const long long q0 = qt * %d;\n", H16_ROWS);
     if (a->causal_skip)
         cg_kw_body(k,
                    "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
                    H16_ROWS, H16_ROWS);
     else cg_kw_body(k, "        const long long kend = Sk;\n");
-    cg_kw_body(k, "        const long long ntile = (kend + %d) / %d;\n", H16_KT - 1, H16_KT);
+    cg_kw_body(k, "        const long long ntile = (kend + %d) / %d;\n", kt - 1, kt);
 }
 
 /* The wgmma kernel's ring position gs, the same in every warpgroup: `step`, the key-tile loop's
@@ -142,8 +143,8 @@ static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const
                "                sc_mb_wait(mb + %d + 8 * st, (unsigned)(gs >= %du) ^ 1u); /* stage st is free */\n"
                "                unsigned short *Kn = Ks + st * %lld, *Vn = Vs + st * %lld;\n"
                "                const long long k1 = it * %d;\n",
-               step, stage, 16 + 8 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, (long long)(H16_KT * h->QP),
-               (long long)(H16_KT * h->VP), H16_KT);
+               step, stage, 16 + 8 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, (long long)(h->kt * h->QP),
+               (long long)(h->kt * h->VP), h->kt);
     emit_kv_tile(k, h, "Kn", "Vn", ksr, vsr, "k1", "pt");
     cg_kw_body(k,
                "                sc_mb_cp_arrive(mb + 16 + 8 * st);\n"
@@ -157,7 +158,7 @@ static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const
 static void h16_first_tiles(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *qsr, const char *ksr,
                             const char *vsr) {
     const int64_t D = h->D, QP = h->QP, KD = h->KD;
-    h16_key_range(k, a);
+    h16_key_range(k, a, h->kt);
     if (h->wg) {
         h16_wg_producer(k, h, qsr, ksr, vsr);
         return;
@@ -214,7 +215,7 @@ static void h16_qk(cg_kw *k, const h16_shape *h) {
         "                    }\n"
         "                }\n"
         "            }\n",
-        H16_KT / 16, (long long)QP, H16_MT, mma, qreg ? "qf[mt][kk]" : "qa[mt]", mma, qreg ? "qf[mt][kk]" : "qa[mt]");
+        h->kt / 16, (long long)QP, H16_MT, mma, qreg ? "qf[mt][kk]" : "qa[mt]", mma, qreg ? "qf[mt][kk]" : "qa[mt]");
 }
 
 /* the key-tile loop's head (the accumulators; the next tile's cp.async into the other buffer, or
@@ -242,17 +243,17 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
         "        for (long long it = 0; it < ntile; it++%s) {\n"
         "            const long long k0 = it * %d;\n"
         "            const int rem = Sk - k0 < %d ? (int)(Sk - k0) : %d; /* keys of this tile in range */\n",
-        h->mt, h->mt, h->mt, (long long)NV, h->mt, h->mt, (long long)NV, h->wg ? step : "", H16_KT, H16_KT, H16_KT);
+        h->mt, h->mt, h->mt, (long long)NV, h->mt, h->mt, (long long)NV, h->wg ? step : "", h->kt, h->kt, h->kt);
     if (h->wg)
         cg_kw_body(k,
                    "            %s\n"
                    "            sc_mb_wait(mb + 16 + 8 * st, (unsigned)(gs >= %du)); /* the tile is in */\n"
                    "            sc_wg_fence_smem(); /* cp.async's writes, for wgmma's reads */\n"
                    "            const unsigned short *Kc = Ks + st * %lld, *Vc = Vs + st * %lld;\n",
-                   stage, CG_ATT_WG_STAGES, (long long)(H16_KT * QP), (long long)(H16_KT * VP));
+                   stage, CG_ATT_WG_STAGES, (long long)(h->kt * QP), (long long)(h->kt * VP));
     else {
         cg_kw_body(k, "            const unsigned short *Kc = Ks + (it & 1) * %lld, *Vc = Vs + (it & 1) * %lld;\n",
-                   (long long)(H16_KT * QP), (long long)(H16_KT * VP));
+                   (long long)(h->kt * QP), (long long)(h->kt * VP));
         if (h->tail) {
             char seen[200];
             cg_att_rows_seen(seen, sizeof seen, h->mt);
@@ -271,7 +272,7 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
             "            if (it + 1 < ntile) { /* the next tile into the other buffer */\n"
             "                unsigned short *Kn = Ks + ((it + 1) & 1) * %lld, *Vn = Vs + ((it + 1) & 1) * %lld;\n"
             "                const long long k1 = k0 + %d;\n",
-            (long long)(H16_KT * QP), (long long)(H16_KT * VP), H16_KT);
+            (long long)(h->kt * QP), (long long)(h->kt * VP), h->kt);
         emit_kv_tile(k, h, "Kn", "Vn", ksr, vsr, "k1", "threadIdx.x");
         cg_kw_body(k,
                    "                sc_cp_commit();\n"
@@ -291,9 +292,9 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
     cg_kw_body(k,
                "            if (%s) { /* else every key of the tile is after the %s last row: masked (causal) */\n"
                "            float s[%d][%d][4];\n",
-               cond, h->wg ? "warpgroup's" : "warp's", h->mt, H16_KT / 8);
+               cond, h->wg ? "warpgroup's" : "warp's", h->mt, h->kt / 8);
     if (h->wg) { /* its first product ignores s's values */
-        cg_att_wg_qk(k, a);
+        cg_att_wg_qk(k, a, h->kt);
         return;
     }
     cg_kw_body(
@@ -302,13 +303,13 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
         "            for (int mt = 0; mt < %d; mt++)\n"
         "#pragma unroll\n"
         "                for (int n = 0; n < %d; n++) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;\n",
-        h->mt, H16_KT / 8);
+        h->mt, h->kt / 8);
     h16_qk(k, h);
 }
 
 /* the row-shared masks (padding masks [B, 1, 1, S]) and IR_ATT_ADD_SEL leaves: this thread's 16
  * keys read once a tile, mkv<i>[n][u] and mkb<i>_<j>[n][u] */
-static void h16_tile_masks(cg_kw *k, const ir_attention *a) {
+static void h16_tile_masks(cg_kw *k, const ir_attention *a, int kt) {
     for (uint32_t i = 0; i < a->n_ops; i++) {
         const ir_att_op *op = &a->ops[i];
         if (!cg_att_mask_row_shared(k->c, op)) continue;
@@ -323,7 +324,7 @@ static void h16_tile_masks(cg_kw *k, const ir_attention *a) {
         char name[24], val[800];
         snprintf(name, sizeof name, "mkv%u", i);
         snprintf(val, sizeof val, "kl < rem ? %s : %s", ld, fl ? "0.f" : "false");
-        emit_tile_vals(k, fl ? "float" : "bool", name, val);
+        emit_tile_vals(k, kt, fl ? "float" : "bool", name, val);
     }
     for (uint32_t i = 0; i < a->n_ops; i++) {
         const ir_att_op *op = &a->ops[i];
@@ -334,7 +335,7 @@ static void h16_tile_masks(cg_kw *k, const ir_attention *a) {
             char name[32], val[256];
             snprintf(name, sizeof name, "mkb%u_%u", i, j);
             snprintf(val, sizeof val, "kl < rem && mk%u_%u[(k0 + kl) * %s] != 0", i, j, msk);
-            emit_tile_vals(k, "bool", name, val);
+            emit_tile_vals(k, kt, "bool", name, val);
         }
     }
 }
@@ -374,7 +375,7 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
     cg_float_literal(tau, sizeof tau, 8.0 * 0.6931471805599453 / mul, SYMC_F32); /* 8 in base 2, in v's units */
     cg_kw_body(k, "            float mxa[%d][2];\n", h->mt);
     char full[64];
-    snprintf(full, sizeof full, "if (rem == %d) { /* every key of the tile in range */", H16_KT);
+    snprintf(full, sizeof full, "if (rem == %d) { /* every key of the tile in range */", h->kt);
     for (int part = 0; part < 2; part++) {
         cg_kw_body(k,
                    "            %s\n"
@@ -397,7 +398,7 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
                    "                        float v = s[mt][n][2 * h + u];\n"
                    "                        (void)ok;\n"
                    "                        (void)kj;\n",
-                   H16_KT / 8);
+                   h->kt / 8);
         if (pure) cg_kw_body(k, "                        /* the scale (%.17g) is folded into the exponent */\n", mul);
         else cg_att_emit_chain_h(k, a, 1);
         if (part) cg_kw_body(k, "                        v = kl < rem ? v : NINF;\n");
@@ -456,7 +457,7 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
         "                    l[mt][h] += p0 + p1;\n"
         "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
         "                }\n",
-        h->mt, H16_KT / 8, h->mt, H16_KT / 8);
+        h->mt, h->kt / 8, h->mt, h->kt / 8);
     cg_kw_body(k,
                "            if (__any_sync(0xffffffffu, up)) /* a max moved: the output rescaled */\n"
                "#pragma unroll\n"
@@ -496,7 +497,7 @@ static void h16_pv(cg_kw *k, const h16_shape *h) {
         "                    }\n"
         "                }\n"
         "            }\n",
-        H16_KT / 16, H16_MT, H16_MT, pack, pack, pack, pack, (long long)(DV / 16), (long long)VP, H16_MT, mma, mma);
+        h->kt / 16, H16_MT, H16_MT, pack, pack, pack, pack, (long long)(DV / 16), (long long)VP, H16_MT, mma, mma);
 }
 
 /* O = o / L, stored through the output view (a fully masked row: see RL_EXPR) */
@@ -549,6 +550,7 @@ void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, c
                          .VP = cg_att_h16_pitch(DV, wg),
                          .NV = DV / 8,
                          .KD = D / 16,
+                         .kt = cg_att_h16_kt(wg),
                          .qreg = h16_q_in_regs(D),
                          .mt = wg ? 1 : H16_MT,
                          .wg = wg,
@@ -557,10 +559,10 @@ void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, c
                          .pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16"};
     h16_first_tiles(k, a, &h, qsr, ksr, vsr);
     h16_scores(k, a, &h, ksr, vsr);
-    h16_tile_masks(k, a);
+    h16_tile_masks(k, a, h.kt);
     h16_softmax(k, a, &h);
     if (wg) {
-        cg_att_wg_pv(k, a);
+        cg_att_wg_pv(k, a, h.kt);
         cg_kw_body(k,
                    "            }\n"
                    "            sc_mb_arrive(mb + %d + 8 * st); /* this stage may be refilled */\n"

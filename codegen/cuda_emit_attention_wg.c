@@ -141,7 +141,7 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
         "}\n");
     static const char *const types[2][2] = {{"f16", "f16"}, {"bf16", "bf16"}};
     for (int t = 0; t < 2 && !st; t++) {
-        st = emit_mma(b, H16_KT, 1, types[t][0], types[t][1]); /* S = Q·Kᵀ: a key tile */
+        st = emit_mma(b, cg_att_h16_kt(1), 1, types[t][0], types[t][1]); /* S = Q·Kᵀ: a key tile */
         if (!st) st = emit_mma(b, 64, 0, types[t][0], types[t][1]);
         if (!st) st = emit_mma(b, 128, 0, types[t][0], types[t][1]);
     }
@@ -173,7 +173,7 @@ void cg_att_wg_preamble(cg_kw *k, const char *bars) {
  * next atom every 4), into s[0][8][4]; this warpgroup's 64 rows of Q start 8192 bytes apart. The
  * descriptors' low words are made once a tile and stepped by a 32-bit add to their address field
  * (bits 0-13, the address / 16: shared addresses stay below 2^18, so nothing carries out of it) */
-void cg_att_wg_qk(cg_kw *k, const ir_attention *a) {
+void cg_att_wg_qk(cg_kw *k, const ir_attention *a, int kt) {
     cg_kw_body(
         k,
         "            const unsigned dq = sc_wg_lo(sc_smem_addr(Qs) + (w >> 2) * 8192, 16),\n"
@@ -186,12 +186,12 @@ void cg_att_wg_qk(cg_kw *k, const ir_attention *a) {
         "            sc_wg_commit();\n"
         "            sc_wg_wait0();\n"
         "            sc_wg_fence_acc<%d>(&s[0][0][0]);\n",
-        (long long)(a->d / 16), H16_KT, a->qdt == SYMC_BF16 ? "bf16" : "f16", H16_ROWS * 128, H16_KT * 128, H16_KT / 2);
+        (long long)(a->d / 16), kt, a->qdt == SYMC_BF16 ? "bf16" : "f16", H16_ROWS * 128, kt * 128, kt / 2);
 }
 
 /* O += P·V: P's A fragments from the probabilities (keys 16j..16j+15 from two score tiles), V
  * read MN-major (its 64-column atoms 8192 bytes apart), m64n{DV}k16 a 16-key step */
-void cg_att_wg_pv(cg_kw *k, const ir_attention *a) {
+void cg_att_wg_pv(cg_kw *k, const ir_attention *a, int kt) {
     const char *pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16";
     cg_kw_body(
         k,
@@ -210,6 +210,6 @@ void cg_att_wg_pv(cg_kw *k, const ir_attention *a) {
         "            sc_wg_commit();\n"
         "            sc_wg_wait0();\n"
         "            sc_wg_fence_acc<%lld>(&o[0][0][0]);\n",
-        H16_KT / 16, H16_KT / 16, pack, pack, pack, pack, H16_KT * 128, H16_KT / 16, (long long)a->dv,
+        kt / 16, kt / 16, pack, pack, pack, pack, kt * 128, kt / 16, (long long)a->dv,
         a->qdt == SYMC_BF16 ? "bf16" : "f16", (long long)(a->dv / 2));
 }
