@@ -25,6 +25,7 @@ sweep_check under a wrapper; SYMC_GPU_PRECISIONS=0 skips the tf32/fp16/bf16
 builds (SYMC_GPU_PRECISION_FLAGS=--fp16 keeps only that one); SYMC_GPU_HALF=0 skips the models converted to f16 storage
 (half_models.py).
 """
+import json
 import os
 import subprocess
 import sys
@@ -130,7 +131,6 @@ def check_setups(label, engine):
     if r.returncode:
         fail(f"{label}: symc bench: {r.stderr.strip()}")
         return
-    import json
     for pt in json.load(open(js))["points"]:
         made, shared = pt["setups_made"], pt["setups_shared"]
         print(f"{label}: {pt.get('label', '')} cuBLASLt setups made {made}, shared {shared}", flush=True)
