@@ -78,8 +78,7 @@ typedef struct gemm_pkey {
 
 typedef struct gemm_entry {
     rt_cuda_setup base; /* first: the pool's header */
-    gemm_pkey pk;
-    gemm_key key; /* = pk.key */
+    gemm_pkey pk;       /* pk.key: the call's key */
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t la, lb, ld;
     cublasLtMatmulAlgo_t algo;
@@ -581,7 +580,7 @@ static symc_status heuristic(rt_gemm_state *g, cublasLtMatmulDesc_t op, cublasLt
  * epilogue plus the bias pass (split = 1), whose algorithm is the
  * heuristic's first. The main call's algorithm is the caller's to choose. */
 static symc_status make_call(rt_gemm_state *g, const rt_step *s, symc_dtype dt, gemm_entry *en, symc_error *err) {
-    const gemm_key *key = &en->key;
+    const gemm_key *key = &en->pk.key;
     en->row = en->split = 0;
     if (!(key->conv && key->bias)) return make_descs(s, dt, key, en, err);
     cublasLtMatmulHeuristicResult_t res[1];
@@ -617,7 +616,7 @@ static int use_tuned(rt_gemm_state *g, const rt_step *s, const gemm_problem *p, 
     for (uint32_t i = 0; i < n; i++) {
         cublasLtMatmulAlgo_t algo;
         memcpy(&algo, s->tuned[order[i]].algo, sizeof algo);
-        if (!algo_alignment_ok(&algo, en->key.align)) continue;
+        if (!algo_alignment_ok(&algo, en->pk.key.align)) continue;
         cublasLtMatmulHeuristicResult_t res;
         memset(&res, 0, sizeof res);
         if (rt_cuda_lt.MatmulAlgoCheck(g->h, en->op, en->la, en->lb, en->ld, en->ld, &algo, &res) !=
@@ -694,7 +693,6 @@ static symc_status find_entry(rt_cuda *c, uint32_t step, const gemm_problem *p, 
         return symc_error_setf(err, SYMC_ERR_NOMEM, "node '%s': out of host memory for a cuBLASLt setup",
                                rt_cuda_node_name(c->e, s));
     en->pk = pk;
-    en->key = *key;
     symc_status st = make_call(g, s, p->dt, en, err);
     if (!st) en->from_tuning = use_tuned(g, s, p, en);
     if (!st && !en->from_tuning) {
@@ -861,7 +859,7 @@ void rt_cuda_gemm_describe(rt_cuda *c, uint32_t step, const int64_t *slots, char
     const char *form = p.conv ? " (1x1 conv)" : "";
     for (uint32_t i = 0; c->gemm && i < GEMM_CACHE; i++) {
         const gemm_entry *en = (const gemm_entry *)rt_cuda_setups_way(&c->gemm->setups, step, i);
-        if (en && en->key.m == p.n && en->key.n == p.m && en->key.k == p.k) {
+        if (en && en->pk.key.m == p.n && en->pk.key.n == p.m && en->pk.key.k == p.k) {
             from_tuning = en->from_tuning;
             if (en->row) form = " (1x1 conv, row order, bias epilogue)";
             if (en->split) form = " (1x1 conv, bias in a K=1 call)";
@@ -908,7 +906,7 @@ symc_status rt_cuda_gemm_candidates(rt_cuda *c, uint32_t step, const int64_t *sl
     key_of(s, &p, ptrs, k0, &key);
     gemm_entry tmp;
     memset(&tmp, 0, sizeof tmp);
-    tmp.key = key;
+    tmp.pk.key = key;
     cublasLtMatmulHeuristicResult_t res[16];
     if (cap > 16) cap = 16;
     st = make_call(c->gemm, s, p.dt, &tmp, err); /* the main call of the formulation run() will use */
