@@ -299,6 +299,50 @@ static void emit_chain_op(cg_kw *k, const ir_attention *a, uint32_t i) {
     }
 }
 
+/* the row-block loop's head: SC_ROWS over the work items, the block's query tile qt and batch
+ * indices b0, b1, the views' bases qp, kp, vp and (all) op and the masks' mk<i>, mk<i>_<j> */
+static void emit_rows_head(cg_kw *k, const ir_attention *a, const char *wk, const char *n1, int all) {
+    cg_kw_body(k, "    SC_ROWS(blk, %s) {\n", wk);
+    /* causal: the row blocks with the most keys first (they finish last otherwise) */
+    cg_kw_body(k, "        const long long qt = %sblk %% nq, bb = blk / nq, b1 = bb %% %s, b0 = bb / %s;\n",
+               a->causal_skip ? "nq - 1 - " : "", n1, n1);
+    {
+        const char *qp = cg_kw_in(k, a->q.t), *kp = cg_kw_in(k, a->k.t), *vp = cg_kw_in(k, a->v.t),
+                   *op = all ? cg_kw_out(k, a->o.t) : "";
+        char qpn[32], kpn[32], vpn[32], opn[32];
+        snprintf(qpn, sizeof qpn, "%s", qp);
+        snprintf(kpn, sizeof kpn, "%s", kp);
+        snprintf(vpn, sizeof vpn, "%s", vp);
+        snprintf(opn, sizeof opn, "%s", op);
+        view_base(k, &a->q, qpn, "qp", 0);
+        view_base(k, &a->k, kpn, "kp", 0);
+        view_base(k, &a->v, vpn, "vp", 0);
+        if (all) view_base(k, &a->o, opn, "op", 1);
+    }
+    for (uint32_t i = 0; all && i < a->n_ops; i++) {
+        const ir_att_op *o = &a->ops[i];
+        for (uint32_t j = 0; o->kind == IR_ATT_ADD_SEL && j < o->n_leaf; j++) {
+            const ir_att_view *lv = &o->leaf[j].v;
+            if (o->leaf[j].kind != IR_ATT_LEAF_VIEW) continue;
+            char ptr[32], s0[48], s1[48];
+            snprintf(ptr, sizeof ptr, "%s", cg_kw_in(k, lv->t));
+            cg_att_dim(k, lv->strides[0], s0, sizeof s0);
+            cg_att_dim(k, lv->strides[1], s1, sizeof s1);
+            cg_kw_body(k, "        const %s *mk%u_%u = %s + b0 * %s + b1 * %s;\n",
+                       cg_stype(k->c->m->tensors[lv->t].dtype), i, j, ptr, s0, s1);
+        }
+        if (o->kind != IR_ATT_ADD_MASK && o->kind != IR_ATT_WHERE) continue;
+        char name[16], ptr[32];
+        snprintf(name, sizeof name, "mk%u", i);
+        snprintf(ptr, sizeof ptr, "%s", cg_kw_in(k, o->mask.t));
+        char s0[48], s1[48];
+        cg_att_dim(k, o->mask.strides[0], s0, sizeof s0);
+        cg_att_dim(k, o->mask.strides[1], s1, sizeof s1);
+        cg_kw_body(k, "        const %s *%s = %s + b0 * %s + b1 * %s;\n", cg_stype(k->c->m->tensors[o->mask.t].dtype),
+                   name, ptr, s0, s1);
+    }
+}
+
 /* the chain, applied to `v` for query qi / key kj (in range when `ok`) */
 void cg_att_emit_chain(cg_kw *k, const ir_attention *a) {
     for (uint32_t i = 0; i < a->n_ops; i++) emit_chain_op(k, a, i);
@@ -371,53 +415,28 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
                "    const float NINF = __int_as_float(0xff800000);\n"
                "    const long long Sq = %s, Sk = %s, nq = (Sq + %d) / %d;\n",
                sq, sk, rows - 1, rows);
-    cg_kw_body(&k, "    SC_ROWS(blk, %s) {\n", wk);
-    /* causal: the row blocks with the most keys first (they finish last otherwise) */
-    cg_kw_body(&k, "        const long long qt = %sblk %% nq, bb = blk / nq, b1 = bb %% %s, b0 = bb / %s;\n",
-               a.causal_skip ? "nq - 1 - " : "", n1, n1);
-    {
-        const char *qp = cg_kw_in(&k, a.q.t), *kp = cg_kw_in(&k, a.k.t), *vp = cg_kw_in(&k, a.v.t),
-                   *op = cg_kw_out(&k, a.o.t);
-        char qpn[32], kpn[32], vpn[32], opn[32];
-        snprintf(qpn, sizeof qpn, "%s", qp);
-        snprintf(kpn, sizeof kpn, "%s", kp);
-        snprintf(vpn, sizeof vpn, "%s", vp);
-        snprintf(opn, sizeof opn, "%s", op);
-        view_base(&k, &a.q, qpn, "qp", 0);
-        view_base(&k, &a.k, kpn, "kp", 0);
-        view_base(&k, &a.v, vpn, "vp", 0);
-        view_base(&k, &a.o, opn, "op", 1);
-    }
-    for (uint32_t i = 0; i < a.n_ops; i++) {
-        const ir_att_op *o = &a.ops[i];
-        for (uint32_t j = 0; o->kind == IR_ATT_ADD_SEL && j < o->n_leaf; j++) {
-            const ir_att_view *lv = &o->leaf[j].v;
-            if (o->leaf[j].kind != IR_ATT_LEAF_VIEW) continue;
-            char ptr[32], s0[48], s1[48];
-            snprintf(ptr, sizeof ptr, "%s", cg_kw_in(&k, lv->t));
-            cg_att_dim(&k, lv->strides[0], s0, sizeof s0);
-            cg_att_dim(&k, lv->strides[1], s1, sizeof s1);
-            cg_kw_body(&k, "        const %s *mk%u_%u = %s + b0 * %s + b1 * %s;\n",
-                       cg_stype(c->m->tensors[lv->t].dtype), i, j, ptr, s0, s1);
-        }
-        if (o->kind != IR_ATT_ADD_MASK && o->kind != IR_ATT_WHERE) continue;
-        char name[16], ptr[32];
-        snprintf(name, sizeof name, "mk%u", i);
-        snprintf(ptr, sizeof ptr, "%s", cg_kw_in(&k, o->mask.t));
-        char s0[48], s1[48];
-        cg_att_dim(&k, o->mask.strides[0], s0, sizeof s0);
-        cg_att_dim(&k, o->mask.strides[1], s1, sizeof s1);
-        cg_kw_body(&k, "        const %s *%s = %s + b0 * %s + b1 * %s;\n", cg_stype(c->m->tensors[o->mask.t].dtype),
-                   name, ptr, s0, s1);
-    }
     /* 3xTF32 for fp32 engines; one TF32 product otherwise: f16 and bf16
      * values are exact in TF32, so Q·Kᵀ is exact and P is rounded to TF32's
      * 10 mantissa bits, as an f16 P would be */
     const int split = c->b->opt->precision == RT_PREC_FP32 &&
         (a.qdt == SYMC_F32 || a.kdt == SYMC_F32 || a.vdt == SYMC_F32);
+    if (wg) { /* each role its own loop over the row blocks, at its own register count */
+        cg_kw_body(&k,
+                   "    if (threadIdx.x >= 256) { /* the producer warpgroup: its registers to the consumers */\n"
+                   "    sc_wg_regs_dec<%d>();\n",
+                   CG_ATT_WG_PRODUCER_REGS);
+        emit_rows_head(&k, &a, wk, n1, 0);
+        cg_att_emit_h16_producer(&k, &a, qsr, ksr, vsr);
+        cg_kw_body(&k,
+                   "    } else { /* the consumer warpgroups */\n"
+                   "    sc_wg_regs_inc<%d>();\n",
+                   CG_ATT_WG_CONSUMER_REGS);
+    }
+    emit_rows_head(&k, &a, wk, n1, 1);
     if (h16) cg_att_emit_h16(&k, &a, wg, qsr, ksr, vsr, osr, osd);
     else if (tc) cg_att_emit_tf32(&k, &a, split, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
     else cg_att_emit_f32(&k, &a, qsr, qsd, ksr, ksd, vsr, vsd, osr, osd);
+    if (wg) cg_kw_body(&k, "    }\n    sc_cp_wait<0>(); /* the producer's last copies have landed */\n");
     /* the comment lists the fused nodes */
     cg_str comment = {0};
     char storage[96] = "";

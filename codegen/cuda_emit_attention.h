@@ -16,13 +16,8 @@
 #define H16_ROWS (64 * H16_MT) /* query rows a block of the half kernel: 4 warps */
 
 /* keys a tile of the half kernels (both products, the stages, the masks), for the mma.sync
- * kernel or (wg) the wgmma one: 64 for both. (FlashAttention-3 takes 128-176 at head dim 128 on
- * Hopper: with 128 the wgmma kernel's consumers need more than the 168 registers three
- * warpgroups leave them, i.e. setmaxnreg; not measured yet.) */
-static inline int cg_att_h16_kt(int wg) {
-    (void)wg;
-    return 64;
-}
+ * kernel (64) or (wg) the wgmma one (cuda_emit_attention_wg.c) */
+int cg_att_h16_kt(int wg);
 
 /* row pitch >= n with pitch % 32 == want (bank-conflict-free fragment loads) */
 static inline int64_t cg_att_pitch(int64_t n, int64_t want) { return n + ((want - n % 32) % 32 + 32) % 32; }
@@ -70,6 +65,9 @@ int cg_att_h16_ok(cg_cuda *c, const ir_attention *a);
 /* qsr..osd: the views' row and element strides as text; wg: the wgmma variant (cg_att_wg_ok) */
 void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, const char *ksr, const char *vsr,
                      const char *osr, const char *osd);
+/* the wgmma kernel's producer warpgroup, in its own loop over the row blocks (threads 256..383),
+ * from its key range to the loop's end: K and V into the ring of stages */
+void cg_att_emit_h16_producer(cg_kw *k, const ir_attention *a, const char *qsr, const char *ksr, const char *vsr);
 /* the half kernel's shared row pitch (halves) for a head dim n: padded against bank conflicts,
  * or n in the wgmma variant (its swizzled atoms need none) */
 static inline int64_t cg_att_h16_pitch(int64_t n, int wg) { return wg ? n : n + 8; }
@@ -78,6 +76,12 @@ static inline int64_t cg_att_h16_pitch(int64_t n, int wg) { return wg ? n : n + 
 int cg_att_wg_ok(cg_cuda *c, const ir_attention *a);
 /* the wgmma kernel's K and V stages (a ring filled by its producer warpgroup) */
 #define CG_ATT_WG_STAGES 3
+/* its registers a thread after setmaxnreg: the producer gives (168 - 56) x 128 to the two consumer
+ * warpgroups, (224 - 168) x 256 (168 each at launch: 65536 / 384 rounded down to 8). With 168 the
+ * 128-key tile spilled under a padding mask (ptxas: 218 bytes at head dim 128); with 40 for the
+ * producer its own loop spilled. */
+#define CG_ATT_WG_PRODUCER_REGS 56
+#define CG_ATT_WG_CONSUMER_REGS 224
 /* its shared bytes past the tiles: the mbarriers qfull, qempty, full[stages], empty[stages] */
 #define CG_ATT_WG_BARS (8 * (2 + 2 * CG_ATT_WG_STAGES))
 /* its preamble, before the row-block loop: the mbarriers at `bars` (their shared address mb),

@@ -118,18 +118,18 @@ static void wg_ring(char *step, size_t step_cap, char *stage, size_t stage_cap) 
     snprintf(stage, stage_cap, "const int st = gs < %du ? (int)gs : (int)gs - %d;", CG_ATT_WG_STAGES, CG_ATT_WG_STAGES);
 }
 
-/* the wgmma kernel's producer warpgroup (threads 256..383): for each row block, Q's rows once
- * the consumers are done with the previous ones (mbarrier qempty), then every key tile of K and
- * V into the ring of CG_ATT_WG_STAGES stages, each once its consumers released it (empty[st]);
- * cp.async's completion arrives on qfull and full[st] (cp.async.mbarrier.arrive.noinc: 128
- * arrivals a phase), at the ring's position gs (wg_ring). Then the consumers' branch opens: they
- * wait for Q. */
+/* the wgmma kernel's producer warpgroup (threads 256..383), inside its own loop over the row
+ * blocks (cg_att_emit_h16_producer): for each row block, Q's rows once the consumers are done
+ * with the previous ones (mbarrier qempty), then every key tile of K and V into the ring of
+ * CG_ATT_WG_STAGES stages, each once its consumers released it (empty[st]); cp.async's completion
+ * arrives on qfull and full[st] (cp.async.mbarrier.arrive.noinc: 128 arrivals a phase), at the
+ * ring's position gs (wg_ring). */
 static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const char *ksr, const char *vsr) {
     char step[64], stage[80];
     wg_ring(step, sizeof step, stage, sizeof stage);
     cg_kw_body(k,
                "        %s\n"
-               "        if (threadIdx.x >= 256) { /* the producer warpgroup */\n"
+               "        {\n"
                "            const int pt = threadIdx.x - 256;\n"
                "            sc_mb_wait(mb + 8, (rq & 1u) ^ 1u); /* the consumers are done with the last Q */\n"
                "            {\n",
@@ -149,8 +149,9 @@ static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const
     cg_kw_body(k,
                "                sc_mb_cp_arrive(mb + 16 + 8 * st);\n"
                "            }\n"
-               "        } else {\n"
-               "        sc_mb_wait(mb, rq & 1u); /* Q's rows are in */\n");
+               "        }\n"
+               "        rq++;\n"
+               "    }\n");
 }
 
 /* the row block's start: its key range, Q's tile and the first K and V tiles in shared memory,
@@ -159,8 +160,8 @@ static void h16_first_tiles(cg_kw *k, const ir_attention *a, const h16_shape *h,
                             const char *vsr) {
     const int64_t D = h->D, QP = h->QP, KD = h->KD;
     h16_key_range(k, a, h->kt);
-    if (h->wg) {
-        h16_wg_producer(k, h, qsr, ksr, vsr);
+    if (h->wg) { /* the producer (cg_att_emit_h16_producer) loads the tiles */
+        cg_kw_body(k, "        sc_mb_wait(mb, rq & 1u); /* Q's rows are in */\n");
         return;
     }
     cg_kw_body(k, "        __syncthreads(); /* the previous row block is done with the tiles */\n        {\n");
@@ -526,6 +527,31 @@ static void h16_store(cg_kw *k, const ir_attention *a, const h16_shape *h, const
                h->mt, RL_EXPR(a), (long long)NV, osr, osd, st0, osr, osd, st1);
 }
 
+/* the shape of the kernel (wg: the wgmma variant) */
+static h16_shape h16_shape_of(cg_kw *k, const ir_attention *a, int wg) {
+    const int64_t D = a->d, DV = a->dv;
+    const h16_shape h = {.D = D,
+                         .DV = DV,
+                         .QP = cg_att_h16_pitch(D, wg),
+                         .VP = cg_att_h16_pitch(DV, wg),
+                         .NV = DV / 8,
+                         .KD = D / 16,
+                         .kt = cg_att_h16_kt(wg),
+                         .qreg = h16_q_in_regs(D),
+                         .mt = wg ? 1 : H16_MT,
+                         .wg = wg,
+                         .tail = cg_att_causal_tail(k->c, a),
+                         .mma = a->qdt == SYMC_BF16 ? "sc_mma_bf16" : "sc_mma_f16",
+                         .pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16"};
+    return h;
+}
+
+void cg_att_emit_h16_producer(cg_kw *k, const ir_attention *a, const char *qsr, const char *ksr, const char *vsr) {
+    const h16_shape h = h16_shape_of(k, a, 1);
+    h16_key_range(k, a, h.kt);
+    h16_wg_producer(k, &h, qsr, ksr, vsr);
+}
+
 /* The half tensor-core kernel (sm_80+): flash attention with mma.sync
  * m16n8k16 in the storage's half type and fp32 accumulation. 4 warps, each
  * H16_MT m-tiles of 16 query rows (a block: H16_ROWS rows), so every K and V
@@ -543,20 +569,7 @@ static void h16_store(cg_kw *k, const ir_attention *a, const h16_shape *h, const
  * the half type for the product, as every flash attention does. */
 void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, const char *ksr, const char *vsr,
                      const char *osr, const char *osd) {
-    const int64_t D = a->d, DV = a->dv;
-    const h16_shape h = {.D = D,
-                         .DV = DV,
-                         .QP = cg_att_h16_pitch(D, wg),
-                         .VP = cg_att_h16_pitch(DV, wg),
-                         .NV = DV / 8,
-                         .KD = D / 16,
-                         .kt = cg_att_h16_kt(wg),
-                         .qreg = h16_q_in_regs(D),
-                         .mt = wg ? 1 : H16_MT,
-                         .wg = wg,
-                         .tail = cg_att_causal_tail(k->c, a),
-                         .mma = a->qdt == SYMC_BF16 ? "sc_mma_bf16" : "sc_mma_f16",
-                         .pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16"};
+    const h16_shape h = h16_shape_of(k, a, wg);
     h16_first_tiles(k, a, &h, qsr, ksr, vsr);
     h16_scores(k, a, &h, ksr, vsr);
     h16_tile_masks(k, a, h.kt);
@@ -571,10 +584,8 @@ void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, c
                    16 + 8 * CG_ATT_WG_STAGES);
         h16_store(k, a, &h, osr, osd);
         cg_kw_body(k,
-                   "        }\n"
                    "        rq++;\n"
-                   "    }\n"
-                   "    sc_cp_wait<0>(); /* the producer's last copies have landed */\n");
+                   "    }\n");
         return;
     }
     h16_pv(k, &h);

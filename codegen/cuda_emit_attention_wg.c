@@ -5,8 +5,11 @@
  *
  * Three warpgroups a block, warp-specialized: two consumers, each 64 of the
  * block's 128 query rows, and a producer (threads 256..383) that stages Q's
- * rows and every 64-key tile of K and V by cp.async into a ring of
- * CG_ATT_WG_STAGES shared-memory stages, ahead of the consumers. mbarriers
+ * rows and every key tile (cg_att_h16_kt: 128 keys) of K and V by cp.async into
+ * a ring of CG_ATT_WG_STAGES shared-memory stages, ahead of the consumers. Each
+ * role runs its own loop over the row blocks after setmaxnreg: the producer
+ * keeps 56 registers a thread and the consumers take 224 (ptxas allocates each
+ * loop at its count). mbarriers
  * order the two sides: the producer's copies arrive on qfull / full[st] as
  * they land (cp.async.mbarrier.arrive.noinc), the consumers release Q and each
  * stage on qempty / empty[st]; the ring's position and phases follow the
@@ -15,7 +18,7 @@
  * wgmma reads what cp.async (the generic proxy) wrote. Tiles are stored in the
  * 128-byte-swizzled layout the wgmma descriptors name: atoms of 64 halves
  * (128 bytes) by as many rows, a row's 16-byte chunk c stored at chunk
- * c ^ (row % 8), every atom 1024-byte aligned. S = Q·Kᵀ is wgmma m64n64k16
+ * c ^ (row % 8), every atom 1024-byte aligned. S = Q·Kᵀ is wgmma m64n{kt}k16
  * with both operands from shared memory (K-major: 32 bytes further along the
  * atom per k-step); O += P·V is wgmma m64n{DV}k16 with P from registers (the
  * score accumulators packed to half pairs are its A fragments, as in the
@@ -50,6 +53,17 @@ int cg_att_wg_ok(cg_cuda *c, const ir_attention *a) {
     if (c->b->sm != 90 || !cg_att_h16_ok(c, a)) return 0;
     if (!(env && !strcmp(env, "wgmma")) && a->d == 64 && cg_att_causal_tail(c, a)) return 0;
     return (a->d == 64 || a->d == 128) && (a->dv == 64 || a->dv == 128);
+}
+
+/* The wgmma kernel's key tile: 128 keys (FlashAttention-3 takes 128-176 at head dim 128), its
+ * consumers at 224 registers (CG_ATT_WG_CONSUMER_REGS: no spill under any mask form). Measured
+ * on an H200 (session 30, bench/bench_attention.py against 64 keys with the same registers):
+ * head dim 64 1.08-1.14x, head dim 128 1.04-1.06x, causal head dim 128 1.02x; BERT-base --fp16
+ * at 32x512 1.7% faster. SYMC_ATTENTION_KT=64 keeps 64 (for comparison). */
+int cg_att_h16_kt(int wg) {
+    if (!wg) return 64;
+    const char *env = getenv("SYMC_ATTENTION_KT");
+    return env && !strcmp(env, "64") ? 64 : 128;
 }
 
 /* one wgmma wrapper: m64n<n>k16, f32 accumulators d[n / 2], A from shared memory (ss) or
@@ -112,6 +126,13 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
         "template <int N> __device__ __forceinline__ void sc_wg_fence_acc(float *d) {\n"
         "#pragma unroll\n"
         "    for (int i = 0; i < N; i++) asm volatile(\"\" : \"+f\"(d[i])::\"memory\");\n"
+        "}\n"
+        "/* setmaxnreg: this warpgroup's registers a thread, down (giving them to the block's pool) or up */\n"
+        "template <int N> __device__ __forceinline__ void sc_wg_regs_dec() {\n"
+        "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %%0;\" ::\"n\"(N));\n"
+        "}\n"
+        "template <int N> __device__ __forceinline__ void sc_wg_regs_inc() {\n"
+        "    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %%0;\" ::\"n\"(N));\n"
         "}\n"
         "/* mbarriers (shared addresses): init with an arrival count, arrive, arrive when this thread's\n"
         " * cp.async copies so far have landed (noinc: counted in the init's count), wait for a phase */\n"

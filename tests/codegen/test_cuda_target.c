@@ -992,7 +992,7 @@ static void test_attention_wgmma(void) {
             if (e) {
                 const int wg = cases[i].wg, d = cases[i].hd;
                 const char *h = bf ? "bf16" : "f16";
-                char want[128];
+                char want[192];
                 snprintf(want, sizeof want, "fused attention (flash, %s %s, storage q %s k %s v %s o %s, D %d, Dv %d)",
                          h, wg ? "wgmma" : "tensor cores", h, h, h, h, d, d);
                 CHECK_MSG(strstr(e->cuda_source, want), "case %zu: no '%s'", i, want);
@@ -1002,17 +1002,28 @@ static void test_attention_wgmma(void) {
                 else CHECK_MSG(modules_for(e, cases[i].target) == e->n_modules, "case %zu", i);
                 const rt_step *s = first_step(e, RT_STEP_KERNEL);
                 if (wg) {
-                    snprintf(want, sizeof want, "sc_wg_ss_n64_%s(&s[0][0][0],", h);
+                    const int kt = cg_att_h16_kt(1);
+                    snprintf(want, sizeof want, "sc_wg_ss_n%d_%s(&s[0][0][0],", kt, h);
                     CHECK_CONTAINS(e->cuda_source, want);
                     snprintf(want, sizeof want, "sc_wg_rs_n%d_%s(&o[0][0][0], pa[j],", d, h);
                     CHECK_CONTAINS(e->cuda_source, want);
                     /* three warpgroups (two consumers, the producer), Q's 128 rows, CG_ATT_WG_STAGES
-                     * K and V tiles of 64 keys, the alignment pad and the mbarriers; the ring's waits */
+                     * K and V tiles of kt keys, the alignment pad and the mbarriers; the ring's waits */
                     CHECK(s && s->block == 384 &&
                           s->shared ==
-                              (uint32_t)((128 * d + 2 * CG_ATT_WG_STAGES * 64 * d) * 2 + 1024 + CG_ATT_WG_BARS));
+                              (uint32_t)((128 * d + 2 * CG_ATT_WG_STAGES * kt * d) * 2 + 1024 + CG_ATT_WG_BARS));
                     CHECK_CONTAINS(e->cuda_source, "__launch_bounds__(384, 1)");
-                    CHECK_CONTAINS(e->cuda_source, "if (threadIdx.x >= 256) { /* the producer warpgroup */");
+                    /* each role its own loop over the row blocks, after its setmaxnreg */
+                    snprintf(want, sizeof want,
+                             "if (threadIdx.x >= 256) { /* the producer warpgroup: its registers to the consumers "
+                             "*/\n    sc_wg_regs_dec<%d>();\n    SC_ROWS(blk,",
+                             CG_ATT_WG_PRODUCER_REGS);
+                    CHECK_CONTAINS(e->cuda_source, want);
+                    snprintf(want, sizeof want,
+                             "} else { /* the consumer warpgroups */\n    sc_wg_regs_inc<%d>();\n    SC_ROWS(blk,",
+                             CG_ATT_WG_CONSUMER_REGS);
+                    CHECK_CONTAINS(e->cuda_source, want);
+                    CHECK(128 * (CG_ATT_WG_PRODUCER_REGS + 2 * CG_ATT_WG_CONSUMER_REGS) <= 384 * 168);
                     CHECK_CONTAINS(e->cuda_source, "sc_mb_wait(mb + 16 + 8 * st, (unsigned)(gs >= 3u));");
                     CHECK_CONTAINS(e->cuda_source, "sc_mb_wait(mb + 40 + 8 * st, (unsigned)(gs >= 3u) ^ 1u);");
                     CHECK_CONTAINS(e->cuda_source, "gs = gs == 5u ? 0u : gs + 1u");
@@ -1319,9 +1330,13 @@ static void test_attention_softmax(void) {
         rt_engine *e = compile_module(m, cases[i].arch, &err);
         CHECK_MSG(e, "case %zu: %s", i, err.msg);
         if (e) {
-            CHECK_CONTAINS(e->cuda_source, "if (rem == 64) { /* every key of the tile in range */");
+            /* the key tile: 64 keys, the wgmma kernel's cg_att_h16_kt(1) */
+            char full[80];
+            snprintf(full, sizeof full, "if (rem == %d) { /* every key of the tile in range */",
+                     strstr(e->cuda_source, " wgmma, ") ? cg_att_h16_kt(1) : 64);
+            CHECK_CONTAINS(e->cuda_source, full);
             CHECK_CONTAINS(e->cuda_source, "} else { /* the last tile: keys past Sk are -inf */");
-            CHECK(strstr(e->cuda_source, "kl < rem ? v : NINF") > strstr(e->cuda_source, "if (rem == 64) {"));
+            CHECK(strstr(e->cuda_source, "kl < rem ? v : NINF") > strstr(e->cuda_source, full));
             CHECK_CONTAINS(e->cuda_source, "if (__any_sync(0xffffffffu, up))");
             /* the rescale carries both maxima's exponent offsets; a row beyond 2^22 takes the subtraction,
              * the whole warp on its vote, the others one multiply-add a score */
