@@ -91,6 +91,11 @@ void cg_att_wg_preamble(cg_kw *k, const char *bars);
 /* its two products over a key tile of kt keys (cg_att_h16_kt) */
 void cg_att_wg_qk(cg_kw *k, const ir_attention *a, int kt);
 void cg_att_wg_pv(cg_kw *k, const ir_attention *a, int kt);
+/* the same in pieces, for the overlapped loop: Q·Kᵀ issued and committed (not waited for), P
+ * packed into pa, P·V from the V tile at `v` issued (not committed) */
+void cg_att_wg_qk_issue(cg_kw *k, const ir_attention *a, int kt);
+void cg_att_wg_pack(cg_kw *k, const ir_attention *a, int kt);
+void cg_att_wg_pv_issue(cg_kw *k, const ir_attention *a, int kt, const char *v);
 /* split: 3xTF32 products (fp32 engines), else one TF32 product */
 void cg_att_emit_tf32(cg_kw *k, const ir_attention *a, int split, const char *qsr, const char *qsd, const char *ksr,
                       const char *ksd, const char *vsr, const char *vsd, const char *osr, const char *osd);

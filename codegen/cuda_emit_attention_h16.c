@@ -14,6 +14,8 @@
  * (cg_att_causal_tail) a row block stops at its diagonal once every row has
  * an unmasked score. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "codegen/cuda_emit_attention.h"
 
@@ -70,6 +72,15 @@ typedef struct h16_shape {
     int qreg, mt, wg, tail;
     const char *mma, *pack;
 } h16_shape;
+
+/* the wgmma kernel overlaps a tile's softmax with the previous tile's P·V (h16_scores): a
+ * consumer issues this tile's Q·Kᵀ, then the previous tile's P·V (its P kept packed in pa), waits
+ * for the scores only, and waits for P·V before the output's rescale. Not under a causal skip or
+ * tail, whose warpgroups skip tiles. */
+static int h16_wg_overlap(const ir_attention *a, const h16_shape *h) {
+    const char *env = getenv("SYMC_ATTENTION_OVERLAP"); /* 0: off, for comparison */
+    return h->wg && h->DV >= 128 && !a->causal_skip && !h->tail && !(env && !strcmp(env, "0"));
+}
 
 /* stage `rows` rows [row0, row0 + rows) x `cols` halves of `ptr` (row stride rs) into shared
  * `dst` with 16-byte cp.async by 128 threads (`tid` their index), zeros past `lim`: rows of pitch
@@ -228,6 +239,11 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
     const int64_t QP = h->QP, VP = h->VP, NV = h->NV;
     char step[64], stage[80]; /* the wgmma kernel's ring position */
     wg_ring(step, sizeof step, stage, sizeof stage);
+    const int overlap = h16_wg_overlap(a, h);
+    char pdecl[128];
+    snprintf(pdecl, sizeof pdecl,
+             "        unsigned pa[%d][4]; /* the previous tile's P */\n        int pst = 0; /* its stage */\n",
+             h->kt / 16);
     cg_kw_body(
         k,
         "        float m[%d][2], l[%d][2], o[%d][%lld][4];\n"
@@ -241,10 +257,12 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
         "#pragma unroll\n"
         "            for (int n = 0; n < %lld; n++) o[mt][n][0] = o[mt][n][1] = o[mt][n][2] = o[mt][n][3] = 0.f;\n"
         "        }\n"
+        "%s"
         "        for (long long it = 0; it < ntile; it++%s) {\n"
         "            const long long k0 = it * %d;\n"
         "            const int rem = Sk - k0 < %d ? (int)(Sk - k0) : %d; /* keys of this tile in range */\n",
-        h->mt, h->mt, h->mt, (long long)NV, h->mt, h->mt, (long long)NV, h->wg ? step : "", h->kt, h->kt, h->kt);
+        h->mt, h->mt, h->mt, (long long)NV, h->mt, h->mt, (long long)NV, overlap ? pdecl : "", h->wg ? step : "", h->kt,
+        h->kt, h->kt);
     if (h->wg)
         cg_kw_body(k,
                    "            %s\n"
@@ -294,6 +312,22 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
                "            if (%s) { /* else every key of the tile is after the %s last row: masked (causal) */\n"
                "            float s[%d][%d][4];\n",
                cond, h->wg ? "warpgroup's" : "warp's", h->mt, h->kt / 8);
+    if (overlap) { /* this tile's Q·Kᵀ, then the previous tile's P·V; the scores waited for */
+        cg_att_wg_qk_issue(k, a, h->kt);
+        cg_kw_body(k,
+                   "            if (it > 0) {\n"
+                   "                const unsigned short *Vp = Vs + pst * %lld;\n",
+                   (long long)(h->kt * VP));
+        cg_att_wg_pv_issue(k, a, h->kt, "Vp");
+        /* wgmma only in the branch: ptxas serializes every wgmma when the waits differ by path */
+        cg_kw_body(k,
+                   "            }\n"
+                   "            sc_wg_commit(); /* P·V's group, or an empty one on the first tile */\n"
+                   "            sc_wg_wait1(); /* the scores; P·V runs on under the softmax */\n"
+                   "            sc_wg_fence_acc<%d>(&s[0][0][0]);\n",
+                   h->kt / 2);
+        return;
+    }
     if (h->wg) { /* its first product ignores s's values */
         cg_att_wg_qk(k, a, h->kt);
         return;
@@ -459,6 +493,12 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
         "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
         "                }\n",
         h->mt, h->kt / 8, h->mt, h->kt / 8);
+    if (h16_wg_overlap(a, h))
+        cg_kw_body(k,
+                   "            sc_wg_wait0(); /* the previous tile's P·V: its stage is free */\n"
+                   "            sc_wg_fence_acc<%lld>(&o[0][0][0]);\n"
+                   "            if (it > 0) sc_mb_arrive(mb + %d + 8 * pst);\n",
+                   (long long)(h->DV / 2), 16 + 8 * CG_ATT_WG_STAGES);
     cg_kw_body(k,
                "            if (__any_sync(0xffffffffu, up)) /* a max moved: the output rescaled */\n"
                "#pragma unroll\n"
@@ -574,6 +614,30 @@ void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, c
     h16_scores(k, a, &h, ksr, vsr);
     h16_tile_masks(k, a, h.kt);
     h16_softmax(k, a, &h);
+    if (h16_wg_overlap(a, &h)) { /* P packed for the next tile's turn; the last tile's P·V after the loop */
+        cg_att_wg_pack(k, a, h.kt);
+        cg_kw_body(k,
+                   "            pst = st;\n"
+                   "            }\n"
+                   "        }\n"
+                   "        if (ntile > 0) { /* the last tile's P·V */\n"
+                   "            const unsigned short *Vp = Vs + pst * %lld;\n",
+                   (long long)(h.kt * h.VP));
+        cg_att_wg_pv_issue(k, a, h.kt, "Vp");
+        cg_kw_body(k,
+                   "            sc_wg_commit();\n"
+                   "            sc_wg_wait0();\n"
+                   "            sc_wg_fence_acc<%lld>(&o[0][0][0]);\n"
+                   "            sc_mb_arrive(mb + %d + 8 * pst); /* its stage may be refilled */\n"
+                   "        }\n"
+                   "        sc_mb_arrive(mb + 8); /* Q may be refilled */\n",
+                   (long long)(h.DV / 2), 16 + 8 * CG_ATT_WG_STAGES);
+        h16_store(k, a, &h, osr, osd);
+        cg_kw_body(k,
+                   "        rq++;\n"
+                   "    }\n");
+        return;
+    }
     if (wg) {
         cg_att_wg_pv(k, a, h.kt);
         cg_kw_body(k,

@@ -119,6 +119,8 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
         "__device__ __forceinline__ void sc_wg_fence() { asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); }\n"
         "__device__ __forceinline__ void sc_wg_commit() { asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: "
         "\"memory\"); }\n"
+        "__device__ __forceinline__ void sc_wg_wait1() { asm volatile(\"wgmma.wait_group.sync.aligned 1;\" ::: "
+        "\"memory\"); }\n"
         "__device__ __forceinline__ void sc_wg_wait0() { asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: "
         "\"memory\"); }\n"
         "__device__ __forceinline__ void sc_wg_fence_smem() { asm volatile(\"fence.proxy.async.shared::cta;\" ::: "
@@ -190,11 +192,12 @@ void cg_att_wg_preamble(cg_kw *k, const char *bars) {
         CG_ATT_WG_STAGES, CG_ATT_WG_STAGES);
 }
 
-/* S = Q·Kᵀ: m64n64k16 from shared memory, D / 16 k-steps (32 bytes along an atom each, the
- * next atom every 4), into s[0][8][4]; this warpgroup's 64 rows of Q start 8192 bytes apart. The
- * descriptors' low words are made once a tile and stepped by a 32-bit add to their address field
- * (bits 0-13, the address / 16: shared addresses stay below 2^18, so nothing carries out of it) */
-void cg_att_wg_qk(cg_kw *k, const ir_attention *a, int kt) {
+/* S = Q·Kᵀ: m64n{kt}k16 from shared memory, D / 16 k-steps (32 bytes along an atom each, the
+ * next atom every 4), into s[0][kt / 8][4]; this warpgroup's 64 rows of Q start 8192 bytes apart.
+ * The descriptors' low words are made once a tile and stepped by a 32-bit add to their address
+ * field (bits 0-13, the address / 16: shared addresses stay below 2^18, so nothing carries out of
+ * it). Issued and committed, not waited for. */
+void cg_att_wg_qk_issue(cg_kw *k, const ir_attention *a, int kt) {
     cg_kw_body(
         k,
         "            const unsigned dq = sc_wg_lo(sc_smem_addr(Qs) + (w >> 2) * 8192, 16),\n"
@@ -204,33 +207,53 @@ void cg_att_wg_qk(cg_kw *k, const ir_attention *a, int kt) {
         "            for (int kk = 0; kk < %lld; kk++) /* the address field counts 16 bytes */\n"
         "                sc_wg_ss_n%d_%s(&s[0][0][0], sc_wg_d(dq + (unsigned)((kk >> 2) * %d + (kk & 3) * 32) / 16u, 1024),\n"
         "                    sc_wg_d(dk + (unsigned)((kk >> 2) * %d + (kk & 3) * 32) / 16u, 1024), kk > 0);\n"
-        "            sc_wg_commit();\n"
-        "            sc_wg_wait0();\n"
-        "            sc_wg_fence_acc<%d>(&s[0][0][0]);\n",
-        (long long)(a->d / 16), kt, a->qdt == SYMC_BF16 ? "bf16" : "f16", H16_ROWS * 128, kt * 128, kt / 2);
+        "            sc_wg_commit();\n",
+        (long long)(a->d / 16), kt, a->qdt == SYMC_BF16 ? "bf16" : "f16", H16_ROWS * 128, kt * 128);
 }
 
-/* O += P·V: P's A fragments from the probabilities (keys 16j..16j+15 from two score tiles), V
- * read MN-major (its 64-column atoms 8192 bytes apart), m64n{DV}k16 a 16-key step */
-void cg_att_wg_pv(cg_kw *k, const ir_attention *a, int kt) {
+void cg_att_wg_qk(cg_kw *k, const ir_attention *a, int kt) {
+    cg_att_wg_qk_issue(k, a, kt);
+    cg_kw_body(k,
+               "            sc_wg_wait0();\n"
+               "            sc_wg_fence_acc<%d>(&s[0][0][0]);\n",
+               kt / 2);
+}
+
+/* P's A fragments into pa[kt / 16][4] from the probabilities in s (keys 16j..16j+15 from two
+ * score tiles) */
+void cg_att_wg_pack(cg_kw *k, const ir_attention *a, int kt) {
     const char *pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16";
+    cg_kw_body(k,
+               "#pragma unroll\n"
+               "            for (int j = 0; j < %d; j++) {\n"
+               "                pa[j][0] = %s(s[0][2 * j][0], s[0][2 * j][1]);\n"
+               "                pa[j][1] = %s(s[0][2 * j][2], s[0][2 * j][3]);\n"
+               "                pa[j][2] = %s(s[0][2 * j + 1][0], s[0][2 * j + 1][1]);\n"
+               "                pa[j][3] = %s(s[0][2 * j + 1][2], s[0][2 * j + 1][3]);\n"
+               "            }\n",
+               kt / 16, pack, pack, pack, pack);
+}
+
+/* O += P·V from pa and the V tile at `v`, read MN-major (its 64-column atoms kt * 128 bytes
+ * apart), m64n{DV}k16 a 16-key step, after a wgmma.fence. Issued, not committed (the caller
+ * commits) nor waited for. */
+void cg_att_wg_pv_issue(cg_kw *k, const ir_attention *a, int kt, const char *v) {
     cg_kw_body(
         k,
-        "            unsigned pa[%d][4];\n"
-        "#pragma unroll\n"
-        "            for (int j = 0; j < %d; j++) {\n"
-        "                pa[j][0] = %s(s[0][2 * j][0], s[0][2 * j][1]);\n"
-        "                pa[j][1] = %s(s[0][2 * j][2], s[0][2 * j][3]);\n"
-        "                pa[j][2] = %s(s[0][2 * j + 1][0], s[0][2 * j + 1][1]);\n"
-        "                pa[j][3] = %s(s[0][2 * j + 1][2], s[0][2 * j + 1][3]);\n"
-        "            }\n"
-        "            const unsigned dv = sc_wg_lo(sc_smem_addr(Vc), %d);\n"
+        "            const unsigned dv = sc_wg_lo(sc_smem_addr(%s), %d);\n"
         "            sc_wg_fence();\n"
         "#pragma unroll\n"
-        "            for (int j = 0; j < %d; j++) sc_wg_rs_n%lld_%s(&o[0][0][0], pa[j], sc_wg_d(dv + j * 128u, 1024), 1);\n"
-        "            sc_wg_commit();\n"
-        "            sc_wg_wait0();\n"
-        "            sc_wg_fence_acc<%lld>(&o[0][0][0]);\n",
-        kt / 16, kt / 16, pack, pack, pack, pack, kt * 128, kt / 16, (long long)a->dv,
-        a->qdt == SYMC_BF16 ? "bf16" : "f16", (long long)(a->dv / 2));
+        "            for (int j = 0; j < %d; j++) sc_wg_rs_n%lld_%s(&o[0][0][0], pa[j], sc_wg_d(dv + j * 128u, 1024), 1);\n",
+        v, kt * 128, kt / 16, (long long)a->dv, a->qdt == SYMC_BF16 ? "bf16" : "f16");
+}
+
+void cg_att_wg_pv(cg_kw *k, const ir_attention *a, int kt) {
+    cg_kw_body(k, "            unsigned pa[%d][4];\n", kt / 16);
+    cg_att_wg_pack(k, a, kt);
+    cg_att_wg_pv_issue(k, a, kt, "Vc");
+    cg_kw_body(k,
+               "            sc_wg_commit();\n"
+               "            sc_wg_wait0();\n"
+               "            sc_wg_fence_acc<%lld>(&o[0][0][0]);\n",
+               (long long)(a->dv / 2));
 }

@@ -1012,6 +1012,9 @@ static void test_attention_wgmma(void) {
                     CHECK(s && s->block == 384 &&
                           s->shared ==
                               (uint32_t)((128 * d + 2 * CG_ATT_WG_STAGES * kt * d) * 2 + 1024 + CG_ATT_WG_BARS));
+                    /* head dim 128: a tile's softmax overlaps the previous tile's P·V */
+                    CHECK(!strstr(e->cuda_source, "sc_wg_wait1(); /* the scores; P·V runs on under the softmax */") ==
+                          (d != 128));
                     CHECK_CONTAINS(e->cuda_source, "__launch_bounds__(384, 1)");
                     /* each role its own loop over the row blocks, after its setmaxnreg */
                     snprintf(want, sizeof want,
