@@ -992,7 +992,7 @@ static void test_attention_wgmma(void) {
             if (e) {
                 const int wg = cases[i].wg, d = cases[i].hd;
                 const char *h = bf ? "bf16" : "f16";
-                char want[192];
+                char want[192], pv[64];
                 snprintf(want, sizeof want, "fused attention (flash, %s %s, storage q %s k %s v %s o %s, D %d, Dv %d)",
                          h, wg ? "wgmma" : "tensor cores", h, h, h, h, d, d);
                 CHECK_MSG(strstr(e->cuda_source, want), "case %zu: no '%s'", i, want);
@@ -1015,6 +1015,33 @@ static void test_attention_wgmma(void) {
                     /* head dim 128: a tile's softmax overlaps the previous tile's P·V */
                     CHECK(!strstr(e->cuda_source, "sc_wg_wait1(); /* the scores; P·V runs on under the softmax */") ==
                           (d != 128));
+                    if (d == 128) { /* in this order: the hazards it avoids need every wait where it is */
+                        snprintf(want, sizeof want, "sc_wg_ss_n%d_%s(", kt, h);
+                        snprintf(pv, sizeof pv, "sc_wg_rs_n128_%s(&o[0][0][0], pa[j]", h);
+                        const char *seq[] = {want,
+                                             "if (it > 0) {",
+                                             pv,
+                                             "sc_wg_commit(); /* P·V's group, or an empty one on the first tile */",
+                                             "sc_wg_wait1();",
+                                             "sc_ex2(fmaf(s[mt][n][2 * h], ea, bq[mt][h]))",
+                                             "sc_wg_wait0(); /* the previous tile's P·V: its stage is free */",
+                                             "if (it > 0) sc_mb_arrive(mb + 40 + 8 * pst);",
+                                             "o[mt][n][0] *= re[mt][0]",
+                                             "pa[j][0] = ",
+                                             "pst = st;",
+                                             "if (ntile > 0) { /* the last tile's P·V */",
+                                             pv,
+                                             "sc_wg_wait0();",
+                                             "sc_mb_arrive(mb + 40 + 8 * pst); /* its stage may be refilled */",
+                                             "sc_mb_arrive(mb + 8); /* Q may be refilled */"};
+                        const char *at = strstr(e->cuda_source, "} else { /* the consumer warpgroups */");
+                        for (size_t j = 0; at && j < sizeof seq / sizeof seq[0]; j++) {
+                            const char *next = strstr(at, seq[j]);
+                            CHECK_MSG(next, "case %zu: '%s' not after the step before it", i, seq[j]);
+                            at = next ? next + strlen(seq[j]) : NULL;
+                        }
+                        CHECK(at);
+                    }
                     CHECK_CONTAINS(e->cuda_source, "__launch_bounds__(384, 1)");
                     /* each role its own loop over the row blocks, after its setmaxnreg */
                     snprintf(want, sizeof want,
