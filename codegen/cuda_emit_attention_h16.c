@@ -70,16 +70,17 @@ typedef struct h16_shape {
     int64_t D, DV, QP, VP, NV, KD;
     int kt; /* keys a tile (cg_att_h16_kt) */
     int qreg, mt, wg, tail;
+    int overlap; /* the wgmma kernel's softmax under the previous tile's P·V (h16_wg_overlap) */
     const char *mma, *pack;
 } h16_shape;
 
 /* the wgmma kernel overlaps a tile's softmax with the previous tile's P·V (h16_scores): a
  * consumer issues this tile's Q·Kᵀ, then the previous tile's P·V (its P kept packed in pa), waits
- * for the scores only, and waits for P·V before the output's rescale. Not under a causal skip or
- * tail, whose warpgroups skip tiles. */
-static int h16_wg_overlap(const ir_attention *a, const h16_shape *h) {
+ * for the scores only, and waits for P·V before the output's rescale. At head dim 128 (at 64 it
+ * measured slower); not under a causal skip or tail, whose warpgroups skip tiles. */
+static int h16_wg_overlap(const ir_attention *a, int wg, int tail) {
     const char *env = getenv("SYMC_ATTENTION_OVERLAP"); /* 0: off, for comparison */
-    return h->wg && h->DV >= 128 && !a->causal_skip && !h->tail && !(env && !strcmp(env, "0"));
+    return wg && a->dv >= 128 && !a->causal_skip && !tail && !(env && !strcmp(env, "0"));
 }
 
 /* stage `rows` rows [row0, row0 + rows) x `cols` halves of `ptr` (row stride rs) into shared
@@ -239,7 +240,7 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
     const int64_t QP = h->QP, VP = h->VP, NV = h->NV;
     char step[64], stage[80]; /* the wgmma kernel's ring position */
     wg_ring(step, sizeof step, stage, sizeof stage);
-    const int overlap = h16_wg_overlap(a, h);
+    const int overlap = h->overlap;
     char pdecl[128];
     snprintf(pdecl, sizeof pdecl,
              "        unsigned pa[%d][4]; /* the previous tile's P */\n        int pst = 0; /* its stage */\n",
@@ -493,7 +494,7 @@ static void h16_softmax(cg_kw *k, const ir_attention *a, const h16_shape *h) {
         "                    s[mt][n][2 * h] = p0, s[mt][n][2 * h + 1] = p1;\n"
         "                }\n",
         h->mt, h->kt / 8, h->mt, h->kt / 8);
-    if (h16_wg_overlap(a, h))
+    if (h->overlap)
         cg_kw_body(k,
                    "            sc_wg_wait0(); /* the previous tile's P·V: its stage is free */\n"
                    "            sc_wg_fence_acc<%lld>(&o[0][0][0]);\n"
@@ -570,6 +571,7 @@ static void h16_store(cg_kw *k, const ir_attention *a, const h16_shape *h, const
 /* the shape of the kernel (wg: the wgmma variant) */
 static h16_shape h16_shape_of(cg_kw *k, const ir_attention *a, int wg) {
     const int64_t D = a->d, DV = a->dv;
+    const int tail = cg_att_causal_tail(k->c, a);
     const h16_shape h = {.D = D,
                          .DV = DV,
                          .QP = cg_att_h16_pitch(D, wg),
@@ -580,7 +582,8 @@ static h16_shape h16_shape_of(cg_kw *k, const ir_attention *a, int wg) {
                          .qreg = h16_q_in_regs(D),
                          .mt = wg ? 1 : H16_MT,
                          .wg = wg,
-                         .tail = cg_att_causal_tail(k->c, a),
+                         .tail = tail,
+                         .overlap = h16_wg_overlap(a, wg, tail),
                          .mma = a->qdt == SYMC_BF16 ? "sc_mma_bf16" : "sc_mma_f16",
                          .pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16"};
     return h;
@@ -614,7 +617,7 @@ void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, c
     h16_scores(k, a, &h, ksr, vsr);
     h16_tile_masks(k, a, h.kt);
     h16_softmax(k, a, &h);
-    if (h16_wg_overlap(a, &h)) { /* P packed for the next tile's turn; the last tile's P·V after the loop */
+    if (h.overlap) { /* P packed for the next tile's turn; the last tile's P·V after the loop */
         cg_att_wg_pack(k, a, h.kt);
         cg_kw_body(k,
                    "            pst = st;\n"
