@@ -28,11 +28,17 @@ Per model (random weights, seeded; nothing downloaded; the libraries' full-size 
      to eager fp32 (TF32 off) and eager half (model.half()) on the same inputs:
        fp32: ||symc - eager32|| / ||eager32|| < 1e-4;
        fp16: finite wherever the reference is, and ||symc - ref|| / ||ref|| <= max(2 * eager
-             half's own error, 2 * its median over the model's points, 1e-3) (1e-3: about one f16
-             rounding of the output; eager half's own error on these models is 5e-4 to 6e-3; the
-             median keeps a point where eager half is luckier than usual, e.g. the 2 logits of a
-             classifier, from setting a bound below the model's typical half error), or 1e-2 where
-             eager half itself gives NaN or Inf (docs/BENCHMARKS-SUITE.md's half-precision target);
+             half's own error, 2 * its median over the model's points, k * eager half's median
+             absolute error ||eh - ref|| over the model's points / ||ref||, 1e-3), k = 4 where the
+             output has fewer than 256 numbers and 2 otherwise (1e-3: about one f16 rounding of
+             the output; eager half's own error on these models is 5e-4 to 6e-3; the medians keep
+             a point where eager half is luckier than usual from setting a bound below the model's
+             typical half error; the absolute term is for a point whose output happens to be
+             small: half's error does not shrink with it. A classifier's 2 logits are the case:
+             over 750 GPU points of bert_cls, eager half's own absolute error reached 3.2x its
+             median, its relative error 47x, and symc's --fp16 engines had the same distributions,
+             BENCHMARKS.md's "bert_cls --fp16"), or 1e-2 where eager half itself gives NaN or Inf
+             (docs/BENCHMARKS-SUITE.md's half-precision target);
      errors are taken over the elements where the model itself (fp64 and eager fp32) is finite
      (transformers' Llama gives NaN for a row with no token at all: its causal and padding masks
      add up to -inf); the log counts the others. An output of the wrong shape, or NaN or Inf
@@ -222,12 +228,13 @@ def rel(a, b, where=None):
 
 
 def half_err(eh, ref):
-    """eager half's own error against the reference over the elements where the reference is finite;
-    None when eager half is not finite there (the model itself fails in half at that point)"""
+    """eager half's own error against the reference over the elements where the reference is finite,
+    (relative, absolute ||eh - ref||); None when eager half is not finite there (the model itself
+    fails in half at that point)"""
     fin = torch_isfinite(ref)
     if not bool(torch_isfinite(eh)[fin].all()):
         return None
-    return rel(eh, ref, fin)
+    return rel(eh, ref, fin), float((eh.double()[fin] - ref.double()[fin]).norm())
 
 
 def torch_isfinite(t):
@@ -311,7 +318,7 @@ def sweep_model(a, torch, symc, name, row, save):
                     refs[i].append(half_err(y, refs[i][0]))
             del g
             torch.cuda.empty_cache()
-    row["eager_half_err"] = [h for _, _, h in refs]
+    row["eager_half_err"] = [h and h[0] for _, _, h in refs]
     row["eager32_err"] = [rel(e, r) for r, e, _ in refs]
     results = row.setdefault("results", {})
     onnx_path = os.path.join(a.work, name + ".onnx")
@@ -351,10 +358,13 @@ def sweep_model(a, torch, symc, name, row, save):
             errs, bounds, bad = [], [], []
             # eager half's typical error on this model: a point where eager half happens to be far
             # more accurate than usual (a classifier's few logits) must not set symc a bound below it
-            ehs = sorted(eh for _, _, eh in refs if eh is not None)
+            ehs = sorted(eh[0] for _, _, eh in refs if eh is not None)
             eh_med = ehs[len(ehs) // 2] if ehs else None
+            ehs_abs = sorted(eh[1] for _, _, eh in refs if eh is not None)
+            eh_abs_med = ehs_abs[len(ehs_abs) // 2] if ehs_abs else None
             with torch.inference_mode():
-                for (tag, p, form), xs, (ref, e32, eh) in zip(pts, inputs, refs):
+                for (tag, p, form), xs, (ref, e32, eh_pair) in zip(pts, inputs, refs):
+                    eh = eh_pair and eh_pair[0]
                     tx = [torch.from_numpy(x).to(dev) for x in xs]
                     try:
                         got = run(*tx).float().cpu()
@@ -376,8 +386,10 @@ def sweep_model(a, torch, symc, name, row, save):
                     if prec == "fp32":
                         err, bound = rel(got, e32, fin), FP32_TOL
                     else:
-                        err, bound = rel(got, ref, fin), (max(2 * eh, 2 * eh_med, HALF_FLOOR) if eh is not None
-                                                          else HALF_BROKEN)
+                        k_abs = 4 if int(fin.sum()) < 256 else 2
+                        ref_n = max(float(ref.double()[fin].norm()), 1e-30)
+                        err, bound = rel(got, ref, fin), (max(2 * eh, 2 * eh_med, k_abs * eh_abs_med / ref_n,
+                                                              HALF_FLOOR) if eh is not None else HALF_BROKEN)
                     errs.append(err)
                     bounds.append(bound)
                     ok = err <= bound
