@@ -10,6 +10,7 @@
   JSONDecodeError;
 - trimming removes only the cache's own entries: a user's precious.symx (and its .json) in the
   cache folder stays at any SYMC_CACHE_MAX_MB;
+- a build switch in the environment (SYMC_ATTENTION=mma) keys its own cache entry, a runtime one does not;
 - symc.Session: get_outputs() gives symbolic shapes as onnxruntime does (it gave [None, None]), and a
   provider symc does not run (TensorrtExecutionProvider) is refused by name.
 Every output is checked against eager.
@@ -110,6 +111,19 @@ for how in ("copy", "symlink", "copy with its key file", "copy with a key file n
           "B's outputs came back" if torch.allclose(c(x), wb, atol=1e-5) else "")
     check(f"({how}) the entry rebuilt in place", c.engine_path == pa and not os.path.islink(pa), c.engine_path)
     del c
+
+# ---- a build switch in the environment (SYMC_ATTENTION=mma chooses a kernel) is part of the key: the cache
+# never hands back an engine built under another; a runtime switch (SYMC_CUDA_GRAPHS) is not ----
+os.environ["SYMC_ATTENTION"] = "mma"
+c = symc.compile(A, INP, gpu=False)
+check("SYMC_ATTENTION=mma: its own entry", c.engine_path != pa and os.path.dirname(c.engine_path) == CACHE,
+      c.engine_path)
+check("SYMC_ATTENTION=mma: A's results", torch.allclose(c(x), wa, atol=1e-5))
+del c, os.environ["SYMC_ATTENTION"]
+os.environ["SYMC_CUDA_GRAPHS"] = "0"
+c = symc.compile(A, INP, gpu=False)
+check("SYMC_CUDA_GRAPHS=0: the same entry", c.engine_path == pa, c.engine_path)
+del c, os.environ["SYMC_CUDA_GRAPHS"]
 
 # ---- item 5: a sidecar is bound to its engine ----
 t = Two().eval()

@@ -248,10 +248,17 @@ def _cache_trim(d, keep):
         total -= sz
 
 
+# SYMC_* environment variables that do not change what a build writes (the cache, the library's path, the
+# runtime's switches), so not part of an engine's cache key
+_ENV_NOT_IN_KEY = {"SYMC_CACHE_DIR", "SYMC_CACHE_MAX_MB", "SYMC_LIB", "SYMC_SAVE_SYMIR", "SYMC_STRICT",
+                   "SYMC_CUDA_GRAPHS"}
+
+
 def _cache_key(parts, gpu, precision, fp32_layers):
     """sha256 of what decides the engine: each region's module as saved (its graph, weights, symbols and their
     ranges) and its condition (one module with no condition: the module alone, as before regions), the compile
-    options, the GPU's architecture, and the library (version, size, mtime)."""
+    options, the GPU's architecture, the library (version, size, mtime) and the build's switches in the
+    environment (SYMC_ATTENTION=mma and the like)."""
     h = hashlib.sha256()
     with tempfile.TemporaryDirectory(prefix="symc_key_") as t:
         for k, (m, cond) in enumerate(parts):
@@ -274,7 +281,10 @@ def _cache_key(parts, gpu, precision, fp32_layers):
         libid = f"{st.st_size}:{st.st_mtime_ns}"
     except (OSError, TypeError):
         libid = str(lib)
-    h.update(repr((gpu, precision, fp32_layers, arch, libid)).encode())
+    # the build's switches in the environment (SYMC_ATTENTION=mma and the like choose kernels): every SYMC_*
+    # variable but those that cannot change the engine's bytes
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("SYMC_") and k not in _ENV_NOT_IN_KEY)
+    h.update(repr((gpu, precision, fp32_layers, arch, libid, env)).encode())
     return h.hexdigest()[:32]
 
 
