@@ -88,6 +88,7 @@ typedef struct cg_kw {
     uint32_t n_args;
     uint32_t shared;     /* bytes of dynamic shared memory the launch asks for (0: none) */
     uint32_t min_blocks; /* __launch_bounds__'s blocks an SM should hold at once (0: the compiler's choice) */
+    uint32_t resident;   /* the step's grid cap, rt_step.resident (0: one block per per_block items) */
     int too_many;
     cg_str params, body;
     char ring[CG_KW_RING][48];

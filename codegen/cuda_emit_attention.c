@@ -363,9 +363,11 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     cg_kw_begin(&k, c, node);
     const int64_t HP = cg_att_h16_pitch(D, wg), HVP = cg_att_h16_pitch(DV, wg); /* the half kernel's pitches */
     /* the half kernel's K and V buffers: two, or the wgmma kernel's ring of stages */
-    const int nst = wg ? CG_ATT_WG_STAGES : 2, kt = cg_att_h16_kt(wg);
-    if (h16) /* Q's rows, the K and V tiles of kt keys; wg: + 1024 bytes to align the swizzled atoms, the mbarriers */
-        k.shared = (uint32_t)((H16_ROWS * HP + nst * kt * HP + nst * kt * HVP) * 2 + (wg ? 1024 + CG_ATT_WG_BARS : 0));
+    const int nst = wg ? CG_ATT_WG_STAGES : 2, kt = cg_att_h16_kt(wg), nqb = cg_att_wg_qbufs(&a, wg);
+    if (h16) /* Q's rows (nqb buffers), the K and V tiles of kt keys; wg: + 1024 bytes to align the swizzled atoms,
+              * the mbarriers */
+        k.shared = (uint32_t)((nqb * H16_ROWS * HP + nst * kt * HP + nst * kt * HVP) * 2 +
+                              (wg ? 1024 + CG_ATT_WG_BARS : 0));
     else k.shared = (uint32_t)((2 * ATT_TILE * QLD + ATT_TILE * VLD + ATT_TILE * PLD) * (int64_t)sizeof(float));
     char sq[48], sk[48], n1[48], qsr[48], qsd[48], ksr[48], ksd[48], vsr[48], vsd[48], osr[48], osd[48];
     cg_att_dim(&k, a.sq, sq, sizeof sq);
@@ -395,13 +397,14 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
                    "    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3,\n"
                    "              rb = %s;\n",
                    wg ? "((char *)sc_smem4 + ((1024u - (sc_smem_addr(sc_smem4) & 1023u)) & 1023u))" : "sc_smem4",
-                   H16_ROWS, (long long)HP, nst * kt, (long long)HP, rb);
+                   nqb * H16_ROWS, (long long)HP, nst * kt, (long long)HP, rb);
         if (wg) {
             char bars[64];
             snprintf(bars, sizeof bars, "Vs + %lld", (long long)(nst * kt * HVP));
             cg_att_wg_preamble(&k, bars);
             k.min_blocks = 1; /* three warpgroups: the registers of one block an SM */
         }
+        k.resident = cg_att_resident(&a, wg);
     } else
         cg_kw_body(
             &k,

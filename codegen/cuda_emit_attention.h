@@ -18,6 +18,14 @@
 /* keys a tile of the half kernels (both products, the stages, the masks), for the mma.sync
  * kernel (64) or (wg) the wgmma one (cuda_emit_attention_wg.c) */
 int cg_att_h16_kt(int wg);
+/* the attention step's grid cap, rt_step.resident (wg: the wgmma kernel; cuda_emit_attention_wg.c) */
+uint32_t cg_att_resident(const ir_attention *a, int wg);
+/* Q's buffers in the wgmma kernel's shared memory: 2 where its grid is capped (so a block has a
+ * next row block, whose Q its producer loads under this one) and they fit, else 1 */
+int cg_att_wg_qbufs(const ir_attention *a, int wg);
+/* in a row block of either role: mq, the mbarriers of the block's Q buffer (qfull; qempty at
+ * mq + 8), qph their phase, and Qc the buffer (pitch qp halves); buffer rq % qbufs */
+void cg_att_wg_qbuf(cg_kw *k, int qbufs, int64_t qp);
 
 /* row pitch >= n with pitch % 32 == want (bank-conflict-free fragment loads) */
 static inline int64_t cg_att_pitch(int64_t n, int64_t want) { return n + ((want - n % 32) % 32 + 32) % 32; }
@@ -82,8 +90,10 @@ int cg_att_wg_ok(cg_cuda *c, const ir_attention *a);
  * producer its own loop spilled. */
 #define CG_ATT_WG_PRODUCER_REGS 56
 #define CG_ATT_WG_CONSUMER_REGS 224
-/* its shared bytes past the tiles: the mbarriers qfull, qempty, full[stages], empty[stages] */
-#define CG_ATT_WG_BARS (8 * (2 + 2 * CG_ATT_WG_STAGES))
+/* its shared bytes past the tiles: the mbarriers qfull, qempty, full[stages], empty[stages] and
+ * the second Q buffer's qfull, qempty (cg_att_wg_qbufs) */
+#define CG_ATT_WG_BARS (8 * (4 + 2 * CG_ATT_WG_STAGES))
+#define CG_ATT_WG_Q1_BAR (16 + 16 * CG_ATT_WG_STAGES) /* the second Q buffer's qfull, past mb */
 /* its preamble, before the row-block loop: the mbarriers at `bars` (their shared address mb),
  * initialized once, and the counters gs (key tiles so far modulo twice the stages: the ring's
  * stage and phase) and rq (row blocks so far) */

@@ -71,6 +71,7 @@ typedef struct h16_shape {
     int kt; /* keys a tile (cg_att_h16_kt) */
     int qreg, mt, wg, tail;
     int overlap; /* the wgmma kernel's softmax under the previous tile's P·V (h16_wg_overlap) */
+    int qbufs;   /* the wgmma kernel's Q buffers (cg_att_wg_qbufs) */
     const char *mma, *pack;
 } h16_shape;
 
@@ -139,17 +140,17 @@ static void wg_ring(char *step, size_t step_cap, char *stage, size_t stage_cap) 
 static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const char *ksr, const char *vsr) {
     char step[64], stage[80];
     wg_ring(step, sizeof step, stage, sizeof stage);
+    cg_kw_body(k, "        %s\n", CG_SM90A_MARK);
+    cg_att_wg_qbuf(k, h->qbufs, h->QP);
     cg_kw_body(k,
-               "        %s\n"
                "        {\n"
                "            const int pt = threadIdx.x - 256;\n"
-               "            sc_mb_wait(mb + 8, (rq & 1u) ^ 1u); /* the consumers are done with the last Q */\n"
-               "            {\n",
-               CG_SM90A_MARK);
-    emit_cp_tile(k, h, "Qs", h->QP, "qp", qsr, H16_ROWS, h->D, "q0", "Sq", "pt");
+               "            sc_mb_wait(mq + 8, qph ^ 1u); /* the consumers are done with this buffer's last Q */\n"
+               "            {\n");
+    emit_cp_tile(k, h, "Qc", h->QP, "qp", qsr, H16_ROWS, h->D, "q0", "Sq", "pt");
     cg_kw_body(k,
                "            }\n"
-               "            sc_mb_cp_arrive(mb);\n"
+               "            sc_mb_cp_arrive(mq);\n"
                "            for (long long it = 0; it < ntile; it++%s) {\n"
                "                %s\n"
                "                sc_mb_wait(mb + %d + 8 * st, (unsigned)(gs >= %du) ^ 1u); /* stage st is free */\n"
@@ -173,7 +174,8 @@ static void h16_first_tiles(cg_kw *k, const ir_attention *a, const h16_shape *h,
     const int64_t D = h->D, QP = h->QP, KD = h->KD;
     h16_key_range(k, a, h->kt);
     if (h->wg) { /* the producer (cg_att_emit_h16_producer) loads the tiles */
-        cg_kw_body(k, "        sc_mb_wait(mb, rq & 1u); /* Q's rows are in */\n");
+        cg_att_wg_qbuf(k, h->qbufs, h->QP);
+        cg_kw_body(k, "        sc_mb_wait(mq, qph); /* Q's rows are in */\n");
         return;
     }
     cg_kw_body(k, "        __syncthreads(); /* the previous row block is done with the tiles */\n        {\n");
@@ -584,6 +586,7 @@ static h16_shape h16_shape_of(cg_kw *k, const ir_attention *a, int wg) {
                          .wg = wg,
                          .tail = tail,
                          .overlap = h16_wg_overlap(a, wg, tail),
+                         .qbufs = cg_att_wg_qbufs(a, wg),
                          .mma = a->qdt == SYMC_BF16 ? "sc_mma_bf16" : "sc_mma_f16",
                          .pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16"};
     return h;
@@ -633,7 +636,7 @@ void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, c
                    "            sc_wg_fence_acc<%lld>(&o[0][0][0]);\n"
                    "            sc_mb_arrive(mb + %d + 8 * pst); /* its stage may be refilled */\n"
                    "        }\n"
-                   "        sc_mb_arrive(mb + 8); /* Q may be refilled */\n",
+                   "        sc_mb_arrive(mq + 8); /* Q may be refilled */\n",
                    (long long)(h.DV / 2), 16 + 8 * CG_ATT_WG_STAGES);
         h16_store(k, a, &h, osr, osd);
         cg_kw_body(k,
@@ -647,7 +650,7 @@ void cg_att_emit_h16(cg_kw *k, const ir_attention *a, int wg, const char *qsr, c
                    "            }\n"
                    "            sc_mb_arrive(mb + %d + 8 * st); /* this stage may be refilled */\n"
                    "        }\n"
-                   "        sc_mb_arrive(mb + 8); /* Q may be refilled */\n",
+                   "        sc_mb_arrive(mq + 8); /* Q may be refilled */\n",
                    16 + 8 * CG_ATT_WG_STAGES);
         h16_store(k, a, &h, osr, osd);
         cg_kw_body(k,

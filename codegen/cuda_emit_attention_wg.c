@@ -66,6 +66,33 @@ int cg_att_h16_kt(int wg) {
     return env && !strcmp(env, "64") ? 64 : 128;
 }
 
+/* The attention step's grid cap (rt_step.resident, 0 for none): the wgmma kernel launches as many
+ * blocks as the GPU holds at once, each looping over row blocks, so a block's setup (mbarriers,
+ * setmaxnreg) is paid once an SM and its producer runs on into the next row block's tiles (and
+ * Q, cg_att_wg_qbufs) while the consumers finish this one, where one block a row block started
+ * each cold. Not under a causal skip: its row blocks differ in work, and a block's fixed stride
+ * through them balanced worse than the hardware's handing out of blocks (H200, session 31:
+ * causal head dim 128 5-22% slower, plain head dim 64 4-8% faster at S <= 1024).
+ * SYMC_ATTENTION_RESIDENT=0 launches one block a row block (for comparison); =all caps the
+ * mma.sync kernels' grid too, and the causal ones'. */
+uint32_t cg_att_resident(const ir_attention *a, int wg) {
+    const char *env = getenv("SYMC_ATTENTION_RESIDENT");
+    if (env && !strcmp(env, "0")) return 0;
+    if (env && !strcmp(env, "all")) return 1;
+    return wg && !a->causal_skip ? 1 : 0;
+}
+
+/* Two Q buffers where the grid is capped and they fit beside the ring (head dims 64; at 128 the
+ * ring of 128-key stages fills the shared memory). SYMC_ATTENTION_QBUFS=1 keeps one (for
+ * comparison). */
+int cg_att_wg_qbufs(const ir_attention *a, int wg) {
+    const char *env = getenv("SYMC_ATTENTION_QBUFS");
+    if (!wg || !cg_att_resident(a, wg) || (env && !strcmp(env, "1"))) return 1;
+    const int64_t kt = cg_att_h16_kt(1);
+    const int64_t bytes = (2 * H16_ROWS * a->d + CG_ATT_WG_STAGES * kt * (a->d + a->dv)) * 2 + 1024 + CG_ATT_WG_BARS;
+    return bytes <= 227 * 1024 ? 2 : 1;
+}
+
 /* one wgmma wrapper: m64n<n>k16, f32 accumulators d[n / 2], A from shared memory (ss) or
  * registers, B from shared memory, K-major unless trans_b; scale_d 0 ignores d's old values */
 static symc_status emit_mma(cg_builder *b, int n, int ss, const char *type, const char *tname) {
@@ -175,10 +202,12 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
 void cg_att_wg_preamble(cg_kw *k, const char *bars) {
     cg_kw_body(
         k,
-        "    const unsigned mb = sc_smem_addr(%s); /* qfull, qempty, full[%d], empty[%d] */\n"
+        "    const unsigned mb = sc_smem_addr(%s); /* qfull, qempty, full[%d], empty[%d], qfull1, qempty1 */\n"
         "    if (threadIdx.x == 0) {\n"
         "        sc_mb_init(mb, 128);\n"
         "        sc_mb_init(mb + 8, 256);\n"
+        "        sc_mb_init(mb + %d, 128);\n"
+        "        sc_mb_init(mb + %d, 256);\n"
         "        for (int i = 0; i < %d; i++) {\n"
         "            sc_mb_init(mb + 16 + 8 * i, 128);\n"
         "            sc_mb_init(mb + %d + 8 * i, 256);\n"
@@ -187,9 +216,22 @@ void cg_att_wg_preamble(cg_kw *k, const char *bars) {
         "    }\n"
         "    __syncthreads();\n"
         "    unsigned gs = 0; /* key tiles so far modulo %d: the ring's stage (gs %% %d) and phase (gs >= %d) */\n"
-        "    unsigned rq = 0; /* row blocks so far: Q's phase */\n",
-        bars, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, 16 + 8 * CG_ATT_WG_STAGES, 2 * CG_ATT_WG_STAGES,
-        CG_ATT_WG_STAGES, CG_ATT_WG_STAGES);
+        "    unsigned rq = 0; /* row blocks so far: Q's buffer and phase (cg_att_wg_qbuf) */\n",
+        bars, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_Q1_BAR, CG_ATT_WG_Q1_BAR + 8, CG_ATT_WG_STAGES,
+        16 + 8 * CG_ATT_WG_STAGES, 2 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES);
+}
+
+void cg_att_wg_qbuf(cg_kw *k, int qbufs, int64_t qp) {
+    if (qbufs == 1)
+        cg_kw_body(k,
+                   "        const unsigned mq = mb, qph = rq & 1u; /* Q's mbarriers (qfull; qempty at + 8), phase */\n"
+                   "        unsigned short *const Qc = Qs;\n");
+    else
+        cg_kw_body(
+            k,
+            "        const unsigned mq = (rq & 1u) ? mb + %d : mb, qph = (rq >> 1) & 1u; /* Q's buffer rq %% 2 */\n"
+            "        unsigned short *const Qc = Qs + (rq & 1u) * %lld;\n",
+            CG_ATT_WG_Q1_BAR, (long long)(H16_ROWS * qp));
 }
 
 /* S = Q·Kᵀ: m64n{kt}k16 from shared memory, D / 16 k-steps (32 bytes along an atom each, the
@@ -200,7 +242,7 @@ void cg_att_wg_preamble(cg_kw *k, const char *bars) {
 void cg_att_wg_qk_issue(cg_kw *k, const ir_attention *a, int kt) {
     cg_kw_body(
         k,
-        "            const unsigned dq = sc_wg_lo(sc_smem_addr(Qs) + (w >> 2) * 8192, 16),\n"
+        "            const unsigned dq = sc_wg_lo(sc_smem_addr(Qc) + (w >> 2) * 8192, 16),\n"
         "                           dk = sc_wg_lo(sc_smem_addr(Kc), 16);\n"
         "            sc_wg_fence();\n"
         "#pragma unroll\n"

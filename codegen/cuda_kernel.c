@@ -412,6 +412,7 @@ symc_status cg_kw_finish(cg_kw *k, const char *comment, sym_expr work, uint32_t 
     s.per_block = per_block;
     s.block = block;
     s.shared = k->shared;
+    s.resident = k->resident;
     s.n_args = k->n_args;
     s.args = k->args;
     for (uint32_t i = 0; i < RT_STEP_MAX_TENSORS; i++) s.tensors[i] = RT_NONE;

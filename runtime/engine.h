@@ -45,10 +45,13 @@ extern "C" {
  * The batch-row verdict (rt_batch_rows) is an optional table of any format,
  * as Step.arg_writes was: it changes no number, since a runtime that
  * predates it skips it and loses nothing (it claims nothing), and an engine
- * built before it reads as RT_BATCH_ROWS_UNKNOWN. */
+ * built before it reads as RT_BATCH_ROWS_UNKNOWN. Step.resident (rt_step) is
+ * one too: a runtime that predates it launches the whole grid, which the
+ * kernels' grid-stride loop runs the same. */
 #define RT_ENGINE_FORMAT_VERSION 7u
 #define RT_ENGINE_FORMAT_MIN 5u
 #define RT_NONE 0xffffffffu
+#define RT_RESIDENT_MAX 64u /* rt_step.resident */
 
 typedef struct rt_symbol {
     const char *name;
@@ -222,6 +225,13 @@ typedef struct rt_step {
     uint32_t per_block; /* >= 1 */
     uint32_t block;     /* 1..1024 */
     uint32_t shared;
+    /* RT_STEP_KERNEL: n > 0 caps the grid at n x the blocks the GPU holds at
+     * once (its SMs x the kernel's occupancy at `block` and `shared`): a
+     * kernel that loops over its work items with state kept across them (the
+     * wgmma attention's mbarrier ring, its producer running ahead into the
+     * next row block) starts once an SM instead of once an item. 0: grid as
+     * above. At most RT_RESIDENT_MAX. */
+    uint32_t resident;
     uint32_t n_args;
     const rt_arg *args;
     /* per arg, 1 where the kernel writes that tensor (what the loader checks the steps' order

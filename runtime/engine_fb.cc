@@ -260,7 +260,7 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, std::vector<Hole> &h
                                        b.CreateVectorOfStructs(args), b.CreateVector(s.tensors, s.n_tensors),
                                        s.trans_a != 0, s.trans_b != 0, s.epilogue, s.precision, s.alpha, s.beta,
                                        s.n_tuned ? b.CreateVector(tunings) : 0,
-                                       s.arg_writes ? b.CreateVector(s.arg_writes, s.n_args) : 0));
+                                       s.arg_writes ? b.CreateVector(s.arg_writes, s.n_args) : 0, s.resident));
     }
     /* format 7: written only when there is something (0 offsets otherwise, so every other engine's
      * bytes stay those of format 5 or 6) */
@@ -498,6 +498,9 @@ symc_status check_gpu(const fb::Engine *e, uint32_t nt, uint32_t slots, symc_err
                            "step %u (node '%s') has a kernel %u of %u, work slot %u of %u, or launch shape out "
                            "of range",
                            i, node, s->kernel(), nk, s->work(), slots);
+            if (s->resident() > RT_RESIDENT_MAX)
+                return bad(err, "step %u (node '%s') asks for a grid of %u x the resident blocks; at most %u", i, node,
+                           s->resident(), RT_RESIDENT_MAX);
             for (uint32_t k = 0; k < len(s->args()); k++) {
                 const fb::StepArg *a = s->args()->Get(k);
                 if (a->kind() > RT_ARG_SLOT || a->value() >= (a->kind() == RT_ARG_TENSOR ? nt : slots))
@@ -1324,6 +1327,7 @@ void copy_steps(Owned *own, const fb::Engine *e, rt_engine *r) {
         d.per_block = s->per_block();
         d.block = s->block();
         d.shared = s->shared();
+        d.resident = s->resident();
         d.n_args = len(s->args());
         rt_arg *args = own->array<rt_arg>(d.n_args);
         for (uint32_t k = 0; k < d.n_args; k++) args[k] = {s->args()->Get(k)->kind(), s->args()->Get(k)->value()};

@@ -208,9 +208,11 @@ static void print_steps(const rt_engine *e, int64_t *const slots[3]) {
         const rt_node *nd = &e->nodes[s->node];
         switch (s->kind) {
         case RT_STEP_KERNEL:
-            printf("  %3u kernel %-28s node %s, %u threads/block, %u items/block, %u args, module %u\n", i,
+            printf("  %3u kernel %-28s node %s, %u threads/block, %u items/block, %u args, module %u", i,
                    e->kernel_names[s->kernel], nd->name, s->block, s->per_block, s->n_args,
                    e->kernel_module[s->kernel]);
+            if (s->resident) printf(", grid at most %u x the blocks the GPU holds at once", s->resident);
+            printf("\n");
             break;
         case RT_STEP_GEMM:
         case RT_STEP_CONV: {

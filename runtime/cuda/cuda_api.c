@@ -175,6 +175,7 @@ static symc_status device_open(int k, symc_error *err) {
         if (!st) st = RT_CU(err, DeviceGetName, (d->name, (int)sizeof d->name, d->dev));
         if (!st) st = RT_CU(err, DeviceGetAttribute, (&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->dev));
         if (!st) st = RT_CU(err, DeviceGetAttribute, (&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev));
+        if (!st) st = RT_CU(err, DeviceGetAttribute, (&d->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev));
         if (!st) st = RT_CU(err, DriverGetVersion, (&d->driver_version));
         if (!st) st = RT_CU(err, DevicePrimaryCtxRetain, (&d->ctx, d->dev));
         if (st) symc_error_prefix(err, "CUDA backend: cannot initialize GPU %d", k);

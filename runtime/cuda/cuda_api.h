@@ -21,54 +21,56 @@
 #include "symc/status.h"
 
 /* member, exported symbol, declared function (for its type) */
-#define RT_CU_FUNCS(X)                                                              \
-    X(Init, "cuInit", cuInit)                                                       \
-    X(DriverGetVersion, "cuDriverGetVersion", cuDriverGetVersion)                   \
-    X(DeviceGetCount, "cuDeviceGetCount", cuDeviceGetCount)                         \
-    X(DeviceGet, "cuDeviceGet", cuDeviceGet)                                        \
-    X(DeviceGetName, "cuDeviceGetName", cuDeviceGetName)                            \
-    X(DeviceGetAttribute, "cuDeviceGetAttribute", cuDeviceGetAttribute)             \
-    X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain) \
-    X(CtxSetCurrent, "cuCtxSetCurrent", cuCtxSetCurrent)                            \
-    X(CtxSynchronize, "cuCtxSynchronize", cuCtxSynchronize)                         \
-    X(GetErrorName, "cuGetErrorName", cuGetErrorName)                               \
-    X(GetErrorString, "cuGetErrorString", cuGetErrorString)                         \
-    X(MemAlloc, "cuMemAlloc_v2", cuMemAlloc)                                        \
-    X(MemFree, "cuMemFree_v2", cuMemFree)                                           \
-    X(MemcpyHtoD, "cuMemcpyHtoD_v2", cuMemcpyHtoD)                                  \
-    X(MemcpyDtoH, "cuMemcpyDtoH_v2", cuMemcpyDtoH)                                  \
-    X(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", cuMemcpyHtoDAsync)                   \
-    X(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", cuMemcpyDtoDAsync)                   \
-    X(MemsetD8, "cuMemsetD8_v2", cuMemsetD8)                                        \
-    X(MemsetD8Async, "cuMemsetD8Async", cuMemsetD8Async)                            \
-    X(MemGetAddressRange, "cuMemGetAddressRange_v2", cuMemGetAddressRange)          \
-    X(MemGetInfo, "cuMemGetInfo_v2", cuMemGetInfo)                                  \
-    X(PointerGetAttribute, "cuPointerGetAttribute", cuPointerGetAttribute)          \
-    X(ModuleLoadData, "cuModuleLoadData", cuModuleLoadData)                         \
-    X(ModuleLoadDataEx, "cuModuleLoadDataEx", cuModuleLoadDataEx)                   \
-    X(ModuleUnload, "cuModuleUnload", cuModuleUnload)                               \
-    X(ModuleGetFunction, "cuModuleGetFunction", cuModuleGetFunction)                \
-    X(FuncSetAttribute, "cuFuncSetAttribute", cuFuncSetAttribute)                   \
-    X(LaunchKernel, "cuLaunchKernel", cuLaunchKernel)                               \
-    X(StreamCreate, "cuStreamCreate", cuStreamCreate)                               \
-    X(StreamDestroy, "cuStreamDestroy_v2", cuStreamDestroy)                         \
-    X(StreamSynchronize, "cuStreamSynchronize", cuStreamSynchronize)                \
-    X(EventCreate, "cuEventCreate", cuEventCreate)                                  \
-    X(EventDestroy, "cuEventDestroy_v2", cuEventDestroy)                            \
-    X(EventRecord, "cuEventRecord", cuEventRecord)                                  \
-    X(EventSynchronize, "cuEventSynchronize", cuEventSynchronize)                   \
-    X(EventElapsedTime, "cuEventElapsedTime_v2", cuEventElapsedTime)                \
-    X(EventQuery, "cuEventQuery", cuEventQuery)                                     \
-    X(MemAllocHost, "cuMemAllocHost_v2", cuMemAllocHost)                            \
-    X(MemFreeHost, "cuMemFreeHost", cuMemFreeHost)                                  \
-    X(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", cuMemcpyDtoHAsync)                   \
-    X(MemsetD32Async, "cuMemsetD32Async", cuMemsetD32Async)                         \
-    X(ModuleGetGlobal, "cuModuleGetGlobal_v2", cuModuleGetGlobal)                   \
-    X(StreamBeginCapture, "cuStreamBeginCapture_v2", cuStreamBeginCapture)          \
-    X(StreamEndCapture, "cuStreamEndCapture", cuStreamEndCapture)                   \
-    X(GraphInstantiate, "cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags) \
-    X(GraphLaunch, "cuGraphLaunch", cuGraphLaunch)                                  \
-    X(GraphExecDestroy, "cuGraphExecDestroy", cuGraphExecDestroy)                   \
+#define RT_CU_FUNCS(X)                                                                          \
+    X(Init, "cuInit", cuInit)                                                                   \
+    X(DriverGetVersion, "cuDriverGetVersion", cuDriverGetVersion)                               \
+    X(DeviceGetCount, "cuDeviceGetCount", cuDeviceGetCount)                                     \
+    X(DeviceGet, "cuDeviceGet", cuDeviceGet)                                                    \
+    X(DeviceGetName, "cuDeviceGetName", cuDeviceGetName)                                        \
+    X(DeviceGetAttribute, "cuDeviceGetAttribute", cuDeviceGetAttribute)                         \
+    X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain)             \
+    X(CtxSetCurrent, "cuCtxSetCurrent", cuCtxSetCurrent)                                        \
+    X(CtxSynchronize, "cuCtxSynchronize", cuCtxSynchronize)                                     \
+    X(GetErrorName, "cuGetErrorName", cuGetErrorName)                                           \
+    X(GetErrorString, "cuGetErrorString", cuGetErrorString)                                     \
+    X(MemAlloc, "cuMemAlloc_v2", cuMemAlloc)                                                    \
+    X(MemFree, "cuMemFree_v2", cuMemFree)                                                       \
+    X(MemcpyHtoD, "cuMemcpyHtoD_v2", cuMemcpyHtoD)                                              \
+    X(MemcpyDtoH, "cuMemcpyDtoH_v2", cuMemcpyDtoH)                                              \
+    X(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", cuMemcpyHtoDAsync)                               \
+    X(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", cuMemcpyDtoDAsync)                               \
+    X(MemsetD8, "cuMemsetD8_v2", cuMemsetD8)                                                    \
+    X(MemsetD8Async, "cuMemsetD8Async", cuMemsetD8Async)                                        \
+    X(MemGetAddressRange, "cuMemGetAddressRange_v2", cuMemGetAddressRange)                      \
+    X(MemGetInfo, "cuMemGetInfo_v2", cuMemGetInfo)                                              \
+    X(PointerGetAttribute, "cuPointerGetAttribute", cuPointerGetAttribute)                      \
+    X(ModuleLoadData, "cuModuleLoadData", cuModuleLoadData)                                     \
+    X(ModuleLoadDataEx, "cuModuleLoadDataEx", cuModuleLoadDataEx)                               \
+    X(ModuleUnload, "cuModuleUnload", cuModuleUnload)                                           \
+    X(ModuleGetFunction, "cuModuleGetFunction", cuModuleGetFunction)                            \
+    X(FuncSetAttribute, "cuFuncSetAttribute", cuFuncSetAttribute)                               \
+    X(LaunchKernel, "cuLaunchKernel", cuLaunchKernel)                                           \
+    X(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", \
+      cuOccupancyMaxActiveBlocksPerMultiprocessor)                                              \
+    X(StreamCreate, "cuStreamCreate", cuStreamCreate)                                           \
+    X(StreamDestroy, "cuStreamDestroy_v2", cuStreamDestroy)                                     \
+    X(StreamSynchronize, "cuStreamSynchronize", cuStreamSynchronize)                            \
+    X(EventCreate, "cuEventCreate", cuEventCreate)                                              \
+    X(EventDestroy, "cuEventDestroy_v2", cuEventDestroy)                                        \
+    X(EventRecord, "cuEventRecord", cuEventRecord)                                              \
+    X(EventSynchronize, "cuEventSynchronize", cuEventSynchronize)                               \
+    X(EventElapsedTime, "cuEventElapsedTime_v2", cuEventElapsedTime)                            \
+    X(EventQuery, "cuEventQuery", cuEventQuery)                                                 \
+    X(MemAllocHost, "cuMemAllocHost_v2", cuMemAllocHost)                                        \
+    X(MemFreeHost, "cuMemFreeHost", cuMemFreeHost)                                              \
+    X(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", cuMemcpyDtoHAsync)                               \
+    X(MemsetD32Async, "cuMemsetD32Async", cuMemsetD32Async)                                     \
+    X(ModuleGetGlobal, "cuModuleGetGlobal_v2", cuModuleGetGlobal)                               \
+    X(StreamBeginCapture, "cuStreamBeginCapture_v2", cuStreamBeginCapture)                      \
+    X(StreamEndCapture, "cuStreamEndCapture", cuStreamEndCapture)                               \
+    X(GraphInstantiate, "cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags)             \
+    X(GraphLaunch, "cuGraphLaunch", cuGraphLaunch)                                              \
+    X(GraphExecDestroy, "cuGraphExecDestroy", cuGraphExecDestroy)                               \
     X(GraphDestroy, "cuGraphDestroy", cuGraphDestroy)
 
 #define RT_LT_FUNCS(X)                                                                                            \
@@ -154,6 +156,7 @@ typedef struct rt_cu_device {
     CUcontext ctx; /* its primary context, retained for the process */
     char name[256];
     uint32_t sm;
+    int sms; /* its multiprocessors */
     int driver_version;
 } rt_cu_device;
 

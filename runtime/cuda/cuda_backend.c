@@ -124,6 +124,7 @@ void rt_cuda_destroy(rt_cuda *c) {
     free(c->graph_key);
     free(c->produced_step);
     free(c->fns);
+    free(c->grid_cap);
     if (owner) free(c->consts);
     if (owner) free(c->family);
     free(c->ptr);
@@ -225,6 +226,27 @@ static symc_status load_modules(rt_cuda *c, symc_error *err) {
  * copied into. The count cell (rt_produced.count_tensor) is an i64 tensor
  * one of the producer's kernels writes; producers run in the order they are
  * listed. */
+/* Each kernel step's grid cap (rt_step.resident): resident x the SMs x the blocks of the kernel an
+ * SM holds at its block size and shared memory (asked once, after its shared-memory attribute is
+ * set). An occupancy of 0 leaves the step uncapped: its launch then reports why it cannot run. */
+static symc_status resident_caps(rt_cuda *c, symc_error *err) {
+    const rt_engine *e = c->e;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        const rt_step *s = &e->steps[i];
+        if (s->kind != RT_STEP_KERNEL || !s->resident) continue;
+        int per_sm = 0;
+        symc_status st = RT_CU(err, OccupancyMaxActiveBlocksPerMultiprocessor,
+                               (&per_sm, c->fns[s->kernel], (int)s->block, (size_t)s->shared));
+        if (st) {
+            symc_error_prefix(err, "node '%s': kernel '%s' (%u threads, %u bytes of shared memory): its occupancy",
+                              rt_cuda_node_name(e, s), e->kernel_names[s->kernel], s->block, s->shared);
+            return st;
+        }
+        c->grid_cap[i] = (int64_t)s->resident * (int64_t)c->dev->sms * (int64_t)per_sm;
+    }
+    return SYMC_OK;
+}
+
 static symc_status init_produced(rt_cuda *c, symc_error *err) {
     const rt_engine *e = c->e;
     if (!e->n_produced) return SYMC_OK;
@@ -266,12 +288,13 @@ static symc_status init_graph(rt_cuda *c, symc_error *err) {
     for (uint32_t i = 0; i < e->n_steps; i++)
         if (e->steps[i].kind == RT_STEP_KERNEL && e->steps[i].n_args > c->max_args) c->max_args = e->steps[i].n_args;
     c->fns = calloc(e->n_kernels + 1, sizeof *c->fns);
+    c->grid_cap = calloc(e->n_steps + 1, sizeof *c->grid_cap);
     if (!c->consts) c->consts = calloc(e->n_constants + 1, sizeof *c->consts);
     c->ptr = calloc(e->n_tensors + 1, sizeof *c->ptr);
     c->offset = calloc(e->n_tensors + 1, sizeof *c->offset);
     c->argv = calloc(c->max_args + 1, sizeof *c->argv);
     c->params = calloc(c->max_args + 1, sizeof *c->params);
-    if (!c->fns || !c->consts || !c->ptr || !c->offset || !c->argv || !c->params)
+    if (!c->fns || !c->grid_cap || !c->consts || !c->ptr || !c->offset || !c->argv || !c->params)
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
     for (uint32_t i = 0; i < c->max_args; i++) c->params[i] = &c->argv[i];
 
@@ -294,6 +317,7 @@ static symc_status init_graph(rt_cuda *c, symc_error *err) {
              * whatever split the kernels before it left (a hint: the driver may differ, no error) */
             (void)rt_cuda_cu.FuncSetAttribute(c->fns[k], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
         }
+        if ((st = resident_caps(c, err))) return st;
     }
     if (c->error_word && c->owner != c && c->error_word == c->owner->error_word)
         c->errs = c->owner; /* reported through the owner's copy, event and bookkeeping */
@@ -469,11 +493,19 @@ symc_status rt_cuda_bind(rt_cuda *c, const int64_t *slots, int shape_changed, vo
     return SYMC_OK;
 }
 
+/* The blocks a kernel step launches for `work` items: one per per_block items, at most its
+ * resident cap (the kernels loop grid-stride over `work`, so any grid runs them all) and 2^31 - 1. */
+static int64_t step_blocks(const rt_cuda *c, uint32_t i, int64_t work) {
+    const rt_step *s = &c->e->steps[i];
+    int64_t blocks = work > 0 ? (work - 1) / (int64_t)s->per_block + 1 : 0;
+    if (c->grid_cap[i] && blocks > c->grid_cap[i]) blocks = c->grid_cap[i];
+    return blocks > 2147483647 ? 2147483647 : blocks;
+}
+
 static symc_status run_kernel(rt_cuda *c, const rt_step *s, const int64_t *slots, CUstream stream, symc_error *err) {
     int64_t work = slots[s->work];
     if (work <= 0) return SYMC_OK;
-    int64_t blocks = (work - 1) / (int64_t)s->per_block + 1;
-    if (blocks > 2147483647) blocks = 2147483647; /* kernels loop grid-stride over `work` */
+    const int64_t blocks = step_blocks(c, (uint32_t)(s - c->e->steps), work);
     for (uint32_t i = 0; i < s->n_args; i++) {
         const rt_arg *a = &s->args[i];
         c->argv[i] = a->kind == RT_ARG_TENSOR ? (uint64_t)c->ptr[a->value] : (uint64_t)slots[a->value];
@@ -677,8 +709,7 @@ static void describe_step(rt_cuda *c, uint32_t i, const int64_t *slots, symrt_st
     o->detail[0] = '\0';
     switch ((rt_step_kind)s->kind) {
     case RT_STEP_KERNEL: {
-        int64_t work = slots[s->work];
-        int64_t blocks = work > 0 ? (work - 1) / (int64_t)s->per_block + 1 : 0;
+        const int64_t blocks = step_blocks(c, i, slots[s->work]);
         o->kind = "kernel";
         snprintf(o->detail, sizeof o->detail, "%s: %" PRId64 " blocks of %u, %u B shared", e->kernel_names[s->kernel],
                  blocks, s->block, s->shared);

@@ -55,6 +55,7 @@ struct rt_cuda {
     symrt_allocator alloc; /* alloc.alloc NULL: cuMemAlloc/cuMemFree */
     CUmodule *modules;     /* per engine module (rt_module), NULL where not loaded */
     CUfunction *fns;       /* per kernel */
+    int64_t *grid_cap;     /* per step: the most blocks a launch takes (rt_step.resident), 0 for no cap */
     CUdeviceptr *consts;   /* per constant: its device copy */
     CUdeviceptr *ptr;      /* per tensor: where it lives during this enqueue */
     size_t *offset;        /* per tensor: offset in the workspace, SIZE_MAX if not there */

@@ -69,6 +69,13 @@ static size_t ptx_bytes(const rt_engine *e) {
     return n;
 }
 
+/* how many times `needle` occurs in `hay` */
+static int count_of(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = hay ? strstr(hay, needle) : NULL; p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
 static uint32_t count_steps(const rt_engine *e, uint8_t kind) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < e->n_steps; i++) n += e->steps[i].kind == kind;
@@ -1009,9 +1016,23 @@ static void test_attention_wgmma(void) {
                     CHECK_CONTAINS(e->cuda_source, want);
                     /* three warpgroups (two consumers, the producer), Q's 128 rows, CG_ATT_WG_STAGES
                      * K and V tiles of kt keys, the alignment pad and the mbarriers; the ring's waits */
+                    const int qb = d == 64 ? 2 : 1; /* Q's buffers: two where they fit (head dim 64) */
                     CHECK(s && s->block == 384 &&
                           s->shared ==
-                              (uint32_t)((128 * d + 2 * CG_ATT_WG_STAGES * kt * d) * 2 + 1024 + CG_ATT_WG_BARS));
+                              (uint32_t)((qb * 128 * d + 2 * CG_ATT_WG_STAGES * kt * d) * 2 + 1024 + CG_ATT_WG_BARS));
+                    /* its grid: the blocks the GPU holds at once, each looping over row blocks; with two
+                     * Q buffers each role takes row block rq's from buffer rq % 2, its mbarriers past the ring's */
+                    CHECK(s && s->resident == 1);
+                    snprintf(
+                        want, sizeof want,
+                        "const unsigned mq = (rq & 1u) ? mb + %d : mb, qph = (rq >> 1) & 1u; /* Q's buffer rq %% 2 "
+                        "*/\n        unsigned short *const Qc = Qs + (rq & 1u) * %d;",
+                        CG_ATT_WG_Q1_BAR, 128 * d);
+                    CHECK_MSG(count_of(e->cuda_source, want) == (qb == 2 ? 2 : 0), "case %zu: '%s'", i, want);
+                    CHECK(count_of(e->cuda_source, "const unsigned mq = mb, qph = rq & 1u;") == (qb == 1 ? 2 : 0));
+                    CHECK_CONTAINS(e->cuda_source, "sc_mb_wait(mq + 8, qph ^ 1u);");
+                    CHECK_CONTAINS(e->cuda_source, "sc_mb_wait(mq, qph); /* Q's rows are in */");
+                    CHECK_CONTAINS(e->cuda_source, "sc_mb_arrive(mq + 8); /* Q may be refilled */");
                     /* head dim 128: a tile's softmax overlaps the previous tile's P·V */
                     CHECK(!strstr(e->cuda_source, "sc_wg_wait1(); /* the scores; P·V runs on under the softmax */") ==
                           (d != 128));
@@ -1033,7 +1054,7 @@ static void test_attention_wgmma(void) {
                                              pv,
                                              "sc_wg_wait0();",
                                              "sc_mb_arrive(mb + 40 + 8 * pst); /* its stage may be refilled */",
-                                             "sc_mb_arrive(mb + 8); /* Q may be refilled */"};
+                                             "sc_mb_arrive(mq + 8); /* Q may be refilled */"};
                         const char *at = strstr(e->cuda_source, "} else { /* the consumer warpgroups */");
                         for (size_t j = 0; at && j < sizeof seq / sizeof seq[0]; j++) {
                             const char *next = strstr(at, seq[j]);
@@ -1057,11 +1078,34 @@ static void test_attention_wgmma(void) {
                     CHECK_CONTAINS(e->cuda_source, "sc_mb_wait(mb + 16 + 8 * st, (unsigned)(gs >= 3u));");
                     CHECK_CONTAINS(e->cuda_source, "sc_mb_wait(mb + 40 + 8 * st, (unsigned)(gs >= 3u) ^ 1u);");
                     CHECK_CONTAINS(e->cuda_source, "gs = gs == 5u ? 0u : gs + 1u");
-                } else CHECK(s && s->block == 128);
+                } else CHECK(s && s->block == 128 && s->resident == 0);
                 rt_engine_free(e);
             }
             symc_module_destroy(m);
         }
+}
+
+/* the attention step's grid cap (rt_step.resident): the wgmma kernel's by default, none under
+ * SYMC_ATTENTION_RESIDENT=0, the mma.sync kernel's too under =all */
+static void test_attention_resident(void) {
+    static const struct {
+        const char *arch, *env;
+        uint32_t want;
+    } cases[] = {{"sm_90", NULL, 1}, {"sm_90", "0", 0}, {"sm_90", "all", 1},
+                 {"sm_80", NULL, 0}, {"sm_80", "0", 0}, {"sm_80", "all", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        symc_error err;
+        symc_module *m = attention_module(32 | 8);
+        if (cases[i].env) setenv("SYMC_ATTENTION_RESIDENT", cases[i].env, 1);
+        rt_engine *e = compile_module(m, cases[i].arch, &err);
+        unsetenv("SYMC_ATTENTION_RESIDENT");
+        CHECK_MSG(e, "%s", err.msg);
+        const rt_step *s = e ? first_step(e, RT_STEP_KERNEL) : NULL;
+        CHECK_MSG(s && strstr(e->cuda_source, "fused attention (flash, f16 ") && s->resident == cases[i].want,
+                  "case %zu: resident %u", i, s ? s->resident : 99u);
+        rt_engine_free(e);
+        symc_module_destroy(m);
+    }
 }
 
 /* transformers' attention inputs: B in [1, 8], S in [100, 300], q, k, v [B, 2, S, 16] of dt and
@@ -1869,6 +1913,7 @@ int main(void) {
     test_attention(8);      /* f16 */
     test_attention(16 + 4); /* bf16, zero_masked_rows */
     test_attention_wgmma();
+    test_attention_resident();
     test_attention_hf_masks(0);
     test_attention_hf_masks(1); /* and(causal, padding) */
     test_attention_causal_tail();

@@ -121,6 +121,12 @@ static void check_tuned_roundtrip(const uint8_t *bytes, size_t size) {
                                 {{4096, 4096, 1024, 12}, 2.5f, RT_GEMM_ALGO_SIZE, algos[2]}};
     const rt_tuned conv_t[2] = {{{1, 224, 224, 0}, 0.0f, RT_CONV_ALGO_SIZE, (const uint8_t *)&ids[0]},
                                 {{32, 512, 512, 0}, 7.0f, RT_CONV_ALGO_SIZE, (const uint8_t *)&ids[1]}};
+    /* and a kernel step's grid cap (rt_step.resident), which no version number marks */
+    uint32_t kstep = RT_NONE;
+    for (uint32_t i = 0; i < n0 && kstep == RT_NONE; i++)
+        if (steps[i].kind == RT_STEP_KERNEL) kstep = i;
+    CHECK(kstep != RT_NONE);
+    if (kstep != RT_NONE) steps[kstep].resident = 3;
     rt_step *g = &steps[n0], *c = &steps[n0 + 1];
     g->kind = RT_STEP_GEMM;
     g->n_tensors = 5;
@@ -158,7 +164,9 @@ static void check_tuned_roundtrip(const uint8_t *bytes, size_t size) {
             CHECK(dc->tuned[k].ms == conv_t[k].ms && dc->tuned[k].algo_size == RT_CONV_ALGO_SIZE);
             CHECK(!memcmp(dc->tuned[k].algo, conv_t[k].algo, RT_CONV_ALGO_SIZE));
         }
-        for (uint32_t i = 0; i < n0; i++) CHECK(d->steps[i].n_tuned == 0);
+        for (uint32_t i = 0; i < n0; i++)
+            CHECK(d->steps[i].n_tuned == 0 && d->steps[i].resident == (i == kstep ? 3u : 0u));
+        CHECK(d->format_version == RT_ENGINE_FORMAT_MIN);
         CHECK_MSG(rt_engine_encode(d, &b2, &s2, &err) == SYMC_OK, "%s", err.msg);
         CHECK_MSG(b2 && s2 == s1 && !memcmp(b1, b2, s1), "re-encoding changed the engine (%zu -> %zu bytes)", s1, s2);
         rt_engine_free(d);
@@ -191,6 +199,18 @@ static void check_tuned_roundtrip(const uint8_t *bytes, size_t size) {
     if (d) CHECK(d->steps[n0].n_tuned == RT_TUNED_MAX);
     rt_engine_free(d);
     free(b3);
+    /* a grid cap past RT_RESIDENT_MAX is refused, naming the step */
+    if (kstep != RT_NONE) {
+        steps[kstep].resident = RT_RESIDENT_MAX + 1;
+        b3 = NULL;
+        d = NULL;
+        CHECK_MSG(rt_engine_encode(&copy, &b3, &s3, &err) == SYMC_OK, "%s", err.msg);
+        CHECK(b3 && rt_engine_decode(b3, s3, &d, &err) == SYMC_ERR_FORMAT && d == NULL);
+        CHECK_CONTAINS(err.msg, "asks for a grid of 65 x the resident blocks; at most 64");
+        rt_engine_free(d);
+        free(b3);
+        steps[kstep].resident = 0;
+    }
     /* other format versions (format 2 held one choice per step): refused by number */
     static const uint32_t versions[2] = {2, RT_ENGINE_FORMAT_VERSION + 1};
     for (int v = 0; v < 2; v++) {

@@ -190,8 +190,8 @@ static void check_constants_once(rt_test_regions *f) {
     free(big);
 }
 
-/* A literal engine that fills every field the format has, for the golden bytes. */
-static uint64_t literal_checksum(uint32_t version, uint8_t *first_bytes, size_t *first_size) {
+/* A literal engine that fills every field the format has, for the golden bytes, encoded. */
+static void literal_encode(uint32_t version, uint8_t **bytes, size_t *size) {
     static const rt_symbol syms[2] = {{"B", 1, 4, 32, 1}, {"N", 8, 64, 512, 8}};
     static const rt_source srcs[2] = {{0, 0, 0}, {1, 0, 1}};
     static const uint8_t program[24] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22};
@@ -225,29 +225,33 @@ static uint64_t literal_checksum(uint32_t version, uint8_t *first_bytes, size_t 
     static const uint32_t aliases[4] = {RT_NONE, RT_NONE, RT_NONE, RT_NONE};
     rt_step steps[2];
     memset(steps, 0, sizeof steps);
-    steps[0] = (rt_step){RT_STEP_KERNEL,
-                         0,
-                         1,
-                         2,
-                         256,
-                         128,
-                         64,
-                         3,
-                         args,
-                         writes,
-                         0,
-                         {RT_NONE, RT_NONE, RT_NONE, RT_NONE, RT_NONE},
-                         0,
-                         0,
-                         0,
-                         0,
-                         1.0f,
-                         0.0f,
-                         0,
-                         NULL};
-    steps[1] = (rt_step){
-        RT_STEP_GEMM, 0,    0,    0, 1,    1, 0, 0, NULL, NULL, 5, {0, 1, RT_NONE, RT_NONE, 2}, 1, 0, RT_EPI_GELU,
-        RT_PREC_TF32, 0.5f, 1.0f, 1, tuned};
+    steps[0] = (rt_step){.kind = RT_STEP_KERNEL,
+                         .node = 0,
+                         .kernel = 1,
+                         .work = 2,
+                         .per_block = 256,
+                         .block = 128,
+                         .shared = 64,
+                         .n_args = 3,
+                         .args = args,
+                         .arg_writes = writes,
+                         .n_tensors = 0,
+                         .tensors = {RT_NONE, RT_NONE, RT_NONE, RT_NONE, RT_NONE},
+                         .alpha = 1.0f,
+                         .beta = 0.0f};
+    steps[1] = (rt_step){.kind = RT_STEP_GEMM,
+                         .node = 0,
+                         .per_block = 1,
+                         .block = 1,
+                         .n_tensors = 5,
+                         .tensors = {0, 1, RT_NONE, RT_NONE, 2},
+                         .trans_a = 1,
+                         .epilogue = RT_EPI_GELU,
+                         .precision = RT_PREC_TF32,
+                         .alpha = 0.5f,
+                         .beta = 1.0f,
+                         .n_tuned = 1,
+                         .tuned = tuned};
     rt_engine e;
     memset(&e, 0, sizeof e);
     e.format_version = version;
@@ -287,10 +291,16 @@ static uint64_t literal_checksum(uint32_t version, uint8_t *first_bytes, size_t 
     e.n_steps = 2;
     e.aliases = aliases;
     e.n_aliases = 4;
+    symc_error err;
+    *bytes = NULL;
+    *size = 0;
+    CHECK_MSG(rt_engine_encode(&e, bytes, size, &err) == SYMC_OK, "%s", err.msg);
+}
+
+static uint64_t literal_checksum(uint32_t version, uint8_t *first_bytes, size_t *first_size) {
     uint8_t *bytes = NULL;
     size_t size = 0;
-    symc_error err;
-    CHECK_MSG(rt_engine_encode(&e, &bytes, &size, &err) == SYMC_OK, "%s", err.msg);
+    literal_encode(version, &bytes, &size);
     uint64_t h = bytes ? rt_engine_checksum(bytes, size) : 0;
     if (first_bytes && bytes) memcpy(first_bytes, bytes, size < 16 ? size : 16);
     if (first_size) *first_size = size;

@@ -413,5 +413,19 @@ out = run("inspect", path("batch_mean.symx"))
 check(out.rstrip("\n").splitlines()[-1] == "batch rows: not proved independent: output 'y' depends on node 'm' "
       "(reduce_mean, from 'batch_mean'): a reduction over the batch axis", f"inspect batch_mean.symx: {out}")
 
+# ---- an f16 attention for sm_90 (built here, not run): the wgmma kernel's step caps its grid at the blocks the GPU
+# holds at once (rt_step.resident), which inspect shows on the kernel's line ----
+att = save([h.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), h.make_node("MatMul", ["q", "kt"], ["s"]),
+            h.make_node("Mul", ["s", "c"], ["sc"]), h.make_node("Softmax", ["sc"], ["p"], axis=-1),
+            h.make_node("MatMul", ["p", "v"], ["y"])],
+           [h.make_tensor_value_info(n, T.FLOAT16, ["B", 4, "S", 64]) for n in "qkv"],
+           [h.make_tensor_value_info("y", T.FLOAT16, None)], [h.make_tensor("c", T.FLOAT16, [], [0.125])],
+           "attn16.onnx")
+qkv_shapes = [a for n in "qkv" for a in ("--shapes", f"{n}:1x4x16x64,2x4x128x64,4x4x512x64")]
+run("compile", att, *qkv_shapes, "--arch", "sm_90", "-o", path("attn16.symx"), "-q")
+out = run("inspect", path("attn16.symx"))
+check(re.search(r"kernel .* 384 threads/block, .*, grid at most 1 x the blocks the GPU holds at once$", out, re.M),
+      f"inspect shows the wgmma attention's grid cap: {out}")
+
 print(f"cli_onnx_test: {len(failures)} failed")
 sys.exit(1 if failures else 0)
