@@ -28,8 +28,9 @@ Per model (random weights, seeded; nothing downloaded; the libraries' full-size 
      to eager fp32 (TF32 off) and eager half (model.half()) on the same inputs:
        fp32: ||symc - eager32|| / ||eager32|| < 1e-4;
        fp16: finite wherever the reference is, and ||symc - ref|| / ||ref|| <= max(2 * eager
-             half's own error, 2 * its median over the model's points, k * eager half's median
-             absolute error ||eh - ref|| over the model's points / ||ref||, 1e-3), k = 4 where the
+             half's own error, 2 * its median over the model's points, k * the median over the
+             model's points of eager half's root-mean-square error / this point's root mean
+             square of ref, 1e-3), k = 4 where the
              output has fewer than 256 numbers and 2 otherwise (1e-3: about one f16 rounding of
              the output; eager half's own error on these models is 5e-4 to 6e-3; the medians keep
              a point where eager half is luckier than usual from setting a bound below the model's
@@ -229,12 +230,13 @@ def rel(a, b, where=None):
 
 def half_err(eh, ref):
     """eager half's own error against the reference over the elements where the reference is finite,
-    (relative, absolute ||eh - ref||); None when eager half is not finite there (the model itself
+    (relative, root mean square of eh - ref); None when eager half is not finite there (the model itself
     fails in half at that point)"""
     fin = torch_isfinite(ref)
     if not bool(torch_isfinite(eh)[fin].all()):
         return None
-    return rel(eh, ref, fin), float((eh.double()[fin] - ref.double()[fin]).norm())
+    d = eh.double()[fin] - ref.double()[fin]
+    return rel(eh, ref, fin), float(d.norm()) / max(d.numel(), 1) ** 0.5
 
 
 def torch_isfinite(t):
@@ -387,8 +389,8 @@ def sweep_model(a, torch, symc, name, row, save):
                         err, bound = rel(got, e32, fin), FP32_TOL
                     else:
                         k_abs = 4 if int(fin.sum()) < 256 else 2
-                        ref_n = max(float(ref.double()[fin].norm()), 1e-30)
-                        err, bound = rel(got, ref, fin), (max(2 * eh, 2 * eh_med, k_abs * eh_abs_med / ref_n,
+                        ref_rms = max(float(ref.double()[fin].norm()) / max(int(fin.sum()), 1) ** 0.5, 1e-30)
+                        err, bound = rel(got, ref, fin), (max(2 * eh, 2 * eh_med, k_abs * eh_abs_med / ref_rms,
                                                               HALF_FLOOR) if eh is not None else HALF_BROKEN)
                     errs.append(err)
                     bounds.append(bound)
