@@ -36,7 +36,7 @@ Per model (random weights, seeded; nothing downloaded; the libraries' full-size 
              a point where eager half is luckier than usual from setting a bound below the model's
              typical half error; the absolute term is for a point whose output happens to be
              small: half's error does not shrink with it. A classifier's 2 logits are the case:
-             over 750 GPU points of bert_cls, eager half's own absolute error reached 3.2x its
+             over 900 GPU points of bert_cls, eager half's own absolute error reached 3.1x its
              median, its relative error 47x, and symc's --fp16 engines had the same distributions,
              BENCHMARKS.md's "bert_cls --fp16"), or 1e-2 where eager half itself gives NaN or Inf
              (docs/BENCHMARKS-SUITE.md's half-precision target);
