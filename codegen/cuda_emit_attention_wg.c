@@ -72,7 +72,8 @@ int cg_att_h16_kt(int wg) {
  * Q, cg_att_wg_qbufs) while the consumers finish this one, where one block a row block started
  * each cold. Not under a causal skip: its row blocks differ in work, and a block's fixed stride
  * through them balanced worse than the hardware's handing out of blocks (H200, session 31:
- * causal head dim 128 5-22% slower, plain head dim 64 4-8% faster at S <= 1024).
+ * causal head dim 128 5-22% slower; plain head dim 64 1.03-1.30x with two Q buffers, the faster
+ * the shorter S, head dim 128 within 2%).
  * SYMC_ATTENTION_RESIDENT=0 launches one block a row block (for comparison); =all caps the
  * mma.sync kernels' grid too, and the causal ones'. */
 uint32_t cg_att_resident(const ir_attention *a, int wg) {
@@ -221,6 +222,7 @@ void cg_att_wg_preamble(cg_kw *k, const char *bars) {
         16 + 8 * CG_ATT_WG_STAGES, 2 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES);
 }
 
+/* Q's buffer for row block rq, in either role's loop (cuda_emit_attention.h says what it declares) */
 void cg_att_wg_qbuf(cg_kw *k, int qbufs, int64_t qp) {
     if (qbufs == 1)
         cg_kw_body(k,

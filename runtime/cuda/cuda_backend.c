@@ -221,11 +221,6 @@ static symc_status load_modules(rt_cuda *c, symc_error *err) {
     return SYMC_OK;
 }
 
-/* Sizes known only after a node runs: the last step of each producer (its
- * count is read after it: a sync point) and the pinned cells the counts are
- * copied into. The count cell (rt_produced.count_tensor) is an i64 tensor
- * one of the producer's kernels writes; producers run in the order they are
- * listed. */
 /* Each kernel step's grid cap (rt_step.resident): resident x the SMs x the blocks of the kernel an
  * SM holds at its block size and shared memory (asked once, after its shared-memory attribute is
  * set). An occupancy of 0 leaves the step uncapped: its launch then reports why it cannot run. */
@@ -247,6 +242,11 @@ static symc_status resident_caps(rt_cuda *c, symc_error *err) {
     return SYMC_OK;
 }
 
+/* Sizes known only after a node runs: the last step of each producer (its
+ * count is read after it: a sync point) and the pinned cells the counts are
+ * copied into. The count cell (rt_produced.count_tensor) is an i64 tensor
+ * one of the producer's kernels writes; producers run in the order they are
+ * listed. */
 static symc_status init_produced(rt_cuda *c, symc_error *err) {
     const rt_engine *e = c->e;
     if (!e->n_produced) return SYMC_OK;
