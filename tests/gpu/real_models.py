@@ -30,12 +30,12 @@ Per model (random weights, seeded; nothing downloaded; the libraries' full-size 
        fp16: finite wherever the reference is, and ||symc - ref|| / ||ref|| <= max(2 * eager
              half's own error, 2 * its median over the model's points, k * the median over the
              model's points of eager half's root-mean-square error / this point's root mean
-             square of ref, 1e-3), k = 4 where the
-             output has fewer than 256 numbers and 2 otherwise (1e-3: about one f16 rounding of
-             the output; eager half's own error on these models is 5e-4 to 6e-3; the medians keep
-             a point where eager half is luckier than usual from setting a bound below the model's
-             typical half error; the absolute term is for a point whose output happens to be
-             small: half's error does not shrink with it. A classifier's 2 logits are the case:
+             square of ref, 1e-3), k = 4 where the output has fewer than 256 numbers and 2
+             otherwise (1e-3: about one f16 rounding of the output; eager half's own error on
+             these models is 5e-4 to 6e-3; the medians keep a point where eager half is luckier
+             than usual from setting a bound below the model's typical half error; the RMS term
+             is for a point whose output happens to be small: half's error does not shrink with
+             it. A classifier's 2 logits are the case:
              over 900 GPU points of bert_cls, eager half's own absolute error reached 3.1x its
              median, its relative error 47x, and symc's --fp16 engines had the same distributions,
              BENCHMARKS.md's "bert_cls --fp16"), or 1e-2 where eager half itself gives NaN or Inf
@@ -228,6 +228,11 @@ def rel(a, b, where=None):
     return float((a - b).norm() / max(float(b.norm()), 1e-30))
 
 
+def rms(t):
+    """the root mean square of a tensor's elements (0 for none)"""
+    return float(t.double().norm()) / max(t.numel(), 1) ** 0.5
+
+
 def half_err(eh, ref):
     """eager half's own error against the reference over the elements where the reference is finite,
     (relative, root mean square of eh - ref); None when eager half is not finite there (the model itself
@@ -235,8 +240,7 @@ def half_err(eh, ref):
     fin = torch_isfinite(ref)
     if not bool(torch_isfinite(eh)[fin].all()):
         return None
-    d = eh.double()[fin] - ref.double()[fin]
-    return rel(eh, ref, fin), float(d.norm()) / max(d.numel(), 1) ** 0.5
+    return rel(eh, ref, fin), rms(eh.double()[fin] - ref.double()[fin])
 
 
 def torch_isfinite(t):
@@ -362,8 +366,8 @@ def sweep_model(a, torch, symc, name, row, save):
             # more accurate than usual (a classifier's few logits) must not set symc a bound below it
             ehs = sorted(eh[0] for _, _, eh in refs if eh is not None)
             eh_med = ehs[len(ehs) // 2] if ehs else None
-            ehs_abs = sorted(eh[1] for _, _, eh in refs if eh is not None)
-            eh_abs_med = ehs_abs[len(ehs_abs) // 2] if ehs_abs else None
+            ehs_rms = sorted(eh[1] for _, _, eh in refs if eh is not None)
+            eh_rms_med = ehs_rms[len(ehs_rms) // 2] if ehs_rms else None
             with torch.inference_mode():
                 for (tag, p, form), xs, (ref, e32, eh_pair) in zip(pts, inputs, refs):
                     eh = eh_pair and eh_pair[0]
@@ -388,9 +392,9 @@ def sweep_model(a, torch, symc, name, row, save):
                     if prec == "fp32":
                         err, bound = rel(got, e32, fin), FP32_TOL
                     else:
-                        k_abs = 4 if int(fin.sum()) < 256 else 2
-                        ref_rms = max(float(ref.double()[fin].norm()) / max(int(fin.sum()), 1) ** 0.5, 1e-30)
-                        err, bound = rel(got, ref, fin), (max(2 * eh, 2 * eh_med, k_abs * eh_abs_med / ref_rms,
+                        k_rms = 4 if int(fin.sum()) < 256 else 2
+                        ref_rms = max(rms(ref.double()[fin]), 1e-30)
+                        err, bound = rel(got, ref, fin), (max(2 * eh, 2 * eh_med, k_rms * eh_rms_med / ref_rms,
                                                               HALF_FLOOR) if eh is not None else HALF_BROKEN)
                     errs.append(err)
                     bounds.append(bound)
