@@ -302,10 +302,26 @@ static void emit_chain_op(cg_kw *k, const ir_attention *a, uint32_t i) {
 /* the row-block loop's head: SC_ROWS over the work items, the block's query tile qt and batch
  * indices b0, b1, the views' bases qp, kp, vp and (all) op and the masks' mk<i>, mk<i>_<j> */
 static void emit_rows_head(cg_kw *k, const ir_attention *a, const char *wk, const char *n1, int all) {
-    cg_kw_body(k, "    SC_ROWS(blk, %s) {\n", wk);
-    /* causal: the row blocks with the most keys first (they finish last otherwise) */
-    cg_kw_body(k, "        const long long qt = %sblk %% nq, bb = blk / nq, b1 = bb %% %s, b0 = bb / %s;\n",
-               a->causal_skip ? "nq - 1 - " : "", n1, n1);
+    if (a->causal_skip && k->resident) {
+        /* a capped grid under a causal skip: the row blocks ordered by their work, the most keys
+         * first over every batch and head, dealt to the blocks in a snake (round r: block i takes
+         * r * grid + i, or + grid - 1 - i in odd rounds), so every block's sum of work is about
+         * the same. A round's items are consecutive, so an item past the work ends the loop. */
+        cg_kw_body(k,
+                   "    for (long long rr = 0, blk; (blk = rr * gridDim.x + ((rr & 1) ? gridDim.x - 1 - blockIdx.x : "
+                   "blockIdx.x)) < %s; rr++) {\n",
+                   wk);
+        cg_kw_body(
+            k,
+            "        const long long nb = (%s) / nq, qt = nq - 1 - blk / nb, bb = blk %% nb, b1 = bb %% %s, b0 = "
+            "bb / %s;\n",
+            wk, n1, n1);
+    } else {
+        cg_kw_body(k, "    SC_ROWS(blk, %s) {\n", wk);
+        /* causal: the row blocks with the most keys first (they finish last otherwise) */
+        cg_kw_body(k, "        const long long qt = %sblk %% nq, bb = blk / nq, b1 = bb %% %s, b0 = bb / %s;\n",
+                   a->causal_skip ? "nq - 1 - " : "", n1, n1);
+    }
     {
         const char *qp = cg_kw_in(k, a->q.t), *kp = cg_kw_in(k, a->k.t), *vp = cg_kw_in(k, a->v.t),
                    *op = all ? cg_kw_out(k, a->o.t) : "";

@@ -70,17 +70,21 @@ int cg_att_h16_kt(int wg) {
  * blocks as the GPU holds at once, each looping over row blocks, so a block's setup (mbarriers,
  * setmaxnreg) is paid once an SM and its producer runs on into the next row block's tiles (and
  * Q, cg_att_wg_qbufs) while the consumers finish this one, where one block a row block started
- * each cold. Not under a causal skip: its row blocks differ in work, and a block's fixed stride
- * through them balanced worse than the hardware's handing out of blocks (H200, session 31:
- * causal head dim 128 5-22% slower; plain head dim 64 1.03-1.30x with two Q buffers, the faster
- * the shorter S, head dim 128 within 2%).
+ * each cold. Under a causal skip the row blocks differ in work: there the loop deals them in a
+ * snake, most keys first (emit_rows_head), since a plain stride through them balanced worse than
+ * the hardware's handing out of blocks (H200, session 31: causal head dim 128 5-22% slower).
+ * Measured on an H200: plain head dim 64 1.03-1.30x with two Q buffers, the faster the shorter S,
+ * head dim 128 within 2% (session 31); causal head dim 64 1.16-1.20x with the snake (0.140 ->
+ * 0.117 ms at 8x1024, 0.386 -> 0.334 at 2x4096), causal head dim 128 the same (session 32).
  * SYMC_ATTENTION_RESIDENT=0 launches one block a row block (for comparison); =all caps the
- * mma.sync kernels' grid too, and the causal ones'. */
+ * mma.sync kernels' grid too. SYMC_ATTENTION_SNAKE=0 keeps one block a row block under a causal
+ * skip (session 31's kernel, for comparison). */
 uint32_t cg_att_resident(const ir_attention *a, int wg) {
     const char *env = getenv("SYMC_ATTENTION_RESIDENT");
     if (env && !strcmp(env, "0")) return 0;
     if (env && !strcmp(env, "all")) return 1;
-    return wg && !a->causal_skip ? 1 : 0;
+    const char *snake = getenv("SYMC_ATTENTION_SNAKE"); /* 0: a causal skip keeps one block a row block */
+    return wg && (!a->causal_skip || !(snake && !strcmp(snake, "0"))) ? 1 : 0;
 }
 
 /* Two Q buffers where the grid is capped and they fit beside the ring (head dims 64; at 128 the

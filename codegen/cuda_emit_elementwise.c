@@ -466,6 +466,14 @@ static void lane_value(char *buf, size_t cap, symc_dtype dt, uint32_t t, int l) 
 /* The vector loop over numel/lanes items (q): float4s for f32, uint4s of 8
  * halves for f16/bf16; then the scalar loop as the fallback for pointers
  * that are not 16-byte aligned. */
+/* WIP: 16-byte vectors a thread per round of the vector loop (SYMC_EW_UNROLL, default 4; 1: one,
+ * as on main), all loaded before any is computed, so a thread keeps that many loads in flight */
+static int ew_unroll(void) {
+    const char *env = getenv("SYMC_EW_UNROLL");
+    int u = env ? atoi(env) : 4;
+    return u == 1 || u == 2 || u == 4 || u == 8 ? u : 4;
+}
+
 static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n4, int lanes) {
     cg_cuda *c = k->c;
     const char *V = lanes == 4 ? "float4" : "uint4";
@@ -486,9 +494,38 @@ static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n
     for (uint32_t i = 0; i < g->n_leaves; i++)
         if (full[i]) cg_kw_body(k, " | (unsigned long long)%s", names[i]);
     cg_kw_body(k, ";\n    if ((addr & 15ull) == 0ull) {\n");
-    cg_kw_body(k, "    SC_LOOP(q, %s) {\n", cg_kw_dim(k, n4));
+    const int U = ew_unroll();
+    const char *n4s = cg_kw_dim(k, n4);
+    char n4c[48];
+    snprintf(n4c, sizeof n4c, "%s", n4s);
+    if (U == 1) cg_kw_body(k, "    SC_LOOP(q, %s) {\n", n4c);
+    else { /* round of a thread: items qb + u * blockDim.x, u < U; every load of the round first */
+        cg_kw_body(k,
+                   "    for (long long qb = (long long)blockIdx.x * blockDim.x * %d + threadIdx.x; qb < %s;\n"
+                   "         qb += (long long)gridDim.x * blockDim.x * %d) {\n",
+                   U, n4c, U);
+        for (uint32_t i = 0; i < g->n_leaves; i++) {
+            if (!full[i]) continue;
+            cg_kw_body(k, "        %s rv_%u[%d];\n", V, i, U); /* leaf i (no tensor number: kernel_key) */
+            cg_kw_body(k,
+                       "#pragma unroll\n"
+                       "        for (int u = 0; u < %d; u++) {\n"
+                       "            const long long q = qb + u * (long long)blockDim.x;\n"
+                       "            if (q < %s) rv_%u[u] = reinterpret_cast<const %s*>(%s)[%s%s%s];\n"
+                       "        }\n",
+                       U, n4c, i, V, names[i], full[i] == 2 ? "q % " : "q", full[i] == 2 ? row4 : "", "");
+        }
+        cg_kw_body(k,
+                   "#pragma unroll\n"
+                   "    for (int u = 0; u < %d; u++) {\n"
+                   "        const long long q = qb + u * (long long)blockDim.x;\n"
+                   "        if (q >= %s) break;\n",
+                   U, n4c);
+    }
     for (uint32_t i = 0; i < g->n_leaves; i++) {
-        if (full[i] == 1) {
+        if (full[i] && U > 1) {
+            cg_kw_body(k, "        const %s q%u = rv_%u[u];\n", V, g->leaves[i], i);
+        } else if (full[i] == 1) {
             cg_kw_body(k, "        const %s q%u = reinterpret_cast<const %s*>(%s)[q];\n", V, g->leaves[i], V, names[i]);
         } else if (full[i] == 2) {
             cg_kw_body(k, "        const %s q%u = reinterpret_cast<const %s*>(%s)[q %% %s];\n", V, g->leaves[i], V,
@@ -520,7 +557,8 @@ static symc_status vector_body(cg_kw *k, const group *g, uint32_t yt, sym_expr n
             else cg_kw_body(k, "        y.%c |= (unsigned)%s << 16;\n        }\n", comp[l / 2], sv);
         }
     }
-    cg_kw_body(k, "        reinterpret_cast<%s*>(%s)[q] = y;\n    }\n    return;\n    }\n", V, names[g->n_leaves]);
+    cg_kw_body(k, "        reinterpret_cast<%s*>(%s)[q] = y;\n    }\n%s    return;\n    }\n", V, names[g->n_leaves],
+               U > 1 ? "    }\n" : "");
     return SYMC_OK;
 }
 
@@ -553,7 +591,7 @@ symc_status cg_emit_elementwise(cg_cuda *c, uint32_t root) {
                        : vec == 8 ? " (8 halves a 16-byte load when aligned)"
                                   : "");
     cg_describe_nodes(c, g.nodes, g.n_nodes, &comment);
-    if (!st) st = cg_kw_finish(&k, comment.p ? comment.p : "", work, 256, 256);
+    if (!st) st = cg_kw_finish(&k, comment.p ? comment.p : "", work, vec ? 256 * (uint32_t)ew_unroll() : 256, 256);
     cg_str_free(&comment);
     cg_kw_free(&k);
     return st;

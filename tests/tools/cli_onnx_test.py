@@ -427,5 +427,24 @@ out = run("inspect", path("attn16.symx"))
 check(re.search(r"kernel .* 384 threads/block, .*, grid at most 1 x the blocks the GPU holds at once$", out, re.M),
       f"inspect shows the wgmma attention's grid cap: {out}")
 
+# under a causal mask the capped grid deals the row blocks in a snake, most work first
+causal = save([h.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), h.make_node("MatMul", ["q", "kt"], ["s"]),
+               h.make_node("Mul", ["s", "c"], ["sc"]), h.make_node("Shape", ["q"], ["sh"]),
+               h.make_node("Gather", ["sh", "i2"], ["sq"], axis=0), h.make_node("Range", ["zero", "sq", "one"], ["pos"]),
+               h.make_node("Unsqueeze", ["pos", "ax0"], ["col"]), h.make_node("Unsqueeze", ["pos", "ax1"], ["row"]),
+               h.make_node("Greater", ["col", "row"], ["fut"]), h.make_node("Where", ["fut", "ninf", "sc"], ["ms"]),
+               h.make_node("Softmax", ["ms"], ["p"], axis=-1), h.make_node("MatMul", ["p", "v"], ["y"])],
+              [h.make_tensor_value_info(n, T.FLOAT16, ["B", 4, "S", 64]) for n in "qkv"],
+              [h.make_tensor_value_info("y", T.FLOAT16, None)],
+              [h.make_tensor("c", T.FLOAT16, [], [0.125]), h.make_tensor("ninf", T.FLOAT16, [], [float("-inf")]),
+               h.make_tensor("i2", T.INT64, [], [2]), h.make_tensor("zero", T.INT64, [], [0]),
+               h.make_tensor("one", T.INT64, [], [1]), h.make_tensor("ax0", T.INT64, [1], [0]),
+               h.make_tensor("ax1", T.INT64, [1], [1])], "causal16.onnx")
+run("compile", causal, *qkv_shapes, "--arch", "sm_90", "-o", path("causal16.symx"), "-q")
+out = run("inspect", path("causal16.symx"), "--source")
+check(re.search(r"kernel .* 384 threads/block, .*, grid at most 1 x the blocks the GPU holds at once$", out, re.M)
+      and "(rr & 1) ? gridDim.x - 1 - blockIdx.x : blockIdx.x" in out and "qt = nq - 1 - blk / nb" in out,
+      f"inspect shows the causal wgmma attention's grid cap and its snake: {out[-3000:]}")
+
 print(f"cli_onnx_test: {len(failures)} failed")
 sys.exit(1 if failures else 0)
