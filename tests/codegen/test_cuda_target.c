@@ -1137,6 +1137,45 @@ static symc_tensor hf_causal_keep(symc_module *m, symc_dim S, symc_tensor keep) 
     return node(m, "and", "both", (symc_tensor[]){le, keep}, 2, NULL, 0);
 }
 
+/* the wgmma kernel reads a tile's padding-mask keys before it issues the tile's Q·Kᵀ (their loads
+ * in flight under the product), after it under SYMC_ATTENTION_MASK_EARLY=0 */
+static void test_attention_early_masks(void) {
+    for (int early = 1; early >= 0; early--) {
+        symc_error err;
+        symc_dim B, S;
+        symc_tensor q, k, v, keep;
+        symc_module *m = hf_attention_inputs("attn_early", SYMC_F16, 64, &B, &S, &q, &k, &v, &keep);
+        symc_dim c1 = symc_dim_const(m, 1);
+        int64_t perm[4] = {0, 1, 3, 2};
+        symc_attr pe = symc_attr_ints("perm", perm, 4);
+        symc_attr ex = symc_attr_dims("shape", (symc_dim[]){B, c1, S, S}, 4);
+        symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pe, 1);
+        symc_tensor scores = node(m, "matmul", "scores", (symc_tensor[]){q, kt}, 2, NULL, 0);
+        symc_tensor scale = constant(m, "scale", SYMC_F16, 0, NULL), zero = constant(m, "zero", SYMC_F16, 0, NULL);
+        symc_tensor fill = constant(m, "fill", SYMC_F16, 0, NULL);
+        symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
+        symc_tensor kbe = node(m, "expand", "kbe", &keep, 1, &ex, 1);
+        symc_tensor am = node(m, "where", "am", (symc_tensor[]){kbe, zero, fill}, 3, NULL, 0);
+        symc_tensor s2 = node(m, "add", "s2", (symc_tensor[]){scaled, am}, 2, NULL, 0);
+        symc_attr ax = symc_attr_int("axis", -1);
+        symc_tensor p = node(m, "softmax", "p", &s2, 1, &ax, 1);
+        symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
+        symc_mark_output(m, o, &err);
+        if (!early) setenv("SYMC_ATTENTION_MASK_EARLY", "0", 1);
+        rt_engine *e = compile_module(m, "sm_90", &err);
+        unsetenv("SYMC_ATTENTION_MASK_EARLY");
+        CHECK_MSG(e, "%s", err.msg);
+        const char *src = e ? e->cuda_source : "";
+        const char *load = strstr(src, "mkb1_0[n][u] = kl < rem && mk1_0[(k0 + kl) * 1LL] != 0;");
+        const char *issue = strstr(src, "dk = sc_wg_lo(sc_smem_addr(Kc), 16);");
+        CHECK_MSG(e && strstr(src, "fused attention (flash, f16 wgmma") && load && issue &&
+                      (early ? load < issue : load > issue),
+                  "early %d: the mask's loads %s the Q·K issue", early, early ? "before" : "after");
+        rt_engine_free(e);
+        symc_module_destroy(m);
+    }
+}
+
 /* (m2) transformers 5's masks in the half kernel: where(expand(keep[B,1,1,S] > 0), 0, -inf) added (a
  * padding mask read through the where and the expand once per key tile), expand(rowbias[B,1,S,1])
  * added and where(expand(rowkeep[B,1,S,1]), scores, fill) (read once per row), not per score */
@@ -1914,6 +1953,7 @@ int main(void) {
     test_attention(16 + 4); /* bf16, zero_masked_rows */
     test_attention_wgmma();
     test_attention_resident();
+    test_attention_early_masks();
     test_attention_hf_masks(0);
     test_attention_hf_masks(1); /* and(causal, padding) */
     test_attention_causal_tail();
