@@ -7,7 +7,9 @@
 #      kernel runs 384 threads a block: the wgmma attention) and the time by op;
 #   3. with --check, the attention and mask models of tests/gpu/test_cuda_models.py at --fp16 and
 #      --bf16 against the reference backend (a variant's numbers before its times count).
-# The first variant runs again at the end, so drift between the first and last runs shows.
+# The first variant runs again at the end, so drift between the first and last runs shows. Each
+# command runs under `timeout` (KERNEL_AB_TIMEOUT seconds, default 240): a kernel that hangs (a
+# barrier that never completes) costs that much and is reported, and the other variants still run.
 # Variants are built here and carried (scripts/build.sh into a worktree, then strip symc,
 # sweep_check and libsymc.so into build/var/NAME/: about 3 MB a variant). The checks run the
 # variant's sweep_check where it has one (its runtime: a variant may change the engine format),
@@ -30,6 +32,8 @@ done
 source "$(dirname "$0")/../scripts/device_env.sh" || exit 1
 export SYMC_CACHE_DIR=${SYMC_CACHE_DIR:-/tmp/kernel_ab_cache}
 W=${KERNEL_AB_DIR:-/tmp/kernel_ab}
+T=${KERNEL_AB_TIMEOUT:-240}
+limit() { timeout "$T" "$@"; local rc=$?; [ $rc = 124 ] && echo "TIMEOUT after $T s: $*" | cut -c1-160 >&2; return $rc; }
 mkdir -p "$W"
 bin_of() { if [ "$1" = build ]; then echo build/bin/symc; else echo "$1/symc"; fi; }
 check_of() { if [ -x "$1/sweep_check" ]; then echo "$1/sweep_check"; else echo build/bin/sweep_check; fi; }
@@ -41,9 +45,9 @@ done
 run_variant() { # NAME DIR TAG
   local d=$2 tag=$3 s l
   s=$(bin_of "$d"); l=$(lib_of "$d")
-  python3 bench/bench_attention.py --symc "$s" --lib "$l" --out "$W/att_$tag" --iters 50 ${configs:+--configs $configs} 2>&1 |
+  limit python3 bench/bench_attention.py --symc "$s" --lib "$l" --out "$W/att_$tag" --iters 50 ${configs:+--configs $configs} 2>&1 |
     grep -E "^ok|^FAIL|rror" | sed "s/, rel err.*//; s/^/[$tag] /"
-  SYMC_LIB=$l python3 bench/bench_models.py --symc "$s" --precision fp16 --points opt,max --check all --iters 30 \
+  SYMC_LIB=$l limit python3 bench/bench_models.py --symc "$s" --precision fp16 --points opt,max --check all --iters 30 \
     --warmup 5 --no-compile --profile --out "$W/models_$tag" --work "$W/work_$tag" --models "$models" 2>/dev/null |
     grep -E "^\| [a-z0-9_]+ \| B|all pass|FAIL" | sed "s/^/[$tag] /"
   for f in "$W/models_$tag"/*.profile.txt; do
@@ -52,7 +56,7 @@ run_variant() { # NAME DIR TAG
     grep "by op" "$f" | cut -c1-160 | sed "s/^ */[$tag] /"
   done
   if [ $check = 1 ]; then
-    SYMC_LIB=$l SYMC_GPU_PRECISION_FLAGS=--fp16,--bf16 python3 tests/gpu/test_cuda_models.py "$s" "$(check_of "$d")" \
+    SYMC_LIB=$l SYMC_GPU_PRECISION_FLAGS=--fp16,--bf16 limit python3 tests/gpu/test_cuda_models.py "$s" "$(check_of "$d")" \
       build/bin/vit_seed tests/frontend/gen_models.py "$W/gm_$tag" attention m2_attn m4_causal attn3d attention_shapes \
       mask_pad mask_causal_pad mask_bool_where mask_fill_1e9 2>&1 | grep -E "FAIL|sweeps" | sed "s/^/[$tag] /"
   fi
