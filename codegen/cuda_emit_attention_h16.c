@@ -96,12 +96,50 @@ static int h16_wg_overlap(const ir_attention *a, int wg, int tail) {
     return wg && a->dv >= 128 && !a->causal_skip && !tail && !(env && !strcmp(env, "0"));
 }
 
+/* The tiles' cp.async copies with their addresses made once a tile and stepped by constants
+ * (emit_cp_tile), where each copy computed its row, chunk, swizzle and source from its index:
+ * about 20 instructions a copy, 16-32 copies a thread a key tile, on the ALU pipe the consumers'
+ * softmax needs (the busiest pipe of the wgmma kernel under Nsight Compute, 34%; its loads cost
+ * 10-32% of its time, H200, session 32). SYMC_ATTENTION_CP_STRIDED=0 keeps the indexed loop
+ * (for comparison). */
+static int cg_att_cp_strided(void) {
+    const char *env = getenv("SYMC_ATTENTION_CP_STRIDED");
+    return !(env && !strcmp(env, "0"));
+}
+
 /* stage `rows` rows [row0, row0 + rows) x `cols` halves of `ptr` (row stride rs) into shared
  * `dst` with 16-byte cp.async by 128 threads (`tid` their index), zeros past `lim`: rows of pitch
  * `ld` halves, or (wg) the swizzled atoms [cols / 64][rows][64], whose row r holds its 16-byte
  * chunk c at chunk c ^ (r % 8) */
 static void emit_cp_tile(cg_kw *k, const h16_shape *h, const char *dst, int64_t ld, const char *ptr, const char *rs,
                          int64_t rows, int64_t cols, const char *row0, const char *lim, const char *tid) {
+    const int64_t cpr = cols / 8, rp = cpr > 0 && 128 % cpr == 0 ? 128 / cpr : 0; /* chunks a row, rows a pass */
+    if (cg_att_cp_strided() && rp && rows % rp == 0 && (!h->wg || rp % 8 == 0)) {
+        /* A thread copies one chunk column c8 of rows r0 + rp * i: its source and destination
+         * step by constants, made once (the swizzle's r % 8 is r0 % 8 for every i, rp being a
+         * multiple of 8), so a copy costs its bound compare and two adds, not its index math. */
+        char base[128];
+        if (h->wg)
+            snprintf(base, sizeof base, "(c8 >> 6) * %lld + r0 * 64 + ((((c8 >> 3) & 7) ^ (r0 & 7)) << 3)",
+                     (long long)(rows * 64));
+        else snprintf(base, sizeof base, "r0 * %lld + c8", (long long)ld);
+        cg_kw_body(k,
+                   "            {\n"
+                   "                const int r0 = %s / %lld, c8 = (%s - r0 * %lld) * 8;\n"
+                   "                long long rr = %s + r0;\n"
+                   "                const unsigned short *src = %s + rr * %s + c8;\n"
+                   "                const long long sstep = %lld * %s;\n"
+                   "                unsigned short *dp = &%s[%s];\n"
+                   "#pragma unroll 4\n"
+                   "                for (int i = 0; i < %lld; i++, rr += %lld, src += sstep, dp += %lld) {\n"
+                   "                    const bool in = rr < %s;\n"
+                   "                    sc_cp16(dp, in ? src : %s, in);\n"
+                   "                }\n"
+                   "            }\n",
+                   tid, (long long)cpr, tid, (long long)cpr, row0, ptr, rs, (long long)rp, rs, dst, base,
+                   (long long)(rows / rp), (long long)rp, (long long)(rp * (h->wg ? 64 : ld)), lim, ptr);
+        return;
+    }
     char idx[96];
     if (h->wg)
         snprintf(idx, sizeof idx, "(c8 >> 6) * %lld + r * 64 + ((((c8 >> 3) & 7) ^ (r & 7)) << 3)",

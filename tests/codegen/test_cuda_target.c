@@ -1108,6 +1108,29 @@ static void test_attention_resident(void) {
     }
 }
 
+/* the half kernels' tile copies: a thread's chunk column stepped by constants (the wgmma kernel
+ * on sm_90, the mma.sync one on sm_80), the indexed loop under SYMC_ATTENTION_CP_STRIDED=0 */
+static void test_attention_cp_strided(void) {
+    static const char *arch[2] = {"sm_90", "sm_80"};
+    for (int c = 0; c < 4; c++) {
+        const int strided = c < 2;
+        symc_error err;
+        symc_module *m = attention_module(32 | 8);
+        if (!strided) setenv("SYMC_ATTENTION_CP_STRIDED", "0", 1);
+        rt_engine *e = compile_module(m, arch[c & 1], &err);
+        unsetenv("SYMC_ATTENTION_CP_STRIDED");
+        CHECK_MSG(e, "%s", err.msg);
+        const char *src = e ? e->cuda_source : "";
+        const int has_strided = strstr(src, "sc_cp16(dp, in ? src : kp, in);") &&
+            strstr(src, "sc_cp16(dp, in ? src : vp, in);");
+        const int has_indexed = strstr(src, "for (int e = ") != NULL;
+        CHECK_MSG(strstr(src, "fused attention (flash, f16 ") && has_strided == strided && has_indexed == !strided,
+                  "case %d (%s): strided %d indexed %d", c, arch[c & 1], has_strided, has_indexed);
+        rt_engine_free(e);
+        symc_module_destroy(m);
+    }
+}
+
 /* transformers' attention inputs: B in [1, 8], S in [100, 300], q, k, v [B, 2, S, 16] of dt and
  * keep [B, 1, 1, S] (the padding mask) */
 static symc_module *hf_attention_inputs(const char *name, symc_dtype dt, int64_t head_dim, symc_dim *B, symc_dim *S,
@@ -1953,6 +1976,7 @@ int main(void) {
     test_attention(16 + 4); /* bf16, zero_masked_rows */
     test_attention_wgmma();
     test_attention_resident();
+    test_attention_cp_strided();
     test_attention_early_masks();
     test_attention_hf_masks(0);
     test_attention_hf_masks(1); /* and(causal, padding) */
