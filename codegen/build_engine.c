@@ -164,6 +164,13 @@ symc_status cg_add_kernel_step(cg_builder *b, const rt_step *s, const uint8_t *o
     }
     rt_step copy = *s;
     copy.args = NULL;
+    copy.tmaps = NULL;
+    if (s->n_tmaps) {
+        rt_tmap *m = malloc(s->n_tmaps * sizeof *m);
+        if (!m) return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating steps");
+        memcpy(m, s->tmaps, s->n_tmaps * sizeof *m);
+        copy.tmaps = m;
+    }
     uint8_t *dir = NULL;
     if (s->n_args) {
         rt_arg *a = malloc(s->n_args * sizeof *a);
@@ -171,6 +178,7 @@ symc_status cg_add_kernel_step(cg_builder *b, const rt_step *s, const uint8_t *o
         if (!a || (out && !dir)) {
             free(a);
             free(dir);
+            free((void *)copy.tmaps);
             return symc_error_setf(b->err, SYMC_ERR_NOMEM, "out of memory generating steps");
         }
         memcpy(a, s->args, s->n_args * sizeof *a);
@@ -260,7 +268,8 @@ static void free_builder(cg_builder *b) {
     free(b->kernel_end);
     free(b->kernel_keys);
     free(b->kernel_hash);
-    for (uint32_t i = 0; i < b->n_steps; i++) free((void *)b->steps[i].args), free(b->arg_out[i]);
+    for (uint32_t i = 0; i < b->n_steps; i++)
+        free((void *)b->steps[i].args), free((void *)b->steps[i].tmaps), free(b->arg_out[i]);
     free(b->steps);
     free(b->arg_out);
     free(b->aliases);

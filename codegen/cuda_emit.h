@@ -89,6 +89,8 @@ typedef struct cg_kw {
     uint32_t shared;     /* bytes of dynamic shared memory the launch asks for (0: none) */
     uint32_t min_blocks; /* __launch_bounds__'s blocks an SM should hold at once (0: the compiler's choice) */
     uint32_t resident;   /* the step's grid cap, rt_step.resident (0: one block per per_block items) */
+    rt_tmap tmaps[RT_STEP_MAX_TMAPS]; /* the TMA tensor maps its RT_ARG_TMAP args name (cg_kw_tmap) */
+    uint32_t n_tmaps;
     int too_many;
     cg_str params, body;
     char ring[CG_KW_RING][48];
@@ -102,6 +104,13 @@ void cg_kw_begin(cg_kw *k, cg_cuda *c, uint32_t node);
 /* pointer parameter for tensor t, read-only or written; returns "t<index>" */
 const char *cg_kw_in(cg_kw *k, uint32_t t);
 const char *cg_kw_out(cg_kw *k, uint32_t t);
+/* A TMA tensor map of tensor t, a parameter "const __grid_constant__ sc_tmap tm<i>" (and t's
+ * pointer parameter too, so every reader of the step's tensors sees it): the view at `offset`
+ * elements with extents dims[0..rank) and strides (elements) strides[1..rank), innermost first,
+ * dim 0 contiguous, copied in boxes of box[] elements with swizzle 0-3 (none, 32, 64, 128 B).
+ * The runtime encodes it at launch (rt_tmap). Returns "tm<i>"; the same map asked twice is one. */
+const char *cg_kw_tmap(cg_kw *k, uint32_t t, sym_expr offset, int rank, const sym_expr *dims, const sym_expr *strides,
+                       const uint32_t *box, int swizzle);
 /* From now on cg_kw_in(t) returns `text` instead of t's pointer parameter (and
  * adds no parameter): code that reads "text[off]" then reads a value the
  * kernel already holds, e.g. "sc_reg<float>{q.x}" (the prelude's sc_reg

@@ -417,7 +417,7 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
         if (wg) {
             char bars[64];
             snprintf(bars, sizeof bars, "Vs + %lld", (long long)(nst * kt * HVP));
-            cg_att_wg_preamble(&k, bars);
+            cg_att_wg_preamble(&k, bars, cg_att_wg_tma(&a, wg));
             k.min_blocks = 1; /* three warpgroups: the registers of one block an SM */
         }
         k.resident = cg_att_resident(&a, wg);

@@ -23,6 +23,8 @@ uint32_t cg_att_resident(const ir_attention *a, int wg);
 /* Q's buffers in the wgmma kernel's shared memory: 2 where its grid is capped (so a block has a
  * next row block, whose Q its producer loads under this one) and they fit, else 1 */
 int cg_att_wg_qbufs(const ir_attention *a, int wg);
+/* the wgmma kernel's producer stages K and V by TMA (tensor maps, cg_kw_tmap): 1, else cp.async */
+int cg_att_wg_tma(const ir_attention *a, int wg);
 /* in a row block of either role: mq, the mbarriers of the block's Q buffer (qfull; qempty at
  * mq + 8), qph their phase, and Qc the buffer (pitch qp halves); buffer rq % qbufs */
 void cg_att_wg_qbuf(cg_kw *k, int qbufs, int64_t qp);
@@ -97,7 +99,7 @@ int cg_att_wg_ok(cg_cuda *c, const ir_attention *a);
 /* its preamble, before the row-block loop: the mbarriers at `bars` (their shared address mb),
  * initialized once, and the counters gs (key tiles so far modulo twice the stages: the ring's
  * stage and phase) and rq (row blocks so far) */
-void cg_att_wg_preamble(cg_kw *k, const char *bars);
+void cg_att_wg_preamble(cg_kw *k, const char *bars, int tma);
 /* its two products over a key tile of kt keys (cg_att_h16_kt) */
 void cg_att_wg_qk(cg_kw *k, const ir_attention *a, int kt);
 void cg_att_wg_pv(cg_kw *k, const ir_attention *a, int kt);

@@ -73,6 +73,7 @@ typedef struct h16_shape {
     int overlap; /* the wgmma kernel's softmax under the previous tile's P·V (h16_wg_overlap) */
     int qbufs;   /* the wgmma kernel's Q buffers (cg_att_wg_qbufs) */
     int early;   /* the tile's masks read before its Q·Kᵀ is issued (h16_early_masks) */
+    int tma;     /* the wgmma kernel's producer stages K and V by TMA (cg_att_wg_tma) */
     const char *mma, *pack;
 } h16_shape;
 
@@ -187,7 +188,55 @@ static void wg_ring(char *step, size_t step_cap, char *stage, size_t stage_cap) 
  * CG_ATT_WG_STAGES stages, each once its consumers released it (empty[st]); cp.async's completion
  * arrives on qfull and full[st] (cp.async.mbarrier.arrive.noinc: 128 arrivals a phase), at the
  * ring's position gs (wg_ring). */
-static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const char *ksr, const char *vsr) {
+/* The tensor map of view v (K or V: kt rows of `cols` halves a tile) for the TMA producer:
+ * dims (cols, Sk[, n1][, n0]) innermost first, a batch dim left out where its stride is 0 (a
+ * broadcast: the copy's coordinate is then 0 throughout), boxes of one 64-column atom by kt rows,
+ * swizzled 128 bytes as the wgmma descriptors read them. *coords gets the copy's coordinates
+ * after the column and the row: ", (int)b1, (int)b0" or fewer. Returns the map's parameter. */
+static const char *wg_tmap(cg_kw *k, const ir_attention *a, const ir_att_view *v, int64_t cols, int kt, int *rank,
+                           char *coords, size_t cap) {
+    sym_table *T = k->c->m->syms;
+    sym_expr dims[4] = {sym_const(T, cols), a->sk, 0, 0}, strides[4] = {0, v->strides[2], 0, 0};
+    uint32_t box[4] = {64, (uint32_t)kt, 1, 1};
+    int r = 2;
+    int64_t z;
+    size_t n = 0;
+    coords[0] = '\0';
+    if (!(sym_is_const(T, v->strides[1], &z) && z == 0)) {
+        dims[r] = a->n1, strides[r++] = v->strides[1];
+        n += (size_t)snprintf(coords + n, cap - n, ", (int)b1");
+    }
+    if (!(sym_is_const(T, v->strides[0], &z) && z == 0)) {
+        dims[r] = a->n0, strides[r++] = v->strides[0];
+        if (n < cap) snprintf(coords + n, cap - n, ", (int)b0");
+    }
+    *rank = r;
+    return cg_kw_tmap(k, v->t, sym_const(T, v->off), r, dims, strides, box, 3);
+}
+
+/* the TMA producer's copies of one key tile (thread pt 0): expect the tile's bytes on its full
+ * barrier, then one copy a 64-column atom of K and of V */
+static void wg_tma_tile(cg_kw *k, const ir_attention *a, const h16_shape *h) {
+    char ck[32], cv[32];
+    int rk, rv;
+    const char *mk = wg_tmap(k, a, &a->k, h->D, h->kt, &rk, ck, sizeof ck);
+    char mkn[16];
+    snprintf(mkn, sizeof mkn, "%s", mk);
+    const char *mv = wg_tmap(k, a, &a->v, h->DV, h->kt, &rv, cv, sizeof cv);
+    cg_kw_body(k,
+               "                const unsigned fb = mb + 16 + 8 * st; /* the stage's full barrier */\n"
+               "                sc_mb_expect_tx(fb, %lldu);\n",
+               (long long)(h->kt * (h->D + h->DV) * 2));
+    for (int64_t j = 0; j < h->D / 64; j++)
+        cg_kw_body(k, "                sc_tma_load%d(sc_smem_addr(Kn + %lld), &%s, %lld, (int)k1%s, fb);\n", rk,
+                   (long long)(j * h->kt * 64), mkn, (long long)(j * 64), ck);
+    for (int64_t j = 0; j < h->DV / 64; j++)
+        cg_kw_body(k, "                sc_tma_load%d(sc_smem_addr(Vn + %lld), &%s, %lld, (int)k1%s, fb);\n", rv,
+                   (long long)(j * h->kt * 64), mv, (long long)(j * 64), cv);
+}
+
+static void h16_wg_producer(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *qsr, const char *ksr,
+                            const char *vsr) {
     char step[64], stage[80];
     wg_ring(step, sizeof step, stage, sizeof stage);
     cg_kw_body(k, "        %s\n", CG_SM90A_MARK);
@@ -201,16 +250,19 @@ static void h16_wg_producer(cg_kw *k, const h16_shape *h, const char *qsr, const
     cg_kw_body(k,
                "            }\n"
                "            sc_mb_cp_arrive(mq);\n"
-               "            for (long long it = 0; it < ntile; it++%s) {\n"
+               "            for (long long it = 0; it < ntile%s; it++%s) {\n"
                "                %s\n"
                "                sc_mb_wait(mb + %d + 8 * st, (unsigned)(gs >= %du) ^ 1u); /* stage st is free */\n"
                "                unsigned short *Kn = Ks + st * %lld, *Vn = Vs + st * %lld;\n"
                "                const long long k1 = it * %d;\n",
-               step, stage, 16 + 8 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, (long long)(h->kt * h->QP),
-               (long long)(h->kt * h->VP), h->kt);
-    emit_kv_tile(k, h, "Kn", "Vn", ksr, vsr, "k1", "pt");
+               h->tma ? " && pt == 0" : "", step, stage, 16 + 8 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES,
+               (long long)(h->kt * h->QP), (long long)(h->kt * h->VP), h->kt);
+    if (h->tma) wg_tma_tile(k, a, h); /* one thread: the ring's position gs is its own */
+    else {
+        emit_kv_tile(k, h, "Kn", "Vn", ksr, vsr, "k1", "pt");
+        cg_kw_body(k, "                sc_mb_cp_arrive(mb + 16 + 8 * st);\n");
+    }
     cg_kw_body(k,
-               "                sc_mb_cp_arrive(mb + 16 + 8 * st);\n"
                "            }\n"
                "        }\n"
                "        rq++;\n"
@@ -639,6 +691,7 @@ static h16_shape h16_shape_of(cg_kw *k, const ir_attention *a, int wg) {
                          .overlap = h16_wg_overlap(a, wg, tail),
                          .qbufs = cg_att_wg_qbufs(a, wg),
                          .early = h16_early_masks(wg),
+                         .tma = cg_att_wg_tma(a, wg),
                          .mma = a->qdt == SYMC_BF16 ? "sc_mma_bf16" : "sc_mma_f16",
                          .pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16"};
     return h;
@@ -647,7 +700,7 @@ static h16_shape h16_shape_of(cg_kw *k, const ir_attention *a, int wg) {
 void cg_att_emit_h16_producer(cg_kw *k, const ir_attention *a, const char *qsr, const char *ksr, const char *vsr) {
     const h16_shape h = h16_shape_of(k, a, 1);
     h16_key_range(k, a, h.kt);
-    h16_wg_producer(k, &h, qsr, ksr, vsr);
+    h16_wg_producer(k, a, &h, qsr, ksr, vsr);
 }
 
 /* The half tensor-core kernel (sm_80+): flash attention with mma.sync

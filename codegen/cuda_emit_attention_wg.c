@@ -87,6 +87,19 @@ uint32_t cg_att_resident(const ir_attention *a, int wg) {
     return wg && (!a->causal_skip || !(snake && !strcmp(snake, "0"))) ? 1 : 0;
 }
 
+/* The producer stages K and V by TMA (cp.async.bulk.tensor: one thread, one copy a 64-column
+ * atom of a tile, swizzled by the copy engine), where 128 threads issued 16-32 cp.async of 16
+ * bytes a tile each with its index math. The views already qualify: the kernel's views have a
+ * contiguous last dim and offsets and strides of multiples of 8 halves (cg_att_h16_ok), as the
+ * tensor map wants (16 bytes). Measured on an H200 (session 32, SYMC_ATTENTION_DIAG): without
+ * K/V loads the kernel took 0.452 against 0.664 ms at head dim 128 (2x4096), 0.109 against
+ * 0.119 at head dim 64 (32x512). SYMC_ATTENTION_TMA=0 keeps cp.async (for comparison). */
+int cg_att_wg_tma(const ir_attention *a, int wg) {
+    (void)a;
+    const char *env = getenv("SYMC_ATTENTION_TMA");
+    return wg && !(env && !strcmp(env, "0"));
+}
+
 /* Two Q buffers where the grid is capped and they fit beside the ring (head dims 64; at 128 the
  * ring of 128-key stages fills the shared memory). SYMC_ATTENTION_QBUFS=1 keeps one (for
  * comparison). */
@@ -189,6 +202,26 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
         "                 \"selp.u32 %%0, 1, 0, b;\\n}\" : \"=r\"(r) : \"r\"((unsigned)p), \"r\"(id) : \"memory\");\n"
         "    return r != 0;\n"
         "}\n"
+        "/* TMA (cp.async.bulk.tensor): one thread arrives on mbarrier a expecting `bytes`, then copies boxes\n"
+        " * of tensor map m at coordinates (innermost first) into shared dst; a completes when they land */\n"
+        "__device__ __forceinline__ void sc_mb_expect_tx(unsigned a, unsigned bytes) {\n"
+        "    asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%%0], %%1;\" ::\"r\"(a), \"r\"(bytes) : \"memory\");\n"
+        "}\n"
+        "__device__ __forceinline__ void sc_tma_load2(unsigned dst, const sc_tmap *m, int c0, int c1, unsigned a) {\n"
+        "    asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \"\n"
+        "                 \"[%%0], [%%1, {%%2, %%3}], [%%4];\" ::\"r\"(dst), \"l\"(m), \"r\"(c0), \"r\"(c1), \"r\"(a) : \"memory\");\n"
+        "}\n"
+        "__device__ __forceinline__ void sc_tma_load3(unsigned dst, const sc_tmap *m, int c0, int c1, int c2, unsigned a) {\n"
+        "    asm volatile(\"cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \"\n"
+        "                 \"[%%0], [%%1, {%%2, %%3, %%4}], [%%5];\" ::\"r\"(dst), \"l\"(m), \"r\"(c0), \"r\"(c1), \"r\"(c2),\n"
+        "                 \"r\"(a) : \"memory\");\n"
+        "}\n"
+        "__device__ __forceinline__ void sc_tma_load4(unsigned dst, const sc_tmap *m, int c0, int c1, int c2, int c3,\n"
+        "                                             unsigned a) {\n"
+        "    asm volatile(\"cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \"\n"
+        "                 \"[%%0], [%%1, {%%2, %%3, %%4, %%5}], [%%6];\" ::\"r\"(dst), \"l\"(m), \"r\"(c0), \"r\"(c1), \"r\"(c2),\n"
+        "                 \"r\"(c3), \"r\"(a) : \"memory\");\n"
+        "}\n"
         "__device__ __forceinline__ void sc_mb_wait(unsigned a, unsigned parity) {\n"
         "    asm volatile(\"{\\n.reg .pred p;\\nSC_MB_WAIT:\\n\"\n"
         "                 \"mbarrier.try_wait.parity.shared::cta.b64 p, [%%0], %%1;\\n@!p bra SC_MB_WAIT;\\n}\"\n"
@@ -204,7 +237,7 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
     return st;
 }
 
-void cg_att_wg_preamble(cg_kw *k, const char *bars) {
+void cg_att_wg_preamble(cg_kw *k, const char *bars, int tma) {
     cg_kw_body(
         k,
         "    const unsigned mb = sc_smem_addr(%s); /* qfull, qempty, full[%d], empty[%d], qfull1, qempty1 */\n"
@@ -214,7 +247,7 @@ void cg_att_wg_preamble(cg_kw *k, const char *bars) {
         "        sc_mb_init(mb + %d, 128);\n"
         "        sc_mb_init(mb + %d, 256);\n"
         "        for (int i = 0; i < %d; i++) {\n"
-        "            sc_mb_init(mb + 16 + 8 * i, 128);\n"
+        "            sc_mb_init(mb + 16 + 8 * i, %d);\n"
         "            sc_mb_init(mb + %d + 8 * i, 256);\n"
         "        }\n"
         "        sc_mb_init_fence();\n"
@@ -223,7 +256,7 @@ void cg_att_wg_preamble(cg_kw *k, const char *bars) {
         "    unsigned gs = 0; /* key tiles so far modulo %d: the ring's stage (gs %% %d) and phase (gs >= %d) */\n"
         "    unsigned rq = 0; /* row blocks so far: Q's buffer and phase (cg_att_wg_qbuf) */\n",
         bars, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_Q1_BAR, CG_ATT_WG_Q1_BAR + 8, CG_ATT_WG_STAGES,
-        16 + 8 * CG_ATT_WG_STAGES, 2 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES);
+        tma ? 1 : 128, 16 + 8 * CG_ATT_WG_STAGES, 2 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES);
 }
 
 /* Q's buffer for row block rq, in either role's loop (cuda_emit_attention.h says what it declares) */

@@ -47,11 +47,16 @@ extern "C" {
  * predates it skips it and loses nothing (it claims nothing), and an engine
  * built before it reads as RT_BATCH_ROWS_UNKNOWN. Step.resident (rt_step) is
  * one too: a runtime that predates it launches the whole grid, which the
- * kernels' grid-stride loop runs the same. */
-#define RT_ENGINE_FORMAT_VERSION 7u
+ * kernels' grid-stride loop runs the same.
+ * Format 8: kernel steps that take TMA tensor maps (rt_tmap, RT_ARG_TMAP). Written only when a
+ * step has one; every other engine keeps its format, and a format-7 runtime refuses a format-8
+ * file by its version. */
+#define RT_ENGINE_FORMAT_VERSION 8u
 #define RT_ENGINE_FORMAT_MIN 5u
 #define RT_NONE 0xffffffffu
-#define RT_RESIDENT_MAX 64u /* rt_step.resident */
+#define RT_RESIDENT_MAX 64u  /* rt_step.resident */
+#define RT_TMAP_MAX_RANK 5u  /* rt_tmap.rank */
+#define RT_STEP_MAX_TMAPS 8u /* rt_step.n_tmaps */
 
 typedef struct rt_symbol {
     const char *name;
@@ -169,13 +174,29 @@ static inline int rt_step_lib_writes(uint8_t kind, uint32_t k) {
 
 typedef enum rt_arg_kind {
     RT_ARG_TENSOR = 0, /* value: tensor index; passed as a device pointer */
-    RT_ARG_SLOT = 1    /* value: program slot; passed as a 64-bit integer */
+    RT_ARG_SLOT = 1,   /* value: program slot; passed as a 64-bit integer */
+    RT_ARG_TMAP = 2    /* value: index into the step's tmaps; passed as a 128-byte CUtensorMap (format 8) */
 } rt_arg_kind;
 
 typedef struct rt_arg {
     uint8_t kind;
     uint32_t value;
 } rt_arg;
+
+/* A TMA tensor map (format 8): a kernel's copies of boxes of `tensor` by the tensor memory
+ * accelerator (cp.async.bulk.tensor). The runtime encodes it at launch (cuTensorMapEncodeTiled)
+ * from the tensor's pointer plus slots[offset] elements, extents slots[dims[i]] and strides
+ * slots[strides[i]] elements (i >= 1; dim 0 is contiguous), innermost first, the element type
+ * the tensor's; rows past an extent read as zeros. */
+typedef struct rt_tmap {
+    uint32_t tensor;
+    uint32_t offset;                    /* slot */
+    uint32_t rank;                      /* 1..RT_TMAP_MAX_RANK */
+    uint32_t dims[RT_TMAP_MAX_RANK];    /* slots */
+    uint32_t strides[RT_TMAP_MAX_RANK]; /* slots; [0] unused (RT_NONE) */
+    uint32_t box[RT_TMAP_MAX_RANK];     /* 1..256 each */
+    uint8_t swizzle;                    /* 0 none, 1: 32 B, 2: 64 B, 3: 128 B (CUtensorMapSwizzle's order) */
+} rt_tmap;
 
 /* Epilogues fused into a library call (applied after alpha*op(a)op(b) +
  * beta*c and the bias). */
@@ -234,6 +255,9 @@ typedef struct rt_step {
     uint32_t resident;
     uint32_t n_args;
     const rt_arg *args;
+    /* RT_STEP_KERNEL: the TMA tensor maps its RT_ARG_TMAP args name (format 8; none before) */
+    uint32_t n_tmaps; /* <= RT_STEP_MAX_TMAPS */
+    const rt_tmap *tmaps;
     /* per arg, 1 where the kernel writes that tensor (what the loader checks the steps' order
      * against: every tensor read was written by an earlier step, or is an input or constant);
      * NULL when unknown (engines written before it was recorded) */

@@ -68,6 +68,7 @@
  * never copied whole in memory: rt_engine_encode's sink is one malloc'd block of the final size,
  * the compiler's (rt_engine_encode_to) the output file. */
 #include "runtime/engine.h"
+#include "runtime/engine_walk.h"
 
 #include <cinttypes>
 #include <cmath>
@@ -89,14 +90,6 @@ namespace fb = symc::fb;
 
 namespace {
 
-/* Produced sizes in the engine or any of its region graphs: format 7. */
-bool any_produced(const rt_engine *e) {
-    if (e->n_produced) return true;
-    for (uint32_t r = 0; r < e->n_regions; r++)
-        if (e->regions[r].graph.n_produced) return true;
-    return false;
-}
-
 const size_t kMaxConstantBytes = (size_t)2047 * 1024 * 1024;
 /* The last format without regions: what an engine without them is written as. */
 const uint32_t kLastOneGraphFormat = 5;
@@ -104,6 +97,7 @@ static_assert(RT_ENGINE_FORMAT_MIN == kLastOneGraphFormat, "the oldest format re
 /* The first format with regions. */
 const uint32_t kFirstRegionsFormat = 6;
 const uint32_t kFirstProducedFormat = 7; /* produced symbols (rt_produced) */
+const uint32_t kFirstTmapFormat = 8;     /* kernel steps with TMA tensor maps (rt_tmap) */
 
 /* After the size-prefixed FlatBuffer: "SXCK" and a 64-bit FNV-1a hash of
  * everything before it, so a flipped bit anywhere (weights and kernels
@@ -121,40 +115,6 @@ struct Hole {
     size_t size;
 };
 
-/* The tables, vectors and names of one graph, a generous bound on each (see encode). */
-size_t graph_items(const rt_engine *e) {
-    size_t n = (size_t)e->n_tensors + e->n_nodes + e->n_steps + e->n_symbols + e->n_guards + e->n_kernels +
-        e->n_produced;
-    for (uint32_t r = 0; r < e->n_regions; r++) n += 1 + e->regions[r].n_cond + graph_items(&e->regions[r].graph);
-    return n;
-}
-
-/* Bytes of the program, generated source and modules of one graph and its regions'. */
-size_t graph_text(const rt_engine *e) {
-    size_t text = e->program_size + e->region_program_size + e->capacity_program_size +
-        (e->cuda_source ? strlen(e->cuda_source) : 0);
-    for (uint32_t i = 0; i < e->n_modules; i++)
-        text += e->modules[i].cubin_size + (e->modules[i].ptx ? strlen(e->modules[i].ptx) : 0) + 64;
-    for (uint32_t r = 0; r < e->n_regions; r++) text += graph_text(&e->regions[r].graph);
-    return text;
-}
-
-/* Whether a region graph's constants are written: only a table other than its root's (which the
- * decoder refuses; tests write one to see it), never the root's again. */
-bool own_constants(const rt_engine *root, const rt_engine *g) {
-    return g->n_constants && g->constants != root->constants;
-}
-
-/* Bytes of the constants written (the root's and any region graph's own); *count of them. */
-size_t constant_bytes(const rt_engine *e, size_t *count) {
-    size_t n = 0;
-    *count += e->n_constants;
-    for (uint32_t i = 0; i < e->n_constants; i++) n += e->constants[i].size;
-    for (uint32_t r = 0; r < e->n_regions; r++)
-        if (own_constants(e, &e->regions[r].graph)) n += constant_bytes(&e->regions[r].graph, count);
-    return n;
-}
-
 symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, std::vector<Hole> &holes, const rt_engine *e,
                          bool with_constants, uint32_t version, flatbuffers::Offset<fb::Engine> *out, symc_error *err);
 
@@ -169,7 +129,7 @@ symc_status encode_regions(flatbuffers::FlatBufferBuilder &b, std::vector<Hole> 
     for (uint32_t r = 0; r < e->n_regions; r++) {
         const rt_region &rg = e->regions[r];
         flatbuffers::Offset<fb::Engine> graph;
-        symc_status st = encode_graph(b, holes, &rg.graph, own_constants(e, &rg.graph), 0, &graph, err);
+        symc_status st = encode_graph(b, holes, &rg.graph, rt_engine_own_constants(e, &rg.graph), 0, &graph, err);
         if (st) return st;
         std::vector<flatbuffers::Offset<fb::Guard>> cond;
         for (uint32_t i = 0; i < rg.n_cond; i++)
@@ -256,11 +216,19 @@ symc_status encode_graph(flatbuffers::FlatBufferBuilder &b, std::vector<Hole> &h
             tunings.push_back(
                 fb::CreateTuned(b, b.CreateVector(t.at, 4), t.ms, b.CreateVector(t.algo, t.algo ? t.algo_size : 0)));
         }
-        steps.push_back(fb::CreateStep(b, s.kind, s.node, s.kernel, s.work, s.per_block, s.block, s.shared,
-                                       b.CreateVectorOfStructs(args), b.CreateVector(s.tensors, s.n_tensors),
-                                       s.trans_a != 0, s.trans_b != 0, s.epilogue, s.precision, s.alpha, s.beta,
-                                       s.n_tuned ? b.CreateVector(tunings) : 0,
-                                       s.arg_writes ? b.CreateVector(s.arg_writes, s.n_args) : 0, s.resident));
+        std::vector<flatbuffers::Offset<fb::TensorMap>> tmaps; /* the decoder checks them (rt_tmap_check) */
+        for (uint32_t k = 0; s.tmaps && k < s.n_tmaps; k++) {
+            const rt_tmap &t = s.tmaps[k];
+            const uint32_t r = t.rank >= 1 && t.rank <= RT_TMAP_MAX_RANK ? t.rank : 1;
+            tmaps.push_back(fb::CreateTensorMap(b, t.tensor, t.offset, b.CreateVector(t.dims, r),
+                                                b.CreateVector(t.strides + 1, r - 1), b.CreateVector(t.box, r),
+                                                t.swizzle));
+        }
+        steps.push_back(fb::CreateStep(
+            b, s.kind, s.node, s.kernel, s.work, s.per_block, s.block, s.shared, b.CreateVectorOfStructs(args),
+            b.CreateVector(s.tensors, s.n_tensors), s.trans_a != 0, s.trans_b != 0, s.epilogue, s.precision, s.alpha,
+            s.beta, s.n_tuned ? b.CreateVector(tunings) : 0, s.arg_writes ? b.CreateVector(s.arg_writes, s.n_args) : 0,
+            s.resident, s.n_tmaps ? b.CreateVector(tmaps) : 0));
     }
     /* format 7: written only when there is something (0 offsets otherwise, so every other engine's
      * bytes stay those of format 5 or 6) */
@@ -379,7 +347,7 @@ symc_status to_block(void *ctx, const uint8_t *p, size_t n, symc_error *) {
 
 /* The engine to sink, or with bytes != NULL into one malloc'd block (*bytes, *size). */
 symc_status encode(const rt_engine *e, rt_engine_sink sink, void *ctx, uint8_t **bytes, size_t *size, symc_error *err) {
-    size_t n_constants = 0, const_bytes = constant_bytes(e, &n_constants);
+    size_t n_constants = 0, const_bytes = rt_engine_constant_bytes(e, &n_constants);
     if (const_bytes > kMaxConstantBytes)
         return symc_error_setf(err, SYMC_ERR_UNSUPPORTED,
                                "engine '%s' holds %zu bytes of constants; an engine file holds at most %zu", e->name,
@@ -389,15 +357,18 @@ symc_status encode(const rt_engine *e, rt_engine_sink sink, void *ctx, uint8_t *
      * of every graph (a generous bound on each); constants with their 16-byte alignment, whose
      * place is reserved but never written (they go out from the engine: a hole each), so those
      * pages of the block are never touched */
-    flatbuffers::FlatBufferBuilder b((1u << 20) + const_bytes + 16 * n_constants + 1024 * graph_items(e) +
-                                     graph_text(e));
+    flatbuffers::FlatBufferBuilder b((1u << 20) + const_bytes + 16 * n_constants + 1024 * rt_engine_items(e) +
+                                     rt_engine_text_bytes(e));
     std::vector<Hole> holes;
     holes.reserve(n_constants);
     /* e->format_version other than 0 and this version's: tests write other versions to see them
      * refused. Else 5 without regions, so a one-graph engine is format 5's bytes exactly */
     uint32_t version = e->format_version;
     if (version == 0 || version == RT_ENGINE_FORMAT_VERSION)
-        version = any_produced(e) ? kFirstProducedFormat : e->n_regions ? kFirstRegionsFormat : kLastOneGraphFormat;
+        version = rt_engine_any_tmaps(e) ? kFirstTmapFormat
+            : rt_engine_any_produced(e)  ? kFirstProducedFormat
+            : e->n_regions               ? kFirstRegionsFormat
+                                         : kLastOneGraphFormat;
     flatbuffers::Offset<fb::Engine> root;
     symc_status st = encode_graph(b, holes, e, true, version, &root, err);
     if (st) return st;
@@ -429,19 +400,23 @@ template <typename T> T get8(const flatbuffers::Vector<T> *v, uint32_t i) {
     return x;
 }
 
-int find_op(const char *name, ir_op *out) {
-    for (int i = 0; i < IR_OP_COUNT; i++)
-        if (!strcmp(ir_op_name((ir_op)i), name)) {
-            *out = (ir_op)i;
-            return 1;
-        }
-    return 0;
-}
-
 /* A step's tuned entries: only library steps have them, at most
  * RT_TUNED_MAX, each with exactly 4 sizes >= 0, a choice of the size its
  * library uses (RT_GEMM_ALGO_SIZE / RT_CONV_ALGO_SIZE) and a finite time
  * >= 0. */
+/* A tensor map as the runtime holds it; false where its vectors disagree with its rank. */
+bool tmap_of(const fb::TensorMap *m, rt_tmap *t) {
+    *t = rt_tmap{m->tensor(), m->offset(), len(m->dims()), {}, {RT_NONE}, {}, m->swizzle()};
+    if (t->rank < 1 || t->rank > RT_TMAP_MAX_RANK || len(m->strides()) != t->rank - 1 || len(m->box()) != t->rank)
+        return false;
+    for (uint32_t j = 0; j < t->rank; j++) {
+        t->dims[j] = m->dims()->Get(j);
+        t->box[j] = m->box()->Get(j);
+        if (j) t->strides[j] = m->strides()->Get(j - 1);
+    }
+    return true;
+}
+
 symc_status check_tunings(const fb::Step *s, uint32_t i, const char *node, symc_error *err) {
     uint32_t n = len(s->tunings());
     if (n == 0) return SYMC_OK;
@@ -501,11 +476,27 @@ symc_status check_gpu(const fb::Engine *e, uint32_t nt, uint32_t slots, symc_err
             if (s->resident() > RT_RESIDENT_MAX)
                 return bad(err, "step %u (node '%s') asks for a grid of %u x the resident blocks; at most %u", i, node,
                            s->resident(), RT_RESIDENT_MAX);
+            const uint32_t nmaps = len(s->tmaps());
+            for (uint32_t k = 0; k < nmaps; k++) {
+                rt_tmap t{};
+                const char *why = k >= RT_STEP_MAX_TMAPS ? "a step holds at most 8"
+                    : tmap_of(s->tmaps()->Get(k), &t)    ? rt_tmap_check(&t, nt, slots)
+                                                         : "its vectors disagree";
+                bool arg = false; /* its tensor an argument too: the memory plan and order check see the read */
+                for (uint32_t j = 0; j < len(s->args()) && !why && !arg; j++)
+                    arg = s->args()->Get(j)->kind() == RT_ARG_TENSOR && s->args()->Get(j)->value() == t.tensor;
+                if (why || !arg)
+                    return bad(err, "step %u (node '%s') tensor map %u is malformed: %s", i, node, k,
+                               why ? why : "its tensor is not an argument of the step");
+            }
             for (uint32_t k = 0; k < len(s->args()); k++) {
                 const fb::StepArg *a = s->args()->Get(k);
-                if (a->kind() > RT_ARG_SLOT || a->value() >= (a->kind() == RT_ARG_TENSOR ? nt : slots))
+                const uint32_t lim = a->kind() == RT_ARG_TENSOR ? nt : a->kind() == RT_ARG_SLOT ? slots : nmaps;
+                if (a->kind() > RT_ARG_TMAP || a->value() >= lim)
                     return bad(err, "step %u (node '%s') argument %u is out of range", i, node, k);
             }
+        } else if (len(s->tmaps())) {
+            return bad(err, "step %u (node '%s') is a library call or a copy with tensor maps", i, node);
         } else {
             uint32_t n = len(s->tensors());
             if (n < need[s->kind()][0] || n > need[s->kind()][1])
@@ -632,7 +623,7 @@ symc_status check_produced(const fb::Engine *e, symc_error *err) {
         const fb::Node *n = e->nodes()->Get(p->node());
         const char *node = n->name()->c_str();
         ir_op op = IR_OP_COUNT;
-        find_op(n->op()->c_str(), &op); /* check_nodes: a known op */
+        rt_op_of_name(n->op()->c_str(), &op); /* check_nodes: a known op */
         unsigned o;
         int d;
         if (!ir_produced_dim(op, &o, &d))
@@ -701,7 +692,7 @@ symc_status check_nodes(const fb::Engine *e, symc_error *err) {
     for (uint32_t i = 0; i < len(e->nodes()); i++) {
         const fb::Node *n = e->nodes()->Get(i);
         ir_op op;
-        if (!find_op(n->op()->c_str(), &op))
+        if (!rt_op_of_name(n->op()->c_str(), &op))
             return bad(err, "node '%s' has op '%s', unknown to this runtime (engine from a newer symc?)",
                        n->name()->c_str(), n->op()->c_str());
         for (uint32_t k = 0; k < len(n->inputs()); k++)
@@ -1138,10 +1129,12 @@ symc_status open_engine(const uint8_t *bytes, size_t size, const fb::Engine **ou
                    "engine format version %u holds %u regions; regions are format %u (a corrupt file: a runtime of "
                    "format %u would run its empty root)",
                    e->format_version(), len(e->regions()), kFirstRegionsFormat, e->format_version());
-    bool graphs_produce = false;
-    for (uint32_t r = 0; r < len(e->regions()) && !graphs_produce; r++) {
-        const fb::Engine *g = e->regions()->Get(r)->graph();
-        graphs_produce = g && (len(g->produced()) || len(g->capacity_program()) || len(g->guard_after()));
+    bool graphs_produce = false, tmaps = false;         /* tmaps: a kernel step with TMA tensor maps (format 8) */
+    for (uint32_t r = 0; r <= len(e->regions()); r++) { /* each region's graph, then the root */
+        const fb::Engine *g = r < len(e->regions()) ? e->regions()->Get(r)->graph() : e;
+        graphs_produce |= r < len(e->regions()) && g &&
+            (len(g->produced()) || len(g->capacity_program()) || len(g->guard_after()));
+        for (uint32_t i = 0; g && i < len(g->steps()); i++) tmaps |= len(g->steps()->Get(i)->tmaps()) > 0;
     }
     if (e->format_version() < kFirstProducedFormat &&
         (graphs_produce || len(e->produced()) || len(e->capacity_program()) || len(e->guard_after())))
@@ -1149,6 +1142,11 @@ symc_status open_engine(const uint8_t *bytes, size_t size, const fb::Engine **ou
                    "engine format version %u holds %u sizes known only at run time (or their capacity program or "
                    "guard order); those are format %u (a corrupt file: a runtime of format %u would not produce them)",
                    e->format_version(), len(e->produced()), kFirstProducedFormat, e->format_version());
+    if (e->format_version() < kFirstTmapFormat && tmaps)
+        return bad(err,
+                   "engine format version %u has kernel steps with TMA tensor maps; those are format %u (a corrupt "
+                   "file: a runtime of format %u would not pass them)",
+                   e->format_version(), kFirstTmapFormat, e->format_version());
     *out = e;
     return SYMC_OK;
 }
@@ -1283,7 +1281,7 @@ void copy_nodes(Owned *own, const fb::Engine *e, rt_engine *r) {
     rt_node *ns = own->array<rt_node>(r->n_nodes);
     for (uint32_t i = 0; i < r->n_nodes; i++) {
         const fb::Node *n = e->nodes()->Get(i);
-        find_op(n->op()->c_str(), &ns[i].op);
+        rt_op_of_name(n->op()->c_str(), &ns[i].op);
         ns[i].name = own->str(n->name());
         ns[i].source = own->str(n->source());
         ns[i].n_in = len(n->inputs());
@@ -1332,6 +1330,10 @@ void copy_steps(Owned *own, const fb::Engine *e, rt_engine *r) {
         rt_arg *args = own->array<rt_arg>(d.n_args);
         for (uint32_t k = 0; k < d.n_args; k++) args[k] = {s->args()->Get(k)->kind(), s->args()->Get(k)->value()};
         d.args = args;
+        d.n_tmaps = len(s->tmaps());
+        rt_tmap *tmaps = d.n_tmaps ? own->array<rt_tmap>(d.n_tmaps) : nullptr;
+        for (uint32_t k = 0; k < d.n_tmaps; k++) tmap_of(s->tmaps()->Get(k), &tmaps[k]);
+        d.tmaps = tmaps;
         d.arg_writes = s->arg_writes() ? own->copy(s->arg_writes()) : nullptr;
         d.n_tensors = len(s->tensors());
         for (uint32_t k = 0; k < RT_STEP_MAX_TENSORS; k++)

@@ -213,6 +213,13 @@ static void print_steps(const rt_engine *e, int64_t *const slots[3]) {
                    e->kernel_module[s->kernel]);
             if (s->resident) printf(", grid at most %u x the blocks the GPU holds at once", s->resident);
             printf("\n");
+            for (uint32_t m = 0; m < s->n_tmaps; m++) { /* TMA tensor maps (format 8) */
+                const rt_tmap *t = &s->tmaps[m];
+                printf("        TMA tensor map %u: %s, rank %u, box", m, e->tensors[t->tensor].name, t->rank);
+                for (uint32_t j = 0; j < t->rank; j++) printf("%s%u", j ? "x" : " ", t->box[j]);
+                static const char *sw[4] = {"no swizzle", "32-byte swizzle", "64-byte swizzle", "128-byte swizzle"};
+                printf(", %s\n", sw[t->swizzle & 3]);
+            }
             break;
         case RT_STEP_GEMM:
         case RT_STEP_CONV: {

@@ -50,6 +50,7 @@
     X(ModuleGetFunction, "cuModuleGetFunction", cuModuleGetFunction)                            \
     X(FuncSetAttribute, "cuFuncSetAttribute", cuFuncSetAttribute)                               \
     X(LaunchKernel, "cuLaunchKernel", cuLaunchKernel)                                           \
+    X(TensorMapEncodeTiled, "cuTensorMapEncodeTiled", cuTensorMapEncodeTiled)                   \
     X(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", \
       cuOccupancyMaxActiveBlocksPerMultiprocessor)                                              \
     X(StreamCreate, "cuStreamCreate", cuStreamCreate)                                           \

@@ -123,6 +123,8 @@ void rt_cuda_destroy(rt_cuda *c) {
     free(c->graph_cache);
     free(c->graph_key);
     free(c->produced_step);
+    for (uint32_t i = 0; c->tmaps && i < c->e->n_steps; i++) free(c->tmaps[i]);
+    free(c->tmaps);
     free(c->fns);
     free(c->grid_cap);
     if (owner) free(c->consts);
@@ -280,6 +282,7 @@ static symc_status init_produced(rt_cuda *c, symc_error *err) {
  * and functions, shared-memory limits, the pinned copy of an error word it
  * holds, library states, lifetimes. c->e, dev, alloc, owner and (for a
  * region's state) consts are set. */
+static symc_status init_tmaps(rt_cuda *c, symc_error *err);
 static symc_status init_graph(rt_cuda *c, symc_error *err) {
     const rt_engine *e = c->e;
     symc_status st;
@@ -294,9 +297,11 @@ static symc_status init_graph(rt_cuda *c, symc_error *err) {
     c->offset = calloc(e->n_tensors + 1, sizeof *c->offset);
     c->argv = calloc(c->max_args + 1, sizeof *c->argv);
     c->params = calloc(c->max_args + 1, sizeof *c->params);
-    if (!c->fns || !c->grid_cap || !c->consts || !c->ptr || !c->offset || !c->argv || !c->params)
+    c->tmaps = calloc(e->n_steps + 1, sizeof *c->tmaps);
+    if (!c->fns || !c->grid_cap || !c->consts || !c->ptr || !c->offset || !c->argv || !c->params || !c->tmaps)
         return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
     for (uint32_t i = 0; i < c->max_args; i++) c->params[i] = &c->argv[i];
+    if ((st = init_tmaps(c, err))) return st;
 
     if (e->n_kernels) {
         if ((st = load_modules(c, err))) return st;
@@ -493,6 +498,102 @@ symc_status rt_cuda_bind(rt_cuda *c, const int64_t *slots, int shape_changed, vo
     return SYMC_OK;
 }
 
+/* TMA's element type for a tensor's dtype; 0 with *ok 0 where TMA has none */
+static CUtensorMapDataType tmap_dtype(symc_dtype dt, int *ok) {
+    *ok = 1;
+    switch (dt) {
+    case SYMC_F16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case SYMC_BF16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case SYMC_F32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    case SYMC_I32: return CU_TENSOR_MAP_DATA_TYPE_INT32;
+    case SYMC_I64: return CU_TENSOR_MAP_DATA_TYPE_INT64;
+    case SYMC_U8: return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    default: *ok = 0; return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    }
+}
+
+/* Each kernel step's tensor maps (rt_step.tmaps): 64-byte aligned storage (cuLaunchKernel reads
+ * a map from there as the kernel's parameter), nothing encoded yet; a tensor TMA cannot read is
+ * refused here, naming the step's node and the tensor. */
+static symc_status init_tmaps(rt_cuda *c, symc_error *err) {
+    const rt_engine *e = c->e;
+    for (uint32_t i = 0; i < e->n_steps; i++) {
+        const rt_step *s = &e->steps[i];
+        if (s->kind != RT_STEP_KERNEL || !s->n_tmaps) continue;
+        for (uint32_t m = 0; m < s->n_tmaps; m++) {
+            int ok;
+            (void)tmap_dtype(e->tensors[s->tmaps[m].tensor].dtype, &ok);
+            if (!ok)
+                return symc_error_setf(err, SYMC_ERR_FORMAT,
+                                       "node '%s': kernel '%s' reads tensor '%s' (%s) by TMA, which has no such "
+                                       "element type",
+                                       rt_cuda_node_name(e, s), e->kernel_names[s->kernel],
+                                       e->tensors[s->tmaps[m].tensor].name,
+                                       symc_dtype_name(e->tensors[s->tmaps[m].tensor].dtype));
+        }
+        c->tmaps[i] = aligned_alloc(64, s->n_tmaps * sizeof(rt_cuda_tmap));
+        if (!c->tmaps[i]) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory creating a CUDA context");
+        memset(c->tmaps[i], 0, s->n_tmaps * sizeof(rt_cuda_tmap));
+    }
+    return SYMC_OK;
+}
+
+/* Step i's tensor map m at these slots (encoded again only when the tensor's pointer or a slot it
+ * reads changed since the last launch): the tensor's pointer plus the offset, extents and strides
+ * from the slots, in bytes for the driver. A stride TMA cannot take (a multiple of 16 bytes
+ * below 2^40) or a misaligned start is refused with the node, tensor, dim and value. */
+static symc_status encode_tmap(rt_cuda *c, uint32_t i, uint32_t m, const int64_t *slots, symc_error *err) {
+    const rt_step *s = &c->e->steps[i];
+    const rt_tmap *t = &s->tmaps[m];
+    rt_cuda_tmap *x = &c->tmaps[i][m];
+    const rt_tensor *ten = &c->e->tensors[t->tensor];
+    const int64_t es = (int64_t)symc_dtype_size(ten->dtype);
+    int64_t vals[3 * RT_TMAP_MAX_RANK] = {0};
+    vals[0] = slots[t->offset];
+    for (uint32_t j = 0; j < t->rank; j++) {
+        vals[1 + j] = slots[t->dims[j]];
+        vals[1 + RT_TMAP_MAX_RANK + j] = j ? slots[t->strides[j]] : 1;
+    }
+    const CUdeviceptr base = c->ptr[t->tensor] + (CUdeviceptr)(vals[0] * es);
+    if (x->encoded && x->base == base && !memcmp(x->vals, vals, sizeof vals)) return SYMC_OK;
+    x->encoded = 0;
+    cuuint64_t gdim[RT_TMAP_MAX_RANK], gstr[RT_TMAP_MAX_RANK];
+    cuuint32_t box[RT_TMAP_MAX_RANK], estr[RT_TMAP_MAX_RANK];
+    const char *why = vals[0] < 0 || base % 16 ? "its start is not 16-byte aligned" : NULL;
+    for (uint32_t j = 0; j < t->rank && !why; j++) {
+        const int64_t d = vals[1 + j], st = vals[1 + RT_TMAP_MAX_RANK + j] * es;
+        if (d < 1 || d > ((int64_t)1 << 32)) why = "an extent is outside 1..2^32";
+        else if (j && (st < 0 || st % 16 || st >= ((int64_t)1 << 40)))
+            why = "a stride is not a multiple of 16 bytes below 2^40";
+        gdim[j] = (cuuint64_t)d;
+        if (j) gstr[j - 1] = (cuuint64_t)st;
+        box[j] = t->box[j];
+        estr[j] = 1;
+    }
+    if (why)
+        return symc_error_setf(err, SYMC_ERR_INVALID_ARG,
+                               "node '%s': kernel '%s' reads tensor '%s' by TMA, and at these sizes %s (offset %" PRId64
+                               " elements, extents %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 ")",
+                               rt_cuda_node_name(c->e, s), c->e->kernel_names[s->kernel], ten->name, why, vals[0],
+                               vals[1], vals[2], vals[3], vals[4], vals[5]);
+    int ok;
+    static const CUtensorMapSwizzle swz[4] = {CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_32B,
+                                              CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B};
+    symc_status st = RT_CU(err, TensorMapEncodeTiled,
+                           (&x->map, tmap_dtype(ten->dtype, &ok), t->rank, (void *)(uintptr_t)base, gdim, gstr, box,
+                            estr, CU_TENSOR_MAP_INTERLEAVE_NONE, swz[t->swizzle & 3],
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+    if (st) {
+        symc_error_prefix(err, "node '%s': kernel '%s': tensor map %u of tensor '%s'", rt_cuda_node_name(c->e, s),
+                          c->e->kernel_names[s->kernel], m, ten->name);
+        return st;
+    }
+    x->base = base;
+    memcpy(x->vals, vals, sizeof vals);
+    x->encoded = 1;
+    return SYMC_OK;
+}
+
 /* The blocks a kernel step launches for `work` items: one per per_block items, at most its
  * resident cap (the kernels loop grid-stride over `work`, so any grid runs them all) and 2^31 - 1. */
 static int64_t step_blocks(const rt_cuda *c, uint32_t i, int64_t work) {
@@ -505,10 +606,18 @@ static int64_t step_blocks(const rt_cuda *c, uint32_t i, int64_t work) {
 static symc_status run_kernel(rt_cuda *c, const rt_step *s, const int64_t *slots, CUstream stream, symc_error *err) {
     int64_t work = slots[s->work];
     if (work <= 0) return SYMC_OK;
-    const int64_t blocks = step_blocks(c, (uint32_t)(s - c->e->steps), work);
+    const uint32_t step = (uint32_t)(s - c->e->steps);
+    const int64_t blocks = step_blocks(c, step, work);
     for (uint32_t i = 0; i < s->n_args; i++) {
         const rt_arg *a = &s->args[i];
+        if (a->kind == RT_ARG_TMAP) { /* the map itself is the parameter, by value */
+            symc_status st = encode_tmap(c, step, a->value, slots, err);
+            if (st) return st;
+            c->params[i] = &c->tmaps[step][a->value].map;
+            continue;
+        }
         c->argv[i] = a->kind == RT_ARG_TENSOR ? (uint64_t)c->ptr[a->value] : (uint64_t)slots[a->value];
+        c->params[i] = &c->argv[i];
     }
     symc_status st = RT_CU(err, LaunchKernel,
                            (c->fns[s->kernel], (unsigned)blocks, 1, 1, s->block, 1, 1, s->shared, stream,

@@ -42,6 +42,13 @@ typedef struct rt_cuda_force {
  * offsets, lifetimes, kernel arguments, library step caches and graph
  * cache. Without regions, owner is the state itself. */
 #define RT_CUDA_RUN_STREAMS 8
+/* an encoded tensor map and the values it was encoded from (cuda_backend.c, encode_tmap) */
+typedef struct rt_cuda_tmap {
+    CUtensorMap map; /* 64-byte aligned: cuLaunchKernel copies it as the kernel's parameter */
+    CUdeviceptr base;
+    int64_t vals[3 * RT_TMAP_MAX_RANK];
+    int encoded;
+} rt_cuda_tmap;
 struct rt_cuda {
     const rt_engine *e;
     rt_cuda *owner; /* the context's first state (itself when it is the first) */
@@ -60,7 +67,10 @@ struct rt_cuda {
     CUdeviceptr *ptr;      /* per tensor: where it lives during this enqueue */
     size_t *offset;        /* per tensor: offset in the workspace, SIZE_MAX if not there */
     uint64_t *argv;        /* kernel parameter values (8 bytes each) */
-    void **params;         /* pointers into argv, as cuLaunchKernel wants them */
+    void **params;         /* pointers into argv (or tmaps), as cuLaunchKernel wants them */
+    /* per step, its TMA tensor maps (rt_step.tmaps) as last encoded, and what they were encoded
+     * from (the pointer and the slots' values), so a launch at the same values encodes nothing */
+    rt_cuda_tmap **tmaps;
     uint32_t max_args;
     CUdeviceptr workspace;
     size_t workspace_size;

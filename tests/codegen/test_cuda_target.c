@@ -1117,8 +1117,10 @@ static void test_attention_cp_strided(void) {
         symc_error err;
         symc_module *m = attention_module(32 | 8);
         if (!strided) setenv("SYMC_ATTENTION_CP_STRIDED", "0", 1);
+        setenv("SYMC_ATTENTION_TMA", "0", 1); /* the wgmma kernel's K and V by cp.async too */
         rt_engine *e = compile_module(m, arch[c & 1], &err);
         unsetenv("SYMC_ATTENTION_CP_STRIDED");
+        unsetenv("SYMC_ATTENTION_TMA");
         CHECK_MSG(e, "%s", err.msg);
         const char *src = e ? e->cuda_source : "";
         const int has_strided = strstr(src, "sc_cp16(dp, in ? src : kp, in);") &&
@@ -1126,6 +1128,61 @@ static void test_attention_cp_strided(void) {
         const int has_indexed = strstr(src, "for (int e = ") != NULL;
         CHECK_MSG(strstr(src, "fused attention (flash, f16 ") && has_strided == strided && has_indexed == !strided,
                   "case %d (%s): strided %d indexed %d", c, arch[c & 1], has_strided, has_indexed);
+        rt_engine_free(e);
+        symc_module_destroy(m);
+    }
+}
+
+/* the wgmma kernel's producer stages K and V by TMA: two tensor maps (K's, V's: rank 4, boxes of
+ * 64 columns by 128 keys, 128-byte swizzle), each a kernel parameter by value and its tensor an
+ * argument too, one copy an atom, the full barriers counting one arrival; the engine is format 8.
+ * SYMC_ATTENTION_TMA=0 and the mma.sync kernel (sm_80) have none. */
+static void test_attention_tma(void) {
+    static const char *arch[3] = {"sm_90", "sm_90", "sm_80"};
+    for (int c = 0; c < 3; c++) {
+        symc_error err;
+        symc_module *m = attention_module(32 | 8);
+        if (c == 1) setenv("SYMC_ATTENTION_TMA", "0", 1);
+        rt_engine *e = compile_module(m, arch[c], &err);
+        unsetenv("SYMC_ATTENTION_TMA");
+        CHECK_MSG(e, "%s", err.msg);
+        const rt_step *s = e ? first_step(e, RT_STEP_KERNEL) : NULL;
+        for (uint32_t i = 0; e && i < e->n_steps; i++)
+            if (e->steps[i].kind == RT_STEP_KERNEL && e->steps[i].n_tmaps) s = &e->steps[i];
+        const char *src = e ? e->cuda_source : "";
+        if (c == 0) {
+            CHECK_MSG(s && s->n_tmaps == 2, "tensor maps: %u", s ? s->n_tmaps : 99u);
+            uint32_t maps = 0;
+            for (uint32_t a = 0; s && a < s->n_args; a++) maps += s->args[a].kind == RT_ARG_TMAP;
+            CHECK(maps == 2);
+            for (uint32_t i = 0; s && i < s->n_tmaps && i < 2; i++) {
+                const rt_tmap *t = &s->tmaps[i];
+                int arg = 0;
+                for (uint32_t a = 0; a < s->n_args; a++)
+                    arg |= s->args[a].kind == RT_ARG_TENSOR && s->args[a].value == t->tensor;
+                CHECK_MSG(arg && t->rank == 4 && t->box[0] == 64 && t->box[1] == 128 && t->box[2] == 1 &&
+                              t->box[3] == 1 && t->swizzle == 3,
+                          "map %u: arg %d rank %u box %u %u swizzle %u", i, arg, t->rank, t->box[0], t->box[1],
+                          t->swizzle);
+            }
+            CHECK_CONTAINS(src, "const __grid_constant__ sc_tmap tm0");
+            CHECK_CONTAINS(src, "sc_mb_expect_tx(fb, 32768u);");
+            CHECK_CONTAINS(src, "sc_tma_load4(sc_smem_addr(Kn + 0), &tm0, 0, (int)k1, (int)b1, (int)b0, fb);");
+            CHECK_CONTAINS(src, "sc_tma_load4(sc_smem_addr(Vn + 0), &tm1, 0, (int)k1, (int)b1, (int)b0, fb);");
+            CHECK_CONTAINS(src, "sc_mb_init(mb + 16 + 8 * i, 1);");
+            uint8_t *bytes = NULL;
+            size_t size = 0;
+            rt_engine *d = NULL;
+            CHECK_MSG(e && rt_engine_encode(e, &bytes, &size, &err) == SYMC_OK, "%s", err.msg);
+            CHECK_MSG(bytes && rt_engine_decode(bytes, size, &d, &err) == SYMC_OK, "%s", err.msg);
+            CHECK(d && d->format_version == 8);
+            rt_engine_free(d);
+            free(bytes);
+        } else {
+            for (uint32_t i = 0; e && i < e->n_steps; i++) CHECK(e->steps[i].n_tmaps == 0);
+            CHECK(!strstr(src, "sc_tma_load4(sc_smem_addr("));
+            if (c == 1) CHECK_CONTAINS(src, "sc_mb_init(mb + 16 + 8 * i, 128);");
+        }
         rt_engine_free(e);
         symc_module_destroy(m);
     }
@@ -1977,6 +2034,7 @@ int main(void) {
     test_attention_wgmma();
     test_attention_resident();
     test_attention_cp_strided();
+    test_attention_tma();
     test_attention_early_masks();
     test_attention_hf_masks(0);
     test_attention_hf_masks(1); /* and(causal, padding) */

@@ -98,6 +98,97 @@ static symc_status run_at(symrt_engine *e, int64_t Bv, int64_t Cv, symc_error *e
     return st;
 }
 
+/* A kernel step with a TMA tensor map (format 8): encoded as format 8 and decoded with every
+ * field back, the same bytes again; refused when the file says format 7, when a map is out of
+ * range, when an argument names a map the step lacks, and when the map's tensor is no argument
+ * of the step. */
+static void check_tmap_roundtrip(const uint8_t *bytes, size_t size) {
+    symc_error err;
+    rt_engine *e = NULL;
+    CHECK_MSG(rt_engine_decode(bytes, size, &e, &err) == SYMC_OK, "%s", err.msg);
+    if (!e) return;
+    uint32_t ks = RT_NONE, tensor = RT_NONE;
+    for (uint32_t i = 0; i < e->n_steps && ks == RT_NONE; i++)
+        for (uint32_t a = 0; e->steps[i].kind == RT_STEP_KERNEL && a < e->steps[i].n_args && ks == RT_NONE; a++)
+            if (e->steps[i].args[a].kind == RT_ARG_TENSOR) ks = i, tensor = e->steps[i].args[a].value;
+    CHECK(ks != RT_NONE);
+    if (ks == RT_NONE) {
+        rt_engine_free(e);
+        return;
+    }
+    rt_step *steps = calloc(e->n_steps, sizeof *steps);
+    memcpy(steps, e->steps, e->n_steps * sizeof *steps);
+    rt_step *s = &steps[ks];
+    const uint32_t n = s->n_args, w = s->work;
+    rt_arg *args = calloc(n + 1, sizeof *args);
+    uint8_t *writes = calloc(n + 1, 1);
+    memcpy(args, s->args, n * sizeof *args);
+    if (s->arg_writes) memcpy(writes, s->arg_writes, n);
+    args[n] = (rt_arg){RT_ARG_TMAP, 0};
+    rt_tmap map = {.tensor = tensor,
+                   .offset = w,
+                   .rank = 3,
+                   .dims = {w, w, w},
+                   .strides = {RT_NONE, w, w},
+                   .box = {64, 128, 1},
+                   .swizzle = 3};
+    s->args = args;
+    s->arg_writes = writes;
+    s->n_args = n + 1;
+    s->tmaps = &map;
+    s->n_tmaps = 1;
+    rt_engine copy = *e;
+    copy.steps = steps;
+    copy.owned = NULL;
+    copy.format_version = 0;
+    uint8_t *b1 = NULL, *b2 = NULL;
+    size_t s1 = 0, s2 = 0;
+    rt_engine *d = NULL;
+    CHECK_MSG(rt_engine_encode(&copy, &b1, &s1, &err) == SYMC_OK, "%s", err.msg);
+    CHECK_MSG(b1 && rt_engine_decode(b1, s1, &d, &err) == SYMC_OK, "%s", err.msg);
+    if (d) {
+        const rt_step *ds = &d->steps[ks];
+        CHECK(d->format_version == 8 && ds->n_tmaps == 1 && ds->n_args == n + 1 && ds->args[n].kind == RT_ARG_TMAP);
+        CHECK(ds->n_tmaps == 1 && !memcmp(&ds->tmaps[0], &map, sizeof map));
+        for (uint32_t i = 0; i < d->n_steps; i++) CHECK(i == ks || d->steps[i].n_tmaps == 0);
+        CHECK_MSG(rt_engine_encode(d, &b2, &s2, &err) == SYMC_OK, "%s", err.msg);
+        CHECK_MSG(b2 && s2 == s1 && !memcmp(b1, b2, s1), "re-encoding changed the engine (%zu -> %zu bytes)", s1, s2);
+        rt_engine_free(d);
+    }
+    free(b1);
+    free(b2);
+    /* each corruption refused with its message */
+    int ran = 0;
+    for (int c = 0; c < 4; c++) {
+        rt_tmap bad_map = map;
+        copy.format_version = c == 0 ? 7 : 0;
+        if (c == 1) bad_map.box[1] = 300;
+        if (c == 2) args[n].value = 1;
+        if (c == 3) bad_map.tensor = tensor == 0 ? 1 : 0;
+        s->tmaps = &bad_map;
+        int other_arg = 0; /* case 3: the other tensor must not be an argument */
+        for (uint32_t a = 0; c == 3 && a < n; a++)
+            other_arg |= args[a].kind == RT_ARG_TENSOR && args[a].value == bad_map.tensor;
+        if (other_arg) continue;
+        ran++;
+        b1 = NULL;
+        d = NULL;
+        CHECK_MSG(rt_engine_encode(&copy, &b1, &s1, &err) == SYMC_OK, "%s", err.msg);
+        CHECK_MSG(b1 && rt_engine_decode(b1, s1, &d, &err) == SYMC_ERR_FORMAT && d == NULL, "case %d loaded", c);
+        static const char *want[4] = {"has kernel steps with TMA tensor maps; those are format 8",
+                                      "tensor map 0 is malformed: a box dim is not 1..256", "is out of range",
+                                      "tensor map 0 is malformed: its tensor is not an argument of the step"};
+        CHECK_CONTAINS(err.msg, want[c]);
+        free(b1);
+        args[n].value = 0;
+    }
+    CHECK_MSG(ran >= 3, "%d of the refusals ran", ran);
+    free(args);
+    free(writes);
+    free(steps);
+    rt_engine_free(e);
+}
+
 /* Library steps with several tuned entries each (what a build on a GPU
  * writes), added to the engine: encoded, decoded with every field back,
  * encoded again to the same bytes; every flipped bit refused; engines of
@@ -854,6 +945,7 @@ int main(void) {
     CHECK_CONTAINS(err.msg, "this is a .symir module: compile it with 'symc compile'");
     free(copy);
     check_tuned_roundtrip(bytes, size);
+    check_tmap_roundtrip(bytes, size);
     check_format7_roundtrip();
     check_format7_refusals(bytes, size);
     CHECK(symrt_engine_load_file("/nonexistent/m.symx", &e, &err) == SYMC_ERR_IO);

@@ -426,6 +426,10 @@ run("compile", att, *qkv_shapes, "--arch", "sm_90", "-o", path("attn16.symx"), "
 out = run("inspect", path("attn16.symx"))
 check(re.search(r"kernel .* 384 threads/block, .*, grid at most 1 x the blocks the GPU holds at once$", out, re.M),
       f"inspect shows the wgmma attention's grid cap: {out}")
+# and the tensor maps its producer stages K and V with (TMA)
+check(re.search(r"^ +TMA tensor map 0: k, rank 4, box 64x128x1x1, 128-byte swizzle$", out, re.M) and
+      re.search(r"^ +TMA tensor map 1: v, rank 4, box 64x128x1x1, 128-byte swizzle$", out, re.M),
+      f"inspect shows the wgmma attention's TMA tensor maps: {out}")
 
 # under a causal mask the capped grid deals the row blocks in a snake, most work first
 causal = save([h.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), h.make_node("MatMul", ["q", "kt"], ["s"]),
