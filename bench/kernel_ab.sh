@@ -10,6 +10,9 @@
 # The first variant runs again at the end, so drift between the first and last runs shows. Each
 # command runs under `timeout` (KERNEL_AB_TIMEOUT seconds, default 240): a kernel that hangs (a
 # barrier that never completes) costs that much and is reported, and the other variants still run.
+# The checks are the longest part (over 150 s a variant on an H200, with bench_attention and BERT
+# about 100 s more): with --check give a 600 s device call two variants, or split the variants
+# over the GPUs of one machine (CUDA_VISIBLE_DEVICES, KERNEL_AB_DIR and SYMC_CACHE_DIR apiece).
 # Variants are built here and carried (scripts/build.sh into a worktree, then strip symc,
 # sweep_check and libsymc.so into build/var/NAME/: about 3 MB a variant). The checks run the
 # variant's sweep_check where it has one (its runtime: a variant may change the engine format),
@@ -33,7 +36,8 @@ source "$(dirname "$0")/../scripts/device_env.sh" || exit 1
 export SYMC_CACHE_DIR=${SYMC_CACHE_DIR:-/tmp/kernel_ab_cache}
 W=${KERNEL_AB_DIR:-/tmp/kernel_ab}
 T=${KERNEL_AB_TIMEOUT:-240}
-limit() { timeout "$T" "$@"; local rc=$?; [ $rc = 124 ] && echo "TIMEOUT after $T s: $*" | cut -c1-160 >&2; return $rc; }
+exec 3>&1 # the script's stdout: a timeout is reported there, past the pipes that filter a command's output
+limit() { timeout "$T" "$@"; local rc=$?; [ $rc = 124 ] && echo "TIMEOUT after $T s: $*" | cut -c1-160 >&3; return $rc; }
 mkdir -p "$W"
 bin_of() { if [ "$1" = build ]; then echo build/bin/symc; else echo "$1/symc"; fi; }
 check_of() { if [ -x "$1/sweep_check" ]; then echo "$1/sweep_check"; else echo build/bin/sweep_check; fi; }
@@ -52,7 +56,7 @@ run_variant() { # NAME DIR TAG
     grep -E "^\| [a-z0-9_]+ \| B|all pass|FAIL" | sed "s/^/[$tag] /"
   for f in "$W/models_$tag"/*.profile.txt; do
     [ -f "$f" ] || continue
-    echo "[$tag] $(basename "$f" .profile.txt): slowest attention step $(grep 'of 384' "$f" | sort -rn | head -1 | awk '{print $1}') ms"
+    echo "[$tag] $(basename "$f" .profile.txt): slowest attention step $(grep 'of 384' "$f" | grep -v '[0-9] us ' | sort -rn | head -1 | awk '{print $1}') ms"
     grep "by op" "$f" | cut -c1-160 | sed "s/^ */[$tag] /"
   done
   if [ $check = 1 ]; then
