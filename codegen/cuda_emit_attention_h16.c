@@ -108,6 +108,15 @@ static int cg_att_cp_strided(void) {
     return !(env && !strcmp(env, "0"));
 }
 
+/* where chunk column c8 of tile row `r` (a variable's name) goes in a tile of `rows` rows: pitch
+ * `ld` halves, or (wg) the swizzled atoms (emit_cp_tile) */
+static void tile_index(char *buf, size_t cap, const h16_shape *h, int64_t rows, int64_t ld, const char *r) {
+    if (h->wg)
+        snprintf(buf, cap, "(c8 >> 6) * %lld + %s * 64 + ((((c8 >> 3) & 7) ^ (%s & 7)) << 3)", (long long)(rows * 64),
+                 r, r);
+    else snprintf(buf, cap, "%s * %lld + c8", r, (long long)ld);
+}
+
 /* stage `rows` rows [row0, row0 + rows) x `cols` halves of `ptr` (row stride rs) into shared
  * `dst` with 16-byte cp.async by 128 threads (`tid` their index), zeros past `lim`: rows of pitch
  * `ld` halves, or (wg) the swizzled atoms [cols / 64][rows][64], whose row r holds its 16-byte
@@ -120,10 +129,7 @@ static void emit_cp_tile(cg_kw *k, const h16_shape *h, const char *dst, int64_t 
          * step by constants, made once (the swizzle's r % 8 is r0 % 8 for every i, rp being a
          * multiple of 8), so a copy costs its bound compare and two adds, not its index math. */
         char base[128];
-        if (h->wg)
-            snprintf(base, sizeof base, "(c8 >> 6) * %lld + r0 * 64 + ((((c8 >> 3) & 7) ^ (r0 & 7)) << 3)",
-                     (long long)(rows * 64));
-        else snprintf(base, sizeof base, "r0 * %lld + c8", (long long)ld);
+        tile_index(base, sizeof base, h, rows, ld, "r0");
         cg_kw_body(k,
                    "            {\n"
                    "                const int r0 = %s / %lld, c8 = (%s - r0 * %lld) * 8;\n"
@@ -141,11 +147,8 @@ static void emit_cp_tile(cg_kw *k, const h16_shape *h, const char *dst, int64_t 
                    (long long)(rows / rp), (long long)rp, (long long)(rp * (h->wg ? 64 : ld)), lim, ptr);
         return;
     }
-    char idx[96];
-    if (h->wg)
-        snprintf(idx, sizeof idx, "(c8 >> 6) * %lld + r * 64 + ((((c8 >> 3) & 7) ^ (r & 7)) << 3)",
-                 (long long)(rows * 64));
-    else snprintf(idx, sizeof idx, "r * %lld + c8", (long long)ld);
+    char idx[128];
+    tile_index(idx, sizeof idx, h, rows, ld, "r");
     cg_kw_body(k,
                "            for (int e = %s; e < %lld; e += 128) {\n"
                "                const int r = e / %lld, c8 = (e - r * %lld) * 8;\n"
@@ -217,22 +220,23 @@ static const char *wg_tmap(cg_kw *k, const ir_attention *a, const ir_att_view *v
 /* the TMA producer's copies of one key tile (thread pt 0): expect the tile's bytes on its full
  * barrier, then one copy a 64-column atom of K and of V */
 static void wg_tma_tile(cg_kw *k, const ir_attention *a, const h16_shape *h) {
-    char ck[32], cv[32];
-    int rk, rv;
-    const char *mk = wg_tmap(k, a, &a->k, h->D, h->kt, &rk, ck, sizeof ck);
-    char mkn[16];
-    snprintf(mkn, sizeof mkn, "%s", mk);
-    const char *mv = wg_tmap(k, a, &a->v, h->DV, h->kt, &rv, cv, sizeof cv);
+    const struct {
+        const ir_att_view *v;
+        int64_t cols;
+        const char *dst;
+    } ops[2] = {{&a->k, h->D, "Kn"}, {&a->v, h->DV, "Vn"}};
     cg_kw_body(k,
                "                const unsigned fb = mb + 16 + 8 * st; /* the stage's full barrier */\n"
                "                sc_mb_expect_tx(fb, %lldu);\n",
                (long long)(h->kt * (h->D + h->DV) * 2));
-    for (int64_t j = 0; j < h->D / 64; j++)
-        cg_kw_body(k, "                sc_tma_load%d(sc_smem_addr(Kn + %lld), &%s, %lld, (int)k1%s, fb);\n", rk,
-                   (long long)(j * h->kt * 64), mkn, (long long)(j * 64), ck);
-    for (int64_t j = 0; j < h->DV / 64; j++)
-        cg_kw_body(k, "                sc_tma_load%d(sc_smem_addr(Vn + %lld), &%s, %lld, (int)k1%s, fb);\n", rv,
-                   (long long)(j * h->kt * 64), mv, (long long)(j * 64), cv);
+    for (int o = 0; o < 2; o++) {
+        char coords[32], map[16];
+        int rank;
+        snprintf(map, sizeof map, "%s", wg_tmap(k, a, ops[o].v, ops[o].cols, h->kt, &rank, coords, sizeof coords));
+        for (int64_t j = 0; j < ops[o].cols / 64; j++)
+            cg_kw_body(k, "                sc_tma_load%d(sc_smem_addr(%s + %lld), &%s, %lld, (int)k1%s, fb);\n", rank,
+                       ops[o].dst, (long long)(j * h->kt * 64), map, (long long)(j * 64), coords);
+    }
 }
 
 static void h16_wg_producer(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *qsr, const char *ksr,
