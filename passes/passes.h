@@ -37,6 +37,11 @@ symc_status pass_fold_scale(ir_module *m, symc_error *err);
  * "none") in place of its last mul, the rest left unread for dce; only when
  * the chain is private, of one float dtype and x's shape. */
 symc_status pass_fold_gelu(ir_module *m, symc_error *err);
+/* Sibling projections of one hidden state into attention heads (Q, K and V as three matmuls by
+ * constant weights, each with its constant bias) merged into one matmul by the concatenated
+ * weights, one bias add and a split along the last axis that the fused attention reads in place
+ * (merge_proj.c); the old nodes left unread for dce. SYMC_MERGE_PROJECTIONS=0: off. */
+symc_status pass_merge_projections(ir_module *m, symc_error *err);
 /* Dead-node removal (dce.c): deletes the nodes no graph output depends on (ir_uses' liveness;
  * no op has a side effect), with their tensors and the constants only they held; keeps graph
  * inputs and the order of the rest, and drops the fusion plan when it removes anything.

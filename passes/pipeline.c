@@ -47,6 +47,10 @@ static symc_status fold_gelu(ir_module *m, const pass_options *o, symc_error *er
     (void)o;
     return pass_fold_gelu(m, err);
 }
+static symc_status merge_projections(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_merge_projections(m, err);
+}
 static symc_status dce(ir_module *m, const pass_options *o, symc_error *err) {
     (void)o;
     return pass_remove_dead(m, NULL, err);
@@ -100,6 +104,8 @@ static const pass_info pipeline[] = {
                                  calibration that codegen/compile.c measures right before precision */
     {"dce", dce},
     {"precision", precision},
+    {"merge-projections", merge_projections}, /* after precision: it merges only projections of one
+                                                 dtype, so an fp32 island keeps its own GEMM */
     {"fuse", fuse},
 };
 
