@@ -114,8 +114,10 @@ static int is_widening(const att_ctx *c, const ir_node *n) {
 /* The head split of a fused projection (GPT-2's c_attn: one GEMM makes [B, S, 3 * H * D], split
  * along its last axis into Q, K and V, each reshaped to [B, S, H, D]): when `base` is such a
  * reshape's private output (only its last dim split, into [.., H, D]) of a private split output
- * along the last axis of a rank-3 tensor X with the same leading dims and a constant row length,
- * *b is base's dims over X's storage, offset by the parts before it, and the reshape is covered.
+ * along the last axis of a rank-3 tensor X with the same leading dims and a constant row length
+ * (or of a rank-2 X [B * S, W]: torch.export's linear on 3-D input, proven B * S rows; up to two
+ * more private reshapes between), *b is base's dims over X's storage, offset by the parts before
+ * it, and the reshapes are covered.
  * The split itself is covered by cover_splits once the kernel reads all of its outputs this way. */
 static int split_view(const att_ctx *c, uint32_t base, ir_attention *a, ir_att_view *b) {
     const ir_tensor *bt = &c->m->tensors[base];
@@ -123,32 +125,47 @@ static int split_view(const att_ctx *c, uint32_t base, ir_attention *a, ir_att_v
     if (bt->rank != 4 || rp == IR_NONE || !ir_uses_private(c->uses, base)) return 0;
     const ir_node *rn = &c->m->nodes[rp];
     if (rn->op != IR_OP_RESHAPE || rn->n_out != 1) return 0;
-    uint32_t si = rn->in[0];
+    uint32_t si = rn->in[0], chain[2], n_chain = 0;
+    /* behind further private reshapes (torch.export: [B * S, W] -> [B, S, W] -> [B, S, H, D]); a
+     * reshape only reinterprets row-major data, so the chain is one reshape of the split's part */
+    while (n_chain < 2 && c->m->tensors[si].producer != IR_NONE && ir_uses_private(c->uses, si) &&
+           c->m->nodes[c->m->tensors[si].producer].op == IR_OP_RESHAPE &&
+           c->m->nodes[c->m->tensors[si].producer].n_out == 1) {
+        chain[n_chain++] = c->m->tensors[si].producer;
+        si = c->m->nodes[chain[n_chain - 1]].in[0];
+    }
     const ir_tensor *st = &c->m->tensors[si];
     uint32_t sp = st->producer;
-    if (st->rank != 3 || sp == IR_NONE || !ir_uses_private(c->uses, si)) return 0;
+    /* X [B, S, W], or [B * S, W] (torch.export's linear on 3-D input: addmm on a view) */
+    const int r = st->rank;
+    if ((r != 3 && r != 2) || sp == IR_NONE || !ir_uses_private(c->uses, si)) return 0;
     const ir_node *sn = &c->m->nodes[sp];
     if (sn->op != IR_OP_SPLIT || sn->n_in < 1) return 0;
     const ir_tensor *xt = &c->m->tensors[sn->in[0]];
     int64_t axis, h, d, w, part;
-    if (xt->rank != 3 || !ir_axis_norm(attr_int(sn, "axis", 0), 3, &axis) || axis != 2 || xt->dims[0] != st->dims[0] ||
-        xt->dims[1] != st->dims[1] || bt->dims[0] != st->dims[0] || bt->dims[1] != st->dims[1] ||
+    if (xt->rank != r || !ir_axis_norm(attr_int(sn, "axis", 0), r, &axis) || axis != r - 1 ||
+        xt->dims[0] != st->dims[0] ||
+        (r == 3 && (xt->dims[1] != st->dims[1] || bt->dims[0] != st->dims[0] || bt->dims[1] != st->dims[1])) ||
+        (r == 2 && sym_prove_eq(c->m->syms, sym_mul(c->m->syms, bt->dims[0], bt->dims[1]), st->dims[0]) != SYM_TRUE) ||
         !sym_is_const(c->m->syms, bt->dims[2], &h) || !sym_is_const(c->m->syms, bt->dims[3], &d) ||
-        !sym_is_const(c->m->syms, st->dims[2], &part) || h * d != part || !sym_is_const(c->m->syms, xt->dims[2], &w))
+        !sym_is_const(c->m->syms, st->dims[r - 1], &part) || h * d != part ||
+        !sym_is_const(c->m->syms, xt->dims[r - 1], &w))
         return 0;
     /* the part's first column: the sizes of the outputs before it (every output's last dim, constant) */
     int64_t off = -1, at = 0;
     for (uint32_t i = 0; i < sn->n_out; i++) {
         int64_t n;
-        if (!sym_is_const(c->m->syms, c->m->tensors[sn->out[i]].dims[2], &n)) return 0;
+        if (!sym_is_const(c->m->syms, c->m->tensors[sn->out[i]].dims[r - 1], &n)) return 0;
         if (sn->out[i] == si) off = at;
         at += n;
     }
     if (off < 0 || at != w || !cover(a, rp)) return 0;
+    for (uint32_t i = 0; i < n_chain; i++)
+        if (!cover(a, chain[i])) return 0;
     sym_table *y = c->m->syms;
     b->t = sn->in[0];
     b->dims[0] = bt->dims[0], b->dims[1] = bt->dims[1], b->dims[2] = bt->dims[2], b->dims[3] = bt->dims[3];
-    b->strides[0] = sym_mul(y, xt->dims[1], sym_const(y, w));
+    b->strides[0] = sym_mul(y, bt->dims[1], sym_const(y, w)); /* S rows of W a batch (S: X's or the reshape's) */
     b->strides[1] = sym_const(y, w);
     b->strides[2] = sym_const(y, d);
     b->strides[3] = sym_const(y, 1);

@@ -25,7 +25,9 @@
  * GEMM (merged before the precision pass, the island would take all three).
  *
  * It merges only what stays exact and pays off: two to eight matmuls of one
- * x (a float tensor of rank 3, read as the matmul's left operand) by 2-D
+ * x (a float tensor of rank 3, or of rank 2 [B * S, K]: torch.export's linear
+ * on 3-D input reads a view of x per projection, and views of one shape of
+ * one tensor count as one x; read as the matmul's left operand) by 2-D
  * constant weights of one dtype with the same K, each result private to the
  * matmul's one reader; either every member has a bias add of a rank-1
  * constant [N] of that dtype or none has; and every part is read only by a
@@ -78,34 +80,56 @@ static int reaches_attention(const ir_module *m, const uint32_t *uses, const uin
     return ir_constant_source(m, n->in[0]) == IR_NONE && ir_constant_source(m, n->in[1]) == IR_NONE;
 }
 
-/* part (rank 3 [.., .., N]) is read only by a reshape into heads [d0, d1, H, D] (H * D = N, the
- * leading dims kept) whose result reaches an attention. */
+/* part ([d0, d1, N], or [d0 * d1, N]) is read only by a reshape into heads [d0, d1, H, D] (H * D =
+ * N; up to two private reshapes before it) whose result reaches an attention. */
 static int heads_only(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t part, int64_t n) {
     uint32_t r = only_reader(m, uses, is_out, part);
     if (r == IR_NONE) return 0;
     const ir_node *rn = &m->nodes[r];
     if (rn->op != IR_OP_RESHAPE || rn->n_out != 1) return 0;
+    /* through up to two more private reshapes (torch.export: [B * S, N] -> [B, S, N] -> heads) */
+    for (int hop = 0; hop < 2 && m->tensors[rn->out[0]].rank != 4; hop++) {
+        uint32_t nx = only_reader(m, uses, is_out, rn->out[0]);
+        if (nx == IR_NONE || m->nodes[nx].op != IR_OP_RESHAPE || m->nodes[nx].n_out != 1) return 0;
+        rn = &m->nodes[nx];
+    }
     const ir_tensor *pt = &m->tensors[part], *ht = &m->tensors[rn->out[0]];
     int64_t h, d;
-    if (ht->rank != 4 || ht->dims[0] != pt->dims[0] || ht->dims[1] != pt->dims[1] || !const_dim(m, ht->dims[2], &h) ||
-        !const_dim(m, ht->dims[3], &d) || h * d != n)
+    if (ht->rank != 4 || !const_dim(m, ht->dims[2], &h) || !const_dim(m, ht->dims[3], &d) || h * d != n) return 0;
+    if (pt->rank == 3 ? ht->dims[0] != pt->dims[0] || ht->dims[1] != pt->dims[1]
+                      : sym_prove_eq(m->syms, sym_mul(m->syms, ht->dims[0], ht->dims[1]), pt->dims[0]) != SYM_TRUE)
         return 0;
     return reaches_attention(m, uses, is_out, rn->out[0], 0);
+}
+
+/* t as it reads: a reshape's input (torch.export decomposes a linear on 3-D input into a view to
+ * [B * S, K] per projection, so Q, K and V read three views of one x), else t itself */
+static uint32_t view_source(const ir_module *m, uint32_t t) {
+    uint32_t p = m->tensors[t].producer;
+    return p != IR_NONE && m->nodes[p].op == IR_OP_RESHAPE && m->nodes[p].n_in >= 1 ? m->nodes[p].in[0] : t;
+}
+
+/* a and b hold the same values: one tensor, or views of the same shape of one tensor */
+static int same_value(const ir_module *m, uint32_t a, uint32_t b) {
+    return a == b ||
+        (view_source(m, a) == view_source(m, b) && view_source(m, a) != a &&
+         ir_same_shape(&m->tensors[a], &m->tensors[b]) && m->tensors[a].dtype == m->tensors[b].dtype);
 }
 
 /* Matmul node i as a member reading x: 1 and *mb filled when it qualifies. */
 static int as_member(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t i, uint32_t x,
                      member *mb) {
     const ir_node *n = &m->nodes[i];
-    if (n->op != IR_OP_MATMUL || n->n_in != 2 || n->n_out != 1 || n->in[0] != x || n->in[1] == x) return 0;
+    if (n->op != IR_OP_MATMUL || n->n_in != 2 || n->n_out != 1 || !same_value(m, n->in[0], x) || n->in[1] == x)
+        return 0;
     uint32_t w = ir_constant_source(m, n->in[1]), y = n->out[0];
     const ir_tensor *xt = &m->tensors[x], *yt = &m->tensors[y];
-    if (w == IR_NONE || m->tensors[w].rank != 2 || m->tensors[w].dtype != xt->dtype || yt->rank != 3 ||
+    if (w == IR_NONE || m->tensors[w].rank != 2 || m->tensors[w].dtype != xt->dtype || yt->rank != xt->rank ||
         yt->dtype != xt->dtype)
         return 0;
     int64_t k, nn, ny;
     if (!const_dim(m, m->tensors[w].dims[0], &k) || !const_dim(m, m->tensors[w].dims[1], &nn) ||
-        !const_dim(m, yt->dims[2], &ny) || ny != nn || nn <= 0)
+        !const_dim(m, yt->dims[yt->rank - 1], &ny) || ny != nn || nn <= 0)
         return 0;
     *mb = (member){i, IR_NONE, w, IR_NONE, y, nn};
     uint32_t r = only_reader(m, uses, is_out, y);
@@ -217,16 +241,18 @@ static symc_status merge_group(ir_module *m, uint32_t x, const member *g, uint32
                                    m->tensors[x].name);
         if ((st = add_constant(m, base, dt, -1, total, b, (size_t)total * es, &bt, &made[n_made++], err))) return st;
     }
-    sym_expr dims[3] = {m->tensors[x].dims[0], m->tensors[x].dims[1], sym_const(m->syms, total)};
+    const int32_t r = m->tensors[x].rank; /* 3, or 2 for views [B * S, K] */
+    sym_expr dims[3] = {m->tensors[x].dims[0], m->tensors[x].dims[1], 0};
+    dims[r - 1] = sym_const(m->syms, total);
     fresh_name(m, base, ".merged", name, sizeof name);
-    if ((st = ir_add_tensor(m, name, dt, 3, dims, &prod, err))) return st;
+    if ((st = ir_add_tensor(m, name, dt, r, dims, &prod, err))) return st;
     uint32_t in[2] = {x, wt};
     if ((st = ir_add_node(m, IR_OP_MATMUL, name, "merge-projections", in, 2, &prod, 1, NULL, 0, &made[n_made++], err)))
         return st;
     split_in = prod;
     if (bias) {
         fresh_name(m, base, ".merged_add", name, sizeof name);
-        if ((st = ir_add_tensor(m, name, dt, 3, dims, &split_in, err))) return st;
+        if ((st = ir_add_tensor(m, name, dt, r, dims, &split_in, err))) return st;
         uint32_t ain[2] = {prod, bt};
         if ((st = ir_add_node(m, IR_OP_ADD, name, "merge-projections", ain, 2, &split_in, 1, NULL, 0, &made[n_made++],
                               err)))
@@ -234,7 +260,7 @@ static symc_status merge_group(ir_module *m, uint32_t x, const member *g, uint32
     }
     sym_expr sizes[MAX_GROUP];
     for (uint32_t i = 0; i < n; i++) sizes[i] = sym_const(m->syms, g[i].n);
-    ir_attr attrs[2] = {{.name = "axis", .kind = IR_ATTR_INT, .i = 2},
+    ir_attr attrs[2] = {{.name = "axis", .kind = IR_ATTR_INT, .i = r - 1},
                         {.name = "sizes", .kind = IR_ATTR_DIMS, .n = n, .dims = sizes}};
     fresh_name(m, base, ".merged_split", name, sizeof name);
     if ((st = ir_add_node(m, IR_OP_SPLIT, name, "merge-projections", &split_in, 1, parts, n, attrs, 2, &made[n_made++],
@@ -273,8 +299,11 @@ symc_status pass_merge_projections(ir_module *m, symc_error *err) {
             const ir_node *n = &m->nodes[i];
             if (n->op != IR_OP_MATMUL || n->n_in != 2) continue;
             uint32_t x = n->in[0];
-            if (done[x] || !float_dtype(m->tensors[x].dtype) || m->tensors[x].rank != 3) continue;
-            done[x] = 1;
+            if (done[x] || !float_dtype(m->tensors[x].dtype) || (m->tensors[x].rank != 3 && m->tensors[x].rank != 2))
+                continue;
+            for (uint32_t j = i; j < m->n_nodes; j++) /* x's views of its shape are the same x */
+                if (m->nodes[j].op == IR_OP_MATMUL && m->nodes[j].n_in == 2 && same_value(m, m->nodes[j].in[0], x))
+                    done[m->nodes[j].in[0]] = 1;
             /* the members with a bias and those without, each of the first one's K */
             member g[2][MAX_GROUP];
             uint32_t cnt[2] = {0, 0};

@@ -14,6 +14,11 @@
  *   output        K's projection also a graph output: Q and V merge
  *   one           V read from another input: Q and K merge
  *   off           SYMC_MERGE_PROJECTIONS=0: nothing merges
+ *   views         torch.export's form: each projection reads its own view of x as [B * S, 32] and
+ *                 its result goes back to [B, S, 32], then to heads: the three views count as one x
+ *                 and merge (the split's parts are [B * S, 32])
+ * The bias and views variants in f16 are also built for sm_90: the fused attention reads Q, K and
+ * V in the merged tensor, covering the split (no split kernel).
  * In f32 and f16. Every module, through the pass (which removes what it leaves unread), runs on the reference backend at (B, S) = (1, 1),
  * (2, 7) and (4, 40) against the same module with shapes inferred only: each column of the
  * merged product is the same dot product over K as before, so the outputs are bit-identical
@@ -24,6 +29,7 @@
 
 #include "passes/passes.h"
 #include "passes/pipeline.h"
+#include "runtime/engine.h"
 #include "tests/check.h"
 #include "tests/passes/run_module.h"
 
@@ -33,9 +39,9 @@
 #define BMAX 4
 #define SMAX 40
 
-typedef enum variant { BIAS, BIAS_SWAPPED, NO_BIAS, MIXED_BIAS, ROTARY, OUTPUT, ONE, OFF, VARIANTS } variant;
-static const char *variant_name[VARIANTS] = {"bias",   "bias_swapped", "no_bias", "mixed_bias",
-                                             "rotary", "output",       "one",     "off"};
+typedef enum variant { BIAS, BIAS_SWAPPED, NO_BIAS, MIXED_BIAS, ROTARY, OUTPUT, ONE, OFF, VIEWS, VARIANTS } variant;
+static const char *variant_name[VARIANTS] = {"bias",   "bias_swapped", "no_bias", "mixed_bias", "rotary",
+                                             "output", "one",          "off",     "views"};
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static double urand(void) { /* [-1, 1) */
@@ -86,9 +92,15 @@ static symc_module *build(symc_dtype dt, variant v) {
         char name[32];
         snprintf(name, sizeof name, "w%s", pn[i]);
         symc_tensor w = constant(m, name, dt, 2, (int64_t[]){E, E}, 0.25);
+        symc_tensor xin = i == 2 && v == ONE ? x2 : x;
+        if (v == VIEWS) { /* x as [B * S, 32], a view a projection */
+            symc_attr flat = symc_attr_dims("shape", (symc_dim[]){symc_dim_mul(m, B, S), symc_dim_const(m, E)}, 2);
+            snprintf(name, sizeof name, "%s_view", pn[i]);
+            xin = node(m, "reshape", name, &x, 1, &flat, 1);
+        }
         snprintf(name, sizeof name, "%s_mm", pn[i]);
-        symc_tensor y = node(m, "matmul", name, (symc_tensor[]){i == 2 && v == ONE ? x2 : x, w}, 2, NULL, 0);
-        int bias = v == BIAS || v == BIAS_SWAPPED || v == OUTPUT || v == ROTARY || v == ONE ||
+        symc_tensor y = node(m, "matmul", name, (symc_tensor[]){xin, w}, 2, NULL, 0);
+        int bias = v == BIAS || v == BIAS_SWAPPED || v == OUTPUT || v == ROTARY || v == ONE || v == VIEWS ||
             (v == MIXED_BIAS && i == 0);
         if (v == OFF) bias = 1;
         if (bias) {
@@ -98,6 +110,11 @@ static symc_module *build(symc_dtype dt, variant v) {
             y = node(m, "add", name, v == BIAS_SWAPPED ? (symc_tensor[]){b, y} : (symc_tensor[]){y, b}, 2, NULL, 0);
         }
         if (v == OUTPUT && i == 1) symc_mark_output(m, y, &err);
+        if (v == VIEWS) { /* back to [B, S, 32] */
+            symc_attr back3 = symc_attr_dims("shape", (symc_dim[]){B, S, symc_dim_const(m, E)}, 3);
+            snprintf(name, sizeof name, "%s_back", pn[i]);
+            y = node(m, "reshape", name, &y, 1, &back3, 1);
+        }
         snprintf(name, sizeof name, "%s_heads", pn[i]);
         symc_tensor r = node(m, "reshape", name, &y, 1, &rs, 1);
         if (v == ROTARY && i == 0) {
@@ -119,7 +136,9 @@ static symc_module *build(symc_dtype dt, variant v) {
 }
 
 /* how many members each variant merges, and whether with a bias */
-static uint32_t merged(variant v) { return v == BIAS || v == BIAS_SWAPPED || v == NO_BIAS ? 3 : v == OFF ? 0 : 2; }
+static uint32_t merged(variant v) {
+    return v == BIAS || v == BIAS_SWAPPED || v == NO_BIAS || v == VIEWS ? 3 : v == OFF ? 0 : 2;
+}
 static int merged_bias(variant v) { return v != NO_BIAS && v != MIXED_BIAS; }
 
 static void check_structure(symc_module *m, symc_dtype dt, variant v) {
@@ -129,7 +148,9 @@ static void check_structure(symc_module *m, symc_dtype dt, variant v) {
     uint32_t n = merged(v);
     for (uint32_t i = 0; i < m->n_nodes; i++) {
         const ir_node *nd = &m->nodes[i];
-        if (nd->op == IR_OP_MATMUL && nd->in[0] == x) {
+        uint32_t src = nd->n_in ? nd->in[0] : IR_NONE, sp = src == IR_NONE ? IR_NONE : m->tensors[src].producer;
+        if (v == VIEWS && sp != IR_NONE && m->nodes[sp].op == IR_OP_RESHAPE) src = m->nodes[sp].in[0];
+        if (nd->op == IR_OP_MATMUL && src == x) {
             reads++;
             int64_t cols = 0;
             const ir_tensor *w = &m->tensors[nd->in[1]];
@@ -177,6 +198,33 @@ static void check_numbers(symc_module *mm, symc_module *plain, symc_dtype dt, va
     }
 }
 
+/* Built for sm_90 (f16): the fused attention covers the split and reads the merged tensor. */
+static void check_fused(symc_dtype dt, variant v) {
+    symc_module *m = build(dt, v);
+    symc_error err;
+    rt_engine *e = NULL;
+    /* the passes through merge-projections (cg_build_engine fuses for its target, as the driver's last row) */
+    CHECK_MSG(pass_run_passes(m, NULL, NULL, "fuse", &err) == SYMC_OK, "%s", err.msg);
+    cg_options o = cg_default_options();
+    o.arch = "sm_90";
+    o.tune = 0;
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    CHECK_MSG(cg_build_engine(m, &o, &bytes, &size, &err) == SYMC_OK, "%s: %s", variant_name[v], err.msg);
+    if (bytes && rt_engine_decode(bytes, size, &e, &err)) e = NULL;
+    free(bytes);
+    const char *src = e ? e->cuda_source : "";
+    const char *att = strstr(src, "/* fused attention");
+    const char *eol = att ? strchr(att, '\n') : NULL;
+    char line[4096] = "";
+    if (att && eol && (size_t)(eol - att) < sizeof line) memcpy(line, att, (size_t)(eol - att));
+    CHECK_MSG(strstr(line, "(split)") && strstr(line, "q_heads (reshape)"),
+              "%s: the attention does not cover the merged split: '%s'", variant_name[v], line);
+    if (v == VIEWS) CHECK_MSG(strstr(line, "q_back (reshape)"), "views: the reshape back is not covered: '%s'", line);
+    rt_engine_free(e);
+    symc_module_destroy(m);
+}
+
 static void test_variant(symc_dtype dt, variant v) {
     if (v == OFF) setenv("SYMC_MERGE_PROJECTIONS", "0", 1);
     symc_module *mm = build(dt, v), *plain = build(dt, v);
@@ -195,5 +243,7 @@ int main(void) {
         test_variant(SYMC_F32, (variant)v);
         test_variant(SYMC_F16, (variant)v);
     }
+    check_fused(SYMC_F16, BIAS);
+    check_fused(SYMC_F16, VIEWS);
     return check_report("test_merge_proj");
 }
