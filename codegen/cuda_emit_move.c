@@ -347,15 +347,42 @@ static symc_status gather(cg_cuda *c, uint32_t node) {
     snprintf(inner, sizeof inner, "%s", cg_kw_dim(&k, cg_prod(c, x->dims, axis + 1, x->rank)));
     snprintf(nidx, sizeof nidx, "%s", cg_kw_dim(&k, ir_tensor_numel(c->m, idx)));
     snprintf(dim, sizeof dim, "%s", cg_kw_dim(&k, x->dims[axis]));
-    sym_expr numel = ir_tensor_numel(c->m, y);
+    sym_expr numel = ir_tensor_numel(c->m, y), work = numel;
+    /* a row gather (axis 0: an embedding lookup) of rows of whole 16-byte chunks: a thread copies a
+     * chunk (one index lookup and one uint4 each, where one a element cost the lookup and three
+     * 64-bit divisions, one by the index count), when both pointers are 16-byte aligned */
+    int64_t in_c, es = (int64_t)symc_dtype_size(x->dtype), chunks = 0;
+    if (axis == 0 && es > 0 && sym_is_const(c->m->syms, cg_prod(c, x->dims, 1, x->rank), &in_c) && in_c > 0 &&
+        (in_c * es) % 16 == 0) {
+        chunks = in_c * es / 16;
+        work = sym_mul(c->m->syms, ir_tensor_numel(c->m, idx), sym_const(c->m->syms, chunks));
+        cg_kw_body(&k,
+                   "    if ((((unsigned long long)%s | (unsigned long long)%s) & 15ull) == 0ull) {\n"
+                   "    SC_LOOP(i, %s) {\n"
+                   "        const long long q = i / %lldLL, ch = i - q * %lldLL;\n"
+                   "        long long v = %s[q];\n        if (v < 0) v += %s;\n"
+                   "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n"
+                   "        reinterpret_cast<uint4 *>(%s)[i] = reinterpret_cast<const uint4 *>(%s)[v * %lldLL + ch];\n"
+                   "    }\n"
+                   "    return;\n"
+                   "    }\n",
+                   xp, yp, cg_kw_dim(&k, work), (long long)chunks, (long long)chunks, ip, dim, dim, node, yp, xp,
+                   (long long)chunks);
+    }
     cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
-    cg_kw_body(&k, "        const long long j = i %% %s, q = (i / %s) %% %s, o = i / (%s * %s);\n", inner, inner, nidx,
-               inner, nidx);
+    if (axis == 0) /* no outer dims: the row is i / inner */
+        cg_kw_body(&k, "        const long long j = i %% %s, q = i / %s, o = 0;\n", inner, inner);
+    else
+        cg_kw_body(&k, "        const long long j = i %% %s, q = (i / %s) %% %s, o = i / (%s * %s);\n", inner, inner,
+                   nidx, inner, nidx);
     cg_kw_body(&k, "        long long v = %s[q];\n        if (v < 0) v += %s;\n", ip, dim);
     cg_kw_body(&k, "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n", dim,
                node);
     cg_kw_body(&k, "        %s[i] = %s[(o * %s + v) * %s + j];\n    }\n", yp, xp, dim, inner);
-    return finish(&k, "one thread per output", numel);
+    return finish(&k,
+                  chunks ? "a 16-byte chunk of a row a thread (aligned), else one thread per output"
+                         : "one thread per output",
+                  work);
 }
 
 static symc_status gather_elements(cg_cuda *c, uint32_t node) {

@@ -272,6 +272,46 @@ static symc_tensor constant(symc_module *m, const char *name, symc_dtype dt, int
     return t;
 }
 
+/* An embedding lookup (gather along axis 0 of a [V, 64] table by [B, S] indices) copies a
+ * 16-byte chunk of a row a thread when the pointers allow (f16 and f32 rows: 8 and 16 chunks), with
+ * the element loop after it, whose row index divides by a constant (no outer dims); a gather along
+ * axis 1, and rows of 6 f16 (12 bytes), keep one thread an element. */
+static void test_gather_rows(void) {
+    static const struct {
+        symc_dtype dt;
+        int64_t cols;
+        int axis;
+        int64_t chunks; /* 0: no chunk path */
+    } cases[4] = {{SYMC_F16, 64, 0, 8}, {SYMC_F32, 64, 0, 16}, {SYMC_F16, 6, 0, 0}, {SYMC_F16, 64, 1, 0}};
+    for (int c = 0; c < 4; c++) {
+        symc_error err;
+        symc_module *m = symc_module_create("emb", &err);
+        symc_dim B, S;
+        symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+        symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
+        symc_tensor ids, table = constant(m, "table", cases[c].dt, 2, (int64_t[]){100, cases[c].cols});
+        symc_add_input(m, "ids", SYMC_I64, 2, (symc_dim[]){B, S}, &ids, &err);
+        symc_attr ax = symc_attr_int("axis", cases[c].axis);
+        symc_tensor y = node(m, "gather", "emb", (symc_tensor[]){table, ids}, 2, &ax, 1);
+        symc_mark_output(m, y, &err);
+        rt_engine *e = compile_module(m, "sm_90", &err);
+        CHECK_MSG(e, "case %d: %s", c, err.msg);
+        const char *src = e ? e->cuda_source : "";
+        char want[96];
+        snprintf(want, sizeof want, "const long long q = i / %lldLL, ch = i - q * %lldLL;", (long long)cases[c].chunks,
+                 (long long)cases[c].chunks);
+        CHECK_MSG(!!strstr(src, want) == (cases[c].chunks > 0) &&
+                      !!strstr(src, "reinterpret_cast<uint4 *>") == (cases[c].chunks > 0),
+                  "case %d: the chunk path %s", c, cases[c].chunks ? "missing" : "taken");
+        if (cases[c].axis == 0) {
+            snprintf(want, sizeof want, "q = i / %lldLL, o = 0;", (long long)cases[c].cols);
+            CHECK_CONTAINS(src, want);
+        }
+        rt_engine_free(e);
+        symc_module_destroy(m);
+    }
+}
+
 /* (a) one node of each op family compiles through NVRTC for sm_90 */
 static void test_every_family(void) {
     symc_error err;
@@ -2046,6 +2086,7 @@ int main(void) {
     test_views_and_dims();
     test_errors();
     test_every_family();
+    test_gather_rows();
     test_chain();
     test_gemm(0);
     test_gemm(1);
