@@ -417,7 +417,7 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
         if (wg) {
             char bars[64];
             snprintf(bars, sizeof bars, "Vs + %lld", (long long)(nst * kt * HVP));
-            cg_att_wg_preamble(&k, bars, cg_att_wg_tma(&a, wg));
+            cg_att_wg_preamble(&k, bars, cg_att_wg_tma(&a, wg), cg_att_wg_tma_q(&a, wg));
             k.min_blocks = 1; /* three warpgroups: the registers of one block an SM */
         }
         k.resident = cg_att_resident(&a, wg);
@@ -444,6 +444,9 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
                    "    if (threadIdx.x >= 256) { /* the producer warpgroup: its registers to the consumers */\n"
                    "    sc_wg_regs_dec<%d>();\n",
                    CG_ATT_WG_PRODUCER_REGS);
+        if (cg_att_wg_tma_q(&a, wg)) /* its other threads have nothing to do: they leave */
+            cg_kw_body(&k,
+                       "    if (threadIdx.x != 256) return; /* Q, K and V by TMA: one thread issues every copy */\n");
         emit_rows_head(&k, &a, wk, n1, 0);
         cg_att_emit_h16_producer(&k, &a, qsr, ksr, vsr);
         cg_kw_body(&k,

@@ -25,6 +25,9 @@ uint32_t cg_att_resident(const ir_attention *a, int wg);
 int cg_att_wg_qbufs(const ir_attention *a, int wg);
 /* the wgmma kernel's producer stages K and V by TMA (tensor maps, cg_kw_tmap): 1, else cp.async */
 int cg_att_wg_tma(const ir_attention *a, int wg);
+/* and Q too (one copy a row block's 64-column atom by the producer's thread 0, Q's full barrier
+ * counting the bytes): 1, else Q by cp.async from the producer's 128 threads */
+int cg_att_wg_tma_q(const ir_attention *a, int wg);
 /* in a row block of either role: mq, the mbarriers of the block's Q buffer (qfull; qempty at
  * mq + 8), qph their phase, and Qc the buffer (pitch qp halves); buffer rq % qbufs */
 void cg_att_wg_qbuf(cg_kw *k, int qbufs, int64_t qp);
@@ -99,7 +102,7 @@ int cg_att_wg_ok(cg_cuda *c, const ir_attention *a);
 /* its preamble, before the row-block loop: the mbarriers at `bars` (their shared address mb),
  * initialized once, and the counters gs (key tiles so far modulo twice the stages: the ring's
  * stage and phase) and rq (row blocks so far) */
-void cg_att_wg_preamble(cg_kw *k, const char *bars, int tma);
+void cg_att_wg_preamble(cg_kw *k, const char *bars, int tma, int tma_q);
 /* its two products over a key tile of kt keys (cg_att_h16_kt) */
 void cg_att_wg_qk(cg_kw *k, const ir_attention *a, int kt);
 void cg_att_wg_pv(cg_kw *k, const ir_attention *a, int kt);

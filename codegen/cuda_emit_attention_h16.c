@@ -74,6 +74,7 @@ typedef struct h16_shape {
     int qbufs;   /* the wgmma kernel's Q buffers (cg_att_wg_qbufs) */
     int early;   /* the tile's masks read before its Q·Kᵀ is issued (h16_early_masks) */
     int tma;     /* the wgmma kernel's producer stages K and V by TMA (cg_att_wg_tma) */
+    int tma_q;   /* and Q (cg_att_wg_tma_q) */
     const char *mma, *pack;
 } h16_shape;
 
@@ -191,15 +192,15 @@ static void wg_ring(char *step, size_t step_cap, char *stage, size_t stage_cap) 
  * CG_ATT_WG_STAGES stages, each once its consumers released it (empty[st]); cp.async's completion
  * arrives on qfull and full[st] (cp.async.mbarrier.arrive.noinc: 128 arrivals a phase), at the
  * ring's position gs (wg_ring). */
-/* The tensor map of view v (K or V: kt rows of `cols` halves a tile) for the TMA producer:
- * dims (cols, Sk[, n1][, n0]) innermost first, a batch dim left out where its stride is 0 (a
+/* The tensor map of view v (K or V: kt rows of `cols` halves a tile, of `rows` = Sk; Q: a row
+ * block's, of Sq) for the TMA producer: dims (cols, rows[, n1][, n0]) innermost first, a batch dim left out where its stride is 0 (a
  * broadcast: the copy's coordinate is then 0 throughout), boxes of one 64-column atom by kt rows,
  * swizzled 128 bytes as the wgmma descriptors read them. *coords gets the copy's coordinates
  * after the column and the row: ", (int)b1, (int)b0" or fewer. Returns the map's parameter. */
-static const char *wg_tmap(cg_kw *k, const ir_attention *a, const ir_att_view *v, int64_t cols, int kt, int *rank,
-                           char *coords, size_t cap) {
+static const char *wg_tmap(cg_kw *k, const ir_attention *a, const ir_att_view *v, sym_expr rows, int64_t cols, int kt,
+                           int *rank, char *coords, size_t cap) {
     sym_table *T = k->c->m->syms;
-    sym_expr dims[4] = {sym_const(T, cols), a->sk, 0, 0}, strides[4] = {0, v->strides[2], 0, 0};
+    sym_expr dims[4] = {sym_const(T, cols), rows, 0, 0}, strides[4] = {0, v->strides[2], 0, 0};
     uint32_t box[4] = {64, (uint32_t)kt, 1, 1};
     int r = 2;
     int64_t z;
@@ -232,7 +233,7 @@ static void wg_tma_tile(cg_kw *k, const ir_attention *a, const h16_shape *h) {
     for (int o = 0; o < 2; o++) {
         char coords[32], map[16];
         int rank;
-        snprintf(map, sizeof map, "%s", wg_tmap(k, a, ops[o].v, ops[o].cols, h->kt, &rank, coords, sizeof coords));
+        snprintf(map, sizeof map, "%s", wg_tmap(k, a, ops[o].v, a->sk, ops[o].cols, h->kt, &rank, coords, sizeof coords));
         for (int64_t j = 0; j < ops[o].cols / 64; j++)
             cg_kw_body(k, "                sc_tma_load%d(sc_smem_addr(%s + %lld), &%s, %lld, (int)k1%s, fb);\n", rank,
                        ops[o].dst, (long long)(j * h->kt * 64), map, (long long)(j * 64), coords);
@@ -250,10 +251,27 @@ static void h16_wg_producer(cg_kw *k, const ir_attention *a, const h16_shape *h,
                "            const int pt = threadIdx.x - 256;\n"
                "            sc_mb_wait(mq + 8, qph ^ 1u); /* the consumers are done with this buffer's last Q */\n"
                "            {\n");
-    emit_cp_tile(k, h, "Qc", h->QP, "qp", qsr, H16_ROWS, h->D, "q0", "Sq", "pt");
+    if (h->tma_q) { /* K's and V's maps first (tm0, tm1: the same maps the tiles' copies name), then Q's */
+        char cq[32], ck[32];
+        int rq, rk;
+        (void)wg_tmap(k, a, &a->k, a->sk, h->D, h->kt, &rk, ck, sizeof ck);
+        (void)wg_tmap(k, a, &a->v, a->sk, h->DV, h->kt, &rk, ck, sizeof ck);
+        const char *mq = wg_tmap(k, a, &a->q, a->sq, h->D, H16_ROWS, &rq, cq, sizeof cq);
+        cg_kw_body(k,
+                   "            if (pt == 0) { /* Q's row block by TMA: its full barrier counts the bytes */\n"
+                   "                sc_mb_expect_tx(mq, %lldu);\n",
+                   (long long)(H16_ROWS * h->D * 2));
+        for (int64_t j = 0; j < h->D / 64; j++)
+            cg_kw_body(k, "                sc_tma_load%d(sc_smem_addr(Qc + %lld), &%s, %lld, (int)q0%s, mq);\n", rq,
+                       (long long)(j * H16_ROWS * 64), mq, (long long)(j * 64), cq);
+        cg_kw_body(k, "            }\n            }\n");
+    } else {
+        emit_cp_tile(k, h, "Qc", h->QP, "qp", qsr, H16_ROWS, h->D, "q0", "Sq", "pt");
+        cg_kw_body(k,
+                   "            }\n"
+                   "            sc_mb_cp_arrive(mq);\n");
+    }
     cg_kw_body(k,
-               "            }\n"
-               "            sc_mb_cp_arrive(mq);\n"
                "            for (long long it = 0; it < ntile%s; it++%s) {\n"
                "                %s\n"
                "                sc_mb_wait(mb + %d + 8 * st, (unsigned)(gs >= %du) ^ 1u); /* stage st is free */\n"
@@ -696,6 +714,7 @@ static h16_shape h16_shape_of(cg_kw *k, const ir_attention *a, int wg) {
                          .qbufs = cg_att_wg_qbufs(a, wg),
                          .early = h16_early_masks(wg),
                          .tma = cg_att_wg_tma(a, wg),
+                         .tma_q = cg_att_wg_tma_q(a, wg),
                          .mma = a->qdt == SYMC_BF16 ? "sc_mma_bf16" : "sc_mma_f16",
                          .pack = a->qdt == SYMC_BF16 ? "sc_pack_bf16" : "sc_pack_f16"};
     return h;

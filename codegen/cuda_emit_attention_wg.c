@@ -100,6 +100,14 @@ int cg_att_wg_tma(const ir_attention *a, int wg) {
     return wg && !(env && !strcmp(env, "0"));
 }
 
+/* Q by TMA too: at short sequences (BERT's S = 512: four key tiles a row block) a row block's Q
+ * is a fifth of its loads, issued by 128 threads with their index math while the one TMA thread
+ * waits for them. SYMC_ATTENTION_TMA_Q=0 keeps Q on cp.async (for comparison). */
+int cg_att_wg_tma_q(const ir_attention *a, int wg) {
+    const char *env = getenv("SYMC_ATTENTION_TMA_Q");
+    return cg_att_wg_tma(a, wg) && !(env && !strcmp(env, "0"));
+}
+
 /* Two Q buffers where the grid is capped and they fit beside the ring (head dims 64; at 128 the
  * ring of 128-key stages fills the shared memory). SYMC_ATTENTION_QBUFS=1 keeps one (for
  * comparison). */
@@ -237,14 +245,14 @@ symc_status cg_att_wg_prelude(cg_builder *b) {
     return st;
 }
 
-void cg_att_wg_preamble(cg_kw *k, const char *bars, int tma) {
+void cg_att_wg_preamble(cg_kw *k, const char *bars, int tma, int tma_q) {
     cg_kw_body(
         k,
         "    const unsigned mb = sc_smem_addr(%s); /* qfull, qempty, full[%d], empty[%d], qfull1, qempty1 */\n"
         "    if (threadIdx.x == 0) {\n"
-        "        sc_mb_init(mb, 128);\n"
+        "        sc_mb_init(mb, %d);\n"
         "        sc_mb_init(mb + 8, 256);\n"
-        "        sc_mb_init(mb + %d, 128);\n"
+        "        sc_mb_init(mb + %d, %d);\n"
         "        sc_mb_init(mb + %d, 256);\n"
         "        for (int i = 0; i < %d; i++) {\n"
         "            sc_mb_init(mb + 16 + 8 * i, %d);\n"
@@ -255,8 +263,9 @@ void cg_att_wg_preamble(cg_kw *k, const char *bars, int tma) {
         "    __syncthreads();\n"
         "    unsigned gs = 0; /* key tiles so far modulo %d: the ring's stage (gs %% %d) and phase (gs >= %d) */\n"
         "    unsigned rq = 0; /* row blocks so far: Q's buffer and phase (cg_att_wg_qbuf) */\n",
-        bars, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_Q1_BAR, CG_ATT_WG_Q1_BAR + 8, CG_ATT_WG_STAGES,
-        tma ? 1 : 128, 16 + 8 * CG_ATT_WG_STAGES, 2 * CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES);
+        bars, CG_ATT_WG_STAGES, CG_ATT_WG_STAGES, tma_q ? 1 : 128, CG_ATT_WG_Q1_BAR, tma_q ? 1 : 128,
+        CG_ATT_WG_Q1_BAR + 8, CG_ATT_WG_STAGES, tma ? 1 : 128, 16 + 8 * CG_ATT_WG_STAGES, 2 * CG_ATT_WG_STAGES,
+        CG_ATT_WG_STAGES, CG_ATT_WG_STAGES);
 }
 
 /* Q's buffer for row block rq, in either role's loop (cuda_emit_attention.h says what it declares) */

@@ -1039,7 +1039,7 @@ static void test_attention_wgmma(void) {
             if (e) {
                 const int wg = cases[i].wg, d = cases[i].hd;
                 const char *h = bf ? "bf16" : "f16";
-                char want[192], pv[64];
+                char want[320], pv[64];
                 snprintf(want, sizeof want, "fused attention (flash, %s %s, storage q %s k %s v %s o %s, D %d, Dv %d)",
                          h, wg ? "wgmma" : "tensor cores", h, h, h, h, d, d);
                 CHECK_MSG(strstr(e->cuda_source, want), "case %zu: no '%s'", i, want);
@@ -1105,9 +1105,11 @@ static void test_attention_wgmma(void) {
                     }
                     CHECK_CONTAINS(e->cuda_source, "__launch_bounds__(384, 1)");
                     /* each role its own loop over the row blocks, after its setmaxnreg */
+                    /* (its threads but the one that issues the TMA copies leave first) */
                     snprintf(want, sizeof want,
                              "if (threadIdx.x >= 256) { /* the producer warpgroup: its registers to the consumers "
-                             "*/\n    sc_wg_regs_dec<%d>();\n    SC_ROWS(blk,",
+                             "*/\n    sc_wg_regs_dec<%d>();\n    if (threadIdx.x != 256) return; /* Q, K and V by TMA: "
+                             "one thread issues every copy */\n    SC_ROWS(blk,",
                              CG_ATT_WG_PRODUCER_REGS);
                     CHECK_CONTAINS(e->cuda_source, want);
                     snprintf(want, sizeof want,
@@ -1178,24 +1180,38 @@ static void test_attention_cp_strided(void) {
  * argument too, one copy an atom, the full barriers counting one arrival; the engine is format 8.
  * SYMC_ATTENTION_TMA=0 and the mma.sync kernel (sm_80) have none. */
 static void test_attention_tma(void) {
-    static const char *arch[3] = {"sm_90", "sm_90", "sm_80"};
-    for (int c = 0; c < 3; c++) {
+    static const char *arch[4] = {"sm_90", "sm_90", "sm_80", "sm_90"};
+    for (int c = 0; c < 4; c++) {
         symc_error err;
         symc_module *m = attention_module(32 | 8);
         if (c == 1) setenv("SYMC_ATTENTION_TMA", "0", 1);
+        if (c == 3) setenv("SYMC_ATTENTION_TMA_Q", "0", 1); /* K and V by TMA, Q by cp.async */
         rt_engine *e = compile_module(m, arch[c], &err);
         unsetenv("SYMC_ATTENTION_TMA");
+        unsetenv("SYMC_ATTENTION_TMA_Q");
         CHECK_MSG(e, "%s", err.msg);
         const rt_step *s = e ? first_step(e, RT_STEP_KERNEL) : NULL;
         for (uint32_t i = 0; e && i < e->n_steps; i++)
             if (e->steps[i].kind == RT_STEP_KERNEL && e->steps[i].n_tmaps) s = &e->steps[i];
         const char *src = e ? e->cuda_source : "";
-        if (c == 0) {
-            CHECK_MSG(s && s->n_tmaps == 2, "tensor maps: %u", s ? s->n_tmaps : 99u);
+        if (c == 0 || c == 3) {
+            const uint32_t nm = c == 0 ? 3 : 2; /* K, V (and Q) */
+            CHECK_MSG(s && s->n_tmaps == nm, "tensor maps: %u", s ? s->n_tmaps : 99u);
             uint32_t maps = 0;
             for (uint32_t a = 0; s && a < s->n_args; a++) maps += s->args[a].kind == RT_ARG_TMAP;
-            CHECK(maps == 2);
-            for (uint32_t i = 0; s && i < s->n_tmaps && i < 2; i++) {
+            CHECK(maps == nm);
+            if (c == 0) {
+                CHECK_CONTAINS(src, "sc_tma_load4(sc_smem_addr(Qc + 0), &tm2, 0, (int)q0, (int)b1, (int)b0, mq);");
+                CHECK_CONTAINS(src, "sc_mb_expect_tx(mq, 16384u);");
+                CHECK_CONTAINS(src, "sc_mb_init(mb, 1);");
+                CHECK_CONTAINS(src, "if (threadIdx.x != 256) return;");
+                CHECK(!strstr(src, "sc_mb_cp_arrive(mq);"));
+            } else {
+                CHECK_CONTAINS(src, "sc_mb_cp_arrive(mq);");
+                CHECK_CONTAINS(src, "sc_mb_init(mb, 128);");
+                CHECK(!strstr(src, "(int)q0"));
+            }
+            for (uint32_t i = 0; s && i < s->n_tmaps && i < nm; i++) {
                 const rt_tmap *t = &s->tmaps[i];
                 int arg = 0;
                 for (uint32_t a = 0; a < s->n_args; a++)

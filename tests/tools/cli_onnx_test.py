@@ -428,7 +428,8 @@ check(re.search(r"kernel .* 384 threads/block, .*, grid at most 1 x the blocks t
       f"inspect shows the wgmma attention's grid cap: {out}")
 # and the tensor maps its producer stages K and V with (TMA)
 check(re.search(r"^ +TMA tensor map 0: k, rank 4, box 64x128x1x1, 128-byte swizzle$", out, re.M) and
-      re.search(r"^ +TMA tensor map 1: v, rank 4, box 64x128x1x1, 128-byte swizzle$", out, re.M),
+      re.search(r"^ +TMA tensor map 1: v, rank 4, box 64x128x1x1, 128-byte swizzle$", out, re.M) and
+      re.search(r"^ +TMA tensor map 2: q, rank 4, box 64x128x1x1, 128-byte swizzle$", out, re.M),
       f"inspect shows the wgmma attention's TMA tensor maps: {out}")
 
 # under a causal mask the capped grid deals the row blocks in a snake, most work first
