@@ -233,7 +233,8 @@ static void wg_tma_tile(cg_kw *k, const ir_attention *a, const h16_shape *h) {
     for (int o = 0; o < 2; o++) {
         char coords[32], map[16];
         int rank;
-        snprintf(map, sizeof map, "%s", wg_tmap(k, a, ops[o].v, a->sk, ops[o].cols, h->kt, &rank, coords, sizeof coords));
+        snprintf(map, sizeof map, "%s",
+                 wg_tmap(k, a, ops[o].v, a->sk, ops[o].cols, h->kt, &rank, coords, sizeof coords));
         for (int64_t j = 0; j < ops[o].cols / 64; j++)
             cg_kw_body(k, "                sc_tma_load%d(sc_smem_addr(%s + %lld), &%s, %lld, (int)k1%s, fb);\n", rank,
                        ops[o].dst, (long long)(j * h->kt * 64), map, (long long)(j * 64), coords);

@@ -434,7 +434,9 @@ def table(rows, meta):
         if row.get("error"):
             n_fail += 1
             lines.append(f"| {name} | - | - | - | - | - | FAIL: {row['error'][:160]} | - |")
-    lines += ["", f"real_models: {n_pass} passed, {n_fail} failed, {n_ref} refused (torch path)"]
+    fes = sorted({k.split()[0] for row in rows.values() for k in row.get("results", {})})
+    lines += ["", f"real_models: {n_pass} passed, {n_fail} failed, {n_ref} refused by the torch path "
+                  f"({', '.join(fes) or 'no results'})"]
     return "\n".join(lines), n_fail
 
 
