@@ -21,6 +21,8 @@
  *     its structure: greater(cols, rows) / less(rows, cols) where rows and
  *     cols are views of one range with a positive constant step, so masked
  *     means key > query and needs no memory at all.
+ * A private mul (or div) of Q or of B by a scalar right before the score
+ * matmul (timm's q * scale) joins the function as its first op.
  * Every intermediate is private (one consumer, not a graph output). Q, B
  * and V are followed back through private transposes and one private
  * widening cast from f16/bf16 to f32 (the precision pass's in front of fp32
@@ -540,6 +542,38 @@ static int is_noop(const att_ctx *c, uint32_t node) {
         (n->op == IR_OP_CAST && att_dtype(c->m->tensors[n->in[0]].dtype) && att_dtype(c->m->tensors[n->out[0]].dtype));
 }
 
+/* A scale on Q or on Kᵀ before the score matmul (timm's `q = q * self.scale`): t's private producer
+ * multiplies a tensor of t's shape and dtype by a scalar (or divides it by one). *op is the score
+ * function's op it becomes, (s·Q)·Kᵀ = s·(Q·Kᵀ); *t the scaled tensor. The kernel computes the
+ * product in fp32 and scales it there, so a half Q is not rounded once more after the scale (the
+ * same or more accurate; exact for a power of two). Behind the precision pass's widening cast
+ * (*cast: it goes too, and the kernel reads the half storage) when there is one. */
+static int peel_scale(const att_ctx *c, uint32_t *t, ir_att_op *op, uint32_t *cast) {
+    uint32_t p = c->m->tensors[*t].producer, in = *t;
+    if (p == IR_NONE || !ir_uses_private(c->uses, in)) return 0;
+    *cast = IR_NONE;
+    if (is_widening(c, &c->m->nodes[p])) { /* the precision pass's cast in front of fp32 logits */
+        *cast = p;
+        in = c->m->nodes[p].in[0];
+        p = c->m->tensors[in].producer;
+        if (p == IR_NONE || !ir_uses_private(c->uses, in)) return 0;
+    }
+    const ir_node *n = &c->m->nodes[p];
+    if ((n->op != IR_OP_MUL && n->op != IR_OP_DIV) || n->n_in != 2 || n->n_out != 1 || n->in[0] == n->in[1]) return 0;
+    int k = is_scalar(c, n->in[1]) ? 1 : n->op == IR_OP_MUL && is_scalar(c, n->in[0]) ? 0 : -1;
+    if (k < 0) return 0;
+    uint32_t x = n->in[1 - k];
+    const ir_tensor *xt = &c->m->tensors[x], *ot = &c->m->tensors[in];
+    if (!ir_same_shape(xt, ot) || xt->dtype != ot->dtype) return 0;
+    memset(op, 0, sizeof *op);
+    op->node = p;
+    op->kind = n->op == IR_OP_MUL ? IR_ATT_MUL : IR_ATT_DIV;
+    op->scalar = n->in[k];
+    op->scalar2 = IR_NONE;
+    *t = x;
+    return 1;
+}
+
 static int plan(const att_ctx *c, uint32_t mm2, ir_attention *a) {
     memset(a, 0, sizeof *a);
     const ir_node *n2 = &c->m->nodes[mm2];
@@ -598,22 +632,26 @@ static int plan(const att_ctx *c, uint32_t mm2, ir_attention *a) {
     a->mm1 = mm1;
     a->mm2 = mm2;
     a->softmax = sm;
+    /* the operands, behind a scale of Q or Kᵀ: the score function's first ops */
+    uint32_t qin = n1->in[0], bin = n1->in[1], n_pre = 0, casts[2];
+    if (n_chain < IR_ATT_MAX_CHAIN && peel_scale(c, &qin, &a->ops[n_pre], &casts[n_pre])) n_pre++;
+    if (n_chain + n_pre < IR_ATT_MAX_CHAIN && peel_scale(c, &bin, &a->ops[n_pre], &casts[n_pre])) n_pre++;
     /* chain ops in evaluation order: from the score to the softmax input */
     for (uint32_t i = 0; i < n_chain; i++) {
         uint32_t j = n_chain - 1 - i;
-        if (!classify(c, chain[j], chain_in[j], score, &a->ops[i])) return 0;
-        if (a->ops[i].kind == IR_ATT_WHERE_CAUSAL) {
+        ir_att_op *op = &a->ops[n_pre + i];
+        if (!classify(c, chain[j], chain_in[j], score, op)) return 0;
+        if (op->kind == IR_ATT_WHERE_CAUSAL) {
             double v;
-            a->causal_skip = i == n_chain - 1 && !a->ops[i].chain_is_true && scalar_value(c, a->ops[i].scalar, &v) &&
-                v <= -1e8;
+            a->causal_skip = i == n_chain - 1 && !op->chain_is_true && scalar_value(c, op->scalar, &v) && v <= -1e8;
         }
     }
-    a->n_ops = n_chain;
+    a->n_ops = n_pre + n_chain;
     /* operands */
-    const ir_tensor *qt = &c->m->tensors[n1->in[0]], *bt = &c->m->tensors[n1->in[1]];
+    const ir_tensor *qt = &c->m->tensors[qin], *bt = &c->m->tensors[bin];
     const ir_tensor *vv = &c->m->tensors[vt], *ot = &c->m->tensors[n2->out[0]];
     if (qt->rank != rank || bt->rank != rank || vv->rank != rank || ot->rank != rank || !att_dtype(qt->dtype) ||
-        !att_dtype(bt->dtype) || !att_dtype(vv->dtype) || !att_dtype(ot->dtype) || n1->in[0] == n1->in[1])
+        !att_dtype(bt->dtype) || !att_dtype(vv->dtype) || !att_dtype(ot->dtype) || qin == bin)
         return 0;
     a->qdt = qt->dtype, a->kdt = bt->dtype, a->vdt = vv->dtype, a->odt = ot->dtype;
     for (int d = 0; d < rank - 2; d++)
@@ -625,12 +663,14 @@ static int plan(const att_ctx *c, uint32_t mm2, ir_attention *a) {
     if (!cover(a, mm1) || !cover(a, sm)) return 0;
     for (uint32_t i = 0; i < n_chain; i++)
         if (!cover(a, chain[i])) return 0;
+    for (uint32_t i = 0; i < n_pre; i++)
+        if (!cover(a, a->ops[i].node) || (casts[i] != IR_NONE && !cover(a, casts[i]))) return 0;
     /* a recognized causal condition needs no memory: its node goes too when private */
-    for (uint32_t i = 0; i < n_chain; i++)
+    for (uint32_t i = 0; i < a->n_ops; i++)
         if (a->ops[i].kind == IR_ATT_WHERE_CAUSAL && ir_uses_private(c->uses, a->ops[i].mask.t) &&
             !cover(a, c->m->tensors[a->ops[i].mask.t].producer))
             return 0;
-    if (!read_view(c, n1->in[0], a, &a->q) || !read_view(c, n1->in[1], a, &a->k) || !read_view(c, vt, a, &a->v) ||
+    if (!read_view(c, qin, a, &a->q) || !read_view(c, bin, a, &a->k) || !read_view(c, vt, a, &a->v) ||
         !write_view(c, n2->out[0], a, &a->o))
         return 0;
     if (!cover_splits(c, a)) return 0;

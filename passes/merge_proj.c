@@ -1,4 +1,5 @@
-/* Sibling projections merged into one GEMM (pass_merge_projections).
+/* Sibling projections merged into one GEMM (pass_merge_projections), and an unbind into heads
+ * rewritten into a split the attention reads in place (pass_unbind_heads).
  *
  * Transformers exported from torch (BERT, and every model whose attention has
  * separate query, key and value Linear layers) compute Q, K and V as three
@@ -37,7 +38,17 @@
  * would be a copy the separate GEMMs do not pay, so those groups are left
  * alone. Each column of the merged product is the same dot product over K as
  * before, so the reference backend's results are bit-identical.
- * SYMC_MERGE_PROJECTIONS=0 turns the pass off (for comparison). */
+ * SYMC_MERGE_PROJECTIONS=0 turns the pass off (for comparison).
+ *
+ * A second rewrite of the same aim (pass_unbind_heads): timm's attention (ViT, Swin) computes one
+ * qkv projection [B, N, 3C] and unbinds it into heads with a reshape to [B, N, 3, H, D], a
+ * transpose by (2, 0, 3, 1, 4) and a split along axis 0 into three parts of 1, each squeezed:
+ * the transpose is a copy of the whole projection and the split another, before the attention
+ * reads them. The pass rewrites that chain into GPT-2's form, a split of the projection along
+ * its last axis, each part reshaped to [B, N, H, D] and transposed by the rest of the
+ * permutation (here (0, 2, 1, 3)) into the squeeze's result, which the fused attention reads in
+ * place. Any permutation whose first axis is the 3 is taken; the parts are then contiguous
+ * column blocks of the projection. It only moves data, so results are bit-identical. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +282,134 @@ static symc_status merge_group(ir_module *m, uint32_t x, const member *g, uint32
     for (uint32_t i = at; i < at + n_made; i++)
         if (m->nodes[i].op != IR_OP_CONSTANT && (st = pass_infer_node(m, i, err))) return st;
     return SYMC_OK;
+}
+
+/* ---- unbind-heads --------------------------------------------------------------------------- */
+
+/* The unbind of a fused projection into heads: split node sp along axis 0 of T = transpose(R, perm)
+ * with perm[0] = 2, R = reshape(X) [d0, d1, G, H, D] from X [d0, d1, G * H * D] (or [d0 * d1, ..]),
+ * into G parts of 1, each read only by a squeeze of axis 0; T and R private. Returns X, or IR_NONE. */
+static uint32_t unbind_source(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t sp) {
+    const ir_node *sn = &m->nodes[sp];
+    if (sn->op != IR_OP_SPLIT || sn->n_in < 1 || sn->n_out < 2 || sn->n_out > MAX_GROUP) return IR_NONE;
+    uint32_t t = sn->in[0], tp = m->tensors[t].producer;
+    int64_t axis, one;
+    const ir_attr *ax = ir_node_attr(sn, "axis");
+    if (m->tensors[t].rank != 5 || !ir_axis_norm(ax && ax->kind == IR_ATTR_INT ? ax->i : 0, 5, &axis) || axis != 0 ||
+        only_reader(m, uses, is_out, t) != sp || tp == IR_NONE || m->nodes[tp].op != IR_OP_TRANSPOSE)
+        return IR_NONE;
+    for (uint32_t o = 0; o < sn->n_out; o++) {
+        uint32_t q = only_reader(m, uses, is_out, sn->out[o]);
+        if (q == IR_NONE || m->nodes[q].op != IR_OP_SQUEEZE || m->nodes[q].n_out != 1) return IR_NONE;
+        const ir_attr *sq = ir_node_attr(&m->nodes[q], "axes");
+        if (!const_dim(m, m->tensors[sn->out[o]].dims[0], &one) || one != 1 || !sq || sq->kind != IR_ATTR_INTS ||
+            sq->n != 1 || sq->ints[0] != 0)
+            return IR_NONE;
+    }
+    const ir_node *tn = &m->nodes[tp];
+    const ir_attr *perm = ir_node_attr(tn, "perm");
+    uint32_t r = tn->in[0], rp = m->tensors[r].producer;
+    if (!perm || perm->kind != IR_ATTR_INTS || perm->n != 5 || perm->ints[0] != 2 ||
+        only_reader(m, uses, is_out, r) != tp || rp == IR_NONE || m->nodes[rp].op != IR_OP_RESHAPE)
+        return IR_NONE;
+    uint32_t x = m->nodes[rp].in[0];
+    const ir_tensor *rt = &m->tensors[r], *xt = &m->tensors[x];
+    int64_t g, h, d, w;
+    if (rt->rank != 5 || (xt->rank != 3 && xt->rank != 2) || !const_dim(m, rt->dims[2], &g) ||
+        g != (int64_t)sn->n_out || !const_dim(m, rt->dims[3], &h) || !const_dim(m, rt->dims[4], &d) ||
+        !const_dim(m, xt->dims[xt->rank - 1], &w) || g * h * d != w)
+        return IR_NONE;
+    if (xt->rank == 3 ? xt->dims[0] != rt->dims[0] || xt->dims[1] != rt->dims[1]
+                      : sym_prove_eq(m->syms, sym_mul(m->syms, rt->dims[0], rt->dims[1]), xt->dims[0]) != SYM_TRUE)
+        return IR_NONE;
+    return x;
+}
+
+/* Rewrites the unbind at split sp (unbind_source: X) into a split of X along its last axis into G
+ * parts of H * D, each reshaped to [d0, d1, H, D] and transposed by perm[1..4] (R's axis 2 left
+ * out) into the squeeze's result (same tensor, same readers). The squeezes get fresh unread
+ * results (the old chain is then dead); the new nodes go where sp is. */
+static symc_status unbind_group(ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t sp, uint32_t x,
+                                symc_error *err) {
+    /* everything read from the module first: adding tensors and nodes moves its arrays */
+    const ir_node *sn = &m->nodes[sp];
+    const ir_node *tn = &m->nodes[m->tensors[sn->in[0]].producer];
+    const ir_tensor *rt = &m->tensors[tn->in[0]];
+    const uint32_t g = sn->n_out, xr = (uint32_t)m->tensors[x].rank;
+    const symc_dtype dt = m->tensors[x].dtype;
+    const ir_attr *perm = ir_node_attr(tn, "perm");
+    int64_t p4[4];
+    for (int i = 0; i < 4; i++) p4[i] = perm->ints[i + 1] > 2 ? perm->ints[i + 1] - 1 : perm->ints[i + 1];
+    sym_expr heads[4] = {rt->dims[0], rt->dims[1], rt->dims[3], rt->dims[4]};
+    sym_expr part = sym_mul(m->syms, rt->dims[3], rt->dims[4]);
+    sym_expr pdims[3] = {m->tensors[x].dims[0], m->tensors[x].dims[1], 0}, sizes[MAX_GROUP];
+    pdims[xr - 1] = part;
+    uint32_t squeeze[MAX_GROUP], outs[MAX_GROUP], parts[MAX_GROUP], made[1 + 2 * MAX_GROUP], n_made = 0;
+    for (uint32_t i = 0; i < g; i++) {
+        squeeze[i] = only_reader(m, uses, is_out, sn->out[i]);
+        outs[i] = m->nodes[squeeze[i]].out[0];
+        sizes[i] = part;
+    }
+    char base[400], name[512];
+    snprintf(base, sizeof base, "%s", sn->name ? sn->name : "unbind");
+    symc_status st;
+    for (uint32_t i = 0; i < g; i++)
+        if ((st = retire(m, squeeze[i], outs[i], err))) return st;
+    for (uint32_t i = 0; i < g; i++) {
+        fresh_name(m, base, ".head_part", name, sizeof name);
+        if ((st = ir_add_tensor(m, name, dt, (int32_t)xr, pdims, &parts[i], err))) return st;
+    }
+    ir_attr sa[2] = {{.name = "axis", .kind = IR_ATTR_INT, .i = (int64_t)xr - 1},
+                     {.name = "sizes", .kind = IR_ATTR_DIMS, .n = g, .dims = sizes}};
+    fresh_name(m, base, ".heads", name, sizeof name);
+    if ((st = ir_add_node(m, IR_OP_SPLIT, name, "unbind-heads", &x, 1, parts, g, sa, 2, &made[n_made++], err)))
+        return st;
+    for (uint32_t i = 0; i < g; i++) {
+        uint32_t rs;
+        fresh_name(m, base, ".head_view", name, sizeof name);
+        if ((st = ir_add_tensor(m, name, dt, 4, heads, &rs, err))) return st;
+        ir_attr ra = {.name = "shape", .kind = IR_ATTR_DIMS, .n = 4, .dims = heads};
+        if ((st = ir_add_node(m, IR_OP_RESHAPE, name, "unbind-heads", &parts[i], 1, &rs, 1, &ra, 1, &made[n_made++],
+                              err)))
+            return st;
+        ir_attr ta = {.name = "perm", .kind = IR_ATTR_INTS, .n = 4, .ints = p4};
+        fresh_name(m, base, ".head_transpose", name, sizeof name);
+        if ((st = ir_add_node(m, IR_OP_TRANSPOSE, name, "unbind-heads", &rs, 1, &outs[i], 1, &ta, 1, &made[n_made++],
+                              err)))
+            return st;
+    }
+    for (uint32_t i = 0; i < n_made; i++) move_before(m, made[i], sp + i);
+    for (uint32_t i = sp; i < sp + n_made; i++)
+        if ((st = pass_infer_node(m, i, err))) return st;
+    return SYMC_OK;
+}
+
+symc_status pass_unbind_heads(ir_module *m, symc_error *err) {
+    const char *sw = getenv("SYMC_UNBIND_HEADS");
+    if (sw && !strcmp(sw, "0")) return SYMC_OK;
+    symc_status st = SYMC_OK;
+    int any = 0;
+    for (int again = 1; again && !st;) {
+        again = 0;
+        uint32_t *uses = ir_uses_counts(m);
+        uint8_t *is_out = calloc(m->n_tensors + 1, 1);
+        if (!uses || !is_out) {
+            free(uses);
+            free(is_out);
+            return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the unbind-heads pass");
+        }
+        for (uint32_t i = 0; i < m->n_outputs; i++) is_out[m->outputs[i]] = 1;
+        for (uint32_t i = 0; i < m->n_nodes && !again; i++) {
+            uint32_t x = unbind_source(m, uses, is_out, i);
+            if (x == IR_NONE) continue;
+            st = unbind_group(m, uses, is_out, i, x, err);
+            any = again = !st; /* indices moved: look again from the start */
+        }
+        free(uses);
+        free(is_out);
+    }
+    if (!st && any) st = pass_remove_dead(m, NULL, err);
+    return st;
 }
 
 symc_status pass_merge_projections(ir_module *m, symc_error *err) {

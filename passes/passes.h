@@ -42,6 +42,11 @@ symc_status pass_fold_gelu(ir_module *m, symc_error *err);
  * weights, one bias add and a split along the last axis that the fused attention reads in place
  * (merge_proj.c); the old nodes left unread for dce. SYMC_MERGE_PROJECTIONS=0: off. */
 symc_status pass_merge_projections(ir_module *m, symc_error *err);
+/* An unbind of a fused projection into heads (timm's qkv.reshape(B, N, 3, H, D).permute(2, 0, 3, 1,
+ * 4).unbind(0): reshape, transpose, split along axis 0, squeezes) rewritten into GPT-2's form, a
+ * split along the last axis, a reshape into heads and a transpose per part, which the fused attention
+ * reads in place (merge_proj.c); the old nodes left unread for dce. SYMC_UNBIND_HEADS=0: off. */
+symc_status pass_unbind_heads(ir_module *m, symc_error *err);
 /* Dead-node removal (dce.c): deletes the nodes no graph output depends on (ir_uses' liveness;
  * no op has a side effect), with their tensors and the constants only they held; keeps graph
  * inputs and the order of the rest, and drops the fusion plan when it removes anything.

@@ -51,6 +51,10 @@ static symc_status merge_projections(ir_module *m, const pass_options *o, symc_e
     (void)o;
     return pass_merge_projections(m, err);
 }
+static symc_status unbind_heads(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_unbind_heads(m, err);
+}
 static symc_status dce(ir_module *m, const pass_options *o, symc_error *err) {
     (void)o;
     return pass_remove_dead(m, NULL, err);
@@ -106,6 +110,7 @@ static const pass_info pipeline[] = {
     {"precision", precision},
     {"merge-projections", merge_projections}, /* after precision: it merges only projections of one
                                                  dtype, so an fp32 island keeps its own GEMM */
+    {"unbind-heads", unbind_heads},
     {"fuse", fuse},
 };
 

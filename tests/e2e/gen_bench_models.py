@@ -149,6 +149,30 @@ def main():
               numpy_helper.from_array(np.array([1], np.int64), "ax1")]
     save(out, "m4_causal", nodes, [vi("x", F, ["Ba", "Sa", dm])], ["y"], inits)
 
+    # timm's attention (ViT, Swin): one qkv projection reshaped to [B, S, 3, H, D], permuted (2, 0, 3, 1,
+    # 4) and unbound (Split along axis 0, Squeeze), Q scaled before the score matmul; the compiler
+    # rewrites the unbind into a split the fused attention reads in place and takes the scale into it
+    dm = 128
+    nodes = [N("MatMul", ["x", "wqkv"], ["qkv0"]), N("Add", ["bqkv", "qkv0"], ["qkv"]),
+             N("Shape", ["x"], ["xs"]), N("Gather", ["xs", "i0"], ["B"], axis=0), N("Gather", ["xs", "i1"], ["S"], axis=0),
+             N("Unsqueeze", ["B", "ax0"], ["Bu"]), N("Unsqueeze", ["S", "ax0"], ["Su"]),
+             N("Concat", ["Bu", "Su", "heads5"], ["shape5"], axis=0), N("Reshape", ["qkv", "shape5"], ["qkv5"]),
+             N("Transpose", ["qkv5"], ["qkvt"], perm=[2, 0, 3, 1, 4]),
+             N("Split", ["qkvt", "ones3"], ["qs", "ks", "vs"], axis=0),
+             N("Squeeze", ["qs", "ax0"], ["q"]), N("Squeeze", ["ks", "ax0"], ["k"]), N("Squeeze", ["vs", "ax0"], ["v"]),
+             N("Mul", ["q", "scale"], ["qsc"]), N("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+             N("MatMul", ["qsc", "kt"], ["s0"]), N("Softmax", ["s0"], ["p"], axis=-1), N("MatMul", ["p", "v"], ["c0"]),
+             N("Transpose", ["c0"], ["c1"], perm=[0, 2, 1, 3]), N("Reshape", ["c1", "merge_shape"], ["c2"]),
+             N("MatMul", ["c2", "wo"], ["o0"]), N("Add", ["o0", "x"], ["y"])]
+    inits = [w("wqkv", [dm, 3 * dm], 0.2), w("bqkv", [3 * dm]), w("wo", [dm, dm], 0.2),
+             numpy_helper.from_array(np.array([3, 2, 64], np.int64), "heads5"),
+             numpy_helper.from_array(np.array([1, 1, 1], np.int64), "ones3"),
+             numpy_helper.from_array(np.array([0, 0, dm], np.int64), "merge_shape"),
+             numpy_helper.from_array(np.array(64 ** -0.5, np.float32), "scale"),
+             numpy_helper.from_array(np.array(0, np.int64), "i0"), numpy_helper.from_array(np.array(1, np.int64), "i1"),
+             numpy_helper.from_array(np.array([0], np.int64), "ax0")]
+    save(out, "attn_unbind", nodes, [vi("x", F, ["Ba", "Sa", dm])], ["y"], inits)
+
     save(out, "attn3d", [
         N("MatMul", ["q", "kt"], ["s0"]), N("Greater", ["m", "thr"], ["drop"]),
         N("Where", ["drop", "big_neg", "s0"], ["s1"]), N("Softmax", ["s1"], ["p"], axis=-1),
@@ -157,7 +181,7 @@ def main():
          vi("m", F, ["Ba", "Sa", "Sa"])], ["y"],
         [numpy_helper.from_array(np.array(0.7, np.float32), "thr"),
          numpy_helper.from_array(np.array(-1e9, np.float32), "big_neg")])
-    print(f"gen_bench_models.py: wrote 9 models to {out}")
+    print(f"gen_bench_models.py: wrote 10 models to {out}")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary"
           # H, W in [128, 512] at odd (prime) and even sizes with no guard
           "s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m5_long",
           "m2_attn", "m4_causal", "attn3d",
+          # timm's attention: the qkv unbind (reshape, permute, split, squeeze) and q * scale
+          "attn_unbind",
           # issue 15: losses, quantized ops and windows, the expanded Attention's shape arithmetic
           "losses", "quant", "attention_shapes", "optionals", "if_known", "loops",
           # issue 32: If on input sizes, one engine with a region per side (S across 64; nested, S <= T)
