@@ -14,6 +14,7 @@
 # Every log is written into $OUT as it goes (a call cut by the device's limit still returns them):
 # gpu.log and g/ (the suite), torch.log and t/, onnx.log and o/; the summary is printed at the end:
 # each suite's counts, every FAIL line, each part's exit status and seconds. rc: 0 when all passed.
+# At the end g/ is packed into g.tar.gz (the device returns at most 8 files from $OUT: six then).
 # From the repo root, with build/bin and build/lib built here (scripts/build.sh build) and carried.
 set -u
 OUT=${OUT:-/tmp/out}
@@ -73,5 +74,7 @@ for f in torch onnx; do
   grep -h "sweep rc" "$OUT/$f.log"
   grep -q "sweep rc 0 " "$OUT/$f.log" || rc=1
 done
+# the device returns at most 8 files from $OUT: the suite's logs go back as one archive
+[ -d "$OUT/g" ] && tar czf "$OUT/g.tar.gz" -C "$OUT" g && rm -rf "$OUT/g"
 echo "device_validate: rc $rc after $(($(date +%s) - t0)) s"
 exit $rc
