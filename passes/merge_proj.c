@@ -181,6 +181,36 @@ static void move_before(ir_module *m, uint32_t j, uint32_t i) {
         for (uint32_t o = 0; o < m->nodes[k].n_out; o++) m->tensors[m->nodes[k].out[o]].producer = k;
 }
 
+/* The new nodes made[0..n), appended in order, moved to positions at, at + 1, ..., and the
+ * results of all but the constants inferred. Appended nodes keep their indices until moved, and
+ * each move shifts only nodes before it. */
+static symc_status place(ir_module *m, const uint32_t *made, uint32_t n, uint32_t at, symc_error *err) {
+    symc_status st;
+    for (uint32_t i = 0; i < n; i++) move_before(m, made[i], at + i);
+    for (uint32_t i = at; i < at + n; i++)
+        if (m->nodes[i].op != IR_OP_CONSTANT && (st = pass_infer_node(m, i, err))) return st;
+    return SYMC_OK;
+}
+
+/* *uses (live readers of each tensor) and *is_out (graph outputs) of m as it is now, the old
+ * arrays freed; `pass` names the pass in the out-of-memory error */
+static symc_status reader_counts(const ir_module *m, uint32_t **uses, uint8_t **is_out, const char *pass,
+                                 symc_error *err) {
+    free(*uses);
+    free(*is_out);
+    *uses = ir_uses_counts(m);
+    *is_out = calloc(m->n_tensors + 1, 1);
+    if (!*uses || !*is_out) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the %s pass", pass);
+    for (uint32_t i = 0; i < m->n_outputs; i++) (*is_out)[m->outputs[i]] = 1;
+    return SYMC_OK;
+}
+
+/* the pass's switch: off when the environment variable is "0" (for comparison) */
+static int switched_off(const char *env) {
+    const char *sw = getenv(env);
+    return sw && !strcmp(sw, "0");
+}
+
 /* A constant tensor of dtype dt and dims (k, n), or (n) when k < 0, holding data (taken), made by
  * a new constant node (appended; *node its index). */
 static symc_status add_constant(ir_module *m, const char *base, symc_dtype dt, int64_t k, int64_t n, uint8_t *data,
@@ -277,11 +307,7 @@ static symc_status merge_group(ir_module *m, uint32_t x, const member *g, uint32
     if ((st = ir_add_node(m, IR_OP_SPLIT, name, "merge-projections", &split_in, 1, parts, n, attrs, 2, &made[n_made++],
                           err)))
         return st;
-    /* appended nodes keep their indices until moved; each move shifts only nodes before it */
-    for (uint32_t i = 0; i < n_made; i++) move_before(m, made[i], at + i);
-    for (uint32_t i = at; i < at + n_made; i++)
-        if (m->nodes[i].op != IR_OP_CONSTANT && (st = pass_infer_node(m, i, err))) return st;
-    return SYMC_OK;
+    return place(m, made, n_made, at, err);
 }
 
 /* ---- unbind-heads --------------------------------------------------------------------------- */
@@ -378,62 +404,43 @@ static symc_status unbind_group(ir_module *m, const uint32_t *uses, const uint8_
                               err)))
             return st;
     }
-    for (uint32_t i = 0; i < n_made; i++) move_before(m, made[i], sp + i);
-    for (uint32_t i = sp; i < sp + n_made; i++)
-        if ((st = pass_infer_node(m, i, err))) return st;
-    return SYMC_OK;
+    return place(m, made, n_made, sp, err);
 }
 
 symc_status pass_unbind_heads(ir_module *m, symc_error *err) {
-    const char *sw = getenv("SYMC_UNBIND_HEADS");
-    if (sw && !strcmp(sw, "0")) return SYMC_OK;
+    if (switched_off("SYMC_UNBIND_HEADS")) return SYMC_OK;
     symc_status st = SYMC_OK;
     int any = 0;
-    for (int again = 1; again && !st;) {
+    uint32_t *uses = NULL;
+    uint8_t *is_out = NULL;
+    for (int again = 1; again && !st && !(st = reader_counts(m, &uses, &is_out, "unbind-heads", err));) {
         again = 0;
-        uint32_t *uses = ir_uses_counts(m);
-        uint8_t *is_out = calloc(m->n_tensors + 1, 1);
-        if (!uses || !is_out) {
-            free(uses);
-            free(is_out);
-            return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the unbind-heads pass");
-        }
-        for (uint32_t i = 0; i < m->n_outputs; i++) is_out[m->outputs[i]] = 1;
         for (uint32_t i = 0; i < m->n_nodes && !again; i++) {
             uint32_t x = unbind_source(m, uses, is_out, i);
             if (x == IR_NONE) continue;
             st = unbind_group(m, uses, is_out, i, x, err);
             any = again = !st; /* indices moved: look again from the start */
         }
-        free(uses);
-        free(is_out);
     }
+    free(uses);
+    free(is_out);
     if (!st && any) st = pass_remove_dead(m, NULL, err);
     return st;
 }
 
 symc_status pass_merge_projections(ir_module *m, symc_error *err) {
-    const char *sw = getenv("SYMC_MERGE_PROJECTIONS");
-    if (sw && !strcmp(sw, "0")) return SYMC_OK;
+    if (switched_off("SYMC_MERGE_PROJECTIONS")) return SYMC_OK;
     symc_status st = SYMC_OK;
     int merged_any = 0;
-    uint8_t *is_out = calloc(m->n_tensors + 1, 1), *done = NULL;
+    uint8_t *is_out = NULL, *done = NULL;
     uint32_t *uses = NULL;
-    for (int again = 1; again && !st;) {
+    for (int again = 1; again && !st && !(st = reader_counts(m, &uses, &is_out, "merge-projections", err));) {
         again = 0;
-        free(uses);
         free(done);
-        uint8_t *grown = realloc(is_out, m->n_tensors + 1);
-        uses = ir_uses_counts(m);
-        done = calloc(m->n_tensors + 1, 1);
-        if (!grown || !uses || !done) {
-            if (grown) is_out = grown;
+        if (!(done = calloc(m->n_tensors + 1, 1))) {
             st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the merge-projections pass");
             break;
         }
-        is_out = grown;
-        memset(is_out, 0, m->n_tensors + 1);
-        for (uint32_t i = 0; i < m->n_outputs; i++) is_out[m->outputs[i]] = 1;
         for (uint32_t i = 0; i < m->n_nodes && !again; i++) {
             const ir_node *n = &m->nodes[i];
             if (n->op != IR_OP_MATMUL || n->n_in != 2) continue;

@@ -9,9 +9,12 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "codegen/codegen.h"
 #include "passes/passes.h"
+#include "passes/pipeline.h"
+#include "runtime/engine.h"
 #include "symc/symrt.h"
 #include "tests/check.h"
 
@@ -65,6 +68,36 @@ static int run_module_ref(symc_module *m, const int64_t *xd, int32_t rank, symc_
     *n_out = n0;
     if (out_dt) *out_dt = ot;
     return !st;
+}
+
+/* Module m through the passes (up to fuse: cg_build_engine fuses for its target, as the driver's
+ * last row), built for sm_90 without tuning and decoded: the engine (rt_engine_free it), or NULL
+ * after a failed check naming `what`. The attention tests read its CUDA source. */
+static inline rt_engine *build_sm90(symc_module *m, const char *what) {
+    symc_error err;
+    rt_engine *e = NULL;
+    CHECK_MSG(pass_run_passes(m, NULL, NULL, "fuse", &err) == SYMC_OK, "%s: %s", what, err.msg);
+    cg_options o = cg_default_options();
+    o.arch = "sm_90";
+    o.tune = 0;
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    CHECK_MSG(cg_build_engine(m, &o, &bytes, &size, &err) == SYMC_OK, "%s: %s", what, err.msg);
+    if (bytes && rt_engine_decode(bytes, size, &e, &err)) e = NULL;
+    free(bytes);
+    return e;
+}
+
+/* The first fused attention's comment line in e's CUDA source (the nodes it covers, by name and
+ * op) into line (cap bytes); "" when there is none (or e is NULL) */
+static inline void attention_line(const rt_engine *e, char *line, size_t cap) {
+    const char *att = e ? strstr(e->cuda_source, "/* fused attention") : NULL;
+    const char *eol = att ? strchr(att, '\n') : NULL;
+    line[0] = '\0';
+    if (att && eol && (size_t)(eol - att) < cap) {
+        memcpy(line, att, (size_t)(eol - att));
+        line[eol - att] = '\0';
+    }
 }
 
 #endif

@@ -180,22 +180,10 @@ static void check_numbers(symc_module *mm, symc_module *plain, symc_dtype dt, va
 /* Built for sm_90 (f16): the fused attention covers the split, the reshapes into heads and the scale. */
 static void check_fused(symc_dtype dt, variant v) {
     symc_module *m = build(dt, v);
-    symc_error err;
-    rt_engine *e = NULL;
-    CHECK_MSG(pass_run_passes(m, NULL, NULL, "fuse", &err) == SYMC_OK, "%s", err.msg);
-    cg_options o = cg_default_options();
-    o.arch = "sm_90";
-    o.tune = 0;
-    uint8_t *bytes = NULL;
-    size_t size = 0;
-    CHECK_MSG(cg_build_engine(m, &o, &bytes, &size, &err) == SYMC_OK, "%s: %s", variant_name[v], err.msg);
-    if (bytes && rt_engine_decode(bytes, size, &e, &err)) e = NULL;
-    free(bytes);
+    rt_engine *e = build_sm90(m, variant_name[v]);
     const char *src = e ? e->cuda_source : "";
-    const char *att = strstr(src, "/* fused attention");
-    const char *eol = att ? strchr(att, '\n') : NULL;
-    char line[4096] = "";
-    if (att && eol && (size_t)(eol - att) < sizeof line) memcpy(line, att, (size_t)(eol - att));
+    char line[4096];
+    attention_line(e, line, sizeof line);
     CHECK_MSG(strstr(line, "(split)") && strstr(line, ".head_view (reshape)"),
               "%s: the attention does not cover the new split: '%s'", variant_name[v], line);
     const char *scale = v == KDIV ? "k_scale (div)" : "q_scale (mul)";
