@@ -312,27 +312,56 @@ static symc_status merge_group(ir_module *m, uint32_t x, const member *g, uint32
 
 /* ---- unbind-heads --------------------------------------------------------------------------- */
 
-/* The unbind of a fused projection into heads: split node sp along axis 0 of T = transpose(R, perm)
- * with perm[0] = 2, R = reshape(X) [d0, d1, G, H, D] from X [d0, d1, G * H * D] (or [d0 * d1, ..]),
- * into G parts of 1, each read only by a squeeze of axis 0; T and R private. Returns X, or IR_NONE. */
-static uint32_t unbind_source(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t sp) {
-    const ir_node *sn = &m->nodes[sp];
-    if (sn->op != IR_OP_SPLIT || sn->n_in < 1 || sn->n_out < 2 || sn->n_out > MAX_GROUP) return IR_NONE;
-    uint32_t t = sn->in[0], tp = m->tensors[t].producer;
-    int64_t axis, one;
-    const ir_attr *ax = ir_node_attr(sn, "axis");
-    if (m->tensors[t].rank != 5 || !ir_axis_norm(ax && ax->kind == IR_ATTR_INT ? ax->i : 0, 5, &axis) || axis != 0 ||
-        only_reader(m, uses, is_out, t) != sp || tp == IR_NONE || m->nodes[tp].op != IR_OP_TRANSPOSE)
-        return IR_NONE;
-    for (uint32_t o = 0; o < sn->n_out; o++) {
-        uint32_t q = only_reader(m, uses, is_out, sn->out[o]);
-        if (q == IR_NONE || m->nodes[q].op != IR_OP_SQUEEZE || m->nodes[q].n_out != 1) return IR_NONE;
-        const ir_attr *sq = ir_node_attr(&m->nodes[q], "axes");
-        if (!const_dim(m, m->tensors[sn->out[o]].dims[0], &one) || one != 1 || !sq || sq->kind != IR_ATTR_INTS ||
-            sq->n != 1 || sq->ints[0] != 0)
-            return IR_NONE;
+/* An unbind: what takes T's G parts along axis 0, in order, into parts[] (each [1, ..]): one split
+ * along axis 0 into G parts, or G slices of axis 0, [i, i + 1) each (torch.export's unbind), T read
+ * by nothing else. *first: the first of those nodes. 1 when found. */
+static int unbind_parts(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t t, uint32_t g,
+                        uint32_t *parts, uint32_t *first) {
+    if (is_out[t] || uses[t] < 1 || uses[t] > g) return 0;
+    uint32_t found = 0, from = m->tensors[t].producer + 1;
+    for (uint32_t i = 0; i < g; i++) parts[i] = IR_NONE;
+    for (uint32_t i = from; i < m->n_nodes && found < uses[t]; i++) {
+        const ir_node *n = &m->nodes[i];
+        if (!n->n_in || n->in[0] != t) {
+            for (uint32_t k = 0; k < n->n_in; k++)
+                if (n->in[k] == t) return 0; /* t read some other way */
+            continue;
+        }
+        if (!found) *first = i;
+        found++;
+        int64_t axis;
+        const ir_attr *ax = ir_node_attr(n, "axis");
+        if (n->op == IR_OP_SPLIT && uses[t] == 1 && n->n_out == g && n->n_in == 1 &&
+            ir_axis_norm(ax && ax->kind == IR_ATTR_INT ? ax->i : 0, 5, &axis) && axis == 0) {
+            for (uint32_t o = 0; o < g; o++) parts[o] = n->out[o];
+            continue;
+        }
+        const ir_attr *st = ir_node_attr(n, "starts"), *en = ir_node_attr(n, "ends"), *axs = ir_node_attr(n, "axes"),
+                      *sp = ir_node_attr(n, "steps");
+        int64_t s0, e0;
+        if (n->op != IR_OP_SLICE || uses[t] != g || n->n_in != 1 || n->n_out != 1 || !st || !en || st->n != 1 ||
+            en->n != 1 || !const_dim(m, st->dims[0], &s0) || !const_dim(m, en->dims[0], &e0) || s0 < 0 ||
+            s0 >= (int64_t)g || e0 != s0 + 1 || (axs && (axs->n != 1 || axs->ints[0] != 0)) ||
+            (sp && (sp->n != 1 || sp->ints[0] != 1)) || parts[s0] != IR_NONE)
+            return 0;
+        parts[s0] = n->out[0];
     }
+    for (uint32_t i = 0; i < g; i++) {
+        int64_t one;
+        if (parts[i] == IR_NONE || !const_dim(m, m->tensors[parts[i]].dims[0], &one) || one != 1) return 0;
+    }
+    return found == uses[t];
+}
+
+/* The unbind of a fused projection into heads at transpose node tp: T = transpose(R, perm) with
+ * perm[0] = 2, R = reshape(X) [d0, d1, G, H, D] from X [d0, d1, G * H * D] (or [d0 * d1, ..]), R
+ * private, T unbound along axis 0 (unbind_parts) into G parts each read only by a squeeze of axis
+ * 0. Returns X (and the squeezes, and *first), or IR_NONE. */
+static uint32_t unbind_source(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t tp,
+                              uint32_t *squeeze, uint32_t *g_out, uint32_t *first) {
     const ir_node *tn = &m->nodes[tp];
+    if (tn->op != IR_OP_TRANSPOSE || tn->n_in != 1 || tn->n_out != 1 || m->tensors[tn->out[0]].rank != 5)
+        return IR_NONE;
     const ir_attr *perm = ir_node_attr(tn, "perm");
     uint32_t r = tn->in[0], rp = m->tensors[r].producer;
     if (!perm || perm->kind != IR_ATTR_INTS || perm->n != 5 || perm->ints[0] != 2 ||
@@ -341,27 +370,37 @@ static uint32_t unbind_source(const ir_module *m, const uint32_t *uses, const ui
     uint32_t x = m->nodes[rp].in[0];
     const ir_tensor *rt = &m->tensors[r], *xt = &m->tensors[x];
     int64_t g, h, d, w;
-    if (rt->rank != 5 || (xt->rank != 3 && xt->rank != 2) || !const_dim(m, rt->dims[2], &g) ||
-        g != (int64_t)sn->n_out || !const_dim(m, rt->dims[3], &h) || !const_dim(m, rt->dims[4], &d) ||
-        !const_dim(m, xt->dims[xt->rank - 1], &w) || g * h * d != w)
+    if (rt->rank != 5 || (xt->rank != 3 && xt->rank != 2) || !const_dim(m, rt->dims[2], &g) || g < 2 || g > MAX_GROUP ||
+        !const_dim(m, rt->dims[3], &h) || !const_dim(m, rt->dims[4], &d) || !const_dim(m, xt->dims[xt->rank - 1], &w) ||
+        g * h * d != w)
         return IR_NONE;
     if (xt->rank == 3 ? xt->dims[0] != rt->dims[0] || xt->dims[1] != rt->dims[1]
                       : sym_prove_eq(m->syms, sym_mul(m->syms, rt->dims[0], rt->dims[1]), xt->dims[0]) != SYM_TRUE)
         return IR_NONE;
+    uint32_t parts[MAX_GROUP];
+    if (!unbind_parts(m, uses, is_out, tn->out[0], (uint32_t)g, parts, first)) return IR_NONE;
+    for (uint32_t o = 0; o < (uint32_t)g; o++) {
+        uint32_t q = only_reader(m, uses, is_out, parts[o]);
+        if (q == IR_NONE || m->nodes[q].op != IR_OP_SQUEEZE || m->nodes[q].n_out != 1) return IR_NONE;
+        const ir_attr *sq = ir_node_attr(&m->nodes[q], "axes");
+        if (!sq || sq->kind != IR_ATTR_INTS || sq->n != 1 || sq->ints[0] != 0) return IR_NONE;
+        squeeze[o] = q;
+    }
+    *g_out = (uint32_t)g;
     return x;
 }
 
-/* Rewrites the unbind at split sp (unbind_source: X) into a split of X along its last axis into G
- * parts of H * D, each reshaped to [d0, d1, H, D] and transposed by perm[1..4] (R's axis 2 left
- * out) into the squeeze's result (same tensor, same readers). The squeezes get fresh unread
- * results (the old chain is then dead); the new nodes go where sp is. */
-static symc_status unbind_group(ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t sp, uint32_t x,
+/* Rewrites the unbind at transpose tp (unbind_source: X and the G squeezes) into a split of X
+ * along its last axis into G parts of H * D, each reshaped to [d0, d1, H, D] and transposed by
+ * perm[1..4] (R's axis 2 left out) into the squeeze's result (same tensor, same readers). The
+ * squeezes get fresh unread results (the old chain is then dead); the new nodes go where the
+ * first node of the unbind is. */
+static symc_status unbind_group(ir_module *m, uint32_t tp, uint32_t x, const uint32_t *squeeze, uint32_t g, uint32_t at,
                                 symc_error *err) {
     /* everything read from the module first: adding tensors and nodes moves its arrays */
-    const ir_node *sn = &m->nodes[sp];
-    const ir_node *tn = &m->nodes[m->tensors[sn->in[0]].producer];
+    const ir_node *tn = &m->nodes[tp];
     const ir_tensor *rt = &m->tensors[tn->in[0]];
-    const uint32_t g = sn->n_out, xr = (uint32_t)m->tensors[x].rank;
+    const uint32_t xr = (uint32_t)m->tensors[x].rank;
     const symc_dtype dt = m->tensors[x].dtype;
     const ir_attr *perm = ir_node_attr(tn, "perm");
     int64_t p4[4];
@@ -370,14 +409,13 @@ static symc_status unbind_group(ir_module *m, const uint32_t *uses, const uint8_
     sym_expr part = sym_mul(m->syms, rt->dims[3], rt->dims[4]);
     sym_expr pdims[3] = {m->tensors[x].dims[0], m->tensors[x].dims[1], 0}, sizes[MAX_GROUP];
     pdims[xr - 1] = part;
-    uint32_t squeeze[MAX_GROUP], outs[MAX_GROUP], parts[MAX_GROUP], made[1 + 2 * MAX_GROUP], n_made = 0;
+    uint32_t outs[MAX_GROUP], parts[MAX_GROUP], made[1 + 2 * MAX_GROUP], n_made = 0;
     for (uint32_t i = 0; i < g; i++) {
-        squeeze[i] = only_reader(m, uses, is_out, sn->out[i]);
         outs[i] = m->nodes[squeeze[i]].out[0];
         sizes[i] = part;
     }
     char base[400], name[512];
-    snprintf(base, sizeof base, "%s", sn->name ? sn->name : "unbind");
+    snprintf(base, sizeof base, "%s", tn->name ? tn->name : "unbind");
     symc_status st;
     for (uint32_t i = 0; i < g; i++)
         if ((st = retire(m, squeeze[i], outs[i], err))) return st;
@@ -404,7 +442,7 @@ static symc_status unbind_group(ir_module *m, const uint32_t *uses, const uint8_
                               err)))
             return st;
     }
-    return place(m, made, n_made, sp, err);
+    return place(m, made, n_made, at, err);
 }
 
 symc_status pass_unbind_heads(ir_module *m, symc_error *err) {
@@ -416,9 +454,9 @@ symc_status pass_unbind_heads(ir_module *m, symc_error *err) {
     for (int again = 1; again && !st && !(st = reader_counts(m, &uses, &is_out, "unbind-heads", err));) {
         again = 0;
         for (uint32_t i = 0; i < m->n_nodes && !again; i++) {
-            uint32_t x = unbind_source(m, uses, is_out, i);
+            uint32_t squeeze[MAX_GROUP], g = 0, at = 0, x = unbind_source(m, uses, is_out, i, squeeze, &g, &at);
             if (x == IR_NONE) continue;
-            st = unbind_group(m, uses, is_out, i, x, err);
+            st = unbind_group(m, i, x, squeeze, g, at, err);
             any = again = !st; /* indices moved: look again from the start */
         }
     }
