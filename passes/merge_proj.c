@@ -70,19 +70,10 @@ static int const_dim(const ir_module *m, sym_expr e, int64_t *v) {
 
 static int float_dtype(symc_dtype dt) { return dt == SYMC_F32 || dt == SYMC_F16 || dt == SYMC_BF16; }
 
-/* The one live node reading tensor t (uses[t] == 1 and t is not a graph output), or IR_NONE. */
-static uint32_t only_reader(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t t) {
-    if (uses[t] != 1 || is_out[t]) return IR_NONE;
-    for (uint32_t i = m->tensors[t].producer == IR_NONE ? 0 : m->tensors[t].producer + 1; i < m->n_nodes; i++)
-        for (uint32_t k = 0; k < m->nodes[i].n_in; k++)
-            if (m->nodes[i].in[k] == t) return i;
-    return IR_NONE;
-}
-
 /* t flows through transposes and casts only (each result private) into a matmul whose operands
  * are both computed: the attention's Q·Kᵀ or P·V. */
 static int reaches_attention(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t t, int depth) {
-    uint32_t r = only_reader(m, uses, is_out, t);
+    uint32_t r = pass_only_reader(m, uses, is_out, t);
     if (r == IR_NONE || depth > 4) return 0;
     const ir_node *n = &m->nodes[r];
     if (n->op == IR_OP_TRANSPOSE || n->op == IR_OP_CAST)
@@ -94,13 +85,13 @@ static int reaches_attention(const ir_module *m, const uint32_t *uses, const uin
 /* part ([d0, d1, N], or [d0 * d1, N]) is read only by a reshape into heads [d0, d1, H, D] (H * D =
  * N; up to two private reshapes before it) whose result reaches an attention. */
 static int heads_only(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t part, int64_t n) {
-    uint32_t r = only_reader(m, uses, is_out, part);
+    uint32_t r = pass_only_reader(m, uses, is_out, part);
     if (r == IR_NONE) return 0;
     const ir_node *rn = &m->nodes[r];
     if (rn->op != IR_OP_RESHAPE || rn->n_out != 1) return 0;
     /* through up to two more private reshapes (torch.export: [B * S, N] -> [B, S, N] -> heads) */
     for (int hop = 0; hop < 2 && m->tensors[rn->out[0]].rank != 4; hop++) {
-        uint32_t nx = only_reader(m, uses, is_out, rn->out[0]);
+        uint32_t nx = pass_only_reader(m, uses, is_out, rn->out[0]);
         if (nx == IR_NONE || m->nodes[nx].op != IR_OP_RESHAPE || m->nodes[nx].n_out != 1) return 0;
         rn = &m->nodes[nx];
     }
@@ -143,7 +134,7 @@ static int as_member(const ir_module *m, const uint32_t *uses, const uint8_t *is
         !const_dim(m, yt->dims[yt->rank - 1], &ny) || ny != nn || nn <= 0)
         return 0;
     *mb = (member){i, IR_NONE, w, IR_NONE, y, nn};
-    uint32_t r = only_reader(m, uses, is_out, y);
+    uint32_t r = pass_only_reader(m, uses, is_out, y);
     if (r == IR_NONE) return 0;
     const ir_node *a = &m->nodes[r];
     if (a->op == IR_OP_ADD && a->n_in == 2 && a->n_out == 1) {
@@ -164,53 +155,6 @@ static int64_t w_rows(const ir_module *m, const member *mb) {
     return k;
 }
 
-/* A name not yet taken by a tensor or a node: base + suffix (+ a number). */
-static void fresh_name(const ir_module *m, const char *base, const char *suffix, char *buf, size_t cap) {
-    uint32_t found;
-    snprintf(buf, cap, "%s%s", base, suffix);
-    for (unsigned k = 2; (ir_find_tensor(m, buf, &found) || ir_find_node(m, buf, &found)) && k < 1000000; k++)
-        snprintf(buf, cap, "%s%s.%u", base, suffix, k);
-}
-
-/* Moves node j to position i <= j, shifting nodes i..j-1 up by one and renumbering producers. */
-static void move_before(ir_module *m, uint32_t j, uint32_t i) {
-    ir_node moved = m->nodes[j];
-    memmove(&m->nodes[i + 1], &m->nodes[i], (size_t)(j - i) * sizeof *m->nodes);
-    m->nodes[i] = moved;
-    for (uint32_t k = i; k <= j; k++)
-        for (uint32_t o = 0; o < m->nodes[k].n_out; o++) m->tensors[m->nodes[k].out[o]].producer = k;
-}
-
-/* The new nodes made[0..n), appended in order, moved to positions at, at + 1, ..., and the
- * results of all but the constants inferred. Appended nodes keep their indices until moved, and
- * each move shifts only nodes before it. */
-static symc_status place(ir_module *m, const uint32_t *made, uint32_t n, uint32_t at, symc_error *err) {
-    symc_status st;
-    for (uint32_t i = 0; i < n; i++) move_before(m, made[i], at + i);
-    for (uint32_t i = at; i < at + n; i++)
-        if (m->nodes[i].op != IR_OP_CONSTANT && (st = pass_infer_node(m, i, err))) return st;
-    return SYMC_OK;
-}
-
-/* *uses (live readers of each tensor) and *is_out (graph outputs) of m as it is now, the old
- * arrays freed; `pass` names the pass in the out-of-memory error */
-static symc_status reader_counts(const ir_module *m, uint32_t **uses, uint8_t **is_out, const char *pass,
-                                 symc_error *err) {
-    free(*uses);
-    free(*is_out);
-    *uses = ir_uses_counts(m);
-    *is_out = calloc(m->n_tensors + 1, 1);
-    if (!*uses || !*is_out) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the %s pass", pass);
-    for (uint32_t i = 0; i < m->n_outputs; i++) (*is_out)[m->outputs[i]] = 1;
-    return SYMC_OK;
-}
-
-/* the pass's switch: off when the environment variable is "0" (for comparison) */
-static int switched_off(const char *env) {
-    const char *sw = getenv(env);
-    return sw && !strcmp(sw, "0");
-}
-
 /* A constant tensor of dtype dt and dims (k, n), or (n) when k < 0, holding data (taken), made by
  * a new constant node (appended; *node its index). */
 static symc_status add_constant(ir_module *m, const char *base, symc_dtype dt, int64_t k, int64_t n, uint8_t *data,
@@ -219,26 +163,11 @@ static symc_status add_constant(ir_module *m, const char *base, symc_dtype dt, i
     symc_status st = ir_add_constant(m, data, size, &pool, err);
     if (st) return st;
     char name[512];
-    fresh_name(m, base, k < 0 ? ".merged_bias" : ".merged_weight", name, sizeof name);
+    pass_fresh_name(m, base, k < 0 ? ".merged_bias" : ".merged_weight", name, sizeof name);
     sym_expr dims[2] = {sym_const(m->syms, k < 0 ? n : k), sym_const(m->syms, n)};
     if ((st = ir_add_tensor(m, name, dt, k < 0 ? 1 : 2, dims, t, err))) return st;
     m->tensors[*t].constant = pool;
     return ir_add_node(m, IR_OP_CONSTANT, name, "merge-projections", NULL, 0, t, 1, NULL, 0, node, err);
-}
-
-/* Node `node`'s result t gets a fresh unread tensor in its place: the node is then dead. */
-static symc_status retire(ir_module *m, uint32_t node, uint32_t t, symc_error *err) {
-    char name[512];
-    fresh_name(m, m->tensors[t].name ? m->tensors[t].name : "part", ".unmerged", name, sizeof name);
-    sym_expr dims[IR_MAX_RANK];
-    int32_t rank = m->tensors[t].rank;
-    for (int32_t d = 0; d < rank; d++) dims[d] = m->tensors[t].dims[d];
-    uint32_t nt;
-    symc_status st = ir_add_tensor(m, name, m->tensors[t].dtype, rank, dims, &nt, err);
-    if (st) return st;
-    m->nodes[node].out[0] = nt;
-    m->tensors[nt].producer = node;
-    return SYMC_OK;
 }
 
 /* The concatenation of the members' constants (weights: row by row; biases: one after another). */
@@ -268,7 +197,7 @@ static symc_status merge_group(ir_module *m, uint32_t x, const member *g, uint32
     symc_status st;
     for (uint32_t i = 0; i < n; i++) {
         parts[i] = g[i].part;
-        if ((st = retire(m, bias ? g[i].add : g[i].mm, g[i].part, err))) return st;
+        if ((st = pass_retire(m, bias ? g[i].add : g[i].mm, g[i].part, err))) return st;
     }
     uint8_t *w = concat(m, g, n, k, total, es, 0);
     if (!w)
@@ -285,14 +214,14 @@ static symc_status merge_group(ir_module *m, uint32_t x, const member *g, uint32
     const int32_t r = m->tensors[x].rank; /* 3, or 2 for views [B * S, K] */
     sym_expr dims[3] = {m->tensors[x].dims[0], m->tensors[x].dims[1], 0};
     dims[r - 1] = sym_const(m->syms, total);
-    fresh_name(m, base, ".merged", name, sizeof name);
+    pass_fresh_name(m, base, ".merged", name, sizeof name);
     if ((st = ir_add_tensor(m, name, dt, r, dims, &prod, err))) return st;
     uint32_t in[2] = {x, wt};
     if ((st = ir_add_node(m, IR_OP_MATMUL, name, "merge-projections", in, 2, &prod, 1, NULL, 0, &made[n_made++], err)))
         return st;
     split_in = prod;
     if (bias) {
-        fresh_name(m, base, ".merged_add", name, sizeof name);
+        pass_fresh_name(m, base, ".merged_add", name, sizeof name);
         if ((st = ir_add_tensor(m, name, dt, r, dims, &split_in, err))) return st;
         uint32_t ain[2] = {prod, bt};
         if ((st = ir_add_node(m, IR_OP_ADD, name, "merge-projections", ain, 2, &split_in, 1, NULL, 0, &made[n_made++],
@@ -303,11 +232,11 @@ static symc_status merge_group(ir_module *m, uint32_t x, const member *g, uint32
     for (uint32_t i = 0; i < n; i++) sizes[i] = sym_const(m->syms, g[i].n);
     ir_attr attrs[2] = {{.name = "axis", .kind = IR_ATTR_INT, .i = r - 1},
                         {.name = "sizes", .kind = IR_ATTR_DIMS, .n = n, .dims = sizes}};
-    fresh_name(m, base, ".merged_split", name, sizeof name);
+    pass_fresh_name(m, base, ".merged_split", name, sizeof name);
     if ((st = ir_add_node(m, IR_OP_SPLIT, name, "merge-projections", &split_in, 1, parts, n, attrs, 2, &made[n_made++],
                           err)))
         return st;
-    return place(m, made, n_made, at, err);
+    return pass_place(m, made, n_made, at, err);
 }
 
 /* ---- unbind-heads --------------------------------------------------------------------------- */
@@ -365,7 +294,7 @@ static uint32_t unbind_source(const ir_module *m, const uint32_t *uses, const ui
     const ir_attr *perm = ir_node_attr(tn, "perm");
     uint32_t r = tn->in[0], rp = m->tensors[r].producer;
     if (!perm || perm->kind != IR_ATTR_INTS || perm->n != 5 || perm->ints[0] != 2 ||
-        only_reader(m, uses, is_out, r) != tp || rp == IR_NONE || m->nodes[rp].op != IR_OP_RESHAPE)
+        pass_only_reader(m, uses, is_out, r) != tp || rp == IR_NONE || m->nodes[rp].op != IR_OP_RESHAPE)
         return IR_NONE;
     uint32_t x = m->nodes[rp].in[0];
     const ir_tensor *rt = &m->tensors[r], *xt = &m->tensors[x];
@@ -380,7 +309,7 @@ static uint32_t unbind_source(const ir_module *m, const uint32_t *uses, const ui
     uint32_t parts[MAX_GROUP];
     if (!unbind_parts(m, uses, is_out, tn->out[0], (uint32_t)g, parts, first)) return IR_NONE;
     for (uint32_t o = 0; o < (uint32_t)g; o++) {
-        uint32_t q = only_reader(m, uses, is_out, parts[o]);
+        uint32_t q = pass_only_reader(m, uses, is_out, parts[o]);
         if (q == IR_NONE || m->nodes[q].op != IR_OP_SQUEEZE || m->nodes[q].n_out != 1) return IR_NONE;
         const ir_attr *sq = ir_node_attr(&m->nodes[q], "axes");
         if (!sq || sq->kind != IR_ATTR_INTS || sq->n != 1 || sq->ints[0] != 0) return IR_NONE;
@@ -418,40 +347,40 @@ static symc_status unbind_group(ir_module *m, uint32_t tp, uint32_t x, const uin
     snprintf(base, sizeof base, "%s", tn->name ? tn->name : "unbind");
     symc_status st;
     for (uint32_t i = 0; i < g; i++)
-        if ((st = retire(m, squeeze[i], outs[i], err))) return st;
+        if ((st = pass_retire(m, squeeze[i], outs[i], err))) return st;
     for (uint32_t i = 0; i < g; i++) {
-        fresh_name(m, base, ".head_part", name, sizeof name);
+        pass_fresh_name(m, base, ".head_part", name, sizeof name);
         if ((st = ir_add_tensor(m, name, dt, (int32_t)xr, pdims, &parts[i], err))) return st;
     }
     ir_attr sa[2] = {{.name = "axis", .kind = IR_ATTR_INT, .i = (int64_t)xr - 1},
                      {.name = "sizes", .kind = IR_ATTR_DIMS, .n = g, .dims = sizes}};
-    fresh_name(m, base, ".heads", name, sizeof name);
+    pass_fresh_name(m, base, ".heads", name, sizeof name);
     if ((st = ir_add_node(m, IR_OP_SPLIT, name, "unbind-heads", &x, 1, parts, g, sa, 2, &made[n_made++], err)))
         return st;
     for (uint32_t i = 0; i < g; i++) {
         uint32_t rs;
-        fresh_name(m, base, ".head_view", name, sizeof name);
+        pass_fresh_name(m, base, ".head_view", name, sizeof name);
         if ((st = ir_add_tensor(m, name, dt, 4, heads, &rs, err))) return st;
         ir_attr ra = {.name = "shape", .kind = IR_ATTR_DIMS, .n = 4, .dims = heads};
         if ((st = ir_add_node(m, IR_OP_RESHAPE, name, "unbind-heads", &parts[i], 1, &rs, 1, &ra, 1, &made[n_made++],
                               err)))
             return st;
         ir_attr ta = {.name = "perm", .kind = IR_ATTR_INTS, .n = 4, .ints = p4};
-        fresh_name(m, base, ".head_transpose", name, sizeof name);
+        pass_fresh_name(m, base, ".head_transpose", name, sizeof name);
         if ((st = ir_add_node(m, IR_OP_TRANSPOSE, name, "unbind-heads", &rs, 1, &outs[i], 1, &ta, 1, &made[n_made++],
                               err)))
             return st;
     }
-    return place(m, made, n_made, at, err);
+    return pass_place(m, made, n_made, at, err);
 }
 
 symc_status pass_unbind_heads(ir_module *m, symc_error *err) {
-    if (switched_off("SYMC_UNBIND_HEADS")) return SYMC_OK;
+    if (pass_switched_off("SYMC_UNBIND_HEADS")) return SYMC_OK;
     symc_status st = SYMC_OK;
     int any = 0;
     uint32_t *uses = NULL;
     uint8_t *is_out = NULL;
-    for (int again = 1; again && !st && !(st = reader_counts(m, &uses, &is_out, "unbind-heads", err));) {
+    for (int again = 1; again && !st && !(st = pass_reader_counts(m, &uses, &is_out, "unbind-heads", err));) {
         again = 0;
         for (uint32_t i = 0; i < m->n_nodes && !again; i++) {
             uint32_t squeeze[MAX_GROUP], g = 0, at = 0, x = unbind_source(m, uses, is_out, i, squeeze, &g, &at);
@@ -467,12 +396,12 @@ symc_status pass_unbind_heads(ir_module *m, symc_error *err) {
 }
 
 symc_status pass_merge_projections(ir_module *m, symc_error *err) {
-    if (switched_off("SYMC_MERGE_PROJECTIONS")) return SYMC_OK;
+    if (pass_switched_off("SYMC_MERGE_PROJECTIONS")) return SYMC_OK;
     symc_status st = SYMC_OK;
     int merged_any = 0;
     uint8_t *is_out = NULL, *done = NULL;
     uint32_t *uses = NULL;
-    for (int again = 1; again && !st && !(st = reader_counts(m, &uses, &is_out, "merge-projections", err));) {
+    for (int again = 1; again && !st && !(st = pass_reader_counts(m, &uses, &is_out, "merge-projections", err));) {
         again = 0;
         free(done);
         if (!(done = calloc(m->n_tensors + 1, 1))) {

@@ -47,6 +47,26 @@ symc_status pass_merge_projections(ir_module *m, symc_error *err);
  * split along the last axis, a reshape into heads and a transpose per part, which the fused attention
  * reads in place (merge_proj.c); the old nodes left unread for dce. SYMC_UNBIND_HEADS=0: off. */
 symc_status pass_unbind_heads(ir_module *m, symc_error *err);
+/* A convolution whose kernel tiles its input (kernel = stride, no padding or dilation, one group:
+ * ViT's, Swin's and ConvNeXt's patch embedding) rewritten into a reshape and transpose of the
+ * input into patches and one matmul by the reshaped weights (patchify.c); the old nodes left
+ * unread for dce. SYMC_PATCHIFY=0: off. */
+symc_status pass_patchify(ir_module *m, symc_error *err);
+/* Helpers of the graph rewrites (rewrite.c): the one live node reading t (uses[t] == 1, t not a
+ * graph output: is_out), or IR_NONE; a tensor and node name not yet taken (base + suffix [+ .N]);
+ * node j moved to position i <= j (producers renumbered); node's result t replaced by a fresh
+ * unread tensor (the node is then dead: t gets a new producer). */
+uint32_t pass_only_reader(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t t);
+void pass_fresh_name(const ir_module *m, const char *base, const char *suffix, char *buf, size_t cap);
+void pass_move_before(ir_module *m, uint32_t j, uint32_t i);
+symc_status pass_retire(ir_module *m, uint32_t node, uint32_t t, symc_error *err);
+/* More rewrite helpers (rewrite.c): appended nodes made[0..n) moved to at.. and all but constants
+ * inferred; live reader counts and graph-output flags recomputed (old arrays freed; `pass` names
+ * the pass in the error); whether env is "0" (a pass's off switch). */
+symc_status pass_place(ir_module *m, const uint32_t *made, uint32_t n, uint32_t at, symc_error *err);
+symc_status pass_reader_counts(const ir_module *m, uint32_t **uses, uint8_t **is_out, const char *pass,
+                               symc_error *err);
+int pass_switched_off(const char *env);
 /* Dead-node removal (dce.c): deletes the nodes no graph output depends on (ir_uses' liveness;
  * no op has a side effect), with their tensors and the constants only they held; keeps graph
  * inputs and the order of the rest, and drops the fusion plan when it removes anything.

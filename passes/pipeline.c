@@ -55,6 +55,10 @@ static symc_status unbind_heads(ir_module *m, const pass_options *o, symc_error 
     (void)o;
     return pass_unbind_heads(m, err);
 }
+static symc_status patchify(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_patchify(m, err);
+}
 static symc_status dce(ir_module *m, const pass_options *o, symc_error *err) {
     (void)o;
     return pass_remove_dead(m, NULL, err);
@@ -102,6 +106,7 @@ static const pass_info pipeline[] = {
     {"infer-shapes", infer_shapes},
     {"check-sizes", check_sizes},
     {"fold-batch-norm", fold_batch_norm},
+    {"patchify", patchify}, /* before layout, which cancels its NCHW transpose against a model's NHWC permute */
     {"layout", layout},
     {"fold-scale", fold_scale},
     {"fold-gelu", fold_gelu}, /* before dce, which removes the chains it leaves unread, and before the

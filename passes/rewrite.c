@@ -1,0 +1,81 @@
+/* Helpers of the passes that rewrite a module's graph (merge_proj.c, patchify.c): reader counts,
+ * the one reader of a tensor, fresh names, moving nodes, retiring a node's result, and the passes'
+ * environment switch. A rewrite appends its new nodes and moves them into place (pass_place keeps
+ * the producers right and infers the results); the old nodes get fresh unread results
+ * (pass_retire) and go at the end with pass_remove_dead. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/passes.h"
+
+/* The one live node reading tensor t (uses[t] == 1 and t is not a graph output), or IR_NONE. */
+uint32_t pass_only_reader(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t t) {
+    if (uses[t] != 1 || is_out[t]) return IR_NONE;
+    for (uint32_t i = m->tensors[t].producer == IR_NONE ? 0 : m->tensors[t].producer + 1; i < m->n_nodes; i++)
+        for (uint32_t k = 0; k < m->nodes[i].n_in; k++)
+            if (m->nodes[i].in[k] == t) return i;
+    return IR_NONE;
+}
+
+/* A name not yet taken by a tensor or a node: base + suffix (+ a number). */
+void pass_fresh_name(const ir_module *m, const char *base, const char *suffix, char *buf, size_t cap) {
+    uint32_t found;
+    snprintf(buf, cap, "%s%s", base, suffix);
+    for (unsigned k = 2; (ir_find_tensor(m, buf, &found) || ir_find_node(m, buf, &found)) && k < 1000000; k++)
+        snprintf(buf, cap, "%s%s.%u", base, suffix, k);
+}
+
+/* Moves node j to position i <= j, shifting nodes i..j-1 up by one and renumbering producers. */
+void pass_move_before(ir_module *m, uint32_t j, uint32_t i) {
+    ir_node moved = m->nodes[j];
+    memmove(&m->nodes[i + 1], &m->nodes[i], (size_t)(j - i) * sizeof *m->nodes);
+    m->nodes[i] = moved;
+    for (uint32_t k = i; k <= j; k++)
+        for (uint32_t o = 0; o < m->nodes[k].n_out; o++) m->tensors[m->nodes[k].out[o]].producer = k;
+}
+
+/* Node `node`'s result t gets a fresh unread tensor in its place: the node is then dead. */
+symc_status pass_retire(ir_module *m, uint32_t node, uint32_t t, symc_error *err) {
+    char name[512];
+    pass_fresh_name(m, m->tensors[t].name ? m->tensors[t].name : "part", ".retired", name, sizeof name);
+    sym_expr dims[IR_MAX_RANK];
+    int32_t rank = m->tensors[t].rank;
+    for (int32_t d = 0; d < rank; d++) dims[d] = m->tensors[t].dims[d];
+    uint32_t nt;
+    symc_status st = ir_add_tensor(m, name, m->tensors[t].dtype, rank, dims, &nt, err);
+    if (st) return st;
+    m->nodes[node].out[0] = nt;
+    m->tensors[nt].producer = node;
+    return SYMC_OK;
+}
+
+/* The new nodes made[0..n), appended in order, moved to positions at, at + 1, ..., and the
+ * results of all but the constants inferred. Appended nodes keep their indices until moved, and
+ * each move shifts only nodes before it. */
+symc_status pass_place(ir_module *m, const uint32_t *made, uint32_t n, uint32_t at, symc_error *err) {
+    symc_status st;
+    for (uint32_t i = 0; i < n; i++) pass_move_before(m, made[i], at + i);
+    for (uint32_t i = at; i < at + n; i++)
+        if (m->nodes[i].op != IR_OP_CONSTANT && (st = pass_infer_node(m, i, err))) return st;
+    return SYMC_OK;
+}
+
+/* *uses (live readers of each tensor) and *is_out (graph outputs) of m as it is now, the old
+ * arrays freed; `pass` names the pass in the out-of-memory error */
+symc_status pass_reader_counts(const ir_module *m, uint32_t **uses, uint8_t **is_out, const char *pass,
+                               symc_error *err) {
+    free(*uses);
+    free(*is_out);
+    *uses = ir_uses_counts(m);
+    *is_out = calloc(m->n_tensors + 1, 1);
+    if (!*uses || !*is_out) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the %s pass", pass);
+    for (uint32_t i = 0; i < m->n_outputs; i++) (*is_out)[m->outputs[i]] = 1;
+    return SYMC_OK;
+}
+
+/* the pass's switch: off when the environment variable is "0" (for comparison) */
+int pass_switched_off(const char *env) {
+    const char *sw = getenv(env);
+    return sw && !strcmp(sw, "0");
+}
