@@ -241,9 +241,10 @@ static symc_status merge_group(ir_module *m, uint32_t x, const member *g, uint32
 
 /* ---- unbind-heads --------------------------------------------------------------------------- */
 
-/* An unbind: what takes T's G parts along axis 0, in order, into parts[] (each [1, ..]): one split
- * along axis 0 into G parts, or G slices of axis 0, [i, i + 1) each (torch.export's unbind), T read
- * by nothing else. *first: the first of those nodes. 1 when found. */
+/* An unbind: what takes T's G parts along axis 0, in order, into parts[]: one split along axis 0
+ * into G parts, G slices of axis 0, [i, i + 1) each (torch.export's unbind), each [1, ..], or G
+ * gathers of axis 0 by a scalar constant index (torchvision's q, k, v = qkv[0], qkv[1], qkv[2]),
+ * each one rank lower; T read by nothing else. *first: the first of those nodes. 1 when found. */
 static int unbind_parts(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t t, uint32_t g,
                         uint32_t *parts, uint32_t *first) {
     if (is_out[t] || uses[t] < 1 || uses[t] > g) return 0;
@@ -265,6 +266,14 @@ static int unbind_parts(const ir_module *m, const uint32_t *uses, const uint8_t 
             for (uint32_t o = 0; o < g; o++) parts[o] = n->out[o];
             continue;
         }
+        double idx;
+        if (n->op == IR_OP_GATHER && uses[t] == g && n->n_in == 2 && n->n_out == 1 &&
+            ir_axis_norm(ax && ax->kind == IR_ATTR_INT ? ax->i : 0, 5, &axis) && axis == 0 &&
+            m->tensors[n->in[1]].rank == 0 && ir_scalar_constant(m, ir_constant_source(m, n->in[1]), &idx) &&
+            idx >= 0 && idx < (double)g && idx == (double)(int64_t)idx && parts[(int64_t)idx] == IR_NONE) {
+            parts[(int64_t)idx] = n->out[0]; /* qkv[i]: rank 4 already, no squeeze */
+            continue;
+        }
         const ir_attr *st = ir_node_attr(n, "starts"), *en = ir_node_attr(n, "ends"), *axs = ir_node_attr(n, "axes"),
                       *sp = ir_node_attr(n, "steps");
         int64_t s0, e0;
@@ -277,7 +286,9 @@ static int unbind_parts(const ir_module *m, const uint32_t *uses, const uint8_t 
     }
     for (uint32_t i = 0; i < g; i++) {
         int64_t one;
-        if (parts[i] == IR_NONE || !const_dim(m, m->tensors[parts[i]].dims[0], &one) || one != 1) return 0;
+        if (parts[i] == IR_NONE ||
+            (m->tensors[parts[i]].rank == 5 && (!const_dim(m, m->tensors[parts[i]].dims[0], &one) || one != 1)))
+            return 0;
     }
     return found == uses[t];
 }
@@ -285,7 +296,7 @@ static int unbind_parts(const ir_module *m, const uint32_t *uses, const uint8_t 
 /* The unbind of a fused projection into heads at transpose node tp: T = transpose(R, perm) with
  * perm[0] = 2, R = reshape(X) [d0, d1, G, H, D] from X [d0, d1, G * H * D] (or [d0 * d1, ..]), R
  * private, T unbound along axis 0 (unbind_parts) into G parts each read only by a squeeze of axis
- * 0. Returns X (and the squeezes, and *first), or IR_NONE. */
+ * 0 (or a gather's part itself). Returns X (and the squeezes or gathers, and *first), or IR_NONE. */
 static uint32_t unbind_source(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t tp,
                               uint32_t *squeeze, uint32_t *g_out, uint32_t *first) {
     const ir_node *tn = &m->nodes[tp];
@@ -309,6 +320,10 @@ static uint32_t unbind_source(const ir_module *m, const uint32_t *uses, const ui
     uint32_t parts[MAX_GROUP];
     if (!unbind_parts(m, uses, is_out, tn->out[0], (uint32_t)g, parts, first)) return IR_NONE;
     for (uint32_t o = 0; o < (uint32_t)g; o++) {
+        if (m->tensors[parts[o]].rank == 4) { /* a gather's part: it is the head tensor itself */
+            squeeze[o] = m->tensors[parts[o]].producer;
+            continue;
+        }
         uint32_t q = pass_only_reader(m, uses, is_out, parts[o]);
         if (q == IR_NONE || m->nodes[q].op != IR_OP_SQUEEZE || m->nodes[q].n_out != 1) return IR_NONE;
         const ir_attr *sq = ir_node_attr(&m->nodes[q], "axes");

@@ -14,6 +14,8 @@
  *            reshaped to [B, S, 3, 2, 16]: the split is of the [B * S, 96] tensor
  *   slices   torch.export's unbind: three slices of axis 0 ([0, 1), [2, 3), [1, 2): in any order),
  *            each squeezed, instead of the split: the same rewrite
+ *   gather   torchvision's q, k, v = qkv[0], qkv[1], qkv[2]: three gathers of axis 0 by a scalar
+ *            constant index (each part rank 4 already, no squeeze): the same rewrite
  *   output   K's squeezed part also a graph output: still rewritten (the squeeze's result is the
  *            same tensor, now made by a transpose)
  *   shared   the rank-5 transpose also read by another node (a graph output): nothing is rewritten
@@ -40,8 +42,9 @@
 #define BMAX 4
 #define SMAX 40
 
-typedef enum variant { TIMM, KDIV, VIEWS, SLICES, OUTPUT, SHARED, GAP, OFF, VARIANTS } variant;
-static const char *variant_name[VARIANTS] = {"timm", "kdiv", "views", "slices", "output", "shared", "gap", "off"};
+typedef enum variant { TIMM, KDIV, VIEWS, SLICES, GATHER, OUTPUT, SHARED, GAP, OFF, VARIANTS } variant;
+static const char *variant_name[VARIANTS] = {"timm",   "kdiv",   "views", "slices", "gather",
+                                             "output", "shared", "gap",   "off"};
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static double urand(void) { /* [-1, 1) */
@@ -121,11 +124,20 @@ static symc_module *build(symc_dtype dt, variant v) {
             snprintf(name, sizeof name, "slice%d", i);
             parts[i] = node(m, "slice", name, &t, 1, sl, 4, 1, NULL);
         }
-    } else node(m, "split", "unbind", &t, 1, sa, 2, 3, parts);
+    } else if (v != GATHER) node(m, "split", "unbind", &t, 1, sa, 2, 3, parts);
     int64_t zero = 0;
     symc_attr sq = symc_attr_ints("axes", &zero, 1);
     static const char *const pn[3] = {"q", "k", "v"};
-    for (int i = 0; i < 3; i++) h[i] = node(m, "squeeze", pn[i], &parts[i], 1, &sq, 1, 1, NULL);
+    for (int i = 0; i < 3 && v != GATHER; i++) h[i] = node(m, "squeeze", pn[i], &parts[i], 1, &sq, 1, 1, NULL);
+    for (int i = 0; i < 3 && v == GATHER; i++) { /* qkv[i] */
+        char name[16];
+        snprintf(name, sizeof name, "i%d", i);
+        int64_t idx = i;
+        symc_tensor ix = SYMC_TENSOR_NONE;
+        CHECK_MSG(symc_add_constant(m, name, SYMC_I64, 0, NULL, &idx, sizeof idx, &ix, &err) == SYMC_OK, "%s", err.msg);
+        symc_attr ga = symc_attr_int("axis", 0);
+        h[i] = node(m, "gather", pn[i], (symc_tensor[]){t, ix}, 2, &ga, 1, 1, NULL);
+    }
     if (v == OUTPUT) symc_mark_output(m, h[1], &err);
     int64_t keys[4] = {0, 1, 3, 2}, heads[4] = {0, 2, 1, 3};
     symc_attr pk = symc_attr_ints("perm", keys, 4), ph = symc_attr_ints("perm", heads, 4);
@@ -245,5 +257,6 @@ int main(void) {
     check_fused(SYMC_F16, KDIV);
     check_fused(SYMC_F16, VIEWS);
     check_fused(SYMC_F16, SLICES);
+    check_fused(SYMC_F16, GATHER);
     return check_report("test_unbind_heads");
 }
