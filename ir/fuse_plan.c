@@ -186,14 +186,14 @@ static symc_status bad(checker *c, uint32_t node, const char *what, const char *
 
 /* position of an epilogue role in the chain the libraries compute:
  * act(op + residual + bias), each at most once; a view (the same elements reshaped) only
- * right before the residual */
+ * right before the residual, or before the activation when there is none */
 static int epilogue_rank(ir_fuse_role r) {
     return r == IR_FUSE_BIAS ? 1 : r == IR_FUSE_VIEW ? 2 : r == IR_FUSE_RESIDUAL ? 3 : r == IR_FUSE_ACTIVATION ? 4 : 0;
 }
 
 /* the library-call epilogue chain from root g's result: bias, a view, residual,
  * activation, each reading the one before, in that order (any may be
- * absent; a view only when the residual follows it); node i must be on it */
+ * absent; a view only when the residual or the activation follows it); node i must be on it */
 static symc_status check_chain(checker *c, uint32_t g, uint32_t i) {
     const ir_module *m = c->m;
     uint32_t t = m->nodes[g].out[0];
@@ -208,8 +208,11 @@ static symc_status check_chain(checker *c, uint32_t g, uint32_t i) {
                 c, k, "the library call's epilogue must be bias, then a view and its residual, then an activation", "");
         if (role_of(m, k) == IR_FUSE_VIEW) {
             uint32_t after = ir_fuse_reader_in_group(m, &c->u, g, m->nodes[k].out[0]);
-            if (m->nodes[k].n_in != 1 || after == IR_NONE || role_of(m, after) != IR_FUSE_RESIDUAL)
-                return bad(c, k, "a view must reshape the result alone and be read by the call's residual add", "");
+            if (m->nodes[k].n_in != 1 || after == IR_NONE ||
+                (role_of(m, after) != IR_FUSE_RESIDUAL && role_of(m, after) != IR_FUSE_ACTIVATION))
+                return bad(c, k,
+                           "a view must reshape the result alone and be read by the call's residual add or activation",
+                           "");
         }
         if (k == i) return SYMC_OK;
         prev = r;

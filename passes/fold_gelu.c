@@ -26,7 +26,15 @@
  * constant broadcasts the result up. The folded node is, if anything, more
  * accurate: the unfolded form loses the tail of 1 + erf(d) for negative x
  * to cancellation after erf's rounding, and form A in f16 overflows x * 2
- * above 32752, where gelu(x) = x fits. */
+ * above 32752, where gelu(x) = x fits.
+ *
+ * The tanh approximation too (transformers' NewGELUActivation, GPT-2's
+ * gelu_new: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3))))),
+ * eight nodes in forms A and B with the arm add(tanh(mul(sqrt(2/pi),
+ * add(x, mul(0.044715, pow(x, 3))))), 1), any operand order, the exponent
+ * exactly 3 and the two constants as the dtype holds them: it becomes gelu(x)
+ * with approximate "tanh", which the CUDA target runs as cuBLASLt's GELU
+ * epilogue when a GEMM with a bias makes x (GPT-2's c_fc). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -58,7 +66,55 @@ static uint32_t private_node(const ir_module *m, const uint32_t *uses, uint32_t 
     uint32_t p = m->tensors[t].producer;
     if (p == IR_NONE || uses[t] != 1 || m->tensors[t].dtype != dt || m->nodes[p].op != op || m->nodes[p].n_out != 1)
         return IR_NONE;
-    return m->nodes[p].n_in == (op == IR_OP_ERF ? 1u : 2u) ? p : IR_NONE;
+    return m->nodes[p].n_in == (op == IR_OP_ERF || op == IR_OP_TANH ? 1u : 2u) ? p : IR_NONE;
+}
+
+static uint32_t erf_arm(const ir_module *m, const uint32_t *uses, uint32_t a, symc_dtype dt);
+
+/* mul(u, v) with a scalar constant near `want` on one side (either order): the other operand, else
+ * IR_NONE; n is the mul node */
+static uint32_t scaled_by(const ir_module *m, uint32_t n, symc_dtype dt, double want) {
+    double c;
+    for (int k = 0; k < 2; k++)
+        if (scalar_const(m, m->nodes[n].in[1 - k], dt, &c) && near(c, want, dt)) return m->nodes[n].in[k];
+    return IR_NONE;
+}
+
+/* The tanh form's arm (transformers' NewGELUActivation, GPT-2's gelu_new): a = add(tanh(i), 1) with
+ * i = mul(sqrt(2/pi), s), s = add(x, mul(0.044715, pow(x, 3))), either operand order throughout,
+ * every intermediate private and of dtype dt: x, else IR_NONE. */
+static uint32_t tanh_arm(const ir_module *m, const uint32_t *uses, uint32_t a, symc_dtype dt) {
+    uint32_t an = private_node(m, uses, a, IR_OP_ADD, dt);
+    if (an == IR_NONE) return IR_NONE;
+    for (int s = 0; s < 2; s++) {
+        if (!is_const(m, m->nodes[an].in[1 - s], dt, 1.0)) continue;
+        uint32_t tn = private_node(m, uses, m->nodes[an].in[s], IR_OP_TANH, dt), in, sn, sum;
+        if (tn == IR_NONE || (in = private_node(m, uses, m->nodes[tn].in[0], IR_OP_MUL, dt)) == IR_NONE ||
+            (sum = scaled_by(m, in, dt, sqrt(2.0 / 3.14159265358979323846))) == IR_NONE ||
+            (sn = private_node(m, uses, sum, IR_OP_ADD, dt)) == IR_NONE)
+            continue;
+        for (int k = 0; k < 2; k++) { /* add(x, cube term) */
+            uint32_t x = m->nodes[sn].in[k], qn = private_node(m, uses, m->nodes[sn].in[1 - k], IR_OP_MUL, dt), cube,
+                     pn;
+            double e;
+            if (qn == IR_NONE || (cube = scaled_by(m, qn, dt, 0.044715)) == IR_NONE ||
+                (pn = private_node(m, uses, cube, IR_OP_POW, dt)) == IR_NONE || m->nodes[pn].in[0] != x ||
+                !scalar_const(m, m->nodes[pn].in[1], dt, &e) || e != 3.0)
+                continue;
+            return x;
+        }
+    }
+    return IR_NONE;
+}
+
+/* the GELU arm a (erf or tanh form) of x: x and *tanh_form set, else IR_NONE */
+static uint32_t gelu_arm(const ir_module *m, const uint32_t *uses, uint32_t a, symc_dtype dt, int *tanh_form) {
+    uint32_t x = erf_arm(m, uses, a, dt);
+    *tanh_form = 0;
+    if (x != IR_NONE) return x;
+    x = tanh_arm(m, uses, a, dt);
+    *tanh_form = x != IR_NONE;
+    return x;
 }
 
 /* a = add(erf(d), 1) with d = div(x, sqrt2) or mul(x, 1/sqrt2), every intermediate private
@@ -85,16 +141,18 @@ static uint32_t erf_arm(const ir_module *m, const uint32_t *uses, uint32_t a, sy
     return IR_NONE;
 }
 
-/* mul(u, v) is x times the erf arm (either order): x, else IR_NONE */
-static uint32_t times_arm(const ir_module *m, const uint32_t *uses, uint32_t u, uint32_t v, symc_dtype dt) {
-    uint32_t x = erf_arm(m, uses, v, dt);
+/* mul(u, v) is x times the GELU arm (either order): x, else IR_NONE */
+static uint32_t times_arm(const ir_module *m, const uint32_t *uses, uint32_t u, uint32_t v, symc_dtype dt,
+                          int *tanh_form) {
+    uint32_t x = gelu_arm(m, uses, v, dt, tanh_form);
     if (x == u) return x;
-    x = erf_arm(m, uses, u, dt);
+    x = gelu_arm(m, uses, u, dt, tanh_form);
     return x == v ? x : IR_NONE;
 }
 
-/* x when node i (a mul) computes gelu(x) in form A or B, else IR_NONE */
-static uint32_t match(const ir_module *m, const uint32_t *uses, uint32_t i) {
+/* x when node i (a mul) computes gelu(x) in form A or B (*tanh_form: the tanh approximation's), else
+ * IR_NONE */
+static uint32_t match(const ir_module *m, const uint32_t *uses, uint32_t i, int *tanh_form) {
     const ir_node *f = &m->nodes[i];
     if (f->op != IR_OP_MUL || f->n_in != 2 || f->n_out != 1) return IR_NONE;
     symc_dtype dt = m->tensors[f->out[0]].dtype;
@@ -104,11 +162,11 @@ static uint32_t match(const ir_module *m, const uint32_t *uses, uint32_t i) {
         uint32_t p = f->in[s], q = f->in[1 - s], pn;
         if (is_const(m, q, dt, 0.5)) { /* A: mul(mul(x, arm), 0.5) */
             if ((pn = private_node(m, uses, p, IR_OP_MUL, dt)) != IR_NONE)
-                x = times_arm(m, uses, m->nodes[pn].in[0], m->nodes[pn].in[1], dt);
+                x = times_arm(m, uses, m->nodes[pn].in[0], m->nodes[pn].in[1], dt, tanh_form);
         } else if ((pn = private_node(m, uses, p, IR_OP_MUL, dt)) != IR_NONE) { /* B: mul(mul(x, 0.5), arm) */
             for (int k = 0; k < 2 && x == IR_NONE; k++) {
                 uint32_t h = m->nodes[pn].in[k];
-                if (is_const(m, m->nodes[pn].in[1 - k], dt, 0.5) && erf_arm(m, uses, q, dt) == h) x = h;
+                if (is_const(m, m->nodes[pn].in[1 - k], dt, 0.5) && gelu_arm(m, uses, q, dt, tanh_form) == h) x = h;
             }
         }
     }
@@ -125,7 +183,7 @@ static int same_shapes(const ir_module *m, uint32_t x, uint32_t i) {
     while (n) {
         const ir_node *k = &m->nodes[stack[--n]];
         if (!ir_same_shape(xt, &m->tensors[k->out[0]])) return 0;
-        if (++seen > 5) return 0;
+        if (++seen > 8) return 0;
         for (uint32_t j = 0; j < k->n_in; j++) {
             uint32_t t = k->in[j], p = m->tensors[t].producer;
             if (t == x || p == IR_NONE || ir_constant_source(m, t) != IR_NONE) continue;
@@ -138,20 +196,21 @@ static int same_shapes(const ir_module *m, uint32_t x, uint32_t i) {
 
 symc_status pass_fold_gelu(ir_module *m, symc_error *err) {
     uint32_t *uses = NULL, folded = 0;
-    const char *name = ir_strdup(m, "approximate"), *none = ir_strdup(m, "none");
-    if (!name || !none) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory folding GELUs");
+    const char *name = ir_strdup(m, "approximate"), *none = ir_strdup(m, "none"), *tanh_s = ir_strdup(m, "tanh");
+    if (!name || !none || !tanh_s) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory folding GELUs");
     for (uint32_t i = 0; i < m->n_nodes; i++) {
         if (m->nodes[i].op != IR_OP_MUL) continue;
         if (!uses && !(uses = ir_uses_counts(m)))
             return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory folding GELUs");
-        uint32_t x = match(m, uses, i);
+        int tanh_form = 0;
+        uint32_t x = match(m, uses, i, &tanh_form);
         if (x == IR_NONE || !same_shapes(m, x, i)) continue;
         ir_attr *a = ir_alloc(m, sizeof *a);
         if (!a) {
             free(uses);
             return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory folding the GELU at '%s'", m->nodes[i].name);
         }
-        *a = symc_attr_str(name, none);
+        *a = symc_attr_str(name, tanh_form ? tanh_s : none);
         ir_node *f = &m->nodes[i];
         f->op = IR_OP_GELU;
         f->in[0] = x;

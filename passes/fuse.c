@@ -162,9 +162,18 @@ static void plan_library_calls(fuser *f) {
             set(f, k, IR_FUSE_RESIDUAL, i);
             res = m->nodes[k].out[0];
         }
-        if (has_bias && (k = private_reader(f, res, IR_OP_COUNT)) != IR_NONE &&
-            r->library_takes(m, i, k, IR_FUSE_ACTIVATION))
-            set(f, k, IR_FUSE_ACTIVATION, i);
+        if (has_bias && (k = private_reader(f, res, IR_OP_COUNT)) != IR_NONE) {
+            /* a reshape alone between the call and its activation (GPT-2's c_fc: Gemm [B * S, N] viewed
+             * as [B, S, N] before its GELU) is the call's too */
+            uint32_t a = IR_NONE;
+            if (m->nodes[k].op == IR_OP_RESHAPE && m->nodes[k].n_in == 1 && m->nodes[k].n_out == 1 &&
+                r->library_takes(m, i, k, IR_FUSE_VIEW) &&
+                (a = private_reader(f, m->nodes[k].out[0], IR_OP_COUNT)) != IR_NONE &&
+                r->library_takes(m, i, a, IR_FUSE_ACTIVATION)) {
+                set(f, k, IR_FUSE_VIEW, i);
+                set(f, a, IR_FUSE_ACTIVATION, i);
+            } else if (r->library_takes(m, i, k, IR_FUSE_ACTIVATION)) set(f, k, IR_FUSE_ACTIVATION, i);
+        }
     }
 }
 

@@ -199,8 +199,35 @@ static void test_residual_view(int shared) {
         CHECK(ir_verify(m, &err) == SYMC_ERR_VERIFY);
         CHECK_CONTAINS(err.msg,
                        "node 'vw' (reshape), view of 'r0': a view must reshape the result alone and be read "
-                       "by the call's residual add");
+                       "by the call's residual add or activation");
     }
+    free(text);
+    symc_module_destroy(m);
+}
+
+/* matmul + bias, a reshape of the result alone, then an activation (GPT-2's Conv1D c_fc: Gemm on
+ * [B*S, N] with its bias, Reshape to [B, S, N], the GELU): the reshape is the call's view and the
+ * activation its epilogue (the call writes the activation's result). Without the bias the view
+ * and the activation stay out (the libraries' activations follow a bias). */
+static void test_view_activation(int bias) {
+    symc_tensor x, y, v;
+    symc_module *m = module("viewact", &x, &y, &v);
+    int64_t perm[2] = {1, 0};
+    symc_attr pa = symc_attr_ints("perm", perm, 2);
+    symc_dim shape[3] = {symc_dim_const(m, 1), symc_dim_const(m, 16), symc_dim_const(m, 16)};
+    symc_attr rs = symc_attr_dims("shape", shape, 3);
+    symc_tensor xt = node(m, "transpose", "xt", &x, 1, &pa, 1);
+    symc_tensor mm = node(m, "matmul", "mm", (symc_tensor[]){xt, y}, 2, NULL, 0);
+    if (bias) mm = node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
+    symc_tensor vw = node(m, "reshape", "vw", &mm, 1, &rs, 1);
+    symc_tensor r = node(m, "relu", "r", &vw, 1, NULL, 0);
+    symc_error err;
+    symc_mark_output(m, r, &err);
+    char *text = plan(m, &rules);
+    if (bias)
+        CHECK_CONTAINS(text, "  mm (matmul): library call with xt (transpose), a (bias), vw (view), r (activation)\n");
+    else CHECK_CONTAINS(text, "  mm (matmul): library call with xt (transpose)\n");
+    CHECK_MSG(ir_verify(m, &err) == SYMC_OK, "%s", err.msg);
     free(text);
     symc_module_destroy(m);
 }
@@ -610,6 +637,8 @@ int main(void) {
     test_residual_view(1);
     test_bias_residual_activation(0);
     test_bias_residual_activation(1);
+    test_view_activation(1);
+    test_view_activation(0);
     test_rows(0);
     test_rows(1);
     test_row_limit();
