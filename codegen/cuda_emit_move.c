@@ -12,7 +12,10 @@
  * it goes through shared memory: one block per square tile (32x32 elements,
  * 64x64 for 1- and 2-byte types), read along B and written along A, both
  * coalesced, the tile padded against bank conflicts, partial tiles guarded.
- * Any other permutation keeps the per-element kernel. Elements are copied in
+ * A permutation that keeps the innermost merged group innermost (Swin's window
+ * partition, patchify's patches) copies rows of that group as 16-, 8- or
+ * 4-byte vectors, one input offset a vector (rows_kept). Any other
+ * permutation keeps the per-element kernel. Elements are copied in
  * their storage type, so every dtype moves alike. Symbolic attributes (slice
  * starts, pad amounts, range bounds, split sizes) arrive as slot parameters
  * and are clamped in the kernel exactly as the reference clamps them, since
@@ -53,10 +56,17 @@ static symc_status finish(cg_kw *k, const char *how, sym_expr work) {
     return st;
 }
 
-/* The transpose as [nb, A, B] -> [nb, B, A] (sizes as expressions): 1 when
- * perm, with the input's axes of constant size 1 dropped and runs of input
- * axes that stay adjacent in the output merged, is (1, 0) or (0, 2, 1) */
-static int batched_2d(cg_cuda *c, const ir_tensor *x, const ir_attr *perm, sym_expr *nb, sym_expr *a, sym_expr *b) {
+/* A permutation with the input's axes of constant size 1 dropped and runs of input axes that stay
+ * adjacent in the output merged: g groups in output order, group i the kept input axes
+ * start[i] .. start[i] + len[i] - 1 (kept axes renumbered 0..k-1) of product size[i]. */
+typedef struct perm_groups {
+    int g, k;
+    int start[IR_MAX_RANK], len[IR_MAX_RANK];
+    sym_expr size[IR_MAX_RANK];
+} perm_groups;
+
+/* 0 when perm is no permutation of x's axes or x has rank < 2 */
+static int merge_perm(cg_cuda *c, const ir_tensor *x, const ir_attr *perm, perm_groups *pg) {
     const int r = x->rank;
     int seen[IR_MAX_RANK] = {0}, kept[IR_MAX_RANK], q[IR_MAX_RANK], k = 0;
     if (r < 2 || r > IR_MAX_RANK) return 0;
@@ -71,27 +81,54 @@ static int batched_2d(cg_cuda *c, const ir_tensor *x, const ir_attr *perm, sym_e
     for (int d = 0, j = 0; d < r; d++) rank_of[d] = kept[d] ? j++ : -1;
     for (int d = 0; d < r; d++)
         if (kept[perm->ints[d]]) q[k++] = rank_of[perm->ints[d]];
-    /* runs of q that step by one are merged groups; start[] their first axis, in output order */
-    int start[IR_MAX_RANK], len[IR_MAX_RANK], g = 0;
+    /* runs of q that step by one are merged groups */
+    int g = 0;
     for (int i = 0; i < k; i++) {
-        if (i > 0 && q[i] == q[i - 1] + 1) len[g - 1]++;
-        else start[g] = q[i], len[g++] = 1;
+        if (i > 0 && q[i] == q[i - 1] + 1) pg->len[g - 1]++;
+        else pg->start[g] = q[i], pg->len[g++] = 1;
     }
-    int swap2 = g == 2 && start[0] > start[1];
-    int swap3 = g == 3 && start[0] == 0 && start[1] > start[2];
-    if (!swap2 && !swap3) return 0;
-    /* the group sizes over the kept axes: input order is (batch,) A, B */
-    sym_expr size[IR_MAX_RANK];
+    pg->g = g;
+    pg->k = k;
     for (int i = 0; i < g; i++) {
-        size[i] = sym_const(c->m->syms, 1);
+        pg->size[i] = sym_const(c->m->syms, 1);
         for (int d = 0; d < r; d++)
-            if (kept[d] && rank_of[d] >= start[i] && rank_of[d] < start[i] + len[i])
-                size[i] = sym_mul(c->m->syms, size[i], x->dims[d]);
+            if (kept[d] && rank_of[d] >= pg->start[i] && rank_of[d] < pg->start[i] + pg->len[i])
+                pg->size[i] = sym_mul(c->m->syms, pg->size[i], x->dims[d]);
     }
-    *nb = swap3 ? size[0] : sym_const(c->m->syms, 1);
-    *a = size[g - 1]; /* the output's last group is the input's A */
-    *b = size[g - 2];
     return 1;
+}
+
+/* The transpose as [nb, A, B] -> [nb, B, A] (sizes as expressions): 1 when the merged
+ * permutation (merge_perm) is (1, 0) or (0, 2, 1) */
+static int batched_2d(cg_cuda *c, const ir_tensor *x, const ir_attr *perm, sym_expr *nb, sym_expr *a, sym_expr *b) {
+    perm_groups pg;
+    if (!merge_perm(c, x, perm, &pg)) return 0;
+    const int g = pg.g;
+    int swap2 = g == 2 && pg.start[0] > pg.start[1];
+    int swap3 = g == 3 && pg.start[0] == 0 && pg.start[1] > pg.start[2];
+    if (!swap2 && !swap3) return 0;
+    *nb = swap3 ? pg.size[0] : sym_const(c->m->syms, 1);
+    *a = pg.size[g - 1]; /* the output's last group is the input's A */
+    *b = pg.size[g - 2];
+    return 1;
+}
+
+/* A transpose that keeps the input's innermost merged group innermost (Swin's window partition
+ * (0, 1, 3, 2, 4, 5), patchify's patches, a (1, 0, 2)) moves whole rows of that group: the
+ * elements copied as vectors of 16, 8 or 4 bytes (the widest that divides a row for every size
+ * in range and exceeds the element), the input offset computed once a vector over the merged
+ * groups. Pointers not aligned to the vector run the per-element loop (SC_LOOP over the elements).
+ * 0 when it does not apply (the per-element kernel then runs alone). */
+static int rows_kept(cg_cuda *c, const ir_tensor *x, const ir_attr *perm, perm_groups *pg, int *vbytes) {
+    const size_t es = symc_dtype_size(x->dtype);
+    if (!es || !merge_perm(c, x, perm, pg) || pg->start[pg->g - 1] + pg->len[pg->g - 1] != pg->k) return 0;
+    for (int v = 16; v >= 4; v /= 2)
+        if ((size_t)v > es && v % es == 0 &&
+            sym_prove_divisible(c->m->syms, pg->size[pg->g - 1], v / (int64_t)es) == SYM_TRUE) {
+            *vbytes = v;
+            return 1;
+        }
+    return 0;
 }
 
 /* One block per TxT tile of one batch entry, loops grid-stride over the
@@ -150,10 +187,48 @@ static symc_status transpose_or_tile(cg_cuda *c, uint32_t node) {
     sym_expr nb, a, b;
     if (n->op == IR_OP_TRANSPOSE && symc_dtype_size(x->dtype) > 0 && batched_2d(c, x, perm, &nb, &a, &b))
         return transpose_tiled(c, node, nb, a, b);
+    perm_groups pg;
+    int vb = 0;
+    const int rows = n->op == IR_OP_TRANSPOSE && rows_kept(c, x, perm, &pg, &vb);
     cg_kw k;
     cg_kw_begin(&k, c, node);
-    const char *xp = cg_kw_in(&k, n->in[0]), *yp = cg_kw_out(&k, n->out[0]);
-    sym_expr numel = ir_tensor_numel(c->m, y);
+    char xp[16], yp[16];
+    snprintf(xp, sizeof xp, "%s", cg_kw_in(&k, n->in[0]));
+    snprintf(yp, sizeof yp, "%s", cg_kw_out(&k, n->out[0]));
+    sym_expr numel = ir_tensor_numel(c->m, y), work = numel;
+    char how[160] = "one thread per output";
+    if (rows) {
+        sym_table *S = c->m->syms;
+        const int64_t lanes = vb / (int64_t)symc_dtype_size(x->dtype);
+        const char *V = vb == 16 ? "uint4" : vb == 8 ? "uint2" : "unsigned";
+        const sym_expr L = sym_const(S, lanes);
+        work = sym_floordiv(S, numel, L);
+        char nv[48];
+        snprintf(nv, sizeof nv, "%s", cg_kw_dim(&k, work));
+        cg_kw_body(&k,
+                   "    if ((((unsigned long long)%s | (unsigned long long)%s) & %dull) == 0ull) {\n"
+                   "    SC_LOOP(q, %s) {\n        long long r = q, off = 0;\n",
+                   xp, yp, vb - 1, nv);
+        /* groups innermost first: the last group's vectors, then each group's coordinate times its
+         * input stride in vectors (the product of the groups inside it in the input) */
+        for (int j = pg.g - 1; j >= 0; j--) {
+            sym_expr stride = sym_const(S, 1);
+            for (int i = 0; i < pg.g; i++)
+                if (pg.start[i] > pg.start[j]) stride = sym_mul(S, stride, pg.size[i]);
+            sym_expr extent = j == pg.g - 1 ? sym_floordiv(S, pg.size[j], L) : pg.size[j];
+            sym_expr sv = j == pg.g - 1 ? sym_const(S, 1) : sym_floordiv(S, stride, L);
+            char ext[48], str[48];
+            snprintf(ext, sizeof ext, "%s", cg_kw_dim(&k, extent));
+            snprintf(str, sizeof str, "%s", cg_kw_dim(&k, sv));
+            if (j > 0) cg_kw_body(&k, "        off += r %% %s * %s; r /= %s;\n", ext, str, ext);
+            else cg_kw_body(&k, "        off += r * %s;\n", str);
+        }
+        cg_kw_body(&k, "        reinterpret_cast<%s*>(%s)[q] = reinterpret_cast<const %s*>(%s)[off];\n    }\n", V, yp,
+                   V, xp);
+        cg_kw_body(&k, "    } else {\n");
+        snprintf(how, sizeof how,
+                 "innermost of %d merged groups kept: rows as %d-byte vectors (elements where unaligned)", pg.g, vb);
+    }
     cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     coords(&k, y, "i");
     cg_kw_body(&k, "        long long off = 0;\n");
@@ -164,7 +239,8 @@ static symc_status transpose_or_tile(cg_cuda *c, uint32_t node) {
             cg_kw_body(&k, "        off += (c[%d] %% %s) * %s;\n", d, cg_kw_dim(&k, x->dims[d]), stride(&k, x, d));
     }
     cg_kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
-    return finish(&k, "one thread per output", numel);
+    if (rows) cg_kw_body(&k, "    }\n");
+    return finish(&k, how, work);
 }
 
 static symc_status slice(cg_cuda *c, uint32_t node) {

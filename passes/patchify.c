@@ -20,7 +20,8 @@
  * permute (ConvNeXt's and Swin's channels-last norms), which the layout pass cancels. When x is
  * itself a private transpose (0, 3, 1, 2) of an NHWC tensor (ConvNeXt's downsampling after its
  * channels-last norm), the patches are cut from that tensor: reshape to [B, Ho, kh, Wo, kw, C],
- * transpose (0, 1, 3, 5, 2, 4), one copy instead of two.
+ * transpose (0, 1, 3, 2, 4, 5), one copy instead of two, rows of kw * C moved whole (the
+ * weights' rows reordered to (kh, kw, C) to match).
  * Each output is the same sum of the same products as before, in another order: the reference
  * backend's double accumulation gives the same values up to that rounding. Only float tensors,
  * a constant 4-D weight, a bias of [O] or none, and kernels of at least 2x2 (1x1 convolutions are
@@ -113,10 +114,11 @@ static int as_patch_conv(const ir_module *m, const uint32_t *uses, const uint8_t
     return 1;
 }
 
-/* w [O, C, kh, kw] as w' [C * kh * kw, O] (row (c * kh + i) * kw + j, column o), in a new constant
- * tensor made by a new constant node (appended; *node) */
-static symc_status patch_weight(ir_module *m, const patch_conv *p, const char *base, uint32_t *t, uint32_t *node,
-                                symc_error *err) {
+/* w [O, C, kh, kw] as w' [C * kh * kw, O] (row (c * kh + i) * kw + j, column o; with hwc, row
+ * (i * kw + j) * C + c: the patches of an NHWC source keep C innermost), in a new constant tensor
+ * made by a new constant node (appended; *node) */
+static symc_status patch_weight(ir_module *m, const patch_conv *p, int hwc, const char *base, uint32_t *t,
+                                uint32_t *node, symc_error *err) {
     symc_dtype dt = m->tensors[p->w].dtype;
     size_t es = symc_dtype_size(dt);
     int64_t k = p->c * p->kh * p->kw;
@@ -124,7 +126,11 @@ static symc_status patch_weight(ir_module *m, const patch_conv *p, const char *b
     uint8_t *data = malloc((size_t)(k * p->o) * es);
     if (!data) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory reordering the weights of '%s'", base);
     for (int64_t o = 0; o < p->o; o++)
-        for (int64_t r = 0; r < k; r++) memcpy(data + (size_t)(r * p->o + o) * es, src + (size_t)(o * k + r) * es, es);
+        for (int64_t r = 0; r < k; r++) { /* r = (c * kh + i) * kw + j: w's own order */
+            const int64_t c = r / (p->kh * p->kw), i = r / p->kw % p->kh, j = r % p->kw;
+            const int64_t row = hwc ? (i * p->kw + j) * p->c + c : r;
+            memcpy(data + (size_t)(row * p->o + o) * es, src + (size_t)(o * k + r) * es, es);
+        }
     uint32_t pool;
     symc_status st = ir_add_constant(m, data, (size_t)(k * p->o) * es, &pool, err);
     if (st) return st;
@@ -159,16 +165,18 @@ static symc_status patchify_one(ir_module *m, const patch_conv *p, symc_error *e
     symc_status st = pass_retire(m, last, out, err);
     if (st) return st;
     uint32_t made[9], n_made = 0, wt, t6 = IR_NONE, tp = IR_NONE, tm = IR_NONE, g = IR_NONE, gb = IR_NONE;
-    if ((st = patch_weight(m, p, base, &wt, &made[n_made++], err))) return st;
-    /* [B, C, Ho, kh, Wo, kw] of x, or [B, Ho, kh, Wo, kw, C] of its NHWC source; either way the patches
-     * are [B, Ho, Wo, C, kh, kw] (the weights' row order) */
+    if ((st = patch_weight(m, p, p->nhwc != IR_NONE, base, &wt, &made[n_made++], err))) return st;
+    /* [B, C, Ho, kh, Wo, kw] of x: the patches [B, Ho, Wo, C, kh, kw]; or [B, Ho, kh, Wo, kw, C] of its
+     * NHWC source: the patches [B, Ho, Wo, kh, kw, C], rows of kw * C kept whole (the weights' row
+     * order either way) */
     sym_expr d6[6] = {B, C, Ho, KH, Wo, KW}, dp[6] = {B, Ho, Wo, C, KH, KW}, dm[2] = {rows, k}, dg[2] = {rows, O};
     int64_t to_patches[6] = {0, 2, 4, 1, 3, 5}, to_nchw[4] = {0, 3, 1, 2};
     uint32_t src = p->x;
     if (p->nhwc != IR_NONE) {
-        sym_expr n6[6] = {B, Ho, KH, Wo, KW, C};
-        int64_t from_nhwc[6] = {0, 1, 3, 5, 2, 4};
+        sym_expr n6[6] = {B, Ho, KH, Wo, KW, C}, np[6] = {B, Ho, Wo, KH, KW, C};
+        int64_t from_nhwc[6] = {0, 1, 3, 2, 4, 5};
         memcpy(d6, n6, sizeof d6);
+        memcpy(dp, np, sizeof dp);
         memcpy(to_patches, from_nhwc, sizeof to_patches);
         src = p->nhwc;
     }

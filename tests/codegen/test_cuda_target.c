@@ -2068,8 +2068,90 @@ static void test_transpose_tiled(void) {
     symc_module_destroy(m);
 }
 
+/* A transpose that keeps the input's innermost merged group innermost moves rows of it as vectors
+ * (codegen/cuda_emit_move.c's rows_kept): Swin's window partition (0,1,3,2,4,5) in f16 (rows of
+ * 7 * 24 halves: 16-byte vectors, 21 a row), patches from NCHW (0,2,4,1,3,5) in f32 (rows of kw = 4
+ * floats: one 16-byte vector), a (1,0,2) with a symbolic S outside a row of 70 floats (8-byte
+ * vectors: 280 bytes are no multiple of 16) and one of i64 pairs (16 bytes, 2 elements). Each kernel
+ * tests both pointers' alignment at run time and keeps the per-element loop behind it, and its work
+ * is the vector count (numel / lanes, evaluated at two sizes). Rows of 3 halves (6 bytes) keep
+ * the per-element kernel. NVRTC compiles it all. */
+static void test_transpose_rows(void) {
+    symc_error err;
+    symc_module *m = symc_module_create("transpose_rows", &err);
+    symc_dim B, S;
+    symc_declare_symbol(m, "B", 1, 4, 32, 1, &B, &err);
+    symc_declare_symbol(m, "S", 1, 40, 300, 1, &S, &err);
+    symc_dim c2 = symc_dim_const(m, 2), c3 = symc_dim_const(m, 3), c4 = symc_dim_const(m, 4), c7 = symc_dim_const(m, 7),
+             c8 = symc_dim_const(m, 8), c24 = symc_dim_const(m, 24), c70 = symc_dim_const(m, 70);
+    symc_tensor w, p, s, h, l;
+    symc_add_input(m, "w", SYMC_F16, 6, (symc_dim[]){B, c4, c7, c4, c7, c24}, &w, &err);
+    symc_add_input(m, "p", SYMC_F32, 6, (symc_dim[]){B, c3, c8, c4, c8, c4}, &p, &err);
+    symc_add_input(m, "s", SYMC_F32, 3, (symc_dim[]){B, S, c70}, &s, &err);
+    symc_add_input(m, "h", SYMC_F16, 3, (symc_dim[]){B, S, c3}, &h, &err);
+    symc_add_input(m, "l", SYMC_I64, 3, (symc_dim[]){S, B, c2}, &l, &err);
+    int64_t win[6] = {0, 1, 3, 2, 4, 5}, pat[6] = {0, 2, 4, 1, 3, 5}, keep[3] = {1, 0, 2};
+    symc_attr p_win = symc_attr_ints("perm", win, 6), p_pat = symc_attr_ints("perm", pat, 6),
+              p_keep = symc_attr_ints("perm", keep, 3);
+    symc_mark_output(m, node(m, "transpose", "windows", &w, 1, &p_win, 1), &err);
+    symc_mark_output(m, node(m, "transpose", "patches", &p, 1, &p_pat, 1), &err);
+    symc_mark_output(m, node(m, "transpose", "rows70", &s, 1, &p_keep, 1), &err);
+    symc_mark_output(m, node(m, "transpose", "rows3", &h, 1, &p_keep, 1), &err);
+    symc_mark_output(m, node(m, "transpose", "pairs", &l, 1, &p_keep, 1), &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "%s", err.msg);
+    if (e) {
+        CHECK(cubin_bytes(e) > 0 && ptx_bytes(e) > 0);
+        const struct {
+            const char *node, *comment, *vec, *align, *row;
+            int64_t lanes;
+        } rows[4] = {
+            {"windows", "transpose: windows, innermost of 4 merged groups kept: rows as 16-byte vectors", "uint4",
+             "& 15ull", "off += r % 21LL * 1LL; r /= 21LL;", 8},
+            {"patches", "transpose: patches, innermost of 6 merged groups kept: rows as 16-byte vectors", "uint4",
+             "& 15ull", "off += r % 1LL * 1LL; r /= 1LL;", 4},
+            {"rows70", "transpose: rows70, innermost of 3 merged groups kept: rows as 8-byte vectors", "uint2",
+             "& 7ull", "off += r % 35LL * 1LL; r /= 35LL;", 2},
+            {"pairs", "transpose: pairs, innermost of 3 merged groups kept: rows as 16-byte vectors", "uint4",
+             "& 15ull", "off += r % 1LL * 1LL; r /= 1LL;", 2},
+        };
+        for (int i = 0; i < 4; i++) {
+            char *ks = kernel_source(e, rows[i].comment);
+            CHECK_MSG(ks, "%s: no row kernel in %s", rows[i].node, e->cuda_source);
+            if (!ks) continue;
+            char want[160];
+            snprintf(want, sizeof want, "reinterpret_cast<%s*>", rows[i].vec);
+            CHECK_MSG(strstr(ks, want), "%s: no '%s' in %s", rows[i].node, want, ks);
+            CHECK_MSG(strstr(ks, rows[i].align), "%s: no '%s' in %s", rows[i].node, rows[i].align, ks);
+            CHECK_MSG(strstr(ks, rows[i].row), "%s: no '%s' in %s", rows[i].node, rows[i].row, ks);
+            /* the per-element loop behind the alignment test */
+            CHECK_MSG(strstr(ks, "} else {") && strstr(ks, "SC_LOOP(i, "), "%s: no fallback in %s", rows[i].node, ks);
+            free(ks);
+        }
+        CHECK_CONTAINS(e->cuda_source, "transpose: rows3, one thread per output");
+        int64_t *slots = calloc(e->num_slots + 1, sizeof *slots);
+        const int64_t bs[2][2] = {{3, 40}, {32, 300}}; /* B, S */
+        for (int k = 0; slots && k < 2; k++) {
+            CHECK(sym_program_eval(e->program, e->program_size, bs[k], e->n_symbols, slots, e->num_slots, &err) ==
+                  SYMC_OK);
+            const int64_t b = bs[k][0], sv = bs[k][1];
+            const int64_t numel[4] = {b * 4 * 7 * 4 * 7 * 24, b * 3 * 8 * 4 * 8 * 4, b * sv * 70, sv * b * 2};
+            for (int i = 0; i < 4; i++) {
+                const rt_step *st = step_of(e, rows[i].node);
+                CHECK_MSG(st && st->kind == RT_STEP_KERNEL && slots[st->work] == numel[i] / rows[i].lanes,
+                          "%s at B=%lld S=%lld: work %lld, want %lld vectors", rows[i].node, (long long)b,
+                          (long long)sv, st ? (long long)slots[st->work] : -1LL, (long long)(numel[i] / rows[i].lanes));
+            }
+        }
+        free(slots);
+        rt_engine_free(e);
+    }
+    symc_module_destroy(m);
+}
+
 int main(void) {
     test_transpose_tiled();
+    test_transpose_rows();
     test_conv1x1(SYMC_F32);
     test_conv1x1(SYMC_F16);
     test_conv1x1(SYMC_BF16);

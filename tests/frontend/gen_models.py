@@ -939,8 +939,10 @@ def transposes():
     """Transposes the CUDA target runs as batched 2-D tiles (codegen/cuda_emit_move.c):
     NCHW -> NHWC with 37 channels (not a tile multiple) and NHWC -> NCHW with 3, the pair
     chained through a Mul, a matrix (1, 0), a (0, 2, 1), a (0, 3, 2, 1) whose axis of size 1
-    drops out, in f32, i64 (8-byte) and u8 (1-byte) elements; and perms the per-element
-    kernel keeps: (1, 0, 2) keeps the last axis, (0, 3, 2, 1) on 4 real axes is no group swap."""
+    drops out, in f32, i64 (8-byte) and u8 (1-byte) elements; perms that keep the innermost
+    group innermost, run as row copies of 8- or 16-byte vectors: (1, 0, 2) of rows of 70
+    floats, Swin's window partition (0, 1, 3, 2, 4, 5) and patchify's patches (0, 2, 4, 1, 3, 5);
+    and perms the per-element kernel keeps: (0, 3, 2, 1) on 4 real axes is no group swap."""
     U8 = TensorProto.UINT8
     nodes = [
         N("Transpose", ["a"], ["a_nhwc"], perm=[0, 2, 3, 1]),
@@ -953,11 +955,15 @@ def transposes():
         N("Transpose", ["a"], ["a_rev"], perm=[0, 3, 2, 1]),
         N("Transpose", ["ai"], ["ai_nhwc"], perm=[0, 2, 3, 1]),
         N("Transpose", ["bq"], ["bq_nchw"], perm=[0, 3, 1, 2]),
+        N("Transpose", ["win"], ["win_part"], perm=[0, 1, 3, 2, 4, 5]),
+        N("Transpose", ["pat"], ["pat_rows"], perm=[0, 2, 4, 1, 3, 5]),
     ]
     inputs = [vi("a", F, ["Bt", 37, "Ht", "Wt"]), vi("b", F, ["Bt", "Ht", "Wt", 3]), vi("m", F, ["Rt", "Kt"]),
               vi("s", F, ["Bt", "St", 70]), vi("u", F, ["Bt", "St", 1, 5]), vi("ai", I64, ["Bt", 3, "Ht", "Wt"]),
-              vi("bq", U8, ["Bt", "Ht", "Wt", 67])]
-    outs = ["a_nhwc", "a_back", "b_nchw", "mt", "st", "s_keep", "ut", "a_rev", "ai_nhwc", "bq_nchw"]
+              vi("bq", U8, ["Bt", "Ht", "Wt", 67]), vi("win", F, ["Bt", 2, 7, 3, 7, 8]),
+              vi("pat", F, ["Bt", 3, 4, 4, 5, 4])]
+    outs = ["a_nhwc", "a_back", "b_nchw", "mt", "st", "s_keep", "ut", "a_rev", "ai_nhwc", "bq_nchw", "win_part",
+            "pat_rows"]
     return model(nodes, inputs, [out(o) for o in outs], [numpy_helper.from_array(np.array(2, np.float32), "two")])
 
 

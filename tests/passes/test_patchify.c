@@ -21,7 +21,9 @@
  * same products summed in another order, so the outputs differ by rounding only: at most 2 ulps of
  * the dtype at the largest output's magnitude (an error bound of a dot product is relative to the
  * sum of its terms, not to a small result); the variants left alone are bit-identical. Rewritten
- * variants must also build for sm_90 with no cuDNN convolution step. */
+ * variants must also build for sm_90 with no cuDNN convolution step, the patches' transpose keeping
+ * its source's innermost axis innermost ((0, 2, 4, 1, 3, 5) from NCHW, (0, 1, 3, 2, 4, 5) from
+ * NHWC) and run as a row copy (codegen/cuda_emit_move.c's rows_kept). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +134,15 @@ static void check_structure(symc_module *m, symc_dtype dt, variant v) {
         if (n->op == IR_OP_TRANSPOSE && uses[n->out[0]]) {
             transposes++;
             rank6 += m->tensors[n->out[0]].rank == 6;
+            const ir_attr *perm = ir_node_attr(n, "perm");
+            if (m->tensors[n->out[0]].rank == 6) { /* the patches keep the source's innermost axis innermost */
+                static const int64_t from_nchw[6] = {0, 2, 4, 1, 3, 5}, from_nhwc[6] = {0, 1, 3, 2, 4, 5};
+                const int64_t *want = v == NHWC ? from_nhwc : from_nchw;
+                CHECK_MSG(perm && perm->n == 6 && !memcmp(perm->ints, want, sizeof from_nchw),
+                          "%s %s: the patches' transpose is not (%lld, %lld, %lld, %lld, %lld, %lld)", variant_name[v],
+                          dn, (long long)want[0], (long long)want[1], (long long)want[2], (long long)want[3],
+                          (long long)want[4], (long long)want[5]);
+            }
         }
         (void)live;
     }
@@ -196,6 +207,9 @@ static void check_gpu(symc_dtype dt, variant v) {
         gemm += e->steps[i].kind == RT_STEP_GEMM;
     }
     CHECK_MSG(e && conv == 0 && gemm == 1, "%s sm_90: %u cuDNN and %u cuBLASLt steps", variant_name[v], conv, gemm);
+    /* the patches move as rows of kw (x NCHW) or kw * C (NHWC) elements: vectors, not one thread an element */
+    CHECK_MSG(e && e->cuda_source && strstr(e->cuda_source, ".patches, innermost of"),
+              "%s sm_90: no row copy of the patches", variant_name[v]);
     rt_engine_free(e);
     symc_module_destroy(m);
 }
