@@ -211,6 +211,57 @@ static symc_status calibrate_run(const symc_compile_options *o, ir_module *m, do
     return st;
 }
 
+/* pass_fold_constants' evaluator: m's copy (weights lent) with ts[] its only outputs and the nodes
+ * they do not need removed, built for the reference backend and run once, its inputs bound at the
+ * symbols' opt values (random data, which the folded values do not read) */
+static symc_status fold_eval(const ir_module *m, const uint32_t *ts, uint32_t n, uint8_t **data, symc_error *err) {
+    ir_module *copy = NULL;
+    calib_run r = {0};
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    symc_status st = ir_module_copy((ir_module *)m, &copy, err);
+    if (!st) copy->n_outputs = 0;
+    for (uint32_t i = 0; !st && i < n; i++) st = ir_mark_output(copy, ts[i], err);
+    if (!st) st = pass_remove_dead(copy, NULL, err);
+    if (!st) st = pass_infer_shapes(copy, err);
+    cg_options cg = cg_default_options();
+    cg.gpu = 0;
+    cg.tune = 0;
+    if (!st) st = cg_build_engine(copy, &cg, &bytes, &size, err);
+    if (!st) st = symrt_engine_load(bytes, size, &r.e, err);
+    free(bytes);
+    if (!st) st = symrt_context_create(r.e, SYMRT_BACKEND_REF, NULL, &r.c, err);
+    uint32_t nsym = st ? 0 : sym_symbol_count(copy->syms);
+    int64_t *values = calloc(nsym ? nsym : 1, sizeof *values);
+    if (!st && !values) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; !st && i < nsym; i++) {
+        sym_symbol_info info;
+        sym_symbol_get(copy->syms, (sym_id)i, &info);
+        values[i] = info.opt;
+    }
+    if (!st) st = calib_bind(&r, copy, values, nsym, err);
+    if (!st) st = symrt_enqueue(r.c, NULL, err);
+    const uint32_t ni = st ? 0 : symrt_engine_num_inputs(r.e), no = st ? 0 : symrt_engine_num_outputs(r.e);
+    for (uint32_t i = 0; !st && i < no; i++) { /* the outputs by name: dce renumbered the copy's tensors */
+        symrt_io_info info;
+        if ((st = symrt_engine_output(r.e, i, &info, err))) break;
+        for (uint32_t k = 0; k < n; k++)
+            if (!data[k] && !strcmp(info.name, m->tensors[ts[k]].name)) {
+                data[k] = r.bufs[ni + i];
+                r.bufs[ni + i] = NULL;
+                break;
+            }
+    }
+    for (uint32_t k = 0; !st && k < n; k++)
+        if (!data[k])
+            st = symc_error_setf(err, SYMC_ERR_INTERNAL, "no value came back for '%s'", m->tensors[ts[k]].name);
+    free(values);
+    calib_free(&r);
+    ir_module_free(copy);
+    if (st) symc_error_prefix(err, "evaluating %u tensors computed from constants (on the reference backend)", n);
+    return st;
+}
+
 static void put_le(uint8_t *p, uint64_t v, int n) {
     for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -341,7 +392,8 @@ static symc_status compile_pipeline(ir_module *m, const symc_compile_options *o,
                        .fuse = cg_fuse_rules(cg),
                        .precision = o->precision,
                        .precision_rules = cg_precision_rules(cg),
-                       .fp32_layers = o->fp32_layers};
+                       .fp32_layers = o->fp32_layers,
+                       .evaluate = fold_eval};
     symc_status st = pass_run_passes(m, &po, NULL, "precision", err);
     if (st) return st;
     double *max_abs = NULL;

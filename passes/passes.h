@@ -47,6 +47,16 @@ symc_status pass_merge_projections(ir_module *m, symc_error *err);
  * split along the last axis, a reshape into heads and a transpose per part, which the fused attention
  * reads in place (merge_proj.c); the old nodes left unread for dce. SYMC_UNBIND_HEADS=0: off. */
 symc_status pass_unbind_heads(ir_module *m, symc_error *err);
+/* The compile driver's evaluator for pass_fold_constants: the values of tensors ts[0..n) of m,
+ * each computed from constants alone with static dims, into data[i] (malloc'd, row-major in the
+ * tensor's dtype; the caller frees what it does not keep). */
+typedef symc_status (*pass_evaluate_fn)(const ir_module *m, const uint32_t *ts, uint32_t n, uint8_t **data,
+                                        symc_error *err);
+/* Constant folding (fold_const.c): the tensors computed from constants alone (static dims, at most
+ * 16 MiB each, ops that make no sizes) that something else reads become constants (those of at
+ * most 1 MiB), evaluated by `evaluate`; dce removes what only they read. *folded (may be NULL):
+ * how many. No evaluator: nothing. SYMC_FOLD_CONSTANTS=0: off. */
+symc_status pass_fold_constants(ir_module *m, pass_evaluate_fn evaluate, uint32_t *folded, symc_error *err);
 /* A convolution whose kernel tiles its input (kernel = stride, no padding or dilation, one group:
  * ViT's, Swin's and ConvNeXt's patch embedding) rewritten into a reshape and transpose of the
  * input into patches and one matmul by the reshaped weights (patchify.c); the old nodes left

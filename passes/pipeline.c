@@ -32,6 +32,9 @@ static symc_status check_sizes(ir_module *m, const pass_options *o, symc_error *
     (void)o;
     return pass_check_sizes(m, err);
 }
+static symc_status fold_constants(ir_module *m, const pass_options *o, symc_error *err) {
+    return pass_fold_constants(m, o ? o->evaluate : NULL, NULL, err);
+}
 static symc_status fold_batch_norm(ir_module *m, const pass_options *o, symc_error *err) {
     (void)o;
     return pass_fold_batch_norm(m, err);
@@ -105,6 +108,8 @@ static const pass_info pipeline[] = {
     {"verify", verify},
     {"infer-shapes", infer_shapes},
     {"check-sizes", check_sizes},
+    {"fold-constants",
+     fold_constants}, /* first: the later passes see the tables a model builds from its sizes as constants */
     {"fold-batch-norm", fold_batch_norm},
     {"patchify", patchify}, /* before layout, which cancels its NCHW transpose against a model's NHWC permute */
     {"layout", layout},

@@ -29,6 +29,9 @@ typedef struct pass_options {
      * where pass_calibration_wanted says so. */
     const double *max_abs;
     uint32_t n_max_abs;
+    /* the driver's evaluator of constant subgraphs (the fold-constants row; codegen/compile.c runs
+     * them on the reference backend); NULL: no folding */
+    pass_evaluate_fn evaluate;
 } pass_options;
 
 typedef struct pass_info {
