@@ -211,53 +211,142 @@ static symc_status calibrate_run(const symc_compile_options *o, ir_module *m, do
     return st;
 }
 
-/* pass_fold_constants' evaluator: m's copy (weights lent) with ts[] its only outputs and the nodes
- * they do not need removed, built for the reference backend and run once, its inputs bound at the
- * symbols' opt values (random data, which the folded values do not read) */
+/* pass_fold_constants' evaluator. The tensors ts[] and what they are computed from (constants and
+ * the nodes between, all of static dims) are copied into a module of their own: no inputs, no
+ * symbols (every dim and dims attribute a constant), so nothing of the model's interface, guards
+ * or sizes known only at run time comes along. It is built for the reference backend and run
+ * once; its outputs are the values. */
+static symc_status fold_extract(const ir_module *m, const uint32_t *ts, uint32_t n, ir_module *sub, uint32_t *map,
+                                symc_error *err) {
+    uint8_t *need = calloc(m->n_nodes + 1, 1);
+    uint32_t *stack = malloc((m->n_tensors + 1) * sizeof *stack), sp = 0;
+    uint8_t *seen = calloc(m->n_tensors + 1, 1);
+    symc_status st = need && stack && seen ? SYMC_OK : symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; !st && i < n; i++)
+        if (!seen[ts[i]]) seen[ts[i]] = 1, stack[sp++] = ts[i];
+    while (!st && sp) { /* the producers ts[] need, back to the constants */
+        const uint32_t ti = stack[--sp];
+        const ir_tensor *t = &m->tensors[ti];
+        if (t->producer == IR_NONE && t->constant != IR_NONE) { /* a constant no node makes: made here */
+            sym_expr d[IR_MAX_RANK];
+            for (int32_t k = 0; k < t->rank; k++) {
+                int64_t v = 0;
+                sym_is_const(m->syms, t->dims[k], &v);
+                d[k] = sym_const(sub->syms, v);
+            }
+            const ir_constant *c = &m->constants[t->constant];
+            uint8_t *data = malloc(c->size ? c->size : 1);
+            uint32_t pool;
+            if (!data) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory copying '%s'", t->name);
+            else memcpy(data, c->data, c->size);
+            if (!st) st = ir_add_tensor(sub, t->name, t->dtype, t->rank, d, &map[ti], err);
+            if (!st) st = ir_add_constant(sub, data, c->size, &pool, err);
+            else free(data);
+            if (!st) sub->tensors[map[ti]].constant = pool;
+            continue;
+        }
+        if (t->producer == IR_NONE) {
+            st = symc_error_setf(err, SYMC_ERR_INTERNAL, "'%s' is not computed from constants", t->name);
+            break;
+        }
+        need[t->producer] = 1;
+        const ir_node *p = &m->nodes[t->producer];
+        for (uint32_t k = 0; k < p->n_in; k++)
+            if (p->in[k] != IR_NONE && !seen[p->in[k]]) seen[p->in[k]] = 1, stack[sp++] = p->in[k];
+    }
+    for (uint32_t i = 0; !st && i < m->n_nodes; i++) { /* in node order: producers first */
+        if (!need[i]) continue;
+        const ir_node *p = &m->nodes[i];
+        uint32_t in[256], out[16];
+        ir_attr attrs[32];
+        sym_expr dims_buf[32][64];
+        if (p->n_in > 256 || p->n_out > 16 || p->n_attrs > 32) {
+            st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s' has too many operands to fold", p->name);
+            break;
+        }
+        for (uint32_t o = 0; !st && o < p->n_out; o++) { /* its results, dims as constants of sub */
+            const ir_tensor *t = &m->tensors[p->out[o]];
+            sym_expr d[IR_MAX_RANK];
+            for (int32_t k = 0; k < t->rank; k++) {
+                int64_t v = 0;
+                sym_is_const(m->syms, t->dims[k], &v);
+                d[k] = sym_const(sub->syms, v);
+            }
+            st = ir_add_tensor(sub, t->name, t->dtype, t->rank, d, &map[p->out[o]], err);
+            if (!st && t->constant != IR_NONE) { /* a constant: its data copied (the module owns it) */
+                const ir_constant *c = &m->constants[t->constant];
+                uint8_t *data = malloc(c->size ? c->size : 1);
+                uint32_t pool;
+                if (!data) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory copying '%s'", t->name);
+                else memcpy(data, c->data, c->size);
+                if (!st) st = ir_add_constant(sub, data, c->size, &pool, err);
+                if (!st) sub->tensors[map[p->out[o]]].constant = pool;
+            }
+            out[o] = map[p->out[o]];
+        }
+        for (uint32_t k = 0; k < p->n_in; k++) in[k] = p->in[k] == IR_NONE ? IR_NONE : map[p->in[k]];
+        for (uint32_t a = 0; a < p->n_attrs; a++) {
+            attrs[a] = p->attrs[a];
+            if (p->attrs[a].kind != IR_ATTR_DIMS) continue;
+            if (p->attrs[a].n > 64) {
+                st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s': attribute '%s' too long to fold", p->name,
+                                     p->attrs[a].name);
+                break;
+            }
+            for (uint32_t k = 0; k < p->attrs[a].n; k++) {
+                int64_t v = 0;
+                sym_expr e = (sym_expr)p->attrs[a].dims[k];
+                dims_buf[a][k] = e == SYM_NONE ? SYM_NONE : (sym_is_const(m->syms, e, &v), sym_const(sub->syms, v));
+            }
+            attrs[a].dims = (const symc_dim *)dims_buf[a];
+        }
+        if (!st)
+            st = ir_add_node(sub, p->op, p->name, p->source, in, p->n_in, out, p->n_out, attrs, p->n_attrs, NULL, err);
+    }
+    for (uint32_t i = 0; !st && i < n; i++) st = ir_mark_output(sub, map[ts[i]], err);
+    free(need);
+    free(stack);
+    free(seen);
+    return st;
+}
+
 static symc_status fold_eval(const ir_module *m, const uint32_t *ts, uint32_t n, uint8_t **data, symc_error *err) {
-    ir_module *copy = NULL;
-    calib_run r = {0};
+    symc_status st = SYMC_OK;
+    ir_module *sub = ir_module_new("fold-constants", err);
+    uint32_t *map = malloc((m->n_tensors + 1) * sizeof *map);
+    symrt_engine *e = NULL;
+    symrt_context *c = NULL;
     uint8_t *bytes = NULL;
     size_t size = 0;
-    symc_status st = ir_module_copy((ir_module *)m, &copy, err);
-    if (!st) copy->n_outputs = 0;
-    for (uint32_t i = 0; !st && i < n; i++) st = ir_mark_output(copy, ts[i], err);
-    if (!st) st = pass_remove_dead(copy, NULL, err);
-    if (!st) st = pass_infer_shapes(copy, err);
+    if (!sub || !map) st = sub ? symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory") : SYMC_ERR_NOMEM;
+    if (!st) st = fold_extract(m, ts, n, sub, map, err);
+    if (!st) st = pass_infer_shapes(sub, err);
     cg_options cg = cg_default_options();
     cg.gpu = 0;
     cg.tune = 0;
-    if (!st) st = cg_build_engine(copy, &cg, &bytes, &size, err);
-    if (!st) st = symrt_engine_load(bytes, size, &r.e, err);
+    if (!st) st = cg_build_engine(sub, &cg, &bytes, &size, err);
+    if (!st) st = symrt_engine_load(bytes, size, &e, err);
     free(bytes);
-    if (!st) st = symrt_context_create(r.e, SYMRT_BACKEND_REF, NULL, &r.c, err);
-    uint32_t nsym = st ? 0 : sym_symbol_count(copy->syms);
-    int64_t *values = calloc(nsym ? nsym : 1, sizeof *values);
-    if (!st && !values) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory");
-    for (uint32_t i = 0; !st && i < nsym; i++) {
-        sym_symbol_info info;
-        sym_symbol_get(copy->syms, (sym_id)i, &info);
-        values[i] = info.opt;
-    }
-    if (!st) st = calib_bind(&r, copy, values, nsym, err);
-    if (!st) st = symrt_enqueue(r.c, NULL, err);
-    const uint32_t ni = st ? 0 : symrt_engine_num_inputs(r.e), no = st ? 0 : symrt_engine_num_outputs(r.e);
-    for (uint32_t i = 0; !st && i < no; i++) { /* the outputs by name: dce renumbered the copy's tensors */
+    if (!st) st = symrt_context_create(e, SYMRT_BACKEND_REF, NULL, &c, err);
+    for (uint32_t k = 0; !st && k < n; k++) { /* the outputs are ts[] in order */
         symrt_io_info info;
-        if ((st = symrt_engine_output(r.e, i, &info, err))) break;
-        for (uint32_t k = 0; k < n; k++)
-            if (!data[k] && !strcmp(info.name, m->tensors[ts[k]].name)) {
-                data[k] = r.bufs[ni + i];
-                r.bufs[ni + i] = NULL;
-                break;
-            }
+        int64_t dims[IR_MAX_RANK];
+        int32_t rank = 0;
+        if ((st = symrt_engine_output(e, k, &info, err)) ||
+            (st = symrt_get_tensor_shape(c, info.name, dims, &rank, err)))
+            break;
+        size_t cnt = 1;
+        for (int32_t d = 0; d < rank; d++) cnt *= (size_t)dims[d];
+        const size_t nb = cnt * symc_dtype_size(info.dtype);
+        if (!(data[k] = malloc(nb ? nb : 1)))
+            st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory for '%s' (%zu bytes)", info.name, nb);
+        if (!st) st = symrt_set_tensor_address(c, info.name, data[k], nb, err);
     }
-    for (uint32_t k = 0; !st && k < n; k++)
-        if (!data[k])
-            st = symc_error_setf(err, SYMC_ERR_INTERNAL, "no value came back for '%s'", m->tensors[ts[k]].name);
-    free(values);
-    calib_free(&r);
-    ir_module_free(copy);
+    if (!st) st = symrt_enqueue(c, NULL, err);
+    symrt_context_destroy(c);
+    symrt_engine_destroy(e);
+    free(map);
+    ir_module_free(sub);
     if (st) symc_error_prefix(err, "evaluating %u tensors computed from constants (on the reference backend)", n);
     return st;
 }

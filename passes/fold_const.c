@@ -15,7 +15,8 @@
  * may not run the runtime) and become constants, each made by a new constant node where its
  * producer stood; dce then removes what only they read. Bigger results stay computed, so an
  * engine never grows by more than FOLD_MAX_RESULT a tensor. Values are the reference backend's,
- * which the engine's own steps match. Without an evaluator (a pipeline run outside the compile
+ * which the engine's own steps match. An evaluator that cannot take the subgraph (SYMC_ERR_UNSUPPORTED)
+ * leaves it computed. Without an evaluator (a pipeline run outside the compile
  * driver) the pass does nothing; SYMC_FOLD_CONSTANTS=0 turns it off (for comparison). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,12 @@ symc_status pass_fold_constants(ir_module *m, pass_evaluate_fn evaluate, uint32_
         goto done;
     }
     st = evaluate(m, front, n_front, data, err);
+    if (st == SYMC_ERR_UNSUPPORTED) { /* a subgraph the evaluator cannot copy: left computed */
+        for (uint32_t i = 0; i < n_front; i++) free(data[i]);
+        free(data);
+        st = SYMC_OK;
+        goto done;
+    }
     for (uint32_t i = 0; i < n_front; i++) {
         uint64_t b = 0;
         static_bytes(m, &m->tensors[front[i]], &b);
