@@ -216,6 +216,32 @@ static symc_status calibrate_run(const symc_compile_options *o, ir_module *m, do
  * symbols (every dim and dims attribute a constant), so nothing of the model's interface, guards
  * or sizes known only at run time comes along. It is built for the reference backend and run
  * once; its outputs are the values. */
+/* e (a constant of m's table, or SYM_NONE) as the same constant of sub's */
+static sym_expr fold_dim(const ir_module *m, ir_module *sub, sym_expr e) {
+    int64_t v = 0;
+    if (e == SYM_NONE) return SYM_NONE;
+    sym_is_const(m->syms, e, &v);
+    return sym_const(sub->syms, v);
+}
+
+/* m's tensor t into sub (*out its index there), its dims as constants of sub and, for a constant,
+ * a copy of its data (sub owns its constants) */
+static symc_status fold_copy_tensor(const ir_module *m, uint32_t t, ir_module *sub, uint32_t *out, symc_error *err) {
+    const ir_tensor *x = &m->tensors[t];
+    sym_expr d[IR_MAX_RANK];
+    for (int32_t k = 0; k < x->rank; k++) d[k] = fold_dim(m, sub, x->dims[k]);
+    symc_status st = ir_add_tensor(sub, x->name, x->dtype, x->rank, d, out, err);
+    if (st || x->constant == IR_NONE) return st;
+    const ir_constant *c = &m->constants[x->constant];
+    uint8_t *data = malloc(c->size ? c->size : 1);
+    uint32_t pool;
+    if (!data) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory copying '%s'", x->name);
+    memcpy(data, c->data, c->size);
+    if ((st = ir_add_constant(sub, data, c->size, &pool, err))) return st; /* data taken either way */
+    sub->tensors[*out].constant = pool;
+    return SYMC_OK;
+}
+
 static symc_status fold_extract(const ir_module *m, const uint32_t *ts, uint32_t n, ir_module *sub, uint32_t *map,
                                 symc_error *err) {
     uint8_t *need = calloc(m->n_nodes + 1, 1);
@@ -228,21 +254,7 @@ static symc_status fold_extract(const ir_module *m, const uint32_t *ts, uint32_t
         const uint32_t ti = stack[--sp];
         const ir_tensor *t = &m->tensors[ti];
         if (t->producer == IR_NONE && t->constant != IR_NONE) { /* a constant no node makes: made here */
-            sym_expr d[IR_MAX_RANK];
-            for (int32_t k = 0; k < t->rank; k++) {
-                int64_t v = 0;
-                sym_is_const(m->syms, t->dims[k], &v);
-                d[k] = sym_const(sub->syms, v);
-            }
-            const ir_constant *c = &m->constants[t->constant];
-            uint8_t *data = malloc(c->size ? c->size : 1);
-            uint32_t pool;
-            if (!data) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory copying '%s'", t->name);
-            else memcpy(data, c->data, c->size);
-            if (!st) st = ir_add_tensor(sub, t->name, t->dtype, t->rank, d, &map[ti], err);
-            if (!st) st = ir_add_constant(sub, data, c->size, &pool, err);
-            else free(data);
-            if (!st) sub->tensors[map[ti]].constant = pool;
+            st = fold_copy_tensor(m, ti, sub, &map[ti], err);
             continue;
         }
         if (t->producer == IR_NONE) {
@@ -264,24 +276,8 @@ static symc_status fold_extract(const ir_module *m, const uint32_t *ts, uint32_t
             st = symc_error_setf(err, SYMC_ERR_UNSUPPORTED, "node '%s' has too many operands to fold", p->name);
             break;
         }
-        for (uint32_t o = 0; !st && o < p->n_out; o++) { /* its results, dims as constants of sub */
-            const ir_tensor *t = &m->tensors[p->out[o]];
-            sym_expr d[IR_MAX_RANK];
-            for (int32_t k = 0; k < t->rank; k++) {
-                int64_t v = 0;
-                sym_is_const(m->syms, t->dims[k], &v);
-                d[k] = sym_const(sub->syms, v);
-            }
-            st = ir_add_tensor(sub, t->name, t->dtype, t->rank, d, &map[p->out[o]], err);
-            if (!st && t->constant != IR_NONE) { /* a constant: its data copied (the module owns it) */
-                const ir_constant *c = &m->constants[t->constant];
-                uint8_t *data = malloc(c->size ? c->size : 1);
-                uint32_t pool;
-                if (!data) st = symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory copying '%s'", t->name);
-                else memcpy(data, c->data, c->size);
-                if (!st) st = ir_add_constant(sub, data, c->size, &pool, err);
-                if (!st) sub->tensors[map[p->out[o]]].constant = pool;
-            }
+        for (uint32_t o = 0; !st && o < p->n_out; o++) { /* its results (a constant node's with its data) */
+            st = fold_copy_tensor(m, p->out[o], sub, &map[p->out[o]], err);
             out[o] = map[p->out[o]];
         }
         for (uint32_t k = 0; k < p->n_in; k++) in[k] = p->in[k] == IR_NONE ? IR_NONE : map[p->in[k]];
@@ -293,11 +289,8 @@ static symc_status fold_extract(const ir_module *m, const uint32_t *ts, uint32_t
                                      p->attrs[a].name);
                 break;
             }
-            for (uint32_t k = 0; k < p->attrs[a].n; k++) {
-                int64_t v = 0;
-                sym_expr e = (sym_expr)p->attrs[a].dims[k];
-                dims_buf[a][k] = e == SYM_NONE ? SYM_NONE : (sym_is_const(m->syms, e, &v), sym_const(sub->syms, v));
-            }
+            for (uint32_t k = 0; k < p->attrs[a].n; k++)
+                dims_buf[a][k] = fold_dim(m, sub, (sym_expr)p->attrs[a].dims[k]);
             attrs[a].dims = (const symc_dim *)dims_buf[a];
         }
         if (!st)

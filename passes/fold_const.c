@@ -92,23 +92,15 @@ static int view_of_constant(const ir_module *m, uint32_t t) {
  * unread result in t's slot (dce removes it when nothing else of p is read) */
 static symc_status install(ir_module *m, uint32_t t, uint8_t *data, uint64_t bytes, symc_error *err) {
     const uint32_t p = m->tensors[t].producer;
-    uint32_t slot = 0;
-    while (slot < m->nodes[p].n_out && m->nodes[p].out[slot] != t) slot++;
-    char name[512];
-    pass_fresh_name(m, m->tensors[t].name ? m->tensors[t].name : "folded", ".retired", name, sizeof name);
-    sym_expr dims[IR_MAX_RANK];
-    const int32_t rank = m->tensors[t].rank;
-    for (int32_t d = 0; d < rank; d++) dims[d] = m->tensors[t].dims[d];
-    uint32_t nt, pool, node;
-    symc_status st = ir_add_tensor(m, name, m->tensors[t].dtype, rank, dims, &nt, err);
+    uint32_t pool, node;
+    symc_status st = pass_retire(m, p, t, err);
     if (st) {
         free(data);
         return st;
     }
-    m->nodes[p].out[slot] = nt;
-    m->tensors[nt].producer = p;
     if ((st = ir_add_constant(m, data, (size_t)bytes, &pool, err))) return st;
     m->tensors[t].constant = pool;
+    char name[512];
     pass_fresh_name(m, m->tensors[t].name ? m->tensors[t].name : "folded", ".folded", name, sizeof name);
     if ((st = ir_add_node(m, IR_OP_CONSTANT, name, "fold-constants", NULL, 0, &t, 1, NULL, 0, &node, err))) return st;
     return pass_place(m, &node, 1, p, err);

@@ -389,24 +389,20 @@ static symc_status unbind_group(ir_module *m, uint32_t tp, uint32_t x, const uin
     return pass_place(m, made, n_made, at, err);
 }
 
+/* an unbind of one fused projection at transpose i rewritten (pass_rewrite_walk's step) */
+static symc_status unbind_at(ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t i, int *rewrote,
+                             symc_error *err) {
+    uint32_t squeeze[MAX_GROUP], g = 0, at = 0, x = unbind_source(m, uses, is_out, i, squeeze, &g, &at);
+    if (x == IR_NONE) return SYMC_OK;
+    *rewrote = 1;
+    return unbind_group(m, i, x, squeeze, g, at, err);
+}
+
 symc_status pass_unbind_heads(ir_module *m, symc_error *err) {
     if (pass_switched_off("SYMC_UNBIND_HEADS")) return SYMC_OK;
-    symc_status st = SYMC_OK;
-    int any = 0;
-    uint32_t *uses = NULL;
-    uint8_t *is_out = NULL;
-    for (int again = 1; again && !st && !(st = pass_reader_counts(m, &uses, &is_out, "unbind-heads", err));) {
-        again = 0;
-        for (uint32_t i = 0; i < m->n_nodes && !again; i++) {
-            uint32_t squeeze[MAX_GROUP], g = 0, at = 0, x = unbind_source(m, uses, is_out, i, squeeze, &g, &at);
-            if (x == IR_NONE) continue;
-            st = unbind_group(m, i, x, squeeze, g, at, err);
-            any = again = !st; /* indices moved: look again from the start */
-        }
-    }
-    free(uses);
-    free(is_out);
-    if (!st && any) st = pass_remove_dead(m, NULL, err);
+    uint32_t n = 0;
+    symc_status st = pass_rewrite_walk(m, "unbind-heads", unbind_at, &n, err);
+    if (!st && n) st = pass_remove_dead(m, NULL, err);
     return st;
 }
 

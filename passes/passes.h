@@ -64,8 +64,8 @@ symc_status pass_fold_constants(ir_module *m, pass_evaluate_fn evaluate, uint32_
 symc_status pass_patchify(ir_module *m, symc_error *err);
 /* Helpers of the graph rewrites (rewrite.c): the one live node reading t (uses[t] == 1, t not a
  * graph output: is_out), or IR_NONE; a tensor and node name not yet taken (base + suffix [+ .N]);
- * node j moved to position i <= j (producers renumbered); node's result t replaced by a fresh
- * unread tensor (the node is then dead: t gets a new producer). */
+ * node j moved to position i <= j (producers renumbered); node's result t (any output) replaced by
+ * a fresh unread tensor (t then takes a new producer). */
 uint32_t pass_only_reader(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t t);
 void pass_fresh_name(const ir_module *m, const char *base, const char *suffix, char *buf, size_t cap);
 void pass_move_before(ir_module *m, uint32_t j, uint32_t i);
@@ -77,6 +77,12 @@ symc_status pass_place(ir_module *m, const uint32_t *made, uint32_t n, uint32_t 
 symc_status pass_reader_counts(const ir_module *m, uint32_t **uses, uint8_t **is_out, const char *pass,
                                symc_error *err);
 int pass_switched_off(const char *env);
+/* A rewriting pass's walk (rewrite.c): at(node i) rewrites what starts there (*rewrote = 1) or
+ * nothing, given m's live reader counts; after a rewrite the walk starts again on the new module,
+ * until none is left or at fails. *count (may be NULL): the rewrites. */
+typedef symc_status (*pass_rewrite_fn)(ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t i,
+                                       int *rewrote, symc_error *err);
+symc_status pass_rewrite_walk(ir_module *m, const char *pass, pass_rewrite_fn at, uint32_t *count, symc_error *err);
 /* Dead-node removal (dce.c): deletes the nodes no graph output depends on (ir_uses' liveness;
  * no op has a side effect), with their tensors and the constants only they held; keeps graph
  * inputs and the order of the rest, and drops the fusion plan when it removes anything.

@@ -213,23 +213,19 @@ static symc_status patchify_one(ir_module *m, const patch_conv *p, symc_error *e
     return pass_place(m, made, n_made, p->node, err);
 }
 
+/* a patch convolution at node i rewritten (pass_rewrite_walk's step) */
+static symc_status patchify_at(ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t i, int *rewrote,
+                               symc_error *err) {
+    patch_conv p;
+    if (!as_patch_conv(m, uses, is_out, i, &p)) return SYMC_OK;
+    *rewrote = 1;
+    return patchify_one(m, &p, err);
+}
+
 symc_status pass_patchify(ir_module *m, symc_error *err) {
     if (pass_switched_off("SYMC_PATCHIFY")) return SYMC_OK;
-    symc_status st = SYMC_OK;
-    int any = 0;
-    uint32_t *uses = NULL;
-    uint8_t *is_out = NULL;
-    for (int again = 1; again && !st && !(st = pass_reader_counts(m, &uses, &is_out, "patchify", err));) {
-        again = 0;
-        for (uint32_t i = 0; i < m->n_nodes && !again; i++) {
-            patch_conv p;
-            if (!as_patch_conv(m, uses, is_out, i, &p)) continue;
-            st = patchify_one(m, &p, err);
-            any = again = !st; /* indices moved: look again from the start */
-        }
-    }
-    free(uses);
-    free(is_out);
-    if (!st && any) st = pass_remove_dead(m, NULL, err);
+    uint32_t n = 0;
+    symc_status st = pass_rewrite_walk(m, "patchify", patchify_at, &n, err);
+    if (!st && n) st = pass_remove_dead(m, NULL, err);
     return st;
 }

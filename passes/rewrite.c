@@ -1,6 +1,7 @@
-/* Helpers of the passes that rewrite a module's graph (merge_proj.c, patchify.c): reader counts,
- * the one reader of a tensor, fresh names, moving nodes, retiring a node's result, and the passes'
- * environment switch. A rewrite appends its new nodes and moves them into place (pass_place keeps
+/* Helpers of the passes that rewrite a module's graph (merge_proj.c, patchify.c, fold_const.c):
+ * reader counts, the one reader of a tensor, fresh names, moving nodes, retiring a node's result,
+ * the walk that looks for rewrites again after each one, and the passes' environment switch. A
+ * rewrite appends its new nodes and moves them into place (pass_place keeps
  * the producers right and infers the results); the old nodes get fresh unread results
  * (pass_retire) and go at the end with pass_remove_dead. */
 #include <stdio.h>
@@ -35,8 +36,14 @@ void pass_move_before(ir_module *m, uint32_t j, uint32_t i) {
         for (uint32_t o = 0; o < m->nodes[k].n_out; o++) m->tensors[m->nodes[k].out[o]].producer = k;
 }
 
-/* Node `node`'s result t gets a fresh unread tensor in its place: the node is then dead. */
+/* Node `node`'s result t (any of its outputs) gets a fresh unread tensor in its place: t is then
+ * free for a new producer, and the node dead unless another of its results is read. */
 symc_status pass_retire(ir_module *m, uint32_t node, uint32_t t, symc_error *err) {
+    uint32_t slot = 0;
+    while (slot < m->nodes[node].n_out && m->nodes[node].out[slot] != t) slot++;
+    if (slot == m->nodes[node].n_out)
+        return symc_error_setf(err, SYMC_ERR_INTERNAL, "'%s' is no result of node '%s'", m->tensors[t].name,
+                               m->nodes[node].name);
     char name[512];
     pass_fresh_name(m, m->tensors[t].name ? m->tensors[t].name : "part", ".retired", name, sizeof name);
     sym_expr dims[IR_MAX_RANK];
@@ -45,7 +52,7 @@ symc_status pass_retire(ir_module *m, uint32_t node, uint32_t t, symc_error *err
     uint32_t nt;
     symc_status st = ir_add_tensor(m, name, m->tensors[t].dtype, rank, dims, &nt, err);
     if (st) return st;
-    m->nodes[node].out[0] = nt;
+    m->nodes[node].out[slot] = nt;
     m->tensors[nt].producer = node;
     return SYMC_OK;
 }
@@ -78,4 +85,27 @@ symc_status pass_reader_counts(const ir_module *m, uint32_t **uses, uint8_t **is
 int pass_switched_off(const char *env) {
     const char *sw = getenv(env);
     return sw && !strcmp(sw, "0");
+}
+
+/* The walk of a rewriting pass: at(m, uses, is_out, i, &rewrote, err) at each node i in order, with
+ * the live reader counts and graph-output flags of m as it is; a rewrite moves indices, so after
+ * one the walk starts again from the first node of the new module, until a walk rewrites nothing
+ * or `at` fails. `pass` names the pass in an out-of-memory error; *count (may be NULL): the
+ * rewrites. */
+symc_status pass_rewrite_walk(ir_module *m, const char *pass, pass_rewrite_fn at, uint32_t *count, symc_error *err) {
+    uint32_t *uses = NULL, n = 0;
+    uint8_t *is_out = NULL;
+    symc_status st = SYMC_OK;
+    for (int again = 1; again && !st && !(st = pass_reader_counts(m, &uses, &is_out, pass, err));) {
+        again = 0;
+        for (uint32_t i = 0; i < m->n_nodes && !again && !st; i++) {
+            int rewrote = 0;
+            st = at(m, uses, is_out, i, &rewrote, err);
+            if (!st && rewrote) again = 1, n++;
+        }
+    }
+    free(uses);
+    free(is_out);
+    if (count) *count = n;
+    return st;
 }

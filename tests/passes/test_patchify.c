@@ -190,17 +190,7 @@ static void check_numbers(symc_module *mm, symc_module *plain, symc_dtype dt, va
 /* built for sm_90: a cuBLASLt GEMM, no cuDNN convolution */
 static void check_gpu(symc_dtype dt, variant v) {
     symc_module *m = build(dt, v);
-    symc_error err;
-    rt_engine *e = NULL;
-    CHECK_MSG(pass_run_passes(m, NULL, NULL, "fuse", &err) == SYMC_OK, "%s", err.msg);
-    cg_options o = cg_default_options();
-    o.arch = "sm_90";
-    o.tune = 0;
-    uint8_t *bytes = NULL;
-    size_t size = 0;
-    CHECK_MSG(cg_build_engine(m, &o, &bytes, &size, &err) == SYMC_OK, "%s: %s", variant_name[v], err.msg);
-    if (bytes && rt_engine_decode(bytes, size, &e, &err)) e = NULL;
-    free(bytes);
+    rt_engine *e = build_sm90(m, variant_name[v]);
     uint32_t conv = 0, gemm = 0;
     for (uint32_t i = 0; e && i < e->n_steps; i++) {
         conv += e->steps[i].kind == RT_STEP_CONV;
