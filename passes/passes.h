@@ -57,6 +57,11 @@ typedef symc_status (*pass_evaluate_fn)(const ir_module *m, const uint32_t *ts, 
  * most 1 MiB), evaluated by `evaluate`; dce removes what only they read. *folded (may be NULL):
  * how many. No evaluator: nothing. SYMC_FOLD_CONSTANTS=0: off. */
 symc_status pass_fold_constants(ir_module *m, pass_evaluate_fn evaluate, uint32_t *folded, symc_error *err);
+/* Copies that change nothing (identity.c): identity, a pad of zero width, a slice of whole axes, a
+ * transpose by the identity, a cast or expand to the same type and shape, a concat of one operand;
+ * their readers read the input instead (graph outputs keep theirs); dce removes them later.
+ * *dropped (may be NULL): how many. SYMC_DROP_IDENTITIES=0: off. */
+symc_status pass_drop_identities(ir_module *m, uint32_t *dropped, symc_error *err);
 /* A convolution whose kernel tiles its input (kernel = stride, no padding or dilation, one group:
  * ViT's, Swin's and ConvNeXt's patch embedding) rewritten into a reshape and transpose of the
  * input into patches and one matmul by the reshaped weights (patchify.c); the old nodes left
