@@ -424,26 +424,35 @@ static symc_status gather(cg_cuda *c, uint32_t node) {
     snprintf(nidx, sizeof nidx, "%s", cg_kw_dim(&k, ir_tensor_numel(c->m, idx)));
     snprintf(dim, sizeof dim, "%s", cg_kw_dim(&k, x->dims[axis]));
     sym_expr numel = ir_tensor_numel(c->m, y), work = numel;
-    /* a row gather (axis 0: an embedding lookup) of rows of whole 16-byte chunks: a thread copies a
-     * chunk (one index lookup and one uint4 each, where one a element cost the lookup and three
-     * 64-bit divisions, one by the index count), when both pointers are 16-byte aligned */
+    /* a row gather (axis 0: an embedding lookup; another axis: rows after it, e.g. roll-gather's
+     * cyclic shifts) of rows of whole 16-byte chunks: a thread copies a chunk (one index lookup and
+     * one uint4 each, where one a element cost the lookup and three 64-bit divisions, one by the
+     * index count), when both pointers are 16-byte aligned */
     int64_t in_c, es = (int64_t)symc_dtype_size(x->dtype), chunks = 0;
-    if (axis == 0 && es > 0 && sym_is_const(c->m->syms, cg_prod(c, x->dims, 1, x->rank), &in_c) && in_c > 0 &&
+    if (es > 0 && sym_is_const(c->m->syms, cg_prod(c, x->dims, axis + 1, x->rank), &in_c) && in_c > 0 &&
         (in_c * es) % 16 == 0) {
         chunks = in_c * es / 16;
         work = sym_mul(c->m->syms, ir_tensor_numel(c->m, idx), sym_const(c->m->syms, chunks));
+        if (axis > 0) work = sym_mul(c->m->syms, work, cg_prod(c, x->dims, 0, axis));
         cg_kw_body(&k,
                    "    if ((((unsigned long long)%s | (unsigned long long)%s) & 15ull) == 0ull) {\n"
-                   "    SC_LOOP(i, %s) {\n"
-                   "        const long long q = i / %lldLL, ch = i - q * %lldLL;\n"
-                   "        long long v = %s[q];\n        if (v < 0) v += %s;\n"
-                   "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n"
-                   "        reinterpret_cast<uint4 *>(%s)[i] = reinterpret_cast<const uint4 *>(%s)[v * %lldLL + ch];\n"
-                   "    }\n"
-                   "    return;\n"
-                   "    }\n",
-                   xp, yp, cg_kw_dim(&k, work), (long long)chunks, (long long)chunks, ip, dim, dim, node, yp, xp,
-                   (long long)chunks);
+                   "    SC_LOOP(i, %s) {\n",
+                   xp, yp, cg_kw_dim(&k, work));
+        if (axis == 0)
+            cg_kw_body(&k, "        const long long q = i / %lldLL, ch = i - q * %lldLL, o = 0;\n", (long long)chunks,
+                       (long long)chunks);
+        else /* o: the outer row, q: the index, ch: the chunk */
+            cg_kw_body(&k, "        const long long r = i / %lldLL, ch = i - r * %lldLL, q = r %% %s, o = r / %s;\n",
+                       (long long)chunks, (long long)chunks, nidx, nidx);
+        cg_kw_body(
+            &k,
+            "        long long v = %s[q];\n        if (v < 0) v += %s;\n"
+            "        if (v < 0 || v >= %s) { sc_report(1u, %uu); v = 0; } /* reported after the run */\n"
+            "        reinterpret_cast<uint4 *>(%s)[i] = reinterpret_cast<const uint4 *>(%s)[(o * %s + v) * %lldLL + ch];\n"
+            "    }\n"
+            "    return;\n"
+            "    }\n",
+            ip, dim, dim, node, yp, xp, dim, (long long)chunks);
     }
     cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     if (axis == 0) /* no outer dims: the row is i / inner */

@@ -62,6 +62,10 @@ symc_status pass_fold_constants(ir_module *m, pass_evaluate_fn evaluate, uint32_
  * their readers read the input instead (graph outputs keep theirs); dce removes them later.
  * *dropped (may be NULL): how many. SYMC_DROP_IDENTITIES=0: off. */
 symc_status pass_drop_identities(ir_module *m, uint32_t *dropped, symc_error *err);
+/* torch.roll's export, concat(slice(x)[k:n], slice(x)[0:k]) along one axis of constant size n,
+ * as one gather of x by the constant indices (i + k) mod n (roll.c); the slices and the concat left
+ * for dce. *rolled (may be NULL): how many. SYMC_ROLL_GATHER=0: off. */
+symc_status pass_roll_as_gather(ir_module *m, uint32_t *rolled, symc_error *err);
 /* A convolution whose kernel tiles its input (kernel = stride, no padding or dilation, one group:
  * ViT's, Swin's and ConvNeXt's patch embedding) rewritten into a reshape and transpose of the
  * input into patches and one matmul by the reshaped weights (patchify.c); the old nodes left

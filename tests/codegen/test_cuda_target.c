@@ -275,7 +275,8 @@ static symc_tensor constant(symc_module *m, const char *name, symc_dtype dt, int
 /* An embedding lookup (gather along axis 0 of a [V, 64] table by [B, S] indices) copies a
  * 16-byte chunk of a row a thread when the pointers allow (f16 and f32 rows: 8 and 16 chunks), with
  * the element loop after it, whose row index divides by a constant (no outer dims); a gather along
- * axis 1, and rows of 6 f16 (12 bytes), keep one thread an element. */
+ * axis 1 of 1-element rows, and rows of 6 f16 (12 bytes), keep one thread an element; a gather along
+ * axis 1 of a [4, 100, 64] table copies chunks of its 64-element rows. */
 static void test_gather_rows(void) {
     static const struct {
         symc_dtype dt;
@@ -298,8 +299,8 @@ static void test_gather_rows(void) {
         CHECK_MSG(e, "case %d: %s", c, err.msg);
         const char *src = e ? e->cuda_source : "";
         char want[96];
-        snprintf(want, sizeof want, "const long long q = i / %lldLL, ch = i - q * %lldLL;", (long long)cases[c].chunks,
-                 (long long)cases[c].chunks);
+        snprintf(want, sizeof want, "const long long q = i / %lldLL, ch = i - q * %lldLL, o = 0;",
+                 (long long)cases[c].chunks, (long long)cases[c].chunks);
         CHECK_MSG(!!strstr(src, want) == (cases[c].chunks > 0) &&
                       !!strstr(src, "reinterpret_cast<uint4 *>") == (cases[c].chunks > 0),
                   "case %d: the chunk path %s", c, cases[c].chunks ? "missing" : "taken");
@@ -310,6 +311,24 @@ static void test_gather_rows(void) {
         rt_engine_free(e);
         symc_module_destroy(m);
     }
+    /* along axis 1 of a [4, 100, 64] f16 table (roll-gather's form: rows after the axis): chunks of the
+     * rows, the outer row and the index from the chunk's row */
+    symc_error err;
+    symc_module *m = symc_module_create("rows_axis1", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+    symc_tensor ids, table = constant(m, "table", SYMC_F16, 3, (int64_t[]){4, 100, 64});
+    symc_add_input(m, "ids", SYMC_I64, 1, (symc_dim[]){B}, &ids, &err);
+    symc_attr ax = symc_attr_int("axis", 1);
+    symc_mark_output(m, node(m, "gather", "rows", (symc_tensor[]){table, ids}, 2, &ax, 1), &err);
+    rt_engine *e = compile_module(m, "sm_90", &err);
+    CHECK_MSG(e, "axis 1: %s", err.msg);
+    const char *src = e ? e->cuda_source : "";
+    CHECK_CONTAINS(src, "const long long r = i / 8LL, ch = i - r * 8LL, q = r % s");
+    CHECK_CONTAINS(src, "reinterpret_cast<const uint4 *>(t");
+    CHECK_CONTAINS(src, "* 100LL + v) * 8LL + ch]");
+    rt_engine_free(e);
+    symc_module_destroy(m);
 }
 
 /* (a) one node of each op family compiles through NVRTC for sm_90 */
