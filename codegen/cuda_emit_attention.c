@@ -351,11 +351,13 @@ static void emit_rows_head(cg_kw *k, const ir_attention *a, const char *wk, cons
         char name[16], ptr[32];
         snprintf(name, sizeof name, "mk%u", i);
         snprintf(ptr, sizeof ptr, "%s", cg_kw_in(k, o->mask.t));
-        char s0[48], s1[48];
+        char s0[48], s1[48], w[48] = "";
         cg_att_dim(k, o->mask.strides[0], s0, sizeof s0);
         cg_att_dim(k, o->mask.strides[1], s1, sizeof s1);
-        cg_kw_body(k, "        const %s *%s = %s + b0 * %s + b1 * %s;\n", cg_stype(k->c->m->tensors[o->mask.t].dtype),
-                   name, ptr, s0, s1);
+        if (o->windowed) cg_att_dim(k, o->windows, w, sizeof w); /* Swin's mask: window b0 mod W */
+        cg_kw_body(k, "        const %s *%s = %s + %s%s%s * %s + b1 * %s;\n",
+                   cg_stype(k->c->m->tensors[o->mask.t].dtype), name, ptr, o->windowed ? "(b0 % " : "b0", w,
+                   o->windowed ? ")" : "", s0, s1);
     }
 }
 

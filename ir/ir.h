@@ -367,6 +367,10 @@ typedef struct ir_att_op {
     ir_att_view mask;                  /* IR_ATT_ADD_MASK / IR_ATT_WHERE (WHERE_CAUSAL: mask.t is the condition) */
     ir_att_leaf leaf[IR_ATT_MAX_LEAF]; /* IR_ATT_ADD_SEL: the condition is the and of these (none: true) */
     uint32_t n_leaf;
+    /* IR_ATT_ADD_MASK per window (Swin's shifted-window mask, added to the scores viewed as
+     * [B, W, H, Sq, Sk]): the mask's dim 0 is the window, score row b0's is b0 mod `windows` */
+    int windowed;
+    sym_expr windows;
 } ir_att_op;
 
 typedef struct ir_attention {

@@ -16,6 +16,9 @@
  *     the score's or the constant 1); a mask that is not shared by every row
  *     or every key is read through the expand or where(cond, a, b) making it
  *     when the pieces behind are (IR_ATT_ADD_SEL: the leaves of cond),
+ *   - add of a mask per window between two views (Swin's shifted windows: the
+ *     scores [B * W, ..] viewed as [B, W, ..], a mask [1, W, 1, Sq, Sk] added,
+ *     viewed back; the kernel reads window b0 mod W of it: window_add),
  *   - where(cond, a, b) with the chain on one side and a scalar on the other;
  *     cond is a bool mask like the above, or a causal mask recognized from
  *     its structure: greater(cols, rows) / less(rows, cols) where rows and
@@ -574,6 +577,77 @@ static int peel_scale(const att_ctx *c, uint32_t *t, ir_att_op *op, uint32_t *ca
     return 1;
 }
 
+/* Swin's shifted-window mask (torchvision's shifted_window_attention): the scores [B * W, H, Sq,
+ * Sk] viewed as [B, W, H, Sq, Sk], a mask added whose dims (right aligned) are 1 on B and the
+ * view's or 1 on the rest (torchvision's [1, W, 1, Sq, Sk]), and viewed back. Score row b0 lies
+ * in window b0 mod W, so the kernel reads the mask as [W, H, Sq, Sk] at b0 mod W. When x's
+ * private producer is the view back, *w is the pattern: the add, both views, the tensor the first
+ * view reads (score-shaped: the chain goes on from it) and the mask. */
+typedef struct att_window {
+    uint32_t add, view5, view4; /* the add, the view to 5-D, the view back to the score's shape */
+    uint32_t in, mask;          /* the first view's input; the add's other operand */
+    sym_expr windows;           /* W */
+} att_window;
+
+static int window_add(const att_ctx *c, uint32_t x, att_window *w) {
+    ir_module *m = c->m;
+    uint32_t r4 = m->tensors[x].producer;
+    if (r4 == IR_NONE || m->nodes[r4].op != IR_OP_RESHAPE || m->nodes[r4].n_out != 1) return 0;
+    uint32_t y = m->nodes[r4].in[0];
+    const ir_tensor *xt = &m->tensors[x], *yt = &m->tensors[y];
+    if (xt->rank != 4 || yt->rank != 5 || yt->dtype != xt->dtype || !ir_uses_private(c->uses, y) ||
+        sym_prove_eq(m->syms, sym_mul(m->syms, yt->dims[0], yt->dims[1]), xt->dims[0]) != SYM_TRUE)
+        return 0;
+    for (int d = 1; d < 4; d++)
+        if (yt->dims[d + 1] != xt->dims[d]) return 0;
+    uint32_t add = yt->producer;
+    if (add == IR_NONE || m->nodes[add].op != IR_OP_ADD || m->nodes[add].n_in != 2 || m->nodes[add].n_out != 1)
+        return 0;
+    for (int k = 0; k < 2; k++) {
+        uint32_t z = m->nodes[add].in[k], mk = m->nodes[add].in[1 - k], r5 = m->tensors[z].producer;
+        if (z == mk || r5 == IR_NONE || m->nodes[r5].op != IR_OP_RESHAPE || !ir_uses_private(c->uses, z)) continue;
+        uint32_t in = m->nodes[r5].in[0];
+        const ir_tensor *zt = &m->tensors[z], *it = &m->tensors[in], *mt = &m->tensors[mk];
+        if (!ir_same_shape(zt, yt) || zt->dtype != yt->dtype || !ir_same_shape(it, xt) || it->dtype != xt->dtype ||
+            mt->dtype != xt->dtype || mt->rank < 1 || mt->rank > 5)
+            continue;
+        int ok = 1;
+        for (int i = 0; i < mt->rank && ok; i++) {
+            int p = i + 5 - mt->rank; /* its place in [B, W, H, Sq, Sk] */
+            ok = is_one(c, mt->dims[i]) || (p > 0 && mt->dims[i] == yt->dims[p]);
+        }
+        if (!ok) continue;
+        *w = (att_window){.add = add, .view5 = r5, .view4 = r4, .in = in, .mask = mk, .windows = yt->dims[1]};
+        return 1;
+    }
+    return 0;
+}
+
+/* the window pattern's add as a chain op: the mask as [W, H, Sq, Sk] (size-1 dims at stride 0),
+ * read at b0 mod W */
+static void classify_window(const att_ctx *c, const att_window *w, ir_att_op *op) {
+    memset(op, 0, sizeof *op);
+    op->node = w->add;
+    op->scalar = op->scalar2 = IR_NONE;
+    op->kind = IR_ATT_ADD_MASK;
+    op->windowed = 1;
+    op->windows = w->windows;
+    const ir_tensor *mt = &c->m->tensors[w->mask];
+    ir_att_view *v = &op->mask;
+    v->t = w->mask;
+    v->off = 0;
+    for (int d = 0; d < 4; d++) {       /* frame place d + 1 of [B, W, H, Sq, Sk] */
+        int i = d + 1 - (5 - mt->rank); /* the mask's own dim there, if any */
+        if (i < 0 || is_one(c, mt->dims[i])) {
+            v->dims[d] = sym_const(c->m->syms, 1);
+            v->strides[d] = sym_const(c->m->syms, 0);
+        } else {
+            v->dims[d] = mt->dims[i];
+            v->strides[d] = prod(c, mt->dims, i + 1, mt->rank);
+        }
+    }
+}
+
 static int plan(const att_ctx *c, uint32_t mm2, ir_attention *a) {
     memset(a, 0, sizeof *a);
     const ir_node *n2 = &c->m->nodes[mm2];
@@ -601,12 +675,20 @@ static int plan(const att_ctx *c, uint32_t mm2, ir_attention *a) {
     /* the score function chain, back from the softmax input */
     uint32_t x = c->m->nodes[sm].in[0];
     uint32_t chain[IR_ATT_MAX_CHAIN + 1], chain_in[IR_ATT_MAX_CHAIN + 1];
+    att_window win[IR_ATT_MAX_CHAIN + 1];
     uint32_t n_chain = 0;
     for (;;) {
         uint32_t q = c->m->tensors[x].producer;
         if (q == IR_NONE || !ir_uses_private(c->uses, x)) return 0;
         if (c->m->nodes[q].op == IR_OP_MATMUL) break;
         if (n_chain == IR_ATT_MAX_CHAIN) return 0;
+        win[n_chain].add = IR_NONE;
+        if (window_add(c, x, &win[n_chain])) { /* Swin's per-window mask between two views */
+            chain[n_chain] = win[n_chain].add;
+            chain_in[n_chain] = win[n_chain].in;
+            x = win[n_chain++].in;
+            continue;
+        }
         const ir_node *e = &c->m->nodes[q];
         /* the chain continues through the operand a matmul (else an elementwise node) makes privately */
         uint32_t next = IR_NONE;
@@ -640,7 +722,8 @@ static int plan(const att_ctx *c, uint32_t mm2, ir_attention *a) {
     for (uint32_t i = 0; i < n_chain; i++) {
         uint32_t j = n_chain - 1 - i;
         ir_att_op *op = &a->ops[n_pre + i];
-        if (!classify(c, chain[j], chain_in[j], score, op)) return 0;
+        if (win[j].add != IR_NONE) classify_window(c, &win[j], op);
+        else if (!classify(c, chain[j], chain_in[j], score, op)) return 0;
         if (op->kind == IR_ATT_WHERE_CAUSAL) {
             double v;
             a->causal_skip = i == n_chain - 1 && !op->chain_is_true && scalar_value(c, op->scalar, &v) && v <= -1e8;
@@ -662,7 +745,8 @@ static int plan(const att_ctx *c, uint32_t mm2, ir_attention *a) {
         return 0;
     if (!cover(a, mm1) || !cover(a, sm)) return 0;
     for (uint32_t i = 0; i < n_chain; i++)
-        if (!cover(a, chain[i])) return 0;
+        if (!cover(a, chain[i]) || (win[i].add != IR_NONE && (!cover(a, win[i].view5) || !cover(a, win[i].view4))))
+            return 0;
     for (uint32_t i = 0; i < n_pre; i++)
         if (!cover(a, a->ops[i].node) || (casts[i] != IR_NONE && !cover(a, casts[i]))) return 0;
     /* a recognized causal condition needs no memory: its node goes too when private */

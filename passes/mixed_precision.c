@@ -516,7 +516,7 @@ static uint32_t chain_operand(const ir_module *m, const ir_node *n, uint32_t fir
 /* Softmax node sm as attention's: over the last axis, its result the first operand of a matmul
  * (through up to two identities or float casts), its input a matmul's result through at most 8
  * nodes of a score function (mul or div by a constant scalar, add or sub, where, identity,
- * float cast). Returns the logits' matmul (IR_NONE: not attention) and in *scale the product of
+ * float cast, reshape: Swin's scores viewed per window for the shifted-window mask). Returns the logits' matmul (IR_NONE: not attention) and in *scale the product of
  * the constant factors, so a logit is scale * Q·Kᵀ. */
 static uint32_t attention_logits(const ir_module *m, uint32_t sm, double *scale) {
     const ir_node *s = &m->nodes[sm];
@@ -550,7 +550,7 @@ static uint32_t attention_logits(const ir_module *m, uint32_t sm, double *scale)
         if (n->op == IR_OP_MATMUL) return n->n_in == 2 ? q : IR_NONE;
         if (hops == 8) return IR_NONE;
         uint32_t next = IR_NONE;
-        if (passes_value(m, q)) next = n->in[0];
+        if (passes_value(m, q) || n->op == IR_OP_RESHAPE) next = n->in[0]; /* a reshape: Swin's window view */
         else if ((n->op == IR_OP_MUL || n->op == IR_OP_DIV) && n->n_in == 2) {
             uint32_t k = one_element(m, n->in[1]) ? 1 : n->op == IR_OP_MUL && one_element(m, n->in[0]) ? 0 : 2;
             if (k == 2) return IR_NONE;

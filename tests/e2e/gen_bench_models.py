@@ -8,6 +8,8 @@ random weights, so no download is needed.
   m1_mlp     M1: Linear -> GELU -> Linear + residual + LayerNorm (64 -> 256 -> 64)
   m3_cnn     M3: 7x7/2 stem, BatchNorm, ReLU, maxpool 3/2/1, two residual 3x3
              blocks, global average pool, FC, on H, W in [128, 512]
+  swin_window  torchvision's Swin shifted-window attention block at 8x8 tokens (the rest: the
+             comments in main)
 
 usage: gen_bench_models.py OUTDIR
 """
@@ -173,6 +175,71 @@ def main():
              numpy_helper.from_array(np.array([0], np.int64), "ax0")]
     save(out, "attn_unbind", nodes, [vi("x", F, ["Ba", "Sa", dm])], ["y"], inits)
 
+    # torchvision's Swin shifted-window attention (shifted_window_attention) at 8x8 tokens, window 4,
+    # shift 2, 2 heads of 32: torch.roll as slices and concats, the window partition, the qkv unbind
+    # by Gather, q * scale, the relative-position bias gathered from its table (constants: folded),
+    # the scores viewed as [B, windows, heads, 16, 16] for the shifted-window mask [1, 4, 1, 16, 16]
+    # (0 / -100) and viewed back, then the windows merged and rolled back, plus a residual. The
+    # fused attention reads the mask at window b0 mod 4.
+    C, heads, ws, sh, side = 64, 2, 4, 2, 8
+    nw, tok = (side // ws) ** 2, ws * ws
+    mask = np.zeros((side, side), np.float32)
+    cnt = 0
+    for hs in ((0, -ws), (-ws, -sh), (-sh, None)):
+        for wsl in ((0, -ws), (-ws, -sh), (-sh, None)):
+            mask[hs[0]:hs[1], wsl[0]:wsl[1]] = cnt
+            cnt += 1
+    mask = mask.reshape(side // ws, ws, side // ws, ws).transpose(0, 2, 1, 3).reshape(nw, tok)
+    mask = mask[:, None, :] - mask[:, :, None]
+    mask = np.where(mask != 0, -100.0, 0.0).astype(np.float32).reshape(1, nw, 1, tok, tok)
+    coords = np.stack(np.meshgrid(np.arange(ws), np.arange(ws), indexing="ij")).reshape(2, -1)
+    rel = (coords[:, :, None] - coords[:, None, :]).transpose(1, 2, 0) + (ws - 1)
+    rel_index = (rel[:, :, 0] * (2 * ws - 1) + rel[:, :, 1]).reshape(-1).astype(np.int64)
+
+    def i64(name, vals):
+        return numpy_helper.from_array(np.array(vals, np.int64), name)
+
+    def roll(src, dst, axis, k):  # torch.roll(src, -k) along axis of size side, as torch.export writes it
+        return [N("Slice", [src, dst + "_b0", dst + "_e0", dst + "_ax"], [dst + "_hi"]),
+                N("Slice", [src, dst + "_b1", dst + "_e1", dst + "_ax"], [dst + "_lo"]),
+                N("Concat", [dst + "_hi", dst + "_lo"], [dst], axis=axis)]
+
+    def roll_inits(dst, axis, k):
+        return [i64(dst + "_b0", [k]), i64(dst + "_e0", [side]), i64(dst + "_b1", [0]), i64(dst + "_e1", [k]),
+                i64(dst + "_ax", [axis])]
+
+    nodes = roll("x", "r1", 1, sh) + roll("r1", "r2", 2, sh) + [
+        N("Reshape", ["r2", "part6"], ["p6"]), N("Transpose", ["p6"], ["p6t"], perm=[0, 1, 3, 2, 4, 5]),
+        N("Reshape", ["p6t", "win3"], ["xw"]),
+        N("MatMul", ["xw", "wqkv"], ["qkv0"]), N("Add", ["qkv0", "bqkv"], ["qkv"]),
+        N("Reshape", ["qkv", "heads5"], ["qkv5"]), N("Transpose", ["qkv5"], ["qkvt"], perm=[2, 0, 3, 1, 4]),
+        N("Gather", ["qkvt", "g0"], ["q"], axis=0), N("Gather", ["qkvt", "g1"], ["k"], axis=0),
+        N("Gather", ["qkvt", "g2"], ["v"], axis=0),
+        N("Mul", ["q", "scale"], ["qs"]), N("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        N("MatMul", ["qs", "kt"], ["s0"]),
+        N("Gather", ["rel_table", "rel_index"], ["rb0"], axis=0), N("Reshape", ["rb0", "rb_shape"], ["rb1"]),
+        N("Transpose", ["rb1"], ["rb2"], perm=[2, 0, 1]), N("Unsqueeze", ["rb2", "ax0"], ["rb"]),
+        N("Add", ["s0", "rb"], ["s1"]),
+        N("Reshape", ["s1", "score5"], ["s5"]), N("Add", ["s5", "win_mask"], ["s5m"]),
+        N("Reshape", ["s5m", "score4"], ["s2"]),
+        N("Softmax", ["s2"], ["p"], axis=-1), N("MatMul", ["p", "v"], ["c0"]),
+        N("Transpose", ["c0"], ["c1"], perm=[0, 2, 1, 3]), N("Reshape", ["c1", "win3"], ["c2"]),
+        N("MatMul", ["c2", "wo"], ["o0"]), N("Add", ["o0", "bo"], ["o1"]),
+        N("Reshape", ["o1", "part6"], ["m6"]), N("Transpose", ["m6"], ["m6t"], perm=[0, 1, 3, 2, 4, 5]),
+        N("Reshape", ["m6t", "img4"], ["o2"])] + roll("o2", "u1", 1, side - sh) + roll("u1", "u2", 2, side - sh) + [
+        N("Add", ["u2", "x"], ["y"])]
+    inits = [w("wqkv", [C, 3 * C], 0.2), w("bqkv", [3 * C]), w("wo", [C, C], 0.2), w("bo", [C]),
+             w("rel_table", [(2 * ws - 1) ** 2, heads], 1.0), i64("rel_index", rel_index),
+             i64("rb_shape", [tok, tok, heads]), i64("ax0", [0]),
+             i64("part6", [-1, side // ws, ws, side // ws, ws, C]), i64("win3", [-1, tok, C]),
+             i64("heads5", [-1, tok, 3, heads, C // heads]), i64("g0", 0), i64("g1", 1), i64("g2", 2),
+             numpy_helper.from_array(np.array((C // heads) ** -0.5, np.float32), "scale"),
+             i64("score5", [-1, nw, heads, tok, tok]), i64("score4", [-1, heads, tok, tok]),
+             numpy_helper.from_array(mask, "win_mask"), i64("img4", [-1, side, side, C])]
+    inits += roll_inits("r1", 1, sh) + roll_inits("r2", 2, sh) + roll_inits("u1", 1, side - sh) + \
+        roll_inits("u2", 2, side - sh)
+    save(out, "swin_window", nodes, [vi("x", F, ["Ba", side, side, C])], ["y"], inits)
+
     save(out, "attn3d", [
         N("MatMul", ["q", "kt"], ["s0"]), N("Greater", ["m", "thr"], ["drop"]),
         N("Where", ["drop", "big_neg", "s0"], ["s1"]), N("Softmax", ["s1"], ["p"], axis=-1),
@@ -181,7 +248,7 @@ def main():
          vi("m", F, ["Ba", "Sa", "Sa"])], ["y"],
         [numpy_helper.from_array(np.array(0.7, np.float32), "thr"),
          numpy_helper.from_array(np.array(-1e9, np.float32), "big_neg")])
-    print(f"gen_bench_models.py: wrote 10 models to {out}")
+    print(f"gen_bench_models.py: wrote 11 models to {out}")
 
 
 if __name__ == "__main__":

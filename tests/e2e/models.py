@@ -22,6 +22,8 @@ MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary"
           "m2_attn", "m4_causal", "attn3d",
           # timm's attention: the qkv unbind (reshape, permute, split, squeeze) and q * scale
           "attn_unbind",
+          # torchvision's Swin shifted-window attention: the mask per window read at b0 mod W, the rolls
+          "swin_window",
           # issue 15: losses, quantized ops and windows, the expanded Attention's shape arithmetic
           "losses", "quant", "attention_shapes", "optionals", "if_known", "loops",
           # issue 32: If on input sizes, one engine with a region per side (S across 64; nested, S <= T)

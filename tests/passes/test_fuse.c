@@ -465,6 +465,63 @@ static void test_attention_reads(int with_attention) {
     symc_module_destroy(m);
 }
 
+/* Swin's shifted-window mask: scores [4B, 2, 8, 8] viewed as [B, 4, 2, 8, 8], a mask added, viewed
+ * back. A mask [1, 4, 1, 8, 8] (one per window) is read by the attention at window b0 mod 4 over
+ * its own strides, and the two views are its claimed members; a mask [B, 4, 1, 8, 8] (one per
+ * image) is no window mask and the attention is not fused. */
+static void test_attention_window(int per_image) {
+    symc_error err;
+    symc_module *m = symc_module_create(per_image ? "att_window_image" : "att_window", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+    symc_dim one = symc_dim_const(m, 1), four = symc_dim_const(m, 4), two = symc_dim_const(m, 2),
+             eight = symc_dim_const(m, 8), N = symc_dim_mul(m, B, four);
+    symc_dim qd[4] = {N, two, eight, symc_dim_const(m, 16)}, md[5] = {per_image ? B : one, four, one, eight, eight};
+    symc_dim s5[5] = {B, four, two, eight, eight}, s4[4] = {N, two, eight, eight};
+    symc_tensor q, k, v, mk;
+    symc_add_input(m, "q", SYMC_F32, 4, qd, &q, &err);
+    symc_add_input(m, "k", SYMC_F32, 4, qd, &k, &err);
+    symc_add_input(m, "v", SYMC_F32, 4, qd, &v, &err);
+    symc_add_input(m, "mk", SYMC_F32, 5, md, &mk, &err);
+    int64_t perm[4] = {0, 1, 3, 2};
+    symc_attr pa = symc_attr_ints("perm", perm, 4), ax = symc_attr_int("axis", -1);
+    symc_attr r5 = symc_attr_dims("shape", s5, 5), r4 = symc_attr_dims("shape", s4, 4);
+    symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pa, 1);
+    symc_tensor s = node(m, "matmul", "s", (symc_tensor[]){q, kt}, 2, NULL, 0);
+    symc_tensor sw = node(m, "reshape", "sw", &s, 1, &r5, 1);
+    symc_tensor sm = node(m, "add", "sm", (symc_tensor[]){sw, mk}, 2, NULL, 0);
+    symc_tensor sb = node(m, "reshape", "sb", &sm, 1, &r4, 1);
+    symc_tensor p = node(m, "softmax", "p", &sb, 1, &ax, 1);
+    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
+    symc_mark_output(m, o, &err);
+    pass_fuse_rules r = rules;
+    r.attention_max_head = 64;
+    char *text = plan(m, &r);
+    const ir_attention *a = ir_fuse_attention_of(m, node_index(m, "o"));
+    if (per_image) {
+        CHECK_MSG(!a && m->fuse[node_index(m, "p")].role == IR_FUSE_STEP, "%s", text ? text : "");
+    } else {
+        CHECK_MSG(a, "%s", text ? text : "");
+    }
+    if (a && !per_image) {
+        int64_t w, s0, s1, s2, s3;
+        const ir_att_op *op = &a->ops[0];
+        CHECK(a->n_ops == 1 && op->kind == IR_ATT_ADD_MASK && op->windowed && op->node == node_index(m, "sm"));
+        CHECK(sym_is_const(m->syms, op->windows, &w) && w == 4 && op->mask.t == mk);
+        CHECK(sym_is_const(m->syms, op->mask.strides[0], &s0) && s0 == 64 &&
+              sym_is_const(m->syms, op->mask.strides[1], &s1) && s1 == 0 &&
+              sym_is_const(m->syms, op->mask.strides[2], &s2) && s2 == 8 &&
+              sym_is_const(m->syms, op->mask.strides[3], &s3) && s3 == 1);
+        int views = 0;
+        for (uint32_t i = 0; i < a->n_covered; i++)
+            views += a->covered[i] == node_index(m, "sw") || a->covered[i] == node_index(m, "sb");
+        CHECK(views == 2 && m->fuse[node_index(m, "sw")].role == IR_FUSE_CLAIMED);
+        CHECK_MSG(ir_verify(m, &err) == SYMC_OK, "%s", err.msg);
+    }
+    free(text);
+    symc_module_destroy(m);
+}
+
 /* ---- corrupted plans ------------------------------------------------------------------------------ */
 static void set_role(symc_module *m, const char *node, ir_fuse_role r, const char *group) {
     m->fuse[node_index(m, node)] = (ir_fuse){(uint8_t)r, group ? node_index(m, group) : IR_NONE};
@@ -649,6 +706,8 @@ int main(void) {
     test_attention_split(1);
     test_attention_reads(0);
     test_attention_reads(1);
+    test_attention_window(0);
+    test_attention_window(1);
     test_refused();
     test_refused_order();
     test_refused_escape(0);
