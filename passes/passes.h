@@ -66,6 +66,11 @@ symc_status pass_drop_identities(ir_module *m, uint32_t *dropped, symc_error *er
  * as one gather of x by the constant indices (i + k) mod n (roll.c); the slices and the concat left
  * for dce. *rolled (may be NULL): how many. SYMC_ROLL_GATHER=0: off. */
 symc_status pass_roll_as_gather(ir_module *m, uint32_t *rolled, symc_error *err);
+/* Strided slices of one tensor concatenated along its last axis, Swin's patch merge
+ * cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2], ..], -1), as one space-to-depth: a reshape, a transpose
+ * keeping the last axis innermost and a reshape (space_to_depth.c); the slices and the concat left
+ * for dce. *count (may be NULL): how many. SYMC_SPACE_TO_DEPTH=0: off. */
+symc_status pass_space_to_depth(ir_module *m, uint32_t *count, symc_error *err);
 /* A convolution whose kernel tiles its input (kernel = stride, no padding or dilation, one group:
  * ViT's, Swin's and ConvNeXt's patch embedding) rewritten into a reshape and transpose of the
  * input into patches and one matmul by the reshaped weights (patchify.c); the old nodes left

@@ -43,6 +43,10 @@ static symc_status roll_gather(ir_module *m, const pass_options *o, symc_error *
     (void)o;
     return pass_roll_as_gather(m, NULL, err);
 }
+static symc_status space_to_depth(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_space_to_depth(m, NULL, err);
+}
 static symc_status fold_batch_norm(ir_module *m, const pass_options *o, symc_error *err) {
     (void)o;
     return pass_fold_batch_norm(m, err);
@@ -120,6 +124,7 @@ static const pass_info pipeline[] = {
      fold_constants}, /* first: the later passes see the tables a model builds from its sizes as constants */
     {"drop-identities", drop_identities}, /* after fold-constants: pads and slices it made constant-sized */
     {"roll-gather", roll_gather},
+    {"space-to-depth", space_to_depth},
     {"fold-batch-norm", fold_batch_norm},
     {"patchify", patchify}, /* before layout, which cancels its NCHW transpose against a model's NHWC permute */
     {"layout", layout},

@@ -179,8 +179,8 @@ def main():
     # shift 2, 2 heads of 32: torch.roll as slices and concats, the window partition, the qkv unbind
     # by Gather, q * scale, the relative-position bias gathered from its table (constants: folded),
     # the scores viewed as [B, windows, heads, 16, 16] for the shifted-window mask [1, 4, 1, 16, 16]
-    # (0 / -100) and viewed back, then the windows merged and rolled back, plus a residual. The
-    # fused attention reads the mask at window b0 mod 4.
+    # (0 / -100) and viewed back, then the windows merged and rolled back, plus a residual, and the
+    # patch merge. The fused attention reads the mask at window b0 mod 4.
     C, heads, ws, sh, side = 64, 2, 4, 2, 8
     nw, tok = (side // ws) ** 2, ws * ws
     mask = np.zeros((side, side), np.float32)
@@ -227,7 +227,14 @@ def main():
         N("MatMul", ["c2", "wo"], ["o0"]), N("Add", ["o0", "bo"], ["o1"]),
         N("Reshape", ["o1", "part6"], ["m6"]), N("Transpose", ["m6"], ["m6t"], perm=[0, 1, 3, 2, 4, 5]),
         N("Reshape", ["m6t", "img4"], ["o2"])] + roll("o2", "u1", 1, side - sh) + roll("u1", "u2", 2, side - sh) + [
-        N("Add", ["u2", "x"], ["y"])]
+        N("Add", ["u2", "x"], ["blk"])]
+    # the patch merge after it: cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], x[:, 1::2, 1::2]], -1)
+    # (a space-to-depth: one transpose)
+    for hname, h0 in (("he", 0), ("ho", 1)):
+        nodes.append(N("Slice", ["blk", f"st{h0}", "send", "ax1", "two"], [hname]))
+    for part, (hname, w0) in enumerate((("he", 0), ("ho", 0), ("he", 1), ("ho", 1))):
+        nodes.append(N("Slice", [hname, f"st{w0}", "send", "ax2", "two"], [f"pm{part}"]))
+    nodes.append(N("Concat", [f"pm{p}" for p in range(4)], ["y"], axis=-1))
     inits = [w("wqkv", [C, 3 * C], 0.2), w("bqkv", [3 * C]), w("wo", [C, C], 0.2), w("bo", [C]),
              w("rel_table", [(2 * ws - 1) ** 2, heads], 1.0), i64("rel_index", rel_index),
              i64("rb_shape", [tok, tok, heads]), i64("ax0", [0]),
@@ -235,7 +242,9 @@ def main():
              i64("heads5", [-1, tok, 3, heads, C // heads]), i64("g0", 0), i64("g1", 1), i64("g2", 2),
              numpy_helper.from_array(np.array((C // heads) ** -0.5, np.float32), "scale"),
              i64("score5", [-1, nw, heads, tok, tok]), i64("score4", [-1, heads, tok, tok]),
-             numpy_helper.from_array(mask, "win_mask"), i64("img4", [-1, side, side, C])]
+             numpy_helper.from_array(mask, "win_mask"), i64("img4", [-1, side, side, C]),
+             i64("st0", [0]), i64("st1", [1]), i64("send", [2 ** 63 - 1]), i64("ax1", [1]), i64("ax2", [2]),
+             i64("two", [2])]
     inits += roll_inits("r1", 1, sh) + roll_inits("r2", 2, sh) + roll_inits("u1", 1, side - sh) + \
         roll_inits("u2", 2, side - sh)
     save(out, "swin_window", nodes, [vi("x", F, ["Ba", side, side, C])], ["y"], inits)
