@@ -71,6 +71,11 @@ symc_status pass_roll_as_gather(ir_module *m, uint32_t *rolled, symc_error *err)
  * keeping the last axis innermost and a reshape (space_to_depth.c); the slices and the concat left
  * for dce. *count (may be NULL): how many. SYMC_SPACE_TO_DEPTH=0: off. */
 symc_status pass_space_to_depth(ir_module *m, uint32_t *count, symc_error *err);
+/* A private chain of row moves (gathers by constant indices along middle axes, transposes and
+ * reshapes keeping the first and last axes: Swin's rolls and window partitions) as one gather of
+ * the rows by a constant table (move_chain.c); the chain left for dce. *count (may be NULL): how
+ * many. SYMC_COMPOSE_MOVES=0: off. */
+symc_status pass_compose_moves(ir_module *m, uint32_t *count, symc_error *err);
 /* A convolution whose kernel tiles its input (kernel = stride, no padding or dilation, one group:
  * ViT's, Swin's and ConvNeXt's patch embedding) rewritten into a reshape and transpose of the
  * input into patches and one matmul by the reshaped weights (patchify.c); the old nodes left

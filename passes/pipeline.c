@@ -47,6 +47,10 @@ static symc_status space_to_depth(ir_module *m, const pass_options *o, symc_erro
     (void)o;
     return pass_space_to_depth(m, NULL, err);
 }
+static symc_status compose_moves(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_compose_moves(m, NULL, err);
+}
 static symc_status fold_batch_norm(ir_module *m, const pass_options *o, symc_error *err) {
     (void)o;
     return pass_fold_batch_norm(m, err);
@@ -125,6 +129,7 @@ static const pass_info pipeline[] = {
     {"drop-identities", drop_identities}, /* after fold-constants: pads and slices it made constant-sized */
     {"roll-gather", roll_gather},
     {"space-to-depth", space_to_depth},
+    {"compose-moves", compose_moves}, /* after roll-gather: Swin's rolls are gathers by then */
     {"fold-batch-norm", fold_batch_norm},
     {"patchify", patchify}, /* before layout, which cancels its NCHW transpose against a model's NHWC permute */
     {"layout", layout},

@@ -7,7 +7,8 @@
  * Checked: after the pass (dce included) two gathers by constant i64 indices and the one concat
  * left (i's), no slice feeding a gather's input; y on the reference backend bit-identical to the
  * plain module's and equal to x[b, (i + 2) % 7, (j + 2) % 5, c] + x[b, i, j, c] at B = 1, 2, 4;
- * SYMC_ROLL_GATHER=0 leaves the three concats. */
+ * SYMC_ROLL_GATHER=0 leaves the three concats. Run with SYMC_COMPOSE_MOVES=0: the two rolls would
+ * then compose into one gather (passes/move_chain.c, test_move_chain.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,7 @@ static uint32_t count(const ir_module *m, ir_op op) {
 
 int main(void) {
     symc_error err;
+    setenv("SYMC_COMPOSE_MOVES", "0", 1); /* the two rolls would compose into one gather (test_move_chain.c) */
     symc_module *mm = build(), *plain = build();
     CHECK_MSG(pass_run_passes(mm, NULL, NULL, "fuse", &err) == SYMC_OK, "%s", err.msg);
     CHECK_MSG(symc_module_infer_shapes(plain, &err) == SYMC_OK, "%s", err.msg);
