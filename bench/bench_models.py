@@ -41,7 +41,7 @@ Points per model: min, opt and max of every symbol together, and off-opt points 
 sizes (CNNs B=5; with --dynamic-hw 5x3x161x317 and 13x3x289x145; ViT-S B=5; BERT and
 GPT-2 3x77 and 13x300). gpt2_6l (named with --models, not in "all"): GPT-2 with 6 layers
 at B 1..8, S 16..1024, opt 8x1024 (issue 34's long-sequence point), off 4x700 and 8x333.
-swin_t (named with --models, not in "all"): torchvision's Swin-T at 224x224, B 1..32, off B=5.
+swin_t (named with --models, not in "all"): torchvision's Swin-T at 224x224, B 1..32, off B=5 and 13.
 --dynamic-hw makes H and W of the CNNs symbols too (128/224/320).
 Output: markdown tables (per point: symc ms, eager ms, compile ms, best peer / symc,
 static ms and dyn / static, host us; host and build tables, the build table with each
@@ -213,7 +213,7 @@ MODELS = {
     "mobilenet_v3_large": dict(build=_mobilenet_v3_large, cnn=True),
     "vit_s": dict(build=_vit_s, inputs=IMG, ranges={"B": B_RANGE}, off=[{"B": 5}]),
     # torchvision's Swin-T (windows of 7, shifted; not in "all": named with --models)
-    "swin_t": dict(build=_swin_t, extra=True, inputs=IMG, ranges={"B": B_RANGE}, off=[{"B": 5}]),
+    "swin_t": dict(build=_swin_t, extra=True, inputs=IMG, ranges={"B": B_RANGE}, off=[{"B": 5}, {"B": 13}]),
     "bert": dict(build=_bert, **TEXT),
     "gpt2": dict(build=_gpt2, **TEXT),
     # issue 34's long-sequence point: 6 layers at 8x1024 (opt), where attention is most of the time
