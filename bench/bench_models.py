@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Real models (ResNet-50, ConvNeXt-T, EfficientNet-B0, MobileNetV3-Large, ViT-S,
-BERT-base, GPT-2): symc against eager PyTorch and torch.compile in one process, same
+BERT-base, GPT-2; by name also Swin-T, a Llama config, T5's encoder): symc against eager PyTorch and torch.compile in one process, same
 precision on both sides, at min, opt, max and off-opt points of each model's range;
 optionally against symc's own static build for each exact shape (the static oracle),
 with host times per enqueue and build times cold and from the cache.
@@ -38,10 +38,13 @@ their random-init ones shrink the activations to zero in fp16: _bn_calibrated):
      exactly that shape (min = opt = max, the same cache folder) timed by `symc bench`
      with the same settings; dyn / static = symc's dynamic engine over the static one.
 Points per model: min, opt and max of every symbol together, and off-opt points at odd
-sizes (CNNs B=5; with --dynamic-hw 5x3x161x317 and 13x3x289x145; ViT-S B=5; BERT and
-GPT-2 3x77 and 13x300). gpt2_6l (named with --models, not in "all"): GPT-2 with 6 layers
+sizes (CNNs B=5 and 13; with --dynamic-hw 5x3x161x317 and 13x3x289x145; ViT-S B=5 and 13;
+BERT, GPT-2, Llama and T5 3x77 and 13x300). gpt2_6l (named with --models, not in "all"): GPT-2 with 6 layers
 at B 1..8, S 16..1024, opt 8x1024 (issue 34's long-sequence point), off 4x700 and 8x333.
 swin_t (named with --models, not in "all"): torchvision's Swin-T at 224x224, B 1..32, off B=5 and 13.
+llama and t5_encoder (named with --models, not in "all"): a Llama config (8 layers, hidden 1024,
+GQA 8/2 heads of 128, SwiGLU, an all-ones attention mask made inside as GPT-2's) and t5-small's
+encoder, at B 1..32, S 16..512 as BERT.
 --dynamic-hw makes H and W of the CNNs symbols too (128/224/320).
 Output: markdown tables (per point: symc ms, eager ms, compile ms, best peer / symc,
 static ms and dyn / static, host us; host and build tables, the build table with each
@@ -197,13 +200,29 @@ def _gpt2_6l():
     return _hidden(GPT2Model(GPT2Config(n_layer=6, use_cache=False, attn_implementation="eager")), mask=True)
 
 
+def _llama():
+    """a Llama config: 8 layers, hidden 1024, 8 heads of 128 over 2 key/value heads (grouped-query
+    attention, the head dim of Llama 2/3), SwiGLU 2816, rotary positions, causal"""
+    from transformers import LlamaConfig, LlamaModel
+    return _hidden(LlamaModel(LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
+                                          num_attention_heads=8, num_key_value_heads=2, head_dim=128,
+                                          vocab_size=32000, max_position_embeddings=2048, use_cache=False,
+                                          attn_implementation="eager")), mask=True)
+
+
+def _t5_encoder():
+    """t5-small's encoder (6 layers, d_model 512, 8 heads of 64, relative position buckets)"""
+    from transformers import T5Config, T5EncoderModel
+    return _hidden(T5EncoderModel(T5Config(use_cache=False, attn_implementation="eager")))
+
+
 B_RANGE = (1, 8, 32)
 HW_RANGE = (128, 224, 320)
 IMG = [("x", ["B", 3, 224, 224], "float")]
 IDS = [("ids", ["B", "S"], "ids")]
 TEXT = dict(inputs=IDS, ranges={"B": B_RANGE, "S": (16, 128, 512)}, off=[{"B": 3, "S": 77}, {"B": 13, "S": 300}])
 # the CNNs' inputs, ranges and off-opt points without and with --dynamic-hw
-CNN = dict(inputs=IMG, ranges={"B": B_RANGE}, off=[{"B": 5}])
+CNN = dict(inputs=IMG, ranges={"B": B_RANGE}, off=[{"B": 5}, {"B": 13}])
 CNN_HW = dict(inputs=[("x", ["B", 3, "H", "W"], "float")], ranges={"B": B_RANGE, "H": HW_RANGE, "W": HW_RANGE},
               off=[{"B": 5, "H": 161, "W": 317}, {"B": 13, "H": 289, "W": 145}])
 MODELS = {
@@ -211,11 +230,14 @@ MODELS = {
     "convnext_t": dict(build=_convnext_t, cnn=True),
     "efficientnet_b0": dict(build=_efficientnet_b0, cnn=True),
     "mobilenet_v3_large": dict(build=_mobilenet_v3_large, cnn=True),
-    "vit_s": dict(build=_vit_s, inputs=IMG, ranges={"B": B_RANGE}, off=[{"B": 5}]),
+    "vit_s": dict(build=_vit_s, inputs=IMG, ranges={"B": B_RANGE}, off=[{"B": 5}, {"B": 13}]),
     # torchvision's Swin-T (windows of 7, shifted; not in "all": named with --models)
     "swin_t": dict(build=_swin_t, extra=True, inputs=IMG, ranges={"B": B_RANGE}, off=[{"B": 5}, {"B": 13}]),
     "bert": dict(build=_bert, **TEXT),
     "gpt2": dict(build=_gpt2, **TEXT),
+    # a Llama config and t5-small's encoder (not in "all": named with --models)
+    "llama": dict(build=_llama, extra=True, **TEXT),
+    "t5_encoder": dict(build=_t5_encoder, extra=True, **TEXT),
     # issue 34's long-sequence point: 6 layers at 8x1024 (opt), where attention is most of the time
     # (not in "all": named with --models)
     "gpt2_6l": dict(build=_gpt2_6l, extra=True, inputs=IDS, ranges={"B": (1, 8, 8), "S": (16, 1024, 1024)},
