@@ -119,16 +119,6 @@ static int apply(const ir_module *m, uint32_t q, const int64_t *pos, int64_t *ou
     return 1;
 }
 
-/* a new tensor (dtype of in[0] unless dt >= 0) named base + suffix, made by a new node op(in) */
-static symc_status add_step(ir_module *m, ir_op op, const char *base, const char *suffix, const uint32_t *in,
-                            uint32_t n_in, int32_t rank, const sym_expr *dims, const ir_attr *attr, uint32_t *out,
-                            uint32_t *node, symc_error *err) {
-    char name[512];
-    pass_fresh_name(m, base, suffix, name, sizeof name);
-    symc_status st = *out == IR_NONE ? ir_add_tensor(m, name, m->tensors[in[0]].dtype, rank, dims, out, err) : SYMC_OK;
-    return st ? st : ir_add_node(m, op, name, "compose-moves", in, n_in, out, 1, attr, attr ? 1 : 0, node, err);
-}
-
 /* *table: the source position of each of the chain's result positions (the chain run on the
  * positions 0 .. total - 1 from X's side); NULL when an index is out of range */
 static symc_status source_table(const ir_module *m, const uint32_t *chain, int n_chain, int64_t total, int64_t **table,
@@ -183,10 +173,13 @@ static symc_status compose(ir_module *m, uint32_t i, uint32_t x, int64_t *a, int
     ir_attr ax = {.name = "axis", .kind = IR_ATTR_INT, .i = 1};
     ir_attr ay = {.name = "shape", .kind = IR_ATTR_DIMS, .n = (uint32_t)ry, .dims = dy};
     uint32_t gin[2] = {IR_NONE, tab};
-    if ((st = add_step(m, IR_OP_RESHAPE, base, ".move_rows", &x, 1, 3, d3, &a3, &flat, &made[1], err))) return st;
+    if ((st = pass_add_step(m, "compose-moves", IR_OP_RESHAPE, base, ".move_rows", &x, 1, 3, d3, &a3, &flat, &made[1],
+                            err)))
+        return st;
     gin[0] = flat;
-    if ((st = add_step(m, IR_OP_GATHER, base, ".moved", gin, 2, 3, d3, &ax, &g, &made[2], err)) ||
-        (st = add_step(m, IR_OP_RESHAPE, base, ".moved_view", &g, 1, ry, dy, &ay, &out, &made[3], err)))
+    if ((st = pass_add_step(m, "compose-moves", IR_OP_GATHER, base, ".moved", gin, 2, 3, d3, &ax, &g, &made[2], err)) ||
+        (st = pass_add_step(m, "compose-moves", IR_OP_RESHAPE, base, ".moved_view", &g, 1, ry, dy, &ay, &out, &made[3],
+                            err)))
         return st;
     return pass_place(m, made, 4, i, err);
 }

@@ -89,6 +89,11 @@ uint32_t pass_only_reader(const ir_module *m, const uint32_t *uses, const uint8_
 void pass_fresh_name(const ir_module *m, const char *base, const char *suffix, char *buf, size_t cap);
 void pass_move_before(ir_module *m, uint32_t j, uint32_t i);
 symc_status pass_retire(ir_module *m, uint32_t node, uint32_t t, symc_error *err);
+/* A new node op(in) named base + suffix (fresh), made by pass `source`: its result *out, or a new
+ * tensor of in[0]'s dtype and `dims` when *out is IR_NONE; attr (may be NULL) its one attribute. */
+symc_status pass_add_step(ir_module *m, const char *source, ir_op op, const char *base, const char *suffix,
+                          const uint32_t *in, uint32_t n_in, int32_t rank, const sym_expr *dims, const ir_attr *attr,
+                          uint32_t *out, uint32_t *node, symc_error *err);
 /* More rewrite helpers (rewrite.c): appended nodes made[0..n) moved to at.. and all but constants
  * inferred; live reader counts and graph-output flags recomputed (old arrays freed; `pass` names
  * the pass in the error); whether env is "0" (a pass's off switch). */

@@ -142,16 +142,6 @@ static symc_status patch_weight(ir_module *m, const patch_conv *p, int hwc, cons
     return ir_add_node(m, IR_OP_CONSTANT, name, "patchify", NULL, 0, t, 1, NULL, 0, node, err);
 }
 
-/* a new tensor (dtype of x, the dims given) named base + suffix, made by a new node op(in) */
-static symc_status add_step(ir_module *m, ir_op op, const char *base, const char *suffix, const uint32_t *in,
-                            uint32_t n_in, int32_t rank, const sym_expr *dims, const ir_attr *attr, uint32_t *out,
-                            uint32_t *node, symc_error *err) {
-    char name[512];
-    pass_fresh_name(m, base, suffix, name, sizeof name);
-    symc_status st = *out == IR_NONE ? ir_add_tensor(m, name, m->tensors[in[0]].dtype, rank, dims, out, err) : SYMC_OK;
-    return st ? st : ir_add_node(m, op, name, "patchify", in, n_in, out, 1, attr, attr ? 1 : 0, node, err);
-}
-
 static symc_status patchify_one(ir_module *m, const patch_conv *p, symc_error *err) {
     sym_table *T = m->syms;
     /* read before anything is added (adding moves the module's arrays) */
@@ -183,31 +173,39 @@ static symc_status patchify_one(ir_module *m, const patch_conv *p, symc_error *e
     ir_attr a6 = {.name = "shape", .kind = IR_ATTR_DIMS, .n = 6, .dims = d6};
     ir_attr ap = {.name = "perm", .kind = IR_ATTR_INTS, .n = 6, .ints = to_patches};
     ir_attr am = {.name = "shape", .kind = IR_ATTR_DIMS, .n = 2, .dims = dm};
-    if ((st = add_step(m, IR_OP_RESHAPE, base, ".tiles", &src, 1, 6, d6, &a6, &t6, &made[n_made++], err)) ||
-        (st = add_step(m, IR_OP_TRANSPOSE, base, ".patches", &t6, 1, 6, dp, &ap, &tp, &made[n_made++], err)) ||
-        (st = add_step(m, IR_OP_RESHAPE, base, ".patch_rows", &tp, 1, 2, dm, &am, &tm, &made[n_made++], err)))
+    if ((st = pass_add_step(m, "patchify", IR_OP_RESHAPE, base, ".tiles", &src, 1, 6, d6, &a6, &t6, &made[n_made++],
+                            err)) ||
+        (st = pass_add_step(m, "patchify", IR_OP_TRANSPOSE, base, ".patches", &t6, 1, 6, dp, &ap, &tp, &made[n_made++],
+                            err)) ||
+        (st = pass_add_step(m, "patchify", IR_OP_RESHAPE, base, ".patch_rows", &tp, 1, 2, dm, &am, &tm, &made[n_made++],
+                            err)))
         return st;
     uint32_t mm_in[2] = {tm, wt};
-    if ((st = add_step(m, IR_OP_MATMUL, base, ".patch_gemm", mm_in, 2, 2, dg, NULL, &g, &made[n_made++], err)))
+    if ((st = pass_add_step(m, "patchify", IR_OP_MATMUL, base, ".patch_gemm", mm_in, 2, 2, dg, NULL, &g,
+                            &made[n_made++], err)))
         return st;
     if (p->b != IR_NONE) {
         uint32_t add_in[2] = {g, p->b};
-        if ((st = add_step(m, IR_OP_ADD, base, ".patch_bias", add_in, 2, 2, dg, NULL, &gb, &made[n_made++], err)))
+        if ((st = pass_add_step(m, "patchify", IR_OP_ADD, base, ".patch_bias", add_in, 2, 2, dg, NULL, &gb,
+                                &made[n_made++], err)))
             return st;
         g = gb;
     }
     if (p->vit != IR_NONE) { /* [B, Ho * Wo, O]: the transpose's result, a view of the GEMM's */
         sym_expr dv[3] = {B, tokens, O};
         ir_attr av = {.name = "shape", .kind = IR_ATTR_DIMS, .n = 3, .dims = dv};
-        if ((st = add_step(m, IR_OP_RESHAPE, base, ".tokens", &g, 1, 3, dv, &av, &out, &made[n_made++], err)))
+        if ((st = pass_add_step(m, "patchify", IR_OP_RESHAPE, base, ".tokens", &g, 1, 3, dv, &av, &out, &made[n_made++],
+                                err)))
             return st;
     } else { /* NHWC, then the conv's own NCHW result */
         sym_expr dn[4] = {B, Ho, Wo, O};
         uint32_t nhwc = IR_NONE;
         ir_attr an = {.name = "shape", .kind = IR_ATTR_DIMS, .n = 4, .dims = dn};
         ir_attr ac = {.name = "perm", .kind = IR_ATTR_INTS, .n = 4, .ints = to_nchw};
-        if ((st = add_step(m, IR_OP_RESHAPE, base, ".nhwc", &g, 1, 4, dn, &an, &nhwc, &made[n_made++], err)) ||
-            (st = add_step(m, IR_OP_TRANSPOSE, base, ".nchw", &nhwc, 1, 4, NULL, &ac, &out, &made[n_made++], err)))
+        if ((st = pass_add_step(m, "patchify", IR_OP_RESHAPE, base, ".nhwc", &g, 1, 4, dn, &an, &nhwc, &made[n_made++],
+                                err)) ||
+            (st = pass_add_step(m, "patchify", IR_OP_TRANSPOSE, base, ".nchw", &nhwc, 1, 4, NULL, &ac, &out,
+                                &made[n_made++], err)))
             return st;
     }
     return pass_place(m, made, n_made, p->node, err);

@@ -1,5 +1,6 @@
-/* Helpers of the passes that rewrite a module's graph (merge_proj.c, patchify.c, fold_const.c):
- * reader counts, the one reader of a tensor, fresh names, moving nodes, retiring a node's result,
+/* Helpers of the passes that rewrite a module's graph (merge_proj.c, patchify.c, fold_const.c,
+ * roll.c, space_to_depth.c, move_chain.c): reader counts, the one reader of a tensor, fresh names,
+ * a new node and its result, moving nodes, retiring a node's result,
  * the walk that looks for rewrites again after each one, and the passes' environment switch. A
  * rewrite appends its new nodes and moves them into place (pass_place keeps
  * the producers right and infers the results); the old nodes get fresh unread results
@@ -25,6 +26,18 @@ void pass_fresh_name(const ir_module *m, const char *base, const char *suffix, c
     snprintf(buf, cap, "%s%s", base, suffix);
     for (unsigned k = 2; (ir_find_tensor(m, buf, &found) || ir_find_node(m, buf, &found)) && k < 1000000; k++)
         snprintf(buf, cap, "%s%s.%u", base, suffix, k);
+}
+
+/* A new node op(in[0..n_in)) named base + suffix (a fresh name), `source` the pass making it; its
+ * result is *out, or when *out is IR_NONE a new tensor of that name, in[0]'s dtype and the given
+ * dims; attr (may be NULL) its one attribute. *node: its index. */
+symc_status pass_add_step(ir_module *m, const char *source, ir_op op, const char *base, const char *suffix,
+                          const uint32_t *in, uint32_t n_in, int32_t rank, const sym_expr *dims, const ir_attr *attr,
+                          uint32_t *out, uint32_t *node, symc_error *err) {
+    char name[512];
+    pass_fresh_name(m, base, suffix, name, sizeof name);
+    symc_status st = *out == IR_NONE ? ir_add_tensor(m, name, m->tensors[in[0]].dtype, rank, dims, out, err) : SYMC_OK;
+    return st ? st : ir_add_node(m, op, name, source, in, n_in, out, 1, attr, attr ? 1 : 0, node, err);
 }
 
 /* Moves node j to position i <= j, shifting nodes i..j-1 up by one and renumbering producers. */

@@ -106,15 +106,6 @@ static int digit_order(const s2d_part *parts, uint32_t n_parts, const int *axes,
     }
 }
 
-/* a new tensor (x's dtype, the dims given) named base + suffix, made by a new node op(in) */
-static symc_status add_step(ir_module *m, ir_op op, const char *base, const char *suffix, uint32_t in, int32_t rank,
-                            const sym_expr *dims, const ir_attr *attr, uint32_t *out, uint32_t *node, symc_error *err) {
-    char name[512];
-    pass_fresh_name(m, base, suffix, name, sizeof name);
-    symc_status st = *out == IR_NONE ? ir_add_tensor(m, name, m->tensors[in].dtype, rank, dims, out, err) : SYMC_OK;
-    return st ? st : ir_add_node(m, op, name, "space-to-depth", &in, 1, out, 1, attr, 1, node, err);
-}
-
 /* concat node i as a space-to-depth of some X (pass_rewrite_walk's step) */
 static symc_status s2d_at(ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t i, int *rewrote,
                           symc_error *err) {
@@ -176,9 +167,12 @@ static symc_status s2d_at(ir_module *m, const uint32_t *uses, const uint8_t *is_
     ir_attr ap = {.name = "perm", .kind = IR_ATTR_INTS, .n = (uint32_t)k, .ints = perm};
     ir_attr a2 = {.name = "shape", .kind = IR_ATTR_DIMS, .n = (uint32_t)rank, .dims = dy};
     uint32_t t1 = IR_NONE, t2 = IR_NONE, out = y, made[3];
-    if ((st = add_step(m, IR_OP_RESHAPE, base, ".s2d_split", x, k, d6, &a1, &t1, &made[0], err)) ||
-        (st = add_step(m, IR_OP_TRANSPOSE, base, ".s2d", t1, k, dt, &ap, &t2, &made[1], err)) ||
-        (st = add_step(m, IR_OP_RESHAPE, base, ".s2d_merge", t2, rank, dy, &a2, &out, &made[2], err)))
+    if ((st = pass_add_step(m, "space-to-depth", IR_OP_RESHAPE, base, ".s2d_split", &x, 1, k, d6, &a1, &t1, &made[0],
+                            err)) ||
+        (st = pass_add_step(m, "space-to-depth", IR_OP_TRANSPOSE, base, ".s2d", &t1, 1, k, dt, &ap, &t2, &made[1],
+                            err)) ||
+        (st = pass_add_step(m, "space-to-depth", IR_OP_RESHAPE, base, ".s2d_merge", &t2, 1, rank, dy, &a2, &out,
+                            &made[2], err)))
         return st;
     return pass_place(m, made, 3, i, err);
 }

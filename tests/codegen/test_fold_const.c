@@ -21,6 +21,7 @@
 #include "symc/symc.h"
 #include "symc/symrt.h"
 #include "tests/check.h"
+#include "tests/test_node.h"
 
 typedef struct dumped {
     char *text;
@@ -31,14 +32,6 @@ static void on_dump(void *ctx, const char *pass, const char *text) {
     dumped *d = ctx;
     free(d->text);
     d->text = strdup(text);
-}
-
-static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n,
-                        const symc_attr *attrs, uint32_t n_attrs) {
-    symc_error err;
-    symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
-    return out;
 }
 
 static symc_tensor scalar(symc_module *m, const char *name, float v) {
@@ -65,36 +58,36 @@ static symc_module *build(void) {
     /* the mask */
     symc_attr ra[4] = {symc_attr_dims("start", &c0, 1), symc_attr_dims("limit", &c6, 1),
                        symc_attr_dims("delta", &c1, 1), symc_attr_dtype("to", SYMC_I64)};
-    symc_tensor r = node(m, "range", "rows", NULL, 0, ra, 4);
+    symc_tensor r = test_node(m, "range", "rows", NULL, 0, ra, 4);
     int64_t ax0 = 0, st1 = 1;
     symc_attr sa[4] = {symc_attr_dims("starts", &c1, 1), symc_attr_dims("ends", &c3, 1),
                        symc_attr_ints("axes", &ax0, 1), symc_attr_ints("steps", &st1, 1)};
-    symc_tensor rs = node(m, "slice", "rows12", &r, 1, sa, 4);
+    symc_tensor rs = test_node(m, "slice", "rows12", &r, 1, sa, 4);
     symc_attr sh21 = symc_attr_dims("shape", (symc_dim[]){c2, c1}, 2);
-    symc_tensor idx = node(m, "reshape", "idx", &rs, 1, &sh21, 1);
+    symc_tensor idx = test_node(m, "reshape", "idx", &rs, 1, &sh21, 1);
     symc_attr e66 = symc_attr_dims("shape", (symc_dim[]){c6, c6}, 2),
               e26 = symc_attr_dims("shape", (symc_dim[]){c2, c6}, 2);
-    symc_tensor zeros = node(m, "expand", "zeros", &zero, 1, &e66, 1);
-    symc_tensor upd = node(m, "expand", "fives", &five, 1, &e26, 1);
+    symc_tensor zeros = test_node(m, "expand", "zeros", &zero, 1, &e66, 1);
+    symc_tensor upd = test_node(m, "expand", "fives", &five, 1, &e26, 1);
     symc_attr red = symc_attr_str("reduction", "none");
-    symc_tensor sc = node(m, "scatter_nd", "set_rows", (symc_tensor[]){zeros, idx, upd}, 3, &red, 1);
+    symc_tensor sc = test_node(m, "scatter_nd", "set_rows", (symc_tensor[]){zeros, idx, upd}, 3, &red, 1);
     int64_t p10[2] = {1, 0};
     symc_attr pa = symc_attr_ints("perm", p10, 2);
-    symc_tensor tr = node(m, "transpose", "set_cols", &sc, 1, &pa, 1);
-    symc_tensor d = node(m, "sub", "diff", (symc_tensor[]){sc, tr}, 2, NULL, 0);
-    symc_tensor eq = node(m, "equal", "same", (symc_tensor[]){d, zero}, 2, NULL, 0);
-    symc_tensor mask = node(m, "where", "mask", (symc_tensor[]){eq, zero, neg}, 3, NULL, 0);
-    symc_mark_output(m, node(m, "add", "y", (symc_tensor[]){x, mask}, 2, NULL, 0), &err);
+    symc_tensor tr = test_node(m, "transpose", "set_cols", &sc, 1, &pa, 1);
+    symc_tensor d = test_node(m, "sub", "diff", (symc_tensor[]){sc, tr}, 2, NULL, 0);
+    symc_tensor eq = test_node(m, "equal", "same", (symc_tensor[]){d, zero}, 2, NULL, 0);
+    symc_tensor mask = test_node(m, "where", "mask", (symc_tensor[]){eq, zero, neg}, 3, NULL, 0);
+    symc_mark_output(m, test_node(m, "add", "y", (symc_tensor[]){x, mask}, 2, NULL, 0), &err);
     /* big: stays computed; row: folded through it */
     symc_attr e600 = symc_attr_dims("shape", (symc_dim[]){c600, c600}, 2);
-    symc_tensor big = node(m, "expand", "big", &one, 1, &e600, 1);
-    symc_mark_output(m, node(m, "add", "y2", (symc_tensor[]){z, big}, 2, NULL, 0), &err);
+    symc_tensor big = test_node(m, "expand", "big", &one, 1, &e600, 1);
+    symc_mark_output(m, test_node(m, "add", "y2", (symc_tensor[]){z, big}, 2, NULL, 0), &err);
     symc_attr ba[4] = {symc_attr_dims("starts", &c0, 1), symc_attr_dims("ends", &c1, 1),
                        symc_attr_ints("axes", &ax0, 1), symc_attr_ints("steps", &st1, 1)};
-    symc_tensor row = node(m, "slice", "row", &big, 1, ba, 4);
+    symc_tensor row = test_node(m, "slice", "row", &big, 1, ba, 4);
     symc_attr sh600 = symc_attr_dims("shape", &c600, 1);
-    symc_tensor row1 = node(m, "reshape", "row1", &row, 1, &sh600, 1);
-    symc_mark_output(m, node(m, "mul", "y3", (symc_tensor[]){w, row1}, 2, NULL, 0), &err);
+    symc_tensor row1 = test_node(m, "reshape", "row1", &row, 1, &sh600, 1);
+    symc_mark_output(m, test_node(m, "mul", "y3", (symc_tensor[]){w, row1}, 2, NULL, 0), &err);
     return m;
 }
 

@@ -16,6 +16,7 @@
 #include "passes/pipeline.h"
 #include "tests/check.h"
 #include "tests/qkv_split.h"
+#include "tests/test_node.h"
 
 /* ---- a made-up target -------------------------------------------------------------------- */
 static int t_library(ir_module *m, uint32_t node) {
@@ -51,14 +52,6 @@ static const pass_fuse_rules rules = {
 };
 
 /* ---- building ------------------------------------------------------------------------------ */
-static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n_in,
-                        const symc_attr *attrs, uint32_t n_attrs) {
-    symc_error err;
-    symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n_in, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
-    return out;
-}
-
 static symc_dim module_B; /* the last module's B */
 
 static symc_module *module(const char *name, symc_tensor *x, symc_tensor *y, symc_tensor *vec) {
@@ -100,11 +93,11 @@ static void check_no_rules(symc_module *m) {
 static void test_chain(void) {
     symc_tensor x, y, v;
     symc_module *m = module("chain", &x, &y, &v);
-    symc_tensor a = node(m, "add", "a", (symc_tensor[]){x, y}, 2, NULL, 0);
-    symc_tensor b = node(m, "mul", "b", (symc_tensor[]){a, x}, 2, NULL, 0);
-    symc_tensor r = node(m, "relu", "r", &b, 1, NULL, 0);
-    symc_tensor z = node(m, "exp", "z", &r, 1, NULL, 0);
-    node(m, "neg", "unused", &x, 1, NULL, 0);
+    symc_tensor a = test_node(m, "add", "a", (symc_tensor[]){x, y}, 2, NULL, 0);
+    symc_tensor b = test_node(m, "mul", "b", (symc_tensor[]){a, x}, 2, NULL, 0);
+    symc_tensor r = test_node(m, "relu", "r", &b, 1, NULL, 0);
+    symc_tensor z = test_node(m, "exp", "z", &r, 1, NULL, 0);
+    test_node(m, "neg", "unused", &x, 1, NULL, 0);
     symc_error err;
     symc_mark_output(m, z, &err);
     char *text = plan(m, &rules);
@@ -124,12 +117,12 @@ static void test_library(int shared) {
     symc_module *m = module("lib", &x, &y, &v);
     int64_t perm[2] = {1, 0};
     symc_attr pa = symc_attr_ints("perm", perm, 2);
-    symc_tensor xt = node(m, "transpose", "xt", &x, 1, &pa, 1);                   /* [16, B] */
-    symc_tensor y0 = node(m, "transpose", "y0", &y, 1, &pa, 1);                   /* [16, B] */
-    symc_tensor w = node(m, "transpose", "w", &y0, 1, &pa, 1);                    /* [B, 16] */
-    symc_tensor mm = node(m, "matmul", "mm", (symc_tensor[]){xt, w}, 2, NULL, 0); /* [16, 16] */
-    symc_tensor a = node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
-    symc_tensor r = node(m, "relu", "r", &a, 1, NULL, 0);
+    symc_tensor xt = test_node(m, "transpose", "xt", &x, 1, &pa, 1);                   /* [16, B] */
+    symc_tensor y0 = test_node(m, "transpose", "y0", &y, 1, &pa, 1);                   /* [16, B] */
+    symc_tensor w = test_node(m, "transpose", "w", &y0, 1, &pa, 1);                    /* [B, 16] */
+    symc_tensor mm = test_node(m, "matmul", "mm", (symc_tensor[]){xt, w}, 2, NULL, 0); /* [16, 16] */
+    symc_tensor a = test_node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
+    symc_tensor r = test_node(m, "relu", "r", &a, 1, NULL, 0);
     symc_error err;
     symc_mark_output(m, r, &err);
     if (shared) symc_mark_output(m, mm, &err);
@@ -156,10 +149,10 @@ static void test_residual(void) {
     symc_module *m = module("res", &x, &y, &v);
     int64_t perm[2] = {1, 0};
     symc_attr pa = symc_attr_ints("perm", perm, 2);
-    symc_tensor w = node(m, "transpose", "w", &y, 1, &pa, 1);
-    symc_tensor sq = node(m, "matmul", "sq", (symc_tensor[]){x, w}, 2, NULL, 0); /* [B, B] */
-    symc_tensor r0 = node(m, "matmul", "r0", (symc_tensor[]){x, w}, 2, NULL, 0);
-    symc_tensor s = node(m, "add", "s", (symc_tensor[]){r0, sq}, 2, NULL, 0);
+    symc_tensor w = test_node(m, "transpose", "w", &y, 1, &pa, 1);
+    symc_tensor sq = test_node(m, "matmul", "sq", (symc_tensor[]){x, w}, 2, NULL, 0); /* [B, B] */
+    symc_tensor r0 = test_node(m, "matmul", "r0", (symc_tensor[]){x, w}, 2, NULL, 0);
+    symc_tensor s = test_node(m, "add", "s", (symc_tensor[]){r0, sq}, 2, NULL, 0);
     symc_error err;
     symc_mark_output(m, s, &err);
     char *text = plan(m, &rules);
@@ -180,12 +173,12 @@ static void test_residual_view(int shared) {
     symc_attr pa = symc_attr_ints("perm", perm, 2);
     symc_dim B = module_B, shape[3] = {symc_dim_const(m, 1), B, B};
     symc_attr rs = symc_attr_dims("shape", shape, 3);
-    symc_tensor w = node(m, "transpose", "w", &y, 1, &pa, 1);
-    symc_tensor sq = node(m, "matmul", "sq", (symc_tensor[]){x, w}, 2, NULL, 0); /* [B, B] */
-    symc_tensor sqr = node(m, "reshape", "sqr", &sq, 1, &rs, 1);                 /* [1, B, B]: the residual */
-    symc_tensor r0 = node(m, "matmul", "r0", (symc_tensor[]){x, w}, 2, NULL, 0);
-    symc_tensor vw = node(m, "reshape", "vw", &r0, 1, &rs, 1);
-    symc_tensor s = node(m, "add", "s", (symc_tensor[]){vw, sqr}, 2, NULL, 0);
+    symc_tensor w = test_node(m, "transpose", "w", &y, 1, &pa, 1);
+    symc_tensor sq = test_node(m, "matmul", "sq", (symc_tensor[]){x, w}, 2, NULL, 0); /* [B, B] */
+    symc_tensor sqr = test_node(m, "reshape", "sqr", &sq, 1, &rs, 1);                 /* [1, B, B]: the residual */
+    symc_tensor r0 = test_node(m, "matmul", "r0", (symc_tensor[]){x, w}, 2, NULL, 0);
+    symc_tensor vw = test_node(m, "reshape", "vw", &r0, 1, &rs, 1);
+    symc_tensor s = test_node(m, "add", "s", (symc_tensor[]){vw, sqr}, 2, NULL, 0);
     symc_error err;
     symc_mark_output(m, s, &err);
     if (shared) symc_mark_output(m, vw, &err);
@@ -216,11 +209,11 @@ static void test_view_activation(int bias) {
     symc_attr pa = symc_attr_ints("perm", perm, 2);
     symc_dim shape[3] = {symc_dim_const(m, 1), symc_dim_const(m, 16), symc_dim_const(m, 16)};
     symc_attr rs = symc_attr_dims("shape", shape, 3);
-    symc_tensor xt = node(m, "transpose", "xt", &x, 1, &pa, 1);
-    symc_tensor mm = node(m, "matmul", "mm", (symc_tensor[]){xt, y}, 2, NULL, 0);
-    if (bias) mm = node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
-    symc_tensor vw = node(m, "reshape", "vw", &mm, 1, &rs, 1);
-    symc_tensor r = node(m, "relu", "r", &vw, 1, NULL, 0);
+    symc_tensor xt = test_node(m, "transpose", "xt", &x, 1, &pa, 1);
+    symc_tensor mm = test_node(m, "matmul", "mm", (symc_tensor[]){xt, y}, 2, NULL, 0);
+    if (bias) mm = test_node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
+    symc_tensor vw = test_node(m, "reshape", "vw", &mm, 1, &rs, 1);
+    symc_tensor r = test_node(m, "relu", "r", &vw, 1, NULL, 0);
     symc_error err;
     symc_mark_output(m, r, &err);
     char *text = plan(m, &rules);
@@ -239,18 +232,18 @@ static void test_bias_residual_activation(int relu_first) {
     symc_module *m = module("bra", &x, &y, &v);
     int64_t perm[2] = {1, 0};
     symc_attr pa = symc_attr_ints("perm", perm, 2);
-    symc_tensor yt = node(m, "transpose", "yt", &y, 1, &pa, 1);
-    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){yt, x}, 2, NULL, 0); /* [16, 16]: the residual */
-    symc_tensor xt = node(m, "transpose", "xt", &x, 1, &pa, 1);
-    symc_tensor mm = node(m, "matmul", "mm", (symc_tensor[]){xt, y}, 2, NULL, 0); /* [16, 16] */
-    symc_tensor a = node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
+    symc_tensor yt = test_node(m, "transpose", "yt", &y, 1, &pa, 1);
+    symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){yt, x}, 2, NULL, 0); /* [16, 16]: the residual */
+    symc_tensor xt = test_node(m, "transpose", "xt", &x, 1, &pa, 1);
+    symc_tensor mm = test_node(m, "matmul", "mm", (symc_tensor[]){xt, y}, 2, NULL, 0); /* [16, 16] */
+    symc_tensor a = test_node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
     symc_tensor out;
     if (!relu_first) {
-        symc_tensor s = node(m, "add", "s", (symc_tensor[]){a, o}, 2, NULL, 0);
-        out = node(m, "relu", "r", &s, 1, NULL, 0);
+        symc_tensor s = test_node(m, "add", "s", (symc_tensor[]){a, o}, 2, NULL, 0);
+        out = test_node(m, "relu", "r", &s, 1, NULL, 0);
     } else {
-        symc_tensor r = node(m, "relu", "r", &a, 1, NULL, 0);
-        out = node(m, "add", "s", (symc_tensor[]){o, r}, 2, NULL, 0);
+        symc_tensor r = test_node(m, "relu", "r", &a, 1, NULL, 0);
+        out = test_node(m, "add", "s", (symc_tensor[]){o, r}, 2, NULL, 0);
     }
     symc_error err;
     symc_mark_output(m, out, &err);
@@ -277,13 +270,13 @@ static symc_module *rows_module(int shared) {
     symc_tensor x, y, v;
     symc_module *m = module("rows", &x, &y, &v);
     symc_attr ax = symc_attr_int("axis", -1), lna[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 1e-5)};
-    symc_tensor s = node(m, "mul", "s", (symc_tensor[]){x, y}, 2, NULL, 0);
-    symc_tensor t = node(m, "add", "t", (symc_tensor[]){s, v}, 2, NULL, 0);
-    symc_tensor p = node(m, "softmax", "p", &t, 1, &ax, 1);
-    symc_tensor e = node(m, "exp", "e", &p, 1, NULL, 0);
-    symc_tensor f = node(m, "add", "f", (symc_tensor[]){e, y}, 2, NULL, 0);
-    symc_tensor q = node(m, "layer_norm", "q", &x, 1, lna, 2);
-    symc_tensor n = node(m, "softmax", "n", &q, 1, &ax, 1);
+    symc_tensor s = test_node(m, "mul", "s", (symc_tensor[]){x, y}, 2, NULL, 0);
+    symc_tensor t = test_node(m, "add", "t", (symc_tensor[]){s, v}, 2, NULL, 0);
+    symc_tensor p = test_node(m, "softmax", "p", &t, 1, &ax, 1);
+    symc_tensor e = test_node(m, "exp", "e", &p, 1, NULL, 0);
+    symc_tensor f = test_node(m, "add", "f", (symc_tensor[]){e, y}, 2, NULL, 0);
+    symc_tensor q = test_node(m, "layer_norm", "q", &x, 1, lna, 2);
+    symc_tensor n = test_node(m, "softmax", "n", &q, 1, &ax, 1);
     symc_error err;
     symc_mark_output(m, f, &err);
     symc_mark_output(m, n, &err);
@@ -312,13 +305,13 @@ static void test_row_limit(void) {
     symc_tensor x, y, v;
     symc_module *m = module("limit", &x, &y, &v);
     symc_attr ax = symc_attr_int("axis", -1);
-    symc_tensor a = node(m, "add", "a", (symc_tensor[]){x, y}, 2, NULL, 0);
-    symc_tensor b = node(m, "add", "b", (symc_tensor[]){a, v}, 2, NULL, 0);
-    symc_tensor c = node(m, "neg", "c", &x, 1, NULL, 0); /* a node made earlier: a leaf of b's group */
-    symc_tensor d = node(m, "sub", "d", (symc_tensor[]){b, c}, 2, NULL, 0);
-    symc_tensor w = node(m, "exp", "w", &y, 1, NULL, 0);
-    symc_tensor e = node(m, "mul", "e", (symc_tensor[]){d, w}, 2, NULL, 0); /* leaves x, y, v, c, w: 5 > 4 */
-    symc_tensor p = node(m, "softmax", "p", &e, 1, &ax, 1);
+    symc_tensor a = test_node(m, "add", "a", (symc_tensor[]){x, y}, 2, NULL, 0);
+    symc_tensor b = test_node(m, "add", "b", (symc_tensor[]){a, v}, 2, NULL, 0);
+    symc_tensor c = test_node(m, "neg", "c", &x, 1, NULL, 0); /* a node made earlier: a leaf of b's group */
+    symc_tensor d = test_node(m, "sub", "d", (symc_tensor[]){b, c}, 2, NULL, 0);
+    symc_tensor w = test_node(m, "exp", "w", &y, 1, NULL, 0);
+    symc_tensor e = test_node(m, "mul", "e", (symc_tensor[]){d, w}, 2, NULL, 0); /* leaves x, y, v, c, w: 5 > 4 */
+    symc_tensor p = test_node(m, "softmax", "p", &e, 1, &ax, 1);
     symc_error err;
     symc_mark_output(m, p, &err);
     symc_mark_output(m, c, &err);
@@ -352,10 +345,10 @@ static void test_attention(int64_t max_head) {
     symc_module *m = att_module("att", &x, &y, &mk, &B);
     int64_t perm[2] = {1, 0};
     symc_attr pa = symc_attr_ints("perm", perm, 2), ax = symc_attr_int("axis", -1);
-    symc_tensor yt = node(m, "transpose", "yt", &y, 1, &pa, 1);
-    symc_tensor s = node(m, "matmul", "s", (symc_tensor[]){x, yt}, 2, NULL, 0);
-    symc_tensor p = node(m, "softmax", "p", &s, 1, &ax, 1);
-    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, y}, 2, NULL, 0);
+    symc_tensor yt = test_node(m, "transpose", "yt", &y, 1, &pa, 1);
+    symc_tensor s = test_node(m, "matmul", "s", (symc_tensor[]){x, yt}, 2, NULL, 0);
+    symc_tensor p = test_node(m, "softmax", "p", &s, 1, &ax, 1);
+    symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, y}, 2, NULL, 0);
     symc_error err;
     symc_mark_output(m, o, &err);
     pass_fuse_rules r = rules;
@@ -436,16 +429,16 @@ static void test_attention_reads(int with_attention) {
     float zv = 0.f, lv = -1e9f;
     CHECK(symc_add_constant(m, "zero", SYMC_F32, 0, NULL, &zv, 4, &zero, &err) == SYMC_OK);
     CHECK(symc_add_constant(m, "low", SYMC_F32, 0, NULL, &lv, 4, &low, &err) == SYMC_OK);
-    symc_tensor mb = node(m, "cast", "mb", &mk, 1, &ta, 1);
-    symc_tensor leaf = node(m, "not", "leaf", &mb, 1, NULL, 0);
-    symc_tensor c = node(m, "and", "c", (symc_tensor[]){leaf, mb}, 2, NULL, 0);
-    symc_tensor ce = node(m, "expand", "ce", &c, 1, &ea, 1);
-    symc_tensor me = node(m, "where", "me", (symc_tensor[]){ce, zero, low}, 3, NULL, 0);
-    symc_tensor yt = node(m, "transpose", "yt", &y, 1, &pa, 1);
-    symc_tensor s = node(m, "matmul", "s", (symc_tensor[]){x, yt}, 2, NULL, 0);
-    symc_tensor sm = node(m, "add", "sm", (symc_tensor[]){s, me}, 2, NULL, 0);
-    symc_tensor p = node(m, "softmax", "p", &sm, 1, &ax, 1);
-    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, y}, 2, NULL, 0);
+    symc_tensor mb = test_node(m, "cast", "mb", &mk, 1, &ta, 1);
+    symc_tensor leaf = test_node(m, "not", "leaf", &mb, 1, NULL, 0);
+    symc_tensor c = test_node(m, "and", "c", (symc_tensor[]){leaf, mb}, 2, NULL, 0);
+    symc_tensor ce = test_node(m, "expand", "ce", &c, 1, &ea, 1);
+    symc_tensor me = test_node(m, "where", "me", (symc_tensor[]){ce, zero, low}, 3, NULL, 0);
+    symc_tensor yt = test_node(m, "transpose", "yt", &y, 1, &pa, 1);
+    symc_tensor s = test_node(m, "matmul", "s", (symc_tensor[]){x, yt}, 2, NULL, 0);
+    symc_tensor sm = test_node(m, "add", "sm", (symc_tensor[]){s, me}, 2, NULL, 0);
+    symc_tensor p = test_node(m, "softmax", "p", &sm, 1, &ax, 1);
+    symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, y}, 2, NULL, 0);
     symc_mark_output(m, o, &err);
     pass_fuse_rules r = rules;
     r.attention_max_head = with_attention ? 128 : 0;
@@ -486,13 +479,13 @@ static void test_attention_window(int per_image) {
     int64_t perm[4] = {0, 1, 3, 2};
     symc_attr pa = symc_attr_ints("perm", perm, 4), ax = symc_attr_int("axis", -1);
     symc_attr r5 = symc_attr_dims("shape", s5, 5), r4 = symc_attr_dims("shape", s4, 4);
-    symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pa, 1);
-    symc_tensor s = node(m, "matmul", "s", (symc_tensor[]){q, kt}, 2, NULL, 0);
-    symc_tensor sw = node(m, "reshape", "sw", &s, 1, &r5, 1);
-    symc_tensor sm = node(m, "add", "sm", (symc_tensor[]){sw, mk}, 2, NULL, 0);
-    symc_tensor sb = node(m, "reshape", "sb", &sm, 1, &r4, 1);
-    symc_tensor p = node(m, "softmax", "p", &sb, 1, &ax, 1);
-    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
+    symc_tensor kt = test_node(m, "transpose", "kt", &k, 1, &pa, 1);
+    symc_tensor s = test_node(m, "matmul", "s", (symc_tensor[]){q, kt}, 2, NULL, 0);
+    symc_tensor sw = test_node(m, "reshape", "sw", &s, 1, &r5, 1);
+    symc_tensor sm = test_node(m, "add", "sm", (symc_tensor[]){sw, mk}, 2, NULL, 0);
+    symc_tensor sb = test_node(m, "reshape", "sb", &sm, 1, &r4, 1);
+    symc_tensor p = test_node(m, "softmax", "p", &sb, 1, &ax, 1);
+    symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
     symc_mark_output(m, o, &err);
     pass_fuse_rules r = rules;
     r.attention_max_head = 64;
@@ -538,15 +531,15 @@ static void test_library_epilogue(int outside, int kernel) {
     symc_module *m = module("libepi", &x, &y, &v);
     int64_t perm[2] = {1, 0};
     symc_attr pa = symc_attr_ints("perm", perm, 2);
-    symc_tensor xt = node(m, "transpose", "xt", &x, 1, &pa, 1);                  /* [16, B] */
-    symc_tensor w = node(m, "matmul", "w", (symc_tensor[]){xt, y}, 2, NULL, 0);  /* [16, 16] */
-    symc_tensor mm = node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0); /* [B, 16] */
-    symc_tensor a = node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
+    symc_tensor xt = test_node(m, "transpose", "xt", &x, 1, &pa, 1);                  /* [16, B] */
+    symc_tensor w = test_node(m, "matmul", "w", (symc_tensor[]){xt, y}, 2, NULL, 0);  /* [16, 16] */
+    symc_tensor mm = test_node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0); /* [B, 16] */
+    symc_tensor a = test_node(m, "add", "a", (symc_tensor[]){mm, v}, 2, NULL, 0);
     symc_error err;
     /* before the group's nodes: the last reader of a is in the group, the plan's check must look further */
-    if (outside) symc_mark_output(m, node(m, "neg", "z", &a, 1, NULL, 0), &err);
-    symc_tensor e = node(m, "exp", "e", &a, 1, NULL, 0);
-    symc_tensor p = node(m, "mul", "p", (symc_tensor[]){a, e}, 2, NULL, 0);
+    if (outside) symc_mark_output(m, test_node(m, "neg", "z", &a, 1, NULL, 0), &err);
+    symc_tensor e = test_node(m, "exp", "e", &a, 1, NULL, 0);
+    symc_tensor p = test_node(m, "mul", "p", (symc_tensor[]){a, e}, 2, NULL, 0);
     symc_mark_output(m, p, &err);
     pass_fuse_rules r = rules;
     if (kernel) r.library_epilogue = t_epilogue;
@@ -628,9 +621,9 @@ static void test_refused_order(void) {
     symc_tensor x, y, v;
     symc_module *m = module("order", &x, &y, &v);
     symc_attr ax = symc_attr_int("axis", -1);
-    symc_tensor p = node(m, "softmax", "p", &x, 1, &ax, 1);
-    symc_tensor w = node(m, "neg", "w", &y, 1, NULL, 0);
-    symc_tensor f = node(m, "mul", "f", (symc_tensor[]){p, w}, 2, NULL, 0);
+    symc_tensor p = test_node(m, "softmax", "p", &x, 1, &ax, 1);
+    symc_tensor w = test_node(m, "neg", "w", &y, 1, NULL, 0);
+    symc_tensor f = test_node(m, "mul", "f", (symc_tensor[]){p, w}, 2, NULL, 0);
     symc_error err;
     symc_mark_output(m, f, &err);
     symc_mark_output(m, w, &err);
@@ -642,7 +635,7 @@ static void test_refused_order(void) {
     CHECK_CONTAINS(err.msg,
                    "node 'f' (mul), epilogue of 'p': a member must read only what is computed before its "
                    "root runs; it reads 'w', which node 'w' makes after the root's place");
-    symc_tensor z = node(m, "exp", "z", &f, 1, NULL, 0);
+    symc_tensor z = test_node(m, "exp", "z", &f, 1, NULL, 0);
     CHECK(!m->fuse && z != SYMC_TENSOR_NONE);
     symc_module_destroy(m);
 }
@@ -655,12 +648,12 @@ static void test_refused_escape(int read_outside) {
     symc_module *m = module("escape", &x, &y, &v);
     int64_t perm[2] = {1, 0};
     symc_attr pa = symc_attr_ints("perm", perm, 2), ax = symc_attr_int("axis", -1);
-    symc_tensor p = node(m, "softmax", "p", &x, 1, &ax, 1);
-    symc_tensor yt = node(m, "transpose", "yt", &y, 1, &pa, 1);
-    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, yt}, 2, NULL, 0);
+    symc_tensor p = test_node(m, "softmax", "p", &x, 1, &ax, 1);
+    symc_tensor yt = test_node(m, "transpose", "yt", &y, 1, &pa, 1);
+    symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, yt}, 2, NULL, 0);
     symc_error err;
     symc_mark_output(m, o, &err);
-    if (read_outside) symc_mark_output(m, node(m, "exp", "z", &p, 1, NULL, 0), &err);
+    if (read_outside) symc_mark_output(m, test_node(m, "exp", "z", &p, 1, NULL, 0), &err);
     else symc_mark_output(m, p, &err);
     pass_fuse_rules r = rules;
     r.attention_max_head = 128;

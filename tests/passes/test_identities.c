@@ -15,14 +15,7 @@
 #include <string.h>
 
 #include "tests/passes/run_module.h"
-
-static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n,
-                        const symc_attr *attrs, uint32_t n_attrs) {
-    symc_error err;
-    symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
-    return out;
-}
+#include "tests/test_node.h"
 
 static symc_module *build(int output_pad) {
     symc_error err;
@@ -35,7 +28,7 @@ static symc_module *build(int output_pad) {
     symc_add_input(m, "x", SYMC_F32, 3, (symc_dim[]){B, c6, c8}, &x, &err);
     symc_dim z6[6] = {c0, c0, c0, c0, c0, c0};
     symc_attr zp[2] = {symc_attr_dims("pads", z6, 6), symc_attr_str("mode", "constant")};
-    symc_tensor a = node(m, "pad", "pad0", &x, 1, zp, 2);
+    symc_tensor a = test_node(m, "pad", "pad0", &x, 1, zp, 2);
     if (output_pad) {
         symc_mark_output(m, a, &err);
         return m;
@@ -43,30 +36,30 @@ static symc_module *build(int output_pad) {
     int64_t ax1 = 1, ax2 = 2, one = 1, neg = -1, id3[3] = {0, 1, 2}, sw[3] = {0, 2, 1};
     symc_attr sa[4] = {symc_attr_dims("starts", &c0, 1), symc_attr_dims("ends", &c6, 1),
                        symc_attr_ints("axes", &ax1, 1), symc_attr_ints("steps", &one, 1)};
-    symc_tensor b = node(m, "slice", "whole", &a, 1, sa, 4);
+    symc_tensor b = test_node(m, "slice", "whole", &a, 1, sa, 4);
     symc_attr pid = symc_attr_ints("perm", id3, 3);
-    symc_tensor c = node(m, "transpose", "same", &b, 1, &pid, 1);
+    symc_tensor c = test_node(m, "transpose", "same", &b, 1, &pid, 1);
     symc_attr to = symc_attr_dtype("to", SYMC_F32);
-    symc_tensor d = node(m, "cast", "to_f32", &c, 1, &to, 1);
+    symc_tensor d = test_node(m, "cast", "to_f32", &c, 1, &to, 1);
     symc_attr es = symc_attr_dims("shape", (symc_dim[]){B, c6, c8}, 3);
-    symc_tensor e = node(m, "expand", "same_shape", &d, 1, &es, 1);
+    symc_tensor e = test_node(m, "expand", "same_shape", &d, 1, &es, 1);
     symc_attr ca = symc_attr_int("axis", 1);
-    symc_tensor f = node(m, "concat", "one", &e, 1, &ca, 1);
-    symc_tensor g = node(m, "identity", "ident", &f, 1, NULL, 0);
+    symc_tensor f = test_node(m, "concat", "one", &e, 1, &ca, 1);
+    symc_tensor g = test_node(m, "identity", "ident", &f, 1, NULL, 0);
     symc_attr cr[4] = {symc_attr_dims("starts", &c0, 1), symc_attr_dims("ends", &c5, 1),
                        symc_attr_ints("axes", &ax1, 1), symc_attr_ints("steps", &one, 1)};
-    symc_tensor h = node(m, "slice", "crop", &g, 1, cr, 4);
+    symc_tensor h = test_node(m, "slice", "crop", &g, 1, cr, 4);
     symc_dim p6[6] = {c0, c0, c0, c0, c1, c0};
     symc_attr pp[2] = {symc_attr_dims("pads", p6, 6), symc_attr_str("mode", "constant")};
-    symc_tensor p = node(m, "pad", "pad1", &h, 1, pp, 2);
+    symc_tensor p = test_node(m, "pad", "pad1", &h, 1, pp, 2);
     symc_attr rv[4] = {symc_attr_dims("starts", &c7, 1), symc_attr_dims("ends", &cm9, 1),
                        symc_attr_ints("axes", &ax2, 1), symc_attr_ints("steps", &neg, 1)};
-    symc_tensor r = node(m, "slice", "reverse", &g, 1, rv, 4);
+    symc_tensor r = test_node(m, "slice", "reverse", &g, 1, rv, 4);
     symc_attr psw = symc_attr_ints("perm", sw, 3);
-    symc_tensor q = node(m, "transpose", "swap", &g, 1, &psw, 1);
-    symc_tensor q2 = node(m, "transpose", "swap_back", &q, 1, &psw, 1);
-    symc_tensor s = node(m, "add", "pr", (symc_tensor[]){p, r}, 2, NULL, 0);
-    symc_mark_output(m, node(m, "add", "y", (symc_tensor[]){s, q2}, 2, NULL, 0), &err);
+    symc_tensor q = test_node(m, "transpose", "swap", &g, 1, &psw, 1);
+    symc_tensor q2 = test_node(m, "transpose", "swap_back", &q, 1, &psw, 1);
+    symc_tensor s = test_node(m, "add", "pr", (symc_tensor[]){p, r}, 2, NULL, 0);
+    symc_mark_output(m, test_node(m, "add", "y", (symc_tensor[]){s, q2}, 2, NULL, 0), &err);
     return m;
 }
 

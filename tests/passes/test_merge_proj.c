@@ -32,6 +32,7 @@
 #include "runtime/engine.h"
 #include "tests/check.h"
 #include "tests/passes/run_module.h"
+#include "tests/test_node.h"
 
 #define E 32
 #define H 2
@@ -47,14 +48,6 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static double urand(void) { /* [-1, 1) */
     rng = rng * 6364136223846793005ull + 1442695040888963407ull;
     return (double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
-
-static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n,
-                        const symc_attr *attrs, uint32_t n_attrs) {
-    symc_error err;
-    symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
-    return out;
 }
 
 static symc_tensor constant(symc_module *m, const char *name, symc_dtype dt, int32_t rank, const int64_t *dims,
@@ -96,10 +89,10 @@ static symc_module *build(symc_dtype dt, variant v) {
         if (v == VIEWS) { /* x as [B * S, 32], a view a projection */
             symc_attr flat = symc_attr_dims("shape", (symc_dim[]){symc_dim_mul(m, B, S), symc_dim_const(m, E)}, 2);
             snprintf(name, sizeof name, "%s_view", pn[i]);
-            xin = node(m, "reshape", name, &x, 1, &flat, 1);
+            xin = test_node(m, "reshape", name, &x, 1, &flat, 1);
         }
         snprintf(name, sizeof name, "%s_mm", pn[i]);
-        symc_tensor y = node(m, "matmul", name, (symc_tensor[]){xin, w}, 2, NULL, 0);
+        symc_tensor y = test_node(m, "matmul", name, (symc_tensor[]){xin, w}, 2, NULL, 0);
         int bias = v == BIAS || v == BIAS_SWAPPED || v == OUTPUT || v == ROTARY || v == ONE || v == VIEWS ||
             (v == MIXED_BIAS && i == 0);
         if (v == OFF) bias = 1;
@@ -107,30 +100,31 @@ static symc_module *build(symc_dtype dt, variant v) {
             snprintf(name, sizeof name, "b%s", pn[i]);
             symc_tensor b = constant(m, name, dt, 1, (int64_t[]){E}, 0.5);
             snprintf(name, sizeof name, "%s_add", pn[i]);
-            y = node(m, "add", name, v == BIAS_SWAPPED ? (symc_tensor[]){b, y} : (symc_tensor[]){y, b}, 2, NULL, 0);
+            y = test_node(m, "add", name, v == BIAS_SWAPPED ? (symc_tensor[]){b, y} : (symc_tensor[]){y, b}, 2, NULL,
+                          0);
         }
         if (v == OUTPUT && i == 1) symc_mark_output(m, y, &err);
         if (v == VIEWS) { /* back to [B, S, 32] */
             symc_attr back3 = symc_attr_dims("shape", (symc_dim[]){B, S, symc_dim_const(m, E)}, 3);
             snprintf(name, sizeof name, "%s_back", pn[i]);
-            y = node(m, "reshape", name, &y, 1, &back3, 1);
+            y = test_node(m, "reshape", name, &y, 1, &back3, 1);
         }
         snprintf(name, sizeof name, "%s_heads", pn[i]);
-        symc_tensor r = node(m, "reshape", name, &y, 1, &rs, 1);
+        symc_tensor r = test_node(m, "reshape", name, &y, 1, &rs, 1);
         if (v == ROTARY && i == 0) {
             symc_tensor c = constant(m, "rot", dt, 4, (int64_t[]){1, 1, H, D}, 1.0);
-            r = node(m, "mul", "q_rot", (symc_tensor[]){r, c}, 2, NULL, 0);
+            r = test_node(m, "mul", "q_rot", (symc_tensor[]){r, c}, 2, NULL, 0);
         }
         snprintf(name, sizeof name, "%s_t", pn[i]);
-        h[i] = node(m, "transpose", name, &r, 1, i == 1 ? &pk : &ph, 1);
+        h[i] = test_node(m, "transpose", name, &r, 1, i == 1 ? &pk : &ph, 1);
     }
     symc_attr ax = symc_attr_int("axis", -1);
-    symc_tensor sc = node(m, "matmul", "scores", (symc_tensor[]){h[0], h[1]}, 2, NULL, 0);
-    symc_tensor p = node(m, "softmax", "probs", &sc, 1, &ax, 1);
-    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, h[2]}, 2, NULL, 0);
-    symc_tensor ot = node(m, "transpose", "o_t", &o, 1, &ph, 1);
+    symc_tensor sc = test_node(m, "matmul", "scores", (symc_tensor[]){h[0], h[1]}, 2, NULL, 0);
+    symc_tensor p = test_node(m, "softmax", "probs", &sc, 1, &ax, 1);
+    symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, h[2]}, 2, NULL, 0);
+    symc_tensor ot = test_node(m, "transpose", "o_t", &o, 1, &ph, 1);
     symc_attr back = symc_attr_dims("shape", (symc_dim[]){B, S, symc_dim_const(m, E)}, 3);
-    symc_tensor y = node(m, "reshape", "y", &ot, 1, &back, 1);
+    symc_tensor y = test_node(m, "reshape", "y", &ot, 1, &back, 1);
     symc_mark_output(m, y, &err);
     return m;
 }

@@ -13,14 +13,7 @@
 #include <string.h>
 
 #include "tests/passes/run_module.h"
-
-static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n,
-                        const symc_attr *attrs, uint32_t n_attrs) {
-    symc_error err;
-    symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
-    return out;
-}
+#include "tests/test_node.h"
 
 static symc_tensor gather(symc_module *m, const char *name, symc_tensor x, int64_t axis, const int64_t *idx,
                           int64_t n) {
@@ -30,17 +23,17 @@ static symc_tensor gather(symc_module *m, const char *name, symc_tensor x, int64
     snprintf(cname, sizeof cname, "%s_index", name);
     CHECK_MSG(symc_add_constant(m, cname, SYMC_I64, 1, &n, idx, (size_t)n * 8, &t, &err) == SYMC_OK, "%s", err.msg);
     symc_attr a = symc_attr_int("axis", axis);
-    return node(m, "gather", name, (symc_tensor[]){x, t}, 2, &a, 1);
+    return test_node(m, "gather", name, (symc_tensor[]){x, t}, 2, &a, 1);
 }
 
 static symc_tensor transpose(symc_module *m, const char *name, symc_tensor x, const int64_t *perm, uint32_t n) {
     symc_attr a = symc_attr_ints("perm", perm, n);
-    return node(m, "transpose", name, &x, 1, &a, 1);
+    return test_node(m, "transpose", name, &x, 1, &a, 1);
 }
 
 static symc_tensor reshape(symc_module *m, const char *name, symc_tensor x, const symc_dim *dims, uint32_t n) {
     symc_attr a = symc_attr_dims("shape", dims, n);
-    return node(m, "reshape", name, &x, 1, &a, 1);
+    return test_node(m, "reshape", name, &x, 1, &a, 1);
 }
 
 static symc_module *build(void) {
@@ -59,7 +52,7 @@ static symc_module *build(void) {
     symc_dim flat[2] = {B, symc_dim_const(m, 192)};
     symc_tensor parts[2] = {reshape(m, "yf", y, flat, 2), reshape(m, "uf", u, flat, 2)};
     symc_attr ax = symc_attr_int("axis", 1);
-    symc_mark_output(m, node(m, "concat", "out", parts, 2, &ax, 1), &err);
+    symc_mark_output(m, test_node(m, "concat", "out", parts, 2, &ax, 1), &err);
     return m;
 }
 

@@ -34,6 +34,7 @@
 #include "runtime/engine.h"
 #include "tests/check.h"
 #include "tests/passes/run_module.h"
+#include "tests/test_node.h"
 
 #define O 8
 #define BMAX 4
@@ -47,14 +48,6 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static double urand(void) { /* [-1, 1) */
     rng = rng * 6364136223846793005ull + 1442695040888963407ull;
     return (double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
-
-static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n,
-                        const symc_attr *attrs, uint32_t n_attrs) {
-    symc_error err;
-    symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
-    return out;
 }
 
 static symc_tensor constant(symc_module *m, const char *name, symc_dtype dt, int32_t rank, const int64_t *dims) {
@@ -93,7 +86,7 @@ static symc_module *build(symc_dtype dt, variant v) {
         symc_add_input(m, "x", dt, 4, (symc_dim[]){B, H, W, C}, &x, &err);
         int64_t to_nchw[4] = {0, 3, 1, 2};
         symc_attr p = symc_attr_ints("perm", to_nchw, 4);
-        x = node(m, "transpose", "x_nchw", &x, 1, &p, 1);
+        x = test_node(m, "transpose", "x_nchw", &x, 1, &p, 1);
     } else symc_add_input(m, "x", dt, 4, (symc_dim[]){B, C, H, W}, &x, &err);
     int64_t groups = v == GROUPED ? 3 : 1, oc = v == GROUPED ? 9 : O;
     symc_tensor wt = constant(m, "w", dt, 4, (int64_t[]){oc, 3 / groups, kh, kw});
@@ -105,19 +98,19 @@ static symc_module *build(symc_dtype dt, variant v) {
     symc_tensor in[3] = {x, wt, SYMC_TENSOR_NONE};
     uint32_t n_in = 2;
     if (v != RECT) in[n_in++] = constant(m, "b", dt, 1, (int64_t[]){oc});
-    symc_tensor y = node(m, "conv2d", "patch", in, n_in, ca, 3);
+    symc_tensor y = test_node(m, "conv2d", "patch", in, n_in, ca, 3);
     if (v == VIT) {
         symc_dim tokens = symc_dim_const(m, (h / kh) * (w / kw));
         symc_attr flat = symc_attr_dims("shape", (symc_dim[]){B, symc_dim_const(m, O), tokens}, 3);
-        y = node(m, "reshape", "flat", &y, 1, &flat, 1);
+        y = test_node(m, "reshape", "flat", &y, 1, &flat, 1);
         int64_t t3[3] = {0, 2, 1};
         symc_attr p = symc_attr_ints("perm", t3, 3);
-        y = node(m, "transpose", "tokens", &y, 1, &p, 1);
+        y = test_node(m, "transpose", "tokens", &y, 1, &p, 1);
     } else if (v == NHWC) {
         int64_t to_nhwc[4] = {0, 2, 3, 1};
         symc_attr p = symc_attr_ints("perm", to_nhwc, 4);
-        y = node(m, "transpose", "y_nhwc", &y, 1, &p, 1);
-    } else y = node(m, "relu", "act", &y, 1, NULL, 0);
+        y = test_node(m, "transpose", "y_nhwc", &y, 1, &p, 1);
+    } else y = test_node(m, "relu", "act", &y, 1, NULL, 0);
     symc_mark_output(m, y, &err);
     return m;
 }

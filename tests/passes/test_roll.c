@@ -14,26 +14,19 @@
 #include <string.h>
 
 #include "tests/passes/run_module.h"
-
-static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n,
-                        const symc_attr *attrs, uint32_t n_attrs) {
-    symc_error err;
-    symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
-    return out;
-}
+#include "tests/test_node.h"
 
 static symc_tensor slice(symc_module *m, const char *name, symc_tensor x, int64_t axis, int64_t b, int64_t e) {
     symc_dim db = symc_dim_const(m, b), de = symc_dim_const(m, e);
     int64_t one = 1;
     symc_attr a[4] = {symc_attr_dims("starts", &db, 1), symc_attr_dims("ends", &de, 1),
                       symc_attr_ints("axes", &axis, 1), symc_attr_ints("steps", &one, 1)};
-    return node(m, "slice", name, &x, 1, a, 4);
+    return test_node(m, "slice", name, &x, 1, a, 4);
 }
 
 static symc_tensor cat(symc_module *m, const char *name, symc_tensor p, symc_tensor q, int64_t axis) {
     symc_attr a = symc_attr_int("axis", axis);
-    return node(m, "concat", name, (symc_tensor[]){p, q}, 2, &a, 1);
+    return test_node(m, "concat", name, (symc_tensor[]){p, q}, 2, &a, 1);
 }
 
 static symc_module *build(void) {
@@ -47,7 +40,7 @@ static symc_module *build(void) {
     symc_tensor a = cat(m, "roll_h", slice(m, "h_tail", x, 1, 2, 7), slice(m, "h_head", x, 1, 0, 2), 1);
     symc_tensor r = cat(m, "roll_w", slice(m, "w_tail", a, 2, -3, 5), slice(m, "w_head", a, 2, 0, -3), 2);
     symc_tensor i = cat(m, "same", slice(m, "s_head", x, 1, 0, 2), slice(m, "s_tail", x, 1, 2, 7), 1);
-    symc_mark_output(m, node(m, "add", "y", (symc_tensor[]){r, i}, 2, NULL, 0), &err);
+    symc_mark_output(m, test_node(m, "add", "y", (symc_tensor[]){r, i}, 2, NULL, 0), &err);
     return m;
 }
 

@@ -14,14 +14,7 @@
 #include <string.h>
 
 #include "tests/passes/run_module.h"
-
-static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n,
-                        const symc_attr *attrs, uint32_t n_attrs) {
-    symc_error err;
-    symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
-    return out;
-}
+#include "tests/test_node.h"
 
 /* x[start::2] along axis (torch's end: INT64_MAX) */
 static symc_tensor every2(symc_module *m, const char *name, symc_tensor x, int64_t axis, int64_t start) {
@@ -29,17 +22,17 @@ static symc_tensor every2(symc_module *m, const char *name, symc_tensor x, int64
     int64_t two = 2;
     symc_attr a[4] = {symc_attr_dims("starts", &db, 1), symc_attr_dims("ends", &de, 1),
                       symc_attr_ints("axes", &axis, 1), symc_attr_ints("steps", &two, 1)};
-    return node(m, "slice", name, &x, 1, a, 4);
+    return test_node(m, "slice", name, &x, 1, a, 4);
 }
 
 static symc_tensor cat(symc_module *m, const char *name, const symc_tensor *parts, uint32_t n, int64_t axis) {
     symc_attr a = symc_attr_int("axis", axis);
-    return node(m, "concat", name, parts, n, &a, 1);
+    return test_node(m, "concat", name, parts, n, &a, 1);
 }
 
 static symc_tensor flat(symc_module *m, const char *name, symc_tensor x, symc_dim B) {
     symc_attr a = symc_attr_dims("shape", (symc_dim[]){B, symc_dim_const(m, 120)}, 2);
-    return node(m, "reshape", name, &x, 1, &a, 1);
+    return test_node(m, "reshape", name, &x, 1, &a, 1);
 }
 
 static symc_module *build(void) {
