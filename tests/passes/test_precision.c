@@ -131,13 +131,15 @@ static symc_status run_calibrated(symc_module *m, pass_options *o, void (*fake)(
 }
 
 /* x -> q = x·wq, k = x·wk, v = x·wv -> softmax(q·kᵀ / 8)·v -> relu: attention */
-static symc_module *attention_module(void) {
+static symc_module *attention_module(int windowed) {
     symc_error err;
     symc_module *m = symc_module_create("att", &err);
     symc_dim S;
     symc_declare_symbol(m, "S", 1, 4, 16, 1, &S, &err);
-    symc_tensor x, wt[3], q, k, v, kt, s, d, p, o, y, c;
+    symc_tensor x, wt[3], q, k, v, kt, s, d, p, o, y, c, mk = SYMC_TENSOR_NONE;
     symc_add_input(m, "x", SYMC_F32, 2, (symc_dim[]){S, symc_dim_const(m, K)}, &x, &err);
+    symc_dim one = symc_dim_const(m, 1);
+    if (windowed) symc_add_input(m, "mk", SYMC_F32, 3, (symc_dim[]){one, one, S}, &mk, &err);
     float wd[K * K], cd = 8.0f;
     for (int i = 0; i < K * K; i++) wd[i] = (float)(i % 7) * 0.125f - 0.375f;
     const char *wn[3] = {"wq", "wk", "wv"};
@@ -151,6 +153,14 @@ static symc_module *attention_module(void) {
     CHECK(symc_add_node(m, "transpose", "tk", &k, 1, &perm, 1, &kt, 1, &err) == SYMC_OK);
     CHECK(symc_add_node(m, "matmul", "logits", (symc_tensor[]){q, kt}, 2, NULL, 0, &s, 1, &err) == SYMC_OK);
     CHECK(symc_add_node(m, "div", "scale", (symc_tensor[]){s, c}, 2, NULL, 0, &d, 1, &err) == SYMC_OK);
+    if (windowed) { /* Swin's form: a mask added to a view of the scores, viewed back */
+        symc_tensor w, wm;
+        symc_attr v3 = symc_attr_dims("shape", (symc_dim[]){one, S, S}, 3),
+                  v2 = symc_attr_dims("shape", (symc_dim[]){S, S}, 2);
+        CHECK(symc_add_node(m, "reshape", "win", &d, 1, &v3, 1, &w, 1, &err) == SYMC_OK);
+        CHECK(symc_add_node(m, "add", "madd", (symc_tensor[]){w, mk}, 2, NULL, 0, &wm, 1, &err) == SYMC_OK);
+        CHECK(symc_add_node(m, "reshape", "back", &wm, 1, &v2, 1, &d, 1, &err) == SYMC_OK);
+    }
     CHECK(symc_add_node(m, "softmax", "sm", &d, 1, &axis, 1, &p, 1, &err) == SYMC_OK);
     CHECK(symc_add_node(m, "matmul", "pv2", (symc_tensor[]){p, v}, 2, NULL, 0, &o, 1, &err) == SYMC_OK);
     CHECK(symc_add_node(m, "relu", "act", &o, 1, NULL, 0, &y, 1, &err) == SYMC_OK);
@@ -343,8 +353,9 @@ int main(void) {
         check_why(m, "sm", "reads its logits in fp32", "softmax");
         symc_module_destroy(m);
     }
-    /* attention: Q and K half when the calibrated logits are small, else the island */
-    {
+    /* attention: Q and K half when the calibrated logits are small, else the island; windowed: the
+     * scores reach the softmax through a view, a mask add and a view back (Swin's shifted windows) */
+    for (int windowed = 0; windowed < 2; windowed++) {
         const double u16 = 0x1p-11, u8 = 0x1p-8; /* unit roundoffs */
         struct {
             symc_precision p;
@@ -359,7 +370,7 @@ int main(void) {
         };
         for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
             symc_dtype H = cases[ci].p == SYMC_PRECISION_FP16 ? SYMC_F16 : SYMC_BF16;
-            symc_module *m = attention_module();
+            symc_module *m = attention_module(windowed);
             symc_error err;
             fake_logit_max = cases[ci].logit_max;
             pass_options o = {.precision = cases[ci].p};
@@ -381,11 +392,13 @@ int main(void) {
                 CHECK_MSG(cast == cases[ci].released, "case %zu: logits operand %u %s a cast", ci, k,
                           cast ? "is" : "is not");
             }
-            check_islands(m,
-                          cases[ci].released ? "logits=softmax logits;scale=softmax logits;sm=softmax logits"
-                                             : "pq=softmax logits;pk=softmax logits;tk=softmax logits;"
-                                               "logits=softmax logits;scale=softmax logits;sm=softmax logits",
-                          "attention");
+            const char *score = windowed ? "logits=softmax logits;scale=softmax logits;win=softmax logits;"
+                                           "madd=softmax logits;back=softmax logits;sm=softmax logits"
+                                         : "logits=softmax logits;scale=softmax logits;sm=softmax logits";
+            char want[512];
+            snprintf(want, sizeof want, "%s%s",
+                     cases[ci].released ? "" : "pq=softmax logits;pk=softmax logits;tk=softmax logits;", score);
+            check_islands(m, want, windowed ? "windowed attention" : "attention");
             symc_module_destroy(m);
         }
     }
