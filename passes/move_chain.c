@@ -92,11 +92,11 @@ static int apply(const ir_module *m, uint32_t q, const int64_t *pos, int64_t *ou
         const ir_tensor *ix = &m->tensors[n->in[1]];
         const ir_constant *k = &m->constants[ix->constant];
         int64_t len;
-        if (!sym_is_const(m->syms, ix->dims[0], &len) || k->size < (size_t)len * symc_dtype_size(ix->dtype)) return 0;
-        for (int d = 0; d < n_in; d++) odims[d] = idims[d];
-        odims[a] = len;
-        int64_t inner = stride[a], outer_n = total / (idims[a] * inner);
-        if (len != idims[a]) return 0; /* a permutation of the axis only: the chain keeps M */
+        /* as many indices as the axis has positions: the chain keeps its M */
+        if (!sym_is_const(m->syms, ix->dims[0], &len) || len != idims[a] ||
+            k->size < (size_t)len * symc_dtype_size(ix->dtype))
+            return 0;
+        const int64_t inner = stride[a], outer_n = total / (len * inner);
         for (int64_t o = 0; o < outer_n; o++)
             for (int64_t j = 0; j < len; j++) {
                 int64_t v = (int64_t)symc_dtype_load(k->data, ix->dtype, (size_t)j);

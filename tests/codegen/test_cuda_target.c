@@ -35,6 +35,7 @@
 #include "runtime/engine.h"
 #include "tests/check.h"
 #include "tests/qkv_split.h"
+#include "tests/test_node.h"
 
 /* Builds the engine for sm_90 and decodes it (NULL on failure; err says why). */
 static rt_engine *compile_module(symc_module *m, const char *arch, symc_error *err) {
@@ -94,14 +95,6 @@ static uint32_t tensor_index(const rt_engine *e, const char *name) {
     return RT_NONE;
 }
 
-static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n_in,
-                        const symc_attr *attrs, uint32_t n_attrs) {
-    symc_error err;
-    symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n_in, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
-    return out;
-}
-
 /* (b) add -> mul -> relu -> exp is one kernel */
 static void test_chain(void) {
     symc_error err;
@@ -112,10 +105,10 @@ static void test_chain(void) {
     symc_tensor x, y;
     symc_add_input(m, "x", SYMC_F32, 2, d, &x, &err);
     symc_add_input(m, "y", SYMC_F32, 1, d + 1, &y, &err);
-    symc_tensor a = node(m, "add", "a", (symc_tensor[]){x, y}, 2, NULL, 0);
-    symc_tensor b = node(m, "mul", "b", (symc_tensor[]){a, x}, 2, NULL, 0);
-    symc_tensor r = node(m, "relu", "r", &b, 1, NULL, 0);
-    symc_tensor z = node(m, "exp", "z", &r, 1, NULL, 0);
+    symc_tensor a = test_node(m, "add", "a", (symc_tensor[]){x, y}, 2, NULL, 0);
+    symc_tensor b = test_node(m, "mul", "b", (symc_tensor[]){a, x}, 2, NULL, 0);
+    symc_tensor r = test_node(m, "relu", "r", &b, 1, NULL, 0);
+    symc_tensor z = test_node(m, "exp", "z", &r, 1, NULL, 0);
     symc_mark_output(m, z, &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
@@ -145,16 +138,16 @@ static void test_more_elementwise(void) {
                                         "acosh", "atanh", "softplus", "softsign", "mish", "expm1", "log1p"};
     symc_tensor v = x;
     char name[32];
-    for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++) v = node(m, unary[i], unary[i], &v, 1, NULL, 0);
+    for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++) v = test_node(m, unary[i], unary[i], &v, 1, NULL, 0);
     symc_attr al = symc_attr_float("alpha", 0.5),
               sel[2] = {symc_attr_float("alpha", 1.6), symc_attr_float("gamma", 1.05)};
     symc_attr shr[2] = {symc_attr_float("bias", 0.1), symc_attr_float("lambd", 0.5)};
-    v = node(m, "elu", "elu", &v, 1, &al, 1);
-    v = node(m, "selu", "selu", &v, 1, sel, 2);
-    v = node(m, "celu", "celu", &v, 1, &al, 1);
-    v = node(m, "thresholded_relu", "trelu", &v, 1, &al, 1);
-    v = node(m, "shrink", "shrink", &v, 1, shr, 2);
-    v = node(m, "prelu", "prelu", (symc_tensor[]){v, sl}, 2, NULL, 0);
+    v = test_node(m, "elu", "elu", &v, 1, &al, 1);
+    v = test_node(m, "selu", "selu", &v, 1, sel, 2);
+    v = test_node(m, "celu", "celu", &v, 1, &al, 1);
+    v = test_node(m, "thresholded_relu", "trelu", &v, 1, &al, 1);
+    v = test_node(m, "shrink", "shrink", &v, 1, shr, 2);
+    v = test_node(m, "prelu", "prelu", (symc_tensor[]){v, sl}, 2, NULL, 0);
     symc_mark_output(m, v, &err);
     /* every integer dtype: arithmetic, division, modulo, order, bits, clip, casts both ways */
     static const symc_dtype ints[] = {SYMC_I8, SYMC_U8, SYMC_I16, SYMC_U16, SYMC_U32, SYMC_U64};
@@ -169,29 +162,29 @@ static void test_more_elementwise(void) {
         symc_attr fm0 = symc_attr_int("fmod", 0), fm1 = symc_attr_int("fmod", 1);
         symc_attr clip[2] = {symc_attr_float("min", 1), symc_attr_float("max", 100)};
         symc_attr tof = symc_attr_dtype("to", SYMC_F32), toi = symc_attr_dtype("to", dt);
-        symc_tensor t = node(m, "add", NULL, (symc_tensor[]){a, b}, 2, NULL, 0);
-        t = node(m, "mul", NULL, (symc_tensor[]){t, b}, 2, NULL, 0);
-        t = node(m, "div", NULL, (symc_tensor[]){t, b}, 2, NULL, 0);
-        t = node(m, "mod", NULL, (symc_tensor[]){t, b}, 2, &fm0, 1);
-        t = node(m, "mod", NULL, (symc_tensor[]){t, a}, 2, &fm1, 1);
-        t = node(m, "max", NULL, (symc_tensor[]){t, a}, 2, NULL, 0);
-        t = node(m, "bitwise_xor", NULL, (symc_tensor[]){t, b}, 2, NULL, 0);
-        t = node(m, "bitwise_and", NULL, (symc_tensor[]){t, a}, 2, NULL, 0);
-        t = node(m, "bitwise_or", NULL, (symc_tensor[]){t, b}, 2, NULL, 0);
-        t = node(m, "abs", NULL, &t, 1, NULL, 0);
-        t = node(m, "neg", NULL, &t, 1, NULL, 0);
-        t = node(m, "clip", NULL, &t, 1, clip, 2);
+        symc_tensor t = test_node(m, "add", NULL, (symc_tensor[]){a, b}, 2, NULL, 0);
+        t = test_node(m, "mul", NULL, (symc_tensor[]){t, b}, 2, NULL, 0);
+        t = test_node(m, "div", NULL, (symc_tensor[]){t, b}, 2, NULL, 0);
+        t = test_node(m, "mod", NULL, (symc_tensor[]){t, b}, 2, &fm0, 1);
+        t = test_node(m, "mod", NULL, (symc_tensor[]){t, a}, 2, &fm1, 1);
+        t = test_node(m, "max", NULL, (symc_tensor[]){t, a}, 2, NULL, 0);
+        t = test_node(m, "bitwise_xor", NULL, (symc_tensor[]){t, b}, 2, NULL, 0);
+        t = test_node(m, "bitwise_and", NULL, (symc_tensor[]){t, a}, 2, NULL, 0);
+        t = test_node(m, "bitwise_or", NULL, (symc_tensor[]){t, b}, 2, NULL, 0);
+        t = test_node(m, "abs", NULL, &t, 1, NULL, 0);
+        t = test_node(m, "neg", NULL, &t, 1, NULL, 0);
+        t = test_node(m, "clip", NULL, &t, 1, clip, 2);
         if (dt == SYMC_U8 || dt == SYMC_U16 || dt == SYMC_U32 || dt == SYMC_U64) {
             symc_attr left = symc_attr_str("direction", "left"), right = symc_attr_str("direction", "right");
-            t = node(m, "bit_shift", NULL, (symc_tensor[]){t, b}, 2, &left, 1);
-            t = node(m, "bit_shift", NULL, (symc_tensor[]){t, a}, 2, &right, 1);
+            t = test_node(m, "bit_shift", NULL, (symc_tensor[]){t, b}, 2, &left, 1);
+            t = test_node(m, "bit_shift", NULL, (symc_tensor[]){t, a}, 2, &right, 1);
         }
-        symc_tensor lt = node(m, "less", NULL, (symc_tensor[]){t, a}, 2, NULL, 0);
-        t = node(m, "where", NULL, (symc_tensor[]){lt, t, b}, 3, NULL, 0);
-        symc_tensor f = node(m, "cast", NULL, &t, 1, &tof, 1);
-        f = node(m, "mul", NULL, (symc_tensor[]){f, x}, 2, NULL, 0);
+        symc_tensor lt = test_node(m, "less", NULL, (symc_tensor[]){t, a}, 2, NULL, 0);
+        t = test_node(m, "where", NULL, (symc_tensor[]){lt, t, b}, 3, NULL, 0);
+        symc_tensor f = test_node(m, "cast", NULL, &t, 1, &tof, 1);
+        f = test_node(m, "mul", NULL, (symc_tensor[]){f, x}, 2, NULL, 0);
         snprintf(name, sizeof name, "out_%s", dn);
-        symc_mark_output(m, node(m, "cast", name, &f, 1, &toi, 1), &err);
+        symc_mark_output(m, test_node(m, "cast", name, &f, 1, &toi, 1), &err);
     }
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
@@ -214,7 +207,7 @@ static void test_more_elementwise(void) {
     symc_dim d2[2] = {B, symc_dim_const(m, 16)};
     symc_tensor q;
     symc_add_input(m, "q", SYMC_I8, 2, d2, &q, &err);
-    symc_mark_output(m, node(m, "reduce_sum", "rs", &q, 1, NULL, 0), &err);
+    symc_mark_output(m, test_node(m, "reduce_sum", "rs", &q, 1, NULL, 0), &err);
     e = compile_module(m, "sm_90", &err);
     CHECK(!e);
     CHECK_CONTAINS(err.msg, "tensor 'q' is i8: the CUDA target does not support i8 tensors in this op yet");
@@ -235,9 +228,9 @@ static void test_gemm(int matmul_is_output) {
     float wd[32 * 8] = {0}, bd[8] = {0};
     symc_add_constant(m, "w", SYMC_F32, 2, (int64_t[]){32, 8}, wd, sizeof wd, &w, &err);
     symc_add_constant(m, "bias", SYMC_F32, 1, (int64_t[]){8}, bd, sizeof bd, &bias, &err);
-    symc_tensor mm = node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0);
-    symc_tensor a = node(m, "add", "a", (symc_tensor[]){bias, mm}, 2, NULL, 0);
-    symc_tensor r = node(m, "relu", "r", &a, 1, NULL, 0);
+    symc_tensor mm = test_node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0);
+    symc_tensor a = test_node(m, "add", "a", (symc_tensor[]){bias, mm}, 2, NULL, 0);
+    symc_tensor r = test_node(m, "relu", "r", &a, 1, NULL, 0);
     symc_mark_output(m, r, &err);
     if (matmul_is_output) symc_mark_output(m, mm, &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
@@ -293,7 +286,7 @@ static void test_gather_rows(void) {
         symc_tensor ids, table = constant(m, "table", cases[c].dt, 2, (int64_t[]){100, cases[c].cols});
         symc_add_input(m, "ids", SYMC_I64, 2, (symc_dim[]){B, S}, &ids, &err);
         symc_attr ax = symc_attr_int("axis", cases[c].axis);
-        symc_tensor y = node(m, "gather", "emb", (symc_tensor[]){table, ids}, 2, &ax, 1);
+        symc_tensor y = test_node(m, "gather", "emb", (symc_tensor[]){table, ids}, 2, &ax, 1);
         symc_mark_output(m, y, &err);
         rt_engine *e = compile_module(m, "sm_90", &err);
         CHECK_MSG(e, "case %d: %s", c, err.msg);
@@ -320,7 +313,7 @@ static void test_gather_rows(void) {
     symc_tensor ids, table = constant(m, "table", SYMC_F16, 3, (int64_t[]){4, 100, 64});
     symc_add_input(m, "ids", SYMC_I64, 1, (symc_dim[]){B}, &ids, &err);
     symc_attr ax = symc_attr_int("axis", 1);
-    symc_mark_output(m, node(m, "gather", "rows", (symc_tensor[]){table, ids}, 2, &ax, 1), &err);
+    symc_mark_output(m, test_node(m, "gather", "rows", (symc_tensor[]){table, ids}, 2, &ax, 1), &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "axis 1: %s", err.msg);
     const char *src = e ? e->cuda_source : "";
@@ -347,126 +340,126 @@ static void test_every_family(void) {
     /* elementwise, with a dim that may be 1 broadcast at run time */
     symc_tensor xb;
     symc_add_input(m, "xb", SYMC_F32, 4, (symc_dim[]){B, c1, c1, c8}, &xb, &err);
-    symc_tensor s = node(m, "sigmoid", "sig", &x, 1, NULL, 0);
-    symc_tensor mx = node(m, "max", "mx", (symc_tensor[]){s, xb}, 2, NULL, 0);
+    symc_tensor s = test_node(m, "sigmoid", "sig", &x, 1, NULL, 0);
+    symc_tensor mx = test_node(m, "max", "mx", (symc_tensor[]){s, xb}, 2, NULL, 0);
     symc_attr clip[2] = {symc_attr_float("min", -1.0), symc_attr_float("max", 1.0)};
-    symc_tensor cl = node(m, "clip", "cl", &mx, 1, clip, 2);
-    symc_tensor gt = node(m, "greater", "gt", (symc_tensor[]){cl, x}, 2, NULL, 0);
-    OUT(node(m, "where", "wh", (symc_tensor[]){gt, x, cl}, 3, NULL, 0));
+    symc_tensor cl = test_node(m, "clip", "cl", &mx, 1, clip, 2);
+    symc_tensor gt = test_node(m, "greater", "gt", (symc_tensor[]){cl, x}, 2, NULL, 0);
+    OUT(test_node(m, "where", "wh", (symc_tensor[]){gt, x, cl}, 3, NULL, 0));
     symc_attr to = symc_attr_dtype("to", SYMC_F64);
-    symc_tensor xd = node(m, "cast", "to_f64", &x, 1, &to, 1);
+    symc_tensor xd = test_node(m, "cast", "to_f64", &x, 1, &to, 1);
     symc_attr gel = symc_attr_str("approximate", "tanh");
-    OUT(node(m, "gelu", "gelu_d", &xd, 1, &gel, 1));
+    OUT(test_node(m, "gelu", "gelu_d", &xd, 1, &gel, 1));
     symc_attr fm = symc_attr_int("fmod", 0);
-    OUT(node(m, "mod", "imod", (symc_tensor[]){xi, xi}, 2, &fm, 1));
+    OUT(test_node(m, "mod", "imod", (symc_tensor[]){xi, xi}, 2, &fm, 1));
     /* reductions and norms */
     int64_t ax23[2] = {2, 3}, ax1[1] = {1};
     symc_attr r1[2] = {symc_attr_ints("axes", ax23, 2), symc_attr_int("keepdims", 1)};
-    OUT(node(m, "reduce_sum", "rsum", &x, 1, r1, 2));
+    OUT(test_node(m, "reduce_sum", "rsum", &x, 1, r1, 2));
     symc_attr r2[2] = {symc_attr_ints("axes", ax1, 1), symc_attr_int("keepdims", 0)};
-    OUT(node(m, "reduce_max", "rmax", &x, 1, r2, 2));
-    OUT(node(m, "reduce_mean", "rmean_i", &xi, 1, NULL, 0));
+    OUT(test_node(m, "reduce_max", "rmax", &x, 1, r2, 2));
+    OUT(test_node(m, "reduce_mean", "rmean_i", &xi, 1, NULL, 0));
     symc_attr last = symc_attr_int("axis", -1), one = symc_attr_int("axis", 1);
-    OUT(node(m, "softmax", "sm_last", &x, 1, &last, 1));
-    OUT(node(m, "log_softmax", "lsm_1", &x, 1, &one, 1));
+    OUT(test_node(m, "softmax", "sm_last", &x, 1, &last, 1));
+    OUT(test_node(m, "log_softmax", "lsm_1", &x, 1, &one, 1));
     symc_tensor sc = constant(m, "ln_scale", SYMC_F32, 1, (int64_t[]){8});
     symc_tensor bi = constant(m, "ln_bias", SYMC_F32, 1, (int64_t[]){8});
     symc_attr ln[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 1e-5)};
-    OUT(node(m, "layer_norm", "ln", (symc_tensor[]){x, sc, bi}, 3, ln, 2));
+    OUT(test_node(m, "layer_norm", "ln", (symc_tensor[]){x, sc, bi}, 3, ln, 2));
     symc_attr rn[2] = {symc_attr_int("axis", 2), symc_attr_float("epsilon", 1e-6)};
-    OUT(node(m, "rms_norm", "rms", (symc_tensor[]){x, sc}, 2, rn, 2));
+    OUT(test_node(m, "rms_norm", "rms", (symc_tensor[]){x, sc}, 2, rn, 2));
     symc_tensor bn[4];
     for (int i = 0; i < 4; i++)
         bn[i] = constant(m, (const char *[]){"bn_s", "bn_b", "bn_m", "bn_v"}[i], SYMC_F32, 1, (int64_t[]){4});
     symc_attr eps = symc_attr_float("epsilon", 1e-5);
-    OUT(node(m, "batch_norm", "bn", (symc_tensor[]){x, bn[0], bn[1], bn[2], bn[3]}, 5, &eps, 1));
+    OUT(test_node(m, "batch_norm", "bn", (symc_tensor[]){x, bn[0], bn[1], bn[2], bn[3]}, 5, &eps, 1));
     /* contractions */
     symc_tensor w88 = constant(m, "w88", SYMC_F32, 2, (int64_t[]){8, 8});
-    OUT(node(m, "matmul", "mm", (symc_tensor[]){x, w88}, 2, NULL, 0));
+    OUT(test_node(m, "matmul", "mm", (symc_tensor[]){x, w88}, 2, NULL, 0));
     symc_tensor wi = constant(m, "wi", SYMC_I64, 2, (int64_t[]){8, 8});
-    OUT(node(m, "matmul", "mm_i64", (symc_tensor[]){xi, wi}, 2, NULL, 0));
+    OUT(test_node(m, "matmul", "mm_i64", (symc_tensor[]){xi, wi}, 2, NULL, 0));
     symc_attr fl = symc_attr_int("axis", 1);
-    symc_tensor flat = node(m, "flatten", "flat", &x, 1, &fl, 1); /* an alias */
+    symc_tensor flat = test_node(m, "flatten", "flat", &x, 1, &fl, 1); /* an alias */
     symc_tensor wg = constant(m, "wg", SYMC_F32, 2, (int64_t[]){16, 256});
     symc_tensor cs = constant(m, "c_scalar", SYMC_F32, 1, (int64_t[]){1});
     symc_attr ga[2] = {symc_attr_int("trans_b", 1), symc_attr_float("beta", 0.5)};
-    OUT(node(m, "gemm", "gemm_c", (symc_tensor[]){flat, wg, cs}, 3, ga, 2));
+    OUT(test_node(m, "gemm", "gemm_c", (symc_tensor[]){flat, wg, cs}, 3, ga, 2));
     symc_tensor cw = constant(m, "cw", SYMC_F32, 4, (int64_t[]){4, 4, 3, 3});
     symc_tensor cb = constant(m, "cb", SYMC_F32, 1, (int64_t[]){4});
     int64_t p1[4] = {1, 1, 1, 1}, pa[4] = {0, 1, 1, 0};
     symc_attr cp = symc_attr_ints("pads", p1, 4), cpa = symc_attr_ints("pads", pa, 4);
-    symc_tensor cv = node(m, "conv2d", "conv", (symc_tensor[]){x, cw, cb}, 3, &cp, 1);
-    OUT(node(m, "relu", "conv_relu", &cv, 1, NULL, 0));
-    OUT(node(m, "conv2d", "conv_asym", (symc_tensor[]){x, cw}, 2, &cpa, 1));
+    symc_tensor cv = test_node(m, "conv2d", "conv", (symc_tensor[]){x, cw, cb}, 3, &cp, 1);
+    OUT(test_node(m, "relu", "conv_relu", &cv, 1, NULL, 0));
+    OUT(test_node(m, "conv2d", "conv_asym", (symc_tensor[]){x, cw}, 2, &cpa, 1));
     /* pooling */
     int64_t k2[2] = {2, 2}, k3[2] = {3, 3};
     symc_attr mp[3] = {symc_attr_ints("kernel", k3, 2), symc_attr_ints("pads", p1, 4), symc_attr_int("ceil_mode", 1)};
-    OUT(node(m, "max_pool2d", "maxpool", &x, 1, mp, 3));
+    OUT(test_node(m, "max_pool2d", "maxpool", &x, 1, mp, 3));
     symc_attr ap[2] = {symc_attr_ints("kernel", k2, 2), symc_attr_ints("strides", k2, 2)};
-    OUT(node(m, "avg_pool2d", "avgpool", &x, 1, ap, 2));
-    OUT(node(m, "global_avg_pool", "gap", &x, 1, NULL, 0));
+    OUT(test_node(m, "avg_pool2d", "avgpool", &x, 1, ap, 2));
+    OUT(test_node(m, "global_avg_pool", "gap", &x, 1, NULL, 0));
     /* data movement */
     int64_t perm[4] = {0, 2, 3, 1};
     symc_attr pe = symc_attr_ints("perm", perm, 4);
-    OUT(node(m, "transpose", "tr", &x, 1, &pe, 1));
-    OUT(node(m, "concat", "cat", (symc_tensor[]){x, s, x}, 3, &one, 1));
+    OUT(test_node(m, "transpose", "tr", &x, 1, &pe, 1));
+    OUT(test_node(m, "concat", "cat", (symc_tensor[]){x, s, x}, 3, &one, 1));
     symc_dim st[1] = {symc_dim_const(m, -1)}, en[1] = {symc_dim_const(m, -100)};
     int64_t sa[1] = {3}, ss[1] = {-2};
     symc_attr sl[4] = {symc_attr_dims("starts", st, 1), symc_attr_dims("ends", en, 1), symc_attr_ints("axes", sa, 1),
                        symc_attr_ints("steps", ss, 1)};
-    OUT(node(m, "slice", "sl", &x, 1, sl, 4));
+    OUT(test_node(m, "slice", "sl", &x, 1, sl, 4));
     symc_tensor gi = constant(m, "gi", SYMC_I64, 1, (int64_t[]){3});
     symc_attr g1 = symc_attr_int("axis", 1);
-    OUT(node(m, "gather", "ga", (symc_tensor[]){x, gi}, 2, &g1, 1));
+    OUT(test_node(m, "gather", "ga", (symc_tensor[]){x, gi}, 2, &g1, 1));
     symc_tensor gei = constant(m, "gei", SYMC_I64, 2, (int64_t[]){1, 8});
     symc_attr g0 = symc_attr_int("axis", 0);
-    OUT(node(m, "gather_elements", "gel", (symc_tensor[]){xi, gei}, 2, &g0, 1));
+    OUT(test_node(m, "gather_elements", "gel", (symc_tensor[]){xi, gei}, 2, &g0, 1));
     symc_dim pd[8] = {symc_dim_const(m, 0), symc_dim_const(m, 0), c1, c1,
                       symc_dim_const(m, 0), symc_dim_const(m, 0), c1, c1};
     symc_attr pa_[2] = {symc_attr_dims("pads", pd, 8), symc_attr_str("mode", "reflect")};
-    OUT(node(m, "pad", "pad", &x, 1, pa_, 2));
+    OUT(test_node(m, "pad", "pad", &x, 1, pa_, 2));
     symc_dim rep[2] = {c1, symc_dim_const(m, 3)};
     symc_attr ti = symc_attr_dims("repeats", rep, 2);
-    OUT(node(m, "tile", "tile", &xi, 1, &ti, 1));
-    OUT(node(m, "trilu", "tri", &x, 1, NULL, 0));
+    OUT(test_node(m, "tile", "tile", &xi, 1, &ti, 1));
+    OUT(test_node(m, "trilu", "tri", &x, 1, NULL, 0));
     symc_dim r0[1] = {symc_dim_const(m, 0)}, rd[1] = {c1}, rl[1] = {B};
     symc_attr ra[4] = {symc_attr_dims("start", r0, 1), symc_attr_dims("limit", rl, 1), symc_attr_dims("delta", rd, 1),
                        symc_attr_dtype("to", SYMC_I64)};
-    OUT(node(m, "range", "rng", NULL, 0, ra, 4));
+    OUT(test_node(m, "range", "rng", NULL, 0, ra, 4));
     symc_dim sz[2] = {symc_dim_const(m, 3), symc_dim_const(m, 5)};
     symc_attr sp[2] = {symc_attr_int("axis", -1), symc_attr_dims("sizes", sz, 2)};
     symc_tensor parts[2];
     CHECK_MSG(symc_add_node(m, "split", "split", &x, 1, sp, 2, parts, 2, &err) == SYMC_OK, "%s", err.msg);
     OUT(parts[0]);
     OUT(parts[1]);
-    OUT(node(m, "shape_of", "shape", &x, 1, NULL, 0));
+    OUT(test_node(m, "shape_of", "shape", &x, 1, NULL, 0));
     symc_attr ex = symc_attr_dims("shape", (symc_dim[]){B, c4, c8, c8}, 4);
-    OUT(node(m, "expand", "expand", &xb, 1, &ex, 1));
+    OUT(test_node(m, "expand", "expand", &xb, 1, &ex, 1));
     symc_attr rs = symc_attr_dims("shape", (symc_dim[]){B, SYMC_DIM_NONE}, 2);
-    OUT(node(m, "reshape", "rs_out", &s, 1, &rs, 1)); /* s is stored in the output's buffer: no copy */
+    OUT(test_node(m, "reshape", "rs_out", &s, 1, &rs, 1)); /* s is stored in the output's buffer: no copy */
     /* added for ONNX conformance: min/prod reductions (row and generic kernels), the index ops */
-    OUT(node(m, "reduce_min", "rmin", &x, 1, r1, 2));
-    OUT(node(m, "reduce_prod", "rprod_i", &xi, 1, r2, 2));
+    OUT(test_node(m, "reduce_min", "rmin", &x, 1, r1, 2));
+    OUT(test_node(m, "reduce_prod", "rprod_i", &xi, 1, r2, 2));
     symc_attr rax0[1] = {symc_attr_ints("axes", (int64_t[]){0}, 1)};
-    OUT(node(m, "reduce_min", "rmin_outer", &x, 1, rax0, 1));
+    OUT(test_node(m, "reduce_min", "rmin_outer", &x, 1, rax0, 1));
     symc_attr am[3] = {symc_attr_int("axis", 1), symc_attr_int("keepdims", 0), symc_attr_int("select_last_index", 1)};
-    OUT(node(m, "argmax", "amax", &x, 1, am, 3));
-    OUT(node(m, "argmin", "amin_i", &xi, 1, am, 1));
+    OUT(test_node(m, "argmax", "amax", &x, 1, am, 3));
+    OUT(test_node(m, "argmin", "amin_i", &xi, 1, am, 1));
     symc_attr tk[3] = {symc_attr_dims("k", &c4, 1), symc_attr_int("axis", -1), symc_attr_int("largest", 0)};
-    symc_tensor tki = node(m, "topk", "topk", &x, 1, tk, 3);
+    symc_tensor tki = test_node(m, "topk", "topk", &x, 1, tk, 3);
     OUT(tki);
     symc_attr cu[3] = {symc_attr_int("axis", 2), symc_attr_int("exclusive", 1), symc_attr_int("reverse", 1)};
-    OUT(node(m, "cumsum", "cumsum", &x, 1, cu, 3));
-    OUT(node(m, "cumsum", "cumsum_i", &xi, 1, &one, 1));
+    OUT(test_node(m, "cumsum", "cumsum", &x, 1, cu, 3));
+    OUT(test_node(m, "cumsum", "cumsum_i", &xi, 1, &one, 1));
     symc_tensor ndi = constant(m, "ndi", SYMC_I64, 2, (int64_t[]){3, 2});
-    OUT(node(m, "gather_nd", "gnd", (symc_tensor[]){x, ndi}, 2, NULL, 0));
+    OUT(test_node(m, "gather_nd", "gnd", (symc_tensor[]){x, ndi}, 2, NULL, 0));
     symc_tensor ndi1 = constant(m, "ndi1", SYMC_I64, 2, (int64_t[]){2, 1});
     symc_tensor upd = constant(m, "upd", SYMC_I64, 2, (int64_t[]){2, 8});
     symc_attr sadd = symc_attr_str("reduction", "add");
-    OUT(node(m, "scatter_nd", "snd", (symc_tensor[]){xi, ndi1, upd}, 3, &sadd, 1));
-    symc_tensor tkv = node(m, "gather_elements", "tkv", (symc_tensor[]){x, tki}, 2, &last, 1);
+    OUT(test_node(m, "scatter_nd", "snd", (symc_tensor[]){xi, ndi1, upd}, 3, &sadd, 1));
+    symc_tensor tkv = test_node(m, "gather_elements", "tkv", (symc_tensor[]){x, tki}, 2, &last, 1);
     symc_attr se[2] = {symc_attr_int("axis", -1), symc_attr_str("reduction", "max")};
-    OUT(node(m, "scatter_elements", "sel", (symc_tensor[]){x, tki, tkv}, 3, se, 2));
+    OUT(test_node(m, "scatter_elements", "sel", (symc_tensor[]){x, tki, tkv}, 3, se, 2));
 #undef OUT
     for (uint32_t i = 0; i < n_out; i++) symc_mark_output(m, outs[i], &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
@@ -506,15 +499,15 @@ static void test_views_and_dims(void) {
     symc_dim d[2] = {B, symc_dim_const(m, 24)};
     symc_tensor x;
     symc_add_input(m, "x", SYMC_F32, 2, d, &x, &err);
-    symc_tensor a = node(m, "neg", "a", &x, 1, NULL, 0);
+    symc_tensor a = test_node(m, "neg", "a", &x, 1, NULL, 0);
     symc_attr rs = symc_attr_dims("shape", (symc_dim[]){B, symc_dim_const(m, 4), symc_dim_const(m, 6)}, 3);
-    symc_tensor r = node(m, "reshape", "r", &a, 1, &rs, 1);
+    symc_tensor r = test_node(m, "reshape", "r", &a, 1, &rs, 1);
     int64_t perm[3] = {0, 2, 1};
     symc_attr pe = symc_attr_ints("perm", perm, 3);
-    symc_tensor t = node(m, "transpose", "t", &r, 1, &pe, 1);
+    symc_tensor t = test_node(m, "transpose", "t", &r, 1, &pe, 1);
     symc_attr rs2 = symc_attr_dims("shape", (symc_dim[]){B, symc_dim_const(m, 24)}, 2);
-    symc_tensor o = node(m, "reshape", "o", &t, 1, &rs2, 1);
-    symc_tensor o2 = node(m, "reshape", "o2", &x, 1, &rs, 1);
+    symc_tensor o = test_node(m, "reshape", "o", &t, 1, &rs2, 1);
+    symc_tensor o2 = test_node(m, "reshape", "o2", &x, 1, &rs, 1);
     symc_mark_output(m, o, &err);
     symc_mark_output(m, o2, &err);
     rt_engine *e = compile_module(m, "90", &err);
@@ -548,7 +541,7 @@ static void test_errors(void) {
     symc_dim d[1] = {symc_dim_const(m, 4)};
     symc_tensor x;
     symc_add_input(m, "x", SYMC_F32, 1, d, &x, &err);
-    symc_mark_output(m, node(m, "relu", "y", &x, 1, NULL, 0), &err);
+    symc_mark_output(m, test_node(m, "relu", "y", &x, 1, NULL, 0), &err);
     rt_engine *e = compile_module(m, "sm_12345", &err);
     CHECK(!e && err.code == SYMC_ERR_INVALID_ARG);
     CHECK_CONTAINS(err.msg, "--arch 'sm_12345'");
@@ -589,13 +582,13 @@ static void test_row_half(symc_dtype dt) {
     symc_tensor h, r;
     symc_add_input(m, "h", dt, 2, (symc_dim[]){B, c768}, &h, &err);
     symc_add_input(m, "r", dt, 2, (symc_dim[]){B, c768}, &r, &err);
-    symc_tensor sum = node(m, "add", "res", (symc_tensor[]){h, r}, 2, NULL, 0);
+    symc_tensor sum = test_node(m, "add", "res", (symc_tensor[]){h, r}, 2, NULL, 0);
     symc_tensor sc = constant(m, "ln_s", dt, 1, (int64_t[]){768});
     symc_tensor bi = constant(m, "ln_b", dt, 1, (int64_t[]){768});
     symc_attr ln[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 1e-5)};
-    symc_tensor y = node(m, "layer_norm", "ln", (symc_tensor[]){sum, sc, bi}, 3, ln, 2);
+    symc_tensor y = test_node(m, "layer_norm", "ln", (symc_tensor[]){sum, sc, bi}, 3, ln, 2);
     symc_attr last = symc_attr_int("axis", -1);
-    symc_tensor p = node(m, "softmax", "probs", &h, 1, &last, 1);
+    symc_tensor p = test_node(m, "softmax", "probs", &h, 1, &last, 1);
     symc_mark_output(m, y, &err);
     symc_mark_output(m, p, &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
@@ -685,8 +678,8 @@ static void test_reference_only_ops(void) {
             symc_add_input(m, "g", SYMC_F32, 4, g, &in[1], &err);
         }
         symc_mark_output(m,
-                         node(m, cases[k].op, "y", in, cases[k].second == 3 ? 2 : 1 + (uint32_t)cases[k].second,
-                              cases[k].a, cases[k].na),
+                         test_node(m, cases[k].op, "y", in, cases[k].second == 3 ? 2 : 1 + (uint32_t)cases[k].second,
+                                   cases[k].a, cases[k].na),
                          &err);
         rt_engine *e = compile_module(m, "sm_90", &err);
         CHECK_MSG(!e && err.code == SYMC_ERR_UNSUPPORTED, "%s: %s", cases[k].op, e ? "built" : err.msg);
@@ -713,15 +706,15 @@ static void test_row_inline(int sum_is_output) {
     symc_add_input(m, "h", SYMC_F32, 3, (symc_dim[]){B, S, c64}, &h, &err);
     symc_add_input(m, "r", SYMC_F32, 3, (symc_dim[]){B, S, c64}, &r, &err);
     symc_tensor s = constant(m, "s", SYMC_F32, 1, (int64_t[]){1});
-    symc_tensor xs = node(m, "mul", "xs", (symc_tensor[]){x, s}, 2, NULL, 0);
-    symc_tensor xm = node(m, "add", "xm", (symc_tensor[]){xs, mask}, 2, NULL, 0);
+    symc_tensor xs = test_node(m, "mul", "xs", (symc_tensor[]){x, s}, 2, NULL, 0);
+    symc_tensor xm = test_node(m, "add", "xm", (symc_tensor[]){xs, mask}, 2, NULL, 0);
     symc_attr last = symc_attr_int("axis", -1);
-    symc_tensor p = node(m, "softmax", "probs", &xm, 1, &last, 1);
-    symc_tensor sum = node(m, "add", "res", (symc_tensor[]){h, r}, 2, NULL, 0);
+    symc_tensor p = test_node(m, "softmax", "probs", &xm, 1, &last, 1);
+    symc_tensor sum = test_node(m, "add", "res", (symc_tensor[]){h, r}, 2, NULL, 0);
     symc_tensor sc = constant(m, "ln_s", SYMC_F32, 1, (int64_t[]){64});
     symc_tensor bi = constant(m, "ln_b", SYMC_F32, 1, (int64_t[]){64});
     symc_attr ln[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 1e-5)};
-    symc_tensor y = node(m, "layer_norm", "ln", (symc_tensor[]){sum, sc, bi}, 3, ln, 2);
+    symc_tensor y = test_node(m, "layer_norm", "ln", (symc_tensor[]){sum, sc, bi}, 3, ln, 2);
     symc_mark_output(m, p, &err);
     symc_mark_output(m, y, &err);
     if (sum_is_output) symc_mark_output(m, sum, &err);
@@ -775,13 +768,13 @@ static void test_gemm_residual(int variant) {
     symc_tensor pre;
     if (variant == 2) { /* gemm with a full C of its own */
         symc_attr beta = symc_attr_float("beta", 0.5);
-        pre = node(m, "gemm", "mm", (symc_tensor[]){x, w, x}, 3, &beta, 1);
+        pre = test_node(m, "gemm", "mm", (symc_tensor[]){x, w, x}, 3, &beta, 1);
     } else {
-        symc_tensor mm = node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0);
-        pre = node(m, "add", "biased", (symc_tensor[]){mm, bias}, 2, NULL, 0);
-        if (variant == 1) pre = node(m, "relu", "act", &pre, 1, NULL, 0);
+        symc_tensor mm = test_node(m, "matmul", "mm", (symc_tensor[]){x, w}, 2, NULL, 0);
+        pre = test_node(m, "add", "biased", (symc_tensor[]){mm, bias}, 2, NULL, 0);
+        if (variant == 1) pre = test_node(m, "relu", "act", &pre, 1, NULL, 0);
     }
-    symc_tensor y = node(m, "add", "y", (symc_tensor[]){res, pre}, 2, NULL, 0);
+    symc_tensor y = test_node(m, "add", "y", (symc_tensor[]){res, pre}, 2, NULL, 0);
     symc_mark_output(m, y, &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
@@ -820,18 +813,18 @@ static void test_transpose_fold(int shared) {
     symc_add_input(m, "a", SYMC_F32, 2, (symc_dim[]){S, c16}, &a, &err);
     int64_t perm[4] = {0, 1, 3, 2}, perm2[2] = {1, 0};
     symc_attr pe = symc_attr_ints("perm", perm, 4), pe2 = symc_attr_ints("perm", perm2, 2);
-    symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pe, 1);
-    symc_tensor scores = node(m, "matmul", "scores", (symc_tensor[]){q, kt}, 2, NULL, 0);
-    symc_tensor at = node(m, "transpose", "at", &a, 1, &pe2, 1);
+    symc_tensor kt = test_node(m, "transpose", "kt", &k, 1, &pe, 1);
+    symc_tensor scores = test_node(m, "matmul", "scores", (symc_tensor[]){q, kt}, 2, NULL, 0);
+    symc_tensor at = test_node(m, "transpose", "at", &a, 1, &pe2, 1);
     /* gemm(at, neg(wt), trans_a, trans_b) = a · (-w): the fold turns trans_a back off */
     symc_tensor w = constant(m, "w", SYMC_F32, 2, (int64_t[]){16, 8});
-    symc_tensor wt = node(m, "transpose", "wt", &w, 1, &pe2, 1);
-    symc_tensor na = node(m, "neg", "na", &wt, 1, NULL, 0);
+    symc_tensor wt = test_node(m, "transpose", "wt", &w, 1, &pe2, 1);
+    symc_tensor na = test_node(m, "neg", "na", &wt, 1, NULL, 0);
     symc_attr tt[2] = {symc_attr_int("trans_a", 1), symc_attr_int("trans_b", 1)};
-    symc_tensor proj = node(m, "gemm", "proj", (symc_tensor[]){at, na}, 2, tt, 2);
+    symc_tensor proj = test_node(m, "gemm", "proj", (symc_tensor[]){at, na}, 2, tt, 2);
     symc_mark_output(m, scores, &err);
     symc_mark_output(m, proj, &err);
-    if (shared) symc_mark_output(m, node(m, "neg", "kt_neg", &kt, 1, NULL, 0), &err);
+    if (shared) symc_mark_output(m, test_node(m, "neg", "kt_neg", &kt, 1, NULL, 0), &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
     if (e) {
@@ -875,12 +868,12 @@ static void test_vector(void) {
     symc_add_input(m, "z", SYMC_F32, 2, (symc_dim[]){B, c3}, &z, &err);
     symc_add_input(m, "row", SYMC_F32, 1, (symc_dim[]){c16}, &row, &err);
     symc_tensor s = constant(m, "s", SYMC_F32, 1, (int64_t[]){1});
-    symc_tensor a = node(m, "mul", "va", (symc_tensor[]){x, s}, 2, NULL, 0);
-    symc_tensor gt = node(m, "greater", "vgt", (symc_tensor[]){a, y}, 2, NULL, 0);
-    symc_mark_output(m, node(m, "where", "vec4", (symc_tensor[]){gt, x, y}, 3, NULL, 0), &err);
-    symc_mark_output(m, node(m, "add", "bcast", (symc_tensor[]){x, row}, 2, NULL, 0), &err);
-    symc_mark_output(m, node(m, "exp", "odd", &z, 1, NULL, 0), &err);
-    symc_mark_output(m, node(m, "mul", "colb", (symc_tensor[]){x, col}, 2, NULL, 0), &err);
+    symc_tensor a = test_node(m, "mul", "va", (symc_tensor[]){x, s}, 2, NULL, 0);
+    symc_tensor gt = test_node(m, "greater", "vgt", (symc_tensor[]){a, y}, 2, NULL, 0);
+    symc_mark_output(m, test_node(m, "where", "vec4", (symc_tensor[]){gt, x, y}, 3, NULL, 0), &err);
+    symc_mark_output(m, test_node(m, "add", "bcast", (symc_tensor[]){x, row}, 2, NULL, 0), &err);
+    symc_mark_output(m, test_node(m, "exp", "odd", &z, 1, NULL, 0), &err);
+    symc_mark_output(m, test_node(m, "mul", "colb", (symc_tensor[]){x, col}, 2, NULL, 0), &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
     if (e) {
@@ -917,17 +910,17 @@ static void test_row_regimes(int64_t min_h, int64_t opt_h, int64_t max_h, int no
     symc_add_input(m, "r", SYMC_F32, 2, (symc_dim[]){R, H}, &r, &err);
     symc_add_input(m, "g", SYMC_F32, 1, (symc_dim[]){H}, &g, &err);
     symc_add_input(m, "b", SYMC_F32, 1, (symc_dim[]){H}, &b, &err);
-    symc_tensor sum = node(m, "add", "res", (symc_tensor[]){x, r}, 2, NULL, 0);
+    symc_tensor sum = test_node(m, "add", "res", (symc_tensor[]){x, r}, 2, NULL, 0);
     symc_attr ln[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 1e-5)};
-    symc_tensor y = node(m, "layer_norm", "ln", (symc_tensor[]){sum, g, b}, 3, ln, 2);
+    symc_tensor y = test_node(m, "layer_norm", "ln", (symc_tensor[]){sum, g, b}, 3, ln, 2);
     symc_attr last = symc_attr_int("axis", -1);
-    symc_tensor p = node(m, "softmax", "sm", &y, 1, &last, 1);
-    symc_tensor q = node(m, "gelu", "act", &p, 1, NULL, 0);
+    symc_tensor p = test_node(m, "softmax", "sm", &y, 1, &last, 1);
+    symc_tensor q = test_node(m, "gelu", "act", &p, 1, NULL, 0);
     symc_mark_output(m, q, &err);
     /* a second branch: rms_norm(x) * 2 (the scale an epilogue) */
     symc_tensor two = constant(m, "two", SYMC_F32, 1, (int64_t[]){1});
-    symc_tensor rn = node(m, "rms_norm", "rms", (symc_tensor[]){x, g}, 2, ln, 2);
-    symc_tensor sc = node(m, "mul", "scaled", (symc_tensor[]){rn, two}, 2, NULL, 0);
+    symc_tensor rn = test_node(m, "rms_norm", "rms", (symc_tensor[]){x, g}, 2, ln, 2);
+    symc_tensor sc = test_node(m, "mul", "scaled", (symc_tensor[]){rn, two}, 2, NULL, 0);
     symc_mark_output(m, sc, &err);
     if (norm_out) symc_mark_output(m, rn, &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
@@ -1003,9 +996,9 @@ static symc_module *attention_module(int variant) {
     symc_add_input(m, "v", dt, 4, (symc_dim[]){B, c2, S, hd}, &v, &err);
     int64_t perm[4] = {0, 1, 3, 2}, heads[4] = {0, 2, 1, 3};
     symc_attr pe = symc_attr_ints("perm", perm, 4), ph = symc_attr_ints("perm", heads, 4);
-    symc_tensor qh = node(m, "transpose", "qh", &q, 1, &ph, 1);
-    symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pe, 1);
-    symc_tensor scores = node(m, "matmul", "scores", (symc_tensor[]){qh, kt}, 2, NULL, 0);
+    symc_tensor qh = test_node(m, "transpose", "qh", &q, 1, &ph, 1);
+    symc_tensor kt = test_node(m, "transpose", "kt", &k, 1, &pe, 1);
+    symc_tensor scores = test_node(m, "matmul", "scores", (symc_tensor[]){qh, kt}, 2, NULL, 0);
     symc_tensor scale = constant(m, "scale", dt, 0, NULL);
     if (eighth) {
         const uint16_t h = dt == SYMC_F16 ? 0x3000 : 0x3e00; /* 0.125 in f16 / bf16 */
@@ -1013,11 +1006,11 @@ static symc_module *attention_module(int variant) {
         CHECK(symc_add_constant(m, "eighth", dt, 0, NULL, dt == SYMC_F32 ? (const void *)&f : (const void *)&h,
                                 dt == SYMC_F32 ? 4 : 2, &scale, &err) == SYMC_OK);
     }
-    symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
+    symc_tensor scaled = test_node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
     symc_attr ax[2] = {symc_attr_int("axis", -1), symc_attr_int("zero_masked_rows", 1)};
-    symc_tensor p = node(m, "softmax", "p", &scaled, 1, ax, zero_masked ? 2 : 1);
-    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
-    symc_tensor ot = node(m, "transpose", "ot", &o, 1, &ph, 1);
+    symc_tensor p = test_node(m, "softmax", "p", &scaled, 1, ax, zero_masked ? 2 : 1);
+    symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
+    symc_tensor ot = test_node(m, "transpose", "ot", &o, 1, &ph, 1);
     symc_mark_output(m, ot, &err);
     if (variant == 1) symc_mark_output(m, scores, &err);
     return m;
@@ -1284,12 +1277,13 @@ static symc_tensor hf_causal_keep(symc_module *m, symc_dim S, symc_tensor keep) 
     symc_dim zero_d = symc_dim_const(m, 0), one_d = symc_dim_const(m, 1);
     symc_attr ra[4] = {symc_attr_dims("start", &zero_d, 1), symc_attr_dims("limit", &S, 1),
                        symc_attr_dims("delta", &one_d, 1), symc_attr_dtype("to", SYMC_I64)};
-    symc_tensor rk = node(m, "range", "rk", NULL, 0, ra, 4), rq = node(m, "range", "rq", NULL, 0, ra, 4);
+    symc_tensor rk = test_node(m, "range", "rk", NULL, 0, ra, 4), rq = test_node(m, "range", "rq", NULL, 0, ra, 4);
     int64_t ak[3] = {0, 1, 2}, aq[3] = {0, 1, 3};
     symc_attr uk = symc_attr_ints("axes", ak, 3), uq = symc_attr_ints("axes", aq, 3);
-    symc_tensor kv = node(m, "unsqueeze", "kvidx", &rk, 1, &uk, 1), qv = node(m, "unsqueeze", "qidx", &rq, 1, &uq, 1);
-    symc_tensor le = node(m, "less_equal", "le", (symc_tensor[]){kv, qv}, 2, NULL, 0);
-    return node(m, "and", "both", (symc_tensor[]){le, keep}, 2, NULL, 0);
+    symc_tensor kv = test_node(m, "unsqueeze", "kvidx", &rk, 1, &uk, 1),
+                qv = test_node(m, "unsqueeze", "qidx", &rq, 1, &uq, 1);
+    symc_tensor le = test_node(m, "less_equal", "le", (symc_tensor[]){kv, qv}, 2, NULL, 0);
+    return test_node(m, "and", "both", (symc_tensor[]){le, keep}, 2, NULL, 0);
 }
 
 /* the wgmma kernel reads a tile's padding-mask keys before it issues the tile's Q·Kᵀ (their loads
@@ -1304,17 +1298,17 @@ static void test_attention_early_masks(void) {
         int64_t perm[4] = {0, 1, 3, 2};
         symc_attr pe = symc_attr_ints("perm", perm, 4);
         symc_attr ex = symc_attr_dims("shape", (symc_dim[]){B, c1, S, S}, 4);
-        symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pe, 1);
-        symc_tensor scores = node(m, "matmul", "scores", (symc_tensor[]){q, kt}, 2, NULL, 0);
+        symc_tensor kt = test_node(m, "transpose", "kt", &k, 1, &pe, 1);
+        symc_tensor scores = test_node(m, "matmul", "scores", (symc_tensor[]){q, kt}, 2, NULL, 0);
         symc_tensor scale = constant(m, "scale", SYMC_F16, 0, NULL), zero = constant(m, "zero", SYMC_F16, 0, NULL);
         symc_tensor fill = constant(m, "fill", SYMC_F16, 0, NULL);
-        symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
-        symc_tensor kbe = node(m, "expand", "kbe", &keep, 1, &ex, 1);
-        symc_tensor am = node(m, "where", "am", (symc_tensor[]){kbe, zero, fill}, 3, NULL, 0);
-        symc_tensor s2 = node(m, "add", "s2", (symc_tensor[]){scaled, am}, 2, NULL, 0);
+        symc_tensor scaled = test_node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
+        symc_tensor kbe = test_node(m, "expand", "kbe", &keep, 1, &ex, 1);
+        symc_tensor am = test_node(m, "where", "am", (symc_tensor[]){kbe, zero, fill}, 3, NULL, 0);
+        symc_tensor s2 = test_node(m, "add", "s2", (symc_tensor[]){scaled, am}, 2, NULL, 0);
         symc_attr ax = symc_attr_int("axis", -1);
-        symc_tensor p = node(m, "softmax", "p", &s2, 1, &ax, 1);
-        symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
+        symc_tensor p = test_node(m, "softmax", "p", &s2, 1, &ax, 1);
+        symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
         symc_mark_output(m, o, &err);
         if (!early) setenv("SYMC_ATTENTION_MASK_EARLY", "0", 1);
         rt_engine *e = compile_module(m, "sm_90", &err);
@@ -1346,22 +1340,22 @@ static void test_attention_hf_masks(int causal) {
     symc_attr pe = symc_attr_ints("perm", perm, 4);
     symc_dim full[4] = {B, c1, S, S};
     symc_attr ex = symc_attr_dims("shape", full, 4);
-    symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pe, 1);
-    symc_tensor scores = node(m, "matmul", "scores", (symc_tensor[]){q, kt}, 2, NULL, 0);
+    symc_tensor kt = test_node(m, "transpose", "kt", &k, 1, &pe, 1);
+    symc_tensor scores = test_node(m, "matmul", "scores", (symc_tensor[]){q, kt}, 2, NULL, 0);
     symc_tensor scale = constant(m, "scale", SYMC_F16, 0, NULL), zero = constant(m, "zero", SYMC_F16, 0, NULL);
     symc_tensor fill = constant(m, "fill", SYMC_F16, 0, NULL);
-    symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
+    symc_tensor scaled = test_node(m, "mul", "scaled", (symc_tensor[]){scores, scale}, 2, NULL, 0);
     if (causal) keep = hf_causal_keep(m, S, keep);
-    symc_tensor kbe = node(m, "expand", "kbe", &keep, 1, &ex, 1);
-    symc_tensor am = node(m, "where", "am", (symc_tensor[]){kbe, zero, fill}, 3, NULL, 0);
-    symc_tensor s2 = node(m, "add", "s2", (symc_tensor[]){scaled, am}, 2, NULL, 0);
-    symc_tensor rbe = node(m, "expand", "rbe", &rowbias, 1, &ex, 1);
-    symc_tensor s3 = node(m, "add", "s3", (symc_tensor[]){s2, rbe}, 2, NULL, 0);
-    symc_tensor rke = node(m, "expand", "rke", &rowkeep, 1, &ex, 1);
-    symc_tensor sw = node(m, "where", "sw", (symc_tensor[]){rke, s3, fill}, 3, NULL, 0);
+    symc_tensor kbe = test_node(m, "expand", "kbe", &keep, 1, &ex, 1);
+    symc_tensor am = test_node(m, "where", "am", (symc_tensor[]){kbe, zero, fill}, 3, NULL, 0);
+    symc_tensor s2 = test_node(m, "add", "s2", (symc_tensor[]){scaled, am}, 2, NULL, 0);
+    symc_tensor rbe = test_node(m, "expand", "rbe", &rowbias, 1, &ex, 1);
+    symc_tensor s3 = test_node(m, "add", "s3", (symc_tensor[]){s2, rbe}, 2, NULL, 0);
+    symc_tensor rke = test_node(m, "expand", "rke", &rowkeep, 1, &ex, 1);
+    symc_tensor sw = test_node(m, "where", "sw", (symc_tensor[]){rke, s3, fill}, 3, NULL, 0);
     symc_attr ax = symc_attr_int("axis", -1);
-    symc_tensor p = node(m, "softmax", "p", &sw, 1, &ax, 1);
-    symc_tensor o = node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
+    symc_tensor p = test_node(m, "softmax", "p", &sw, 1, &ax, 1);
+    symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
     symc_mark_output(m, o, &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
@@ -1412,10 +1406,10 @@ static void test_gemm_residual_view(void) {
     symc_add_input(m, "res", SYMC_F16, 3, (symc_dim[]){B, c2, c16}, &res, &err);
     symc_tensor w = constant(m, "w", SYMC_F16, 2, (int64_t[]){16, 16}),
                 bias = constant(m, "bias", SYMC_F16, 1, (int64_t[]){16});
-    symc_tensor g = node(m, "gemm", "proj", (symc_tensor[]){x, w, bias}, 3, NULL, 0);
+    symc_tensor g = test_node(m, "gemm", "proj", (symc_tensor[]){x, w, bias}, 3, NULL, 0);
     symc_attr rs = symc_attr_dims("shape", (symc_dim[]){B, c2, c16}, 3);
-    symc_tensor v = node(m, "reshape", "view", &g, 1, &rs, 1);
-    symc_mark_output(m, node(m, "add", "sum", (symc_tensor[]){v, res}, 2, NULL, 0), &err);
+    symc_tensor v = test_node(m, "reshape", "view", &g, 1, &rs, 1);
+    symc_mark_output(m, test_node(m, "add", "sum", (symc_tensor[]){v, res}, 2, NULL, 0), &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
     if (e) {
@@ -1448,15 +1442,16 @@ static void test_move_vectors(void) {
         symc_tensor parts[2];
         CHECK_MSG(symc_add_node(m, "split", "split", &x, 1, sp, 2, parts, 2, &err) == SYMC_OK, "%s", err.msg);
         symc_attr ax = symc_attr_int("axis", -1);
-        symc_mark_output(m, node(m, "concat", "cat", (symc_tensor[]){parts[1], parts[0], parts[1]}, 3, &ax, 1), &err);
+        symc_mark_output(m, test_node(m, "concat", "cat", (symc_tensor[]){parts[1], parts[0], parts[1]}, 3, &ax, 1),
+                         &err);
         const float two = 2.f, three = 3.f, half5 = 2.5f;
         symc_tensor e2 = SYMC_TENSOR_NONE, e3 = SYMC_TENSOR_NONE, e25 = SYMC_TENSOR_NONE;
         CHECK(symc_add_constant(m, "two", SYMC_F32, 0, NULL, &two, 4, &e2, &err) == SYMC_OK);
         CHECK(symc_add_constant(m, "three", SYMC_F32, 0, NULL, &three, 4, &e3, &err) == SYMC_OK);
         CHECK(symc_add_constant(m, "two_and_half", SYMC_F32, 0, NULL, &half5, 4, &e25, &err) == SYMC_OK);
-        symc_mark_output(m, node(m, "pow", "sq", (symc_tensor[]){h, e2}, 2, NULL, 0), &err);
-        symc_mark_output(m, node(m, "pow", "cube", (symc_tensor[]){h, e3}, 2, NULL, 0), &err);
-        symc_mark_output(m, node(m, "pow", "p25", (symc_tensor[]){h, e25}, 2, NULL, 0), &err);
+        symc_mark_output(m, test_node(m, "pow", "sq", (symc_tensor[]){h, e2}, 2, NULL, 0), &err);
+        symc_mark_output(m, test_node(m, "pow", "cube", (symc_tensor[]){h, e3}, 2, NULL, 0), &err);
+        symc_mark_output(m, test_node(m, "pow", "p25", (symc_tensor[]){h, e25}, 2, NULL, 0), &err);
         rt_engine *e = compile_module(m, "sm_90", &err);
         CHECK_MSG(e, "%s", err.msg);
         if (e) {
@@ -1517,27 +1512,28 @@ static void test_attention_causal_tail(void) {
         int64_t perm[4] = {0, 1, 3, 2};
         symc_attr pe = symc_attr_ints("perm", perm, 4), tof = symc_attr_dtype("to", SYMC_F32);
         /* Q, K and V widened to f32 (the kernel reads their half storage) */
-        symc_tensor q32 = node(m, "cast", "q32", &q, 1, &tof, 1), k32 = node(m, "cast", "k32", &k, 1, &tof, 1),
-                    v32 = node(m, "cast", "v32", &v, 1, &tof, 1);
-        symc_tensor kt = node(m, "transpose", "kt", &k32, 1, &pe, 1);
-        symc_tensor scf = node(m, "matmul", "scores", (symc_tensor[]){q32, kt}, 2, NULL, 0);
+        symc_tensor q32 = test_node(m, "cast", "q32", &q, 1, &tof, 1),
+                    k32 = test_node(m, "cast", "k32", &k, 1, &tof, 1),
+                    v32 = test_node(m, "cast", "v32", &v, 1, &tof, 1);
+        symc_tensor kt = test_node(m, "transpose", "kt", &k32, 1, &pe, 1);
+        symc_tensor scf = test_node(m, "matmul", "scores", (symc_tensor[]){q32, kt}, 2, NULL, 0);
         const float quarter = 0.25f, zero = 0.f, one = 1.f;
         symc_tensor scale = SYMC_TENSOR_NONE, z = SYMC_TENSOR_NONE, fill = SYMC_TENSOR_NONE, bias = SYMC_TENSOR_NONE;
         CHECK(symc_add_constant(m, "scale", SYMC_F32, 0, NULL, &quarter, 4, &scale, &err) == SYMC_OK);
         CHECK(symc_add_constant(m, "zero", SYMC_F32, 0, NULL, &zero, 4, &z, &err) == SYMC_OK);
         CHECK(symc_add_constant(m, "fill", SYMC_F32, 0, NULL, &cases[i].fill, 4, &fill, &err) == SYMC_OK);
         CHECK(symc_add_constant(m, "bias", SYMC_F32, 0, NULL, &one, 4, &bias, &err) == SYMC_OK);
-        symc_tensor scaled = node(m, "mul", "scaled", (symc_tensor[]){scf, scale}, 2, NULL, 0);
+        symc_tensor scaled = test_node(m, "mul", "scaled", (symc_tensor[]){scf, scale}, 2, NULL, 0);
         symc_dim full[4] = {B, c1, S, S};
         symc_attr ex = symc_attr_dims("shape", full, 4);
         symc_tensor both = hf_causal_keep(m, S, keep);
-        symc_tensor kbe = node(m, "expand", "kbe", &both, 1, &ex, 1);
-        symc_tensor am = node(m, "where", "am", (symc_tensor[]){kbe, z, fill}, 3, NULL, 0);
-        symc_tensor s2 = node(m, "add", "s2", (symc_tensor[]){scaled, am}, 2, NULL, 0);
-        if (cases[i].extra) s2 = node(m, "add", "s3", (symc_tensor[]){s2, bias}, 2, NULL, 0);
+        symc_tensor kbe = test_node(m, "expand", "kbe", &both, 1, &ex, 1);
+        symc_tensor am = test_node(m, "where", "am", (symc_tensor[]){kbe, z, fill}, 3, NULL, 0);
+        symc_tensor s2 = test_node(m, "add", "s2", (symc_tensor[]){scaled, am}, 2, NULL, 0);
+        if (cases[i].extra) s2 = test_node(m, "add", "s3", (symc_tensor[]){s2, bias}, 2, NULL, 0);
         symc_attr ax = symc_attr_int("axis", -1);
-        symc_tensor p = node(m, "softmax", "p", &s2, 1, &ax, 1);
-        symc_mark_output(m, node(m, "matmul", "o", (symc_tensor[]){p, v32}, 2, NULL, 0), &err);
+        symc_tensor p = test_node(m, "softmax", "p", &s2, 1, &ax, 1);
+        symc_mark_output(m, test_node(m, "matmul", "o", (symc_tensor[]){p, v32}, 2, NULL, 0), &err);
         rt_engine *e = compile_module(m, hopper ? "sm_90" : "sm_80", &err);
         CHECK_MSG(e, "case %zu: %s", i, err.msg);
         if (e && hopper) {
@@ -1700,8 +1696,8 @@ static void test_row_chain(int shared) {
     symc_add_input(m, "g", SYMC_F32, 1, (symc_dim[]){H}, &g, &err);
     symc_add_input(m, "b", SYMC_F32, 1, (symc_dim[]){H}, &b, &err);
     symc_attr ax = symc_attr_int("axis", -1), lna[2] = {symc_attr_int("axis", -1), symc_attr_float("epsilon", 1e-5)};
-    symc_tensor n = node(m, "layer_norm", "ln", (symc_tensor[]){x, g, b}, 3, lna, 2);
-    symc_tensor p = node(m, "softmax", "sm", &n, 1, &ax, 1);
+    symc_tensor n = test_node(m, "layer_norm", "ln", (symc_tensor[]){x, g, b}, 3, lna, 2);
+    symc_tensor p = test_node(m, "softmax", "sm", &n, 1, &ax, 1);
     symc_mark_output(m, p, &err);
     if (shared) symc_mark_output(m, n, &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
@@ -1785,7 +1781,7 @@ static symc_tensor resize_node(symc_module *m, const char *name, symc_tensor x, 
         a[n++] = symc_attr_floats("roi", roi, 8);
         a[n++] = symc_attr_float("extrapolation_value", -2.5);
     }
-    return node(m, "resize", name, &x, 1, a, n);
+    return test_node(m, "resize", name, &x, 1, a, n);
 }
 
 static void test_resize(void) {
@@ -1884,21 +1880,21 @@ static void test_conv1x1(symc_dtype dt) {
     symc_tensor w3 = constant(m, "w3", dt, 4, (int64_t[]){16, 16, 1, 1});
     symc_tensor w33 = constant(m, "w33", dt, 4, (int64_t[]){16, 16, 3, 3});
     symc_tensor wg = constant(m, "wg", dt, 4, (int64_t[]){16, 8, 1, 1});
-    symc_tensor c1 = node(m, "conv2d", "c1", (symc_tensor[]){x, w1, b1}, 3, NULL, 0);
-    symc_tensor r1 = node(m, "relu", "r1", &c1, 1, NULL, 0);
+    symc_tensor c1 = test_node(m, "conv2d", "c1", (symc_tensor[]){x, w1, b1}, 3, NULL, 0);
+    symc_tensor r1 = test_node(m, "relu", "r1", &c1, 1, NULL, 0);
     int64_t ones2[2] = {1, 1}, zeros4[4] = {0, 0, 0, 0}, twos[2] = {2, 2}, pads1[4] = {1, 1, 1, 1};
     symc_attr plain[3] = {symc_attr_ints("strides", ones2, 2), symc_attr_ints("pads", zeros4, 4),
                           symc_attr_int("group", 1)}; /* the defaults spelled out */
-    symc_tensor c2 = node(m, "conv2d", "c2", (symc_tensor[]){r1, w2, b2}, 3, plain, 3);
-    symc_tensor s2 = node(m, "add", "s2", (symc_tensor[]){c2, x}, 2, NULL, 0);
-    symc_tensor r2 = node(m, "relu", "r2", &s2, 1, NULL, 0);
-    symc_tensor c3 = node(m, "conv2d", "c3", (symc_tensor[]){r2, w3}, 2, NULL, 0);
+    symc_tensor c2 = test_node(m, "conv2d", "c2", (symc_tensor[]){r1, w2, b2}, 3, plain, 3);
+    symc_tensor s2 = test_node(m, "add", "s2", (symc_tensor[]){c2, x}, 2, NULL, 0);
+    symc_tensor r2 = test_node(m, "relu", "r2", &s2, 1, NULL, 0);
+    symc_tensor c3 = test_node(m, "conv2d", "c3", (symc_tensor[]){r2, w3}, 2, NULL, 0);
     symc_attr p1 = symc_attr_ints("pads", pads1, 4), st2 = symc_attr_ints("strides", twos, 2);
     symc_attr g2 = symc_attr_int("group", 2);
-    symc_tensor k3 = node(m, "conv2d", "k3", (symc_tensor[]){c3, w33}, 2, &p1, 1);
-    symc_tensor down = node(m, "conv2d", "down", (symc_tensor[]){c3, w3}, 2, &st2, 1);
-    symc_tensor padded = node(m, "conv2d", "padded", (symc_tensor[]){c3, w3}, 2, &p1, 1);
-    symc_tensor grouped = node(m, "conv2d", "grouped", (symc_tensor[]){c3, wg}, 2, &g2, 1);
+    symc_tensor k3 = test_node(m, "conv2d", "k3", (symc_tensor[]){c3, w33}, 2, &p1, 1);
+    symc_tensor down = test_node(m, "conv2d", "down", (symc_tensor[]){c3, w3}, 2, &st2, 1);
+    symc_tensor padded = test_node(m, "conv2d", "padded", (symc_tensor[]){c3, w3}, 2, &p1, 1);
+    symc_tensor grouped = test_node(m, "conv2d", "grouped", (symc_tensor[]){c3, wg}, 2, &g2, 1);
     symc_tensor outs[4] = {k3, down, padded, grouped};
     for (int i = 0; i < 4; i++) symc_mark_output(m, outs[i], &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
@@ -2006,13 +2002,13 @@ static void test_transpose_tiled(void) {
     symc_attr p_nhwc = symc_attr_ints("perm", to_nhwc, 4), p_nchw = symc_attr_ints("perm", to_nchw, 4),
               p_rev = symc_attr_ints("perm", rev, 4), p_mat = symc_attr_ints("perm", mat, 2),
               p_last2 = symc_attr_ints("perm", last2, 3), p_keep = symc_attr_ints("perm", keep, 3);
-    symc_mark_output(m, node(m, "transpose", "nhwc", &x, 1, &p_nhwc, 1), &err);
-    symc_mark_output(m, node(m, "transpose", "nchw", &y, 1, &p_nchw, 1), &err);
-    symc_mark_output(m, node(m, "transpose", "unit", &u, 1, &p_rev, 1), &err);
-    symc_mark_output(m, node(m, "transpose", "mat", &mi, 1, &p_mat, 1), &err);
-    symc_mark_output(m, node(m, "transpose", "last2", &q, 1, &p_last2, 1), &err);
-    symc_mark_output(m, node(m, "transpose", "keep", &q, 1, &p_keep, 1), &err);
-    symc_mark_output(m, node(m, "transpose", "rev", &g, 1, &p_rev, 1), &err);
+    symc_mark_output(m, test_node(m, "transpose", "nhwc", &x, 1, &p_nhwc, 1), &err);
+    symc_mark_output(m, test_node(m, "transpose", "nchw", &y, 1, &p_nchw, 1), &err);
+    symc_mark_output(m, test_node(m, "transpose", "unit", &u, 1, &p_rev, 1), &err);
+    symc_mark_output(m, test_node(m, "transpose", "mat", &mi, 1, &p_mat, 1), &err);
+    symc_mark_output(m, test_node(m, "transpose", "last2", &q, 1, &p_last2, 1), &err);
+    symc_mark_output(m, test_node(m, "transpose", "keep", &q, 1, &p_keep, 1), &err);
+    symc_mark_output(m, test_node(m, "transpose", "rev", &g, 1, &p_rev, 1), &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
     if (e) {
@@ -2112,11 +2108,11 @@ static void test_transpose_rows(void) {
     int64_t win[6] = {0, 1, 3, 2, 4, 5}, pat[6] = {0, 2, 4, 1, 3, 5}, keep[3] = {1, 0, 2};
     symc_attr p_win = symc_attr_ints("perm", win, 6), p_pat = symc_attr_ints("perm", pat, 6),
               p_keep = symc_attr_ints("perm", keep, 3);
-    symc_mark_output(m, node(m, "transpose", "windows", &w, 1, &p_win, 1), &err);
-    symc_mark_output(m, node(m, "transpose", "patches", &p, 1, &p_pat, 1), &err);
-    symc_mark_output(m, node(m, "transpose", "rows70", &s, 1, &p_keep, 1), &err);
-    symc_mark_output(m, node(m, "transpose", "rows3", &h, 1, &p_keep, 1), &err);
-    symc_mark_output(m, node(m, "transpose", "pairs", &l, 1, &p_keep, 1), &err);
+    symc_mark_output(m, test_node(m, "transpose", "windows", &w, 1, &p_win, 1), &err);
+    symc_mark_output(m, test_node(m, "transpose", "patches", &p, 1, &p_pat, 1), &err);
+    symc_mark_output(m, test_node(m, "transpose", "rows70", &s, 1, &p_keep, 1), &err);
+    symc_mark_output(m, test_node(m, "transpose", "rows3", &h, 1, &p_keep, 1), &err);
+    symc_mark_output(m, test_node(m, "transpose", "pairs", &l, 1, &p_keep, 1), &err);
     rt_engine *e = compile_module(m, "sm_90", &err);
     CHECK_MSG(e, "%s", err.msg);
     if (e) {

@@ -88,6 +88,20 @@ static inline rt_engine *build_sm90(symc_module *m, const char *what) {
     return e;
 }
 
+/* A rewritten module mm and the plain one on the reference backend with the same "x" (dims xd,
+ * values xv stored as dt): output 0 of each into a and b (at most cap). Checks that both give
+ * `want` values and the same bits (a failed check naming xd[0] as B). 1 when both ran, else 0. */
+static inline int run_both_ref(symc_module *mm, symc_module *plain, const int64_t *xd, int32_t rank, symc_dtype dt,
+                               const double *xv, double *a, double *b, int64_t cap, int64_t want) {
+    int64_t na = 0, nb = 0;
+    if (!run_module_ref(mm, xd, rank, dt, xv, a, cap, &na, NULL) ||
+        !run_module_ref(plain, xd, rank, dt, xv, b, cap, &nb, NULL))
+        return 0;
+    CHECK_MSG(na == want && nb == na && !memcmp(a, b, (size_t)na * sizeof *a),
+              "B=%lld: outputs differ (%lld and %lld values)", (long long)xd[0], (long long)na, (long long)nb);
+    return 1;
+}
+
 /* The first fused attention's comment line in e's CUDA source (the nodes it covers, by name and
  * op) into line (cap bytes); "" when there is none (or e is NULL) */
 static inline void attention_line(const rt_engine *e, char *line, size_t cap) {

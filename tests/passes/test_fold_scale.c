@@ -31,6 +31,7 @@
 #include "symc/symrt.h"
 #include "tests/check.h"
 #include "tests/passes/run_module.h"
+#include "tests/test_node.h"
 
 #define K 8
 #define N 8
@@ -99,14 +100,6 @@ static symc_tensor constant(model *md, const char *name, int rank, const int64_t
     return t;
 }
 
-static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n_in,
-                        const symc_attr *attrs, uint32_t n_attrs) {
-    symc_error err;
-    symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n_in, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
-    return out;
-}
-
 static void build(model *md, symc_dtype dt, variant v) {
     memset(md, 0, sizeof *md);
     md->dt = dt;
@@ -151,25 +144,25 @@ static void build(model *md, symc_dtype dt, variant v) {
     }
     if (v == FOLD_GEMM) {
         symc_attr tb = symc_attr_int("trans_b", 1);
-        md->pre = node(m, "gemm", "mm", (symc_tensor[]){md->x, md->wt, md->bt}, 3, &tb, 1);
+        md->pre = test_node(m, "gemm", "mm", (symc_tensor[]){md->x, md->wt, md->bt}, 3, &tb, 1);
     } else {
-        md->pre = node(m, "matmul", "mm", (symc_tensor[]){md->x, md->wt}, 2, NULL, 0);
-        symc_tensor bread = v == FOLD_IDENT ? node(m, "identity", "b_alias", &md->bt, 1, NULL, 0) : md->bt;
+        md->pre = test_node(m, "matmul", "mm", (symc_tensor[]){md->x, md->wt}, 2, NULL, 0);
+        symc_tensor bread = v == FOLD_IDENT ? test_node(m, "identity", "b_alias", &md->bt, 1, NULL, 0) : md->bt;
         if (md->has_bias)
-            md->pre = node(m, "add", "biased",
-                           v == FOLD_SWAPPED ? (symc_tensor[]){md->bt, md->pre} : (symc_tensor[]){md->pre, bread}, 2,
-                           NULL, 0);
+            md->pre = test_node(m, "add", "biased",
+                                v == FOLD_SWAPPED ? (symc_tensor[]){md->bt, md->pre} : (symc_tensor[]){md->pre, bread},
+                                2, NULL, 0);
     }
     if (v == FOLD_IDENT) {
-        md->gt = node(m, "identity", "g_alias", &md->gt, 1, NULL, 0);
+        md->gt = test_node(m, "identity", "g_alias", &md->gt, 1, NULL, 0);
     }
-    symc_tensor sc = node(m, "mul", "scale",
-                          v == FOLD_SWAPPED ? (symc_tensor[]){md->gt, md->pre} : (symc_tensor[]){md->pre, md->gt}, 2,
-                          NULL, 0);
-    md->y = node(m, "add", "y", (symc_tensor[]){md->x, sc}, 2, NULL, 0);
+    symc_tensor sc = test_node(m, "mul", "scale",
+                               v == FOLD_SWAPPED ? (symc_tensor[]){md->gt, md->pre} : (symc_tensor[]){md->pre, md->gt},
+                               2, NULL, 0);
+    md->y = test_node(m, "add", "y", (symc_tensor[]){md->x, sc}, 2, NULL, 0);
     symc_mark_output(m, md->y, &err);
-    if (v == KEEP_SHARED) symc_mark_output(m, node(m, "neg", "wneg", &md->wt, 1, NULL, 0), &err);
-    if (v == FOLD_IDENT) symc_mark_output(m, node(m, "neg", "bneg", &md->bt, 1, NULL, 0), &err);
+    if (v == KEEP_SHARED) symc_mark_output(m, test_node(m, "neg", "wneg", &md->wt, 1, NULL, 0), &err);
+    if (v == FOLD_IDENT) symc_mark_output(m, test_node(m, "neg", "bneg", &md->bt, 1, NULL, 0), &err);
 }
 
 static const uint8_t *const_bytes(symc_module *m, symc_tensor t) {

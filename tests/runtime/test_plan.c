@@ -26,6 +26,7 @@
 #include "symc/symrt.h"
 #include "tests/check.h"
 #include "tools/memory.h"
+#include "tests/test_node.h"
 
 static unsigned rng = 12345u;
 static unsigned next(void) {
@@ -112,14 +113,6 @@ static void check_plan(const rt_engine *e, rt_schedule s, int64_t B, int expect_
     rt_lifetimes_free(&l);
 }
 
-static symc_tensor node(symc_module *m, const char *op, const char *name, const symc_tensor *in, uint32_t n_in,
-                        const symc_attr *attrs, uint32_t n_attrs) {
-    symc_error err;
-    symc_tensor out = SYMC_TENSOR_NONE;
-    CHECK_MSG(symc_add_node(m, op, name, in, n_in, attrs, n_attrs, &out, 1, &err) == SYMC_OK, "%s: %s", name, err.msg);
-    return out;
-}
-
 static symc_tensor constant(symc_module *m, const char *name, int32_t rank, const int64_t *dims) {
     static float zeros[1 << 14];
     int64_t n = 1;
@@ -158,17 +151,17 @@ static rt_engine *build_attention(void) {
     symc_tensor x;
     symc_add_input(m, "x", SYMC_F32, 3, (symc_dim[]){B, S, symc_dim_const(m, 64)}, &x, &err);
     symc_tensor wq = constant(m, "wq", 2, (int64_t[]){64, 64}), wk = constant(m, "wk", 2, (int64_t[]){64, 64});
-    symc_tensor q = node(m, "matmul", "q", (symc_tensor[]){x, wq}, 2, NULL, 0);
-    symc_tensor k = node(m, "matmul", "k", (symc_tensor[]){x, wk}, 2, NULL, 0);
+    symc_tensor q = test_node(m, "matmul", "q", (symc_tensor[]){x, wq}, 2, NULL, 0);
+    symc_tensor k = test_node(m, "matmul", "k", (symc_tensor[]){x, wk}, 2, NULL, 0);
     int64_t perm[3] = {0, 2, 1};
     symc_attr pe = symc_attr_ints("perm", perm, 3);
-    symc_tensor kt = node(m, "transpose", "kt", &k, 1, &pe, 1);
-    symc_tensor sc = node(m, "matmul", "scores", (symc_tensor[]){q, kt}, 2, NULL, 0);
+    symc_tensor kt = test_node(m, "transpose", "kt", &k, 1, &pe, 1);
+    symc_tensor sc = test_node(m, "matmul", "scores", (symc_tensor[]){q, kt}, 2, NULL, 0);
     symc_attr last = symc_attr_int("axis", -1);
-    symc_tensor p = node(m, "softmax", "probs", &sc, 1, &last, 1);
-    symc_tensor o = node(m, "matmul", "ctx", (symc_tensor[]){p, x}, 2, NULL, 0);
-    symc_tensor r = node(m, "add", "res", (symc_tensor[]){o, x}, 2, NULL, 0);
-    symc_tensor y = node(m, "gelu", "y", &r, 1, NULL, 0);
+    symc_tensor p = test_node(m, "softmax", "probs", &sc, 1, &last, 1);
+    symc_tensor o = test_node(m, "matmul", "ctx", (symc_tensor[]){p, x}, 2, NULL, 0);
+    symc_tensor r = test_node(m, "add", "res", (symc_tensor[]){o, x}, 2, NULL, 0);
+    symc_tensor y = test_node(m, "gelu", "y", &r, 1, NULL, 0);
     symc_mark_output(m, y, &err);
     return finish(m);
 }
@@ -187,15 +180,15 @@ static rt_engine *build_cnn(void) {
     symc_tensor w2 = constant(m, "w2", 4, (int64_t[]){6, 8, 3, 3});
     int64_t s2[2] = {2, 2}, p1[4] = {1, 1, 1, 1}, k3[2] = {3, 3};
     symc_attr ca[2] = {symc_attr_ints("strides", s2, 2), symc_attr_ints("pads", p1, 4)};
-    symc_tensor c1 = node(m, "conv2d", "c1", (symc_tensor[]){x, w1, b1}, 3, ca, 2);
-    symc_tensor r1 = node(m, "relu", "r1", &c1, 1, NULL, 0);
+    symc_tensor c1 = test_node(m, "conv2d", "c1", (symc_tensor[]){x, w1, b1}, 3, ca, 2);
+    symc_tensor r1 = test_node(m, "relu", "r1", &c1, 1, NULL, 0);
     symc_attr mp[3] = {symc_attr_ints("kernel", k3, 2), symc_attr_ints("strides", s2, 2),
                        symc_attr_int("ceil_mode", 1)};
-    symc_tensor pl = node(m, "max_pool2d", "pool", &r1, 1, mp, 3);
+    symc_tensor pl = test_node(m, "max_pool2d", "pool", &r1, 1, mp, 3);
     symc_attr pa = symc_attr_ints("pads", p1, 4);
-    symc_tensor c2 = node(m, "conv2d", "c2", (symc_tensor[]){pl, w2}, 2, &pa, 1);
-    symc_tensor t2 = node(m, "tanh", "t2", &c2, 1, NULL, 0);
-    symc_tensor g = node(m, "global_avg_pool", "gap", &t2, 1, NULL, 0);
+    symc_tensor c2 = test_node(m, "conv2d", "c2", (symc_tensor[]){pl, w2}, 2, &pa, 1);
+    symc_tensor t2 = test_node(m, "tanh", "t2", &c2, 1, NULL, 0);
+    symc_tensor g = test_node(m, "global_avg_pool", "gap", &t2, 1, NULL, 0);
     symc_mark_output(m, g, &err);
     return finish(m);
 }
