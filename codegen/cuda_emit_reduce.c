@@ -9,6 +9,10 @@
  * run-time value, so the kernel branches on it (uniform over the grid):
  * rows of up to RK_SHORT (1024) elements take one warp per row (shuffle
  * reductions, sc_warp_reduce), longer rows one block per row (sc_block_reduce).
+ * When no row can be longer than 128 (256), a team of 8 (16) lanes takes a row
+ * (sc_team_reduce shuffles within the team): about 12 elements a lane, where a
+ * warp would spend its lanes on 3 or 4 each (Swin's and ConvNeXt's first
+ * stages normalize rows of 96).
  * The launch is fixed at compile time from the row length's range and opt:
  * opt <= 1024 (or max <= 1024) launches 8 warps = 8 rows per 256-thread
  * block; otherwise one row per block of 256..1024 threads (about 16
@@ -488,17 +492,27 @@ static symc_status emit_path(cg_kw *k, const row_spec *s, int mode, const char *
     return st;
 }
 
-/* one team (a warp or the block) per row, grid-stride over rows; inside,
- * the float4 paths when vec (uniform: the row length and the pointers) */
-static symc_status emit_team(cg_kw *k, const row_spec *s, int warp) {
-    const char *red = warp ? "sc_warp_reduce" : "sc_block_reduce";
+/* one team (`lanes` lanes of a warp: 8, 16 or 32; or the block: 0) per row, grid-stride over
+ * rows; inside, the float4 paths when vec (uniform: the row length and the pointers) */
+static symc_status emit_team(cg_kw *k, const row_spec *s, int lanes) {
+    char red[32];
+    const int warp = lanes > 0;
+    if (lanes == 32 || !warp) snprintf(red, sizeof red, "%s", warp ? "sc_warp_reduce" : "sc_block_reduce");
+    else snprintf(red, sizeof red, "sc_team_reduce<%d>", lanes);
     symc_status st = SYMC_OK;
-    if (warp)
+    if (lanes == 32)
         cg_kw_body(k,
                    "    /* short rows: one warp per row */\n"
                    "    const int lane = threadIdx.x & 31, team = 32, nw = blockDim.x >> 5;\n"
                    "    for (long long row = (long long)blockIdx.x * nw + (threadIdx.x >> 5); row < nrows; "
                    "row += (long long)gridDim.x * nw) {\n");
+    else if (warp)
+        cg_kw_body(k,
+                   "    /* short rows: a team of %d lanes per row (its reductions shuffle within the team) */\n"
+                   "    const int lane = threadIdx.x & %d, team = %d, nw = blockDim.x / %d;\n"
+                   "    for (long long row = (long long)blockIdx.x * nw + threadIdx.x / %d; row < nrows; "
+                   "row += (long long)gridDim.x * nw) {\n",
+                   lanes, lanes - 1, lanes, lanes, lanes);
     else
         cg_kw_body(k,
                    "    /* long rows: one block per row */\n"
@@ -571,7 +585,11 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
     int64_t opt = expr_opt(syms, s->cols, rg.hi);
     int warp_path = rg.lo <= RK_SHORT, block_path = rg.hi > RK_SHORT;
     int warp_launch = !block_path || (warp_path && opt <= RK_SHORT);
-    uint32_t block = 256, per_block = RK_WARPS;
+    /* rows of at most 128 (256) elements, whatever the size: a team of 8 (16) lanes a row, about
+     * 12 elements a lane, 32 (16) rows a block; a warp per row spent its lanes on 4 elements
+     * each at 96 (Swin's and ConvNeXt's first stages: a quarter of the bandwidth) */
+    const int lanes = block_path ? 32 : rg.hi <= 128 ? 8 : rg.hi <= 256 ? 16 : 32;
+    uint32_t block = 256, per_block = RK_WARPS * 32 / (uint32_t)lanes;
     if (!warp_launch) { /* threads for ~16 elements each at opt, 256..1024 */
         per_block = 1;
         while (block < 1024 && (int64_t)block * 16 < opt) block *= 2;
@@ -603,17 +621,22 @@ static symc_status emit_row_kernel(cg_cuda *c, row_spec *s, const char *what) {
     symc_status st = SYMC_OK;
     if (warp_path && block_path) {
         cg_kw_body(&k, "    if (ncols <= %dLL) {\n", RK_SHORT);
-        st = emit_team(&k, s, 1);
+        st = emit_team(&k, s, 32);
         cg_kw_body(&k, "    } else {\n");
         if (!st) st = emit_team(&k, s, 0);
         cg_kw_body(&k, "    }\n");
     } else {
-        st = emit_team(&k, s, warp_path);
+        st = emit_team(&k, s, warp_path ? lanes : 0);
     }
     cg_str comment = {0};
     cg_str_appendf(&comment, "%s: %s (%s); ", what, c->m->nodes[s->node].name,
                    ir_op_get(c->m->nodes[s->node].op)->name);
-    if (warp_path)
+    if (warp_path && lanes < 32)
+        cg_str_appendf(&comment,
+                       "rows of up to %d elements: a team of %d lanes per row (launch: %u rows per "
+                       "256-thread block)",
+                       lanes == 8 ? 128 : 256, lanes, per_block);
+    else if (warp_path)
         cg_str_appendf(&comment, "rows of up to %d elements: one warp per row%s", RK_SHORT,
                        warp_launch ? " (launch: 8 warps = 8 rows per 256-thread block)" : "");
     if (warp_path && block_path) cg_str_appendf(&comment, "; longer rows: ");

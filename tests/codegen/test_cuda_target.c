@@ -475,7 +475,8 @@ static void test_every_family(void) {
         CHECK(cv_step && cv_step->tensors[2] == tensor_index(e, "cb") &&
               cv_step->tensors[3] == tensor_index(e, "conv_relu") && cv_step->epilogue == RT_EPI_RELU);
         CHECK_CONTAINS(e->cuda_source, "conv2d (direct)");
-        CHECK_CONTAINS(e->cuda_source, "one warp per row");
+        CHECK_CONTAINS(e->cuda_source, "a team of 8 lanes per row"); /* rows of 8: a team, not a warp */
+        CHECK_CONTAINS(e->cuda_source, "sc_team_reduce<8>(");
         CHECK_CONTAINS(e->cuda_source, "one thread per (outer, inner)");
         CHECK_CONTAINS(e->cuda_source, "broadcast copy of 'c_scalar'");
         CHECK_CONTAINS(e->cuda_source, "topk: topk, one thread per line, k scans");
@@ -723,14 +724,14 @@ static void test_row_inline(int sum_is_output) {
     if (e) {
         CHECK(cubin_bytes(e) > 0);
         CHECK_CONTAINS(e->cuda_source,
-                       "softmax: probs (softmax); rows of up to 1024 elements: one warp per row (launch: 8 "
-                       "warps = 8 rows per 256-thread block); float4 when");
+                       "softmax: probs (softmax); rows of up to 128 elements: a team of 8 lanes per row (launch: "
+                       "32 rows per 256-thread block); float4 when");
         CHECK_CONTAINS(e->cuda_source, "; its input computed inline: xs (mul), xm (add)");
         CHECK(!strstr(e->cuda_source, "one block per row")); /* S <= 128, 64 columns: warps only */
         if (!sum_is_output) {
             CHECK_MSG(e->n_steps == 2 && count_steps(e, RT_STEP_KERNEL) == 2, "%u steps", e->n_steps);
             CHECK_CONTAINS(e->cuda_source,
-                           "layer_norm: ln (layer_norm); rows of up to 1024 elements: one warp per row");
+                           "layer_norm: ln (layer_norm); rows of up to 128 elements: a team of 8 lanes per row");
             CHECK_CONTAINS(e->cuda_source,
                            "kept in registers (up to 32 elements a thread), else streamed per pass; its "
                            "input computed inline: res (add)");
