@@ -382,9 +382,10 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     const int64_t HP = cg_att_h16_pitch(D, wg), HVP = cg_att_h16_pitch(DV, wg); /* the half kernel's pitches */
     /* the half kernel's K and V buffers: two, or the wgmma kernel's ring of stages */
     const int nst = wg ? CG_ATT_WG_STAGES : 2, kt = cg_att_h16_kt(wg), nqb = cg_att_wg_qbufs(&a, wg);
+    const int hrows = h16 ? cg_att_h16_rows(c, &a, wg) : 0, hmt = h16 ? cg_att_h16_mt(c, &a, wg) : 0;
     if (h16) /* Q's rows (nqb buffers), the K and V tiles of kt keys; wg: + 1024 bytes to align the swizzled atoms,
               * the mbarriers */
-        k.shared = (uint32_t)((nqb * H16_ROWS * HP + nst * kt * HP + nst * kt * HVP) * 2 +
+        k.shared = (uint32_t)((nqb * hrows * HP + nst * kt * HP + nst * kt * HVP) * 2 +
                               (wg ? 1024 + CG_ATT_WG_BARS : 0));
     else k.shared = (uint32_t)((2 * ATT_TILE * QLD + ATT_TILE * VLD + ATT_TILE * PLD) * (int64_t)sizeof(float));
     char sq[48], sk[48], n1[48], qsr[48], qsd[48], ksr[48], ksd[48], vsr[48], vsd[48], osr[48], osd[48];
@@ -400,14 +401,14 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     cg_att_dim(&k, a.o.strides[2], osr, sizeof osr);
     cg_att_dim(&k, a.o.strides[3], osd, sizeof osd);
     sym_table *T = c->m->syms;
-    const int rows = h16 ? H16_ROWS : ATT_TILE; /* query rows a block */
+    const int rows = h16 ? hrows : ATT_TILE; /* query rows a block */
     sym_expr nq = sym_ceildiv(T, a.sq, sym_const(T, rows));
     sym_expr work = sym_mul(T, sym_mul(T, a.n0, a.n1), nq);
     char wk[48];
     cg_att_dim(&k, work, wk, sizeof wk);
     char rb[48]; /* the warp's first row in the block; wg: a warpgroup's 4 warps 16 rows each */
     if (wg) snprintf(rb, sizeof rb, "(w >> 2) * 64 + (w & 3) * 16");
-    else snprintf(rb, sizeof rb, "w * %d", 16 * H16_MT);
+    else snprintf(rb, sizeof rb, "w * %d", 16 * hmt);
     if (h16) { /* wg: the swizzled atoms 1024-byte aligned */
         cg_kw_body(&k,
                    "    extern __shared__ float4 sc_smem4[];\n"
@@ -415,7 +416,7 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
                    "    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3,\n"
                    "              rb = %s;\n",
                    wg ? "((char *)sc_smem4 + ((1024u - (sc_smem_addr(sc_smem4) & 1023u)) & 1023u))" : "sc_smem4",
-                   nqb * H16_ROWS, (long long)HP, nst * kt, (long long)HP, rb);
+                   nqb * hrows, (long long)HP, nst * kt, (long long)HP, rb);
         if (wg) {
             char bars[64];
             snprintf(bars, sizeof bars, "Vs + %lld", (long long)(nst * kt * HVP));
@@ -467,13 +468,15 @@ symc_status cg_emit_attention(cg_cuda *c, uint32_t node) {
     if (cg_is_half(a.qdt) || cg_is_half(a.kdt) || cg_is_half(a.vdt) || cg_is_half(a.odt))
         snprintf(storage, sizeof storage, ", storage q %s k %s v %s o %s", symc_dtype_name(a.qdt),
                  symc_dtype_name(a.kdt), symc_dtype_name(a.vdt), symc_dtype_name(a.odt));
-    cg_str_appendf(&comment, "fused attention (flash, %s%s%s, D %lld, Dv %lld) of ",
+    char rowtxt[40] = ""; /* the mma.sync kernel's short-sequence blocks (cg_att_h16_mt) */
+    if (h16 && !wg && hmt == 1) snprintf(rowtxt, sizeof rowtxt, ", %d query rows a block", hrows);
+    cg_str_appendf(&comment, "fused attention (flash, %s%s%s, D %lld, Dv %lld%s) of ",
                    wg          ? (a.qdt == SYMC_BF16 ? "bf16 wgmma" : "f16 wgmma")
                        : h16   ? (a.qdt == SYMC_BF16 ? "bf16 tensor cores" : "f16 tensor cores")
                        : !tc   ? "fp32"
                        : split ? "3xTF32 tensor cores"
                                : "TF32 tensor cores",
-                   storage, a.causal_skip ? ", causal" : "", (long long)D, (long long)DV);
+                   storage, a.causal_skip ? ", causal" : "", (long long)D, (long long)DV, rowtxt);
     uint32_t nodes[72], nn = 0;
     nodes[nn++] = node;
     for (uint32_t i = 0; i < a.n_covered && nn < 72; i++) nodes[nn++] = a.covered[i];

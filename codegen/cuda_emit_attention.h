@@ -12,12 +12,16 @@
 #include "codegen/cuda_emit.h"
 
 #define ATT_TILE 64            /* keys a tile; query rows a block of the f32 and TF32 kernels */
-#define H16_MT 2               /* the half kernel: 16-row m-tiles a warp */
-#define H16_ROWS (64 * H16_MT) /* query rows a block of the half kernel: 4 warps */
+#define H16_MT 2               /* the half kernel: 16-row m-tiles a warp (but cg_att_h16_mt) */
+#define H16_ROWS (64 * H16_MT) /* query rows a block of the wgmma kernel (of the mma.sync one: cg_att_h16_rows) */
 
 /* keys a tile of the half kernels (both products, the stages, the masks), for the mma.sync
  * kernel (64) or (wg) the wgmma one (cuda_emit_attention_wg.c) */
 int cg_att_h16_kt(int wg);
+/* the half kernels' 16-row m-tiles a warp and query rows a block (wg: the wgmma kernel's), for
+ * attention a (cuda_emit_attention_h16.c) */
+int cg_att_h16_mt(cg_cuda *c, const ir_attention *a, int wg);
+int cg_att_h16_rows(cg_cuda *c, const ir_attention *a, int wg);
 /* the attention step's grid cap, rt_step.resident (wg: the wgmma kernel; cuda_emit_attention_wg.c) */
 uint32_t cg_att_resident(const ir_attention *a, int wg);
 /* Q's buffers in the wgmma kernel's shared memory: 2 where its grid is capped (so a block has a

@@ -2,7 +2,7 @@
  * score function are cuda_emit_attention.c's): Q, K and V stored in one half
  * type (f16 or bf16) with head dims multiples of 16, rows copyable 16 bytes
  * at a time. mma.sync m16n8k16 in the storage's half type with fp32
- * accumulation; 4 warps, each H16_MT m-tiles of 16 query rows; K and V tiles
+ * accumulation; 4 warps, each 1 or 2 m-tiles of 16 query rows; K and V tiles
  * of 64 keys double buffered in shared memory by cp.async; the score tile
  * kept in the accumulator layout, which is P·V's A fragment layout once
  * packed to half pairs. Masks shared by every row of a key tile or every key
@@ -51,9 +51,20 @@ int cg_att_h16_ok(cg_cuda *c, const ir_attention *a) {
         a->dv % 16 == 0 && view_vec8(c, &a->q) && view_vec8(c, &a->k) && view_vec8(c, &a->v);
 }
 
-#define H16_WARP_ROWS_TEXT "32" /* 16 * H16_MT, as text */
-#define H16_WARP_LAST_TEXT "31" /* 16 * H16_MT - 1 */
-_Static_assert(H16_MT == 2, "H16_WARP_ROWS_TEXT and H16_WARP_LAST_TEXT follow H16_MT");
+/* The mma.sync kernel's m-tiles a warp: 2 (a block of 128 query rows, each K and V fragment read
+ * from shared memory feeding two products), or 1 (64 rows) where Sq is at most 64 throughout its
+ * range. Swin's windows hold 49 tokens: a 128-row block was 62% padding rows, every one of them
+ * multiplied, and a block held twice the registers and Q's shared memory it needed.
+ * SYMC_ATTENTION_MT=1 or 2 sets it at any Sq (for comparison and tests). The wgmma kernel: one
+ * m-tile a warp, 128 rows a block (H16_ROWS). */
+int cg_att_h16_mt(cg_cuda *c, const ir_attention *a, int wg) {
+    if (wg) return 1;
+    const char *env = getenv("SYMC_ATTENTION_MT");
+    if (env && (!strcmp(env, "1") || !strcmp(env, "2"))) return env[0] - '0';
+    return sym_range_of(c->m->syms, a->sq).hi <= 64 ? 1 : H16_MT;
+}
+
+int cg_att_h16_rows(cg_cuda *c, const ir_attention *a, int wg) { return wg ? H16_ROWS : 64 * cg_att_h16_mt(c, a, wg); }
 
 /* Q's fragments stay in registers for the row block when the head dim is
  * small; from D = 128 they are read from shared memory at each use (the
@@ -68,7 +79,8 @@ static int h16_q_in_regs(int64_t d) { return d <= 64; }
  * (cg_att_causal_tail). kt: keys a tile. */
 typedef struct h16_shape {
     int64_t D, DV, QP, VP, NV, KD;
-    int kt; /* keys a tile (cg_att_h16_kt) */
+    int kt;   /* keys a tile (cg_att_h16_kt) */
+    int rows; /* query rows a block (cg_att_h16_rows) */
     int qreg, mt, wg, tail;
     int overlap; /* the wgmma kernel's softmax under the previous tile's P·V (h16_wg_overlap) */
     int qbufs;   /* the wgmma kernel's Q buffers (cg_att_wg_qbufs) */
@@ -168,12 +180,12 @@ static void emit_kv_tile(cg_kw *k, const h16_shape *h, const char *kdst, const c
 }
 
 /* the row block's key range (causal: up to its last row) */
-static void h16_key_range(cg_kw *k, const ir_attention *a, int kt) {
-    cg_kw_body(k, "        const long long q0 = qt * %d;\n", H16_ROWS);
+static void h16_key_range(cg_kw *k, const ir_attention *a, int kt, int rows) {
+    cg_kw_body(k, "        const long long q0 = qt * %d;\n", rows);
     if (a->causal_skip)
         cg_kw_body(k,
                    "        const long long kend = Sk < q0 + %d ? Sk : q0 + %d; /* causal: later keys are masked */\n",
-                   H16_ROWS, H16_ROWS);
+                   rows, rows);
     else cg_kw_body(k, "        const long long kend = Sk;\n");
     cg_kw_body(k, "        const long long ntile = (kend + %d) / %d;\n", kt - 1, kt);
 }
@@ -257,17 +269,17 @@ static void h16_wg_producer(cg_kw *k, const ir_attention *a, const h16_shape *h,
         int rq, rk;
         (void)wg_tmap(k, a, &a->k, a->sk, h->D, h->kt, &rk, ck, sizeof ck);
         (void)wg_tmap(k, a, &a->v, a->sk, h->DV, h->kt, &rk, ck, sizeof ck);
-        const char *mq = wg_tmap(k, a, &a->q, a->sq, h->D, H16_ROWS, &rq, cq, sizeof cq);
+        const char *mq = wg_tmap(k, a, &a->q, a->sq, h->D, h->rows, &rq, cq, sizeof cq);
         cg_kw_body(k,
                    "            if (pt == 0) { /* Q's row block by TMA: its full barrier counts the bytes */\n"
                    "                sc_mb_expect_tx(mq, %lldu);\n",
-                   (long long)(H16_ROWS * h->D * 2));
+                   (long long)(h->rows * h->D * 2));
         for (int64_t j = 0; j < h->D / 64; j++)
             cg_kw_body(k, "                sc_tma_load%d(sc_smem_addr(Qc + %lld), &%s, %lld, (int)q0%s, mq);\n", rq,
-                       (long long)(j * H16_ROWS * 64), mq, (long long)(j * 64), cq);
+                       (long long)(j * h->rows * 64), mq, (long long)(j * 64), cq);
         cg_kw_body(k, "            }\n            }\n");
     } else {
-        emit_cp_tile(k, h, "Qc", h->QP, "qp", qsr, H16_ROWS, h->D, "q0", "Sq", "pt");
+        emit_cp_tile(k, h, "Qc", h->QP, "qp", qsr, h->rows, h->D, "q0", "Sq", "pt");
         cg_kw_body(k,
                    "            }\n"
                    "            sc_mb_cp_arrive(mq);\n");
@@ -297,14 +309,14 @@ static void h16_wg_producer(cg_kw *k, const ir_attention *a, const h16_shape *h,
 static void h16_first_tiles(cg_kw *k, const ir_attention *a, const h16_shape *h, const char *qsr, const char *ksr,
                             const char *vsr) {
     const int64_t D = h->D, QP = h->QP, KD = h->KD;
-    h16_key_range(k, a, h->kt);
+    h16_key_range(k, a, h->kt, h->rows);
     if (h->wg) { /* the producer (cg_att_emit_h16_producer) loads the tiles */
         cg_att_wg_qbuf(k, h->qbufs, h->QP);
         cg_kw_body(k, "        sc_mb_wait(mq, qph); /* Q's rows are in */\n");
         return;
     }
     cg_kw_body(k, "        __syncthreads(); /* the previous row block is done with the tiles */\n        {\n");
-    emit_cp_tile(k, h, "Qs", QP, "qp", qsr, H16_ROWS, D, "q0", "Sq", "threadIdx.x");
+    emit_cp_tile(k, h, "Qs", QP, "qp", qsr, h->rows, D, "q0", "Sq", "threadIdx.x");
     cg_kw_body(k, "        }\n        if (ntile > 0) {\n            const long long k0 = 0;\n");
     emit_kv_tile(k, h, "Ks", "Vs", ksr, vsr, "k0", "threadIdx.x");
     cg_kw_body(k,
@@ -321,7 +333,7 @@ static void h16_first_tiles(cg_kw *k, const ir_attention *a, const h16_shape *h,
             "#pragma unroll\n"
             "            for (int kk = 0; kk < %lld; kk++)\n"
             "                sc_ldsm4(qf[mt][kk], &Qs[(w * %d + mt * 16 + (lane & 15)) * %lld + kk * 16 + (lane >> 4) * 8]);\n",
-            H16_MT, (long long)KD, H16_MT, (long long)KD, 16 * H16_MT, (long long)QP);
+            h->mt, (long long)KD, h->mt, (long long)KD, 16 * h->mt, (long long)QP);
 }
 
 /* Q·Kᵀ by mma.sync into s[mt][n][4] (the accumulator layout): Q's fragments from registers or
@@ -341,7 +353,7 @@ static void h16_qk(cg_kw *k, const h16_shape *h) {
             "#pragma unroll\n"
             "                for (int mt = 0; mt < %d; mt++)\n"
             "                    sc_ldsm4(qa[mt], &Qs[(w * %d + mt * 16 + (lane & 15)) * %lld + kk * 16 + (lane >> 4) * 8]);\n",
-            H16_MT, H16_MT, 16 * H16_MT, (long long)QP);
+            h->mt, h->mt, 16 * h->mt, (long long)QP);
     cg_kw_body(
         k,
         "#pragma unroll\n"
@@ -355,7 +367,7 @@ static void h16_qk(cg_kw *k, const h16_shape *h) {
         "                    }\n"
         "                }\n"
         "            }\n",
-        h->kt / 16, (long long)QP, H16_MT, mma, qreg ? "qf[mt][kk]" : "qa[mt]", mma, qreg ? "qf[mt][kk]" : "qa[mt]");
+        h->kt / 16, (long long)QP, h->mt, mma, qreg ? "qf[mt][kk]" : "qa[mt]", mma, qreg ? "qf[mt][kk]" : "qa[mt]");
 }
 
 /* the row-shared masks (padding masks [B, 1, 1, S]) and IR_ATT_ADD_SEL leaves: this thread's 16
@@ -445,7 +457,7 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
                 "                sc_cp_wait<0>();\n"
                 "                break;\n"
                 "            }\n",
-                H16_ROWS, seen);
+                h->rows, seen);
         }
         cg_kw_body(
             k,
@@ -460,8 +472,9 @@ static void h16_scores(cg_kw *k, const ir_attention *a, const h16_shape *h, cons
                    "            } else sc_cp_wait<0>();\n"
                    "            __syncthreads();\n");
     }
-    const char *mine = h->wg ? "k0 <= q0 + (w >> 2) * 64 + 63" /* the tile has keys up to this warp(group)'s rows */
-                             : "k0 <= q0 + w * " H16_WARP_ROWS_TEXT " + " H16_WARP_LAST_TEXT;
+    char mine[64]; /* the tile has keys up to this warp(group)'s rows */
+    if (h->wg) snprintf(mine, sizeof mine, "k0 <= q0 + (w >> 2) * 64 + 63");
+    else snprintf(mine, sizeof mine, "k0 <= q0 + w * %d + %d", 16 * h->mt, 16 * h->mt - 1);
     char cond[480], seen[200];
     cg_att_rows_seen(seen, sizeof seen, h->mt);
     if (a->causal_skip) snprintf(cond, sizeof cond, "%s", mine);
@@ -667,7 +680,7 @@ static void h16_pv(cg_kw *k, const h16_shape *h) {
         "                    }\n"
         "                }\n"
         "            }\n",
-        h->kt / 16, H16_MT, H16_MT, pack, pack, pack, pack, (long long)(DV / 16), (long long)VP, H16_MT, mma, mma);
+        h->kt / 16, h->mt, h->mt, pack, pack, pack, pack, (long long)(DV / 16), (long long)VP, h->mt, mma, mma);
 }
 
 /* O = o / L, stored through the output view (a fully masked row: see RL_EXPR) */
@@ -707,8 +720,9 @@ static h16_shape h16_shape_of(cg_kw *k, const ir_attention *a, int wg) {
                          .NV = DV / 8,
                          .KD = D / 16,
                          .kt = cg_att_h16_kt(wg),
+                         .rows = cg_att_h16_rows(k->c, a, wg),
                          .qreg = h16_q_in_regs(D),
-                         .mt = wg ? 1 : H16_MT,
+                         .mt = cg_att_h16_mt(k->c, a, wg),
                          .wg = wg,
                          .tail = tail,
                          .overlap = h16_wg_overlap(a, wg, tail),
@@ -723,14 +737,15 @@ static h16_shape h16_shape_of(cg_kw *k, const ir_attention *a, int wg) {
 
 void cg_att_emit_h16_producer(cg_kw *k, const ir_attention *a, const char *qsr, const char *ksr, const char *vsr) {
     const h16_shape h = h16_shape_of(k, a, 1);
-    h16_key_range(k, a, h.kt);
+    h16_key_range(k, a, h.kt, h.rows);
     h16_wg_producer(k, a, &h, qsr, ksr, vsr);
 }
 
 /* The half tensor-core kernel (sm_80+): flash attention with mma.sync
  * m16n8k16 in the storage's half type and fp32 accumulation. 4 warps, each
- * H16_MT m-tiles of 16 query rows (a block: H16_ROWS rows), so every K and V
- * fragment read from shared memory feeds H16_MT products. K and V tiles of
+ * mt m-tiles of 16 query rows (cg_att_h16_mt: 2, a block of 128 rows, so
+ * every K and V fragment read from shared memory feeds two products; 1 at
+ * short sequences). K and V tiles of
  * 64 keys are double buffered in shared memory, the next tile's cp.async in
  * flight while the current one is used; K fragments by ldmatrix, V's by
  * ldmatrix.trans; Q's by ldmatrix, kept in registers for D <= 64. The

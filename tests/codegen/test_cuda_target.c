@@ -978,18 +978,20 @@ static void test_row_regimes(int64_t min_h, int64_t opt_h, int64_t max_h, int no
  * graph output too, variant 2: head dim 6; both unfused (two GEMMs and a
  * softmax kernel); variant 3: head dim 12, the SIMT kernel; variant + 4: the
  * softmax with zero_masked_rows (torch's attention: a fully masked row gives 0);
- * + 8: f16 storage, + 16: bf16 storage */
+ * + 8: f16 storage, + 16: bf16 storage; + 32, + 64: head dim 64, 128; + 128: the scale 1/8;
+ * + 256: S in [1, 64] (opt 49, Swin's windows), else [1, 300] */
 static symc_module *attention_module(int variant) {
     symc_error err;
     int zero_masked = (variant & 4) != 0;
     symc_dtype dt = variant & 8 ? SYMC_F16 : variant & 16 ? SYMC_BF16 : SYMC_F32;
     const int wide = variant & 32 ? 64 : variant & 64 ? 128 : 0; /* head dim 64 or 128 */
     const int eighth = (variant & 128) != 0;                     /* the scale 1/8, else 0 */
+    const int short_s = (variant & 256) != 0;
     variant &= 3;
     symc_module *m = symc_module_create("attn", &err);
     symc_dim B, S;
     symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
-    symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
+    symc_declare_symbol(m, "S", 1, short_s ? 49 : 100, short_s ? 64 : 300, 1, &S, &err);
     symc_dim c2 = symc_dim_const(m, 2), hd = symc_dim_const(m, wide ? wide : variant == 2 ? 6 : variant == 3 ? 12 : 16);
     symc_tensor q, k, v;
     symc_add_input(m, "q", dt, 4, (symc_dim[]){B, S, c2, hd}, &q, &err);
@@ -1158,6 +1160,45 @@ static void test_attention_resident(void) {
         const rt_step *s = e ? first_step(e, RT_STEP_KERNEL) : NULL;
         CHECK_MSG(s && strstr(e->cuda_source, "fused attention (flash, f16 ") && s->resident == cases[i].want,
                   "case %zu: resident %u", i, s ? s->resident : 99u);
+        rt_engine_free(e);
+        symc_module_destroy(m);
+    }
+}
+
+/* the mma.sync half kernel's rows a block: 64 (one m-tile a warp) where S is at most 64 over its
+ * range, 128 (two) otherwise; SYMC_ATTENTION_MT sets it at any S; the wgmma kernel keeps 128 */
+static void test_attention_rows(void) {
+    static const struct {
+        int variant;
+        const char *arch, *env;
+        int rows; /* 0: the wgmma kernel */
+    } cases[] = {{8, "sm_90", NULL, 128},          {8 | 256, "sm_90", NULL, 64},  {8, "sm_90", "1", 64},
+                 {8 | 256, "sm_90", "2", 128},     {16 | 256, "sm_80", NULL, 64}, {16 | 4, "sm_80", "1", 64},
+                 {32 | 8 | 256, "sm_90", NULL, 0}, {32 | 8, "sm_80", NULL, 128},  {32 | 8 | 256, "sm_80", NULL, 64}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        symc_error err;
+        symc_module *m = attention_module(cases[i].variant);
+        if (cases[i].env) setenv("SYMC_ATTENTION_MT", cases[i].env, 1);
+        rt_engine *e = compile_module(m, cases[i].arch, &err); /* NVRTC compiles it */
+        unsetenv("SYMC_ATTENTION_MT");
+        CHECK_MSG(e, "case %zu: %s", i, err.msg);
+        if (!e) {
+            symc_module_destroy(m);
+            continue;
+        }
+        const int64_t d = cases[i].variant & 32 ? 64 : 16, hp = d + 8, rows = cases[i].rows;
+        const rt_step *s = first_step(e, RT_STEP_KERNEL);
+        const char *src = e->cuda_source;
+        if (!rows) CHECK_MSG(strstr(src, "f16 wgmma") && !strstr(src, "query rows a block"), "case %zu", i);
+        else {
+            char q0[64];
+            snprintf(q0, sizeof q0, "const long long q0 = qt * %lld;", (long long)rows);
+            CHECK_MSG(s && s->block == 128 && s->shared == (uint32_t)((rows * hp + 4 * 64 * hp) * 2) && strstr(src, q0),
+                      "case %zu: block %u shared %u", i, s ? s->block : 0u, s ? s->shared : 0u);
+            CHECK_MSG(!strstr(src, "query rows a block") == (rows == 128), "case %zu", i);
+            CHECK_MSG(strstr(src, rows == 64 ? "rb = w * 16;" : "rb = w * 32;"), "case %zu", i);
+            if (rows == 64) CHECK_CONTAINS(src, ", 64 query rows a block) of ");
+        }
         rt_engine_free(e);
         symc_module_destroy(m);
     }
@@ -2187,6 +2228,7 @@ int main(void) {
     test_attention(16 + 4); /* bf16, zero_masked_rows */
     test_attention_wgmma();
     test_attention_resident();
+    test_attention_rows();
     test_attention_cp_strided();
     test_attention_tma();
     test_attention_early_masks();

@@ -225,6 +225,26 @@ for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m2_attn",
         if engine:
             run_sweep(label, engine, inputs, 1e-2)
 
+# the mma.sync half attention at 64 query rows a block (one m-tile a warp: codegen's cg_att_h16_mt
+# takes it where S is at most 64 over its range, as in swin_window) forced at every S with
+# SYMC_ATTENTION_MT=1: several row blocks a head, the causal skip and tail, every mask form
+for name in ("m2_attn", "m4_causal", "mask_pad", "mask_causal_pad", "mask_fill_1e9") \
+        if os.environ.get("SYMC_GPU_PRECISIONS", "1") != "0" else ():
+    label = f"{name}.fp16.mt1"
+    if only and name not in only and label not in only:
+        continue
+    path = os.path.join(tmp, name + ".onnx")
+    inputs, flags = onnx_inputs(path)
+    os.environ["SYMC_ATTENTION_MT"], os.environ["SYMC_ATTENTION"] = "1", "mma"
+    engine = compile_model(label, path, flags + ["--fp16"])
+    del os.environ["SYMC_ATTENTION_MT"], os.environ["SYMC_ATTENTION"]
+    if engine:
+        src = subprocess.run([symc, "inspect", engine, "--source"], capture_output=True, text=True).stdout
+        half = "f16 tensor cores" in src
+        if half != (", 64 query rows a block" in src) or (name in ("m2_attn", "m4_causal") and not half):
+            fail(f"{label}: expected the half attention kernel at 64 query rows a block")
+        run_sweep(label, engine, inputs, 1e-2)
+
 # half storage: every model as model.half() would export it (f16 tensors,
 # weights and constants). The CUDA half kernels and cuBLASLt/cuDNN half calls
 # against the reference running the same engine (storage rounded to f16 after
