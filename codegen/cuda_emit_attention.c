@@ -52,8 +52,10 @@ static void view_base(cg_kw *k, const ir_att_view *v, const char *ptr, const cha
     char s0[48], s1[48];
     cg_att_dim(k, v->strides[0], s0, sizeof s0);
     cg_att_dim(k, v->strides[1], s1, sizeof s1);
-    cg_kw_body(k, "        %s%s *%s = %s + %lldLL + b0 * %s + b1 * %s;\n", out ? "" : "const ",
-               cg_stype(k->c->m->tensors[v->t].dtype), name, ptr, (long long)v->off, s0, s1);
+    char h[48] = "b1"; /* the head; grouped-query K and V: its kv head */
+    if (v->group > 1) snprintf(h, sizeof h, "(b1 / %lld)", (long long)v->group);
+    cg_kw_body(k, "        %s%s *%s = %s + %lldLL + b0 * %s + %s * %s;\n", out ? "" : "const ",
+               cg_stype(k->c->m->tensors[v->t].dtype), name, ptr, (long long)v->off, s0, h, s1);
 }
 
 /* `(float)<element off of ptr>`: the typed load of the kernel's storage dtype */

@@ -218,9 +218,10 @@ static const char *wg_tmap(cg_kw *k, const ir_attention *a, const ir_att_view *v
     int64_t z;
     size_t n = 0;
     coords[0] = '\0';
-    if (!(sym_is_const(T, v->strides[1], &z) && z == 0)) {
-        dims[r] = a->n1, strides[r++] = v->strides[1];
-        n += (size_t)snprintf(coords + n, cap - n, ", (int)b1");
+    if (!(sym_is_const(T, v->strides[1], &z) && z == 0)) { /* grouped-query K and V: the kv heads */
+        dims[r] = v->group > 1 ? sym_floordiv(T, a->n1, sym_const(T, v->group)) : a->n1, strides[r++] = v->strides[1];
+        if (v->group > 1) n += (size_t)snprintf(coords + n, cap - n, ", (int)(b1 / %lld)", (long long)v->group);
+        else n += (size_t)snprintf(coords + n, cap - n, ", (int)b1");
     }
     if (!(sym_is_const(T, v->strides[0], &z) && z == 0)) {
         dims[r] = a->n0, strides[r++] = v->strides[0];
@@ -243,7 +244,7 @@ static void wg_tma_tile(cg_kw *k, const ir_attention *a, const h16_shape *h) {
                "                sc_mb_expect_tx(fb, %lldu);\n",
                (long long)(h->kt * (h->D + h->DV) * 2));
     for (int o = 0; o < 2; o++) {
-        char coords[32], map[16];
+        char coords[48], map[16];
         int rank;
         snprintf(map, sizeof map, "%s",
                  wg_tmap(k, a, ops[o].v, a->sk, ops[o].cols, h->kt, &rank, coords, sizeof coords));
@@ -265,7 +266,7 @@ static void h16_wg_producer(cg_kw *k, const ir_attention *a, const h16_shape *h,
                "            sc_mb_wait(mq + 8, qph ^ 1u); /* the consumers are done with this buffer's last Q */\n"
                "            {\n");
     if (h->tma_q) { /* K's and V's maps first (tm0, tm1: the same maps the tiles' copies name), then Q's */
-        char cq[32], ck[32];
+        char cq[48], ck[48];
         int rq, rk;
         (void)wg_tmap(k, a, &a->k, a->sk, h->D, h->kt, &rk, ck, sizeof ck);
         (void)wg_tmap(k, a, &a->v, a->sk, h->DV, h->kt, &rk, ck, sizeof ck);

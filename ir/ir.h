@@ -337,7 +337,9 @@ uint32_t ir_fuse_reader_in_group(const ir_module *m, const ir_uses *u, uint32_t 
 typedef struct ir_att_view {
     uint32_t t;
     sym_expr dims[4], strides[4];
-    int64_t off; /* elements from t's start (a part of a split read in its input: GPT-2's fused qkv) */
+    int64_t off;   /* elements from t's start (a part of a split read in its input: GPT-2's fused qkv) */
+    int64_t group; /* > 1: dim 1 (heads) reads head b1 / group of t (grouped-query K and V read before
+                    * their expand: Llama's repeat_kv); 0 or 1: none */
 } ir_att_view;
 
 typedef enum ir_att_kind {

@@ -47,6 +47,7 @@
  * where and and that make the mask) is made by a node that stores it; those
  * tensors then count one more reader, so no later round computes them inside
  * another kernel and leaves them unstored. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "passes/passes.h"
@@ -89,6 +90,7 @@ static void contiguous_view(const att_ctx *c, uint32_t t, ir_att_view *v) {
     int pad = 4 - x->rank;
     v->t = t;
     v->off = 0;
+    v->group = 1;
     for (int d = 0; d < 4; d++) {
         if (d < pad) {
             v->dims[d] = sym_const(c->m->syms, 1);
@@ -175,6 +177,50 @@ static int split_view(const att_ctx *c, uint32_t base, ir_attention *a, ir_att_v
     b->strides[2] = sym_const(y, d);
     b->strides[3] = sym_const(y, 1);
     b->off = off;
+    b->group = 1;
+    return 1;
+}
+
+/* Grouped-query attention's K or V (transformers' repeat_kv: [B, Hkv, S, D] unsqueezed to
+ * [B, Hkv, 1, S, D], expanded to [B, Hkv, G, S, D], reshaped to [B, Hkv * G, S, D]): when `base`
+ * is such a reshape's private output of a private expand along dim 2 only, from size 1 to a
+ * constant G >= 2, *b reads the expand's input as [B, H, S, D] with head b1 at kv head b1 / G
+ * (group G); the reshape and the expand are covered. The expanded copy, G times K's or V's bytes,
+ * is never made. SYMC_ATTENTION_GQA=0 reads the expanded copy (for comparison). */
+static int group_view(const att_ctx *c, uint32_t base, ir_attention *a, ir_att_view *b) {
+    const char *env = getenv("SYMC_ATTENTION_GQA");
+    if (env && !strcmp(env, "0")) return 0;
+    const ir_tensor *bt = &c->m->tensors[base];
+    const uint32_t rp = bt->producer;
+    if (bt->rank != 4 || rp == IR_NONE || !ir_uses_private(c->uses, base)) return 0;
+    const ir_node *rn = &c->m->nodes[rp];
+    if (rn->op != IR_OP_RESHAPE || rn->n_out != 1) return 0;
+    const uint32_t et = rn->in[0], ep = c->m->tensors[et].producer;
+    if (ep == IR_NONE || !ir_uses_private(c->uses, et)) return 0;
+    const ir_node *en = &c->m->nodes[ep];
+    if (en->op != IR_OP_EXPAND || en->n_out != 1 || en->n_in < 1) return 0;
+    const ir_tensor *e = &c->m->tensors[et], *x = &c->m->tensors[en->in[0]];
+    sym_table *y = c->m->syms;
+    int64_t g, one;
+    if (e->rank != 5 || x->rank != 5 || x->dtype != e->dtype || !sym_is_const(y, x->dims[2], &one) || one != 1 ||
+        !sym_is_const(y, e->dims[2], &g) || g < 2)
+        return 0;
+    for (int d = 0; d < 5; d++)
+        if (d != 2 && x->dims[d] != e->dims[d]) return 0;
+    if (e->dims[0] != bt->dims[0] || e->dims[3] != bt->dims[2] || e->dims[4] != bt->dims[3] ||
+        sym_prove_eq(y, sym_scale(y, e->dims[1], g), bt->dims[1]) != SYM_TRUE)
+        return 0;
+    if (a->n_covered + 2 > sizeof a->covered / sizeof a->covered[0]) return 0; /* room for both */
+    cover(a, rp);
+    cover(a, ep);
+    b->t = en->in[0];
+    b->off = 0;
+    b->group = g;
+    b->dims[0] = bt->dims[0], b->dims[1] = bt->dims[1], b->dims[2] = bt->dims[2], b->dims[3] = bt->dims[3];
+    b->strides[3] = sym_const(y, 1);
+    b->strides[2] = x->dims[4];
+    b->strides[1] = sym_mul(y, x->dims[3], x->dims[4]);
+    b->strides[0] = sym_mul(y, x->dims[1], b->strides[1]);
     return 1;
 }
 
@@ -205,7 +251,9 @@ static int read_view(const att_ctx *c, uint32_t t, ir_attention *a, ir_att_view 
         base = c->m->nodes[p].in[0];
     }
     ir_att_view b;
-    if (r != 4 || !split_view(c, base, a, &b)) contiguous_view(c, base, &b);
+    /* a grouped view keeps its heads in dim 1 (the transposes above it may swap the last two) */
+    if (r != 4 || !((perm[1] == 1 && group_view(c, base, a, &b)) || split_view(c, base, a, &b)))
+        contiguous_view(c, base, &b);
     int pad = 4 - r;
     *v = b;
     for (int d = 0; d < r; d++) {

@@ -515,6 +515,74 @@ static void test_attention_window(int per_image) {
     symc_module_destroy(m);
 }
 
+/* grouped-query attention (transformers' repeat_kv): K and V [B, 2, S, 16] unsqueezed to
+ * [B, 2, 1, S, 16], expanded to [B, 2, 4, S, 16] and reshaped to [B, 8, S, 16] are read before the
+ * expand (group 4, strides of the kv tensor), the unsqueeze, expand and reshape covered; with V's
+ * expanded copy also a graph output, V is read in that copy (no group), K still grouped */
+static void test_attention_group(int v_escapes) {
+    symc_error err;
+    symc_module *m = symc_module_create(v_escapes ? "att_group_out" : "att_group", &err);
+    symc_dim B, S;
+    symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
+    symc_declare_symbol(m, "S", 1, 32, 256, 1, &S, &err);
+    symc_dim one = symc_dim_const(m, 1), two = symc_dim_const(m, 2), four = symc_dim_const(m, 4),
+             eight = symc_dim_const(m, 8), d = symc_dim_const(m, 16);
+    symc_tensor q, k, v;
+    symc_add_input(m, "q", SYMC_F16, 4, (symc_dim[]){B, eight, S, d}, &q, &err);
+    symc_add_input(m, "k", SYMC_F16, 4, (symc_dim[]){B, two, S, d}, &k, &err);
+    symc_add_input(m, "v", SYMC_F16, 4, (symc_dim[]){B, two, S, d}, &v, &err);
+    (void)one;
+    symc_attr ua = symc_attr_ints("axes", (int64_t[]){2}, 1);
+    symc_attr ea = symc_attr_dims("shape", (symc_dim[]){B, two, four, S, d}, 5);
+    symc_attr ra = symc_attr_dims("shape", (symc_dim[]){B, eight, S, d}, 4);
+    int64_t perm[4] = {0, 1, 3, 2};
+    symc_attr pa = symc_attr_ints("perm", perm, 4), ax = symc_attr_int("axis", -1);
+    symc_tensor ku = test_node(m, "unsqueeze", "ku", &k, 1, &ua, 1),
+                vu = test_node(m, "unsqueeze", "vu", &v, 1, &ua, 1);
+    symc_tensor ke = test_node(m, "expand", "ke", &ku, 1, &ea, 1), ve = test_node(m, "expand", "ve", &vu, 1, &ea, 1);
+    symc_tensor kr = test_node(m, "reshape", "kr", &ke, 1, &ra, 1), vr = test_node(m, "reshape", "vr", &ve, 1, &ra, 1);
+    symc_tensor kt = test_node(m, "transpose", "kt", &kr, 1, &pa, 1);
+    symc_tensor s = test_node(m, "matmul", "s", (symc_tensor[]){q, kt}, 2, NULL, 0);
+    symc_tensor p = test_node(m, "softmax", "p", &s, 1, &ax, 1);
+    symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, vr}, 2, NULL, 0);
+    symc_mark_output(m, o, &err);
+    if (v_escapes) symc_mark_output(m, vr, &err);
+    pass_fuse_rules r = rules;
+    r.attention_max_head = 64;
+    char *text = plan(m, &r);
+    const ir_attention *a = ir_fuse_attention_of(m, node_index(m, "o"));
+    CHECK_MSG(a, "%s", text ? text : "");
+    if (a) {
+        int64_t s1, s2, s3;
+        /* K: [B, 8, S, 16] over k's storage, head b1 at kv head b1 / 4 (K's last two axes swapped back) */
+        CHECK(a->k.group == 4 && a->k.t == ku);
+        CHECK(sym_is_const(m->syms, a->k.strides[2], &s2) && s2 == 16 && sym_is_const(m->syms, a->k.strides[3], &s3) &&
+              s3 == 1);
+        CHECK(sym_prove_eq(m->syms, a->k.strides[1], sym_mul(m->syms, m->tensors[k].dims[2], sym_const(m->syms, 16))) ==
+              SYM_TRUE);
+        CHECK(sym_prove_eq(m->syms, a->k.strides[0], sym_mul(m->syms, a->k.strides[1], sym_const(m->syms, 2))) ==
+              SYM_TRUE);
+        int covered = 0;
+        for (uint32_t i = 0; i < a->n_covered; i++)
+            covered += a->covered[i] == node_index(m, "ke") || a->covered[i] == node_index(m, "kr") ||
+                a->covered[i] == node_index(m, "ve") || a->covered[i] == node_index(m, "vr");
+        if (v_escapes) {
+            CHECK(a->v.group <= 1 && a->v.t == vr && covered == 2);
+            CHECK(m->fuse[node_index(m, "ve")].role != IR_FUSE_CLAIMED);
+        } else {
+            CHECK(a->v.group == 4 && a->v.t == vu && covered == 4);
+            CHECK(sym_is_const(m->syms, a->v.strides[2], &s2) && s2 == 16 &&
+                  sym_is_const(m->syms, a->v.strides[3], &s3) && s3 == 1 &&
+                  sym_is_const(m->syms, a->v.strides[1], &s1) == 0);
+            CHECK(m->fuse[node_index(m, "ve")].role == IR_FUSE_CLAIMED);
+        }
+        CHECK(a->q.group <= 1 && a->o.group <= 1);
+        CHECK_MSG(ir_verify(m, &err) == SYMC_OK, "%s", err.msg);
+    }
+    free(text);
+    symc_module_destroy(m);
+}
+
 /* ---- corrupted plans ------------------------------------------------------------------------------ */
 static void set_role(symc_module *m, const char *node, ir_fuse_role r, const char *group) {
     m->fuse[node_index(m, node)] = (ir_fuse){(uint8_t)r, group ? node_index(m, group) : IR_NONE};
@@ -701,6 +769,8 @@ int main(void) {
     test_attention_reads(1);
     test_attention_window(0);
     test_attention_window(1);
+    test_attention_group(0);
+    test_attention_group(1);
     test_refused();
     test_refused_order();
     test_refused_escape(0);
