@@ -268,7 +268,40 @@ static symc_status slice(cg_cuda *c, uint32_t node) {
         if (step[a] > 0) cg_kw_body(&k, "    f%d = f%d < 0 ? 0 : f%d > %s ? %s : f%d;\n", a, a, a, dim, dim, a);
         else cg_kw_body(&k, "    f%d = f%d < 0 ? 0 : f%d > %s - 1 ? %s - 1 : f%d;\n", a, a, a, dim, dim, a);
     }
-    sym_expr numel = ir_tensor_numel(c->m, y);
+    sym_expr numel = ir_tensor_numel(c->m, y), work = numel;
+    /* One axis a sliced with step 1 (Llama's rotate_half: x[..., :64], x[..., 64:]): the output is
+     * rows of y[a:] copied from rows of x[a:] at f * inner, as 16-byte vectors when both row
+     * lengths are whole vectors for every binding and, at run time, the pointers and the start's
+     * offset are aligned (else the element loop below). */
+    int one = -1, n_sliced = 0;
+    for (int d = 0; d < x->rank; d++)
+        if (sliced[d]) n_sliced++, one = d;
+    sym_table *T = c->m->syms;
+    const size_t es = symc_dtype_size(x->dtype);
+    const int64_t V = es && es <= 8 && 16 % es == 0 ? (int64_t)(16 / es) : 0;
+    int vec = n_sliced == 1 && step[one] == 1 && V > 1;
+    sym_expr inner = vec ? cg_prod(c, x->dims, one + 1, x->rank) : sym_const(T, 1);
+    sym_expr rowo = vec ? sym_mul(T, y->dims[one], inner) : inner, rowi = vec ? sym_mul(T, x->dims[one], inner) : inner;
+    vec = vec && sym_prove_divisible(T, rowo, V) == SYM_TRUE && sym_prove_divisible(T, rowi, V) == SYM_TRUE;
+    if (vec) {
+        const sym_expr sv = sym_const(T, V);
+        work = sym_floordiv(T, numel, sv);
+        char ro[48], ri[48], in[48];
+        snprintf(ro, sizeof ro, "%s", cg_kw_dim(&k, sym_floordiv(T, rowo, sv)));
+        snprintf(ri, sizeof ri, "%s", cg_kw_dim(&k, sym_floordiv(T, rowi, sv)));
+        snprintf(in, sizeof in, "%s", cg_kw_dim(&k, inner));
+        cg_kw_body(
+            &k,
+            "    if ((((unsigned long long)%s | (unsigned long long)%s) & 15ull) == 0ull && f%d * %s %% %lld == 0) {\n"
+            "    const long long fv = f%d * %s / %lld; /* the start, in vectors */\n"
+            "    SC_LOOP(q, %s) {\n"
+            "        const long long o = q / %s, j = q - o * %s;\n"
+            "        reinterpret_cast<uint4 *>(%s)[q] = reinterpret_cast<const uint4 *>(%s)[o * %s + fv + j];\n"
+            "    }\n"
+            "    return;\n"
+            "    }\n",
+            xp, yp, one, in, (long long)V, one, in, (long long)V, cg_kw_dim(&k, work), ro, ro, yp, xp, ri);
+    }
     cg_kw_body(&k, "    SC_LOOP(i, %s) {\n", cg_kw_dim(&k, numel));
     coords(&k, y, "i");
     cg_kw_body(&k, "        long long off = 0;\n");
@@ -278,7 +311,8 @@ static symc_status slice(cg_cuda *c, uint32_t node) {
         else cg_kw_body(&k, "        off += c[%d] * %s;\n", d, stride(&k, x, d));
     }
     cg_kw_body(&k, "        %s[i] = %s[off];\n    }\n", yp, xp);
-    return finish(&k, "one thread per output", numel);
+    return finish(
+        &k, vec ? "rows as 16-byte vectors when aligned, else one thread per output" : "one thread per output", work);
 }
 
 /* A concat of more operands than one kernel's parameters take (torchvision's detection heads concatenate

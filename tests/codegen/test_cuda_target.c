@@ -1251,6 +1251,39 @@ static void test_attention_group(void) {
     }
 }
 
+/* a slice along one axis with step 1 copies rows as 16-byte vectors when both row lengths are whole
+ * vectors (Llama's rotate_half halves, a middle axis of f32 rows); an odd width or a step of 2 keeps
+ * the element loop; NVRTC compiles each */
+static void test_slice_rows(void) {
+    static const struct {
+        symc_dtype dt;
+        int64_t axis, start, end, step;
+        int vec;
+    } cases[] = {{SYMC_F16, 2, 64, 128, 1, 1}, {SYMC_F16, 2, 0, 64, 1, 1},  {SYMC_F32, 1, 1, 3, 1, 1},
+                 {SYMC_F16, 2, 0, 3, 1, 0},    {SYMC_F16, 2, 0, 128, 2, 0}, {SYMC_BF16, -1, -64, 1000, 1, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        symc_error err;
+        symc_module *m = symc_module_create("slice_rows", &err);
+        symc_dim B;
+        symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
+        symc_tensor x;
+        symc_add_input(m, "x", cases[i].dt, 3, (symc_dim[]){B, symc_dim_const(m, 4), symc_dim_const(m, 128)}, &x, &err);
+        symc_dim st = symc_dim_const(m, cases[i].start), en = symc_dim_const(m, cases[i].end);
+        symc_attr sl[4] = {symc_attr_dims("starts", &st, 1), symc_attr_dims("ends", &en, 1),
+                           symc_attr_ints("axes", &cases[i].axis, 1), symc_attr_ints("steps", &cases[i].step, 1)};
+        symc_mark_output(m, test_node(m, "slice", "sl", &x, 1, sl, 4), &err);
+        rt_engine *e = compile_module(m, "sm_80", &err);
+        CHECK_MSG(e, "case %zu: %s", i, err.msg);
+        if (e) {
+            const int vec = strstr(e->cuda_source, "slice: sl, rows as 16-byte vectors when aligned") != NULL;
+            CHECK_MSG(vec == cases[i].vec && strstr(e->cuda_source, "slice: sl, "), "case %zu", i);
+            if (vec) CHECK_CONTAINS(e->cuda_source, "reinterpret_cast<uint4 *>");
+            rt_engine_free(e);
+        }
+        symc_module_destroy(m);
+    }
+}
+
 /* the half kernels' tile copies: a thread's chunk column stepped by constants (the wgmma kernel
  * on sm_90, the mma.sync one on sm_80), the indexed loop under SYMC_ATTENTION_CP_STRIDED=0 */
 static void test_attention_cp_strided(void) {
@@ -2277,6 +2310,7 @@ int main(void) {
     test_attention_resident();
     test_attention_rows();
     test_attention_group();
+    test_slice_rows();
     test_attention_cp_strided();
     test_attention_tma();
     test_attention_early_masks();
