@@ -37,6 +37,11 @@ symc_status pass_fold_scale(ir_module *m, symc_error *err);
  * "none") in place of its last mul, the rest left unread for dce; only when
  * the chain is private, of one float dtype and x's shape. */
 symc_status pass_fold_gelu(ir_module *m, symc_error *err);
+/* The RMS norm decomposed by exporters (transformers' LlamaRMSNorm, T5LayerNorm: w * (x *
+ * rsqrt(mean(x^2, -1) + eps)) in its node forms) rewritten into one rms_norm node in place of its
+ * last mul (fold_norm.c), the rest left unread for dce; only when the chain is private, of one
+ * float dtype and x's shape. *folded (may be NULL): how many. SYMC_FOLD_RMS_NORM=0: off. */
+symc_status pass_fold_rms_norm(ir_module *m, uint32_t *folded, symc_error *err);
 /* Sibling projections of one hidden state into attention heads (Q, K and V as three matmuls by
  * constant weights, each with its constant bias) merged into one matmul by the concatenated
  * weights, one bias add and a split along the last axis that the fused attention reads in place

@@ -66,6 +66,10 @@ static symc_status fold_gelu(ir_module *m, const pass_options *o, symc_error *er
     (void)o;
     return pass_fold_gelu(m, err);
 }
+static symc_status fold_rms_norm(ir_module *m, const pass_options *o, symc_error *err) {
+    (void)o;
+    return pass_fold_rms_norm(m, NULL, err);
+}
 static symc_status merge_projections(ir_module *m, const pass_options *o, symc_error *err) {
     (void)o;
     return pass_merge_projections(m, err);
@@ -134,8 +138,9 @@ static const pass_info pipeline[] = {
     {"patchify", patchify}, /* before layout, which cancels its NCHW transpose against a model's NHWC permute */
     {"layout", layout},
     {"fold-scale", fold_scale},
-    {"fold-gelu", fold_gelu}, /* before dce, which removes the chains it leaves unread, and before the
+    {"fold-gelu", fold_gelu},         /* before dce, which removes the chains it leaves unread, and before the
                                  calibration that codegen/compile.c measures right before precision */
+    {"fold-rms-norm", fold_rms_norm}, /* the same: before dce and the calibration */
     {"dce", dce},
     {"precision", precision},
     {"merge-projections", merge_projections}, /* after precision: it merges only projections of one

@@ -14,9 +14,13 @@
 /* The one live node reading tensor t (uses[t] == 1 and t is not a graph output), or IR_NONE. */
 uint32_t pass_only_reader(const ir_module *m, const uint32_t *uses, const uint8_t *is_out, uint32_t t) {
     if (uses[t] != 1 || is_out[t]) return IR_NONE;
-    for (uint32_t i = m->tensors[t].producer == IR_NONE ? 0 : m->tensors[t].producer + 1; i < m->n_nodes; i++)
-        for (uint32_t k = 0; k < m->nodes[i].n_in; k++)
+    for (uint32_t i = m->tensors[t].producer == IR_NONE ? 0 : m->tensors[t].producer + 1; i < m->n_nodes; i++) {
+        int live = 0; /* a reader left unread (a dropped identity's copy, dce's to remove) is not the one */
+        for (uint32_t o = 0; o < m->nodes[i].n_out && !live; o++)
+            live = uses[m->nodes[i].out[o]] || is_out[m->nodes[i].out[o]];
+        for (uint32_t k = 0; live && k < m->nodes[i].n_in; k++)
             if (m->nodes[i].in[k] == t) return i;
+    }
     return IR_NONE;
 }
 

@@ -266,7 +266,7 @@ static void test_dump(void) {
     char names[256];
     pass_names(names, sizeof names);
     const char *np = names;
-    CHECK_CONTAINS(np, "fold-scale, fold-gelu, dce, precision, merge-projections");
+    CHECK_CONTAINS(np, "fold-scale, fold-gelu, fold-rms-norm, dce, precision, merge-projections");
     symc_module_destroy(m);
 }
 

@@ -83,7 +83,7 @@ has "dump after fuse" "  qkv_mm (matmul): library call with qkv (bias)"
 expect 0 "dump after fuse --no-gpu" -- "$symc" compile "$tmp/vit.symir" --no-gpu --dump-after=fuse -o "$tmp/vit_d.symx"
 if printf '%s' "$out" | grep -q 'fused groups'; then bad "dump after fuse --no-gpu: no plan expected: $out"; else ok; fi
 expect 0 "compile --help" -- "$symc" compile --help
-has "compile --help" "verify, infer-shapes, check-sizes, fold-constants, drop-identities, roll-gather, space-to-depth, compose-moves, fold-batch-norm, patchify, layout, fold-scale, fold-gelu, dce, precision, merge-projections, unbind-heads, fuse"
+has "compile --help" "verify, infer-shapes, check-sizes, fold-constants, drop-identities, roll-gather, space-to-depth, compose-moves, fold-batch-norm, patchify, layout, fold-scale, fold-gelu, fold-rms-norm, dce, precision, merge-projections, unbind-heads, fuse"
 has "compile --help" "SYMC_CACHE_DIR"
 # -q: errors only; a build from a fresh cache folder, then one from the cache, is the same engine
 expect 0 "compile -q" -- env SYMC_CACHE_DIR="$tmp/cache" "$symc" compile "$tmp/vit.symir" -q -o "$tmp/vit_q.symx"
@@ -92,7 +92,7 @@ if [ -n "$(ls "$tmp/cache/nvrtc" 2>/dev/null)" ]; then ok; else bad "compile -q:
 expect 0 "compile from the cache" -- env SYMC_CACHE_DIR="$tmp/cache" "$symc" compile "$tmp/vit.symir" -q -o "$tmp/vit_c.symx"
 if cmp -s "$tmp/vit_q.symx" "$tmp/vit_c.symx"; then ok; else bad "the engine built from the cache differs"; fi
 expect 1 "unknown pass" -- "$symc" compile "$tmp/vit.symir" --dump-after=fusion -o "$tmp/vit_d.symx"
-one_line "unknown pass"; has "unknown pass" "(passes: verify, infer-shapes, check-sizes, fold-constants, drop-identities, roll-gather, space-to-depth, compose-moves, fold-batch-norm, patchify, layout, fold-scale, fold-gelu, dce, precision, merge-projections, unbind-heads, fuse)"
+one_line "unknown pass"; has "unknown pass" "(passes: verify, infer-shapes, check-sizes, fold-constants, drop-identities, roll-gather, space-to-depth, compose-moves, fold-batch-norm, patchify, layout, fold-scale, fold-gelu, fold-rms-norm, dce, precision, merge-projections, unbind-heads, fuse)"
 expect 2 "two precisions" -- "$symc" compile "$tmp/vit.symir" --fp16 --bf16 -o "$tmp/x.symx"; one_line "two precisions"
 expect 1 "bad arch" -- "$symc" compile "$tmp/vit.symir" --arch sm_12345 -o "$tmp/x.symx"; one_line "bad arch"
 has "bad arch" "sm_12345"
