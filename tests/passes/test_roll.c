@@ -8,7 +8,11 @@
  * left (i's), no slice feeding a gather's input; y on the reference backend bit-identical to the
  * plain module's and equal to x[b, (i + 2) % 7, (j + 2) % 5, c] + x[b, i, j, c] at B = 1, 2, 4;
  * SYMC_ROLL_GATHER=0 leaves the three concats. Run with SYMC_COMPOSE_MOVES=0: the two rolls would
- * then compose into one gather (passes/move_chain.c, test_move_chain.c). */
+ * then compose into one gather (passes/move_chain.c, test_move_chain.c).
+ * Rotary embeddings' rotate_half on x [B, 3, 8]: cat((-x[..., 4:]), x[..., :4]) (neg first, as in
+ * transformers' Llama), cat(x[..., 5:], -x[..., :5]) (neg second, k = 5), both along the last axis:
+ * one gather and one mul by a constant sign each, no slice, neg or concat left, bit-identical to the
+ * plain module and to the formula; the same along axis 1 of [B, 8, 3] is left alone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +46,62 @@ static symc_module *build(void) {
     symc_tensor i = cat(m, "same", slice(m, "s_head", x, 1, 0, 2), slice(m, "s_tail", x, 1, 2, 7), 1);
     symc_mark_output(m, test_node(m, "add", "y", (symc_tensor[]){r, i}, 2, NULL, 0), &err);
     return m;
+}
+
+/* rotate_half's export along `axis` of x [B, 8, 3] (axis 1) or [B, 3, 8] (axis 2): concat(neg(x[k:8]),
+ * x[0:k]), or (neg_second) concat(x[k:8], neg(x[0:k])) */
+static symc_module *rotate_half(int neg_second, int64_t k, int64_t axis) {
+    symc_error err;
+    symc_module *m = symc_module_create("rotate_half", &err);
+    symc_dim B;
+    symc_declare_symbol(m, "B", 1, 2, 4, 1, &B, &err);
+    symc_tensor x;
+    symc_dim d3 = symc_dim_const(m, 3), d8 = symc_dim_const(m, 8);
+    symc_add_input(m, "x", SYMC_F32, 3, axis == 2 ? (symc_dim[]){B, d3, d8} : (symc_dim[]){B, d8, d3}, &x, &err);
+    symc_tensor tail = slice(m, "tail", x, axis, k, 8), head = slice(m, "head", x, axis, 0, k);
+    if (neg_second) head = test_node(m, "neg", "neg", &head, 1, NULL, 0);
+    else tail = test_node(m, "neg", "neg", &tail, 1, NULL, 0);
+    symc_mark_output(m, cat(m, "rot", tail, head, axis), &err);
+    return m;
+}
+
+static uint32_t count(const ir_module *m, ir_op op);
+
+static void test_rotate_half(void) {
+    static const struct {
+        int neg_second;
+        int64_t k, axis;
+        int folds;
+    } cases[] = {{0, 4, 2, 1}, {1, 5, 2, 1}, {0, 4, 1, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        symc_error err;
+        symc_module *mm = rotate_half(cases[c].neg_second, cases[c].k, cases[c].axis),
+                    *plain = rotate_half(cases[c].neg_second, cases[c].k, cases[c].axis);
+        CHECK_MSG(pass_run_passes(mm, NULL, NULL, "fuse", &err) == SYMC_OK, "%s", err.msg);
+        CHECK_MSG(symc_module_infer_shapes(plain, &err) == SYMC_OK, "%s", err.msg);
+        const int f = cases[c].folds;
+        CHECK_MSG(count(mm, IR_OP_GATHER) == (uint32_t)f && count(mm, IR_OP_CONCAT) == (uint32_t)!f &&
+                      count(mm, IR_OP_SLICE) == 2u * !f && count(mm, IR_OP_NEG) == (uint32_t)!f &&
+                      count(mm, IR_OP_MUL) == (uint32_t)f,
+                  "case %zu: %u gathers, %u concats, %u slices, %u negs, %u muls", c, count(mm, IR_OP_GATHER),
+                  count(mm, IR_OP_CONCAT), count(mm, IR_OP_SLICE), count(mm, IR_OP_NEG), count(mm, IR_OP_MUL));
+        static double xv[4 * 24], a[4 * 24], b[4 * 24];
+        for (int64_t bs = 1; bs <= 4; bs *= 2) {
+            int64_t xd[3] = {bs, cases[c].axis == 2 ? 3 : 8, cases[c].axis == 2 ? 8 : 3};
+            for (int64_t i = 0; i < bs * 24; i++) xv[i] = (double)((i * 31) % 89) / 4.0 - 11.0;
+            if (!run_both_ref(mm, plain, xd, 3, SYMC_F32, xv, a, b, 4 * 24, bs * 24)) break;
+            int bad = 0;
+            const int64_t k = cases[c].k;
+            for (int64_t q = 0; q < bs * 24 && cases[c].axis == 2; q++) {
+                const int64_t j = q % 8, row = q / 8, src = j < 8 - k ? j + k : j - (8 - k);
+                const int negated = cases[c].neg_second ? j >= 8 - k : j < 8 - k;
+                bad += (float)(negated ? -xv[row * 8 + src] : xv[row * 8 + src]) != (float)a[q];
+            }
+            CHECK_MSG(!bad, "case %zu, B=%lld: %d values are not rotate_half(x)", c, (long long)bs, bad);
+        }
+        symc_module_destroy(mm);
+        symc_module_destroy(plain);
+    }
 }
 
 static uint32_t count(const ir_module *m, ir_op op) {
@@ -86,5 +146,6 @@ int main(void) {
     unsetenv("SYMC_ROLL_GATHER");
     CHECK_MSG(count(off, IR_OP_CONCAT) == 3 && count(off, IR_OP_GATHER) == 0, "SYMC_ROLL_GATHER=0 rolled");
     symc_module_destroy(off);
+    test_rotate_half();
     return check_report("test_roll");
 }
