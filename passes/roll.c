@@ -11,7 +11,8 @@
  * data: bit-identical results. The slices and the concat are left unread for dce.
  *
  * Rotary embeddings' rotate_half (transformers' Llama: cat((-x[..., h:], x[..., :h]), -1)) is
- * the same roll with one part negated by a private neg: along the last axis of a float x, the
+ * the same roll with one part negated by a private neg (its two parts two slices, or the two
+ * outputs of one split): along the last axis of a float x, the
  * concat becomes mul(gather(x, idx), sign) with sign the constant [n] of -1 over the negated
  * part's positions and 1 elsewhere, which the CUDA target fuses into the rotary multiply-adds
  * that read it. Four kernels (two slices, the neg, the concat) become one gather; the sign's
@@ -58,15 +59,23 @@ static int as_roll(const ir_module *m, const uint32_t *uses, const uint8_t *is_o
                    int64_t *k, int64_t *n, int neg[2]) {
     const ir_node *c = &m->nodes[i];
     if (c->op != IR_OP_CONCAT || c->n_in != 2 || c->n_out != 1) return 0;
-    uint32_t p[2];
+    uint32_t p[2], part[2];
+    int split = 0;
     for (int j = 0; j < 2; j++) {
         uint32_t t = c->in[j], q = private_of(m, uses, is_out, t, IR_OP_NEG);
         neg[j] = q != IR_NONE;
         if (neg[j]) t = m->nodes[q].in[0];
-        if ((p[j] = private_of(m, uses, is_out, t, IR_OP_SLICE)) == IR_NONE) return 0;
+        part[j] = t;
+        if ((p[j] = private_of(m, uses, is_out, t, IR_OP_SLICE)) != IR_NONE) continue;
+        /* or the two outputs of one split into two parts (the rotary model's Split), each private */
+        uint32_t sp = t == IR_NONE || uses[t] != 1 || is_out[t] ? IR_NONE : m->tensors[t].producer;
+        if (sp == IR_NONE || m->nodes[sp].op != IR_OP_SPLIT || m->nodes[sp].n_out != 2 || m->nodes[sp].n_in < 1)
+            return 0;
+        p[j] = sp;
+        split = 1;
     }
     *x = m->nodes[p[0]].in[0];
-    if (m->nodes[p[1]].in[0] != *x) return 0;
+    if (m->nodes[p[1]].in[0] != *x || (split && (p[0] != p[1] || m->nodes[p[0]].op != IR_OP_SPLIT))) return 0;
     const ir_tensor *xt = &m->tensors[*x];
     int64_t ca = 0;
     const ir_attr *cax = ir_node_attr(c, "axis");
@@ -74,8 +83,16 @@ static int as_roll(const ir_module *m, const uint32_t *uses, const uint8_t *is_o
     int a0, a1;
     int64_t b0, e0, b1, e1;
     if (ca < 0 || ca >= xt->rank || !sym_is_const(m->syms, xt->dims[ca], n) || *n < 2) return 0;
-    if (!slice_range(m, &m->nodes[p[0]], xt->rank, *n, &a0, &b0, &e0) ||
-        !slice_range(m, &m->nodes[p[1]], xt->rank, *n, &a1, &b1, &e1))
+    if (split) { /* concat(split.out[1], split.out[0]): the parts [k, n) and [0, k) along the split's axis */
+        const ir_node *sn = &m->nodes[p[0]];
+        const ir_attr *sax = ir_node_attr(sn, "axis");
+        int64_t sa = sax ? (sax->i < 0 ? sax->i + xt->rank : sax->i) : 0;
+        if (part[0] != sn->out[1] || part[1] != sn->out[0] || sa != ca ||
+            !sym_is_const(m->syms, m->tensors[sn->out[0]].dims[ca], &b0))
+            return 0;
+        a0 = a1 = (int)ca, e0 = *n, b1 = 0, e1 = b0;
+    } else if (!slice_range(m, &m->nodes[p[0]], xt->rank, *n, &a0, &b0, &e0) ||
+               !slice_range(m, &m->nodes[p[1]], xt->rank, *n, &a1, &b1, &e1))
         return 0;
     /* x[k:n] then x[0:k] along the concat's axis */
     if (a0 != ca || a1 != ca || e0 != *n || b1 != 0 || e1 != b0 || b0 <= 0 || b0 >= *n) return 0;

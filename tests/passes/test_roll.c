@@ -10,7 +10,8 @@
  * SYMC_ROLL_GATHER=0 leaves the three concats. Run with SYMC_COMPOSE_MOVES=0: the two rolls would
  * then compose into one gather (passes/move_chain.c, test_move_chain.c).
  * Rotary embeddings' rotate_half on x [B, 3, 8]: cat((-x[..., 4:]), x[..., :4]) (neg first, as in
- * transformers' Llama), cat(x[..., 5:], -x[..., :5]) (neg second, k = 5), both along the last axis:
+ * transformers' Llama), cat(x[..., 5:], -x[..., :5]) (neg second, k = 5), and the two with the parts
+ * one split's outputs (neg first, k = 4; neg second, k = 3), all along the last axis:
  * one gather and one mul by a constant sign each, no slice, neg or concat left, bit-identical to the
  * plain module and to the formula; the same along axis 1 of [B, 8, 3] is left alone. */
 #include <stdio.h>
@@ -49,8 +50,8 @@ static symc_module *build(void) {
 }
 
 /* rotate_half's export along `axis` of x [B, 8, 3] (axis 1) or [B, 3, 8] (axis 2): concat(neg(x[k:8]),
- * x[0:k]), or (neg_second) concat(x[k:8], neg(x[0:k])) */
-static symc_module *rotate_half(int neg_second, int64_t k, int64_t axis) {
+ * x[0:k]), or (neg_second) concat(x[k:8], neg(x[0:k])); split: the two parts one split's outputs */
+static symc_module *rotate_half(int neg_second, int64_t k, int64_t axis, int split) {
     symc_error err;
     symc_module *m = symc_module_create("rotate_half", &err);
     symc_dim B;
@@ -58,7 +59,14 @@ static symc_module *rotate_half(int neg_second, int64_t k, int64_t axis) {
     symc_tensor x;
     symc_dim d3 = symc_dim_const(m, 3), d8 = symc_dim_const(m, 8);
     symc_add_input(m, "x", SYMC_F32, 3, axis == 2 ? (symc_dim[]){B, d3, d8} : (symc_dim[]){B, d8, d3}, &x, &err);
-    symc_tensor tail = slice(m, "tail", x, axis, k, 8), head = slice(m, "head", x, axis, 0, k);
+    symc_tensor tail, head;
+    if (split) {
+        symc_dim sizes[2] = {symc_dim_const(m, k), symc_dim_const(m, 8 - k)};
+        symc_attr sa[2] = {symc_attr_int("axis", axis), symc_attr_dims("sizes", sizes, 2)};
+        symc_tensor parts[2];
+        CHECK_MSG(symc_add_node(m, "split", "halves", &x, 1, sa, 2, parts, 2, &err) == SYMC_OK, "%s", err.msg);
+        head = parts[0], tail = parts[1];
+    } else tail = slice(m, "tail", x, axis, k, 8), head = slice(m, "head", x, axis, 0, k);
     if (neg_second) head = test_node(m, "neg", "neg", &head, 1, NULL, 0);
     else tail = test_node(m, "neg", "neg", &tail, 1, NULL, 0);
     symc_mark_output(m, cat(m, "rot", tail, head, axis), &err);
@@ -71,17 +79,18 @@ static void test_rotate_half(void) {
     static const struct {
         int neg_second;
         int64_t k, axis;
-        int folds;
-    } cases[] = {{0, 4, 2, 1}, {1, 5, 2, 1}, {0, 4, 1, 0}};
+        int split, folds;
+    } cases[] = {{0, 4, 2, 0, 1}, {1, 5, 2, 0, 1}, {0, 4, 1, 0, 0}, {0, 4, 2, 1, 1}, {1, 3, 2, 1, 1}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         symc_error err;
-        symc_module *mm = rotate_half(cases[c].neg_second, cases[c].k, cases[c].axis),
-                    *plain = rotate_half(cases[c].neg_second, cases[c].k, cases[c].axis);
+        symc_module *mm = rotate_half(cases[c].neg_second, cases[c].k, cases[c].axis, cases[c].split),
+                    *plain = rotate_half(cases[c].neg_second, cases[c].k, cases[c].axis, cases[c].split);
         CHECK_MSG(pass_run_passes(mm, NULL, NULL, "fuse", &err) == SYMC_OK, "%s", err.msg);
         CHECK_MSG(symc_module_infer_shapes(plain, &err) == SYMC_OK, "%s", err.msg);
         const int f = cases[c].folds;
         CHECK_MSG(count(mm, IR_OP_GATHER) == (uint32_t)f && count(mm, IR_OP_CONCAT) == (uint32_t)!f &&
-                      count(mm, IR_OP_SLICE) == 2u * !f && count(mm, IR_OP_NEG) == (uint32_t)!f &&
+                      count(mm, IR_OP_SLICE) == 2u * (!f && !cases[c].split) &&
+                      !count(mm, IR_OP_SPLIT) == (f || !cases[c].split) && count(mm, IR_OP_NEG) == (uint32_t)!f &&
                       count(mm, IR_OP_MUL) == (uint32_t)f,
                   "case %zu: %u gathers, %u concats, %u slices, %u negs, %u muls", c, count(mm, IR_OP_GATHER),
                   count(mm, IR_OP_CONCAT), count(mm, IR_OP_SLICE), count(mm, IR_OP_NEG), count(mm, IR_OP_MUL));
