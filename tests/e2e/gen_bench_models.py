@@ -8,8 +8,9 @@ random weights, so no download is needed.
   m1_mlp     M1: Linear -> GELU -> Linear + residual + LayerNorm (64 -> 256 -> 64)
   m3_cnn     M3: 7x7/2 stem, BatchNorm, ReLU, maxpool 3/2/1, two residual 3x3
              blocks, global average pool, FC, on H, W in [128, 512]
-  swin_window  torchvision's Swin shifted-window attention block at 8x8 tokens (the rest: the
-             comments in main)
+  swin_window  torchvision's Swin shifted-window attention block at 8x8 tokens
+  gqa_rope   a Llama decoder's attention half: RMS norm, rotary embeddings, grouped-query K and V
+             (the rest: the comments in main)
 
 usage: gen_bench_models.py OUTDIR
 """
@@ -249,6 +250,68 @@ def main():
         roll_inits("u2", 2, side - sh)
     save(out, "swin_window", nodes, [vi("x", F, ["Ba", side, side, C])], ["y"], inits)
 
+    # a Llama decoder's attention half at small widths: the RMS norm as torch.onnx writes it (Pow,
+    # ReduceMean, Add, Sqrt, Div, Mul, Mul), q/k/v projections into 4 query heads over 2 kv heads of
+    # 16, rotary embeddings (positions from a Range, rotate_half as two Slices, a Neg and a Concat),
+    # repeat_kv (Unsqueeze, Expand, Reshape), a causal mask, the output projection and a residual.
+    # The compiler folds the norm into rms_norm, rotate_half into a gather times a sign, and the
+    # fused attention reads K and V before the expand (kv head b1 / 2).
+    dm, hq, hk, hd = 64, 4, 2, 16
+
+    def rope(src, dst):
+        return [N("Slice", [src, "h_lo", "h_hi", "ax_last"], [dst + "_x2"]),
+                N("Slice", [src, "z_lo", "h_lo", "ax_last"], [dst + "_x1"]), N("Neg", [dst + "_x2"], [dst + "_n2"]),
+                N("Concat", [dst + "_n2", dst + "_x1"], [dst + "_rh"], axis=-1),
+                N("Mul", [src, "cos"], [dst + "_c"]), N("Mul", [dst + "_rh", "sin"], [dst + "_s"]),
+                N("Add", [dst + "_c", dst + "_s"], [dst])]
+
+    def proj_heads(n, width, heads):
+        return [N("MatMul", ["xn", "w" + n], [n + "0"]), N("Reshape", [n + "0", f"hs{heads}"], [n + "4"]),
+                N("Transpose", [n + "4"], [n + "h"], perm=[0, 2, 1, 3])]
+
+    nodes = [N("Pow", ["x", "two_f"], ["sq"]), N("ReduceMean", ["sq"], ["ms"], axes=[-1], keepdims=1),
+             N("Add", ["ms", "eps"], ["mse"]), N("Sqrt", ["mse"], ["rms"]), N("Div", ["one_f", "rms"], ["inv"]),
+             N("Mul", ["x", "inv"], ["xn0"]), N("Mul", ["wn", "xn0"], ["xn"])]
+    nodes += proj_heads("q", hq * hd, hq) + proj_heads("k", hk * hd, hk) + proj_heads("v", hk * hd, hk)
+    nodes += [N("Shape", ["x"], ["xs"]), N("Gather", ["xs", "i1"], ["S"], axis=0),
+              N("Range", ["i0", "S", "i1"], ["pos_i"]), N("Cast", ["pos_i"], ["pos"], to=F),
+              N("Unsqueeze", ["pos", "ax1"], ["pos2"]), N("MatMul", ["pos2", "inv_freq"], ["fr"]),
+              N("Concat", ["fr", "fr"], ["emb"], axis=-1), N("Cos", ["emb"], ["cos"]), N("Sin", ["emb"], ["sin"])]
+    nodes += rope("qh", "qr") + rope("kh", "kr")
+    for n, src in (("kg", "kr"), ("vg", "vh")):
+        nodes += [N("Unsqueeze", [src, "ax2"], [n + "5"]), N("Expand", [n + "5", "rep"], [n + "e"]),
+                  N("Reshape", [n + "e", "hs_all"], [n])]
+    nodes += [N("Unsqueeze", ["pos_i", "ax1"], ["rows"]), N("Unsqueeze", ["pos_i", "ax0"], ["cols"]),
+              N("Greater", ["cols", "rows"], ["masked"]),
+              N("Transpose", ["kg"], ["kt"], perm=[0, 1, 3, 2]), N("MatMul", ["qr", "kt"], ["s0"]),
+              N("Mul", ["s0", "scale"], ["s1"]), N("Where", ["masked", "neginf", "s1"], ["s2"]),
+              N("Softmax", ["s2"], ["p"], axis=-1), N("MatMul", ["p", "vg"], ["c0"]),
+              N("Transpose", ["c0"], ["c1"], perm=[0, 2, 1, 3]), N("Reshape", ["c1", "merge_shape"], ["c2"]),
+              N("MatMul", ["c2", "wo"], ["o0"]), N("Add", ["o0", "x"], ["y"])]
+    inits = [w("wq", [dm, hq * hd], 0.2), w("wk", [dm, hk * hd], 0.2), w("wv", [dm, hk * hd], 0.2),
+             w("wo", [hq * hd, dm], 0.2), numpy_helper.from_array((1 + 0.1 * rng.standard_normal(dm)).astype(np.float32), "wn"),
+             numpy_helper.from_array(np.array(2.0, np.float32), "two_f"),
+             numpy_helper.from_array(np.array(1e-6, np.float32), "eps"),
+             numpy_helper.from_array(np.array(1.0, np.float32), "one_f"),
+             numpy_helper.from_array(np.array([0, 0, hq, hd], np.int64), f"hs{hq}"),
+             numpy_helper.from_array(np.array([0, 0, hk, hd], np.int64), f"hs{hk}"),
+             numpy_helper.from_array(np.array([0, hq, -1, hd], np.int64), "hs_all"),
+             numpy_helper.from_array(np.array([1, 1, hq // hk, 1, 1], np.int64), "rep"),
+             numpy_helper.from_array(np.array([0, 0, hq * hd], np.int64), "merge_shape"),
+             numpy_helper.from_array(np.array([[10000.0 ** (-2 * i / hd) for i in range(hd // 2)]], np.float32),
+                                     "inv_freq"),
+             numpy_helper.from_array(np.array(hd ** -0.5, np.float32), "scale"),
+             numpy_helper.from_array(np.array(-np.inf, np.float32), "neginf"),
+             numpy_helper.from_array(np.array(0, np.int64), "i0"), numpy_helper.from_array(np.array(1, np.int64), "i1"),
+             numpy_helper.from_array(np.array([0], np.int64), "ax0"),
+             numpy_helper.from_array(np.array([1], np.int64), "ax1"),
+             numpy_helper.from_array(np.array([2], np.int64), "ax2"),
+             numpy_helper.from_array(np.array([-1], np.int64), "ax_last"),
+             numpy_helper.from_array(np.array([0], np.int64), "z_lo"),
+             numpy_helper.from_array(np.array([hd // 2], np.int64), "h_lo"),
+             numpy_helper.from_array(np.array([hd], np.int64), "h_hi")]
+    save(out, "gqa_rope", nodes, [vi("x", F, ["Ba", "Sa", dm])], ["y"], inits)
+
     save(out, "attn3d", [
         N("MatMul", ["q", "kt"], ["s0"]), N("Greater", ["m", "thr"], ["drop"]),
         N("Where", ["drop", "big_neg", "s0"], ["s1"]), N("Softmax", ["s1"], ["p"], axis=-1),
@@ -257,7 +320,7 @@ def main():
          vi("m", F, ["Ba", "Sa", "Sa"])], ["y"],
         [numpy_helper.from_array(np.array(0.7, np.float32), "thr"),
          numpy_helper.from_array(np.array(-1e9, np.float32), "big_neg")])
-    print(f"gen_bench_models.py: wrote 11 models to {out}")
+    print(f"gen_bench_models.py: wrote 12 models to {out}")
 
 
 if __name__ == "__main__":

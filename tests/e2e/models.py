@@ -24,6 +24,8 @@ MODELS = ["vit_patch", "conv_pool", "attention", "elementwise", "gelu", "rotary"
           "attn_unbind",
           # torchvision's Swin shifted-window attention: the mask per window read at b0 mod W, the rolls
           "swin_window",
+          # a Llama decoder's attention half: RMS norm folded, rotate_half as a gather, K and V read before repeat_kv
+          "gqa_rope",
           # issue 15: losses, quantized ops and windows, the expanded Attention's shape arithmetic
           "losses", "quant", "attention_shapes", "optionals", "if_known", "loops",
           # issue 32: If on input sizes, one engine with a region per side (S across 64; nested, S <= T)

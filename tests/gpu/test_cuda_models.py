@@ -213,7 +213,7 @@ for name in MODELS:
 # m4_causal (--fp16: small calibrated logits) run the half tensor-core attention on Q and K the
 # pass stored in half, read behind its widening casts; m5_fusion's softmax stores its epilogue's
 # cast to the f32 output itself
-for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m2_attn", "m4_causal", "attn_unbind", "swin_window", "mask_pad",
+for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m2_attn", "m4_causal", "attn_unbind", "swin_window", "gqa_rope", "mask_pad",
              "mask_causal_pad", "mask_bool_where", "mask_fill_1e9") if os.environ.get("SYMC_GPU_PRECISIONS", "1") != "0" else ():
     if only and name not in only:
         continue
@@ -228,7 +228,7 @@ for name in ("s2_scores", "s3_conv", "m1_mlp", "m3_cnn", "m5_fusion", "m2_attn",
 # the mma.sync half attention at 64 query rows a block (one m-tile a warp: codegen's cg_att_h16_mt
 # takes it where S is at most 64 over its range, as in swin_window) forced at every S with
 # SYMC_ATTENTION_MT=1: several row blocks a head, the causal skip and tail, every mask form
-for name in ("m2_attn", "m4_causal", "mask_pad", "mask_causal_pad", "mask_fill_1e9") \
+for name in ("m2_attn", "m4_causal", "gqa_rope", "mask_pad", "mask_causal_pad", "mask_fill_1e9") \
         if os.environ.get("SYMC_GPU_PRECISIONS", "1") != "0" else ():
     label = f"{name}.fp16.mt1"
     if only and name not in only and label not in only:
