@@ -36,6 +36,7 @@
 #include "tests/check.h"
 #include "tests/qkv_split.h"
 #include "tests/test_node.h"
+#include "tests/test_gqa.h"
 
 /* Builds the engine for sm_90 and decodes it (NULL on failure; err says why). */
 static rt_engine *compile_module(symc_module *m, const char *arch, symc_error *err) {
@@ -1211,32 +1212,8 @@ static void test_attention_group(void) {
     static const char *arch[] = {"sm_90", "sm_80"};
     for (int i = 0; i < 2; i++) {
         symc_error err;
-        symc_module *m = symc_module_create("attn_gqa", &err);
-        symc_dim B, S;
-        symc_declare_symbol(m, "B", 1, 2, 8, 1, &B, &err);
-        symc_declare_symbol(m, "S", 1, 100, 300, 1, &S, &err);
-        symc_dim two = symc_dim_const(m, 2), four = symc_dim_const(m, 4), eight = symc_dim_const(m, 8),
-                 d = symc_dim_const(m, 64);
-        symc_tensor q, k, v;
-        symc_add_input(m, "q", SYMC_F16, 4, (symc_dim[]){B, eight, S, d}, &q, &err);
-        symc_add_input(m, "k", SYMC_F16, 4, (symc_dim[]){B, two, S, d}, &k, &err);
-        symc_add_input(m, "v", SYMC_F16, 4, (symc_dim[]){B, two, S, d}, &v, &err);
-        symc_attr ua = symc_attr_ints("axes", (int64_t[]){2}, 1);
-        symc_attr ea = symc_attr_dims("shape", (symc_dim[]){B, two, four, S, d}, 5);
-        symc_attr ra = symc_attr_dims("shape", (symc_dim[]){B, eight, S, d}, 4);
-        int64_t perm[4] = {0, 1, 3, 2};
-        symc_attr pa = symc_attr_ints("perm", perm, 4), ax = symc_attr_int("axis", -1);
-        symc_tensor ku = test_node(m, "unsqueeze", "ku", &k, 1, &ua, 1),
-                    vu = test_node(m, "unsqueeze", "vu", &v, 1, &ua, 1);
-        symc_tensor ke = test_node(m, "expand", "ke", &ku, 1, &ea, 1),
-                    ve = test_node(m, "expand", "ve", &vu, 1, &ea, 1);
-        symc_tensor kr = test_node(m, "reshape", "kr", &ke, 1, &ra, 1),
-                    vr = test_node(m, "reshape", "vr", &ve, 1, &ra, 1);
-        symc_tensor kt = test_node(m, "transpose", "kt", &kr, 1, &pa, 1);
-        symc_tensor sc = test_node(m, "matmul", "s", (symc_tensor[]){q, kt}, 2, NULL, 0);
-        symc_tensor p = test_node(m, "softmax", "p", &sc, 1, &ax, 1);
-        symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, vr}, 2, NULL, 0);
-        symc_mark_output(m, o, &err);
+        test_gqa g = test_gqa_module("attn_gqa", 100, 300, 64, 0);
+        symc_module *m = g.m;
         rt_engine *e = compile_module(m, arch[i], &err);
         CHECK_MSG(e, "%s: %s", arch[i], err.msg);
         if (e) {

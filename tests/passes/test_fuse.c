@@ -17,6 +17,7 @@
 #include "tests/check.h"
 #include "tests/qkv_split.h"
 #include "tests/test_node.h"
+#include "tests/test_gqa.h"
 
 /* ---- a made-up target -------------------------------------------------------------------- */
 static int t_library(ir_module *m, uint32_t node) {
@@ -521,32 +522,9 @@ static void test_attention_window(int per_image) {
  * expanded copy also a graph output, V is read in that copy (no group), K still grouped */
 static void test_attention_group(int v_escapes) {
     symc_error err;
-    symc_module *m = symc_module_create(v_escapes ? "att_group_out" : "att_group", &err);
-    symc_dim B, S;
-    symc_declare_symbol(m, "B", 1, 4, 64, 1, &B, &err);
-    symc_declare_symbol(m, "S", 1, 32, 256, 1, &S, &err);
-    symc_dim one = symc_dim_const(m, 1), two = symc_dim_const(m, 2), four = symc_dim_const(m, 4),
-             eight = symc_dim_const(m, 8), d = symc_dim_const(m, 16);
-    symc_tensor q, k, v;
-    symc_add_input(m, "q", SYMC_F16, 4, (symc_dim[]){B, eight, S, d}, &q, &err);
-    symc_add_input(m, "k", SYMC_F16, 4, (symc_dim[]){B, two, S, d}, &k, &err);
-    symc_add_input(m, "v", SYMC_F16, 4, (symc_dim[]){B, two, S, d}, &v, &err);
-    (void)one;
-    symc_attr ua = symc_attr_ints("axes", (int64_t[]){2}, 1);
-    symc_attr ea = symc_attr_dims("shape", (symc_dim[]){B, two, four, S, d}, 5);
-    symc_attr ra = symc_attr_dims("shape", (symc_dim[]){B, eight, S, d}, 4);
-    int64_t perm[4] = {0, 1, 3, 2};
-    symc_attr pa = symc_attr_ints("perm", perm, 4), ax = symc_attr_int("axis", -1);
-    symc_tensor ku = test_node(m, "unsqueeze", "ku", &k, 1, &ua, 1),
-                vu = test_node(m, "unsqueeze", "vu", &v, 1, &ua, 1);
-    symc_tensor ke = test_node(m, "expand", "ke", &ku, 1, &ea, 1), ve = test_node(m, "expand", "ve", &vu, 1, &ea, 1);
-    symc_tensor kr = test_node(m, "reshape", "kr", &ke, 1, &ra, 1), vr = test_node(m, "reshape", "vr", &ve, 1, &ra, 1);
-    symc_tensor kt = test_node(m, "transpose", "kt", &kr, 1, &pa, 1);
-    symc_tensor s = test_node(m, "matmul", "s", (symc_tensor[]){q, kt}, 2, NULL, 0);
-    symc_tensor p = test_node(m, "softmax", "p", &s, 1, &ax, 1);
-    symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, vr}, 2, NULL, 0);
-    symc_mark_output(m, o, &err);
-    if (v_escapes) symc_mark_output(m, vr, &err);
+    test_gqa g = test_gqa_module(v_escapes ? "att_group_out" : "att_group", 32, 256, 16, v_escapes);
+    symc_module *m = g.m;
+    const symc_tensor k = g.k, ku = g.ku, vu = g.vu, vr = g.vr;
     pass_fuse_rules r = rules;
     r.attention_max_head = 64;
     char *text = plan(m, &r);
