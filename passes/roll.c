@@ -105,54 +105,87 @@ static int as_roll(const ir_module *m, const uint32_t *uses, const uint8_t *is_o
     return 1;
 }
 
+/* a constant [n] of dtype dt holding data (malloc'd: owned from here on), named base + suffix:
+ * its tensor *t, its node *node */
+static symc_status add_const(ir_module *m, const char *base, const char *suffix, symc_dtype dt, int64_t n,
+                             uint8_t *data, uint32_t *t, uint32_t *node, symc_error *err) {
+    char name[512];
+    uint32_t pool;
+    symc_status st = ir_add_constant(m, data, (size_t)n * symc_dtype_size(dt), &pool, err);
+    if (st) return st;
+    pass_fresh_name(m, base, suffix, name, sizeof name);
+    sym_expr d = sym_const(m->syms, n);
+    if ((st = ir_add_tensor(m, name, dt, 1, &d, t, err))) return st;
+    m->tensors[*t].constant = pool;
+    return ir_add_node(m, IR_OP_CONSTANT, name, "roll-gather", NULL, 0, t, 1, NULL, 0, node, err);
+}
+
+static int64_t gcd(int64_t a, int64_t b) {
+    while (b) {
+        const int64_t t = a % b;
+        a = b, b = t;
+    }
+    return a;
+}
+
+/* The roll by k along `axis` of x (n long) into concat i's result y. Along the last axis, with
+ * g = gcd(n, k) > 1, x is viewed as [.., n / g, g] and its rows of g elements are gathered whole
+ * along the second-last axis (the CUDA target copies them in 16-byte chunks where a row allows it;
+ * one element a thread otherwise: rotate_half's halves are rows of D / 2), then viewed back. A
+ * signed roll (a negated part) multiplies by the constant sign after it. */
 static symc_status roll_one(ir_module *m, uint32_t i, uint32_t x, int axis, int64_t k, int64_t n, const int neg[2],
                             symc_error *err) {
     const uint32_t y = m->nodes[i].out[0];
     const int signed_roll = neg[0] || neg[1];
-    char base[400], name[512];
+    const int32_t r = m->tensors[x].rank;
+    const int64_t g = gcd(n, k);
+    const int rows = axis == r - 1 && g > 1 && r < IR_MAX_RANK;
+    const int64_t nr = rows ? n / g : n, kr = rows ? k / g : k;
+    char base[400];
     snprintf(base, sizeof base, "%s", m->nodes[i].name ? m->nodes[i].name : "roll");
     symc_status st = pass_retire(m, i, y, err);
     if (st) return st;
-    int64_t *idx = malloc((size_t)n * sizeof *idx);
+    sym_expr dy[IR_MAX_RANK], dv[IR_MAX_RANK];
+    for (int32_t d = 0; d < r; d++) dy[d] = dv[d] = m->tensors[y].dims[d];
+    if (rows) dv[r - 1] = sym_const(m->syms, nr), dv[r] = sym_const(m->syms, g);
+    int64_t *idx = malloc((size_t)nr * sizeof *idx);
     if (!idx) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the roll-gather pass");
-    for (int64_t j = 0; j < n; j++) idx[j] = (j + k) % n;
-    uint32_t pool, it, made[4], g = y;
-    if ((st = ir_add_constant(m, (uint8_t *)idx, (size_t)n * sizeof *idx, &pool, err))) return st; /* owns idx */
-    pass_fresh_name(m, base, ".roll_index", name, sizeof name);
-    sym_expr d = sym_const(m->syms, n);
-    if ((st = ir_add_tensor(m, name, SYMC_I64, 1, &d, &it, err))) return st;
-    m->tensors[it].constant = pool;
-    if ((st = ir_add_node(m, IR_OP_CONSTANT, name, "roll-gather", NULL, 0, &it, 1, NULL, 0, &made[0], err))) return st;
-    if (signed_roll) { /* the gather into a fresh tensor of y's type and shape; y = it times the sign */
-        const ir_tensor *yt = &m->tensors[y];
-        sym_expr dims[IR_MAX_RANK];
-        for (int32_t r = 0; r < yt->rank; r++) dims[r] = yt->dims[r];
-        const symc_dtype dt = yt->dtype;
-        const int32_t rank = yt->rank;
-        pass_fresh_name(m, base, ".rolled", name, sizeof name);
-        if ((st = ir_add_tensor(m, name, dt, rank, dims, &g, err))) return st;
+    for (int64_t j = 0; j < nr; j++) idx[j] = (j + kr) % nr;
+    uint32_t it, made[6], nm = 0, src = x;
+    if ((st = add_const(m, base, ".roll_index", SYMC_I64, nr, (uint8_t *)idx, &it, &made[nm++], err))) return st;
+    const ir_attr sv = {.name = "shape", .kind = IR_ATTR_DIMS, .n = (uint32_t)(r + 1), .dims = dv},
+                  sy = {.name = "shape", .kind = IR_ATTR_DIMS, .n = (uint32_t)r, .dims = dy},
+                  ax = {.name = "axis", .kind = IR_ATTR_INT, .i = rows ? r - 1 : axis};
+    if (rows) {
+        src = IR_NONE;
+        if ((st = pass_add_step(m, "roll-gather", IR_OP_RESHAPE, base, ".roll_rows", &x, 1, r + 1, dv, &sv, &src,
+                                &made[nm++], err)))
+            return st;
     }
-    uint32_t in[2] = {x, it};
-    ir_attr ax = {.name = "axis", .kind = IR_ATTR_INT, .i = axis};
-    pass_fresh_name(m, base, ".roll", name, sizeof name);
-    if ((st = ir_add_node(m, IR_OP_GATHER, name, "roll-gather", in, 2, &g, 1, &ax, 1, &made[1], err))) return st;
-    if (!signed_roll) return pass_place(m, made, 2, i, err);
-    /* the sign: -1 where a negated part lands (the first n - k positions are x[k:n], operand 0) */
-    const symc_dtype dt = m->tensors[y].dtype;
-    const size_t es = symc_dtype_size(dt);
-    uint8_t *sign = malloc((size_t)n * es);
-    if (!sign) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the roll-gather pass");
-    for (int64_t j = 0; j < n; j++) symc_dtype_store(sign, dt, (size_t)j, neg[j < n - k ? 0 : 1] ? -1.0 : 1.0);
-    uint32_t sp, stn;
-    if ((st = ir_add_constant(m, sign, (size_t)n * es, &sp, err))) return st; /* owns sign */
-    pass_fresh_name(m, base, ".roll_sign", name, sizeof name);
-    if ((st = ir_add_tensor(m, name, dt, 1, &d, &stn, err))) return st;
-    m->tensors[stn].constant = sp;
-    if ((st = ir_add_node(m, IR_OP_CONSTANT, name, "roll-gather", NULL, 0, &stn, 1, NULL, 0, &made[2], err))) return st;
-    uint32_t min[2] = {g, stn};
-    pass_fresh_name(m, base, ".roll_signed", name, sizeof name);
-    if ((st = ir_add_node(m, IR_OP_MUL, name, "roll-gather", min, 2, &y, 1, NULL, 0, &made[3], err))) return st;
-    return pass_place(m, made, 4, i, err);
+    uint32_t in[2] = {src, it}, gt = rows || signed_roll ? IR_NONE : y;
+    if ((st = pass_add_step(m, "roll-gather", IR_OP_GATHER, base, ".roll", in, 2, rows ? r + 1 : r, dv, &ax, &gt,
+                            &made[nm++], err)))
+        return st;
+    if (rows) {
+        uint32_t back = signed_roll ? IR_NONE : y;
+        if ((st = pass_add_step(m, "roll-gather", IR_OP_RESHAPE, base, ".roll_merge", &gt, 1, r, dy, &sy, &back,
+                                &made[nm++], err)))
+            return st;
+        gt = back;
+    }
+    if (signed_roll) { /* the sign: -1 where a negated part lands (the first n - k positions are x[k:n], operand 0) */
+        const symc_dtype dt = m->tensors[y].dtype;
+        uint8_t *sign = malloc((size_t)n * symc_dtype_size(dt));
+        if (!sign) return symc_error_setf(err, SYMC_ERR_NOMEM, "out of memory in the roll-gather pass");
+        for (int64_t j = 0; j < n; j++) symc_dtype_store(sign, dt, (size_t)j, neg[j < n - k ? 0 : 1] ? -1.0 : 1.0);
+        uint32_t stn, out = y;
+        if ((st = add_const(m, base, ".roll_sign", dt, n, sign, &stn, &made[nm++], err))) return st;
+        const uint32_t min[2] = {gt, stn};
+        if ((st = pass_add_step(m, "roll-gather", IR_OP_MUL, base, ".roll_signed", min, 2, r, dy, NULL, &out,
+                                &made[nm++], err)))
+            return st;
+    }
+    return pass_place(m, made, nm, i, err);
 }
 
 /* a roll ending at concat i rewritten (pass_rewrite_walk's step) */
