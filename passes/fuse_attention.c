@@ -47,7 +47,6 @@
  * where and and that make the mask) is made by a node that stores it; those
  * tensors then count one more reader, so no later round computes them inside
  * another kernel and leaves them unstored. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "passes/passes.h"
@@ -188,8 +187,7 @@ static int split_view(const att_ctx *c, uint32_t base, ir_attention *a, ir_att_v
  * (group G); the reshape and the expand are covered. The expanded copy, G times K's or V's bytes,
  * is never made. SYMC_ATTENTION_GQA=0 reads the expanded copy (for comparison). */
 static int group_view(const att_ctx *c, uint32_t base, ir_attention *a, ir_att_view *b) {
-    const char *env = getenv("SYMC_ATTENTION_GQA");
-    if (env && !strcmp(env, "0")) return 0;
+    if (pass_switched_off("SYMC_ATTENTION_GQA")) return 0;
     const ir_tensor *bt = &c->m->tensors[base];
     const uint32_t rp = bt->producer;
     if (bt->rank != 4 || rp == IR_NONE || !ir_uses_private(c->uses, base)) return 0;

@@ -159,15 +159,9 @@ static int64_t w_rows(const ir_module *m, const member *mb) {
  * a new constant node (appended; *node its index). */
 static symc_status add_constant(ir_module *m, const char *base, symc_dtype dt, int64_t k, int64_t n, uint8_t *data,
                                 size_t size, uint32_t *t, uint32_t *node, symc_error *err) {
-    uint32_t pool;
-    symc_status st = ir_add_constant(m, data, size, &pool, err);
-    if (st) return st;
-    char name[512];
-    pass_fresh_name(m, base, k < 0 ? ".merged_bias" : ".merged_weight", name, sizeof name);
     sym_expr dims[2] = {sym_const(m->syms, k < 0 ? n : k), sym_const(m->syms, n)};
-    if ((st = ir_add_tensor(m, name, dt, k < 0 ? 1 : 2, dims, t, err))) return st;
-    m->tensors[*t].constant = pool;
-    return ir_add_node(m, IR_OP_CONSTANT, name, "merge-projections", NULL, 0, t, 1, NULL, 0, node, err);
+    return pass_add_constant(m, "merge-projections", base, k < 0 ? ".merged_bias" : ".merged_weight", dt, k < 0 ? 1 : 2,
+                             dims, data, size, t, node, err);
 }
 
 /* The concatenation of the members' constants (weights: row by row; biases: one after another). */

@@ -154,20 +154,17 @@ static symc_status compose(ir_module *m, uint32_t i, uint32_t x, int64_t *a, int
     sym_expr d3[3] = {xt->dims[0], sym_const(T, total), xt->dims[xt->rank - 1]}, dy[IR_MAX_RANK];
     const int32_t ry = m->tensors[y].rank;
     memcpy(dy, m->tensors[y].dims, (size_t)ry * sizeof *dy);
-    char base[400], name[512];
+    char base[400];
     snprintf(base, sizeof base, "%s", m->nodes[i].name ? m->nodes[i].name : "moves");
     symc_status st = pass_retire(m, i, y, err);
-    uint32_t pool = IR_NONE, tab = IR_NONE, flat = IR_NONE, g = IR_NONE, out = y, made[4];
+    uint32_t tab = IR_NONE, flat = IR_NONE, g = IR_NONE, out = y, made[4];
     if (st) {
         free(a);
         return st;
     }
-    if ((st = ir_add_constant(m, (uint8_t *)a, (size_t)total * sizeof *a, &pool, err))) return st; /* takes a */
-    pass_fresh_name(m, base, ".move_index", name, sizeof name);
-    sym_expr dt = sym_const(T, total);
-    if ((st = ir_add_tensor(m, name, SYMC_I64, 1, &dt, &tab, err))) return st;
-    m->tensors[tab].constant = pool;
-    if ((st = ir_add_node(m, IR_OP_CONSTANT, name, "compose-moves", NULL, 0, &tab, 1, NULL, 0, &made[0], err)))
+    const sym_expr dt = sym_const(T, total); /* the table takes a */
+    if ((st = pass_add_constant(m, "compose-moves", base, ".move_index", SYMC_I64, 1, &dt, (uint8_t *)a,
+                                (size_t)total * sizeof *a, &tab, &made[0], err)))
         return st;
     ir_attr a3 = {.name = "shape", .kind = IR_ATTR_DIMS, .n = 3, .dims = d3};
     ir_attr ax = {.name = "axis", .kind = IR_ATTR_INT, .i = 1};

@@ -99,6 +99,12 @@ symc_status pass_retire(ir_module *m, uint32_t node, uint32_t t, symc_error *err
 symc_status pass_add_step(ir_module *m, const char *source, ir_op op, const char *base, const char *suffix,
                           const uint32_t *in, uint32_t n_in, int32_t rank, const sym_expr *dims, const ir_attr *attr,
                           uint32_t *out, uint32_t *node, symc_error *err);
+/* A new constant tensor named base + suffix (fresh) of dtype dt and dims[0..rank), holding data
+ * (size bytes, malloc'd: the module takes it), made by a new constant node of pass `source`
+ * (appended): *t the tensor, *node the node. */
+symc_status pass_add_constant(ir_module *m, const char *source, const char *base, const char *suffix, symc_dtype dt,
+                              int32_t rank, const sym_expr *dims, uint8_t *data, size_t size, uint32_t *t,
+                              uint32_t *node, symc_error *err);
 /* More rewrite helpers (rewrite.c): appended nodes made[0..n) moved to at.. and all but constants
  * inferred; live reader counts and graph-output flags recomputed (old arrays freed; `pass` names
  * the pass in the error); whether env is "0" (a pass's off switch). */

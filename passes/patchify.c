@@ -131,15 +131,9 @@ static symc_status patch_weight(ir_module *m, const patch_conv *p, int hwc, cons
             const int64_t row = hwc ? (i * p->kw + j) * p->c + c : r;
             memcpy(data + (size_t)(row * p->o + o) * es, src + (size_t)(o * k + r) * es, es);
         }
-    uint32_t pool;
-    symc_status st = ir_add_constant(m, data, (size_t)(k * p->o) * es, &pool, err);
-    if (st) return st;
-    char name[512];
-    pass_fresh_name(m, base, ".patch_weight", name, sizeof name);
     sym_expr dims[2] = {sym_const(m->syms, k), sym_const(m->syms, p->o)};
-    if ((st = ir_add_tensor(m, name, dt, 2, dims, t, err))) return st;
-    m->tensors[*t].constant = pool;
-    return ir_add_node(m, IR_OP_CONSTANT, name, "patchify", NULL, 0, t, 1, NULL, 0, node, err);
+    return pass_add_constant(m, "patchify", base, ".patch_weight", dt, 2, dims, data, (size_t)(k * p->o) * es, t, node,
+                             err);
 }
 
 static symc_status patchify_one(ir_module *m, const patch_conv *p, symc_error *err) {

@@ -44,6 +44,19 @@ symc_status pass_add_step(ir_module *m, const char *source, ir_op op, const char
     return st ? st : ir_add_node(m, op, name, source, in, n_in, out, 1, attr, attr ? 1 : 0, node, err);
 }
 
+symc_status pass_add_constant(ir_module *m, const char *source, const char *base, const char *suffix, symc_dtype dt,
+                              int32_t rank, const sym_expr *dims, uint8_t *data, size_t size, uint32_t *t,
+                              uint32_t *node, symc_error *err) {
+    uint32_t pool;
+    symc_status st = ir_add_constant(m, data, size, &pool, err);
+    if (st) return st;
+    char name[512];
+    pass_fresh_name(m, base, suffix, name, sizeof name);
+    if ((st = ir_add_tensor(m, name, dt, rank, dims, t, err))) return st;
+    m->tensors[*t].constant = pool;
+    return ir_add_node(m, IR_OP_CONSTANT, name, source, NULL, 0, t, 1, NULL, 0, node, err);
+}
+
 /* Moves node j to position i <= j, shifting nodes i..j-1 up by one and renumbering producers. */
 void pass_move_before(ir_module *m, uint32_t j, uint32_t i) {
     ir_node moved = m->nodes[j];

@@ -109,15 +109,9 @@ static int as_roll(const ir_module *m, const uint32_t *uses, const uint8_t *is_o
  * its tensor *t, its node *node */
 static symc_status add_const(ir_module *m, const char *base, const char *suffix, symc_dtype dt, int64_t n,
                              uint8_t *data, uint32_t *t, uint32_t *node, symc_error *err) {
-    char name[512];
-    uint32_t pool;
-    symc_status st = ir_add_constant(m, data, (size_t)n * symc_dtype_size(dt), &pool, err);
-    if (st) return st;
-    pass_fresh_name(m, base, suffix, name, sizeof name);
-    sym_expr d = sym_const(m->syms, n);
-    if ((st = ir_add_tensor(m, name, dt, 1, &d, t, err))) return st;
-    m->tensors[*t].constant = pool;
-    return ir_add_node(m, IR_OP_CONSTANT, name, "roll-gather", NULL, 0, t, 1, NULL, 0, node, err);
+    const sym_expr d = sym_const(m->syms, n);
+    return pass_add_constant(m, "roll-gather", base, suffix, dt, 1, &d, data, (size_t)n * symc_dtype_size(dt), t, node,
+                             err);
 }
 
 static int64_t gcd(int64_t a, int64_t b) {

@@ -82,6 +82,13 @@ static char *plan(symc_module *m, const pass_fuse_rules *r) {
     return ir_print_to_string(m);
 }
 
+/* plan() with the made-up rules and fused attention up to head dim max_head (0: none) */
+static char *plan_heads(symc_module *m, int64_t max_head) {
+    pass_fuse_rules r = rules;
+    r.attention_max_head = max_head;
+    return plan(m, &r);
+}
+
 /* the pipeline without rules leaves no plan, and the print has no groups */
 static void check_no_rules(symc_module *m) {
     char *text = plan(m, NULL);
@@ -352,9 +359,7 @@ static void test_attention(int64_t max_head) {
     symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, y}, 2, NULL, 0);
     symc_error err;
     symc_mark_output(m, o, &err);
-    pass_fuse_rules r = rules;
-    r.attention_max_head = max_head;
-    char *text = plan(m, &r);
+    char *text = plan_heads(m, max_head);
     if (max_head >= 16) {
         CHECK_CONTAINS(text, "  o (matmul): attention with yt (claimed), s (claimed), p (claimed)\n");
         const ir_attention *a = ir_fuse_attention_of(m, node_index(m, "o"));
@@ -385,9 +390,7 @@ static void test_attention_split(int shared) {
     symc_tensor x, parts[3], r[3], o;
     symc_module *m = qkv_split_module(SYMC_F32, &x, parts, r, &o);
     if (shared) symc_mark_output(m, parts[2], &err);
-    pass_fuse_rules rl = rules;
-    rl.attention_max_head = 64;
-    char *text = plan(m, &rl);
+    char *text = plan_heads(m, 64);
     const ir_attention *a = ir_fuse_attention_of(m, node_index(m, "o"));
     CHECK_MSG(a, "%s", text ? text : "");
     if (a) {
@@ -441,9 +444,7 @@ static void test_attention_reads(int with_attention) {
     symc_tensor p = test_node(m, "softmax", "p", &sm, 1, &ax, 1);
     symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, y}, 2, NULL, 0);
     symc_mark_output(m, o, &err);
-    pass_fuse_rules r = rules;
-    r.attention_max_head = with_attention ? 128 : 0;
-    char *text = plan(m, &r);
+    char *text = plan_heads(m, with_attention ? 128 : 0);
     if (with_attention) {
         CHECK_CONTAINS(text, "  o (matmul): attention with");
         const ir_attention *a = ir_fuse_attention_of(m, node_index(m, "o"));
@@ -488,9 +489,7 @@ static void test_attention_window(int per_image) {
     symc_tensor p = test_node(m, "softmax", "p", &sb, 1, &ax, 1);
     symc_tensor o = test_node(m, "matmul", "o", (symc_tensor[]){p, v}, 2, NULL, 0);
     symc_mark_output(m, o, &err);
-    pass_fuse_rules r = rules;
-    r.attention_max_head = 64;
-    char *text = plan(m, &r);
+    char *text = plan_heads(m, 64);
     const ir_attention *a = ir_fuse_attention_of(m, node_index(m, "o"));
     if (per_image) {
         CHECK_MSG(!a && m->fuse[node_index(m, "p")].role == IR_FUSE_STEP, "%s", text ? text : "");
@@ -525,9 +524,7 @@ static void test_attention_group(int v_escapes) {
     test_gqa g = test_gqa_module(v_escapes ? "att_group_out" : "att_group", 32, 256, 16, v_escapes);
     symc_module *m = g.m;
     const symc_tensor k = g.k, ku = g.ku, vu = g.vu, vr = g.vr;
-    pass_fuse_rules r = rules;
-    r.attention_max_head = 64;
-    char *text = plan(m, &r);
+    char *text = plan_heads(m, 64);
     const ir_attention *a = ir_fuse_attention_of(m, node_index(m, "o"));
     CHECK_MSG(a, "%s", text ? text : "");
     if (a) {
@@ -701,9 +698,7 @@ static void test_refused_escape(int read_outside) {
     symc_mark_output(m, o, &err);
     if (read_outside) symc_mark_output(m, test_node(m, "exp", "z", &p, 1, NULL, 0), &err);
     else symc_mark_output(m, p, &err);
-    pass_fuse_rules r = rules;
-    r.attention_max_head = 128;
-    char *text = plan(m, &r);
+    char *text = plan_heads(m, 128);
     CHECK_CONTAINS(text, "  o (matmul): library call with yt (transpose)\n");
     free(text);
     set_role(m, "o", IR_FUSE_ATTENTION, "o");
